@@ -1,0 +1,16 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // Native and server-only packages must be loaded by Node at run time, not bundled.
+  serverExternalPackages: [
+    "lmdb",
+    "mongoose",
+    "mongodb",
+    "bson",
+    "mingo",
+    "pino",
+    "@node-rs/argon2",
+    "nodemailer",
+  ],
+};
+
+export default nextConfig;
