@@ -1,0 +1,63 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config";
+
+describe("loadConfig", () => {
+  it("gives the contract's defaults for an empty environment", () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      mongodbUri: undefined,
+      dataDir: path.resolve(".data"),
+      authSecret: undefined,
+      adminEmail: "admin@example.com",
+      adminPassword: undefined,
+      smtpUrl: undefined,
+      rateLimitPerMinute: 600,
+      logLevel: "info",
+    });
+  });
+
+  it("treats empty strings as unset", () => {
+    const config = loadConfig({ PORT: "", MONGODB_URI: "", LOG_LEVEL: "" });
+    expect(config.port).toBe(3000);
+    expect(config.mongodbUri).toBeUndefined();
+    expect(config.logLevel).toBe("info");
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      PORT: "8080",
+      MONGODB_URI: "mongodb://db.example:27017/app",
+      DATA_DIR: "/var/lib/app",
+      AUTH_SECRET: "x".repeat(32),
+      ADMIN_EMAIL: "Root@Example.com",
+      ADMIN_PASSWORD: "secret",
+      SMTP_URL: "smtp://mail.example:25",
+      RATE_LIMIT_PER_MINUTE: "60",
+      LOG_LEVEL: "debug",
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      mongodbUri: "mongodb://db.example:27017/app",
+      dataDir: "/var/lib/app",
+      adminEmail: "root@example.com",
+      smtpUrl: "smtp://mail.example:25",
+      rateLimitPerMinute: 60,
+      logLevel: "debug",
+    });
+  });
+
+  it("names every bad variable and its value", () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain('PORT="http"');
+    expect(message).toContain('MONGODB_URI="localhost"');
+    expect(message).toContain('RATE_LIMIT_PER_MINUTE="-1"');
+  });
+});

@@ -1,0 +1,71 @@
+import path from "node:path";
+import { z } from "zod";
+
+/** An unset variable and one set to "" mean the same: use the default. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
+
+const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
+  z.preprocess((value) => (value === "" || value === undefined ? fallback : value), schema);
+
+const envSchema = z.object({
+  PORT: withDefault(z.coerce.number().int().min(1).max(65535), "3000"),
+  MONGODB_URI: optional(
+    z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, "must be a mongodb:// or mongodb+srv:// URI"),
+  ),
+  DATA_DIR: withDefault(z.string(), ".data"),
+  AUTH_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
+  ADMIN_EMAIL: withDefault(z.email(), "admin@example.com"),
+  ADMIN_PASSWORD: optional(z.string()),
+  SMTP_URL: optional(z.string().regex(/^smtps?:\/\/\S+$/, "must be an smtp:// or smtps:// URL")),
+  RATE_LIMIT_PER_MINUTE: withDefault(z.coerce.number().int().positive(), "600"),
+  LOG_LEVEL: withDefault(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), "info"),
+});
+
+export interface Config {
+  port: number;
+  /** Unset: the embedded database under `dataDir`. */
+  mongodbUri: string | undefined;
+  /** Absolute; `DATA_DIR` resolved against the working directory. */
+  dataDir: string;
+  /** Unset: generated into `dataDir`. */
+  authSecret: string | undefined;
+  adminEmail: string;
+  /** Unset: generated and printed once. */
+  adminPassword: string | undefined;
+  /** Unset: e-mails go to the outbox. */
+  smtpUrl: string | undefined;
+  rateLimitPerMinute: number;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Reads the configuration (API contract §8) from the environment. It is read afresh on each call,
+ * so that tests and CLIs which set a variable before connecting are honoured.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const name = issue.path.join(".");
+      return `  ${name}=${JSON.stringify(env[name] ?? "")}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration in the environment:\n${problems.join("\n")}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    mongodbUri: e.MONGODB_URI,
+    dataDir: path.resolve(process.cwd(), e.DATA_DIR),
+    authSecret: e.AUTH_SECRET,
+    adminEmail: e.ADMIN_EMAIL.toLowerCase(),
+    adminPassword: e.ADMIN_PASSWORD,
+    smtpUrl: e.SMTP_URL,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    logLevel: e.LOG_LEVEL,
+  };
+}
