@@ -1,0 +1,15 @@
+import { Schema } from "mongoose";
+import { defineModel, schemaOptions } from "./define";
+
+/** Service-wide singletons keyed by name, such as the bootstrap marker. */
+export const Meta = defineModel(
+  "SvcMeta",
+  new Schema(
+    {
+      _id: { type: String, required: true },
+      companyId: { type: Schema.Types.ObjectId, default: null },
+      createdAt: { type: Date, required: true },
+    },
+    { ...schemaOptions, collection: "meta" },
+  ),
+);

@@ -1,0 +1,24 @@
+/** Bodies and answers of `/api/auth/*` (API contract §4). */
+import { z } from "zod";
+import { isoDateTime } from "./common";
+import { Password } from "./users";
+
+export const LoginBody = z.strictObject({
+  email: z.string().trim().min(1).max(254).transform((value) => value.toLowerCase()),
+  password: z.string().min(1).max(1024),
+});
+export type LoginBody = z.infer<typeof LoginBody>;
+
+export const AccessTokenResponse = z.object({ accessToken: z.string(), expiresAt: isoDateTime });
+export type AccessTokenResponse = z.infer<typeof AccessTokenResponse>;
+
+export const SetPasswordBody = z.strictObject({
+  token: z.string().min(1).max(200),
+  password: Password,
+});
+export type SetPasswordBody = z.infer<typeof SetPasswordBody>;
+
+export const InvitationQuery = z.object({ token: z.string().min(1).max(200) });
+
+export const InvitationStatus = z.object({ valid: z.boolean(), email: z.string().optional() });
+export type InvitationStatus = z.infer<typeof InvitationStatus>;

@@ -1,0 +1,121 @@
+/**
+ * Building blocks shared by every `/v2` schema: ids, dates, query-string values, the debug
+ * notification and the error body (API contract §2–3).
+ */
+import { z } from "zod";
+
+const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
+
+/** A 24-hex ObjectId string, normalised to lowercase. */
+export const objectId = z
+  .string({ error: "must be a 24-hex ObjectId" })
+  .regex(OBJECT_ID, { error: "must be a 24-hex ObjectId" })
+  .transform((value) => value.toLowerCase());
+
+export function isObjectId(value: string): boolean {
+  return OBJECT_ID.test(value);
+}
+
+/** How every date leaves the service: ISO 8601 with milliseconds and `Z`. */
+export const isoDateTime = z.iso.datetime({ precision: 3 });
+
+/** A list of ids in a record (`accessRoles`, `properties`, hierarchy...): no duplicates kept. */
+export const idList = (max = 1000) =>
+  z
+    .array(objectId)
+    .max(max)
+    .transform((ids) => [...new Set(ids)]);
+
+// ---------------------------------------------------------------------------------------------
+// Query-string values. Every value arrives as a string; array parameters arrive as string[]
+// (repeated parameters, comma-separated values split) — see lib/http/query.ts.
+
+/** An integer parameter in [min, max]. */
+export const queryInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, { error: "must be a whole number" })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(min, { error: `must be at least ${min}` })
+        .max(max, { error: `must be at most ${max}` }),
+    );
+
+/** `true` or `false`. */
+export const queryBoolean = z
+  .enum(["true", "false"], { error: "must be true or false" })
+  .transform((value) => value === "true");
+
+/** An ISO 8601 date-time (`2026-01-31T08:15:00.000Z`; an offset is accepted too). */
+export const queryDateTime = z.iso
+  .datetime({ offset: true, error: "must be an ISO 8601 date-time such as 2026-01-31T08:15:00.000Z" })
+  .transform((value) => new Date(value));
+
+/** Several ObjectIds in one query parameter. */
+export const queryIdList = z.array(objectId).min(1).max(100, { error: "at most 100 values" });
+
+/** The paging parameters of every list (API contract §6). */
+export const pagingQuery = (defaultLimit: number, maxLimit: number) => ({
+  page: queryInt(1, 100_000).default(1),
+  limit: queryInt(1, maxLimit).default(defaultLimit),
+  count: queryBoolean.default(false),
+});
+
+/** `{ data: { <key>: [...], page, limit, counter? } }`, the envelope of every list. */
+export function listEnvelope<K extends string, T extends z.ZodType>(key: K, item: T) {
+  const items = { [key]: z.array(item) } as Record<K, z.ZodArray<T>>;
+  return z.object({
+    data: z.object({
+      ...items,
+      page: z.number().int(),
+      limit: z.number().int(),
+      counter: z.number().int().optional(),
+    }),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses shared by every route.
+
+export const Notification = z.object({
+  level: z.enum(["info", "warning", "error"]),
+  code: z.string(),
+  message: z.string(),
+  path: z.string().optional(),
+});
+export type Notification = z.infer<typeof Notification>;
+
+export const ErrorCode = z.enum([
+  "invalid_json",
+  "invalid_request",
+  "invalid_id",
+  "immutable_field",
+  "unknown_reference",
+  "unauthorized",
+  "admin_required",
+  "forbidden",
+  "not_found",
+  "conflict",
+  "payload_too_large",
+  "unsupported_media_type",
+  "rate_limited",
+  "internal",
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+export const ErrorDetail = z.object({ path: z.string(), message: z.string() });
+export type ErrorDetail = z.infer<typeof ErrorDetail>;
+
+export const ErrorBody = z.object({
+  error: z.object({
+    status: z.number().int(),
+    code: ErrorCode,
+    message: z.string(),
+    details: z.array(ErrorDetail).optional(),
+    requestId: z.string(),
+  }),
+  debug: z.array(Notification).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -1,0 +1,13 @@
+/** SvcCompany: the tenant every record belongs to. */
+import { z } from "zod";
+import { isoDateTime, objectId } from "./common";
+
+export const CompanyRecord = z.object({
+  _id: objectId,
+  name: z.string(),
+  createdAt: isoDateTime,
+  modifiedAt: isoDateTime,
+});
+export type CompanyRecord = z.infer<typeof CompanyRecord>;
+
+export const CompanyName = z.string().trim().min(1).max(200);
