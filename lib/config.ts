@@ -60,7 +60,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: e.PORT,
     mongodbUri: e.MONGODB_URI,
-    dataDir: path.resolve(process.cwd(), e.DATA_DIR),
+    // The ignore comment keeps Next's output tracing from copying the whole project for this path.
+    dataDir: path.resolve(/*turbopackIgnore: true*/ process.cwd(), e.DATA_DIR),
     authSecret: e.AUTH_SECRET,
     adminEmail: e.ADMIN_EMAIL.toLowerCase(),
     adminPassword: e.ADMIN_PASSWORD,

@@ -1,0 +1,138 @@
+import path from "node:path";
+import mongoose from "mongoose";
+import { loadConfig } from "@/lib/config";
+import { startOrAttach, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
+
+export type DatabaseKind = "embedded" | "mongodb";
+
+/** The database used when the URI names none. */
+export const DEFAULT_DATABASE_NAME = "usersurveys";
+
+interface DbState {
+  connecting: Promise<typeof mongoose> | null;
+  kind: DatabaseKind | null;
+  embedded: EmbeddedMongoHandle | null;
+  signalsHandled: boolean;
+}
+
+// On globalThis, so that Next's dev reloads, which re-evaluate this module, reuse the connection.
+const holder = globalThis as typeof globalThis & { __usersurveysDb?: DbState };
+const state: DbState = (holder.__usersurveysDb ??= {
+  connecting: null,
+  kind: null,
+  embedded: null,
+  signalsHandled: false,
+});
+
+/**
+ * The process's one Mongoose connection: to `MONGODB_URI` when set, else to the embedded database
+ * under `DATA_DIR/db` (started in this process, or attached to when another process serves it).
+ * Concurrent and repeated calls share it; a failed attempt is forgotten so the next call retries.
+ */
+export function connect(): Promise<typeof mongoose> {
+  state.connecting ??= open().catch((error: unknown) => {
+    state.connecting = null;
+    throw error;
+  });
+  return state.connecting;
+}
+
+async function open(): Promise<typeof mongoose> {
+  const config = loadConfig();
+  handleSignals();
+  state.kind = config.mongodbUri ? "mongodb" : "embedded";
+  let uri = config.mongodbUri;
+  if (!uri) {
+    const embedded = await startOrAttach({ dir: path.join(config.dataDir, "db") });
+    state.embedded = embedded;
+    uri = embedded.uri;
+  }
+  try {
+    return await mongoose.connect(uri, {
+      dbName: databaseName(uri),
+      serverSelectionTimeoutMS: 10_000,
+    });
+  } catch (error) {
+    await closeEmbedded();
+    throw error;
+  }
+}
+
+/** The database a URI names (`mongodb://host/NAME?...`), else {@link DEFAULT_DATABASE_NAME}. */
+export function databaseName(uri: string): string {
+  // Credentials and hosts cannot contain "/" (they are percent-encoded), so the first "/" after
+  // the scheme starts the database name.
+  const afterScheme = uri.replace(/^mongodb(\+srv)?:\/\//, "");
+  const slash = afterScheme.indexOf("/");
+  if (slash < 0) return DEFAULT_DATABASE_NAME;
+  const name = decodeURIComponent(afterScheme.slice(slash + 1).split("?")[0]);
+  return name || DEFAULT_DATABASE_NAME;
+}
+
+/** Which database this process uses (or will use, before the first {@link connect}). */
+export function databaseKind(): DatabaseKind {
+  return state.kind ?? (loadConfig().mongodbUri ? "mongodb" : "embedded");
+}
+
+/**
+ * Connects when needed and asks the database for a `ping`. Rejects when it does not answer within
+ * `timeoutMs`; the connection attempt itself goes on in the background.
+ */
+export async function ping(timeoutMs = 3_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`database did not answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  const answer = (async () => {
+    const m = await connect();
+    const db = m.connection.db;
+    if (!db) throw new Error("database connection is not open");
+    await db.command({ ping: 1 });
+  })();
+  answer.catch(() => undefined); // it may settle after the timeout has won
+  try {
+    await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Closes the Mongoose connection, then the embedded server when this process runs it. */
+export async function disconnect(): Promise<void> {
+  const pending = state.connecting;
+  state.connecting = null;
+  if (pending) await pending.catch(() => undefined);
+  await mongoose.disconnect();
+  await closeEmbedded();
+  state.kind = null;
+}
+
+async function closeEmbedded(): Promise<void> {
+  const embedded = state.embedded;
+  state.embedded = null;
+  await embedded?.close();
+}
+
+function handleSignals(): void {
+  if (state.signalsHandled) return;
+  state.signalsHandled = true;
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    // A shell's Ctrl+C reaches both `npm start` and its child, which forwards it: act once.
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => {
+      console.error(`Database did not close within 5 s of ${signal}; exiting anyway.`);
+      process.exit(1);
+    }, 5_000).unref();
+    disconnect().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`Unclean database shutdown on ${signal}:`, error instanceof Error ? error.message : error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
