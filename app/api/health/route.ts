@@ -1,0 +1,28 @@
+import { randomUUID } from "node:crypto";
+import { databaseKind, ping } from "@/lib/db";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Echoes a sane incoming request id (API contract §1), else makes one. */
+function requestId(request: Request): string {
+  const incoming = request.headers.get("x-request-id");
+  return incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+}
+
+export async function GET(request: Request): Promise<Response> {
+  const headers = { "Cache-Control": "no-store", "X-Request-Id": requestId(request) };
+  let database: ReturnType<typeof databaseKind> | undefined;
+  try {
+    database = databaseKind();
+    await ping();
+    return Response.json({ status: "ok", database }, { headers });
+  } catch (error) {
+    // The reason is logged, not returned: driver errors name hosts and users.
+    console.error("health check failed:", error instanceof Error ? error.message : error);
+    return Response.json(
+      { status: "unavailable", database, message: "The database does not answer." },
+      { status: 503, headers },
+    );
+  }
+}
