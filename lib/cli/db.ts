@@ -1,0 +1,70 @@
+/**
+ * `npm run db -- [--port P] [--dir D] [--host H]`: serves the embedded database stand-alone, so
+ * `mongosh`, Compass or a server with MONGODB_URI can use it. Prints the URI on stdout.
+ */
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig } from "../config";
+import { startOrAttach } from "../embedded-mongo";
+
+const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST]
+
+  --port  TCP port (default 27017; 0 picks a free one)
+  --dir   database directory (default DATA_DIR/db, as the server uses)
+  --host  address to listen on (default 127.0.0.1)`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: "string", default: "27017" },
+      dir: { type: "string" },
+      host: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port must be an integer from 0 to 65535, not ${JSON.stringify(values.port)}`);
+  }
+  const dir = path.resolve(values.dir ?? path.join(loadConfig().dataDir, "db"));
+
+  const server = await startOrAttach({ dir, port, host: values.host });
+  console.log(server.uri);
+  if (server.attached) {
+    console.error(`${dir} is already served by another process at ${server.uri}; nothing to start.`);
+    return;
+  }
+  console.error(`Embedded database for ${dir} listening; stop with Ctrl+C.`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`${signal}: closing the database.`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+class UsageError extends Error {}
+
+main().catch((error: unknown) => {
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    console.error(`${(error as Error).message}\n\n${usage}`);
+  } else {
+    console.error(error instanceof ConfigError ? error.message : error);
+  }
+  process.exit(1);
+});
