@@ -1,0 +1,110 @@
+import os from "node:os";
+import type { Document } from "bson";
+import { MAX_MESSAGE_SIZE } from "../wire";
+import type { Handler } from "./context";
+
+export const SERVER_VERSION = "7.0.0";
+const MAX_BSON_SIZE = 16 * 1024 * 1024;
+
+/** A standalone server of MongoDB 7.0's wire version; no compression, no authentication. */
+const hello: Handler = (cmd, ctx) => {
+  const legacy = "isMaster" in cmd || "ismaster" in cmd;
+  const reply: Document = {
+    helloOk: true,
+    [legacy ? "ismaster" : "isWritablePrimary"]: true,
+    topologyVersion: { processId: processId(ctx.server.startedAt), counter: 0 },
+    maxBsonObjectSize: MAX_BSON_SIZE,
+    maxMessageSizeBytes: MAX_MESSAGE_SIZE,
+    maxWriteBatchSize: 100_000,
+    localTime: new Date(),
+    logicalSessionTimeoutMinutes: 30,
+    connectionId: ctx.connectionId,
+    minWireVersion: 0,
+    maxWireVersion: 21,
+    readOnly: false,
+    ok: 1,
+  };
+  return reply;
+};
+
+let cachedProcessId: { startedAt: number; id: unknown } | undefined;
+function processId(startedAt: number): unknown {
+  if (cachedProcessId?.startedAt !== startedAt) {
+    // An ObjectId-shaped value derived from the start time, stable for the process' lifetime.
+    const hex = Math.floor(startedAt / 1000).toString(16).padStart(8, "0") + process.pid.toString(16).padStart(16, "0").slice(-16);
+    cachedProcessId = { startedAt, id: hex };
+  }
+  return cachedProcessId.id;
+}
+
+const ok: Handler = () => ({ ok: 1 });
+
+const buildInfo: Handler = () => ({
+  version: SERVER_VERSION,
+  versionArray: [7, 0, 0, 0],
+  gitVersion: "embedded-mongo",
+  bits: 64,
+  debug: false,
+  maxBsonObjectSize: MAX_BSON_SIZE,
+  storageEngines: ["lmdb"],
+  javascriptEngine: "none",
+  modules: [],
+  ok: 1,
+});
+
+const serverStatus: Handler = (_cmd, ctx) => {
+  const uptimeMillis = Date.now() - ctx.server.startedAt;
+  return {
+    host: os.hostname(),
+    version: SERVER_VERSION,
+    process: "embedded-mongo",
+    pid: process.pid,
+    uptime: Math.floor(uptimeMillis / 1000),
+    uptimeMillis,
+    localTime: new Date(),
+    connections: { current: ctx.server.connections(), available: 10_000, totalCreated: ctx.server.totalConnections() },
+    storageEngine: { name: "lmdb", supportsCommittedReads: true, persistent: true },
+    mem: { resident: Math.round(process.memoryUsage().rss / 2 ** 20), virtual: 0 },
+    ok: 1,
+  };
+};
+
+const getParameter: Handler = () => ({ featureCompatibilityVersion: { version: "7.0" }, ok: 1 });
+
+const connectionStatus: Handler = () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 });
+
+const hostInfo: Handler = () => ({
+  system: { currentTime: new Date(), hostname: os.hostname(), numCores: os.cpus().length, memSizeMB: Math.round(os.totalmem() / 2 ** 20) },
+  os: { type: os.type(), name: os.platform(), version: os.release() },
+  extra: {},
+  ok: 1,
+});
+
+const getCmdLineOpts: Handler = (_cmd, ctx) => ({ argv: ["embedded-mongo"], parsed: { net: { port: ctx.server.port } }, ok: 1 });
+
+const dbStats: Handler = (_cmd, ctx) => {
+  const collections = ctx.store.collections(ctx.db);
+  const objects = collections.reduce((sum, meta) => sum + ctx.store.count(meta), 0);
+  return { db: ctx.db, collections: collections.length, views: 0, objects, indexes: collections.reduce((s, m) => s + m.indexes.length, 0), ok: 1 };
+};
+
+export const adminCommands: Record<string, Handler> = {
+  hello,
+  isMaster: hello,
+  ismaster: hello,
+  ping: ok,
+  buildInfo,
+  buildinfo: buildInfo,
+  endSessions: ok,
+  killSessions: ok,
+  refreshSessions: ok,
+  killAllSessions: ok,
+  serverStatus,
+  getParameter,
+  connectionStatus,
+  hostInfo,
+  getCmdLineOpts,
+  dbStats,
+  getLog: () => ({ totalLinesWritten: 0, log: [], ok: 1 }),
+  whatsmyuri: () => ({ you: "127.0.0.1", ok: 1 }),
+};

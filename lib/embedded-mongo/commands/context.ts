@@ -1,0 +1,52 @@
+import type { Document } from "bson";
+import type { CursorRegistry } from "../cursors";
+import { MongoCommandError } from "../errors";
+import type { CollectionMeta, Store } from "../store";
+
+export interface ServerInfo {
+  startedAt: number;
+  port: number;
+  connections: () => number;
+  totalConnections: () => number;
+}
+
+export interface CommandContext {
+  store: Store;
+  cursors: CursorRegistry;
+  server: ServerInfo;
+  connectionId: number;
+  /** The command's `$db`. */
+  db: string;
+}
+
+export type Handler = (cmd: Document, ctx: CommandContext) => Document | Promise<Document>;
+
+/** The collection name a command names in its first field, validated. */
+export function collectionName(cmd: Document, field: string): string {
+  const name = cmd[field];
+  if (typeof name !== "string" || name.length === 0) {
+    throw new MongoCommandError("InvalidNamespace", `collection name has invalid type ${typeof name}`);
+  }
+  return name;
+}
+
+export function existing(ctx: CommandContext, name: string): CollectionMeta | undefined {
+  return ctx.store.collection(ctx.db, name);
+}
+
+export function optionalDocument(cmd: Document, field: string): Document | undefined {
+  const value = cmd[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new MongoCommandError("TypeMismatch", `BSON field '${field}' is the wrong type '${Array.isArray(value) ? "array" : typeof value}', expected type 'object'`);
+  }
+  return value as Document;
+}
+
+export function optionalNumber(cmd: Document, field: string): number | undefined {
+  const value = cmd[field];
+  if (value === undefined || value === null) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new MongoCommandError("TypeMismatch", `BSON field '${field}' is the wrong type, expected a number`);
+  return n;
+}

@@ -1,0 +1,185 @@
+import { UUID, type Document } from "bson";
+import { Query } from "mingo";
+import { MongoCommandError } from "../errors";
+import { ID_INDEX, ns, type CollectionMeta, type IndexSpec } from "../store";
+import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
+
+const create: Handler = async (cmd, ctx) => {
+  const name = collectionName(cmd, "create");
+  if (existing(ctx, name)) throw new MongoCommandError("NamespaceExists", `Collection ${ns(ctx.db, name)} already exists.`);
+  const options = { ...cmd };
+  for (const key of ["create", "$db", "lsid", "$clusterTime", "writeConcern", "comment", "txnNumber", "$readPreference"]) delete options[key];
+  await ctx.store.write(() => ctx.store.ensureCollection(ctx.db, name, options));
+  return { ok: 1 };
+};
+
+const drop: Handler = async (cmd, ctx) => {
+  const name = collectionName(cmd, "drop");
+  const meta = existing(ctx, name);
+  if (!meta) throw new MongoCommandError("NamespaceNotFound", "ns not found");
+  await ctx.store.write(() => ctx.store.dropCollection(meta));
+  return { ns: ns(ctx.db, name), nIndexesWas: meta.indexes.length, ok: 1 };
+};
+
+const dropDatabase: Handler = async (_cmd, ctx) => {
+  const metas = ctx.store.collections(ctx.db);
+  await ctx.store.write(() => {
+    for (const meta of metas) ctx.store.dropCollection(meta);
+  });
+  return { dropped: ctx.db, ok: 1 };
+};
+
+function publicSpec(index: IndexSpec): Document {
+  const { multikey: _internal, ...spec } = index;
+  void _internal;
+  return spec;
+}
+
+function collectionInfo(meta: CollectionMeta): Document {
+  return {
+    name: meta.name,
+    type: "collection",
+    options: meta.options,
+    info: { readOnly: false, uuid: UUID.createFromHexString(meta.uuid) },
+    idIndex: publicSpec(ID_INDEX),
+  };
+}
+
+const listCollections: Handler = (cmd, ctx) => {
+  const filter = optionalDocument(cmd, "filter") ?? {};
+  const query = new Query(filter);
+  let infos = ctx.store.collections(ctx.db).map(collectionInfo).filter((info) => query.test(info));
+  if (cmd.nameOnly === true) infos = infos.map((i) => ({ name: i.name, type: i.type }));
+  const cursor = (cmd.cursor ?? {}) as Document;
+  return ctx.cursors.open(ns(ctx.db, "$cmd.listCollections"), infos, optionalNumber(cursor, "batchSize"));
+};
+
+const listDatabases: Handler = (cmd, ctx) => {
+  const filter = new Query(optionalDocument(cmd, "filter") ?? {});
+  const databases = ctx.store
+    .databases()
+    .map((name) => {
+      const docs = ctx.store.collections(name).reduce((sum, meta) => sum + ctx.store.count(meta), 0);
+      return { name, sizeOnDisk: docs * 512, empty: docs === 0 };
+    })
+    .filter((d) => filter.test(d));
+  const totalSize = databases.reduce((sum, d) => sum + d.sizeOnDisk, 0);
+  return cmd.nameOnly === true ? { databases: databases.map((d) => ({ name: d.name })), ok: 1 } : { databases, totalSize, totalSizeMb: Math.round(totalSize / 2 ** 20), ok: 1 };
+};
+
+const INDEX_OPTIONS = new Set(["v", "name", "key", "unique", "sparse", "partialFilterExpression", "expireAfterSeconds", "background", "collation", "hidden"]);
+
+function validateIndexSpec(raw: Document): IndexSpec {
+  const key = raw.key as Document | undefined;
+  if (!key || typeof key !== "object" || Object.keys(key).length === 0) throw new MongoCommandError("CannotCreateIndex", "Index keys cannot be empty.");
+  for (const [field, dir] of Object.entries(key)) {
+    const n = Number(dir);
+    if (!(n === 1 || n === -1)) throw new MongoCommandError("CannotCreateIndex", `Index type '${String(dir)}' on field '${field}' is not supported by this server: use 1 or -1`);
+  }
+  if (typeof raw.name !== "string" || !raw.name) throw new MongoCommandError("CannotCreateIndex", "The index name must be a non-empty string");
+  for (const option of Object.keys(raw)) {
+    if (!INDEX_OPTIONS.has(option)) throw new MongoCommandError("InvalidOptions", `The field '${option}' is not valid for an index specification.`);
+  }
+  const spec: IndexSpec = { v: 2, key: Object.fromEntries(Object.entries(key).map(([f, d]) => [f, Number(d)])), name: raw.name };
+  if (raw.unique === true) spec.unique = true;
+  if (raw.sparse === true) spec.sparse = true;
+  if (raw.partialFilterExpression) spec.partialFilterExpression = raw.partialFilterExpression as Document;
+  if (raw.expireAfterSeconds !== undefined) spec.expireAfterSeconds = Number(raw.expireAfterSeconds);
+  return spec;
+}
+
+const createIndexes: Handler = async (cmd, ctx) => {
+  const name = collectionName(cmd, "createIndexes");
+  if (!Array.isArray(cmd.indexes) || cmd.indexes.length === 0) throw new MongoCommandError("BadValue", "Must specify at least one index to create");
+  const specs = (cmd.indexes as Document[]).map(validateIndexSpec);
+  return ctx.store.write(() => {
+    const { meta, created } = ctx.store.ensureCollection(ctx.db, name);
+    const before = meta.indexes.length;
+    for (const spec of specs) {
+      const sameName = meta.indexes.find((i) => i.name === spec.name);
+      const sameKey = meta.indexes.find((i) => JSON.stringify(i.key) === JSON.stringify(spec.key));
+      if (sameName && JSON.stringify(sameName.key) !== JSON.stringify(spec.key)) {
+        throw new MongoCommandError("IndexKeySpecsConflict", `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(publicSpec(sameName))}`);
+      }
+      if (sameKey) {
+        if (sameKey.name !== spec.name || Boolean(sameKey.unique) !== Boolean(spec.unique)) {
+          throw new MongoCommandError("IndexOptionsConflict", `Index already exists with a different name: ${sameKey.name}`);
+        }
+        continue;
+      }
+      ctx.store.createIndex(meta, spec);
+    }
+    const reply: Document = { numIndexesBefore: before, numIndexesAfter: meta.indexes.length, createdCollectionAutomatically: created, ok: 1 };
+    if (before === meta.indexes.length) reply.note = "all indexes already exist";
+    return reply;
+  });
+};
+
+const listIndexes: Handler = (cmd, ctx) => {
+  const name = collectionName(cmd, "listIndexes");
+  const meta = existing(ctx, name);
+  if (!meta) throw new MongoCommandError("NamespaceNotFound", `ns does not exist: ${ns(ctx.db, name)}`);
+  const cursor = (cmd.cursor ?? {}) as Document;
+  return ctx.cursors.open(ns(ctx.db, name), meta.indexes.map(publicSpec), optionalNumber(cursor, "batchSize"));
+};
+
+const dropIndexes: Handler = async (cmd, ctx) => {
+  const name = collectionName(cmd, "dropIndexes" in cmd ? "dropIndexes" : "deleteIndexes");
+  const meta = existing(ctx, name);
+  if (!meta) throw new MongoCommandError("NamespaceNotFound", `ns not found ${ns(ctx.db, name)}`);
+  const target = cmd.index;
+  const before = meta.indexes.length;
+  let names: string[];
+  if (target === "*") names = meta.indexes.filter((i) => i.name !== ID_INDEX.name).map((i) => i.name);
+  else if (typeof target === "string") names = [target];
+  else if (Array.isArray(target)) names = target.map(String);
+  else {
+    const byKey = meta.indexes.find((i) => JSON.stringify(i.key) === JSON.stringify(target));
+    if (!byKey) throw new MongoCommandError("IndexNotFound", `can't find index with key: ${JSON.stringify(target)}`);
+    names = [byKey.name];
+  }
+  for (const n of names) {
+    if (n === ID_INDEX.name) throw new MongoCommandError("InvalidOptions", "cannot drop _id index");
+    if (!meta.indexes.some((i) => i.name === n)) throw new MongoCommandError("IndexNotFound", `index not found with name [${n}]`);
+  }
+  await ctx.store.write(() => {
+    for (const n of names) ctx.store.dropIndex(meta, n);
+  });
+  return { nIndexesWas: before, ok: 1 };
+};
+
+const renameCollection: Handler = async (cmd, ctx) => {
+  const [fromDb, ...fromRest] = String(cmd.renameCollection).split(".");
+  const [toDb, ...toRest] = String(cmd.to).split(".");
+  const meta = ctx.store.collection(fromDb, fromRest.join("."));
+  if (!meta) throw new MongoCommandError("NamespaceNotFound", "source namespace does not exist");
+  const targetName = toRest.join(".");
+  const target = ctx.store.collection(toDb, targetName);
+  if (target && cmd.dropTarget !== true) throw new MongoCommandError("NamespaceExists", "target namespace exists");
+  await ctx.store.write(() => {
+    if (target) ctx.store.dropCollection(target);
+    ctx.store.renameCollection(meta, toDb, targetName);
+  });
+  return { ok: 1 };
+};
+
+const collMod: Handler = (cmd, ctx) => {
+  if (!existing(ctx, collectionName(cmd, "collMod"))) throw new MongoCommandError("NamespaceNotFound", "ns does not exist");
+  return { ok: 1 };
+};
+
+export const ddlCommands: Record<string, Handler> = {
+  create,
+  drop,
+  dropDatabase,
+  listCollections,
+  listDatabases,
+  createIndexes,
+  listIndexes,
+  dropIndexes,
+  deleteIndexes: dropIndexes,
+  renameCollection,
+  collMod,
+};
+
+export type { CommandContext };

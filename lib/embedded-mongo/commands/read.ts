@@ -1,0 +1,122 @@
+import { EJSON, type Document, type Long } from "bson";
+import { Aggregator } from "mingo";
+import { MongoCommandError } from "../errors";
+import { presentValuesAtPath } from "../keys";
+import { choosePlan } from "../planner";
+import { explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query";
+import { ns } from "../store";
+import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
+import { writeOutStage } from "./write";
+
+const find: Handler = (cmd, ctx) => {
+  const name = collectionName(cmd, "find");
+  const filter = optionalDocument(cmd, "filter") ?? {};
+  const limit = optionalNumber(cmd, "limit") ?? 0;
+  const skip = optionalNumber(cmd, "skip") ?? 0;
+  const batchSize = optionalNumber(cmd, "batchSize");
+  if (limit < 0) throw new MongoCommandError("BadValue", "LIMIT must be non-negative");
+  if (skip < 0) throw new MongoCommandError("BadValue", "Skip value must be non-negative");
+  if (batchSize !== undefined && batchSize < 0) throw new MongoCommandError("BadValue", "BatchSize value must be non-negative");
+  const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
+  const docs = findDocuments(ctx.store, existing(ctx, name), { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint }, options);
+  const projected = projectDocuments(docs, optionalDocument(cmd, "projection"), filter, options);
+  const firstBatchSize = limit > 0 && (batchSize === undefined || batchSize > limit) ? limit : batchSize;
+  return ctx.cursors.open(ns(ctx.db, name), projected, firstBatchSize, cmd.singleBatch === true);
+};
+
+const getMore: Handler = (cmd, ctx) => {
+  const id = cmd.getMore as Long | number;
+  return ctx.cursors.getMore(id, collectionName(cmd, "collection"), ctx.db, optionalNumber(cmd, "batchSize"));
+};
+
+const killCursors: Handler = (cmd, ctx) => {
+  collectionName(cmd, "killCursors");
+  return ctx.cursors.kill(Array.isArray(cmd.cursors) ? (cmd.cursors as Array<Long | number>) : []);
+};
+
+const count: Handler = (cmd, ctx) => {
+  const meta = existing(ctx, collectionName(cmd, "count"));
+  const query = optionalDocument(cmd, "query") ?? {};
+  const skip = optionalNumber(cmd, "skip") ?? 0;
+  const limit = Math.abs(optionalNumber(cmd, "limit") ?? 0);
+  if (meta && Object.keys(query).length === 0 && cmd.hint === undefined) {
+    const total = Math.max(0, ctx.store.count(meta) - skip);
+    return { n: limit > 0 ? Math.min(limit, total) : total, ok: 1 };
+  }
+  const docs = findDocuments(ctx.store, meta, { filter: query, skip, limit, hint: cmd.hint }, mingoOptions(ctx.store, ctx.db));
+  return { n: docs.length, ok: 1 };
+};
+
+const distinct: Handler = (cmd, ctx) => {
+  const key = cmd.key;
+  if (typeof key !== "string") throw new MongoCommandError("TypeMismatch", "BSON field 'distinct.key' is missing or not a string");
+  const docs = findDocuments(ctx.store, existing(ctx, collectionName(cmd, "distinct")), { filter: optionalDocument(cmd, "query") ?? {}, hint: cmd.hint }, mingoOptions(ctx.store, ctx.db));
+  const seen = new Map<string, unknown>();
+  for (const doc of docs) {
+    for (const value of presentValuesAtPath(doc, key)) {
+      seen.set(EJSON.stringify({ v: value } as Document, { relaxed: false }), value);
+    }
+  }
+  return { values: [...seen.values()], ok: 1 };
+};
+
+const aggregate: Handler = async (cmd, ctx) => {
+  const target = cmd.aggregate;
+  if (!Array.isArray(cmd.pipeline)) throw new MongoCommandError("TypeMismatch", "'pipeline' option must be specified as an array");
+  if (cmd.cursor === undefined && cmd.explain !== true) {
+    throw new MongoCommandError("FailedToParse", "The 'cursor' option is required, except for aggregate with the explain argument");
+  }
+  const pipeline = [...(cmd.pipeline as Document[])];
+  const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
+  const last = pipeline[pipeline.length - 1];
+  const out = last && ("$out" in last || "$merge" in last) ? pipeline.pop() : undefined;
+
+  let source: Document[];
+  let namespace: string;
+  if (target === 1) {
+    namespace = ns(ctx.db, "$cmd.aggregate");
+    source = [];
+  } else {
+    const name = collectionName(cmd, "aggregate");
+    namespace = ns(ctx.db, name);
+    const meta = existing(ctx, name);
+    // Push a leading $match (and a $sort right after it) down to the planner so indexes serve it.
+    const spec: { filter?: Document; sort?: Document } = {};
+    if (pipeline[0] && "$match" in pipeline[0] && !JSON.stringify(pipeline[0]).includes('"$expr"')) {
+      spec.filter = pipeline.shift()!.$match as Document;
+      if (pipeline[0] && "$sort" in pipeline[0]) spec.sort = pipeline.shift()!.$sort as Document;
+    }
+    if (cmd.explain === true) {
+      const plan = meta ? explainPlan(choosePlan(spec.filter ?? {}, spec.sort, meta.indexes, cmd.hint)) : { stage: "EOF" };
+      return { queryPlanner: { namespace, winningPlan: plan }, ok: 1 };
+    }
+    source = findDocuments(ctx.store, meta, { ...spec, hint: cmd.hint }, options);
+  }
+  let results: Document[];
+  try {
+    results = pipeline.length ? (new Aggregator(pipeline, options).run(source) as Document[]) : source;
+  } catch (err) {
+    if (err instanceof MongoCommandError) throw err;
+    throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
+  }
+  if (out) {
+    await writeOutStage(ctx, out, results);
+    results = [];
+  }
+  const cursor = (cmd.cursor ?? {}) as Document;
+  return ctx.cursors.open(namespace, results, optionalNumber(cursor, "batchSize"));
+};
+
+const explain: Handler = (cmd, ctx) => {
+  const inner = optionalDocument(cmd, "explain");
+  if (!inner) throw new MongoCommandError("BadValue", "explain command requires a nested object");
+  const name = Object.keys(inner)[0];
+  const meta = typeof inner[name] === "string" ? existing(ctx, inner[name] as string) : undefined;
+  const filter = (inner.filter ?? inner.query ?? {}) as Document;
+  const plan = meta ? explainPlan(choosePlan(filter, inner.sort as Document | undefined, meta.indexes, inner.hint)) : { stage: "EOF" };
+  return { queryPlanner: { namespace: ns(ctx.db, String(inner[name])), winningPlan: plan }, ok: 1 };
+};
+
+export const readCommands: Record<string, Handler> = { find, getMore, killCursors, count, distinct, aggregate, explain };
+
+export type { CommandContext };

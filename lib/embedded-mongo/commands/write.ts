@@ -1,0 +1,197 @@
+import { ObjectId, type Document } from "bson";
+import { MongoCommandError, errorReply } from "../errors";
+import { isPlainObject } from "../keys";
+import { findDocuments, mingoOptions, projectDocuments } from "../query";
+import type { CollectionMeta } from "../store";
+import { applyUpdate, buildUpsert, type UpdateSpec } from "../update";
+import { collectionName, optionalDocument, type CommandContext, type Handler } from "./context";
+
+/** A write error of one statement of a batch, in MongoDB's `writeErrors` shape. */
+function writeError(index: number, err: unknown): Document {
+  if (err instanceof MongoCommandError) return err.toWriteError(index);
+  const reply = errorReply(err);
+  return { index, code: reply.code, errmsg: reply.errmsg };
+}
+
+function checkId(doc: Document): void {
+  const id = doc._id;
+  if (Array.isArray(id)) throw new MongoCommandError("InvalidIdField", "can't use an array for _id");
+  if (id instanceof RegExp) throw new MongoCommandError("InvalidIdField", "can't use a regex for _id");
+}
+
+const insert: Handler = async (cmd, ctx) => {
+  const name = collectionName(cmd, "insert");
+  const documents = cmd.documents;
+  if (!Array.isArray(documents)) throw new MongoCommandError("TypeMismatch", "BSON field 'insert.documents' is missing or not an array");
+  const ordered = cmd.ordered !== false;
+  return ctx.store.write(() => {
+    const { meta } = ctx.store.ensureCollection(ctx.db, name);
+    let n = 0;
+    const writeErrors: Document[] = [];
+    for (let i = 0; i < documents.length; i++) {
+      const raw = documents[i] as Document;
+      const doc = raw._id === undefined ? { _id: new ObjectId(), ...raw } : raw;
+      try {
+        checkId(doc);
+        ctx.store.insert(meta, doc);
+        n += 1;
+      } catch (err) {
+        writeErrors.push(writeError(i, err));
+        if (ordered) break;
+      }
+    }
+    return writeErrors.length ? { n, writeErrors, ok: 1 } : { n, ok: 1 };
+  });
+};
+
+interface UpdateStatement {
+  q: Document;
+  u: UpdateSpec;
+  multi?: boolean;
+  upsert?: boolean;
+  arrayFilters?: Document[];
+  hint?: unknown;
+  sort?: Document;
+}
+
+function validateUpdate(u: unknown): asserts u is UpdateSpec {
+  if (!Array.isArray(u) && !isPlainObject(u)) throw new MongoCommandError("FailedToParse", "Update argument must be either an object or an array");
+}
+
+const update: Handler = async (cmd, ctx) => {
+  const name = collectionName(cmd, "update");
+  const updates = cmd.updates;
+  if (!Array.isArray(updates)) throw new MongoCommandError("TypeMismatch", "BSON field 'update.updates' is missing or not an array");
+  const ordered = cmd.ordered !== false;
+  const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
+  return ctx.store.write(() => {
+    let n = 0;
+    let nModified = 0;
+    const upserted: Document[] = [];
+    const writeErrors: Document[] = [];
+    for (let i = 0; i < updates.length; i++) {
+      const st = updates[i] as UpdateStatement;
+      try {
+        validateUpdate(st.u);
+        const q = st.q ?? {};
+        const meta = ctx.store.collection(ctx.db, name);
+        if (st.multi && !Array.isArray(st.u) && !Object.keys(st.u).some((k) => k.startsWith("$"))) {
+          throw new MongoCommandError("FailedToParse", "multi update is not supported for replacement-style update");
+        }
+        const matched = findDocuments(ctx.store, meta, { filter: q, limit: st.multi ? 0 : 1, hint: st.hint, sort: st.sort }, options);
+        if (matched.length === 0 && st.upsert) {
+          const doc = buildUpsert(q, st.u, { arrayFilters: st.arrayFilters, mingo: options });
+          checkId(doc);
+          ctx.store.insert(ctx.store.ensureCollection(ctx.db, name).meta, doc);
+          upserted.push({ index: i, _id: doc._id });
+          n += 1;
+          continue;
+        }
+        for (const doc of matched) {
+          const result = applyUpdate(doc, st.u, { arrayFilters: st.arrayFilters, query: q, mingo: options });
+          n += 1;
+          if (result.modified) {
+            ctx.store.replace(meta as CollectionMeta, doc, result.doc);
+            nModified += 1;
+          }
+        }
+      } catch (err) {
+        writeErrors.push(writeError(i, err));
+        if (ordered) break;
+      }
+    }
+    const reply: Document = { n, nModified, ok: 1 };
+    if (upserted.length) reply.upserted = upserted;
+    if (writeErrors.length) reply.writeErrors = writeErrors;
+    return reply;
+  });
+};
+
+const deleteCommand: Handler = async (cmd, ctx) => {
+  const name = collectionName(cmd, "delete");
+  const deletes = cmd.deletes;
+  if (!Array.isArray(deletes)) throw new MongoCommandError("TypeMismatch", "BSON field 'delete.deletes' is missing or not an array");
+  const ordered = cmd.ordered !== false;
+  const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
+  return ctx.store.write(() => {
+    let n = 0;
+    const writeErrors: Document[] = [];
+    for (let i = 0; i < deletes.length; i++) {
+      const st = deletes[i] as { q: Document; limit: number; hint?: unknown };
+      try {
+        const meta = ctx.store.collection(ctx.db, name);
+        const matched = findDocuments(ctx.store, meta, { filter: st.q ?? {}, limit: Number(st.limit) === 1 ? 1 : 0, hint: st.hint }, options);
+        for (const doc of matched) ctx.store.remove(meta as CollectionMeta, doc);
+        n += matched.length;
+      } catch (err) {
+        writeErrors.push(writeError(i, err));
+        if (ordered) break;
+      }
+    }
+    return writeErrors.length ? { n, writeErrors, ok: 1 } : { n, ok: 1 };
+  });
+};
+
+const findAndModify: Handler = async (cmd, ctx) => {
+  const name = collectionName(cmd, "findAndModify" in cmd ? "findAndModify" : "findandmodify");
+  const query = optionalDocument(cmd, "query") ?? {};
+  const sort = optionalDocument(cmd, "sort");
+  const fields = optionalDocument(cmd, "fields");
+  const remove = cmd.remove === true;
+  const u = cmd.update as UpdateSpec | undefined;
+  if (remove && u !== undefined) throw new MongoCommandError("FailedToParse", "Cannot specify both an update and remove=true");
+  if (!remove && u === undefined) throw new MongoCommandError("FailedToParse", "Either an update or remove=true must be specified");
+  if (remove && cmd.upsert === true) throw new MongoCommandError("FailedToParse", "Cannot specify both upsert=true and remove=true");
+  if (u !== undefined) validateUpdate(u);
+  const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
+  const arrayFilters = cmd.arrayFilters as Document[] | undefined;
+  const project = (doc: Document | null) => (doc && fields ? projectDocuments([doc], fields, {}, options)[0] : doc);
+
+  return ctx.store.write(() => {
+    const meta = ctx.store.collection(ctx.db, name);
+    const [doc] = findDocuments(ctx.store, meta, { filter: query, sort, limit: 1, hint: cmd.hint }, options);
+    if (remove) {
+      if (doc) ctx.store.remove(meta as CollectionMeta, doc);
+      return { lastErrorObject: { n: doc ? 1 : 0 }, value: project(doc ?? null), ok: 1 };
+    }
+    if (!doc) {
+      if (cmd.upsert !== true) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 };
+      const created = buildUpsert(query, u as UpdateSpec, { arrayFilters, mingo: options });
+      checkId(created);
+      ctx.store.insert(ctx.store.ensureCollection(ctx.db, name).meta, created);
+      return { lastErrorObject: { n: 1, updatedExisting: false, upserted: created._id }, value: project(cmd.new === true ? created : null), ok: 1 };
+    }
+    const result = applyUpdate(doc, u as UpdateSpec, { arrayFilters, query, mingo: options });
+    if (result.modified) ctx.store.replace(meta as CollectionMeta, doc, result.doc);
+    return { lastErrorObject: { n: 1, updatedExisting: true }, value: project(cmd.new === true ? result.doc : doc), ok: 1 };
+  });
+};
+
+/** `$out` replaces the target collection with the results; `$merge` upserts them by `_id`. */
+function outTarget(ctx: CommandContext, stage: Document): { db: string; coll: string } {
+  const spec = "$out" in stage ? stage.$out : ((stage.$merge as Document).into ?? stage.$merge);
+  if (typeof spec === "string") return { db: ctx.db, coll: spec };
+  return { db: typeof spec.db === "string" ? spec.db : ctx.db, coll: String(spec.coll) };
+}
+
+export async function writeOutStage(ctx: CommandContext, stage: Document, results: Document[]): Promise<void> {
+  const { db, coll } = outTarget(ctx, stage);
+  await ctx.store.write(() => {
+    let meta = ctx.store.collection(db, coll);
+    if ("$out" in stage && meta) {
+      const indexes = meta.indexes.filter((i) => i.name !== "_id_");
+      ctx.store.dropCollection(meta);
+      meta = ctx.store.ensureCollection(db, coll).meta;
+      for (const index of indexes) ctx.store.createIndex(meta, { ...index, multikey: false });
+    }
+    const { meta: out } = ctx.store.ensureCollection(db, coll);
+    for (const doc of results) {
+      const withId = doc._id === undefined ? { _id: new ObjectId(), ...doc } : doc;
+      const current = ctx.store.get(out, withId._id);
+      if (current) ctx.store.replace(out, current, "$merge" in stage ? { ...current, ...withId } : withId);
+      else ctx.store.insert(out, withId);
+    }
+  });
+}
+
+export const writeCommands: Record<string, Handler> = { insert, update, delete: deleteCommand, findAndModify, findandmodify: findAndModify };

@@ -1,0 +1,69 @@
+/**
+ * Errors answered the way MongoDB answers them: a numeric `code`, its `codeName`, and any extra
+ * fields (such as `keyPattern`/`keyValue` of a duplicate key) copied into the reply, so that the
+ * driver and Mongoose raise the same error classes on this server as on a real one.
+ */
+export const ErrorCodes = {
+  InternalError: 1,
+  BadValue: 2,
+  FailedToParse: 9,
+  TypeMismatch: 14,
+  InvalidLength: 16,
+  IllegalOperation: 20,
+  NamespaceNotFound: 26,
+  IndexNotFound: 27,
+  ConflictingUpdateOperators: 40,
+  CursorNotFound: 43,
+  NamespaceExists: 48,
+  DollarPrefixedFieldName: 52,
+  InvalidIdField: 53,
+  NotSingleValueField: 54,
+  CommandNotFound: 59,
+  ImmutableField: 66,
+  CannotCreateIndex: 67,
+  InvalidOptions: 72,
+  InvalidNamespace: 73,
+  IndexOptionsConflict: 85,
+  IndexKeySpecsConflict: 86,
+  CannotBuildIndexKeys: 171,
+  Location16410: 16410,
+  DuplicateKey: 11000,
+  NoSuchKey: 4,
+  Location40352: 40352,
+  InvalidPipelineOperator: 168,
+  QueryFeatureNotAllowed: 224,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCodes;
+
+export class MongoCommandError extends Error {
+  readonly code: number;
+  readonly codeName: string;
+  readonly extra: Record<string, unknown>;
+
+  constructor(codeName: ErrorCodeName, message: string, extra: Record<string, unknown> = {}) {
+    super(message);
+    this.code = ErrorCodes[codeName];
+    this.codeName = codeName.startsWith("Location") ? "" : codeName;
+    this.extra = extra;
+  }
+
+  toReply(): Record<string, unknown> {
+    return { ok: 0, errmsg: this.message, code: this.code, codeName: this.codeName, ...this.extra };
+  }
+
+  toWriteError(index: number): Record<string, unknown> {
+    return { index, code: this.code, errmsg: this.message, ...this.extra };
+  }
+}
+
+/** Any thrown value as MongoDB's reply; unknown errors become InternalError without a stack. */
+export function errorReply(err: unknown): Record<string, unknown> {
+  if (err instanceof MongoCommandError) return err.toReply();
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof TypeError || err instanceof ReferenceError) {
+    return { ok: 0, errmsg: `internal error: ${message}`, code: ErrorCodes.InternalError, codeName: "InternalError" };
+  }
+  // mingo raises plain Errors for malformed operators: those are the client's fault.
+  return { ok: 0, errmsg: message, code: ErrorCodes.BadValue, codeName: "BadValue" };
+}

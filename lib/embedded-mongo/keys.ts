@@ -1,0 +1,185 @@
+/**
+ * Orderable keys for LMDB. Every BSON value becomes two key elements, `[rank, primitive]`, where
+ * rank follows MongoDB's cross-type comparison order (MinKey < null < numbers < strings < objects
+ * < arrays < binary < ObjectId < booleans < dates < timestamps < regexes < MaxKey) and the
+ * primitive orders values within a type under lmdb's ordered-binary encoding. Long strings are cut
+ * so keys stay under LMDB's key size limit; such a key is marked inexact and every candidate a key
+ * finds is checked again against the real document.
+ */
+import { EJSON, type Document } from "bson";
+
+export type KeyPrimitive = string | number;
+export type KeyPart = [number, KeyPrimitive];
+
+export const Rank = {
+  MinKey: 1,
+  Null: 2,
+  NaN: 2.5,
+  Number: 3,
+  String: 4,
+  Object: 5,
+  Array: 6,
+  Binary: 7,
+  ObjectId: 8,
+  Boolean: 9,
+  Date: 10,
+  Timestamp: 11,
+  RegExp: 12,
+  MaxKey: 13,
+} as const;
+
+/** A string greater than every rank number: marks "after everything with this prefix". */
+export const HIGH = "\uffff\uffff";
+const MAX_STRING_KEY = 200;
+
+export function bsonType(value: unknown): string | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  return (value as { _bsontype?: string })._bsontype;
+}
+
+/** Plain sub-documents (not BSON value classes, dates, regexes or buffers). */
+export function isPlainObject(value: unknown): value is Document {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  if (value instanceof Date || value instanceof RegExp || Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return false;
+  return bsonType(value) === undefined;
+}
+
+export function encodeValue(value: unknown, limit = MAX_STRING_KEY): { part: KeyPart; exact: boolean } {
+  if (value === undefined || value === null) return { part: [Rank.Null, 0], exact: true };
+  switch (typeof value) {
+    case "number":
+      return Number.isNaN(value) ? { part: [Rank.NaN, 0], exact: true } : { part: [Rank.Number, value], exact: true };
+    case "bigint":
+      return { part: [Rank.Number, Number(value)], exact: false };
+    case "string":
+      return value.length > limit
+        ? { part: [Rank.String, value.slice(0, limit)], exact: false }
+        : { part: [Rank.String, value], exact: true };
+    case "boolean":
+      return { part: [Rank.Boolean, value ? 1 : 0], exact: true };
+  }
+  if (value instanceof Date) return { part: [Rank.Date, value.getTime() || 0], exact: true };
+  if (value instanceof RegExp) return { part: [Rank.RegExp, `${value.source}/${value.flags}`], exact: true };
+  if (Array.isArray(value)) return truncated(Rank.Array, EJSON.stringify(value as Document[]), limit);
+  const v = value as Record<string, unknown> & { toString(radix?: number): string };
+  switch (bsonType(value)) {
+    case "ObjectId":
+    case "ObjectID":
+      return { part: [Rank.ObjectId, v.toString()], exact: true };
+    case "Long":
+    case "Int32":
+    case "Double":
+      return { part: [Rank.Number, Number(v.valueOf())], exact: true };
+    case "Decimal128": {
+      const n = Number.parseFloat(v.toString());
+      return Number.isNaN(n) ? { part: [Rank.NaN, 0], exact: true } : { part: [Rank.Number, n], exact: false };
+    }
+    case "Binary":
+      return truncated(Rank.Binary, (v as unknown as { toString(e: string): string }).toString("base64"), limit);
+    case "Timestamp":
+      return { part: [Rank.Timestamp, Number((v as unknown as { t: number }).t) * 2 ** 32 + Number((v as unknown as { i: number }).i)], exact: true };
+    case "BSONRegExp":
+      return { part: [Rank.RegExp, `${v.pattern}/${v.options}`], exact: true };
+    case "MinKey":
+      return { part: [Rank.MinKey, 0], exact: true };
+    case "MaxKey":
+      return { part: [Rank.MaxKey, 0], exact: true };
+    case "BSONSymbol":
+      return { part: [Rank.String, String(v.value)], exact: true };
+  }
+  return truncated(Rank.Object, EJSON.stringify(value as Document), limit);
+}
+
+function truncated(rank: number, text: string, limit: number): { part: KeyPart; exact: boolean } {
+  return text.length > limit
+    ? { part: [rank, text.slice(0, limit)], exact: false }
+    : { part: [rank, text], exact: true };
+}
+
+/**
+ * The values at a dotted path, descending through arrays as MongoDB does. `multikey` reports
+ * whether an array was crossed or reached (one document then yields several index keys).
+ */
+export function valuesAtPath(doc: unknown, path: string): { values: unknown[]; multikey: boolean } {
+  const out: unknown[] = [];
+  const state = { multikey: false };
+  collect(doc, path.split("."), 0, out, state);
+  const values = out.map((v) => (v === MISSING ? null : v));
+  return { values: values.length ? values : [null], multikey: state.multikey };
+}
+
+/** The values present at a path (a missing field yields nothing; an explicit null stays). */
+export function presentValuesAtPath(doc: unknown, path: string): unknown[] {
+  const out: unknown[] = [];
+  collect(doc, path.split("."), 0, out, { multikey: false });
+  return out.filter((v) => v !== MISSING && v !== undefined);
+}
+
+const MISSING = Symbol("missing");
+
+function collect(value: unknown, parts: string[], i: number, out: unknown[], state: { multikey: boolean }): void {
+  if (i === parts.length) {
+    if (Array.isArray(value)) {
+      state.multikey = true;
+      if (value.length === 0) out.push(undefined);
+      else out.push(...value);
+    } else {
+      out.push(value === undefined ? MISSING : value);
+    }
+    return;
+  }
+  const part = parts[i];
+  if (Array.isArray(value)) {
+    state.multikey = true;
+    if (/^\d+$/.test(part) && Number(part) < value.length) collect(value[Number(part)], parts, i + 1, out, state);
+    for (const el of value) if (isPlainObject(el)) collect(el[part], parts, i + 1, out, state);
+    return;
+  }
+  if (isPlainObject(value)) {
+    collect(value[part], parts, i + 1, out, state);
+    return;
+  }
+  out.push(MISSING);
+}
+
+export interface IndexKey {
+  parts: KeyPrimitive[];
+  exact: boolean;
+}
+
+/** The index keys of one document under a key pattern (one per array element for multikey). */
+export function indexKeys(doc: Document, fields: string[]): { keys: IndexKey[]; multikey: boolean; arrayFields: number } {
+  let combos: IndexKey[] = [{ parts: [], exact: true }];
+  let multikey = false;
+  let arrayFields = 0;
+  for (const field of fields) {
+    const { values, multikey: mk } = valuesAtPath(doc, field);
+    if (mk) {
+      multikey = true;
+      arrayFields += 1;
+    }
+    const encoded = dedupe(values.map((v) => encodeValue(v)));
+    const next: IndexKey[] = [];
+    for (const combo of combos) {
+      for (const e of encoded) next.push({ parts: [...combo.parts, ...e.part], exact: combo.exact && e.exact });
+    }
+    combos = next;
+  }
+  return { keys: combos, multikey, arrayFields };
+}
+
+function dedupe(values: Array<{ part: KeyPart; exact: boolean }>): Array<{ part: KeyPart; exact: boolean }> {
+  if (values.length < 2) return values;
+  const seen = new Map<string, { part: KeyPart; exact: boolean }>();
+  for (const v of values) seen.set(`${v.part[0]}:${String(v.part[1])}`, v);
+  return [...seen.values()];
+}
+
+const MAX_ID_KEY = 800;
+
+/** The key of a document's `_id`: never cut, since it names exactly one document. */
+export function idKey(id: unknown): KeyPart {
+  const { part, exact } = encodeValue(id, MAX_ID_KEY);
+  if (!exact) throw new RangeError(`_id is too long to index (over ${MAX_ID_KEY} characters)`);
+  return part;
+}

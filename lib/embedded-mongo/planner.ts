@@ -1,0 +1,274 @@
+/**
+ * Chooses how to find the documents of a filter: by `_id`, by walking one index between bounds,
+ * or by scanning the collection. Bounds are only ever a superset of the matches: the executor
+ * checks every candidate against the full filter, so the planner may be conservative but never
+ * too narrow. An index also serves a sort when, after its equality fields, its fields (plus the
+ * `_id` that ends every entry) follow the sort in one direction.
+ */
+import type { Document } from "bson";
+import { MongoCommandError } from "./errors";
+import { HIGH, Rank, encodeValue, isPlainObject, type KeyPrimitive } from "./keys";
+import type { IndexSpec } from "./store";
+
+type Key = KeyPrimitive[];
+
+/** One interval of index keys: `[start, end)` in key-part space, both non-existent keys. */
+export interface Interval {
+  start: Key;
+  end: Key;
+}
+
+export type Plan =
+  | { kind: "ids"; ids: unknown[] }
+  | { kind: "index"; index: IndexSpec; intervals: Interval[]; reverse: boolean; sorted: boolean; dedupe: boolean }
+  | { kind: "scan"; reverse: boolean; sorted: boolean };
+
+interface FieldBounds {
+  points?: unknown[];
+  ranges?: Array<{ lo?: unknown; loInc: boolean; hi?: unknown; hiInc: boolean; rank?: number }>;
+}
+
+const MAX_POINTS = 1000;
+
+export function choosePlan(filter: Document, sort: Document | undefined, indexes: IndexSpec[], hint?: unknown): Plan {
+  const bounds = analyse(filter);
+  const sortEntries = Object.entries(sort ?? {});
+
+  const idBounds = bounds.get("_id");
+  if (hint === undefined && idBounds?.points && !idBounds.points.some((p) => p instanceof RegExp || isPlainObject(p) || Array.isArray(p))) {
+    return { kind: "ids", ids: idBounds.points };
+  }
+
+  let candidates = indexes.filter((i) => !i.sparse && !i.partialFilterExpression && isAscDescOnly(i));
+  if (hint !== undefined) {
+    const hinted = indexes.find((i) => (typeof hint === "string" ? i.name === hint : sameKey(i.key, hint as Document)));
+    if (!hinted) {
+      throw new MongoCommandError("BadValue", "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
+    }
+    candidates = [hinted];
+  }
+
+  let best: { plan: Plan; score: number } | undefined;
+  for (const index of candidates) {
+    const evaluated = evaluate(index, bounds, sortEntries);
+    if (!evaluated) continue;
+    if (!best || evaluated.score > best.score) best = evaluated;
+  }
+  if (best && (best.score > 0 || hint !== undefined)) return best.plan;
+
+  const idSort = sortEntries.length === 1 && sortEntries[0][0] === "_id";
+  return { kind: "scan", reverse: idSort && Number(sortEntries[0][1]) < 0, sorted: sortEntries.length === 0 || idSort };
+}
+
+function isAscDescOnly(index: IndexSpec): boolean {
+  return Object.values(index.key).every((d) => d === 1 || d === -1);
+}
+
+function sameKey(a: Document, b: Document): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function evaluate(index: IndexSpec, bounds: Map<string, FieldBounds>, sortEntries: Array<[string, unknown]>): { plan: Plan; score: number } | undefined {
+  const fields = Object.keys(index.key);
+  let prefixes: Key[] = [[]];
+  let eqFields = 0;
+  let singlePoint = true;
+  let rangeIntervals: Interval[] | undefined;
+
+  for (const field of fields) {
+    const b = bounds.get(field);
+    if (b?.points && !b.points.some((p) => Array.isArray(p) || p instanceof RegExp)) {
+      if (prefixes.length * b.points.length > MAX_POINTS) break;
+      const next: Key[] = [];
+      for (const prefix of prefixes) for (const p of b.points) next.push([...prefix, ...encodeValue(p).part]);
+      prefixes = next;
+      if (b.points.length !== 1) singlePoint = false;
+      eqFields += 1;
+      continue;
+    }
+    const ranges = b?.ranges ?? (b?.points ? regexPointsAsRanges(b.points) : undefined);
+    if (ranges) rangeIntervals = rangeToIntervals(ranges, Boolean(index.multikey));
+    break;
+  }
+
+  const intervals: Interval[] = [];
+  for (const prefix of prefixes) {
+    if (rangeIntervals) for (const r of rangeIntervals) intervals.push({ start: [...prefix, ...r.start], end: [...prefix, ...r.end] });
+    else intervals.push({ start: prefix, end: [...prefix, HIGH] });
+  }
+  intervals.sort((a, b) => compareKeys(a.start, b.start));
+
+  const sortDirection = sortServed(index, fields, eqFields, singlePoint, Boolean(rangeIntervals && rangeIntervals.length > 1), bounds, sortEntries);
+  const sorted = sortDirection !== 0;
+  const score = eqFields * 10 + (rangeIntervals ? 5 : 0) + (sorted && sortEntries.length ? 100 : 0) + (index.unique && eqFields === fields.length ? 50 : 0) - fields.length * 0.01;
+  if (eqFields === 0 && !rangeIntervals && !(sorted && sortEntries.length)) return { plan: { kind: "index", index, intervals, reverse: false, sorted, dedupe: Boolean(index.multikey) }, score: 0 };
+  return {
+    plan: { kind: "index", index, intervals, reverse: sortDirection < 0, sorted, dedupe: Boolean(index.multikey) || intervals.length > 1 },
+    score,
+  };
+}
+
+/** +1 / -1 when walking the index forward / backward yields the sort order, 0 when it cannot. */
+function sortServed(
+  index: IndexSpec,
+  fields: string[],
+  eqFields: number,
+  singlePoint: boolean,
+  splitRange: boolean,
+  bounds: Map<string, FieldBounds>,
+  sortEntries: Array<[string, unknown]>,
+): number {
+  if (sortEntries.length === 0) return 1;
+  if (index.multikey || !singlePoint || splitRange) return 0;
+  // Sort keys fixed by equality are constant and do not affect order.
+  const wanted = sortEntries.filter(([f]) => !(bounds.get(f)?.points?.length === 1 && fields.indexOf(f) !== -1 && fields.indexOf(f) < eqFields));
+  const walk = [...fields.slice(eqFields).map((f) => [f, index.key[f]] as const), ["_id", 1] as const];
+  if (wanted.length === 0) return 1;
+  if (wanted.length > walk.length) return 0;
+  let direction = 0;
+  for (let i = 0; i < wanted.length; i++) {
+    const [field, dir] = wanted[i];
+    if (walk[i][0] !== field) return 0;
+    // Entries are stored ascending whatever the declared direction.
+    const d = Number(dir) < 0 ? -1 : 1;
+    if (direction === 0) direction = d;
+    else if (direction !== d) return 0;
+  }
+  return direction;
+}
+
+function regexPointsAsRanges(points: unknown[]): FieldBounds["ranges"] | undefined {
+  const ranges: NonNullable<FieldBounds["ranges"]> = [];
+  for (const p of points) {
+    if (p instanceof RegExp) {
+      const r = regexRange(p);
+      if (!r) return undefined;
+      ranges.push(r);
+    } else if (!Array.isArray(p)) {
+      ranges.push({ lo: p, loInc: true, hi: p, hiInc: true });
+    } else return undefined;
+  }
+  return ranges;
+}
+
+function rangeToIntervals(ranges: NonNullable<FieldBounds["ranges"]>, multikey: boolean): Interval[] {
+  return ranges.map((r) => {
+    // With an array field, one element may satisfy the lower bound and another the upper one:
+    // only one side of the range can bound the walk.
+    const lo = r.lo;
+    const hi = multikey && lo !== undefined ? undefined : r.hi;
+    const rank = r.rank ?? encodeValue(lo ?? hi).part[0];
+    const start: Key = lo === undefined ? [rank - 0.1] : startKey(lo, r.loInc);
+    const end: Key = hi === undefined ? [rank + 0.1] : endKey(hi, r.hiInc);
+    return { start, end };
+  });
+}
+
+function startKey(value: unknown, inclusive: boolean): Key {
+  const { part, exact } = encodeValue(value);
+  return inclusive || !exact ? part : [...part, HIGH];
+}
+
+function endKey(value: unknown, inclusive: boolean): Key {
+  const { part, exact } = encodeValue(value);
+  return inclusive || !exact ? [...part, HIGH] : part;
+}
+
+/** The string range an anchored, case-sensitive regex can match, or undefined when unbounded. */
+export function regexRange(re: RegExp): NonNullable<FieldBounds["ranges"]>[number] | undefined {
+  if (re.flags.includes("i") || re.flags.includes("m") || !re.source.startsWith("^")) return undefined;
+  let prefix = "";
+  const src = re.source;
+  for (let i = 1; i < src.length; i++) {
+    const ch = src[i];
+    if (ch === "\\") {
+      const next = src[i + 1];
+      if (next === undefined || /[A-Za-z0-9]/.test(next)) break;
+      prefix += next;
+      i += 1;
+      continue;
+    }
+    if (".*+?()[]{}|$^".includes(ch)) {
+      if ("*?{".includes(ch) && prefix.length) prefix = prefix.slice(0, -1);
+      break;
+    }
+    prefix += ch;
+  }
+  if (!prefix) return { loInc: true, hiInc: false, rank: Rank.String };
+  const last = prefix.charCodeAt(prefix.length - 1);
+  const upper = prefix.slice(0, -1) + String.fromCharCode(last + 1);
+  return { lo: prefix, loInc: true, hi: upper, hiInc: false };
+}
+
+function compareKeys(a: Key, b: Key): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    if (typeof x === typeof y) return (x as never) < (y as never) ? -1 : 1;
+    return typeof x === "number" ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/** Bounds per field of the parts of a filter that an index can use (top level and `$and`). */
+function analyse(filter: Document): Map<string, FieldBounds> {
+  const out = new Map<string, FieldBounds>();
+  const visit = (f: Document) => {
+    for (const [field, cond] of Object.entries(f)) {
+      if (field === "$and" && Array.isArray(cond)) {
+        for (const sub of cond) if (isPlainObject(sub)) visit(sub);
+        continue;
+      }
+      if (field.startsWith("$")) continue;
+      const b = fieldBounds(cond);
+      if (b && !out.has(field)) out.set(field, b);
+    }
+  };
+  visit(filter);
+  return out;
+}
+
+function fieldBounds(cond: unknown): FieldBounds | undefined {
+  if (cond instanceof RegExp) return regexRange(cond) ? { points: [cond] } : undefined;
+  if (isBsonRegex(cond)) {
+    const re = toRegExp(cond);
+    return re ? fieldBounds(re) : undefined;
+  }
+  if (!isPlainObject(cond)) return Array.isArray(cond) ? undefined : { points: [cond] };
+  const keys = Object.keys(cond);
+  if (keys.length === 0 || !keys.every((k) => k.startsWith("$"))) return isPlainObject(cond) && keys.every((k) => !k.startsWith("$")) ? { points: [cond] } : undefined;
+  if ("$eq" in cond && !Array.isArray(cond.$eq) && !(cond.$eq instanceof RegExp)) return { points: [cond.$eq] };
+  if (Array.isArray(cond.$in) && cond.$in.length > 0 && cond.$in.every((v) => !Array.isArray(v) && !isPlainObject(v))) {
+    const values = cond.$in.map((v) => (isBsonRegex(v) ? toRegExp(v) : v));
+    if (values.some((v) => v instanceof RegExp && !regexRange(v))) return undefined;
+    return { points: values };
+  }
+  if ("$regex" in cond) {
+    const re = cond.$regex instanceof RegExp ? cond.$regex : typeof cond.$regex === "string" ? safeRegExp(cond.$regex, typeof cond.$options === "string" ? cond.$options : "") : undefined;
+    const r = re && regexRange(re);
+    return r ? { ranges: [r] } : undefined;
+  }
+  const lo = "$gte" in cond ? cond.$gte : cond.$gt;
+  const hi = "$lte" in cond ? cond.$lte : cond.$lt;
+  if (lo === undefined && hi === undefined) return undefined;
+  if ([lo, hi].some((v) => v !== undefined && (Array.isArray(v) || isPlainObject(v) || v === null))) return undefined;
+  if (lo !== undefined && hi !== undefined && encodeValue(lo).part[0] !== encodeValue(hi).part[0]) return undefined;
+  return { ranges: [{ lo, loInc: "$gte" in cond, hi, hiInc: "$lte" in cond }] };
+}
+
+function isBsonRegex(v: unknown): v is { pattern: string; options: string } {
+  return v !== null && typeof v === "object" && (v as { _bsontype?: string })._bsontype === "BSONRegExp";
+}
+
+function toRegExp(v: { pattern: string; options: string }): RegExp | undefined {
+  return safeRegExp(v.pattern, v.options);
+}
+
+function safeRegExp(pattern: string, options: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern, options.replace(/[^imsu]/g, ""));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Runs a filter over a collection: plan (planner.ts), walk the candidates the plan names, check
+ * each one against the whole filter with mingo, then sort (unless the index walk already did),
+ * skip, limit and project.
+ */
+import type { Document } from "bson";
+import { Aggregator, Query } from "mingo";
+import type { Options } from "mingo/types";
+import { MongoCommandError } from "./errors";
+import { idKey } from "./keys";
+import { choosePlan, type Plan } from "./planner";
+import type { CollectionMeta, Store } from "./store";
+
+export interface FindSpec {
+  filter?: Document;
+  sort?: Document;
+  skip?: number;
+  /** 0 or undefined: no limit. */
+  limit?: number;
+  hint?: unknown;
+}
+
+export function mingoOptions(store: Store, db: string, variables?: Document): Partial<Options> {
+  return {
+    idKey: "_id",
+    scriptEnabled: false,
+    variables,
+    collectionResolver: (name: string) => {
+      const meta = store.collection(db, name);
+      return meta ? [...store.scan(meta)] : [];
+    },
+  } as Partial<Options>;
+}
+
+export function compileFilter(filter: Document, options?: Partial<Options>): Query {
+  try {
+    return new Query(filter, options);
+  } catch (err) {
+    throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
+  }
+}
+
+export function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Generator<Document> {
+  if (plan.kind === "ids") {
+    const seen = new Set<string>();
+    for (const id of plan.ids) {
+      const key = JSON.stringify(idKey(id));
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const doc = store.get(meta, id);
+      if (doc) yield doc;
+    }
+    return;
+  }
+  if (plan.kind === "scan") {
+    yield* store.scan(meta, plan.reverse);
+    return;
+  }
+  const seen = plan.dedupe ? new Set<string>() : undefined;
+  const intervals = plan.reverse ? [...plan.intervals].reverse() : plan.intervals;
+  for (const { start, end } of intervals) {
+    for (const id of store.scanIndex(meta, plan.index.name, start, end, plan.reverse)) {
+      if (seen) {
+        const key = `${id[0]}:${String(id[1])}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      const doc = store.getByIdPart(meta, id);
+      if (doc) yield doc;
+    }
+  }
+}
+
+/** The matching documents in order, after skip and limit (not projected). */
+export function findDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): Document[] {
+  if (!meta) return [];
+  const filter = spec.filter ?? {};
+  const query = compileFilter(filter, options);
+  const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
+  const plan = choosePlan(filter, sort, meta.indexes, spec.hint);
+  const skip = spec.skip ?? 0;
+  const limit = spec.limit ?? 0;
+  const sortedByPlan = plan.kind === "ids" ? !sort : plan.sorted;
+  const matches: Document[] = [];
+  for (const doc of candidates(store, meta, plan)) {
+    if (!query.test(doc)) continue;
+    matches.push(doc);
+    if (sortedByPlan && limit > 0 && matches.length >= skip + limit) break;
+  }
+  const ordered = sort && !sortedByPlan ? sortDocuments(matches, sort, options) : matches;
+  return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
+}
+
+export function sortDocuments(docs: Document[], sort: Document, options?: Partial<Options>): Document[] {
+  return new Aggregator([{ $sort: sort }], options).run(docs) as Document[];
+}
+
+export function projectDocuments(docs: Document[], projection: Document | undefined, filter: Document = {}, options?: Partial<Options>): Document[] {
+  if (!projection || Object.keys(projection).length === 0) return docs;
+  try {
+    return new Query(filter, options).find(docs, projection).all() as Document[];
+  } catch (err) {
+    throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
+  }
+}
+
+export function explainPlan(plan: Plan): Document {
+  if (plan.kind === "ids") return { stage: "IDHACK" };
+  if (plan.kind === "scan") return { stage: "COLLSCAN", direction: plan.reverse ? "backward" : "forward" };
+  return { stage: "IXSCAN", indexName: plan.index.name, keyPattern: plan.index.key, direction: plan.reverse ? "backward" : "forward", isMultiKey: Boolean(plan.index.multikey) };
+}

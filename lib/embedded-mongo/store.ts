@@ -1,0 +1,325 @@
+/**
+ * Durable storage on LMDB. Three sub-databases of one environment, written together in one
+ * transaction per write command:
+ *   docs  [db, collection, idRank, idValue]                        -> the document as BSON
+ *   index [db, collection, indexName, ...keyParts, idRank, idValue] -> empty
+ *   meta  [db, collection]                                         -> collection catalog entry
+ * Every write method here must run inside `write()`. They validate before they change anything,
+ * so a failed operation never leaves half of itself behind.
+ */
+import fs from "node:fs";
+import { open, type Database, type RootDatabase } from "lmdb";
+import { BSON, EJSON, UUID, type Document } from "bson";
+import { Query } from "mingo";
+import { MongoCommandError } from "./errors";
+import { HIGH, idKey, indexKeys, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
+
+export interface IndexSpec {
+  v: number;
+  name: string;
+  key: Record<string, number>;
+  unique?: boolean;
+  sparse?: boolean;
+  partialFilterExpression?: Document;
+  expireAfterSeconds?: number;
+  /** Set once any document produced several keys for this index (an array was indexed). */
+  multikey?: boolean;
+}
+
+export interface CollectionMeta {
+  db: string;
+  name: string;
+  uuid: string;
+  options: Document;
+  indexes: IndexSpec[];
+}
+
+type Key = KeyPrimitive[];
+
+const deserializeOptions = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
+export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: "_id_" };
+
+export class Store {
+  private readonly catalog = new Map<string, CollectionMeta>();
+
+  private constructor(
+    private readonly env: RootDatabase,
+    private readonly docs: Database<Buffer, Key>,
+    private readonly index: Database<Buffer, Key>,
+    private readonly meta: Database<CollectionMeta, Key>,
+  ) {
+    for (const { value } of meta.getRange({})) this.catalog.set(ns(value.db, value.name), value);
+  }
+
+  static open(dir: string): Store {
+    fs.mkdirSync(dir, { recursive: true });
+    const env = open({ path: dir, maxDbs: 8 });
+    return new Store(
+      env,
+      env.openDB<Buffer, Key>("docs", { encoding: "binary" }),
+      env.openDB<Buffer, Key>("index", { encoding: "binary" }),
+      env.openDB<CollectionMeta, Key>("meta", {}),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.env.close();
+  }
+
+  /** Runs `fn` in one write transaction; resolves once the transaction is durable on disk. */
+  write<T>(fn: () => T): Promise<T> {
+    return this.env.transaction(fn) as Promise<T>;
+  }
+
+  // ---- catalog ----
+
+  collection(db: string, name: string): CollectionMeta | undefined {
+    return this.catalog.get(ns(db, name));
+  }
+
+  collections(db: string): CollectionMeta[] {
+    return [...this.catalog.values()].filter((c) => c.db === db);
+  }
+
+  databases(): string[] {
+    return [...new Set([...this.catalog.values()].map((c) => c.db))];
+  }
+
+  ensureCollection(db: string, name: string, options: Document = {}): { meta: CollectionMeta; created: boolean } {
+    const existing = this.collection(db, name);
+    if (existing) return { meta: existing, created: false };
+    validateCollectionName(name);
+    const meta: CollectionMeta = { db, name, uuid: new UUID().toHexString(), options, indexes: [{ ...ID_INDEX }] };
+    this.saveMeta(meta);
+    return { meta, created: true };
+  }
+
+  private saveMeta(meta: CollectionMeta): void {
+    this.catalog.set(ns(meta.db, meta.name), meta);
+    void this.meta.put([meta.db, meta.name], meta);
+  }
+
+  dropCollection(meta: CollectionMeta): void {
+    for (const key of this.docs.getKeys({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) void this.docs.remove(key);
+    for (const key of this.index.getKeys({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) void this.index.remove(key);
+    void this.meta.remove([meta.db, meta.name]);
+    this.catalog.delete(ns(meta.db, meta.name));
+  }
+
+  renameCollection(meta: CollectionMeta, toDb: string, toName: string): void {
+    const docs = [...this.scan(meta)];
+    const indexes = meta.indexes;
+    this.dropCollection(meta);
+    const { meta: target } = this.ensureCollection(toDb, toName, meta.options);
+    target.indexes = indexes.map((i) => ({ ...i, multikey: false }));
+    this.saveMeta(target);
+    for (const doc of docs) this.insert(target, doc);
+  }
+
+  // ---- reads ----
+
+  get(meta: CollectionMeta, id: unknown): Document | undefined {
+    return this.getByIdPart(meta, idKey(id));
+  }
+
+  getByIdPart(meta: CollectionMeta, id: KeyPart): Document | undefined {
+    const buf = this.docs.get([meta.db, meta.name, ...id]);
+    return buf ? BSON.deserialize(buf, deserializeOptions) : undefined;
+  }
+
+  /** Every document in `_id` order. */
+  *scan(meta: CollectionMeta, reverse = false): Generator<Document> {
+    const low = [meta.db, meta.name];
+    const high = [meta.db, meta.name, HIGH];
+    const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
+    for (const { value } of this.docs.getRange(range)) yield BSON.deserialize(value, deserializeOptions);
+  }
+
+  count(meta: CollectionMeta): number {
+    return this.docs.getKeysCount({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] });
+  }
+
+  /** The `_id` key parts of the index entries between two key-part bounds, in index order. */
+  *scanIndex(meta: CollectionMeta, indexName: string, start: Key, end: Key, reverse: boolean): Generator<KeyPart> {
+    const prefix = [meta.db, meta.name, indexName];
+    const low = [...prefix, ...start];
+    const high = [...prefix, ...end];
+    const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
+    for (const key of this.index.getKeys(range)) {
+      const k = key as Key;
+      yield [k[k.length - 2] as number, k[k.length - 1]];
+    }
+  }
+
+  // ---- writes (inside write()) ----
+
+  insert(meta: CollectionMeta, doc: Document): void {
+    const id = idKey(doc._id);
+    if (this.docs.doesExist([meta.db, meta.name, ...id])) throw duplicateKey(meta, ID_INDEX, doc);
+    const entries = this.indexEntries(meta, doc);
+    this.checkUnique(meta, doc, entries);
+    void this.docs.put([meta.db, meta.name, ...id], serialize(doc));
+    this.putEntries(meta, entries, id);
+  }
+
+  replace(meta: CollectionMeta, before: Document, after: Document): void {
+    const id = idKey(before._id);
+    const oldEntries = this.indexEntries(meta, before);
+    const newEntries = this.indexEntries(meta, after);
+    this.checkUnique(meta, after, newEntries);
+    for (const { index, keys } of oldEntries) {
+      for (const key of keys) void this.index.remove([meta.db, meta.name, index.name, ...key, ...id]);
+    }
+    void this.docs.put([meta.db, meta.name, ...id], serialize(after));
+    this.putEntries(meta, newEntries, id);
+  }
+
+  remove(meta: CollectionMeta, doc: Document): void {
+    const id = idKey(doc._id);
+    for (const { index, keys } of this.indexEntries(meta, doc)) {
+      for (const key of keys) void this.index.remove([meta.db, meta.name, index.name, ...key, ...id]);
+    }
+    void this.docs.remove([meta.db, meta.name, ...id]);
+  }
+
+  createIndex(meta: CollectionMeta, spec: IndexSpec): void {
+    const entries: Array<{ doc: Document; keys: Key[] }> = [];
+    let multikey = false;
+    for (const doc of this.scan(meta)) {
+      const keyed = this.keysFor(spec, doc);
+      if (!keyed) continue;
+      multikey ||= keyed.multikey;
+      entries.push({ doc, keys: keyed.keys });
+    }
+    if (spec.unique) {
+      const seen = new Map<string, Document>();
+      for (const { doc, keys } of entries) {
+        for (const key of keys) {
+          const sig = JSON.stringify(key);
+          const other = seen.get(sig);
+          if (other && sameIndexedValues(spec, other, doc)) throw duplicateKey(meta, spec, doc);
+          seen.set(sig, doc);
+        }
+      }
+    }
+    const indexed: IndexSpec = { ...spec, multikey };
+    meta.indexes.push(indexed);
+    for (const { doc, keys } of entries) {
+      const id = idKey(doc._id);
+      for (const key of keys) void this.index.put([meta.db, meta.name, spec.name, ...key, ...id], EMPTY);
+    }
+    this.saveMeta(meta);
+  }
+
+  dropIndex(meta: CollectionMeta, name: string): void {
+    const prefix = [meta.db, meta.name, name];
+    for (const key of this.index.getKeys({ start: prefix, end: [...prefix, HIGH] })) void this.index.remove(key);
+    meta.indexes = meta.indexes.filter((i) => i.name !== name);
+    this.saveMeta(meta);
+  }
+
+  private keysFor(index: IndexSpec, doc: Document): { keys: Key[]; multikey: boolean } | undefined {
+    const fields = Object.keys(index.key);
+    if (index.sparse && fields.every((f) => valuesAtPath(doc, f).values.every((v) => v === null || v === undefined) && !hasPath(doc, f))) return undefined;
+    if (index.partialFilterExpression && !new Query(index.partialFilterExpression).test(doc)) return undefined;
+    const { keys, multikey, arrayFields } = indexKeys(doc, fields);
+    if (arrayFields > 1) {
+      throw new MongoCommandError("CannotBuildIndexKeys", `cannot index parallel arrays [${fields.join("] [")}]`);
+    }
+    return { keys: keys.map((k) => k.parts), multikey };
+  }
+
+  private indexEntries(meta: CollectionMeta, doc: Document): Array<{ index: IndexSpec; keys: Key[]; multikey: boolean }> {
+    const out: Array<{ index: IndexSpec; keys: Key[]; multikey: boolean }> = [];
+    for (const index of meta.indexes) {
+      if (index.name === ID_INDEX.name) continue;
+      const keyed = this.keysFor(index, doc);
+      if (keyed) out.push({ index, ...keyed });
+    }
+    return out;
+  }
+
+  private checkUnique(meta: CollectionMeta, doc: Document, entries: Array<{ index: IndexSpec; keys: Key[] }>): void {
+    const id = JSON.stringify(idKey(doc._id));
+    for (const { index, keys } of entries) {
+      if (!index.unique) continue;
+      for (const key of keys) {
+        for (const other of this.scanIndex(meta, index.name, key, [...key, HIGH], false)) {
+          if (JSON.stringify(other) === id) continue;
+          const otherDoc = this.getByIdPart(meta, other);
+          if (otherDoc && sameIndexedValues(index, otherDoc, doc)) throw duplicateKey(meta, index, doc);
+        }
+      }
+    }
+  }
+
+  private putEntries(meta: CollectionMeta, entries: Array<{ index: IndexSpec; keys: Key[]; multikey: boolean }>, id: KeyPart): void {
+    for (const { index, keys, multikey } of entries) {
+      if (multikey && !index.multikey) {
+        index.multikey = true;
+        this.saveMeta(meta);
+      }
+      for (const key of keys) void this.index.put([meta.db, meta.name, index.name, ...key, ...id], EMPTY);
+    }
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+export function ns(db: string, name: string): string {
+  return `${db}.${name}`;
+}
+
+function serialize(doc: Document): Buffer {
+  return Buffer.from(BSON.serialize(doc));
+}
+
+function hasPath(doc: Document, path: string): boolean {
+  let cur: unknown = doc;
+  for (const part of path.split(".")) {
+    if (cur === null || typeof cur !== "object" || !(part in (cur as object))) return false;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return true;
+}
+
+/** Unique keys can be cut short for long values; compare the real values before refusing. */
+function sameIndexedValues(index: IndexSpec, a: Document, b: Document): boolean {
+  return Object.keys(index.key).every((f) => {
+    const av = new Set(valuesAtPath(a, f).values.map((v) => EJSON.stringify({ v } as Document)));
+    return valuesAtPath(b, f).values.some((v) => av.has(EJSON.stringify({ v } as Document)));
+  });
+}
+
+export function validateCollectionName(name: string): void {
+  if (!name || name.includes("$") || name.includes("\0") || name.startsWith(".") || name.startsWith("system.")) {
+    throw new MongoCommandError("InvalidNamespace", `Invalid collection name: ${name}`);
+  }
+}
+
+/** MongoDB's duplicate key error, with the exact message shape drivers and Mongoose parse. */
+export function duplicateKey(meta: CollectionMeta, index: IndexSpec, doc: Document): MongoCommandError {
+  const keyValue: Document = {};
+  for (const field of Object.keys(index.key)) {
+    const { values } = valuesAtPath(doc, field);
+    keyValue[field] = values.length === 1 ? values[0] : values;
+  }
+  const shown = Object.entries(keyValue)
+    .map(([k, v]) => `${k}: ${formatValue(v)}`)
+    .join(", ");
+  return new MongoCommandError(
+    "DuplicateKey",
+    `E11000 duplicate key error collection: ${meta.db}.${meta.name} index: ${index.name} dup key: { ${shown} }`,
+    { keyPattern: index.key, keyValue },
+  );
+}
+
+function formatValue(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "string") return JSON.stringify(v);
+  if (v instanceof Date) return `new Date(${v.getTime()})`;
+  const type = (v as { _bsontype?: string })._bsontype;
+  if (type === "ObjectId") return `ObjectId('${String(v)}')`;
+  if (typeof v === "object") return EJSON.stringify(v as Document, { relaxed: true });
+  return String(v);
+}
