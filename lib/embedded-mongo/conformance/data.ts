@@ -57,7 +57,18 @@ export class DataLoader {
       const m = match(c.documents, actual, { root: false });
       if (m) {
         const where = `${c.databaseName}.${c.collectionName}`;
-        return `outcome ${where}${m.path ? " at " + m.path : ""}: ${m.message}; collection holds ${show(actual, 400)}`;
+        // Diagnostic for the server's author: does the unsorted query see other documents?
+        const unsorted = await this.internal
+          .db(c.databaseName)
+          .collection(c.collectionName)
+          .find({})
+          .toArray()
+          .catch(() => undefined);
+        const hint =
+          unsorted && unsorted.length !== actual.length
+            ? ` (note: find with sort {_id: 1} returned ${actual.length} document(s), without sort ${unsorted.length})`
+            : "";
+        return `outcome ${where}${m.path ? " at " + m.path : ""}: ${m.message}; collection holds ${show(actual, 400)}${hint}`;
       }
     }
     return null;

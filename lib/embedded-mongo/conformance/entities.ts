@@ -172,7 +172,7 @@ export class EntityMap {
     for (const e of all) if (e.kind === "session") await e.session.endSession().catch(() => undefined);
     for (const e of all) {
       if (e.kind === "client") {
-        e.events.stop();
+        e.events.detach();
         await e.client.close().catch(() => undefined);
       }
     }

@@ -3,7 +3,7 @@
  * checking a test's `expectEvents` against them.
  */
 import type { MongoClient } from "mongodb";
-import { match, show, type Doc, type MatchContext } from "./matcher";
+import { match, type Doc, type MatchContext } from "./matcher";
 import type { ExpectedEventsForClient } from "./loader";
 
 /** The unified format's event names and the driver's event names. */
@@ -252,8 +252,4 @@ export function checkExpectedEvents(
     if (m) return `${expected.client} event ${i}: ${m}`;
   }
   return null;
-}
-
-export function describeEvents(list: ObservedEvent[]): string {
-  return list.map((e) => `${describeActual(e)}${e.command ? " " + show(e.command, 120) : ""}`).join("; ");
 }
