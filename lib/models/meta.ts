@@ -9,6 +9,7 @@ export const Meta = defineModel(
       _id: { type: String, required: true },
       companyId: { type: Schema.Types.ObjectId, default: null },
       createdAt: { type: Date, required: true },
+      done: { type: Boolean, default: false },
     },
     { ...schemaOptions, collection: "meta" },
   ),

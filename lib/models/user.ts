@@ -1,4 +1,4 @@
-import { Schema } from "mongoose";
+import mongoose, { Schema } from "mongoose";
 import { defineModel, ObjectId, schemaOptions } from "./define";
 
 const ids = { type: [{ type: ObjectId }], default: [] };
@@ -60,3 +60,6 @@ userSchema.index({ "companies.hierarchy.peers": 1 });
 userSchema.index({ "companies.hierarchy.subordinate": 1 });
 
 export const User = defineModel("SvcUser", userSchema);
+
+/** A user as stored (what `.lean()` reads). */
+export type UserDoc = mongoose.InferSchemaType<typeof userSchema> & { _id: mongoose.Types.ObjectId };

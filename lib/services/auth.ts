@@ -1,0 +1,191 @@
+/**
+ * Authentication (API contract §4): access tokens (HS256 JWTs with `sub`, `cid`, `sid`, `iat`,
+ * `exp`), sign-in sessions behind an httpOnly cookie, API tokens for external systems, and the
+ * principal every `/v2` request acts as.
+ */
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { AccessRole, Session, User } from "@/lib/models";
+import { ServiceError } from "./errors";
+import { hashToken, newId, oid, secretToken, type ObjectId } from "./ids";
+import { checkPassword } from "./passwords";
+import { signingKey } from "./secret";
+
+/** Access tokens of a sign-in session are short-lived; `/api/auth/token` gives fresh ones. */
+export const BROWSER_TOKEN_TTL_SECONDS = 15 * 60;
+export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
+export const MAX_API_TOKEN_TTL_SECONDS = 366 * 24 * 60 * 60;
+/** `lastRequestDate` is written at most this often per user (contract §4). */
+const LAST_REQUEST_GRANULARITY_MS = 60_000;
+
+/** Who a `/v2` request acts for: a user, in one company, through one session. */
+export interface Principal {
+  userId: string;
+  companyId: string;
+  sessionId: string;
+  accessRoles: ObjectId[];
+}
+
+export interface IssuedToken {
+  accessToken: string;
+  expiresAt: Date;
+}
+
+const unauthorized = (message: string) => new ServiceError("unauthorized", message);
+
+async function issueAccessToken(userId: ObjectId, companyId: ObjectId, sessionId: ObjectId, expiresAt: Date): Promise<IssuedToken> {
+  const accessToken = await new SignJWT({ cid: companyId.toHexString(), sid: sessionId.toHexString() })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(userId.toHexString())
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+    .sign(await signingKey());
+  return { accessToken, expiresAt: new Date(Math.floor(expiresAt.getTime() / 1000) * 1000) };
+}
+
+interface Claims {
+  sub: string;
+  cid: string;
+  sid: string;
+}
+
+const HEX24 = /^[0-9a-f]{24}$/;
+
+/** Checks signature, algorithm, expiry and claim shapes; any failure is `401`. */
+export async function verifyAccessToken(token: string): Promise<Claims> {
+  try {
+    const { payload } = await jwtVerify(token, await signingKey(), { algorithms: ["HS256"], requiredClaims: ["sub", "exp", "iat"] });
+    const { sub, cid, sid } = payload as Record<string, unknown>;
+    if (typeof sub === "string" && typeof cid === "string" && typeof sid === "string" && HEX24.test(sub) && HEX24.test(cid) && HEX24.test(sid)) {
+      return { sub, cid, sid };
+    }
+    throw unauthorized("The access token is malformed.");
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    if (error instanceof joseErrors.JWTExpired) throw unauthorized("The access token has expired.");
+    throw unauthorized("The access token is not valid.");
+  }
+}
+
+/**
+ * The principal of a verified token: its session must still exist and its user must still be an
+ * active member of the token's company. Also records the user's `lastRequestDate`.
+ */
+export async function principalOf(claims: Claims, now = new Date()): Promise<Principal> {
+  const [session, user] = await Promise.all([
+    Session.findById(claims.sid, { userId: 1, companyId: 1, expiresAt: 1 }).lean(),
+    User.findOne(
+      { _id: oid(claims.sub), "companies.companyId": oid(claims.cid) },
+      { isActive: 1, accessRoles: 1, lastRequestDate: 1 },
+    ).lean(),
+  ]);
+  if (!session || session.expiresAt <= now || !session.userId.equals(claims.sub) || !session.companyId.equals(claims.cid)) {
+    throw unauthorized("The access token has been revoked.");
+  }
+  if (!user) throw unauthorized("The access token names no user of its company.");
+  if (!user.isActive) throw unauthorized("The account is deactivated.");
+  if (!user.lastRequestDate || now.getTime() - user.lastRequestDate.getTime() >= LAST_REQUEST_GRANULARITY_MS) {
+    const since = new Date(now.getTime() - LAST_REQUEST_GRANULARITY_MS);
+    // Not awaited: the request does not wait for bookkeeping. The filter makes concurrent
+    // requests write it once.
+    User.updateOne(
+      { _id: user._id, $or: [{ lastRequestDate: null }, { lastRequestDate: { $lte: since } }] },
+      { $set: { lastRequestDate: now } },
+    ).catch(() => undefined);
+  }
+  return { userId: claims.sub, companyId: claims.cid, sessionId: claims.sid, accessRoles: user.accessRoles };
+}
+
+/** Whether the principal holds an access role of its company with `isAdmin: true`. */
+export async function isAdmin(principal: Principal): Promise<boolean> {
+  if (principal.accessRoles.length === 0) return false;
+  const role = await AccessRole.exists({ _id: { $in: principal.accessRoles }, company: oid(principal.companyId), isAdmin: true });
+  return role !== null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sign-in sessions (the cookie) and API tokens.
+
+export interface SignIn extends IssuedToken {
+  sessionToken: string;
+  sessionExpiresAt: Date;
+}
+
+const WRONG_CREDENTIALS = "Wrong e-mail or password.";
+
+/**
+ * Signs in with e-mail and password: a new session (its token goes into the cookie) and a first
+ * access token. Unknown e-mail, wrong password, no password yet and a deactivated account all get
+ * the same answer.
+ */
+export async function login(email: string, password: string, companyId?: string): Promise<SignIn> {
+  const user = await User.findOne({ email: email.toLowerCase() }, { isActive: 1, companies: 1 }).lean();
+  const valid = await checkPassword(user?._id ?? null, password);
+  if (!user || !valid || !user.isActive) throw unauthorized(WRONG_CREDENTIALS);
+  const membership = companyId
+    ? user.companies.find((entry) => entry.companyId.equals(companyId))
+    : user.companies[0];
+  if (!membership) throw unauthorized(WRONG_CREDENTIALS);
+
+  const now = new Date();
+  const { token, hash } = secretToken();
+  const sessionExpiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
+  const session = await Session.create({
+    kind: "browser",
+    tokenHash: hash,
+    userId: user._id,
+    companyId: membership.companyId,
+    createdAt: now,
+    expiresAt: sessionExpiresAt,
+  });
+  const issued = await issueAccessToken(user._id, membership.companyId, session._id, accessTokenExpiry(now, sessionExpiresAt));
+  return { ...issued, sessionToken: token, sessionExpiresAt };
+}
+
+/** A fresh access token for the session of a cookie. */
+export async function refresh(sessionToken: string): Promise<IssuedToken> {
+  const now = new Date();
+  const session = await Session.findOne({ tokenHash: hashToken(sessionToken), kind: "browser" }).lean();
+  if (!session || session.expiresAt <= now) throw unauthorized("No session: sign in again.");
+  const user = await User.findOne({ _id: session.userId, "companies.companyId": session.companyId }, { isActive: 1 }).lean();
+  if (!user?.isActive) throw unauthorized("No session: sign in again.");
+  return issueAccessToken(session.userId, session.companyId, session._id, accessTokenExpiry(now, session.expiresAt));
+}
+
+/** Ends the session of a cookie; the access tokens it issued stop working at once. */
+export async function logout(sessionToken: string): Promise<void> {
+  await Session.deleteOne({ tokenHash: hashToken(sessionToken) });
+}
+
+function accessTokenExpiry(now: Date, sessionExpiresAt: Date): Date {
+  return new Date(Math.min(now.getTime() + BROWSER_TOKEN_TTL_SECONDS * 1000, sessionExpiresAt.getTime()));
+}
+
+/**
+ * A long-lived access token for an external system (the `token` CLI), backed by a session of its
+ * own so it can be revoked by deleting that session.
+ */
+export async function createApiToken(email: string, ttlSeconds: number, companyId?: string): Promise<IssuedToken & { userId: string; companyId: string }> {
+  if (!(ttlSeconds > 0 && ttlSeconds <= MAX_API_TOKEN_TTL_SECONDS)) {
+    throw new ServiceError("invalid_request", `The lifetime must be between 1 second and ${MAX_API_TOKEN_TTL_SECONDS / 86_400} days.`);
+  }
+  const user = await User.findOne({ email: email.trim().toLowerCase() }, { isActive: 1, companies: 1 }).lean();
+  if (!user) throw new ServiceError("not_found", `No user has the e-mail ${email}.`);
+  if (!user.isActive) throw new ServiceError("invalid_request", `The user ${email} is deactivated.`);
+  const membership = companyId ? user.companies.find((entry) => entry.companyId.equals(companyId)) : user.companies[0];
+  if (!membership) {
+    throw new ServiceError("not_found", companyId ? `${email} is not a member of company ${companyId}.` : `${email} belongs to no company.`);
+  }
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+  const session = await Session.create({
+    _id: newId(),
+    kind: "api",
+    tokenHash: null,
+    userId: user._id,
+    companyId: membership.companyId,
+    createdAt: now,
+    expiresAt,
+  });
+  const issued = await issueAccessToken(user._id, membership.companyId, session._id, expiresAt);
+  return { ...issued, userId: user._id.toHexString(), companyId: membership.companyId.toHexString() };
+}

@@ -1,0 +1,29 @@
+import { connect } from "@/lib/db";
+import { AccessRole, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Session, User } from "@/lib/models";
+import { bootstrap } from "./companies";
+
+const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta];
+
+let readying: Promise<void> | undefined;
+
+/**
+ * Everything the services need before their first query, once per process: the connection, the
+ * indexes of every model, and the bootstrap of an empty database. Concurrent callers share one
+ * attempt; a failed attempt is forgotten so the next request retries.
+ */
+export function ready(): Promise<void> {
+  readying ??= (async () => {
+    await connect();
+    await ensureIndexes();
+    await bootstrap();
+  })().catch((error: unknown) => {
+    readying = undefined;
+    throw error;
+  });
+  return readying;
+}
+
+/** Creates the indexes the models declare (a no-op for those that exist). */
+export async function ensureIndexes(): Promise<void> {
+  for (const model of MODELS) await model.createIndexes();
+}

@@ -1,0 +1,73 @@
+/**
+ * Invitations: a new user without a password gets an e-mail with a one-time link to set one. The
+ * link works once and for 72 hours; only the token's SHA-256 is stored.
+ */
+import { Company, Invitation, User } from "@/lib/models";
+import type { InvitationStatus } from "@/lib/schemas/auth";
+import { ServiceError } from "./errors";
+import { hashToken, secretToken, type ObjectId } from "./ids";
+import { sendMail } from "./mail";
+import { hashPassword, storePasswordHash } from "./passwords";
+
+export const INVITATION_TTL_HOURS = 72;
+
+export const invitationPath = (token: string) => `/invitation/${token}`;
+
+export async function inviteUser(invitee: { userId: ObjectId; email: string; companyId: ObjectId; origin: string }): Promise<void> {
+  const now = new Date();
+  const { token, hash } = secretToken();
+  await Invitation.create({
+    tokenHash: hash,
+    userId: invitee.userId,
+    companyId: invitee.companyId,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + INVITATION_TTL_HOURS * 3600_000),
+  });
+  const company = await Company.findById(invitee.companyId, { name: 1 }).lean();
+  const link = `${invitee.origin}${invitationPath(token)}`;
+  const where = company ? ` to ${company.name}` : "";
+  await sendMail({
+    to: invitee.email,
+    company: invitee.companyId,
+    subject: `You are invited${where}`,
+    text:
+      `You have been invited${where}.\n\n` +
+      `Set your password here (the link works once, for ${INVITATION_TTL_HOURS} hours):\n${link}\n`,
+    html:
+      `<p>You have been invited${escapeHtml(where)}.</p>` +
+      `<p><a href="${escapeHtml(link)}">Set your password</a> (the link works once, for ${INVITATION_TTL_HOURS} hours).</p>`,
+  });
+}
+
+/** Whether a link can still be used, and for which e-mail (shown on the page). */
+export async function invitationStatus(token: string): Promise<InvitationStatus> {
+  const invitation = await Invitation.findOne({ tokenHash: hashToken(token), usedAt: null, expiresAt: { $gt: new Date() } }).lean();
+  if (!invitation) return { valid: false };
+  const user = await User.findById(invitation.userId, { email: 1, isActive: 1 }).lean();
+  return user?.isActive ? { valid: true, email: user.email } : { valid: false };
+}
+
+/**
+ * Sets the password of an invitation's user and uses the invitation up. The token is claimed
+ * atomically, so of two concurrent uses only one succeeds.
+ */
+export async function acceptInvitation(token: string, password: string): Promise<{ email: string }> {
+  const passwordHash = await hashPassword(password);
+  const now = new Date();
+  const invitation = await Invitation.findOneAndUpdate(
+    { tokenHash: hashToken(token), usedAt: null, expiresAt: { $gt: now } },
+    { $set: { usedAt: now } },
+    { returnDocument: "after" },
+  ).lean();
+  if (!invitation) throw unusable();
+  const user = await User.findById(invitation.userId, { email: 1, isActive: 1 }).lean();
+  if (!user?.isActive) throw unusable();
+  await storePasswordHash(user._id, passwordHash);
+  return { email: user.email };
+}
+
+const unusable = () => new ServiceError("not_found", "The link is invalid, already used or expired.");
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+}
