@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { MongoClient } from "mongodb";
+import { probeDriver } from "./driver";
 import { listTestFiles, loadTestFile, type LoadedFile } from "./loader";
 import { Reporter } from "./report";
 import { detectServer } from "./requirements";
@@ -84,7 +85,8 @@ async function main(): Promise<number> {
       `conformance: ${files.length} file(s) in ${dir}; target ${target.description}, server ${server.versionString}, ` +
         `maxWireVersion ${server.maxWireVersion}, topology ${server.topology}`,
     );
-    const runner = new Runner({ uri: target.uri, internal, server });
+    const driver = await probeDriver(target.uri);
+    const runner = new Runner({ uri: target.uri, internal, server, driver });
     for (const f of files) await runner.runFile(f, (r) => reporter.add(r));
   } finally {
     await internal?.close().catch(() => undefined);

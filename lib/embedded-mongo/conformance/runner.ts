@@ -1,6 +1,7 @@
 /** Executing test files and tests (spec: "Test Runner Implementation"). */
 import { MongoClient } from "mongodb";
 import { DataLoader } from "./data";
+import { driverLimitation, type DriverQuirks } from "./driver";
 import { EntityMap, UnsupportedError } from "./entities";
 import { checkExpectedError } from "./errors";
 import { checkExpectedEvents } from "./events";
@@ -23,6 +24,7 @@ export interface RunnerOptions {
   uri: string;
   internal: MongoClient;
   server: ServerInfo;
+  driver: DriverQuirks;
   /** Time limit of one operation (the server under test might hang). */
   operationTimeoutMS?: number;
 }
@@ -87,6 +89,8 @@ export class Runner {
       this.opts.server.topology === "single",
     );
     if (unsupported) return { ...base, status: "SKIP", reason: unsupported };
+    const limitation = driverLimitation(test.operations, this.opts.driver);
+    if (limitation) return { ...base, status: "SKIP", reason: limitation };
     if (test.expectLogMessages)
       return { ...base, status: "SKIP", reason: "expectLogMessages (driver logging) is not implemented by this runner" };
 
