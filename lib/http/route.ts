@@ -167,7 +167,8 @@ function bearerToken(request: Request): string {
   return match[1];
 }
 
-function limit(limiter: RateLimiter, key: string): void {
+/** Throws `429 rate_limited` with `Retry-After` when the key has no request left. */
+export function limit(limiter: RateLimiter, key: string): void {
   const verdict = limiter.take(key);
   if (!verdict.allowed) {
     throw new ServiceError("rate_limited", "Too many requests; try again later.", undefined, {
@@ -239,6 +240,9 @@ function issueDetails(issues: z.core.$ZodIssue[], root = ""): ErrorDetail[] {
 function success(result: unknown, requestId: string, notes: Notes | undefined): Response {
   const reply = result instanceof Reply ? result : new Reply(result);
   if (reply.body instanceof Response) return reply.body;
+  if (reply.status === 204) {
+    return new Response(null, { status: 204, headers: { "Cache-Control": "no-store", "X-Request-Id": requestId, ...reply.headers } });
+  }
   let body = reply.body ?? {};
   if (notes && typeof body === "object" && !Array.isArray(body)) body = { ...body, debug: notes.list };
   return json(body, reply.status, requestId, reply.headers);

@@ -1,11 +1,13 @@
 /** Bodies and answers of `/api/auth/*` (API contract §4). */
 import { z } from "zod";
-import { isoDateTime } from "./common";
+import { isoDateTime, objectId } from "./common";
 import { Password } from "./users";
 
 export const LoginBody = z.strictObject({
   email: z.string().trim().min(1).max(254).transform((value) => value.toLowerCase()),
   password: z.string().min(1).max(1024),
+  /** For a user of several companies: which one to act in (default: the first). */
+  companyId: objectId.optional(),
 });
 export type LoginBody = z.infer<typeof LoginBody>;
 

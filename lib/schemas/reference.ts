@@ -42,3 +42,5 @@ export const PropertyList = listEnvelope("properties", PropertyRecord);
 export const BotList = listEnvelope("bots", BotRecord);
 
 export const SERVER_MANAGED_REFERENCE_FIELDS = ["_id", "company", "createdAt", "modifiedAt", "__v"];
+
+export const ReferenceIdParams = z.object({ id: objectId });

@@ -5,7 +5,7 @@
 import { AccessRole, Bot, JobTitle, Property } from "@/lib/models";
 import type { AccessRoleRecord, CreateAccessRoleBody, CreateNamedBody, ListReferenceQuery } from "@/lib/schemas/reference";
 import type { Principal } from "./auth";
-import { isDuplicateKeyError, ServiceError } from "./errors";
+import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
 import { newId, oid, type ObjectId } from "./ids";
 import { escapeRegExp } from "./search";
 
@@ -79,4 +79,10 @@ function toReferenceRecord<K extends ReferenceKind>(kind: K, doc: ReferenceDoc):
     modifiedAt: doc.modifiedAt.toISOString(),
   };
   return (kind === "accessRoles" ? { ...record, isAdmin: doc.isAdmin === true } : record) as ReferenceRecord<K>;
+}
+
+export async function getReference<K extends ReferenceKind>(auth: Principal, kind: K, id: string): Promise<ReferenceRecord<K>> {
+  const doc = await model(kind).findOne({ _id: oid(id), company: oid(auth.companyId) }).lean<ReferenceDoc>();
+  if (!doc) throw notFound("record");
+  return toReferenceRecord(kind, doc);
 }

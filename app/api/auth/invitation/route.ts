@@ -1,0 +1,12 @@
+import { publicRoute } from "@/lib/http/route";
+import { InvitationQuery, SetPasswordBody } from "@/lib/schemas/auth";
+import { acceptInvitation, invitationStatus } from "@/lib/services/invitations";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Whether an invitation link can still be used. */
+export const GET = publicRoute({ query: InvitationQuery }, ({ query }) => invitationStatus(query.token));
+
+/** Sets the password of the invited user; the link is used up. */
+export const POST = publicRoute({ body: SetPasswordBody }, ({ body }) => acceptInvitation(body.token, body.password));

@@ -1,0 +1,8 @@
+import { route } from "@/lib/http/route";
+import { ReferenceIdParams } from "@/lib/schemas/reference";
+import { getReference } from "@/lib/services/reference";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = route({ params: ReferenceIdParams }, ({ auth, params }) => getReference(auth, "bots", params.id));

@@ -1,0 +1,7 @@
+import { route } from "@/lib/http/route";
+import { getMe } from "@/lib/services/users";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = route({}, ({ auth }) => getMe(auth));

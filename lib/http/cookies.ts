@@ -1,0 +1,40 @@
+/** The sign-in session cookie (contract §4): httpOnly, SameSite=Strict, Secure over HTTPS. */
+export const SESSION_COOKIE = "session";
+
+export function readCookie(request: Request, name: string): string | undefined {
+  const header = request.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+function isHttps(request: Request): boolean {
+  const forwarded = request.headers.get("x-forwarded-proto");
+  return (forwarded ?? new URL(request.url).protocol.replace(":", "")).split(",")[0].trim() === "https";
+}
+
+export function sessionCookie(request: Request, token: string, expiresAt: Date): string {
+  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
+  return [
+    `${SESSION_COOKIE}=${encodeURIComponent(token)}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Strict",
+    `Max-Age=${maxAge}`,
+    ...(isHttps(request) ? ["Secure"] : []),
+  ].join("; ");
+}
+
+export function clearedSessionCookie(request: Request): string {
+  return [`${SESSION_COOKIE}=`, "Path=/", "HttpOnly", "SameSite=Strict", "Max-Age=0", ...(isHttps(request) ? ["Secure"] : [])].join("; ");
+}
