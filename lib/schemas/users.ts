@@ -90,7 +90,8 @@ export const Email = z
   .string()
   .trim()
   .max(254)
-  .pipe(z.email({ error: "must be an e-mail address" }))
+  // Unicode local parts and domains are allowed: the contract's own example is Ana.Pérez@Acme.io.
+  .pipe(z.email({ pattern: z.regexes.unicodeEmail, error: "must be an e-mail address" }))
   .transform((value) => value.toLowerCase());
 
 const phone = z.string().trim().max(50);
