@@ -19,6 +19,7 @@ export const ErrorCodes = {
   InvalidIdField: 53,
   NotSingleValueField: 54,
   CommandNotFound: 59,
+  CommandNotSupportedOnView: 166,
   ImmutableField: 66,
   CannotCreateIndex: 67,
   InvalidOptions: 72,
@@ -53,7 +54,7 @@ export class MongoCommandError extends Error {
   }
 
   toWriteError(index: number): Record<string, unknown> {
-    return { index, code: this.code, errmsg: this.message, ...this.extra };
+    return { index, code: this.code, codeName: this.codeName, errmsg: this.message, ...this.extra };
   }
 }
 

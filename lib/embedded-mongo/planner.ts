@@ -39,13 +39,14 @@ export function choosePlan(filter: Document, sort: Document | undefined, indexes
     return { kind: "ids", ids: idBounds.points };
   }
 
-  let candidates = indexes.filter((i) => !i.sparse && !i.partialFilterExpression && isAscDescOnly(i));
+  // The `_id_` index has no entries of its own: the documents are stored in `_id` order.
+  let candidates = indexes.filter((i) => i.name !== "_id_" && !i.sparse && !i.partialFilterExpression && isAscDescOnly(i));
   if (hint !== undefined) {
     const hinted = indexes.find((i) => (typeof hint === "string" ? i.name === hint : sameKey(i.key, hint as Document)));
     if (!hinted) {
       throw new MongoCommandError("BadValue", "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
     }
-    candidates = [hinted];
+    candidates = hinted.name === "_id_" ? [] : [hinted];
   }
 
   let best: { plan: Plan; score: number } | undefined;
@@ -54,7 +55,7 @@ export function choosePlan(filter: Document, sort: Document | undefined, indexes
     if (!evaluated) continue;
     if (!best || evaluated.score > best.score) best = evaluated;
   }
-  if (best && (best.score > 0 || hint !== undefined)) return best.plan;
+  if (best && (best.score > 0 || candidates.length === 1 && hint !== undefined)) return best.plan;
 
   const idSort = sortEntries.length === 1 && sortEntries[0][0] === "_id";
   return { kind: "scan", reverse: idSort && Number(sortEntries[0][1]) < 0, sorted: sortEntries.length === 0 || idSort };

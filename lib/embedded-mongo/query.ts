@@ -77,6 +77,7 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   const filter = spec.filter ?? {};
   const query = compileFilter(filter, options);
   const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
+  if (meta.options.viewOn) return findInView(store, meta, query, { ...spec, sort }, options);
   const plan = choosePlan(filter, sort, meta.indexes, spec.hint);
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
@@ -89,6 +90,16 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   }
   const ordered = sort && !sortedByPlan ? sortDocuments(matches, sort, options) : matches;
   return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
+}
+
+/** A view's documents are its pipeline run over its source, then filtered like any others. */
+function findInView(store: Store, view: CollectionMeta, query: Query, spec: FindSpec, options?: Partial<Options>): Document[] {
+  const source = store.collection(view.db, String(view.options.viewOn));
+  const base = findDocuments(store, source, {}, options);
+  const rows = (new Aggregator((view.options.pipeline as Document[]) ?? [], options).run(base) as Document[]).filter((d) => query.test(d));
+  const ordered = spec.sort ? sortDocuments(rows, spec.sort, options) : rows;
+  const skip = spec.skip ?? 0;
+  return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
 }
 
 export function sortDocuments(docs: Document[], sort: Document, options?: Partial<Options>): Document[] {

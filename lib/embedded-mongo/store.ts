@@ -271,7 +271,8 @@ export function ns(db: string, name: string): string {
 }
 
 function serialize(doc: Document): Buffer {
-  return Buffer.from(BSON.serialize(doc));
+  const bytes = BSON.serialize(doc);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function hasPath(doc: Document, path: string): boolean {

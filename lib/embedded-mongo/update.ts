@@ -35,6 +35,8 @@ export function applyUpdate(doc: Document, u: UpdateSpec, opts: ApplyOptions = {
   let next: Document;
   if (Array.isArray(u)) {
     next = applyPipeline(doc, u, opts.mingo);
+    // $replaceRoot / $replaceWith may produce a document without `_id`: it keeps the old one.
+    if (next._id === undefined && doc._id !== undefined) next._id = doc._id;
   } else if (isOperatorUpdate(u)) {
     next = copyDocument(doc);
     applyOperators(next, u, opts);

@@ -50,3 +50,10 @@ export function optionalNumber(cmd: Document, field: string): number | undefined
   if (!Number.isFinite(n)) throw new MongoCommandError("TypeMismatch", `BSON field '${field}' is the wrong type, expected a number`);
   return n;
 }
+
+/** Writes go to collections only: a view is read-only. */
+export function assertWritable(ctx: CommandContext, name: string): void {
+  if (ctx.store.collection(ctx.db, name)?.options.viewOn) {
+    throw new MongoCommandError("CommandNotSupportedOnView", `Namespace ${ctx.db}.${name} is a view, not a collection`);
+  }
+}

@@ -9,6 +9,9 @@ const create: Handler = async (cmd, ctx) => {
   if (existing(ctx, name)) throw new MongoCommandError("NamespaceExists", `Collection ${ns(ctx.db, name)} already exists.`);
   const options = { ...cmd };
   for (const key of ["create", "$db", "lsid", "$clusterTime", "writeConcern", "comment", "txnNumber", "$readPreference"]) delete options[key];
+  if (options.viewOn !== undefined && (typeof options.viewOn !== "string" || !Array.isArray(options.pipeline ?? []))) {
+    throw new MongoCommandError("TypeMismatch", "'viewOn' must be a string and 'pipeline' an array");
+  }
   await ctx.store.write(() => ctx.store.ensureCollection(ctx.db, name, options));
   return { ok: 1 };
 };
@@ -36,6 +39,7 @@ function publicSpec(index: IndexSpec): Document {
 }
 
 function collectionInfo(meta: CollectionMeta): Document {
+  if (meta.options.viewOn) return { name: meta.name, type: "view", options: meta.options, info: { readOnly: true } };
   return {
     name: meta.name,
     type: "collection",

@@ -39,7 +39,7 @@ const count: Handler = (cmd, ctx) => {
   const query = optionalDocument(cmd, "query") ?? {};
   const skip = optionalNumber(cmd, "skip") ?? 0;
   const limit = Math.abs(optionalNumber(cmd, "limit") ?? 0);
-  if (meta && Object.keys(query).length === 0 && cmd.hint === undefined) {
+  if (meta && !meta.options.viewOn && Object.keys(query).length === 0 && cmd.hint === undefined) {
     const total = Math.max(0, ctx.store.count(meta) - skip);
     return { n: limit > 0 ? Math.min(limit, total) : total, ok: 1 };
   }

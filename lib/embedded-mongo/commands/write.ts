@@ -4,7 +4,7 @@ import { isPlainObject } from "../keys";
 import { findDocuments, mingoOptions, projectDocuments } from "../query";
 import type { CollectionMeta } from "../store";
 import { applyUpdate, buildUpsert, type UpdateSpec } from "../update";
-import { collectionName, optionalDocument, type CommandContext, type Handler } from "./context";
+import { assertWritable, collectionName, optionalDocument, type CommandContext, type Handler } from "./context";
 
 /** A write error of one statement of a batch, in MongoDB's `writeErrors` shape. */
 function writeError(index: number, err: unknown): Document {
@@ -21,6 +21,7 @@ function checkId(doc: Document): void {
 
 const insert: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "insert");
+  assertWritable(ctx, name);
   const documents = cmd.documents;
   if (!Array.isArray(documents)) throw new MongoCommandError("TypeMismatch", "BSON field 'insert.documents' is missing or not an array");
   const ordered = cmd.ordered !== false;
@@ -60,6 +61,7 @@ function validateUpdate(u: unknown): asserts u is UpdateSpec {
 
 const update: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "update");
+  assertWritable(ctx, name);
   const updates = cmd.updates;
   if (!Array.isArray(updates)) throw new MongoCommandError("TypeMismatch", "BSON field 'update.updates' is missing or not an array");
   const ordered = cmd.ordered !== false;
@@ -109,6 +111,7 @@ const update: Handler = async (cmd, ctx) => {
 
 const deleteCommand: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "delete");
+  assertWritable(ctx, name);
   const deletes = cmd.deletes;
   if (!Array.isArray(deletes)) throw new MongoCommandError("TypeMismatch", "BSON field 'delete.deletes' is missing or not an array");
   const ordered = cmd.ordered !== false;
@@ -134,6 +137,7 @@ const deleteCommand: Handler = async (cmd, ctx) => {
 
 const findAndModify: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "findAndModify" in cmd ? "findAndModify" : "findandmodify");
+  assertWritable(ctx, name);
   const query = optionalDocument(cmd, "query") ?? {};
   const sort = optionalDocument(cmd, "sort");
   const fields = optionalDocument(cmd, "fields");

@@ -1,0 +1,103 @@
+/**
+ * `npm run bench:db`: speed of the embedded database through the real `mongodb` driver.
+ * Inserts 100,000 user-like documents, then times an indexed equality find, a page of 10 filtered
+ * by company and sorted by an indexed date, and that same page after the index is dropped.
+ * The server runs in a child process of its own, as a database server does, so the client's
+ * BSON work and the server's share the machine's cores rather than one event loop.
+ * Prints figures only: these machines are shared, so nothing here passes or fails on a time.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fork } from "node:child_process";
+import { MongoClient, ObjectId } from "mongodb";
+import { startEmbeddedMongo } from "./index";
+
+const TOTAL = Number(process.env.BENCH_DOCS ?? 100_000);
+const BATCH = 1000;
+const COMPANIES = 20;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function time(label: string, runs: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < Math.min(20, runs); i++) await fn(i);
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn(i);
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  const p50 = percentile(samples, 50);
+  console.log(`${label.padEnd(52)} p50 ${p50.toFixed(3)} ms   p99 ${percentile(samples, 99).toFixed(3)} ms   (${runs} runs)`);
+  return p50;
+}
+
+/** Child process: serve `dir` and report the URI to the parent. */
+async function serve(dir: string): Promise<void> {
+  const server = await startEmbeddedMongo({ dir });
+  process.send?.({ uri: server.uri });
+  process.on("disconnect", () => void server.close().then(() => process.exit(0)));
+}
+
+function startServerProcess(dir: string): Promise<{ uri: string; stop: () => void }> {
+  const child = fork(__filename, ["--serve", dir], { execArgv: process.execArgv, stdio: "inherit" });
+  return new Promise((resolve, reject) => {
+    child.once("message", (m) => resolve({ uri: (m as { uri: string }).uri, stop: () => child.disconnect() }));
+    child.once("exit", (code) => reject(new Error(`database process exited with ${code}`)));
+  });
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-db-"));
+  const server = await startServerProcess(dir);
+  const client = await MongoClient.connect(server.uri);
+  try {
+    const users = client.db("bench").collection("users");
+    await users.createIndex({ email: 1 }, { unique: true });
+    await users.createIndex({ company: 1, modifiedAt: -1 });
+    const companies = Array.from({ length: COMPANIES }, () => new ObjectId());
+    const base = Date.UTC(2025, 0, 1);
+
+    const insertStart = performance.now();
+    for (let offset = 0; offset < TOTAL; offset += BATCH) {
+      const docs = Array.from({ length: Math.min(BATCH, TOTAL - offset) }, (_, j) => {
+        const i = offset + j;
+        return {
+          email: `user${i}@example.com`,
+          name: { displayName: `User ${i}`, names: `User`, lastName: `N${i}`, secondLastName: "" },
+          companies: [{ companyId: companies[i % COMPANIES], hierarchy: { boss: [], peers: [], subordinate: [] } }],
+          company: companies[i % COMPANIES],
+          search: [`user${i}`, "example", "com"],
+          isActive: i % 10 !== 0,
+          createdAt: new Date(base + i * 1000),
+          modifiedAt: new Date(base + ((i * 7919) % TOTAL) * 1000),
+        };
+      });
+      await users.insertMany(docs, { ordered: true });
+    }
+    const insertSeconds = (performance.now() - insertStart) / 1000;
+    console.log(`embedded-mongo benchmark: ${TOTAL.toLocaleString("en")} documents, Node ${process.version}, ${os.cpus().length} cores`);
+    console.log(`${"insert (batches of 1,000)".padEnd(52)} ${Math.round(TOTAL / insertSeconds).toLocaleString("en")} documents/s`);
+
+    await time("find by indexed email (equality)", 2000, (i) => users.findOne({ email: `user${(i * 37) % TOTAL}@example.com` }));
+    const page = (i: number) => users.find({ company: companies[i % COMPANIES] }).sort({ modifiedAt: -1 }).limit(10).toArray();
+    const indexed = await time("page of 10 by company, sorted by modifiedAt (index)", 2000, page);
+    await users.dropIndex("company_1_modifiedAt_-1");
+    const scanned = await time("same page without the index (collection scan)", 30, page);
+    console.log(`${"index speed-up (scan p50 / index p50)".padEnd(52)} ${(scanned / indexed).toFixed(1)}x`);
+  } finally {
+    await client.close();
+    server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const serveIndex = process.argv.indexOf("--serve");
+(serveIndex >= 0 ? serve(process.argv[serveIndex + 1]) : main()).catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
