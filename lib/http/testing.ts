@@ -21,13 +21,17 @@ export interface CallOptions {
   params?: Record<string, string>;
 }
 
-export interface CallResult<T = any> {
+/** Parsed JSON that tests read by path; its shape is what they assert. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
+export interface CallResult<T = Json> {
   status: number;
   headers: Headers;
   body: T;
 }
 
-export async function call<T = any>(handler: RouteHandler, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
+export async function call<T = Json>(handler: RouteHandler, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
   const headers = new Headers(options.headers);
   if (options.token) headers.set("authorization", `Bearer ${options.token}`);
   if (options.admin !== undefined && options.admin !== false) headers.set("admin", options.admin === true ? "true" : options.admin);
