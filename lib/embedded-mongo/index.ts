@@ -15,6 +15,8 @@ export interface EmbeddedMongoOptions {
   /** 0 or unset: any free port. */
   port?: number;
   host?: string;
+  /** Accept test-only commands such as `configureFailPoint` (off unless asked for). */
+  testCommands?: boolean;
 }
 
 export interface EmbeddedMongoHandle {
@@ -100,7 +102,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
   let store: Store | undefined;
   try {
     store = Store.open(opts.dir);
-    const server = await listen(store, opts.port ?? 0, host);
+    const server = await listen(store, opts.port ?? 0, host, opts.testCommands === true);
     fs.writeFileSync(lockPath(opts.dir), JSON.stringify({ pid: process.pid, port: server.port, host }));
     const opened = store;
     let closing: Promise<void> | undefined;

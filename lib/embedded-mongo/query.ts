@@ -18,6 +18,8 @@ export interface FindSpec {
   /** 0 or undefined: no limit. */
   limit?: number;
   hint?: unknown;
+  /** Filled with the number of documents read, for explain's executionStats. */
+  stats?: { docsExamined: number };
 }
 
 export function mingoOptions(store: Store, db: string, variables?: Document): Partial<Options> {
@@ -84,6 +86,7 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   const sortedByPlan = plan.kind === "ids" ? !sort : plan.sorted;
   const matches: Document[] = [];
   for (const doc of candidates(store, meta, plan)) {
+    if (spec.stats) spec.stats.docsExamined += 1;
     if (!query.test(doc)) continue;
     matches.push(doc);
     if (sortedByPlan && limit > 0 && matches.length >= skip + limit) break;

@@ -4,8 +4,8 @@
  * malformed message closes only its own connection.
  */
 import net from "node:net";
-import type { Document } from "bson";
-import { runCommand } from "./commands";
+import { CLOSE_CONNECTION, runCommand } from "./commands";
+import { FailPoints } from "./commands/failpoint";
 import { CursorRegistry } from "./cursors";
 import type { Store } from "./store";
 import { MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMessage } from "./wire";
@@ -15,8 +15,9 @@ export interface WireServer {
   close(): Promise<void>;
 }
 
-export async function listen(store: Store, port: number, host: string): Promise<WireServer> {
+export async function listen(store: Store, port: number, host: string, testCommands = false): Promise<WireServer> {
   const cursors = new CursorRegistry();
+  const failPoints = testCommands ? new FailPoints() : undefined;
   const sockets = new Set<net.Socket>();
   // The tail of each connection's command chain, so close() can wait for commands in flight.
   const queues = new Map<net.Socket, Promise<void>>();
@@ -39,10 +40,14 @@ export async function listen(store: Store, port: number, host: string): Promise<
           pending = pending.subarray(length);
           const message = parseMessage(frame);
           queue = queue.then(async () => {
-            const reply = await runCommand(message.command, { store, cursors, server: info, connectionId });
+            const reply = await runCommand(message.command, { store, cursors, server: info, connectionId, failPoints });
+            if (reply === CLOSE_CONNECTION) {
+              socket.destroy();
+              return;
+            }
             if (message.opCode === OP_MSG && message.flags & MORE_TO_COME) return;
             if (socket.destroyed) return;
-            socket.write(message.opCode === OP_MSG ? encodeOpMsg(message.requestId, reply) : encodeOpReply(message.requestId, reply as Document));
+            socket.write(message.opCode === OP_MSG ? encodeOpMsg(message.requestId, reply) : encodeOpReply(message.requestId, reply));
           });
           queues.set(socket, queue);
         }

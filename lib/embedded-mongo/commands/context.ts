@@ -1,5 +1,6 @@
 import type { Document } from "bson";
 import type { CursorRegistry } from "../cursors";
+import type { FailPoints } from "./failpoint";
 import { MongoCommandError } from "../errors";
 import type { CollectionMeta, Store } from "../store";
 
@@ -15,6 +16,8 @@ export interface CommandContext {
   cursors: CursorRegistry;
   server: ServerInfo;
   connectionId: number;
+  /** Present only when test commands are enabled. */
+  failPoints?: FailPoints;
   /** The command's `$db`. */
   db: string;
 }

@@ -3,19 +3,30 @@ import { MongoCommandError, errorReply } from "../errors";
 import { adminCommands } from "./admin";
 import type { CommandContext, Handler } from "./context";
 import { ddlCommands } from "./ddl";
+import { CLOSE_CONNECTION } from "./failpoint";
 import { readCommands } from "./read";
 import { writeCommands } from "./write";
 
+export { CLOSE_CONNECTION };
+
 const handlers: Record<string, Handler> = { ...adminCommands, ...readCommands, ...writeCommands, ...ddlCommands };
 
-/** Runs one command document and returns MongoDB's reply; never throws. */
-export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">): Promise<Document> {
+/**
+ * Runs one command document and returns MongoDB's reply (or CLOSE_CONNECTION when a fail point
+ * says the connection drops); never throws.
+ */
+export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">): Promise<Document | typeof CLOSE_CONNECTION> {
   const name = Object.keys(cmd)[0];
   const db = typeof cmd.$db === "string" ? cmd.$db : "admin";
   try {
+    if (name === "configureFailPoint" && ctx.failPoints) return ctx.failPoints.configure(cmd);
     const handler = name === undefined ? undefined : Object.hasOwn(handlers, name) ? handlers[name] : undefined;
     if (!handler) throw new MongoCommandError("CommandNotFound", `no such command: '${name ?? ""}'`);
-    return await handler(cmd, { ...ctx, db });
+    const failure = ctx.failPoints?.trigger(name, cmd);
+    if (failure && "close" in failure) return CLOSE_CONNECTION;
+    if (failure && "reply" in failure) return failure.reply;
+    const reply = await handler(cmd, { ...ctx, db });
+    return failure ? { ...reply, writeConcernError: failure.writeConcernError } : reply;
   } catch (err) {
     return errorReply(err);
   }

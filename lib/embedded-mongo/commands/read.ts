@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { EJSON, type Document, type Long } from "bson";
 import { Aggregator } from "mingo";
 import { MongoCommandError } from "../errors";
@@ -107,14 +108,28 @@ const aggregate: Handler = async (cmd, ctx) => {
   return ctx.cursors.open(namespace, results, optionalNumber(cursor, "batchSize"));
 };
 
+/** explain of find, count, distinct and aggregate: the plan, and with executionStats its cost. */
 const explain: Handler = (cmd, ctx) => {
   const inner = optionalDocument(cmd, "explain");
   if (!inner) throw new MongoCommandError("BadValue", "explain command requires a nested object");
   const name = Object.keys(inner)[0];
-  const meta = typeof inner[name] === "string" ? existing(ctx, inner[name] as string) : undefined;
-  const filter = (inner.filter ?? inner.query ?? {}) as Document;
-  const plan = meta ? explainPlan(choosePlan(filter, inner.sort as Document | undefined, meta.indexes, inner.hint)) : { stage: "EOF" };
-  return { queryPlanner: { namespace: ns(ctx.db, String(inner[name])), winningPlan: plan }, ok: 1 };
+  const collection = String(inner[name]);
+  const meta = existing(ctx, collection);
+  const pipeline = Array.isArray(inner.pipeline) ? (inner.pipeline as Document[]) : [];
+  const leadingMatch = pipeline[0] && "$match" in pipeline[0] ? (pipeline[0].$match as Document) : undefined;
+  const filter = (inner.filter ?? inner.query ?? leadingMatch ?? {}) as Document;
+  const sort = inner.sort as Document | undefined;
+  const reply: Document = {
+    queryPlanner: { namespace: ns(ctx.db, collection), winningPlan: meta ? explainPlan(choosePlan(filter, sort, meta.indexes, inner.hint)) : { stage: "EOF" } },
+    ok: 1,
+  };
+  if (cmd.verbosity !== "queryPlanner") {
+    const stats = { docsExamined: 0 };
+    const started = performance.now();
+    const docs = findDocuments(ctx.store, meta, { filter, sort, skip: optionalNumber(inner, "skip"), limit: Math.abs(optionalNumber(inner, "limit") ?? 0), hint: inner.hint, stats }, mingoOptions(ctx.store, ctx.db));
+    reply.executionStats = { executionSuccess: true, nReturned: docs.length, totalDocsExamined: stats.docsExamined, executionTimeMillis: Math.round(performance.now() - started) };
+  }
+  return reply;
 };
 
 export const readCommands: Record<string, Handler> = { find, getMore, killCursors, count, distinct, aggregate, explain };

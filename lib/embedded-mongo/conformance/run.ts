@@ -30,7 +30,7 @@ async function startTarget(): Promise<Target> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "conformance-"));
   try {
     const { startEmbeddedMongo } = await import("../index");
-    const server = await startEmbeddedMongo({ dir });
+    const server = await startEmbeddedMongo({ dir, testCommands: true });
     return {
       uri: server.uri,
       description: `embedded database (${dir})`,
