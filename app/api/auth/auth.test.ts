@@ -1,0 +1,173 @@
+import { SignJWT } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createTenant, type Tenant } from "@/lib/http/testing";
+import { Session, User } from "@/lib/models";
+import { storePasswordHash, hashPassword } from "@/lib/services/passwords";
+import { oid } from "@/lib/services/ids";
+import { signingKey } from "@/lib/services/secret";
+import { useTestDatabase } from "@/lib/testing/database";
+import * as me from "@/app/v2/users/me/route";
+import * as user from "@/app/v2/users/[id]/route";
+import * as login from "./login/route";
+import * as logout from "./logout/route";
+import * as token from "./token/route";
+
+describe("authentication", () => {
+  useTestDatabase();
+  let t: Tenant;
+  const password = "a long enough password";
+
+  beforeAll(async () => {
+    t = await createTenant("Auth");
+    await storePasswordHash(oid(t.memberId), await hashPassword(password));
+  });
+
+  const memberEmail = async () => (await User.findById(t.memberId).lean())!.email;
+  const signIn = async (email: string, pw: string, headers: Record<string, string> = {}) =>
+    call(login.POST, "/api/auth/login", { body: { email, password: pw }, headers });
+  const cookieOf = (setCookie: string | null) => setCookie!.split(";")[0];
+  const whoAmI = (accessToken: string) => call(me.GET, "/v2/users/me", { token: accessToken });
+
+  describe("POST /api/auth/login", () => {
+    it("answers an access token and sets an httpOnly SameSite=Strict session cookie", async () => {
+      const response = await signIn((await memberEmail()).toUpperCase(), password);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ accessToken: expect.any(String), expiresAt: expect.stringMatching(/\.000Z$/) });
+      const expiresIn = Date.parse(response.body.expiresAt) - Date.now();
+      expect(expiresIn).toBeGreaterThan(10 * 60_000);
+      expect(expiresIn).toBeLessThanOrEqual(15 * 60_000);
+      const cookie = response.headers.get("set-cookie")!;
+      expect(cookie).toMatch(/^session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+      expect((await whoAmI(response.body.accessToken)).body._id).toBe(t.memberId);
+      const [header, payload] = response.body.accessToken.split(".").slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, "base64url").toString()));
+      expect(header.alg).toBe("HS256");
+      expect(payload).toEqual({ sub: t.memberId, cid: t.companyId, sid: expect.any(String), iat: expect.any(Number), exp: expect.any(Number) });
+    });
+
+    it("marks the cookie Secure behind HTTPS", async () => {
+      const response = await signIn(await memberEmail(), password, { "x-forwarded-proto": "https" });
+      expect(response.headers.get("set-cookie")).toMatch(/; Secure$/);
+    });
+
+    it("answers the same 401 for a wrong password, an unknown e-mail and a user without password", async () => {
+      const answers = await Promise.all([
+        signIn(await memberEmail(), "wrong password!"),
+        signIn("nobody@nowhere.io", password),
+        signIn((await User.findById(t.adminId).lean())!.email, password),
+      ]);
+      for (const answer of answers) {
+        expect(answer.status).toBe(401);
+        expect(answer.body.error.code).toBe("unauthorized");
+        expect(answer.body.error.message).toBe(answers[0].body.error.message);
+        expect(answer.headers.get("set-cookie")).toBeNull();
+      }
+    });
+
+    it("refuses a malformed body with 400", async () => {
+      const response = await call(login.POST, "/api/auth/login", { body: { email: "x@y.io" } });
+      expect(response.status).toBe(400);
+      expect(response.body.error.details[0].path).toBe("password");
+    });
+
+    it("throttles failed attempts per e-mail (429 with Retry-After), even for the right password", async () => {
+      const target = await User.collection.insertOne({
+        email: "throttled@auth.io",
+        companies: [{ companyId: oid(t.companyId), hierarchy: { boss: [], peers: [], subordinate: [] } }],
+        isActive: true,
+        accessRoles: [],
+      } as never);
+      await storePasswordHash(target.insertedId, await hashPassword(password));
+      for (let i = 0; i < 10; i++) expect((await signIn("throttled@auth.io", `wrong ${i}`)).status).toBe(401);
+      const blocked = await signIn("throttled@auth.io", password);
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.error.code).toBe("rate_limited");
+      expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await signIn(await memberEmail(), password)).status).toBe(200);
+    });
+  });
+
+  describe("sessions: /api/auth/token and /api/auth/logout", () => {
+    it("gives fresh access tokens for the cookie; logout revokes the session and its tokens", async () => {
+      const signedIn = await signIn(await memberEmail(), password);
+      const cookie = cookieOf(signedIn.headers.get("set-cookie"));
+      const refreshed = await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie } });
+      expect(refreshed.status).toBe(200);
+      expect((await whoAmI(refreshed.body.accessToken)).status).toBe(200);
+
+      const out = await call(logout.POST, "/api/auth/logout", { method: "POST", headers: { cookie } });
+      expect(out.status).toBe(204);
+      expect(out.headers.get("set-cookie")).toMatch(/^session=; Path=\/; HttpOnly; SameSite=Strict; Max-Age=0/);
+
+      for (const accessToken of [signedIn.body.accessToken, refreshed.body.accessToken]) {
+        const revoked = await whoAmI(accessToken);
+        expect(revoked.status).toBe(401);
+        expect(revoked.body.error.code).toBe("unauthorized");
+      }
+      expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie } })).status).toBe(401);
+    });
+
+    it("answers 401 without a cookie or with an unknown one", async () => {
+      expect((await call(token.POST, "/api/auth/token", { method: "POST" })).status).toBe(401);
+      expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie: "session=forged" } })).status).toBe(401);
+    });
+  });
+
+  describe("bearer tokens on /v2", () => {
+    const sign = async (claims: Record<string, unknown>, exp: number | string, key?: Uint8Array) =>
+      new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject(t.memberId).setIssuedAt().setExpirationTime(exp).sign(key ?? (await signingKey()));
+    const sessionId = async () => (await Session.findOne({ userId: oid(t.memberId) }).lean())!._id.toHexString();
+
+    it.each([
+      ["no Authorization header", undefined],
+      ["another scheme", "Basic dXNlcjpwYXNz"],
+      ["a bearer without token", "Bearer "],
+      ["garbage", "Bearer not.a.jwt"],
+      ["an unsigned token", `Bearer ${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from('{"sub":"x"}').toString("base64url")}.`],
+    ])("answers 401 unauthorized for %s", async (_, authorization) => {
+      const response = await call(me.GET, "/v2/users/me", { headers: authorization ? { authorization } : {} });
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe("unauthorized");
+    });
+
+    it("answers 401 for an expired token, a token signed with another key, and a token of no session", async () => {
+      const sid = await sessionId();
+      const expired = await sign({ cid: t.companyId, sid }, Math.floor(Date.now() / 1000) - 10);
+      const response = await whoAmI(expired);
+      expect(response.status).toBe(401);
+      expect(response.body.error.message).toMatch(/expired/);
+      const foreign = await sign({ cid: t.companyId, sid }, "1h", new TextEncoder().encode("x".repeat(40)));
+      expect((await whoAmI(foreign)).status).toBe(401);
+      const noSession = await sign({ cid: t.companyId, sid: "0123456789abcdef01234567" }, "1h");
+      expect((await whoAmI(noSession)).status).toBe(401);
+      const badClaims = await sign({ cid: "x", sid }, "1h");
+      expect((await whoAmI(badClaims)).status).toBe(401);
+      const valid = await sign({ cid: t.companyId, sid }, "1h");
+      expect((await whoAmI(valid)).status).toBe(200);
+    });
+
+    it("answers 401 for the token of a deactivated user, and accepts it again once reactivated", async () => {
+      const setActive = (isActive: boolean) =>
+        call(user.PATCH, `/v2/users/${t.memberId}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id: t.memberId }, body: { isActive } });
+      expect((await setActive(false)).status).toBe(200);
+      const response = await whoAmI(t.memberToken);
+      expect(response.status).toBe(401);
+      expect(response.body.error.message).toMatch(/deactivated/);
+      expect((await signIn(await memberEmail(), password)).status).toBe(401);
+      expect((await setActive(true)).status).toBe(200);
+      expect((await whoAmI(t.memberToken)).status).toBe(200);
+    });
+
+    it("records lastRequestDate, at most once a minute", async () => {
+      await User.collection.updateOne({ _id: oid(t.memberId) }, { $set: { lastRequestDate: null } });
+      await whoAmI(t.memberToken);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const first = (await User.findById(t.memberId).lean())!.lastRequestDate;
+      expect(first).toBeInstanceOf(Date);
+      await whoAmI(t.memberToken);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await User.findById(t.memberId).lean())!.lastRequestDate).toEqual(first);
+      const shown = await whoAmI(t.memberToken);
+      expect(shown.body.lastRequestDate).toBe(first!.toISOString());
+    });
+  });
+});
