@@ -29,6 +29,7 @@ export const ErrorCodes = {
   CannotBuildIndexKeys: 171,
   Location16410: 16410,
   DuplicateKey: 11000,
+  KeyTooLong: 17280,
   NoSuchKey: 4,
   Location40352: 40352,
   InvalidPipelineOperator: 168,

@@ -7,6 +7,7 @@
  * finds is checked again against the real document.
  */
 import { EJSON, type Document } from "bson";
+import { MongoCommandError } from "./errors";
 
 export type KeyPrimitive = string | number;
 export type KeyPart = [number, KeyPrimitive];
@@ -180,6 +181,6 @@ const MAX_ID_KEY = 800;
 /** The key of a document's `_id`: never cut, since it names exactly one document. */
 export function idKey(id: unknown): KeyPart {
   const { part, exact } = encodeValue(id, MAX_ID_KEY);
-  if (!exact) throw new RangeError(`_id is too long to index (over ${MAX_ID_KEY} characters)`);
+  if (!exact) throw new MongoCommandError("KeyTooLong", `_id is too long to store (over ${MAX_ID_KEY} characters)`);
   return part;
 }

@@ -157,6 +157,7 @@ export class Store {
     const id = idKey(doc._id);
     if (this.docs.doesExist([meta.db, meta.name, ...id])) throw duplicateKey(meta, ID_INDEX, doc);
     const entries = this.indexEntries(meta, doc);
+    checkKeySizes(meta, entries, id);
     this.checkUnique(meta, doc, entries);
     void this.docs.put([meta.db, meta.name, ...id], serialize(doc));
     this.putEntries(meta, entries, id);
@@ -166,6 +167,7 @@ export class Store {
     const id = idKey(before._id);
     const oldEntries = this.indexEntries(meta, before);
     const newEntries = this.indexEntries(meta, after);
+    checkKeySizes(meta, newEntries, id);
     this.checkUnique(meta, after, newEntries);
     for (const { index, keys } of oldEntries) {
       for (const key of keys) void this.index.remove([meta.db, meta.name, index.name, ...key, ...id]);
@@ -265,6 +267,27 @@ export class Store {
 }
 
 const EMPTY = Buffer.alloc(0);
+// LMDB refuses keys over 1978 bytes; measured with room for ordered-binary's separators.
+const MAX_KEY_BYTES = 1900;
+
+function keyBytes(key: Key): number {
+  let n = 0;
+  for (const part of key) n += typeof part === "string" ? Buffer.byteLength(part) + 2 : 10;
+  return n;
+}
+
+/** Refuses a document before anything is written when one of its keys cannot be stored. */
+function checkKeySizes(meta: CollectionMeta, entries: Array<{ index: IndexSpec; keys: Key[] }>, id: KeyPart): void {
+  const fixed = keyBytes([meta.db, meta.name, ...id]);
+  if (fixed > MAX_KEY_BYTES) throw new MongoCommandError("KeyTooLong", "_id is too large to be stored");
+  for (const { index, keys } of entries) {
+    for (const key of keys) {
+      if (fixed + keyBytes([index.name, ...key]) > MAX_KEY_BYTES) {
+        throw new MongoCommandError("KeyTooLong", `index key too large to store in index ${index.name}`);
+      }
+    }
+  }
+}
 
 export function ns(db: string, name: string): string {
   return `${db}.${name}`;
