@@ -4,3 +4,8 @@ export { User } from "./user";
 export { Credential, Invitation, Session } from "./secrets";
 export { OutboxMail } from "./outbox";
 export { Meta } from "./meta";
+export { Survey } from "./survey";
+export { SurveyChat } from "./survey-chat";
+export { Question } from "./question";
+export { Answer } from "./answer";
+export { SurveyRevision } from "./survey-revision";

@@ -1,8 +1,8 @@
 import { connect } from "@/lib/db";
-import { AccessRole, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Session, User } from "@/lib/models";
+import { AccessRole, Answer, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Question, Session, Survey, SurveyChat, SurveyRevision, User } from "@/lib/models";
 import { bootstrap } from "./companies";
 
-const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta];
+const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, SurveyRevision];
 
 let readying: Promise<void> | undefined;
 

@@ -1,0 +1,54 @@
+import mongoose, { Schema } from "mongoose";
+import { defineModel, ObjectId, schemaOptions } from "./define";
+
+const ids = { type: [{ type: ObjectId }], default: [] };
+
+const surveySchema = new Schema(
+  {
+    code: { type: String, required: true },
+    name: { type: String, required: true },
+    /**
+     * `name` lowercased: `search` is a case-insensitive prefix, and only an anchored,
+     * case-sensitive prefix regular expression can walk an index. Never shown by the API.
+     */
+    nameLower: { type: String, required: true },
+    version: { type: Number, enum: [1, 2], required: true },
+    company: { type: ObjectId, required: true },
+    isActive: { type: Boolean, required: true, default: true },
+    isSystemModel: { type: Boolean, required: true, default: false },
+    // Version 1 permission model (specification §9).
+    permissions: ids,
+    group: { type: String, default: null },
+    groupPermissions: ids,
+    // Version 2 permission model.
+    permissionsV2: {
+      type: [new Schema({ accessRole: { type: ObjectId, required: true }, canAnswer: Boolean, canViewAnswers: Boolean }, { _id: false, strict: "throw" })],
+      default: [],
+    },
+    groupPermissionsV2: {
+      type: [new Schema({ group: { type: String, required: true }, accessRoles: ids }, { _id: false, strict: "throw" })],
+      default: [],
+    },
+    onlySubSurvey: { type: Boolean, required: true, default: false },
+    propertiesChannel: ids,
+    propertiesLimit: ids,
+    responders: ids,
+    createdAt: { type: Date, required: true },
+    modifiedAt: { type: Date, required: true },
+    /** The revision counter: 0 on creation, one more per successful update. */
+    __v: { type: Number, required: true, default: 0 },
+  },
+  { ...schemaOptions, collection: "surveys" },
+);
+
+// `code` is unique within a company; the index also answers the code half of `search`.
+surveySchema.index({ company: 1, code: 1 }, { unique: true });
+// The default list (active surveys, newest first) and the list with isActive=all.
+surveySchema.index({ company: 1, isActive: 1, modifiedAt: 1, _id: 1 });
+surveySchema.index({ company: 1, modifiedAt: 1, _id: 1 });
+// The name half of `search`.
+surveySchema.index({ company: 1, nameLower: 1 });
+
+export const Survey = defineModel("SvcSurvey", surveySchema);
+
+export type SurveyDoc = mongoose.InferSchemaType<typeof surveySchema> & { _id: mongoose.Types.ObjectId };
