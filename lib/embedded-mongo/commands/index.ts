@@ -22,6 +22,10 @@ export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">)
     if (name === "configureFailPoint" && ctx.failPoints) return ctx.failPoints.configure(cmd);
     const handler = name === undefined ? undefined : Object.hasOwn(handlers, name) ? handlers[name] : undefined;
     if (!handler) throw new MongoCommandError("CommandNotFound", `no such command: '${name ?? ""}'`);
+    if (cmd.autocommit === false || name === "commitTransaction" || name === "abortTransaction") {
+      // As a standalone mongod answers: multi-document transactions need a replica set.
+      throw new MongoCommandError("IllegalOperation", "Transaction numbers are only allowed on a replica set member or mongos");
+    }
     const failure = ctx.failPoints?.trigger(name, cmd);
     if (failure && "close" in failure) return CLOSE_CONNECTION;
     if (failure && "reply" in failure) return failure.reply;
