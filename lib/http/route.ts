@@ -159,7 +159,7 @@ function handle(
   };
 }
 
-function bearerToken(request: Request): string {
+export function bearerToken(request: Request): string {
   const header = request.headers.get("authorization");
   if (!header) throw new ServiceError("unauthorized", "Send an access token: Authorization: Bearer <token>.");
   const match = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header);

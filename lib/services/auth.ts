@@ -189,3 +189,11 @@ export async function createApiToken(email: string, ttlSeconds: number, companyI
   const issued = await issueAccessToken(user._id, membership.companyId, session._id, expiresAt);
   return { ...issued, userId: user._id.toHexString(), companyId: membership.companyId.toHexString() };
 }
+
+/** What a token says about itself, checked by signature and expiry only (no database). */
+export async function introspect(token: string): Promise<{ userId: string; companyId: string; expiresAt: string }> {
+  const claims = await verifyAccessToken(token);
+  const [, payload] = token.split(".");
+  const { exp } = JSON.parse(Buffer.from(payload, "base64url").toString()) as { exp: number };
+  return { userId: claims.sub, companyId: claims.cid, expiresAt: new Date(exp * 1000).toISOString() };
+}

@@ -1,6 +1,6 @@
 import { readCookie, SESSION_COOKIE } from "@/lib/http/cookies";
-import { publicRoute } from "@/lib/http/route";
-import { refresh } from "@/lib/services/auth";
+import { bearerToken, publicRoute } from "@/lib/http/route";
+import { introspect, refresh } from "@/lib/services/auth";
 import { ServiceError } from "@/lib/services/errors";
 
 export const runtime = "nodejs";
@@ -13,3 +13,10 @@ export const POST = publicRoute({}, async ({ request }) => {
   const token = await refresh(sessionToken);
   return { accessToken: token.accessToken, expiresAt: token.expiresAt.toISOString() };
 });
+
+/**
+ * What the bearer token says: user, company and expiry, checked by signature and expiry only —
+ * not whether it was revoked since (a `/v2` request checks that). Also the framework's floor in
+ * `npm run bench:api`: an authenticated answer that touches no database.
+ */
+export const GET = publicRoute({}, ({ request }) => introspect(bearerToken(request)));
