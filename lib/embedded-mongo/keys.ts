@@ -148,17 +148,16 @@ export interface IndexKey {
   exact: boolean;
 }
 
-/** The index keys of one document under a key pattern (one per array element for multikey). */
-export function indexKeys(doc: Document, fields: string[]): { keys: IndexKey[]; multikey: boolean; arrayFields: number } {
+/**
+ * The index keys of one document under a key pattern (one per array element for multikey), and
+ * which of the fields reached an array in this document.
+ */
+export function indexKeys(doc: Document, fields: string[]): { keys: IndexKey[]; multikeyFields: string[] } {
   let combos: IndexKey[] = [{ parts: [], exact: true }];
-  let multikey = false;
-  let arrayFields = 0;
+  const multikeyFields: string[] = [];
   for (const field of fields) {
-    const { values, multikey: mk } = valuesAtPath(doc, field);
-    if (mk) {
-      multikey = true;
-      arrayFields += 1;
-    }
+    const { values, multikey } = valuesAtPath(doc, field);
+    if (multikey) multikeyFields.push(field);
     const encoded = dedupe(values.map((v) => encodeValue(v)));
     const next: IndexKey[] = [];
     for (const combo of combos) {
@@ -166,7 +165,7 @@ export function indexKeys(doc: Document, fields: string[]): { keys: IndexKey[]; 
     }
     combos = next;
   }
-  return { keys: combos, multikey, arrayFields };
+  return { keys: combos, multikeyFields };
 }
 
 function dedupe(values: Array<{ part: KeyPart; exact: boolean }>): Array<{ part: KeyPart; exact: boolean }> {

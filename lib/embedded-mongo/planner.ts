@@ -52,7 +52,6 @@ export function choosePlan(filter: Document, sort: Document | undefined, indexes
   let best: { plan: Plan; score: number } | undefined;
   for (const index of candidates) {
     const evaluated = evaluate(index, bounds, sortEntries);
-    if (!evaluated) continue;
     if (!best || evaluated.score > best.score) best = evaluated;
   }
   if (best && (best.score > 0 || candidates.length === 1 && hint !== undefined)) return best.plan;
@@ -69,8 +68,9 @@ function sameKey(a: Document, b: Document): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function evaluate(index: IndexSpec, bounds: Map<string, FieldBounds>, sortEntries: Array<[string, unknown]>): { plan: Plan; score: number } | undefined {
+function evaluate(index: IndexSpec, bounds: Map<string, FieldBounds>, sortEntries: Array<[string, unknown]>): { plan: Plan; score: number } {
   const fields = Object.keys(index.key);
+  const multikey = new Set(index.multikeyFields ?? []);
   let prefixes: Key[] = [[]];
   let eqFields = 0;
   let singlePoint = true;
@@ -88,7 +88,7 @@ function evaluate(index: IndexSpec, bounds: Map<string, FieldBounds>, sortEntrie
       continue;
     }
     const ranges = b?.ranges ?? (b?.points ? regexPointsAsRanges(b.points) : undefined);
-    if (ranges) rangeIntervals = rangeToIntervals(ranges, Boolean(index.multikey));
+    if (ranges) rangeIntervals = rangeToIntervals(ranges, multikey.has(field));
     break;
   }
 
@@ -99,13 +99,18 @@ function evaluate(index: IndexSpec, bounds: Map<string, FieldBounds>, sortEntrie
   }
   intervals.sort((a, b) => compareKeys(a.start, b.start));
 
-  const sortDirection = sortServed(index, fields, eqFields, singlePoint, Boolean(rangeIntervals && rangeIntervals.length > 1), bounds, sortEntries);
+  // An array field fixed to one value by equality yields one entry per document under that
+  // value; anywhere else it may yield several, which the walk must skip.
+  const fixed = singlePoint ? fields.slice(0, eqFields) : [];
+  const dedupe = intervals.length > 1 || [...multikey].some((f) => !fixed.includes(f));
+  const sortDirection = sortServed(index, fields, eqFields, singlePoint, intervals.length > 1, multikey, bounds, sortEntries);
   const sorted = sortDirection !== 0;
-  const score = eqFields * 10 + (rangeIntervals ? 5 : 0) + (sorted && sortEntries.length ? 100 : 0) + (index.unique && eqFields === fields.length ? 50 : 0) - fields.length * 0.01;
-  if (eqFields === 0 && !rangeIntervals && !(sorted && sortEntries.length)) return { plan: { kind: "index", index, intervals, reverse: false, sorted, dedupe: Boolean(index.multikey) }, score: 0 };
+  const servesSort = sorted && sortEntries.length > 0;
+  const score = eqFields * 10 + (rangeIntervals ? 5 : 0) + (servesSort ? 100 : 0) + (index.unique && eqFields === fields.length ? 50 : 0) - fields.length * 0.01;
+  const useful = eqFields > 0 || rangeIntervals !== undefined || servesSort;
   return {
-    plan: { kind: "index", index, intervals, reverse: sortDirection < 0, sorted, dedupe: Boolean(index.multikey) || intervals.length > 1 },
-    score,
+    plan: { kind: "index", index, intervals, reverse: sortDirection < 0, sorted, dedupe },
+    score: useful ? score : 0,
   };
 }
 
@@ -115,21 +120,23 @@ function sortServed(
   fields: string[],
   eqFields: number,
   singlePoint: boolean,
-  splitRange: boolean,
+  splitIntervals: boolean,
+  multikey: Set<string>,
   bounds: Map<string, FieldBounds>,
   sortEntries: Array<[string, unknown]>,
 ): number {
   if (sortEntries.length === 0) return 1;
-  if (index.multikey || !singlePoint || splitRange) return 0;
+  if (!singlePoint || splitIntervals) return 0;
   // Sort keys fixed by equality are constant and do not affect order.
   const wanted = sortEntries.filter(([f]) => !(bounds.get(f)?.points?.length === 1 && fields.indexOf(f) !== -1 && fields.indexOf(f) < eqFields));
-  const walk = [...fields.slice(eqFields).map((f) => [f, index.key[f]] as const), ["_id", 1] as const];
+  const walk = [...fields.slice(eqFields), "_id"];
   if (wanted.length === 0) return 1;
   if (wanted.length > walk.length) return 0;
   let direction = 0;
   for (let i = 0; i < wanted.length; i++) {
     const [field, dir] = wanted[i];
-    if (walk[i][0] !== field) return 0;
+    // An array field orders a document by each of its elements: not a sort order.
+    if (walk[i] !== field || multikey.has(field)) return 0;
     // Entries are stored ascending whatever the declared direction.
     const d = Number(dir) < 0 ? -1 : 1;
     if (direction === 0) direction = d;

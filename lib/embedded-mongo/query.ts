@@ -121,5 +121,5 @@ export function projectDocuments(docs: Document[], projection: Document | undefi
 export function explainPlan(plan: Plan): Document {
   if (plan.kind === "ids") return { stage: "IDHACK" };
   if (plan.kind === "scan") return { stage: "COLLSCAN", direction: plan.reverse ? "backward" : "forward" };
-  return { stage: "IXSCAN", indexName: plan.index.name, keyPattern: plan.index.key, direction: plan.reverse ? "backward" : "forward", isMultiKey: Boolean(plan.index.multikey) };
+  return { stage: "IXSCAN", indexName: plan.index.name, keyPattern: plan.index.key, direction: plan.reverse ? "backward" : "forward", isMultiKey: Boolean(plan.index.multikeyFields?.length), multiKeyPaths: plan.index.multikeyFields ?? [] };
 }

@@ -22,8 +22,11 @@ export interface IndexSpec {
   sparse?: boolean;
   partialFilterExpression?: Document;
   expireAfterSeconds?: number;
-  /** Set once any document produced several keys for this index (an array was indexed). */
-  multikey?: boolean;
+  /**
+   * The fields of the key pattern where some document held an array (MongoDB's multikey paths):
+   * those fields can yield several entries per document, so they limit bounds and sorting.
+   */
+  multikeyFields?: string[];
 }
 
 export interface CollectionMeta {
@@ -111,7 +114,7 @@ export class Store {
     const indexes = meta.indexes;
     this.dropCollection(meta);
     const { meta: target } = this.ensureCollection(toDb, toName, meta.options);
-    target.indexes = indexes.map((i) => ({ ...i, multikey: false }));
+    target.indexes = indexes.map((i) => ({ ...i, multikeyFields: [] }));
     this.saveMeta(target);
     for (const doc of docs) this.insert(target, doc);
   }
@@ -186,11 +189,11 @@ export class Store {
 
   createIndex(meta: CollectionMeta, spec: IndexSpec): void {
     const entries: Array<{ doc: Document; keys: Key[] }> = [];
-    let multikey = false;
+    const multikeyFields = new Set<string>();
     for (const doc of this.scan(meta)) {
       const keyed = this.keysFor(spec, doc);
       if (!keyed) continue;
-      multikey ||= keyed.multikey;
+      for (const f of keyed.multikeyFields) multikeyFields.add(f);
       entries.push({ doc, keys: keyed.keys });
     }
     if (spec.unique) {
@@ -204,7 +207,7 @@ export class Store {
         }
       }
     }
-    const indexed: IndexSpec = { ...spec, multikey };
+    const indexed: IndexSpec = { ...spec, multikeyFields: [...multikeyFields] };
     meta.indexes.push(indexed);
     for (const { doc, keys } of entries) {
       const id = idKey(doc._id);
@@ -220,19 +223,19 @@ export class Store {
     this.saveMeta(meta);
   }
 
-  private keysFor(index: IndexSpec, doc: Document): { keys: Key[]; multikey: boolean } | undefined {
+  private keysFor(index: IndexSpec, doc: Document): { keys: Key[]; multikeyFields: string[] } | undefined {
     const fields = Object.keys(index.key);
     if (index.sparse && fields.every((f) => valuesAtPath(doc, f).values.every((v) => v === null || v === undefined) && !hasPath(doc, f))) return undefined;
     if (index.partialFilterExpression && !new Query(index.partialFilterExpression).test(doc)) return undefined;
-    const { keys, multikey, arrayFields } = indexKeys(doc, fields);
-    if (arrayFields > 1) {
-      throw new MongoCommandError("CannotBuildIndexKeys", `cannot index parallel arrays [${fields.join("] [")}]`);
+    const { keys, multikeyFields } = indexKeys(doc, fields);
+    if (multikeyFields.length > 1) {
+      throw new MongoCommandError("CannotBuildIndexKeys", `cannot index parallel arrays [${multikeyFields.join("] [")}]`);
     }
-    return { keys: keys.map((k) => k.parts), multikey };
+    return { keys: keys.map((k) => k.parts), multikeyFields };
   }
 
-  private indexEntries(meta: CollectionMeta, doc: Document): Array<{ index: IndexSpec; keys: Key[]; multikey: boolean }> {
-    const out: Array<{ index: IndexSpec; keys: Key[]; multikey: boolean }> = [];
+  private indexEntries(meta: CollectionMeta, doc: Document): Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }> {
+    const out: Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }> = [];
     for (const index of meta.indexes) {
       if (index.name === ID_INDEX.name) continue;
       const keyed = this.keysFor(index, doc);
@@ -255,10 +258,12 @@ export class Store {
     }
   }
 
-  private putEntries(meta: CollectionMeta, entries: Array<{ index: IndexSpec; keys: Key[]; multikey: boolean }>, id: KeyPart): void {
-    for (const { index, keys, multikey } of entries) {
-      if (multikey && !index.multikey) {
-        index.multikey = true;
+  private putEntries(meta: CollectionMeta, entries: Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }>, id: KeyPart): void {
+    for (const { index, keys, multikeyFields } of entries) {
+      const known = index.multikeyFields ?? [];
+      const added = multikeyFields.filter((f) => !known.includes(f));
+      if (added.length) {
+        index.multikeyFields = [...known, ...added];
         this.saveMeta(meta);
       }
       for (const key of keys) void this.index.put([meta.db, meta.name, index.name, ...key, ...id], EMPTY);

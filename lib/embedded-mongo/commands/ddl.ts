@@ -33,7 +33,7 @@ const dropDatabase: Handler = async (_cmd, ctx) => {
 };
 
 function publicSpec(index: IndexSpec): Document {
-  const { multikey: _internal, ...spec } = index;
+  const { multikeyFields: _internal, ...spec } = index;
   void _internal;
   return spec;
 }

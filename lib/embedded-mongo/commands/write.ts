@@ -186,7 +186,7 @@ export async function writeOutStage(ctx: CommandContext, stage: Document, result
       const indexes = meta.indexes.filter((i) => i.name !== "_id_");
       ctx.store.dropCollection(meta);
       meta = ctx.store.ensureCollection(db, coll).meta;
-      for (const index of indexes) ctx.store.createIndex(meta, { ...index, multikey: false });
+      for (const index of indexes) ctx.store.createIndex(meta, { ...index, multikeyFields: [] });
     }
     const { meta: out } = ctx.store.ensureCollection(db, coll);
     for (const doc of results) {
