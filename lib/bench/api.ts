@@ -1,0 +1,291 @@
+/**
+ * `npm run bench:api [-- --users 100000 --duration 10 --connections 10]`: the users API under
+ * load, against the production build on the embedded database (issue 3 §6). Prints figures and
+ * ratios to two baselines measured in the same run; asserts nothing.
+ *
+ *   floor   GET /api/auth/token: an authenticated answer of the same build that touches no database
+ *   driver  the default list query sent straight through the `mongodb` driver
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { Presets, SingleBar } from "cli-progress";
+import { MongoClient, ObjectId } from "mongodb";
+import { startOrAttach } from "@/lib/embedded-mongo";
+
+const root = path.resolve(__dirname, "..", "..");
+const nextBin = path.join(root, "node_modules", ".bin", "next");
+
+const { values: opts } = parseArgs({
+  options: {
+    users: { type: "string", default: "100000" },
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "10" },
+    port: { type: "string", default: "3917" },
+    build: { type: "boolean", default: false },
+  },
+});
+const USERS = Number(opts.users);
+const DURATION = Number(opts.duration);
+const CONNECTIONS = Number(opts.connections);
+const PORT = Number(opts.port);
+const BASE = `http://127.0.0.1:${PORT}`;
+
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+interface Figures {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function main(): Promise<void> {
+  if (opts.build || !existsSync(path.join(root, ".next", "BUILD_ID"))) {
+    err("Building the production build (next build)...");
+    await exec(nextBin, ["build"], process.env);
+  }
+
+  const dataDir = await mkdtemp(path.join(tmpdir(), "bench-api-"));
+  const secret = randomBytes(48).toString("base64url");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    DATA_DIR: dataDir,
+    AUTH_SECRET: secret,
+    RATE_LIMIT_PER_MINUTE: "1000000000",
+    LOG_LEVEL: "warn",
+    MONGODB_URI: "",
+    ADMIN_PASSWORD: "bench admin password",
+  };
+  let server: ChildProcess | undefined;
+  let client: MongoClient | undefined;
+  try {
+    err(`Starting the production server on port ${PORT} (data in ${dataDir})...`);
+    server = spawn(nextBin, ["start", "--port", String(PORT)], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+    await waitFor(`${BASE}/api/health`, 60_000);
+
+    // The server runs the embedded database; this process attaches to it as a plain client.
+    const db = await startOrAttach({ dir: path.join(dataDir, "db") });
+    client = await new MongoClient(db.uri).connect();
+    const database = client.db("usersurveys");
+
+    // Signing in bootstraps the database through the app itself; the admin is the one of §5.
+    const accessToken = await signIn("admin@example.com", "bench admin password");
+    const me = await json(await fetch(`${BASE}/v2/users/me`, { headers: { authorization: `Bearer ${accessToken}` } }));
+    const companyId = new ObjectId(me.companies[0].companyId as string);
+    const memberRole = await database.collection("accessroles").findOne({ company: companyId, name: "Member" });
+    if (!memberRole) throw new Error("no Member role after bootstrap");
+
+    const ids = await insertUsers(database, companyId, memberRole._id, USERS);
+    const headers = { authorization: `Bearer ${accessToken}` };
+
+    const results: Figures[] = [];
+    const run = async (name: string, options: autocannon.Options) => {
+      await autocannon({ ...options, connections: CONNECTIONS, duration: 2 }); // warm-up
+      const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION });
+      const figures = {
+        name,
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        errors: result.errors + result.non2xx,
+      };
+      results.push(figures);
+      err(`  ${name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms${figures.errors ? `, ${figures.errors} failed` : ""}`);
+    };
+
+    err(`Load: ${CONNECTIONS} connections, ${DURATION} s per case (after a 2 s warm-up).`);
+    await run("floor: GET /api/auth/token (no database)", { url: `${BASE}/api/auth/token`, headers });
+    await run("GET /v2/users (default page)", { url: `${BASE}/v2/users`, headers });
+    await run("GET /v2/users?search=ma&count=true", { url: `${BASE}/v2/users?search=ma&count=true`, headers });
+    let next = 0;
+    await run("GET /v2/users/{id}", {
+      url: `${BASE}/v2/users`,
+      headers,
+      requests: [{ setupRequest: (request) => ({ ...request, path: `/v2/users/${ids[next++ % ids.length]}` }) }],
+    });
+    let serial = 0;
+    const runId = Date.now().toString(36);
+    await run("POST /v2/users", {
+      url: `${BASE}/v2/users`,
+      method: "POST",
+      headers: { ...headers, admin: "true", "content-type": "application/json" },
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({
+              email: `load.${runId}.${serial++}@bench.example`,
+              accessRoles: [memberRole._id.toHexString()],
+              name: { displayName: "Load Test", names: "Load", lastName: "Test", secondLastName: "" },
+            }),
+          }),
+        },
+      ],
+    });
+    results.push(
+      await driverBaseline(() =>
+        database
+          .collection("users")
+          .find({ "companies.companyId": companyId, isActive: true })
+          .sort({ modifiedAt: -1, _id: -1 })
+          .limit(10)
+          .toArray(),
+      ),
+    );
+    report(results);
+  } finally {
+    await client?.close().catch(() => undefined);
+    if (server && server.exitCode === null) {
+      server.kill("SIGTERM");
+      await new Promise((resolve) => server!.once("exit", resolve));
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: ObjectId, roleId: ObjectId, count: number): Promise<ObjectId[]> {
+  const first = ["Ana", "María", "José", "Lucía", "Martín", "Sofía", "Mateo", "Camila", "Andrés", "Valentina", "Marco", "Inés"];
+  const last = ["Pérez", "García", "Martínez", "López", "Gómez", "Díaz", "Muñoz", "Álvarez", "Romero", "Navarro", "Torres", "Ramos"];
+  const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+  const ids: ObjectId[] = [];
+  const users = database.collection("users");
+  const bar = new SingleBar({ stream: process.stderr, format: "inserting users [{bar}] {value}/{total}", noTTYOutput: true, notTTYSchedule: 5000 }, Presets.shades_classic);
+  const started = performance.now();
+  bar.start(count, 0);
+  const now = Date.now();
+  const BATCH = 1000;
+  for (let start = 0; start < count; start += BATCH) {
+    const docs = [];
+    for (let i = start; i < Math.min(start + BATCH, count); i++) {
+      const names = first[i % first.length];
+      const lastName = last[Math.floor(i / first.length) % last.length];
+      const email = `${fold(names)}.${fold(lastName)}.${i}@bench.example`;
+      const _id = new ObjectId();
+      if (i % 100 === 0) ids.push(_id);
+      const keywords = [...new Set([fold(names), fold(lastName), ...email.split(/[^a-z0-9]+/), email.replace(/[^a-z0-9]/g, "")])];
+      docs.push({
+        _id,
+        name: { displayName: `${names} ${lastName}`, names, lastName, secondLastName: "" },
+        email,
+        accessRoles: [roleId],
+        properties: [],
+        job: null,
+        bot: null,
+        phone: null,
+        isActive: i % 20 !== 0,
+        isOnline: false,
+        termsConditions: false,
+        search: keywords,
+        companies: [{ _id: new ObjectId(), companyId, hierarchy: { boss: [], peers: [], subordinate: [] } }],
+        lastRequestDate: null,
+        // Ten users per second of history: many share a modifiedAt.
+        createdAt: new Date(now - (count - i) * 100),
+        modifiedAt: new Date(now - Math.floor((count - i) / 10) * 1000),
+        extensions: {},
+      });
+    }
+    await users.insertMany(docs, { ordered: false });
+    bar.update(Math.min(start + BATCH, count));
+  }
+  bar.stop();
+  err(`Inserted ${count} users in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+  return ids;
+}
+
+/** The same concurrency as autocannon, through the driver, for the same duration. */
+async function driverBaseline(query: () => Promise<unknown>): Promise<Figures> {
+  for (let i = 0; i < 200; i++) await query();
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + DURATION * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) {
+        const started = performance.now();
+        try {
+          await query();
+        } catch {
+          errors++;
+        }
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 10) / 10;
+  const figures = { name: "driver: the default list query, no HTTP", rps: latencies.length / DURATION, p50: at(0.5), p99: at(0.99), errors };
+  err(`  ${figures.name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms`);
+  return figures;
+}
+
+function report(results: Figures[]): void {
+  const floor = results[0];
+  const width = Math.max(...results.map((r) => r.name.length));
+  const lines = [
+    "",
+    `bench:api — ${USERS} users in one company, embedded database, production build, ${CONNECTIONS} connections, ${DURATION} s each`,
+    "",
+    `${"case".padEnd(width)}  ${"req/s".padStart(8)}  ${"p50 ms".padStart(7)}  ${"p99 ms".padStart(7)}  ${"% of floor".padStart(10)}  failed`,
+    ...results.map(
+      (r) =>
+        `${r.name.padEnd(width)}  ${r.rps.toFixed(0).padStart(8)}  ${String(r.p50).padStart(7)}  ${String(r.p99).padStart(7)}  ${`${((100 * r.rps) / floor.rps).toFixed(0)}%`.padStart(10)}  ${r.errors}`,
+    ),
+    "",
+    "Targets (figures, not assertions):",
+    target("default page >= 70% of the floor's req/s", results[1].rps >= 0.7 * floor.rps),
+    target("search + count >= 50% of the floor's req/s", results[2].rps >= 0.5 * floor.rps),
+    target("p50 < 15 ms at 10 connections (list, search, by id)", [1, 2, 3].every((i) => results[i].p50 < 15)),
+    "",
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+const target = (label: string, met: boolean) => `  ${met ? "met    " : "NOT met"}  ${label}`;
+
+async function signIn(email: string, password: string): Promise<string> {
+  const response = await fetch(`${BASE}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  const body = await json(response);
+  if (!response.ok) throw new Error(`sign-in failed: ${JSON.stringify(body)}`);
+  return body.accessToken as string;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = (response: Response): Promise<any> => response.json();
+
+async function waitFor(url: string, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const ok = await fetch(url).then((response) => response.ok, () => false);
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+function exec(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: ["ignore", process.stderr, process.stderr] });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
+  });
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
