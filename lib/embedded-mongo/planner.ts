@@ -23,20 +23,42 @@ export type Plan =
   | { kind: "index"; index: IndexSpec; intervals: Interval[]; reverse: boolean; sorted: boolean; dedupe: boolean }
   | { kind: "scan"; reverse: boolean; sorted: boolean };
 
+interface Range {
+  lo?: unknown;
+  loInc: boolean;
+  hi?: unknown;
+  hiInc: boolean;
+  rank?: number;
+  /** Both ends come from one predicate (a regex prefix), so one array element meets both. */
+  single?: boolean;
+}
+
 interface FieldBounds {
   points?: unknown[];
-  ranges?: Array<{ lo?: unknown; loInc: boolean; hi?: unknown; hiInc: boolean; rank?: number }>;
+  ranges?: Range[];
 }
 
 const MAX_POINTS = 1000;
 
+const MAX_CANDIDATES = 4;
+
+/** The plan to run when only one is wanted (explain, or a filter with a single useful index). */
 export function choosePlan(filter: Document, sort: Document | undefined, indexes: IndexSpec[], hint?: unknown): Plan {
+  return candidatePlans(filter, sort, indexes, hint)[0];
+}
+
+/**
+ * The plans worth trying, best guess first. When several indexes could serve a query (one that
+ * walks in sort order, another that is more selective), which is faster depends on the data, so
+ * the executor races them for a few steps as MongoDB's multi-planner does.
+ */
+export function candidatePlans(filter: Document, sort: Document | undefined, indexes: IndexSpec[], hint?: unknown): Plan[] {
   const bounds = analyse(filter);
   const sortEntries = Object.entries(sort ?? {});
 
   const idBounds = bounds.get("_id");
   if (hint === undefined && idBounds?.points && !idBounds.points.some((p) => p instanceof RegExp || isPlainObject(p) || Array.isArray(p))) {
-    return { kind: "ids", ids: idBounds.points };
+    return [{ kind: "ids", ids: idBounds.points }];
   }
 
   // The `_id_` index has no entries of its own: the documents are stored in `_id` order.
@@ -46,18 +68,20 @@ export function choosePlan(filter: Document, sort: Document | undefined, indexes
     if (!hinted) {
       throw new MongoCommandError("BadValue", "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
     }
-    candidates = hinted.name === "_id_" ? [] : [hinted];
+    if (hinted.name !== "_id_") return [evaluate(hinted, bounds, sortEntries).plan];
+    candidates = [];
   }
 
-  let best: { plan: Plan; score: number } | undefined;
-  for (const index of candidates) {
-    const evaluated = evaluate(index, bounds, sortEntries);
-    if (!best || evaluated.score > best.score) best = evaluated;
-  }
-  if (best && (best.score > 0 || candidates.length === 1 && hint !== undefined)) return best.plan;
+  const useful = candidates
+    .map((index) => evaluate(index, bounds, sortEntries))
+    .filter((e) => e.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, MAX_CANDIDATES)
+    .map((e) => e.plan);
+  if (useful.length) return useful;
 
   const idSort = sortEntries.length === 1 && sortEntries[0][0] === "_id";
-  return { kind: "scan", reverse: idSort && Number(sortEntries[0][1]) < 0, sorted: sortEntries.length === 0 || idSort };
+  return [{ kind: "scan", reverse: idSort && Number(sortEntries[0][1]) < 0, sorted: sortEntries.length === 0 || idSort }];
 }
 
 function isAscDescOnly(index: IndexSpec): boolean {
@@ -146,7 +170,7 @@ function sortServed(
 }
 
 function regexPointsAsRanges(points: unknown[]): FieldBounds["ranges"] | undefined {
-  const ranges: NonNullable<FieldBounds["ranges"]> = [];
+  const ranges: Range[] = [];
   for (const p of points) {
     if (p instanceof RegExp) {
       const r = regexRange(p);
@@ -159,12 +183,12 @@ function regexPointsAsRanges(points: unknown[]): FieldBounds["ranges"] | undefin
   return ranges;
 }
 
-function rangeToIntervals(ranges: NonNullable<FieldBounds["ranges"]>, multikey: boolean): Interval[] {
+function rangeToIntervals(ranges: Range[], multikey: boolean): Interval[] {
   return ranges.map((r) => {
     // With an array field, one element may satisfy the lower bound and another the upper one:
     // only one side of the range can bound the walk.
     const lo = r.lo;
-    const hi = multikey && lo !== undefined ? undefined : r.hi;
+    const hi = multikey && !r.single && lo !== undefined ? undefined : r.hi;
     const rank = r.rank ?? encodeValue(lo ?? hi).part[0];
     const start: Key = lo === undefined ? [rank - 0.1] : startKey(lo, r.loInc);
     const end: Key = hi === undefined ? [rank + 0.1] : endKey(hi, r.hiInc);
@@ -183,7 +207,7 @@ function endKey(value: unknown, inclusive: boolean): Key {
 }
 
 /** The string range an anchored, case-sensitive regex can match, or undefined when unbounded. */
-export function regexRange(re: RegExp): NonNullable<FieldBounds["ranges"]>[number] | undefined {
+export function regexRange(re: RegExp): Range | undefined {
   if (re.flags.includes("i") || re.flags.includes("m") || !re.source.startsWith("^")) return undefined;
   let prefix = "";
   const src = re.source;
@@ -202,10 +226,10 @@ export function regexRange(re: RegExp): NonNullable<FieldBounds["ranges"]>[numbe
     }
     prefix += ch;
   }
-  if (!prefix) return { loInc: true, hiInc: false, rank: Rank.String };
+  if (!prefix) return { loInc: true, hiInc: false, rank: Rank.String, single: true };
   const last = prefix.charCodeAt(prefix.length - 1);
   const upper = prefix.slice(0, -1) + String.fromCharCode(last + 1);
-  return { lo: prefix, loInc: true, hi: upper, hiInc: false };
+  return { lo: prefix, loInc: true, hi: upper, hiInc: false, single: true };
 }
 
 function compareKeys(a: Key, b: Key): number {

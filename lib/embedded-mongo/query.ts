@@ -8,7 +8,7 @@ import { Aggregator, Query } from "mingo";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "./errors";
 import { idKey } from "./keys";
-import { choosePlan, type Plan } from "./planner";
+import { candidatePlans, type Plan } from "./planner";
 import type { CollectionMeta, Store } from "./store";
 
 export interface FindSpec {
@@ -73,6 +73,47 @@ export function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Gen
   }
 }
 
+/** One plan being executed: its candidate stream and the matches it found so far. */
+interface Runner {
+  plan: Plan;
+  sortedByPlan: boolean;
+  stream: Iterator<Document>;
+  matches: Document[];
+  works: number;
+  done: boolean;
+}
+
+const TRIAL_WORKS = 1000;
+
+/** Pulls one candidate; returns false when the plan has no more. */
+function step(runner: Runner, query: Query, stats?: { docsExamined: number }): boolean {
+  const next = runner.stream.next();
+  if (next.done) {
+    runner.done = true;
+    return false;
+  }
+  runner.works += 1;
+  if (stats) stats.docsExamined += 1;
+  if (query.test(next.value)) runner.matches.push(next.value);
+  return true;
+}
+
+/**
+ * Runs the candidate plans side by side, one document each in turn, until one of them has
+ * everything it needs: all its candidates, or (walking in sort order) enough matches for the
+ * page. Past the trial budget the most productive plan wins, preferring one that sorts.
+ */
+function race(runners: Runner[], query: Query, wanted: number, stats?: { docsExamined: number }): Runner {
+  for (let round = 0; round < TRIAL_WORKS; round++) {
+    for (const runner of runners) {
+      if (!step(runner, query, stats)) return runner;
+      if (runner.sortedByPlan && wanted > 0 && runner.matches.length >= wanted) return runner;
+    }
+  }
+  const productivity = (r: Runner) => r.matches.length / Math.max(1, r.works) + (r.sortedByPlan ? 1e-6 : 0);
+  return runners.reduce((best, r) => (productivity(r) > productivity(best) ? r : best));
+}
+
 /** The matching documents in order, after skip and limit (not projected). */
 export function findDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): Document[] {
   if (!meta) return [];
@@ -80,18 +121,22 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   const query = compileFilter(filter, options);
   const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
   if (meta.options.viewOn) return findInView(store, meta, query, { ...spec, sort }, options);
-  const plan = choosePlan(filter, sort, meta.indexes, spec.hint);
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
-  const sortedByPlan = plan.kind === "ids" ? !sort : plan.sorted;
-  const matches: Document[] = [];
-  for (const doc of candidates(store, meta, plan)) {
-    if (spec.stats) spec.stats.docsExamined += 1;
-    if (!query.test(doc)) continue;
-    matches.push(doc);
-    if (sortedByPlan && limit > 0 && matches.length >= skip + limit) break;
-  }
-  const ordered = sort && !sortedByPlan ? sortDocuments(matches, sort, options) : matches;
+  const wanted = limit > 0 ? skip + limit : 0;
+  const runners: Runner[] = candidatePlans(filter, sort, meta.indexes, spec.hint).map((plan) => ({
+    plan,
+    sortedByPlan: plan.kind === "ids" ? !sort : plan.sorted,
+    stream: candidates(store, meta, plan),
+    matches: [],
+    works: 0,
+    done: false,
+  }));
+  const winner = runners.length === 1 ? runners[0] : race(runners, query, wanted, spec.stats);
+  while (!winner.done && !(winner.sortedByPlan && wanted > 0 && winner.matches.length >= wanted)) step(winner, query, spec.stats);
+  // Close the LMDB cursors of streams left unfinished.
+  for (const runner of runners) if (!runner.done) runner.stream.return?.(undefined);
+  const ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort, options) : winner.matches;
   return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
 }
 
