@@ -13,6 +13,13 @@ function writeError(index: number, err: unknown): Document {
   return { index, code: reply.code, errmsg: reply.errmsg };
 }
 
+/** MongoDB stores `_id` as the first field, generating one when the document has none. */
+function withIdFirst(doc: Document): Document {
+  if (Object.keys(doc)[0] === "_id") return doc;
+  const { _id, ...rest } = doc;
+  return { _id: _id === undefined ? new ObjectId() : _id, ...rest };
+}
+
 function checkId(doc: Document): void {
   const id = doc._id;
   if (Array.isArray(id)) throw new MongoCommandError("InvalidIdField", "can't use an array for _id");
@@ -30,8 +37,7 @@ const insert: Handler = async (cmd, ctx) => {
     let n = 0;
     const writeErrors: Document[] = [];
     for (let i = 0; i < documents.length; i++) {
-      const raw = documents[i] as Document;
-      const doc = raw._id === undefined ? { _id: new ObjectId(), ...raw } : raw;
+      const doc = withIdFirst(documents[i] as Document);
       try {
         checkId(doc);
         ctx.store.insert(meta, doc);
@@ -190,7 +196,7 @@ export async function writeOutStage(ctx: CommandContext, stage: Document, result
     }
     const { meta: out } = ctx.store.ensureCollection(db, coll);
     for (const doc of results) {
-      const withId = doc._id === undefined ? { _id: new ObjectId(), ...doc } : doc;
+      const withId = withIdFirst(doc);
       const current = ctx.store.get(out, withId._id);
       if (current) ctx.store.replace(out, current, "$merge" in stage ? { ...current, ...withId } : withId);
       else ctx.store.insert(out, withId);
