@@ -1,0 +1,14 @@
+import type { Metadata } from "next";
+import { Suspense } from "react";
+import { Loading } from "@/components/ui";
+import { UsersList } from "@/components/users/users-list";
+
+export const metadata: Metadata = { title: "Users" };
+
+export default function UsersPage() {
+  return (
+    <Suspense fallback={<Loading label="Loading users…" />}>
+      <UsersList />
+    </Suspense>
+  );
+}

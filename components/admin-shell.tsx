@@ -1,0 +1,92 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import { createContext, useContext, useMemo, useState, type ReactNode } from "react";
+import { useReference } from "@/lib/client/reference";
+import { signOut } from "@/lib/client/session";
+import { displayName, useMe } from "@/lib/client/users";
+import { Button, focusRing } from "./ui";
+
+const NAV = [
+  { href: "/users", label: "Users", adminOnly: false },
+  { href: "/surveys", label: "Surveys", adminOnly: false },
+  { href: "/outbox", label: "Outbox", adminOnly: true },
+] as const;
+
+/** Whether the signed-in user holds an admin access role (undefined while loading). */
+const AdminContext = createContext<boolean | undefined>(undefined);
+export const useIsAdmin = () => useContext(AdminContext);
+
+export function AdminShell({ children }: { children: ReactNode }) {
+  const pathname = usePathname();
+  const router = useRouter();
+  const client = useQueryClient();
+  const me = useMe();
+  const roles = useReference("accessRoles");
+  const [leaving, setLeaving] = useState(false);
+
+  const isAdmin = useMemo(() => {
+    if (!me.data || !roles.data) return undefined;
+    const adminRoles = new Set(roles.data.filter((role) => role.isAdmin).map((role) => role._id));
+    return me.data.accessRoles.some((id) => adminRoles.has(id));
+  }, [me.data, roles.data]);
+
+  async function leave() {
+    setLeaving(true);
+    await signOut();
+    client.clear();
+    router.replace("/sign-in");
+  }
+
+  return (
+    <AdminContext.Provider value={isAdmin}>
+      <a href="#main" className={`sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 ${focusRing}`}>
+        Skip to content
+      </a>
+      <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3 sm:px-6">
+          <Link href="/users" className={`rounded text-base font-semibold tracking-tight text-slate-900 ${focusRing}`}>
+            Users <span className="text-sky-700">&amp;</span> Surveys
+          </Link>
+          <nav aria-label="Main" className="flex items-center gap-1">
+            {NAV.filter((item) => !item.adminOnly || isAdmin).map((item) => {
+              const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
+              return (
+                <Link
+                  key={item.href}
+                  href={item.href}
+                  aria-current={current ? "page" : undefined}
+                  className={`rounded-md px-3 py-1.5 text-sm font-medium ${focusRing} ${
+                    current ? "bg-sky-50 text-sky-800" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"
+                  }`}
+                >
+                  {item.label}
+                </Link>
+              );
+            })}
+          </nav>
+          <div className="ml-auto flex items-center gap-3">
+            {me.data && (
+              <span className="hidden max-w-56 truncate text-sm text-slate-600 md:inline" title={me.data.email}>
+                {displayName(me.data)}
+              </span>
+            )}
+            <Button kind="ghost" onClick={leave} disabled={leaving}>
+              {leaving ? "Signing out…" : "Sign out"}
+            </Button>
+          </div>
+        </div>
+      </header>
+      {isAdmin === false && (
+        <p role="status" className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-center text-sm text-amber-900">
+          You are signed in without an admin role: you can look around, but not change anything.
+        </p>
+      )}
+      <main id="main" className="mx-auto max-w-7xl px-4 py-6 sm:px-6 sm:py-8">
+        {children}
+      </main>
+    </AdminContext.Provider>
+  );
+}

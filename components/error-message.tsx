@@ -1,0 +1,39 @@
+import { ApiError } from "@/lib/client/api";
+
+const titles: Record<string, string> = {
+  network: "The server could not be reached",
+  not_found: "Not found",
+  forbidden: "Not allowed",
+  admin_required: "Not allowed",
+  unauthorized: "Signed out",
+  rate_limited: "Too many requests",
+  conflict: "Already exists",
+  internal: "Something went wrong on the server",
+};
+
+/** An error as a person reads it: what happened, which fields, and the request id to quote. */
+export function ErrorMessage({ error, title }: { error: unknown; title?: string }) {
+  const apiError = error instanceof ApiError ? error : undefined;
+  const heading = title ?? (apiError && titles[apiError.code]) ?? "The request failed";
+  const message = error instanceof Error ? error.message : "An unexpected error happened.";
+  return (
+    <div role="alert" className="rounded-md border border-rose-200 bg-rose-50 p-4 text-sm text-rose-900">
+      <p className="font-semibold">{heading}</p>
+      <p className="mt-1">{message}</p>
+      {apiError && apiError.details.length > 0 && (
+        <ul className="mt-2 list-disc pl-5">
+          {apiError.details.map((detail) => (
+            <li key={`${detail.path}:${detail.message}`}>
+              <code className="font-mono text-xs">{detail.path}</code> {detail.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {apiError?.requestId && (
+        <p className="mt-2 text-xs text-rose-800">
+          Request id: <code className="select-all font-mono">{apiError.requestId}</code>
+        </p>
+      )}
+    </div>
+  );
+}

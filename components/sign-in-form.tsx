@@ -1,0 +1,78 @@
+"use client";
+
+import { useRouter, useSearchParams } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { read } from "@/lib/client/api";
+import { rememberToken, safeReturnPath } from "@/lib/client/session";
+import type { AccessTokenResponse } from "@/lib/schemas/auth";
+import { ErrorMessage } from "./error-message";
+import { Button, Card, Field, inputClass } from "./ui";
+
+export function SignInForm() {
+  const router = useRouter();
+  const params = useSearchParams();
+  const returnTo = safeReturnPath(params.get("next"));
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const response = await fetch("/api/auth/login", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ email, password }),
+        credentials: "same-origin",
+        cache: "no-store",
+      });
+      rememberToken(await read<AccessTokenResponse>(response));
+      router.replace(returnTo);
+    } catch (failure) {
+      setError(failure);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Card className="p-6">
+      {params.get("next") && !error && (
+        <p role="status" className="mb-4 rounded-md bg-sky-50 px-3 py-2 text-sm text-sky-900">
+          Sign in to continue; you will be taken back to the page you were on.
+        </p>
+      )}
+      <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+        <Field id="sign-in-email" label="E-mail">
+          <input
+            id="sign-in-email"
+            type="email"
+            autoComplete="username"
+            required
+            autoFocus
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+            className={inputClass}
+          />
+        </Field>
+        <Field id="sign-in-password" label="Password">
+          <input
+            id="sign-in-password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            className={inputClass}
+          />
+        </Field>
+        {error !== undefined && <ErrorMessage error={error} title="Could not sign in" />}
+        <Button type="submit" kind="primary" disabled={busy || !email || !password} className="mt-1 w-full">
+          {busy ? "Signing in…" : "Sign in"}
+        </Button>
+      </form>
+    </Card>
+  );
+}

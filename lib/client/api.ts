@@ -1,0 +1,102 @@
+/**
+ * The one way the admin pages talk to the server: `/v2` over HTTP with the in-memory access token
+ * (renewed on expiry, retried once on `401`), the `Admin: true` header of an admin client, and
+ * errors turned into `ApiError`s that carry the contract's code, field details and request id.
+ */
+import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
+import { accessToken, goToSignIn, signOut } from "./session";
+
+export class ApiError extends Error {
+  override name = "ApiError";
+
+  constructor(
+    /** HTTP status; 0 when the server could not be reached. */
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    readonly requestId?: string,
+  ) {
+    super(message);
+  }
+}
+
+export type QueryValue = string | number | boolean | undefined | null | readonly string[];
+
+/** Query parameters as the contract reads them: arrays repeated, empty values left out. */
+export function queryString(query: Record<string, QueryValue> = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null || value === "") continue;
+    if (Array.isArray(value)) for (const item of value) params.append(key, item);
+    else params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+export interface RequestOptions {
+  method?: "GET" | "POST" | "PATCH";
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  let token = await accessToken();
+  if (!token) return signedOut();
+  let response = await send(path, options, token);
+  if (response.status === 401) {
+    // The token may have been revoked or expired early: one retry with a fresh one.
+    token = await accessToken({ fresh: true });
+    if (!token) return signedOut();
+    response = await send(path, options, token);
+    if (response.status === 401) return signedOut();
+  }
+  return read<T>(response);
+}
+
+async function send(path: string, options: RequestOptions, token: string): Promise<Response> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Admin: "true", Accept: "application/json" };
+  if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  try {
+    return await fetch(path + queryString(options.query), {
+      method: options.method ?? "GET",
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+      cache: "no-store",
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    throw new ApiError(0, "network", "The server could not be reached. Check the connection and try again.");
+  }
+}
+
+/** Reads a success body, or throws the contract's error body as an `ApiError`. */
+export async function read<T>(response: Response): Promise<T> {
+  const requestId = response.headers.get("x-request-id") ?? undefined;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (response.ok) return body as T;
+  const error = (body as Partial<ErrorBody> | undefined)?.error;
+  throw new ApiError(
+    response.status,
+    error?.code ?? "http_error",
+    error?.message ?? `The server answered ${response.status} ${response.statusText}.`,
+    error?.details ?? [],
+    error?.requestId ?? requestId,
+  );
+}
+
+async function signedOut(): Promise<never> {
+  // Clears a session cookie that no longer works, so the next visit asks for sign-in at once.
+  await signOut();
+  goToSignIn();
+  throw new ApiError(401, "unauthorized", "Your session has ended. Sign in again.");
+}

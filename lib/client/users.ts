@@ -1,0 +1,71 @@
+/** Typed react-query hooks of the users resource (`/v2/users`). */
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { z } from "zod";
+import type { CreateUserBody, UpdateUserBody, UserList, UserRecord } from "@/lib/schemas/users";
+import { api, type QueryValue } from "./api";
+
+export type CreateUserInput = z.input<typeof CreateUserBody>;
+export type UpdateUserInput = z.input<typeof UpdateUserBody>;
+
+export function useUserList(query: Record<string, QueryValue>, options: { enabled?: boolean } = {}) {
+  return useQuery({
+    queryKey: ["users", query],
+    queryFn: ({ signal }) => api<UserList>("/v2/users", { query, signal }),
+    placeholderData: keepPreviousData,
+    enabled: options.enabled,
+  });
+}
+
+export function useUser(id: string | undefined) {
+  return useQuery({
+    queryKey: ["user", id],
+    queryFn: ({ signal }) => api<UserRecord>(`/v2/users/${id}`, { signal }),
+    enabled: Boolean(id),
+  });
+}
+
+export function useMe() {
+  return useQuery({
+    queryKey: ["me"],
+    queryFn: ({ signal }) => api<UserRecord>("/v2/users/me", { signal }),
+    staleTime: 5 * 60_000,
+  });
+}
+
+/** Users by id (hierarchies, the related-user filter), whatever their active state. */
+export function useUsersById(ids: string[]) {
+  const sorted = [...new Set(ids)].sort();
+  return useQuery({
+    queryKey: ["users", "byId", sorted],
+    queryFn: ({ signal }) => api<UserList>("/v2/users", { query: { id: sorted, isActive: "all", limit: 100 }, signal }),
+    enabled: sorted.length > 0,
+    select: (body) => new Map(body.data.users.map((user) => [user._id, user])),
+  });
+}
+
+export function useCreateUser() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ body, notifyEmail }: { body: CreateUserInput; notifyEmail: boolean }) =>
+      api<UserRecord>("/v2/users", { method: "POST", body, query: { notifyEmail: notifyEmail || undefined } }),
+    onSuccess: (user) => {
+      client.setQueryData(["user", user._id], user);
+      return client.invalidateQueries({ queryKey: ["users"] });
+    },
+  });
+}
+
+export function useUpdateUser(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: UpdateUserInput) => api<UserRecord>(`/v2/users/${id}`, { method: "PATCH", body }),
+    onSuccess: (user) => {
+      client.setQueryData(["user", user._id], user);
+      return client.invalidateQueries({ queryKey: ["users"] });
+    },
+  });
+}
+
+export function displayName(user: Pick<UserRecord, "name" | "email">): string {
+  return user.name?.displayName || [user.name?.names, user.name?.lastName].filter(Boolean).join(" ") || user.email;
+}
