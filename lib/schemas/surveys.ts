@@ -16,10 +16,12 @@ export const MAX_SURVEY_NAME = 200;
 /** Longest list a survey field holds (permissions, responders...). */
 export const MAX_SURVEY_LIST = 1000;
 
+/** `SURVEY_CODE`, checked so that each broken rule is named once. */
 export const SurveyCode = z
   .string({ error: "must be a string" })
+  .min(1, { error: "must not be empty" })
   .max(MAX_SURVEY_CODE, { error: `must be at most ${MAX_SURVEY_CODE} characters` })
-  .regex(SURVEY_CODE, { error: "must be 1 to 60 of lowercase letters a-z, digits and underscore" });
+  .regex(/^[a-z0-9_]*$/, { error: "may hold only lowercase letters a-z, digits and underscore" });
 
 export const SurveyName = z
   .string({ error: "must be a string" })

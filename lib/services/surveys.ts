@@ -1,0 +1,391 @@
+/**
+ * The surveys resource (specification §2.2, §4.6–4.9, §9; contract §7): list, read (with its
+ * chats, questions and answer counts), create, update. Every query is scoped to the caller's
+ * company: a survey of another company does not exist here, and its code is free to reuse.
+ */
+import type { Document, Filter } from "mongodb";
+import { AccessRole, Answer, Property, Question, Survey, SurveyChat, User } from "@/lib/models";
+import type { SurveyDoc } from "@/lib/models/survey";
+import {
+  SURVEY_FIELDS,
+  type CreateSurveyBody,
+  type ListSurveysQuery,
+  type QuestionType,
+  type SurveyChatRecord,
+  type SurveyField,
+  type SurveyList,
+  type SurveyRecord,
+  type SurveyVersion,
+  type UpdateSurveyBody,
+} from "@/lib/schemas/surveys";
+import type { ErrorDetail } from "@/lib/schemas/common";
+import type { Principal } from "./auth";
+import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
+import { newId, oid, type ObjectId } from "./ids";
+import { Notes } from "./notes";
+import { escapeRegExp } from "./search";
+import { recordRevision } from "./survey-revisions";
+import { migratePermissions, warnDormantFields, type PermissionState } from "./survey-permissions";
+import { toSurveyRecord } from "./survey-records";
+
+type LeanSurvey = SurveyDoc;
+
+const NEWEST_FIRST = { modifiedAt: -1, _id: -1 } as const;
+const CODE_INDEX = { company: 1, code: 1 };
+const NAME_INDEX = { company: 1, nameLower: 1 };
+
+/** Lowercase, for the case-insensitive `search` (never shown: see the model). */
+export const lower = (text: string): string => text.toLowerCase();
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export async function listSurveys(auth: Principal, query: ListSurveysQuery, notes: Notes): Promise<SurveyList> {
+  const companyId = oid(auth.companyId);
+  const filter: Filter<Document> = { company: companyId };
+  if (query.isActive !== "all") filter.isActive = query.isActive === "true";
+  if (query.answer) filter._id = { $in: await surveysOfAnswers(companyId, query.answer, notes) };
+
+  let search = query.search;
+  if (search === "") {
+    notes.warning("empty_search", "The search is empty and was ignored.", "search");
+    search = undefined;
+  }
+  const fields = query.select ? withId(query.select) : SURVEY_FIELDS;
+  // modifiedAt and _id order the page, also when `select` leaves them out of the answer.
+  const projection = query.select ? Object.fromEntries([...fields, "modifiedAt"].map((field) => [field, 1])) : { nameLower: 0 };
+  const skip = (query.page - 1) * query.limit;
+
+  const [docs, counter] = await Promise.all([
+    search === undefined
+      ? Survey.collection.find(filter, { projection, sort: NEWEST_FIRST, skip, limit: query.limit }).toArray()
+      : searchPage(filter, search, projection, skip, query.limit),
+    query.count ? (search === undefined ? Survey.collection.countDocuments(filter) : searchCount(filter, search)) : undefined,
+  ]);
+  return {
+    data: {
+      surveys: docs.map((doc) => toSurveyRecord(doc as LeanSurvey, fields)) as SurveyList["data"]["surveys"],
+      page: query.page,
+      limit: query.limit,
+      ...(counter === undefined ? {} : { counter }),
+    },
+  };
+}
+
+const withId = (select: SurveyField[]): SurveyField[] => ["_id", ...new Set(select.filter((field) => field !== "_id"))];
+
+/** The ids of the surveys the answers of these uuids belong to, within the company. */
+async function surveysOfAnswers(companyId: ObjectId, uuids: string[], notes: Notes): Promise<ObjectId[]> {
+  const wanted = [...new Set(uuids)];
+  const answers = await Answer.collection
+    .find({ uuid: { $in: wanted.map(oid) }, company: companyId }, { projection: { uuid: 1, survey: 1 } })
+    .toArray();
+  const found = new Set(answers.map((answer) => (answer.uuid as ObjectId).toHexString()));
+  for (const uuid of wanted) {
+    if (!found.has(uuid)) notes.warning("unknown_answer", `No answer of the company has the uuid ${uuid}.`, "answer");
+  }
+  const surveys = new Map(answers.map((answer) => [(answer.survey as ObjectId).toHexString(), answer.survey as ObjectId]));
+  return [...surveys.values()];
+}
+
+/**
+ * `search`: surveys whose code or name starts with the query, ignoring case, matched literally.
+ * Each half walks its own index with an anchored, case-sensitive prefix of the lowercased query
+ * (`code` is lowercase by its rule; `nameLower` is the lowercased name); `$or` of the two would
+ * walk the whole company instead. The planner is told which index to use, since the newest-first
+ * index would also serve the sort and look better to it.
+ */
+function searchBranches(filter: Filter<Document>, search: string): { filter: Filter<Document>; hint: Document }[] {
+  const prefix = { $regex: `^${escapeRegExp(lower(search))}` };
+  const branches: { filter: Filter<Document>; hint: Document }[] = [{ filter: { ...filter, nameLower: prefix }, hint: NAME_INDEX }];
+  // A query with characters no code has cannot match a code.
+  if (/^[a-z0-9_]+$/.test(lower(search))) branches.unshift({ filter: { ...filter, code: prefix }, hint: CODE_INDEX });
+  return branches;
+}
+
+async function searchPage(filter: Filter<Document>, search: string, projection: Document, skip: number, limit: number): Promise<Document[]> {
+  // The page of the union is within the first skip + limit of each half.
+  const halves = await Promise.all(
+    searchBranches(filter, search).map((branch) =>
+      Survey.collection.find(branch.filter, { projection, sort: NEWEST_FIRST, limit: skip + limit, hint: branch.hint }).toArray(),
+    ),
+  );
+  const byId = new Map<string, Document>();
+  for (const doc of halves.flat()) byId.set((doc._id as ObjectId).toHexString(), doc);
+  return [...byId.values()].sort(newestFirst).slice(skip, skip + limit);
+}
+
+async function searchCount(filter: Filter<Document>, search: string): Promise<number> {
+  const branches = searchBranches(filter, search);
+  const counts = await Promise.all(branches.map((branch) => Survey.collection.countDocuments(branch.filter, { hint: branch.hint })));
+  if (branches.length === 1) return counts[0];
+  // Surveys matching by code and by name were counted twice.
+  const both = await Survey.collection.countDocuments({ ...branches[0].filter, ...branches[1].filter }, { hint: CODE_INDEX });
+  return counts[0] + counts[1] - both;
+}
+
+function newestFirst(a: Document, b: Document): number {
+  const byDate = (b.modifiedAt as Date).getTime() - (a.modifiedAt as Date).getTime();
+  if (byDate !== 0) return byDate;
+  const x = (a._id as ObjectId).toHexString();
+  const y = (b._id as ObjectId).toHexString();
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+export async function getSurvey(auth: Principal, id: string, options: { populate: boolean }): Promise<SurveyRecord> {
+  const companyId = oid(auth.companyId);
+  const surveyId = oid(id);
+  const [doc, chat] = await Promise.all([
+    Survey.collection.findOne({ _id: surveyId, company: companyId }),
+    options.populate ? surveyChats(surveyId, companyId) : undefined,
+  ]);
+  if (!doc) throw notFound("survey");
+  const record = toSurveyRecord(doc as LeanSurvey) as SurveyRecord;
+  return chat ? { ...record, chat } : record;
+}
+
+/** The survey's chats by `order`, each with its questions by `order` and their answer counts. */
+async function surveyChats(surveyId: ObjectId, companyId: ObjectId): Promise<SurveyChatRecord[]> {
+  const [chats, counts] = await Promise.all([
+    SurveyChat.collection.find({ survey: surveyId, company: companyId }, { sort: { order: 1, _id: 1 } }).toArray(),
+    Answer.collection
+      .aggregate<{ _id: ObjectId; n: number }>([
+        { $match: { survey: surveyId, company: companyId } },
+        { $group: { _id: "$question", n: { $sum: 1 } } },
+      ])
+      .toArray(),
+  ]);
+  if (chats.length === 0) return [];
+  const questions = await Question.collection.find({ chat: { $in: chats.map((chat) => chat._id) }, company: companyId }).toArray();
+  const answers = new Map(counts.map((count) => [count._id.toHexString(), count.n]));
+  const byChat = new Map<string, Document[]>();
+  for (const question of questions) {
+    const key = (question.chat as ObjectId).toHexString();
+    byChat.set(key, [...(byChat.get(key) ?? []), question]);
+  }
+  return chats.map((chat) => ({
+    _id: chat._id.toHexString(),
+    name: chat.name as string,
+    order: chat.order as number,
+    createdAt: (chat.createdAt as Date).toISOString(),
+    modifiedAt: (chat.modifiedAt as Date).toISOString(),
+    questions: (byChat.get(chat._id.toHexString()) ?? [])
+      .sort((a, b) => (a.order as number) - (b.order as number) || compareIds(a._id as ObjectId, b._id as ObjectId))
+      .map((question) => ({
+        _id: (question._id as ObjectId).toHexString(),
+        text: question.text as string,
+        type: question.type as QuestionType,
+        options: (question.options as string[] | undefined) ?? [],
+        order: question.order as number,
+        answerCount: answers.get((question._id as ObjectId).toHexString()) ?? 0,
+      })),
+  }));
+}
+
+const compareIds = (a: ObjectId, b: ObjectId) => (a.toHexString() < b.toHexString() ? -1 : a.equals(b) ? 0 : 1);
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+export async function createSurvey(auth: Principal, body: CreateSurveyBody, notes: Notes): Promise<SurveyRecord> {
+  const companyId = oid(auth.companyId);
+  await checkReferences(companyId, body);
+  const now = new Date();
+  const doc = {
+    _id: newId(),
+    code: body.code,
+    name: body.name,
+    nameLower: lower(body.name),
+    version: body.version,
+    company: companyId,
+    isActive: body.isActive,
+    isSystemModel: body.isSystemModel,
+    permissions: body.permissions.map(oid),
+    group: body.group,
+    groupPermissions: body.groupPermissions.map(oid),
+    permissionsV2: body.permissionsV2.map(storedPermissionV2),
+    groupPermissionsV2: body.groupPermissionsV2.map(storedGroupPermissionV2),
+    onlySubSurvey: body.onlySubSurvey,
+    propertiesChannel: body.propertiesChannel.map(oid),
+    propertiesLimit: body.propertiesLimit.map(oid),
+    responders: body.responders.map(oid),
+    createdAt: now,
+    modifiedAt: now,
+    __v: 0,
+  };
+  warnDormantFields(body.version, nonEmptyPermissionFields(doc), notes);
+  try {
+    await Survey.collection.insertOne(doc);
+  } catch (error) {
+    if (isDuplicateKeyError(error)) throw duplicateCode();
+    throw error;
+  }
+  await recordRevision(doc, auth.userId, now);
+  return toSurveyRecord(doc as LeanSurvey) as SurveyRecord;
+}
+
+const duplicateCode = () =>
+  new ServiceError("conflict", "A survey with this code already exists in the company.", [{ path: "code", message: "is already in use" }]);
+
+const storedPermissionV2 = (entry: CreateSurveyBody["permissionsV2"][number]) => ({
+  accessRole: oid(entry.accessRole),
+  canAnswer: entry.canAnswer,
+  canViewAnswers: entry.canViewAnswers,
+});
+
+const storedGroupPermissionV2 = (entry: CreateSurveyBody["groupPermissionsV2"][number]) => ({
+  group: entry.group,
+  accessRoles: entry.accessRoles.map(oid),
+});
+
+/** The permission fields that hold something (on create, the ones worth a dormant warning). */
+function nonEmptyPermissionFields(state: PermissionState): string[] {
+  return (Object.keys(state) as (keyof PermissionState)[]).filter((field) => {
+    const value = state[field];
+    return Array.isArray(value) ? value.length > 0 : field === "group" ? value !== null : value === true;
+  });
+}
+
+/** Retries of a version change that lost a race with another update of the same survey. */
+const MIGRATION_ATTEMPTS = 20;
+
+/**
+ * A PATCH is one atomic update of the stored survey (an update pipeline), so concurrent PATCHes
+ * never lose each other's changes: `__v` rises by one each, `permissions` given as one id is
+ * added to whatever the list holds at that moment, and `modifiedAt` always moves forward. Only a
+ * change of `version` reads the survey first (the migration derives fields from it), and it
+ * applies only if `__v` is still the one it read, retrying otherwise.
+ */
+export async function updateSurvey(auth: Principal, id: string, body: UpdateSurveyBody, notes: Notes): Promise<SurveyRecord> {
+  const companyId = oid(auth.companyId);
+  const surveyId = oid(id);
+  await checkReferences(companyId, body);
+  const sent = new Set(Object.keys(body).filter((key) => body[key as keyof UpdateSurveyBody] !== undefined));
+  const now = new Date();
+
+  let updated: Document | null = null;
+  if (body.version === undefined) {
+    updated = await applyUpdate({ _id: surveyId, company: companyId }, body, {}, now);
+    if (!updated) throw notFound("survey");
+  } else {
+    for (let attempt = 0; attempt < MIGRATION_ATTEMPTS && !updated; attempt++) {
+      if (attempt > 0) await pause(attempt);
+      const current = (await Survey.collection.findOne({ _id: surveyId, company: companyId })) as LeanSurvey | null;
+      if (!current) throw notFound("survey");
+      const from = current.version as SurveyVersion;
+      if (from === body.version) {
+        updated = await applyUpdate({ _id: surveyId, company: companyId, version: from }, body, {}, now);
+      } else {
+        const migrationNotes = new Notes();
+        const derived = migratePermissions(patchedPermissions(current, body), from, body.version, sent, migrationNotes);
+        updated = await applyUpdate({ _id: surveyId, company: companyId, __v: current.__v }, body, derived, now);
+        if (updated) notes.list.push(...migrationNotes.list);
+      }
+    }
+    if (!updated) throw new ServiceError("conflict", "The survey is being changed by other requests; try again.");
+  }
+  warnDormantFields(updated.version as SurveyVersion, sent, notes);
+  await recordRevision(updated, auth.userId, now);
+  return toSurveyRecord(updated as LeanSurvey) as SurveyRecord;
+}
+
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+
+/** The permission fields of `current` with the body's values applied (input of a migration). */
+function patchedPermissions(current: LeanSurvey, body: UpdateSurveyBody): PermissionState {
+  const stored = current as unknown as PermissionState;
+  let permissions = stored.permissions ?? [];
+  if (typeof body.permissions === "string") {
+    const id = oid(body.permissions);
+    if (!permissions.some((existing) => existing.equals(id))) permissions = [...permissions, id];
+  } else if (body.permissions) {
+    permissions = body.permissions.map(oid);
+  }
+  return {
+    permissions,
+    group: body.group !== undefined ? body.group : (stored.group ?? null),
+    groupPermissions: body.groupPermissions?.map(oid) ?? stored.groupPermissions ?? [],
+    permissionsV2: body.permissionsV2?.map(storedPermissionV2) ?? stored.permissionsV2 ?? [],
+    groupPermissionsV2: body.groupPermissionsV2?.map(storedGroupPermissionV2) ?? stored.groupPermissionsV2 ?? [],
+    onlySubSurvey: body.onlySubSurvey ?? stored.onlySubSurvey ?? false,
+  };
+}
+
+/** Runs the PATCH as one update pipeline; `null` when `filter` matches nothing. */
+async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, derived: Partial<PermissionState>, now: Date): Promise<Document | null> {
+  // Every client value is wrapped in $literal: in a pipeline, "$x" would name a field.
+  const literal = (value: unknown) => ({ $literal: value });
+  const set: Document = { ...Object.fromEntries(Object.entries(derived).map(([field, value]) => [field, literal(value)])) };
+  if (body.code !== undefined) set.code = literal(body.code);
+  if (body.name !== undefined) {
+    set.name = literal(body.name);
+    set.nameLower = literal(lower(body.name));
+  }
+  if (body.version !== undefined) set.version = literal(body.version);
+  for (const field of ["isActive", "isSystemModel", "group", "onlySubSurvey"] as const) {
+    if (body[field] !== undefined) set[field] = literal(body[field]);
+  }
+  for (const field of ["groupPermissions", "propertiesChannel", "propertiesLimit", "responders"] as const) {
+    if (body[field] !== undefined) set[field] = literal(body[field].map(oid));
+  }
+  if (body.permissionsV2 !== undefined) set.permissionsV2 = literal(body.permissionsV2.map(storedPermissionV2));
+  if (body.groupPermissionsV2 !== undefined) set.groupPermissionsV2 = literal(body.groupPermissionsV2.map(storedGroupPermissionV2));
+  if (typeof body.permissions === "string") {
+    const current = { $ifNull: ["$permissions", []] };
+    const id = oid(body.permissions);
+    set.permissions = { $cond: [{ $in: [literal(id), current] }, current, { $concatArrays: [current, literal([id])] }] };
+  } else if (body.permissions !== undefined) {
+    set.permissions = literal(body.permissions.map(oid));
+  }
+  // Strictly later than before, also within one millisecond or when clocks disagree.
+  set.modifiedAt = { $max: [literal(now), { $add: ["$modifiedAt", 1] }] };
+  set.__v = { $add: [{ $ifNull: ["$__v", 0] }, 1] };
+  try {
+    return await Survey.collection.findOneAndUpdate(filter, [{ $set: set }], { returnDocument: "after" });
+  } catch (error) {
+    if (isDuplicateKeyError(error)) throw duplicateCode();
+    throw error;
+  }
+}
+
+interface References {
+  permissions?: string | string[];
+  groupPermissions?: string[];
+  permissionsV2?: { accessRole: string }[];
+  groupPermissionsV2?: { accessRoles: string[] }[];
+  propertiesChannel?: string[];
+  propertiesLimit?: string[];
+  responders?: string[];
+}
+
+/** Every id a body names must be a record of the caller's company (`400 unknown_reference`). */
+async function checkReferences(companyId: ObjectId, body: References): Promise<void> {
+  const roles: [string, string][] = [];
+  if (typeof body.permissions === "string") roles.push(["permissions", body.permissions]);
+  else body.permissions?.forEach((id, i) => roles.push([`permissions.${i}`, id]));
+  body.groupPermissions?.forEach((id, i) => roles.push([`groupPermissions.${i}`, id]));
+  body.permissionsV2?.forEach((entry, i) => roles.push([`permissionsV2.${i}.accessRole`, entry.accessRole]));
+  body.groupPermissionsV2?.forEach((entry, i) => entry.accessRoles.forEach((id, k) => roles.push([`groupPermissionsV2.${i}.accessRoles.${k}`, id])));
+  const properties: [string, string][] = [
+    ...(body.propertiesChannel ?? []).map((id, i): [string, string] => [`propertiesChannel.${i}`, id]),
+    ...(body.propertiesLimit ?? []).map((id, i): [string, string] => [`propertiesLimit.${i}`, id]),
+  ];
+  const users = (body.responders ?? []).map((id, i): [string, string] => [`responders.${i}`, id]);
+
+  const missing = async (refs: [string, string][], find: (ids: ObjectId[]) => Promise<{ _id: ObjectId }[]>): Promise<ErrorDetail[]> => {
+    if (refs.length === 0) return [];
+    const ids = [...new Set(refs.map(([, id]) => id))].map(oid);
+    const found = new Set((await find(ids)).map((record) => record._id.toHexString()));
+    return refs.filter(([, id]) => !found.has(id)).map(([path, id]) => ({ path, message: `${id} names no such record of the company` }));
+  };
+  const details = (
+    await Promise.all([
+      missing(roles, (ids) => AccessRole.find({ _id: { $in: ids }, company: companyId }, { _id: 1 }).lean()),
+      missing(properties, (ids) => Property.find({ _id: { $in: ids }, company: companyId }, { _id: 1 }).lean()),
+      missing(users, (ids) => User.find({ _id: { $in: ids }, "companies.companyId": companyId }, { _id: 1 }).lean<{ _id: ObjectId }[]>()),
+    ])
+  ).flat();
+  if (details.length > 0) {
+    throw new ServiceError("unknown_reference", "The body names records that do not exist in the company.", details);
+  }
+}
