@@ -1,0 +1,207 @@
+"use client";
+
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { useState } from "react";
+import { useReferenceNames } from "@/lib/client/reference";
+import { displayName, useMe, useUpdateUser, useUser, useUsersById } from "@/lib/client/users";
+import type { UserRecord } from "@/lib/schemas/users";
+import { useIsAdmin } from "../admin-shell";
+import { ErrorMessage } from "../error-message";
+import { ActiveBadge, BackLink, Badge, Button, Card, DateTime, Facts, LinkButton, Loading, PageHeader, linkClass } from "../ui";
+
+export function UserDetail({ id }: { id: string }) {
+  const user = useUser(id);
+  const params = useSearchParams();
+  const created = params.get("created");
+
+  if (user.isLoading) return <Loading label="Loading the user…" />;
+  if (user.isError || !user.data) {
+    return (
+      <>
+        <PageHeader title="User" back={<BackLink href="/users">Users</BackLink>} />
+        <ErrorMessage error={user.error} title="The user could not be loaded" />
+      </>
+    );
+  }
+  return <UserView user={user.data} created={created} />;
+}
+
+function UserView({ user, created }: { user: UserRecord; created: string | null }) {
+  const roles = useReferenceNames("accessRoles");
+  const jobs = useReferenceNames("jobTitles");
+  const properties = useReferenceNames("properties");
+  const bots = useReferenceNames("bots");
+  const isAdmin = useIsAdmin();
+  const me = useMe();
+  const update = useUpdateUser(user._id);
+  const [confirming, setConfirming] = useState(false);
+  const [changed, setChanged] = useState<string>();
+  const self = me.data?._id === user._id;
+
+  async function setActive(isActive: boolean) {
+    setConfirming(false);
+    setChanged(undefined);
+    try {
+      await update.mutateAsync({ isActive });
+      setChanged(isActive ? "The user is active again and can sign in." : "The user is deactivated: they can no longer sign in.");
+    } catch {
+      // Shown below from the mutation's error.
+    }
+  }
+
+  const names = (ids: string[], map: Map<string, string>) =>
+    ids.length === 0 ? undefined : (
+      <span className="flex flex-wrap gap-1">
+        {ids.map((id) => (
+          <Badge key={id} tone="blue">
+            {map.get(id) ?? "…"}
+          </Badge>
+        ))}
+      </span>
+    );
+
+  return (
+    <>
+      <PageHeader
+        back={<BackLink href="/users">Users</BackLink>}
+        title={
+          <span className="flex flex-wrap items-center gap-3">
+            {displayName(user)} <ActiveBadge active={user.isActive} />
+          </span>
+        }
+        subtitle={user.email}
+        actions={
+          isAdmin && (
+            <>
+              <LinkButton href={`/users/${user._id}/edit`} kind="primary">
+                Edit
+              </LinkButton>
+              {user.isActive ? (
+                <Button kind="danger" onClick={() => setConfirming(true)} disabled={update.isPending || self} title={self ? "You cannot deactivate yourself" : undefined}>
+                  Deactivate
+                </Button>
+              ) : (
+                <Button onClick={() => setActive(true)} disabled={update.isPending}>
+                  Activate
+                </Button>
+              )}
+            </>
+          )
+        }
+      />
+
+      {created && (
+        <p role="status" className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
+          The user was created.{created === "invited" && " An invitation e-mail with a link to set a password is on its way (see the outbox)."}
+        </p>
+      )}
+      {confirming && (
+        <div role="alertdialog" aria-labelledby="confirm-deactivate" className="mb-4 flex flex-wrap items-center gap-3 rounded-md border border-rose-200 bg-rose-50 px-4 py-3 text-sm">
+          <p id="confirm-deactivate" className="flex-1 text-rose-900">
+            Deactivate {displayName(user)}? They will no longer be able to sign in, and leave the default list.
+          </p>
+          <Button kind="danger" onClick={() => setActive(false)} autoFocus>
+            Yes, deactivate
+          </Button>
+          <Button kind="ghost" onClick={() => setConfirming(false)}>
+            Cancel
+          </Button>
+        </div>
+      )}
+      {changed && (
+        <p role="status" className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
+          {changed}
+        </p>
+      )}
+      {update.isError && (
+        <div className="mb-4">
+          <ErrorMessage error={update.error} title="The change was not saved" />
+        </div>
+      )}
+
+      <div className="grid gap-6 lg:grid-cols-3">
+        <Card className="p-5 sm:p-6 lg:col-span-2">
+          <h2 className="mb-4 text-base font-semibold text-slate-900">Profile</h2>
+          <Facts
+            items={[
+              ["Display name", user.name?.displayName],
+              ["Names", user.name?.names],
+              ["Last name", user.name?.lastName],
+              ["Second last name", user.name?.secondLastName || undefined],
+              ["E-mail", user.email],
+              ["Phone", user.phone || undefined],
+              ["Access roles", names(user.accessRoles, roles)],
+              ["Job title", user.job ? (jobs.get(user.job) ?? "…") : undefined],
+              ["Properties", names(user.properties, properties)],
+              ["Bot", user.bot ? (bots.get(user.bot) ?? "…") : undefined],
+              ["Online", user.isOnline ? "Yes" : "No"],
+              ["Accepted the terms", user.termsConditions ? "Yes" : "No"],
+            ]}
+          />
+        </Card>
+        <Card className="p-5 sm:p-6">
+          <h2 className="mb-4 text-base font-semibold text-slate-900">Activity</h2>
+          <Facts
+            items={[
+              ["Created", <DateTime key="c" value={user.createdAt} />],
+              ["Modified", <DateTime key="m" value={user.modifiedAt} />],
+              ["Last request", <DateTime key="l" value={user.lastRequestDate} />],
+            ]}
+          />
+        </Card>
+        <Hierarchy user={user} />
+        {Object.keys(user.extensions).length > 0 && (
+          <Card className="p-5 sm:p-6">
+            <h2 className="mb-4 text-base font-semibold text-slate-900">Extensions</h2>
+            <pre className="max-h-64 overflow-auto rounded bg-slate-50 p-3 font-mono text-xs text-slate-800">{JSON.stringify(user.extensions, null, 2)}</pre>
+          </Card>
+        )}
+      </div>
+    </>
+  );
+}
+
+function Hierarchy({ user }: { user: UserRecord }) {
+  const hierarchy = user.companies[0]?.hierarchy ?? { boss: [], peers: [], subordinate: [] };
+  const ids = [...hierarchy.boss, ...hierarchy.peers, ...hierarchy.subordinate];
+  const people = useUsersById(ids);
+  const list = (label: string, group: string[]) => (
+    <div key={label}>
+      <h3 className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</h3>
+      {group.length === 0 ? (
+        <p className="mt-1 text-sm text-slate-400">None</p>
+      ) : (
+        <ul className="mt-1 flex flex-col gap-1 text-sm">
+          {group.map((id) => {
+            const person = people.data?.get(id);
+            return (
+              <li key={id}>
+                <Link href={`/users/${id}`} className={linkClass}>
+                  {person ? displayName(person) : people.isLoading ? "…" : id}
+                </Link>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </div>
+  );
+  return (
+    <Card className="p-5 sm:p-6 lg:col-span-2">
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
+        <h2 className="text-base font-semibold text-slate-900">Reporting lines</h2>
+        {ids.length > 0 && (
+          <Link href={`/users?relatedUser=${user._id}&isActive=all`} className={`text-sm ${linkClass}`}>
+            Show related users in the list
+          </Link>
+        )}
+      </div>
+      <div className="grid gap-4 sm:grid-cols-3">
+        {list("Boss", hierarchy.boss)}
+        {list("Peers", hierarchy.peers)}
+        {list("Subordinates", hierarchy.subordinate)}
+      </div>
+    </Card>
+  );
+}

@@ -1,0 +1,347 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent, type ReactNode } from "react";
+import { focusFirstError, serverFieldErrors, zodFieldErrors, type FieldErrors } from "@/lib/client/form-errors";
+import { useReference } from "@/lib/client/reference";
+import { useCreateUser, useUpdateUser, type CreateUserInput, type UpdateUserInput } from "@/lib/client/users";
+import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/schemas/users";
+import { ErrorMessage } from "../error-message";
+import { Button, Card, Field, LinkButton, describedBy, inputClass } from "../ui";
+
+/** The fields of the form, in the order they appear (errors focus the first one). */
+const FIELDS = [
+  "email",
+  "name.displayName",
+  "name.names",
+  "name.lastName",
+  "name.secondLastName",
+  "phone",
+  "accessRoles",
+  "job",
+  "properties",
+  "bot",
+  "password",
+] as const;
+type FieldName = (typeof FIELDS)[number];
+
+const inputId = (field: string) => `user-${field.replace(".", "-")}`;
+
+// `extensions` is not edited here; leaving it out of the client schema keeps its server-side
+// size check (which needs Node's Buffer) out of the browser.
+const CreateSchema = CreateUserBody.omit({ extensions: true });
+const UpdateSchema = UpdateUserBody.omit({ extensions: true });
+
+interface FormState {
+  email: string;
+  displayName: string;
+  names: string;
+  lastName: string;
+  secondLastName: string;
+  phone: string;
+  accessRoles: string[];
+  properties: string[];
+  job: string;
+  bot: string;
+  password: string;
+  notifyEmail: boolean;
+}
+
+function initialState(user?: UserRecord): FormState {
+  return {
+    email: user?.email ?? "",
+    displayName: user?.name?.displayName ?? "",
+    names: user?.name?.names ?? "",
+    lastName: user?.name?.lastName ?? "",
+    secondLastName: user?.name?.secondLastName ?? "",
+    phone: user?.phone ?? "",
+    accessRoles: user?.accessRoles ?? [],
+    properties: user?.properties ?? [],
+    job: user?.job ?? "",
+    bot: user?.bot ?? "",
+    password: "",
+    notifyEmail: false,
+  };
+}
+
+function nameOf(state: FormState) {
+  const parts = [state.displayName, state.names, state.lastName, state.secondLastName];
+  if (parts.every((part) => part.trim() === "")) return undefined;
+  return {
+    // A display name left empty is made from the names, as most people would write it.
+    displayName: state.displayName.trim() || [state.names.trim(), state.lastName.trim()].filter(Boolean).join(" "),
+    names: state.names,
+    lastName: state.lastName,
+    secondLastName: state.secondLastName,
+  };
+}
+
+function createBody(state: FormState): CreateUserInput {
+  return {
+    email: state.email,
+    accessRoles: state.accessRoles,
+    properties: state.properties,
+    ...(nameOf(state) ? { name: nameOf(state) } : {}),
+    ...(state.job ? { job: state.job } : {}),
+    ...(state.bot ? { bot: state.bot } : {}),
+    ...(state.phone.trim() ? { phone: state.phone } : {}),
+    ...(state.password ? { password: state.password } : {}),
+  };
+}
+
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
+
+/** Only what changed, as PATCH wants it. */
+function updateBody(state: FormState, user: UserRecord): UpdateUserInput {
+  const before = initialState(user);
+  const body: UpdateUserInput = {};
+  const name = nameOf(state);
+  const nameChanged = (["displayName", "names", "lastName", "secondLastName"] as const).some((part) => state[part] !== before[part]);
+  if (name && nameChanged) body.name = name;
+  if (state.phone !== before.phone) body.phone = state.phone.trim() || null;
+  if (!sameSet(state.accessRoles, before.accessRoles)) body.accessRoles = state.accessRoles;
+  if (!sameSet(state.properties, before.properties)) body.properties = state.properties;
+  if (state.job !== before.job) body.job = state.job || null;
+  if (state.bot !== before.bot) body.bot = state.bot || null;
+  if (state.password) body.password = state.password;
+  return body;
+}
+
+export function UserForm({ user }: { user?: UserRecord }) {
+  const router = useRouter();
+  const editing = Boolean(user);
+  const [state, setState] = useState(() => initialState(user));
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<unknown>();
+  const create = useCreateUser();
+  const update = useUpdateUser(user?._id ?? "");
+  const busy = create.isPending || update.isPending;
+
+  const roles = useReference("accessRoles");
+  const jobs = useReference("jobTitles");
+  const properties = useReference("properties");
+  const bots = useReference("bots");
+
+  function set<K extends keyof FormState>(key: K, value: FormState[K]) {
+    setState((current) => ({ ...current, [key]: value }));
+  }
+
+  function fail(fieldErrors: FieldErrors, error?: unknown) {
+    setErrors(fieldErrors);
+    setFormError(error);
+    focusFirstError(fieldErrors, FIELDS, inputId);
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setFormError(undefined);
+    const body = user ? updateBody(state, user) : createBody(state);
+    const checked = (user ? UpdateSchema : CreateSchema).safeParse(body);
+    if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS).fields);
+    setErrors({});
+    try {
+      if (user) {
+        if (Object.keys(body).length > 0) await update.mutateAsync(body as UpdateUserInput);
+        router.push(`/users/${user._id}`);
+      } else {
+        const created = await create.mutateAsync({ body: body as CreateUserInput, notifyEmail: state.notifyEmail && !state.password });
+        router.push(`/users/${created._id}?created=${state.notifyEmail && !state.password ? "invited" : "1"}`);
+      }
+    } catch (error) {
+      const { fields } = serverFieldErrors(error, FIELDS);
+      fail(fields, error);
+    }
+  }
+
+  const text = (field: FieldName, key: keyof FormState, label: ReactNode, props: { type?: string; autoComplete?: string; placeholder?: string; hint?: ReactNode; readOnly?: boolean } = {}) => {
+    const id = inputId(field);
+    return (
+      <Field id={id} label={label} error={errors[field]} hint={props.hint}>
+        <input
+          id={id}
+          type={props.type ?? "text"}
+          value={state[key] as string}
+          onChange={(event) => set(key, event.target.value as never)}
+          autoComplete={props.autoComplete ?? "off"}
+          placeholder={props.placeholder}
+          readOnly={props.readOnly}
+          {...describedBy(id, errors[field], Boolean(props.hint))}
+          className={inputClass}
+        />
+      </Field>
+    );
+  };
+
+  return (
+    <form onSubmit={submit} noValidate className="flex flex-col gap-6">
+      <Card className="p-5 sm:p-6">
+        <h2 className="mb-4 text-base font-semibold text-slate-900">Identity</h2>
+        <div className="grid gap-4 sm:grid-cols-2">
+          {text("email", "email", editing ? "E-mail (cannot be changed)" : "E-mail", {
+            type: "email",
+            readOnly: editing,
+            placeholder: "name@company.com",
+            hint: editing ? "The e-mail of a user is fixed once created." : "Required. The address the user signs in with.",
+          })}
+          {text("phone", "phone", "Phone", { type: "tel", placeholder: "+34 600 000 000" })}
+          {text("name.names", "names", "First and middle names", { placeholder: "Ana María" })}
+          {text("name.lastName", "lastName", "Last name", { placeholder: "Pérez" })}
+          {text("name.secondLastName", "secondLastName", "Second last name", { hint: "May stay empty." })}
+          {text("name.displayName", "displayName", "Display name", {
+            placeholder: [state.names, state.lastName].filter(Boolean).join(" ") || "Ana Pérez",
+            hint: "Shown in channels; left empty, it is made from the names.",
+          })}
+        </div>
+      </Card>
+
+      <Card className="p-5 sm:p-6">
+        <h2 className="mb-4 text-base font-semibold text-slate-900">Role and organisation</h2>
+        <div className="grid gap-6 sm:grid-cols-2">
+          <CheckboxGroup
+            id={inputId("accessRoles")}
+            legend="Access roles"
+            hint="At least one."
+            records={roles.data}
+            value={state.accessRoles}
+            onChange={(value) => set("accessRoles", value)}
+            error={errors.accessRoles}
+          />
+          <CheckboxGroup
+            id={inputId("properties")}
+            legend="Properties"
+            records={properties.data}
+            value={state.properties}
+            onChange={(value) => set("properties", value)}
+            error={errors.properties}
+          />
+          <PickOne id={inputId("job")} label="Job title" none="No job title" records={jobs.data} value={state.job} onChange={(value) => set("job", value)} error={errors.job} />
+          <PickOne id={inputId("bot")} label="Bot" none="Not a bot" records={bots.data} value={state.bot} onChange={(value) => set("bot", value)} error={errors.bot} />
+        </div>
+      </Card>
+
+      <Card className="p-5 sm:p-6">
+        <h2 className="mb-4 text-base font-semibold text-slate-900">Password</h2>
+        <div className="grid gap-4 sm:grid-cols-2">
+          {text("password", "password", editing ? "New password" : "Password", {
+            type: "password",
+            autoComplete: "new-password",
+            hint: editing ? "Leave empty to keep the current password." : "At least 8 characters. Or leave empty and send an invitation.",
+          })}
+          {!editing && (
+            <div className="flex items-start gap-2 pt-7">
+              <input
+                id="user-notifyEmail"
+                type="checkbox"
+                checked={state.notifyEmail && !state.password}
+                disabled={Boolean(state.password)}
+                onChange={(event) => set("notifyEmail", event.target.checked)}
+                className="mt-0.5 size-4 rounded border-slate-300 accent-sky-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600"
+              />
+              <label htmlFor="user-notifyEmail" className="text-sm text-slate-800">
+                Send an invitation e-mail with a link to set a password
+                <span className="block text-xs text-slate-500">Only without a password.</span>
+              </label>
+            </div>
+          )}
+        </div>
+      </Card>
+
+      {formError !== undefined && <ErrorMessage error={formError} title={editing ? "The user could not be saved" : "The user could not be created"} />}
+
+      <div className="flex flex-wrap justify-end gap-3">
+        <LinkButton href={user ? `/users/${user._id}` : "/users"}>Cancel</LinkButton>
+        <Button type="submit" kind="primary" disabled={busy}>
+          {busy ? "Saving…" : editing ? "Save changes" : "Create user"}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function CheckboxGroup({
+  id,
+  legend,
+  hint,
+  records,
+  value,
+  onChange,
+  error,
+}: {
+  id: string;
+  legend: string;
+  hint?: string;
+  records: { _id: string; name: string }[] | undefined;
+  value: string[];
+  onChange: (value: string[]) => void;
+  error?: string;
+}) {
+  return (
+    <fieldset aria-describedby={error ? `${id}-error` : undefined} aria-invalid={error ? true : undefined}>
+      <legend className="text-sm font-medium text-slate-800">
+        {legend}
+        {hint && <span className="ml-1 font-normal text-slate-500">{hint}</span>}
+      </legend>
+      {!records ? (
+        <p className="mt-2 text-sm text-slate-500">Loading…</p>
+      ) : records.length === 0 ? (
+        <p className="mt-2 text-sm text-slate-500">None defined yet.</p>
+      ) : (
+        <div className={`mt-2 grid grid-cols-1 gap-1.5 rounded-md border p-3 lg:grid-cols-2 ${error ? "border-rose-400" : "border-slate-200"}`}>
+          {records.map((record, index) => {
+            const checkboxId = index === 0 ? id : `${id}-${record._id}`;
+            return (
+              <div key={record._id} className="flex items-center gap-2">
+                <input
+                  id={checkboxId}
+                  type="checkbox"
+                  checked={value.includes(record._id)}
+                  onChange={(event) => onChange(event.target.checked ? [...value, record._id] : value.filter((v) => v !== record._id))}
+                  className="size-4 rounded border-slate-300 accent-sky-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600"
+                />
+                <label htmlFor={checkboxId} className="text-sm text-slate-800">
+                  {record.name}
+                </label>
+              </div>
+            );
+          })}
+        </div>
+      )}
+      {error && (
+        <p id={`${id}-error`} className="mt-1 text-sm text-rose-700">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+function PickOne({
+  id,
+  label,
+  none,
+  records,
+  value,
+  onChange,
+  error,
+}: {
+  id: string;
+  label: string;
+  none: string;
+  records: { _id: string; name: string }[] | undefined;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+}) {
+  return (
+    <Field id={id} label={label} error={error}>
+      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} {...describedBy(id, error)} className={inputClass}>
+        <option value="">{records ? none : "Loading…"}</option>
+        {records?.map((record) => (
+          <option key={record._id} value={record._id}>
+            {record.name}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
