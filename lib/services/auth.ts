@@ -9,6 +9,7 @@ import { ServiceError } from "./errors";
 import { hashToken, newId, oid, secretToken, type ObjectId } from "./ids";
 import { checkPassword } from "./passwords";
 import { signingKey } from "./secret";
+import { TtlCache } from "./cache";
 
 /** Access tokens of a sign-in session are short-lived; `/api/auth/token` gives fresh ones. */
 export const BROWSER_TOKEN_TTL_SECONDS = 15 * 60;
@@ -66,11 +67,45 @@ export async function verifyAccessToken(token: string): Promise<Claims> {
   }
 }
 
+interface CachedPrincipal {
+  principal: Principal;
+  sessionExpiresAt: Date;
+  lastRequestDate: Date | null;
+}
+
+/**
+ * Principals of recent tokens, so that a burst of requests does not look up the same session and
+ * user each time. Writes in this process that could change a principal (an update of the user,
+ * a logout) drop them at once; another process's writes are seen within the TTL.
+ */
+const principals = new TtlCache<CachedPrincipal>(5_000);
+
+/** Forgets cached principals: all of them, or those of one user. */
+export function forgetPrincipals(userId?: string): void {
+  principals.clear(userId === undefined ? undefined : `${userId}|`);
+}
+
 /**
  * The principal of a verified token: its session must still exist and its user must still be an
  * active member of the token's company. Also records the user's `lastRequestDate`.
  */
 export async function principalOf(claims: Claims, now = new Date()): Promise<Principal> {
+  const cached = await principals.get(`${claims.sub}|${claims.sid}|${claims.cid}`, () => loadPrincipal(claims, now));
+  if (cached.sessionExpiresAt <= now) throw unauthorized("The access token has been revoked.");
+  if (!cached.lastRequestDate || now.getTime() - cached.lastRequestDate.getTime() >= LAST_REQUEST_GRANULARITY_MS) {
+    cached.lastRequestDate = now;
+    const since = new Date(now.getTime() - LAST_REQUEST_GRANULARITY_MS);
+    // Not awaited: the request does not wait for bookkeeping. The filter makes concurrent
+    // requests (and processes) write it once a minute.
+    User.updateOne(
+      { _id: oid(claims.sub), $or: [{ lastRequestDate: null }, { lastRequestDate: { $lte: since } }] },
+      { $set: { lastRequestDate: now } },
+    ).catch(() => undefined);
+  }
+  return cached.principal;
+}
+
+async function loadPrincipal(claims: Claims, now: Date): Promise<CachedPrincipal> {
   const [session, user] = await Promise.all([
     Session.findById(claims.sid, { userId: 1, companyId: 1, expiresAt: 1 }).lean(),
     User.findOne(
@@ -83,16 +118,11 @@ export async function principalOf(claims: Claims, now = new Date()): Promise<Pri
   }
   if (!user) throw unauthorized("The access token names no user of its company.");
   if (!user.isActive) throw unauthorized("The account is deactivated.");
-  if (!user.lastRequestDate || now.getTime() - user.lastRequestDate.getTime() >= LAST_REQUEST_GRANULARITY_MS) {
-    const since = new Date(now.getTime() - LAST_REQUEST_GRANULARITY_MS);
-    // Not awaited: the request does not wait for bookkeeping. The filter makes concurrent
-    // requests write it once.
-    User.updateOne(
-      { _id: user._id, $or: [{ lastRequestDate: null }, { lastRequestDate: { $lte: since } }] },
-      { $set: { lastRequestDate: now } },
-    ).catch(() => undefined);
-  }
-  return { userId: claims.sub, companyId: claims.cid, sessionId: claims.sid, accessRoles: user.accessRoles };
+  return {
+    principal: { userId: claims.sub, companyId: claims.cid, sessionId: claims.sid, accessRoles: user.accessRoles },
+    sessionExpiresAt: session.expiresAt,
+    lastRequestDate: user.lastRequestDate ?? null,
+  };
 }
 
 /** Whether the principal holds an access role of its company with `isAdmin: true`. */
@@ -153,7 +183,8 @@ export async function refresh(sessionToken: string): Promise<IssuedToken> {
 
 /** Ends the session of a cookie; the access tokens it issued stop working at once. */
 export async function logout(sessionToken: string): Promise<void> {
-  await Session.deleteOne({ tokenHash: hashToken(sessionToken) });
+  const session = await Session.findOneAndDelete({ tokenHash: hashToken(sessionToken) }).lean();
+  if (session) forgetPrincipals(session.userId.toHexString());
 }
 
 function accessTokenExpiry(now: Date, sessionExpiresAt: Date): Date {

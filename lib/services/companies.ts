@@ -11,6 +11,7 @@ import { newId, type ObjectId } from "./ids";
 import { log } from "./log";
 import { hashPassword } from "./passwords";
 import { userKeywords } from "./search";
+import { usersChanged } from "./users";
 
 export const DEFAULT_COMPANY_NAME = "Default company";
 
@@ -96,6 +97,7 @@ async function ensureAdmin(companyId: ObjectId, adminRoleId: ObjectId, rawEmail:
           $set: { modifiedAt: new Date(Math.max(now.getTime(), existing.modifiedAt.getTime() + 1)) },
         } as never,
       );
+      usersChanged(existing._id.toHexString());
     }
     return { userId: existing._id, existed: true };
   }
@@ -120,6 +122,7 @@ async function ensureAdmin(companyId: ObjectId, adminRoleId: ObjectId, rawEmail:
       modifiedAt: now,
       extensions: {},
     });
+    usersChanged();
     return { userId, existed: false };
   } catch (error) {
     if (!isDuplicateKeyError(error)) throw error;

@@ -6,6 +6,7 @@
 import { AccessRole, Bot, JobTitle, Meta, Property, User } from "@/lib/models";
 import { oid, stableId, type ObjectId } from "./ids";
 import { userKeywords } from "./search";
+import { usersChanged } from "./users";
 
 export const JOB_TITLES = ["Chief Executive", "Engineering Manager", "Software Engineer", "Designer", "Product Manager", "Sales Representative", "Support Agent", "Data Analyst", "Recruiter", "Accountant"];
 export const PROPERTIES = ["Madrid office", "Bogotá office", "México office", "Remote", "Night shift", "Contractor", "Mentor", "On call"];
@@ -134,6 +135,7 @@ export async function seedDemo(options: SeedOptions = {}): Promise<SeedResult> {
     }
     options.onProgress?.(Math.min(start + BATCH, count));
   }
+  usersChanged();
   return {
     companyId: companyId.toHexString(),
     created: { jobTitles: jobs.created, properties: properties.created, bots: bots.created, users: createdUsers },

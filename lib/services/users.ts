@@ -14,7 +14,8 @@ import {
   type UserList,
   type UserRecord,
 } from "@/lib/schemas/users";
-import type { Principal } from "./auth";
+import { forgetPrincipals, type Principal } from "./auth";
+import { TtlCache } from "./cache";
 import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
 import { newId, oid, type ObjectId } from "./ids";
 import { inviteUser } from "./invitations";
@@ -37,7 +38,7 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
       .skip((query.page - 1) * query.limit)
       .limit(query.limit)
       .lean<LeanUser[]>(),
-    query.count ? User.countDocuments(filter) : undefined,
+    query.count ? countUsers(companyId, filter) : undefined,
   ]);
   return {
     data: {
@@ -47,6 +48,23 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
       ...(counter === undefined ? {} : { counter }),
     },
   };
+}
+
+/**
+ * Counting reads every match, which for a broad search of a large company costs far more than a
+ * page; the counter of one filter is therefore kept for a few seconds. Any write of a user in this
+ * process forgets every counter; other processes' writes show within the TTL.
+ */
+const counters = new TtlCache<number>(5_000);
+
+function countUsers(companyId: ObjectId, filter: QueryFilter<UserDoc>): Promise<number> {
+  return counters.get(`${companyId.toHexString()}|${JSON.stringify(filter)}`, () => User.countDocuments(filter).exec());
+}
+
+/** After a write of users: counters and cached principals may be out of date. */
+export function usersChanged(userId?: string): void {
+  counters.clear();
+  if (userId !== undefined) forgetPrincipals(userId);
 }
 
 async function listFilter(companyId: ObjectId, query: ListUsersQuery, notes: Notes): Promise<QueryFilter<UserDoc>> {
@@ -159,6 +177,7 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
     if (isDuplicateKeyError(error)) throw duplicateEmail();
     throw error;
   }
+  usersChanged();
   if (passwordHash) await storePasswordHash(doc._id, passwordHash);
 
   if (options.notifyEmail) {
@@ -259,6 +278,7 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
       { returnDocument: "after" },
     );
     if (!updated) continue;
+    usersChanged(id);
     if (passwordHash) await storePasswordHash(userId, passwordHash);
     return (await toUserRecords([updated as unknown as LeanUser], companyId))[0];
   }

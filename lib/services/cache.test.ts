@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { TtlCache } from "./cache";
+
+describe("TtlCache", () => {
+  it("computes once per key within the TTL, sharing concurrent misses", async () => {
+    const cache = new TtlCache<number>(1000);
+    let calls = 0;
+    const compute = async () => ++calls;
+    const [a, b] = await Promise.all([cache.get("k", compute, 0), cache.get("k", compute, 0)]);
+    expect([a, b, calls]).toEqual([1, 1, 1]);
+    expect(await cache.get("k", compute, 999)).toBe(1);
+    expect(await cache.get("k", compute, 1000)).toBe(2);
+  });
+
+  it("forgets failures, cleared keys and answers computed across a clear", async () => {
+    const cache = new TtlCache<number>(1000);
+    await expect(cache.get("k", () => Promise.reject(new Error("x")), 0)).rejects.toThrow("x");
+    expect(await cache.get("k", async () => 1, 0)).toBe(1);
+    cache.clear("k");
+    expect(await cache.get("k", async () => 2, 0)).toBe(2);
+    let release!: (n: number) => void;
+    const pending = cache.get("slow", () => new Promise<number>((resolve) => (release = resolve)), 0);
+    cache.clear("other");
+    release(3);
+    expect(await pending).toBe(3);
+    expect(await cache.get("slow", async () => 4, 0)).toBe(4);
+  });
+});
