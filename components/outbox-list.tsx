@@ -1,0 +1,131 @@
+"use client";
+
+import { useSearchParams } from "next/navigation";
+import { useState, type ReactNode } from "react";
+import { useOutbox } from "@/lib/client/outbox";
+import type { OutboxMailRecord } from "@/lib/schemas/outbox";
+import { ErrorMessage } from "./error-message";
+import { Pagination } from "./pagination";
+import { Button, Card, DateTime, EmptyState, Field, Loading, PageHeader, Spinner, inputClass, linkClass } from "./ui";
+
+const PAGE_SIZE = 20;
+
+/** The e-mails the server kept instead of sending (SMTP_URL unset), newest first. */
+export function OutboxList() {
+  const params = useSearchParams();
+  const page = Math.max(1, Number(params.get("page")) || 1);
+  const to = params.get("to") ?? "";
+  const [text, setText] = useState(to);
+  const [followed, setFollowed] = useState(to);
+  if (to !== followed) {
+    setFollowed(to);
+    setText(to);
+  }
+  const outbox = useOutbox({ page, limit: PAGE_SIZE, to: to || undefined });
+  const body = outbox.data?.data;
+
+  const show = (next: { page?: number; to?: string }) => {
+    const query = new URLSearchParams();
+    const recipient = next.to ?? to;
+    if (recipient) query.set("to", recipient);
+    if ((next.page ?? 1) > 1) query.set("page", String(next.page));
+    window.history.pushState(null, "", `/outbox${query.size ? `?${query}` : ""}`);
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="Outbox"
+        subtitle="E-mails the server would have sent. SMTP is not configured (SMTP_URL), so they are kept here instead."
+        actions={
+          <Button onClick={() => outbox.refetch()} disabled={outbox.isFetching}>
+            {outbox.isFetching ? <Spinner className="size-3.5" /> : null} Refresh
+          </Button>
+        }
+      />
+      <Card className="mb-6 p-4">
+        <form
+          role="search"
+          className="flex flex-wrap items-end gap-3"
+          onSubmit={(event) => {
+            event.preventDefault();
+            show({ to: text.trim() });
+          }}
+        >
+          <Field id="outbox-to" label="Recipient" className="min-w-60 flex-1">
+            <input id="outbox-to" type="email" value={text} onChange={(event) => setText(event.target.value)} placeholder="name@company.com" className={inputClass} />
+          </Field>
+          <Button type="submit">Filter</Button>
+          {to && (
+            <Button
+              kind="ghost"
+              onClick={() => {
+                setText("");
+                show({ to: "" });
+              }}
+            >
+              Show all
+            </Button>
+          )}
+        </form>
+      </Card>
+
+      {outbox.isLoading ? (
+        <Loading label="Loading the outbox…" />
+      ) : outbox.isError ? (
+        <ErrorMessage error={outbox.error} title="The outbox could not be loaded" />
+      ) : body && body.mails.length === 0 ? (
+        <Card>
+          <EmptyState title={to ? `No e-mail to ${to}` : "The outbox is empty"}>Invitations appear here when a user is created with “Send an invitation e-mail”.</EmptyState>
+        </Card>
+      ) : (
+        body && (
+          <Card className="overflow-hidden">
+            <ol className="divide-y divide-slate-200">
+              {body.mails.map((mail) => (
+                <Mail key={mail._id} mail={mail} />
+              ))}
+            </ol>
+            <Pagination page={page} limit={PAGE_SIZE} total={body.counter} shown={body.mails.length} noun="e-mails" onPage={(next) => show({ page: next })} />
+          </Card>
+        )
+      )}
+    </>
+  );
+}
+
+function Mail({ mail }: { mail: OutboxMailRecord }) {
+  return (
+    <li className="p-4 sm:p-5">
+      <article aria-labelledby={`mail-${mail._id}`}>
+        <div className="flex flex-wrap items-baseline justify-between gap-2">
+          <h2 id={`mail-${mail._id}`} className="text-base font-semibold text-slate-900">
+            {mail.subject}
+          </h2>
+          <span className="text-xs text-slate-500">
+            <DateTime value={mail.createdAt} />
+          </span>
+        </div>
+        <p className="mt-0.5 text-sm text-slate-600">
+          To <span className="font-medium text-slate-800">{mail.to}</span>
+        </p>
+        <div className="mt-3 whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 text-sm text-slate-800">{linkify(mail.text)}</div>
+      </article>
+    </li>
+  );
+}
+
+const URL_PATTERN = /(https?:\/\/[^\s<>"]+)/g;
+
+/** The mail's text with its web addresses as links (the text is shown as text, never as HTML). */
+function linkify(text: string): ReactNode[] {
+  return text.split(URL_PATTERN).map((part, index) =>
+    index % 2 === 1 ? (
+      <a key={index} href={part} className={`break-all ${linkClass}`} rel="noreferrer">
+        {part}
+      </a>
+    ) : (
+      part
+    ),
+  );
+}
