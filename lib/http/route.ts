@@ -69,7 +69,7 @@ export function route<
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
 >(options: RouteOptions<Q, B, P>, handler: (context: Context<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown): RouteHandler {
-  return handle(options, true, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
+  return declare(handle(options, true, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown), options, true);
 }
 
 /** A route without a bearer token (sign-in, invitations): rate-limited per client address. */
@@ -78,7 +78,25 @@ export function publicRoute<
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
 >(options: Omit<RouteOptions<Q, B, P>, "admin">, handler: (context: PublicContext<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown): RouteHandler {
-  return handle(options, false, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
+  return declare(handle(options, false, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown), options, false);
+}
+
+/** What a handler was declared with: the OpenAPI document (lib/openapi) is built from it. */
+export interface RouteDeclaration {
+  authenticated: boolean;
+  options: RouteOptions<z.ZodObject | undefined, z.ZodType | undefined, z.ZodObject | undefined>;
+}
+
+const declarations = new WeakMap<RouteHandler, RouteDeclaration>();
+
+function declare(handler: RouteHandler, options: RouteDeclaration["options"], authenticated: boolean): RouteHandler {
+  declarations.set(handler, { authenticated, options });
+  return handler;
+}
+
+/** The declaration of a handler made by `route` or `publicRoute`; `undefined` for any other. */
+export function declarationOf(handler: unknown): RouteDeclaration | undefined {
+  return typeof handler === "function" ? declarations.get(handler as RouteHandler) : undefined;
 }
 
 const perMinute = () => loadConfig().rateLimitPerMinute;

@@ -1,8 +1,10 @@
 /**
  * Test support for route handlers: calls an exported handler with a real `Request` (as Next.js
- * does), and creates companies with admins and members holding real access tokens.
+ * does) and checks its answer against the OpenAPI document (lib/openapi), and creates companies
+ * with admins and members holding real access tokens.
  */
 import type { RouteHandler } from "./route";
+import { checkAnswer } from "@/lib/openapi/testing";
 import { createApiToken } from "@/lib/services/auth";
 import { createCompany } from "@/lib/services/companies";
 import { ready } from "@/lib/services/init";
@@ -47,6 +49,7 @@ export async function call<T = Json>(handler: RouteHandler, path: string, option
   });
   const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
   const text = await response.text();
+  checkAnswer({ method: request.method, url: path, status: response.status, contentType: response.headers.get("content-type"), body: text });
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 

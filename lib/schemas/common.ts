@@ -39,6 +39,8 @@ export const queryInt = (min: number, max: number) =>
     .pipe(
       z
         .number()
+        // The pattern already admits only whole numbers; `.int()` says so to the OpenAPI document.
+        .int()
         .min(min, { error: `must be at least ${min}` })
         .max(max, { error: `must be at most ${max}` }),
     );
