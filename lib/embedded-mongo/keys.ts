@@ -183,3 +183,13 @@ export function idKey(id: unknown): KeyPart {
   if (!exact) throw new MongoCommandError("KeyTooLong", `_id is too long to store (over ${MAX_ID_KEY} characters)`);
   return part;
 }
+
+/** MongoDB's comparison of two values: by BSON type order first, then within the type. */
+export function compareValues(a: unknown, b: unknown): number {
+  const ea = encodeValue(a, Infinity).part;
+  const eb = encodeValue(b, Infinity).part;
+  if (ea[0] !== eb[0]) return ea[0] < eb[0] ? -1 : 1;
+  if (ea[1] === eb[1]) return 0;
+  if (typeof ea[1] === "string" && typeof eb[1] === "string") return Buffer.compare(Buffer.from(ea[1]), Buffer.from(eb[1]));
+  return ea[1] < eb[1] ? -1 : 1;
+}

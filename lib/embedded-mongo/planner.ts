@@ -20,7 +20,16 @@ export interface Interval {
 
 export type Plan =
   | { kind: "ids"; ids: unknown[] }
-  | { kind: "index"; index: IndexSpec; intervals: Interval[]; reverse: boolean; sorted: boolean; dedupe: boolean }
+  | {
+      kind: "index";
+      index: IndexSpec;
+      intervals: Interval[];
+      reverse: boolean;
+      sorted: boolean;
+      dedupe: boolean;
+      /** The index entries between the bounds are exactly the matches (a count needs no document). */
+      covered: boolean;
+    }
   | { kind: "scan"; reverse: boolean; sorted: boolean };
 
 interface Range {
@@ -31,11 +40,21 @@ interface Range {
   rank?: number;
   /** Both ends come from one predicate (a regex prefix), so one array element meets both. */
   single?: boolean;
+  /** A regex that is nothing but its literal prefix: the range is exactly its matches. */
+  pure?: boolean;
 }
 
 interface FieldBounds {
   points?: unknown[];
   ranges?: Range[];
+  /** The bounds say exactly what the condition matches: index keys alone can answer it. */
+  exact?: boolean;
+}
+
+interface Analysis {
+  bounds: Map<string, FieldBounds>;
+  /** Every condition of the filter became exact bounds (nothing is left to check on documents). */
+  complete: boolean;
 }
 
 const MAX_POINTS = 1000;
@@ -53,7 +72,8 @@ export function choosePlan(filter: Document, sort: Document | undefined, indexes
  * the executor races them for a few steps as MongoDB's multi-planner does.
  */
 export function candidatePlans(filter: Document, sort: Document | undefined, indexes: IndexSpec[], hint?: unknown): Plan[] {
-  const bounds = analyse(filter);
+  const analysis = analyse(filter);
+  const bounds = analysis.bounds;
   const sortEntries = Object.entries(sort ?? {});
 
   const idBounds = bounds.get("_id");
@@ -68,12 +88,12 @@ export function candidatePlans(filter: Document, sort: Document | undefined, ind
     if (!hinted) {
       throw new MongoCommandError("BadValue", "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
     }
-    if (hinted.name !== "_id_") return [evaluate(hinted, bounds, sortEntries).plan];
+    if (hinted.name !== "_id_") return [evaluate(hinted, analysis, sortEntries).plan];
     candidates = [];
   }
 
   const useful = candidates
-    .map((index) => evaluate(index, bounds, sortEntries))
+    .map((index) => evaluate(index, analysis, sortEntries))
     .filter((e) => e.score > 0)
     .sort((a, b) => b.score - a.score)
     .slice(0, MAX_CANDIDATES)
@@ -92,7 +112,8 @@ function sameKey(a: Document, b: Document): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function evaluate(index: IndexSpec, bounds: Map<string, FieldBounds>, sortEntries: Array<[string, unknown]>): { plan: Plan; score: number } {
+function evaluate(index: IndexSpec, analysis: Analysis, sortEntries: Array<[string, unknown]>): { plan: Plan; score: number } {
+  const { bounds } = analysis;
   const fields = Object.keys(index.key);
   const multikey = new Set(index.multikeyFields ?? []);
   let prefixes: Key[] = [[]];
@@ -127,13 +148,19 @@ function evaluate(index: IndexSpec, bounds: Map<string, FieldBounds>, sortEntrie
   // value; anywhere else it may yield several, which the walk must skip.
   const fixed = singlePoint ? fields.slice(0, eqFields) : [];
   const dedupe = intervals.length > 1 || [...multikey].some((f) => !fixed.includes(f));
+  const consumed = fields.slice(0, eqFields + (rangeIntervals ? 1 : 0));
+  const rangeField = rangeIntervals ? fields[eqFields] : undefined;
+  const covered =
+    analysis.complete &&
+    [...bounds.keys()].every((f) => consumed.includes(f) && bounds.get(f)!.exact === true) &&
+    !(rangeField && multikey.has(rangeField) && bounds.get(rangeField)!.ranges?.some((r) => !r.single && r.lo !== undefined && r.hi !== undefined));
   const sortDirection = sortServed(index, fields, eqFields, singlePoint, intervals.length > 1, multikey, bounds, sortEntries);
   const sorted = sortDirection !== 0;
   const servesSort = sorted && sortEntries.length > 0;
   const score = eqFields * 10 + (rangeIntervals ? 5 : 0) + (servesSort ? 100 : 0) + (index.unique && eqFields === fields.length ? 50 : 0) - fields.length * 0.01;
   const useful = eqFields > 0 || rangeIntervals !== undefined || servesSort;
   return {
-    plan: { kind: "index", index, intervals, reverse: sortDirection < 0, sorted, dedupe },
+    plan: { kind: "index", index, intervals, reverse: sortDirection < 0, sorted, dedupe, covered },
     score: useful ? score : 0,
   };
 }
@@ -210,26 +237,31 @@ function endKey(value: unknown, inclusive: boolean): Key {
 export function regexRange(re: RegExp): Range | undefined {
   if (re.flags.includes("i") || re.flags.includes("m") || !re.source.startsWith("^")) return undefined;
   let prefix = "";
+  let pure = true;
   const src = re.source;
   for (let i = 1; i < src.length; i++) {
     const ch = src[i];
     if (ch === "\\") {
       const next = src[i + 1];
-      if (next === undefined || /[A-Za-z0-9]/.test(next)) break;
+      if (next === undefined || /[A-Za-z0-9]/.test(next)) {
+        pure = false;
+        break;
+      }
       prefix += next;
       i += 1;
       continue;
     }
     if (".*+?()[]{}|$^".includes(ch)) {
+      pure = false;
       if ("*?{".includes(ch) && prefix.length) prefix = prefix.slice(0, -1);
       break;
     }
     prefix += ch;
   }
-  if (!prefix) return { loInc: true, hiInc: false, rank: Rank.String, single: true };
+  if (!prefix) return { loInc: true, hiInc: false, rank: Rank.String, single: true, pure };
   const last = prefix.charCodeAt(prefix.length - 1);
   const upper = prefix.slice(0, -1) + String.fromCharCode(last + 1);
-  return { lo: prefix, loInc: true, hi: upper, hiInc: false, single: true };
+  return { lo: prefix, loInc: true, hi: upper, hiInc: false, single: true, pure };
 }
 
 function compareKeys(a: Key, b: Key): number {
@@ -244,49 +276,68 @@ function compareKeys(a: Key, b: Key): number {
 }
 
 /** Bounds per field of the parts of a filter that an index can use (top level and `$and`). */
-function analyse(filter: Document): Map<string, FieldBounds> {
-  const out = new Map<string, FieldBounds>();
+function analyse(filter: Document): Analysis {
+  const bounds = new Map<string, FieldBounds>();
+  let complete = true;
   const visit = (f: Document) => {
     for (const [field, cond] of Object.entries(f)) {
       if (field === "$and" && Array.isArray(cond)) {
-        for (const sub of cond) if (isPlainObject(sub)) visit(sub);
+        for (const sub of cond) {
+          if (isPlainObject(sub)) visit(sub);
+          else complete = false;
+        }
         continue;
       }
-      if (field.startsWith("$")) continue;
+      if (field.startsWith("$") || bounds.has(field)) {
+        complete = false;
+        continue;
+      }
       const b = fieldBounds(cond);
-      if (b && !out.has(field)) out.set(field, b);
+      if (b) bounds.set(field, b);
+      if (!b?.exact) complete = false;
     }
   };
   visit(filter);
-  return out;
+  return { bounds, complete };
 }
 
+/** A value whose index key compares exactly as MongoDB compares the value itself. */
+function exactPoint(value: unknown): boolean {
+  if (value === null || value === undefined || Array.isArray(value) || isPlainObject(value)) return false;
+  if (value instanceof RegExp) return Boolean(regexRange(value)?.pure);
+  return encodeValue(value).exact && !["Decimal128", "MinKey", "MaxKey", "BSONRegExp"].includes(String((value as { _bsontype?: string })._bsontype));
+}
+
+const RANGE_OPERATORS = new Set(["$gt", "$gte", "$lt", "$lte"]);
+
 function fieldBounds(cond: unknown): FieldBounds | undefined {
-  if (cond instanceof RegExp) return regexRange(cond) ? { points: [cond] } : undefined;
+  if (cond instanceof RegExp) return regexRange(cond) ? { points: [cond], exact: exactPoint(cond) } : undefined;
   if (isBsonRegex(cond)) {
     const re = toRegExp(cond);
     return re ? fieldBounds(re) : undefined;
   }
-  if (!isPlainObject(cond)) return Array.isArray(cond) ? undefined : { points: [cond] };
+  if (!isPlainObject(cond)) return Array.isArray(cond) ? undefined : { points: [cond], exact: exactPoint(cond) };
   const keys = Object.keys(cond);
   if (keys.length === 0 || !keys.every((k) => k.startsWith("$"))) return isPlainObject(cond) && keys.every((k) => !k.startsWith("$")) ? { points: [cond] } : undefined;
-  if ("$eq" in cond && !Array.isArray(cond.$eq) && !(cond.$eq instanceof RegExp)) return { points: [cond.$eq] };
+  const only = (...allowed: string[]) => keys.every((k) => allowed.includes(k));
+  if ("$eq" in cond && !Array.isArray(cond.$eq) && !(cond.$eq instanceof RegExp)) return { points: [cond.$eq], exact: only("$eq") && exactPoint(cond.$eq) };
   if (Array.isArray(cond.$in) && cond.$in.length > 0 && cond.$in.every((v) => !Array.isArray(v) && !isPlainObject(v))) {
     const values = cond.$in.map((v) => (isBsonRegex(v) ? toRegExp(v) : v));
-    if (values.some((v) => v instanceof RegExp && !regexRange(v))) return undefined;
-    return { points: values };
+    if (values.some((v) => v === undefined || (v instanceof RegExp && !regexRange(v)))) return undefined;
+    return { points: values, exact: only("$in") && values.every(exactPoint) };
   }
   if ("$regex" in cond) {
     const re = cond.$regex instanceof RegExp ? cond.$regex : typeof cond.$regex === "string" ? safeRegExp(cond.$regex, typeof cond.$options === "string" ? cond.$options : "") : undefined;
     const r = re && regexRange(re);
-    return r ? { ranges: [r] } : undefined;
+    return r ? { ranges: [r], exact: only("$regex", "$options") && Boolean(r.pure) } : undefined;
   }
   const lo = "$gte" in cond ? cond.$gte : cond.$gt;
   const hi = "$lte" in cond ? cond.$lte : cond.$lt;
   if (lo === undefined && hi === undefined) return undefined;
   if ([lo, hi].some((v) => v !== undefined && (Array.isArray(v) || isPlainObject(v) || v === null))) return undefined;
   if (lo !== undefined && hi !== undefined && encodeValue(lo).part[0] !== encodeValue(hi).part[0]) return undefined;
-  return { ranges: [{ lo, loInc: "$gte" in cond, hi, hiInc: "$lte" in cond }] };
+  const exact = keys.every((k) => RANGE_OPERATORS.has(k)) && !("$gt" in cond && "$gte" in cond) && !("$lt" in cond && "$lte" in cond) && [lo, hi].every((v) => v === undefined || exactPoint(v));
+  return { ranges: [{ lo, loInc: "$gte" in cond, hi, hiInc: "$lte" in cond }], exact };
 }
 
 function isBsonRegex(v: unknown): v is { pattern: string; options: string } {

@@ -7,7 +7,7 @@ import type { Document } from "bson";
 import { Aggregator, Query } from "mingo";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "./errors";
-import { idKey } from "./keys";
+import { compareValues, idKey, valuesAtPath } from "./keys";
 import { candidatePlans, type Plan } from "./planner";
 import type { CollectionMeta, Store } from "./store";
 
@@ -86,14 +86,13 @@ interface Runner {
 const TRIAL_WORKS = 1000;
 
 /** Pulls one candidate; returns false when the plan has no more. */
-function step(runner: Runner, query: Query, stats?: { docsExamined: number }): boolean {
+function step(runner: Runner, query: Query): boolean {
   const next = runner.stream.next();
   if (next.done) {
     runner.done = true;
     return false;
   }
   runner.works += 1;
-  if (stats) stats.docsExamined += 1;
   if (query.test(next.value)) runner.matches.push(next.value);
   return true;
 }
@@ -103,10 +102,10 @@ function step(runner: Runner, query: Query, stats?: { docsExamined: number }): b
  * everything it needs: all its candidates, or (walking in sort order) enough matches for the
  * page. Past the trial budget the most productive plan wins, preferring one that sorts.
  */
-function race(runners: Runner[], query: Query, wanted: number, stats?: { docsExamined: number }): Runner {
+function race(runners: Runner[], query: Query, wanted: number): Runner {
   for (let round = 0; round < TRIAL_WORKS; round++) {
     for (const runner of runners) {
-      if (!step(runner, query, stats)) return runner;
+      if (!step(runner, query)) return runner;
       if (runner.sortedByPlan && wanted > 0 && runner.matches.length >= wanted) return runner;
     }
   }
@@ -132,12 +131,41 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
     works: 0,
     done: false,
   }));
-  const winner = runners.length === 1 ? runners[0] : race(runners, query, wanted, spec.stats);
-  while (!winner.done && !(winner.sortedByPlan && wanted > 0 && winner.matches.length >= wanted)) step(winner, query, spec.stats);
+  const winner = runners.length === 1 ? runners[0] : race(runners, query, wanted);
+  while (!winner.done && !(winner.sortedByPlan && wanted > 0 && winner.matches.length >= wanted)) step(winner, query);
+  // As MongoDB's executionStats: the winning plan's work (the trial of the others is not counted).
+  if (spec.stats) spec.stats.docsExamined += winner.works;
   // Close the LMDB cursors of streams left unfinished.
   for (const runner of runners) if (!runner.done) runner.stream.return?.(undefined);
-  const ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort, options) : winner.matches;
+  const ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort) : winner.matches;
   return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
+}
+
+/**
+ * How many documents match, after skip and limit. When the filter is exactly the bounds of an
+ * index (no condition left to check on documents), the index entries are counted without reading
+ * a single document, as MongoDB's COUNT_SCAN does.
+ */
+export function countDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): number {
+  if (!meta) return 0;
+  const filter = spec.filter ?? {};
+  const skip = spec.skip ?? 0;
+  const limit = spec.limit ?? 0;
+  const clamp = (n: number) => {
+    const rest = Math.max(0, n - skip);
+    return limit > 0 ? Math.min(limit, rest) : rest;
+  };
+  if (!meta.options.viewOn && spec.hint === undefined) {
+    if (Object.keys(filter).length === 0) return clamp(store.count(meta));
+    const covered = candidatePlans(filter, undefined, meta.indexes).find((p) => p.kind === "index" && p.covered);
+    if (covered?.kind === "index") {
+      const distinct = covered.dedupe ? new Set<string>() : undefined;
+      let n = 0;
+      for (const { start, end } of covered.intervals) n += store.countIndex(meta, covered.index.name, start, end, distinct);
+      return clamp(n);
+    }
+  }
+  return findDocuments(store, meta, { ...spec, sort: undefined }, options).length;
 }
 
 /** A view's documents are its pipeline run over its source, then filtered like any others. */
@@ -145,13 +173,32 @@ function findInView(store: Store, view: CollectionMeta, query: Query, spec: Find
   const source = store.collection(view.db, String(view.options.viewOn));
   const base = findDocuments(store, source, {}, options);
   const rows = (new Aggregator((view.options.pipeline as Document[]) ?? [], options).run(base) as Document[]).filter((d) => query.test(d));
-  const ordered = spec.sort ? sortDocuments(rows, spec.sort, options) : rows;
+  const ordered = spec.sort ? sortDocuments(rows, spec.sort) : rows;
   const skip = spec.skip ?? 0;
   return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
 }
 
-export function sortDocuments(docs: Document[], sort: Document, options?: Partial<Options>): Document[] {
-  return new Aggregator([{ $sort: sort }], options).run(docs) as Document[];
+/**
+ * MongoDB's sort order: values compare across types by BSON type order, and an array sorts by
+ * its smallest element ascending, by its largest descending.
+ */
+export function sortDocuments(docs: Document[], sort: Document): Document[] {
+  const fields = Object.entries(sort).map(([path, dir]) => ({ path, dir: Number(dir) < 0 ? -1 : 1 }));
+  const keyed = docs.map((doc) => ({
+    doc,
+    keys: fields.map(({ path, dir }) => {
+      const { values } = valuesAtPath(doc, path);
+      return values.reduce((best, v) => (compareValues(v, best) * dir < 0 ? v : best));
+    }),
+  }));
+  keyed.sort((a, b) => {
+    for (let i = 0; i < fields.length; i++) {
+      const c = compareValues(a.keys[i], b.keys[i]) * fields[i].dir;
+      if (c !== 0) return c;
+    }
+    return 0;
+  });
+  return keyed.map((k) => k.doc);
 }
 
 export function projectDocuments(docs: Document[], projection: Document | undefined, filter: Document = {}, options?: Partial<Options>): Document[] {

@@ -39,6 +39,11 @@ export interface CollectionMeta {
 
 type Key = KeyPrimitive[];
 
+export interface PreparedIndex {
+  spec: IndexSpec;
+  entries: Array<{ doc: Document; keys: Key[] }>;
+}
+
 const deserializeOptions = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: "_id_" };
 
@@ -154,6 +159,22 @@ export class Store {
     }
   }
 
+  /** How many documents have entries between two key-part bounds (each counted once). */
+  countIndex(meta: CollectionMeta, indexName: string, start: Key, end: Key, distinct: Set<string> | undefined): number {
+    const prefix = [meta.db, meta.name, indexName];
+    const range = { start: [...prefix, ...start], end: [...prefix, ...end] };
+    if (!distinct) return this.index.getKeysCount(range);
+    let n = 0;
+    for (const key of this.index.getKeys(range)) {
+      const k = key as Key;
+      const id = `${k[k.length - 2]}:${String(k[k.length - 1])}`;
+      if (distinct.has(id)) continue;
+      distinct.add(id);
+      n += 1;
+    }
+    return n;
+  }
+
   // ---- writes (inside write()) ----
 
   insert(meta: CollectionMeta, doc: Document): void {
@@ -187,7 +208,11 @@ export class Store {
     void this.docs.remove([meta.db, meta.name, ...id]);
   }
 
-  createIndex(meta: CollectionMeta, spec: IndexSpec): void {
+  /**
+   * Computes an index's entries over the existing documents, refusing duplicates of a unique one;
+   * writes nothing, so several indexes can all be checked before any of them is built.
+   */
+  prepareIndex(meta: CollectionMeta, spec: IndexSpec): PreparedIndex {
     const entries: Array<{ doc: Document; keys: Key[] }> = [];
     const multikeyFields = new Set<string>();
     for (const doc of this.scan(meta)) {
@@ -207,13 +232,20 @@ export class Store {
         }
       }
     }
-    const indexed: IndexSpec = { ...spec, multikeyFields: [...multikeyFields] };
-    meta.indexes.push(indexed);
-    for (const { doc, keys } of entries) {
+    return { spec: { ...spec, multikeyFields: [...multikeyFields] }, entries };
+  }
+
+  buildIndex(meta: CollectionMeta, prepared: PreparedIndex): void {
+    meta.indexes.push(prepared.spec);
+    for (const { doc, keys } of prepared.entries) {
       const id = idKey(doc._id);
-      for (const key of keys) void this.index.put([meta.db, meta.name, spec.name, ...key, ...id], EMPTY);
+      for (const key of keys) void this.index.put([meta.db, meta.name, prepared.spec.name, ...key, ...id], EMPTY);
     }
     this.saveMeta(meta);
+  }
+
+  createIndex(meta: CollectionMeta, spec: IndexSpec): void {
+    this.buildIndex(meta, this.prepareIndex(meta, spec));
   }
 
   dropIndex(meta: CollectionMeta, name: string): void {

@@ -99,9 +99,11 @@ const createIndexes: Handler = async (cmd, ctx) => {
   return ctx.store.write(() => {
     const { meta, created } = ctx.store.ensureCollection(ctx.db, name);
     const before = meta.indexes.length;
+    const toBuild: IndexSpec[] = [];
     for (const spec of specs) {
-      const sameName = meta.indexes.find((i) => i.name === spec.name);
-      const sameKey = meta.indexes.find((i) => JSON.stringify(i.key) === JSON.stringify(spec.key));
+      const existingIndexes = [...meta.indexes, ...toBuild];
+      const sameName = existingIndexes.find((i) => i.name === spec.name);
+      const sameKey = existingIndexes.find((i) => JSON.stringify(i.key) === JSON.stringify(spec.key));
       if (sameName && JSON.stringify(sameName.key) !== JSON.stringify(spec.key)) {
         throw new MongoCommandError("IndexKeySpecsConflict", `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(publicSpec(sameName))}`);
       }
@@ -111,8 +113,11 @@ const createIndexes: Handler = async (cmd, ctx) => {
         }
         continue;
       }
-      ctx.store.createIndex(meta, spec);
+      toBuild.push(spec);
     }
+    // All or none: every index is checked against the data before any is built.
+    const prepared = toBuild.map((spec) => ctx.store.prepareIndex(meta, spec));
+    for (const p of prepared) ctx.store.buildIndex(meta, p);
     const reply: Document = { numIndexesBefore: before, numIndexesAfter: meta.indexes.length, createdCollectionAutomatically: created, ok: 1 };
     if (before === meta.indexes.length) reply.note = "all indexes already exist";
     return reply;

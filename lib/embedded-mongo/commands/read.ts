@@ -4,7 +4,7 @@ import { Aggregator } from "mingo";
 import { MongoCommandError } from "../errors";
 import { presentValuesAtPath } from "../keys";
 import { choosePlan } from "../planner";
-import { explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query";
+import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query";
 import { ns } from "../store";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
 import { writeOutStage } from "./write";
@@ -37,15 +37,8 @@ const killCursors: Handler = (cmd, ctx) => {
 
 const count: Handler = (cmd, ctx) => {
   const meta = existing(ctx, collectionName(cmd, "count"));
-  const query = optionalDocument(cmd, "query") ?? {};
-  const skip = optionalNumber(cmd, "skip") ?? 0;
-  const limit = Math.abs(optionalNumber(cmd, "limit") ?? 0);
-  if (meta && !meta.options.viewOn && Object.keys(query).length === 0 && cmd.hint === undefined) {
-    const total = Math.max(0, ctx.store.count(meta) - skip);
-    return { n: limit > 0 ? Math.min(limit, total) : total, ok: 1 };
-  }
-  const docs = findDocuments(ctx.store, meta, { filter: query, skip, limit, hint: cmd.hint }, mingoOptions(ctx.store, ctx.db));
-  return { n: docs.length, ok: 1 };
+  const spec = { filter: optionalDocument(cmd, "query") ?? {}, skip: optionalNumber(cmd, "skip") ?? 0, limit: Math.abs(optionalNumber(cmd, "limit") ?? 0), hint: cmd.hint };
+  return { n: countDocuments(ctx.store, meta, spec, mingoOptions(ctx.store, ctx.db)), ok: 1 };
 };
 
 const distinct: Handler = (cmd, ctx) => {
@@ -60,6 +53,28 @@ const distinct: Handler = (cmd, ctx) => {
   }
   return { values: [...seen.values()], ok: 1 };
 };
+
+/**
+ * The pipeline the driver's countDocuments sends — $match, optional $skip/$limit, then a $group
+ * of a constant `_id` summing 1 — answered by countDocuments so indexes can count it.
+ */
+function countShape(pipeline: Document[]): { filter: Document; skip: number; limit: number; id: unknown; field: string } | undefined {
+  const [match, ...rest] = pipeline;
+  const group = rest.pop();
+  if (!match || !("$match" in match) || !group || !("$group" in group) || Object.keys(match).length !== 1) return undefined;
+  const spec = group.$group as Document;
+  const fields = Object.keys(spec).filter((k) => k !== "_id");
+  const id = spec._id;
+  if (fields.length !== 1 || (id !== null && typeof id !== "number") || JSON.stringify(spec[fields[0]]) !== '{"$sum":1}') return undefined;
+  let skip = 0;
+  let limit = 0;
+  for (const stage of rest) {
+    if ("$skip" in stage && !limit) skip = Number(stage.$skip);
+    else if ("$limit" in stage && !limit) limit = Number(stage.$limit);
+    else return undefined;
+  }
+  return { filter: match.$match as Document, skip, limit, id, field: fields[0] };
+}
 
 const aggregate: Handler = async (cmd, ctx) => {
   const target = cmd.aggregate;
@@ -81,6 +96,12 @@ const aggregate: Handler = async (cmd, ctx) => {
     const name = collectionName(cmd, "aggregate");
     namespace = ns(ctx.db, name);
     const meta = existing(ctx, name);
+    const counting = cmd.explain !== true && !out && cmd.hint === undefined ? countShape(pipeline) : undefined;
+    if (counting) {
+      const n = countDocuments(ctx.store, meta, counting, options);
+      const cursor = (cmd.cursor ?? {}) as Document;
+      return ctx.cursors.open(namespace, n > 0 ? [{ _id: counting.id, [counting.field]: n }] : [], optionalNumber(cursor, "batchSize"));
+    }
     // Push a leading $match (and a $sort right after it) down to the planner so indexes serve it.
     const spec: { filter?: Document; sort?: Document } = {};
     if (pipeline[0] && "$match" in pipeline[0] && !JSON.stringify(pipeline[0]).includes('"$expr"')) {
