@@ -26,7 +26,7 @@ interface Def {
   entries?: Record<string, unknown>;
 }
 
-const defOf = (schema: z.ZodType) => schema._zod.def as unknown as Def;
+const defOf = (schema: z.core.$ZodType) => schema._zod.def as unknown as Def;
 
 /** Converts a schema (or every schema of a registry) for one side of the exchange. */
 export function convert(schema: z.ZodType, io: Io): JsonSchema {
@@ -49,7 +49,7 @@ export function convertRegistry(registry: z.core.$ZodRegistry<{ id?: string }>, 
  * What a schema JSON Schema cannot see into accepts (a `z.unknown().transform(...)` that
  * dispatches on the value's type), said once beside the schema's conversion.
  */
-const annotations = new Map<z.ZodType, () => JsonSchema>();
+const annotations = new Map<z.core.$ZodType, () => JsonSchema>();
 
 export function annotate(schema: z.ZodType, describe: () => JsonSchema): void {
   annotations.set(schema, describe);
@@ -62,7 +62,7 @@ function options(io: Io): z.core.ToJSONSchemaParams {
     io,
     unrepresentable: "any",
     override: (ctx) => {
-      const annotation = annotations.get(ctx.zodSchema as z.ZodType);
+      const annotation = annotations.get(ctx.zodSchema);
       if (annotation) Object.assign(ctx.jsonSchema, annotation());
       else sideRule(ctx);
     },
@@ -74,19 +74,19 @@ function options(io: Io): z.core.ToJSONSchemaParams {
  * from: JSON Schema cannot show the transform, and the service's transforms keep the type.
  */
 function showTransformedText(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }): void {
-  const def = defOf(ctx.zodSchema as z.ZodType);
+  const def = defOf(ctx.zodSchema);
   if (def.type !== "pipe" || !def.in || !def.out || !isTransform(def.out)) return;
   Object.assign(ctx.jsonSchema, convert(def.in, "input"));
 }
 
 function addOutputConstraints(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }): void {
-  const def = defOf(ctx.zodSchema as z.ZodType);
+  const def = defOf(ctx.zodSchema);
   if (def.type !== "pipe" || !def.in || !def.out || isTransform(def.in) || isTransform(def.out)) return;
   const out = convert(def.out, "input");
   if (Object.keys(out).length > 0) ctx.jsonSchema.allOf = [...(ctx.jsonSchema.allOf ?? []), out];
 }
 
-const isTransform = (schema: z.ZodType) => defOf(schema).type === "transform";
+const isTransform = (schema: z.core.$ZodType) => defOf(schema).type === "transform";
 
 /** Whether a schema (through optional/default/nullable/pipe wrappers) ends in a transform. */
 function hasTransform(schema: z.ZodType): boolean {
@@ -94,7 +94,7 @@ function hasTransform(schema: z.ZodType): boolean {
   z.toJSONSchema(schema, {
     io: "output",
     unrepresentable: (ctx) => {
-      if (defOf(ctx.zodSchema as z.ZodType).type === "transform") found = true;
+      if (defOf(ctx.zodSchema).type === "transform") found = true;
       return "any";
     },
   });
