@@ -63,7 +63,7 @@ export function UsersList() {
             {list.isFetching && !list.isLoading && <Spinner className="size-3.5 text-slate-400" />}
           </p>
           <div className="flex flex-wrap items-center gap-3">
-            <label className="flex items-center gap-2 text-sm text-slate-700">
+            <label className="flex items-center gap-2 whitespace-nowrap text-sm text-slate-700">
               Sort
               <select
                 value={filters.orderBy}
@@ -74,7 +74,7 @@ export function UsersList() {
                 <option value="asc">Least recently modified first</option>
               </select>
             </label>
-            <label className="flex items-center gap-2 text-sm text-slate-700">
+            <label className="flex items-center gap-2 whitespace-nowrap text-sm text-slate-700">
               Per page
               <select value={filters.limit} onChange={(event) => change({ limit: Number(event.target.value) })} className={`${inputClass} w-auto py-1.5`}>
                 {PAGE_SIZES.map((size) => (

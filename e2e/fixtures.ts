@@ -1,0 +1,58 @@
+/**
+ * The `test` every spec uses: it fails on any browser console error or uncaught page error, and
+ * offers signing in and saving screenshots.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { test as base, expect, type Page } from "@playwright/test";
+import { E2E_ADMIN_EMAIL, E2E_ADMIN_PASSWORD } from "./env";
+
+export const SCREENSHOTS = path.join(__dirname, "screenshots");
+
+interface Fixtures {
+  consoleErrors: string[];
+}
+
+export const test = base.extend<Fixtures>({
+  consoleErrors: [
+    async ({ page }, use) => {
+      const errors: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error") errors.push(`console: ${message.text()} (${message.location().url})`);
+      });
+      page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+      await use(errors);
+      expect(errors, "the browser console shows no error").toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+export { expect };
+
+export async function signIn(page: Page, email = E2E_ADMIN_EMAIL, password = E2E_ADMIN_PASSWORD): Promise<void> {
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** Opens `path`, signing in on the way if the page asks for it. */
+export async function openSignedIn(page: Page, path: string): Promise<void> {
+  await page.goto(path);
+  // Either the page itself or, without a session, the sign-in page it sends the browser to.
+  await page.getByRole("heading", { level: 1 }).filter({ hasNotText: /^Sign in required$/ }).first().waitFor();
+  if (new URL(page.url()).pathname === "/sign-in") {
+    await signIn(page);
+    await page.waitForURL((url) => url.pathname !== "/sign-in");
+  }
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  // Let spinners and late layout settle so the picture shows the page as a person sees it.
+  await page.waitForLoadState("networkidle").catch(() => undefined);
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** A value unique to this run, for e-mails and survey codes. */
+export const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;

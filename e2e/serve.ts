@@ -1,0 +1,56 @@
+/**
+ * The server the end-to-end runs use (Playwright's `webServer`): the production build (built
+ * here, once per run), a fresh temporary DATA_DIR filled by `npm run seed`, then `next start`.
+ *
+ *   E2E_PORT        the port (playwright.config.ts picks a free one)
+ *   E2E_SKIP_BUILD  1: reuse an existing build (local reruns; a run from a clean clone builds)
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { E2E_ADMIN_EMAIL, E2E_ADMIN_PASSWORD } from "./env";
+
+const root = path.resolve(__dirname, "..");
+const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
+const port = process.env.E2E_PORT ?? "3100";
+const dataDir = mkdtempSync(path.join(tmpdir(), "e2e-data-"));
+
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  DATA_DIR: dataDir,
+  PORT: port,
+  ADMIN_EMAIL: E2E_ADMIN_EMAIL,
+  ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
+  SMTP_URL: "",
+  MONGODB_URI: "",
+  LOG_LEVEL: "warn",
+  NEXT_TELEMETRY_DISABLED: "1",
+};
+
+function run(command: string, args: string[]): void {
+  const result = spawnSync(command, args, { cwd: root, env, stdio: "inherit" });
+  if (result.status !== 0) {
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(result.status ?? 1);
+  }
+}
+
+if (process.env.E2E_SKIP_BUILD === "1" && existsSync(path.join(root, ".next", "BUILD_ID"))) {
+  console.log("[e2e] reusing the existing production build");
+} else {
+  console.log("[e2e] next build");
+  run(bin("next"), ["build"]);
+}
+console.log(`[e2e] seeding ${dataDir}`);
+run(bin("tsx"), ["lib/cli/seed.ts"]);
+
+console.log(`[e2e] next start on port ${port}`);
+const server = spawn(bin("next"), ["start", "--port", port], { cwd: root, env: { ...env, NEXT_MANUAL_SIG_HANDLE: "true" }, stdio: "inherit" });
+const stop = (signal: NodeJS.Signals) => server.kill(signal);
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
+server.on("exit", (code) => {
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(code ?? 0);
+});
