@@ -60,7 +60,10 @@ function runAndKill(dir: string, round: number, killAfter: number, delayMs: numb
         else if (kind === "d") ack.deleted.add(value);
         else if (kind === "D") ack.deleting.add(value);
         else if (kind === "c") ack.counter = Math.max(ack.counter, Number(value));
-        else throw new Error(`unexpected line from the child: ${line}`);
+        else {
+          child.kill("SIGKILL");
+          reject(new Error(`unexpected line from the child: ${line}`));
+        }
       }
       if (!killing && ack.inserted.size >= killAfter) {
         killing = true;

@@ -5,10 +5,10 @@
 import mongoose, { Schema, Types, type Connection } from "mongoose";
 import type { CommandStartedEvent, CommandSucceededEvent, MongoServerError } from "mongodb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { useTempServer } from "./testing/temp-server";
+import { tempServerForThisFile } from "./testing/temp-server";
 
 const DB = "mongoose_test";
-const server = useTempServer("mongoose");
+const server = tempServerForThisFile("mongoose");
 let conn: Connection;
 
 beforeAll(async () => {
@@ -162,7 +162,7 @@ describe("queries", () => {
     ]);
   });
 
-  const codes = async (filter: mongoose.FilterQuery<Order>) => (await Order().find(filter).sort({ code: 1 }).lean()).map((o) => o.code);
+  const codes = async (filter: mongoose.QueryFilter<Order>) => (await Order().find(filter).sort({ code: 1 }).lean()).map((o) => o.code);
 
   it("$in", async () => {
     expect(await codes({ status: { $in: ["open", "paid"] } })).toEqual(["A-100", "A-101", "b-201"]);
@@ -378,7 +378,7 @@ describe("populate and aggregate across collections", () => {
   });
 
   it("populates a reference from another collection", async () => {
-    const books = await Book().find({ year: { $gte: 1970 } }).sort({ year: 1 }).populate<{ author: Author }>("author", "name -_id").lean();
+    const books = await Book().find({ year: { $gte: 1970 } }).sort({ year: 1 }).populate("author", "name -_id").lean<Array<{ title: string; author: Author }>>();
     expect(books.map((b) => [b.title, b.author])).toEqual([
       ["Invisible Cities", { name: "Calvino" }],
       ["The Dispossessed", { name: "Le Guin" }],

@@ -6,14 +6,14 @@ import net from "node:net";
 import { BSON, type Document } from "bson";
 import { MongoClient, MongoServerError } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTempServer } from "./testing/temp-server";
+import { tempServerForThisFile } from "./testing/temp-server";
 
 const OP_REPLY = 1;
 const OP_QUERY = 2004;
 const OP_MSG = 2013;
 const DB = "protocol_test";
 
-const server = useTempServer("protocol");
+const server = tempServerForThisFile("protocol");
 let client: MongoClient;
 
 beforeAll(async () => {

@@ -1,0 +1,46 @@
+/**
+ * A real embedded server on a fresh temporary directory, for tests: started in `beforeAll`,
+ * closed and its directory removed in `afterAll`.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
+import { startEmbeddedMongo, type EmbeddedMongoHandle } from "../index";
+
+export interface TempServer {
+  readonly dir: string;
+  readonly uri: string;
+  readonly port: number;
+}
+
+export function tempServerForThisFile(prefix: string): TempServer {
+  let dir: string | undefined;
+  let handle: EmbeddedMongoHandle | undefined;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), `embedded-mongo-${prefix}-`));
+    handle = await startEmbeddedMongo({ dir });
+  });
+
+  afterAll(async () => {
+    await handle?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const started = () => {
+    if (!handle || !dir) throw new Error("the temporary server starts in beforeAll");
+    return { handle, dir };
+  };
+  return {
+    get dir() {
+      return started().dir;
+    },
+    get uri() {
+      return started().handle.uri;
+    },
+    get port() {
+      return started().handle.port;
+    },
+  };
+}
