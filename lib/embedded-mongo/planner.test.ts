@@ -321,6 +321,26 @@ describe("unique indexes over existing documents", () => {
     expect(err?.message).toMatch(/index: code_1 dup key: \{ code: null \}$/);
   });
 
+  it("fails an $out whose results break the target's unique index, leaving the target as it was", async () => {
+    const source = db.collection<Doc>("out_source");
+    const target = db.collection<Doc>("out_target");
+    await target.insertMany([
+      { _id: 1, k: "old1" },
+      { _id: 2, k: "old2" },
+    ]);
+    await target.createIndex({ k: 1 }, { unique: true });
+    await source.insertMany([
+      { _id: 10, k: "new" },
+      { _id: 11, k: "new" },
+    ]);
+    await expect(source.aggregate([{ $match: {} }, { $out: "out_target" }]).toArray()).rejects.toMatchObject({ code: 11000 });
+    expect(await target.find().sort({ _id: 1 }).toArray()).toEqual([
+      { _id: 1, k: "old1" },
+      { _id: 2, k: "old2" },
+    ]);
+    expect((await target.listIndexes().toArray()).map((i) => i.name)).toEqual(["_id_", "k_1"]);
+  });
+
   it("treats a shared array element as a duplicate, but not a value repeated within one document", async () => {
     const coll = db.collection<Doc>("dupes4");
     await coll.createIndex({ tags: 1 }, { unique: true });
