@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { Survey, SurveyRevision } from "@/lib/models";
-import { oid } from "@/lib/services/ids";
+import { Survey } from "@/lib/models";
 import { useTestDatabase } from "@/lib/testing/database";
 import { avoidHeartbeatFailures } from "@/lib/testing/surveys";
 import * as accessRoles from "../access-roles/route";
