@@ -78,7 +78,7 @@ interface CachedPrincipal {
  * user each time. Writes in this process that could change a principal (an update of the user,
  * a logout) drop them at once; another process's writes are seen within the TTL.
  */
-const principals = new TtlCache<CachedPrincipal>(5_000);
+const principals = new TtlCache<CachedPrincipal>({ ttlMs: 5_000 });
 
 /** Forgets cached principals: all of them, or those of one user. */
 export function forgetPrincipals(userId?: string): void {

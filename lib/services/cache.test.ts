@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { TtlCache } from "./cache";
 
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
 describe("TtlCache", () => {
   it("computes once per key within the TTL, sharing concurrent misses", async () => {
-    const cache = new TtlCache<number>(1000);
+    const cache = new TtlCache<number>({ ttlMs: 1000 });
     let calls = 0;
     const compute = async () => ++calls;
     const [a, b] = await Promise.all([cache.get("k", compute, 0), cache.get("k", compute, 0)]);
@@ -13,7 +15,7 @@ describe("TtlCache", () => {
   });
 
   it("forgets failures, cleared keys and answers computed across a clear", async () => {
-    const cache = new TtlCache<number>(1000);
+    const cache = new TtlCache<number>({ ttlMs: 1000 });
     await expect(cache.get("k", () => Promise.reject(new Error("x")), 0)).rejects.toThrow("x");
     expect(await cache.get("k", async () => 1, 0)).toBe(1);
     cache.clear("k");
@@ -23,6 +25,22 @@ describe("TtlCache", () => {
     cache.clear("other");
     release(3);
     expect(await pending).toBe(3);
+    await tick();
     expect(await cache.get("slow", async () => 4, 0)).toBe(4);
+  });
+
+  it("serves a stale answer while refreshing it once in the background", async () => {
+    const cache = new TtlCache<number>({ ttlMs: 10, staleMs: 100 });
+    let calls = 0;
+    const compute = async () => ++calls;
+    const t0 = Date.now();
+    expect(await cache.get("k", compute, t0)).toBe(1);
+    const stale = [cache.get("k", compute, t0 + 50), cache.get("k", compute, t0 + 51)];
+    expect(await Promise.all(stale)).toEqual([1, 1]);
+    await tick();
+    expect(calls).toBe(2);
+    expect(await cache.get("k", compute, Date.now())).toBe(2);
+    cache.clear();
+    expect(await cache.get("k", compute, Date.now())).toBe(3);
   });
 });

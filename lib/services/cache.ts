@@ -1,36 +1,74 @@
 /**
  * A small time-limited memo of this process. Concurrent misses of one key share one computation,
- * and `clear()` drops everything (called after writes that could change the answers). Other
- * processes' writes are seen once an entry expires, so answers lag them by at most the TTL.
+ * and `clear()` drops entries (called after writes that could change the answers). Other
+ * processes' writes are seen once an entry expires, so answers lag them by at most the TTL (or,
+ * with `staleMs`, by at most that).
  */
-export class TtlCache<V> {
-  private readonly entries = new Map<string, { value: Promise<V>; expires: number }>();
-  private generation = 0;
+export interface TtlCacheOptions {
+  /** How long an answer is served as it is. */
+  ttlMs: number;
+  /**
+   * Up to this age an expired answer is still served while a fresh one is computed in the
+   * background, so that a slow computation does not make every caller wait each TTL.
+   */
+  staleMs?: number;
+  maxEntries?: number;
+}
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
+interface Entry<V> {
+  value: Promise<V>;
+  at: number;
+  refreshing: boolean;
+}
+
+export class TtlCache<V> {
+  private readonly entries = new Map<string, Entry<V>>();
+  private generation = 0;
+  private readonly ttlMs: number;
+  private readonly staleMs: number;
+  private readonly maxEntries: number;
+
+  constructor(options: TtlCacheOptions) {
+    this.ttlMs = options.ttlMs;
+    this.staleMs = Math.max(options.staleMs ?? 0, options.ttlMs);
+    this.maxEntries = options.maxEntries ?? 10_000;
+  }
 
   get(key: string, compute: () => Promise<V>, now = Date.now()): Promise<V> {
     const hit = this.entries.get(key);
-    if (hit && hit.expires > now) return hit.value;
+    if (hit && now - hit.at < this.ttlMs) return hit.value;
+    if (hit && now - hit.at < this.staleMs) {
+      if (!hit.refreshing) {
+        hit.refreshing = true;
+        // Only a settled answer replaces the stale one; a failed refresh keeps it until it ages out.
+        const generation = this.generation;
+        compute().then(
+          (value) => {
+            if (generation === this.generation && this.entries.get(key) === hit) {
+              this.entries.set(key, { value: Promise.resolve(value), at: Date.now(), refreshing: false });
+            }
+          },
+          () => {
+            hit.refreshing = false;
+          },
+        );
+      }
+      return hit.value;
+    }
     if (this.entries.size >= this.maxEntries) this.evict(now);
     const generation = this.generation;
-    const value = compute();
-    this.entries.set(key, { value, expires: now + this.ttlMs });
+    const entry: Entry<V> = { value: compute(), at: now, refreshing: false };
+    this.entries.set(key, entry);
     // A failure is not remembered, nor an answer computed across a clear().
-    value.then(
+    entry.value.then(
       () => {
-        if (generation !== this.generation) this.entries.delete(key);
+        if (generation !== this.generation && this.entries.get(key) === entry) this.entries.delete(key);
       },
-      () => this.entries.delete(key),
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
     );
-    return value;
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
+    return entry.value;
   }
 
   /** Drops the entries whose key starts with `prefix` (all of them without one). */
@@ -44,7 +82,7 @@ export class TtlCache<V> {
   }
 
   private evict(now: number): void {
-    for (const [key, entry] of this.entries) if (entry.expires <= now) this.entries.delete(key);
+    for (const [key, entry] of this.entries) if (now - entry.at >= this.staleMs) this.entries.delete(key);
     while (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (oldest.done) break;

@@ -52,10 +52,11 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
 
 /**
  * Counting reads every match, which for a broad search of a large company costs far more than a
- * page; the counter of one filter is therefore kept for a few seconds. Any write of a user in this
- * process forgets every counter; other processes' writes show within the TTL.
+ * page. The counter of one filter is therefore kept for 5 seconds, and for up to a minute an older
+ * one is answered while a fresh one is counted in the background. Any write of a user through this
+ * process forgets every counter at once; writes of other processes show within that minute.
  */
-const counters = new TtlCache<number>(5_000);
+const counters = new TtlCache<number>({ ttlMs: 5_000, staleMs: 60_000 });
 
 function countUsers(companyId: ObjectId, filter: QueryFilter<UserDoc>): Promise<number> {
   return counters.get(`${companyId.toHexString()}|${JSON.stringify(filter)}`, () => User.countDocuments(filter).exec());
