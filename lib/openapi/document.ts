@@ -19,6 +19,7 @@ import {
   PropertyRecord,
 } from "@/lib/schemas/reference";
 import { QuestionRecord, SurveyChatRecord, SurveyList, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/schemas/surveys";
+import { OutboxList, OutboxMailRecord } from "@/lib/schemas/outbox";
 import { UserList, UserRecord } from "@/lib/schemas/users";
 import { STATUS_OF_CODE } from "@/lib/services/errors";
 import { METHODS, type Method, type Operation, ROUTES } from "./operations";
@@ -56,6 +57,7 @@ const SHARED: [z.ZodType, string][] = [
   [JobTitleRecord, "JobTitle"],
   [PropertyRecord, "Property"],
   [BotRecord, "Bot"],
+  [OutboxMailRecord, "OutboxMail"],
   [Notification, "Notification"],
   [ErrorBody, "Error"],
 ];
@@ -75,6 +77,7 @@ const ANSWERS: [z.ZodObject, string][] = [
   [PropertyList, "PropertyList"],
   [BotRecord, "BotAnswer"],
   [BotList, "BotList"],
+  [OutboxList, "OutboxList"],
   [AccessTokenResponse, "AccessToken"],
   [OpenApiDocumentSchema, "OpenApiDocument"],
 ];
@@ -177,6 +180,7 @@ export function buildDocument(): OpenApiDocument {
       { name: "Surveys", description: "The company's surveys and their revisions (specification §4.6–4.9)." },
       { name: "Reference data", description: "Access roles, job titles, properties and bots that users and surveys refer to." },
       { name: "Authentication", description: "Obtaining an access token (outside `/v2`)." },
+      { name: "Outbox", description: "E-mails kept instead of sent while no SMTP server is configured." },
       { name: "Documentation", description: "This document." },
     ],
     paths,

@@ -1,3 +1,13 @@
+/** The route entry and method of an exported handler, if it is one of the listed routes'. */
+export function operationOf(handler: unknown): { path: string; method: Method } | undefined {
+  for (const entry of ROUTES) {
+    for (const method of METHODS) {
+      if (entry.module[method.toUpperCase()] === handler) return { path: entry.path, method };
+    }
+  }
+  return undefined;
+}
+
 /**
  * Every route the OpenAPI document describes: its module (whose handlers carry their own
  * path, query and body schemas and Admin rule, see `declarationOf`) and, per method, what the
@@ -13,6 +23,7 @@ import * as bots from "@/app/v2/bots/route";
 import * as jobTitle from "@/app/v2/job-titles/[id]/route";
 import * as jobTitles from "@/app/v2/job-titles/route";
 import * as openapi from "@/app/v2/openapi.json/route";
+import * as outbox from "@/app/v2/outbox/route";
 import * as property from "@/app/v2/properties/[id]/route";
 import * as properties from "@/app/v2/properties/route";
 import * as surveyRevisions from "@/app/v2/surveys/[id]/revisions/route";
@@ -34,6 +45,7 @@ import {
   PropertyList,
   PropertyRecord,
 } from "@/lib/schemas/reference";
+import { OutboxList } from "@/lib/schemas/outbox";
 import { SURVEY_FIELDS, SurveyList, SurveyRecord, SurveyRevisionList } from "@/lib/schemas/surveys";
 import { UserList, UserRecord } from "@/lib/schemas/users";
 
@@ -270,6 +282,21 @@ export const ROUTES: RouteEntry[] = [
   ...referenceRoutes("/v2/job-titles", JobTitleList, JobTitleRecord, { one: "job title", many: "job titles" }, jobTitles, jobTitle),
   ...referenceRoutes("/v2/properties", PropertyList, PropertyRecord, { one: "property", many: "properties" }, properties, property),
   ...referenceRoutes("/v2/bots", BotList, BotRecord, { one: "bot", many: "bots" }, bots, bot),
+  {
+    path: "/v2/outbox",
+    module: outbox,
+    operations: {
+      get: {
+        tag: "Outbox",
+        summary: "List the outbox",
+        description:
+          "The e-mails the service kept instead of sending while `SMTP_URL` is unset (invitations), newest first, for the caller's company.",
+        status: 200,
+        response: OutboxList,
+        parameters: { ...paging, to: { description: "Only the e-mails to this address (case-insensitive, exact)." } },
+      },
+    },
+  },
   {
     path: "/v2/openapi.json",
     module: openapi,

@@ -43,12 +43,15 @@ export class AnswerValidator {
     return this.templates.find(({ pattern }) => pattern.test(pathname))?.path;
   }
 
-  /** Every way the answer departs from the document (none: `[]`). */
-  problems(answer: Answer): string[] {
+  /**
+   * Every way the answer departs from the document (none: `[]`), for the operation of the
+   * documented `path` given, else of the path the request's URL falls under.
+   */
+  problems(answer: Answer, documentedPath?: string): string[] {
     const pathname = new URL(answer.url, "http://localhost").pathname;
     const where = `${answer.method.toUpperCase()} ${pathname} → ${answer.status}`;
-    const path = this.template(pathname);
-    if (!path) return [`${where}: the path is not in the OpenAPI document`];
+    const path = documentedPath ?? this.template(pathname);
+    if (!path || !this.document.paths[path]) return [`${where}: the path is not in the OpenAPI document`];
     const method = answer.method.toLowerCase() as keyof OpenApiDocument["paths"][string];
     const operation = this.document.paths[path][method];
     if (!operation) return [`${where}: ${method.toUpperCase()} ${path} is not in the OpenAPI document`];
