@@ -1,0 +1,350 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
+import { Answer } from "@/lib/models";
+import { useTestDatabase } from "@/lib/testing/database";
+import { addSurveyParts, avoidHeartbeatFailures, type SeededParts } from "@/lib/testing/surveys";
+import * as surveys from "./route";
+import * as survey from "./[id]/route";
+
+describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
+  avoidHeartbeatFailures(useTestDatabase());
+  let t: Tenant;
+  let other: Tenant;
+  const ids: Record<string, string> = {};
+  let parts: SeededParts;
+  let otherParts: SeededParts;
+
+  const list = (query = "", token = t.adminToken) => call(surveys.GET, `/v2/surveys${query ? `?${query}` : ""}`, { token });
+  const codes = (response: Json): string[] => response.body.data.surveys.map((s: Json) => s.code);
+  const sorted = (response: Json): string[] => [...codes(response)].sort();
+  const read = (id: string, query = "", options: { token?: string; admin?: boolean } = {}) =>
+    call(survey.GET, `/v2/surveys/${id}${query ? `?${query}` : ""}`, { token: options.token ?? t.adminToken, admin: options.admin ?? true, params: { id } });
+
+  async function create(tenant: Tenant, body: Json): Promise<string> {
+    const response = await call(surveys.POST, "/v2/surveys", { token: tenant.adminToken, admin: true, body: { version: 1, ...body } });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    return response.body._id;
+  }
+
+  beforeAll(async () => {
+    [t, other] = await Promise.all([createTenant("Surveys list"), createTenant("Surveys list other")]);
+    // Created one after another: the last one is the newest.
+    ids.onboarding = await create(t, { code: "onboarding", name: "Welcome aboard" });
+    ids.climate = await create(t, { code: "climate_2026", name: "Work climate", version: 2 });
+    ids.exit = await create(t, { code: "exit_interview", name: "Onboarding feedback" });
+    ids.retired = await create(t, { code: "retired", name: "Old survey", isActive: false });
+    ids.dots = await create(t, { code: "dots", name: "a.b (test)* [x] | y^$ \\ z?" });
+    ids.plus = await create(t, { code: "plus", name: "C++ survey + more" });
+    ids.unicode = await create(t, { code: "unicode", name: "Ñandú ÉXITO" });
+    ids.star = await create(t, { code: "star", name: ".* everything" });
+    ids.theirs = await create(other, { code: "onboarding", name: "Their onboarding" });
+
+    parts = await addSurveyParts(t.companyId, ids.onboarding, t.memberId, [
+      // Given out of order: populate orders chats and questions by `order`.
+      { name: "Second chat", order: 2, questions: [{ text: "Anything else?", order: 1, answers: 1 }] },
+      {
+        name: "First chat",
+        order: 1,
+        questions: [
+          { text: "Rate us", type: "rating", order: 2, answers: 3 },
+          { text: "Which team?", type: "single_choice", options: ["A", "B"], order: 1, answers: 2 },
+          { text: "Unanswered", order: 3 },
+        ],
+      },
+    ]);
+    await addSurveyParts(t.companyId, ids.retired, t.memberId, [{ name: "Only", order: 1, questions: [{ text: "Q", order: 1, answers: 1 }] }]);
+    await addSurveyParts(t.companyId, ids.climate, t.memberId, [{ name: "Only", order: 1, questions: [{ text: "Q", order: 1, answers: 2 }] }]);
+    otherParts = await addSurveyParts(other.companyId, ids.theirs, other.adminId, [{ name: "Theirs", order: 1, questions: [{ text: "Q", order: 1, answers: 1 }] }]);
+  });
+
+  const answerOf = (chat: number, question: number, k = 0) => parts.answers[chat][question][k].toHexString();
+
+  describe("defaults and envelope", () => {
+    it("answers { data: { surveys, page, limit } }: active surveys, newest modifiedAt first", async () => {
+      const response = await list();
+      expect(response.status).toBe(200);
+      expect(Object.keys(response.body.data).sort()).toEqual(["limit", "page", "surveys"]);
+      expect(response.body.data).toMatchObject({ page: 1, limit: 10 });
+      expect(codes(response)).toEqual(["star", "unicode", "plus", "dots", "exit_interview", "climate_2026", "onboarding"]);
+      expect(response.body.debug).toBeUndefined();
+    });
+
+    it("shows full records without internal fields or chats", async () => {
+      const record = (await list()).body.data.surveys.find((s: Json) => s.code === "unicode");
+      expect(Object.keys(record).sort()).toEqual(
+        [
+          "_id", "code", "name", "version", "company", "isActive", "isSystemModel", "permissions", "group", "groupPermissions", "permissionsV2",
+          "groupPermissionsV2", "onlySubSurvey", "propertiesChannel", "propertiesLimit", "responders", "createdAt", "modifiedAt", "__v",
+        ].sort(),
+      );
+      expect(record).toMatchObject({ _id: ids.unicode, name: "Ñandú ÉXITO", company: t.companyId, __v: 0 });
+    });
+
+    it("needs a token but not the Admin header", async () => {
+      expect((await call(surveys.GET, "/v2/surveys")).status).toBe(401);
+      expect((await list("", t.memberToken)).status).toBe(200);
+    });
+
+    it("ignores unknown parameters, with a debug warning each", async () => {
+      const response = await list("colour=red&orderBy=asc&debug=true");
+      expect(response.status).toBe(200);
+      expect(response.body.debug.filter((note: Json) => note.code === "unknown_parameter").map((note: Json) => note.path)).toEqual(["colour", "orderBy"]);
+      expect((await list("debug=maybe")).status).toBe(400);
+    });
+  });
+
+  describe("limit, page, count", () => {
+    it("pages without repeating or skipping, and counts every match", async () => {
+      const all = codes(await list("limit=100"));
+      const pages = [];
+      for (let page = 1; page <= 3; page++) pages.push(...codes(await list(`limit=3&page=${page}`)));
+      expect(pages).toEqual(all);
+      const counted = await list("limit=2&count=true");
+      expect(counted.body.data).toMatchObject({ limit: 2, page: 1, counter: 7 });
+      expect(codes(counted)).toHaveLength(2);
+      expect((await list("count=false")).body.data.counter).toBeUndefined();
+      expect((await list("page=50")).body.data.surveys).toEqual([]);
+      expect((await list("limit=100")).status).toBe(200);
+    });
+
+    it.each([
+      "limit=0", "limit=101", "limit=-1", "limit=abc", "limit=1.5", "limit=", "page=0", "page=x", "count=yes", "count=1", "limit=5&limit=6",
+    ])("%s → 400 invalid_request", async (query) => {
+      const response = await list(query);
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe("invalid_request");
+      expect(response.body.error.details[0].path).toBe(query.split("=")[0]);
+    });
+  });
+
+  describe("isActive", () => {
+    it("true by default; all; false", async () => {
+      expect(codes(await list("isActive=true"))).toEqual(codes(await list()));
+      expect(codes(await list("isActive=false"))).toEqual(["retired"]);
+      expect(sorted(await list("isActive=all&count=true"))).toHaveLength(8);
+      expect((await list("isActive=all&count=true")).body.data.counter).toBe(8);
+    });
+
+    it("anything else → 400", async () => {
+      for (const value of ["yes", "TRUE", "", "1"]) expect((await list(`isActive=${value}`)).status).toBe(400);
+    });
+  });
+
+  describe("search", () => {
+    it("is a case-insensitive prefix of code or name", async () => {
+      expect(sorted(await list("search=onboard"))).toEqual(["exit_interview", "onboarding"]);
+      expect(sorted(await list("search=ONBOARDING"))).toEqual(["exit_interview", "onboarding"]);
+      expect(sorted(await list("search=Welcome"))).toEqual(["onboarding"]);
+      expect(sorted(await list("search=exit_"))).toEqual(["exit_interview"]);
+      expect(sorted(await list("search=work%20cl"))).toEqual(["climate_2026"]);
+      expect(sorted(await list("search=climate"))).toEqual(["climate_2026"]);
+    });
+
+    it("is a prefix, not a substring", async () => {
+      expect(codes(await list("search=aboard"))).toEqual([]);
+      expect(codes(await list("search=interview"))).toEqual([]);
+    });
+
+    it("matches Unicode names ignoring case", async () => {
+      expect(codes(await list("search=%C3%B1and%C3%BA%20%C3%A9x"))).toEqual(["unicode"]);
+      expect(codes(await list("search=%C3%91AND%C3%9A"))).toEqual(["unicode"]);
+      // Case, not accents: "nandu" is another word.
+      expect(codes(await list("search=nandu"))).toEqual([]);
+    });
+
+    it("treats regular-expression metacharacters literally", async () => {
+      const cases: [string, string[]][] = [
+        [".", ["star"]],
+        [".*", ["star"]],
+        ["*", []],
+        ["a.b (test)* [x] | y^$ \\ z?", ["dots"]],
+        ["a.b (", ["dots"]],
+        ["a?b", []],
+        ["(", []],
+        ["[", []],
+        ["\\", []],
+        ["^", []],
+        ["$", []],
+        ["|", []],
+        ["c++", ["plus"]],
+        ["C+", ["plus"]],
+        ["+", []],
+        ["a.", ["dots"]],
+        ["ab", []],
+      ];
+      for (const [query, expected] of cases) {
+        const response = await list(`search=${encodeURIComponent(query)}`);
+        expect(response.status, query).toBe(200);
+        expect(sorted(response), query).toEqual(expected);
+      }
+    });
+
+    it("counts each matching survey once, whether by code, name or both", async () => {
+      // "onboarding" matches its own code and name of exit_interview ("Onboarding feedback").
+      expect((await list("search=onboarding&count=true")).body.data.counter).toBe(2);
+      // "climate_2026"'s name "Work climate" does not start with "c"; "C++ survey" does.
+      expect((await list("search=c&count=true")).body.data.counter).toBe(2);
+      expect((await list("search=o&count=true&isActive=all")).body.data.counter).toBe(3);
+    });
+
+    it("pages and orders matches like the list", async () => {
+      const all = codes(await list("search=o&isActive=all"));
+      expect(all).toEqual(["retired", "exit_interview", "onboarding"]);
+      expect(codes(await list("search=o&isActive=all&limit=1&page=2"))).toEqual(["exit_interview"]);
+      expect(codes(await list("search=o&isActive=all&limit=2&page=2"))).toEqual(["onboarding"]);
+    });
+
+    it("combines with isActive", async () => {
+      expect(codes(await list("search=old"))).toEqual([]);
+      expect(codes(await list("search=old&isActive=false"))).toEqual(["retired"]);
+    });
+
+    it("an empty search is ignored with a debug warning; a long one → 400", async () => {
+      const response = await list("search=&debug=true");
+      expect(codes(response)).toEqual(codes(await list()));
+      expect(response.body.debug).toContainEqual(expect.objectContaining({ code: "empty_search", path: "search" }));
+      expect((await list(`search=${"x".repeat(201)}`)).status).toBe(400);
+      expect((await list("search=a&search=b")).body.error.details).toEqual([{ path: "search", message: "must be given once" }]);
+    });
+
+    it("refuses object-ish parameters such as search[$ne]", async () => {
+      const response = await list("search[$ne]=x");
+      expect(response.status).toBe(400);
+      expect(response.body.error.details[0].path).toBe("search[$ne]");
+    });
+  });
+
+  describe("select", () => {
+    it("returns only the named fields and _id", async () => {
+      const response = await list("select=code&select=version");
+      expect(response.status).toBe(200);
+      for (const record of response.body.data.surveys) expect(Object.keys(record).sort()).toEqual(["_id", "code", "version"]);
+      expect(codes(response)).toEqual(codes(await list()));
+    });
+
+    it("accepts select[] and comma-separated values; _id alone", async () => {
+      const brackets = await list("select[]=name&select[]=__v");
+      expect(Object.keys(brackets.body.data.surveys[0]).sort()).toEqual(["__v", "_id", "name"]);
+      const commas = await list("select=name,modifiedAt,name");
+      expect(Object.keys(commas.body.data.surveys[0]).sort()).toEqual(["_id", "modifiedAt", "name"]);
+      const only = await list("select=_id");
+      expect(only.body.data.surveys.map((s: Json) => Object.keys(s))).toEqual(only.body.data.surveys.map(() => ["_id"]));
+    });
+
+    it("works with search, paging and answer", async () => {
+      const response = await list("select=name&search=onboarding&limit=1&page=2");
+      expect(response.body.data.surveys).toEqual([{ _id: ids.onboarding, name: "Welcome aboard" }]);
+      const byAnswer = await list(`select=code&answer=${answerOf(0, 0)}`);
+      expect(byAnswer.body.data.surveys).toEqual([{ _id: ids.onboarding, code: "onboarding" }]);
+    });
+
+    it("an unknown field name → 400 naming it", async () => {
+      for (const query of ["select=colour", "select=code,nameLower", "select=chat", "select=company.name", "select=Code"]) {
+        const response = await list(query);
+        expect(response.status, query).toBe(400);
+        expect(response.body.error.code).toBe("invalid_request");
+        expect(response.body.error.details[0].path).toMatch(/^select\.\d$/);
+      }
+    });
+  });
+
+  describe("answer", () => {
+    it("returns the surveys of the given answer uuids", async () => {
+      expect(codes(await list(`answer=${answerOf(1, 0)}`))).toEqual(["onboarding"]);
+      const both = await list(`answer=${answerOf(0, 0)}&answer=${answerOf(1, 0, 2)}&count=true`);
+      expect(codes(both)).toEqual(["onboarding"]);
+      expect(both.body.data.counter).toBe(1);
+    });
+
+    it("several surveys, repeated or comma-separated, uppercase hex accepted", async () => {
+      const climate = (await list("isActive=all")).body.data.surveys.find((s: Json) => s.code === "climate_2026");
+      expect(climate).toBeDefined();
+      const climateAnswer = await Answer.findOne({ survey: climate._id }).lean();
+      const query = `answer[]=${answerOf(0, 0).toUpperCase()},${climateAnswer?.uuid.toHexString()}`;
+      expect(sorted(await list(query))).toEqual(["climate_2026", "onboarding"]);
+    });
+
+    it("combines with isActive: an inactive survey's answer needs isActive=all", async () => {
+      const retired = await Answer.findOne({ survey: ids.retired }).lean();
+      const uuid = retired?.uuid.toHexString();
+      expect(codes(await list(`answer=${uuid}`))).toEqual([]);
+      expect(codes(await list(`answer=${uuid}&isActive=all`))).toEqual(["retired"]);
+    });
+
+    it("an answer of another company or of nothing matches nothing, with a debug warning", async () => {
+      const theirs = otherParts.answers[0][0][0].toHexString();
+      const response = await list(`answer=${theirs}&answer=0123456789abcdef01234567&debug=true&count=true`);
+      expect(response.body.data).toMatchObject({ surveys: [], counter: 0 });
+      expect(response.body.debug.filter((note: Json) => note.code === "unknown_answer")).toHaveLength(2);
+      // The other company sees its own.
+      expect(codes(await list(`answer=${theirs}`, other.adminToken))).toEqual(["onboarding"]);
+    });
+
+    it("a malformed uuid → 400 naming it", async () => {
+      const response = await list(`answer=${answerOf(0, 0)}&answer=nope`);
+      expect(response.status).toBe(400);
+      expect(response.body.error.details).toEqual([{ path: "answer.1", message: "must be a 24-hex ObjectId" }]);
+      expect((await list(`answer=${Array.from({ length: 101 }, () => answerOf(0, 0)).join(",")}`)).status).toBe(400);
+    });
+  });
+
+  describe("tenancy", () => {
+    it("another company sees none of these surveys and has its own with the same code", async () => {
+      const theirs = await list("isActive=all&count=true", other.adminToken);
+      expect(theirs.body.data.counter).toBe(1);
+      expect(theirs.body.data.surveys[0]).toMatchObject({ _id: ids.theirs, code: "onboarding", company: other.companyId });
+      expect(codes(await list("search=their"))).toEqual([]);
+      expect((await read(ids.onboarding, "", { token: other.adminToken })).status).toBe(404);
+      expect((await read(ids.theirs)).status).toBe(404);
+      expect((await read(ids.theirs, "populate=true")).status).toBe(404);
+    });
+  });
+
+  describe("GET /v2/surveys/{id}", () => {
+    it("answers the survey; populate=false or absent adds no chat", async () => {
+      const response = await read(ids.climate);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ _id: ids.climate, code: "climate_2026", version: 2 });
+      expect(response.body.chat).toBeUndefined();
+      expect((await read(ids.climate, "populate=false")).body).toEqual(response.body);
+    });
+
+    it("populate=true adds chat: chats by order, each with its questions by order and answer counts", async () => {
+      const response = await read(ids.onboarding, "populate=true");
+      expect(response.status).toBe(200);
+      const { chat } = response.body;
+      expect(chat.map((c: Json) => c.name)).toEqual(["First chat", "Second chat"]);
+      expect(chat[0]).toEqual({
+        _id: parts.chats[1].toHexString(),
+        name: "First chat",
+        order: 1,
+        createdAt: expect.stringMatching(/Z$/),
+        modifiedAt: expect.stringMatching(/Z$/),
+        questions: [
+          { _id: parts.questions[1][1].toHexString(), text: "Which team?", type: "single_choice", options: ["A", "B"], order: 1, answerCount: 2 },
+          { _id: parts.questions[1][0].toHexString(), text: "Rate us", type: "rating", options: [], order: 2, answerCount: 3 },
+          { _id: parts.questions[1][2].toHexString(), text: "Unanswered", type: "text", options: [], order: 3, answerCount: 0 },
+        ],
+      });
+      expect(chat[1].questions).toEqual([expect.objectContaining({ text: "Anything else?", answerCount: 1 })]);
+    });
+
+    it("a survey without chats has chat: []", async () => {
+      expect((await read(ids.dots, "populate=true")).body.chat).toEqual([]);
+    });
+
+    it("bad populate → 400; bad id → 400 invalid_id; unknown id → 404", async () => {
+      expect((await read(ids.dots, "populate=yes")).body.error.details).toEqual([{ path: "populate", message: "must be true or false" }]);
+      expect((await read("not-an-id")).body.error.code).toBe("invalid_id");
+      const missing = await read("0123456789abcdef01234567");
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.code).toBe("not_found");
+    });
+
+    it("requires Admin: true from an admin", async () => {
+      expect((await read(ids.dots, "", { admin: false })).body.error.code).toBe("admin_required");
+      expect((await read(ids.dots, "", { token: t.memberToken })).body.error.code).toBe("forbidden");
+      expect((await call(survey.GET, `/v2/surveys/${ids.dots}`, { admin: true, params: { id: ids.dots } })).status).toBe(401);
+    });
+  });
+});
