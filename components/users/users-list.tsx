@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useEffect, useMemo, useState, type ReactNode } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import { useReference, useReferenceNames } from "@/lib/client/reference";
 import {
   DEFAULT_FILTERS,
@@ -14,6 +14,7 @@ import {
   withChange,
   type UserFilters,
 } from "@/lib/client/user-filters";
+import { useSearchBox } from "@/lib/client/use-search-box";
 import { displayName, useUserList } from "@/lib/client/users";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorMessage } from "../error-message";
@@ -159,25 +160,7 @@ function Filters({ filters, change, reset }: { filters: UserFilters; change: (pa
   const bots = useReference("bots");
   const hidden = moreFiltersSet(filters);
   const [more, setMore] = useState(hidden > 0);
-  const [text, setText] = useState(filters.search);
-  // The URL value the box last followed, and a search this page pushed but the URL has not shown
-  // yet: typing goes on while the URL catches up, and Back/Forward still refill the box.
-  const [followed, setFollowed] = useState(filters.search);
-  const [pending, setPending] = useState<string | null>(null);
-  if (filters.search !== followed) {
-    setFollowed(filters.search);
-    if (filters.search === pending) setPending(null);
-    else setText(filters.search);
-  }
-
-  useEffect(() => {
-    if (text === filters.search || text === pending) return;
-    const timer = setTimeout(() => {
-      setPending(text);
-      change({ search: text });
-    }, SEARCH_DEBOUNCE_MS);
-    return () => clearTimeout(timer);
-  });
+  const [text, setText] = useSearchBox(filters.search, (search) => change({ search }), SEARCH_DEBOUNCE_MS);
 
   const isDefault = userFiltersToSearch({ ...filters, page: 1, limit: DEFAULT_FILTERS.limit, orderBy: DEFAULT_FILTERS.orderBy }) === "";
 

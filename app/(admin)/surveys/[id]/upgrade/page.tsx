@@ -1,0 +1,9 @@
+import type { Metadata } from "next";
+import { SurveyUpgrade } from "@/components/surveys/survey-upgrade";
+
+export const metadata: Metadata = { title: "Upgrade survey" };
+
+export default async function SurveyUpgradePage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  return <SurveyUpgrade id={id} />;
+}

@@ -1,0 +1,78 @@
+/** Typed react-query hooks of the surveys resource (`/v2/surveys`). */
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { z } from "zod";
+import type { Notification } from "@/lib/schemas/common";
+import type { CreateSurveyBody, SurveyList, SurveyRecord, SurveyRevisionList, UpdateSurveyBody } from "@/lib/schemas/surveys";
+import { api } from "./api";
+
+export type CreateSurveyInput = z.input<typeof CreateSurveyBody>;
+export type UpdateSurveyInput = z.input<typeof UpdateSurveyBody>;
+
+export interface SurveyListQuery {
+  search?: string;
+  isActive: "true" | "false" | "all";
+  page: number;
+  limit: number;
+}
+
+export function useSurveyList(query: SurveyListQuery) {
+  return useQuery({
+    queryKey: ["surveys", query],
+    queryFn: ({ signal }) => api<SurveyList>("/v2/surveys", { query: { ...query, search: query.search || undefined, count: true }, signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** A survey with its chats, questions and answer counts (`populate=true`). */
+export function useSurvey(id: string) {
+  return useQuery({
+    queryKey: ["survey", id],
+    queryFn: ({ signal }) => api<SurveyRecord>(`/v2/surveys/${id}`, { query: { populate: true }, signal }),
+  });
+}
+
+export function useRevisions(id: string, page = 1, limit = 100) {
+  return useQuery({
+    queryKey: ["survey", id, "revisions", page, limit],
+    queryFn: ({ signal }) => api<SurveyRevisionList>(`/v2/surveys/${id}/revisions`, { query: { page, limit, count: true }, signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/**
+ * Whether a code is taken by another survey of the company. The list's `search` is a prefix
+ * match on code or name, so an exact match is among its first results.
+ */
+export function useCodeTaken(code: string, exceptId?: string) {
+  return useQuery({
+    queryKey: ["surveys", "code", code],
+    queryFn: async ({ signal }) => {
+      const body = await api<SurveyList>("/v2/surveys", { query: { search: code, isActive: "all", select: ["code"], limit: 100 }, signal });
+      return body.data.surveys.filter((survey) => survey.code === code).map((survey) => survey._id);
+    },
+    enabled: code.length > 0,
+    staleTime: 5_000,
+    select: (ids) => ids.some((id) => id !== exceptId),
+  });
+}
+
+export function useCreateSurvey() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreateSurveyInput) => api<SurveyRecord>("/v2/surveys", { method: "POST", body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["surveys"] }),
+  });
+}
+
+/** A PATCH; the answer carries the server's debug notes (warnings of a version migration). */
+export function useUpdateSurvey(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: UpdateSurveyInput) =>
+      api<SurveyRecord & { debug?: Notification[] }>(`/v2/surveys/${id}`, { method: "PATCH", body, query: { debug: true } }),
+    onSuccess: async () => {
+      await client.invalidateQueries({ queryKey: ["survey", id] });
+      await client.invalidateQueries({ queryKey: ["surveys"] });
+    },
+  });
+}
