@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
 import { ready } from "@/lib/services/init";
 import { seedDemo } from "@/lib/services/seed";
+import { seedSurveys } from "@/lib/services/seed-surveys";
 import { runCommand, UsageError } from "./run-command";
 
 const usage = `Usage: npm run seed [-- --company COMPANY_ID] [--users N]
@@ -39,5 +40,10 @@ runCommand(usage, async () => {
   console.error(
     `Company ${result.companyId}: created ${created.users} users, ${created.jobTitles} job titles, ` +
       `${created.properties} properties, ${created.bots} bots (existing records were left as they were).`,
+  );
+  const surveys = (await seedSurveys({ companyId: result.companyId })).created;
+  console.error(
+    `Company ${result.companyId}: created ${surveys.surveys} surveys with ${surveys.chats} chats, ${surveys.questions} questions ` +
+      `and ${surveys.answers} answers (existing records were left as they were).`,
   );
 });
