@@ -12,7 +12,8 @@ const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
 const tsx = path.join(root, "node_modules", ".bin", "tsx");
 
-describe("CLIs: token and company", () => {
+// Each CLI run starts a Node process with tsx: seconds each, more on a busy machine.
+describe("CLIs: token and company", { timeout: 120_000 }, () => {
   const db = useTestDatabase();
 
   const cli = async (script: string, args: string[]) => {
