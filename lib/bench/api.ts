@@ -6,6 +6,9 @@
  *   floor   GET /api/auth/token: an authenticated answer of the same build that touches no database
  *   driver  the default list query sent straight through the `mongodb` driver
  *
+ * Then the surveys API (lib/bench/surveys.ts) on `--surveys 10000` surveys and `--answers 200000`
+ * answers (`--surveys 0` leaves it out).
+ *
  * By default the server runs the embedded database in its own process, as `npm start` does;
  * `--db-process` serves it from a separate process (`npm run db`), which the server attaches to.
  */
@@ -20,6 +23,7 @@ import autocannon from "autocannon";
 import { Presets, SingleBar } from "cli-progress";
 import { MongoClient, ObjectId } from "mongodb";
 import { startOrAttach } from "@/lib/embedded-mongo";
+import { benchSurveys } from "./surveys";
 
 const root = path.resolve(__dirname, "..", "..");
 const nextBin = path.join(root, "node_modules", ".bin", "next");
@@ -32,12 +36,16 @@ const { values: opts } = parseArgs({
     port: { type: "string", default: "3917" },
     build: { type: "boolean", default: false },
     "db-process": { type: "boolean", default: false },
+    surveys: { type: "string", default: "10000" },
+    answers: { type: "string", default: "200000" },
   },
 });
 const USERS = Number(opts.users);
 const DURATION = Number(opts.duration);
 const CONNECTIONS = Number(opts.connections);
 const PORT = Number(opts.port);
+const SURVEYS = Number(opts.surveys);
+const ANSWERS = Number(opts.answers);
 const BASE = `http://127.0.0.1:${PORT}`;
 
 const err = (line: string) => process.stderr.write(`${line}\n`);
@@ -164,6 +172,23 @@ async function main(): Promise<void> {
       ),
     );
     report(results, `first search+count request (counts ${coldCounter} matches, no counter kept yet): ${coldMs.toFixed(0)} ms`);
+    if (SURVEYS > 0) {
+      await benchSurveys({
+        database,
+        companyId,
+        headers,
+        base: BASE,
+        surveys: SURVEYS,
+        answers: ANSWERS,
+        floor: results[0],
+        measure: async (name, options) => {
+          await run(name, options);
+          return results[results.length - 1];
+        },
+        driver: (name, query) => driverBaseline(query, name),
+        setting: `embedded database ${opts["db-process"] ? "in its own process" : "inside the server process"}, production build, ${CONNECTIONS} connections, ${DURATION} s each`,
+      });
+    }
   } finally {
     await client?.close().catch(() => undefined);
     if (server && server.exitCode === null) {
@@ -228,7 +253,7 @@ async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: O
 }
 
 /** The same concurrency as autocannon, through the driver, for the same duration. */
-async function driverBaseline(query: () => Promise<unknown>): Promise<Figures> {
+async function driverBaseline(query: () => Promise<unknown>, name = "driver: the default list query, no HTTP"): Promise<Figures> {
   for (let i = 0; i < 200; i++) await query();
   const latencies: number[] = [];
   let errors = 0;
@@ -248,7 +273,7 @@ async function driverBaseline(query: () => Promise<unknown>): Promise<Figures> {
   );
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 10) / 10;
-  const figures = { name: "driver: the default list query, no HTTP", rps: latencies.length / DURATION, p50: at(0.5), p99: at(0.99), errors };
+  const figures = { name, rps: latencies.length / DURATION, p50: at(0.5), p99: at(0.99), errors };
   err(`  ${figures.name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms`);
   return figures;
 }

@@ -20,6 +20,7 @@ import {
 } from "@/lib/schemas/surveys";
 import type { ErrorDetail } from "@/lib/schemas/common";
 import type { Principal } from "./auth";
+import { TtlCache } from "./cache";
 import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
 import { newId, oid, type ObjectId } from "./ids";
 import { Notes } from "./notes";
@@ -60,7 +61,7 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
     search === undefined
       ? Survey.collection.find(filter, { projection, sort: NEWEST_FIRST, skip, limit: query.limit }).toArray()
       : searchPage(filter, search, projection, skip, query.limit),
-    query.count ? (search === undefined ? Survey.collection.countDocuments(filter) : searchCount(filter, search)) : undefined,
+    query.count ? countSurveys(companyId, filter, search) : undefined,
   ]);
   return {
     data: {
@@ -71,6 +72,22 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
     },
   };
 }
+
+/**
+ * Counting walks every match, which costs more than the page itself on a large company (the
+ * admin pages ask for the counter with every page). As for users, the counter of one filter is
+ * kept for 5 seconds, and for up to a minute an older one is answered while a fresh one is
+ * counted in the background. A survey write through this process forgets the company's counters;
+ * writes of other processes show within that minute.
+ */
+const counters = new TtlCache<number>({ ttlMs: 5_000, staleMs: 60_000 });
+
+function countSurveys(companyId: ObjectId, filter: Filter<Document>, search: string | undefined): Promise<number> {
+  const key = `${companyId.toHexString()}|${JSON.stringify(filter)}|${search ?? ""}`;
+  return counters.get(key, () => (search === undefined ? Survey.collection.countDocuments(filter) : searchCount(filter, search)));
+}
+
+const forgetCounters = (companyId: ObjectId) => counters.clear(`${companyId.toHexString()}|`);
 
 const withId = (select: SurveyField[]): SurveyField[] => ["_id", ...new Set(select.filter((field) => field !== "_id"))];
 
@@ -220,6 +237,7 @@ export async function createSurvey(auth: Principal, body: CreateSurveyBody, note
     if (isDuplicateKeyError(error)) throw duplicateCode();
     throw error;
   }
+  forgetCounters(companyId);
   await recordRevision(doc, auth.userId, now);
   return toSurveyRecord(doc as LeanSurvey) as SurveyRecord;
 }
@@ -284,6 +302,7 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
     }
     if (!updated) throw new ServiceError("conflict", "The survey is being changed by other requests; try again.");
   }
+  forgetCounters(companyId);
   warnDormantFields(updated.version as SurveyVersion, sent, notes);
   await recordRevision(updated, auth.userId, now);
   return toSurveyRecord(updated as LeanSurvey) as SurveyRecord;
