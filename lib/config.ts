@@ -8,8 +8,11 @@ const optional = <T extends z.ZodType>(schema: T) =>
 const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
   z.preprocess((value) => (value === "" || value === undefined ? fallback : value), schema);
 
+const PORT_RANGE = "must be a port number from 1 to 65535";
+const POSITIVE = "must be a whole number above 0";
+
 const envSchema = z.object({
-  PORT: withDefault(z.coerce.number().int().min(1).max(65535), "3000"),
+  PORT: withDefault(z.coerce.number({ error: PORT_RANGE }).int(PORT_RANGE).min(1, PORT_RANGE).max(65535, PORT_RANGE), "3000"),
   MONGODB_URI: optional(
     z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, "must be a mongodb:// or mongodb+srv:// URI"),
   ),
@@ -18,7 +21,7 @@ const envSchema = z.object({
   ADMIN_EMAIL: withDefault(z.email(), "admin@example.com"),
   ADMIN_PASSWORD: optional(z.string()),
   SMTP_URL: optional(z.string().regex(/^smtps?:\/\/\S+$/, "must be an smtp:// or smtps:// URL")),
-  RATE_LIMIT_PER_MINUTE: withDefault(z.coerce.number().int().positive(), "600"),
+  RATE_LIMIT_PER_MINUTE: withDefault(z.coerce.number({ error: POSITIVE }).int(POSITIVE).positive(POSITIVE), "600"),
   LOG_LEVEL: withDefault(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), "info"),
 });
 
