@@ -56,7 +56,7 @@ export class Store {
     private readonly index: Database<Buffer, Key>,
     private readonly meta: Database<CollectionMeta, Key>,
   ) {
-    for (const { value } of meta.getRange({})) this.catalog.set(ns(value.db, value.name), value);
+    this.loadCatalog();
   }
 
   static open(dir: string): Store {
@@ -74,9 +74,27 @@ export class Store {
     await this.env.close();
   }
 
-  /** Runs `fn` in one write transaction; resolves once the transaction is durable on disk. */
+  /**
+   * Runs `fn` in one write transaction; resolves once the transaction is durable on disk. `fn`
+   * runs in a child transaction, because lmdb keeps the writes of a batched transaction whose
+   * callback throws: the child is rolled back instead, so a command that fails half-way leaves
+   * nothing of itself behind.
+   */
   write<T>(fn: () => T): Promise<T> {
-    return this.env.transaction(fn) as Promise<T>;
+    return this.env.transaction(() => {
+      try {
+        return this.env.childTransaction(fn);
+      } catch (err) {
+        // The catalog in memory may hold changes the rollback undid on disk.
+        this.loadCatalog();
+        throw err;
+      }
+    }) as Promise<T>;
+  }
+
+  private loadCatalog(): void {
+    this.catalog.clear();
+    for (const { value } of this.meta.getRange({})) this.catalog.set(ns(value.db, value.name), value);
   }
 
   // ---- catalog ----
