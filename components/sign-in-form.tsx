@@ -4,6 +4,7 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { read } from "@/lib/client/api";
 import { rememberToken, safeReturnPath } from "@/lib/client/session";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import type { AccessTokenResponse } from "@/lib/schemas/auth";
 import { ErrorMessage } from "./error-message";
 import { Button, Card, Field, inputClass } from "./ui";
@@ -12,13 +13,16 @@ export function SignInForm() {
   const router = useRouter();
   const params = useSearchParams();
   const returnTo = safeReturnPath(params.get("next"));
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
+  const hydrated = useHydrated();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
 
-  async function submit(event: FormEvent) {
+  async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    // Read from the form itself: what was typed before the page came alive counts too.
+    const form = new FormData(event.currentTarget);
+    const email = String(form.get("email") ?? "");
+    const password = String(form.get("password") ?? "");
     setBusy(true);
     setError(undefined);
     try {
@@ -44,7 +48,7 @@ export function SignInForm() {
           Sign in to continue; you will be taken back to the page you were on.
         </p>
       )}
-      <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+      <form onSubmit={submit} method="post" className="flex flex-col gap-4" noValidate>
         <Field id="sign-in-email" label="E-mail">
           <input
             id="sign-in-email"
@@ -52,8 +56,7 @@ export function SignInForm() {
             autoComplete="username"
             required
             autoFocus
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
+            name="email"
             className={inputClass}
           />
         </Field>
@@ -63,13 +66,12 @@ export function SignInForm() {
             type="password"
             autoComplete="current-password"
             required
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
+            name="password"
             className={inputClass}
           />
         </Field>
         {error !== undefined && <ErrorMessage error={error} title="Could not sign in" />}
-        <Button type="submit" kind="primary" disabled={busy || !email || !password} className="mt-1 w-full">
+        <Button type="submit" kind="primary" disabled={busy || !hydrated} className="mt-1 w-full">
           {busy ? "Signing in…" : "Sign in"}
         </Button>
       </form>

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { focusFirstError, serverFieldErrors, zodFieldErrors, type FieldErrors } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { CreateSurveyBody, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/schemas/surveys";
 import { ErrorMessage } from "../error-message";
@@ -73,6 +74,7 @@ function useCodeCheck(code: string, exceptId?: string) {
 
 export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
   const router = useRouter();
+  const hydrated = useHydrated();
   const [state, setState] = useState(() => initialState(survey));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<unknown>();
@@ -233,7 +235,7 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
       {formError !== undefined && <ErrorMessage error={formError} title={survey ? "The survey could not be saved" : "The survey could not be created"} />}
       <div className="flex flex-wrap justify-end gap-3">
         <LinkButton href={survey ? `/surveys/${survey._id}` : "/surveys"}>Cancel</LinkButton>
-        <Button type="submit" kind="primary" disabled={busy || Boolean(code.ruleError) || (code.taken && !codeUnchanged)}>
+        <Button type="submit" kind="primary" disabled={busy || !hydrated || Boolean(code.ruleError) || (code.taken && !codeUnchanged)}>
           {busy ? "Saving…" : survey ? "Save changes" : "Create survey"}
         </Button>
       </div>

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { focusFirstError, serverFieldErrors, zodFieldErrors, type FieldErrors } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useCreateUser, useUpdateUser, type CreateUserInput, type UpdateUserInput } from "@/lib/client/users";
 import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/schemas/users";
 import { ErrorMessage } from "../error-message";
@@ -109,6 +110,7 @@ function updateBody(state: FormState, user: UserRecord): UpdateUserInput {
 
 export function UserForm({ user }: { user?: UserRecord }) {
   const router = useRouter();
+  const hydrated = useHydrated();
   const editing = Boolean(user);
   const [state, setState] = useState(() => initialState(user));
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -250,7 +252,7 @@ export function UserForm({ user }: { user?: UserRecord }) {
 
       <div className="flex flex-wrap justify-end gap-3">
         <LinkButton href={user ? `/users/${user._id}` : "/users"}>Cancel</LinkButton>
-        <Button type="submit" kind="primary" disabled={busy}>
+        <Button type="submit" kind="primary" disabled={busy || !hydrated}>
           {busy ? "Saving…" : editing ? "Save changes" : "Create user"}
         </Button>
       </div>

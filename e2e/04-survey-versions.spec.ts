@@ -1,0 +1,58 @@
+import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
+
+test("4. create a survey (a bad code is refused as typed), edit it twice, compare the first and last revisions, restore the first", async ({ page }) => {
+  const code = `e2e_${unique()}`;
+  await openSignedIn(page, "/surveys");
+  await page.getByRole("link", { name: "New survey" }).click();
+
+  const codeField = page.getByLabel("Code");
+  const create = page.getByRole("button", { name: "Create survey" });
+  await codeField.pressSequentially("Bad Code");
+  await expect(codeField).toHaveAttribute("aria-invalid", "true");
+  await expect(page.locator("#survey-code-error")).toContainText("lowercase letters a-z, digits and underscore");
+  await expect(create).toBeDisabled();
+  await screenshot(page, "4-survey-code-refused");
+
+  await codeField.fill("");
+  await codeField.pressSequentially(code);
+  await expect(codeField).not.toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByText("✓ available")).toBeVisible();
+  await page.getByLabel("Name").fill("Team pulse");
+  await page.getByLabel("Admin: may answer").check();
+  await create.click();
+  await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}\?created=1$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Team pulse" })).toBeVisible();
+
+  // Two edits: the name, then the roles.
+  await page.getByRole("link", { name: "Edit" }).click();
+  await page.getByLabel("Name").fill("Team pulse, weekly");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Team pulse, weekly" })).toBeVisible();
+
+  await page.getByRole("link", { name: "Edit" }).click();
+  await page.getByLabel("Member: may answer").check();
+  await page.getByLabel("Member: may view answers").check();
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByText("Member (answer, view answers)")).toBeVisible();
+
+  await page.getByRole("link", { name: "Version history" }).click();
+  await expect(page.locator("[data-testid^=revision-]")).toHaveCount(3);
+  await page.getByLabel("Revision 0 on the left").check();
+  await page.getByLabel("Revision 2 on the right").check();
+  const diff = page.getByTestId("revision-diff");
+  await expect(page.getByRole("heading", { name: "Revision #0 ↔ #2" })).toBeVisible();
+  await expect(diff.getByRole("row", { name: /Name/ })).toContainText("Team pulse");
+  await expect(diff.getByRole("row", { name: /Name/ })).toContainText("Team pulse, weekly");
+  await expect(diff.getByRole("row", { name: /Permissions \(v2\)/ })).toContainText("Member (answer, view answers)");
+  await screenshot(page, "4-survey-history");
+
+  await page.getByRole("button", { name: "Restore revision 0" }).click();
+  await page.getByRole("button", { name: "Restore #0" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Revision 0 was restored; the survey is now at revision 3." })).toBeVisible();
+  await expect(page.locator("[data-testid^=revision-]")).toHaveCount(4);
+  await expect(page.getByTestId("revision-3")).toContainText("Name");
+
+  await page.getByRole("link", { name: "Team pulse" }).first().click();
+  await expect(page.getByRole("heading", { level: 1, name: "Team pulse", exact: true })).toBeVisible();
+  await expect(page.getByText("Member (answer")).toHaveCount(0);
+});
