@@ -11,11 +11,13 @@
  *
  * By default the server runs the embedded database in its own process, as `npm start` does;
  * `--db-process` serves it from a separate process (`npm run db`), which the server attaches to.
+ * The server listens on a free port unless `--port` names one.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -33,7 +35,7 @@ const { values: opts } = parseArgs({
     users: { type: "string", default: "100000" },
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "10" },
-    port: { type: "string", default: "3917" },
+    port: { type: "string", default: "0" },
     build: { type: "boolean", default: false },
     "db-process": { type: "boolean", default: false },
     surveys: { type: "string", default: "10000" },
@@ -64,6 +66,9 @@ async function main(): Promise<void> {
     await exec(nextBin, ["build"], process.env);
   }
 
+  // Port 0: a free one, so that another server on a fixed port is never benchmarked by mistake.
+  if (PORT === 0) PORT = await freePort();
+  BASE = `http://127.0.0.1:${PORT}`;
   const dataDir = await mkdtemp(path.join(tmpdir(), "bench-api-"));
   const secret = randomBytes(48).toString("base64url");
   const env: NodeJS.ProcessEnv = {
@@ -94,7 +99,9 @@ async function main(): Promise<void> {
     }
     err(`Starting the production server on port ${PORT} (data in ${dataDir})...`);
     server = spawn(nextBin, ["start", "--port", String(PORT)], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-    await waitFor(`${BASE}/api/health`, 60_000);
+    const exited = new Promise<never>((_, reject) => server!.once("exit", (code) => reject(new Error(`next start exited with ${code}`))));
+    exited.catch(() => undefined);
+    await Promise.race([waitFor(`${BASE}/api/health`, 60_000), exited]);
 
     // The server runs the embedded database; this process attaches to it as a plain client.
     const db = await startOrAttach({ dir: path.join(dataDir, "db") });
@@ -317,6 +324,17 @@ async function signIn(email: string, password: string): Promise<string> {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = (response: Response): Promise<any> => response.json();
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 async function waitFor(url: string, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
