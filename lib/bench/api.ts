@@ -45,10 +45,10 @@ const { values: opts } = parseArgs({
 const USERS = Number(opts.users);
 const DURATION = Number(opts.duration);
 const CONNECTIONS = Number(opts.connections);
-const PORT = Number(opts.port);
+let PORT = Number(opts.port);
 const SURVEYS = Number(opts.surveys);
 const ANSWERS = Number(opts.answers);
-const BASE = `http://127.0.0.1:${PORT}`;
+let BASE = "";
 
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
