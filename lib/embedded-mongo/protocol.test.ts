@@ -426,3 +426,20 @@ describe("command errors", () => {
     raw.destroy();
   });
 });
+
+describe("server monitoring", () => {
+  it("answers every driver heartbeat, so the driver never clears its pool", async () => {
+    const monitored = new MongoClient(server.uri, { heartbeatFrequencyMS: 500 });
+    const outcomes: string[] = [];
+    monitored.on("serverHeartbeatSucceeded", () => outcomes.push("ok"));
+    monitored.on("serverHeartbeatFailed", (e) => outcomes.push(`failed: ${String(e.failure)}`));
+    await monitored.connect();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2600));
+      expect(outcomes.filter((o) => o === "ok").length).toBeGreaterThanOrEqual(3);
+      expect(outcomes.filter((o) => o !== "ok")).toEqual([]);
+    } finally {
+      await monitored.close();
+    }
+  });
+});

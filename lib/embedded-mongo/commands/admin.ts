@@ -6,13 +6,16 @@ import type { Handler } from "./context";
 export const SERVER_VERSION = "7.0.0";
 const MAX_BSON_SIZE = 16 * 1024 * 1024;
 
-/** A standalone server of MongoDB 7.0's wire version; no compression, no authentication. */
+/**
+ * A standalone server of MongoDB 7.0's wire version; no compression, no authentication. It sends
+ * no `topologyVersion`, so drivers monitor it by polling `hello` rather than by the streaming
+ * (exhaust) protocol, which this server does not speak.
+ */
 const hello: Handler = (cmd, ctx) => {
   const legacy = "isMaster" in cmd || "ismaster" in cmd;
   const reply: Document = {
     helloOk: true,
     [legacy ? "ismaster" : "isWritablePrimary"]: true,
-    topologyVersion: { processId: processId(ctx.server.startedAt), counter: 0 },
     maxBsonObjectSize: MAX_BSON_SIZE,
     maxMessageSizeBytes: MAX_MESSAGE_SIZE,
     maxWriteBatchSize: 100_000,
@@ -26,16 +29,6 @@ const hello: Handler = (cmd, ctx) => {
   };
   return reply;
 };
-
-let cachedProcessId: { startedAt: number; id: unknown } | undefined;
-function processId(startedAt: number): unknown {
-  if (cachedProcessId?.startedAt !== startedAt) {
-    // An ObjectId-shaped value derived from the start time, stable for the process' lifetime.
-    const hex = Math.floor(startedAt / 1000).toString(16).padStart(8, "0") + process.pid.toString(16).padStart(16, "0").slice(-16);
-    cachedProcessId = { startedAt, id: hex };
-  }
-  return cachedProcessId.id;
-}
 
 const ok: Handler = () => ({ ok: 1 });
 
