@@ -3,11 +3,14 @@
 import { ApiReferenceReact } from "@scalar/api-reference-react";
 import "@scalar/api-reference-react/style.css";
 
-// The machines are offline: no web fonts (Scalar's default loads them from its CDN), so the
-// page uses the system fonts of the rest of the app.
+// Nothing leaves the machine (it may be offline): no web fonts (Scalar's default loads them from
+// its CDN; the page uses the app's system fonts), no AI agent and no developer toolbar (both
+// call Scalar's servers).
 const configuration = {
   url: "/v2/openapi.json",
   withDefaultFonts: false,
+  agent: { disabled: true },
+  showDeveloperTools: "never" as const,
   hideDarkModeToggle: false,
   customCss: `.scalar-app, .light-mode, .dark-mode {
   --scalar-font: ui-sans-serif, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;

@@ -62,6 +62,12 @@ const SHARED: [z.ZodType, string][] = [
   [ErrorBody, "Error"],
 ];
 
+/** What the reference shows for values whose schema is only a pattern. */
+const EXAMPLES: Record<string, { description: string; examples: string[] }> = {
+  ObjectId: { description: "A record id: 24 hexadecimal digits.", examples: ["6650f1c2a9d3e4b5c6d7e8f9"] },
+  DateTime: { description: "ISO 8601, UTC, with milliseconds.", examples: ["2026-01-31T08:15:00.000Z"] },
+};
+
 /** Names of the answers (with the `debug` array every answer may carry). */
 const ANSWERS: [z.ZodObject, string][] = [
   [UserRecord, "UserAnswer"],
@@ -218,9 +224,14 @@ export function buildDocument(): OpenApiDocument {
         "Retry-After": { description: "Seconds until a request will be accepted again.", schema: { type: "integer", minimum: 1 } },
         "Set-Cookie": { description: "The httpOnly, SameSite=Strict session cookie of the admin pages.", schema: { type: "string" } },
       },
-      schemas: convertRegistry(components, "output", schemaUri),
+      schemas: withExamples(convertRegistry(components, "output", schemaUri)),
     },
   };
+}
+
+function withExamples(schemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  for (const [id, extra] of Object.entries(EXAMPLES)) Object.assign(schemas[id], extra);
+  return schemas;
 }
 
 function describe(

@@ -65,6 +65,10 @@ function options(io: Io): z.core.ToJSONSchemaParams {
       const annotation = annotations.get(ctx.zodSchema);
       if (annotation) Object.assign(ctx.jsonSchema, annotation());
       else sideRule(ctx);
+      // `.int()` bounds every integer by the safe range: true of any JSON number a client sends
+      // or reads, and only noise in the reference (and in its generated examples).
+      if (ctx.jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete ctx.jsonSchema.minimum;
+      if (ctx.jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete ctx.jsonSchema.maximum;
     },
   };
 }
@@ -125,7 +129,11 @@ export function parameterSchema(field: z.ZodType): JsonSchema {
   }
   // A coerced value whose result JSON Schema can show (an integer): the result; an id or a date
   // the service converts to an object: the text the client sends.
-  return hasTransform(field) ? convert(field, "input") : output;
+  const schema = hasTransform(field) ? convert(field, "input") : output;
+  // zod spells out RFC 3339 as a long pattern beside `format: date-time`; a parameter is read
+  // with the format alone (an offset is accepted), so the pattern would only hide it.
+  if (schema.format === "date-time") delete schema.pattern;
+  return schema;
 }
 
 /** Whether a field of an object schema may be left out by the client. */
