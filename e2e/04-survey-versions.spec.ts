@@ -36,7 +36,7 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   await expect(page.getByText("Member (answer, view answers)")).toBeVisible();
 
   await page.getByRole("link", { name: "Version history" }).click();
-  await expect(page.locator("[data-testid^=revision-]")).toHaveCount(3);
+  await expect(page.locator("tr[data-testid^=revision-]")).toHaveCount(3);
   await page.getByLabel("Revision 0 on the left").check();
   await page.getByLabel("Revision 2 on the right").check();
   const diff = page.getByTestId("revision-diff");
@@ -49,7 +49,7 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   await page.getByRole("button", { name: "Restore revision 0" }).click();
   await page.getByRole("button", { name: "Restore #0" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Revision 0 was restored; the survey is now at revision 3." })).toBeVisible();
-  await expect(page.locator("[data-testid^=revision-]")).toHaveCount(4);
+  await expect(page.locator("tr[data-testid^=revision-]")).toHaveCount(4);
   await expect(page.getByTestId("revision-3")).toContainText("Name");
 
   await page.getByRole("link", { name: "Team pulse" }).first().click();

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, test } from "./fixtures";
+import { expect, openSignedIn, screenshot, test } from "./fixtures";
 
 /** Every visible form control has an accessible name from a label (or aria-label/-labelledby). */
 async function unlabelledControls(page: Page): Promise<string[]> {
@@ -38,7 +38,11 @@ test("basics: every page has a title, one h1, and labels on all its form control
 
   await page.goto("/surveys?isActive=all");
   await expect(page.locator("tbody a").first()).toBeVisible();
-  const surveyHref = await page.locator("tbody a").first().getAttribute("href");
+  await screenshot(page, "8-surveys");
+  const surveyHref = await page.locator("tbody a").last().getAttribute("href");
+  await page.goto(surveyHref!);
+  await expect(page.getByRole("heading", { name: "Chats and questions" })).toBeVisible();
+  await screenshot(page, "8-survey-detail");
 
   for (const path of [
     "/users",
@@ -59,7 +63,10 @@ test("basics: every page has a title, one h1, and labels on all its form control
 
 test("first-load JavaScript of the users page stays under 250 kB", async ({ page }) => {
   await openSignedIn(page, "/surveys");
-  // A fresh document load of /users, as after typing its address.
+  // A fresh document load of /users with nothing cached, as on a first visit.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
   await page.goto("/users");
   await expect(page.getByTestId("users-total")).toBeVisible();
   const sizes = await page.evaluate(() =>

@@ -103,7 +103,7 @@ function SurveyView({ survey, notice }: { survey: SurveyRecord; notice?: string 
             />
           </div>
         </Card>
-        <Card className="p-5 sm:p-6">
+        <Card className="p-5 sm:p-6 lg:self-start">
           <h2 className="mb-4 text-base font-semibold text-slate-900">Summary</h2>
           <Facts
             items={[

@@ -93,7 +93,7 @@ export function SurveyHistory({ id }: { id: string }) {
         </Card>
       ) : (
         <div className="grid gap-6 xl:grid-cols-[minmax(0,5fr)_minmax(0,7fr)]">
-          <Card className="overflow-hidden">
+          <Card className="overflow-hidden xl:self-start">
             <h2 className="border-b border-slate-200 px-4 py-3 text-base font-semibold text-slate-900">
               Revisions <span className="font-normal text-slate-500">({revisions.data?.data.counter ?? list.length})</span>
             </h2>
@@ -192,7 +192,7 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
   const changed = new Set(changedFields(left.snapshot, right.snapshot).map(([field]) => field));
   const rows = COMPARED.filter(([field]) => !onlyChanges || changed.has(field));
   return (
-    <Card className="overflow-hidden" aria-labelledby="diff-title">
+    <Card className="overflow-hidden xl:self-start" aria-labelledby="diff-title">
       <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">
         <h2 id="diff-title" className="text-base font-semibold text-slate-900">
           Revision #{left.__v} ↔ #{right.__v}

@@ -140,7 +140,7 @@ function UserView({ user, created }: { user: UserRecord; created: string | null 
             ]}
           />
         </Card>
-        <Card className="p-5 sm:p-6">
+        <Card className="p-5 sm:p-6 lg:self-start">
           <h2 className="mb-4 text-base font-semibold text-slate-900">Activity</h2>
           <Facts
             items={[
