@@ -1,4 +1,8 @@
+import { cookies } from "next/headers";
+import Link from "next/link";
+import { redirect } from "next/navigation";
 import { databaseKind, ping } from "@/lib/db";
+import { SESSION_COOKIE } from "@/lib/http/cookies";
 
 export const dynamic = "force-dynamic";
 
@@ -17,6 +21,8 @@ function StatusDot({ ok }: { ok: boolean }) {
 }
 
 export default async function HomePage() {
+  // A signed-in admin goes straight to the admin pages (which renew or end the session).
+  if ((await cookies()).has(SESSION_COOKIE)) redirect("/users");
   const kind = databaseKind();
   const reachable = await ping().then(
     () => true,
@@ -39,6 +45,12 @@ export default async function HomePage() {
           </span>
         </p>
       </section>
+      <Link
+        href="/sign-in"
+        className="w-fit rounded-md bg-sky-700 px-4 py-2 font-medium text-white shadow-sm hover:bg-sky-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600"
+      >
+        Sign in to the admin
+      </Link>
       <p className="text-sm text-slate-500">
         Health check: <a className="font-mono text-sky-700 underline" href="/api/health">/api/health</a>
       </p>
