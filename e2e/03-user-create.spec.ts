@@ -20,6 +20,9 @@ test("3. create a user (an invalid e-mail shows on its field), find it, edit its
   await expect(emailField).toBeFocused();
   await expect(page).toHaveURL(/\/users\/new$/);
   await screenshot(page, "3-user-create-invalid");
+  await page.setViewportSize({ width: 768, height: 1024 });
+  await screenshot(page, "3-user-create-tablet");
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await emailField.fill(email);
   await page.getByRole("button", { name: "Create user" }).click();
