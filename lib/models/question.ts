@@ -16,8 +16,10 @@ const questionSchema = new Schema(
   },
   { ...schemaOptions, collection: "questions" },
 );
-// `populate`: the questions of the survey's chats in order.
+// The questions of one chat in order.
 questionSchema.index({ chat: 1, order: 1 });
+// `populate`: every question of a survey in one read, grouped by chat.
+questionSchema.index({ survey: 1, chat: 1, order: 1 });
 
 export const Question = defineModel("SvcQuestion", questionSchema);
 

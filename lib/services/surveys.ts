@@ -107,10 +107,11 @@ async function surveysOfAnswers(companyId: ObjectId, uuids: string[], notes: Not
 
 /**
  * `search`: surveys whose code or name starts with the query, ignoring case, matched literally.
- * Each half walks its own index with an anchored, case-sensitive prefix of the lowercased query
- * (`code` is lowercase by its rule; `nameLower` is the lowercased name); `$or` of the two would
- * walk the whole company instead. The planner is told which index to use, since the newest-first
- * index would also serve the sort and look better to it.
+ * Each half is an anchored, case-sensitive prefix of the lowercased query on a field of its own
+ * index (`code` is lowercase by its rule; `nameLower` is the lowercased name), which `$or` of the
+ * two could not use. For a page, the planner picks between walking that index (few matches) and
+ * walking the newest-first index until the page is full (many matches); a count walks the prefix
+ * index, named as a hint.
  */
 function searchBranches(filter: Filter<Document>, search: string): { filter: Filter<Document>; hint: Document }[] {
   const prefix = { $regex: `^${escapeRegExp(lower(search))}` };
@@ -124,7 +125,7 @@ async function searchPage(filter: Filter<Document>, search: string, projection: 
   // The page of the union is within the first skip + limit of each half.
   const halves = await Promise.all(
     searchBranches(filter, search).map((branch) =>
-      Survey.collection.find(branch.filter, { projection, sort: NEWEST_FIRST, limit: skip + limit, hint: branch.hint }).toArray(),
+      Survey.collection.find(branch.filter, { projection, sort: NEWEST_FIRST, limit: skip + limit }).toArray(),
     ),
   );
   const byId = new Map<string, Document>();
@@ -134,10 +135,12 @@ async function searchPage(filter: Filter<Document>, search: string, projection: 
 
 async function searchCount(filter: Filter<Document>, search: string): Promise<number> {
   const branches = searchBranches(filter, search);
-  const counts = await Promise.all(branches.map((branch) => Survey.collection.countDocuments(branch.filter, { hint: branch.hint })));
+  // With `answer`, the few ids of the filter are the better plan.
+  const hinted = (hint: Document) => (filter._id === undefined ? { hint } : {});
+  const counts = await Promise.all(branches.map((branch) => Survey.collection.countDocuments(branch.filter, hinted(branch.hint))));
   if (branches.length === 1) return counts[0];
   // Surveys matching by code and by name were counted twice.
-  const both = await Survey.collection.countDocuments({ ...branches[0].filter, ...branches[1].filter }, { hint: CODE_INDEX });
+  const both = await Survey.collection.countDocuments({ ...branches[0].filter, ...branches[1].filter }, hinted(CODE_INDEX));
   return counts[0] + counts[1] - both;
 }
 
@@ -163,8 +166,10 @@ export async function getSurvey(auth: Principal, id: string, options: { populate
 
 /** The survey's chats by `order`, each with its questions by `order` and their answer counts. */
 async function surveyChats(surveyId: ObjectId, companyId: ObjectId): Promise<SurveyChatRecord[]> {
-  const [chats, counts] = await Promise.all([
+  // Three independent reads, in parallel: one round trip to the database.
+  const [chats, questions, counts] = await Promise.all([
     SurveyChat.collection.find({ survey: surveyId, company: companyId }, { sort: { order: 1, _id: 1 } }).toArray(),
+    Question.collection.find({ survey: surveyId, company: companyId }).toArray(),
     Answer.collection
       .aggregate<{ _id: ObjectId; n: number }>([
         { $match: { survey: surveyId, company: companyId } },
@@ -172,8 +177,6 @@ async function surveyChats(surveyId: ObjectId, companyId: ObjectId): Promise<Sur
       ])
       .toArray(),
   ]);
-  if (chats.length === 0) return [];
-  const questions = await Question.collection.find({ chat: { $in: chats.map((chat) => chat._id) }, company: companyId }).toArray();
   const answers = new Map(counts.map((count) => [count._id.toHexString(), count.n]));
   const byChat = new Map<string, Document[]>();
   for (const question of questions) {
