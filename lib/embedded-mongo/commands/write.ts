@@ -20,6 +20,23 @@ function withIdFirst(doc: Document): Document {
   return { _id: _id === undefined ? new ObjectId() : _id, ...rest };
 }
 
+/**
+ * Runs the statements of a batch one by one; a failing statement becomes a write error and, in
+ * an ordered batch, stops the ones after it (those before it stay done, as in MongoDB).
+ */
+function eachStatement<T>(statements: T[], ordered: boolean, run: (statement: T, index: number) => void): Document[] {
+  const writeErrors: Document[] = [];
+  for (let i = 0; i < statements.length; i++) {
+    try {
+      run(statements[i], i);
+    } catch (err) {
+      writeErrors.push(writeError(i, err));
+      if (ordered) break;
+    }
+  }
+  return writeErrors;
+}
+
 function checkId(doc: Document): void {
   const id = doc._id;
   if (Array.isArray(id)) throw new MongoCommandError("InvalidIdField", "can't use an array for _id");
@@ -35,18 +52,12 @@ const insert: Handler = async (cmd, ctx) => {
   return ctx.store.write(() => {
     const { meta } = ctx.store.ensureCollection(ctx.db, name);
     let n = 0;
-    const writeErrors: Document[] = [];
-    for (let i = 0; i < documents.length; i++) {
-      const doc = withIdFirst(documents[i] as Document);
-      try {
-        checkId(doc);
-        ctx.store.insert(meta, doc);
-        n += 1;
-      } catch (err) {
-        writeErrors.push(writeError(i, err));
-        if (ordered) break;
-      }
-    }
+    const writeErrors = eachStatement(documents as Document[], ordered, (raw) => {
+      const doc = withIdFirst(raw);
+      checkId(doc);
+      ctx.store.insert(meta, doc);
+      n += 1;
+    });
     return writeErrors.length ? { n, writeErrors, ok: 1 } : { n, ok: 1 };
   });
 };
@@ -76,38 +87,31 @@ const update: Handler = async (cmd, ctx) => {
     let n = 0;
     let nModified = 0;
     const upserted: Document[] = [];
-    const writeErrors: Document[] = [];
-    for (let i = 0; i < updates.length; i++) {
-      const st = updates[i] as UpdateStatement;
-      try {
-        validateUpdate(st.u);
-        const q = st.q ?? {};
-        const meta = ctx.store.collection(ctx.db, name);
-        if (st.multi && !Array.isArray(st.u) && !Object.keys(st.u).some((k) => k.startsWith("$"))) {
-          throw new MongoCommandError("FailedToParse", "multi update is not supported for replacement-style update");
-        }
-        const matched = findDocuments(ctx.store, meta, { filter: q, limit: st.multi ? 0 : 1, hint: st.hint, sort: st.sort }, options);
-        if (matched.length === 0 && st.upsert) {
-          const doc = buildUpsert(q, st.u, { arrayFilters: st.arrayFilters, mingo: options });
-          checkId(doc);
-          ctx.store.insert(ctx.store.ensureCollection(ctx.db, name).meta, doc);
-          upserted.push({ index: i, _id: doc._id });
-          n += 1;
-          continue;
-        }
-        for (const doc of matched) {
-          const result = applyUpdate(doc, st.u, { arrayFilters: st.arrayFilters, query: q, mingo: options });
-          n += 1;
-          if (result.modified) {
-            ctx.store.replace(meta as CollectionMeta, doc, result.doc);
-            nModified += 1;
-          }
-        }
-      } catch (err) {
-        writeErrors.push(writeError(i, err));
-        if (ordered) break;
+    const writeErrors = eachStatement(updates as UpdateStatement[], ordered, (st, i) => {
+      validateUpdate(st.u);
+      const q = st.q ?? {};
+      const meta = ctx.store.collection(ctx.db, name);
+      if (st.multi && !Array.isArray(st.u) && !Object.keys(st.u).some((k) => k.startsWith("$"))) {
+        throw new MongoCommandError("FailedToParse", "multi update is not supported for replacement-style update");
       }
-    }
+      const matched = findDocuments(ctx.store, meta, { filter: q, limit: st.multi ? 0 : 1, hint: st.hint, sort: st.sort }, options);
+      if (matched.length === 0 && st.upsert) {
+        const doc = buildUpsert(q, st.u, { arrayFilters: st.arrayFilters, mingo: options });
+        checkId(doc);
+        ctx.store.insert(ctx.store.ensureCollection(ctx.db, name).meta, doc);
+        upserted.push({ index: i, _id: doc._id });
+        n += 1;
+        return;
+      }
+      for (const doc of matched) {
+        const result = applyUpdate(doc, st.u, { arrayFilters: st.arrayFilters, query: q, mingo: options });
+        n += 1;
+        if (result.modified) {
+          ctx.store.replace(meta as CollectionMeta, doc, result.doc);
+          nModified += 1;
+        }
+      }
+    });
     const reply: Document = { n, nModified, ok: 1 };
     if (upserted.length) reply.upserted = upserted;
     if (writeErrors.length) reply.writeErrors = writeErrors;
@@ -124,19 +128,12 @@ const deleteCommand: Handler = async (cmd, ctx) => {
   const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
   return ctx.store.write(() => {
     let n = 0;
-    const writeErrors: Document[] = [];
-    for (let i = 0; i < deletes.length; i++) {
-      const st = deletes[i] as { q: Document; limit: number; hint?: unknown };
-      try {
-        const meta = ctx.store.collection(ctx.db, name);
-        const matched = findDocuments(ctx.store, meta, { filter: st.q ?? {}, limit: Number(st.limit) === 1 ? 1 : 0, hint: st.hint }, options);
-        for (const doc of matched) ctx.store.remove(meta as CollectionMeta, doc);
-        n += matched.length;
-      } catch (err) {
-        writeErrors.push(writeError(i, err));
-        if (ordered) break;
-      }
-    }
+    const writeErrors = eachStatement(deletes as Array<{ q: Document; limit: number; hint?: unknown }>, ordered, (st) => {
+      const meta = ctx.store.collection(ctx.db, name);
+      const matched = findDocuments(ctx.store, meta, { filter: st.q ?? {}, limit: Number(st.limit) === 1 ? 1 : 0, hint: st.hint }, options);
+      for (const doc of matched) ctx.store.remove(meta as CollectionMeta, doc);
+      n += matched.length;
+    });
     return writeErrors.length ? { n, writeErrors, ok: 1 } : { n, ok: 1 };
   });
 };
