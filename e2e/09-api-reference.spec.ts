@@ -14,7 +14,7 @@ test("API reference: /docs renders this server's OpenAPI document and loads noth
   expect((await document).status()).toBe(200);
   await expect(page.getByRole("heading", { name: "Users & Surveys API" })).toBeVisible();
 
-  await page.getByRole("link", { name: /List users/ }).first().click();
+  await page.getByRole("button", { name: /^List users/ }).first().click();
   await expect(page.getByRole("heading", { name: "List users" })).toBeVisible();
   await expect(page.getByText("Records per page.").first()).toBeVisible();
   await page.waitForLoadState("networkidle");

@@ -25,7 +25,7 @@ import { STATUS_OF_CODE } from "@/lib/services/errors";
 import { METHODS, type Method, type Operation, ROUTES } from "./operations";
 import "./annotations";
 import { OpenApiDocumentSchema } from "./document-schema";
-import { convert, convertRegistry, isOptional, type JsonSchema, parameterSchema } from "./schema";
+import { convert, convertRegistry, isOptional, type JsonSchema, parameterSchema, withExplicitTypes } from "./schema";
 
 export type OpenApiDocument = {
   openapi: string;
@@ -176,7 +176,9 @@ export function buildDocument(): OpenApiDocument {
     paths[entry.path] = item;
   }
 
-  return {
+  const schemas = withExamples(convertRegistry(components, "output", schemaUri));
+  const component = (uri: string) => (uri.startsWith(schemaUri("")) ? schemas[uri.slice(schemaUri("").length)] : undefined);
+  return withExplicitTypes({
     openapi: "3.1.1",
     info: { title: "Users & Surveys API", version: "2", description: DESCRIPTION },
     servers: [{ url: "/", description: "This server" }],
@@ -224,9 +226,9 @@ export function buildDocument(): OpenApiDocument {
         "Retry-After": { description: "Seconds until a request will be accepted again.", schema: { type: "integer", minimum: 1 } },
         "Set-Cookie": { description: "The httpOnly, SameSite=Strict session cookie of the admin pages.", schema: { type: "string" } },
       },
-      schemas: withExamples(convertRegistry(components, "output", schemaUri)),
+      schemas,
     },
-  };
+  }, component);
 }
 
 function withExamples(schemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
@@ -331,8 +333,11 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
       content: {
         "application/json": {
           schema: {
+            type: "object",
             allOf: [{ $ref: schemaUri("Error") }],
-            properties: { error: { properties: { status: { const: status }, code: { enum: list } } } },
+            properties: {
+              error: { type: "object", properties: { status: { type: "integer", const: status }, code: { type: "string", enum: list } } },
+            },
           },
         },
       },

@@ -140,3 +140,47 @@ export function parameterSchema(field: z.ZodType): JsonSchema {
 export function isOptional(field: z.ZodType): boolean {
   return field.safeParse(undefined).success;
 }
+
+/**
+ * Says outright what a schema already implies, for renderers that read a schema by its `type`
+ * (Scalar's reference skips examples of one without): a union gets the `type` of its branches,
+ * and "any value" as `additionalProperties` is written `true`. Nothing accepted changes.
+ */
+export function withExplicitTypes<T>(document: T, component: (ref: string) => JsonSchema | undefined): T {
+  const typeOf = (branch: JsonSchema): string[] | undefined => {
+    if (typeof branch.$ref === "string") {
+      const target = component(branch.$ref);
+      return target ? typeOf(target) : undefined;
+    }
+    if (typeof branch.type === "string") return [branch.type];
+    if (Array.isArray(branch.type)) return branch.type as string[];
+    if ("const" in branch) return [branch.const === null ? "null" : Number.isInteger(branch.const) ? "integer" : typeof branch.const];
+    if (Array.isArray(branch.anyOf)) return union(branch.anyOf as JsonSchema[]);
+    return undefined;
+  };
+  const union = (branches: JsonSchema[]): string[] | undefined => {
+    const types = new Set<string>();
+    for (const branch of branches) {
+      const found = typeOf(branch);
+      if (!found) return undefined;
+      for (const type of found) types.add(type);
+    }
+    // `integer` is a kind of `number`.
+    if (types.has("number")) types.delete("integer");
+    return [...types];
+  };
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== "object") return;
+    const schema = node as JsonSchema;
+    for (const value of Object.values(schema)) visit(value);
+    if (Array.isArray(schema.anyOf) && schema.type === undefined) {
+      const types = union(schema.anyOf as JsonSchema[]);
+      if (types) schema.type = types.length === 1 ? types[0] : types;
+    }
+    const extra = schema.additionalProperties;
+    if (extra && typeof extra === "object" && Object.keys(extra).length === 0) schema.additionalProperties = true;
+  };
+  visit(document);
+  return document;
+}
