@@ -129,7 +129,8 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
       if (i % 10 === 0) surveyIds.push(_id.toHexString());
       const name = `${TOPICS[i % TOPICS.length]} ${Math.floor(i / TOPICS.length) + 1}`;
       const version = i % 2 === 0 ? 1 : 2;
-      const isActive = i % 20 !== 0;
+      // One in 23 inactive (not a divisor of the topic count, so every topic has active surveys).
+      const isActive = i % 23 !== 0;
       if (isActive && name.toLowerCase().startsWith("onboarding")) searchMatches++;
       // Ten surveys per second of history: many share a modifiedAt.
       const at = new Date(now - Math.floor((total - i) / 10) * 1000);
