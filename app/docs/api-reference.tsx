@@ -11,12 +11,12 @@ const configuration = {
   withDefaultFonts: false,
   agent: { disabled: true },
   showDeveloperTools: "never" as const,
-  hideDarkModeToggle: false,
+  // Fields in the order of the schemas (required ones first), not alphabetical.
+  orderSchemaPropertiesBy: "preserve" as const,
   customCss: `.scalar-app, .light-mode, .dark-mode {
   --scalar-font: ui-sans-serif, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   --scalar-font-code: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
 }`,
-  metaData: { title: "Users & Surveys API reference" },
 };
 
 export function ApiReference() {
