@@ -49,7 +49,14 @@ export async function call<T = Json>(handler: RouteHandler, path: string, option
   });
   const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
   const text = await response.text();
-  checkAnswer(handler, { method: request.method, url: path, status: response.status, contentType: response.headers.get("content-type"), body: text });
+  checkAnswer(handler, {
+    method: request.method,
+    url: path,
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+    headers: response.headers,
+    body: text,
+  });
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 

@@ -97,4 +97,40 @@ describe("the OpenAPI document", () => {
     expect(answer("/v2/users", 403, { error: { ...error.error, code: "not_found" } }, "post")).not.toEqual([]);
     expect(answer("/v2/users/me", 404, { error: { status: 404, code: "not_found", message: "m", requestId: "r" } })).not.toEqual([]);
   });
+
+  it("requires X-Request-Id on every answer and Location on a create", () => {
+    const validator = new AnswerValidator(document);
+    const survey = buildSurveyLike();
+    const created = (headers: Record<string, string>) =>
+      validator.problems({ method: "post", url: "/v2/surveys", status: 201, contentType: "application/json", headers: new Headers(headers), body: JSON.stringify(survey) });
+    expect(created({ "x-request-id": "r", location: `/v2/surveys/${survey._id}` })).toEqual([]);
+    expect(created({ "x-request-id": "r" })).toEqual([expect.stringMatching(/header Location is missing/)]);
+    expect(created({ location: "/v2/surveys/x" })).toEqual([expect.stringMatching(/header X-Request-Id is missing/)]);
+  });
 });
+
+function buildSurveyLike() {
+  const id = "6650f1c2a9d3e4b5c6d7e8f9";
+  const date = "2026-01-31T08:15:00.000Z";
+  return {
+    _id: id,
+    code: "onboarding",
+    name: "Onboarding",
+    version: 2,
+    company: id,
+    isActive: true,
+    isSystemModel: false,
+    permissions: [],
+    group: null,
+    groupPermissions: [],
+    permissionsV2: [],
+    groupPermissionsV2: [],
+    onlySubSurvey: false,
+    propertiesChannel: [],
+    propertiesLimit: [],
+    responders: [],
+    createdAt: date,
+    modifiedAt: date,
+    __v: 0,
+  };
+}

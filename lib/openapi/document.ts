@@ -37,7 +37,7 @@ export type OpenApiDocument = {
 
 export type OperationObject = {
   operationId: string;
-  responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
+  responses: Record<string, { content?: Record<string, { schema: JsonSchema }>; headers?: Record<string, { $ref?: string; required?: boolean }> }>;
   [key: string]: unknown;
 };
 
@@ -115,8 +115,9 @@ line, \`npm run --silent token -- --email <email> [--ttl 30d]\`, or from \`POST 
 Every record belongs to a company; another company's records are never read, counted or changed:
 they are simply \`404\`.
 
-**Admin.** Operations that change users and surveys, and survey reads, need the header
-\`Admin: true\`, honoured only for a user holding an access role with \`isAdmin: true\`.
+**Admin.** Operations that list the \`Admin\` header (every change of a record, survey reads and
+revisions, the outbox) need \`Admin: true\`, honoured only for a user holding an access role with
+\`isAdmin: true\`.
 
 **Answers.** A single record is the body itself; a list is
 \`{ "data": { "<records>": [...], "page": 1, "limit": 10, "counter": 37 } }\` (\`counter\` only with
@@ -219,11 +220,12 @@ export function buildDocument(): OpenApiDocument {
       },
       headers: {
         "X-Request-Id": {
+          required: true,
           description: "The request's id: the incoming `X-Request-Id` when valid (`[A-Za-z0-9_.:-]{1,128}`), else a new UUID.",
           schema: { type: "string" },
         },
-        Location: { description: "The path of the created record.", schema: { type: "string" } },
-        "Retry-After": { description: "Seconds until a request will be accepted again.", schema: { type: "integer", minimum: 1 } },
+        Location: { required: true, description: "The path of the created record.", schema: { type: "string" } },
+        "Retry-After": { required: true, description: "Seconds until a request will be accepted again.", schema: { type: "integer", minimum: 1 } },
         "Set-Cookie": { description: "The httpOnly, SameSite=Strict session cookie of the admin pages.", schema: { type: "string" } },
       },
       schemas,

@@ -16,6 +16,8 @@ export interface Answer {
   contentType: string | null;
   /** The body as text (`""` for none). */
   body: string;
+  /** When given, the headers the document requires are checked too. */
+  headers?: Headers;
 }
 
 const DOCUMENT_ID = "openapi.json";
@@ -58,6 +60,12 @@ export class AnswerValidator {
     const response = operation.responses[String(answer.status)];
     if (!response) return [`${where}: status ${answer.status} is not documented for ${method.toUpperCase()} ${path}`];
 
+    const missing = this.requiredHeaders(response.headers).filter((name) => answer.headers && !answer.headers.has(name));
+    const headerProblems = missing.map((name) => `${where}: the documented header ${name} is missing`);
+    return [...headerProblems, ...this.bodyProblems(answer, where, path, method, response)];
+  }
+
+  private bodyProblems(answer: Answer, where: string, path: string, method: string, response: { content?: unknown }): string[] {
     if (!response.content) return answer.body === "" ? [] : [`${where}: documented without a body, but one was sent`];
     if (!answer.contentType?.startsWith("application/json")) return [`${where}: Content-Type is ${answer.contentType}, not JSON`];
     let body: unknown;
@@ -71,6 +79,14 @@ export class AnswerValidator {
     return (validate.errors ?? []).map(
       (error) => `${where}: body${error.instancePath} ${error.message} (${error.schemaPath}${error.params ? ` ${JSON.stringify(error.params)}` : ""})`,
     );
+  }
+
+  /** The names of a response's headers marked `required` (directly or in the component). */
+  private requiredHeaders(headers: Record<string, { $ref?: string; required?: boolean }> | undefined): string[] {
+    const components = (this.document.components.headers ?? {}) as Record<string, { required?: boolean }>;
+    return Object.entries(headers ?? {})
+      .filter(([, header]) => (header.$ref ? components[header.$ref.split("/").pop()!]?.required : header.required))
+      .map(([name]) => name);
   }
 
   private validator(path: string, method: string, status: string): ValidateFunction {
