@@ -5,9 +5,10 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { createContext, useContext, useMemo, useState, type ReactNode } from "react";
 import { useReference } from "@/lib/client/reference";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { signOut } from "@/lib/client/session";
 import { displayName, useMe } from "@/lib/client/users";
-import { Button, focusRing } from "./ui";
+import { Button, Loading, focusRing } from "./ui";
 
 const NAV = [
   { href: "/users", label: "Users", adminOnly: false },
@@ -26,6 +27,9 @@ export function AdminShell({ children }: { children: ReactNode }) {
   const me = useMe();
   const roles = useReference("accessRoles");
   const [leaving, setLeaving] = useState(false);
+  // The pages' content is data fetched in the browser: rendered there only, it cannot differ
+  // from server HTML when a query answers before a part of the page has hydrated.
+  const hydrated = useHydrated();
 
   const isAdmin = useMemo(() => {
     if (!me.data || !roles.data) return undefined;
@@ -85,7 +89,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
         </p>
       )}
       <main id="main" className="mx-auto max-w-7xl px-4 py-6 sm:px-6 sm:py-8">
-        {children}
+        {hydrated ? children : <Loading />}
       </main>
     </AdminContext.Provider>
   );

@@ -5,7 +5,7 @@ test.describe("errors", () => {
 
   test("an API error reads as a sentence with the request id to quote", async ({ page }) => {
     await openSignedIn(page, "/users/ffffffffffffffffffffffff");
-    const alert = page.getByRole("alert");
+    const alert = page.getByRole("alert").filter({ hasText: "could not be loaded" });
     await expect(alert).toContainText("The user could not be loaded");
     await expect(alert).toContainText("No such user.");
     await expect(alert).toContainText(/Request id: [\w-]{8,}/);
