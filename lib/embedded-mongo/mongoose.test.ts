@@ -345,6 +345,19 @@ describe("field order", () => {
   });
 });
 
+describe("_id in update operators", () => {
+  it("upserts with the _id given by $setOnInsert, and refuses to change an existing _id", async () => {
+    const raw = conn.db!.collection("upsert_ids");
+    const id = new Types.ObjectId();
+    const upsert = await raw.updateOne({ name: "a" }, { $setOnInsert: { _id: id, v: 1 } }, { upsert: true });
+    expect(upsert.upsertedId?.toString()).toBe(id.toString());
+    expect(await raw.findOne({ name: "a" })).toEqual({ _id: id, name: "a", v: 1 });
+    const same = await raw.updateOne({ _id: id }, { $set: { _id: id, v: 2 } });
+    expect(same).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
+    await expect(raw.updateOne({ _id: id }, { $set: { _id: new Types.ObjectId() } })).rejects.toMatchObject({ code: 66 });
+  });
+});
+
 describe("populate and aggregate across collections", () => {
   interface Author {
     name: string;

@@ -94,6 +94,17 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
     else modifier[op] = fields;
   }
   checkConflicts(u, opts.inserting === true);
+  // mingo refuses `_id` in $set; MongoDB takes it on insert, and as a no-op when unchanged.
+  const set = modifier.$set as Document | undefined;
+  if (set && "_id" in set) {
+    const { _id: id, ...rest } = set;
+    if (target._id !== undefined && !sameValue(target._id, id)) {
+      throw new MongoCommandError("ImmutableField", "Performing an update on the path '_id' would modify the immutable field '_id'");
+    }
+    target._id = id;
+    if (Object.keys(rest).length) modifier.$set = rest;
+    else delete modifier.$set;
+  }
   if (Object.keys(modifier).length === 0) return;
   try {
     mingoUpdate(target, modifier, opts.arrayFilters, opts.inserting ? undefined : opts.query, { cloneMode: "deep", queryOptions: opts.mingo });
