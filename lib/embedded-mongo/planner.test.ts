@@ -3,7 +3,7 @@
  * documents it read, and an index never changes a query's answer, only its cost.
  */
 import fc from "fast-check";
-import { MongoClient, type Db, type Document } from "mongodb";
+import { MongoClient, ObjectId, type Db, type Document } from "mongodb";
 
 /** Test documents carry their own numeric or string `_id`. */
 type Doc = Document & { _id: unknown };
@@ -433,4 +433,39 @@ describe("property: an index never changes a query's answer", () => {
       { numRuns: 30 },
     );
   }, 60_000);
+});
+
+describe("counting from index entries", () => {
+  it("counts exactly as a scan does, whether one index covers the filter, two intersect, or documents are read", async () => {
+    const indexed = db.collection("count_indexed");
+    const plain = db.collection("count_plain");
+    const companies = [new ObjectId(), new ObjectId(), new ObjectId()];
+    const docs = Array.from({ length: 3000 }, (_, i) => ({
+      _id: i,
+      companies: i % 11 === 0 ? [{ companyId: companies[0] }, { companyId: companies[1] }] : [{ companyId: companies[i % 3] }],
+      isActive: i % 4 !== 0,
+      search: [`w${i % 37}`, `n${i}`, ...(i % 5 === 0 ? [`w${i % 37}`] : [])],
+      at: new Date(Date.UTC(2026, 0, 1) + (i % 400) * 60_000),
+      note: i % 2 ? "odd" : null,
+    }));
+    await indexed.insertMany(docs);
+    await plain.insertMany(docs);
+    await indexed.createIndex({ "companies.companyId": 1, isActive: 1, at: 1, _id: 1 });
+    await indexed.createIndex({ search: 1 });
+    await indexed.createIndex({ at: 1 });
+    const filters: Document[] = [
+      { "companies.companyId": companies[0], isActive: true },
+      { "companies.companyId": companies[1], isActive: false, search: { $regex: "^w1" } },
+      { "companies.companyId": companies[0], isActive: true, search: "w3" },
+      { search: { $in: ["w2", "w30", "n7"] }, at: { $gte: new Date(Date.UTC(2026, 0, 1, 2)) } },
+      { "companies.companyId": companies[2], isActive: true, note: null },
+      { "companies.companyId": companies[0], isActive: true, search: { $regex: "^w1", $options: "i" } },
+      { at: { $gt: new Date(Date.UTC(2026, 0, 1, 1)), $lte: new Date(Date.UTC(2026, 0, 1, 3)) } },
+    ];
+    for (const filter of filters) {
+      const expected = await plain.countDocuments(filter);
+      expect(await indexed.countDocuments(filter), JSON.stringify(filter)).toBe(expected);
+      expect(await indexed.countDocuments(filter, { skip: 5, limit: 7 }), JSON.stringify(filter)).toBe(Math.min(7, Math.max(0, expected - 5)));
+    }
+  });
 });

@@ -29,6 +29,8 @@ export type Plan =
       dedupe: boolean;
       /** The index entries between the bounds are exactly the matches (a count needs no document). */
       covered: boolean;
+      /** The filter's fields whose conditions these bounds answer exactly. */
+      exactFields: string[];
     }
   | { kind: "scan"; reverse: boolean; sorted: boolean };
 
@@ -150,17 +152,17 @@ function evaluate(index: IndexSpec, analysis: Analysis, sortEntries: Array<[stri
   const dedupe = intervals.length > 1 || [...multikey].some((f) => !fixed.includes(f));
   const consumed = fields.slice(0, eqFields + (rangeIntervals ? 1 : 0));
   const rangeField = rangeIntervals ? fields[eqFields] : undefined;
-  const covered =
-    analysis.complete &&
-    [...bounds.keys()].every((f) => consumed.includes(f) && bounds.get(f)!.exact === true) &&
-    !(rangeField && multikey.has(rangeField) && bounds.get(rangeField)!.ranges?.some((r) => !r.single && r.lo !== undefined && r.hi !== undefined));
+  const twoSidedOnArray = (f: string) =>
+    f === rangeField && multikey.has(f) && Boolean(bounds.get(f)!.ranges?.some((r) => !r.single && r.lo !== undefined && r.hi !== undefined));
+  const exactFields = consumed.filter((f) => bounds.get(f)?.exact === true && !twoSidedOnArray(f));
+  const covered = analysis.complete && [...bounds.keys()].every((f) => exactFields.includes(f));
   const sortDirection = sortServed(index, fields, eqFields, singlePoint, intervals.length > 1, multikey, bounds, sortEntries);
   const sorted = sortDirection !== 0;
   const servesSort = sorted && sortEntries.length > 0;
   const score = eqFields * 10 + (rangeIntervals ? 5 : 0) + (servesSort ? 100 : 0) + (index.unique && eqFields === fields.length ? 50 : 0) - fields.length * 0.01;
   const useful = eqFields > 0 || rangeIntervals !== undefined || servesSort;
   return {
-    plan: { kind: "index", index, intervals, reverse: sortDirection < 0, sorted, dedupe, covered },
+    plan: { kind: "index", index, intervals, reverse: sortDirection < 0, sorted, dedupe, covered, exactFields },
     score: useful ? score : 0,
   };
 }
@@ -273,6 +275,12 @@ function compareKeys(a: Key, b: Key): number {
     return typeof x === "number" ? -1 : 1;
   }
   return a.length - b.length;
+}
+
+/** The fields a filter constrains, and whether index bounds can state all of its conditions. */
+export function filterFields(filter: Document): { fields: string[]; complete: boolean } {
+  const { bounds, complete } = analyse(filter);
+  return { fields: [...bounds.keys()], complete };
 }
 
 /** Bounds per field of the parts of a filter that an index can use (top level and `$and`). */

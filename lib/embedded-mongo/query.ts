@@ -8,7 +8,7 @@ import { Aggregator, Query } from "mingo";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "./errors";
 import { compareValues, idKey, valuesAtPath } from "./keys";
-import { candidatePlans, type Plan } from "./planner";
+import { candidatePlans, filterFields, type Plan } from "./planner";
 import type { CollectionMeta, Store } from "./store";
 
 export interface FindSpec {
@@ -157,15 +157,44 @@ export function countDocuments(store: Store, meta: CollectionMeta | undefined, s
   };
   if (!meta.options.viewOn && spec.hint === undefined) {
     if (Object.keys(filter).length === 0) return clamp(store.count(meta));
-    const covered = candidatePlans(filter, undefined, meta.indexes).find((p) => p.kind === "index" && p.covered);
-    if (covered?.kind === "index") {
+    const plans = candidatePlans(filter, undefined, meta.indexes).filter((p): p is IndexPlan => p.kind === "index");
+    const covered = plans.find((p) => p.covered);
+    if (covered) {
       const distinct = covered.dedupe ? new Set<string>() : undefined;
       let n = 0;
       for (const { start, end } of covered.intervals) n += store.countIndex(meta, covered.index.name, start, end, distinct);
       return clamp(n);
     }
+    const { fields, complete } = filterFields(filter);
+    for (const a of complete ? plans : []) {
+      for (const b of plans) {
+        if (a !== b && fields.every((f) => a.exactFields.includes(f) || b.exactFields.includes(f))) return clamp(intersectionSize(store, meta, a, b));
+      }
+    }
   }
   return findDocuments(store, meta, { ...spec, sort: undefined }, options).length;
+}
+
+type IndexPlan = Extract<Plan, { kind: "index" }>;
+
+function* planIds(store: Store, meta: CollectionMeta, plan: IndexPlan): Generator<string> {
+  for (const { start, end } of plan.intervals) {
+    for (const id of store.scanIndex(meta, plan.index.name, start, end, false)) yield `${id[0]}:${String(id[1])}`;
+  }
+}
+
+/**
+ * How many documents two plans both find, from their index entries alone (MongoDB's index
+ * intersection): the ids of the smaller walk are kept in a set, the larger walk is checked
+ * against it.
+ */
+function intersectionSize(store: Store, meta: CollectionMeta, a: IndexPlan, b: IndexPlan): number {
+  const entries = (p: IndexPlan) => p.intervals.reduce((n, { start, end }) => n + store.countIndex(meta, p.index.name, start, end, undefined), 0);
+  const [small, large] = entries(a) <= entries(b) ? [a, b] : [b, a];
+  const kept = new Set(planIds(store, meta, small));
+  const counted = new Set<string>();
+  for (const id of planIds(store, meta, large)) if (kept.has(id)) counted.add(id);
+  return counted.size;
 }
 
 /** A view's documents are its pipeline run over its source, then filtered like any others. */
