@@ -48,6 +48,9 @@ const userSchema = new Schema(
 userSchema.index({ email: 1 }, { unique: true });
 // The default list: one company, newest modifiedAt first, _id breaking ties (and paging stable).
 userSchema.index({ "companies.companyId": 1, modifiedAt: 1, _id: 1 });
+// The default list filtered by isActive, and its counter: company + isActive is the whole filter,
+// so a count reads index entries only (the embedded database's COUNT_SCAN, as MongoDB's).
+userSchema.index({ "companies.companyId": 1, isActive: 1, modifiedAt: 1, _id: 1 });
 userSchema.index({ "companies.companyId": 1, createdAt: 1, _id: 1 });
 // `search` and `companies` are both arrays, so they cannot share a compound index.
 userSchema.index({ search: 1 });
