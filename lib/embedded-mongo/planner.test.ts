@@ -440,7 +440,7 @@ describe("counting from index entries", () => {
     const indexed = db.collection("count_indexed");
     const plain = db.collection("count_plain");
     const companies = [new ObjectId(), new ObjectId(), new ObjectId()];
-    const docs = Array.from({ length: 3000 }, (_, i) => ({
+    const docs: Document[] = Array.from({ length: 3000 }, (_, i) => ({
       _id: i,
       companies: i % 11 === 0 ? [{ companyId: companies[0] }, { companyId: companies[1] }] : [{ companyId: companies[i % 3] }],
       isActive: i % 4 !== 0,
