@@ -7,6 +7,7 @@
 import type autocannon from "autocannon";
 import { Presets, SingleBar } from "cli-progress";
 import { ObjectId, type Db, type Document } from "mongodb";
+import { lower, surveySearchPrefixes } from "@/lib/services/survey-search";
 
 export interface Figures {
   name: string;
@@ -138,7 +139,8 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
         _id,
         code: `bench_${i}`,
         name,
-        nameLower: name.toLowerCase(),
+        nameLower: lower(name),
+        searchPrefixes: surveySearchPrefixes(`bench_${i}`, name),
         version,
         company: companyId,
         isActive,
@@ -159,6 +161,7 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
       surveys.push(survey);
       const snapshot: Document = { ...survey };
       delete snapshot.nameLower;
+      delete snapshot.searchPrefixes;
       revisions.push({ _id: new ObjectId(), survey: _id, company: companyId, __v: 0, snapshot, modifiedBy: null, createdAt: at });
 
       const questionIds: [ObjectId, ObjectId][] = [];

@@ -7,11 +7,13 @@ const surveySchema = new Schema(
   {
     code: { type: String, required: true },
     name: { type: String, required: true },
-    /**
-     * `name` lowercased: `search` is a case-insensitive prefix, and only an anchored,
-     * case-sensitive prefix regular expression can walk an index. Never shown by the API.
-     */
+    /** `name` lowercased, for `search` (never shown by the API, as `searchPrefixes`). */
     nameLower: { type: String, required: true },
+    /**
+     * Every prefix (up to 32 code points) of `code` and of `nameLower`: `search` is then one
+     * equality on an index that also serves the newest-first order (lib/services/survey-search.ts).
+     */
+    searchPrefixes: { type: [String], default: [] },
     version: { type: Number, enum: [1, 2], required: true },
     company: { type: ObjectId, required: true },
     isActive: { type: Boolean, required: true, default: true },
@@ -46,8 +48,8 @@ surveySchema.index({ company: 1, code: 1 }, { unique: true });
 // The default list (active surveys, newest first) and the list with isActive=all.
 surveySchema.index({ company: 1, isActive: 1, modifiedAt: 1, _id: 1 });
 surveySchema.index({ company: 1, modifiedAt: 1, _id: 1 });
-// The name half of `search`.
-surveySchema.index({ company: 1, nameLower: 1 });
+// `search` (a prefix of code or name), active surveys newest first; counted from the index alone.
+surveySchema.index({ company: 1, searchPrefixes: 1, isActive: 1, modifiedAt: 1, _id: 1 });
 
 export const Survey = defineModel("SvcSurvey", surveySchema);
 

@@ -8,6 +8,7 @@ import type { AnyBulkWriteOperation, Document } from "mongodb";
 import { AccessRole, Answer, Question, Survey, SurveyChat, SurveyRevision, User } from "@/lib/models";
 import type { QuestionType } from "@/lib/schemas/surveys";
 import { oid, stableId, type ObjectId } from "./ids";
+import { lower, surveySearchPrefixes } from "./survey-search";
 
 const TOPICS = [
   ["onboarding", "Onboarding experience"],
@@ -70,11 +71,14 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
     // Spread over the last weeks, so the list has an order to show.
     const at = new Date(base.getTime() - (count - i) * 3_600_000);
     const granted = [member, ...(i % 3 === 0 ? [admin] : [])].filter((role): role is ObjectId => Boolean(role));
+    const code = round === 0 ? topic : `${topic}_${round + 1}`;
+    const name = round === 0 ? title : `${title} ${round + 1}`;
     const survey = {
       _id: surveyId,
-      code: round === 0 ? topic : `${topic}_${round + 1}`,
-      name: round === 0 ? title : `${title} ${round + 1}`,
-      nameLower: (round === 0 ? title : `${title} ${round + 1}`).toLowerCase(),
+      code,
+      name,
+      nameLower: lower(name),
+      searchPrefixes: surveySearchPrefixes(code, name),
       version,
       company,
       isActive: i % 7 !== 6,
@@ -98,7 +102,7 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
       survey: surveyId,
       company,
       __v: 0,
-      snapshot: Object.fromEntries(Object.entries(survey).filter(([key]) => key !== "nameLower")),
+      snapshot: Object.fromEntries(Object.entries(survey).filter(([key]) => key !== "nameLower" && key !== "searchPrefixes")),
       modifiedBy: null,
       createdAt: at,
     });

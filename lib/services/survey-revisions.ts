@@ -19,6 +19,7 @@ import { toSurveyRecord } from "./survey-records";
 export async function recordRevision(doc: Document, userId: string | null, at: Date): Promise<void> {
   const snapshot = { ...doc };
   delete snapshot.nameLower;
+  delete snapshot.searchPrefixes;
   await SurveyRevision.collection.insertOne({
     _id: newId(),
     survey: doc._id as ObjectId,

@@ -24,19 +24,16 @@ import { TtlCache } from "./cache";
 import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
 import { newId, oid, type ObjectId } from "./ids";
 import { Notes } from "./notes";
-import { escapeRegExp } from "./search";
 import { recordRevision } from "./survey-revisions";
 import { migratePermissions, warnDormantFields, type PermissionState } from "./survey-permissions";
 import { toSurveyRecord } from "./survey-records";
+import { lower, searchFilter, searchPrefixesExpression, surveySearchPrefixes } from "./survey-search";
 
 type LeanSurvey = SurveyDoc;
 
 const NEWEST_FIRST = { modifiedAt: -1, _id: -1 } as const;
-const CODE_INDEX = { company: 1, code: 1 };
-const NAME_INDEX = { company: 1, nameLower: 1 };
-
-/** Lowercase, for the case-insensitive `search` (never shown: see the model). */
-export const lower = (text: string): string => text.toLowerCase();
+/** Fields of the stored survey that no answer shows. */
+const INTERNAL = { nameLower: 0, searchPrefixes: 0 };
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -47,21 +44,14 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   if (query.isActive !== "all") filter.isActive = query.isActive === "true";
   if (query.answer) filter._id = { $in: await surveysOfAnswers(companyId, query.answer, notes) };
 
-  let search = query.search;
-  if (search === "") {
-    notes.warning("empty_search", "The search is empty and was ignored.", "search");
-    search = undefined;
-  }
+  if (query.search === "") notes.warning("empty_search", "The search is empty and was ignored.", "search");
+  else if (query.search !== undefined) Object.assign(filter, searchFilter(query.search));
   const fields = query.select ? withId(query.select) : SURVEY_FIELDS;
-  // modifiedAt and _id order the page, also when `select` leaves them out of the answer.
-  const projection = query.select ? Object.fromEntries([...fields, "modifiedAt"].map((field) => [field, 1])) : { nameLower: 0 };
-  const skip = (query.page - 1) * query.limit;
+  const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : INTERNAL;
 
   const [docs, counter] = await Promise.all([
-    search === undefined
-      ? Survey.collection.find(filter, { projection, sort: NEWEST_FIRST, skip, limit: query.limit }).toArray()
-      : searchPage(filter, search, projection, skip, query.limit),
-    query.count ? countSurveys(companyId, filter, search) : undefined,
+    Survey.collection.find(filter, { projection, sort: NEWEST_FIRST, skip: (query.page - 1) * query.limit, limit: query.limit }).toArray(),
+    query.count ? countSurveys(companyId, filter) : undefined,
   ]);
   return {
     data: {
@@ -82,9 +72,8 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
  */
 const counters = new TtlCache<number>({ ttlMs: 5_000, staleMs: 60_000 });
 
-function countSurveys(companyId: ObjectId, filter: Filter<Document>, search: string | undefined): Promise<number> {
-  const key = `${companyId.toHexString()}|${JSON.stringify(filter)}|${search ?? ""}`;
-  return counters.get(key, () => (search === undefined ? Survey.collection.countDocuments(filter) : searchCount(filter, search)));
+function countSurveys(companyId: ObjectId, filter: Filter<Document>): Promise<number> {
+  return counters.get(`${companyId.toHexString()}|${JSON.stringify(filter)}`, () => Survey.collection.countDocuments(filter));
 }
 
 const forgetCounters = (companyId: ObjectId) => counters.clear(`${companyId.toHexString()}|`);
@@ -103,53 +92,6 @@ async function surveysOfAnswers(companyId: ObjectId, uuids: string[], notes: Not
   }
   const surveys = new Map(answers.map((answer) => [(answer.survey as ObjectId).toHexString(), answer.survey as ObjectId]));
   return [...surveys.values()];
-}
-
-/**
- * `search`: surveys whose code or name starts with the query, ignoring case, matched literally.
- * Each half is an anchored, case-sensitive prefix of the lowercased query on a field of its own
- * index (`code` is lowercase by its rule; `nameLower` is the lowercased name), which `$or` of the
- * two could not use. For a page, the planner picks between walking that index (few matches) and
- * walking the newest-first index until the page is full (many matches); a count walks the prefix
- * index, named as a hint.
- */
-function searchBranches(filter: Filter<Document>, search: string): { filter: Filter<Document>; hint: Document }[] {
-  const prefix = { $regex: `^${escapeRegExp(lower(search))}` };
-  const branches: { filter: Filter<Document>; hint: Document }[] = [{ filter: { ...filter, nameLower: prefix }, hint: NAME_INDEX }];
-  // A query with characters no code has cannot match a code.
-  if (/^[a-z0-9_]+$/.test(lower(search))) branches.unshift({ filter: { ...filter, code: prefix }, hint: CODE_INDEX });
-  return branches;
-}
-
-async function searchPage(filter: Filter<Document>, search: string, projection: Document, skip: number, limit: number): Promise<Document[]> {
-  // The page of the union is within the first skip + limit of each half.
-  const halves = await Promise.all(
-    searchBranches(filter, search).map((branch) =>
-      Survey.collection.find(branch.filter, { projection, sort: NEWEST_FIRST, limit: skip + limit }).toArray(),
-    ),
-  );
-  const byId = new Map<string, Document>();
-  for (const doc of halves.flat()) byId.set((doc._id as ObjectId).toHexString(), doc);
-  return [...byId.values()].sort(newestFirst).slice(skip, skip + limit);
-}
-
-async function searchCount(filter: Filter<Document>, search: string): Promise<number> {
-  const branches = searchBranches(filter, search);
-  // With `answer`, the few ids of the filter are the better plan.
-  const hinted = (hint: Document) => (filter._id === undefined ? { hint } : {});
-  const counts = await Promise.all(branches.map((branch) => Survey.collection.countDocuments(branch.filter, hinted(branch.hint))));
-  if (branches.length === 1) return counts[0];
-  // Surveys matching by code and by name were counted twice.
-  const both = await Survey.collection.countDocuments({ ...branches[0].filter, ...branches[1].filter }, hinted(CODE_INDEX));
-  return counts[0] + counts[1] - both;
-}
-
-function newestFirst(a: Document, b: Document): number {
-  const byDate = (b.modifiedAt as Date).getTime() - (a.modifiedAt as Date).getTime();
-  if (byDate !== 0) return byDate;
-  const x = (a._id as ObjectId).toHexString();
-  const y = (b._id as ObjectId).toHexString();
-  return x < y ? 1 : x > y ? -1 : 0;
 }
 
 export async function getSurvey(auth: Principal, id: string, options: { populate: boolean }): Promise<SurveyRecord> {
@@ -216,6 +158,7 @@ export async function createSurvey(auth: Principal, body: CreateSurveyBody, note
     code: body.code,
     name: body.name,
     nameLower: lower(body.name),
+    searchPrefixes: surveySearchPrefixes(body.code, body.name),
     version: body.version,
     company: companyId,
     isActive: body.isActive,
@@ -362,8 +305,10 @@ async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, der
   // Strictly later than before, also within one millisecond or when clocks disagree.
   set.modifiedAt = { $max: [literal(now), { $add: ["$modifiedAt", 1] }] };
   set.__v = { $add: [{ $ifNull: ["$__v", 0] }, 1] };
+  // The prefixes `search` uses, from the code and name the first stage left.
+  const pipeline = body.code !== undefined || body.name !== undefined ? [{ $set: set }, { $set: { searchPrefixes: searchPrefixesExpression() } }] : [{ $set: set }];
   try {
-    return await Survey.collection.findOneAndUpdate(filter, [{ $set: set }], { returnDocument: "after" });
+    return await Survey.collection.findOneAndUpdate(filter, pipeline, { returnDocument: "after" });
   } catch (error) {
     if (isDuplicateKeyError(error)) throw duplicateCode();
     throw error;

@@ -37,6 +37,7 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     ids.plus = await create(t, { code: "plus", name: "C++ survey + more" });
     ids.unicode = await create(t, { code: "unicode", name: "Ñandú ÉXITO" });
     ids.star = await create(t, { code: "star", name: ".* everything" });
+    ids.long = await create(t, { code: "l".repeat(60), name: `${"Long name ".repeat(5)}with a tail` });
     ids.theirs = await create(other, { code: "onboarding", name: "Their onboarding" });
 
     parts = await addSurveyParts(t.companyId, ids.onboarding, t.memberId, [
@@ -65,7 +66,7 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       expect(response.status).toBe(200);
       expect(Object.keys(response.body.data).sort()).toEqual(["limit", "page", "surveys"]);
       expect(response.body.data).toMatchObject({ page: 1, limit: 10 });
-      expect(codes(response)).toEqual(["star", "unicode", "plus", "dots", "exit_interview", "climate_2026", "onboarding"]);
+      expect(codes(response)).toEqual(["l".repeat(60), "star", "unicode", "plus", "dots", "exit_interview", "climate_2026", "onboarding"]);
       expect(response.body.debug).toBeUndefined();
     });
 
@@ -100,7 +101,7 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       for (let page = 1; page <= 3; page++) pages.push(...codes(await list(`limit=3&page=${page}`)));
       expect(pages).toEqual(all);
       const counted = await list("limit=2&count=true");
-      expect(counted.body.data).toMatchObject({ limit: 2, page: 1, counter: 7 });
+      expect(counted.body.data).toMatchObject({ limit: 2, page: 1, counter: 8 });
       expect(codes(counted)).toHaveLength(2);
       expect((await list("count=false")).body.data.counter).toBeUndefined();
       expect((await list("page=50")).body.data.surveys).toEqual([]);
@@ -121,8 +122,8 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("true by default; all; false", async () => {
       expect(codes(await list("isActive=true"))).toEqual(codes(await list()));
       expect(codes(await list("isActive=false"))).toEqual(["retired"]);
-      expect(sorted(await list("isActive=all&count=true"))).toHaveLength(8);
-      expect((await list("isActive=all&count=true")).body.data.counter).toBe(8);
+      expect(sorted(await list("isActive=all&count=true"))).toHaveLength(9);
+      expect((await list("isActive=all&count=true")).body.data.counter).toBe(9);
     });
 
     it("anything else → 400", async () => {
@@ -177,6 +178,36 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
         expect(response.status, query).toBe(200);
         expect(sorted(response), query).toEqual(expected);
       }
+    });
+
+    it("matches queries longer than 32 characters, by code and by name", async () => {
+      const name = `${"long name ".repeat(5)}with a tail`;
+      for (const query of [name.slice(0, 32), name.slice(0, 33), name.toUpperCase(), "l".repeat(33), "l".repeat(60), name.slice(0, 45)]) {
+        expect(codes(await list(`search=${encodeURIComponent(query)}&count=true`)), query).toEqual(["l".repeat(60)]);
+      }
+      for (const query of [`${name.slice(0, 40)}x`, "l".repeat(61), `${"l".repeat(40)}.`]) {
+        const response = await list(`search=${encodeURIComponent(query)}&count=true`);
+        expect(codes(response), query).toEqual([]);
+        expect(response.body.data.counter).toBe(0);
+      }
+    });
+
+    it("follows PATCHes of the code and of the name", async () => {
+      const id = await create(t, { code: "renamed_before", name: "Before rename" });
+      const patch = (body: Json) => call(survey.PATCH, `/v2/surveys/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id } });
+      expect(codes(await list("search=before"))).toEqual(["renamed_before"]);
+      expect((await patch({ name: "After Rename" })).status).toBe(200);
+      // The code still matches; the old name does not, the new one does.
+      expect(codes(await list("search=before%20r"))).toEqual([]);
+      expect(codes(await list("search=renamed_b"))).toEqual(["renamed_before"]);
+      expect(codes(await list("search=after%20re"))).toEqual(["renamed_before"]);
+      expect((await patch({ code: "renamed_after" })).status).toBe(200);
+      expect(codes(await list("search=renamed_b"))).toEqual([]);
+      expect(codes(await list("search=renamed_a&count=true"))).toEqual(["renamed_after"]);
+      expect((await patch({ isActive: false })).status).toBe(200);
+      expect(codes(await list("search=after"))).toEqual([]);
+      expect(codes(await list("search=after&isActive=false"))).toEqual(["renamed_after"]);
+      expect(codes(await list("search=after&isActive=all"))).toEqual(["renamed_after"]);
     });
 
     it("counts each matching survey once, whether by code, name or both", async () => {
