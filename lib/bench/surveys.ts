@@ -182,11 +182,13 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
         answers.push({ _id: new ObjectId(), uuid, company: companyId, survey: _id, chat, question, user: users[(i + a) % users.length] ?? null, value: 1 + (a % 5), createdAt: at, modifiedAt: at });
       }
     }
-    await insertAll(database, "surveys", surveys);
-    await insertAll(database, "surveyrevisions", revisions);
-    await insertAll(database, "surveychats", chats);
-    await insertAll(database, "questions", questions);
-    await insertAll(database, "answers", answers);
+    await Promise.all([
+      database.collection("surveys").insertMany(surveys, { ordered: false }),
+      database.collection("surveyrevisions").insertMany(revisions, { ordered: false }),
+      database.collection("surveychats").insertMany(chats, { ordered: false }),
+      database.collection("questions").insertMany(questions, { ordered: false }),
+      answers.length ? database.collection("answers").insertMany(answers, { ordered: false }) : undefined,
+    ]);
     bar.update(Math.min(start + BATCH, total));
   }
   bar.stop();
@@ -194,27 +196,6 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
     `Inserted ${total} surveys (${total * CHATS_PER_SURVEY} chats, ${total * CHATS_PER_SURVEY * QUESTIONS_PER_CHAT} questions) and ${ctx.answers} answers in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`,
   );
   return { surveys: surveyIds, answers: answerUuids, searchMatches };
-}
-
-/**
- * insertMany, tried again when the connection pool was cleared under it. WORKAROUND of an
- * embedded-database fault: its `hello` answers `topologyVersion.processId` as a string, so the
- * driver's heartbeats fail from the second one on and clear the pool, failing the operations in
- * flight. Documents a failed attempt did write are duplicates on the next one, and skipped.
- */
-async function insertAll(database: Db, collection: string, docs: Document[]): Promise<void> {
-  if (docs.length === 0) return;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await database.collection(collection).insertMany(docs, { ordered: false });
-      return;
-    } catch (error) {
-      const writeErrors = (error as { writeErrors?: { code?: number }[] }).writeErrors;
-      if (attempt > 1 && Array.isArray(writeErrors) && writeErrors.length > 0 && writeErrors.every((e) => e.code === 11000)) return;
-      const cleared = /pool .* was cleared|PoolCleared/i.test(String((error as Error).message ?? error));
-      if (!cleared || attempt >= 5) throw error;
-    }
-  }
 }
 
 function report(ctx: SurveyBenchContext, results: Figures[], search: string, searchMatches: number): void {

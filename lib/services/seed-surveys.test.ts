@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
 import { Answer, Survey } from "@/lib/models";
 import { useTestDatabase } from "@/lib/testing/database";
-import { avoidHeartbeatFailures } from "@/lib/testing/surveys";
 import * as surveys from "@/app/v2/surveys/route";
 import * as survey from "@/app/v2/surveys/[id]/route";
 import * as revisions from "@/app/v2/surveys/[id]/revisions/route";
@@ -11,7 +10,7 @@ import { seedDemo } from "./seed";
 import { seedSurveys } from "./seed-surveys";
 
 describe("seedSurveys", () => {
-  avoidHeartbeatFailures(useTestDatabase());
+  useTestDatabase();
   let t: Tenant;
   let first: Awaited<ReturnType<typeof seedSurveys>>;
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createTenant, type Tenant } from "@/lib/http/testing";
 import { Answer, Question, Survey, SurveyChat, SurveyRevision } from "@/lib/models";
 import { useTestDatabase } from "@/lib/testing/database";
-import { addSurveyParts, avoidHeartbeatFailures } from "@/lib/testing/surveys";
+import { addSurveyParts } from "@/lib/testing/surveys";
 import { oid } from "./ids";
 import { Notes } from "./notes";
 import { searchFilter } from "./survey-search";
@@ -21,7 +21,7 @@ interface Explained {
 const stageOf = (plan: Document): Document => (plan.inputStage ? stageOf(plan.inputStage as Document) : plan);
 
 describe("indexes of the surveys API", () => {
-  avoidHeartbeatFailures(useTestDatabase());
+  useTestDatabase();
   let t: Tenant;
   let company: ReturnType<typeof oid>;
   let someSurvey: string;

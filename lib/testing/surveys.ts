@@ -1,31 +1,10 @@
 /**
  * Test support of the surveys API: chats, questions and answers written straight to the database
- * (no `/v2` route creates them), and a workaround for a fault of the embedded database.
+ * (no `/v2` route creates them).
  */
-import { beforeAll } from "vitest";
-import { connect, disconnect } from "@/lib/db";
 import { Answer, Question, SurveyChat } from "@/lib/models";
 import { newId, oid, type ObjectId } from "@/lib/services/ids";
 import type { QuestionType } from "@/lib/schemas/surveys";
-import type { TestDatabase } from "./database";
-
-/**
- * WORKAROUND, to drop once the embedded database is fixed: its `hello` answers
- * `topologyVersion.processId` as a string where MongoDB sends an ObjectId, so from the driver's
- * second heartbeat on (10 s after connecting) every heartbeat throws in the driver
- * (`currentTv.processId.equals is not a function`), the server is marked unknown and the pool is
- * cleared, failing the operations in flight (with the streaming monitor, about once a second).
- * Reconnecting with a polling monitor an hour apart keeps a test file clear of it. Call after
- * `useTestDatabase()`.
- */
-export function avoidHeartbeatFailures(db: TestDatabase): void {
-  beforeAll(async () => {
-    await disconnect();
-    const separator = db.uri.includes("?") ? "&" : "?";
-    process.env.MONGODB_URI = `${db.uri}${separator}serverMonitoringMode=poll&heartbeatFrequencyMS=3600000`;
-    await connect();
-  });
-}
 
 export interface ChatSpec {
   name: string;

@@ -4,14 +4,13 @@ import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
 import { Survey, SurveyRevision } from "@/lib/models";
 import { oid } from "@/lib/services/ids";
 import { useTestDatabase } from "@/lib/testing/database";
-import { avoidHeartbeatFailures } from "@/lib/testing/surveys";
 import * as accessRoles from "../access-roles/route";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";
 import * as revisions from "./[id]/revisions/route";
 
 describe("concurrent PATCH /v2/surveys/{id}", () => {
-  avoidHeartbeatFailures(useTestDatabase());
+  useTestDatabase();
   let t: Tenant;
   const roles: string[] = [];
   let n = 0;

@@ -4,13 +4,12 @@ import { SurveyRevision } from "@/lib/models";
 import { SurveyRecord } from "@/lib/schemas/surveys";
 import { oid } from "@/lib/services/ids";
 import { useTestDatabase } from "@/lib/testing/database";
-import { avoidHeartbeatFailures } from "@/lib/testing/surveys";
 import * as properties from "../properties/route";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";
 
 describe("POST /v2/surveys", () => {
-  avoidHeartbeatFailures(useTestDatabase());
+  useTestDatabase();
   let t: Tenant;
   let other: Tenant;
   let n = 0;

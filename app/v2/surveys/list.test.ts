@@ -2,12 +2,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
 import { Answer } from "@/lib/models";
 import { useTestDatabase } from "@/lib/testing/database";
-import { addSurveyParts, avoidHeartbeatFailures, type SeededParts } from "@/lib/testing/surveys";
+import { addSurveyParts, type SeededParts } from "@/lib/testing/surveys";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";
 
 describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
-  avoidHeartbeatFailures(useTestDatabase());
+  useTestDatabase();
   let t: Tenant;
   let other: Tenant;
   const ids: Record<string, string> = {};

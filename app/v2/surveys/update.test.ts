@@ -2,14 +2,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
 import { Survey } from "@/lib/models";
 import { useTestDatabase } from "@/lib/testing/database";
-import { avoidHeartbeatFailures } from "@/lib/testing/surveys";
 import * as accessRoles from "../access-roles/route";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";
 import * as revisions from "./[id]/revisions/route";
 
 describe("PATCH /v2/surveys/{id}", () => {
-  avoidHeartbeatFailures(useTestDatabase());
+  useTestDatabase();
   let t: Tenant;
   let other: Tenant;
   const roles: string[] = [];
