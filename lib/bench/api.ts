@@ -9,8 +9,8 @@
  * Then the surveys API (lib/bench/surveys.ts) on `--surveys 10000` surveys and `--answers 200000`
  * answers (`--surveys 0` leaves it out).
  *
- * By default the server runs the embedded database in its own process, as `npm start` does;
- * `--db-process` serves it from a separate process (`npm run db`), which the server attaches to.
+ * By default the embedded database runs in a process of its own (`npm run db`) that the server
+ * attaches to, as `npm start` does; `--db-in-server` starts it inside the server process instead.
  * The server listens on a free port unless `--port` names one.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -37,7 +37,7 @@ const { values: opts } = parseArgs({
     connections: { type: "string", default: "10" },
     port: { type: "string", default: "0" },
     build: { type: "boolean", default: false },
-    "db-process": { type: "boolean", default: false },
+    "db-in-server": { type: "boolean", default: false },
     surveys: { type: "string", default: "10000" },
     answers: { type: "string", default: "200000" },
   },
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   let dbProcess: ChildProcess | undefined;
   let client: MongoClient | undefined;
   try {
-    if (opts["db-process"]) {
+    if (!opts["db-in-server"]) {
       err("Starting the embedded database in a process of its own (npm run db)...");
       dbProcess = spawn(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "lib", "cli", "db.ts"), "--port", "0"], {
         cwd: root,
@@ -193,7 +193,7 @@ async function main(): Promise<void> {
           return results[results.length - 1];
         },
         driver: (name, query) => driverBaseline(query, name),
-        setting: `embedded database ${opts["db-process"] ? "in its own process" : "inside the server process"}, production build, ${CONNECTIONS} connections, ${DURATION} s each`,
+        setting: `embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}, production build, ${CONNECTIONS} connections, ${DURATION} s each`,
       });
     }
   } finally {
@@ -290,7 +290,7 @@ function report(results: Figures[], note: string): void {
   const width = Math.max(...results.map((r) => r.name.length));
   const lines = [
     "",
-    `bench:api — ${USERS} users in one company, embedded database ${opts["db-process"] ? "in its own process" : "inside the server process"}, production build, ${CONNECTIONS} connections, ${DURATION} s each`,
+    `bench:api — ${USERS} users in one company, embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}, production build, ${CONNECTIONS} connections, ${DURATION} s each`,
     "",
     `${"case".padEnd(width)}  ${"req/s".padStart(8)}  ${"p50 ms".padStart(7)}  ${"p99 ms".padStart(7)}  ${"% of floor".padStart(10)}  failed`,
     ...results.map(
