@@ -25,7 +25,7 @@ import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
 import { newId, oid, type ObjectId } from "./ids";
 import { Notes } from "./notes";
 import { recordRevision } from "./survey-revisions";
-import { migratePermissions, warnDormantFields, type PermissionState } from "./survey-permissions";
+import { migratePermissions, warnDormantFields, type PermissionState } from "@/lib/shared/survey-permissions";
 import { toSurveyRecord } from "./survey-records";
 import { lower, searchFilter, searchPrefixesExpression, surveySearchPrefixes } from "./survey-search";
 
@@ -203,8 +203,8 @@ const storedGroupPermissionV2 = (entry: CreateSurveyBody["groupPermissionsV2"][n
 });
 
 /** The permission fields that hold something (on create, the ones worth a dormant warning). */
-function nonEmptyPermissionFields(state: PermissionState): string[] {
-  return (Object.keys(state) as (keyof PermissionState)[]).filter((field) => {
+function nonEmptyPermissionFields(state: PermissionState<ObjectId>): string[] {
+  return (Object.keys(state) as (keyof PermissionState<ObjectId>)[]).filter((field) => {
     const value = state[field];
     return Array.isArray(value) ? value.length > 0 : field === "group" ? value !== null : value === true;
   });
@@ -257,8 +257,8 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
 const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
 
 /** The permission fields of `current` with the body's values applied (input of a migration). */
-function patchedPermissions(current: LeanSurvey, body: UpdateSurveyBody): PermissionState {
-  const stored = current as unknown as PermissionState;
+function patchedPermissions(current: LeanSurvey, body: UpdateSurveyBody): PermissionState<ObjectId> {
+  const stored = current as unknown as PermissionState<ObjectId>;
   let permissions = stored.permissions ?? [];
   if (typeof body.permissions === "string") {
     const id = oid(body.permissions);
@@ -277,7 +277,7 @@ function patchedPermissions(current: LeanSurvey, body: UpdateSurveyBody): Permis
 }
 
 /** Runs the PATCH as one update pipeline; `null` when `filter` matches nothing. */
-async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, derived: Partial<PermissionState>, now: Date): Promise<Document | null> {
+async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, derived: Partial<PermissionState<ObjectId>>, now: Date): Promise<Document | null> {
   // Every client value is wrapped in $literal: in a pipeline, "$x" would name a field.
   const literal = (value: unknown) => ({ $literal: value });
   const set: Document = { ...Object.fromEntries(Object.entries(derived).map(([field, value]) => [field, literal(value)])) };

@@ -77,7 +77,7 @@ describe("concurrent PATCH /v2/surveys/{id}", () => {
     expect(history.map((revision) => revision.__v)).toEqual(Array.from({ length: 21 }, (_, i) => i));
     // Each PATCH's change is in the survey it answered, which is its own revision. (A role added to
     // the dormant version 1 list may be dropped by a later 2 → 1 migration, which derives that list
-    // from permissionsV2: see lib/services/survey-permissions.ts.)
+    // from permissionsV2: see lib/shared/survey-permissions.ts.)
     bodies.forEach((body, i) => {
       const answered = responses[i].body;
       if ("permissions" in body) expect(answered.permissions).toContain(body.permissions);

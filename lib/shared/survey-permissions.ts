@@ -24,30 +24,37 @@
  *     `onlySubSurvey: true` has no version 1 counterpart: warning.
  *
  * Fields of the incoming model sent in the same PATCH are taken as sent, not derived.
+ *
+ * Pure and free of server code: the service applies it with stored ObjectIds, the admin pages
+ * preview an upgrade with it on the ids of a survey record (both compare ids by their string).
  */
 import type { SurveyVersion } from "@/lib/schemas/surveys";
-import type { ObjectId } from "./ids";
-import type { Notes } from "./notes";
 
-export interface StoredPermissionV2 {
-  accessRole: ObjectId;
+export interface PermissionV2<Id> {
+  accessRole: Id;
   canAnswer: boolean;
   canViewAnswers: boolean;
 }
 
-export interface StoredGroupPermissionV2 {
+export interface GroupPermissionV2<Id> {
   group: string;
-  accessRoles: ObjectId[];
+  accessRoles: Id[];
 }
 
-/** The permission fields of both models, as stored. */
-export interface PermissionState {
-  permissions: ObjectId[];
+/** The permission fields of both models; `Id` is an ObjectId where stored, a string in a record. */
+export interface PermissionState<Id> {
+  permissions: Id[];
   group: string | null;
-  groupPermissions: ObjectId[];
-  permissionsV2: StoredPermissionV2[];
-  groupPermissionsV2: StoredGroupPermissionV2[];
+  groupPermissions: Id[];
+  permissionsV2: PermissionV2<Id>[];
+  groupPermissionsV2: GroupPermissionV2<Id>[];
   onlySubSurvey: boolean;
+}
+
+/** Where the migration says what it did and what it could not carry over. */
+export interface MigrationNotes {
+  info(code: string, message: string, path?: string): void;
+  warning(code: string, message: string, path?: string): void;
 }
 
 export const V1_FIELDS = ["permissions", "group", "groupPermissions"] as const;
@@ -60,26 +67,26 @@ export const fieldsOfVersion = (version: SurveyVersion): readonly PermissionFiel
  * The fields of the model `to` derived from `state` (already holding the PATCH's own values),
  * leaving out those the PATCH sent itself (`sent`).
  */
-export function migratePermissions(
-  state: PermissionState,
+export function migratePermissions<Id>(
+  state: PermissionState<Id>,
   from: SurveyVersion,
   to: SurveyVersion,
   sent: ReadonlySet<string>,
-  notes: Notes,
-): Partial<PermissionState> {
+  notes: MigrationNotes,
+): Partial<PermissionState<Id>> {
   if (from === to) return {};
-  const derived: Partial<PermissionState> = {};
+  const derived: Partial<PermissionState<Id>> = {};
   if (to === 2) {
     if (!sent.has("permissionsV2")) {
-      const dormant = new Map(state.permissionsV2.map((entry) => [entry.accessRole.toHexString(), entry]));
-      const granted = new Set(state.permissions.map((id) => id.toHexString()));
+      const dormant = new Map(state.permissionsV2.map((entry) => [String(entry.accessRole), entry]));
+      const granted = new Set(state.permissions.map(String));
       derived.permissionsV2 = [
         ...state.permissions.map((accessRole) => ({
           accessRole,
           canAnswer: true,
-          canViewAnswers: dormant.get(accessRole.toHexString())?.canViewAnswers ?? false,
+          canViewAnswers: dormant.get(String(accessRole))?.canViewAnswers ?? false,
         })),
-        ...state.permissionsV2.filter((entry) => !entry.canAnswer && !granted.has(entry.accessRole.toHexString())),
+        ...state.permissionsV2.filter((entry) => !entry.canAnswer && !granted.has(String(entry.accessRole))),
       ];
     }
     if (!sent.has("groupPermissionsV2")) {
@@ -120,7 +127,7 @@ export function migratePermissions(
 }
 
 /** A debug warning for each field sent that belongs to the model not in force. */
-export function warnDormantFields(version: SurveyVersion, sent: Iterable<string>, notes: Notes): void {
+export function warnDormantFields(version: SurveyVersion, sent: Iterable<string>, notes: MigrationNotes): void {
   const other = fieldsOfVersion(version === 1 ? 2 : 1) as readonly string[];
   for (const field of sent) {
     if (other.includes(field)) {

@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { newId } from "./ids";
-import { Notes } from "./notes";
+import { newId, type ObjectId } from "@/lib/services/ids";
+import { Notes } from "@/lib/services/notes";
 import { migratePermissions, warnDormantFields, type PermissionState } from "./survey-permissions";
 
 const roles = Array.from({ length: 6 }, () => newId());
 
-const state = (patch: Partial<PermissionState> = {}): PermissionState => ({
+const state = (patch: Partial<PermissionState<ObjectId>> = {}): PermissionState<ObjectId> => ({
   permissions: [],
   group: null,
   groupPermissions: [],
