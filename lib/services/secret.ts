@@ -3,18 +3,20 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { loadConfig } from "@/lib/config";
 
-const cache = new Map<string, Promise<Uint8Array>>();
+const cache = new Map<string, Promise<CryptoKey>>();
 
 /**
  * The key that signs access tokens: `AUTH_SECRET`, else a random secret generated once into
- * `DATA_DIR/auth-secret` (created exclusively, so concurrent first starts agree on one).
+ * `DATA_DIR/auth-secret` (created exclusively, so concurrent first starts agree on one). It is
+ * imported as an HMAC CryptoKey once: given raw bytes, jose would import them on every request.
  */
-export function signingKey(): Promise<Uint8Array> {
+export function signingKey(): Promise<CryptoKey> {
   const { authSecret, dataDir } = loadConfig();
   const cacheKey = authSecret ? `env:${authSecret}` : `file:${dataDir}`;
   let key = cache.get(cacheKey);
   if (!key) {
-    key = authSecret ? Promise.resolve(new TextEncoder().encode(authSecret)) : generatedSecret(dataDir);
+    const secret = authSecret ? Promise.resolve(new TextEncoder().encode(authSecret)) : generatedSecret(dataDir);
+    key = secret.then((bytes) => crypto.subtle.importKey("raw", new Uint8Array(bytes), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]));
     key.catch(() => cache.delete(cacheKey));
     cache.set(cacheKey, key);
   }
