@@ -1,31 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { SurveyRecord } from "@/lib/schemas/surveys";
+import { surveyRecord } from "@/lib/testing/survey-record";
 import { previewUpgrade } from "./survey-upgrade";
 
 const role = (n: number) => n.toString(16).padStart(24, "0");
 
-const survey = (patch: Partial<SurveyRecord>): SurveyRecord => ({
-  _id: role(100),
-  code: "onboarding",
-  name: "Onboarding",
-  version: 1,
-  company: role(200),
-  isActive: true,
-  isSystemModel: false,
-  permissions: [],
-  group: null,
-  groupPermissions: [],
-  permissionsV2: [],
-  groupPermissionsV2: [],
-  onlySubSurvey: false,
-  propertiesChannel: [],
-  propertiesLimit: [],
-  responders: [],
-  createdAt: "2026-01-31T08:15:00.000Z",
-  modifiedAt: "2026-01-31T08:15:00.000Z",
-  __v: 0,
-  ...patch,
-});
+const survey = (patch: Partial<SurveyRecord>) => surveyRecord({ version: 1, ...patch });
 
 describe("previewUpgrade", () => {
   it("derives version 2 fields by the server's rules, keeping a dormant view flag and view-only entry", () => {

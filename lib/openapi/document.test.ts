@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
+import { surveyRecord } from "@/lib/testing/survey-record";
 import { buildDocument, type OpenApiDocument } from "./document";
 import { METHODS, ROUTES } from "./operations";
 import { AnswerValidator } from "./validate";
@@ -100,7 +101,7 @@ describe("the OpenAPI document", () => {
 
   it("requires X-Request-Id on every answer and Location on a create", () => {
     const validator = new AnswerValidator(document);
-    const survey = buildSurveyLike();
+    const survey = surveyRecord();
     const created = (headers: Record<string, string>) =>
       validator.problems({ method: "post", url: "/v2/surveys", status: 201, contentType: "application/json", headers: new Headers(headers), body: JSON.stringify(survey) });
     expect(created({ "x-request-id": "r", location: `/v2/surveys/${survey._id}` })).toEqual([]);
@@ -108,29 +109,3 @@ describe("the OpenAPI document", () => {
     expect(created({ location: "/v2/surveys/x" })).toEqual([expect.stringMatching(/header X-Request-Id is missing/)]);
   });
 });
-
-function buildSurveyLike() {
-  const id = "6650f1c2a9d3e4b5c6d7e8f9";
-  const date = "2026-01-31T08:15:00.000Z";
-  return {
-    _id: id,
-    code: "onboarding",
-    name: "Onboarding",
-    version: 2,
-    company: id,
-    isActive: true,
-    isSystemModel: false,
-    permissions: [],
-    group: null,
-    groupPermissions: [],
-    permissionsV2: [],
-    groupPermissionsV2: [],
-    onlySubSurvey: false,
-    propertiesChannel: [],
-    propertiesLimit: [],
-    responders: [],
-    createdAt: date,
-    modifiedAt: date,
-    __v: 0,
-  };
-}
