@@ -469,3 +469,82 @@ describe("counting from index entries", () => {
     }
   });
 });
+
+describe("the plan cache", () => {
+  /** Documents read by every plan, trials included, since the server started. */
+  const scanned = async () =>
+    ((await db.admin().command({ serverStatus: 1 })) as Document).metrics.queryExecutor.scannedObjects as number;
+  const readBy = async (run: () => Promise<unknown>) => {
+    const before = await scanned();
+    await run();
+    return (await scanned()) - before;
+  };
+
+  const companies = ["a", "b", "c", "d"];
+  const base = Date.UTC(2026, 0, 1);
+  const docs: Document[] = Array.from({ length: 4000 }, (_, i) => ({
+    _id: i,
+    company: companies[i % 4],
+    // One document in 499 is "rare": 9 in all, 2 of them in company "c".
+    status: i % 499 === 0 ? "rare" : "common",
+    createdAt: new Date(base + i * 60_000),
+    modifiedAt: new Date(base + (4000 - i) * 60_000),
+  }));
+  const expected = (filter: (d: Document) => boolean) =>
+    docs.filter(filter).sort((x, y) => y.createdAt - x.createdAt).slice(0, 10).map((d) => d._id);
+
+  beforeAll(async () => {
+    const coll = db.collection("plan_cache");
+    await coll.insertMany(docs);
+    // Three indexes can serve a company's page; one of them walks in the page's order.
+    await coll.createIndex({ company: 1, createdAt: 1 });
+    await coll.createIndex({ company: 1, modifiedAt: 1 });
+    await coll.createIndex({ status: 1 });
+  });
+
+  it("races the candidates once per query shape, then runs the winner alone", async () => {
+    const coll = db.collection("plan_cache");
+    const page = (company: string) => coll.find({ company }).sort({ createdAt: -1 }).limit(10).toArray();
+
+    let rows: Document[] = [];
+    const first = await readBy(async () => (rows = await page("a")));
+    expect(rows.map((d) => d._id)).toEqual(expected((d) => d.company === "a"));
+    // Another company is the same shape: the cached plan reads the 10 documents of the page only.
+    const second = await readBy(async () => (rows = await page("b")));
+    expect(rows.map((d) => d._id)).toEqual(expected((d) => d.company === "b"));
+    expect(second).toBe(10);
+    // The race read about 10 documents for each of the two company indexes.
+    expect(first).toBeGreaterThan(15);
+  });
+
+  it("races again when the cached plan works far harder than when it won, and caches the new winner", async () => {
+    const coll = db.collection("plan_cache");
+    const page = (status: string) => coll.find({ company: "c", status }).sort({ createdAt: -1 }).limit(10).toArray();
+
+    // "common": the index in createdAt order fills the page at once and is cached.
+    let rows: Document[] = [];
+    await readBy(async () => (rows = await page("common")));
+    expect(rows.map((d) => d._id)).toEqual(expected((d) => d.company === "c" && d.status === "common"));
+    expect(await readBy(() => page("common"))).toBe(10);
+
+    // "rare": that index would read the whole company (1,000 documents) to find 2; past its
+    // budget the candidates race again, and the status index (9 entries) wins.
+    await readBy(async () => (rows = await page("rare")));
+    expect(rows.map((d) => d._id)).toEqual(expected((d) => d.company === "c" && d.status === "rare"));
+    expect(rows).toHaveLength(2);
+    expect(await readBy(() => page("rare"))).toBe(9);
+  });
+
+  it("forgets the plans of a collection whose indexes change", async () => {
+    const coll = db.collection("plan_cache");
+    const page = () => coll.find({ company: "d" }).sort({ modifiedAt: 1 }).limit(10).toArray();
+    await page();
+    expect(await readBy(page)).toBe(10);
+    await coll.dropIndex("company_1_modifiedAt_1");
+    let rows: Document[] = [];
+    // No index sorts by modifiedAt now: the company's 1,000 documents are read and sorted.
+    expect(await readBy(async () => (rows = await page()))).toBeGreaterThanOrEqual(1000);
+    const wanted = docs.filter((d) => d.company === "d").sort((x, y) => x.modifiedAt - y.modifiedAt).slice(0, 10).map((d) => d._id);
+    expect(rows.map((d) => d._id)).toEqual(wanted);
+  });
+});

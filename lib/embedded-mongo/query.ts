@@ -8,6 +8,7 @@ import { Aggregator, Query } from "mingo";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "./errors";
 import { compareValues, idKey, valuesAtPath } from "./keys";
+import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
 import type { CollectionMeta, Store } from "./store";
 
@@ -123,22 +124,64 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const wanted = limit > 0 ? skip + limit : 0;
-  const runners: Runner[] = candidatePlans(filter, sort, meta.indexes, spec.hint).map((plan) => ({
+  const plans = candidatePlans(filter, sort, meta.indexes, spec.hint);
+  const runner = (plan: Plan): Runner => ({
     plan,
     sortedByPlan: plan.kind === "ids" ? !sort : plan.sorted,
     stream: candidates(store, meta, plan),
     matches: [],
     works: 0,
     done: false,
-  }));
-  const winner = runners.length === 1 ? runners[0] : race(runners, query, wanted);
-  while (!winner.done && !(winner.sortedByPlan && wanted > 0 && winner.matches.length >= wanted)) step(winner, query);
+  });
+  const finished = (r: Runner) => r.done || (r.sortedByPlan && wanted > 0 && r.matches.length >= wanted);
+
+  const executor = executorOf(store);
+  let winner: Runner | undefined;
+  const cache = plans.length > 1 && spec.hint === undefined ? executor.plans : undefined;
+  const key = cache ? planKey(meta, filter, sort, wanted > 0) : "";
+  const cached = cache?.get(key);
+  const cachedPlan = cached && plans.find((plan) => planName(plan) === cached.plan);
+  if (cachedPlan) {
+    const alone = runner(cachedPlan);
+    const budget = budgetOf(cached!);
+    while (!finished(alone) && alone.works < budget) step(alone, query);
+    executor.scannedObjects += alone.works;
+    if (finished(alone)) winner = alone;
+    else {
+      // The cached plan is doing far more work than when it won: the data changed, race again.
+      alone.stream.return?.(undefined);
+      cache!.delete(key);
+    }
+  }
+  if (!winner) {
+    const runners = plans.map(runner);
+    winner = runners.length === 1 ? runners[0] : race(runners, query, wanted);
+    while (!finished(winner)) step(winner, query);
+    for (const r of runners) executor.scannedObjects += r.works;
+    // Close the LMDB cursors of streams left unfinished.
+    for (const r of runners) if (!r.done) r.stream.return?.(undefined);
+    cache?.set(key, { plan: planName(winner.plan), works: winner.works });
+  }
   // As MongoDB's executionStats: the winning plan's work (the trial of the others is not counted).
   if (spec.stats) spec.stats.docsExamined += winner.works;
-  // Close the LMDB cursors of streams left unfinished.
-  for (const runner of runners) if (!runner.done) runner.stream.return?.(undefined);
+  if (!winner.done) winner.stream.return?.(undefined);
   const ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort) : winner.matches;
   return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
+}
+
+/** What the query executor keeps per open database: its plan cache and its counters. */
+export interface Executor {
+  plans: PlanCache;
+  /** Documents read by every plan run, trials included (serverStatus `metrics.queryExecutor`). */
+  scannedObjects: number;
+}
+
+const executors = new WeakMap<Store, Executor>();
+
+export function executorOf(store: Store): Executor {
+  let executor = executors.get(store);
+  if (!executor) executors.set(store, (executor = { plans: new PlanCache(), scannedObjects: 0 }));
+  return executor;
 }
 
 /**

@@ -1,5 +1,6 @@
 import os from "node:os";
 import type { Document } from "bson";
+import { executorOf } from "../query";
 import { MAX_MESSAGE_SIZE } from "../wire";
 import type { Handler } from "./context";
 
@@ -58,6 +59,7 @@ const serverStatus: Handler = (_cmd, ctx) => {
     connections: { current: ctx.server.connections(), available: 10_000, totalCreated: ctx.server.totalConnections() },
     storageEngine: { name: "lmdb", supportsCommittedReads: true, persistent: true },
     mem: { resident: Math.round(process.memoryUsage().rss / 2 ** 20), virtual: 0 },
+    metrics: { queryExecutor: { scannedObjects: executorOf(ctx.store).scannedObjects } },
     ok: 1,
   };
 };
