@@ -4,7 +4,7 @@ import { call, createTenant, type Tenant } from "@/lib/http/testing";
 import { Session, User } from "@/lib/models";
 import { storePasswordHash, hashPassword } from "@/lib/services/passwords";
 import { oid } from "@/lib/services/ids";
-import { createApiToken } from "@/lib/services/auth";
+import { createApiToken, verifyAccessToken } from "@/lib/services/auth";
 import { signingKey } from "@/lib/services/secret";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as me from "@/app/v2/users/me/route";
@@ -144,6 +144,29 @@ describe("authentication", () => {
       expect((await whoAmI(badClaims)).status).toBe(401);
       const valid = await sign({ cid: t.companyId, sid }, "1h");
       expect((await whoAmI(valid)).status).toBe(200);
+    });
+
+    it("refuses a token it accepted before once that token expires", async () => {
+      const exp = Math.floor(Date.now() / 1000) + 60;
+      const token = await sign({ cid: t.companyId, sid: await sessionId() }, exp);
+      expect((await whoAmI(token)).status).toBe(200);
+      await expect(verifyAccessToken(token, exp * 1000 - 1)).resolves.toMatchObject({ sub: t.memberId });
+      await expect(verifyAccessToken(token, exp * 1000)).rejects.toMatchObject({ code: "unauthorized", message: expect.stringMatching(/expired/) });
+    });
+
+    it("stops honouring Admin: true as soon as the user's admin role is taken away", async () => {
+      const adminOf = await createTenant("Demoted");
+      const demotedId = adminOf.memberId;
+      const memberRoles = (await User.findById(demotedId).lean())!.accessRoles.map(String);
+      const adminRoles = (await User.findById(adminOf.adminId).lean())!.accessRoles.map(String);
+      const setRoles = (accessRoles: string[]) =>
+        call(user.PATCH, `/v2/users/${demotedId}`, { method: "PATCH", token: adminOf.adminToken, admin: true, params: { id: demotedId }, body: { accessRoles } });
+      const asDemoted = () => call(user.PATCH, `/v2/users/${adminOf.adminId}`, { method: "PATCH", token: adminOf.memberToken, admin: true, params: { id: adminOf.adminId }, body: { phone: "5" } });
+      expect((await setRoles(adminRoles)).status).toBe(200);
+      expect((await asDemoted()).status).toBe(200);
+      expect((await asDemoted()).status).toBe(200);
+      expect((await setRoles(memberRoles)).status).toBe(200);
+      expect((await asDemoted()).body.error.code).toBe("forbidden");
     });
 
     it("answers 401 for the token of a deactivated user, and accepts it again once reactivated", async () => {
