@@ -60,4 +60,20 @@ describe("loadConfig", () => {
     expect(message).toContain('MONGODB_URI="localhost"');
     expect(message).toContain('RATE_LIMIT_PER_MINUTE="-1"');
   });
+
+  it("honours a change of process.env between calls", () => {
+    const previous = process.env.RATE_LIMIT_PER_MINUTE;
+    try {
+      process.env.RATE_LIMIT_PER_MINUTE = "5";
+      expect(loadConfig().rateLimitPerMinute).toBe(5);
+      expect(loadConfig()).toBe(loadConfig());
+      process.env.RATE_LIMIT_PER_MINUTE = "7";
+      expect(loadConfig().rateLimitPerMinute).toBe(7);
+      process.env.RATE_LIMIT_PER_MINUTE = "seven";
+      expect(() => loadConfig()).toThrow(ConfigError);
+    } finally {
+      if (previous === undefined) delete process.env.RATE_LIMIT_PER_MINUTE;
+      else process.env.RATE_LIMIT_PER_MINUTE = previous;
+    }
+  });
 });

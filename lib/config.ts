@@ -46,11 +46,23 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+const VARIABLES = Object.keys(envSchema.shape);
+let last: { fingerprint: string; config: Config } | undefined;
+
 /**
- * Reads the configuration (API contract §8) from the environment. It is read afresh on each call,
- * so that tests and CLIs which set a variable before connecting are honoured.
+ * Reads the configuration (API contract §8) from the environment. A variable changed since the
+ * last call is honoured (tests and CLIs set some before connecting); while none changed, the
+ * answer parsed last is given again, as the rate limiter asks on every request.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const fingerprint = [process.cwd(), ...VARIABLES.map((name) => env[name] ?? "\u0000")].join("\u0001");
+  if (env === process.env && last?.fingerprint === fingerprint) return last.config;
+  const config = parseConfig(env);
+  if (env === process.env) last = { fingerprint, config };
+  return config;
+}
+
+function parseConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
