@@ -103,9 +103,9 @@ async function main(): Promise<void> {
     exited.catch(() => undefined);
     await Promise.race([waitFor(`${BASE}/api/health`, 60_000), exited]);
 
-    // The server runs the embedded database; this process attaches to it as a plain client.
+    // This process attaches to the embedded database as a plain client, the way the server does.
     const db = await startOrAttach({ dir: path.join(dataDir, "db") });
-    client = await new MongoClient(db.uri).connect();
+    client = await new MongoClient(db.localUri).connect();
     const database = client.db("usersurveys");
 
     // Signing in bootstraps the database through the app itself; the admin is the one of §5.

@@ -45,7 +45,7 @@ async function open(): Promise<typeof mongoose> {
   if (!uri) {
     const embedded = await startOrAttach({ dir: path.join(config.dataDir, "db") });
     state.embedded = embedded;
-    uri = embedded.uri;
+    uri = embedded.localUri;
   }
   try {
     return await mongoose.connect(uri, {

@@ -20,7 +20,13 @@ export interface EmbeddedMongoOptions {
 }
 
 export interface EmbeddedMongoHandle {
+  /** The TCP address, for any client (mongosh, Compass, another machine's tunnel). */
   uri: string;
+  /**
+   * The fastest address for a client on this machine: the Unix socket the server also listens
+   * on, else the TCP one.
+   */
+  localUri: string;
   port: number;
   /** True when another process already served `dir` and this handle only points at it. */
   attached: boolean;
@@ -31,13 +37,27 @@ interface LockInfo {
   pid: number;
   port: number;
   host: string;
+  socket?: string;
 }
 
 const LOCK_FILE = "mongod.lock";
+const SOCKET_FILE = "mongod.sock";
+/** Linux allows 107 bytes in a socket path; a deeper data directory is served on TCP only. */
+const MAX_SOCKET_PATH = 100;
 const START_WAIT_MS = 15_000;
 
 export function uriFor(host: string, port: number): string {
   return `mongodb://${host}:${port}/?directConnection=true`;
+}
+
+/** The driver takes a Unix socket as a percent-encoded host ending in `.sock`. */
+export function socketUriFor(socketPath: string): string {
+  return `mongodb://${encodeURIComponent(socketPath)}/?directConnection=true`;
+}
+
+function socketPathFor(dir: string): string | undefined {
+  const socketPath = path.join(path.resolve(dir), SOCKET_FILE);
+  return process.platform !== "win32" && Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH ? socketPath : undefined;
 }
 
 function lockPath(dir: string): string {
@@ -61,9 +81,9 @@ function alive(pid: number): boolean {
   }
 }
 
-function answers(host: string, port: number): Promise<boolean> {
+function answers(address: net.NetConnectOpts): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
+    const socket = net.connect(address);
     socket.setTimeout(1000);
     socket.once("connect", () => {
       socket.destroy();
@@ -102,12 +122,14 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
   let store: Store | undefined;
   try {
     store = Store.open(opts.dir);
-    const server = await listen(store, opts.port ?? 0, host, opts.testCommands === true);
-    fs.writeFileSync(lockPath(opts.dir), JSON.stringify({ pid: process.pid, port: server.port, host }));
+    const server = await listen(store, opts.port ?? 0, host, opts.testCommands === true, socketPathFor(opts.dir));
+    const lock: LockInfo = { pid: process.pid, port: server.port, host, socket: server.socketPath };
+    fs.writeFileSync(lockPath(opts.dir), JSON.stringify(lock));
     const opened = store;
     let closing: Promise<void> | undefined;
     return {
       uri: uriFor(host, server.port),
+      localUri: server.socketPath ? socketUriFor(server.socketPath) : uriFor(host, server.port),
       port: server.port,
       attached: false,
       close: () =>
@@ -136,8 +158,10 @@ export async function startOrAttach(opts: EmbeddedMongoOptions): Promise<Embedde
         // Another process won the race for the lock: attach to it on the next turn.
         if (!readLock(opts.dir) || Date.now() > deadline) throw err;
       }
-    } else if (owner.port > 0 && (await answers(owner.host, owner.port))) {
-      return { uri: uriFor(owner.host, owner.port), port: owner.port, attached: true, close: async () => {} };
+    } else if (owner.port > 0 && (await answers({ host: owner.host, port: owner.port }))) {
+      const uri = uriFor(owner.host, owner.port);
+      const viaSocket = owner.socket !== undefined && (await answers({ path: owner.socket }));
+      return { uri, localUri: viaSocket ? socketUriFor(owner.socket!) : uri, port: owner.port, attached: true, close: async () => {} };
     }
     if (Date.now() > deadline) throw new Error(`the embedded database in ${opts.dir} (process ${owner?.pid}) does not answer`);
     await new Promise((r) => setTimeout(r, 100));

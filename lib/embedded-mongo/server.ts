@@ -3,6 +3,7 @@
  * connection's replies keep their order), and answers in the protocol the request came in. A
  * malformed message closes only its own connection.
  */
+import fs from "node:fs";
 import net from "node:net";
 import { CLOSE_CONNECTION, runCommand } from "./commands";
 import { FailPoints } from "./commands/failpoint";
@@ -12,10 +13,17 @@ import { MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMes
 
 export interface WireServer {
   port: number;
+  /** The Unix socket also served, when one was asked for. */
+  socketPath?: string;
   close(): Promise<void>;
 }
 
-export async function listen(store: Store, port: number, host: string, testCommands = false): Promise<WireServer> {
+/**
+ * Serves `store` on a TCP port and, when `socketPath` is given, on that Unix socket too (as
+ * mongod does): a local client that uses the socket skips the TCP stack, which on loopback costs
+ * both processes a measurable share of each round trip.
+ */
+export async function listen(store: Store, port: number, host: string, testCommands = false, socketPath?: string): Promise<WireServer> {
   const cursors = new CursorRegistry();
   const failPoints = testCommands ? new FailPoints() : undefined;
   const sockets = new Set<net.Socket>();
@@ -24,11 +32,11 @@ export async function listen(store: Store, port: number, host: string, testComma
   let totalConnections = 0;
   const info = { startedAt: Date.now(), port, connections: () => sockets.size, totalConnections: () => totalConnections };
 
-  const server = net.createServer((socket) => {
+  const serve = (socket: net.Socket) => {
     totalConnections += 1;
     const connectionId = totalConnections;
     sockets.add(socket);
-    socket.setNoDelay(true);
+    if (socket.remotePort !== undefined) socket.setNoDelay(true);
     let pending = Buffer.alloc(0);
     let queue = Promise.resolve();
 
@@ -61,28 +69,44 @@ export async function listen(store: Store, port: number, host: string, testComma
       sockets.delete(socket);
       void queue.then(() => queues.delete(socket));
     });
-  });
+  };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const address = server.address();
+  const servers = [net.createServer(serve)];
+  await listenOn(servers[0], { port, host });
+  const address = servers[0].address();
   info.port = typeof address === "object" && address ? address.port : port;
+  if (socketPath) {
+    // The caller holds the directory's lock: a socket file left there is a dead process's.
+    fs.rmSync(socketPath, { force: true });
+    servers.push(net.createServer(serve));
+    try {
+      await listenOn(servers[1], { path: socketPath });
+    } catch (err) {
+      servers[0].close();
+      throw err;
+    }
+  }
 
   return {
     port: info.port,
+    socketPath,
     close: async () => {
       cursors.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
+      const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
+      for (const socket of sockets) socket.destroy();
+      await Promise.all(closed);
       // Commands already running finish their transactions before the store closes.
       await Promise.allSettled(queues.values());
     },
   };
+}
+
+function listenOn(server: net.Server, where: net.ListenOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(where, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
 }

@@ -7,7 +7,7 @@ import { connect, disconnect } from "@/lib/db";
 import { startEmbeddedMongo, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
 
 export interface TestDatabase {
-  /** The embedded server's URI; also in `process.env.MONGODB_URI` while the tests run. */
+  /** The embedded server's local URI (its Unix socket, as the server attaches); also in `process.env.MONGODB_URI` while the tests run. */
   readonly uri: string;
   /** The connection `connect()` gives, open from `beforeAll` to `afterAll`. */
   readonly mongoose: typeof mongoose;
@@ -34,7 +34,7 @@ export function useTestDatabase(): TestDatabase {
     dir = await mkdtemp(path.join(tmpdir(), "usersurveys-test-"));
     server = await startEmbeddedMongo({ dir });
     previousUri = process.env.MONGODB_URI;
-    process.env.MONGODB_URI = server.uri;
+    process.env.MONGODB_URI = server.localUri;
     connection = await connect();
   });
 
@@ -53,7 +53,7 @@ export function useTestDatabase(): TestDatabase {
 
   return {
     get uri() {
-      return ready(server, "uri").uri;
+      return ready(server, "uri").localUri;
     },
     get mongoose() {
       return ready(connection, "mongoose");
