@@ -73,6 +73,131 @@ export function Field({
   );
 }
 
+/** The search box of a list page: the list follows what is typed (the caller debounces). */
+export function SearchField({
+  id,
+  hint,
+  value,
+  onChange,
+  placeholder,
+  className,
+}: {
+  id: string;
+  hint: ReactNode;
+  value: string;
+  onChange: (value: string) => void;
+  placeholder: string;
+  className?: string;
+}) {
+  return (
+    <Field id={id} label="Search" hint={hint} className={className}>
+      <input
+        id={id}
+        type="search"
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        placeholder={placeholder}
+        autoComplete="off"
+        aria-describedby={`${id}-hint`}
+        className={inputClass}
+      />
+    </Field>
+  );
+}
+
+/** A labelled drop-down of a list's filters. */
+export function Select({ id, label, value, onChange, children }: { id: string; label: string; value: string; onChange: (value: string) => void; children: ReactNode }) {
+  return (
+    <Field id={id} label={label}>
+      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} className={inputClass}>
+        {children}
+      </select>
+    </Field>
+  );
+}
+
+/** The table of a list page (users, surveys): a hidden caption, column heads, and the rows given. */
+export function ListTable({ caption, columns, children }: { caption: ReactNode; columns: { label: string; className?: string }[]; children: ReactNode }) {
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm">
+        <caption className="sr-only">{caption}</caption>
+        <thead className="bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
+          <tr>
+            {columns.map((column) => (
+              <th key={column.label} scope="col" className={`px-4 py-2.5 ${column.className ?? ""}`}>
+                {column.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A set of checkboxes choosing several records by id (access roles, properties). */
+export function CheckboxGroup({
+  id,
+  legend,
+  hint,
+  records,
+  value,
+  onChange,
+  error,
+  columns = 1,
+}: {
+  id: string;
+  legend: string;
+  hint?: string;
+  records: { _id: string; name: string }[] | undefined;
+  value: string[];
+  onChange: (value: string[]) => void;
+  error?: string;
+  /** Two columns on wide screens, for long lists. */
+  columns?: 1 | 2;
+}) {
+  return (
+    <fieldset aria-describedby={error ? `${id}-error` : undefined} aria-invalid={error ? true : undefined}>
+      <legend className="text-sm font-medium text-slate-800">
+        {legend}
+        {hint && <span className="ml-1 font-normal text-slate-500">{hint}</span>}
+      </legend>
+      {!records ? (
+        <p className="mt-2 text-sm text-slate-500">Loading…</p>
+      ) : records.length === 0 ? (
+        <p className="mt-2 text-sm text-slate-500">None defined yet.</p>
+      ) : (
+        <div className={`mt-2 grid grid-cols-1 gap-1.5 rounded-md border p-3 ${columns === 2 ? "lg:grid-cols-2" : ""} ${error ? "border-rose-400" : "border-slate-200"}`}>
+          {records.map((record, index) => {
+            const checkboxId = index === 0 ? id : `${id}-${record._id}`;
+            return (
+              <div key={record._id} className="flex items-center gap-2">
+                <input
+                  id={checkboxId}
+                  type="checkbox"
+                  checked={value.includes(record._id)}
+                  onChange={(event) => onChange(event.target.checked ? [...value, record._id] : value.filter((v) => v !== record._id))}
+                  className={`size-4 rounded border-slate-300 accent-sky-700 ${focusRing}`}
+                />
+                <label htmlFor={checkboxId} className="text-sm text-slate-800">
+                  {record.name}
+                </label>
+              </div>
+            );
+          })}
+        </div>
+      )}
+      {error && (
+        <p id={`${id}-error`} className="mt-1 text-sm text-rose-700">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
 /** `aria-*` attributes tying a control to its hint or error inside a `Field`. */
 export function describedBy(id: string, error?: string, hint?: boolean) {
   return {

@@ -4,11 +4,12 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { focusFirstError, serverFieldErrors, zodFieldErrors, type FieldErrors } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
+import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { CreateSurveyBody, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/schemas/surveys";
 import { ErrorMessage } from "../error-message";
-import { Button, Card, Field, LinkButton, Spinner, describedBy, focusRing, inputClass } from "../ui";
+import { Button, Card, CheckboxGroup, Field, LinkButton, Spinner, describedBy, focusRing, inputClass } from "../ui";
 
 const FIELDS = ["code", "name", "version", "isActive", "permissions", "group", "groupPermissions", "permissionsV2", "groupPermissionsV2", "onlySubSurvey"] as const;
 const inputId = (field: string) => `survey-${field}`;
@@ -75,9 +76,7 @@ function useCodeCheck(code: string, exceptId?: string) {
 export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
   const router = useRouter();
   const hydrated = useHydrated();
-  const [state, setState] = useState(() => initialState(survey));
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const [formError, setFormError] = useState<unknown>();
+  const { state, set, errors, setErrors, formError, setFormError, fail } = useForm(() => initialState(survey), FIELDS, inputId);
   const create = useCreateSurvey();
   const update = useUpdateSurvey(survey?._id ?? "");
   const busy = create.isPending || update.isPending;
@@ -85,16 +84,6 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
   const code = useCodeCheck(state.code, survey?._id);
   const codeUnchanged = survey !== undefined && state.code === survey.code;
   const codeError = code.ruleError ? capitalise(code.ruleError) : code.taken && !codeUnchanged ? "Another survey of the company already uses this code." : errors.code;
-
-  function set<K extends keyof FormState>(key: K, value: FormState[K]) {
-    setState((current) => ({ ...current, [key]: value }));
-  }
-
-  function fail(fieldErrors: FieldErrors, error?: unknown) {
-    setErrors(fieldErrors);
-    setFormError(error);
-    focusFirstError(fieldErrors, FIELDS, inputId);
-  }
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -219,12 +208,12 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
           <p className="text-sm text-slate-500">Loading access roles…</p>
         ) : state.version === 1 ? (
           <div className="grid gap-6 sm:grid-cols-2">
-            <RoleChecks id={inputId("permissions")} legend="Roles that may answer" roles={roles.data} value={state.permissions} onChange={(value) => set("permissions", value)} error={errors.permissions} />
+            <CheckboxGroup id={inputId("permissions")} legend="Roles that may answer" records={roles.data} value={state.permissions} onChange={(value) => set("permissions", value)} error={errors.permissions} />
             <div className="flex flex-col gap-4">
               <Field id={inputId("group")} label="Group" error={errors.group} hint="Optional: one named group (version 1 holds one).">
                 <input id={inputId("group")} value={state.group} onChange={(event) => set("group", event.target.value)} {...describedBy(inputId("group"), errors.group, true)} className={inputClass} />
               </Field>
-              <RoleChecks id={inputId("groupPermissions")} legend="Roles of the group" roles={roles.data} value={state.groupPermissions} onChange={(value) => set("groupPermissions", value)} error={errors.groupPermissions} />
+              <CheckboxGroup id={inputId("groupPermissions")} legend="Roles of the group" records={roles.data} value={state.groupPermissions} onChange={(value) => set("groupPermissions", value)} error={errors.groupPermissions} />
             </div>
           </div>
         ) : (
@@ -244,52 +233,6 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
 }
 
 const capitalise = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? "" : "."}`;
-
-function RoleChecks({
-  id,
-  legend,
-  roles,
-  value,
-  onChange,
-  error,
-}: {
-  id: string;
-  legend: string;
-  roles: { _id: string; name: string }[];
-  value: string[];
-  onChange: (value: string[]) => void;
-  error?: string;
-}) {
-  return (
-    <fieldset aria-describedby={error ? `${id}-error` : undefined}>
-      <legend className="text-sm font-medium text-slate-800">{legend}</legend>
-      <div className="mt-2 flex flex-col gap-1.5 rounded-md border border-slate-200 p-3">
-        {roles.map((role, index) => {
-          const checkboxId = index === 0 ? id : `${id}-${role._id}`;
-          return (
-            <div key={role._id} className="flex items-center gap-2">
-              <input
-                id={checkboxId}
-                type="checkbox"
-                checked={value.includes(role._id)}
-                onChange={(event) => onChange(event.target.checked ? [...value, role._id] : value.filter((v) => v !== role._id))}
-                className={`size-4 accent-sky-700 ${focusRing}`}
-              />
-              <label htmlFor={checkboxId} className="text-sm text-slate-800">
-                {role.name}
-              </label>
-            </div>
-          );
-        })}
-      </div>
-      {error && (
-        <p id={`${id}-error`} className="mt-1 text-sm text-rose-700">
-          {error}
-        </p>
-      )}
-    </fieldset>
-  );
-}
 
 function PermissionsV2Editor({
   state,
@@ -366,7 +309,7 @@ function PermissionsV2Editor({
                 className={inputClass}
               />
             </Field>
-            <RoleChecks id={`group-${index}-roles`} legend="Roles of the group" roles={roles} value={group.accessRoles} onChange={(accessRoles) => setGroup(index, { ...group, accessRoles })} />
+            <CheckboxGroup id={`group-${index}-roles`} legend="Roles of the group" records={roles} value={group.accessRoles} onChange={(accessRoles) => setGroup(index, { ...group, accessRoles })} />
             <div className="self-start pt-6">
               <Button kind="ghost" onClick={() => set("groupPermissionsV2", groups.filter((_, i) => i !== index))}>
                 Remove

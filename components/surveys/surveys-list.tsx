@@ -7,7 +7,7 @@ import { useSearchBox } from "@/lib/client/use-search-box";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorMessage } from "../error-message";
 import { Pagination } from "../pagination";
-import { ActiveBadge, Card, DateTime, EmptyState, Field, LinkButton, Loading, PageHeader, Spinner, inputClass, linkClass } from "../ui";
+import { ActiveBadge, Card, DateTime, EmptyState, LinkButton, ListTable, Loading, PageHeader, SearchField, Select, Spinner, linkClass } from "../ui";
 import { VersionBadge } from "./survey-bits";
 
 const PAGE_SIZE = 20;
@@ -51,30 +51,12 @@ export function SurveysList() {
       />
       <Card className="p-4">
         <form role="search" onSubmit={(event) => event.preventDefault()} className="grid gap-4 sm:grid-cols-[1fr_14rem]">
-          <Field id="surveys-search" label="Search" hint="The start of a code or a name.">
-            <input
-              id="surveys-search"
-              type="search"
-              value={text}
-              onChange={(event) => setText(event.target.value)}
-              placeholder="e.g. onboarding"
-              autoComplete="off"
-              aria-describedby="surveys-search-hint"
-              className={inputClass}
-            />
-          </Field>
-          <Field id="surveys-active" label="Status">
-            <select
-              id="surveys-active"
-              value={query.isActive}
-              onChange={(event) => show({ ...query, isActive: event.target.value as SurveyListQuery["isActive"], page: 1 })}
-              className={inputClass}
-            >
-              <option value="true">Active</option>
-              <option value="false">Inactive</option>
-              <option value="all">Active and inactive</option>
-            </select>
-          </Field>
+          <SearchField id="surveys-search" hint="The start of a code or a name." value={text} onChange={setText} placeholder="e.g. onboarding" />
+          <Select id="surveys-active" label="Status" value={query.isActive} onChange={(isActive) => show({ ...query, isActive: isActive as SurveyListQuery["isActive"], page: 1 })}>
+            <option value="true">Active</option>
+            <option value="false">Inactive</option>
+            <option value="all">Active and inactive</option>
+          </Select>
         </form>
       </Card>
 
@@ -103,37 +85,26 @@ export function SurveysList() {
           </EmptyState>
         ) : (
           body && (
-            <div className="overflow-x-auto">
-              <table className="w-full text-left text-sm">
-                <caption className="sr-only">Surveys, recently modified first</caption>
-                <thead className="bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
-                  <tr>
-                    <th scope="col" className="px-4 py-2.5">Name</th>
-                    <th scope="col" className="px-4 py-2.5">Code</th>
-                    <th scope="col" className="px-4 py-2.5">Version</th>
-                    <th scope="col" className="px-4 py-2.5">Status</th>
-                    <th scope="col" className="hidden px-4 py-2.5 md:table-cell">Modified</th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-slate-100">
-                  {body.surveys.map((survey) => (
-                    <tr key={survey._id} className="hover:bg-slate-50">
-                      <td className="max-w-80 px-4 py-2.5">
-                        <Link href={`/surveys/${survey._id}`} className={`block truncate ${linkClass}`}>
-                          {survey.name}
-                        </Link>
-                      </td>
-                      <td className="px-4 py-2.5 font-mono text-xs text-slate-700">{survey.code}</td>
-                      <td className="px-4 py-2.5">{survey.version && <VersionBadge version={survey.version} />}</td>
-                      <td className="px-4 py-2.5">{survey.isActive !== undefined && <ActiveBadge active={survey.isActive} />}</td>
-                      <td className="hidden whitespace-nowrap px-4 py-2.5 text-slate-600 md:table-cell">
-                        <DateTime value={survey.modifiedAt} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ListTable
+              caption="Surveys, recently modified first"
+              columns={[{ label: "Name" }, { label: "Code" }, { label: "Version" }, { label: "Status" }, { label: "Modified", className: "hidden md:table-cell" }]}
+            >
+              {body.surveys.map((survey) => (
+                <tr key={survey._id} className="hover:bg-slate-50">
+                  <td className="max-w-80 px-4 py-2.5">
+                    <Link href={`/surveys/${survey._id}`} className={`block truncate ${linkClass}`}>
+                      {survey.name}
+                    </Link>
+                  </td>
+                  <td className="px-4 py-2.5 font-mono text-xs text-slate-700">{survey.code}</td>
+                  <td className="px-4 py-2.5">{survey.version && <VersionBadge version={survey.version} />}</td>
+                  <td className="px-4 py-2.5">{survey.isActive !== undefined && <ActiveBadge active={survey.isActive} />}</td>
+                  <td className="hidden whitespace-nowrap px-4 py-2.5 text-slate-600 md:table-cell">
+                    <DateTime value={survey.modifiedAt} />
+                  </td>
+                </tr>
+              ))}
+            </ListTable>
           )
         )}
         {body && total !== undefined && total > 0 && (

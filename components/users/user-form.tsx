@@ -1,14 +1,15 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent, type ReactNode } from "react";
-import { focusFirstError, serverFieldErrors, zodFieldErrors, type FieldErrors } from "@/lib/client/form-errors";
+import type { FormEvent, ReactNode } from "react";
+import { serverFieldErrors, zodFieldErrors } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
+import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useCreateUser, useUpdateUser, type CreateUserInput, type UpdateUserInput } from "@/lib/client/users";
 import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/schemas/users";
 import { ErrorMessage } from "../error-message";
-import { Button, Card, Field, LinkButton, describedBy, inputClass } from "../ui";
+import { Button, Card, CheckboxGroup, Field, LinkButton, describedBy, inputClass } from "../ui";
 
 /** The fields of the form, in the order they appear (errors focus the first one). */
 const FIELDS = [
@@ -112,9 +113,7 @@ export function UserForm({ user }: { user?: UserRecord }) {
   const router = useRouter();
   const hydrated = useHydrated();
   const editing = Boolean(user);
-  const [state, setState] = useState(() => initialState(user));
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const [formError, setFormError] = useState<unknown>();
+  const { state, set, errors, setErrors, formError, setFormError, fail } = useForm(() => initialState(user), FIELDS, inputId);
   const create = useCreateUser();
   const update = useUpdateUser(user?._id ?? "");
   const busy = create.isPending || update.isPending;
@@ -123,16 +122,6 @@ export function UserForm({ user }: { user?: UserRecord }) {
   const jobs = useReference("jobTitles");
   const properties = useReference("properties");
   const bots = useReference("bots");
-
-  function set<K extends keyof FormState>(key: K, value: FormState[K]) {
-    setState((current) => ({ ...current, [key]: value }));
-  }
-
-  function fail(fieldErrors: FieldErrors, error?: unknown) {
-    setErrors(fieldErrors);
-    setFormError(error);
-    focusFirstError(fieldErrors, FIELDS, inputId);
-  }
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -207,6 +196,7 @@ export function UserForm({ user }: { user?: UserRecord }) {
             value={state.accessRoles}
             onChange={(value) => set("accessRoles", value)}
             error={errors.accessRoles}
+            columns={2}
           />
           <CheckboxGroup
             id={inputId("properties")}
@@ -215,6 +205,7 @@ export function UserForm({ user }: { user?: UserRecord }) {
             value={state.properties}
             onChange={(value) => set("properties", value)}
             error={errors.properties}
+            columns={2}
           />
           <PickOne id={inputId("job")} label="Job title" none="No job title" records={jobs.data} value={state.job} onChange={(value) => set("job", value)} error={errors.job} />
           <PickOne id={inputId("bot")} label="Bot" none="Not a bot" records={bots.data} value={state.bot} onChange={(value) => set("bot", value)} error={errors.bot} />
@@ -257,63 +248,6 @@ export function UserForm({ user }: { user?: UserRecord }) {
         </Button>
       </div>
     </form>
-  );
-}
-
-function CheckboxGroup({
-  id,
-  legend,
-  hint,
-  records,
-  value,
-  onChange,
-  error,
-}: {
-  id: string;
-  legend: string;
-  hint?: string;
-  records: { _id: string; name: string }[] | undefined;
-  value: string[];
-  onChange: (value: string[]) => void;
-  error?: string;
-}) {
-  return (
-    <fieldset aria-describedby={error ? `${id}-error` : undefined} aria-invalid={error ? true : undefined}>
-      <legend className="text-sm font-medium text-slate-800">
-        {legend}
-        {hint && <span className="ml-1 font-normal text-slate-500">{hint}</span>}
-      </legend>
-      {!records ? (
-        <p className="mt-2 text-sm text-slate-500">Loading…</p>
-      ) : records.length === 0 ? (
-        <p className="mt-2 text-sm text-slate-500">None defined yet.</p>
-      ) : (
-        <div className={`mt-2 grid grid-cols-1 gap-1.5 rounded-md border p-3 lg:grid-cols-2 ${error ? "border-rose-400" : "border-slate-200"}`}>
-          {records.map((record, index) => {
-            const checkboxId = index === 0 ? id : `${id}-${record._id}`;
-            return (
-              <div key={record._id} className="flex items-center gap-2">
-                <input
-                  id={checkboxId}
-                  type="checkbox"
-                  checked={value.includes(record._id)}
-                  onChange={(event) => onChange(event.target.checked ? [...value, record._id] : value.filter((v) => v !== record._id))}
-                  className="size-4 rounded border-slate-300 accent-sky-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600"
-                />
-                <label htmlFor={checkboxId} className="text-sm text-slate-800">
-                  {record.name}
-                </label>
-              </div>
-            );
-          })}
-        </div>
-      )}
-      {error && (
-        <p id={`${id}-error`} className="mt-1 text-sm text-rose-700">
-          {error}
-        </p>
-      )}
-    </fieldset>
   );
 }
 

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useMemo, useState, type ReactNode } from "react";
+import { useMemo, useState } from "react";
 import { useReference, useReferenceNames } from "@/lib/client/reference";
 import {
   DEFAULT_FILTERS,
@@ -19,7 +19,7 @@ import { displayName, useUserList } from "@/lib/client/users";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorMessage } from "../error-message";
 import { Pagination } from "../pagination";
-import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, Loading, PageHeader, Spinner, inputClass, linkClass } from "../ui";
+import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, ListTable, Loading, PageHeader, SearchField, Select, Spinner, inputClass, linkClass } from "../ui";
 import { UserPicker } from "./user-picker";
 
 const SEARCH_DEBOUNCE_MS = 300;
@@ -106,42 +106,37 @@ export function UsersList() {
           </EmptyState>
         ) : (
           body && (
-            <div className="overflow-x-auto">
-              <table className="w-full text-left text-sm">
-                <caption className="sr-only">Users, {filters.orderBy === "desc" ? "recently modified first" : "least recently modified first"}</caption>
-                <thead className="bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
-                  <tr>
-                    <th scope="col" className="px-4 py-2.5">Name</th>
-                    <th scope="col" className="hidden px-4 py-2.5 lg:table-cell">E-mail</th>
-                    <th scope="col" className="px-4 py-2.5">Access roles</th>
-                    <th scope="col" className="hidden px-4 py-2.5 md:table-cell">Job title</th>
-                    <th scope="col" className="px-4 py-2.5">Status</th>
-                    <th scope="col" className="hidden px-4 py-2.5 md:table-cell">Modified</th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-slate-100">
-                  {body.users.map((user) => (
-                    <tr key={user._id} className="hover:bg-slate-50">
-                      <td className="max-w-72 px-4 py-2.5">
-                        <Link href={`/users/${user._id}`} className={`block truncate ${linkClass}`}>
-                          {displayName(user)}
-                        </Link>
-                        <span className="block truncate text-xs text-slate-500 lg:hidden">{user.email}</span>
-                      </td>
-                      <td className="hidden max-w-72 truncate px-4 py-2.5 text-slate-700 lg:table-cell">{user.email}</td>
-                      <td className="px-4 py-2.5 text-slate-700">{user.accessRoles.map((id) => roles.get(id) ?? "…").join(", ")}</td>
-                      <td className="hidden px-4 py-2.5 text-slate-700 md:table-cell">{user.job ? (jobs.get(user.job) ?? "…") : "—"}</td>
-                      <td className="px-4 py-2.5">
-                        <ActiveBadge active={user.isActive} />
-                      </td>
-                      <td className="hidden whitespace-nowrap px-4 py-2.5 text-slate-600 md:table-cell">
-                        <DateTime value={user.modifiedAt} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ListTable
+              caption={`Users, ${filters.orderBy === "desc" ? "recently modified first" : "least recently modified first"}`}
+              columns={[
+                { label: "Name" },
+                { label: "E-mail", className: "hidden lg:table-cell" },
+                { label: "Access roles" },
+                { label: "Job title", className: "hidden md:table-cell" },
+                { label: "Status" },
+                { label: "Modified", className: "hidden md:table-cell" },
+              ]}
+            >
+              {body.users.map((user) => (
+                <tr key={user._id} className="hover:bg-slate-50">
+                  <td className="max-w-72 px-4 py-2.5">
+                    <Link href={`/users/${user._id}`} className={`block truncate ${linkClass}`}>
+                      {displayName(user)}
+                    </Link>
+                    <span className="block truncate text-xs text-slate-500 lg:hidden">{user.email}</span>
+                  </td>
+                  <td className="hidden max-w-72 truncate px-4 py-2.5 text-slate-700 lg:table-cell">{user.email}</td>
+                  <td className="px-4 py-2.5 text-slate-700">{user.accessRoles.map((id) => roles.get(id) ?? "…").join(", ")}</td>
+                  <td className="hidden px-4 py-2.5 text-slate-700 md:table-cell">{user.job ? (jobs.get(user.job) ?? "…") : "—"}</td>
+                  <td className="px-4 py-2.5">
+                    <ActiveBadge active={user.isActive} />
+                  </td>
+                  <td className="hidden whitespace-nowrap px-4 py-2.5 text-slate-600 md:table-cell">
+                    <DateTime value={user.modifiedAt} />
+                  </td>
+                </tr>
+              ))}
+            </ListTable>
           )
         )}
 
@@ -168,18 +163,14 @@ function Filters({ filters, change, reset }: { filters: UserFilters; change: (pa
     <Card className="p-4" aria-label="Filters">
       <form role="search" onSubmit={(event) => event.preventDefault()} className="flex flex-col gap-4">
         <div className="flex flex-wrap items-end gap-3">
-          <Field id="users-search" label="Search" className="min-w-60 flex-1" hint="Name or e-mail; every word matches the start of a name part or e-mail part.">
-            <input
-              id="users-search"
-              type="search"
-              value={text}
-              onChange={(event) => setText(event.target.value)}
-              placeholder="e.g. ana pérez or acme"
-              autoComplete="off"
-              aria-describedby="users-search-hint"
-              className={inputClass}
-            />
-          </Field>
+          <SearchField
+            id="users-search"
+            className="min-w-60 flex-1"
+            hint="Name or e-mail; every word matches the start of a name part or e-mail part."
+            value={text}
+            onChange={setText}
+            placeholder="e.g. ana pérez or acme"
+          />
           <div className="flex gap-2 pb-5">
             <Button onClick={() => setMore((open) => !open)} aria-expanded={more} aria-controls="more-filters">
               {more ? "Fewer filters" : "More filters"}
@@ -215,16 +206,6 @@ function Filters({ filters, change, reset }: { filters: UserFilters; change: (pa
         )}
       </form>
     </Card>
-  );
-}
-
-function Select({ id, label, value, onChange, children }: { id: string; label: string; value: string; onChange: (value: string) => void; children: ReactNode }) {
-  return (
-    <Field id={id} label={label}>
-      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} className={inputClass}>
-        {children}
-      </select>
-    </Field>
   );
 }
 
