@@ -220,10 +220,9 @@ export function countDocuments(store: Store, meta: CollectionMeta | undefined, s
 
 type IndexPlan = Extract<Plan, { kind: "index" }>;
 
-function* planIds(store: Store, meta: CollectionMeta, plan: IndexPlan): Generator<string> {
-  for (const { start, end } of plan.intervals) {
-    for (const id of store.scanIndex(meta, plan.index.name, start, end, false)) yield `${id[0]}:${String(id[1])}`;
-  }
+/** Calls `visit` with the id of every index entry the plan walks (see Store.forEachIndexId). */
+function forEachPlanId(store: Store, meta: CollectionMeta, plan: IndexPlan, visit: (id: string) => void): void {
+  for (const { start, end } of plan.intervals) store.forEachIndexId(meta, plan.index.name, start, end, visit);
 }
 
 /**
@@ -234,10 +233,15 @@ function* planIds(store: Store, meta: CollectionMeta, plan: IndexPlan): Generato
 function intersectionSize(store: Store, meta: CollectionMeta, a: IndexPlan, b: IndexPlan): number {
   const entries = (p: IndexPlan) => p.intervals.reduce((n, { start, end }) => n + store.countIndex(meta, p.index.name, start, end, undefined), 0);
   const [small, large] = entries(a) <= entries(b) ? [a, b] : [b, a];
-  const kept = new Set(planIds(store, meta, small));
-  const counted = new Set<string>();
-  for (const id of planIds(store, meta, large)) if (kept.has(id)) counted.add(id);
-  return counted.size;
+  const kept = new Set<string>();
+  forEachPlanId(store, meta, small, (id) => kept.add(id));
+  // Each id leaves the set when first met, so entries repeated in the larger walk (an array
+  // field holds several keys per document) are counted once.
+  let n = 0;
+  forEachPlanId(store, meta, large, (id) => {
+    if (kept.delete(id)) n += 1;
+  });
+  return n;
 }
 
 /** A view's documents are its pipeline run over its source, then filtered like any others. */

@@ -180,17 +180,23 @@ export class Store {
   /** How many documents have entries between two key-part bounds (each counted once). */
   countIndex(meta: CollectionMeta, indexName: string, start: Key, end: Key, distinct: Set<string> | undefined): number {
     const prefix = [meta.db, meta.name, indexName];
-    const range = { start: [...prefix, ...start], end: [...prefix, ...end] };
-    if (!distinct) return this.index.getKeysCount(range);
-    let n = 0;
-    for (const key of this.index.getKeys(range)) {
+    if (!distinct) return this.index.getKeysCount({ start: [...prefix, ...start], end: [...prefix, ...end] });
+    const before = distinct.size;
+    this.forEachIndexId(meta, indexName, start, end, (id) => distinct.add(id));
+    return distinct.size - before;
+  }
+
+  /**
+   * Calls `visit` with the document id of each entry between two key-part bounds, as a string
+   * (`rank:value`) fit for a Set: counting walks that only compare ids, without a generator per
+   * entry.
+   */
+  forEachIndexId(meta: CollectionMeta, indexName: string, start: Key, end: Key, visit: (id: string) => void): void {
+    const prefix = [meta.db, meta.name, indexName];
+    for (const key of this.index.getKeys({ start: [...prefix, ...start], end: [...prefix, ...end] })) {
       const k = key as Key;
-      const id = `${k[k.length - 2]}:${String(k[k.length - 1])}`;
-      if (distinct.has(id)) continue;
-      distinct.add(id);
-      n += 1;
+      visit(`${k[k.length - 2]}:${String(k[k.length - 1])}`);
     }
-    return n;
   }
 
   // ---- writes (inside write()) ----
