@@ -67,6 +67,19 @@ describe("addresses of the embedded database", () => {
     }
   });
 
+  it("serves on TCP alone when the socket cannot be made", async () => {
+    const dir = await tempDir();
+    fs.mkdirSync(path.join(dir, "mongod.sock", "in-the-way"), { recursive: true });
+    const owner = await startEmbeddedMongo({ dir });
+    try {
+      expect(owner.localUri).toBe(owner.uri);
+      expect(await roundTrip(owner.localUri, "tcp")).toEqual(["tcp"]);
+      expect((await startOrAttach({ dir })).localUri).toBe(owner.uri);
+    } finally {
+      await owner.close();
+    }
+  });
+
   it("serves a directory too deep for a socket path on TCP only", async () => {
     const dir = await tempDir("d".repeat(100));
     const owner = await startEmbeddedMongo({ dir });

@@ -13,7 +13,7 @@ import { MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMes
 
 export interface WireServer {
   port: number;
-  /** The Unix socket also served, when one was asked for. */
+  /** The Unix socket also served, when one was asked for and could be listened on. */
   socketPath?: string;
   close(): Promise<void>;
 }
@@ -75,21 +75,24 @@ export async function listen(store: Store, port: number, host: string, testComma
   await listenOn(servers[0], { port, host });
   const address = servers[0].address();
   info.port = typeof address === "object" && address ? address.port : port;
+  let servedSocket: string | undefined;
   if (socketPath) {
-    // The caller holds the directory's lock: a socket file left there is a dead process's.
-    fs.rmSync(socketPath, { force: true });
-    servers.push(net.createServer(serve));
+    const socketServer = net.createServer(serve);
     try {
-      await listenOn(servers[1], { path: socketPath });
-    } catch (err) {
-      servers[0].close();
-      throw err;
+      // The caller holds the directory's lock: a socket file left there is a dead process's.
+      fs.rmSync(socketPath, { force: true });
+      await listenOn(socketServer, { path: socketPath });
+      servers.push(socketServer);
+      servedSocket = socketPath;
+    } catch {
+      // No socket there (a file system without sockets, a directory in the way): TCP alone serves.
+      socketServer.close();
     }
   }
 
   return {
     port: info.port,
-    socketPath,
+    socketPath: servedSocket,
     close: async () => {
       cursors.close();
       const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
