@@ -68,10 +68,10 @@ export async function verifyAccessToken(token: string, now = Date.now()): Promis
     verified.delete(token);
     throw unauthorized("The access token has expired.");
   }
-  const claims = await verifySignedToken(token);
+  const checked = await verifySignedToken(token);
   if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value!);
-  verified.set(token, claims);
-  return claims.claims;
+  verified.set(token, checked);
+  return checked.claims;
 }
 
 async function verifySignedToken(token: string): Promise<{ claims: Claims; expiresAtMs: number }> {
