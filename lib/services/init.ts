@@ -1,6 +1,7 @@
 import { connect } from "@/lib/db";
 import { AccessRole, Answer, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Question, Session, Survey, SurveyChat, SurveyRevision, User } from "@/lib/models";
 import { bootstrap } from "./companies";
+import { backfillSurveySearch } from "./survey-search";
 
 const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, SurveyRevision];
 
@@ -8,7 +9,8 @@ let readying: Promise<void> | undefined;
 
 /**
  * Everything the services need before their first query, once per process: the connection, the
- * indexes of every model, and the bootstrap of an empty database. Concurrent callers share one
+ * indexes of every model, the bootstrap of an empty database, and the one-time fill of fields
+ * that records of earlier versions lack. Concurrent callers share one
  * attempt; a failed attempt is forgotten so the next request retries.
  */
 export function ready(): Promise<void> {
@@ -16,6 +18,7 @@ export function ready(): Promise<void> {
     await connect();
     await ensureIndexes();
     await bootstrap();
+    await backfillSurveySearch();
   })().catch((error: unknown) => {
     readying = undefined;
     throw error;
