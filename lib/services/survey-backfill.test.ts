@@ -7,7 +7,7 @@ import * as list from "@/app/v2/surveys/route";
 import { call, createTenant, type Tenant } from "@/lib/http/testing";
 import { Meta, Survey } from "@/lib/models";
 import { useTestDatabase } from "@/lib/testing/database";
-import { newId, oid } from "./ids";
+import { oid } from "./ids";
 import { backfillSurveySearch } from "./survey-search";
 
 describe("backfill of survey search fields", () => {
@@ -18,32 +18,12 @@ describe("backfill of survey search fields", () => {
     t = await createTenant("Backfill");
   });
 
-  /** A survey as an earlier version stored it: no `nameLower`, no `searchPrefixes`. */
+  /** A survey as an earlier version stored it: created, then stripped of the search fields. */
   const insertOld = async (code: string, name: string) => {
-    const now = new Date();
-    const _id = newId();
-    await Survey.collection.insertOne({
-      _id,
-      code,
-      name,
-      version: 2,
-      company: oid(t.companyId),
-      isActive: true,
-      isSystemModel: false,
-      permissions: [],
-      group: null,
-      groupPermissions: [],
-      permissionsV2: [],
-      groupPermissionsV2: [],
-      onlySubSurvey: false,
-      propertiesChannel: [],
-      propertiesLimit: [],
-      responders: [],
-      createdAt: now,
-      modifiedAt: now,
-      __v: 0,
-    });
-    return _id.toHexString();
+    const created = await call(list.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code, name, version: 2 } });
+    expect(created.status).toBe(201);
+    await Survey.collection.updateOne({ _id: oid(created.body._id) }, { $unset: { nameLower: "", searchPrefixes: "" } });
+    return created.body._id as string;
   };
   const search = async (text: string) =>
     (await call(list.GET, `/v2/surveys?search=${encodeURIComponent(text)}&count=true`, { token: t.adminToken })).body.data;
