@@ -6,6 +6,7 @@ import type { Document } from "mongodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTenant, type Tenant } from "@/lib/http/testing";
 import { Answer, Question, Survey, SurveyChat, SurveyRevision } from "@/lib/models";
+import { CreateSurveyBody } from "@/lib/schemas/surveys";
 import { useTestDatabase } from "@/lib/testing/database";
 import { addSurveyParts } from "@/lib/testing/surveys";
 import { oid } from "./ids";
@@ -36,22 +37,8 @@ describe("indexes of the surveys API", () => {
         Array.from({ length: 30 }, (_, k) =>
           createSurvey(
             auth,
-            {
-              code: `survey_${i + k}`,
-              name: `${topics[(i + k) % topics.length]} ${i + k}`,
-              version: 1,
-              isActive: (i + k) % 10 !== 0,
-              isSystemModel: false,
-              permissions: [],
-              group: null,
-              groupPermissions: [],
-              permissionsV2: [],
-              groupPermissionsV2: [],
-              onlySubSurvey: false,
-              propertiesChannel: [],
-              propertiesLimit: [],
-              responders: [],
-            },
+            // The body as the route would pass it: the schema fills in every default.
+            CreateSurveyBody.parse({ code: `survey_${i + k}`, name: `${topics[(i + k) % topics.length]} ${i + k}`, version: 1, isActive: (i + k) % 10 !== 0 }),
             new Notes(),
           ),
         ),
