@@ -12,6 +12,9 @@ import { MongoCommandError } from "./errors";
 export type KeyPrimitive = string | number;
 export type KeyPart = [number, KeyPrimitive];
 
+/** A document id (the last two parts of every index key) as a string, for sets of ids seen. */
+export const idText = (rank: KeyPrimitive, value: KeyPrimitive): string => `${rank}:${String(value)}`;
+
 export const Rank = {
   MinKey: 1,
   Null: 2,

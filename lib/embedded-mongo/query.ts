@@ -7,7 +7,7 @@ import type { Document } from "bson";
 import { Aggregator, Query } from "mingo";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "./errors";
-import { compareValues, idKey, valuesAtPath } from "./keys";
+import { compareValues, idKey, idText, valuesAtPath } from "./keys";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
 import type { CollectionMeta, Store } from "./store";
@@ -64,7 +64,7 @@ export function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Gen
   for (const { start, end } of intervals) {
     for (const id of store.scanIndex(meta, plan.index.name, start, end, plan.reverse)) {
       if (seen) {
-        const key = `${id[0]}:${String(id[1])}`;
+        const key = idText(id[0], id[1]);
         if (seen.has(key)) continue;
         seen.add(key);
       }
@@ -158,8 +158,8 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
     winner = runners.length === 1 ? runners[0] : race(runners, query, wanted);
     while (!finished(winner)) step(winner, query);
     for (const r of runners) executor.scannedObjects += r.works;
-    // Close the LMDB cursors of streams left unfinished.
-    for (const r of runners) if (!r.done) r.stream.return?.(undefined);
+    // Close the LMDB cursors of the losers left unfinished (the winner's just below).
+    for (const r of runners) if (r !== winner && !r.done) r.stream.return?.(undefined);
     cache?.set(key, { plan: planName(winner.plan), works: winner.works });
   }
   // As MongoDB's executionStats: the winning plan's work (the trial of the others is not counted).

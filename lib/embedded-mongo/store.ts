@@ -12,7 +12,7 @@ import { open, type Database, type RootDatabase } from "lmdb";
 import { BSON, EJSON, UUID, type Document } from "bson";
 import { Query } from "mingo";
 import { MongoCommandError } from "./errors";
-import { HIGH, idKey, indexKeys, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
+import { HIGH, idKey, idText, indexKeys, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
 
 export interface IndexSpec {
   v: number;
@@ -195,7 +195,7 @@ export class Store {
     const prefix = [meta.db, meta.name, indexName];
     for (const key of this.index.getKeys({ start: [...prefix, ...start], end: [...prefix, ...end] })) {
       const k = key as Key;
-      visit(`${k[k.length - 2]}:${String(k[k.length - 1])}`);
+      visit(idText(k[k.length - 2], k[k.length - 1]));
     }
   }
 
