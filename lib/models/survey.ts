@@ -39,6 +39,13 @@ const surveySchema = new Schema(
     modifiedAt: { type: Date, required: true },
     /** The revision counter: 0 on creation, one more per successful update. */
     __v: { type: Number, required: true, default: 0 },
+    /**
+     * Never shown, as `nameLower`: who made this state of the survey, and the stored state the
+     * last update replaced, so either revision can still be written after a crash
+     * (lib/services/survey-revisions.ts `sealRevisions`).
+     */
+    revisionBy: { type: ObjectId, default: null },
+    previous: { type: Schema.Types.Mixed, default: undefined },
   },
   { ...schemaOptions, collection: "surveys" },
 );

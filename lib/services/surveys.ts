@@ -24,7 +24,7 @@ import { TtlCache } from "./cache";
 import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
 import { newId, oid, type ObjectId } from "./ids";
 import { Notes } from "./notes";
-import { recordRevision } from "./survey-revisions";
+import { revisionAuthor, sealRevisions, WITHOUT_INTERNAL_FIELDS } from "./survey-revisions";
 import { migratePermissions, warnDormantFields, type PermissionState } from "@/lib/shared/survey-permissions";
 import { toSurveyRecord } from "./survey-records";
 import { lower, searchFilter, searchPrefixesExpression, surveySearchPrefixes } from "./survey-search";
@@ -32,8 +32,6 @@ import { lower, searchFilter, searchPrefixesExpression, surveySearchPrefixes } f
 type LeanSurvey = SurveyDoc;
 
 const NEWEST_FIRST = { modifiedAt: -1, _id: -1 } as const;
-/** Fields of the stored survey that no answer shows. */
-const INTERNAL = { nameLower: 0, searchPrefixes: 0 };
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -47,7 +45,7 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   if (query.search === "") notes.warning("empty_search", "The search is empty and was ignored.", "search");
   else if (query.search !== undefined) Object.assign(filter, searchFilter(query.search));
   const fields = query.select ? withId(query.select) : SURVEY_FIELDS;
-  const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : INTERNAL;
+  const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
 
   const [docs, counter] = await Promise.all([
     Survey.collection.find(filter, { projection, sort: NEWEST_FIRST, skip: (query.page - 1) * query.limit, limit: query.limit }).toArray(),
@@ -98,7 +96,7 @@ export async function getSurvey(auth: Principal, id: string, options: { populate
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
   const [doc, chat] = await Promise.all([
-    Survey.collection.findOne({ _id: surveyId, company: companyId }),
+    Survey.collection.findOne({ _id: surveyId, company: companyId }, { projection: WITHOUT_INTERNAL_FIELDS }),
     options.populate ? surveyChats(surveyId, companyId) : undefined,
   ]);
   if (!doc) throw notFound("survey");
@@ -175,6 +173,7 @@ export async function createSurvey(auth: Principal, body: CreateSurveyBody, note
     createdAt: now,
     modifiedAt: now,
     __v: 0,
+    revisionBy: revisionAuthor(auth.userId),
   };
   warnDormantFields(body.version, nonEmptyPermissionFields(doc), notes);
   try {
@@ -184,7 +183,7 @@ export async function createSurvey(auth: Principal, body: CreateSurveyBody, note
     throw error;
   }
   forgetCounters(companyId);
-  await recordRevision(doc, auth.userId, now);
+  await sealRevisions(doc);
   return toSurveyRecord(doc as LeanSurvey) as SurveyRecord;
 }
 
@@ -225,24 +224,24 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
   const surveyId = oid(id);
   await checkReferences(companyId, body);
   const sent = new Set(Object.keys(body).filter((key) => body[key as keyof UpdateSurveyBody] !== undefined));
-  const now = new Date();
+  const write: Write = { at: new Date(), by: revisionAuthor(auth.userId) };
 
   let updated: Document | null = null;
   if (body.version === undefined) {
-    updated = await applyUpdate({ _id: surveyId, company: companyId }, body, {}, now);
+    updated = await applyUpdate({ _id: surveyId, company: companyId }, body, {}, write);
     if (!updated) throw notFound("survey");
   } else {
     for (let attempt = 0; attempt < MIGRATION_ATTEMPTS && !updated; attempt++) {
       if (attempt > 0) await pause(attempt);
-      const current = (await Survey.collection.findOne({ _id: surveyId, company: companyId })) as LeanSurvey | null;
+      const current = (await Survey.collection.findOne({ _id: surveyId, company: companyId }, { projection: WITHOUT_INTERNAL_FIELDS })) as LeanSurvey | null;
       if (!current) throw notFound("survey");
       const from = current.version as SurveyVersion;
       if (from === body.version) {
-        updated = await applyUpdate({ _id: surveyId, company: companyId, version: from }, body, {}, now);
+        updated = await applyUpdate({ _id: surveyId, company: companyId, version: from }, body, {}, write);
       } else {
         const migrationNotes = new Notes();
         const derived = migratePermissions(patchedPermissions(current, body), from, body.version, sent, migrationNotes);
-        updated = await applyUpdate({ _id: surveyId, company: companyId, __v: current.__v }, body, derived, now);
+        updated = await applyUpdate({ _id: surveyId, company: companyId, __v: current.__v }, body, derived, write);
         if (updated) notes.list.push(...migrationNotes.list);
       }
     }
@@ -250,7 +249,7 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
   }
   forgetCounters(companyId);
   warnDormantFields(updated.version as SurveyVersion, sent, notes);
-  await recordRevision(updated, auth.userId, now);
+  await sealRevisions(updated);
   return toSurveyRecord(updated as LeanSurvey) as SurveyRecord;
 }
 
@@ -276,8 +275,19 @@ function patchedPermissions(current: LeanSurvey, body: UpdateSurveyBody): Permis
   };
 }
 
-/** Runs the PATCH as one update pipeline; `null` when `filter` matches nothing. */
-async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, derived: Partial<PermissionState<ObjectId>>, now: Date): Promise<Document | null> {
+const FORGET_PREVIOUS = { $unset: ["previous"] };
+
+/** When a PATCH happens and who makes it. */
+interface Write {
+  at: Date;
+  by: ObjectId | null;
+}
+
+/**
+ * Runs the PATCH as one update pipeline; `null` when `filter` matches nothing. The state it
+ * replaces is kept in the document as `previous` (see `sealRevisions`).
+ */
+async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, derived: Partial<PermissionState<ObjectId>>, write: Write): Promise<Document | null> {
   // Every client value is wrapped in $literal: in a pipeline, "$x" would name a field.
   const literal = (value: unknown) => ({ $literal: value });
   const set: Document = { ...Object.fromEntries(Object.entries(derived).map(([field, value]) => [field, literal(value)])) };
@@ -303,10 +313,13 @@ async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, der
     set.permissions = literal(body.permissions.map(oid));
   }
   // Strictly later than before, also within one millisecond or when clocks disagree.
-  set.modifiedAt = { $max: [literal(now), { $add: ["$modifiedAt", 1] }] };
+  set.modifiedAt = { $max: [literal(write.at), { $add: ["$modifiedAt", 1] }] };
   set.__v = { $add: [{ $ifNull: ["$__v", 0] }, 1] };
+  set.revisionBy = literal(write.by);
+  // $$ROOT is the document as this stage receives it: the stored one, its own `previous` unset first.
+  set.previous = "$$ROOT";
   // The prefixes `search` uses, from the code and name the first stage left.
-  const pipeline = body.code !== undefined || body.name !== undefined ? [{ $set: set }, { $set: { searchPrefixes: searchPrefixesExpression() } }] : [{ $set: set }];
+  const pipeline = body.code !== undefined || body.name !== undefined ? [FORGET_PREVIOUS, { $set: set }, { $set: { searchPrefixes: searchPrefixesExpression() } }] : [FORGET_PREVIOUS, { $set: set }];
   try {
     return await Survey.collection.findOneAndUpdate(filter, pipeline, { returnDocument: "after" });
   } catch (error) {

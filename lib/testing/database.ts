@@ -23,8 +23,10 @@ export interface TestDatabase {
  *
  *   const db = useTestDatabase();
  *   beforeEach(() => db.clear());
+ *
+ * `testCommands: true` lets the tests use MongoDB's `failCommand` fail point.
  */
-export function useTestDatabase(): TestDatabase {
+export function useTestDatabase(options: { testCommands?: boolean } = {}): TestDatabase {
   let dir: string | undefined;
   let server: EmbeddedMongoHandle | undefined;
   let connection: typeof mongoose | undefined;
@@ -32,7 +34,7 @@ export function useTestDatabase(): TestDatabase {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), "usersurveys-test-"));
-    server = await startEmbeddedMongo({ dir });
+    server = await startEmbeddedMongo({ dir, testCommands: options.testCommands });
     previousUri = process.env.MONGODB_URI;
     process.env.MONGODB_URI = server.localUri;
     connection = await connect();
