@@ -275,7 +275,8 @@ function patchedPermissions(current: LeanSurvey, body: UpdateSurveyBody): Permis
   };
 }
 
-const FORGET_PREVIOUS = { $unset: ["previous"] };
+/** The stored state becomes `previous`, without its own `previous` or its search fields. */
+const KEEP_PREVIOUS = [{ $set: { previous: "$$ROOT" } }, { $unset: ["previous.previous", "previous.nameLower", "previous.searchPrefixes"] }];
 
 /** When a PATCH happens and who makes it. */
 interface Write {
@@ -316,10 +317,8 @@ async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, der
   set.modifiedAt = { $max: [literal(write.at), { $add: ["$modifiedAt", 1] }] };
   set.__v = { $add: [{ $ifNull: ["$__v", 0] }, 1] };
   set.revisionBy = literal(write.by);
-  // $$ROOT is the document as this stage receives it: the stored one, its own `previous` unset first.
-  set.previous = "$$ROOT";
   // The prefixes `search` uses, from the code and name the first stage left.
-  const pipeline = body.code !== undefined || body.name !== undefined ? [FORGET_PREVIOUS, { $set: set }, { $set: { searchPrefixes: searchPrefixesExpression() } }] : [FORGET_PREVIOUS, { $set: set }];
+  const pipeline = body.code !== undefined || body.name !== undefined ? [...KEEP_PREVIOUS, { $set: set }, { $set: { searchPrefixes: searchPrefixesExpression() } }] : [...KEEP_PREVIOUS, { $set: set }];
   try {
     return await Survey.collection.findOneAndUpdate(filter, pipeline, { returnDocument: "after" });
   } catch (error) {
