@@ -1,7 +1,8 @@
 /**
- * `npm run bench:api [-- --users 100000 --duration 10 --connections 10]`: the users API under
- * load, against the production build on the embedded database (issue 3 §6). Prints figures and
- * ratios to two baselines measured in the same run; asserts nothing.
+ * `npm run bench:api [-- --users 100000 --duration 9 --rounds 3 --connections 10]`: the users API
+ * under load, against the production build on the embedded database (issue 3 §6). Prints figures
+ * and ratios to two baselines measured in the same run; asserts nothing. Each case runs in
+ * `--rounds` slices, each right after a slice of the floor (lib/bench/figures.ts).
  *
  *   floor   GET /api/auth/token: an authenticated answer of the same build that touches no database
  *   driver  the default list query sent straight through the `mongodb` driver
@@ -25,7 +26,8 @@ import autocannon from "autocannon";
 import { Presets, SingleBar } from "cli-progress";
 import { MongoClient, ObjectId } from "mongodb";
 import { startOrAttach } from "@/lib/embedded-mongo";
-import { benchSurveys } from "./surveys";
+import { alternate, Floor, table, target, type Figures, type Slice } from "./figures";
+import { benchSurveys, type BenchTable } from "./surveys";
 
 const root = path.resolve(__dirname, "..", "..");
 const nextBin = path.join(root, "node_modules", ".bin", "next");
@@ -33,7 +35,8 @@ const nextBin = path.join(root, "node_modules", ".bin", "next");
 const { values: opts } = parseArgs({
   options: {
     users: { type: "string", default: "100000" },
-    duration: { type: "string", default: "10" },
+    duration: { type: "string", default: "9" },
+    rounds: { type: "string", default: "3" },
     connections: { type: "string", default: "10" },
     port: { type: "string", default: "0" },
     build: { type: "boolean", default: false },
@@ -43,7 +46,10 @@ const { values: opts } = parseArgs({
   },
 });
 const USERS = Number(opts.users);
+/** Seconds of load per case, in `ROUNDS` slices, each after a slice of the floor as long. */
 const DURATION = Number(opts.duration);
+const ROUNDS = Math.max(1, Number(opts.rounds));
+const SLICE = DURATION / ROUNDS;
 const CONNECTIONS = Number(opts.connections);
 let PORT = Number(opts.port);
 const SURVEYS = Number(opts.surveys);
@@ -52,13 +58,6 @@ let BASE = "";
 
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
-interface Figures {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
 
 async function main(): Promise<void> {
   if (opts.build || !existsSync(path.join(root, ".next", "BUILD_ID"))) {
@@ -118,60 +117,71 @@ async function main(): Promise<void> {
     const ids = await insertUsers(database, companyId, memberRole._id, USERS);
     const headers = { authorization: `Bearer ${accessToken}` };
 
-    const results: Figures[] = [];
-    const run = async (name: string, options: autocannon.Options) => {
-      await autocannon({ ...options, connections: CONNECTIONS, duration: 2 }); // warm-up
-      const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION });
-      const figures = {
-        name,
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        errors: result.errors + result.non2xx,
-      };
-      results.push(figures);
-      err(`  ${name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms${figures.errors ? `, ${figures.errors} failed` : ""}`);
+    const floorOptions: autocannon.Options = { url: `${BASE}/api/auth/token`, headers };
+    const show = (figures: Figures) => {
+      err(`  ${figures.name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${(100 * figures.ofFloor).toFixed(0)}% of the floor${figures.errors ? `, ${figures.errors} failed` : ""}`);
+      return figures;
     };
-
-    err(`Load: ${CONNECTIONS} connections, ${DURATION} s per case (after a 2 s warm-up).`);
-    await run(FLOOR, { url: `${BASE}/api/auth/token`, headers });
-    await run(LIST, { url: `${BASE}/v2/users`, headers });
+    // A table of cases, each alternated with slices of the floor (lib/bench/figures.ts).
+    const newTable = (): BenchTable => {
+      const floor = new Floor(FLOOR, () => load(floorOptions));
+      return {
+        floor,
+        measure: async (name, options) => {
+          await load(options, 2); // warm-up
+          return show(await alternate(name, ROUNDS, floor, () => load(options)));
+        },
+        driver: async (name, query) => {
+          for (let i = 0; i < 200; i++) await query(); // warm-up
+          return show(await alternate(name, ROUNDS, floor, () => driverSlice(query)));
+        },
+      };
+    };
+    const users = newTable();
+    const results: Figures[] = [];
+    err(`Load: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each round after a slice of the floor (after a 2 s warm-up).`);
+    await load(floorOptions, 2); // warm-up
+    results.push(await users.measure(LIST, { url: `${BASE}/v2/users`, headers }));
     // The first answer of a filter counts every match; later ones reuse the counter (README).
     const coldStarted = performance.now();
     const cold = await fetch(`${BASE}/v2/users?search=ma&count=true`, { headers });
     const coldCounter = (await json(cold)).data?.counter;
     const coldMs = performance.now() - coldStarted;
     err(`  first GET /v2/users?search=ma&count=true (counting ${coldCounter} matches): ${coldMs.toFixed(0)} ms`);
-    await run(SEARCH, { url: `${BASE}/v2/users?search=ma&count=true`, headers });
+    results.push(await users.measure(SEARCH, { url: `${BASE}/v2/users?search=ma&count=true`, headers }));
     let next = 0;
-    await run(BY_ID, {
-      url: `${BASE}/v2/users`,
-      headers,
-      requests: [{ setupRequest: (request) => ({ ...request, path: `/v2/users/${ids[next++ % ids.length]}` }) }],
-    });
+    results.push(
+      await users.measure(BY_ID, {
+        url: `${BASE}/v2/users`,
+        headers,
+        requests: [{ setupRequest: (request) => ({ ...request, path: `/v2/users/${ids[next++ % ids.length]}` }) }],
+      }),
+    );
     let serial = 0;
     const runId = Date.now().toString(36);
-    await run("POST /v2/users", {
-      url: `${BASE}/v2/users`,
-      method: "POST",
-      headers: { ...headers, admin: "true", "content-type": "application/json" },
-      requests: [
-        {
-          setupRequest: (request) => ({
-            ...request,
-            body: JSON.stringify({
-              email: `load.${runId}.${serial++}@bench.example`,
-              accessRoles: [memberRole._id.toHexString()],
-              name: { displayName: "Load Test", names: "Load", lastName: "Test", secondLastName: "" },
-            }),
-          }),
-        },
-      ],
-    });
-    // Not a target: what one database round trip costs inside the framework, to read the others by.
-    await run("GET /api/health (one database ping, no token)", { url: `${BASE}/api/health` });
     results.push(
-      await driverBaseline(() =>
+      await users.measure("POST /v2/users", {
+        url: `${BASE}/v2/users`,
+        method: "POST",
+        headers: { ...headers, admin: "true", "content-type": "application/json" },
+        requests: [
+          {
+            setupRequest: (request) => ({
+              ...request,
+              body: JSON.stringify({
+                email: `load.${runId}.${serial++}@bench.example`,
+                accessRoles: [memberRole._id.toHexString()],
+                name: { displayName: "Load Test", names: "Load", lastName: "Test", secondLastName: "" },
+              }),
+            }),
+          },
+        ],
+      }),
+    );
+    // Not a target: what one database round trip costs inside the framework, to read the others by.
+    results.push(await users.measure("GET /api/health (one database ping, no token)", { url: `${BASE}/api/health` }));
+    results.push(
+      await users.driver("driver: the default list query, no HTTP", () =>
         database
           .collection("users")
           .find({ "companies.companyId": companyId, isActive: true })
@@ -180,7 +190,7 @@ async function main(): Promise<void> {
           .toArray(),
       ),
     );
-    report(results, `first search+count request (counts ${coldCounter} matches, no counter kept yet): ${coldMs.toFixed(0)} ms`);
+    report([users.floor.figures(), ...results], `first search+count request (counts ${coldCounter} matches, no counter kept yet): ${coldMs.toFixed(0)} ms`);
     if (SURVEYS > 0) {
       await benchSurveys({
         database,
@@ -189,13 +199,8 @@ async function main(): Promise<void> {
         base: BASE,
         surveys: SURVEYS,
         answers: ANSWERS,
-        floor: results[0],
-        measure: async (name, options) => {
-          await run(name, options);
-          return results[results.length - 1];
-        },
-        driver: (name, query) => driverBaseline(query, name),
-        setting: `embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}, production build, ${CONNECTIONS} connections, ${DURATION} s each`,
+        table: newTable(),
+        setting: SETTING(),
       });
     }
   } finally {
@@ -261,30 +266,34 @@ async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: O
   return ids;
 }
 
-/** The same concurrency as autocannon, through the driver, for the same duration. */
-async function driverBaseline(query: () => Promise<unknown>, name = "driver: the default list query, no HTTP"): Promise<Figures> {
-  for (let i = 0; i < 200; i++) await query();
+/** One slice of load through autocannon. */
+async function load(options: autocannon.Options, duration = SLICE): Promise<Slice> {
+  const result = await autocannon({ ...options, connections: CONNECTIONS, duration });
+  return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+/** One slice of the same concurrency as autocannon, through the driver, for the same duration. */
+async function driverSlice(query: () => Promise<unknown>): Promise<Slice> {
   const latencies: number[] = [];
   let errors = 0;
-  const end = performance.now() + DURATION * 1000;
+  const started = performance.now();
+  const end = started + SLICE * 1000;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (performance.now() < end) {
-        const started = performance.now();
+        const begun = performance.now();
         try {
           await query();
         } catch {
           errors++;
         }
-        latencies.push(performance.now() - started);
+        latencies.push(performance.now() - begun);
       }
     }),
   );
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 10) / 10;
-  const figures = { name, rps: latencies.length / DURATION, p50: at(0.5), p99: at(0.99), errors };
-  err(`  ${figures.name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms`);
-  return figures;
+  return { rps: latencies.length / ((performance.now() - started) / 1000), p50: at(0.5), p99: at(0.99), errors };
 }
 
 const FLOOR = "floor: GET /api/auth/token (no database)";
@@ -292,32 +301,28 @@ const LIST = "GET /v2/users (default page)";
 const SEARCH = "GET /v2/users?search=ma&count=true";
 const BY_ID = "GET /v2/users/{id}";
 
+/** How the load was run, for the titles of both tables. */
+const SETTING = () =>
+  `embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}, production build, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each after as long a slice of the floor`;
+
 function report(results: Figures[], note: string): void {
-  const floor = results[0];
   const figure = (name: string) => results.find((r) => r.name === name)!;
-  const width = Math.max(...results.map((r) => r.name.length));
   const lines = [
     "",
-    `bench:api — ${USERS} users in one company, embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}, production build, ${CONNECTIONS} connections, ${DURATION} s each`,
+    `bench:api — ${USERS} users in one company, ${SETTING()}`,
     "",
-    `${"case".padEnd(width)}  ${"req/s".padStart(8)}  ${"p50 ms".padStart(7)}  ${"p99 ms".padStart(7)}  ${"% of floor".padStart(10)}  failed`,
-    ...results.map(
-      (r) =>
-        `${r.name.padEnd(width)}  ${r.rps.toFixed(0).padStart(8)}  ${String(r.p50).padStart(7)}  ${String(r.p99).padStart(7)}  ${`${((100 * r.rps) / floor.rps).toFixed(0)}%`.padStart(10)}  ${r.errors}`,
-    ),
+    ...table(results),
     "",
     note,
     "",
     "Targets (figures, not assertions):",
-    target("default page >= 70% of the floor's req/s", figure(LIST).rps >= 0.7 * floor.rps),
-    target("search + count >= 50% of the floor's req/s", figure(SEARCH).rps >= 0.5 * floor.rps),
+    target("default page >= 70% of the floor's req/s", figure(LIST).ofFloor >= 0.7),
+    target("search + count >= 50% of the floor's req/s", figure(SEARCH).ofFloor >= 0.5),
     target("p50 < 15 ms at 10 connections (list, search, by id)", [LIST, SEARCH, BY_ID].every((name) => figure(name).p50 < 15)),
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }
-
-const target = (label: string, met: boolean) => `  ${met ? "met    " : "NOT met"}  ${label}`;
 
 async function signIn(email: string, password: string): Promise<string> {
   const response = await fetch(`${BASE}/api/auth/login`, {

@@ -1,20 +1,22 @@
 /**
  * The surveys half of `npm run bench:api` (issue 4 §5): 10,000 surveys with their chats and
  * questions and 200,000 answers in the bench company, then the list, a search, the survey of an
- * answer, a survey with `populate=true` and a PATCH under load, next to the framework floor and a
- * driver baseline measured by `lib/bench/api.ts` in the same run. Prints figures; asserts nothing.
+ * answer, a survey with `populate=true` and a PATCH under load, each alternated with slices of the
+ * framework floor (lib/bench/figures.ts), and a driver baseline. Prints figures; asserts nothing.
  */
 import type autocannon from "autocannon";
 import { Presets, SingleBar } from "cli-progress";
 import { ObjectId, type Db, type Document } from "mongodb";
 import { lower, surveySearchPrefixes } from "@/lib/services/survey-search";
+import { table, target, type Figures, type Floor } from "./figures";
 
-export interface Figures {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
+/** Load cases of one table, each alternated with slices of its floor (lib/bench/api.ts). */
+export interface BenchTable {
+  floor: Floor;
+  /** One autocannon case (warm-up, then the rounds). */
+  measure: (name: string, options: autocannon.Options) => Promise<Figures>;
+  /** The same concurrency through the driver, no HTTP. */
+  driver: (name: string, query: () => Promise<unknown>) => Promise<Figures>;
 }
 
 export interface SurveyBenchContext {
@@ -25,12 +27,8 @@ export interface SurveyBenchContext {
   base: string;
   surveys: number;
   answers: number;
-  /** The floor measured for the users, reused as the reference of this table too. */
-  floor: Figures;
-  /** One autocannon case of api.ts (warm-up, then the measured run). */
-  measure: (name: string, options: autocannon.Options) => Promise<Figures>;
-  /** The driver baseline of api.ts, with the same concurrency and duration. */
-  driver: (name: string, query: () => Promise<unknown>) => Promise<Figures>;
+  /** This table's cases and floor, apart from the users' (the machine's speed drifts). */
+  table: BenchTable;
   /** How the run was set up, for the table's title. */
   setting: string;
 }
@@ -46,13 +44,14 @@ export async function benchSurveys(ctx: SurveyBenchContext): Promise<void> {
   const { base, headers } = ctx;
   const admin = { ...headers, admin: "true" };
   const search = "onboarding";
-  const results: Figures[] = [ctx.floor];
+  const { measure, driver } = ctx.table;
+  const results: Figures[] = [];
 
-  results.push(await ctx.measure("GET /v2/surveys (default page)", { url: `${base}/v2/surveys`, headers }));
-  results.push(await ctx.measure(`GET /v2/surveys?search=${search}`, { url: `${base}/v2/surveys?search=${search}`, headers }));
+  results.push(await measure("GET /v2/surveys (default page)", { url: `${base}/v2/surveys`, headers }));
+  results.push(await measure(`GET /v2/surveys?search=${search}`, { url: `${base}/v2/surveys?search=${search}`, headers }));
   let nextAnswer = 0;
   results.push(
-    await ctx.measure("GET /v2/surveys?answer={uuid}", {
+    await measure("GET /v2/surveys?answer={uuid}", {
       url: `${base}/v2/surveys`,
       headers,
       requests: [{ setupRequest: (request) => ({ ...request, path: `/v2/surveys?answer=${data.answers[nextAnswer++ % data.answers.length]}` }) }],
@@ -60,7 +59,7 @@ export async function benchSurveys(ctx: SurveyBenchContext): Promise<void> {
   );
   let nextSurvey = 0;
   results.push(
-    await ctx.measure("GET /v2/surveys/{id}?populate=true", {
+    await measure("GET /v2/surveys/{id}?populate=true", {
       url: `${base}/v2/surveys`,
       headers: admin,
       requests: [{ setupRequest: (request) => ({ ...request, path: `/v2/surveys/${data.surveys[nextSurvey++ % data.surveys.length]}?populate=true` }) }],
@@ -68,7 +67,7 @@ export async function benchSurveys(ctx: SurveyBenchContext): Promise<void> {
   );
   let serial = 0;
   results.push(
-    await ctx.measure("PATCH /v2/surveys/{id}", {
+    await measure("PATCH /v2/surveys/{id}", {
       url: `${base}/v2/surveys`,
       method: "PATCH",
       headers: { ...admin, "content-type": "application/json" },
@@ -88,11 +87,11 @@ export async function benchSurveys(ctx: SurveyBenchContext): Promise<void> {
   );
   const collection = ctx.database.collection("surveys");
   results.push(
-    await ctx.driver("driver: the default survey list query, no HTTP", () =>
+    await driver("driver: the default survey list query, no HTTP", () =>
       collection.find({ company: ctx.companyId, isActive: true }).sort({ modifiedAt: -1, _id: -1 }).limit(10).toArray(),
     ),
   );
-  report(ctx, results, search, data.searchMatches);
+  report(ctx, [ctx.table.floor.figures(), ...results], search, data.searchMatches);
 }
 
 interface BenchData {
@@ -199,9 +198,7 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
 }
 
 function report(ctx: SurveyBenchContext, results: Figures[], search: string, searchMatches: number): void {
-  const floor = results[0];
   const byName = (prefix: string) => results.find((r) => r.name.startsWith(prefix));
-  const width = Math.max(...results.map((r) => r.name.length));
   const list = byName("GET /v2/surveys (default");
   const searched = byName("GET /v2/surveys?search");
   const answer = byName("GET /v2/surveys?answer");
@@ -210,11 +207,7 @@ function report(ctx: SurveyBenchContext, results: Figures[], search: string, sea
     "",
     `bench:api surveys — ${ctx.surveys} surveys (${CHATS_PER_SURVEY} chats of ${QUESTIONS_PER_CHAT} questions each) and ${ctx.answers} answers in one company, ${ctx.setting}`,
     "",
-    `${"case".padEnd(width)}  ${"req/s".padStart(8)}  ${"p50 ms".padStart(7)}  ${"p99 ms".padStart(7)}  ${"% of floor".padStart(10)}  failed`,
-    ...results.map(
-      (r) =>
-        `${r.name.padEnd(width)}  ${r.rps.toFixed(0).padStart(8)}  ${String(r.p50).padStart(7)}  ${String(r.p99).padStart(7)}  ${`${((100 * r.rps) / floor.rps).toFixed(0)}%`.padStart(10)}  ${r.errors}`,
-    ),
+    ...table(results),
     "",
     `search=${search} matches ${searchMatches} active surveys by name; answer= and populate rotate over ${ctx.surveys / 10} surveys; each PATCH renames and adds a role.`,
     "",
@@ -226,4 +219,3 @@ function report(ctx: SurveyBenchContext, results: Figures[], search: string, sea
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
-const target = (label: string, met: boolean) => `  ${met ? "met    " : "NOT met"}  ${label}`;
