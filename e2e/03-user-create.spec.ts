@@ -1,6 +1,6 @@
 import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
 
-test("3. create a user (an invalid e-mail shows on its field), find it, edit its phone, deactivate it", async ({ page }) => {
+test("3. create a user (an invalid e-mail shows on its field), find it, edit its phone and boss, deactivate it", async ({ page }) => {
   const id = unique();
   const email = `e2e.${id}@example.com`;
   await openSignedIn(page, "/users");
@@ -39,9 +39,19 @@ test("3. create a user (an invalid e-mail shows on its field), find it, edit its
   await expect(page.getByLabel("E-mail (cannot be changed)")).toHaveAttribute("readonly", "");
   await expect(page.getByLabel("E-mail (cannot be changed)")).toHaveValue(email);
   await page.getByLabel("Phone").fill("+34 611 222 333");
+  // A boss, picked by typing part of an e-mail; the user being edited is never offered.
+  const boss = page.getByRole("combobox", { name: "Boss" });
+  await boss.fill("admin");
+  await page.getByRole("listbox", { name: "Boss" }).getByRole("option").first().click();
+  const chips = page.getByRole("list", { name: "Boss" }).getByRole("listitem");
+  await expect(chips).toHaveCount(1);
+  const bossName = (await chips.first().innerText()).replace("✕", "").trim();
+  expect(bossName).not.toBe("");
+  await screenshot(page, "3-user-edit-hierarchy");
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page).toHaveURL(/\/users\/[0-9a-f]{24}$/);
   await expect(page.getByText("+34 611 222 333")).toBeVisible();
+  await expect(page.getByRole("region", { name: "Reporting lines" }).getByRole("link", { name: bossName })).toBeVisible();
 
   await page.getByRole("button", { name: "Deactivate" }).click();
   await page.getByRole("button", { name: "Yes, deactivate" }).click();

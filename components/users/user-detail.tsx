@@ -188,9 +188,11 @@ function Hierarchy({ user }: { user: UserRecord }) {
     </div>
   );
   return (
-    <Card className="p-5 sm:p-6 lg:col-span-2">
+    <Card className="p-5 sm:p-6 lg:col-span-2" aria-labelledby="user-reporting-lines">
       <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
-        <h2 className="text-base font-semibold text-slate-900">Reporting lines</h2>
+        <h2 id="user-reporting-lines" className="text-base font-semibold text-slate-900">
+          Reporting lines
+        </h2>
         {ids.length > 0 && (
           <Link href={`/users?relatedUser=${user._id}&isActive=all`} className={`text-sm ${linkClass}`}>
             Show related users in the list

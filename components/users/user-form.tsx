@@ -10,6 +10,7 @@ import { useCreateUser, useUpdateUser, type CreateUserInput, type UpdateUserInpu
 import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/schemas/users";
 import { ErrorMessage } from "../error-message";
 import { Button, Card, CheckboxGroup, Field, LinkButton, describedBy, inputClass } from "../ui";
+import { UsersPicker } from "./user-picker";
 
 /** The fields of the form, in the order they appear (errors focus the first one). */
 const FIELDS = [
@@ -23,11 +24,21 @@ const FIELDS = [
   "job",
   "properties",
   "bot",
+  "companies.0.hierarchy.boss",
+  "companies.0.hierarchy.peers",
+  "companies.0.hierarchy.subordinate",
   "password",
 ] as const;
 type FieldName = (typeof FIELDS)[number];
 
-const inputId = (field: string) => `user-${field.replace(".", "-")}`;
+const inputId = (field: string) => `user-${field.replaceAll(".", "-")}`;
+
+const RELATIONS = [
+  { key: "boss", label: "Boss" },
+  { key: "peers", label: "Peers" },
+  { key: "subordinate", label: "Subordinates" },
+] as const;
+type Relation = (typeof RELATIONS)[number]["key"];
 
 // `extensions` is not edited here; leaving it out of the client schema keeps its server-side
 // size check (which needs Node's Buffer) out of the browser.
@@ -47,6 +58,8 @@ interface FormState {
   bot: string;
   password: string;
   notifyEmail: boolean;
+  /** The user's reporting lines in this company (editing only). */
+  hierarchy: Record<Relation, string[]>;
 }
 
 function initialState(user?: UserRecord): FormState {
@@ -63,6 +76,11 @@ function initialState(user?: UserRecord): FormState {
     bot: user?.bot ?? "",
     password: "",
     notifyEmail: false,
+    hierarchy: {
+      boss: user?.companies[0]?.hierarchy.boss ?? [],
+      peers: user?.companies[0]?.hierarchy.peers ?? [],
+      subordinate: user?.companies[0]?.hierarchy.subordinate ?? [],
+    },
   };
 }
 
@@ -106,6 +124,9 @@ function updateBody(state: FormState, user: UserRecord): UpdateUserInput {
   if (state.job !== before.job) body.job = state.job || null;
   if (state.bot !== before.bot) body.bot = state.bot || null;
   if (state.password) body.password = state.password;
+  const hierarchy = Object.fromEntries(RELATIONS.filter(({ key }) => !sameSet(state.hierarchy[key], before.hierarchy[key])).map(({ key }) => [key, state.hierarchy[key]]));
+  // Only the caller's company entry can be changed, and only the lists that changed are sent.
+  if (Object.keys(hierarchy).length > 0) body.companies = [{ hierarchy }];
   return body;
 }
 
@@ -211,6 +232,28 @@ export function UserForm({ user }: { user?: UserRecord }) {
           <PickOne id={inputId("bot")} label="Bot" none="Not a bot" records={bots.data} value={state.bot} onChange={(value) => set("bot", value)} error={errors.bot} />
         </div>
       </Card>
+
+      {user && (
+        <Card className="p-5 sm:p-6">
+          <h2 className="mb-4 text-base font-semibold text-slate-900">Reporting lines</h2>
+          <div className="grid gap-4 sm:grid-cols-3">
+            {RELATIONS.map(({ key, label }) => {
+              const field = `companies.0.hierarchy.${key}` as const;
+              return (
+                <UsersPicker
+                  key={key}
+                  id={inputId(field)}
+                  label={label}
+                  value={state.hierarchy[key]}
+                  onChange={(ids) => set("hierarchy", { ...state.hierarchy, [key]: ids })}
+                  exclude={[user._id]}
+                  error={errors[field]}
+                />
+              );
+            })}
+          </div>
+        </Card>
+      )}
 
       <Card className="p-5 sm:p-6">
         <h2 className="mb-4 text-base font-semibold text-slate-900">Password</h2>

@@ -2,13 +2,26 @@
 
 import { useEffect, useId, useState, type KeyboardEvent } from "react";
 import { displayName, useUserList, useUsersById } from "@/lib/client/users";
-import { Spinner, focusRing, inputClass } from "../ui";
+import { Field, Spinner, focusRing, inputClass } from "../ui";
 
 /**
  * Picks one user by typing part of a name or e-mail (a combobox over `GET /v2/users?search=`).
  * The chosen user shows as a chip with a button to clear it.
  */
-export function UserPicker({ id, value, onChange, label }: { id: string; value: string; onChange: (id: string) => void; label: string }) {
+export function UserPicker({
+  id,
+  value,
+  onChange,
+  label,
+  exclude = [],
+}: {
+  id: string;
+  value: string;
+  onChange: (id: string) => void;
+  label: string;
+  /** Users not offered. */
+  exclude?: string[];
+}) {
   const listId = useId();
   const [text, setText] = useState("");
   const [debounced, setDebounced] = useState("");
@@ -22,7 +35,7 @@ export function UserPicker({ id, value, onChange, label }: { id: string; value: 
   }, [text]);
 
   const results = useUserList({ search: debounced, isActive: "all", limit: 8 }, { enabled: open && debounced.length > 0 });
-  const options = debounced ? (results.data?.data.users ?? []) : [];
+  const options = debounced ? (results.data?.data.users ?? []).filter((user) => !exclude.includes(user._id)) : [];
 
   function choose(index: number) {
     const user = options[index];
@@ -125,5 +138,64 @@ export function UserPicker({ id, value, onChange, label }: { id: string; value: 
         </ul>
       )}
     </div>
+  );
+}
+
+/**
+ * Picks several users (a user's boss, peers or subordinates): the chosen ones as chips with a
+ * button to remove each, and a combobox to add one more. `exclude` cannot be added (the user
+ * being edited, say).
+ */
+export function UsersPicker({
+  id,
+  label,
+  value,
+  onChange,
+  exclude = [],
+  error,
+}: {
+  id: string;
+  label: string;
+  value: string[];
+  onChange: (ids: string[]) => void;
+  exclude?: string[];
+  error?: string;
+}) {
+  const chosen = useUsersById(value);
+  const nameOf = (userId: string) => {
+    const user = chosen.data?.get(userId);
+    return user ? displayName(user) : chosen.isLoading ? "Loading…" : userId;
+  };
+  return (
+    <Field id={id} label={label} error={error} hint={value.length === 0 ? "None yet. Type a name or e-mail to add one." : undefined}>
+      {value.length > 0 && (
+        <ul aria-label={label} className="flex flex-wrap gap-1.5">
+          {value.map((userId) => (
+            <li key={userId} className="flex items-center gap-1 rounded-full border border-slate-200 bg-slate-50 py-0.5 pl-3 pr-1 text-sm text-slate-800">
+              <span className="max-w-[16rem] truncate" title={chosen.data?.get(userId)?.email}>
+                {nameOf(userId)}
+              </span>
+              <button
+                type="button"
+                onClick={() => onChange(value.filter((other) => other !== userId))}
+                aria-label={`Remove ${nameOf(userId)} from ${label.toLowerCase()}`}
+                className={`rounded-full px-1.5 text-slate-500 hover:bg-slate-200 hover:text-slate-900 ${focusRing}`}
+              >
+                ✕
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <UserPicker
+        id={id}
+        value=""
+        label={label}
+        exclude={[...exclude, ...value]}
+        onChange={(picked) => {
+          if (picked && !value.includes(picked)) onChange([...value, picked]);
+        }}
+      />
+    </Field>
   );
 }
