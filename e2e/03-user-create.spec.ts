@@ -1,6 +1,6 @@
 import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
 
-test("3. create a user (an invalid e-mail shows on its field), find it, edit its phone and boss, deactivate it", async ({ page }) => {
+test("3. create a user (an invalid e-mail shows on its field), find it, edit its phone, boss and extensions, deactivate it", async ({ page }) => {
   const id = unique();
   const email = `e2e.${id}@example.com`;
   await openSignedIn(page, "/users");
@@ -47,11 +47,20 @@ test("3. create a user (an invalid e-mail shows on its field), find it, edit its
   await expect(chips).toHaveCount(1);
   const bossName = (await chips.first().innerText()).replace("✕", "").trim();
   expect(bossName).not.toBe("");
+  // Extensions: JSON that does not parse is refused on its field, nothing is sent.
+  const extensions = page.getByLabel("Extra data (JSON object)");
+  await extensions.fill('{"team": "blue"');
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(extensions).toHaveAttribute("aria-invalid", "true");
+  await expect(page.locator("#user-extensions-error")).toContainText("Is not valid JSON");
+  await expect(extensions).toBeFocused();
+  await extensions.fill('{"team": "blue", "shift": 2}');
   await screenshot(page, "3-user-edit-hierarchy");
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page).toHaveURL(/\/users\/[0-9a-f]{24}$/);
   await expect(page.getByText("+34 611 222 333")).toBeVisible();
   await expect(page.getByRole("region", { name: "Reporting lines" }).getByRole("link", { name: bossName })).toBeVisible();
+  await expect(page.getByText('"team": "blue"')).toBeVisible();
 
   await page.getByRole("button", { name: "Deactivate" }).click();
   await page.getByRole("button", { name: "Yes, deactivate" }).click();

@@ -27,6 +27,7 @@ const FIELDS = [
   "companies.0.hierarchy.boss",
   "companies.0.hierarchy.peers",
   "companies.0.hierarchy.subordinate",
+  "extensions",
   "password",
 ] as const;
 type FieldName = (typeof FIELDS)[number];
@@ -40,10 +41,6 @@ const RELATIONS = [
 ] as const;
 type Relation = (typeof RELATIONS)[number]["key"];
 
-// `extensions` is not edited here; leaving it out of the client schema keeps its server-side
-// size check (which needs Node's Buffer) out of the browser.
-const CreateSchema = CreateUserBody.omit({ extensions: true });
-const UpdateSchema = UpdateUserBody.omit({ extensions: true });
 
 interface FormState {
   email: string;
@@ -58,6 +55,8 @@ interface FormState {
   bot: string;
   password: string;
   notifyEmail: boolean;
+  /** `extensions` as JSON text, as the admin types it. */
+  extensions: string;
   /** The user's reporting lines in this company (editing only). */
   hierarchy: Record<Relation, string[]>;
 }
@@ -76,6 +75,7 @@ function initialState(user?: UserRecord): FormState {
     bot: user?.bot ?? "",
     password: "",
     notifyEmail: false,
+    extensions: JSON.stringify(user?.extensions ?? {}, null, 2),
     hierarchy: {
       boss: user?.companies[0]?.hierarchy.boss ?? [],
       peers: user?.companies[0]?.hierarchy.peers ?? [],
@@ -96,7 +96,22 @@ function nameOf(state: FormState) {
   };
 }
 
-function createBody(state: FormState): CreateUserInput {
+type Extensions = Record<string, unknown>;
+
+/** The `extensions` text as an object, or what is wrong with it (the schema checks the rest). */
+function parseExtensions(text: string): { value: Extensions } | { error: string } {
+  if (text.trim() === "") return { value: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { error: `Is not valid JSON: ${error instanceof Error ? error.message : String(error)}.` };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { error: 'Must be a JSON object, such as {"team": "blue"}.' };
+  return { value: value as Extensions };
+}
+
+function createBody(state: FormState, extensions: Extensions): CreateUserInput {
   return {
     email: state.email,
     accessRoles: state.accessRoles,
@@ -106,13 +121,14 @@ function createBody(state: FormState): CreateUserInput {
     ...(state.bot ? { bot: state.bot } : {}),
     ...(state.phone.trim() ? { phone: state.phone } : {}),
     ...(state.password ? { password: state.password } : {}),
+    ...(Object.keys(extensions).length > 0 ? { extensions } : {}),
   };
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
 
 /** Only what changed, as PATCH wants it. */
-function updateBody(state: FormState, user: UserRecord): UpdateUserInput {
+function updateBody(state: FormState, user: UserRecord, extensions: Extensions): UpdateUserInput {
   const before = initialState(user);
   const body: UpdateUserInput = {};
   const name = nameOf(state);
@@ -124,6 +140,7 @@ function updateBody(state: FormState, user: UserRecord): UpdateUserInput {
   if (state.job !== before.job) body.job = state.job || null;
   if (state.bot !== before.bot) body.bot = state.bot || null;
   if (state.password) body.password = state.password;
+  if (JSON.stringify(extensions) !== JSON.stringify(user.extensions ?? {})) body.extensions = extensions;
   const hierarchy = Object.fromEntries(RELATIONS.filter(({ key }) => !sameSet(state.hierarchy[key], before.hierarchy[key])).map(({ key }) => [key, state.hierarchy[key]]));
   // Only the caller's company entry can be changed, and only the lists that changed are sent.
   if (Object.keys(hierarchy).length > 0) body.companies = [{ hierarchy }];
@@ -147,8 +164,10 @@ export function UserForm({ user }: { user?: UserRecord }) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setFormError(undefined);
-    const body = user ? updateBody(state, user) : createBody(state);
-    const checked = (user ? UpdateSchema : CreateSchema).safeParse(body);
+    const extensions = parseExtensions(state.extensions);
+    if ("error" in extensions) return fail({ extensions: extensions.error });
+    const body = user ? updateBody(state, user, extensions.value) : createBody(state, extensions.value);
+    const checked = (user ? UpdateUserBody : CreateUserBody).safeParse(body);
     if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS).fields);
     setErrors({});
     try {
@@ -254,6 +273,26 @@ export function UserForm({ user }: { user?: UserRecord }) {
           </div>
         </Card>
       )}
+
+      <Card className="p-5 sm:p-6">
+        <h2 className="mb-4 text-base font-semibold text-slate-900">Extensions</h2>
+        <Field
+          id={inputId("extensions")}
+          label="Extra data (JSON object)"
+          error={errors.extensions}
+          hint="Free-form data of other systems, stored as given: at most 16 KiB, keys without a leading $ or a dot."
+        >
+          <textarea
+            id={inputId("extensions")}
+            value={state.extensions}
+            onChange={(event) => set("extensions", event.target.value)}
+            rows={Math.min(12, Math.max(3, state.extensions.split("\n").length))}
+            spellCheck={false}
+            {...describedBy(inputId("extensions"), errors.extensions, true)}
+            className={`${inputClass} font-mono text-xs`}
+          />
+        </Field>
+      </Card>
 
       <Card className="p-5 sm:p-6">
         <h2 className="mb-4 text-base font-semibold text-slate-900">Password</h2>

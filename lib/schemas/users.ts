@@ -61,7 +61,8 @@ export const MAX_EXTENSIONS_BYTES = 16 * 1024;
 export const Extensions = z
   .record(z.string(), z.unknown())
   .superRefine((value, ctx) => {
-    const bytes = Buffer.byteLength(JSON.stringify(value), "utf8");
+    // TextEncoder, not Buffer: the admin pages check the same schema in the browser.
+    const bytes = new TextEncoder().encode(JSON.stringify(value)).length;
     if (bytes > MAX_EXTENSIONS_BYTES) {
       ctx.addIssue({ code: "custom", message: `must be at most ${MAX_EXTENSIONS_BYTES} bytes of JSON (is ${bytes})` });
     }
