@@ -26,8 +26,8 @@ import autocannon from "autocannon";
 import { Presets, SingleBar } from "cli-progress";
 import { MongoClient, ObjectId } from "mongodb";
 import { startOrAttach } from "@/lib/embedded-mongo";
-import { alternate, Floor, table, target, type Figures, type Slice } from "./figures";
-import { benchSurveys, type BenchTable } from "./surveys";
+import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
+import { benchSurveys } from "./surveys";
 
 const root = path.resolve(__dirname, "..", "..");
 const nextBin = path.join(root, "node_modules", ".bin", "next");
@@ -57,7 +57,6 @@ const ANSWERS = Number(opts.answers);
 let BASE = "";
 
 const err = (line: string) => process.stderr.write(`${line}\n`);
-
 
 async function main(): Promise<void> {
   if (opts.build || !existsSync(path.join(root, ".next", "BUILD_ID"))) {

@@ -6,6 +6,7 @@
  * runs in `rounds` slices, each right after a slice of the floor, and its "% of floor" is the
  * median of the rounds' ratios; req/s is the mean of its slices, p50 and p99 their medians.
  */
+import type autocannon from "autocannon";
 
 /** What one load run of a case measured. */
 export interface Slice {
@@ -40,6 +41,15 @@ export class Floor {
   figures(): Figures {
     return { name: this.name, ...combine(this.slices), ofFloor: 1 };
   }
+}
+
+/** Load cases of one table, each alternated with slices of its floor (made by lib/bench/api.ts). */
+export interface BenchTable {
+  floor: Floor;
+  /** One autocannon case (warm-up, then the rounds). */
+  measure: (name: string, options: autocannon.Options) => Promise<Figures>;
+  /** The same concurrency through the driver, no HTTP. */
+  driver: (name: string, query: () => Promise<unknown>) => Promise<Figures>;
 }
 
 /** Runs `measure` `rounds` times, each right after a slice of the floor. */

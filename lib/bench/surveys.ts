@@ -4,20 +4,10 @@
  * answer, a survey with `populate=true` and a PATCH under load, each alternated with slices of the
  * framework floor (lib/bench/figures.ts), and a driver baseline. Prints figures; asserts nothing.
  */
-import type autocannon from "autocannon";
 import { Presets, SingleBar } from "cli-progress";
 import { ObjectId, type Db, type Document } from "mongodb";
 import { lower, surveySearchPrefixes } from "@/lib/services/survey-search";
-import { table, target, type Figures, type Floor } from "./figures";
-
-/** Load cases of one table, each alternated with slices of its floor (lib/bench/api.ts). */
-export interface BenchTable {
-  floor: Floor;
-  /** One autocannon case (warm-up, then the rounds). */
-  measure: (name: string, options: autocannon.Options) => Promise<Figures>;
-  /** The same concurrency through the driver, no HTTP. */
-  driver: (name: string, query: () => Promise<unknown>) => Promise<Figures>;
-}
+import { table, target, type BenchTable, type Figures } from "./figures";
 
 export interface SurveyBenchContext {
   database: Db;
