@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useReferenceNames } from "@/lib/client/reference";
-import { displayName, useMe, useUpdateUser, useUser, useUsersById } from "@/lib/client/users";
+import { RELATIONS, displayName, useMe, useUpdateUser, useUser, useUsersById } from "@/lib/client/users";
 import type { UserRecord } from "@/lib/schemas/users";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorMessage } from "../error-message";
@@ -200,9 +200,7 @@ function Hierarchy({ user }: { user: UserRecord }) {
         )}
       </div>
       <div className="grid gap-4 sm:grid-cols-3">
-        {list("Boss", hierarchy.boss)}
-        {list("Peers", hierarchy.peers)}
-        {list("Subordinates", hierarchy.subordinate)}
+        {RELATIONS.map(({ key, label }) => list(label, hierarchy[key]))}
       </div>
     </Card>
   );

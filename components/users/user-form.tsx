@@ -6,7 +6,7 @@ import { serverFieldErrors, zodFieldErrors } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useCreateUser, useUpdateUser, type CreateUserInput, type UpdateUserInput } from "@/lib/client/users";
+import { RELATIONS, useCreateUser, useUpdateUser, type CreateUserInput, type Relation, type UpdateUserInput } from "@/lib/client/users";
 import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/schemas/users";
 import { ErrorMessage } from "../error-message";
 import { Button, Card, CheckboxGroup, Field, LinkButton, describedBy, inputClass } from "../ui";
@@ -34,12 +34,6 @@ type FieldName = (typeof FIELDS)[number];
 
 const inputId = (field: string) => `user-${field.replaceAll(".", "-")}`;
 
-const RELATIONS = [
-  { key: "boss", label: "Boss" },
-  { key: "peers", label: "Peers" },
-  { key: "subordinate", label: "Subordinates" },
-] as const;
-type Relation = (typeof RELATIONS)[number]["key"];
 
 
 interface FormState {

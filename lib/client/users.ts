@@ -4,6 +4,14 @@ import type { z } from "zod";
 import type { CreateUserBody, UpdateUserBody, UserList, UserRecord } from "@/lib/schemas/users";
 import { api, type QueryValue } from "./api";
 
+/** A user's reporting lines in a company, as the pages name them. */
+export const RELATIONS = [
+  { key: "boss", label: "Boss" },
+  { key: "peers", label: "Peers" },
+  { key: "subordinate", label: "Subordinates" },
+] as const;
+export type Relation = (typeof RELATIONS)[number]["key"];
+
 export type CreateUserInput = z.input<typeof CreateUserBody>;
 export type UpdateUserInput = z.input<typeof UpdateUserBody>;
 
