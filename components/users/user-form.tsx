@@ -34,8 +34,6 @@ type FieldName = (typeof FIELDS)[number];
 
 const inputId = (field: string) => `user-${field.replaceAll(".", "-")}`;
 
-
-
 interface FormState {
   email: string;
   displayName: string;

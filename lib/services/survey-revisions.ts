@@ -17,7 +17,7 @@ import { toSurveyRecord } from "./survey-records";
  * them. `previous` is the stored state the last write replaced and `revisionBy` who made the
  * current one, so that the revision of either can still be written after a crash (below).
  */
-export const INTERNAL_SURVEY_FIELDS = ["nameLower", "searchPrefixes", "previous", "revisionBy"] as const;
+const INTERNAL_SURVEY_FIELDS = ["nameLower", "searchPrefixes", "previous", "revisionBy"] as const;
 
 /** A projection that leaves the bookkeeping fields out. */
 export const WITHOUT_INTERNAL_FIELDS: Readonly<Record<string, 0>> = Object.fromEntries(INTERNAL_SURVEY_FIELDS.map((field) => [field, 0]));
