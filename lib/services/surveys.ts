@@ -5,6 +5,7 @@
  */
 import type { Document, Filter } from "mongodb";
 import { AccessRole, Answer, Property, Question, Survey, SurveyChat, User } from "@/lib/models";
+import { aggregateDocs, findDocs, findOneDoc } from "@/lib/models/read";
 import type { SurveyDoc } from "@/lib/models/survey";
 import {
   SURVEY_FIELDS,
@@ -48,12 +49,12 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
 
   const [docs, counter] = await Promise.all([
-    Survey.collection.find(filter, { projection, sort: NEWEST_FIRST, skip: (query.page - 1) * query.limit, limit: query.limit }).toArray(),
+    findDocs<LeanSurvey>(Survey, filter, { projection, sort: NEWEST_FIRST, skip: (query.page - 1) * query.limit, limit: query.limit }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
   return {
     data: {
-      surveys: docs.map((doc) => toSurveyRecord(doc as LeanSurvey, fields)) as SurveyList["data"]["surveys"],
+      surveys: docs.map((doc) => toSurveyRecord(doc, fields)) as SurveyList["data"]["surveys"],
       page: query.page,
       limit: query.limit,
       ...(counter === undefined ? {} : { counter }),
@@ -81,9 +82,7 @@ const withId = (select: SurveyField[]): SurveyField[] => ["_id", ...new Set(sele
 /** The ids of the surveys the answers of these uuids belong to, within the company. */
 async function surveysOfAnswers(companyId: ObjectId, uuids: string[], notes: Notes): Promise<ObjectId[]> {
   const wanted = [...new Set(uuids)];
-  const answers = await Answer.collection
-    .find({ uuid: { $in: wanted.map(oid) }, company: companyId }, { projection: { uuid: 1, survey: 1 } })
-    .toArray();
+  const answers = await findDocs(Answer, { uuid: { $in: wanted.map(oid) }, company: companyId }, { projection: { uuid: 1, survey: 1 } });
   const found = new Set(answers.map((answer) => (answer.uuid as ObjectId).toHexString()));
   for (const uuid of wanted) {
     if (!found.has(uuid)) notes.warning("unknown_answer", `No answer of the company has the uuid ${uuid}.`, "answer");
@@ -96,11 +95,11 @@ export async function getSurvey(auth: Principal, id: string, options: { populate
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
   const [doc, chat] = await Promise.all([
-    Survey.collection.findOne({ _id: surveyId, company: companyId }, { projection: WITHOUT_INTERNAL_FIELDS }),
+    findOneDoc<LeanSurvey>(Survey, { _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS),
     options.populate ? surveyChats(surveyId, companyId) : undefined,
   ]);
   if (!doc) throw notFound("survey");
-  const record = toSurveyRecord(doc as LeanSurvey) as SurveyRecord;
+  const record = toSurveyRecord(doc) as SurveyRecord;
   return chat ? { ...record, chat } : record;
 }
 
@@ -108,14 +107,12 @@ export async function getSurvey(auth: Principal, id: string, options: { populate
 async function surveyChats(surveyId: ObjectId, companyId: ObjectId): Promise<SurveyChatRecord[]> {
   // Three independent reads, in parallel: one round trip to the database.
   const [chats, questions, counts] = await Promise.all([
-    SurveyChat.collection.find({ survey: surveyId, company: companyId }, { sort: { order: 1, _id: 1 } }).toArray(),
-    Question.collection.find({ survey: surveyId, company: companyId }).toArray(),
-    Answer.collection
-      .aggregate<{ _id: ObjectId; n: number }>([
-        { $match: { survey: surveyId, company: companyId } },
-        { $group: { _id: "$question", n: { $sum: 1 } } },
-      ])
-      .toArray(),
+    findDocs(SurveyChat, { survey: surveyId, company: companyId }, { sort: { order: 1, _id: 1 } }),
+    findDocs(Question, { survey: surveyId, company: companyId }),
+    aggregateDocs<{ _id: ObjectId; n: number }>(Answer, [
+      { $match: { survey: surveyId, company: companyId } },
+      { $group: { _id: "$question", n: { $sum: 1 } } },
+    ]),
   ]);
   const answers = new Map(counts.map((count) => [count._id.toHexString(), count.n]));
   const byChat = new Map<string, Document[]>();

@@ -2,8 +2,10 @@
  * The users resource (specification §2.1, §4.1–4.5; contract §6): list, read, create, update.
  * Every query is scoped to the caller's company: a user of another company does not exist here.
  */
+import type { Document, Filter } from "mongodb";
 import type { QueryFilter } from "mongoose";
 import { AccessRole, Bot, JobTitle, Property, User } from "@/lib/models";
+import { findDocs, findOneDoc } from "@/lib/models/read";
 import type { UserDoc } from "@/lib/models/user";
 import {
   UserName,
@@ -33,11 +35,11 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   const filter = await listFilter(companyId, query, notes);
   const direction = query.orderBy === "asc" ? 1 : -1;
   const [docs, counter] = await Promise.all([
-    User.find(filter)
-      .sort({ modifiedAt: direction, _id: direction })
-      .skip((query.page - 1) * query.limit)
-      .limit(query.limit)
-      .lean<LeanUser[]>(),
+    findDocs<LeanUser>(User, filter as Filter<Document>, {
+      sort: { modifiedAt: direction, _id: direction },
+      skip: (query.page - 1) * query.limit,
+      limit: query.limit,
+    }),
     query.count ? countUsers(companyId, filter) : undefined,
   ]);
   return {
@@ -130,7 +132,7 @@ async function relatedFilter(companyId: ObjectId, userId: ObjectId, notes: Notes
 
 export async function getUser(auth: Principal, id: string): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
-  const doc = await User.findOne({ _id: oid(id), "companies.companyId": companyId }).lean<LeanUser>();
+  const doc = await findOneDoc<LeanUser>(User, { _id: oid(id), "companies.companyId": companyId });
   if (!doc) throw notFound("user");
   return (await toUserRecords([doc], companyId))[0];
 }
