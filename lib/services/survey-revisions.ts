@@ -4,6 +4,7 @@
  */
 import type { Document } from "mongodb";
 import { Survey, SurveyRevision } from "@/lib/models";
+import { findDocs } from "@/lib/models/read";
 import type { SurveyDoc } from "@/lib/models/survey";
 import { isObjectId } from "@/lib/schemas/common";
 import type { ListRevisionsQuery, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/schemas/surveys";
@@ -73,9 +74,7 @@ export async function listRevisions(auth: Principal, id: string, query: ListRevi
   await sealRevisions(survey);
   const filter = { survey: surveyId, company: companyId };
   const [docs, counter] = await Promise.all([
-    SurveyRevision.collection
-      .find(filter, { sort: { __v: -1 }, skip: (query.page - 1) * query.limit, limit: query.limit })
-      .toArray(),
+    findDocs(SurveyRevision, filter, { sort: { __v: -1 }, skip: (query.page - 1) * query.limit, limit: query.limit }),
     query.count ? SurveyRevision.collection.countDocuments(filter) : undefined,
   ]);
   return {
