@@ -5,9 +5,10 @@ import type { Collection, Connection } from "mongoose";
  * Reads as one `find` (or `aggregate`) command whose first batch holds the whole result, instead
  * of a driver cursor. Inside the Next.js server a cursor's own bookkeeping (the cursor object, its
  * implicit session, its close and cleanup) cost more than the database's work for a page: the
- * default user page served about 18% more requests per second this way (bench:api). A result too
- * large for one reply (16 MiB, or more than `batchSize` documents) leaves its cursor on the server;
- * then that cursor is closed and the read is made again through a driver cursor, which pages on.
+ * default user page served 12–18% more requests per second this way (bench:api, 2026-11-24).
+ * A result too large for one reply (16 MiB, or more documents than the batch asked for) leaves
+ * its cursor open on the server; then that cursor is closed and the read is made again through a
+ * driver cursor, which pages on.
  *
  * Filters go to the database as given: no Mongoose casting, so callers pass ObjectIds and Dates.
  * The command runs on the primary, as every read of this service does.
