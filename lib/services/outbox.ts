@@ -1,6 +1,6 @@
 /** Reading the outbox of the caller's company (the e-mails `sendMail` kept; see mail.ts). */
 import { OutboxMail } from "@/lib/models";
-import { findDocs } from "@/lib/models/read";
+import { findDocs, pageWindow } from "@/lib/models/read";
 import type { ListOutboxQuery, OutboxList } from "@/lib/schemas/outbox";
 import type { Principal } from "./auth";
 import { oid, type ObjectId } from "./ids";
@@ -18,7 +18,7 @@ export async function listOutbox(auth: Principal, query: ListOutboxQuery): Promi
   const filter: Record<string, unknown> = { company: oid(auth.companyId) };
   if (query.to) filter.to = query.to.toLowerCase();
   const [docs, counter] = await Promise.all([
-    findDocs<OutboxDoc>(OutboxMail, filter, { sort: { createdAt: -1, _id: -1 }, skip: (query.page - 1) * query.limit, limit: query.limit }),
+    findDocs<OutboxDoc>(OutboxMail, filter, { sort: { createdAt: -1, _id: -1 }, ...pageWindow(query) }),
     query.count ? OutboxMail.countDocuments(filter) : undefined,
   ]);
   return {

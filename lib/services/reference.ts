@@ -3,7 +3,7 @@
  * kind is a list of named records of one company; names are unique within it.
  */
 import { AccessRole, Bot, JobTitle, Property } from "@/lib/models";
-import { findDocs } from "@/lib/models/read";
+import { findDocs, pageWindow } from "@/lib/models/read";
 import type { AccessRoleRecord, CreateAccessRoleBody, CreateNamedBody, ListReferenceQuery } from "@/lib/schemas/reference";
 import type { Principal } from "./auth";
 import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
@@ -38,7 +38,7 @@ export async function listReference<K extends ReferenceKind>(auth: Principal, ki
   // Case-insensitive prefix of the name, matched literally.
   if (search) filter.name = { $regex: `^${escapeRegExp(search)}`, $options: "i" };
   const [docs, counter] = await Promise.all([
-    findDocs<ReferenceDoc>(model(kind), filter, { sort: { name: 1, _id: 1 }, skip: (query.page - 1) * query.limit, limit: query.limit }),
+    findDocs<ReferenceDoc>(model(kind), filter, { sort: { name: 1, _id: 1 }, ...pageWindow(query) }),
     query.count ? model(kind).countDocuments(filter) : undefined,
   ]);
   const records = docs.map((doc) => toReferenceRecord(kind, doc));

@@ -4,7 +4,7 @@
  */
 import type { Document } from "mongodb";
 import { Survey, SurveyRevision } from "@/lib/models";
-import { findDocs } from "@/lib/models/read";
+import { findDocs, pageWindow } from "@/lib/models/read";
 import type { SurveyDoc } from "@/lib/models/survey";
 import { isObjectId } from "@/lib/schemas/common";
 import type { ListRevisionsQuery, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/schemas/surveys";
@@ -74,7 +74,7 @@ export async function listRevisions(auth: Principal, id: string, query: ListRevi
   await sealRevisions(survey);
   const filter = { survey: surveyId, company: companyId };
   const [docs, counter] = await Promise.all([
-    findDocs(SurveyRevision, filter, { sort: { __v: -1 }, skip: (query.page - 1) * query.limit, limit: query.limit }),
+    findDocs(SurveyRevision, filter, { sort: { __v: -1 }, ...pageWindow(query) }),
     query.count ? SurveyRevision.collection.countDocuments(filter) : undefined,
   ]);
   return {

@@ -5,7 +5,7 @@
  */
 import type { Document, Filter } from "mongodb";
 import { AccessRole, Answer, Property, Question, Survey, SurveyChat, User } from "@/lib/models";
-import { aggregateDocs, findDocs, findOneDoc } from "@/lib/models/read";
+import { aggregateDocs, findDocs, findOneDoc, pageWindow } from "@/lib/models/read";
 import type { SurveyDoc } from "@/lib/models/survey";
 import {
   SURVEY_FIELDS,
@@ -49,7 +49,7 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
 
   const [docs, counter] = await Promise.all([
-    findDocs<LeanSurvey>(Survey, filter, { projection, sort: NEWEST_FIRST, skip: (query.page - 1) * query.limit, limit: query.limit }),
+    findDocs<LeanSurvey>(Survey, filter, { projection, sort: NEWEST_FIRST, ...pageWindow(query) }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
   return {

@@ -5,7 +5,7 @@
 import type { Document, Filter } from "mongodb";
 import type { QueryFilter } from "mongoose";
 import { AccessRole, Bot, JobTitle, Property, User } from "@/lib/models";
-import { findDocs, findOneDoc } from "@/lib/models/read";
+import { findDocs, findOneDoc, pageWindow } from "@/lib/models/read";
 import type { UserDoc } from "@/lib/models/user";
 import {
   UserName,
@@ -35,11 +35,7 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   const filter = await listFilter(companyId, query, notes);
   const direction = query.orderBy === "asc" ? 1 : -1;
   const [docs, counter] = await Promise.all([
-    findDocs<LeanUser>(User, filter as Filter<Document>, {
-      sort: { modifiedAt: direction, _id: direction },
-      skip: (query.page - 1) * query.limit,
-      limit: query.limit,
-    }),
+    findDocs<LeanUser>(User, filter as Filter<Document>, { sort: { modifiedAt: direction, _id: direction }, ...pageWindow(query) }),
     query.count ? countUsers(companyId, filter) : undefined,
   ]);
   return {
