@@ -4,7 +4,7 @@
  */
 import type { Document } from "mongodb";
 import { Survey, SurveyRevision } from "@/lib/models";
-import { findDocs, pageWindow } from "@/lib/models/read";
+import { findDocs, findOneDoc, pageWindow } from "@/lib/models/read";
 import type { SurveyDoc } from "@/lib/models/survey";
 import { isObjectId } from "@/lib/schemas/common";
 import type { ListRevisionsQuery, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/schemas/surveys";
@@ -68,7 +68,7 @@ function revisionOf(state: Document): Document {
 export async function listRevisions(auth: Principal, id: string, query: ListRevisionsQuery): Promise<SurveyRevisionList> {
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
-  const survey = await Survey.collection.findOne({ _id: surveyId, company: companyId });
+  const survey = await findOneDoc(Survey, { _id: surveyId, company: companyId });
   if (!survey) throw notFound("survey");
   // Normally a no-op; after a write that stopped half-way it adds the revision that write missed.
   await sealRevisions(survey);
