@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./config";
+import { ConfigError, defaultReadWorkers, loadConfig } from "./config";
 
 describe("loadConfig", () => {
   it("gives the contract's defaults for an empty environment", () => {
@@ -14,6 +14,7 @@ describe("loadConfig", () => {
       smtpUrl: undefined,
       rateLimitPerMinute: 600,
       logLevel: "info",
+      readWorkers: defaultReadWorkers(),
     });
   });
 
@@ -35,6 +36,7 @@ describe("loadConfig", () => {
       SMTP_URL: "smtp://mail.example:25",
       RATE_LIMIT_PER_MINUTE: "60",
       LOG_LEVEL: "debug",
+      READ_WORKERS: "3",
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -44,13 +46,14 @@ describe("loadConfig", () => {
       smtpUrl: "smtp://mail.example:25",
       rateLimitPerMinute: 60,
       logLevel: "debug",
+      readWorkers: 3,
     });
   });
 
   it("names every bad variable and its value", () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1" });
+      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1", READ_WORKERS: "all" });
     } catch (e) {
       error = e;
     }
@@ -59,6 +62,14 @@ describe("loadConfig", () => {
     expect(message).toContain('PORT="http"');
     expect(message).toContain('MONGODB_URI="localhost"');
     expect(message).toContain('RATE_LIMIT_PER_MINUTE="-1"');
+    expect(message).toContain('READ_WORKERS="all": must be a whole number from 0 to 16');
+  });
+
+  it("starts a read worker only when there is a second core", () => {
+    expect(defaultReadWorkers(1)).toBe(0);
+    expect(defaultReadWorkers(2)).toBe(1);
+    expect(defaultReadWorkers(64)).toBe(1);
+    expect(loadConfig({ READ_WORKERS: "0" }).readWorkers).toBe(0);
   });
 
   it("honours a change of process.env between calls", () => {

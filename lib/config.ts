@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 
@@ -10,6 +11,10 @@ const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
 
 const PORT_RANGE = "must be a port number from 1 to 65535";
 const POSITIVE = "must be a whole number above 0";
+const WORKERS = "must be a whole number from 0 to 16";
+
+/** One read worker beside the thread that serves HTTP, when there is a second core for it. */
+export const defaultReadWorkers = (cores = availableParallelism()): number => (cores > 1 ? 1 : 0);
 
 const envSchema = z.object({
   PORT: withDefault(z.coerce.number({ error: PORT_RANGE }).int(PORT_RANGE).min(1, PORT_RANGE).max(65535, PORT_RANGE), "3000"),
@@ -23,6 +28,7 @@ const envSchema = z.object({
   SMTP_URL: optional(z.string().regex(/^smtps?:\/\/\S+$/, "must be an smtp:// or smtps:// URL")),
   RATE_LIMIT_PER_MINUTE: withDefault(z.coerce.number({ error: POSITIVE }).int(POSITIVE).positive(POSITIVE), "600"),
   LOG_LEVEL: withDefault(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), "info"),
+  READ_WORKERS: optional(z.coerce.number({ error: WORKERS }).int(WORKERS).min(0, WORKERS).max(16, WORKERS)),
 });
 
 export interface Config {
@@ -40,6 +46,8 @@ export interface Config {
   smtpUrl: string | undefined;
   rateLimitPerMinute: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** Worker threads that read and shape records off the HTTP thread (lib/db/workers.ts); 0: none. */
+  readWorkers: number;
 }
 
 export class ConfigError extends Error {
@@ -83,5 +91,6 @@ function parseConfig(env: Record<string, string | undefined>): Config {
     smtpUrl: e.SMTP_URL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
+    readWorkers: e.READ_WORKERS ?? defaultReadWorkers(),
   };
 }

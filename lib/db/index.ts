@@ -2,6 +2,7 @@ import path from "node:path";
 import mongoose from "mongoose";
 import { loadConfig } from "@/lib/config";
 import { startOrAttach, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
+import { WorkerPool, type WorkerPoolOptions, type WorkerTarget } from "./workers";
 
 export type DatabaseKind = "embedded" | "mongodb";
 
@@ -12,6 +13,10 @@ interface DbState {
   connecting: Promise<typeof mongoose> | null;
   kind: DatabaseKind | null;
   embedded: EmbeddedMongoHandle | null;
+  /** Set once connected: where worker threads connect to reach the same database. */
+  target: WorkerTarget | null;
+  /** Worker pools by name, closed with the connection. */
+  pools: Map<string, WorkerPool>;
   signalsHandled: boolean;
 }
 
@@ -21,6 +26,8 @@ const state: DbState = (holder.__usersurveysDb ??= {
   connecting: null,
   kind: null,
   embedded: null,
+  target: null,
+  pools: new Map(),
   signalsHandled: false,
 });
 
@@ -48,10 +55,10 @@ async function open(): Promise<typeof mongoose> {
     uri = embedded.localUri;
   }
   try {
-    return await mongoose.connect(uri, {
-      dbName: databaseName(uri),
-      serverSelectionTimeoutMS: 10_000,
-    });
+    const dbName = databaseName(uri);
+    const connected = await mongoose.connect(uri, { dbName, serverSelectionTimeoutMS: 10_000 });
+    state.target = { uri, dbName };
+    return connected;
   } catch (error) {
     await closeEmbedded();
     throw error;
@@ -97,10 +104,29 @@ export async function ping(timeoutMs = 3_000): Promise<void> {
   }
 }
 
-/** Closes the Mongoose connection, then the embedded server when this process runs it. */
+/**
+ * The pool of worker threads named `name` (lib/db/workers.ts), connected to this process's
+ * database; started with the first call after {@link connect} has settled, closed by
+ * {@link disconnect}. `undefined` before that, and when `options.size` is 0.
+ */
+export function workerPool(name: string, options: Omit<WorkerPoolOptions, "target">): WorkerPool | undefined {
+  if (!state.target || options.size <= 0) return undefined;
+  let pool = state.pools.get(name);
+  if (!pool) {
+    pool = new WorkerPool({ ...options, target: state.target });
+    state.pools.set(name, pool);
+  }
+  return pool;
+}
+
+/** Closes the worker pools and the Mongoose connection, then the embedded server when this process runs it. */
 export async function disconnect(): Promise<void> {
   const pending = state.connecting;
   state.connecting = null;
+  state.target = null;
+  const pools = [...state.pools.values()];
+  state.pools.clear();
+  await Promise.all(pools.map((pool) => pool.close()));
   if (pending) await pending.catch(() => undefined);
   await mongoose.disconnect();
   await closeEmbedded();

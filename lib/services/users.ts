@@ -5,7 +5,7 @@
 import type { Document, Filter } from "mongodb";
 import type { QueryFilter } from "mongoose";
 import { AccessRole, Bot, JobTitle, Property, User } from "@/lib/models";
-import { findDocs, findOneDoc, pageWindow } from "@/lib/models/read";
+import { pageWindow } from "@/lib/models/read";
 import type { UserDoc } from "@/lib/models/user";
 import {
   UserName,
@@ -22,10 +22,10 @@ import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
 import { newId, oid, type ObjectId } from "./ids";
 import { inviteUser } from "./invitations";
 import type { Notes } from "./notes";
+import { offThread } from "./off-thread";
 import { hashPassword, storePasswordHash } from "./passwords";
 import { searchFilter, userKeywords } from "./search";
-
-type LeanUser = Pick<UserDoc, keyof UserDoc>;
+import { toUserRecords, type LeanUser } from "./user-records";
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -34,13 +34,18 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   const companyId = oid(auth.companyId);
   const filter = await listFilter(companyId, query, notes);
   const direction = query.orderBy === "asc" ? 1 : -1;
-  const [docs, counter] = await Promise.all([
-    findDocs<LeanUser>(User, filter as Filter<Document>, { sort: { modifiedAt: direction, _id: direction }, ...pageWindow(query) }),
+  const [users, counter] = await Promise.all([
+    offThread("userRecords", {
+      companyId,
+      filter: filter as Filter<Document>,
+      sort: { modifiedAt: direction, _id: direction },
+      ...pageWindow(query),
+    }),
     query.count ? countUsers(companyId, filter) : undefined,
   ]);
   return {
     data: {
-      users: await toUserRecords(docs, companyId),
+      users,
       page: query.page,
       limit: query.limit,
       ...(counter === undefined ? {} : { counter }),
@@ -128,9 +133,9 @@ async function relatedFilter(companyId: ObjectId, userId: ObjectId, notes: Notes
 
 export async function getUser(auth: Principal, id: string): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
-  const doc = await findOneDoc<LeanUser>(User, { _id: oid(id), "companies.companyId": companyId });
-  if (!doc) throw notFound("user");
-  return (await toUserRecords([doc], companyId))[0];
+  const [user] = await offThread("userRecords", { companyId, filter: { _id: oid(id), "companies.companyId": companyId }, limit: 1 });
+  if (!user) throw notFound("user");
+  return user;
 }
 
 export const getMe = (auth: Principal): Promise<UserRecord> => getUser(auth, auth.userId);
@@ -331,76 +336,4 @@ async function checkReferences(companyId: ObjectId, body: References): Promise<v
   if (details.length > 0) {
     throw new ServiceError("unknown_reference", "The body names records that do not exist in the company.", details);
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Serialising
-
-/**
- * The records as the API shows them to one company: only that company's `companies` entry, and,
- * for a user who also belongs to other companies, only this company's roles, properties, job and
- * bot — nothing of another company leaks through a shared user.
- */
-export async function toUserRecords(docs: LeanUser[], companyId: ObjectId): Promise<UserRecord[]> {
-  const shared = docs.filter((doc) => doc.companies.length > 1);
-  const own = shared.length > 0 ? await ownReferences(shared, companyId) : undefined;
-  return docs.map((doc) => toUserRecord(doc, companyId, doc.companies.length > 1 ? own : undefined));
-}
-
-async function ownReferences(docs: LeanUser[], companyId: ObjectId): Promise<Set<string>> {
-  const ids = (pick: (doc: LeanUser) => (ObjectId | null | undefined)[]) =>
-    [...new Set(docs.flatMap((doc) => pick(doc).filter((id): id is ObjectId => Boolean(id))))];
-  const select = { _id: 1 } as const;
-  const found = await Promise.all([
-    AccessRole.find({ _id: { $in: ids((doc) => doc.accessRoles) }, company: companyId }, select).lean(),
-    Property.find({ _id: { $in: ids((doc) => doc.properties) }, company: companyId }, select).lean(),
-    JobTitle.find({ _id: { $in: ids((doc) => [doc.job]) }, company: companyId }, select).lean(),
-    Bot.find({ _id: { $in: ids((doc) => [doc.bot]) }, company: companyId }, select).lean(),
-  ]);
-  return new Set(found.flat().map((record) => record._id.toHexString()));
-}
-
-const hex = (id: ObjectId) => id.toHexString();
-const iso = (date: Date) => date.toISOString();
-
-function toUserRecord(doc: LeanUser, companyId: ObjectId, own: Set<string> | undefined): UserRecord {
-  const visible = (id: ObjectId | null | undefined) => (id && (!own || own.has(hex(id))) ? hex(id) : null);
-  const visibleAll = (ids: ObjectId[]) => ids.map(visible).filter((id): id is string => id !== null);
-  const name = doc.name;
-  return {
-    _id: hex(doc._id),
-    name: name
-      ? {
-          displayName: name.displayName ?? "",
-          names: name.names ?? "",
-          lastName: name.lastName ?? "",
-          secondLastName: name.secondLastName ?? "",
-        }
-      : null,
-    email: doc.email,
-    accessRoles: visibleAll(doc.accessRoles),
-    properties: visibleAll(doc.properties),
-    job: visible(doc.job),
-    bot: visible(doc.bot),
-    phone: doc.phone ?? null,
-    isActive: doc.isActive,
-    isOnline: doc.isOnline,
-    termsConditions: doc.termsConditions,
-    search: doc.search,
-    companies: doc.companies
-      .filter((entry) => entry.companyId.equals(companyId))
-      .map((entry) => ({
-        _id: hex(entry._id),
-        companyId: hex(entry.companyId),
-        hierarchy: {
-          boss: (entry.hierarchy?.boss ?? []).map(hex),
-          peers: (entry.hierarchy?.peers ?? []).map(hex),
-          subordinate: (entry.hierarchy?.subordinate ?? []).map(hex),
-        },
-      })),
-    lastRequestDate: doc.lastRequestDate ? iso(doc.lastRequestDate) : null,
-    createdAt: iso(doc.createdAt),
-    modifiedAt: iso(doc.modifiedAt),
-    extensions: (doc.extensions ?? {}) as Record<string, unknown>,
-  };
 }

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { User } from "@/lib/models";
+import { createTenant } from "@/lib/http/testing";
+import { useTestDatabase } from "@/lib/testing/database";
+import { oid } from "./ids";
+import { offThread, readWorkers } from "./off-thread";
+import { readUserRecords, type UserRecordsQuery } from "./user-records";
+
+const pageOf = (companyId: string): UserRecordsQuery => ({
+  companyId: oid(companyId),
+  filter: { "companies.companyId": oid(companyId) },
+  sort: { modifiedAt: -1, _id: -1 },
+  skip: 0,
+  limit: 10,
+});
+
+describe("reads of user records on the read worker", () => {
+  useTestDatabase();
+
+  it("answer what the same read answers in this thread, and run on the worker", async () => {
+    const tenant = await createTenant();
+    const before = readWorkers()?.answered ?? 0;
+    const onWorker = await offThread("userRecords", pageOf(tenant.companyId));
+    expect(readWorkers()?.answered).toBe(before + 1);
+    expect(onWorker).toEqual(await readUserRecords(pageOf(tenant.companyId)));
+    expect(onWorker.map((user) => user._id).sort()).toEqual([tenant.adminId, tenant.memberId].sort());
+  });
+
+  it("show a user of two companies to each with only that company's references", async () => {
+    const first = await createTenant();
+    const second = await createTenant();
+    // The member of the first company joins the second, with its role there.
+    await User.collection.updateOne(
+      { _id: oid(first.memberId) },
+      {
+        $push: { companies: { _id: oid(first.memberId), companyId: oid(second.companyId), hierarchy: { boss: [], peers: [], subordinate: [] } } },
+        $addToSet: { accessRoles: oid(second.memberRoleId) },
+      } as never,
+    );
+    const read = (companyId: string) =>
+      offThread("userRecords", { ...pageOf(companyId), filter: { _id: oid(first.memberId), "companies.companyId": oid(companyId) } });
+    const [inFirst] = await read(first.companyId);
+    const [inSecond] = await read(second.companyId);
+    expect(inFirst.accessRoles).toEqual([first.memberRoleId]);
+    expect(inFirst.companies.map((entry) => entry.companyId)).toEqual([first.companyId]);
+    expect(inSecond.accessRoles).toEqual([second.memberRoleId]);
+    expect(inSecond.companies.map((entry) => entry.companyId)).toEqual([second.companyId]);
+  });
+
+  it("fail with the database's error, not a silent empty page", async () => {
+    const tenant = await createTenant();
+    const bad = { ...pageOf(tenant.companyId), filter: { $where: "1" } };
+    const before = readWorkers()?.answered ?? 0;
+    const error = await offThread("userRecords", bad).catch((e: unknown) => e);
+    expect(String(error)).toMatch(/\$where/);
+    expect(readWorkers()?.answered).toBe(before + 1);
+  });
+});
+
+describe("with READ_WORKERS=0", () => {
+  let previous: string | undefined;
+  beforeAll(() => {
+    previous = process.env.READ_WORKERS;
+    process.env.READ_WORKERS = "0";
+  });
+  afterAll(() => {
+    if (previous === undefined) delete process.env.READ_WORKERS;
+    else process.env.READ_WORKERS = previous;
+  });
+  useTestDatabase();
+
+  it("reads run in this thread", async () => {
+    const tenant = await createTenant();
+    expect(readWorkers()).toBeUndefined();
+    const users = await offThread("userRecords", pageOf(tenant.companyId));
+    expect(users.map((user) => user._id).sort()).toEqual([tenant.adminId, tenant.memberId].sort());
+  });
+});

@@ -1,0 +1,11 @@
+/**
+ * The reads that may run on a read worker (lib/db/workers.ts), by name. Each takes BSON-able
+ * arguments and answers plain records, so that it runs the same in the calling thread.
+ */
+import { readUserRecords } from "./user-records";
+
+export const readTasks = {
+  userRecords: readUserRecords,
+};
+
+export type ReadTasks = typeof readTasks;
