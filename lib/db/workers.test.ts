@@ -84,6 +84,13 @@ describe("WorkerPool", () => {
     await expect(pool.run("threadId", {})).rejects.toThrow("No worker is available.");
   });
 
+  it("fails tasks with WorkerUnavailable, naming the cause, when a worker cannot connect", async () => {
+    const pool = newPool({ target: { uri: "mongodb://", dbName: "workers" } });
+    const error = await pool.run("threadId", {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkerUnavailable);
+    expect((error as Error).message).toMatch(/^The worker exited with code 1 \(.+\)\.$/);
+  });
+
   it("close() ends its workers and refuses later tasks", async () => {
     const pool = newPool();
     await pool.run("threadId", {});

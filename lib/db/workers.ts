@@ -56,9 +56,13 @@ export function serveTasks(tasks: Tasks): void {
   });
 
   port.on("message", async ({ id, task, args }: Message) => {
-    let answer: Answer;
     try {
       await connected;
+    } catch {
+      return; // not answered: the pool fails the task with WorkerUnavailable when this worker ends
+    }
+    let answer: Answer;
+    try {
       const run = Object.hasOwn(tasks, task) ? tasks[task] : undefined;
       if (!run) throw new Error(`No task named ${task}.`);
       answer = { id, value: await run(BSON.deserialize(args) as never) };
