@@ -4,6 +4,10 @@ import { createTenant } from "@/lib/http/testing";
 import { useTestDatabase } from "@/lib/testing/database";
 import { oid } from "./ids";
 import { offThread, readWorkers } from "./off-thread";
+import { Notes } from "./notes";
+import { readSurveyRecords, type SurveyRecordsQuery } from "./survey-records";
+import { CreateSurveyBody } from "@/lib/schemas/surveys";
+import { createSurvey } from "./surveys";
 import { readUserRecords, type UserRecordsQuery } from "./user-records";
 
 const pageOf = (companyId: string): UserRecordsQuery => ({
@@ -14,10 +18,10 @@ const pageOf = (companyId: string): UserRecordsQuery => ({
   limit: 10,
 });
 
-describe("reads of user records on the read worker", () => {
+describe("reads on the read worker", () => {
   useTestDatabase();
 
-  it("answer what the same read answers in this thread, and run on the worker", async () => {
+  it("answer a user page as the same read does in this thread, and run on the worker", async () => {
     const tenant = await createTenant();
     const before = readWorkers()?.answered ?? 0;
     const onWorker = await offThread("userRecords", pageOf(tenant.companyId));
@@ -45,6 +49,25 @@ describe("reads of user records on the read worker", () => {
     expect(inFirst.companies.map((entry) => entry.companyId)).toEqual([first.companyId]);
     expect(inSecond.accessRoles).toEqual([second.memberRoleId]);
     expect(inSecond.companies.map((entry) => entry.companyId)).toEqual([second.companyId]);
+  });
+
+  it("read survey pages too, the same as in this thread", async () => {
+    const tenant = await createTenant();
+    const auth = { userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] };
+    for (const code of ["one", "two", "three"]) await createSurvey(auth, CreateSurveyBody.parse({ code, name: `Survey ${code}`, version: 2 }), new Notes());
+    const page: SurveyRecordsQuery = {
+      filter: { company: oid(tenant.companyId) },
+      projection: { code: 1, name: 1 },
+      fields: ["_id", "code", "name"],
+      sort: { modifiedAt: -1, _id: -1 },
+      limit: 2,
+    };
+    const before = readWorkers()?.answered ?? 0;
+    const onWorker = await offThread("surveyRecords", page);
+    expect(readWorkers()?.answered).toBe(before + 1);
+    expect(onWorker).toEqual(await readSurveyRecords(page));
+    expect(onWorker.map((survey) => survey.code)).toEqual(["three", "two"]);
+    expect(Object.keys(onWorker[0]).sort()).toEqual(["_id", "code", "name"]);
   });
 
   it("fail with the database's error, not a silent empty page", async () => {

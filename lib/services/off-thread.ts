@@ -28,14 +28,18 @@ export const readWorkers = () =>
     onDisabled: (reason) => log().warn({ reason }, "read workers disabled; reads run on the HTTP thread"),
   });
 
-export async function offThread<K extends keyof ReadTasks>(task: K, args: Parameters<ReadTasks[K]>[0]): Promise<Awaited<ReturnType<ReadTasks[K]>>> {
+type Args<K extends keyof ReadTasks> = Parameters<ReadTasks[K]>[0];
+type Answer<K extends keyof ReadTasks> = Awaited<ReturnType<ReadTasks[K]>>;
+
+export async function offThread<K extends keyof ReadTasks>(task: K, args: Args<K>): Promise<Answer<K>> {
   const pool = readWorkers();
   if (pool?.usable) {
     try {
-      return (await pool.run(task, args)) as Awaited<ReturnType<ReadTasks[K]>>;
+      return (await pool.run(task, args)) as Answer<K>;
     } catch (error) {
       if (!(error instanceof WorkerUnavailable)) throw error;
     }
   }
-  return (await readTasks[task](args)) as Awaited<ReturnType<ReadTasks[K]>>;
+  const run = readTasks[task] as (args: Args<K>) => Promise<Answer<K>>;
+  return run(args);
 }

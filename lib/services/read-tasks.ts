@@ -2,10 +2,12 @@
  * The reads that may run on a read worker (lib/db/workers.ts), by name. Each takes BSON-able
  * arguments and answers plain records, so that it runs the same in the calling thread.
  */
+import { readSurveyRecords } from "./survey-records";
 import { readUserRecords } from "./user-records";
 
 export const readTasks = {
   userRecords: readUserRecords,
+  surveyRecords: readSurveyRecords,
 };
 
 export type ReadTasks = typeof readTasks;

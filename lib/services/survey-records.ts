@@ -1,4 +1,7 @@
 /** How a stored survey is shown by the API (also inside revisions). */
+import type { Document, Filter, Sort } from "mongodb";
+import { Survey } from "@/lib/models";
+import { findDocs } from "@/lib/models/read";
 import type { SurveyDoc } from "@/lib/models/survey";
 import { SURVEY_FIELDS, type SurveyField, type SurveyRecord, type SurveyVersion } from "@/lib/schemas/surveys";
 import type { ObjectId } from "./ids";
@@ -40,4 +43,21 @@ export function toSurveyRecord(doc: LeanSurvey, fields: readonly SurveyField[] =
   const record: Record<string, unknown> = {};
   for (const field of fields) record[field] = SERIALISERS[field](doc);
   return record as Partial<SurveyRecord>;
+}
+
+/** A read of survey records: the filter must already be scoped to the caller's company. */
+export interface SurveyRecordsQuery {
+  filter: Filter<Document>;
+  projection: Document;
+  /** The fields of each record, as {@link toSurveyRecord} takes them. */
+  fields: SurveyField[];
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+}
+
+/** Runs on a read worker (lib/services/read-tasks.ts) as well as in the calling thread. */
+export async function readSurveyRecords({ fields, filter, ...options }: SurveyRecordsQuery): Promise<Partial<SurveyRecord>[]> {
+  const docs = await findDocs<LeanSurvey>(Survey, filter, options);
+  return docs.map((doc) => toSurveyRecord(doc, fields));
 }

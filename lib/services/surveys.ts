@@ -25,6 +25,7 @@ import { TtlCache } from "./cache";
 import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
 import { newId, oid, type ObjectId } from "./ids";
 import { Notes } from "./notes";
+import { offThread } from "./off-thread";
 import { revisionAuthor, sealRevisions, WITHOUT_INTERNAL_FIELDS } from "./survey-revisions";
 import { migratePermissions, warnDormantFields, type PermissionState } from "@/lib/shared/survey-permissions";
 import { toSurveyRecord } from "./survey-records";
@@ -48,13 +49,13 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   const fields = query.select ? withId(query.select) : SURVEY_FIELDS;
   const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
 
-  const [docs, counter] = await Promise.all([
-    findDocs<LeanSurvey>(Survey, filter, { projection, sort: NEWEST_FIRST, ...pageWindow(query) }),
+  const [surveys, counter] = await Promise.all([
+    offThread("surveyRecords", { filter, projection, fields: [...fields], sort: NEWEST_FIRST, ...pageWindow(query) }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
   return {
     data: {
-      surveys: docs.map((doc) => toSurveyRecord(doc, fields)) as SurveyList["data"]["surveys"],
+      surveys: surveys as SurveyList["data"]["surveys"],
       page: query.page,
       limit: query.limit,
       ...(counter === undefined ? {} : { counter }),
