@@ -25,6 +25,7 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { Presets, SingleBar } from "cli-progress";
 import { MongoClient, ObjectId } from "mongodb";
+import { loadConfig } from "@/lib/config";
 import { startOrAttach } from "@/lib/embedded-mongo";
 import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
 import { benchSurveys } from "./surveys";
@@ -302,7 +303,7 @@ const BY_ID = "GET /v2/users/{id}";
 
 /** How the load was run, for the titles of both tables. */
 const SETTING = () =>
-  `embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}, production build, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each after as long a slice of the floor`;
+  `embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}, production build, READ_WORKERS=${loadConfig().readWorkers}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each after as long a slice of the floor`;
 
 function report(results: Figures[], note: string): void {
   const figure = (name: string) => results.find((r) => r.name === name)!;
