@@ -55,9 +55,9 @@ async function open(): Promise<typeof mongoose> {
     uri = embedded.localUri;
   }
   try {
-    const dbName = databaseName(uri);
-    const connected = await mongoose.connect(uri, { dbName, serverSelectionTimeoutMS: 10_000 });
-    state.target = { uri, dbName };
+    const options = { dbName: databaseName(uri), serverSelectionTimeoutMS: 10_000 };
+    const connected = await mongoose.connect(uri, options);
+    state.target = { uri, options };
     return connected;
   } catch (error) {
     await closeEmbedded();

@@ -2,10 +2,9 @@ import { Worker } from "node:worker_threads";
 import { ObjectId } from "mongodb";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/lib/testing/database";
-import { WorkerPool, WorkerUnavailable, type WorkerTarget } from "./workers";
+import { FROM_SOURCE, WorkerPool, WorkerUnavailable, type WorkerTarget } from "./workers";
 
-const probe = (target: WorkerTarget) =>
-  new Worker(new URL("../testing/probe-worker.ts", import.meta.url), { workerData: target, execArgv: ["--require", "tsx/cjs"] });
+const probe = (target: WorkerTarget) => new Worker(new URL("../testing/probe-worker.ts", import.meta.url), { workerData: target, ...FROM_SOURCE });
 
 describe("WorkerPool", () => {
   const db = useTestDatabase();
@@ -18,7 +17,7 @@ describe("WorkerPool", () => {
   };
 
   beforeAll(async () => {
-    target = { uri: db.uri, dbName: "workers" };
+    target = { uri: db.uri, options: { dbName: "workers" } };
     await db.mongoose.connection.useDb("workers").collection("items").insertMany([{ n: 1 }, { n: 2 }, { n: 3 }]);
   });
 
@@ -85,7 +84,7 @@ describe("WorkerPool", () => {
   });
 
   it("fails tasks with WorkerUnavailable, naming the cause, when a worker cannot connect", async () => {
-    const pool = newPool({ target: { uri: "mongodb://", dbName: "workers" } });
+    const pool = newPool({ target: { uri: "mongodb://", options: { dbName: "workers" } } });
     const error = await pool.run("threadId", {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkerUnavailable);
     expect((error as Error).message).toMatch(/^The worker exited with code 1 \(.+\)\.$/);

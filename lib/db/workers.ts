@@ -21,11 +21,17 @@ import mongoose from "mongoose";
 export type Task = (args: never) => Promise<unknown>;
 export type Tasks = Record<string, Task>;
 
-/** Where a worker connects: the database of the process that starts it. */
+/** Where and how a worker connects: as the process that starts it did (lib/db connect()). */
 export interface WorkerTarget {
   uri: string;
-  dbName: string;
+  options: { dbName: string; serverSelectionTimeoutMS?: number };
 }
+
+/**
+ * Worker options for an entry module run from TypeScript source (tests, CLIs under tsx): tsx's
+ * CommonJS hook, which Node 20 applies to a worker's entry (`--import tsx` does not reach it).
+ */
+export const FROM_SOURCE = { execArgv: ["--require", "tsx/cjs"] };
 
 interface Message {
   id: number;
@@ -47,8 +53,8 @@ export class WorkerUnavailable extends Error {
 export function serveTasks(tasks: Tasks): void {
   const port = parentPort;
   if (!port) throw new Error("serveTasks() runs in a worker thread.");
-  const { uri, dbName } = workerData as WorkerTarget;
-  const connected = mongoose.connect(uri, { dbName, serverSelectionTimeoutMS: 10_000 });
+  const { uri, options } = workerData as WorkerTarget;
+  const connected = mongoose.connect(uri, options);
   // A worker without a database is of no use: the error, uncaught, ends it and reaches the pool,
   // and its tasks run in the calling thread.
   connected.catch((error: unknown) => {

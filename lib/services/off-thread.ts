@@ -5,7 +5,7 @@
 import { Worker } from "node:worker_threads";
 import { loadConfig } from "@/lib/config";
 import { workerPool } from "@/lib/db";
-import { WorkerUnavailable, type WorkerTarget } from "@/lib/db/workers";
+import { FROM_SOURCE, WorkerUnavailable, type WorkerTarget } from "@/lib/db/workers";
 import { log } from "./log";
 import { readTasks, type ReadTasks } from "./read-tasks";
 
@@ -14,10 +14,7 @@ import { readTasks, type ReadTasks } from "./read-tasks";
 const fromSource = !process.env.NEXT_RUNTIME;
 
 function startReadWorker(target: WorkerTarget): Worker {
-  return new Worker(new URL("./read-worker.ts", import.meta.url), {
-    workerData: target,
-    ...(fromSource ? { execArgv: ["--require", "tsx/cjs"] } : {}),
-  });
+  return new Worker(new URL("./read-worker.ts", import.meta.url), { workerData: target, ...(fromSource ? FROM_SOURCE : {}) });
 }
 
 /** The process's read workers; `undefined` before the database is connected, or with `READ_WORKERS=0`. */
