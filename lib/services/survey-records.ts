@@ -1,7 +1,7 @@
 /** How a stored survey is shown by the API (also inside revisions). */
-import type { Document, Filter, Sort } from "mongodb";
+import type { Document, Filter } from "mongodb";
 import { Survey } from "@/lib/models";
-import { findDocs } from "@/lib/models/read";
+import { findDocs, type ReadOptions } from "@/lib/models/read";
 import type { SurveyDoc } from "@/lib/models/survey";
 import { SURVEY_FIELDS, type SurveyField, type SurveyRecord, type SurveyVersion } from "@/lib/schemas/surveys";
 import type { ObjectId } from "./ids";
@@ -46,14 +46,11 @@ export function toSurveyRecord(doc: LeanSurvey, fields: readonly SurveyField[] =
 }
 
 /** A read of survey records: the filter must already be scoped to the caller's company. */
-export interface SurveyRecordsQuery {
+export interface SurveyRecordsQuery extends ReadOptions {
   filter: Filter<Document>;
   projection: Document;
   /** The fields of each record, as {@link toSurveyRecord} takes them. */
-  fields: SurveyField[];
-  sort?: Sort;
-  skip?: number;
-  limit?: number;
+  fields: readonly SurveyField[];
 }
 
 /** Runs on a read worker (lib/services/read-tasks.ts) as well as in the calling thread. */

@@ -50,7 +50,7 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
 
   const [surveys, counter] = await Promise.all([
-    offThread("surveyRecords", { filter, projection, fields: [...fields], sort: NEWEST_FIRST, ...pageWindow(query) }),
+    offThread("surveyRecords", { filter, projection, fields, sort: NEWEST_FIRST, ...pageWindow(query) }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
   return {

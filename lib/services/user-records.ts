@@ -3,9 +3,9 @@
  * shared by the users service and the read workers (lib/services/read-tasks.ts). Nothing here
  * knows the caller beyond the company whose view it builds.
  */
-import type { Document, Filter, Sort } from "mongodb";
+import type { Document, Filter } from "mongodb";
 import { AccessRole, Bot, JobTitle, Property, User } from "@/lib/models";
-import { findDocs } from "@/lib/models/read";
+import { findDocs, type ReadOptions } from "@/lib/models/read";
 import type { UserDoc } from "@/lib/models/user";
 import type { UserRecord } from "@/lib/schemas/users";
 import type { ObjectId } from "./ids";
@@ -13,12 +13,9 @@ import type { ObjectId } from "./ids";
 export type LeanUser = Pick<UserDoc, keyof UserDoc>;
 
 /** A read of user records for one company: the filter must already be scoped to it. */
-export interface UserRecordsQuery {
+export interface UserRecordsQuery extends Omit<ReadOptions, "projection"> {
   companyId: ObjectId;
   filter: Filter<Document>;
-  sort?: Sort;
-  skip?: number;
-  limit?: number;
 }
 
 export async function readUserRecords({ companyId, filter, ...options }: UserRecordsQuery): Promise<UserRecord[]> {
