@@ -45,6 +45,8 @@ test("3. create a user (an invalid e-mail shows on its field), find it, edit its
   await page.getByRole("listbox", { name: "Boss" }).getByRole("option").first().click();
   const chips = page.getByRole("list", { name: "Boss" }).getByRole("listitem");
   await expect(chips).toHaveCount(1);
+  // The chip names the boss once its record has been read by id; until then it says "Loading…".
+  await expect(chips.first()).not.toContainText("Loading…");
   const bossName = (await chips.first().innerText()).replace("✕", "").trim();
   expect(bossName).not.toBe("");
   // Extensions: JSON that does not parse is refused on its field, nothing is sent.
