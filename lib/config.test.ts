@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, defaultReadWorkers, loadConfig } from "./config";
 
 describe("loadConfig", () => {
-  it("gives the contract's defaults for an empty environment", () => {
+  it("gives the documented defaults for an empty environment", () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       mongodbUri: undefined,

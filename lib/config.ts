@@ -58,7 +58,7 @@ const VARIABLES = Object.keys(envSchema.shape);
 let last: { fingerprint: string; config: Config } | undefined;
 
 /**
- * Reads the configuration (API contract §8) from the environment. A variable changed since the
+ * Reads the configuration (README.md#configuration) from the environment. A variable changed since the
  * last call is honoured (tests and CLIs set some before connecting); while none changed, the
  * answer parsed last is given again, as the rate limiter asks on every request.
  */

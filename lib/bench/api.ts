@@ -1,6 +1,6 @@
 /**
  * `npm run bench:api [-- --users 100000 --duration 9 --rounds 3 --connections 10]`: the users API
- * under load, against the production build on the embedded database (issue 3 §6). Prints figures
+ * under load, against the production build on the embedded database (docs/benchmarks.md). Prints figures
  * and ratios to two baselines measured in the same run; asserts nothing. Each case runs in
  * `--rounds` slices, each right after a slice of the floor (lib/bench/figures.ts).
  *
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     client = await new MongoClient(db.localUri).connect();
     const database = client.db("usersurveys");
 
-    // Signing in bootstraps the database through the app itself; the admin is the one of §5.
+    // Signing in bootstraps the database through the app itself; the admin is the one it creates.
     const accessToken = await signIn("admin@example.com", "bench admin password");
     const me = await json(await fetch(`${BASE}/v2/users/me`, { headers: { authorization: `Bearer ${accessToken}` } }));
     const companyId = new ObjectId(me.companies[0].companyId as string);
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
     err(`Load: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each round after a slice of the floor (after a 2 s warm-up).`);
     await load(floorOptions, 2); // warm-up
     results.push(await users.measure(LIST, { url: `${BASE}/v2/users`, headers }));
-    // The first answer of a filter counts every match; later ones reuse the counter (README).
+    // The first answer of a filter counts every match; later ones reuse the counter (docs/api.md#counters).
     const coldStarted = performance.now();
     const cold = await fetch(`${BASE}/v2/users?search=ma&count=true`, { headers });
     const coldCounter = (await json(cold)).data?.counter;

@@ -1,5 +1,5 @@
 /**
- * The surveys half of `npm run bench:api` (issue 4 §5): 10,000 surveys with their chats and
+ * The surveys half of `npm run bench:api` (docs/benchmarks.md): 10,000 surveys with their chats and
  * questions and 200,000 answers in the bench company, then the list, a search, the survey of an
  * answer, a survey with `populate=true` and a PATCH under load, each alternated with slices of the
  * framework floor (lib/bench/figures.ts), and a driver baseline. Prints figures; asserts nothing.

@@ -1,6 +1,6 @@
 /**
  * `npm run --silent company -- create --name N --admin-email E [--admin-password P]`: a new company
- * with its own Admin and Member roles and admin user; prints the company as JSON (contract §5).
+ * with its own Admin and Member roles and admin user; prints the company as JSON (docs/api.md#companies-and-bootstrap).
  * `npm run --silent company -- list`: the companies as JSON.
  */
 import { randomBytes } from "node:crypto";

@@ -4,7 +4,7 @@
  * Without MONGODB_URI, the embedded database runs in a process of its own beside the server
  * (`npm run db` on DATA_DIR/db, a free port); the server's lib/db finds it through the lock file
  * and attaches. The database then has a core of its own instead of sharing the server's event
- * loop (bench:api: the default page went from 38% to 58% of the framework's floor).
+ * loop (docs/benchmarks.md#where-the-time-goes).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";

@@ -1,6 +1,6 @@
 /**
  * `npm run --silent token -- --email E [--ttl 30d] [--company ID]`: prints one access token for
- * an external system, and nothing else, on stdout (contract §4).
+ * an external system, and nothing else, on stdout (docs/api.md#tokens).
  */
 import { parseArgs } from "node:util";
 import { createApiToken } from "@/lib/services/auth";

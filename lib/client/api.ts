@@ -1,7 +1,7 @@
 /**
  * The one way the admin pages talk to the server: `/v2` over HTTP with the in-memory access token
  * (renewed on expiry, retried once on `401`), the `Admin: true` header of an admin client, and
- * errors turned into `ApiError`s that carry the contract's code, field details and request id.
+ * errors turned into `ApiError`s that carry the API's error code, field details and request id.
  */
 import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
 import { accessToken, goToSignIn, signOut } from "./session";
@@ -23,7 +23,7 @@ export class ApiError extends Error {
 
 export type QueryValue = string | number | boolean | undefined | null | readonly string[];
 
-/** Query parameters as the contract reads them: arrays repeated, empty values left out. */
+/** Query parameters as the API reads them (docs/api.md#query-strings): arrays repeated, empty values left out. */
 export function queryString(query: Record<string, QueryValue> = {}): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
@@ -73,7 +73,7 @@ async function send(path: string, options: RequestOptions, token: string): Promi
   }
 }
 
-/** Reads a success body, or throws the contract's error body as an `ApiError`. */
+/** Reads a success body, or throws the API's error body as an `ApiError`. */
 export async function read<T>(response: Response): Promise<T> {
   const requestId = response.headers.get("x-request-id") ?? undefined;
   const text = await response.text();

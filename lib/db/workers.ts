@@ -1,7 +1,7 @@
 /**
  * Database work on worker threads. In `next start` one thread serves every HTTP request, and for a
  * page of records that thread spent more on the driver (its command path, BSON decoding) and on
- * shaping the records than on everything the framework does for a request (bench:api, README). A
+ * shaping the records than on everything the framework does for a request (docs/benchmarks.md). A
  * worker of this pool holds its own connection to the same database and runs named tasks there:
  * the calling thread only posts the task's arguments and receives the answer.
  *

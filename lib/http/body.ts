@@ -1,5 +1,5 @@
 /**
- * Reads a JSON body within the contract's limits (§1): JSON content type (415), at most 1 MiB by
+ * Reads a JSON body within the limits of docs/api.md#bodies: JSON content type (415), at most 1 MiB by
  * `Content-Length` and by the bytes actually received (413), UTF-8 JSON (400 `invalid_json`).
  * Keys that could reach an object's prototype are refused outright.
  */

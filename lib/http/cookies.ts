@@ -1,4 +1,4 @@
-/** The sign-in session cookie (contract §4): httpOnly, SameSite=Strict, Secure over HTTPS. */
+/** The sign-in session cookie (docs/api.md#tokens): httpOnly, SameSite=Strict, Secure over HTTPS. */
 export const SESSION_COOKIE = "session";
 
 export function readCookie(request: Request, name: string): string | undefined {

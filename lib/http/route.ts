@@ -1,7 +1,7 @@
 /**
  * The one wrapper of every `/v2` route handler (and of `/api/auth/*`): request id, bearer token,
  * per-token rate limit, the Admin rule, JSON body limits, zod validation of path, query and body,
- * debug notifications, the error table of the contract (§3) and one log line per request.
+ * debug notifications, the error table (docs/api.md#errors) and one log line per request.
  *
  *   export const GET = route({ query: ListUsersQuery }, ({ auth, query }) => users.list(auth, query));
  */
@@ -57,7 +57,7 @@ export class Reply {
   ) {}
 }
 
-/** `201 Created` with a `Location` header (contract §3). */
+/** `201 Created` with a `Location` header (docs/api.md#errors). */
 export const created = (body: unknown, location: string) => new Reply(body, 201, { Location: location });
 
 type RouteParams = Promise<Record<string, string | string[] | undefined>>;
@@ -195,7 +195,7 @@ export function limit(limiter: RateLimiter, key: string): void {
   }
 }
 
-/** The Admin rule (contract §4): the header first, then the caller's access roles. */
+/** The Admin rule (docs/api.md#admin-rule): the header first, then the caller's access roles. */
 async function checkAdmin(request: Request, principal: Principal): Promise<void> {
   if (request.headers.get("admin") !== "true") {
     throw new ServiceError("admin_required", "This operation requires the header Admin: true.");

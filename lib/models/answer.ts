@@ -1,7 +1,7 @@
 import mongoose, { Schema } from "mongoose";
 import { defineModel, ObjectId, schemaOptions } from "./define";
 
-/** A user's answer to one question; identified to clients by `uuid` (specification §2.2). */
+/** A user's answer to one question; identified to clients by `uuid` (docs/api.md#records-behind-a-survey). */
 const answerSchema = new Schema(
   {
     uuid: { type: ObjectId, required: true },

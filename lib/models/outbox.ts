@@ -1,7 +1,7 @@
 import { Schema } from "mongoose";
 import { defineModel, ObjectId, schemaOptions } from "./define";
 
-/** E-mails kept instead of sent when `SMTP_URL` is unset (contract §8). */
+/** E-mails kept instead of sent when `SMTP_URL` is unset (docs/api.md#outbox). */
 const outboxSchema = new Schema(
   {
     company: { type: ObjectId, default: null },

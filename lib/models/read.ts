@@ -4,8 +4,8 @@ import type { Collection, Connection } from "mongoose";
 /**
  * Reads as one `find` (or `aggregate`) command whose first batch holds the whole result, instead
  * of a driver cursor. Inside the Next.js server a cursor's own bookkeeping (the cursor object, its
- * implicit session, its close and cleanup) cost more than the database's work for a page: the
- * default user page served 12–18% more requests per second this way (bench:api, 2026-11-24).
+ * implicit session, its close and cleanup) cost more than the database's work for a page
+ * (docs/benchmarks.md#where-the-time-goes).
  * A result too large for one reply (16 MiB, or more documents than the batch asked for) leaves
  * its cursor open on the server; then that cursor is closed and the read is made again through a
  * driver cursor, which pages on.

@@ -1,4 +1,4 @@
-/** The company's reference data: access roles, job titles, properties, bots (contract §5). */
+/** The company's reference data: access roles, job titles, properties, bots (docs/api.md#reference-data). */
 import { Schema } from "mongoose";
 import { defineModel, ObjectId, schemaOptions } from "./define";
 

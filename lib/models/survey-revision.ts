@@ -1,7 +1,7 @@
 import mongoose, { Schema } from "mongoose";
 import { defineModel, ObjectId, schemaOptions } from "./define";
 
-/** The survey as it was after one successful create or update (API contract §7). */
+/** The survey as it was after one successful create or update (docs/api.md#revisions). */
 const surveyRevisionSchema = new Schema(
   {
     survey: { type: ObjectId, required: true },

@@ -18,7 +18,7 @@ const surveySchema = new Schema(
     company: { type: ObjectId, required: true },
     isActive: { type: Boolean, required: true, default: true },
     isSystemModel: { type: Boolean, required: true, default: false },
-    // Version 1 permission model (specification §9).
+    // Version 1 permission model (docs/api.md#permission-models).
     permissions: ids,
     group: { type: String, default: null },
     groupPermissions: ids,

@@ -86,7 +86,7 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(document.paths["/v2/users"].post!.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "415", "429", "500"]);
   });
 
-  it("describes the list envelope and the error body of the contract", () => {
+  it("describes the list envelope and the error body of docs/api.md", () => {
     const validator = new AnswerValidator(document);
     const answer = (url: string, status: number, body: unknown, method = "get") =>
       validator.problems({ method, url, status, contentType: "application/json; charset=utf-8", body: JSON.stringify(body) });

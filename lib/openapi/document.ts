@@ -88,7 +88,7 @@ const ANSWERS: [z.ZodObject, string][] = [
   [OpenApiDocumentSchema, "OpenApiDocument"],
 ];
 
-/** Why each error code is answered (API contract §3). */
+/** Why each error code is answered (docs/api.md#errors). */
 const WHEN: Record<ErrorCode, string> = {
   invalid_json: "the body is not JSON",
   invalid_request: "a query parameter or body field fails validation; `details` names every bad field",
@@ -185,8 +185,8 @@ export function buildDocument(): OpenApiDocument {
     servers: [{ url: "/", description: "This server" }],
     security: [{ bearerAuth: [] }],
     tags: [
-      { name: "Users", description: "The company's users: people and bots (specification §4.1–4.5)." },
-      { name: "Surveys", description: "The company's surveys and their revisions (specification §4.6–4.9)." },
+      { name: "Users", description: "The company's users: people and bots." },
+      { name: "Surveys", description: "The company's surveys and their revisions." },
       { name: "Reference data", description: "Access roles, job titles, properties and bots that users and surveys refer to." },
       { name: "Authentication", description: "Obtaining an access token (outside `/v2`)." },
       { name: "Outbox", description: "E-mails kept instead of sent while no SMTP server is configured." },

@@ -82,7 +82,7 @@ const paging = {
 
 const repeated = (what: string) => `${what} Repeat the parameter once per value; a comma-separated value is split too.`;
 
-/** The reference data of the admin pages (API contract §5), four kinds alike. */
+/** The reference data of the admin pages (docs/api.md#reference-data), four kinds alike. */
 function referenceRoutes(
   base: string,
   list: z.ZodObject,

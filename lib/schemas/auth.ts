@@ -1,4 +1,4 @@
-/** Bodies and answers of `/api/auth/*` (API contract §4). */
+/** Bodies and answers of `/api/auth/*` (docs/api.md#tokens). */
 import { z } from "zod";
 import { isoDateTime, objectId } from "./common";
 import { Password } from "./users";

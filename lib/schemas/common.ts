@@ -1,6 +1,6 @@
 /**
  * Building blocks shared by every `/v2` schema: ids, dates, query-string values, the debug
- * notification and the error body (API contract §2–3).
+ * notification and the error body (docs/api.md#debug, docs/api.md#errors).
  */
 import { z } from "zod";
 
@@ -58,7 +58,7 @@ export const queryDateTime = z.iso
 /** Several ObjectIds in one query parameter. */
 export const queryIdList = z.array(objectId).min(1).max(100, { error: "at most 100 values" });
 
-/** The paging parameters of every list (API contract §6). */
+/** The paging parameters of every list (docs/api.md#paging). */
 export const pagingQuery = (defaultLimit: number, maxLimit: number) => ({
   page: queryInt(1, 100_000).default(1),
   limit: queryInt(1, maxLimit).default(defaultLimit),

@@ -1,5 +1,5 @@
 /**
- * The outbox (contract §8): e-mails kept instead of sent while `SMTP_URL` is unset, listed for
+ * The outbox (docs/api.md#outbox): e-mails kept instead of sent while `SMTP_URL` is unset, listed for
  * the admin pages by `GET /v2/outbox` (Admin), newest first, paged like every list.
  */
 import { z } from "zod";

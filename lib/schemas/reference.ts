@@ -1,5 +1,5 @@
 /**
- * The company's reference data (API contract §5): access roles, job titles, properties and bots.
+ * The company's reference data (docs/api.md#reference-data): access roles, job titles, properties and bots.
  * Each is a named record of one company; the admin pages list them for their pickers.
  */
 import { z } from "zod";

@@ -1,9 +1,9 @@
 /**
  * SvcSurvey and its parts: the records, the create and update bodies, the list, read and
- * revisions queries (specification §2.2, §4.6–4.9, §8, §9; API contract §7).
+ * revisions queries (docs/api.md#surveys).
  *
  * Where the specification leaves a field's type open ("not shown"), the decision is here and in
- * the README: `group` is a name, `groupPermissions`, `permissions` are access role ids,
+ * docs/api.md#the-survey-record: `group` is a name, `groupPermissions`, `permissions` are access role ids,
  * `permissionsV2` and `groupPermissionsV2` are lists of objects, `propertiesChannel` and
  * `propertiesLimit` are property ids and `responders` are user ids of the company.
  */
@@ -68,7 +68,7 @@ const groupPermissionsV2 = z
   .superRefine(uniqueBy((g: GroupPermissionV2) => g.group, "group"));
 
 /**
- * `permissions` in a PATCH: one id adds it (specification §4.9), an array replaces the list.
+ * `permissions` in a PATCH: one id adds it (docs/api.md#updating-a-survey), an array replaces the list.
  * Dispatched by type so an error names the bad element (`permissions.2`), not "invalid union".
  */
 const permissionsPatch = z.unknown().transform((value, ctx): string | string[] => {

@@ -1,6 +1,6 @@
 /**
- * SvcUser: the record, the create and update bodies and the list query (specification §2.1,
- * §4.1–4.5; API contract §6).
+ * SvcUser: the record, the create and update bodies and the list query
+ * (docs/api.md#users).
  */
 import { z } from "zod";
 import {
@@ -91,13 +91,13 @@ export const Email = z
   .string()
   .trim()
   .max(254)
-  // Unicode local parts and domains are allowed: the contract's own example is Ana.Pérez@Acme.io.
+  // Unicode local parts and domains are allowed: the documented example is Ana.Pérez@Acme.io (docs/api.md#searching-users).
   .pipe(z.email({ pattern: z.regexes.unicodeEmail, error: "must be an e-mail address" }))
   .transform((value) => value.toLowerCase());
 
 const phone = z.string().trim().max(50);
 
-/** Fields the service sets; in a body they are ignored with a debug warning (contract §6). */
+/** Fields the service sets; in a body they are ignored with a debug warning (docs/api.md#creating-a-user). */
 export const SERVER_MANAGED_USER_FIELDS = ["_id", "search", "createdAt", "modifiedAt", "lastRequestDate", "__v"];
 
 export const CreateUserBody = z.strictObject({

@@ -1,5 +1,5 @@
 /**
- * Authentication (API contract §4): access tokens (HS256 JWTs with `sub`, `cid`, `sid`, `iat`,
+ * Authentication (docs/api.md#tokens): access tokens (HS256 JWTs with `sub`, `cid`, `sid`, `iat`,
  * `exp`), sign-in sessions behind an httpOnly cookie, API tokens for external systems, and the
  * principal every `/v2` request acts as.
  */
@@ -15,7 +15,7 @@ import { TtlCache } from "./cache";
 export const BROWSER_TOKEN_TTL_SECONDS = 15 * 60;
 export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
 export const MAX_API_TOKEN_TTL_SECONDS = 366 * 24 * 60 * 60;
-/** `lastRequestDate` is written at most this often per user (contract §4). */
+/** `lastRequestDate` is written at most this often per user (docs/api.md#tokens). */
 const LAST_REQUEST_GRANULARITY_MS = 60_000;
 
 /** Who a `/v2` request acts for: a user, in one company, through one session. */

@@ -1,6 +1,6 @@
 /**
  * Companies (tenants): creating one with its `Admin` and `Member` roles and an admin user, and the
- * bootstrap of an empty database (contract §5).
+ * bootstrap of an empty database (docs/api.md#companies-and-bootstrap).
  */
 import { randomBytes } from "node:crypto";
 import { loadConfig } from "@/lib/config";

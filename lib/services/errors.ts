@@ -1,6 +1,6 @@
 import type { ErrorCode, ErrorDetail } from "@/lib/schemas/common";
 
-/** The HTTP status of each error code (API contract §3). */
+/** The HTTP status of each error code (docs/api.md#errors). */
 export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   invalid_json: 400,
   invalid_request: 400,
@@ -19,7 +19,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
 };
 
 /**
- * A failure the caller can act on, named by its contract error code. Services throw it; the
+ * A failure the caller can act on, named by its error code (docs/api.md#errors). Services throw it; the
  * `/v2` wrapper turns it into the error body. Anything else thrown is a `500 internal`.
  */
 export class ServiceError extends Error {

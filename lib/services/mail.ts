@@ -1,6 +1,6 @@
 /**
  * Outgoing e-mail: through `nodemailer` to `SMTP_URL`, else into the outbox collection, where
- * the admin pages show it (contract §8).
+ * the admin pages show it (docs/api.md#outbox).
  */
 import nodemailer, { type Transporter } from "nodemailer";
 import { loadConfig } from "@/lib/config";

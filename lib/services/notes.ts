@@ -1,7 +1,7 @@
 import type { Notification } from "@/lib/schemas/common";
 
 /**
- * The debug notifications of one request (contract §2): collected always, returned only with
+ * The debug notifications of one request (docs/api.md#debug): collected always, returned only with
  * `debug=true`. Services receive this to explain what they did with a request.
  */
 export class Notes {

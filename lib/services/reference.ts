@@ -1,5 +1,5 @@
 /**
- * The company's reference data (contract §5): access roles, job titles, properties and bots. Each
+ * The company's reference data (docs/api.md#reference-data): access roles, job titles, properties and bots. Each
  * kind is a list of named records of one company; names are unique within it.
  */
 import { AccessRole, Bot, JobTitle, Property } from "@/lib/models";

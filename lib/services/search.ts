@@ -1,5 +1,5 @@
 /**
- * Search keywords of a user and the terms of a search query (contract §6): lowercase, accents
+ * Search keywords of a user and the terms of a search query (docs/api.md#searching-users): lowercase, accents
  * removed, split on anything that is not a letter or digit. `Ana.Pérez@Acme.io` gives `ana`,
  * `perez`, `acme`, `io` and the whole e-mail without punctuation, `anaperezacmeio`.
  */

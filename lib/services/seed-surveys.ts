@@ -1,5 +1,5 @@
 /**
- * Demo surveys for `npm run seed` (contract §5): surveys of both permission models, each with
+ * Demo surveys for `npm run seed` (docs/api.md#command-line-tools): surveys of both permission models, each with
  * chats, questions and answers from the company's users, so `populate` and `answer` show real
  * data. Ids derive from names and every write is an insert-only upsert: running it again changes
  * nothing.

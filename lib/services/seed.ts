@@ -1,5 +1,5 @@
 /**
- * Demo data for a company (contract §5, `npm run seed`): job titles, properties, bots and some
+ * Demo data for a company (docs/api.md#command-line-tools, `npm run seed`): job titles, properties, bots and some
  * hundred users in a reporting tree. Every record has an id derived from its name, and is written
  * with an upsert that only inserts, so running it again changes nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * Survey revisions (API contract §7): the survey as it was after each successful create and
+ * Survey revisions (docs/api.md#revisions): the survey as it was after each successful create and
  * update, with who and when, listed newest first.
  */
 import type { Document } from "mongodb";

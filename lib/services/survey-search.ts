@@ -1,5 +1,5 @@
 /**
- * `search` of the survey list (contract §7): surveys whose `code` or `name` starts with the query,
+ * `search` of the survey list (docs/api.md#searching-surveys): surveys whose `code` or `name` starts with the query,
  * ignoring case, matched literally.
  *
  * Each survey stores `searchPrefixes`, every prefix of its code and of its lowercased name up to

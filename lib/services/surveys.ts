@@ -1,5 +1,5 @@
 /**
- * The surveys resource (specification §2.2, §4.6–4.9, §9; contract §7): list, read (with its
+ * The surveys resource (docs/api.md#surveys): list, read (with its
  * chats, questions and answer counts), create, update. Every query is scoped to the caller's
  * company: a survey of another company does not exist here, and its code is free to reuse.
  */

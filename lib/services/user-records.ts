@@ -1,5 +1,5 @@
 /**
- * User records as the API shows them (specification §2.1, contract §6): the reads and the shaping
+ * User records as the API shows them (docs/api.md#the-user-record): the reads and the shaping
  * shared by the users service and the read workers (lib/services/read-tasks.ts). Nothing here
  * knows the caller beyond the company whose view it builds.
  */

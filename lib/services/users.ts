@@ -1,5 +1,5 @@
 /**
- * The users resource (specification §2.1, §4.1–4.5; contract §6): list, read, create, update.
+ * The users resource (docs/api.md#users): list, read, create, update.
  * Every query is scoped to the caller's company: a user of another company does not exist here.
  */
 import type { Document, Filter } from "mongodb";

@@ -1,6 +1,6 @@
 /**
- * The two permission models of a survey (specification §9) and the migration between them that
- * a change of `version` performs (API contract §7: "upgrade to version 2" on the admin pages).
+ * The two permission models of a survey (docs/api.md#permission-models) and the migration between them that
+ * a change of `version` performs ("upgrade to version 2" on the admin pages).
  *
  * Both models' fields are always stored; `version` says which one is in force. A migration
  * rewrites the fields of the model that comes into force from those of the model that was in

@@ -4,7 +4,7 @@ import { databaseKind, ping } from "@/lib/db";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** Echoes a sane incoming request id (API contract §1), else makes one. */
+/** Echoes a sane incoming request id (docs/api.md#request-ids-and-logs), else makes one. */
 function requestId(request: Request): string {
   const incoming = request.headers.get("x-request-id");
   return incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();

@@ -17,7 +17,7 @@ const kinds = [
   { path: "/v2/access-roles", key: "accessRoles", list: accessRoles, one: accessRole },
 ] as const;
 
-describe("reference data (contract §5)", () => {
+describe("reference data", () => {
   useTestDatabase();
   let t: Tenant;
   let other: Tenant;

@@ -1,4 +1,4 @@
-/** Concurrent creates and PATCHes of one survey (API contract §7). */
+/** Concurrent creates and PATCHes of one survey (docs/api.md#updating-a-survey). */
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
 import { Survey, SurveyRevision } from "@/lib/models";

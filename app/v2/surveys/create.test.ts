@@ -23,7 +23,7 @@ describe("POST /v2/surveys", () => {
   });
 
   describe("success", () => {
-    it("answers 201 with Location and the defaults of §2.2", async () => {
+    it("answers 201 with Location and the survey's defaults", async () => {
       const response = await post({ code: "welcome_2026", name: "Welcome", version: 1 });
       expect(response.status, JSON.stringify(response.body)).toBe(201);
       const record = response.body;

@@ -12,7 +12,7 @@ export const POST = route(
     admin: true,
     query: CreateUserQuery,
     body: CreateUserBody,
-    // `companies` is always the caller's company (contract §6).
+    // `companies` is always the caller's company (docs/api.md#creating-a-user).
     ignoreBodyFields: [...SERVER_MANAGED_USER_FIELDS, "companies"],
   },
   async ({ auth, query, body, notes, origin }) => {

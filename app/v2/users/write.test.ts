@@ -34,7 +34,7 @@ describe("POST and PATCH /v2/users", () => {
   const get = (id: string, token = t.adminToken) => call(user.GET, `/v2/users/${id}`, { token, params: { id } });
 
   describe("create", () => {
-    it("answers 201 with Location and the record with the defaults of §2.1", async () => {
+    it("answers 201 with Location and the record with its defaults", async () => {
       const response = await post({ email: "  New.User@Example.COM ", accessRoles: [t.memberRoleId], name });
       expect(response.status).toBe(201);
       expect(response.headers.get("location")).toBe(`/v2/users/${response.body._id}`);

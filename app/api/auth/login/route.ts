@@ -8,7 +8,7 @@ import { ServiceError } from "@/lib/services/errors";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** E-mail and password → an access token and the session cookie (contract §4). */
+/** E-mail and password → an access token and the session cookie (docs/api.md#tokens). */
 export const POST = publicRoute({ body: LoginBody }, async ({ request, body }) => {
   const key = `email:${body.email}`;
   if (!loginFailures.peek(key).allowed) limit(loginFailures, key);
