@@ -1,11 +1,12 @@
 /**
  * `npm run db -- [--port P] [--dir D] [--host H]`: serves the embedded database stand-alone, so
- * `mongosh`, Compass or a server with MONGODB_URI can use it. Prints the URI on stdout.
+ * `mongosh`, Compass or a server with MONGODB_URI can use it. Prints the URI on stdout, with the
+ * credentials its TCP port asks for.
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../config";
-import { startOrAttach } from "../embedded-mongo";
+import { privateDirectory, startOrAttach } from "../embedded-mongo";
 
 const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST]
 
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port must be an integer from 0 to 65535, not ${JSON.stringify(values.port)}`);
   }
+  if (values.dir === undefined) privateDirectory(loadConfig().dataDir);
   const dir = path.resolve(values.dir ?? path.join(loadConfig().dataDir, "db"));
 
   const server = await startOrAttach({ dir, port, host: values.host });
@@ -60,11 +62,22 @@ async function main(): Promise<void> {
 
 class UsageError extends Error {}
 
+/** The message of an error and of its causes; `code` is not always a string (lmdb's are numbers). */
+function reason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const withCode = code === undefined || error.message.includes(String(code)) ? error.message : `${error.message} (${String(code)})`;
+  return error.cause === undefined ? withCode : `${withCode}\n  caused by: ${reason(error.cause)}`;
+}
+
 main().catch((error: unknown) => {
-  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof UsageError || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"))) {
     console.error(`${(error as Error).message}\n\n${usage}`);
+  } else if (error instanceof ConfigError) {
+    console.error(error.message);
   } else {
-    console.error(error instanceof ConfigError ? error.message : error);
+    console.error(`The embedded database could not start: ${reason(error)}`);
   }
   process.exit(1);
 });

@@ -1,7 +1,7 @@
 import path from "node:path";
 import mongoose from "mongoose";
 import { loadConfig } from "@/lib/config";
-import { startOrAttach, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
+import { privateDirectory, startOrAttach, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
 import { WorkerPool, type WorkerPoolOptions, type WorkerTarget } from "./workers";
 
 export type DatabaseKind = "embedded" | "mongodb";
@@ -50,6 +50,8 @@ async function open(): Promise<typeof mongoose> {
   state.kind = config.mongodbUri ? "mongodb" : "embedded";
   let uri = config.mongodbUri;
   if (!uri) {
+    // DATA_DIR holds the database, its credentials and the token secret: its owner's only.
+    privateDirectory(config.dataDir);
     const embedded = await startOrAttach({ dir: path.join(config.dataDir, "db") });
     state.embedded = embedded;
     uri = embedded.localUri;

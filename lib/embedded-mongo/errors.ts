@@ -7,6 +7,9 @@ export const ErrorCodes = {
   InternalError: 1,
   BadValue: 2,
   FailedToParse: 9,
+  Unauthorized: 13,
+  ProtocolError: 17,
+  AuthenticationFailed: 18,
   TypeMismatch: 14,
   InvalidLength: 16,
   IllegalOperation: 20,
@@ -34,6 +37,7 @@ export const ErrorCodes = {
   Location40352: 40352,
   InvalidPipelineOperator: 168,
   QueryFeatureNotAllowed: 224,
+  MechanismUnavailable: 334,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;

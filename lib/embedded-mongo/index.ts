@@ -1,14 +1,21 @@
 /**
- * The embedded, MongoDB-wire-compatible database: one process serves a data directory on a TCP
- * port; any other process that wants the same directory finds the port in the lock file and
- * connects to it instead of opening the files itself (the in-memory catalog lives in one process).
+ * The embedded, MongoDB-wire-compatible database: one process serves a data directory on a Unix
+ * socket inside it and on a TCP port that asks for a password; any other process that wants the
+ * same directory finds both in the lock file and connects instead of opening the files itself
+ * (the in-memory catalog lives in one process). The directory and its files are its owner's only.
  * Self-contained: imports nothing from the application.
  */
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { CREDENTIALS_FILE, credentialedUri, loadOrCreateCredentials, readCredentials } from "./credentials";
+import { PRIVATE_FILE_MODE, privateDirectory, privateFiles } from "./private-files";
+import { scramSecret } from "./scram";
 import { listen } from "./server";
 import { Store } from "./store";
+
+export { CREDENTIALS_FILE, readCredentials, type Credentials } from "./credentials";
+export { privateDirectory, privateFiles } from "./private-files";
 
 export interface EmbeddedMongoOptions {
   dir: string;
@@ -20,13 +27,18 @@ export interface EmbeddedMongoOptions {
 }
 
 export interface EmbeddedMongoHandle {
-  /** The TCP address, for any client (mongosh, Compass, another machine's tunnel). */
+  /**
+   * The TCP address with the directory's credentials, for any client (mongosh, Compass, another
+   * machine's tunnel); without credentials when the attaching process cannot read them.
+   */
   uri: string;
   /**
    * The fastest address for a client on this machine: the Unix socket the server also listens
-   * on, else the TCP one.
+   * on (no password needed: only the directory's owner can reach it), else the TCP one.
    */
   localUri: string;
+  /** The Unix socket that `localUri` names, when there is one. */
+  socketPath?: string;
   port: number;
   /** True when another process already served `dir` and this handle only points at it. */
   attached: boolean;
@@ -42,6 +54,8 @@ interface LockInfo {
 
 const LOCK_FILE = "mongod.lock";
 const SOCKET_FILE = "mongod.sock";
+/** What LMDB keeps in the directory. */
+const DATA_FILES = ["data.mdb", "lock.mdb"];
 /** Linux allows 107 bytes in a socket path; a deeper data directory is served on TCP only. */
 const MAX_SOCKET_PATH = 100;
 const START_WAIT_MS = 15_000;
@@ -101,7 +115,7 @@ function answers(address: net.NetConnectOpts): Promise<boolean> {
 function acquireLock(dir: string, host: string): LockInfo | undefined {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      fs.writeFileSync(lockPath(dir), JSON.stringify({ pid: process.pid, port: 0, host }), { flag: "wx" });
+      fs.writeFileSync(lockPath(dir), JSON.stringify({ pid: process.pid, port: 0, host }), { flag: "wx", mode: PRIVATE_FILE_MODE });
       return undefined;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
@@ -116,20 +130,31 @@ function acquireLock(dir: string, host: string): LockInfo | undefined {
 /** Opens `dir` and serves it. Fails when another live process already serves it. */
 export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<EmbeddedMongoHandle> {
   const host = opts.host ?? "127.0.0.1";
-  fs.mkdirSync(opts.dir, { recursive: true });
+  privateDirectory(opts.dir);
   const owner = acquireLock(opts.dir, host);
   if (owner) throw new Error(`${opts.dir} is already served by process ${owner.pid} on port ${owner.port}`);
   let store: Store | undefined;
   try {
     store = Store.open(opts.dir);
-    const server = await listen(store, opts.port ?? 0, host, opts.testCommands === true, socketPathFor(opts.dir));
+    const credentials = loadOrCreateCredentials(opts.dir);
+    // Files made by an older version, or by LMDB under the process's umask, are closed too.
+    privateFiles([...DATA_FILES, LOCK_FILE, CREDENTIALS_FILE].map((file) => path.join(opts.dir, file)));
+    const server = await listen(store, {
+      port: opts.port ?? 0,
+      host,
+      user: { name: credentials.user, secret: scramSecret(credentials.password) },
+      testCommands: opts.testCommands === true,
+      socketPath: socketPathFor(opts.dir),
+    });
     const lock: LockInfo = { pid: process.pid, port: server.port, host, socket: server.socketPath };
-    fs.writeFileSync(lockPath(opts.dir), JSON.stringify(lock));
+    fs.writeFileSync(lockPath(opts.dir), JSON.stringify(lock), { mode: PRIVATE_FILE_MODE });
+    const uri = credentialedUri(host, server.port, credentials);
     const opened = store;
     let closing: Promise<void> | undefined;
     return {
-      uri: uriFor(host, server.port),
-      localUri: server.socketPath ? socketUriFor(server.socketPath) : uriFor(host, server.port),
+      uri,
+      localUri: server.socketPath ? socketUriFor(server.socketPath) : uri,
+      socketPath: server.socketPath,
       port: server.port,
       attached: false,
       close: () =>
@@ -159,9 +184,11 @@ export async function startOrAttach(opts: EmbeddedMongoOptions): Promise<Embedde
         if (!readLock(opts.dir) || Date.now() > deadline) throw err;
       }
     } else if (owner.port > 0 && (await answers({ host: owner.host, port: owner.port }))) {
-      const uri = uriFor(owner.host, owner.port);
+      const credentials = readCredentials(opts.dir);
+      const uri = credentials ? credentialedUri(owner.host, owner.port, credentials) : uriFor(owner.host, owner.port);
       const viaSocket = owner.socket !== undefined && (await answers({ path: owner.socket }));
-      return { uri, localUri: viaSocket ? socketUriFor(owner.socket!) : uri, port: owner.port, attached: true, close: async () => {} };
+      const socketPath = viaSocket ? owner.socket : undefined;
+      return { uri, localUri: socketPath ? socketUriFor(socketPath) : uri, socketPath, port: owner.port, attached: true, close: async () => {} };
     }
     if (Date.now() > deadline) throw new Error(`the embedded database in ${opts.dir} (process ${owner?.pid}) does not answer`);
     await new Promise((r) => setTimeout(r, 100));

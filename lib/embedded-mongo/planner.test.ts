@@ -247,6 +247,32 @@ describe("multikey and compound indexes answer as a scan does", () => {
     expect(indexedDesc.map((d) => d._id)).toEqual([4, 1, 2, 3]);
   });
 
+  it("sorts an array by its whole smallest or largest element even when the filter is an equality on it", async () => {
+    // As MongoDB (3.6 and later) does: the filter does not narrow the array's sort key.
+    const { run } = await both(
+      "eqarraysort",
+      [
+        { _id: 0, a: 0 },
+        { _id: 4, a: [-1, 0] },
+        { _id: 5, a: [0, 2] },
+        { _id: 6, a: 1 },
+      ],
+      [{ a: 1 }],
+    );
+    const [plainAsc, indexedAsc] = await run({ a: 0 }, { a: 1, _id: 1 });
+    expect(plainAsc).toEqual([
+      { _id: 4, a: [-1, 0] },
+      { _id: 0, a: 0 },
+      { _id: 5, a: [0, 2] },
+    ]);
+    expect(indexedAsc).toEqual(plainAsc);
+    const [plainDesc, indexedDesc] = await run({ a: 0 }, { a: -1, _id: 1 });
+    expect(plainDesc.map((d) => d._id)).toEqual([5, 0, 4]);
+    expect(indexedDesc).toEqual(plainDesc);
+    const hinted = await db.collection<Doc>("eqarraysort_indexed").find({ a: 0 }).sort({ a: 1, _id: 1 }).hint("a_1").toArray();
+    expect(hinted).toEqual(plainAsc);
+  });
+
   it("answers compound-index queries with every sort direction", async () => {
     const docs = Array.from({ length: 60 }, (_, i) => ({ _id: i, g: ["a", "b", "c"][i % 3], n: (i * 17) % 20, t: [`x${i % 4}`, `y${i % 5}`] }));
     const { run } = await both("compound", docs, [{ g: 1, n: -1 }, { n: 1, g: 1 }, { t: 1, n: 1 }]);

@@ -180,8 +180,11 @@ function sortServed(
 ): number {
   if (sortEntries.length === 0) return 1;
   if (!singlePoint || splitIntervals) return 0;
-  // Sort keys fixed by equality are constant and do not affect order.
-  const wanted = sortEntries.filter(([f]) => !(bounds.get(f)?.points?.length === 1 && fields.indexOf(f) !== -1 && fields.indexOf(f) < eqFields));
+  // Sort keys fixed by equality are constant and do not affect order, except on an array field:
+  // MongoDB sorts an array by its smallest (descending: largest) element, whichever element the
+  // filter matched, so `{a: 0}` still leaves `[-1, 0]` before `0`.
+  const fixedByEquality = (f: string) => bounds.get(f)?.points?.length === 1 && fields.indexOf(f) !== -1 && fields.indexOf(f) < eqFields && !multikey.has(f);
+  const wanted = sortEntries.filter(([f]) => !fixedByEquality(f));
   const walk = [...fields.slice(eqFields), "_id"];
   if (wanted.length === 0) return 1;
   if (wanted.length > walk.length) return 0;

@@ -127,9 +127,11 @@ class Raw {
     void this.closed.then(() => this.waiter?.());
   }
 
-  static connect(port: number): Promise<Raw> {
+  /** A TCP port (where only the handshake runs before authentication), or a Unix socket's path. */
+  static connect(where: number | string): Promise<Raw> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: "127.0.0.1", port }, () => resolve(new Raw(socket)));
+      const address = typeof where === "number" ? { host: "127.0.0.1", port: where } : { path: where };
+      const socket = net.connect(address, () => resolve(new Raw(socket)));
       socket.once("error", reject);
     });
   }
@@ -303,8 +305,9 @@ describe("malformed input closes only its own connection", () => {
 });
 
 describe("well-formed messages", () => {
+  // On the Unix socket, which needs no authentication: these are about framing, not access.
   it("a message split into single bytes is reassembled", async () => {
-    const raw = await Raw.connect(server.port);
+    const raw = await Raw.connect(server.socketPath);
     const id = nextRequestId();
     const message = opMsg(id, { find: "things", filter: { _id: 2 }, $db: DB });
     for (const byte of message) await raw.write(Buffer.from([byte]));
@@ -316,7 +319,7 @@ describe("well-formed messages", () => {
   });
 
   it("several messages in one write are answered in order", async () => {
-    const raw = await Raw.connect(server.port);
+    const raw = await Raw.connect(server.socketPath);
     const ids = [nextRequestId(), nextRequestId(), nextRequestId()];
     await raw.write(
       Buffer.concat([
@@ -332,7 +335,7 @@ describe("well-formed messages", () => {
   });
 
   it("a kind-1 document sequence supplies the command's documents", async () => {
-    const raw = await Raw.connect(server.port);
+    const raw = await Raw.connect(server.socketPath);
     const id = nextRequestId();
     const docs = Buffer.concat([bson({ _id: "s1" }), bson({ _id: "s2" })]);
     const identifier = Buffer.from("documents\0");
@@ -346,7 +349,7 @@ describe("well-formed messages", () => {
   });
 
   it("tolerates the checksumPresent flag", async () => {
-    const raw = await Raw.connect(server.port);
+    const raw = await Raw.connect(server.socketPath);
     const id = nextRequestId();
     const unsigned = opMsg(id, { ping: 1, $db: "admin" }, 1, Buffer.alloc(4));
     const checksum = Buffer.alloc(4);
@@ -360,7 +363,7 @@ describe("well-formed messages", () => {
   });
 
   it("does not answer a moreToCome message, and runs it before the next one", async () => {
-    const raw = await Raw.connect(server.port);
+    const raw = await Raw.connect(server.socketPath);
     const quiet = nextRequestId();
     const loud = nextRequestId();
     await raw.write(opMsg(quiet, { insert: "quiet", documents: [{ _id: 1 }], writeConcern: { w: 0 }, $db: DB }, 2));
@@ -372,7 +375,7 @@ describe("well-formed messages", () => {
   });
 
   it("answers a legacy OP_QUERY isMaster on admin.$cmd with an OP_REPLY", async () => {
-    const raw = await Raw.connect(server.port);
+    const raw = await Raw.connect(server.socketPath);
     const id = nextRequestId();
     await raw.write(opQuery(id, "admin.$cmd", { isMaster: 1, client: { driver: { name: "hand-written", version: "0" } } }));
     const reply = await raw.next();

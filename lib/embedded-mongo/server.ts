@@ -1,13 +1,17 @@
 /**
- * The TCP side: frames messages per connection, runs their commands one after another (a
+ * The network side: frames messages per connection, runs their commands one after another (a
  * connection's replies keep their order), and answers in the protocol the request came in. A
- * malformed message closes only its own connection.
+ * malformed message closes only its own connection. A TCP connection must authenticate before
+ * anything but the handshake; one on the Unix socket, which only the directory's owner can reach,
+ * need not.
  */
 import fs from "node:fs";
 import net from "node:net";
 import { CLOSE_CONNECTION, runCommand } from "./commands";
+import type { ConnectionAuth, ServerUser } from "./commands/context";
 import { FailPoints } from "./commands/failpoint";
 import { CursorRegistry } from "./cursors";
+import { PRIVATE_FILE_MODE } from "./private-files";
 import type { Store } from "./store";
 import { MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMessage } from "./wire";
 
@@ -18,12 +22,22 @@ export interface WireServer {
   close(): Promise<void>;
 }
 
+export interface ListenOptions {
+  port: number;
+  host: string;
+  /** The user TCP clients authenticate as; without one, TCP clients can run only the handshake. */
+  user?: ServerUser;
+  testCommands?: boolean;
+  /** Also serve this Unix socket (mode 0600), whose connections need no authentication. */
+  socketPath?: string;
+}
+
 /**
  * Serves `store` on a TCP port and, when `socketPath` is given, on that Unix socket too (as
  * mongod does): a local client that uses the socket skips the TCP stack, which on loopback costs
  * both processes a measurable share of each round trip.
  */
-export async function listen(store: Store, port: number, host: string, testCommands = false, socketPath?: string): Promise<WireServer> {
+export async function listen(store: Store, { port, host, user, testCommands = false, socketPath }: ListenOptions): Promise<WireServer> {
   const cursors = new CursorRegistry();
   const failPoints = testCommands ? new FailPoints() : undefined;
   const sockets = new Set<net.Socket>();
@@ -32,8 +46,9 @@ export async function listen(store: Store, port: number, host: string, testComma
   let totalConnections = 0;
   const info = { startedAt: Date.now(), port, connections: () => sockets.size, totalConnections: () => totalConnections };
 
-  const serve = (socket: net.Socket) => {
+  const serve = (socket: net.Socket, authRequired: boolean) => {
     totalConnections += 1;
+    const auth: ConnectionAuth = { required: authRequired };
     const connectionId = totalConnections;
     sockets.add(socket);
     if (socket.remotePort !== undefined) socket.setNoDelay(true);
@@ -48,7 +63,7 @@ export async function listen(store: Store, port: number, host: string, testComma
           pending = pending.subarray(length);
           const message = parseMessage(frame);
           queue = queue.then(async () => {
-            const reply = await runCommand(message.command, { store, cursors, server: info, connectionId, failPoints });
+            const reply = await runCommand(message.command, { store, cursors, server: info, connectionId, auth, user, failPoints });
             if (reply === CLOSE_CONNECTION) {
               socket.destroy();
               return;
@@ -71,17 +86,18 @@ export async function listen(store: Store, port: number, host: string, testComma
     });
   };
 
-  const servers = [net.createServer(serve)];
+  const servers = [net.createServer((socket) => serve(socket, true))];
   await listenOn(servers[0], { port, host });
   const address = servers[0].address();
   info.port = typeof address === "object" && address ? address.port : port;
   let servedSocket: string | undefined;
   if (socketPath) {
-    const socketServer = net.createServer(serve);
+    const socketServer = net.createServer((socket) => serve(socket, false));
     try {
       // The caller holds the directory's lock: a socket file left there is a dead process's.
       fs.rmSync(socketPath, { force: true });
       await listenOn(socketServer, { path: socketPath });
+      fs.chmodSync(socketPath, PRIVATE_FILE_MODE);
       servers.push(socketServer);
       servedSocket = socketPath;
     } catch {

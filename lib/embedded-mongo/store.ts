@@ -61,7 +61,9 @@ export class Store {
 
   static open(dir: string): Store {
     fs.mkdirSync(dir, { recursive: true });
-    const env = open({ path: dir, maxDbs: 8 });
+    // lmdb takes a path with an extension (`/tmp/tmp.AbC123`) for a file of its own unless told
+    // that the path is a directory.
+    const env = open({ path: dir, noSubdir: false, maxDbs: 8 });
     return new Store(
       env,
       env.openDB<Buffer, Key>("docs", { encoding: "binary" }),

@@ -1,14 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { loadConfig } from "@/lib/config";
+import { privateDirectory, privateFiles } from "@/lib/embedded-mongo/private-files";
 
 const cache = new Map<string, Promise<CryptoKey>>();
 
 /**
  * The key that signs access tokens: `AUTH_SECRET`, else a random secret generated once into
- * `DATA_DIR/auth-secret` (created exclusively, so concurrent first starts agree on one). It is
- * imported as an HMAC CryptoKey once: given raw bytes, jose would import them on every request.
+ * `DATA_DIR/auth-secret` (created exclusively, so concurrent first starts agree on one; the file
+ * and its directory readable by their owner only). It is imported as an HMAC CryptoKey once:
+ * given raw bytes, jose would import them on every request.
  */
 export function signingKey(): Promise<CryptoKey> {
   const { authSecret, dataDir } = loadConfig();
@@ -25,11 +27,13 @@ export function signingKey(): Promise<CryptoKey> {
 
 async function generatedSecret(dataDir: string): Promise<Uint8Array> {
   const file = path.join(dataDir, "auth-secret");
-  await mkdir(dataDir, { recursive: true });
+  privateDirectory(dataDir);
   try {
     await writeFile(file, randomBytes(48).toString("base64url"), { flag: "wx", mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    // A secret written by an older version may be readable by others.
+    privateFiles([file]);
   }
   // Another process may have created the file and not yet written it: give it a moment.
   for (let attempt = 0; attempt < 20; attempt++) {

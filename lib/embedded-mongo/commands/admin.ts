@@ -2,13 +2,14 @@ import os from "node:os";
 import type { Document } from "bson";
 import { executorOf } from "../query";
 import { MAX_MESSAGE_SIZE } from "../wire";
+import { authInfo, helloAuthFields } from "./auth";
 import type { Handler } from "./context";
 
 export const SERVER_VERSION = "7.0.0";
 const MAX_BSON_SIZE = 16 * 1024 * 1024;
 
 /**
- * A standalone server of MongoDB 7.0's wire version; no compression, no authentication. It sends
+ * A standalone server of MongoDB 7.0's wire version; no compression; SCRAM-SHA-256 (see auth.ts). It sends
  * no `topologyVersion`, so drivers monitor it by polling `hello` rather than by the streaming
  * (exhaust) protocol, which this server does not speak.
  */
@@ -26,6 +27,7 @@ const hello: Handler = (cmd, ctx) => {
     minWireVersion: 0,
     maxWireVersion: 21,
     readOnly: false,
+    ...helloAuthFields(cmd, ctx),
     ok: 1,
   };
   return reply;
@@ -66,7 +68,7 @@ const serverStatus: Handler = (_cmd, ctx) => {
 
 const getParameter: Handler = () => ({ featureCompatibilityVersion: { version: "7.0" }, ok: 1 });
 
-const connectionStatus: Handler = () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 });
+const connectionStatus: Handler = (_cmd, ctx) => ({ authInfo: authInfo(ctx), ok: 1 });
 
 const hostInfo: Handler = () => ({
   system: { currentTime: new Date(), hostname: os.hostname(), numCores: os.cpus().length, memSizeMB: Math.round(os.totalmem() / 2 ** 20) },

@@ -2,6 +2,7 @@ import type { Document } from "bson";
 import type { CursorRegistry } from "../cursors";
 import type { FailPoints } from "./failpoint";
 import { MongoCommandError } from "../errors";
+import type { ScramConversation, ScramSecret } from "../scram";
 import type { CollectionMeta, Store } from "../store";
 
 export interface ServerInfo {
@@ -11,11 +12,30 @@ export interface ServerInfo {
   totalConnections: () => number;
 }
 
+/** The one user of the server, kept in the `admin` database as MongoDB keeps its users. */
+export interface ServerUser {
+  name: string;
+  secret: ScramSecret;
+}
+
+/** What a connection has proved about itself. */
+export interface ConnectionAuth {
+  /** False on a connection that needs no authentication (the owner-only Unix socket). */
+  readonly required: boolean;
+  /** The authenticated user's name. */
+  user?: string;
+  /** An authentication conversation under way (`saslStart` answered, `saslContinue` to come). */
+  conversation?: { scram: ScramConversation; skipEmptyExchange: boolean; verified: boolean };
+}
+
 export interface CommandContext {
   store: Store;
   cursors: CursorRegistry;
   server: ServerInfo;
   connectionId: number;
+  auth: ConnectionAuth;
+  /** Undefined: nobody can authenticate (then only connections that need not can run commands). */
+  user?: ServerUser;
   /** Present only when test commands are enabled. */
   failPoints?: FailPoints;
   /** The command's `$db`. */

@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { MongoCommandError, errorReply } from "../errors";
 import { adminCommands } from "./admin";
+import { authCommands, checkAuthenticated } from "./auth";
 import type { CommandContext, Handler } from "./context";
 import { ddlCommands } from "./ddl";
 import { CLOSE_CONNECTION } from "./failpoint";
@@ -9,7 +10,7 @@ import { writeCommands } from "./write";
 
 export { CLOSE_CONNECTION };
 
-const handlers: Record<string, Handler> = { ...adminCommands, ...readCommands, ...writeCommands, ...ddlCommands };
+const handlers: Record<string, Handler> = { ...adminCommands, ...authCommands, ...readCommands, ...writeCommands, ...ddlCommands };
 
 /**
  * Runs one command document and returns MongoDB's reply (or CLOSE_CONNECTION when a fail point
@@ -19,9 +20,13 @@ export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">)
   const name = Object.keys(cmd)[0];
   const db = typeof cmd.$db === "string" ? cmd.$db : "admin";
   try {
-    if (name === "configureFailPoint" && ctx.failPoints) return ctx.failPoints.configure(cmd);
     const handler = name === undefined ? undefined : Object.hasOwn(handlers, name) ? handlers[name] : undefined;
-    if (!handler) throw new MongoCommandError("CommandNotFound", `no such command: '${name ?? ""}'`);
+    const failPoints = name === "configureFailPoint" ? ctx.failPoints : undefined;
+    // As MongoDB checks: an unknown command first, then whether the connection may run it.
+    if (name === undefined || (!handler && !failPoints)) throw new MongoCommandError("CommandNotFound", `no such command: '${name ?? ""}'`);
+    checkAuthenticated(name, ctx);
+    if (failPoints) return failPoints.configure(cmd);
+    if (!handler) throw new MongoCommandError("CommandNotFound", `no such command: '${name}'`);
     if (cmd.autocommit === false || name === "commitTransaction" || name === "abortTransaction") {
       // As a standalone mongod answers: multi-document transactions need a replica set.
       throw new MongoCommandError("IllegalOperation", "Transaction numbers are only allowed on a replica set member or mongos");

@@ -10,8 +10,11 @@ import { startEmbeddedMongo, type EmbeddedMongoHandle } from "../index";
 
 export interface TempServer {
   readonly dir: string;
+  /** The TCP address, with the credentials it asks for. */
   readonly uri: string;
   readonly port: number;
+  /** The Unix socket, where connections need no authentication. */
+  readonly socketPath: string;
 }
 
 export function tempServerForThisFile(prefix: string): TempServer {
@@ -41,6 +44,11 @@ export function tempServerForThisFile(prefix: string): TempServer {
     },
     get port() {
       return started().handle.port;
+    },
+    get socketPath() {
+      const { socketPath } = started().handle;
+      if (!socketPath) throw new Error("the temporary server has no Unix socket");
+      return socketPath;
     },
   };
 }
