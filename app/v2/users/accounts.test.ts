@@ -8,6 +8,7 @@ import { User } from "@/lib/models";
 import { createApiToken, login } from "@/lib/services/auth";
 import { newId, oid } from "@/lib/services/ids";
 import { hashPassword, storePasswordHash } from "@/lib/services/passwords";
+import { backfillMembershipActive } from "@/lib/services/users";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as jobTitles from "../job-titles/route";
 import * as properties from "../properties/route";
@@ -173,5 +174,20 @@ describe("a user of three companies", () => {
     const response = await patch(a.adminToken, a.memberId, { ...(await accountBody(a)), name, isActive: false });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body).toMatchObject({ phone: "+1 555 0100", isActive: false });
+  });
+
+  it("a record of an earlier version, deactivated account-wide, is inactive in each of its companies", async () => {
+    const legacy = (await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email: "legacy@shared.test", accessRoles: [a.memberRoleId] } })).body._id;
+    await join(legacy, b, b.memberRoleId);
+    await User.collection.updateOne({ _id: oid(legacy) }, { $set: { isActive: false }, $unset: { "companies.$[].isActive": "" } });
+    await backfillMembershipActive();
+    const stored = await User.collection.findOne({ _id: oid(legacy) });
+    expect(stored?.isActive).toBeUndefined();
+    expect(stored?.companies.map((entry: Json) => entry.isActive)).toEqual([false, false]);
+    expect((await get(b.adminToken, legacy)).body.isActive).toBe(false);
+    // Memberships without the flag, of an account that was active, are active.
+    await User.collection.updateOne({ _id: oid(legacy) }, { $set: { isActive: true }, $unset: { "companies.$[].isActive": "" } });
+    await backfillMembershipActive();
+    expect((await get(a.adminToken, legacy)).body.isActive).toBe(true);
   });
 });
