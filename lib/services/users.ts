@@ -71,7 +71,8 @@ export function usersChanged(userId?: string): void {
   if (userId !== undefined) forgetPrincipals(userId);
 }
 
-async function listFilter(companyId: ObjectId, query: ListUsersQuery, notes: Notes): Promise<QueryFilter<UserDoc>> {
+/** The filter of a list query (exported for the index test). */
+export async function listFilter(companyId: ObjectId, query: ListUsersQuery, notes: Notes): Promise<QueryFilter<UserDoc>> {
   const and: QueryFilter<UserDoc>[] = [];
   const filter: QueryFilter<UserDoc> = { "companies.companyId": companyId };
   // The flag is the membership's own; a membership of an earlier version without one is active.
