@@ -184,7 +184,7 @@ async function main(): Promise<void> {
       await users.driver("driver: the default list query, no HTTP", () =>
         database
           .collection("users")
-          .find({ "companies.companyId": companyId, isActive: true })
+          .find({ "companies.companyId": companyId, companies: { $elemMatch: { companyId, isActive: { $ne: false } } } })
           .sort({ modifiedAt: -1, _id: -1 })
           .limit(10)
           .toArray(),
@@ -246,11 +246,10 @@ async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: O
         job: null,
         bot: null,
         phone: null,
-        isActive: i % 20 !== 0,
         isOnline: false,
         termsConditions: false,
         search: keywords,
-        companies: [{ _id: new ObjectId(), companyId, hierarchy: { boss: [], peers: [], subordinate: [] } }],
+        companies: [{ _id: new ObjectId(), companyId, isActive: i % 20 !== 0, hierarchy: { boss: [], peers: [], subordinate: [] } }],
         lastRequestDate: null,
         // Ten users per second of history: many share a modifiedAt.
         createdAt: new Date(now - (count - i) * 100),

@@ -1,19 +1,26 @@
 /**
  * `npm run --silent token -- --email E [--ttl 30d] [--company ID]`: prints one access token for
- * an external system, and nothing else, on stdout (docs/api.md#tokens).
+ * an external system, and nothing else, on stdout (docs/api.md#tokens); its id goes to stderr.
+ * `--revoke ID|TOKEN` revokes one API token; `--revoke-all --email E` every session and token
+ * of the account.
  */
 import { parseArgs } from "node:util";
-import { createApiToken } from "@/lib/services/auth";
+import { createApiToken, PRINCIPAL_TTL_MS, revokeAllTokens, revokeApiToken } from "@/lib/services/auth";
 import { ready } from "@/lib/services/init";
 import { parseDuration, runCommand, UsageError } from "./run-command";
 
 const usage = `Usage: npm run --silent token -- --email EMAIL [--ttl 30d] [--company COMPANY_ID]
+       npm run --silent token -- --revoke TOKEN_ID_OR_TOKEN
+       npm run --silent token -- --revoke-all --email EMAIL
 
-  --email    the user the token acts for
-  --ttl      lifetime: 30d (default), 12h, 15m, 90s or seconds; at most 366d
-  --company  for a user of several companies, the one to act in (default: the first)
+  --email       the user the token acts for
+  --ttl         lifetime: 30d (default), 12h, 15m, 90s or seconds; at most 366d
+  --company     for a user of several companies, the one to act in (default: the first)
+  --revoke      revokes one API token: its id (printed on stderr when issued, the token's jti) or the token
+  --revoke-all  revokes every sign-in session and API token of --email
 
-The token is revoked when its session is deleted, and stops working when the user is deactivated.`;
+A revoked token is refused within ${PRINCIPAL_TTL_MS / 1000} seconds by every server process. Tokens also stop
+working when the user is deactivated in the token's company or their password changes.`;
 
 runCommand(usage, async () => {
   const { values } = parseArgs({
@@ -21,6 +28,8 @@ runCommand(usage, async () => {
       email: { type: "string" },
       ttl: { type: "string", default: "30d" },
       company: { type: "string" },
+      revoke: { type: "string" },
+      "revoke-all": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -29,10 +38,23 @@ runCommand(usage, async () => {
     console.error(usage);
     return;
   }
+  if (values.revoke !== undefined) {
+    await ready();
+    const revoked = await revokeApiToken(values.revoke);
+    console.error(revoked ? "The token is revoked." : "No such API token (already revoked or expired).");
+    return;
+  }
   if (!values.email) throw new UsageError("--email is required");
+  if (values["revoke-all"]) {
+    await ready();
+    const count = await revokeAllTokens(values.email);
+    console.error(`Revoked ${count} session(s) and token(s) of ${values.email}.`);
+    return;
+  }
   if (values.company !== undefined && !/^[0-9a-f]{24}$/i.test(values.company)) throw new UsageError("--company must be a 24-hex id");
   const ttl = parseDuration(values.ttl);
   await ready();
   const token = await createApiToken(values.email, ttl, values.company?.toLowerCase());
+  console.error(`Token id (for --revoke): ${token.id}`);
   process.stdout.write(`${token.accessToken}\n`);
 });

@@ -6,6 +6,11 @@ const ids = { type: [{ type: ObjectId }], default: [] };
 const membershipSchema = new Schema(
   {
     companyId: { type: ObjectId, required: true },
+    /**
+     * Whether the user is active in this company: deactivating a member of one company leaves
+     * their other memberships alone. Absent (records of earlier versions) means active.
+     */
+    isActive: { type: Boolean, default: true },
     hierarchy: {
       boss: ids,
       peers: ids,
@@ -31,7 +36,6 @@ const userSchema = new Schema(
     job: { type: ObjectId, default: null },
     bot: { type: ObjectId, default: null },
     phone: { type: String, default: null },
-    isActive: { type: Boolean, required: true, default: true },
     isOnline: { type: Boolean, required: true, default: false },
     termsConditions: { type: Boolean, required: true, default: false },
     /** Keywords of the name and e-mail (lib/services/search.ts). */
@@ -48,9 +52,9 @@ const userSchema = new Schema(
 userSchema.index({ email: 1 }, { unique: true });
 // The default list: one company, newest modifiedAt first, _id breaking ties (and paging stable).
 userSchema.index({ "companies.companyId": 1, modifiedAt: 1, _id: 1 });
-// The default list filtered by isActive, and its counter: company + isActive is the whole filter,
-// so a count reads index entries only (the embedded database's COUNT_SCAN, as MongoDB's).
-userSchema.index({ "companies.companyId": 1, isActive: 1, modifiedAt: 1, _id: 1 });
+// `isActive` is each membership's own flag: the lists match it with $elemMatch on the index above.
+// (MongoDB could index companies.companyId with companies.isActive; the embedded database refuses
+// two paths of one array as "parallel arrays".)
 userSchema.index({ "companies.companyId": 1, createdAt: 1, _id: 1 });
 // `search` and `companies` are both arrays, so they cannot share a compound index.
 userSchema.index({ search: 1 });

@@ -97,7 +97,7 @@ const WHEN: Record<ErrorCode, string> = {
   unknown_reference: "an id in the body names no record of the caller's company",
   unauthorized: "no, malformed, expired or revoked bearer token, or the token of a deactivated user",
   admin_required: "the request lacks the header `Admin: true`",
-  forbidden: "`Admin: true` was sent by a user holding no admin access role",
+  forbidden: "`Admin: true` was sent by a user holding no admin access role, or the caller may not change the fields `details` names (a user's account-wide fields)",
   not_found: "no record with this id is visible to the caller's company",
   conflict: "a record with these unique values already exists",
   payload_too_large: "the body is over 1 MiB",
@@ -113,7 +113,10 @@ The \`/v2\` API of the users and surveys service. JSON bodies in UTF-8.
 (HS256) naming the user and the company it acts in. An external system gets one from the command
 line, \`npm run --silent token -- --email <email> [--ttl 30d]\`, or from \`POST /api/auth/login\`.
 Every record belongs to a company; another company's records are never read, counted or changed:
-they are simply \`404\`.
+they are simply \`404\`. A token stops working when it is revoked (\`npm run --silent token -- --revoke <id>\`
+with the id it was issued with, or \`--revoke-all --email <email>\`), when its user's password
+changes, or when its user is deactivated in its company; every server process refuses it within 5
+seconds.
 
 **Admin.** Operations that list the \`Admin\` header (every change of a record, survey reads and
 revisions, the outbox) need \`Admin: true\`, honoured only for a user holding an access role with
@@ -124,6 +127,9 @@ revisions, the outbox) need \`Admin: true\`, honoured only for a user holding an
 \`count=true\`). A create answers \`201\` with a \`Location\` header. Ids are 24-hex strings and
 dates ISO 8601 with milliseconds and \`Z\` (\`2026-01-31T08:15:00.000Z\`). Every answer has an
 \`X-Request-Id\` header (a valid incoming one is echoed).
+
+**Text.** Single-line text (names, titles, phone, e-mail, search words) is trimmed and may not hold
+control characters or line breaks: \`400 invalid_request\` names the field.
 
 **Query parameters.** List parameters are repeated (\`?id=a&id=b\`); a comma-separated value is
 split too. Unknown parameters are ignored.

@@ -201,7 +201,9 @@ export const ROUTES: RouteEntry[] = [
         tag: "Users",
         summary: "Update a user",
         description:
-          "Send only the fields to change. `email` cannot change: the stored value is accepted and ignored, any other is `400 immutable_field`. `name` parts are merged into the stored name; changing them regenerates `search`. In `companies`, only the caller's company entry's `hierarchy` can change. `modifiedAt` always advances.",
+          "Send only the fields to change. `email` cannot change: the stored value is accepted and ignored, any other is `400 immutable_field`. `name` parts are merged into the stored name; changing them regenerates `search`. In `companies`, only the caller's company entry's `hierarchy` can change. `modifiedAt` always advances. Concurrent PATCHes of one user all apply; for each field the last one wins.\n\n" +
+          "**A user of several companies.** `accessRoles`, `properties`, `isActive` and the caller's `companies` entry belong to the caller's company: its admins change them and the other companies see no change (`isActive` is whether the user is active in the caller's company; deactivating them here leaves their other companies alone). The account's own fields, `password`, `name`, `phone`, `job`, `bot`, `extensions`, `isOnline` and `termsConditions`, are shared by every company the user belongs to: only the user themself, or a caller who is an active member holding an admin access role in every one of those companies, may change them. Anyone else gets `403 forbidden` with `details` naming each such field sent, and nothing of the PATCH is applied. For a user of one company, its admins change everything.\n\n" +
+          "**A new `password`** ends every sign-in session and access token of the user, API tokens included; when users change their own password, the session they do it from stays.",
         status: 200,
         response: UserRecord,
         errors: ["conflict", "unknown_reference", "immutable_field"],

@@ -16,6 +16,35 @@ export function isObjectId(value: string): boolean {
   return OBJECT_ID.test(value);
 }
 
+/**
+ * Characters no single-line text may hold: C0 controls (NUL, tab, line feed...), DEL, C1 controls
+ * and the Unicode line and paragraph separators. A name with a NUL or a line break breaks the
+ * places that show it (the admin pages, CSV exports, logs) and is never what a person typed.
+ */
+const SINGLE_LINE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/u;
+/** Multi-line text keeps tab, line feed and carriage return; every other control is refused. */
+const MULTI_LINE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$/u;
+
+interface TextLimits {
+  /** At least this many characters after trimming; 1 refuses empty text (default 0). */
+  min?: number;
+  max: number;
+}
+
+function text(allowed: RegExp, what: string, { min = 0, max }: TextLimits) {
+  let schema = z.string({ error: "must be a string" }).trim();
+  if (min > 0) schema = schema.min(min, { error: min === 1 ? "must not be empty" : `must be at least ${min} characters` });
+  return schema
+    .max(max, { error: `must be at most ${max} characters` })
+    .regex(allowed, { error: `must not contain ${what}` });
+}
+
+/** Every single-line text field of a record (names, titles, phone...): trimmed, no control characters. */
+export const singleLineText = (limits: TextLimits) => text(SINGLE_LINE, "control characters or line breaks", limits);
+
+/** Text that may span lines (descriptions): tab and line breaks allowed, other controls refused. */
+export const multiLineText = (limits: TextLimits) => text(MULTI_LINE, "control characters", limits);
+
 /** How every date leaves the service: ISO 8601 with milliseconds and `Z`. */
 export const isoDateTime = z.iso.datetime({ precision: 3 });
 

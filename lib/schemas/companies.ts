@@ -1,6 +1,6 @@
 /** SvcCompany: the tenant every record belongs to. */
 import { z } from "zod";
-import { isoDateTime, objectId } from "./common";
+import { isoDateTime, objectId, singleLineText } from "./common";
 
 export const CompanyRecord = z.object({
   _id: objectId,
@@ -10,4 +10,4 @@ export const CompanyRecord = z.object({
 });
 export type CompanyRecord = z.infer<typeof CompanyRecord>;
 
-export const CompanyName = z.string().trim().min(1).max(200);
+export const CompanyName = singleLineText({ min: 1, max: 200 });

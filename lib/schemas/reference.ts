@@ -3,9 +3,9 @@
  * Each is a named record of one company; the admin pages list them for their pickers.
  */
 import { z } from "zod";
-import { isoDateTime, listEnvelope, objectId, pagingQuery } from "./common";
+import { isoDateTime, listEnvelope, objectId, pagingQuery, singleLineText } from "./common";
 
-const name = z.string().trim().min(1, { error: "must not be empty" }).max(200);
+const name = singleLineText({ min: 1, max: 200 });
 
 const referenceRecord = {
   _id: objectId,
@@ -31,7 +31,7 @@ export type CreateNamedBody = z.infer<typeof CreateNamedBody>;
 
 /** Reference lists are short and feed pickers: a larger default page, sorted by name. */
 export const ListReferenceQuery = z.object({
-  search: z.string().max(200).optional(),
+  search: singleLineText({ max: 200 }).optional(),
   ...pagingQuery(100, 1000),
 });
 export type ListReferenceQuery = z.infer<typeof ListReferenceQuery>;

@@ -8,7 +8,7 @@
  * `propertiesLimit` are property ids and `responders` are user ids of the company.
  */
 import { z } from "zod";
-import { idList, isoDateTime, listEnvelope, objectId, pagingQuery, queryBoolean, queryIdList } from "./common";
+import { idList, isoDateTime, listEnvelope, objectId, pagingQuery, queryBoolean, queryIdList, singleLineText } from "./common";
 
 export const SURVEY_CODE = /^[a-z0-9_]{1,60}$/;
 export const MAX_SURVEY_CODE = 60;
@@ -23,16 +23,12 @@ export const SurveyCode = z
   .max(MAX_SURVEY_CODE, { error: `must be at most ${MAX_SURVEY_CODE} characters` })
   .regex(/^[a-z0-9_]*$/, { error: "may hold only lowercase letters a-z, digits and underscore" });
 
-export const SurveyName = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, { error: "must not be empty" })
-  .max(MAX_SURVEY_NAME, { error: `must be at most ${MAX_SURVEY_NAME} characters` });
+export const SurveyName = singleLineText({ min: 1, max: MAX_SURVEY_NAME });
 
 export const SurveyVersion = z.union([z.literal(1), z.literal(2)], { error: "must be 1 or 2" });
 export type SurveyVersion = z.infer<typeof SurveyVersion>;
 
-const groupName = z.string().trim().min(1, { error: "must not be empty" }).max(200);
+const groupName = singleLineText({ min: 1, max: 200 });
 
 /** A version 2 permission: what holders of one access role may do with the survey. */
 export const PermissionV2 = z.strictObject({
@@ -227,7 +223,7 @@ export const ListSurveysQuery = z.object({
   select: z.array(selectField).min(1).max(SURVEY_FIELDS.length * 2).optional(),
   isActive: z.enum(["all", "true", "false"], { error: "must be all, true or false" }).default("true"),
   /** An empty value is ignored (with a debug warning), as an empty search box would be. */
-  search: z.string().max(MAX_SURVEY_NAME, { error: `must be at most ${MAX_SURVEY_NAME} characters` }).optional(),
+  search: singleLineText({ max: MAX_SURVEY_NAME }).optional(),
 });
 export type ListSurveysQuery = z.infer<typeof ListSurveysQuery>;
 

@@ -12,15 +12,16 @@ import {
   queryBoolean,
   queryDateTime,
   queryIdList,
+  singleLineText,
 } from "./common";
 
-const namePart = z.string().trim().min(1, { error: "must not be empty" }).max(200);
+const namePart = singleLineText({ min: 1, max: 200 });
 
 export const UserName = z.strictObject({
   displayName: namePart,
   names: namePart,
   lastName: namePart,
-  secondLastName: z.string().trim().max(200),
+  secondLastName: singleLineText({ max: 200 }),
 });
 export type UserName = z.infer<typeof UserName>;
 
@@ -87,15 +88,12 @@ export const Password = z
   .min(8, { error: "must be at least 8 characters" })
   .max(256, { error: "must be at most 256 characters" });
 
-export const Email = z
-  .string()
-  .trim()
-  .max(254)
+export const Email = singleLineText({ max: 254 })
   // Unicode local parts and domains are allowed: the documented example is Ana.Pérez@Acme.io (docs/api.md#searching-users).
   .pipe(z.email({ pattern: z.regexes.unicodeEmail, error: "must be an e-mail address" }))
   .transform((value) => value.toLowerCase());
 
-const phone = z.string().trim().max(50);
+const phone = singleLineText({ max: 50 });
 
 /** Fields the service sets; in a body they are ignored with a debug warning (docs/api.md#creating-a-user). */
 export const SERVER_MANAGED_USER_FIELDS = ["_id", "search", "createdAt", "modifiedAt", "lastRequestDate", "__v"];
@@ -152,12 +150,12 @@ export const UpdateUserBody = z.strictObject({
 export type UpdateUserBody = z.infer<typeof UpdateUserBody>;
 
 export const ListUsersQuery = z.object({
-  search: z.string().max(200).optional(),
+  search: singleLineText({ max: 200 }).optional(),
   ...pagingQuery(10, 100),
   orderBy: z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("desc"),
   sortBy: z.enum(["modifiedAt"], { error: "the list can only be sorted by modifiedAt" }).default("modifiedAt"),
   isActive: z.enum(["all", "true", "false"], { error: "must be all, true or false" }).default("true"),
-  email: z.array(z.string().trim().min(1).max(254)).min(1).max(100, { error: "at most 100 values" }).optional(),
+  email: z.array(singleLineText({ min: 1, max: 254 })).min(1).max(100, { error: "at most 100 values" }).optional(),
   bot: queryIdList.optional(),
   id: queryIdList.optional(),
   relatedUser: objectId.optional(),

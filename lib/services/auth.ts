@@ -1,7 +1,8 @@
 /**
  * Authentication (docs/api.md#tokens): access tokens (HS256 JWTs with `sub`, `cid`, `sid`, `iat`,
- * `exp`), sign-in sessions behind an httpOnly cookie, API tokens for external systems, and the
- * principal every `/v2` request acts as.
+ * `exp`, and `jti` for API tokens), sign-in sessions behind an httpOnly cookie, API tokens for
+ * external systems, and the principal every `/v2` request acts as. Every token is bound to a
+ * session: deleting the session revokes the token (docs/security.md#passwords-and-tokens).
  */
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { AccessRole, Session, User } from "@/lib/models";
@@ -33,8 +34,14 @@ export interface IssuedToken {
 
 const unauthorized = (message: string) => new ServiceError("unauthorized", message);
 
-async function issueAccessToken(userId: ObjectId, companyId: ObjectId, sessionId: ObjectId, expiresAt: Date): Promise<IssuedToken> {
-  const accessToken = await new SignJWT({ cid: companyId.toHexString(), sid: sessionId.toHexString() })
+/**
+ * Signs an access token of a session. An API token also carries `jti`, its id (its session's id),
+ * which is what `npm run token -- --revoke` takes.
+ */
+async function issueAccessToken(userId: ObjectId, companyId: ObjectId, sessionId: ObjectId, expiresAt: Date, jti?: ObjectId): Promise<IssuedToken> {
+  const jwt = new SignJWT({ cid: companyId.toHexString(), sid: sessionId.toHexString() });
+  if (jti) jwt.setJti(jti.toHexString());
+  const accessToken = await jwt
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(userId.toHexString())
     .setIssuedAt()
@@ -98,9 +105,12 @@ interface CachedPrincipal {
 /**
  * Principals of recent tokens, so that a burst of requests does not look up the same session and
  * user each time. Writes in this process that could change a principal (an update of the user,
- * a logout) drop them at once; another process's writes are seen within the TTL.
+ * a logout, a revocation) drop them at once; another process's writes (a revocation by the CLI,
+ * or by another server process) are seen within the TTL: a revoked token stops working
+ * everywhere within `PRINCIPAL_TTL_MS`.
  */
-const principals = new TtlCache<CachedPrincipal>({ ttlMs: 5_000 });
+export const PRINCIPAL_TTL_MS = 5_000;
+const principals = new TtlCache<CachedPrincipal>({ ttlMs: PRINCIPAL_TTL_MS });
 
 /** Forgets cached principals: all of them, or those of one user. */
 export function forgetPrincipals(userId?: string): void {
@@ -108,8 +118,9 @@ export function forgetPrincipals(userId?: string): void {
 }
 
 /**
- * The principal of a verified token: its session must still exist and its user must still be an
- * active member of the token's company. Also records the user's `lastRequestDate`.
+ * The principal of a verified token: its session must still exist (revoking a token deletes its
+ * session) and its user must still be an active member of the token's company. Also records the
+ * user's `lastRequestDate`.
  */
 export async function principalOf(claims: Claims, now = new Date()): Promise<Principal> {
   const cached = await principals.get(`${claims.sub}|${claims.sid}|${claims.cid}`, () => loadPrincipal(claims, now));
@@ -132,14 +143,14 @@ async function loadPrincipal(claims: Claims, now: Date): Promise<CachedPrincipal
     Session.findById(claims.sid, { userId: 1, companyId: 1, expiresAt: 1 }).lean(),
     User.findOne(
       { _id: oid(claims.sub), "companies.companyId": oid(claims.cid) },
-      { isActive: 1, accessRoles: 1, lastRequestDate: 1 },
+      { companies: 1, accessRoles: 1, lastRequestDate: 1 },
     ).lean(),
   ]);
   if (!session || session.expiresAt <= now || !session.userId.equals(claims.sub) || !session.companyId.equals(claims.cid)) {
     throw unauthorized("The access token has been revoked.");
   }
   if (!user) throw unauthorized("The access token names no user of its company.");
-  if (!user.isActive) throw unauthorized("The account is deactivated.");
+  if (!activeIn(user.companies, claims.cid)) throw unauthorized("The account is deactivated.");
   return {
     principal: { userId: claims.sub, companyId: claims.cid, sessionId: claims.sid, accessRoles: user.accessRoles },
     sessionExpiresAt: session.expiresAt,
@@ -184,13 +195,10 @@ const WRONG_CREDENTIALS = "Wrong e-mail or password.";
  * the same answer.
  */
 export async function login(email: string, password: string, companyId?: string): Promise<SignIn> {
-  const user = await User.findOne({ email: email.toLowerCase() }, { isActive: 1, companies: 1 }).lean();
+  const user = await User.findOne({ email: email.toLowerCase() }, { companies: 1 }).lean();
   const valid = await checkPassword(user?._id ?? null, password);
-  if (!user || !valid || !user.isActive) throw unauthorized(WRONG_CREDENTIALS);
-  const membership = companyId
-    ? user.companies.find((entry) => entry.companyId.equals(companyId))
-    : user.companies[0];
-  if (!membership) throw unauthorized(WRONG_CREDENTIALS);
+  const membership = user ? activeMembership(user.companies, companyId) : undefined;
+  if (!user || !valid || !membership) throw unauthorized(WRONG_CREDENTIALS);
 
   const now = new Date();
   const { token, hash } = secretToken();
@@ -212,8 +220,8 @@ export async function refresh(sessionToken: string): Promise<IssuedToken> {
   const now = new Date();
   const session = await Session.findOne({ tokenHash: hashToken(sessionToken), kind: "browser" }).lean();
   if (!session || session.expiresAt <= now) throw unauthorized("No session: sign in again.");
-  const user = await User.findOne({ _id: session.userId, "companies.companyId": session.companyId }, { isActive: 1 }).lean();
-  if (!user?.isActive) throw unauthorized("No session: sign in again.");
+  const user = await User.findOne({ _id: session.userId, "companies.companyId": session.companyId }, { companies: 1 }).lean();
+  if (!user || !activeIn(user.companies, session.companyId)) throw unauthorized("No session: sign in again.");
   return issueAccessToken(session.userId, session.companyId, session._id, accessTokenExpiry(now, session.expiresAt));
 }
 
@@ -221,6 +229,21 @@ export async function refresh(sessionToken: string): Promise<IssuedToken> {
 export async function logout(sessionToken: string): Promise<void> {
   const session = await Session.findOneAndDelete({ tokenHash: hashToken(sessionToken) }).lean();
   if (session) forgetPrincipals(session.userId.toHexString());
+}
+
+interface Membership {
+  companyId: ObjectId;
+  isActive?: boolean | null;
+}
+
+/** Whether the user is an active member of the company (a membership without the flag is active). */
+function activeIn(companies: Membership[], companyId: string | ObjectId): boolean {
+  return companies.some((entry) => entry.companyId.equals(companyId) && entry.isActive !== false);
+}
+
+/** The membership to sign in to: the company asked for, else the first where the user is active. */
+function activeMembership<M extends Membership>(companies: M[], companyId?: string): M | undefined {
+  return companies.find((entry) => entry.isActive !== false && (companyId === undefined || entry.companyId.equals(companyId)));
 }
 
 function accessTokenExpiry(now: Date, sessionExpiresAt: Date): Date {
@@ -231,17 +254,22 @@ function accessTokenExpiry(now: Date, sessionExpiresAt: Date): Date {
  * A long-lived access token for an external system (the `token` CLI), backed by a session of its
  * own so it can be revoked by deleting that session.
  */
-export async function createApiToken(email: string, ttlSeconds: number, companyId?: string): Promise<IssuedToken & { userId: string; companyId: string }> {
+export async function createApiToken(
+  email: string,
+  ttlSeconds: number,
+  companyId?: string,
+): Promise<IssuedToken & { id: string; userId: string; companyId: string }> {
   if (!(ttlSeconds > 0 && ttlSeconds <= MAX_API_TOKEN_TTL_SECONDS)) {
     throw new ServiceError("invalid_request", `The lifetime must be between 1 second and ${MAX_API_TOKEN_TTL_SECONDS / 86_400} days.`);
   }
-  const user = await User.findOne({ email: email.trim().toLowerCase() }, { isActive: 1, companies: 1 }).lean();
+  const user = await User.findOne({ email: email.trim().toLowerCase() }, { companies: 1 }).lean();
   if (!user) throw new ServiceError("not_found", `No user has the e-mail ${email}.`);
-  if (!user.isActive) throw new ServiceError("invalid_request", `The user ${email} is deactivated.`);
-  const membership = companyId ? user.companies.find((entry) => entry.companyId.equals(companyId)) : user.companies[0];
-  if (!membership) {
+  const member = companyId ? user.companies.find((entry) => entry.companyId.equals(companyId)) : user.companies[0];
+  if (!member) {
     throw new ServiceError("not_found", companyId ? `${email} is not a member of company ${companyId}.` : `${email} belongs to no company.`);
   }
+  const membership = activeMembership(user.companies, companyId);
+  if (!membership) throw new ServiceError("invalid_request", `The user ${email} is deactivated${companyId ? ` in company ${companyId}` : ""}.`);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
   const session = await Session.create({
@@ -253,8 +281,52 @@ export async function createApiToken(email: string, ttlSeconds: number, companyI
     createdAt: now,
     expiresAt,
   });
-  const issued = await issueAccessToken(user._id, membership.companyId, session._id, expiresAt);
-  return { ...issued, userId: user._id.toHexString(), companyId: membership.companyId.toHexString() };
+  const issued = await issueAccessToken(user._id, membership.companyId, session._id, expiresAt, session._id);
+  return { ...issued, id: session._id.toHexString(), userId: user._id.toHexString(), companyId: membership.companyId.toHexString() };
+}
+
+/**
+ * Ends sessions of an account, and with them every access token they issued (API tokens too):
+ * all of them, or all but `except` (the session a person changed their own password through).
+ * This process forgets them at once; other processes within `PRINCIPAL_TTL_MS`.
+ */
+export async function revokeSessions(userId: ObjectId, { except, kind }: { except?: string; kind?: "browser" | "api" } = {}): Promise<number> {
+  const filter: Record<string, unknown> = { userId };
+  if (except && /^[0-9a-f]{24}$/.test(except)) filter._id = { $ne: oid(except) };
+  if (kind) filter.kind = kind;
+  const { deletedCount } = await Session.deleteMany(filter);
+  forgetPrincipals(userId.toHexString());
+  return deletedCount;
+}
+
+/**
+ * Revokes one API token, named by its id (the `jti` printed when it was issued) or by the token
+ * itself (its signature is checked, its expiry is not). Answers whether a token was revoked.
+ */
+export async function revokeApiToken(idOrToken: string): Promise<boolean> {
+  const id = HEX24.test(idOrToken.toLowerCase()) ? idOrToken.toLowerCase() : await tokenSession(idOrToken);
+  const session = await Session.findOneAndDelete({ _id: oid(id), kind: "api" }).lean();
+  if (session) forgetPrincipals(session.userId.toHexString());
+  return session !== null;
+}
+
+async function tokenSession(token: string): Promise<string> {
+  let payload: Record<string, unknown> | undefined;
+  try {
+    ({ payload } = await jwtVerify(token, await signingKey(), { algorithms: ["HS256"] }));
+  } catch (error) {
+    // An expired token is still this service's (its signature was checked): revoking it is harmless.
+    if (error instanceof joseErrors.JWTExpired) payload = error.payload;
+  }
+  if (typeof payload?.sid === "string" && HEX24.test(payload.sid)) return payload.sid;
+  throw new ServiceError("invalid_request", "Give a token id (24 hex digits) or a token issued by this service.");
+}
+
+/** Revokes every session and token of an account (sign-in sessions and API tokens alike). */
+export async function revokeAllTokens(email: string): Promise<number> {
+  const user = await User.findOne({ email: email.trim().toLowerCase() }, { _id: 1 }).lean();
+  if (!user) throw new ServiceError("not_found", `No user has the e-mail ${email}.`);
+  return revokeSessions(user._id);
 }
 
 /** What a token says about itself, checked by signature and expiry only (no database). */

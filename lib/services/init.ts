@@ -2,6 +2,7 @@ import { connect } from "@/lib/db";
 import { AccessRole, Answer, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Question, Session, Survey, SurveyChat, SurveyRevision, User } from "@/lib/models";
 import { bootstrap } from "./companies";
 import { backfillSurveySearch } from "./survey-search";
+import { backfillMembershipActive } from "./users";
 
 const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, SurveyRevision];
 
@@ -19,6 +20,7 @@ export function ready(): Promise<void> {
     await ensureIndexes();
     await bootstrap();
     await backfillSurveySearch();
+    await backfillMembershipActive();
   })().catch((error: unknown) => {
     readying = undefined;
     throw error;

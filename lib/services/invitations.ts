@@ -4,6 +4,7 @@
  */
 import { Company, Invitation, User } from "@/lib/models";
 import type { InvitationStatus } from "@/lib/schemas/auth";
+import { revokeSessions } from "./auth";
 import { ServiceError } from "./errors";
 import { hashToken, secretToken, type ObjectId } from "./ids";
 import { sendMail } from "./mail";
@@ -43,8 +44,8 @@ export async function inviteUser(invitee: { userId: ObjectId; email: string; com
 export async function invitationStatus(token: string): Promise<InvitationStatus> {
   const invitation = await Invitation.findOne({ tokenHash: hashToken(token), usedAt: null, expiresAt: { $gt: new Date() } }).lean();
   if (!invitation) return { valid: false };
-  const user = await User.findById(invitation.userId, { email: 1, isActive: 1 }).lean();
-  return user?.isActive ? { valid: true, email: user.email } : { valid: false };
+  const user = await User.findOne(activeMember(invitation), { email: 1 }).lean();
+  return user ? { valid: true, email: user.email } : { valid: false };
 }
 
 /**
@@ -60,11 +61,19 @@ export async function acceptInvitation(token: string, password: string): Promise
     { returnDocument: "after" },
   ).lean();
   if (!invitation) throw unusable();
-  const user = await User.findById(invitation.userId, { email: 1, isActive: 1 }).lean();
-  if (!user?.isActive) throw unusable();
+  const user = await User.findOne(activeMember(invitation), { email: 1 }).lean();
+  if (!user) throw unusable();
   await storePasswordHash(user._id, passwordHash);
+  // A new password ends every session and token the account had.
+  await revokeSessions(user._id);
   return { email: user.email };
 }
+
+/** The invitation's user, while still an active member of the company that invited them. */
+const activeMember = (invitation: { userId: ObjectId; companyId: ObjectId }) => ({
+  _id: invitation.userId,
+  companies: { $elemMatch: { companyId: invitation.companyId, isActive: { $ne: false } } },
+});
 
 const unusable = () => new ServiceError("not_found", "The link is invalid, already used or expired.");
 

@@ -100,7 +100,6 @@ export async function seedDemo(options: SeedOptions = {}): Promise<SeedResult> {
               job: jobs.ids[i === 0 ? 0 : 1 + (i % (jobs.ids.length - 1))],
               bot: isBot ? bots.ids[i % bots.ids.length] : null,
               phone: i % 2 === 0 ? `+34 600 ${String(100_000 + i).slice(-6)}` : null,
-              isActive: i % 37 !== 0 || i === 0,
               isOnline: i % 9 === 0,
               termsConditions: i % 5 !== 0,
               search: userKeywords(name, email),
@@ -108,6 +107,7 @@ export async function seedDemo(options: SeedOptions = {}): Promise<SeedResult> {
                 {
                   _id: id("membership", i),
                   companyId,
+                  isActive: i % 37 !== 0 || i === 0,
                   hierarchy: {
                     boss: b === undefined ? [] : [userIds[b]],
                     peers: peers.slice(0, 4).map((p) => userIds[p]),

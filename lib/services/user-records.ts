@@ -70,7 +70,8 @@ function toUserRecord(doc: LeanUser, companyId: ObjectId, own: Set<string> | und
     job: visible(doc.job),
     bot: visible(doc.bot),
     phone: doc.phone ?? null,
-    isActive: doc.isActive,
+    // Whether the user is active in this company: each membership has its own flag.
+    isActive: doc.companies.find((entry) => entry.companyId.equals(companyId))?.isActive !== false,
     isOnline: doc.isOnline,
     termsConditions: doc.termsConditions,
     search: doc.search,

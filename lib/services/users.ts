@@ -16,7 +16,7 @@ import {
   type UserList,
   type UserRecord,
 } from "@/lib/schemas/users";
-import { forgetPrincipals, type Principal } from "./auth";
+import { forgetPrincipals, revokeSessions, type Principal } from "./auth";
 import { TtlCache } from "./cache";
 import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
 import { newId, oid, type ObjectId } from "./ids";
@@ -71,10 +71,13 @@ export function usersChanged(userId?: string): void {
   if (userId !== undefined) forgetPrincipals(userId);
 }
 
-async function listFilter(companyId: ObjectId, query: ListUsersQuery, notes: Notes): Promise<QueryFilter<UserDoc>> {
+/** The filter of a list query (exported for the index test). */
+export async function listFilter(companyId: ObjectId, query: ListUsersQuery, notes: Notes): Promise<QueryFilter<UserDoc>> {
   const and: QueryFilter<UserDoc>[] = [];
   const filter: QueryFilter<UserDoc> = { "companies.companyId": companyId };
-  if (query.isActive !== "all") filter.isActive = query.isActive === "true";
+  // The flag is the membership's own; a membership of an earlier version without one is active.
+  if (query.isActive === "true") filter.companies = { $elemMatch: { companyId, isActive: { $ne: false } } };
+  if (query.isActive === "false") filter.companies = { $elemMatch: { companyId, isActive: false } };
 
   if (query.search !== undefined) {
     const search = searchFilter(query.search);
@@ -165,11 +168,10 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
     job: body.job ? oid(body.job) : null,
     bot: body.bot ? oid(body.bot) : null,
     phone: body.phone ?? null,
-    isActive: body.isActive,
     isOnline: body.isOnline,
     termsConditions: body.termsConditions,
     search: userKeywords(body.name, body.email),
-    companies: [emptyMembership(companyId)],
+    companies: [emptyMembership(companyId, body.isActive)],
     lastRequestDate: null,
     createdAt: now,
     modifiedAt: now,
@@ -195,26 +197,56 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
   return (await toUserRecords([doc as unknown as LeanUser], companyId))[0];
 }
 
-export const emptyMembership = (companyId: ObjectId) => ({
+export const emptyMembership = (companyId: ObjectId, isActive = true) => ({
   _id: newId(),
   companyId,
+  isActive,
   hierarchy: { boss: [] as ObjectId[], peers: [] as ObjectId[], subordinate: [] as ObjectId[] },
 });
 
 const duplicateEmail = () =>
   new ServiceError("conflict", "A user with this e-mail already exists.", [{ path: "email", message: "is already in use" }]);
 
-/** Retries of an update that lost a race with another update of the same user. */
-const UPDATE_ATTEMPTS = 5;
+/**
+ * Fields of the account itself, shared by every company the user belongs to. Only the person
+ * themself, or an admin of every one of those companies, may change them; the rest of a user
+ * (access roles, properties, the company's hierarchy entry, `isActive`) is per company and its
+ * admins change it alone. See docs/security.md, "Who may change a user of several companies".
+ */
+export const ACCOUNT_FIELDS = ["password", "name", "phone", "job", "bot", "extensions", "isOnline", "termsConditions"] as const;
 
+/** Retries of an update whose preconditions changed under it (see `updateUser`). */
+const UPDATE_ATTEMPTS = 20;
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+
+/**
+ * Applies a PATCH as one atomic update pipeline, so concurrent PATCHes of one user never conflict:
+ * each field is set as its request says (the last writer wins per field, name parts included) and
+ * `modifiedAt` advances on each. Account-wide fields are guarded: the update applies only while
+ * the user belongs to no company beyond those the caller was found entitled over; when that guard
+ * (or "the user has a name" for a partial name) fails, the PATCH reads again and retries.
+ */
 export async function updateUser(auth: Principal, id: string, body: UpdateUserBody, notes: Notes): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
   const userId = oid(id);
   await checkReferences(companyId, body);
-  const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
+  const accountFields = ACCOUNT_FIELDS.filter((field) => body[field] !== undefined);
+  const self = id === auth.userId;
+  if (body.companies?.length) {
+    const patch = body.companies[0];
+    if (patch.companyId !== undefined && patch.companyId !== auth.companyId) {
+      throw new ServiceError("invalid_request", "Only the caller's company entry can be changed.", [
+        { path: "companies.0.companyId", message: "must be the caller's company" },
+      ]);
+    }
+    if (patch._id !== undefined) notes.warning("ignored_field", "companies[]._id is set by the service and was ignored.", "companies.0._id");
+  }
 
+  let entitled: ObjectId[] | undefined;
+  let passwordHash: string | undefined;
   for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-    const current = await User.findOne({ _id: userId, "companies.companyId": companyId }).lean<LeanUser>();
+    if (attempt > 0) await pause(attempt);
+    const current = await User.findOne({ _id: userId, "companies.companyId": companyId }, { name: 1, email: 1, companies: 1 }).lean<LeanUser>();
     if (!current) throw notFound("user");
     if (body.email !== undefined && body.email.trim().toLowerCase() !== current.email) {
       throw new ServiceError("immutable_field", "The e-mail of a user cannot be changed.", [
@@ -222,9 +254,20 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
       ]);
     }
 
-    const set: Record<string, unknown> = {};
+    const filter: Document = { _id: userId, "companies.companyId": companyId };
+    if (accountFields.length > 0 && !self) {
+      const others = current.companies.filter((entry) => !entry.companyId.equals(companyId));
+      if (others.length > 0) entitled ??= await adminCompanies(auth);
+      const scope = others.length > 0 ? entitled! : [companyId];
+      if (others.some((entry) => !scope.some((company) => company.equals(entry.companyId)))) throw notEntitled(accountFields);
+      // The user must still belong to no other company when the update applies.
+      filter.companies = { $not: { $elemMatch: { companyId: { $nin: scope } } } };
+    }
+
+    const set: Document = {};
     if (body.name !== undefined) {
-      const merged = UserName.safeParse({ ...(current.name ?? {}), ...body.name });
+      const complete = UserName.safeParse(body.name);
+      const merged = complete.success ? complete : UserName.safeParse({ ...(current.name ?? {}), ...body.name });
       if (!merged.success) {
         throw new ServiceError(
           "invalid_request",
@@ -232,68 +275,137 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
           merged.error.issues.map((issue) => ({ path: ["name", ...issue.path].join("."), message: issue.message })),
         );
       }
-      set.name = merged.data;
-      set.search = userKeywords(merged.data, current.email);
-    }
-    const multiCompany = current.companies.length > 1;
-    if (body.accessRoles) {
-      set.accessRoles = [...body.accessRoles.map(oid), ...(multiCompany ? await foreign(AccessRole, current.accessRoles, companyId) : [])];
-    }
-    if (body.properties) {
-      set.properties = [...body.properties.map(oid), ...(multiCompany ? await foreign(Property, current.properties, companyId) : [])];
-    }
-    if (body.job !== undefined) set.job = body.job ? oid(body.job) : null;
-    if (body.bot !== undefined) set.bot = body.bot ? oid(body.bot) : null;
-    if (body.phone !== undefined) set.phone = body.phone;
-    if (body.isActive !== undefined) set.isActive = body.isActive;
-    if (body.isOnline !== undefined) set.isOnline = body.isOnline;
-    if (body.termsConditions !== undefined) set.termsConditions = body.termsConditions;
-    if (body.extensions !== undefined) set.extensions = body.extensions;
-    if (body.companies?.length) {
-      const patch = body.companies[0];
-      if (patch.companyId !== undefined && patch.companyId !== auth.companyId) {
-        throw new ServiceError("invalid_request", "Only the caller's company entry can be changed.", [
-          { path: "companies.0.companyId", message: "must be the caller's company" },
-        ]);
-      }
-      if (patch._id !== undefined) notes.warning("ignored_field", "companies[]._id is set by the service and was ignored.", "companies.0._id");
-      if (patch.hierarchy) {
-        set.companies = current.companies.map((entry) =>
-          entry.companyId.equals(companyId)
-            ? {
-                ...entry,
-                hierarchy: {
-                  boss: (patch.hierarchy?.boss ?? entry.hierarchy?.boss ?? []).map(oid),
-                  peers: (patch.hierarchy?.peers ?? entry.hierarchy?.peers ?? []).map(oid),
-                  subordinate: (patch.hierarchy?.subordinate ?? entry.hierarchy?.subordinate ?? []).map(oid),
-                },
-              }
-            : entry,
-        );
+      if (complete.success) {
+        set.name = literal(complete.data);
+      } else {
+        // Merged in the update, so concurrent PATCHes of different parts all apply. A stored name
+        // always has all four parts, so the merge does too.
+        filter.name = { $type: "object" };
+        set.name = { $mergeObjects: ["$name", literal(body.name)] };
       }
     }
-    // modifiedAt always advances, also within one millisecond; it doubles as the version that
-    // makes this read-modify-write safe against a concurrent update.
-    set.modifiedAt = new Date(Math.max(Date.now(), current.modifiedAt.getTime() + 1));
+    if (body.accessRoles) set.accessRoles = await replaceOwn("accessRoles", body.accessRoles, current, companyId);
+    if (body.properties) set.properties = await replaceOwn("properties", body.properties, current, companyId);
+    if (body.job !== undefined) set.job = literal(body.job ? oid(body.job) : null);
+    if (body.bot !== undefined) set.bot = literal(body.bot ? oid(body.bot) : null);
+    for (const field of ["phone", "isOnline", "termsConditions", "extensions"] as const) {
+      if (body[field] !== undefined) set[field] = literal(body[field]);
+    }
+    const membership = membershipPatch(body);
+    if (membership) {
+      set.companies = {
+        $map: {
+          input: "$companies",
+          as: "entry",
+          in: { $cond: [{ $eq: ["$$entry.companyId", literal(companyId)] }, { $mergeObjects: ["$$entry", membership] }, "$$entry"] },
+        },
+      };
+    }
+    // Strictly later than before, also within one millisecond or when clocks disagree.
+    set.modifiedAt = { $max: [literal(new Date()), { $add: ["$modifiedAt", 1] }] };
 
-    const updated = await User.collection.findOneAndUpdate(
-      { _id: userId, "companies.companyId": companyId, modifiedAt: current.modifiedAt },
-      { $set: set },
-      { returnDocument: "after" },
-    );
+    // Hashed once, and only after the checks above: hashing is slow on purpose.
+    if (body.password !== undefined) passwordHash ??= await hashPassword(body.password);
+    const updated = (await User.collection.findOneAndUpdate(filter, [{ $set: set }], { returnDocument: "after" })) as LeanUser | null;
     if (!updated) continue;
+    if (body.name !== undefined) updated.search = await storeKeywords(updated);
     usersChanged(id);
-    if (passwordHash) await storePasswordHash(userId, passwordHash);
-    return (await toUserRecords([updated as unknown as LeanUser], companyId))[0];
+    if (passwordHash) {
+      await storePasswordHash(userId, passwordHash);
+      // A new password ends every other way into the account; the caller's own session survives
+      // a change of their own password (docs/security.md, "Passwords and tokens").
+      await revokeSessions(userId, self ? { except: auth.sessionId } : {});
+    }
+    return (await toUserRecords([updated], companyId))[0];
   }
   throw new ServiceError("conflict", "The user is being changed by other requests; try again.");
 }
 
-/** The ids of `ids` that are not records of the company (another company's roles...). */
-async function foreign(model: typeof AccessRole | typeof Property, ids: ObjectId[], companyId: ObjectId): Promise<ObjectId[]> {
-  if (ids.length === 0) return [];
-  const own = await (model as typeof AccessRole).find({ _id: { $in: ids }, company: companyId }, { _id: 1 }).lean();
-  return ids.filter((id) => !own.some((record) => record._id.equals(id)));
+/**
+ * Stores the `search` keywords of a name just written, unless the name has changed since: then
+ * the PATCH that changed it stores its own. The keywords are the name's either way.
+ */
+async function storeKeywords(user: LeanUser): Promise<string[]> {
+  const search = userKeywords(user.name as UserName | null, user.email);
+  await User.collection.updateOne({ _id: user._id, ...sameName(user.name) }, { $set: { search } });
+  return search;
+}
+
+// In a pipeline "$x" names a field: every client value goes in as a literal.
+const literal = (value: unknown) => ({ $literal: value });
+
+/** The caller's membership fields a PATCH changes: its hierarchy (per relation) and `isActive`. */
+function membershipPatch(body: UpdateUserBody): Document | undefined {
+  const patch: Document = {};
+  const hierarchy = body.companies?.[0]?.hierarchy;
+  if (hierarchy) {
+    const relations = Object.fromEntries(
+      (["boss", "peers", "subordinate"] as const).map((relation) => [
+        relation,
+        hierarchy[relation] ? literal(hierarchy[relation].map(oid)) : { $ifNull: [`$$entry.hierarchy.${relation}`, []] },
+      ]),
+    );
+    patch.hierarchy = relations;
+  }
+  if (body.isActive !== undefined) patch.isActive = literal(body.isActive);
+  return Object.keys(patch).length > 0 ? patch : undefined;
+}
+
+/** A filter that holds while the stored name is still `name` (part by part, in any field order). */
+function sameName(name: LeanUser["name"]): Document {
+  if (!name) return { name: null };
+  return Object.fromEntries((["displayName", "names", "lastName", "secondLastName"] as const).map((part) => [`name.${part}`, name[part] ?? null]));
+}
+
+/**
+ * The expression for `accessRoles` or `properties` after a PATCH: the body's ids, plus, for a user
+ * of several companies, the ids the stored list holds of other companies (another company's roles
+ * are not this company's to remove). Evaluated in the update, so a concurrent change of another
+ * company's ids is kept too.
+ */
+async function replaceOwn(field: "accessRoles" | "properties", ids: string[], current: LeanUser, companyId: ObjectId): Promise<Document> {
+  const given = ids.map(oid);
+  if (current.companies.length <= 1) return literal(given);
+  const model = (field === "accessRoles" ? AccessRole : Property) as typeof AccessRole;
+  const own = (await model.find({ company: companyId }, { _id: 1 }).lean()).map((record) => record._id);
+  return {
+    $concatArrays: [
+      literal(given),
+      { $filter: { input: { $ifNull: [`$${field}`, []] }, as: "id", cond: { $not: [{ $in: ["$$id", literal(own)] }] } } },
+    ],
+  };
+}
+
+/**
+ * The companies the caller is entitled over: those where they are an active member holding an
+ * access role with `isAdmin: true`.
+ */
+async function adminCompanies(auth: Principal): Promise<ObjectId[]> {
+  const caller = await User.findById(auth.userId, { accessRoles: 1, companies: 1 }).lean<LeanUser>();
+  if (!caller) return [];
+  const active = caller.companies.filter((entry) => entry.isActive !== false).map((entry) => entry.companyId);
+  const roles = await AccessRole.find({ _id: { $in: caller.accessRoles }, company: { $in: active }, isAdmin: true }, { company: 1 }).lean();
+  return roles.map((role) => role.company as ObjectId);
+}
+
+const notEntitled = (fields: readonly string[]) =>
+  new ServiceError(
+    "forbidden",
+    `The user also belongs to companies you are not an admin of: only the user themself, or an admin of every company they belong to, can change ${fields.join(", ")}. Nothing was changed.`,
+    fields.map((field) => ({ path: field, message: "is shared by every company of the user; you are not an admin of all of them" })),
+  );
+
+/**
+ * Records of earlier versions kept one `isActive` for the whole account: it becomes the flag of
+ * each of its memberships that has none, once, at start.
+ */
+export async function backfillMembershipActive(): Promise<void> {
+  await User.collection.updateMany(
+    { isActive: false },
+    { $set: { "companies.$[entry].isActive": false } },
+    { arrayFilters: [{ "entry.isActive": { $exists: false } }] },
+  );
+  await User.collection.updateMany({ isActive: { $exists: true } }, { $unset: { isActive: "" } });
 }
 
 interface References {
