@@ -1,5 +1,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
+  // Says nothing a client needs and tells a prober what to try.
+  poweredByHeader: false,
   // Native and server-only packages must be loaded by Node at run time, not bundled.
   serverExternalPackages: [
     "lmdb",

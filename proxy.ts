@@ -1,0 +1,23 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { createNonce, proxyTrusted, securityHeaders, servedOverHttps } from "@/lib/http/security-headers";
+
+/**
+ * Runs before every request (Next.js' proxy, formerly middleware): puts the security headers on
+ * the answer, whatever produces it, and hands the page policy to the renderer, which takes the
+ * nonce from the request's Content-Security-Policy for the scripts it writes.
+ */
+export function proxy(request: NextRequest): NextResponse {
+  const headers = securityHeaders({
+    nonce: createNonce(),
+    pathname: request.nextUrl.pathname,
+    development: process.env.NODE_ENV === "development",
+    https: servedOverHttps(request, { trustProxy: proxyTrusted() }),
+  });
+  // Replaces any policy the client sent: the renderer must see ours alone.
+  const forwarded = new Headers(request.headers);
+  forwarded.set("content-security-policy", headers["Content-Security-Policy"]);
+  forwarded.delete("content-security-policy-report-only");
+  const response = NextResponse.next({ request: { headers: forwarded } });
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
