@@ -1,6 +1,6 @@
 import { sessionCookie } from "@/lib/http/cookies";
-import { loginFailures } from "@/lib/http/rate-limit";
-import { limit, publicRoute, Reply } from "@/lib/http/route";
+import { publicRoute, Reply, requestAddress } from "@/lib/http/route";
+import { reserveSignIn } from "@/lib/http/sign-in-throttle";
 import { LoginBody } from "@/lib/schemas/auth";
 import { login } from "@/lib/services/auth";
 import { ServiceError } from "@/lib/services/errors";
@@ -9,18 +9,19 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** E-mail and password → an access token and the session cookie (contract §4). */
-export const POST = publicRoute({ body: LoginBody }, async ({ request, body }) => {
-  const key = `email:${body.email}`;
-  if (!loginFailures.peek(key).allowed) limit(loginFailures, key);
+export const POST = publicRoute({ body: LoginBody, throttlesOwnCredentials: true }, async ({ request, body }) => {
+  const attempt = reserveSignIn(body.email, requestAddress(request));
   try {
     const signIn = await login(body.email, body.password, body.companyId);
+    attempt.succeeded();
     return new Reply(
       { accessToken: signIn.accessToken, expiresAt: signIn.expiresAt.toISOString() },
       200,
       { "Set-Cookie": sessionCookie(request, signIn.sessionToken, signIn.sessionExpiresAt) },
     );
   } catch (error) {
-    if (error instanceof ServiceError && error.code === "unauthorized") loginFailures.take(key);
+    if (error instanceof ServiceError && error.code === "unauthorized") attempt.failed();
+    else attempt.abandoned();
     throw error;
   }
 });
