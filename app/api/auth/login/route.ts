@@ -1,5 +1,5 @@
 import { sessionCookie } from "@/lib/http/cookies";
-import { publicRoute, Reply, requestAddress } from "@/lib/http/route";
+import { otherMethods, publicRoute, Reply, requestAddress } from "@/lib/http/route";
 import { reserveSignIn } from "@/lib/http/sign-in-throttle";
 import { LoginBody } from "@/lib/schemas/auth";
 import { login } from "@/lib/services/auth";
@@ -25,3 +25,5 @@ export const POST = publicRoute({ body: LoginBody, throttlesOwnCredentials: true
     throw error;
   }
 });
+
+export const { GET, HEAD, OPTIONS, PUT, PATCH, DELETE } = otherMethods({ POST });

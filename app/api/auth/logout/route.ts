@@ -1,5 +1,5 @@
 import { clearedSessionCookie, readCookie, SESSION_COOKIE } from "@/lib/http/cookies";
-import { publicRoute, Reply } from "@/lib/http/route";
+import { otherMethods, publicRoute, Reply } from "@/lib/http/route";
 import { logout } from "@/lib/services/auth";
 
 export const runtime = "nodejs";
@@ -11,3 +11,5 @@ export const POST = publicRoute({}, async ({ request }) => {
   if (sessionToken) await logout(sessionToken);
   return new Reply(null, 204, { "Set-Cookie": clearedSessionCookie(request) });
 });
+
+export const { GET, HEAD, OPTIONS, PUT, PATCH, DELETE } = otherMethods({ POST });

@@ -1,5 +1,5 @@
 import { readCookie, SESSION_COOKIE } from "@/lib/http/cookies";
-import { bearerToken, publicRoute } from "@/lib/http/route";
+import { bearerToken, otherMethods, publicRoute } from "@/lib/http/route";
 import { introspect, refresh } from "@/lib/services/auth";
 import { ServiceError } from "@/lib/services/errors";
 
@@ -20,3 +20,5 @@ export const POST = publicRoute({}, async ({ request }) => {
  * `npm run bench:api`: an authenticated answer that touches no database.
  */
 export const GET = publicRoute({}, ({ request }) => introspect(bearerToken(request)));
+
+export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ POST, GET });
