@@ -97,7 +97,7 @@ const WHEN: Record<ErrorCode, string> = {
   unknown_reference: "an id in the body names no record of the caller's company",
   unauthorized: "no, malformed, expired or revoked bearer token, or the token of a deactivated user",
   admin_required: "the request lacks the header `Admin: true`",
-  forbidden: "`Admin: true` was sent by a user holding no admin access role",
+  forbidden: "`Admin: true` was sent by a user holding no admin access role; on sign-in, a browser request from another site's page",
   not_found: "no record with this id is visible to the caller's company",
   method_not_allowed: "the path has no such method; `Allow` lists those it has",
   conflict: "a record with these unique values already exists",

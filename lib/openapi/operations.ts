@@ -319,10 +319,10 @@ export const ROUTES: RouteEntry[] = [
         tag: "Authentication",
         summary: "Sign in",
         description:
-          "E-mail and password → an access token for `Authorization: Bearer`, and a session cookie for the admin pages. Wrong credentials are `401` whether the e-mail is unknown or the password wrong; repeated failures are throttled (`429`). For an external system, `npm run --silent token -- --email <email> [--ttl 30d]` prints a longer-lived token.",
+          "E-mail and password → an access token for `Authorization: Bearer`, and a session cookie for the admin pages. Wrong credentials are `401` whether the e-mail is unknown or the password wrong; repeated failures are throttled (`429`). A browser request from another site's page is refused (`403 forbidden`). For an external system, `npm run --silent token -- --email <email> [--ttl 30d]` prints a longer-lived token.",
         status: 200,
         response: AccessTokenResponse,
-        errors: ["unauthorized"],
+        errors: ["unauthorized", "forbidden"],
         setsCookie: true,
       },
     },

@@ -195,6 +195,41 @@ describe("authentication", () => {
       expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie } })).status).toBe(401);
     });
 
+    it.each([
+      ["Sec-Fetch-Site: cross-site", { "sec-fetch-site": "cross-site" }],
+      ["Sec-Fetch-Site: same-site", { "sec-fetch-site": "same-site", origin: "http://localhost" }],
+      ["an Origin of another host", { origin: "https://evil.example" }],
+      ["an Origin of another port", { origin: "http://localhost:8080" }],
+      ["Origin: null", { origin: "null" }],
+    ])("refuses %s with 403 on token, logout and sign-in, and the session goes on", async (_, crossSite) => {
+      const signedIn = await signIn(await memberEmail(), password);
+      const cookie = cookieOf(signedIn.headers.get("set-cookie"));
+      for (const [handler, path] of [[token.POST, "/api/auth/token"], [logout.POST, "/api/auth/logout"]] as const) {
+        const refused = await call(handler, path, { method: "POST", headers: { cookie, ...crossSite } });
+        expect(refused.status, path).toBe(403);
+        expect(refused.body.error.code).toBe("forbidden");
+        expect(refused.headers.get("set-cookie")).toBeNull();
+      }
+      const signInRefused = await signIn(await memberEmail(), password, crossSite);
+      expect(signInRefused.status).toBe(403);
+      expect(signInRefused.body.error.code).toBe("forbidden");
+      expect(signInRefused.headers.get("set-cookie")).toBeNull();
+      expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie } })).status).toBe(200);
+    });
+
+    it.each([
+      ["Sec-Fetch-Site: same-origin", { "sec-fetch-site": "same-origin", origin: "http://localhost" }],
+      ["Sec-Fetch-Site: none", { "sec-fetch-site": "none" }],
+      ["the request's own Origin", { origin: "http://localhost" }],
+      ["neither header", {}],
+    ])("accepts %s", async (_, sameSite) => {
+      const signedIn = await signIn(await memberEmail(), password, sameSite);
+      expect(signedIn.status).toBe(200);
+      const cookie = cookieOf(signedIn.headers.get("set-cookie"));
+      expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie, ...sameSite } })).status).toBe(200);
+      expect((await call(logout.POST, "/api/auth/logout", { method: "POST", headers: { cookie, ...sameSite } })).status).toBe(204);
+    });
+
     it("answers 401 without a cookie or with an unknown one", async () => {
       expect((await call(token.POST, "/api/auth/token", { method: "POST" })).status).toBe(401);
       expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie: "session=forged" } })).status).toBe(401);

@@ -1,4 +1,4 @@
-import { sessionCookie } from "@/lib/http/cookies";
+import { refuseCrossSite, sessionCookie } from "@/lib/http/cookies";
 import { otherMethods, publicRoute, Reply, requestAddress } from "@/lib/http/route";
 import { reserveSignIn } from "@/lib/http/sign-in-throttle";
 import { LoginBody } from "@/lib/schemas/auth";
@@ -8,8 +8,12 @@ import { ServiceError } from "@/lib/services/errors";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** E-mail and password → an access token and the session cookie (contract §4). */
+/**
+ * E-mail and password → an access token and the session cookie (contract §4). Not from another
+ * site's page, which could otherwise sign a visitor in to an account of its choosing.
+ */
 export const POST = publicRoute({ body: LoginBody, throttlesOwnCredentials: true }, async ({ request, body }) => {
+  refuseCrossSite(request);
   const attempt = reserveSignIn(body.email, requestAddress(request));
   try {
     const signIn = await login(body.email, body.password, body.companyId);

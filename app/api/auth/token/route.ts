@@ -1,4 +1,4 @@
-import { readCookie, SESSION_COOKIE } from "@/lib/http/cookies";
+import { readCookie, refuseCrossSite, SESSION_COOKIE } from "@/lib/http/cookies";
 import { bearerToken, otherMethods, publicRoute } from "@/lib/http/route";
 import { introspect, refresh } from "@/lib/services/auth";
 import { ServiceError } from "@/lib/services/errors";
@@ -6,8 +6,9 @@ import { ServiceError } from "@/lib/services/errors";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** The session cookie → a fresh short-lived access token. */
+/** The session cookie → a fresh short-lived access token; never for another site's page. */
 export const POST = publicRoute({}, async ({ request }) => {
+  refuseCrossSite(request);
   const sessionToken = readCookie(request, SESSION_COOKIE);
   if (!sessionToken) throw new ServiceError("unauthorized", "No session: sign in first.");
   const token = await refresh(sessionToken);
