@@ -56,7 +56,6 @@ const HERE = "http://return-path.invalid";
  * cannot become `//host` on its way.
  */
 export function safeReturnPath(next: string | null | undefined, fallback = "/users"): string {
-  // eslint-disable-next-line no-control-regex
   if (!next || !next.startsWith("/") || /[\u0000-\u001f\u007f\\]/.test(next)) return fallback;
   let url: URL;
   try {
