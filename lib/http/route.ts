@@ -180,6 +180,8 @@ function handle(
       user: principal?.userId,
       company: principal?.companyId,
     };
+    // Only a failure of ours carries the error and its stack; a client's bad input (4xx) is one
+    // line with its code, however hostile the input.
     if (response.status >= 500) log().error({ ...fields, err: failure }, "request failed");
     else log().info(failure instanceof ServiceError ? { ...fields, code: failure.code } : fields, "request");
     return response;
