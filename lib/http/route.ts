@@ -332,7 +332,7 @@ const otherMethodHandlers = new WeakSet<object>();
  * error shape with `Allow`, and `OPTIONS` answering `204` with `Allow` (Next.js would answer a
  * bare `405`, and list these very handlers in its own `OPTIONS`). Last line of a route file:
  *
- *   export const { HEAD, OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });
+ *   export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });
  */
 export function otherMethods<H extends Handlers>(handlers: H): Record<OtherMethods<H>, RouteHandler> {
   const has = new Set(HTTP_METHODS.filter((method) => handlers[method]));
