@@ -15,6 +15,7 @@ describe("loadConfig", () => {
       rateLimitPerMinute: 600,
       logLevel: "info",
       readWorkers: defaultReadWorkers(),
+      trustProxy: { kind: "hops", hops: 0 },
     });
   });
 
@@ -63,6 +64,14 @@ describe("loadConfig", () => {
     expect(message).toContain('MONGODB_URI="localhost"');
     expect(message).toContain('RATE_LIMIT_PER_MINUTE="-1"');
     expect(message).toContain('READ_WORKERS="all": must be a whole number from 0 to 16');
+  });
+
+  it("reads TRUST_PROXY as a hop count or a list of addresses, and names a bad value", () => {
+    expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toEqual({ kind: "hops", hops: 2 });
+    expect(loadConfig({ TRUST_PROXY: " 10.0.0.0/8, ::1 ,loopback" }).trustProxy.kind).toBe("addresses");
+    for (const bad of ["true", "33", "-1", "10.0.0.0/33", "10.0.0.1/8/2", "proxy.example", "10.0.0.1,", "::1/129", "1.5"]) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(`TRUST_PROXY=${JSON.stringify(bad)}: must be a number of proxies`);
+    }
   });
 
   it("starts a read worker only when there is a second core", () => {

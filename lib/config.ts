@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { parseTrustProxy, TRUST_PROXY_RULE, type TrustProxy } from "./http/client-address";
 
 /** An unset variable and one set to "" mean the same: use the default. */
 const optional = <T extends z.ZodType>(schema: T) =>
@@ -29,6 +30,7 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: withDefault(z.coerce.number({ error: POSITIVE }).int(POSITIVE).positive(POSITIVE), "600"),
   LOG_LEVEL: withDefault(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), "info"),
   READ_WORKERS: optional(z.coerce.number({ error: WORKERS }).int(WORKERS).min(0, WORKERS).max(16, WORKERS)),
+  TRUST_PROXY: optional(z.string().refine((value) => parseTrustProxy(value) !== undefined, TRUST_PROXY_RULE)),
 });
 
 export interface Config {
@@ -48,6 +50,8 @@ export interface Config {
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Worker threads that read and shape records off the HTTP thread (lib/db/workers.ts); 0: none. */
   readWorkers: number;
+  /** Which `X-Forwarded-For` entries name the client (lib/http/client-address.ts); unset: the socket's peer. */
+  trustProxy: TrustProxy;
 }
 
 export class ConfigError extends Error {
@@ -92,5 +96,6 @@ function parseConfig(env: Record<string, string | undefined>): Config {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
     readWorkers: e.READ_WORKERS ?? defaultReadWorkers(),
+    trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
   };
 }

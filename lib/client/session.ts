@@ -45,14 +45,26 @@ export async function signOut(): Promise<void> {
   await fetch("/api/auth/logout", { method: "POST", cache: "no-store", credentials: "same-origin" }).catch(() => undefined);
 }
 
+/** Stands for this site's origin: a relative path resolves onto it, anything else leaves it. */
+const HERE = "http://return-path.invalid";
+
 /**
- * Where to go after signing in: only a path of this site (an absolute URL or `//host` in `next`
- * would make the sign-in page an open redirect).
+ * Where to go after signing in: only a path of this site, else `fallback` (anything else would
+ * make the sign-in page an open redirect). Control characters and backslashes are refused
+ * outright, as browsers drop or reinterpret them (`/\t/evil` is `//evil` to a browser); what is
+ * left must resolve onto this site, and the path given back is the parsed one, so that it
+ * cannot become `//host` on its way.
  */
 export function safeReturnPath(next: string | null | undefined, fallback = "/users"): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return fallback;
-  if (next.startsWith("/sign-in")) return fallback;
-  return next;
+  if (!next || !next.startsWith("/") || /[\u0000-\u001f\u007f\\]/.test(next)) return fallback;
+  let url: URL;
+  try {
+    url = new URL(next, HERE);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== HERE || url.pathname.startsWith("//") || url.pathname.startsWith("/sign-in")) return fallback;
+  return url.pathname + url.search + url.hash;
 }
 
 export function signInPath(returnTo: string): string {

@@ -1,3 +1,5 @@
+import { ServiceError } from "@/lib/services/errors";
+
 /** The sign-in session cookie (docs/api.md#tokens): httpOnly, SameSite=Strict, Secure over HTTPS. */
 export const SESSION_COOKIE = "session";
 
@@ -38,3 +40,29 @@ export function sessionCookie(request: Request, token: string, expiresAt: Date):
 export function clearedSessionCookie(request: Request): string {
   return [`${SESSION_COOKIE}=`, "Path=/", "HttpOnly", "SameSite=Strict", "Max-Age=0", ...(isHttps(request) ? ["Secure"] : [])].join("; ");
 }
+
+/**
+ * Refuses (`403 forbidden`) a browser request sent from another site to a route that acts on the
+ * session cookie. Browsers say where a request comes from in `Sec-Fetch-Site`; older ones only in
+ * `Origin`, whose host must then be the request's own. A request with neither is not a browser's
+ * cross-site request (and SameSite=Strict keeps the cookie off those anyway).
+ */
+export function refuseCrossSite(request: Request): void {
+  const site = request.headers.get("sec-fetch-site");
+  if (site !== null) {
+    if (site === "same-origin" || site === "none") return;
+    throw crossSite();
+  }
+  const origin = request.headers.get("origin");
+  if (origin === null) return;
+  let host: string | undefined;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = undefined;
+  }
+  // The host alone: a proxy that ends TLS makes the scheme the server sees differ from the page's.
+  if (!host || host !== new URL(request.url).host) throw crossSite();
+}
+
+const crossSite = () => new ServiceError("forbidden", "Requests from another site may not use the session.");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ListUsersQuery } from "@/lib/schemas/users";
-import { isJsonContentType, readJsonBody } from "./body";
+import { isJsonContentType, MAX_BODY_DEPTH, readJsonBody } from "./body";
 import { debugFlag, parseQuery } from "./query";
 import { RateLimiter } from "./rate-limit";
 import { ServiceError } from "@/lib/services/errors";
@@ -84,6 +84,33 @@ describe("readJsonBody", () => {
     const error = await failure(readJsonBody(request('{"a":{"__proto__":{"x":1}},"b":[{"constructor":1}]}')));
     expect(error.code).toBe("invalid_request");
     expect(error.details?.map((detail) => detail.path)).toEqual(["a.__proto__", "b.0.constructor"]);
+  });
+
+  it.each([5_000, 100_000])("refuses a body nested %i levels deep with 400, whether arrays or objects", async (levels) => {
+    for (const text of ["[".repeat(levels) + "]".repeat(levels), '{"a":'.repeat(levels) + "1" + "}".repeat(levels)]) {
+      const error = await failure(readJsonBody(request(text)));
+      expect(error.code).toBe("invalid_request");
+      expect(error.details).toEqual([{ path: "body", message: `is nested deeper than ${MAX_BODY_DEPTH} levels` }]);
+    }
+  });
+
+  it("accepts a body nested exactly as deep as allowed", async () => {
+    const text = '{"a":'.repeat(MAX_BODY_DEPTH - 1) + "[]" + "}".repeat(MAX_BODY_DEPTH - 1);
+    let value = await readJsonBody(request(text));
+    let depth = 1;
+    while (!Array.isArray(value)) {
+      value = (value as { a: unknown }).a;
+      depth += 1;
+    }
+    expect(depth).toBe(MAX_BODY_DEPTH);
+    await expect(readJsonBody(request(`[${text}]`))).rejects.toMatchObject({ code: "invalid_request" });
+  });
+
+  it("names at most 20 forbidden keys", async () => {
+    const body = JSON.stringify(Array.from({ length: 1000 }, () => JSON.parse('{"__proto__":1}')));
+    const error = await failure(readJsonBody(request(body)));
+    expect(error.details).toHaveLength(20);
+    expect(error.details?.[19].path).toBe("19.__proto__");
   });
 
   it("knows JSON content types", () => {

@@ -16,7 +16,10 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE)", () => {
     const limited = await call(users.GET, "/v2/users?debug=true", { token: t.adminToken });
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe("rate_limited");
-    expect(limited.headers.get("retry-after")).toBe("12");
+    // One request comes back every 12 seconds; the five before took some of that already.
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(12);
     expect(limited.body.debug).toEqual([{ level: "error", code: "rate_limited", message: limited.body.error.message }]);
     expect((await call(users.GET, "/v2/users", { token: t.memberToken })).status).toBe(200);
   });

@@ -21,6 +21,18 @@ export class RateLimiter {
     return verdict;
   }
 
+  /** Gives back a token taken for an attempt that turned out not to count. */
+  give(key: string, now = Date.now()): void {
+    const capacity = this.capacity();
+    const bucket = this.refill(key, capacity, now);
+    bucket.tokens = Math.min(capacity, bucket.tokens + 1);
+  }
+
+  /** Forgets the key: its next request finds a full bucket. */
+  forget(key: string): void {
+    this.buckets.delete(key);
+  }
+
   /** Whether a token is left, without taking it. */
   peek(key: string, now = Date.now()): Verdict {
     const capacity = this.capacity();
@@ -56,5 +68,3 @@ export class RateLimiter {
   }
 }
 
-/** Failed sign-ins allowed per e-mail: 10 per 15 minutes (then one more every 90 seconds). */
-export const loginFailures = new RateLimiter(() => 10, 15 * 60_000);

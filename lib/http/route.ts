@@ -15,6 +15,7 @@ import { ready } from "@/lib/services/init";
 import { log } from "@/lib/services/log";
 import { Notes } from "@/lib/services/notes";
 import { readJsonBody } from "./body";
+import { addressKey, clientAddress } from "./client-address";
 import { debugFlag, parseQuery } from "./query";
 import { RateLimiter } from "./rate-limit";
 
@@ -31,6 +32,11 @@ export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.Zod
   admin?: boolean;
   /** Top-level body fields the service sets itself: dropped with a debug warning. */
   ignoreBodyFields?: readonly string[];
+  /**
+   * The handler throttles its own wrong credentials (sign-in): its `401`s do not count against
+   * the address's budget of refused credentials.
+   */
+  throttlesOwnCredentials?: boolean;
 }
 
 export interface PublicContext<Q, B, P> {
@@ -102,6 +108,9 @@ export function declarationOf(handler: unknown): RouteDeclaration | undefined {
 const perMinute = () => loadConfig().rateLimitPerMinute;
 const tokenLimiter = new RateLimiter(perMinute);
 const addressLimiter = new RateLimiter(perMinute);
+/** Refused tokens and session cookies per client address: 30 a minute, then `429` instead of `401`. */
+export const REFUSED_CREDENTIALS_PER_MINUTE = 30;
+const refusedCredentials = new RateLimiter(() => REFUSED_CREDENTIALS_PER_MINUTE);
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -131,7 +140,7 @@ function handle(
         principal = await principalOf(claims);
         if (options.admin) await checkAdmin(request, principal);
       } else {
-        limit(addressLimiter, `ip:${clientAddress(request)}`);
+        limit(addressLimiter, `ip:${requestAddress(request)}`);
       }
 
       const params = await parseParams(options.params, routeContext);
@@ -158,8 +167,8 @@ function handle(
       });
       response = success(result, requestId, debug ? notes : undefined);
     } catch (error) {
-      failure = error;
-      response = errorResponse(error, requestId, debug ? notes : undefined);
+      failure = options.throttlesOwnCredentials ? error : countRefusedCredentials(request, error);
+      response = errorResponse(failure, requestId, debug ? notes : undefined);
     }
 
     const fields = {
@@ -171,6 +180,8 @@ function handle(
       user: principal?.userId,
       company: principal?.companyId,
     };
+    // Only a failure of ours carries the error and its stack; a client's bad input (4xx) is one
+    // line with its code, however hostile the input.
     if (response.status >= 500) log().error({ ...fields, err: failure }, "request failed");
     else log().info(failure instanceof ServiceError ? { ...fields, code: failure.code } : fields, "request");
     return response;
@@ -188,11 +199,21 @@ export function bearerToken(request: Request): string {
 /** Throws `429 rate_limited` with `Retry-After` when the key has no request left. */
 export function limit(limiter: RateLimiter, key: string): void {
   const verdict = limiter.take(key);
-  if (!verdict.allowed) {
-    throw new ServiceError("rate_limited", "Too many requests; try again later.", undefined, {
-      "Retry-After": String(verdict.retryAfterSeconds),
-    });
-  }
+  if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
+}
+
+const rateLimited = (retryAfterSeconds: number) =>
+  new ServiceError("rate_limited", "Too many requests; try again later.", undefined, { "Retry-After": String(retryAfterSeconds) });
+
+/**
+ * A refused token or session cookie counts against the client address; once the address has
+ * spent its budget, the answer is `429` instead of `401`, so that guessing or replaying tokens
+ * is slowed while valid tokens from the same address keep working.
+ */
+function countRefusedCredentials(request: Request, error: unknown): unknown {
+  if (!(error instanceof ServiceError) || error.code !== "unauthorized") return error;
+  const verdict = refusedCredentials.take(`ip:${requestAddress(request)}`);
+  return verdict.allowed ? error : rateLimited(verdict.retryAfterSeconds);
 }
 
 /** The Admin rule (docs/api.md#admin-rule): the header first, then the caller's access roles. */
@@ -205,15 +226,9 @@ async function checkAdmin(request: Request, principal: Principal): Promise<void>
   }
 }
 
-/**
- * The client's address for per-address limits: the last `X-Forwarded-For` hop, which is the one
- * a reverse proxy in front of the server appended (Next.js fills the header from the socket when
- * no proxy did).
- */
-export function clientAddress(request: Request): string {
-  const forwarded = request.headers.get("x-forwarded-for");
-  const hops = forwarded?.split(",").map((hop) => hop.trim()).filter(Boolean) ?? [];
-  return hops.at(-1) ?? "unknown";
+/** The client's address as per-address limits count it (lib/http/client-address.ts, `TRUST_PROXY`). */
+export function requestAddress(request: Request): string {
+  return addressKey(clientAddress(request, loadConfig().trustProxy));
 }
 
 async function parseParams(schema: z.ZodObject | undefined, context: { params: RouteParams } | undefined): Promise<unknown> {
@@ -302,4 +317,50 @@ function json(body: unknown, status: number, requestId: string, headers: Record<
       ...headers,
     },
   });
+}
+
+const HTTP_METHODS = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"] as const;
+type HttpMethod = (typeof HTTP_METHODS)[number];
+type Handlers = Partial<Record<HttpMethod, (request: Request, context: { params: RouteParams }) => Promise<Response> | Response>>;
+/** What a route module lacks; `HEAD` of a route with `GET` Next.js answers from `GET`. */
+type OtherMethods<H> = Exclude<HttpMethod, keyof H | ("GET" extends keyof H ? "HEAD" : never)>;
+
+const otherMethodHandlers = new WeakSet<object>();
+
+/**
+ * The handlers of the methods a route module does not have: `405 method_not_allowed` in the
+ * error shape with `Allow`, and `OPTIONS` answering `204` with `Allow` (Next.js would answer a
+ * bare `405`, and list these very handlers in its own `OPTIONS`). Last line of a route file:
+ *
+ *   export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });
+ */
+export function otherMethods<H extends Handlers>(handlers: H): Record<OtherMethods<H>, RouteHandler> {
+  const has = new Set(HTTP_METHODS.filter((method) => handlers[method]));
+  if (has.has("GET")) has.add("HEAD");
+  has.add("OPTIONS");
+  const allow = [...has].sort().join(", ");
+  const result: Partial<Record<HttpMethod, RouteHandler>> = {};
+  for (const method of HTTP_METHODS) {
+    if (method === "OPTIONS" ? handlers.OPTIONS : has.has(method)) continue;
+    const handler: RouteHandler =
+      method === "OPTIONS"
+        ? async () => new Response(null, { status: 204, headers: { Allow: allow, "Cache-Control": "no-store" } })
+        : async (request) => methodNotAllowed(request, allow);
+    otherMethodHandlers.add(handler);
+    result[method] = handler;
+  }
+  return result as Record<OtherMethods<H>, RouteHandler>;
+}
+
+/** Whether a handler is one of {@link otherMethods}' (the OpenAPI document leaves them out). */
+export function isOtherMethod(handler: unknown): boolean {
+  return typeof handler === "function" && otherMethodHandlers.has(handler);
+}
+
+function methodNotAllowed(request: Request, allow: string): Response {
+  const incomingId = request.headers.get("x-request-id");
+  const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+  const error = new ServiceError("method_not_allowed", `${request.method} is not a method of this path; it has ${allow}.`, undefined, { Allow: allow });
+  log().info({ requestId, method: request.method, path: new URL(request.url).pathname, status: 405, code: error.code }, "request");
+  return errorResponse(error, requestId, undefined);
 }

@@ -5,7 +5,7 @@
  * schema is written twice: every one is converted from the zod schema the service uses.
  */
 import { z } from "zod";
-import { declarationOf, type RouteDeclaration } from "@/lib/http/route";
+import { declarationOf, isOtherMethod, type RouteDeclaration } from "@/lib/http/route";
 import { AccessTokenResponse } from "@/lib/schemas/auth";
 import { ErrorBody, type ErrorCode, isoDateTime, Notification, objectId } from "@/lib/schemas/common";
 import {
@@ -97,8 +97,9 @@ const WHEN: Record<ErrorCode, string> = {
   unknown_reference: "an id in the body names no record of the caller's company",
   unauthorized: "no, malformed, expired or revoked bearer token, or the token of a deactivated user",
   admin_required: "the request lacks the header `Admin: true`",
-  forbidden: "`Admin: true` was sent by a user holding no admin access role, or the caller may not change the fields `details` names (a user's account-wide fields)",
+  forbidden: "`Admin: true` was sent by a user holding no admin access role; the caller may not change the fields `details` names (a user's account-wide fields); on sign-in, a browser request from another site's page",
   not_found: "no record with this id is visible to the caller's company",
+  method_not_allowed: "the path has no such method; `Allow` lists those it has",
   conflict: "a record with these unique values already exists",
   payload_too_large: "the body is over 1 MiB",
   unsupported_media_type: "a body without `Content-Type: application/json`",
@@ -171,7 +172,9 @@ export function buildDocument(): OpenApiDocument {
     const item: Partial<Record<Method, OperationObject>> = {};
     for (const method of METHODS) {
       const operation = entry.operations[method];
-      const handler = entry.module[method.toUpperCase()];
+      const exported = entry.module[method.toUpperCase()];
+      // The 405 answers of the methods a route lacks are not operations.
+      const handler = isOtherMethod(exported) ? undefined : exported;
       if (!operation && !handler) continue;
       if (!operation) throw new Error(`${method.toUpperCase()} ${entry.path} is exported but not described in lib/openapi/operations.ts`);
       const declaration = declarationOf(handler);

@@ -2,7 +2,7 @@
 export function operationOf(handler: unknown): { path: string; method: Method } | undefined {
   for (const entry of ROUTES) {
     for (const method of METHODS) {
-      if (entry.module[method.toUpperCase()] === handler) return { path: entry.path, method };
+      if (entry.module[method.toUpperCase()] === handler && !isOtherMethod(handler)) return { path: entry.path, method };
     }
   }
   return undefined;
@@ -32,6 +32,7 @@ import * as surveys from "@/app/v2/surveys/route";
 import * as user from "@/app/v2/users/[id]/route";
 import * as me from "@/app/v2/users/me/route";
 import * as users from "@/app/v2/users/route";
+import { isOtherMethod } from "@/lib/http/route";
 import { AccessTokenResponse } from "@/lib/schemas/auth";
 import { OpenApiDocumentSchema } from "./document-schema";
 import type { ErrorCode } from "@/lib/schemas/common";
@@ -320,10 +321,10 @@ export const ROUTES: RouteEntry[] = [
         tag: "Authentication",
         summary: "Sign in",
         description:
-          "E-mail and password → an access token for `Authorization: Bearer`, and a session cookie for the admin pages. Wrong credentials are `401` whether the e-mail is unknown or the password wrong; repeated failures are throttled (`429`). For an external system, `npm run --silent token -- --email <email> [--ttl 30d]` prints a longer-lived token.",
+          "E-mail and password → an access token for `Authorization: Bearer`, and a session cookie for the admin pages. Wrong credentials are `401` whether the e-mail is unknown or the password wrong; repeated failures are throttled (`429`). A browser request from another site's page is refused (`403 forbidden`). For an external system, `npm run --silent token -- --email <email> [--ttl 30d]` prints a longer-lived token.",
         status: 200,
         response: AccessTokenResponse,
-        errors: ["unauthorized"],
+        errors: ["unauthorized", "forbidden"],
         setsCookie: true,
       },
     },

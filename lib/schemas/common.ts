@@ -128,6 +128,7 @@ export const ErrorCode = z.enum([
   "admin_required",
   "forbidden",
   "not_found",
+  "method_not_allowed",
   "conflict",
   "payload_too_large",
   "unsupported_media_type",

@@ -11,6 +11,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   admin_required: 403,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

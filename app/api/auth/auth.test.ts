@@ -64,13 +64,19 @@ describe("authentication", () => {
       }
     });
 
+    it.each([5_000, 100_000])("refuses a body nested %i levels deep with 400, not 500", async (levels) => {
+      const response = await call(login.POST, "/api/auth/login", { rawBody: '{"email":'.repeat(levels) + "1" + "}".repeat(levels), headers: { "content-type": "application/json" } });
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe("invalid_request");
+    });
+
     it("refuses a malformed body with 400", async () => {
       const response = await call(login.POST, "/api/auth/login", { body: { email: "x@y.io" } });
       expect(response.status).toBe(400);
       expect(response.body.error.details[0].path).toBe("password");
     });
 
-    it("throttles failed attempts per e-mail (429 with Retry-After), even for the right password", async () => {
+    it("throttles failed attempts per e-mail and address (429 with Retry-After), even for the right password", async () => {
       const target = await User.collection.insertOne({
         email: "throttled@auth.io",
         companies: [{ companyId: oid(t.companyId), hierarchy: { boss: [], peers: [], subordinate: [] } }],
@@ -84,6 +90,88 @@ describe("authentication", () => {
       expect(blocked.body.error.code).toBe("rate_limited");
       expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
       expect((await signIn(await memberEmail(), password)).status).toBe(200);
+    });
+  });
+
+  describe("sign-in throttling", () => {
+    let n = 0;
+    /** A user of its own with the known password, so that no test spends another's budget. */
+    const newUser = async () => {
+      const email = `throttle-${++n}-${Date.now()}@auth.io`;
+      const created = await User.collection.insertOne({
+        email,
+        companies: [{ companyId: oid(t.companyId), hierarchy: { boss: [], peers: [], subordinate: [] } }],
+        isActive: true,
+        accessRoles: [],
+      } as never);
+      await storePasswordHash(created.insertedId, await hashPassword(password));
+      return email;
+    };
+    const from = (address: string) => ({ "x-forwarded-for": address });
+    const statuses = (answers: { status: number }[]) => {
+      const counts: Record<number, number> = {};
+      for (const { status } of answers) counts[status] = (counts[status] ?? 0) + 1;
+      return counts;
+    };
+
+    it("lets the owner in from their own address after 10 wrong passwords from another", async () => {
+      const email = await newUser();
+      for (let i = 0; i < 10; i++) expect((await signIn(email, `wrong ${i}`, from("203.0.113.10"))).status).toBe(401);
+      const blocked = await signIn(email, password, from("203.0.113.10"));
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.error.code).toBe("rate_limited");
+      expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await signIn(email, password, from("198.51.100.20"))).status).toBe(200);
+    });
+
+    it("evaluates no more than 10 of 100 parallel wrong passwords", async () => {
+      const email = await newUser();
+      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => signIn(email, `wrong ${i}`, from("203.0.113.11"))));
+      expect(statuses(answers)).toEqual({ 401: 10, 429: 90 });
+    });
+
+    it("allows one address 50 failures over all e-mails, then refuses it while others still get in", async () => {
+      const emails = await Promise.all(Array.from({ length: 6 }, newUser));
+      const answers = await Promise.all(emails.flatMap((email) => Array.from({ length: 10 }, (_, i) => signIn(email, `wrong ${i}`, from("203.0.113.12")))));
+      expect(statuses(answers)).toEqual({ 401: 50, 429: 10 });
+      expect((await signIn(emails[5], password, from("203.0.113.12"))).status).toBe(429);
+      expect((await signIn(emails[5], password, from("203.0.113.13"))).status).toBe(200);
+    });
+
+    it("forgets an address's failures for an e-mail once the right password comes from it", async () => {
+      const email = await newUser();
+      for (let i = 0; i < 9; i++) expect((await signIn(email, `wrong ${i}`, from("203.0.113.14"))).status).toBe(401);
+      expect((await signIn(email, password, from("203.0.113.14"))).status).toBe(200);
+      const again = await Promise.all(Array.from({ length: 11 }, (_, i) => signIn(email, `wrong again ${i}`, from("203.0.113.14"))));
+      expect(statuses(again)).toEqual({ 401: 10, 429: 1 });
+    });
+
+    it("counts the IPv6 addresses of one /64 as one address", async () => {
+      const email = await newUser();
+      const answers = await Promise.all(Array.from({ length: 11 }, (_, i) => signIn(email, `wrong ${i}`, from(`2001:db8:5:6::${i + 1}`))));
+      expect(statuses(answers)).toEqual({ 401: 10, 429: 1 });
+    });
+  });
+
+  describe("refused bearer tokens", () => {
+    it("are limited per client address: 429 after 30 a minute, while valid tokens from there still work", async () => {
+      const forged = (address: string) => call(me.GET, "/v2/users/me", { headers: { authorization: "Bearer not.a.jwt", "x-forwarded-for": address } });
+      const answers = await Promise.all(Array.from({ length: 30 }, () => forged("203.0.113.20")));
+      expect(answers.every((answer) => answer.status === 401)).toBe(true);
+      const limited = await forged("203.0.113.20");
+      expect(limited.status).toBe(429);
+      expect(limited.body.error.code).toBe("rate_limited");
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      const tampered = await call(me.GET, "/v2/users/me", { token: `${t.memberToken.slice(0, -4)}AAAA`, headers: { "x-forwarded-for": "203.0.113.20" } });
+      expect(tampered.status).toBe(429);
+      expect((await call(me.GET, "/v2/users/me", { token: t.memberToken, headers: { "x-forwarded-for": "203.0.113.20" } })).status).toBe(200);
+      expect((await forged("203.0.113.21")).status).toBe(401);
+    });
+
+    it("count session cookies that name no session too", async () => {
+      const attempt = () => call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie: "session=forged", "x-forwarded-for": "203.0.113.22" } });
+      for (let i = 0; i < 30; i++) expect((await attempt()).status).toBe(401);
+      expect((await attempt()).status).toBe(429);
     });
   });
 
@@ -105,6 +193,41 @@ describe("authentication", () => {
         expect(revoked.body.error.code).toBe("unauthorized");
       }
       expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie } })).status).toBe(401);
+    });
+
+    it.each([
+      ["Sec-Fetch-Site: cross-site", { "sec-fetch-site": "cross-site" }],
+      ["Sec-Fetch-Site: same-site", { "sec-fetch-site": "same-site", origin: "http://localhost" }],
+      ["an Origin of another host", { origin: "https://evil.example" }],
+      ["an Origin of another port", { origin: "http://localhost:8080" }],
+      ["Origin: null", { origin: "null" }],
+    ])("refuses %s with 403 on token, logout and sign-in, and the session goes on", async (_, crossSite) => {
+      const signedIn = await signIn(await memberEmail(), password);
+      const cookie = cookieOf(signedIn.headers.get("set-cookie"));
+      for (const [handler, path] of [[token.POST, "/api/auth/token"], [logout.POST, "/api/auth/logout"]] as const) {
+        const refused = await call(handler, path, { method: "POST", headers: { cookie, ...crossSite } });
+        expect(refused.status, path).toBe(403);
+        expect(refused.body.error.code).toBe("forbidden");
+        expect(refused.headers.get("set-cookie")).toBeNull();
+      }
+      const signInRefused = await signIn(await memberEmail(), password, crossSite);
+      expect(signInRefused.status).toBe(403);
+      expect(signInRefused.body.error.code).toBe("forbidden");
+      expect(signInRefused.headers.get("set-cookie")).toBeNull();
+      expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie } })).status).toBe(200);
+    });
+
+    it.each([
+      ["Sec-Fetch-Site: same-origin", { "sec-fetch-site": "same-origin", origin: "http://localhost" }],
+      ["Sec-Fetch-Site: none", { "sec-fetch-site": "none" }],
+      ["the request's own Origin", { origin: "http://localhost" }],
+      ["neither header", {}],
+    ])("accepts %s", async (_, sameSite) => {
+      const signedIn = await signIn(await memberEmail(), password, sameSite);
+      expect(signedIn.status).toBe(200);
+      const cookie = cookieOf(signedIn.headers.get("set-cookie"));
+      expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie, ...sameSite } })).status).toBe(200);
+      expect((await call(logout.POST, "/api/auth/logout", { method: "POST", headers: { cookie, ...sameSite } })).status).toBe(204);
     });
 
     it("answers 401 without a cookie or with an unknown one", async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { databaseKind, ping } from "@/lib/db";
+import { otherMethods } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -26,3 +27,5 @@ export async function GET(request: Request): Promise<Response> {
     );
   }
 }
+
+export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

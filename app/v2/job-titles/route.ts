@@ -1,4 +1,4 @@
-import { created, route } from "@/lib/http/route";
+import { created, otherMethods, route } from "@/lib/http/route";
 import { CreateNamedBody, ListReferenceQuery, SERVER_MANAGED_REFERENCE_FIELDS } from "@/lib/schemas/reference";
 import { createReference, listReference } from "@/lib/services/reference";
 
@@ -14,3 +14,5 @@ export const POST = route(
     return created(record, `/v2/job-titles/${record._id}`);
   },
 );
+
+export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });

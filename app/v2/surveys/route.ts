@@ -1,4 +1,4 @@
-import { created, route } from "@/lib/http/route";
+import { created, otherMethods, route } from "@/lib/http/route";
 import { CreateSurveyBody, ListSurveysQuery, SERVER_MANAGED_SURVEY_FIELDS } from "@/lib/schemas/surveys";
 import { createSurvey, listSurveys } from "@/lib/services/surveys";
 
@@ -14,3 +14,5 @@ export const POST = route(
     return created(survey, `/v2/surveys/${survey._id}`);
   },
 );
+
+export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });

@@ -1,4 +1,4 @@
-import { created, route } from "@/lib/http/route";
+import { created, otherMethods, route } from "@/lib/http/route";
 import { CreateUserBody, CreateUserQuery, ListUsersQuery, SERVER_MANAGED_USER_FIELDS } from "@/lib/schemas/users";
 import { createUser, listUsers } from "@/lib/services/users";
 
@@ -20,3 +20,5 @@ export const POST = route(
     return created(user, `/v2/users/${user._id}`);
   },
 );
+
+export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });

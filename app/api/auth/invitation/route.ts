@@ -1,4 +1,4 @@
-import { publicRoute } from "@/lib/http/route";
+import { otherMethods, publicRoute } from "@/lib/http/route";
 import { InvitationQuery, SetPasswordBody } from "@/lib/schemas/auth";
 import { acceptInvitation, invitationStatus } from "@/lib/services/invitations";
 
@@ -10,3 +10,5 @@ export const GET = publicRoute({ query: InvitationQuery }, ({ query }) => invita
 
 /** Sets the password of the invited user; the link is used up. */
 export const POST = publicRoute({ body: SetPasswordBody }, ({ body }) => acceptInvitation(body.token, body.password));
+
+export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });

@@ -1,6 +1,6 @@
-import { sessionCookie } from "@/lib/http/cookies";
-import { loginFailures } from "@/lib/http/rate-limit";
-import { limit, publicRoute, Reply } from "@/lib/http/route";
+import { refuseCrossSite, sessionCookie } from "@/lib/http/cookies";
+import { otherMethods, publicRoute, Reply, requestAddress } from "@/lib/http/route";
+import { reserveSignIn } from "@/lib/http/sign-in-throttle";
 import { LoginBody } from "@/lib/schemas/auth";
 import { login } from "@/lib/services/auth";
 import { ServiceError } from "@/lib/services/errors";
@@ -8,19 +8,26 @@ import { ServiceError } from "@/lib/services/errors";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** E-mail and password → an access token and the session cookie (docs/api.md#tokens). */
-export const POST = publicRoute({ body: LoginBody }, async ({ request, body }) => {
-  const key = `email:${body.email}`;
-  if (!loginFailures.peek(key).allowed) limit(loginFailures, key);
+/**
+ * E-mail and password → an access token and the session cookie (docs/api.md#tokens). Not from
+ * another site's page, which could otherwise sign a visitor in to an account of its choosing.
+ */
+export const POST = publicRoute({ body: LoginBody, throttlesOwnCredentials: true }, async ({ request, body }) => {
+  refuseCrossSite(request);
+  const attempt = reserveSignIn(body.email, requestAddress(request));
   try {
     const signIn = await login(body.email, body.password, body.companyId);
+    attempt.succeeded();
     return new Reply(
       { accessToken: signIn.accessToken, expiresAt: signIn.expiresAt.toISOString() },
       200,
       { "Set-Cookie": sessionCookie(request, signIn.sessionToken, signIn.sessionExpiresAt) },
     );
   } catch (error) {
-    if (error instanceof ServiceError && error.code === "unauthorized") loginFailures.take(key);
+    if (error instanceof ServiceError && error.code === "unauthorized") attempt.failed();
+    else attempt.abandoned();
     throw error;
   }
 });
+
+export const { GET, HEAD, OPTIONS, PUT, PATCH, DELETE } = otherMethods({ POST });

@@ -1,13 +1,16 @@
-import { clearedSessionCookie, readCookie, SESSION_COOKIE } from "@/lib/http/cookies";
-import { publicRoute, Reply } from "@/lib/http/route";
+import { clearedSessionCookie, readCookie, refuseCrossSite, SESSION_COOKIE } from "@/lib/http/cookies";
+import { otherMethods, publicRoute, Reply } from "@/lib/http/route";
 import { logout } from "@/lib/services/auth";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** Ends the session of the cookie (its access tokens stop working) and clears the cookie. */
+/** Ends the session of the cookie (its access tokens stop working) and clears the cookie; not from another site. */
 export const POST = publicRoute({}, async ({ request }) => {
+  refuseCrossSite(request);
   const sessionToken = readCookie(request, SESSION_COOKIE);
   if (sessionToken) await logout(sessionToken);
   return new Reply(null, 204, { "Set-Cookie": clearedSessionCookie(request) });
 });
+
+export const { GET, HEAD, OPTIONS, PUT, PATCH, DELETE } = otherMethods({ POST });

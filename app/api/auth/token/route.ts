@@ -1,13 +1,14 @@
-import { readCookie, SESSION_COOKIE } from "@/lib/http/cookies";
-import { bearerToken, publicRoute } from "@/lib/http/route";
+import { readCookie, refuseCrossSite, SESSION_COOKIE } from "@/lib/http/cookies";
+import { bearerToken, otherMethods, publicRoute } from "@/lib/http/route";
 import { introspect, refresh } from "@/lib/services/auth";
 import { ServiceError } from "@/lib/services/errors";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** The session cookie → a fresh short-lived access token. */
+/** The session cookie → a fresh short-lived access token; never for another site's page. */
 export const POST = publicRoute({}, async ({ request }) => {
+  refuseCrossSite(request);
   const sessionToken = readCookie(request, SESSION_COOKIE);
   if (!sessionToken) throw new ServiceError("unauthorized", "No session: sign in first.");
   const token = await refresh(sessionToken);
@@ -20,3 +21,5 @@ export const POST = publicRoute({}, async ({ request }) => {
  * `npm run bench:api`: an authenticated answer that touches no database.
  */
 export const GET = publicRoute({}, ({ request }) => introspect(bearerToken(request)));
+
+export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ POST, GET });

@@ -1,4 +1,4 @@
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 import { ReferenceIdParams } from "@/lib/schemas/reference";
 import { getReference } from "@/lib/services/reference";
 
@@ -6,3 +6,5 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = route({ params: ReferenceIdParams }, ({ auth, params }) => getReference(auth, "properties", params.id));
+
+export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

@@ -1,4 +1,4 @@
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 import { GetSurveyQuery, SERVER_MANAGED_SURVEY_FIELDS, SurveyIdParams, UpdateSurveyBody } from "@/lib/schemas/surveys";
 import { getSurvey, updateSurvey } from "@/lib/services/surveys";
 
@@ -13,3 +13,5 @@ export const PATCH = route(
   { admin: true, params: SurveyIdParams, body: UpdateSurveyBody, ignoreBodyFields: SERVER_MANAGED_SURVEY_FIELDS },
   ({ auth, params, body, notes }) => updateSurvey(auth, params.id, body, notes),
 );
+
+export const { OPTIONS, POST, PUT, DELETE } = otherMethods({ GET, PATCH });

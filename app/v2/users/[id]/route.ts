@@ -1,4 +1,4 @@
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 import { SERVER_MANAGED_USER_FIELDS, UpdateUserBody, UserIdParams } from "@/lib/schemas/users";
 import { getUser, updateUser } from "@/lib/services/users";
 
@@ -11,3 +11,5 @@ export const PATCH = route(
   { admin: true, params: UserIdParams, body: UpdateUserBody, ignoreBodyFields: SERVER_MANAGED_USER_FIELDS },
   ({ auth, params, body, notes }) => updateUser(auth, params.id, body, notes),
 );
+
+export const { OPTIONS, POST, PUT, DELETE } = otherMethods({ GET, PATCH });

@@ -1,4 +1,4 @@
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 import { ListRevisionsQuery, SurveyIdParams } from "@/lib/schemas/surveys";
 import { listRevisions } from "@/lib/services/survey-revisions";
 
@@ -8,3 +8,5 @@ export const dynamic = "force-dynamic";
 export const GET = route({ admin: true, params: SurveyIdParams, query: ListRevisionsQuery }, ({ auth, params, query }) =>
   listRevisions(auth, params.id, query),
 );
+
+export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

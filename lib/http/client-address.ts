@@ -1,0 +1,98 @@
+/**
+ * The client's address, for per-address limits. The server appends the socket's address to
+ * `X-Forwarded-For` on every request (lib/http/socket-address.ts), so the header's last entry is
+ * the peer that connected. `TRUST_PROXY` says how many of the entries before it came from proxies
+ * of our own (docs/security.md, "What TRUST_PROXY means"); anything further left was written by
+ * the client and is never believed.
+ */
+import { BlockList, isIP } from "node:net";
+import { hasSocketAddress } from "./socket-address";
+
+export type TrustProxy =
+  /** The client is the peer: `hops` proxies in front (0: none), each appending one entry. */
+  | { kind: "hops"; hops: number }
+  /** The client is the last entry from the right that is not one of these addresses. */
+  | { kind: "addresses"; list: BlockList };
+
+export const NO_PROXY: TrustProxy = { kind: "hops", hops: 0 };
+
+const MAX_HOPS = 32;
+export const TRUST_PROXY_RULE =
+  `must be a number of proxies from 0 to ${MAX_HOPS}, or a comma-separated list of proxy addresses and CIDR ranges (or "loopback")`;
+
+/** `TRUST_PROXY` → the rule; a bad value → `undefined` (config.ts names the variable). */
+export function parseTrustProxy(value: string | undefined): TrustProxy | undefined {
+  const text = value?.trim() ?? "";
+  if (text === "") return NO_PROXY;
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    return hops <= MAX_HOPS ? { kind: "hops", hops } : undefined;
+  }
+  const list = new BlockList();
+  for (const item of text.split(",").map((part) => part.trim())) {
+    if (item === "loopback") {
+      list.addSubnet("127.0.0.0", 8, "ipv4");
+      list.addSubnet("::1", 128, "ipv6");
+      continue;
+    }
+    const [address, prefix, extra] = item.split("/");
+    const family = isIP(address);
+    if (family === 0 || extra !== undefined) return undefined;
+    const type = family === 4 ? "ipv4" : "ipv6";
+    if (prefix === undefined) {
+      list.addAddress(address, type);
+    } else {
+      const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
+      if (!(bits <= (family === 4 ? 32 : 128))) return undefined;
+      list.addSubnet(address, bits, type);
+    }
+  }
+  return { kind: "addresses", list };
+}
+
+/**
+ * The address the request came from, by the `TRUST_PROXY` rule; `"unknown"` when none is known.
+ * Requests whose header lacks the socket's address (the first ones, while the server starts)
+ * share one address, `"unverified"`, rather than be believed.
+ */
+export function clientAddress(request: Request, trust: TrustProxy): string {
+  if (!hasSocketAddress(request)) return "unverified";
+  const hops = (request.headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map(normalize)
+    .filter((hop) => hop !== "");
+  if (hops.length === 0) return "unknown";
+  if (trust.kind === "hops") return hops[Math.max(0, hops.length - 1 - trust.hops)];
+  for (let i = hops.length - 1; i >= 0; i--) {
+    if (!isTrusted(hops[i], trust.list)) return hops[i];
+  }
+  return hops[0];
+}
+
+/**
+ * The key of an address in a per-address limit: IPv6 by its /64 (one host is commonly given a
+ * whole /64, so counting single addresses would let it rotate through billions of them).
+ */
+export function addressKey(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const [head, tail] = address.split("::");
+  const front = head ? head.split(":") : [];
+  const back = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? front : [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back];
+  return `${groups.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":")}::/64`;
+}
+
+function normalize(hop: string): string {
+  let address = hop.trim().toLowerCase();
+  if (address.startsWith("[") && address.includes("]")) address = address.slice(1, address.indexOf("]"));
+  // Dual-stack sockets report IPv4 peers as IPv4-mapped IPv6; some proxies append a port.
+  if (address.startsWith("::ffff:") && isIP(address.slice(7)) === 4) address = address.slice(7);
+  const withPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(address);
+  if (withPort) address = withPort[1];
+  return address.slice(0, 64);
+}
+
+function isTrusted(address: string, list: BlockList): boolean {
+  const family = isIP(address);
+  return family !== 0 && list.check(address, family === 4 ? "ipv4" : "ipv6");
+}
