@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { loadConfig } from "@/lib/config";
 import { createNonce, proxyTrusted, securityHeaders, servedOverHttps } from "@/lib/http/security-headers";
 
 /**
@@ -11,7 +12,7 @@ export function proxy(request: NextRequest): NextResponse {
     nonce: createNonce(),
     pathname: request.nextUrl.pathname,
     development: process.env.NODE_ENV === "development",
-    https: servedOverHttps(request, { trustProxy: proxyTrusted() }),
+    https: servedOverHttps(request, { trustProxy: proxyTrusted(request, loadConfig().trustProxy) }),
   });
   // Replaces any policy the client sent: the renderer must see ours alone.
   const forwarded = new Headers(request.headers);

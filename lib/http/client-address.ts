@@ -92,6 +92,18 @@ function normalize(hop: string): string {
   return address.slice(0, 64);
 }
 
+/** The address of the peer that connected (the entry the server appended), if it is known. */
+export function peerAddress(request: Request): string | undefined {
+  if (!hasSocketAddress(request)) return undefined;
+  const last = normalize((request.headers.get("x-forwarded-for") ?? "").split(",").at(-1) ?? "");
+  return last === "" ? undefined : last;
+}
+
+/** Whether an address is one of the proxies an address-list `TRUST_PROXY` names. */
+export function isTrustedProxy(address: string, trust: Extract<TrustProxy, { kind: "addresses" }>): boolean {
+  return isTrusted(address, trust.list);
+}
+
 function isTrusted(address: string, list: BlockList): boolean {
   const family = isIP(address);
   return family !== 0 && list.check(address, family === 4 ? "ipv4" : "ipv6");

@@ -3,6 +3,7 @@ import { NextRequest } from "next/server";
 import { getScriptNonceFromHeader } from "next/dist/server/app-render/get-script-nonce-from-header";
 import { afterEach, describe, expect, it } from "vitest";
 import { proxy } from "@/proxy";
+import { parseTrustProxy } from "./client-address";
 import { contentSecurityPolicy, createNonce, proxyTrusted, servedOverHttps } from "./security-headers";
 
 /** The directives of a policy, by name. */
@@ -119,9 +120,16 @@ describe("servedOverHttps", () => {
     expect(servedOverHttps(request("http://x/"), { trustProxy: true })).toBe(false);
   });
 
-  it("takes TRUST_PROXY as a hop count above 0 or a list of addresses", () => {
-    for (const value of [undefined, "", " ", "0", "false"]) expect(proxyTrusted({ TRUST_PROXY: value }), String(value)).toBe(false);
-    for (const value of ["1", "2", "10.0.0.1", "10.0.0.0/8, 127.0.0.1"]) expect(proxyTrusted({ TRUST_PROXY: value }), value).toBe(true);
+  it("trusts the peer as a proxy by TRUST_PROXY: a hop count above 0, or a peer on the address list", () => {
+    const from = (peer: string) => new Request("http://x/", { headers: { "x-forwarded-for": `6.6.6.6, ${peer}` } });
+    const rule = (value: string) => parseTrustProxy(value)!;
+    for (const value of ["", " ", "0"]) expect(proxyTrusted(from("10.0.0.1"), rule(value)), JSON.stringify(value)).toBe(false);
+    for (const value of ["1", "2"]) expect(proxyTrusted(from("10.0.0.1"), rule(value)), value).toBe(true);
+    expect(proxyTrusted(from("10.0.0.1"), rule("10.0.0.0/8, 127.0.0.1"))).toBe(true);
+    expect(proxyTrusted(from("127.0.0.1"), rule("loopback"))).toBe(true);
+    // A client that connects directly is not the listed proxy, whatever it writes before itself.
+    expect(proxyTrusted(from("203.0.113.9"), rule("10.0.0.0/8"))).toBe(false);
+    expect(proxyTrusted(new Request("http://x/"), rule("10.0.0.0/8"))).toBe(false);
   });
 });
 

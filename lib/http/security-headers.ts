@@ -4,6 +4,7 @@
  * carries a fresh nonce, which Next.js reads back from the request's Content-Security-Policy and
  * puts on every script it writes into a page.
  */
+import { isTrustedProxy, peerAddress, type TrustProxy } from "./client-address";
 
 /** The same on every answer. */
 export const FIXED_SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -89,10 +90,12 @@ export function servedOverHttps(request: Request, { trustProxy }: { trustProxy: 
 }
 
 /**
- * Whether a proxy in front is trusted with the X-Forwarded-* headers: `TRUST_PROXY` set to a hop
- * count above 0 or to a list of addresses. Read here until the configuration parses it.
+ * Whether the peer that connected is a proxy trusted with the X-Forwarded-* headers, by the
+ * `TRUST_PROXY` rule (docs/security.md#what-trust_proxy-means): any hop count above 0, or a peer
+ * whose address is on the list.
  */
-export function proxyTrusted(env: Record<string, string | undefined> = process.env): boolean {
-  const value = env.TRUST_PROXY?.trim().toLowerCase() ?? "";
-  return value !== "" && value !== "0" && value !== "false";
+export function proxyTrusted(request: Request, trust: TrustProxy): boolean {
+  if (trust.kind === "hops") return trust.hops > 0;
+  const peer = peerAddress(request);
+  return peer !== undefined && isTrustedProxy(peer, trust);
 }
