@@ -181,7 +181,7 @@ const methodTones: Record<Method, string> = {
 };
 
 export function MethodBadge({ method }: { method: Method }) {
-  return <span className={`inline-block w-14 shrink-0 rounded px-1.5 py-0.5 text-center font-mono text-xs font-semibold uppercase ring-1 ring-inset ${methodTones[method]}`}>{method}</span>;
+  return <span className={`inline-block w-14 shrink-0 rounded px-1.5 py-0.5 text-center font-mono text-xs font-semibold ring-1 ring-inset ${methodTones[method]}`}>{method.toUpperCase()}</span>;
 }
 
 function Block({ title, children }: { title: string; children: React.ReactNode }) {
