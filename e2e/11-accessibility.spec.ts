@@ -24,7 +24,9 @@ function appRoutes(): string[] {
 
 /** Records of the seeded company a page's URL needs. */
 interface Ids {
+  /** A user with reporting lines, and one without (a new invitee). */
   user: string;
+  newUser: string;
   survey: string;
   surveyV1: string;
   invitation: string;
@@ -53,7 +55,7 @@ const PAGES: Record<string, Entry> = {
     urls: () => ["/users/new"],
     also: [{ name: "with the errors of an empty form", act: (page) => page.getByRole("button", { name: "Create user" }).click() }],
   },
-  "/users/[id]": { signedIn: true, urls: (ids) => [`/users/${ids.user}`] },
+  "/users/[id]": { signedIn: true, urls: (ids) => [`/users/${ids.user}`, `/users/${ids.newUser}`] },
   "/users/[id]/edit": { signedIn: true, urls: (ids) => [`/users/${ids.user}/edit`] },
   "/surveys": { signedIn: true, urls: () => ["/surveys", "/surveys?isActive=all"] },
   "/surveys/new": {
@@ -88,7 +90,8 @@ async function readIds(page: Page): Promise<Ids> {
     expect(response.status(), url).toBe(200);
     return (await response.json()).data;
   };
-  const user = (await get("/v2/users?limit=1")).users[0]._id as string;
+  const users = (await get("/v2/users?limit=100&isActive=all")).users as { _id: string; companies: { hierarchy: Record<string, string[]> }[] }[];
+  const user = users.find((record) => Object.values(record.companies[0].hierarchy).some((ids) => ids.length > 0))!._id;
   const surveys = (await get("/v2/surveys?limit=100&isActive=all")).surveys as { _id: string; version: number }[];
   const survey = surveys.find((record) => record.version === 2)!._id;
   const surveyV1 = surveys.find((record) => record.version === 1)!._id;
@@ -101,9 +104,10 @@ async function readIds(page: Page): Promise<Ids> {
     data: { email, accessRoles: [roles.find((role) => !role.isAdmin)!._id] },
   });
   expect(created.status()).toBe(201);
+  const newUser = (await created.json())._id as string;
   const mail = (await get(`/v2/outbox?to=${encodeURIComponent(email)}`)).mails[0] as { text: string };
   const invitation = /\/invitation\/([\w-]+)/.exec(mail.text)![1];
-  return { user, survey, surveyV1, invitation };
+  return { user, newUser, survey, surveyV1, invitation };
 }
 
 /** Waits until the page has loaded what it shows (no spinner, no request in flight). */
