@@ -155,5 +155,5 @@ test("keyboard only: create a survey, then edit it", async ({ page }) => {
   await screenshot(page, "12-survey-edit-focus");
   await page.keyboard.press("Enter");
   await expect(page.getByRole("heading", { level: 1, name: "Keyboard pulse, weekly" })).toBeVisible();
-  await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}$/);
+  await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}\?saved=1$/);
 });
