@@ -288,7 +288,7 @@ export function Facts({ items }: { items: [string, ReactNode][] }) {
       {items.map(([label, value]) => (
         <div key={label} className="min-w-0">
           <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
-          <dd className="mt-1 break-words text-sm text-slate-900">{value ?? <span className="text-slate-400">—</span>}</dd>
+          <dd className="mt-1 break-words text-sm text-slate-900">{value ?? <span className="text-slate-500">—</span>}</dd>
         </div>
       ))}
     </dl>
@@ -298,6 +298,6 @@ export function Facts({ items }: { items: [string, ReactNode][] }) {
 export const dateTimeFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short" });
 
 export function DateTime({ value }: { value: string | null | undefined }) {
-  if (!value) return <span className="text-slate-400">—</span>;
+  if (!value) return <span className="text-slate-500">—</span>;
   return <time dateTime={value}>{dateTimeFormat.format(new Date(value))}</time>;
 }

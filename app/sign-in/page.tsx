@@ -1,19 +1,8 @@
 import type { Metadata } from "next";
-import { Suspense } from "react";
-import { SignInForm } from "@/components/sign-in-form";
+import { SignInScreen } from "@/components/sign-in-screen";
 
 export const metadata: Metadata = { title: "Sign in" };
 
 export default function SignInPage() {
-  return (
-    <main className="flex min-h-screen items-start justify-center px-4 py-16 sm:items-center sm:py-8">
-      <div className="w-full max-w-sm">
-        <p className="mb-2 text-center text-sm font-semibold uppercase tracking-wider text-sky-700">Users &amp; Surveys</p>
-        <h1 className="mb-6 text-center text-2xl font-semibold tracking-tight text-slate-900">Sign in to the admin</h1>
-        <Suspense>
-          <SignInForm />
-        </Suspense>
-      </div>
-    </main>
-  );
+  return <SignInScreen />;
 }

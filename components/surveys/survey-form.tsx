@@ -177,7 +177,7 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
                     />
                     <span>
                       <span className="font-medium">Version {version}</span>
-                      <span className="block text-xs text-slate-500">
+                      <span className="block text-xs text-slate-600">
                         {version === 2 ? "permissionsV2, group permissions, sub-surveys" : "permissions, one group (before 2019)"}
                       </span>
                     </span>

@@ -170,7 +170,7 @@ function Hierarchy({ user }: { user: UserRecord }) {
     <div key={label}>
       <h3 className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</h3>
       {group.length === 0 ? (
-        <p className="mt-1 text-sm text-slate-400">None</p>
+        <p className="mt-1 text-sm text-slate-500">None</p>
       ) : (
         <ul className="mt-1 flex flex-col gap-1 text-sm">
           {group.map((id) => {

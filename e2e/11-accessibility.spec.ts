@@ -1,0 +1,171 @@
+/**
+ * Every page passes axe-core's WCAG 2.0/2.1 A and AA rules with no serious or critical
+ * violation, on a desktop and on a phone in dark mode. The pages come from app/ itself: a new
+ * page/page.tsx fails the first test until it has an entry in PAGES, so none can be forgotten.
+ */
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { expect, openSignedIn, test, unique } from "./fixtures";
+
+const APP = path.join(__dirname, "..", "app");
+const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+
+/** The route of every app/**\/page.* (route groups such as `(admin)` add no segment). */
+function appRoutes(): string[] {
+  return readdirSync(APP, { recursive: true, encoding: "utf8" })
+    .filter((file) => /^page\.(tsx|ts|jsx|js|mdx)$/.test(path.basename(file)))
+    .map((file) => path.dirname(file).split(path.sep))
+    .filter((segments) => !segments.some((segment) => segment.startsWith("_")))
+    .map((segments) => `/${segments.filter((segment) => segment !== "." && !/^\(.+\)$/.test(segment)).join("/")}`)
+    .sort();
+}
+
+/** Records of the seeded company a page's URL needs. */
+interface Ids {
+  /** A user with reporting lines, and one without (a new invitee). */
+  user: string;
+  newUser: string;
+  survey: string;
+  surveyV1: string;
+  invitation: string;
+}
+
+interface Entry {
+  /** Admin pages need a session; the others are checked signed out. */
+  signedIn: boolean;
+  urls: (ids: Ids) => string[];
+  /** Brings the page to a state worth checking too (a menu opened, errors shown). */
+  also?: { name: string; act: (page: Page) => Promise<void> }[];
+}
+
+const PAGES: Record<string, Entry> = {
+  "/": { signedIn: false, urls: () => ["/"] },
+  "/sign-in": { signedIn: false, urls: () => ["/sign-in", "/sign-in?next=%2Fsurveys"] },
+  "/invitation/[token]": { signedIn: false, urls: (ids) => [`/invitation/${ids.invitation}`, "/invitation/not-a-real-token"] },
+  "/docs": { signedIn: false, urls: () => ["/docs"] },
+  "/users": {
+    signedIn: true,
+    urls: () => ["/users"],
+    also: [{ name: "with every filter shown", act: (page) => page.getByRole("button", { name: "More filters" }).click() }],
+  },
+  "/users/new": {
+    signedIn: true,
+    urls: () => ["/users/new"],
+    also: [{ name: "with the errors of an empty form", act: (page) => page.getByRole("button", { name: "Create user" }).click() }],
+  },
+  "/users/[id]": { signedIn: true, urls: (ids) => [`/users/${ids.user}`, `/users/${ids.newUser}`] },
+  "/users/[id]/edit": { signedIn: true, urls: (ids) => [`/users/${ids.user}/edit`] },
+  "/surveys": { signedIn: true, urls: () => ["/surveys", "/surveys?isActive=all"] },
+  "/surveys/new": {
+    signedIn: true,
+    urls: () => ["/surveys/new"],
+    also: [{ name: "with a refused code", act: (page) => page.getByLabel("Code").pressSequentially("Bad Code") }],
+  },
+  "/surveys/[id]": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}`, `/surveys/${ids.surveyV1}`] },
+  "/surveys/[id]/edit": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/edit`, `/surveys/${ids.surveyV1}/edit`] },
+  "/surveys/[id]/history": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/history`] },
+  "/surveys/[id]/upgrade": { signedIn: true, urls: (ids) => [`/surveys/${ids.surveyV1}/upgrade`] },
+  "/outbox": { signedIn: true, urls: () => ["/outbox"] },
+};
+
+test("every page under app/ is in the accessibility check", () => {
+  const routes = appRoutes();
+  expect(routes.length).toBeGreaterThan(10);
+  expect(routes, "each app/**/page.tsx has an entry in PAGES of e2e/11-accessibility.spec.ts (and each entry a page)").toEqual(Object.keys(PAGES).sort());
+});
+
+/** A bearer token from the browser's session cookie, for reading ids through the API. */
+async function bearer(request: APIRequestContext): Promise<Record<string, string>> {
+  const response = await request.post("/api/auth/token");
+  expect(response.status()).toBe(200);
+  return { Authorization: `Bearer ${(await response.json()).accessToken}`, Admin: "true" };
+}
+
+async function readIds(page: Page): Promise<Ids> {
+  const headers = await bearer(page.request);
+  const get = async (url: string) => {
+    const response = await page.request.get(url, { headers });
+    expect(response.status(), url).toBe(200);
+    return (await response.json()).data;
+  };
+  const users = (await get("/v2/users?limit=100&isActive=all")).users as { _id: string; companies: { hierarchy: Record<string, string[]> }[] }[];
+  const user = users.find((record) => Object.values(record.companies[0].hierarchy).some((ids) => ids.length > 0))!._id;
+  const surveys = (await get("/v2/surveys?limit=100&isActive=all")).surveys as { _id: string; version: number }[];
+  const survey = surveys.find((record) => record.version === 2)!._id;
+  const surveyV1 = surveys.find((record) => record.version === 1)!._id;
+
+  // A real invitation: a new user invited by e-mail, whose link waits in the outbox.
+  const email = `a11y.${unique()}@example.com`;
+  const roles = (await get("/v2/access-roles")).accessRoles as { _id: string; isAdmin: boolean }[];
+  const created = await page.request.post("/v2/users?notifyEmail=true", {
+    headers,
+    data: { email, accessRoles: [roles.find((role) => !role.isAdmin)!._id] },
+  });
+  expect(created.status()).toBe(201);
+  const newUser = (await created.json())._id as string;
+  const mail = (await get(`/v2/outbox?to=${encodeURIComponent(email)}`)).mails[0] as { text: string };
+  const invitation = /\/invitation\/([\w-]+)/.exec(mail.text)![1];
+  return { user, newUser, survey, surveyV1, invitation };
+}
+
+/** Waits until the page has loaded what it shows (no spinner, no request in flight). */
+async function settle(page: Page): Promise<void> {
+  await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();
+  await page.waitForLoadState("networkidle");
+  await expect(page.getByText(/^(Loading|Taking you)\b.*…$/)).toHaveCount(0);
+}
+
+interface Mode {
+  label: string;
+  /** A phone's width: the page must not scroll sideways either. */
+  phone: boolean;
+}
+
+async function expectAccessible(page: Page, mode: Mode, label: string): Promise<void> {
+  await settle(page);
+  const results = await new AxeBuilder({ page }).withTags(WCAG).analyze();
+  const serious = results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes.map((node) => node.target.join(" ")).slice(0, 5).join(" | ")}`);
+  expect.soft(serious, `${mode.label} ${label}: no serious or critical WCAG 2.1 A/AA violation`).toEqual([]);
+  if (mode.phone) {
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect.soft(overflow, `${mode.label} ${label}: no sideways scrolling`).toBeLessThanOrEqual(0);
+  }
+}
+
+/** The admin pages signed in, then (the session ended) the public pages. */
+async function checkEveryPage(page: Page, mode: Mode): Promise<void> {
+  await openSignedIn(page, "/users");
+  const ids = await readIds(page);
+  const entries = Object.entries(PAGES);
+  for (const signedIn of [true, false]) {
+    if (!signedIn) await page.context().clearCookies();
+    for (const [route, entry] of entries.filter(([, entry]) => entry.signedIn === signedIn)) {
+      for (const url of entry.urls(ids)) {
+        await test.step(`${mode.label} ${route}: ${url}`, async () => {
+          await page.goto(url);
+          await expectAccessible(page, mode, url);
+          for (const state of entry.also ?? []) {
+            await state.act(page);
+            await expectAccessible(page, mode, `${url} ${state.name}`);
+          }
+        });
+      }
+    }
+  }
+}
+
+test("every page has no serious or critical accessibility violation (WCAG 2.1 A and AA)", async ({ page }) => {
+  test.setTimeout(240_000);
+  await checkEveryPage(page, { label: "desktop", phone: false });
+});
+
+test("on a phone in dark mode every page is as accessible, and none scrolls sideways", async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: "dark" });
+  await checkEveryPage(page, { label: "390 px, dark", phone: true });
+});
