@@ -10,7 +10,6 @@ import { createNonce, proxyTrusted, securityHeaders, servedOverHttps } from "@/l
 export function proxy(request: NextRequest): NextResponse {
   const headers = securityHeaders({
     nonce: createNonce(),
-    pathname: request.nextUrl.pathname,
     development: process.env.NODE_ENV === "development",
     https: servedOverHttps(request, { trustProxy: proxyTrusted(request, loadConfig().trustProxy) }),
   });

@@ -143,8 +143,8 @@ test.describe("Content-Security-Policy", () => {
     await test.step("/docs, opening an operation", async () => {
       await page.goto("/docs");
       await expect(page.getByRole("heading", { name: "Users & Surveys API" })).toBeVisible();
-      await page.getByRole("button", { name: /^List users/ }).first().click();
-      await expect(page.getByRole("heading", { name: "List users" })).toBeVisible();
+      await page.getByRole("navigation", { name: "Contents" }).getByRole("link", { name: /List users/ }).click();
+      await expect(page.getByRole("article", { name: "List users" })).toBeVisible();
       await page.waitForLoadState("networkidle");
     });
 

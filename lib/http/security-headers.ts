@@ -22,8 +22,6 @@ export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
 export interface PolicyOptions {
   /** Fresh for each request (`createNonce`). */
   nonce: string;
-  /** The request's path: `/docs` gets what its renderer needs and no other page does. */
-  pathname: string;
   /** `next dev`: React's dev tooling evaluates code and Next's dev server injects styles. */
   development: boolean;
   /** Served over HTTPS (`servedOverHttps`). */
@@ -37,21 +35,16 @@ export function createNonce(): string {
   return Buffer.from(bytes).toString("base64");
 }
 
-export function isApiReference(pathname: string): boolean {
-  return pathname === "/docs" || pathname.startsWith("/docs/");
-}
-
 /**
  * The Content-Security-Policy. Scripts run only with this request's nonce, and whatever those
  * scripts load ('strict-dynamic'); everything else comes from this origin; nothing may frame us.
  */
-export function contentSecurityPolicy({ nonce, pathname, development, https }: PolicyOptions): string {
+export function contentSecurityPolicy({ nonce, development, https }: PolicyOptions): string {
   const scripts = ["'self'", `'nonce-${nonce}'`, "'strict-dynamic'"];
   if (development) scripts.push("'unsafe-eval'");
-  // The pages' styles are stylesheet files (Tailwind's build) and Next's own nonce'd tags; the
-  // API reference's renderer adds <style> elements at run time, which carry no nonce, and
-  // `next dev` injects styles the same way.
-  const styles = development || isApiReference(pathname) ? ["'self'", "'unsafe-inline'"] : ["'self'", `'nonce-${nonce}'`];
+  // The pages' styles are stylesheet files (Tailwind's build) and Next's own nonce'd tags;
+  // `next dev` injects <style> elements that carry no nonce.
+  const styles = development ? ["'self'", "'unsafe-inline'"] : ["'self'", `'nonce-${nonce}'`];
   const directives: [string, ...string[]][] = [
     ["default-src", "'self'"],
     ["script-src", ...scripts],
