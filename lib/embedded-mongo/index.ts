@@ -24,6 +24,8 @@ export interface EmbeddedMongoOptions {
   host?: string;
   /** Accept test-only commands such as `configureFailPoint` (off unless asked for). */
   testCommands?: boolean;
+  /** The name of the replica set of one the server presents (`rs0` unless given). */
+  replicaSet?: string;
 }
 
 export interface EmbeddedMongoHandle {
@@ -145,6 +147,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
       user: { name: credentials.user, secret: scramSecret(credentials.password) },
       testCommands: opts.testCommands === true,
       socketPath: socketPathFor(opts.dir),
+      replicaSet: opts.replicaSet,
     });
     const lock: LockInfo = { pid: process.pid, port: server.port, host, socket: server.socketPath };
     fs.writeFileSync(lockPath(opts.dir), JSON.stringify(lock), { mode: PRIVATE_FILE_MODE });

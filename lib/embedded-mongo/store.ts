@@ -11,6 +11,7 @@ import fs from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { BSON, EJSON, UUID, type Document } from "bson";
 import { Query } from "mingo";
+import { ClusterClock } from "./clock";
 import { MongoCommandError } from "./errors";
 import { HIGH, idKey, idText, indexKeys, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
 
@@ -49,6 +50,8 @@ export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: "_id_" };
 
 export class Store {
   private readonly catalog = new Map<string, CollectionMeta>();
+  /** The replica set's cluster time (see clock.ts). */
+  readonly clock = new ClusterClock();
 
   private constructor(
     private readonly env: RootDatabase,
@@ -84,6 +87,7 @@ export class Store {
    */
   write<T>(fn: () => T): Promise<T> {
     return this.env.transaction(() => {
+      this.clock.tick();
       try {
         return this.env.childTransaction(fn);
       } catch (err) {

@@ -3,6 +3,7 @@ import type { CursorRegistry } from "../cursors";
 import type { FailPoints } from "./failpoint";
 import { MongoCommandError } from "../errors";
 import type { ScramConversation, ScramSecret } from "../scram";
+import type { ReplicaSetInfo } from "../replset";
 import type { CollectionMeta, Store } from "../store";
 
 export interface ServerInfo {
@@ -10,6 +11,10 @@ export interface ServerInfo {
   port: number;
   connections: () => number;
   totalConnections: () => number;
+  /** The replica set of one this server presents (see replset.ts). */
+  replicaSet: ReplicaSetInfo;
+  /** Aborted when the server closes: long waits (awaitable hello, tailable getMore) end then. */
+  closing: AbortSignal;
 }
 
 /** The one user of the server, kept in the `admin` database as MongoDB keeps its users. */
@@ -40,6 +45,8 @@ export interface CommandContext {
   failPoints?: FailPoints;
   /** The command's `$db`. */
   db: string;
+  /** The address this connection reached (`host:port`, or the Unix socket's path). */
+  local: string;
 }
 
 export type Handler = (cmd: Document, ctx: CommandContext) => Document | Promise<Document>;

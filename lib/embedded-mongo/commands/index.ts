@@ -1,4 +1,5 @@
 import type { Document } from "bson";
+import { clusterTimeField } from "../clock";
 import { MongoCommandError, errorReply } from "../errors";
 import { adminCommands } from "./admin";
 import { authCommands, checkAuthenticated } from "./auth";
@@ -35,8 +36,14 @@ export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">)
     if (failure && "close" in failure) return CLOSE_CONNECTION;
     if (failure && "reply" in failure) return failure.reply;
     const reply = await handler(cmd, { ...ctx, db });
-    return failure ? { ...reply, writeConcernError: failure.writeConcernError } : reply;
+    return withClusterTime(failure ? { ...reply, writeConcernError: failure.writeConcernError } : reply, ctx);
   } catch (err) {
-    return errorReply(err);
+    return withClusterTime(errorReply(err), ctx);
   }
+}
+
+/** Every reply of a replica-set member carries the cluster time, which drivers gossip back. */
+function withClusterTime(reply: Document, ctx: Omit<CommandContext, "db">): Document {
+  const time = ctx.store.clock.now();
+  return { ...reply, $clusterTime: clusterTimeField(time), operationTime: time };
 }
