@@ -26,6 +26,8 @@ export interface EmbeddedMongoOptions {
   testCommands?: boolean;
   /** The name of the replica set of one the server presents (`rs0` unless given). */
   replicaSet?: string;
+  /** How long a transaction may stay open before the server aborts it (60 s unless given). */
+  transactionLifetimeLimitSeconds?: number;
 }
 
 export interface EmbeddedMongoHandle {
@@ -148,6 +150,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
       testCommands: opts.testCommands === true,
       socketPath: socketPathFor(opts.dir),
       replicaSet: opts.replicaSet,
+      transactionLifetimeLimitSeconds: opts.transactionLifetimeLimitSeconds,
     });
     const lock: LockInfo = { pid: process.pid, port: server.port, host, socket: server.socketPath };
     fs.writeFileSync(lockPath(opts.dir), JSON.stringify(lock), { mode: PRIVATE_FILE_MODE });

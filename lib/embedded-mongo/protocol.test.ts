@@ -82,7 +82,9 @@ interface Reply {
 
 /** A reply without the cluster time every replica-set member adds to it. */
 function withoutClusterTime(doc: Document): Document {
-  const { $clusterTime: _time, operationTime: _operationTime, ...rest } = doc;
+  const rest = { ...doc };
+  delete rest.$clusterTime;
+  delete rest.operationTime;
   return rest;
 }
 

@@ -13,6 +13,7 @@ import { FailPoints } from "./commands/failpoint";
 import { CursorRegistry } from "./cursors";
 import { PRIVATE_FILE_MODE } from "./private-files";
 import type { Store } from "./store";
+import { DEFAULT_TRANSACTION_LIFETIME_SECONDS, Sessions } from "./transactions";
 import { DEFAULT_REPLICA_SET, awaitableHelloWait, newReplicaSet } from "./replset";
 import { EXHAUST_ALLOWED, MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMessage } from "./wire";
 
@@ -33,6 +34,8 @@ export interface ListenOptions {
   socketPath?: string;
   /** The name of the replica set of one the server presents. */
   replicaSet?: string;
+  /** How long a transaction may stay open before the server aborts it (MongoDB's 60 s by default). */
+  transactionLifetimeLimitSeconds?: number;
 }
 
 /**
@@ -40,8 +43,9 @@ export interface ListenOptions {
  * mongod does): a local client that uses the socket skips the TCP stack, which on loopback costs
  * both processes a measurable share of each round trip.
  */
-export async function listen(store: Store, { port, host, user, testCommands = false, socketPath, replicaSet = DEFAULT_REPLICA_SET }: ListenOptions): Promise<WireServer> {
+export async function listen(store: Store, { port, host, user, testCommands = false, socketPath, replicaSet = DEFAULT_REPLICA_SET, transactionLifetimeLimitSeconds = DEFAULT_TRANSACTION_LIFETIME_SECONDS }: ListenOptions): Promise<WireServer> {
   const cursors = new CursorRegistry();
+  const sessions = new Sessions(store, transactionLifetimeLimitSeconds * 1000);
   const failPoints = testCommands ? new FailPoints() : undefined;
   const sockets = new Set<net.Socket>();
   // The tail of each connection's command chain, so close() can wait for commands in flight.
@@ -74,7 +78,7 @@ export async function listen(store: Store, { port, host, user, testCommands = fa
           pending = pending.subarray(length);
           const message = parseMessage(frame);
           queue = queue.then(async () => {
-            const context = { store, cursors, server: info, connectionId, auth, user, failPoints, local };
+            const context = { store, cursors, sessions, server: info, connectionId, auth, user, failPoints, local };
             let responseTo = message.requestId;
             for (;;) {
               const reply = await runCommand(message.command, context);
@@ -136,6 +140,7 @@ export async function listen(store: Store, { port, host, user, testCommands = fa
     close: async () => {
       closing.abort();
       cursors.close();
+      sessions.close();
       const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
       for (const socket of sockets) socket.destroy();
       await Promise.all(closed);

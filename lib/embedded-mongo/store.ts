@@ -13,6 +13,8 @@ import { BSON, EJSON, UUID, type Document } from "bson";
 import { Query } from "mingo";
 import { ClusterClock } from "./clock";
 import { MongoCommandError } from "./errors";
+import { ConflictTracker } from "./conflicts";
+import { LmdbKv, type Databases, type Kv } from "./kv";
 import { HIGH, idKey, idText, indexKeys, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
 
 export interface IndexSpec {
@@ -38,7 +40,7 @@ export interface CollectionMeta {
   indexes: IndexSpec[];
 }
 
-type Key = KeyPrimitive[];
+export type Key = KeyPrimitive[];
 
 export interface PreparedIndex {
   spec: IndexSpec;
@@ -49,17 +51,62 @@ const deserializeOptions = { promoteLongs: true, promoteValues: true, promoteBuf
 export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: "_id_" };
 
 export class Store {
-  private readonly catalog = new Map<string, CollectionMeta>();
+  private catalog = new Map<string, CollectionMeta>();
   /** The replica set's cluster time (see clock.ts). */
   readonly clock = new ClusterClock();
+  /** Who wrote which document lately, so transactions detect write conflicts (see transactions.ts). */
+  readonly conflicts = new ConflictTracker();
+  /** Every read and write of the sub-databases goes through this; a transaction's view puts its own in. */
+  private kv: Kv;
 
   private constructor(
     private readonly env: RootDatabase,
-    private readonly docs: Database<Buffer, Key>,
-    private readonly index: Database<Buffer, Key>,
-    private readonly meta: Database<CollectionMeta, Key>,
+    docs: Database<Buffer, Key>,
+    index: Database<Buffer, Key>,
+    meta: Database<CollectionMeta, Key>,
+    sessions: Database<Buffer, Key>,
   ) {
+    this.kv = new LmdbKv({ docs, index, meta, sessions } as Databases, undefined, (key) => this.conflicts.plainWrite(key));
     this.loadCatalog();
+  }
+
+  /**
+   * A view of this store for a multi-document transaction: it reads `kv` (a snapshot with the
+   * transaction's own writes over it) and writes into it; `commitWrite` replaces `write()`.
+   */
+  forTransaction(kv: Kv, commitWrite: <T>(fn: () => T) => Promise<T>): Store {
+    const view = Object.create(this) as Store;
+    view.kv = kv;
+    view.catalog = new Map([...this.catalog].map(([name, meta]) => [name, copyMeta(meta)]));
+    view.write = commitWrite;
+    return view;
+  }
+
+  /** The same store whose `write()` runs `around` around each write (retryable-write records). */
+  withWriteHook(around: <T>(fn: () => T) => () => T): Store {
+    const view = Object.create(this) as Store;
+    view.write = (fn) => this.write(around(fn));
+    return view;
+  }
+
+  /** A read snapshot of the data as of now, and the write sequence number it includes. */
+  snapshot(): { kv: LmdbKv; seq: number; done: () => void } {
+    const seq = this.conflicts.committedSeq;
+    const transaction = this.env.useReadTransaction();
+    const base = this.kv as LmdbKv;
+    return { kv: base.at(transaction), seq, done: () => transaction.done() };
+  }
+
+  /** The collection catalog as it stands, by namespace (a transaction compares it at commit). */
+  catalogEntries(): ReadonlyMap<string, CollectionMeta> {
+    return this.catalog;
+  }
+
+  /** The store under a transaction's or hook's view (itself when it is no view). */
+  get base(): Store {
+    let store: Store = this;
+    while (Object.getPrototypeOf(store) instanceof Store) store = Object.getPrototypeOf(store) as Store;
+    return store;
   }
 
   static open(dir: string): Store {
@@ -72,6 +119,7 @@ export class Store {
       env.openDB<Buffer, Key>("docs", { encoding: "binary" }),
       env.openDB<Buffer, Key>("index", { encoding: "binary" }),
       env.openDB<CollectionMeta, Key>("meta", {}),
+      env.openDB<Buffer, Key>("sessions", { encoding: "binary" }),
     );
   }
 
@@ -86,21 +134,41 @@ export class Store {
    * nothing of itself behind.
    */
   write<T>(fn: () => T): Promise<T> {
-    return this.env.transaction(() => {
+    let seq = 0;
+    const done = this.env.transaction(() => {
       this.clock.tick();
+      seq = this.conflicts.beginWrite();
       try {
         return this.env.childTransaction(fn);
       } catch (err) {
         // The catalog in memory may hold changes the rollback undid on disk.
         this.loadCatalog();
         throw err;
+      } finally {
+        this.conflicts.leaveWrite();
       }
     }) as Promise<T>;
+    return done.finally(() => this.conflicts.endWrite(seq));
   }
 
   private loadCatalog(): void {
     this.catalog.clear();
-    for (const { value } of this.meta.getRange({})) this.catalog.set(ns(value.db, value.name), value);
+    for (const { value } of this.kv.range("meta", {}) as Iterable<{ value: CollectionMeta }>) this.catalog.set(ns(value.db, value.name), value);
+  }
+
+  // ---- retryable writes ----
+
+  /** The last retryable write recorded for a session: its number and its reply. */
+  retryRecord(session: string): { txnNumber: number; reply: Document } | undefined {
+    const buf = this.kv.get("sessions", [session]) as Buffer | undefined;
+    if (!buf) return undefined;
+    const record = BSON.deserialize(buf, deserializeOptions);
+    return { txnNumber: Number(record.txnNumber), reply: record.reply as Document };
+  }
+
+  /** Inside `write()`: records a retryable write's reply with the write itself. */
+  recordRetry(session: string, txnNumber: number, reply: Document): void {
+    this.kv.put("sessions", [session], serialize({ txnNumber, reply }));
   }
 
   // ---- catalog ----
@@ -128,13 +196,13 @@ export class Store {
 
   private saveMeta(meta: CollectionMeta): void {
     this.catalog.set(ns(meta.db, meta.name), meta);
-    void this.meta.put([meta.db, meta.name], meta);
+    this.kv.put("meta", [meta.db, meta.name], meta);
   }
 
   dropCollection(meta: CollectionMeta): void {
-    for (const key of this.docs.getKeys({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) void this.docs.remove(key);
-    for (const key of this.index.getKeys({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) void this.index.remove(key);
-    void this.meta.remove([meta.db, meta.name]);
+    for (const key of [...this.kv.keys("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })]) this.kv.remove("docs", key);
+    for (const key of [...this.kv.keys("index", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })]) this.kv.remove("index", key);
+    this.kv.remove("meta", [meta.db, meta.name]);
     this.catalog.delete(ns(meta.db, meta.name));
   }
 
@@ -155,7 +223,7 @@ export class Store {
   }
 
   getByIdPart(meta: CollectionMeta, id: KeyPart): Document | undefined {
-    const buf = this.docs.get([meta.db, meta.name, ...id]);
+    const buf = this.kv.get("docs", [meta.db, meta.name, ...id]) as Buffer | undefined;
     return buf ? BSON.deserialize(buf, deserializeOptions) : undefined;
   }
 
@@ -164,11 +232,11 @@ export class Store {
     const low = [meta.db, meta.name];
     const high = [meta.db, meta.name, HIGH];
     const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
-    for (const { value } of this.docs.getRange(range)) yield BSON.deserialize(value, deserializeOptions);
+    for (const { value } of this.kv.range("docs", range)) yield BSON.deserialize(value as Buffer, deserializeOptions);
   }
 
   count(meta: CollectionMeta): number {
-    return this.docs.getKeysCount({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] });
+    return this.kv.count("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] });
   }
 
   /** The `_id` key parts of the index entries between two key-part bounds, in index order. */
@@ -177,8 +245,8 @@ export class Store {
     const low = [...prefix, ...start];
     const high = [...prefix, ...end];
     const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
-    for (const key of this.index.getKeys(range)) {
-      const k = key as Key;
+    for (const key of this.kv.keys("index", range)) {
+      const k = key;
       yield [k[k.length - 2] as number, k[k.length - 1]];
     }
   }
@@ -186,7 +254,7 @@ export class Store {
   /** How many documents have entries between two key-part bounds (each counted once). */
   countIndex(meta: CollectionMeta, indexName: string, start: Key, end: Key, distinct: Set<string> | undefined): number {
     const prefix = [meta.db, meta.name, indexName];
-    if (!distinct) return this.index.getKeysCount({ start: [...prefix, ...start], end: [...prefix, ...end] });
+    if (!distinct) return this.kv.count("index", { start: [...prefix, ...start], end: [...prefix, ...end] });
     const before = distinct.size;
     this.forEachIndexId(meta, indexName, start, end, (id) => distinct.add(id));
     return distinct.size - before;
@@ -199,8 +267,8 @@ export class Store {
    */
   forEachIndexId(meta: CollectionMeta, indexName: string, start: Key, end: Key, visit: (id: string) => void): void {
     const prefix = [meta.db, meta.name, indexName];
-    for (const key of this.index.getKeys({ start: [...prefix, ...start], end: [...prefix, ...end] })) {
-      const k = key as Key;
+    for (const key of this.kv.keys("index", { start: [...prefix, ...start], end: [...prefix, ...end] })) {
+      const k = key;
       visit(idText(k[k.length - 2], k[k.length - 1]));
     }
   }
@@ -209,11 +277,11 @@ export class Store {
 
   insert(meta: CollectionMeta, doc: Document): void {
     const id = idKey(doc._id);
-    if (this.docs.doesExist([meta.db, meta.name, ...id])) throw duplicateKey(meta, ID_INDEX, doc);
+    if (this.kv.get("docs", [meta.db, meta.name, ...id]) !== undefined) throw duplicateKey(meta, ID_INDEX, doc);
     const entries = this.indexEntries(meta, doc);
     checkKeySizes(meta, entries, id);
     this.checkUnique(meta, doc, entries);
-    void this.docs.put([meta.db, meta.name, ...id], serialize(doc));
+    this.kv.put("docs", [meta.db, meta.name, ...id], serialize(doc));
     this.putEntries(meta, entries, id);
   }
 
@@ -224,18 +292,18 @@ export class Store {
     checkKeySizes(meta, newEntries, id);
     this.checkUnique(meta, after, newEntries);
     for (const { index, keys } of oldEntries) {
-      for (const key of keys) void this.index.remove([meta.db, meta.name, index.name, ...key, ...id]);
+      for (const key of keys) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
     }
-    void this.docs.put([meta.db, meta.name, ...id], serialize(after));
+    this.kv.put("docs", [meta.db, meta.name, ...id], serialize(after));
     this.putEntries(meta, newEntries, id);
   }
 
   remove(meta: CollectionMeta, doc: Document): void {
     const id = idKey(doc._id);
     for (const { index, keys } of this.indexEntries(meta, doc)) {
-      for (const key of keys) void this.index.remove([meta.db, meta.name, index.name, ...key, ...id]);
+      for (const key of keys) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
     }
-    void this.docs.remove([meta.db, meta.name, ...id]);
+    this.kv.remove("docs", [meta.db, meta.name, ...id]);
   }
 
   /**
@@ -269,7 +337,7 @@ export class Store {
     meta.indexes.push(prepared.spec);
     for (const { doc, keys } of prepared.entries) {
       const id = idKey(doc._id);
-      for (const key of keys) void this.index.put([meta.db, meta.name, prepared.spec.name, ...key, ...id], EMPTY);
+      for (const key of keys) this.kv.put("index", [meta.db, meta.name, prepared.spec.name, ...key, ...id], EMPTY);
     }
     this.saveMeta(meta);
   }
@@ -280,7 +348,7 @@ export class Store {
 
   dropIndex(meta: CollectionMeta, name: string): void {
     const prefix = [meta.db, meta.name, name];
-    for (const key of this.index.getKeys({ start: prefix, end: [...prefix, HIGH] })) void this.index.remove(key);
+    for (const key of [...this.kv.keys("index", { start: prefix, end: [...prefix, HIGH] })]) this.kv.remove("index", key);
     meta.indexes = meta.indexes.filter((i) => i.name !== name);
     this.saveMeta(meta);
   }
@@ -328,7 +396,7 @@ export class Store {
         index.multikeyFields = [...known, ...added];
         this.saveMeta(meta);
       }
-      for (const key of keys) void this.index.put([meta.db, meta.name, index.name, ...key, ...id], EMPTY);
+      for (const key of keys) this.kv.put("index", [meta.db, meta.name, index.name, ...key, ...id], EMPTY);
     }
   }
 }
@@ -354,6 +422,11 @@ function checkKeySizes(meta: CollectionMeta, entries: Array<{ index: IndexSpec; 
       }
     }
   }
+}
+
+/** A catalog entry a transaction may change without touching the shared one. */
+export function copyMeta(meta: CollectionMeta): CollectionMeta {
+  return { ...meta, indexes: meta.indexes.map((index) => ({ ...index, multikeyFields: [...(index.multikeyFields ?? [])] })) };
 }
 
 export function ns(db: string, name: string): string {

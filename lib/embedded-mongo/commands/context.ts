@@ -5,6 +5,7 @@ import { MongoCommandError } from "../errors";
 import type { ScramConversation, ScramSecret } from "../scram";
 import type { ReplicaSetInfo } from "../replset";
 import type { CollectionMeta, Store } from "../store";
+import type { Sessions } from "../transactions";
 
 export interface ServerInfo {
   startedAt: number;
@@ -41,6 +42,8 @@ export interface CommandContext {
   auth: ConnectionAuth;
   /** Undefined: nobody can authenticate (then only connections that need not can run commands). */
   user?: ServerUser;
+  /** Logical sessions and their transactions (see transactions.ts). */
+  sessions: Sessions;
   /** Present only when test commands are enabled. */
   failPoints?: FailPoints;
   /** The command's `$db`. */

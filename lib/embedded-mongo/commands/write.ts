@@ -1,5 +1,6 @@
 import { ObjectId, type Document } from "bson";
-import { MongoCommandError, errorReply } from "../errors";
+import { WaitForTransaction } from "../conflicts";
+import { MongoCommandError, endsCommand, errorReply } from "../errors";
 import { isPlainObject } from "../keys";
 import { findDocuments, mingoOptions, projectDocuments } from "../query";
 import type { CollectionMeta } from "../store";
@@ -30,6 +31,7 @@ function eachStatement<T>(statements: T[], ordered: boolean, run: (statement: T,
     try {
       run(statements[i], i);
     } catch (err) {
+      if (endsCommand(err) || err instanceof WaitForTransaction) throw err;
       writeErrors.push(writeError(i, err));
       if (ordered) break;
     }
