@@ -143,7 +143,7 @@ export class OverlayKv implements Kv {
   count(db: SubDb, range: KvRange): number {
     if (this.changesIn(db, range).length === 0) return this.snapshot.count(db, range);
     let n = 0;
-    for (const _ of this.range(db, range)) n += 1;
+    for (const entry of this.range(db, range)) if (entry) n += 1;
     return n;
   }
 

@@ -102,12 +102,6 @@ export class Store {
     return this.catalog;
   }
 
-  /** The store under a transaction's or hook's view (itself when it is no view). */
-  get base(): Store {
-    let store: Store = this;
-    while (Object.getPrototypeOf(store) instanceof Store) store = Object.getPrototypeOf(store) as Store;
-    return store;
-  }
 
   static open(dir: string): Store {
     fs.mkdirSync(dir, { recursive: true });

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Binary, Long, MongoClient, MongoServerError, type ClientSession } from "mongodb";
+import { Binary, Long, MongoClient, MongoServerError } from "mongodb";
 import mongoose, { Schema } from "mongoose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmbeddedMongo } from "./index";
@@ -305,7 +305,7 @@ describe("Mongoose", () => {
   });
 
   it("connection.transaction() commits, and an error inside it rolls everything back", async () => {
-    await conn.transaction(async (session: ClientSession) => {
+    await conn.transaction(async (session) => {
       await Order().create([{ item: "pen", qty: 1 }], { session });
       await Order().updateOne({ item: "pen" }, { $inc: { qty: 2 } }, { session });
       expect(await Order().findOne({ item: "pen" })).toBeNull();
@@ -313,7 +313,7 @@ describe("Mongoose", () => {
     expect(await Order().findOne({ item: "pen" }).lean()).toMatchObject({ item: "pen", qty: 3 });
 
     await expect(
-      conn.transaction(async (session: ClientSession) => {
+      conn.transaction(async (session) => {
         await Order().create([{ item: "ink", qty: 1 }], { session });
         await Order().deleteOne({ item: "pen" }, { session });
         throw new Error("rollback");
