@@ -49,6 +49,11 @@ export const ErrorCodes = {
   ChangeStreamFatalError: 280,
   MaxTimeMSExpired: 50,
   Location50768: 50768,
+  Location40674: 40674,
+  Location40415: 40415,
+  CommandNotSupported: 115,
+  CursorInUse: 292,
+  Location40602: 40602,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;

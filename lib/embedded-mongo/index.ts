@@ -28,6 +28,10 @@ export interface EmbeddedMongoOptions {
   replicaSet?: string;
   /** How long a transaction may stay open before the server aborts it (60 s unless given). */
   transactionLifetimeLimitSeconds?: number;
+  /** How many oplog entries change streams can resume from (100,000 unless given). */
+  oplogMaxEntries?: number;
+  /** How old an oplog entry may grow before it is dropped (one day unless given). */
+  oplogMaxAgeSeconds?: number;
 }
 
 export interface EmbeddedMongoHandle {
@@ -139,7 +143,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
   if (owner) throw new Error(`${opts.dir} is already served by process ${owner.pid} on port ${owner.port}`);
   let store: Store | undefined;
   try {
-    store = Store.open(opts.dir);
+    store = Store.open(opts.dir, { maxEntries: opts.oplogMaxEntries, maxAgeSeconds: opts.oplogMaxAgeSeconds });
     const credentials = loadOrCreateCredentials(opts.dir);
     // Files made by an older version, or by LMDB under the process's umask, are closed too.
     privateFiles([...DATA_FILES, LOCK_FILE, CREDENTIALS_FILE].map((file) => path.join(opts.dir, file)));

@@ -7,7 +7,7 @@
 import { compareKeys, type Database, type Transaction } from "lmdb";
 import type { KeyPrimitive } from "./keys";
 
-export type SubDb = "docs" | "index" | "meta" | "sessions";
+export type SubDb = "docs" | "index" | "meta" | "sessions" | "oplog";
 type Key = KeyPrimitive[];
 
 export interface KvRange {
@@ -84,7 +84,7 @@ const REMOVED = null;
 
 /** A snapshot with the transaction's own writes over it. */
 export class OverlayKv implements Kv {
-  private readonly changes: Record<SubDb, Map<string, Change>> = { docs: new Map(), index: new Map(), meta: new Map(), sessions: new Map() };
+  private readonly changes: Record<SubDb, Map<string, Change>> = { docs: new Map(), index: new Map(), meta: new Map(), sessions: new Map(), oplog: new Map() };
 
   constructor(
     private readonly snapshot: Kv,

@@ -9,12 +9,27 @@
  */
 import fs from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
-import { BSON, EJSON, UUID, type Document } from "bson";
+import { BSON, EJSON, Timestamp, UUID, type Document } from "bson";
 import { Query } from "mingo";
 import { ClusterClock } from "./clock";
 import { MongoCommandError } from "./errors";
 import { ConflictTracker } from "./conflicts";
 import { LmdbKv, type Databases, type Kv } from "./kv";
+import {
+  DEFAULT_OPLOG_MAX_AGE_SECONDS,
+  DEFAULT_OPLOG_MAX_ENTRIES,
+  oplogKey,
+  positionOf,
+  updateDescription,
+  type OplogEntry,
+  type OplogKey,
+  type OplogPosition,
+} from "./oplog";
+
+export interface OplogLimits {
+  maxEntries: number;
+  maxAgeSeconds: number;
+}
 import { HIGH, idKey, idText, indexKeys, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
 
 export interface IndexSpec {
@@ -65,9 +80,86 @@ export class Store {
     index: Database<Buffer, Key>,
     meta: Database<CollectionMeta, Key>,
     sessions: Database<Buffer, Key>,
+    oplog: Database<Buffer, Key>,
+    private readonly oplogLimits: OplogLimits,
   ) {
-    this.kv = new LmdbKv({ docs, index, meta, sessions } as Databases, undefined, (key) => this.conflicts.plainWrite(key));
+    this.kv = new LmdbKv({ docs, index, meta, sessions, oplog } as Databases, undefined, (key) => this.conflicts.plainWrite(key));
     this.loadCatalog();
+    this.oplogState.count = this.kv.count("oplog", {});
+    const newest = this.oplogEdge(true);
+    if (newest) this.clock.advanceTo(newest.time);
+    this.committedTime = this.clock.now();
+  }
+
+  // ---- oplog ----
+
+  /** The write under way: its time and how many entries it logged; shared by every view. */
+  private readonly oplogState = { time: new Timestamp({ t: 0, i: 0 }), index: 0, count: 0, quiet: 0 };
+  /** False in a transaction's view: its commit logs what it applies. */
+  private logging = true;
+  /** The time of the newest committed write: every entry up to it can be read. */
+  committedTime: Timestamp;
+  private readonly oplogWaiters = new Set<() => void>();
+
+  /** Inside `write()`: records a change for change streams. */
+  log(entry: Omit<OplogEntry, "wall">): void {
+    if (!this.logging || this.oplogState.quiet > 0) return;
+    const state = this.oplogState;
+    this.kv.put("oplog", oplogKey({ time: state.time, index: state.index }), serialize({ ...entry, wall: new Date(state.time.high * 1000) }));
+    state.index += 1;
+    state.count += 1;
+  }
+
+  /** The oldest (or newest) entry's position. */
+  oplogEdge(newest = false): OplogPosition | undefined {
+    for (const key of this.kv.keys("oplog", { reverse: newest })) return positionOf(key as OplogKey);
+    return undefined;
+  }
+
+  /** The entries after `key` (excluded) in order, with their positions. */
+  *oplogAfter(key: OplogKey): Generator<{ position: OplogPosition; entry: OplogEntry }> {
+    for (const { key: k, value } of this.kv.range("oplog", { start: [key[0], key[1], key[2] + 1] })) {
+      yield { position: positionOf(k as OplogKey), entry: BSON.deserialize(value as Buffer, deserializeOptions) as OplogEntry };
+    }
+  }
+
+  /** Resolves at the next commit that logged something, after `ms`, or when `signal` aborts. */
+  oplogChanged(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.oplogWaiters.delete(done);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.oplogWaiters.add(done);
+      signal.addEventListener("abort", done);
+      if (signal.aborted) done();
+    });
+  }
+
+  /** Drops the oldest entries beyond the count limit or older than the age limit. */
+  private trimOplog(): void {
+    const state = this.oplogState;
+    const cutoff = Math.floor(Date.now() / 1000) - this.oplogLimits.maxAgeSeconds;
+    const doomed: Key[] = [];
+    for (const key of this.kv.keys("oplog", {})) {
+      if (state.count - doomed.length <= this.oplogLimits.maxEntries && (key[0] as number) >= cutoff) break;
+      doomed.push(key);
+    }
+    for (const key of doomed) this.kv.remove("oplog", key);
+    state.count -= doomed.length;
+  }
+
+  /** Runs `fn` without logging (a rename moves documents, it neither inserts nor deletes them). */
+  private quietly(fn: () => void): void {
+    this.oplogState.quiet += 1;
+    try {
+      fn();
+    } finally {
+      this.oplogState.quiet -= 1;
+    }
   }
 
   /**
@@ -77,6 +169,7 @@ export class Store {
   forTransaction(kv: Kv, commitWrite: <T>(fn: () => T) => Promise<T>): Store {
     const view = Object.create(this) as Store;
     view.kv = kv;
+    view.logging = false;
     view.catalog = new Map([...this.catalog].map(([name, meta]) => [name, copyMeta(meta)]));
     view.write = commitWrite;
     return view;
@@ -103,7 +196,7 @@ export class Store {
   }
 
 
-  static open(dir: string): Store {
+  static open(dir: string, limits: Partial<OplogLimits> = {}): Store {
     fs.mkdirSync(dir, { recursive: true });
     // lmdb takes a path with an extension (`/tmp/tmp.AbC123`) for a file of its own unless told
     // that the path is a directory.
@@ -114,6 +207,8 @@ export class Store {
       env.openDB<Buffer, Key>("index", { encoding: "binary" }),
       env.openDB<CollectionMeta, Key>("meta", {}),
       env.openDB<Buffer, Key>("sessions", { encoding: "binary" }),
+      env.openDB<Buffer, Key>("oplog", { encoding: "binary" }),
+      { maxEntries: limits.maxEntries ?? DEFAULT_OPLOG_MAX_ENTRIES, maxAgeSeconds: limits.maxAgeSeconds ?? DEFAULT_OPLOG_MAX_AGE_SECONDS },
     );
   }
 
@@ -129,11 +224,17 @@ export class Store {
    */
   write<T>(fn: () => T): Promise<T> {
     let seq = 0;
+    let time: Timestamp | undefined;
+    let logged = false;
     const done = this.env.transaction(() => {
-      this.clock.tick();
+      time = this.clock.tick();
+      Object.assign(this.oplogState, { time, index: 0 });
       seq = this.conflicts.beginWrite();
       try {
-        return this.env.childTransaction(fn);
+        const result = this.env.childTransaction(fn);
+        logged = this.oplogState.index > 0;
+        if (logged) this.trimOplog();
+        return result;
       } catch (err) {
         // The catalog in memory may hold changes the rollback undid on disk.
         this.loadCatalog();
@@ -142,7 +243,11 @@ export class Store {
         this.conflicts.leaveWrite();
       }
     }) as Promise<T>;
-    return done.finally(() => this.conflicts.endWrite(seq));
+    return done.finally(() => {
+      this.conflicts.endWrite(seq);
+      if (time && time.greaterThan(this.committedTime)) this.committedTime = time;
+      if (logged) for (const wake of [...this.oplogWaiters]) wake();
+    });
   }
 
   private loadCatalog(): void {
@@ -198,16 +303,20 @@ export class Store {
     for (const key of [...this.kv.keys("index", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })]) this.kv.remove("index", key);
     this.kv.remove("meta", [meta.db, meta.name]);
     this.catalog.delete(ns(meta.db, meta.name));
+    this.log({ op: "drop", db: meta.db, coll: meta.name });
   }
 
   renameCollection(meta: CollectionMeta, toDb: string, toName: string): void {
     const docs = [...this.scan(meta)];
     const indexes = meta.indexes;
-    this.dropCollection(meta);
-    const { meta: target } = this.ensureCollection(toDb, toName, meta.options);
-    target.indexes = indexes.map((i) => ({ ...i, multikeyFields: [] }));
-    this.saveMeta(target);
-    for (const doc of docs) this.insert(target, doc);
+    this.quietly(() => {
+      this.dropCollection(meta);
+      const { meta: target } = this.ensureCollection(toDb, toName, meta.options);
+      target.indexes = indexes.map((i) => ({ ...i, multikeyFields: [] }));
+      this.saveMeta(target);
+      for (const doc of docs) this.insert(target, doc);
+    });
+    this.log({ op: "rename", db: meta.db, coll: meta.name, to: { db: toDb, coll: toName } });
   }
 
   // ---- reads ----
@@ -277,9 +386,11 @@ export class Store {
     this.checkUnique(meta, doc, entries);
     this.kv.put("docs", [meta.db, meta.name, ...id], serialize(doc));
     this.putEntries(meta, entries, id);
+    this.log({ op: "insert", db: meta.db, coll: meta.name, key: { _id: doc._id }, doc });
   }
 
-  replace(meta: CollectionMeta, before: Document, after: Document): void {
+  /** `kind`: how change streams report it, an `update` (with what changed) or a `replace`. */
+  replace(meta: CollectionMeta, before: Document, after: Document, kind: "update" | "replace" = "update"): void {
     const id = idKey(before._id);
     const oldEntries = this.indexEntries(meta, before);
     const newEntries = this.indexEntries(meta, after);
@@ -290,6 +401,8 @@ export class Store {
     }
     this.kv.put("docs", [meta.db, meta.name, ...id], serialize(after));
     this.putEntries(meta, newEntries, id);
+    const change = kind === "replace" ? { doc: after } : { update: updateDescription(before, after) };
+    this.log({ op: kind, db: meta.db, coll: meta.name, key: { _id: before._id }, ...change });
   }
 
   remove(meta: CollectionMeta, doc: Document): void {
@@ -298,6 +411,7 @@ export class Store {
       for (const key of keys) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
     }
     this.kv.remove("docs", [meta.db, meta.name, ...id]);
+    this.log({ op: "delete", db: meta.db, coll: meta.name, key: { _id: doc._id } });
   }
 
   /**

@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { EJSON, type Document, type Long } from "bson";
 import { Aggregator } from "mingo";
+import { isChangeStream, openChangeStream } from "../changestreams";
 import { MongoCommandError } from "../errors";
 import { presentValuesAtPath } from "../keys";
 import { choosePlan } from "../planner";
@@ -27,7 +28,7 @@ const find: Handler = (cmd, ctx) => {
 
 const getMore: Handler = (cmd, ctx) => {
   const id = cmd.getMore as Long | number;
-  return ctx.cursors.getMore(id, collectionName(cmd, "collection"), ctx.db, optionalNumber(cmd, "batchSize"));
+  return ctx.cursors.getMore(id, collectionName(cmd, "collection"), ctx.db, optionalNumber(cmd, "batchSize"), optionalNumber(cmd, "maxTimeMS"));
 };
 
 const killCursors: Handler = (cmd, ctx) => {
@@ -82,6 +83,7 @@ const aggregate: Handler = async (cmd, ctx) => {
   if (cmd.cursor === undefined && cmd.explain !== true) {
     throw new MongoCommandError("FailedToParse", "The 'cursor' option is required, except for aggregate with the explain argument");
   }
+  if (isChangeStream(cmd.pipeline)) return openChangeStream(cmd, ctx);
   const pipeline = [...(cmd.pipeline as Document[])];
   const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
   const last = pipeline[pipeline.length - 1];

@@ -74,6 +74,11 @@ interface UpdateStatement {
   sort?: Document;
 }
 
+/** A whole new document rather than update operators or a pipeline (change streams say `replace`). */
+function replacementStyle(u: UpdateSpec): boolean {
+  return !Array.isArray(u) && !Object.keys(u).some((k) => k.startsWith("$"));
+}
+
 function validateUpdate(u: unknown): asserts u is UpdateSpec {
   if (!Array.isArray(u) && !isPlainObject(u)) throw new MongoCommandError("FailedToParse", "Update argument must be either an object or an array");
 }
@@ -109,7 +114,7 @@ const update: Handler = async (cmd, ctx) => {
         const result = applyUpdate(doc, st.u, { arrayFilters: st.arrayFilters, query: q, mingo: options });
         n += 1;
         if (result.modified) {
-          ctx.store.replace(meta as CollectionMeta, doc, result.doc);
+          ctx.store.replace(meta as CollectionMeta, doc, result.doc, replacementStyle(st.u) ? "replace" : "update");
           nModified += 1;
         }
       }
@@ -171,7 +176,7 @@ const findAndModify: Handler = async (cmd, ctx) => {
       return { lastErrorObject: { n: 1, updatedExisting: false, upserted: created._id }, value: project(cmd.new === true ? created : null), ok: 1 };
     }
     const result = applyUpdate(doc, u as UpdateSpec, { arrayFilters, query, mingo: options });
-    if (result.modified) ctx.store.replace(meta as CollectionMeta, doc, result.doc);
+    if (result.modified) ctx.store.replace(meta as CollectionMeta, doc, result.doc, replacementStyle(u as UpdateSpec) ? "replace" : "update");
     return { lastErrorObject: { n: 1, updatedExisting: true }, value: project(cmd.new === true ? result.doc : doc), ok: 1 };
   });
 };
