@@ -41,15 +41,15 @@ async function caught(promise: Promise<unknown>): Promise<MongoServerError> {
 
 describe("collection.watch()", () => {
   it("reports insert, update (with updateDescription), replace and delete as MongoDB does", async () => {
-    const things = client.db("cs_test").collection("things");
+    const things = client.db("cs_test").collection<{ _id: number; name: string; tags?: string[]; nested?: Document; gone?: boolean }>("things");
     const stream = things.watch();
     try {
       await stream.tryNext();
-      await things.insertOne({ _id: 1 as never, name: "a", tags: ["x", "y", "z"], nested: { a: 1, b: 2 }, gone: true });
-      await things.updateOne({ _id: 1 as never }, { $set: { name: "b", "nested.a": 5 }, $unset: { gone: "" }, $push: { tags: "w" } });
-      await things.updateOne({ _id: 1 as never }, [{ $set: { tags: { $slice: ["$tags", 2] } } }]);
-      await things.replaceOne({ _id: 1 as never }, { name: "c" });
-      await things.deleteOne({ _id: 1 as never });
+      await things.insertOne({ _id: 1, name: "a", tags: ["x", "y", "z"], nested: { a: 1, b: 2 }, gone: true });
+      await things.updateOne({ _id: 1 }, { $set: { name: "b", "nested.a": 5 }, $unset: { gone: "" }, $push: { tags: "w" } });
+      await things.updateOne({ _id: 1 }, [{ $set: { tags: { $slice: ["$tags", 2] } } }]);
+      await things.replaceOne({ _id: 1 }, { name: "c" });
+      await things.deleteOne({ _id: 1 });
       const [insert, update, truncate, replace, remove] = await take(stream, 5);
       expect(insert).toMatchObject({
         operationType: "insert",
@@ -76,12 +76,12 @@ describe("collection.watch()", () => {
   });
 
   it("looks the current document up with fullDocument: updateLookup", async () => {
-    const things = client.db("cs_test").collection("lookup");
-    await things.insertOne({ _id: 1 as never, n: 0 });
+    const things = client.db("cs_test").collection<{ _id: number; n: number }>("lookup");
+    await things.insertOne({ _id: 1, n: 0 });
     const stream = things.watch([], { fullDocument: "updateLookup" });
     try {
       await stream.tryNext();
-      await things.updateOne({ _id: 1 as never }, { $inc: { n: 1 } });
+      await things.updateOne({ _id: 1 }, { $inc: { n: 1 } });
       const [update] = await take(stream, 1);
       expect(update).toMatchObject({ operationType: "update", fullDocument: { _id: 1, n: 1 }, updateDescription: { updatedFields: { n: 1 } } });
     } finally {
@@ -258,7 +258,7 @@ describe("resume tokens", () => {
       let other = await MongoClient.connect(running.localUri);
       const stream = other.db("cs").collection("c").watch();
       await stream.tryNext();
-      await other.db("cs").collection("c").insertOne({ _id: 1 as never });
+      await other.db("cs").collection<{ _id: number }>("c").insertOne({ _id: 1 });
       const [first] = await take(stream, 1);
       await other.db("cs").collection("c").insertMany([{ _id: 2 }, { _id: 3 }] as never[]);
       await stream.close();
