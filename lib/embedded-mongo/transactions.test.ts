@@ -233,6 +233,14 @@ describe("the transaction commands on the wire", () => {
     expect(older).toMatchObject({ ok: 0, code: 225, codeName: "TransactionTooOld" });
   });
 
+  it("refuses a txnNumber on a command that is no retryable write, and snapshot reads outside a transaction", async () => {
+    const withNumber = await rawCommand(server.socketPath, { find: "wire", lsid: lsid(), txnNumber: Long.fromNumber(1), $db: DB });
+    expect(withNumber).toMatchObject({ ok: 0, code: 50768 });
+    const snapshot = await caught(client.db(DB).collection("wire").find({}, { readConcern: { level: "snapshot" } }).toArray());
+    expect(snapshot.code).toBe(115);
+    expect(snapshot.message).toMatch(/snapshot.*MONGODB_URI/);
+  });
+
   it("a retryable write sent twice with the same lsid and txnNumber applies once and answers the same", async () => {
     const retry = { lsid: lsid(), txnNumber: Long.fromNumber(1) };
     const first = await rawCommand(server.socketPath, { update: "retry", updates: [{ q: { _id: 1 }, u: { $inc: { n: 1 } }, upsert: true }], ...retry, $db: DB });

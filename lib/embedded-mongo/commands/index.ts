@@ -41,11 +41,31 @@ export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">)
     let reply: Document;
     if (Sessions.inTransaction(name, cmd)) reply = await ctx.sessions.transactionCommand(name, cmd, run);
     else if (Sessions.retryable(name, cmd)) reply = await waitingForTransactions(() => ctx.sessions.retryableWrite(cmd, run));
-    else reply = await waitingForTransactions(() => run(ctx.store));
+    else {
+      refuseOutsideTransactions(name, cmd);
+      reply = await waitingForTransactions(() => run(ctx.store));
+    }
     if (name === "endSessions" || name === "killSessions") ctx.sessions.end(cmd, name);
     return withClusterTime(failure ? { ...reply, writeConcernError: failure.writeConcernError } : reply, ctx);
   } catch (err) {
     return withClusterTime(errorReply(err), ctx);
+  }
+}
+
+/** What MongoDB refuses, or this server does not do, outside a transaction and a retryable write. */
+function refuseOutsideTransactions(name: string, cmd: Document): void {
+  if (cmd.txnNumber !== undefined) {
+    throw new MongoCommandError(
+      "Location50768",
+      `txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and ${name} is not a retryable write command.`,
+    );
+  }
+  const readConcern = cmd.readConcern as Document | undefined;
+  if (readConcern && typeof readConcern === "object" && readConcern.level === "snapshot") {
+    throw new MongoCommandError(
+      "CommandNotSupported",
+      "readConcern level 'snapshot' outside a transaction (snapshot reads at a cluster time) is not supported by the embedded database; set MONGODB_URI to use a MongoDB server for it",
+    );
   }
 }
 
