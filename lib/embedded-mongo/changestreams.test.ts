@@ -126,6 +126,10 @@ describe("collection.watch()", () => {
       });
       await session.endSession();
       const events = await take(stream, 2);
+      for (const event of events) {
+        expect(event.lsid?.id).toBeDefined();
+        expect(event.txnNumber).toBeDefined();
+      }
       expect(events.map((e) => [e.operationType, e.documentKey._id]).sort()).toEqual([
         ["delete", "seed"],
         ["insert", "t1"],

@@ -58,7 +58,8 @@ export class ChangeStream {
   }
 
   private event(position: OplogPosition, entry: OplogEntry): Document {
-    const head = { _id: resumeToken(position), operationType: entry.op, clusterTime: position.time, wallTime: entry.wall };
+    const txn = entry.lsid ? { lsid: entry.lsid, txnNumber: entry.txnNumber } : {};
+    const head = { _id: resumeToken(position), operationType: entry.op, clusterTime: position.time, ...txn, wallTime: entry.wall };
     const namespace = { db: entry.db, coll: entry.coll };
     switch (entry.op) {
       case "insert":

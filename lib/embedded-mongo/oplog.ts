@@ -24,6 +24,9 @@ export interface OplogEntry {
   update?: Document;
   /** Where a rename went. */
   to?: { db: string; coll: string };
+  /** The transaction the change was committed by. */
+  lsid?: Document;
+  txnNumber?: unknown;
   wall: Date;
 }
 

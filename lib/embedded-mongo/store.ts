@@ -94,7 +94,12 @@ export class Store {
   // ---- oplog ----
 
   /** The write under way: its time and how many entries it logged; shared by every view. */
-  private readonly oplogState = { time: new Timestamp({ t: 0, i: 0 }), index: 0, count: 0, quiet: 0 };
+  private readonly oplogState: { time: Timestamp; index: number; count: number; quiet: number; txn?: Document } = {
+    time: new Timestamp({ t: 0, i: 0 }),
+    index: 0,
+    count: 0,
+    quiet: 0,
+  };
   /** False in a transaction's view: its commit logs what it applies. */
   private logging = true;
   /** The time of the newest committed write: every entry up to it can be read. */
@@ -105,7 +110,7 @@ export class Store {
   log(entry: Omit<OplogEntry, "wall">): void {
     if (!this.logging || this.oplogState.quiet > 0) return;
     const state = this.oplogState;
-    this.kv.put("oplog", oplogKey({ time: state.time, index: state.index }), serialize({ ...entry, wall: new Date(state.time.high * 1000) }));
+    this.kv.put("oplog", oplogKey({ time: state.time, index: state.index }), serialize({ ...entry, ...state.txn, wall: new Date(state.time.high * 1000) }));
     state.index += 1;
     state.count += 1;
   }
@@ -150,6 +155,16 @@ export class Store {
     }
     for (const key of doomed) this.kv.remove("oplog", key);
     state.count -= doomed.length;
+  }
+
+  /** Inside `write()`: the changes `fn` logs come from this transaction (`lsid`, `txnNumber`). */
+  asTransaction<T>(txn: Document, fn: () => T): T {
+    this.oplogState.txn = txn;
+    try {
+      return fn();
+    } finally {
+      this.oplogState.txn = undefined;
+    }
   }
 
   /** Runs `fn` without logging (a rename moves documents, it neither inserts nor deletes them). */
@@ -267,7 +282,20 @@ export class Store {
 
   /** Inside `write()`: records a retryable write's reply with the write itself. */
   recordRetry(session: string, txnNumber: number, reply: Document): void {
-    this.kv.put("sessions", [session], serialize({ txnNumber, reply }));
+    this.kv.put("sessions", [session], serialize({ txnNumber, reply, at: new Date() }));
+  }
+
+  /** Forgets the retryable-write records of sessions idle since before `before` (expired, as on MongoDB). */
+  async pruneRetryRecords(before: Date, live: ReadonlySet<string>): Promise<void> {
+    const expired = [...this.kv.range("sessions", {})].filter(({ key, value }) => {
+      if (live.has(String(key[0]))) return false;
+      const at = BSON.deserialize(value as Buffer, deserializeOptions).at;
+      return !(at instanceof Date) || at < before;
+    });
+    if (expired.length === 0) return;
+    await this.write(() => {
+      for (const { key } of expired) this.kv.remove("sessions", key);
+    });
   }
 
   // ---- catalog ----

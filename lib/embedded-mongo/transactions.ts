@@ -17,10 +17,12 @@ import { BSON, Long, type Binary, type Document } from "bson";
 import { writeConflict, type ConflictOwner } from "./conflicts";
 import { MongoCommandError, endsCommand } from "./errors";
 import { OverlayKv } from "./kv";
-import type { Store } from "./store";
+import type { CollectionMeta, Store } from "./store";
 
 export const DEFAULT_TRANSACTION_LIFETIME_SECONDS = 60;
+/** MongoDB's logicalSessionTimeoutMinutes: a session idle that long is gone, with its records. */
 const SESSION_TIMEOUT_MS = 30 * 60 * 1000;
+const PRUNE_EVERY_MS = 60 * 1000;
 
 /** The commands MongoDB runs inside a transaction; any other is refused there. */
 const ALLOWED_IN_TRANSACTION = new Set([
@@ -60,6 +62,7 @@ class Transaction implements ConflictOwner {
   constructor(
     private readonly store: Store,
     readonly txnNumber: number,
+    private readonly lsid: Document,
   ) {
     const snapshot = store.snapshot();
     this.snapshotSeq = snapshot.seq;
@@ -103,25 +106,7 @@ class Transaction implements ConflictOwner {
       await store.write(() => {
         // From here on the documents are the commit's to write: nothing runs in between.
         store.conflicts.release(this);
-        for (const meta of created) {
-          if (store.collection(meta.db, meta.name)) throw writeConflict();
-          const { meta: made } = store.ensureCollection(meta.db, meta.name, meta.options);
-          for (const index of meta.indexes) if (index.name !== "_id_") store.createIndex(made, { ...index, multikeyFields: [] });
-        }
-        for (const { key, value } of changes) {
-          const [db, name, rank, id] = key as [string, string, number, string | number];
-          const mine = this.view.collection(db, name);
-          const meta = store.collection(db, name);
-          if (!meta || !mine || meta.uuid !== mine.uuid && !created.includes(mine)) throw writeConflict();
-          const current = store.getByIdPart(meta, [rank, id]);
-          if (value === null) {
-            if (current) store.remove(meta, current);
-          } else {
-            const doc = BSON.deserialize(value as Buffer, { promoteLongs: true, promoteValues: true, promoteBuffers: false });
-            if (current) store.replace(meta, current, doc);
-            else store.insert(meta, doc);
-          }
-        }
+        store.asTransaction({ lsid: this.lsid, txnNumber: Long.fromNumber(this.txnNumber) }, () => this.apply(store, changes, created));
       });
       this.state = "committed";
     } catch (err) {
@@ -131,6 +116,28 @@ class Transaction implements ConflictOwner {
       throw err;
     } finally {
       this.end();
+    }
+  }
+
+  private apply(store: Store, changes: ReturnType<OverlayKv["documentChanges"]>, created: CollectionMeta[]): void {
+    for (const meta of created) {
+      if (store.collection(meta.db, meta.name)) throw writeConflict();
+      const { meta: made } = store.ensureCollection(meta.db, meta.name, meta.options);
+      for (const index of meta.indexes) if (index.name !== "_id_") store.createIndex(made, { ...index, multikeyFields: [] });
+    }
+    for (const { key, value } of changes) {
+      const [db, name, rank, id] = key as [string, string, number, string | number];
+      const mine = this.view.collection(db, name);
+      const meta = store.collection(db, name);
+      if (!meta || !mine || (meta.uuid !== mine.uuid && !created.includes(mine))) throw writeConflict();
+      const current = store.getByIdPart(meta, [rank, id]);
+      if (value === null) {
+        if (current) store.remove(meta, current);
+      } else {
+        const doc = BSON.deserialize(value as Buffer, { promoteLongs: true, promoteValues: true, promoteBuffers: false });
+        if (current) store.replace(meta, current, doc);
+        else store.insert(meta, doc);
+      }
     }
   }
 }
@@ -161,6 +168,7 @@ function txnNumberOf(cmd: Document): number {
 export class Sessions {
   private readonly sessions = new Map<string, Session>();
   private readonly reaper: NodeJS.Timeout;
+  private prunedAt = Date.now();
 
   constructor(
     private readonly store: Store,
@@ -178,6 +186,11 @@ export class Sessions {
 
   private reap(): void {
     const now = Date.now();
+    if (now - this.prunedAt > PRUNE_EVERY_MS) {
+      this.prunedAt = now;
+      const live = new Set(this.sessions.keys());
+      void this.store.pruneRetryRecords(new Date(now - SESSION_TIMEOUT_MS), live).catch(() => undefined);
+    }
     for (const [id, session] of this.sessions) {
       const txn = session.transaction;
       if (txn?.state === "inProgress" && now - txn.startedAt > this.lifetimeMs) txn.abort("it exceeded transactionLifetimeLimitSeconds");
@@ -233,7 +246,7 @@ export class Sessions {
       }
       txn?.abort("a newer transaction started on its session");
       session.txnNumber = txnNumber;
-      txn = session.transaction = new Transaction(this.store, txnNumber);
+      txn = session.transaction = new Transaction(this.store, txnNumber, cmd.lsid as Document);
     } else if (!txn || txn.txnNumber !== txnNumber) {
       throw noSuchTransaction(`Given transaction number ${txnNumber} does not match any in-progress transactions. The active transaction number is ${session.txnNumber}`);
     } else if (cmd.readConcern !== undefined) {
