@@ -184,6 +184,29 @@ describe("write conflicts", () => {
     expect(await accounts().findOne({ _id: "alice" })).toEqual({ _id: "alice", balance: 1 });
   });
 
+  it("two transactions taking the same unique key: the later commit conflicts, and its retry meets the duplicate", async () => {
+    const users = client.db(DB).collection("unique_users");
+    await users.createIndex({ email: 1 }, { unique: true });
+    const first = client.startSession();
+    const second = client.startSession();
+    try {
+      first.startTransaction();
+      second.startTransaction();
+      await users.insertOne({ email: "same@x" }, { session: first });
+      await users.insertOne({ email: "same@x" }, { session: second });
+      await first.commitTransaction();
+      const error = await caught(second.commitTransaction());
+      expect(error.code).toBe(112);
+      expect(error.errorLabels).toContain("TransientTransactionError");
+      const retried = await caught(second.withTransaction(() => users.insertOne({ email: "same@x" }, { session: second })));
+      expect(retried.code).toBe(11000);
+    } finally {
+      await first.endSession();
+      await second.endSession();
+    }
+    expect(await users.countDocuments({ email: "same@x" })).toBe(1);
+  });
+
   it("a plain write to a document an open transaction wrote waits for its commit, then applies", async () => {
     const session = client.startSession();
     try {
@@ -239,6 +262,23 @@ describe("the transaction commands on the wire", () => {
     const snapshot = await caught(client.db(DB).collection("wire").find({}, { readConcern: { level: "snapshot" } }).toArray());
     expect(snapshot.code).toBe(115);
     expect(snapshot.message).toMatch(/snapshot.*MONGODB_URI/);
+  });
+
+  it("creates a collection and its indexes inside a transaction, but refuses new indexes on an existing collection", async () => {
+    const session = client.startSession();
+    try {
+      await session.withTransaction(async () => {
+        await client.db(DB).createCollection("made_in_txn", { session });
+        await client.db(DB).collection("made_in_txn").createIndex({ email: 1 }, { unique: true, session });
+        await client.db(DB).collection("made_in_txn").insertOne({ email: "a@x" }, { session });
+      });
+      expect((await client.db(DB).collection("made_in_txn").indexes()).map((i) => i.name)).toEqual(["_id_", "email_1"]);
+      const error = await caught(session.withTransaction(() => client.db(DB).collection("made_in_txn").createIndex({ other: 1 }, { session })));
+      expect(error.code).toBe(263);
+    } finally {
+      await session.endSession();
+    }
+    expect(await client.db(DB).collection("made_in_txn").countDocuments()).toBe(1);
   });
 
   it("a retryable write sent twice with the same lsid and txnNumber applies once and answers the same", async () => {

@@ -277,7 +277,14 @@ export class Sessions {
       if (cmd.writeConcern !== undefined) {
         throw new MongoCommandError("InvalidOptions", "Cannot set write concern after starting a transaction.");
       }
-      if (name === "aggregate" && Array.isArray(cmd.pipeline)) {
+      if (name === "createIndexes" && typeof cmd.createIndexes === "string") {
+        const db = typeof cmd.$db === "string" ? cmd.$db : "admin";
+        // Only a collection the transaction itself created can get indexes in it.
+        if (this.store.collection(db, cmd.createIndexes)) {
+          throw new MongoCommandError("OperationNotSupportedInTransaction", `Cannot create new indexes on existing collection ${db}.${cmd.createIndexes} in a multi-document transaction.`);
+        }
+      }
+            if (name === "aggregate" && Array.isArray(cmd.pipeline)) {
         for (const stage of cmd.pipeline as Document[]) {
           const op = Object.keys(stage ?? {})[0];
           if (op === "$out" || op === "$merge" || op === "$changeStream") {
