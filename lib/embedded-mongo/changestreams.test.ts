@@ -286,6 +286,31 @@ describe("resume tokens", () => {
     }
   });
 
+  it("the driver's stream resumes by itself when the database restarts under it", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "embedded-mongo-cs-autoresume-"));
+    try {
+      let running = await startEmbeddedMongo({ dir });
+      const watcher = await MongoClient.connect(running.localUri, { serverSelectionTimeoutMS: 10_000 });
+      const c = watcher.db("cs").collection<{ _id: number }>("c");
+      const stream = c.watch();
+      await stream.tryNext();
+      await c.insertOne({ _id: 1 });
+      expect((await stream.next()).documentKey).toEqual({ _id: 1 });
+      await running.close();
+      running = await startEmbeddedMongo({ dir });
+      const writer = await MongoClient.connect(running.localUri);
+      const pending = stream.next();
+      await writer.db("cs").collection<{ _id: number }>("c").insertOne({ _id: 2 });
+      expect((await pending).documentKey).toEqual({ _id: 2 });
+      await stream.close();
+      await writer.close();
+      await watcher.close();
+      await running.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a resume point the trimmed oplog no longer holds is ChangeStreamHistoryLost (286)", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "embedded-mongo-cs-trim-"));
     const running = await startEmbeddedMongo({ dir, oplogMaxEntries: 5 });
