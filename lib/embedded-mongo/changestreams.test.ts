@@ -295,13 +295,13 @@ describe("resume tokens", () => {
       const stream = c.watch();
       await stream.tryNext();
       await c.insertOne({ _id: 1 });
-      expect((await stream.next()).documentKey).toEqual({ _id: 1 });
+      expect(((await stream.next()) as Document).documentKey).toEqual({ _id: 1 });
       await running.close();
       running = await startEmbeddedMongo({ dir });
       const writer = await MongoClient.connect(running.localUri);
       const pending = stream.next();
       await writer.db("cs").collection<{ _id: number }>("c").insertOne({ _id: 2 });
-      expect((await pending).documentKey).toEqual({ _id: 2 });
+      expect(((await pending) as Document).documentKey).toEqual({ _id: 2 });
       await stream.close();
       await writer.close();
       await watcher.close();
