@@ -2,9 +2,9 @@
  * `npm run --silent token -- --email E [--ttl 30d] [--company ID]`: prints one access token for
  * an external system, and nothing else, on stdout (contract §4).
  */
-import { parseArgs } from "node:util";
 import { createApiToken } from "@/lib/services/auth";
 import { ready } from "@/lib/services/init";
+import { parseCommandLine } from "./args";
 import { parseDuration, runCommand, UsageError } from "./run-command";
 
 const usage = `Usage: npm run --silent token -- --email EMAIL [--ttl 30d] [--company COMPANY_ID]
@@ -15,20 +15,14 @@ const usage = `Usage: npm run --silent token -- --email EMAIL [--ttl 30d] [--com
 
 The token is revoked when its session is deleted, and stops working when the user is deactivated.`;
 
-runCommand(usage, async () => {
-  const { values } = parseArgs({
+runCommand(async () => {
+  const { values } = parseCommandLine(usage, {
     options: {
       email: { type: "string" },
       ttl: { type: "string", default: "30d" },
       company: { type: "string" },
-      help: { type: "boolean", short: "h" },
     },
-    strict: true,
   });
-  if (values.help) {
-    console.error(usage);
-    return;
-  }
   if (!values.email) throw new UsageError("--email is required");
   if (values.company !== undefined && !/^[0-9a-f]{24}$/i.test(values.company)) throw new UsageError("--company must be a 24-hex id");
   const ttl = parseDuration(values.ttl);
