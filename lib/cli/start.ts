@@ -15,6 +15,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { ConfigError, loadConfig } from "../config";
 import { parseCommandLine } from "./args";
+import { startDatabaseProcess } from "./database-process";
 import { loadEnvFiles } from "./env";
 import { formatElapsed, servingSummary } from "./summary";
 import { Supervisor } from "./supervisor";
@@ -71,26 +72,6 @@ async function build(): Promise<number> {
   return code;
 }
 
-/**
- * Starts `npm run db` for DATA_DIR/db on `port` (0: a free one) and resolves once it serves,
- * with the port it serves on, so that a restart comes back at the same address.
- */
-function startDatabase(port: number): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(bin("tsx"), [path.join(root, "lib", "cli", "db.ts"), "--port", String(port)], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.once("line", (uri) => {
-      const served = Number(/:(\d+)\/?/.exec(uri.replace(/^mongodb:\/\/[^@/]*@/, "mongodb://"))?.[1] ?? port);
-      resolve({ child, port: served });
-    });
-    child.once("error", reject);
-    child.once("exit", (code, signal) => reject(new Error(`it exited (${signal ?? `code ${code}`}) before serving`)));
-  });
-}
-
 /** Readies the database as the server would, in a process of its own; what to show the user. */
 async function firstStart(): Promise<{ adminEmail: string; generatedPassword?: string }> {
   let output = "";
@@ -134,7 +115,7 @@ async function main(): Promise<number> {
     supervisor = new Supervisor({
       name: "the embedded database",
       start: async () => {
-        const started = await startDatabase(port);
+        const started = await startDatabaseProcess(port);
         port = started.port;
         return started.child;
       },
