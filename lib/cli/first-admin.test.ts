@@ -36,11 +36,9 @@ describe("the first admin when a CLI runs before the server", { timeout: 120_000
 
   /** `npm run company -- list` in `cwd` with neither ADMIN_EMAIL nor ADMIN_PASSWORD in its environment. */
   const companyList = async (cwd: string) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, MONGODB_URI: db.uri, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json") };
-    delete env.ADMIN_EMAIL;
-    delete env.ADMIN_PASSWORD;
-    // As in a user's shell (Vitest sets "test", a mode in which Next.js skips .env.local).
-    delete env.NODE_ENV;
+    // NODE_ENV as `next start` has it (Vitest sets "test", a mode in which Next.js skips .env.local);
+    // an undefined variable is left out of the child's environment.
+    const env = { ...process.env, NODE_ENV: "production", ADMIN_EMAIL: undefined, ADMIN_PASSWORD: undefined, MONGODB_URI: db.uri, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json") } as const;
     const { stdout, stderr } = await run(tsx, [path.join(root, "lib", "cli", "company.ts"), "list"], { cwd, env, timeout: 90_000 });
     return { stdout, stderr };
   };
