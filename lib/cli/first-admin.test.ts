@@ -34,25 +34,36 @@ describe("the first admin when a CLI runs before the server", { timeout: 120_000
     await Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true })));
   });
 
-  /** `npm run company -- list` in `cwd` with neither ADMIN_EMAIL nor ADMIN_PASSWORD in its environment. */
-  const companyList = async (cwd: string) => {
+  /** A CLI run in `cwd` with neither ADMIN_EMAIL nor ADMIN_PASSWORD in its environment. */
+  const cli = async (cwd: string, script: string, args: string[]) => {
     // NODE_ENV as `next start` has it (Vitest sets "test", a mode in which Next.js skips .env.local);
     // an undefined variable is left out of the child's environment.
     const env = { ...process.env, NODE_ENV: "production", ADMIN_EMAIL: undefined, ADMIN_PASSWORD: undefined, MONGODB_URI: db.uri, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json") } as const;
-    const { stdout, stderr } = await run(tsx, [path.join(root, "lib", "cli", "company.ts"), "list"], { cwd, env, timeout: 90_000 });
-    return { stdout, stderr };
+    try {
+      const { stdout, stderr } = await run(tsx, [path.join(root, "lib", "cli", script), ...args], { cwd, env, timeout: 90_000 });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
   };
+  const companyList = (cwd: string) => cli(cwd, "company.ts", ["list"]);
 
   const signIn = (email: string, password: string) => call(login.POST, "/api/auth/login", { body: { email, password } });
 
   it("without ADMIN_PASSWORD, a CLI leaves the first admin to the server, which sets its ADMIN_PASSWORD", async () => {
-    const cli = await companyList(root);
-    expect(JSON.parse(cli.stdout).map((company: { name: string }) => company.name)).toEqual(["Default company"]);
-    expect(cli.stderr).not.toMatch(/password/i);
+    const listed = await companyList(root);
+    expect(JSON.parse(listed.stdout).map((company: { name: string }) => company.name)).toEqual(["Default company"]);
+    expect(listed.stderr).not.toMatch(/password/i);
     expect(await AccessRole.countDocuments()).toBe(2);
     expect(await User.countDocuments()).toBe(0);
     expect(await Credential.countDocuments()).toBe(0);
     expect((await Meta.findById("bootstrap").lean())?.done).toBeFalsy();
+    const token = await cli(root, "token.ts", ["--email", "admin@example.com"]);
+    expect(token.code).toBe(1);
+    expect(token.stderr.trim()).toBe(
+      "No user has the e-mail admin@example.com. The first admin is created by the server's first start (npm start), or by a CLI run with ADMIN_PASSWORD set.",
+    );
 
     // The server starts with its configuration and completes the bootstrap in the same company.
     process.env.ADMIN_EMAIL = "Server.Admin@Example.com";

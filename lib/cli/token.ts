@@ -3,7 +3,8 @@
  * an external system, and nothing else, on stdout (contract §4).
  */
 import { createApiToken } from "@/lib/services/auth";
-import { ready } from "@/lib/services/init";
+import { ServiceError } from "@/lib/services/errors";
+import { firstAdminLeftToServer, ready } from "@/lib/services/init";
 import { parseCommandLine } from "./args";
 import { parseDuration, runCommand, UsageError } from "./run-command";
 
@@ -27,6 +28,11 @@ runCommand(async () => {
   if (values.company !== undefined && !/^[0-9a-f]{24}$/i.test(values.company)) throw new UsageError("--company must be a 24-hex id");
   const ttl = parseDuration(values.ttl);
   await ready();
-  const token = await createApiToken(values.email, ttl, values.company?.toLowerCase());
+  const token = await createApiToken(values.email, ttl, values.company?.toLowerCase()).catch((error: unknown) => {
+    if (error instanceof ServiceError && error.code === "not_found" && firstAdminLeftToServer()) {
+      throw new ServiceError("not_found", `${error.message} The first admin is created by the server's first start (npm start), or by a CLI run with ADMIN_PASSWORD set.`);
+    }
+    throw error;
+  });
   process.stdout.write(`${token.accessToken}\n`);
 });

@@ -10,6 +10,7 @@ export type ProcessRole = "server" | "cli";
 
 let role: ProcessRole = "server";
 let readying: Promise<void> | undefined;
+let firstAdminLeft = false;
 
 /**
  * Makes this process a CLI for {@link ready}: when `ADMIN_PASSWORD` is unset it leaves the first
@@ -29,6 +30,7 @@ export function runAsCli(): void {
 export async function ready(): Promise<void> {
   readying ??= prepare(role).then(
     (first) => {
+      firstAdminLeft = !first.complete;
       // A server started without `npm start` (next dev) shows the generated password here, once.
       if (first.generatedPassword) announceFirstAdmin(first);
     },
@@ -39,6 +41,11 @@ export async function ready(): Promise<void> {
   );
   await readying;
   assertDatabaseReachable();
+}
+
+/** True when {@link ready} left the first admin to the server (a CLI without ADMIN_PASSWORD). */
+export function firstAdminLeftToServer(): boolean {
+  return firstAdminLeft;
 }
 
 /** What {@link ready} does, for `npm start`, which shows the first admin itself. */
