@@ -29,7 +29,7 @@ Serves the app on PORT (default 3000). The first start builds it (next build: a 
 Without MONGODB_URI, the embedded database runs on DATA_DIR/db in a process of its own, restarted
 when it crashes. Configuration: environment variables, and the .env files as Next.js reads them.`;
 
-/** Quiet build output for this long prints an "still building" line, so the user sees it move. */
+/** Quiet build output for this long prints a "still building" line, so the user sees it move. */
 const QUIET_BUILD_MS = 10_000;
 
 /** Runs a child with our signals forwarded to it; resolves with its exit code. */
