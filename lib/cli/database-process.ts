@@ -33,3 +33,17 @@ export function startDatabaseProcess(port: number, env: NodeJS.ProcessEnv = proc
     child.once("exit", (code, signal) => reject(new Error(`it exited (${signal ?? `code ${code}`}) before serving`)));
   });
 }
+
+/**
+ * Starts it again on `port` while that is free, else on a free one: another process may have
+ * taken the port while the database was down, and the server finds the database through the lock
+ * file and its Unix socket, whose path does not change.
+ */
+export async function restartDatabaseProcess(port: number, env: NodeJS.ProcessEnv = process.env): Promise<DatabaseProcess> {
+  try {
+    return await startDatabaseProcess(port, env);
+  } catch (error) {
+    if (port === 0) throw error;
+    return startDatabaseProcess(0, env);
+  }
+}

@@ -16,7 +16,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { ConfigError, loadConfig } from "../config";
 import { parseCommandLine } from "./args";
-import { startDatabaseProcess } from "./database-process";
+import { restartDatabaseProcess } from "./database-process";
 import { loadEnvFiles } from "./env";
 import { formatElapsed, servingSummary } from "./summary";
 import { Supervisor } from "./supervisor";
@@ -116,7 +116,7 @@ async function main(): Promise<number> {
     supervisor = new Supervisor({
       name: "the embedded database",
       start: async () => {
-        const started = await startDatabaseProcess(port);
+        const started = await restartDatabaseProcess(port);
         port = started.port;
         return started.child;
       },

@@ -1,3 +1,4 @@
+import net from "node:net";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,7 +9,7 @@ import { call, createTenant } from "@/lib/http/testing";
 import * as health from "@/app/api/health/route";
 import * as me from "@/app/v2/users/me/route";
 import * as users from "@/app/v2/users/route";
-import { startDatabaseProcess } from "./database-process";
+import { restartDatabaseProcess } from "./database-process";
 import { Supervisor } from "./supervisor";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -89,6 +90,7 @@ describe("Supervisor", () => {
 describe("a database that dies while the server runs", { timeout: 120_000 }, () => {
   let dataDir: string;
   let supervisor: Supervisor;
+  let port = 0;
   const lines: string[] = [];
   const saved = { uri: process.env.MONGODB_URI, dataDir: process.env.DATA_DIR };
 
@@ -96,11 +98,10 @@ describe("a database that dies while the server runs", { timeout: 120_000 }, () 
     dataDir = await mkdtemp(path.join(tmpdir(), "usersurveys-supervision-"));
     delete process.env.MONGODB_URI;
     process.env.DATA_DIR = dataDir;
-    let port = 0;
     supervisor = new Supervisor({
       name: "the embedded database",
       start: async () => {
-        const started = await startDatabaseProcess(port, { ...process.env, LOG_LEVEL: "silent" });
+        const started = await restartDatabaseProcess(port, { ...process.env, LOG_LEVEL: "silent" });
         port = started.port;
         return started.child;
       },
@@ -130,6 +131,10 @@ describe("a database that dies while the server runs", { timeout: 120_000 }, () 
     const gone = new Promise((resolve) => killed.once("exit", resolve));
     killed.kill("SIGKILL");
     await gone;
+    // Another process takes the port while the database is down: it comes back on another one.
+    const squatter = net.createServer();
+    await new Promise<void>((resolve) => squatter.listen(port, "127.0.0.1", resolve));
+    const takenPort = port;
 
     // Several requests that need the database while it is down (GET /v2/users/me may be answered
     // from the cache): the first finds the broken connection, the next ones the driver's
@@ -153,5 +158,7 @@ describe("a database that dies while the server runs", { timeout: 120_000 }, () 
     expect(supervisor.current?.pid).not.toBe(killed.pid);
     expect(lines.at(-1)).toMatch(/^The embedded database is serving again/);
     expect((await health.GET(new Request("http://localhost/api/health"))).status).toBe(200);
+    expect(port).not.toBe(takenPort);
+    await new Promise((resolve) => squatter.close(resolve));
   });
 });
