@@ -300,6 +300,7 @@ describe("compound indexes over arrays", () => {
     await coll.createIndex({ tags: 1, roles: 1 });
     const err = await caught(coll.insertOne({ tags: ["a", "b"], roles: ["x", "y"] }));
     expect(err.code).toBe(171);
+    expect(err.codeName).toBe("CannotIndexParallelArrays");
     expect(err.message).toMatch(/^cannot index parallel arrays \[(roles|tags)\] \[(roles|tags)\]$/);
     await coll.insertOne({ tags: ["a", "b"], roles: "x" });
 

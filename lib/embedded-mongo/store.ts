@@ -293,7 +293,7 @@ export class Store {
     if (index.sparse && fields.every((f) => valuesAtPath(doc, f).values.every((v) => v === null || v === undefined) && !hasPath(doc, f))) return undefined;
     if (index.partialFilterExpression && !new Query(index.partialFilterExpression).test(doc)) return undefined;
     const parallel = fields.length > 1 ? parallelArrays(doc, fields) : undefined;
-    if (parallel) throw new MongoCommandError("CannotBuildIndexKeys", `cannot index parallel arrays [${parallel[1]}] [${parallel[0]}]`);
+    if (parallel) throw new MongoCommandError("CannotIndexParallelArrays", `cannot index parallel arrays [${parallel[1]}] [${parallel[0]}]`);
     const collation = indexCollation(index);
     const { keys, multikeyFields } = indexKeys(doc, fields, collation ? collatedEncoder(collation) : undefined);
     return { keys: keys.map((k) => k.parts), multikeyFields };
