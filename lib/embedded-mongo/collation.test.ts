@@ -251,6 +251,58 @@ describe("indexes with a collation", () => {
     expect(await coll.countDocuments({ email: "ANA@X.IO" })).toBe(0);
     expect(await coll.countDocuments({ email: "Ana@x.io" })).toBe(1);
     expect(await coll.countDocuments({ email: { $gte: "ANA", $lt: "B" } }, { collation: CASE_INSENSITIVE })).toBe(2);
+    // A hinted index of another collation still gives the query's own answer.
+    expect(await coll.find({ email: "Ana@x.io" }, { hint: "email_1" }).toArray()).toHaveLength(1);
+    expect(await coll.find({ email: "ANA@X.IO" }, { hint: "email_1", collation: CASE_INSENSITIVE }).toArray()).toHaveLength(2);
+  });
+});
+
+describe("an index never changes a collated query's answer", () => {
+  const words = ["ana", "Ana", "ANA", "Ána", "ana-x", "anax", "ana x", "aether", "Æther", "strasse", "Straße", "ccs", "cscs", "aa", "å", "item010", "item10", "item9", "Zeta", "zeta", "", "ŁÓDŹ", "lodz", "日本", "にほん", 7, null];
+  const collations: CollationOptions[] = [
+    { locale: "en", strength: 1 },
+    { locale: "en", strength: 2 },
+    { locale: "en" },
+    { locale: "en", strength: 1, alternate: "shifted" },
+    { locale: "en", strength: 2, numericOrdering: true },
+    { locale: "hu", strength: 2 },
+    { locale: "da", strength: 1 },
+  ];
+
+  it("finds with the index what a scan finds, and its unique form keeps one of each class", async () => {
+    for (const [n, collation] of collations.entries()) {
+      const plain = await fresh(`words_scan_${n}`, words.map((w, i) => ({ _id: i, w })));
+      const indexed = await fresh(`words_index_${n}`, words.map((w, i) => ({ _id: i, w })));
+      await indexed.createIndex({ w: 1 }, { collation });
+      const filters: Document[] = [
+        ...words.map((w) => ({ w })),
+        { w: { $in: ["ANA", "ZETA", 7] } },
+        { w: { $gte: "A", $lt: "B" } },
+        { w: { $gt: "item1" } },
+        { w: { $ne: "ana" } },
+        { w: /^a/ },
+      ];
+      for (const filter of filters) {
+        const ids = async (coll: Collection) => (await coll.find(filter, { collation }).sort({ _id: 1 }).toArray()).map((d) => d._id);
+        expect(await ids(indexed), `${JSON.stringify(collation)} ${JSON.stringify(filter)}`).toEqual(await ids(plain));
+      }
+
+      const unique = await fresh(`words_unique_${n}`, []);
+      await unique.createIndex({ w: 1 }, { unique: true, collation });
+      const kept: unknown[] = [];
+      for (const w of words) {
+        const duplicate = (await unique.countDocuments({ w }, { collation })) > 0;
+        const inserted = await unique.insertOne({ w }).then(
+          () => true,
+          (err: MongoServerError) => (err.code === 11000 ? false : Promise.reject(err)),
+        );
+        expect(inserted, `${JSON.stringify(collation)} ${JSON.stringify(w)}`).toBe(!duplicate);
+        if (inserted) kept.push(w);
+      }
+      const built = await fresh(`words_built_${n}`, kept.map((w) => ({ w })));
+      await built.createIndex({ w: 1 }, { unique: true, collation });
+      if ((collation.strength ?? 3) < 3) expect(kept.length).toBeLessThan(words.length);
+    }
   });
 });
 
@@ -280,6 +332,9 @@ describe("a collection's default collation", () => {
     const dup = await caught(members.insertOne({ _id: "X", name: "other" } as never));
     expect(dup.code).toBe(11000);
     expect(await members.findOne({ _id: "X" } as never)).toMatchObject({ _id: "x" });
+    expect(await members.findOne({ _id: "X" } as never, { collation: { locale: "simple" } })).toBeNull();
+    expect(await members.findOne({ _id: "X" } as never, { collation: { locale: "simple" }, hint: "_id_" })).toBeNull();
+    expect(await members.findOne({ _id: "X" } as never, { hint: "_id_" })).toMatchObject({ _id: "x" });
   });
 
   it("refuses an invalid default collation at create", async () => {

@@ -95,7 +95,8 @@ export function candidatePlans(filter: Document, sort: Document | undefined, ind
     if (!hinted) {
       throw new MongoCommandError("BadValue", "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
     }
-    if (hinted.name !== "_id_" && !sameCollation(collationOf(hinted), collation)) return [{ kind: "scan", reverse: false, sorted: sortEntries.length === 0 }];
+    // An index of another collation cannot bound strings: the collection is read instead.
+    if (!sameCollation(collationOf(hinted), collation)) return [{ kind: "scan", reverse: false, sorted: sortEntries.length === 0 }];
     if (hinted.name !== "_id_" || hinted.collation) return [evaluate(hinted, collatedAnalysis(hinted, analysis, collation), sortEntries).plan];
     candidates = [];
   }
