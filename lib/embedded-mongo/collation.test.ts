@@ -205,6 +205,15 @@ describe("indexes with a collation", () => {
     expect(await users.countDocuments()).toBe(4);
   });
 
+  it("indexes long strings, telling apart those that differ past the first 200 characters", async () => {
+    const coll = await fresh("long", []);
+    await coll.createIndex({ text: 1 }, { unique: true, collation: CASE_INSENSITIVE });
+    const long = "x".repeat(3000);
+    await coll.insertMany([{ text: `${long}a` }, { text: `${long}b` }]);
+    expect((await caught(coll.insertOne({ text: `${long}B` }))).code).toBe(11000);
+    expect(await coll.countDocuments({ text: `${long}A` }, { collation: CASE_INSENSITIVE })).toBe(1);
+  });
+
   it("refuses to build a unique index over values equal under its collation", async () => {
     const coll = await fresh("existing", [{ email: "Ana@x.io" }, { email: "bob@x.io" }, { email: "ANA@x.io" }]);
     const err = await caught(coll.createIndex({ email: 1 }, { unique: true, collation: CASE_INSENSITIVE }));

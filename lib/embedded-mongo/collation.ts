@@ -131,6 +131,8 @@ export function sameCollation(a: Collation | undefined, b: Collation | undefined
   return (a?.key ?? "") === (b?.key ?? "");
 }
 
+const MAX_BUCKET = 200;
+
 /** Where every string outside the plain fast path is kept (see bucketOf). */
 export const SHARED_BUCKET = "";
 
@@ -194,7 +196,11 @@ export function collatedEqual(a: unknown, b: unknown, c: Collation, plainEqual: 
 export function collatedEncoder(c: Collation): (value: unknown) => { part: KeyPart; exact: boolean } {
   return (value) => {
     const { part } = encodeValue(value);
-    if (typeof value === "string" || bsonType(value) === "BSONSymbol") return { part: [Rank.String, c.bucket(String(typeof value === "string" ? value : (value as { value: string }).value))], exact: false };
+    if (typeof value === "string" || bsonType(value) === "BSONSymbol") {
+      // Cut as long strings are without a collation: equal strings still share the shorter bucket.
+      const bucket = c.bucket(String(typeof value === "string" ? value : (value as { value: string }).value));
+      return { part: [Rank.String, bucket.slice(0, MAX_BUCKET)], exact: false };
+    }
     if (part[0] === Rank.Object || part[0] === Rank.Array) return { part: [part[0], SHARED_BUCKET], exact: false };
     return { part, exact: true };
   };
