@@ -5,7 +5,8 @@
  * collator orders them: equal strings share a rank, so mingo's own operator then answers as
  * MongoDB does. Regular expressions keep testing the original strings (MongoDB's regexes ignore
  * collations). `$group` keys and `distinct` values merge strings the collator calls equal, and the
- * comparison expressions of `$expr` and the pipeline ($eq ... $cmp, $in) compare by the collator.
+ * comparison expressions of `$expr` and the pipeline ($eq ... $cmp, $in) compare by the collator;
+ * `$addToSet` keeps one of each set of equal strings.
  */
 import type { Document } from "bson";
 import { Aggregator as BaseAggregator } from "mingo/aggregator";
@@ -40,7 +41,7 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
   const query = queryOperators as unknown as Record<string, QueryOp>;
   const pipeline = pipelineOperators as unknown as Record<string, PipelineOp>;
   const context = Context.init({
-    accumulator: accumulatorOperators as never,
+    accumulator: { ...(accumulatorOperators as object), $addToSet: collatedAddToSet(accumulatorOperators.$addToSet as unknown as PipelineOp, collation) } as never,
     expression: { ...(expressionOperators as object), ...comparisonExpressions(collation), $__collatedGroupId: (obj: unknown, token: number) => registry.get(token)?.(obj) } as never,
     pipeline: { ...(pipelineOperators as object), $group: collatedGroup(pipeline.$group, collation, registry) } as never,
     projection: projectionOperators as never,
@@ -231,5 +232,21 @@ function comparisonExpressions(c: Collation): Record<string, (obj: unknown, expr
       if (!Array.isArray(list)) throw new Error("$in requires an array as a second argument");
       return list.some((v) => collatedCompareEqual(item ?? null, v ?? null, c));
     },
+  };
+}
+
+/** $addToSet keeping the first of the values equal under the collation. */
+function collatedAddToSet(addToSet: PipelineOp, c: Collation): PipelineOp {
+  return (coll, expr, options) => {
+    const values = addToSet(coll, expr, options);
+    if (!Array.isArray(values)) return values;
+    const canon = canonicalizer(c);
+    const seen = new Set<string>();
+    return values.filter((v) => {
+      const key = JSON.stringify(canon(v) ?? null);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   };
 }

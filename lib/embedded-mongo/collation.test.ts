@@ -111,6 +111,8 @@ describe("a collation on an operation", () => {
       { _id: "bob", n: 1 },
       { _id: "Zeta", n: 1 },
     ]);
+    const [set] = await coll.aggregate([{ $match: { name: { $type: "string" } } }, { $group: { _id: null, names: { $addToSet: "$name" } } }], { collation: BASE_LETTERS }).toArray();
+    expect((set.names as string[]).map((s) => s.toLowerCase().replace("á", "a")).sort()).toEqual(["alpha", "ana", "bob", "zeta"]);
     const matched = await coll.aggregate([{ $match: { name: "ANA" } }, { $count: "n" }], { collation: CASE_INSENSITIVE }).toArray();
     expect(matched).toEqual([{ n: 2 }]);
   });
