@@ -29,7 +29,7 @@ export const ErrorCodes = {
   InvalidNamespace: 73,
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
-  CannotBuildIndexKeys: 171,
+  CannotIndexParallelArrays: 171,
   Location16410: 16410,
   DuplicateKey: 11000,
   KeyTooLong: 17280,

@@ -146,6 +146,41 @@ function collect(value: unknown, parts: string[], i: number, out: unknown[], sta
   out.push(MISSING);
 }
 
+/** The paths (prefixes of `path`) at which the document holds an array, walking as `valuesAtPath`. */
+export function arrayPathsAtPath(doc: unknown, path: string): Set<string> {
+  const parts = path.split(".");
+  const found = new Set<string>();
+  const walk = (value: unknown, i: number) => {
+    if (Array.isArray(value)) {
+      found.add(parts.slice(0, i).join("."));
+      if (i === parts.length) return;
+      const part = parts[i];
+      if (/^\d+$/.test(part) && Number(part) < value.length) walk(value[Number(part)], i + 1);
+      for (const el of value) if (isPlainObject(el)) walk(el[part], i + 1);
+      return;
+    }
+    if (i < parts.length && isPlainObject(value)) walk(value[parts[i]], i + 1);
+  };
+  walk(doc, 0);
+  return found;
+}
+
+/**
+ * MongoDB's parallel arrays: two indexed paths each reaching an array the other does not (such as
+ * `a` and `b`, or `a.x` and `a.z` both arrays inside the array `a`). Paths through one same array
+ * (`companies.companyId` and `companies.isActive`) are not parallel. Returns the two fields.
+ */
+export function parallelArrays(doc: Document, fields: string[]): [string, string] | undefined {
+  const paths = fields.map((f) => arrayPathsAtPath(doc, f));
+  for (let i = 0; i < fields.length; i++) {
+    for (let j = i + 1; j < fields.length; j++) {
+      const own = (a: Set<string>, b: Set<string>) => [...a].some((p) => !b.has(p));
+      if (own(paths[i], paths[j]) && own(paths[j], paths[i])) return [fields[i], fields[j]];
+    }
+  }
+  return undefined;
+}
+
 export interface IndexKey {
   parts: KeyPrimitive[];
   exact: boolean;
@@ -155,13 +190,13 @@ export interface IndexKey {
  * The index keys of one document under a key pattern (one per array element for multikey), and
  * which of the fields reached an array in this document.
  */
-export function indexKeys(doc: Document, fields: string[]): { keys: IndexKey[]; multikeyFields: string[] } {
+export function indexKeys(doc: Document, fields: string[], encode: (value: unknown) => { part: KeyPart; exact: boolean } = (v) => encodeValue(v)): { keys: IndexKey[]; multikeyFields: string[] } {
   let combos: IndexKey[] = [{ parts: [], exact: true }];
   const multikeyFields: string[] = [];
   for (const field of fields) {
     const { values, multikey } = valuesAtPath(doc, field);
     if (multikey) multikeyFields.push(field);
-    const encoded = dedupe(values.map((v) => encodeValue(v)));
+    const encoded = dedupe(values.map(encode));
     const next: IndexKey[] = [];
     for (const combo of combos) {
       for (const e of encoded) next.push({ parts: [...combo.parts, ...e.part], exact: combo.exact && e.exact });

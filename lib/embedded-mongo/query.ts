@@ -4,10 +4,12 @@
  * skip, limit and project.
  */
 import type { Document } from "bson";
-import { Aggregator, Query } from "mingo";
+import type { Query } from "mingo";
 import type { Options } from "mingo/types";
+import { makeAggregator, makeQuery, optionsCollation } from "./collated-query";
+import { compareCollated, type Collation } from "./collation";
 import { MongoCommandError } from "./errors";
-import { compareValues, idKey, idText, valuesAtPath } from "./keys";
+import { idKey, idText, valuesAtPath } from "./keys";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
 import type { CollectionMeta, Store } from "./store";
@@ -37,7 +39,7 @@ export function mingoOptions(store: Store, db: string, variables?: Document): Pa
 
 export function compileFilter(filter: Document, options?: Partial<Options>): Query {
   try {
-    return new Query(filter, options);
+    return makeQuery(filter, options);
   } catch (err) {
     throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
   }
@@ -121,10 +123,12 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   const query = compileFilter(filter, options);
   const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
   if (meta.options.viewOn) return findInView(store, meta, query, { ...spec, sort }, options);
+  // The collation travels with the mingo options (collated-query.ts): the planner and the sort follow it.
+  const collation = optionsCollation(options);
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const wanted = limit > 0 ? skip + limit : 0;
-  const plans = candidatePlans(filter, sort, meta.indexes, spec.hint);
+  const plans = candidatePlans(filter, sort, meta.indexes, spec.hint, collation);
   const runner = (plan: Plan): Runner => ({
     plan,
     sortedByPlan: plan.kind === "ids" ? !sort : plan.sorted,
@@ -138,7 +142,7 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   const executor = executorOf(store);
   let winner: Runner | undefined;
   const cache = plans.length > 1 && spec.hint === undefined ? executor.plans : undefined;
-  const key = cache ? planKey(meta, filter, sort, wanted > 0) : "";
+  const key = cache ? `${planKey(meta, filter, sort, wanted > 0)}|${collation?.key ?? ""}` : "";
   const cached = cache?.get(key);
   const cachedPlan = cached && plans.find((plan) => planName(plan) === cached.plan);
   if (cachedPlan) {
@@ -165,7 +169,7 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   // As MongoDB's executionStats: the winning plan's work (the trial of the others is not counted).
   if (spec.stats) spec.stats.docsExamined += winner.works;
   if (!winner.done) winner.stream.return?.(undefined);
-  const ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort) : winner.matches;
+  const ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort, collation) : winner.matches;
   return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
 }
 
@@ -200,7 +204,7 @@ export function countDocuments(store: Store, meta: CollectionMeta | undefined, s
   };
   if (!meta.options.viewOn && spec.hint === undefined) {
     if (Object.keys(filter).length === 0) return clamp(store.count(meta));
-    const plans = candidatePlans(filter, undefined, meta.indexes).filter((p): p is IndexPlan => p.kind === "index");
+    const plans = candidatePlans(filter, undefined, meta.indexes, undefined, optionsCollation(options)).filter((p): p is IndexPlan => p.kind === "index");
     const covered = plans.find((p) => p.covered);
     if (covered) {
       const distinct = covered.dedupe ? new Set<string>() : undefined;
@@ -248,8 +252,8 @@ function intersectionSize(store: Store, meta: CollectionMeta, a: IndexPlan, b: I
 function findInView(store: Store, view: CollectionMeta, query: Query, spec: FindSpec, options?: Partial<Options>): Document[] {
   const source = store.collection(view.db, String(view.options.viewOn));
   const base = findDocuments(store, source, {}, options);
-  const rows = (new Aggregator((view.options.pipeline as Document[]) ?? [], options).run(base) as Document[]).filter((d) => query.test(d));
-  const ordered = spec.sort ? sortDocuments(rows, spec.sort) : rows;
+  const rows = (makeAggregator((view.options.pipeline as Document[]) ?? [], options).run(base) as Document[]).filter((d) => query.test(d));
+  const ordered = spec.sort ? sortDocuments(rows, spec.sort, optionsCollation(options)) : rows;
   const skip = spec.skip ?? 0;
   return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
 }
@@ -258,18 +262,19 @@ function findInView(store: Store, view: CollectionMeta, query: Query, spec: Find
  * MongoDB's sort order: values compare across types by BSON type order, and an array sorts by
  * its smallest element ascending, by its largest descending.
  */
-export function sortDocuments(docs: Document[], sort: Document): Document[] {
+export function sortDocuments(docs: Document[], sort: Document, collation?: Collation): Document[] {
+  const compare = (a: unknown, b: unknown) => compareCollated(a, b, collation);
   const fields = Object.entries(sort).map(([path, dir]) => ({ path, dir: Number(dir) < 0 ? -1 : 1 }));
   const keyed = docs.map((doc) => ({
     doc,
     keys: fields.map(({ path, dir }) => {
       const { values } = valuesAtPath(doc, path);
-      return values.reduce((best, v) => (compareValues(v, best) * dir < 0 ? v : best));
+      return values.reduce((best, v) => (compare(v, best) * dir < 0 ? v : best));
     }),
   }));
   keyed.sort((a, b) => {
     for (let i = 0; i < fields.length; i++) {
-      const c = compareValues(a.keys[i], b.keys[i]) * fields[i].dir;
+      const c = compare(a.keys[i], b.keys[i]) * fields[i].dir;
       if (c !== 0) return c;
     }
     return 0;
@@ -280,7 +285,7 @@ export function sortDocuments(docs: Document[], sort: Document): Document[] {
 export function projectDocuments(docs: Document[], projection: Document | undefined, filter: Document = {}, options?: Partial<Options>): Document[] {
   if (!projection || Object.keys(projection).length === 0) return docs;
   try {
-    return new Query(filter, options).find(docs, projection).all() as Document[];
+    return makeQuery(filter, options).find(docs, projection).all() as Document[];
   } catch (err) {
     throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
   }

@@ -12,7 +12,8 @@ import { open, type Database, type RootDatabase } from "lmdb";
 import { BSON, EJSON, UUID, type Document } from "bson";
 import { Query } from "mingo";
 import { MongoCommandError } from "./errors";
-import { HIGH, idKey, idText, indexKeys, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
+import { collatedCompareEqual, collatedEncoder, collatedProbes, parseCollation, type Collation } from "./collation";
+import { HIGH, idKey, idText, indexKeys, parallelArrays, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
 
 export interface IndexSpec {
   v: number;
@@ -22,6 +23,8 @@ export interface IndexSpec {
   sparse?: boolean;
   partialFilterExpression?: Document;
   expireAfterSeconds?: number;
+  /** The index's collation in full (none: simple, binary comparison). */
+  collation?: Document;
   /**
    * The fields of the key pattern where some document held an array (MongoDB's multikey paths):
    * those fields can yield several entries per document, so they limit bounds and sorting.
@@ -117,7 +120,9 @@ export class Store {
     const existing = this.collection(db, name);
     if (existing) return { meta: existing, created: false };
     validateCollectionName(name);
-    const meta: CollectionMeta = { db, name, uuid: new UUID().toHexString(), options, indexes: [{ ...ID_INDEX }] };
+    // Under a default collation the `_id_` index has it too, as in MongoDB.
+    const idIndex: IndexSpec = options.collation ? { ...ID_INDEX, collation: options.collation as Document } : { ...ID_INDEX };
+    const meta: CollectionMeta = { db, name, uuid: new UUID().toHexString(), options, indexes: [idIndex] };
     this.saveMeta(meta);
     return { meta, created: true };
   }
@@ -247,7 +252,9 @@ export class Store {
       for (const f of keyed.multikeyFields) multikeyFields.add(f);
       entries.push({ doc, keys: keyed.keys });
     }
-    if (spec.unique) {
+    const collation = indexCollation(spec);
+    if (spec.unique && collation) checkUniqueCollated(meta, spec, collation, entries);
+    else if (spec.unique) {
       const seen = new Map<string, Document>();
       for (const { doc, keys } of entries) {
         for (const key of keys) {
@@ -285,17 +292,19 @@ export class Store {
     const fields = Object.keys(index.key);
     if (index.sparse && fields.every((f) => valuesAtPath(doc, f).values.every((v) => v === null || v === undefined) && !hasPath(doc, f))) return undefined;
     if (index.partialFilterExpression && !new Query(index.partialFilterExpression).test(doc)) return undefined;
-    const { keys, multikeyFields } = indexKeys(doc, fields);
-    if (multikeyFields.length > 1) {
-      throw new MongoCommandError("CannotBuildIndexKeys", `cannot index parallel arrays [${multikeyFields.join("] [")}]`);
-    }
+    const parallel = fields.length > 1 ? parallelArrays(doc, fields) : undefined;
+    if (parallel) throw new MongoCommandError("CannotIndexParallelArrays", `cannot index parallel arrays [${parallel[1]}] [${parallel[0]}]`);
+    const collation = indexCollation(index);
+    const { keys, multikeyFields } = indexKeys(doc, fields, collation ? collatedEncoder(collation) : undefined);
     return { keys: keys.map((k) => k.parts), multikeyFields };
   }
 
   private indexEntries(meta: CollectionMeta, doc: Document): Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }> {
     const out: Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }> = [];
     for (const index of meta.indexes) {
-      if (index.name === ID_INDEX.name) continue;
+      // The `_id_` index has entries of its own only under a collation (the documents are stored
+      // by their exact `_id`, which cannot tell `"A"` from `"a"` under strength 2).
+      if (index.name === ID_INDEX.name && !index.collation) continue;
       const keyed = this.keysFor(index, doc);
       if (keyed) out.push({ index, ...keyed });
     }
@@ -305,12 +314,15 @@ export class Store {
   private checkUnique(meta: CollectionMeta, doc: Document, entries: Array<{ index: IndexSpec; keys: Key[] }>): void {
     const id = JSON.stringify(idKey(doc._id));
     for (const { index, keys } of entries) {
-      if (!index.unique) continue;
+      if (!index.unique && index.name !== ID_INDEX.name) continue;
+      const collation = indexCollation(index);
       for (const key of keys) {
-        for (const other of this.scanIndex(meta, index.name, key, [...key, HIGH], false)) {
-          if (JSON.stringify(other) === id) continue;
-          const otherDoc = this.getByIdPart(meta, other);
-          if (otherDoc && sameIndexedValues(index, otherDoc, doc)) throw duplicateKey(meta, index, doc);
+        for (const probe of collation ? collatedProbes(key) : [key]) {
+          for (const other of this.scanIndex(meta, index.name, probe, [...probe, HIGH], false)) {
+            if (JSON.stringify(other) === id) continue;
+            const otherDoc = this.getByIdPart(meta, other);
+            if (otherDoc && sameIndexedValues(index, otherDoc, doc, collation)) throw duplicateKey(meta, index, doc);
+          }
         }
       }
     }
@@ -371,7 +383,13 @@ function hasPath(doc: Document, path: string): boolean {
 }
 
 /** Unique keys can be cut short for long values; compare the real values before refusing. */
-function sameIndexedValues(index: IndexSpec, a: Document, b: Document): boolean {
+function sameIndexedValues(index: IndexSpec, a: Document, b: Document, collation?: Collation): boolean {
+  if (collation) {
+    return Object.keys(index.key).every((f) => {
+      const bv = valuesAtPath(b, f).values;
+      return valuesAtPath(a, f).values.some((x) => bv.some((y) => collatedCompareEqual(x, y, collation)));
+    });
+  }
   return Object.keys(index.key).every((f) => {
     const av = new Set(valuesAtPath(a, f).values.map((v) => EJSON.stringify({ v } as Document)));
     return valuesAtPath(b, f).values.some((v) => av.has(EJSON.stringify({ v } as Document)));
@@ -396,9 +414,16 @@ export function duplicateKey(meta: CollectionMeta, index: IndexSpec, doc: Docume
     .join(", ");
   return new MongoCommandError(
     "DuplicateKey",
-    `E11000 duplicate key error collection: ${meta.db}.${meta.name} index: ${index.name} dup key: { ${shown} }`,
+    `E11000 duplicate key error collection: ${meta.db}.${meta.name} index: ${index.name}${collationText(index)} dup key: { ${shown} }`,
     { keyPattern: index.key, keyValue },
   );
+}
+
+/** As MongoDB names an index's collation in a duplicate key message. */
+function collationText(index: IndexSpec): string {
+  if (!index.collation) return "";
+  const fields = Object.entries(index.collation).map(([k, v]) => `${k}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+  return ` collation: { ${fields.join(", ")} }`;
 }
 
 function formatValue(v: unknown): string {
@@ -409,4 +434,42 @@ function formatValue(v: unknown): string {
   if (type === "ObjectId") return `ObjectId('${String(v)}')`;
   if (typeof v === "object") return EJSON.stringify(v as Document, { relaxed: true });
   return String(v);
+}
+
+/** The collation of an index (undefined: simple). */
+export function indexCollation(index: IndexSpec): Collation | undefined {
+  return index.collation ? parseCollation(index.collation) : undefined;
+}
+
+/**
+ * The unique check of a new index under a collation: entries are grouped by their key up to the
+ * first collated part, and each is compared with the entries it may equal (see collatedProbes).
+ */
+function checkUniqueCollated(meta: CollectionMeta, spec: IndexSpec, collation: Collation, entries: Array<{ doc: Document; keys: Key[] }>): void {
+  const groups = new Map<string, Array<{ key: Key; doc: Document }>>();
+  const groupOf = (key: Key): string => {
+    const probe = collatedProbes(key)[0];
+    return JSON.stringify(key.slice(0, probe.length + (probe.length % 2)));
+  };
+  const all: Array<{ key: Key; doc: Document }> = [];
+  for (const { doc, keys } of entries) {
+    for (const key of keys) {
+      const g = groupOf(key);
+      const list = groups.get(g) ?? [];
+      list.push({ key, doc });
+      groups.set(g, list);
+      all.push({ key, doc });
+    }
+  }
+  const startsWith = (key: Key, prefix: Key) => prefix.every((p, i) => key[i] === p);
+  const seen = new Set<Document>();
+  for (const { key, doc } of all) {
+    const probes = collatedProbes(key);
+    // Candidates: the groups of the probes that name a bucket; a whole type otherwise.
+    const candidates = probes.flatMap((p) => (p.length % 2 === 0 ? (groups.get(JSON.stringify(p)) ?? []) : all.filter((e) => startsWith(e.key, p))));
+    for (const other of candidates) {
+      if (other.doc !== doc && seen.has(other.doc) && sameIndexedValues(spec, other.doc, doc, collation)) throw duplicateKey(meta, spec, doc);
+    }
+    seen.add(doc);
+  }
 }

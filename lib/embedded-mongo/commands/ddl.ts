@@ -1,5 +1,6 @@
 import { UUID, type Document } from "bson";
 import { Query } from "mingo";
+import { collationSpec, parseCollation, sameCollation } from "../collation";
 import { MongoCommandError } from "../errors";
 import { ID_INDEX, ns, type CollectionMeta, type IndexSpec } from "../store";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
@@ -12,6 +13,10 @@ const create: Handler = async (cmd, ctx) => {
   if (options.viewOn !== undefined && (typeof options.viewOn !== "string" || !Array.isArray(options.pipeline ?? []))) {
     throw new MongoCommandError("TypeMismatch", "'viewOn' must be a string and 'pipeline' an array");
   }
+  // The default collation of every operation and index, kept in full as MongoDB reports it.
+  const collation = collationSpec(parseCollation(options.collation));
+  if (collation) options.collation = collation;
+  else delete options.collation;
   await ctx.store.write(() => ctx.store.ensureCollection(ctx.db, name, options));
   return { ok: 1 };
 };
@@ -45,7 +50,7 @@ function collectionInfo(meta: CollectionMeta): Document {
     type: "collection",
     options: meta.options,
     info: { readOnly: false, uuid: UUID.createFromHexString(meta.uuid) },
-    idIndex: publicSpec(ID_INDEX),
+    idIndex: publicSpec(meta.indexes.find((i) => i.name === ID_INDEX.name) ?? ID_INDEX),
   };
 }
 
@@ -73,7 +78,7 @@ const listDatabases: Handler = (cmd, ctx) => {
 
 const INDEX_OPTIONS = new Set(["v", "name", "key", "unique", "sparse", "partialFilterExpression", "expireAfterSeconds", "background", "collation", "hidden"]);
 
-function validateIndexSpec(raw: Document): IndexSpec {
+function validateIndexSpec(raw: Document, defaultCollation: Document | undefined): IndexSpec {
   const key = raw.key as Document | undefined;
   if (!key || typeof key !== "object" || Object.keys(key).length === 0) throw new MongoCommandError("CannotCreateIndex", "Index keys cannot be empty.");
   for (const [field, dir] of Object.entries(key)) {
@@ -89,13 +94,16 @@ function validateIndexSpec(raw: Document): IndexSpec {
   if (raw.sparse === true) spec.sparse = true;
   if (raw.partialFilterExpression) spec.partialFilterExpression = raw.partialFilterExpression as Document;
   if (raw.expireAfterSeconds !== undefined) spec.expireAfterSeconds = Number(raw.expireAfterSeconds);
+  // Without a collation of its own, an index takes the collection's default; `simple` opts out.
+  const collation = raw.collation === undefined ? defaultCollation : collationSpec(parseCollation(raw.collation));
+  if (collation) spec.collation = collation;
   return spec;
 }
 
 const createIndexes: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "createIndexes");
   if (!Array.isArray(cmd.indexes) || cmd.indexes.length === 0) throw new MongoCommandError("BadValue", "Must specify at least one index to create");
-  const specs = (cmd.indexes as Document[]).map(validateIndexSpec);
+  const specs = (cmd.indexes as Document[]).map((raw) => validateIndexSpec(raw, existing(ctx, name)?.options.collation as Document | undefined));
   return ctx.store.write(() => {
     const { meta, created } = ctx.store.ensureCollection(ctx.db, name);
     const before = meta.indexes.length;
@@ -103,7 +111,12 @@ const createIndexes: Handler = async (cmd, ctx) => {
     for (const spec of specs) {
       const existingIndexes = [...meta.indexes, ...toBuild];
       const sameName = existingIndexes.find((i) => i.name === spec.name);
-      const sameKey = existingIndexes.find((i) => JSON.stringify(i.key) === JSON.stringify(spec.key));
+      const collationOf = (i: IndexSpec) => (i.collation ? parseCollation(i.collation) : undefined);
+      // Indexes of one key pattern may differ by collation (and then by name).
+      const sameKey = existingIndexes.find((i) => JSON.stringify(i.key) === JSON.stringify(spec.key) && sameCollation(collationOf(i), collationOf(spec)));
+      if (sameName && JSON.stringify(sameName.key) === JSON.stringify(spec.key) && !sameCollation(collationOf(sameName), collationOf(spec))) {
+        throw new MongoCommandError("IndexOptionsConflict", `An existing index has the same name as the requested index but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(publicSpec(sameName))}`);
+      }
       if (sameName && JSON.stringify(sameName.key) !== JSON.stringify(spec.key)) {
         throw new MongoCommandError("IndexKeySpecsConflict", `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(publicSpec(sameName))}`);
       }

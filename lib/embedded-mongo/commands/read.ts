@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { EJSON, type Document, type Long } from "bson";
-import { Aggregator } from "mingo";
+import { canonicalizer, collatedOptions, makeAggregator } from "../collated-query";
+import { operationCollation } from "../collation";
 import { MongoCommandError } from "../errors";
 import { presentValuesAtPath } from "../keys";
 import { choosePlan } from "../planner";
@@ -18,8 +19,9 @@ const find: Handler = (cmd, ctx) => {
   if (limit < 0) throw new MongoCommandError("BadValue", "LIMIT must be non-negative");
   if (skip < 0) throw new MongoCommandError("BadValue", "Skip value must be non-negative");
   if (batchSize !== undefined && batchSize < 0) throw new MongoCommandError("BadValue", "BatchSize value must be non-negative");
-  const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
-  const docs = findDocuments(ctx.store, existing(ctx, name), { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint }, options);
+  const meta = existing(ctx, name);
+  const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), operationCollation(cmd.collation, meta));
+  const docs = findDocuments(ctx.store, meta, { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint }, options);
   const projected = projectDocuments(docs, optionalDocument(cmd, "projection"), filter, options);
   const firstBatchSize = limit > 0 && (batchSize === undefined || batchSize > limit) ? limit : batchSize;
   return ctx.cursors.open(ns(ctx.db, name), projected, firstBatchSize, cmd.singleBatch === true);
@@ -38,16 +40,21 @@ const killCursors: Handler = (cmd, ctx) => {
 const count: Handler = (cmd, ctx) => {
   const meta = existing(ctx, collectionName(cmd, "count"));
   const spec = { filter: optionalDocument(cmd, "query") ?? {}, skip: optionalNumber(cmd, "skip") ?? 0, limit: Math.abs(optionalNumber(cmd, "limit") ?? 0), hint: cmd.hint };
-  return { n: countDocuments(ctx.store, meta, spec, mingoOptions(ctx.store, ctx.db)), ok: 1 };
+  return { n: countDocuments(ctx.store, meta, spec, collatedOptions(mingoOptions(ctx.store, ctx.db), operationCollation(cmd.collation, meta))), ok: 1 };
 };
 
 const distinct: Handler = (cmd, ctx) => {
   const key = cmd.key;
   if (typeof key !== "string") throw new MongoCommandError("TypeMismatch", "BSON field 'distinct.key' is missing or not a string");
-  const docs = findDocuments(ctx.store, existing(ctx, collectionName(cmd, "distinct")), { filter: optionalDocument(cmd, "query") ?? {}, hint: cmd.hint }, mingoOptions(ctx.store, ctx.db));
+  const meta = existing(ctx, collectionName(cmd, "distinct"));
+  const collation = operationCollation(cmd.collation, meta);
+  const docs = findDocuments(ctx.store, meta, { filter: optionalDocument(cmd, "query") ?? {}, hint: cmd.hint }, collatedOptions(mingoOptions(ctx.store, ctx.db), collation));
   const seen = new Map<string, unknown>();
+  // Under a collation, strings it calls equal are one value (the first met).
+  const canonical = collation ? canonicalizer(collation) : (v: unknown) => v;
   for (const doc of docs) {
-    for (const value of presentValuesAtPath(doc, key)) {
+    for (const raw of presentValuesAtPath(doc, key)) {
+      const value = canonical(raw);
       seen.set(EJSON.stringify({ v: value } as Document, { relaxed: false }), value);
     }
   }
@@ -83,7 +90,8 @@ const aggregate: Handler = async (cmd, ctx) => {
     throw new MongoCommandError("FailedToParse", "The 'cursor' option is required, except for aggregate with the explain argument");
   }
   const pipeline = [...(cmd.pipeline as Document[])];
-  const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
+  const collation = operationCollation(cmd.collation, typeof target === "string" ? existing(ctx, target) : undefined);
+  const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), collation);
   const last = pipeline[pipeline.length - 1];
   const out = last && ("$out" in last || "$merge" in last) ? pipeline.pop() : undefined;
 
@@ -109,14 +117,14 @@ const aggregate: Handler = async (cmd, ctx) => {
       if (pipeline[0] && "$sort" in pipeline[0]) spec.sort = pipeline.shift()!.$sort as Document;
     }
     if (cmd.explain === true) {
-      const plan = meta ? explainPlan(choosePlan(spec.filter ?? {}, spec.sort, meta.indexes, cmd.hint)) : { stage: "EOF" };
+      const plan = meta ? explainPlan(choosePlan(spec.filter ?? {}, spec.sort, meta.indexes, cmd.hint, collation)) : { stage: "EOF" };
       return { queryPlanner: { namespace, winningPlan: plan }, ok: 1 };
     }
     source = findDocuments(ctx.store, meta, { ...spec, hint: cmd.hint }, options);
   }
   let results: Document[];
   try {
-    results = pipeline.length ? (new Aggregator(pipeline, options).run(source) as Document[]) : source;
+    results = pipeline.length ? (makeAggregator(pipeline, options).run(source) as Document[]) : source;
   } catch (err) {
     if (err instanceof MongoCommandError) throw err;
     throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
@@ -140,14 +148,15 @@ const explain: Handler = (cmd, ctx) => {
   const leadingMatch = pipeline[0] && "$match" in pipeline[0] ? (pipeline[0].$match as Document) : undefined;
   const filter = (inner.filter ?? inner.query ?? leadingMatch ?? {}) as Document;
   const sort = inner.sort as Document | undefined;
+  const collation = operationCollation(inner.collation, meta);
   const reply: Document = {
-    queryPlanner: { namespace: ns(ctx.db, collection), winningPlan: meta ? explainPlan(choosePlan(filter, sort, meta.indexes, inner.hint)) : { stage: "EOF" } },
+    queryPlanner: { namespace: ns(ctx.db, collection), winningPlan: meta ? explainPlan(choosePlan(filter, sort, meta.indexes, inner.hint, collation)) : { stage: "EOF" } },
     ok: 1,
   };
   if (cmd.verbosity !== "queryPlanner") {
     const stats = { docsExamined: 0 };
     const started = performance.now();
-    const docs = findDocuments(ctx.store, meta, { filter, sort, skip: optionalNumber(inner, "skip"), limit: Math.abs(optionalNumber(inner, "limit") ?? 0), hint: inner.hint, stats }, mingoOptions(ctx.store, ctx.db));
+    const docs = findDocuments(ctx.store, meta, { filter, sort, skip: optionalNumber(inner, "skip"), limit: Math.abs(optionalNumber(inner, "limit") ?? 0), hint: inner.hint, stats }, collatedOptions(mingoOptions(ctx.store, ctx.db), collation));
     reply.executionStats = { executionSuccess: true, nReturned: docs.length, totalDocsExamined: stats.docsExamined, executionTimeMillis: Math.round(performance.now() - started) };
   }
   return reply;

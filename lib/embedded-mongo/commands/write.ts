@@ -1,5 +1,7 @@
 import { ObjectId, type Document } from "bson";
 import { MongoCommandError, errorReply } from "../errors";
+import { collatedOptions } from "../collated-query";
+import { operationCollation } from "../collation";
 import { isPlainObject } from "../keys";
 import { findDocuments, mingoOptions, projectDocuments } from "../query";
 import type { CollectionMeta } from "../store";
@@ -70,6 +72,7 @@ interface UpdateStatement {
   arrayFilters?: Document[];
   hint?: unknown;
   sort?: Document;
+  collation?: Document;
 }
 
 function validateUpdate(u: unknown): asserts u is UpdateSpec {
@@ -94,9 +97,10 @@ const update: Handler = async (cmd, ctx) => {
       if (st.multi && !Array.isArray(st.u) && !Object.keys(st.u).some((k) => k.startsWith("$"))) {
         throw new MongoCommandError("FailedToParse", "multi update is not supported for replacement-style update");
       }
-      const matched = findDocuments(ctx.store, meta, { filter: q, limit: st.multi ? 0 : 1, hint: st.hint, sort: st.sort }, options);
+      const collated = collatedOptions(options, operationCollation(st.collation, meta));
+      const matched = findDocuments(ctx.store, meta, { filter: q, limit: st.multi ? 0 : 1, hint: st.hint, sort: st.sort }, collated);
       if (matched.length === 0 && st.upsert) {
-        const doc = buildUpsert(q, st.u, { arrayFilters: st.arrayFilters, mingo: options });
+        const doc = buildUpsert(q, st.u, { arrayFilters: st.arrayFilters, mingo: collated });
         checkId(doc);
         ctx.store.insert(ctx.store.ensureCollection(ctx.db, name).meta, doc);
         upserted.push({ index: i, _id: doc._id });
@@ -104,7 +108,7 @@ const update: Handler = async (cmd, ctx) => {
         return;
       }
       for (const doc of matched) {
-        const result = applyUpdate(doc, st.u, { arrayFilters: st.arrayFilters, query: q, mingo: options });
+        const result = applyUpdate(doc, st.u, { arrayFilters: st.arrayFilters, query: q, mingo: collated });
         n += 1;
         if (result.modified) {
           ctx.store.replace(meta as CollectionMeta, doc, result.doc);
@@ -128,9 +132,10 @@ const deleteCommand: Handler = async (cmd, ctx) => {
   const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
   return ctx.store.write(() => {
     let n = 0;
-    const writeErrors = eachStatement(deletes as Array<{ q: Document; limit: number; hint?: unknown }>, ordered, (st) => {
+    const writeErrors = eachStatement(deletes as Array<{ q: Document; limit: number; hint?: unknown; collation?: Document }>, ordered, (st) => {
       const meta = ctx.store.collection(ctx.db, name);
-      const matched = findDocuments(ctx.store, meta, { filter: st.q ?? {}, limit: Number(st.limit) === 1 ? 1 : 0, hint: st.hint }, options);
+      const collated = collatedOptions(options, operationCollation(st.collation, meta));
+      const matched = findDocuments(ctx.store, meta, { filter: st.q ?? {}, limit: Number(st.limit) === 1 ? 1 : 0, hint: st.hint }, collated);
       for (const doc of matched) ctx.store.remove(meta as CollectionMeta, doc);
       n += matched.length;
     });
@@ -150,7 +155,7 @@ const findAndModify: Handler = async (cmd, ctx) => {
   if (!remove && u === undefined) throw new MongoCommandError("FailedToParse", "Either an update or remove=true must be specified");
   if (remove && cmd.upsert === true) throw new MongoCommandError("FailedToParse", "Cannot specify both upsert=true and remove=true");
   if (u !== undefined) validateUpdate(u);
-  const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
+  const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), operationCollation(cmd.collation, ctx.store.collection(ctx.db, name)));
   const arrayFilters = cmd.arrayFilters as Document[] | undefined;
   const project = (doc: Document | null) => (doc && fields ? projectDocuments([doc], fields, {}, options)[0] : doc);
 
