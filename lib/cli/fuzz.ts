@@ -57,14 +57,18 @@ runCommand(usage, async () => {
     const specs = operationSpecs();
     const world = await seedWorld(specs);
     console.error(`Fuzzing ${specs.length} operations with ${runs} cases, seed ${seed} (data in ${dir})`);
-    bar.start(runs, 0, { failures: 0 });
+    if (process.stderr.isTTY) bar.start(runs, 0, { failures: 0 });
     report = await runFuzz(new Fuzzer(specs, world), {
       seed,
       runs,
       onCase: (current) => {
         report = current;
-        if (current.runs % 50 === 0 || current.runs === runs) {
-          bar.update(current.runs, { failures: current.failures.reduce((sum, failure) => sum + failure.count, 0) });
+        const failures = current.failures.reduce((sum, failure) => sum + failure.count, 0);
+        if (process.stderr.isTTY) {
+          if (current.runs % 50 === 0 || current.runs === runs) bar.update(current.runs, { failures });
+        } else if (current.runs % 1000 === 0) {
+          // No bar when stderr is a file: a line now and then instead.
+          console.error(`${current.runs}/${runs} cases, ${failures} failures, ${(current.elapsedMs / 1000).toFixed(0)} s`);
         }
       },
     });

@@ -105,7 +105,8 @@ export const malformedId: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 40 }),
   fc.stringMatching(/^[0-9a-fA-F]{1,23}$/),
   fc.stringMatching(/^[0-9a-fA-F]{25,40}$/),
-  fc.integer({ min: 1000, max: 100_000 }).map((n) => "a".repeat(n)),
+  // A URL longer than Node's 16 KiB of headers never reaches a handler.
+  fc.integer({ min: 1000, max: 15_000 }).map((n) => "a".repeat(n)),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -213,12 +214,13 @@ export const hugeString: fc.Arbitrary<string> = fc
   .oneof({ arbitrary: fc.integer({ min: 201, max: 20_000 }), weight: 8 }, { arbitrary: fc.integer({ min: 20_001, max: 1_100_000 }), weight: 1 })
   .chain((n) => fc.constantFrom("x", "é", "\u0000", "😀").map((unit) => unit.repeat(Math.ceil(n / unit.length))));
 
+/** Hostile text for a query string or a header: long, but within what Node lets through (16 KiB). */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...CONTROL_CHARACTERS),
   fc.constantFrom(...NAN_LIKE),
   fc.constantFrom("$ne", "$where", "a.b", "__proto__", "constructor", "<script>alert(1)</script>", "' OR 1=1 --", "${7*7}", "{{7*7}}", "../../etc/passwd"),
   fc.string({ unit: "binary", maxLength: 30 }),
-  hugeString,
+  fc.integer({ min: 201, max: 5000 }).map((n) => "é".repeat(n)),
 );
 
 /** Any value an attacker may put where a schema expects something else. */

@@ -5,8 +5,12 @@
  * the test with its counterexamples. `npm run fuzz -- --runs 100000` runs many more.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import * as accessRole from "@/app/v2/access-roles/[id]/route";
+import { Reply, route } from "@/lib/http/route";
+import { ReferenceIdParams } from "@/lib/schemas/reference";
 import { useTestDatabase } from "@/lib/testing/database";
-import { formatReport, Fuzzer, type FuzzWorld, operationSpecs, runFuzz, seedWorld } from "./fuzz";
+import { formatReport, type FuzzCase, Fuzzer, type FuzzWorld, operationSpecs, runFuzz, seedWorld } from "./fuzz";
+import { IdRef } from "./fuzz-values";
 
 // The fuzzer sends far more than a client may per minute; 429 is tested on its own elsewhere.
 process.env.RATE_LIMIT_PER_MINUTE = "1000000000";
@@ -37,4 +41,27 @@ describe("API fuzz (fixed seed)", () => {
     }
     console.log(text);
   }, 120_000);
+
+  // The checks themselves: handlers made on the spot that answer what the real one never should.
+  it("reports a 5xx, an answer the document does not allow and another company's record", async () => {
+    const spec = specs.find((candidate) => candidate.key === "GET /v2/access-roles/{id}")!;
+    expect(spec.handler).toBe(accessRole.GET);
+    const read: FuzzCase = { op: 0, flavour: "valid", actor: "a", auth: "admin", admin: "true", pathId: new IdRef("accessRoles", 0, "own"), query: [], headers: [] };
+    const send = async (handler: typeof spec.handler, c: FuzzCase = read) => (await new Fuzzer([{ ...spec, handler }], world).send(c)).problems.join("\n");
+
+    expect(await send(accessRole.GET)).toBe("");
+    expect(await send(route({ params: ReferenceIdParams }, () => {
+      throw new Error("a bug");
+    }))).toMatch(/a 500 answer/);
+    expect(await send(route({ params: ReferenceIdParams }, () => new Reply({ name: "no id" })))).toMatch(/body must have required property '_id'/);
+    expect(await send(route({ params: ReferenceIdParams }, () => new Reply(null, 204)))).toMatch(/status 204 is not documented/);
+    const theirs = world.b.pools.accessRoles[0];
+    const leak = route({ params: ReferenceIdParams }, () => ({ _id: theirs, name: "Theirs", company: world.b.id, isAdmin: false, createdAt: new Date().toISOString(), modifiedAt: new Date().toISOString() }));
+    expect(await send(leak)).toMatch(new RegExp(`the answer to company A shows company B's id ${theirs}`));
+    // Company A reading company B's record by id: a success is a leak, and only 404 will do.
+    const cross = { ...read, flavour: "cross" as const };
+    expect(await send(accessRole.GET, cross)).toBe("");
+    expect(await send(route({ params: ReferenceIdParams }, () => new Reply({ error: { status: 403, code: "forbidden", message: "no", requestId: "x" } }, 403)), cross)).toMatch(/answered 403, not 404/);
+    expect(await send(leak, cross)).toMatch(/a success for a request naming company B's record/);
+  });
 });
