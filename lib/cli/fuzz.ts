@@ -4,6 +4,7 @@
  * per operation, the hostile values sent, every kind of failure with its first counterexample,
  * the time taken — and exits 1 when anything failed. Ctrl-C prints the figures so far.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -44,8 +45,11 @@ runCommand(usage, async () => {
     // The fuzzer sends far more than a client may per minute; the limit has tests of its own.
     RATE_LIMIT_PER_MINUTE: "1000000000",
     LOG_LEVEL: process.env.LOG_LEVEL || "silent",
+    // Set, so that the bootstrap admin's generated password is not printed among the figures.
+    ADMIN_PASSWORD: randomBytes(18).toString("base64url"),
   });
   let report: FuzzReport | undefined;
+  let reported = 0;
   const bar = new SingleBar({ stream: process.stderr, format: "cases [{bar}] {value}/{total} {failures} failures, {eta_formatted} left", hideCursor: true }, Presets.shades_classic);
   process.once("SIGINT", () => {
     bar.stop();
@@ -62,6 +66,11 @@ runCommand(usage, async () => {
       seed,
       runs,
       onCase: (current) => {
+        // Each new kind of failure at once, so a long run shows them before it ends.
+        if (current.failures.length > reported) {
+          for (const failure of current.failures.slice(reported)) console.error(`\nNew failure after ${current.runs} cases: ${failure.signature}\n${failure.exchange}\n`);
+          reported = current.failures.length;
+        }
         report = current;
         const failures = current.failures.reduce((sum, failure) => sum + failure.count, 0);
         if (process.stderr.isTTY) {
