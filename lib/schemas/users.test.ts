@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { openApiDocument } from "@/lib/openapi/document";
 import { CreateUserBody, Extensions, MAX_EXTENSIONS_DEPTH, UpdateUserBody } from "./users";
 
 /** `levels` levels of objects: `{ a: { a: ... 1 } }`, the outer one included. */
@@ -29,5 +30,11 @@ describe("Extensions", () => {
     expect(CreateUserBody.safeParse({ email: "a@b.io", accessRoles: ["0123456789abcdef01234567"], extensions: deep }).success).toBe(false);
     expect(UpdateUserBody.safeParse({ extensions: deep }).success).toBe(false);
     expect(UpdateUserBody.safeParse({ extensions: nested(3) }).success).toBe(true);
+  });
+
+  it("says its limits in the OpenAPI document", () => {
+    const body = (openApiDocument().paths["/v2/users"].post as { requestBody: { content: Record<string, { schema: { properties: Record<string, { description?: string }> } }> } })
+      .requestBody.content["application/json"].schema;
+    expect(body.properties.extensions.description).toContain(`nested at most ${MAX_EXTENSIONS_DEPTH} levels`);
   });
 });

@@ -80,6 +80,9 @@ export const Extensions = z
     for (const path of badKeys(value, [])) {
       ctx.addIssue({ code: "custom", path, message: "keys must not start with $ or contain . or NUL" });
     }
+  })
+  .meta({
+    description: `A free-form JSON object: at most ${MAX_EXTENSIONS_BYTES} bytes of JSON, nested at most ${MAX_EXTENSIONS_DEPTH} levels deep; keys must not start with $ or contain . or NUL.`,
   });
 
 /** Whether objects and arrays nest more than `max` levels, walked without recursion. */
