@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { openApiDocument, type OpenApiDocument } from "./document";
-import { hostileKey, hostileString, malformedId, SchemaArbitraries, validPathId } from "./fuzz-arbitraries";
+import { deepNesting, hostileKey, hostileString, malformedId, SchemaArbitraries, validPathId } from "./fuzz-arbitraries";
 import { IdRef, type Node, Obj } from "./fuzz-values";
 import type { FuzzWorld, OperationSpec } from "./fuzz-world";
 
@@ -175,11 +175,14 @@ export class CaseArbitraries {
       // One place broken, the rest valid: each check is reached on its own.
       return fc.constantFrom(...places).chain((place) => parts({ ...valid, [place]: source[place] }));
     }
-    // Hostile: the body (when there is one) and any number of other places at once.
-    return fc
-      .subarray([...places], { minLength: 1 })
-      .map((chosen) => (spec.body && !chosen.includes("body") ? [...chosen, "body" as const] : chosen))
-      .chain((chosen) => parts({ ...valid, ...Object.fromEntries(chosen.map((place) => [place, source[place]])) }));
+    // Hostile: the body alone mostly (with a valid token, or it would never be read), else any
+    // places at once.
+    const alone = spec.body ? ["body" as const] : undefined;
+    const chosenPlaces = fc.oneof(
+      { arbitrary: alone ? fc.constant(alone) : fc.subarray([...places], { minLength: 1, maxLength: 1 }), weight: 3 },
+      { arbitrary: fc.subarray([...places], { minLength: 1 }), weight: 1 },
+    );
+    return chosenPlaces.chain((chosen) => parts({ ...valid, ...Object.fromEntries(chosen.map((place) => [place, source[place]])) }));
   }
 
   private validBody(spec: OperationSpec): fc.Arbitrary<Body> {
@@ -219,6 +222,8 @@ export class CaseArbitraries {
     return fc.oneof(
       { arbitrary: fc.record({ kind: fc.constant("json" as const), node: this.schemas.hostile(spec.body!), contentType: fc.constantFrom(...JSON_TYPES) }), weight: 6 },
       { arbitrary: this.invalidBody(spec), weight: 1 },
+      // The whole body nested deep: what a parser or a recursive check chokes on first.
+      { arbitrary: fc.record({ kind: fc.constant("json" as const), node: deepNesting, contentType: fc.constant("application/json") }), weight: 4 },
     );
   }
 
