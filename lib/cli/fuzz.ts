@@ -5,6 +5,7 @@
  * the time taken — and exits 1 when anything failed. Ctrl-C prints the figures so far.
  */
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -54,6 +55,7 @@ runCommand(usage, async () => {
   process.once("SIGINT", () => {
     bar.stop();
     if (report) console.log(`Interrupted.\n${formatReport(report)}`);
+    rmSync(dir, { recursive: true, force: true });
     process.exit(130);
   });
   try {
