@@ -150,6 +150,7 @@ export class Fuzzer {
       // What a success answers was stored: it must be something a real MongoDB stores too.
       if (status < 300 && nestingOf(text) > MONGODB_MAX_NESTING) problems.push(`a success whose answer nests deeper than MongoDB's ${MONGODB_MAX_NESTING} levels`);
       problems.push(...this.tenancyProblems(c, spec, actor, other, status, text, `${url} ${bodyPreview}`, foreignInPathOrBody, pathId));
+      problems.push(...semanticProblems(c, spec, status, text));
       if (status === 201 && spec.createsKind) {
         const id = (safeParse(text) as { _id?: unknown } | undefined)?._id;
         if (typeof id === "string") remember(actor, spec.createsKind, id);
@@ -163,6 +164,7 @@ export class Fuzzer {
       `${method} ${short(url, 400)}`,
       ...headerLines,
       ...(bodyBytes ? [`  body (${bodyBytes.byteLength} bytes): ${short(bodyPreview, 400)}`] : []),
+      ...(labels.length > 0 ? [`  hostile values: ${[...new Set(labels)].join("; ")}`] : []),
       `→ ${status} ${short(text, 600)}`,
     ].join("\n");
     return { spec, flavour: c.flavour, status, problems, exchange, labels };
@@ -227,6 +229,24 @@ export class Fuzzer {
     }
     return problems;
   }
+}
+
+/** What the document cannot say but the contract does: a list's page, and reading one's own record. */
+function semanticProblems(c: FuzzCase, spec: OperationSpec, status: number, text: string): string[] {
+  const problems: string[] = [];
+  // Every id a valid case reads is of a record of its own company (records are never deleted).
+  if (c.flavour === "valid" && spec.method === "get" && spec.pathKind && status !== 200) {
+    problems.push(`reading the company's own record answered ${status}, not 200`);
+  }
+  const data = status === 200 ? (safeParse(text) as { data?: Record<string, unknown> } | undefined)?.data : undefined;
+  if (data && typeof data.limit === "number") {
+    for (const [key, value] of Object.entries(data)) {
+      if (!Array.isArray(value)) continue;
+      if (value.length > data.limit) problems.push(`a page of ${value.length} ${key} over its limit ${data.limit}`);
+      if (typeof data.counter === "number" && data.counter < value.length) problems.push(`counter ${data.counter} below the ${value.length} ${key} listed`);
+    }
+  }
+  return problems;
 }
 
 /** A success's records and its debug notes, as text apart; an error is all notes. */
