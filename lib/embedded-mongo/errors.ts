@@ -37,6 +37,10 @@ export const ErrorCodes = {
   Location40352: 40352,
   InvalidPipelineOperator: 168,
   QueryFeatureNotAllowed: 224,
+  DocumentValidationFailure: 121,
+  Location17419: 17419,
+  Location40415: 40415,
+  Location17420: 17420,
   MechanismUnavailable: 334,
 } as const;
 

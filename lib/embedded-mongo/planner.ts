@@ -84,9 +84,10 @@ export function candidatePlans(filter: Document, sort: Document | undefined, ind
   }
 
   // The `_id_` index has no entries of its own: the documents are stored in `_id` order.
-  let candidates = indexes.filter((i) => i.name !== "_id_" && !i.sparse && !i.partialFilterExpression && isAscDescOnly(i));
+  let candidates = indexes.filter((i) => i.name !== "_id_" && !i.hidden && !i.sparse && !i.partialFilterExpression && isAscDescOnly(i));
   if (hint !== undefined) {
-    const hinted = indexes.find((i) => (typeof hint === "string" ? i.name === hint : sameKey(i.key, hint as Document)));
+    // A hidden index cannot be hinted either: MongoDB answers as if it did not exist.
+    const hinted = indexes.filter((i) => !i.hidden).find((i) => (typeof hint === "string" ? i.name === hint : sameKey(i.key, hint as Document)));
     if (!hinted) {
       throw new MongoCommandError("BadValue", "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
     }

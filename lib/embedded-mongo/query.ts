@@ -11,6 +11,7 @@ import { compareValues, idKey, idText, valuesAtPath } from "./keys";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
 import type { CollectionMeta, Store } from "./store";
+import { jsonSchemaOption } from "./validation";
 
 export interface FindSpec {
   filter?: Document;
@@ -25,6 +26,7 @@ export interface FindSpec {
 
 export function mingoOptions(store: Store, db: string, variables?: Document): Partial<Options> {
   return {
+    ...jsonSchemaOption,
     idKey: "_id",
     scriptEnabled: false,
     variables,

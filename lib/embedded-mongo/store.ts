@@ -22,6 +22,8 @@ export interface IndexSpec {
   sparse?: boolean;
   partialFilterExpression?: Document;
   expireAfterSeconds?: number;
+  /** Kept up to date and enforced (unique), listed, but never chosen by the planner. */
+  hidden?: boolean;
   /**
    * The fields of the key pattern where some document held an array (MongoDB's multikey paths):
    * those fields can yield several entries per document, so they limit bounds and sorting.
@@ -125,6 +127,13 @@ export class Store {
   private saveMeta(meta: CollectionMeta): void {
     this.catalog.set(ns(meta.db, meta.name), meta);
     void this.meta.put([meta.db, meta.name], meta);
+  }
+
+  /** Replaces a collection's options and index specifications (collMod). */
+  updateMeta(meta: CollectionMeta, options: Document, indexes: IndexSpec[]): void {
+    meta.options = options;
+    meta.indexes = indexes;
+    this.saveMeta(meta);
   }
 
   dropCollection(meta: CollectionMeta): void {

@@ -3,6 +3,7 @@ import { Query } from "mingo";
 import { MongoCommandError } from "../errors";
 import { ID_INDEX, ns, type CollectionMeta, type IndexSpec } from "../store";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
+import { checkCollectionOptions, collMod } from "./coll-options";
 
 const create: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "create");
@@ -12,6 +13,7 @@ const create: Handler = async (cmd, ctx) => {
   if (options.viewOn !== undefined && (typeof options.viewOn !== "string" || !Array.isArray(options.pipeline ?? []))) {
     throw new MongoCommandError("TypeMismatch", "'viewOn' must be a string and 'pipeline' an array");
   }
+  checkCollectionOptions(options);
   await ctx.store.write(() => ctx.store.ensureCollection(ctx.db, name, options));
   return { ok: 1 };
 };
@@ -89,6 +91,11 @@ function validateIndexSpec(raw: Document): IndexSpec {
   if (raw.sparse === true) spec.sparse = true;
   if (raw.partialFilterExpression) spec.partialFilterExpression = raw.partialFilterExpression as Document;
   if (raw.expireAfterSeconds !== undefined) spec.expireAfterSeconds = Number(raw.expireAfterSeconds);
+  if (raw.hidden !== undefined) {
+    if (typeof raw.hidden !== "boolean") throw new MongoCommandError("TypeMismatch", "The field 'hidden' must be a boolean");
+    if (raw.hidden && spec.name === "_id_") throw new MongoCommandError("BadValue", "can't hide _id index");
+    if (raw.hidden) spec.hidden = true;
+  }
   return spec;
 }
 
@@ -169,11 +176,6 @@ const renameCollection: Handler = async (cmd, ctx) => {
     if (target) ctx.store.dropCollection(target);
     ctx.store.renameCollection(meta, toDb, targetName);
   });
-  return { ok: 1 };
-};
-
-const collMod: Handler = (cmd, ctx) => {
-  if (!existing(ctx, collectionName(cmd, "collMod"))) throw new MongoCommandError("NamespaceNotFound", "ns does not exist");
   return { ok: 1 };
 };
 

@@ -122,7 +122,7 @@ const aggregate: Handler = async (cmd, ctx) => {
     throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
   }
   if (out) {
-    await writeOutStage(ctx, out, results);
+    await writeOutStage(ctx, out, results, cmd);
     results = [];
   }
   const cursor = (cmd.cursor ?? {}) as Document;
