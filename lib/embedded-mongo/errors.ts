@@ -40,6 +40,10 @@ export const ErrorCodes = {
   DocumentValidationFailure: 121,
   Location17419: 17419,
   Location40415: 40415,
+  Location16766: 16766,
+  Location17262: 17262,
+  Location17313: 17313,
+  Location40218: 40218,
   Location17420: 17420,
   MechanismUnavailable: 334,
 } as const;

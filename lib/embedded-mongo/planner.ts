@@ -84,7 +84,7 @@ export function candidatePlans(filter: Document, sort: Document | undefined, ind
   }
 
   // The `_id_` index has no entries of its own: the documents are stored in `_id` order.
-  let candidates = indexes.filter((i) => i.name !== "_id_" && !i.hidden && !i.sparse && !i.partialFilterExpression && isAscDescOnly(i));
+  let candidates = indexes.filter((i) => i.name !== "_id_" && !i.hidden && !i.sparse && !i.partialFilterExpression && (isAscDescOnly(i) || isHashed(i)));
   if (hint !== undefined) {
     // A hidden index cannot be hinted either: MongoDB answers as if it did not exist.
     const hinted = indexes.filter((i) => !i.hidden).find((i) => (typeof hint === "string" ? i.name === hint : sameKey(i.key, hint as Document)));
@@ -105,6 +105,11 @@ export function candidatePlans(filter: Document, sort: Document | undefined, ind
 
   const idSort = sortEntries.length === 1 && sortEntries[0][0] === "_id";
   return [{ kind: "scan", reverse: idSort && Number(sortEntries[0][1]) < 0, sorted: sortEntries.length === 0 || idSort }];
+}
+
+/** A hashed index answers equalities only: its entries are in no useful order for ranges or sorts. */
+function isHashed(index: IndexSpec): boolean {
+  return Object.values(index.key).every((d) => d === 1 || d === -1 || d === "hashed") && Object.values(index.key).includes("hashed");
 }
 
 function isAscDescOnly(index: IndexSpec): boolean {
@@ -136,7 +141,7 @@ function evaluate(index: IndexSpec, analysis: Analysis, sortEntries: Array<[stri
       continue;
     }
     const ranges = b?.ranges ?? (b?.points ? regexPointsAsRanges(b.points) : undefined);
-    if (ranges) rangeIntervals = rangeToIntervals(ranges, multikey.has(field));
+    if (ranges && index.key[field] !== "hashed") rangeIntervals = rangeToIntervals(ranges, multikey.has(field));
     break;
   }
 
@@ -157,7 +162,7 @@ function evaluate(index: IndexSpec, analysis: Analysis, sortEntries: Array<[stri
     f === rangeField && multikey.has(f) && Boolean(bounds.get(f)!.ranges?.some((r) => !r.single && r.lo !== undefined && r.hi !== undefined));
   const exactFields = consumed.filter((f) => bounds.get(f)?.exact === true && !twoSidedOnArray(f));
   const covered = analysis.complete && [...bounds.keys()].every((f) => exactFields.includes(f));
-  const sortDirection = sortServed(index, fields, eqFields, singlePoint, intervals.length > 1, multikey, bounds, sortEntries);
+  const sortDirection = isHashed(index) && sortEntries.length ? 0 : sortServed(index, fields, eqFields, singlePoint, intervals.length > 1, multikey, bounds, sortEntries);
   const sorted = sortDirection !== 0;
   const servesSort = sorted && sortEntries.length > 0;
   const score = eqFields * 10 + (rangeIntervals ? 5 : 0) + (servesSort ? 100 : 0) + (index.unique && eqFields === fields.length ? 50 : 0) - fields.length * 0.01;

@@ -13,17 +13,24 @@ import { BSON, EJSON, UUID, type Document } from "bson";
 import { Query } from "mingo";
 import { MongoCommandError } from "./errors";
 import { HIGH, idKey, idText, indexKeys, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
+import { checkTextLanguage, isTextIndex } from "./text";
 
 export interface IndexSpec {
   v: number;
   name: string;
-  key: Record<string, number>;
+  /** 1 or -1 per field; "hashed" for a hashed field; `_fts: "text", _ftsx: 1` for a text index. */
+  key: Record<string, number | string>;
   unique?: boolean;
   sparse?: boolean;
   partialFilterExpression?: Document;
   expireAfterSeconds?: number;
   /** Kept up to date and enforced (unique), listed, but never chosen by the planner. */
   hidden?: boolean;
+  /** A text index's options, as MongoDB lists them. */
+  weights?: Record<string, number>;
+  default_language?: string;
+  language_override?: string;
+  textIndexVersion?: number;
   /**
    * The fields of the key pattern where some document held an array (MongoDB's multikey paths):
    * those fields can yield several entries per document, so they limit bounds and sorting.
@@ -291,10 +298,17 @@ export class Store {
   }
 
   private keysFor(index: IndexSpec, doc: Document): { keys: Key[]; multikeyFields: string[] } | undefined {
+    // A text index keeps no entries ($text reads and scores the documents); it only checks languages.
+    if (isTextIndex(index)) {
+      checkTextLanguage(index, doc);
+      return undefined;
+    }
     const fields = Object.keys(index.key);
     if (index.sparse && fields.every((f) => valuesAtPath(doc, f).values.every((v) => v === null || v === undefined) && !hasPath(doc, f))) return undefined;
     if (index.partialFilterExpression && !new Query(index.partialFilterExpression).test(doc)) return undefined;
     const { keys, multikeyFields } = indexKeys(doc, fields);
+    const hashedArray = multikeyFields.find((f) => index.key[f] === "hashed");
+    if (hashedArray) throw new MongoCommandError("Location16766", "Error: hashed indexes do not currently support array values");
     if (multikeyFields.length > 1) {
       throw new MongoCommandError("CannotBuildIndexKeys", `cannot index parallel arrays [${multikeyFields.join("] [")}]`);
     }

@@ -4,6 +4,7 @@ import { MongoCommandError } from "../errors";
 import { ID_INDEX, ns, type CollectionMeta, type IndexSpec } from "../store";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
 import { checkCollectionOptions, collMod } from "./coll-options";
+import { isTextIndex, textIndexSpec } from "../text";
 
 const create: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "create");
@@ -73,20 +74,25 @@ const listDatabases: Handler = (cmd, ctx) => {
   return cmd.nameOnly === true ? { databases: databases.map((d) => ({ name: d.name })), ok: 1 } : { databases, totalSize, totalSizeMb: Math.round(totalSize / 2 ** 20), ok: 1 };
 };
 
-const INDEX_OPTIONS = new Set(["v", "name", "key", "unique", "sparse", "partialFilterExpression", "expireAfterSeconds", "background", "collation", "hidden"]);
+const INDEX_OPTIONS = new Set(["v", "name", "key", "unique", "sparse", "partialFilterExpression", "expireAfterSeconds", "background", "collation", "hidden", "weights", "default_language", "language_override", "textIndexVersion"]);
+const TEXT_OPTIONS = ["weights", "default_language", "language_override", "textIndexVersion"];
 
 function validateIndexSpec(raw: Document): IndexSpec {
   const key = raw.key as Document | undefined;
   if (!key || typeof key !== "object" || Object.keys(key).length === 0) throw new MongoCommandError("CannotCreateIndex", "Index keys cannot be empty.");
+  const text = Object.values(key).includes("text");
+  const hashed = Object.entries(key).filter(([, dir]) => dir === "hashed").map(([field]) => field);
   for (const [field, dir] of Object.entries(key)) {
     const n = Number(dir);
-    if (!(n === 1 || n === -1)) throw new MongoCommandError("CannotCreateIndex", `Index type '${String(dir)}' on field '${field}' is not supported by this server: use 1 or -1`);
+    if (!(n === 1 || n === -1 || dir === "hashed" || dir === "text")) throw new MongoCommandError("CannotCreateIndex", `Index type '${String(dir)}' on field '${field}' is not supported by this server: use 1 or -1`);
   }
+  if (hashed.length > 1) throw new MongoCommandError("CannotCreateIndex", "A maximum of one index field is allowed to be hashed but found 2 for 'key' " + JSON.stringify(key));
+  if (hashed.length && raw.unique === true) throw new MongoCommandError("CannotCreateIndex", "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.");
   if (typeof raw.name !== "string" || !raw.name) throw new MongoCommandError("CannotCreateIndex", "The index name must be a non-empty string");
   for (const option of Object.keys(raw)) {
-    if (!INDEX_OPTIONS.has(option)) throw new MongoCommandError("InvalidOptions", `The field '${option}' is not valid for an index specification.`);
+    if (!INDEX_OPTIONS.has(option) || (!text && TEXT_OPTIONS.includes(option))) throw new MongoCommandError("InvalidOptions", `The field '${option}' is not valid for an index specification.`);
   }
-  const spec: IndexSpec = { v: 2, key: Object.fromEntries(Object.entries(key).map(([f, d]) => [f, Number(d)])), name: raw.name };
+  const spec: IndexSpec = text ? textIndexSpec(raw) : { v: 2, key: Object.fromEntries(Object.entries(key).map(([f, d]) => [f, d === "hashed" ? d : Number(d)])), name: raw.name };
   if (raw.unique === true) spec.unique = true;
   if (raw.sparse === true) spec.sparse = true;
   if (raw.partialFilterExpression) spec.partialFilterExpression = raw.partialFilterExpression as Document;
@@ -109,6 +115,10 @@ const createIndexes: Handler = async (cmd, ctx) => {
     const toBuild: IndexSpec[] = [];
     for (const spec of specs) {
       const existingIndexes = [...meta.indexes, ...toBuild];
+      const otherText = isTextIndex(spec) && existingIndexes.find((i) => isTextIndex(i) && (i.name !== spec.name || JSON.stringify(publicSpec(i)) !== JSON.stringify(spec)));
+      if (otherText) {
+        throw new MongoCommandError("CannotCreateIndex", `only one text index per collection allowed, found existing text index "${otherText.name}"`);
+      }
       const sameName = existingIndexes.find((i) => i.name === spec.name);
       const sameKey = existingIndexes.find((i) => JSON.stringify(i.key) === JSON.stringify(spec.key));
       if (sameName && JSON.stringify(sameName.key) !== JSON.stringify(spec.key)) {
