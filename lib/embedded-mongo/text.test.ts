@@ -185,3 +185,19 @@ describe("hashed indexes", () => {
     expect(unique.code).toBe(67);
   });
 });
+
+describe("server-side JavaScript", () => {
+  it("stays refused, naming the operator and MONGODB_URI", async () => {
+    const coll = db.collection("scripts");
+    await coll.insertOne({ a: 1 });
+    for (const run of [
+      () => coll.find({ $where: "this.a == 1" }).toArray(),
+      () => coll.updateOne({ $where: "true" }, { $set: { b: 1 } }),
+      () => coll.aggregate([{ $project: { x: { $function: { body: "function() { return 1 }", args: [], lang: "js" } } } }]).toArray(),
+    ]) {
+      const err = await failure(run());
+      expect(err.code).toBe(2);
+      expect(err.message).toMatch(/^\$(where|function) \(server-side JavaScript\) is not supported by the embedded database: set MONGODB_URI/);
+    }
+  });
+});
