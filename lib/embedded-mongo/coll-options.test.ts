@@ -1,7 +1,8 @@
 /**
  * Collection and index options that the embedded database either honours as MongoDB does
- * (hidden indexes) or refuses with MongoDB's code and a message naming the feature (capped and
- * time-series collections), never accepting them only to behave like an ordinary collection.
+ * (capped collections, hidden indexes) or refuses with MongoDB's code and a message naming the
+ * feature (time-series collections, tailable cursors), never accepting them only to behave like
+ * an ordinary collection.
  */
 import mongoose, { Schema } from "mongoose";
 import { MongoClient, type Db, type Document, type MongoServerError } from "mongodb";
@@ -41,11 +42,34 @@ describe("capped collections", () => {
     expect(max.message).toBe("the 'capped' field needs to be true when either the 'size' or 'max' fields are present");
   });
 
-  it("refuses a capped collection with a size, naming the feature and MONGODB_URI", async () => {
-    const err = await failure(db.createCollection("log", { capped: true, size: 4096, max: 10 }));
-    expect(err.code).toBe(72);
-    expect(err.message).toMatch(/Capped collections.*MONGODB_URI/);
-    expect(await db.listCollections({ name: "log" }).toArray()).toEqual([]);
+  it("keeps insertion order and drops the oldest documents beyond max or size", async () => {
+    await db.createCollection("log", { capped: true, size: 4096, max: 3 });
+    const log = db.collection("log");
+    for (const id of [5, 1, 4, 2, 3]) await log.insertOne({ _id: id as never, n: id });
+    expect((await log.find().toArray()).map((d) => d._id)).toEqual([4, 2, 3]);
+    expect((await log.find().sort({ $natural: -1 }).toArray()).map((d) => d._id)).toEqual([3, 2, 4]);
+    expect(await log.isCapped()).toBe(true);
+    const [info] = await db.listCollections({ name: "log" }).toArray();
+    expect((info as Document).options).toMatchObject({ capped: true, size: 4096, max: 3 });
+    await log.deleteOne({ _id: 2 as never });
+    await log.insertMany([{ _id: 6 as never }, { _id: 0 as never }]);
+    expect((await log.find().toArray()).map((d) => d._id)).toEqual([3, 6, 0]);
+
+    await db.createCollection("bytes", { capped: true, size: 5000 });
+    const bytes = db.collection("bytes");
+    const filler = "x".repeat(1000);
+    for (let i = 0; i < 10; i++) await bytes.insertOne({ _id: i as never, filler });
+    const kept = (await bytes.find().toArray()).map((d) => d._id);
+    // 5000 bytes round up to 5120: four documents of 1027 bytes fit, not five.
+    expect(kept).toEqual([6, 7, 8, 9]);
+  });
+
+  it("refuses a tailable cursor, which this database cannot keep open", async () => {
+    const capped = await failure(db.collection("log").find({}, { tailable: true }).toArray());
+    expect(capped.message).toMatch(/Tailable cursors.*MONGODB_URI/);
+    await db.collection("plain").insertOne({ a: 1 });
+    const plain = await failure(db.collection("plain").find({}, { tailable: true }).toArray());
+    expect(plain.message).toMatch(/tailable cursor requested on non capped collection/);
   });
 });
 

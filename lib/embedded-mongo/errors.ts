@@ -44,6 +44,7 @@ export const ErrorCodes = {
   Location17262: 17262,
   Location17313: 17313,
   Location40218: 40218,
+  Location51024: 51024,
   Location17420: 17420,
   MechanismUnavailable: 334,
 } as const;

@@ -77,6 +77,13 @@ export function candidatePlans(filter: Document, sort: Document | undefined, ind
   const analysis = analyse(filter);
   const bounds = analysis.bounds;
   const sortEntries = Object.entries(sort ?? {});
+  // `$natural` is the order documents are stored in (insertion order in a capped collection).
+  const natural = isPlainObject(hint) && Object.keys(hint).length === 1 && "$natural" in hint ? Number(hint.$natural) : undefined;
+  if (natural !== undefined || (sortEntries.length === 1 && sortEntries[0][0] === "$natural")) {
+    const direction = natural ?? Number(sortEntries[0][1]);
+    const sortDirection = sortEntries.length === 1 && sortEntries[0][0] === "$natural" ? Number(sortEntries[0][1]) : undefined;
+    return [{ kind: "scan", reverse: (sortDirection ?? direction) < 0, sorted: sortEntries.length === 0 || sortDirection !== undefined }];
+  }
 
   const idBounds = bounds.get("_id");
   if (hint === undefined && idBounds?.points && !idBounds.points.some((p) => p instanceof RegExp || isPlainObject(p) || Array.isArray(p))) {

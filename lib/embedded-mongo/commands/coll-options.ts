@@ -1,7 +1,8 @@
 /**
  * Collection options of `create` and what `collMod` may change: validators, hidden indexes and
- * TTL, views. Capped and time-series collections are refused with a message that says so, never
- * created as an ordinary collection that would behave differently.
+ * TTL, views. Capped collections keep insertion order and drop their oldest documents (store.ts);
+ * time-series collections are refused with a message that says so, never created as an ordinary
+ * collection that would behave differently.
  */
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
@@ -21,7 +22,14 @@ export function checkCollectionOptions(options: Document): void {
   if (!capped && (options.size || options.max)) {
     throw new MongoCommandError("InvalidOptions", "the 'capped' field needs to be true when either the 'size' or 'max' fields are present");
   }
-  if (capped) throw new MongoCommandError("InvalidOptions", `Capped collections (the 'capped' option) ${UNSUPPORTED_HINT}`);
+  if (capped) {
+    for (const field of ["size", "max"]) {
+      const v = options[field];
+      if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v))) throw new MongoCommandError("TypeMismatch", `BSON field 'create.${field}' is the wrong type, expected a number`);
+    }
+    if (options.size < 1) throw new MongoCommandError("Location51024", `BSON field 'size' value must be >= 1, actual value '${String(options.size)}'`);
+    options.capped = true;
+  }
   if (options.expireAfterSeconds !== undefined) {
     throw new MongoCommandError("InvalidOptions", "'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified");
   }

@@ -20,6 +20,11 @@ const find: Handler = (cmd, ctx) => {
   if (skip < 0) throw new MongoCommandError("BadValue", "Skip value must be non-negative");
   if (batchSize !== undefined && batchSize < 0) throw new MongoCommandError("BadValue", "BatchSize value must be non-negative");
   const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
+  if (cmd.tailable === true) {
+    const meta = existing(ctx, name);
+    if (!meta?.options.capped) throw new MongoCommandError("BadValue", `error processing query: ns=${ns(ctx.db, name)} tailable cursor requested on non capped collection`);
+    throw new MongoCommandError("BadValue", "Tailable cursors are not supported by the embedded database: set MONGODB_URI to use a MongoDB server");
+  }
   const docs = findDocuments(ctx.store, existing(ctx, name), { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint }, options);
   const projected = projectWithScore(docs, optionalDocument(cmd, "projection"), filter, options);
   const firstBatchSize = limit > 0 && (batchSize === undefined || batchSize > limit) ? limit : batchSize;
