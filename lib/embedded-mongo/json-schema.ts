@@ -49,14 +49,15 @@ function schemaArray(schema: Document, keyword: string): Document[] {
 function typeList(schema: Document, keyword: "type" | "bsonType"): string[] {
   const raw = schema[keyword];
   const list = Array.isArray(raw) ? raw : [raw];
-  if (list.length === 0) fail(`$jsonSchema keyword '${keyword}' must name at least one type`);
+  if (typeof raw !== "string" && !Array.isArray(raw)) fail(`$jsonSchema keyword '${keyword}' must be either a string or an array of strings`, "TypeMismatch");
   for (const t of list) {
     if (typeof t !== "string") fail(`$jsonSchema keyword '${keyword}' array elements must be strings`, "TypeMismatch");
-    if (keyword === "type" && t === "integer") fail("$jsonSchema type 'integer' is not currently supported.", "BadValue");
+    if (t === "integer") fail("$jsonSchema type 'integer' is not currently supported.");
     if (keyword === "type" && !JSON_TYPES.has(t)) fail(`Unknown type name alias: ${t}`, "BadValue");
     if (keyword === "bsonType" && !BSON_ALIASES.has(t)) fail(`Unknown type name alias: ${t}`, "BadValue");
   }
-  if (new Set(list).size !== list.length) fail(`$jsonSchema keyword '${keyword}' has duplicate value`);
+  const duplicate = list.find((t, i) => list.indexOf(t) !== i);
+  if (duplicate !== undefined) fail(`$jsonSchema keyword '${keyword}' has duplicate value: ${String(duplicate)}`);
   return list as string[];
 }
 
@@ -85,7 +86,7 @@ export function parseJsonSchema(schema: unknown): void {
     if (typeof schema.pattern !== "string") fail("$jsonSchema keyword 'pattern' must be a string", "TypeMismatch");
     compilePattern(schema.pattern);
   }
-  for (const k of ["title", "description"]) if (k in schema && typeof schema[k] !== "string") fail(`$jsonSchema keyword '${k}' must be a string`, "TypeMismatch");
+  for (const k of ["title", "description"]) if (k in schema && typeof schema[k] !== "string") fail(`$jsonSchema keyword '${k}' must be of type string`, "TypeMismatch");
   if ("uniqueItems" in schema && typeof schema.uniqueItems !== "boolean") fail("$jsonSchema keyword 'uniqueItems' must be a boolean", "TypeMismatch");
   if ("enum" in schema) {
     if (!Array.isArray(schema.enum)) fail("$jsonSchema keyword 'enum' must be an array", "TypeMismatch");
@@ -221,30 +222,34 @@ function specified(schema: Document, ...keys: string[]): Document {
 
 /** True when the value satisfies the schema. */
 export function matchesSchema(schema: Document, value: unknown): boolean {
-  return schemaErrors(schema, value).length === 0;
+  return schemaErrors(schema, value, true).length === 0 && rootTypeAllowsObject(schema);
 }
 
 /**
  * The rules of `schema` that `value` does not satisfy, each as MongoDB reports it; empty when
  * the value satisfies the schema.
  */
-export function schemaErrors(schema: Document, value: unknown): Document[] {
+export function schemaErrors(schema: Document, value: unknown, root = false): Document[] {
+  // MongoDB's order: string, number, array, object and logical keywords, enum, then the type
+  // (which the top level does not check: a stored document is always an object).
   const errors: Document[] = [];
   const t = typeName(value);
-  for (const keyword of ["bsonType", "type"] as const) {
-    if (!(keyword in schema)) continue;
-    const list = Array.isArray(schema[keyword]) ? (schema[keyword] as string[]) : [schema[keyword] as string];
-    if (!list.some((alias) => typeMatches(value, alias, keyword === "type"))) {
-      errors.push({ operatorName: keyword, specifiedAs: { [keyword]: schema[keyword] }, reason: "type did not match", consideredValue: value, consideredType: t });
+  if (t === "string") {
+    const length = [...(value as string)].length;
+    if ("pattern" in schema && !compilePattern(String(schema.pattern)).test(value as string)) {
+      errors.push({ operatorName: "pattern", specifiedAs: { pattern: schema.pattern }, reason: "regular expression did not match", consideredValue: value });
+    }
+    if ("maxLength" in schema && length > Number(schema.maxLength)) {
+      errors.push({ operatorName: "maxLength", specifiedAs: { maxLength: schema.maxLength }, reason: "specified string length was not satisfied", consideredValue: value });
+    }
+    if ("minLength" in schema && length < Number(schema.minLength)) {
+      errors.push({ operatorName: "minLength", specifiedAs: { minLength: schema.minLength }, reason: "specified string length was not satisfied", consideredValue: value });
     }
   }
   if (NUMERIC.has(t)) {
     const n = Number(value);
-    if ("minimum" in schema) {
-      const min = Number(schema.minimum);
-      if (schema.exclusiveMinimum === true ? !(n > min) : !(n >= min)) {
-        errors.push({ operatorName: "minimum", specifiedAs: specified(schema, "minimum", "exclusiveMinimum"), reason: "comparison failed", consideredValue: value });
-      }
+    if ("multipleOf" in schema && !Number.isInteger(n / Number(schema.multipleOf))) {
+      errors.push({ operatorName: "multipleOf", specifiedAs: { multipleOf: schema.multipleOf }, reason: "considered value is not a multiple of the specified value", consideredValue: value });
     }
     if ("maximum" in schema) {
       const max = Number(schema.maximum);
@@ -252,28 +257,25 @@ export function schemaErrors(schema: Document, value: unknown): Document[] {
         errors.push({ operatorName: "maximum", specifiedAs: specified(schema, "maximum", "exclusiveMaximum"), reason: "comparison failed", consideredValue: value });
       }
     }
-    if ("multipleOf" in schema) {
-      const q = n / Number(schema.multipleOf);
-      if (!Number.isInteger(q)) errors.push({ operatorName: "multipleOf", specifiedAs: { multipleOf: schema.multipleOf }, reason: "considered value is not a multiple of the specified value", consideredValue: value });
+    if ("minimum" in schema) {
+      const min = Number(schema.minimum);
+      if (schema.exclusiveMinimum === true ? !(n > min) : !(n >= min)) {
+        errors.push({ operatorName: "minimum", specifiedAs: specified(schema, "minimum", "exclusiveMinimum"), reason: "comparison failed", consideredValue: value });
+      }
     }
   }
-  if (t === "string") {
-    const length = [...(value as string)].length;
-    if ("minLength" in schema && length < Number(schema.minLength)) {
-      errors.push({ operatorName: "minLength", specifiedAs: { minLength: schema.minLength }, reason: "specified string length was not satisfied", consideredValue: value });
-    }
-    if ("maxLength" in schema && length > Number(schema.maxLength)) {
-      errors.push({ operatorName: "maxLength", specifiedAs: { maxLength: schema.maxLength }, reason: "specified string length was not satisfied", consideredValue: value });
-    }
-    if ("pattern" in schema && !compilePattern(String(schema.pattern)).test(value as string)) {
-      errors.push({ operatorName: "pattern", specifiedAs: { pattern: schema.pattern }, reason: "regular expression did not match", consideredValue: value });
-    }
-  }
-  if (t === "object" && isPlainObject(value)) errors.push(...objectErrors(schema, value));
   if (Array.isArray(value)) errors.push(...arrayErrors(schema, value));
+  if (t === "object" && isPlainObject(value)) errors.push(...objectErrors(schema, value));
   errors.push(...logicalErrors(schema, value));
   if (Array.isArray(schema.enum) && !schema.enum.some((e) => sameValue(e, value))) {
     errors.push({ operatorName: "enum", specifiedAs: { enum: schema.enum }, reason: "value was not found in enum", consideredValue: value });
+  }
+  for (const keyword of root ? [] : (["bsonType", "type"] as const)) {
+    if (!(keyword in schema)) continue;
+    const list = Array.isArray(schema[keyword]) ? (schema[keyword] as string[]) : [schema[keyword] as string];
+    if (!list.some((alias) => typeMatches(value, alias, keyword === "type"))) {
+      errors.push({ operatorName: keyword, specifiedAs: { [keyword]: schema[keyword] }, reason: "type did not match", consideredValue: value, consideredType: t });
+    }
   }
   return errors;
 }
@@ -290,6 +292,7 @@ function objectErrors(schema: Document, obj: Document): Document[] {
     }
     if (failing.length) errors.push({ operatorName: "properties", propertiesNotSatisfied: failing });
   }
+  if ("additionalProperties" in schema || "patternProperties" in schema) errors.push(...allowedPropertiesErrors(schema, obj));
   if (Array.isArray(schema.required)) {
     const missing = (schema.required as string[]).filter((p) => !(p in obj) || obj[p] === undefined);
     if (missing.length) errors.push({ operatorName: "required", specifiedAs: { required: schema.required }, missingProperties: missing });
@@ -299,7 +302,6 @@ function objectErrors(schema: Document, obj: Document): Document[] {
     const bad = k === "minProperties" ? keys.length < Number(schema[k]) : keys.length > Number(schema[k]);
     if (bad) errors.push({ operatorName: k, specifiedAs: { [k]: schema[k] }, reason: "specified number of properties was not satisfied", numberOfProperties: keys.length });
   }
-  if ("additionalProperties" in schema || "patternProperties" in schema) errors.push(...allowedPropertiesErrors(schema, obj));
   if (isPlainObject(schema.dependencies)) {
     const failing: Document[] = [];
     for (const [prop, dep] of Object.entries(schema.dependencies)) {
@@ -416,9 +418,20 @@ function logicalErrors(schema: Document, value: unknown): Document[] {
   return errors;
 }
 
+/** A top-level type that excludes "object" matches no document at all. */
+function rootTypeAllowsObject(schema: Document): boolean {
+  for (const keyword of ["bsonType", "type"]) {
+    if (!(keyword in schema)) continue;
+    const list = Array.isArray(schema[keyword]) ? (schema[keyword] as string[]) : [schema[keyword] as string];
+    if (!list.includes("object")) return false;
+  }
+  return true;
+}
+
 /** The `details` of a document failing a top-level `$jsonSchema`, or undefined when it passes. */
 export function jsonSchemaFailure(schema: Document, doc: Document): Document | undefined {
-  const rules = schemaErrors(schema, doc);
+  const rules = schemaErrors(schema, doc, true);
+  if (!rootTypeAllowsObject(schema)) rules.unshift({ operatorName: "$alwaysFalse", reason: "expression always evaluates to false" });
   if (rules.length === 0) return undefined;
   return { operatorName: "$jsonSchema", ...annotations(schema), schemaRulesNotSatisfied: rules };
 }

@@ -144,23 +144,29 @@ describe("$jsonSchema validators", () => {
             alt: { anyOf: [{ bsonType: "string" }, { bsonType: "bool" }] },
             one: { oneOf: [{ minimum: 0 }, { maximum: 10 }] },
             no: { not: { bsonType: "string" } },
+            m: { bsonType: "int", minimum: 2 },
           },
         },
       },
     });
-    const err = await failure(db.collection("misc").insertOne({ _id: 1 as never, code: "ABCDE", n: 0, alt: 3, one: 5, no: "x", extra: true }));
+    const err = await failure(db.collection("misc").insertOne({ _id: 1 as never, code: "ABCDE", n: 0, alt: 3, one: 5, no: "x", m: 1.5, extra: true }));
     const details = err.errInfo?.details as Document;
     expect(details.title).toBe("misc");
     const [properties, additional] = details.schemaRulesNotSatisfied;
     expect(additional).toEqual({ operatorName: "additionalProperties", specifiedAs: { additionalProperties: false }, additionalProperties: ["extra"] });
     const byName = Object.fromEntries((properties.propertiesNotSatisfied as Document[]).map((p) => [p.propertyName, p.details]));
-    expect(byName.code.map((d: Document) => d.operatorName)).toEqual(["maxLength", "pattern"]);
+    expect(byName.code.map((d: Document) => d.operatorName)).toEqual(["pattern", "maxLength"]);
     expect(byName.n).toEqual([
       { operatorName: "minimum", specifiedAs: { minimum: 0, exclusiveMinimum: true }, reason: "comparison failed", consideredValue: 0 },
     ]);
     expect(byName.alt[0]).toMatchObject({ operatorName: "anyOf", schemasNotSatisfied: [{ index: 0 }, { index: 1 }] });
     expect(byName.one).toEqual([{ operatorName: "oneOf", reason: "more than one subschema matched", matchingSchemaIndexes: [0, 1] }]);
     expect(byName.no).toEqual([{ operatorName: "not", reason: "child expression matched" }]);
+    // A subschema's type is checked after its other keywords, as MongoDB orders them.
+    expect(byName.m).toEqual([
+      { operatorName: "minimum", specifiedAs: { minimum: 2 }, reason: "comparison failed", consideredValue: 1.5 },
+      { operatorName: "bsonType", specifiedAs: { bsonType: "int" }, reason: "type did not match", consideredValue: 1.5, consideredType: "double" },
+    ]);
   });
 
   it("refuses a schema MongoDB refuses when the collection is created", async () => {
