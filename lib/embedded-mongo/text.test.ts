@@ -167,6 +167,26 @@ describe("text search through Mongoose", () => {
   });
 });
 
+describe("compound text indexes through Mongoose", () => {
+  it("are found equal to the schema's by syncIndexes, and refuse a collation", async () => {
+    const conn = await mongoose.createConnection(server.uri, { dbName: "text_mongoose_compound", autoIndex: false }).asPromise();
+    try {
+      const schema = new Schema({ title: String, category: String });
+      schema.index({ category: 1, title: "text" }, { weights: { title: 3 } });
+      const Item = conn.model("Item", schema);
+      await Item.syncIndexes();
+      const index = (await Item.listIndexes()).find((i) => i.name === "category_1_title_text");
+      expect(index).toMatchObject({ key: { category: 1, _fts: "text", _ftsx: 1 }, weights: { title: 3 } });
+      expect(await Item.diffIndexes()).toEqual({ toDrop: [], toCreate: [] });
+      expect(await Item.syncIndexes()).toEqual([]);
+      const collation = await failure(conn.db!.collection("collated").createIndex({ t: "text" }, { collation: { locale: "en" } }));
+      expect(collation.code).toBe(67);
+    } finally {
+      await conn.close();
+    }
+  });
+});
+
 describe("hashed indexes", () => {
   it("are created and listed as MongoDB does, and answer equalities through the index", async () => {
     const coll = db.collection("hashed");

@@ -86,6 +86,10 @@ function validateIndexSpec(raw: Document): IndexSpec {
     const n = Number(dir);
     if (!(n === 1 || n === -1 || dir === "hashed" || dir === "text")) throw new MongoCommandError("CannotCreateIndex", `Index type '${String(dir)}' on field '${field}' is not supported by this server: use 1 or -1`);
   }
+  const collation = raw.collation as Document | undefined;
+  if (text && collation && collation.locale !== "simple") {
+    throw new MongoCommandError("CannotCreateIndex", `Index type 'text' does not support collation: ${JSON.stringify(collation)}`);
+  }
   if (hashed.length > 1) throw new MongoCommandError("CannotCreateIndex", "A maximum of one index field is allowed to be hashed but found 2 for 'key' " + JSON.stringify(key));
   if (hashed.length && raw.unique === true) throw new MongoCommandError("CannotCreateIndex", "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.");
   if (typeof raw.name !== "string" || !raw.name) throw new MongoCommandError("CannotCreateIndex", "The index name must be a non-empty string");
