@@ -108,6 +108,12 @@ describe("text indexes", () => {
       { _id: 1, title: "Coffee shop", score: 7.5 },
       { _id: 3, title: "Shopping list", score: 7.5 },
     ]);
+    // Projected first, sorted after: the score is still there to sort by.
+    const projectedFirst = await coll
+      .aggregate([{ $match: { $text: { $search: "coffee" } } }, { $project: { score: { $meta: "textScore" } } }, { $sort: { score: { $meta: "textScore" } } }])
+      .toArray();
+    expect(projectedFirst.map((d) => d._id)).toEqual([1, 2, 3, 4]);
+    expect(projectedFirst[0]).toEqual({ _id: 1, score: 7.5 });
     const late = await failure(coll.aggregate([{ $sort: { _id: 1 } }, { $match: { $text: { $search: "shop" } } }]).toArray());
     expect(late.code).toBe(17313);
   });

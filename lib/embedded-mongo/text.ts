@@ -382,9 +382,16 @@ export function rewriteMeta(value: unknown, inSort = false): unknown {
         else sort[field] = dir;
       }
       out[k] = sort;
+    } else if (k === "$project" && isPlainObject(v) && isInclusion(v)) {
+      // The score stays available to later stages, as MongoDB keeps a document's metadata.
+      out[k] = { ...(rewriteMeta(v) as Document), [SCORE_FIELD]: 1 };
     } else out[k] = rewriteMeta(v);
   }
   return out;
+}
+
+function isInclusion(projection: Document): boolean {
+  return Object.entries(projection).some(([k, v]) => k !== "_id" && v !== 0 && v !== false);
 }
 
 /** Adds the `{$meta: "textScore"}` fields of a find projection to projected documents. */
