@@ -37,6 +37,15 @@ export const ErrorCodes = {
   Location40352: 40352,
   InvalidPipelineOperator: 168,
   QueryFeatureNotAllowed: 224,
+  DocumentValidationFailure: 121,
+  Location17419: 17419,
+  Location40415: 40415,
+  Location16766: 16766,
+  Location17262: 17262,
+  Location17313: 17313,
+  Location40218: 40218,
+  Location51024: 51024,
+  Location17420: 17420,
   MechanismUnavailable: 334,
 } as const;
 
@@ -48,7 +57,7 @@ export class MongoCommandError extends Error {
   readonly extra: Record<string, unknown>;
 
   constructor(codeName: ErrorCodeName, message: string, extra: Record<string, unknown> = {}) {
-    super(message);
+    super(codeName === "BadValue" ? withoutScripting(message) : message);
     this.code = ErrorCodes[codeName];
     this.codeName = codeName.startsWith("Location") ? "" : codeName;
     this.extra = extra;
@@ -63,6 +72,15 @@ export class MongoCommandError extends Error {
   }
 }
 
+/** mingo's refusal of server-side JavaScript, which this database never runs. */
+const SCRIPT_REFUSAL = /^(\$\w+)(?: operator)? requires 'scriptEnabled' option to be true\.?$/;
+
+/** Says which operator runs server-side JavaScript and what to do instead, for mingo's refusal. */
+function withoutScripting(message: string): string {
+  const script = SCRIPT_REFUSAL.exec(message);
+  return script ? `${script[1]} (server-side JavaScript) is not supported by the embedded database: set MONGODB_URI to use a MongoDB server` : message;
+}
+
 /** Any thrown value as MongoDB's reply; unknown errors become InternalError without a stack. */
 export function errorReply(err: unknown): Record<string, unknown> {
   if (err instanceof MongoCommandError) return err.toReply();
@@ -71,5 +89,5 @@ export function errorReply(err: unknown): Record<string, unknown> {
     return { ok: 0, errmsg: `internal error: ${message}`, code: ErrorCodes.InternalError, codeName: "InternalError" };
   }
   // mingo raises plain Errors for malformed operators: those are the client's fault.
-  return { ok: 0, errmsg: message, code: ErrorCodes.BadValue, codeName: "BadValue" };
+  return { ok: 0, errmsg: withoutScripting(message), code: ErrorCodes.BadValue, codeName: "BadValue" };
 }

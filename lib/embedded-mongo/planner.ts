@@ -78,6 +78,13 @@ export function candidatePlans(filter: Document, sort: Document | undefined, ind
   const analysis = analyse(filter);
   const bounds = analysis.bounds;
   const sortEntries = Object.entries(sort ?? {});
+  // `$natural` is the order documents are stored in (insertion order in a capped collection).
+  const natural = isPlainObject(hint) && Object.keys(hint).length === 1 && "$natural" in hint ? Number(hint.$natural) : undefined;
+  if (natural !== undefined || (sortEntries.length === 1 && sortEntries[0][0] === "$natural")) {
+    const direction = natural ?? Number(sortEntries[0][1]);
+    const sortDirection = sortEntries.length === 1 && sortEntries[0][0] === "$natural" ? Number(sortEntries[0][1]) : undefined;
+    return [{ kind: "scan", reverse: (sortDirection ?? direction) < 0, sorted: sortEntries.length === 0 || sortDirection !== undefined }];
+  }
 
   const idBounds = bounds.get("_id");
   const collatedPoint = (p: unknown) => collation !== undefined && (typeof p === "string" || bsonTypeOf(p) === "BSONSymbol");
@@ -87,11 +94,14 @@ export function candidatePlans(filter: Document, sort: Document | undefined, ind
 
   // The `_id_` index has no entries of its own: the documents are stored in `_id` order.
   // An index serves a query of its own collation only, as MongoDB's planner decides (the `_id_`
-  // index has entries of its own only under a collation).
+  // index has entries of its own only under a collation); a hidden index serves none.
   const collationOf = (i: IndexSpec) => (i.collation ? parseCollation(i.collation) : undefined);
-  let candidates = indexes.filter((i) => (i.name !== "_id_" || i.collation) && sameCollation(collationOf(i), collation) && !i.sparse && !i.partialFilterExpression && isAscDescOnly(i));
+  let candidates = indexes.filter(
+    (i) => (i.name !== "_id_" || i.collation) && !i.hidden && sameCollation(collationOf(i), collation) && !i.sparse && !i.partialFilterExpression && (isAscDescOnly(i) || isHashed(i)),
+  );
   if (hint !== undefined) {
-    const hinted = indexes.find((i) => (typeof hint === "string" ? i.name === hint : sameKey(i.key, hint as Document)));
+    // A hidden index cannot be hinted either: MongoDB answers as if it did not exist.
+    const hinted = indexes.filter((i) => !i.hidden).find((i) => (typeof hint === "string" ? i.name === hint : sameKey(i.key, hint as Document)));
     if (!hinted) {
       throw new MongoCommandError("BadValue", "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
     }
@@ -111,6 +121,11 @@ export function candidatePlans(filter: Document, sort: Document | undefined, ind
 
   const idSort = sortEntries.length === 1 && sortEntries[0][0] === "_id" && !collation;
   return [{ kind: "scan", reverse: idSort && Number(sortEntries[0][1]) < 0, sorted: sortEntries.length === 0 || idSort }];
+}
+
+/** A hashed index answers equalities only: its entries are in no useful order for ranges or sorts. */
+function isHashed(index: IndexSpec): boolean {
+  return Object.values(index.key).every((d) => d === 1 || d === -1 || d === "hashed") && Object.values(index.key).includes("hashed");
 }
 
 function isAscDescOnly(index: IndexSpec): boolean {
@@ -142,7 +157,7 @@ function evaluate(index: IndexSpec, analysis: Analysis, sortEntries: Array<[stri
       continue;
     }
     const ranges = b?.ranges ?? (b?.points ? regexPointsAsRanges(b.points) : undefined);
-    if (ranges) rangeIntervals = rangeToIntervals(ranges, multikey.has(field));
+    if (ranges && index.key[field] !== "hashed") rangeIntervals = rangeToIntervals(ranges, multikey.has(field));
     break;
   }
 
@@ -163,7 +178,7 @@ function evaluate(index: IndexSpec, analysis: Analysis, sortEntries: Array<[stri
     f === rangeField && multikey.has(f) && Boolean(bounds.get(f)!.ranges?.some((r) => !r.single && r.lo !== undefined && r.hi !== undefined));
   const exactFields = consumed.filter((f) => bounds.get(f)?.exact === true && !twoSidedOnArray(f));
   const covered = analysis.complete && [...bounds.keys()].every((f) => exactFields.includes(f));
-  const sortDirection = sortServed(index, fields, eqFields, singlePoint, intervals.length > 1, multikey, bounds, sortEntries);
+  const sortDirection = isHashed(index) && sortEntries.length ? 0 : sortServed(index, fields, eqFields, singlePoint, intervals.length > 1, multikey, bounds, sortEntries);
   const sorted = sortDirection !== 0;
   const servesSort = sorted && sortEntries.length > 0;
   const score = eqFields * 10 + (rangeIntervals ? 5 : 0) + (servesSort ? 100 : 0) + (index.unique && eqFields === fields.length ? 50 : 0) - fields.length * 0.01;

@@ -13,6 +13,8 @@ import { idKey, idText, valuesAtPath } from "./keys";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
 import type { CollectionMeta, Store } from "./store";
+import { isTextScoreMeta, parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
+import { jsonSchemaOption } from "./validation";
 
 export interface FindSpec {
   filter?: Document;
@@ -27,6 +29,7 @@ export interface FindSpec {
 
 export function mingoOptions(store: Store, db: string, variables?: Document): Partial<Options> {
   return {
+    ...jsonSchemaOption,
     idKey: "_id",
     scriptEnabled: false,
     variables,
@@ -119,6 +122,8 @@ function race(runners: Runner[], query: Query, wanted: number): Runner {
 /** The matching documents in order, after skip and limit (not projected). */
 export function findDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): Document[] {
   if (!meta) return [];
+  const text = spec.filter ? splitText(spec.filter) : undefined;
+  if (text) return findText(store, meta, text, spec, options);
   const filter = spec.filter ?? {};
   const query = compileFilter(filter, options);
   const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
@@ -171,6 +176,29 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   if (!winner.done) winner.stream.return?.(undefined);
   const ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort, collation) : winner.matches;
   return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
+}
+
+/**
+ * A `$text` query: every document is scored by the collection's text index (see text.ts) and
+ * checked against the rest of the filter; the score is kept for `{$meta: "textScore"}`.
+ */
+function findText(store: Store, meta: CollectionMeta, text: { text: unknown; rest: Document }, spec: FindSpec, options?: Partial<Options>): Document[] {
+  if (meta.options.viewOn) throw new MongoCommandError("BadValue", "$text is not allowed on a view");
+  const index = textIndexFor(meta.indexes, text.rest);
+  const score = textMatcher(index, parseTextQuery(text.text));
+  const query = compileFilter(text.rest, options);
+  const matches: Document[] = [];
+  for (const doc of store.scan(meta)) {
+    if (spec.stats) spec.stats.docsExamined += 1;
+    const s = score(doc);
+    if (s === undefined || !query.test(doc)) continue;
+    textScores.set(doc, s);
+    matches.push(doc);
+  }
+  const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
+  const ordered = sort ? sortDocuments(matches, sort) : matches;
+  const skip = spec.skip ?? 0;
+  return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
 }
 
 /** What the query executor keeps per open database: its plan cache and its counters. */
@@ -264,10 +292,16 @@ function findInView(store: Store, view: CollectionMeta, query: Query, spec: Find
  */
 export function sortDocuments(docs: Document[], sort: Document, collation?: Collation): Document[] {
   const compare = (a: unknown, b: unknown) => compareCollated(a, b, collation);
-  const fields = Object.entries(sort).map(([path, dir]) => ({ path, dir: Number(dir) < 0 ? -1 : 1 }));
+  // `{$meta: "textScore"}` sorts by the text score, highest first.
+  const fields = Object.entries(sort).map(([path, dir]) => ({ path, meta: isTextScoreMeta(dir), dir: isTextScoreMeta(dir) || Number(dir) < 0 ? -1 : 1 }));
   const keyed = docs.map((doc) => ({
     doc,
-    keys: fields.map(({ path, dir }) => {
+    keys: fields.map(({ path, dir, meta }) => {
+      if (meta) {
+        const score = textScores.get(doc);
+        if (score === undefined) throw new MongoCommandError("Location40218", "query requires text score metadata, but it is not available");
+        return score;
+      }
       const { values } = valuesAtPath(doc, path);
       return values.reduce((best, v) => (compare(v, best) * dir < 0 ? v : best));
     }),

@@ -14,17 +14,26 @@ import { Query } from "mingo";
 import { MongoCommandError } from "./errors";
 import { collatedCompareEqual, collatedEncoder, collatedProbes, parseCollation, type Collation } from "./collation";
 import { HIGH, idKey, idText, indexKeys, parallelArrays, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
+import { checkTextLanguage, isTextIndex } from "./text";
 
 export interface IndexSpec {
   v: number;
   name: string;
-  key: Record<string, number>;
+  /** 1 or -1 per field; "hashed" for a hashed field; `_fts: "text", _ftsx: 1` for a text index. */
+  key: Record<string, number | string>;
   unique?: boolean;
   sparse?: boolean;
   partialFilterExpression?: Document;
   expireAfterSeconds?: number;
   /** The index's collation in full (none: simple, binary comparison). */
   collation?: Document;
+  /** Kept up to date and enforced (unique), listed, but never chosen by the planner. */
+  hidden?: boolean;
+  /** A text index's options, as MongoDB lists them. */
+  weights?: Record<string, number>;
+  default_language?: string;
+  language_override?: string;
+  textIndexVersion?: number;
   /**
    * The fields of the key pattern where some document held an array (MongoDB's multikey paths):
    * those fields can yield several entries per document, so they limit bounds and sorting.
@@ -38,6 +47,25 @@ export interface CollectionMeta {
   uuid: string;
   options: Document;
   indexes: IndexSpec[];
+  /** A capped collection's next insertion number (its natural order). */
+  nextInsertion?: number;
+}
+
+/**
+ * A capped collection keeps its documents in insertion order under two internal entries of the
+ * index sub-database: `$natural` (insertion number, then id) and `$naturalById` (id, then
+ * insertion number), so that its oldest documents can be found and any document removed.
+ */
+const NATURAL = "$natural";
+const NATURAL_BY_ID = "$naturalById";
+
+export function isCapped(meta: CollectionMeta): boolean {
+  return meta.options.capped === true;
+}
+
+/** MongoDB's effective size of a capped collection: at least 4096 bytes, a multiple of 256. */
+function cappedBytes(meta: CollectionMeta): number {
+  return Math.max(4096, Math.ceil(Number(meta.options.size) / 256) * 256);
 }
 
 type Key = KeyPrimitive[];
@@ -132,6 +160,13 @@ export class Store {
     void this.meta.put([meta.db, meta.name], meta);
   }
 
+  /** Replaces a collection's options and index specifications (collMod). */
+  updateMeta(meta: CollectionMeta, options: Document, indexes: IndexSpec[]): void {
+    meta.options = options;
+    meta.indexes = indexes;
+    this.saveMeta(meta);
+  }
+
   dropCollection(meta: CollectionMeta): void {
     for (const key of this.docs.getKeys({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) void this.docs.remove(key);
     for (const key of this.index.getKeys({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) void this.index.remove(key);
@@ -160,8 +195,15 @@ export class Store {
     return buf ? BSON.deserialize(buf, deserializeOptions) : undefined;
   }
 
-  /** Every document in `_id` order. */
+  /** Every document in natural order: `_id` order, or insertion order in a capped collection. */
   *scan(meta: CollectionMeta, reverse = false): Generator<Document> {
+    if (isCapped(meta)) {
+      for (const id of this.scanIndex(meta, NATURAL, [], [HIGH], reverse)) {
+        const doc = this.getByIdPart(meta, id);
+        if (doc) yield doc;
+      }
+      return;
+    }
     const low = [meta.db, meta.name];
     const high = [meta.db, meta.name, HIGH];
     const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
@@ -216,6 +258,31 @@ export class Store {
     this.checkUnique(meta, doc, entries);
     void this.docs.put([meta.db, meta.name, ...id], serialize(doc));
     this.putEntries(meta, entries, id);
+    if (isCapped(meta)) this.appendCapped(meta, id);
+  }
+
+  /** Records a capped collection's new document as the newest, then removes the oldest beyond its limits. */
+  private appendCapped(meta: CollectionMeta, id: KeyPart): void {
+    const n = meta.nextInsertion ?? 0;
+    meta.nextInsertion = n + 1;
+    this.saveMeta(meta);
+    void this.index.put([meta.db, meta.name, NATURAL, n, ...id], EMPTY);
+    void this.index.put([meta.db, meta.name, NATURAL_BY_ID, ...id, n], EMPTY);
+    const max = Number(meta.options.max) > 0 ? Number(meta.options.max) : Infinity;
+    let count = this.count(meta);
+    let bytes = 0;
+    for (const { value } of this.docs.getRange({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) bytes += value.length;
+    // The oldest go first, never the document just inserted; chosen before any is removed.
+    const victims: Document[] = [];
+    for (const oldest of this.scanIndex(meta, NATURAL, [], [HIGH], false)) {
+      if ((count <= max && bytes <= cappedBytes(meta)) || JSON.stringify(oldest) === JSON.stringify(id)) break;
+      const buf = this.docs.get([meta.db, meta.name, ...oldest]);
+      if (!buf) continue;
+      bytes -= buf.length;
+      count -= 1;
+      victims.push(BSON.deserialize(buf, deserializeOptions));
+    }
+    for (const doc of victims) this.remove(meta, doc);
   }
 
   replace(meta: CollectionMeta, before: Document, after: Document): void {
@@ -237,6 +304,13 @@ export class Store {
       for (const key of keys) void this.index.remove([meta.db, meta.name, index.name, ...key, ...id]);
     }
     void this.docs.remove([meta.db, meta.name, ...id]);
+    if (isCapped(meta)) {
+      for (const key of this.index.getKeys({ start: [meta.db, meta.name, NATURAL_BY_ID, ...id], end: [meta.db, meta.name, NATURAL_BY_ID, ...id, HIGH] })) {
+        const n = (key as Key)[(key as Key).length - 1];
+        void this.index.remove(key as Key);
+        void this.index.remove([meta.db, meta.name, NATURAL, n, ...id]);
+      }
+    }
   }
 
   /**
@@ -289,6 +363,11 @@ export class Store {
   }
 
   private keysFor(index: IndexSpec, doc: Document): { keys: Key[]; multikeyFields: string[] } | undefined {
+    // A text index keeps no entries ($text reads and scores the documents); it only checks languages.
+    if (isTextIndex(index)) {
+      checkTextLanguage(index, doc);
+      return undefined;
+    }
     const fields = Object.keys(index.key);
     if (index.sparse && fields.every((f) => valuesAtPath(doc, f).values.every((v) => v === null || v === undefined) && !hasPath(doc, f))) return undefined;
     if (index.partialFilterExpression && !new Query(index.partialFilterExpression).test(doc)) return undefined;
@@ -296,6 +375,8 @@ export class Store {
     if (parallel) throw new MongoCommandError("CannotIndexParallelArrays", `cannot index parallel arrays [${parallel[1]}] [${parallel[0]}]`);
     const collation = indexCollation(index);
     const { keys, multikeyFields } = indexKeys(doc, fields, collation ? collatedEncoder(collation) : undefined);
+    const hashedArray = multikeyFields.find((f) => index.key[f] === "hashed");
+    if (hashedArray) throw new MongoCommandError("Location16766", "Error: hashed indexes do not currently support array values");
     return { keys: keys.map((k) => k.parts), multikeyFields };
   }
 

@@ -7,6 +7,7 @@ import { presentValuesAtPath } from "../keys";
 import { choosePlan } from "../planner";
 import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query";
 import { ns } from "../store";
+import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../text";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
 import { writeOutStage } from "./write";
 
@@ -20,12 +21,34 @@ const find: Handler = (cmd, ctx) => {
   if (skip < 0) throw new MongoCommandError("BadValue", "Skip value must be non-negative");
   if (batchSize !== undefined && batchSize < 0) throw new MongoCommandError("BadValue", "BatchSize value must be non-negative");
   const meta = existing(ctx, name);
+  if (cmd.tailable === true) {
+    if (!meta?.options.capped) throw new MongoCommandError("BadValue", `error processing query: ns=${ns(ctx.db, name)} tailable cursor requested on non capped collection`);
+    throw new MongoCommandError("BadValue", "Tailable cursors are not supported by the embedded database: set MONGODB_URI to use a MongoDB server");
+  }
   const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), operationCollation(cmd.collation, meta));
   const docs = findDocuments(ctx.store, meta, { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint }, options);
-  const projected = projectDocuments(docs, optionalDocument(cmd, "projection"), filter, options);
+  const projected = projectWithScore(docs, optionalDocument(cmd, "projection"), filter, options);
   const firstBatchSize = limit > 0 && (batchSize === undefined || batchSize > limit) ? limit : batchSize;
   return ctx.cursors.open(ns(ctx.db, name), projected, firstBatchSize, cmd.singleBatch === true);
 };
+
+function scoreOf(doc: Document): number {
+  const score = textScores.get(doc);
+  if (score === undefined) throw new MongoCommandError("Location40218", "query requires text score metadata, but it is not available");
+  return score;
+}
+
+/** A find projection, where `{$meta: "textScore"}` adds the text score after the projected fields. */
+function projectWithScore(docs: Document[], projection: Document | undefined, filter: Document, options: ReturnType<typeof mingoOptions>): Document[] {
+  const { rest, meta } = splitMetaProjection(projection);
+  const text = splitText(filter);
+  const projected = projectDocuments(docs, rest, text ? text.rest : filter, options);
+  if (meta.length === 0) return projected;
+  return projected.map((doc, i) => {
+    const score = scoreOf(docs[i]);
+    return { ...doc, ...Object.fromEntries(meta.map((field) => [field, score])) };
+  });
+}
 
 const getMore: Handler = (cmd, ctx) => {
   const id = cmd.getMore as Long | number;
@@ -97,6 +120,7 @@ const aggregate: Handler = async (cmd, ctx) => {
 
   let source: Document[];
   let namespace: string;
+  let scored = false;
   if (target === 1) {
     namespace = ns(ctx.db, "$cmd.aggregate");
     source = [];
@@ -121,6 +145,15 @@ const aggregate: Handler = async (cmd, ctx) => {
       return { queryPlanner: { namespace, winningPlan: plan }, ok: 1 };
     }
     source = findDocuments(ctx.store, meta, { ...spec, hint: cmd.hint }, options);
+    if (pipeline.some((stage) => "$match" in stage && JSON.stringify(stage).includes('"$text"'))) {
+      throw new MongoCommandError("Location17313", "$match with $text is only allowed as the first pipeline stage");
+    }
+    // {$meta: "textScore"} reads the score through a hidden field, removed from the results.
+    if (JSON.stringify(pipeline).includes('"textScore"')) {
+      source = source.map((doc) => ({ ...doc, [SCORE_FIELD]: scoreOf(doc) }));
+      pipeline.splice(0, pipeline.length, ...(rewriteMeta(pipeline) as Document[]));
+      scored = true;
+    }
   }
   let results: Document[];
   try {
@@ -129,8 +162,16 @@ const aggregate: Handler = async (cmd, ctx) => {
     if (err instanceof MongoCommandError) throw err;
     throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
   }
+  if (scored) {
+    results = results.map((doc) => {
+      if (!(SCORE_FIELD in doc)) return doc;
+      const { [SCORE_FIELD]: _score, ...rest } = doc;
+      void _score;
+      return rest;
+    });
+  }
   if (out) {
-    await writeOutStage(ctx, out, results);
+    await writeOutStage(ctx, out, results, cmd);
     results = [];
   }
   const cursor = (cmd.cursor ?? {}) as Document;

@@ -6,6 +6,8 @@ import { isPlainObject } from "../keys";
 import { findDocuments, mingoOptions, projectDocuments } from "../query";
 import type { CollectionMeta } from "../store";
 import { applyUpdate, buildUpsert, type UpdateSpec } from "../update";
+import { checkDocumentSize, type WriteKind } from "../limits";
+import { validateWrite } from "../validation";
 import { assertWritable, collectionName, optionalDocument, type CommandContext, type Handler } from "./context";
 
 /** A write error of one statement of a batch, in MongoDB's `writeErrors` shape. */
@@ -45,6 +47,12 @@ function checkId(doc: Document): void {
   if (id instanceof RegExp) throw new MongoCommandError("InvalidIdField", "can't use a regex for _id");
 }
 
+/** What every stored document must pass: the 16 MB limit, then the collection's validator. */
+function checkWrite(meta: CollectionMeta, doc: Document, kind: WriteKind, cmd: Document, before?: Document): void {
+  checkDocumentSize(doc, kind);
+  validateWrite({ options: meta.options, doc, before, bypass: cmd.bypassDocumentValidation === true });
+}
+
 const insert: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "insert");
   assertWritable(ctx, name);
@@ -57,6 +65,7 @@ const insert: Handler = async (cmd, ctx) => {
     const writeErrors = eachStatement(documents as Document[], ordered, (raw) => {
       const doc = withIdFirst(raw);
       checkId(doc);
+      checkWrite(meta, doc, "insert", cmd);
       ctx.store.insert(meta, doc);
       n += 1;
     });
@@ -102,7 +111,9 @@ const update: Handler = async (cmd, ctx) => {
       if (matched.length === 0 && st.upsert) {
         const doc = buildUpsert(q, st.u, { arrayFilters: st.arrayFilters, mingo: collated });
         checkId(doc);
-        ctx.store.insert(ctx.store.ensureCollection(ctx.db, name).meta, doc);
+        const target = ctx.store.ensureCollection(ctx.db, name).meta;
+        checkWrite(target, doc, "upsert", cmd);
+        ctx.store.insert(target, doc);
         upserted.push({ index: i, _id: doc._id });
         n += 1;
         return;
@@ -111,6 +122,7 @@ const update: Handler = async (cmd, ctx) => {
         const result = applyUpdate(doc, st.u, { arrayFilters: st.arrayFilters, query: q, mingo: collated });
         n += 1;
         if (result.modified) {
+          checkWrite(meta as CollectionMeta, result.doc, "update", cmd, doc);
           ctx.store.replace(meta as CollectionMeta, doc, result.doc);
           nModified += 1;
         }
@@ -170,11 +182,16 @@ const findAndModify: Handler = async (cmd, ctx) => {
       if (cmd.upsert !== true) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 };
       const created = buildUpsert(query, u as UpdateSpec, { arrayFilters, mingo: options });
       checkId(created);
-      ctx.store.insert(ctx.store.ensureCollection(ctx.db, name).meta, created);
+      const target = ctx.store.ensureCollection(ctx.db, name).meta;
+      checkWrite(target, created, "upsert", cmd);
+      ctx.store.insert(target, created);
       return { lastErrorObject: { n: 1, updatedExisting: false, upserted: created._id }, value: project(cmd.new === true ? created : null), ok: 1 };
     }
     const result = applyUpdate(doc, u as UpdateSpec, { arrayFilters, query, mingo: options });
-    if (result.modified) ctx.store.replace(meta as CollectionMeta, doc, result.doc);
+    if (result.modified) {
+      checkWrite(meta as CollectionMeta, result.doc, "update", cmd, doc);
+      ctx.store.replace(meta as CollectionMeta, doc, result.doc);
+    }
     return { lastErrorObject: { n: 1, updatedExisting: true }, value: project(cmd.new === true ? result.doc : doc), ok: 1 };
   });
 };
@@ -186,7 +203,7 @@ function outTarget(ctx: CommandContext, stage: Document): { db: string; coll: st
   return { db: typeof spec.db === "string" ? spec.db : ctx.db, coll: String(spec.coll) };
 }
 
-export async function writeOutStage(ctx: CommandContext, stage: Document, results: Document[]): Promise<void> {
+export async function writeOutStage(ctx: CommandContext, stage: Document, results: Document[], cmd: Document = {}): Promise<void> {
   const { db, coll } = outTarget(ctx, stage);
   await ctx.store.write(() => {
     let meta = ctx.store.collection(db, coll);
@@ -200,7 +217,9 @@ export async function writeOutStage(ctx: CommandContext, stage: Document, result
     for (const doc of results) {
       const withId = withIdFirst(doc);
       const current = ctx.store.get(out, withId._id);
-      if (current) ctx.store.replace(out, current, "$merge" in stage ? { ...current, ...withId } : withId);
+      const next = current && "$merge" in stage ? { ...current, ...withId } : withId;
+      checkWrite(out, next, current ? "update" : "insert", cmd, current);
+      if (current) ctx.store.replace(out, current, next);
       else ctx.store.insert(out, withId);
     }
   });
