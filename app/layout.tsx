@@ -4,6 +4,7 @@ import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { THEME_SCRIPT } from "@/lib/client/theme";
 import "./globals.css";
+import { HistoryGuard } from "./history-guard";
 import { JitlessZod } from "./jitless-zod";
 
 export const metadata: Metadata = {
@@ -30,6 +31,7 @@ export default async function RootLayout({ children }: Readonly<{ children: Reac
       </head>
       <body className="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased">
         <JitlessZod />
+        <HistoryGuard />
         {children}
       </body>
     </html>

@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
+import { installHistoryGuard, onHistoryMove } from "@/lib/client/history-guard";
 import { ConfirmDialog } from "./confirm-dialog";
 
 type Pending = { kind: "link"; href: string; external: boolean } | { kind: "back" };
@@ -23,7 +24,7 @@ function followedLink(event: MouseEvent): { href: string; external: boolean } | 
  * Asks before a form with unsaved changes is left. The App Router has no event before a
  * navigation, so the guard stands in front of its triggers: clicks on links are caught on the
  * window in the capture phase (before Next's <Link> sees them), Back and Forward are caught on
- * `popstate` before the router hears of it and undone at once, and reloading or closing the tab
+ * `popstate` before the router hears of it (lib/client/history-guard.ts) and undone at once, and reloading or closing the tab
  * gets the browser's own `beforeunload` prompt. Leaving then replays what was asked for.
  */
 export function LeaveGuard({ when }: { when: boolean }) {
@@ -65,11 +66,12 @@ export function LeaveGuard({ when }: { when: boolean }) {
       event.returnValue = "";
     };
     window.addEventListener("click", onClick, true);
-    window.addEventListener("popstate", onPopState, true);
+    installHistoryGuard();
+    onHistoryMove(onPopState);
     window.addEventListener("beforeunload", onBeforeUnload);
     return () => {
       window.removeEventListener("click", onClick, true);
-      window.removeEventListener("popstate", onPopState, true);
+      onHistoryMove(undefined);
       window.removeEventListener("beforeunload", onBeforeUnload);
     };
   }, [when]);

@@ -64,7 +64,8 @@ test.describe("a record that fails to load", () => {
     const ids = await firstIds(page);
     let failing = true;
     for (const path of [`/v2/users/${ids.user}`, `/v2/surveys/${ids.survey}`]) {
-      await page.route(`**${path}`, (route) =>
+      // The record's own read (the survey's carries ?populate=true), not the lists.
+      await page.route((url) => url.pathname === path, (route) =>
         failing
           ? route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: { status: 500, code: "internal", message: "The server failed.", requestId: "req-test-500" } }) })
           : route.continue(),
