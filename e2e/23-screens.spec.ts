@@ -43,6 +43,8 @@ test.describe("screens", () => {
       await check(page, "leave-dialog", dark, mode.width);
       await page.getByRole("button", { name: "Cancel" }).click();
       await page.getByRole("button", { name: "Save changes" }).click();
+      await expect(page).toHaveURL(new RegExp(`/users/${user}$`));
+      await expect(page.getByRole("heading", { level: 1 })).toBeFocused();
       await expect(page.locator("[data-toast]").first()).toBeVisible();
       await check(page, "user-saved-toast", dark, mode.width);
 
