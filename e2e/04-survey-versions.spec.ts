@@ -9,7 +9,7 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   const create = page.getByRole("button", { name: "Create survey" });
   await codeField.pressSequentially("Bad Code");
   await expect(codeField).toHaveAttribute("aria-invalid", "true");
-  await expect(page.locator("#survey-code-error")).toContainText("lowercase letters a-z, digits and underscore");
+  await expect(page.locator("#survey-code-error")).toHaveText("At most 60 characters: lowercase letters, digits and _.");
   await expect(create).toBeDisabled();
   await screenshot(page, "4-survey-code-refused");
 
