@@ -75,8 +75,13 @@ export function encodeValue(value: unknown, limit = MAX_STRING_KEY): { part: Key
     case "Double":
       return { part: [Rank.Number, Number(v.valueOf())], exact: true };
     case "Decimal128": {
-      const n = Number.parseFloat(v.toString());
-      return Number.isNaN(n) ? { part: [Rank.NaN, 0], exact: true } : { part: [Rank.Number, n], exact: false };
+      const text = v.toString();
+      const n = Number.parseFloat(text);
+      if (Number.isNaN(n)) return { part: [Rank.NaN, 0], exact: true };
+      // Up to 15 significant digits a decimal has one double of its own, so the key is exact
+      // (and a Decimal128 can be an `_id`); beyond, candidates are checked against the value.
+      const digits = text.replace(/[eE].*$/, "").replace(/[^0-9]/g, "").replace(/^0+/, "");
+      return { part: [Rank.Number, n], exact: digits.replace(/0+$/, "").length <= 15 };
     }
     case "Binary":
       return truncated(Rank.Binary, (v as unknown as { toString(e: string): string }).toString("base64"), limit);

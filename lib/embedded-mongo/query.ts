@@ -5,12 +5,15 @@
  */
 import type { Document } from "bson";
 import { Aggregator, Query } from "mingo";
+import { Context } from "mingo/core";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "./errors";
 import { compareValues, idKey, idText, valuesAtPath } from "./keys";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
+import { projectFind } from "./projection";
 import type { CollectionMeta, Store } from "./store";
+import { customQueryOperators, rewriteTypeOperators } from "./type-operators";
 
 export interface FindSpec {
   filter?: Document;
@@ -26,6 +29,7 @@ export interface FindSpec {
 export function mingoOptions(store: Store, db: string, variables?: Document): Partial<Options> {
   return {
     idKey: "_id",
+    context: Context.init().addQueryOps(customQueryOperators as never),
     scriptEnabled: false,
     variables,
     collectionResolver: (name: string) => {
@@ -37,9 +41,11 @@ export function mingoOptions(store: Store, db: string, variables?: Document): Pa
 
 export function compileFilter(filter: Document, options?: Partial<Options>): Query {
   try {
-    return new Query(filter, options);
+    return new Query(rewriteTypeOperators(filter), options);
   } catch (err) {
-    throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
+    const message = err instanceof Error ? err.message : String(err);
+    // MongoDB's wording for an operator it does not know inside a field's condition.
+    throw new MongoCommandError("BadValue", message.replace(/^unknown query operator (\$\S+)$/, "unknown operator: $1"));
   }
 }
 
@@ -116,10 +122,11 @@ function race(runners: Runner[], query: Query, wanted: number): Runner {
 
 /** The matching documents in order, after skip and limit (not projected). */
 export function findDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): Document[] {
-  if (!meta) return [];
   const filter = spec.filter ?? {};
+  // Compiled first: a malformed filter is refused even where there is nothing to read.
   const query = compileFilter(filter, options);
-  const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
+  if (!meta) return [];
+  const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : hintedOrder(meta, spec.hint);
   if (meta.options.viewOn) return findInView(store, meta, query, { ...spec, sort }, options);
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
@@ -169,6 +176,16 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
 }
 
+/**
+ * A hinted index without a sort gives the documents in its own order, as MongoDB's walk of that
+ * index does: the index's key pattern is the order (the `_id` index and `$natural` keep theirs).
+ */
+function hintedOrder(meta: CollectionMeta, hint: unknown): Document | undefined {
+  if (hint === undefined || hint === null) return undefined;
+  const index = meta.indexes.find((i) => (typeof hint === "string" ? i.name === hint : JSON.stringify(i.key) === JSON.stringify(hint)));
+  return index && index.name !== "_id_" ? index.key : undefined;
+}
+
 /** What the query executor keeps per open database: its plan cache and its counters. */
 export interface Executor {
   plans: PlanCache;
@@ -190,8 +207,11 @@ export function executorOf(store: Store): Executor {
  * a single document, as MongoDB's COUNT_SCAN does.
  */
 export function countDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): number {
-  if (!meta) return 0;
   const filter = spec.filter ?? {};
+  if (!meta) {
+    compileFilter(filter, options);
+    return 0;
+  }
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const clamp = (n: number) => {
@@ -279,6 +299,8 @@ export function sortDocuments(docs: Document[], sort: Document): Document[] {
 
 export function projectDocuments(docs: Document[], projection: Document | undefined, filter: Document = {}, options?: Partial<Options>): Document[] {
   if (!projection || Object.keys(projection).length === 0) return docs;
+  const projected = projectFind(docs, projection, filter, options);
+  if (projected) return projected;
   try {
     return new Query(filter, options).find(docs, projection).all() as Document[];
   } catch (err) {

@@ -11,6 +11,7 @@ import fs from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { BSON, EJSON, UUID, type Document } from "bson";
 import { Query } from "mingo";
+import { decodeDocument } from "./bson-values";
 import { MongoCommandError } from "./errors";
 import { HIGH, idKey, idText, indexKeys, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
 
@@ -44,7 +45,6 @@ export interface PreparedIndex {
   entries: Array<{ doc: Document; keys: Key[] }>;
 }
 
-const deserializeOptions = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: "_id_" };
 
 export class Store {
@@ -152,7 +152,7 @@ export class Store {
 
   getByIdPart(meta: CollectionMeta, id: KeyPart): Document | undefined {
     const buf = this.docs.get([meta.db, meta.name, ...id]);
-    return buf ? BSON.deserialize(buf, deserializeOptions) : undefined;
+    return buf ? decodeDocument(buf) : undefined;
   }
 
   /** Every document in `_id` order. */
@@ -160,7 +160,7 @@ export class Store {
     const low = [meta.db, meta.name];
     const high = [meta.db, meta.name, HIGH];
     const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
-    for (const { value } of this.docs.getRange(range)) yield BSON.deserialize(value, deserializeOptions);
+    for (const { value } of this.docs.getRange(range)) yield decodeDocument(value);
   }
 
   count(meta: CollectionMeta): number {
@@ -209,12 +209,14 @@ export class Store {
     const entries = this.indexEntries(meta, doc);
     checkKeySizes(meta, entries, id);
     this.checkUnique(meta, doc, entries);
-    void this.docs.put([meta.db, meta.name, ...id], serialize(doc));
+    const bytes = serialize(doc);
+    void this.docs.put([meta.db, meta.name, ...id], bytes);
     this.putEntries(meta, entries, id);
   }
 
   replace(meta: CollectionMeta, before: Document, after: Document): void {
     const id = idKey(before._id);
+    const bytes = serialize(after);
     const oldEntries = this.indexEntries(meta, before);
     const newEntries = this.indexEntries(meta, after);
     checkKeySizes(meta, newEntries, id);
@@ -222,7 +224,7 @@ export class Store {
     for (const { index, keys } of oldEntries) {
       for (const key of keys) void this.index.remove([meta.db, meta.name, index.name, ...key, ...id]);
     }
-    void this.docs.put([meta.db, meta.name, ...id], serialize(after));
+    void this.docs.put([meta.db, meta.name, ...id], bytes);
     this.putEntries(meta, newEntries, id);
   }
 
@@ -356,8 +358,14 @@ export function ns(db: string, name: string): string {
   return `${db}.${name}`;
 }
 
+/** MongoDB's largest document (16 MiB). */
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
 function serialize(doc: Document): Buffer {
   const bytes = BSON.serialize(doc);
+  if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
+    throw new MongoCommandError("BSONObjectTooLarge", `BSONObj size: ${bytes.byteLength} (0x${bytes.byteLength.toString(16).toUpperCase()}) is invalid. Size must be between 0 and 16793600(16MB) First element: _id: ${EJSON.stringify({ v: doc._id } as Document).slice(5, -1)}`);
+  }
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 

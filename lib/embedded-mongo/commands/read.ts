@@ -5,6 +5,7 @@ import { MongoCommandError } from "../errors";
 import { presentValuesAtPath } from "../keys";
 import { choosePlan } from "../planner";
 import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query";
+import { checkPipeline } from "../pipeline-check";
 import { ns } from "../store";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
 import { writeOutStage } from "./write";
@@ -82,6 +83,7 @@ const aggregate: Handler = async (cmd, ctx) => {
   if (cmd.cursor === undefined && cmd.explain !== true) {
     throw new MongoCommandError("FailedToParse", "The 'cursor' option is required, except for aggregate with the explain argument");
   }
+  checkPipeline(cmd.pipeline as unknown[]);
   const pipeline = [...(cmd.pipeline as Document[])];
   const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
   const last = pipeline[pipeline.length - 1];

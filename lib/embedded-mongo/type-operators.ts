@@ -1,0 +1,131 @@
+/**
+ * Query operators that need the BSON type of a value, which mingo cannot see once numbers are
+ * JavaScript numbers: `$type` (int, long, double and decimal told apart, binary data, ...) and
+ * the DBRef fields `$ref`, `$id` and `$db` inside `$elemMatch` (mingo takes them for unknown
+ * operators). mingo's own operators cannot be replaced, so a filter's `$type` is renamed to
+ * `$bsonType` before compiling.
+ */
+import type { Document } from "bson";
+import { EJSON } from "bson";
+import { numberTypeAt } from "./bson-values";
+import { MongoCommandError } from "./errors";
+import { isPlainObject } from "./keys";
+
+const ALIASES: Record<string, number> = {
+  double: 1, string: 2, object: 3, array: 4, binData: 5, undefined: 6, objectId: 7, bool: 8, date: 9, null: 10, regex: 11,
+  dbPointer: 12, javascript: 13, symbol: 14, javascriptWithScope: 15, int: 16, timestamp: 17, long: 18, decimal: 19, minKey: -1, maxKey: 127,
+};
+
+/** The BSON type number of `container[key]`. */
+function typeNumber(value: unknown, container: unknown, key: string): number {
+  if (value === null) return 10;
+  if (value === undefined) return 6;
+  switch (typeof value) {
+    case "number": {
+      const noted = numberTypeAt(container, key);
+      if (noted === "long") return 18;
+      if (noted === "double") return 1;
+      return Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 ? 16 : 1;
+    }
+    case "bigint":
+      return 18;
+    case "string":
+      return 2;
+    case "boolean":
+      return 8;
+  }
+  if (Array.isArray(value)) return 4;
+  if (value instanceof Date) return 9;
+  if (value instanceof RegExp) return 11;
+  if (ArrayBuffer.isView(value)) return 5;
+  const types: Record<string, number> = {
+    Long: 18, Int32: 16, Double: 1, Decimal128: 19, Binary: 5, ObjectId: 7, ObjectID: 7, BSONRegExp: 11, Timestamp: 17, MinKey: -1, MaxKey: 127, Code: 13, BSONSymbol: 14, DBRef: 3,
+  };
+  const bsonType = (value as { _bsontype?: string })._bsontype;
+  if (bsonType === "Code") return (value as { scope?: unknown }).scope ? 15 : 13;
+  return bsonType !== undefined ? (types[bsonType] ?? 3) : 3;
+}
+
+function wantedTypes(spec: unknown): Array<number | "number"> {
+  const one = (t: unknown): number | "number" => {
+    if (t === "number") return "number";
+    if (typeof t === "string") {
+      if (!(t in ALIASES)) throw new MongoCommandError("BadValue", `Unknown type name alias: ${t}`);
+      return ALIASES[t];
+    }
+    if (typeof t === "number" && (Object.values(ALIASES).includes(t) || t === 15)) return t;
+    throw new MongoCommandError("BadValue", `Invalid numerical type code: ${EJSON.stringify({ v: t } as Document).slice(5, -1)}`);
+  };
+  if (Array.isArray(spec)) return spec.map(one);
+  return [one(spec)];
+}
+
+/** The members a dotted path reaches, each with its container (arrays are walked as MongoDB does). */
+function reach(container: unknown, parts: string[], out: Array<[unknown, unknown, string]>): void {
+  const [head, ...rest] = parts;
+  if (Array.isArray(container) && !/^\d+$/.test(head)) {
+    for (const el of container) if (isPlainObject(el)) reach(el, parts, out);
+    return;
+  }
+  if (container === null || typeof container !== "object" || !(head in (container as object))) return;
+  const value = (container as Record<string, unknown>)[head];
+  if (rest.length === 0) out.push([value, container, head]);
+  else reach(value, rest, out);
+}
+
+function matchesType(value: unknown, container: unknown, key: string, wanted: Array<number | "number">): boolean {
+  const t = typeNumber(value, container, key);
+  return wanted.some((w) => (w === "number" ? [1, 16, 18, 19].includes(t) : w === t));
+}
+
+type Predicate = (doc: unknown) => boolean;
+
+function $bsonType(selector: string, spec: unknown): Predicate {
+  const wanted = wantedTypes(spec);
+  const parts = selector.split(".");
+  return (doc) => {
+    const found: Array<[unknown, unknown, string]> = [];
+    reach(doc, parts, found);
+    return found.some(([value, container, key]) => {
+      if (matchesType(value, container, key, wanted)) return true;
+      // An array matches when one of its elements has the type.
+      return Array.isArray(value) && value.some((el, i) => matchesType(el, value, String(i), wanted));
+    });
+  };
+}
+
+function dbRefField(field: "$ref" | "$id" | "$db") {
+  return (selector: string, expected: unknown): Predicate => {
+    const parts = selector.split(".");
+    return (doc) => {
+      const found: Array<[unknown, unknown, string]> = [];
+      reach(doc, parts, found);
+      return found.some(([value]) => isPlainObject(value) && EJSON.stringify({ v: value[field] } as Document) === EJSON.stringify({ v: expected } as Document));
+    };
+  };
+}
+
+export const customQueryOperators = { $bsonType, $ref: dbRefField("$ref"), $id: dbRefField("$id"), $db: dbRefField("$db") };
+
+/** The filter with every `$type` condition renamed to `$bsonType` (`$expr` left alone). */
+export function rewriteTypeOperators(filter: Document): Document {
+  if (!JSON.stringify(filter).includes('"$type"')) return filter;
+  const condition = (cond: unknown): unknown => {
+    if (!isPlainObject(cond)) return cond;
+    const out: Document = {};
+    for (const [op, value] of Object.entries(cond)) {
+      if (op === "$type") out.$bsonType = value;
+      else if (op === "$not") out.$not = condition(value);
+      else if (op === "$elemMatch" && isPlainObject(value)) out.$elemMatch = Object.keys(value).every((k) => k.startsWith("$") && !["$and", "$or", "$nor"].includes(k)) ? condition(value) : rewriteTypeOperators(value);
+      else out[op] = value;
+    }
+    return out;
+  };
+  const out: Document = {};
+  for (const [key, value] of Object.entries(filter)) {
+    if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(value)) out[key] = value.map((f) => (isPlainObject(f) ? rewriteTypeOperators(f) : f));
+    else if (key.startsWith("$")) out[key] = value;
+    else out[key] = condition(value);
+  }
+  return out;
+}

@@ -1,0 +1,150 @@
+/**
+ * BSON types, projections and update paths answered as MongoDB 8 answers them, through the
+ * mongodb driver and Mongoose against a real embedded server.
+ */
+import { Binary, Decimal128, Double, Int32, Long, MongoClient, type Document, type MongoServerError } from "mongodb";
+import mongoose, { Schema } from "mongoose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempServerForThisFile } from "./testing/temp-server";
+
+const server = tempServerForThisFile("types");
+let client: MongoClient;
+const db = () => client.db("types_test");
+let n = 0;
+/** Documents of any `_id` (the driver's own type assumes an ObjectId). */
+type Doc = { _id?: number | Decimal128; [key: string]: unknown };
+const fresh = () => db().collection<Doc>(`c${n++}`);
+
+beforeAll(async () => {
+  client = await MongoClient.connect(server.uri);
+});
+afterAll(async () => {
+  await client?.close();
+});
+
+async function refused(promise: Promise<unknown>): Promise<MongoServerError> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as MongoServerError;
+  }
+  throw new Error("expected a refusal");
+}
+
+const ids = (docs: Document[]) => docs.map((d) => d._id);
+
+describe("BSON types", () => {
+  it("keeps int, long and double apart for $type, in storage and after updates", async () => {
+    const c = fresh();
+    await c.insertMany([{ _id: 1, v: Long.fromNumber(42) }, { _id: 2, v: new Int32(42) }, { _id: 3, v: new Double(42) }]);
+    expect(ids(await c.find({ v: { $type: "long" } }).toArray())).toEqual([1]);
+    expect(ids(await c.find({ v: { $type: "int" } }).toArray())).toEqual([2]);
+    expect(ids(await c.find({ v: { $type: "double" } }).toArray())).toEqual([3]);
+    expect(ids(await c.find({ v: { $type: "number" } }).toArray())).toEqual([1, 2, 3]);
+    await c.updateOne({ _id: 2 }, { $inc: { v: Long.fromNumber(1) } as Document, $set: { d: new Double(5), sub: { l: Long.fromNumber(2) } } });
+    const raw = await c.findOne({ _id: 2 }, { promoteValues: false });
+    expect(raw?.v).toBeInstanceOf(Long);
+    expect(raw?.d).toBeInstanceOf(Double);
+    expect((raw?.sub as Document).l).toBeInstanceOf(Long);
+  });
+
+  it("stores a Mongoose BigInt as a long and reads it back as a bigint", async () => {
+    const conn = await mongoose.createConnection(server.uri, { dbName: "types_mongoose" }).asPromise();
+    try {
+      const Test = conn.model("BigIntTest", new Schema({ big: BigInt }));
+      await Test.create({ big: 42n });
+      const doc = await Test.findOne({ big: { $type: "long" } });
+      expect(doc?.big).toBe(42n);
+      const lean = await Test.findOne({ big: 42n }).setOptions({ useBigInt64: true }).lean<{ big: bigint }>();
+      expect(typeof lean?.big).toBe("bigint");
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it("keeps binary subtypes, matches binData, and takes a Decimal128 _id", async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, b: new Binary(Buffer.from("ab"), 128) });
+    const doc = await c.findOne({ b: { $type: "binData" } });
+    expect((doc?.b as Binary).sub_type).toBe(128);
+    await c.insertOne({ _id: Decimal128.fromString("1.5") });
+    expect(await c.countDocuments({ _id: Decimal128.fromString("1.5") })).toBe(1);
+  });
+
+  it("refuses a document over 16 MB with BSONObjectTooLarge", async () => {
+    const err = await refused(fresh().insertOne({ s: "x".repeat(16 * 1024 * 1024 + 1000) }));
+    expect(err.code).toBe(10334);
+  });
+
+  it("matches DBRef fields in $elemMatch and by path", async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, refs: [{ $ref: "users", $id: 5 }] });
+    expect(ids(await c.find({ refs: { $elemMatch: { $ref: "users", $id: 5 } } }).toArray())).toEqual([1]);
+    expect(ids(await c.find({ "refs.$id": 5 }).toArray())).toEqual([1]);
+  });
+});
+
+describe("projection", () => {
+  const doc = { _id: 1, name: "a", secret: "s", arr: [1, 2, 3, 4], subs: [{ n: 1 }, { n: 5 }, { n: 7 }] };
+
+  it("takes $slice with exclusions and alone, keeping the document's field order", async () => {
+    const c = fresh();
+    await c.insertOne(doc);
+    expect(await c.findOne({}, { projection: { secret: 0, arr: { $slice: 2 } } })).toEqual({ _id: 1, name: "a", arr: [1, 2], subs: doc.subs });
+    const alone = await c.findOne({}, { projection: { arr: { $slice: -1 } } });
+    expect(Object.keys(alone ?? {})).toEqual(["_id", "name", "secret", "arr", "subs"]);
+    expect(alone?.arr).toEqual([4]);
+    expect(Object.keys((await c.findOne({}, { projection: { name: 1 } })) ?? {})).toEqual(["_id", "name"]);
+  });
+
+  it("takes $elemMatch with operator-only criteria, and the positional $", async () => {
+    const c = fresh();
+    await c.insertOne(doc);
+    expect(await c.findOne({}, { projection: { arr: { $elemMatch: { $in: [3, 4] } } } })).toEqual({ _id: 1, arr: [3] });
+    expect(await c.findOne({ "subs.n": 5 }, { projection: { "subs.$": 1 } })).toEqual({ _id: 1, subs: [{ n: 5 }] });
+    const err = await refused(c.findOne({}, { projection: { name: 1, secret: 0 } }));
+    expect(err.code).toBe(31254);
+  });
+});
+
+describe("updates", () => {
+  it("updates sibling paths under one positional array and refuses only prefixes", async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, children: [{ a: 1 }, { a: 2 }] });
+    await c.updateOne({ _id: 1, "children.a": 1 }, { $set: { "children.$.name": "x", "children.$.at": 5 } });
+    await c.updateOne({ _id: 1 }, { $set: { "children.0.b": 1, "children.1.b": 2 } });
+    expect((await c.findOne())?.children).toEqual([{ a: 1, name: "x", at: 5, b: 1 }, { a: 2, b: 2 }]);
+    expect((await refused(c.updateOne({ _id: 1 }, { $set: { "children.0": 1, "children.0.b": 2 } }))).code).toBe(40);
+  });
+
+  it("writes $-prefixed field names, as MongoDB does since 5.0", async () => {
+    const c = fresh();
+    await c.updateOne({ _id: 1 }, { $set: { $myKey: "v" } }, { upsert: true });
+    await c.updateOne({ _id: 1 }, { $set: { "nested.$each": 1 } });
+    expect(await c.findOne()).toEqual({ _id: 1, $myKey: "v", nested: { $each: 1 } });
+  });
+
+  it("pulls with a $or document query and refuses a field inside an array", async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, arr: [{ a: 1 }, { a: 2 }, { a: 3 }] });
+    await c.updateOne({ _id: 1 }, { $pull: { arr: { $or: [{ a: 1 }, { a: 3 }] } } as Document });
+    expect((await c.findOne())?.arr).toEqual([{ a: 2 }]);
+    expect((await refused(c.updateOne({ _id: 1 }, { $set: { "arr.body": 1 } }))).code).toBe(28);
+  });
+});
+
+describe("refusals and orders", () => {
+  it("refuses an unknown stage and an unknown operator even on a missing collection", async () => {
+    const err = await refused(db().collection("missing").aggregate([{ $foo: 1 }]).toArray());
+    expect([err.code, err.message]).toEqual([40324, "Unrecognized pipeline stage name: '$foo'"]);
+    const op = await refused(db().collection("missing").find({ a: { $foo: 1 } }).toArray());
+    expect([op.code, op.message]).toEqual([2, "unknown operator: $foo"]);
+  });
+
+  it("gives a hinted descending index's order", async () => {
+    const c = fresh();
+    await c.createIndex({ q: -1 });
+    await c.insertMany([{ _id: 1, q: 1 }, { _id: 2, q: 3 }, { _id: 3, q: 2 }]);
+    expect(ids(await c.aggregate([{ $match: {} }], { hint: { q: -1 } }).toArray())).toEqual([2, 3, 1]);
+  });
+});
