@@ -25,6 +25,15 @@ export function copyDocument(doc: Document): Document {
   return decodeDocument(BSON.serialize(doc));
 }
 
+/**
+ * Sets a field, also one named `__proto__` (a plain assignment would change the object's
+ * prototype instead of adding the field a document may hold).
+ */
+export function setField(target: Document, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -41,12 +50,12 @@ function promote(value: unknown): unknown {
     const out: Document = { $ref: ref.collection, $id: undefined };
     out.$id = child(out, "$id", ref.oid);
     if (ref.db) out.$db = ref.db;
-    for (const [k, v] of Object.entries(ref.fields ?? {})) out[k] = child(out, k, v);
+    for (const [k, v] of Object.entries(ref.fields ?? {})) setField(out, k, child(out, k, v));
     return out;
   }
   if (bsonType !== undefined || value instanceof Date || value instanceof RegExp || ArrayBuffer.isView(value)) return value;
   const out: Document = {};
-  for (const key of Object.keys(value)) out[key] = child(out, key, (value as Document)[key]);
+  for (const key of Object.keys(value)) setField(out, key, child(out, key, (value as Document)[key]));
   return out;
 }
 
@@ -104,14 +113,14 @@ function toBSON(this: Container): unknown {
   const types = this[TYPES]!;
   if (Array.isArray(this)) return this.map((v, i) => typed(v, types.get(String(i))));
   const out: Document = {};
-  for (const key of Object.keys(this)) out[key] = typed((this as Document)[key], types.get(key));
+  for (const key of Object.keys(this)) setField(out, key, typed((this as Document)[key], types.get(key)));
   return out;
 }
 
 /** `doc` with `_id` first, keeping the noted number types of its fields. */
 export function idFirst(doc: Document, id: unknown): Document {
   const out: Document = { _id: id };
-  for (const key of Object.keys(doc)) if (key !== "_id") out[key] = doc[key];
+  for (const key of Object.keys(doc)) if (key !== "_id") setField(out, key, doc[key]);
   const types = (doc as Container)[TYPES];
   if (types) for (const [key, type] of types) noteType(out, key, type);
   return out;

@@ -5,6 +5,7 @@
  */
 import type { Document } from "bson";
 import type { Options } from "mingo/types";
+import { setField } from "./bson-values";
 import { MongoCommandError } from "./errors";
 import { compileFilter } from "./query";
 import { isPlainObject } from "./keys";
@@ -106,9 +107,9 @@ function include(value: Document, tree: Tree): Document {
   for (const [key, v] of Object.entries(value)) {
     const node = tree.get(key);
     if (node === undefined) continue;
-    if (node === true) out[key] = v;
-    else if (Array.isArray(v)) out[key] = includeArray(v, node);
-    else if (isPlainObject(v)) out[key] = include(v, node);
+    if (node === true) setField(out, key, v);
+    else if (Array.isArray(v)) setField(out, key, includeArray(v, node));
+    else if (isPlainObject(v)) setField(out, key, include(v, node));
   }
   return out;
 }
@@ -127,10 +128,10 @@ function exclude(value: Document, tree: Tree): Document {
   for (const [key, v] of Object.entries(value)) {
     const node = tree.get(key);
     if (node === true) continue;
-    if (node === undefined) out[key] = v;
-    else if (Array.isArray(v)) out[key] = v.map((el) => (isPlainObject(el) ? exclude(el, node) : Array.isArray(el) ? el : el));
-    else if (isPlainObject(v)) out[key] = exclude(v, node);
-    else out[key] = v;
+    if (node === undefined) setField(out, key, v);
+    else if (Array.isArray(v)) setField(out, key, v.map((el) => (isPlainObject(el) ? exclude(el, node) : el)));
+    else if (isPlainObject(v)) setField(out, key, exclude(v, node));
+    else setField(out, key, v);
   }
   return out;
 }

@@ -2,11 +2,14 @@
  * Query operators that need the BSON type of a value, which mingo cannot see once numbers are
  * JavaScript numbers: `$type` (int, long, double and decimal told apart, binary data, ...) and
  * the DBRef fields `$ref`, `$id` and `$db` inside `$elemMatch` (mingo takes them for unknown
- * operators). mingo's own operators cannot be replaced, so a filter's `$type` is renamed to
- * `$bsonType` before compiling.
+ * operators). And `$all`, which mingo matches against arrays only where MongoDB reads it as an
+ * `$and` of equalities (so `{tags: {$all: ["a"]}}` matches the string "a"). mingo's own
+ * operators cannot be replaced, so a filter's `$type` and `$all` are renamed before compiling.
  */
 import type { Document } from "bson";
 import { EJSON } from "bson";
+import { Query } from "mingo/query";
+import type { Options } from "mingo/types";
 import { numberTypeAt } from "./bson-values";
 import { MongoCommandError } from "./errors";
 import { isPlainObject } from "./keys";
@@ -105,26 +108,56 @@ function dbRefField(field: "$ref" | "$id" | "$db") {
   };
 }
 
-export const customQueryOperators = { $bsonType, $ref: dbRefField("$ref"), $id: dbRefField("$id"), $db: dbRefField("$db") };
+/** MongoDB's `$all`: every value matches as an equality (or an `$elemMatch`); none: no match. */
+function $allOf(selector: string, values: unknown, options: unknown): Predicate {
+  if (!Array.isArray(values)) throw new MongoCommandError("BadValue", "$all needs an array");
+  if (values.length === 0) return () => false;
+  const query = new Query({ $and: values.map((v) => ({ [selector]: v })) }, options as Partial<Options>);
+  return (doc) => query.test(doc as Document);
+}
+
+const PROTO = "\uffff\uffff__proto__";
+
+/** A copy with every `__proto__` field renamed, so mingo (which refuses the name) can read it. */
+function unproto(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unproto);
+  if (!isPlainObject(value)) return value;
+  const out: Document = {};
+  for (const key of Object.keys(value)) out[key === "__proto__" ? PROTO : key] = unproto(value[key]);
+  return out;
+}
+
+/** A condition on a path through a `__proto__` field, which MongoDB reads as any other name. */
+function $protoPath(_selector: string, spec: { path: string; condition: unknown }, options: unknown): Predicate {
+  const path = spec.path.split(".").map((part) => (part === "__proto__" ? PROTO : part)).join(".");
+  const query = new Query({ [path]: spec.condition }, options as Partial<Options>);
+  return (doc) => query.test(unproto(doc) as Document);
+}
+
+export const customQueryOperators = { $bsonType, $allOf, $protoPath, $ref: dbRefField("$ref"), $id: dbRefField("$id"), $db: dbRefField("$db") };
 
 /** The filter with every `$type` condition renamed to `$bsonType` (`$expr` left alone). */
 export function rewriteTypeOperators(filter: Document): Document {
-  if (!JSON.stringify(filter).includes('"$type"')) return filter;
+  const text = JSON.stringify(filter);
+  if (!text.includes('"$type"') && !text.includes('"$all"') && !text.includes("__proto__")) return filter;
   const condition = (cond: unknown): unknown => {
     if (!isPlainObject(cond)) return cond;
     const out: Document = {};
     for (const [op, value] of Object.entries(cond)) {
       if (op === "$type") out.$bsonType = value;
+      else if (op === "$all") out.$allOf = Array.isArray(value) ? value.map((v) => (isPlainObject(v) && isPlainObject(v.$elemMatch) ? { $elemMatch: elemMatch(v.$elemMatch) } : v)) : value;
       else if (op === "$not") out.$not = condition(value);
-      else if (op === "$elemMatch" && isPlainObject(value)) out.$elemMatch = Object.keys(value).every((k) => k.startsWith("$") && !["$and", "$or", "$nor"].includes(k)) ? condition(value) : rewriteTypeOperators(value);
+      else if (op === "$elemMatch" && isPlainObject(value)) out.$elemMatch = elemMatch(value);
       else out[op] = value;
     }
     return out;
   };
+  const elemMatch = (value: Document) => (Object.keys(value).every((k) => k.startsWith("$") && !["$and", "$or", "$nor"].includes(k)) ? condition(value) : rewriteTypeOperators(value));
   const out: Document = {};
   for (const [key, value] of Object.entries(filter)) {
     if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(value)) out[key] = value.map((f) => (isPlainObject(f) ? rewriteTypeOperators(f) : f));
     else if (key.startsWith("$")) out[key] = value;
+    else if (key.split(".").includes("__proto__")) out[`${PROTO}${Object.keys(out).length}`] = { $protoPath: { path: key, condition: condition(value) } };
     else out[key] = condition(value);
   }
   return out;

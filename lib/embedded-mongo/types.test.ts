@@ -133,6 +133,26 @@ describe("updates", () => {
   });
 });
 
+describe("queries", () => {
+  it("reads $all as equalities, so a string field matches", async () => {
+    const c = fresh();
+    await c.insertMany([{ _id: 1, tags: "abc" }, { _id: 2, tags: ["abc", "d"] }, { _id: 3, tags: [{ a: 1 }, { a: 2 }] }]);
+    expect(ids(await c.find({ tags: { $all: ["abc"] } }).toArray())).toEqual([1, 2]);
+    expect(ids(await c.find({ tags: { $all: [{ $elemMatch: { a: 1 } }, { $elemMatch: { a: 2 } }] } }).toArray())).toEqual([3]);
+    expect(await c.countDocuments({ tags: { $all: [] } })).toBe(0);
+  });
+
+  it("stores, updates and finds a field named __proto__ like any other", async () => {
+    const c = fresh();
+    await c.insertOne(JSON.parse('{"_id": 1, "__proto__": {"polluted": 1}}') as Doc);
+    const stored = await c.findOne({ _id: 1 });
+    expect(Object.hasOwn(stored ?? {}, "__proto__")).toBe(true);
+    await c.updateOne({ _id: 1 }, { $set: { "__proto__.polluted": 2 } });
+    expect(ids(await c.find({ "__proto__.polluted": 2 }).toArray())).toEqual([1]);
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+});
+
 describe("refusals and orders", () => {
   it("refuses an unknown stage and an unknown operator even on a missing collection", async () => {
     const err = await refused(db().collection("missing").aggregate([{ $foo: 1 }]).toArray());

@@ -7,7 +7,7 @@ import { BSON, EJSON, ObjectId, type Document } from "bson";
 import { Aggregator } from "mingo";
 import { update as mingoUpdate } from "mingo/updater";
 import type { Options } from "mingo/types";
-import { copyDocument, idFirst, numberTypeAt, setNumberType, type NumberType } from "./bson-values";
+import { copyDocument, idFirst, numberTypeAt, setField, setNumberType, type NumberType } from "./bson-values";
 import { MongoCommandError } from "./errors";
 import { isPlainObject } from "./keys";
 import { compileFilter } from "./query";
@@ -160,8 +160,11 @@ function pullByQuery(target: Document, path: string, condition: Document, opts: 
   (parent as Document)[key] = values.filter((el) => !(isPlainObject(el) && query.test(el)));
 }
 
-/** A path component that MongoDB reads as a field name although it starts with `$`. */
-const isDollarField = (part: string) => part.startsWith("$") && part !== "$" && !/^\$\[[^\]]*\]$/.test(part);
+/**
+ * A path component that MongoDB reads as a plain field name but mingo refuses: one starting
+ * with `$` (not a positional operator), or `__proto__`.
+ */
+const isDollarField = (part: string) => part === "__proto__" || (part.startsWith("$") && part !== "$" && !/^\$\[[^\]]*\]$/.test(part));
 
 /**
  * Runs one operator on one path through mingo. Since MongoDB 5.0 a field name may start with
@@ -171,9 +174,9 @@ const isDollarField = (part: string) => part.startsWith("$") && part !== "$" && 
 function applyOne(target: Document, op: string, path: string, value: unknown, opts: ApplyOptions): void {
   const parts = path.split(".");
   const dollar = parts.some(isDollarField) || (op === "$rename" && typeof value === "string" && value.split(".").some(isDollarField));
-  const swap = (p: string) => p.split(".").map((part) => (isDollarField(part) ? DOLLAR + part.slice(1) : part)).join(".");
+  const swap = (p: string) => p.split(".").map((part) => (isDollarField(part) ? DOLLAR + part : part)).join(".");
   const modifier = { [op]: { [dollar ? swap(path) : path]: dollar && op === "$rename" && typeof value === "string" ? swap(value) : value } };
-  if (dollar) renameKeys(target, "$", DOLLAR);
+  if (dollar) renameKeys(target, "", DOLLAR);
   try {
     // A fresh typed copy of the operand per call (rather than mingo's clone), so the BSON types
     // inside a written value are kept.
@@ -182,7 +185,7 @@ function applyOne(target: Document, op: string, path: string, value: unknown, op
     const message = err instanceof Error ? err.message : String(err);
     throw new MongoCommandError(/type|cannot|non-numeric|must be/i.test(message) ? "TypeMismatch" : "BadValue", message);
   } finally {
-    if (dollar) renameKeys(target, DOLLAR, "$");
+    if (dollar) renameKeys(target, DOLLAR, "");
   }
 }
 
@@ -194,13 +197,14 @@ function renameKeys(value: unknown, from: string, to: string): void {
     return;
   }
   if (!isPlainObject(value)) return;
-  for (const key of Object.keys(value)) {
-    renameKeys(value[key], from, to);
-    if (key.startsWith(from) && (from !== "$" || isDollarField(key))) {
-      value[to + key.slice(from.length)] = value[key];
-      delete value[key];
-    }
-  }
+  const renamed = (key: string) => (from ? key.startsWith(from) : isDollarField(key));
+  const keys = Object.keys(value);
+  for (const key of keys) renameKeys(value[key], from, to);
+  if (!keys.some(renamed)) return;
+  // Rebuilt in order, so the renamed fields keep their places.
+  const entries = keys.map((key) => [renamed(key) ? to + key.slice(from.length) : key, value[key]] as const);
+  for (const key of keys) delete value[key];
+  for (const [key, field] of entries) setField(value, key, field);
 }
 
 /**
