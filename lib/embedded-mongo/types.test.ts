@@ -161,6 +161,17 @@ describe("refusals and orders", () => {
     expect([op.code, op.message]).toEqual([2, "unknown operator: $foo"]);
   });
 
+  it("expires documents of a TTL index, on the period setParameter gives the monitor", async () => {
+    const c = fresh();
+    await c.createIndex({ at: 1 }, { expireAfterSeconds: 0 });
+    await c.insertMany([{ _id: 1, at: new Date(Date.now() - 1000) }, { _id: 2, at: new Date(Date.now() + 3_600_000) }, { _id: 3, at: "not a date" }]);
+    const admin = client.db("admin");
+    expect(await admin.command({ setParameter: 1, ttlMonitorSleepSecs: 1 })).toMatchObject({ was: 60, ok: 1 });
+    expect((await refused(admin.command({ setParameter: 1, noSuchParameter: 1 }))).code).toBe(72);
+    for (let tries = 0; tries < 50 && (await c.countDocuments({ _id: 1 })) > 0; tries++) await new Promise((r) => setTimeout(r, 200));
+    expect(ids(await c.find().toArray())).toEqual([2, 3]);
+  });
+
   it("gives a hinted descending index's order", async () => {
     const c = fresh();
     await c.createIndex({ q: -1 });
