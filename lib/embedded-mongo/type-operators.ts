@@ -4,7 +4,8 @@
  * the DBRef fields `$ref`, `$id` and `$db` inside `$elemMatch` (mingo takes them for unknown
  * operators). And `$all`, which mingo matches against arrays only where MongoDB reads it as an
  * `$and` of equalities (so `{tags: {$all: ["a"]}}` matches the string "a"). mingo's own
- * operators cannot be replaced, so a filter's `$type` and `$all` are renamed before compiling.
+ * operators cannot be replaced, so a filter's `$type` and `$all` are renamed before compiling;
+ * so are the `$bits*` operators, which mingo applies to numbers only and MongoDB to BinData too.
  */
 import type { Document } from "bson";
 import { EJSON } from "bson";
@@ -134,17 +135,92 @@ function $protoPath(_selector: string, spec: { path: string; condition: unknown 
   return (doc) => query.test(unproto(doc) as Document);
 }
 
-export const customQueryOperators = { $bsonType, $allOf, $protoPath, $ref: dbRefField("$ref"), $id: dbRefField("$id"), $db: dbRefField("$db") };
+/** The bit positions a `$bits*` mask names: a list, a number's set bits, or BinData's. */
+function maskPositions(mask: unknown): number[] {
+  if (Array.isArray(mask)) {
+    if (!mask.every((p) => Number.isInteger(p) && p >= 0)) throw new MongoCommandError("BadValue", "bit positions must be non-negative integers");
+    return mask as number[];
+  }
+  if (typeof mask === "number") {
+    if (!Number.isInteger(mask) || mask < 0) throw new MongoCommandError("BadValue", "bitmask must be a non-negative integer");
+    return setBits(BigInt(mask), 64);
+  }
+  const bytes = binaryBytes(mask);
+  if (bytes) return bytesBits(bytes);
+  throw new MongoCommandError("BadValue", "value takes an Array, a number, or a BinData but received a bitmask of another type");
+}
+
+function setBits(n: bigint, width: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < width; i++) if ((n >> BigInt(i)) & 1n) out.push(i);
+  return out;
+}
+
+function bytesBits(bytes: Uint8Array): number[] {
+  const out: number[] = [];
+  bytes.forEach((byte, i) => {
+    for (let b = 0; b < 8; b++) if (byte & (1 << b)) out.push(i * 8 + b);
+  });
+  return out;
+}
+
+function binaryBytes(value: unknown): Uint8Array | undefined {
+  if ((value as { _bsontype?: string } | null)?._bsontype === "Binary") return (value as { buffer: Uint8Array }).buffer;
+  return value instanceof Uint8Array ? value : undefined;
+}
+
+/** Whether bit `i` of a value is set: BinData bit by bit, a number in 64-bit two's complement. */
+function bitTester(value: unknown): ((i: number) => boolean) | undefined {
+  const bytes = binaryBytes(value);
+  if (bytes) return (i) => i < bytes.length * 8 && Boolean(bytes[i >> 3] & (1 << (i & 7)));
+  if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= 2 ** 63) {
+    const n = BigInt.asUintN(64, BigInt(value));
+    return (i) => (i < 64 ? Boolean((n >> BigInt(i)) & 1n) : value < 0);
+  }
+  if (typeof value === "bigint" || (value as { _bsontype?: string } | null)?._bsontype === "Long") {
+    const n = BigInt.asUintN(64, BigInt(String(value)));
+    const negative = BigInt(String(value)) < 0n;
+    return (i) => (i < 64 ? Boolean((n >> BigInt(i)) & 1n) : negative);
+  }
+  return undefined;
+}
+
+function bitsOperator(all: boolean, set: boolean) {
+  return (selector: string, mask: unknown): Predicate => {
+    const positions = maskPositions(mask);
+    const parts = selector.split(".");
+    return (doc) => {
+      const found: Array<[unknown, unknown, string]> = [];
+      reach(doc, parts, found);
+      return found.some(([value]) => {
+        const bit = bitTester(value);
+        if (!bit) return false;
+        const check = (i: number) => bit(i) === set;
+        return all ? positions.every(check) : positions.some(check);
+      });
+    };
+  };
+}
+
+export const customQueryOperators = {
+  $bitsAllSetOf: bitsOperator(true, true),
+  $bitsAllClearOf: bitsOperator(true, false),
+  $bitsAnySetOf: bitsOperator(false, true),
+  $bitsAnyClearOf: bitsOperator(false, false),
+  $bsonType,
+  $allOf,
+  $protoPath, $ref: dbRefField("$ref"), $id: dbRefField("$id"), $db: dbRefField("$db") };
 
 /** The filter with every `$type` condition renamed to `$bsonType` (`$expr` left alone). */
 export function rewriteTypeOperators(filter: Document): Document {
   const text = JSON.stringify(filter);
-  if (!text.includes('"$type"') && !text.includes('"$all"') && !text.includes("__proto__")) return filter;
+  if (!/"\$(type|all|bitsAllSet|bitsAllClear|bitsAnySet|bitsAnyClear)"|__proto__/.test(text)) return filter;
   const condition = (cond: unknown): unknown => {
     if (!isPlainObject(cond)) return cond;
     const out: Document = {};
     for (const [op, value] of Object.entries(cond)) {
       if (op === "$type") out.$bsonType = value;
+      else if (/^\$bits(All|Any)(Set|Clear)$/.test(op)) out[`${op}Of`] = value;
       else if (op === "$all") out.$allOf = Array.isArray(value) ? value.map((v) => (isPlainObject(v) && isPlainObject(v.$elemMatch) ? { $elemMatch: elemMatch(v.$elemMatch) } : v)) : value;
       else if (op === "$not") out.$not = condition(value);
       else if (op === "$elemMatch" && isPlainObject(value)) out.$elemMatch = elemMatch(value);

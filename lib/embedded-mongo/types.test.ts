@@ -71,6 +71,18 @@ describe("BSON types", () => {
     expect(await c.countDocuments({ _id: Decimal128.fromString("1.5") })).toBe(1);
   });
 
+  it("applies $bits* to BinData (a UUID) and writes a new binary subtype", async () => {
+    const c = fresh();
+    const uuid = new Binary(Buffer.from("a1b2c3d4000040008000000000000001", "hex"), 4);
+    await c.insertOne({ _id: 1, u: uuid, b: new Binary(Buffer.from([1, 2]), 0) });
+    expect(ids(await c.find({ u: { $bitsAllSet: [0, 5, 7] } }).toArray())).toEqual([1]);
+    expect(ids(await c.find({ u: { $bitsAllSet: [1] } }).toArray())).toEqual([]);
+    expect(ids(await c.find({ b: { $bitsAnySet: new Binary(Buffer.from([0, 2])) } }).toArray())).toEqual([1]);
+    expect(ids(await c.find({ b: { $bitsAllClear: 2 } }).toArray())).toEqual([1]);
+    await c.updateOne({ _id: 1 }, { $set: { b: new Binary(Buffer.from([1, 2]), 128) } });
+    expect(((await c.findOne({ _id: 1 }))?.b as Binary).sub_type).toBe(128);
+  });
+
   it("refuses a document over 16 MB with BSONObjectTooLarge", async () => {
     const err = await refused(fresh().insertOne({ s: "x".repeat(16 * 1024 * 1024 + 1000) }));
     expect(err.code).toBe(10334);

@@ -100,10 +100,30 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
     if (op === "$rename" && typeof value === "string") assertPathViable(target, value);
     // One path at a time: mingo takes two paths under the same positional array for a conflict,
     // where MongoDB refuses only a path that is another's prefix (checked above).
-    if (op === "$pull" && isDocumentQuery(value) && !path.includes("$")) pullByQuery(target, path, value, opts);
-    else applyOne(target, op, path, value, opts);
-    if (op === "$set" || op === "$inc" || op === "$mul") noteResultType(target, op, path, type);
+    if (op === "$set" && setExisting(target, path, value)) noteResultType(target, op, path, type);
+    else if (op === "$pull" && isDocumentQuery(value) && !path.includes("$")) pullByQuery(target, path, value, opts);
+    else {
+      applyOne(target, op, path, value, opts);
+      if (op === "$set" || op === "$inc" || op === "$mul") noteResultType(target, op, path, type);
+    }
   }
+}
+
+/**
+ * `$set` of a field that exists at a plain path, done here: mingo skips a value it deems equal,
+ * and it deems binary data equal whatever the subtype, where MongoDB writes the new value.
+ */
+function setExisting(target: Document, path: string, value: unknown): boolean {
+  const parts = path.split(".");
+  if (parts.some((p) => p.startsWith("$") || p === "__proto__")) return false;
+  let parent: unknown = target;
+  for (const part of parts.slice(0, -1)) {
+    parent = Array.isArray(parent) ? (/^\d+$/.test(part) ? parent[Number(part)] : undefined) : isPlainObject(parent) ? parent[part] : undefined;
+  }
+  const key = parts[parts.length - 1];
+  if (!isPlainObject(parent) || !Object.hasOwn(parent, key)) return false;
+  if (!sameValue(parent[key], value)) parent[key] = copyDocument({ v: value }).v;
+  return true;
 }
 
 const WIDTH = { int: 0, long: 1, double: 2 } as const;
