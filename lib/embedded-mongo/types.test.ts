@@ -129,6 +129,14 @@ describe("updates", () => {
     expect((await refused(c.updateOne({ _id: 1 }, { $set: { "children.0": 1, "children.0.b": 2 } }))).code).toBe(40);
   });
 
+  it("places a positional $ from several conditions on the array, also inside $and", async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, comments: [{ id: 1, body: "x" }, { id: 2, body: "y" }] });
+    await c.updateOne({ _id: 1, "comments.id": 2, "comments.body": "y" }, { $set: { "comments.$.title": "t" } });
+    await c.updateOne({ $and: [{ _id: 1 }, { "comments.id": 1 }] }, { $set: { "comments.$.title": "u" } });
+    expect((await c.findOne())?.comments).toEqual([{ id: 1, body: "x", title: "u" }, { id: 2, body: "y", title: "t" }]);
+  });
+
   it("writes $-prefixed field names, as MongoDB does since 5.0", async () => {
     const c = fresh();
     await c.updateOne({ _id: 1 }, { $set: { $myKey: "v" } }, { upsert: true });

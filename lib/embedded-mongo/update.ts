@@ -11,6 +11,7 @@ import { copyDocument, idFirst, numberTypeAt, setField, setNumberType, type Numb
 import { MongoCommandError } from "./errors";
 import { isPlainObject } from "./keys";
 import { compileFilter } from "./query";
+import { rewriteTypeOperators } from "./type-operators";
 
 const OPERATORS = new Set(["$set", "$unset", "$inc", "$mul", "$min", "$max", "$rename", "$push", "$pull", "$pullAll", "$addToSet", "$pop", "$currentDate", "$setOnInsert", "$bit"]);
 
@@ -200,13 +201,42 @@ function applyOne(target: Document, op: string, path: string, value: unknown, op
   try {
     // A fresh typed copy of the operand per call (rather than mingo's clone), so the BSON types
     // inside a written value are kept.
-    mingoUpdate(target, copyDocument(modifier), opts.arrayFilters, opts.inserting ? undefined : opts.query, { cloneMode: "none", queryOptions: opts.mingo });
+    const query = opts.inserting || !opts.query ? undefined : positionalQuery(opts.query, path);
+    mingoUpdate(target, copyDocument(modifier), opts.arrayFilters, query, { cloneMode: "none", queryOptions: opts.mingo });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new MongoCommandError(/type|cannot|non-numeric|must be/i.test(message) ? "TypeMismatch" : "BadValue", message);
   } finally {
     if (dollar) renameKeys(target, DOLLAR, "");
   }
+}
+
+/**
+ * The part of the query that places a positional `$` of `path`: the conditions on its array,
+ * at the top level or in `$and`. mingo takes exactly one; several conditions on fields of the
+ * array's elements are joined into one `$elemMatch`, and otherwise the last one counts (as
+ * MongoDB records the position of the last array match).
+ */
+function positionalQuery(query: Document, path: string): Document | undefined {
+  const parts = path.split(".");
+  const at = parts.indexOf("$");
+  // Without a positional `$` mingo needs no query (the document matched it already).
+  if (at < 1) return undefined;
+  const field = parts.slice(0, at).join(".");
+  const conditions: Array<[string, unknown]> = [];
+  const visit = (q: Document) => {
+    for (const [key, cond] of Object.entries(q)) {
+      if (key === "$and" && Array.isArray(cond)) for (const sub of cond) if (isPlainObject(sub)) visit(sub);
+      if (key === field || key.startsWith(`${field}.`)) conditions.push([key, cond]);
+    }
+  };
+  visit(query);
+  if (conditions.length <= 1) return rewriteTypeOperators(conditions.length ? Object.fromEntries(conditions) : query);
+  if (conditions.every(([key]) => key !== field)) {
+    return rewriteTypeOperators({ [field]: { $elemMatch: Object.fromEntries(conditions.map(([key, cond]) => [key.slice(field.length + 1), cond])) } });
+  }
+  const [key, cond] = conditions[conditions.length - 1];
+  return rewriteTypeOperators({ [key]: cond });
 }
 
 const DOLLAR = "\uffff\uffffdollar:";
