@@ -197,7 +197,19 @@ export function compareValues(a: unknown, b: unknown): number {
   const ea = encodeValue(a, Infinity).part;
   const eb = encodeValue(b, Infinity).part;
   if (ea[0] !== eb[0]) return ea[0] < eb[0] ? -1 : 1;
+  if (ea[0] === Rank.Binary) return compareBinary(a, b);
   if (ea[1] === eb[1]) return 0;
   if (typeof ea[1] === "string" && typeof eb[1] === "string") return Buffer.compare(Buffer.from(ea[1]), Buffer.from(eb[1]));
   return ea[1] < eb[1] ? -1 : 1;
+}
+
+/** MongoDB orders binary data by length, then subtype, then bytes. */
+function compareBinary(a: unknown, b: unknown): number {
+  const parts = (v: unknown): [Uint8Array, number] =>
+    bsonType(v) === "Binary" ? [(v as { buffer: Uint8Array }).buffer, (v as { sub_type: number }).sub_type] : [v as Uint8Array, 0];
+  const [da, ta] = parts(a);
+  const [db, tb] = parts(b);
+  if (da.length !== db.length) return da.length < db.length ? -1 : 1;
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return Buffer.compare(da, db);
 }

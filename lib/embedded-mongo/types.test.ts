@@ -83,6 +83,18 @@ describe("BSON types", () => {
     expect(((await c.findOne({ _id: 1 }))?.b as Binary).sub_type).toBe(128);
   });
 
+  it("sorts binary data by length, subtype and bytes, and tells types apart in a later $match", async () => {
+    const c = fresh();
+    await c.insertMany([
+      { _id: 1, b: new Binary(Buffer.from([0xff]), 0), n: Long.fromNumber(1) },
+      { _id: 2, b: new Binary(Buffer.from([0x01, 0x00]), 0), n: new Int32(1) },
+      { _id: 3, b: new Binary(Buffer.from([0x00]), 4), n: new Double(1) },
+      { _id: 4, b: new Binary(Buffer.from([0x3e]), 0), n: new Int32(2) },
+    ]);
+    expect(ids(await c.find().sort({ b: 1 }).toArray())).toEqual([4, 1, 3, 2]);
+    expect(ids(await c.aggregate([{ $sort: { _id: -1 } }, { $match: { n: { $type: "long" } } }]).toArray())).toEqual([1]);
+  });
+
   it("refuses a document over 16 MB with BSONObjectTooLarge", async () => {
     const err = await refused(fresh().insertOne({ s: "x".repeat(16 * 1024 * 1024 + 1000) }));
     expect(err.code).toBe(10334);

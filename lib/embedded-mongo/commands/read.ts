@@ -2,11 +2,12 @@ import { performance } from "node:perf_hooks";
 import { EJSON, type Document, type Long } from "bson";
 import { Aggregator } from "mingo";
 import { MongoCommandError } from "../errors";
-import { presentValuesAtPath } from "../keys";
+import { isPlainObject, presentValuesAtPath } from "../keys";
 import { choosePlan } from "../planner";
 import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query";
 import { checkPipeline } from "../pipeline-check";
 import { ns } from "../store";
+import { rewriteTypeOperators } from "../type-operators";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
 import { writeOutStage } from "./write";
 
@@ -84,7 +85,8 @@ const aggregate: Handler = async (cmd, ctx) => {
     throw new MongoCommandError("FailedToParse", "The 'cursor' option is required, except for aggregate with the explain argument");
   }
   checkPipeline(cmd.pipeline as unknown[]);
-  const pipeline = [...(cmd.pipeline as Document[])];
+  // Later $match stages run in mingo: they get the server's own $type, $all and $bits*.
+  const pipeline = (cmd.pipeline as Document[]).map((stage) => (isPlainObject(stage.$match) ? { $match: rewriteTypeOperators(stage.$match) } : stage));
   const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
   const last = pipeline[pipeline.length - 1];
   const out = last && ("$out" in last || "$merge" in last) ? pipeline.pop() : undefined;
