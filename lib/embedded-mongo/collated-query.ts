@@ -11,6 +11,7 @@
 import type { Document } from "bson";
 import { Aggregator as BaseAggregator } from "mingo/aggregator";
 import { Context, evalExpr } from "mingo/core";
+import { customQueryOperators } from "./type-operators";
 import * as accumulatorOperators from "mingo/operators/accumulator";
 import * as expressionOperators from "mingo/operators/expression";
 import * as pipelineOperators from "mingo/operators/pipeline";
@@ -56,6 +57,9 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
       $in: listed(query.$in, collation, false),
       $nin: listed(query.$in, collation, true),
       $all: all(query.$all, collation),
+      // The server's own $type, $all and $bits* (type-operators.ts), the collated $all included.
+      ...customQueryOperators,
+      $allOf: all(customQueryOperators.$allOf as unknown as QueryOp, collation),
     } as never,
     window: windowOperators as never,
   });

@@ -75,8 +75,13 @@ export function encodeValue(value: unknown, limit = MAX_STRING_KEY): { part: Key
     case "Double":
       return { part: [Rank.Number, Number(v.valueOf())], exact: true };
     case "Decimal128": {
-      const n = Number.parseFloat(v.toString());
-      return Number.isNaN(n) ? { part: [Rank.NaN, 0], exact: true } : { part: [Rank.Number, n], exact: false };
+      const text = v.toString();
+      const n = Number.parseFloat(text);
+      if (Number.isNaN(n)) return { part: [Rank.NaN, 0], exact: true };
+      // Up to 15 significant digits a decimal has one double of its own, so the key is exact
+      // (and a Decimal128 can be an `_id`); beyond, candidates are checked against the value.
+      const digits = text.replace(/[eE].*$/, "").replace(/[^0-9]/g, "").replace(/^0+/, "");
+      return { part: [Rank.Number, n], exact: digits.replace(/0+$/, "").length <= 15 };
     }
     case "Binary":
       return truncated(Rank.Binary, (v as unknown as { toString(e: string): string }).toString("base64"), limit);
@@ -227,7 +232,19 @@ export function compareValues(a: unknown, b: unknown): number {
   const ea = encodeValue(a, Infinity).part;
   const eb = encodeValue(b, Infinity).part;
   if (ea[0] !== eb[0]) return ea[0] < eb[0] ? -1 : 1;
+  if (ea[0] === Rank.Binary) return compareBinary(a, b);
   if (ea[1] === eb[1]) return 0;
   if (typeof ea[1] === "string" && typeof eb[1] === "string") return Buffer.compare(Buffer.from(ea[1]), Buffer.from(eb[1]));
   return ea[1] < eb[1] ? -1 : 1;
+}
+
+/** MongoDB orders binary data by length, then subtype, then bytes. */
+function compareBinary(a: unknown, b: unknown): number {
+  const parts = (v: unknown): [Uint8Array, number] =>
+    bsonType(v) === "Binary" ? [(v as { buffer: Uint8Array }).buffer, (v as { sub_type: number }).sub_type] : [v as Uint8Array, 0];
+  const [da, ta] = parts(a);
+  const [db, tb] = parts(b);
+  if (da.length !== db.length) return da.length < db.length ? -1 : 1;
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return Buffer.compare(da, db);
 }

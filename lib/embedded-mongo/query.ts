@@ -5,6 +5,7 @@
  */
 import type { Document } from "bson";
 import type { Query } from "mingo";
+import { Context } from "mingo/core";
 import type { Options } from "mingo/types";
 import { makeAggregator, makeQuery, optionsCollation } from "./collated-query";
 import { compareCollated, type Collation } from "./collation";
@@ -12,8 +13,10 @@ import { MongoCommandError } from "./errors";
 import { idKey, idText, valuesAtPath } from "./keys";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
+import { projectFind } from "./projection";
 import type { CollectionMeta, Store } from "./store";
 import { isTextScoreMeta, parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
+import { customQueryOperators, rewriteTypeOperators } from "./type-operators";
 import { jsonSchemaOption } from "./validation";
 
 export interface FindSpec {
@@ -31,6 +34,7 @@ export function mingoOptions(store: Store, db: string, variables?: Document): Pa
   return {
     ...jsonSchemaOption,
     idKey: "_id",
+    context: Context.init().addQueryOps(customQueryOperators as never),
     scriptEnabled: false,
     variables,
     collectionResolver: (name: string) => {
@@ -42,9 +46,11 @@ export function mingoOptions(store: Store, db: string, variables?: Document): Pa
 
 export function compileFilter(filter: Document, options?: Partial<Options>): Query {
   try {
-    return makeQuery(filter, options);
+    return makeQuery(rewriteTypeOperators(filter), options);
   } catch (err) {
-    throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
+    const message = err instanceof Error ? err.message : String(err);
+    // MongoDB's wording for an operator it does not know inside a field's condition.
+    throw new MongoCommandError("BadValue", message.replace(/^unknown query operator (\$\S+)$/, "unknown operator: $1"));
   }
 }
 
@@ -121,12 +127,13 @@ function race(runners: Runner[], query: Query, wanted: number): Runner {
 
 /** The matching documents in order, after skip and limit (not projected). */
 export function findDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): Document[] {
-  if (!meta) return [];
   const text = spec.filter ? splitText(spec.filter) : undefined;
-  if (text) return findText(store, meta, text, spec, options);
+  if (text) return meta ? findText(store, meta, text, spec, options) : [];
   const filter = spec.filter ?? {};
+  // Compiled first: a malformed filter is refused even where there is nothing to read.
   const query = compileFilter(filter, options);
-  const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
+  if (!meta) return [];
+  const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : hintedOrder(meta, spec.hint);
   if (meta.options.viewOn) return findInView(store, meta, query, { ...spec, sort }, options);
   // The collation travels with the mingo options (collated-query.ts): the planner and the sort follow it.
   const collation = optionsCollation(options);
@@ -196,9 +203,19 @@ function findText(store: Store, meta: CollectionMeta, text: { text: unknown; res
     matches.push(doc);
   }
   const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
-  const ordered = sort ? sortDocuments(matches, sort) : matches;
+  const ordered = sort ? sortDocuments(matches, sort, optionsCollation(options)) : matches;
   const skip = spec.skip ?? 0;
   return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
+}
+
+/**
+ * A hinted index without a sort gives the documents in its own order, as MongoDB's walk of that
+ * index does: the index's key pattern is the order (the `_id` index and `$natural` keep theirs).
+ */
+function hintedOrder(meta: CollectionMeta, hint: unknown): Document | undefined {
+  if (hint === undefined || hint === null) return undefined;
+  const index = meta.indexes.find((i) => (typeof hint === "string" ? i.name === hint : JSON.stringify(i.key) === JSON.stringify(hint)));
+  return index && index.name !== "_id_" ? index.key : undefined;
 }
 
 /** What the query executor keeps per open database: its plan cache and its counters. */
@@ -222,8 +239,11 @@ export function executorOf(store: Store): Executor {
  * a single document, as MongoDB's COUNT_SCAN does.
  */
 export function countDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): number {
-  if (!meta) return 0;
   const filter = spec.filter ?? {};
+  if (!meta) {
+    compileFilter(filter, options);
+    return 0;
+  }
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const clamp = (n: number) => {
@@ -318,6 +338,8 @@ export function sortDocuments(docs: Document[], sort: Document, collation?: Coll
 
 export function projectDocuments(docs: Document[], projection: Document | undefined, filter: Document = {}, options?: Partial<Options>): Document[] {
   if (!projection || Object.keys(projection).length === 0) return docs;
+  const projected = projectFind(docs, projection, filter, options);
+  if (projected) return projected;
   try {
     return makeQuery(filter, options).find(docs, projection).all() as Document[];
   } catch (err) {

@@ -13,6 +13,7 @@ import { FailPoints } from "./commands/failpoint";
 import { CursorRegistry } from "./cursors";
 import { PRIVATE_FILE_MODE } from "./private-files";
 import type { Store } from "./store";
+import { ttlMonitorOf } from "./ttl";
 import { MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMessage } from "./wire";
 
 export interface WireServer {
@@ -39,6 +40,8 @@ export interface ListenOptions {
  */
 export async function listen(store: Store, { port, host, user, testCommands = false, socketPath }: ListenOptions): Promise<WireServer> {
   const cursors = new CursorRegistry();
+  const ttl = ttlMonitorOf(store);
+  ttl.start();
   const failPoints = testCommands ? new FailPoints() : undefined;
   const sockets = new Set<net.Socket>();
   // The tail of each connection's command chain, so close() can wait for commands in flight.
@@ -111,6 +114,7 @@ export async function listen(store: Store, { port, host, user, testCommands = fa
     socketPath: servedSocket,
     close: async () => {
       cursors.close();
+      await ttl.close();
       const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
       for (const socket of sockets) socket.destroy();
       await Promise.all(closed);

@@ -11,6 +11,7 @@ import fs from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { BSON, EJSON, UUID, type Document } from "bson";
 import { Query } from "mingo";
+import { decodeDocument } from "./bson-values";
 import { MongoCommandError } from "./errors";
 import { collatedCompareEqual, collatedEncoder, collatedProbes, parseCollation, type Collation } from "./collation";
 import { HIGH, idKey, idText, indexKeys, parallelArrays, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
@@ -75,7 +76,6 @@ export interface PreparedIndex {
   entries: Array<{ doc: Document; keys: Key[] }>;
 }
 
-const deserializeOptions = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: "_id_" };
 
 export class Store {
@@ -192,7 +192,7 @@ export class Store {
 
   getByIdPart(meta: CollectionMeta, id: KeyPart): Document | undefined {
     const buf = this.docs.get([meta.db, meta.name, ...id]);
-    return buf ? BSON.deserialize(buf, deserializeOptions) : undefined;
+    return buf ? decodeDocument(buf) : undefined;
   }
 
   /** Every document in natural order: `_id` order, or insertion order in a capped collection. */
@@ -207,7 +207,7 @@ export class Store {
     const low = [meta.db, meta.name];
     const high = [meta.db, meta.name, HIGH];
     const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
-    for (const { value } of this.docs.getRange(range)) yield BSON.deserialize(value, deserializeOptions);
+    for (const { value } of this.docs.getRange(range)) yield decodeDocument(value);
   }
 
   count(meta: CollectionMeta): number {
@@ -256,7 +256,8 @@ export class Store {
     const entries = this.indexEntries(meta, doc);
     checkKeySizes(meta, entries, id);
     this.checkUnique(meta, doc, entries);
-    void this.docs.put([meta.db, meta.name, ...id], serialize(doc));
+    const bytes = serialize(doc);
+    void this.docs.put([meta.db, meta.name, ...id], bytes);
     this.putEntries(meta, entries, id);
     if (isCapped(meta)) this.appendCapped(meta, id);
   }
@@ -280,13 +281,14 @@ export class Store {
       if (!buf) continue;
       bytes -= buf.length;
       count -= 1;
-      victims.push(BSON.deserialize(buf, deserializeOptions));
+      victims.push(decodeDocument(buf));
     }
     for (const doc of victims) this.remove(meta, doc);
   }
 
   replace(meta: CollectionMeta, before: Document, after: Document): void {
     const id = idKey(before._id);
+    const bytes = serialize(after);
     const oldEntries = this.indexEntries(meta, before);
     const newEntries = this.indexEntries(meta, after);
     checkKeySizes(meta, newEntries, id);
@@ -294,7 +296,7 @@ export class Store {
     for (const { index, keys } of oldEntries) {
       for (const key of keys) void this.index.remove([meta.db, meta.name, index.name, ...key, ...id]);
     }
-    void this.docs.put([meta.db, meta.name, ...id], serialize(after));
+    void this.docs.put([meta.db, meta.name, ...id], bytes);
     this.putEntries(meta, newEntries, id);
   }
 
@@ -449,8 +451,14 @@ export function ns(db: string, name: string): string {
   return `${db}.${name}`;
 }
 
+/** MongoDB's largest document (16 MiB). */
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
 function serialize(doc: Document): Buffer {
   const bytes = BSON.serialize(doc);
+  if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
+    throw new MongoCommandError("BSONObjectTooLarge", `BSONObj size: ${bytes.byteLength} (0x${bytes.byteLength.toString(16).toUpperCase()}) is invalid. Size must be between 0 and 16793600(16MB) First element: _id: ${EJSON.stringify({ v: doc._id } as Document).slice(5, -1)}`);
+  }
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 

@@ -3,11 +3,13 @@ import { EJSON, type Document, type Long } from "bson";
 import { canonicalizer, collatedOptions, makeAggregator } from "../collated-query";
 import { operationCollation } from "../collation";
 import { MongoCommandError } from "../errors";
-import { presentValuesAtPath } from "../keys";
+import { isPlainObject, presentValuesAtPath } from "../keys";
 import { choosePlan } from "../planner";
 import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query";
+import { checkPipeline } from "../pipeline-check";
 import { ns } from "../store";
 import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../text";
+import { rewriteTypeOperators } from "../type-operators";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
 import { writeOutStage } from "./write";
 
@@ -112,7 +114,9 @@ const aggregate: Handler = async (cmd, ctx) => {
   if (cmd.cursor === undefined && cmd.explain !== true) {
     throw new MongoCommandError("FailedToParse", "The 'cursor' option is required, except for aggregate with the explain argument");
   }
-  const pipeline = [...(cmd.pipeline as Document[])];
+  checkPipeline(cmd.pipeline as unknown[]);
+  // Later $match stages run in mingo: they get the server's own $type, $all and $bits*.
+  const pipeline = (cmd.pipeline as Document[]).map((stage) => (isPlainObject(stage.$match) ? { $match: rewriteTypeOperators(stage.$match) } : stage));
   const collation = operationCollation(cmd.collation, typeof target === "string" ? existing(ctx, target) : undefined);
   const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), collation);
   const last = pipeline[pipeline.length - 1];

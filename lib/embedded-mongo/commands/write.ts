@@ -1,4 +1,5 @@
 import { ObjectId, type Document } from "bson";
+import { idFirst } from "../bson-values";
 import { MongoCommandError, errorReply } from "../errors";
 import { collatedOptions } from "../collated-query";
 import { operationCollation } from "../collation";
@@ -20,8 +21,7 @@ function writeError(index: number, err: unknown): Document {
 /** MongoDB stores `_id` as the first field, generating one when the document has none. */
 function withIdFirst(doc: Document): Document {
   if (Object.keys(doc)[0] === "_id") return doc;
-  const { _id, ...rest } = doc;
-  return { _id: _id === undefined ? new ObjectId() : _id, ...rest };
+  return idFirst(doc, doc._id === undefined ? new ObjectId() : doc._id);
 }
 
 /**
