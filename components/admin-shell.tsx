@@ -3,18 +3,48 @@
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { createContext, useContext, useMemo, useState, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import { takeHeadingFocusRequest } from "@/lib/client/feedback";
 import { useReference } from "@/lib/client/reference";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { signOut } from "@/lib/client/session";
 import { displayName, useMe } from "@/lib/client/users";
+import { ThemeSwitch } from "./theme-switch";
 import { Button, Loading, focusRing } from "./ui";
 
 const NAV = [
   { href: "/users", label: "Users", adminOnly: false },
   { href: "/surveys", label: "Surveys", adminOnly: false },
   { href: "/outbox", label: "Outbox", adminOnly: true },
+  { href: "/docs", label: "API reference", adminOnly: false },
 ] as const;
+
+/**
+ * After a save that navigated here, puts the keyboard focus on the page's heading as soon as the
+ * new page shows it (a record page shows its heading once its data is in).
+ */
+function useHeadingFocus(pathname: string) {
+  useEffect(() => {
+    if (!takeHeadingFocusRequest()) return;
+    const main = document.getElementById("main");
+    if (!main) return;
+    const focus = () => {
+      const heading = main.querySelector("h1");
+      if (!heading) return false;
+      heading.setAttribute("tabindex", "-1");
+      heading.focus();
+      return true;
+    };
+    if (focus()) return;
+    const observer = new MutationObserver(() => focus() && observer.disconnect());
+    observer.observe(main, { childList: true, subtree: true });
+    const timer = setTimeout(() => observer.disconnect(), 10_000);
+    return () => {
+      observer.disconnect();
+      clearTimeout(timer);
+    };
+  }, [pathname]);
+}
 
 /** Whether the signed-in user holds an admin access role (undefined while loading). */
 const AdminContext = createContext<boolean | undefined>(undefined);
@@ -30,6 +60,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
   // The pages' content is data fetched in the browser: rendered there only, it cannot differ
   // from server HTML when a query answers before a part of the page has hydrated.
   const hydrated = useHydrated();
+  useHeadingFocus(pathname);
 
   const isAdmin = useMemo(() => {
     if (!me.data || !roles.data) return undefined;
@@ -72,6 +103,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
             })}
           </nav>
           <div className="ml-auto flex items-center gap-3">
+            <ThemeSwitch />
             {me.data && (
               <span className="hidden max-w-56 truncate text-sm text-slate-600 md:inline" title={me.data.email}>
                 {displayName(me.data)}

@@ -1,4 +1,5 @@
 import { ApiError } from "@/lib/client/api";
+import { plainDetail } from "@/lib/client/form-errors";
 
 const titles: Record<string, string> = {
   network: "The server could not be reached",
@@ -11,8 +12,11 @@ const titles: Record<string, string> = {
   internal: "Something went wrong on the server",
 };
 
-/** An error as a person reads it: what happened, which fields, and the request id to quote. */
-export function ErrorMessage({ error, title }: { error: unknown; title?: string }) {
+/**
+ * An error as a person reads it: what happened, which fields (unless the form shows them on the
+ * fields themselves), and the request id to quote to support.
+ */
+export function ErrorMessage({ error, title, hideDetails = false }: { error: unknown; title?: string; hideDetails?: boolean }) {
   const apiError = error instanceof ApiError ? error : undefined;
   const heading = title ?? (apiError && titles[apiError.code]) ?? "The request failed";
   const message = error instanceof Error ? error.message : "An unexpected error happened.";
@@ -20,11 +24,12 @@ export function ErrorMessage({ error, title }: { error: unknown; title?: string 
     <div role="alert" className="rounded-md border border-rose-200 bg-rose-50 p-4 text-sm text-rose-900">
       <p className="font-semibold">{heading}</p>
       <p className="mt-1">{message}</p>
-      {apiError && apiError.details.length > 0 && (
+      {apiError && !hideDetails && apiError.details.length > 0 && (
         <ul className="mt-2 list-disc pl-5">
           {apiError.details.map((detail) => (
             <li key={`${detail.path}:${detail.message}`}>
-              <code className="font-mono text-xs">{detail.path}</code> {detail.message}
+              {detail.path && <span className="font-medium">{detail.path}: </span>}
+              {plainDetail(detail.message)}
             </li>
           ))}
         </ul>

@@ -2,12 +2,20 @@
 
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { z } from "zod";
 import { read } from "@/lib/client/api";
+import { serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { rememberToken, safeReturnPath } from "@/lib/client/session";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import type { AccessTokenResponse } from "@/lib/schemas/auth";
 import { ErrorMessage } from "./error-message";
-import { Button, Card, Field, inputClass } from "./ui";
+import { Button, Card, Field, describedBy, inputClass } from "./ui";
+
+const FIELDS = ["email", "password"] as const;
+const TEXTS: FieldTexts = { email: { noun: "your e-mail" }, password: { noun: "your password" } };
+/** Only what the form can tell before asking the server: both fields are filled in. */
+const Filled = z.object({ email: z.string().trim().min(1), password: z.string().min(1) });
+const inputId = (field: string) => `sign-in-${field}`;
 
 export function SignInForm() {
   const router = useRouter();
@@ -16,6 +24,7 @@ export function SignInForm() {
   const hydrated = useHydrated();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -23,8 +32,11 @@ export function SignInForm() {
     const form = new FormData(event.currentTarget);
     const email = String(form.get("email") ?? "");
     const password = String(form.get("password") ?? "");
-    setBusy(true);
     setError(undefined);
+    const filled = Filled.safeParse({ email, password });
+    if (!filled.success) return show(zodFieldErrors(filled.error, FIELDS, TEXTS, { email, password }).fields);
+    setFieldErrors({});
+    setBusy(true);
     try {
       const response = await fetch("/api/auth/login", {
         method: "POST",
@@ -36,9 +48,17 @@ export function SignInForm() {
       rememberToken(await read<AccessTokenResponse>(response));
       router.replace(returnTo);
     } catch (failure) {
-      setError(failure);
+      const { fields } = serverFieldErrors(failure, FIELDS, TEXTS);
       setBusy(false);
+      if (Object.keys(fields).length > 0) show(fields);
+      else setError(failure);
     }
+  }
+
+  function show(errors: FieldErrors) {
+    setFieldErrors(errors);
+    const first = FIELDS.find((field) => errors[field]);
+    if (first) document.getElementById(inputId(first))?.focus();
   }
 
   return (
@@ -49,7 +69,7 @@ export function SignInForm() {
         </p>
       )}
       <form onSubmit={submit} method="post" className="flex flex-col gap-4" noValidate>
-        <Field id="sign-in-email" label="E-mail">
+        <Field id="sign-in-email" label="E-mail" error={fieldErrors.email}>
           <input
             id="sign-in-email"
             type="email"
@@ -57,16 +77,18 @@ export function SignInForm() {
             required
             autoFocus
             name="email"
+            {...describedBy("sign-in-email", fieldErrors.email)}
             className={inputClass}
           />
         </Field>
-        <Field id="sign-in-password" label="Password">
+        <Field id="sign-in-password" label="Password" error={fieldErrors.password}>
           <input
             id="sign-in-password"
             type="password"
             autoComplete="current-password"
             required
             name="password"
+            {...describedBy("sign-in-password", fieldErrors.password)}
             className={inputClass}
           />
         </Field>

@@ -9,7 +9,7 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   const create = page.getByRole("button", { name: "Create survey" });
   await codeField.pressSequentially("Bad Code");
   await expect(codeField).toHaveAttribute("aria-invalid", "true");
-  await expect(page.locator("#survey-code-error")).toContainText("lowercase letters a-z, digits and underscore");
+  await expect(page.locator("#survey-code-error")).toHaveText("At most 60 characters: lowercase letters, digits and _.");
   await expect(create).toBeDisabled();
   await screenshot(page, "4-survey-code-refused");
 
@@ -20,7 +20,7 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   await page.getByLabel("Name").fill("Team pulse");
   await page.getByLabel("Admin: may answer").check();
   await create.click();
-  await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}\?created=1$/);
+  await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}$/);
   await expect(page.getByRole("heading", { level: 1, name: "Team pulse" })).toBeVisible();
 
   // Two edits: the name, then the roles.
@@ -48,7 +48,7 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
 
   await page.getByRole("button", { name: "Restore revision 0" }).click();
   await page.getByRole("button", { name: "Restore #0" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Revision 0 was restored; the survey is now at revision 3." })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "The survey was restored to revision 0. It is now at revision 3." })).toBeVisible();
   await expect(page.locator("tr[data-testid^=revision-]")).toHaveCount(4);
   await expect(page.getByTestId("revision-3")).toContainText("Name");
 

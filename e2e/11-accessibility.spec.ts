@@ -1,6 +1,7 @@
 /**
  * Every page passes axe-core's WCAG 2.0/2.1 A and AA rules with no serious or critical
- * violation, on a desktop and on a phone in dark mode. The pages come from app/ itself: a new
+ * violation, on a desktop in both themes (dark chosen with the header's switch) and on a phone
+ * in dark mode (followed from the system's setting). The pages come from app/ itself: a new
  * page/page.tsx fails the first test until it has an entry in PAGES, so none can be forgotten.
  */
 import { readdirSync } from "node:fs";
@@ -121,10 +122,13 @@ interface Mode {
   label: string;
   /** A phone's width: the page must not scroll sideways either. */
   phone: boolean;
+  /** The theme the page must show (the `dark` class on <html>). */
+  dark: boolean;
 }
 
 async function expectAccessible(page: Page, mode: Mode, label: string): Promise<void> {
   await settle(page);
+  expect.soft(await page.evaluate(() => document.documentElement.classList.contains("dark")), `${mode.label} ${label}: the ${mode.dark ? "dark" : "light"} theme`).toBe(mode.dark);
   const results = await new AxeBuilder({ page }).withTags(WCAG).analyze();
   const serious = results.violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
@@ -160,12 +164,19 @@ async function checkEveryPage(page: Page, mode: Mode): Promise<void> {
 
 test("every page has no serious or critical accessibility violation (WCAG 2.1 A and AA)", async ({ page }) => {
   test.setTimeout(240_000);
-  await checkEveryPage(page, { label: "desktop", phone: false });
+  await checkEveryPage(page, { label: "desktop", phone: false, dark: false });
+});
+
+test("with the dark theme chosen in the header, every page is as accessible", async ({ page }) => {
+  test.setTimeout(240_000);
+  await openSignedIn(page, "/users");
+  await page.getByRole("combobox", { name: "Theme" }).selectOption("dark");
+  await checkEveryPage(page, { label: "desktop, dark", phone: false, dark: true });
 });
 
 test("on a phone in dark mode every page is as accessible, and none scrolls sideways", async ({ page }) => {
   test.setTimeout(240_000);
   await page.setViewportSize({ width: 390, height: 844 });
   await page.emulateMedia({ colorScheme: "dark" });
-  await checkEveryPage(page, { label: "390 px, dark", phone: true });
+  await checkEveryPage(page, { label: "390 px, dark", phone: true, dark: true });
 });

@@ -105,7 +105,7 @@ test("keyboard only: create a user, then edit it", async ({ page }) => {
   await tabTo(page, page.getByRole("button", { name: "Create user" }));
   await screenshot(page, "12-user-create-focus");
   await page.keyboard.press("Enter");
-  await page.waitForURL(/\/users\/[0-9a-f]{24}\?created=1$/);
+  await page.waitForURL(/\/users\/[0-9a-f]{24}$/);
   await expect(page.getByRole("heading", { level: 1 })).toContainText(`Kim Keys${id}`);
 
   await tabTo(page, page.getByRole("link", { name: "Edit" }));
@@ -141,7 +141,7 @@ test("keyboard only: create a survey, then edit it", async ({ page }) => {
   await expect(create).toBeEnabled();
   await tabTo(page, create);
   await page.keyboard.press("Enter");
-  await page.waitForURL(/\/surveys\/[0-9a-f]{24}\?created=1$/);
+  await page.waitForURL(/\/surveys\/[0-9a-f]{24}$/);
   await expect(page.getByRole("heading", { level: 1, name: "Keyboard pulse" })).toBeVisible();
 
   await tabTo(page, page.getByRole("link", { name: "Edit" }));
@@ -155,5 +155,6 @@ test("keyboard only: create a survey, then edit it", async ({ page }) => {
   await screenshot(page, "12-survey-edit-focus");
   await page.keyboard.press("Enter");
   await expect(page.getByRole("heading", { level: 1, name: "Keyboard pulse, weekly" })).toBeVisible();
-  await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}\?saved=1$/);
+  await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Keyboard pulse, weekly" })).toBeFocused();
 });

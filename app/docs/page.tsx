@@ -26,8 +26,8 @@ export default function DocsPage() {
   return (
     <div className="mx-auto max-w-7xl px-4 sm:px-6 lg:grid lg:grid-cols-[15rem_minmax(0,1fr)] lg:gap-10">
       <nav aria-label="Contents" className="border-b border-slate-200 py-4 lg:sticky lg:top-0 lg:max-h-screen lg:overflow-y-auto lg:border-b-0 lg:py-8">
-        <Link href="/" className={`${navLink} font-semibold text-slate-900`}>
-          Users &amp; Surveys admin
+        <Link href="/users" className={`${navLink} font-semibold text-slate-900`}>
+          <span aria-hidden>← </span>Back to the admin
         </Link>
         <ul className="mt-3 flex flex-wrap gap-x-1 lg:block">
           {tags.map((tag) => (

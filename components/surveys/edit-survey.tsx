@@ -1,7 +1,7 @@
 "use client";
 
 import { useSurvey } from "@/lib/client/surveys";
-import { ErrorMessage } from "../error-message";
+import { ErrorState } from "../error-state";
 import { BackLink, Loading, PageHeader } from "../ui";
 import { SurveyForm } from "./survey-form";
 
@@ -15,7 +15,7 @@ export function EditSurvey({ id }: { id: string }) {
         subtitle="Each save is kept as a revision in the version history."
         back={<BackLink href={`/surveys/${id}`}>{survey.data?.name ?? "Survey"}</BackLink>}
       />
-      {survey.data ? <SurveyForm key={survey.data.__v} survey={survey.data} /> : <ErrorMessage error={survey.error} title="The survey could not be loaded" />}
+      {survey.data ? <SurveyForm key={survey.data.__v} survey={survey.data} /> : <ErrorState error={survey.error} title="The survey could not be loaded" onRetry={() => survey.refetch()} retrying={survey.isFetching} />}
     </div>
   );
 }

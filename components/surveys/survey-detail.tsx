@@ -1,10 +1,9 @@
 "use client";
 
-import { useSearchParams } from "next/navigation";
 import { useSurvey } from "@/lib/client/surveys";
 import type { SurveyRecord } from "@/lib/schemas/surveys";
 import { useIsAdmin } from "../admin-shell";
-import { ErrorMessage } from "../error-message";
+import { ErrorState } from "../error-state";
 import { ActiveBadge, BackLink, Badge, Card, DateTime, EmptyState, Facts, LinkButton, Loading, PageHeader } from "../ui";
 import { VersionBadge, fieldText, useSurveyNames } from "./survey-bits";
 
@@ -20,21 +19,19 @@ const QUESTION_TYPES: Record<string, string> = {
 
 export function SurveyDetail({ id }: { id: string }) {
   const survey = useSurvey(id);
-  const params = useSearchParams();
   if (survey.isLoading) return <Loading label="Loading the survey…" />;
   if (!survey.data) {
     return (
       <>
         <PageHeader title="Survey" back={<BackLink href="/surveys">Surveys</BackLink>} />
-        <ErrorMessage error={survey.error} title="The survey could not be loaded" />
+        <ErrorState error={survey.error} title="The survey could not be loaded" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
       </>
     );
   }
-  const notice = params.get("created") ? "The survey was created." : params.get("saved") ? "The changes were saved as a new revision." : params.get("upgraded") ? "The survey now uses the version 2 permission model." : undefined;
-  return <SurveyView survey={survey.data} notice={notice} />;
+  return <SurveyView survey={survey.data} />;
 }
 
-function SurveyView({ survey, notice }: { survey: SurveyRecord; notice?: string }) {
+function SurveyView({ survey }: { survey: SurveyRecord }) {
   const names = useSurveyNames();
   const isAdmin = useIsAdmin();
   const chats = survey.chat ?? [];
@@ -66,11 +63,6 @@ function SurveyView({ survey, notice }: { survey: SurveyRecord; notice?: string 
           )
         }
       />
-      {notice && (
-        <p role="status" className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
-          {notice}
-        </p>
-      )}
 
       <div className="grid gap-6 lg:grid-cols-3">
         <Card className="p-5 sm:p-6 lg:col-span-2">

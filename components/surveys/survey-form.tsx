@@ -2,17 +2,26 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
-import { focusFirstError, serverFieldErrors, zodFieldErrors, type FieldErrors } from "@/lib/client/form-errors";
+import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
+import { focusFirstError, plainIssue, serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
-import { CreateSurveyBody, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/schemas/surveys";
+import { CreateSurveyBody, MAX_SURVEY_CODE, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/schemas/surveys";
 import { ErrorMessage } from "../error-message";
+import { LeaveGuard } from "../leave-guard";
+import { useToast } from "../toast";
 import { Button, Card, CheckboxGroup, Field, LinkButton, Spinner, describedBy, focusRing, inputClass } from "../ui";
 
 const FIELDS = ["code", "name", "version", "isActive", "permissions", "group", "groupPermissions", "permissionsV2", "groupPermissionsV2", "onlySubSurvey"] as const;
 const inputId = (field: string) => `survey-${field}`;
+
+/** How the messages next to the fields speak of them. */
+const TEXTS: FieldTexts = {
+  code: { noun: "a code", rule: `At most ${MAX_SURVEY_CODE} characters: lowercase letters, digits and _.` },
+  name: { noun: "the survey's name" },
+};
 
 type PermissionV2 = SurveyRecord["permissionsV2"][number];
 type GroupV2 = SurveyRecord["groupPermissionsV2"][number];
@@ -63,7 +72,7 @@ function useCodeCheck(code: string, exceptId?: string) {
     return () => clearTimeout(timer);
   }, [code]);
   const rule = code === "" ? undefined : SurveyCode.safeParse(code);
-  const ruleError = rule && !rule.success ? rule.error.issues[0]?.message : undefined;
+  const ruleError = rule && !rule.success ? plainIssue(rule.error.issues[0]!, TEXTS.code) : undefined;
   const taken = useCodeTaken(!ruleError && debounced === code ? code : "", exceptId);
   return {
     ruleError,
@@ -76,14 +85,15 @@ function useCodeCheck(code: string, exceptId?: string) {
 export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
   const router = useRouter();
   const hydrated = useHydrated();
-  const { state, set, errors, setErrors, formError, setFormError, fail } = useForm(() => initialState(survey), FIELDS, inputId);
+  const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm(() => initialState(survey), FIELDS, inputId);
+  const toast = useToast();
   const create = useCreateSurvey();
   const update = useUpdateSurvey(survey?._id ?? "");
   const busy = create.isPending || update.isPending;
   const roles = useReference("accessRoles");
   const code = useCodeCheck(state.code, survey?._id);
   const codeUnchanged = survey !== undefined && state.code === survey.code;
-  const codeError = code.ruleError ? capitalise(code.ruleError) : code.taken && !codeUnchanged ? "Another survey of the company already uses this code." : errors.code;
+  const codeError = code.ruleError ? code.ruleError : code.taken && !codeUnchanged ? "Another survey of the company already uses this code." : errors.code;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -95,26 +105,36 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
         const after = written(state);
         const body = Object.fromEntries(Object.entries(after).filter(([key, value]) => !same(value, before[key as keyof typeof before]))) as UpdateSurveyInput;
         const checked = UpdateSurveyBody.safeParse(body);
-        if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS).fields);
+        if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS, TEXTS, body).fields);
         setErrors({});
-        if (Object.keys(body).length > 0) await update.mutateAsync(body);
-        router.push(`/surveys/${survey._id}${Object.keys(body).length > 0 ? "?saved=1" : ""}`);
+        const changed = Object.keys(body).length > 0;
+        if (changed) {
+          const saved = await update.mutateAsync(body);
+          toast.show({ message: `${feedback.saved("survey")} It is now at revision ${saved.__v}.` });
+        } else {
+          toast.show({ message: feedback.unchanged("survey"), tone: "info" });
+        }
+        focusHeadingAfterNavigation();
+        router.push(`/surveys/${survey._id}`);
       } else {
         const body: CreateSurveyInput = { ...written(state), version: state.version };
         const checked = CreateSurveyBody.safeParse(body);
-        if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS).fields);
+        if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS, TEXTS, body).fields);
         setErrors({});
         const created = await create.mutateAsync(body);
-        router.push(`/surveys/${created._id}?created=1`);
+        toast.show({ message: feedback.created("survey") });
+        focusHeadingAfterNavigation();
+        router.push(`/surveys/${created._id}`);
       }
     } catch (error) {
-      fail(serverFieldErrors(error, FIELDS).fields, error);
+      fail(serverFieldErrors(error, FIELDS, TEXTS).fields, error);
     }
   }
 
   const codeId = inputId("code");
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-6">
+      <LeaveGuard when={dirty && !busy} />
       <Card className="p-5 sm:p-6">
         <h2 className="mb-4 text-base font-semibold text-slate-900">Survey</h2>
         <div className="grid gap-4 sm:grid-cols-2">
@@ -232,7 +252,6 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
   );
 }
 
-const capitalise = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? "" : "."}`;
 
 function PermissionsV2Editor({
   state,

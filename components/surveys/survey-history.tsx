@@ -4,7 +4,10 @@ import { useState } from "react";
 import { useRevisions, useSurvey, useUpdateSurvey, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
 import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/schemas/surveys";
+import { feedback } from "@/lib/client/feedback";
 import { ErrorMessage } from "../error-message";
+import { ErrorState } from "../error-state";
+import { useToast } from "../toast";
 import { Pagination } from "../pagination";
 import { BackLink, Badge, Button, Card, DateTime, EmptyState, Loading, PageHeader, focusRing } from "../ui";
 import { SURVEY_FIELD_LABELS, fieldText, useSurveyNames, type SurveyNames } from "./survey-bits";
@@ -44,7 +47,7 @@ export function SurveyHistory({ id }: { id: string }) {
   const authors = useUsersById(list.map((revision) => revision.modifiedBy).filter((by): by is string => Boolean(by)));
   const [pair, setPair] = useState<{ left?: number; right?: number }>({});
   const [confirm, setConfirm] = useState<number>();
-  const [restored, setRestored] = useState<string>();
+  const toast = useToast();
 
   const newest = list[0];
   const right = list.find((revision) => revision.__v === pair.right) ?? newest;
@@ -53,13 +56,12 @@ export function SurveyHistory({ id }: { id: string }) {
 
   async function restore(revision: SurveyRevisionRecord) {
     setConfirm(undefined);
-    setRestored(undefined);
     const body = Object.fromEntries(RESTORED_FIELDS.map((field) => [field, revision.snapshot[field]])) as UpdateSurveyInput;
     try {
       const result = await update.mutateAsync(body);
       setPair({});
       setPage(1);
-      setRestored(`Revision ${revision.__v} was restored; the survey is now at revision ${result.__v}.`);
+      toast.show({ message: `${feedback.restored("survey", revision.__v)} It is now at revision ${result.__v}.` });
     } catch {
       // Shown from the mutation's error below.
     }
@@ -72,11 +74,6 @@ export function SurveyHistory({ id }: { id: string }) {
         title={title}
         subtitle="Every create and change of the survey is kept. Compare any two, or bring an earlier one back: the restore is itself a new revision."
       />
-      {restored && (
-        <p role="status" className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
-          {restored}
-        </p>
-      )}
       {update.isError && (
         <div className="mb-4">
           <ErrorMessage error={update.error} title="The revision could not be restored" />
@@ -86,7 +83,7 @@ export function SurveyHistory({ id }: { id: string }) {
       {revisions.isLoading ? (
         <Loading label="Loading the revisions…" />
       ) : revisions.isError ? (
-        <ErrorMessage error={revisions.error} title="The revisions could not be loaded" />
+        <ErrorState error={revisions.error} title="The revisions could not be loaded" onRetry={() => revisions.refetch()} retrying={revisions.isFetching} />
       ) : list.length === 0 ? (
         <Card>
           <EmptyState title="No revision yet" />

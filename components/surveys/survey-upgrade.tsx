@@ -6,7 +6,10 @@ import { previewUpgrade } from "@/lib/client/survey-upgrade";
 import { useSurvey, useUpdateSurvey } from "@/lib/client/surveys";
 import type { Notification } from "@/lib/schemas/common";
 import type { SurveyRecord } from "@/lib/schemas/surveys";
+import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { ErrorMessage } from "../error-message";
+import { ErrorState } from "../error-state";
+import { useToast } from "../toast";
 import { BackLink, Button, Card, LinkButton, Loading, PageHeader } from "../ui";
 import { VersionBadge, fieldText, useSurveyNames } from "./survey-bits";
 
@@ -18,7 +21,7 @@ export function SurveyUpgrade({ id }: { id: string }) {
     return (
       <>
         <PageHeader title="Upgrade to version 2" back={back} />
-        <ErrorMessage error={survey.error} title="The survey could not be loaded" />
+        <ErrorState error={survey.error} title="The survey could not be loaded" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
       </>
     );
   }
@@ -29,6 +32,7 @@ function Upgrade({ survey, back }: { survey: SurveyRecord; back: ReactNode }) {
   const router = useRouter();
   const names = useSurveyNames();
   const update = useUpdateSurvey(survey._id);
+  const toast = useToast();
   const [warnings, setWarnings] = useState<Notification[]>();
   const preview = previewUpgrade(survey);
 
@@ -37,7 +41,11 @@ function Upgrade({ survey, back }: { survey: SurveyRecord; back: ReactNode }) {
       const result = await update.mutateAsync({ version: 2 });
       const lost = (result.debug ?? []).filter((note) => note.level !== "info");
       if (lost.length > 0) setWarnings(lost);
-      else router.push(`/surveys/${survey._id}?upgraded=1`);
+      else {
+        toast.show({ message: `${feedback.saved("survey")} It now uses the version 2 permission model.` });
+        focusHeadingAfterNavigation();
+        router.push(`/surveys/${survey._id}`);
+      }
     } catch {
       // Shown from the mutation's error below.
     }

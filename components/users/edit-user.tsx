@@ -1,7 +1,7 @@
 "use client";
 
 import { displayName, useUser } from "@/lib/client/users";
-import { ErrorMessage } from "../error-message";
+import { ErrorState } from "../error-state";
 import { BackLink, Loading, PageHeader } from "../ui";
 import { UserForm } from "./user-form";
 
@@ -12,7 +12,7 @@ export function EditUser({ id }: { id: string }) {
   return (
     <div className="mx-auto max-w-4xl">
       <PageHeader title={user.data ? `Edit ${displayName(user.data)}` : "Edit user"} subtitle={user.data?.email} back={back} />
-      {user.data ? <UserForm key={user.data.modifiedAt} user={user.data} /> : <ErrorMessage error={user.error} title="The user could not be loaded" />}
+      {user.data ? <UserForm key={user.data.modifiedAt} user={user.data} /> : <ErrorState error={user.error} title="The user could not be loaded" onRetry={() => user.refetch()} retrying={user.isFetching} />}
     </div>
   );
 }

@@ -1,33 +1,33 @@
 "use client";
 
 import Link from "next/link";
-import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useReferenceNames } from "@/lib/client/reference";
 import { RELATIONS, displayName, useMe, useUpdateUser, useUser, useUsersById } from "@/lib/client/users";
 import type { UserRecord } from "@/lib/schemas/users";
 import { useIsAdmin } from "../admin-shell";
+import { feedback } from "@/lib/client/feedback";
 import { ErrorMessage } from "../error-message";
+import { ErrorState } from "../error-state";
+import { useToast } from "../toast";
 import { ActiveBadge, BackLink, Badge, Button, Card, DateTime, Facts, LinkButton, Loading, PageHeader, linkClass } from "../ui";
 
 export function UserDetail({ id }: { id: string }) {
   const user = useUser(id);
-  const params = useSearchParams();
-  const created = params.get("created");
 
   if (user.isLoading) return <Loading label="Loading the user…" />;
   if (user.isError || !user.data) {
     return (
       <>
         <PageHeader title="User" back={<BackLink href="/users">Users</BackLink>} />
-        <ErrorMessage error={user.error} title="The user could not be loaded" />
+        <ErrorState error={user.error} title="The user could not be loaded" onRetry={() => user.refetch()} retrying={user.isFetching} />
       </>
     );
   }
-  return <UserView user={user.data} created={created} />;
+  return <UserView user={user.data} />;
 }
 
-function UserView({ user, created }: { user: UserRecord; created: string | null }) {
+function UserView({ user }: { user: UserRecord }) {
   const roles = useReferenceNames("accessRoles");
   const jobs = useReferenceNames("jobTitles");
   const properties = useReferenceNames("properties");
@@ -36,17 +36,25 @@ function UserView({ user, created }: { user: UserRecord; created: string | null 
   const me = useMe();
   const update = useUpdateUser(user._id);
   const [confirming, setConfirming] = useState(false);
-  const [changed, setChanged] = useState<string>();
+  const toast = useToast();
   const self = me.data?._id === user._id;
 
-  async function setActive(isActive: boolean) {
+  async function setActive(isActive: boolean, undoing = false) {
     setConfirming(false);
-    setChanged(undefined);
     try {
       await update.mutateAsync({ isActive });
-      setChanged(isActive ? "The user is active again and can sign in." : "The user is deactivated: they can no longer sign in.");
     } catch {
       // Shown below from the mutation's error.
+      return;
+    }
+    if (isActive) {
+      toast.show({ message: `${feedback.activated("user")} They can sign in again.` });
+    } else {
+      toast.show({
+        message: `${feedback.deactivated("user")} They can no longer sign in.`,
+        // Undo puts the user back through the API, as the Activate button would.
+        action: undoing ? undefined : { label: "Undo", onClick: () => setActive(true, true) },
+      });
     }
   }
 
@@ -91,11 +99,6 @@ function UserView({ user, created }: { user: UserRecord; created: string | null 
         }
       />
 
-      {created && (
-        <p role="status" className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
-          The user was created.{created === "invited" && " An invitation e-mail with a link to set a password is on its way (see the outbox)."}
-        </p>
-      )}
       {confirming && (
         <div role="alertdialog" aria-labelledby="confirm-deactivate" className="mb-4 flex flex-wrap items-center gap-3 rounded-md border border-rose-200 bg-rose-50 px-4 py-3 text-sm">
           <p id="confirm-deactivate" className="flex-1 text-rose-900">
@@ -108,11 +111,6 @@ function UserView({ user, created }: { user: UserRecord; created: string | null 
             Cancel
           </Button>
         </div>
-      )}
-      {changed && (
-        <p role="status" className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
-          {changed}
-        </p>
       )}
       {update.isError && (
         <div className="mb-4">

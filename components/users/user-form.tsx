@@ -2,13 +2,16 @@
 
 import { useRouter } from "next/navigation";
 import type { FormEvent, ReactNode } from "react";
-import { serverFieldErrors, zodFieldErrors } from "@/lib/client/form-errors";
+import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
+import { serverFieldErrors, zodFieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { RELATIONS, useCreateUser, useUpdateUser, type CreateUserInput, type Relation, type UpdateUserInput } from "@/lib/client/users";
 import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/schemas/users";
 import { ErrorMessage } from "../error-message";
+import { LeaveGuard } from "../leave-guard";
+import { useToast } from "../toast";
 import { Button, Card, CheckboxGroup, Field, LinkButton, describedBy, inputClass } from "../ui";
 import { UsersPicker } from "./user-picker";
 
@@ -31,6 +34,16 @@ const FIELDS = [
   "password",
 ] as const;
 type FieldName = (typeof FIELDS)[number];
+
+/** How the messages next to the fields speak of them. */
+const TEXTS: FieldTexts = {
+  email: { noun: "the e-mail address" },
+  "name.displayName": { noun: "the display name" },
+  "name.names": { noun: "the first names" },
+  "name.lastName": { noun: "the last name" },
+  accessRoles: { noun: "at least one access role" },
+  password: { rule: "Between 8 and 256 characters." },
+};
 
 const inputId = (field: string) => `user-${field.replaceAll(".", "-")}`;
 
@@ -143,7 +156,8 @@ export function UserForm({ user }: { user?: UserRecord }) {
   const router = useRouter();
   const hydrated = useHydrated();
   const editing = Boolean(user);
-  const { state, set, errors, setErrors, formError, setFormError, fail } = useForm(() => initialState(user), FIELDS, inputId);
+  const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm(() => initialState(user), FIELDS, inputId);
+  const toast = useToast();
   const create = useCreateUser();
   const update = useUpdateUser(user?._id ?? "");
   const busy = create.isPending || update.isPending;
@@ -160,18 +174,24 @@ export function UserForm({ user }: { user?: UserRecord }) {
     if ("error" in extensions) return fail({ extensions: extensions.error });
     const body = user ? updateBody(state, user, extensions.value) : createBody(state, extensions.value);
     const checked = (user ? UpdateUserBody : CreateUserBody).safeParse(body);
-    if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS).fields);
+    if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS, TEXTS, body).fields);
     setErrors({});
     try {
       if (user) {
-        if (Object.keys(body).length > 0) await update.mutateAsync(body as UpdateUserInput);
+        const changed = Object.keys(body).length > 0;
+        if (changed) await update.mutateAsync(body as UpdateUserInput);
+        toast.show({ message: changed ? feedback.saved("user") : feedback.unchanged("user"), tone: changed ? "success" : "info" });
+        focusHeadingAfterNavigation();
         router.push(`/users/${user._id}`);
       } else {
-        const created = await create.mutateAsync({ body: body as CreateUserInput, notifyEmail: state.notifyEmail && !state.password });
-        router.push(`/users/${created._id}?created=${state.notifyEmail && !state.password ? "invited" : "1"}`);
+        const invited = state.notifyEmail && !state.password;
+        const created = await create.mutateAsync({ body: body as CreateUserInput, notifyEmail: invited });
+        toast.show({ message: invited ? `${feedback.created("user")} An invitation e-mail with a link to set a password is on its way.` : feedback.created("user") });
+        focusHeadingAfterNavigation();
+        router.push(`/users/${created._id}`);
       }
     } catch (error) {
-      const { fields } = serverFieldErrors(error, FIELDS);
+      const { fields } = serverFieldErrors(error, FIELDS, TEXTS);
       fail(fields, error);
     }
   }
@@ -197,6 +217,7 @@ export function UserForm({ user }: { user?: UserRecord }) {
 
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-6">
+      <LeaveGuard when={dirty && !busy} />
       <Card className="p-5 sm:p-6">
         <h2 className="mb-4 text-base font-semibold text-slate-900">Identity</h2>
         <div className="grid gap-4 sm:grid-cols-2">

@@ -21,11 +21,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { Presets, SingleBar } from "cli-progress";
 import { MongoClient, ObjectId } from "mongodb";
 import { loadConfig } from "@/lib/config";
+import { exitWithUsageError, parseCommandLine } from "@/lib/cli/args";
 import { startOrAttach } from "@/lib/embedded-mongo";
 import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
 import { benchSurveys } from "./surveys";
@@ -33,7 +33,21 @@ import { benchSurveys } from "./surveys";
 const root = path.resolve(__dirname, "..", "..");
 const nextBin = path.join(root, "node_modules", ".bin", "next");
 
-const { values: opts } = parseArgs({
+const usage = `Usage: npm run bench:api -- [options]
+
+The users and surveys API under load against the production build (built first when missing).
+
+  --users N          users in the benchmark company (default 100000)
+  --duration S       seconds of load per case (default 9)
+  --rounds N         slices each case is split into, each after a slice of the floor (default 3)
+  --connections N    concurrent connections (default 10)
+  --port P           port of the server (default 0: a free one)
+  --build            run \`next build\` even when a build exists
+  --db-in-server     run the embedded database inside the server process
+  --surveys N        surveys for the surveys API (default 10000; 0 leaves it out)
+  --answers N        answers for the surveys API (default 200000)`;
+
+const { values: opts } = parseCommandLine(usage, {
   options: {
     users: { type: "string", default: "100000" },
     duration: { type: "string", default: "9" },
@@ -46,15 +60,23 @@ const { values: opts } = parseArgs({
     answers: { type: "string", default: "200000" },
   },
 });
-const USERS = Number(opts.users);
+/** The option's value as a whole number from `min` to `max`, else a one-line usage error. */
+function whole(name: keyof typeof opts, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const text = String(opts[name]);
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) exitWithUsageError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  return value;
+}
+
+const USERS = whole("users", 1);
 /** Seconds of load per case, in `ROUNDS` slices, each after a slice of the floor as long. */
-const DURATION = Number(opts.duration);
-const ROUNDS = Math.max(1, Number(opts.rounds));
+const DURATION = whole("duration", 1);
+const ROUNDS = whole("rounds", 1);
 const SLICE = DURATION / ROUNDS;
-const CONNECTIONS = Number(opts.connections);
-let PORT = Number(opts.port);
-const SURVEYS = Number(opts.surveys);
-const ANSWERS = Number(opts.answers);
+const CONNECTIONS = whole("connections", 1);
+let PORT = whole("port", 0, 65535);
+const SURVEYS = whole("surveys", 0);
+const ANSWERS = whole("answers", 0);
 let BASE = "";
 
 const err = (line: string) => process.stderr.write(`${line}\n`);

@@ -4,11 +4,11 @@
  * `npm run --silent company -- list`: the companies as JSON.
  */
 import { randomBytes } from "node:crypto";
-import { parseArgs } from "node:util";
 import { CompanyName } from "@/lib/schemas/companies";
 import { Email, Password } from "@/lib/schemas/users";
 import { createCompany, listCompanies } from "@/lib/services/companies";
 import { ready } from "@/lib/services/init";
+import { parseCommandLine } from "./args";
 import { runCommand, UsageError } from "./run-command";
 
 const usage = `Usage:
@@ -20,21 +20,15 @@ create  a company with the roles Admin and Member and its admin user. An e-mail 
         --admin-password a password is generated and printed once on stderr.
 list    every company.`;
 
-runCommand(usage, async () => {
-  const { values, positionals } = parseArgs({
+runCommand(async () => {
+  const { values, positionals } = parseCommandLine(usage, {
     options: {
       name: { type: "string" },
       "admin-email": { type: "string" },
       "admin-password": { type: "string" },
-      help: { type: "boolean", short: "h" },
     },
     allowPositionals: true,
-    strict: true,
   });
-  if (values.help) {
-    console.error(usage);
-    return;
-  }
   const [command, ...rest] = positionals;
   if (rest.length > 0) throw new UsageError(`Unexpected arguments: ${rest.join(" ")}`);
 

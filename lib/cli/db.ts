@@ -4,9 +4,9 @@
  * credentials its TCP port asks for.
  */
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../config";
 import { privateDirectory, startOrAttach } from "../embedded-mongo";
+import { parseCommandLine } from "./args";
 
 const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST] [--replSet NAME]
 
@@ -16,20 +16,14 @@ const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST] [--r
   --replSet  name of the single-node replica set it presents (default rs0)`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCommandLine(usage, {
     options: {
       port: { type: "string", default: "27017" },
       dir: { type: "string" },
       host: { type: "string" },
       replSet: { type: "string" },
-      help: { type: "boolean", short: "h" },
     },
-    strict: true,
   });
-  if (values.help) {
-    console.log(usage);
-    return;
-  }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port must be an integer from 0 to 65535, not ${JSON.stringify(values.port)}`);

@@ -1,28 +1,34 @@
 /**
- * What the users CLIs (token, company, seed) share: logs on stderr so stdout carries only the
- * answer, the database connection closed at the end, and errors as one line with exit code 1.
+ * What the users CLIs (token, company, seed) share: the configuration the server reads (`.env*`
+ * files included), the first admin left to the server (lib/services/init.ts), logs on stderr so
+ * stdout carries only the answer, the database connection closed at the end, and errors as one
+ * line: exit code 2 for a bad command line, 1 for anything else.
  */
 import { ConfigError } from "@/lib/config";
 import { disconnect } from "@/lib/db";
 import { ServiceError } from "@/lib/services/errors";
+import { runAsCli } from "@/lib/services/init";
 import { logToStderr } from "@/lib/services/log";
+import { USAGE_EXIT_CODE, UsageError, usageLine } from "./args";
+import { loadEnvFiles } from "./env";
 
-export class UsageError extends Error {
-  override name = "UsageError";
-}
+export { UsageError } from "./args";
 
-export function runCommand(usage: string, main: () => Promise<void>): void {
+export function runCommand(main: () => Promise<void>): void {
+  loadEnvFiles();
+  runAsCli();
   logToStderr();
   main()
     .then(
       () => 0,
       (error: unknown) => {
-        if (error instanceof UsageError) console.error(`${error.message}\n\n${usage}`);
-        else if (error instanceof ServiceError || error instanceof ConfigError) console.error(error.message);
-        else if (error instanceof TypeError && (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-          console.error(`${error.message}\n\n${usage}`);
-        } else console.error(error);
-        return error instanceof UsageError || error instanceof TypeError ? 2 : 1;
+        if (error instanceof UsageError) {
+          console.error(usageLine(error.message));
+          return USAGE_EXIT_CODE;
+        }
+        if (error instanceof ServiceError || error instanceof ConfigError) console.error(error.message);
+        else console.error(error);
+        return 1;
       },
     )
     .then(async (code) => {

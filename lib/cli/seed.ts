@@ -2,11 +2,11 @@
  * `npm run seed [-- --company ID] [--users N]`: fills a company (default: the bootstrap company,
  * the one ADMIN_EMAIL signs in to) with demo data, showing a progress bar. Idempotent.
  */
-import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
 import { ready } from "@/lib/services/init";
 import { seedDemo } from "@/lib/services/seed";
 import { seedSurveys } from "@/lib/services/seed-surveys";
+import { parseCommandLine } from "./args";
 import { runCommand, UsageError } from "./run-command";
 
 const usage = `Usage: npm run seed [-- --company COMPANY_ID] [--users N]
@@ -14,15 +14,10 @@ const usage = `Usage: npm run seed [-- --company COMPANY_ID] [--users N]
   --company  the company to fill (default: the one created on first start)
   --users    how many demo users (default 300)`;
 
-runCommand(usage, async () => {
-  const { values } = parseArgs({
-    options: { company: { type: "string" }, users: { type: "string", default: "300" }, help: { type: "boolean", short: "h" } },
-    strict: true,
+runCommand(async () => {
+  const { values } = parseCommandLine(usage, {
+    options: { company: { type: "string" }, users: { type: "string", default: "300" } },
   });
-  if (values.help) {
-    console.error(usage);
-    return;
-  }
   if (values.company !== undefined && !/^[0-9a-f]{24}$/i.test(values.company)) throw new UsageError("--company must be a 24-hex id");
   const users = Number(values.users);
   if (!Number.isInteger(users) || users < 1 || users > 100_000) throw new UsageError("--users must be a whole number from 1 to 100000");

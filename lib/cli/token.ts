@@ -4,9 +4,10 @@
  * `--revoke ID|TOKEN` revokes one API token; `--revoke-all --email E` every session and token
  * of the account.
  */
-import { parseArgs } from "node:util";
 import { createApiToken, PRINCIPAL_TTL_MS, revokeAllTokens, revokeApiToken } from "@/lib/services/auth";
-import { ready } from "@/lib/services/init";
+import { ServiceError } from "@/lib/services/errors";
+import { firstAdminLeftToServer, ready } from "@/lib/services/init";
+import { parseCommandLine } from "./args";
 import { parseDuration, runCommand, UsageError } from "./run-command";
 
 const usage = `Usage: npm run --silent token -- --email EMAIL [--ttl 30d] [--company COMPANY_ID]
@@ -22,22 +23,16 @@ const usage = `Usage: npm run --silent token -- --email EMAIL [--ttl 30d] [--com
 A revoked token is refused within ${PRINCIPAL_TTL_MS / 1000} seconds by every server process. Tokens also stop
 working when the user is deactivated in the token's company or their password changes.`;
 
-runCommand(usage, async () => {
-  const { values } = parseArgs({
+runCommand(async () => {
+  const { values } = parseCommandLine(usage, {
     options: {
       email: { type: "string" },
       ttl: { type: "string", default: "30d" },
       company: { type: "string" },
       revoke: { type: "string" },
       "revoke-all": { type: "boolean" },
-      help: { type: "boolean", short: "h" },
     },
-    strict: true,
   });
-  if (values.help) {
-    console.error(usage);
-    return;
-  }
   if (values.revoke !== undefined) {
     await ready();
     const revoked = await revokeApiToken(values.revoke);
@@ -54,7 +49,12 @@ runCommand(usage, async () => {
   if (values.company !== undefined && !/^[0-9a-f]{24}$/i.test(values.company)) throw new UsageError("--company must be a 24-hex id");
   const ttl = parseDuration(values.ttl);
   await ready();
-  const token = await createApiToken(values.email, ttl, values.company?.toLowerCase());
+  const token = await createApiToken(values.email, ttl, values.company?.toLowerCase()).catch((error: unknown) => {
+    if (error instanceof ServiceError && error.code === "not_found" && firstAdminLeftToServer()) {
+      throw new ServiceError("not_found", `${error.message} The first admin is created by the server's first start (npm start), or by a CLI run with ADMIN_PASSWORD set.`);
+    }
+    throw error;
+  });
   console.error(`Token id (for --revoke): ${token.id}`);
   process.stdout.write(`${token.accessToken}\n`);
 });

@@ -83,6 +83,59 @@ export function databaseKind(): DatabaseKind {
   return state.kind ?? (loadConfig().mongodbUri ? "mongodb" : "embedded");
 }
 
+/** The database does not answer now (stopped, restarting, unreachable): worth retrying shortly. */
+export class DatabaseUnavailableError extends Error {
+  override name = "DatabaseUnavailableError";
+  constructor(message = "The database does not answer.") {
+    super(message);
+  }
+}
+
+/** Driver errors that mean "no server to talk to", not "the request was wrong". */
+const UNAVAILABLE = new Set([
+  "DatabaseUnavailableError",
+  "MongoServerSelectionError",
+  "MongooseServerSelectionError",
+  "MongoNetworkError",
+  "MongoNetworkTimeoutError",
+  "MongoNotConnectedError",
+  "MongoPoolClearedError",
+  "MongoServerClosedError",
+  "MongoTopologyClosedError",
+]);
+
+/**
+ * Whether an error (of the driver, of Mongoose or answered by a read worker, which keeps only the
+ * name) says the database cannot be reached. Classified by name: Mongoose carries its own copy of
+ * the driver, so `instanceof` would miss half of them.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { name, message } = error as { name?: unknown; message?: unknown };
+  if (typeof name === "string" && UNAVAILABLE.has(name)) return true;
+  // Mongoose queues operations while disconnected, and gives up with this after bufferTimeoutMS.
+  return name === "MongooseError" && typeof message === "string" && message.includes("buffering timed out");
+}
+
+let probing: Promise<unknown> | undefined;
+
+/**
+ * Throws {@link DatabaseUnavailableError} at once when the driver has lost the server it was
+ * connected to, instead of letting the operation wait for a server (or in Mongoose's buffer)
+ * until a timeout. Meanwhile one background ping at a time asks the driver to look for the
+ * server, which makes it check every half second rather than at its usual heartbeat.
+ */
+export function assertDatabaseReachable(): void {
+  const connection = mongoose.connection;
+  if (!state.target || connection.readyState === mongoose.ConnectionStates.connected) return;
+  probing ??= (connection.db?.command({ ping: 1 }) ?? Promise.resolve())
+    .catch(() => undefined)
+    .finally(() => {
+      probing = undefined;
+    });
+  throw new DatabaseUnavailableError();
+}
+
 /**
  * Connects when needed and asks the database for a `ping`. Rejects when it does not answer within
  * `timeoutMs`; the connection attempt itself goes on in the background.
@@ -94,6 +147,7 @@ export async function ping(timeoutMs = 3_000): Promise<void> {
   });
   const answer = (async () => {
     const m = await connect();
+    assertDatabaseReachable();
     const db = m.connection.db;
     if (!db) throw new Error("database connection is not open");
     await db.command({ ping: 1 });

@@ -29,14 +29,33 @@ export const ErrorCodes = {
   InvalidNamespace: 73,
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
-  CannotBuildIndexKeys: 171,
+  CannotIndexParallelArrays: 171,
   Location16410: 16410,
   DuplicateKey: 11000,
+  BSONObjectTooLarge: 10334,
   KeyTooLong: 17280,
   NoSuchKey: 4,
+  PathNotViable: 28,
   Location40352: 40352,
+  Location40323: 40323,
+  Location31254: 31254,
+  Location31395: 31395,
+  Location31275: 31275,
+  Location28724: 28724,
+  Location28667: 28667,
+  Location51246: 51246,
+  Location40324: 40324,
   InvalidPipelineOperator: 168,
   QueryFeatureNotAllowed: 224,
+  DocumentValidationFailure: 121,
+  Location17419: 17419,
+  Location40415: 40415,
+  Location16766: 16766,
+  Location17262: 17262,
+  Location17313: 17313,
+  Location40218: 40218,
+  Location51024: 51024,
+  Location17420: 17420,
   MechanismUnavailable: 334,
   WriteConflict: 112,
   NoSuchTransaction: 251,
@@ -50,7 +69,6 @@ export const ErrorCodes = {
   MaxTimeMSExpired: 50,
   Location50768: 50768,
   Location40674: 40674,
-  Location40415: 40415,
   CommandNotSupported: 115,
   CursorInUse: 292,
   Location40602: 40602,
@@ -64,7 +82,7 @@ export class MongoCommandError extends Error {
   readonly extra: Record<string, unknown>;
 
   constructor(codeName: ErrorCodeName, message: string, extra: Record<string, unknown> = {}) {
-    super(message);
+    super(codeName === "BadValue" ? withoutScripting(message) : message);
     this.code = ErrorCodes[codeName];
     this.codeName = codeName.startsWith("Location") ? "" : codeName;
     this.extra = extra;
@@ -79,6 +97,15 @@ export class MongoCommandError extends Error {
   }
 }
 
+/** mingo's refusal of server-side JavaScript, which this database never runs. */
+const SCRIPT_REFUSAL = /^(\$\w+)(?: operator)? requires 'scriptEnabled' option to be true\.?$/;
+
+/** Says which operator runs server-side JavaScript and what to do instead, for mingo's refusal. */
+function withoutScripting(message: string): string {
+  const script = SCRIPT_REFUSAL.exec(message);
+  return script ? `${script[1]} (server-side JavaScript) is not supported by the embedded database: set MONGODB_URI to use a MongoDB server` : message;
+}
+
 /** Any thrown value as MongoDB's reply; unknown errors become InternalError without a stack. */
 export function errorReply(err: unknown): Record<string, unknown> {
   if (err instanceof MongoCommandError) return err.toReply();
@@ -87,7 +114,7 @@ export function errorReply(err: unknown): Record<string, unknown> {
     return { ok: 0, errmsg: `internal error: ${message}`, code: ErrorCodes.InternalError, codeName: "InternalError" };
   }
   // mingo raises plain Errors for malformed operators: those are the client's fault.
-  return { ok: 0, errmsg: message, code: ErrorCodes.BadValue, codeName: "BadValue" };
+  return { ok: 0, errmsg: withoutScripting(message), code: ErrorCodes.BadValue, codeName: "BadValue" };
 }
 
 /**

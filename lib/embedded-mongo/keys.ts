@@ -75,8 +75,13 @@ export function encodeValue(value: unknown, limit = MAX_STRING_KEY): { part: Key
     case "Double":
       return { part: [Rank.Number, Number(v.valueOf())], exact: true };
     case "Decimal128": {
-      const n = Number.parseFloat(v.toString());
-      return Number.isNaN(n) ? { part: [Rank.NaN, 0], exact: true } : { part: [Rank.Number, n], exact: false };
+      const text = v.toString();
+      const n = Number.parseFloat(text);
+      if (Number.isNaN(n)) return { part: [Rank.NaN, 0], exact: true };
+      // Up to 15 significant digits a decimal has one double of its own, so the key is exact
+      // (and a Decimal128 can be an `_id`); beyond, candidates are checked against the value.
+      const digits = text.replace(/[eE].*$/, "").replace(/[^0-9]/g, "").replace(/^0+/, "");
+      return { part: [Rank.Number, n], exact: digits.replace(/0+$/, "").length <= 15 };
     }
     case "Binary":
       return truncated(Rank.Binary, (v as unknown as { toString(e: string): string }).toString("base64"), limit);
@@ -146,6 +151,41 @@ function collect(value: unknown, parts: string[], i: number, out: unknown[], sta
   out.push(MISSING);
 }
 
+/** The paths (prefixes of `path`) at which the document holds an array, walking as `valuesAtPath`. */
+export function arrayPathsAtPath(doc: unknown, path: string): Set<string> {
+  const parts = path.split(".");
+  const found = new Set<string>();
+  const walk = (value: unknown, i: number) => {
+    if (Array.isArray(value)) {
+      found.add(parts.slice(0, i).join("."));
+      if (i === parts.length) return;
+      const part = parts[i];
+      if (/^\d+$/.test(part) && Number(part) < value.length) walk(value[Number(part)], i + 1);
+      for (const el of value) if (isPlainObject(el)) walk(el[part], i + 1);
+      return;
+    }
+    if (i < parts.length && isPlainObject(value)) walk(value[parts[i]], i + 1);
+  };
+  walk(doc, 0);
+  return found;
+}
+
+/**
+ * MongoDB's parallel arrays: two indexed paths each reaching an array the other does not (such as
+ * `a` and `b`, or `a.x` and `a.z` both arrays inside the array `a`). Paths through one same array
+ * (`companies.companyId` and `companies.isActive`) are not parallel. Returns the two fields.
+ */
+export function parallelArrays(doc: Document, fields: string[]): [string, string] | undefined {
+  const paths = fields.map((f) => arrayPathsAtPath(doc, f));
+  for (let i = 0; i < fields.length; i++) {
+    for (let j = i + 1; j < fields.length; j++) {
+      const own = (a: Set<string>, b: Set<string>) => [...a].some((p) => !b.has(p));
+      if (own(paths[i], paths[j]) && own(paths[j], paths[i])) return [fields[i], fields[j]];
+    }
+  }
+  return undefined;
+}
+
 export interface IndexKey {
   parts: KeyPrimitive[];
   exact: boolean;
@@ -155,13 +195,13 @@ export interface IndexKey {
  * The index keys of one document under a key pattern (one per array element for multikey), and
  * which of the fields reached an array in this document.
  */
-export function indexKeys(doc: Document, fields: string[]): { keys: IndexKey[]; multikeyFields: string[] } {
+export function indexKeys(doc: Document, fields: string[], encode: (value: unknown) => { part: KeyPart; exact: boolean } = (v) => encodeValue(v)): { keys: IndexKey[]; multikeyFields: string[] } {
   let combos: IndexKey[] = [{ parts: [], exact: true }];
   const multikeyFields: string[] = [];
   for (const field of fields) {
     const { values, multikey } = valuesAtPath(doc, field);
     if (multikey) multikeyFields.push(field);
-    const encoded = dedupe(values.map((v) => encodeValue(v)));
+    const encoded = dedupe(values.map(encode));
     const next: IndexKey[] = [];
     for (const combo of combos) {
       for (const e of encoded) next.push({ parts: [...combo.parts, ...e.part], exact: combo.exact && e.exact });
@@ -192,7 +232,19 @@ export function compareValues(a: unknown, b: unknown): number {
   const ea = encodeValue(a, Infinity).part;
   const eb = encodeValue(b, Infinity).part;
   if (ea[0] !== eb[0]) return ea[0] < eb[0] ? -1 : 1;
+  if (ea[0] === Rank.Binary) return compareBinary(a, b);
   if (ea[1] === eb[1]) return 0;
   if (typeof ea[1] === "string" && typeof eb[1] === "string") return Buffer.compare(Buffer.from(ea[1]), Buffer.from(eb[1]));
   return ea[1] < eb[1] ? -1 : 1;
+}
+
+/** MongoDB orders binary data by length, then subtype, then bytes. */
+function compareBinary(a: unknown, b: unknown): number {
+  const parts = (v: unknown): [Uint8Array, number] =>
+    bsonType(v) === "Binary" ? [(v as { buffer: Uint8Array }).buffer, (v as { sub_type: number }).sub_type] : [v as Uint8Array, 0];
+  const [da, ta] = parts(a);
+  const [db, tb] = parts(b);
+  if (da.length !== db.length) return da.length < db.length ? -1 : 1;
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return Buffer.compare(da, db);
 }

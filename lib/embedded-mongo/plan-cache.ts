@@ -70,7 +70,7 @@ export function planName(plan: Plan): string {
  * it was chosen among), filter shape, sort and whether a limit ends the walk early.
  */
 export function planKey(meta: CollectionMeta, filter: Document, sort: Document | undefined, limited: boolean): string {
-  const indexes = meta.indexes.map((index) => index.name).join(",");
+  const indexes = meta.indexes.map((index) => (index.hidden ? `${index.name}(hidden)` : index.name)).join(",");
   return `${meta.db}.${meta.name}|${indexes}|${shapeOf(filter)}|${sort ? JSON.stringify(sort) : ""}|${limited ? "limit" : ""}`;
 }
 

@@ -7,6 +7,7 @@
  */
 import type { Document } from "bson";
 import { MongoCommandError } from "./errors";
+import { isPlain, parseCollation, sameCollation, type Collation } from "./collation";
 import { HIGH, Rank, encodeValue, isPlainObject, type KeyPrimitive } from "./keys";
 import type { IndexSpec } from "./store";
 
@@ -64,8 +65,8 @@ const MAX_POINTS = 1000;
 const MAX_CANDIDATES = 4;
 
 /** The plan to run when only one is wanted (explain, or a filter with a single useful index). */
-export function choosePlan(filter: Document, sort: Document | undefined, indexes: IndexSpec[], hint?: unknown): Plan {
-  return candidatePlans(filter, sort, indexes, hint)[0];
+export function choosePlan(filter: Document, sort: Document | undefined, indexes: IndexSpec[], hint?: unknown, collation?: Collation): Plan {
+  return candidatePlans(filter, sort, indexes, hint, collation)[0];
 }
 
 /**
@@ -73,37 +74,58 @@ export function choosePlan(filter: Document, sort: Document | undefined, indexes
  * walks in sort order, another that is more selective), which is faster depends on the data, so
  * the executor races them for a few steps as MongoDB's multi-planner does.
  */
-export function candidatePlans(filter: Document, sort: Document | undefined, indexes: IndexSpec[], hint?: unknown): Plan[] {
+export function candidatePlans(filter: Document, sort: Document | undefined, indexes: IndexSpec[], hint?: unknown, collation?: Collation): Plan[] {
   const analysis = analyse(filter);
   const bounds = analysis.bounds;
   const sortEntries = Object.entries(sort ?? {});
+  // `$natural` is the order documents are stored in (insertion order in a capped collection).
+  const natural = isPlainObject(hint) && Object.keys(hint).length === 1 && "$natural" in hint ? Number(hint.$natural) : undefined;
+  if (natural !== undefined || (sortEntries.length === 1 && sortEntries[0][0] === "$natural")) {
+    const direction = natural ?? Number(sortEntries[0][1]);
+    const sortDirection = sortEntries.length === 1 && sortEntries[0][0] === "$natural" ? Number(sortEntries[0][1]) : undefined;
+    return [{ kind: "scan", reverse: (sortDirection ?? direction) < 0, sorted: sortEntries.length === 0 || sortDirection !== undefined }];
+  }
 
   const idBounds = bounds.get("_id");
-  if (hint === undefined && idBounds?.points && !idBounds.points.some((p) => p instanceof RegExp || isPlainObject(p) || Array.isArray(p))) {
+  const collatedPoint = (p: unknown) => collation !== undefined && (typeof p === "string" || bsonTypeOf(p) === "BSONSymbol");
+  if (hint === undefined && idBounds?.points && !idBounds.points.some((p) => p instanceof RegExp || isPlainObject(p) || Array.isArray(p) || collatedPoint(p))) {
     return [{ kind: "ids", ids: idBounds.points }];
   }
 
   // The `_id_` index has no entries of its own: the documents are stored in `_id` order.
-  let candidates = indexes.filter((i) => i.name !== "_id_" && !i.sparse && !i.partialFilterExpression && isAscDescOnly(i));
+  // An index serves a query of its own collation only, as MongoDB's planner decides (the `_id_`
+  // index has entries of its own only under a collation); a hidden index serves none.
+  const collationOf = (i: IndexSpec) => (i.collation ? parseCollation(i.collation) : undefined);
+  let candidates = indexes.filter(
+    (i) => (i.name !== "_id_" || i.collation) && !i.hidden && sameCollation(collationOf(i), collation) && !i.sparse && !i.partialFilterExpression && (isAscDescOnly(i) || isHashed(i)),
+  );
   if (hint !== undefined) {
-    const hinted = indexes.find((i) => (typeof hint === "string" ? i.name === hint : sameKey(i.key, hint as Document)));
+    // A hidden index cannot be hinted either: MongoDB answers as if it did not exist.
+    const hinted = indexes.filter((i) => !i.hidden).find((i) => (typeof hint === "string" ? i.name === hint : sameKey(i.key, hint as Document)));
     if (!hinted) {
       throw new MongoCommandError("BadValue", "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
     }
-    if (hinted.name !== "_id_") return [evaluate(hinted, analysis, sortEntries).plan];
+    // An index of another collation cannot bound strings: the collection is read instead.
+    if (!sameCollation(collationOf(hinted), collation)) return [{ kind: "scan", reverse: false, sorted: sortEntries.length === 0 }];
+    if (hinted.name !== "_id_" || hinted.collation) return [evaluate(hinted, collatedAnalysis(hinted, analysis, collation), sortEntries).plan];
     candidates = [];
   }
 
   const useful = candidates
-    .map((index) => evaluate(index, analysis, sortEntries))
+    .map((index) => evaluate(index, collatedAnalysis(index, analysis, collation), sortEntries))
     .filter((e) => e.score > 0)
     .sort((a, b) => b.score - a.score)
     .slice(0, MAX_CANDIDATES)
     .map((e) => e.plan);
   if (useful.length) return useful;
 
-  const idSort = sortEntries.length === 1 && sortEntries[0][0] === "_id";
+  const idSort = sortEntries.length === 1 && sortEntries[0][0] === "_id" && !collation;
   return [{ kind: "scan", reverse: idSort && Number(sortEntries[0][1]) < 0, sorted: sortEntries.length === 0 || idSort }];
+}
+
+/** A hashed index answers equalities only: its entries are in no useful order for ranges or sorts. */
+function isHashed(index: IndexSpec): boolean {
+  return Object.values(index.key).every((d) => d === 1 || d === -1 || d === "hashed") && Object.values(index.key).includes("hashed");
 }
 
 function isAscDescOnly(index: IndexSpec): boolean {
@@ -135,7 +157,7 @@ function evaluate(index: IndexSpec, analysis: Analysis, sortEntries: Array<[stri
       continue;
     }
     const ranges = b?.ranges ?? (b?.points ? regexPointsAsRanges(b.points) : undefined);
-    if (ranges) rangeIntervals = rangeToIntervals(ranges, multikey.has(field));
+    if (ranges && index.key[field] !== "hashed") rangeIntervals = rangeToIntervals(ranges, multikey.has(field));
     break;
   }
 
@@ -156,7 +178,7 @@ function evaluate(index: IndexSpec, analysis: Analysis, sortEntries: Array<[stri
     f === rangeField && multikey.has(f) && Boolean(bounds.get(f)!.ranges?.some((r) => !r.single && r.lo !== undefined && r.hi !== undefined));
   const exactFields = consumed.filter((f) => bounds.get(f)?.exact === true && !twoSidedOnArray(f));
   const covered = analysis.complete && [...bounds.keys()].every((f) => exactFields.includes(f));
-  const sortDirection = sortServed(index, fields, eqFields, singlePoint, intervals.length > 1, multikey, bounds, sortEntries);
+  const sortDirection = isHashed(index) && sortEntries.length ? 0 : sortServed(index, fields, eqFields, singlePoint, intervals.length > 1, multikey, bounds, sortEntries);
   const sorted = sortDirection !== 0;
   const servesSort = sorted && sortEntries.length > 0;
   const score = eqFields * 10 + (rangeIntervals ? 5 : 0) + (servesSort ? 100 : 0) + (index.unique && eqFields === fields.length ? 50 : 0) - fields.length * 0.01;
@@ -179,6 +201,8 @@ function sortServed(
   sortEntries: Array<[string, unknown]>,
 ): number {
   if (sortEntries.length === 0) return 1;
+  // Buckets do not follow the collator's order.
+  if (index.collation) return 0;
   if (!singlePoint || splitIntervals) return 0;
   // Sort keys fixed by equality are constant and do not affect order, except on an array field:
   // MongoDB sorts an array by its smallest (descending: largest) element, whichever element the
@@ -365,4 +389,42 @@ function safeRegExp(pattern: string, options: string): RegExp | undefined {
   } catch {
     return undefined;
   }
+}
+
+function bsonTypeOf(v: unknown): string | undefined {
+  return v !== null && typeof v === "object" ? (v as { _bsontype?: string })._bsontype : undefined;
+}
+
+/** Matches every string: under a collation a string bound can only be its bucket or the whole type. */
+const ANY_STRING = /^/;
+
+/**
+ * The bounds of a filter on an index with a collation (the query's own): a plain string reads its
+ * bucket and the shared one; any other string, regex or string range reads every string.
+ */
+function collatedAnalysis(index: IndexSpec, analysis: Analysis, collation: Collation | undefined): Analysis {
+  if (!index.collation || !collation) return analysis;
+  const bounds = new Map<string, FieldBounds>();
+  const stringy = (v: unknown) => typeof v === "string" || v instanceof RegExp || bsonTypeOf(v) === "BSONSymbol" || bsonTypeOf(v) === "BSONRegExp";
+  for (const [field, b] of analysis.bounds) {
+    if (b.points) {
+      if (!b.points.some(stringy)) {
+        bounds.set(field, b);
+        continue;
+      }
+      const points: unknown[] = [];
+      let whole = false;
+      for (const p of b.points) {
+        if (!stringy(p)) points.push(p);
+        else if (typeof p === "string" && isPlain(p)) points.push(collation.bucket(p), "");
+        else whole = true;
+      }
+      if (whole) points.push(ANY_STRING);
+      bounds.set(field, { points: [...new Set(points)], exact: false });
+    } else if (b.ranges) {
+      const ranges = b.ranges.map((r) => ([r.lo, r.hi].some(stringy) || r.rank === Rank.String ? { loInc: true, hiInc: false, rank: Rank.String, single: true } : r));
+      bounds.set(field, { ranges, exact: false });
+    }
+  }
+  return { bounds, complete: false };
 }

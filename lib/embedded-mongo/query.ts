@@ -4,13 +4,20 @@
  * skip, limit and project.
  */
 import type { Document } from "bson";
-import { Aggregator, Query } from "mingo";
+import type { Query } from "mingo";
+import { Context } from "mingo/core";
 import type { Options } from "mingo/types";
+import { makeAggregator, makeQuery, optionsCollation } from "./collated-query";
+import { compareCollated, type Collation } from "./collation";
 import { MongoCommandError } from "./errors";
-import { compareValues, idKey, idText, valuesAtPath } from "./keys";
+import { idKey, idText, valuesAtPath } from "./keys";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
+import { projectFind } from "./projection";
 import type { CollectionMeta, Store } from "./store";
+import { isTextScoreMeta, parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
+import { customQueryOperators, rewriteTypeOperators } from "./type-operators";
+import { jsonSchemaOption } from "./validation";
 
 export interface FindSpec {
   filter?: Document;
@@ -25,7 +32,9 @@ export interface FindSpec {
 
 export function mingoOptions(store: Store, db: string, variables?: Document): Partial<Options> {
   return {
+    ...jsonSchemaOption,
     idKey: "_id",
+    context: Context.init().addQueryOps(customQueryOperators as never),
     scriptEnabled: false,
     variables,
     collectionResolver: (name: string) => {
@@ -37,9 +46,11 @@ export function mingoOptions(store: Store, db: string, variables?: Document): Pa
 
 export function compileFilter(filter: Document, options?: Partial<Options>): Query {
   try {
-    return new Query(filter, options);
+    return makeQuery(rewriteTypeOperators(filter), options);
   } catch (err) {
-    throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
+    const message = err instanceof Error ? err.message : String(err);
+    // MongoDB's wording for an operator it does not know inside a field's condition.
+    throw new MongoCommandError("BadValue", message.replace(/^unknown query operator (\$\S+)$/, "unknown operator: $1"));
   }
 }
 
@@ -116,15 +127,20 @@ function race(runners: Runner[], query: Query, wanted: number): Runner {
 
 /** The matching documents in order, after skip and limit (not projected). */
 export function findDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): Document[] {
-  if (!meta) return [];
+  const text = spec.filter ? splitText(spec.filter) : undefined;
+  if (text) return meta ? findText(store, meta, text, spec, options) : [];
   const filter = spec.filter ?? {};
+  // Compiled first: a malformed filter is refused even where there is nothing to read.
   const query = compileFilter(filter, options);
-  const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
+  if (!meta) return [];
+  const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : hintedOrder(meta, spec.hint);
   if (meta.options.viewOn) return findInView(store, meta, query, { ...spec, sort }, options);
+  // The collation travels with the mingo options (collated-query.ts): the planner and the sort follow it.
+  const collation = optionsCollation(options);
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const wanted = limit > 0 ? skip + limit : 0;
-  const plans = candidatePlans(filter, sort, meta.indexes, spec.hint);
+  const plans = candidatePlans(filter, sort, meta.indexes, spec.hint, collation);
   const runner = (plan: Plan): Runner => ({
     plan,
     sortedByPlan: plan.kind === "ids" ? !sort : plan.sorted,
@@ -138,7 +154,7 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   const executor = executorOf(store);
   let winner: Runner | undefined;
   const cache = plans.length > 1 && spec.hint === undefined ? executor.plans : undefined;
-  const key = cache ? planKey(meta, filter, sort, wanted > 0) : "";
+  const key = cache ? `${planKey(meta, filter, sort, wanted > 0)}|${collation?.key ?? ""}` : "";
   const cached = cache?.get(key);
   const cachedPlan = cached && plans.find((plan) => planName(plan) === cached.plan);
   if (cachedPlan) {
@@ -165,8 +181,41 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
   // As MongoDB's executionStats: the winning plan's work (the trial of the others is not counted).
   if (spec.stats) spec.stats.docsExamined += winner.works;
   if (!winner.done) winner.stream.return?.(undefined);
-  const ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort) : winner.matches;
+  const ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort, collation) : winner.matches;
   return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
+}
+
+/**
+ * A `$text` query: every document is scored by the collection's text index (see text.ts) and
+ * checked against the rest of the filter; the score is kept for `{$meta: "textScore"}`.
+ */
+function findText(store: Store, meta: CollectionMeta, text: { text: unknown; rest: Document }, spec: FindSpec, options?: Partial<Options>): Document[] {
+  if (meta.options.viewOn) throw new MongoCommandError("BadValue", "$text is not allowed on a view");
+  const index = textIndexFor(meta.indexes, text.rest);
+  const score = textMatcher(index, parseTextQuery(text.text));
+  const query = compileFilter(text.rest, options);
+  const matches: Document[] = [];
+  for (const doc of store.scan(meta)) {
+    if (spec.stats) spec.stats.docsExamined += 1;
+    const s = score(doc);
+    if (s === undefined || !query.test(doc)) continue;
+    textScores.set(doc, s);
+    matches.push(doc);
+  }
+  const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
+  const ordered = sort ? sortDocuments(matches, sort, optionsCollation(options)) : matches;
+  const skip = spec.skip ?? 0;
+  return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
+}
+
+/**
+ * A hinted index without a sort gives the documents in its own order, as MongoDB's walk of that
+ * index does: the index's key pattern is the order (the `_id` index and `$natural` keep theirs).
+ */
+function hintedOrder(meta: CollectionMeta, hint: unknown): Document | undefined {
+  if (hint === undefined || hint === null) return undefined;
+  const index = meta.indexes.find((i) => (typeof hint === "string" ? i.name === hint : JSON.stringify(i.key) === JSON.stringify(hint)));
+  return index && index.name !== "_id_" ? index.key : undefined;
 }
 
 /** What the query executor keeps per open database: its plan cache and its counters. */
@@ -190,8 +239,11 @@ export function executorOf(store: Store): Executor {
  * a single document, as MongoDB's COUNT_SCAN does.
  */
 export function countDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): number {
-  if (!meta) return 0;
   const filter = spec.filter ?? {};
+  if (!meta) {
+    compileFilter(filter, options);
+    return 0;
+  }
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const clamp = (n: number) => {
@@ -200,7 +252,7 @@ export function countDocuments(store: Store, meta: CollectionMeta | undefined, s
   };
   if (!meta.options.viewOn && spec.hint === undefined) {
     if (Object.keys(filter).length === 0) return clamp(store.count(meta));
-    const plans = candidatePlans(filter, undefined, meta.indexes).filter((p): p is IndexPlan => p.kind === "index");
+    const plans = candidatePlans(filter, undefined, meta.indexes, undefined, optionsCollation(options)).filter((p): p is IndexPlan => p.kind === "index");
     const covered = plans.find((p) => p.covered);
     if (covered) {
       const distinct = covered.dedupe ? new Set<string>() : undefined;
@@ -248,8 +300,8 @@ function intersectionSize(store: Store, meta: CollectionMeta, a: IndexPlan, b: I
 function findInView(store: Store, view: CollectionMeta, query: Query, spec: FindSpec, options?: Partial<Options>): Document[] {
   const source = store.collection(view.db, String(view.options.viewOn));
   const base = findDocuments(store, source, {}, options);
-  const rows = (new Aggregator((view.options.pipeline as Document[]) ?? [], options).run(base) as Document[]).filter((d) => query.test(d));
-  const ordered = spec.sort ? sortDocuments(rows, spec.sort) : rows;
+  const rows = (makeAggregator((view.options.pipeline as Document[]) ?? [], options).run(base) as Document[]).filter((d) => query.test(d));
+  const ordered = spec.sort ? sortDocuments(rows, spec.sort, optionsCollation(options)) : rows;
   const skip = spec.skip ?? 0;
   return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
 }
@@ -258,18 +310,25 @@ function findInView(store: Store, view: CollectionMeta, query: Query, spec: Find
  * MongoDB's sort order: values compare across types by BSON type order, and an array sorts by
  * its smallest element ascending, by its largest descending.
  */
-export function sortDocuments(docs: Document[], sort: Document): Document[] {
-  const fields = Object.entries(sort).map(([path, dir]) => ({ path, dir: Number(dir) < 0 ? -1 : 1 }));
+export function sortDocuments(docs: Document[], sort: Document, collation?: Collation): Document[] {
+  const compare = (a: unknown, b: unknown) => compareCollated(a, b, collation);
+  // `{$meta: "textScore"}` sorts by the text score, highest first.
+  const fields = Object.entries(sort).map(([path, dir]) => ({ path, meta: isTextScoreMeta(dir), dir: isTextScoreMeta(dir) || Number(dir) < 0 ? -1 : 1 }));
   const keyed = docs.map((doc) => ({
     doc,
-    keys: fields.map(({ path, dir }) => {
+    keys: fields.map(({ path, dir, meta }) => {
+      if (meta) {
+        const score = textScores.get(doc);
+        if (score === undefined) throw new MongoCommandError("Location40218", "query requires text score metadata, but it is not available");
+        return score;
+      }
       const { values } = valuesAtPath(doc, path);
-      return values.reduce((best, v) => (compareValues(v, best) * dir < 0 ? v : best));
+      return values.reduce((best, v) => (compare(v, best) * dir < 0 ? v : best));
     }),
   }));
   keyed.sort((a, b) => {
     for (let i = 0; i < fields.length; i++) {
-      const c = compareValues(a.keys[i], b.keys[i]) * fields[i].dir;
+      const c = compare(a.keys[i], b.keys[i]) * fields[i].dir;
       if (c !== 0) return c;
     }
     return 0;
@@ -279,8 +338,10 @@ export function sortDocuments(docs: Document[], sort: Document): Document[] {
 
 export function projectDocuments(docs: Document[], projection: Document | undefined, filter: Document = {}, options?: Partial<Options>): Document[] {
   if (!projection || Object.keys(projection).length === 0) return docs;
+  const projected = projectFind(docs, projection, filter, options);
+  if (projected) return projected;
   try {
-    return new Query(filter, options).find(docs, projection).all() as Document[];
+    return makeQuery(filter, options).find(docs, projection).all() as Document[];
   } catch (err) {
     throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
   }

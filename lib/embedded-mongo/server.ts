@@ -15,6 +15,7 @@ import { PRIVATE_FILE_MODE } from "./private-files";
 import type { Store } from "./store";
 import { DEFAULT_TRANSACTION_LIFETIME_SECONDS, Sessions } from "./transactions";
 import { DEFAULT_REPLICA_SET, awaitableHelloWait, newReplicaSet } from "./replset";
+import { ttlMonitorOf } from "./ttl";
 import { EXHAUST_ALLOWED, MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMessage } from "./wire";
 
 export interface WireServer {
@@ -46,6 +47,8 @@ export interface ListenOptions {
 export async function listen(store: Store, { port, host, user, testCommands = false, socketPath, replicaSet = DEFAULT_REPLICA_SET, transactionLifetimeLimitSeconds = DEFAULT_TRANSACTION_LIFETIME_SECONDS }: ListenOptions): Promise<WireServer> {
   const cursors = new CursorRegistry();
   const sessions = new Sessions(store, transactionLifetimeLimitSeconds * 1000);
+  const ttl = ttlMonitorOf(store);
+  ttl.start();
   const failPoints = testCommands ? new FailPoints() : undefined;
   const sockets = new Set<net.Socket>();
   // The tail of each connection's command chain, so close() can wait for commands in flight.
@@ -141,6 +144,7 @@ export async function listen(store: Store, { port, host, user, testCommands = fa
       closing.abort();
       cursors.close();
       sessions.close();
+      await ttl.close();
       const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
       for (const socket of sockets) socket.destroy();
       await Promise.all(closed);

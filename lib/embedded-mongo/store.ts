@@ -11,8 +11,10 @@ import fs from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { BSON, EJSON, Timestamp, UUID, type Document } from "bson";
 import { Query } from "mingo";
+import { decodeDocument } from "./bson-values";
 import { ClusterClock } from "./clock";
 import { MongoCommandError } from "./errors";
+import { collatedCompareEqual, collatedEncoder, collatedProbes, parseCollation, type Collation } from "./collation";
 import { ConflictTracker } from "./conflicts";
 import { LmdbKv, type Databases, type Kv } from "./kv";
 import {
@@ -25,21 +27,32 @@ import {
   type OplogKey,
   type OplogPosition,
 } from "./oplog";
+import { HIGH, idKey, idText, indexKeys, parallelArrays, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
+import { checkTextLanguage, isTextIndex } from "./text";
 
 export interface OplogLimits {
   maxEntries: number;
   maxAgeSeconds: number;
 }
-import { HIGH, idKey, idText, indexKeys, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
 
 export interface IndexSpec {
   v: number;
   name: string;
-  key: Record<string, number>;
+  /** 1 or -1 per field; "hashed" for a hashed field; `_fts: "text", _ftsx: 1` for a text index. */
+  key: Record<string, number | string>;
   unique?: boolean;
   sparse?: boolean;
   partialFilterExpression?: Document;
   expireAfterSeconds?: number;
+  /** The index's collation in full (none: simple, binary comparison). */
+  collation?: Document;
+  /** Kept up to date and enforced (unique), listed, but never chosen by the planner. */
+  hidden?: boolean;
+  /** A text index's options, as MongoDB lists them. */
+  weights?: Record<string, number>;
+  default_language?: string;
+  language_override?: string;
+  textIndexVersion?: number;
   /**
    * The fields of the key pattern where some document held an array (MongoDB's multikey paths):
    * those fields can yield several entries per document, so they limit bounds and sorting.
@@ -53,6 +66,25 @@ export interface CollectionMeta {
   uuid: string;
   options: Document;
   indexes: IndexSpec[];
+  /** A capped collection's next insertion number (its natural order). */
+  nextInsertion?: number;
+}
+
+/**
+ * A capped collection keeps its documents in insertion order under two internal entries of the
+ * index sub-database: `$natural` (insertion number, then id) and `$naturalById` (id, then
+ * insertion number), so that its oldest documents can be found and any document removed.
+ */
+const NATURAL = "$natural";
+const NATURAL_BY_ID = "$naturalById";
+
+export function isCapped(meta: CollectionMeta): boolean {
+  return meta.options.capped === true;
+}
+
+/** MongoDB's effective size of a capped collection: at least 4096 bytes, a multiple of 256. */
+function cappedBytes(meta: CollectionMeta): number {
+  return Math.max(4096, Math.ceil(Number(meta.options.size) / 256) * 256);
 }
 
 export type Key = KeyPrimitive[];
@@ -62,7 +94,6 @@ export interface PreparedIndex {
   entries: Array<{ doc: Document; keys: Key[] }>;
 }
 
-const deserializeOptions = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: "_id_" };
 
 export class Store {
@@ -124,7 +155,7 @@ export class Store {
   /** The entries after `key` (excluded) in order, with their positions. */
   *oplogAfter(key: OplogKey): Generator<{ position: OplogPosition; entry: OplogEntry }> {
     for (const { key: k, value } of this.kv.range("oplog", { start: [key[0], key[1], key[2] + 1] })) {
-      yield { position: positionOf(k as OplogKey), entry: BSON.deserialize(value as Buffer, deserializeOptions) as OplogEntry };
+      yield { position: positionOf(k as OplogKey), entry: decodeDocument(value as Buffer) as OplogEntry };
     }
   }
 
@@ -316,7 +347,9 @@ export class Store {
     const existing = this.collection(db, name);
     if (existing) return { meta: existing, created: false };
     validateCollectionName(name);
-    const meta: CollectionMeta = { db, name, uuid: new UUID().toHexString(), options, indexes: [{ ...ID_INDEX }] };
+    // Under a default collation the `_id_` index has it too, as in MongoDB.
+    const idIndex: IndexSpec = options.collation ? { ...ID_INDEX, collation: options.collation as Document } : { ...ID_INDEX };
+    const meta: CollectionMeta = { db, name, uuid: new UUID().toHexString(), options, indexes: [idIndex] };
     this.saveMeta(meta);
     return { meta, created: true };
   }
@@ -324,6 +357,13 @@ export class Store {
   private saveMeta(meta: CollectionMeta): void {
     this.catalog.set(ns(meta.db, meta.name), meta);
     this.kv.put("meta", [meta.db, meta.name], meta);
+  }
+
+  /** Replaces a collection's options and index specifications (collMod). */
+  updateMeta(meta: CollectionMeta, options: Document, indexes: IndexSpec[]): void {
+    meta.options = options;
+    meta.indexes = indexes;
+    this.saveMeta(meta);
   }
 
   dropCollection(meta: CollectionMeta): void {
@@ -355,15 +395,22 @@ export class Store {
 
   getByIdPart(meta: CollectionMeta, id: KeyPart): Document | undefined {
     const buf = this.kv.get("docs", [meta.db, meta.name, ...id]) as Buffer | undefined;
-    return buf ? BSON.deserialize(buf, deserializeOptions) : undefined;
+    return buf ? decodeDocument(buf) : undefined;
   }
 
-  /** Every document in `_id` order. */
+  /** Every document in natural order: `_id` order, or insertion order in a capped collection. */
   *scan(meta: CollectionMeta, reverse = false): Generator<Document> {
+    if (isCapped(meta)) {
+      for (const id of this.scanIndex(meta, NATURAL, [], [HIGH], reverse)) {
+        const doc = this.getByIdPart(meta, id);
+        if (doc) yield doc;
+      }
+      return;
+    }
     const low = [meta.db, meta.name];
     const high = [meta.db, meta.name, HIGH];
     const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
-    for (const { value } of this.kv.range("docs", range)) yield BSON.deserialize(value as Buffer, deserializeOptions);
+    for (const { value } of this.kv.range("docs", range)) yield decodeDocument(value as Buffer);
   }
 
   count(meta: CollectionMeta): number {
@@ -415,11 +462,41 @@ export class Store {
     this.kv.put("docs", [meta.db, meta.name, ...id], serialize(doc));
     this.putEntries(meta, entries, id);
     this.log({ op: "insert", db: meta.db, coll: meta.name, key: { _id: doc._id }, doc });
+    if (isCapped(meta)) this.appendCapped(meta, id);
+  }
+
+  /**
+   * Records a capped collection's new document as the newest, then removes the oldest beyond its
+   * limits; through the key-value layer like any write, so the removals are deletes that
+   * transactions, snapshots and change streams see (MongoDB logs them as deletes too).
+   */
+  private appendCapped(meta: CollectionMeta, id: KeyPart): void {
+    const n = meta.nextInsertion ?? 0;
+    meta.nextInsertion = n + 1;
+    this.saveMeta(meta);
+    this.kv.put("index", [meta.db, meta.name, NATURAL, n, ...id], EMPTY);
+    this.kv.put("index", [meta.db, meta.name, NATURAL_BY_ID, ...id, n], EMPTY);
+    const max = Number(meta.options.max) > 0 ? Number(meta.options.max) : Infinity;
+    let count = this.count(meta);
+    let bytes = 0;
+    for (const { value } of this.kv.range("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) bytes += (value as Buffer).length;
+    // The oldest go first, never the document just inserted; chosen before any is removed.
+    const victims: Document[] = [];
+    for (const oldest of this.scanIndex(meta, NATURAL, [], [HIGH], false)) {
+      if ((count <= max && bytes <= cappedBytes(meta)) || JSON.stringify(oldest) === JSON.stringify(id)) break;
+      const buf = this.kv.get("docs", [meta.db, meta.name, ...oldest]) as Buffer | undefined;
+      if (!buf) continue;
+      bytes -= buf.length;
+      count -= 1;
+      victims.push(decodeDocument(buf));
+    }
+    for (const doc of victims) this.remove(meta, doc);
   }
 
   /** `kind`: how change streams report it, an `update` (with what changed) or a `replace`. */
   replace(meta: CollectionMeta, before: Document, after: Document, kind: "update" | "replace" = "update"): void {
     const id = idKey(before._id);
+    const bytes = serialize(after);
     const oldEntries = this.indexEntries(meta, before);
     const newEntries = this.indexEntries(meta, after);
     checkKeySizes(meta, newEntries, id);
@@ -427,7 +504,7 @@ export class Store {
     for (const { index, keys } of oldEntries) {
       for (const key of keys) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
     }
-    this.kv.put("docs", [meta.db, meta.name, ...id], serialize(after));
+    this.kv.put("docs", [meta.db, meta.name, ...id], bytes);
     this.putEntries(meta, newEntries, id);
     const change = kind === "replace" ? { doc: after } : { update: updateDescription(before, after) };
     this.log({ op: kind, db: meta.db, coll: meta.name, key: { _id: before._id }, ...change });
@@ -439,6 +516,14 @@ export class Store {
       for (const key of keys) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
     }
     this.kv.remove("docs", [meta.db, meta.name, ...id]);
+    if (isCapped(meta)) {
+      const byId = [meta.db, meta.name, NATURAL_BY_ID, ...id];
+      for (const key of [...this.kv.keys("index", { start: byId, end: [...byId, HIGH] })]) {
+        const n = key[key.length - 1];
+        this.kv.remove("index", key);
+        this.kv.remove("index", [meta.db, meta.name, NATURAL, n, ...id]);
+      }
+    }
     this.log({ op: "delete", db: meta.db, coll: meta.name, key: { _id: doc._id } });
   }
 
@@ -455,7 +540,9 @@ export class Store {
       for (const f of keyed.multikeyFields) multikeyFields.add(f);
       entries.push({ doc, keys: keyed.keys });
     }
-    if (spec.unique) {
+    const collation = indexCollation(spec);
+    if (spec.unique && collation) checkUniqueCollated(meta, spec, collation, entries);
+    else if (spec.unique) {
       const seen = new Map<string, Document>();
       for (const { doc, keys } of entries) {
         for (const key of keys) {
@@ -490,20 +577,29 @@ export class Store {
   }
 
   private keysFor(index: IndexSpec, doc: Document): { keys: Key[]; multikeyFields: string[] } | undefined {
+    // A text index keeps no entries ($text reads and scores the documents); it only checks languages.
+    if (isTextIndex(index)) {
+      checkTextLanguage(index, doc);
+      return undefined;
+    }
     const fields = Object.keys(index.key);
     if (index.sparse && fields.every((f) => valuesAtPath(doc, f).values.every((v) => v === null || v === undefined) && !hasPath(doc, f))) return undefined;
     if (index.partialFilterExpression && !new Query(index.partialFilterExpression).test(doc)) return undefined;
-    const { keys, multikeyFields } = indexKeys(doc, fields);
-    if (multikeyFields.length > 1) {
-      throw new MongoCommandError("CannotBuildIndexKeys", `cannot index parallel arrays [${multikeyFields.join("] [")}]`);
-    }
+    const parallel = fields.length > 1 ? parallelArrays(doc, fields) : undefined;
+    if (parallel) throw new MongoCommandError("CannotIndexParallelArrays", `cannot index parallel arrays [${parallel[1]}] [${parallel[0]}]`);
+    const collation = indexCollation(index);
+    const { keys, multikeyFields } = indexKeys(doc, fields, collation ? collatedEncoder(collation) : undefined);
+    const hashedArray = multikeyFields.find((f) => index.key[f] === "hashed");
+    if (hashedArray) throw new MongoCommandError("Location16766", "Error: hashed indexes do not currently support array values");
     return { keys: keys.map((k) => k.parts), multikeyFields };
   }
 
   private indexEntries(meta: CollectionMeta, doc: Document): Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }> {
     const out: Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }> = [];
     for (const index of meta.indexes) {
-      if (index.name === ID_INDEX.name) continue;
+      // The `_id_` index has entries of its own only under a collation (the documents are stored
+      // by their exact `_id`, which cannot tell `"A"` from `"a"` under strength 2).
+      if (index.name === ID_INDEX.name && !index.collation) continue;
       const keyed = this.keysFor(index, doc);
       if (keyed) out.push({ index, ...keyed });
     }
@@ -513,12 +609,15 @@ export class Store {
   private checkUnique(meta: CollectionMeta, doc: Document, entries: Array<{ index: IndexSpec; keys: Key[] }>): void {
     const id = JSON.stringify(idKey(doc._id));
     for (const { index, keys } of entries) {
-      if (!index.unique) continue;
+      if (!index.unique && index.name !== ID_INDEX.name) continue;
+      const collation = indexCollation(index);
       for (const key of keys) {
-        for (const other of this.scanIndex(meta, index.name, key, [...key, HIGH], false)) {
-          if (JSON.stringify(other) === id) continue;
-          const otherDoc = this.getByIdPart(meta, other);
-          if (otherDoc && sameIndexedValues(index, otherDoc, doc)) throw duplicateKey(meta, index, doc);
+        for (const probe of collation ? collatedProbes(key) : [key]) {
+          for (const other of this.scanIndex(meta, index.name, probe, [...probe, HIGH], false)) {
+            if (JSON.stringify(other) === id) continue;
+            const otherDoc = this.getByIdPart(meta, other);
+            if (otherDoc && sameIndexedValues(index, otherDoc, doc, collation)) throw duplicateKey(meta, index, doc);
+          }
         }
       }
     }
@@ -569,8 +668,17 @@ export function ns(db: string, name: string): string {
   return `${db}.${name}`;
 }
 
+/** Internal records (retryable-write replies): plain JavaScript values. */
+const deserializeOptions = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
+
+/** MongoDB's largest document (16 MiB). */
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
 function serialize(doc: Document): Buffer {
   const bytes = BSON.serialize(doc);
+  if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
+    throw new MongoCommandError("BSONObjectTooLarge", `BSONObj size: ${bytes.byteLength} (0x${bytes.byteLength.toString(16).toUpperCase()}) is invalid. Size must be between 0 and 16793600(16MB) First element: _id: ${EJSON.stringify({ v: doc._id } as Document).slice(5, -1)}`);
+  }
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
@@ -584,7 +692,13 @@ function hasPath(doc: Document, path: string): boolean {
 }
 
 /** Unique keys can be cut short for long values; compare the real values before refusing. */
-function sameIndexedValues(index: IndexSpec, a: Document, b: Document): boolean {
+function sameIndexedValues(index: IndexSpec, a: Document, b: Document, collation?: Collation): boolean {
+  if (collation) {
+    return Object.keys(index.key).every((f) => {
+      const bv = valuesAtPath(b, f).values;
+      return valuesAtPath(a, f).values.some((x) => bv.some((y) => collatedCompareEqual(x, y, collation)));
+    });
+  }
   return Object.keys(index.key).every((f) => {
     const av = new Set(valuesAtPath(a, f).values.map((v) => EJSON.stringify({ v } as Document)));
     return valuesAtPath(b, f).values.some((v) => av.has(EJSON.stringify({ v } as Document)));
@@ -609,9 +723,16 @@ export function duplicateKey(meta: CollectionMeta, index: IndexSpec, doc: Docume
     .join(", ");
   return new MongoCommandError(
     "DuplicateKey",
-    `E11000 duplicate key error collection: ${meta.db}.${meta.name} index: ${index.name} dup key: { ${shown} }`,
+    `E11000 duplicate key error collection: ${meta.db}.${meta.name} index: ${index.name}${collationText(index)} dup key: { ${shown} }`,
     { keyPattern: index.key, keyValue },
   );
+}
+
+/** As MongoDB names an index's collation in a duplicate key message. */
+function collationText(index: IndexSpec): string {
+  if (!index.collation) return "";
+  const fields = Object.entries(index.collation).map(([k, v]) => `${k}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+  return ` collation: { ${fields.join(", ")} }`;
 }
 
 function formatValue(v: unknown): string {
@@ -622,4 +743,42 @@ function formatValue(v: unknown): string {
   if (type === "ObjectId") return `ObjectId('${String(v)}')`;
   if (typeof v === "object") return EJSON.stringify(v as Document, { relaxed: true });
   return String(v);
+}
+
+/** The collation of an index (undefined: simple). */
+export function indexCollation(index: IndexSpec): Collation | undefined {
+  return index.collation ? parseCollation(index.collation) : undefined;
+}
+
+/**
+ * The unique check of a new index under a collation: entries are grouped by their key up to the
+ * first collated part, and each is compared with the entries it may equal (see collatedProbes).
+ */
+function checkUniqueCollated(meta: CollectionMeta, spec: IndexSpec, collation: Collation, entries: Array<{ doc: Document; keys: Key[] }>): void {
+  const groups = new Map<string, Array<{ key: Key; doc: Document }>>();
+  const groupOf = (key: Key): string => {
+    const probe = collatedProbes(key)[0];
+    return JSON.stringify(key.slice(0, probe.length + (probe.length % 2)));
+  };
+  const all: Array<{ key: Key; doc: Document }> = [];
+  for (const { doc, keys } of entries) {
+    for (const key of keys) {
+      const g = groupOf(key);
+      const list = groups.get(g) ?? [];
+      list.push({ key, doc });
+      groups.set(g, list);
+      all.push({ key, doc });
+    }
+  }
+  const startsWith = (key: Key, prefix: Key) => prefix.every((p, i) => key[i] === p);
+  const seen = new Set<Document>();
+  for (const { key, doc } of all) {
+    const probes = collatedProbes(key);
+    // Candidates: the groups of the probes that name a bucket; a whole type otherwise.
+    const candidates = probes.flatMap((p) => (p.length % 2 === 0 ? (groups.get(JSON.stringify(p)) ?? []) : all.filter((e) => startsWith(e.key, p))));
+    for (const other of candidates) {
+      if (other.doc !== doc && seen.has(other.doc) && sameIndexedValues(spec, other.doc, doc, collation)) throw duplicateKey(meta, spec, doc);
+    }
+    seen.add(doc);
+  }
 }

@@ -13,7 +13,8 @@
  * number, durably and in the same LMDB transaction as the write; the same write sent again (the
  * driver retries once after a network error) gets the recorded reply and is not applied twice.
  */
-import { BSON, Long, type Binary, type Document } from "bson";
+import { Long, type Binary, type Document } from "bson";
+import { decodeDocument } from "./bson-values";
 import { writeConflict, type ConflictOwner } from "./conflicts";
 import { MongoCommandError, endsCommand } from "./errors";
 import { OverlayKv } from "./kv";
@@ -134,7 +135,7 @@ class Transaction implements ConflictOwner {
       if (value === null) {
         if (current) store.remove(meta, current);
       } else {
-        const doc = BSON.deserialize(value as Buffer, { promoteLongs: true, promoteValues: true, promoteBuffers: false });
+        const doc = decodeDocument(value as Buffer);
         if (current) store.replace(meta, current, doc);
         else store.insert(meta, doc);
       }

@@ -7,16 +7,17 @@ import { BSON, EJSON, ObjectId, type Document } from "bson";
 import { Aggregator } from "mingo";
 import { update as mingoUpdate } from "mingo/updater";
 import type { Options } from "mingo/types";
+import { copyDocument, idFirst, numberTypeAt, setField, setNumberType, type NumberType } from "./bson-values";
 import { MongoCommandError } from "./errors";
 import { isPlainObject } from "./keys";
+import { compileFilter } from "./query";
+import { rewriteTypeOperators } from "./type-operators";
 
 const OPERATORS = new Set(["$set", "$unset", "$inc", "$mul", "$min", "$max", "$rename", "$push", "$pull", "$pullAll", "$addToSet", "$pop", "$currentDate", "$setOnInsert", "$bit"]);
 
 export type UpdateSpec = Document | Document[];
 
-export function copyDocument(doc: Document): Document {
-  return BSON.deserialize(BSON.serialize(doc), { promoteLongs: true, promoteValues: true });
-}
+export { copyDocument };
 
 export function isOperatorUpdate(u: UpdateSpec): u is Document {
   return !Array.isArray(u) && Object.keys(u).some((k) => k.startsWith("$"));
@@ -46,14 +47,8 @@ export function applyUpdate(doc: Document, u: UpdateSpec, opts: ApplyOptions = {
   if (doc._id !== undefined && !sameValue(doc._id, next._id)) {
     throw new MongoCommandError("ImmutableField", "Performing an update on the path '_id' would modify the immutable field '_id'");
   }
-  const ordered = next._id === undefined ? next : { _id: next._id, ...withoutId(next) };
+  const ordered = next._id === undefined || Object.keys(next)[0] === "_id" ? next : idFirst(next, next._id);
   return { doc: ordered, modified: !sameDocument(doc, ordered) };
-}
-
-function withoutId(doc: Document): Document {
-  const rest = { ...doc };
-  delete rest._id;
-  return rest;
 }
 
 function replacement(doc: Document, u: Document): Document {
@@ -80,38 +75,212 @@ function applyPipeline(doc: Document, pipeline: Document[], options?: Partial<Op
 }
 
 function applyOperators(target: Document, u: Document, opts: ApplyOptions): void {
-  const modifier: Document = {};
+  const steps: Array<{ op: string; path: string; value: unknown; type: NumberType | undefined }> = [];
   for (const [op, fields] of Object.entries(u)) {
     if (!OPERATORS.has(op)) {
       throw new MongoCommandError("FailedToParse", `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`);
     }
     if (!isPlainObject(fields)) throw new MongoCommandError("FailedToParse", `Modifiers operate on fields but we found type ${typeof fields} instead.`);
-    if (op === "$setOnInsert") {
-      if (opts.inserting) modifier.$set = { ...(modifier.$set ?? {}), ...fields };
-      continue;
-    }
-    if (op === "$set" && modifier.$set) modifier.$set = { ...modifier.$set, ...fields };
-    else modifier[op] = fields;
+    if (op === "$setOnInsert" && !opts.inserting) continue;
+    for (const [path, value] of Object.entries(fields)) steps.push({ op: op === "$setOnInsert" ? "$set" : op, path, value, type: numberTypeAt(fields, path) });
   }
   checkConflicts(u, opts.inserting === true);
-  // mingo refuses `_id` in $set; MongoDB takes it on insert, and as a no-op when unchanged.
-  const set = modifier.$set as Document | undefined;
-  if (set && "_id" in set) {
-    const { _id: id, ...rest } = set;
-    if (target._id !== undefined && !sameValue(target._id, id)) {
-      throw new MongoCommandError("ImmutableField", "Performing an update on the path '_id' would modify the immutable field '_id'");
+  // MongoDB applies the fields of all operators in lexicographic order of their paths (numeric
+  // names in numeric order), which decides the order of the fields an update creates.
+  steps.sort((a, b) => comparePaths(a.path, b.path));
+  for (const { op, path, value, type } of steps) {
+    // mingo refuses `_id` in $set; MongoDB takes it on insert, and as a no-op when unchanged.
+    if (op === "$set" && path === "_id") {
+      if (target._id !== undefined && !sameValue(target._id, value)) {
+        throw new MongoCommandError("ImmutableField", "Performing an update on the path '_id' would modify the immutable field '_id'");
+      }
+      target._id = value;
+      continue;
     }
-    target._id = id;
-    if (Object.keys(rest).length) modifier.$set = rest;
-    else delete modifier.$set;
+    if (CREATING.has(op)) assertPathViable(target, path);
+    if (op === "$rename" && typeof value === "string") assertPathViable(target, value);
+    // One path at a time: mingo takes two paths under the same positional array for a conflict,
+    // where MongoDB refuses only a path that is another's prefix (checked above).
+    if (op === "$set" && setExisting(target, path, value)) noteResultType(target, op, path, type);
+    else if (op === "$pull" && isDocumentQuery(value) && !path.includes("$")) pullByQuery(target, path, value, opts);
+    else {
+      applyOne(target, op, path, value, opts);
+      if (op === "$set" || op === "$inc" || op === "$mul") noteResultType(target, op, path, type);
+    }
   }
-  if (Object.keys(modifier).length === 0) return;
+}
+
+/**
+ * `$set` of a field that exists at a plain path, done here: mingo skips a value it deems equal,
+ * and it deems binary data equal whatever the subtype, where MongoDB writes the new value.
+ */
+function setExisting(target: Document, path: string, value: unknown): boolean {
+  const parts = path.split(".");
+  if (parts.some((p) => p.startsWith("$") || p === "__proto__")) return false;
+  let parent: unknown = target;
+  for (const part of parts.slice(0, -1)) {
+    parent = Array.isArray(parent) ? (/^\d+$/.test(part) ? parent[Number(part)] : undefined) : isPlainObject(parent) ? parent[part] : undefined;
+  }
+  const key = parts[parts.length - 1];
+  if (!isPlainObject(parent) || !Object.hasOwn(parent, key)) return false;
+  if (!sameValue(parent[key], value)) parent[key] = copyDocument({ v: value }).v;
+  return true;
+}
+
+const WIDTH = { int: 0, long: 1, double: 2 } as const;
+
+/**
+ * The BSON type of a number an operator wrote at a plain path: `$set` writes the type it was
+ * given; `$inc` and `$mul` the wider of the two operands' (int < long < double), as MongoDB.
+ */
+function noteResultType(target: Document, op: string, path: string, given: NumberType | undefined): void {
+  const parts = path.split(".");
+  if (parts.some((p) => p.startsWith("$"))) return;
+  const parent = parts.slice(0, -1).reduce<unknown>((cur, part) => (cur !== null && typeof cur === "object" ? (cur as Document)[part] : undefined), target);
+  const key = parts[parts.length - 1];
+  if (parent === null || typeof parent !== "object") return;
+  if (op === "$set") return setNumberType(parent, key, given);
+  const current = numberTypeAt(parent, key) ?? "int";
+  const wider = WIDTH[given ?? "int"] > WIDTH[current] ? given : current;
+  setNumberType(parent, key, wider === "int" ? undefined : wider);
+}
+
+/** Operators that create the field they name when it is missing. */
+const CREATING = new Set(["$set", "$inc", "$mul", "$min", "$max", "$push", "$addToSet", "$currentDate", "$bit"]);
+
+function comparePaths(a: string, b: string): number {
+  const pa = a.split(".");
+  const pb = b.split(".");
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    if (pa[i] === pb[i]) continue;
+    const numeric = /^\d+$/.test(pa[i]) && /^\d+$/.test(pb[i]);
+    if (numeric) return Number(pa[i]) - Number(pb[i]);
+    return pa[i] < pb[i] ? -1 : 1;
+  }
+  return pa.length - pb.length;
+}
+
+/**
+ * A $pull condition made of $or, $and or $nor applies to each element as a document query, as in
+ * MongoDB; mingo would read a leading logical operator as a condition on the element's value.
+ */
+function isDocumentQuery(value: unknown): value is Document {
+  if (!isPlainObject(value)) return false;
+  const keys = Object.keys(value);
+  return keys.some((k) => k === "$or" || k === "$and" || k === "$nor") && keys.every((k) => !k.startsWith("$") || ["$or", "$and", "$nor"].includes(k));
+}
+
+function pullByQuery(target: Document, path: string, condition: Document, opts: ApplyOptions): void {
+  const query = compileFilter(condition, opts.mingo);
+  const parts = path.split(".");
+  const parent = parts.slice(0, -1).reduce<unknown>((cur, part) => (cur !== null && typeof cur === "object" ? (cur as Document)[part] : undefined), target);
+  const key = parts[parts.length - 1];
+  if (parent === null || typeof parent !== "object") return;
+  const values = (parent as Document)[key];
+  if (!Array.isArray(values)) return;
+  (parent as Document)[key] = values.filter((el) => !(isPlainObject(el) && query.test(el)));
+}
+
+/**
+ * A path component that MongoDB reads as a plain field name but mingo refuses: one starting
+ * with `$` (not a positional operator), or `__proto__`.
+ */
+const isDollarField = (part: string) => part === "__proto__" || (part.startsWith("$") && part !== "$" && !/^\$\[[^\]]*\]$/.test(part));
+
+/**
+ * Runs one operator on one path through mingo. Since MongoDB 5.0 a field name may start with
+ * `$` (`$set: {"$key": 1}`); mingo refuses such paths, so those names are swapped for a
+ * placeholder in the path and in the document for the time of the call.
+ */
+function applyOne(target: Document, op: string, path: string, value: unknown, opts: ApplyOptions): void {
+  const parts = path.split(".");
+  const dollar = parts.some(isDollarField) || (op === "$rename" && typeof value === "string" && value.split(".").some(isDollarField));
+  const swap = (p: string) => p.split(".").map((part) => (isDollarField(part) ? DOLLAR + part : part)).join(".");
+  const modifier = { [op]: { [dollar ? swap(path) : path]: dollar && op === "$rename" && typeof value === "string" ? swap(value) : value } };
+  if (dollar) renameKeys(target, "", DOLLAR);
   try {
-    mingoUpdate(target, modifier, opts.arrayFilters, opts.inserting ? undefined : opts.query, { cloneMode: "deep", queryOptions: opts.mingo });
+    // A fresh typed copy of the operand per call (rather than mingo's clone), so the BSON types
+    // inside a written value are kept.
+    const query = opts.inserting || !opts.query ? undefined : positionalQuery(opts.query, path);
+    mingoUpdate(target, copyDocument(modifier), opts.arrayFilters, query, { cloneMode: "none", queryOptions: opts.mingo });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new MongoCommandError(/type|cannot|non-numeric|must be/i.test(message) ? "TypeMismatch" : "BadValue", message);
+  } finally {
+    if (dollar) renameKeys(target, DOLLAR, "");
   }
+}
+
+/**
+ * The part of the query that places a positional `$` of `path`: the conditions on its array,
+ * at the top level or in `$and`. mingo takes exactly one; several conditions on fields of the
+ * array's elements are joined into one `$elemMatch`, and otherwise the last one counts (as
+ * MongoDB records the position of the last array match).
+ */
+function positionalQuery(query: Document, path: string): Document | undefined {
+  const parts = path.split(".");
+  const at = parts.indexOf("$");
+  // Without a positional `$` mingo needs no query (the document matched it already).
+  if (at < 1) return undefined;
+  const field = parts.slice(0, at).join(".");
+  const conditions: Array<[string, unknown]> = [];
+  const visit = (q: Document) => {
+    for (const [key, cond] of Object.entries(q)) {
+      if (key === "$and" && Array.isArray(cond)) for (const sub of cond) if (isPlainObject(sub)) visit(sub);
+      if (key === field || key.startsWith(`${field}.`)) conditions.push([key, cond]);
+    }
+  };
+  visit(query);
+  if (conditions.length <= 1) return rewriteTypeOperators(conditions.length ? Object.fromEntries(conditions) : query);
+  if (conditions.every(([key]) => key !== field)) {
+    return rewriteTypeOperators({ [field]: { $elemMatch: Object.fromEntries(conditions.map(([key, cond]) => [key.slice(field.length + 1), cond])) } });
+  }
+  const [key, cond] = conditions[conditions.length - 1];
+  return rewriteTypeOperators({ [key]: cond });
+}
+
+const DOLLAR = "\uffff\uffffdollar:";
+
+function renameKeys(value: unknown, from: string, to: string): void {
+  if (Array.isArray(value)) {
+    for (const el of value) renameKeys(el, from, to);
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  const renamed = (key: string) => (from ? key.startsWith(from) : isDollarField(key));
+  const keys = Object.keys(value);
+  for (const key of keys) renameKeys(value[key], from, to);
+  if (!keys.some(renamed)) return;
+  // Rebuilt in order, so the renamed fields keep their places.
+  const entries = keys.map((key) => [renamed(key) ? to + key.slice(from.length) : key, value[key]] as const);
+  for (const key of keys) delete value[key];
+  for (const [key, field] of entries) setField(value, key, field);
+}
+
+/**
+ * MongoDB refuses to create a field inside a value that is not a document (code 28,
+ * PathNotViable): `$set: {"comments.body": 1}` when `comments` is an array, or `a.b` when `a`
+ * is a number. Positional and numeric parts are left to the operator.
+ */
+function assertPathViable(target: Document, path: string): void {
+  const parts = path.split(".");
+  let cur: unknown = target;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const part = parts[i];
+    if (part.startsWith("$")) return;
+    const next: unknown = Array.isArray(cur) ? (/^\d+$/.test(part) ? cur[Number(part)] : undefined) : (cur as Document)[part];
+    if (next === undefined || next === null) return;
+    const child = parts[i + 1];
+    if (Array.isArray(next) ? !/^\d+$/.test(child) && !child.startsWith("$") : !isPlainObject(next)) {
+      throw new MongoCommandError("PathNotViable", `Cannot create field '${child}' in element {${part}: ${describe(next)}}`);
+    }
+    cur = next;
+  }
+}
+
+function describe(value: unknown): string {
+  const text = EJSON.stringify(value as Document, { relaxed: true });
+  return text.length > 100 ? `${text.slice(0, 100)}...` : text;
 }
 
 /** MongoDB refuses two operators touching the same path, or one path and its parent. */
@@ -176,8 +345,7 @@ export function buildUpsert(query: Document, u: UpdateSpec, opts: ApplyOptions):
     const seed = upsertSeed(query);
     if (doc._id === undefined && seed._id !== undefined) doc._id = seed._id;
   }
-  if (doc._id === undefined) doc._id = new ObjectId();
-  return { _id: doc._id, ...withoutId(doc) };
+  return idFirst(doc, doc._id === undefined ? new ObjectId() : doc._id);
 }
 
 export function sameValue(a: unknown, b: unknown): boolean {

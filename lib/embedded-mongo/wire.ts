@@ -4,6 +4,7 @@
  * needs; compression is never advertised, so OP_COMPRESSED is refused.
  */
 import { BSON, type Document } from "bson";
+import { decodeDocument } from "./bson-values";
 
 export const OP_REPLY = 1;
 export const OP_QUERY = 2004;
@@ -28,13 +29,11 @@ export interface IncomingMessage {
   collection?: string;
 }
 
-const deserializeOptions = { promoteLongs: true, promoteValues: true, promoteBuffers: false, validation: { utf8: false } } as const;
-
 export function readDocument(buf: Buffer, offset: number): { doc: Document; end: number } {
   if (offset + 5 > buf.length) throw new ProtocolError("truncated BSON document");
   const size = buf.readInt32LE(offset);
   if (size < 5 || offset + size > buf.length) throw new ProtocolError("invalid BSON document length");
-  const doc = BSON.deserialize(buf.subarray(offset, offset + size), deserializeOptions);
+  const doc = decodeDocument(buf.subarray(offset, offset + size));
   return { doc, end: offset + size };
 }
 

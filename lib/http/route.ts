@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { loadConfig } from "@/lib/config";
+import { isDatabaseUnavailable } from "@/lib/db";
 import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
 import { isAdmin, principalOf, verifyAccessToken, type Principal } from "@/lib/services/auth";
 import { isDuplicateKeyError, ServiceError } from "@/lib/services/errors";
@@ -181,8 +182,9 @@ function handle(
       company: principal?.companyId,
     };
     // Only a failure of ours carries the error and its stack; a client's bad input (4xx) is one
-    // line with its code, however hostile the input.
-    if (response.status >= 500) log().error({ ...fields, err: failure }, "request failed");
+    // line with its code, however hostile the input; a database out of reach is a warning.
+    if (response.status === 503) log().warn({ ...fields, code: "service_unavailable", reason: failure instanceof Error ? failure.message : undefined }, "database unavailable");
+    else if (response.status >= 500) log().error({ ...fields, err: failure }, "request failed");
     else log().info(failure instanceof ServiceError ? { ...fields, code: failure.code } : fields, "request");
     return response;
   };
@@ -285,6 +287,7 @@ function errorResponse(error: unknown, requestId: string, notes: Notes | undefin
   let failure: ServiceError;
   if (error instanceof ServiceError) failure = error;
   else if (isDuplicateKeyError(error)) failure = new ServiceError("conflict", "A record with these values already exists.");
+  else if (isDatabaseUnavailable(error)) failure = databaseUnavailable();
   else failure = new ServiceError("internal", "Something went wrong on our side. Quote the request id when reporting it.");
 
   const body: ErrorBody = {
@@ -305,6 +308,16 @@ function errorResponse(error: unknown, requestId: string, notes: Notes | undefin
     body.debug = notes.list;
   }
   return json(body, failure.status, requestId, failure.headers ?? {});
+}
+
+/** Seconds a client should wait before retrying while the database is away (it restarts within seconds). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** `503 service_unavailable` with `Retry-After`: the database does not answer now. */
+export function databaseUnavailable(): ServiceError {
+  return new ServiceError("service_unavailable", "The database is not available at the moment; try again shortly.", undefined, {
+    "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
+  });
 }
 
 function json(body: unknown, status: number, requestId: string, headers: Record<string, string>): Response {

@@ -84,7 +84,7 @@ describe("the OpenAPI document", () => {
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     expect(document.paths["/v2/openapi.json"].get!.security).toEqual([]);
     expect(document.paths["/v2/users"].get!.security).toBeUndefined();
-    expect(Object.keys(document.paths["/v2/users"].post!.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "415", "429", "500"]);
+    expect(Object.keys(document.paths["/v2/users"].post!.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "415", "429", "500", "503"]);
   });
 
   it("describes the list envelope and the error body of docs/api.md", () => {

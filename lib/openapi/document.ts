@@ -105,6 +105,7 @@ const WHEN: Record<ErrorCode, string> = {
   unsupported_media_type: "a body without `Content-Type: application/json`",
   rate_limited: "over the request rate; `Retry-After` says when to retry",
   internal: "anything else: a generic message, logged with the request id",
+  service_unavailable: "the database does not answer (stopped or restarting); `Retry-After` says when to retry",
 };
 
 const DESCRIPTION = `
@@ -311,7 +312,7 @@ function requestBody(schema: z.ZodType, ignored: readonly string[]) {
 }
 
 function errorCodes(operation: Operation, { options, authenticated }: RouteDeclaration): ErrorCode[] {
-  const codes = new Set<ErrorCode>(["invalid_request", "rate_limited", "internal"]);
+  const codes = new Set<ErrorCode>(["invalid_request", "rate_limited", "internal", "service_unavailable"]);
   if (authenticated) codes.add("unauthorized");
   if (options.admin) {
     codes.add("admin_required");
@@ -339,7 +340,7 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
       description: list.map((code) => `\`${code}\`: ${WHEN[code]}.`).join(" "),
       headers: {
         "X-Request-Id": ref("headers", "X-Request-Id"),
-        ...(list.includes("rate_limited") ? { "Retry-After": ref("headers", "Retry-After") } : {}),
+        ...(list.includes("rate_limited") || list.includes("service_unavailable") ? { "Retry-After": ref("headers", "Retry-After") } : {}),
       },
       content: {
         "application/json": {

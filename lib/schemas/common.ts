@@ -134,6 +134,7 @@ export const ErrorCode = z.enum([
   "unsupported_media_type",
   "rate_limited",
   "internal",
+  "service_unavailable",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

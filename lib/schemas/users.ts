@@ -58,10 +58,21 @@ export type UserList = z.infer<typeof UserList>;
 
 export const MAX_EXTENSIONS_BYTES = 16 * 1024;
 
+/**
+ * Levels of objects and arrays `extensions` may nest (itself the first): MongoDB refuses documents
+ * nested past 100 levels, and the embedded database would store them, so the limit is ours.
+ */
+export const MAX_EXTENSIONS_DEPTH = 20;
+
 /** Free-form data of a user: a JSON object of at most 16 KiB whose keys MongoDB can store. */
 export const Extensions = z
   .record(z.string(), z.unknown())
   .superRefine((value, ctx) => {
+    if (nestsDeeperThan(value, MAX_EXTENSIONS_DEPTH)) {
+      // The other checks walk the value recursively: a deep one is refused before them.
+      ctx.addIssue({ code: "custom", message: `must nest at most ${MAX_EXTENSIONS_DEPTH} levels of objects and arrays` });
+      return;
+    }
     // TextEncoder, not Buffer: the admin pages check the same schema in the browser.
     const bytes = new TextEncoder().encode(JSON.stringify(value)).length;
     if (bytes > MAX_EXTENSIONS_BYTES) {
@@ -70,7 +81,22 @@ export const Extensions = z
     for (const path of badKeys(value, [])) {
       ctx.addIssue({ code: "custom", path, message: "keys must not start with $ or contain . or NUL" });
     }
+  })
+  .meta({
+    description: `A free-form JSON object: at most ${MAX_EXTENSIONS_BYTES} bytes of JSON, nested at most ${MAX_EXTENSIONS_DEPTH} levels deep; keys must not start with $ or contain . or NUL.`,
   });
+
+/** Whether objects and arrays nest more than `max` levels, walked without recursion. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    if (depth > max) return true;
+    for (const item of Object.values(node)) stack.push([item, depth + 1]);
+  }
+  return false;
+}
 
 function* badKeys(value: unknown, path: (string | number)[]): Generator<(string | number)[]> {
   if (Array.isArray(value)) {

@@ -133,19 +133,38 @@ async function ensureAdmin(companyId: ObjectId, adminRoleId: ObjectId, rawEmail:
 
 const BOOTSTRAP = "bootstrap";
 
+export interface BootstrapOptions {
+  /**
+   * With `ADMIN_PASSWORD` unset, whether this process may choose the first admin's password
+   * (generate it). The server may; a CLI leaves the first admin to the server, whose
+   * `ADMIN_PASSWORD` it cannot know, and creates only the company and its roles.
+   */
+  generatePassword: boolean;
+}
+
+export interface BootstrapResult {
+  /** `ADMIN_EMAIL` as this process reads it. */
+  adminEmail: string;
+  /** Set only in the one process that generated and stored the first admin's password. */
+  generatedPassword?: string;
+  /** False while the first admin is left for the server to create. */
+  complete: boolean;
+}
+
 /**
  * On an empty database: one company, its `Admin` and `Member` roles and the admin user
- * `ADMIN_EMAIL` with `ADMIN_PASSWORD` (generated and printed once when unset). Every step is an
+ * `ADMIN_EMAIL` with `ADMIN_PASSWORD` (generated when unset, if `options` allow). Every step is an
  * upsert on a unique key, so concurrent first starts (server and CLIs) create all of it once, and
  * a start interrupted half-way is completed by the next.
  */
-export async function bootstrap(): Promise<void> {
+export async function bootstrap(options: BootstrapOptions = { generatePassword: true }): Promise<BootstrapResult> {
+  const { adminEmail, adminPassword } = loadConfig();
   const marker = await Meta.findById(BOOTSTRAP).lean();
-  if (marker?.done) return;
+  if (marker?.done) return { adminEmail, complete: true };
   if (!marker && (await Company.exists({}))) {
     // Data from before this service managed the bootstrap: leave it alone.
     await upsertRetrying(() => Meta.updateOne({ _id: BOOTSTRAP }, { $setOnInsert: { companyId: null, createdAt: new Date(), done: true } }, { upsert: true }));
-    return;
+    return { adminEmail, complete: true };
   }
   const now = new Date();
   const claimed = await upsertRetrying(() =>
@@ -162,9 +181,10 @@ export async function bootstrap(): Promise<void> {
     Company.updateOne({ _id: companyId }, { $setOnInsert: { name: DEFAULT_COMPANY_NAME, createdAt: now, modifiedAt: now } }, { upsert: true }),
   );
   const { adminRoleId } = await ensureRoles(companyId, now);
-  const { adminEmail, adminPassword } = loadConfig();
+  if (adminPassword === undefined && !options.generatePassword) return { adminEmail, complete: false };
   const { userId } = await ensureAdmin(companyId, adminRoleId, adminEmail, now);
 
+  let generatedPassword: string | undefined;
   if (!(await Credential.exists({ _id: userId }))) {
     const password = adminPassword ?? randomBytes(12).toString("base64url");
     const result = await Credential.updateOne(
@@ -175,13 +195,10 @@ export async function bootstrap(): Promise<void> {
       if (isDuplicateKeyError(error)) return { upsertedCount: 0 };
       throw error;
     });
-    if (result.upsertedCount === 1 && adminPassword === undefined) {
-      // Printed once, by the one process that stored it; on stderr, so CLI output stays clean.
-      process.stderr.write(
-        `\nCreated the first admin: ${adminEmail}\nGenerated password (shown only now): ${password}\n\n`,
-      );
-    }
+    // Only the one process that stored it may show it.
+    if (result.upsertedCount === 1 && adminPassword === undefined) generatedPassword = password;
   }
   await Meta.updateOne({ _id: BOOTSTRAP }, { $set: { done: true } });
   log().info({ company: companyId.toHexString(), admin: adminEmail }, "bootstrap complete");
+  return { adminEmail, complete: true, ...(generatedPassword ? { generatedPassword } : {}) };
 }

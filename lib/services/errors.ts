@@ -17,6 +17,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
+  service_unavailable: 503,
 };
 
 /**

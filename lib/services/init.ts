@@ -1,31 +1,67 @@
-import { connect } from "@/lib/db";
+import { assertDatabaseReachable, connect } from "@/lib/db";
 import { AccessRole, Answer, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Question, Session, Survey, SurveyChat, SurveyRevision, User } from "@/lib/models";
-import { bootstrap } from "./companies";
+import { bootstrap, type BootstrapResult } from "./companies";
 import { backfillSurveySearch } from "./survey-search";
 import { backfillMembershipActive } from "./users";
 
 const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, SurveyRevision];
 
+/** Who runs the bootstrap: the server may generate the first admin's password; a CLI may not. */
+export type ProcessRole = "server" | "cli";
+
+let role: ProcessRole = "server";
 let readying: Promise<void> | undefined;
+let firstAdminLeft = false;
+
+/**
+ * Makes this process a CLI for {@link ready}: when `ADMIN_PASSWORD` is unset it leaves the first
+ * admin to the server instead of giving it a password the server's configuration never chose.
+ */
+export function runAsCli(): void {
+  role = "cli";
+}
 
 /**
  * Everything the services need before their first query, once per process: the connection, the
  * indexes of every model, the bootstrap of an empty database, and the one-time fill of fields
- * that records of earlier versions lack. Concurrent callers share one
- * attempt; a failed attempt is forgotten so the next request retries.
+ * that records of earlier versions lack. Concurrent callers share one attempt; a failed attempt is
+ * forgotten so the next request retries. Once ready, it still fails fast with
+ * `DatabaseUnavailableError` while the database is out of reach.
  */
-export function ready(): Promise<void> {
-  readying ??= (async () => {
-    await connect();
-    await ensureIndexes();
-    await bootstrap();
-    await backfillSurveySearch();
-    await backfillMembershipActive();
-  })().catch((error: unknown) => {
-    readying = undefined;
-    throw error;
-  });
-  return readying;
+export async function ready(): Promise<void> {
+  readying ??= prepare(role).then(
+    (first) => {
+      firstAdminLeft = !first.complete;
+      // A server started without `npm start` (next dev) shows the generated password here, once.
+      if (first.generatedPassword) announceFirstAdmin(first);
+    },
+    (error: unknown) => {
+      readying = undefined;
+      throw error;
+    },
+  );
+  await readying;
+  assertDatabaseReachable();
+}
+
+/** True when {@link ready} left the first admin to the server (a CLI without ADMIN_PASSWORD). */
+export function firstAdminLeftToServer(): boolean {
+  return firstAdminLeft;
+}
+
+/** What {@link ready} does, for `npm start`, which shows the first admin itself. */
+export async function prepare(as: ProcessRole): Promise<BootstrapResult> {
+  await connect();
+  await ensureIndexes();
+  const first = await bootstrap({ generatePassword: as === "server" });
+  await backfillSurveySearch();
+  await backfillMembershipActive();
+  return first;
+}
+
+function announceFirstAdmin(first: BootstrapResult): void {
+  // On stderr, so a CLI's output stays clean.
+  process.stderr.write(`\nCreated the first admin: ${first.adminEmail}\nGenerated password (shown only now): ${first.generatedPassword}\n\n`);
 }
 
 /** Creates the indexes the models declare (a no-op for those that exist). */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { databaseKind, ping } from "@/lib/db";
-import { otherMethods } from "@/lib/http/route";
+import { DATABASE_RETRY_AFTER_SECONDS, otherMethods } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -23,7 +23,7 @@ export async function GET(request: Request): Promise<Response> {
     console.error("health check failed:", error instanceof Error ? error.message : error);
     return Response.json(
       { status: "unavailable", database, message: "The database does not answer." },
-      { status: 503, headers },
+      { status: 503, headers: { ...headers, "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) } },
     );
   }
 }

@@ -1,7 +1,9 @@
 import os from "node:os";
 import type { Document } from "bson";
+import { MongoCommandError } from "../errors";
 import { executorOf } from "../query";
 import { awaitableHelloWait, helloReplicaSetFields, sleep } from "../replset";
+import { ttlMonitorOf } from "../ttl";
 import { MAX_MESSAGE_SIZE } from "../wire";
 import { authInfo, helloAuthFields } from "./auth";
 import type { Handler } from "./context";
@@ -72,6 +74,34 @@ const serverStatus: Handler = (_cmd, ctx) => {
 
 const getParameter: Handler = () => ({ featureCompatibilityVersion: { version: "7.0" }, ok: 1 });
 
+/**
+ * setParameter for the parameters this server has (the TTL monitor's); any other is refused as
+ * MongoDB refuses a parameter it does not know.
+ */
+const setParameter: Handler = (cmd, ctx) => {
+  if (ctx.db !== "admin") throw new MongoCommandError("Unauthorized", "setParameter may only be run against the admin database.");
+  const ttl = ttlMonitorOf(ctx.store);
+  const names = Object.keys(cmd).filter((k) => k !== "setParameter" && !k.startsWith("$") && !["lsid", "comment", "apiVersion", "apiStrict", "apiDeprecationErrors"].includes(k));
+  if (names.length === 0) throw new MongoCommandError("BadValue", "no option found to set, use help:true to see options ");
+  const reply: Document = {};
+  for (const name of names) {
+    const value = cmd[name];
+    if (name === "ttlMonitorSleepSecs") {
+      const secs = Number(value);
+      if (!Number.isInteger(secs) || secs < 1) throw new MongoCommandError("BadValue", `Invalid value for parameter ttlMonitorSleepSecs: ${String(value)} is not greater than or equal to 1`);
+      reply.was = ttl.sleepSecs;
+      ttl.setSleepSecs(secs);
+    } else if (name === "ttlMonitorEnabled") {
+      if (typeof value !== "boolean") throw new MongoCommandError("BadValue", `Invalid value for parameter ttlMonitorEnabled: ${String(value)}`);
+      reply.was = ttl.enabled;
+      ttl.setEnabled(value);
+    } else {
+      throw new MongoCommandError("InvalidOptions", `attempted to set unrecognized parameter [${name}], use help:true to see options `);
+    }
+  }
+  return { ...reply, ok: 1 };
+};
+
 const connectionStatus: Handler = (_cmd, ctx) => ({ authInfo: authInfo(ctx), ok: 1 });
 
 const hostInfo: Handler = () => ({
@@ -102,6 +132,7 @@ export const adminCommands: Record<string, Handler> = {
   killAllSessions: ok,
   serverStatus,
   getParameter,
+  setParameter,
   connectionStatus,
   hostInfo,
   getCmdLineOpts,

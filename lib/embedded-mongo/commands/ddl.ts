@@ -1,8 +1,11 @@
 import { UUID, type Document } from "bson";
 import { Query } from "mingo";
+import { collationSpec, parseCollation, sameCollation } from "../collation";
 import { MongoCommandError } from "../errors";
 import { ID_INDEX, ns, type CollectionMeta, type IndexSpec } from "../store";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
+import { checkCollectionOptions, collMod } from "./coll-options";
+import { isTextIndex, textIndexSpec } from "../text";
 
 const create: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "create");
@@ -12,6 +15,11 @@ const create: Handler = async (cmd, ctx) => {
   if (options.viewOn !== undefined && (typeof options.viewOn !== "string" || !Array.isArray(options.pipeline ?? []))) {
     throw new MongoCommandError("TypeMismatch", "'viewOn' must be a string and 'pipeline' an array");
   }
+  checkCollectionOptions(options);
+  // The default collation of every operation and index, kept in full as MongoDB reports it.
+  const collation = collationSpec(parseCollation(options.collation));
+  if (collation) options.collation = collation;
+  else delete options.collation;
   await ctx.store.write(() => ctx.store.ensureCollection(ctx.db, name, options));
   return { ok: 1 };
 };
@@ -46,7 +54,7 @@ function collectionInfo(meta: CollectionMeta): Document {
     type: "collection",
     options: meta.options,
     info: { readOnly: false, uuid: UUID.createFromHexString(meta.uuid) },
-    idIndex: publicSpec(ID_INDEX),
+    idIndex: publicSpec(meta.indexes.find((i) => i.name === ID_INDEX.name) ?? ID_INDEX),
   };
 }
 
@@ -72,39 +80,66 @@ const listDatabases: Handler = (cmd, ctx) => {
   return cmd.nameOnly === true ? { databases: databases.map((d) => ({ name: d.name })), ok: 1 } : { databases, totalSize, totalSizeMb: Math.round(totalSize / 2 ** 20), ok: 1 };
 };
 
-const INDEX_OPTIONS = new Set(["v", "name", "key", "unique", "sparse", "partialFilterExpression", "expireAfterSeconds", "background", "collation", "hidden"]);
+const INDEX_OPTIONS = new Set(["v", "name", "key", "unique", "sparse", "partialFilterExpression", "expireAfterSeconds", "background", "collation", "hidden", "weights", "default_language", "language_override", "textIndexVersion"]);
+const TEXT_OPTIONS = ["weights", "default_language", "language_override", "textIndexVersion"];
 
-function validateIndexSpec(raw: Document): IndexSpec {
+function validateIndexSpec(raw: Document, defaultCollation: Document | undefined): IndexSpec {
   const key = raw.key as Document | undefined;
   if (!key || typeof key !== "object" || Object.keys(key).length === 0) throw new MongoCommandError("CannotCreateIndex", "Index keys cannot be empty.");
+  const text = Object.values(key).includes("text");
+  const hashed = Object.entries(key).filter(([, dir]) => dir === "hashed").map(([field]) => field);
   for (const [field, dir] of Object.entries(key)) {
     const n = Number(dir);
-    if (!(n === 1 || n === -1)) throw new MongoCommandError("CannotCreateIndex", `Index type '${String(dir)}' on field '${field}' is not supported by this server: use 1 or -1`);
+    if (!(n === 1 || n === -1 || dir === "hashed" || dir === "text")) throw new MongoCommandError("CannotCreateIndex", `Index type '${String(dir)}' on field '${field}' is not supported by this server: use 1 or -1`);
   }
+  const collation = raw.collation as Document | undefined;
+  if (text && collation && collation.locale !== "simple") {
+    throw new MongoCommandError("CannotCreateIndex", `Index type 'text' does not support collation: ${JSON.stringify(collation)}`);
+  }
+  if (hashed.length > 1) throw new MongoCommandError("CannotCreateIndex", "A maximum of one index field is allowed to be hashed but found 2 for 'key' " + JSON.stringify(key));
+  if (hashed.length && raw.unique === true) throw new MongoCommandError("CannotCreateIndex", "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.");
   if (typeof raw.name !== "string" || !raw.name) throw new MongoCommandError("CannotCreateIndex", "The index name must be a non-empty string");
   for (const option of Object.keys(raw)) {
-    if (!INDEX_OPTIONS.has(option)) throw new MongoCommandError("InvalidOptions", `The field '${option}' is not valid for an index specification.`);
+    if (!INDEX_OPTIONS.has(option) || (!text && TEXT_OPTIONS.includes(option))) throw new MongoCommandError("InvalidOptions", `The field '${option}' is not valid for an index specification.`);
   }
-  const spec: IndexSpec = { v: 2, key: Object.fromEntries(Object.entries(key).map(([f, d]) => [f, Number(d)])), name: raw.name };
+  const spec: IndexSpec = text ? textIndexSpec(raw) : { v: 2, key: Object.fromEntries(Object.entries(key).map(([f, d]) => [f, d === "hashed" ? d : Number(d)])), name: raw.name };
   if (raw.unique === true) spec.unique = true;
   if (raw.sparse === true) spec.sparse = true;
   if (raw.partialFilterExpression) spec.partialFilterExpression = raw.partialFilterExpression as Document;
   if (raw.expireAfterSeconds !== undefined) spec.expireAfterSeconds = Number(raw.expireAfterSeconds);
+  // Without a collation of its own, an index takes the collection's default; `simple` opts out.
+  // A text index takes none (MongoDB's text indexes compare by their own rules).
+  const indexCollation = raw.collation === undefined ? (text ? undefined : defaultCollation) : collationSpec(parseCollation(raw.collation));
+  if (indexCollation) spec.collation = indexCollation;
+  if (raw.hidden !== undefined) {
+    if (typeof raw.hidden !== "boolean") throw new MongoCommandError("TypeMismatch", "The field 'hidden' must be a boolean");
+    if (raw.hidden && spec.name === "_id_") throw new MongoCommandError("BadValue", "can't hide _id index");
+    if (raw.hidden) spec.hidden = true;
+  }
   return spec;
 }
 
 const createIndexes: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "createIndexes");
   if (!Array.isArray(cmd.indexes) || cmd.indexes.length === 0) throw new MongoCommandError("BadValue", "Must specify at least one index to create");
-  const specs = (cmd.indexes as Document[]).map(validateIndexSpec);
+  const specs = (cmd.indexes as Document[]).map((raw) => validateIndexSpec(raw, existing(ctx, name)?.options.collation as Document | undefined));
   return ctx.store.write(() => {
     const { meta, created } = ctx.store.ensureCollection(ctx.db, name);
     const before = meta.indexes.length;
     const toBuild: IndexSpec[] = [];
     for (const spec of specs) {
       const existingIndexes = [...meta.indexes, ...toBuild];
+      const otherText = isTextIndex(spec) && existingIndexes.find((i) => isTextIndex(i) && (i.name !== spec.name || JSON.stringify(publicSpec(i)) !== JSON.stringify(spec)));
+      if (otherText) {
+        throw new MongoCommandError("CannotCreateIndex", `only one text index per collection allowed, found existing text index "${otherText.name}"`);
+      }
       const sameName = existingIndexes.find((i) => i.name === spec.name);
-      const sameKey = existingIndexes.find((i) => JSON.stringify(i.key) === JSON.stringify(spec.key));
+      const collationOf = (i: IndexSpec) => (i.collation ? parseCollation(i.collation) : undefined);
+      // Indexes of one key pattern may differ by collation (and then by name).
+      const sameKey = existingIndexes.find((i) => JSON.stringify(i.key) === JSON.stringify(spec.key) && sameCollation(collationOf(i), collationOf(spec)));
+      if (sameName && JSON.stringify(sameName.key) === JSON.stringify(spec.key) && !sameCollation(collationOf(sameName), collationOf(spec))) {
+        throw new MongoCommandError("IndexOptionsConflict", `An existing index has the same name as the requested index but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(publicSpec(sameName))}`);
+      }
       if (sameName && JSON.stringify(sameName.key) !== JSON.stringify(spec.key)) {
         throw new MongoCommandError("IndexKeySpecsConflict", `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(publicSpec(sameName))}`);
       }
@@ -170,11 +205,6 @@ const renameCollection: Handler = async (cmd, ctx) => {
     if (target) ctx.store.dropCollection(target);
     ctx.store.renameCollection(meta, toDb, targetName);
   });
-  return { ok: 1 };
-};
-
-const collMod: Handler = (cmd, ctx) => {
-  if (!existing(ctx, collectionName(cmd, "collMod"))) throw new MongoCommandError("NamespaceNotFound", "ns does not exist");
   return { ok: 1 };
 };
 

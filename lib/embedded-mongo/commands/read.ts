@@ -1,12 +1,16 @@
 import { performance } from "node:perf_hooks";
 import { EJSON, type Document, type Long } from "bson";
-import { Aggregator } from "mingo";
 import { isChangeStream, openChangeStream } from "../changestreams";
+import { canonicalizer, collatedOptions, makeAggregator } from "../collated-query";
+import { operationCollation } from "../collation";
 import { MongoCommandError } from "../errors";
-import { presentValuesAtPath } from "../keys";
+import { isPlainObject, presentValuesAtPath } from "../keys";
 import { choosePlan } from "../planner";
 import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query";
+import { checkPipeline } from "../pipeline-check";
 import { ns } from "../store";
+import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../text";
+import { rewriteTypeOperators } from "../type-operators";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
 import { writeOutStage } from "./write";
 
@@ -19,12 +23,35 @@ const find: Handler = (cmd, ctx) => {
   if (limit < 0) throw new MongoCommandError("BadValue", "LIMIT must be non-negative");
   if (skip < 0) throw new MongoCommandError("BadValue", "Skip value must be non-negative");
   if (batchSize !== undefined && batchSize < 0) throw new MongoCommandError("BadValue", "BatchSize value must be non-negative");
-  const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
-  const docs = findDocuments(ctx.store, existing(ctx, name), { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint }, options);
-  const projected = projectDocuments(docs, optionalDocument(cmd, "projection"), filter, options);
+  const meta = existing(ctx, name);
+  if (cmd.tailable === true) {
+    if (!meta?.options.capped) throw new MongoCommandError("BadValue", `error processing query: ns=${ns(ctx.db, name)} tailable cursor requested on non capped collection`);
+    throw new MongoCommandError("BadValue", "Tailable cursors are not supported by the embedded database: set MONGODB_URI to use a MongoDB server");
+  }
+  const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), operationCollation(cmd.collation, meta));
+  const docs = findDocuments(ctx.store, meta, { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint }, options);
+  const projected = projectWithScore(docs, optionalDocument(cmd, "projection"), filter, options);
   const firstBatchSize = limit > 0 && (batchSize === undefined || batchSize > limit) ? limit : batchSize;
   return ctx.cursors.open(ns(ctx.db, name), projected, firstBatchSize, cmd.singleBatch === true);
 };
+
+function scoreOf(doc: Document): number {
+  const score = textScores.get(doc);
+  if (score === undefined) throw new MongoCommandError("Location40218", "query requires text score metadata, but it is not available");
+  return score;
+}
+
+/** A find projection, where `{$meta: "textScore"}` adds the text score after the projected fields. */
+function projectWithScore(docs: Document[], projection: Document | undefined, filter: Document, options: ReturnType<typeof mingoOptions>): Document[] {
+  const { rest, meta } = splitMetaProjection(projection);
+  const text = splitText(filter);
+  const projected = projectDocuments(docs, rest, text ? text.rest : filter, options);
+  if (meta.length === 0) return projected;
+  return projected.map((doc, i) => {
+    const score = scoreOf(docs[i]);
+    return { ...doc, ...Object.fromEntries(meta.map((field) => [field, score])) };
+  });
+}
 
 const getMore: Handler = (cmd, ctx) => {
   const id = cmd.getMore as Long | number;
@@ -39,16 +66,21 @@ const killCursors: Handler = (cmd, ctx) => {
 const count: Handler = (cmd, ctx) => {
   const meta = existing(ctx, collectionName(cmd, "count"));
   const spec = { filter: optionalDocument(cmd, "query") ?? {}, skip: optionalNumber(cmd, "skip") ?? 0, limit: Math.abs(optionalNumber(cmd, "limit") ?? 0), hint: cmd.hint };
-  return { n: countDocuments(ctx.store, meta, spec, mingoOptions(ctx.store, ctx.db)), ok: 1 };
+  return { n: countDocuments(ctx.store, meta, spec, collatedOptions(mingoOptions(ctx.store, ctx.db), operationCollation(cmd.collation, meta))), ok: 1 };
 };
 
 const distinct: Handler = (cmd, ctx) => {
   const key = cmd.key;
   if (typeof key !== "string") throw new MongoCommandError("TypeMismatch", "BSON field 'distinct.key' is missing or not a string");
-  const docs = findDocuments(ctx.store, existing(ctx, collectionName(cmd, "distinct")), { filter: optionalDocument(cmd, "query") ?? {}, hint: cmd.hint }, mingoOptions(ctx.store, ctx.db));
+  const meta = existing(ctx, collectionName(cmd, "distinct"));
+  const collation = operationCollation(cmd.collation, meta);
+  const docs = findDocuments(ctx.store, meta, { filter: optionalDocument(cmd, "query") ?? {}, hint: cmd.hint }, collatedOptions(mingoOptions(ctx.store, ctx.db), collation));
   const seen = new Map<string, unknown>();
+  // Under a collation, strings it calls equal are one value (the first met).
+  const canonical = collation ? canonicalizer(collation) : (v: unknown) => v;
   for (const doc of docs) {
-    for (const value of presentValuesAtPath(doc, key)) {
+    for (const raw of presentValuesAtPath(doc, key)) {
+      const value = canonical(raw);
       seen.set(EJSON.stringify({ v: value } as Document, { relaxed: false }), value);
     }
   }
@@ -84,13 +116,17 @@ const aggregate: Handler = async (cmd, ctx) => {
     throw new MongoCommandError("FailedToParse", "The 'cursor' option is required, except for aggregate with the explain argument");
   }
   if (isChangeStream(cmd.pipeline)) return openChangeStream(cmd, ctx);
-  const pipeline = [...(cmd.pipeline as Document[])];
-  const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
+  checkPipeline(cmd.pipeline as unknown[]);
+  // Later $match stages run in mingo: they get the server's own $type, $all and $bits*.
+  const pipeline = (cmd.pipeline as Document[]).map((stage) => (isPlainObject(stage.$match) ? { $match: rewriteTypeOperators(stage.$match) } : stage));
+  const collation = operationCollation(cmd.collation, typeof target === "string" ? existing(ctx, target) : undefined);
+  const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), collation);
   const last = pipeline[pipeline.length - 1];
   const out = last && ("$out" in last || "$merge" in last) ? pipeline.pop() : undefined;
 
   let source: Document[];
   let namespace: string;
+  let scored = false;
   if (target === 1) {
     namespace = ns(ctx.db, "$cmd.aggregate");
     source = [];
@@ -111,20 +147,37 @@ const aggregate: Handler = async (cmd, ctx) => {
       if (pipeline[0] && "$sort" in pipeline[0]) spec.sort = pipeline.shift()!.$sort as Document;
     }
     if (cmd.explain === true) {
-      const plan = meta ? explainPlan(choosePlan(spec.filter ?? {}, spec.sort, meta.indexes, cmd.hint)) : { stage: "EOF" };
+      const plan = meta ? explainPlan(choosePlan(spec.filter ?? {}, spec.sort, meta.indexes, cmd.hint, collation)) : { stage: "EOF" };
       return { queryPlanner: { namespace, winningPlan: plan }, ok: 1 };
     }
     source = findDocuments(ctx.store, meta, { ...spec, hint: cmd.hint }, options);
+    if (pipeline.some((stage) => "$match" in stage && JSON.stringify(stage).includes('"$text"'))) {
+      throw new MongoCommandError("Location17313", "$match with $text is only allowed as the first pipeline stage");
+    }
+    // {$meta: "textScore"} reads the score through a hidden field, removed from the results.
+    if (JSON.stringify(pipeline).includes('"textScore"')) {
+      source = source.map((doc) => ({ ...doc, [SCORE_FIELD]: scoreOf(doc) }));
+      pipeline.splice(0, pipeline.length, ...(rewriteMeta(pipeline) as Document[]));
+      scored = true;
+    }
   }
   let results: Document[];
   try {
-    results = pipeline.length ? (new Aggregator(pipeline, options).run(source) as Document[]) : source;
+    results = pipeline.length ? (makeAggregator(pipeline, options).run(source) as Document[]) : source;
   } catch (err) {
     if (err instanceof MongoCommandError) throw err;
     throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
   }
+  if (scored) {
+    results = results.map((doc) => {
+      if (!(SCORE_FIELD in doc)) return doc;
+      const { [SCORE_FIELD]: _score, ...rest } = doc;
+      void _score;
+      return rest;
+    });
+  }
   if (out) {
-    await writeOutStage(ctx, out, results);
+    await writeOutStage(ctx, out, results, cmd);
     results = [];
   }
   const cursor = (cmd.cursor ?? {}) as Document;
@@ -142,14 +195,15 @@ const explain: Handler = (cmd, ctx) => {
   const leadingMatch = pipeline[0] && "$match" in pipeline[0] ? (pipeline[0].$match as Document) : undefined;
   const filter = (inner.filter ?? inner.query ?? leadingMatch ?? {}) as Document;
   const sort = inner.sort as Document | undefined;
+  const collation = operationCollation(inner.collation, meta);
   const reply: Document = {
-    queryPlanner: { namespace: ns(ctx.db, collection), winningPlan: meta ? explainPlan(choosePlan(filter, sort, meta.indexes, inner.hint)) : { stage: "EOF" } },
+    queryPlanner: { namespace: ns(ctx.db, collection), winningPlan: meta ? explainPlan(choosePlan(filter, sort, meta.indexes, inner.hint, collation)) : { stage: "EOF" } },
     ok: 1,
   };
   if (cmd.verbosity !== "queryPlanner") {
     const stats = { docsExamined: 0 };
     const started = performance.now();
-    const docs = findDocuments(ctx.store, meta, { filter, sort, skip: optionalNumber(inner, "skip"), limit: Math.abs(optionalNumber(inner, "limit") ?? 0), hint: inner.hint, stats }, mingoOptions(ctx.store, ctx.db));
+    const docs = findDocuments(ctx.store, meta, { filter, sort, skip: optionalNumber(inner, "skip"), limit: Math.abs(optionalNumber(inner, "limit") ?? 0), hint: inner.hint, stats }, collatedOptions(mingoOptions(ctx.store, ctx.db), collation));
     reply.executionStats = { executionSuccess: true, nReturned: docs.length, totalDocsExamined: stats.docsExamined, executionTimeMillis: Math.round(performance.now() - started) };
   }
   return reply;

@@ -1,10 +1,15 @@
 import { ObjectId, type Document } from "bson";
+import { idFirst } from "../bson-values";
 import { WaitForTransaction } from "../conflicts";
 import { MongoCommandError, endsCommand, errorReply } from "../errors";
+import { collatedOptions } from "../collated-query";
+import { operationCollation } from "../collation";
 import { isPlainObject } from "../keys";
 import { findDocuments, mingoOptions, projectDocuments } from "../query";
 import type { CollectionMeta } from "../store";
 import { applyUpdate, buildUpsert, type UpdateSpec } from "../update";
+import { checkDocumentSize, type WriteKind } from "../limits";
+import { validateWrite } from "../validation";
 import { assertWritable, collectionName, optionalDocument, type CommandContext, type Handler } from "./context";
 
 /** A write error of one statement of a batch, in MongoDB's `writeErrors` shape. */
@@ -17,8 +22,7 @@ function writeError(index: number, err: unknown): Document {
 /** MongoDB stores `_id` as the first field, generating one when the document has none. */
 function withIdFirst(doc: Document): Document {
   if (Object.keys(doc)[0] === "_id") return doc;
-  const { _id, ...rest } = doc;
-  return { _id: _id === undefined ? new ObjectId() : _id, ...rest };
+  return idFirst(doc, doc._id === undefined ? new ObjectId() : doc._id);
 }
 
 /**
@@ -45,6 +49,12 @@ function checkId(doc: Document): void {
   if (id instanceof RegExp) throw new MongoCommandError("InvalidIdField", "can't use a regex for _id");
 }
 
+/** What every stored document must pass: the 16 MB limit, then the collection's validator. */
+function checkWrite(meta: CollectionMeta, doc: Document, kind: WriteKind, cmd: Document, before?: Document): void {
+  checkDocumentSize(doc, kind);
+  validateWrite({ options: meta.options, doc, before, bypass: cmd.bypassDocumentValidation === true });
+}
+
 const insert: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "insert");
   assertWritable(ctx, name);
@@ -57,6 +67,7 @@ const insert: Handler = async (cmd, ctx) => {
     const writeErrors = eachStatement(documents as Document[], ordered, (raw) => {
       const doc = withIdFirst(raw);
       checkId(doc);
+      checkWrite(meta, doc, "insert", cmd);
       ctx.store.insert(meta, doc);
       n += 1;
     });
@@ -72,6 +83,7 @@ interface UpdateStatement {
   arrayFilters?: Document[];
   hint?: unknown;
   sort?: Document;
+  collation?: Document;
 }
 
 /** A whole new document rather than update operators or a pipeline (change streams say `replace`). */
@@ -101,19 +113,23 @@ const update: Handler = async (cmd, ctx) => {
       if (st.multi && !Array.isArray(st.u) && !Object.keys(st.u).some((k) => k.startsWith("$"))) {
         throw new MongoCommandError("FailedToParse", "multi update is not supported for replacement-style update");
       }
-      const matched = findDocuments(ctx.store, meta, { filter: q, limit: st.multi ? 0 : 1, hint: st.hint, sort: st.sort }, options);
+      const collated = collatedOptions(options, operationCollation(st.collation, meta));
+      const matched = findDocuments(ctx.store, meta, { filter: q, limit: st.multi ? 0 : 1, hint: st.hint, sort: st.sort }, collated);
       if (matched.length === 0 && st.upsert) {
-        const doc = buildUpsert(q, st.u, { arrayFilters: st.arrayFilters, mingo: options });
+        const doc = buildUpsert(q, st.u, { arrayFilters: st.arrayFilters, mingo: collated });
         checkId(doc);
-        ctx.store.insert(ctx.store.ensureCollection(ctx.db, name).meta, doc);
+        const target = ctx.store.ensureCollection(ctx.db, name).meta;
+        checkWrite(target, doc, "upsert", cmd);
+        ctx.store.insert(target, doc);
         upserted.push({ index: i, _id: doc._id });
         n += 1;
         return;
       }
       for (const doc of matched) {
-        const result = applyUpdate(doc, st.u, { arrayFilters: st.arrayFilters, query: q, mingo: options });
+        const result = applyUpdate(doc, st.u, { arrayFilters: st.arrayFilters, query: q, mingo: collated });
         n += 1;
         if (result.modified) {
+          checkWrite(meta as CollectionMeta, result.doc, "update", cmd, doc);
           ctx.store.replace(meta as CollectionMeta, doc, result.doc, replacementStyle(st.u) ? "replace" : "update");
           nModified += 1;
         }
@@ -135,9 +151,10 @@ const deleteCommand: Handler = async (cmd, ctx) => {
   const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
   return ctx.store.write(() => {
     let n = 0;
-    const writeErrors = eachStatement(deletes as Array<{ q: Document; limit: number; hint?: unknown }>, ordered, (st) => {
+    const writeErrors = eachStatement(deletes as Array<{ q: Document; limit: number; hint?: unknown; collation?: Document }>, ordered, (st) => {
       const meta = ctx.store.collection(ctx.db, name);
-      const matched = findDocuments(ctx.store, meta, { filter: st.q ?? {}, limit: Number(st.limit) === 1 ? 1 : 0, hint: st.hint }, options);
+      const collated = collatedOptions(options, operationCollation(st.collation, meta));
+      const matched = findDocuments(ctx.store, meta, { filter: st.q ?? {}, limit: Number(st.limit) === 1 ? 1 : 0, hint: st.hint }, collated);
       for (const doc of matched) ctx.store.remove(meta as CollectionMeta, doc);
       n += matched.length;
     });
@@ -157,7 +174,7 @@ const findAndModify: Handler = async (cmd, ctx) => {
   if (!remove && u === undefined) throw new MongoCommandError("FailedToParse", "Either an update or remove=true must be specified");
   if (remove && cmd.upsert === true) throw new MongoCommandError("FailedToParse", "Cannot specify both upsert=true and remove=true");
   if (u !== undefined) validateUpdate(u);
-  const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
+  const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), operationCollation(cmd.collation, ctx.store.collection(ctx.db, name)));
   const arrayFilters = cmd.arrayFilters as Document[] | undefined;
   const project = (doc: Document | null) => (doc && fields ? projectDocuments([doc], fields, {}, options)[0] : doc);
 
@@ -172,11 +189,16 @@ const findAndModify: Handler = async (cmd, ctx) => {
       if (cmd.upsert !== true) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 };
       const created = buildUpsert(query, u as UpdateSpec, { arrayFilters, mingo: options });
       checkId(created);
-      ctx.store.insert(ctx.store.ensureCollection(ctx.db, name).meta, created);
+      const target = ctx.store.ensureCollection(ctx.db, name).meta;
+      checkWrite(target, created, "upsert", cmd);
+      ctx.store.insert(target, created);
       return { lastErrorObject: { n: 1, updatedExisting: false, upserted: created._id }, value: project(cmd.new === true ? created : null), ok: 1 };
     }
     const result = applyUpdate(doc, u as UpdateSpec, { arrayFilters, query, mingo: options });
-    if (result.modified) ctx.store.replace(meta as CollectionMeta, doc, result.doc, replacementStyle(u as UpdateSpec) ? "replace" : "update");
+    if (result.modified) {
+      checkWrite(meta as CollectionMeta, result.doc, "update", cmd, doc);
+      ctx.store.replace(meta as CollectionMeta, doc, result.doc, replacementStyle(u as UpdateSpec) ? "replace" : "update");
+    }
     return { lastErrorObject: { n: 1, updatedExisting: true }, value: project(cmd.new === true ? result.doc : doc), ok: 1 };
   });
 };
@@ -188,7 +210,7 @@ function outTarget(ctx: CommandContext, stage: Document): { db: string; coll: st
   return { db: typeof spec.db === "string" ? spec.db : ctx.db, coll: String(spec.coll) };
 }
 
-export async function writeOutStage(ctx: CommandContext, stage: Document, results: Document[]): Promise<void> {
+export async function writeOutStage(ctx: CommandContext, stage: Document, results: Document[], cmd: Document = {}): Promise<void> {
   const { db, coll } = outTarget(ctx, stage);
   await ctx.store.write(() => {
     let meta = ctx.store.collection(db, coll);
@@ -202,7 +224,9 @@ export async function writeOutStage(ctx: CommandContext, stage: Document, result
     for (const doc of results) {
       const withId = withIdFirst(doc);
       const current = ctx.store.get(out, withId._id);
-      if (current) ctx.store.replace(out, current, "$merge" in stage ? { ...current, ...withId } : withId);
+      const next = current && "$merge" in stage ? { ...current, ...withId } : withId;
+      checkWrite(out, next, current ? "update" : "insert", cmd, current);
+      if (current) ctx.store.replace(out, current, next);
       else ctx.store.insert(out, withId);
     }
   });

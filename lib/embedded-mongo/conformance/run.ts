@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { MongoClient } from "mongodb";
+import { exitWithUsageError, parseCommandLine } from "../../cli/args";
 import { probeDriver } from "./driver";
 import { listTestFiles, loadTestFile, type LoadedFile } from "./loader";
 import { Reporter } from "./report";
@@ -45,8 +46,14 @@ async function startTarget(): Promise<Target> {
   }
 }
 
-function resolveDir(argv: string[]): string {
-  const arg = argv.find((a) => !a.startsWith("-"));
+const usage = `Usage: npm run test:conformance [-- DIR]
+
+Runs MongoDB's unified-format CRUD tests found in DIR (default ../shared/mongo-crud-spec beside the
+repository) against the embedded database in a fresh temporary directory, or against
+CONFORMANCE_URI when it is set. Prints PASS / FAIL / SKIP per test and a summary line; exit
+code 1 when a test failed, 2 when DIR does not exist.`;
+
+function resolveDir(arg: string | undefined): string {
   if (!arg) return path.resolve(REPO_ROOT, "../shared/mongo-crud-spec");
   // `npm run` changes into the package root; INIT_CWD is where the user typed the command.
   return path.resolve(process.env.INIT_CWD ?? process.cwd(), arg);
@@ -55,7 +62,9 @@ function resolveDir(argv: string[]): string {
 const reporter = new Reporter();
 
 async function main(): Promise<number> {
-  const dir = resolveDir(process.argv.slice(2));
+  const { positionals } = parseCommandLine(usage, { options: {}, allowPositionals: true });
+  if (positionals.length > 1) exitWithUsageError(`Name one directory, not ${positionals.length}`);
+  const dir = resolveDir(positionals[0]);
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
     console.error(`conformance: no such directory: ${dir}`);
     console.log(reporter.summary());

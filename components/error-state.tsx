@@ -1,0 +1,39 @@
+"use client";
+
+import { ApiError } from "@/lib/client/api";
+import { Button, Card } from "./ui";
+import { ErrorMessage } from "./error-message";
+
+/**
+ * What a page or list shows when what it reads failed to load: what happened (with the request
+ * id to quote to support) and a Retry button, in place of any spinner or count that was waiting.
+ * Pass the query's `refetch` as `onRetry` and its `isFetching` as `retrying`.
+ */
+export function ErrorState({
+  error,
+  title,
+  onRetry,
+  retrying = false,
+  className = "",
+}: {
+  error: unknown;
+  title: string;
+  onRetry?: () => unknown;
+  retrying?: boolean;
+  className?: string;
+}) {
+  // A record that does not exist will not appear on a retry: no button then.
+  const retryable = onRetry && !(error instanceof ApiError && (error.status === 404 || error.status === 403));
+  return (
+    <Card className={`flex flex-col gap-4 p-5 sm:p-6 ${className}`}>
+      <ErrorMessage error={error} title={title} />
+      {retryable && (
+        <div>
+          <Button kind="primary" onClick={() => onRetry()} disabled={retrying}>
+            {retrying ? "Retrying…" : "Retry"}
+          </Button>
+        </div>
+      )}
+    </Card>
+  );
+}

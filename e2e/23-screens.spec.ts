@@ -1,0 +1,81 @@
+/**
+ * The pages this part of the admin changed, pictured at a desktop's and a phone's width in both
+ * themes (e2e/screenshots/23-*.png), each checked for its theme and for no sideways scrolling.
+ */
+import type { Page } from "@playwright/test";
+import { expect, openSignedIn, screenshot, test } from "./fixtures";
+
+const MODES = [
+  { width: 1280, height: 800, theme: "light" },
+  { width: 1280, height: 800, theme: "dark" },
+  { width: 390, height: 844, theme: "light" },
+  { width: 390, height: 844, theme: "dark" },
+] as const;
+
+async function check(page: Page, name: string, dark: boolean, width: number): Promise<void> {
+  expect(await page.evaluate(() => document.documentElement.classList.contains("dark")), `${name}: theme`).toBe(dark);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect.soft(overflow, `${name}: no sideways scrolling`).toBeLessThanOrEqual(0);
+  await screenshot(page, `23-${name}-${width}-${dark ? "dark" : "light"}`);
+}
+
+test.describe("screens", () => {
+  test.use({ expectedConsoleErrors: [/status of (404|500)/] });
+
+  test("toasts, the leave dialog, plain messages, the 404 and a failed record, light and dark, wide and narrow", async ({ page }) => {
+    test.setTimeout(180_000);
+    await openSignedIn(page, "/users");
+    const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
+    const users = await (await page.request.get("/v2/users?limit=1", { headers: { Authorization: `Bearer ${token}`, Admin: "true" } })).json();
+    const user = users.data.users[0]._id as string;
+    const record = (url: URL) => url.pathname === `/v2/users/${user}`;
+
+    for (const [index, mode] of MODES.entries()) {
+      const dark = mode.theme === "dark";
+      await page.setViewportSize({ width: mode.width, height: mode.height });
+      await page.emulateMedia({ colorScheme: mode.theme });
+
+      await page.goto(`/users/${user}/edit`);
+      // A new number each round, so that the form has something unsaved.
+      await page.getByLabel("Phone").fill(`+34 600 123 45${index}`);
+      await page.getByRole("link", { name: "Cancel" }).click();
+      await expect(page.getByRole("alertdialog")).toBeVisible();
+      await check(page, "leave-dialog", dark, mode.width);
+      await page.getByRole("button", { name: "Cancel" }).click();
+      await page.getByRole("button", { name: "Save changes" }).click();
+      await expect(page).toHaveURL(new RegExp(`/users/${user}$`));
+      await expect(page.getByRole("heading", { level: 1 })).toBeFocused();
+      await expect(page.locator("[data-toast]").first()).toBeVisible();
+      await check(page, "user-saved-toast", dark, mode.width);
+
+      await page.goto(`/users/new`);
+      await page.getByRole("button", { name: "Create user" }).click();
+      await expect(page.locator("#user-email-error")).toBeVisible();
+      await check(page, "user-form-errors", dark, mode.width);
+
+      // The record's own read fails: its error state.
+      await page.route(
+        record,
+        (route) => route.fulfill({ status: 500, contentType: "application/json", body: '{"error":{"status":500,"code":"internal","message":"The server failed.","requestId":"req-1"}}' }),
+      );
+      await page.goto(`/users/${user}`);
+      await expect(page.getByRole("button", { name: "Retry" })).toBeVisible();
+      await check(page, "record-error", dark, mode.width);
+      await page.unroute(record);
+
+      await page.goto("/no-such-page");
+      await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+      await check(page, "404", dark, mode.width);
+    }
+
+    await page.context().clearCookies();
+    for (const mode of MODES) {
+      await page.setViewportSize({ width: mode.width, height: mode.height });
+      await page.emulateMedia({ colorScheme: mode.theme });
+      await page.goto("/sign-in");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await expect(page.locator("#sign-in-email-error")).toBeVisible();
+      await check(page, "sign-in-errors", mode.theme === "dark", mode.width);
+    }
+  });
+});

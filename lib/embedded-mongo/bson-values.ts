@@ -1,0 +1,127 @@
+/**
+ * BSON values as the server holds them in memory: numbers as JavaScript numbers (so mingo can
+ * compare and compute with them), yet each keeping its BSON type. A long or an integral double
+ * would come back from a plain JavaScript number as an int32; the type is kept beside the value
+ * instead, on its document or array (a hidden symbol), and the container's `toBSON` writes the
+ * number back as that type. DBRefs stay plain `{$ref, $id}` documents, as MongoDB matches them.
+ */
+import { BSON, Double, Long, type Document } from "bson";
+
+export type NumberType = "long" | "double";
+
+const TYPES = Symbol("bsonNumberTypes");
+
+type Container = (Document | unknown[]) & { [TYPES]?: Map<string, NumberType> };
+
+const rawOptions = { promoteValues: false, promoteBuffers: false, validation: { utf8: false } } as const;
+
+/** A BSON document read into server values (see the module comment). */
+export function decodeDocument(bytes: Uint8Array): Document {
+  return promote(BSON.deserialize(bytes, rawOptions)) as Document;
+}
+
+/** A deep copy that keeps every value's BSON type. */
+export function copyDocument(doc: Document): Document {
+  return decodeDocument(BSON.serialize(doc));
+}
+
+/**
+ * Sets a field, also one named `__proto__` (a plain assignment would change the object's
+ * prototype instead of adding the field a document may hold).
+ */
+export function setField(target: Document, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+function promote(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = child(out, String(i), value[i]);
+    return out;
+  }
+  const bsonType = (value as { _bsontype?: string })._bsontype;
+  if (bsonType === "DBRef") {
+    const ref = value as unknown as { collection: string; oid: unknown; db?: string; fields: Document };
+    const out: Document = { $ref: ref.collection, $id: undefined };
+    out.$id = child(out, "$id", ref.oid);
+    if (ref.db) out.$db = ref.db;
+    for (const [k, v] of Object.entries(ref.fields ?? {})) setField(out, k, child(out, k, v));
+    return out;
+  }
+  if (bsonType !== undefined || value instanceof Date || value instanceof RegExp || ArrayBuffer.isView(value)) return value;
+  const out: Document = {};
+  for (const key of Object.keys(value)) setField(out, key, child(out, key, (value as Document)[key]));
+  return out;
+}
+
+/** One member of a container: numbers become JavaScript numbers, their type noted when needed. */
+function child(container: Container, key: string, value: unknown): unknown {
+  switch ((value as { _bsontype?: string } | null)?._bsontype) {
+    case "Int32":
+      return (value as { value: number }).value;
+    case "Double": {
+      const n = (value as { value: number }).value;
+      // Only an integral double in the int32 range would come back as another type.
+      if (Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX) noteType(container, key, "double");
+      return n;
+    }
+    case "Long": {
+      const long = value as Long;
+      const n = long.toNumber();
+      if (!Number.isSafeInteger(n)) return long;
+      noteType(container, key, "long");
+      return n;
+    }
+  }
+  return promote(value);
+}
+
+function noteType(container: Container, key: string, type: NumberType | undefined): void {
+  let types = container[TYPES];
+  if (!types) {
+    if (!type) return;
+    types = new Map();
+    Object.defineProperty(container, TYPES, { value: types, enumerable: false, writable: true });
+    Object.defineProperty(container, "toBSON", { value: toBSON, enumerable: false, writable: true });
+  }
+  if (type) types.set(key, type);
+  else types.delete(key);
+}
+
+/** The BSON type a number in a container was read as (undefined: int32 or double by value). */
+export function numberTypeAt(container: unknown, key: string): NumberType | undefined {
+  return container !== null && typeof container === "object" ? (container as Container)[TYPES]?.get(key) : undefined;
+}
+
+/** Notes (or, with undefined, forgets) the BSON type of the number at `container[key]`. */
+export function setNumberType(container: unknown, key: string, type: NumberType | undefined): void {
+  if (container !== null && typeof container === "object") noteType(container as Container, key, type);
+}
+
+function typed(value: unknown, type: NumberType | undefined): unknown {
+  if (typeof value !== "number" || !type) return value;
+  if (type === "long" && Number.isInteger(value)) return Long.fromNumber(value);
+  return new Double(value);
+}
+
+function toBSON(this: Container): unknown {
+  const types = this[TYPES]!;
+  if (Array.isArray(this)) return this.map((v, i) => typed(v, types.get(String(i))));
+  const out: Document = {};
+  for (const key of Object.keys(this)) setField(out, key, typed((this as Document)[key], types.get(key)));
+  return out;
+}
+
+/** `doc` with `_id` first, keeping the noted number types of its fields. */
+export function idFirst(doc: Document, id: unknown): Document {
+  const out: Document = { _id: id };
+  for (const key of Object.keys(doc)) if (key !== "_id") setField(out, key, doc[key]);
+  const types = (doc as Container)[TYPES];
+  if (types) for (const [key, type] of types) noteType(out, key, type);
+  return out;
+}

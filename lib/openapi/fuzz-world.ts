@@ -1,0 +1,184 @@
+/**
+ * What the API fuzzer (./fuzz.ts) works on: every operation of the OpenAPI document with the
+ * handler that serves it, and two seeded companies whose records the requests name.
+ */
+import type { RouteHandler } from "@/lib/http/route";
+import { createApiToken } from "@/lib/services/auth";
+import { createCompany } from "@/lib/services/companies";
+import { ready } from "@/lib/services/init";
+import { openApiDocument, type OpenApiDocument, type OperationObject } from "./document";
+import { ID_KINDS, type IdKind } from "./fuzz-values";
+import { METHODS, type Method, ROUTES } from "./operations";
+import type { JsonSchema } from "./schema";
+
+// ---------------------------------------------------------------------------------------------
+// The operations
+
+export interface OperationSpec {
+  /** `GET /v2/users/{id}` */
+  key: string;
+  path: string;
+  method: Method;
+  handler: RouteHandler;
+  authenticated: boolean;
+  admin: boolean;
+  /** The records the `{id}` of the path names. */
+  pathKind?: IdKind;
+  /** The records a `201` of this operation creates. */
+  createsKind?: IdKind;
+  query: { name: string; schema: JsonSchema; array: boolean }[];
+  body?: JsonSchema;
+}
+
+const KIND_OF_SEGMENT: Record<string, IdKind> = {
+  users: "users",
+  surveys: "surveys",
+  "access-roles": "accessRoles",
+  "job-titles": "jobTitles",
+  properties: "properties",
+  bots: "bots",
+};
+
+/** Every operation of the document, with the handler that serves it. */
+export function operationSpecs(document: OpenApiDocument = openApiDocument()): OperationSpec[] {
+  const specs: OperationSpec[] = [];
+  for (const entry of ROUTES) {
+    const item = document.paths[entry.path];
+    for (const method of METHODS) {
+      const operation = item?.[method] as (OperationObject & { parameters?: unknown[]; security?: unknown[]; requestBody?: { content: Record<string, { schema: JsonSchema }> } }) | undefined;
+      if (!operation) continue;
+      const handler = entry.module[method.toUpperCase()] as RouteHandler;
+      const parameters = (operation.parameters ?? []).map((parameter) => resolveParameter(document, parameter));
+      const kind = KIND_OF_SEGMENT[entry.path.split("/")[2] ?? ""];
+      specs.push({
+        key: `${method.toUpperCase()} ${entry.path}`,
+        path: entry.path,
+        method,
+        handler,
+        authenticated: !(Array.isArray(operation.security) && operation.security.length === 0),
+        admin: parameters.some((parameter) => parameter.in === "header" && parameter.name === "Admin"),
+        pathKind: entry.path.includes("{id}") ? kind : undefined,
+        createsKind: method === "post" && operation.responses["201"] ? kind : undefined,
+        query: parameters
+          .filter((parameter) => parameter.in === "query" && parameter.name !== "debug")
+          .map((parameter) => ({ name: parameter.name, schema: parameter.schema, array: parameter.schema.type === "array" })),
+        body: operation.requestBody?.content["application/json"]?.schema,
+      });
+    }
+  }
+  return specs;
+}
+
+interface Parameter {
+  name: string;
+  in: string;
+  schema: JsonSchema;
+}
+
+function resolveParameter(document: OpenApiDocument, parameter: unknown): Parameter {
+  const ref = (parameter as { $ref?: string }).$ref;
+  if (!ref) return parameter as Parameter;
+  return (document.components.parameters as Record<string, Parameter>)[ref.split("/").pop()!];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The seeded world
+
+export interface FuzzCompany {
+  name: "A" | "B";
+  id: string;
+  adminId: string;
+  adminEmail: string;
+  adminPassword: string;
+  adminToken: string;
+  memberToken: string;
+  /** A token whose lifetime ended. */
+  expiredToken: string;
+  /** Ids the requests pick from (the admin is left out: changing it would end the run's admin). */
+  pools: Record<IdKind, string[]>;
+  /** Every id known to be this company's. */
+  ids: Set<string>;
+}
+
+export interface FuzzWorld {
+  a: FuzzCompany;
+  b: FuzzCompany;
+}
+
+const POOL_SIZE = 200;
+
+/** Two companies, each with an admin (with a password), a member and a few records of each kind. */
+export async function seedWorld(specs: OperationSpec[] = operationSpecs()): Promise<FuzzWorld> {
+  await ready();
+  const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const a = await seedCompany("A", suffix, specs);
+  const b = await seedCompany("B", suffix, specs);
+  // The expired tokens were issued a second ago with a lifetime of one second.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  return { a, b };
+}
+
+async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec[]): Promise<FuzzCompany> {
+  const adminEmail = `fuzz.admin.${name.toLowerCase()}.${suffix}@example.com`;
+  const adminPassword = `pw-${name}-${suffix}`;
+  const created = await createCompany({ name: `Fuzz ${name} ${suffix}`, adminEmail, adminPassword });
+  const admin = await createApiToken(adminEmail, 86_400, created.company._id);
+  const company: FuzzCompany = {
+    name,
+    id: created.company._id,
+    adminId: admin.userId,
+    adminEmail,
+    adminPassword,
+    adminToken: admin.accessToken,
+    memberToken: "",
+    expiredToken: (await createApiToken(adminEmail, 1, created.company._id)).accessToken,
+    pools: Object.fromEntries(ID_KINDS.map((kind) => [kind, []])) as unknown as Record<IdKind, string[]>,
+    ids: new Set([created.company._id, admin.userId, created.adminRoleId, created.memberRoleId]),
+  };
+  company.pools.companies.push(company.id);
+  company.pools.accessRoles.push(created.adminRoleId, created.memberRoleId);
+
+  const post = async (path: string, body: unknown): Promise<string> => {
+    const spec = specs.find((candidate) => candidate.key === `POST ${path}`)!;
+    const response = await spec.handler(
+      new Request(new URL(path, "http://localhost"), {
+        method: "POST",
+        headers: { authorization: `Bearer ${company.adminToken}`, admin: "true", "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+      { params: Promise.resolve({}) },
+    );
+    const text = await response.text();
+    if (response.status !== 201) throw new Error(`Seeding ${path} answered ${response.status}: ${text}`);
+    const id = (JSON.parse(text) as { _id: string })._id;
+    remember(company, spec.createsKind!, id);
+    return id;
+  };
+
+  for (const n of [1, 2]) {
+    await post("/v2/access-roles", { name: `Role ${n}` });
+    await post("/v2/job-titles", { name: `Job ${n}` });
+    await post("/v2/properties", { name: `Property ${n}` });
+    await post("/v2/bots", { name: `Bot ${n}` });
+  }
+  const memberEmail = `fuzz.member.${name.toLowerCase()}.${suffix}@example.com`;
+  await post("/v2/users", {
+    email: memberEmail,
+    accessRoles: [created.memberRoleId],
+    name: { displayName: `Member ${name}`, names: "Member", lastName: name, secondLastName: "" },
+  });
+  await post("/v2/users", { email: `fuzz.other.${name.toLowerCase()}.${suffix}@example.com`, accessRoles: [created.memberRoleId], job: company.pools.jobTitles[0] });
+  company.memberToken = (await createApiToken(memberEmail, 86_400, company.id)).accessToken;
+  for (const n of [1, 2]) {
+    await post("/v2/surveys", { code: `survey_${n}`, name: `Survey ${n}`, version: n, permissions: [created.memberRoleId] });
+  }
+  return company;
+}
+
+export function remember(company: FuzzCompany, kind: IdKind, id: string): void {
+  company.ids.add(id);
+  const pool = company.pools[kind];
+  // Past the pool's size, a new record replaces one in a fixed rotation (the run stays reproducible).
+  if (pool.length < POOL_SIZE) pool.push(id);
+  else pool[company.ids.size % POOL_SIZE] = id;
+}
