@@ -184,6 +184,12 @@ describe("collection.watch()", () => {
     expect(error.code).toBe(115);
     expect(error.message).toMatch(/fullDocumentBeforeChange.*MONGODB_URI/);
   });
+
+  it("refuses an unknown stage after $changeStream as any pipeline's (40324)", async () => {
+    const error = await caught(client.db("cs_test").collection("bad").watch([{ $nosuch: {} }]).next());
+    expect(error.code).toBe(40324);
+    expect(error.message).toBe("Unrecognized pipeline stage name: '$nosuch'");
+  });
 });
 
 describe("database and deployment streams", () => {

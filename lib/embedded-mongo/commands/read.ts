@@ -115,8 +115,8 @@ const aggregate: Handler = async (cmd, ctx) => {
   if (cmd.cursor === undefined && cmd.explain !== true) {
     throw new MongoCommandError("FailedToParse", "The 'cursor' option is required, except for aggregate with the explain argument");
   }
-  if (isChangeStream(cmd.pipeline)) return openChangeStream(cmd, ctx);
   checkPipeline(cmd.pipeline as unknown[]);
+  if (isChangeStream(cmd.pipeline)) return openChangeStream(cmd, ctx);
   // Later $match stages run in mingo: they get the server's own $type, $all and $bits*.
   const pipeline = (cmd.pipeline as Document[]).map((stage) => (isPlainObject(stage.$match) ? { $match: rewriteTypeOperators(stage.$match) } : stage));
   const collation = operationCollation(cmd.collation, typeof target === "string" ? existing(ctx, target) : undefined);
