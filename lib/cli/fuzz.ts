@@ -25,7 +25,7 @@ any answer the document does not allow, or any record of one company seen by ano
   --seed   fast-check's seed, to repeat a run (default: a new one, printed)
   --help   this text`;
 
-runCommand(usage, async () => {
+runCommand(async () => {
   const { values } = parseArgs({
     options: { runs: { type: "string", default: "100000" }, seed: { type: "string" }, help: { type: "boolean", short: "h" } },
     strict: true,

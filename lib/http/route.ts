@@ -3,7 +3,8 @@
  * per-token rate limit, the Admin rule, JSON body limits, zod validation of path, query and body,
  * debug notifications, the error table (docs/api.md#errors) and one log line per request.
  *
- *   export const GET = route({ query: ListUsersQuery }, ({ auth, query }) => users.list(auth, query));
+ * A route declares its operation in its resource's contract and binds it with lib/http/contract's
+ * `handle`; `route` and `publicRoute` serve the routes the OpenAPI document does not describe.
  */
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
@@ -76,7 +77,7 @@ export function route<
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
 >(options: RouteOptions<Q, B, P>, handler: (context: Context<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown): RouteHandler {
-  return declare(handle(options, true, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown), options, true);
+  return handle(options, true, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
 }
 
 /** A route without a bearer token (sign-in, invitations): rate-limited per client address. */
@@ -85,25 +86,7 @@ export function publicRoute<
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
 >(options: Omit<RouteOptions<Q, B, P>, "admin">, handler: (context: PublicContext<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown): RouteHandler {
-  return declare(handle(options, false, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown), options, false);
-}
-
-/** What a handler was declared with: the OpenAPI document (lib/openapi) is built from it. */
-export interface RouteDeclaration {
-  authenticated: boolean;
-  options: RouteOptions<z.ZodObject | undefined, z.ZodType | undefined, z.ZodObject | undefined>;
-}
-
-const declarations = new WeakMap<RouteHandler, RouteDeclaration>();
-
-function declare(handler: RouteHandler, options: RouteDeclaration["options"], authenticated: boolean): RouteHandler {
-  declarations.set(handler, { authenticated, options });
-  return handler;
-}
-
-/** The declaration of a handler made by `route` or `publicRoute`; `undefined` for any other. */
-export function declarationOf(handler: unknown): RouteDeclaration | undefined {
-  return typeof handler === "function" ? declarations.get(handler as RouteHandler) : undefined;
+  return handle(options, false, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
 }
 
 const perMinute = () => loadConfig().rateLimitPerMinute;
