@@ -1,7 +1,6 @@
 /** The sign-in operation bound to the auth service: what app/api/auth/login/route.ts exports. */
 import { refuseCrossSite, sessionCookie } from "@/lib/http/cookies";
-import { handle } from "@/lib/http/contract";
-import { Reply, requestAddress } from "@/lib/http/route";
+import { handle, Reply, requestAddress } from "@/lib/http/route";
 import { reserveSignIn } from "@/lib/http/sign-in-throttle";
 import { login as signIn } from "@/lib/services/auth";
 import { ServiceError } from "@/lib/services/errors";

@@ -1,18 +1,17 @@
 /**
  * An operation of the HTTP API declared once, in its resource's `contract.ts`: method, path,
- * schemas, the Admin rule and what the OpenAPI document says of it. A route file binds it to its
- * handler with `handle`, and lib/openapi reads the same declaration, so neither repeats the other.
+ * schemas, the Admin rule and what the OpenAPI document says of it. lib/http/route's `handle`
+ * binds it to its service, and lib/openapi reads the same declaration, so neither repeats the
+ * other. Only types come from the route wrapper: the pages read these contracts' schemas too.
  *
- *   export const GET = handle(users.list, ({ auth, query, notes }) => listUsers(auth, query, notes));
+ *   export const list = handle(users.list, ({ auth, query, notes }) => listUsers(auth, query, notes));
  */
 import type { z } from "zod";
 import type { ErrorCode } from "@/lib/schemas/common";
-import { type Context, type PublicContext, publicRoute, route, type RouteHandler, type RouteOptions } from "./route";
+import type { RouteOptions } from "./route";
 
 export const METHODS = ["get", "post", "patch", "put", "delete"] as const;
 export type Method = (typeof METHODS)[number];
-
-type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 
 /** What the OpenAPI document says of an operation beyond its schemas. */
 export interface OperationDoc {
@@ -56,28 +55,6 @@ export function publicOperation<Q extends z.ZodObject | undefined = undefined, B
   declaration: Omit<Operation<Q, B, P, false>, "authenticated" | "admin">,
 ): Operation<Q, B, P, false> {
   return { ...declaration, authenticated: false };
-}
-
-const bound = new WeakMap<RouteHandler, Operation>();
-
-/** The route handler of an operation: the route wrapper (lib/http/route.ts) with its schemas and rules. */
-export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined>(
-  operation: Operation<Q, B, P, true>,
-  handler: (context: Context<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
-): RouteHandler;
-export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined>(
-  operation: Operation<Q, B, P, false>,
-  handler: (context: PublicContext<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
-): RouteHandler;
-export function handle(operation: Operation, handler: (context: Context<unknown, unknown, unknown>) => unknown): RouteHandler {
-  const routeHandler = operation.authenticated ? route(operation, handler) : publicRoute(operation, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
-  bound.set(routeHandler, operation);
-  return routeHandler;
-}
-
-/** The operation a handler made by `handle` serves; `undefined` for any other. */
-export function operationOf(handler: unknown): Operation | undefined {
-  return typeof handler === "function" ? bound.get(handler as RouteHandler) : undefined;
 }
 
 /** The paging parameters of every list, as the document describes them. */

@@ -3,12 +3,13 @@
  * per-token rate limit, the Admin rule, JSON body limits, zod validation of path, query and body,
  * debug notifications, the error table (docs/api.md#errors) and one log line per request.
  *
- * A route declares its operation in its resource's contract and binds it with lib/http/contract's
- * `handle`; `route` and `publicRoute` serve the routes the OpenAPI document does not describe.
+ * An operation declared in its resource's contract (lib/http/contract) is bound with `handle`;
+ * `route` and `publicRoute` serve the routes the OpenAPI document does not describe.
  */
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { loadConfig } from "@/lib/config";
+import type { Operation } from "./contract";
 import { isDatabaseUnavailable } from "@/lib/db";
 import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
 import { isAdmin, principalOf, verifyAccessToken, type Principal } from "@/lib/services/auth";
@@ -77,7 +78,7 @@ export function route<
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
 >(options: RouteOptions<Q, B, P>, handler: (context: Context<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown): RouteHandler {
-  return handle(options, true, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
+  return wrap(options, true, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
 }
 
 /** A route without a bearer token (sign-in, invitations): rate-limited per client address. */
@@ -86,7 +87,29 @@ export function publicRoute<
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
 >(options: Omit<RouteOptions<Q, B, P>, "admin">, handler: (context: PublicContext<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown): RouteHandler {
-  return handle(options, false, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
+  return wrap(options, false, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
+}
+
+const bound = new WeakMap<RouteHandler, Operation>();
+
+/** The route handler of an operation: the route wrapper (lib/http/route.ts) with its schemas and rules. */
+export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined>(
+  operation: Operation<Q, B, P, true>,
+  handler: (context: Context<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
+): RouteHandler;
+export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined>(
+  operation: Operation<Q, B, P, false>,
+  handler: (context: PublicContext<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
+): RouteHandler;
+export function handle(operation: Operation, handler: (context: Context<unknown, unknown, unknown>) => unknown): RouteHandler {
+  const routeHandler = operation.authenticated ? route(operation, handler) : publicRoute(operation, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
+  bound.set(routeHandler, operation);
+  return routeHandler;
+}
+
+/** The operation a handler made by `handle` serves; `undefined` for any other. */
+export function operationOf(handler: unknown): Operation | undefined {
+  return typeof handler === "function" ? bound.get(handler as RouteHandler) : undefined;
 }
 
 const perMinute = () => loadConfig().rateLimitPerMinute;
@@ -98,7 +121,7 @@ const refusedCredentials = new RateLimiter(() => REFUSED_CREDENTIALS_PER_MINUTE)
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-function handle(
+function wrap(
   options: RouteOptions<z.ZodObject | undefined, z.ZodType | undefined, z.ZodObject | undefined>,
   authenticated: boolean,
   handler: (context: PublicContext<unknown, unknown, unknown>) => unknown,

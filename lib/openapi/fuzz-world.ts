@@ -3,8 +3,8 @@
  * handler that serves it, and two seeded companies whose records the requests name.
  */
 import * as authHandlers from "@/lib/auth/handlers";
-import { type Method, METHODS, operationOf } from "@/lib/http/contract";
-import type { RouteHandler } from "@/lib/http/route";
+import { type Method, METHODS } from "@/lib/http/contract";
+import { operationOf, type RouteHandler } from "@/lib/http/route";
 import * as outboxHandlers from "@/lib/outbox/handlers";
 import * as referenceHandlers from "@/lib/reference/handlers";
 import { createApiToken } from "@/lib/services/auth";

@@ -1,5 +1,5 @@
 /** The document operation bound to the document: what app/v2/openapi.json/route.ts exports. */
-import { handle } from "@/lib/http/contract";
+import { handle } from "@/lib/http/route";
 import * as contract from "./contract";
 import { openApiDocument } from "./document";
 

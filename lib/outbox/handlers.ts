@@ -1,5 +1,5 @@
 /** The outbox operation bound to its service: what app/v2/outbox/route.ts exports. */
-import { handle } from "@/lib/http/contract";
+import { handle } from "@/lib/http/route";
 import { listOutbox } from "@/lib/services/outbox";
 import * as outbox from "./contract";
 

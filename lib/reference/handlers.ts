@@ -1,7 +1,7 @@
 /** The reference data operations bound to their service: what the route files of the four kinds export. */
 import type { z } from "zod";
-import { handle, type Operation } from "@/lib/http/contract";
-import { created } from "@/lib/http/route";
+import type { Operation } from "@/lib/http/contract";
+import { created, handle } from "@/lib/http/route";
 import type { CreateAccessRoleBody, CreateNamedBody, ListReferenceQuery, ReferenceIdParams } from "@/lib/schemas/reference";
 import { createReference, getReference, listReference, type ReferenceKind } from "@/lib/services/reference";
 import * as reference from "./contract";

@@ -1,6 +1,5 @@
 /** The surveys operations bound to the surveys service: what the route files under app/v2/surveys export. */
-import { handle } from "@/lib/http/contract";
-import { created } from "@/lib/http/route";
+import { created, handle } from "@/lib/http/route";
 import { listRevisions } from "@/lib/services/survey-revisions";
 import { createSurvey, getSurvey, listSurveys, updateSurvey } from "@/lib/services/surveys";
 import * as surveys from "./contract";

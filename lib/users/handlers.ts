@@ -1,6 +1,5 @@
 /** The users operations bound to the users service: what the route files under app/v2/users export. */
-import { handle } from "@/lib/http/contract";
-import { created } from "@/lib/http/route";
+import { created, handle } from "@/lib/http/route";
 import { createUser, getMe, getUser, listUsers, updateUser } from "@/lib/services/users";
 import * as users from "./contract";
 
