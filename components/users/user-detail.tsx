@@ -5,7 +5,7 @@ import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useReferenceNames } from "@/lib/client/reference";
 import { RELATIONS, displayName, useMe, useUpdateUser, useUser, useUsersById } from "@/lib/client/users";
-import type { UserRecord } from "@/lib/schemas/users";
+import type { UserRecord } from "@/lib/users/contract";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorMessage } from "../error-message";
 import { ActiveBadge, BackLink, Badge, Button, Card, DateTime, Facts, LinkButton, Loading, PageHeader, linkClass } from "../ui";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CreateUserBody } from "@/lib/schemas/users";
+import { CreateUserBody } from "@/lib/users/contract";
 import { ApiError } from "./api";
 import { fieldOf, serverFieldErrors, zodFieldErrors } from "./form-errors";
 

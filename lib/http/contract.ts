@@ -2,13 +2,30 @@
  * An operation of the HTTP API declared once, in its resource's `contract.ts`: method, path,
  * schemas, the Admin rule and what the OpenAPI document says of it. lib/http/route's `handle`
  * binds it to its service, and lib/openapi reads the same declaration, so neither repeats the
- * other. Only types come from the route wrapper: the pages read these contracts' schemas too.
+ * other. It imports no server code: the pages read these contracts' schemas too.
  *
  *   export const list = handle(users.list, ({ auth, query, notes }) => listUsers(auth, query, notes));
  */
 import type { z } from "zod";
 import type { ErrorCode } from "@/lib/schemas/common";
-import type { RouteOptions } from "./route";
+
+export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined> {
+  /** Path parameters; a failure is `400 invalid_id`. */
+  params?: P;
+  /** Query parameters (besides `debug`); unknown ones are ignored with a debug warning. */
+  query?: Q;
+  /** The JSON body; absent → the body is not read. */
+  body?: B;
+  /** Requires `Admin: true` from a user holding an admin access role. */
+  admin?: boolean;
+  /** Top-level body fields the service sets itself: dropped with a debug warning. */
+  ignoreBodyFields?: readonly string[];
+  /**
+   * The handler throttles its own wrong credentials (sign-in): its `401`s do not count against
+   * the address's budget of refused credentials.
+   */
+  throttlesOwnCredentials?: boolean;
+}
 
 export const METHODS = ["get", "post", "patch", "put", "delete"] as const;
 export type Method = (typeof METHODS)[number];

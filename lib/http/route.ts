@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { loadConfig } from "@/lib/config";
-import type { Operation } from "./contract";
+import type { Operation, RouteOptions } from "./contract";
 import { isDatabaseUnavailable } from "@/lib/db";
 import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
 import { isAdmin, principalOf, verifyAccessToken, type Principal } from "@/lib/services/auth";
@@ -24,23 +24,6 @@ import { RateLimiter } from "./rate-limit";
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 
-export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined> {
-  /** Path parameters; a failure is `400 invalid_id`. */
-  params?: P;
-  /** Query parameters (besides `debug`); unknown ones are ignored with a debug warning. */
-  query?: Q;
-  /** The JSON body; absent → the body is not read. */
-  body?: B;
-  /** Requires `Admin: true` from a user holding an admin access role. */
-  admin?: boolean;
-  /** Top-level body fields the service sets itself: dropped with a debug warning. */
-  ignoreBodyFields?: readonly string[];
-  /**
-   * The handler throttles its own wrong credentials (sign-in): its `401`s do not count against
-   * the address's budget of refused credentials.
-   */
-  throttlesOwnCredentials?: boolean;
-}
 
 export interface PublicContext<Q, B, P> {
   request: Request;

@@ -20,7 +20,7 @@ import {
 } from "@/lib/schemas/reference";
 import { QuestionRecord, SurveyChatRecord, SurveyList, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/schemas/surveys";
 import { OutboxList, OutboxMailRecord } from "@/lib/schemas/outbox";
-import { UserList, UserRecord } from "@/lib/schemas/users";
+import { UserList, UserRecord } from "@/lib/users/contract";
 import { STATUS_OF_CODE } from "@/lib/services/errors";
 import { PATHS } from "./operations";
 import "./annotations";

@@ -5,7 +5,8 @@
  * session: deleting the session revokes the token (docs/security.md#passwords-and-tokens).
  */
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
-import { AccessRole, Session, User } from "@/lib/models";
+import { AccessRole, Session } from "@/lib/models";
+import { User } from "@/lib/users/repository";
 import { ServiceError } from "./errors";
 import { hashToken, newId, oid, secretToken, type ObjectId } from "./ids";
 import { checkPassword } from "./passwords";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { User } from "@/lib/models";
+import { User } from "@/lib/users/repository";
 import { createTenant } from "@/lib/http/testing";
 import { useTestDatabase } from "@/lib/testing/database";
 import { oid } from "./ids";
@@ -8,7 +8,7 @@ import { Notes } from "./notes";
 import { readSurveyRecords, type SurveyRecordsQuery } from "./survey-records";
 import { CreateSurveyBody } from "@/lib/schemas/surveys";
 import { createSurvey } from "./surveys";
-import { readUserRecords, type UserRecordsQuery } from "./user-records";
+import { readUserRecords, type UserRecordsQuery } from "@/lib/users/repository";
 
 const pageOf = (companyId: string): UserRecordsQuery => ({
   companyId: oid(companyId),

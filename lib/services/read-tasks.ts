@@ -3,7 +3,7 @@
  * arguments and answers plain records, so that it runs the same in the calling thread.
  */
 import { readSurveyRecords } from "./survey-records";
-import { readUserRecords } from "./user-records";
+import { readUserRecords } from "@/lib/users/repository";
 
 export const readTasks = {
   userRecords: readUserRecords,

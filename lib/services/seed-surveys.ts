@@ -5,7 +5,8 @@
  * nothing.
  */
 import type { AnyBulkWriteOperation, Document } from "mongodb";
-import { AccessRole, Answer, Question, Survey, SurveyChat, SurveyRevision, User } from "@/lib/models";
+import { AccessRole, Answer, Question, Survey, SurveyChat, SurveyRevision } from "@/lib/models";
+import { User } from "@/lib/users/repository";
 import type { QuestionType } from "@/lib/schemas/surveys";
 import { oid, stableId, type ObjectId } from "./ids";
 import { lower, surveySearchPrefixes } from "./survey-search";

@@ -4,7 +4,8 @@
  * company: a survey of another company does not exist here, and its code is free to reuse.
  */
 import type { Document, Filter } from "mongodb";
-import { AccessRole, Answer, Property, Question, Survey, SurveyChat, User } from "@/lib/models";
+import { AccessRole, Answer, Property, Question, Survey, SurveyChat } from "@/lib/models";
+import { User } from "@/lib/users/repository";
 import { aggregateDocs, findDocs, findOneDoc, pageWindow } from "@/lib/models/read";
 import type { SurveyDoc } from "@/lib/models/survey";
 import {

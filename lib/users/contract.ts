@@ -1,6 +1,211 @@
-/** The users operations of the HTTP API (docs/api.md#users). */
+/**
+ * SvcUser: the record, the create and update bodies and the list query
+ * (docs/api.md#users).
+ */
+import { z } from "zod";
 import { operation, pagingParameters, repeated } from "@/lib/http/contract";
-import { CreateUserBody, CreateUserQuery, ListUsersQuery, SERVER_MANAGED_USER_FIELDS, UpdateUserBody, UserIdParams, UserList, UserRecord } from "@/lib/schemas/users";
+import {
+  idList,
+  isoDateTime,
+  listEnvelope,
+  objectId,
+  pagingQuery,
+  queryBoolean,
+  queryDateTime,
+  queryIdList,
+  singleLineText,
+} from "@/lib/schemas/common";
+
+const namePart = singleLineText({ min: 1, max: 200 });
+
+export const UserName = z.strictObject({
+  displayName: namePart,
+  names: namePart,
+  lastName: namePart,
+  secondLastName: singleLineText({ max: 200 }),
+});
+export type UserName = z.infer<typeof UserName>;
+
+export const Hierarchy = z.object({
+  boss: z.array(objectId),
+  peers: z.array(objectId),
+  subordinate: z.array(objectId),
+});
+export type Hierarchy = z.infer<typeof Hierarchy>;
+
+export const UserRecord = z.object({
+  _id: objectId,
+  name: UserName.nullable(),
+  email: z.string(),
+  accessRoles: z.array(objectId),
+  properties: z.array(objectId),
+  job: objectId.nullable(),
+  bot: objectId.nullable(),
+  phone: z.string().nullable(),
+  isActive: z.boolean(),
+  isOnline: z.boolean(),
+  termsConditions: z.boolean(),
+  search: z.array(z.string()),
+  companies: z.array(z.object({ _id: objectId, companyId: objectId, hierarchy: Hierarchy })),
+  lastRequestDate: isoDateTime.nullable(),
+  createdAt: isoDateTime,
+  modifiedAt: isoDateTime,
+  extensions: z.record(z.string(), z.unknown()),
+});
+export type UserRecord = z.infer<typeof UserRecord>;
+
+export const UserList = listEnvelope("users", UserRecord);
+export type UserList = z.infer<typeof UserList>;
+
+export const MAX_EXTENSIONS_BYTES = 16 * 1024;
+
+/**
+ * Levels of objects and arrays `extensions` may nest (itself the first): MongoDB refuses documents
+ * nested past 100 levels, and the embedded database would store them, so the limit is ours.
+ */
+export const MAX_EXTENSIONS_DEPTH = 20;
+
+/** Free-form data of a user: a JSON object of at most 16 KiB whose keys MongoDB can store. */
+export const Extensions = z
+  .record(z.string(), z.unknown())
+  .superRefine((value, ctx) => {
+    if (nestsDeeperThan(value, MAX_EXTENSIONS_DEPTH)) {
+      // The other checks walk the value recursively: a deep one is refused before them.
+      ctx.addIssue({ code: "custom", message: `must nest at most ${MAX_EXTENSIONS_DEPTH} levels of objects and arrays` });
+      return;
+    }
+    // TextEncoder, not Buffer: the admin pages check the same schema in the browser.
+    const bytes = new TextEncoder().encode(JSON.stringify(value)).length;
+    if (bytes > MAX_EXTENSIONS_BYTES) {
+      ctx.addIssue({ code: "custom", message: `must be at most ${MAX_EXTENSIONS_BYTES} bytes of JSON (is ${bytes})` });
+    }
+    for (const path of badKeys(value, [])) {
+      ctx.addIssue({ code: "custom", path, message: "keys must not start with $ or contain . or NUL" });
+    }
+  })
+  .meta({
+    description: `A free-form JSON object: at most ${MAX_EXTENSIONS_BYTES} bytes of JSON, nested at most ${MAX_EXTENSIONS_DEPTH} levels deep; keys must not start with $ or contain . or NUL.`,
+  });
+
+/** Whether objects and arrays nest more than `max` levels, walked without recursion. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    if (depth > max) return true;
+    for (const item of Object.values(node)) stack.push([item, depth + 1]);
+  }
+  return false;
+}
+
+function* badKeys(value: unknown, path: (string | number)[]): Generator<(string | number)[]> {
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) yield* badKeys(item, [...path, index]);
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.startsWith("$") || key.includes(".") || key.includes("\0")) yield [...path, key];
+      yield* badKeys(item, [...path, key]);
+    }
+  }
+}
+
+export const Password = z
+  .string()
+  .min(8, { error: "must be at least 8 characters" })
+  .max(256, { error: "must be at most 256 characters" });
+
+export const Email = singleLineText({ max: 254 })
+  // Unicode local parts and domains are allowed: the documented example is Ana.Pérez@Acme.io (docs/api.md#searching-users).
+  .pipe(z.email({ pattern: z.regexes.unicodeEmail, error: "must be an e-mail address" }))
+  .transform((value) => value.toLowerCase());
+
+const phone = singleLineText({ max: 50 });
+
+/** Fields the service sets; in a body they are ignored with a debug warning (docs/api.md#creating-a-user). */
+export const SERVER_MANAGED_USER_FIELDS = ["_id", "search", "createdAt", "modifiedAt", "lastRequestDate", "__v"];
+
+export const CreateUserBody = z.strictObject({
+  email: Email,
+  accessRoles: idList(100).pipe(z.array(z.string()).min(1, { error: "must name at least one access role" })),
+  name: UserName.optional(),
+  properties: idList().default([]),
+  job: objectId.nullable().optional(),
+  bot: objectId.nullable().optional(),
+  phone: phone.nullable().optional(),
+  isActive: z.boolean().default(true),
+  isOnline: z.boolean().default(false),
+  termsConditions: z.boolean().default(false),
+  extensions: Extensions.default({}),
+  password: Password.optional(),
+});
+export type CreateUserBody = z.infer<typeof CreateUserBody>;
+
+export const CreateUserQuery = z.object({
+  notifyEmail: queryBoolean.default(false),
+});
+export type CreateUserQuery = z.infer<typeof CreateUserQuery>;
+
+/** The caller's company entry of `companies`: its hierarchy can be changed. */
+export const CompanyMembershipPatch = z.strictObject({
+  _id: z.unknown().optional(),
+  companyId: objectId.optional(),
+  hierarchy: z
+    .strictObject({ boss: idList(), peers: idList(), subordinate: idList() })
+    .partial()
+    .optional(),
+});
+
+export const UpdateUserBody = z.strictObject({
+  /** Immutable: accepted only when equal to the stored e-mail. */
+  email: z.string().optional(),
+  /** Merged into the stored name; the result must have all four parts. */
+  name: UserName.partial().optional(),
+  accessRoles: idList(100).pipe(z.array(z.string()).min(1, { error: "must name at least one access role" })).optional(),
+  properties: idList().optional(),
+  job: objectId.nullable().optional(),
+  bot: objectId.nullable().optional(),
+  phone: phone.nullable().optional(),
+  isActive: z.boolean().optional(),
+  isOnline: z.boolean().optional(),
+  termsConditions: z.boolean().optional(),
+  /** Replaces the stored object. */
+  extensions: Extensions.optional(),
+  password: Password.optional(),
+  companies: z.array(CompanyMembershipPatch).max(1, { error: "only the caller's company can be changed" }).optional(),
+});
+export type UpdateUserBody = z.infer<typeof UpdateUserBody>;
+
+export const ListUsersQuery = z.object({
+  search: singleLineText({ max: 200 }).optional(),
+  ...pagingQuery(10, 100),
+  orderBy: z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("desc"),
+  sortBy: z.enum(["modifiedAt"], { error: "the list can only be sorted by modifiedAt" }).default("modifiedAt"),
+  isActive: z.enum(["all", "true", "false"], { error: "must be all, true or false" }).default("true"),
+  email: z.array(singleLineText({ min: 1, max: 254 })).min(1).max(100, { error: "at most 100 values" }).optional(),
+  bot: queryIdList.optional(),
+  id: queryIdList.optional(),
+  relatedUser: objectId.optional(),
+  property: objectId.optional(),
+  accessRole: objectId.optional(),
+  job: objectId.optional(),
+  modified: queryDateTime.optional(),
+  modified_gt: queryDateTime.optional(),
+  modified_gte: queryDateTime.optional(),
+  modified_lt: queryDateTime.optional(),
+  modified_lte: queryDateTime.optional(),
+  created: queryDateTime.optional(),
+  created_gt: queryDateTime.optional(),
+  created_gte: queryDateTime.optional(),
+  created_lt: queryDateTime.optional(),
+  created_lte: queryDateTime.optional(),
+});
+export type ListUsersQuery = z.infer<typeof ListUsersQuery>;
+
+export const UserIdParams = z.object({ id: objectId });
+
+// ---------------------------------------------------------------------------------------------
+// The operations
 
 export const list = operation({
   method: "get",
