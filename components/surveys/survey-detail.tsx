@@ -2,7 +2,7 @@
 
 import { useSearchParams } from "next/navigation";
 import { useSurvey } from "@/lib/client/surveys";
-import type { SurveyRecord } from "@/lib/schemas/surveys";
+import type { SurveyRecord } from "@/lib/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorMessage } from "../error-message";
 import { ActiveBadge, BackLink, Badge, Card, DateTime, EmptyState, Facts, LinkButton, Loading, PageHeader } from "../ui";

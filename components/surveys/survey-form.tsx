@@ -7,7 +7,7 @@ import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
-import { CreateSurveyBody, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/schemas/surveys";
+import { CreateSurveyBody, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/surveys/contract";
 import { ErrorMessage } from "../error-message";
 import { Button, Card, CheckboxGroup, Field, LinkButton, Spinner, describedBy, focusRing, inputClass } from "../ui";
 

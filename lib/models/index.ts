@@ -3,7 +3,6 @@ export { AccessRole, Bot, JobTitle, Property } from "./reference";
 export { Credential, Invitation, Session } from "./secrets";
 export { OutboxMail } from "./outbox";
 export { Meta } from "./meta";
-export { Survey } from "./survey";
 export { SurveyChat } from "./survey-chat";
 export { Question } from "./question";
 export { Answer } from "./answer";

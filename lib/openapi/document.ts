@@ -18,7 +18,7 @@ import {
   PropertyList,
   PropertyRecord,
 } from "@/lib/schemas/reference";
-import { QuestionRecord, SurveyChatRecord, SurveyList, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/schemas/surveys";
+import { QuestionRecord, SurveyChatRecord, SurveyList, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/surveys/contract";
 import { OutboxList, OutboxMailRecord } from "@/lib/schemas/outbox";
 import { UserList, UserRecord } from "@/lib/users/contract";
 import { STATUS_OF_CODE } from "@/lib/services/errors";

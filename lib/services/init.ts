@@ -1,5 +1,6 @@
 import { assertDatabaseReachable, connect } from "@/lib/db";
-import { AccessRole, Answer, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Question, Session, Survey, SurveyChat, SurveyRevision } from "@/lib/models";
+import { AccessRole, Answer, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Question, Session, SurveyChat, SurveyRevision } from "@/lib/models";
+import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
 import { bootstrap, type BootstrapResult } from "./companies";
 import { backfillSurveySearch } from "./survey-search";

@@ -1,18 +1,247 @@
-/** The surveys operations of the HTTP API (docs/api.md#surveys). */
+/**
+ * SvcSurvey and its parts: the records, the create and update bodies, the list, read and
+ * revisions queries (docs/api.md#surveys).
+ *
+ * Where the specification leaves a field's type open ("not shown"), the decision is here and in
+ * docs/api.md#the-survey-record: `group` is a name, `groupPermissions`, `permissions` are access role ids,
+ * `permissionsV2` and `groupPermissionsV2` are lists of objects, `propertiesChannel` and
+ * `propertiesLimit` are property ids and `responders` are user ids of the company.
+ */
+import { z } from "zod";
 import { operation, pagingParameters, repeated } from "@/lib/http/contract";
-import {
-  CreateSurveyBody,
-  GetSurveyQuery,
-  ListRevisionsQuery,
-  ListSurveysQuery,
-  SERVER_MANAGED_SURVEY_FIELDS,
-  SURVEY_FIELDS,
-  SurveyIdParams,
-  SurveyList,
-  SurveyRecord,
-  SurveyRevisionList,
-  UpdateSurveyBody,
-} from "@/lib/schemas/surveys";
+import { idList, isoDateTime, listEnvelope, objectId, pagingQuery, queryBoolean, queryIdList, singleLineText } from "@/lib/schemas/common";
+
+export const SURVEY_CODE = /^[a-z0-9_]{1,60}$/;
+export const MAX_SURVEY_CODE = 60;
+export const MAX_SURVEY_NAME = 200;
+/** Longest list a survey field holds (permissions, responders...). */
+export const MAX_SURVEY_LIST = 1000;
+
+/** `SURVEY_CODE`, checked so that each broken rule is named once. */
+export const SurveyCode = z
+  .string({ error: "must be a string" })
+  .min(1, { error: "must not be empty" })
+  .max(MAX_SURVEY_CODE, { error: `must be at most ${MAX_SURVEY_CODE} characters` })
+  .regex(/^[a-z0-9_]*$/, { error: "may hold only lowercase letters a-z, digits and underscore" });
+
+export const SurveyName = singleLineText({ min: 1, max: MAX_SURVEY_NAME });
+
+export const SurveyVersion = z.union([z.literal(1), z.literal(2)], { error: "must be 1 or 2" });
+export type SurveyVersion = z.infer<typeof SurveyVersion>;
+
+const groupName = singleLineText({ min: 1, max: 200 });
+
+/** A version 2 permission: what holders of one access role may do with the survey. */
+export const PermissionV2 = z.strictObject({
+  accessRole: objectId,
+  canAnswer: z.boolean().default(true),
+  canViewAnswers: z.boolean().default(false),
+});
+export type PermissionV2 = z.infer<typeof PermissionV2>;
+
+/** A version 2 group permission: the access roles that reach the survey through a named group. */
+export const GroupPermissionV2 = z.strictObject({
+  group: groupName,
+  accessRoles: idList(MAX_SURVEY_LIST),
+});
+export type GroupPermissionV2 = z.infer<typeof GroupPermissionV2>;
+
+const uniqueBy = <T>(key: (item: T) => string, what: string) => (items: T[], ctx: z.core.$RefinementCtx<T[]>) => {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    const k = key(item);
+    if (seen.has(k)) ctx.addIssue({ code: "custom", path: [index], message: `${what} ${k} is listed twice` });
+    seen.add(k);
+  });
+};
+
+const permissionsV2 = z
+  .array(PermissionV2)
+  .max(MAX_SURVEY_LIST)
+  .superRefine(uniqueBy((p: PermissionV2) => p.accessRole, "access role"));
+const groupPermissionsV2 = z
+  .array(GroupPermissionV2)
+  .max(100)
+  .superRefine(uniqueBy((g: GroupPermissionV2) => g.group, "group"));
+
+/**
+ * `permissions` in a PATCH: one id adds it (docs/api.md#updating-a-survey), an array replaces the list.
+ * Dispatched by type so an error names the bad element (`permissions.2`), not "invalid union".
+ */
+const permissionsPatch = z.unknown().transform((value, ctx): string | string[] => {
+  const result = (typeof value === "string" ? objectId : idList(MAX_SURVEY_LIST)).safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) {
+    ctx.addIssue({
+      code: "custom",
+      path: issue.path,
+      message: issue.code === "invalid_type" ? "must be an access role id or an array of access role ids" : issue.message,
+    });
+  }
+  return z.NEVER;
+});
+
+/** The fields a client may write, on create and on update. */
+const writable = {
+  code: SurveyCode,
+  name: SurveyName,
+  version: SurveyVersion,
+  isActive: z.boolean(),
+  isSystemModel: z.boolean(),
+  permissions: idList(MAX_SURVEY_LIST),
+  group: groupName.nullable(),
+  groupPermissions: idList(MAX_SURVEY_LIST),
+  permissionsV2,
+  groupPermissionsV2,
+  onlySubSurvey: z.boolean(),
+  propertiesChannel: idList(MAX_SURVEY_LIST),
+  propertiesLimit: idList(MAX_SURVEY_LIST),
+  responders: idList(MAX_SURVEY_LIST),
+};
+
+/** Fields the service sets (or, for `chat`, only shows): ignored in a body with a debug warning. */
+export const SERVER_MANAGED_SURVEY_FIELDS = ["_id", "company", "createdAt", "modifiedAt", "__v", "chat"];
+
+export const CreateSurveyBody = z.strictObject({
+  code: writable.code,
+  name: writable.name,
+  version: writable.version,
+  isActive: writable.isActive.default(true),
+  isSystemModel: writable.isSystemModel.default(false),
+  // A single id is accepted as a list of one, as on update.
+  permissions: permissionsPatch.transform((value) => (typeof value === "string" ? [value] : value)).default([]),
+  group: writable.group.default(null),
+  groupPermissions: writable.groupPermissions.default([]),
+  permissionsV2: writable.permissionsV2.default([]),
+  groupPermissionsV2: writable.groupPermissionsV2.default([]),
+  onlySubSurvey: writable.onlySubSurvey.default(false),
+  propertiesChannel: writable.propertiesChannel.default([]),
+  propertiesLimit: writable.propertiesLimit.default([]),
+  responders: writable.responders.default([]),
+});
+export type CreateSurveyBody = z.infer<typeof CreateSurveyBody>;
+
+export const UpdateSurveyBody = z.strictObject({
+  code: writable.code.optional(),
+  name: writable.name.optional(),
+  version: writable.version.optional(),
+  isActive: writable.isActive.optional(),
+  isSystemModel: writable.isSystemModel.optional(),
+  permissions: permissionsPatch.optional(),
+  group: writable.group.optional(),
+  groupPermissions: writable.groupPermissions.optional(),
+  permissionsV2: writable.permissionsV2.optional(),
+  groupPermissionsV2: writable.groupPermissionsV2.optional(),
+  onlySubSurvey: writable.onlySubSurvey.optional(),
+  propertiesChannel: writable.propertiesChannel.optional(),
+  propertiesLimit: writable.propertiesLimit.optional(),
+  responders: writable.responders.optional(),
+});
+export type UpdateSurveyBody = z.infer<typeof UpdateSurveyBody>;
+
+// ---------------------------------------------------------------------------------------------
+// Records as the API shows them.
+
+export const QuestionType = z.enum(["text", "number", "date", "yes_no", "single_choice", "multiple_choice", "rating"]);
+export type QuestionType = z.infer<typeof QuestionType>;
+
+export const QuestionRecord = z.object({
+  _id: objectId,
+  text: z.string(),
+  type: QuestionType,
+  options: z.array(z.string()),
+  order: z.number().int(),
+  /** How many answers the question has. */
+  answerCount: z.number().int(),
+});
+export type QuestionRecord = z.infer<typeof QuestionRecord>;
+
+export const SurveyChatRecord = z.object({
+  _id: objectId,
+  name: z.string(),
+  order: z.number().int(),
+  createdAt: isoDateTime,
+  modifiedAt: isoDateTime,
+  questions: z.array(QuestionRecord),
+});
+export type SurveyChatRecord = z.infer<typeof SurveyChatRecord>;
+
+export const SurveyRecord = z.object({
+  _id: objectId,
+  code: z.string(),
+  name: z.string(),
+  version: SurveyVersion,
+  company: objectId,
+  isActive: z.boolean(),
+  isSystemModel: z.boolean(),
+  permissions: z.array(objectId),
+  group: z.string().nullable(),
+  groupPermissions: z.array(objectId),
+  permissionsV2: z.array(z.object({ accessRole: objectId, canAnswer: z.boolean(), canViewAnswers: z.boolean() })),
+  groupPermissionsV2: z.array(z.object({ group: z.string(), accessRoles: z.array(objectId) })),
+  onlySubSurvey: z.boolean(),
+  propertiesChannel: z.array(objectId),
+  propertiesLimit: z.array(objectId),
+  responders: z.array(objectId),
+  createdAt: isoDateTime,
+  modifiedAt: isoDateTime,
+  __v: z.number().int(),
+  /** Only with `populate=true` on read by id. */
+  chat: z.array(SurveyChatRecord).optional(),
+});
+export type SurveyRecord = z.infer<typeof SurveyRecord>;
+
+/** The names `select` accepts: every field of the record except `chat`. */
+export const SURVEY_FIELDS = Object.keys(SurveyRecord.shape).filter((name) => name !== "chat") as Exclude<keyof SurveyRecord, "chat">[];
+export type SurveyField = (typeof SURVEY_FIELDS)[number];
+
+export const SurveyList = listEnvelope("surveys", SurveyRecord.partial().required({ _id: true }));
+export type SurveyList = z.infer<typeof SurveyList>;
+
+export const SurveyRevisionRecord = z.object({
+  _id: objectId,
+  surveyId: objectId,
+  __v: z.number().int(),
+  snapshot: SurveyRecord,
+  modifiedBy: objectId.nullable(),
+  createdAt: isoDateTime,
+});
+export type SurveyRevisionRecord = z.infer<typeof SurveyRevisionRecord>;
+
+export const SurveyRevisionList = listEnvelope("revisions", SurveyRevisionRecord);
+export type SurveyRevisionList = z.infer<typeof SurveyRevisionList>;
+
+// ---------------------------------------------------------------------------------------------
+// Queries.
+
+const selectField = z.string().refine((name): name is SurveyField => (SURVEY_FIELDS as string[]).includes(name), {
+  error: (issue) => `${String(issue.input)} is not a survey field; use ${SURVEY_FIELDS.join(", ")}`,
+});
+
+export const ListSurveysQuery = z.object({
+  ...pagingQuery(10, 100),
+  answer: queryIdList.optional(),
+  select: z.array(selectField).min(1).max(SURVEY_FIELDS.length * 2).optional(),
+  isActive: z.enum(["all", "true", "false"], { error: "must be all, true or false" }).default("true"),
+  /** An empty value is ignored (with a debug warning), as an empty search box would be. */
+  search: singleLineText({ max: MAX_SURVEY_NAME }).optional(),
+});
+export type ListSurveysQuery = z.infer<typeof ListSurveysQuery>;
+
+export const GetSurveyQuery = z.object({
+  populate: queryBoolean.default(false),
+});
+export type GetSurveyQuery = z.infer<typeof GetSurveyQuery>;
+
+export const ListRevisionsQuery = z.object({
+  ...pagingQuery(10, 100),
+});
+export type ListRevisionsQuery = z.infer<typeof ListRevisionsQuery>;
+
+export const SurveyIdParams = z.object({ id: objectId });
+
+// ---------------------------------------------------------------------------------------------
+// The operations
 
 export const list = operation({
   method: "get",

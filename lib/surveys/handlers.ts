@@ -1,7 +1,7 @@
 /** The surveys operations bound to the surveys service: what the route files under app/v2/surveys export. */
 import { created, handle } from "@/lib/http/route";
 import { listRevisions } from "@/lib/services/survey-revisions";
-import { createSurvey, getSurvey, listSurveys, updateSurvey } from "@/lib/services/surveys";
+import { createSurvey, getSurvey, listSurveys, updateSurvey } from "./service";
 import * as surveys from "./contract";
 
 export const list = handle(surveys.list, ({ auth, query, notes }) => listSurveys(auth, query, notes));
