@@ -9,10 +9,10 @@ import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
 import { connect, disconnect } from "@/lib/db";
 import { formatReport, type FuzzReport, Fuzzer, operationSpecs, runFuzz, seedWorld } from "@/lib/openapi/fuzz";
+import { parseCommandLine } from "./args";
 import { runCommand, UsageError } from "./run-command";
 
 const usage = `Usage: npm run fuzz -- [--runs N] [--seed S]
@@ -26,14 +26,7 @@ any answer the document does not allow, or any record of one company seen by ano
   --help   this text`;
 
 runCommand(async () => {
-  const { values } = parseArgs({
-    options: { runs: { type: "string", default: "100000" }, seed: { type: "string" }, help: { type: "boolean", short: "h" } },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(usage);
-    return;
-  }
+  const { values } = parseCommandLine(usage, { options: { runs: { type: "string", default: "100000" }, seed: { type: "string" } } });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new UsageError("--runs must be a whole number above 0");
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
