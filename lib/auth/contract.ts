@@ -12,13 +12,13 @@ export const login = publicOperation({
   body: LoginBody,
   throttlesOwnCredentials: true,
   doc: {
-      tag: "Authentication",
-      summary: "Sign in",
-      description:
-        "E-mail and password → an access token for `Authorization: Bearer`, and a session cookie for the admin pages. Wrong credentials are `401` whether the e-mail is unknown or the password wrong; repeated failures are throttled (`429`). A browser request from another site's page is refused (`403 forbidden`). For an external system, `npm run --silent token -- --email <email> [--ttl 30d]` prints a longer-lived token.",
-      status: 200,
-      response: AccessTokenResponse,
-      errors: ["unauthorized", "forbidden"],
-      setsCookie: true,
-    },
+    tag: "Authentication",
+    summary: "Sign in",
+    description:
+      "E-mail and password → an access token for `Authorization: Bearer`, and a session cookie for the admin pages. Wrong credentials are `401` whether the e-mail is unknown or the password wrong; repeated failures are throttled (`429`). A browser request from another site's page is refused (`403 forbidden`). For an external system, `npm run --silent token -- --email <email> [--ttl 30d]` prints a longer-lived token.",
+    status: 200,
+    response: AccessTokenResponse,
+    errors: ["unauthorized", "forbidden"],
+    setsCookie: true,
+  },
 });

@@ -9,12 +9,12 @@ export const list = operation({
   admin: true,
   query: ListOutboxQuery,
   doc: {
-      tag: "Outbox",
-      summary: "List the outbox",
-      description:
-        "The e-mails the service kept instead of sending while `SMTP_URL` is unset (invitations), newest first, for the caller's company.",
-      status: 200,
-      response: OutboxList,
-      parameters: { ...pagingParameters, to: { description: "Only the e-mails to this address (case-insensitive, exact)." } },
-    },
+    tag: "Outbox",
+    summary: "List the outbox",
+    description:
+      "The e-mails the service kept instead of sending while `SMTP_URL` is unset (invitations), newest first, for the caller's company.",
+    status: 200,
+    response: OutboxList,
+    parameters: { ...pagingParameters, to: { description: "Only the e-mails to this address (case-insensitive, exact)." } },
+  },
 });
