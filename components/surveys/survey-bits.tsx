@@ -1,7 +1,7 @@
 "use client";
 
 import { useReferenceNames } from "@/lib/client/reference";
-import type { SurveyRecord } from "@/lib/schemas/surveys";
+import type { SurveyRecord } from "@/lib/surveys/contract";
 import { Badge } from "../ui";
 
 export function VersionBadge({ version }: { version: number }) {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useSurvey } from "@/lib/client/surveys";
-import type { SurveyRecord } from "@/lib/schemas/surveys";
+import type { SurveyRecord } from "@/lib/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorState } from "../error-state";
 import { ActiveBadge, BackLink, Badge, Card, DateTime, EmptyState, Facts, LinkButton, Loading, PageHeader } from "../ui";

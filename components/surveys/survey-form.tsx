@@ -8,7 +8,7 @@ import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
-import { CreateSurveyBody, MAX_SURVEY_CODE, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/schemas/surveys";
+import { CreateSurveyBody, MAX_SURVEY_CODE, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/surveys/contract";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";

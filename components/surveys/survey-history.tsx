@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { useRevisions, useSurvey, useUpdateSurvey, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
-import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/schemas/surveys";
+import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/surveys/contract";
 import { feedback } from "@/lib/client/feedback";
 import { ErrorMessage } from "../error-message";
 import { ErrorState } from "../error-state";

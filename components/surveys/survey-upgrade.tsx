@@ -5,7 +5,7 @@ import { useState, type ReactNode } from "react";
 import { previewUpgrade } from "@/lib/client/survey-upgrade";
 import { useSurvey, useUpdateSurvey } from "@/lib/client/surveys";
 import type { Notification } from "@/lib/schemas/common";
-import type { SurveyRecord } from "@/lib/schemas/surveys";
+import type { SurveyRecord } from "@/lib/surveys/contract";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { ErrorMessage } from "../error-message";
 import { ErrorState } from "../error-state";

@@ -27,6 +27,7 @@ import { MongoClient, ObjectId } from "mongodb";
 import { loadConfig } from "@/lib/config";
 import { exitWithUsageError, parseCommandLine } from "@/lib/cli/args";
 import { startOrAttach } from "@/lib/embedded-mongo";
+import { newDoc } from "@/lib/users/repository";
 import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
 import { benchSurveys } from "./surveys";
 
@@ -258,26 +259,18 @@ async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: O
       const email = `${fold(names)}.${fold(lastName)}.${i}@bench.example`;
       const _id = new ObjectId();
       if (i % 100 === 0) ids.push(_id);
-      const keywords = [...new Set([fold(names), fold(lastName), ...email.split(/[^a-z0-9]+/), email.replace(/[^a-z0-9]/g, "")])];
-      docs.push({
-        _id,
-        name: { displayName: `${names} ${lastName}`, names, lastName, secondLastName: "" },
-        email,
-        accessRoles: [roleId],
-        properties: [],
-        job: null,
-        bot: null,
-        phone: null,
-        isOnline: false,
-        termsConditions: false,
-        search: keywords,
-        companies: [{ _id: new ObjectId(), companyId, isActive: i % 20 !== 0, hierarchy: { boss: [], peers: [], subordinate: [] } }],
-        lastRequestDate: null,
-        // Ten users per second of history: many share a modifiedAt.
-        createdAt: new Date(now - (count - i) * 100),
-        modifiedAt: new Date(now - Math.floor((count - i) / 10) * 1000),
-        extensions: {},
-      });
+      docs.push(
+        newDoc({
+          _id,
+          name: { displayName: `${names} ${lastName}`, names, lastName, secondLastName: "" },
+          email,
+          accessRoles: [roleId],
+          companies: [{ _id: new ObjectId(), companyId, isActive: i % 20 !== 0, hierarchy: { boss: [], peers: [], subordinate: [] } }],
+          // Ten users per second of history: many share a modifiedAt.
+          createdAt: new Date(now - (count - i) * 100),
+          modifiedAt: new Date(now - Math.floor((count - i) / 10) * 1000),
+        }),
+      );
     }
     await users.insertMany(docs, { ordered: false });
     bar.update(Math.min(start + BATCH, count));

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { CompanyName } from "@/lib/schemas/companies";
-import { Email, Password } from "@/lib/schemas/users";
+import { Email, Password } from "@/lib/users/contract";
 import { createCompany, listCompanies } from "@/lib/services/companies";
 import { ready } from "@/lib/services/init";
 import { parseCommandLine } from "./args";

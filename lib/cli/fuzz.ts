@@ -26,9 +26,7 @@ any answer the document does not allow, or any record of one company seen by ano
   --help   this text`;
 
 runCommand(async () => {
-  const { values } = parseCommandLine(usage, {
-    options: { runs: { type: "string", default: "100000" }, seed: { type: "string" } },
-  });
+  const { values } = parseCommandLine(usage, { options: { runs: { type: "string", default: "100000" }, seed: { type: "string" } } });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new UsageError("--runs must be a whole number above 0");
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { CreateUserBody } from "@/lib/schemas/users";
-import { SurveyCode } from "@/lib/schemas/surveys";
+import { CreateUserBody } from "@/lib/users/contract";
+import { SurveyCode } from "@/lib/surveys/contract";
 import { ApiError } from "./api";
 import { fieldOf, plainDetail, plainIssue, serverFieldErrors, zodFieldErrors } from "./form-errors";
 

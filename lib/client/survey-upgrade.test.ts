@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SurveyRecord } from "@/lib/schemas/surveys";
+import type { SurveyRecord } from "@/lib/surveys/contract";
 import { surveyRecord } from "@/lib/testing/survey-record";
 import { previewUpgrade } from "./survey-upgrade";
 

@@ -3,7 +3,7 @@
  * same rules (lib/shared/survey-permissions.ts) from the survey as shown. The server stays the
  * authority: the page shows its own warnings after the upgrade.
  */
-import type { SurveyRecord } from "@/lib/schemas/surveys";
+import type { SurveyRecord } from "@/lib/surveys/contract";
 import { migratePermissions } from "@/lib/shared/survey-permissions";
 
 export interface UpgradePreview {

@@ -2,7 +2,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import type { Notification } from "@/lib/schemas/common";
-import type { CreateSurveyBody, SurveyList, SurveyRecord, SurveyRevisionList, UpdateSurveyBody } from "@/lib/schemas/surveys";
+import type { CreateSurveyBody, SurveyList, SurveyRecord, SurveyRevisionList, UpdateSurveyBody } from "@/lib/surveys/contract";
 import { api } from "./api";
 
 export type CreateSurveyInput = z.input<typeof CreateSurveyBody>;

@@ -1,7 +1,7 @@
 /** Typed react-query hooks of the users resource (`/v2/users`). */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import type { CreateUserBody, UpdateUserBody, UserList, UserRecord } from "@/lib/schemas/users";
+import type { CreateUserBody, UpdateUserBody, UserList, UserRecord } from "@/lib/users/contract";
 import { api, type QueryValue } from "./api";
 
 /** A user's reporting lines in a company, as the pages name them. */

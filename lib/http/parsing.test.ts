@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ListUsersQuery } from "@/lib/schemas/users";
+import { ListUsersQuery } from "@/lib/users/contract";
 import { isJsonContentType, MAX_BODY_DEPTH, readJsonBody } from "./body";
 import { debugFlag, parseQuery } from "./query";
 import { RateLimiter } from "./rate-limit";

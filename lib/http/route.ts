@@ -3,11 +3,13 @@
  * per-token rate limit, the Admin rule, JSON body limits, zod validation of path, query and body,
  * debug notifications, the error table (docs/api.md#errors) and one log line per request.
  *
- *   export const GET = route({ query: ListUsersQuery }, ({ auth, query }) => users.list(auth, query));
+ * An operation declared in its resource's contract (lib/http/contract) is bound with `handle`;
+ * `route` and `publicRoute` serve the routes the OpenAPI document does not describe.
  */
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { loadConfig } from "@/lib/config";
+import type { Operation, RouteOptions } from "./contract";
 import { isDatabaseUnavailable } from "@/lib/db";
 import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
 import { isAdmin, principalOf, verifyAccessToken, type Principal } from "@/lib/services/auth";
@@ -22,23 +24,6 @@ import { RateLimiter } from "./rate-limit";
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 
-export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined> {
-  /** Path parameters; a failure is `400 invalid_id`. */
-  params?: P;
-  /** Query parameters (besides `debug`); unknown ones are ignored with a debug warning. */
-  query?: Q;
-  /** The JSON body; absent → the body is not read. */
-  body?: B;
-  /** Requires `Admin: true` from a user holding an admin access role. */
-  admin?: boolean;
-  /** Top-level body fields the service sets itself: dropped with a debug warning. */
-  ignoreBodyFields?: readonly string[];
-  /**
-   * The handler throttles its own wrong credentials (sign-in): its `401`s do not count against
-   * the address's budget of refused credentials.
-   */
-  throttlesOwnCredentials?: boolean;
-}
 
 export interface PublicContext<Q, B, P> {
   request: Request;
@@ -76,7 +61,7 @@ export function route<
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
 >(options: RouteOptions<Q, B, P>, handler: (context: Context<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown): RouteHandler {
-  return declare(handle(options, true, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown), options, true);
+  return wrap(options, true, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
 }
 
 /** A route without a bearer token (sign-in, invitations): rate-limited per client address. */
@@ -85,25 +70,29 @@ export function publicRoute<
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
 >(options: Omit<RouteOptions<Q, B, P>, "admin">, handler: (context: PublicContext<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown): RouteHandler {
-  return declare(handle(options, false, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown), options, false);
+  return wrap(options, false, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
 }
 
-/** What a handler was declared with: the OpenAPI document (lib/openapi) is built from it. */
-export interface RouteDeclaration {
-  authenticated: boolean;
-  options: RouteOptions<z.ZodObject | undefined, z.ZodType | undefined, z.ZodObject | undefined>;
+const bound = new WeakMap<RouteHandler, Operation>();
+
+/** The route handler of an operation: the route wrapper (lib/http/route.ts) with its schemas and rules. */
+export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined>(
+  operation: Operation<Q, B, P, true>,
+  handler: (context: Context<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
+): RouteHandler;
+export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined>(
+  operation: Operation<Q, B, P, false>,
+  handler: (context: PublicContext<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
+): RouteHandler;
+export function handle(operation: Operation, handler: (context: Context<unknown, unknown, unknown>) => unknown): RouteHandler {
+  const routeHandler = operation.authenticated ? route(operation, handler) : publicRoute(operation, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
+  bound.set(routeHandler, operation);
+  return routeHandler;
 }
 
-const declarations = new WeakMap<RouteHandler, RouteDeclaration>();
-
-function declare(handler: RouteHandler, options: RouteDeclaration["options"], authenticated: boolean): RouteHandler {
-  declarations.set(handler, { authenticated, options });
-  return handler;
-}
-
-/** The declaration of a handler made by `route` or `publicRoute`; `undefined` for any other. */
-export function declarationOf(handler: unknown): RouteDeclaration | undefined {
-  return typeof handler === "function" ? declarations.get(handler as RouteHandler) : undefined;
+/** The operation a handler made by `handle` serves; `undefined` for any other. */
+export function operationOf(handler: unknown): Operation | undefined {
+  return typeof handler === "function" ? bound.get(handler as RouteHandler) : undefined;
 }
 
 const perMinute = () => loadConfig().rateLimitPerMinute;
@@ -115,7 +104,7 @@ const refusedCredentials = new RateLimiter(() => REFUSED_CREDENTIALS_PER_MINUTE)
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-function handle(
+function wrap(
   options: RouteOptions<z.ZodObject | undefined, z.ZodType | undefined, z.ZodObject | undefined>,
   authenticated: boolean,
   handler: (context: PublicContext<unknown, unknown, unknown>) => unknown,

@@ -8,7 +8,7 @@ import { checkAnswer } from "@/lib/openapi/testing";
 import { createApiToken } from "@/lib/services/auth";
 import { createCompany } from "@/lib/services/companies";
 import { ready } from "@/lib/services/init";
-import { createUser } from "@/lib/services/users";
+import { createUser } from "@/lib/users/service";
 import { Notes } from "@/lib/services/notes";
 
 export interface CallOptions {

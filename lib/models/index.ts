@@ -1,10 +1,8 @@
 export { Company } from "./company";
 export { AccessRole, Bot, JobTitle, Property } from "./reference";
-export { User } from "./user";
 export { Credential, Invitation, Session } from "./secrets";
 export { OutboxMail } from "./outbox";
 export { Meta } from "./meta";
-export { Survey } from "./survey";
 export { SurveyChat } from "./survey-chat";
 export { Question } from "./question";
 export { Answer } from "./answer";

@@ -2,10 +2,10 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
-import { isOtherMethod } from "@/lib/http/route";
+import { METHODS } from "@/lib/http/contract";
+import { isOtherMethod, operationOf } from "@/lib/http/route";
 import { surveyRecord } from "@/lib/testing/survey-record";
 import { buildDocument, type OpenApiDocument } from "./document";
-import { METHODS, ROUTES } from "./operations";
 import { AnswerValidator } from "./validate";
 
 const root = path.resolve(__dirname, "../..");
@@ -37,10 +37,12 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("describes every handler a route file exports, and only those", () => {
-    for (const entry of ROUTES) {
-      const exported = Object.keys(entry.module).filter((name) => (METHODS as readonly string[]).includes(name.toLowerCase()) && !isOtherMethod(entry.module[name]));
-      expect(Object.keys(document.paths[entry.path]).sort(), entry.path).toEqual(exported.map((name) => name.toLowerCase()).sort());
+  it("describes every handler a route file exports, and only those", async () => {
+    for (const p of Object.keys(document.paths)) {
+      const routeModule = (await import(path.join(root, `app${p.replace(/\{([^}]+)\}/g, "[$1]")}`, "route.ts"))) as Record<string, unknown>;
+      const exported = Object.keys(routeModule).filter((name) => (METHODS as readonly string[]).includes(name.toLowerCase()) && !isOtherMethod(routeModule[name]));
+      expect(Object.keys(document.paths[p]).sort(), p).toEqual(exported.map((name) => name.toLowerCase()).sort());
+      for (const name of exported) expect(operationOf(routeModule[name]), `${name} ${p}`).toMatchObject({ method: name.toLowerCase(), path: p });
     }
   });
 

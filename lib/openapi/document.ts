@@ -1,11 +1,11 @@
 /**
- * The OpenAPI 3.1 document of the `/v2` API, built from what the routes themselves declare:
- * each handler's path, query and body schemas and Admin rule (lib/http `declarationOf`), the
- * success answers listed in ./operations, and the records and error body of lib/schemas. No
- * schema is written twice: every one is converted from the zod schema the service uses.
+ * The OpenAPI 3.1 document of the `/v2` API, built from the operations the resources' contracts
+ * declare (./operations): each one's path, query and body schemas, Admin rule and success answer,
+ * and the records and error body of lib/schemas. No schema is written twice: every one is
+ * converted from the zod schema the route validates with.
  */
 import { z } from "zod";
-import { declarationOf, isOtherMethod, type RouteDeclaration } from "@/lib/http/route";
+import { METHODS, type Method, type Operation } from "@/lib/http/contract";
 import { AccessTokenResponse } from "@/lib/schemas/auth";
 import { ErrorBody, type ErrorCode, isoDateTime, Notification, objectId } from "@/lib/schemas/common";
 import {
@@ -18,11 +18,11 @@ import {
   PropertyList,
   PropertyRecord,
 } from "@/lib/schemas/reference";
-import { QuestionRecord, SurveyChatRecord, SurveyList, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/schemas/surveys";
+import { QuestionRecord, SurveyChatRecord, SurveyList, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/surveys/contract";
 import { OutboxList, OutboxMailRecord } from "@/lib/schemas/outbox";
-import { UserList, UserRecord } from "@/lib/schemas/users";
+import { UserList, UserRecord } from "@/lib/users/contract";
 import { STATUS_OF_CODE } from "@/lib/services/errors";
-import { METHODS, type Method, type Operation, ROUTES } from "./operations";
+import { PATHS } from "./operations";
 import "./annotations";
 import { OpenApiDocumentSchema } from "./document-schema";
 import { convert, convertRegistry, isOptional, type JsonSchema, parameterSchema, withExplicitTypes } from "./schema";
@@ -169,22 +169,15 @@ export function buildDocument(): OpenApiDocument {
   };
 
   const paths: OpenApiDocument["paths"] = {};
-  for (const entry of ROUTES) {
+  for (const [path, operations] of PATHS) {
     const item: Partial<Record<Method, OperationObject>> = {};
     for (const method of METHODS) {
-      const operation = entry.operations[method];
-      const exported = entry.module[method.toUpperCase()];
-      // The 405 answers of the methods a route lacks are not operations.
-      const handler = isOtherMethod(exported) ? undefined : exported;
-      if (!operation && !handler) continue;
-      if (!operation) throw new Error(`${method.toUpperCase()} ${entry.path} is exported but not described in lib/openapi/operations.ts`);
-      const declaration = declarationOf(handler);
-      if (!declaration) throw new Error(`${method.toUpperCase()} ${entry.path} is described but its route exports no route() handler`);
-      const operationId = operationIdOf(method, entry.path);
-      const response = operation.response ? answer(operation.response, entry.path) : undefined;
-      item[method] = describe(entry.path, operationId, operation, declaration, response);
+      const operation = operations[method];
+      if (!operation) continue;
+      const response = operation.doc.response ? answer(operation.doc.response, path) : undefined;
+      item[method] = describe(path, operationIdOf(method, path), operation, response);
     }
-    paths[entry.path] = item;
+    paths[path] = item;
   }
 
   const schemas = withExamples(convertRegistry(components, "output", schemaUri));
@@ -251,11 +244,10 @@ function withExamples(schemas: Record<string, JsonSchema>): Record<string, JsonS
 function describe(
   path: string,
   operationId: string,
-  operation: Operation,
-  declaration: RouteDeclaration,
+  options: Operation,
   response: string | undefined,
 ): OperationObject {
-  const { options, authenticated } = declaration;
+  const { doc: operation, authenticated } = options;
   const parameters: unknown[] = [];
   for (const [name, field] of Object.entries(options.params?.shape ?? {})) {
     parameters.push({ name, in: "path", required: true, schema: parameterSchema(field as z.ZodType) });
@@ -294,7 +286,7 @@ function describe(
         headers: successHeaders,
         ...(response ? { content: { "application/json": { schema: { $ref: schemaUri(response) } } } } : {}),
       },
-      ...errorResponses(errorCodes(operation, declaration)),
+      ...errorResponses(errorCodes(options)),
     },
   };
 }
@@ -311,7 +303,8 @@ function requestBody(schema: z.ZodType, ignored: readonly string[]) {
   return { required: true, content: { "application/json": { schema: json } } };
 }
 
-function errorCodes(operation: Operation, { options, authenticated }: RouteDeclaration): ErrorCode[] {
+function errorCodes(options: Operation): ErrorCode[] {
+  const { doc: operation, authenticated } = options;
   const codes = new Set<ErrorCode>(["invalid_request", "rate_limited", "internal", "service_unavailable"]);
   if (authenticated) codes.add("unauthorized");
   if (options.admin) {

@@ -2,14 +2,20 @@
  * What the API fuzzer (./fuzz.ts) works on: every operation of the OpenAPI document with the
  * handler that serves it, and two seeded companies whose records the requests name.
  */
-import type { RouteHandler } from "@/lib/http/route";
+import * as authHandlers from "@/lib/auth/handlers";
+import { type Method, METHODS } from "@/lib/http/contract";
+import { operationOf, type RouteHandler } from "@/lib/http/route";
+import * as outboxHandlers from "@/lib/outbox/handlers";
+import * as referenceHandlers from "@/lib/reference/handlers";
 import { createApiToken } from "@/lib/services/auth";
 import { createCompany } from "@/lib/services/companies";
 import { ready } from "@/lib/services/init";
 import { openApiDocument, type OpenApiDocument, type OperationObject } from "./document";
 import { ID_KINDS, type IdKind } from "./fuzz-values";
-import { METHODS, type Method, ROUTES } from "./operations";
+import * as openapiHandlers from "./handlers";
 import type { JsonSchema } from "./schema";
+import * as surveyHandlers from "@/lib/surveys/handlers";
+import * as userHandlers from "@/lib/users/handlers";
 
 // ---------------------------------------------------------------------------------------------
 // The operations
@@ -39,25 +45,40 @@ const KIND_OF_SEGMENT: Record<string, IdKind> = {
   bots: "bots",
 };
 
+/** Every handler bound to a contract operation, by `GET /v2/users/{id}`. */
+function handlersByKey(): Map<string, RouteHandler> {
+  const handlers: RouteHandler[] = [
+    ...[userHandlers, surveyHandlers, outboxHandlers, authHandlers, openapiHandlers].flatMap((module) => Object.values(module)),
+    ...Object.values(referenceHandlers).flatMap((kind) => Object.values(kind)),
+  ];
+  const byKey = new Map<string, RouteHandler>();
+  for (const handler of handlers) {
+    const operation = operationOf(handler);
+    if (operation) byKey.set(`${operation.method.toUpperCase()} ${operation.path}`, handler);
+  }
+  return byKey;
+}
+
 /** Every operation of the document, with the handler that serves it. */
 export function operationSpecs(document: OpenApiDocument = openApiDocument()): OperationSpec[] {
+  const handlers = handlersByKey();
   const specs: OperationSpec[] = [];
-  for (const entry of ROUTES) {
-    const item = document.paths[entry.path];
+  for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const operation = item?.[method] as (OperationObject & { parameters?: unknown[]; security?: unknown[]; requestBody?: { content: Record<string, { schema: JsonSchema }> } }) | undefined;
       if (!operation) continue;
-      const handler = entry.module[method.toUpperCase()] as RouteHandler;
+      const handler = handlers.get(`${method.toUpperCase()} ${path}`);
+      if (!handler) throw new Error(`${method.toUpperCase()} ${path} has no handler bound to its operation`);
       const parameters = (operation.parameters ?? []).map((parameter) => resolveParameter(document, parameter));
-      const kind = KIND_OF_SEGMENT[entry.path.split("/")[2] ?? ""];
+      const kind = KIND_OF_SEGMENT[path.split("/")[2] ?? ""];
       specs.push({
-        key: `${method.toUpperCase()} ${entry.path}`,
-        path: entry.path,
+        key: `${method.toUpperCase()} ${path}`,
+        path,
         method,
         handler,
         authenticated: !(Array.isArray(operation.security) && operation.security.length === 0),
         admin: parameters.some((parameter) => parameter.in === "header" && parameter.name === "Admin"),
-        pathKind: entry.path.includes("{id}") ? kind : undefined,
+        pathKind: path.includes("{id}") ? kind : undefined,
         createsKind: method === "post" && operation.responses["201"] ? kind : undefined,
         query: parameters
           .filter((parameter) => parameter.in === "query" && parameter.name !== "debug")

@@ -3,8 +3,8 @@
  * documented route handler must be what the document says for that handler's path, method and
  * status. A handler a test makes up on the spot (not exported by a route file) is not checked.
  */
+import { operationOf } from "@/lib/http/route";
 import { openApiDocument } from "./document";
-import { operationOf } from "./operations";
 import { type Answer, AnswerValidator } from "./validate";
 
 let validator: AnswerValidator | undefined;

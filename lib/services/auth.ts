@@ -5,7 +5,9 @@
  * session: deleting the session revokes the token (docs/security.md#passwords-and-tokens).
  */
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
-import { AccessRole, Session, User } from "@/lib/models";
+import { LRUCache } from "lru-cache";
+import { AccessRole, Session } from "@/lib/models";
+import { User } from "@/lib/users/repository";
 import { ServiceError } from "./errors";
 import { hashToken, newId, oid, secretToken, type ObjectId } from "./ids";
 import { checkPassword } from "./passwords";
@@ -62,10 +64,9 @@ const HEX24 = /^[0-9a-f]{24}$/;
  * Tokens already verified, with their expiry: a client sends one token for many requests, and
  * checking its HMAC each time was a measurable share of a request's work. The cache holds only
  * tokens whose signature and claims passed; expiry is still checked on every use, and revocation
- * is the principal's check (below), which this does not skip.
+ * is the principal's check (below), which this does not skip. The 10,000 most recently used are kept.
  */
-const verified = new Map<string, { claims: Claims; expiresAtMs: number }>();
-const MAX_VERIFIED = 10_000;
+const verified = new LRUCache<string, { claims: Claims; expiresAtMs: number }>({ max: 10_000 });
 
 /** Checks signature, algorithm, expiry and claim shapes; any failure is `401`. */
 export async function verifyAccessToken(token: string, now = Date.now()): Promise<Claims> {
@@ -76,7 +77,6 @@ export async function verifyAccessToken(token: string, now = Date.now()): Promis
     throw unauthorized("The access token has expired.");
   }
   const checked = await verifySignedToken(token);
-  if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value!);
   verified.set(token, checked);
   return checked.claims;
 }

@@ -43,4 +43,20 @@ describe("TtlCache", () => {
     cache.clear();
     expect(await cache.get("k", compute, Date.now())).toBe(3);
   });
+
+  it("holds at most maxEntries, dropping the least recently used", async () => {
+    const cache = new TtlCache<string>({ ttlMs: 1000, maxEntries: 2 });
+    const computed: string[] = [];
+    const compute = (key: string) => async () => {
+      computed.push(key);
+      return key;
+    };
+    await cache.get("a", compute("a"), 0);
+    await cache.get("b", compute("b"), 0);
+    await cache.get("a", compute("a"), 1);
+    await cache.get("c", compute("c"), 2);
+    await cache.get("a", compute("a"), 3);
+    await cache.get("b", compute("b"), 4);
+    expect(computed).toEqual(["a", "b", "c", "b"]);
+  });
 });

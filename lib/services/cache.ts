@@ -1,5 +1,8 @@
+import { LRUCache } from "lru-cache";
+
 /**
- * A small time-limited memo of this process. Concurrent misses of one key share one computation,
+ * A small time-limited memo of this process, its entries held in an `LRUCache` bounded to
+ * `maxEntries` (the least recently used go first). Concurrent misses of one key share one computation,
  * and `clear()` drops entries (called after writes that could change the answers). Other
  * processes' writes are seen once an entry expires, so answers lag them by at most the TTL (or,
  * with `staleMs`, by at most that).
@@ -22,16 +25,15 @@ interface Entry<V> {
 }
 
 export class TtlCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly entries: LRUCache<string, Entry<V>>;
   private generation = 0;
   private readonly ttlMs: number;
   private readonly staleMs: number;
-  private readonly maxEntries: number;
 
   constructor(options: TtlCacheOptions) {
     this.ttlMs = options.ttlMs;
     this.staleMs = Math.max(options.staleMs ?? 0, options.ttlMs);
-    this.maxEntries = options.maxEntries ?? 10_000;
+    this.entries = new LRUCache({ max: options.maxEntries ?? 10_000 });
   }
 
   get(key: string, compute: () => Promise<V>, now = Date.now()): Promise<V> {
@@ -44,7 +46,7 @@ export class TtlCache<V> {
         const generation = this.generation;
         compute().then(
           (value) => {
-            if (generation === this.generation && this.entries.get(key) === hit) {
+            if (generation === this.generation && this.entries.peek(key) === hit) {
               this.entries.set(key, { value: Promise.resolve(value), at: Date.now(), refreshing: false });
             }
           },
@@ -55,17 +57,16 @@ export class TtlCache<V> {
       }
       return hit.value;
     }
-    if (this.entries.size >= this.maxEntries) this.evict(now);
     const generation = this.generation;
     const entry: Entry<V> = { value: compute(), at: now, refreshing: false };
     this.entries.set(key, entry);
     // A failure is not remembered, nor an answer computed across a clear().
     entry.value.then(
       () => {
-        if (generation !== this.generation && this.entries.get(key) === entry) this.entries.delete(key);
+        if (generation !== this.generation && this.entries.peek(key) === entry) this.entries.delete(key);
       },
       () => {
-        if (this.entries.get(key) === entry) this.entries.delete(key);
+        if (this.entries.peek(key) === entry) this.entries.delete(key);
       },
     );
     return entry.value;
@@ -78,15 +79,6 @@ export class TtlCache<V> {
       this.entries.clear();
       return;
     }
-    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
-  }
-
-  private evict(now: number): void {
-    for (const [key, entry] of this.entries) if (now - entry.at >= this.staleMs) this.entries.delete(key);
-    while (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      this.entries.delete(oldest.value);
-    }
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix)) this.entries.delete(key);
   }
 }

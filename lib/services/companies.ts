@@ -4,14 +4,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { loadConfig } from "@/lib/config";
-import { AccessRole, Company, Credential, Meta, User } from "@/lib/models";
+import { AccessRole, Company, Credential, Meta } from "@/lib/models";
+import { emptyMembership, newDoc, User } from "@/lib/users/repository";
 import type { CompanyRecord } from "@/lib/schemas/companies";
 import { isDuplicateKeyError } from "./errors";
 import { newId, type ObjectId } from "./ids";
 import { log } from "./log";
 import { hashPassword } from "./passwords";
-import { userKeywords } from "./search";
-import { usersChanged } from "./users";
+import { usersChanged } from "@/lib/users/service";
 
 export const DEFAULT_COMPANY_NAME = "Default company";
 
@@ -103,25 +103,9 @@ async function ensureAdmin(companyId: ObjectId, adminRoleId: ObjectId, rawEmail:
   }
   const userId = newId();
   try {
-    await User.collection.insertOne({
-      _id: userId,
-      name: null,
-      email,
-      accessRoles: [adminRoleId],
-      properties: [],
-      job: null,
-      bot: null,
-      phone: null,
-      isActive: true,
-      isOnline: false,
-      termsConditions: false,
-      search: userKeywords(null, email),
-      companies: [{ _id: newId(), companyId, hierarchy: { boss: [], peers: [], subordinate: [] } }],
-      lastRequestDate: null,
-      createdAt: now,
-      modifiedAt: now,
-      extensions: {},
-    });
+    await User.collection.insertOne(
+      newDoc({ _id: userId, email, accessRoles: [adminRoleId], companies: [emptyMembership(companyId)], createdAt: now }),
+    );
     usersChanged();
     return { userId, existed: false };
   } catch (error) {

@@ -1,8 +1,10 @@
 import { assertDatabaseReachable, connect } from "@/lib/db";
-import { AccessRole, Answer, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Question, Session, Survey, SurveyChat, SurveyRevision, User } from "@/lib/models";
+import { AccessRole, Answer, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Question, Session, SurveyChat, SurveyRevision } from "@/lib/models";
+import { Survey } from "@/lib/surveys/repository";
+import { User } from "@/lib/users/repository";
 import { bootstrap, type BootstrapResult } from "./companies";
 import { backfillSurveySearch } from "./survey-search";
-import { backfillMembershipActive } from "./users";
+import { backfillMembershipActive } from "@/lib/users/service";
 
 const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, SurveyRevision];
 

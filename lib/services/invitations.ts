@@ -2,7 +2,8 @@
  * Invitations: a new user without a password gets an e-mail with a one-time link to set one. The
  * link works once and for 72 hours; only the token's SHA-256 is stored.
  */
-import { Company, Invitation, User } from "@/lib/models";
+import { Company, Invitation } from "@/lib/models";
+import { User } from "@/lib/users/repository";
 import type { InvitationStatus } from "@/lib/schemas/auth";
 import { revokeSessions } from "./auth";
 import { ServiceError } from "./errors";

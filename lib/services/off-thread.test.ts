@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { User } from "@/lib/models";
+import { User } from "@/lib/users/repository";
 import { createTenant } from "@/lib/http/testing";
 import { useTestDatabase } from "@/lib/testing/database";
 import { oid } from "./ids";
 import { offThread, readWorkers } from "./off-thread";
 import { Notes } from "./notes";
-import { readSurveyRecords, type SurveyRecordsQuery } from "./survey-records";
-import { CreateSurveyBody } from "@/lib/schemas/surveys";
-import { createSurvey } from "./surveys";
-import { readUserRecords, type UserRecordsQuery } from "./user-records";
+import { readSurveyRecords, type SurveyRecordsQuery } from "@/lib/surveys/repository";
+import { CreateSurveyBody } from "@/lib/surveys/contract";
+import { createSurvey } from "@/lib/surveys/service";
+import { readUserRecords, type UserRecordsQuery } from "@/lib/users/repository";
 
 const pageOf = (companyId: string): UserRecordsQuery => ({
   companyId: oid(companyId),

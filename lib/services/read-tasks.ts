@@ -2,8 +2,8 @@
  * The reads that may run on a read worker (lib/db/workers.ts), by name. Each takes BSON-able
  * arguments and answers plain records, so that it runs the same in the calling thread.
  */
-import { readSurveyRecords } from "./survey-records";
-import { readUserRecords } from "./user-records";
+import { readSurveyRecords } from "@/lib/surveys/repository";
+import { readUserRecords } from "@/lib/users/repository";
 
 export const readTasks = {
   userRecords: readUserRecords,

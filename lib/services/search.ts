@@ -3,7 +3,7 @@
  * removed, split on anything that is not a letter or digit. `Ana.Pérez@Acme.io` gives `ana`,
  * `perez`, `acme`, `io` and the whole e-mail without punctuation, `anaperezacmeio`.
  */
-import type { UserName } from "@/lib/schemas/users";
+import type { UserName } from "@/lib/users/contract";
 
 const NOT_WORD = /[^\p{L}\p{N}]+/gu;
 

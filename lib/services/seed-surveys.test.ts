@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { Answer, Survey } from "@/lib/models";
+import { Answer } from "@/lib/models";
+import { Survey } from "@/lib/surveys/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as surveys from "@/app/v2/surveys/route";
 import * as survey from "@/app/v2/surveys/[id]/route";

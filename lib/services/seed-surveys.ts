@@ -5,8 +5,10 @@
  * nothing.
  */
 import type { AnyBulkWriteOperation, Document } from "mongodb";
-import { AccessRole, Answer, Question, Survey, SurveyChat, SurveyRevision, User } from "@/lib/models";
-import type { QuestionType } from "@/lib/schemas/surveys";
+import { AccessRole, Answer, Question, SurveyChat, SurveyRevision } from "@/lib/models";
+import { Survey } from "@/lib/surveys/repository";
+import { User } from "@/lib/users/repository";
+import type { QuestionType } from "@/lib/surveys/contract";
 import { oid, stableId, type ObjectId } from "./ids";
 import { lower, surveySearchPrefixes } from "./survey-search";
 

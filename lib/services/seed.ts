@@ -3,10 +3,10 @@
  * hundred users in a reporting tree. Every record has an id derived from its name, and is written
  * with an upsert that only inserts, so running it again changes nothing.
  */
-import { AccessRole, Bot, JobTitle, Meta, Property, User } from "@/lib/models";
+import { AccessRole, Bot, JobTitle, Meta, Property } from "@/lib/models";
+import { newDoc, User } from "@/lib/users/repository";
 import { oid, stableId, type ObjectId } from "./ids";
-import { userKeywords } from "./search";
-import { usersChanged } from "./users";
+import { usersChanged } from "@/lib/users/service";
 
 export const JOB_TITLES = ["Chief Executive", "Engineering Manager", "Software Engineer", "Designer", "Product Manager", "Sales Representative", "Support Agent", "Data Analyst", "Recruiter", "Accountant"];
 export const PROPERTIES = ["Madrid office", "Bogotá office", "México office", "Remote", "Night shift", "Contractor", "Mentor", "On call"];
@@ -92,34 +92,34 @@ export async function seedDemo(options: SeedOptions = {}): Promise<SeedResult> {
         updateOne: {
           filter: { _id: userIds[i] },
           update: {
-            $setOnInsert: {
-              name,
-              email,
-              accessRoles: [i < 3 ? adminRole : memberRole],
-              properties: [properties.ids[i % properties.ids.length], ...(i % 4 === 0 ? [properties.ids[(i + 3) % properties.ids.length]] : [])],
-              job: jobs.ids[i === 0 ? 0 : 1 + (i % (jobs.ids.length - 1))],
-              bot: isBot ? bots.ids[i % bots.ids.length] : null,
-              phone: i % 2 === 0 ? `+34 600 ${String(100_000 + i).slice(-6)}` : null,
-              isOnline: i % 9 === 0,
-              termsConditions: i % 5 !== 0,
-              search: userKeywords(name, email),
-              companies: [
-                {
-                  _id: id("membership", i),
-                  companyId,
-                  isActive: i % 37 !== 0 || i === 0,
-                  hierarchy: {
-                    boss: b === undefined ? [] : [userIds[b]],
-                    peers: peers.slice(0, 4).map((p) => userIds[p]),
-                    subordinate: children(i).map((c) => userIds[c]),
+            $setOnInsert: withoutId(
+              newDoc({
+                name,
+                email,
+                accessRoles: [i < 3 ? adminRole : memberRole],
+                properties: [properties.ids[i % properties.ids.length], ...(i % 4 === 0 ? [properties.ids[(i + 3) % properties.ids.length]] : [])],
+                job: jobs.ids[i === 0 ? 0 : 1 + (i % (jobs.ids.length - 1))],
+                bot: isBot ? bots.ids[i % bots.ids.length] : null,
+                phone: i % 2 === 0 ? `+34 600 ${String(100_000 + i).slice(-6)}` : null,
+                isOnline: i % 9 === 0,
+                termsConditions: i % 5 !== 0,
+                companies: [
+                  {
+                    _id: id("membership", i),
+                    companyId,
+                    isActive: i % 37 !== 0 || i === 0,
+                    hierarchy: {
+                      boss: b === undefined ? [] : [userIds[b]],
+                      peers: peers.slice(0, 4).map((p) => userIds[p]),
+                      subordinate: children(i).map((c) => userIds[c]),
+                    },
                   },
-                },
-              ],
-              lastRequestDate: null,
-              createdAt: new Date(now.getTime() - (count - i) * 3_600_000),
-              modifiedAt,
-              extensions: { seeded: true },
-            },
+                ],
+                createdAt: new Date(now.getTime() - (count - i) * 3_600_000),
+                modifiedAt,
+                extensions: { seeded: true },
+              }),
+            ),
           },
           upsert: true,
         },
@@ -155,4 +155,11 @@ function isBulkOfDuplicates(error: unknown): boolean {
   const writeErrors = (error as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
   const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
   return list.length > 0 && list.every((entry) => entry.code === 11000);
+}
+
+/** The fields of a document but its `_id`, which the upsert's filter names. */
+function withoutId<T extends { _id: unknown }>(doc: T): Omit<T, "_id"> {
+  const fields = { ...doc };
+  Reflect.deleteProperty(fields, "_id");
+  return fields;
 }

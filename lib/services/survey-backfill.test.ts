@@ -5,7 +5,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as list from "@/app/v2/surveys/route";
 import { call, createTenant, type Tenant } from "@/lib/http/testing";
-import { Meta, Survey } from "@/lib/models";
+import { Meta } from "@/lib/models";
+import { Survey } from "@/lib/surveys/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import { oid } from "./ids";
 import { backfillSurveySearch } from "./survey-search";

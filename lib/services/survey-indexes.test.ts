@@ -5,14 +5,15 @@
 import type { Document } from "mongodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTenant, type Tenant } from "@/lib/http/testing";
-import { Answer, Question, Survey, SurveyChat, SurveyRevision } from "@/lib/models";
-import { CreateSurveyBody } from "@/lib/schemas/surveys";
+import { Answer, Question, SurveyChat, SurveyRevision } from "@/lib/models";
+import { Survey } from "@/lib/surveys/repository";
+import { CreateSurveyBody } from "@/lib/surveys/contract";
 import { useTestDatabase } from "@/lib/testing/database";
 import { addSurveyParts } from "@/lib/testing/surveys";
 import { oid } from "./ids";
 import { Notes } from "./notes";
 import { searchFilter } from "./survey-search";
-import { createSurvey } from "./surveys";
+import { createSurvey } from "@/lib/surveys/service";
 
 interface Explained {
   queryPlanner: { winningPlan: Document };

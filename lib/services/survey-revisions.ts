@@ -3,15 +3,16 @@
  * update, with who and when, listed newest first.
  */
 import type { Document } from "mongodb";
-import { Survey, SurveyRevision } from "@/lib/models";
+import { SurveyRevision } from "@/lib/models";
+import { Survey } from "@/lib/surveys/repository";
 import { findDocs, findOneDoc, pageWindow } from "@/lib/models/read";
-import type { SurveyDoc } from "@/lib/models/survey";
+import type { SurveyDoc } from "@/lib/surveys/repository";
 import { isObjectId } from "@/lib/schemas/common";
-import type { ListRevisionsQuery, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/schemas/surveys";
+import type { ListRevisionsQuery, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/surveys/contract";
 import type { Principal } from "./auth";
 import { isDuplicateKeyError, notFound } from "./errors";
 import { newId, oid, type ObjectId } from "./ids";
-import { toSurveyRecord } from "./survey-records";
+import { toSurveyRecord } from "@/lib/surveys/repository";
 
 /**
  * Fields of a stored survey that are bookkeeping, not the survey: no answer and no snapshot shows

@@ -12,7 +12,8 @@
  * expressions on `code` and `nameLower`.
  */
 import type { Document } from "mongodb";
-import { Meta, Survey } from "@/lib/models";
+import { Meta } from "@/lib/models";
+import { Survey } from "@/lib/surveys/repository";
 import { escapeRegExp } from "./search";
 
 export const MAX_PREFIX = 32;

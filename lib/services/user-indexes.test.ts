@@ -5,12 +5,12 @@
 import type { Document } from "mongodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTenant, type Tenant } from "@/lib/http/testing";
-import { User } from "@/lib/models";
-import { ListUsersQuery } from "@/lib/schemas/users";
+import { User } from "@/lib/users/repository";
+import { ListUsersQuery } from "@/lib/users/contract";
 import { useTestDatabase } from "@/lib/testing/database";
 import { oid } from "./ids";
 import { Notes } from "./notes";
-import { createUser, listFilter } from "./users";
+import { createUser, listFilter } from "@/lib/users/service";
 
 interface Explained {
   queryPlanner: { winningPlan: Document };

@@ -28,7 +28,7 @@
  * Pure and free of server code: the service applies it with stored ObjectIds, the admin pages
  * preview an upgrade with it on the ids of a survey record (both compare ids by their string).
  */
-import type { SurveyVersion } from "@/lib/schemas/surveys";
+import type { SurveyVersion } from "@/lib/surveys/contract";
 
 export interface PermissionV2<Id> {
   accessRole: Id;

@@ -1,5 +1,5 @@
 /** A complete, valid survey record (as the API answers it), for tests that need one without a database. */
-import type { SurveyRecord } from "@/lib/schemas/surveys";
+import type { SurveyRecord } from "@/lib/surveys/contract";
 
 export function surveyRecord(patch: Partial<SurveyRecord> = {}): SurveyRecord {
   const id = "6650f1c2a9d3e4b5c6d7e8f9";

@@ -4,7 +4,7 @@
  */
 import { Answer, Question, SurveyChat } from "@/lib/models";
 import { newId, oid, type ObjectId } from "@/lib/services/ids";
-import type { QuestionType } from "@/lib/schemas/surveys";
+import type { QuestionType } from "@/lib/surveys/contract";
 
 export interface ChatSpec {
   name: string;

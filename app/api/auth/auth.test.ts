@@ -1,7 +1,8 @@
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Tenant } from "@/lib/http/testing";
-import { Session, User } from "@/lib/models";
+import { Session } from "@/lib/models";
+import { User } from "@/lib/users/repository";
 import { storePasswordHash, hashPassword } from "@/lib/services/passwords";
 import { oid } from "@/lib/services/ids";
 import { createApiToken, verifyAccessToken } from "@/lib/services/auth";

@@ -1,10 +1,9 @@
-import { otherMethods, publicRoute } from "@/lib/http/route";
-import { openApiDocument } from "@/lib/openapi/document";
+import { otherMethods } from "@/lib/http/route";
+import * as openapi from "@/lib/openapi/handlers";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** The OpenAPI 3.1 document of this API; no token needed. */
-export const GET = publicRoute({}, () => openApiDocument());
+export const GET = openapi.document;
 
 export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

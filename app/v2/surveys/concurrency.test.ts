@@ -1,7 +1,8 @@
 /** Concurrent creates and PATCHes of one survey (docs/api.md#updating-a-survey). */
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { Survey, SurveyRevision } from "@/lib/models";
+import { SurveyRevision } from "@/lib/models";
+import { Survey } from "@/lib/surveys/repository";
 import { oid } from "@/lib/services/ids";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as accessRoles from "../access-roles/route";

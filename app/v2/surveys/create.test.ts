@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
 import { SurveyRevision } from "@/lib/models";
-import { SurveyRecord } from "@/lib/schemas/surveys";
+import { SurveyRecord } from "@/lib/surveys/contract";
 import { oid } from "@/lib/services/ids";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as properties from "../properties/route";

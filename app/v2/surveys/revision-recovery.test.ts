@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
 import { SurveyRevision } from "@/lib/models";
 import { oid } from "@/lib/services/ids";
-import { SURVEY_FIELDS } from "@/lib/schemas/surveys";
+import { SURVEY_FIELDS } from "@/lib/surveys/contract";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";

@@ -1,18 +1,10 @@
-import { created, otherMethods, route } from "@/lib/http/route";
-import { CreateSurveyBody, ListSurveysQuery, SERVER_MANAGED_SURVEY_FIELDS } from "@/lib/schemas/surveys";
-import { createSurvey, listSurveys } from "@/lib/services/surveys";
+import { otherMethods } from "@/lib/http/route";
+import * as surveys from "@/lib/surveys/handlers";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = route({ query: ListSurveysQuery }, ({ auth, query, notes }) => listSurveys(auth, query, notes));
-
-export const POST = route(
-  { admin: true, body: CreateSurveyBody, ignoreBodyFields: SERVER_MANAGED_SURVEY_FIELDS },
-  async ({ auth, body, notes }) => {
-    const survey = await createSurvey(auth, body, notes);
-    return created(survey, `/v2/surveys/${survey._id}`);
-  },
-);
+export const GET = surveys.list;
+export const POST = surveys.create;
 
 export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { Survey } from "@/lib/models";
+import { Survey } from "@/lib/surveys/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as accessRoles from "../access-roles/route";
 import * as surveys from "./route";

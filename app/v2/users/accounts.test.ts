@@ -4,11 +4,11 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { User } from "@/lib/models";
+import { User } from "@/lib/users/repository";
 import { createApiToken, login } from "@/lib/services/auth";
 import { newId, oid } from "@/lib/services/ids";
 import { hashPassword, storePasswordHash } from "@/lib/services/passwords";
-import { backfillMembershipActive } from "@/lib/services/users";
+import { backfillMembershipActive } from "@/lib/users/service";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as jobTitles from "../job-titles/route";
 import * as properties from "../properties/route";

@@ -1,7 +1,7 @@
 /** Concurrent PATCHes of one user all apply: the last writer wins per field (docs/api.md, "Users"). */
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { User } from "@/lib/models";
+import { User } from "@/lib/users/repository";
 import { userKeywords } from "@/lib/services/search";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as accessRoles from "../access-roles/route";

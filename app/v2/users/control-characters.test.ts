@@ -1,7 +1,8 @@
 /** Single-line text fields refuse control characters (docs/api.md, "Text fields"). */
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { Survey, User } from "@/lib/models";
+import { Survey } from "@/lib/surveys/repository";
+import { User } from "@/lib/users/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as jobTitles from "../job-titles/route";
 import * as surveys from "../surveys/route";

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
 import { route } from "@/lib/http/route";
-import { Credential, User } from "@/lib/models";
+import { Credential } from "@/lib/models";
+import { User } from "@/lib/users/repository";
 import { oid } from "@/lib/services/ids";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as jobTitles from "../job-titles/route";

@@ -1,10 +1,9 @@
-import { otherMethods, route } from "@/lib/http/route";
-import { ReferenceIdParams } from "@/lib/schemas/reference";
-import { getReference } from "@/lib/services/reference";
+import { otherMethods } from "@/lib/http/route";
+import { bots } from "@/lib/reference/handlers";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = route({ params: ReferenceIdParams }, ({ auth, params }) => getReference(auth, "bots", params.id));
+export const GET = bots.read;
 
 export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

@@ -1,17 +1,10 @@
-import { otherMethods, route } from "@/lib/http/route";
-import { GetSurveyQuery, SERVER_MANAGED_SURVEY_FIELDS, SurveyIdParams, UpdateSurveyBody } from "@/lib/schemas/surveys";
-import { getSurvey, updateSurvey } from "@/lib/services/surveys";
+import { otherMethods } from "@/lib/http/route";
+import * as surveys from "@/lib/surveys/handlers";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = route({ admin: true, params: SurveyIdParams, query: GetSurveyQuery }, ({ auth, params, query }) =>
-  getSurvey(auth, params.id, { populate: query.populate }),
-);
-
-export const PATCH = route(
-  { admin: true, params: SurveyIdParams, body: UpdateSurveyBody, ignoreBodyFields: SERVER_MANAGED_SURVEY_FIELDS },
-  ({ auth, params, body, notes }) => updateSurvey(auth, params.id, body, notes),
-);
+export const GET = surveys.read;
+export const PATCH = surveys.update;
 
 export const { OPTIONS, POST, PUT, DELETE } = otherMethods({ GET, PATCH });

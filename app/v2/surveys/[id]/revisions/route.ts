@@ -1,12 +1,9 @@
-import { otherMethods, route } from "@/lib/http/route";
-import { ListRevisionsQuery, SurveyIdParams } from "@/lib/schemas/surveys";
-import { listRevisions } from "@/lib/services/survey-revisions";
+import { otherMethods } from "@/lib/http/route";
+import * as surveys from "@/lib/surveys/handlers";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = route({ admin: true, params: SurveyIdParams, query: ListRevisionsQuery }, ({ auth, params, query }) =>
-  listRevisions(auth, params.id, query),
-);
+export const GET = surveys.revisions;
 
 export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

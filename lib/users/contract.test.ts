@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "@/lib/openapi/document";
-import { CreateUserBody, Extensions, MAX_EXTENSIONS_DEPTH, UpdateUserBody } from "./users";
+import { CreateUserBody, Extensions, MAX_EXTENSIONS_DEPTH, UpdateUserBody } from "./contract";
 
 /** `levels` levels of objects: `{ a: { a: ... 1 } }`, the outer one included. */
 const nested = (levels: number): Record<string, unknown> => {

@@ -4,9 +4,8 @@
  */
 import type { Document, Filter } from "mongodb";
 import type { QueryFilter } from "mongoose";
-import { AccessRole, Bot, JobTitle, Property, User } from "@/lib/models";
+import { AccessRole, Bot, JobTitle, Property } from "@/lib/models";
 import { pageWindow } from "@/lib/models/read";
-import type { UserDoc } from "@/lib/models/user";
 import {
   UserName,
   type CreateUserBody,
@@ -15,17 +14,17 @@ import {
   type UpdateUserBody,
   type UserList,
   type UserRecord,
-} from "@/lib/schemas/users";
-import { forgetPrincipals, revokeSessions, type Principal } from "./auth";
-import { TtlCache } from "./cache";
-import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
-import { newId, oid, type ObjectId } from "./ids";
-import { inviteUser } from "./invitations";
-import type { Notes } from "./notes";
-import { offThread } from "./off-thread";
-import { hashPassword, storePasswordHash } from "./passwords";
-import { searchFilter, userKeywords } from "./search";
-import { toUserRecords, type LeanUser } from "./user-records";
+} from "./contract";
+import { forgetPrincipals, revokeSessions, type Principal } from "@/lib/services/auth";
+import { TtlCache } from "@/lib/services/cache";
+import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/services/errors";
+import { oid, type ObjectId } from "@/lib/services/ids";
+import { inviteUser } from "@/lib/services/invitations";
+import type { Notes } from "@/lib/services/notes";
+import { offThread } from "@/lib/services/off-thread";
+import { hashPassword, storePasswordHash } from "@/lib/services/passwords";
+import { searchFilter, userKeywords } from "@/lib/services/search";
+import { emptyMembership, type LeanUser, newDoc, toUserRecords, User, type UserDoc } from "./repository";
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -159,24 +158,20 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
   const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
 
   const now = new Date();
-  const doc = {
-    _id: newId(),
-    name: body.name ?? null,
+  const doc = newDoc({
+    name: body.name,
     email: body.email,
     accessRoles: body.accessRoles.map(oid),
     properties: body.properties.map(oid),
     job: body.job ? oid(body.job) : null,
     bot: body.bot ? oid(body.bot) : null,
-    phone: body.phone ?? null,
+    phone: body.phone,
     isOnline: body.isOnline,
     termsConditions: body.termsConditions,
-    search: userKeywords(body.name, body.email),
     companies: [emptyMembership(companyId, body.isActive)],
-    lastRequestDate: null,
     createdAt: now,
-    modifiedAt: now,
     extensions: body.extensions,
-  };
+  });
   try {
     await User.collection.insertOne(doc);
   } catch (error) {
@@ -197,12 +192,6 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
   return (await toUserRecords([doc as unknown as LeanUser], companyId))[0];
 }
 
-export const emptyMembership = (companyId: ObjectId, isActive = true) => ({
-  _id: newId(),
-  companyId,
-  isActive,
-  hierarchy: { boss: [] as ObjectId[], peers: [] as ObjectId[], subordinate: [] as ObjectId[] },
-});
 
 const duplicateEmail = () =>
   new ServiceError("conflict", "A user with this e-mail already exists.", [{ path: "email", message: "is already in use" }]);

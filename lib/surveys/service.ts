@@ -4,9 +4,11 @@
  * company: a survey of another company does not exist here, and its code is free to reuse.
  */
 import type { Document, Filter } from "mongodb";
-import { AccessRole, Answer, Property, Question, Survey, SurveyChat, User } from "@/lib/models";
+import { AccessRole, Answer, Property, Question, SurveyChat } from "@/lib/models";
+import { Survey } from "./repository";
+import { User } from "@/lib/users/repository";
 import { aggregateDocs, findDocs, findOneDoc, pageWindow } from "@/lib/models/read";
-import type { SurveyDoc } from "@/lib/models/survey";
+import type { SurveyDoc } from "./repository";
 import {
   SURVEY_FIELDS,
   type CreateSurveyBody,
@@ -18,18 +20,18 @@ import {
   type SurveyRecord,
   type SurveyVersion,
   type UpdateSurveyBody,
-} from "@/lib/schemas/surveys";
+} from "./contract";
 import type { ErrorDetail } from "@/lib/schemas/common";
-import type { Principal } from "./auth";
-import { TtlCache } from "./cache";
-import { isDuplicateKeyError, notFound, ServiceError } from "./errors";
-import { newId, oid, type ObjectId } from "./ids";
-import { Notes } from "./notes";
-import { offThread } from "./off-thread";
-import { revisionAuthor, sealRevisions, WITHOUT_INTERNAL_FIELDS } from "./survey-revisions";
+import type { Principal } from "@/lib/services/auth";
+import { TtlCache } from "@/lib/services/cache";
+import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/services/errors";
+import { newId, oid, type ObjectId } from "@/lib/services/ids";
+import { Notes } from "@/lib/services/notes";
+import { offThread } from "@/lib/services/off-thread";
+import { revisionAuthor, sealRevisions, WITHOUT_INTERNAL_FIELDS } from "@/lib/services/survey-revisions";
 import { migratePermissions, warnDormantFields, type PermissionState } from "@/lib/shared/survey-permissions";
-import { toSurveyRecord } from "./survey-records";
-import { lower, searchFilter, searchPrefixesExpression, surveySearchPrefixes } from "./survey-search";
+import { toSurveyRecord } from "./repository";
+import { lower, searchFilter, searchPrefixesExpression, surveySearchPrefixes } from "@/lib/services/survey-search";
 
 type LeanSurvey = SurveyDoc;
 

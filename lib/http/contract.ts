@@ -1,0 +1,85 @@
+/**
+ * An operation of the HTTP API declared once, in its resource's `contract.ts`: method, path,
+ * schemas, the Admin rule and what the OpenAPI document says of it. lib/http/route's `handle`
+ * binds it to its service, and lib/openapi reads the same declaration, so neither repeats the
+ * other. It imports no server code: the pages read these contracts' schemas too.
+ *
+ *   export const list = handle(users.list, ({ auth, query, notes }) => listUsers(auth, query, notes));
+ */
+import type { z } from "zod";
+import type { ErrorCode } from "@/lib/schemas/common";
+
+export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined> {
+  /** Path parameters; a failure is `400 invalid_id`. */
+  params?: P;
+  /** Query parameters (besides `debug`); unknown ones are ignored with a debug warning. */
+  query?: Q;
+  /** The JSON body; absent → the body is not read. */
+  body?: B;
+  /** Requires `Admin: true` from a user holding an admin access role. */
+  admin?: boolean;
+  /** Top-level body fields the service sets itself: dropped with a debug warning. */
+  ignoreBodyFields?: readonly string[];
+  /**
+   * The handler throttles its own wrong credentials (sign-in): its `401`s do not count against
+   * the address's budget of refused credentials.
+   */
+  throttlesOwnCredentials?: boolean;
+}
+
+export const METHODS = ["get", "post", "patch", "put", "delete"] as const;
+export type Method = (typeof METHODS)[number];
+
+/** What the OpenAPI document says of an operation beyond its schemas. */
+export interface OperationDoc {
+  summary: string;
+  description?: string;
+  tag: string;
+  /** The success answer: `200`, or `201` with `Location` for a create, or `204` with no body. */
+  status: 200 | 201 | 204;
+  response?: z.ZodObject;
+  /** Errors beyond those its declaration implies (auth, Admin, path id, body, query). */
+  errors?: ErrorCode[];
+  /** More about some query parameters than their schema says. */
+  parameters?: Record<string, { description?: string; items?: Record<string, unknown> }>;
+  /** Sent in `Set-Cookie` on success. */
+  setsCookie?: boolean;
+}
+
+export interface Operation<
+  Q extends z.ZodObject | undefined = z.ZodObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  P extends z.ZodObject | undefined = z.ZodObject | undefined,
+  A extends boolean = boolean,
+> extends RouteOptions<Q, B, P> {
+  method: Method;
+  /** The OpenAPI path, `{id}` for a `[id]` segment. */
+  path: string;
+  /** Whether a bearer token is required (every `/v2` operation but the document itself). */
+  authenticated: A;
+  doc: OperationDoc;
+}
+
+/** Declares an operation that needs a bearer token. */
+export function operation<Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
+  declaration: Omit<Operation<Q, B, P, true>, "authenticated">,
+): Operation<Q, B, P, true> {
+  return { ...declaration, authenticated: true };
+}
+
+/** Declares an operation without a bearer token (sign-in, the document). */
+export function publicOperation<Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
+  declaration: Omit<Operation<Q, B, P, false>, "authenticated" | "admin">,
+): Operation<Q, B, P, false> {
+  return { ...declaration, authenticated: false };
+}
+
+/** The paging parameters of every list, as the document describes them. */
+export const pagingParameters = {
+  page: { description: "Page number, from 1. A page past the end is an empty list." },
+  limit: { description: "Records per page." },
+  count: { description: "Adds `counter`: how many records match the filters, ignoring paging." },
+};
+
+/** The description of a repeatable query parameter. */
+export const repeated = (what: string) => `${what} Repeat the parameter once per value; a comma-separated value is split too.`;

@@ -1,0 +1,20 @@
+/** The outbox operation of the HTTP API: e-mails kept while no SMTP server is configured. */
+import { operation, pagingParameters } from "@/lib/http/contract";
+import { ListOutboxQuery, OutboxList } from "@/lib/schemas/outbox";
+
+/** The e-mails kept while SMTP_URL is unset, newest first (Admin). */
+export const list = operation({
+  method: "get",
+  path: "/v2/outbox",
+  admin: true,
+  query: ListOutboxQuery,
+  doc: {
+    tag: "Outbox",
+    summary: "List the outbox",
+    description:
+      "The e-mails the service kept instead of sending while `SMTP_URL` is unset (invitations), newest first, for the caller's company.",
+    status: 200,
+    response: OutboxList,
+    parameters: { ...pagingParameters, to: { description: "Only the e-mails to this address (case-insensitive, exact)." } },
+  },
+});

@@ -1,0 +1,32 @@
+/** The reference data operations bound to their service: what the route files of the four kinds export. */
+import type { z } from "zod";
+import type { Operation } from "@/lib/http/contract";
+import { created, handle } from "@/lib/http/route";
+import type { CreateAccessRoleBody, CreateNamedBody, ListReferenceQuery, ReferenceIdParams } from "@/lib/schemas/reference";
+import { createReference, getReference, listReference, type ReferenceKind } from "@/lib/services/reference";
+import * as reference from "./contract";
+
+type CreateBody<K extends ReferenceKind> = K extends "accessRoles" ? CreateAccessRoleBody : CreateNamedBody;
+
+function bind<K extends ReferenceKind>(
+  kind: K,
+  operations: {
+    list: Operation<typeof ListReferenceQuery, undefined, undefined, true>;
+    create: Operation<undefined, z.ZodType<CreateBody<K>>, undefined, true>;
+    read: Operation<undefined, undefined, typeof ReferenceIdParams, true>;
+  },
+) {
+  return {
+    list: handle(operations.list, ({ auth, query }) => listReference(auth, kind, query)),
+    create: handle(operations.create, async ({ auth, body }) => {
+      const record = await createReference(auth, kind, body);
+      return created(record, `${operations.create.path}/${record._id}`);
+    }),
+    read: handle(operations.read, ({ auth, params }) => getReference(auth, kind, params.id)),
+  };
+}
+
+export const accessRoles = bind("accessRoles", reference.accessRoles);
+export const jobTitles = bind("jobTitles", reference.jobTitles);
+export const properties = bind("properties", reference.properties);
+export const bots = bind("bots", reference.bots);
