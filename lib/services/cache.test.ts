@@ -44,6 +44,15 @@ describe("TtlCache", () => {
     expect(await cache.get("k", compute, Date.now())).toBe(3);
   });
 
+  it("stops sharing a computation that has not answered within the TTL", async () => {
+    const cache = new TtlCache<number>({ ttlMs: 1_000, staleMs: 60_000 });
+    const never = new Promise<number>(() => undefined);
+    expect(cache.get("k", () => never, 0)).toBe(never);
+    expect(cache.get("k", () => Promise.resolve(1), 500)).toBe(never);
+    await expect(cache.get("k", () => Promise.resolve(2), 1_500)).resolves.toBe(2);
+    await expect(cache.get("k", () => Promise.resolve(3), 1_600)).resolves.toBe(2);
+  });
+
   it("holds at most maxEntries, dropping the least recently used", async () => {
     const cache = new TtlCache<string>({ ttlMs: 1000, maxEntries: 2 });
     const computed: string[] = [];

@@ -22,6 +22,8 @@ interface Entry<V> {
   value: Promise<V>;
   at: number;
   refreshing: boolean;
+  /** Whether `value` has an answer: only an answer is served stale. */
+  settled: boolean;
 }
 
 export class TtlCache<V> {
@@ -39,7 +41,9 @@ export class TtlCache<V> {
   get(key: string, compute: () => Promise<V>, now = Date.now()): Promise<V> {
     const hit = this.entries.get(key);
     if (hit && now - hit.at < this.ttlMs) return hit.value;
-    if (hit && now - hit.at < this.staleMs) {
+    // A computation still pending past the TTL (one started as the database went away, say) is
+    // not shared any longer: a new one is started, so no caller waits on it for ever.
+    if (hit && hit.settled && now - hit.at < this.staleMs) {
       if (!hit.refreshing) {
         hit.refreshing = true;
         // Only a settled answer replaces the stale one; a failed refresh keeps it until it ages out.
@@ -47,7 +51,7 @@ export class TtlCache<V> {
         compute().then(
           (value) => {
             if (generation === this.generation && this.entries.peek(key) === hit) {
-              this.entries.set(key, { value: Promise.resolve(value), at: Date.now(), refreshing: false });
+              this.entries.set(key, { value: Promise.resolve(value), at: Date.now(), refreshing: false, settled: true });
             }
           },
           () => {
@@ -58,11 +62,12 @@ export class TtlCache<V> {
       return hit.value;
     }
     const generation = this.generation;
-    const entry: Entry<V> = { value: compute(), at: now, refreshing: false };
+    const entry: Entry<V> = { value: compute(), at: now, refreshing: false, settled: false };
     this.entries.set(key, entry);
     // A failure is not remembered, nor an answer computed across a clear().
     entry.value.then(
       () => {
+        entry.settled = true;
         if (generation !== this.generation && this.entries.peek(key) === entry) this.entries.delete(key);
       },
       () => {
