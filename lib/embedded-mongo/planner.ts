@@ -9,7 +9,7 @@ import type { Document } from "bson";
 import { MongoCommandError } from "./errors";
 import { isPlain, parseCollation, sameCollation, type Collation } from "./collation";
 import { HIGH, Rank, encodeValue, isPlainObject, type KeyPrimitive } from "./keys";
-import type { IndexSpec } from "./store";
+import type { IndexSpec } from "./index-spec";
 
 type Key = KeyPrimitive[];
 

@@ -7,7 +7,7 @@ import type { Document } from "bson";
 import type { Options } from "mingo/types";
 import { setField } from "./bson-values";
 import { MongoCommandError } from "./errors";
-import { compileFilter } from "./query";
+import { compileFilter } from "./filter";
 import { isPlainObject } from "./keys";
 
 type Special = { kind: "slice"; skip: number; limit: number } | { kind: "elemMatch"; criteria: Document } | { kind: "positional" };

@@ -13,10 +13,11 @@ import { MongoCommandError } from "./errors";
 import { idKey, idText, valuesAtPath } from "./keys";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
+import { compileFilter } from "./filter";
 import { projectFind } from "./projection";
 import type { CollectionMeta, Store } from "./store";
 import { isTextScoreMeta, parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
-import { customQueryOperators, rewriteTypeOperators } from "./type-operators";
+import { customQueryOperators } from "./type-operators";
 import { jsonSchemaOption } from "./validation";
 
 export interface FindSpec {
@@ -42,16 +43,6 @@ export function mingoOptions(store: Store, db: string, variables?: Document): Pa
       return meta ? [...store.scan(meta)] : [];
     },
   } as Partial<Options>;
-}
-
-export function compileFilter(filter: Document, options?: Partial<Options>): Query {
-  try {
-    return makeQuery(rewriteTypeOperators(filter), options);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    // MongoDB's wording for an operator it does not know inside a field's condition.
-    throw new MongoCommandError("BadValue", message.replace(/^unknown query operator (\$\S+)$/, "unknown operator: $1"));
-  }
 }
 
 export function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Generator<Document> {

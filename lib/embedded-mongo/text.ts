@@ -10,7 +10,7 @@ import type { Document } from "bson";
 import { MongoCommandError } from "./errors";
 import { isPlainObject } from "./keys";
 import { ENGLISH_STOP_WORDS, stem } from "./stemmer";
-import type { IndexSpec } from "./store";
+import type { IndexSpec } from "./index-spec";
 
 const UNSUPPORTED_HINT = "is not supported by the embedded database: set MONGODB_URI to use a MongoDB server";
 

@@ -10,7 +10,7 @@ import type { Options } from "mingo/types";
 import { copyDocument, idFirst, numberTypeAt, setField, setNumberType, type NumberType } from "./bson-values";
 import { MongoCommandError } from "./errors";
 import { isPlainObject } from "./keys";
-import { compileFilter } from "./query";
+import { compileFilter } from "./filter";
 import { rewriteTypeOperators } from "./type-operators";
 
 const OPERATORS = new Set(["$set", "$unset", "$inc", "$mul", "$min", "$max", "$rename", "$push", "$pull", "$pullAll", "$addToSet", "$pop", "$currentDate", "$setOnInsert", "$bit"]);
