@@ -77,7 +77,7 @@ export async function backupDatabase(dir: string, file: string, options: { force
     const copy = path.join(stage, DATA_FILE);
     fs.chmodSync(copy, PRIVATE_FILE_MODE);
     // Reading the copy back checks it opens, and counts what it holds.
-    const summary = await summarize(stage);
+    const summary = await summarizeDirectory(stage);
     fs.renameSync(copy, file);
     return { file, ...summary, seconds: (performance.now() - started) / 1000 };
   } finally {
@@ -110,19 +110,19 @@ export async function restoreDatabase(file: string, dir: string, options: { forc
     );
   }
 
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const stage = fs.mkdtempSync(path.join(path.dirname(dir), `.${path.basename(dir)}.restore-`));
+  checkMagic(file);
+  let stage: string | undefined;
   try {
-    const copy = path.join(stage, DATA_FILE);
-    fs.copyFileSync(file, copy);
+    // LMDB's own copy of the file rather than a file copy: it writes past the page cache, which
+    // a multi-gigabyte copy would otherwise fill and wait on. Nothing is written before the file
+    // opened as a database of this kind.
+    const summary = await readBackup(file, async (env) => {
+      fs.mkdirSync(path.dirname(dir), { recursive: true });
+      stage = fs.mkdtempSync(path.join(path.dirname(dir), `.${path.basename(dir)}.restore-`));
+      await env.backup(path.join(stage, DATA_FILE), false);
+    });
+    const copy = path.join(stage!, DATA_FILE);
     fs.chmodSync(copy, PRIVATE_FILE_MODE);
-    checkMagic(file, copy);
-    let summary: DatabaseSummary;
-    try {
-      summary = await summarize(stage);
-    } catch (error) {
-      throw new BackupError(`${file} is not a backup of the embedded database: ${(error as Error).message}`, { cause: error });
-    }
 
     privateDirectory(dir);
     // Held while the file is swapped, so that a server starting meanwhile waits or refuses.
@@ -137,7 +137,7 @@ export async function restoreDatabase(file: string, dir: string, options: { forc
     }
     return { dir, ...summary, replaced, seconds: (performance.now() - started) / 1000 };
   } finally {
-    fs.rmSync(stage, { recursive: true, force: true });
+    if (stage) fs.rmSync(stage, { recursive: true, force: true });
   }
 }
 
@@ -151,37 +151,64 @@ function openEnvironment(dir: string): RootDatabase {
   return open({ path: dir, noSubdir: false, maxDbs: 8, readOnly: true });
 }
 
-/**
- * Opens the database in `dir` read-only and counts its collections and documents (LMDB keeps
- * the entry count of each sub-database, so this reads no document).
- */
-async function summarize(dir: string): Promise<DatabaseSummary> {
-  const bytes = fs.statSync(path.join(dir, DATA_FILE)).size;
-  const env = openEnvironment(dir);
+/** The backup file as an environment of its own, read-only (LMDB keeps its reader table beside it). */
+async function readBackup(file: string, copyFrom: (env: RootDatabase) => Promise<void>): Promise<DatabaseSummary> {
+  const readerTable = `${file}-lock`;
+  const hadReaderTable = fs.existsSync(readerTable);
   try {
-    // Read-only, LMDB answers a sub-database that is not there with nothing rather than an error.
-    const meta = env.openDB<CollectionMeta>("meta", {}) as Database<CollectionMeta> | undefined;
-    const docs = env.openDB("docs", { encoding: "binary" }) as Database | undefined;
-    if (!meta || !docs) throw new Error("it has no collection catalog");
-    let collections = 0;
-    for (const { value } of meta.getRange({})) {
-      if (typeof value?.db !== "string" || typeof value.name !== "string" || !Array.isArray(value.indexes)) {
-        throw new Error("its catalog holds an entry that is not a collection");
-      }
-      collections++;
+    let env: RootDatabase;
+    let summary: DatabaseSummary;
+    try {
+      env = open({ path: file, noSubdir: true, maxDbs: 8, readOnly: true });
+      summary = summarize(env, fs.statSync(file).size);
+    } catch (error) {
+      throw new BackupError(`${file} is not a backup of the embedded database: ${(error as Error).message}`, { cause: error });
     }
-    const documents = (docs.getStats() as { entryCount: number }).entryCount;
-    return { bytes, collections, documents };
+    try {
+      await copyFrom(env);
+    } finally {
+      await env.close();
+    }
+    return summary;
   } finally {
-    await env.close();
-    fs.rmSync(path.join(dir, LMDB_LOCK_FILE), { force: true });
+    if (!hadReaderTable) fs.rmSync(readerTable, { force: true });
   }
 }
 
+/** The database in `dir`, opened read-only and summarized. */
+async function summarizeDirectory(dir: string): Promise<DatabaseSummary> {
+  const env = openEnvironment(dir);
+  try {
+    return summarize(env, fs.statSync(path.join(dir, DATA_FILE)).size);
+  } finally {
+    await env.close();
+  }
+}
+
+/**
+ * Counts a database's collections and documents: LMDB keeps the entry count of each
+ * sub-database, so this reads the catalog and no document.
+ */
+function summarize(env: RootDatabase, bytes: number): DatabaseSummary {
+  // Read-only, LMDB answers a sub-database that is not there with nothing rather than an error.
+  const meta = env.openDB<CollectionMeta>("meta", {}) as Database<CollectionMeta> | undefined;
+  const docs = env.openDB("docs", { encoding: "binary" }) as Database | undefined;
+  if (!meta || !docs) throw new Error("it has no collection catalog");
+  let collections = 0;
+  for (const { value } of meta.getRange({})) {
+    if (typeof value?.db !== "string" || typeof value.name !== "string" || !Array.isArray(value.indexes)) {
+      throw new Error("its catalog holds an entry that is not a collection");
+    }
+    collections++;
+  }
+  const documents = (docs.getStats() as { entryCount: number }).entryCount;
+  return { bytes, collections, documents };
+}
+
 /** LMDB would take an empty or foreign file as a new database: the magic number says it is one. */
-function checkMagic(file: string, copy: string): void {
+function checkMagic(file: string): void {
   const header = Buffer.alloc(LMDB_MAGIC_OFFSET + 4);
-  const fd = fs.openSync(copy, "r");
+  const fd = fs.openSync(file, "r");
   let read: number;
   try {
     read = fs.readSync(fd, header, 0, header.length, 0);

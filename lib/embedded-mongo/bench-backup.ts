@@ -14,6 +14,7 @@ import path from "node:path";
 import { BSON, ObjectId, type Document } from "bson";
 import { exitWithUsageError, parseCommandLine } from "../cli/args";
 import { backupDatabase, restoreDatabase } from "./backup";
+import { privateDirectory } from "./private-files";
 import type { IndexSpec } from "./index-spec";
 import { Store } from "./store";
 
@@ -100,6 +101,7 @@ function user(i: number, companies: ObjectId[], roles: ObjectId[], now: number):
 
 /** The database of `USERS` users in `DIR`, built unless a previous run left it there. */
 async function ensureDatabase(): Promise<void> {
+  privateDirectory(DIR);
   const store = Store.open(DIR);
   try {
     const existing = store.collection(DB, COLLECTION);
