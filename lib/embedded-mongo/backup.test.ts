@@ -212,6 +212,17 @@ describe("backup and restore refuse what they cannot do", { timeout: 60_000 }, (
     expect(forced).toMatchObject({ collections: 1, documents: 2, bytes: fs.statSync(existing).size });
   });
 
+  it("a backup is never written into the database's own directory", async () => {
+    const before = fs.readFileSync(path.join(source, "data.mdb"));
+    for (const target of [path.join(source, "data.mdb"), path.join(source, "backup.mdb")]) {
+      await expect(backupDatabase(source, target, { force: true })).rejects.toThrow(
+        new BackupError(`Write the backup outside the database directory ${source}.`),
+      );
+    }
+    expect(fs.readFileSync(path.join(source, "data.mdb")).equals(before)).toBe(true);
+    expect(fs.existsSync(path.join(source, "backup.mdb"))).toBe(false);
+  });
+
   it("a directory without a database has nothing to back up", async () => {
     const empty = path.join(parent, "no-database");
     fs.mkdirSync(empty);

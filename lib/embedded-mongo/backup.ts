@@ -59,6 +59,8 @@ export async function backupDatabase(dir: string, file: string, options: { force
   if (!isFile(path.join(dir, DATA_FILE))) {
     throw new BackupError(`There is no database in ${dir} (no ${DATA_FILE}): name its directory with --dir.`);
   }
+  // Renamed into the database's own directory, the copy could take the place of its live files.
+  if (sameDirectory(path.dirname(file), dir)) throw new BackupError(`Write the backup outside the database directory ${dir}.`);
   const existing = statOrUndefined(file);
   if (existing?.isDirectory()) throw new BackupError(`${file} is a directory: name the backup file to write.`);
   if (existing && !options.force) throw new BackupError(`${file} already exists: add --force to replace it.`);
@@ -227,6 +229,18 @@ function statOrUndefined(target: string): fs.Stats | undefined {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+}
+
+/** Whether two paths name one directory, through symbolic links too. */
+function sameDirectory(a: string, b: string): boolean {
+  const real = (target: string) => {
+    try {
+      return fs.realpathSync(target);
+    } catch {
+      return target;
+    }
+  };
+  return real(a) === real(b);
 }
 
 function isFile(target: string): boolean {
