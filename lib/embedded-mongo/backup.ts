@@ -5,7 +5,7 @@
  * one read transaction: it holds exactly the state of one committed write and nothing of a later
  * one, so it may be taken while another process serves the directory and writes to it. LMDB lets
  * several processes open one environment; this one only reads. The file is the `data.mdb` of that
- * copy: a directory whose only file it is opens as the database again.
+ * copy; a restore opens it read-only as an environment of its own and copies it back the same way.
  *
  * Neither side leaves a half-written file under the name it was given: each writes into a
  * temporary directory beside its target and renames the finished file into place.
