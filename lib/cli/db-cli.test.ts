@@ -1,6 +1,6 @@
 /**
  * `npm run db` as a user runs it: any directory name serves, the printed URI authenticates, and a
- * start-up failure prints its real cause.
+ * start-up failure prints its real cause; `backup` and `restore` answer with their exit codes.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -35,6 +35,18 @@ function runDb(args: string[]): Run {
   });
   uri.catch(() => undefined);
   return { uri, exit, stop: () => child.kill("SIGTERM") };
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** One run to its end: exit code, stdout and stderr. */
+function runToEnd(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(tsx, [path.join(root, "lib", "cli", "db.ts"), ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
 }
 
 // Each run starts a Node process with tsx: seconds each, more on a busy machine.
@@ -78,5 +90,73 @@ describe("npm run db -- --dir D", { timeout: 60_000 }, () => {
     expect(code).toBe(1);
     expect(stderr).toContain("The embedded database could not start: Is a directory");
     expect(stderr).not.toContain("TypeError");
+  });
+});
+
+describe("npm run db -- backup FILE / restore FILE", { timeout: 120_000 }, () => {
+  let parent: string;
+  afterEach(async () => {
+    if (parent) await rm(parent, { recursive: true, force: true });
+  });
+
+  it("backs up a served directory, refuses to overwrite or to restore into it, restores elsewhere", async () => {
+    parent = await mkdtemp(path.join(tmpdir(), "db-cli-backup-"));
+    const dir = path.join(parent, "db");
+    const file = path.join(parent, "backup.mdb");
+    const server = runDb(["--dir", dir, "--port", "0"]);
+    try {
+      const client = await MongoClient.connect(await server.uri);
+      try {
+        await client.db("app").collection("users").insertMany([{ n: 1 }, { n: 2 }, { n: 3 }]);
+      } finally {
+        await client.close();
+      }
+
+      const backup = await runToEnd(["backup", file, "--dir", dir]);
+      expect(backup.code, backup.stderr).toBe(0);
+      expect(backup.stdout).toMatch(new RegExp(`^Backed up ${escape(dir)} to ${escape(file)}: [\\d.]+ MB, 1 collection, 3 documents, in [\\d.]+ s\\.\\n$`));
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+
+      const [again, intoServed, junk] = await Promise.all([
+        runToEnd(["backup", file, "--dir", dir]),
+        runToEnd(["restore", file, "--dir", dir, "--force"]),
+        (async () => {
+          fs.writeFileSync(path.join(parent, "junk.mdb"), "no database here");
+          return runToEnd(["restore", path.join(parent, "junk.mdb"), "--dir", path.join(parent, "junk")]);
+        })(),
+      ]);
+      expect(again).toMatchObject({ code: 1, stdout: "", stderr: `${file} already exists: add --force to replace it.\n` });
+      expect(intoServed.code).toBe(1);
+      expect(intoServed.stderr).toMatch(new RegExp(`^${escape(dir)} is served by process \\d+ on port \\d+: stop it before restoring into its directory\\.\\n$`));
+      expect(junk).toMatchObject({ code: 1, stderr: `${path.join(parent, "junk.mdb")} is not a backup of the embedded database: it is not an LMDB file.\n` });
+      expect(fs.existsSync(path.join(parent, "junk"))).toBe(false);
+
+      const restored = path.join(parent, "restored");
+      const restore = await runToEnd(["restore", file, "--dir", restored]);
+      expect(restore.code, restore.stderr).toBe(0);
+      expect(restore.stdout).toMatch(new RegExp(`^Restored ${escape(file)} into ${escape(restored)} \\(a new database\\): [\\d.]+ MB, 1 collection, 3 documents, in [\\d.]+ s\\.\\n$`));
+      const occupied = await runToEnd(["restore", file, "--dir", restored]);
+      expect(occupied).toMatchObject({ code: 1, stderr: `${restored} already holds a database: add --force to replace it (its credentials are kept).\n` });
+    } finally {
+      server.stop();
+    }
+    expect((await server.exit).code).toBe(0);
+  });
+
+  it("a command line it cannot run is one line and exit code 2", async () => {
+    const results = await Promise.all([
+      runToEnd(["backup"]),
+      runToEnd(["restore", "a.mdb", "--port", "1"]),
+      runToEnd(["copy", "a.mdb"]),
+      runToEnd(["backup", "a.mdb", "b.mdb"]),
+      runToEnd(["--force"]),
+    ]);
+    expect(results.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
+      { code: 2, stdout: "", stderr: "backup needs the FILE to write (see --help)\n" },
+      { code: 2, stdout: "", stderr: "--port and --host are for serving, not for restore (see --help)\n" },
+      { code: 2, stdout: "", stderr: 'Unknown command "copy": backup or restore (see --help)\n' },
+      { code: 2, stdout: "", stderr: 'Unexpected argument "b.mdb" (see --help)\n' },
+      { code: 2, stdout: "", stderr: "--force is for backup and restore (see --help)\n" },
+    ]);
   });
 });

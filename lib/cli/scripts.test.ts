@@ -40,7 +40,7 @@ describe("every script's command line", { timeout: 120_000 }, () => {
 
   it("covers the scripts that must answer --help", () => {
     expect(scripts.map(([name]) => name).sort()).toEqual(
-      expect.arrayContaining(["bench:api", "bench:db", "company", "db", "seed", "start", "test:conformance", "token"]),
+      expect.arrayContaining(["bench:api", "bench:backup", "bench:db", "company", "db", "seed", "start", "test:conformance", "token"]),
     );
   });
 
@@ -66,6 +66,18 @@ describe("every script's command line", { timeout: 120_000 }, () => {
       expect(lines[0], name).toContain("--bogus");
       expect(result.stderr, name).not.toMatch(/^\s+at /m);
     }
+    expect(await readdir(dataDir)).toEqual([]);
+  });
+
+  it("db backup and restore: --help names them; with no database, one line, exit 1, nothing created", async () => {
+    const db = scripts.find(([name]) => name === "db")![1];
+    const help = await cli(db, ["--help"]);
+    expect(help.stdout).toContain("npm run db -- backup FILE [--dir DIR] [--force]");
+    expect(help.stdout).toContain("npm run db -- restore FILE [--dir DIR] [--force]");
+    const file = path.join(dataDir, "backup.mdb");
+    const [backup, restore] = await Promise.all([cli(db, ["backup", file]), cli(db, ["restore", file])]);
+    expect(backup).toEqual({ code: 1, stdout: "", stderr: `There is no database in ${path.join(dataDir, "db")} (no data.mdb): name its directory with --dir.\n` });
+    expect(restore).toEqual({ code: 1, stdout: "", stderr: `There is no backup file at ${file}.\n` });
     expect(await readdir(dataDir)).toEqual([]);
   });
 });

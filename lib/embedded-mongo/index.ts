@@ -45,7 +45,7 @@ export interface EmbeddedMongoHandle {
   close(): Promise<void>;
 }
 
-interface LockInfo {
+export interface LockInfo {
   pid: number;
   port: number;
   host: string;
@@ -111,8 +111,14 @@ function answers(address: net.NetConnectOpts): Promise<boolean> {
   });
 }
 
+/** The lock of the live process that serves `dir`, if any (a lock left by a dead one is none). */
+export function liveOwner(dir: string): LockInfo | undefined {
+  const owner = readLock(dir);
+  return owner && alive(owner.pid) ? owner : undefined;
+}
+
 /** Takes the lock file, or returns the live owner's lock when another process holds it. */
-function acquireLock(dir: string, host: string): LockInfo | undefined {
+export function acquireLock(dir: string, host: string): LockInfo | undefined {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       fs.writeFileSync(lockPath(dir), JSON.stringify({ pid: process.pid, port: 0, host }), { flag: "wx", mode: PRIVATE_FILE_MODE });
@@ -125,6 +131,11 @@ function acquireLock(dir: string, host: string): LockInfo | undefined {
     }
   }
   throw new Error(`cannot take the lock file ${lockPath(dir)}`);
+}
+
+/** Removes the lock file when this process holds it. */
+export function releaseLock(dir: string): void {
+  if (readLock(dir)?.pid === process.pid) fs.rmSync(lockPath(dir), { force: true });
 }
 
 /** Opens `dir` and serves it. Fails when another live process already serves it. */
