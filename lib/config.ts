@@ -13,6 +13,7 @@ const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
 const PORT_RANGE = "must be a port number from 1 to 65535";
 const POSITIVE = "must be a whole number above 0";
 const WORKERS = "must be a whole number from 0 to 16";
+const TIMEOUT = "must be a whole number of milliseconds from 100 to 600000";
 
 /** One read worker beside the thread that serves HTTP, when there is a second core for it. */
 export const defaultReadWorkers = (cores = availableParallelism()): number => (cores > 1 ? 1 : 0);
@@ -29,6 +30,7 @@ const envSchema = z.object({
   SMTP_URL: optional(z.string().regex(/^smtps?:\/\/\S+$/, "must be an smtp:// or smtps:// URL")),
   RATE_LIMIT_PER_MINUTE: withDefault(z.coerce.number({ error: POSITIVE }).int(POSITIVE).positive(POSITIVE), "600"),
   LOG_LEVEL: withDefault(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), "info"),
+  DATABASE_TIMEOUT_MS: withDefault(z.coerce.number({ error: TIMEOUT }).int(TIMEOUT).min(100, TIMEOUT).max(600_000, TIMEOUT), "30000"),
   READ_WORKERS: optional(z.coerce.number({ error: WORKERS }).int(WORKERS).min(0, WORKERS).max(16, WORKERS)),
   TRUST_PROXY: optional(z.string().refine((value) => parseTrustProxy(value) !== undefined, TRUST_PROXY_RULE)),
 });
@@ -48,6 +50,8 @@ export interface Config {
   smtpUrl: string | undefined;
   rateLimitPerMinute: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** How long a request waits on a database that stopped answering (docs/security.md#availability). */
+  databaseTimeoutMs: number;
   /** Worker threads that read and shape records off the HTTP thread (lib/db/workers.ts); 0: none. */
   readWorkers: number;
   /** Which `X-Forwarded-For` entries name the client (lib/http/client-address.ts); unset: the socket's peer. */
@@ -95,6 +99,7 @@ function parseConfig(env: Record<string, string | undefined>): Config {
     smtpUrl: e.SMTP_URL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
+    databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     readWorkers: e.READ_WORKERS ?? defaultReadWorkers(),
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
   };

@@ -57,7 +57,13 @@ async function open(): Promise<typeof mongoose> {
     uri = embedded.localUri;
   }
   try {
-    const options = { dbName: databaseName(uri), serverSelectionTimeoutMS: 10_000 };
+    // A connection that stops answering mid-command, or a wait for a free connection, ends in an
+    // error after DATABASE_TIMEOUT_MS rather than in a request that waits for ever
+    // (docs/security.md#availability). The URI's own settings win.
+    const bounds = Object.fromEntries(
+      (["socketTimeoutMS", "waitQueueTimeoutMS"] as const).filter((name) => !new RegExp(`[?&]${name}=`, "i").test(uri)).map((name) => [name, config.databaseTimeoutMs]),
+    );
+    const options = { dbName: databaseName(uri), serverSelectionTimeoutMS: 10_000, ...bounds };
     const connected = await mongoose.connect(uri, options);
     state.target = { uri, options };
     return connected;
@@ -102,6 +108,8 @@ const UNAVAILABLE = new Set([
   "MongoPoolClearedError",
   "MongoServerClosedError",
   "MongoTopologyClosedError",
+  // No connection of the pool became free within the bound.
+  "MongoWaitQueueTimeoutError",
 ]);
 
 /**

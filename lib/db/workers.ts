@@ -24,7 +24,7 @@ export type Tasks = Record<string, Task>;
 /** Where and how a worker connects: as the process that starts it did (lib/db connect()). */
 export interface WorkerTarget {
   uri: string;
-  options: { dbName: string; serverSelectionTimeoutMS?: number };
+  options: { dbName: string; serverSelectionTimeoutMS?: number; socketTimeoutMS?: number; waitQueueTimeoutMS?: number };
 }
 
 /**

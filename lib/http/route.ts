@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { loadConfig } from "@/lib/config";
 import type { Operation, RouteOptions } from "./contract";
-import { isDatabaseUnavailable } from "@/lib/db";
+import { DatabaseUnavailableError, isDatabaseUnavailable } from "@/lib/db";
 import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
 import { isAdmin, principalOf, verifyAccessToken, type Principal } from "@/lib/services/auth";
 import { isDuplicateKeyError, ServiceError } from "@/lib/services/errors";
@@ -145,7 +145,7 @@ function wrap(
       if (bodyResult && !bodyResult.success) details.push(...issueDetails(bodyResult.error.issues, "body"));
       if (details.length > 0) throw new ServiceError("invalid_request", "The request is not valid.", details);
 
-      const result = await handler({
+      const work = handler({
         request,
         requestId,
         params,
@@ -155,6 +155,7 @@ function wrap(
         origin: url.origin,
         ...(principal ? { auth: principal } : {}),
       });
+      const result = await withinDeadline(Promise.resolve(work), requestId);
       response = success(result, requestId, debug ? notes : undefined);
     } catch (error) {
       failure = options.throttlesOwnCredentials ? error : countRefusedCredentials(request, error);
@@ -259,6 +260,24 @@ function issueDetails(issues: z.core.$ZodIssue[], root = ""): ErrorDetail[] {
     }
   }
   return details;
+}
+
+/**
+ * The last guard against a request that never ends: each database operation is bounded
+ * (DATABASE_TIMEOUT_MS), so a handler still running after twice that is stuck somewhere no bound
+ * reaches. It answers 503 and logs the request, while the work itself may still finish
+ * (docs/security.md#availability).
+ */
+export function withinDeadline<T>(work: Promise<T>, requestId: string): Promise<T> {
+  const ms = 2 * loadConfig().databaseTimeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      log().error({ requestId, ms }, "request outlived its deadline");
+      reject(new DatabaseUnavailableError(`The request did not finish within ${ms} ms.`));
+    }, ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 function success(result: unknown, requestId: string, notes: Notes | undefined): Response {

@@ -57,14 +57,14 @@ export function SetPasswordForm({ token }: { token: string }) {
   if (state.step === "done") {
     return (
       <p role="status" className="rounded-md border border-emerald-200 bg-emerald-50 p-4 text-emerald-800">
-        Your password is set. You can now sign in as <strong>{state.email}</strong>.
+        Your password is set. You can now sign in as <strong className="break-all">{state.email}</strong>.
       </p>
     );
   }
   return (
     <form onSubmit={submit} className="flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
       <p className="text-slate-700">
-        Account: <strong>{state.email}</strong>
+        Account: <strong className="break-all">{state.email}</strong>
       </p>
       <label className="flex flex-col gap-1 text-sm font-medium">
         New password
