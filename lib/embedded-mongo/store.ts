@@ -223,6 +223,27 @@ export class Store {
     }
   }
 
+  // ---- consistency (validate) ----
+
+  /** Each stored document's `_id` key parts and raw BSON, undecoded: validate checks they decode. */
+  *records(meta: CollectionMeta): Generator<{ id: KeyPart; bytes: Buffer }> {
+    for (const { key, value } of this.docs.getRange({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) {
+      const k = key as Key;
+      yield { id: [k[k.length - 2] as number, k[k.length - 1]], bytes: value };
+    }
+  }
+
+  /** Every entry stored in one index, as its key parts followed by the document's `_id` parts. */
+  *storedIndexEntries(meta: CollectionMeta, indexName: string): Generator<Key> {
+    const prefix = [meta.db, meta.name, indexName];
+    for (const key of this.index.getKeys({ start: prefix, end: [...prefix, HIGH] })) yield (key as Key).slice(prefix.length);
+  }
+
+  /** The entries `insert` writes for `doc` in each index that keeps entries (the same key function). */
+  expectedIndexEntries(meta: CollectionMeta, doc: Document): Array<{ index: IndexSpec; keys: Key[] }> {
+    return this.indexEntries(meta, doc).map(({ index, keys }) => ({ index, keys }));
+  }
+
   // ---- writes (inside write()) ----
 
   insert(meta: CollectionMeta, doc: Document): void {

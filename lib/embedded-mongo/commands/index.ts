@@ -6,11 +6,12 @@ import type { CommandContext, Handler } from "./context";
 import { ddlCommands } from "./ddl";
 import { CLOSE_CONNECTION } from "./failpoint";
 import { readCommands } from "./read";
+import { validateCommands } from "./validate";
 import { writeCommands } from "./write";
 
 export { CLOSE_CONNECTION };
 
-const handlers: Record<string, Handler> = { ...adminCommands, ...authCommands, ...readCommands, ...writeCommands, ...ddlCommands };
+const handlers: Record<string, Handler> = { ...adminCommands, ...authCommands, ...readCommands, ...writeCommands, ...ddlCommands, ...validateCommands };
 
 /**
  * Runs one command document and returns MongoDB's reply (or CLOSE_CONNECTION when a fail point

@@ -1,0 +1,146 @@
+/**
+ * `validate`: checks a collection as MongoDB's command does and answers in its shape. Each
+ * stored document must decode as BSON, and each index must hold exactly the entries its documents
+ * imply: the keys are computed again with the store's own key function and compared with the
+ * entries stored, both ways, so an entry a crash or a bug left behind (extra) or lost (missing)
+ * makes the collection invalid, with the index named. It reads only; `repair` is refused.
+ */
+import { UUID, type Document } from "bson";
+import { decodeDocument } from "../bson-values";
+import { MongoCommandError } from "../errors";
+import { idText, type KeyPart } from "../keys";
+import { ID_INDEX } from "../index-spec";
+import { ns, type CollectionMeta, type Store } from "../store";
+import { validateWrite } from "../validation";
+import { collectionName, type Handler } from "./context";
+
+/** As MongoDB caps them: the lists of inconsistent entries stay small; the errors give the counts. */
+const MAX_LISTED_ENTRIES = 100;
+const CORRUPT_ADVICE = "A corrupt namespace has been detected. See http://dochub.mongodb.org/core/data-recovery for recovery steps.";
+
+interface IndexCheck {
+  /** Entries expected from the documents, by their JSON text, with the document that implies each. */
+  expected: Map<string, { id: KeyPart; doc: Document }>;
+  keys: number;
+  missing: number;
+  extra: number;
+}
+
+/** Documents stored by `_id` alone are their own `_id_` entries: that index keeps entries only under a collation. */
+function keepsEntries(meta: CollectionMeta, name: string): boolean {
+  const index = meta.indexes.find((i) => i.name === name);
+  return !(name === ID_INDEX.name && !index?.collation);
+}
+
+function isCompliant(meta: CollectionMeta, doc: Document): boolean {
+  try {
+    validateWrite({ options: { ...meta.options, validationLevel: "strict", validationAction: "error" }, doc, bypass: false });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Checks `meta` in `store` and builds MongoDB's validate reply. */
+export function validateCollection(store: Store, meta: CollectionMeta): Document {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const corruptRecords: string[] = [];
+  const missingIndexEntries: Document[] = [];
+  const extraIndexEntries: Document[] = [];
+  const checks = new Map<string, IndexCheck>(meta.indexes.map((index) => [index.name, { expected: new Map(), keys: 0, missing: 0, extra: 0 }]));
+  let nrecords = 0;
+  let nInvalidDocuments = 0;
+  let nNonCompliantDocuments = 0;
+
+  for (const { id, bytes } of store.records(meta)) {
+    nrecords += 1;
+    let doc: Document;
+    try {
+      doc = decodeDocument(bytes);
+    } catch {
+      nInvalidDocuments += 1;
+      corruptRecords.push(idText(...id));
+      continue;
+    }
+    if (meta.options.validator && !isCompliant(meta, doc)) nNonCompliantDocuments += 1;
+    let entries: ReturnType<Store["expectedIndexEntries"]>;
+    try {
+      entries = store.expectedIndexEntries(meta, doc);
+    } catch (err) {
+      // A stored document that the collection's indexes cannot key (it could not have been inserted).
+      nInvalidDocuments += 1;
+      errors.push(`Document with _id ${idText(...id)} cannot be indexed: ${(err as Error).message}`);
+      continue;
+    }
+    for (const { index, keys } of entries) {
+      const check = checks.get(index.name)!;
+      for (const key of keys) check.expected.set(JSON.stringify([...key, ...id]), { id, doc });
+    }
+  }
+
+  for (const index of meta.indexes) {
+    const check = checks.get(index.name)!;
+    if (!keepsEntries(meta, index.name)) {
+      check.keys = nrecords;
+      continue;
+    }
+    for (const stored of store.storedIndexEntries(meta, index.name)) {
+      check.keys += 1;
+      const text = JSON.stringify(stored);
+      if (check.expected.delete(text)) continue;
+      check.extra += 1;
+      if (extraIndexEntries.length < MAX_LISTED_ENTRIES) extraIndexEntries.push({ indexName: index.name, recordId: idText(stored[stored.length - 2], stored[stored.length - 1]) });
+    }
+    // What is left was implied by a document but is not stored.
+    for (const { id, doc } of check.expected.values()) {
+      check.missing += 1;
+      if (missingIndexEntries.length < MAX_LISTED_ENTRIES) missingIndexEntries.push({ indexName: index.name, recordId: idText(...id), idKey: { _id: doc._id } });
+    }
+    if (check.missing) errors.push(`Detected ${check.missing} missing index entries in index '${index.name}'.`);
+    if (check.extra) errors.push(`Detected ${check.extra} extra index entries in index '${index.name}'.`);
+  }
+
+  if (nInvalidDocuments) errors.push(`Detected ${nInvalidDocuments} invalid documents. See corruptRecords.`);
+  if (nNonCompliantDocuments) warnings.push(`Detected ${nNonCompliantDocuments} documents not compliant with the collection's validator.`);
+  const valid = errors.length === 0;
+  const indexDetails: Document = {};
+  const keysPerIndex: Document = {};
+  for (const index of meta.indexes) {
+    const check = checks.get(index.name)!;
+    keysPerIndex[index.name] = check.keys;
+    indexDetails[index.name] = { valid: check.missing === 0 && check.extra === 0 };
+  }
+  const reply: Document = {
+    ns: ns(meta.db, meta.name),
+    uuid: new UUID(meta.uuid),
+    nInvalidDocuments,
+    nNonCompliantDocuments,
+    nrecords,
+    nIndexes: meta.indexes.length,
+    keysPerIndex,
+    indexDetails,
+    valid,
+    repaired: false,
+    warnings,
+    errors,
+    extraIndexEntries,
+    missingIndexEntries,
+    corruptRecords,
+  };
+  if (!valid) reply.advice = CORRUPT_ADVICE;
+  return { ...reply, ok: 1 };
+}
+
+const validate: Handler = (cmd, ctx) => {
+  const name = collectionName(cmd, "validate");
+  const meta = ctx.store.collection(ctx.db, name);
+  if (!meta) throw new MongoCommandError("NamespaceNotFound", `Collection '${ns(ctx.db, name)}' does not exist to validate.`);
+  if (meta.options.viewOn) throw new MongoCommandError("CommandNotSupportedOnView", "Cannot validate a view");
+  if (cmd.repair === true) {
+    throw new MongoCommandError("IllegalOperation", "validate with repair is not supported by the embedded database: set MONGODB_URI to use a MongoDB server");
+  }
+  return validateCollection(ctx.store, meta);
+};
+
+export const validateCommands: Record<string, Handler> = { validate };
