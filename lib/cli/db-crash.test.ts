@@ -233,4 +233,42 @@ describe("npm run db killed with SIGKILL in the middle of a burst of writes", ()
     // Every round wrote something that had to survive.
     expect(ledger.acknowledged.size).toBeGreaterThan(ROUNDS * 10);
   });
+
+  it("starts on a crashed directory whose dead owner's pid now belongs to another process", { timeout: 60_000 }, async () => {
+    const reused = path.join(parent, "reused");
+    /** After a restart of the machine or container, the dead owner's pid is often someone else's: here, this test's own. */
+    const giveDeadPidToLiveProcess = () => {
+      const lockFile = path.join(reused, "mongod.lock");
+      const lock = JSON.parse(fs.readFileSync(lockFile, "utf8")) as { pid: number };
+      fs.writeFileSync(lockFile, JSON.stringify({ ...lock, pid: process.pid }));
+    };
+    const crash = async (db: DbProcess) => {
+      db.child.kill("SIGKILL");
+      expect(await db.exited).toBe("SIGKILL");
+    };
+
+    let db = await startDb(reused);
+    let client = await MongoClient.connect(db.uri);
+    await client.db("crash").collection("kept").insertOne({ _id: "before" as never });
+    await client.close(true);
+    await crash(db);
+    giveDeadPidToLiveProcess();
+
+    db = await startDb(reused);
+    client = await MongoClient.connect(db.uri);
+    expect(await client.db("crash").collection("kept").countDocuments({ _id: "before" as never })).toBe(1);
+    await client.close(true);
+    await crash(db);
+    giveDeadPidToLiveProcess();
+
+    const handle = await startOrAttach({ dir: reused });
+    try {
+      expect(handle.attached).toBe(false);
+      client = await MongoClient.connect(handle.uri);
+      expect(await client.db("crash").collection("kept").countDocuments({ _id: "before" as never })).toBe(1);
+      await client.close();
+    } finally {
+      await handle.close();
+    }
+  });
 });
