@@ -42,9 +42,10 @@ interface DbProcess {
 }
 
 /** Starts `npm run db -- --dir D --port 0` as the project starts it: Node with tsx's loader, no wrapper process. */
-function startDb(dir: string): Promise<DbProcess> {
+function startDb(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<DbProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "lib", "cli", "db.ts"), "--dir", dir, "--port", "0"], {
     cwd: root,
+    env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
@@ -269,6 +270,41 @@ describe("npm run db killed with SIGKILL in the middle of a burst of writes", ()
       await client.close();
     } finally {
       await handle.close();
+    }
+  });
+
+  it("keeps a write acknowledged with j: true even when what was not synced to the disk is lost", { timeout: 60_000 }, async () => {
+    const journaled = path.join(parent, "journaled");
+    let db = await startDb(journaled);
+    const client = await MongoClient.connect(db.uri, { retryWrites: false, serverSelectionTimeoutMS: 1500 });
+    const docs = client.db("crash").collection<{ _id: string; w: number; payload: string }>("journaled");
+    const acknowledged: string[] = [];
+    let killed = false;
+    const writers = Array.from({ length: 6 }, async (_, w) => {
+      for (let seq = 0; ; seq++) {
+        const id = `w${w}-${seq}`;
+        await docs.insertOne({ _id: id, w, payload: "x".repeat(seq % 4 ? 100 : 200_000) }, { writeConcern: { w: 1, j: true } });
+        acknowledged.push(id);
+        if (!killed && acknowledged.length >= 60) {
+          killed = true;
+          db.child.kill("SIGKILL");
+        }
+      }
+    });
+    await Promise.allSettled(writers);
+    expect(await db.exited).toBe("SIGKILL");
+    await client.close(true);
+
+    // As after a power loss: LMDB opens at the last transaction synced to the disk, not the last committed.
+    db = await startDb(journaled, { ...process.env, LMDB_RESTORE: "safe" });
+    try {
+      const check = await MongoClient.connect(db.uri);
+      const stored = new Set((await check.db("crash").collection<{ _id: string }>("journaled").find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+      expect(acknowledged.filter((id) => !stored.has(id)), "writes acknowledged with j: true, lost").toEqual([]);
+      await check.close();
+    } finally {
+      db.child.kill("SIGTERM");
+      await db.exited;
     }
   });
 });

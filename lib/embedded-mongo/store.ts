@@ -83,7 +83,10 @@ export class Store {
   }
 
   /**
-   * Runs `fn` in one write transaction; resolves once the transaction is durable on disk. `fn`
+   * Runs `fn` in one write transaction; resolves once the transaction is committed: written to the
+   * files, so it survives the end of this process however it ends (after a crash LMDB opens at
+   * the last commit while the machine has not restarted), but not yet synced to the disk (see
+   * `flushed`). `fn`
    * runs in a child transaction, because lmdb keeps the writes of a batched transaction whose
    * callback throws: the child is rolled back instead, so a command that fails half-way leaves
    * nothing of itself behind.
@@ -98,6 +101,11 @@ export class Store {
         throw err;
       }
     }) as Promise<T>;
+  }
+
+  /** Resolves once every transaction committed so far is synced to the disk: it then survives a power loss too. */
+  async flushed(): Promise<void> {
+    await this.env.flushed;
   }
 
   private loadCatalog(): void {

@@ -36,6 +36,9 @@ export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">)
     if (failure && "close" in failure) return CLOSE_CONNECTION;
     if (failure && "reply" in failure) return failure.reply;
     const reply = await handler(cmd, { ...ctx, db });
+    // A write concern that asks for the journal (or fsync) is answered once the write is on the disk itself.
+    const concern = cmd.writeConcern as Document | undefined;
+    if (Boolean(concern?.j) || Boolean(concern?.fsync)) await ctx.store.flushed();
     return failure ? { ...reply, writeConcernError: failure.writeConcernError } : reply;
   } catch (err) {
     return errorReply(err);
