@@ -169,6 +169,19 @@ describe("validate", () => {
     expect(report).toMatchObject({ valid: true, nrecords: 2, keysPerIndex: { _id_: 2 } });
   });
 
+  it("finds capped collections, text and hashed indexes valid", async () => {
+    const db = await serve();
+    await db.createCollection("ring", { capped: true, size: 4096, max: 5 });
+    await db.collection("ring").insertMany(Array.from({ length: 12 }, (_, i) => ({ i })));
+    expect(await db.command({ validate: "ring" })).toMatchObject({ valid: true, nrecords: 5, nIndexes: 1 });
+    const notes = db.collection("notes");
+    await notes.createIndex({ body: "text" });
+    await notes.createIndex({ owner: "hashed" });
+    await notes.insertMany([{ body: "the quick fox", owner: "a" }, { body: "lazy dogs", owner: "b" }, { body: "no owner" }]);
+    const report = await db.command({ validate: "notes" });
+    expect(report).toMatchObject({ valid: true, nrecords: 3, keysPerIndex: { owner_hashed: 3 } });
+  });
+
   it("answers NamespaceNotFound for a missing collection, and refuses a view", async () => {
     const db = await serve();
     const missing = await db.command({ validate: "nothing" }).catch((err: unknown) => err);
