@@ -36,9 +36,10 @@ export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">)
     if (failure && "close" in failure) return CLOSE_CONNECTION;
     if (failure && "reply" in failure) return failure.reply;
     const reply = await handler(cmd, { ...ctx, db });
-    // A write concern that asks for the journal (or fsync) is answered once the write is on the disk itself.
+    // As a standalone mongod: a write concern with `j`, `fsync` or `w: "majority"` is answered once
+    // the write is synced to the disk; the default (w: 1) once it is committed.
     const concern = cmd.writeConcern as Document | undefined;
-    if (Boolean(concern?.j) || Boolean(concern?.fsync)) await ctx.store.flushed();
+    if (Boolean(concern?.j) || Boolean(concern?.fsync) || concern?.w === "majority") await ctx.store.flushed();
     return failure ? { ...reply, writeConcernError: failure.writeConcernError } : reply;
   } catch (err) {
     return errorReply(err);
