@@ -89,7 +89,7 @@ async function writer(rand: () => number, docs: Collection<Docs>, counters: Coll
     const pick = rand();
     const doc = (k: number): Docs => {
       const id = `r${round}-w${w}-${seq}-${k}`;
-      return { _id: id, round, w, seq, tag: `t-${id}`, tags: [`a${seq % 5}`, `b${k}`], ...(seq % 3 ? { opt: seq } : {}), payload: "x".repeat(Math.floor(rand() * (rand() < 0.1 ? 400_000 : 3000))) };
+      return { _id: id, round, w, seq, tag: `t-${id}`, tags: [`a${seq % 5}`, `b${k}`], ...(seq % 3 ? { opt: seq } : {}), payload: "x".repeat(Math.floor(rand() * (rand() < 0.15 ? 400_000 : 3000))) };
     };
     if (pick < 0.4) {
       const one = doc(0);
