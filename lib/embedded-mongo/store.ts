@@ -247,6 +247,11 @@ export class Store {
     for (const key of this.index.getKeys({ start: prefix, end: [...prefix, HIGH] })) yield (key as Key).slice(prefix.length);
   }
 
+  /** Whether one index holds the entry `key` (key parts followed by the document's `_id` parts). */
+  hasIndexEntry(meta: CollectionMeta, indexName: string, key: Key): boolean {
+    return this.index.doesExist([meta.db, meta.name, indexName, ...key]);
+  }
+
   /** The entries `insert` writes for `doc` in each index that keeps entries (the same key function). */
   expectedIndexEntries(meta: CollectionMeta, doc: Document): Array<{ index: IndexSpec; keys: Key[] }> {
     return this.indexEntries(meta, doc).map(({ index, keys }) => ({ index, keys }));

@@ -8,7 +8,7 @@
 import { UUID, type Document } from "bson";
 import { decodeDocument } from "../bson-values";
 import { MongoCommandError } from "../errors";
-import { idText, type KeyPart } from "../keys";
+import { HIGH, idText, type KeyPart, type KeyPrimitive } from "../keys";
 import { ID_INDEX } from "../index-spec";
 import { ns, type CollectionMeta, type Store } from "../store";
 import { validateWrite } from "../validation";
@@ -19,8 +19,9 @@ const MAX_LISTED_ENTRIES = 100;
 const CORRUPT_ADVICE = "A corrupt namespace has been detected. See http://dochub.mongodb.org/core/data-recovery for recovery steps.";
 
 interface IndexCheck {
-  /** Entries expected from the documents, by their JSON text, with the document that implies each. */
-  expected: Map<string, { id: KeyPart; doc: Document }>;
+  /** Entries the documents imply. */
+  expected: number;
+  /** Entries stored. */
   keys: number;
   missing: number;
   extra: number;
@@ -41,14 +42,18 @@ function isCompliant(meta: CollectionMeta, doc: Document): boolean {
   }
 }
 
-/** Checks `meta` in `store` and builds MongoDB's validate reply. */
+/**
+ * Checks `meta` in `store` and builds MongoDB's validate reply. Memory stays constant: each
+ * document's entries are looked up in its indexes (missing ones), and the entries stored beyond
+ * those found are extra ones, walked for their names only when there are some.
+ */
 export function validateCollection(store: Store, meta: CollectionMeta): Document {
   const errors: string[] = [];
   const warnings: string[] = [];
   const corruptRecords: string[] = [];
   const missingIndexEntries: Document[] = [];
   const extraIndexEntries: Document[] = [];
-  const checks = new Map<string, IndexCheck>(meta.indexes.map((index) => [index.name, { expected: new Map(), keys: 0, missing: 0, extra: 0 }]));
+  const checks = new Map<string, IndexCheck>(meta.indexes.map((index) => [index.name, { expected: 0, keys: 0, missing: 0, extra: 0 }]));
   let nrecords = 0;
   let nInvalidDocuments = 0;
   let nNonCompliantDocuments = 0;
@@ -75,7 +80,12 @@ export function validateCollection(store: Store, meta: CollectionMeta): Document
     }
     for (const { index, keys } of entries) {
       const check = checks.get(index.name)!;
-      for (const key of keys) check.expected.set(JSON.stringify([...key, ...id]), { id, doc });
+      for (const key of keys) {
+        check.expected += 1;
+        if (store.hasIndexEntry(meta, index.name, [...key, ...id])) continue;
+        check.missing += 1;
+        if (missingIndexEntries.length < MAX_LISTED_ENTRIES) missingIndexEntries.push({ indexName: index.name, recordId: idText(...id), idKey: { _id: doc._id } });
+      }
     }
   }
 
@@ -85,18 +95,10 @@ export function validateCollection(store: Store, meta: CollectionMeta): Document
       check.keys = nrecords;
       continue;
     }
-    for (const stored of store.storedIndexEntries(meta, index.name)) {
-      check.keys += 1;
-      const text = JSON.stringify(stored);
-      if (check.expected.delete(text)) continue;
-      check.extra += 1;
-      if (extraIndexEntries.length < MAX_LISTED_ENTRIES) extraIndexEntries.push({ indexName: index.name, recordId: idText(stored[stored.length - 2], stored[stored.length - 1]) });
-    }
-    // What is left was implied by a document but is not stored.
-    for (const { id, doc } of check.expected.values()) {
-      check.missing += 1;
-      if (missingIndexEntries.length < MAX_LISTED_ENTRIES) missingIndexEntries.push({ indexName: index.name, recordId: idText(...id), idKey: { _id: doc._id } });
-    }
+    check.keys = store.countIndex(meta, index.name, [], [HIGH], undefined);
+    // Every entry found for a document was counted once; whatever else is stored is extra.
+    check.extra = check.keys - (check.expected - check.missing);
+    if (check.extra > 0) listExtraEntries(store, meta, index.name, extraIndexEntries);
     if (check.missing) errors.push(`Detected ${check.missing} missing index entries in index '${index.name}'.`);
     if (check.extra) errors.push(`Detected ${check.extra} extra index entries in index '${index.name}'.`);
   }
@@ -130,6 +132,30 @@ export function validateCollection(store: Store, meta: CollectionMeta): Document
   };
   if (!valid) reply.advice = CORRUPT_ADVICE;
   return { ...reply, ok: 1 };
+}
+
+/** Names the stored entries of one index that no document implies (its document is gone, or keyed otherwise). */
+function listExtraEntries(store: Store, meta: CollectionMeta, indexName: string, out: Document[]): void {
+  const implied = (doc: Document, entry: KeyPrimitive[]): boolean => {
+    const text = JSON.stringify(entry.slice(0, -2));
+    try {
+      const keys = store.expectedIndexEntries(meta, doc).find((e) => e.index.name === indexName)?.keys ?? [];
+      return keys.some((key) => JSON.stringify(key) === text);
+    } catch {
+      return false;
+    }
+  };
+  for (const entry of store.storedIndexEntries(meta, indexName)) {
+    if (out.length >= MAX_LISTED_ENTRIES) return;
+    const id: KeyPart = [entry[entry.length - 2] as number, entry[entry.length - 1]];
+    let doc: Document | undefined;
+    try {
+      doc = store.getByIdPart(meta, id);
+    } catch {
+      doc = undefined;
+    }
+    if (!doc || !implied(doc, entry)) out.push({ indexName, recordId: idText(...id) });
+  }
 }
 
 const validate: Handler = (cmd, ctx) => {
