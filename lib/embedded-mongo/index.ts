@@ -50,6 +50,8 @@ export interface LockInfo {
   port: number;
   host: string;
   socket?: string;
+  /** When the owner started, as `processStart` reads it: a later process given the same pid is not the owner. */
+  started?: string;
 }
 
 const LOCK_FILE = "mongod.lock";
@@ -86,13 +88,42 @@ function readLock(dir: string): LockInfo | undefined {
   }
 }
 
-function alive(pid: number): boolean {
+/**
+ * When process `pid` started, on Linux (the boot's id and the start time in clock ticks since
+ * boot); undefined where /proc does not tell.
+ */
+function processStart(pid: number): string | undefined {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces and parentheses: fields are counted after its end.
+    const starttime = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    const boot = fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    return starttime ? `${boot}:${starttime}` : undefined;
+  } catch {
+    return undefined;
   }
+}
+
+/**
+ * Whether the lock's owner still runs. A pid alone is not enough after a crash: once the machine
+ * or container restarts, the dead owner's pid is often given to another process (even to this
+ * one), which must not keep the directory locked.
+ */
+function alive(owner: LockInfo): boolean {
+  try {
+    process.kill(owner.pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  const started = owner.started === undefined ? undefined : processStart(owner.pid);
+  return started === undefined || started === owner.started;
+}
+
+/** Replaces the lock file in one step, so that another process never reads it half written. */
+function writeLock(dir: string, lock: LockInfo): void {
+  const temporary = `${lockPath(dir)}.${process.pid}`;
+  fs.writeFileSync(temporary, JSON.stringify(lock), { mode: PRIVATE_FILE_MODE });
+  fs.renameSync(temporary, lockPath(dir));
 }
 
 function answers(address: net.NetConnectOpts): Promise<boolean> {
@@ -121,12 +152,12 @@ export function liveOwner(dir: string): LockInfo | undefined {
 export function acquireLock(dir: string, host: string): LockInfo | undefined {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      fs.writeFileSync(lockPath(dir), JSON.stringify({ pid: process.pid, port: 0, host }), { flag: "wx", mode: PRIVATE_FILE_MODE });
+      fs.writeFileSync(lockPath(dir), JSON.stringify({ pid: process.pid, port: 0, host, started: processStart(process.pid) }), { flag: "wx", mode: PRIVATE_FILE_MODE });
       return undefined;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const owner = readLock(dir);
-      if (owner && alive(owner.pid)) return owner;
+      if (owner && alive(owner)) return owner;
       fs.rmSync(lockPath(dir), { force: true });
     }
   }
@@ -157,8 +188,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
       testCommands: opts.testCommands === true,
       socketPath: socketPathFor(opts.dir),
     });
-    const lock: LockInfo = { pid: process.pid, port: server.port, host, socket: server.socketPath };
-    fs.writeFileSync(lockPath(opts.dir), JSON.stringify(lock), { mode: PRIVATE_FILE_MODE });
+    writeLock(opts.dir, { pid: process.pid, port: server.port, host, socket: server.socketPath, started: processStart(process.pid) });
     const uri = credentialedUri(host, server.port, credentials);
     const opened = store;
     let closing: Promise<void> | undefined;
@@ -187,7 +217,7 @@ export async function startOrAttach(opts: EmbeddedMongoOptions): Promise<Embedde
   const deadline = Date.now() + START_WAIT_MS;
   for (;;) {
     const owner = readLock(opts.dir);
-    if (!owner || !alive(owner.pid)) {
+    if (!owner || !alive(owner)) {
       try {
         return await startEmbeddedMongo(opts);
       } catch (err) {

@@ -83,7 +83,10 @@ export class Store {
   }
 
   /**
-   * Runs `fn` in one write transaction; resolves once the transaction is durable on disk. `fn`
+   * Runs `fn` in one write transaction; resolves once the transaction is committed: written to the
+   * files, so it survives the end of this process however it ends (after a crash LMDB opens at
+   * the last commit while the machine has not restarted), but not yet synced to the disk (see
+   * `flushed`). `fn`
    * runs in a child transaction, because lmdb keeps the writes of a batched transaction whose
    * callback throws: the child is rolled back instead, so a command that fails half-way leaves
    * nothing of itself behind.
@@ -98,6 +101,11 @@ export class Store {
         throw err;
       }
     }) as Promise<T>;
+  }
+
+  /** Resolves once every transaction committed so far is synced to the disk: it then survives a power loss too. */
+  async flushed(): Promise<void> {
+    await this.env.flushed;
   }
 
   private loadCatalog(): void {
@@ -221,6 +229,32 @@ export class Store {
       const k = key as Key;
       visit(idText(k[k.length - 2], k[k.length - 1]));
     }
+  }
+
+  // ---- consistency (validate) ----
+
+  /** Each stored document's `_id` key parts and raw BSON, undecoded: validate checks they decode. */
+  *records(meta: CollectionMeta): Generator<{ id: KeyPart; bytes: Buffer }> {
+    for (const { key, value } of this.docs.getRange({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) {
+      const k = key as Key;
+      yield { id: [k[k.length - 2] as number, k[k.length - 1]], bytes: value };
+    }
+  }
+
+  /** Every entry stored in one index, as its key parts followed by the document's `_id` parts. */
+  *storedIndexEntries(meta: CollectionMeta, indexName: string): Generator<Key> {
+    const prefix = [meta.db, meta.name, indexName];
+    for (const key of this.index.getKeys({ start: prefix, end: [...prefix, HIGH] })) yield (key as Key).slice(prefix.length);
+  }
+
+  /** Whether one index holds the entry `key` (key parts followed by the document's `_id` parts). */
+  hasIndexEntry(meta: CollectionMeta, indexName: string, key: Key): boolean {
+    return this.index.doesExist([meta.db, meta.name, indexName, ...key]);
+  }
+
+  /** The entries `insert` writes for `doc` in each index that keeps entries (the same key function). */
+  expectedIndexEntries(meta: CollectionMeta, doc: Document): Array<{ index: IndexSpec; keys: Key[] }> {
+    return this.indexEntries(meta, doc).map(({ index, keys }) => ({ index, keys }));
   }
 
   // ---- writes (inside write()) ----

@@ -6,11 +6,12 @@ import type { CommandContext, Handler } from "./context";
 import { ddlCommands } from "./ddl";
 import { CLOSE_CONNECTION } from "./failpoint";
 import { readCommands } from "./read";
+import { validateCommands } from "./validate";
 import { writeCommands } from "./write";
 
 export { CLOSE_CONNECTION };
 
-const handlers: Record<string, Handler> = { ...adminCommands, ...authCommands, ...readCommands, ...writeCommands, ...ddlCommands };
+const handlers: Record<string, Handler> = { ...adminCommands, ...authCommands, ...readCommands, ...writeCommands, ...ddlCommands, ...validateCommands };
 
 /**
  * Runs one command document and returns MongoDB's reply (or CLOSE_CONNECTION when a fail point
@@ -35,6 +36,10 @@ export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">)
     if (failure && "close" in failure) return CLOSE_CONNECTION;
     if (failure && "reply" in failure) return failure.reply;
     const reply = await handler(cmd, { ...ctx, db });
+    // As a standalone mongod: a write concern with `j`, `fsync` or `w: "majority"` is answered once
+    // the write is synced to the disk; the default (w: 1) once it is committed.
+    const concern = cmd.writeConcern as Document | undefined;
+    if (Boolean(concern?.j) || Boolean(concern?.fsync) || concern?.w === "majority") await ctx.store.flushed();
     return failure ? { ...reply, writeConcernError: failure.writeConcernError } : reply;
   } catch (err) {
     return errorReply(err);
