@@ -145,7 +145,7 @@ function answers(address: net.NetConnectOpts): Promise<boolean> {
 /** The lock of the live process that serves `dir`, if any (a lock left by a dead one is none). */
 export function liveOwner(dir: string): LockInfo | undefined {
   const owner = readLock(dir);
-  return owner && alive(owner.pid) ? owner : undefined;
+  return owner && alive(owner) ? owner : undefined;
 }
 
 /** Takes the lock file, or returns the live owner's lock when another process holds it. */
