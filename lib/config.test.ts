@@ -14,6 +14,7 @@ describe("loadConfig", () => {
       smtpUrl: undefined,
       rateLimitPerMinute: 600,
       logLevel: "info",
+      databaseTimeoutMs: 30_000,
       readWorkers: defaultReadWorkers(),
       trustProxy: { kind: "hops", hops: 0 },
     });
@@ -38,6 +39,7 @@ describe("loadConfig", () => {
       RATE_LIMIT_PER_MINUTE: "60",
       LOG_LEVEL: "debug",
       READ_WORKERS: "3",
+      DATABASE_TIMEOUT_MS: "5000",
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -48,13 +50,14 @@ describe("loadConfig", () => {
       rateLimitPerMinute: 60,
       logLevel: "debug",
       readWorkers: 3,
+      databaseTimeoutMs: 5000,
     });
   });
 
   it("names every bad variable and its value", () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1", READ_WORKERS: "all" });
+      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1", READ_WORKERS: "all", DATABASE_TIMEOUT_MS: "50" });
     } catch (e) {
       error = e;
     }
@@ -64,6 +67,7 @@ describe("loadConfig", () => {
     expect(message).toContain('MONGODB_URI="localhost"');
     expect(message).toContain('RATE_LIMIT_PER_MINUTE="-1"');
     expect(message).toContain('READ_WORKERS="all": must be a whole number from 0 to 16');
+    expect(message).toContain('DATABASE_TIMEOUT_MS="50": must be a whole number of milliseconds from 100 to 600000');
   });
 
   it("reads TRUST_PROXY as a hop count or a list of addresses, and names a bad value", () => {
