@@ -6,7 +6,7 @@
  */
 import { Presets, SingleBar } from "cli-progress";
 import { ObjectId, type Db, type Document } from "mongodb";
-import { lower, surveySearchPrefixes } from "@/lib/services/survey-search";
+import { lower, surveySearchPrefixes } from "@/lib/surveys/search";
 import { table, target, type BenchTable, type Figures } from "./figures";
 
 export interface SurveyBenchContext {

@@ -3,8 +3,8 @@ import { AccessRole, Answer, Bot, Company, Credential, Invitation, JobTitle, Met
 import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
 import { bootstrap, type BootstrapResult } from "./companies";
-import { backfillSurveySearch } from "./survey-search";
-import { backfillMembershipActive } from "@/lib/users/service";
+import { backfillSurveySearch } from "@/lib/surveys/repository";
+import { backfillMembershipActive } from "@/lib/users/repository";
 
 const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, SurveyRevision];
 

@@ -10,7 +10,7 @@ import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
 import type { QuestionType } from "@/lib/surveys/contract";
 import { oid, stableId, type ObjectId } from "./ids";
-import { lower, surveySearchPrefixes } from "./survey-search";
+import { lower, surveySearchPrefixes } from "@/lib/surveys/search";
 
 const TOPICS = [
   ["onboarding", "Onboarding experience"],

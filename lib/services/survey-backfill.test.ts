@@ -9,7 +9,7 @@ import { Meta } from "@/lib/models";
 import { Survey } from "@/lib/surveys/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import { oid } from "./ids";
-import { backfillSurveySearch } from "./survey-search";
+import { backfillSurveySearch } from "@/lib/surveys/repository";
 
 describe("backfill of survey search fields", () => {
   useTestDatabase();

@@ -12,7 +12,7 @@ import { useTestDatabase } from "@/lib/testing/database";
 import { addSurveyParts } from "@/lib/testing/surveys";
 import { oid } from "./ids";
 import { Notes } from "./notes";
-import { searchFilter } from "./survey-search";
+import { searchFilter } from "@/lib/surveys/search";
 import { createSurvey } from "@/lib/surveys/service";
 
 interface Explained {

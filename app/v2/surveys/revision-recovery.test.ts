@@ -1,6 +1,6 @@
 /**
  * A PATCH whose survey update was written but whose revision was not (the process died, or the
- * database refused the second write): the revision is not lost (lib/services/survey-revisions.ts).
+ * database refused the second write): the revision is not lost (lib/surveys/repository.ts, sealRevisions).
  * The database's `failCommand` fail point makes that second write fail, as a crash between the two
  * would leave it.
  */

@@ -8,7 +8,7 @@ import { User } from "@/lib/users/repository";
 import { createApiToken, login } from "@/lib/services/auth";
 import { newId, oid } from "@/lib/services/ids";
 import { hashPassword, storePasswordHash } from "@/lib/services/passwords";
-import { backfillMembershipActive } from "@/lib/users/service";
+import { backfillMembershipActive } from "@/lib/users/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as jobTitles from "../job-titles/route";
 import * as properties from "../properties/route";

@@ -12,9 +12,7 @@
  * expressions on `code` and `nameLower`.
  */
 import type { Document } from "mongodb";
-import { Meta } from "@/lib/models";
-import { Survey } from "@/lib/surveys/repository";
-import { escapeRegExp } from "./search";
+import { escapeRegExp } from "@/lib/services/search";
 
 export const MAX_PREFIX = 32;
 
@@ -54,29 +52,4 @@ export function searchFilter(search: string): Document {
   if (points.length <= MAX_PREFIX) return { searchPrefixes: query };
   const prefix = { $regex: `^${escapeRegExp(query)}` };
   return { searchPrefixes: points.slice(0, MAX_PREFIX).join(""), $or: [{ code: prefix }, { nameLower: prefix }] };
-}
-
-const BACKFILL_MARKER = "surveySearchPrefixes";
-
-/**
- * Gives `nameLower` and `searchPrefixes` to surveys stored without them (written before search
- * used them, or by another system straight into the database), once per database: a marker in
- * `meta` records that it ran, so later starts cost one read. Returns how many were filled.
- */
-export async function backfillSurveySearch(): Promise<number> {
-  if ((await Meta.findById(BACKFILL_MARKER).lean())?.done) return 0;
-  let filled = 0;
-  const missing = Survey.collection.find({ searchPrefixes: { $exists: false } }, { projection: { code: 1, name: 1 } });
-  for await (const doc of missing) {
-    const code = String(doc.code ?? "");
-    const name = String(doc.name ?? "");
-    // Only if still missing: a PATCH in between has already set both from the newer values.
-    const result = await Survey.collection.updateOne(
-      { _id: doc._id, searchPrefixes: { $exists: false } },
-      { $set: { nameLower: lower(name), searchPrefixes: surveySearchPrefixes(code, name) } },
-    );
-    filled += result.modifiedCount;
-  }
-  await Meta.updateOne({ _id: BACKFILL_MARKER }, { $set: { done: true }, $setOnInsert: { companyId: null, createdAt: new Date() } }, { upsert: true });
-  return filled;
 }
