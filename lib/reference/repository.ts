@@ -3,7 +3,9 @@
  * reads or writes their collections. It reaches them through the driver (single-batch reads of
  * lib/models/read.ts, the model's collection for writes), typed by each model's lean type.
  */
+import type { AnyBulkWriteOperation } from "mongodb";
 import { AccessRole, Bot, JobTitle, Property } from "@/lib/models";
+import { driverCollection } from "@/lib/models/define";
 import { findDocs } from "@/lib/models/read";
 import type { ObjectId } from "@/lib/services/ids";
 
@@ -27,4 +29,31 @@ export async function companyIds(kind: ReferenceKind, companyId: ObjectId): Prom
 export async function adminRoleCompanies(roleIds: ObjectId[], companies: ObjectId[]): Promise<ObjectId[]> {
   const roles = await findDocs<{ company: ObjectId }>(AccessRole, { _id: { $in: roleIds }, company: { $in: companies }, isAdmin: true }, { projection: { company: 1 } });
   return roles.map((role) => role.company);
+}
+
+/** The ids of the company's records of `kind` with these names, by name (names not found are absent). */
+export async function idsByName(kind: ReferenceKind, companyId: ObjectId, names: string[]): Promise<Map<string, ObjectId>> {
+  const found = await findDocs<{ _id: ObjectId; name: string }>(MODELS[kind], { company: companyId, name: { $in: names } }, { projection: { _id: 1, name: 1 } });
+  return new Map(found.map((record) => [record.name, record._id]));
+}
+
+/** A named record (not an access role) as stored. */
+export interface NamedDoc {
+  _id: ObjectId;
+  company: ObjectId;
+  name: string;
+  createdAt: Date;
+  modifiedAt: Date;
+}
+
+/**
+ * Inserts each record unless its `_id` is taken (an upsert that only inserts); answers how many
+ * were inserted. A name already taken in the company fails the write with the duplicate-key
+ * error, after the other records are written.
+ */
+export async function insertNamedOnce(kind: Exclude<ReferenceKind, "accessRoles">, docs: NamedDoc[]): Promise<number> {
+  const operations: AnyBulkWriteOperation<NamedDoc>[] = docs.map(({ _id, ...doc }) => ({
+    updateOne: { filter: { _id }, update: { $setOnInsert: doc }, upsert: true },
+  }));
+  return (await driverCollection<NamedDoc>(MODELS[kind]).bulkWrite(operations, { ordered: false })).upsertedCount;
 }

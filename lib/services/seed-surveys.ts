@@ -4,13 +4,12 @@
  * data. Ids derive from names and every write is an insert-only upsert: running it again changes
  * nothing.
  */
-import type { AnyBulkWriteOperation, Document } from "mongodb";
-import { AccessRole, Answer, Question, SurveyChat, SurveyRevision } from "@/lib/models";
-import { Survey } from "@/lib/surveys/repository";
-import { User } from "@/lib/users/repository";
+import type { Document } from "mongodb";
+import { idsByName } from "@/lib/reference/repository";
 import type { QuestionType } from "@/lib/surveys/contract";
+import { existingSurveyIds, insertOnce, type LeanSurvey, newDoc, newRevisionDoc, type RevisionDoc } from "@/lib/surveys/repository";
+import { companyUserIds } from "@/lib/users/repository";
 import { oid, stableId, type ObjectId } from "./ids";
-import { lower, surveySearchPrefixes } from "@/lib/surveys/search";
 
 const TOPICS = [
   ["onboarding", "Onboarding experience"],
@@ -53,17 +52,17 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
   const id = (kind: string, key: string | number) => stableId(`seed:${company.toHexString()}:${kind}:${key}`);
   const base = new Date();
 
-  const roles = await AccessRole.find({ company }, { _id: 1, name: 1 }).sort({ name: 1 }).lean();
-  const member = roles.find((role) => role.name === "Member")?._id;
-  const admin = roles.find((role) => role.name === "Admin")?._id;
-  const respondents = (await User.find({ "companies.companyId": company }, { _id: 1 }).sort({ _id: 1 }).limit(300).lean()).map((user) => user._id);
+  const roles = await idsByName("accessRoles", company, ["Admin", "Member"]);
+  const member = roles.get("Member");
+  const admin = roles.get("Admin");
+  const respondents = await companyUserIds(company, 300);
 
-  const surveys: Document[] = [];
-  const revisions: Document[] = [];
+  const surveys: LeanSurvey[] = [];
+  const revisions: RevisionDoc[] = [];
   const chats: Document[] = [];
   const questions: Document[] = [];
   const answers: Document[] = [];
-  const insert = (list: Document[], doc: Document) => list.push(doc);
+  const insert = <T>(list: T[], doc: T) => list.push(doc);
 
   for (let i = 0; i < count; i++) {
     const [topic, title] = TOPICS[i % TOPICS.length];
@@ -75,12 +74,10 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
     const granted = [member, ...(i % 3 === 0 ? [admin] : [])].filter((role): role is ObjectId => Boolean(role));
     const code = round === 0 ? topic : `${topic}_${round + 1}`;
     const name = round === 0 ? title : `${title} ${round + 1}`;
-    const survey = {
+    const survey = newDoc({
       _id: surveyId,
       code,
       name,
-      nameLower: lower(name),
-      searchPrefixes: surveySearchPrefixes(code, name),
       version,
       company,
       isActive: i % 7 !== 6,
@@ -91,23 +88,10 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
       permissionsV2: version === 2 ? granted.map((accessRole, k) => ({ accessRole, canAnswer: true, canViewAnswers: k > 0 })) : [],
       groupPermissionsV2: version === 2 && i % 4 === 1 && admin ? [{ group: "People", accessRoles: [admin] }] : [],
       onlySubSurvey: version === 2 && i % 5 === 0,
-      propertiesChannel: [],
-      propertiesLimit: [],
-      responders: [],
-      createdAt: at,
-      modifiedAt: at,
-      __v: 0,
-    };
-    insert(surveys, survey);
-    insert(revisions, {
-      _id: id("survey-revision", i),
-      survey: surveyId,
-      company,
-      __v: 0,
-      snapshot: Object.fromEntries(Object.entries(survey).filter(([key]) => key !== "nameLower" && key !== "searchPrefixes")),
-      modifiedBy: null,
       createdAt: at,
     });
+    insert(surveys, survey);
+    insert(revisions, newRevisionDoc(survey, id("survey-revision", i)));
 
     const chatCount = 1 + (i % 3);
     for (let c = 0; c < chatCount; c++) {
@@ -150,31 +134,26 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
     }
   }
 
-  const write = async (model: { collection: { bulkWrite: typeof Survey.collection.bulkWrite } }, docs: Document[]) => {
-    if (docs.length === 0) return 0;
-    // The upsert takes `_id` from the filter.
-    const operations: AnyBulkWriteOperation<Document>[] = docs.map(({ _id, ...doc }) => ({
-      updateOne: { filter: { _id }, update: { $setOnInsert: doc }, upsert: true },
-    }));
+  const write = async (kind: Parameters<typeof insertOnce>[0], docs: Document[]) => {
     try {
-      return (await model.collection.bulkWrite(operations, { ordered: false })).upsertedCount;
+      return await insertOnce(kind, docs);
     } catch (error) {
       // A survey code taken by a survey someone else made: that demo survey is skipped.
       if (!isBulkOfDuplicates(error)) throw error;
       return (error as { result?: { upsertedCount?: number } }).result?.upsertedCount ?? 0;
     }
   };
-  const createdSurveys = await write(Survey, surveys);
+  const createdSurveys = await write("surveys", surveys);
   // The parts of a demo survey that could not be written are left out too.
-  const present = new Set((await Survey.find({ _id: { $in: surveys.map((doc) => doc._id) } }, { _id: 1 }).lean()).map((doc) => doc._id.toHexString()));
+  const present = await existingSurveyIds(surveys.map((doc) => doc._id));
   const ofPresent = (docs: Document[]) => docs.filter((doc) => present.has((doc.survey as ObjectId).toHexString()));
   const created = {
     surveys: createdSurveys,
-    chats: await write(SurveyChat, ofPresent(chats)),
-    questions: await write(Question, ofPresent(questions)),
-    answers: await write(Answer, ofPresent(answers)),
+    chats: await write("chats", ofPresent(chats)),
+    questions: await write("questions", ofPresent(questions)),
+    answers: await write("answers", ofPresent(answers)),
   };
-  await write(SurveyRevision, ofPresent(revisions));
+  await write("revisions", ofPresent(revisions));
   return { created };
 }
 

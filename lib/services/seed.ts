@@ -3,8 +3,9 @@
  * hundred users in a reporting tree. Every record has an id derived from its name, and is written
  * with an upsert that only inserts, so running it again changes nothing.
  */
-import { AccessRole, Bot, JobTitle, Meta, Property } from "@/lib/models";
-import { newDoc, User } from "@/lib/users/repository";
+import { Meta } from "@/lib/models";
+import { idsByName, insertNamedOnce } from "@/lib/reference/repository";
+import { insertUsersOnce, newDoc } from "@/lib/users/repository";
 import { oid, stableId, type ObjectId } from "./ids";
 import { usersChanged } from "@/lib/users/service";
 
@@ -38,35 +39,27 @@ export async function seedDemo(options: SeedOptions = {}): Promise<SeedResult> {
   const now = new Date();
   const id = (kind: string, key: string | number) => stableId(`seed:${companyId.toHexString()}:${kind}:${key}`);
 
-  const named = async (model: typeof JobTitle, kind: string, names: string[]) => {
+  const named = async (kind: "jobTitles" | "properties" | "bots", key: string, names: string[]) => {
     let created = 0;
     try {
-      const result = await model.collection.bulkWrite(
-        names.map((name) => ({
-          updateOne: {
-            filter: { _id: id(kind, name) },
-            update: { $setOnInsert: { company: companyId, name, createdAt: now, modifiedAt: now } },
-            upsert: true,
-          },
-        })),
-        { ordered: false },
+      created = await insertNamedOnce(
+        kind,
+        names.map((name) => ({ _id: id(key, name), company: companyId, name, createdAt: now, modifiedAt: now })),
       );
-      created = result.upsertedCount;
     } catch (error) {
       // A record of that name made by someone else: it is used as it is.
       if (!isBulkOfDuplicates(error)) throw error;
       created = (error as { result?: { upsertedCount?: number } }).result?.upsertedCount ?? 0;
     }
-    const records = await model.find({ company: companyId, name: { $in: names } }, { _id: 1, name: 1 }).lean();
-    const byName = new Map(records.map((record) => [record.name, record._id]));
+    const byName = await idsByName(kind, companyId, names);
     return { created, ids: names.map((name) => byName.get(name)).filter((x): x is ObjectId => Boolean(x)) };
   };
-  const jobs = await named(JobTitle, "job", JOB_TITLES);
-  const properties = await named(Property, "property", PROPERTIES);
-  const bots = await named(Bot as unknown as typeof JobTitle, "bot", BOTS);
-  const roles = await AccessRole.find({ company: companyId, name: { $in: ["Admin", "Member"] } }, { _id: 1, name: 1 }).lean();
-  const adminRole = roles.find((role) => role.name === "Admin")?._id;
-  const memberRole = roles.find((role) => role.name === "Member")?._id;
+  const jobs = await named("jobTitles", "job", JOB_TITLES);
+  const properties = await named("properties", "property", PROPERTIES);
+  const bots = await named("bots", "bot", BOTS);
+  const roles = await idsByName("accessRoles", companyId, ["Admin", "Member"]);
+  const adminRole = roles.get("Admin");
+  const memberRole = roles.get("Member");
   if (!adminRole || !memberRole) throw new Error("the company has no Admin and Member roles");
 
   const userIds = Array.from({ length: count }, (_, i) => id("user", i));
@@ -77,7 +70,7 @@ export async function seedDemo(options: SeedOptions = {}): Promise<SeedResult> {
   let createdUsers = 0;
   for (let start = 0; start < count; start += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, count - start) }, (_, k) => start + k);
-    const operations = batch.map((i) => {
+    const docs = batch.map((i) => {
       const first = FIRST[i % FIRST.length];
       const last = LAST[Math.floor(i / FIRST.length) % LAST.length];
       const second = LAST[(i * 7) % LAST.length];
@@ -88,46 +81,36 @@ export async function seedDemo(options: SeedOptions = {}): Promise<SeedResult> {
       // Groups of ten share one modifiedAt, so paging is exercised on ties.
       const modifiedAt = new Date(now.getTime() - Math.floor(i / 10) * 60_000);
       const isBot = i > 0 && i % 50 === 0;
-      return {
-        updateOne: {
-          filter: { _id: userIds[i] },
-          update: {
-            $setOnInsert: withoutId(
-              newDoc({
-                name,
-                email,
-                accessRoles: [i < 3 ? adminRole : memberRole],
-                properties: [properties.ids[i % properties.ids.length], ...(i % 4 === 0 ? [properties.ids[(i + 3) % properties.ids.length]] : [])],
-                job: jobs.ids[i === 0 ? 0 : 1 + (i % (jobs.ids.length - 1))],
-                bot: isBot ? bots.ids[i % bots.ids.length] : null,
-                phone: i % 2 === 0 ? `+34 600 ${String(100_000 + i).slice(-6)}` : null,
-                isOnline: i % 9 === 0,
-                termsConditions: i % 5 !== 0,
-                companies: [
-                  {
-                    _id: id("membership", i),
-                    companyId,
-                    isActive: i % 37 !== 0 || i === 0,
-                    hierarchy: {
-                      boss: b === undefined ? [] : [userIds[b]],
-                      peers: peers.slice(0, 4).map((p) => userIds[p]),
-                      subordinate: children(i).map((c) => userIds[c]),
-                    },
-                  },
-                ],
-                createdAt: new Date(now.getTime() - (count - i) * 3_600_000),
-                modifiedAt,
-                extensions: { seeded: true },
-              }),
-            ),
+      return newDoc({
+        _id: userIds[i],
+        name,
+        email,
+        accessRoles: [i < 3 ? adminRole : memberRole],
+        properties: [properties.ids[i % properties.ids.length], ...(i % 4 === 0 ? [properties.ids[(i + 3) % properties.ids.length]] : [])],
+        job: jobs.ids[i === 0 ? 0 : 1 + (i % (jobs.ids.length - 1))],
+        bot: isBot ? bots.ids[i % bots.ids.length] : null,
+        phone: i % 2 === 0 ? `+34 600 ${String(100_000 + i).slice(-6)}` : null,
+        isOnline: i % 9 === 0,
+        termsConditions: i % 5 !== 0,
+        companies: [
+          {
+            _id: id("membership", i),
+            companyId,
+            isActive: i % 37 !== 0 || i === 0,
+            hierarchy: {
+              boss: b === undefined ? [] : [userIds[b]],
+              peers: peers.slice(0, 4).map((p) => userIds[p]),
+              subordinate: children(i).map((c) => userIds[c]),
+            },
           },
-          upsert: true,
-        },
-      };
+        ],
+        createdAt: new Date(now.getTime() - (count - i) * 3_600_000),
+        modifiedAt,
+        extensions: { seeded: true },
+      });
     });
     try {
-      const result = await User.collection.bulkWrite(operations, { ordered: false });
-      createdUsers += result.upsertedCount;
+      createdUsers += await insertUsersOnce(docs);
     } catch (error) {
       // An e-mail taken by a user of someone else: that demo user is skipped.
       if (!isBulkOfDuplicates(error)) throw error;
@@ -155,11 +138,4 @@ function isBulkOfDuplicates(error: unknown): boolean {
   const writeErrors = (error as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
   const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
   return list.length > 0 && list.every((entry) => entry.code === 11000);
-}
-
-/** The fields of a document but its `_id`, which the upsert's filter names. */
-function withoutId<T extends { _id: unknown }>(doc: T): Omit<T, "_id"> {
-  const fields = { ...doc };
-  Reflect.deleteProperty(fields, "_id");
-  return fields;
 }

@@ -334,6 +334,21 @@ export const countRevisions = (filter: Filter<Document>): Promise<number> => dri
 // ---------------------------------------------------------------------------------------------
 // Chats, questions and answers
 
+const COLLECTIONS = { surveys: Survey, revisions: SurveyRevision, chats: SurveyChat, questions: Question, answers: Answer } as const;
+
+/**
+ * Inserts each document unless its `_id` is taken (an upsert that only inserts, so seeding twice
+ * changes nothing); answers how many were inserted. A unique key other than `_id` that is taken
+ * fails the write with the duplicate-key error, after the other documents are written.
+ */
+export async function insertOnce(kind: keyof typeof COLLECTIONS, docs: Document[]): Promise<number> {
+  if (docs.length === 0) return 0;
+  const operations: AnyBulkWriteOperation<Document>[] = docs.map(({ _id, ...doc }) => ({
+    updateOne: { filter: { _id }, update: { $setOnInsert: doc }, upsert: true },
+  }));
+  return (await driverCollection(COLLECTIONS[kind]).bulkWrite(operations, { ordered: false })).upsertedCount;
+}
+
 /** The answers of these uuids within the company: which survey each belongs to. */
 export const answersOf = (companyId: Id, uuids: Id[]): Promise<Pick<AnswerDoc, "_id" | "uuid" | "survey">[]> =>
   findDocs(Answer, { uuid: { $in: uuids }, company: companyId }, { projection: { uuid: 1, survey: 1 } });
