@@ -4,9 +4,9 @@
  * `npm run --silent company -- list`: the companies as JSON.
  */
 import { randomBytes } from "node:crypto";
-import { CompanyName } from "@/lib/schemas/companies";
+import { CompanyName } from "@/lib/companies/contract";
 import { Email, Password } from "@/lib/users/contract";
-import { createCompany, listCompanies } from "@/lib/services/companies";
+import { createCompany, listCompanies } from "@/lib/companies/service";
 import { ready } from "@/lib/services/init";
 import { parseCommandLine } from "./args";
 import { runCommand, UsageError } from "./run-command";

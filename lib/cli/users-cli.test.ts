@@ -3,7 +3,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { call } from "@/lib/http/testing";
-import { Company } from "@/lib/models";
+import { Company } from "@/lib/companies/repository";
 import { User } from "@/lib/users/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as me from "@/app/v2/users/me/route";

@@ -6,7 +6,7 @@
 import type { RouteHandler } from "./route";
 import { checkAnswer } from "@/lib/openapi/testing";
 import { createApiToken } from "@/lib/services/auth";
-import { createCompany } from "@/lib/services/companies";
+import { createCompany } from "@/lib/companies/service";
 import { ready } from "@/lib/services/init";
 import { createUser } from "@/lib/users/service";
 import { Notes } from "@/lib/services/notes";

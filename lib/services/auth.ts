@@ -6,7 +6,8 @@
  */
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { LRUCache } from "lru-cache";
-import { AccessRole, Session } from "@/lib/models";
+import { Session } from "@/lib/models";
+import { AccessRole } from "@/lib/reference/repository";
 import { User } from "@/lib/users/repository";
 import { ServiceError } from "./errors";
 import { hashToken, newId, oid, secretToken, type ObjectId } from "./ids";

@@ -1,8 +1,11 @@
 import { assertDatabaseReachable, connect } from "@/lib/db";
-import { AccessRole, Answer, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Question, Session, SurveyChat, SurveyRevision } from "@/lib/models";
+import { Company } from "@/lib/companies/repository";
+import { OutboxMail } from "@/lib/mail/repository";
+import { Answer, Credential, Invitation, Meta, Question, Session, SurveyChat, SurveyRevision } from "@/lib/models";
+import { AccessRole, Bot, JobTitle, Property } from "@/lib/reference/repository";
 import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
-import { bootstrap, type BootstrapResult } from "./companies";
+import { bootstrap, type BootstrapResult } from "@/lib/companies/service";
 import { backfillSurveySearch } from "@/lib/surveys/repository";
 import { backfillMembershipActive } from "@/lib/users/repository";
 

@@ -28,3 +28,13 @@ export async function storePasswordHash(userId: ObjectId, passwordHash: string):
     { upsert: true },
   );
 }
+
+/** Stores a password unless the user has one; whether this call stored it. */
+export async function storeFirstPasswordHash(userId: ObjectId, passwordHash: string, now: Date): Promise<boolean> {
+  const result = await Credential.updateOne({ _id: userId }, { $setOnInsert: { passwordHash, modifiedAt: now } }, { upsert: true });
+  return result.upsertedCount === 1;
+}
+
+export async function hasPassword(userId: ObjectId): Promise<boolean> {
+  return (await Credential.exists({ _id: userId })) !== null;
+}

@@ -3,7 +3,7 @@
  * hundred users in a reporting tree. Every record has an id derived from its name, and is written
  * with an upsert that only inserts, so running it again changes nothing.
  */
-import { Meta } from "@/lib/models";
+import { readBootstrapMarker } from "@/lib/companies/repository";
 import { idsByName, insertNamedOnce } from "@/lib/reference/repository";
 import { insertUsersOnce, newDoc } from "@/lib/users/repository";
 import { oid, stableId, type ObjectId } from "./ids";
@@ -126,7 +126,7 @@ export async function seedDemo(options: SeedOptions = {}): Promise<SeedResult> {
 }
 
 async function bootstrapCompany(): Promise<ObjectId> {
-  const marker = await Meta.findById("bootstrap").lean();
+  const marker = await readBootstrapMarker();
   if (!marker?.companyId) throw new Error("no bootstrap company: name one with --company");
   return marker.companyId;
 }

@@ -18,7 +18,7 @@ import {
 import { forgetPrincipals, revokeSessions, type Principal } from "@/lib/services/auth";
 import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/services/errors";
 import { oid, type ObjectId } from "@/lib/services/ids";
-import { inviteUser } from "@/lib/services/invitations";
+import { inviteUser } from "@/lib/mail/invitations";
 import type { Notes } from "@/lib/services/notes";
 import { offThread } from "@/lib/services/off-thread";
 import { hashPassword, storePasswordHash } from "@/lib/services/passwords";

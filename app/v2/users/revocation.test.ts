@@ -4,7 +4,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { OutboxMail, Session } from "@/lib/models";
+import { OutboxMail } from "@/lib/mail/repository";
+import { Session } from "@/lib/models";
 import { createApiToken, login, refresh, revokeAllTokens, revokeApiToken } from "@/lib/services/auth";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as invitation from "@/app/api/auth/invitation/route";

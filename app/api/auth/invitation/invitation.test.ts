@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Tenant } from "@/lib/http/testing";
-import { Credential, Invitation, OutboxMail } from "@/lib/models";
+import { OutboxMail } from "@/lib/mail/repository";
+import { Credential, Invitation } from "@/lib/models";
 import { hashToken } from "@/lib/services/ids";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as users from "@/app/v2/users/route";

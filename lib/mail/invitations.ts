@@ -2,14 +2,15 @@
  * Invitations: a new user without a password gets an e-mail with a one-time link to set one. The
  * link works once and for 72 hours; only the token's SHA-256 is stored.
  */
-import { Company, Invitation } from "@/lib/models";
-import { User } from "@/lib/users/repository";
+import { companyName } from "@/lib/companies/repository";
 import type { InvitationStatus } from "@/lib/schemas/auth";
-import { revokeSessions } from "./auth";
-import { ServiceError } from "./errors";
-import { hashToken, secretToken, type ObjectId } from "./ids";
-import { sendMail } from "./mail";
-import { hashPassword, storePasswordHash } from "./passwords";
+import { revokeSessions } from "@/lib/services/auth";
+import { ServiceError } from "@/lib/services/errors";
+import { hashToken, secretToken, type ObjectId } from "@/lib/services/ids";
+import { hashPassword, storePasswordHash } from "@/lib/services/passwords";
+import { findUser } from "@/lib/users/repository";
+import { claimInvitation, findUsableInvitation, insertInvitation } from "./repository";
+import { sendMail } from "./service";
 
 export const INVITATION_TTL_HOURS = 72;
 
@@ -18,16 +19,16 @@ export const invitationPath = (token: string) => `/invitation/${token}`;
 export async function inviteUser(invitee: { userId: ObjectId; email: string; companyId: ObjectId; origin: string }): Promise<void> {
   const now = new Date();
   const { token, hash } = secretToken();
-  await Invitation.create({
+  await insertInvitation({
     tokenHash: hash,
     userId: invitee.userId,
     companyId: invitee.companyId,
     createdAt: now,
     expiresAt: new Date(now.getTime() + INVITATION_TTL_HOURS * 3600_000),
   });
-  const company = await Company.findById(invitee.companyId, { name: 1 }).lean();
+  const name = await companyName(invitee.companyId);
   const link = `${invitee.origin}${invitationPath(token)}`;
-  const where = company ? ` to ${company.name}` : "";
+  const where = name !== undefined ? ` to ${name}` : "";
   await sendMail({
     to: invitee.email,
     company: invitee.companyId,
@@ -43,9 +44,9 @@ export async function inviteUser(invitee: { userId: ObjectId; email: string; com
 
 /** Whether a link can still be used, and for which e-mail (shown on the page). */
 export async function invitationStatus(token: string): Promise<InvitationStatus> {
-  const invitation = await Invitation.findOne({ tokenHash: hashToken(token), usedAt: null, expiresAt: { $gt: new Date() } }).lean();
+  const invitation = await findUsableInvitation(hashToken(token), new Date());
   if (!invitation) return { valid: false };
-  const user = await User.findOne(activeMember(invitation), { email: 1 }).lean();
+  const user = await findUser(activeMember(invitation), { email: 1 });
   return user ? { valid: true, email: user.email } : { valid: false };
 }
 
@@ -56,13 +57,9 @@ export async function invitationStatus(token: string): Promise<InvitationStatus>
 export async function acceptInvitation(token: string, password: string): Promise<{ email: string }> {
   const passwordHash = await hashPassword(password);
   const now = new Date();
-  const invitation = await Invitation.findOneAndUpdate(
-    { tokenHash: hashToken(token), usedAt: null, expiresAt: { $gt: now } },
-    { $set: { usedAt: now } },
-    { returnDocument: "after" },
-  ).lean();
+  const invitation = await claimInvitation(hashToken(token), now);
   if (!invitation) throw unusable();
-  const user = await User.findOne(activeMember(invitation), { email: 1 }).lean();
+  const user = await findUser(activeMember(invitation), { email: 1 });
   if (!user) throw unusable();
   await storePasswordHash(user._id, passwordHash);
   // A new password ends every session and token the account had.

@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { call } from "@/lib/http/testing";
-import { AccessRole, Company, Credential, Meta } from "@/lib/models";
+import { Credential, Meta } from "@/lib/models";
+import { AccessRole } from "@/lib/reference/repository";
+import { Company } from "./repository";
 import { User } from "@/lib/users/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as login from "@/app/api/auth/login/route";
 import * as me from "@/app/v2/users/me/route";
-import { bootstrap, createCompany } from "./companies";
-import { ensureIndexes } from "./init";
-import { seedDemo } from "./seed";
+import { bootstrap, createCompany } from "./service";
+import { ensureIndexes } from "@/lib/services/init";
+import { seedDemo } from "@/lib/services/seed";
 
 describe("bootstrap of an empty database", () => {
   const db = useTestDatabase();

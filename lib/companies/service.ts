@@ -4,14 +4,26 @@
  */
 import { randomBytes } from "node:crypto";
 import { loadConfig } from "@/lib/config";
-import { AccessRole, Company, Credential, Meta } from "@/lib/models";
-import { emptyMembership, newDoc, User } from "@/lib/users/repository";
-import type { CompanyRecord } from "@/lib/schemas/companies";
-import { isDuplicateKeyError } from "./errors";
-import { newId, type ObjectId } from "./ids";
-import { log } from "./log";
-import { hashPassword } from "./passwords";
+import { upsertRole } from "@/lib/reference/repository";
+import { isDuplicateKeyError } from "@/lib/services/errors";
+import { newId, type ObjectId } from "@/lib/services/ids";
+import { log } from "@/lib/services/log";
+import { hashPassword, hasPassword, storeFirstPasswordHash } from "@/lib/services/passwords";
+import { addMembership, emptyMembership, findUser, insertUser, newDoc as newUserDoc } from "@/lib/users/repository";
 import { usersChanged } from "@/lib/users/service";
+import type { CompanyRecord } from "./contract";
+import {
+  anyCompany,
+  claimBootstrapMarker,
+  type CompanyDoc,
+  findCompanies,
+  finishBootstrapMarker,
+  insertCompany,
+  insertCompanyOnce,
+  markBootstrappedBefore,
+  newDoc,
+  readBootstrapMarker,
+} from "./repository";
 
 export const DEFAULT_COMPANY_NAME = "Default company";
 
@@ -31,18 +43,15 @@ export interface CreatedCompany {
 export async function createCompany(input: { name: string; adminEmail: string; adminPassword?: string }): Promise<CreatedCompany> {
   const now = new Date();
   const companyId = newId();
-  await Company.create({ _id: companyId, name: input.name, createdAt: now, modifiedAt: now });
+  const company = newDoc({ _id: companyId, name: input.name, createdAt: now });
+  await insertCompany(company);
   const { adminRoleId, memberRoleId } = await ensureRoles(companyId, now);
   const { userId, existed } = await ensureAdmin(companyId, adminRoleId, input.adminEmail, now);
   if (!existed && input.adminPassword !== undefined) {
-    await Credential.updateOne(
-      { _id: userId },
-      { $setOnInsert: { passwordHash: await hashPassword(input.adminPassword), modifiedAt: now } },
-      { upsert: true },
-    );
+    await storeFirstPasswordHash(userId, await hashPassword(input.adminPassword), now);
   }
   return {
-    company: { _id: companyId.toHexString(), name: input.name, createdAt: now.toISOString(), modifiedAt: now.toISOString() },
+    company: toCompanyRecord(company),
     adminRoleId: adminRoleId.toHexString(),
     memberRoleId: memberRoleId.toHexString(),
     adminUserId: userId.toHexString(),
@@ -51,14 +60,15 @@ export async function createCompany(input: { name: string; adminEmail: string; a
 }
 
 export async function listCompanies(): Promise<CompanyRecord[]> {
-  const companies = await Company.find({}).sort({ createdAt: 1, _id: 1 }).lean();
-  return companies.map((company) => ({
-    _id: company._id.toHexString(),
-    name: company.name,
-    createdAt: company.createdAt.toISOString(),
-    modifiedAt: company.modifiedAt.toISOString(),
-  }));
+  return (await findCompanies()).map(toCompanyRecord);
 }
+
+const toCompanyRecord = (company: CompanyDoc): CompanyRecord => ({
+  _id: company._id.toHexString(),
+  name: company.name,
+  createdAt: company.createdAt.toISOString(),
+  modifiedAt: company.modifiedAt.toISOString(),
+});
 
 /** Upserts under a unique index can race: the loser's insert fails and a retry finds the winner's. */
 async function upsertRetrying<T>(upsert: () => Promise<T>): Promise<T> {
@@ -71,41 +81,25 @@ async function upsertRetrying<T>(upsert: () => Promise<T>): Promise<T> {
 }
 
 async function ensureRoles(companyId: ObjectId, now: Date): Promise<{ adminRoleId: ObjectId; memberRoleId: ObjectId }> {
-  const role = (name: string, isAdmin: boolean) =>
-    upsertRetrying(() =>
-      AccessRole.findOneAndUpdate(
-        { company: companyId, name },
-        { $setOnInsert: { isAdmin, createdAt: now, modifiedAt: now } },
-        { upsert: true, returnDocument: "after", projection: { _id: 1 } },
-      ).lean(),
-    );
+  const role = (name: string, isAdmin: boolean) => upsertRetrying(() => upsertRole(companyId, name, isAdmin, now));
   const [admin, member] = await Promise.all([role("Admin", true), role("Member", false)]);
   if (!admin || !member) throw new Error("access roles were not created");
-  return { adminRoleId: admin._id, memberRoleId: member._id };
+  return { adminRoleId: admin, memberRoleId: member };
 }
 
 async function ensureAdmin(companyId: ObjectId, adminRoleId: ObjectId, rawEmail: string, now: Date): Promise<{ userId: ObjectId; existed: boolean }> {
   const email = rawEmail.trim().toLowerCase();
-  const existing = await User.findOne({ email }, { companies: 1, modifiedAt: 1 }).lean();
+  const existing = await findUser({ email }, { companies: 1, modifiedAt: 1 });
   if (existing) {
     if (!existing.companies.some((entry) => entry.companyId.equals(companyId))) {
-      await User.collection.updateOne(
-        { _id: existing._id },
-        {
-          $push: { companies: { _id: newId(), companyId, hierarchy: { boss: [], peers: [], subordinate: [] } } },
-          $addToSet: { accessRoles: adminRoleId },
-          $set: { modifiedAt: new Date(Math.max(now.getTime(), existing.modifiedAt.getTime() + 1)) },
-        } as never,
-      );
+      await addMembership(existing, emptyMembership(companyId), adminRoleId, now);
       usersChanged(existing._id.toHexString());
     }
     return { userId: existing._id, existed: true };
   }
   const userId = newId();
   try {
-    await User.collection.insertOne(
-      newDoc({ _id: userId, email, accessRoles: [adminRoleId], companies: [emptyMembership(companyId)], createdAt: now }),
-    );
+    await insertUser(newUserDoc({ _id: userId, email, accessRoles: [adminRoleId], companies: [emptyMembership(companyId)], createdAt: now }));
     usersChanged();
     return { userId, existed: false };
   } catch (error) {
@@ -114,8 +108,6 @@ async function ensureAdmin(companyId: ObjectId, adminRoleId: ObjectId, rawEmail:
     return ensureAdmin(companyId, adminRoleId, email, now);
   }
 }
-
-const BOOTSTRAP = "bootstrap";
 
 export interface BootstrapOptions {
   /**
@@ -143,46 +135,34 @@ export interface BootstrapResult {
  */
 export async function bootstrap(options: BootstrapOptions = { generatePassword: true }): Promise<BootstrapResult> {
   const { adminEmail, adminPassword } = loadConfig();
-  const marker = await Meta.findById(BOOTSTRAP).lean();
+  const marker = await readBootstrapMarker();
   if (marker?.done) return { adminEmail, complete: true };
-  if (!marker && (await Company.exists({}))) {
+  if (!marker && (await anyCompany())) {
     // Data from before this service managed the bootstrap: leave it alone.
-    await upsertRetrying(() => Meta.updateOne({ _id: BOOTSTRAP }, { $setOnInsert: { companyId: null, createdAt: new Date(), done: true } }, { upsert: true }));
+    await upsertRetrying(markBootstrappedBefore);
     return { adminEmail, complete: true };
   }
   const now = new Date();
-  const claimed = await upsertRetrying(() =>
-    Meta.findOneAndUpdate(
-      { _id: BOOTSTRAP },
-      { $setOnInsert: { companyId: newId(), createdAt: now } },
-      { upsert: true, returnDocument: "after" },
-    ).lean(),
-  );
+  const claimed = await upsertRetrying(() => claimBootstrapMarker(newId(), now));
   const companyId = claimed?.companyId;
   if (!companyId) throw new Error("bootstrap marker without a company");
 
-  await upsertRetrying(() =>
-    Company.updateOne({ _id: companyId }, { $setOnInsert: { name: DEFAULT_COMPANY_NAME, createdAt: now, modifiedAt: now } }, { upsert: true }),
-  );
+  await upsertRetrying(() => insertCompanyOnce(newDoc({ _id: companyId, name: DEFAULT_COMPANY_NAME, createdAt: now })));
   const { adminRoleId } = await ensureRoles(companyId, now);
   if (adminPassword === undefined && !options.generatePassword) return { adminEmail, complete: false };
   const { userId } = await ensureAdmin(companyId, adminRoleId, adminEmail, now);
 
   let generatedPassword: string | undefined;
-  if (!(await Credential.exists({ _id: userId }))) {
+  if (!(await hasPassword(userId))) {
     const password = adminPassword ?? randomBytes(12).toString("base64url");
-    const result = await Credential.updateOne(
-      { _id: userId },
-      { $setOnInsert: { passwordHash: await hashPassword(password), modifiedAt: now } },
-      { upsert: true },
-    ).catch((error: unknown) => {
-      if (isDuplicateKeyError(error)) return { upsertedCount: 0 };
+    const stored = await storeFirstPasswordHash(userId, await hashPassword(password), now).catch((error: unknown) => {
+      if (isDuplicateKeyError(error)) return false;
       throw error;
     });
     // Only the one process that stored it may show it.
-    if (result.upsertedCount === 1 && adminPassword === undefined) generatedPassword = password;
+    if (stored && adminPassword === undefined) generatedPassword = password;
   }
-  await Meta.updateOne({ _id: BOOTSTRAP }, { $set: { done: true } });
+  await finishBootstrapMarker();
   log().info({ company: companyId.toHexString(), admin: adminEmail }, "bootstrap complete");
   return { adminEmail, complete: true, ...(generatedPassword ? { generatedPassword } : {}) };
 }

@@ -1,6 +1,6 @@
-/** SvcCompany: the tenant every record belongs to. */
+/** The company: the tenant every record belongs to (docs/api.md#companies-and-bootstrap). */
 import { z } from "zod";
-import { isoDateTime, objectId, singleLineText } from "./common";
+import { isoDateTime, objectId, singleLineText } from "@/lib/schemas/common";
 
 export const CompanyRecord = z.object({
   _id: objectId,
