@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { call } from "@/lib/http/testing";
+import { call } from "@/lib/testing/http";
 import { Company } from "@/lib/companies/repository";
 import { Credential, Meta } from "@/lib/models";
 import { AccessRole } from "@/lib/reference/repository";

@@ -5,7 +5,7 @@
 import mongoose, { Schema } from "mongoose";
 import { Meta } from "@/lib/models";
 import { defineModel, schemaOptions } from "@/lib/models/define";
-import type { ObjectId } from "@/lib/services/ids";
+import type { ObjectId } from "@/lib/server/ids";
 
 const companySchema = new Schema(
   {

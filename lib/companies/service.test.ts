@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call } from "@/lib/http/testing";
+import { call } from "@/lib/testing/http";
 import { Credential, Meta } from "@/lib/models";
 import { AccessRole } from "@/lib/reference/repository";
 import { Company } from "./repository";
@@ -9,7 +9,7 @@ import * as login from "@/app/api/auth/login/route";
 import * as me from "@/app/v2/users/me/route";
 import { bootstrap, createCompany } from "./service";
 import { ensureIndexes } from "@/lib/services/init";
-import { seedDemo } from "@/lib/services/seed";
+import { seedDemo } from "@/lib/seed/users";
 
 describe("bootstrap of an empty database", () => {
   const db = useTestDatabase();

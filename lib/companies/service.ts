@@ -5,10 +5,10 @@
 import { randomBytes } from "node:crypto";
 import { loadConfig } from "@/lib/config";
 import { upsertRole } from "@/lib/reference/repository";
-import { isDuplicateKeyError } from "@/lib/services/errors";
-import { newId, type ObjectId } from "@/lib/services/ids";
-import { log } from "@/lib/services/log";
-import { hashPassword, hasPassword, storeFirstPasswordHash } from "@/lib/services/passwords";
+import { isDuplicateKeyError } from "@/lib/server/errors";
+import { newId, type ObjectId } from "@/lib/server/ids";
+import { log } from "@/lib/server/log";
+import { hashPassword, hasPassword, storeFirstPasswordHash } from "@/lib/auth/passwords";
 import { addMembership, emptyMembership, findUser, insertUser, newDoc as newUserDoc } from "@/lib/users/repository";
 import { usersChanged } from "@/lib/users/service";
 import type { CompanyRecord } from "./contract";

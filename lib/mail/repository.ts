@@ -7,7 +7,7 @@ import mongoose, { Schema } from "mongoose";
 import { Invitation } from "@/lib/models";
 import { defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
 import { findDocs, type ReadOptions } from "@/lib/models/read";
-import type { ObjectId as Id } from "@/lib/services/ids";
+import type { ObjectId as Id } from "@/lib/server/ids";
 
 /** E-mails kept instead of sent when `SMTP_URL` is unset (docs/api.md#outbox). */
 const outboxSchema = new Schema(

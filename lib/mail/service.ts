@@ -6,9 +6,9 @@ import nodemailer, { type Transporter } from "nodemailer";
 import { loadConfig } from "@/lib/config";
 import { pageWindow } from "@/lib/models/read";
 import type { ListOutboxQuery, OutboxList } from "@/lib/schemas/outbox";
-import type { Principal } from "@/lib/services/auth";
-import { oid, type ObjectId } from "@/lib/services/ids";
-import { log } from "@/lib/services/log";
+import type { Principal } from "@/lib/server/principal";
+import { oid, type ObjectId } from "@/lib/server/ids";
+import { log } from "@/lib/server/log";
 import { countOutboxMails, findOutboxMails, insertOutboxMail } from "./repository";
 
 export interface Mail {

@@ -7,7 +7,7 @@ import { Schema } from "mongoose";
 import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
 import { defineModel, driverCollection, ObjectId as ObjectIdType, schemaOptions } from "@/lib/models/define";
 import { findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
-import { newId, type ObjectId } from "@/lib/services/ids";
+import { newId, type ObjectId } from "@/lib/server/ids";
 
 function namedSchema(collection: string, extra: Record<string, unknown> = {}) {
   const schema = new Schema(
@@ -131,4 +131,9 @@ export async function upsertRole(companyId: ObjectId, name: string, isAdmin: boo
     { upsert: true, returnDocument: "after", projection: { _id: 1 } },
   );
   return role?._id;
+}
+
+/** Whether one of `roleIds` is an access role of the company with `isAdmin`. */
+export async function holdsAdminRole(roleIds: ObjectId[], companyId: ObjectId): Promise<boolean> {
+  return (await AccessRole.exists({ _id: { $in: roleIds }, company: companyId, isAdmin: true })) !== null;
 }

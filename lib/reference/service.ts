@@ -4,10 +4,10 @@
  */
 import { pageWindow } from "@/lib/models/read";
 import type { AccessRoleRecord, CreateAccessRoleBody, CreateNamedBody, ListReferenceQuery } from "@/lib/schemas/reference";
-import type { Principal } from "@/lib/services/auth";
-import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/services/errors";
-import { oid } from "@/lib/services/ids";
-import { escapeRegExp } from "@/lib/services/search";
+import type { Principal } from "@/lib/server/principal";
+import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors";
+import { oid } from "@/lib/server/ids";
+import { escapeRegExp } from "@/lib/server/text";
 import { countReference, findOneReference, findReference, insertReference, newDoc, type ReferenceDoc, type ReferenceKind } from "./repository";
 
 /** The record as the API shows it; `isAdmin` only for access roles. */

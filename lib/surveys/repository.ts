@@ -16,9 +16,9 @@ import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/mo
 import type { QuestionDoc } from "@/lib/models/question";
 import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
 import type { SurveyChatDoc } from "@/lib/models/survey-chat";
-import { TtlCache } from "@/lib/services/cache";
-import { isDuplicateKeyError } from "@/lib/services/errors";
-import { newId, type ObjectId as Id } from "@/lib/services/ids";
+import { TtlCache } from "@/lib/server/cache";
+import { isDuplicateKeyError } from "@/lib/server/errors";
+import { newId, type ObjectId as Id } from "@/lib/server/ids";
 import { SURVEY_FIELDS, type SurveyField, type SurveyRecord, type SurveyVersion } from "./contract";
 import { lower, surveySearchPrefixes } from "./search";
 

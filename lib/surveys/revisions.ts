@@ -8,9 +8,9 @@ import { countRevisions, findRevisions, findSurvey, sealRevisions, toSurveyRecor
 import { pageWindow } from "@/lib/models/read";
 import { isObjectId } from "@/lib/schemas/common";
 import type { ListRevisionsQuery, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "./contract";
-import type { Principal } from "@/lib/services/auth";
-import { notFound } from "@/lib/services/errors";
-import { oid, type ObjectId } from "@/lib/services/ids";
+import type { Principal } from "@/lib/server/principal";
+import { notFound } from "@/lib/server/errors";
+import { oid, type ObjectId } from "@/lib/server/ids";
 
 /** Who a write is by, as stored in `revisionBy` and `modifiedBy`. */
 export const revisionAuthor = (userId: string | null): ObjectId | null => (userId && isObjectId(userId) ? oid(userId) : null);

@@ -12,7 +12,7 @@
  * expressions on `code` and `nameLower`.
  */
 import type { Document } from "mongodb";
-import { escapeRegExp } from "@/lib/services/search";
+import { escapeRegExp } from "@/lib/server/text";
 
 export const MAX_PREFIX = 32;
 

@@ -15,6 +15,7 @@ import {
   insertSurvey,
   type LeanSurvey,
   newDoc,
+  readSurveyRecords,
   sealRevisions,
   surveyParts,
   toSurveyRecord,
@@ -34,11 +35,11 @@ import {
   type UpdateSurveyBody,
 } from "./contract";
 import type { ErrorDetail } from "@/lib/schemas/common";
-import type { Principal } from "@/lib/services/auth";
-import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/services/errors";
-import { oid, type ObjectId } from "@/lib/services/ids";
-import { Notes } from "@/lib/services/notes";
-import { offThread } from "@/lib/services/off-thread";
+import type { Principal } from "@/lib/server/principal";
+import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors";
+import { oid, type ObjectId } from "@/lib/server/ids";
+import { Notes } from "@/lib/server/notes";
+import { offThread } from "@/lib/server/off-thread";
 import { migratePermissions, warnDormantFields, type PermissionState } from "@/lib/shared/survey-permissions";
 import { revisionAuthor } from "./revisions";
 import { lower, searchFilter, searchPrefixesExpression } from "./search";
@@ -60,7 +61,7 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
 
   const [surveys, counter] = await Promise.all([
-    offThread("surveyRecords", { filter, projection, fields, sort: NEWEST_FIRST, ...pageWindow(query) }),
+    offThread("surveyRecords", readSurveyRecords, { filter, projection, fields, sort: NEWEST_FIRST, ...pageWindow(query) }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
   return {

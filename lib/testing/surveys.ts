@@ -3,7 +3,7 @@
  * (no `/v2` route creates them).
  */
 import { Answer, Question, SurveyChat } from "@/lib/models";
-import { newId, oid, type ObjectId } from "@/lib/services/ids";
+import { newId, oid, type ObjectId } from "@/lib/server/ids";
 import type { QuestionType } from "@/lib/surveys/contract";
 
 export interface ChatSpec {

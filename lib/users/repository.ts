@@ -13,9 +13,9 @@ import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
 import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
 import { findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
 import { existingIds, type ReferenceKind } from "@/lib/reference/repository";
-import { TtlCache } from "@/lib/services/cache";
-import { newId, type ObjectId as Id } from "@/lib/services/ids";
-import { userKeywords } from "@/lib/services/search";
+import { TtlCache } from "@/lib/server/cache";
+import { newId, type ObjectId as Id } from "@/lib/server/ids";
+import { userKeywords } from "@/lib/users/search";
 import type { UserName, UserRecord } from "./contract";
 
 const ids = { type: [{ type: ObjectId }], default: [] };
@@ -55,7 +55,7 @@ const userSchema = new Schema(
     phone: { type: String, default: null },
     isOnline: { type: Boolean, required: true, default: false },
     termsConditions: { type: Boolean, required: true, default: false },
-    /** Keywords of the name and e-mail (lib/services/search.ts). */
+    /** Keywords of the name and e-mail (./search.ts). */
     search: { type: [String], default: [] },
     companies: { type: [membershipSchema], default: [] },
     lastRequestDate: { type: Date, default: null },

@@ -15,14 +15,15 @@ import {
   type UserList,
   type UserRecord,
 } from "./contract";
-import { forgetPrincipals, revokeSessions, type Principal } from "@/lib/services/auth";
-import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/services/errors";
-import { oid, type ObjectId } from "@/lib/services/ids";
+import { forgetPrincipals, revokeSessions } from "@/lib/auth/service";
+import type { Principal } from "@/lib/server/principal";
+import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors";
+import { oid, type ObjectId } from "@/lib/server/ids";
 import { inviteUser } from "@/lib/mail/invitations";
-import type { Notes } from "@/lib/services/notes";
-import { offThread } from "@/lib/services/off-thread";
-import { hashPassword, storePasswordHash } from "@/lib/services/passwords";
-import { searchFilter, userKeywords } from "@/lib/services/search";
+import type { Notes } from "@/lib/server/notes";
+import { offThread } from "@/lib/server/off-thread";
+import { hashPassword, storePasswordHash } from "@/lib/auth/passwords";
+import { searchFilter, userKeywords } from "@/lib/users/search";
 import {
   countUsers,
   emptyMembership,
@@ -32,6 +33,7 @@ import {
   insertUser,
   type LeanUser,
   newDoc,
+  readUserRecords,
   setSearchKeywords,
   toUserRecords,
   updateUserWith,
@@ -46,7 +48,7 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   const filter = await listFilter(companyId, query, notes);
   const direction = query.orderBy === "asc" ? 1 : -1;
   const [users, counter] = await Promise.all([
-    offThread("userRecords", {
+    offThread("userRecords", readUserRecords, {
       companyId,
       filter: filter as Filter<Document>,
       sort: { modifiedAt: direction, _id: direction },
@@ -135,7 +137,7 @@ async function relatedFilter(companyId: ObjectId, userId: ObjectId, notes: Notes
 
 export async function getUser(auth: Principal, id: string): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
-  const [user] = await offThread("userRecords", { companyId, filter: { _id: oid(id), "companies.companyId": companyId }, limit: 1 });
+  const [user] = await offThread("userRecords", readUserRecords, { companyId, filter: { _id: oid(id), "companies.companyId": companyId }, limit: 1 });
   if (!user) throw notFound("user");
   return user;
 }

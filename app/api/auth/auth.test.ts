@@ -1,12 +1,12 @@
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Tenant } from "@/lib/http/testing";
+import { call, createTenant, type Tenant } from "@/lib/testing/http";
 import { Session } from "@/lib/models";
 import { User } from "@/lib/users/repository";
-import { storePasswordHash, hashPassword } from "@/lib/services/passwords";
-import { oid } from "@/lib/services/ids";
-import { createApiToken, verifyAccessToken } from "@/lib/services/auth";
-import { signingKey } from "@/lib/services/secret";
+import { storePasswordHash, hashPassword } from "@/lib/auth/passwords";
+import { oid } from "@/lib/server/ids";
+import { createApiToken, verifyAccessToken } from "@/lib/auth/service";
+import { signingKey } from "@/lib/auth/secret";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as me from "@/app/v2/users/me/route";
 import * as user from "@/app/v2/users/[id]/route";

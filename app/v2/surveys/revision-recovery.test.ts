@@ -5,9 +5,9 @@
  * would leave it.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { SurveyRevision } from "@/lib/models";
-import { oid } from "@/lib/services/ids";
+import { oid } from "@/lib/server/ids";
 import { SURVEY_FIELDS } from "@/lib/surveys/contract";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as surveys from "./route";

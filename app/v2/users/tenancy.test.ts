@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { createApiToken } from "@/lib/services/auth";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { createApiToken } from "@/lib/auth/service";
 import { createCompany } from "@/lib/companies/service";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as accessRoles from "../access-roles/route";

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapeRegExp, fold, searchFilter, searchTerms, userKeywords } from "./search";
+import { escapeRegExp } from "@/lib/server/text";
+import { fold, searchFilter, searchTerms, userKeywords } from "./search";
 
 describe("search keywords", () => {
   it("splits the documented example e-mail and adds the joined token", () => {

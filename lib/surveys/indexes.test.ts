@@ -4,14 +4,14 @@
  */
 import type { Document } from "mongodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createTenant, type Tenant } from "@/lib/http/testing";
+import { createTenant, type Tenant } from "@/lib/testing/http";
 import { Answer, Question, SurveyChat, SurveyRevision } from "@/lib/models";
 import { Survey } from "@/lib/surveys/repository";
 import { CreateSurveyBody } from "@/lib/surveys/contract";
 import { useTestDatabase } from "@/lib/testing/database";
 import { addSurveyParts } from "@/lib/testing/surveys";
-import { oid } from "./ids";
-import { Notes } from "./notes";
+import { oid } from "@/lib/server/ids";
+import { Notes } from "@/lib/server/notes";
 import { searchFilter } from "@/lib/surveys/search";
 import { createSurvey } from "@/lib/surveys/service";
 

@@ -4,11 +4,11 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import * as list from "@/app/v2/surveys/route";
-import { call, createTenant, type Tenant } from "@/lib/http/testing";
+import { call, createTenant, type Tenant } from "@/lib/testing/http";
 import { Meta } from "@/lib/models";
 import { Survey } from "@/lib/surveys/repository";
 import { useTestDatabase } from "@/lib/testing/database";
-import { oid } from "./ids";
+import { oid } from "@/lib/server/ids";
 import { backfillSurveySearch } from "@/lib/surveys/repository";
 
 describe("backfill of survey search fields", () => {

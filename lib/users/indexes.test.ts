@@ -4,12 +4,12 @@
  */
 import type { Document } from "mongodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createTenant, type Tenant } from "@/lib/http/testing";
+import { createTenant, type Tenant } from "@/lib/testing/http";
 import { User } from "@/lib/users/repository";
 import { ListUsersQuery } from "@/lib/users/contract";
 import { useTestDatabase } from "@/lib/testing/database";
-import { oid } from "./ids";
-import { Notes } from "./notes";
+import { oid } from "@/lib/server/ids";
+import { Notes } from "@/lib/server/notes";
 import { createUser, listFilter } from "@/lib/users/service";
 
 interface Explained {

@@ -1,6 +1,6 @@
 import { hash, verify } from "@node-rs/argon2";
 import { Credential } from "@/lib/models";
-import type { ObjectId } from "./ids";
+import type { ObjectId } from "@/lib/server/ids";
 
 /** Argon2id with the library's defaults (19 MiB, 2 passes): slow on purpose. */
 export const hashPassword = (password: string): Promise<string> => hash(password);

@@ -6,7 +6,7 @@
 import { readBootstrapMarker } from "@/lib/companies/repository";
 import { idsByName, insertNamedOnce } from "@/lib/reference/repository";
 import { insertUsersOnce, newDoc } from "@/lib/users/repository";
-import { oid, stableId, type ObjectId } from "./ids";
+import { oid, stableId, type ObjectId } from "@/lib/server/ids";
 import { usersChanged } from "@/lib/users/service";
 
 export const JOB_TITLES = ["Chief Executive", "Engineering Manager", "Software Engineer", "Designer", "Product Manager", "Sales Representative", "Support Agent", "Data Analyst", "Recruiter", "Accountant"];

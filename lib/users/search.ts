@@ -3,6 +3,7 @@
  * removed, split on anything that is not a letter or digit. `Ana.Pérez@Acme.io` gives `ana`,
  * `perez`, `acme`, `io` and the whole e-mail without punctuation, `anaperezacmeio`.
  */
+import { escapeRegExp } from "@/lib/server/text";
 import type { UserName } from "@/lib/users/contract";
 
 const NOT_WORD = /[^\p{L}\p{N}]+/gu;
@@ -32,8 +33,6 @@ export function userKeywords(name: UserName | null | undefined, email: string): 
 /** The terms of a `search` query; a user matches when each is a prefix of one of its keywords. */
 export const searchTerms = (query: string): string[] => [...new Set(words(query))];
 
-/** A regular expression source that matches `text` literally. */
-export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 /** The filter on `search` for a query: anchored prefixes, so an index can answer it. */
 export function searchFilter(query: string): Record<string, unknown> | undefined {

@@ -3,13 +3,13 @@
  * does) and checks its answer against the OpenAPI document (lib/openapi), and creates companies
  * with admins and members holding real access tokens.
  */
-import type { RouteHandler } from "./route";
+import type { RouteHandler } from "@/lib/http/route";
 import { checkAnswer } from "@/lib/openapi/testing";
-import { createApiToken } from "@/lib/services/auth";
+import { createApiToken } from "@/lib/auth/service";
 import { createCompany } from "@/lib/companies/service";
 import { ready } from "@/lib/services/init";
 import { createUser } from "@/lib/users/service";
-import { Notes } from "@/lib/services/notes";
+import { Notes } from "@/lib/server/notes";
 
 export interface CallOptions {
   method?: string;

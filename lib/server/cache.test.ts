@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TtlCache } from "./cache";
+import { TtlCache } from "@/lib/server/cache";
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 

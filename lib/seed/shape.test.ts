@@ -3,15 +3,15 @@
  * is stored with exactly the fields (and nested fields) of one created through `/v2`.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Tenant } from "@/lib/http/testing";
+import { call, createTenant, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
 import * as surveys from "@/app/v2/surveys/route";
 import * as users from "@/app/v2/users/route";
-import { oid } from "./ids";
-import { seedDemo } from "./seed";
-import { seedSurveys } from "./seed-surveys";
+import { oid } from "@/lib/server/ids";
+import { seedDemo } from "@/lib/seed/users";
+import { seedSurveys } from "@/lib/seed/surveys";
 
 /** The paths of every field of a stored document (array elements under `[]`), sorted. */
 function shape(value: unknown, path = ""): string[] {

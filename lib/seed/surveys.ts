@@ -9,7 +9,7 @@ import { idsByName } from "@/lib/reference/repository";
 import type { QuestionType } from "@/lib/surveys/contract";
 import { existingSurveyIds, insertOnce, type LeanSurvey, newDoc, newRevisionDoc, type RevisionDoc } from "@/lib/surveys/repository";
 import { companyUserIds } from "@/lib/users/repository";
-import { oid, stableId, type ObjectId } from "./ids";
+import { oid, stableId, type ObjectId } from "@/lib/server/ids";
 
 const TOPICS = [
   ["onboarding", "Onboarding experience"],

@@ -1,14 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { Answer } from "@/lib/models";
 import { Survey } from "@/lib/surveys/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as surveys from "@/app/v2/surveys/route";
 import * as survey from "@/app/v2/surveys/[id]/route";
 import * as revisions from "@/app/v2/surveys/[id]/revisions/route";
-import { oid } from "./ids";
-import { seedDemo } from "./seed";
-import { seedSurveys } from "./seed-surveys";
+import { oid } from "@/lib/server/ids";
+import { seedDemo } from "@/lib/seed/users";
+import { seedSurveys } from "@/lib/seed/surveys";
 
 describe("seedSurveys", () => {
   useTestDatabase();

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { User } from "@/lib/users/repository";
-import { createTenant } from "@/lib/http/testing";
+import { createTenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
-import { oid } from "./ids";
-import { offThread, readWorkers } from "./off-thread";
-import { Notes } from "./notes";
+import { oid } from "@/lib/server/ids";
+import { offThread, readWorkers } from "@/lib/server/off-thread";
+import { readTasks } from "@/lib/services/read-tasks";
+import { Notes } from "@/lib/server/notes";
 import { readSurveyRecords, type SurveyRecordsQuery } from "@/lib/surveys/repository";
 import { CreateSurveyBody } from "@/lib/surveys/contract";
 import { createSurvey } from "@/lib/surveys/service";
@@ -21,10 +22,15 @@ const pageOf = (companyId: string): UserRecordsQuery => ({
 describe("reads on the read worker", () => {
   useTestDatabase();
 
+  it("run on the worker the task of the name the callers pass with their function", () => {
+    expect(readTasks.userRecords).toBe(readUserRecords);
+    expect(readTasks.surveyRecords).toBe(readSurveyRecords);
+  });
+
   it("answer a user page as the same read does in this thread, and run on the worker", async () => {
     const tenant = await createTenant();
     const before = readWorkers()?.answered ?? 0;
-    const onWorker = await offThread("userRecords", pageOf(tenant.companyId));
+    const onWorker = await offThread("userRecords", readUserRecords, pageOf(tenant.companyId));
     expect(readWorkers()?.answered).toBe(before + 1);
     expect(onWorker).toEqual(await readUserRecords(pageOf(tenant.companyId)));
     expect(onWorker.map((user) => user._id).sort()).toEqual([tenant.adminId, tenant.memberId].sort());
@@ -42,7 +48,7 @@ describe("reads on the read worker", () => {
       } as never,
     );
     const read = (companyId: string) =>
-      offThread("userRecords", { ...pageOf(companyId), filter: { _id: oid(first.memberId), "companies.companyId": oid(companyId) } });
+      offThread("userRecords", readUserRecords, { ...pageOf(companyId), filter: { _id: oid(first.memberId), "companies.companyId": oid(companyId) } });
     const [inFirst] = await read(first.companyId);
     const [inSecond] = await read(second.companyId);
     expect(inFirst.accessRoles).toEqual([first.memberRoleId]);
@@ -63,7 +69,7 @@ describe("reads on the read worker", () => {
       limit: 2,
     };
     const before = readWorkers()?.answered ?? 0;
-    const onWorker = await offThread("surveyRecords", page);
+    const onWorker = await offThread("surveyRecords", readSurveyRecords, page);
     expect(readWorkers()?.answered).toBe(before + 1);
     expect(onWorker).toEqual(await readSurveyRecords(page));
     expect(onWorker.map((survey) => survey.code)).toEqual(["three", "two"]);
@@ -74,7 +80,7 @@ describe("reads on the read worker", () => {
     const tenant = await createTenant();
     const bad = { ...pageOf(tenant.companyId), filter: { $where: "1" } };
     const before = readWorkers()?.answered ?? 0;
-    const error = await offThread("userRecords", bad).catch((e: unknown) => e);
+    const error = await offThread("userRecords", readUserRecords, bad).catch((e: unknown) => e);
     expect(String(error)).toMatch(/\$where/);
     expect(readWorkers()?.answered).toBe(before + 1);
   });
@@ -95,7 +101,7 @@ describe("with READ_WORKERS=0", () => {
   it("reads run in this thread", async () => {
     const tenant = await createTenant();
     expect(readWorkers()).toBeUndefined();
-    const users = await offThread("userRecords", pageOf(tenant.companyId));
+    const users = await offThread("userRecords", readUserRecords, pageOf(tenant.companyId));
     expect(users.map((user) => user._id).sort()).toEqual([tenant.adminId, tenant.memberId].sort());
   });
 });

@@ -7,13 +7,14 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { LRUCache } from "lru-cache";
 import { Session } from "@/lib/models";
-import { AccessRole } from "@/lib/reference/repository";
+import { holdsAdminRole } from "@/lib/reference/repository";
+import type { Principal } from "@/lib/server/principal";
 import { User } from "@/lib/users/repository";
-import { ServiceError } from "./errors";
-import { hashToken, newId, oid, secretToken, type ObjectId } from "./ids";
-import { checkPassword } from "./passwords";
-import { signingKey } from "./secret";
-import { TtlCache } from "./cache";
+import { ServiceError } from "@/lib/server/errors";
+import { hashToken, newId, oid, secretToken, type ObjectId } from "@/lib/server/ids";
+import { checkPassword } from "@/lib/auth/passwords";
+import { signingKey } from "@/lib/auth/secret";
+import { TtlCache } from "@/lib/server/cache";
 
 /** Access tokens of a sign-in session are short-lived; `/api/auth/token` gives fresh ones. */
 export const BROWSER_TOKEN_TTL_SECONDS = 15 * 60;
@@ -21,14 +22,6 @@ export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
 export const MAX_API_TOKEN_TTL_SECONDS = 366 * 24 * 60 * 60;
 /** `lastRequestDate` is written at most this often per user (docs/api.md#tokens). */
 const LAST_REQUEST_GRANULARITY_MS = 60_000;
-
-/** Who a `/v2` request acts for: a user, in one company, through one session. */
-export interface Principal {
-  userId: string;
-  companyId: string;
-  sessionId: string;
-  accessRoles: ObjectId[];
-}
 
 export interface IssuedToken {
   accessToken: string;
@@ -173,7 +166,7 @@ export function isAdmin(principal: Principal): Promise<boolean> {
   if (!check) {
     check = principal.accessRoles.length === 0
       ? Promise.resolve(false)
-      : AccessRole.exists({ _id: { $in: principal.accessRoles }, company: oid(principal.companyId), isAdmin: true }).then((role) => role !== null);
+      : holdsAdminRole(principal.accessRoles, oid(principal.companyId));
     // A failed check is not kept: the next request asks again.
     check.catch(() => adminChecks.delete(principal));
     adminChecks.set(principal, check);
