@@ -9,7 +9,7 @@ import { LRUCache } from "lru-cache";
 import { Session } from "@/lib/models";
 import { holdsAdminRole } from "@/lib/reference/repository";
 import type { Principal } from "@/lib/server/principal";
-import { User } from "@/lib/users/repository";
+import { findUser, touchLastRequest } from "@/lib/users/repository";
 import { ServiceError } from "@/lib/server/errors";
 import { hashToken, newId, oid, secretToken, type ObjectId } from "@/lib/server/ids";
 import { checkPassword } from "@/lib/auth/passwords";
@@ -125,10 +125,7 @@ export async function principalOf(claims: Claims, now = new Date()): Promise<Pri
     const since = new Date(now.getTime() - LAST_REQUEST_GRANULARITY_MS);
     // Not awaited: the request does not wait for bookkeeping. The filter makes concurrent
     // requests (and processes) write it once a minute.
-    User.updateOne(
-      { _id: oid(claims.sub), $or: [{ lastRequestDate: null }, { lastRequestDate: { $lte: since } }] },
-      { $set: { lastRequestDate: now } },
-    ).catch(() => undefined);
+    touchLastRequest(oid(claims.sub), now, since).catch(() => undefined);
   }
   return cached.principal;
 }
@@ -136,10 +133,7 @@ export async function principalOf(claims: Claims, now = new Date()): Promise<Pri
 async function loadPrincipal(claims: Claims, now: Date): Promise<CachedPrincipal> {
   const [session, user] = await Promise.all([
     Session.findById(claims.sid, { userId: 1, companyId: 1, expiresAt: 1 }).lean(),
-    User.findOne(
-      { _id: oid(claims.sub), "companies.companyId": oid(claims.cid) },
-      { companies: 1, accessRoles: 1, lastRequestDate: 1 },
-    ).lean(),
+    findUser({ _id: oid(claims.sub), "companies.companyId": oid(claims.cid) }, { companies: 1, accessRoles: 1, lastRequestDate: 1 }),
   ]);
   if (!session || session.expiresAt <= now || !session.userId.equals(claims.sub) || !session.companyId.equals(claims.cid)) {
     throw unauthorized("The access token has been revoked.");
@@ -190,7 +184,7 @@ const WRONG_CREDENTIALS = "Wrong e-mail or password.";
  * the same answer.
  */
 export async function login(email: string, password: string, companyId?: string): Promise<SignIn> {
-  const user = await User.findOne({ email: email.toLowerCase() }, { companies: 1 }).lean();
+  const user = await findUser({ email: email.toLowerCase() }, { companies: 1 });
   const valid = await checkPassword(user?._id ?? null, password);
   const membership = user ? activeMembership(user.companies, companyId) : undefined;
   if (!user || !valid || !membership) throw unauthorized(WRONG_CREDENTIALS);
@@ -215,7 +209,7 @@ export async function refresh(sessionToken: string): Promise<IssuedToken> {
   const now = new Date();
   const session = await Session.findOne({ tokenHash: hashToken(sessionToken), kind: "browser" }).lean();
   if (!session || session.expiresAt <= now) throw unauthorized("No session: sign in again.");
-  const user = await User.findOne({ _id: session.userId, "companies.companyId": session.companyId }, { companies: 1 }).lean();
+  const user = await findUser({ _id: session.userId, "companies.companyId": session.companyId }, { companies: 1 });
   if (!user || !activeIn(user.companies, session.companyId)) throw unauthorized("No session: sign in again.");
   return issueAccessToken(session.userId, session.companyId, session._id, now, accessTokenExpiry(now, session.expiresAt));
 }
@@ -257,7 +251,7 @@ export async function createApiToken(
   if (!(ttlSeconds > 0 && ttlSeconds <= MAX_API_TOKEN_TTL_SECONDS)) {
     throw new ServiceError("invalid_request", `The lifetime must be between 1 second and ${MAX_API_TOKEN_TTL_SECONDS / 86_400} days.`);
   }
-  const user = await User.findOne({ email: email.trim().toLowerCase() }, { companies: 1 }).lean();
+  const user = await findUser({ email: email.trim().toLowerCase() }, { companies: 1 });
   if (!user) throw new ServiceError("not_found", `No user has the e-mail ${email}.`);
   const member = companyId ? user.companies.find((entry) => entry.companyId.equals(companyId)) : user.companies[0];
   if (!member) {
@@ -319,7 +313,7 @@ async function tokenSession(token: string): Promise<string> {
 
 /** Revokes every session and token of an account (sign-in sessions and API tokens alike). */
 export async function revokeAllTokens(email: string): Promise<number> {
-  const user = await User.findOne({ email: email.trim().toLowerCase() }, { _id: 1 }).lean();
+  const user = await findUser({ email: email.trim().toLowerCase() }, { _id: 1 });
   if (!user) throw new ServiceError("not_found", `No user has the e-mail ${email}.`);
   return revokeSessions(user._id);
 }

@@ -197,6 +197,11 @@ export async function insertUsersOnce(docs: LeanUser[]): Promise<number> {
 export const updateUserWith = (filter: Filter<Document>, pipeline: Document[]): Promise<LeanUser | null> =>
   users().findOneAndUpdate(filter, pipeline, { returnDocument: "after" });
 
+/** Sets `lastRequestDate` to `now` unless it is later than `since` (so it is written once per interval). */
+export async function touchLastRequest(userId: Id, now: Date, since: Date): Promise<void> {
+  await users().updateOne({ _id: userId, $or: [{ lastRequestDate: null }, { lastRequestDate: { $lte: since } }] }, { $set: { lastRequestDate: now } });
+}
+
 /** Sets the `search` keywords of the user `filter` matches (if it still does). */
 export async function setSearchKeywords(filter: Filter<Document>, search: string[]): Promise<void> {
   await users().updateOne(filter, { $set: { search } });
