@@ -5,7 +5,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { CompanyName } from "@/lib/companies/contract";
-import { Email, Password } from "@/lib/users/contract";
+import { Password } from "@/lib/schemas/common";
+import { Email } from "@/lib/users/contract";
 import { createCompany, listCompanies } from "@/lib/companies/service";
 import { ready } from "@/lib/services/init";
 import { parseCommandLine } from "./args";

@@ -19,7 +19,8 @@ import type { SurveyChatDoc } from "@/lib/models/survey-chat";
 import { TtlCache } from "@/lib/server/cache";
 import { isDuplicateKeyError } from "@/lib/server/errors";
 import { newId, type ObjectId as Id } from "@/lib/server/ids";
-import { SURVEY_FIELDS, type SurveyField, type SurveyRecord, type SurveyVersion } from "./contract";
+import type { SurveyVersion } from "@/lib/shared/survey-permissions";
+import { SURVEY_FIELDS, type SurveyField, type SurveyRecord } from "./contract";
 import { lower, surveySearchPrefixes } from "./search";
 
 const ids = { type: [{ type: ObjectId }], default: [] };

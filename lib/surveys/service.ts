@@ -31,7 +31,6 @@ import {
   type SurveyField,
   type SurveyList,
   type SurveyRecord,
-  type SurveyVersion,
   type UpdateSurveyBody,
 } from "./contract";
 import type { ErrorDetail } from "@/lib/schemas/common";
@@ -40,7 +39,7 @@ import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { Notes } from "@/lib/server/notes";
 import { offThread } from "@/lib/server/off-thread";
-import { migratePermissions, warnDormantFields, type PermissionState } from "@/lib/shared/survey-permissions";
+import { migratePermissions, warnDormantFields, type PermissionState, type SurveyVersion } from "@/lib/shared/survey-permissions";
 import { revisionAuthor } from "./revisions";
 import { lower, searchFilter, searchPrefixesExpression } from "./search";
 
