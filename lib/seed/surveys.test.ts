@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
-import { Answer } from "@/lib/models";
+import { Answer } from "@/lib/surveys/parts";
 import { Survey } from "@/lib/surveys/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as surveys from "@/app/v2/surveys/route";

@@ -9,6 +9,7 @@ import { idsByName } from "@/lib/reference/repository";
 import type { QuestionType } from "@/lib/surveys/contract";
 import { existingSurveyIds, insertOnce, type LeanSurvey, newDoc, newRevisionDoc, type RevisionDoc } from "@/lib/surveys/repository";
 import { companyUserIds } from "@/lib/users/repository";
+import { isBulkOfDuplicates } from "@/lib/server/errors";
 import { oid, stableId, type ObjectId } from "@/lib/server/ids";
 
 const TOPICS = [
@@ -174,11 +175,4 @@ function sampleValue(spec: (typeof QUESTIONS)[number], n: number): unknown {
     default:
       return ["More coffee, please.", "Shorter meetings.", "All good!", "Clearer goals."][n % 4];
   }
-}
-
-function isBulkOfDuplicates(error: unknown): boolean {
-  if ((error as { code?: number }).code === 11000) return true;
-  const writeErrors = (error as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
-  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-  return list.length > 0 && list.every((entry) => entry.code === 11000);
 }

@@ -6,6 +6,7 @@
 import { readBootstrapMarker } from "@/lib/companies/repository";
 import { idsByName, insertNamedOnce } from "@/lib/reference/repository";
 import { insertUsersOnce, newDoc } from "@/lib/users/repository";
+import { isBulkOfDuplicates } from "@/lib/server/errors";
 import { oid, stableId, type ObjectId } from "@/lib/server/ids";
 import { usersChanged } from "@/lib/users/service";
 
@@ -132,10 +133,3 @@ async function bootstrapCompany(): Promise<ObjectId> {
 }
 
 const ascii = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase().replace(/[^a-z0-9]/g, "");
-
-function isBulkOfDuplicates(error: unknown): boolean {
-  if ((error as { code?: number }).code === 11000) return true;
-  const writeErrors = (error as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
-  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-  return list.length > 0 && list.every((entry) => entry.code === 11000);
-}

@@ -46,3 +46,14 @@ export const notFound = (what = "record") => new ServiceError("not_found", `No s
 export function isDuplicateKeyError(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === 11000;
 }
+
+/**
+ * Whether a bulk write failed only on duplicate keys (each of its write errors is one): the
+ * documents it could write are written, and the others already exist.
+ */
+export function isBulkOfDuplicates(error: unknown): boolean {
+  if ((error as { code?: number }).code === 11000) return true;
+  const writeErrors = (error as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
+  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+  return list.length > 0 && list.every((entry) => entry.code === 11000);
+}

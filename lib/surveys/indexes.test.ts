@@ -5,7 +5,7 @@
 import type { Document } from "mongodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTenant, type Tenant } from "@/lib/testing/http";
-import { Answer, Question, SurveyChat, SurveyRevision } from "@/lib/models";
+import { Answer, Question, SurveyChat, SurveyRevision } from "./parts";
 import { Survey } from "@/lib/surveys/repository";
 import { CreateSurveyBody } from "@/lib/surveys/contract";
 import { useTestDatabase } from "@/lib/testing/database";

@@ -10,16 +10,14 @@
  */
 import mongoose, { Schema } from "mongoose";
 import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
-import { Answer, Meta, Question, SurveyChat, SurveyRevision } from "@/lib/models";
-import type { AnswerDoc } from "@/lib/models/answer";
+import { Meta } from "@/lib/models";
 import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
-import type { QuestionDoc } from "@/lib/models/question";
 import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
-import type { SurveyChatDoc } from "@/lib/models/survey-chat";
 import { TtlCache } from "@/lib/server/cache";
 import { isDuplicateKeyError } from "@/lib/server/errors";
 import { newId, type ObjectId as Id } from "@/lib/server/ids";
 import type { SurveyVersion } from "@/lib/shared/survey-permissions";
+import { Answer, type AnswerDoc, Question, type QuestionDoc, SurveyChat, type SurveyChatDoc, SurveyRevision } from "./parts";
 import { SURVEY_FIELDS, type SurveyField, type SurveyRecord } from "./contract";
 import { lower, surveySearchPrefixes } from "./search";
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
-import { SurveyRevision } from "@/lib/models";
+import { SurveyRevision } from "@/lib/surveys/parts";
 import { SurveyRecord } from "@/lib/surveys/contract";
 import { oid } from "@/lib/server/ids";
 import { useTestDatabase } from "@/lib/testing/database";

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
-import { SurveyRevision } from "@/lib/models";
+import { SurveyRevision } from "@/lib/surveys/parts";
 import { oid } from "@/lib/server/ids";
 import { SURVEY_FIELDS } from "@/lib/surveys/contract";
 import { useTestDatabase } from "@/lib/testing/database";
