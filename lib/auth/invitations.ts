@@ -7,7 +7,8 @@ import type { InvitationStatus } from "@/lib/schemas/auth";
 import { ServiceError } from "@/lib/server/errors";
 import { hashToken, type ObjectId } from "@/lib/server/ids";
 import { findUser } from "@/lib/users/repository";
-import { hashPassword, storePasswordHash } from "./passwords";
+import { hashPassword } from "./passwords";
+import { storePasswordHash } from "./repository";
 import { revokeSessions } from "./service";
 
 /** Whether a link can still be used, and for which e-mail (shown on the page). */

@@ -6,10 +6,10 @@
  */
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { LRUCache } from "lru-cache";
-import { Session } from "@/lib/models";
 import { holdsAdminRole } from "@/lib/reference/repository";
 import type { Principal } from "@/lib/server/principal";
 import { findUser, touchLastRequest } from "@/lib/users/repository";
+import { deleteApiSession, deleteSessionByToken, deleteSessions, findBrowserSession, findSession, insertSession } from "./repository";
 import { ServiceError } from "@/lib/server/errors";
 import { hashToken, newId, oid, secretToken, type ObjectId } from "@/lib/server/ids";
 import { checkPassword } from "@/lib/auth/passwords";
@@ -132,7 +132,7 @@ export async function principalOf(claims: Claims, now = new Date()): Promise<Pri
 
 async function loadPrincipal(claims: Claims, now: Date): Promise<CachedPrincipal> {
   const [session, user] = await Promise.all([
-    Session.findById(claims.sid, { userId: 1, companyId: 1, expiresAt: 1 }).lean(),
+    findSession(claims.sid),
     findUser({ _id: oid(claims.sub), "companies.companyId": oid(claims.cid) }, { companies: 1, accessRoles: 1, lastRequestDate: 1 }),
   ]);
   if (!session || session.expiresAt <= now || !session.userId.equals(claims.sub) || !session.companyId.equals(claims.cid)) {
@@ -192,7 +192,7 @@ export async function login(email: string, password: string, companyId?: string)
   const now = new Date();
   const { token, hash } = secretToken();
   const sessionExpiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
-  const session = await Session.create({
+  const sessionId = await insertSession({
     kind: "browser",
     tokenHash: hash,
     userId: user._id,
@@ -200,14 +200,14 @@ export async function login(email: string, password: string, companyId?: string)
     createdAt: now,
     expiresAt: sessionExpiresAt,
   });
-  const issued = await issueAccessToken(user._id, membership.companyId, session._id, now, accessTokenExpiry(now, sessionExpiresAt));
+  const issued = await issueAccessToken(user._id, membership.companyId, sessionId, now, accessTokenExpiry(now, sessionExpiresAt));
   return { ...issued, sessionToken: token, sessionExpiresAt };
 }
 
 /** A fresh access token for the session of a cookie. */
 export async function refresh(sessionToken: string): Promise<IssuedToken> {
   const now = new Date();
-  const session = await Session.findOne({ tokenHash: hashToken(sessionToken), kind: "browser" }).lean();
+  const session = await findBrowserSession(hashToken(sessionToken));
   if (!session || session.expiresAt <= now) throw unauthorized("No session: sign in again.");
   const user = await findUser({ _id: session.userId, "companies.companyId": session.companyId }, { companies: 1 });
   if (!user || !activeIn(user.companies, session.companyId)) throw unauthorized("No session: sign in again.");
@@ -216,7 +216,7 @@ export async function refresh(sessionToken: string): Promise<IssuedToken> {
 
 /** Ends the session of a cookie; the access tokens it issued stop working at once. */
 export async function logout(sessionToken: string): Promise<void> {
-  const session = await Session.findOneAndDelete({ tokenHash: hashToken(sessionToken) }).lean();
+  const session = await deleteSessionByToken(hashToken(sessionToken));
   if (session) forgetPrincipals(session.userId.toHexString());
 }
 
@@ -261,7 +261,7 @@ export async function createApiToken(
   if (!membership) throw new ServiceError("invalid_request", `The user ${email} is deactivated${companyId ? ` in company ${companyId}` : ""}.`);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
-  const session = await Session.create({
+  const sessionId = await insertSession({
     _id: newId(),
     kind: "api",
     tokenHash: null,
@@ -270,8 +270,8 @@ export async function createApiToken(
     createdAt: now,
     expiresAt,
   });
-  const issued = await issueAccessToken(user._id, membership.companyId, session._id, now, expiresAt, session._id);
-  return { ...issued, id: session._id.toHexString(), userId: user._id.toHexString(), companyId: membership.companyId.toHexString() };
+  const issued = await issueAccessToken(user._id, membership.companyId, sessionId, now, expiresAt, sessionId);
+  return { ...issued, id: sessionId.toHexString(), userId: user._id.toHexString(), companyId: membership.companyId.toHexString() };
 }
 
 /**
@@ -280,10 +280,7 @@ export async function createApiToken(
  * This process forgets them at once; other processes within `PRINCIPAL_TTL_MS`.
  */
 export async function revokeSessions(userId: ObjectId, { except, kind }: { except?: string; kind?: "browser" | "api" } = {}): Promise<number> {
-  const filter: Record<string, unknown> = { userId };
-  if (except && /^[0-9a-f]{24}$/.test(except)) filter._id = { $ne: oid(except) };
-  if (kind) filter.kind = kind;
-  const { deletedCount } = await Session.deleteMany(filter);
+  const deletedCount = await deleteSessions(userId, { except: except && /^[0-9a-f]{24}$/.test(except) ? oid(except) : undefined, kind });
   forgetPrincipals(userId.toHexString());
   return deletedCount;
 }
@@ -294,7 +291,7 @@ export async function revokeSessions(userId: ObjectId, { except, kind }: { excep
  */
 export async function revokeApiToken(idOrToken: string): Promise<boolean> {
   const id = HEX24.test(idOrToken.toLowerCase()) ? idOrToken.toLowerCase() : await tokenSession(idOrToken);
-  const session = await Session.findOneAndDelete({ _id: oid(id), kind: "api" }).lean();
+  const session = await deleteApiSession(oid(id));
   if (session) forgetPrincipals(session.userId.toHexString());
   return session !== null;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call } from "@/lib/testing/http";
-import { Credential, Meta } from "@/lib/models";
+import { Credential } from "@/lib/auth/repository";
+import { Meta } from "@/lib/models";
 import { AccessRole } from "@/lib/reference/repository";
 import { Company } from "./repository";
 import { User } from "@/lib/users/repository";

@@ -4,7 +4,6 @@
  * lean results (the outbox page reads through the single-batch find every list uses).
  */
 import mongoose, { Schema } from "mongoose";
-import { Invitation } from "@/lib/models";
 import { defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
 import { findDocs, type ReadOptions } from "@/lib/models/read";
 import type { ObjectId as Id } from "@/lib/server/ids";
@@ -40,7 +39,23 @@ export const findOutboxMails = (filter: Record<string, unknown>, options: ReadOp
 export const countOutboxMails = (filter: Record<string, unknown>): Promise<number> => OutboxMail.countDocuments(filter).exec();
 
 // ---------------------------------------------------------------------------------------------
-// Invitations (their model lives with the other secrets, lib/models/secrets.ts)
+// Invitations (only the token's SHA-256 is stored, so a copy of the database holds no usable link)
+
+/** A one-time link to set a password, valid for 72 hours. */
+const invitationSchema = new Schema(
+  {
+    tokenHash: { type: String, required: true },
+    userId: { type: ObjectId, required: true },
+    companyId: { type: ObjectId, required: true },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+    usedAt: { type: Date, default: null },
+  },
+  { ...schemaOptions, collection: "invitations" },
+);
+invitationSchema.index({ tokenHash: 1 }, { unique: true });
+invitationSchema.index({ userId: 1 });
+export const Invitation = defineModel("SvcInvitation", invitationSchema);
 
 export interface InvitationDoc {
   tokenHash: string;

@@ -1,2 +1,1 @@
-export { Credential, Invitation, Session } from "./secrets";
 export { Meta } from "./meta";

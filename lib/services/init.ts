@@ -1,7 +1,8 @@
 import { assertDatabaseReachable, connect } from "@/lib/db";
 import { Company } from "@/lib/companies/repository";
-import { OutboxMail } from "@/lib/mail/repository";
-import { Credential, Invitation, Meta, Session } from "@/lib/models";
+import { Invitation, OutboxMail } from "@/lib/mail/repository";
+import { Credential, Session } from "@/lib/auth/repository";
+import { Meta } from "@/lib/models";
 import { Answer, Question, SurveyChat, SurveyRevision } from "@/lib/surveys/parts";
 import { AccessRole, Bot, JobTitle, Property } from "@/lib/reference/repository";
 import { Survey } from "@/lib/surveys/repository";

@@ -22,7 +22,8 @@ import { oid, type ObjectId } from "@/lib/server/ids";
 import { inviteUser } from "@/lib/mail/invitations";
 import type { Notes } from "@/lib/server/notes";
 import { offThread } from "@/lib/server/off-thread";
-import { hashPassword, storePasswordHash } from "@/lib/auth/passwords";
+import { hashPassword } from "@/lib/auth/passwords";
+import { storePasswordHash } from "@/lib/auth/repository";
 import { searchFilter, userKeywords } from "@/lib/users/search";
 import {
   countUsers,

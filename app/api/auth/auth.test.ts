@@ -1,9 +1,10 @@
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Tenant } from "@/lib/testing/http";
-import { Session } from "@/lib/models";
+import { Session } from "@/lib/auth/repository";
 import { User } from "@/lib/users/repository";
-import { storePasswordHash, hashPassword } from "@/lib/auth/passwords";
+import { hashPassword } from "@/lib/auth/passwords";
+import { storePasswordHash } from "@/lib/auth/repository";
 import { oid } from "@/lib/server/ids";
 import { createApiToken, verifyAccessToken } from "@/lib/auth/service";
 import { signingKey } from "@/lib/auth/secret";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Tenant } from "@/lib/testing/http";
-import { OutboxMail } from "@/lib/mail/repository";
-import { Credential, Invitation } from "@/lib/models";
+import { Credential } from "@/lib/auth/repository";
+import { Invitation, OutboxMail } from "@/lib/mail/repository";
 import { hashToken } from "@/lib/server/ids";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as users from "@/app/v2/users/route";
