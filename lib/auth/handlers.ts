@@ -2,8 +2,8 @@
 import { refuseCrossSite, sessionCookie } from "@/lib/http/cookies";
 import { handle, Reply, requestAddress } from "@/lib/http/route";
 import { reserveSignIn } from "@/lib/http/sign-in-throttle";
-import { login as signIn } from "@/lib/services/auth";
-import { ServiceError } from "@/lib/services/errors";
+import { login as signIn } from "@/lib/auth/service";
+import { ServiceError } from "@/lib/server/errors";
 import * as auth from "./contract";
 
 export const login = handle(auth.login, async ({ request, body }) => {

@@ -6,7 +6,7 @@
  */
 import { Presets, SingleBar } from "cli-progress";
 import { ObjectId, type Db, type Document } from "mongodb";
-import { lower, surveySearchPrefixes } from "@/lib/services/survey-search";
+import { newDoc, newRevisionDoc } from "@/lib/surveys/repository";
 import { table, target, type BenchTable, type Figures } from "./figures";
 
 export interface SurveyBenchContext {
@@ -124,34 +124,19 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
       if (isActive && name.toLowerCase().startsWith("onboarding")) searchMatches++;
       // Ten surveys per second of history: many share a modifiedAt.
       const at = new Date(now - Math.floor((total - i) / 10) * 1000);
-      const survey = {
+      const survey = newDoc({
         _id,
         code: `bench_${i}`,
         name,
-        nameLower: lower(name),
-        searchPrefixes: surveySearchPrefixes(`bench_${i}`, name),
         version,
         company: companyId,
         isActive,
-        isSystemModel: false,
         permissions: version === 1 ? [roles[i % roles.length]] : [],
-        group: null,
-        groupPermissions: [],
         permissionsV2: version === 2 ? [{ accessRole: roles[i % roles.length], canAnswer: true, canViewAnswers: false }] : [],
-        groupPermissionsV2: [],
-        onlySubSurvey: false,
-        propertiesChannel: [],
-        propertiesLimit: [],
-        responders: [],
         createdAt: at,
-        modifiedAt: at,
-        __v: 0,
-      };
+      });
       surveys.push(survey);
-      const snapshot: Document = { ...survey };
-      delete snapshot.nameLower;
-      delete snapshot.searchPrefixes;
-      revisions.push({ _id: new ObjectId(), survey: _id, company: companyId, __v: 0, snapshot, modifiedBy: null, createdAt: at });
+      revisions.push(newRevisionDoc(survey));
 
       const questionIds: [ObjectId, ObjectId][] = [];
       for (let c = 0; c < CHATS_PER_SURVEY; c++) {

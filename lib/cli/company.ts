@@ -4,9 +4,10 @@
  * `npm run --silent company -- list`: the companies as JSON.
  */
 import { randomBytes } from "node:crypto";
-import { CompanyName } from "@/lib/schemas/companies";
-import { Email, Password } from "@/lib/users/contract";
-import { createCompany, listCompanies } from "@/lib/services/companies";
+import { CompanyName } from "@/lib/companies/contract";
+import { Password } from "@/lib/schemas/common";
+import { Email } from "@/lib/users/contract";
+import { createCompany, listCompanies } from "@/lib/companies/service";
 import { ready } from "@/lib/services/init";
 import { parseCommandLine } from "./args";
 import { runCommand, UsageError } from "./run-command";

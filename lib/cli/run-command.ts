@@ -6,9 +6,9 @@
  */
 import { ConfigError } from "@/lib/config";
 import { disconnect } from "@/lib/db";
-import { ServiceError } from "@/lib/services/errors";
+import { ServiceError } from "@/lib/server/errors";
 import { runAsCli } from "@/lib/services/init";
-import { logToStderr } from "@/lib/services/log";
+import { logToStderr } from "@/lib/server/log";
 import { USAGE_EXIT_CODE, UsageError, usageLine } from "./args";
 import { loadEnvFiles } from "./env";
 

@@ -4,8 +4,8 @@
  */
 import { Presets, SingleBar } from "cli-progress";
 import { ready } from "@/lib/services/init";
-import { seedDemo } from "@/lib/services/seed";
-import { seedSurveys } from "@/lib/services/seed-surveys";
+import { seedDemo } from "@/lib/seed/users";
+import { seedSurveys } from "@/lib/seed/surveys";
 import { parseCommandLine } from "./args";
 import { runCommand, UsageError } from "./run-command";
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnect } from "@/lib/db";
-import { call, createTenant } from "@/lib/http/testing";
+import { call, createTenant } from "@/lib/testing/http";
 import * as health from "@/app/api/health/route";
 import * as me from "@/app/v2/users/me/route";
 import * as users from "@/app/v2/users/route";

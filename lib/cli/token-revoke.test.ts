@@ -3,8 +3,8 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { call, createTenant } from "@/lib/http/testing";
-import { PRINCIPAL_TTL_MS } from "@/lib/services/auth";
+import { call, createTenant } from "@/lib/testing/http";
+import { PRINCIPAL_TTL_MS } from "@/lib/auth/service";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as me from "@/app/v2/users/me/route";
 

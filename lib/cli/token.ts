@@ -4,8 +4,8 @@
  * `--revoke ID|TOKEN` revokes one API token; `--revoke-all --email E` every session and token
  * of the account.
  */
-import { createApiToken, PRINCIPAL_TTL_MS, revokeAllTokens, revokeApiToken } from "@/lib/services/auth";
-import { ServiceError } from "@/lib/services/errors";
+import { createApiToken, PRINCIPAL_TTL_MS, revokeAllTokens, revokeApiToken } from "@/lib/auth/service";
+import { ServiceError } from "@/lib/server/errors";
 import { firstAdminLeftToServer, ready } from "@/lib/services/init";
 import { parseCommandLine } from "./args";
 import { parseDuration, runCommand, UsageError } from "./run-command";

@@ -10,7 +10,7 @@ import path from "node:path";
 import mongoose from "mongoose";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startEmbeddedMongo } from "@/lib/embedded-mongo";
-import { signingKey } from "@/lib/services/secret";
+import { signingKey } from "@/lib/auth/secret";
 import { connect, disconnect } from ".";
 
 const mode = (file: string) => fs.statSync(file).mode & 0o777;

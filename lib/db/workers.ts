@@ -8,7 +8,7 @@
  * Arguments travel as BSON, so that ObjectIds and Dates of a filter arrive as such; answers travel
  * by structured clone, so they must be plain data (records shaped for JSON). A worker that cannot
  * connect, or dies, fails its pending tasks with {@link WorkerUnavailable}, on which callers run
- * the task in their own thread instead (lib/services/off-thread.ts).
+ * the task in their own thread instead (lib/server/off-thread.ts).
  *
  * This module imports no other module of the project: a worker must not load the embedded
  * database (its native store is opened once per process, by the main thread).

@@ -5,7 +5,7 @@
  * than {@link MAX_BODY_DEPTH} levels: no field of the API nests that deep, and code after this
  * point (validation, BSON, logging) may recurse once per level.
  */
-import { ServiceError } from "@/lib/services/errors";
+import { ServiceError } from "@/lib/server/errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 

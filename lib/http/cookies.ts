@@ -1,4 +1,4 @@
-import { ServiceError } from "@/lib/services/errors";
+import { ServiceError } from "@/lib/server/errors";
 
 /** The sign-in session cookie (docs/api.md#tokens): httpOnly, SameSite=Strict, Secure over HTTPS. */
 export const SESSION_COOKIE = "session";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { call } from "@/lib/http/testing";
-import { log } from "@/lib/services/log";
+import { call } from "@/lib/testing/http";
+import { log } from "@/lib/server/log";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as login from "@/app/api/auth/login/route";
 import * as users from "@/app/v2/users/route";

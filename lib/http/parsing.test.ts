@@ -3,7 +3,7 @@ import { ListUsersQuery } from "@/lib/users/contract";
 import { isJsonContentType, MAX_BODY_DEPTH, readJsonBody } from "./body";
 import { debugFlag, parseQuery } from "./query";
 import { RateLimiter } from "./rate-limit";
-import { ServiceError } from "@/lib/services/errors";
+import { ServiceError } from "@/lib/server/errors";
 
 const q = (text: string) => parseQuery(new URLSearchParams(text), ListUsersQuery);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, createTenant } from "@/lib/http/testing";
+import { call, createTenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as users from "@/app/v2/users/route";
 import * as login from "@/app/api/auth/login/route";

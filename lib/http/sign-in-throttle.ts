@@ -7,7 +7,7 @@
  * the e-mail alone so that wrong passwords sent from one address never keep the owner, at
  * another, out of their account.
  */
-import { ServiceError } from "@/lib/services/errors";
+import { ServiceError } from "@/lib/server/errors";
 import { RateLimiter, type Verdict } from "./rate-limit";
 
 const WINDOW_MS = 15 * 60_000;

@@ -1,4 +1,6 @@
 import mongoose, { type Model, type Schema } from "mongoose";
+import type * as mongodb from "mongodb";
+import type { Document } from "mongodb";
 
 /**
  * Registers a model once per process: Next's dev reloads re-evaluate model modules, and Mongoose
@@ -17,3 +19,11 @@ export function defineModel<S extends Schema>(name: string, schema: S) {
 export const schemaOptions = { autoIndex: false, minimize: false, versionKey: false, strict: "throw" } as const;
 
 export const { ObjectId } = mongoose.Schema.Types;
+
+/**
+ * The model's collection as the driver sees it, its documents typed as the model's lean type: the
+ * one place where a repository's reads and writes meet their stored shape (Mongoose carries its own
+ * copy of the driver, whose types TypeScript cannot relate to the project's).
+ */
+export const driverCollection = <T extends Document>(model: { collection: mongoose.Collection }): mongodb.Collection<T> =>
+  model.collection as unknown as mongodb.Collection<T>;

@@ -21,7 +21,7 @@ import {
 import { QuestionRecord, SurveyChatRecord, SurveyList, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/surveys/contract";
 import { OutboxList, OutboxMailRecord } from "@/lib/schemas/outbox";
 import { UserList, UserRecord } from "@/lib/users/contract";
-import { STATUS_OF_CODE } from "@/lib/services/errors";
+import { STATUS_OF_CODE } from "@/lib/server/errors";
 import { PATHS } from "./operations";
 import "./annotations";
 import { OpenApiDocumentSchema } from "./document-schema";

@@ -5,10 +5,10 @@
 import * as authHandlers from "@/lib/auth/handlers";
 import { type Method, METHODS } from "@/lib/http/contract";
 import { operationOf, type RouteHandler } from "@/lib/http/route";
-import * as outboxHandlers from "@/lib/outbox/handlers";
+import * as outboxHandlers from "@/lib/mail/handlers";
 import * as referenceHandlers from "@/lib/reference/handlers";
-import { createApiToken } from "@/lib/services/auth";
-import { createCompany } from "@/lib/services/companies";
+import { createApiToken } from "@/lib/auth/service";
+import { createCompany } from "@/lib/companies/service";
 import { ready } from "@/lib/services/init";
 import { openApiDocument, type OpenApiDocument, type OperationObject } from "./document";
 import { ID_KINDS, type IdKind } from "./fuzz-values";

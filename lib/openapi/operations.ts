@@ -5,7 +5,7 @@
  */
 import * as auth from "@/lib/auth/contract";
 import type { Method, Operation } from "@/lib/http/contract";
-import * as outbox from "@/lib/outbox/contract";
+import * as outbox from "@/lib/mail/contract";
 import * as reference from "@/lib/reference/contract";
 import * as surveys from "@/lib/surveys/contract";
 import * as users from "@/lib/users/contract";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as openapi from "@/app/v2/openapi.json/route";
-import { call } from "@/lib/http/testing";
+import { call } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { openApiDocument } from "./document";
 

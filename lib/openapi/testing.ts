@@ -1,5 +1,5 @@
 /**
- * The OpenAPI check of the route tests' client (lib/http/testing `call`): every answer of a
+ * The OpenAPI check of the route tests' client (lib/testing/http.ts `call`): every answer of a
  * documented route handler must be what the document says for that handler's path, method and
  * status. A handler a test makes up on the spot (not exported by a route file) is not checked.
  */

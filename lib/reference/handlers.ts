@@ -3,7 +3,8 @@ import type { z } from "zod";
 import type { Operation } from "@/lib/http/contract";
 import { created, handle } from "@/lib/http/route";
 import type { CreateAccessRoleBody, CreateNamedBody, ListReferenceQuery, ReferenceIdParams } from "@/lib/schemas/reference";
-import { createReference, getReference, listReference, type ReferenceKind } from "@/lib/services/reference";
+import type { ReferenceKind } from "./repository";
+import { createReference, getReference, listReference } from "./service";
 import * as reference from "./contract";
 
 type CreateBody<K extends ReferenceKind> = K extends "accessRoles" ? CreateAccessRoleBody : CreateNamedBody;

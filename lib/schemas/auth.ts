@@ -1,7 +1,6 @@
 /** Bodies and answers of `/api/auth/*` (docs/api.md#tokens). */
 import { z } from "zod";
-import { isoDateTime, objectId } from "./common";
-import { Password } from "@/lib/users/contract";
+import { isoDateTime, objectId, Password } from "./common";
 
 export const LoginBody = z.strictObject({
   email: z.string().trim().min(1).max(254).transform((value) => value.toLowerCase()),

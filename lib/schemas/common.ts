@@ -152,3 +152,9 @@ export const ErrorBody = z.object({
   debug: z.array(Notification).optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** A password as a client sets it (of a new user, a PATCH, or an invitation). */
+export const Password = z
+  .string()
+  .min(8, { error: "must be at least 8 characters" })
+  .max(256, { error: "must be at most 256 characters" });

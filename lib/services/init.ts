@@ -1,10 +1,15 @@
 import { assertDatabaseReachable, connect } from "@/lib/db";
-import { AccessRole, Answer, Bot, Company, Credential, Invitation, JobTitle, Meta, OutboxMail, Property, Question, Session, SurveyChat, SurveyRevision } from "@/lib/models";
+import { Company } from "@/lib/companies/repository";
+import { Invitation, OutboxMail } from "@/lib/mail/repository";
+import { Credential, Session } from "@/lib/auth/repository";
+import { Meta } from "@/lib/models";
+import { Answer, Question, SurveyChat, SurveyRevision } from "@/lib/surveys/parts";
+import { AccessRole, Bot, JobTitle, Property } from "@/lib/reference/repository";
 import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
-import { bootstrap, type BootstrapResult } from "./companies";
-import { backfillSurveySearch } from "./survey-search";
-import { backfillMembershipActive } from "@/lib/users/service";
+import { bootstrap, type BootstrapResult } from "@/lib/companies/service";
+import { backfillSurveySearch } from "@/lib/surveys/repository";
+import { backfillMembershipActive } from "@/lib/users/repository";
 
 const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, SurveyRevision];
 

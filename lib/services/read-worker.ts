@@ -1,5 +1,5 @@
-/** The entry module of a read worker thread (started by lib/services/off-thread.ts). */
+/** The entry module of a read worker thread (started by lib/server/off-thread.ts). */
 import { serveTasks } from "@/lib/db/workers";
-import { readTasks } from "./read-tasks";
+import { readTasks } from "@/lib/services/read-tasks";
 
 serveTasks(readTasks);

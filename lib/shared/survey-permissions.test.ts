@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { newId, type ObjectId } from "@/lib/services/ids";
-import { Notes } from "@/lib/services/notes";
+import { newId, type ObjectId } from "@/lib/server/ids";
+import { Notes } from "@/lib/server/notes";
 import { migratePermissions, warnDormantFields, type PermissionState } from "./survey-permissions";
 
 const roles = Array.from({ length: 6 }, () => newId());

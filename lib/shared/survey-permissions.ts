@@ -28,7 +28,11 @@
  * Pure and free of server code: the service applies it with stored ObjectIds, the admin pages
  * preview an upgrade with it on the ids of a survey record (both compare ids by their string).
  */
-import type { SurveyVersion } from "@/lib/surveys/contract";
+import { z } from "zod";
+
+/** The permission model of a survey: version 1 or version 2. */
+export const SurveyVersion = z.union([z.literal(1), z.literal(2)], { error: "must be 1 or 2" });
+export type SurveyVersion = z.infer<typeof SurveyVersion>;
 
 export interface PermissionV2<Id> {
   accessRole: Id;

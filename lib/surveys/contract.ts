@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { operation, pagingParameters, repeated } from "@/lib/http/contract";
 import { idList, isoDateTime, listEnvelope, objectId, pagingQuery, queryBoolean, queryIdList, singleLineText } from "@/lib/schemas/common";
+import { SurveyVersion } from "@/lib/shared/survey-permissions";
 
 export const SURVEY_CODE = /^[a-z0-9_]{1,60}$/;
 export const MAX_SURVEY_CODE = 60;
@@ -26,8 +27,6 @@ export const SurveyCode = z
 
 export const SurveyName = singleLineText({ min: 1, max: MAX_SURVEY_NAME });
 
-export const SurveyVersion = z.union([z.literal(1), z.literal(2)], { error: "must be 1 or 2" });
-export type SurveyVersion = z.infer<typeof SurveyVersion>;
 
 const groupName = singleLineText({ min: 1, max: 200 });
 

@@ -1,6 +1,6 @@
 /** The surveys operations bound to the surveys service: what the route files under app/v2/surveys export. */
 import { created, handle } from "@/lib/http/route";
-import { listRevisions } from "@/lib/services/survey-revisions";
+import { listRevisions } from "./revisions";
 import { createSurvey, getSurvey, listSurveys, updateSurvey } from "./service";
 import * as surveys from "./contract";
 

@@ -1,13 +1,25 @@
 /**
- * The surveys collection: the model, and how a stored survey is shown by the API (also inside
- * revisions).
+ * The surveys collection and the records behind a survey (its revisions, chats, questions and
+ * answers): the model, the only code that reads or writes them, and how a stored survey is shown
+ * by the API (also inside revisions).
+ *
+ * One way to the database: the driver, typed by the models' lean types (single-batch reads of
+ * lib/models/read.ts, which the read workers share, and writes on the model's collection, whose
+ * update pipelines Mongoose would not pass through unchanged); the Mongoose schemas declare the
+ * fields, defaults and indexes.
  */
 import mongoose, { Schema } from "mongoose";
-import type { Document, Filter } from "mongodb";
-import { defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
-import { findDocs, type ReadOptions } from "@/lib/models/read";
-import type { ObjectId as Id } from "@/lib/services/ids";
-import { SURVEY_FIELDS, type SurveyField, type SurveyRecord, type SurveyVersion } from "./contract";
+import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
+import { Meta } from "@/lib/models";
+import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
+import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
+import { TtlCache } from "@/lib/server/cache";
+import { isDuplicateKeyError } from "@/lib/server/errors";
+import { newId, type ObjectId as Id } from "@/lib/server/ids";
+import type { SurveyVersion } from "@/lib/shared/survey-permissions";
+import { Answer, type AnswerDoc, Question, type QuestionDoc, SurveyChat, type SurveyChatDoc, SurveyRevision } from "./parts";
+import { SURVEY_FIELDS, type SurveyField, type SurveyRecord } from "./contract";
+import { lower, surveySearchPrefixes } from "./search";
 
 const ids = { type: [{ type: ObjectId }], default: [] };
 
@@ -19,7 +31,7 @@ const surveySchema = new Schema(
     nameLower: { type: String, required: true },
     /**
      * Every prefix (up to 32 code points) of `code` and of `nameLower`: `search` is then one
-     * equality on an index that also serves the newest-first order (lib/services/survey-search.ts).
+     * equality on an index that also serves the newest-first order (./search.ts).
      */
     searchPrefixes: { type: [String], default: [] },
     version: { type: Number, enum: [1, 2], required: true },
@@ -50,7 +62,7 @@ const surveySchema = new Schema(
     /**
      * Never shown, as `nameLower`: who made this state of the survey, and the stored state the
      * last update replaced, so either revision can still be written after a crash
-     * (lib/services/survey-revisions.ts `sealRevisions`).
+     * (`sealRevisions` below).
      */
     revisionBy: { type: ObjectId, default: null },
     previous: { type: Schema.Types.Mixed, default: undefined },
@@ -70,7 +82,68 @@ export const Survey = defineModel("SvcSurvey", surveySchema);
 
 export type SurveyDoc = mongoose.InferSchemaType<typeof surveySchema> & { _id: mongoose.Types.ObjectId };
 
-type LeanSurvey = SurveyDoc;
+/** A survey as a read without Mongoose documents answers it: permission entries are plain objects. */
+export type LeanSurvey = Omit<SurveyDoc, "group" | "permissionsV2" | "groupPermissionsV2"> & {
+  group: string | null;
+  permissionsV2: { accessRole: Id; canAnswer?: boolean | null; canViewAnswers?: boolean | null }[];
+  groupPermissionsV2: { group: string; accessRoles: Id[] }[];
+};
+
+/** What a new survey is made of; every field left out takes the default of a new survey. */
+export interface NewSurvey {
+  _id?: Id;
+  code: string;
+  name: string;
+  version: SurveyVersion;
+  company: Id;
+  isActive?: boolean;
+  isSystemModel?: boolean;
+  permissions?: Id[];
+  group?: string | null;
+  groupPermissions?: Id[];
+  permissionsV2?: { accessRole: Id; canAnswer: boolean; canViewAnswers: boolean }[];
+  groupPermissionsV2?: { group: string; accessRoles: Id[] }[];
+  onlySubSurvey?: boolean;
+  propertiesChannel?: Id[];
+  propertiesLimit?: Id[];
+  responders?: Id[];
+  createdAt: Date;
+  /** `createdAt` when left out. */
+  modifiedAt?: Date;
+  /** Who creates it (`null`: the service itself, a seed or an import). */
+  revisionBy?: Id | null;
+}
+
+/**
+ * A survey document as stored, built in this one place for the service, the seed and the
+ * benchmark, so a new field is added once. The search fields always derive from code and name.
+ */
+export function newDoc(survey: NewSurvey): LeanSurvey {
+  return {
+    _id: survey._id ?? newId(),
+    code: survey.code,
+    name: survey.name,
+    nameLower: lower(survey.name),
+    searchPrefixes: surveySearchPrefixes(survey.code, survey.name),
+    version: survey.version,
+    company: survey.company,
+    isActive: survey.isActive ?? true,
+    isSystemModel: survey.isSystemModel ?? false,
+    permissions: survey.permissions ?? [],
+    group: survey.group ?? null,
+    groupPermissions: survey.groupPermissions ?? [],
+    permissionsV2: survey.permissionsV2 ?? [],
+    groupPermissionsV2: survey.groupPermissionsV2 ?? [],
+    onlySubSurvey: survey.onlySubSurvey ?? false,
+    propertiesChannel: survey.propertiesChannel ?? [],
+    propertiesLimit: survey.propertiesLimit ?? [],
+    responders: survey.responders ?? [],
+    createdAt: survey.createdAt,
+    modifiedAt: survey.modifiedAt ?? survey.createdAt,
+    __v: 0,
+    revisionBy: survey.revisionBy ?? null,
+  };
+}
 
 const hex = (id: Id) => id.toHexString();
 const hexAll = (ids: Id[] | undefined) => (ids ?? []).map(hex);
@@ -121,4 +194,174 @@ export interface SurveyRecordsQuery extends ReadOptions {
 export async function readSurveyRecords({ fields, filter, ...options }: SurveyRecordsQuery): Promise<Partial<SurveyRecord>[]> {
   const docs = await findDocs<LeanSurvey>(Survey, filter, options);
   return docs.map((doc) => toSurveyRecord(doc, fields));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Surveys
+
+const surveys = () => driverCollection<LeanSurvey>(Survey);
+
+/**
+ * Fields of a stored survey that are bookkeeping, not the survey: no answer and no snapshot shows
+ * them. `previous` is the stored state the last write replaced and `revisionBy` who made the
+ * current one, so that the revision of either can still be written after a crash (`sealRevisions`).
+ */
+const INTERNAL_SURVEY_FIELDS = ["nameLower", "searchPrefixes", "previous", "revisionBy"] as const;
+
+/** A projection that leaves the bookkeeping fields out. */
+export const WITHOUT_INTERNAL_FIELDS: Readonly<Record<string, 0>> = Object.fromEntries(INTERNAL_SURVEY_FIELDS.map((field) => [field, 0]));
+
+/** One survey as stored (all fields unless `projection` says otherwise); `null` if none matches. */
+export const findSurvey = (filter: Filter<Document>, projection?: Document): Promise<LeanSurvey | null> =>
+  findOneDoc<LeanSurvey>(Survey, filter, projection);
+
+/** Inserts a document built by {@link newDoc}; a code taken in the company fails with the duplicate-key error. */
+export async function insertSurvey(doc: LeanSurvey): Promise<void> {
+  await surveys().insertOne(doc);
+}
+
+/** Applies an update pipeline to the survey `filter` matches; the survey after it, or `null`. */
+export const updateSurveyWith = (filter: Filter<Document>, pipeline: Document[]): Promise<LeanSurvey | null> =>
+  surveys().findOneAndUpdate(filter, pipeline, { returnDocument: "after" });
+
+/** The ids among `ids` that name surveys, as hex strings. */
+export async function existingSurveyIds(ids: Id[]): Promise<Set<string>> {
+  const found = await findDocs<{ _id: Id }>(Survey, { _id: { $in: ids } }, { projection: { _id: 1 } });
+  return new Set(found.map((doc) => doc._id.toHexString()));
+}
+
+/**
+ * Counting walks every match, which costs more than the page itself on a large company (the
+ * admin pages ask for the counter with every page). As for users, the counter of one filter is
+ * kept for 5 seconds, and for up to a minute an older one is answered while a fresh one is
+ * counted in the background. A survey write through this process forgets the company's counters;
+ * writes of other processes show within that minute.
+ */
+const counters = new TtlCache<number>({ ttlMs: 5_000, staleMs: 60_000 });
+
+/** How many surveys `filter` (already scoped to the company) matches. */
+export function countSurveys(companyId: Id, filter: Filter<Document>): Promise<number> {
+  return counters.get(`${companyId.toHexString()}|${JSON.stringify(filter)}`, () => surveys().countDocuments(filter));
+}
+
+/** After a write of a survey of the company: its counters may be out of date. */
+export const forgetSurveyCounters = (companyId: Id): void => counters.clear(`${companyId.toHexString()}|`);
+
+const BACKFILL_MARKER = "surveySearchPrefixes";
+
+/**
+ * Gives `nameLower` and `searchPrefixes` to surveys stored without them (written before search
+ * used them, or by another system straight into the database), once per database: a marker in
+ * `meta` records that it ran, so later starts cost one read. Returns how many were filled.
+ */
+export async function backfillSurveySearch(): Promise<number> {
+  if ((await Meta.findById(BACKFILL_MARKER).lean())?.done) return 0;
+  let filled = 0;
+  const missing = surveys().find({ searchPrefixes: { $exists: false } }, { projection: { code: 1, name: 1 } });
+  for await (const doc of missing) {
+    const code = String(doc.code ?? "");
+    const name = String(doc.name ?? "");
+    // Only if still missing: a PATCH in between has already set both from the newer values.
+    const result = await surveys().updateOne(
+      { _id: doc._id, searchPrefixes: { $exists: false } },
+      { $set: { nameLower: lower(name), searchPrefixes: surveySearchPrefixes(code, name) } },
+    );
+    filled += result.modifiedCount;
+  }
+  await Meta.updateOne({ _id: BACKFILL_MARKER }, { $set: { done: true }, $setOnInsert: { companyId: null, createdAt: new Date() } }, { upsert: true });
+  return filled;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Revisions
+
+/** The survey as it was after one write, as stored. */
+export interface RevisionDoc {
+  _id: Id;
+  survey: Id;
+  company: Id;
+  __v: number;
+  snapshot: LeanSurvey;
+  modifiedBy: Id | null;
+  createdAt: Date;
+}
+
+/** The revision of a stored survey state (its bookkeeping fields left out). */
+export function newRevisionDoc(state: LeanSurvey, _id: Id = newId()): RevisionDoc {
+  const snapshot: Record<string, unknown> = { ...state };
+  for (const field of INTERNAL_SURVEY_FIELDS) delete snapshot[field];
+  return {
+    _id,
+    survey: state._id,
+    company: state.company,
+    __v: state.__v,
+    snapshot: snapshot as LeanSurvey,
+    modifiedBy: state.revisionBy ?? null,
+    createdAt: state.modifiedAt,
+  };
+}
+
+/**
+ * Writes the revisions of the states a stored survey holds: its own, and `previous`, the state its
+ * last write replaced. A create or PATCH calls it with the document its write returned; should the
+ * process die (or the database refuse) between that write and this one, the next PATCH of the
+ * survey, whose document then holds the missed state as `previous`, writes that revision, and so
+ * does listing the revisions. No revision is lost unless two writes of one survey in a row fail so.
+ * Upserts keyed by (survey, `__v`): a revision already there is left as it is.
+ */
+export async function sealRevisions(doc: LeanSurvey): Promise<void> {
+  const states = [doc, doc.previous as LeanSurvey | null | undefined].filter((state): state is LeanSurvey => state !== undefined && state !== null);
+  try {
+    await driverCollection<RevisionDoc>(SurveyRevision).bulkWrite(
+      states.map((state) => {
+        const { _id, survey, __v, ...revision } = newRevisionDoc(state);
+        return { updateOne: { filter: { survey, __v }, update: { $setOnInsert: { _id, ...revision } }, upsert: true } };
+      }),
+      { ordered: false },
+    );
+  } catch (error) {
+    // Two requests sealing one revision at once: one inserts it, the other may meet its key.
+    if (!isDuplicateKeyError(error)) throw error;
+  }
+}
+
+export const findRevisions = (filter: Filter<Document>, options: ReadOptions): Promise<RevisionDoc[]> =>
+  findDocs<RevisionDoc>(SurveyRevision, filter, options);
+
+export const countRevisions = (filter: Filter<Document>): Promise<number> => driverCollection<RevisionDoc>(SurveyRevision).countDocuments(filter);
+
+// ---------------------------------------------------------------------------------------------
+// Chats, questions and answers
+
+const COLLECTIONS = { surveys: Survey, revisions: SurveyRevision, chats: SurveyChat, questions: Question, answers: Answer } as const;
+
+/**
+ * Inserts each document unless its `_id` is taken (an upsert that only inserts, so seeding twice
+ * changes nothing); answers how many were inserted. A unique key other than `_id` that is taken
+ * fails the write with the duplicate-key error, after the other documents are written.
+ */
+export async function insertOnce(kind: keyof typeof COLLECTIONS, docs: Document[]): Promise<number> {
+  if (docs.length === 0) return 0;
+  const operations: AnyBulkWriteOperation<Document>[] = docs.map(({ _id, ...doc }) => ({
+    updateOne: { filter: { _id }, update: { $setOnInsert: doc }, upsert: true },
+  }));
+  return (await driverCollection(COLLECTIONS[kind]).bulkWrite(operations, { ordered: false })).upsertedCount;
+}
+
+/** The answers of these uuids within the company: which survey each belongs to. */
+export const answersOf = (companyId: Id, uuids: Id[]): Promise<Pick<AnswerDoc, "_id" | "uuid" | "survey">[]> =>
+  findDocs(Answer, { uuid: { $in: uuids }, company: companyId }, { projection: { uuid: 1, survey: 1 } });
+
+/** A survey's chats (by `order`), its questions, and how many answers each question has. */
+export async function surveyParts(surveyId: Id, companyId: Id) {
+  // Three independent reads, in parallel: one round trip to the database.
+  const [chats, questions, counts] = await Promise.all([
+    findDocs<SurveyChatDoc>(SurveyChat, { survey: surveyId, company: companyId }, { sort: { order: 1, _id: 1 } }),
+    findDocs<QuestionDoc>(Question, { survey: surveyId, company: companyId }),
+    aggregateDocs<{ _id: Id; n: number }>(Answer, [
+      { $match: { survey: surveyId, company: companyId } },
+      { $group: { _id: "$question", n: { $sum: 1 } } },
+    ]),
+  ]);
+  return { chats, questions, answerCounts: new Map(counts.map((count) => [count._id.toHexString(), count.n])) };
 }

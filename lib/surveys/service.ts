@@ -4,11 +4,24 @@
  * company: a survey of another company does not exist here, and its code is free to reuse.
  */
 import type { Document, Filter } from "mongodb";
-import { AccessRole, Answer, Property, Question, SurveyChat } from "@/lib/models";
-import { Survey } from "./repository";
-import { User } from "@/lib/users/repository";
-import { aggregateDocs, findDocs, findOneDoc, pageWindow } from "@/lib/models/read";
-import type { SurveyDoc } from "./repository";
+import { pageWindow } from "@/lib/models/read";
+import { existingIds } from "@/lib/reference/repository";
+import { existingUserIds } from "@/lib/users/repository";
+import {
+  answersOf,
+  countSurveys,
+  findSurvey,
+  forgetSurveyCounters,
+  insertSurvey,
+  type LeanSurvey,
+  newDoc,
+  readSurveyRecords,
+  sealRevisions,
+  surveyParts,
+  toSurveyRecord,
+  updateSurveyWith,
+  WITHOUT_INTERNAL_FIELDS,
+} from "./repository";
 import {
   SURVEY_FIELDS,
   type CreateSurveyBody,
@@ -18,22 +31,17 @@ import {
   type SurveyField,
   type SurveyList,
   type SurveyRecord,
-  type SurveyVersion,
   type UpdateSurveyBody,
 } from "./contract";
 import type { ErrorDetail } from "@/lib/schemas/common";
-import type { Principal } from "@/lib/services/auth";
-import { TtlCache } from "@/lib/services/cache";
-import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/services/errors";
-import { newId, oid, type ObjectId } from "@/lib/services/ids";
-import { Notes } from "@/lib/services/notes";
-import { offThread } from "@/lib/services/off-thread";
-import { revisionAuthor, sealRevisions, WITHOUT_INTERNAL_FIELDS } from "@/lib/services/survey-revisions";
-import { migratePermissions, warnDormantFields, type PermissionState } from "@/lib/shared/survey-permissions";
-import { toSurveyRecord } from "./repository";
-import { lower, searchFilter, searchPrefixesExpression, surveySearchPrefixes } from "@/lib/services/survey-search";
-
-type LeanSurvey = SurveyDoc;
+import type { Principal } from "@/lib/server/principal";
+import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors";
+import { oid, type ObjectId } from "@/lib/server/ids";
+import { Notes } from "@/lib/server/notes";
+import { offThread } from "@/lib/server/off-thread";
+import { migratePermissions, warnDormantFields, type PermissionState, type SurveyVersion } from "@/lib/shared/survey-permissions";
+import { revisionAuthor } from "./revisions";
+import { lower, searchFilter, searchPrefixesExpression } from "./search";
 
 const NEWEST_FIRST = { modifiedAt: -1, _id: -1 } as const;
 
@@ -52,7 +60,7 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
 
   const [surveys, counter] = await Promise.all([
-    offThread("surveyRecords", { filter, projection, fields, sort: NEWEST_FIRST, ...pageWindow(query) }),
+    offThread("surveyRecords", readSurveyRecords, { filter, projection, fields, sort: NEWEST_FIRST, ...pageWindow(query) }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
   return {
@@ -65,32 +73,17 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   };
 }
 
-/**
- * Counting walks every match, which costs more than the page itself on a large company (the
- * admin pages ask for the counter with every page). As for users, the counter of one filter is
- * kept for 5 seconds, and for up to a minute an older one is answered while a fresh one is
- * counted in the background. A survey write through this process forgets the company's counters;
- * writes of other processes show within that minute.
- */
-const counters = new TtlCache<number>({ ttlMs: 5_000, staleMs: 60_000 });
-
-function countSurveys(companyId: ObjectId, filter: Filter<Document>): Promise<number> {
-  return counters.get(`${companyId.toHexString()}|${JSON.stringify(filter)}`, () => Survey.collection.countDocuments(filter));
-}
-
-const forgetCounters = (companyId: ObjectId) => counters.clear(`${companyId.toHexString()}|`);
-
 const withId = (select: SurveyField[]): SurveyField[] => ["_id", ...new Set(select.filter((field) => field !== "_id"))];
 
 /** The ids of the surveys the answers of these uuids belong to, within the company. */
 async function surveysOfAnswers(companyId: ObjectId, uuids: string[], notes: Notes): Promise<ObjectId[]> {
   const wanted = [...new Set(uuids)];
-  const answers = await findDocs(Answer, { uuid: { $in: wanted.map(oid) }, company: companyId }, { projection: { uuid: 1, survey: 1 } });
-  const found = new Set(answers.map((answer) => (answer.uuid as ObjectId).toHexString()));
+  const answers = await answersOf(companyId, wanted.map(oid));
+  const found = new Set(answers.map((answer) => answer.uuid.toHexString()));
   for (const uuid of wanted) {
     if (!found.has(uuid)) notes.warning("unknown_answer", `No answer of the company has the uuid ${uuid}.`, "answer");
   }
-  const surveys = new Map(answers.map((answer) => [(answer.survey as ObjectId).toHexString(), answer.survey as ObjectId]));
+  const surveys = new Map(answers.map((answer) => [answer.survey.toHexString(), answer.survey]));
   return [...surveys.values()];
 }
 
@@ -98,7 +91,7 @@ export async function getSurvey(auth: Principal, id: string, options: { populate
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
   const [doc, chat] = await Promise.all([
-    findOneDoc<LeanSurvey>(Survey, { _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS),
+    findSurvey({ _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS),
     options.populate ? surveyChats(surveyId, companyId) : undefined,
   ]);
   if (!doc) throw notFound("survey");
@@ -108,36 +101,27 @@ export async function getSurvey(auth: Principal, id: string, options: { populate
 
 /** The survey's chats by `order`, each with its questions by `order` and their answer counts. */
 async function surveyChats(surveyId: ObjectId, companyId: ObjectId): Promise<SurveyChatRecord[]> {
-  // Three independent reads, in parallel: one round trip to the database.
-  const [chats, questions, counts] = await Promise.all([
-    findDocs(SurveyChat, { survey: surveyId, company: companyId }, { sort: { order: 1, _id: 1 } }),
-    findDocs(Question, { survey: surveyId, company: companyId }),
-    aggregateDocs<{ _id: ObjectId; n: number }>(Answer, [
-      { $match: { survey: surveyId, company: companyId } },
-      { $group: { _id: "$question", n: { $sum: 1 } } },
-    ]),
-  ]);
-  const answers = new Map(counts.map((count) => [count._id.toHexString(), count.n]));
-  const byChat = new Map<string, Document[]>();
+  const { chats, questions, answerCounts } = await surveyParts(surveyId, companyId);
+  const byChat = new Map<string, typeof questions>();
   for (const question of questions) {
-    const key = (question.chat as ObjectId).toHexString();
+    const key = question.chat.toHexString();
     byChat.set(key, [...(byChat.get(key) ?? []), question]);
   }
   return chats.map((chat) => ({
     _id: chat._id.toHexString(),
-    name: chat.name as string,
-    order: chat.order as number,
-    createdAt: (chat.createdAt as Date).toISOString(),
-    modifiedAt: (chat.modifiedAt as Date).toISOString(),
+    name: chat.name,
+    order: chat.order,
+    createdAt: chat.createdAt.toISOString(),
+    modifiedAt: chat.modifiedAt.toISOString(),
     questions: (byChat.get(chat._id.toHexString()) ?? [])
-      .sort((a, b) => (a.order as number) - (b.order as number) || compareIds(a._id as ObjectId, b._id as ObjectId))
+      .sort((a, b) => a.order - b.order || compareIds(a._id, b._id))
       .map((question) => ({
-        _id: (question._id as ObjectId).toHexString(),
-        text: question.text as string,
+        _id: question._id.toHexString(),
+        text: question.text,
         type: question.type as QuestionType,
-        options: (question.options as string[] | undefined) ?? [],
-        order: question.order as number,
-        answerCount: answers.get((question._id as ObjectId).toHexString()) ?? 0,
+        options: question.options ?? [],
+        order: question.order,
+        answerCount: answerCounts.get(question._id.toHexString()) ?? 0,
       })),
   }));
 }
@@ -151,12 +135,9 @@ export async function createSurvey(auth: Principal, body: CreateSurveyBody, note
   const companyId = oid(auth.companyId);
   await checkReferences(companyId, body);
   const now = new Date();
-  const doc = {
-    _id: newId(),
+  const doc = newDoc({
     code: body.code,
     name: body.name,
-    nameLower: lower(body.name),
-    searchPrefixes: surveySearchPrefixes(body.code, body.name),
     version: body.version,
     company: companyId,
     isActive: body.isActive,
@@ -171,20 +152,18 @@ export async function createSurvey(auth: Principal, body: CreateSurveyBody, note
     propertiesLimit: body.propertiesLimit.map(oid),
     responders: body.responders.map(oid),
     createdAt: now,
-    modifiedAt: now,
-    __v: 0,
     revisionBy: revisionAuthor(auth.userId),
-  };
+  });
   warnDormantFields(body.version, nonEmptyPermissionFields(doc), notes);
   try {
-    await Survey.collection.insertOne(doc);
+    await insertSurvey(doc);
   } catch (error) {
     if (isDuplicateKeyError(error)) throw duplicateCode();
     throw error;
   }
-  forgetCounters(companyId);
+  forgetSurveyCounters(companyId);
   await sealRevisions(doc);
-  return toSurveyRecord(doc as LeanSurvey) as SurveyRecord;
+  return toSurveyRecord(doc) as SurveyRecord;
 }
 
 const duplicateCode = () =>
@@ -202,7 +181,7 @@ const storedGroupPermissionV2 = (entry: CreateSurveyBody["groupPermissionsV2"][n
 });
 
 /** The permission fields that hold something (on create, the ones worth a dormant warning). */
-function nonEmptyPermissionFields(state: PermissionState<ObjectId>): string[] {
+function nonEmptyPermissionFields(state: { [K in keyof PermissionState<ObjectId>]: unknown }): string[] {
   return (Object.keys(state) as (keyof PermissionState<ObjectId>)[]).filter((field) => {
     const value = state[field];
     return Array.isArray(value) ? value.length > 0 : field === "group" ? value !== null : value === true;
@@ -226,14 +205,14 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
   const sent = new Set(Object.keys(body).filter((key) => body[key as keyof UpdateSurveyBody] !== undefined));
   const write: Write = { at: new Date(), by: revisionAuthor(auth.userId) };
 
-  let updated: Document | null = null;
+  let updated: LeanSurvey | null = null;
   if (body.version === undefined) {
     updated = await applyUpdate({ _id: surveyId, company: companyId }, body, {}, write);
     if (!updated) throw notFound("survey");
   } else {
     for (let attempt = 0; attempt < MIGRATION_ATTEMPTS && !updated; attempt++) {
       if (attempt > 0) await pause(attempt);
-      const current = (await Survey.collection.findOne({ _id: surveyId, company: companyId }, { projection: WITHOUT_INTERNAL_FIELDS })) as LeanSurvey | null;
+      const current = await findSurvey({ _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS);
       if (!current) throw notFound("survey");
       const from = current.version as SurveyVersion;
       if (from === body.version) {
@@ -247,17 +226,18 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
     }
     if (!updated) throw new ServiceError("conflict", "The survey is being changed by other requests; try again.");
   }
-  forgetCounters(companyId);
+  forgetSurveyCounters(companyId);
   warnDormantFields(updated.version as SurveyVersion, sent, notes);
   await sealRevisions(updated);
-  return toSurveyRecord(updated as LeanSurvey) as SurveyRecord;
+  return toSurveyRecord(updated) as SurveyRecord;
 }
 
 const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
 
 /** The permission fields of `current` with the body's values applied (input of a migration). */
 function patchedPermissions(current: LeanSurvey, body: UpdateSurveyBody): PermissionState<ObjectId> {
-  const stored = current as unknown as PermissionState<ObjectId>;
+  // As the migration has always read it: entries stored by earlier versions may lack a flag.
+  const stored = current as PermissionState<ObjectId>;
   let permissions = stored.permissions ?? [];
   if (typeof body.permissions === "string") {
     const id = oid(body.permissions);
@@ -288,7 +268,7 @@ interface Write {
  * Runs the PATCH as one update pipeline; `null` when `filter` matches nothing. The state it
  * replaces is kept in the document as `previous` (see `sealRevisions`).
  */
-async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, derived: Partial<PermissionState<ObjectId>>, write: Write): Promise<Document | null> {
+async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, derived: Partial<PermissionState<ObjectId>>, write: Write): Promise<LeanSurvey | null> {
   // Every client value is wrapped in $literal: in a pipeline, "$x" would name a field.
   const literal = (value: unknown) => ({ $literal: value });
   const set: Document = { ...Object.fromEntries(Object.entries(derived).map(([field, value]) => [field, literal(value)])) };
@@ -320,7 +300,7 @@ async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, der
   // The prefixes `search` uses, from the code and name the first stage left.
   const pipeline = body.code !== undefined || body.name !== undefined ? [...KEEP_PREVIOUS, { $set: set }, { $set: { searchPrefixes: searchPrefixesExpression() } }] : [...KEEP_PREVIOUS, { $set: set }];
   try {
-    return await Survey.collection.findOneAndUpdate(filter, pipeline, { returnDocument: "after" });
+    return await updateSurveyWith(filter, pipeline);
   } catch (error) {
     if (isDuplicateKeyError(error)) throw duplicateCode();
     throw error;
@@ -351,17 +331,17 @@ async function checkReferences(companyId: ObjectId, body: References): Promise<v
   ];
   const users = (body.responders ?? []).map((id, i): [string, string] => [`responders.${i}`, id]);
 
-  const missing = async (refs: [string, string][], find: (ids: ObjectId[]) => Promise<{ _id: ObjectId }[]>): Promise<ErrorDetail[]> => {
+  const missing = async (refs: [string, string][], find: (ids: ObjectId[]) => Promise<Set<string>>): Promise<ErrorDetail[]> => {
     if (refs.length === 0) return [];
     const ids = [...new Set(refs.map(([, id]) => id))].map(oid);
-    const found = new Set((await find(ids)).map((record) => record._id.toHexString()));
+    const found = await find(ids);
     return refs.filter(([, id]) => !found.has(id)).map(([path, id]) => ({ path, message: `${id} names no such record of the company` }));
   };
   const details = (
     await Promise.all([
-      missing(roles, (ids) => AccessRole.find({ _id: { $in: ids }, company: companyId }, { _id: 1 }).lean()),
-      missing(properties, (ids) => Property.find({ _id: { $in: ids }, company: companyId }, { _id: 1 }).lean()),
-      missing(users, (ids) => User.find({ _id: { $in: ids }, "companies.companyId": companyId }, { _id: 1 }).lean<{ _id: ObjectId }[]>()),
+      missing(roles, (ids) => existingIds("accessRoles", companyId, ids)),
+      missing(properties, (ids) => existingIds("properties", companyId, ids)),
+      missing(users, (ids) => existingUserIds(companyId, ids)),
     ])
   ).flat();
   if (details.length > 0) {

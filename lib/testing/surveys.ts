@@ -2,8 +2,8 @@
  * Test support of the surveys API: chats, questions and answers written straight to the database
  * (no `/v2` route creates them).
  */
-import { Answer, Question, SurveyChat } from "@/lib/models";
-import { newId, oid, type ObjectId } from "@/lib/services/ids";
+import { Answer, Question, SurveyChat } from "@/lib/surveys/parts";
+import { newId, oid, type ObjectId } from "@/lib/server/ids";
 import type { QuestionType } from "@/lib/surveys/contract";
 
 export interface ChatSpec {

@@ -10,6 +10,7 @@ import {
   listEnvelope,
   objectId,
   pagingQuery,
+  Password,
   queryBoolean,
   queryDateTime,
   queryIdList,
@@ -109,11 +110,6 @@ function* badKeys(value: unknown, path: (string | number)[]): Generator<(string 
     }
   }
 }
-
-export const Password = z
-  .string()
-  .min(8, { error: "must be at least 8 characters" })
-  .max(256, { error: "must be at most 256 characters" });
 
 export const Email = singleLineText({ max: 254 })
   // Unicode local parts and domains are allowed: the documented example is Ana.Pérez@Acme.io (docs/api.md#searching-users).

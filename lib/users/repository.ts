@@ -1,16 +1,21 @@
 /**
- * The users collection: the model, and the reads and shaping of user records as the API shows
- * them (docs/api.md#the-user-record), shared by the users service and the read workers
- * (lib/services/read-tasks.ts). Nothing here knows the caller beyond the company whose view it
- * builds.
+ * The users collection: the model, the only code that reads or writes it, and the shaping of
+ * user records as the API shows them (docs/api.md#the-user-record), shared by the users service
+ * and the read workers (lib/services/read-tasks.ts). Nothing here knows the caller beyond the
+ * company whose view it builds.
+ *
+ * One way to the database: the driver, typed by the model's lean type (single-batch reads of
+ * lib/models/read.ts, writes on the model's collection); the Mongoose schema declares the fields,
+ * defaults and indexes.
  */
 import mongoose, { Schema } from "mongoose";
-import type { Document, Filter } from "mongodb";
-import { AccessRole, Bot, JobTitle, Property } from "@/lib/models";
-import { defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
-import { findDocs, type ReadOptions } from "@/lib/models/read";
-import { newId, type ObjectId as Id } from "@/lib/services/ids";
-import { userKeywords } from "@/lib/services/search";
+import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
+import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
+import { findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
+import { existingIds, type ReferenceKind } from "@/lib/reference/repository";
+import { TtlCache } from "@/lib/server/cache";
+import { newId, type ObjectId as Id } from "@/lib/server/ids";
+import { userKeywords } from "@/lib/users/search";
 import type { UserName, UserRecord } from "./contract";
 
 const ids = { type: [{ type: ObjectId }], default: [] };
@@ -50,7 +55,7 @@ const userSchema = new Schema(
     phone: { type: String, default: null },
     isOnline: { type: Boolean, required: true, default: false },
     termsConditions: { type: Boolean, required: true, default: false },
-    /** Keywords of the name and e-mail (lib/services/search.ts). */
+    /** Keywords of the name and e-mail (./search.ts). */
     search: { type: [String], default: [] },
     companies: { type: [membershipSchema], default: [] },
     lastRequestDate: { type: Date, default: null },
@@ -115,7 +120,7 @@ export interface NewUser {
  * company, the seed and the benchmark, so a new field is added once. `search` always derives
  * from the name and e-mail.
  */
-export function newDoc(user: NewUser) {
+export function newDoc(user: NewUser): LeanUser {
   return {
     _id: user._id ?? newId(),
     name: user.name ?? null,
@@ -144,7 +149,8 @@ export const emptyMembership = (companyId: Id, isActive = true): StoredMembershi
   hierarchy: { boss: [], peers: [], subordinate: [] },
 });
 
-export type LeanUser = Pick<UserDoc, keyof UserDoc>;
+/** A user as a read without Mongoose documents answers it: memberships are plain objects. */
+export type LeanUser = Omit<UserDoc, "companies"> & { companies: StoredMembership[] };
 
 /** A read of user records for one company: the filter must already be scoped to it. */
 export interface UserRecordsQuery extends Omit<ReadOptions, "projection"> {
@@ -156,6 +162,91 @@ export async function readUserRecords({ companyId, filter, ...options }: UserRec
   return toUserRecords(await findDocs<LeanUser>(User, filter, options), companyId);
 }
 
+const users = () => driverCollection<LeanUser>(User);
+
+/** One user as stored, with only the fields of `projection` (and `_id`); `null` if none matches. */
+export const findUser = (filter: Filter<Document>, projection: Document): Promise<LeanUser | null> =>
+  findOneDoc<LeanUser>(User, filter, projection);
+
+/** The ids among `ids` that name users of the company, as hex strings. */
+export async function existingUserIds(companyId: Id, ids: Id[]): Promise<Set<string>> {
+  const found = await findDocs<{ _id: Id }>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { _id: 1 } });
+  return new Set(found.map((record) => record._id.toHexString()));
+}
+
+/** The first `limit` ids of the company's users, by id. */
+export async function companyUserIds(companyId: Id, limit: number): Promise<Id[]> {
+  const found = await findDocs<{ _id: Id }>(User, { "companies.companyId": companyId }, { projection: { _id: 1 }, sort: { _id: 1 }, limit });
+  return found.map((record) => record._id);
+}
+
+/** Inserts a document built by {@link newDoc}; a taken e-mail fails with the duplicate-key error. */
+export async function insertUser(doc: LeanUser): Promise<void> {
+  await users().insertOne(doc);
+}
+
+/** Inserts each document unless its `_id` is taken; answers how many were inserted. */
+export async function insertUsersOnce(docs: LeanUser[]): Promise<number> {
+  const operations: AnyBulkWriteOperation<LeanUser>[] = docs.map(({ _id, ...fields }) => ({
+    updateOne: { filter: { _id }, update: { $setOnInsert: fields }, upsert: true },
+  }));
+  return (await users().bulkWrite(operations, { ordered: false })).upsertedCount;
+}
+
+/** Applies an update pipeline to the user `filter` matches; the user after it, or `null`. */
+export const updateUserWith = (filter: Filter<Document>, pipeline: Document[]): Promise<LeanUser | null> =>
+  users().findOneAndUpdate(filter, pipeline, { returnDocument: "after" });
+
+/** Sets `lastRequestDate` to `now` unless it is later than `since` (so it is written once per interval). */
+export async function touchLastRequest(userId: Id, now: Date, since: Date): Promise<void> {
+  await users().updateOne({ _id: userId, $or: [{ lastRequestDate: null }, { lastRequestDate: { $lte: since } }] }, { $set: { lastRequestDate: now } });
+}
+
+/** Sets the `search` keywords of the user `filter` matches (if it still does). */
+export async function setSearchKeywords(filter: Filter<Document>, search: string[]): Promise<void> {
+  await users().updateOne(filter, { $set: { search } });
+}
+
+/** Adds a company membership (with its access role) to an existing user, `modifiedAt` moving forward. */
+export async function addMembership(user: Pick<LeanUser, "_id" | "modifiedAt">, membership: StoredMembership, roleId: Id, now: Date): Promise<void> {
+  await users().updateOne(
+    { _id: user._id },
+    {
+      $push: { companies: membership },
+      $addToSet: { accessRoles: roleId },
+      $set: { modifiedAt: new Date(Math.max(now.getTime(), user.modifiedAt.getTime() + 1)) },
+    },
+  );
+}
+
+/**
+ * Counting reads every match, which for a broad search of a large company costs far more than a
+ * page. The counter of one filter is therefore kept for 5 seconds, and for up to a minute an older
+ * one is answered while a fresh one is counted in the background. Any write of a user through this
+ * process forgets every counter at once; writes of other processes show within that minute.
+ */
+const counters = new TtlCache<number>({ ttlMs: 5_000, staleMs: 60_000 });
+
+/** How many users of the company `filter` (already scoped to it) matches. */
+export function countUsers(companyId: Id, filter: Filter<Document>): Promise<number> {
+  return counters.get(`${companyId.toHexString()}|${JSON.stringify(filter)}`, () => users().countDocuments(filter));
+}
+
+/** After a write of users: every counter may be out of date. */
+export const forgetUserCounters = (): void => counters.clear();
+
+/**
+ * Records of earlier versions kept one `isActive` for the whole account: it becomes the flag of
+ * each of its memberships that has none, once, at start.
+ */
+export async function backfillMembershipActive(): Promise<void> {
+  await users().updateMany(
+    { isActive: false },
+    { $set: { "companies.$[entry].isActive": false } },
+    { arrayFilters: [{ "entry.isActive": { $exists: false } }] },
+  );
+  await users().updateMany({ isActive: { $exists: true } }, { $unset: { isActive: "" } });
+}
 
 /**
  * The records as the API shows them to one company: only that company's `companies` entry, and,
@@ -171,14 +262,14 @@ export async function toUserRecords(docs: LeanUser[], companyId: Id): Promise<Us
 async function ownReferences(docs: LeanUser[], companyId: Id): Promise<Set<string>> {
   const ids = (pick: (doc: LeanUser) => (Id | null | undefined)[]) =>
     [...new Set(docs.flatMap((doc) => pick(doc).filter((id): id is Id => Boolean(id))))];
-  const select = { _id: 1 } as const;
-  const found = await Promise.all([
-    AccessRole.find({ _id: { $in: ids((doc) => doc.accessRoles) }, company: companyId }, select).lean(),
-    Property.find({ _id: { $in: ids((doc) => doc.properties) }, company: companyId }, select).lean(),
-    JobTitle.find({ _id: { $in: ids((doc) => [doc.job]) }, company: companyId }, select).lean(),
-    Bot.find({ _id: { $in: ids((doc) => [doc.bot]) }, company: companyId }, select).lean(),
-  ]);
-  return new Set(found.flat().map((record) => record._id.toHexString()));
+  const references: [ReferenceKind, Id[]][] = [
+    ["accessRoles", ids((doc) => doc.accessRoles)],
+    ["properties", ids((doc) => doc.properties)],
+    ["jobTitles", ids((doc) => [doc.job])],
+    ["bots", ids((doc) => [doc.bot])],
+  ];
+  const found = await Promise.all(references.map(([kind, wanted]) => existingIds(kind, companyId, wanted)));
+  return new Set(found.flatMap((set) => [...set]));
 }
 
 const hex = (id: Id) => id.toHexString();

@@ -4,8 +4,8 @@
  */
 import type { Document, Filter } from "mongodb";
 import type { QueryFilter } from "mongoose";
-import { AccessRole, Bot, JobTitle, Property } from "@/lib/models";
 import { pageWindow } from "@/lib/models/read";
+import { adminRoleCompanies, companyIds, existingIds } from "@/lib/reference/repository";
 import {
   UserName,
   type CreateUserBody,
@@ -15,16 +15,31 @@ import {
   type UserList,
   type UserRecord,
 } from "./contract";
-import { forgetPrincipals, revokeSessions, type Principal } from "@/lib/services/auth";
-import { TtlCache } from "@/lib/services/cache";
-import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/services/errors";
-import { oid, type ObjectId } from "@/lib/services/ids";
-import { inviteUser } from "@/lib/services/invitations";
-import type { Notes } from "@/lib/services/notes";
-import { offThread } from "@/lib/services/off-thread";
-import { hashPassword, storePasswordHash } from "@/lib/services/passwords";
-import { searchFilter, userKeywords } from "@/lib/services/search";
-import { emptyMembership, type LeanUser, newDoc, toUserRecords, User, type UserDoc } from "./repository";
+import { forgetPrincipals, revokeSessions } from "@/lib/auth/service";
+import type { Principal } from "@/lib/server/principal";
+import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors";
+import { oid, type ObjectId } from "@/lib/server/ids";
+import { inviteUser } from "@/lib/mail/invitations";
+import type { Notes } from "@/lib/server/notes";
+import { offThread } from "@/lib/server/off-thread";
+import { hashPassword } from "@/lib/auth/passwords";
+import { storePasswordHash } from "@/lib/auth/repository";
+import { searchFilter, userKeywords } from "@/lib/users/search";
+import {
+  countUsers,
+  emptyMembership,
+  existingUserIds,
+  findUser,
+  forgetUserCounters,
+  insertUser,
+  type LeanUser,
+  newDoc,
+  readUserRecords,
+  setSearchKeywords,
+  toUserRecords,
+  updateUserWith,
+  type UserDoc,
+} from "./repository";
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -34,13 +49,13 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   const filter = await listFilter(companyId, query, notes);
   const direction = query.orderBy === "asc" ? 1 : -1;
   const [users, counter] = await Promise.all([
-    offThread("userRecords", {
+    offThread("userRecords", readUserRecords, {
       companyId,
       filter: filter as Filter<Document>,
       sort: { modifiedAt: direction, _id: direction },
       ...pageWindow(query),
     }),
-    query.count ? countUsers(companyId, filter) : undefined,
+    query.count ? countUsers(companyId, filter as Filter<Document>) : undefined,
   ]);
   return {
     data: {
@@ -52,21 +67,9 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   };
 }
 
-/**
- * Counting reads every match, which for a broad search of a large company costs far more than a
- * page. The counter of one filter is therefore kept for 5 seconds, and for up to a minute an older
- * one is answered while a fresh one is counted in the background. Any write of a user through this
- * process forgets every counter at once; writes of other processes show within that minute.
- */
-const counters = new TtlCache<number>({ ttlMs: 5_000, staleMs: 60_000 });
-
-function countUsers(companyId: ObjectId, filter: QueryFilter<UserDoc>): Promise<number> {
-  return counters.get(`${companyId.toHexString()}|${JSON.stringify(filter)}`, () => User.countDocuments(filter).exec());
-}
-
 /** After a write of users: counters and cached principals may be out of date. */
 export function usersChanged(userId?: string): void {
-  counters.clear();
+  forgetUserCounters();
   if (userId !== undefined) forgetPrincipals(userId);
 }
 
@@ -112,7 +115,7 @@ function range(eq?: Date, gt?: Date, gte?: Date, lt?: Date, lte?: Date): Record<
 
 /** Users who name `userId` in their hierarchy in this company, and those `userId` names there. */
 async function relatedFilter(companyId: ObjectId, userId: ObjectId, notes: Notes): Promise<QueryFilter<UserDoc>> {
-  const related = await User.findOne({ _id: userId, "companies.companyId": companyId }, { companies: 1 }).lean<LeanUser>();
+  const related = await findUser({ _id: userId, "companies.companyId": companyId }, { companies: 1 });
   if (!related) {
     notes.warning("unknown_related_user", "relatedUser names no user of the company; no user is related.", "relatedUser");
     return { _id: { $in: [] } };
@@ -135,7 +138,7 @@ async function relatedFilter(companyId: ObjectId, userId: ObjectId, notes: Notes
 
 export async function getUser(auth: Principal, id: string): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
-  const [user] = await offThread("userRecords", { companyId, filter: { _id: oid(id), "companies.companyId": companyId }, limit: 1 });
+  const [user] = await offThread("userRecords", readUserRecords, { companyId, filter: { _id: oid(id), "companies.companyId": companyId }, limit: 1 });
   if (!user) throw notFound("user");
   return user;
 }
@@ -173,7 +176,7 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
     extensions: body.extensions,
   });
   try {
-    await User.collection.insertOne(doc);
+    await insertUser(doc);
   } catch (error) {
     if (isDuplicateKeyError(error)) throw duplicateEmail();
     throw error;
@@ -189,7 +192,7 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
       options.notes.info("invitation_sent", `An invitation to set a password was sent to ${doc.email}.`);
     }
   }
-  return (await toUserRecords([doc as unknown as LeanUser], companyId))[0];
+  return (await toUserRecords([doc], companyId))[0];
 }
 
 
@@ -235,7 +238,7 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
   let passwordHash: string | undefined;
   for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(attempt);
-    const current = await User.findOne({ _id: userId, "companies.companyId": companyId }, { name: 1, email: 1, companies: 1 }).lean<LeanUser>();
+    const current = await findUser({ _id: userId, "companies.companyId": companyId }, { name: 1, email: 1, companies: 1 });
     if (!current) throw notFound("user");
     if (body.email !== undefined && body.email.trim().toLowerCase() !== current.email) {
       throw new ServiceError("immutable_field", "The e-mail of a user cannot be changed.", [
@@ -295,7 +298,7 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
 
     // Hashed once, and only after the checks above: hashing is slow on purpose.
     if (body.password !== undefined) passwordHash ??= await hashPassword(body.password);
-    const updated = (await User.collection.findOneAndUpdate(filter, [{ $set: set }], { returnDocument: "after" })) as LeanUser | null;
+    const updated = await updateUserWith(filter, [{ $set: set }]);
     if (!updated) continue;
     if (body.name !== undefined) updated.search = await storeKeywords(updated);
     usersChanged(id);
@@ -316,7 +319,7 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
  */
 async function storeKeywords(user: LeanUser): Promise<string[]> {
   const search = userKeywords(user.name as UserName | null, user.email);
-  await User.collection.updateOne({ _id: user._id, ...sameName(user.name) }, { $set: { search } });
+  await setSearchKeywords({ _id: user._id, ...sameName(user.name) }, search);
   return search;
 }
 
@@ -355,8 +358,7 @@ function sameName(name: LeanUser["name"]): Document {
 async function replaceOwn(field: "accessRoles" | "properties", ids: string[], current: LeanUser, companyId: ObjectId): Promise<Document> {
   const given = ids.map(oid);
   if (current.companies.length <= 1) return literal(given);
-  const model = (field === "accessRoles" ? AccessRole : Property) as typeof AccessRole;
-  const own = (await model.find({ company: companyId }, { _id: 1 }).lean()).map((record) => record._id);
+  const own = await companyIds(field, companyId);
   return {
     $concatArrays: [
       literal(given),
@@ -370,11 +372,10 @@ async function replaceOwn(field: "accessRoles" | "properties", ids: string[], cu
  * access role with `isAdmin: true`.
  */
 async function adminCompanies(auth: Principal): Promise<ObjectId[]> {
-  const caller = await User.findById(auth.userId, { accessRoles: 1, companies: 1 }).lean<LeanUser>();
+  const caller = await findUser({ _id: oid(auth.userId) }, { accessRoles: 1, companies: 1 });
   if (!caller) return [];
   const active = caller.companies.filter((entry) => entry.isActive !== false).map((entry) => entry.companyId);
-  const roles = await AccessRole.find({ _id: { $in: caller.accessRoles }, company: { $in: active }, isAdmin: true }, { company: 1 }).lean();
-  return roles.map((role) => role.company as ObjectId);
+  return adminRoleCompanies(caller.accessRoles, active);
 }
 
 const notEntitled = (fields: readonly string[]) =>
@@ -383,19 +384,6 @@ const notEntitled = (fields: readonly string[]) =>
     `The user also belongs to companies you are not an admin of: only the user themself, or an admin of every company they belong to, can change ${fields.join(", ")}. Nothing was changed.`,
     fields.map((field) => ({ path: field, message: "is shared by every company of the user; you are not an admin of all of them" })),
   );
-
-/**
- * Records of earlier versions kept one `isActive` for the whole account: it becomes the flag of
- * each of its memberships that has none, once, at start.
- */
-export async function backfillMembershipActive(): Promise<void> {
-  await User.collection.updateMany(
-    { isActive: false },
-    { $set: { "companies.$[entry].isActive": false } },
-    { arrayFilters: [{ "entry.isActive": { $exists: false } }] },
-  );
-  await User.collection.updateMany({ isActive: { $exists: true } }, { $unset: { isActive: "" } });
-}
 
 interface References {
   accessRoles?: string[];
@@ -408,25 +396,24 @@ interface References {
 /** Every id a body names must be a record of the caller's company (`400 unknown_reference`). */
 async function checkReferences(companyId: ObjectId, body: References): Promise<void> {
   const hierarchy = body.companies?.[0]?.hierarchy;
-  const checks: [string, string[], (ids: ObjectId[]) => Promise<{ _id: ObjectId }[]>][] = [
-    ["accessRoles", body.accessRoles ?? [], (ids) => AccessRole.find({ _id: { $in: ids }, company: companyId }, { _id: 1 }).lean()],
-    ["properties", body.properties ?? [], (ids) => Property.find({ _id: { $in: ids }, company: companyId }, { _id: 1 }).lean()],
-    ["job", body.job ? [body.job] : [], (ids) => JobTitle.find({ _id: { $in: ids }, company: companyId }, { _id: 1 }).lean()],
-    ["bot", body.bot ? [body.bot] : [], (ids) => Bot.find({ _id: { $in: ids }, company: companyId }, { _id: 1 }).lean()],
+  const checks: [string, string[], (ids: ObjectId[]) => Promise<Set<string>>][] = [
+    ["accessRoles", body.accessRoles ?? [], (ids) => existingIds("accessRoles", companyId, ids)],
+    ["properties", body.properties ?? [], (ids) => existingIds("properties", companyId, ids)],
+    ["job", body.job ? [body.job] : [], (ids) => existingIds("jobTitles", companyId, ids)],
+    ["bot", body.bot ? [body.bot] : [], (ids) => existingIds("bots", companyId, ids)],
     ...(["boss", "peers", "subordinate"] as const).map(
-      (relation) =>
-        [
-          `companies.0.hierarchy.${relation}`,
-          hierarchy?.[relation] ?? [],
-          (ids: ObjectId[]) => User.find({ _id: { $in: ids }, "companies.companyId": companyId }, { _id: 1 }).lean<{ _id: ObjectId }[]>(),
-        ] as [string, string[], (ids: ObjectId[]) => Promise<{ _id: ObjectId }[]>],
+      (relation): [string, string[], (ids: ObjectId[]) => Promise<Set<string>>] => [
+        `companies.0.hierarchy.${relation}`,
+        hierarchy?.[relation] ?? [],
+        (ids) => existingUserIds(companyId, ids),
+      ],
     ),
   ];
   const details = (
     await Promise.all(
       checks.map(async ([path, ids, find]) => {
         if (ids.length === 0) return [];
-        const found = new Set((await find(ids.map(oid))).map((record) => record._id.toHexString()));
+        const found = await find(ids.map(oid));
         const single = path === "job" || path === "bot";
         return ids.flatMap((id, index) =>
           found.has(id) ? [] : [{ path: single ? path : `${path}.${index}`, message: `${id} names no such record of the company` }],

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as accessRoles from "./route";
 import * as accessRole from "./[id]/route";

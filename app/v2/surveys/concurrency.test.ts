@@ -1,9 +1,9 @@
 /** Concurrent creates and PATCHes of one survey (docs/api.md#updating-a-survey). */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { SurveyRevision } from "@/lib/models";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { SurveyRevision } from "@/lib/surveys/parts";
 import { Survey } from "@/lib/surveys/repository";
-import { oid } from "@/lib/services/ids";
+import { oid } from "@/lib/server/ids";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as accessRoles from "../access-roles/route";
 import * as surveys from "./route";

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { SurveyRevision } from "@/lib/models";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { SurveyRevision } from "@/lib/surveys/parts";
 import { SurveyRecord } from "@/lib/surveys/contract";
-import { oid } from "@/lib/services/ids";
+import { oid } from "@/lib/server/ids";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as properties from "../properties/route";
 import * as surveys from "./route";

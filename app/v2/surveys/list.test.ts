@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { Answer } from "@/lib/models";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { Answer } from "@/lib/surveys/parts";
 import { useTestDatabase } from "@/lib/testing/database";
 import { addSurveyParts, type SeededParts } from "@/lib/testing/surveys";
 import * as surveys from "./route";

@@ -1,13 +1,13 @@
 /**
  * A PATCH whose survey update was written but whose revision was not (the process died, or the
- * database refused the second write): the revision is not lost (lib/services/survey-revisions.ts).
+ * database refused the second write): the revision is not lost (lib/surveys/repository.ts, sealRevisions).
  * The database's `failCommand` fail point makes that second write fail, as a crash between the two
  * would leave it.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { SurveyRevision } from "@/lib/models";
-import { oid } from "@/lib/services/ids";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { SurveyRevision } from "@/lib/surveys/parts";
+import { oid } from "@/lib/server/ids";
 import { SURVEY_FIELDS } from "@/lib/surveys/contract";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as surveys from "./route";

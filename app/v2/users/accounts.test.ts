@@ -3,12 +3,13 @@
  * (docs/security.md, "Who may change a user of several companies").
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { User } from "@/lib/users/repository";
-import { createApiToken, login } from "@/lib/services/auth";
-import { newId, oid } from "@/lib/services/ids";
-import { hashPassword, storePasswordHash } from "@/lib/services/passwords";
-import { backfillMembershipActive } from "@/lib/users/service";
+import { createApiToken, login } from "@/lib/auth/service";
+import { newId, oid } from "@/lib/server/ids";
+import { hashPassword } from "@/lib/auth/passwords";
+import { storePasswordHash } from "@/lib/auth/repository";
+import { backfillMembershipActive } from "@/lib/users/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as jobTitles from "../job-titles/route";
 import * as properties from "../properties/route";

@@ -1,8 +1,8 @@
 /** Concurrent PATCHes of one user all apply: the last writer wins per field (docs/api.md, "Users"). */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { User } from "@/lib/users/repository";
-import { userKeywords } from "@/lib/services/search";
+import { userKeywords } from "@/lib/users/search";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as accessRoles from "../access-roles/route";
 import * as users from "./route";

@@ -1,6 +1,6 @@
 /** Single-line text fields refuse control characters (docs/api.md, "Text fields"). */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
 import { useTestDatabase } from "@/lib/testing/database";

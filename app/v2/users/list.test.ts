@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { User } from "@/lib/users/repository";
-import { oid } from "@/lib/services/ids";
+import { oid } from "@/lib/server/ids";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as accessRoles from "../access-roles/route";
 import * as bots from "../bots/route";

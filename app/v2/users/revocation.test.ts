@@ -3,9 +3,10 @@
  * (docs/security.md, "Passwords and tokens").
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
-import { OutboxMail, Session } from "@/lib/models";
-import { createApiToken, login, refresh, revokeAllTokens, revokeApiToken } from "@/lib/services/auth";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { OutboxMail } from "@/lib/mail/repository";
+import { Session } from "@/lib/auth/repository";
+import { createApiToken, login, refresh, revokeAllTokens, revokeApiToken } from "@/lib/auth/service";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as invitation from "@/app/api/auth/invitation/route";
 import * as me from "./me/route";

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/http/testing";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { route } from "@/lib/http/route";
-import { Credential } from "@/lib/models";
+import { Credential } from "@/lib/auth/repository";
 import { User } from "@/lib/users/repository";
-import { oid } from "@/lib/services/ids";
+import { oid } from "@/lib/server/ids";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as jobTitles from "../job-titles/route";
 import * as me from "./me/route";

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Tenant } from "@/lib/http/testing";
-import { Credential, Invitation, OutboxMail } from "@/lib/models";
-import { hashToken } from "@/lib/services/ids";
+import { call, createTenant, type Tenant } from "@/lib/testing/http";
+import { Credential } from "@/lib/auth/repository";
+import { Invitation, OutboxMail } from "@/lib/mail/repository";
+import { hashToken } from "@/lib/server/ids";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as users from "@/app/v2/users/route";
 import * as login from "../login/route";

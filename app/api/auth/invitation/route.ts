@@ -1,6 +1,6 @@
 import { otherMethods, publicRoute } from "@/lib/http/route";
 import { InvitationQuery, SetPasswordBody } from "@/lib/schemas/auth";
-import { acceptInvitation, invitationStatus } from "@/lib/services/invitations";
+import { acceptInvitation, invitationStatus } from "@/lib/auth/invitations";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

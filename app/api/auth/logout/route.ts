@@ -1,6 +1,6 @@
 import { clearedSessionCookie, readCookie, refuseCrossSite, SESSION_COOKIE } from "@/lib/http/cookies";
 import { otherMethods, publicRoute, Reply } from "@/lib/http/route";
-import { logout } from "@/lib/services/auth";
+import { logout } from "@/lib/auth/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

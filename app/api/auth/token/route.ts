@@ -1,7 +1,7 @@
 import { readCookie, refuseCrossSite, SESSION_COOKIE } from "@/lib/http/cookies";
 import { bearerToken, otherMethods, publicRoute } from "@/lib/http/route";
-import { introspect, refresh } from "@/lib/services/auth";
-import { ServiceError } from "@/lib/services/errors";
+import { introspect, refresh } from "@/lib/auth/service";
+import { ServiceError } from "@/lib/server/errors";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

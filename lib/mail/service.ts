@@ -1,0 +1,72 @@
+/**
+ * Outgoing e-mail: through `nodemailer` to `SMTP_URL`, else into the outbox collection, where
+ * the admin pages show it (docs/api.md#outbox), newest first, for the caller's company.
+ */
+import nodemailer, { type Transporter } from "nodemailer";
+import { loadConfig } from "@/lib/config";
+import { pageWindow } from "@/lib/models/read";
+import type { ListOutboxQuery, OutboxList } from "@/lib/schemas/outbox";
+import type { Principal } from "@/lib/server/principal";
+import { oid, type ObjectId } from "@/lib/server/ids";
+import { log } from "@/lib/server/log";
+import { countOutboxMails, findOutboxMails, insertOutboxMail } from "./repository";
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  /** The company on whose behalf it is sent (the outbox is shown per company). */
+  company?: ObjectId;
+}
+
+export const MAIL_FROM = "Users & Surveys <no-reply@localhost>";
+
+const transports = new Map<string, Transporter>();
+
+export async function sendMail(mail: Mail): Promise<"sent" | "outbox"> {
+  const { smtpUrl } = loadConfig();
+  if (smtpUrl) {
+    let transport = transports.get(smtpUrl);
+    if (!transport) {
+      transport = nodemailer.createTransport(smtpUrl);
+      transports.set(smtpUrl, transport);
+    }
+    await transport.sendMail({ from: MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    log().info({ to: mail.to, subject: mail.subject }, "mail sent");
+    return "sent";
+  }
+  await insertOutboxMail({
+    company: mail.company ?? null,
+    to: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+    html: mail.html ?? null,
+    createdAt: new Date(),
+  });
+  return "outbox";
+}
+
+export async function listOutbox(auth: Principal, query: ListOutboxQuery): Promise<OutboxList> {
+  const filter: Record<string, unknown> = { company: oid(auth.companyId) };
+  if (query.to) filter.to = query.to.toLowerCase();
+  const [docs, counter] = await Promise.all([
+    findOutboxMails(filter, { sort: { createdAt: -1, _id: -1 }, ...pageWindow(query) }),
+    query.count ? countOutboxMails(filter) : undefined,
+  ]);
+  return {
+    data: {
+      mails: docs.map((doc) => ({
+        _id: doc._id.toHexString(),
+        to: doc.to,
+        subject: doc.subject,
+        text: doc.text,
+        html: doc.html ?? null,
+        createdAt: doc.createdAt.toISOString(),
+      })),
+      page: query.page,
+      limit: query.limit,
+      ...(counter === undefined ? {} : { counter }),
+    },
+  };
+}

@@ -1,0 +1,2 @@
+/** A regular expression source that matches `text` literally. */
+export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");

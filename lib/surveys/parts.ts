@@ -1,0 +1,93 @@
+/**
+ * The models of the records behind a survey: its revisions, its chats, their questions and the
+ * answers to them. Only lib/surveys/repository.ts reads or writes their collections.
+ */
+import mongoose, { Schema } from "mongoose";
+import { defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
+
+/** The survey as it was after one successful create or update (docs/api.md#revisions). */
+const surveyRevisionSchema = new Schema(
+  {
+    survey: { type: ObjectId, required: true },
+    company: { type: ObjectId, required: true },
+    __v: { type: Number, required: true },
+    /** The stored survey document after the change. */
+    snapshot: { type: Schema.Types.Mixed, required: true },
+    modifiedBy: { type: ObjectId, default: null },
+    createdAt: { type: Date, required: true },
+  },
+  { ...schemaOptions, collection: "surveyrevisions" },
+);
+// One revision per survey version, listed newest first.
+surveyRevisionSchema.index({ survey: 1, __v: 1 }, { unique: true });
+
+export const SurveyRevision = defineModel("SvcSurveyRevision", surveyRevisionSchema);
+
+export type SurveyRevisionDoc = mongoose.InferSchemaType<typeof surveyRevisionSchema> & { _id: mongoose.Types.ObjectId };
+
+/** A component of a survey: a conversation that asks its questions in `order`. */
+const surveyChatSchema = new Schema(
+  {
+    survey: { type: ObjectId, required: true },
+    company: { type: ObjectId, required: true },
+    name: { type: String, required: true },
+    order: { type: Number, required: true },
+    createdAt: { type: Date, required: true },
+    modifiedAt: { type: Date, required: true },
+  },
+  { ...schemaOptions, collection: "surveychats" },
+);
+// `populate`: the chats of one survey in order.
+surveyChatSchema.index({ survey: 1, order: 1 });
+
+export const SurveyChat = defineModel("SvcSurveyChat", surveyChatSchema);
+
+export type SurveyChatDoc = mongoose.InferSchemaType<typeof surveyChatSchema> & { _id: mongoose.Types.ObjectId };
+
+/** One question of a survey chat. */
+const questionSchema = new Schema(
+  {
+    chat: { type: ObjectId, required: true },
+    survey: { type: ObjectId, required: true },
+    company: { type: ObjectId, required: true },
+    text: { type: String, required: true },
+    type: { type: String, required: true },
+    options: { type: [String], default: [] },
+    order: { type: Number, required: true },
+    createdAt: { type: Date, required: true },
+    modifiedAt: { type: Date, required: true },
+  },
+  { ...schemaOptions, collection: "questions" },
+);
+// The questions of one chat in order.
+questionSchema.index({ chat: 1, order: 1 });
+// `populate`: every question of a survey in one read, grouped by chat.
+questionSchema.index({ survey: 1, chat: 1, order: 1 });
+
+export const Question = defineModel("SvcQuestion", questionSchema);
+
+export type QuestionDoc = mongoose.InferSchemaType<typeof questionSchema> & { _id: mongoose.Types.ObjectId };
+
+/** A user's answer to one question; identified to clients by `uuid` (docs/api.md#records-behind-a-survey). */
+const answerSchema = new Schema(
+  {
+    uuid: { type: ObjectId, required: true },
+    company: { type: ObjectId, required: true },
+    survey: { type: ObjectId, required: true },
+    chat: { type: ObjectId, required: true },
+    question: { type: ObjectId, required: true },
+    user: { type: ObjectId, default: null },
+    value: { type: Schema.Types.Mixed, default: null },
+    createdAt: { type: Date, required: true },
+    modifiedAt: { type: Date, required: true },
+  },
+  { ...schemaOptions, collection: "answers" },
+);
+// `GET /v2/surveys?answer=<uuid>`: the answers of those uuids, within the company.
+answerSchema.index({ uuid: 1, company: 1 }, { unique: true });
+// `populate`: the answer count of each question of a survey.
+answerSchema.index({ survey: 1, question: 1 });
+
+export const Answer = defineModel("SvcAnswer", answerSchema);
+
+export type AnswerDoc = mongoose.InferSchemaType<typeof answerSchema> & { _id: mongoose.Types.ObjectId };

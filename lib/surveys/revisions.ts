@@ -1,0 +1,49 @@
+/**
+ * Survey revisions (docs/api.md#revisions): the survey as it was after each successful create and
+ * update, with who and when, listed newest first. The revisions are written by the repository
+ * (`sealRevisions`) with each write of a survey.
+ */
+import type { RevisionDoc } from "./repository";
+import { countRevisions, findRevisions, findSurvey, sealRevisions, toSurveyRecord } from "./repository";
+import { pageWindow } from "@/lib/models/read";
+import { isObjectId } from "@/lib/schemas/common";
+import type { ListRevisionsQuery, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "./contract";
+import type { Principal } from "@/lib/server/principal";
+import { notFound } from "@/lib/server/errors";
+import { oid, type ObjectId } from "@/lib/server/ids";
+
+/** Who a write is by, as stored in `revisionBy` and `modifiedBy`. */
+export const revisionAuthor = (userId: string | null): ObjectId | null => (userId && isObjectId(userId) ? oid(userId) : null);
+
+export async function listRevisions(auth: Principal, id: string, query: ListRevisionsQuery): Promise<SurveyRevisionList> {
+  const companyId = oid(auth.companyId);
+  const surveyId = oid(id);
+  const survey = await findSurvey({ _id: surveyId, company: companyId });
+  if (!survey) throw notFound("survey");
+  // Normally a no-op; after a write that stopped half-way it adds the revision that write missed.
+  await sealRevisions(survey);
+  const filter = { survey: surveyId, company: companyId };
+  const [docs, counter] = await Promise.all([
+    findRevisions(filter, { sort: { __v: -1 }, ...pageWindow(query) }),
+    query.count ? countRevisions(filter) : undefined,
+  ]);
+  return {
+    data: {
+      revisions: docs.map(toRevisionRecord),
+      page: query.page,
+      limit: query.limit,
+      ...(counter === undefined ? {} : { counter }),
+    },
+  };
+}
+
+function toRevisionRecord(doc: RevisionDoc): SurveyRevisionRecord {
+  return {
+    _id: doc._id.toHexString(),
+    surveyId: doc.survey.toHexString(),
+    __v: doc.__v,
+    snapshot: toSurveyRecord(doc.snapshot) as SurveyRecord,
+    modifiedBy: doc.modifiedBy ? doc.modifiedBy.toHexString() : null,
+    createdAt: doc.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Test support for route handlers: calls an exported handler with a real `Request` (as Next.js
+ * does) and checks its answer against the OpenAPI document (lib/openapi), and creates companies
+ * with admins and members holding real access tokens.
+ */
+import type { RouteHandler } from "@/lib/http/route";
+import { checkAnswer } from "@/lib/openapi/testing";
+import { createApiToken } from "@/lib/auth/service";
+import { createCompany } from "@/lib/companies/service";
+import { ready } from "@/lib/services/init";
+import { createUser } from "@/lib/users/service";
+import { Notes } from "@/lib/server/notes";
+
+export interface CallOptions {
+  method?: string;
+  token?: string;
+  admin?: boolean | string;
+  /** Serialised as JSON with `Content-Type: application/json`, unless `rawBody` is given. */
+  body?: unknown;
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+  /** Path parameters, as Next.js passes them. */
+  params?: Record<string, string>;
+}
+
+/** Parsed JSON that tests read by path; its shape is what they assert. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
+export interface CallResult<T = Json> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export async function call<T = Json>(handler: RouteHandler, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
+  const headers = new Headers(options.headers);
+  if (options.token) headers.set("authorization", `Bearer ${options.token}`);
+  if (options.admin !== undefined && options.admin !== false) headers.set("admin", options.admin === true ? "true" : options.admin);
+  let body: BodyInit | undefined = options.rawBody;
+  if (body === undefined && options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    if (!headers.has("content-type")) headers.set("content-type", "application/json");
+  }
+  const request = new Request(new URL(path, "http://localhost"), {
+    method: options.method ?? (body === undefined ? "GET" : "POST"),
+    headers,
+    body,
+  });
+  const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
+  const text = await response.text();
+  checkAnswer(handler, {
+    method: request.method,
+    url: path,
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+    headers: response.headers,
+    body: text,
+  });
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+export interface Tenant {
+  companyId: string;
+  adminRoleId: string;
+  memberRoleId: string;
+  adminId: string;
+  adminToken: string;
+  /** A user of the company with only the `Member` role. */
+  memberId: string;
+  memberToken: string;
+}
+
+// Tests read responses, not logs; LOG_LEVEL=info brings the log lines back.
+process.env.LOG_LEVEL ??= "silent";
+
+let counter = 0;
+
+/** A new company with an admin and a member, each with an access token. */
+export async function createTenant(name = `Company ${++counter}`): Promise<Tenant> {
+  await ready();
+  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const created = await createCompany({ name, adminEmail: `admin@${slug}.test` });
+  const admin = await createApiToken(`admin@${slug}.test`, 3600, created.company._id);
+  const auth = { userId: admin.userId, companyId: created.company._id, sessionId: "", accessRoles: [] };
+  const member = await createUser(
+    auth,
+    {
+      email: `member@${slug}.test`,
+      accessRoles: [created.memberRoleId],
+      properties: [],
+      isActive: true,
+      isOnline: false,
+      termsConditions: false,
+      extensions: {},
+    },
+    { notifyEmail: false, origin: "http://localhost", notes: new Notes() },
+  );
+  const memberToken = await createApiToken(member.email, 3600, created.company._id);
+  return {
+    companyId: created.company._id,
+    adminRoleId: created.adminRoleId,
+    memberRoleId: created.memberRoleId,
+    adminId: admin.userId,
+    adminToken: admin.accessToken,
+    memberId: member._id,
+    memberToken: memberToken.accessToken,
+  };
+}
