@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as users from "@/app/v2/users/route";
 import { startDatabaseProcess, type DatabaseProcess } from "@/lib/cli/database-process";
-import { call, createTenant } from "@/lib/http/testing";
+import { call, createTenant } from "@/lib/testing/http";
 import { disconnect } from ".";
 
 const TIMEOUT_MS = 1_500;
