@@ -31,10 +31,11 @@ export function SurveyDetail({ id }: { id: string }) {
     );
   }
   const notice = params.get("created") ? "The survey was created." : params.get("saved") ? "The changes were saved as a new revision." : params.get("upgraded") ? "The survey now uses the version 2 permission model." : undefined;
-  return <SurveyView survey={survey.data} notice={notice} />;
+  return <SurveyView survey={survey.data} notice={notice} partial={survey.isPlaceholderData} />;
 }
 
-function SurveyView({ survey, notice }: { survey: SurveyRecord; notice?: string }) {
+/** `partial`: the record as the list held it, without its chats, until the full one arrives. */
+function SurveyView({ survey, notice, partial }: { survey: SurveyRecord; notice?: string; partial: boolean }) {
   const names = useSurveyNames();
   const isAdmin = useIsAdmin();
   const chats = survey.chat ?? [];
@@ -107,9 +108,9 @@ function SurveyView({ survey, notice }: { survey: SurveyRecord; notice?: string 
           <h2 className="mb-4 text-base font-semibold text-slate-900">Summary</h2>
           <Facts
             items={[
-              ["Chats", String(chats.length)],
-              ["Questions", String(questions)],
-              ["Answers", answers.toLocaleString("en")],
+              ["Chats", partial ? "…" : String(chats.length)],
+              ["Questions", partial ? "…" : String(questions)],
+              ["Answers", partial ? "…" : answers.toLocaleString("en")],
               ["Revision", String(survey.__v)],
               ["Created", <DateTime key="c" value={survey.createdAt} />],
               ["Modified", <DateTime key="m" value={survey.modifiedAt} />],
@@ -119,7 +120,9 @@ function SurveyView({ survey, notice }: { survey: SurveyRecord; notice?: string 
       </div>
 
       <h2 className="mb-3 mt-8 text-lg font-semibold text-slate-900">Chats and questions</h2>
-      {chats.length === 0 ? (
+      {partial ? (
+        <Loading label="Loading the chats…" />
+      ) : chats.length === 0 ? (
         <Card>
           <EmptyState title="This survey has no chats yet">Chats and their questions are added by the survey’s channels and bots.</EmptyState>
         </Card>
