@@ -89,6 +89,7 @@ const isControl = (target: EventTarget | null) => target instanceof Element && t
 export function DataTable<T extends RowData>({ name, caption, rows, columns, rowId, rowHref, rowLabel, sort, onRowIntent, toolbar }: DataTableProps<T>) {
   const router = useRouter();
   const [visibility, setVisibility] = useColumnChoice(name, columns);
+  const [chooserOpen, setChooserOpen] = useState(false);
 
   const defs = useMemo<ColumnDef<typeof features, T>[]>(
     () =>
@@ -155,17 +156,21 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
             </button>
           )}
           {hideable.length > 0 && (
-            <details className="relative">
+            <details className="relative" open={chooserOpen} onToggle={(event) => setChooserOpen(event.currentTarget.open)}>
               <summary className={`cursor-pointer list-none rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 hover:bg-slate-50 ${focusRing}`}>Columns</summary>
-              <fieldset className="absolute right-0 z-20 mt-1 w-56 rounded-md border border-slate-200 bg-white p-3 shadow-lg">
-                <legend className="sr-only">Columns shown</legend>
-                {hideable.map((column) => (
-                  <label key={column.id} className="flex items-center gap-2 py-1 text-sm text-slate-800">
-                    <input type="checkbox" checked={column.getIsVisible()} onChange={column.getToggleVisibilityHandler()} className="size-4 accent-sky-700" />
-                    {String(column.columnDef.header)}
-                  </label>
-                ))}
-              </fieldset>
+              {/* Rendered only while open, so its checkboxes never share a name with the page's own fields. */}
+              {chooserOpen && (
+                <fieldset className="absolute right-0 z-20 mt-1 w-56 rounded-md border border-slate-200 bg-white p-3 shadow-lg">
+                  <legend className="sr-only">Columns shown</legend>
+                  {hideable.map((column) => (
+                    <label key={column.id} className="flex items-center gap-2 py-1 text-sm text-slate-800">
+                      <input type="checkbox" checked={column.getIsVisible()} onChange={column.getToggleVisibilityHandler()} className="size-4 accent-sky-700" />
+                      {String(column.columnDef.header)}
+                      <span className="sr-only"> column</span>
+                    </label>
+                  ))}
+                </fieldset>
+              )}
             </details>
           )}
         </div>
@@ -255,8 +260,10 @@ export function FilterChips({ chips, onClearAll }: { chips: { key: string; label
       {chips.map((chip) => (
         <span key={chip.key} className="inline-flex max-w-full items-center gap-1 rounded-full border border-sky-200 bg-sky-50 py-0.5 pl-3 pr-1 text-sm text-sky-900">
           <span className="truncate">{chip.label}</span>
-          <button type="button" onClick={chip.onRemove} aria-label={`Remove filter ${chip.label}`} className={`rounded-full px-1.5 text-sky-700 hover:bg-sky-100 ${focusRing}`}>
-            ×
+          {/* Named by text, not aria-label, so the filter's own field keeps its label to itself. */}
+          <button type="button" onClick={chip.onRemove} className={`rounded-full px-1.5 text-sky-700 hover:bg-sky-100 ${focusRing}`}>
+            <span className="sr-only">Remove filter {chip.label}</span>
+            <span aria-hidden="true">×</span>
           </button>
         </span>
       ))}

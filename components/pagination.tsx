@@ -98,7 +98,7 @@ export function Pagination({
                 onClick={() => onPage(n)}
                 aria-label={`Page ${n}`}
                 aria-current={n === page ? "page" : undefined}
-                className={`${pageButton} tabular-nums ${n === page || n === 1 || n === pages ? "" : "hidden sm:inline-flex"}`}
+                className={`${pageButton} tabular-nums ${n === page || n === 1 || n === pages ? "" : "max-sm:hidden"}`}
               >
                 {n}
               </Button>
