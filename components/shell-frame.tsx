@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { focusRing, linkClass } from "./ui";
+import { Button, focusRing, linkClass } from "./ui";
 
 /**
  * The admin shell's look without its data (who is signed in, their roles): for the pages that
@@ -49,5 +49,23 @@ export function Lost({ status, title, children, actions }: { status: string; tit
         </Link>
       </div>
     </div>
+  );
+}
+
+/** A page that failed while rendering: said plainly, with a Retry and the reference to quote. */
+export function Failed({ what, error, reset }: { what: string; error: Error & { digest?: string }; reset: () => void }) {
+  return (
+    <Lost
+      status="Error"
+      title="Something went wrong"
+      actions={
+        <Button kind="primary" onClick={reset}>
+          Retry
+        </Button>
+      }
+    >
+      <p>{what} could not be shown. Retry, or go back to the users list.</p>
+      {error.digest && <p className="mt-2 text-sm text-slate-600">Error reference: {error.digest}</p>}
+    </Lost>
   );
 }

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test } from "./fixtures";
+import { adminPages, expect, openSignedIn, screenshot, test } from "./fixtures";
 
 /** Every visible form control has an accessible name from a label (or aria-label/-labelledby). */
 async function unlabelledControls(page: Page): Promise<string[]> {
@@ -44,19 +44,7 @@ test("basics: every page has a title, one h1, and labels on all its form control
   await expect(page.getByRole("heading", { name: "Chats and questions" })).toBeVisible();
   await screenshot(page, "8-survey-detail");
 
-  for (const path of [
-    "/users",
-    "/users/new",
-    userHref!,
-    `${userHref}/edit`,
-    "/surveys",
-    "/surveys/new",
-    surveyHref!,
-    `${surveyHref}/edit`,
-    `${surveyHref}/history`,
-    `${surveyHref}/upgrade`,
-    "/outbox",
-  ]) {
+  for (const path of adminPages(userHref!, surveyHref!)) {
     await checkBasics(page, path);
   }
 });

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, signIn, test } from "./fixtures";
+import { adminPages, expect, openSignedIn, signIn, test } from "./fixtures";
 
 /**
  * The pages obey their own Content-Security-Policy: every page is visited (and used a little, so
@@ -124,19 +124,7 @@ test.describe("Content-Security-Policy", () => {
     await expect(page.locator("tbody a").first()).toBeVisible();
     const surveyHref = await page.locator("tbody a").last().getAttribute("href");
 
-    for (const path of [
-      "/users",
-      "/users/new",
-      userHref!,
-      `${userHref}/edit`,
-      "/surveys",
-      "/surveys/new",
-      surveyHref!,
-      `${surveyHref}/edit`,
-      `${surveyHref}/history`,
-      `${surveyHref}/upgrade`,
-      "/outbox",
-    ]) {
+    for (const path of adminPages(userHref!, surveyHref!)) {
       await visit(page, path);
     }
 

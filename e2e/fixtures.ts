@@ -60,3 +60,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** A value unique to this run, for e-mails and survey codes. */
 export const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+/** Every admin page, given a user's and a survey's address: the pages that the page-wide checks visit. */
+export function adminPages(userHref: string, surveyHref: string): string[] {
+  return ["/users", "/users/new", userHref, `${userHref}/edit`, "/surveys", "/surveys/new", surveyHref, `${surveyHref}/edit`, `${surveyHref}/history`, `${surveyHref}/upgrade`, "/outbox"];
+}

@@ -8,12 +8,11 @@ import { ConfigError, loadConfig } from "../config";
 import { privateDirectory, startOrAttach } from "../embedded-mongo";
 import { parseCommandLine } from "./args";
 
-const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST] [--replSet NAME]
+const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST]
 
-  --port     TCP port (default 27017; 0 picks a free one)
-  --dir      database directory (default DATA_DIR/db, as the server uses)
-  --host     address to listen on (default 127.0.0.1)
-  --replSet  name of the single-node replica set it presents (default rs0)`;
+  --port  TCP port (default 27017; 0 picks a free one)
+  --dir   database directory (default DATA_DIR/db, as the server uses)
+  --host  address to listen on (default 127.0.0.1)`;
 
 async function main(): Promise<void> {
   const { values } = parseCommandLine(usage, {
@@ -21,7 +20,6 @@ async function main(): Promise<void> {
       port: { type: "string", default: "27017" },
       dir: { type: "string" },
       host: { type: "string" },
-      replSet: { type: "string" },
     },
   });
   const port = Number(values.port);
@@ -31,7 +29,7 @@ async function main(): Promise<void> {
   if (values.dir === undefined) privateDirectory(loadConfig().dataDir);
   const dir = path.resolve(values.dir ?? path.join(loadConfig().dataDir, "db"));
 
-  const server = await startOrAttach({ dir, port, host: values.host, replicaSet: values.replSet });
+  const server = await startOrAttach({ dir, port, host: values.host });
   console.log(server.uri);
   if (server.attached) {
     console.error(`${dir} is already served by another process at ${server.uri}; nothing to start.`);

@@ -105,16 +105,26 @@ const UNAVAILABLE = new Set([
 ]);
 
 /**
- * Whether an error (of the driver, of Mongoose or answered by a read worker, which keeps only the
- * name) says the database cannot be reached. Classified by name: Mongoose carries its own copy of
- * the driver, so `instanceof` would miss half of them.
+ * Socket errors of a connection to the database that went away under it. The driver wraps most in
+ * a MongoNetworkError, but one written while the socket was waiting to drain reaches the caller
+ * as it is (`write EPIPE`), and a read worker's answer keeps only its name, message and code.
  */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const { name, message } = error as { name?: unknown; message?: unknown };
+const SOCKET_GONE = new Set(["EPIPE", "ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "ENOTCONN", "ERR_STREAM_DESTROYED", "ERR_STREAM_WRITE_AFTER_END"]);
+
+/**
+ * Whether an error (of the driver, of Mongoose or answered by a read worker, which keeps only the
+ * name, message and code) says the database cannot be reached, looking through its causes.
+ * Classified by name and code: Mongoose carries its own copy of the driver, so `instanceof` would
+ * miss half of them.
+ */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== "object" || error === null || depth > 5) return false;
+  const { name, message, code, cause } = error as { name?: unknown; message?: unknown; code?: unknown; cause?: unknown };
   if (typeof name === "string" && UNAVAILABLE.has(name)) return true;
+  if (typeof code === "string" && SOCKET_GONE.has(code)) return true;
   // Mongoose queues operations while disconnected, and gives up with this after bufferTimeoutMS.
-  return name === "MongooseError" && typeof message === "string" && message.includes("buffering timed out");
+  if (name === "MongooseError" && typeof message === "string" && message.includes("buffering timed out")) return true;
+  return isDatabaseUnavailable(cause, depth + 1);
 }
 
 let probing: Promise<unknown> | undefined;

@@ -1,4 +1,4 @@
-/** A query filter compiled as MongoDB reads it: the server's own operators, the collation, its errors. */
+/** A query filter compiled for mingo, with MongoDB's own refusal for an operator it does not know. */
 import type { Document } from "bson";
 import type { Query } from "mingo";
 import type { Options } from "mingo/types";

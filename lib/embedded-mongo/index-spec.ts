@@ -1,6 +1,6 @@
-/** An index as the catalog stores it (and `listIndexes` shows it, less the bookkeeping fields). */
 import type { Document } from "bson";
 
+/** An index as the catalog keeps it and `listIndexes` lists it. */
 export interface IndexSpec {
   v: number;
   name: string;
@@ -25,3 +25,6 @@ export interface IndexSpec {
    */
   multikeyFields?: string[];
 }
+
+/** The index every collection has on `_id`. */
+export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: "_id_" };

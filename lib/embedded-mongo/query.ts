@@ -45,7 +45,6 @@ export function mingoOptions(store: Store, db: string, variables?: Document): Pa
   } as Partial<Options>;
 }
 
-
 export function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Generator<Document> {
   if (plan.kind === "ids") {
     const seen = new Set<string>();

@@ -3,33 +3,12 @@
  * (documents, scores, index listings, errors) a MongoDB 8 server gives.
  */
 import mongoose, { Schema } from "mongoose";
-import { MongoClient, type Collection, type Db, type Document, type MongoServerError } from "mongodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Collection, type Document } from "mongodb";
+import { beforeAll, describe, expect, it } from "vitest";
 import { stem } from "./stemmer";
-import { tempServerForThisFile } from "./testing/temp-server";
+import { serverFailure, tempDatabaseForThisFile } from "./testing/temp-server";
 
-const server = tempServerForThisFile("text");
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  client = await MongoClient.connect(server.uri);
-  db = client.db("text_test");
-});
-
-afterAll(async () => {
-  await client?.close();
-});
-
-async function failure(promise: Promise<unknown>): Promise<MongoServerError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof Error && err.name === "MongoServerError") return err as MongoServerError;
-    throw err;
-  }
-  throw new Error("expected the operation to fail");
-}
+const embedded = tempDatabaseForThisFile("text", "text_test");
 
 describe("the Porter2 stemmer", () => {
   it("stems as Snowball's English stemmer does", () => {
@@ -47,7 +26,7 @@ describe("text indexes", () => {
   let coll: Collection;
 
   beforeAll(async () => {
-    coll = db.collection("articles");
+    coll = embedded.db.collection("articles");
     await coll.insertMany([
       { _id: 1 as never, title: "Coffee shop", body: "The best espresso in town" },
       { _id: 2 as never, title: "Tea", body: "Coffee is not served here, only tea" },
@@ -69,7 +48,7 @@ describe("text indexes", () => {
       language_override: "language",
       textIndexVersion: 3,
     });
-    const second = await failure(coll.createIndex({ body: "text" }));
+    const second = await serverFailure(coll.createIndex({ body: "text" }));
     expect(second.code).toBe(67);
     expect(second.message).toBe('only one text index per collection allowed, found existing text index "title_text_body_text"');
   });
@@ -114,42 +93,42 @@ describe("text indexes", () => {
       .toArray();
     expect(projectedFirst.map((d) => d._id)).toEqual([1, 2, 3, 4]);
     expect(projectedFirst[0]).toEqual({ _id: 1, score: 7.5 });
-    const late = await failure(coll.aggregate([{ $sort: { _id: 1 } }, { $match: { $text: { $search: "shop" } } }]).toArray());
+    const late = await serverFailure(coll.aggregate([{ $sort: { _id: 1 } }, { $match: { $text: { $search: "shop" } } }]).toArray());
     expect(late.code).toBe(17313);
   });
 
   it("needs a text index, and equality on the prefix of a compound one", async () => {
-    await db.collection("no_text").insertOne({ x: "x" });
-    const none = await failure(db.collection("no_text").find({ $text: { $search: "x" } }).toArray());
+    await embedded.db.collection("no_text").insertOne({ x: "x" });
+    const none = await serverFailure(embedded.db.collection("no_text").find({ $text: { $search: "x" } }).toArray());
     expect(none.code).toBe(27);
     expect(none.message).toBe("text index required for $text query");
-    const compound = db.collection("compound_text");
+    const compound = embedded.db.collection("compound_text");
     await compound.insertMany([{ _id: 1 as never, shop: "a", name: "red apple" }, { _id: 2 as never, shop: "b", name: "red pepper" }]);
     await compound.createIndex({ shop: 1, name: "text" });
     expect((await compound.find({ shop: "b", $text: { $search: "red" } }).toArray()).map((d) => d._id)).toEqual([2]);
-    expect((await failure(compound.find({ $text: { $search: "red" } }).toArray())).code).toBe(2);
+    expect((await serverFailure(compound.find({ $text: { $search: "red" } }).toArray())).code).toBe(2);
     expect((await compound.listIndexes().toArray())[1].key).toEqual({ shop: 1, _fts: "text", _ftsx: 1 });
   });
 
   it("takes default_language none, a per-document language, and refuses languages it cannot stem", async () => {
-    const plain = db.collection("plain");
+    const plain = embedded.db.collection("plain");
     await plain.insertMany([{ _id: 1 as never, t: "running the shops" }, { _id: 2 as never, t: "run the shop", language: "english" }]);
     await plain.createIndex({ t: "text" }, { default_language: "none" });
     expect((await plain.find({ $text: { $search: "the" } }).toArray()).map((d) => d._id)).toEqual([1]);
     expect((await plain.find({ $text: { $search: "shops" } }).toArray()).map((d) => d._id)).toEqual([1]);
     expect((await plain.find({ $text: { $search: "shops", $language: "english" } }).toArray()).map((d) => d._id)).toEqual([2]);
-    const french = await failure(plain.insertOne({ t: "bonjour", language: "french" }));
+    const french = await serverFailure(plain.insertOne({ t: "bonjour", language: "french" }));
     expect(french.message).toMatch(/french.*MONGODB_URI/);
-    const klingon = await failure(plain.insertOne({ t: "nuqneH", language: "klingon" }));
+    const klingon = await serverFailure(plain.insertOne({ t: "nuqneH", language: "klingon" }));
     expect(klingon.code).toBe(17262);
-    const index = await failure(db.collection("fr").createIndex({ t: "text" }, { default_language: "french" }));
+    const index = await serverFailure(embedded.db.collection("fr").createIndex({ t: "text" }, { default_language: "french" }));
     expect(index.code).toBe(67);
   });
 });
 
 describe("text search through Mongoose", () => {
   it("sorts and projects by text score, with a discriminator", async () => {
-    const conn = await mongoose.createConnection(server.uri, { dbName: "text_mongoose", autoIndex: true }).asPromise();
+    const conn = await mongoose.createConnection(embedded.server.uri, { dbName: "text_mongoose", autoIndex: true }).asPromise();
     try {
       const schema = new Schema({ title: String, kind: String }, { discriminatorKey: "kind" });
       schema.index({ title: "text" });
@@ -175,7 +154,7 @@ describe("text search through Mongoose", () => {
 
 describe("compound text indexes through Mongoose", () => {
   it("are found equal to the schema's by syncIndexes, and refuse a collation", async () => {
-    const conn = await mongoose.createConnection(server.uri, { dbName: "text_mongoose_compound", autoIndex: false }).asPromise();
+    const conn = await mongoose.createConnection(embedded.server.uri, { dbName: "text_mongoose_compound", autoIndex: false }).asPromise();
     try {
       const schema = new Schema({ title: String, category: String });
       schema.index({ category: 1, title: "text" }, { weights: { title: 3 } });
@@ -185,7 +164,7 @@ describe("compound text indexes through Mongoose", () => {
       expect(index).toMatchObject({ key: { category: 1, _fts: "text", _ftsx: 1 }, weights: { title: 3 } });
       expect(await Item.diffIndexes()).toEqual({ toDrop: [], toCreate: [] });
       expect(await Item.syncIndexes()).toEqual([]);
-      const collation = await failure(conn.db!.collection("collated").createIndex({ t: "text" }, { collation: { locale: "en" } }));
+      const collation = await serverFailure(conn.db!.collection("collated").createIndex({ t: "text" }, { collation: { locale: "en" } }));
       expect(collation.code).toBe(67);
     } finally {
       await conn.close();
@@ -195,7 +174,7 @@ describe("compound text indexes through Mongoose", () => {
 
 describe("hashed indexes", () => {
   it("are created and listed as MongoDB does, and answer equalities through the index", async () => {
-    const coll = db.collection("hashed");
+    const coll = embedded.db.collection("hashed");
     await coll.insertMany([{ _id: 1 as never, t: "a" }, { _id: 2 as never, t: "b" }, { _id: 3 as never, t: "a" }]);
     expect(await coll.createIndex({ t: "hashed" })).toBe("t_hashed");
     expect((await coll.listIndexes().toArray())[1]).toEqual({ v: 2, key: { t: "hashed" }, name: "t_hashed" });
@@ -205,23 +184,23 @@ describe("hashed indexes", () => {
     // Ranges cannot use it.
     expect(((await coll.find({ t: { $gt: "a" } }).explain()) as Document).queryPlanner.winningPlan.stage).toBe("COLLSCAN");
     expect((await coll.find({ t: { $gt: "a" } }).toArray()).map((d) => d._id)).toEqual([2]);
-    const array = await failure(coll.insertOne({ t: ["x", "y"] }));
+    const array = await serverFailure(coll.insertOne({ t: ["x", "y"] }));
     expect(array.code).toBe(16766);
-    const unique = await failure(coll.createIndex({ u: "hashed" }, { unique: true }));
+    const unique = await serverFailure(coll.createIndex({ u: "hashed" }, { unique: true }));
     expect(unique.code).toBe(67);
   });
 });
 
 describe("server-side JavaScript", () => {
   it("stays refused, naming the operator and MONGODB_URI", async () => {
-    const coll = db.collection("scripts");
+    const coll = embedded.db.collection("scripts");
     await coll.insertOne({ a: 1 });
     for (const run of [
       () => coll.find({ $where: "this.a == 1" }).toArray(),
       () => coll.updateOne({ $where: "true" }, { $set: { b: 1 } }),
       () => coll.aggregate([{ $project: { x: { $function: { body: "function() { return 1 }", args: [], lang: "js" } } } }]).toArray(),
     ]) {
-      const err = await failure(run());
+      const err = await serverFailure(run());
       expect(err.code).toBe(2);
       expect(err.message).toMatch(/^\$(where|function) \(server-side JavaScript\) is not supported by the embedded database: set MONGODB_URI/);
     }

@@ -4,33 +4,11 @@
  * `bypassDocumentValidation` behave as on a real server.
  */
 import mongoose, { Schema } from "mongoose";
-import { Int32, MongoClient, MongoServerError, type Db, type Document } from "mongodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempServerForThisFile } from "./testing/temp-server";
+import { Int32, MongoServerError, type Document } from "mongodb";
+import { describe, expect, it } from "vitest";
+import { serverFailure, tempDatabaseForThisFile } from "./testing/temp-server";
 
-const server = tempServerForThisFile("validation");
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  client = await MongoClient.connect(server.uri);
-  db = client.db("validation_test");
-});
-
-afterAll(async () => {
-  await client?.close();
-});
-
-async function failure(promise: Promise<unknown>): Promise<MongoServerError> {
-  try {
-    await promise;
-  } catch (err) {
-    // Mongoose carries its own copy of the driver: its errors are another class of the same name.
-    if (err instanceof Error && /^Mongo(Server|BulkWrite)Error$/.test(err.name)) return err as MongoServerError;
-    throw err;
-  }
-  throw new Error("expected the operation to fail");
-}
+const embedded = tempDatabaseForThisFile("validation", "validation_test");
 
 const students = {
   $jsonSchema: {
@@ -55,9 +33,9 @@ const students = {
 
 describe("$jsonSchema validators", () => {
   it("refuses an insert with MongoDB's errInfo (the manual's students example)", async () => {
-    await db.createCollection("students", { validator: students });
-    const err = await failure(
-      db.collection("students").insertOne({ _id: 7 as never, year: new Int32(2020), major: "Software Engineering", gpa: 5.5, address: { city: "NYC", street: new Int32(5) } }),
+    await embedded.db.createCollection("students", { validator: students });
+    const err = await serverFailure(
+      embedded.db.collection("students").insertOne({ _id: 7 as never, year: new Int32(2020), major: "Software Engineering", gpa: 5.5, address: { city: "NYC", street: new Int32(5) } }),
     );
     expect(err.code).toBe(121);
     expect(err.codeName).toBe("DocumentValidationFailure");
@@ -96,16 +74,16 @@ describe("$jsonSchema validators", () => {
         ],
       },
     });
-    expect(await db.collection("students").countDocuments()).toBe(0);
-    await db.collection("students").insertOne({ name: "Ada", year: new Int32(2020), major: "Math", address: { city: "London" } });
-    expect(await db.collection("students").countDocuments()).toBe(1);
+    expect(await embedded.db.collection("students").countDocuments()).toBe(0);
+    await embedded.db.collection("students").insertOne({ name: "Ada", year: new Int32(2020), major: "Math", address: { city: "London" } });
+    expect(await embedded.db.collection("students").countDocuments()).toBe(1);
   });
 
   it("reports array keywords: uniqueItems, items, minItems", async () => {
-    await db.createCollection("arrays", {
+    await embedded.db.createCollection("arrays", {
       validator: { $jsonSchema: { properties: { values: { bsonType: "array", items: { bsonType: "string", enum: ["one", "two", "three"] }, minItems: 1, uniqueItems: true } } } },
     });
-    const dup = await failure(db.collection("arrays").insertOne({ _id: 1 as never, values: ["two", "two"] }));
+    const dup = await serverFailure(embedded.db.collection("arrays").insertOne({ _id: 1 as never, values: ["two", "two"] }));
     expect(dup.errInfo?.details).toEqual({
       operatorName: "$jsonSchema",
       schemaRulesNotSatisfied: [
@@ -117,11 +95,11 @@ describe("$jsonSchema validators", () => {
         },
       ],
     });
-    const item = await failure(db.collection("arrays").insertOne({ _id: 2 as never, values: ["one", "four"] }));
+    const item = await serverFailure(embedded.db.collection("arrays").insertOne({ _id: 2 as never, values: ["one", "four"] }));
     const detail = (item.errInfo?.details as Document).schemaRulesNotSatisfied[0].propertiesNotSatisfied[0].details[0];
     expect(detail).toMatchObject({ operatorName: "items", reason: "At least one item did not match the sub-schema", itemIndex: 1 });
     expect(detail.details).toEqual([{ operatorName: "enum", specifiedAs: { enum: ["one", "two", "three"] }, reason: "value was not found in enum", consideredValue: "four" }]);
-    const empty = await failure(db.collection("arrays").insertOne({ _id: 3 as never, values: [] }));
+    const empty = await serverFailure(embedded.db.collection("arrays").insertOne({ _id: 3 as never, values: [] }));
     expect((empty.errInfo?.details as Document).schemaRulesNotSatisfied[0].propertiesNotSatisfied[0].details[0]).toEqual({
       operatorName: "minItems",
       specifiedAs: { minItems: 1 },
@@ -132,7 +110,7 @@ describe("$jsonSchema validators", () => {
   });
 
   it("reports string, number, object and logical keywords", async () => {
-    await db.createCollection("misc", {
+    await embedded.db.createCollection("misc", {
       validator: {
         $jsonSchema: {
           title: "misc",
@@ -149,7 +127,7 @@ describe("$jsonSchema validators", () => {
         },
       },
     });
-    const err = await failure(db.collection("misc").insertOne({ _id: 1 as never, code: "ABCDE", n: 0, alt: 3, one: 5, no: "x", m: 1.5, extra: true }));
+    const err = await serverFailure(embedded.db.collection("misc").insertOne({ _id: 1 as never, code: "ABCDE", n: 0, alt: 3, one: 5, no: "x", m: 1.5, extra: true }));
     const details = err.errInfo?.details as Document;
     expect(details.title).toBe("misc");
     const [properties, additional] = details.schemaRulesNotSatisfied;
@@ -170,21 +148,21 @@ describe("$jsonSchema validators", () => {
   });
 
   it("refuses a schema MongoDB refuses when the collection is created", async () => {
-    const empty = await failure(db.createCollection("bad1", { validator: { $jsonSchema: { required: [] } } }));
+    const empty = await serverFailure(embedded.db.createCollection("bad1", { validator: { $jsonSchema: { required: [] } } }));
     expect(empty.code).toBe(9);
     expect(empty.message).toBe("$jsonSchema keyword 'required' cannot be an empty array");
-    const unknown = await failure(db.createCollection("bad2", { validator: { $jsonSchema: { foo: 1 } } }));
+    const unknown = await serverFailure(embedded.db.createCollection("bad2", { validator: { $jsonSchema: { foo: 1 } } }));
     expect(unknown.code).toBe(9);
     expect(unknown.message).toBe("Unknown $jsonSchema keyword: foo");
-    const unsupported = await failure(db.createCollection("bad3", { validator: { $jsonSchema: { $ref: "#/x" } } }));
+    const unsupported = await serverFailure(embedded.db.createCollection("bad3", { validator: { $jsonSchema: { $ref: "#/x" } } }));
     expect(unsupported.message).toBe("$jsonSchema keyword '$ref' is not currently supported");
-    const where = await failure(db.createCollection("bad4", { validator: { $where: "true" } }));
+    const where = await serverFailure(embedded.db.createCollection("bad4", { validator: { $where: "true" } }));
     expect(where.code).toBe(224);
-    expect((await db.listCollections({ name: { $in: ["bad1", "bad2", "bad3", "bad4"] } }).toArray()).length).toBe(0);
+    expect((await embedded.db.listCollections({ name: { $in: ["bad1", "bad2", "bad3", "bad4"] } }).toArray()).length).toBe(0);
   });
 
   it("answers $jsonSchema in a find filter", async () => {
-    const coll = db.collection("query_schema");
+    const coll = embedded.db.collection("query_schema");
     await coll.insertMany([{ _id: 1 as never, a: "x" }, { _id: 2 as never, a: 2 }]);
     const docs = await coll.find({ $jsonSchema: { properties: { a: { bsonType: "string" } } } }).toArray();
     expect(docs.map((d) => d._id)).toEqual([1]);
@@ -193,10 +171,10 @@ describe("$jsonSchema validators", () => {
 
 describe("query-style validators", () => {
   it("explains each failing clause as MongoDB does", async () => {
-    await db.createCollection("contacts", {
+    await embedded.db.createCollection("contacts", {
       validator: { $or: [{ phone: { $type: "string" } }, { email: { $regex: /@mongodb\.com$/ } }, { status: { $in: ["Unknown", "Incomplete"] } }] },
     });
-    const err = await failure(db.collection("contacts").insertOne({ _id: 1 as never, email: "info@mongodb.co" }));
+    const err = await serverFailure(embedded.db.collection("contacts").insertOne({ _id: 1 as never, email: "info@mongodb.co" }));
     expect(err.errInfo).toEqual({
       failingDocumentId: 1,
       details: {
@@ -211,16 +189,16 @@ describe("query-style validators", () => {
   });
 
   it("reports $expr with its result, and a single comparison directly", async () => {
-    await db.createCollection("expr", { validator: { $expr: { $eq: [{ $size: "$a.b" }, { $size: { $setUnion: "$a.b" } }] } } });
-    const err = await failure(db.collection("expr").insertOne({ _id: 1 as never, a: [{ b: 1 }, { b: 1 }] }));
+    await embedded.db.createCollection("expr", { validator: { $expr: { $eq: [{ $size: "$a.b" }, { $size: { $setUnion: "$a.b" } }] } } });
+    const err = await serverFailure(embedded.db.collection("expr").insertOne({ _id: 1 as never, a: [{ b: 1 }, { b: 1 }] }));
     expect(err.errInfo?.details).toEqual({
       operatorName: "$expr",
       specifiedAs: { $expr: { $eq: [{ $size: "$a.b" }, { $size: { $setUnion: "$a.b" } }] } },
       reason: "expression did not match",
       expressionResult: false,
     });
-    await db.createCollection("gt", { validator: { qty: { $gt: 5 } } });
-    const gt = await failure(db.collection("gt").insertOne({ _id: 1 as never, qty: 3 }));
+    await embedded.db.createCollection("gt", { validator: { qty: { $gt: 5 } } });
+    const gt = await serverFailure(embedded.db.collection("gt").insertOne({ _id: 1 as never, qty: 3 }));
     expect(gt.errInfo?.details).toEqual({ operatorName: "$gt", specifiedAs: { qty: { $gt: 5 } }, reason: "comparison failed", consideredValue: 3 });
   });
 });
@@ -229,68 +207,68 @@ describe("where validation applies", () => {
   const validator = { $jsonSchema: { required: ["n"], properties: { n: { bsonType: "int", minimum: 0 } } } };
 
   it("checks updates, replacements, upserts and findAndModify; a write error carries errInfo", async () => {
-    await db.createCollection("writes", { validator });
-    const coll = db.collection("writes");
+    await embedded.db.createCollection("writes", { validator });
+    const coll = embedded.db.collection("writes");
     await coll.insertOne({ _id: 1 as never, n: 1 });
-    const update = await failure(coll.updateOne({ _id: 1 as never }, { $set: { n: -1 } }));
+    const update = await serverFailure(coll.updateOne({ _id: 1 as never }, { $set: { n: -1 } }));
     expect(update.code).toBe(121);
     expect((update.errInfo as Document).failingDocumentId).toBe(1);
-    expect((await failure(coll.replaceOne({ _id: 1 as never }, { m: 1 }))).code).toBe(121);
-    expect((await failure(coll.updateOne({ _id: 2 as never }, { $set: { n: -5 } }, { upsert: true }))).code).toBe(121);
-    expect((await failure(coll.findOneAndUpdate({ _id: 1 as never }, { $inc: { n: -10 } }))).code).toBe(121);
-    expect((await failure(coll.findOneAndUpdate({ _id: 3 as never }, { $set: { n: "x" } }, { upsert: true }))).code).toBe(121);
+    expect((await serverFailure(coll.replaceOne({ _id: 1 as never }, { m: 1 }))).code).toBe(121);
+    expect((await serverFailure(coll.updateOne({ _id: 2 as never }, { $set: { n: -5 } }, { upsert: true }))).code).toBe(121);
+    expect((await serverFailure(coll.findOneAndUpdate({ _id: 1 as never }, { $inc: { n: -10 } }))).code).toBe(121);
+    expect((await serverFailure(coll.findOneAndUpdate({ _id: 3 as never }, { $set: { n: "x" } }, { upsert: true }))).code).toBe(121);
     expect(await coll.find().toArray()).toEqual([{ _id: 1, n: 1 }]);
-    const bulk = await failure(coll.insertMany([{ _id: 10 as never, n: 1 }, { _id: 11 as never }, { _id: 12 as never, n: 2 }], { ordered: false }));
+    const bulk = await serverFailure(coll.insertMany([{ _id: 10 as never, n: 1 }, { _id: 11 as never }, { _id: 12 as never, n: 2 }], { ordered: false }));
     expect((bulk as unknown as { writeErrors: Array<{ code: number; errInfo: Document }> }).writeErrors.map((e) => [e.code, e.errInfo.failingDocumentId])).toEqual([[121, 11]]);
     expect(await coll.countDocuments()).toBe(3);
   });
 
   it("honours bypassDocumentValidation", async () => {
-    const coll = db.collection("writes");
+    const coll = embedded.db.collection("writes");
     await coll.insertOne({ _id: 20 as never }, { bypassDocumentValidation: true });
     await coll.updateOne({ _id: 1 as never }, { $set: { n: "free" } }, { bypassDocumentValidation: true });
     expect(await coll.findOne({ _id: 1 as never })).toEqual({ _id: 1, n: "free" });
   });
 
   it("moderate lets updates of already-invalid documents through; warn and off let everything through", async () => {
-    const coll = db.collection("levels");
+    const coll = embedded.db.collection("levels");
     await coll.insertMany([{ _id: 1 as never, n: 1 }, { _id: 2 as never, n: "old" }]);
-    await db.command({ collMod: "levels", validator, validationLevel: "moderate" });
+    await embedded.db.command({ collMod: "levels", validator, validationLevel: "moderate" });
     await coll.updateOne({ _id: 2 as never }, { $set: { n: "still invalid" } });
-    expect((await failure(coll.updateOne({ _id: 1 as never }, { $set: { n: "x" } }))).code).toBe(121);
-    expect((await failure(coll.insertOne({ _id: 3 as never })))).toBeInstanceOf(MongoServerError);
-    await db.command({ collMod: "levels", validationAction: "warn" });
+    expect((await serverFailure(coll.updateOne({ _id: 1 as never }, { $set: { n: "x" } }))).code).toBe(121);
+    expect((await serverFailure(coll.insertOne({ _id: 3 as never })))).toBeInstanceOf(MongoServerError);
+    await embedded.db.command({ collMod: "levels", validationAction: "warn" });
     await coll.insertOne({ _id: 4 as never });
-    await db.command({ collMod: "levels", validationAction: "error", validationLevel: "off" });
+    await embedded.db.command({ collMod: "levels", validationAction: "error", validationLevel: "off" });
     await coll.insertOne({ _id: 5 as never });
-    const [info] = await db.listCollections({ name: "levels" }).toArray();
+    const [info] = await embedded.db.listCollections({ name: "levels" }).toArray();
     expect((info as Document).options).toMatchObject({ validator, validationLevel: "off", validationAction: "error" });
-    await db.command({ collMod: "levels", validator: {}, validationLevel: "strict" });
+    await embedded.db.command({ collMod: "levels", validator: {}, validationLevel: "strict" });
     await coll.insertOne({ _id: 6 as never });
     expect(await coll.countDocuments()).toBe(5);
   });
 
   it("refuses unknown validation levels and actions, and unknown collMod fields", async () => {
-    const level = await failure(db.createCollection("bad_level", { validationLevel: "sometimes" as never }));
+    const level = await serverFailure(embedded.db.createCollection("bad_level", { validationLevel: "sometimes" as never }));
     expect(level.code).toBe(2);
     expect(level.message).toBe("Enumeration value 'sometimes' for field 'create.validationLevel' is not a valid value.");
-    const unknown = await failure(db.command({ collMod: "levels", colour: "blue" }));
+    const unknown = await serverFailure(embedded.db.command({ collMod: "levels", colour: "blue" }));
     expect(unknown.code).toBe(40415);
   });
 });
 
 describe("Mongoose's schema.toJSONSchema() as a validator", () => {
   it("refuses documents that break the schema Mongoose generates", async () => {
-    const conn = await mongoose.createConnection(server.uri, { dbName: "validation_mongoose" }).asPromise();
+    const conn = await mongoose.createConnection(embedded.server.uri, { dbName: "validation_mongoose" }).asPromise();
     try {
       const schema = new Schema({ name: { type: String, required: true }, age: Number, tags: [{ type: String, enum: ["a", "b"] }], scores: { type: Map, of: Number } });
       await conn.createCollection("people", { validator: { $jsonSchema: schema.toJSONSchema({ useBsonType: true }) } });
       const people = conn.collection("people");
       await people.insertOne({ name: "Ada", age: 36, tags: ["a"], scores: { x: 1 } });
-      expect((await failure(people.insertOne({ age: 36 }))).code).toBe(121);
-      expect((await failure(people.insertOne({ name: "Ada", age: "old" }))).code).toBe(121);
-      expect((await failure(people.insertOne({ name: "Ada", tags: ["c"] }))).code).toBe(121);
-      expect((await failure(people.insertOne({ name: "Ada", scores: { x: "high" } }))).code).toBe(121);
+      expect((await serverFailure(people.insertOne({ age: 36 }))).code).toBe(121);
+      expect((await serverFailure(people.insertOne({ name: "Ada", age: "old" }))).code).toBe(121);
+      expect((await serverFailure(people.insertOne({ name: "Ada", tags: ["c"] }))).code).toBe(121);
+      expect((await serverFailure(people.insertOne({ name: "Ada", scores: { x: "high" } }))).code).toBe(121);
       expect(await people.countDocuments()).toBe(1);
     } finally {
       await conn.close();
@@ -302,14 +280,14 @@ describe("the 16 MB document limit", () => {
   const big = "x".repeat(16 * 1024 * 1024);
 
   it("refuses an insert, an update and an upsert that would store more, with MongoDB's codes", async () => {
-    const coll = db.collection("big");
-    const insert = await failure(coll.insertOne({ _id: 1 as never, big }));
+    const coll = embedded.db.collection("big");
+    const insert = await serverFailure(coll.insertOne({ _id: 1 as never, big }));
     expect(insert.code).toBe(2);
     expect(insert.message).toMatch(/^object to insert too large\. size in bytes: \d+, max size: 16777216$/);
     await coll.insertOne({ _id: 2 as never, small: "y" });
-    const update = await failure(coll.updateOne({ _id: 2 as never }, { $set: { big } }));
+    const update = await serverFailure(coll.updateOne({ _id: 2 as never }, { $set: { big } }));
     expect(update.code).toBe(17419);
-    const upsert = await failure(coll.replaceOne({ _id: 3 as never }, { big }, { upsert: true }));
+    const upsert = await serverFailure(coll.replaceOne({ _id: 3 as never }, { big }, { upsert: true }));
     expect(upsert.code).toBe(17420);
     expect(await coll.find().toArray()).toEqual([{ _id: 2, small: "y" }]);
   });

@@ -40,13 +40,14 @@ const unauthorized = (message: string) => new ServiceError("unauthorized", messa
  * Signs an access token of a session. An API token also carries `jti`, its id (its session's id),
  * which is what `npm run token -- --revoke` takes.
  */
-async function issueAccessToken(userId: ObjectId, companyId: ObjectId, sessionId: ObjectId, expiresAt: Date, jti?: ObjectId): Promise<IssuedToken> {
+async function issueAccessToken(userId: ObjectId, companyId: ObjectId, sessionId: ObjectId, issuedAt: Date, expiresAt: Date, jti?: ObjectId): Promise<IssuedToken> {
   const jwt = new SignJWT({ cid: companyId.toHexString(), sid: sessionId.toHexString() });
   if (jti) jwt.setJti(jti.toHexString());
   const accessToken = await jwt
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(userId.toHexString())
-    .setIssuedAt()
+    // The same clock reading as the expiry, so `exp - iat` is the lifetime asked for.
+    .setIssuedAt(Math.floor(issuedAt.getTime() / 1000))
     .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
     .sign(await signingKey());
   return { accessToken, expiresAt: new Date(Math.floor(expiresAt.getTime() / 1000) * 1000) };
@@ -211,7 +212,7 @@ export async function login(email: string, password: string, companyId?: string)
     createdAt: now,
     expiresAt: sessionExpiresAt,
   });
-  const issued = await issueAccessToken(user._id, membership.companyId, session._id, accessTokenExpiry(now, sessionExpiresAt));
+  const issued = await issueAccessToken(user._id, membership.companyId, session._id, now, accessTokenExpiry(now, sessionExpiresAt));
   return { ...issued, sessionToken: token, sessionExpiresAt };
 }
 
@@ -222,7 +223,7 @@ export async function refresh(sessionToken: string): Promise<IssuedToken> {
   if (!session || session.expiresAt <= now) throw unauthorized("No session: sign in again.");
   const user = await User.findOne({ _id: session.userId, "companies.companyId": session.companyId }, { companies: 1 }).lean();
   if (!user || !activeIn(user.companies, session.companyId)) throw unauthorized("No session: sign in again.");
-  return issueAccessToken(session.userId, session.companyId, session._id, accessTokenExpiry(now, session.expiresAt));
+  return issueAccessToken(session.userId, session.companyId, session._id, now, accessTokenExpiry(now, session.expiresAt));
 }
 
 /** Ends the session of a cookie; the access tokens it issued stop working at once. */
@@ -281,7 +282,7 @@ export async function createApiToken(
     createdAt: now,
     expiresAt,
   });
-  const issued = await issueAccessToken(user._id, membership.companyId, session._id, expiresAt, session._id);
+  const issued = await issueAccessToken(user._id, membership.companyId, session._id, now, expiresAt, session._id);
   return { ...issued, id: session._id.toHexString(), userId: user._id.toHexString(), companyId: membership.companyId.toHexString() };
 }
 

@@ -6,8 +6,8 @@
  */
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
-import type { IndexSpec } from "../index-spec";
-import { ID_INDEX, ns } from "../store";
+import { ID_INDEX, type IndexSpec } from "../index-spec";
+import { ns } from "../store";
 import { validationOptions } from "../validation";
 import { collectionName, existing, type Handler } from "./context";
 

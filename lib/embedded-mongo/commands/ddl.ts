@@ -2,8 +2,8 @@ import { UUID, type Document } from "bson";
 import { Query } from "mingo";
 import { collationSpec, parseCollation, sameCollation } from "../collation";
 import { MongoCommandError } from "../errors";
-import type { IndexSpec } from "../index-spec";
-import { ID_INDEX, ns, type CollectionMeta } from "../store";
+import { ID_INDEX, type IndexSpec } from "../index-spec";
+import { ns, type CollectionMeta } from "../store";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
 import { checkCollectionOptions, collMod } from "./coll-options";
 import { isTextIndex, textIndexSpec } from "../text";
@@ -37,7 +37,6 @@ const dropDatabase: Handler = async (_cmd, ctx) => {
   const metas = ctx.store.collections(ctx.db);
   await ctx.store.write(() => {
     for (const meta of metas) ctx.store.dropCollection(meta);
-    if (metas.length > 0) ctx.store.log({ op: "dropDatabase", db: ctx.db });
   });
   return { dropped: ctx.db, ok: 1 };
 };

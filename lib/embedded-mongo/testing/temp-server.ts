@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { MongoClient, type Db, type MongoServerError } from "mongodb";
 import { afterAll, beforeAll } from "vitest";
 import { startEmbeddedMongo, type EmbeddedMongoHandle } from "../index";
 
@@ -51,4 +52,53 @@ export function tempServerForThisFile(prefix: string): TempServer {
       return socketPath;
     },
   };
+}
+
+export interface TempDatabase {
+  readonly server: TempServer;
+  /** A driver client connected to the server over TCP, with its credentials. */
+  readonly client: MongoClient;
+  readonly db: Db;
+}
+
+/** {@link tempServerForThisFile} with a driver client connected to it and one database of it. */
+export function tempDatabaseForThisFile(prefix: string, dbName: string): TempDatabase {
+  const server = tempServerForThisFile(prefix);
+  let client: MongoClient | undefined;
+
+  beforeAll(async () => {
+    client = await MongoClient.connect(server.uri);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  const connected = () => {
+    if (!client) throw new Error("the client connects in beforeAll");
+    return client;
+  };
+  return {
+    server,
+    get client() {
+      return connected();
+    },
+    get db() {
+      return connected().db(dbName);
+    },
+  };
+}
+
+/**
+ * The server's refusal of an operation that must fail. Mongoose carries its own copy of the
+ * driver, so its errors are matched by name rather than class.
+ */
+export async function serverFailure(promise: Promise<unknown>): Promise<MongoServerError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof Error && /^Mongo(Server|BulkWrite)Error$/.test(err.name)) return err as MongoServerError;
+    throw err;
+  }
+  throw new Error("expected the operation to fail");
 }
