@@ -8,11 +8,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Page } from "@playwright/test";
 import { exitWithUsageError, parseCommandLine } from "@/lib/cli/args";
+import { freePort, waitFor } from "./server";
 
 const root = path.resolve(__dirname, "..", "..");
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
@@ -52,30 +52,6 @@ const WARMUP = 2;
 const CLICK_TIMEOUT_MS = 15_000;
 const ADMIN_EMAIL = "bench-ui@example.com";
 const ADMIN_PASSWORD = "bench-ui-password";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(base: string, server: ChildProcess): Promise<void> {
-  for (let tries = 0; tries < 600; tries++) {
-    if (server.exitCode !== null) throw new Error(`the server exited with code ${server.exitCode}`);
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error("the server did not answer /api/health in time");
-}
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 
@@ -184,7 +160,9 @@ async function main(): Promise<void> {
     process.stderr.write("seeding…\n");
     run(bin("tsx"), ["lib/cli/seed.ts"]);
     server = spawn(bin("next"), ["start", "--port", String(port), "--hostname", "127.0.0.1"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-    await waitForHealth(base, server);
+    const exited = new Promise<never>((_, reject) => server?.once("exit", (code) => reject(new Error(`the server exited with code ${code}`))));
+    exited.catch(() => undefined);
+    await Promise.race([waitFor(`${base}/api/health`, 150_000), exited]);
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
