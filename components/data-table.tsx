@@ -10,7 +10,7 @@ import { FlexRender, columnVisibilityFeature, rowSortingFeature, tableFeatures, 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
-import { focusRing, linkClass } from "./ui";
+import { Button, Spinner, focusRing, linkClass } from "./ui";
 
 const features = tableFeatures({ columnVisibilityFeature, rowSortingFeature });
 
@@ -271,5 +271,35 @@ export function FilterChips({ chips, onClearAll }: { chips: { key: string; label
         Clear all
       </button>
     </div>
+  );
+}
+
+/** On a phone a list's filters fold behind one button that counts those applied. */
+export function FiltersToggle({ open, onToggle, applied, controls }: { open: boolean; onToggle: () => void; applied: number; controls: string }) {
+  return (
+    <Button className="mb-3 w-full sm:hidden" onClick={onToggle} aria-expanded={open} aria-controls={controls}>
+      Filters
+      {applied > 0 && (
+        <span data-testid="filters-count" className="rounded-full bg-sky-100 px-1.5 text-xs text-sky-800">
+          {applied}
+        </span>
+      )}
+    </Button>
+  );
+}
+
+/** A list's total ("298 users"); "Counting…" only while it is asked for, so a failed read leaves none behind. */
+export function ListTotal({ total, noun, fetching, refreshing }: { total: number | undefined; noun: readonly [one: string, many: string]; fetching: boolean; refreshing: boolean }) {
+  return (
+    <p aria-live="polite" className="flex items-center gap-2">
+      {total === undefined ? (
+        fetching && <span>Counting…</span>
+      ) : (
+        <span data-testid={`${noun[1]}-total`}>
+          <strong className="font-semibold text-slate-900">{total.toLocaleString("en")}</strong> {total === 1 ? noun[0] : noun[1]}
+        </span>
+      )}
+      {refreshing && <Spinner className="size-3.5 text-slate-400" />}
+    </p>
   );
 }

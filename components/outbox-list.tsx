@@ -5,7 +5,7 @@ import { useState, type ReactNode } from "react";
 import { useOutbox } from "@/lib/client/outbox";
 import type { OutboxMailRecord } from "@/lib/schemas/outbox";
 import { DataTable, type DataColumn } from "./data-table";
-import { ListErrorState } from "./list-error-state";
+import { ErrorState } from "./error-state";
 import { Pagination } from "./pagination";
 import { Button, Card, DateTime, EmptyState, Field, Loading, PageHeader, Spinner, inputClass, linkClass } from "./ui";
 
@@ -92,9 +92,7 @@ export function OutboxList() {
       {outbox.isLoading ? (
         <Loading label="Loading the outbox…" />
       ) : outbox.isError ? (
-        <Card>
-          <ListErrorState error={outbox.error} title="The outbox could not be loaded" onRetry={() => outbox.refetch()} retrying={outbox.isFetching} />
-        </Card>
+        <ErrorState error={outbox.error} title="The outbox could not be loaded" onRetry={() => outbox.refetch()} retrying={outbox.isFetching} />
       ) : body && body.mails.length === 0 ? (
         <Card>
           <EmptyState title={to ? `No e-mail to ${to}` : "The outbox is empty"}>Invitations appear here when a user is created with “Send an invitation e-mail”.</EmptyState>

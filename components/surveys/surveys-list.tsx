@@ -7,10 +7,10 @@ import { prefetchSurvey, useSurveyList, type SurveyListQuery } from "@/lib/clien
 import { useSearchBox } from "@/lib/client/use-search-box";
 import type { SurveyList } from "@/lib/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
-import { DataTable, FilterChips, type DataColumn } from "../data-table";
-import { ListErrorState } from "../list-error-state";
+import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
+import { ErrorState } from "../error-state";
 import { Pagination } from "../pagination";
-import { ActiveBadge, Button, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, SearchField, Select, Spinner } from "../ui";
+import { ActiveBadge, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, SearchField, Select } from "../ui";
 import { VersionBadge } from "./survey-bits";
 
 const PAGE_SIZES = [10, 20, 50, 100] as const;
@@ -76,14 +76,7 @@ export function SurveysList() {
         subtitle="The company's surveys, their chats and questions, and every version of their settings."
         actions={isAdmin !== false && <LinkButton href="/surveys/new" kind="primary">New survey</LinkButton>}
       />
-      <Button className="mb-3 w-full sm:hidden" onClick={() => setFiltersOpen((open) => !open)} aria-expanded={filtersOpen} aria-controls="surveys-filters">
-        Filters
-        {chips.length > 0 && (
-          <span data-testid="filters-count" className="rounded-full bg-sky-100 px-1.5 text-xs text-sky-800">
-            {chips.length}
-          </span>
-        )}
-      </Button>
+      <FiltersToggle open={filtersOpen} onToggle={() => setFiltersOpen((open) => !open)} applied={chips.length} controls="surveys-filters" />
       <Card id="surveys-filters" className={`p-4 ${filtersOpen ? "" : "hidden sm:block"}`}>
         <form role="search" onSubmit={(event) => event.preventDefault()} className="grid gap-4 sm:grid-cols-[1fr_14rem]">
           <SearchField id="surveys-search" hint="The start of a code or a name." value={text} onChange={setText} placeholder="e.g. onboarding" />
@@ -102,7 +95,7 @@ export function SurveysList() {
             <Loading label="Loading surveys…" />
           </div>
         ) : list.isError ? (
-          <ListErrorState error={list.error} title="The surveys could not be loaded" onRetry={() => list.refetch()} retrying={list.isFetching} />
+          <ErrorState framed={false} error={list.error} title="The surveys could not be loaded" onRetry={() => list.refetch()} retrying={list.isFetching} />
         ) : body && body.surveys.length === 0 ? (
           <EmptyState title={query.search || query.isActive !== "true" ? "No survey matches" : "No survey yet"}>
             {query.search ? "Try a shorter search, or include inactive surveys." : isAdmin !== false && "Create the first one with “New survey”."}
@@ -118,18 +111,7 @@ export function SurveysList() {
               rowHref={surveyHref}
               rowLabel={surveyLabel}
               onRowIntent={(survey) => prefetchSurvey(client, survey._id)}
-              toolbar={
-                <p aria-live="polite" className="flex items-center gap-2">
-                  {total === undefined ? (
-                    list.isFetching && <span>Counting…</span>
-                  ) : (
-                    <span data-testid="surveys-total">
-                      <strong className="font-semibold text-slate-900">{total.toLocaleString("en")}</strong> {total === 1 ? "survey" : "surveys"}
-                    </span>
-                  )}
-                  {list.isFetching && !list.isLoading && <Spinner className="size-3.5 text-slate-400" />}
-                </p>
-              }
+              toolbar={<ListTotal total={total} noun={["survey", "surveys"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />}
             />
           )
         )}

@@ -18,15 +18,15 @@ import { useSearchBox } from "@/lib/client/use-search-box";
 import { displayName, prefetchUser, seedUsers, useUserList } from "@/lib/client/users";
 import type { UserRecord } from "@/lib/users/contract";
 import { useIsAdmin } from "../admin-shell";
-import { DataTable, FilterChips, type DataColumn } from "../data-table";
-import { ListErrorState } from "../list-error-state";
+import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
+import { ErrorState } from "../error-state";
 import { Pagination } from "../pagination";
-import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, Loading, PageHeader, SearchField, Select, Spinner, inputClass } from "../ui";
+import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, Loading, PageHeader, SearchField, Select, inputClass } from "../ui";
 import { UserPicker } from "./user-picker";
 
 const SEARCH_DEBOUNCE_MS = 300;
 
-/** The users list: its whole view lives in the URL (see lib/client/user-filters.ts). */
+/** The Status filter in words, for its chip. */
 const STATUS_LABELS: Record<UserFilters["isActive"], string> = { true: "Active", false: "Inactive", all: "Active and inactive" };
 
 /** The users list: its whole view lives in the URL (see lib/client/user-filters.ts). */
@@ -77,14 +77,7 @@ export function UsersList() {
         subtitle="Search, filter and manage the people and bots of your company."
         actions={isAdmin !== false && <LinkButton href="/users/new" kind="primary">New user</LinkButton>}
       />
-      <Button className="mb-3 w-full sm:hidden" onClick={() => setFiltersOpen((open) => !open)} aria-expanded={filtersOpen} aria-controls="users-filters">
-        Filters
-        {chips.length > 0 && (
-          <span data-testid="filters-count" className="rounded-full bg-sky-100 px-1.5 text-xs text-sky-800">
-            {chips.length}
-          </span>
-        )}
-      </Button>
+      <FiltersToggle open={filtersOpen} onToggle={() => setFiltersOpen((open) => !open)} applied={chips.length} controls="users-filters" />
       <div id="users-filters" className={filtersOpen ? "" : "hidden sm:block"}>
         <Filters filters={filters} change={change} />
       </div>
@@ -96,7 +89,7 @@ export function UsersList() {
             <Loading label="Loading users…" />
           </div>
         ) : list.isError ? (
-          <ListErrorState error={list.error} title="The users could not be loaded" onRetry={() => list.refetch()} retrying={list.isFetching} />
+          <ErrorState framed={false} error={list.error} title="The users could not be loaded" onRetry={() => list.refetch()} retrying={list.isFetching} />
         ) : body && body.users.length === 0 ? (
           <EmptyState title={filters.page > 1 && (total ?? 0) > 0 ? "This page is past the end of the list" : "No user matches this view"}>
             {filters.page > 1 && (total ?? 0) > 0 ? (
@@ -117,18 +110,7 @@ export function UsersList() {
               rowLabel={displayName}
               sort={{ column: "modifiedAt", desc: filters.orderBy === "desc", onChange: (desc) => change({ orderBy: desc ? "desc" : "asc" }) }}
               onRowIntent={(user) => prefetchUser(client, user._id)}
-              toolbar={
-                <p aria-live="polite" className="flex items-center gap-2">
-                  {total === undefined ? (
-                    list.isFetching && <span>Counting…</span>
-                  ) : (
-                    <span data-testid="users-total">
-                      <strong className="font-semibold text-slate-900">{total.toLocaleString("en")}</strong> {total === 1 ? "user" : "users"}
-                    </span>
-                  )}
-                  {list.isFetching && !list.isLoading && <Spinner className="size-3.5 text-slate-400" />}
-                </p>
-              }
+              toolbar={<ListTotal total={total} noun={["user", "users"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />}
             />
           )
         )}
