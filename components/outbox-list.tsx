@@ -4,7 +4,7 @@ import { useSearchParams } from "next/navigation";
 import { useState, type ReactNode } from "react";
 import { useOutbox } from "@/lib/client/outbox";
 import type { OutboxMailRecord } from "@/lib/schemas/outbox";
-import { DataTable, type DataColumn } from "./data-table";
+import { DataTable, ListTotal, type DataColumn } from "./data-table";
 import { ErrorState } from "./error-state";
 import { Pagination } from "./pagination";
 import { Button, Card, DateTime, EmptyState, Field, Loading, PageHeader, Spinner, inputClass, linkClass } from "./ui";
@@ -109,13 +109,9 @@ export function OutboxList() {
                 rowId={mailId}
                 rowHref={mailHref}
                 rowLabel={mailSubject}
-                toolbar={
-                  <span data-testid="outbox-total">
-                    <strong className="font-semibold text-slate-900">{(body.counter ?? body.mails.length).toLocaleString("en")}</strong> e-mails
-                  </span>
-                }
+                toolbar={<ListTotal total={body.counter ?? body.mails.length} noun={["e-mail", "e-mails"]} fetching={outbox.isFetching} refreshing={false} />}
               />
-              <Pagination page={page} limit={PAGE_SIZE} total={body.counter} shown={body.mails.length} noun="e-mails" onPage={(next) => show({ page: next })} />
+              <Pagination page={page} limit={PAGE_SIZE} total={body.counter} shown={body.mails.length} noun={["e-mail", "e-mails"]} onPage={(next) => show({ page: next })} />
             </Card>
             {mail && (
               <Card className="mt-6 overflow-hidden">

@@ -29,7 +29,8 @@ export function Pagination({
   /** Undefined when the list gives no total: Next is offered while pages come back full. */
   total: number | undefined;
   shown: number;
-  noun: string;
+  /** What the list holds, one and many: "user", "users". */
+  noun: readonly [one: string, many: string];
   onPage: (page: number) => void;
   /** With onLimit: the page sizes a person may choose. */
   pageSizes?: readonly number[];
@@ -53,10 +54,10 @@ export function Pagination({
                   of <strong className="font-medium text-slate-900">{total.toLocaleString("en")}</strong>
                 </>
               )}{" "}
-              {noun}
+              {(total ?? shown) === 1 ? noun[0] : noun[1]}
             </>
           ) : (
-            <>No {noun} on this page</>
+            <>No {noun[1]} on this page</>
           )}
         </p>
         {pageSizes && onLimit && (

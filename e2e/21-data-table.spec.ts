@@ -4,6 +4,7 @@
  * chooser remembered across a reload, and a Retry when the list fails to load.
  */
 import type { Page } from "@playwright/test";
+import { E2E_ADMIN_EMAIL } from "./env";
 import { expect, openSignedIn, screenshot, test } from "./fixtures";
 
 const rows = (page: Page) => page.locator("tbody tr");
@@ -87,6 +88,11 @@ test("page numbers, first and last, a page size and “Showing 11–20 of N”",
   await expect(page).toHaveURL(/[?&]limit=25/);
   await expect(rows(page)).toHaveCount(25);
   await expect(pages.getByTestId("showing")).toHaveText(`Showing 1–25 of ${everyone.toLocaleString("en")} users`);
+
+  // One user found: the words agree with the number.
+  await page.goto(`/users?email=${encodeURIComponent(E2E_ADMIN_EMAIL)}`);
+  await expect(pages.getByTestId("showing")).toHaveText("Showing 1–1 of 1 user");
+  await expect(page.getByTestId("users-total")).toHaveText("1 user");
 });
 
 test("the applied filters are chips, each removable, and “Clear all”", async ({ page }) => {

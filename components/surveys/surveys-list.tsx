@@ -121,7 +121,7 @@ export function SurveysList() {
             limit={query.limit}
             total={total}
             shown={body.surveys.length}
-            noun="surveys"
+            noun={["survey", "surveys"]}
             onPage={(page) => show({ ...query, page })}
             pageSizes={PAGE_SIZES}
             onLimit={(limit) => show({ ...query, limit, page: 1 })}

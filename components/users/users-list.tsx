@@ -121,7 +121,7 @@ export function UsersList() {
             limit={filters.limit}
             total={total}
             shown={body.users.length}
-            noun="users"
+            noun={["user", "users"]}
             onPage={(page) => show({ ...filters, page })}
             pageSizes={PAGE_SIZES}
             onLimit={(limit) => change({ limit })}
