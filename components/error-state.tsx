@@ -7,7 +7,8 @@ import { ErrorMessage } from "./error-message";
 /**
  * What a page or list shows when what it reads failed to load: what happened (with the request
  * id to quote to support) and a Retry button, in place of any spinner or count that was waiting.
- * Pass the query's `refetch` as `onRetry` and its `isFetching` as `retrying`.
+ * Pass the query's `refetch` as `onRetry` and its `isFetching` as `retrying`; `framed={false}`
+ * when it stands inside a card of its own (a list's).
  */
 export function ErrorState({
   error,
@@ -15,17 +16,19 @@ export function ErrorState({
   onRetry,
   retrying = false,
   className = "",
+  framed = true,
 }: {
   error: unknown;
   title: string;
   onRetry?: () => unknown;
   retrying?: boolean;
   className?: string;
+  framed?: boolean;
 }) {
   // A record that does not exist will not appear on a retry: no button then.
   const retryable = onRetry && !(error instanceof ApiError && (error.status === 404 || error.status === 403));
-  return (
-    <Card className={`flex flex-col gap-4 p-5 sm:p-6 ${className}`}>
+  const content = (
+    <>
       <ErrorMessage error={error} title={title} />
       {retryable && (
         <div>
@@ -34,6 +37,7 @@ export function ErrorState({
           </Button>
         </div>
       )}
-    </Card>
+    </>
   );
+  return framed ? <Card className={`flex flex-col gap-4 p-5 sm:p-6 ${className}`}>{content}</Card> : <div className={`flex flex-col gap-4 p-4 ${className}`}>{content}</div>;
 }

@@ -4,17 +4,27 @@ import { useSearchParams } from "next/navigation";
 import { useState, type ReactNode } from "react";
 import { useOutbox } from "@/lib/client/outbox";
 import type { OutboxMailRecord } from "@/lib/schemas/outbox";
-import { ErrorMessage } from "./error-message";
+import { DataTable, ListTotal, type DataColumn } from "./data-table";
+import { ErrorState } from "./error-state";
 import { Pagination } from "./pagination";
 import { Button, Card, DateTime, EmptyState, Field, Loading, PageHeader, Spinner, inputClass, linkClass } from "./ui";
 
 const PAGE_SIZE = 20;
+
+const columns: DataColumn<OutboxMailRecord>[] = [
+  { id: "subject", header: "Subject", cell: (mail) => mail.subject, className: "max-w-96" },
+  { id: "to", header: "To", cell: (mail) => mail.to, className: "max-w-72 truncate" },
+  { id: "createdAt", header: "Kept", cell: (mail) => <DateTime value={mail.createdAt} />, className: "whitespace-nowrap" },
+];
+const mailId = (mail: OutboxMailRecord) => mail._id;
+const mailSubject = (mail: OutboxMailRecord) => mail.subject;
 
 /** The e-mails the server kept instead of sending (SMTP_URL unset), newest first. */
 export function OutboxList() {
   const params = useSearchParams();
   const page = Math.max(1, Number(params.get("page")) || 1);
   const to = params.get("to") ?? "";
+  const opened = params.get("mail") ?? "";
   const [text, setText] = useState(to);
   const [followed, setFollowed] = useState(to);
   if (to !== followed) {
@@ -23,6 +33,15 @@ export function OutboxList() {
   }
   const outbox = useOutbox({ page, limit: PAGE_SIZE, to: to || undefined });
   const body = outbox.data?.data;
+  const mail = body?.mails.find((candidate) => candidate._id === opened);
+  /** The mail opens below the list, in the URL so Back closes it. */
+  const mailHref = (record: OutboxMailRecord) => {
+    const query = new URLSearchParams();
+    if (to) query.set("to", to);
+    if (page > 1) query.set("page", String(page));
+    query.set("mail", record._id);
+    return `/outbox?${query}`;
+  };
 
   const show = (next: { page?: number; to?: string }) => {
     const query = new URLSearchParams();
@@ -73,21 +92,33 @@ export function OutboxList() {
       {outbox.isLoading ? (
         <Loading label="Loading the outbox…" />
       ) : outbox.isError ? (
-        <ErrorMessage error={outbox.error} title="The outbox could not be loaded" />
+        <ErrorState error={outbox.error} title="The outbox could not be loaded" onRetry={() => outbox.refetch()} retrying={outbox.isFetching} />
       ) : body && body.mails.length === 0 ? (
         <Card>
           <EmptyState title={to ? `No e-mail to ${to}` : "The outbox is empty"}>Invitations appear here when a user is created with “Send an invitation e-mail”.</EmptyState>
         </Card>
       ) : (
         body && (
-          <Card className="overflow-hidden">
-            <ol className="divide-y divide-slate-200">
-              {body.mails.map((mail) => (
-                <Mail key={mail._id} mail={mail} />
-              ))}
-            </ol>
-            <Pagination page={page} limit={PAGE_SIZE} total={body.counter} shown={body.mails.length} noun="e-mails" onPage={(next) => show({ page: next })} />
-          </Card>
+          <>
+            <Card className="overflow-hidden">
+              <DataTable
+                name="outbox"
+                caption="E-mails kept, newest first"
+                rows={body.mails}
+                columns={columns}
+                rowId={mailId}
+                rowHref={mailHref}
+                rowLabel={mailSubject}
+                toolbar={<ListTotal total={body.counter ?? body.mails.length} noun={["e-mail", "e-mails"]} fetching={outbox.isFetching} refreshing={false} />}
+              />
+              <Pagination page={page} limit={PAGE_SIZE} total={body.counter} shown={body.mails.length} noun={["e-mail", "e-mails"]} onPage={(next) => show({ page: next })} />
+            </Card>
+            {mail && (
+              <Card className="mt-6 overflow-hidden">
+                <Mail mail={mail} />
+              </Card>
+            )}
+          </>
         )
       )}
     </>
@@ -96,7 +127,7 @@ export function OutboxList() {
 
 function Mail({ mail }: { mail: OutboxMailRecord }) {
   return (
-    <li className="p-4 sm:p-5">
+    <div className="p-4 sm:p-5">
       <article aria-labelledby={`mail-${mail._id}`}>
         <div className="flex flex-wrap items-baseline justify-between gap-2">
           <h2 id={`mail-${mail._id}`} className="text-base font-semibold text-slate-900">
@@ -111,7 +142,7 @@ function Mail({ mail }: { mail: OutboxMailRecord }) {
         </p>
         <div className="mt-3 whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 text-sm text-slate-800">{linkify(mail.text)}</div>
       </article>
-    </li>
+    </div>
   );
 }
 

@@ -116,27 +116,6 @@ export function Select({ id, label, value, onChange, children }: { id: string; l
   );
 }
 
-/** The table of a list page (users, surveys): a hidden caption, column heads, and the rows given. */
-export function ListTable({ caption, columns, children }: { caption: ReactNode; columns: { label: string; className?: string }[]; children: ReactNode }) {
-  return (
-    <div className="overflow-x-auto">
-      <table className="w-full text-left text-sm">
-        <caption className="sr-only">{caption}</caption>
-        <thead className="bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
-          <tr>
-            {columns.map((column) => (
-              <th key={column.label} scope="col" className={`px-4 py-2.5 ${column.className ?? ""}`}>
-                {column.label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">{children}</tbody>
-      </table>
-    </div>
-  );
-}
-
 /** A set of checkboxes choosing several records by id (access roles, properties). */
 export function CheckboxGroup({
   id,

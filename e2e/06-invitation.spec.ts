@@ -15,6 +15,8 @@ test("6. invite a user, open the link from the outbox, set a password, sign in a
 
   await page.getByRole("link", { name: "Outbox" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Outbox" })).toBeVisible();
+  // The outbox is a table: the mail's row opens it below the list.
+  await page.locator("tbody tr").filter({ hasText: email }).click();
   const mail = page.getByRole("article").filter({ hasText: email });
   await expect(mail).toHaveCount(1);
   await expect(mail.getByRole("heading")).toContainText("You are invited");

@@ -1,9 +1,10 @@
 /**
  * The pages this part of the admin changed, pictured at a desktop's and a phone's width in both
  * themes (e2e/screenshots/23-*.png), each checked for its theme and for no sideways scrolling.
+ * The lists are checked too for a data table (or, on a phone, cards) that fits the page.
  */
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test } from "./fixtures";
+import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
 
 const MODES = [
   { width: 1280, height: 800, theme: "light" },
@@ -79,3 +80,55 @@ test.describe("screens", () => {
     }
   });
 });
+
+test("the lists, and a user opened from its list, light and dark, wide and narrow", async ({ page }) => {
+  test.setTimeout(180_000);
+  await openSignedIn(page, "/users");
+  // An invitation kept in the outbox, so that its list has a row to show.
+  const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
+  const headers = { Authorization: `Bearer ${token}`, Admin: "true" };
+  const roles = (await (await page.request.get("/v2/access-roles", { headers })).json()).data.accessRoles as { _id: string; isAdmin: boolean }[];
+  const invited = await page.request.post("/v2/users?notifyEmail=true", { headers, data: { email: `screens.${unique()}@example.com`, accessRoles: [roles.find((role) => !role.isAdmin)!._id] } });
+  expect(invited.status()).toBe(201);
+
+  for (const mode of MODES) {
+    const dark = mode.theme === "dark";
+    const phone = mode.width < 640;
+    await page.setViewportSize({ width: mode.width, height: mode.height });
+    await page.emulateMedia({ colorScheme: mode.theme });
+    const rows = page.locator(phone ? '[data-testid="data-card"]' : "tbody tr");
+
+    for (const [name, path] of [
+      ["users", "/users"],
+      ["surveys", "/surveys"],
+      ["outbox", "/outbox"],
+    ] as const) {
+      await page.goto(path);
+      await expect(rows.first()).toBeVisible();
+      await expect(page.getByText("Counting…")).toHaveCount(0);
+      if (!phone) await expectTableFits(page, name);
+      await check(page, name, dark, mode.width);
+    }
+
+    await page.goto("/users");
+    const row = rows.nth(1);
+    const href = await row.getByRole("link").first().getAttribute("href");
+    const email = (await row.getByText(/^\S+@\S+$/).last().innerText()).trim();
+    await row.click();
+    await page.waitForURL(`**${href}`);
+    await expect(page.locator("main").getByText(email, { exact: true }).first()).toBeVisible();
+    await check(page, "user-from-list", dark, mode.width);
+  }
+});
+
+/** The table's header cells and each row's cells line up, and the table stays inside its card. */
+async function expectTableFits(page: Page, name: string): Promise<void> {
+  const layout = await page.locator("table").evaluate((table) => {
+    const card = table.closest("section")!.getBoundingClientRect();
+    const box = table.getBoundingClientRect();
+    const lefts = (row: Element) => [...row.children].map((cell) => Math.round(cell.getBoundingClientRect().left));
+    const head = lefts(table.querySelector("thead tr")!);
+    return { inside: box.right <= card.right + 1 && box.left >= card.left - 1, aligned: [...table.querySelectorAll("tbody tr")].every((row) => lefts(row).join() === head.join()) };
+  });
+  expect.soft(layout, `${name}: the table fits its card and its columns line up`).toEqual({ inside: true, aligned: true });
+}

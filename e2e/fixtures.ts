@@ -55,6 +55,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Let spinners and late layout settle so the picture shows the page as a person sees it.
   await page.waitForLoadState("networkidle").catch(() => undefined);
+  // From the top: a page scrolled down would draw its sticky header midway down the full-page picture.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 

@@ -28,10 +28,11 @@ export function SurveyDetail({ id }: { id: string }) {
       </>
     );
   }
-  return <SurveyView survey={survey.data} />;
+  return <SurveyView survey={survey.data} partial={survey.isPlaceholderData} />;
 }
 
-function SurveyView({ survey }: { survey: SurveyRecord }) {
+/** `partial`: the record as the list held it, without its chats, until the full one arrives. */
+function SurveyView({ survey, partial }: { survey: SurveyRecord; partial: boolean }) {
   const names = useSurveyNames();
   const isAdmin = useIsAdmin();
   const chats = survey.chat ?? [];
@@ -99,9 +100,9 @@ function SurveyView({ survey }: { survey: SurveyRecord }) {
           <h2 className="mb-4 text-base font-semibold text-slate-900">Summary</h2>
           <Facts
             items={[
-              ["Chats", String(chats.length)],
-              ["Questions", String(questions)],
-              ["Answers", answers.toLocaleString("en")],
+              ["Chats", partial ? "…" : String(chats.length)],
+              ["Questions", partial ? "…" : String(questions)],
+              ["Answers", partial ? "…" : answers.toLocaleString("en")],
               ["Revision", String(survey.__v)],
               ["Created", <DateTime key="c" value={survey.createdAt} />],
               ["Modified", <DateTime key="m" value={survey.modifiedAt} />],
@@ -111,7 +112,9 @@ function SurveyView({ survey }: { survey: SurveyRecord }) {
       </div>
 
       <h2 className="mb-3 mt-8 text-lg font-semibold text-slate-900">Chats and questions</h2>
-      {chats.length === 0 ? (
+      {partial ? (
+        <Loading label="Loading the chats…" />
+      ) : chats.length === 0 ? (
         <Card>
           <EmptyState title="This survey has no chats yet">Chats and their questions are added by the survey’s channels and bots.</EmptyState>
         </Card>

@@ -174,7 +174,7 @@ export function SurveyHistory({ id }: { id: string }) {
               </table>
             </div>
             {(revisions.data?.data.counter ?? 0) > PAGE_SIZE && (
-              <Pagination page={page} limit={PAGE_SIZE} total={revisions.data?.data.counter} shown={list.length} noun="revisions" onPage={setPage} />
+              <Pagination page={page} limit={PAGE_SIZE} total={revisions.data?.data.counter} shown={list.length} noun={["revision", "revisions"]} onPage={setPage} />
             )}
           </Card>
           {left && right && <Diff left={left} right={right} names={names} />}

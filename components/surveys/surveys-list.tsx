@@ -1,26 +1,34 @@
 "use client";
 
-import Link from "next/link";
+import { useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
-import { useSurveyList, type SurveyListQuery } from "@/lib/client/surveys";
+import { useState } from "react";
+import { prefetchSurvey, useSurveyList, type SurveyListQuery } from "@/lib/client/surveys";
 import { useSearchBox } from "@/lib/client/use-search-box";
+import type { SurveyList } from "@/lib/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
-import { ErrorMessage } from "../error-message";
+import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
+import { ErrorState } from "../error-state";
 import { Pagination } from "../pagination";
-import { ActiveBadge, Card, DateTime, EmptyState, LinkButton, ListTable, Loading, PageHeader, SearchField, Select, Spinner, linkClass } from "../ui";
+import { ActiveBadge, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, SearchField, Select } from "../ui";
 import { VersionBadge } from "./survey-bits";
 
-const PAGE_SIZE = 20;
+const PAGE_SIZES = [10, 20, 50, 100] as const;
+const DEFAULT_LIMIT = 20;
 const STATES = ["true", "false", "all"] as const;
+const STATUS_LABELS: Record<SurveyListQuery["isActive"], string> = { true: "Active", false: "Inactive", all: "Active and inactive" };
+
+type SurveyRow = SurveyList["data"]["surveys"][number];
 
 function parse(params: URLSearchParams): SurveyListQuery {
   const isActive = params.get("isActive");
   const page = Number(params.get("page"));
+  const limit = Number(params.get("limit"));
   return {
     search: params.get("search")?.slice(0, 200) ?? "",
     isActive: (STATES as readonly (string | null)[]).includes(isActive) ? (isActive as SurveyListQuery["isActive"]) : "true",
-    page: Number.isInteger(page) && page >= 1 ? page : 1,
-    limit: PAGE_SIZE,
+    page: Number.isInteger(page) && page >= 1 && page <= 100_000 ? page : 1,
+    limit: (PAGE_SIZES as readonly number[]).includes(limit) ? limit : DEFAULT_LIMIT,
   };
 }
 
@@ -29,18 +37,37 @@ function toSearch(query: SurveyListQuery): string {
   if (query.search) params.set("search", query.search);
   if (query.isActive !== "true") params.set("isActive", query.isActive);
   if (query.page > 1) params.set("page", String(query.page));
+  if (query.limit !== DEFAULT_LIMIT) params.set("limit", String(query.limit));
   return params.size ? `?${params}` : "";
 }
+
+const columns: DataColumn<SurveyRow>[] = [
+  { id: "name", header: "Name", cell: (survey) => survey.name, className: "max-w-80" },
+  { id: "code", header: "Code", cell: (survey) => <span className="font-mono text-xs">{survey.code}</span> },
+  { id: "version", header: "Version", cell: (survey) => survey.version && <VersionBadge version={survey.version} /> },
+  { id: "status", header: "Status", cell: (survey) => survey.isActive !== undefined && <ActiveBadge active={survey.isActive} /> },
+  { id: "modifiedAt", header: "Modified", cell: (survey) => <DateTime value={survey.modifiedAt} />, className: "whitespace-nowrap" },
+];
+const surveyId = (survey: SurveyRow) => survey._id;
+const surveyHref = (survey: SurveyRow) => `/surveys/${survey._id}`;
+const surveyLabel = (survey: SurveyRow) => survey.name ?? survey.code ?? survey._id;
 
 export function SurveysList() {
   const params = useSearchParams();
   const query = parse(params);
   const isAdmin = useIsAdmin();
+  const client = useQueryClient();
+  const [filtersOpen, setFiltersOpen] = useState(false);
   const show = (next: SurveyListQuery) => window.history.pushState(null, "", `/surveys${toSearch(next)}`);
   const [text, setText] = useSearchBox(query.search ?? "", (search) => show({ ...query, search, page: 1 }));
   const list = useSurveyList(query);
   const body = list.data?.data;
   const total = body?.counter;
+
+  const chips = [
+    ...(query.search ? [{ key: "search", label: `Search: ${query.search}`, onRemove: () => show({ ...query, search: "", page: 1 }) }] : []),
+    ...(query.isActive !== "true" ? [{ key: "isActive", label: `Status: ${STATUS_LABELS[query.isActive]}`, onRemove: () => show({ ...query, isActive: "true", page: 1 }) }] : []),
+  ];
 
   return (
     <>
@@ -49,7 +76,8 @@ export function SurveysList() {
         subtitle="The company's surveys, their chats and questions, and every version of their settings."
         actions={isAdmin !== false && <LinkButton href="/surveys/new" kind="primary">New survey</LinkButton>}
       />
-      <Card className="p-4">
+      <FiltersToggle open={filtersOpen} onToggle={() => setFiltersOpen((open) => !open)} applied={chips.length} controls="surveys-filters" />
+      <Card id="surveys-filters" className={`p-4 ${filtersOpen ? "" : "hidden sm:block"}`}>
         <form role="search" onSubmit={(event) => event.preventDefault()} className="grid gap-4 sm:grid-cols-[1fr_14rem]">
           <SearchField id="surveys-search" hint="The start of a code or a name." value={text} onChange={setText} placeholder="e.g. onboarding" />
           <Select id="surveys-active" label="Status" value={query.isActive} onChange={(isActive) => show({ ...query, isActive: isActive as SurveyListQuery["isActive"], page: 1 })}>
@@ -59,56 +87,45 @@ export function SurveysList() {
           </Select>
         </form>
       </Card>
+      <FilterChips chips={chips} onClearAll={() => show({ search: "", isActive: "true", page: 1, limit: query.limit })} />
 
       <Card className="mt-6 overflow-hidden">
-        <div className="flex items-center gap-2 border-b border-slate-200 px-4 py-3 text-sm text-slate-700" aria-live="polite">
-          {total === undefined ? (
-            "Counting…"
-          ) : (
-            <span data-testid="surveys-total">
-              <strong className="font-semibold text-slate-900">{total.toLocaleString("en")}</strong> {total === 1 ? "survey" : "surveys"}
-            </span>
-          )}
-          {list.isFetching && !list.isLoading && <Spinner className="size-3.5 text-slate-400" />}
-        </div>
         {list.isLoading ? (
           <div className="px-4">
             <Loading label="Loading surveys…" />
           </div>
         ) : list.isError ? (
-          <div className="p-4">
-            <ErrorMessage error={list.error} title="The surveys could not be loaded" />
-          </div>
+          <ErrorState framed={false} error={list.error} title="The surveys could not be loaded" onRetry={() => list.refetch()} retrying={list.isFetching} />
         ) : body && body.surveys.length === 0 ? (
           <EmptyState title={query.search || query.isActive !== "true" ? "No survey matches" : "No survey yet"}>
             {query.search ? "Try a shorter search, or include inactive surveys." : isAdmin !== false && "Create the first one with “New survey”."}
           </EmptyState>
         ) : (
           body && (
-            <ListTable
+            <DataTable
+              name="surveys"
               caption="Surveys, recently modified first"
-              columns={[{ label: "Name" }, { label: "Code" }, { label: "Version" }, { label: "Status" }, { label: "Modified", className: "hidden md:table-cell" }]}
-            >
-              {body.surveys.map((survey) => (
-                <tr key={survey._id} className="hover:bg-slate-50">
-                  <td className="max-w-80 px-4 py-2.5">
-                    <Link href={`/surveys/${survey._id}`} className={`block truncate ${linkClass}`}>
-                      {survey.name}
-                    </Link>
-                  </td>
-                  <td className="px-4 py-2.5 font-mono text-xs text-slate-700">{survey.code}</td>
-                  <td className="px-4 py-2.5">{survey.version && <VersionBadge version={survey.version} />}</td>
-                  <td className="px-4 py-2.5">{survey.isActive !== undefined && <ActiveBadge active={survey.isActive} />}</td>
-                  <td className="hidden whitespace-nowrap px-4 py-2.5 text-slate-600 md:table-cell">
-                    <DateTime value={survey.modifiedAt} />
-                  </td>
-                </tr>
-              ))}
-            </ListTable>
+              rows={body.surveys}
+              columns={columns}
+              rowId={surveyId}
+              rowHref={surveyHref}
+              rowLabel={surveyLabel}
+              onRowIntent={(survey) => prefetchSurvey(client, survey._id)}
+              toolbar={<ListTotal total={total} noun={["survey", "surveys"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />}
+            />
           )
         )}
         {body && total !== undefined && total > 0 && (
-          <Pagination page={query.page} limit={PAGE_SIZE} total={total} shown={body.surveys.length} noun="surveys" onPage={(page) => show({ ...query, page })} />
+          <Pagination
+            page={query.page}
+            limit={query.limit}
+            total={total}
+            shown={body.surveys.length}
+            noun={["survey", "surveys"]}
+            onPage={(page) => show({ ...query, page })}
+            pageSizes={PAGE_SIZES}
+            onLimit={(limit) => show({ ...query, limit, page: 1 })}
+          />
         )}
       </Card>
     </>

@@ -1,8 +1,8 @@
 "use client";
 
-import Link from "next/link";
+import { useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { useReference, useReferenceNames } from "@/lib/client/reference";
 import {
   DEFAULT_FILTERS,
@@ -15,14 +15,19 @@ import {
   type UserFilters,
 } from "@/lib/client/user-filters";
 import { useSearchBox } from "@/lib/client/use-search-box";
-import { displayName, useUserList } from "@/lib/client/users";
+import { displayName, prefetchUser, seedUsers, useUserList } from "@/lib/client/users";
+import type { UserRecord } from "@/lib/users/contract";
 import { useIsAdmin } from "../admin-shell";
-import { ErrorMessage } from "../error-message";
+import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
+import { ErrorState } from "../error-state";
 import { Pagination } from "../pagination";
-import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, ListTable, Loading, PageHeader, SearchField, Select, Spinner, inputClass, linkClass } from "../ui";
+import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, Loading, PageHeader, SearchField, Select, inputClass } from "../ui";
 import { UserPicker } from "./user-picker";
 
 const SEARCH_DEBOUNCE_MS = 300;
+
+/** The Status filter in words, for its chip. */
+const STATUS_LABELS: Record<UserFilters["isActive"], string> = { true: "Active", false: "Inactive", all: "Active and inactive" };
 
 /** The users list: its whole view lives in the URL (see lib/client/user-filters.ts). */
 export function UsersList() {
@@ -30,6 +35,8 @@ export function UsersList() {
   const key = params.toString();
   const filters = useMemo(() => parseUserFilters(new URLSearchParams(key)), [key]);
   const isAdmin = useIsAdmin();
+  const client = useQueryClient();
+  const [filtersOpen, setFiltersOpen] = useState(false);
 
   // Native history calls keep Next's router in step (useSearchParams follows them) without a
   // server round trip; each change is one history entry, so Back restores the previous view.
@@ -39,8 +46,29 @@ export function UsersList() {
   const list = useUserList(userListQuery(filters));
   const roles = useReferenceNames("accessRoles");
   const jobs = useReferenceNames("jobTitles");
+  const properties = useReferenceNames("properties");
+  const bots = useReferenceNames("bots");
   const body = list.data?.data;
   const total = body?.counter;
+
+  useEffect(() => {
+    if (body && !list.isPlaceholderData) seedUsers(client, body.users);
+  }, [body, client, list.isPlaceholderData]);
+
+  const chips = filterChips(filters, { roles, jobs, properties, bots }).map((chip) => ({ ...chip, onRemove: () => change({ [chip.key]: DEFAULT_FILTERS[chip.key] }) }));
+  const clearAll = () => show({ ...DEFAULT_FILTERS, limit: filters.limit, orderBy: filters.orderBy });
+
+  const columns = useMemo<DataColumn<UserRecord>[]>(
+    () => [
+      { id: "name", header: "Name", cell: (user) => displayName(user), className: "max-w-72" },
+      { id: "email", header: "E-mail", cell: (user) => user.email, className: "max-w-72 truncate" },
+      { id: "accessRoles", header: "Access roles", cell: (user) => user.accessRoles.map((id) => roles.get(id) ?? "…").join(", ") },
+      { id: "job", header: "Job title", cell: (user) => (user.job ? (jobs.get(user.job) ?? "…") : "—") },
+      { id: "status", header: "Status", cell: (user) => <ActiveBadge active={user.isActive} /> },
+      { id: "modifiedAt", header: "Modified", cell: (user) => <DateTime value={user.modifiedAt} />, className: "whitespace-nowrap" },
+    ],
+    [roles, jobs],
+  );
 
   return (
     <>
@@ -49,53 +77,19 @@ export function UsersList() {
         subtitle="Search, filter and manage the people and bots of your company."
         actions={isAdmin !== false && <LinkButton href="/users/new" kind="primary">New user</LinkButton>}
       />
-      <Filters filters={filters} change={change} reset={() => show(DEFAULT_FILTERS)} />
+      <FiltersToggle open={filtersOpen} onToggle={() => setFiltersOpen((open) => !open)} applied={chips.length} controls="users-filters" />
+      <div id="users-filters" className={filtersOpen ? "" : "hidden sm:block"}>
+        <Filters filters={filters} change={change} />
+      </div>
+      <FilterChips chips={chips} onClearAll={clearAll} />
 
       <Card className="mt-6 overflow-hidden">
-        <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">
-          <p aria-live="polite" className="flex items-center gap-2 text-sm text-slate-700">
-            {total === undefined ? (
-              <span>Counting…</span>
-            ) : (
-              <span data-testid="users-total">
-                <strong className="font-semibold text-slate-900">{total.toLocaleString("en")}</strong> {total === 1 ? "user" : "users"}
-              </span>
-            )}
-            {list.isFetching && !list.isLoading && <Spinner className="size-3.5 text-slate-400" />}
-          </p>
-          <div className="flex flex-wrap items-center gap-3">
-            <label className="flex items-center gap-2 whitespace-nowrap text-sm text-slate-700">
-              Sort
-              <select
-                value={filters.orderBy}
-                onChange={(event) => change({ orderBy: event.target.value as UserFilters["orderBy"] })}
-                className={`${inputClass} w-auto py-1.5`}
-              >
-                <option value="desc">Recently modified first</option>
-                <option value="asc">Least recently modified first</option>
-              </select>
-            </label>
-            <label className="flex items-center gap-2 whitespace-nowrap text-sm text-slate-700">
-              Per page
-              <select value={filters.limit} onChange={(event) => change({ limit: Number(event.target.value) })} className={`${inputClass} w-auto py-1.5`}>
-                {PAGE_SIZES.map((size) => (
-                  <option key={size} value={size}>
-                    {size}
-                  </option>
-                ))}
-              </select>
-            </label>
-          </div>
-        </div>
-
         {list.isLoading ? (
           <div className="px-4">
             <Loading label="Loading users…" />
           </div>
         ) : list.isError ? (
-          <div className="p-4">
-            <ErrorMessage error={list.error} title="The users could not be loaded" />
-          </div>
+          <ErrorState framed={false} error={list.error} title="The users could not be loaded" onRetry={() => list.refetch()} retrying={list.isFetching} />
         ) : body && body.users.length === 0 ? (
           <EmptyState title={filters.page > 1 && (total ?? 0) > 0 ? "This page is past the end of the list" : "No user matches this view"}>
             {filters.page > 1 && (total ?? 0) > 0 ? (
@@ -106,49 +100,63 @@ export function UsersList() {
           </EmptyState>
         ) : (
           body && (
-            <ListTable
+            <DataTable
+              name="users"
               caption={`Users, ${filters.orderBy === "desc" ? "recently modified first" : "least recently modified first"}`}
-              columns={[
-                { label: "Name" },
-                { label: "E-mail", className: "hidden lg:table-cell" },
-                { label: "Access roles" },
-                { label: "Job title", className: "hidden md:table-cell" },
-                { label: "Status" },
-                { label: "Modified", className: "hidden md:table-cell" },
-              ]}
-            >
-              {body.users.map((user) => (
-                <tr key={user._id} className="hover:bg-slate-50">
-                  <td className="max-w-72 px-4 py-2.5">
-                    <Link href={`/users/${user._id}`} className={`block truncate ${linkClass}`}>
-                      {displayName(user)}
-                    </Link>
-                    <span className="block truncate text-xs text-slate-500 lg:hidden">{user.email}</span>
-                  </td>
-                  <td className="hidden max-w-72 truncate px-4 py-2.5 text-slate-700 lg:table-cell">{user.email}</td>
-                  <td className="px-4 py-2.5 text-slate-700">{user.accessRoles.map((id) => roles.get(id) ?? "…").join(", ")}</td>
-                  <td className="hidden px-4 py-2.5 text-slate-700 md:table-cell">{user.job ? (jobs.get(user.job) ?? "…") : "—"}</td>
-                  <td className="px-4 py-2.5">
-                    <ActiveBadge active={user.isActive} />
-                  </td>
-                  <td className="hidden whitespace-nowrap px-4 py-2.5 text-slate-600 md:table-cell">
-                    <DateTime value={user.modifiedAt} />
-                  </td>
-                </tr>
-              ))}
-            </ListTable>
+              rows={body.users}
+              columns={columns}
+              rowId={userId}
+              rowHref={userHref}
+              rowLabel={displayName}
+              sort={{ column: "modifiedAt", desc: filters.orderBy === "desc", onChange: (desc) => change({ orderBy: desc ? "desc" : "asc" }) }}
+              onRowIntent={(user) => prefetchUser(client, user._id)}
+              toolbar={<ListTotal total={total} noun={["user", "users"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />}
+            />
           )
         )}
 
         {body && total !== undefined && total > 0 && (
-          <Pagination page={filters.page} limit={filters.limit} total={total} shown={body.users.length} noun="users" onPage={(page) => show({ ...filters, page })} />
+          <Pagination
+            page={filters.page}
+            limit={filters.limit}
+            total={total}
+            shown={body.users.length}
+            noun={["user", "users"]}
+            onPage={(page) => show({ ...filters, page })}
+            pageSizes={PAGE_SIZES}
+            onLimit={(limit) => change({ limit })}
+          />
         )}
       </Card>
     </>
   );
 }
 
-function Filters({ filters, change, reset }: { filters: UserFilters; change: (patch: Partial<UserFilters>) => void; reset: () => void }) {
+const userId = (user: UserRecord) => user._id;
+const userHref = (user: UserRecord) => `/users/${user._id}`;
+
+type ChipKey = Exclude<keyof UserFilters, "page" | "limit" | "orderBy">;
+
+/** The applied filters in words, one chip per filter (a date range's two ends are one chip each). */
+function filterChips(filters: UserFilters, names: Record<"roles" | "jobs" | "properties" | "bots", Map<string, string>>): { key: ChipKey; label: string }[] {
+  const chips: { key: ChipKey; label: string }[] = [];
+  const add = (key: ChipKey, label: string) => filters[key] !== DEFAULT_FILTERS[key] && filters[key] !== "" && chips.push({ key, label });
+  add("search", `Search: ${filters.search}`);
+  add("isActive", `Status: ${STATUS_LABELS[filters.isActive]}`);
+  add("accessRole", `Access role: ${names.roles.get(filters.accessRole) ?? "…"}`);
+  add("job", `Job title: ${names.jobs.get(filters.job) ?? "…"}`);
+  add("property", `Property: ${names.properties.get(filters.property) ?? "…"}`);
+  add("bot", `Bot: ${names.bots.get(filters.bot) ?? "…"}`);
+  add("relatedUser", "Related to a user");
+  add("email", `E-mails: ${filters.email}`);
+  add("createdFrom", `Created from ${filters.createdFrom}`);
+  add("createdTo", `Created until ${filters.createdTo}`);
+  add("modifiedFrom", `Modified from ${filters.modifiedFrom}`);
+  add("modifiedTo", `Modified until ${filters.modifiedTo}`);
+  return chips;
+}
+
+function Filters({ filters, change }: { filters: UserFilters; change: (patch: Partial<UserFilters>) => void }) {
   const roles = useReference("accessRoles");
   const jobs = useReference("jobTitles");
   const properties = useReference("properties");
@@ -157,15 +165,13 @@ function Filters({ filters, change, reset }: { filters: UserFilters; change: (pa
   const [more, setMore] = useState(hidden > 0);
   const [text, setText] = useSearchBox(filters.search, (search) => change({ search }), SEARCH_DEBOUNCE_MS);
 
-  const isDefault = userFiltersToSearch({ ...filters, page: 1, limit: DEFAULT_FILTERS.limit, orderBy: DEFAULT_FILTERS.orderBy }) === "";
-
   return (
     <Card className="p-4" aria-label="Filters">
       <form role="search" onSubmit={(event) => event.preventDefault()} className="flex flex-col gap-4">
         <div className="flex flex-wrap items-end gap-3">
           <SearchField
             id="users-search"
-            className="min-w-60 flex-1"
+            className="min-w-0 flex-1 basis-60"
             hint="Name or e-mail; every word matches the start of a name part or e-mail part."
             value={text}
             onChange={setText}
@@ -176,12 +182,9 @@ function Filters({ filters, change, reset }: { filters: UserFilters; change: (pa
               {more ? "Fewer filters" : "More filters"}
               {hidden > 0 && <span className="rounded-full bg-sky-100 px-1.5 text-xs text-sky-800">{hidden}</span>}
             </Button>
-            <Button kind="ghost" onClick={reset} disabled={isDefault && !text}>
-              Clear all
-            </Button>
           </div>
         </div>
-        <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
           <Select id="filter-active" label="Status" value={filters.isActive} onChange={(isActive) => change({ isActive: isActive as UserFilters["isActive"] })}>
             <option value="true">Active</option>
             <option value="false">Inactive</option>
@@ -192,12 +195,12 @@ function Filters({ filters, change, reset }: { filters: UserFilters; change: (pa
           <ReferenceSelect id="filter-property" label="Property" any="Any property" value={filters.property} records={properties.data} onChange={(property) => change({ property })} />
         </div>
         {more && (
-          <div id="more-filters" className="grid grid-cols-2 gap-4 border-t border-slate-100 pt-4 lg:grid-cols-4">
+          <div id="more-filters" className="grid grid-cols-1 gap-4 border-t border-slate-100 pt-4 sm:grid-cols-2 lg:grid-cols-4">
             <ReferenceSelect id="filter-bot" label="Bot" any="Any bot" value={filters.bot} records={bots.data} onChange={(bot) => change({ bot })} />
             <Field id="filter-related" label="Related to user" hint="Boss, peers and subordinates of that user.">
               <UserPicker id="filter-related" label="Related to user" value={filters.relatedUser} onChange={(relatedUser) => change({ relatedUser })} />
             </Field>
-            <Field id="filter-email" label="Exact e-mails" className="col-span-2" hint="One or more addresses, separated by commas or spaces.">
+            <Field id="filter-email" label="Exact e-mails" className="sm:col-span-2" hint="One or more addresses, separated by commas or spaces.">
               <CommitInput id="filter-email" value={filters.email} onCommit={(email) => change({ email })} placeholder="ana@example.com, jose@example.com" />
             </Field>
             <DateRange label="Created" from={filters.createdFrom} to={filters.createdTo} onChange={(createdFrom, createdTo) => change({ createdFrom, createdTo })} />
@@ -264,7 +267,7 @@ function CommitInput({ id, value, onCommit, placeholder }: { id: string; value: 
 function DateRange({ label, from, to, onChange }: { label: string; from: string; to: string; onChange: (from: string, to: string) => void }) {
   const id = `filter-${label.toLowerCase()}`;
   return (
-    <fieldset className="col-span-2 flex flex-col gap-1">
+    <fieldset className="flex flex-col gap-1 sm:col-span-2">
       <legend className="mb-1 text-sm font-medium text-slate-800">{label} between</legend>
       <div className="grid grid-cols-2 gap-2">
         <label className="flex flex-col gap-1 text-xs text-slate-600">

@@ -18,7 +18,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -29,6 +28,7 @@ import { exitWithUsageError, parseCommandLine } from "@/lib/cli/args";
 import { startOrAttach } from "@/lib/embedded-mongo";
 import { newDoc } from "@/lib/users/repository";
 import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
+import { freePort, waitFor } from "./server";
 import { benchSurveys } from "./surveys";
 
 const root = path.resolve(__dirname, "..", "..");
@@ -351,27 +351,6 @@ async function signIn(email: string, password: string): Promise<string> {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = (response: Response): Promise<any> => response.json();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const ok = await fetch(url).then((response) => response.ok, () => false);
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-}
 
 function exec(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -40,7 +40,7 @@ describe("every script's command line", { timeout: 120_000 }, () => {
 
   it("covers the scripts that must answer --help", () => {
     expect(scripts.map(([name]) => name).sort()).toEqual(
-      expect.arrayContaining(["bench:api", "bench:backup", "bench:db", "company", "db", "seed", "start", "test:conformance", "token"]),
+      expect.arrayContaining(["bench:api", "bench:backup", "bench:db", "bench:ui", "company", "db", "seed", "start", "test:conformance", "token"]),
     );
   });
 

@@ -1,5 +1,5 @@
 /** Typed react-query hooks of the surveys resource (`/v2/surveys`). */
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import type { Notification } from "@/lib/schemas/common";
 import type { CreateSurveyBody, SurveyList, SurveyRecord, SurveyRevisionList, UpdateSurveyBody } from "@/lib/surveys/contract";
@@ -23,12 +23,36 @@ export function useSurveyList(query: SurveyListQuery) {
   });
 }
 
+const surveyQuery = (id: string) => ({
+  queryKey: ["survey", id],
+  queryFn: ({ signal }: { signal: AbortSignal }) => api<SurveyRecord>(`/v2/surveys/${id}`, { query: { populate: true }, signal }),
+});
+
+/**
+ * The survey as a list page already holds it (every field but its populated chats), so its page
+ * shows at once while the full record loads. Lists read with `select` hold only some fields and
+ * are passed over.
+ */
+export function surveyFromLists(client: QueryClient, id: string): SurveyRecord | undefined {
+  for (const [, body] of client.getQueriesData<SurveyList>({ queryKey: ["surveys"] })) {
+    const found = body?.data?.surveys?.find((survey) => survey._id === id);
+    if (found && found.code !== undefined && found.name !== undefined && found.responders !== undefined && found.__v !== undefined) return found as SurveyRecord;
+  }
+  return undefined;
+}
+
 /** A survey with its chats, questions and answer counts (`populate=true`). */
 export function useSurvey(id: string) {
+  const client = useQueryClient();
   return useQuery({
-    queryKey: ["survey", id],
-    queryFn: ({ signal }) => api<SurveyRecord>(`/v2/surveys/${id}`, { query: { populate: true }, signal }),
+    ...surveyQuery(id),
+    placeholderData: () => surveyFromLists(client, id),
   });
+}
+
+/** The pointer rests on a survey: fetch the full record ahead of the click. */
+export function prefetchSurvey(client: QueryClient, id: string): void {
+  void client.prefetchQuery(surveyQuery(id));
 }
 
 export function useRevisions(id: string, page = 1, limit = 100) {

@@ -1,5 +1,5 @@
 /** Typed react-query hooks of the users resource (`/v2/users`). */
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import type { CreateUserBody, UpdateUserBody, UserList, UserRecord } from "@/lib/users/contract";
 import { api, type QueryValue } from "./api";
@@ -24,12 +24,31 @@ export function useUserList(query: Record<string, QueryValue>, options: { enable
   });
 }
 
+const userQuery = (id: string | undefined) => ({
+  queryKey: ["user", id],
+  queryFn: ({ signal }: { signal: AbortSignal }) => api<UserRecord>(`/v2/users/${id}`, { signal }),
+});
+
 export function useUser(id: string | undefined) {
-  return useQuery({
-    queryKey: ["user", id],
-    queryFn: ({ signal }) => api<UserRecord>(`/v2/users/${id}`, { signal }),
-    enabled: Boolean(id),
-  });
+  return useQuery({ ...userQuery(id), enabled: Boolean(id) });
+}
+
+/**
+ * Each user of a list page becomes its record's cache entry, so opening one shows it at once; the
+ * entry is marked as old (updated at time 0) so the record page still asks the server and refreshes.
+ * An entry already there and as recent (same `modifiedAt`) is left alone.
+ */
+export function seedUsers(client: QueryClient, users: UserRecord[]): void {
+  for (const user of users) {
+    const current = client.getQueryData<UserRecord>(["user", user._id]);
+    if (current && current.modifiedAt === user.modifiedAt) continue;
+    client.setQueryData(["user", user._id], user, { updatedAt: 0 });
+  }
+}
+
+/** The pointer rests on a user: fetch the record if the cache has nothing fresh. */
+export function prefetchUser(client: QueryClient, id: string): void {
+  void client.prefetchQuery(userQuery(id));
 }
 
 export function useMe() {

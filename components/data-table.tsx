@@ -1,0 +1,305 @@
+"use client";
+
+/**
+ * The one table of every admin list, built on TanStack Table: the whole row opens its record
+ * (click anywhere, or Enter on a focused row; the first cell keeps a real link for a new tab and
+ * screen readers), the server's sort shown and toggled in its column header with `aria-sort`, a
+ * column chooser remembered per browser, and cards instead of columns on a phone.
+ */
+import { FlexRender, columnVisibilityFeature, rowSortingFeature, tableFeatures, useTable, type ColumnDef, type SortingState, type Updater, type ColumnVisibilityState as VisibilityState, type RowData } from "@tanstack/react-table";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
+import { Button, Spinner, focusRing, linkClass } from "./ui";
+
+const features = tableFeatures({ columnVisibilityFeature, rowSortingFeature });
+
+export interface DataColumn<T> {
+  id: string;
+  header: string;
+  cell: (row: T) => ReactNode;
+  /** Classes of the column's cells (widths, truncation). */
+  className?: string;
+  /** Whether the column chooser may hide it; the first column never hides. */
+  hideable?: boolean;
+  /** Hidden until chosen in the column chooser. */
+  hiddenByDefault?: boolean;
+}
+
+/** The one order the server allows, shown in the header of the column it sorts on. */
+export interface ServerSort {
+  column: string;
+  desc: boolean;
+  onChange: (desc: boolean) => void;
+}
+
+export interface DataTableProps<T extends RowData> {
+  /** Names the table in the column chooser's storage key: one choice per list and browser. */
+  name: string;
+  caption: string;
+  rows: T[];
+  columns: DataColumn<T>[];
+  rowId: (row: T) => string;
+  /** Where a row leads: the first cell links there, and so does the whole row. */
+  rowHref: (row: T) => string;
+  /** The text of the first cell's link. */
+  rowLabel: (row: T) => ReactNode;
+  sort?: ServerSort;
+  /** The pointer or focus is on a row: the page may prefetch its record. */
+  onRowIntent?: (row: T) => void;
+  /** Shown left of the column chooser, above the rows (the total, a spinner). */
+  toolbar?: ReactNode;
+}
+
+const storageKey = (name: string) => `data-table:${name}:hidden-columns`;
+
+function readHidden(name: string): string[] {
+  try {
+    const value: unknown = JSON.parse(window.localStorage.getItem(storageKey(name)) ?? "[]");
+    return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The columns a person chose to see, kept in this browser's localStorage. */
+function useColumnChoice(name: string, columns: { id: string; hiddenByDefault?: boolean }[]) {
+  // Lists render only in the browser (their data comes from the client's own requests), so
+  // localStorage is there when this runs.
+  const [hidden, setHidden] = useState<string[]>(() =>
+    typeof window === "undefined" || window.localStorage.getItem(storageKey(name)) === null
+      ? columns.filter((column) => column.hiddenByDefault).map((column) => column.id)
+      : readHidden(name),
+  );
+  const visibility: VisibilityState = Object.fromEntries(hidden.map((id) => [id, false]));
+  const change = (updater: Updater<VisibilityState>) => {
+    const next = typeof updater === "function" ? updater(visibility) : updater;
+    const ids = Object.entries(next)
+      .filter(([, visible]) => !visible)
+      .map(([id]) => id);
+    window.localStorage.setItem(storageKey(name), JSON.stringify(ids));
+    setHidden(ids);
+  };
+  return [visibility, change] as const;
+}
+
+/** Clicks on controls inside a row (the link itself, a button) keep their own meaning. */
+const isControl = (target: EventTarget | null) => target instanceof Element && target.closest("a, button, input, select, textarea, label, summary") !== null;
+
+export function DataTable<T extends RowData>({ name, caption, rows, columns, rowId, rowHref, rowLabel, sort, onRowIntent, toolbar }: DataTableProps<T>) {
+  const router = useRouter();
+  const [visibility, setVisibility] = useColumnChoice(name, columns);
+  const [chooserOpen, setChooserOpen] = useState(false);
+
+  const defs = useMemo<ColumnDef<typeof features, T>[]>(
+    () =>
+      columns.map((column, index) => ({
+        id: column.id,
+        header: column.header,
+        accessorFn: (row: T) => row,
+        cell: (context) => (index === 0 ? <FirstCell href={rowHref(context.row.original)}>{rowLabel(context.row.original)}</FirstCell> : column.cell(context.row.original)),
+        enableHiding: index > 0 && column.hideable !== false && column.id !== sort?.column,
+        enableSorting: column.id === sort?.column,
+      })),
+    [columns, rowHref, rowLabel, sort?.column],
+  );
+  const sorting: SortingState = sort ? [{ id: sort.column, desc: sort.desc }] : [];
+
+  const table = useTable({
+    features,
+    columns: defs,
+    data: rows,
+    getRowId: (row) => rowId(row),
+    state: { columnVisibility: visibility, sorting },
+    onColumnVisibilityChange: setVisibility,
+    manualSorting: true,
+    enableSortingRemoval: false,
+    enableMultiSort: false,
+    onSortingChange: (updater) => {
+      const next = typeof updater === "function" ? updater(sorting) : updater;
+      if (sort && next[0]) sort.onChange(next[0].desc);
+      else if (sort) sort.onChange(!sort.desc);
+    },
+  });
+
+  const classOf = (id: string) => columns.find((column) => column.id === id)?.className ?? "";
+
+  const open = (row: T, event: MouseEvent | KeyboardEvent) => {
+    const href = rowHref(row);
+    if (event.metaKey || event.ctrlKey) window.open(href, "_blank", "noopener");
+    else router.push(href);
+  };
+  const rowProps = (row: T) => ({
+    tabIndex: 0,
+    onClick: (event: MouseEvent) => {
+      if (isControl(event.target) || window.getSelection()?.toString()) return;
+      open(row, event);
+    },
+    onKeyDown: (event: KeyboardEvent) => {
+      if (event.key === "Enter" && event.target === event.currentTarget) open(row, event);
+    },
+    onMouseEnter: () => onRowIntent?.(row),
+    onFocus: () => onRowIntent?.(row),
+  });
+
+  const hideable = table.getAllLeafColumns().filter((column) => column.getCanHide());
+  const visibleCells = (row: ReturnType<typeof table.getRowModel>["rows"][number]) => row.getVisibleCells();
+
+  return (
+    <>
+      <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">
+        <div className="flex items-center gap-2 text-sm text-slate-700">{toolbar}</div>
+        <div className="flex items-center gap-2">
+          {sort && (
+            <button type="button" onClick={() => sort.onChange(!sort.desc)} className={`rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 sm:hidden ${focusRing}`}>
+              {sort.desc ? "Newest first ↓" : "Oldest first ↑"}
+            </button>
+          )}
+          {hideable.length > 0 && (
+            <details className="relative" open={chooserOpen} onToggle={(event) => setChooserOpen(event.currentTarget.open)}>
+              <summary className={`cursor-pointer list-none rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 hover:bg-slate-50 ${focusRing}`}>Columns</summary>
+              {/* Rendered only while open, so its checkboxes never share a name with the page's own fields. */}
+              {chooserOpen && (
+                <fieldset className="absolute right-0 z-20 mt-1 w-56 rounded-md border border-slate-200 bg-white p-3 shadow-lg">
+                  <legend className="sr-only">Columns shown</legend>
+                  {hideable.map((column) => (
+                    <label key={column.id} className="flex items-center gap-2 py-1 text-sm text-slate-800">
+                      <input type="checkbox" checked={column.getIsVisible()} onChange={column.getToggleVisibilityHandler()} className="size-4 accent-sky-700" />
+                      {String(column.columnDef.header)}
+                      <span className="sr-only"> column</span>
+                    </label>
+                  ))}
+                </fieldset>
+              )}
+            </details>
+          )}
+        </div>
+      </div>
+
+      <div className="hidden overflow-x-auto sm:block">
+        <table className="w-full text-left text-sm">
+          <caption className="sr-only">{caption}</caption>
+          <thead className="bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
+            {table.getHeaderGroups().map((group) => (
+              <tr key={group.id}>
+                {group.headers.map((header) => {
+                  const sorted = header.column.getIsSorted();
+                  return (
+                    <th
+                      key={header.id}
+                      scope="col"
+                      aria-sort={sorted === "desc" ? "descending" : sorted === "asc" ? "ascending" : undefined}
+                      className={`px-4 py-2.5 ${classOf(header.column.id)}`}
+                    >
+                      {header.column.getCanSort() ? (
+                        <button type="button" onClick={header.column.getToggleSortingHandler()} className={`inline-flex items-center gap-1 uppercase tracking-wide hover:text-slate-800 ${focusRing}`}>
+                          <FlexRender header={header} />
+                          <span aria-hidden="true">{sorted === "asc" ? "↑" : "↓"}</span>
+                        </button>
+                      ) : (
+                        <FlexRender header={header} />
+                      )}
+                    </th>
+                  );
+                })}
+              </tr>
+            ))}
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {table.getRowModel().rows.map((row) => (
+              <tr key={row.id} {...rowProps(row.original)} className={`cursor-pointer hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600`}>
+                {visibleCells(row).map((cell) => (
+                  <td key={cell.id} className={`px-4 py-2.5 text-slate-700 ${classOf(cell.column.id)}`}>
+                    <FlexRender cell={cell} />
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+
+      {/* On a phone each row is a card: every chosen column stays in reach, none scrolls sideways. */}
+      <ul aria-label={caption} className="divide-y divide-slate-100 sm:hidden">
+        {table.getRowModel().rows.map((row) => {
+          const [first, ...rest] = visibleCells(row);
+          return (
+            <li key={row.id} {...rowProps(row.original)} data-testid="data-card" className="cursor-pointer px-4 py-3 hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600">
+              {first && <FlexRender cell={first} />}
+              <dl className="mt-1 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-sm">
+                {rest.map((cell) => (
+                  <div key={cell.id} className="contents">
+                    <dt className="text-xs text-slate-500">{String(cell.column.columnDef.header)}</dt>
+                    <dd className="min-w-0 break-words text-slate-700">
+                      <FlexRender cell={cell} />
+                    </dd>
+                  </div>
+                ))}
+              </dl>
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}
+
+function FirstCell({ href, children }: { href: string; children: ReactNode }) {
+  return (
+    <Link href={href} className={`block max-w-72 truncate ${linkClass}`}>
+      {children}
+    </Link>
+  );
+}
+
+/** The applied filters, each removable on its own, and "Clear all". */
+export function FilterChips({ chips, onClearAll }: { chips: { key: string; label: string; onRemove: () => void }[]; onClearAll: () => void }) {
+  if (chips.length === 0) return null;
+  return (
+    <div className="mt-4 flex flex-wrap items-center gap-2" role="group" aria-label="Applied filters">
+      {chips.map((chip) => (
+        <span key={chip.key} className="inline-flex max-w-full items-center gap-1 rounded-full border border-sky-200 bg-sky-50 py-0.5 pl-3 pr-1 text-sm text-sky-900">
+          <span className="truncate">{chip.label}</span>
+          {/* Named by text, not aria-label, so the filter's own field keeps its label to itself. */}
+          <button type="button" onClick={chip.onRemove} className={`rounded-full px-1.5 text-sky-700 hover:bg-sky-100 ${focusRing}`}>
+            <span className="sr-only">Remove filter {chip.label}</span>
+            <span aria-hidden="true">×</span>
+          </button>
+        </span>
+      ))}
+      <button type="button" onClick={onClearAll} className={`rounded-md px-2 py-0.5 text-sm font-medium text-slate-700 underline-offset-2 hover:underline ${focusRing}`}>
+        Clear all
+      </button>
+    </div>
+  );
+}
+
+/** On a phone a list's filters fold behind one button that counts those applied. */
+export function FiltersToggle({ open, onToggle, applied, controls }: { open: boolean; onToggle: () => void; applied: number; controls: string }) {
+  return (
+    <Button className="mb-3 w-full sm:hidden" onClick={onToggle} aria-expanded={open} aria-controls={controls}>
+      Filters
+      {applied > 0 && (
+        <span data-testid="filters-count" className="rounded-full bg-sky-100 px-1.5 text-xs text-sky-800">
+          {applied}
+        </span>
+      )}
+    </Button>
+  );
+}
+
+/** A list's total ("298 users"); "Counting…" only while it is asked for, so a failed read leaves none behind. */
+export function ListTotal({ total, noun, fetching, refreshing }: { total: number | undefined; noun: readonly [one: string, many: string]; fetching: boolean; refreshing: boolean }) {
+  return (
+    <p aria-live="polite" className="flex items-center gap-2">
+      {total === undefined ? (
+        fetching && <span>Counting…</span>
+      ) : (
+        <span data-testid={`${noun[1]}-total`}>
+          <strong className="font-semibold text-slate-900">{total.toLocaleString("en")}</strong> {total === 1 ? noun[0] : noun[1]}
+        </span>
+      )}
+      {refreshing && <Spinner className="size-3.5 text-slate-400" />}
+    </p>
+  );
+}
