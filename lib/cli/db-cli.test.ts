@@ -153,7 +153,7 @@ describe("npm run db -- backup FILE / restore FILE", { timeout: 120_000 }, () =>
     ]);
     expect(results.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
       { code: 2, stdout: "", stderr: "backup needs the FILE to write (see --help)\n" },
-      { code: 2, stdout: "", stderr: "--port and --host are for serving, not for restore (see --help)\n" },
+      { code: 2, stdout: "", stderr: "--port, --host and --replSet are for serving, not for restore (see --help)\n" },
       { code: 2, stdout: "", stderr: 'Unknown command "copy": backup or restore (see --help)\n' },
       { code: 2, stdout: "", stderr: 'Unexpected argument "b.mdb" (see --help)\n' },
       { code: 2, stdout: "", stderr: "--force is for backup and restore (see --help)\n" },

@@ -12,7 +12,7 @@ import { privateDirectory, startOrAttach } from "../embedded-mongo";
 import { BackupError, backupDatabase, restoreDatabase, type DatabaseSummary } from "../embedded-mongo/backup";
 import { exitWithUsageError, parseCommandLine } from "./args";
 
-const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST]
+const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST] [--replSet NAME]
        npm run db -- backup FILE [--dir DIR] [--force]
        npm run db -- restore FILE [--dir DIR] [--force]
 
@@ -20,11 +20,12 @@ Serves the database directory DIR; or writes a consistent copy of it to FILE, al
 another process serves it (backup); or brings such a copy back into DIR, which no process may
 be serving (restore).
 
-  --port   TCP port (default 27017; 0 picks a free one)
-  --dir    database directory (default DATA_DIR/db, as the server uses)
-  --host   address to listen on (default 127.0.0.1)
-  --force  backup: replace an existing FILE; restore: write into a DIR that is not empty,
-           replacing the database it holds (its credentials are kept)`;
+  --port     TCP port (default 27017; 0 picks a free one)
+  --dir      database directory (default DATA_DIR/db, as the server uses)
+  --host     address to listen on (default 127.0.0.1)
+  --replSet  name of the single-node replica set it presents (default rs0)
+  --force    backup: replace an existing FILE; restore: write into a DIR that is not empty,
+             replacing the database it holds (its credentials are kept)`;
 
 const SUBCOMMANDS = ["backup", "restore"] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
       dir: { type: "string" },
       host: { type: "string" },
       force: { type: "boolean", default: false },
+      replSet: { type: "string" },
     },
   });
   if (positionals.length > 0) {
@@ -44,7 +46,9 @@ async function main(): Promise<void> {
     if (!SUBCOMMANDS.includes(command as Subcommand)) exitWithUsageError(`Unknown command ${JSON.stringify(command)}: backup or restore`);
     if (file === undefined) exitWithUsageError(`${command} needs the FILE to ${command === "backup" ? "write" : "read"}`);
     if (rest.length > 0) exitWithUsageError(`Unexpected argument ${JSON.stringify(rest[0])}`);
-    if (values.port !== undefined || values.host !== undefined) exitWithUsageError(`--port and --host are for serving, not for ${command}`);
+    if (values.port !== undefined || values.host !== undefined || values.replSet !== undefined) {
+      exitWithUsageError(`--port, --host and --replSet are for serving, not for ${command}`);
+    }
     return copy(command as Subcommand, file, values.dir, values.force);
   }
   if (values.force) exitWithUsageError("--force is for backup and restore");
@@ -56,7 +60,7 @@ async function main(): Promise<void> {
   if (values.dir === undefined) privateDirectory(loadConfig().dataDir);
   const dir = path.resolve(values.dir ?? path.join(loadConfig().dataDir, "db"));
 
-  const server = await startOrAttach({ dir, port, host: values.host });
+  const server = await startOrAttach({ dir, port, host: values.host, replicaSet: values.replSet });
   console.log(server.uri);
   if (server.attached) {
     console.error(`${dir} is already served by another process at ${server.uri}; nothing to start.`);

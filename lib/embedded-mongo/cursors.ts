@@ -16,8 +16,19 @@ interface OpenCursor {
   touched: number;
 }
 
+/** A cursor whose results arrive over time (a change stream): each getMore asks it for more. */
+interface TailableCursor {
+  ns: string;
+  next: (batchSize: number | undefined, maxTimeMS: number | undefined) => Promise<{ events: Document[]; postBatchResumeToken: Document }>;
+  done: () => boolean;
+  touched: number;
+  /** A getMore is running: another one on the same cursor is refused, as MongoDB does. */
+  busy: boolean;
+}
+
 export class CursorRegistry {
   private readonly cursors = new Map<string, OpenCursor>();
+  private readonly tailable = new Map<string, TailableCursor>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor() {
@@ -28,6 +39,28 @@ export class CursorRegistry {
   close(): void {
     clearInterval(this.sweeper);
     this.cursors.clear();
+    this.tailable.clear();
+  }
+
+  /** Registers a tailable cursor; returns its id. */
+  openTailable(ns: string, next: TailableCursor["next"], done: () => boolean): Long {
+    const id = Long.fromNumber(Math.floor(Math.random() * Number.MAX_SAFE_INTEGER) + 1);
+    this.tailable.set(id.toString(), { ns, next, done, touched: Date.now(), busy: false });
+    return id;
+  }
+
+  private async getMoreTailable(key: string, cursor: TailableCursor, batchSize?: number, maxTimeMS?: number): Promise<Document> {
+    if (cursor.busy) throw new MongoCommandError("CursorInUse", `Cursor id ${key} is already in use`);
+    cursor.busy = true;
+    try {
+      const { events, postBatchResumeToken } = await cursor.next(batchSize && batchSize > 0 ? batchSize : undefined, maxTimeMS);
+      cursor.touched = Date.now();
+      const done = cursor.done() || !this.tailable.has(key);
+      if (done) this.tailable.delete(key);
+      return { cursor: { nextBatch: events, postBatchResumeToken, id: done ? Long.ZERO : Long.fromString(key), ns: cursor.ns }, ok: 1 };
+    } finally {
+      cursor.busy = false;
+    }
   }
 
   /** The reply of a command that opens a cursor, keeping the remainder open when there is one. */
@@ -42,8 +75,15 @@ export class CursorRegistry {
     return { cursor: { firstBatch, id, ns }, ok: 1 };
   }
 
-  getMore(id: Long | number, collection: string, db: string, batchSize?: number): Document {
+  getMore(id: Long | number, collection: string, db: string, batchSize?: number, maxTimeMS?: number): Document | Promise<Document> {
     const key = String(id);
+    const tailable = this.tailable.get(key);
+    if (tailable) {
+      if (tailable.ns !== `${db}.${collection}` && !tailable.ns.startsWith(`${db}.$cmd`)) {
+        throw new MongoCommandError("CursorNotFound", `cursor id ${key} not found in namespace ${db}.${collection}`);
+      }
+      return this.getMoreTailable(key, tailable, batchSize, maxTimeMS);
+    }
     const cursor = this.cursors.get(key);
     if (!cursor) throw new MongoCommandError("CursorNotFound", `cursor id ${key} not found`);
     if (cursor.ns !== `${db}.${collection}` && !cursor.ns.startsWith(`${db}.$cmd`)) {
@@ -61,12 +101,13 @@ export class CursorRegistry {
   kill(ids: Array<Long | number>): Document {
     const killed: Array<Long | number> = [];
     const notFound: Array<Long | number> = [];
-    for (const id of ids) (this.cursors.delete(String(id)) ? killed : notFound).push(id);
+    for (const id of ids) (this.cursors.delete(String(id)) || this.tailable.delete(String(id)) ? killed : notFound).push(id);
     return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [], ok: 1 };
   }
 
   private sweep(): void {
     const cutoff = Date.now() - IDLE_TIMEOUT_MS;
     for (const [id, cursor] of this.cursors) if (cursor.touched < cutoff) this.cursors.delete(id);
+    for (const [id, cursor] of this.tailable) if (cursor.touched < cutoff && !cursor.busy) this.tailable.delete(id);
   }
 }

@@ -57,6 +57,21 @@ export const ErrorCodes = {
   Location51024: 51024,
   Location17420: 17420,
   MechanismUnavailable: 334,
+  WriteConflict: 112,
+  NoSuchTransaction: 251,
+  TransactionCommitted: 256,
+  TransactionTooOld: 225,
+  OperationNotSupportedInTransaction: 263,
+  ConflictingOperationInProgress: 117,
+  InvalidResumeToken: 260,
+  ChangeStreamHistoryLost: 286,
+  ChangeStreamFatalError: 280,
+  MaxTimeMSExpired: 50,
+  Location50768: 50768,
+  Location40674: 40674,
+  CommandNotSupported: 115,
+  CursorInUse: 292,
+  Location40602: 40602,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;
@@ -100,4 +115,12 @@ export function errorReply(err: unknown): Record<string, unknown> {
   }
   // mingo raises plain Errors for malformed operators: those are the client's fault.
   return { ok: 0, errmsg: withoutScripting(message), code: ErrorCodes.BadValue, codeName: "BadValue" };
+}
+
+/**
+ * Errors that end the whole command rather than one statement of a batch: a write conflict in a
+ * transaction (answered at the top level, with its label, as MongoDB does).
+ */
+export function endsCommand(err: unknown): boolean {
+  return err instanceof MongoCommandError && Array.isArray(err.extra.errorLabels);
 }

@@ -24,6 +24,14 @@ export interface EmbeddedMongoOptions {
   host?: string;
   /** Accept test-only commands such as `configureFailPoint` (off unless asked for). */
   testCommands?: boolean;
+  /** The name of the replica set of one the server presents (`rs0` unless given). */
+  replicaSet?: string;
+  /** How long a transaction may stay open before the server aborts it (60 s unless given). */
+  transactionLifetimeLimitSeconds?: number;
+  /** How many oplog entries change streams can resume from (100,000 unless given). */
+  oplogMaxEntries?: number;
+  /** How old an oplog entry may grow before it is dropped (one day unless given). */
+  oplogMaxAgeSeconds?: number;
 }
 
 export interface EmbeddedMongoHandle {
@@ -177,7 +185,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
   if (owner) throw new Error(`${opts.dir} is already served by process ${owner.pid} on port ${owner.port}`);
   let store: Store | undefined;
   try {
-    store = Store.open(opts.dir);
+    store = Store.open(opts.dir, { maxEntries: opts.oplogMaxEntries, maxAgeSeconds: opts.oplogMaxAgeSeconds });
     const credentials = loadOrCreateCredentials(opts.dir);
     // Files made by an older version, or by LMDB under the process's umask, are closed too.
     privateFiles([...DATA_FILES, LOCK_FILE, CREDENTIALS_FILE].map((file) => path.join(opts.dir, file)));
@@ -187,6 +195,8 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
       user: { name: credentials.user, secret: scramSecret(credentials.password) },
       testCommands: opts.testCommands === true,
       socketPath: socketPathFor(opts.dir),
+      replicaSet: opts.replicaSet,
+      transactionLifetimeLimitSeconds: opts.transactionLifetimeLimitSeconds,
     });
     writeLock(opts.dir, { pid: process.pid, port: server.port, host, socket: server.socketPath, started: processStart(process.pid) });
     const uri = credentialedUri(host, server.port, credentials);

@@ -13,8 +13,10 @@ import { FailPoints } from "./commands/failpoint";
 import { CursorRegistry } from "./cursors";
 import { PRIVATE_FILE_MODE } from "./private-files";
 import type { Store } from "./store";
+import { DEFAULT_TRANSACTION_LIFETIME_SECONDS, Sessions } from "./transactions";
+import { DEFAULT_REPLICA_SET, awaitableHelloWait, newReplicaSet } from "./replset";
 import { ttlMonitorOf } from "./ttl";
-import { MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMessage } from "./wire";
+import { EXHAUST_ALLOWED, MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMessage } from "./wire";
 
 export interface WireServer {
   port: number;
@@ -31,6 +33,10 @@ export interface ListenOptions {
   testCommands?: boolean;
   /** Also serve this Unix socket (mode 0600), whose connections need no authentication. */
   socketPath?: string;
+  /** The name of the replica set of one the server presents. */
+  replicaSet?: string;
+  /** How long a transaction may stay open before the server aborts it (MongoDB's 60 s by default). */
+  transactionLifetimeLimitSeconds?: number;
 }
 
 /**
@@ -38,8 +44,9 @@ export interface ListenOptions {
  * mongod does): a local client that uses the socket skips the TCP stack, which on loopback costs
  * both processes a measurable share of each round trip.
  */
-export async function listen(store: Store, { port, host, user, testCommands = false, socketPath }: ListenOptions): Promise<WireServer> {
+export async function listen(store: Store, { port, host, user, testCommands = false, socketPath, replicaSet = DEFAULT_REPLICA_SET, transactionLifetimeLimitSeconds = DEFAULT_TRANSACTION_LIFETIME_SECONDS }: ListenOptions): Promise<WireServer> {
   const cursors = new CursorRegistry();
+  const sessions = new Sessions(store, transactionLifetimeLimitSeconds * 1000);
   const ttl = ttlMonitorOf(store);
   ttl.start();
   const failPoints = testCommands ? new FailPoints() : undefined;
@@ -47,9 +54,17 @@ export async function listen(store: Store, { port, host, user, testCommands = fa
   // The tail of each connection's command chain, so close() can wait for commands in flight.
   const queues = new Map<net.Socket, Promise<void>>();
   let totalConnections = 0;
-  const info = { startedAt: Date.now(), port, connections: () => sockets.size, totalConnections: () => totalConnections };
+  const closing = new AbortController();
+  const info = {
+    startedAt: Date.now(),
+    port,
+    connections: () => sockets.size,
+    totalConnections: () => totalConnections,
+    replicaSet: newReplicaSet(replicaSet),
+    closing: closing.signal,
+  };
 
-  const serve = (socket: net.Socket, authRequired: boolean) => {
+  const serve = (socket: net.Socket, authRequired: boolean, local: string) => {
     totalConnections += 1;
     const auth: ConnectionAuth = { required: authRequired };
     const connectionId = totalConnections;
@@ -66,14 +81,27 @@ export async function listen(store: Store, { port, host, user, testCommands = fa
           pending = pending.subarray(length);
           const message = parseMessage(frame);
           queue = queue.then(async () => {
-            const reply = await runCommand(message.command, { store, cursors, server: info, connectionId, auth, user, failPoints });
-            if (reply === CLOSE_CONNECTION) {
-              socket.destroy();
-              return;
+            const context = { store, cursors, sessions, server: info, connectionId, auth, user, failPoints, local };
+            let responseTo = message.requestId;
+            for (;;) {
+              const reply = await runCommand(message.command, context);
+              if (reply === CLOSE_CONNECTION) {
+                socket.destroy();
+                return;
+              }
+              if (message.opCode === OP_MSG && message.flags & MORE_TO_COME) return;
+              if (socket.destroyed) return;
+              if (message.opCode !== OP_MSG) {
+                socket.write(encodeOpReply(responseTo, reply));
+                return;
+              }
+              // A streaming hello answers again after each wait, until the client goes away.
+              const exhaust = message.flags & EXHAUST_ALLOWED && reply.ok === 1 && awaitableHelloWait(message.command, info.replicaSet) !== undefined && !closing.signal.aborted;
+              const frame = encodeOpMsg(responseTo, reply, exhaust ? MORE_TO_COME : 0);
+              socket.write(frame);
+              if (!exhaust) return;
+              responseTo = frame.readInt32LE(4);
             }
-            if (message.opCode === OP_MSG && message.flags & MORE_TO_COME) return;
-            if (socket.destroyed) return;
-            socket.write(message.opCode === OP_MSG ? encodeOpMsg(message.requestId, reply) : encodeOpReply(message.requestId, reply));
           });
           queues.set(socket, queue);
         }
@@ -89,13 +117,13 @@ export async function listen(store: Store, { port, host, user, testCommands = fa
     });
   };
 
-  const servers = [net.createServer((socket) => serve(socket, true))];
+  const servers = [net.createServer((socket) => serve(socket, true, tcpAddress(socket)))];
   await listenOn(servers[0], { port, host });
   const address = servers[0].address();
   info.port = typeof address === "object" && address ? address.port : port;
   let servedSocket: string | undefined;
   if (socketPath) {
-    const socketServer = net.createServer((socket) => serve(socket, false));
+    const socketServer = net.createServer((socket) => serve(socket, false, socketPath));
     try {
       // The caller holds the directory's lock: a socket file left there is a dead process's.
       fs.rmSync(socketPath, { force: true });
@@ -113,7 +141,9 @@ export async function listen(store: Store, { port, host, user, testCommands = fa
     port: info.port,
     socketPath: servedSocket,
     close: async () => {
+      closing.abort();
       cursors.close();
+      sessions.close();
       await ttl.close();
       const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
       for (const socket of sockets) socket.destroy();
@@ -132,4 +162,10 @@ function listenOn(server: net.Server, where: net.ListenOptions): Promise<void> {
       resolve();
     });
   });
+}
+
+/** `host:port` of the address a TCP client reached, as drivers write it (IPv6 in brackets). */
+function tcpAddress(socket: net.Socket): string {
+  const address = (socket.localAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
+  return `${address.includes(":") ? `[${address}]` : address}:${socket.localPort ?? 0}`;
 }

@@ -1,22 +1,42 @@
 /**
- * Durable storage on LMDB. Three sub-databases of one environment, written together in one
+ * Durable storage on LMDB. Sub-databases of one environment, written together in one
  * transaction per write command:
- *   docs  [db, collection, idRank, idValue]                        -> the document as BSON
- *   index [db, collection, indexName, ...keyParts, idRank, idValue] -> empty
- *   meta  [db, collection]                                         -> collection catalog entry
+ *   docs     [db, collection, idRank, idValue]                        -> the document as BSON
+ *   index    [db, collection, indexName, ...keyParts, idRank, idValue] -> empty
+ *   meta     [db, collection]                                         -> collection catalog entry
+ *   sessions [sessionId]                                              -> its last retryable write and reply
+ *   oplog    [seconds, increment, index]                              -> one change (oplog.ts)
  * Every write method here must run inside `write()`. They validate before they change anything,
  * so a failed operation never leaves half of itself behind.
  */
 import fs from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
-import { BSON, EJSON, UUID, type Document } from "bson";
+import { BSON, EJSON, Timestamp, UUID, type Document } from "bson";
 import { Query } from "mingo";
 import { decodeDocument } from "./bson-values";
+import { ClusterClock } from "./clock";
 import { MongoCommandError } from "./errors";
 import { collatedCompareEqual, collatedEncoder, collatedProbes, parseCollation, type Collation } from "./collation";
+import { ConflictTracker } from "./conflicts";
+import { LmdbKv, type Databases, type Kv } from "./kv";
+import {
+  DEFAULT_OPLOG_MAX_AGE_SECONDS,
+  DEFAULT_OPLOG_MAX_ENTRIES,
+  oplogKey,
+  positionOf,
+  updateDescription,
+  type OplogEntry,
+  type OplogKey,
+  type OplogPosition,
+} from "./oplog";
 import { HIGH, idKey, idText, indexKeys, parallelArrays, valuesAtPath, type KeyPart, type KeyPrimitive } from "./keys";
 import { checkTextLanguage, isTextIndex } from "./text";
 import { ID_INDEX, type IndexSpec } from "./index-spec";
+
+export interface OplogLimits {
+  maxEntries: number;
+  maxAgeSeconds: number;
+}
 
 export interface CollectionMeta {
   db: string;
@@ -45,27 +65,160 @@ function cappedBytes(meta: CollectionMeta): number {
   return Math.max(4096, Math.ceil(Number(meta.options.size) / 256) * 256);
 }
 
-type Key = KeyPrimitive[];
+export type Key = KeyPrimitive[];
 
 export interface PreparedIndex {
   spec: IndexSpec;
   entries: Array<{ doc: Document; keys: Key[] }>;
 }
 
-
 export class Store {
-  private readonly catalog = new Map<string, CollectionMeta>();
+  private catalog = new Map<string, CollectionMeta>();
+  /** The replica set's cluster time (see clock.ts). */
+  readonly clock = new ClusterClock();
+  /** Who wrote which document lately, so transactions detect write conflicts (see transactions.ts). */
+  readonly conflicts = new ConflictTracker();
+  /** Every read and write of the sub-databases goes through this; a transaction's view puts its own in. */
+  private kv: Kv;
 
   private constructor(
     private readonly env: RootDatabase,
-    private readonly docs: Database<Buffer, Key>,
-    private readonly index: Database<Buffer, Key>,
-    private readonly meta: Database<CollectionMeta, Key>,
+    docs: Database<Buffer, Key>,
+    index: Database<Buffer, Key>,
+    meta: Database<CollectionMeta, Key>,
+    sessions: Database<Buffer, Key>,
+    oplog: Database<Buffer, Key>,
+    private readonly oplogLimits: OplogLimits,
   ) {
+    this.kv = new LmdbKv({ docs, index, meta, sessions, oplog } as Databases, undefined, (key) => this.conflicts.plainWrite(key));
     this.loadCatalog();
+    this.oplogState.count = this.kv.count("oplog", {});
+    const newest = this.oplogEdge(true);
+    if (newest) this.clock.advanceTo(newest.time);
+    this.committedTime = this.clock.now();
   }
 
-  static open(dir: string): Store {
+  // ---- oplog ----
+
+  /** The write under way: its time and how many entries it logged; shared by every view. */
+  private readonly oplogState: { time: Timestamp; index: number; count: number; quiet: number; txn?: Document } = {
+    time: new Timestamp({ t: 0, i: 0 }),
+    index: 0,
+    count: 0,
+    quiet: 0,
+  };
+  /** False in a transaction's view: its commit logs what it applies. */
+  private logging = true;
+  /** The time of the newest committed write: every entry up to it can be read. */
+  committedTime: Timestamp;
+  private readonly oplogWaiters = new Set<() => void>();
+
+  /** Inside `write()`: records a change for change streams. */
+  log(entry: Omit<OplogEntry, "wall">): void {
+    if (!this.logging || this.oplogState.quiet > 0) return;
+    const state = this.oplogState;
+    this.kv.put("oplog", oplogKey({ time: state.time, index: state.index }), serialize({ ...entry, ...state.txn, wall: new Date(state.time.high * 1000) }));
+    state.index += 1;
+    state.count += 1;
+  }
+
+  /** The oldest (or newest) entry's position. */
+  oplogEdge(newest = false): OplogPosition | undefined {
+    for (const key of this.kv.keys("oplog", { reverse: newest })) return positionOf(key as OplogKey);
+    return undefined;
+  }
+
+  /** The entries after `key` (excluded) in order, with their positions. */
+  *oplogAfter(key: OplogKey): Generator<{ position: OplogPosition; entry: OplogEntry }> {
+    for (const { key: k, value } of this.kv.range("oplog", { start: [key[0], key[1], key[2] + 1] })) {
+      yield { position: positionOf(k as OplogKey), entry: decodeDocument(value as Buffer) as OplogEntry };
+    }
+  }
+
+  /** Resolves at the next commit that logged something, after `ms`, or when `signal` aborts. */
+  oplogChanged(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.oplogWaiters.delete(done);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.oplogWaiters.add(done);
+      signal.addEventListener("abort", done);
+      if (signal.aborted) done();
+    });
+  }
+
+  /** Drops the oldest entries beyond the count limit or older than the age limit. */
+  private trimOplog(): void {
+    const state = this.oplogState;
+    const cutoff = Math.floor(Date.now() / 1000) - this.oplogLimits.maxAgeSeconds;
+    const doomed: Key[] = [];
+    for (const key of this.kv.keys("oplog", {})) {
+      if (state.count - doomed.length <= this.oplogLimits.maxEntries && (key[0] as number) >= cutoff) break;
+      doomed.push(key);
+    }
+    for (const key of doomed) this.kv.remove("oplog", key);
+    state.count -= doomed.length;
+  }
+
+  /** Inside `write()`: the changes `fn` logs come from this transaction (`lsid`, `txnNumber`). */
+  asTransaction<T>(txn: Document, fn: () => T): T {
+    this.oplogState.txn = txn;
+    try {
+      return fn();
+    } finally {
+      this.oplogState.txn = undefined;
+    }
+  }
+
+  /** Runs `fn` without logging (a rename moves documents, it neither inserts nor deletes them). */
+  private quietly(fn: () => void): void {
+    this.oplogState.quiet += 1;
+    try {
+      fn();
+    } finally {
+      this.oplogState.quiet -= 1;
+    }
+  }
+
+  /**
+   * A view of this store for a multi-document transaction: it reads `kv` (a snapshot with the
+   * transaction's own writes over it) and writes into it; `commitWrite` replaces `write()`.
+   */
+  forTransaction(kv: Kv, commitWrite: <T>(fn: () => T) => Promise<T>): Store {
+    const view = Object.create(this) as Store;
+    view.kv = kv;
+    view.logging = false;
+    view.catalog = new Map([...this.catalog].map(([name, meta]) => [name, copyMeta(meta)]));
+    view.write = commitWrite;
+    return view;
+  }
+
+  /** The same store whose `write()` runs `around` around each write (retryable-write records). */
+  withWriteHook(around: <T>(fn: () => T) => () => T): Store {
+    const view = Object.create(this) as Store;
+    view.write = (fn) => this.write(around(fn));
+    return view;
+  }
+
+  /** A read snapshot of the data as of now, and the write sequence number it includes. */
+  snapshot(): { kv: LmdbKv; seq: number; done: () => void } {
+    const seq = this.conflicts.committedSeq;
+    const transaction = this.env.useReadTransaction();
+    const base = this.kv as LmdbKv;
+    return { kv: base.at(transaction), seq, done: () => transaction.done() };
+  }
+
+  /** The collection catalog as it stands, by namespace (a transaction compares it at commit). */
+  catalogEntries(): ReadonlyMap<string, CollectionMeta> {
+    return this.catalog;
+  }
+
+
+  static open(dir: string, limits: Partial<OplogLimits> = {}): Store {
     fs.mkdirSync(dir, { recursive: true });
     // lmdb takes a path with an extension (`/tmp/tmp.AbC123`) for a file of its own unless told
     // that the path is a directory.
@@ -75,6 +228,9 @@ export class Store {
       env.openDB<Buffer, Key>("docs", { encoding: "binary" }),
       env.openDB<Buffer, Key>("index", { encoding: "binary" }),
       env.openDB<CollectionMeta, Key>("meta", {}),
+      env.openDB<Buffer, Key>("sessions", { encoding: "binary" }),
+      env.openDB<Buffer, Key>("oplog", { encoding: "binary" }),
+      { maxEntries: limits.maxEntries ?? DEFAULT_OPLOG_MAX_ENTRIES, maxAgeSeconds: limits.maxAgeSeconds ?? DEFAULT_OPLOG_MAX_AGE_SECONDS },
     );
   }
 
@@ -92,15 +248,31 @@ export class Store {
    * nothing of itself behind.
    */
   write<T>(fn: () => T): Promise<T> {
-    return this.env.transaction(() => {
+    let seq = 0;
+    let time: Timestamp | undefined;
+    let logged = false;
+    const done = this.env.transaction(() => {
+      time = this.clock.tick();
+      Object.assign(this.oplogState, { time, index: 0 });
+      seq = this.conflicts.beginWrite();
       try {
-        return this.env.childTransaction(fn);
+        const result = this.env.childTransaction(fn);
+        logged = this.oplogState.index > 0;
+        if (logged) this.trimOplog();
+        return result;
       } catch (err) {
         // The catalog in memory may hold changes the rollback undid on disk.
         this.loadCatalog();
         throw err;
+      } finally {
+        this.conflicts.leaveWrite();
       }
     }) as Promise<T>;
+    return done.finally(() => {
+      this.conflicts.endWrite(seq);
+      if (time && time.greaterThan(this.committedTime)) this.committedTime = time;
+      if (logged) for (const wake of [...this.oplogWaiters]) wake();
+    });
   }
 
   /** Resolves once every transaction committed so far is synced to the disk: it then survives a power loss too. */
@@ -110,7 +282,35 @@ export class Store {
 
   private loadCatalog(): void {
     this.catalog.clear();
-    for (const { value } of this.meta.getRange({})) this.catalog.set(ns(value.db, value.name), value);
+    for (const { value } of this.kv.range("meta", {}) as Iterable<{ value: CollectionMeta }>) this.catalog.set(ns(value.db, value.name), value);
+  }
+
+  // ---- retryable writes ----
+
+  /** The last retryable write recorded for a session: its number and its reply. */
+  retryRecord(session: string): { txnNumber: number; reply: Document } | undefined {
+    const buf = this.kv.get("sessions", [session]) as Buffer | undefined;
+    if (!buf) return undefined;
+    const record = BSON.deserialize(buf, deserializeOptions);
+    return { txnNumber: Number(record.txnNumber), reply: record.reply as Document };
+  }
+
+  /** Inside `write()`: records a retryable write's reply with the write itself. */
+  recordRetry(session: string, txnNumber: number, reply: Document): void {
+    this.kv.put("sessions", [session], serialize({ txnNumber, reply, at: new Date() }));
+  }
+
+  /** Forgets the retryable-write records of sessions idle since before `before` (expired, as on MongoDB). */
+  async pruneRetryRecords(before: Date, live: ReadonlySet<string>): Promise<void> {
+    const expired = [...this.kv.range("sessions", {})].filter(({ key, value }) => {
+      if (live.has(String(key[0]))) return false;
+      const at = BSON.deserialize(value as Buffer, deserializeOptions).at;
+      return !(at instanceof Date) || at < before;
+    });
+    if (expired.length === 0) return;
+    await this.write(() => {
+      for (const { key } of expired) this.kv.remove("sessions", key);
+    });
   }
 
   // ---- catalog ----
@@ -140,7 +340,7 @@ export class Store {
 
   private saveMeta(meta: CollectionMeta): void {
     this.catalog.set(ns(meta.db, meta.name), meta);
-    void this.meta.put([meta.db, meta.name], meta);
+    this.kv.put("meta", [meta.db, meta.name], meta);
   }
 
   /** Replaces a collection's options and index specifications (collMod). */
@@ -151,20 +351,24 @@ export class Store {
   }
 
   dropCollection(meta: CollectionMeta): void {
-    for (const key of this.docs.getKeys({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) void this.docs.remove(key);
-    for (const key of this.index.getKeys({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) void this.index.remove(key);
-    void this.meta.remove([meta.db, meta.name]);
+    for (const key of [...this.kv.keys("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })]) this.kv.remove("docs", key);
+    for (const key of [...this.kv.keys("index", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })]) this.kv.remove("index", key);
+    this.kv.remove("meta", [meta.db, meta.name]);
     this.catalog.delete(ns(meta.db, meta.name));
+    this.log({ op: "drop", db: meta.db, coll: meta.name });
   }
 
   renameCollection(meta: CollectionMeta, toDb: string, toName: string): void {
     const docs = [...this.scan(meta)];
     const indexes = meta.indexes;
-    this.dropCollection(meta);
-    const { meta: target } = this.ensureCollection(toDb, toName, meta.options);
-    target.indexes = indexes.map((i) => ({ ...i, multikeyFields: [] }));
-    this.saveMeta(target);
-    for (const doc of docs) this.insert(target, doc);
+    this.quietly(() => {
+      this.dropCollection(meta);
+      const { meta: target } = this.ensureCollection(toDb, toName, meta.options);
+      target.indexes = indexes.map((i) => ({ ...i, multikeyFields: [] }));
+      this.saveMeta(target);
+      for (const doc of docs) this.insert(target, doc);
+    });
+    this.log({ op: "rename", db: meta.db, coll: meta.name, to: { db: toDb, coll: toName } });
   }
 
   // ---- reads ----
@@ -174,7 +378,7 @@ export class Store {
   }
 
   getByIdPart(meta: CollectionMeta, id: KeyPart): Document | undefined {
-    const buf = this.docs.get([meta.db, meta.name, ...id]);
+    const buf = this.kv.get("docs", [meta.db, meta.name, ...id]) as Buffer | undefined;
     return buf ? decodeDocument(buf) : undefined;
   }
 
@@ -190,11 +394,11 @@ export class Store {
     const low = [meta.db, meta.name];
     const high = [meta.db, meta.name, HIGH];
     const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
-    for (const { value } of this.docs.getRange(range)) yield decodeDocument(value);
+    for (const { value } of this.kv.range("docs", range)) yield decodeDocument(value as Buffer);
   }
 
   count(meta: CollectionMeta): number {
-    return this.docs.getKeysCount({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] });
+    return this.kv.count("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] });
   }
 
   /** The `_id` key parts of the index entries between two key-part bounds, in index order. */
@@ -203,8 +407,8 @@ export class Store {
     const low = [...prefix, ...start];
     const high = [...prefix, ...end];
     const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
-    for (const key of this.index.getKeys(range)) {
-      const k = key as Key;
+    for (const key of this.kv.keys("index", range)) {
+      const k = key;
       yield [k[k.length - 2] as number, k[k.length - 1]];
     }
   }
@@ -212,7 +416,7 @@ export class Store {
   /** How many documents have entries between two key-part bounds (each counted once). */
   countIndex(meta: CollectionMeta, indexName: string, start: Key, end: Key, distinct: Set<string> | undefined): number {
     const prefix = [meta.db, meta.name, indexName];
-    if (!distinct) return this.index.getKeysCount({ start: [...prefix, ...start], end: [...prefix, ...end] });
+    if (!distinct) return this.kv.count("index", { start: [...prefix, ...start], end: [...prefix, ...end] });
     const before = distinct.size;
     this.forEachIndexId(meta, indexName, start, end, (id) => distinct.add(id));
     return distinct.size - before;
@@ -225,8 +429,8 @@ export class Store {
    */
   forEachIndexId(meta: CollectionMeta, indexName: string, start: Key, end: Key, visit: (id: string) => void): void {
     const prefix = [meta.db, meta.name, indexName];
-    for (const key of this.index.getKeys({ start: [...prefix, ...start], end: [...prefix, ...end] })) {
-      const k = key as Key;
+    for (const key of this.kv.keys("index", { start: [...prefix, ...start], end: [...prefix, ...end] })) {
+      const k = key;
       visit(idText(k[k.length - 2], k[k.length - 1]));
     }
   }
@@ -235,21 +439,20 @@ export class Store {
 
   /** Each stored document's `_id` key parts and raw BSON, undecoded: validate checks they decode. */
   *records(meta: CollectionMeta): Generator<{ id: KeyPart; bytes: Buffer }> {
-    for (const { key, value } of this.docs.getRange({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) {
-      const k = key as Key;
-      yield { id: [k[k.length - 2] as number, k[k.length - 1]], bytes: value };
+    for (const { key: k, value } of this.kv.range("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) {
+      yield { id: [k[k.length - 2] as number, k[k.length - 1]], bytes: value as Buffer };
     }
   }
 
   /** Every entry stored in one index, as its key parts followed by the document's `_id` parts. */
   *storedIndexEntries(meta: CollectionMeta, indexName: string): Generator<Key> {
     const prefix = [meta.db, meta.name, indexName];
-    for (const key of this.index.getKeys({ start: prefix, end: [...prefix, HIGH] })) yield (key as Key).slice(prefix.length);
+    for (const key of this.kv.keys("index", { start: prefix, end: [...prefix, HIGH] })) yield key.slice(prefix.length);
   }
 
   /** Whether one index holds the entry `key` (key parts followed by the document's `_id` parts). */
   hasIndexEntry(meta: CollectionMeta, indexName: string, key: Key): boolean {
-    return this.index.doesExist([meta.db, meta.name, indexName, ...key]);
+    return this.kv.get("index", [meta.db, meta.name, indexName, ...key]) !== undefined;
   }
 
   /** The entries `insert` writes for `doc` in each index that keeps entries (the same key function). */
@@ -261,32 +464,36 @@ export class Store {
 
   insert(meta: CollectionMeta, doc: Document): void {
     const id = idKey(doc._id);
-    if (this.docs.doesExist([meta.db, meta.name, ...id])) throw duplicateKey(meta, ID_INDEX, doc);
+    if (this.kv.get("docs", [meta.db, meta.name, ...id]) !== undefined) throw duplicateKey(meta, ID_INDEX, doc);
     const entries = this.indexEntries(meta, doc);
     checkKeySizes(meta, entries, id);
     this.checkUnique(meta, doc, entries);
-    const bytes = serialize(doc);
-    void this.docs.put([meta.db, meta.name, ...id], bytes);
+    this.kv.put("docs", [meta.db, meta.name, ...id], serialize(doc));
     this.putEntries(meta, entries, id);
+    this.log({ op: "insert", db: meta.db, coll: meta.name, key: { _id: doc._id }, doc });
     if (isCapped(meta)) this.appendCapped(meta, id);
   }
 
-  /** Records a capped collection's new document as the newest, then removes the oldest beyond its limits. */
+  /**
+   * Records a capped collection's new document as the newest, then removes the oldest beyond its
+   * limits; through the key-value layer like any write, so the removals are deletes that
+   * transactions, snapshots and change streams see (MongoDB logs them as deletes too).
+   */
   private appendCapped(meta: CollectionMeta, id: KeyPart): void {
     const n = meta.nextInsertion ?? 0;
     meta.nextInsertion = n + 1;
     this.saveMeta(meta);
-    void this.index.put([meta.db, meta.name, NATURAL, n, ...id], EMPTY);
-    void this.index.put([meta.db, meta.name, NATURAL_BY_ID, ...id, n], EMPTY);
+    this.kv.put("index", [meta.db, meta.name, NATURAL, n, ...id], EMPTY);
+    this.kv.put("index", [meta.db, meta.name, NATURAL_BY_ID, ...id, n], EMPTY);
     const max = Number(meta.options.max) > 0 ? Number(meta.options.max) : Infinity;
     let count = this.count(meta);
     let bytes = 0;
-    for (const { value } of this.docs.getRange({ start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) bytes += value.length;
+    for (const { value } of this.kv.range("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) bytes += (value as Buffer).length;
     // The oldest go first, never the document just inserted; chosen before any is removed.
     const victims: Document[] = [];
     for (const oldest of this.scanIndex(meta, NATURAL, [], [HIGH], false)) {
       if ((count <= max && bytes <= cappedBytes(meta)) || JSON.stringify(oldest) === JSON.stringify(id)) break;
-      const buf = this.docs.get([meta.db, meta.name, ...oldest]);
+      const buf = this.kv.get("docs", [meta.db, meta.name, ...oldest]) as Buffer | undefined;
       if (!buf) continue;
       bytes -= buf.length;
       count -= 1;
@@ -295,7 +502,8 @@ export class Store {
     for (const doc of victims) this.remove(meta, doc);
   }
 
-  replace(meta: CollectionMeta, before: Document, after: Document): void {
+  /** `kind`: how change streams report it, an `update` (with what changed) or a `replace`. */
+  replace(meta: CollectionMeta, before: Document, after: Document, kind: "update" | "replace" = "update"): void {
     const id = idKey(before._id);
     const bytes = serialize(after);
     const oldEntries = this.indexEntries(meta, before);
@@ -303,25 +511,29 @@ export class Store {
     checkKeySizes(meta, newEntries, id);
     this.checkUnique(meta, after, newEntries);
     for (const { index, keys } of oldEntries) {
-      for (const key of keys) void this.index.remove([meta.db, meta.name, index.name, ...key, ...id]);
+      for (const key of keys) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
     }
-    void this.docs.put([meta.db, meta.name, ...id], bytes);
+    this.kv.put("docs", [meta.db, meta.name, ...id], bytes);
     this.putEntries(meta, newEntries, id);
+    const change = kind === "replace" ? { doc: after } : { update: updateDescription(before, after) };
+    this.log({ op: kind, db: meta.db, coll: meta.name, key: { _id: before._id }, ...change });
   }
 
   remove(meta: CollectionMeta, doc: Document): void {
     const id = idKey(doc._id);
     for (const { index, keys } of this.indexEntries(meta, doc)) {
-      for (const key of keys) void this.index.remove([meta.db, meta.name, index.name, ...key, ...id]);
+      for (const key of keys) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
     }
-    void this.docs.remove([meta.db, meta.name, ...id]);
+    this.kv.remove("docs", [meta.db, meta.name, ...id]);
     if (isCapped(meta)) {
-      for (const key of this.index.getKeys({ start: [meta.db, meta.name, NATURAL_BY_ID, ...id], end: [meta.db, meta.name, NATURAL_BY_ID, ...id, HIGH] })) {
-        const n = (key as Key)[(key as Key).length - 1];
-        void this.index.remove(key as Key);
-        void this.index.remove([meta.db, meta.name, NATURAL, n, ...id]);
+      const byId = [meta.db, meta.name, NATURAL_BY_ID, ...id];
+      for (const key of [...this.kv.keys("index", { start: byId, end: [...byId, HIGH] })]) {
+        const n = key[key.length - 1];
+        this.kv.remove("index", key);
+        this.kv.remove("index", [meta.db, meta.name, NATURAL, n, ...id]);
       }
     }
+    this.log({ op: "delete", db: meta.db, coll: meta.name, key: { _id: doc._id } });
   }
 
   /**
@@ -357,7 +569,7 @@ export class Store {
     meta.indexes.push(prepared.spec);
     for (const { doc, keys } of prepared.entries) {
       const id = idKey(doc._id);
-      for (const key of keys) void this.index.put([meta.db, meta.name, prepared.spec.name, ...key, ...id], EMPTY);
+      for (const key of keys) this.kv.put("index", [meta.db, meta.name, prepared.spec.name, ...key, ...id], EMPTY);
     }
     this.saveMeta(meta);
   }
@@ -368,7 +580,7 @@ export class Store {
 
   dropIndex(meta: CollectionMeta, name: string): void {
     const prefix = [meta.db, meta.name, name];
-    for (const key of this.index.getKeys({ start: prefix, end: [...prefix, HIGH] })) void this.index.remove(key);
+    for (const key of [...this.kv.keys("index", { start: prefix, end: [...prefix, HIGH] })]) this.kv.remove("index", key);
     meta.indexes = meta.indexes.filter((i) => i.name !== name);
     this.saveMeta(meta);
   }
@@ -428,7 +640,7 @@ export class Store {
         index.multikeyFields = [...known, ...added];
         this.saveMeta(meta);
       }
-      for (const key of keys) void this.index.put([meta.db, meta.name, index.name, ...key, ...id], EMPTY);
+      for (const key of keys) this.kv.put("index", [meta.db, meta.name, index.name, ...key, ...id], EMPTY);
     }
   }
 }
@@ -456,9 +668,17 @@ function checkKeySizes(meta: CollectionMeta, entries: Array<{ index: IndexSpec; 
   }
 }
 
+/** A catalog entry a transaction may change without touching the shared one. */
+export function copyMeta(meta: CollectionMeta): CollectionMeta {
+  return { ...meta, indexes: meta.indexes.map((index) => ({ ...index, multikeyFields: [...(index.multikeyFields ?? [])] })) };
+}
+
 export function ns(db: string, name: string): string {
   return `${db}.${name}`;
 }
+
+/** Internal records (retryable-write replies): plain JavaScript values. */
+const deserializeOptions = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 
 /** MongoDB's largest document (16 MiB). */
 const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;

@@ -4,6 +4,7 @@
  * an array) is older than the index's `expireAfterSeconds`, as a TTL index promises.
  */
 import type { Document } from "bson";
+import { WaitForTransaction } from "./conflicts";
 import { findDocuments, mingoOptions } from "./query";
 import type { CollectionMeta, Store } from "./store";
 
@@ -68,11 +69,23 @@ export class TtlMonitor {
           // `$lt` a date matches dates only, and an array when one of its dates (so its earliest) is older.
           const expired: Document = { [fields[0]]: { $lt: cutoff } };
           const filter = index.partialFilterExpression ? { $and: [expired, index.partialFilterExpression] } : expired;
-          this.deletedDocuments += await this.store.write(() => this.remove(meta.db, meta.name, filter));
+          this.deletedDocuments += await this.removeExpired(meta.db, meta.name, filter);
         }
       }
     }
     this.passes += 1;
+  }
+
+  /** Deletes through `write()` (so snapshots and change streams see it); a document an open transaction holds waits for it. */
+  private async removeExpired(db: string, name: string, filter: Document): Promise<number> {
+    for (;;) {
+      try {
+        return await this.store.write(() => this.remove(db, name, filter));
+      } catch (err) {
+        if (!(err instanceof WaitForTransaction)) throw err;
+        await err.owner.ended;
+      }
+    }
   }
 
   private remove(db: string, name: string, filter: Document): number {

@@ -14,6 +14,8 @@ const HEADER_SIZE = 16;
 export const MAX_MESSAGE_SIZE = 48_000_000;
 const CHECKSUM_PRESENT = 1;
 export const MORE_TO_COME = 2;
+/** The client accepts several replies to this request (the streaming `hello` of driver monitors). */
+export const EXHAUST_ALLOWED = 1 << 16;
 
 export class ProtocolError extends Error {}
 
@@ -112,10 +114,11 @@ function header(length: number, responseTo: number, opCode: number): Buffer {
   return buf;
 }
 
-export function encodeOpMsg(responseTo: number, doc: Document): Buffer {
+export function encodeOpMsg(responseTo: number, doc: Document, flags = 0): Buffer {
   const body = BSON.serialize(doc, { ignoreUndefined: true });
   const length = HEADER_SIZE + 4 + 1 + body.length;
-  const prefix = Buffer.alloc(5); // flagBits 0, section kind 0
+  const prefix = Buffer.alloc(5); // flagBits, then section kind 0
+  prefix.writeUInt32LE(flags >>> 0, 0);
   return Buffer.concat([header(length, responseTo, OP_MSG), prefix, body], length);
 }
 

@@ -2,6 +2,7 @@ import os from "node:os";
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
 import { executorOf } from "../query";
+import { awaitableHelloWait, helloReplicaSetFields, sleep } from "../replset";
 import { ttlMonitorOf } from "../ttl";
 import { MAX_MESSAGE_SIZE } from "../wire";
 import { authInfo, helloAuthFields } from "./auth";
@@ -11,15 +12,18 @@ export const SERVER_VERSION = "7.0.0";
 const MAX_BSON_SIZE = 16 * 1024 * 1024;
 
 /**
- * A standalone server of MongoDB 7.0's wire version; no compression; SCRAM-SHA-256 (see auth.ts). It sends
- * no `topologyVersion`, so drivers monitor it by polling `hello` rather than by the streaming
- * (exhaust) protocol, which this server does not speak.
+ * The primary of a single-node replica set, of MongoDB 7.0's wire version; no compression;
+ * SCRAM-SHA-256 (see auth.ts). An awaitable `hello` (the driver's streaming monitor, with the
+ * current `topologyVersion`) is answered after `maxAwaitTimeMS`, since the topology never changes.
  */
-const hello: Handler = (cmd, ctx) => {
+const hello: Handler = async (cmd, ctx) => {
   const legacy = "isMaster" in cmd || "ismaster" in cmd;
+  const wait = awaitableHelloWait(cmd, ctx.server.replicaSet);
+  if (wait !== undefined) await sleep(wait, ctx.server.closing);
   const reply: Document = {
     helloOk: true,
     [legacy ? "ismaster" : "isWritablePrimary"]: true,
+    ...helloReplicaSetFields(ctx.server.replicaSet, ctx.store, ctx.local),
     maxBsonObjectSize: MAX_BSON_SIZE,
     maxMessageSizeBytes: MAX_MESSAGE_SIZE,
     maxWriteBatchSize: 100_000,

@@ -3,13 +3,19 @@ import type { CursorRegistry } from "../cursors";
 import type { FailPoints } from "./failpoint";
 import { MongoCommandError } from "../errors";
 import type { ScramConversation, ScramSecret } from "../scram";
+import type { ReplicaSetInfo } from "../replset";
 import type { CollectionMeta, Store } from "../store";
+import type { Sessions } from "../transactions";
 
 export interface ServerInfo {
   startedAt: number;
   port: number;
   connections: () => number;
   totalConnections: () => number;
+  /** The replica set of one this server presents (see replset.ts). */
+  replicaSet: ReplicaSetInfo;
+  /** Aborted when the server closes: long waits (awaitable hello, tailable getMore) end then. */
+  closing: AbortSignal;
 }
 
 /** The one user of the server, kept in the `admin` database as MongoDB keeps its users. */
@@ -36,10 +42,14 @@ export interface CommandContext {
   auth: ConnectionAuth;
   /** Undefined: nobody can authenticate (then only connections that need not can run commands). */
   user?: ServerUser;
+  /** Logical sessions and their transactions (see transactions.ts). */
+  sessions: Sessions;
   /** Present only when test commands are enabled. */
   failPoints?: FailPoints;
   /** The command's `$db`. */
   db: string;
+  /** The address this connection reached (`host:port`, or the Unix socket's path). */
+  local: string;
 }
 
 export type Handler = (cmd: Document, ctx: CommandContext) => Document | Promise<Document>;

@@ -37,6 +37,7 @@ const dropDatabase: Handler = async (_cmd, ctx) => {
   const metas = ctx.store.collections(ctx.db);
   await ctx.store.write(() => {
     for (const meta of metas) ctx.store.dropCollection(meta);
+    if (metas.length > 0) ctx.store.log({ op: "dropDatabase", db: ctx.db });
   });
   return { dropped: ctx.db, ok: 1 };
 };

@@ -1,4 +1,8 @@
 import type { Document } from "bson";
+import { clusterTimeField } from "../clock";
+import { WaitForTransaction } from "../conflicts";
+import type { Store } from "../store";
+import { Sessions } from "../transactions";
 import { MongoCommandError, errorReply } from "../errors";
 import { adminCommands } from "./admin";
 import { authCommands, checkAuthenticated } from "./auth";
@@ -11,7 +15,18 @@ import { writeCommands } from "./write";
 
 export { CLOSE_CONNECTION };
 
-const handlers: Record<string, Handler> = { ...adminCommands, ...authCommands, ...readCommands, ...writeCommands, ...ddlCommands, ...validateCommands };
+/** Answered by the sessions (transactions.ts) when they belong to a transaction, else refused there. */
+const transactionCommands: Record<string, Handler> = { commitTransaction: () => ({ ok: 1 }), abortTransaction: () => ({ ok: 1 }) };
+
+const handlers: Record<string, Handler> = {
+  ...adminCommands,
+  ...authCommands,
+  ...readCommands,
+  ...writeCommands,
+  ...ddlCommands,
+  ...validateCommands,
+  ...transactionCommands,
+};
 
 /**
  * Runs one command document and returns MongoDB's reply (or CLOSE_CONNECTION when a fail point
@@ -28,20 +43,59 @@ export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">)
     checkAuthenticated(name, ctx);
     if (failPoints) return failPoints.configure(cmd);
     if (!handler) throw new MongoCommandError("CommandNotFound", `no such command: '${name}'`);
-    if (cmd.autocommit === false || name === "commitTransaction" || name === "abortTransaction") {
-      // As a standalone mongod answers: multi-document transactions need a replica set.
-      throw new MongoCommandError("IllegalOperation", "Transaction numbers are only allowed on a replica set member or mongos");
-    }
     const failure = ctx.failPoints?.trigger(name, cmd);
     if (failure && "close" in failure) return CLOSE_CONNECTION;
     if (failure && "reply" in failure) return failure.reply;
-    const reply = await handler(cmd, { ...ctx, db });
-    // As a standalone mongod: a write concern with `j`, `fsync` or `w: "majority"` is answered once
-    // the write is synced to the disk; the default (w: 1) once it is committed.
+    const run = async (store: Store) => handler(cmd, { ...ctx, store, db });
+    let reply: Document;
+    if (Sessions.inTransaction(name, cmd)) reply = await ctx.sessions.transactionCommand(name, cmd, run);
+    else if (Sessions.retryable(name, cmd)) reply = await waitingForTransactions(() => ctx.sessions.retryableWrite(cmd, run));
+    else {
+      refuseOutsideTransactions(name, cmd);
+      reply = await waitingForTransactions(() => run(ctx.store));
+    }
+    if (name === "endSessions" || name === "killSessions") ctx.sessions.end(cmd, name);
+    // As a single-node replica set's member: a write concern with `j`, `fsync` or `w: "majority"`
+    // is answered once the write is synced to the disk; the default (w: 1) once it is committed.
     const concern = cmd.writeConcern as Document | undefined;
     if (Boolean(concern?.j) || Boolean(concern?.fsync) || concern?.w === "majority") await ctx.store.flushed();
-    return failure ? { ...reply, writeConcernError: failure.writeConcernError } : reply;
+    return withClusterTime(failure ? { ...reply, writeConcernError: failure.writeConcernError } : reply, ctx);
   } catch (err) {
-    return errorReply(err);
+    return withClusterTime(errorReply(err), ctx);
   }
+}
+
+/** What MongoDB refuses, or this server does not do, outside a transaction and a retryable write. */
+function refuseOutsideTransactions(name: string, cmd: Document): void {
+  if (cmd.txnNumber !== undefined) {
+    throw new MongoCommandError(
+      "Location50768",
+      `txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and ${name} is not a retryable write command.`,
+    );
+  }
+  const readConcern = cmd.readConcern as Document | undefined;
+  if (readConcern && typeof readConcern === "object" && readConcern.level === "snapshot") {
+    throw new MongoCommandError(
+      "CommandNotSupported",
+      "readConcern level 'snapshot' outside a transaction (snapshot reads at a cluster time) is not supported by the embedded database; set MONGODB_URI to use a MongoDB server for it",
+    );
+  }
+}
+
+/** A write that met a document an open transaction holds runs again once that transaction ends. */
+async function waitingForTransactions(run: () => Promise<Document>): Promise<Document> {
+  for (;;) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof WaitForTransaction)) throw err;
+      await err.owner.ended;
+    }
+  }
+}
+
+/** Every reply of a replica-set member carries the cluster time, which drivers gossip back. */
+function withClusterTime(reply: Document, ctx: Omit<CommandContext, "db">): Document {
+  const time = ctx.store.clock.now();
+  return { ...reply, $clusterTime: clusterTimeField(time), operationTime: time };
 }

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { EJSON, type Document, type Long } from "bson";
+import { isChangeStream, openChangeStream } from "../changestreams";
 import { canonicalizer, collatedOptions, makeAggregator } from "../collated-query";
 import { operationCollation } from "../collation";
 import { MongoCommandError } from "../errors";
@@ -54,7 +55,7 @@ function projectWithScore(docs: Document[], projection: Document | undefined, fi
 
 const getMore: Handler = (cmd, ctx) => {
   const id = cmd.getMore as Long | number;
-  return ctx.cursors.getMore(id, collectionName(cmd, "collection"), ctx.db, optionalNumber(cmd, "batchSize"));
+  return ctx.cursors.getMore(id, collectionName(cmd, "collection"), ctx.db, optionalNumber(cmd, "batchSize"), optionalNumber(cmd, "maxTimeMS"));
 };
 
 const killCursors: Handler = (cmd, ctx) => {
@@ -115,6 +116,7 @@ const aggregate: Handler = async (cmd, ctx) => {
     throw new MongoCommandError("FailedToParse", "The 'cursor' option is required, except for aggregate with the explain argument");
   }
   checkPipeline(cmd.pipeline as unknown[]);
+  if (isChangeStream(cmd.pipeline)) return openChangeStream(cmd, ctx);
   // Later $match stages run in mingo: they get the server's own $type, $all and $bits*.
   const pipeline = (cmd.pipeline as Document[]).map((stage) => (isPlainObject(stage.$match) ? { $match: rewriteTypeOperators(stage.$match) } : stage));
   const collation = operationCollation(cmd.collation, typeof target === "string" ? existing(ctx, target) : undefined);

@@ -1,6 +1,7 @@
 import { ObjectId, type Document } from "bson";
 import { idFirst } from "../bson-values";
-import { MongoCommandError, errorReply } from "../errors";
+import { WaitForTransaction } from "../conflicts";
+import { MongoCommandError, endsCommand, errorReply } from "../errors";
 import { collatedOptions } from "../collated-query";
 import { operationCollation } from "../collation";
 import { isPlainObject } from "../keys";
@@ -34,6 +35,7 @@ function eachStatement<T>(statements: T[], ordered: boolean, run: (statement: T,
     try {
       run(statements[i], i);
     } catch (err) {
+      if (endsCommand(err) || err instanceof WaitForTransaction) throw err;
       writeErrors.push(writeError(i, err));
       if (ordered) break;
     }
@@ -84,6 +86,11 @@ interface UpdateStatement {
   collation?: Document;
 }
 
+/** A whole new document rather than update operators or a pipeline (change streams say `replace`). */
+function replacementStyle(u: UpdateSpec): boolean {
+  return !Array.isArray(u) && !Object.keys(u).some((k) => k.startsWith("$"));
+}
+
 function validateUpdate(u: unknown): asserts u is UpdateSpec {
   if (!Array.isArray(u) && !isPlainObject(u)) throw new MongoCommandError("FailedToParse", "Update argument must be either an object or an array");
 }
@@ -123,7 +130,7 @@ const update: Handler = async (cmd, ctx) => {
         n += 1;
         if (result.modified) {
           checkWrite(meta as CollectionMeta, result.doc, "update", cmd, doc);
-          ctx.store.replace(meta as CollectionMeta, doc, result.doc);
+          ctx.store.replace(meta as CollectionMeta, doc, result.doc, replacementStyle(st.u) ? "replace" : "update");
           nModified += 1;
         }
       }
@@ -190,7 +197,7 @@ const findAndModify: Handler = async (cmd, ctx) => {
     const result = applyUpdate(doc, u as UpdateSpec, { arrayFilters, query, mingo: options });
     if (result.modified) {
       checkWrite(meta as CollectionMeta, result.doc, "update", cmd, doc);
-      ctx.store.replace(meta as CollectionMeta, doc, result.doc);
+      ctx.store.replace(meta as CollectionMeta, doc, result.doc, replacementStyle(u as UpdateSpec) ? "replace" : "update");
     }
     return { lastErrorObject: { n: 1, updatedExisting: true }, value: project(cmd.new === true ? result.doc : doc), ok: 1 };
   });

@@ -1,0 +1,164 @@
+/**
+ * The key-value layer under the store: the three LMDB sub-databases, read either at their latest
+ * state or at a snapshot (an LMDB read transaction), and an overlay that keeps a multi-document
+ * transaction's writes in memory over its snapshot, so the transaction reads its own writes and
+ * nobody else sees them before the commit.
+ */
+import { compareKeys, type Database, type Transaction } from "lmdb";
+import type { KeyPrimitive } from "./keys";
+
+export type SubDb = "docs" | "index" | "meta" | "sessions" | "oplog";
+type Key = KeyPrimitive[];
+
+export interface KvRange {
+  start?: Key;
+  end?: Key;
+  reverse?: boolean;
+}
+
+export interface Kv {
+  get(db: SubDb, key: Key): unknown;
+  range(db: SubDb, range: KvRange): Iterable<{ key: Key; value: unknown }>;
+  keys(db: SubDb, range: KvRange): Iterable<Key>;
+  count(db: SubDb, range: KvRange): number;
+  put(db: SubDb, key: Key, value: unknown): void;
+  remove(db: SubDb, key: Key): void;
+}
+
+export type Databases = Record<SubDb, Database<unknown, Key>>;
+
+/** LMDB itself; writes happen inside the store's write transaction. */
+export class LmdbKv implements Kv {
+  constructor(
+    private readonly dbs: Databases,
+    private readonly transaction: Transaction | undefined,
+    /** Told of every document written, before it is (it may throw to refuse the write). */
+    private readonly beforeDocWrite?: (key: Key) => void,
+  ) {}
+
+  /** The same sub-databases read at `transaction`'s snapshot (read-only). */
+  at(transaction: Transaction): LmdbKv {
+    return new LmdbKv(this.dbs, transaction);
+  }
+
+  private options<T extends object>(range: T): T {
+    return this.transaction ? { ...range, transaction: this.transaction } : range;
+  }
+
+  get(db: SubDb, key: Key): unknown {
+    return this.dbs[db].get(key, this.options({}));
+  }
+
+  range(db: SubDb, range: KvRange): Iterable<{ key: Key; value: unknown }> {
+    return this.dbs[db].getRange(this.options({ ...range })) as Iterable<{ key: Key; value: unknown }>;
+  }
+
+  keys(db: SubDb, range: KvRange): Iterable<Key> {
+    return this.dbs[db].getKeys(this.options({ ...range })) as Iterable<Key>;
+  }
+
+  count(db: SubDb, range: KvRange): number {
+    return this.dbs[db].getKeysCount(this.options({ ...range }));
+  }
+
+  put(db: SubDb, key: Key, value: unknown): void {
+    if (this.transaction) throw new Error("a snapshot is read-only");
+    if (db === "docs") this.beforeDocWrite?.(key);
+    void this.dbs[db].put(key, value);
+  }
+
+  remove(db: SubDb, key: Key): void {
+    if (this.transaction) throw new Error("a snapshot is read-only");
+    if (db === "docs") this.beforeDocWrite?.(key);
+    void this.dbs[db].remove(key);
+  }
+}
+
+/** A transaction's pending change of one key: its new value, or `null` when removed. */
+interface Change {
+  key: Key;
+  value: unknown;
+}
+
+const REMOVED = null;
+
+/** A snapshot with the transaction's own writes over it. */
+export class OverlayKv implements Kv {
+  private readonly changes: Record<SubDb, Map<string, Change>> = { docs: new Map(), index: new Map(), meta: new Map(), sessions: new Map(), oplog: new Map() };
+
+  constructor(
+    private readonly snapshot: Kv,
+    /** Told of every document the transaction writes, before it is (it throws on a write conflict). */
+    private readonly beforeDocWrite: (key: Key) => void,
+  ) {}
+
+  /** The documents written (value `null`: removed), for the commit. */
+  documentChanges(): Change[] {
+    return [...this.changes.docs.values()];
+  }
+
+  get(db: SubDb, key: Key): unknown {
+    const change = this.changes[db].get(keyText(key));
+    if (change) return change.value === REMOVED ? undefined : change.value;
+    return this.snapshot.get(db, key);
+  }
+
+  /** The transaction's changes inside a range, in key order. */
+  private changesIn(db: SubDb, range: KvRange): Change[] {
+    const changes = this.changes[db];
+    if (changes.size === 0) return [];
+    const [low, high] = range.reverse ? [range.end, range.start] : [range.start, range.end];
+    const inside = [...changes.values()].filter((c) => {
+      if (range.reverse) return (low === undefined || compareKeys(c.key, low) > 0) && (high === undefined || compareKeys(c.key, high) <= 0);
+      return (low === undefined || compareKeys(c.key, low) >= 0) && (high === undefined || compareKeys(c.key, high) < 0);
+    });
+    inside.sort((a, b) => compareKeys(a.key, b.key) * (range.reverse ? -1 : 1));
+    return inside;
+  }
+
+  *range(db: SubDb, range: KvRange): Iterable<{ key: Key; value: unknown }> {
+    const mine = this.changesIn(db, range);
+    if (mine.length === 0) {
+      yield* this.snapshot.range(db, range);
+      return;
+    }
+    const changes = this.changes[db];
+    const direction = range.reverse ? -1 : 1;
+    let i = 0;
+    for (const entry of this.snapshot.range(db, range)) {
+      while (i < mine.length && compareKeys(mine[i].key, entry.key) * direction < 0) {
+        if (mine[i].value !== REMOVED) yield mine[i];
+        i += 1;
+      }
+      if (changes.has(keyText(entry.key))) continue;
+      yield entry;
+    }
+    for (; i < mine.length; i++) if (mine[i].value !== REMOVED) yield mine[i];
+  }
+
+  *keys(db: SubDb, range: KvRange): Iterable<Key> {
+    for (const { key } of this.range(db, range)) yield key;
+  }
+
+  count(db: SubDb, range: KvRange): number {
+    if (this.changesIn(db, range).length === 0) return this.snapshot.count(db, range);
+    let n = 0;
+    for (const entry of this.range(db, range)) if (entry) n += 1;
+    return n;
+  }
+
+  put(db: SubDb, key: Key, value: unknown): void {
+    if (db === "docs") this.beforeDocWrite(key);
+    this.changes[db].set(keyText(key), { key, value });
+  }
+
+  remove(db: SubDb, key: Key): void {
+    if (db === "docs") this.beforeDocWrite(key);
+    this.changes[db].set(keyText(key), { key, value: REMOVED });
+  }
+}
+
+/** A key as text, to find it in a map. */
+export function keyText(key: Key): string {
+  return JSON.stringify(key);
+}

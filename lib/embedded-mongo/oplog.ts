@@ -1,0 +1,103 @@
+/**
+ * The oplog: every change of a document or collection, written in the same LMDB transaction as
+ * the change itself, keyed by its cluster time and its position within the write, so change
+ * streams read it back in order, across restarts too. It keeps the newest `oplogMaxEntries`
+ * entries no older than `oplogMaxAgeSeconds`; a change stream resuming before that gets
+ * ChangeStreamHistoryLost, as on MongoDB when its oplog rolled over.
+ */
+import { EJSON, Timestamp, type Document } from "bson";
+
+export const DEFAULT_OPLOG_MAX_ENTRIES = 100_000;
+export const DEFAULT_OPLOG_MAX_AGE_SECONDS = 24 * 60 * 60;
+
+export type OplogOp = "insert" | "update" | "replace" | "delete" | "drop" | "rename" | "dropDatabase";
+
+export interface OplogEntry {
+  op: OplogOp;
+  db: string;
+  coll?: string;
+  /** `{ _id }` of the document. */
+  key?: Document;
+  /** The document after an insert or a replacement. */
+  doc?: Document;
+  /** What an update changed, in a change event's `updateDescription` shape. */
+  update?: Document;
+  /** Where a rename went. */
+  to?: { db: string; coll: string };
+  /** The transaction the change was committed by. */
+  lsid?: Document;
+  txnNumber?: unknown;
+  wall: Date;
+}
+
+/** Where an entry sits: its write's cluster time and its place among that write's entries. */
+export interface OplogPosition {
+  time: Timestamp;
+  index: number;
+}
+
+export type OplogKey = [number, number, number];
+
+export function oplogKey({ time, index }: OplogPosition): OplogKey {
+  return [time.high >>> 0, time.low >>> 0, index];
+}
+
+export function positionOf(key: OplogKey): OplogPosition {
+  return { time: new Timestamp({ t: key[0], i: key[1] }), index: key[2] };
+}
+
+/** After every entry of its time (a high-water mark, or a resume point after a whole write). */
+export const LAST_INDEX = 0xffffffff;
+
+const hex = (n: number) => (n >>> 0).toString(16).padStart(8, "0");
+
+/**
+ * A resume token, `{ _data: hex }`: the position and whether it is an invalidate event's (which
+ * only `startAfter` may resume from). Hex digits sort as the positions do.
+ */
+export function resumeToken(position: OplogPosition, invalidate = false): Document {
+  return { _data: `${hex(position.time.high)}${hex(position.time.low)}${hex(position.index)}${invalidate ? "1" : "0"}` };
+}
+
+export function parseResumeToken(token: unknown): { position: OplogPosition; invalidate: boolean } | undefined {
+  const data = (token as Document | null)?._data;
+  if (typeof data !== "string" || !/^[0-9a-f]{25}$/.test(data)) return undefined;
+  const n = (from: number) => Number.parseInt(data.slice(from, from + 8), 16);
+  return { position: { time: new Timestamp({ t: n(0), i: n(8) }), index: n(16) }, invalidate: data[24] === "1" };
+}
+
+function isPlainObject(value: unknown): value is Document {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value as { _bsontype?: string })._bsontype && !(value instanceof Date) && !(value instanceof RegExp) && !(value instanceof Uint8Array);
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return EJSON.stringify({ v: a } as Document, { relaxed: false }) === EJSON.stringify({ v: b } as Document, { relaxed: false });
+}
+
+/** An update's `updateDescription`: the fields set (dotted paths), removed, and arrays cut short. */
+export function updateDescription(before: Document, after: Document): Document {
+  const updatedFields: Document = {};
+  const removedFields: string[] = [];
+  const truncatedArrays: Document[] = [];
+  const walk = (a: Document, b: Document, prefix: string) => {
+    for (const [field, value] of Object.entries(b)) {
+      const path = prefix + field;
+      if (!(field in a)) updatedFields[path] = value;
+      else compare(a[field], value, path);
+    }
+    for (const field of Object.keys(a)) if (!(field in b)) removedFields.push(prefix + field);
+  };
+  const compare = (a: unknown, b: unknown, path: string) => {
+    if (same(a, b)) return;
+    if (isPlainObject(a) && isPlainObject(b)) walk(a, b, `${path}.`);
+    else if (Array.isArray(a) && Array.isArray(b)) {
+      if (b.length < a.length) truncatedArrays.push({ field: path, newSize: b.length });
+      for (let i = 0; i < b.length; i++) {
+        if (i >= a.length) updatedFields[`${path}.${i}`] = b[i];
+        else compare(a[i], b[i], `${path}.${i}`);
+      }
+    } else updatedFields[path] = b;
+  };
+  walk(before, after, "");
+  return { updatedFields, removedFields, truncatedArrays };
+}
