@@ -6,11 +6,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MongoClient, MongoServerError, Timestamp, type ChangeStream, type Document } from "mongodb";
+import { MongoClient, Timestamp, type ChangeStream, type Document } from "mongodb";
 import mongoose, { Schema } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbeddedMongo } from "./index";
-import { tempServerForThisFile } from "./testing/temp-server";
+import { caught, tempServerForThisFile } from "./testing/temp-server";
 
 const server = tempServerForThisFile("changestreams");
 let client: MongoClient;
@@ -28,15 +28,6 @@ async function take(stream: ChangeStream, n: number): Promise<Document[]> {
   const events: Document[] = [];
   while (events.length < n) events.push(await stream.next());
   return events;
-}
-
-async function caught(promise: Promise<unknown>): Promise<MongoServerError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as MongoServerError;
-  }
-  throw new Error("expected the operation to fail");
 }
 
 describe("collection.watch()", () => {

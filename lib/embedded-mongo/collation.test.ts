@@ -7,7 +7,7 @@
 import { MongoClient, type CollationOptions, type Collection, type Db, type Document, type MongoServerError } from "mongodb";
 import mongoose, { Schema, type Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempServerForThisFile } from "./testing/temp-server";
+import { caught, tempServerForThisFile } from "./testing/temp-server";
 
 const server = tempServerForThisFile("collation");
 let client: MongoClient;
@@ -21,15 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.close();
 });
-
-async function caught(promise: Promise<unknown>): Promise<MongoServerError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as MongoServerError;
-  }
-  throw new Error("expected the operation to fail");
-}
 
 const CASE_INSENSITIVE = { locale: "en", strength: 2 };
 const BASE_LETTERS = { locale: "en_US", strength: 1 };

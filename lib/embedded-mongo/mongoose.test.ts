@@ -3,9 +3,9 @@
  * uses them. Every expectation is what a real MongoDB 7.0 server answers.
  */
 import mongoose, { Schema, Types, type Connection } from "mongoose";
-import type { CommandStartedEvent, CommandSucceededEvent, MongoServerError } from "mongodb";
+import type { CommandStartedEvent, CommandSucceededEvent } from "mongodb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { tempServerForThisFile } from "./testing/temp-server";
+import { caught, tempServerForThisFile } from "./testing/temp-server";
 
 const DB = "mongoose_test";
 const server = tempServerForThisFile("mongoose");
@@ -36,15 +36,6 @@ async function recordCommands<T>(fn: () => Promise<T>): Promise<{ result: T; sta
     client.off("commandStarted", onStart);
     client.off("commandSucceeded", onSuccess);
   }
-}
-
-async function caught(promise: Promise<unknown>): Promise<MongoServerError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as MongoServerError;
-  }
-  throw new Error("expected the operation to fail");
 }
 
 describe("timestamps", () => {

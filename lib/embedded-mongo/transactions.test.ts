@@ -6,12 +6,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Binary, Long, MongoClient, MongoServerError } from "mongodb";
+import { Binary, Long, MongoClient } from "mongodb";
 import mongoose, { Schema } from "mongoose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmbeddedMongo } from "./index";
 import { rawCommand } from "./testing/raw-command";
-import { tempServerForThisFile } from "./testing/temp-server";
+import { caught, tempServerForThisFile } from "./testing/temp-server";
 
 const DB = "txn_test";
 const server = tempServerForThisFile("transactions");
@@ -34,15 +34,6 @@ beforeEach(async () => {
     { _id: "bob", balance: 0 },
   ]);
 });
-
-async function caught(promise: Promise<unknown>): Promise<MongoServerError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as MongoServerError;
-  }
-  throw new Error("expected the operation to fail");
-}
 
 describe("withTransaction", () => {
   it("commits all its writes at once; until then, others see none of them and it sees its own", async () => {

@@ -102,3 +102,13 @@ export async function serverFailure(promise: Promise<unknown>): Promise<MongoSer
   }
   throw new Error("expected the operation to fail");
 }
+
+/** Whatever an operation that must fail rejects with, the driver's client-side errors included. */
+export async function caught(promise: Promise<unknown>): Promise<MongoServerError> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as MongoServerError;
+  }
+  throw new Error("expected the operation to fail");
+}
