@@ -1,5 +1,5 @@
 /** The sign-in operation (outside `/v2`), the one of `/api/auth` the document describes. */
-import { publicOperation } from "@/lib/http/contract";
+import { publicOperation } from "@/lib/schemas/operation";
 import { AccessTokenResponse, LoginBody } from "@/lib/schemas/auth";
 
 /**

@@ -7,9 +7,9 @@ import type { InvitationStatus } from "@/lib/schemas/auth";
 import { ServiceError } from "@/lib/server/errors";
 import { hashToken, type ObjectId } from "@/lib/server/ids";
 import { findUser } from "@/lib/users/repository";
-import { hashPassword } from "./passwords";
-import { storePasswordHash } from "./repository";
-import { revokeSessions } from "./service";
+import { hashPassword } from "@/lib/credentials/passwords";
+import { storePasswordHash } from "@/lib/credentials/repository";
+import { revokeSessions } from "@/lib/credentials/sessions";
 
 /** Whether a link can still be used, and for which e-mail (shown on the page). */
 export async function invitationStatus(token: string): Promise<InvitationStatus> {

@@ -9,12 +9,12 @@ import { LRUCache } from "lru-cache";
 import { holdsAdminRole } from "@/lib/reference/repository";
 import type { Principal } from "@/lib/server/principal";
 import { findUser, touchLastRequest } from "@/lib/users/repository";
-import { deleteApiSession, deleteSessionByToken, deleteSessions, findBrowserSession, findSession, insertSession } from "./repository";
+import { deleteApiSession, deleteSessionByToken, findBrowserSession, findSession, insertSession } from "@/lib/credentials/repository";
+import { forgetPrincipals, principals, revokeSessions, type CachedPrincipal } from "@/lib/credentials/sessions";
 import { ServiceError } from "@/lib/server/errors";
 import { hashToken, newId, oid, secretToken, type ObjectId } from "@/lib/server/ids";
-import { checkPassword } from "@/lib/auth/passwords";
+import { checkPassword } from "@/lib/credentials/passwords";
 import { signingKey } from "@/lib/auth/secret";
-import { TtlCache } from "@/lib/server/cache";
 
 /** Access tokens of a sign-in session are short-lived; `/api/auth/token` gives fresh ones. */
 export const BROWSER_TOKEN_TTL_SECONDS = 15 * 60;
@@ -89,27 +89,6 @@ async function verifySignedToken(token: string): Promise<{ claims: Claims; expir
     if (error instanceof joseErrors.JWTExpired) throw unauthorized("The access token has expired.");
     throw unauthorized("The access token is not valid.");
   }
-}
-
-interface CachedPrincipal {
-  principal: Principal;
-  sessionExpiresAt: Date;
-  lastRequestDate: Date | null;
-}
-
-/**
- * Principals of recent tokens, so that a burst of requests does not look up the same session and
- * user each time. Writes in this process that could change a principal (an update of the user,
- * a logout, a revocation) drop them at once; another process's writes (a revocation by the CLI,
- * or by another server process) are seen within the TTL: a revoked token stops working
- * everywhere within `PRINCIPAL_TTL_MS`.
- */
-export const PRINCIPAL_TTL_MS = 5_000;
-const principals = new TtlCache<CachedPrincipal>({ ttlMs: PRINCIPAL_TTL_MS });
-
-/** Forgets cached principals: all of them, or those of one user. */
-export function forgetPrincipals(userId?: string): void {
-  principals.clear(userId === undefined ? undefined : `${userId}|`);
 }
 
 /**
@@ -272,17 +251,6 @@ export async function createApiToken(
   });
   const issued = await issueAccessToken(user._id, membership.companyId, sessionId, now, expiresAt, sessionId);
   return { ...issued, id: sessionId.toHexString(), userId: user._id.toHexString(), companyId: membership.companyId.toHexString() };
-}
-
-/**
- * Ends sessions of an account, and with them every access token they issued (API tokens too):
- * all of them, or all but `except` (the session a person changed their own password through).
- * This process forgets them at once; other processes within `PRINCIPAL_TTL_MS`.
- */
-export async function revokeSessions(userId: ObjectId, { except, kind }: { except?: string; kind?: "browser" | "api" } = {}): Promise<number> {
-  const deletedCount = await deleteSessions(userId, { except: except && /^[0-9a-f]{24}$/.test(except) ? oid(except) : undefined, kind });
-  forgetPrincipals(userId.toHexString());
-  return deletedCount;
 }
 
 /**

@@ -24,7 +24,7 @@ import autocannon from "autocannon";
 import { Presets, SingleBar } from "cli-progress";
 import { MongoClient, ObjectId } from "mongodb";
 import { loadConfig } from "@/lib/config";
-import { exitWithUsageError, parseCommandLine } from "@/lib/cli/args";
+import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
 import { startOrAttach } from "@/lib/embedded-mongo";
 import { newDoc } from "@/lib/users/repository";
 import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Page } from "@playwright/test";
-import { exitWithUsageError, parseCommandLine } from "@/lib/cli/args";
+import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
 import { freePort, waitFor } from "./server";
 
 const root = path.resolve(__dirname, "..", "..");

@@ -7,9 +7,9 @@ import { randomBytes } from "node:crypto";
 import { CompanyName } from "@/lib/companies/contract";
 import { Password } from "@/lib/schemas/common";
 import { Email } from "@/lib/users/contract";
-import { createCompany, listCompanies } from "@/lib/companies/service";
+import { createCompany, listCompanies } from "@/lib/services/companies";
 import { ready } from "@/lib/services/init";
-import { parseCommandLine } from "./args";
+import { parseCommandLine } from "@/lib/shared/command-line";
 import { runCommand, UsageError } from "./run-command";
 
 const usage = `Usage:

@@ -10,7 +10,7 @@ import path from "node:path";
 import { ConfigError, loadConfig } from "../config";
 import { privateDirectory, startOrAttach } from "../embedded-mongo";
 import { BackupError, backupDatabase, restoreDatabase, type DatabaseSummary } from "../embedded-mongo/backup";
-import { exitWithUsageError, parseCommandLine } from "./args";
+import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
 
 const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST] [--replSet NAME]
        npm run db -- backup FILE [--dir DIR] [--force]

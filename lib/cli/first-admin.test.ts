@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { call } from "@/lib/testing/http";
 import { Company } from "@/lib/companies/repository";
-import { Credential } from "@/lib/auth/repository";
+import { Credential } from "@/lib/credentials/repository";
 import { Meta } from "@/lib/models";
 import { AccessRole } from "@/lib/reference/repository";
 import { User } from "@/lib/users/repository";

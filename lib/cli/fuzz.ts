@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz -- [--runs 100000] [--seed S]`: the API fuzzer (lib/openapi/fuzz.ts) at length, on
+ * `npm run fuzz -- [--runs 100000] [--seed S]`: the API fuzzer (lib/fuzz/fuzzer.ts) at length, on
  * a fresh embedded database in a temporary directory. Prints the figures — cases and statuses
  * per operation, the hostile values sent, every kind of failure with its first counterexample,
  * the time taken — and exits 1 when anything failed. Ctrl-C prints the figures so far.
@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Presets, SingleBar } from "cli-progress";
 import { connect, disconnect } from "@/lib/db";
-import { formatReport, type FuzzReport, Fuzzer, operationSpecs, runFuzz, seedWorld } from "@/lib/openapi/fuzz";
-import { parseCommandLine } from "./args";
+import { formatReport, type FuzzReport, Fuzzer, operationSpecs, runFuzz, seedWorld } from "@/lib/fuzz/fuzzer";
+import { parseCommandLine } from "@/lib/shared/command-line";
 import { runCommand, UsageError } from "./run-command";
 
 const usage = `Usage: npm run fuzz -- [--runs N] [--seed S]

@@ -9,10 +9,10 @@ import { disconnect } from "@/lib/db";
 import { ServiceError } from "@/lib/server/errors";
 import { runAsCli } from "@/lib/services/init";
 import { logToStderr } from "@/lib/server/log";
-import { USAGE_EXIT_CODE, UsageError, usageLine } from "./args";
+import { USAGE_EXIT_CODE, UsageError, usageLine } from "@/lib/shared/command-line";
 import { loadEnvFiles } from "./env";
 
-export { UsageError } from "./args";
+export { UsageError } from "@/lib/shared/command-line";
 
 export function runCommand(main: () => Promise<void>): void {
   loadEnvFiles();

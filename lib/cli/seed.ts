@@ -6,7 +6,7 @@ import { Presets, SingleBar } from "cli-progress";
 import { ready } from "@/lib/services/init";
 import { seedDemo } from "@/lib/seed/users";
 import { seedSurveys } from "@/lib/seed/surveys";
-import { parseCommandLine } from "./args";
+import { parseCommandLine } from "@/lib/shared/command-line";
 import { runCommand, UsageError } from "./run-command";
 
 const usage = `Usage: npm run seed [-- --company COMPANY_ID] [--users N]

@@ -15,7 +15,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { ConfigError, loadConfig } from "../config";
-import { parseCommandLine } from "./args";
+import { parseCommandLine } from "@/lib/shared/command-line";
 import { restartDatabaseProcess } from "./database-process";
 import { loadEnvFiles } from "./env";
 import { formatElapsed, servingSummary } from "./summary";

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { call, createTenant } from "@/lib/testing/http";
-import { PRINCIPAL_TTL_MS } from "@/lib/auth/service";
+import { PRINCIPAL_TTL_MS } from "@/lib/credentials/sessions";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as me from "@/app/v2/users/me/route";
 

@@ -4,10 +4,11 @@
  * `--revoke ID|TOKEN` revokes one API token; `--revoke-all --email E` every session and token
  * of the account.
  */
-import { createApiToken, PRINCIPAL_TTL_MS, revokeAllTokens, revokeApiToken } from "@/lib/auth/service";
+import { createApiToken, revokeAllTokens, revokeApiToken } from "@/lib/auth/service";
+import { PRINCIPAL_TTL_MS } from "@/lib/credentials/sessions";
 import { ServiceError } from "@/lib/server/errors";
 import { firstAdminLeftToServer, ready } from "@/lib/services/init";
-import { parseCommandLine } from "./args";
+import { parseCommandLine } from "@/lib/shared/command-line";
 import { parseDuration, runCommand, UsageError } from "./run-command";
 
 const usage = `Usage: npm run --silent token -- --email EMAIL [--ttl 30d] [--company COMPANY_ID]

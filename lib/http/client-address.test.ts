@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { addressKey, clientAddress, parseTrustProxy } from "./client-address";
+import { parseTrustProxy } from "@/lib/config/trust-proxy";
+import { addressKey, clientAddress } from "./client-address";
 
 const from = (forwardedFor: string | undefined, trustProxy?: string) =>
   clientAddress(new Request("http://localhost/", { headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor } }), parseTrustProxy(trustProxy)!);

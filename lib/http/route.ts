@@ -3,13 +3,13 @@
  * per-token rate limit, the Admin rule, JSON body limits, zod validation of path, query and body,
  * debug notifications, the error table (docs/api.md#errors) and one log line per request.
  *
- * An operation declared in its resource's contract (lib/http/contract) is bound with `handle`;
+ * An operation declared in its resource's contract (lib/schemas/operation.ts) is bound with `handle`;
  * `route` and `publicRoute` serve the routes the OpenAPI document does not describe.
  */
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { loadConfig } from "@/lib/config";
-import type { Operation, RouteOptions } from "./contract";
+import type { Operation, RouteOptions } from "@/lib/schemas/operation";
 import { DatabaseUnavailableError, isDatabaseUnavailable } from "@/lib/db";
 import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
 import { isAdmin, principalOf, verifyAccessToken } from "@/lib/auth/service";

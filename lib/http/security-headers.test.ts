@@ -3,7 +3,7 @@ import { NextRequest } from "next/server";
 import { getScriptNonceFromHeader } from "next/dist/server/app-render/get-script-nonce-from-header";
 import { afterEach, describe, expect, it } from "vitest";
 import { proxy } from "@/proxy";
-import { parseTrustProxy } from "./client-address";
+import { parseTrustProxy } from "@/lib/config/trust-proxy";
 import { contentSecurityPolicy, createNonce, proxyTrusted, servedOverHttps } from "./security-headers";
 
 /** The directives of a policy, by name. */

@@ -4,7 +4,8 @@
  * carries a fresh nonce, which Next.js reads back from the request's Content-Security-Policy and
  * puts on every script it writes into a page.
  */
-import { isTrustedProxy, peerAddress, type TrustProxy } from "./client-address";
+import type { TrustProxy } from "@/lib/config/trust-proxy";
+import { isTrustedProxy, peerAddress } from "./client-address";
 
 /** The same on every answer. */
 export const FIXED_SECURITY_HEADERS: Readonly<Record<string, string>> = {

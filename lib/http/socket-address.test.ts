@@ -2,7 +2,8 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clientAddress, NO_PROXY, parseTrustProxy } from "./client-address";
+import { clientAddress } from "./client-address";
+import { NO_PROXY, parseTrustProxy } from "@/lib/config/trust-proxy";
 import { installSocketAddress } from "./socket-address";
 
 /** A Request of a Node request, as Next.js builds one: the headers, without the socket. */

@@ -1,5 +1,5 @@
 /** The outbox operation of the HTTP API: e-mails kept while no SMTP server is configured. */
-import { operation, pagingParameters } from "@/lib/http/contract";
+import { operation, pagingParameters } from "@/lib/schemas/operation";
 import { ListOutboxQuery, OutboxList } from "@/lib/schemas/outbox";
 
 /** The e-mails kept while SMTP_URL is unset, newest first (Admin). */

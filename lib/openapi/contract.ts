@@ -1,5 +1,5 @@
 /** The operation serving the OpenAPI document itself; no token needed. */
-import { publicOperation } from "@/lib/http/contract";
+import { publicOperation } from "@/lib/schemas/operation";
 import { OpenApiDocumentSchema } from "./document-schema";
 
 export const document = publicOperation({

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
-import { METHODS } from "@/lib/http/contract";
+import { METHODS } from "@/lib/schemas/operation";
 import { isOtherMethod, operationOf } from "@/lib/http/route";
 import { surveyRecord } from "@/lib/testing/survey-record";
 import { buildDocument, type OpenApiDocument } from "./document";

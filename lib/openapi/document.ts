@@ -5,7 +5,7 @@
  * converted from the zod schema the route validates with.
  */
 import { z } from "zod";
-import { METHODS, type Method, type Operation } from "@/lib/http/contract";
+import { METHODS, type Method, type Operation } from "@/lib/schemas/operation";
 import { AccessTokenResponse } from "@/lib/schemas/auth";
 import { ErrorBody, type ErrorCode, isoDateTime, Notification, objectId } from "@/lib/schemas/common";
 import {

@@ -4,7 +4,7 @@
  * one of these paths and that every listed path has its route file.
  */
 import * as auth from "@/lib/auth/contract";
-import type { Method, Operation } from "@/lib/http/contract";
+import type { Method, Operation } from "@/lib/schemas/operation";
 import * as outbox from "@/lib/mail/contract";
 import * as reference from "@/lib/reference/contract";
 import * as surveys from "@/lib/surveys/contract";

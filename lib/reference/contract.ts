@@ -1,6 +1,6 @@
 /** The reference data operations of the HTTP API (docs/api.md#reference-data), four kinds alike. */
 import type { z } from "zod";
-import { operation, pagingParameters } from "@/lib/http/contract";
+import { operation, pagingParameters } from "@/lib/schemas/operation";
 import {
   AccessRoleList,
   AccessRoleRecord,

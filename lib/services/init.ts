@@ -1,13 +1,13 @@
 import { assertDatabaseReachable, connect } from "@/lib/db";
 import { Company } from "@/lib/companies/repository";
 import { Invitation, OutboxMail } from "@/lib/mail/repository";
-import { Credential, Session } from "@/lib/auth/repository";
+import { Credential, Session } from "@/lib/credentials/repository";
 import { Meta } from "@/lib/models";
 import { Answer, Question, SurveyChat, SurveyRevision } from "@/lib/surveys/parts";
 import { AccessRole, Bot, JobTitle, Property } from "@/lib/reference/repository";
 import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
-import { bootstrap, type BootstrapResult } from "@/lib/companies/service";
+import { bootstrap, type BootstrapResult } from "@/lib/services/companies";
 import { backfillSurveySearch } from "@/lib/surveys/repository";
 import { backfillMembershipActive } from "@/lib/users/repository";
 

@@ -8,7 +8,7 @@
  * `propertiesLimit` are property ids and `responders` are user ids of the company.
  */
 import { z } from "zod";
-import { operation, pagingParameters, repeated } from "@/lib/http/contract";
+import { operation, pagingParameters, repeated } from "@/lib/schemas/operation";
 import { idList, isoDateTime, listEnvelope, objectId, pagingQuery, queryBoolean, queryIdList, singleLineText } from "@/lib/schemas/common";
 import { SurveyVersion } from "@/lib/shared/survey-permissions";
 

@@ -6,7 +6,7 @@
 import type { RouteHandler } from "@/lib/http/route";
 import { checkAnswer } from "@/lib/openapi/testing";
 import { createApiToken } from "@/lib/auth/service";
-import { createCompany } from "@/lib/companies/service";
+import { createCompany } from "@/lib/services/companies";
 import { ready } from "@/lib/services/init";
 import { createUser } from "@/lib/users/service";
 import { Notes } from "@/lib/server/notes";

@@ -3,7 +3,7 @@
  * (docs/api.md#users).
  */
 import { z } from "zod";
-import { operation, pagingParameters, repeated } from "@/lib/http/contract";
+import { operation, pagingParameters, repeated } from "@/lib/schemas/operation";
 import {
   idList,
   isoDateTime,

@@ -15,15 +15,15 @@ import {
   type UserList,
   type UserRecord,
 } from "./contract";
-import { forgetPrincipals, revokeSessions } from "@/lib/auth/service";
+import { forgetPrincipals, revokeSessions } from "@/lib/credentials/sessions";
 import type { Principal } from "@/lib/server/principal";
 import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { inviteUser } from "@/lib/mail/invitations";
 import type { Notes } from "@/lib/server/notes";
 import { offThread } from "@/lib/server/off-thread";
-import { hashPassword } from "@/lib/auth/passwords";
-import { storePasswordHash } from "@/lib/auth/repository";
+import { hashPassword } from "@/lib/credentials/passwords";
+import { storePasswordHash } from "@/lib/credentials/repository";
 import { searchFilter, userKeywords } from "@/lib/users/search";
 import {
   countUsers,

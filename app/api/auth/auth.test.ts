@@ -1,10 +1,10 @@
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Tenant } from "@/lib/testing/http";
-import { Session } from "@/lib/auth/repository";
+import { Session } from "@/lib/credentials/repository";
 import { User } from "@/lib/users/repository";
-import { hashPassword } from "@/lib/auth/passwords";
-import { storePasswordHash } from "@/lib/auth/repository";
+import { hashPassword } from "@/lib/credentials/passwords";
+import { storePasswordHash } from "@/lib/credentials/repository";
 import { oid } from "@/lib/server/ids";
 import { createApiToken, verifyAccessToken } from "@/lib/auth/service";
 import { signingKey } from "@/lib/auth/secret";

@@ -1,5 +1,5 @@
 import { otherMethods } from "@/lib/http/route";
-import { bots } from "@/lib/reference/handlers";
+import { bots } from "@/lib/api/reference";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { otherMethods } from "@/lib/http/route";
-import { jobTitles } from "@/lib/reference/handlers";
+import { jobTitles } from "@/lib/api/reference";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { otherMethods } from "@/lib/http/route";
-import * as openapi from "@/lib/openapi/handlers";
+import * as openapi from "@/lib/api/openapi";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { otherMethods } from "@/lib/http/route";
-import * as outbox from "@/lib/mail/handlers";
+import * as outbox from "@/lib/api/mail";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

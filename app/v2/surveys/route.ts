@@ -1,5 +1,5 @@
 import { otherMethods } from "@/lib/http/route";
-import * as surveys from "@/lib/surveys/handlers";
+import * as surveys from "@/lib/api/surveys";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

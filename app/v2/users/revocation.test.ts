@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { OutboxMail } from "@/lib/mail/repository";
-import { Session } from "@/lib/auth/repository";
+import { Session } from "@/lib/credentials/repository";
 import { createApiToken, login, refresh, revokeAllTokens, revokeApiToken } from "@/lib/auth/service";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as invitation from "@/app/api/auth/invitation/route";

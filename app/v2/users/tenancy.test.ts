@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { createApiToken } from "@/lib/auth/service";
-import { createCompany } from "@/lib/companies/service";
+import { createCompany } from "@/lib/services/companies";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as accessRoles from "../access-roles/route";
 import * as jobTitles from "../job-titles/route";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { route } from "@/lib/http/route";
-import { Credential } from "@/lib/auth/repository";
+import { Credential } from "@/lib/credentials/repository";
 import { User } from "@/lib/users/repository";
 import { oid } from "@/lib/server/ids";
 import { useTestDatabase } from "@/lib/testing/database";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Tenant } from "@/lib/testing/http";
-import { Credential } from "@/lib/auth/repository";
+import { Credential } from "@/lib/credentials/repository";
 import { Invitation, OutboxMail } from "@/lib/mail/repository";
 import { hashToken } from "@/lib/server/ids";
 import { useTestDatabase } from "@/lib/testing/database";

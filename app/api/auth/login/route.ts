@@ -1,5 +1,5 @@
 import { otherMethods } from "@/lib/http/route";
-import * as auth from "@/lib/auth/handlers";
+import * as auth from "@/lib/api/auth";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { otherMethods } from "@/lib/http/route";
-import { accessRoles } from "@/lib/reference/handlers";
+import { accessRoles } from "@/lib/api/reference";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { otherMethods } from "@/lib/http/route";
-import { properties } from "@/lib/reference/handlers";
+import { properties } from "@/lib/api/reference";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

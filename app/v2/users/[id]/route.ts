@@ -1,5 +1,5 @@
 import { otherMethods } from "@/lib/http/route";
-import * as users from "@/lib/users/handlers";
+import * as users from "@/lib/api/users";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

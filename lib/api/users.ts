@@ -1,7 +1,7 @@
 /** The users operations bound to the users service: what the route files under app/v2/users export. */
 import { created, handle } from "@/lib/http/route";
-import { createUser, getMe, getUser, listUsers, updateUser } from "./service";
-import * as users from "./contract";
+import { createUser, getMe, getUser, listUsers, updateUser } from "@/lib/users/service";
+import * as users from "@/lib/users/contract";
 
 export const list = handle(users.list, ({ auth, query, notes }) => listUsers(auth, query, notes));
 

@@ -1,7 +1,7 @@
 /**
  * The API fuzzer: fast-check generates requests for every operation of the OpenAPI document —
  * valid ones (from the operation's own request schemas, ids of the seeded companies' records, so
- * that success paths run), invalid ones (one place broken) and hostile ones (./fuzz-arbitraries)
+ * that success paths run), invalid ones (one place broken) and hostile ones (./arbitraries.ts)
  * — sends each as a real `Request` to the route's real handler, and checks the answer:
  *
  * - never a `5xx`, never a stack trace;
@@ -14,14 +14,14 @@
  * Used by ./fuzz.test.ts (a fixed seed in CI) and `npm run fuzz` (lib/cli/fuzz.ts).
  */
 import fc from "fast-check";
-import { openApiDocument, type OpenApiDocument } from "./document";
-import { type Auth, CaseArbitraries, enc, FLAVOURS, type Flavour, type FuzzCase } from "./fuzz-cases";
-import { IdRef, idsOf, type Node, Raw, rawLabels, toJsonText } from "./fuzz-values";
-import { type FuzzCompany, type FuzzWorld, type OperationSpec, remember } from "./fuzz-world";
-import { AnswerValidator } from "./validate";
+import { openApiDocument, type OpenApiDocument } from "@/lib/openapi/document";
+import { type Auth, CaseArbitraries, enc, FLAVOURS, type Flavour, type FuzzCase } from "./cases";
+import { IdRef, idsOf, type Node, Raw, rawLabels, toJsonText } from "./values";
+import { type FuzzCompany, type FuzzWorld, type OperationSpec, remember } from "./world";
+import { AnswerValidator } from "@/lib/openapi/validate";
 
-export { CaseArbitraries, type FuzzCase } from "./fuzz-cases";
-export { type FuzzWorld, operationSpecs, type OperationSpec, seedWorld } from "./fuzz-world";
+export { CaseArbitraries, type FuzzCase } from "./cases";
+export { type FuzzWorld, operationSpecs, type OperationSpec, seedWorld } from "./world";
 
 // ---------------------------------------------------------------------------------------------
 // Sending a case and checking its answer

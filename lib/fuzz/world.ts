@@ -2,20 +2,20 @@
  * What the API fuzzer (./fuzz.ts) works on: every operation of the OpenAPI document with the
  * handler that serves it, and two seeded companies whose records the requests name.
  */
-import * as authHandlers from "@/lib/auth/handlers";
-import { type Method, METHODS } from "@/lib/http/contract";
+import * as authHandlers from "@/lib/api/auth";
+import { type Method, METHODS } from "@/lib/schemas/operation";
 import { operationOf, type RouteHandler } from "@/lib/http/route";
-import * as outboxHandlers from "@/lib/mail/handlers";
-import * as referenceHandlers from "@/lib/reference/handlers";
+import * as outboxHandlers from "@/lib/api/mail";
+import * as referenceHandlers from "@/lib/api/reference";
 import { createApiToken } from "@/lib/auth/service";
-import { createCompany } from "@/lib/companies/service";
+import { createCompany } from "@/lib/services/companies";
 import { ready } from "@/lib/services/init";
-import { openApiDocument, type OpenApiDocument, type OperationObject } from "./document";
-import { ID_KINDS, type IdKind } from "./fuzz-values";
-import * as openapiHandlers from "./handlers";
-import type { JsonSchema } from "./schema";
-import * as surveyHandlers from "@/lib/surveys/handlers";
-import * as userHandlers from "@/lib/users/handlers";
+import { openApiDocument, type OpenApiDocument, type OperationObject } from "@/lib/openapi/document";
+import { ID_KINDS, type IdKind } from "./values";
+import * as openapiHandlers from "@/lib/api/openapi";
+import type { JsonSchema } from "@/lib/openapi/schema";
+import * as surveyHandlers from "@/lib/api/surveys";
+import * as userHandlers from "@/lib/api/users";
 
 // ---------------------------------------------------------------------------------------------
 // The operations

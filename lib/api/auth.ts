@@ -4,7 +4,7 @@ import { handle, Reply, requestAddress } from "@/lib/http/route";
 import { reserveSignIn } from "@/lib/http/sign-in-throttle";
 import { login as signIn } from "@/lib/auth/service";
 import { ServiceError } from "@/lib/server/errors";
-import * as auth from "./contract";
+import * as auth from "@/lib/auth/contract";
 
 export const login = handle(auth.login, async ({ request, body }) => {
   refuseCrossSite(request);

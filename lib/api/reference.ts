@@ -1,11 +1,11 @@
 /** The reference data operations bound to their service: what the route files of the four kinds export. */
 import type { z } from "zod";
-import type { Operation } from "@/lib/http/contract";
+import type { Operation } from "@/lib/schemas/operation";
 import { created, handle } from "@/lib/http/route";
 import type { CreateAccessRoleBody, CreateNamedBody, ListReferenceQuery, ReferenceIdParams } from "@/lib/schemas/reference";
-import type { ReferenceKind } from "./repository";
-import { createReference, getReference, listReference } from "./service";
-import * as reference from "./contract";
+import type { ReferenceKind } from "@/lib/reference/repository";
+import { createReference, getReference, listReference } from "@/lib/reference/service";
+import * as reference from "@/lib/reference/contract";
 
 type CreateBody<K extends ReferenceKind> = K extends "accessRoles" ? CreateAccessRoleBody : CreateNamedBody;
 

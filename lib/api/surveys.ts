@@ -1,8 +1,8 @@
 /** The surveys operations bound to the surveys service: what the route files under app/v2/surveys export. */
 import { created, handle } from "@/lib/http/route";
-import { listRevisions } from "./revisions";
-import { createSurvey, getSurvey, listSurveys, updateSurvey } from "./service";
-import * as surveys from "./contract";
+import { listRevisions } from "@/lib/surveys/revisions";
+import { createSurvey, getSurvey, listSurveys, updateSurvey } from "@/lib/surveys/service";
+import * as surveys from "@/lib/surveys/contract";
 
 export const list = handle(surveys.list, ({ auth, query, notes }) => listSurveys(auth, query, notes));
 

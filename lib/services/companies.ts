@@ -8,11 +8,11 @@ import { upsertRole } from "@/lib/reference/repository";
 import { isDuplicateKeyError } from "@/lib/server/errors";
 import { newId, type ObjectId } from "@/lib/server/ids";
 import { log } from "@/lib/server/log";
-import { hashPassword } from "@/lib/auth/passwords";
-import { hasPassword, storeFirstPasswordHash } from "@/lib/auth/repository";
+import { hashPassword } from "@/lib/credentials/passwords";
+import { hasPassword, storeFirstPasswordHash } from "@/lib/credentials/repository";
 import { addMembership, emptyMembership, findUser, insertUser, newDoc as newUserDoc } from "@/lib/users/repository";
 import { usersChanged } from "@/lib/users/service";
-import type { CompanyRecord } from "./contract";
+import type { CompanyRecord } from "@/lib/companies/contract";
 import {
   anyCompany,
   claimBootstrapMarker,
@@ -24,7 +24,7 @@ import {
   markBootstrappedBefore,
   newDoc,
   readBootstrapMarker,
-} from "./repository";
+} from "@/lib/companies/repository";
 
 export const DEFAULT_COMPANY_NAME = "Default company";
 

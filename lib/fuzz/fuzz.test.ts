@@ -9,8 +9,8 @@ import * as accessRole from "@/app/v2/access-roles/[id]/route";
 import { Reply, route } from "@/lib/http/route";
 import { ReferenceIdParams } from "@/lib/schemas/reference";
 import { useTestDatabase } from "@/lib/testing/database";
-import { formatReport, type FuzzCase, Fuzzer, type FuzzWorld, operationSpecs, runFuzz, seedWorld } from "./fuzz";
-import { IdRef } from "./fuzz-values";
+import { formatReport, type FuzzCase, Fuzzer, type FuzzWorld, operationSpecs, runFuzz, seedWorld } from "./fuzzer";
+import { IdRef } from "./values";
 
 // The fuzzer sends far more than a client may per minute; 429 is tested on its own elsewhere.
 process.env.RATE_LIMIT_PER_MINUTE = "1000000000";

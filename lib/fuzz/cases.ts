@@ -5,10 +5,10 @@
  * once) and cross-company (a valid request naming the other company's records).
  */
 import fc from "fast-check";
-import { openApiDocument, type OpenApiDocument } from "./document";
-import { deepNesting, hostileKey, hostileString, malformedId, SchemaArbitraries, validPathId } from "./fuzz-arbitraries";
-import { IdRef, type Node, Obj } from "./fuzz-values";
-import type { FuzzWorld, OperationSpec } from "./fuzz-world";
+import { openApiDocument, type OpenApiDocument } from "@/lib/openapi/document";
+import { deepNesting, hostileKey, hostileString, malformedId, SchemaArbitraries, validPathId } from "./arbitraries";
+import { IdRef, type Node, Obj } from "./values";
+import type { FuzzWorld, OperationSpec } from "./world";
 
 // ---------------------------------------------------------------------------------------------
 // The cases

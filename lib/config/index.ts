@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { parseTrustProxy, TRUST_PROXY_RULE, type TrustProxy } from "./http/client-address";
+import { parseTrustProxy, TRUST_PROXY_RULE, type TrustProxy } from "./trust-proxy";
 
 /** An unset variable and one set to "" mean the same: use the default. */
 const optional = <T extends z.ZodType>(schema: T) =>

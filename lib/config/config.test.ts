@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, defaultReadWorkers, loadConfig } from "./config";
+import { ConfigError, defaultReadWorkers, loadConfig } from ".";
 
 describe("loadConfig", () => {
   it("gives the documented defaults for an empty environment", () => {

@@ -12,8 +12,8 @@
  *   characters and NUL, lone surrogates, `$`-keys, `__proto__`/`constructor` keys, huge strings.
  */
 import fc from "fast-check";
-import { IdRef, type IdKind, idsOf, type Node, Obj, Raw } from "./fuzz-values";
-import type { JsonSchema } from "./schema";
+import { IdRef, type IdKind, idsOf, type Node, Obj, Raw } from "./values";
+import type { JsonSchema } from "@/lib/openapi/schema";
 
 /** Deepest nesting generated: far beyond the 64 levels a body may have (docs/api.md#text-fields). */
 export const MAX_DEPTH = 20_000;

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { call } from "@/lib/testing/http";
-import { Credential } from "@/lib/auth/repository";
+import { Credential } from "@/lib/credentials/repository";
 import { Meta } from "@/lib/models";
 import { AccessRole } from "@/lib/reference/repository";
-import { Company } from "./repository";
+import { Company } from "@/lib/companies/repository";
 import { User } from "@/lib/users/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as login from "@/app/api/auth/login/route";
 import * as me from "@/app/v2/users/me/route";
-import { bootstrap, createCompany } from "./service";
+import { bootstrap, createCompany } from "./companies";
 import { ensureIndexes } from "@/lib/services/init";
 import { seedDemo } from "@/lib/seed/users";
 
