@@ -6,33 +6,18 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MongoClient, Timestamp, type ChangeStream, type Document } from "mongodb";
+import { MongoClient, Timestamp, type Document } from "mongodb";
 import mongoose, { Schema } from "mongoose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startEmbeddedMongo } from "./index";
-import { caught, tempServerForThisFile } from "./testing/temp-server";
+import { caught, nextEvents, tempDatabaseForThisFile } from "./testing/temp-server";
 
-const server = tempServerForThisFile("changestreams");
-let client: MongoClient;
-
-beforeAll(async () => {
-  client = await MongoClient.connect(server.uri);
-});
-
-afterAll(async () => {
-  await client?.close();
-});
-
-/** The next `n` events of a stream. */
-async function take(stream: ChangeStream, n: number): Promise<Document[]> {
-  const events: Document[] = [];
-  while (events.length < n) events.push(await stream.next());
-  return events;
-}
+const temp = tempDatabaseForThisFile("changestreams", "cs_test");
+const take = nextEvents;
 
 describe("collection.watch()", () => {
   it("reports insert, update (with updateDescription), replace and delete as MongoDB does", async () => {
-    const things = client.db("cs_test").collection<{ _id: number; name: string; tags?: string[]; nested?: Document; gone?: boolean }>("things");
+    const things = temp.client.db("cs_test").collection<{ _id: number; name: string; tags?: string[]; nested?: Document; gone?: boolean }>("things");
     const stream = things.watch();
     try {
       await stream.tryNext();
@@ -67,7 +52,7 @@ describe("collection.watch()", () => {
   });
 
   it("looks the current document up with fullDocument: updateLookup", async () => {
-    const things = client.db("cs_test").collection<{ _id: number; n: number }>("lookup");
+    const things = temp.client.db("cs_test").collection<{ _id: number; n: number }>("lookup");
     await things.insertOne({ _id: 1, n: 0 });
     const stream = things.watch([], { fullDocument: "updateLookup" });
     try {
@@ -81,7 +66,7 @@ describe("collection.watch()", () => {
   });
 
   it("filters events with the rest of the pipeline", async () => {
-    const things = client.db("cs_test").collection("filtered");
+    const things = temp.client.db("cs_test").collection("filtered");
     const stream = things.watch([{ $match: { operationType: "insert", "fullDocument.keep": true } }, { $project: { fullDocument: 1 } }]);
     try {
       await stream.tryNext();
@@ -95,7 +80,7 @@ describe("collection.watch()", () => {
   });
 
   it("a getMore waiting for events returns at the commit that brings one, long before its maxTimeMS", async () => {
-    const db = client.db("cs_test");
+    const db = temp.client.db("cs_test");
     const opened = await db.command({ aggregate: "later", pipeline: [{ $changeStream: {} }], cursor: {} });
     setTimeout(() => void db.collection("later").insertOne({ late: true }), 100);
     // Were the wait not woken by the commit, this would outlast the test's own timeout.
@@ -105,12 +90,12 @@ describe("collection.watch()", () => {
   });
 
   it("reports a transaction's writes once it commits", async () => {
-    const things = client.db("cs_test").collection("txn");
+    const things = temp.client.db("cs_test").collection("txn");
     await things.insertOne({ _id: "seed" as never });
     const stream = things.watch();
     try {
       await stream.tryNext();
-      const session = client.startSession();
+      const session = temp.client.startSession();
       await session.withTransaction(async () => {
         await things.insertOne({ _id: "t1" as never }, { session });
         await things.deleteOne({ _id: "seed" as never }, { session });
@@ -131,7 +116,7 @@ describe("collection.watch()", () => {
   });
 
   it("ends with drop and invalidate when the collection is dropped; startAfter opens a new stream after it", async () => {
-    const db = client.db("cs_test");
+    const db = temp.client.db("cs_test");
     const doomed = db.collection("doomed");
     await doomed.insertOne({ n: 1 });
     const stream = doomed.watch();
@@ -156,7 +141,7 @@ describe("collection.watch()", () => {
   });
 
   it("reports a rename, then invalidates", async () => {
-    const db = client.db("cs_test");
+    const db = temp.client.db("cs_test");
     await db.collection("old_name").insertOne({ n: 1 });
     const stream = db.collection("old_name").watch();
     try {
@@ -171,13 +156,13 @@ describe("collection.watch()", () => {
   });
 
   it("refuses fullDocumentBeforeChange, which needs pre-images it does not keep, naming MONGODB_URI", async () => {
-    const error = await caught(client.db("cs_test").collection("pre").watch([], { fullDocumentBeforeChange: "required" }).next());
+    const error = await caught(temp.client.db("cs_test").collection("pre").watch([], { fullDocumentBeforeChange: "required" }).next());
     expect(error.code).toBe(115);
     expect(error.message).toMatch(/fullDocumentBeforeChange.*MONGODB_URI/);
   });
 
   it("refuses an unknown stage after $changeStream as any pipeline's (40324)", async () => {
-    const error = await caught(client.db("cs_test").collection("bad").watch([{ $nosuch: {} }]).next());
+    const error = await caught(temp.client.db("cs_test").collection("bad").watch([{ $nosuch: {} }]).next());
     expect(error.code).toBe(40324);
     expect(error.message).toBe("Unrecognized pipeline stage name: '$nosuch'");
   });
@@ -185,13 +170,13 @@ describe("collection.watch()", () => {
 
 describe("database and deployment streams", () => {
   it("db.watch() sees every collection of its database and a dropDatabase, then invalidates", async () => {
-    const db = client.db("cs_db");
+    const db = temp.client.db("cs_db");
     await db.collection("a").insertOne({ seed: 1 });
     const stream = db.watch();
     try {
       await stream.tryNext();
       await db.collection("a").insertOne({ n: 1 });
-      await client.db("cs_other").collection("x").insertOne({ n: 2 });
+      await temp.client.db("cs_other").collection("x").insertOne({ n: 2 });
       await db.collection("b").insertOne({ n: 3 });
       await db.dropDatabase();
       const events = await take(stream, 6);
@@ -208,12 +193,12 @@ describe("database and deployment streams", () => {
     }
   });
 
-  it("client.watch() sees every database (aggregate on admin with allChangesForCluster)", async () => {
-    const stream = client.watch();
+  it("temp.client.watch() sees every database (aggregate on admin with allChangesForCluster)", async () => {
+    const stream = temp.client.watch();
     try {
       await stream.tryNext();
-      await client.db("cs_one").collection("c").insertOne({ n: 1 });
-      await client.db("cs_two").collection("c").insertOne({ n: 2 });
+      await temp.client.db("cs_one").collection("c").insertOne({ n: 1 });
+      await temp.client.db("cs_two").collection("c").insertOne({ n: 2 });
       const events = await take(stream, 2);
       expect(events.map((e) => e.ns)).toEqual([
         { db: "cs_one", coll: "c" },
@@ -225,14 +210,14 @@ describe("database and deployment streams", () => {
   });
 
   it("refuses a stream on admin without allChangesForCluster", async () => {
-    const error = await caught(client.db("admin").command({ aggregate: 1, pipeline: [{ $changeStream: {} }], cursor: {} }));
+    const error = await caught(temp.client.db("admin").command({ aggregate: 1, pipeline: [{ $changeStream: {} }], cursor: {} }));
     expect(error.code).toBe(73);
   });
 });
 
 describe("resume tokens", () => {
   it("every batch carries a postBatchResumeToken, and resumeAfter / startAtOperationTime replay what came after", async () => {
-    const db = client.db("cs_resume");
+    const db = temp.client.db("cs_resume");
     const opened = await db.command({ aggregate: "r", pipeline: [{ $changeStream: {} }], cursor: {} });
     expect(opened.cursor.postBatchResumeToken._data).toEqual(expect.any(String));
     const start = opened.operationTime as Timestamp;
@@ -332,7 +317,7 @@ describe("resume tokens", () => {
 
 describe("Mongoose Model.watch()", () => {
   it("emits a change event for each write of the model", async () => {
-    const conn = await mongoose.createConnection(server.uri, { dbName: "cs_mongoose" }).asPromise();
+    const conn = await mongoose.createConnection(temp.server.uri, { dbName: "cs_mongoose" }).asPromise();
     try {
       const Person = conn.model("Person", new Schema({ name: String }));
       await Person.createCollection();

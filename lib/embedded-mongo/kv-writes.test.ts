@@ -4,30 +4,16 @@
  * see them as deletes (as MongoDB logs them), transactions keep their snapshot, and a
  * transaction's commit keeps each value's BSON type.
  */
-import { Long, MongoClient, type ChangeStream, type Document } from "mongodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempServerForThisFile } from "./testing/temp-server";
+import { Long } from "mongodb";
+import { describe, expect, it } from "vitest";
+import { nextEvents, tempDatabaseForThisFile } from "./testing/temp-server";
 
-const server = tempServerForThisFile("kv-writes");
-let client: MongoClient;
-
-beforeAll(async () => {
-  client = await MongoClient.connect(server.uri, { useBigInt64: true });
-});
-
-afterAll(async () => {
-  await client?.close();
-});
-
-async function take(stream: ChangeStream, n: number): Promise<Document[]> {
-  const events: Document[] = [];
-  while (events.length < n) events.push(await stream.next());
-  return events;
-}
+const temp = tempDatabaseForThisFile("kv-writes", "kv_writes", { useBigInt64: true });
+const take = nextEvents;
 
 type Doc = { _id: number | string; [field: string]: unknown };
-const coll = (name: string) => client.db("kv_writes").collection<Doc>(name);
-const db = () => client.db("kv_writes");
+const coll = (name: string) => temp.client.db("kv_writes").collection<Doc>(name);
+const db = () => temp.client.db("kv_writes");
 
 describe("capped collections", () => {
   it("reports each eviction as a delete event, after the insert that caused it", async () => {
@@ -54,7 +40,7 @@ describe("capped collections", () => {
     await db().createCollection("ring", { capped: true, size: 4096, max: 2 });
     const ring = coll("ring");
     await ring.insertMany([{ _id: 1 }, { _id: 2 }]);
-    const session = client.startSession();
+    const session = temp.client.startSession();
     try {
       session.startTransaction();
       expect(await ring.countDocuments({}, { session })).toBe(2);
@@ -71,7 +57,7 @@ describe("capped collections", () => {
     await db().createCollection("window", { capped: true, size: 4096, max: 2 });
     const win = coll("window");
     await win.insertMany([{ _id: 1 }, { _id: 2 }]);
-    const session = client.startSession();
+    const session = temp.client.startSession();
     try {
       session.startTransaction();
       await win.insertOne({ _id: 3 }, { session });
@@ -101,7 +87,7 @@ describe("TTL indexes", () => {
         { _id: "old", at: new Date(Date.now() - 1000) },
         { _id: "new", at: new Date(Date.now() + 3_600_000) },
       ]);
-      await client.db("admin").command({ setParameter: 1, ttlMonitorSleepSecs: 1 });
+      await temp.client.db("admin").command({ setParameter: 1, ttlMonitorSleepSecs: 1 });
       const events = await take(stream, 3);
       expect(events.map((e) => [e.operationType, e.documentKey._id])).toEqual([
         ["insert", "old"],
@@ -121,7 +107,7 @@ describe("BSON types", () => {
     const stream = counters.watch();
     try {
       await stream.tryNext();
-      const session = client.startSession();
+      const session = temp.client.startSession();
       try {
         await session.withTransaction(async () => {
           await counters.insertOne({ _id: 1, n: Long.fromNumber(5), d: 1.5 }, { session });

@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MongoClient, type Db, type MongoServerError } from "mongodb";
+import { MongoClient, type ChangeStream, type Db, type Document, type MongoClientOptions, type MongoServerError } from "mongodb";
 import { afterAll, beforeAll } from "vitest";
 import { startEmbeddedMongo, type EmbeddedMongoHandle } from "../index";
 
@@ -62,12 +62,12 @@ export interface TempDatabase {
 }
 
 /** {@link tempServerForThisFile} with a driver client connected to it and one database of it. */
-export function tempDatabaseForThisFile(prefix: string, dbName: string): TempDatabase {
+export function tempDatabaseForThisFile(prefix: string, dbName: string, options?: MongoClientOptions): TempDatabase {
   const server = tempServerForThisFile(prefix);
   let client: MongoClient | undefined;
 
   beforeAll(async () => {
-    client = await MongoClient.connect(server.uri);
+    client = await MongoClient.connect(server.uri, options);
   });
 
   afterAll(async () => {
@@ -111,4 +111,11 @@ export async function caught(promise: Promise<unknown>): Promise<MongoServerErro
     return err as MongoServerError;
   }
   throw new Error("expected the operation to fail");
+}
+
+/** The next `n` events of a change stream, waiting for each. */
+export async function nextEvents(stream: ChangeStream, n: number): Promise<Document[]> {
+  const events: Document[] = [];
+  while (events.length < n) events.push(await stream.next());
+  return events;
 }
