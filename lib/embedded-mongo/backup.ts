@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { open, type Database, type RootDatabase } from "lmdb";
-import { acquireLock, liveOwner, releaseLock, type LockInfo } from "./index";
+import { acquireLock, liveOwner, releaseLock, type LockInfo } from "./lock";
 import { PRIVATE_FILE_MODE, privateDirectory, privateFiles } from "./private-files";
 import type { CollectionMeta } from "./store";
 

@@ -5,17 +5,18 @@
  * (the in-memory catalog lives in one process). The directory and its files are its owner's only.
  * Self-contained: imports nothing from the application.
  */
-import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { CREDENTIALS_FILE, credentialedUri, loadOrCreateCredentials, readCredentials } from "./credentials";
-import { PRIVATE_FILE_MODE, privateDirectory, privateFiles } from "./private-files";
+import { privateDirectory, privateFiles } from "./private-files";
 import { scramSecret } from "./scram";
 import { listen } from "./server";
 import { Store } from "./store";
+import { acquireLock, alive, LOCK_FILE, processStart, readLock, releaseLock, writeLock } from "./lock";
 
 export { CREDENTIALS_FILE, readCredentials, type Credentials } from "./credentials";
 export { privateDirectory, privateFiles } from "./private-files";
+export { acquireLock, liveOwner, releaseLock, type LockInfo } from "./lock";
 
 export interface EmbeddedMongoOptions {
   dir: string;
@@ -53,16 +54,7 @@ export interface EmbeddedMongoHandle {
   close(): Promise<void>;
 }
 
-export interface LockInfo {
-  pid: number;
-  port: number;
-  host: string;
-  socket?: string;
-  /** When the owner started, as `processStart` reads it: a later process given the same pid is not the owner. */
-  started?: string;
-}
 
-const LOCK_FILE = "mongod.lock";
 const SOCKET_FILE = "mongod.sock";
 /** What LMDB keeps in the directory. */
 const DATA_FILES = ["data.mdb", "lock.mdb"];
@@ -84,56 +76,6 @@ function socketPathFor(dir: string): string | undefined {
   return process.platform !== "win32" && Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH ? socketPath : undefined;
 }
 
-function lockPath(dir: string): string {
-  return path.join(dir, LOCK_FILE);
-}
-
-function readLock(dir: string): LockInfo | undefined {
-  try {
-    return JSON.parse(fs.readFileSync(lockPath(dir), "utf8")) as LockInfo;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * When process `pid` started, on Linux (the boot's id and the start time in clock ticks since
- * boot); undefined where /proc does not tell.
- */
-function processStart(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) may hold spaces and parentheses: fields are counted after its end.
-    const starttime = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-    const boot = fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-    return starttime ? `${boot}:${starttime}` : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether the lock's owner still runs. A pid alone is not enough after a crash: once the machine
- * or container restarts, the dead owner's pid is often given to another process (even to this
- * one), which must not keep the directory locked.
- */
-function alive(owner: LockInfo): boolean {
-  try {
-    process.kill(owner.pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  const started = owner.started === undefined ? undefined : processStart(owner.pid);
-  return started === undefined || started === owner.started;
-}
-
-/** Replaces the lock file in one step, so that another process never reads it half written. */
-function writeLock(dir: string, lock: LockInfo): void {
-  const temporary = `${lockPath(dir)}.${process.pid}`;
-  fs.writeFileSync(temporary, JSON.stringify(lock), { mode: PRIVATE_FILE_MODE });
-  fs.renameSync(temporary, lockPath(dir));
-}
-
 function answers(address: net.NetConnectOpts): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(address);
@@ -148,33 +90,6 @@ function answers(address: net.NetConnectOpts): Promise<boolean> {
       resolve(false);
     });
   });
-}
-
-/** The lock of the live process that serves `dir`, if any (a lock left by a dead one is none). */
-export function liveOwner(dir: string): LockInfo | undefined {
-  const owner = readLock(dir);
-  return owner && alive(owner) ? owner : undefined;
-}
-
-/** Takes the lock file, or returns the live owner's lock when another process holds it. */
-export function acquireLock(dir: string, host: string): LockInfo | undefined {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      fs.writeFileSync(lockPath(dir), JSON.stringify({ pid: process.pid, port: 0, host, started: processStart(process.pid) }), { flag: "wx", mode: PRIVATE_FILE_MODE });
-      return undefined;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const owner = readLock(dir);
-      if (owner && alive(owner)) return owner;
-      fs.rmSync(lockPath(dir), { force: true });
-    }
-  }
-  throw new Error(`cannot take the lock file ${lockPath(dir)}`);
-}
-
-/** Removes the lock file when this process holds it. */
-export function releaseLock(dir: string): void {
-  if (readLock(dir)?.pid === process.pid) fs.rmSync(lockPath(dir), { force: true });
 }
 
 /** Opens `dir` and serves it. Fails when another live process already serves it. */
@@ -212,12 +127,12 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
         (closing ??= (async () => {
           await server.close();
           await opened.close();
-          if (readLock(opts.dir)?.pid === process.pid) fs.rmSync(lockPath(opts.dir), { force: true });
+          releaseLock(opts.dir);
         })()),
     };
   } catch (err) {
     await store?.close();
-    fs.rmSync(lockPath(opts.dir), { force: true });
+    releaseLock(opts.dir);
     throw err;
   }
 }
