@@ -266,6 +266,18 @@ function documentScores(strings: Array<{ text: string; weight: number }>, t: Tok
 }
 
 /**
+ * How many keys MongoDB's text index holds for `doc`: one per distinct term of the strings it
+ * reads, in the document's language. The embedded index stores none, but `validate` reports them
+ * in `keysPerIndex` as MongoDB does.
+ */
+export function textIndexKeyCount(index: IndexSpec, doc: Document): number {
+  const override = index.language_override ?? "language";
+  const fallback = LANGUAGES[String(index.default_language ?? "english").toLowerCase()] ?? "english";
+  const docLanguage = typeof doc[override] === "string" ? LANGUAGES[String(doc[override]).toLowerCase()] ?? fallback : fallback;
+  return documentScores(weightedStrings(index, doc), { english: docLanguage === "english", caseSensitive: false, diacriticSensitive: false }).size;
+}
+
+/**
  * The matcher of one `$text` query over a collection's text index: the document's score when it
  * matches, undefined when it does not.
  */
