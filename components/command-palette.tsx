@@ -9,10 +9,11 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { Command, defaultFilter } from "cmdk";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { navigateGuarded } from "@/lib/client/history-guard";
 import { isPaletteShortcut, usePaletteSearch, useShortcutLabel } from "@/lib/client/palette";
+import { useModalDialog } from "@/lib/client/use-modal-dialog";
 import { displayName, seedUsers } from "@/lib/client/users";
 import type { SurveyList } from "@/lib/surveys/contract";
 import type { UserRecord } from "@/lib/users/contract";
@@ -65,34 +66,11 @@ export function CommandPalette({ pages, canCreate }: { pages: readonly PaletteLi
   );
 }
 
+const focusInput = (dialog: HTMLDialogElement) => dialog.querySelector<HTMLInputElement>("[cmdk-input]");
+
 /** The modal: opened over the page, closed by Escape, a click beside it or a choice; the focus goes back where it was. */
 function PaletteDialog({ open, onClose, children }: { open: boolean; onClose: () => void; children: ReactNode }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const returnTo = useRef<Element | null>(null);
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      returnTo.current = document.activeElement;
-      dialog.showModal();
-      dialog.querySelector<HTMLInputElement>("[cmdk-input]")?.focus();
-    } else if (!open && dialog.open) {
-      dialog.close();
-    }
-  }, [open]);
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const restore = () => {
-      const target = returnTo.current;
-      returnTo.current = null;
-      if (target instanceof HTMLElement && target.isConnected) target.focus();
-    };
-    dialog.addEventListener("close", restore);
-    return () => dialog.removeEventListener("close", restore);
-  }, []);
+  const ref = useModalDialog(open, focusInput);
 
   return (
     <dialog
@@ -243,30 +221,8 @@ function Palette({ pages, canCreate, onDone }: { pages: readonly PaletteLink[]; 
             {allSurveys && <MoreItem entry={allSurveys} onSelect={() => go(allSurveys.href)} />}
           </Command.Group>
         )}
-        {shownActions.length > 0 && (
-          <Command.Group heading="Actions">
-            {shownActions.map((entry) => (
-              <Item key={entry.value} value={entry.value} onSelect={() => go(entry.href)}>
-                <span aria-hidden="true" className="text-slate-500">
-                  +
-                </span>
-                {entry.label}
-              </Item>
-            ))}
-          </Command.Group>
-        )}
-        {shownPlaces.length > 0 && (
-          <Command.Group heading="Pages">
-            {shownPlaces.map((entry) => (
-              <Item key={entry.value} value={entry.value} onSelect={() => go(entry.href)}>
-                <span aria-hidden="true" className="text-slate-500">
-                  →
-                </span>
-                {entry.label}
-              </Item>
-            ))}
-          </Command.Group>
-        )}
+        <EntryGroup heading="Actions" mark="+" entries={shownActions} onSelect={go} />
+        <EntryGroup heading="Pages" mark="→" entries={shownPlaces} onSelect={go} />
       </Command.List>
     </Command>
   );
@@ -281,6 +237,23 @@ function Item({ value, onSelect, children }: { value: string; onSelect: () => vo
     >
       {children}
     </Command.Item>
+  );
+}
+
+/** Actions or pages: a mark and a label each; nothing when none matches. */
+function EntryGroup({ heading, mark, entries, onSelect }: { heading: string; mark: string; entries: Entry[]; onSelect: (href: string) => void }) {
+  if (entries.length === 0) return null;
+  return (
+    <Command.Group heading={heading}>
+      {entries.map((entry) => (
+        <Item key={entry.value} value={entry.value} onSelect={() => onSelect(entry.href)}>
+          <span aria-hidden="true" className="text-slate-500">
+            {mark}
+          </span>
+          {entry.label}
+        </Item>
+      ))}
+    </Command.Group>
   );
 }
 
