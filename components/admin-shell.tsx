@@ -9,6 +9,7 @@ import { useReference } from "@/lib/client/reference";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { signOut } from "@/lib/client/session";
 import { displayName, useMe } from "@/lib/client/users";
+import { CommandPalette } from "./command-palette";
 import { ThemeSwitch } from "./theme-switch";
 import { Button, Loading, focusRing } from "./ui";
 
@@ -68,6 +69,9 @@ export function AdminShell({ children }: { children: ReactNode }) {
     return me.data.accessRoles.some((id) => adminRoles.has(id));
   }, [me.data, roles.data]);
 
+  // The menu's pages, which the command palette offers too: a page added to NAV appears in both.
+  const pages = NAV.filter((item) => !item.adminOnly || isAdmin);
+
   async function leave() {
     setLeaving(true);
     await signOut();
@@ -86,7 +90,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
             Users <span className="text-sky-700">&amp;</span> Surveys
           </Link>
           <nav aria-label="Main" className="flex items-center gap-1">
-            {NAV.filter((item) => !item.adminOnly || isAdmin).map((item) => {
+            {pages.map((item) => {
               const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
               return (
                 <Link
@@ -103,6 +107,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
             })}
           </nav>
           <div className="ml-auto flex items-center gap-3">
+            <CommandPalette pages={pages} canCreate={isAdmin !== false} />
             <ThemeSwitch />
             {me.data && (
               <span className="hidden max-w-56 truncate text-sm text-slate-600 md:inline" title={me.data.email}>

@@ -1,6 +1,7 @@
 "use client";
 
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useId, useRef, type ReactNode } from "react";
+import { useModalDialog } from "@/lib/client/use-modal-dialog";
 import { Button } from "./ui";
 
 /**
@@ -26,36 +27,11 @@ export function ConfirmDialog({
   onConfirm: () => void;
   onCancel: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
-  const returnTo = useRef<Element | null>(null);
+  // The safe choice takes the focus first.
+  const ref = useModalDialog(open, () => cancelRef.current);
   const titleId = useId();
   const bodyId = useId();
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      returnTo.current = document.activeElement;
-      dialog.showModal();
-      cancelRef.current?.focus();
-    } else if (!open && dialog.open) {
-      dialog.close();
-    }
-  }, [open]);
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    // Whichever way it closes (a button, Escape), the focus returns to where it was.
-    const restore = () => {
-      const target = returnTo.current;
-      returnTo.current = null;
-      if (target instanceof HTMLElement && target.isConnected) target.focus();
-    };
-    dialog.addEventListener("close", restore);
-    return () => dialog.removeEventListener("close", restore);
-  }, []);
 
   return (
     <dialog

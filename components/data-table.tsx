@@ -9,7 +9,7 @@
 import { FlexRender, columnVisibilityFeature, rowSortingFeature, tableFeatures, useTable, type ColumnDef, type SortingState, type Updater, type ColumnVisibilityState as VisibilityState, type RowData } from "@tanstack/react-table";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
+import { createContext, useContext, useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
 import { Button, Spinner, focusRing, linkClass } from "./ui";
 
 const features = tableFeatures({ columnVisibilityFeature, rowSortingFeature });
@@ -24,6 +24,8 @@ export interface DataColumn<T> {
   hideable?: boolean;
   /** Hidden until chosen in the column chooser. */
   hiddenByDefault?: boolean;
+  /** The header is read by screen readers only (a column of buttons whose labels say it all). */
+  headerHidden?: boolean;
 }
 
 /** The one order the server allows, shown in the header of the column it sorts on. */
@@ -49,7 +51,17 @@ export interface DataTableProps<T extends RowData> {
   onRowIntent?: (row: T) => void;
   /** Shown left of the column chooser, above the rows (the total, a spinner). */
   toolbar?: ReactNode;
+  /** Classes of a row (or its card), such as a highlight of the rows a page has chosen. */
+  rowClassName?: (row: T) => string;
 }
+
+/**
+ * Which of its two renderings a cell is in: the table (tablet and up) or the phone's cards. Both
+ * are in the page, one hidden, so a cell holding a form control (a radio button) names its group
+ * after this, and the two renderings never share one group.
+ */
+const LayoutContext = createContext<"table" | "cards">("table");
+export const useDataTableLayout = () => useContext(LayoutContext);
 
 const storageKey = (name: string) => `data-table:${name}:hidden-columns`;
 
@@ -86,7 +98,7 @@ function useColumnChoice(name: string, columns: { id: string; hiddenByDefault?: 
 /** Clicks on controls inside a row (the link itself, a button) keep their own meaning. */
 const isControl = (target: EventTarget | null) => target instanceof Element && target.closest("a, button, input, select, textarea, label, summary") !== null;
 
-export function DataTable<T extends RowData>({ name, caption, rows, columns, rowId, rowHref, rowLabel, sort, onRowIntent, toolbar }: DataTableProps<T>) {
+export function DataTable<T extends RowData>({ name, caption, rows, columns, rowId, rowHref, rowLabel, sort, onRowIntent, toolbar, rowClassName }: DataTableProps<T>) {
   const router = useRouter();
   const [visibility, setVisibility] = useColumnChoice(name, columns);
   const [chooserOpen, setChooserOpen] = useState(false);
@@ -123,6 +135,7 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
   });
 
   const classOf = (id: string) => columns.find((column) => column.id === id)?.className ?? "";
+  const headerHiddenOf = (id: string) => columns.find((column) => column.id === id)?.headerHidden === true;
 
   const open = (row: T, event: MouseEvent | KeyboardEvent) => {
     const href = rowHref(row);
@@ -196,6 +209,10 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
                           <FlexRender header={header} />
                           <span aria-hidden="true">{sorted === "asc" ? "↑" : "↓"}</span>
                         </button>
+                      ) : headerHiddenOf(header.column.id) ? (
+                        <span className="sr-only">
+                          <FlexRender header={header} />
+                        </span>
                       ) : (
                         <FlexRender header={header} />
                       )}
@@ -205,41 +222,50 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
               </tr>
             ))}
           </thead>
-          <tbody className="divide-y divide-slate-100">
-            {table.getRowModel().rows.map((row) => (
-              <tr key={row.id} {...rowProps(row.original)} className={`cursor-pointer hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600`}>
-                {visibleCells(row).map((cell) => (
-                  <td key={cell.id} className={`px-4 py-2.5 text-slate-700 ${classOf(cell.column.id)}`}>
-                    <FlexRender cell={cell} />
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
+          <LayoutContext.Provider value="table">
+            <tbody className="divide-y divide-slate-100">
+              {table.getRowModel().rows.map((row) => (
+                <tr key={row.id} {...rowProps(row.original)} className={`cursor-pointer hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600 ${rowClassName?.(row.original) ?? ""}`}>
+                  {visibleCells(row).map((cell) => (
+                    <td key={cell.id} className={`px-4 py-2.5 text-slate-700 ${classOf(cell.column.id)}`}>
+                      <FlexRender cell={cell} />
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </LayoutContext.Provider>
         </table>
       </div>
 
       {/* On a phone each row is a card: every chosen column stays in reach, none scrolls sideways. */}
-      <ul aria-label={caption} className="divide-y divide-slate-100 sm:hidden">
-        {table.getRowModel().rows.map((row) => {
-          const [first, ...rest] = visibleCells(row);
-          return (
-            <li key={row.id} {...rowProps(row.original)} data-testid="data-card" className="cursor-pointer px-4 py-3 hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600">
-              {first && <FlexRender cell={first} />}
-              <dl className="mt-1 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-sm">
-                {rest.map((cell) => (
-                  <div key={cell.id} className="contents">
-                    <dt className="text-xs text-slate-500">{String(cell.column.columnDef.header)}</dt>
-                    <dd className="min-w-0 break-words text-slate-700">
-                      <FlexRender cell={cell} />
-                    </dd>
-                  </div>
-                ))}
-              </dl>
-            </li>
-          );
-        })}
-      </ul>
+      <LayoutContext.Provider value="cards">
+        <ul aria-label={caption} className="divide-y divide-slate-100 sm:hidden">
+          {table.getRowModel().rows.map((row) => {
+            const [first, ...rest] = visibleCells(row);
+            return (
+              <li
+                key={row.id}
+                {...rowProps(row.original)}
+                data-testid="data-card"
+                className={`cursor-pointer px-4 py-3 hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600 ${rowClassName?.(row.original) ?? ""}`}
+              >
+                {first && <FlexRender cell={first} />}
+                <dl className="mt-1 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-sm">
+                  {rest.map((cell) => (
+                    <div key={cell.id} className="contents">
+                      <dt className={`text-xs text-slate-500 ${headerHiddenOf(cell.column.id) ? "sr-only" : ""}`}>{String(cell.column.columnDef.header)}</dt>
+                      <dd className="min-w-0 break-words text-slate-700">
+                        <FlexRender cell={cell} />
+                      </dd>
+                    </div>
+                  ))}
+                </dl>
+              </li>
+            );
+          })}
+        </ul>
+      </LayoutContext.Provider>
     </>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { installHistoryGuard, onHistoryMove } from "@/lib/client/history-guard";
+import { installHistoryGuard, onHistoryMove, onNavigationRequest } from "@/lib/client/history-guard";
 import { ConfirmDialog } from "./confirm-dialog";
 
 type Pending = { kind: "link"; href: string; external: boolean } | { kind: "back" };
@@ -24,7 +24,8 @@ function followedLink(event: MouseEvent): { href: string; external: boolean } | 
  * Asks before a form with unsaved changes is left. The App Router has no event before a
  * navigation, so the guard stands in front of its triggers: clicks on links are caught on the
  * window in the capture phase (before Next's <Link> sees them), Back and Forward are caught on
- * `popstate` before the router hears of it (lib/client/history-guard.ts) and undone at once, and reloading or closing the tab
+ * `popstate` before the router hears of it (lib/client/history-guard.ts) and undone at once, a
+ * navigation made in code (the command palette) asks through the same module, and reloading or closing the tab
  * gets the browser's own `beforeunload` prompt. Leaving then replays what was asked for.
  */
 export function LeaveGuard({ when }: { when: boolean }) {
@@ -68,13 +69,15 @@ export function LeaveGuard({ when }: { when: boolean }) {
     window.addEventListener("click", onClick, true);
     installHistoryGuard();
     onHistoryMove(onPopState);
+    onNavigationRequest((href) => (leaving.current ? router.push(href) : setPending({ kind: "link", href, external: false })));
     window.addEventListener("beforeunload", onBeforeUnload);
     return () => {
       window.removeEventListener("click", onClick, true);
       onHistoryMove(undefined);
+      onNavigationRequest(undefined);
       window.removeEventListener("beforeunload", onBeforeUnload);
     };
-  }, [when]);
+  }, [when, router]);
 
   function leave() {
     const target = pending;

@@ -1,10 +1,12 @@
 "use client";
 
-import { useState } from "react";
+import { useSearchParams } from "next/navigation";
+import { useMemo, useState } from "react";
 import { useRevisions, useSurvey, useUpdateSurvey, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
 import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/surveys/contract";
 import { feedback } from "@/lib/client/feedback";
+import { DataTable, useDataTableLayout, type DataColumn } from "../data-table";
 import { ErrorMessage } from "../error-message";
 import { ErrorState } from "../error-state";
 import { useToast } from "../toast";
@@ -37,42 +39,129 @@ const COMPARED = SURVEY_FIELD_LABELS.filter(([field]) => field !== "modifiedAt" 
 
 const changedFields = (a: SurveyRecord, b: SurveyRecord) => COMPARED.filter(([field]) => JSON.stringify(a[field]) !== JSON.stringify(b[field]));
 
+/** The view in the URL: the page of revisions and the two compared (Back returns to the previous pair). */
+function parseView(params: URLSearchParams): { page: number; left?: number; right?: number } {
+  const number = (name: string) => {
+    const value = Number(params.get(name) ?? "");
+    return params.has(name) && Number.isInteger(value) && value >= 0 ? value : undefined;
+  };
+  return { page: Math.max(1, number("page") ?? 1), left: number("left"), right: number("right") };
+}
+
+function viewSearch(view: { page: number; left?: number; right?: number }): string {
+  const params = new URLSearchParams();
+  if (view.page > 1) params.set("page", String(view.page));
+  if (view.left !== undefined) params.set("left", String(view.left));
+  if (view.right !== undefined) params.set("right", String(view.right));
+  return params.size ? `?${params}` : "";
+}
+
 export function SurveyHistory({ id }: { id: string }) {
   const survey = useSurvey(id);
-  const [page, setPage] = useState(1);
+  const params = useSearchParams();
+  const view = parseView(params);
+  const { page } = view;
   const revisions = useRevisions(id, page, PAGE_SIZE);
   const update = useUpdateSurvey(id);
   const names = useSurveyNames();
-  const list = revisions.data?.data.revisions ?? [];
+  const list = useMemo(() => revisions.data?.data.revisions ?? [], [revisions.data]);
   const authors = useUsersById(list.map((revision) => revision.modifiedBy).filter((by): by is string => Boolean(by)));
-  const [pair, setPair] = useState<{ left?: number; right?: number }>({});
   const [confirm, setConfirm] = useState<number>();
   const toast = useToast();
+  const base = `/surveys/${id}/history`;
+  const show = (next: { page: number; left?: number; right?: number }) => window.history.pushState(null, "", `${base}${viewSearch(next)}`);
 
   const newest = list[0];
-  const right = list.find((revision) => revision.__v === pair.right) ?? newest;
-  const left = list.find((revision) => revision.__v === pair.left) ?? list[1] ?? newest;
+  const right = list.find((revision) => revision.__v === view.right) ?? newest;
+  const left = list.find((revision) => revision.__v === view.left) ?? list[1] ?? newest;
   const title = survey.data ? `History of ${survey.data.name}` : "Version history";
+  const current = (revision: SurveyRevisionRecord) => page === 1 && revision === newest;
 
   async function restore(revision: SurveyRevisionRecord) {
     setConfirm(undefined);
     const body = Object.fromEntries(RESTORED_FIELDS.map((field) => [field, revision.snapshot[field]])) as UpdateSurveyInput;
     try {
       const result = await update.mutateAsync(body);
-      setPair({});
-      setPage(1);
+      show({ page: 1 });
       toast.show({ message: `${feedback.restored("survey", revision.__v)} It is now at revision ${result.__v}.` });
     } catch {
       // Shown from the mutation's error below.
     }
   }
 
+  // Rebuilt on each render: the cells show the page's current choices (the pair, a pending restore).
+  const previousOf = (revision: SurveyRevisionRecord) => list[list.indexOf(revision) + 1];
+  const columns: DataColumn<SurveyRevisionRecord>[] = [
+    { id: "revision", header: "Revision", cell: (revision) => `#${revision.__v}` },
+    {
+      id: "changes",
+      header: "Changes",
+      className: "text-xs",
+      cell: (revision) => {
+        const previous = previousOf(revision);
+        return revision.__v === 0 ? "Created" : previous ? changedFields(previous.snapshot, revision.snapshot).map(([, label]) => label).join(", ") || "No visible change" : "…";
+      },
+    },
+    {
+      id: "by",
+      header: "By",
+      className: "whitespace-nowrap text-xs",
+      cell: (revision) => {
+        const author = revision.modifiedBy ? authors.data?.get(revision.modifiedBy) : undefined;
+        return (
+          <>
+            <DateTime value={revision.createdAt} />
+            <span className="block max-w-40 truncate text-slate-500">{author ? displayName(author) : revision.modifiedBy ? "…" : "system"}</span>
+          </>
+        );
+      },
+    },
+    {
+      id: "left",
+      header: "Left",
+      hideable: false,
+      className: "text-center",
+      cell: (revision) => <PairRadio side="left" revision={revision.__v} checked={revision === left} onChoose={() => show({ page, left: revision.__v, right: right?.__v })} />,
+    },
+    {
+      id: "right",
+      header: "Right",
+      hideable: false,
+      className: "text-center",
+      cell: (revision) => <PairRadio side="right" revision={revision.__v} checked={revision === right} onChoose={() => show({ page, left: left?.__v, right: revision.__v })} />,
+    },
+    {
+      id: "restore",
+      header: "Restore",
+      headerHidden: true,
+      hideable: false,
+      className: "text-right",
+      cell: (revision) =>
+        current(revision) ? (
+          <Badge tone="green">current</Badge>
+        ) : confirm === revision.__v ? (
+          <span className="flex flex-col items-end gap-1">
+            <Button kind="primary" onClick={() => restore(revision)} disabled={update.isPending} autoFocus>
+              Restore #{revision.__v}
+            </Button>
+            <Button kind="ghost" onClick={() => setConfirm(undefined)}>
+              Cancel
+            </Button>
+          </span>
+        ) : (
+          <Button onClick={() => setConfirm(revision.__v)} disabled={update.isPending} aria-label={`Restore revision ${revision.__v}`}>
+            Restore
+          </Button>
+        ),
+    },
+  ];
+
   return (
     <>
       <PageHeader
         back={<BackLink href={`/surveys/${id}`}>{survey.data?.name ?? "Survey"}</BackLink>}
         title={title}
-        subtitle="Every create and change of the survey is kept. Compare any two, or bring an earlier one back: the restore is itself a new revision."
+        subtitle="Every create and change of the survey is kept. Open one to compare it with the one before, choose any two, or bring an earlier one back: the restore is itself a new revision."
       />
       {update.isError && (
         <div className="mb-4">
@@ -89,92 +178,25 @@ export function SurveyHistory({ id }: { id: string }) {
           <EmptyState title="No revision yet" />
         </Card>
       ) : (
-        <div className="grid gap-6 xl:grid-cols-[minmax(0,5fr)_minmax(0,7fr)]">
+        <div className="grid gap-6 xl:grid-cols-[minmax(0,7fr)_minmax(0,5fr)]">
           <Card className="overflow-hidden xl:self-start">
-            <h2 className="border-b border-slate-200 px-4 py-3 text-base font-semibold text-slate-900">
-              Revisions <span className="font-normal text-slate-500">({revisions.data?.data.counter ?? list.length})</span>
-            </h2>
-            <div className="overflow-x-auto">
-              <table className="w-full text-left text-sm">
-                <caption className="sr-only">Revisions, newest first; choose two to compare</caption>
-                <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-                  <tr>
-                    <th scope="col" className="px-3 py-2">Revision</th>
-                    <th scope="col" className="px-3 py-2">Changes</th>
-                    <th scope="col" className="px-2 py-2 text-center">Left</th>
-                    <th scope="col" className="px-2 py-2 text-center">Right</th>
-                    <th scope="col" className="px-3 py-2">
-                      <span className="sr-only">Restore</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-slate-100">
-                  {list.map((revision, index) => {
-                    const previous = list[index + 1];
-                    const changes = previous ? changedFields(previous.snapshot, revision.snapshot) : [];
-                    const author = revision.modifiedBy ? authors.data?.get(revision.modifiedBy) : undefined;
-                    return (
-                      <tr key={revision._id} data-testid={`revision-${revision.__v}`} className={revision === left || revision === right ? "bg-sky-50/50" : undefined}>
-                        <td className="whitespace-nowrap px-3 py-2 align-top">
-                          <span className="font-medium text-slate-900">#{revision.__v}</span>
-                          {index === 0 && page === 1 && (
-                            <span className="ml-2">
-                              <Badge tone="green">current</Badge>
-                            </span>
-                          )}
-                          <span className="block text-xs text-slate-500">
-                            <DateTime value={revision.createdAt} />
-                          </span>
-                          <span className="block max-w-40 truncate text-xs text-slate-500">{author ? displayName(author) : revision.modifiedBy ? "…" : "system"}</span>
-                        </td>
-                        <td className="px-3 py-2 align-top text-xs text-slate-700">
-                          {revision.__v === 0 ? "Created" : previous ? changes.map(([, label]) => label).join(", ") || "No visible change" : "…"}
-                        </td>
-                        <td className="px-2 py-2 text-center align-top">
-                          <input
-                            type="radio"
-                            name="left"
-                            aria-label={`Revision ${revision.__v} on the left`}
-                            checked={revision === left}
-                            onChange={() => setPair({ left: revision.__v, right: right?.__v })}
-                            className={`size-4 accent-sky-700 ${focusRing}`}
-                          />
-                        </td>
-                        <td className="px-2 py-2 text-center align-top">
-                          <input
-                            type="radio"
-                            name="right"
-                            aria-label={`Revision ${revision.__v} on the right`}
-                            checked={revision === right}
-                            onChange={() => setPair({ left: left?.__v, right: revision.__v })}
-                            className={`size-4 accent-sky-700 ${focusRing}`}
-                          />
-                        </td>
-                        <td className="px-3 py-2 text-right align-top">
-                          {!(index === 0 && page === 1) &&
-                            (confirm === revision.__v ? (
-                              <span className="flex flex-col items-end gap-1">
-                                <Button kind="primary" onClick={() => restore(revision)} disabled={update.isPending} autoFocus>
-                                  Restore #{revision.__v}
-                                </Button>
-                                <Button kind="ghost" onClick={() => setConfirm(undefined)}>
-                                  Cancel
-                                </Button>
-                              </span>
-                            ) : (
-                              <Button onClick={() => setConfirm(revision.__v)} disabled={update.isPending} aria-label={`Restore revision ${revision.__v}`}>
-                                Restore
-                              </Button>
-                            ))}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              name="revisions"
+              caption="Revisions, newest first; open one to compare it with the one before, or choose two"
+              rows={list}
+              columns={columns}
+              rowId={revisionId}
+              rowHref={(revision) => `${base}${viewSearch({ page, left: previousOf(revision)?.__v ?? revision.__v, right: revision.__v })}`}
+              rowLabel={revisionLabel}
+              rowClassName={(revision) => (revision === left || revision === right ? "bg-sky-50/50" : "")}
+              toolbar={
+                <h2 className="text-base font-semibold text-slate-900">
+                  Revisions <span className="font-normal text-slate-500">({revisions.data?.data.counter ?? list.length})</span>
+                </h2>
+              }
+            />
             {(revisions.data?.data.counter ?? 0) > PAGE_SIZE && (
-              <Pagination page={page} limit={PAGE_SIZE} total={revisions.data?.data.counter} shown={list.length} noun={["revision", "revisions"]} onPage={setPage} />
+              <Pagination page={page} limit={PAGE_SIZE} total={revisions.data?.data.counter} shown={list.length} noun={["revision", "revisions"]} onPage={(next) => show({ page: next })} />
             )}
           </Card>
           {left && right && <Diff left={left} right={right} names={names} />}
@@ -183,6 +205,24 @@ export function SurveyHistory({ id }: { id: string }) {
     </>
   );
 }
+
+/** One side of the compared pair; its group is named per rendering of the table (see useDataTableLayout). */
+function PairRadio({ side, revision, checked, onChoose }: { side: "left" | "right"; revision: number; checked: boolean; onChoose: () => void }) {
+  const layout = useDataTableLayout();
+  return (
+    <input
+      type="radio"
+      name={`${side}-${layout}`}
+      aria-label={`Revision ${revision} on the ${side}`}
+      checked={checked}
+      onChange={onChoose}
+      className={`size-4 accent-sky-700 ${focusRing}`}
+    />
+  );
+}
+
+const revisionId = (revision: SurveyRevisionRecord) => revision._id;
+const revisionLabel = (revision: SurveyRevisionRecord) => `#${revision.__v}`;
 
 function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: SurveyRevisionRecord; names: SurveyNames }) {
   const [onlyChanges, setOnlyChanges] = useState(true);

@@ -19,3 +19,21 @@ export function installHistoryGuard(): void {
 export function onHistoryMove(handler: Handler | undefined): void {
   current = handler;
 }
+
+type Asker = (href: string) => void;
+
+let asker: Asker | undefined;
+
+/**
+ * The page's guard of navigations made in code (the command palette opening a record), which no
+ * link click or Back announces: it asks first, and goes on itself if the person chooses to leave.
+ */
+export function onNavigationRequest(handler: Asker | undefined): void {
+  asker = handler;
+}
+
+/** Goes to `href` with `go`, unless a page holding unsaved edits asks first (it then goes itself). */
+export function navigateGuarded(href: string, go: (href: string) => void): void {
+  if (asker) asker(href);
+  else go(href);
+}

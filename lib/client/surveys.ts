@@ -15,11 +15,12 @@ export interface SurveyListQuery {
   limit: number;
 }
 
-export function useSurveyList(query: SurveyListQuery) {
+export function useSurveyList(query: SurveyListQuery, options: { enabled?: boolean } = {}) {
   return useQuery({
     queryKey: ["surveys", query],
     queryFn: ({ signal }) => api<SurveyList>("/v2/surveys", { query: { ...query, search: query.search || undefined, count: true }, signal }),
     placeholderData: keepPreviousData,
+    enabled: options.enabled,
   });
 }
 
