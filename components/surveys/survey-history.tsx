@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { useRevisions, useSurvey, useUpdateSurvey, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
-import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/surveys/contract";
+import type { SurveyRevisionRecord, SurveySnapshot } from "@/lib/surveys/contract";
 import { feedback } from "@/lib/client/feedback";
 import { ErrorMessage } from "../error-message";
 import { ErrorState } from "../error-state";
@@ -35,7 +35,7 @@ const RESTORED_FIELDS = [
 /** Fields compared between revisions (`modifiedAt` and `__v` always differ). */
 const COMPARED = SURVEY_FIELD_LABELS.filter(([field]) => field !== "modifiedAt" && field !== "__v");
 
-const changedFields = (a: SurveyRecord, b: SurveyRecord) => COMPARED.filter(([field]) => JSON.stringify(a[field]) !== JSON.stringify(b[field]));
+const changedFields = (a: SurveySnapshot, b: SurveySnapshot) => COMPARED.filter(([field]) => JSON.stringify(a[field]) !== JSON.stringify(b[field]));
 
 export function SurveyHistory({ id }: { id: string }) {
   const survey = useSurvey(id);

@@ -285,6 +285,7 @@ function describe(
         description: successDescription(operation.status),
         headers: successHeaders,
         ...(response ? { content: { "application/json": { schema: { $ref: schemaUri(response) } } } } : {}),
+        ...(operation.csv ? { content: { "text/csv": { schema: { type: "string" } } } } : {}),
       },
       ...errorResponses(errorCodes(options)),
     },
