@@ -172,7 +172,7 @@ export async function exportAnswers(auth: Principal, id: string, query: ExportAn
         );
         if (header) rows.unshift(CSV_COLUMNS);
         header = false;
-        if (rows.length > 0) controller.enqueue(encoder.encode(stringify(rows)));
+        if (rows.length > 0) controller.enqueue(encoder.encode(stringify(rows, { record_delimiter: "windows" })));
         if (batch.length < CSV_BATCH) {
           await cursor.close();
           controller.close();
