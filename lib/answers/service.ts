@@ -15,7 +15,7 @@ import { userDisplayNames } from "@/lib/users/repository";
 import type { AnswerList, AnswerRecord, ExportAnswersQuery, ListAnswersQuery, PostAnswersBody, RecordedResponse } from "./contract";
 import { type AccessSurvey, checkMayRead, mayAnswer, surveyOf } from "./access";
 import { decodeCursor, encodeCursor, listKey } from "./cursor";
-import { answerCursor, findAnswers, insertResponse, type StoredAnswer } from "./repository";
+import { answerCursor, findAnswers, insertResponse, newAnswerDoc, type StoredAnswer } from "./repository";
 import { shownValue, valueSchema } from "./values";
 
 export async function recordResponse(auth: Principal, id: string, body: PostAnswersBody): Promise<RecordedResponse> {
@@ -45,20 +45,7 @@ export async function recordResponse(auth: Principal, id: string, body: PostAnsw
   const user = oid(auth.userId);
   const docs: StoredAnswer[] = body.answers.map((answer, position) => {
     const question = questions.get(answer.question)!;
-    return {
-      _id: newId(),
-      uuid: newId(),
-      company: survey.company,
-      survey: survey._id,
-      chat: question.chat,
-      question: question._id,
-      user,
-      value: values[position],
-      response,
-      position,
-      createdAt: now,
-      modifiedAt: now,
-    };
+    return newAnswerDoc({ company: survey.company, survey: survey._id, chat: question.chat, question: question._id, user, value: values[position], response, position, createdAt: now });
   });
   await insertResponse(docs);
   return {
