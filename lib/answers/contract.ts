@@ -97,12 +97,17 @@ const orderedWindow = (query: { from?: Date; to?: Date }, ctx: z.core.$Refinemen
   if (query.from && query.to && query.from > query.to) ctx.addIssue({ code: "custom", path: ["from"], message: "must not be after to" });
 };
 
+/** The filters of the answers list and of the CSV export. */
+const answerFilters = {
+  question: objectId.optional(),
+  /** Matched, case-insensitively and literally, inside text answers. */
+  search: singleLineText({ min: 1, max: 200 }).optional(),
+  ...window,
+};
+
 export const ListAnswersQuery = z
   .object({
-    question: objectId.optional(),
-    /** Matched, case-insensitively and literally, inside text answers. */
-    search: singleLineText({ min: 1, max: 200 }).optional(),
-    ...window,
+    ...answerFilters,
     cursor: z.string().min(1).max(MAX_CURSOR, { error: "is not a cursor of this list" }).optional(),
     limit: queryInt(1, 100).default(20),
   })
@@ -110,13 +115,7 @@ export const ListAnswersQuery = z
 export type ListAnswersQuery = z.infer<typeof ListAnswersQuery>;
 
 /** The CSV export takes the list's filters, without paging: it streams every match. */
-export const ExportAnswersQuery = z
-  .object({
-    question: objectId.optional(),
-    search: singleLineText({ min: 1, max: 200 }).optional(),
-    ...window,
-  })
-  .superRefine(orderedWindow);
+export const ExportAnswersQuery = z.object(answerFilters).superRefine(orderedWindow);
 export type ExportAnswersQuery = z.infer<typeof ExportAnswersQuery>;
 
 // ---------------------------------------------------------------------------------------------
@@ -175,6 +174,11 @@ const windowParameters = {
   from: { description: "ISO date-time; answers from this instant on (inclusive)." },
   to: { description: "ISO date-time; answers up to this instant (inclusive)." },
 };
+const filterParameters = {
+  question: { description: "Only the answers to this question." },
+  search: { description: "Text answers that contain this text (case-insensitive, literal)." },
+  ...windowParameters,
+};
 
 export const answer = operation({
   method: "post",
@@ -206,9 +210,7 @@ export const list = operation({
     response: AnswerList,
     errors: ["forbidden"],
     parameters: {
-      question: { description: "Only the answers to this question." },
-      search: { description: "Text answers that contain this text (case-insensitive, literal)." },
-      ...windowParameters,
+      ...filterParameters,
       cursor: { description: "The `next` of the previous page; a cursor of another list, or altered, is `400`." },
       limit: { description: "Answers per page." },
     },
@@ -228,11 +230,7 @@ export const exportCsv = operation({
     status: 200,
     csv: true,
     errors: ["forbidden"],
-    parameters: {
-      question: { description: "Only the answers to this question." },
-      search: { description: "Text answers that contain this text (case-insensitive, literal)." },
-      ...windowParameters,
-    },
+    parameters: filterParameters,
   },
 });
 

@@ -29,19 +29,7 @@ export interface StoredAnswer {
 }
 
 /** What an answer is made of; `uuid` and `_id` are new unless given. */
-export interface NewAnswer {
-  _id?: ObjectId;
-  uuid?: ObjectId;
-  company: ObjectId;
-  survey: ObjectId;
-  chat: ObjectId;
-  question: ObjectId;
-  user: ObjectId | null;
-  value: unknown;
-  response: ObjectId | null;
-  position: number;
-  createdAt: Date;
-}
+export type NewAnswer = Omit<StoredAnswer, "_id" | "uuid" | "modifiedAt"> & Partial<Pick<StoredAnswer, "_id" | "uuid">>;
 
 /** An answer document as stored, built in this one place for the service, the seed and the benchmark. */
 export const newAnswerDoc = (answer: NewAnswer): StoredAnswer => ({

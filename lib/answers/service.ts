@@ -6,7 +6,7 @@ import type { Document, Filter } from "mongodb";
 import { stringify } from "csv-stringify/sync";
 import type { Principal } from "@/lib/server/principal";
 import { ServiceError } from "@/lib/server/errors";
-import { newId, oid, type ObjectId } from "@/lib/server/ids";
+import { newId, oid } from "@/lib/server/ids";
 import { escapeRegExp } from "@/lib/server/text";
 import type { ErrorDetail } from "@/lib/schemas/common";
 import type { QuestionType } from "@/lib/surveys/contract";

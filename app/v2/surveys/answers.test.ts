@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
+import { EVERY_TYPE_CONTENT } from "@/lib/testing/surveys";
 import { Answer } from "@/lib/surveys/parts";
 import { newId, oid } from "@/lib/server/ids";
 import * as accessRoles from "../access-roles/route";
@@ -12,22 +13,7 @@ import * as answers from "./[id]/answers/route";
 import * as csv from "./[id]/answers.csv/route";
 import * as results from "./[id]/results/route";
 
-const CONTENT = {
-  chat: [
-    {
-      name: "All types",
-      questions: [
-        { text: "Tell us", type: "text" },
-        { text: "How many?", type: "number" },
-        { text: "When?", type: "date" },
-        { text: "Happy?", type: "yes_no" },
-        { text: "Pick one", type: "single_choice", options: ["Red", "Green", "Blue"] },
-        { text: "Pick some", type: "multiple_choice", options: ["Tea", "Coffee", "Water"] },
-        { text: "Rate", type: "rating" },
-      ],
-    },
-  ],
-};
+
 
 describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", () => {
   useTestDatabase();
@@ -44,9 +30,9 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       body: { code: `answers_${++n}`, name: `Survey ${n}`, version: 2, permissionsV2: [{ accessRole: tenant.memberRoleId, canAnswer: true }], ...body },
     });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
-    const put = await call(content.PUT, `/v2/surveys/${made.body._id}/content`, { method: "PUT", token: tenant.adminToken, admin: true, body: CONTENT, params: { id: made.body._id } });
+    const put = await call(content.PUT, `/v2/surveys/${made.body._id}/content`, { method: "PUT", token: tenant.adminToken, admin: true, body: EVERY_TYPE_CONTENT, params: { id: made.body._id } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    const q = Object.fromEntries(put.body.chat[0].questions.map((question: Json) => [question.type, question._id]));
+    const q = Object.fromEntries(put.body.chat.flatMap((chat: Json) => chat.questions).map((question: Json) => [question.type, question._id]));
     return { id: made.body._id, q };
   }
 
@@ -387,7 +373,7 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
     await post(id, { answers: [{ question: q.yes_no, value: true }] });
     await post(id, { answers: [{ question: q.yes_no, value: false }, { question: q.rating, value: 2 }] });
     const read = await call(survey.GET, `/v2/surveys/${id}?populate=true`, { token: t.adminToken, admin: true, params: { id } });
-    const counts = Object.fromEntries(read.body.chat[0].questions.map((question: Json) => [question.type, question.answerCount]));
+    const counts = Object.fromEntries(read.body.chat.flatMap((chat: Json) => chat.questions).map((question: Json) => [question.type, question.answerCount]));
     expect(counts).toMatchObject({ yes_no: 2, rating: 1, text: 0 });
   });
 });

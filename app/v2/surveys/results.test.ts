@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
+import { EVERY_TYPE_CONTENT } from "@/lib/testing/surveys";
 import { Answer } from "@/lib/surveys/parts";
 import { oid } from "@/lib/server/ids";
 import * as surveys from "./route";
@@ -8,27 +9,7 @@ import * as content from "./[id]/content/route";
 import * as answers from "./[id]/answers/route";
 import * as results from "./[id]/results/route";
 
-const CONTENT = {
-  chat: [
-    {
-      name: "First",
-      questions: [
-        { text: "Tell us", type: "text" },
-        { text: "How many?", type: "number" },
-        { text: "When?", type: "date" },
-        { text: "Happy?", type: "yes_no" },
-      ],
-    },
-    {
-      name: "Second",
-      questions: [
-        { text: "Pick one", type: "single_choice", options: ["Red", "Green", "Blue"] },
-        { text: "Pick some", type: "multiple_choice", options: ["Tea", "Coffee", "Water"] },
-        { text: "Rate", type: "rating" },
-      ],
-    },
-  ],
-};
+
 
 /** Four responses; each row is one response's values by type (undefined: not answered). */
 const RESPONSES: Record<string, unknown>[] = [
@@ -54,7 +35,7 @@ describe("GET /v2/surveys/{id}/results", () => {
     [t, other] = await Promise.all([createTenant("Results"), createTenant("Results other")]);
     const made = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: "results", name: "Results", version: 2, permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: true }] } });
     id = made.body._id;
-    const put = await call(content.PUT, `/v2/surveys/${id}/content`, { method: "PUT", token: t.adminToken, admin: true, body: CONTENT, params: { id } });
+    const put = await call(content.PUT, `/v2/surveys/${id}/content`, { method: "PUT", token: t.adminToken, admin: true, body: EVERY_TYPE_CONTENT, params: { id } });
     chats = put.body.chat.map((chat: Json) => chat._id);
     q = Object.fromEntries(put.body.chat.flatMap((chat: Json) => chat.questions).map((question: Json) => [question.type, question._id]));
     for (const [index, response] of RESPONSES.entries()) {
