@@ -15,7 +15,8 @@ import { userDisplayNames } from "@/lib/users/repository";
 import type { AnswerList, AnswerRecord, ExportAnswersQuery, ListAnswersQuery, PostAnswersBody, RecordedResponse } from "./contract";
 import { type AccessSurvey, checkMayRead, mayAnswer, surveyOf } from "./access";
 import { decodeCursor, encodeCursor, listKey } from "./cursor";
-import { answerCursor, findAnswers, insertResponse, newAnswerDoc, type StoredAnswer } from "./repository";
+import { answerCursor, findAnswers, insertResponse, markTallied, newAnswerDoc, type StoredAnswer } from "./repository";
+import { addTallies, talliesOf } from "./tallies";
 import { shownValue, valueSchema } from "./values";
 
 export async function recordResponse(auth: Principal, id: string, body: PostAnswersBody): Promise<RecordedResponse> {
@@ -47,7 +48,11 @@ export async function recordResponse(auth: Principal, id: string, body: PostAnsw
     const question = questions.get(answer.question)!;
     return newAnswerDoc({ company: survey.company, survey: survey._id, chat: question.chat, question: question._id, user, value: values[position], response, position, createdAt: now });
   });
+  // The first answer is marked until the response is in the tallies: a crash in between is repaired by a recount.
+  docs[0].untallied = true;
   await insertResponse(docs);
+  await addTallies(survey._id, survey.company, talliesOf(docs, (question) => questions.get(question.toHexString())?.type as QuestionType | undefined));
+  await markTallied({ _id: docs[0]._id });
   return {
     responseId: response.toHexString(),
     answers: docs.map((doc) => ({ uuid: doc.uuid.toHexString(), question: doc.question.toHexString(), value: shownValue(doc.value)!, createdAt: now.toISOString() })),
