@@ -10,14 +10,14 @@ import type { Document } from "mongodb";
 import type { Principal } from "@/lib/server/principal";
 import type { ObjectId } from "@/lib/server/ids";
 import type { QuestionType } from "@/lib/surveys/contract";
-import { allSurveyParts } from "@/lib/surveys/repository";
+import { allChatsAndQuestions } from "@/lib/surveys/repository";
 import { LATEST_TEXT_ANSWERS, MAX_RATING, MIN_RATING, NUMBER_BINS, type CountsSummary, type DateSummary, type NumberSummary, type QuestionResult, type ResultsQuery, type SurveyResults, type TextSummary } from "./contract";
 import { checkMayRead, surveyOf } from "./access";
 import { findAnswers } from "./repository";
 import { countTallies, monthOf, nextMonth, repairTallies, storedTallies, type QuestionTypes, type Tally } from "./tallies";
 import { shownValue } from "./values";
 
-type Question = Awaited<ReturnType<typeof allSurveyParts>>["questions"][number];
+type Question = Awaited<ReturnType<typeof allChatsAndQuestions>>["questions"][number];
 
 /** A question's figures in the window, summed from its tallies. */
 interface Figures {
@@ -36,7 +36,7 @@ const present = (value: unknown) => value !== undefined && value !== null;
 export async function surveyResults(auth: Principal, id: string, query: ResultsQuery, adminHeader: string | null): Promise<SurveyResults> {
   const survey = await surveyOf(auth, id);
   await checkMayRead(survey, auth, adminHeader);
-  const { chats, questions } = await allSurveyParts(survey._id, survey.company);
+  const { chats, questions } = await allChatsAndQuestions(survey._id, survey.company);
   const types: QuestionTypes = new Map(questions.map((question) => [question._id.toHexString(), { _id: question._id, type: question.type as QuestionType }]));
   await repairTallies(survey._id, survey.company, types);
 

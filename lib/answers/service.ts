@@ -10,7 +10,7 @@ import { newId, oid } from "@/lib/server/ids";
 import { escapeRegExp } from "@/lib/server/text";
 import type { ErrorDetail } from "@/lib/schemas/common";
 import type { QuestionType } from "@/lib/surveys/contract";
-import { allSurveyParts, liveQuestions } from "@/lib/surveys/repository";
+import { allChatsAndQuestions, liveQuestions } from "@/lib/surveys/repository";
 import { userDisplayNames } from "@/lib/users/repository";
 import type { AnswerList, AnswerRecord, ExportAnswersQuery, ListAnswersQuery, PostAnswersBody, RecordedResponse } from "./contract";
 import { type AccessSurvey, checkMayRead, mayAnswer, surveyOf } from "./access";
@@ -78,7 +78,7 @@ async function answerFilter(survey: AccessSurvey, filters: Filters, types: Map<s
 
 /** Every question of the survey, removed ones too: an answer's chat and type. */
 async function questionTypes(survey: AccessSurvey): Promise<Map<string, QuestionType>> {
-  const { questions } = await allSurveyParts(survey._id, survey.company);
+  const { questions } = await allChatsAndQuestions(survey._id, survey.company);
   return new Map(questions.map((question) => [question._id.toHexString(), question.type as QuestionType]));
 }
 
@@ -147,7 +147,7 @@ const safeCell = (cell: string): string => (/^[=+\-@\t\r]/.test(cell) ? `'${cell
 export async function exportAnswers(auth: Principal, id: string, query: ExportAnswersQuery, adminHeader: string | null, requestId: string): Promise<Response> {
   const survey = await surveyOf(auth, id);
   await checkMayRead(survey, auth, adminHeader);
-  const { questions } = await allSurveyParts(survey._id, survey.company);
+  const { questions } = await allChatsAndQuestions(survey._id, survey.company);
   const types = new Map(questions.map((question) => [question._id.toHexString(), question.type as QuestionType]));
   const texts = new Map(questions.map((question) => [question._id.toHexString(), question.text]));
   const cursor = answerCursor(await answerFilter(survey, query, types), NEWEST_FIRST, CSV_BATCH);

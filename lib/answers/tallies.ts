@@ -159,7 +159,9 @@ export function storedTallies(survey: ObjectId, company: ObjectId, months: { fro
  * to their own request.
  */
 export async function repairTallies(survey: ObjectId, company: ObjectId, questions: QuestionTypes): Promise<void> {
-  const stale = await findAnswers({ survey, company, untallied: true, createdAt: { $lt: new Date(Date.now() - 60_000) } }, { projection: { createdAt: 1 }, limit: 1000 });
+  const marked = await findAnswers({ untallied: true, survey }, { projection: { createdAt: 1, company: 1 }, limit: 1000 });
+  const minuteAgo = Date.now() - 60_000;
+  const stale = marked.filter((answer) => answer.company.equals(company) && answer.createdAt.getTime() < minuteAgo);
   const months = new Map(stale.map((answer) => [monthOf(answer.createdAt).getTime(), monthOf(answer.createdAt)]));
   for (const month of months.values()) await recountMonths(survey, company, questions, { from: month, to: nextMonth(month) });
 }

@@ -103,12 +103,12 @@ answerSchema.index({ survey: 1, question: 1 });
 answerSchema.index({ survey: 1, createdAt: -1, _id: -1 });
 // One question's answers newest first: the list by question and the latest text answers.
 answerSchema.index({ survey: 1, question: 1, createdAt: -1, _id: -1 });
-// A number question's median: its values in order, read from the index.
-answerSchema.index({ survey: 1, question: 1, value: 1 });
-// Responses within a window: their first answers.
+// Responses within a window's partial months: their first answers.
 answerSchema.index({ survey: 1, position: 1, createdAt: 1 });
-// Responses whose process died before they were added to the tallies (normally none).
-answerSchema.index({ survey: 1, untallied: 1 }, { sparse: true });
+// Responses whose process died before they were added to the tallies (normally none): the
+// marked answers lead, so finding them reads only them (a partial index would be smaller, but
+// the embedded database plans with full indexes only).
+answerSchema.index({ untallied: 1, survey: 1 });
 
 export const Answer = defineModel("SvcAnswer", answerSchema);
 
