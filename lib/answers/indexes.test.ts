@@ -56,5 +56,4 @@ describe("indexes of the answers API", () => {
     expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { untallied: 1, survey: 1 } });
     expect(explained.executionStats.totalDocsExamined).toBe(0);
   });
-
 });

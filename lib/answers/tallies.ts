@@ -95,9 +95,12 @@ export async function addTallies(survey: ObjectId, company: ObjectId, counts: Ta
   try {
     await tallies().bulkWrite(operations, { ordered: false });
   } catch (error) {
-    // Two first answers of one month at once: one upsert inserts, the other meets its key; retry those.
+    // Two first counts of one tally at once: one upsert inserts, the other meets its key. Only
+    // those failed (the others are applied): they are sent again, and now update.
     if (!isBulkOfDuplicates(error)) throw error;
-    await tallies().bulkWrite(operations, { ordered: false });
+    const writeErrors = (error as { writeErrors?: { index: number }[] | { index: number } }).writeErrors;
+    const failed = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []).map((entry) => operations[entry.index]);
+    if (failed.length > 0) await tallies().bulkWrite(failed, { ordered: false });
   }
 }
 

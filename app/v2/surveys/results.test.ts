@@ -192,6 +192,21 @@ describe("GET /v2/surveys/{id}/results", () => {
     expect((await get()).body).toEqual(before);
   });
 
+  it("concurrent responses are each counted once", async () => {
+    const made = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: "concurrent", name: "Concurrent", version: 2, permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: true }] } });
+    const sid = made.body._id;
+    const put = await call(content.PUT, `/v2/surveys/${sid}/content`, { method: "PUT", token: t.adminToken, admin: true, body: { chat: [{ name: "C", questions: [{ text: "Rate", type: "rating" }, { text: "Yes?", type: "yes_no" }] }] }, params: { id: sid } });
+    const [rate, yes] = put.body.chat[0].questions.map((question: Json) => question._id);
+    const posted = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(answers.POST, `/v2/surveys/${sid}/answers`, { token: t.memberToken, body: { answers: [{ question: rate, value: (i % 5) + 1 }, { question: yes, value: i % 2 === 0 }] }, params: { id: sid } })),
+    );
+    expect(posted.map((response) => response.status)).toEqual(Array(20).fill(201));
+    const body = (await get("", t.adminToken, sid)).body;
+    expect(body).toMatchObject({ responses: 20, answers: 40 });
+    expect(body.questions[0].summary.histogram.map((bin: Json) => bin.count)).toEqual([4, 4, 4, 4, 4]);
+    expect(body.questions[1].summary.counts).toEqual([{ option: "true", count: 10 }, { option: "false", count: 10 }]);
+  });
+
   it("nothing of another company: its admin gets 404, and its answers never count here", async () => {
     expect((await get("", other.adminToken)).status).toBe(404);
     const theirs = await call(surveys.POST, "/v2/surveys", { token: other.adminToken, admin: true, body: { code: "results", name: "Theirs", version: 1, permissions: [other.memberRoleId] } });
