@@ -4,7 +4,7 @@ import { useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import { useRevisions, useSurvey, useUpdateSurvey, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
-import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/surveys/contract";
+import type { SurveyRevisionRecord, SurveySnapshot } from "@/lib/surveys/contract";
 import { feedback } from "@/lib/client/feedback";
 import { DataTable, useDataTableLayout, type DataColumn } from "../data-table";
 import { ErrorMessage } from "../error-message";
@@ -37,7 +37,7 @@ const RESTORED_FIELDS = [
 /** Fields compared between revisions (`modifiedAt` and `__v` always differ). */
 const COMPARED = SURVEY_FIELD_LABELS.filter(([field]) => field !== "modifiedAt" && field !== "__v");
 
-const changedFields = (a: SurveyRecord, b: SurveyRecord) => COMPARED.filter(([field]) => JSON.stringify(a[field]) !== JSON.stringify(b[field]));
+const changedFields = (a: SurveySnapshot, b: SurveySnapshot) => COMPARED.filter(([field]) => JSON.stringify(a[field]) !== JSON.stringify(b[field]));
 
 /** The view in the URL: the page of revisions and the two compared (Back returns to the previous pair). */
 function parseView(params: URLSearchParams): { page: number; left?: number; right?: number } {

@@ -3,6 +3,7 @@
  * order of the document. The document test checks that every route file under `app/v2` serves
  * one of these paths and that every listed path has its route file.
  */
+import * as answers from "@/lib/answers/contract";
 import * as auth from "@/lib/auth/contract";
 import type { Method, Operation } from "@/lib/schemas/operation";
 import * as outbox from "@/lib/mail/contract";
@@ -22,6 +23,11 @@ export const OPERATIONS: Operation[] = [
   surveys.read,
   surveys.update,
   surveys.revisions,
+  surveys.putContent,
+  answers.answer,
+  answers.list,
+  answers.exportCsv,
+  answers.results,
   ...[reference.accessRoles, reference.jobTitles, reference.properties, reference.bots].flatMap((kind) => [kind.list, kind.create, kind.read]),
   outbox.list,
   openapi.document,

@@ -38,6 +38,10 @@ export interface OperationDoc {
   /** The success answer: `200`, or `201` with `Location` for a create, or `204` with no body. */
   status: 200 | 201 | 204;
   response?: z.ZodObject;
+  /** The success body is `text/csv`, streamed, instead of JSON. */
+  csv?: boolean;
+  /** Reads `Admin: true` without requiring it (the caller's roles decide otherwise). */
+  adminOptional?: boolean;
   /** Errors beyond those its declaration implies (auth, Admin, path id, body, query). */
   errors?: ErrorCode[];
   /** More about some query parameters than their schema says. */

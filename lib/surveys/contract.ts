@@ -197,11 +197,25 @@ export type SurveyField = (typeof SURVEY_FIELDS)[number];
 export const SurveyList = listEnvelope("surveys", SurveyRecord.partial().required({ _id: true }));
 export type SurveyList = z.infer<typeof SurveyList>;
 
+/** A survey's content as a revision keeps it: what a content PUT sent, with each `order`. */
+export const SnapshotChat = z.object({
+  _id: objectId,
+  name: z.string(),
+  order: z.number().int(),
+  questions: z.array(z.object({ _id: objectId, text: z.string(), type: QuestionType, options: z.array(z.string()), order: z.number().int() })),
+});
+export type SnapshotChat = z.infer<typeof SnapshotChat>;
+
+/** The survey as a revision keeps it. */
+export const SurveySnapshot = SurveyRecord.omit({ chat: true }).extend({ chat: z.array(SnapshotChat).optional() });
+export type SurveySnapshot = z.infer<typeof SurveySnapshot>;
+
 export const SurveyRevisionRecord = z.object({
   _id: objectId,
   surveyId: objectId,
   __v: z.number().int(),
-  snapshot: SurveyRecord,
+  /** `chat` is there once the survey's content has been written by a content PUT (or the seed). */
+  snapshot: SurveySnapshot,
   modifiedBy: objectId.nullable(),
   createdAt: isoDateTime,
 });
@@ -209,6 +223,71 @@ export type SurveyRevisionRecord = z.infer<typeof SurveyRevisionRecord>;
 
 export const SurveyRevisionList = listEnvelope("revisions", SurveyRevisionRecord);
 export type SurveyRevisionList = z.infer<typeof SurveyRevisionList>;
+
+// ---------------------------------------------------------------------------------------------
+// Content: the chats and questions a PUT replaces (docs/api.md#survey-content).
+
+export const MAX_CHATS = 50;
+export const MAX_QUESTIONS = 500;
+export const MIN_OPTIONS = 2;
+export const MAX_OPTIONS = 50;
+export const MAX_QUESTION_TEXT = 1000;
+export const MAX_OPTION_TEXT = 200;
+export const MAX_CHAT_NAME = 200;
+
+/** The question types whose answers are one or several of `options`. */
+export const CHOICE_TYPES: readonly QuestionType[] = ["single_choice", "multiple_choice"];
+export const isChoiceType = (type: QuestionType): boolean => CHOICE_TYPES.includes(type);
+
+export const ContentQuestion = z
+  .strictObject({
+    _id: objectId.optional(),
+    text: singleLineText({ min: 1, max: MAX_QUESTION_TEXT }),
+    type: QuestionType,
+    options: z.array(singleLineText({ min: 1, max: MAX_OPTION_TEXT })).optional(),
+  })
+  .superRefine((question, ctx) => {
+    const options = question.options ?? [];
+    if (!isChoiceType(question.type)) {
+      if (options.length > 0) ctx.addIssue({ code: "custom", path: ["options"], message: `only single_choice and multiple_choice questions have options` });
+      return;
+    }
+    if (options.length < MIN_OPTIONS || options.length > MAX_OPTIONS) {
+      ctx.addIssue({ code: "custom", path: ["options"], message: `a ${question.type} question needs ${MIN_OPTIONS} to ${MAX_OPTIONS} options` });
+    }
+    const seen = new Set<string>();
+    options.forEach((option, index) => {
+      if (seen.has(option)) ctx.addIssue({ code: "custom", path: ["options", index], message: `option ${option} is listed twice` });
+      seen.add(option);
+    });
+  });
+export type ContentQuestion = z.infer<typeof ContentQuestion>;
+
+export const ContentChat = z.strictObject({
+  _id: objectId.optional(),
+  name: singleLineText({ min: 1, max: MAX_CHAT_NAME }),
+  questions: z.array(ContentQuestion).max(MAX_QUESTIONS),
+});
+export type ContentChat = z.infer<typeof ContentChat>;
+
+export const PutContentBody = z
+  .strictObject({ chat: z.array(ContentChat).max(MAX_CHATS) })
+  .superRefine((body, ctx) => {
+    const total = body.chat.reduce((sum, chat) => sum + chat.questions.length, 0);
+    if (total > MAX_QUESTIONS) ctx.addIssue({ code: "custom", path: ["chat"], message: `a survey holds at most ${MAX_QUESTIONS} questions (${total} sent)` });
+    // One chat or question cannot stand in two places.
+    const seen = new Set<string>();
+    const once = (id: string | undefined, path: (string | number)[]) => {
+      if (id === undefined) return;
+      if (seen.has(id)) ctx.addIssue({ code: "custom", path, message: `${id} is listed twice` });
+      seen.add(id);
+    };
+    body.chat.forEach((chat, c) => {
+      once(chat._id, ["chat", c, "_id"]);
+      chat.questions.forEach((question, q) => once(question._id, ["chat", c, "questions", q, "_id"]));
+    });
+  });
+export type PutContentBody = z.infer<typeof PutContentBody>;
 
 // ---------------------------------------------------------------------------------------------
 // Queries.
@@ -330,5 +409,22 @@ export const revisions = operation({
     status: 200,
     response: SurveyRevisionList,
     parameters: pagingParameters,
+  },
+});
+
+export const putContent = operation({
+  method: "put",
+  path: "/v2/surveys/{id}/content",
+  admin: true,
+  params: SurveyIdParams,
+  body: PutContentBody,
+  doc: {
+    tag: "Surveys",
+    summary: "Replace a survey's chats and questions",
+    description:
+      "Replaces the content in the order given: an `_id` keeps that chat or question, none creates one, one left out is removed (its answers are kept and results still list it). At most 50 chats and 500 questions; `options` (2–50 distinct non-empty strings) only for `single_choice` and `multiple_choice`. A question that has answers keeps its `type` (`409 conflict`); an `_id` that names no chat or question of the survey is `400 invalid_request`. A change of the survey: `__v` grows by one, `modifiedAt` moves and a revision whose snapshot holds `chat` is stored. The answer is the survey with `chat`.",
+    status: 200,
+    response: SurveyRecord,
+    errors: ["conflict"],
   },
 });
