@@ -22,7 +22,7 @@ export const OPERATIONS: Operation[] = [
   surveys.read,
   surveys.update,
   surveys.revisions,
-  ...[reference.accessRoles, reference.jobTitles, reference.properties, reference.bots].flatMap((kind) => [kind.list, kind.create, kind.read]),
+  ...[reference.accessRoles, reference.jobTitles, reference.properties, reference.bots].flatMap((kind) => [kind.list, kind.create, kind.holders, kind.read, kind.update]),
   outbox.list,
   openapi.document,
   auth.login,
