@@ -5,7 +5,7 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { takeHeadingFocusRequest } from "@/lib/client/feedback";
-import { useReference } from "@/lib/client/reference";
+import { REFERENCE, useReference } from "@/lib/client/reference";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { signOut } from "@/lib/client/session";
 import { displayName, useMe } from "@/lib/client/users";
@@ -16,9 +16,10 @@ import { Button, Loading, focusRing } from "./ui";
 const NAV = [
   { href: "/users", label: "Users", adminOnly: false },
   { href: "/surveys", label: "Surveys", adminOnly: false },
+  ...Object.values(REFERENCE).map((kind) => ({ href: kind.href, label: kind.title, adminOnly: false })),
   { href: "/outbox", label: "Outbox", adminOnly: true },
   { href: "/docs", label: "API reference", adminOnly: false },
-] as const;
+];
 
 /**
  * After a save that navigated here, puts the keyboard focus on the page's heading as soon as the
@@ -84,12 +85,13 @@ export function AdminShell({ children }: { children: ReactNode }) {
       <a href="#main" className={`sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 ${focusRing}`}>
         Skip to content
       </a>
-      <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
+      {/* On a phone the menu takes several rows: the header scrolls away instead of covering the page. */}
+      <header className="z-30 border-b border-slate-200 bg-white/95 backdrop-blur sm:sticky sm:top-0">
         <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3 sm:px-6">
           <Link href="/users" className={`rounded text-base font-semibold tracking-tight text-slate-900 ${focusRing}`}>
             Users <span className="text-sky-700">&amp;</span> Surveys
           </Link>
-          <nav aria-label="Main" className="flex items-center gap-1">
+          <nav aria-label="Main" className="flex flex-wrap items-center gap-1">
             {pages.map((item) => {
               const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
               return (

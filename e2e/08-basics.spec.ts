@@ -28,6 +28,8 @@ async function checkBasics(page: Page, path: string) {
 }
 
 test("basics: every page has a title, one h1, and labels on all its form controls", async ({ page }) => {
+  // Every admin page waits for its network to settle: about twenty pages on a busy machine.
+  test.setTimeout(180_000);
   await checkBasics(page, "/sign-in");
   await checkBasics(page, "/invitation/not-a-real-token");
   await openSignedIn(page, "/users");

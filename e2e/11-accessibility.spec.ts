@@ -31,6 +31,8 @@ interface Ids {
   survey: string;
   surveyV1: string;
   invitation: string;
+  /** A record of each kind of reference data, by its page's path. */
+  reference: Record<string, string>;
 }
 
 interface Entry {
@@ -40,6 +42,9 @@ interface Entry {
   /** Brings the page to a state worth checking too (a menu opened, errors shown). */
   also?: { name: string; act: (page: Page) => Promise<void> }[];
 }
+
+/** The pages of reference data, one list, form and record page per kind. */
+const REFERENCE_PAGES = ["/access-roles", "/job-titles", "/properties", "/bots"];
 
 const PAGES: Record<string, Entry> = {
   "/": { signedIn: false, urls: () => ["/"] },
@@ -79,6 +84,13 @@ const PAGES: Record<string, Entry> = {
   "/surveys/[id]/history": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/history`] },
   "/surveys/[id]/upgrade": { signedIn: true, urls: (ids) => [`/surveys/${ids.surveyV1}/upgrade`] },
   "/outbox": { signedIn: true, urls: () => ["/outbox"] },
+  ...Object.fromEntries(
+    REFERENCE_PAGES.flatMap((base): [string, Entry][] => [
+      [base, { signedIn: true, urls: () => [base, `${base}?search=zz-nothing`] }],
+      [`${base}/new`, { signedIn: true, urls: () => [`${base}/new`], also: [{ name: "with the errors of an empty form", act: (page) => page.getByRole("button", { name: /^Create / }).click() }] }],
+      [`${base}/[id]`, { signedIn: true, urls: (ids) => [`${base}/${ids.reference[base]}`] }],
+    ]),
+  ),
 };
 
 test("every page under app/ is in the accessibility check", () => {
@@ -118,7 +130,12 @@ async function readIds(page: Page): Promise<Ids> {
   const newUser = (await created.json())._id as string;
   const mail = (await get(`/v2/outbox?to=${encodeURIComponent(email)}`)).mails[0] as { text: string };
   const invitation = /\/invitation\/([\w-]+)/.exec(mail.text)![1];
-  return { user, newUser, survey, surveyV1, invitation };
+  const reference: Record<string, string> = {};
+  for (const base of REFERENCE_PAGES) {
+    const records = Object.values(await get(`/v2${base}`)).find(Array.isArray) as { _id: string }[];
+    reference[base] = records[0]._id;
+  }
+  return { user, newUser, survey, surveyV1, invitation, reference };
 }
 
 /** Waits until the page has loaded what it shows (no spinner, no request in flight). */
@@ -173,19 +190,19 @@ async function checkEveryPage(page: Page, mode: Mode): Promise<void> {
 }
 
 test("every page has no serious or critical accessibility violation (WCAG 2.1 A and AA)", async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(480_000);
   await checkEveryPage(page, { label: "desktop", phone: false, dark: false });
 });
 
 test("with the dark theme chosen in the header, every page is as accessible", async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(480_000);
   await openSignedIn(page, "/users");
   await page.getByRole("combobox", { name: "Theme" }).selectOption("dark");
   await checkEveryPage(page, { label: "desktop, dark", phone: false, dark: true });
 });
 
 test("on a phone in dark mode every page is as accessible, and none scrolls sideways", async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(480_000);
   await page.setViewportSize({ width: 390, height: 844 });
   await page.emulateMedia({ colorScheme: "dark" });
   await checkEveryPage(page, { label: "390 px, dark", phone: true, dark: true });

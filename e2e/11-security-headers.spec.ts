@@ -96,6 +96,8 @@ test.describe("Content-Security-Policy", () => {
   test.use({ expectedConsoleErrors: [/status of 404 \(Not Found\).*\/no-such-page/] });
 
   test("no page breaks its policy: sign-in, every admin page, the API reference, a 404", async ({ page }) => {
+    // Every admin page waits for its network to settle: about twenty pages on a busy machine.
+    test.setTimeout(180_000);
     const problems = await watchPolicy(page);
 
     await visit(page, "/");

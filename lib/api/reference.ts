@@ -2,12 +2,21 @@
 import type { z } from "zod";
 import type { Operation } from "@/lib/schemas/operation";
 import { created, handle } from "@/lib/http/route";
-import type { CreateAccessRoleBody, CreateNamedBody, ListReferenceQuery, ReferenceIdParams } from "@/lib/schemas/reference";
+import type {
+  CreateAccessRoleBody,
+  CreateNamedBody,
+  HoldersQuery,
+  ListReferenceQuery,
+  ReferenceIdParams,
+  UpdateAccessRoleBody,
+  UpdateNamedBody,
+} from "@/lib/schemas/reference";
 import type { ReferenceKind } from "@/lib/reference/repository";
-import { createReference, getReference, listReference } from "@/lib/reference/service";
+import { countReferenceHolders, createReference, getReference, listReference, updateReference } from "@/lib/services/reference";
 import * as reference from "@/lib/reference/contract";
 
 type CreateBody<K extends ReferenceKind> = K extends "accessRoles" ? CreateAccessRoleBody : CreateNamedBody;
+type UpdateBody<K extends ReferenceKind> = K extends "accessRoles" ? UpdateAccessRoleBody : UpdateNamedBody;
 
 function bind<K extends ReferenceKind>(
   kind: K,
@@ -15,6 +24,8 @@ function bind<K extends ReferenceKind>(
     list: Operation<typeof ListReferenceQuery, undefined, undefined, true>;
     create: Operation<undefined, z.ZodType<CreateBody<K>>, undefined, true>;
     read: Operation<undefined, undefined, typeof ReferenceIdParams, true>;
+    update: Operation<undefined, z.ZodType<UpdateBody<K>>, typeof ReferenceIdParams, true>;
+    holders: Operation<typeof HoldersQuery, undefined, undefined, true>;
   },
 ) {
   return {
@@ -24,6 +35,8 @@ function bind<K extends ReferenceKind>(
       return created(record, `${operations.create.path}/${record._id}`);
     }),
     read: handle(operations.read, ({ auth, params }) => getReference(auth, kind, params.id)),
+    update: handle(operations.update, ({ auth, params, body }) => updateReference(auth, kind, params.id, body)),
+    holders: handle(operations.holders, ({ auth, query }) => countReferenceHolders(auth, kind, query)),
   };
 }
 

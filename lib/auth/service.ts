@@ -128,8 +128,8 @@ async function loadPrincipal(claims: Claims, now: Date): Promise<CachedPrincipal
 
 /**
  * The admin check of each principal, kept as long as the principal itself is cached: a write that
- * changes a user's roles forgets the principal, and with it this answer. (Roles' own `isAdmin`
- * never changes once created.)
+ * changes a user's roles, or a role's own `isAdmin`, forgets the principals, and with them this
+ * answer.
  */
 const adminChecks = new WeakMap<Principal, Promise<boolean>>();
 

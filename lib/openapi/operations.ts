@@ -28,7 +28,7 @@ export const OPERATIONS: Operation[] = [
   answers.list,
   answers.exportCsv,
   answers.results,
-  ...[reference.accessRoles, reference.jobTitles, reference.properties, reference.bots].flatMap((kind) => [kind.list, kind.create, kind.read]),
+  ...[reference.accessRoles, reference.jobTitles, reference.properties, reference.bots].flatMap((kind) => [kind.list, kind.create, kind.holders, kind.read, kind.update]),
   outbox.list,
   openapi.document,
   auth.login,

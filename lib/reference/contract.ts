@@ -1,6 +1,6 @@
 /** The reference data operations of the HTTP API (docs/api.md#reference-data), four kinds alike. */
 import type { z } from "zod";
-import { operation, pagingParameters } from "@/lib/schemas/operation";
+import { operation, pagingParameters, repeated } from "@/lib/schemas/operation";
 import {
   AccessRoleList,
   AccessRoleRecord,
@@ -8,6 +8,8 @@ import {
   BotRecord,
   CreateAccessRoleBody,
   CreateNamedBody,
+  HoldersList,
+  HoldersQuery,
   JobTitleList,
   JobTitleRecord,
   ListReferenceQuery,
@@ -15,14 +17,20 @@ import {
   PropertyRecord,
   ReferenceIdParams,
   SERVER_MANAGED_REFERENCE_FIELDS,
+  UpdateAccessRoleBody,
+  UpdateNamedBody,
 } from "@/lib/schemas/reference";
 
-function referenceOperations<B extends z.ZodType>(
+/** What an update of an access role adds to the rules of every kind. */
+const LAST_ADMIN_ROLE =
+  " A company always keeps an access role with `isAdmin: true` held by an active user: `isAdmin: false` on the last such role is `409 conflict`, and nothing of the PATCH is applied.";
+
+function referenceOperations<B extends z.ZodType, U extends z.ZodType>(
   base: string,
-  body: B,
+  bodies: { create: B; update: U },
   list: z.ZodObject,
   record: z.ZodObject,
-  what: { one: string; many: string },
+  what: { one: string; many: string; updateRule?: string },
 ) {
   return {
     list: operation({
@@ -42,7 +50,7 @@ function referenceOperations<B extends z.ZodType>(
       method: "post",
       path: base,
       admin: true,
-      body,
+      body: bodies.create,
       ignoreBodyFields: SERVER_MANAGED_REFERENCE_FIELDS,
       doc: {
         tag: "Reference data",
@@ -59,10 +67,43 @@ function referenceOperations<B extends z.ZodType>(
       params: ReferenceIdParams,
       doc: { tag: "Reference data", summary: `Read a ${what.one}`, status: 200, response: record },
     }),
+    update: operation({
+      method: "patch",
+      path: `${base}/{id}`,
+      admin: true,
+      params: ReferenceIdParams,
+      body: bodies.update,
+      ignoreBodyFields: SERVER_MANAGED_REFERENCE_FIELDS,
+      doc: {
+        tag: "Reference data",
+        summary: `Update a ${what.one}`,
+        description: `Send only the fields to change, under the rules of a create. Names are unique within the company (\`409 conflict\`). \`modifiedAt\` always advances.${what.updateRule ?? ""}`,
+        status: 200,
+        response: record,
+        errors: ["conflict"],
+      },
+    }),
+    holders: operation({
+      method: "get",
+      path: `${base}/holders`,
+      query: HoldersQuery,
+      doc: {
+        tag: "Reference data",
+        summary: `Count the users holding ${what.many}`,
+        description: `For each \`id\` asked (1 to 100), in the order asked, how many users of the company hold that ${what.one}, active or not, counted from the users at the time of the request (never stored). An id that names no ${what.one} of the company counts 0.`,
+        status: 200,
+        response: HoldersList,
+        parameters: { id: { description: repeated(`Ids of ${what.many}.`) } },
+      },
+    }),
   };
 }
 
-export const accessRoles = referenceOperations("/v2/access-roles", CreateAccessRoleBody, AccessRoleList, AccessRoleRecord, { one: "access role", many: "access roles" });
-export const jobTitles = referenceOperations("/v2/job-titles", CreateNamedBody, JobTitleList, JobTitleRecord, { one: "job title", many: "job titles" });
-export const properties = referenceOperations("/v2/properties", CreateNamedBody, PropertyList, PropertyRecord, { one: "property", many: "properties" });
-export const bots = referenceOperations("/v2/bots", CreateNamedBody, BotList, BotRecord, { one: "bot", many: "bots" });
+export const accessRoles = referenceOperations("/v2/access-roles", { create: CreateAccessRoleBody, update: UpdateAccessRoleBody }, AccessRoleList, AccessRoleRecord, {
+  one: "access role",
+  many: "access roles",
+  updateRule: LAST_ADMIN_ROLE,
+});
+export const jobTitles = referenceOperations("/v2/job-titles", { create: CreateNamedBody, update: UpdateNamedBody }, JobTitleList, JobTitleRecord, { one: "job title", many: "job titles" });
+export const properties = referenceOperations("/v2/properties", { create: CreateNamedBody, update: UpdateNamedBody }, PropertyList, PropertyRecord, { one: "property", many: "properties" });
+export const bots = referenceOperations("/v2/bots", { create: CreateNamedBody, update: UpdateNamedBody }, BotList, BotRecord, { one: "bot", many: "bots" });

@@ -79,6 +79,36 @@ export async function insertReference(kind: ReferenceKind, doc: ReferenceDoc): P
   await driverCollection<ReferenceDoc>(MODELS[kind]).insertOne(doc);
 }
 
+/** The fields a PATCH may change; `isAdmin` only on access roles. */
+export interface ReferenceChanges {
+  name?: string;
+  isAdmin?: boolean;
+}
+
+/**
+ * Applies `changes` to the record `filter` matches, `modifiedAt` advancing past its stored value
+ * even within one millisecond; the record after it, or `null`. A name taken in the company fails
+ * with the duplicate-key error.
+ */
+export function updateReferenceWith(kind: ReferenceKind, filter: Filter<Document>, changes: ReferenceChanges, now: Date): Promise<ReferenceDoc | null> {
+  // $literal: a name such as "$x" is a value, not a field path, inside an update pipeline.
+  const set: Document = { modifiedAt: { $max: [now, { $add: ["$modifiedAt", 1] }] } };
+  for (const [field, value] of Object.entries(changes)) if (value !== undefined) set[field] = { $literal: value };
+  return driverCollection<ReferenceDoc>(MODELS[kind]).findOneAndUpdate(filter, [{ $set: set }], { returnDocument: "after" });
+}
+
+/** Sets the stored fields of the record `filter` matches back to `fields`; whether one matched. */
+export async function restoreReference(kind: ReferenceKind, filter: Filter<Document>, fields: Partial<ReferenceDoc>): Promise<boolean> {
+  return (await driverCollection<ReferenceDoc>(MODELS[kind]).updateOne(filter, { $set: fields })).matchedCount > 0;
+}
+
+/** The ids of the company's access roles with `isAdmin`, but `except`. */
+export async function adminRoleIds(companyId: ObjectId, except?: ObjectId): Promise<ObjectId[]> {
+  const filter: Filter<Document> = { company: companyId, isAdmin: true };
+  if (except) filter._id = { $ne: except };
+  return (await findDocs<{ _id: ObjectId }>(AccessRole, filter, select)).map((role) => role._id);
+}
+
 /** The ids among `ids` that name records of `kind` of the company, as hex strings. */
 export async function existingIds(kind: ReferenceKind, companyId: ObjectId, ids: ObjectId[]): Promise<Set<string>> {
   const found = await findDocs<{ _id: ObjectId }>(MODELS[kind], { _id: { $in: ids }, company: companyId }, select);

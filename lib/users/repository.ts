@@ -11,7 +11,7 @@
 import mongoose, { Schema } from "mongoose";
 import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
 import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
-import { findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
+import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
 import { existingIds, type ReferenceKind } from "@/lib/reference/repository";
 import { TtlCache } from "@/lib/server/cache";
 import { newId, type ObjectId as Id } from "@/lib/server/ids";
@@ -179,6 +179,37 @@ export async function userDisplayNames(companyId: Id, ids: Id[]): Promise<Map<st
   if (ids.length === 0) return new Map();
   const found = await findDocs<Pick<LeanUser, "_id" | "name" | "email">>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { name: 1, email: 1 } });
   return new Map(found.map((user) => [user._id.toHexString(), user.name?.displayName || user.email]));
+}
+
+/** Whether an active member of the company holds one of `roleIds`. */
+export async function activeMemberHolds(companyId: Id, roleIds: Id[]): Promise<boolean> {
+  if (roleIds.length === 0) return false;
+  const filter = { accessRoles: { $in: roleIds }, companies: { $elemMatch: { companyId, isActive: { $ne: false } } } };
+  return (await findDocs(User, filter, { projection: { _id: 1 }, limit: 1 })).length > 0;
+}
+
+/** The field of a user that holds each kind of reference data, and whether it is a list. */
+const HELD_IN = {
+  accessRoles: { field: "accessRoles", many: true },
+  properties: { field: "properties", many: true },
+  jobTitles: { field: "job", many: false },
+  bots: { field: "bot", many: false },
+} as const satisfies Record<ReferenceKind, { field: string; many: boolean }>;
+
+/**
+ * How many users of the company (active or not) hold each of `ids` of `kind`, by id as a hex
+ * string; ids nobody holds are absent. Counted at each call through the field's index, never stored.
+ */
+export async function countHolders(kind: ReferenceKind, companyId: Id, ids: Id[]): Promise<Map<string, number>> {
+  const { field, many } = HELD_IN[kind];
+  const rows = await aggregateDocs<{ _id: Id; users: number }>(User, [
+    { $match: { [field]: { $in: ids }, "companies.companyId": companyId } },
+    { $project: { _id: 0, held: `$${field}` } },
+    // A list field holds other ids too: only those asked for are counted.
+    ...(many ? [{ $unwind: "$held" }, { $match: { held: { $in: ids } } }] : []),
+    { $group: { _id: "$held", users: { $sum: 1 } } },
+  ]);
+  return new Map(rows.map((row) => [row._id.toHexString(), row.users]));
 }
 
 /** The first `limit` ids of the company's users, by id. */

@@ -5,5 +5,6 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = accessRoles.read;
+export const PATCH = accessRoles.update;
 
-export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });
+export const { OPTIONS, POST, PUT, DELETE } = otherMethods({ GET, PATCH });

@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { ReferenceListPage } from "@/components/reference/reference-list";
+
+export const metadata: Metadata = { title: "Bots" };
+
+export default function Page() {
+  return <ReferenceListPage kind="bots" />;
+}

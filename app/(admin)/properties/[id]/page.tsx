@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { ReferenceRecordPage } from "@/components/reference/reference-record";
+
+export const metadata: Metadata = { title: "Property" };
+
+export default async function Page({ params }: { params: Promise<{ id: string }> }) {
+  return <ReferenceRecordPage kind="properties" id={(await params).id} />;
+}

@@ -1,0 +1,165 @@
+/**
+ * The company's reference data (docs/api.md#reference-data): access roles, job titles, properties and bots. Each
+ * kind is a list of named records of one company; names are unique within it. It lives here, above
+ * both lib/reference and lib/users, because it reads who holds each record and keeps the company's
+ * last admin role held by an active user (docs/api.md#the-last-admin-role), while users only read
+ * reference records.
+ */
+import { pageWindow } from "@/lib/models/read";
+import { forgetPrincipals } from "@/lib/credentials/sessions";
+import type {
+  AccessRoleRecord,
+  CreateAccessRoleBody,
+  CreateNamedBody,
+  HoldersList,
+  HoldersQuery,
+  ListReferenceQuery,
+  UpdateAccessRoleBody,
+  UpdateNamedBody,
+} from "@/lib/schemas/reference";
+import type { Principal } from "@/lib/server/principal";
+import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors";
+import { oid, type ObjectId } from "@/lib/server/ids";
+import { escapeRegExp } from "@/lib/server/text";
+import { activeMemberHolds, countHolders } from "@/lib/users/repository";
+import {
+  adminRoleIds,
+  countReference,
+  existingIds,
+  findOneReference,
+  findReference,
+  insertReference,
+  newDoc,
+  restoreReference,
+  updateReferenceWith,
+  type ReferenceDoc,
+  type ReferenceKind,
+} from "@/lib/reference/repository";
+
+/** The record as the API shows it; `isAdmin` only for access roles. */
+type ReferenceRecord<K extends ReferenceKind> = K extends "accessRoles" ? AccessRoleRecord : Omit<AccessRoleRecord, "isAdmin">;
+
+type ReferenceList<K extends ReferenceKind> = {
+  data: { [P in K]: ReferenceRecord<K>[] } & { page: number; limit: number; counter?: number };
+};
+
+export async function listReference<K extends ReferenceKind>(auth: Principal, kind: K, query: ListReferenceQuery): Promise<ReferenceList<K>> {
+  const filter: Record<string, unknown> = { company: oid(auth.companyId) };
+  const search = query.search?.trim();
+  // Case-insensitive prefix of the name, matched literally.
+  if (search) filter.name = { $regex: `^${escapeRegExp(search)}`, $options: "i" };
+  const [docs, counter] = await Promise.all([
+    findReference(kind, filter, { sort: { name: 1, _id: 1 }, ...pageWindow(query) }),
+    query.count ? countReference(kind, filter) : undefined,
+  ]);
+  const records = docs.map((doc) => toReferenceRecord(kind, doc));
+  return {
+    data: { [kind]: records, page: query.page, limit: query.limit, ...(counter === undefined ? {} : { counter }) },
+  } as ReferenceList<K>;
+}
+
+export async function createReference<K extends ReferenceKind>(
+  auth: Principal,
+  kind: K,
+  body: K extends "accessRoles" ? CreateAccessRoleBody : CreateNamedBody,
+): Promise<ReferenceRecord<K>> {
+  const isAdmin = kind === "accessRoles" ? (body as CreateAccessRoleBody).isAdmin : undefined;
+  const doc = newDoc(kind, { company: oid(auth.companyId), name: body.name, isAdmin, createdAt: new Date() });
+  await uniqueName(insertReference(kind, doc));
+  return toReferenceRecord(kind, doc);
+}
+
+/** A write that may take a name the company already uses: that is `409 conflict` on `name`. */
+async function uniqueName<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) {
+      throw new ServiceError("conflict", "A record with this name already exists in the company.", [{ path: "name", message: "is already in use" }]);
+    }
+    throw error;
+  }
+}
+
+type UpdateBody<K extends ReferenceKind> = K extends "accessRoles" ? UpdateAccessRoleBody : UpdateNamedBody;
+
+/**
+ * A PATCH of one record of the company. Taking `isAdmin` away from an access role must leave the
+ * company an admin role held by an active member. Without a transaction (which a stand-alone
+ * MongoDB lacks) two concurrent PATCHes could each see the other's role still admin: so the
+ * rule is checked before the write and again after it, and a write that broke it is undone. Of
+ * two racing demotions the later re-check sees both, so at least one of them is undone.
+ */
+export async function updateReference<K extends ReferenceKind>(auth: Principal, kind: K, id: string, body: UpdateBody<K>): Promise<ReferenceRecord<K>> {
+  const companyId = oid(auth.companyId);
+  const filter = { _id: oid(id), company: companyId };
+  const changes = body as UpdateAccessRoleBody;
+  const before = kind === "accessRoles" && changes.isAdmin === false ? await findOneReference(kind, filter) : null;
+  const demotes = before?.isAdmin === true;
+  if (demotes && !(await keepsAdmin(companyId, before._id))) throw lastAdminRole();
+
+  const after = await uniqueName(updateReferenceWith(kind, filter, changes, new Date()));
+  if (!after) throw notFound("record");
+  if (demotes && !(await keepsAdmin(companyId))) {
+    await undoDemotion(before, after);
+    throw lastAdminRole();
+  }
+  // Cached admin checks of this process rest on the roles' isAdmin: they are asked again.
+  if (changes.isAdmin !== undefined) forgetPrincipals();
+  return toReferenceRecord(kind, after);
+}
+
+/** Whether an active member of the company holds one of its admin roles (`except` left out). */
+async function keepsAdmin(companyId: ObjectId, except?: ObjectId): Promise<boolean> {
+  return activeMemberHolds(companyId, await adminRoleIds(companyId, except));
+}
+
+const lastAdminRole = () =>
+  new ServiceError(
+    "conflict",
+    "The company must keep at least one admin access role held by an active user, and this change would leave none.",
+    [{ path: "isAdmin", message: "is the last admin role held by an active user" }],
+  );
+
+/**
+ * Puts back the role a PATCH demoted: as it was, when nothing has written it since; else only its
+ * `isAdmin` (also when its old name has been taken meanwhile).
+ */
+async function undoDemotion(before: ReferenceDoc, after: ReferenceDoc): Promise<void> {
+  const restored = await restoreReference("accessRoles", { _id: after._id, modifiedAt: after.modifiedAt }, {
+    name: before.name,
+    isAdmin: true,
+    modifiedAt: before.modifiedAt,
+  }).catch((error: unknown) => {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  });
+  if (!restored) await updateReferenceWith("accessRoles", { _id: after._id }, { isAdmin: true }, new Date());
+}
+
+/** How many users of the company hold each record asked for; ids of no record of the company count 0. */
+export async function countReferenceHolders(auth: Principal, kind: ReferenceKind, query: HoldersQuery): Promise<HoldersList> {
+  const companyId = oid(auth.companyId);
+  const asked = query.id.map((id) => oid(id));
+  // Only the company's own records are counted: another company's id says nothing about it.
+  const known = await existingIds(kind, companyId, asked);
+  const counts = known.size > 0 ? await countHolders(kind, companyId, [...known].map((id) => oid(id))) : new Map<string, number>();
+  return { data: { holders: asked.map((id) => ({ _id: id.toHexString(), users: counts.get(id.toHexString()) ?? 0 })) } };
+}
+
+function toReferenceRecord<K extends ReferenceKind>(kind: K, doc: ReferenceDoc): ReferenceRecord<K> {
+  const record = {
+    _id: doc._id.toHexString(),
+    name: doc.name,
+    company: doc.company.toHexString(),
+    createdAt: doc.createdAt.toISOString(),
+    modifiedAt: doc.modifiedAt.toISOString(),
+  };
+  return (kind === "accessRoles" ? { ...record, isAdmin: doc.isAdmin === true } : record) as ReferenceRecord<K>;
+}
+
+export async function getReference<K extends ReferenceKind>(auth: Principal, kind: K, id: string): Promise<ReferenceRecord<K>> {
+  const doc = await findOneReference(kind, { _id: oid(id), company: oid(auth.companyId) });
+  if (!doc) throw notFound("record");
+  return toReferenceRecord(kind, doc);
+}
