@@ -200,6 +200,23 @@ export class CaseArbitraries {
         );
       node = fc.oneof({ arbitrary: signIn, weight: 3 }, { arbitrary: node, weight: 1 });
     }
+    if (spec.key === "PUT /v2/surveys/{id}/content") {
+      // The schema cannot say that only choice questions carry options, nor which ids are the
+      // survey's: new chats and questions of each type, so that a replacement succeeds too.
+      const question = fc.constantFrom("text", "number", "date", "yes_no", "rating", "single_choice", "multiple_choice").chain((type) =>
+        fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z ?]{0,30}$/), fc.uniqueArray(fc.stringMatching(/^[a-z]{1,8}$/), { minLength: 2, maxLength: 5 })).map(
+          ([text, options]) => new Obj([["text", text], ["type", type], ...(type.endsWith("_choice") ? [["options", options] as [string, Node]] : [])]),
+        ),
+      );
+      const chat = fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z ]{0,20}$/), fc.array(question, { maxLength: 4 })).map(([name, questions]) => new Obj([["name", name], ["questions", questions]]));
+      const content = fc.array(chat, { maxLength: 3 }).map((chats) => new Obj([["chat", chats]]));
+      node = fc.oneof({ arbitrary: content, weight: 3 }, { arbitrary: node, weight: 1 });
+    }
+    if (spec.key === "POST /v2/surveys/{id}/answers") {
+      // A text question of the survey in the path (the fuzzer picks it) answered with a short string.
+      const answer = fc.tuple(fc.nat(), fc.stringMatching(/^[A-Za-z ]{1,40}$/)).map(([index, value]) => new Obj([["question", new IdRef("questions", index, "own")], ["value", value]]));
+      node = fc.oneof({ arbitrary: answer.map((one) => new Obj([["answers", [one]]])), weight: 3 }, { arbitrary: node, weight: 1 });
+    }
     return fc.record({ kind: fc.constant("json" as const), node, contentType: fc.constantFrom(...JSON_TYPES) });
   }
 

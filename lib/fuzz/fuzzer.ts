@@ -17,7 +17,7 @@ import fc from "fast-check";
 import { openApiDocument, type OpenApiDocument } from "@/lib/openapi/document";
 import { type Auth, CaseArbitraries, enc, FLAVOURS, type Flavour, type FuzzCase } from "./cases";
 import { IdRef, idsOf, type Node, Raw, rawLabels, toJsonText } from "./values";
-import { type FuzzCompany, type FuzzWorld, type OperationSpec, remember } from "./world";
+import { type FuzzCompany, type FuzzWorld, type OperationSpec, remember, rememberContent } from "./world";
 import { AnswerValidator } from "@/lib/openapi/validate";
 
 export { CaseArbitraries, type FuzzCase } from "./cases";
@@ -61,10 +61,13 @@ export class Fuzzer {
     // A cross-company case names the other company's records where the valid case names its own.
     const owner = c.flavour === "cross" ? other : actor;
     const foreignSent = new Set<string>();
+    // A question named beside a survey in the path is one of that survey's when its content is known.
+    let surveyInPath: string | undefined;
     const resolve = (ref: IdRef): string => {
       let id: string;
       const company = ref.owner === "foreign" ? other : ref.owner === "own" ? owner : undefined;
-      const pool = company?.pools[ref.kind] ?? [];
+      const ofSurvey = ref.kind === "questions" && surveyInPath !== undefined ? company?.questionsOf.get(surveyInPath) : undefined;
+      const pool = ofSurvey?.length ? ofSurvey : company?.pools[ref.kind] ?? [];
       if (company && pool.length > 0) {
         id = pool[pool.length - 1 - (ref.index % pool.length)];
         if (company === other) foreignSent.add(id);
@@ -75,6 +78,7 @@ export class Fuzzer {
     };
 
     const pathId = c.pathId instanceof IdRef ? resolve(c.pathId) : c.pathId;
+    if (c.pathId instanceof IdRef && c.pathId.kind === "surveys") surveyInPath = pathId;
     let url = spec.path;
     if (pathId !== undefined) url = url.replace("{id}", safeEncode(pathId));
     const search = new URLSearchParams();
@@ -151,6 +155,10 @@ export class Fuzzer {
       if (status < 300 && nestingOf(text) > MONGODB_MAX_NESTING) problems.push(`a success whose answer nests deeper than MongoDB's ${MONGODB_MAX_NESTING} levels`);
       problems.push(...this.tenancyProblems(c, spec, actor, other, status, text, `${url} ${bodyPreview}`, foreignInPathOrBody, pathId));
       problems.push(...semanticProblems(c, spec, status, text));
+      if (status === 200 && spec.key === "PUT /v2/surveys/{id}/content" && pathId !== undefined) {
+        const chat = (safeParse(text) as { chat?: { questions: { _id: string; type: string }[] }[] } | undefined)?.chat;
+        if (chat) rememberContent(actor, pathId, chat);
+      }
       if (status === 201 && spec.createsKind) {
         const id = (safeParse(text) as { _id?: unknown } | undefined)?._id;
         if (typeof id === "string") remember(actor, spec.createsKind, id);

@@ -120,6 +120,8 @@ export interface FuzzCompany {
   pools: Record<IdKind, string[]>;
   /** Every id known to be this company's. */
   ids: Set<string>;
+  /** The questions of each survey whose content is known: an answer names one of its survey's. */
+  questionsOf: Map<string, string[]>;
 }
 
 export interface FuzzWorld {
@@ -155,6 +157,7 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
     memberToken: "",
     expiredToken: (await createApiToken(adminEmail, 1, created.company._id)).accessToken,
     pools: Object.fromEntries(ID_KINDS.map((kind) => [kind, []])) as unknown as Record<IdKind, string[]>,
+    questionsOf: new Map(),
     ids: new Set([created.company._id, admin.userId, created.adminRoleId, created.memberRoleId]),
   };
   company.pools.companies.push(company.id);
@@ -210,11 +213,21 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
       }),
       { params: Promise.resolve({ id }) },
     );
-    const survey = (await response.json()) as { chat?: { _id: string; questions: { _id: string }[] }[] };
+    const survey = (await response.json()) as { chat?: { _id: string; questions: { _id: string; type: string }[] }[] };
     if (response.status !== 200 || !survey.chat) throw new Error(`Seeding the content of survey ${id} answered ${response.status}`);
-    for (const chat of survey.chat) for (const question of chat.questions) remember(company, "questions", question._id);
+    rememberContent(company, id, survey.chat);
   }
   return company;
+}
+
+/**
+ * The questions a survey's content now holds (after its seeding, or a replacement that succeeded);
+ * its text questions are the ones a valid answer names, since any short string answers them.
+ */
+export function rememberContent(company: FuzzCompany, surveyId: string, chat: { questions: { _id: string; type?: string }[] }[]): void {
+  const questions = chat.flatMap((each) => each.questions);
+  for (const question of questions) remember(company, "questions", question._id);
+  company.questionsOf.set(surveyId, questions.filter((question) => question.type === "text").map((question) => question._id));
 }
 
 export function remember(company: FuzzCompany, kind: IdKind, id: string): void {

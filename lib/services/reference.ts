@@ -141,10 +141,12 @@ async function undoDemotion(before: ReferenceDoc, after: ReferenceDoc): Promise<
 export async function countReferenceHolders(auth: Principal, kind: ReferenceKind, query: HoldersQuery): Promise<HoldersList> {
   const companyId = oid(auth.companyId);
   const asked = query.id.map((id) => oid(id));
-  // Only the company's own records are counted: another company's id says nothing about it.
+  // Only the company's own records are answered: another company's id is left out like an unknown
+  // one, so the answer never names a record the caller cannot read.
   const known = await existingIds(kind, companyId, asked);
   const counts = known.size > 0 ? await countHolders(kind, companyId, [...known].map((id) => oid(id))) : new Map<string, number>();
-  return { data: { holders: asked.map((id) => ({ _id: id.toHexString(), users: counts.get(id.toHexString()) ?? 0 })) } };
+  const holders = [...new Set(asked.map((id) => id.toHexString()))].filter((id) => known.has(id));
+  return { data: { holders: holders.map((id) => ({ _id: id, users: counts.get(id) ?? 0 })) } };
 }
 
 function toReferenceRecord<K extends ReferenceKind>(kind: K, doc: ReferenceDoc): ReferenceRecord<K> {
