@@ -274,6 +274,7 @@ export const create = operation({
   body: CreateSurveyBody,
   ignoreBodyFields: SERVER_MANAGED_SURVEY_FIELDS,
   doc: {
+    etag: true,
     tag: "Surveys",
     summary: "Create a survey",
     description:
@@ -291,6 +292,7 @@ export const read = operation({
   params: SurveyIdParams,
   query: GetSurveyQuery,
   doc: {
+    etag: true,
     tag: "Surveys",
     summary: "Read a survey",
     status: 200,
@@ -307,6 +309,7 @@ export const update = operation({
   body: UpdateSurveyBody,
   ignoreBodyFields: SERVER_MANAGED_SURVEY_FIELDS,
   doc: {
+    etag: true,
     tag: "Surveys",
     summary: "Update a survey",
     description:
