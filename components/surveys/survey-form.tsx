@@ -1,14 +1,17 @@
 "use client";
 
+import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
+import { ApiError } from "@/lib/client/api";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { focusFirstError, plainIssue, serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
+import { fetchSurveyToEdit, surveyLastSavedBy, useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { CreateSurveyBody, MAX_SURVEY_CODE, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/surveys/contract";
+import { conflictRows, EditConflict, type Conflict } from "../edit-conflict";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";
@@ -82,8 +85,27 @@ function useCodeCheck(code: string, exceptId?: string) {
   };
 }
 
-export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
+/** How the conflict panel names the fields it compares. */
+const LABELS: Record<string, string> = {
+  code: "Code",
+  name: "Name",
+  isActive: "Active",
+  permissions: "Roles that may answer",
+  group: "Group",
+  groupPermissions: "Roles of the group",
+  permissionsV2: "Roles and what they may do",
+  groupPermissionsV2: "Groups",
+  onlySubSurvey: "Only as a sub-survey",
+};
+
+/**
+ * `survey` is the version the edit starts from and `etag` its tag: the save sends it in
+ * `If-Match`, so a version saved meanwhile by someone else is never overwritten unseen.
+ */
+export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: string }) {
   const router = useRouter();
+  const client = useQueryClient();
+  const [conflict, setConflict] = useState<(Conflict & { survey: SurveyRecord; etag: string }) | undefined>();
   const hydrated = useHydrated();
   const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm(() => initialState(survey), FIELDS, inputId);
   const toast = useToast();
@@ -95,8 +117,42 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
   const codeUnchanged = survey !== undefined && state.code === survey.code;
   const codeError = code.ruleError ? code.ruleError : code.taken && !codeUnchanged ? "Another survey of the company already uses this code." : errors.code;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  const roleName = (id: string) => roles.data?.find((role) => role._id === id)?.name ?? id;
+  const format = (field: string, value: unknown): string => {
+    if (typeof value === "boolean") return value ? "Yes" : "No";
+    if (value === null || value === undefined || value === "") return "—";
+    if (field === "permissions" || field === "groupPermissions") return (value as string[]).map(roleName).join(", ") || "—";
+    if (field === "permissionsV2") {
+      const entries = value as PermissionV2[];
+      return entries.map((p) => `${roleName(p.accessRole)}: ${[p.canAnswer && "answer", p.canViewAnswers && "view answers"].filter(Boolean).join(", ")}`).join("; ") || "—";
+    }
+    if (field === "groupPermissionsV2") return (value as GroupV2[]).map((g) => `${g.group}: ${g.accessRoles.map(roleName).join(", ")}`).join("; ") || "—";
+    return String(value);
+  };
+
+  /** A refused save: the version saved meanwhile, who saved it, and what differs from this edit. */
+  async function showConflict(original: SurveyRecord): Promise<string | undefined> {
+    const current = await fetchSurveyToEdit(original._id);
+    const [base, theirs] = [written(initialState(original)), written(initialState(current.body))];
+    // Changed meanwhile only where this form does not look: nothing of theirs can be lost.
+    if (same(base, theirs) && !conflict) return current.etag;
+    const savedBy = await surveyLastSavedBy(original._id);
+    setConflict({ survey: current.body, etag: current.etag, savedAt: current.body.modifiedAt, savedBy, rows: conflictRows(base, written(state), theirs, LABELS, format) });
+    return undefined;
+  }
+
+  /** Discards the edit: the form starts again from the saved version. */
+  function reload() {
+    if (!conflict || !survey) return;
+    client.setQueryData(["survey", survey._id, "edit"], { body: conflict.survey, etag: conflict.etag });
+  }
+
+  /**
+   * `tag` is the version the save applies to; `retry` lets a refused save that differs from the
+   * saved version in no field of this form (only in bookkeeping) go through once without asking.
+   */
+  async function submit(event?: FormEvent, tag = conflict?.etag ?? etag, retry = true) {
+    event?.preventDefault();
     setFormError(undefined);
     if (code.ruleError || (code.taken && !codeUnchanged)) return focusFirstError({ code: "x" }, FIELDS, inputId);
     try {
@@ -109,7 +165,10 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
         setErrors({});
         const changed = Object.keys(body).length > 0;
         if (changed) {
-          const saved = await update.mutateAsync(body);
+          // Overwriting sends the tag of the version the conflict showed: it applies only if
+          // nobody saved again since.
+          const saved = await update.mutateAsync({ body, ifMatch: tag });
+          setConflict(undefined);
           toast.show({ message: `${feedback.saved("survey")} It is now at revision ${saved.__v}.` });
         } else {
           toast.show({ message: feedback.unchanged("survey"), tone: "info" });
@@ -127,6 +186,15 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
         router.push(`/surveys/${created._id}`);
       }
     } catch (error) {
+      if (survey && error instanceof ApiError && error.code === "precondition_failed") {
+        try {
+          const current = await showConflict(survey);
+          if (current && retry) return await submit(undefined, current, false);
+          return;
+        } catch (reading) {
+          return fail({}, reading);
+        }
+      }
       fail(serverFieldErrors(error, FIELDS, TEXTS).fields, error);
     }
   }
@@ -242,7 +310,8 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
       </Card>
 
       {formError !== undefined && <ErrorMessage error={formError} title={survey ? "The survey could not be saved" : "The survey could not be created"} />}
-      <div className="flex flex-wrap justify-end gap-3">
+      {conflict && <EditConflict conflict={conflict} what="survey" busy={busy} onReload={reload} onOverwrite={() => void submit()} />}
+      <div className={`flex flex-wrap justify-end gap-3 ${conflict ? "hidden" : ""}`}>
         <LinkButton href={survey ? `/surveys/${survey._id}` : "/surveys"}>Cancel</LinkButton>
         <Button type="submit" kind="primary" disabled={busy || !hydrated || Boolean(code.ruleError) || (code.taken && !codeUnchanged)}>
           {busy ? "Saving…" : survey ? "Save changes" : "Create survey"}

@@ -67,7 +67,7 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
   const page = await pageOf(surveys, query, SURVEY_ORDER, scope, (survey) => [survey.modifiedAt, survey._id]);
-  const items = query.select && !query.select.includes("modifiedAt") ? page.items.map(({ modifiedAt: _, ...survey }) => survey) : page.items;
+  const items = query.select && !query.select.includes("modifiedAt") ? page.items.map(withoutModifiedAt) : page.items;
   return {
     data: {
       surveys: items as SurveyList["data"]["surveys"],
@@ -77,6 +77,12 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
       ...(counter === undefined ? {} : { counter }),
     },
   };
+}
+
+function withoutModifiedAt(survey: Partial<SurveyRecord>): Partial<SurveyRecord> {
+  const copy = { ...survey };
+  delete copy.modifiedAt;
+  return copy;
 }
 
 /** Newest `modifiedAt` first, `_id` breaking ties. */

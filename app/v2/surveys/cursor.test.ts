@@ -22,7 +22,7 @@ describe("cursor paging of every other list", () => {
     let target: string | null = path;
     for (let page = 0; target !== null; page++) {
       expect(page).toBeLessThan(50);
-      const response = await call(handler, target, { token: options.token ?? t.adminToken, admin: options.admin, params: options.params });
+      const response: Json = await call(handler, target, { token: options.token ?? t.adminToken, admin: options.admin, params: options.params });
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       records.push(...response.body.data[key]);
       const next = response.body.data.next as string | null;
