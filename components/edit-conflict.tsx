@@ -1,6 +1,8 @@
 "use client";
 
+import { useQueryClient, type QueryKey } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
+import { ApiError, type Tagged } from "@/lib/client/api";
 import { ConfirmDialog } from "./confirm-dialog";
 import { Button } from "./ui";
 
@@ -38,6 +40,55 @@ export function conflictRows<S extends object>(base: S, yours: S, theirs: S, lab
       yours: format(field, (yours as Record<string, unknown>)[field]),
       theirs: format(field, (theirs as Record<string, unknown>)[field]),
     }));
+}
+
+/** Whether a save was refused because the record changed since the form loaded it (`If-Match`). */
+export const isStale = (error: unknown): boolean => error instanceof ApiError && error.code === "precondition_failed";
+
+/**
+ * The conflict of an edit form whose save sends `If-Match`: `tag` is the version a save applies
+ * to, `refused` learns what was saved meanwhile after a `412`, `reload` starts the form again
+ * from that version (the edit form is keyed by the tag of `editKey`'s query), and `panel` shows it.
+ */
+export function useEditConflict<R extends { modifiedAt: string }, S extends object>(options: {
+  /** The query the edit form was loaded by, holding `{ body, etag }`. */
+  editKey: QueryKey;
+  /** The tag the form loaded. */
+  etag: string | undefined;
+  load: () => Promise<Tagged<R>>;
+  /** A record's values as the form holds them, only the fields the panel may show. */
+  fields: (record: R) => S;
+  labels: Record<string, string>;
+  format: (field: string, value: unknown) => string;
+  /** Who saved the record last, when the API can say. */
+  savedBy?: () => Promise<string | null>;
+}) {
+  const client = useQueryClient();
+  const [conflict, setConflict] = useState<(Conflict & { saved: Tagged<R> }) | undefined>();
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+  /**
+   * After a `412`: the version saved meanwhile. When it differs from what the form loaded only in
+   * fields the form does not show, nothing of theirs can be lost, and its tag is answered so the
+   * save may go again; otherwise the conflict is shown and the answer is `undefined`.
+   */
+  async function refused(original: R, yours: S): Promise<string | undefined> {
+    const saved = await options.load();
+    const [base, theirs] = [options.fields(original), options.fields(saved.body)];
+    if (same(base, theirs) && !conflict) return saved.etag;
+    const savedBy = (await options.savedBy?.()) ?? null;
+    setConflict({ saved, savedAt: saved.body.modifiedAt, savedBy, rows: conflictRows(base, yours, theirs, options.labels, options.format) });
+    return undefined;
+  }
+
+  return {
+    conflict,
+    tag: conflict?.saved.etag ?? options.etag,
+    refused,
+    clear: () => setConflict(undefined),
+    /** Discards the edit: the form starts again from the saved version. */
+    reload: () => conflict && client.setQueryData(options.editKey, conflict.saved),
+  };
 }
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });

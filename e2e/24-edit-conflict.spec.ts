@@ -40,6 +40,8 @@ async function openEdit(page: Page, href: string): Promise<void> {
 }
 
 test("24. two admins edit one survey: the second save says who saved first and what changed, then overwrites or reloads", async ({ browser, page }) => {
+  // Two sign-ins, four axe checks and pictures, two rounds of edits.
+  test.setTimeout(180_000);
   const href = await createSurvey(page);
   const other = await admin(browser, `${href}/edit`);
 

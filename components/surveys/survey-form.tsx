@@ -1,9 +1,7 @@
 "use client";
 
-import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
-import { ApiError } from "@/lib/client/api";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { focusFirstError, plainIssue, serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
@@ -11,7 +9,7 @@ import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { fetchSurveyToEdit, surveyLastSavedBy, useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { CreateSurveyBody, MAX_SURVEY_CODE, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/surveys/contract";
-import { conflictRows, EditConflict, type Conflict } from "../edit-conflict";
+import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";
@@ -104,8 +102,6 @@ const LABELS: Record<string, string> = {
  */
 export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: string }) {
   const router = useRouter();
-  const client = useQueryClient();
-  const [conflict, setConflict] = useState<(Conflict & { survey: SurveyRecord; etag: string }) | undefined>();
   const hydrated = useHydrated();
   const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm(() => initialState(survey), FIELDS, inputId);
   const toast = useToast();
@@ -130,28 +126,21 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
     return String(value);
   };
 
-  /** A refused save: the version saved meanwhile, who saved it, and what differs from this edit. */
-  async function showConflict(original: SurveyRecord): Promise<string | undefined> {
-    const current = await fetchSurveyToEdit(original._id);
-    const [base, theirs] = [written(initialState(original)), written(initialState(current.body))];
-    // Changed meanwhile only where this form does not look: nothing of theirs can be lost.
-    if (same(base, theirs) && !conflict) return current.etag;
-    const savedBy = await surveyLastSavedBy(original._id);
-    setConflict({ survey: current.body, etag: current.etag, savedAt: current.body.modifiedAt, savedBy, rows: conflictRows(base, written(state), theirs, LABELS, format) });
-    return undefined;
-  }
-
-  /** Discards the edit: the form starts again from the saved version. */
-  function reload() {
-    if (!conflict || !survey) return;
-    client.setQueryData(["survey", survey._id, "edit"], { body: conflict.survey, etag: conflict.etag });
-  }
+  const conflicts = useEditConflict({
+    editKey: ["survey", survey?._id, "edit"],
+    etag,
+    load: () => fetchSurveyToEdit(survey!._id),
+    fields: (record: SurveyRecord) => written(initialState(record)),
+    labels: LABELS,
+    format,
+    savedBy: () => surveyLastSavedBy(survey!._id),
+  });
 
   /**
    * `tag` is the version the save applies to; `retry` lets a refused save that differs from the
    * saved version in no field of this form (only in bookkeeping) go through once without asking.
    */
-  async function submit(event?: FormEvent, tag = conflict?.etag ?? etag, retry = true) {
+  async function submit(event?: FormEvent, tag = conflicts.tag, retry = true) {
     event?.preventDefault();
     setFormError(undefined);
     if (code.ruleError || (code.taken && !codeUnchanged)) return focusFirstError({ code: "x" }, FIELDS, inputId);
@@ -168,7 +157,7 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
           // Overwriting sends the tag of the version the conflict showed: it applies only if
           // nobody saved again since.
           const saved = await update.mutateAsync({ body, ifMatch: tag });
-          setConflict(undefined);
+          conflicts.clear();
           toast.show({ message: `${feedback.saved("survey")} It is now at revision ${saved.__v}.` });
         } else {
           toast.show({ message: feedback.unchanged("survey"), tone: "info" });
@@ -186,14 +175,10 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
         router.push(`/surveys/${created._id}`);
       }
     } catch (error) {
-      if (survey && error instanceof ApiError && error.code === "precondition_failed") {
-        try {
-          const current = await showConflict(survey);
-          if (current && retry) return await submit(undefined, current, false);
-          return;
-        } catch (reading) {
-          return fail({}, reading);
-        }
+      if (survey && isStale(error)) {
+        const again = await conflicts.refused(survey, written(state)).catch((reading: unknown) => void fail({}, reading));
+        if (again && retry) await submit(undefined, again, false);
+        return;
       }
       fail(serverFieldErrors(error, FIELDS, TEXTS).fields, error);
     }
@@ -310,8 +295,8 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
       </Card>
 
       {formError !== undefined && <ErrorMessage error={formError} title={survey ? "The survey could not be saved" : "The survey could not be created"} />}
-      {conflict && <EditConflict conflict={conflict} what="survey" busy={busy} onReload={reload} onOverwrite={() => void submit()} />}
-      <div className={`flex flex-wrap justify-end gap-3 ${conflict ? "hidden" : ""}`}>
+      {conflicts.conflict && <EditConflict conflict={conflicts.conflict} what="survey" busy={busy} onReload={conflicts.reload} onOverwrite={() => void submit()} />}
+      <div className={`flex flex-wrap justify-end gap-3 ${conflicts.conflict ? "hidden" : ""}`}>
         <LinkButton href={survey ? `/surveys/${survey._id}` : "/surveys"}>Cancel</LinkButton>
         <Button type="submit" kind="primary" disabled={busy || !hydrated || Boolean(code.ruleError) || (code.taken && !codeUnchanged)}>
           {busy ? "Saving…" : survey ? "Save changes" : "Create survey"}

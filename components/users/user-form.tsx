@@ -1,9 +1,7 @@
 "use client";
 
-import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent, type ReactNode } from "react";
-import { ApiError } from "@/lib/client/api";
+import type { FormEvent, ReactNode } from "react";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { serverFieldErrors, zodFieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
@@ -11,7 +9,7 @@ import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { fetchUserToEdit, RELATIONS, useCreateUser, useUpdateUser, type CreateUserInput, type Relation, type UpdateUserInput } from "@/lib/client/users";
 import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/users/contract";
-import { conflictRows, EditConflict, type Conflict } from "../edit-conflict";
+import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";
@@ -176,8 +174,6 @@ const LABELS: Record<string, string> = {
  */
 export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
   const router = useRouter();
-  const client = useQueryClient();
-  const [conflict, setConflict] = useState<(Conflict & { user: UserRecord; etag: string }) | undefined>();
   const hydrated = useHydrated();
   const editing = Boolean(user);
   const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm(() => initialState(user), FIELDS, inputId);
@@ -207,29 +203,21 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
   /** The comparable part of a form state: what the panel may show (never the password). */
   const comparable = (form: FormState) => Object.fromEntries(Object.keys(LABELS).map((key) => [key, form[key as keyof FormState]]));
 
-  /** A refused save: the version saved meanwhile and what differs from this edit. */
-  async function showConflict(original: UserRecord): Promise<string | undefined> {
-    const current = await fetchUserToEdit(original._id);
-    const [base, theirs] = [comparable(initialState(original)), comparable(initialState(current.body))];
-    // Changed meanwhile only where this form does not look (the sign-in bookkeeping of one's own
-    // record, for one): nothing of theirs can be lost.
-    if (JSON.stringify(base) === JSON.stringify(theirs) && !conflict) return current.etag;
-    // A user record does not say who changed it.
-    setConflict({ user: current.body, etag: current.etag, savedAt: current.body.modifiedAt, savedBy: null, rows: conflictRows(base, comparable(state), theirs, LABELS, format) });
-    return undefined;
-  }
-
-  /** Discards the edit: the form starts again from the saved version. */
-  function reload() {
-    if (!conflict || !user) return;
-    client.setQueryData(["user", user._id, "edit"], { body: conflict.user, etag: conflict.etag });
-  }
+  const conflicts = useEditConflict({
+    editKey: ["user", user?._id, "edit"],
+    etag,
+    load: () => fetchUserToEdit(user!._id),
+    fields: (record: UserRecord) => comparable(initialState(record)),
+    labels: LABELS,
+    format,
+    // A user record does not say who changed it: the panel says "someone else".
+  });
 
   /**
    * `tag` is the version the save applies to; `retry` lets a refused save that differs from the
    * saved version in no field of this form (only in bookkeeping) go through once without asking.
    */
-  async function submit(event?: FormEvent, tag = conflict?.etag ?? etag, retry = true) {
+  async function submit(event?: FormEvent, tag = conflicts.tag, retry = true) {
     event?.preventDefault();
     setFormError(undefined);
     const extensions = parseExtensions(state.extensions);
@@ -244,7 +232,7 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
         // Overwriting sends the tag of the version the conflict showed: it applies only if nobody
         // saved again since.
         if (changed) await update.mutateAsync({ body: body as UpdateUserInput, ifMatch: tag });
-        setConflict(undefined);
+        conflicts.clear();
         toast.show({ message: changed ? feedback.saved("user") : feedback.unchanged("user"), tone: changed ? "success" : "info" });
         focusHeadingAfterNavigation();
         router.push(`/users/${user._id}`);
@@ -256,14 +244,10 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
         router.push(`/users/${created._id}`);
       }
     } catch (error) {
-      if (user && error instanceof ApiError && error.code === "precondition_failed") {
-        try {
-          const current = await showConflict(user);
-          if (current && retry) return await submit(undefined, current, false);
-          return;
-        } catch (reading) {
-          return fail({}, reading);
-        }
+      if (user && isStale(error)) {
+        const again = await conflicts.refused(user, comparable(state)).catch((reading: unknown) => void fail({}, reading));
+        if (again && retry) await submit(undefined, again, false);
+        return;
       }
       const { fields } = serverFieldErrors(error, FIELDS, TEXTS);
       fail(fields, error);
@@ -409,9 +393,9 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
       </Card>
 
       {formError !== undefined && <ErrorMessage error={formError} title={editing ? "The user could not be saved" : "The user could not be created"} />}
-      {conflict && <EditConflict conflict={conflict} what="user" busy={busy} onReload={reload} onOverwrite={() => void submit()} />}
+      {conflicts.conflict && <EditConflict conflict={conflicts.conflict} what="user" busy={busy} onReload={conflicts.reload} onOverwrite={() => void submit()} />}
 
-      <div className={`flex flex-wrap justify-end gap-3 ${conflict ? "hidden" : ""}`}>
+      <div className={`flex flex-wrap justify-end gap-3 ${conflicts.conflict ? "hidden" : ""}`}>
         <LinkButton href={user ? `/users/${user._id}` : "/users"}>Cancel</LinkButton>
         <Button type="submit" kind="primary" disabled={busy || !hydrated}>
           {busy ? "Saving…" : editing ? "Save changes" : "Create user"}
