@@ -1,21 +1,27 @@
 "use client";
 
-import { useSurvey } from "@/lib/client/surveys";
+import { useSurveyToEdit } from "@/lib/client/surveys";
 import { ErrorState } from "../error-state";
 import { BackLink, Loading, PageHeader } from "../ui";
 import { SurveyForm } from "./survey-form";
 
 export function EditSurvey({ id }: { id: string }) {
-  const survey = useSurvey(id);
-  if (survey.isLoading) return <Loading label="Loading the survey…" />;
+  const edit = useSurveyToEdit(id);
+  const survey = edit.data?.body;
+  if (edit.isLoading) return <Loading label="Loading the survey…" />;
   return (
     <div className="mx-auto max-w-4xl">
       <PageHeader
-        title={survey.data ? `Edit ${survey.data.name}` : "Edit survey"}
+        title={survey ? `Edit ${survey.name}` : "Edit survey"}
         subtitle="Each save is kept as a revision in the version history."
-        back={<BackLink href={`/surveys/${id}`}>{survey.data?.name ?? "Survey"}</BackLink>}
+        back={<BackLink href={`/surveys/${id}`}>{survey?.name ?? "Survey"}</BackLink>}
       />
-      {survey.data ? <SurveyForm key={survey.data.__v} survey={survey.data} /> : <ErrorState error={survey.error} title="The survey could not be loaded" onRetry={() => survey.refetch()} retrying={survey.isFetching} />}
+      {/* A new tag (a reload after a conflict) starts the form again from that version. */}
+      {edit.data && survey ? (
+        <SurveyForm key={edit.data.etag} survey={survey} etag={edit.data.etag} />
+      ) : (
+        <ErrorState error={edit.error} title="The survey could not be loaded" onRetry={() => edit.refetch()} retrying={edit.isFetching} />
+      )}
     </div>
   );
 }

@@ -7,8 +7,9 @@ import { focusFirstError, plainIssue, serverFieldErrors, zodFieldErrors, type Fi
 import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
+import { fetchSurveyToEdit, surveyLastSavedBy, useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { CreateSurveyBody, MAX_SURVEY_CODE, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/surveys/contract";
+import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";
@@ -82,7 +83,24 @@ function useCodeCheck(code: string, exceptId?: string) {
   };
 }
 
-export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
+/** How the conflict panel names the fields it compares. */
+const LABELS: Record<string, string> = {
+  code: "Code",
+  name: "Name",
+  isActive: "Active",
+  permissions: "Roles that may answer",
+  group: "Group",
+  groupPermissions: "Roles of the group",
+  permissionsV2: "Roles and what they may do",
+  groupPermissionsV2: "Groups",
+  onlySubSurvey: "Only as a sub-survey",
+};
+
+/**
+ * `survey` is the version the edit starts from and `etag` its tag: the save sends it in
+ * `If-Match`, so a version saved meanwhile by someone else is never overwritten unseen.
+ */
+export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: string }) {
   const router = useRouter();
   const hydrated = useHydrated();
   const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm(() => initialState(survey), FIELDS, inputId);
@@ -95,8 +113,35 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
   const codeUnchanged = survey !== undefined && state.code === survey.code;
   const codeError = code.ruleError ? code.ruleError : code.taken && !codeUnchanged ? "Another survey of the company already uses this code." : errors.code;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  const roleName = (id: string) => roles.data?.find((role) => role._id === id)?.name ?? id;
+  const format = (field: string, value: unknown): string => {
+    if (typeof value === "boolean") return value ? "Yes" : "No";
+    if (value === null || value === undefined || value === "") return "—";
+    if (field === "permissions" || field === "groupPermissions") return (value as string[]).map(roleName).join(", ") || "—";
+    if (field === "permissionsV2") {
+      const entries = value as PermissionV2[];
+      return entries.map((p) => `${roleName(p.accessRole)}: ${[p.canAnswer && "answer", p.canViewAnswers && "view answers"].filter(Boolean).join(", ")}`).join("; ") || "—";
+    }
+    if (field === "groupPermissionsV2") return (value as GroupV2[]).map((g) => `${g.group}: ${g.accessRoles.map(roleName).join(", ")}`).join("; ") || "—";
+    return String(value);
+  };
+
+  const conflicts = useEditConflict({
+    editKey: ["survey", survey?._id, "edit"],
+    etag,
+    load: () => fetchSurveyToEdit(survey!._id),
+    fields: (record: SurveyRecord) => written(initialState(record)),
+    labels: LABELS,
+    format,
+    savedBy: () => surveyLastSavedBy(survey!._id),
+  });
+
+  /**
+   * `tag` is the version the save applies to; `retry` lets a refused save that differs from the
+   * saved version in no field of this form (only in bookkeeping) go through once without asking.
+   */
+  async function submit(event?: FormEvent, tag = conflicts.tag, retry = true) {
+    event?.preventDefault();
     setFormError(undefined);
     if (code.ruleError || (code.taken && !codeUnchanged)) return focusFirstError({ code: "x" }, FIELDS, inputId);
     try {
@@ -109,7 +154,10 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
         setErrors({});
         const changed = Object.keys(body).length > 0;
         if (changed) {
-          const saved = await update.mutateAsync(body);
+          // Overwriting sends the tag of the version the conflict showed: it applies only if
+          // nobody saved again since.
+          const saved = await update.mutateAsync({ body, ifMatch: tag });
+          conflicts.clear();
           toast.show({ message: `${feedback.saved("survey")} It is now at revision ${saved.__v}.` });
         } else {
           toast.show({ message: feedback.unchanged("survey"), tone: "info" });
@@ -127,6 +175,11 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
         router.push(`/surveys/${created._id}`);
       }
     } catch (error) {
+      if (survey && isStale(error)) {
+        const again = await conflicts.refused(survey, written(state)).catch((reading: unknown) => void fail({}, reading));
+        if (again && retry) await submit(undefined, again, false);
+        return;
+      }
       fail(serverFieldErrors(error, FIELDS, TEXTS).fields, error);
     }
   }
@@ -242,7 +295,8 @@ export function SurveyForm({ survey }: { survey?: SurveyRecord }) {
       </Card>
 
       {formError !== undefined && <ErrorMessage error={formError} title={survey ? "The survey could not be saved" : "The survey could not be created"} />}
-      <div className="flex flex-wrap justify-end gap-3">
+      {conflicts.conflict && <EditConflict conflict={conflicts.conflict} what="survey" busy={busy} onReload={conflicts.reload} onOverwrite={() => void submit()} />}
+      <div className={`flex flex-wrap justify-end gap-3 ${conflicts.conflict ? "hidden" : ""}`}>
         <LinkButton href={survey ? `/surveys/${survey._id}` : "/surveys"}>Cancel</LinkButton>
         <Button type="submit" kind="primary" disabled={busy || !hydrated || Boolean(code.ruleError) || (code.taken && !codeUnchanged)}>
           {busy ? "Saving…" : survey ? "Save changes" : "Create survey"}

@@ -81,7 +81,7 @@ export function SurveyHistory({ id }: { id: string }) {
     setConfirm(undefined);
     const body = Object.fromEntries(RESTORED_FIELDS.map((field) => [field, revision.snapshot[field]])) as UpdateSurveyInput;
     try {
-      const result = await update.mutateAsync(body);
+      const result = await update.mutateAsync({ body });
       show({ page: 1 });
       toast.show({ message: `${feedback.restored("survey", revision.__v)} It is now at revision ${result.__v}.` });
     } catch {

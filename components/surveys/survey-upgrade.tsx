@@ -38,7 +38,7 @@ function Upgrade({ survey, back }: { survey: SurveyRecord; back: ReactNode }) {
 
   async function upgrade() {
     try {
-      const result = await update.mutateAsync({ version: 2 });
+      const result = await update.mutateAsync({ body: { version: 2 } });
       const lost = (result.debug ?? []).filter((note) => note.level !== "info");
       if (lost.length > 0) setWarnings(lost);
       else {

@@ -42,7 +42,7 @@ function UserView({ user }: { user: UserRecord }) {
   async function setActive(isActive: boolean, undoing = false) {
     setConfirming(false);
     try {
-      await update.mutateAsync({ isActive });
+      await update.mutateAsync({ body: { isActive } });
     } catch {
       // Shown below from the mutation's error.
       return;

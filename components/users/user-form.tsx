@@ -7,8 +7,9 @@ import { serverFieldErrors, zodFieldErrors, type FieldTexts } from "@/lib/client
 import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { RELATIONS, useCreateUser, useUpdateUser, type CreateUserInput, type Relation, type UpdateUserInput } from "@/lib/client/users";
+import { fetchUserToEdit, RELATIONS, useCreateUser, useUpdateUser, type CreateUserInput, type Relation, type UpdateUserInput } from "@/lib/client/users";
 import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/users/contract";
+import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";
@@ -152,7 +153,26 @@ function updateBody(state: FormState, user: UserRecord, extensions: Extensions):
   return body;
 }
 
-export function UserForm({ user }: { user?: UserRecord }) {
+/** How the conflict panel names the fields it compares. */
+const LABELS: Record<string, string> = {
+  displayName: "Display name",
+  names: "First names",
+  lastName: "Last name",
+  secondLastName: "Second last name",
+  phone: "Phone",
+  accessRoles: "Access roles",
+  properties: "Properties",
+  job: "Job title",
+  bot: "Bot",
+  extensions: "Extensions",
+  hierarchy: "Reporting lines",
+};
+
+/**
+ * `user` is the version the edit starts from and `etag` its tag: the save sends it in `If-Match`,
+ * so a version saved meanwhile by someone else is never overwritten unseen.
+ */
+export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
   const router = useRouter();
   const hydrated = useHydrated();
   const editing = Boolean(user);
@@ -167,8 +187,38 @@ export function UserForm({ user }: { user?: UserRecord }) {
   const properties = useReference("properties");
   const bots = useReference("bots");
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  const names = (kind: "accessRoles" | "properties" | "jobTitles" | "bots", ids: string[]) => {
+    const records = { accessRoles: roles, properties, jobTitles: jobs, bots }[kind].data ?? [];
+    return ids.map((id) => records.find((record) => record._id === id)?.name ?? id).join(", ") || "—";
+  };
+  const format = (field: string, value: unknown): string => {
+    if (field === "accessRoles" || field === "properties") return names(field, value as string[]);
+    if (field === "job" || field === "bot") return value ? names(field === "job" ? "jobTitles" : "bots", [value as string]) : "—";
+    if (field === "hierarchy") {
+      const lines = value as FormState["hierarchy"];
+      return RELATIONS.map(({ key, label }) => `${label}: ${lines[key].length}`).join(", ");
+    }
+    return typeof value === "string" && value.trim() !== "" ? value : "—";
+  };
+  /** The comparable part of a form state: what the panel may show (never the password). */
+  const comparable = (form: FormState) => Object.fromEntries(Object.keys(LABELS).map((key) => [key, form[key as keyof FormState]]));
+
+  const conflicts = useEditConflict({
+    editKey: ["user", user?._id, "edit"],
+    etag,
+    load: () => fetchUserToEdit(user!._id),
+    fields: (record: UserRecord) => comparable(initialState(record)),
+    labels: LABELS,
+    format,
+    // A user record does not say who changed it: the panel says "someone else".
+  });
+
+  /**
+   * `tag` is the version the save applies to; `retry` lets a refused save that differs from the
+   * saved version in no field of this form (only in bookkeeping) go through once without asking.
+   */
+  async function submit(event?: FormEvent, tag = conflicts.tag, retry = true) {
+    event?.preventDefault();
     setFormError(undefined);
     const extensions = parseExtensions(state.extensions);
     if ("error" in extensions) return fail({ extensions: extensions.error });
@@ -179,7 +229,10 @@ export function UserForm({ user }: { user?: UserRecord }) {
     try {
       if (user) {
         const changed = Object.keys(body).length > 0;
-        if (changed) await update.mutateAsync(body as UpdateUserInput);
+        // Overwriting sends the tag of the version the conflict showed: it applies only if nobody
+        // saved again since.
+        if (changed) await update.mutateAsync({ body: body as UpdateUserInput, ifMatch: tag });
+        conflicts.clear();
         toast.show({ message: changed ? feedback.saved("user") : feedback.unchanged("user"), tone: changed ? "success" : "info" });
         focusHeadingAfterNavigation();
         router.push(`/users/${user._id}`);
@@ -191,6 +244,11 @@ export function UserForm({ user }: { user?: UserRecord }) {
         router.push(`/users/${created._id}`);
       }
     } catch (error) {
+      if (user && isStale(error)) {
+        const again = await conflicts.refused(user, comparable(state)).catch((reading: unknown) => void fail({}, reading));
+        if (again && retry) await submit(undefined, again, false);
+        return;
+      }
       const { fields } = serverFieldErrors(error, FIELDS, TEXTS);
       fail(fields, error);
     }
@@ -335,8 +393,9 @@ export function UserForm({ user }: { user?: UserRecord }) {
       </Card>
 
       {formError !== undefined && <ErrorMessage error={formError} title={editing ? "The user could not be saved" : "The user could not be created"} />}
+      {conflicts.conflict && <EditConflict conflict={conflicts.conflict} what="user" busy={busy} onReload={conflicts.reload} onOverwrite={() => void submit()} />}
 
-      <div className="flex flex-wrap justify-end gap-3">
+      <div className={`flex flex-wrap justify-end gap-3 ${conflicts.conflict ? "hidden" : ""}`}>
         <LinkButton href={user ? `/users/${user._id}` : "/users"}>Cancel</LinkButton>
         <Button type="submit" kind="primary" disabled={busy || !hydrated}>
           {busy ? "Saving…" : editing ? "Save changes" : "Create user"}

@@ -214,6 +214,7 @@ async function main(): Promise<void> {
       ),
     );
     report([users.floor.figures(), ...results], `first search+count request (counts ${coldCounter} matches, no counter kept yet): ${coldMs.toFixed(0)} ms`);
+    await benchCursorDepth(headers, newTable());
     if (SURVEYS > 0) {
       await benchSurveys({
         database,
@@ -278,6 +279,39 @@ async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: O
   bar.stop();
   err(`Inserted ${count} users in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
   return ids;
+}
+
+/**
+ * The cost of a page by its depth (docs/api.md#cursor-paging): the first page, the deepest page
+ * (the 10,000th of 10 at 100,000 users) by cursor, and the same page by `page=`, which skips every
+ * record before it. The deep cursor is the `next` of the page before it, read once by number.
+ */
+async function benchCursorDepth(headers: Record<string, string>, depthTable: BenchTable): Promise<void> {
+  const depth = Math.max(2, Math.min(10_000, Math.floor(USERS / 10)));
+  const list = `${BASE}/v2/users?isActive=all&limit=10`;
+  const before = await json(await fetch(`${list}&page=${depth - 1}`, { headers }));
+  const cursor = before.data?.next as string | undefined;
+  if (!cursor) throw new Error(`no cursor after page ${depth - 1}`);
+  err(`Cursor depth: page 1 and page ${depth} of 10 users, by cursor and by page=.`);
+  const rows = [
+    await depthTable.measure("page 1 (the walk's first page)", { url: list, headers }),
+    await depthTable.measure(`page ${depth} by cursor`, { url: `${list}&cursor=${encodeURIComponent(cursor)}`, headers }),
+    await depthTable.measure(`page ${depth} by page=`, { url: `${list}&page=${depth}`, headers }),
+  ];
+  const ratio = rows[1].rps / rows[0].rps;
+  const lines = [
+    "",
+    `bench:api — cursor depth: GET /v2/users?isActive=all&limit=10, ${USERS} users, ${SETTING()}`,
+    "",
+    ...table([depthTable.floor.figures(), ...rows]),
+    "",
+    `page ${depth} by cursor runs at ${(100 * ratio).toFixed(0)}% of page 1's req/s; by page= at ${((100 * rows[2].rps) / rows[0].rps).toFixed(0)}%.`,
+    "",
+    "Targets (figures, not assertions):",
+    target(`page ${depth} by cursor >= 80% of page 1's req/s`, ratio >= 0.8),
+    "",
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
 }
 
 /** One slice of load through autocannon. */

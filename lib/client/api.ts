@@ -40,9 +40,27 @@ export interface RequestOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
   signal?: AbortSignal;
+  /** `If-Match`: the change applies only to the version of the record this tag names. */
+  ifMatch?: string;
 }
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  return (await tagged<T>(path, options)).body;
+}
+
+/** A record with the `ETag` it was answered with, for a later `If-Match` (docs/api.md#conditional-requests). */
+export interface Tagged<T> {
+  body: T;
+  etag: string;
+}
+
+/** Like {@link api}, with the answer's `ETag` (empty when the answer has none). */
+export async function tagged<T>(path: string, options: RequestOptions = {}): Promise<Tagged<T>> {
+  const response = await respond(path, options);
+  return { body: await read<T>(response), etag: response.headers.get("etag") ?? "" };
+}
+
+async function respond(path: string, options: RequestOptions): Promise<Response> {
   let token = await accessToken();
   if (!token) return signedOut();
   let response = await send(path, options, token);
@@ -53,12 +71,13 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
     response = await send(path, options, token);
     if (response.status === 401) return signedOut();
   }
-  return read<T>(response);
+  return response;
 }
 
 async function send(path: string, options: RequestOptions, token: string): Promise<Response> {
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Admin: "true", Accept: "application/json" };
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  if (options.ifMatch) headers["If-Match"] = options.ifMatch;
   try {
     return await fetch(path + queryString(options.query), {
       method: options.method ?? "GET",

@@ -3,7 +3,9 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClie
 import type { z } from "zod";
 import type { Notification } from "@/lib/schemas/common";
 import type { CreateSurveyBody, SurveyList, SurveyRecord, SurveyRevisionList, UpdateSurveyBody } from "@/lib/surveys/contract";
-import { api } from "./api";
+import type { UserRecord } from "@/lib/users/contract";
+import { api, tagged } from "./api";
+import { displayName } from "./users";
 
 export type CreateSurveyInput = z.input<typeof CreateSurveyBody>;
 export type UpdateSurveyInput = z.input<typeof UpdateSurveyBody>;
@@ -89,12 +91,35 @@ export function useCreateSurvey() {
   });
 }
 
-/** A PATCH; the answer carries the server's debug notes (warnings of a version migration). */
+/** The survey as stored, with its `ETag`: what an edit form starts from and sends back in `If-Match`. */
+export const fetchSurveyToEdit = (id: string, signal?: AbortSignal) => tagged<SurveyRecord>(`/v2/surveys/${id}`, { signal });
+
+/** The survey an edit form starts from (without its chats, whose answer has a tag of its own). */
+export function useSurveyToEdit(id: string) {
+  return useQuery({ queryKey: ["survey", id, "edit"], queryFn: ({ signal }) => fetchSurveyToEdit(id, signal), staleTime: 0 });
+}
+
+/** Who made a survey's latest revision, by name; `null` when the revision or its author is unknown. */
+export async function surveyLastSavedBy(id: string): Promise<string | null> {
+  const body = await api<SurveyRevisionList>(`/v2/surveys/${id}/revisions`, { query: { limit: 1 } });
+  const author = body.data.revisions[0]?.modifiedBy;
+  if (!author) return null;
+  try {
+    return displayName(await api<UserRecord>(`/v2/users/${author}`));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A PATCH, with `If-Match` when the form knows the tag it loaded (a `412` then means someone else
+ * saved first); the answer carries the server's debug notes (warnings of a version migration).
+ */
 export function useUpdateSurvey(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: UpdateSurveyInput) =>
-      api<SurveyRecord & { debug?: Notification[] }>(`/v2/surveys/${id}`, { method: "PATCH", body, query: { debug: true } }),
+    mutationFn: ({ body, ifMatch }: { body: UpdateSurveyInput; ifMatch?: string }) =>
+      api<SurveyRecord & { debug?: Notification[] }>(`/v2/surveys/${id}`, { method: "PATCH", body, query: { debug: true }, ifMatch }),
     onSuccess: async () => {
       await client.invalidateQueries({ queryKey: ["survey", id] });
       await client.invalidateQueries({ queryKey: ["surveys"] });

@@ -2,7 +2,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import type { CreateUserBody, UpdateUserBody, UserList, UserRecord } from "@/lib/users/contract";
-import { api, type QueryValue } from "./api";
+import { api, tagged, type QueryValue } from "./api";
 
 /** A user's reporting lines in a company, as the pages name them. */
 export const RELATIONS = [
@@ -82,12 +82,22 @@ export function useCreateUser() {
   });
 }
 
+/** The user as stored, with its `ETag`: what an edit form starts from and sends back in `If-Match`. */
+export const fetchUserToEdit = (id: string, signal?: AbortSignal) => tagged<UserRecord>(`/v2/users/${id}`, { signal });
+
+/** The user an edit form starts from, always read afresh (not a list's copy): its tag must be current. */
+export function useUserToEdit(id: string) {
+  return useQuery({ queryKey: ["user", id, "edit"], queryFn: ({ signal }) => fetchUserToEdit(id, signal), staleTime: 0 });
+}
+
+/** A PATCH, with `If-Match` when the form knows the tag it loaded (a `412` then means someone else saved first). */
 export function useUpdateUser(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: UpdateUserInput) => api<UserRecord>(`/v2/users/${id}`, { method: "PATCH", body }),
-    onSuccess: (user) => {
+    mutationFn: ({ body, ifMatch }: { body: UpdateUserInput; ifMatch?: string }) => api<UserRecord>(`/v2/users/${id}`, { method: "PATCH", body, ifMatch }),
+    onSuccess: async (user) => {
       client.setQueryData(["user", user._id], user);
+      await client.invalidateQueries({ queryKey: ["user", user._id, "edit"] });
       return client.invalidateQueries({ queryKey: ["users"] });
     },
   });

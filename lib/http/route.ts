@@ -20,6 +20,7 @@ import { log } from "@/lib/server/log";
 import { Notes } from "@/lib/server/notes";
 import { readJsonBody } from "./body";
 import { addressKey, clientAddress } from "./client-address";
+import { addNextLink } from "./paging";
 import { debugFlag, parseQuery } from "./query";
 import { RateLimiter } from "./rate-limit";
 
@@ -158,6 +159,7 @@ function wrap(
       });
       const result = await withinDeadline(Promise.resolve(work), requestId);
       response = success(result, requestId, debug ? notes : undefined);
+      addNextLink(response, url, result instanceof Reply ? result.body : result);
     } catch (error) {
       failure = options.throttlesOwnCredentials ? error : countRefusedCredentials(request, error);
       response = errorResponse(failure, requestId, debug ? notes : undefined);
@@ -284,8 +286,8 @@ export function withinDeadline<T>(work: Promise<T>, requestId: string): Promise<
 function success(result: unknown, requestId: string, notes: Notes | undefined): Response {
   const reply = result instanceof Reply ? result : new Reply(result);
   if (reply.body instanceof Response) return reply.body;
-  if (reply.status === 204) {
-    return new Response(null, { status: 204, headers: { "Cache-Control": "no-store", "X-Request-Id": requestId, ...reply.headers } });
+  if (reply.status === 204 || reply.status === 304) {
+    return new Response(null, { status: reply.status, headers: { "Cache-Control": "no-store", "X-Request-Id": requestId, ...reply.headers } });
   }
   let body = reply.body ?? {};
   if (notes && typeof body === "object" && !Array.isArray(body)) body = { ...body, debug: notes.list };

@@ -4,7 +4,7 @@
  */
 import nodemailer, { type Transporter } from "nodemailer";
 import { loadConfig } from "@/lib/config";
-import { pageWindow } from "@/lib/models/read";
+import { listScope, type ListOrder, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import type { ListOutboxQuery, OutboxList } from "@/lib/schemas/outbox";
 import type { Principal } from "@/lib/server/principal";
 import { oid, type ObjectId } from "@/lib/server/ids";
@@ -50,13 +50,16 @@ export async function sendMail(mail: Mail): Promise<"sent" | "outbox"> {
 export async function listOutbox(auth: Principal, query: ListOutboxQuery): Promise<OutboxList> {
   const filter: Record<string, unknown> = { company: oid(auth.companyId) };
   if (query.to) filter.to = query.to.toLowerCase();
+  const scope = listScope(auth.companyId, "/v2/outbox", query);
+  const read = await pageRead(query, OUTBOX_ORDER, scope);
   const [docs, counter] = await Promise.all([
-    findOutboxMails(filter, { sort: { createdAt: -1, _id: -1 }, ...pageWindow(query) }),
+    findOutboxMails(withCondition(filter, read.after), { sort: read.sort, skip: read.skip, limit: read.limit }),
     query.count ? countOutboxMails(filter) : undefined,
   ]);
+  const page = await pageOf(docs, query, OUTBOX_ORDER, scope, (doc) => [doc.createdAt, doc._id]);
   return {
     data: {
-      mails: docs.map((doc) => ({
+      mails: page.items.map((doc) => ({
         _id: doc._id.toHexString(),
         to: doc.to,
         subject: doc.subject,
@@ -64,9 +67,19 @@ export async function listOutbox(auth: Principal, query: ListOutboxQuery): Promi
         html: doc.html ?? null,
         createdAt: doc.createdAt.toISOString(),
       })),
-      page: query.page,
+      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
       limit: query.limit,
+      next: page.next,
       ...(counter === undefined ? {} : { counter }),
     },
   };
 }
+
+/** Newest first, `_id` breaking ties. */
+const OUTBOX_ORDER: ListOrder = {
+  fields: [
+    { name: "createdAt", type: "date" },
+    { name: "_id", type: "objectId" },
+  ],
+  direction: -1,
+};

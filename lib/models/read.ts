@@ -21,12 +21,6 @@ export interface ReadOptions {
   limit?: number;
 }
 
-/** The documents of page `page` (from 1) of `limit` each. */
-export const pageWindow = ({ page, limit }: { page: number; limit: number }): Pick<ReadOptions, "skip" | "limit"> => ({
-  skip: (page - 1) * limit,
-  limit,
-});
-
 /** Documents of one reply when there is no limit; past it, a cursor. */
 const UNLIMITED_BATCH = 10_000;
 

@@ -67,7 +67,8 @@ describe("the OpenAPI document", () => {
       expect(byName[name]).toMatchObject({ in: "query", style: "form", explode: true, schema: { type: "array" } });
     }
     expect(byName.limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 10 });
-    expect(byName.page.schema).toMatchObject({ type: "integer", minimum: 1, default: 1 });
+    expect(byName.page.schema).toMatchObject({ type: "integer", minimum: 1 });
+    expect(byName.cursor).toMatchObject({ in: "query", required: false, schema: { type: "string" } });
     expect(byName.count.schema).toEqual({ type: "boolean", default: false });
     expect(byName.isActive.schema).toMatchObject({ enum: ["all", "true", "false"], default: "true" });
     expect(byName.orderBy.schema).toMatchObject({ enum: ["asc", "desc"], default: "desc" });
@@ -93,7 +94,9 @@ describe("the OpenAPI document", () => {
     const validator = new AnswerValidator(document);
     const answer = (url: string, status: number, body: unknown, method = "get") =>
       validator.problems({ method, url, status, contentType: "application/json; charset=utf-8", body: JSON.stringify(body) });
-    expect(answer("/v2/users?count=true", 200, { data: { users: [], page: 1, limit: 10, counter: 0 } })).toEqual([]);
+    expect(answer("/v2/users?count=true", 200, { data: { users: [], page: 1, limit: 10, next: null, counter: 0 } })).toEqual([]);
+    expect(answer("/v2/users?cursor=c", 200, { data: { users: [], limit: 10, next: "n" } })).toEqual([]);
+    expect(answer("/v2/users", 200, { data: { users: [], page: 1, limit: 10 } })).not.toEqual([]);
     expect(answer("/v2/users", 200, { data: { users: [], page: 1 } })).not.toEqual([]);
     expect(answer("/v2/users", 200, { data: { users: [], page: 1, limit: 10, extra: 1 } })).not.toEqual([]);
     const error = { error: { status: 403, code: "admin_required", message: "m", requestId: "r" }, debug: [{ level: "error", code: "admin_required", message: "m" }] };
@@ -107,8 +110,66 @@ describe("the OpenAPI document", () => {
     const survey = surveyRecord();
     const created = (headers: Record<string, string>) =>
       validator.problems({ method: "post", url: "/v2/surveys", status: 201, contentType: "application/json", headers: new Headers(headers), body: JSON.stringify(survey) });
-    expect(created({ "x-request-id": "r", location: `/v2/surveys/${survey._id}` })).toEqual([]);
-    expect(created({ "x-request-id": "r" })).toEqual([expect.stringMatching(/header Location is missing/)]);
-    expect(created({ location: "/v2/surveys/x" })).toEqual([expect.stringMatching(/header X-Request-Id is missing/)]);
+    expect(created({ "x-request-id": "r", location: `/v2/surveys/${survey._id}`, etag: '"t"' })).toEqual([]);
+    expect(created({ "x-request-id": "r", etag: '"t"' })).toEqual([expect.stringMatching(/header Location is missing/)]);
+    expect(created({ location: "/v2/surveys/x", etag: '"t"' })).toEqual([expect.stringMatching(/header X-Request-Id is missing/)]);
+    expect(created({ "x-request-id": "r", location: "/v2/surveys/x" })).toEqual([expect.stringMatching(/header ETag is missing/)]);
+  });
+
+  it("describes ETags, If-None-Match with 304 and If-Match with 412 on every single-user and single-survey answer", () => {
+    type Op = { parameters: { $ref?: string }[]; responses: Record<string, { headers?: Record<string, { $ref?: string }>; content?: unknown }> };
+    const op = (method: string, p: string) => (document.paths[p] as Record<string, Op>)[method];
+    const headerRefs = (method: string, p: string, status: string) => Object.keys(op(method, p).responses[status]?.headers ?? {});
+    const params = (method: string, p: string) => op(method, p).parameters.map((q) => q.$ref);
+    const single: [string, string, string][] = [
+      ["get", "/v2/users/me", "200"],
+      ["get", "/v2/users/{id}", "200"],
+      ["post", "/v2/users", "201"],
+      ["patch", "/v2/users/{id}", "200"],
+      ["get", "/v2/surveys/{id}", "200"],
+      ["post", "/v2/surveys", "201"],
+      ["patch", "/v2/surveys/{id}", "200"],
+    ];
+    for (const [method, p, status] of single) {
+      expect(headerRefs(method, p, status), `${method} ${p}`).toContain("ETag");
+      if (method === "get") {
+        expect(params(method, p)).toContain("#/components/parameters/If-None-Match");
+        expect(op(method, p).responses["304"], `${method} ${p}`).toMatchObject({ headers: { ETag: {} } });
+        expect(op(method, p).responses["304"].content).toBeUndefined();
+      }
+      if (method === "patch") {
+        expect(params(method, p)).toContain("#/components/parameters/If-Match");
+        expect(headerRefs(method, p, "412")).toContain("ETag");
+      }
+    }
+    expect(op("get", "/v2/users").responses["304"]).toBeUndefined();
+    expect(headerRefs("get", "/v2/users", "200")).not.toContain("ETag");
+
+    const validator = new AnswerValidator(document);
+    const answer = (method: string, url: string, status: number, body: unknown, headers: Record<string, string>) =>
+      validator.problems({ method, url, status, contentType: body === "" ? null : "application/json", headers: new Headers(headers), body: body === "" ? "" : JSON.stringify(body) });
+    expect(answer("get", "/v2/users/me", 304, "", { "x-request-id": "r", etag: '"t"' })).toEqual([]);
+    expect(answer("get", "/v2/users/me", 304, "", { "x-request-id": "r" })).toEqual([expect.stringMatching(/header ETag is missing/)]);
+    const stale = { error: { status: 412, code: "precondition_failed", message: "m", requestId: "r" } };
+    expect(answer("patch", "/v2/surveys/x", 412, stale, { "x-request-id": "r", etag: '"t"' })).toEqual([]);
+    expect(answer("patch", "/v2/surveys/x", 412, stale, { "x-request-id": "r" })).toEqual([expect.stringMatching(/header ETag is missing/)]);
+  });
+
+  it("offers cursor, next and Link on every list", () => {
+    const lists = Object.entries(document.paths).flatMap(([p, item]) =>
+      (item.get?.responses["200"]?.content && JSON.stringify(item.get.responses["200"].content).includes("List") ? [[p, item.get]] : []) as [string, Record<string, unknown>][],
+    );
+    expect(lists.map(([p]) => p).sort()).toEqual(
+      ["/v2/access-roles", "/v2/bots", "/v2/job-titles", "/v2/outbox", "/v2/properties", "/v2/surveys", "/v2/surveys/{id}/revisions", "/v2/users"].sort(),
+    );
+    for (const [p, get] of lists) {
+      const names = (get.parameters as { name?: string }[]).map((q) => q.name);
+      expect(names, p).toContain("cursor");
+      expect(names, p).toContain("page");
+      expect(Object.keys((get.responses as Record<string, { headers: object }>)["200"].headers), p).toContain("Link");
+    }
+    const envelope = document.components.schemas.UserList as { properties: { data: { properties: Record<string, unknown>; required: string[] } } };
+    expect(envelope.properties.data.properties.next).toBeDefined();
+    expect(envelope.properties.data.required).toContain("next");
   });
 });

@@ -39,7 +39,7 @@ export type OpenApiDocument = {
 
 export type OperationObject = {
   operationId: string;
-  responses: Record<string, { content?: Record<string, { schema: JsonSchema }>; headers?: Record<string, { $ref?: string; required?: boolean }> }>;
+  responses: Record<string, { description?: string; content?: Record<string, { schema: JsonSchema }>; headers?: Record<string, { $ref?: string; required?: boolean }> }>;
   [key: string]: unknown;
 };
 
@@ -107,6 +107,7 @@ const WHEN: Record<ErrorCode, string> = {
   not_found: "no record with this id is visible to the caller's company",
   method_not_allowed: "the path has no such method; `Allow` lists those it has",
   conflict: "a record with these unique values already exists; the change or answer contradicts the state of the survey (an answered question's type, an inactive survey)",
+  precondition_failed: "`If-Match` names no current tag of the record: it changed since it was read; nothing was changed, and `ETag` is the current tag",
   payload_too_large: "the body is over 1 MiB",
   unsupported_media_type: "a body without `Content-Type: application/json`",
   rate_limited: "over the request rate; `Retry-After` says when to retry",
@@ -131,8 +132,21 @@ revisions, the outbox) need \`Admin: true\`, honoured only for a user holding an
 \`isAdmin: true\`.
 
 **Answers.** A single record is the body itself; a list is
-\`{ "data": { "<records>": [...], "page": 1, "limit": 10, "counter": 37 } }\` (\`counter\` only with
-\`count=true\`). A create answers \`201\` with a \`Location\` header. Ids are 24-hex strings and
+\`{ "data": { "<records>": [...], "page": 1, "limit": 10, "next": "…", "counter": 37 } }\` (\`counter\` only with
+\`count=true\`; \`page\` only when paged by number).
+
+**Cursor paging.** Every list takes \`cursor\` instead of \`page\`: the \`next\` of the page before
+(\`null\` after the last page; the answer then has no \`Link\`, else \`Link: <next page>; rel="next"\`).
+A walk by cursor returns every record that matches and is not changed meanwhile exactly once, and
+each page costs what the first does. With \`orderBy=asc\` (users, by \`modifiedAt\`) a record changed
+during the walk comes again after its change, so a sync loop misses no change. A cursor is opaque
+and valid only for the list, filters and company it came from; any other is \`400 invalid_request\`.
+
+**Conditional requests.** Every answer that is one user or one survey carries an \`ETag\`. A \`GET\`
+with \`If-None-Match\` naming it answers \`304\` with no body; a \`PATCH\` with an \`If-Match\` that no
+longer names it changes nothing and answers \`412 precondition_failed\` with the current \`ETag\`.
+
+A create answers \`201\` with a \`Location\` header. Ids are 24-hex strings and
 dates ISO 8601 with milliseconds and \`Z\` (\`2026-01-31T08:15:00.000Z\`). Every answer has an
 \`X-Request-Id\` header (a valid incoming one is echoed).
 
@@ -226,6 +240,21 @@ export function buildDocument(): OpenApiDocument {
           description: "`true` reads as an admin (honoured only for a user holding an access role with `isAdmin: true`); without it, the caller's access roles decide.",
           schema: { type: "string", enum: ["true"] },
         },
+        "If-None-Match": {
+          name: "If-None-Match",
+          in: "header",
+          required: false,
+          description: "A tag from an earlier `ETag` (or several, comma-separated, or `*`): when it names the current tag the answer is `304` with no body. Compared exactly as sent.",
+          schema: { type: "string" },
+        },
+        "If-Match": {
+          name: "If-Match",
+          in: "header",
+          required: false,
+          description:
+            "The `ETag` the change is based on (or several, comma-separated): when none is the current tag, nothing is changed and the answer is `412 precondition_failed` with the current `ETag`. `*` matches any existing record. Compared exactly as sent: a weak tag (`W/…`, of a read with `populate=true`) never matches. Without it, a PATCH applies as before.",
+          schema: { type: "string" },
+        },
         debug: {
           name: "debug",
           in: "query",
@@ -243,6 +272,16 @@ export function buildDocument(): OpenApiDocument {
         Location: { required: true, description: "The path of the created record.", schema: { type: "string" } },
         "Retry-After": { required: true, description: "Seconds until a request will be accepted again.", schema: { type: "integer", minimum: 1 } },
         "Set-Cookie": { description: "The httpOnly, SameSite=Strict session cookie of the admin pages.", schema: { type: "string" } },
+        ETag: {
+          required: true,
+          description:
+            "The record's entity tag, quoted: it changes whenever the stored record changes, and only then. Send it back in `If-Match` (PATCH) or `If-None-Match` (GET).",
+          schema: { type: "string" },
+        },
+        Link: {
+          description: 'With a `next` cursor: `<the path and query of the next page>; rel="next"`, a reference relative to the request\'s URL.',
+          schema: { type: "string" },
+        },
       },
       schemas,
     },
@@ -285,6 +324,10 @@ function describe(
   const successHeaders: Record<string, unknown> = { "X-Request-Id": ref("headers", "X-Request-Id") };
   if (operation.status === 201) successHeaders.Location = ref("headers", "Location");
   if (operation.setsCookie) successHeaders["Set-Cookie"] = ref("headers", "Set-Cookie");
+  if (operation.etag) successHeaders.ETag = ref("headers", "ETag");
+  if (options.query?.shape.cursor) successHeaders.Link = ref("headers", "Link");
+  if (operation.etag && options.method === "get") parameters.push(ref("parameters", "If-None-Match"));
+  if (operation.etag && options.method === "patch") parameters.push(ref("parameters", "If-Match"));
 
   return {
     tags: [operation.tag],
@@ -301,6 +344,14 @@ function describe(
         ...(response ? { content: { "application/json": { schema: { $ref: schemaUri(response) } } } } : {}),
         ...(operation.csv ? { content: { "text/csv": { schema: { type: "string" } } } } : {}),
       },
+      ...(operation.etag && options.method === "get"
+        ? {
+            304: {
+              description: "Not modified: `If-None-Match` names the current tag. No body.",
+              headers: { "X-Request-Id": ref("headers", "X-Request-Id"), ETag: ref("headers", "ETag") },
+            },
+          }
+        : {}),
       ...errorResponses(errorCodes(options)),
     },
   };
@@ -336,6 +387,7 @@ function errorCodes(options: Operation): ErrorCode[] {
     codes.add("unsupported_media_type");
   }
   for (const code of operation.errors ?? []) codes.add(code);
+  if (operation.etag && options.method === "patch") codes.add("precondition_failed");
   return [...codes];
 }
 
@@ -349,6 +401,7 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
       headers: {
         "X-Request-Id": ref("headers", "X-Request-Id"),
         ...(list.includes("rate_limited") || list.includes("service_unavailable") ? { "Retry-After": ref("headers", "Retry-After") } : {}),
+        ...(list.includes("precondition_failed") ? { ETag: ref("headers", "ETag") } : {}),
       },
       content: {
         "application/json": {

@@ -87,21 +87,29 @@ export const queryDateTime = z.iso
 /** Several ObjectIds in one query parameter. */
 export const queryIdList = z.array(objectId).min(1).max(100, { error: "at most 100 values" });
 
-/** The paging parameters of every list (docs/api.md#paging). */
+/**
+ * The paging parameters of every list (docs/api.md#paging): a page by number (`page`, from 1 when
+ * absent) or by `cursor`, the opaque `next` of the page before; both together are refused.
+ */
 export const pagingQuery = (defaultLimit: number, maxLimit: number) => ({
-  page: queryInt(1, 100_000).default(1),
+  page: queryInt(1, 100_000).optional(),
+  cursor: z.string().min(1, { error: "must not be empty" }).max(2048, { error: "is not a cursor of this list" }).optional(),
   limit: queryInt(1, maxLimit).default(defaultLimit),
   count: queryBoolean.default(false),
 });
 
-/** `{ data: { <key>: [...], page, limit, counter? } }`, the envelope of every list. */
+/**
+ * `{ data: { <key>: [...], page?, limit, next, counter? } }`, the envelope of every list: `page`
+ * when paged by number, `next` the cursor of the following page (`null` after the last).
+ */
 export function listEnvelope<K extends string, T extends z.ZodType>(key: K, item: T) {
   const items = { [key]: z.array(item) } as Record<K, z.ZodArray<T>>;
   return z.object({
     data: z.object({
       ...items,
-      page: z.number().int(),
+      page: z.number().int().optional(),
       limit: z.number().int(),
+      next: z.string().nullable(),
       counter: z.number().int().optional(),
     }),
   });
@@ -130,6 +138,7 @@ export const ErrorCode = z.enum([
   "not_found",
   "method_not_allowed",
   "conflict",
+  "precondition_failed",
   "payload_too_large",
   "unsupported_media_type",
   "rate_limited",

@@ -48,6 +48,11 @@ export interface OperationDoc {
   parameters?: Record<string, { description?: string; items?: Record<string, unknown> }>;
   /** Sent in `Set-Cookie` on success. */
   setsCookie?: boolean;
+  /**
+   * The answer is one record with its `ETag` (docs/api.md#conditional-requests): a `GET` takes
+   * `If-None-Match` (`304`), a `PATCH` takes `If-Match` (`412 precondition_failed`).
+   */
+  etag?: boolean;
 }
 
 export interface Operation<
@@ -80,7 +85,11 @@ export function publicOperation<Q extends z.ZodObject | undefined = undefined, B
 
 /** The paging parameters of every list, as the document describes them. */
 export const pagingParameters = {
-  page: { description: "Page number, from 1. A page past the end is an empty list." },
+  page: { description: "Page number, from 1 (the default). A page past the end is an empty list. Not with `cursor`." },
+  cursor: {
+    description:
+      "The `next` of the previous page: the page that follows it. Opaque, and valid only for the same list with the same filters (else `400 invalid_request`); not with `page`. Each page costs the same, however deep.",
+  },
   limit: { description: "Records per page." },
   count: { description: "Adds `counter`: how many records match the filters, ignoring paging." },
 };

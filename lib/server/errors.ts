@@ -13,6 +13,7 @@ export const STATUS_OF_CODE: Record<ErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -39,6 +40,12 @@ export class ServiceError extends Error {
     this.status = STATUS_OF_CODE[code];
   }
 }
+
+/** `412 precondition_failed` with the record's current tag in `ETag` (docs/api.md#conditional-requests). */
+export const preconditionFailed = (what: string, currentTag: string) =>
+  new ServiceError("precondition_failed", `The ${what} has changed since the tag sent in If-Match; nothing was changed. Read it again, or send its current ETag.`, undefined, {
+    ETag: currentTag,
+  });
 
 export const notFound = (what = "record") => new ServiceError("not_found", `No such ${what}.`);
 

@@ -5,7 +5,7 @@
  * last admin role held by an active user (docs/api.md#the-last-admin-role), while users only read
  * reference records.
  */
-import { pageWindow } from "@/lib/models/read";
+import { listScope, type ListOrder, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import { forgetPrincipals } from "@/lib/credentials/sessions";
 import type {
   AccessRoleRecord,
@@ -40,7 +40,7 @@ import {
 type ReferenceRecord<K extends ReferenceKind> = K extends "accessRoles" ? AccessRoleRecord : Omit<AccessRoleRecord, "isAdmin">;
 
 type ReferenceList<K extends ReferenceKind> = {
-  data: { [P in K]: ReferenceRecord<K>[] } & { page: number; limit: number; counter?: number };
+  data: { [P in K]: ReferenceRecord<K>[] } & { page?: number; limit: number; next: string | null; counter?: number };
 };
 
 export async function listReference<K extends ReferenceKind>(auth: Principal, kind: K, query: ListReferenceQuery): Promise<ReferenceList<K>> {
@@ -48,15 +48,41 @@ export async function listReference<K extends ReferenceKind>(auth: Principal, ki
   const search = query.search?.trim();
   // Case-insensitive prefix of the name, matched literally.
   if (search) filter.name = { $regex: `^${escapeRegExp(search)}`, $options: "i" };
+  const scope = listScope(auth.companyId, REFERENCE_PATHS[kind], query);
+  const read = await pageRead(query, REFERENCE_ORDER, scope);
   const [docs, counter] = await Promise.all([
-    findReference(kind, filter, { sort: { name: 1, _id: 1 }, ...pageWindow(query) }),
+    findReference(kind, withCondition(filter, read.after), { sort: read.sort, skip: read.skip, limit: read.limit }),
     query.count ? countReference(kind, filter) : undefined,
   ]);
-  const records = docs.map((doc) => toReferenceRecord(kind, doc));
+  const page = await pageOf(docs, query, REFERENCE_ORDER, scope, (doc) => [doc.name, doc._id]);
+  const records = page.items.map((doc) => toReferenceRecord(kind, doc));
   return {
-    data: { [kind]: records, page: query.page, limit: query.limit, ...(counter === undefined ? {} : { counter }) },
+    data: {
+      [kind]: records,
+      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
+      limit: query.limit,
+      next: page.next,
+      ...(counter === undefined ? {} : { counter }),
+    },
   } as ReferenceList<K>;
 }
+
+/** By name, `_id` breaking ties (names are unique within a company, ids make it plain). */
+const REFERENCE_ORDER: ListOrder = {
+  fields: [
+    { name: "name", type: "string" },
+    { name: "_id", type: "objectId" },
+  ],
+  direction: 1,
+};
+
+/** The path of each kind's list: a cursor of one kind is no cursor of another. */
+const REFERENCE_PATHS: Record<ReferenceKind, string> = {
+  accessRoles: "/v2/access-roles",
+  jobTitles: "/v2/job-titles",
+  properties: "/v2/properties",
+  bots: "/v2/bots",
+};
 
 export async function createReference<K extends ReferenceKind>(
   auth: Principal,

@@ -353,6 +353,7 @@ export const create = operation({
   body: CreateSurveyBody,
   ignoreBodyFields: SERVER_MANAGED_SURVEY_FIELDS,
   doc: {
+    etag: true,
     tag: "Surveys",
     summary: "Create a survey",
     description:
@@ -370,6 +371,7 @@ export const read = operation({
   params: SurveyIdParams,
   query: GetSurveyQuery,
   doc: {
+    etag: true,
     tag: "Surveys",
     summary: "Read a survey",
     status: 200,
@@ -386,6 +388,7 @@ export const update = operation({
   body: UpdateSurveyBody,
   ignoreBodyFields: SERVER_MANAGED_SURVEY_FIELDS,
   doc: {
+    etag: true,
     tag: "Surveys",
     summary: "Update a survey",
     description:

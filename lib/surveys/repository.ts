@@ -14,6 +14,7 @@ import { Meta } from "@/lib/models";
 import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
 import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
 import { TtlCache } from "@/lib/server/cache";
+import { entityTag } from "@/lib/server/etag";
 import { isDuplicateKeyError } from "@/lib/server/errors";
 import { newId, type ObjectId as Id } from "@/lib/server/ids";
 import type { SurveyVersion } from "@/lib/shared/survey-permissions";
@@ -201,6 +202,17 @@ export function toSurveyRecord(doc: LeanSurvey, fields: readonly SurveyField[] =
   for (const field of fields) record[field] = SERIALISERS[field](doc);
   return record as Partial<SurveyRecord>;
 }
+
+/**
+ * The entity tag of a survey: every write of a survey raises `__v` and moves `modifiedAt`; the
+ * rest of its stored document changes only in bookkeeping no answer shows.
+ */
+export const surveyTag = (survey: { _id: string; __v: number; modifiedAt: string }): string =>
+  entityTag("survey", [survey._id, survey.__v, survey.modifiedAt]);
+
+/** The tag of a survey as stored. */
+export const storedSurveyTag = (doc: Pick<LeanSurvey, "_id" | "__v" | "modifiedAt">): string =>
+  surveyTag({ _id: doc._id.toHexString(), __v: doc.__v ?? 0, modifiedAt: doc.modifiedAt.toISOString() });
 
 /** A read of survey records: the filter must already be scoped to the caller's company. */
 export interface SurveyRecordsQuery extends ReadOptions {

@@ -5,7 +5,7 @@
  */
 import type { RevisionDoc, StoredChat } from "./repository";
 import { countRevisions, findRevisions, findSurvey, sealRevisions, toSurveyRecord } from "./repository";
-import { pageWindow } from "@/lib/models/read";
+import { listScope, type ListOrder, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import { isObjectId } from "@/lib/schemas/common";
 import type { ListRevisionsQuery, QuestionType, SnapshotChat, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "./contract";
 import type { Principal } from "@/lib/server/principal";
@@ -23,19 +23,26 @@ export async function listRevisions(auth: Principal, id: string, query: ListRevi
   // Normally a no-op; after a write that stopped half-way it adds the revision that write missed.
   await sealRevisions(survey);
   const filter = { survey: surveyId, company: companyId };
+  const scope = listScope(auth.companyId, `/v2/surveys/${surveyId.toHexString()}/revisions`, query);
+  const read = await pageRead(query, REVISION_ORDER, scope);
   const [docs, counter] = await Promise.all([
-    findRevisions(filter, { sort: { __v: -1 }, ...pageWindow(query) }),
+    findRevisions(withCondition(filter, read.after), { sort: read.sort, skip: read.skip, limit: read.limit }),
     query.count ? countRevisions(filter) : undefined,
   ]);
+  const page = await pageOf(docs, query, REVISION_ORDER, scope, (doc) => [doc.__v]);
   return {
     data: {
-      revisions: docs.map(toRevisionRecord),
-      page: query.page,
+      revisions: page.items.map(toRevisionRecord),
+      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
       limit: query.limit,
+      next: page.next,
       ...(counter === undefined ? {} : { counter }),
     },
   };
 }
+
+/** Newest first: `__v` is unique within a survey. */
+const REVISION_ORDER: ListOrder = { fields: [{ name: "__v", type: "number" }], direction: -1 };
 
 function toRevisionRecord(doc: RevisionDoc): SurveyRevisionRecord {
   return {

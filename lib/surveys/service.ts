@@ -4,7 +4,7 @@
  * company: a survey of another company does not exist here, and its code is free to reuse.
  */
 import type { Document, Filter } from "mongodb";
-import { pageWindow } from "@/lib/models/read";
+import { listScope, type ListOrder, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import { existingIds } from "@/lib/reference/repository";
 import { existingUserIds } from "@/lib/users/repository";
 import {
@@ -17,6 +17,7 @@ import {
   newDoc,
   readSurveyRecords,
   sealRevisions,
+  storedSurveyTag,
   surveyParts,
   toSurveyRecord,
   updateSurveyWith,
@@ -35,7 +36,8 @@ import {
 } from "./contract";
 import type { ErrorDetail } from "@/lib/schemas/common";
 import type { Principal } from "@/lib/server/principal";
-import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors";
+import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/server/errors";
+import { matchesTag } from "@/lib/server/etag";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { Notes } from "@/lib/server/notes";
 import { offThread } from "@/lib/server/off-thread";
@@ -43,8 +45,6 @@ import { migratePermissions, warnDormantFields, type PermissionState, type Surve
 import { revisionAuthor } from "./revisions";
 import { finishContentWrite } from "./content-sync";
 import { lower, searchFilter, searchPrefixesExpression } from "./search";
-
-const NEWEST_FIRST = { modifiedAt: -1, _id: -1 } as const;
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -57,22 +57,43 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
 
   if (query.search === "") notes.warning("empty_search", "The search is empty and was ignored.", "search");
   else if (query.search !== undefined) Object.assign(filter, searchFilter(query.search));
-  const fields = query.select ? withId(query.select) : SURVEY_FIELDS;
+  // The cursor needs each record's `modifiedAt`, also when `select` leaves it out of the answer.
+  const fields = query.select ? withId([...query.select, "modifiedAt"]) : SURVEY_FIELDS;
   const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
+  const scope = listScope(auth.companyId, "/v2/surveys", query);
+  const read = await pageRead(query, SURVEY_ORDER, scope);
 
   const [surveys, counter] = await Promise.all([
-    offThread("surveyRecords", readSurveyRecords, { filter, projection, fields, sort: NEWEST_FIRST, ...pageWindow(query) }),
+    offThread("surveyRecords", readSurveyRecords, { filter: withCondition(filter, read.after), projection, fields, sort: read.sort, skip: read.skip, limit: read.limit }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
+  const page = await pageOf(surveys, query, SURVEY_ORDER, scope, (survey) => [survey.modifiedAt, survey._id]);
+  const items = query.select && !query.select.includes("modifiedAt") ? page.items.map(withoutModifiedAt) : page.items;
   return {
     data: {
-      surveys: surveys as SurveyList["data"]["surveys"],
-      page: query.page,
+      surveys: items as SurveyList["data"]["surveys"],
+      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
       limit: query.limit,
+      next: page.next,
       ...(counter === undefined ? {} : { counter }),
     },
   };
 }
+
+function withoutModifiedAt(survey: Partial<SurveyRecord>): Partial<SurveyRecord> {
+  const copy = { ...survey };
+  delete copy.modifiedAt;
+  return copy;
+}
+
+/** Newest `modifiedAt` first, `_id` breaking ties. */
+const SURVEY_ORDER: ListOrder = {
+  fields: [
+    { name: "modifiedAt", type: "date" },
+    { name: "_id", type: "objectId" },
+  ],
+  direction: -1,
+};
 
 const withId = (select: SurveyField[]): SurveyField[] => ["_id", ...new Set(select.filter((field) => field !== "_id"))];
 
@@ -200,15 +221,17 @@ const MIGRATION_ATTEMPTS = 20;
  * change of `version` reads the survey first (the migration derives fields from it), and it
  * applies only if `__v` is still the one it read, retrying otherwise.
  */
-export async function updateSurvey(auth: Principal, id: string, body: UpdateSurveyBody, notes: Notes): Promise<SurveyRecord> {
+export async function updateSurvey(auth: Principal, id: string, body: UpdateSurveyBody, notes: Notes, ifMatch?: string): Promise<SurveyRecord> {
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
   await checkReferences(companyId, body);
   const sent = new Set(Object.keys(body).filter((key) => body[key as keyof UpdateSurveyBody] !== undefined));
   const write: Write = { at: new Date(), by: revisionAuthor(auth.userId) };
+  // A tag other than `*` holds the write to the version it names: `__v` rises with every write.
+  const conditional = ifMatch !== undefined && ifMatch.trim() !== "*";
 
   let updated: LeanSurvey | null = null;
-  if (body.version === undefined) {
+  if (body.version === undefined && !conditional) {
     updated = await applyUpdate({ _id: surveyId, company: companyId }, body, {}, write);
     if (!updated) throw notFound("survey");
   } else {
@@ -216,13 +239,18 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
       if (attempt > 0) await pause(attempt);
       const current = await findSurvey({ _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS);
       if (!current) throw notFound("survey");
+      const tag = storedSurveyTag(current);
+      if (ifMatch !== undefined && !matchesTag(ifMatch, tag)) throw preconditionFailed("survey", tag);
+      const filter: Filter<Document> = { _id: surveyId, company: companyId, ...(conditional ? { __v: current.__v } : {}) };
       const from = current.version as SurveyVersion;
-      if (from === body.version) {
-        updated = await applyUpdate({ _id: surveyId, company: companyId, version: from }, body, {}, write);
+      if (body.version === undefined) {
+        updated = await applyUpdate(filter, body, {}, write);
+      } else if (from === body.version) {
+        updated = await applyUpdate({ ...filter, version: from }, body, {}, write);
       } else {
         const migrationNotes = new Notes();
         const derived = migratePermissions(patchedPermissions(current, body), from, body.version, sent, migrationNotes);
-        updated = await applyUpdate({ _id: surveyId, company: companyId, __v: current.__v }, body, derived, write);
+        updated = await applyUpdate({ ...filter, __v: current.__v }, body, derived, write);
         if (updated) notes.list.push(...migrationNotes.list);
       }
     }

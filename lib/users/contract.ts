@@ -257,6 +257,7 @@ export const create = operation({
   // `companies` is always the caller's company (docs/api.md#creating-a-user).
   ignoreBodyFields: [...SERVER_MANAGED_USER_FIELDS, "companies"],
   doc: {
+    etag: true,
     tag: "Users",
     summary: "Create a user",
     description:
@@ -276,14 +277,14 @@ export const create = operation({
 export const me = operation({
   method: "get",
   path: "/v2/users/me",
-  doc: { tag: "Users", summary: "Read the caller", description: "The user the access token belongs to.", status: 200, response: UserRecord },
+  doc: { etag: true, tag: "Users", summary: "Read the caller", description: "The user the access token belongs to.", status: 200, response: UserRecord },
 });
 
 export const read = operation({
   method: "get",
   path: "/v2/users/{id}",
   params: UserIdParams,
-  doc: { tag: "Users", summary: "Read a user", status: 200, response: UserRecord },
+  doc: { etag: true, tag: "Users", summary: "Read a user", status: 200, response: UserRecord },
 });
 
 export const update = operation({
@@ -294,6 +295,7 @@ export const update = operation({
   body: UpdateUserBody,
   ignoreBodyFields: SERVER_MANAGED_USER_FIELDS,
   doc: {
+    etag: true,
     tag: "Users",
     summary: "Update a user",
     description:

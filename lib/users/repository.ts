@@ -14,6 +14,7 @@ import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/mo
 import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
 import { existingIds, type ReferenceKind } from "@/lib/reference/repository";
 import { TtlCache } from "@/lib/server/cache";
+import { entityTag } from "@/lib/server/etag";
 import { newId, type ObjectId as Id } from "@/lib/server/ids";
 import { userKeywords } from "@/lib/users/search";
 import type { UserName, UserRecord } from "./contract";
@@ -309,6 +310,18 @@ async function ownReferences(docs: LeanUser[], companyId: Id): Promise<Set<strin
   const found = await Promise.all(references.map(([kind, wanted]) => existingIds(kind, companyId, wanted)));
   return new Set(found.flatMap((set) => [...set]));
 }
+
+/**
+ * The entity tag of a user: every write of a user moves `modifiedAt` (a PATCH, a membership
+ * added), except the sign-in bookkeeping of `lastRequestDate` and the `search` keywords stored
+ * after a new name; all three are in the tag, so it changes whenever the stored record does.
+ */
+export const userTag = (user: Pick<UserRecord, "_id" | "modifiedAt" | "lastRequestDate" | "search">): string =>
+  entityTag("user", [user._id, user.modifiedAt, user.lastRequestDate, user.search]);
+
+/** The tag of a user as stored (with at least the fields {@link userTag} reads). */
+export const storedUserTag = (doc: Pick<LeanUser, "_id" | "modifiedAt" | "lastRequestDate" | "search">): string =>
+  userTag({ _id: hex(doc._id), modifiedAt: iso(doc.modifiedAt), lastRequestDate: doc.lastRequestDate ? iso(doc.lastRequestDate) : null, search: doc.search });
 
 const hex = (id: Id) => id.toHexString();
 const iso = (date: Date) => date.toISOString();

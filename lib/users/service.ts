@@ -4,7 +4,7 @@
  */
 import type { Document, Filter } from "mongodb";
 import type { QueryFilter } from "mongoose";
-import { pageWindow } from "@/lib/models/read";
+import { listScope, type ListOrder, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import { adminRoleCompanies, companyIds, existingIds } from "@/lib/reference/repository";
 import {
   UserName,
@@ -17,7 +17,8 @@ import {
 } from "./contract";
 import { forgetPrincipals, revokeSessions } from "@/lib/credentials/sessions";
 import type { Principal } from "@/lib/server/principal";
-import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors";
+import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/server/errors";
+import { matchesTag } from "@/lib/server/etag";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { inviteUser } from "@/lib/mail/invitations";
 import type { Notes } from "@/lib/server/notes";
@@ -36,6 +37,7 @@ import {
   newDoc,
   readUserRecords,
   setSearchKeywords,
+  storedUserTag,
   toUserRecords,
   updateUserWith,
   type UserDoc,
@@ -47,25 +49,39 @@ import {
 export async function listUsers(auth: Principal, query: ListUsersQuery, notes: Notes): Promise<UserList> {
   const companyId = oid(auth.companyId);
   const filter = await listFilter(companyId, query, notes);
-  const direction = query.orderBy === "asc" ? 1 : -1;
+  const order = userOrder(query);
+  const scope = listScope(auth.companyId, "/v2/users", query);
+  const read = await pageRead(query, order, scope);
   const [users, counter] = await Promise.all([
     offThread("userRecords", readUserRecords, {
       companyId,
-      filter: filter as Filter<Document>,
-      sort: { modifiedAt: direction, _id: direction },
-      ...pageWindow(query),
+      filter: withCondition(filter, read.after) as Filter<Document>,
+      sort: read.sort,
+      skip: read.skip,
+      limit: read.limit,
     }),
     query.count ? countUsers(companyId, filter as Filter<Document>) : undefined,
   ]);
+  const page = await pageOf(users, query, order, scope, (user) => [user.modifiedAt, user._id]);
   return {
     data: {
-      users,
-      page: query.page,
+      users: page.items,
+      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
       limit: query.limit,
+      next: page.next,
       ...(counter === undefined ? {} : { counter }),
     },
   };
 }
+
+/** By `modifiedAt`, `_id` breaking ties, both in the direction `orderBy` asks. */
+const userOrder = (query: ListUsersQuery): ListOrder => ({
+  fields: [
+    { name: "modifiedAt", type: "date" },
+    { name: "_id", type: "objectId" },
+  ],
+  direction: query.orderBy === "asc" ? 1 : -1,
+});
 
 /** After a write of users: counters and cached principals may be out of date. */
 export function usersChanged(userId?: string): void {
@@ -218,7 +234,7 @@ const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 
  * the user belongs to no company beyond those the caller was found entitled over; when that guard
  * (or "the user has a name" for a partial name) fails, the PATCH reads again and retries.
  */
-export async function updateUser(auth: Principal, id: string, body: UpdateUserBody, notes: Notes): Promise<UserRecord> {
+export async function updateUser(auth: Principal, id: string, body: UpdateUserBody, notes: Notes, ifMatch?: string): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
   const userId = oid(id);
   await checkReferences(companyId, body);
@@ -238,15 +254,25 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
   let passwordHash: string | undefined;
   for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(attempt);
-    const current = await findUser({ _id: userId, "companies.companyId": companyId }, { name: 1, email: 1, companies: 1 });
+    const current = await findUser(
+      { _id: userId, "companies.companyId": companyId },
+      { name: 1, email: 1, companies: 1, modifiedAt: 1, lastRequestDate: 1, search: 1 },
+    );
     if (!current) throw notFound("user");
+    const filter: Document = { _id: userId, "companies.companyId": companyId };
+    if (ifMatch !== undefined) {
+      const tag = storedUserTag(current);
+      if (!matchesTag(ifMatch, tag)) throw preconditionFailed("user", tag);
+      // The update applies only to the very version the tag names: a write in between makes
+      // it match nothing, and the next attempt answers 412.
+      Object.assign(filter, { modifiedAt: current.modifiedAt, lastRequestDate: current.lastRequestDate ?? null, search: current.search });
+    }
     if (body.email !== undefined && body.email.trim().toLowerCase() !== current.email) {
       throw new ServiceError("immutable_field", "The e-mail of a user cannot be changed.", [
         { path: "email", message: "cannot be changed" },
       ]);
     }
 
-    const filter: Document = { _id: userId, "companies.companyId": companyId };
     if (accountFields.length > 0 && !self) {
       const others = current.companies.filter((entry) => !entry.companyId.equals(companyId));
       if (others.length > 0) entitled ??= await adminCompanies(auth);

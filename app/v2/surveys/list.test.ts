@@ -64,7 +64,7 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("answers { data: { surveys, page, limit } }: active surveys, newest modifiedAt first", async () => {
       const response = await list();
       expect(response.status).toBe(200);
-      expect(Object.keys(response.body.data).sort()).toEqual(["limit", "page", "surveys"]);
+      expect(Object.keys(response.body.data).sort()).toEqual(["limit", "next", "page", "surveys"]);
       expect(response.body.data).toMatchObject({ page: 1, limit: 10 });
       expect(codes(response)).toEqual(["l".repeat(60), "star", "unicode", "plus", "dots", "exit_interview", "climate_2026", "onboarding"]);
       expect(response.body.debug).toBeUndefined();

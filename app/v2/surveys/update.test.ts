@@ -286,7 +286,7 @@ describe("PATCH /v2/surveys/{id}", () => {
       const response = await history(before._id);
       expect(response.status).toBe(200);
       const { data } = response.body;
-      expect(Object.keys(data).sort()).toEqual(["limit", "page", "revisions"]);
+      expect(Object.keys(data).sort()).toEqual(["limit", "next", "page", "revisions"]);
       expect(data.revisions.map((r: Json) => [r.__v, r.snapshot.name])).toEqual([
         [2, "Third"],
         [1, "Second"],

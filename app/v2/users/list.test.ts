@@ -51,7 +51,7 @@ describe("GET /v2/users", () => {
       expect(response.status).toBe(200);
       expect(response.headers.get("x-request-id")).toMatch(/^[\w-]{36}$/);
       const { data } = response.body;
-      expect(Object.keys(data).sort()).toEqual(["limit", "page", "users"]);
+      expect(Object.keys(data).sort()).toEqual(["limit", "next", "page", "users"]);
       expect(data.page).toBe(1);
       expect(data.limit).toBe(10);
       expect(data.users.map((u: Json) => u.email)).not.toContain("gone@acme.io");
