@@ -6,4 +6,4 @@ export const dynamic = "force-dynamic";
 
 export const PUT = surveys.putContent;
 
-export const { OPTIONS, GET, POST, PATCH, DELETE } = otherMethods({ PUT });
+export const { OPTIONS, GET, HEAD, POST, PATCH, DELETE } = otherMethods({ PUT });
