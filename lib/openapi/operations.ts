@@ -3,6 +3,7 @@
  * order of the document. The document test checks that every route file under `app/v2` serves
  * one of these paths and that every listed path has its route file.
  */
+import * as apiKeys from "@/lib/api-keys/contract";
 import * as auth from "@/lib/auth/contract";
 import type { Method, Operation } from "@/lib/schemas/operation";
 import * as outbox from "@/lib/mail/contract";
@@ -24,6 +25,9 @@ export const OPERATIONS: Operation[] = [
   surveys.revisions,
   ...[reference.accessRoles, reference.jobTitles, reference.properties, reference.bots].flatMap((kind) => [kind.list, kind.create, kind.read]),
   outbox.list,
+  apiKeys.list,
+  apiKeys.create,
+  apiKeys.revoke,
   openapi.document,
   auth.login,
 ];

@@ -28,6 +28,7 @@ function referenceOperations<B extends z.ZodType>(
     list: operation({
       method: "get",
       path: base,
+      scope: "reference:read",
       query: ListReferenceQuery,
       doc: {
         tag: "Reference data",
@@ -41,6 +42,7 @@ function referenceOperations<B extends z.ZodType>(
     create: operation({
       method: "post",
       path: base,
+      scope: "reference:write",
       admin: true,
       body,
       ignoreBodyFields: SERVER_MANAGED_REFERENCE_FIELDS,
@@ -56,6 +58,7 @@ function referenceOperations<B extends z.ZodType>(
     read: operation({
       method: "get",
       path: `${base}/{id}`,
+      scope: "reference:read",
       params: ReferenceIdParams,
       doc: { tag: "Reference data", summary: `Read a ${what.one}`, status: 200, response: record },
     }),
