@@ -25,7 +25,7 @@ export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;
 
 export const CreatedApiKey = ApiKeyRecord.extend({
   /** The key: shown in this answer only. */
-  key: z.string().startsWith(KEY_PREFIX),
+  key: z.string().regex(new RegExp(`^${KEY_PREFIX}`)),
 });
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 
