@@ -16,6 +16,7 @@ const NAV = [
   { href: "/users", label: "Users", adminOnly: false },
   { href: "/surveys", label: "Surveys", adminOnly: false },
   { href: "/outbox", label: "Outbox", adminOnly: true },
+  { href: "/api-keys", label: "API keys", adminOnly: true },
   { href: "/docs", label: "API reference", adminOnly: false },
 ] as const;
 

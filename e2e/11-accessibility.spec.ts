@@ -79,6 +79,22 @@ const PAGES: Record<string, Entry> = {
   "/surveys/[id]/history": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/history`] },
   "/surveys/[id]/upgrade": { signedIn: true, urls: (ids) => [`/surveys/${ids.surveyV1}/upgrade`] },
   "/outbox": { signedIn: true, urls: () => ["/outbox"] },
+  "/api-keys": {
+    signedIn: true,
+    urls: () => ["/api-keys"],
+    also: [
+      { name: "with the form's errors shown", act: (page) => page.getByRole("button", { name: "Create key" }).click() },
+      {
+        name: "with a new key shown once",
+        act: async (page) => {
+          await page.getByLabel("Name").fill(`Accessibility ${unique()}`);
+          await page.getByLabel(/^users:read/).check();
+          await page.getByRole("button", { name: "Create key" }).click();
+          await page.getByLabel("API key").waitFor();
+        },
+      },
+    ],
+  },
 };
 
 test("every page under app/ is in the accessibility check", () => {
