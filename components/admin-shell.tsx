@@ -86,7 +86,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
           <Link href="/users" className={`rounded text-base font-semibold tracking-tight text-slate-900 ${focusRing}`}>
             Users <span className="text-sky-700">&amp;</span> Surveys
           </Link>
-          <nav aria-label="Main" className="flex items-center gap-1">
+          <nav aria-label="Main" className="flex flex-wrap items-center gap-1">
             {NAV.filter((item) => !item.adminOnly || isAdmin).map((item) => {
               const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
               return (
@@ -94,7 +94,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
                   key={item.href}
                   href={item.href}
                   aria-current={current ? "page" : undefined}
-                  className={`rounded-md px-3 py-1.5 text-sm font-medium ${focusRing} ${
+                  className={`whitespace-nowrap rounded-md px-2 py-1.5 text-sm font-medium sm:px-3 ${focusRing} ${
                     current ? "bg-sky-50 text-sky-800" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"
                   }`}
                 >

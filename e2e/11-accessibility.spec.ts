@@ -90,7 +90,7 @@ const PAGES: Record<string, Entry> = {
           await page.getByLabel("Name").fill(`Accessibility ${unique()}`);
           await page.getByLabel(/^users:read/).check();
           await page.getByRole("button", { name: "Create key" }).click();
-          await page.getByLabel("API key").waitFor();
+          await page.getByLabel("API key", { exact: true }).waitFor();
         },
       },
     ],

@@ -15,12 +15,12 @@ test("API keys: create one with scopes, see and copy it once, use it, revoke it 
   await page.getByLabel(/^surveys:read/).check();
   await page.getByRole("button", { name: "Create key" }).click();
 
-  const field = page.getByLabel("API key");
+  const field = page.getByLabel("API key", { exact: true });
   await expect(field).toHaveValue(/^usk_[A-Za-z0-9_-]{43}$/);
   const key = await field.inputValue();
   await expect(page.getByText("you will not see it again")).toBeVisible();
   await page.getByRole("button", { name: "Copy key" }).click();
-  await expect(page.getByRole("button", { name: "Copied" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Copied", exact: true })).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
   await screenshot(page, "24-api-key-created");
 
@@ -31,7 +31,7 @@ test("API keys: create one with scopes, see and copy it once, use it, revoke it 
 
   // Once dismissed, the key is gone from the page, and the list shows only its prefix.
   await page.getByRole("button", { name: "I have copied it" }).click();
-  await expect(page.getByLabel("API key")).toHaveCount(0);
+  await expect(page.getByLabel("API key", { exact: true })).toHaveCount(0);
   await page.reload();
   const row = page.getByRole("row").filter({ hasText: name });
   await expect(row).toContainText(`${key.slice(0, 12)}…`);

@@ -2,6 +2,7 @@
  * What the API fuzzer (./fuzz.ts) works on: every operation of the OpenAPI document with the
  * handler that serves it, and two seeded companies whose records the requests name.
  */
+import * as apiKeyHandlers from "@/lib/api/api-keys";
 import * as authHandlers from "@/lib/api/auth";
 import { type Method, METHODS } from "@/lib/schemas/operation";
 import { operationOf, type RouteHandler } from "@/lib/http/route";
@@ -43,12 +44,13 @@ const KIND_OF_SEGMENT: Record<string, IdKind> = {
   "job-titles": "jobTitles",
   properties: "properties",
   bots: "bots",
+  "api-keys": "apiKeys",
 };
 
 /** Every handler bound to a contract operation, by `GET /v2/users/{id}`. */
 function handlersByKey(): Map<string, RouteHandler> {
   const handlers: RouteHandler[] = [
-    ...[userHandlers, surveyHandlers, outboxHandlers, authHandlers, openapiHandlers].flatMap((module) => Object.values(module)),
+    ...[userHandlers, surveyHandlers, outboxHandlers, authHandlers, openapiHandlers, apiKeyHandlers].flatMap((module) => Object.values(module)),
     ...Object.values(referenceHandlers).flatMap((kind) => Object.values(kind)),
   ];
   const byKey = new Map<string, RouteHandler>();
@@ -190,6 +192,7 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
   });
   await post("/v2/users", { email: `fuzz.other.${name.toLowerCase()}.${suffix}@example.com`, accessRoles: [created.memberRoleId], job: company.pools.jobTitles[0] });
   company.memberToken = (await createApiToken(memberEmail, 86_400, company.id)).accessToken;
+  for (const n of [1, 2, 3]) await post("/v2/api-keys", { name: `Key ${n}`, scopes: ["users:read"] });
   for (const n of [1, 2]) {
     await post("/v2/surveys", { code: `survey_${n}`, name: `Survey ${n}`, version: n, permissions: [created.memberRoleId] });
   }
