@@ -244,7 +244,7 @@ function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => voi
 
   async function copy() {
     try {
-      await navigator.clipboard.writeText(created.key);
+      await navigator.clipboard.writeText(created.key ?? "");
       setCopied(true);
       setCopyFailed(false);
     } catch {
@@ -260,7 +260,7 @@ function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => voi
       <p className="mt-1 text-sm font-medium text-amber-900">Copy it now: you will not see it again. The server keeps only a hash of it.</p>
       <div className="mt-4 flex flex-col gap-2 sm:flex-row sm:items-end">
         <Field id="created-api-key-value" label="API key" className="min-w-0 flex-1">
-          <input id="created-api-key-value" readOnly value={created.key} onFocus={(event) => event.target.select()} className={`${inputClass} font-mono`} />
+          <input id="created-api-key-value" readOnly value={created.key ?? ""} onFocus={(event) => event.target.select()} className={`${inputClass} font-mono`} />
         </Field>
         <Button kind="primary" onClick={copy}>
           {copied ? "Copied" : "Copy key"}

@@ -24,8 +24,8 @@ export const ApiKeyRecord = z.object({
 export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;
 
 export const CreatedApiKey = ApiKeyRecord.extend({
-  /** The key: shown in this answer only. */
-  key: z.string().regex(new RegExp(`^${KEY_PREFIX}`)),
+  /** The key: shown in this answer only (and left out of its replay for a repeated `Idempotency-Key`). */
+  key: z.string().regex(new RegExp(`^${KEY_PREFIX}`)).optional(),
 });
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 
@@ -77,11 +77,12 @@ export const create = operation({
   scope: "api-keys:write",
   admin: true,
   body: CreateApiKeyBody,
+  secretFields: ["key"],
   doc: {
     tag: TAG,
     summary: "Create an API key",
     description:
-      "A key of the caller's company with the scopes given, valid until `expiresAt` (never, without one). `key` is in this answer only: the service keeps its hash. A key creating a key may give it only scopes it holds itself (`403 insufficient_scope`).",
+      "A key of the caller's company with the scopes given, valid until `expiresAt` (never, without one). `key` is in this answer only: the service keeps its hash. A key creating a key may give it only scopes it holds itself (`403 insufficient_scope`). The replay of a repeated `Idempotency-Key` leaves `key` out: it is never kept.",
     status: 201,
     response: CreatedApiKey,
   },

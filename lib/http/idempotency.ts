@@ -43,22 +43,25 @@ export interface IdempotentRequest {
   /** The parsed JSON body. */
   body: unknown;
   requestId: string;
+  /** Top-level answer fields never stored (secrets shown once): a replay lacks them. */
+  secretFields?: readonly string[];
 }
 
 /**
  * Runs `work` (the request's answer) once for the caller and key, or answers as the key's record
  * says. Throws `409`/`422` as above.
  */
-export async function idempotent({ caller, key, request, body, requestId }: IdempotentRequest, work: () => Promise<Response>): Promise<Response> {
+export async function idempotent({ caller, key, request, body, requestId, secretFields = [] }: IdempotentRequest, work: () => Promise<Response>): Promise<Response> {
   const fingerprint = fingerprintOf(request, body);
   // A record found gone, or taken over by another request, is looked at again (a few rounds at most).
   for (let round = 0; round < 3; round += 1) {
     const now = new Date();
-    if (await insertRunning(caller, key, fingerprint, now)) return runHolding(caller, key, now, work);
+    const hold = { caller, key, startedAt: now, secretFields };
+    if (await insertRunning(caller, key, fingerprint, now)) return runHolding(hold, work);
     const record = await findIdempotencyRecord(caller, key);
     if (!record) continue;
     if (isStale(record, now)) {
-      if (await takeOver(record, fingerprint, now, cutoffs(now))) return runHolding(caller, key, now, work);
+      if (await takeOver(record, fingerprint, now, cutoffs(now))) return runHolding(hold, work);
       continue;
     }
     if (record.fingerprint !== fingerprint) {
@@ -79,7 +82,10 @@ const inProgress = () =>
     { path: IDEMPOTENCY_HEADER, message: "is held by a request still running" },
   ]);
 
-async function runHolding(caller: string, key: string, startedAt: Date, work: () => Promise<Response>): Promise<Response> {
+async function runHolding(
+  { caller, key, startedAt, secretFields }: { caller: string; key: string; startedAt: Date; secretFields: readonly string[] },
+  work: () => Promise<Response>,
+): Promise<Response> {
   let response: Response;
   try {
     response = await work();
@@ -88,12 +94,20 @@ async function runHolding(caller: string, key: string, startedAt: Date, work: ()
     throw error;
   }
   if (response.status >= 200 && response.status < 300) {
-    const body = await response.clone().text();
+    const body = withoutSecrets(await response.clone().text(), secretFields);
     await completeRecord(caller, key, startedAt, { status: response.status, body, location: response.headers.get("location") });
   } else {
     await releaseRecord(caller, key, startedAt);
   }
   return response;
+}
+
+/** The answer's text without its secret top-level fields. */
+function withoutSecrets(text: string, secretFields: readonly string[]): string {
+  if (secretFields.length === 0 || !text) return text;
+  const body = JSON.parse(text) as Record<string, unknown>;
+  for (const field of secretFields) delete body[field];
+  return JSON.stringify(body);
 }
 
 function replay(record: IdempotencyDoc, requestId: string): Response {

@@ -43,6 +43,9 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE)", () => {
     const refused = await call(users.GET, "/v2/users", { token: "not-a-token", headers: { "x-forwarded-for": "10.9.9.9" } });
     expect(refused.status).toBe(401);
     for (const name of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) expect(refused.headers.get(name)).toMatch(/^\d+/);
+    const notAllowed = await call(users.DELETE, "/v2/users", { method: "DELETE" });
+    expect(notAllowed.status).toBe(405);
+    for (const name of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) expect(notAllowed.headers.get(name)).toMatch(/^\d+/);
   });
 
   it("limits sign-in attempts per client address", async () => {

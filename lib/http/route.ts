@@ -168,7 +168,7 @@ function wrap(
         });
         return success(await withinDeadline(Promise.resolve(work), requestId), requestId, debug ? notes : undefined);
       };
-      response = key && caller ? await idempotent({ caller: caller.id, key, request, body, requestId }, run) : await run();
+      response = key && caller ? await idempotent({ caller: caller.id, key, request, body, requestId, secretFields: options.secretFields }, run) : await run();
     } catch (error) {
       failure = options.throttlesOwnCredentials ? error : countRefusedCredentials(request, error);
       response = errorResponse(failure, requestId, debug ? notes : undefined);
@@ -381,5 +381,7 @@ function methodNotAllowed(request: Request, allow: string): Response {
   const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
   const error = new ServiceError("method_not_allowed", `${request.method} is not a method of this path; it has ${allow}.`, undefined, { Allow: allow });
   log().info({ requestId, method: request.method, path: new URL(request.url).pathname, status: 405, code: error.code }, "request");
-  return errorResponse(error, requestId, undefined);
+  const response = errorResponse(error, requestId, undefined);
+  setRateLimitHeaders(response, addressLimiter.state(`ip:${requestAddress(request)}`));
+  return response;
 }

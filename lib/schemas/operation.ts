@@ -21,6 +21,11 @@ export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.Zod
   admin?: boolean;
   /** The scope an API key needs for this operation (docs/api.md#api-keys). */
   scope?: Scope;
+  /**
+   * Top-level fields of the success answer that are secrets shown once (a new API key): never kept
+   * at rest, so the replay of an idempotent request leaves them out.
+   */
+  secretFields?: readonly string[];
   /** Top-level body fields the service sets itself: dropped with a debug warning. */
   ignoreBodyFields?: readonly string[];
   /**

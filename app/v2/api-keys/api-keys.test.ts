@@ -51,6 +51,20 @@ describe("API keys", () => {
     expect(JSON.stringify(stored)).not.toContain(key.slice(12));
   });
 
+  it("never keeps the key at rest for a replay: a repeated Idempotency-Key answers the record without it", async () => {
+    const send = () => call(apiKeys.POST, "/v2/api-keys", { token: a.adminToken, admin: true, body: { name: "Once", scopes: ["users:read"] }, headers: { "Idempotency-Key": "key-once" } });
+    const first = await send();
+    expect(first.status).toBe(201);
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const { key, ...record } = first.body;
+    expect(again.body).toEqual(record);
+    const stored = await db.mongoose.connection.db!.collection("idempotencyKeys").find({}).toArray();
+    expect(stored.length).toBeGreaterThan(0);
+    expect(JSON.stringify(stored)).not.toContain(key.slice(4));
+  });
+
   it("acts for its company only: a key of one company sees nothing of another", async () => {
     const key = (await createKey(a, { name: "Reader", scopes: ["users:read"] })).body.key;
     const listed = await call(users.GET, "/v2/users?count=true&isActive=all", withKey(key));
