@@ -189,19 +189,19 @@ async function checkEveryPage(page: Page, mode: Mode): Promise<void> {
 }
 
 test("every page has no serious or critical accessibility violation (WCAG 2.1 A and AA)", async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(420_000);
   await checkEveryPage(page, { label: "desktop", phone: false, dark: false });
 });
 
 test("with the dark theme chosen in the header, every page is as accessible", async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(420_000);
   await openSignedIn(page, "/users");
   await page.getByRole("combobox", { name: "Theme" }).selectOption("dark");
   await checkEveryPage(page, { label: "desktop, dark", phone: false, dark: true });
 });
 
 test("on a phone in dark mode every page is as accessible, and none scrolls sideways", async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(420_000);
   await page.setViewportSize({ width: 390, height: 844 });
   await page.emulateMedia({ colorScheme: "dark" });
   await checkEveryPage(page, { label: "390 px, dark", phone: true, dark: true });
