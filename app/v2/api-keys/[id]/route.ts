@@ -6,4 +6,4 @@ export const dynamic = "force-dynamic";
 
 export const DELETE = apiKeys.revoke;
 
-export const { OPTIONS, GET, POST, PUT, PATCH } = otherMethods({ DELETE });
+export const { OPTIONS, GET, HEAD, POST, PUT, PATCH } = otherMethods({ DELETE });
