@@ -18,6 +18,7 @@ const NAV = [
   { href: "/surveys", label: "Surveys", adminOnly: false },
   ...Object.values(REFERENCE).map((kind) => ({ href: kind.href, label: kind.title, adminOnly: false })),
   { href: "/outbox", label: "Outbox", adminOnly: true },
+  { href: "/api-keys", label: "API keys", adminOnly: true },
   { href: "/docs", label: "API reference", adminOnly: false },
 ];
 
@@ -99,7 +100,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
                   key={item.href}
                   href={item.href}
                   aria-current={current ? "page" : undefined}
-                  className={`rounded-md px-3 py-1.5 text-sm font-medium ${focusRing} ${
+                  className={`whitespace-nowrap rounded-md px-2 py-1.5 text-sm font-medium sm:px-3 ${focusRing} ${
                     current ? "bg-sky-50 text-sky-800" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"
                   }`}
                 >

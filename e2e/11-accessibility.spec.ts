@@ -91,6 +91,22 @@ const PAGES: Record<string, Entry> = {
       [`${base}/[id]`, { signedIn: true, urls: (ids) => [`${base}/${ids.reference[base]}`] }],
     ]),
   ),
+  "/api-keys": {
+    signedIn: true,
+    urls: () => ["/api-keys"],
+    also: [
+      { name: "with the form's errors shown", act: (page) => page.getByRole("button", { name: "Create key" }).click() },
+      {
+        name: "with a new key shown once",
+        act: async (page) => {
+          await page.getByLabel("Name").fill(`Accessibility ${unique()}`);
+          await page.getByLabel(/^users:read/).check();
+          await page.getByRole("button", { name: "Create key" }).click();
+          await page.getByLabel("API key", { exact: true }).waitFor();
+        },
+      },
+    ],
+  },
 };
 
 test("every page under app/ is in the accessibility check", () => {

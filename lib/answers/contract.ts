@@ -181,6 +181,7 @@ const filterParameters = {
 };
 
 export const answer = operation({
+  scope: "surveys:write",
   method: "post",
   path: "/v2/surveys/{id}/answers",
   params: SurveyIdParams,
@@ -197,6 +198,7 @@ export const answer = operation({
 });
 
 export const list = operation({
+  scope: "surveys:read",
   method: "get",
   path: "/v2/surveys/{id}/answers",
   params: SurveyIdParams,
@@ -219,6 +221,7 @@ export const list = operation({
 });
 
 export const exportCsv = operation({
+  scope: "surveys:read",
   method: "get",
   path: "/v2/surveys/{id}/answers.csv",
   params: SurveyIdParams,
@@ -237,6 +240,7 @@ export const exportCsv = operation({
 });
 
 export const results = operation({
+  scope: "surveys:read",
   method: "get",
   path: "/v2/surveys/{id}/results",
   params: SurveyIdParams,

@@ -3,6 +3,7 @@
  * handler that serves it, and two seeded companies whose records the requests name.
  */
 import * as answerHandlers from "@/lib/api/answers";
+import * as apiKeyHandlers from "@/lib/api/api-keys";
 import * as authHandlers from "@/lib/api/auth";
 import { type Method, METHODS } from "@/lib/schemas/operation";
 import { operationOf, type RouteHandler } from "@/lib/http/route";
@@ -44,12 +45,13 @@ const KIND_OF_SEGMENT: Record<string, IdKind> = {
   "job-titles": "jobTitles",
   properties: "properties",
   bots: "bots",
+  "api-keys": "apiKeys",
 };
 
 /** Every handler bound to a contract operation, by `GET /v2/users/{id}`. */
 function handlersByKey(): Map<string, RouteHandler> {
   const handlers: RouteHandler[] = [
-    ...[userHandlers, surveyHandlers, answerHandlers, outboxHandlers, authHandlers, openapiHandlers].flatMap((module) => Object.values(module)),
+    ...[userHandlers, surveyHandlers, answerHandlers, outboxHandlers, authHandlers, openapiHandlers, apiKeyHandlers].flatMap((module) => Object.values(module)),
     ...Object.values(referenceHandlers).flatMap((kind) => Object.values(kind)),
   ];
   const byKey = new Map<string, RouteHandler>();
@@ -194,6 +196,7 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
   });
   await post("/v2/users", { email: `fuzz.other.${name.toLowerCase()}.${suffix}@example.com`, accessRoles: [created.memberRoleId], job: company.pools.jobTitles[0] });
   company.memberToken = (await createApiToken(memberEmail, 86_400, company.id)).accessToken;
+  for (const n of [1, 2, 3]) await post("/v2/api-keys", { name: `Key ${n}`, scopes: ["users:read"] });
   // Both roles may answer and read the answers of either version; each survey has a text question.
   const roles = [created.adminRoleId, created.memberRoleId];
   const putContent = specs.find((candidate) => candidate.key === "PUT /v2/surveys/{id}/content")!;

@@ -1,7 +1,8 @@
 /**
- * The one wrapper of every `/v2` route handler (and of `/api/auth/*`): request id, bearer token,
- * per-token rate limit, the Admin rule, JSON body limits, zod validation of path, query and body,
- * debug notifications, the error table (docs/api.md#errors) and one log line per request.
+ * The one wrapper of every `/v2` route handler (and of `/api/auth/*`): request id, bearer token or
+ * API key, per-caller rate limit with its headers, the Admin rule and scopes, JSON body limits, zod
+ * validation of path, query and body, idempotent creates, debug notifications, the error table
+ * (docs/api.md#errors) and one log line per request.
  *
  * An operation declared in its resource's contract (lib/schemas/operation.ts) is bound with `handle`;
  * `route` and `publicRoute` serve the routes the OpenAPI document does not describe.
@@ -12,7 +13,6 @@ import { loadConfig } from "@/lib/config";
 import type { Operation, RouteOptions } from "@/lib/schemas/operation";
 import { DatabaseUnavailableError, isDatabaseUnavailable } from "@/lib/db";
 import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
-import { isAdmin, principalOf, verifyAccessToken } from "@/lib/auth/service";
 import type { Principal } from "@/lib/server/principal";
 import { isDuplicateKeyError, ServiceError } from "@/lib/server/errors";
 import { ready } from "@/lib/services/init";
@@ -22,7 +22,11 @@ import { readJsonBody } from "./body";
 import { addressKey, clientAddress } from "./client-address";
 import { addNextLink } from "./paging";
 import { debugFlag, parseQuery } from "./query";
-import { RateLimiter } from "./rate-limit";
+import { authenticate, authorize, type Caller } from "./authenticate";
+import { idempotencyKey, idempotent } from "./idempotency";
+import { RateLimiter, type RateState, setRateLimitHeaders, SharedRateLimiter } from "./rate-limit";
+
+export { bearerToken } from "./authenticate";
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 
@@ -98,7 +102,8 @@ export function operationOf(handler: unknown): Operation | undefined {
 }
 
 const perMinute = () => loadConfig().rateLimitPerMinute;
-const tokenLimiter = new RateLimiter(perMinute);
+/** Every caller's budget, shared by the server processes over the database. */
+const callerLimiter = new SharedRateLimiter(perMinute);
 const addressLimiter = new RateLimiter(perMinute);
 /** Refused tokens and session cookies per client address: 30 a minute, then `429` instead of `401`. */
 export const REFUSED_CREDENTIALS_PER_MINUTE = 30;
@@ -119,6 +124,8 @@ function wrap(
     const notes = new Notes();
     const { debug, error: debugError } = debugFlag(url.searchParams);
     let principal: Principal | undefined;
+    let caller: Caller | undefined;
+    let rate: RateState | undefined;
     let response: Response;
     let failure: unknown;
 
@@ -127,13 +134,15 @@ function wrap(
       await ready();
 
       if (authenticated) {
-        const claims = await verifyAccessToken(bearerToken(request));
-        limit(tokenLimiter, `sid:${claims.sid}`);
-        principal = await principalOf(claims);
-        if (options.admin) await checkAdmin(request, principal);
+        caller = await authenticate(request);
+        principal = caller.principal;
+        rate = await callerLimiter.take(caller.id);
+        if (!rate.allowed) throw rateLimited(rate.resetSeconds);
+        await authorize(request, principal, options);
       } else {
-        limit(addressLimiter, `ip:${requestAddress(request)}`);
+        rate = limit(addressLimiter, `ip:${requestAddress(request)}`);
       }
+      const key = caller ? idempotencyKey(request) : undefined;
 
       const params = await parseParams(options.params, routeContext);
       const body = options.body ? await readBody(request, options.ignoreBodyFields ?? [], notes) : undefined;
@@ -147,23 +156,30 @@ function wrap(
       if (bodyResult && !bodyResult.success) details.push(...issueDetails(bodyResult.error.issues, "body"));
       if (details.length > 0) throw new ServiceError("invalid_request", "The request is not valid.", details);
 
-      const work = handler({
-        request,
-        requestId,
-        params,
-        query: queryResult?.data,
-        body: bodyResult?.data,
-        notes,
-        origin: url.origin,
-        ...(principal ? { auth: principal } : {}),
-      });
-      const result = await withinDeadline(Promise.resolve(work), requestId);
-      response = success(result, requestId, debug ? notes : undefined);
-      addNextLink(response, url, result instanceof Reply ? result.body : result);
+      const run = async () => {
+        const work = handler({
+          request,
+          requestId,
+          params,
+          query: queryResult?.data,
+          body: bodyResult?.data,
+          notes,
+          origin: url.origin,
+          ...(principal ? { auth: principal } : {}),
+        });
+        const result = await withinDeadline(Promise.resolve(work), requestId);
+        const answer = success(result, requestId, debug ? notes : undefined);
+        addNextLink(answer, url, result instanceof Reply ? result.body : result);
+        return answer;
+      };
+      response = key && caller ? await idempotent({ caller: caller.id, key, request, body, requestId, secretFields: options.secretFields }, run) : await run();
     } catch (error) {
       failure = options.throttlesOwnCredentials ? error : countRefusedCredentials(request, error);
       response = errorResponse(failure, requestId, debug ? notes : undefined);
     }
+    // The budget this request counted against; before a caller is known, its address's.
+    const address = `ip:${requestAddress(request)}`;
+    setRateLimitHeaders(response, rate ?? (authenticated ? refusedCredentials : addressLimiter).state(address));
 
     const fields = {
       requestId,
@@ -183,18 +199,11 @@ function wrap(
   };
 }
 
-export function bearerToken(request: Request): string {
-  const header = request.headers.get("authorization");
-  if (!header) throw new ServiceError("unauthorized", "Send an access token: Authorization: Bearer <token>.");
-  const match = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header);
-  if (!match) throw new ServiceError("unauthorized", "The Authorization header must be: Bearer <token>.");
-  return match[1];
-}
-
-/** Throws `429 rate_limited` with `Retry-After` when the key has no request left. */
-export function limit(limiter: RateLimiter, key: string): void {
+/** Throws `429 rate_limited` with `Retry-After` when the key has no request left; else the key's budget. */
+export function limit(limiter: RateLimiter, key: string): RateState {
   const verdict = limiter.take(key);
   if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
+  return limiter.state(key);
 }
 
 const rateLimited = (retryAfterSeconds: number) =>
@@ -209,16 +218,6 @@ function countRefusedCredentials(request: Request, error: unknown): unknown {
   if (!(error instanceof ServiceError) || error.code !== "unauthorized") return error;
   const verdict = refusedCredentials.take(`ip:${requestAddress(request)}`);
   return verdict.allowed ? error : rateLimited(verdict.retryAfterSeconds);
-}
-
-/** The Admin rule (docs/api.md#admin-rule): the header first, then the caller's access roles. */
-async function checkAdmin(request: Request, principal: Principal): Promise<void> {
-  if (request.headers.get("admin") !== "true") {
-    throw new ServiceError("admin_required", "This operation requires the header Admin: true.");
-  }
-  if (!(await isAdmin(principal))) {
-    throw new ServiceError("forbidden", "Admin: true is honoured only for users holding an admin access role.");
-  }
 }
 
 /** The client's address as per-address limits count it (lib/http/client-address.ts, `TRUST_PROXY`). */
@@ -386,5 +385,7 @@ function methodNotAllowed(request: Request, allow: string): Response {
   const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
   const error = new ServiceError("method_not_allowed", `${request.method} is not a method of this path; it has ${allow}.`, undefined, { Allow: allow });
   log().info({ requestId, method: request.method, path: new URL(request.url).pathname, status: 405, code: error.code }, "request");
-  return errorResponse(error, requestId, undefined);
+  const response = errorResponse(error, requestId, undefined);
+  setRateLimitHeaders(response, addressLimiter.state(`ip:${requestAddress(request)}`));
+  return response;
 }

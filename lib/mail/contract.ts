@@ -6,6 +6,7 @@ import { ListOutboxQuery, OutboxList } from "@/lib/schemas/outbox";
 export const list = operation({
   method: "get",
   path: "/v2/outbox",
+  scope: "users:read",
   admin: true,
   query: ListOutboxQuery,
   doc: {

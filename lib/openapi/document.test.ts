@@ -17,6 +17,9 @@ function routeFiles(dir: string): string[] {
     .map((file) => `/${path.join(dir.replace(/^app\//, ""), path.dirname(file)).split(path.sep).join("/")}`.replace(/\[([^\]]+)\]/g, "{$1}"));
 }
 
+/** The rate-limit headers every /v2 answer carries. */
+const rate = { "ratelimit-limit": "600, 600;w=60", "ratelimit-remaining": "599", "ratelimit-reset": "60" };
+
 describe("the OpenAPI document", () => {
   const document: OpenApiDocument = buildDocument();
 
@@ -86,8 +89,10 @@ describe("the OpenAPI document", () => {
     expect(admin("get", "/v2/surveys/{id}")).toBe(true);
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     expect(document.paths["/v2/openapi.json"].get!.security).toEqual([]);
-    expect(document.paths["/v2/users"].get!.security).toBeUndefined();
-    expect(Object.keys(document.paths["/v2/users"].post!.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "415", "429", "500", "503"]);
+    // A token, or an API key holding the operation's scope.
+    expect(document.paths["/v2/users"].get!.security).toEqual([{ bearerAuth: [] }, { apiKey: ["users:read"] }]);
+    expect(document.paths["/v2/api-keys"].post!.security).toEqual([{ bearerAuth: [] }, { apiKey: ["api-keys:write"] }]);
+    expect(Object.keys(document.paths["/v2/users"].post!.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503"]);
   });
 
   it("describes the list envelope and the error body of docs/api.md", () => {
@@ -102,18 +107,27 @@ describe("the OpenAPI document", () => {
     const error = { error: { status: 403, code: "admin_required", message: "m", requestId: "r" }, debug: [{ level: "error", code: "admin_required", message: "m" }] };
     expect(answer("/v2/users", 403, error, "post")).toEqual([]);
     expect(answer("/v2/users", 403, { error: { ...error.error, code: "not_found" } }, "post")).not.toEqual([]);
-    expect(answer("/v2/users/me", 404, { error: { status: 404, code: "not_found", message: "m", requestId: "r" } })).not.toEqual([]);
+    expect(answer("/v2/users", 404, { error: { status: 404, code: "not_found", message: "m", requestId: "r" } })).not.toEqual([]);
   });
 
-  it("requires X-Request-Id on every answer and Location on a create", () => {
+  it("requires X-Request-Id and the rate-limit headers on every answer and Location on a create", () => {
     const validator = new AnswerValidator(document);
     const survey = surveyRecord();
     const created = (headers: Record<string, string>) =>
       validator.problems({ method: "post", url: "/v2/surveys", status: 201, contentType: "application/json", headers: new Headers(headers), body: JSON.stringify(survey) });
-    expect(created({ "x-request-id": "r", location: `/v2/surveys/${survey._id}`, etag: '"t"' })).toEqual([]);
-    expect(created({ "x-request-id": "r", etag: '"t"' })).toEqual([expect.stringMatching(/header Location is missing/)]);
-    expect(created({ location: "/v2/surveys/x", etag: '"t"' })).toEqual([expect.stringMatching(/header X-Request-Id is missing/)]);
-    expect(created({ "x-request-id": "r", location: "/v2/surveys/x" })).toEqual([expect.stringMatching(/header ETag is missing/)]);
+    expect(created({ ...rate, "x-request-id": "r", location: `/v2/surveys/${survey._id}`, etag: '"t"' })).toEqual([]);
+    expect(created({ ...rate, "x-request-id": "r", etag: '"t"' })).toEqual([expect.stringMatching(/header Location is missing/)]);
+    expect(created({ ...rate, location: "/v2/surveys/x", etag: '"t"' })).toEqual([expect.stringMatching(/header X-Request-Id is missing/)]);
+    expect(created({ ...rate, "x-request-id": "r", location: "/v2/surveys/x" })).toEqual([expect.stringMatching(/header ETag is missing/)]);
+    expect(created({ "x-request-id": "r", location: "/v2/surveys/x", etag: '"t"' })).toEqual([
+      expect.stringMatching(/header RateLimit-Limit is missing/),
+      expect.stringMatching(/header RateLimit-Remaining is missing/),
+      expect.stringMatching(/header RateLimit-Reset is missing/),
+    ]);
+    const refused = document.paths["/v2/users"].post!.responses["429"].headers!;
+    expect(Object.keys(refused)).toEqual(expect.arrayContaining(["Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]));
+    const replayable = document.paths["/v2/users"].post!.responses["201"].headers!;
+    expect(Object.keys(replayable)).toContain("Idempotent-Replayed");
   });
 
   it("describes ETags, If-None-Match with 304 and If-Match with 412 on every single-user and single-survey answer", () => {
@@ -148,11 +162,11 @@ describe("the OpenAPI document", () => {
     const validator = new AnswerValidator(document);
     const answer = (method: string, url: string, status: number, body: unknown, headers: Record<string, string>) =>
       validator.problems({ method, url, status, contentType: body === "" ? null : "application/json", headers: new Headers(headers), body: body === "" ? "" : JSON.stringify(body) });
-    expect(answer("get", "/v2/users/me", 304, "", { "x-request-id": "r", etag: '"t"' })).toEqual([]);
-    expect(answer("get", "/v2/users/me", 304, "", { "x-request-id": "r" })).toEqual([expect.stringMatching(/header ETag is missing/)]);
+    expect(answer("get", "/v2/users/me", 304, "", { ...rate, "x-request-id": "r", etag: '"t"' })).toEqual([]);
+    expect(answer("get", "/v2/users/me", 304, "", { ...rate, "x-request-id": "r" })).toEqual([expect.stringMatching(/header ETag is missing/)]);
     const stale = { error: { status: 412, code: "precondition_failed", message: "m", requestId: "r" } };
-    expect(answer("patch", "/v2/surveys/x", 412, stale, { "x-request-id": "r", etag: '"t"' })).toEqual([]);
-    expect(answer("patch", "/v2/surveys/x", 412, stale, { "x-request-id": "r" })).toEqual([expect.stringMatching(/header ETag is missing/)]);
+    expect(answer("patch", "/v2/surveys/x", 412, stale, { ...rate, "x-request-id": "r", etag: '"t"' })).toEqual([]);
+    expect(answer("patch", "/v2/surveys/x", 412, stale, { ...rate, "x-request-id": "r" })).toEqual([expect.stringMatching(/header ETag is missing/)]);
   });
 
   it("offers cursor, next and Link on every list", () => {

@@ -23,6 +23,8 @@ import {
 import { QuestionRecord, SurveyChatRecord, SurveyList, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/surveys/contract";
 import { OutboxList, OutboxMailRecord } from "@/lib/schemas/outbox";
 import { UserList, UserRecord } from "@/lib/users/contract";
+import { ApiKeyList, ApiKeyRecord, CreatedApiKey } from "@/lib/api-keys/contract";
+import { SCOPE_DESCRIPTIONS } from "@/lib/schemas/scopes";
 import { STATUS_OF_CODE } from "@/lib/server/errors";
 import { PATHS } from "./operations";
 import "./annotations";
@@ -60,6 +62,7 @@ const SHARED: [z.ZodType, string][] = [
   [PropertyRecord, "Property"],
   [BotRecord, "Bot"],
   [OutboxMailRecord, "OutboxMail"],
+  [ApiKeyRecord, "ApiKey"],
   [Notification, "Notification"],
   [ErrorBody, "Error"],
 ];
@@ -90,6 +93,8 @@ const ANSWERS: [z.ZodObject, string][] = [
   [BotList, "BotList"],
   [HoldersList, "HoldersList"],
   [OutboxList, "OutboxList"],
+  [ApiKeyList, "ApiKeyList"],
+  [CreatedApiKey, "CreatedApiKey"],
   [AccessTokenResponse, "AccessToken"],
   [OpenApiDocumentSchema, "OpenApiDocument"],
 ];
@@ -103,6 +108,9 @@ const WHEN: Record<ErrorCode, string> = {
   unknown_reference: "an id in the body names no record of the caller's company",
   unauthorized: "no, malformed, expired or revoked bearer token, or the token of a deactivated user",
   admin_required: "the request lacks the header `Admin: true`",
+  insufficient_scope: "the API key lacks the scope the operation needs; the message and `WWW-Authenticate` name it",
+  request_in_progress: "a request with this `Idempotency-Key` is still running",
+  idempotency_key_reused: "this `Idempotency-Key` was used by the caller with another method, path or body within 24 hours",
   forbidden: "`Admin: true` was sent by a user holding no admin access role; the caller may not change the fields `details` names (a user's account-wide fields); on sign-in, a browser request from another site's page; the caller's access roles may not answer the survey, or read its answers and results",
   not_found: "no record with this id is visible to the caller's company",
   method_not_allowed: "the path has no such method; `Allow` lists those it has",
@@ -127,9 +135,24 @@ with the id it was issued with, or \`--revoke-all --email <email>\`), when its u
 changes, or when its user is deactivated in its company; every server process refuses it within 5
 seconds.
 
+**API keys.** An external system may send an API key instead (\`Authorization: Bearer usk_…\`,
+from \`POST /v2/api-keys\`): it acts for its company, within its scopes; each operation names the
+scope it needs (the \`apiKey\` security requirement), and a key without it gets \`403 insufficient_scope\`.
+A revoked or expired key is refused (\`401\`) by every server process within 5 seconds.
+
 **Admin.** Operations that list the \`Admin\` header (every change of a record, survey reads and
-revisions, the outbox) need \`Admin: true\`, honoured only for a user holding an access role with
-\`isAdmin: true\`.
+revisions, the outbox, API keys) need \`Admin: true\`, honoured only for a user holding an access role with
+\`isAdmin: true\`, or for an API key holding the operation's scope.
+
+**Idempotent creates.** Every \`POST\` accepts \`Idempotency-Key\` (1 to 255 characters): a repeat by the
+same caller within 24 hours with the same body gets the first answer again, with
+\`Idempotent-Replayed: true\`, and nothing is done twice; another body is \`422 idempotency_key_reused\`, a
+repeat while the first still runs \`409 request_in_progress\`. Error answers are not kept.
+
+**Rate limits.** Every answer carries \`RateLimit-Limit\` (\`600, 600;w=60\`: requests per 60-second
+window), \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds until the window ends). The budget is
+per user in a company (all their tokens) or per API key, kept across every server process; over it,
+\`429 rate_limited\` with \`Retry-After\`.
 
 **Answers.** A single record is the body itself; a list is
 \`{ "data": { "<records>": [...], "page": 1, "limit": 10, "next": "…", "counter": 37 } }\` (\`counter\` only with
@@ -213,6 +236,7 @@ export function buildDocument(): OpenApiDocument {
       { name: "Reference data", description: "Access roles, job titles, properties and bots that users and surveys refer to." },
       { name: "Authentication", description: "Obtaining an access token (outside `/v2`)." },
       { name: "Outbox", description: "E-mails kept instead of sent while no SMTP server is configured." },
+      { name: "API keys", description: "Keys of the company for external systems, each limited to its scopes." },
       { name: "Documentation", description: "This document." },
     ],
     paths,
@@ -223,6 +247,14 @@ export function buildDocument(): OpenApiDocument {
           scheme: "bearer",
           bearerFormat: "JWT",
           description: "An access token from `npm run --silent token -- --email <email>` or `POST /api/auth/login`.",
+        },
+        apiKey: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "usk_…",
+          description: `An API key from \`POST /v2/api-keys\`, acting for its company. Each operation lists the scope a key needs:\n\n${Object.entries(SCOPE_DESCRIPTIONS)
+            .map(([scope, what]) => `- \`${scope}\`: ${what}`)
+            .join("\n")}`,
         },
       },
       parameters: {
@@ -262,6 +294,14 @@ export function buildDocument(): OpenApiDocument {
           description: "`true` adds a `debug` array of notifications to the answer, success or error.",
           schema: { type: "boolean", default: false },
         },
+        "Idempotency-Key": {
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          description:
+            "Makes the create safe to retry: a repeat with the same key and body within 24 hours answers the first answer again (`Idempotent-Replayed: true`).",
+          schema: { type: "string", minLength: 1, maxLength: 255 },
+        },
       },
       headers: {
         "X-Request-Id": {
@@ -271,6 +311,17 @@ export function buildDocument(): OpenApiDocument {
         },
         Location: { required: true, description: "The path of the created record.", schema: { type: "string" } },
         "Retry-After": { required: true, description: "Seconds until a request will be accepted again.", schema: { type: "integer", minimum: 1 } },
+        "RateLimit-Limit": {
+          required: true,
+          description: "The caller's budget and its policy: `600, 600;w=60` is 600 requests per 60-second window.",
+          schema: { type: "string", pattern: "^\\d+(, \\d+;w=\\d+)?$" },
+        },
+        "RateLimit-Remaining": { required: true, description: "Requests left in the window.", schema: { type: "integer", minimum: 0 } },
+        "RateLimit-Reset": { required: true, description: "Seconds until the window ends.", schema: { type: "integer", minimum: 1 } },
+        "Idempotent-Replayed": {
+          description: "`true` on an answer replayed for a repeated `Idempotency-Key`.",
+          schema: { type: "string", enum: ["true"] },
+        },
         "Set-Cookie": { description: "The httpOnly, SameSite=Strict session cookie of the admin pages.", schema: { type: "string" } },
         ETag: {
           required: true,
@@ -320,9 +371,11 @@ function describe(
   parameters.push(ref("parameters", "debug"));
   if (options.admin) parameters.push(ref("parameters", "Admin"));
   else if (operation.adminOptional) parameters.push(ref("parameters", "AdminOptional"));
+  if (idempotent(options)) parameters.push(ref("parameters", "Idempotency-Key"));
 
-  const successHeaders: Record<string, unknown> = { "X-Request-Id": ref("headers", "X-Request-Id") };
+  const successHeaders: Record<string, unknown> = { "X-Request-Id": ref("headers", "X-Request-Id"), ...RATE_LIMIT_HEADERS };
   if (operation.status === 201) successHeaders.Location = ref("headers", "Location");
+  if (idempotent(options)) successHeaders["Idempotent-Replayed"] = ref("headers", "Idempotent-Replayed");
   if (operation.setsCookie) successHeaders["Set-Cookie"] = ref("headers", "Set-Cookie");
   if (operation.etag) successHeaders.ETag = ref("headers", "ETag");
   if (options.query?.shape.cursor) successHeaders.Link = ref("headers", "Link");
@@ -334,7 +387,7 @@ function describe(
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
     operationId,
-    ...(authenticated ? {} : { security: [] }),
+    security: authenticated ? [{ bearerAuth: [] }, { apiKey: options.scope ? [options.scope] : [] }] : [],
     parameters,
     ...(options.body ? { requestBody: requestBody(options.body, options.ignoreBodyFields ?? []) } : {}),
     responses: {
@@ -372,7 +425,14 @@ function requestBody(schema: z.ZodType, ignored: readonly string[]) {
 function errorCodes(options: Operation): ErrorCode[] {
   const { doc: operation, authenticated } = options;
   const codes = new Set<ErrorCode>(["invalid_request", "rate_limited", "internal", "service_unavailable"]);
-  if (authenticated) codes.add("unauthorized");
+  if (authenticated) {
+    codes.add("unauthorized");
+    codes.add("insufficient_scope");
+  }
+  if (idempotent(options)) {
+    codes.add("request_in_progress");
+    codes.add("idempotency_key_reused");
+  }
   if (options.admin) {
     codes.add("admin_required");
     codes.add("forbidden");
@@ -400,6 +460,7 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
       description: list.map((code) => `\`${code}\`: ${WHEN[code]}.`).join(" "),
       headers: {
         "X-Request-Id": ref("headers", "X-Request-Id"),
+        ...RATE_LIMIT_HEADERS,
         ...(list.includes("rate_limited") || list.includes("service_unavailable") ? { "Retry-After": ref("headers", "Retry-After") } : {}),
         ...(list.includes("precondition_failed") ? { ETag: ref("headers", "ETag") } : {}),
       },
@@ -418,6 +479,16 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
   }
   return answers;
 }
+
+/** Every answer's rate-limit headers (docs/api.md#rate-limits). */
+const RATE_LIMIT_HEADERS = {
+  "RateLimit-Limit": ref("headers", "RateLimit-Limit"),
+  "RateLimit-Remaining": ref("headers", "RateLimit-Remaining"),
+  "RateLimit-Reset": ref("headers", "RateLimit-Reset"),
+};
+
+/** Whether the operation takes `Idempotency-Key`: every authenticated `POST`. */
+const idempotent = (options: Operation) => options.authenticated && options.method === "post";
 
 function successDescription(status: number): string {
   if (status === 201) return "Created; `Location` names the new record.";

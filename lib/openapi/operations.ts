@@ -4,6 +4,7 @@
  * one of these paths and that every listed path has its route file.
  */
 import * as answers from "@/lib/answers/contract";
+import * as apiKeys from "@/lib/api-keys/contract";
 import * as auth from "@/lib/auth/contract";
 import type { Method, Operation } from "@/lib/schemas/operation";
 import * as outbox from "@/lib/mail/contract";
@@ -30,6 +31,9 @@ export const OPERATIONS: Operation[] = [
   answers.results,
   ...[reference.accessRoles, reference.jobTitles, reference.properties, reference.bots].flatMap((kind) => [kind.list, kind.create, kind.holders, kind.read, kind.update]),
   outbox.list,
+  apiKeys.list,
+  apiKeys.create,
+  apiKeys.revoke,
   openapi.document,
   auth.login,
 ];

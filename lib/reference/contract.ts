@@ -36,6 +36,7 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType>(
     list: operation({
       method: "get",
       path: base,
+      scope: "reference:read",
       query: ListReferenceQuery,
       doc: {
         tag: "Reference data",
@@ -49,6 +50,7 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType>(
     create: operation({
       method: "post",
       path: base,
+      scope: "reference:write",
       admin: true,
       body: bodies.create,
       ignoreBodyFields: SERVER_MANAGED_REFERENCE_FIELDS,
@@ -64,12 +66,14 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType>(
     read: operation({
       method: "get",
       path: `${base}/{id}`,
+      scope: "reference:read",
       params: ReferenceIdParams,
       doc: { tag: "Reference data", summary: `Read a ${what.one}`, status: 200, response: record },
     }),
     update: operation({
       method: "patch",
       path: `${base}/{id}`,
+      scope: "reference:write",
       admin: true,
       params: ReferenceIdParams,
       body: bodies.update,
@@ -86,6 +90,7 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType>(
     holders: operation({
       method: "get",
       path: `${base}/holders`,
+      scope: "reference:read",
       query: HoldersQuery,
       doc: {
         tag: "Reference data",

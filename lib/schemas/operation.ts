@@ -8,6 +8,7 @@
  */
 import type { z } from "zod";
 import type { ErrorCode } from "@/lib/schemas/common";
+import type { Scope } from "@/lib/schemas/scopes";
 
 export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined> {
   /** Path parameters; a failure is `400 invalid_id`. */
@@ -16,8 +17,15 @@ export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.Zod
   query?: Q;
   /** The JSON body; absent → the body is not read. */
   body?: B;
-  /** Requires `Admin: true` from a user holding an admin access role. */
+  /** Requires `Admin: true` from a user holding an admin access role (or an API key with the scope). */
   admin?: boolean;
+  /** The scope an API key needs for this operation (docs/api.md#api-keys). */
+  scope?: Scope;
+  /**
+   * Top-level fields of the success answer that are secrets shown once (a new API key): never kept
+   * at rest, so the replay of an idempotent request leaves them out.
+   */
+  secretFields?: readonly string[];
   /** Top-level body fields the service sets itself: dropped with a debug warning. */
   ignoreBodyFields?: readonly string[];
   /**
@@ -69,16 +77,16 @@ export interface Operation<
   doc: OperationDoc;
 }
 
-/** Declares an operation that needs a bearer token. */
+/** Declares an operation that needs a bearer token: it names the scope an API key needs for it. */
 export function operation<Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
-  declaration: Omit<Operation<Q, B, P, true>, "authenticated">,
+  declaration: Omit<Operation<Q, B, P, true>, "authenticated" | "scope"> & { scope: Scope },
 ): Operation<Q, B, P, true> {
   return { ...declaration, authenticated: true };
 }
 
 /** Declares an operation without a bearer token (sign-in, the document). */
 export function publicOperation<Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
-  declaration: Omit<Operation<Q, B, P, false>, "authenticated" | "admin">,
+  declaration: Omit<Operation<Q, B, P, false>, "authenticated" | "admin" | "scope">,
 ): Operation<Q, B, P, false> {
   return { ...declaration, authenticated: false };
 }

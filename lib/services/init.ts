@@ -7,11 +7,13 @@ import { Answer, AnswerTally, Question, SurveyChat, SurveyRevision } from "@/lib
 import { AccessRole, Bot, JobTitle, Property } from "@/lib/reference/repository";
 import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
+import { ApiKey } from "@/lib/api-keys/repository";
+import { IdempotencyRecord, RateCounter } from "@/lib/requests/repository";
 import { bootstrap, type BootstrapResult } from "@/lib/services/companies";
 import { backfillSurveySearch } from "@/lib/surveys/repository";
 import { backfillMembershipActive } from "@/lib/users/repository";
 
-const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, AnswerTally, SurveyRevision];
+const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, AnswerTally, SurveyRevision, ApiKey, RateCounter, IdempotencyRecord];
 
 /** Who runs the bootstrap: the server may generate the first admin's password; a CLI may not. */
 export type ProcessRole = "server" | "cli";

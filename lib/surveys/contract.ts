@@ -324,6 +324,7 @@ export const SurveyIdParams = z.object({ id: objectId });
 export const list = operation({
   method: "get",
   path: "/v2/surveys",
+  scope: "surveys:read",
   query: ListSurveysQuery,
   doc: {
     tag: "Surveys",
@@ -349,6 +350,7 @@ export const list = operation({
 export const create = operation({
   method: "post",
   path: "/v2/surveys",
+  scope: "surveys:write",
   admin: true,
   body: CreateSurveyBody,
   ignoreBodyFields: SERVER_MANAGED_SURVEY_FIELDS,
@@ -367,6 +369,7 @@ export const create = operation({
 export const read = operation({
   method: "get",
   path: "/v2/surveys/{id}",
+  scope: "surveys:read",
   admin: true,
   params: SurveyIdParams,
   query: GetSurveyQuery,
@@ -383,6 +386,7 @@ export const read = operation({
 export const update = operation({
   method: "patch",
   path: "/v2/surveys/{id}",
+  scope: "surveys:write",
   admin: true,
   params: SurveyIdParams,
   body: UpdateSurveyBody,
@@ -402,6 +406,7 @@ export const update = operation({
 export const revisions = operation({
   method: "get",
   path: "/v2/surveys/{id}/revisions",
+  scope: "surveys:read",
   admin: true,
   params: SurveyIdParams,
   query: ListRevisionsQuery,
@@ -418,6 +423,7 @@ export const revisions = operation({
 export const putContent = operation({
   method: "put",
   path: "/v2/surveys/{id}/content",
+  scope: "surveys:write",
   admin: true,
   params: SurveyIdParams,
   body: PutContentBody,

@@ -206,6 +206,7 @@ export const UserIdParams = z.object({ id: objectId });
 export const list = operation({
   method: "get",
   path: "/v2/users",
+  scope: "users:read",
   query: ListUsersQuery,
   doc: {
     tag: "Users",
@@ -251,6 +252,7 @@ export const list = operation({
 export const create = operation({
   method: "post",
   path: "/v2/users",
+  scope: "users:write",
   admin: true,
   query: CreateUserQuery,
   body: CreateUserBody,
@@ -277,12 +279,22 @@ export const create = operation({
 export const me = operation({
   method: "get",
   path: "/v2/users/me",
-  doc: { etag: true, tag: "Users", summary: "Read the caller", description: "The user the access token belongs to.", status: 200, response: UserRecord },
+  scope: "users:read",
+  doc: {
+    etag: true,
+    tag: "Users",
+    summary: "Read the caller",
+    description: "The user the access token belongs to. An API key belongs to no user: `404`.",
+    status: 200,
+    response: UserRecord,
+    errors: ["not_found"],
+  },
 });
 
 export const read = operation({
   method: "get",
   path: "/v2/users/{id}",
+  scope: "users:read",
   params: UserIdParams,
   doc: { etag: true, tag: "Users", summary: "Read a user", status: 200, response: UserRecord },
 });
@@ -290,6 +302,7 @@ export const read = operation({
 export const update = operation({
   method: "patch",
   path: "/v2/users/{id}",
+  scope: "users:write",
   admin: true,
   params: UserIdParams,
   body: UpdateUserBody,

@@ -159,7 +159,10 @@ export async function getUser(auth: Principal, id: string): Promise<UserRecord> 
   return user;
 }
 
-export const getMe = (auth: Principal): Promise<UserRecord> => getUser(auth, auth.userId);
+export async function getMe(auth: Principal): Promise<UserRecord> {
+  if (auth.apiKey) throw new ServiceError("not_found", "An API key acts for its company, not for a user: /v2/users/me names no user.");
+  return getUser(auth, auth.userId);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Writing
@@ -398,6 +401,8 @@ async function replaceOwn(field: "accessRoles" | "properties", ids: string[], cu
  * access role with `isAdmin: true`.
  */
 async function adminCompanies(auth: Principal): Promise<ObjectId[]> {
+  // An API key is entitled over its own company only.
+  if (auth.apiKey) return [oid(auth.companyId)];
   const caller = await findUser({ _id: oid(auth.userId) }, { accessRoles: 1, companies: 1 });
   if (!caller) return [];
   const active = caller.companies.filter((entry) => entry.isActive !== false).map((entry) => entry.companyId);

@@ -1,0 +1,280 @@
+"use client";
+
+/**
+ * The API keys page: create a key with a name, scopes and an optional expiry, see it once to copy
+ * it, list the company's keys with their prefix, scopes, last use and expiry, and revoke one.
+ */
+import { useSearchParams } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { CreateApiKeyBody, type ApiKeyRecord, type CreateApiKeyInput, type CreatedApiKey } from "@/lib/api-keys/contract";
+import { useApiKeys, useCreateApiKey, useRevokeApiKey } from "@/lib/client/api-keys";
+import { serverFieldErrors, zodFieldErrors, type FieldTexts } from "@/lib/client/form-errors";
+import { useForm } from "@/lib/client/use-form";
+import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from "@/lib/schemas/scopes";
+import { ConfirmDialog } from "./confirm-dialog";
+import { DataTable, ListTotal, type DataColumn } from "./data-table";
+import { ErrorMessage } from "./error-message";
+import { ErrorState } from "./error-state";
+import { LeaveGuard } from "./leave-guard";
+import { Pagination } from "./pagination";
+import { useToast } from "./toast";
+import { Badge, Button, Card, CheckboxGroup, DateTime, EmptyState, Facts, Field, Loading, PageHeader, Spinner, describedBy, inputClass } from "./ui";
+
+const PAGE_SIZE = 20;
+const FIELDS = ["name", "scopes", "expiresAt"] as const;
+const TEXTS: FieldTexts = { name: { noun: "a name" }, scopes: { noun: "at least one scope" }, expiresAt: {} };
+const inputId = (field: string) => `api-key-${field}`;
+const SCOPE_CHOICES = SCOPES.map((scope) => ({ _id: scope, name: `${scope}: ${SCOPE_DESCRIPTIONS[scope]}` }));
+
+const keyId = (key: ApiKeyRecord) => key._id;
+const keyName = (key: ApiKeyRecord) => key.name;
+
+export function ApiKeysPage() {
+  const params = useSearchParams();
+  const page = Math.max(1, Number(params.get("page")) || 1);
+  const opened = params.get("key") ?? "";
+  const keys = useApiKeys({ page, limit: PAGE_SIZE });
+  const body = keys.data?.data;
+  const [shown, setShown] = useState<CreatedApiKey>();
+  const [revoking, setRevoking] = useState<ApiKeyRecord>();
+  const revoke = useRevokeApiKey();
+  const toast = useToast();
+  const selected = body?.apiKeys.find((key) => key._id === opened);
+
+  const href = (next: { page?: number; key?: string }) => {
+    const query = new URLSearchParams();
+    if ((next.page ?? page) > 1) query.set("page", String(next.page ?? page));
+    if (next.key) query.set("key", next.key);
+    return `/api-keys${query.size ? `?${query}` : ""}`;
+  };
+
+  async function confirmRevoke() {
+    const key = revoking;
+    setRevoking(undefined);
+    if (!key) return;
+    try {
+      await revoke.mutateAsync(key._id);
+      toast.show({ message: `API key “${key.name}” revoked. Requests with it are refused from now on.`, tone: "success" });
+      if (opened === key._id) window.history.pushState(null, "", href({}));
+    } catch (error) {
+      toast.show({ message: `The key “${key.name}” could not be revoked: ${error instanceof Error ? error.message : "unknown error"}`, tone: "error" });
+    }
+  }
+
+  const columns: DataColumn<ApiKeyRecord>[] = [
+    { id: "name", header: "Name", cell: (key) => key.name, className: "max-w-72 truncate" },
+    { id: "prefix", header: "Key", cell: (key) => <code className="font-mono text-xs">{key.prefix}…</code>, className: "whitespace-nowrap" },
+    { id: "scopes", header: "Scopes", cell: (key) => <Scopes scopes={key.scopes} />, className: "max-w-96" },
+    { id: "lastUsedAt", header: "Last used", cell: (key) => (key.lastUsedAt ? <DateTime value={key.lastUsedAt} /> : "Never"), className: "whitespace-nowrap" },
+    { id: "expiresAt", header: "Expires", cell: (key) => (key.expiresAt ? <DateTime value={key.expiresAt} /> : "Never"), className: "whitespace-nowrap" },
+    {
+      id: "revoke",
+      header: "Revoke",
+      hideable: false,
+      cell: (key) => (
+        <Button kind="danger" className="px-2 py-1 text-xs" onClick={() => setRevoking(key)} aria-label={`Revoke the key ${key.name}`}>
+          Revoke
+        </Button>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <PageHeader title="API keys" subtitle="Keys let external systems call the /v2 API for this company, limited to the scopes you choose." />
+      {shown ? <NewKey created={shown} onDone={() => setShown(undefined)} /> : <CreateKeyForm onCreated={setShown} />}
+
+      <h2 className="mb-3 mt-8 text-base font-semibold text-slate-900">Keys of the company</h2>
+      {keys.isLoading ? (
+        <Loading label="Loading the API keys…" />
+      ) : keys.isError ? (
+        <ErrorState error={keys.error} title="The API keys could not be loaded" onRetry={() => keys.refetch()} retrying={keys.isFetching} />
+      ) : body && body.apiKeys.length === 0 ? (
+        <Card>
+          <EmptyState title="No API keys yet">Create one above for each system that calls the API, with only the scopes it needs.</EmptyState>
+        </Card>
+      ) : (
+        body && (
+          <>
+            <Card className="overflow-hidden">
+              <DataTable
+                name="api-keys"
+                caption="API keys, newest first"
+                rows={body.apiKeys}
+                columns={columns}
+                rowId={keyId}
+                rowHref={(key) => href({ key: key._id })}
+                rowLabel={keyName}
+                toolbar={<ListTotal total={body.counter ?? body.apiKeys.length} noun={["key", "keys"]} fetching={keys.isFetching} refreshing={false} />}
+              />
+              <Pagination page={page} limit={PAGE_SIZE} total={body.counter} shown={body.apiKeys.length} noun={["key", "keys"]} onPage={(next) => window.history.pushState(null, "", href({ page: next }))} />
+            </Card>
+            {selected && (
+              <Card className="mt-6 p-4 sm:p-5" aria-labelledby="api-key-details">
+                <h2 id="api-key-details" className="mb-4 text-base font-semibold text-slate-900">
+                  {selected.name}
+                </h2>
+                <Facts
+                  items={[
+                    ["Key", <code key="prefix" className="font-mono text-xs">{selected.prefix}…</code>],
+                    ["Scopes", <Scopes key="scopes" scopes={selected.scopes} />],
+                    ["Created", <DateTime key="created" value={selected.createdAt} />],
+                    ["Last used", selected.lastUsedAt ? <DateTime key="used" value={selected.lastUsedAt} /> : "Never"],
+                    ["Expires", selected.expiresAt ? <DateTime key="expires" value={selected.expiresAt} /> : "Never"],
+                  ]}
+                />
+              </Card>
+            )}
+          </>
+        )
+      )}
+      <ConfirmDialog
+        open={revoking !== undefined}
+        title={`Revoke the key “${revoking?.name ?? ""}”?`}
+        confirmLabel="Revoke key"
+        danger
+        onConfirm={confirmRevoke}
+        onCancel={() => setRevoking(undefined)}
+      >
+        Systems using it are refused at once (every server within 5 seconds). This cannot be undone: a new key would have to be created and given to them.
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function Scopes({ scopes }: { scopes: readonly Scope[] }) {
+  return (
+    <span className="flex flex-wrap gap-1">
+      {scopes.map((scope) => (
+        <Badge key={scope} tone={scope.endsWith(":read") ? "blue" : "amber"}>
+          {scope}
+        </Badge>
+      ))}
+    </span>
+  );
+}
+
+interface FormState {
+  name: string;
+  scopes: string[];
+  /** A day (`YYYY-MM-DD`): the key works until the end of that day, in this browser's time zone. */
+  expiresAt: string;
+}
+
+function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => void }) {
+  const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm<FormState>(() => ({ name: "", scopes: [], expiresAt: "" }), FIELDS, inputId);
+  const create = useCreateApiKey();
+  const toast = useToast();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setFormError(undefined);
+    const body: CreateApiKeyInput = {
+      name: state.name,
+      scopes: state.scopes as Scope[],
+      ...(state.expiresAt ? { expiresAt: new Date(`${state.expiresAt}T23:59:59.999`).toISOString() } : {}),
+    };
+    const checked = CreateApiKeyBody.safeParse(body);
+    if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS, TEXTS, body).fields);
+    setErrors({});
+    try {
+      const created = await create.mutateAsync(body);
+      toast.show({ message: `API key “${created.name}” created. Copy it now.`, tone: "success" });
+      onCreated(created);
+    } catch (error) {
+      fail(serverFieldErrors(error, FIELDS, TEXTS).fields, error);
+    }
+  }
+
+  return (
+    <Card className="p-5 sm:p-6">
+      <form onSubmit={submit} noValidate className="flex flex-col gap-4" aria-labelledby="new-api-key">
+        <LeaveGuard when={dirty && !create.isPending} />
+        <h2 id="new-api-key" className="text-base font-semibold text-slate-900">
+          New API key
+        </h2>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field id={inputId("name")} label="Name" error={errors.name} hint="Which system uses it, so you recognise it later.">
+            <input
+              id={inputId("name")}
+              value={state.name}
+              onChange={(event) => set("name", event.target.value)}
+              autoComplete="off"
+              placeholder="Payroll sync"
+              {...describedBy(inputId("name"), errors.name, true)}
+              className={inputClass}
+            />
+          </Field>
+          <Field id={inputId("expiresAt")} label="Expires (optional)" error={errors.expiresAt} hint="The key works until the end of this day. Empty: until revoked.">
+            <input
+              id={inputId("expiresAt")}
+              type="date"
+              value={state.expiresAt}
+              onChange={(event) => set("expiresAt", event.target.value)}
+              {...describedBy(inputId("expiresAt"), errors.expiresAt, true)}
+              className={inputClass}
+            />
+          </Field>
+        </div>
+        <CheckboxGroup
+          id={inputId("scopes")}
+          legend="Scopes"
+          hint="(what the key may do)"
+          records={SCOPE_CHOICES}
+          value={state.scopes}
+          onChange={(scopes) => set("scopes", scopes)}
+          error={errors.scopes}
+          columns={2}
+        />
+        {formError !== undefined && <ErrorMessage error={formError} hideDetails />}
+        <div>
+          <Button kind="primary" type="submit" disabled={create.isPending}>
+            {create.isPending ? <Spinner className="size-3.5" /> : null} Create key
+          </Button>
+        </div>
+      </form>
+    </Card>
+  );
+}
+
+/** The new key, shown this once with a copy button: the server keeps only its hash. */
+function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  const [copyFailed, setCopyFailed] = useState(false);
+
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(created.key ?? "");
+      setCopied(true);
+      setCopyFailed(false);
+    } catch {
+      setCopyFailed(true);
+    }
+  }
+
+  return (
+    <Card className="border-amber-300 p-5 sm:p-6" aria-labelledby="created-api-key">
+      <h2 id="created-api-key" className="text-base font-semibold text-slate-900">
+        Your new key “{created.name}”
+      </h2>
+      <p className="mt-1 text-sm font-medium text-amber-900">Copy it now: you will not see it again. The server keeps only a hash of it.</p>
+      <div className="mt-4 flex flex-col gap-2 sm:flex-row sm:items-end">
+        <Field id="created-api-key-value" label="API key" className="min-w-0 flex-1">
+          <input id="created-api-key-value" readOnly value={created.key ?? ""} onFocus={(event) => event.target.select()} className={`${inputClass} font-mono`} />
+        </Field>
+        <Button kind="primary" onClick={copy}>
+          {copied ? "Copied" : "Copy key"}
+        </Button>
+      </div>
+      <p role="status" className="mt-2 min-h-5 text-sm text-slate-600">
+        {copied ? "The key is on the clipboard." : copyFailed ? "The browser refused to copy: select the key and copy it by hand." : ""}
+      </p>
+      <p className="mt-2 text-sm text-slate-600">
+        Send it as <code className="font-mono text-xs">Authorization: Bearer {created.prefix}…</code>
+      </p>
+      <div className="mt-4">
+        <Button onClick={onDone}>I have copied it</Button>
+      </div>
+    </Card>
+  );
+}

@@ -1,0 +1,131 @@
+/**
+ * API keys (docs/api.md#api-keys): creating, listing and revoking them, and the principal a key
+ * stands for. A key acts for its company within its scopes; its principal is cached like a
+ * token's, so a revocation or expiry is seen by this process at once and by every other server
+ * process within `PRINCIPAL_TTL_MS`.
+ */
+import { randomBytes } from "node:crypto";
+import { PRINCIPAL_TTL_MS } from "@/lib/credentials/sessions";
+import type { Scope } from "@/lib/schemas/scopes";
+import type { Principal } from "@/lib/server/principal";
+import { TtlCache } from "@/lib/server/cache";
+import { listScope, type ListOrder, pageOf, pageRead } from "@/lib/server/cursor";
+import { notFound, ServiceError } from "@/lib/server/errors";
+import { hashToken, oid } from "@/lib/server/ids";
+import { type ApiKeyList, type ApiKeyRecord, type CreateApiKeyBody, type CreatedApiKey, KEY_PREFIX, type ListApiKeysQuery } from "./contract";
+import { type ApiKeyDoc, countApiKeys, findApiKeys, findUsableApiKey, insertApiKey, newDoc, revokeApiKeyDoc, touchApiKey } from "./repository";
+
+/** Characters of the key shown in lists: `usk_` and 8 of the secret (48 of its 256 bits). */
+const PREFIX_LENGTH = KEY_PREFIX.length + 8;
+/** `lastUsedAt` is written at most this often per key. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+/** Whether a bearer credential is an API key (else it is an access token). */
+export const isApiKey = (credential: string): boolean => credential.startsWith(KEY_PREFIX);
+
+/** Newest first, `_id` breaking ties. */
+const KEY_ORDER: ListOrder = {
+  fields: [
+    { name: "createdAt", type: "date" },
+    { name: "_id", type: "objectId" },
+  ],
+  direction: -1,
+};
+
+export async function listApiKeys(auth: Principal, query: ListApiKeysQuery): Promise<ApiKeyList> {
+  const company = oid(auth.companyId);
+  const scope = listScope(auth.companyId, "/v2/api-keys", query);
+  const read = await pageRead(query, KEY_ORDER, scope);
+  const [docs, counter] = await Promise.all([findApiKeys(company, { sort: read.sort as Record<string, 1 | -1>, skip: read.skip, limit: read.limit, after: read.after }), query.count ? countApiKeys(company) : undefined]);
+  const page = await pageOf(docs, query, KEY_ORDER, scope, (doc) => [doc.createdAt, doc._id]);
+  return {
+    data: {
+      apiKeys: page.items.map(toRecord),
+      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
+      limit: query.limit,
+      next: page.next,
+      ...(counter === undefined ? {} : { counter }),
+    },
+  };
+}
+
+export async function createApiKey(auth: Principal, body: CreateApiKeyBody, now = new Date()): Promise<CreatedApiKey> {
+  // A key may not mint a key that can do more than it can.
+  const beyond = auth.apiKey ? body.scopes.find((scope) => !auth.apiKey!.scopes.includes(scope)) : undefined;
+  if (beyond) throw insufficientScope(beyond, `An API key can create keys only with scopes it holds itself; it lacks ${beyond}.`);
+  if (body.expiresAt && body.expiresAt <= now) {
+    throw new ServiceError("invalid_request", "The request is not valid.", [{ path: "expiresAt", message: "must be in the future" }]);
+  }
+  const key = KEY_PREFIX + randomBytes(32).toString("base64url");
+  const doc = newDoc({
+    company: oid(auth.companyId),
+    name: body.name,
+    scopes: body.scopes,
+    prefix: key.slice(0, PREFIX_LENGTH),
+    keyHash: hashToken(key),
+    createdBy: oid(auth.userId),
+    createdAt: now,
+    expiresAt: body.expiresAt ?? null,
+  });
+  await insertApiKey(doc);
+  return { ...toRecord(doc), key };
+}
+
+export async function revokeApiKey(auth: Principal, id: string, now = new Date()): Promise<void> {
+  const revoked = await revokeApiKeyDoc(oid(auth.companyId), oid(id), now);
+  if (!revoked) throw notFound("API key");
+  keys.clear(revoked.keyHash);
+}
+
+/** `403 insufficient_scope` naming the scope needed (docs/api.md#api-keys). */
+export function insufficientScope(scope: Scope, message = `This API key lacks the scope ${scope}.`): ServiceError {
+  return new ServiceError("insufficient_scope", message, [{ path: "scope", message: `needs ${scope}` }], {
+    "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${scope}"`,
+  });
+}
+
+interface CachedKey {
+  principal: Principal;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+/** Keys by their hash; a revocation elsewhere is seen once the entry expires. */
+const keys = new TtlCache<CachedKey>({ ttlMs: PRINCIPAL_TTL_MS });
+
+const unauthorized = (message: string) => new ServiceError("unauthorized", message);
+
+/** The principal of an API key; a key that is unknown, revoked or expired is `401`. Records `lastUsedAt`. */
+export async function principalOfKey(key: string, now = new Date()): Promise<Principal> {
+  const cached = await keys.get(hashToken(key), () => loadKey(key));
+  if (cached.expiresAt && cached.expiresAt <= now) throw unauthorized("The API key has expired.");
+  if (!cached.lastUsedAt || now.getTime() - cached.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
+    cached.lastUsedAt = now;
+    // Not awaited, and written at most once a minute per key across processes (see touchApiKey).
+    touchApiKey(oid(cached.principal.userId), now, new Date(now.getTime() - LAST_USED_GRANULARITY_MS)).catch(() => undefined);
+  }
+  return cached.principal;
+}
+
+async function loadKey(key: string): Promise<CachedKey> {
+  const doc = await findUsableApiKey(hashToken(key));
+  if (!doc) throw unauthorized("The API key is not valid or has been revoked.");
+  const id = doc._id.toHexString();
+  return {
+    principal: { userId: id, companyId: doc.company.toHexString(), sessionId: "", accessRoles: [], apiKey: { id, scopes: doc.scopes as Scope[] } },
+    expiresAt: doc.expiresAt ?? null,
+    lastUsedAt: doc.lastUsedAt ?? null,
+  };
+}
+
+function toRecord(doc: ApiKeyDoc): ApiKeyRecord {
+  return {
+    _id: doc._id.toHexString(),
+    name: doc.name,
+    scopes: doc.scopes as Scope[],
+    prefix: doc.prefix,
+    createdAt: doc.createdAt.toISOString(),
+    expiresAt: doc.expiresAt?.toISOString() ?? null,
+    lastUsedAt: doc.lastUsedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * What the `/v2` wrapper keeps per caller across server processes: the rate-limit counters of
+ * each minute and the stored answers of idempotent creates. The only code that reads or writes
+ * their collections. One way to the database: Mongoose models with typed lean results.
+ */
+import mongoose, { Schema } from "mongoose";
+import { defineModel, schemaOptions } from "@/lib/models/define";
+import { isDuplicateKeyError } from "@/lib/server/errors";
+
+// ---------------------------------------------------------------------------------------------
+// Rate-limit counters: one document per caller and window, holding how many requests the
+// server processes have leased from it; removed by the TTL index after the window.
+
+const rateCounterSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    count: { type: Number, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { ...schemaOptions, collection: "rateLimits" },
+);
+rateCounterSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+export const RateCounter = defineModel("SvcRateCounter", rateCounterSchema);
+
+/**
+ * Adds `batch` to the counter of the caller's window, creating it, in one atomic command; the
+ * count after this lease (the lease is the `batch` requests just below it).
+ */
+export async function leaseRequests(caller: string, windowStart: number, batch: number, expiresAt: Date): Promise<number> {
+  const lease = () =>
+    RateCounter.findOneAndUpdate(
+      { _id: `${caller}|${windowStart}` },
+      { $inc: { count: batch }, $setOnInsert: { expiresAt } },
+      { upsert: true, returnDocument: "after", projection: { count: 1 } },
+    ).lean();
+  let counter;
+  try {
+    counter = await lease();
+  } catch (error) {
+    // Two processes creating the same counter at once: one insert wins, the other increments it.
+    if (!isDuplicateKeyError(error)) throw error;
+    counter = await lease();
+  }
+  return counter!.count;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency records: one per caller and `Idempotency-Key`, inserted before the request runs
+// (the unique index makes a second request with the key wait its turn, in any process), holding
+// the answer once it is done; removed by the TTL index 24 hours after creation.
+
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+const idempotencySchema = new Schema(
+  {
+    caller: { type: String, required: true },
+    key: { type: String, required: true },
+    /** SHA-256 of the method, path and body: a repeat must send the same. */
+    fingerprint: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    /** When the request holding the key started; a running record this old is abandoned. */
+    startedAt: { type: Date, required: true },
+    done: { type: Boolean, required: true },
+    status: { type: Number, default: null },
+    body: { type: String, default: null },
+    location: { type: String, default: null },
+  },
+  { ...schemaOptions, collection: "idempotencyKeys" },
+);
+idempotencySchema.index({ caller: 1, key: 1 }, { unique: true });
+idempotencySchema.index({ createdAt: 1 }, { expireAfterSeconds: IDEMPOTENCY_TTL_SECONDS });
+export const IdempotencyRecord = defineModel("SvcIdempotencyRecord", idempotencySchema);
+
+export type IdempotencyDoc = mongoose.InferSchemaType<typeof idempotencySchema> & { _id: mongoose.Types.ObjectId };
+
+/** Inserts the running record of a key; `false` when the caller already has one for that key. */
+export async function insertRunning(caller: string, key: string, fingerprint: string, now: Date): Promise<boolean> {
+  try {
+    await IdempotencyRecord.create({ caller, key, fingerprint, createdAt: now, startedAt: now, done: false });
+    return true;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  }
+}
+
+export const findIdempotencyRecord = (caller: string, key: string) => IdempotencyRecord.findOne({ caller, key }).lean<IdempotencyDoc>();
+
+/**
+ * Takes over a record that nobody will finish: one created before `expiredBefore` (the TTL
+ * monitor has not removed it yet), or still running since before `abandonedBefore` (its process
+ * died). Whether this call took it.
+ */
+export async function takeOver(record: IdempotencyDoc, fingerprint: string, now: Date, cutoffs: { expiredBefore: Date; abandonedBefore: Date }): Promise<boolean> {
+  const stale = { $or: [{ createdAt: { $lt: cutoffs.expiredBefore } }, { done: false, startedAt: { $lt: cutoffs.abandonedBefore } }] };
+  const result = await IdempotencyRecord.updateOne(
+    { _id: record._id, startedAt: record.startedAt, ...stale },
+    { $set: { fingerprint, createdAt: now, startedAt: now, done: false, status: null, body: null, location: null } },
+  );
+  return result.modifiedCount === 1;
+}
+
+/** Stores the answer of the request that holds the key. */
+export async function completeRecord(caller: string, key: string, startedAt: Date, answer: { status: number; body: string; location: string | null }): Promise<void> {
+  await IdempotencyRecord.updateOne({ caller, key, startedAt, done: false }, { $set: { done: true, ...answer } });
+}
+
+/** Drops the running record of a request that failed, so the key may be used again. */
+export async function releaseRecord(caller: string, key: string, startedAt: Date): Promise<void> {
+  await IdempotencyRecord.deleteOne({ caller, key, startedAt, done: false });
+}
