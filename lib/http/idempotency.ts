@@ -95,7 +95,7 @@ async function runHolding(
   }
   if (response.status >= 200 && response.status < 300) {
     const body = withoutSecrets(await response.clone().text(), secretFields);
-    await completeRecord(caller, key, startedAt, { status: response.status, body, location: response.headers.get("location") });
+    await completeRecord(caller, key, startedAt, { status: response.status, body, location: response.headers.get("location"), etag: response.headers.get("etag") });
   } else {
     await releaseRecord(caller, key, startedAt);
   }
@@ -118,6 +118,7 @@ function replay(record: IdempotencyDoc, requestId: string): Response {
     "Idempotent-Replayed": "true",
   };
   if (record.location) headers.Location = record.location;
+  if (record.etag) headers.ETag = record.etag;
   return new Response(record.status === 204 ? null : record.body, { status: record.status ?? 200, headers });
 }
 

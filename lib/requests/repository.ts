@@ -64,6 +64,8 @@ const idempotencySchema = new Schema(
     status: { type: Number, default: null },
     body: { type: String, default: null },
     location: { type: String, default: null },
+    /** The first answer's `ETag`, replayed with it. */
+    etag: { type: String, default: null },
   },
   { ...schemaOptions, collection: "idempotencyKeys" },
 );
@@ -95,13 +97,13 @@ export async function takeOver(record: IdempotencyDoc, fingerprint: string, now:
   const stale = { $or: [{ createdAt: { $lt: cutoffs.expiredBefore } }, { done: false, startedAt: { $lt: cutoffs.abandonedBefore } }] };
   const result = await IdempotencyRecord.updateOne(
     { _id: record._id, startedAt: record.startedAt, ...stale },
-    { $set: { fingerprint, createdAt: now, startedAt: now, done: false, status: null, body: null, location: null } },
+    { $set: { fingerprint, createdAt: now, startedAt: now, done: false, status: null, body: null, location: null, etag: null } },
   );
   return result.modifiedCount === 1;
 }
 
 /** Stores the answer of the request that holds the key. */
-export async function completeRecord(caller: string, key: string, startedAt: Date, answer: { status: number; body: string; location: string | null }): Promise<void> {
+export async function completeRecord(caller: string, key: string, startedAt: Date, answer: { status: number; body: string; location: string | null; etag: string | null }): Promise<void> {
   await IdempotencyRecord.updateOne({ caller, key, startedAt, done: false }, { $set: { done: true, ...answer } });
 }
 
