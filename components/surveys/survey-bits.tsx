@@ -1,8 +1,10 @@
 "use client";
 
+import Link from "next/link";
+import { usePathname } from "next/navigation";
 import { useReferenceNames } from "@/lib/client/reference";
 import type { SurveyRecord } from "@/lib/surveys/contract";
-import { Badge } from "../ui";
+import { Badge, focusRing } from "../ui";
 
 export function VersionBadge({ version }: { version: number }) {
   return <Badge tone={version === 2 ? "violet" : "amber"}>Version {version}</Badge>;
@@ -65,3 +67,39 @@ export const SURVEY_FIELD_LABELS: [keyof SurveyRecord, string][] = [
   ["modifiedAt", "Modified"],
   ["__v", "Revision"],
 ];
+
+/** The views of one survey, one tab each; the page at hand is marked as current. */
+const SURVEY_TABS = [
+  { path: "", label: "Overview" },
+  { path: "/questions", label: "Questions" },
+  { path: "/preview", label: "Preview" },
+  { path: "/results", label: "Results" },
+  { path: "/answers", label: "Answers" },
+] as const;
+
+export function SurveyTabs({ id }: { id: string }) {
+  const pathname = usePathname();
+  return (
+    <nav aria-label="Survey" className="-mt-2 mb-6 overflow-x-auto border-b border-slate-200">
+      <ul className="flex min-w-max gap-1">
+        {SURVEY_TABS.map((tab) => {
+          const href = `/surveys/${id}${tab.path}`;
+          const current = pathname === href;
+          return (
+            <li key={tab.label}>
+              <Link
+                href={href}
+                aria-current={current ? "page" : undefined}
+                className={`-mb-px block border-b-2 px-3 py-2 text-sm font-medium ${focusRing} ${
+                  current ? "border-sky-700 text-sky-800" : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900"
+                }`}
+              >
+                {tab.label}
+              </Link>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}

@@ -36,7 +36,7 @@ export function queryString(query: Record<string, QueryValue> = {}): string {
 }
 
 export interface RequestOptions {
-  method?: "GET" | "POST" | "PATCH";
+  method?: "GET" | "POST" | "PATCH" | "PUT";
   query?: Record<string, QueryValue>;
   body?: unknown;
   signal?: AbortSignal;

@@ -1,0 +1,79 @@
+/**
+ * Typed react-query hooks of a survey's content, answers and results (`PUT /v2/surveys/{id}/content`,
+ * `POST`/`GET /v2/surveys/{id}/answers`, `GET /v2/surveys/{id}/results`).
+ */
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { z } from "zod";
+import type { AnswerList, PostAnswersBody, RecordedResponse, SurveyResults } from "@/lib/answers/contract";
+import type { SurveyRecord } from "@/lib/surveys/contract";
+import { api } from "./api";
+import type { ContentBody } from "./content-draft";
+
+export type ResponseBody = z.input<typeof PostAnswersBody>;
+
+/** Everything a change of content or a new response makes stale: the survey, its lists, its results and answers. */
+async function refresh(client: ReturnType<typeof useQueryClient>, id: string) {
+  await client.invalidateQueries({ queryKey: ["survey", id] });
+  await client.invalidateQueries({ queryKey: ["surveys"] });
+}
+
+/** One `PUT` of the whole content: one revision. The answer is the survey with its chats. */
+export function useSaveContent(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ContentBody) => api<SurveyRecord>(`/v2/surveys/${id}/content`, { method: "PUT", body }),
+    onSuccess: async (survey) => {
+      client.setQueryData(["survey", id], survey);
+      await refresh(client, id);
+    },
+  });
+}
+
+/** Records one response of the signed-in user. */
+export function useSubmitResponse(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ResponseBody) => api<RecordedResponse>(`/v2/surveys/${id}/answers`, { method: "POST", body }),
+    onSuccess: () => refresh(client, id),
+  });
+}
+
+export interface DateRange {
+  from?: string;
+  to?: string;
+}
+
+/** A day of the date filter (`2026-11-25`) as the API's inclusive bound: its first or last millisecond, in UTC. */
+export function rangeQuery(range: DateRange) {
+  return {
+    from: range.from ? `${range.from}T00:00:00.000Z` : undefined,
+    to: range.to ? `${range.to}T23:59:59.999Z` : undefined,
+  };
+}
+
+export function useResults(id: string, range: DateRange) {
+  return useQuery({
+    queryKey: ["survey", id, "results", range],
+    queryFn: ({ signal }) => api<SurveyResults>(`/v2/surveys/${id}/results`, { query: rangeQuery(range), signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export interface AnswersQuery extends DateRange {
+  question?: string;
+  search?: string;
+  cursor?: string;
+  limit: number;
+}
+
+export function useAnswers(id: string, query: AnswersQuery) {
+  return useQuery({
+    queryKey: ["survey", id, "answers", query],
+    queryFn: ({ signal }) =>
+      api<AnswerList>(`/v2/surveys/${id}/answers`, {
+        query: { ...rangeQuery(query), question: query.question, search: query.search || undefined, cursor: query.cursor, limit: query.limit },
+        signal,
+      }),
+    placeholderData: keepPreviousData,
+  });
+}
