@@ -40,9 +40,16 @@ export interface RequestOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
   signal?: AbortSignal;
+  /** What the answer should be: JSON unless said otherwise. */
+  accept?: string;
 }
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  return read<T>(await authorized(path, options));
+}
+
+/** The response of a request sent with the access token, retried once with a fresh token on `401`. */
+async function authorized(path: string, options: RequestOptions): Promise<Response> {
   let token = await accessToken();
   if (!token) return signedOut();
   let response = await send(path, options, token);
@@ -53,11 +60,26 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
     response = await send(path, options, token);
     if (response.status === 401) return signedOut();
   }
-  return read<T>(response);
+  return response;
+}
+
+/**
+ * Saves what a `/v2` GET answers (a CSV export) as a file. The token travels only in a header,
+ * so a plain link could not carry it: the file is fetched, then handed to the browser.
+ */
+export async function download(path: string, query: Record<string, QueryValue>, filename: string): Promise<void> {
+  const response = await authorized(path, { query, accept: "text/csv" });
+  if (!response.ok) await read(response);
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 async function send(path: string, options: RequestOptions, token: string): Promise<Response> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Admin: "true", Accept: "application/json" };
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Admin: "true", Accept: options.accept ?? "application/json" };
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
   try {
     return await fetch(path + queryString(options.query), {

@@ -43,6 +43,22 @@ export interface DateRange {
   to?: string;
 }
 
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const isDay = (value: string | null): value is string => value !== null && DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+
+/** The date filter of a page's URL (`?from=2026-11-01&to=2026-11-30`); anything else is ignored. */
+export function parseRange(params: URLSearchParams): DateRange {
+  const from = params.get("from");
+  const to = params.get("to");
+  return { from: isDay(from) ? from : undefined, to: isDay(to) ? to : undefined };
+}
+
+/** `from`, `to` and any other parameters of a page, as its URL's query string. */
+export function searchOf(values: Record<string, string | undefined>): string {
+  const params = new URLSearchParams(Object.entries(values).filter((entry): entry is [string, string] => Boolean(entry[1])));
+  return params.size ? `?${params}` : "";
+}
+
 /** A day of the date filter (`2026-11-25`) as the API's inclusive bound: its first or last millisecond, in UTC. */
 export function rangeQuery(range: DateRange) {
   return {
