@@ -4,6 +4,7 @@
  * and the records and error body of lib/schemas. No schema is written twice: every one is
  * converted from the zod schema the route validates with.
  */
+import { AnswerList, RecordedResponse, SurveyResults } from "@/lib/answers/contract";
 import { z } from "zod";
 import { METHODS, type Method, type Operation } from "@/lib/http/contract";
 import { AccessTokenResponse } from "@/lib/schemas/auth";
@@ -75,6 +76,9 @@ const ANSWERS: [z.ZodObject, string][] = [
   [SurveyRecord, "SurveyAnswer"],
   [SurveyList, "SurveyList"],
   [SurveyRevisionList, "SurveyRevisionList"],
+  [RecordedResponse, "RecordedResponse"],
+  [AnswerList, "AnswerList"],
+  [SurveyResults, "SurveyResults"],
   [AccessRoleRecord, "AccessRoleAnswer"],
   [AccessRoleList, "AccessRoleList"],
   [JobTitleRecord, "JobTitleAnswer"],
@@ -97,10 +101,10 @@ const WHEN: Record<ErrorCode, string> = {
   unknown_reference: "an id in the body names no record of the caller's company",
   unauthorized: "no, malformed, expired or revoked bearer token, or the token of a deactivated user",
   admin_required: "the request lacks the header `Admin: true`",
-  forbidden: "`Admin: true` was sent by a user holding no admin access role; the caller may not change the fields `details` names (a user's account-wide fields); on sign-in, a browser request from another site's page",
+  forbidden: "`Admin: true` was sent by a user holding no admin access role; the caller may not change the fields `details` names (a user's account-wide fields); on sign-in, a browser request from another site's page; the caller's access roles may not answer the survey, or read its answers and results",
   not_found: "no record with this id is visible to the caller's company",
   method_not_allowed: "the path has no such method; `Allow` lists those it has",
-  conflict: "a record with these unique values already exists",
+  conflict: "a record with these unique values already exists; the change or answer contradicts the state of the survey (an answered question's type, an inactive survey)",
   payload_too_large: "the body is over 1 MiB",
   unsupported_media_type: "a body without `Content-Type: application/json`",
   rate_limited: "over the request rate; `Retry-After` says when to retry",

@@ -1,6 +1,8 @@
 /**
  * The models of the records behind a survey: its revisions, its chats, their questions and the
- * answers to them. Only lib/surveys/repository.ts reads or writes their collections.
+ * answers to them. Only lib/surveys/repository.ts reads or writes the revisions, chats and
+ * questions; lib/answers/repository.ts the answers (lib/surveys/repository.ts reads them too,
+ * for the answer counts and `answer=`).
  */
 import mongoose, { Schema } from "mongoose";
 import { defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
@@ -34,6 +36,8 @@ const surveyChatSchema = new Schema(
     order: { type: Number, required: true },
     createdAt: { type: Date, required: true },
     modifiedAt: { type: Date, required: true },
+    /** When a content PUT left it out: kept, with its answers, so results and restores still find it. */
+    removedAt: { type: Date, default: null },
   },
   { ...schemaOptions, collection: "surveychats" },
 );
@@ -56,6 +60,8 @@ const questionSchema = new Schema(
     order: { type: Number, required: true },
     createdAt: { type: Date, required: true },
     modifiedAt: { type: Date, required: true },
+    /** As for chats: a removed question keeps its answers. */
+    removedAt: { type: Date, default: null },
   },
   { ...schemaOptions, collection: "questions" },
 );
@@ -77,7 +83,11 @@ const answerSchema = new Schema(
     chat: { type: ObjectId, required: true },
     question: { type: ObjectId, required: true },
     user: { type: ObjectId, default: null },
+    /** A `date` answer is stored as a Date, so the database can order and bucket it. */
     value: { type: Schema.Types.Mixed, default: null },
+    /** The response (one POST) the answer belongs to, and its place in it: 0 counts the response. */
+    response: { type: ObjectId, default: null },
+    position: { type: Number, default: 0 },
     createdAt: { type: Date, required: true },
     modifiedAt: { type: Date, required: true },
   },
@@ -87,6 +97,14 @@ const answerSchema = new Schema(
 answerSchema.index({ uuid: 1, company: 1 }, { unique: true });
 // `populate`: the answer count of each question of a survey.
 answerSchema.index({ survey: 1, question: 1 });
+// The answers list (newest first, by cursor) and the results' counts within a date window.
+answerSchema.index({ survey: 1, createdAt: -1, _id: -1 });
+// One question's answers newest first: the list by question and the latest text answers.
+answerSchema.index({ survey: 1, question: 1, createdAt: -1, _id: -1 });
+// A number question's median: its values in order, read from the index.
+answerSchema.index({ survey: 1, question: 1, value: 1 });
+// Responses within a window: their first answers.
+answerSchema.index({ survey: 1, position: 1, createdAt: 1 });
 
 export const Answer = defineModel("SvcAnswer", answerSchema);
 

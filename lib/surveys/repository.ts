@@ -66,6 +66,14 @@ const surveySchema = new Schema(
      */
     revisionBy: { type: ObjectId, default: null },
     previous: { type: Schema.Types.Mixed, default: undefined },
+    /**
+     * The content as the last content PUT wrote it (chats with their questions, in order), kept
+     * in the survey so that its revisions hold it; shown only inside revisions. The chats and
+     * questions collections follow it (`syncContent`); `contentPending` marks a survey whose
+     * collections may not have followed yet (a write stopped half-way).
+     */
+    chat: { type: Schema.Types.Mixed, default: undefined },
+    contentPending: { type: Boolean, default: undefined },
   },
   { ...schemaOptions, collection: "surveys" },
 );
@@ -83,11 +91,20 @@ export const Survey = defineModel("SvcSurvey", surveySchema);
 export type SurveyDoc = mongoose.InferSchemaType<typeof surveySchema> & { _id: mongoose.Types.ObjectId };
 
 /** A survey as a read without Mongoose documents answers it: permission entries are plain objects. */
-export type LeanSurvey = Omit<SurveyDoc, "group" | "permissionsV2" | "groupPermissionsV2"> & {
+export type LeanSurvey = Omit<SurveyDoc, "group" | "permissionsV2" | "groupPermissionsV2" | "chat"> & {
+  chat?: StoredChat[] | null;
   group: string | null;
   permissionsV2: { accessRole: Id; canAnswer?: boolean | null; canViewAnswers?: boolean | null }[];
   groupPermissionsV2: { group: string; accessRoles: Id[] }[];
 };
+
+/** A survey's content as the survey document and its revisions keep it. */
+export interface StoredChat {
+  _id: Id;
+  name: string;
+  order: number;
+  questions: { _id: Id; text: string; type: string; options: string[]; order: number }[];
+}
 
 /** What a new survey is made of; every field left out takes the default of a new survey. */
 export interface NewSurvey {
@@ -112,6 +129,8 @@ export interface NewSurvey {
   modifiedAt?: Date;
   /** Who creates it (`null`: the service itself, a seed or an import). */
   revisionBy?: Id | null;
+  /** Its content, when it is made with chats and questions (the seed). */
+  chat?: StoredChat[];
 }
 
 /**
@@ -142,6 +161,7 @@ export function newDoc(survey: NewSurvey): LeanSurvey {
     modifiedAt: survey.modifiedAt ?? survey.createdAt,
     __v: 0,
     revisionBy: survey.revisionBy ?? null,
+    ...(survey.chat ? { chat: survey.chat } : {}),
   };
 }
 
@@ -206,10 +226,10 @@ const surveys = () => driverCollection<LeanSurvey>(Survey);
  * them. `previous` is the stored state the last write replaced and `revisionBy` who made the
  * current one, so that the revision of either can still be written after a crash (`sealRevisions`).
  */
-const INTERNAL_SURVEY_FIELDS = ["nameLower", "searchPrefixes", "previous", "revisionBy"] as const;
+const INTERNAL_SURVEY_FIELDS = ["nameLower", "searchPrefixes", "previous", "revisionBy", "contentPending"] as const;
 
-/** A projection that leaves the bookkeeping fields out. */
-export const WITHOUT_INTERNAL_FIELDS: Readonly<Record<string, 0>> = Object.fromEntries(INTERNAL_SURVEY_FIELDS.map((field) => [field, 0]));
+/** A projection that leaves the bookkeeping fields out, and the stored content (records never show it). */
+export const WITHOUT_INTERNAL_FIELDS: Readonly<Record<string, 0>> = Object.fromEntries([...INTERNAL_SURVEY_FIELDS, "chat"].map((field) => [field, 0]));
 
 /** One survey as stored (all fields unless `projection` says otherwise); `null` if none matches. */
 export const findSurvey = (filter: Filter<Document>, projection?: Document): Promise<LeanSurvey | null> =>
@@ -352,16 +372,74 @@ export async function insertOnce(kind: keyof typeof COLLECTIONS, docs: Document[
 export const answersOf = (companyId: Id, uuids: Id[]): Promise<Pick<AnswerDoc, "_id" | "uuid" | "survey">[]> =>
   findDocs(Answer, { uuid: { $in: uuids }, company: companyId }, { projection: { uuid: 1, survey: 1 } });
 
-/** A survey's chats (by `order`), its questions, and how many answers each question has. */
+/** A survey's chats (by `order`), its questions (neither removed), and how many answers each question has. */
 export async function surveyParts(surveyId: Id, companyId: Id) {
   // Three independent reads, in parallel: one round trip to the database.
   const [chats, questions, counts] = await Promise.all([
-    findDocs<SurveyChatDoc>(SurveyChat, { survey: surveyId, company: companyId }, { sort: { order: 1, _id: 1 } }),
-    findDocs<QuestionDoc>(Question, { survey: surveyId, company: companyId }),
-    aggregateDocs<{ _id: Id; n: number }>(Answer, [
-      { $match: { survey: surveyId, company: companyId } },
-      { $group: { _id: "$question", n: { $sum: 1 } } },
-    ]),
+    findDocs<SurveyChatDoc>(SurveyChat, { survey: surveyId, company: companyId, removedAt: null }, { sort: { order: 1, _id: 1 } }),
+    findDocs<QuestionDoc>(Question, { survey: surveyId, company: companyId, removedAt: null }),
+    countAnswersByQuestion(surveyId, companyId),
   ]);
-  return { chats, questions, answerCounts: new Map(counts.map((count) => [count._id.toHexString(), count.n])) };
+  return { chats, questions, answerCounts: counts };
 }
+
+/** Every chat and question of a survey, removed ones too, and how many answers each question has. */
+export async function allSurveyParts(surveyId: Id, companyId: Id) {
+  const [chats, questions, counts] = await Promise.all([
+    findDocs<SurveyChatDoc>(SurveyChat, { survey: surveyId, company: companyId }),
+    findDocs<QuestionDoc>(Question, { survey: surveyId, company: companyId }),
+    countAnswersByQuestion(surveyId, companyId),
+  ]);
+  return { chats, questions, answerCounts: counts };
+}
+
+const countAnswersByQuestion = async (surveyId: Id, companyId: Id): Promise<Map<string, number>> => {
+  const counts = await aggregateDocs<{ _id: Id; n: number }>(Answer, [
+    { $match: { survey: surveyId, company: companyId } },
+    { $group: { _id: "$question", n: { $sum: 1 } } },
+  ]);
+  return new Map(counts.map((count) => [count._id.toHexString(), count.n]));
+};
+
+/**
+ * Makes the chats and questions collections what the survey's stored content says: each chat and
+ * question upserted by `_id` with its place, every other one of the survey marked removed (kept,
+ * with its answers). Idempotent, so a write stopped half-way is finished by running it again.
+ */
+export async function syncContent(surveyId: Id, companyId: Id, content: StoredChat[], at: Date): Promise<void> {
+  const owner = { survey: surveyId, company: companyId };
+  const chatOps: AnyBulkWriteOperation<Document>[] = content.map((chat) => ({
+    updateOne: {
+      filter: { _id: chat._id, ...owner },
+      update: { $set: { name: chat.name, order: chat.order, removedAt: null, modifiedAt: at }, $setOnInsert: { createdAt: at } },
+      upsert: true,
+    },
+  }));
+  const questionOps: AnyBulkWriteOperation<Document>[] = content.flatMap((chat) =>
+    chat.questions.map((question) => ({
+      updateOne: {
+        filter: { _id: question._id, ...owner },
+        update: {
+          $set: { chat: chat._id, text: question.text, type: question.type, options: question.options, order: question.order, removedAt: null, modifiedAt: at },
+          $setOnInsert: { createdAt: at },
+        },
+        upsert: true,
+      },
+    })),
+  );
+  const kept = (ids: Id[]) => ({ ...owner, _id: { $nin: ids }, removedAt: null });
+  chatOps.push({ updateMany: { filter: kept(content.map((chat) => chat._id)), update: { $set: { removedAt: at, modifiedAt: at } } } });
+  questionOps.push({
+    updateMany: { filter: kept(content.flatMap((chat) => chat.questions.map((question) => question._id))), update: { $set: { removedAt: at, modifiedAt: at } } },
+  });
+  await Promise.all([driverCollection(SurveyChat).bulkWrite(chatOps, { ordered: true }), driverCollection(Question).bulkWrite(questionOps, { ordered: true })]);
+}
+
+/** Clears `contentPending` once the collections follow the content of survey version `v`. */
+export const contentSynced = async (surveyId: Id, v: number): Promise<void> => {
+  await surveys().updateOne({ _id: surveyId, __v: v }, { $unset: { contentPending: "" } });
+};
+
+/** The questions a response may answer: those of the survey not removed. */
+export const liveQuestions = (surveyId: Id, companyId: Id): Promise<QuestionDoc[]> =>
+  findDocs<QuestionDoc>(Question, { survey: surveyId, company: companyId, removedAt: null });

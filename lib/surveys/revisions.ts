@@ -3,11 +3,11 @@
  * update, with who and when, listed newest first. The revisions are written by the repository
  * (`sealRevisions`) with each write of a survey.
  */
-import type { RevisionDoc } from "./repository";
+import type { RevisionDoc, StoredChat } from "./repository";
 import { countRevisions, findRevisions, findSurvey, sealRevisions, toSurveyRecord } from "./repository";
 import { pageWindow } from "@/lib/models/read";
 import { isObjectId } from "@/lib/schemas/common";
-import type { ListRevisionsQuery, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "./contract";
+import type { ListRevisionsQuery, QuestionType, SnapshotChat, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "./contract";
 import type { Principal } from "@/lib/server/principal";
 import { notFound } from "@/lib/server/errors";
 import { oid, type ObjectId } from "@/lib/server/ids";
@@ -42,8 +42,16 @@ function toRevisionRecord(doc: RevisionDoc): SurveyRevisionRecord {
     _id: doc._id.toHexString(),
     surveyId: doc.survey.toHexString(),
     __v: doc.__v,
-    snapshot: toSurveyRecord(doc.snapshot) as SurveyRecord,
+    snapshot: doc.snapshot.chat ? { ...(toSurveyRecord(doc.snapshot) as SurveyRecord), chat: doc.snapshot.chat.map(toSnapshotChat) } : (toSurveyRecord(doc.snapshot) as SurveyRecord),
     modifiedBy: doc.modifiedBy ? doc.modifiedBy.toHexString() : null,
     createdAt: doc.createdAt.toISOString(),
   };
 }
+
+/** A chat of a revision's content as the API shows it (ids as hex strings). */
+const toSnapshotChat = (chat: StoredChat): SnapshotChat => ({
+  _id: chat._id.toHexString(),
+  name: chat.name,
+  order: chat.order,
+  questions: chat.questions.map((question) => ({ ...question, _id: question._id.toHexString(), type: question.type as QuestionType })),
+});

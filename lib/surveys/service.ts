@@ -41,6 +41,7 @@ import { Notes } from "@/lib/server/notes";
 import { offThread } from "@/lib/server/off-thread";
 import { migratePermissions, warnDormantFields, type PermissionState, type SurveyVersion } from "@/lib/shared/survey-permissions";
 import { revisionAuthor } from "./revisions";
+import { finishContentWrite } from "./content-sync";
 import { lower, searchFilter, searchPrefixesExpression } from "./search";
 
 const NEWEST_FIRST = { modifiedAt: -1, _id: -1 } as const;
@@ -90,6 +91,7 @@ async function surveysOfAnswers(companyId: ObjectId, uuids: string[], notes: Not
 export async function getSurvey(auth: Principal, id: string, options: { populate: boolean }): Promise<SurveyRecord> {
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
+  if (options.populate) await finishContentWrite(surveyId, companyId);
   const [doc, chat] = await Promise.all([
     findSurvey({ _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS),
     options.populate ? surveyChats(surveyId, companyId) : undefined,
@@ -256,13 +258,21 @@ function patchedPermissions(current: LeanSurvey, body: UpdateSurveyBody): Permis
 }
 
 /** The stored state becomes `previous`, without its own `previous` or its search fields. */
-const KEEP_PREVIOUS = [{ $set: { previous: "$$ROOT" } }, { $unset: ["previous.previous", "previous.nameLower", "previous.searchPrefixes"] }];
+export const KEEP_PREVIOUS = [{ $set: { previous: "$$ROOT" } }, { $unset: ["previous.previous", "previous.nameLower", "previous.searchPrefixes"] }];
 
-/** When a PATCH happens and who makes it. */
-interface Write {
+/** When a change of a survey happens and who makes it. */
+export interface Write {
   at: Date;
   by: ObjectId | null;
 }
+
+/** What every change of a survey sets: a later `modifiedAt`, `__v` one more, and who made it. */
+export const newVersion = (write: Write): Document => ({
+  // Strictly later than before, also within one millisecond or when clocks disagree.
+  modifiedAt: { $max: [{ $literal: write.at }, { $add: ["$modifiedAt", 1] }] },
+  __v: { $add: [{ $ifNull: ["$__v", 0] }, 1] },
+  revisionBy: { $literal: write.by },
+});
 
 /**
  * Runs the PATCH as one update pipeline; `null` when `filter` matches nothing. The state it
@@ -293,10 +303,7 @@ async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, der
   } else if (body.permissions !== undefined) {
     set.permissions = literal(body.permissions.map(oid));
   }
-  // Strictly later than before, also within one millisecond or when clocks disagree.
-  set.modifiedAt = { $max: [literal(write.at), { $add: ["$modifiedAt", 1] }] };
-  set.__v = { $add: [{ $ifNull: ["$__v", 0] }, 1] };
-  set.revisionBy = literal(write.by);
+  Object.assign(set, newVersion(write));
   // The prefixes `search` uses, from the code and name the first stage left.
   const pipeline = body.code !== undefined || body.name !== undefined ? [...KEEP_PREVIOUS, { $set: set }, { $set: { searchPrefixes: searchPrefixesExpression() } }] : [...KEEP_PREVIOUS, { $set: set }];
   try {

@@ -174,6 +174,13 @@ export async function existingUserIds(companyId: Id, ids: Id[]): Promise<Set<str
   return new Set(found.map((record) => record._id.toHexString()));
 }
 
+/** The display names of those of `ids` that are users of the company (the e-mail when unnamed). */
+export async function userDisplayNames(companyId: Id, ids: Id[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const found = await findDocs<Pick<LeanUser, "_id" | "name" | "email">>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { name: 1, email: 1 } });
+  return new Map(found.map((user) => [user._id.toHexString(), user.name?.displayName || user.email]));
+}
+
 /** The first `limit` ids of the company's users, by id. */
 export async function companyUserIds(companyId: Id, limit: number): Promise<Id[]> {
   const found = await findDocs<{ _id: Id }>(User, { "companies.companyId": companyId }, { projection: { _id: 1 }, sort: { _id: 1 }, limit });

@@ -1,0 +1,9 @@
+import { otherMethods } from "@/lib/http/route";
+import * as answers from "@/lib/answers/handlers";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = answers.exportCsv;
+
+export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

@@ -1,0 +1,48 @@
+/**
+ * Who may answer a survey and who may read its answers (docs/api.md#answers), by the permission
+ * model the survey stores: version 1 `permissions` (access role ids), version 2 `permissionsV2`
+ * (`canAnswer`, `canViewAnswers` per access role). A survey of another company is `404`, before
+ * any rule is looked at.
+ */
+import { isAdmin } from "@/lib/auth/service";
+import type { Principal } from "@/lib/server/principal";
+import { notFound, ServiceError } from "@/lib/server/errors";
+import { oid, type ObjectId } from "@/lib/server/ids";
+import { findSurvey, type LeanSurvey } from "@/lib/surveys/repository";
+import { finishContentWrite } from "@/lib/surveys/content-sync";
+
+export type AccessSurvey = Pick<LeanSurvey, "_id" | "company" | "version" | "isActive" | "permissions" | "permissionsV2">;
+
+/** The caller's company's survey `id`, with the fields the rules read; `404` otherwise. */
+export async function surveyOf(auth: Principal, id: string): Promise<AccessSurvey> {
+  const surveyId = oid(id);
+  const companyId = oid(auth.companyId);
+  const [survey] = await Promise.all([
+    findSurvey({ _id: surveyId, company: companyId }, { company: 1, version: 1, isActive: 1, permissions: 1, permissionsV2: 1 }),
+    // Answers and results read the chats and questions: a content write stopped half-way is finished first.
+    finishContentWrite(surveyId, companyId),
+  ]);
+  if (!survey) throw notFound("survey");
+  return survey;
+}
+
+const holds = (auth: Principal, role: ObjectId) => auth.accessRoles.some((held) => held.equals(role));
+
+/** Version 2: a `permissionsV2` entry of one of the caller's roles with `canAnswer`; version 1: a role in `permissions`. */
+export function mayAnswer(survey: AccessSurvey, auth: Principal): boolean {
+  if (survey.version === 2) return (survey.permissionsV2 ?? []).some((entry) => (entry.canAnswer ?? true) && holds(auth, entry.accessRole));
+  return (survey.permissions ?? []).some((role) => holds(auth, role));
+}
+
+/**
+ * Reading answers and results: an admin (`Admin: true`, honoured only for a holder of an admin
+ * role) or, on a version 2 survey, a holder of a role with `canViewAnswers`; else `403 forbidden`.
+ */
+export async function checkMayRead(survey: AccessSurvey, auth: Principal, adminHeader: string | null): Promise<void> {
+  if (adminHeader === "true") {
+    if (await isAdmin(auth)) return;
+    throw new ServiceError("forbidden", "Admin: true is honoured only for users holding an admin access role.");
+  }
+  const viewer = survey.version === 2 && (survey.permissionsV2 ?? []).some((entry) => entry.canViewAnswers === true && holds(auth, entry.accessRole));
+  if (!viewer) throw new ServiceError("forbidden", "Your access roles may not read this survey's answers; an admin may, with Admin: true.");
+}
