@@ -319,22 +319,16 @@ function describeRemoval(draft: Draft, removal: Removal): { title: string; body:
   };
 }
 
-function useSortableItem(id: string) {
-  const sortable = useSortable({ id });
-  return {
-    ...sortable,
-    style: { transform: CSS.Translate.toString(sortable.transform), transition: sortable.transition },
-  };
-}
+type Sortable = ReturnType<typeof useSortable>;
 
 /** The handle a pointer drags by, and a keyboard picks up with Space. */
-function DragHandle({ label, sortable }: { label: string; sortable: ReturnType<typeof useSortableItem> }) {
+function DragHandle({ label, activator, attributes, listeners }: { label: string; activator: Sortable["setActivatorNodeRef"]; attributes: Sortable["attributes"]; listeners: Sortable["listeners"] }) {
   return (
     <button
       type="button"
-      ref={sortable.setActivatorNodeRef}
-      {...sortable.attributes}
-      {...sortable.listeners}
+      ref={activator}
+      {...attributes}
+      {...listeners}
       aria-label={label}
       className={`cursor-grab touch-none rounded-md px-1.5 py-1 text-slate-500 hover:bg-slate-100 active:cursor-grabbing ${focusRing}`}
     >
@@ -377,16 +371,16 @@ function ChatItem({
   onAdd: () => void;
   children: ReactNode;
 }) {
-  const sortable = useSortableItem(chat.key);
+  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({ id: chat.key });
   const label = `chat ${index + 1}`;
   const nameId = fieldId(`chat.${index}.name`);
   const error = errors[`chat.${index}.name`];
   const listError = errors[`chat.${index}.questions`];
   return (
-    <li ref={sortable.setNodeRef} style={sortable.style} className={sortable.isDragging ? "relative z-20 opacity-80" : undefined} data-testid="chat-item">
+    <li ref={setNodeRef} style={{ transform: CSS.Translate.toString(transform), transition }} className={isDragging ? "relative z-20 opacity-80" : undefined} data-testid="chat-item">
       <Card className="overflow-hidden">
         <div className="flex flex-wrap items-start gap-2 border-b border-slate-200 bg-slate-50 px-3 py-3 sm:px-4">
-          <DragHandle label={`Drag ${label}`} sortable={sortable} />
+          <DragHandle label={`Drag ${label}`} activator={setActivatorNodeRef} attributes={attributes} listeners={listeners} />
           <div className="flex min-w-0 flex-1 flex-col gap-1">
             <label htmlFor={nameId} className="text-sm font-medium text-slate-800">
               Chat {index + 1} name
@@ -443,7 +437,7 @@ function QuestionItem({
   onStep: (step: -1 | 1) => void;
   onRemove: () => void;
 }) {
-  const sortable = useSortableItem(question.key);
+  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({ id: question.key });
   const label = `question ${number} of chat ${chatNumber}`;
   const textId = fieldId(`${path}.text`);
   const typeId = fieldId(`${path}.type`);
@@ -451,9 +445,14 @@ function QuestionItem({
   const keepsType = question.answerCount > 0 && question._id !== undefined;
   const error = (field: string) => errors[`${path}.${field}`];
   return (
-    <li ref={sortable.setNodeRef} style={sortable.style} className={`rounded-md border border-slate-200 bg-white p-3 ${sortable.isDragging ? "relative z-20 shadow-lg" : ""}`} data-testid="question-item">
+    <li
+      ref={setNodeRef}
+      style={{ transform: CSS.Translate.toString(transform), transition }}
+      className={`rounded-md border border-slate-200 bg-white p-3 ${isDragging ? "relative z-20 shadow-lg" : ""}`}
+      data-testid="question-item"
+    >
       <div className="flex items-start gap-2">
-        <DragHandle label={`Drag ${label}`} sortable={sortable} />
+        <DragHandle label={`Drag ${label}`} activator={setActivatorNodeRef} attributes={attributes} listeners={listeners} />
         <div className="grid min-w-0 flex-1 gap-3 md:grid-cols-[minmax(0,1fr)_12rem]">
           <div className="flex flex-col gap-1">
             <label htmlFor={textId} className="text-sm font-medium text-slate-800">

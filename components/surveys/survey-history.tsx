@@ -1,7 +1,9 @@
 "use client";
 
 import { useState } from "react";
-import { useRevisions, useSurvey, useUpdateSurvey, type UpdateSurveyInput } from "@/lib/client/surveys";
+import { contentChanges, type ContentChange } from "@/lib/client/content-draft";
+import { useRestoreRevision } from "@/lib/client/survey-content";
+import { useRevisions, useSurvey, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
 import type { SurveyRevisionRecord, SurveySnapshot } from "@/lib/surveys/contract";
 import { feedback } from "@/lib/client/feedback";
@@ -14,7 +16,7 @@ import { SURVEY_FIELD_LABELS, fieldText, useSurveyNames, type SurveyNames } from
 
 const PAGE_SIZE = 50;
 
-/** What a restore writes back: every field a client may write, so the old state returns whole. */
+/** What a restore writes back: every field a client may write, and the content, so the old state returns whole. */
 const RESTORED_FIELDS = [
   "code",
   "name",
@@ -35,13 +37,18 @@ const RESTORED_FIELDS = [
 /** Fields compared between revisions (`modifiedAt` and `__v` always differ). */
 const COMPARED = SURVEY_FIELD_LABELS.filter(([field]) => field !== "modifiedAt" && field !== "__v");
 
+const CHANGE_LABELS: Record<ContentChange["what"], Record<ContentChange["kind"], string>> = {
+  chat: { added: "Chat added", removed: "Chat removed", renamed: "Chat renamed", reworded: "Chat changed", moved: "Chat moved" },
+  question: { added: "Question added", removed: "Question removed", renamed: "Question changed", reworded: "Question reworded", moved: "Question moved" },
+};
+
 const changedFields = (a: SurveySnapshot, b: SurveySnapshot) => COMPARED.filter(([field]) => JSON.stringify(a[field]) !== JSON.stringify(b[field]));
 
 export function SurveyHistory({ id }: { id: string }) {
   const survey = useSurvey(id);
   const [page, setPage] = useState(1);
   const revisions = useRevisions(id, page, PAGE_SIZE);
-  const update = useUpdateSurvey(id);
+  const update = useRestoreRevision(id);
   const names = useSurveyNames();
   const list = revisions.data?.data.revisions ?? [];
   const authors = useUsersById(list.map((revision) => revision.modifiedBy).filter((by): by is string => Boolean(by)));
@@ -56,9 +63,11 @@ export function SurveyHistory({ id }: { id: string }) {
 
   async function restore(revision: SurveyRevisionRecord) {
     setConfirm(undefined);
-    const body = Object.fromEntries(RESTORED_FIELDS.map((field) => [field, revision.snapshot[field]])) as UpdateSurveyInput;
+    const fields = Object.fromEntries(RESTORED_FIELDS.map((field) => [field, revision.snapshot[field]])) as UpdateSurveyInput;
+    // The current content is needed to tell whether the revision's differs.
+    if (!survey.data || survey.isPlaceholderData) return;
     try {
-      const result = await update.mutateAsync(body);
+      const result = await update.mutateAsync({ revision, fields, current: survey.data });
       setPair({});
       setPage(1);
       toast.show({ message: `${feedback.restored("survey", revision.__v)} It is now at revision ${result.__v}.` });
@@ -111,7 +120,8 @@ export function SurveyHistory({ id }: { id: string }) {
                 <tbody className="divide-y divide-slate-100">
                   {list.map((revision, index) => {
                     const previous = list[index + 1];
-                    const changes = previous ? changedFields(previous.snapshot, revision.snapshot) : [];
+                    const changes = previous ? changedFields(previous.snapshot, revision.snapshot).map(([, label]) => label) : [];
+                    if (previous && contentChanges(previous.snapshot.chat, revision.snapshot.chat).length > 0) changes.push("Chats and questions");
                     const author = revision.modifiedBy ? authors.data?.get(revision.modifiedBy) : undefined;
                     return (
                       <tr key={revision._id} data-testid={`revision-${revision.__v}`} className={revision === left || revision === right ? "bg-sky-50/50" : undefined}>
@@ -128,7 +138,7 @@ export function SurveyHistory({ id }: { id: string }) {
                           <span className="block max-w-40 truncate text-xs text-slate-500">{author ? displayName(author) : revision.modifiedBy ? "…" : "system"}</span>
                         </td>
                         <td className="px-3 py-2 align-top text-xs text-slate-700">
-                          {revision.__v === 0 ? "Created" : previous ? changes.map(([, label]) => label).join(", ") || "No visible change" : "…"}
+                          {revision.__v === 0 ? "Created" : previous ? changes.join(", ") || "No visible change" : "…"}
                         </td>
                         <td className="px-2 py-2 text-center align-top">
                           <input
@@ -188,6 +198,7 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
   const [onlyChanges, setOnlyChanges] = useState(true);
   const changed = new Set(changedFields(left.snapshot, right.snapshot).map(([field]) => field));
   const rows = COMPARED.filter(([field]) => !onlyChanges || changed.has(field));
+  const content = contentChanges(left.snapshot.chat, right.snapshot.chat);
   return (
     <Card className="overflow-hidden xl:self-start" aria-labelledby="diff-title">
       <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">
@@ -201,7 +212,7 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
           </label>
         </div>
       </div>
-      {rows.length === 0 ? (
+      {rows.length === 0 && content.length === 0 ? (
         <EmptyState title={left === right ? "The same revision is on both sides" : "These two revisions hold the same survey"}>Choose another pair in the list.</EmptyState>
       ) : (
         <div className="overflow-x-auto">
@@ -236,6 +247,15 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
                   </tr>
                 );
               })}
+              {content.map((change, index) => (
+                <tr key={`content-${index}`} className="bg-amber-50/60" data-testid="content-change">
+                  <th scope="row" className="px-4 py-2 align-top font-medium text-slate-700">
+                    {CHANGE_LABELS[change.what][change.kind]}
+                  </th>
+                  <td className="break-words px-4 py-2 align-top text-rose-800">{change.before ?? "—"}</td>
+                  <td className="break-words px-4 py-2 align-top font-medium text-emerald-800">{change.after ?? "—"}</td>
+                </tr>
+              ))}
             </tbody>
           </table>
         </div>

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { contentErrors, describeQuestionPlace, moveChat, moveQuestionTo, stepQuestion, toBody, toDraft, type Draft } from "./content-draft";
+import { contentChanges, contentErrors, describeQuestionPlace, moveChat, moveQuestionTo, stepQuestion, toBody, toDraft, type Draft } from "./content-draft";
 
-const now = "2026-11-25T10:00:00.000Z";
 const id = (n: number) => n.toString(16).padStart(24, "0");
 
 function draft(): Draft {
@@ -9,15 +8,12 @@ function draft(): Draft {
     {
       _id: id(1),
       name: "Start",
-      order: 1,
-      createdAt: now,
-      modifiedAt: now,
       questions: [
         { _id: id(11), text: "Name?", type: "text", options: [], order: 1, answerCount: 3 },
         { _id: id(12), text: "Team?", type: "single_choice", options: ["Red", "Blue"], order: 2, answerCount: 0 },
       ],
     },
-    { _id: id(2), name: "End", order: 2, createdAt: now, modifiedAt: now, questions: [{ _id: id(21), text: "Score?", type: "rating", options: [], order: 1, answerCount: 0 }] },
+    { _id: id(2), name: "End", questions: [{ _id: id(21), text: "Score?", type: "rating", options: [], order: 1, answerCount: 0 }] },
   ]);
 }
 
@@ -73,5 +69,31 @@ describe("the question editor's draft", () => {
     });
     d[0]!.questions[1]!.options = "Red";
     expect(contentErrors(d)["chat.0.questions.1.options"]).toBe("Write 2 to 50 different options, one a line.");
+  });
+});
+
+describe("the changes between two versions of the content", () => {
+  it("names questions added, removed, reworded and moved, and chats renamed", () => {
+    const before = toBody(draft()).chat.map((chat, c) => ({
+      _id: chat._id!,
+      name: chat.name,
+      questions: chat.questions.map((question) => ({ _id: question._id!, text: question.text, type: question.type, options: question.options ?? [], order: c })),
+    }));
+    const after = structuredClone(before);
+    after[0]!.name = "Beginning";
+    after[0]!.questions.reverse();
+    after[0]!.questions[0]!.text = "Which team?";
+    after[1]!.questions = [{ _id: id(99), text: "Anything else?", type: "text", options: [], order: 1 }];
+    const changes = contentChanges(before, after);
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        { what: "chat", kind: "renamed", before: "Start", after: "Beginning" },
+        { what: "question", kind: "removed", before: "“Score?” (Rating 1–5)" },
+        { what: "question", kind: "added", after: "“Anything else?” (Text)" },
+        { what: "question", kind: "reworded", before: "“Team?” (Single choice: Red · Blue)", after: "“Which team?” (Single choice: Red · Blue)" },
+        { what: "question", kind: "moved", before: "“Name?”: question 1 of chat 1, Start", after: "“Name?”: question 2 of chat 1, Beginning" },
+      ]),
+    );
+    expect(contentChanges(before, before)).toEqual([]);
   });
 });

@@ -41,7 +41,10 @@ let counter = 0;
 /** A key for a chat or question the page made; stored ones use their id. */
 export const newKey = (prefix: "chat" | "question") => `new-${prefix}-${++counter}`;
 
-export function toDraft(chats: readonly SurveyChatRecord[] | undefined): Draft {
+/** A chat as the survey shows it, or as a revision kept it (without answer counts). */
+type ChatLike = Pick<SurveyChatRecord, "_id" | "name"> & { questions: (Omit<SurveyChatRecord["questions"][number], "answerCount"> & { answerCount?: number })[] };
+
+export function toDraft(chats: readonly ChatLike[] | undefined): Draft {
   return (chats ?? []).map((chat) => ({
     key: chat._id,
     _id: chat._id,
@@ -52,7 +55,7 @@ export function toDraft(chats: readonly SurveyChatRecord[] | undefined): Draft {
       text: question.text,
       type: question.type,
       options: question.options.join("\n"),
-      answerCount: question.answerCount,
+      answerCount: question.answerCount ?? 0,
     })),
   }));
 }
@@ -65,6 +68,9 @@ export const optionLines = (options: string) =>
     .filter(Boolean);
 
 export type ContentBody = z.input<typeof PutContentBody>;
+
+/** The content PUT that brings these chats back as they are. */
+export const contentOf = (chats: readonly ChatLike[]): ContentBody => toBody(toDraft(chats));
 
 /** The body of `PUT /v2/surveys/{id}/content`: the content in the order shown. */
 export function toBody(draft: Draft): ContentBody {
@@ -198,4 +204,83 @@ export function contentErrors(draft: Draft): FieldErrors {
 export function contentServerErrors(error: unknown, draft: Draft): FieldErrors {
   const fields = contentFields(draft);
   return plainOptions(serverFieldErrors(error, fields, texts(fields)).fields);
+}
+
+/** One difference between two versions of a survey's content, as the history page lists it. */
+export interface ContentChange {
+  what: "chat" | "question";
+  kind: "added" | "removed" | "renamed" | "reworded" | "moved";
+  before?: string;
+  after?: string;
+}
+
+interface Placed {
+  id: string;
+  chat: string;
+  chatName: string;
+  text: string;
+  /** Its text, type and options: what a rewording changes. */
+  wording: string;
+}
+
+const wordingOf = (question: ChatLike["questions"][number]) =>
+  `“${question.text}” (${QUESTION_TYPE_LABELS[question.type]}${question.options.length ? `: ${question.options.join(" · ")}` : ""})`;
+
+function placed(chats: readonly ChatLike[]): Placed[] {
+  return chats.flatMap((chat) => chat.questions.map((question) => ({ id: question._id, chat: chat._id, chatName: chat.name, text: question.text, wording: wordingOf(question) })));
+}
+
+/** Where each id stands among the ids both sides hold: a move changes it, an insertion elsewhere does not. */
+function ranks(ids: readonly string[], common: ReadonlySet<string>): Map<string, number> {
+  return new Map(ids.filter((id) => common.has(id)).map((id, index) => [id, index]));
+}
+
+/**
+ * What changed from `left` to `right`: chats and questions added, removed, renamed or reworded,
+ * and moved (to another chat, or past another one that both versions hold).
+ */
+export function contentChanges(left: readonly ChatLike[] = [], right: readonly ChatLike[] = []): ContentChange[] {
+  const changes: ContentChange[] = [];
+  const leftChats = new Map(left.map((chat) => [chat._id, chat]));
+  const rightChats = new Map(right.map((chat) => [chat._id, chat]));
+  const commonChats = new Set([...leftChats.keys()].filter((id) => rightChats.has(id)));
+  const leftChatRank = ranks([...leftChats.keys()], commonChats);
+  const rightChatRank = ranks([...rightChats.keys()], commonChats);
+  for (const chat of left) if (!rightChats.has(chat._id)) changes.push({ what: "chat", kind: "removed", before: chat.name });
+  for (const chat of right) {
+    const before = leftChats.get(chat._id);
+    if (!before) changes.push({ what: "chat", kind: "added", after: chat.name });
+    else {
+      if (before.name !== chat.name) changes.push({ what: "chat", kind: "renamed", before: before.name, after: chat.name });
+      if (leftChatRank.get(chat._id) !== rightChatRank.get(chat._id)) {
+        changes.push({ what: "chat", kind: "moved", before: `${chat.name}: chat ${left.indexOf(before) + 1}`, after: `${chat.name}: chat ${right.indexOf(chat) + 1}` });
+      }
+    }
+  }
+
+  const leftQuestions = placed(left);
+  const rightQuestions = placed(right);
+  const leftById = new Map(leftQuestions.map((question) => [question.id, question]));
+  const rightIds = new Set(rightQuestions.map((question) => question.id));
+  const common = new Set(leftQuestions.map((question) => question.id).filter((id) => rightIds.has(id)));
+  const rankIn = (questions: Placed[]) => new Map(questions.filter((q) => common.has(q.id)).map((q) => [q.id, ranks(questions.filter((other) => other.chat === q.chat).map((other) => other.id), common).get(q.id)]));
+  const leftRank = rankIn(leftQuestions);
+  const rightRank = rankIn(rightQuestions);
+  for (const question of leftQuestions) if (!rightIds.has(question.id)) changes.push({ what: "question", kind: "removed", before: question.wording });
+  for (const question of rightQuestions) {
+    const before = leftById.get(question.id);
+    if (!before) {
+      changes.push({ what: "question", kind: "added", after: question.wording });
+      continue;
+    }
+    if (before.wording !== question.wording) changes.push({ what: "question", kind: "reworded", before: before.wording, after: question.wording });
+    if (before.chat !== question.chat || leftRank.get(question.id) !== rightRank.get(question.id)) {
+      const where = (side: readonly ChatLike[], q: Placed) => {
+        const chat = side.findIndex((c) => c._id === q.chat);
+        return `“${q.text}”: question ${side[chat]!.questions.findIndex((other) => other._id === q.id) + 1} of chat ${chat + 1}, ${q.chatName}`;
+      };
+      changes.push({ what: "question", kind: "moved", before: where(left, before), after: where(right, question) });
+    }
+  }
+  return changes;
 }

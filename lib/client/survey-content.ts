@@ -5,9 +5,10 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import type { AnswerList, PostAnswersBody, RecordedResponse, SurveyResults } from "@/lib/answers/contract";
-import type { SurveyRecord } from "@/lib/surveys/contract";
+import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/surveys/contract";
 import { api } from "./api";
-import type { ContentBody } from "./content-draft";
+import { contentOf, type ContentBody } from "./content-draft";
+import type { UpdateSurveyInput } from "./surveys";
 
 export type ResponseBody = z.input<typeof PostAnswersBody>;
 
@@ -26,6 +27,30 @@ export function useSaveContent(id: string) {
       client.setQueryData(["survey", id], survey);
       await refresh(client, id);
     },
+  });
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Brings a revision back as the current survey: its fields by a PATCH and its chats and questions
+ * by a content PUT, each sent only when it differs from the survey now (so restoring a change of
+ * content alone is one new revision). Removed chats and questions named by the revision return
+ * with their answers.
+ */
+export function useRestoreRevision(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ revision, fields, current }: { revision: SurveyRevisionRecord; fields: UpdateSurveyInput; current: SurveyRecord }) => {
+      const content = revision.snapshot.chat ? contentOf(revision.snapshot.chat) : undefined;
+      const contentDiffers = content !== undefined && !same(content, contentOf(current.chat ?? []));
+      const fieldsDiffer = Object.entries(fields).some(([field, value]) => !same(value, current[field as keyof SurveyRecord]));
+      let result = current;
+      if (fieldsDiffer || !contentDiffers) result = await api<SurveyRecord>(`/v2/surveys/${id}`, { method: "PATCH", body: fields });
+      if (contentDiffers) result = await api<SurveyRecord>(`/v2/surveys/${id}/content`, { method: "PUT", body: content });
+      return result;
+    },
+    onSuccess: () => refresh(client, id),
   });
 }
 
