@@ -78,6 +78,26 @@ const PAGES: Record<string, Entry> = {
   "/surveys/[id]/edit": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/edit`, `/surveys/${ids.surveyV1}/edit`] },
   "/surveys/[id]/history": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/history`] },
   "/surveys/[id]/upgrade": { signedIn: true, urls: (ids) => [`/surveys/${ids.surveyV1}/upgrade`] },
+  "/surveys/[id]/questions": {
+    signedIn: true,
+    urls: (ids) => [`/surveys/${ids.survey}/questions`],
+    also: [
+      {
+        name: "with a new chat's empty name refused",
+        act: async (page) => {
+          await page.getByRole("button", { name: "Add a chat" }).click();
+          await page.getByRole("button", { name: "Save questions" }).click();
+        },
+      },
+    ],
+  },
+  "/surveys/[id]/preview": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/preview`] },
+  "/surveys/[id]/results": {
+    signedIn: true,
+    urls: (ids) => [`/surveys/${ids.survey}/results`, `/surveys/${ids.survey}/results?from=2020-01-01&to=2020-01-31`],
+    also: [{ name: "with a chart shown as a table", act: (page) => page.getByText("Show as a table").first().click() }],
+  },
+  "/surveys/[id]/answers": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/answers`] },
   "/outbox": { signedIn: true, urls: () => ["/outbox"] },
 };
 

@@ -65,5 +65,5 @@ export const unique = () => `${Date.now().toString(36)}${Math.random().toString(
 
 /** Every admin page, given a user's and a survey's address: the pages that the page-wide checks visit. */
 export function adminPages(userHref: string, surveyHref: string): string[] {
-  return ["/users", "/users/new", userHref, `${userHref}/edit`, "/surveys", "/surveys/new", surveyHref, `${surveyHref}/edit`, `${surveyHref}/history`, `${surveyHref}/upgrade`, "/outbox"];
+  return ["/users", "/users/new", userHref, `${userHref}/edit`, "/surveys", "/surveys/new", surveyHref, `${surveyHref}/edit`, `${surveyHref}/history`, `${surveyHref}/upgrade`, `${surveyHref}/questions`, `${surveyHref}/preview`, `${surveyHref}/results`, `${surveyHref}/answers`, "/outbox"];
 }

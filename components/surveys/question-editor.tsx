@@ -34,35 +34,24 @@ import {
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { focusFirstError, type FieldErrors } from "@/lib/client/form-errors";
 import { useSaveContent } from "@/lib/client/survey-content";
-import { useSurvey } from "@/lib/client/surveys";
 import { isChoiceType, QuestionType, type SurveyRecord } from "@/lib/surveys/contract";
 import { ConfirmDialog } from "../confirm-dialog";
 import { ErrorMessage } from "../error-message";
-import { ErrorState } from "../error-state";
 import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";
-import { Badge, BackLink, Button, Card, EmptyState, LinkButton, Loading, PageHeader, describedBy, focusRing, inputClass } from "../ui";
-import { SurveyTabs } from "./survey-bits";
+import { Badge, Button, Card, EmptyState, LinkButton, describedBy, focusRing, inputClass } from "../ui";
+import { SurveyTabPage } from "./survey-bits";
 
 export function EditQuestions({ id }: { id: string }) {
-  const survey = useSurvey(id);
-  const ready = survey.data && !survey.isPlaceholderData;
   return (
-    <>
-      <PageHeader
-        back={<BackLink href="/surveys">Surveys</BackLink>}
-        title={survey.data ? `Questions of ${survey.data.name}` : "Questions"}
-        subtitle="Chats are asked one after another, each with its questions in order. Saving keeps the whole content as one revision in the version history."
-      />
-      <SurveyTabs id={id} />
-      {ready ? (
-        <QuestionEditor key={survey.data!.__v} survey={survey.data!} />
-      ) : survey.isLoading || survey.isPlaceholderData ? (
-        <Loading label="Loading the questions…" />
-      ) : (
-        <ErrorState error={survey.error} title="The survey could not be loaded" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
-      )}
-    </>
+    <SurveyTabPage
+      id={id}
+      title={(name) => (name ? `Questions of ${name}` : "Questions")}
+      subtitle="Chats are asked one after another, each with its questions in order. Saving keeps the whole content as one revision in the version history."
+      loading="Loading the questions…"
+    >
+      {(survey) => <QuestionEditor survey={survey} />}
+    </SurveyTabPage>
   );
 }
 

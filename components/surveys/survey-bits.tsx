@@ -2,9 +2,12 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import type { ReactNode } from "react";
 import { useReferenceNames } from "@/lib/client/reference";
+import { useSurvey } from "@/lib/client/surveys";
 import type { SurveyRecord } from "@/lib/surveys/contract";
-import { Badge, focusRing } from "../ui";
+import { ErrorState } from "../error-state";
+import { BackLink, Badge, Loading, PageHeader, focusRing } from "../ui";
 
 export function VersionBadge({ version }: { version: number }) {
   return <Badge tone={version === 2 ? "violet" : "amber"}>Version {version}</Badge>;
@@ -101,5 +104,39 @@ export function SurveyTabs({ id }: { id: string }) {
         })}
       </ul>
     </nav>
+  );
+}
+
+/**
+ * A tab of one survey that needs its chats: the header and tabs at once, then `children` with the
+ * full record (keyed by its revision, so a saved change starts the tab afresh).
+ */
+export function SurveyTabPage({
+  id,
+  title,
+  subtitle,
+  loading,
+  children,
+}: {
+  id: string;
+  title: (name: string | undefined) => string;
+  subtitle: string;
+  loading: string;
+  children: (survey: SurveyRecord) => ReactNode;
+}) {
+  const survey = useSurvey(id);
+  const ready = survey.data && !survey.isPlaceholderData;
+  return (
+    <>
+      <PageHeader back={<BackLink href="/surveys">Surveys</BackLink>} title={title(survey.data?.name)} subtitle={subtitle} />
+      <SurveyTabs id={id} />
+      {ready ? (
+        <div key={survey.data!.__v}>{children(survey.data!)}</div>
+      ) : survey.isLoading || survey.isPlaceholderData ? (
+        <Loading label={loading} />
+      ) : (
+        <ErrorState error={survey.error} title="The survey could not be loaded" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
+      )}
+    </>
   );
 }

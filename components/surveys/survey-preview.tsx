@@ -11,32 +11,21 @@ import { MAX_RATING, MIN_RATING } from "@/lib/answers/contract";
 import { ApiError } from "@/lib/client/api";
 import { plainDetail } from "@/lib/client/form-errors";
 import { useSubmitResponse, type ResponseBody } from "@/lib/client/survey-content";
-import { useSurvey } from "@/lib/client/surveys";
 import type { QuestionRecord, SurveyRecord } from "@/lib/surveys/contract";
 import { ErrorMessage } from "../error-message";
-import { ErrorState } from "../error-state";
-import { BackLink, Button, Card, EmptyState, LinkButton, Loading, PageHeader, focusRing, inputClass, linkClass } from "../ui";
-import { SurveyTabs } from "./survey-bits";
+import { Button, Card, EmptyState, LinkButton, focusRing, inputClass, linkClass } from "../ui";
+import { SurveyTabPage } from "./survey-bits";
 
 export function SurveyPreview({ id }: { id: string }) {
-  const survey = useSurvey(id);
-  const ready = survey.data && !survey.isPlaceholderData;
   return (
-    <>
-      <PageHeader
-        back={<BackLink href="/surveys">Surveys</BackLink>}
-        title={survey.data ? `Preview of ${survey.data.name}` : "Preview"}
-        subtitle="Fill the survey in as a respondent would. Sending records a real response in your name."
-      />
-      <SurveyTabs id={id} />
-      {ready ? (
-        <Respondent key={survey.data!.__v} survey={survey.data!} />
-      ) : survey.isLoading || survey.isPlaceholderData ? (
-        <Loading label="Loading the survey…" />
-      ) : (
-        <ErrorState error={survey.error} title="The survey could not be loaded" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
-      )}
-    </>
+    <SurveyTabPage
+      id={id}
+      title={(name) => (name ? `Preview of ${name}` : "Preview")}
+      subtitle="Fill the survey in as a respondent would. Sending records a real response in your name."
+      loading="Loading the survey…"
+    >
+      {(survey) => <Respondent survey={survey} />}
+    </SurveyTabPage>
   );
 }
 
