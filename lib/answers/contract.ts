@@ -97,12 +97,17 @@ const orderedWindow = (query: { from?: Date; to?: Date }, ctx: z.core.$Refinemen
   if (query.from && query.to && query.from > query.to) ctx.addIssue({ code: "custom", path: ["from"], message: "must not be after to" });
 };
 
+/** The filters of the answers list and of the CSV export. */
+const answerFilters = {
+  question: objectId.optional(),
+  /** Matched, case-insensitively and literally, inside text answers. */
+  search: singleLineText({ min: 1, max: 200 }).optional(),
+  ...window,
+};
+
 export const ListAnswersQuery = z
   .object({
-    question: objectId.optional(),
-    /** Matched, case-insensitively and literally, inside text answers. */
-    search: singleLineText({ min: 1, max: 200 }).optional(),
-    ...window,
+    ...answerFilters,
     cursor: z.string().min(1).max(MAX_CURSOR, { error: "is not a cursor of this list" }).optional(),
     limit: queryInt(1, 100).default(20),
   })
@@ -110,13 +115,7 @@ export const ListAnswersQuery = z
 export type ListAnswersQuery = z.infer<typeof ListAnswersQuery>;
 
 /** The CSV export takes the list's filters, without paging: it streams every match. */
-export const ExportAnswersQuery = z
-  .object({
-    question: objectId.optional(),
-    search: singleLineText({ min: 1, max: 200 }).optional(),
-    ...window,
-  })
-  .superRefine(orderedWindow);
+export const ExportAnswersQuery = z.object(answerFilters).superRefine(orderedWindow);
 export type ExportAnswersQuery = z.infer<typeof ExportAnswersQuery>;
 
 // ---------------------------------------------------------------------------------------------
@@ -175,6 +174,11 @@ const windowParameters = {
   from: { description: "ISO date-time; answers from this instant on (inclusive)." },
   to: { description: "ISO date-time; answers up to this instant (inclusive)." },
 };
+const filterParameters = {
+  question: { description: "Only the answers to this question." },
+  search: { description: "Text answers that contain this text (case-insensitive, literal)." },
+  ...windowParameters,
+};
 
 export const answer = operation({
   method: "post",
@@ -188,7 +192,7 @@ export const answer = operation({
       "Records one response of the caller, all or nothing. Allowed when the caller's access roles reach the survey: version 2, a `permissionsV2` entry with `canAnswer: true`; version 1, a role in `permissions` (else `403 forbidden`). An inactive survey is `409 conflict`. Each `value` must suit its question's type (`text` a string of at most 10,000 characters, `number` a finite number, `date` an ISO date or date-time, `yes_no` a boolean, `single_choice` one of `options`, `multiple_choice` a non-empty array of distinct `options`, `rating` an integer 1–5); a bad one is `400 invalid_request` naming `answers.N.value` and nothing is stored. Each `uuid` works with `GET /v2/surveys?answer=`.",
     status: 201,
     response: RecordedResponse,
-    errors: ["conflict"],
+    errors: ["forbidden", "conflict"],
   },
 });
 
@@ -204,10 +208,9 @@ export const list = operation({
       "Newest first, with the answering user's `_id` and display name, paged by cursor (`next`, and a `Link: rel=\"next\"` header). For admins (`Admin: true`) and for users whose access roles have `canViewAnswers: true` on a version 2 survey; others get `403 forbidden`.",
     status: 200,
     response: AnswerList,
+    errors: ["forbidden"],
     parameters: {
-      question: { description: "Only the answers to this question." },
-      search: { description: "Text answers that contain this text (case-insensitive, literal)." },
-      ...windowParameters,
+      ...filterParameters,
       cursor: { description: "The `next` of the previous page; a cursor of another list, or altered, is `400`." },
       limit: { description: "Answers per page." },
     },
@@ -226,11 +229,8 @@ export const exportCsv = operation({
       "Every answer the list's filters match, newest first, streamed as `text/csv` (UTF-8, a header row, RFC 4180 quoting): `uuid`, `responseId`, `createdAt`, `chat`, `question`, `questionText`, `type`, `value` (a multiple choice as its options joined by `; `), `userId`, `userName`. Who may read it as for the list.",
     status: 200,
     csv: true,
-    parameters: {
-      question: { description: "Only the answers to this question." },
-      search: { description: "Text answers that contain this text (case-insensitive, literal)." },
-      ...windowParameters,
-    },
+    errors: ["forbidden"],
+    parameters: filterParameters,
   },
 });
 
@@ -246,6 +246,7 @@ export const results = operation({
       "Per question, a summary computed by the database: for the choice types and `yes_no` the count of every option (zero counts included); for `number` and `rating` min, max, mean, median and a histogram; for `date` min, max and a histogram by month; for `text` the latest 5 answers. Removed questions that hold answers are listed with `removed: true`. Who may read it as for the list.",
     status: 200,
     response: SurveyResults,
+    errors: ["forbidden"],
     parameters: windowParameters,
   },
 });

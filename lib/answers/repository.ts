@@ -7,7 +7,7 @@
 import type { Document, Filter, FindCursor, Sort } from "mongodb";
 import { driverCollection } from "@/lib/models/define";
 import { aggregateDocs, findDocs, type ReadOptions } from "@/lib/models/read";
-import type { ObjectId } from "@/lib/server/ids";
+import { newId, type ObjectId } from "@/lib/server/ids";
 import { Answer } from "@/lib/surveys/parts";
 
 /** An answer as stored. */
@@ -28,7 +28,23 @@ export interface StoredAnswer {
   modifiedAt: Date;
 }
 
+/** What an answer is made of; `uuid` and `_id` are new unless given. */
+export type NewAnswer = Omit<StoredAnswer, "_id" | "uuid" | "modifiedAt"> & Partial<Pick<StoredAnswer, "_id" | "uuid">>;
+
+/** An answer document as stored, built in this one place for the service, the seed and the benchmark. */
+export const newAnswerDoc = (answer: NewAnswer): StoredAnswer => ({
+  ...answer,
+  _id: answer._id ?? newId(),
+  uuid: answer.uuid ?? newId(),
+  modifiedAt: answer.createdAt,
+});
+
 const answers = () => driverCollection<StoredAnswer>(Answer);
+
+/** Inserts answers in one unordered bulk (the seed and the benchmark). */
+export async function insertAnswers(docs: StoredAnswer[]): Promise<void> {
+  if (docs.length > 0) await answers().insertMany(docs, { ordered: false });
+}
 
 /**
  * Stores one response as one `insertMany`, ordered: the values are all checked before, so the

@@ -6,7 +6,7 @@ import type { Document, Filter } from "mongodb";
 import { stringify } from "csv-stringify/sync";
 import type { Principal } from "@/lib/server/principal";
 import { ServiceError } from "@/lib/server/errors";
-import { newId, oid, type ObjectId } from "@/lib/server/ids";
+import { newId, oid } from "@/lib/server/ids";
 import { escapeRegExp } from "@/lib/server/text";
 import type { ErrorDetail } from "@/lib/schemas/common";
 import type { QuestionType } from "@/lib/surveys/contract";
@@ -15,7 +15,7 @@ import { userDisplayNames } from "@/lib/users/repository";
 import type { AnswerList, AnswerRecord, ExportAnswersQuery, ListAnswersQuery, PostAnswersBody, RecordedResponse } from "./contract";
 import { type AccessSurvey, checkMayRead, mayAnswer, surveyOf } from "./access";
 import { decodeCursor, encodeCursor, listKey } from "./cursor";
-import { answerCursor, findAnswers, insertResponse, type StoredAnswer } from "./repository";
+import { answerCursor, findAnswers, insertResponse, newAnswerDoc, type StoredAnswer } from "./repository";
 import { shownValue, valueSchema } from "./values";
 
 export async function recordResponse(auth: Principal, id: string, body: PostAnswersBody): Promise<RecordedResponse> {
@@ -45,20 +45,7 @@ export async function recordResponse(auth: Principal, id: string, body: PostAnsw
   const user = oid(auth.userId);
   const docs: StoredAnswer[] = body.answers.map((answer, position) => {
     const question = questions.get(answer.question)!;
-    return {
-      _id: newId(),
-      uuid: newId(),
-      company: survey.company,
-      survey: survey._id,
-      chat: question.chat,
-      question: question._id,
-      user,
-      value: values[position],
-      response,
-      position,
-      createdAt: now,
-      modifiedAt: now,
-    };
+    return newAnswerDoc({ company: survey.company, survey: survey._id, chat: question.chat, question: question._id, user, value: values[position], response, position, createdAt: now });
   });
   await insertResponse(docs);
   return {
@@ -172,7 +159,7 @@ export async function exportAnswers(auth: Principal, id: string, query: ExportAn
         );
         if (header) rows.unshift(CSV_COLUMNS);
         header = false;
-        if (rows.length > 0) controller.enqueue(encoder.encode(stringify(rows)));
+        if (rows.length > 0) controller.enqueue(encoder.encode(stringify(rows, { record_delimiter: "windows" })));
         if (batch.length < CSV_BATCH) {
           await cursor.close();
           controller.close();

@@ -7,7 +7,7 @@
 import type { Document } from "mongodb";
 import { idsByName } from "@/lib/reference/repository";
 import type { QuestionType } from "@/lib/surveys/contract";
-import { existingSurveyIds, insertOnce, type LeanSurvey, newDoc, newRevisionDoc, type RevisionDoc } from "@/lib/surveys/repository";
+import { existingSurveyIds, insertOnce, type LeanSurvey, newDoc, newRevisionDoc, type RevisionDoc, type StoredChat } from "@/lib/surveys/repository";
 import { companyUserIds } from "@/lib/users/repository";
 import { isBulkOfDuplicates } from "@/lib/server/errors";
 import { oid, stableId, type ObjectId } from "@/lib/server/ids";
@@ -27,7 +27,7 @@ const TOPICS = [
   ["wellbeing", "Wellbeing check-in"],
 ] as const;
 
-const QUESTIONS: { text: string; type: QuestionType; options?: string[] }[] = [
+export const QUESTIONS: { text: string; type: QuestionType; options?: string[] }[] = [
   { text: "How would you rate it overall?", type: "rating" },
   { text: "Would you recommend it to a colleague?", type: "yes_no" },
   { text: "Which team are you in?", type: "single_choice", options: ["Engineering", "Sales", "Support", "Operations"] },
@@ -92,12 +92,14 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
       createdAt: at,
     });
     insert(surveys, survey);
-    insert(revisions, newRevisionDoc(survey, id("survey-revision", i)));
+    const content: StoredChat[] = [];
 
     const chatCount = 1 + (i % 3);
     for (let c = 0; c < chatCount; c++) {
       const chatId = id("survey-chat", `${i}:${c}`);
       insert(chats, { _id: chatId, survey: surveyId, company, name: `Part ${c + 1}`, order: c + 1, createdAt: at, modifiedAt: at });
+      const chatContent: StoredChat = { _id: chatId, name: `Part ${c + 1}`, order: c + 1, questions: [] };
+      content.push(chatContent);
       const questionCount = 2 + ((i + c) % 3);
       for (let q = 0; q < questionCount; q++) {
         const spec = QUESTIONS[(i + c * 3 + q) % QUESTIONS.length];
@@ -114,6 +116,7 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
           createdAt: at,
           modifiedAt: at,
         });
+        chatContent.questions.push({ _id: questionId, text: spec.text, type: spec.type, options: spec.options ?? [], order: q + 1 });
         // About one respondent in six answers each question of the survey.
         respondents.forEach((user, u) => {
           if ((u + i) % 6 !== 0) return;
@@ -127,12 +130,18 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
             question: questionId,
             user,
             value: sampleValue(spec, u),
+            // A respondent's answers to one survey are one response, counted by its first answer.
+            response: id("response", `${i}:${u}`),
+            position: c * QUESTIONS.length + q,
             createdAt: at,
             modifiedAt: at,
           });
         });
       }
     }
+    // The survey holds its content, so its first revision shows it (docs/api.md#survey-content).
+    survey.chat = content;
+    insert(revisions, newRevisionDoc(survey, id("survey-revision", i)));
   }
 
   const write = async (kind: Parameters<typeof insertOnce>[0], docs: Document[]) => {
@@ -158,7 +167,8 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
   return { created };
 }
 
-function sampleValue(spec: (typeof QUESTIONS)[number], n: number): unknown {
+/** A plausible value for a question of `spec`, varied by `n`. */
+export function sampleValue(spec: (typeof QUESTIONS)[number], n: number): unknown {
   switch (spec.type) {
     case "rating":
       return 1 + (n % 5);

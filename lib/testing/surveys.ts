@@ -1,6 +1,6 @@
 /**
- * Test support of the surveys API: chats, questions and answers written straight to the database
- * (no `/v2` route creates them).
+ * Test support of the surveys API: chats, questions and answers written straight to the database,
+ * and a content body with every question type.
  */
 import { Answer, Question, SurveyChat } from "@/lib/surveys/parts";
 import { newId, oid, type ObjectId } from "@/lib/server/ids";
@@ -64,3 +64,26 @@ export async function addSurveyParts(companyId: string, surveyId: string, userId
   if (answerDocs.length) await Answer.collection.insertMany(answerDocs);
   return parts;
 }
+
+/** A `PUT /v2/surveys/{id}/content` body with one question of each type, in two chats. */
+export const EVERY_TYPE_CONTENT = {
+  chat: [
+    {
+      name: "First",
+      questions: [
+        { text: "Tell us", type: "text" },
+        { text: "How many?", type: "number" },
+        { text: "When?", type: "date" },
+        { text: "Happy?", type: "yes_no" },
+      ],
+    },
+    {
+      name: "Second",
+      questions: [
+        { text: "Pick one", type: "single_choice", options: ["Red", "Green", "Blue"] },
+        { text: "Pick some", type: "multiple_choice", options: ["Tea", "Coffee", "Water"] },
+        { text: "Rate", type: "rating" },
+      ],
+    },
+  ],
+};

@@ -8,6 +8,7 @@ import { isPlainObject, presentValuesAtPath } from "../keys";
 import { choosePlan } from "../planner";
 import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query";
 import { checkPipeline } from "../pipeline-check";
+import { withDatePartDefaults } from "../date-parts";
 import { ns } from "../store";
 import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../text";
 import { rewriteTypeOperators } from "../type-operators";
@@ -118,7 +119,7 @@ const aggregate: Handler = async (cmd, ctx) => {
   checkPipeline(cmd.pipeline as unknown[]);
   if (isChangeStream(cmd.pipeline)) return openChangeStream(cmd, ctx);
   // Later $match stages run in mingo: they get the server's own $type, $all and $bits*.
-  const pipeline = (cmd.pipeline as Document[]).map((stage) => (isPlainObject(stage.$match) ? { $match: rewriteTypeOperators(stage.$match) } : stage));
+  const pipeline = (cmd.pipeline as Document[]).map((stage) => (isPlainObject(stage.$match) ? { $match: rewriteTypeOperators(stage.$match) } : withDatePartDefaults(stage)));
   const collation = operationCollation(cmd.collation, typeof target === "string" ? existing(ctx, target) : undefined);
   const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), collation);
   const last = pipeline[pipeline.length - 1];
