@@ -370,14 +370,14 @@ function ChatItem({
       <Card className="overflow-hidden">
         <div className="flex flex-wrap items-start gap-2 border-b border-slate-200 bg-slate-50 px-3 py-3 sm:px-4">
           <DragHandle label={`Drag ${label}`} activator={setActivatorNodeRef} attributes={attributes} listeners={listeners} />
-          <div className="flex min-w-0 flex-1 flex-col gap-1">
+          <div className="flex min-w-48 flex-1 flex-col gap-1">
             <label htmlFor={nameId} className="text-sm font-medium text-slate-800">
               Chat {index + 1} name
             </label>
             <input id={nameId} value={chat.name} onChange={(event) => onName(event.target.value)} autoComplete="off" {...describedBy(nameId, error)} className={inputClass} />
             <FieldError id={nameId} error={error} />
           </div>
-          <div className="flex items-center gap-1 pt-6">
+          <div className="ml-auto flex items-center gap-1 sm:pt-6">
             <MoveButtons id={chat.key} label={label} first={index === 0} last={index === count - 1} onStep={onStep} />
             <Button kind="ghost" className="px-2 py-1 text-rose-700" onClick={onRemove}>
               Remove<span className="sr-only"> {label}</span>

@@ -154,7 +154,7 @@ function Respondent({ survey }: { survey: SurveyRecord }) {
         <h2 ref={heading} tabIndex={-1} className="mt-1 text-lg font-semibold text-slate-900 focus:outline-none">
           {chat.name}
         </h2>
-        <ol className="mt-4 flex flex-col gap-6">
+        <ol className="mt-4 flex max-w-2xl flex-col gap-6">
           {chat.questions.map((question, index) => (
             <li key={question._id}>
               <QuestionInput question={question} number={index + 1} value={values[question._id]} error={errors[question._id]} onChange={(value) => setValues((all) => ({ ...all, [question._id]: value }))} />
