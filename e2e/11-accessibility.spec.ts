@@ -95,7 +95,16 @@ const PAGES: Record<string, Entry> = {
   "/surveys/[id]/results": {
     signedIn: true,
     urls: (ids) => [`/surveys/${ids.survey}/results`, `/surveys/${ids.survey}/results?from=2020-01-01&to=2020-01-31`],
-    also: [{ name: "with a chart shown as a table", act: (page) => page.getByText("Show as a table").first().click() }],
+    also: [
+      {
+        // The range of 2020 holds no answer, so no chart: its tables are checked on the first address.
+        name: "with a chart shown as a table",
+        act: async (page) => {
+          const toggles = page.getByText("Show as a table");
+          if ((await toggles.count()) > 0) await toggles.first().click();
+        },
+      },
+    ],
   },
   "/surveys/[id]/answers": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/answers`] },
   "/outbox": { signedIn: true, urls: () => ["/outbox"] },
@@ -192,20 +201,21 @@ async function checkEveryPage(page: Page, mode: Mode): Promise<void> {
   }
 }
 
+// Each test walks every page (five of them a survey's tabs) on a two-core machine: minutes, not seconds.
 test("every page has no serious or critical accessibility violation (WCAG 2.1 A and AA)", async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(360_000);
   await checkEveryPage(page, { label: "desktop", phone: false, dark: false });
 });
 
 test("with the dark theme chosen in the header, every page is as accessible", async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(360_000);
   await openSignedIn(page, "/users");
   await page.getByRole("combobox", { name: "Theme" }).selectOption("dark");
   await checkEveryPage(page, { label: "desktop, dark", phone: false, dark: true });
 });
 
 test("on a phone in dark mode every page is as accessible, and none scrolls sideways", async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(360_000);
   await page.setViewportSize({ width: 390, height: 844 });
   await page.emulateMedia({ colorScheme: "dark" });
   await checkEveryPage(page, { label: "390 px, dark", phone: true, dark: true });
