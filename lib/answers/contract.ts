@@ -209,6 +209,7 @@ export const list = operation({
     status: 200,
     response: AnswerList,
     errors: ["forbidden"],
+    adminOptional: true,
     parameters: {
       ...filterParameters,
       cursor: { description: "The `next` of the previous page; a cursor of another list, or altered, is `400`." },
@@ -230,6 +231,7 @@ export const exportCsv = operation({
     status: 200,
     csv: true,
     errors: ["forbidden"],
+    adminOptional: true,
     parameters: filterParameters,
   },
 });
@@ -247,6 +249,7 @@ export const results = operation({
     status: 200,
     response: SurveyResults,
     errors: ["forbidden"],
+    adminOptional: true,
     parameters: windowParameters,
   },
 });

@@ -26,10 +26,12 @@ export interface StoredAnswer {
   position: number;
   createdAt: Date;
   modifiedAt: Date;
+  /** On a response's first answer until the response is added to the tallies (./tallies.ts). */
+  untallied?: true;
 }
 
 /** What an answer is made of; `uuid` and `_id` are new unless given. */
-export type NewAnswer = Omit<StoredAnswer, "_id" | "uuid" | "modifiedAt"> & Partial<Pick<StoredAnswer, "_id" | "uuid">>;
+export type NewAnswer = Omit<StoredAnswer, "_id" | "uuid" | "modifiedAt" | "untallied"> & Partial<Pick<StoredAnswer, "_id" | "uuid">>;
 
 /** An answer document as stored, built in this one place for the service, the seed and the benchmark. */
 export const newAnswerDoc = (answer: NewAnswer): StoredAnswer => ({
@@ -73,3 +75,8 @@ export const answerCursor = (filter: Filter<Document>, sort: Sort, batchSize: nu
 export const aggregateAnswers = <T extends Document>(pipeline: Document[]): Promise<T[]> => aggregateDocs<T>(Answer, pipeline);
 
 export const countAnswers = (filter: Filter<Document>): Promise<number> => answers().countDocuments(filter);
+
+/** Clears the mark `untallied` of the answers `filter` selects: their responses are in the tallies. */
+export async function markTallied(filter: Filter<Document>): Promise<void> {
+  await answers().updateMany(filter, { $unset: { untallied: "" } });
+}

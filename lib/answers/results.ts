@@ -1,62 +1,81 @@
 /**
- * A survey's results (docs/api.md#results): per question a summary computed by the database.
- * Every figure comes from an aggregation pipeline (or an index-ordered read) on the answers'
- * indexes; what reaches the server is one small document per question, option, bin or month,
- * never the answers themselves, so the cost in memory does not grow with their number. Only
- * standard stages and operators are used, so it runs on MongoDB and the embedded database alike.
+ * A survey's results (docs/api.md#results): per question a summary, from the tallies of the
+ * answers (./tallies.ts). The months a window covers whole are read from the stored tallies (a
+ * `$group` over a few documents a month); its partial months are counted from the answers by the
+ * same pipelines in the database, on the `{ survey, createdAt }` index. What reaches the server is
+ * one small document per question, option or value, never the answers themselves. Only standard
+ * stages and operators are used, so it runs on MongoDB and the embedded database alike.
  */
 import type { Document } from "mongodb";
 import type { Principal } from "@/lib/server/principal";
 import type { ObjectId } from "@/lib/server/ids";
 import type { QuestionType } from "@/lib/surveys/contract";
-import { allSurveyParts } from "@/lib/surveys/repository";
+import { allChatsAndQuestions } from "@/lib/surveys/repository";
 import { LATEST_TEXT_ANSWERS, MAX_RATING, MIN_RATING, NUMBER_BINS, type CountsSummary, type DateSummary, type NumberSummary, type QuestionResult, type ResultsQuery, type SurveyResults, type TextSummary } from "./contract";
 import { checkMayRead, surveyOf } from "./access";
-import { aggregateAnswers, countAnswers, findAnswers } from "./repository";
+import { findAnswers } from "./repository";
+import { countTallies, monthOf, nextMonth, repairTallies, storedTallies, type QuestionTypes, type Tally } from "./tallies";
 import { shownValue } from "./values";
 
-interface Stats {
-  _id: ObjectId;
-  answered: number;
+type Question = Awaited<ReturnType<typeof allChatsAndQuestions>>["questions"][number];
+
+/** A question's figures in the window, summed from its tallies. */
+interface Figures {
+  n: number;
+  sum: number;
   min: unknown;
   max: unknown;
-  mean: number | null;
+  /** By value (as a string key): the value and how many answers hold it. */
+  values: Map<string, { value: unknown; n: number }>;
 }
 
-type Question = Awaited<ReturnType<typeof allSurveyParts>>["questions"][number];
+const valueKey = (value: unknown) => (value instanceof Date ? `d:${value.toISOString()}` : JSON.stringify(value));
+const before = (a: unknown, b: unknown) => (a instanceof Date && b instanceof Date ? a.getTime() < b.getTime() : (a as number) < (b as number));
+const present = (value: unknown) => value !== undefined && value !== null;
 
 export async function surveyResults(auth: Principal, id: string, query: ResultsQuery, adminHeader: string | null): Promise<SurveyResults> {
   const survey = await surveyOf(auth, id);
   await checkMayRead(survey, auth, adminHeader);
-  const { chats, questions } = await allSurveyParts(survey._id, survey.company);
-  const match: Document = { survey: survey._id, company: survey.company };
-  if (query.from || query.to) match.createdAt = { ...(query.from ? { $gte: query.from } : {}), ...(query.to ? { $lte: query.to } : {}) };
+  const { chats, questions } = await allChatsAndQuestions(survey._id, survey.company);
+  const types: QuestionTypes = new Map(questions.map((question) => [question._id.toHexString(), { _id: question._id, type: question.type as QuestionType }]));
+  await repairTallies(survey._id, survey.company, types);
 
-  const idsOf = (...types: QuestionType[]) => questions.filter((question) => types.includes(question.type as QuestionType)).map((question) => question._id);
-  const [stats, responses, counts, months] = await Promise.all([
-    aggregateAnswers<Stats>([
-      { $match: match },
-      { $group: { _id: "$question", answered: { $sum: 1 }, min: { $min: "$value" }, max: { $max: "$value" }, mean: { $avg: "$value" } } },
-    ]),
-    countAnswers({ ...match, position: 0 }),
-    valueCounts(match, idsOf("single_choice", "multiple_choice", "yes_no", "rating")),
-    monthCounts(match, idsOf("date")),
-  ]);
-  const statsOf = new Map(stats.map((entry) => [entry._id.toHexString(), entry]));
+  const counted = await windowTallies(survey._id, survey.company, types, query);
+  let responses = 0;
+  const figures = new Map<string, Figures>();
+  for (const tally of counted) {
+    if (tally.kind === "r") {
+      responses += tally.n;
+      continue;
+    }
+    const key = tally.question!.toHexString();
+    const entry = figures.get(key) ?? { n: 0, sum: 0, min: undefined, max: undefined, values: new Map() };
+    if (tally.kind === "n") {
+      entry.n += tally.n;
+      entry.sum += tally.sum ?? 0;
+      if (present(tally.min) && (entry.min === undefined || before(tally.min, entry.min))) entry.min = tally.min;
+      if (present(tally.max) && (entry.max === undefined || before(entry.max, tally.max))) entry.max = tally.max;
+    } else {
+      const held = entry.values.get(valueKey(tally.value)) ?? { value: tally.value, n: 0 };
+      held.n += tally.n;
+      entry.values.set(valueKey(tally.value), held);
+    }
+    figures.set(key, entry);
+  }
 
   // Live questions in the order of the content, then removed ones that answers in the window hold.
-  const chatOrder = new Map(chats.map((chat) => [chat._id.toHexString(), { order: chat.order, removed: chat.removedAt != null }]));
-  const removed = (question: Question) => question.removedAt != null || chatOrder.get(question.chat.toHexString())?.removed !== false;
+  const chatOf = new Map(chats.map((chat) => [chat._id.toHexString(), { order: chat.order, removed: chat.removedAt != null }]));
+  const removed = (question: Question) => question.removedAt != null || chatOf.get(question.chat.toHexString())?.removed !== false;
+  const answered = (question: Question) => figures.get(question._id.toHexString())?.n ?? 0;
   const listed = questions
-    .filter((question) => !removed(question) || (statsOf.get(question._id.toHexString())?.answered ?? 0) > 0)
-    .sort((a, b) => Number(removed(a)) - Number(removed(b)) || (chatOrder.get(a.chat.toHexString())?.order ?? 0) - (chatOrder.get(b.chat.toHexString())?.order ?? 0) || a.order - b.order);
+    .filter((question) => !removed(question) || answered(question) > 0)
+    .sort((a, b) => Number(removed(a)) - Number(removed(b)) || (chatOf.get(a.chat.toHexString())?.order ?? 0) - (chatOf.get(b.chat.toHexString())?.order ?? 0) || a.order - b.order);
+  const match: Document = { survey: survey._id, company: survey.company, ...createdWithin(query.from, query.to) };
+  const summaries = await Promise.all(listed.map((question) => summarise(question, figures.get(question._id.toHexString()), match)));
 
-  const summaries = await Promise.all(
-    listed.map((question) => summarise(question, statsOf.get(question._id.toHexString()), counts.get(question._id.toHexString()) ?? new Map(), months.get(question._id.toHexString()) ?? [], match)),
-  );
   return {
     responses,
-    answers: stats.reduce((sum, entry) => sum + entry.answered, 0),
+    answers: [...figures.values()].reduce((sum, entry) => sum + entry.n, 0),
     from: query.from?.toISOString() ?? null,
     to: query.to?.toISOString() ?? null,
     questions: listed.map((question, index): QuestionResult => ({
@@ -65,133 +84,116 @@ export async function surveyResults(auth: Principal, id: string, query: ResultsQ
       text: question.text,
       type: question.type as QuestionType,
       removed: removed(question),
-      answered: statsOf.get(question._id.toHexString())?.answered ?? 0,
+      answered: answered(question),
       summary: summaries[index],
     })),
   };
 }
 
-/** How many answers hold each value, per question; a multiple choice counts each option it holds. */
-async function valueCounts(match: Document, questions: ObjectId[]): Promise<Map<string, Map<string, number>>> {
-  const byQuestion = new Map<string, Map<string, number>>();
-  if (questions.length === 0) return byQuestion;
-  const groups = await aggregateAnswers<{ _id: { q: ObjectId; v: unknown }; n: number }>([
-    { $match: { ...match, question: { $in: questions } } },
-    // A single value is unwound as a list of one (spelled out: not every server unwinds a scalar).
-    { $project: { question: 1, value: { $cond: [{ $isArray: "$value" }, "$value", ["$value"]] } } },
-    { $unwind: "$value" },
-    { $group: { _id: { q: "$question", v: "$value" }, n: { $sum: 1 } } },
+/** `createdAt` from `from` (inclusive) to `to` (inclusive) or `until` (exclusive). */
+function createdWithin(from?: Date, to?: Date, until?: Date): Document {
+  const range: Document = {};
+  if (from) range.$gte = from;
+  if (to) range.$lte = to;
+  if (until) range.$lt = until;
+  return Object.keys(range).length ? { createdAt: range } : {};
+}
+
+/**
+ * The tallies of the window: stored ones for the months it covers whole, counted ones for the
+ * rest of it (at most a partial month at each end).
+ */
+async function windowTallies(survey: ObjectId, company: ObjectId, types: QuestionTypes, window: ResultsQuery): Promise<Tally[]> {
+  const firstWhole = window.from ? (monthOf(window.from).getTime() === window.from.getTime() ? window.from : nextMonth(window.from)) : undefined;
+  // The month after `to`'s, when `to` is its month's last millisecond, else `to`'s own.
+  const afterWhole = window.to ? monthOf(new Date(window.to.getTime() + 1)) : undefined;
+  const count = (match: Document) => countTallies({ survey, company, ...match }, types);
+  if (firstWhole && afterWhole && firstWhole >= afterWhole) return count(createdWithin(window.from, window.to));
+  const parts = await Promise.all([
+    storedTallies(survey, company, { from: firstWhole, to: afterWhole }),
+    window.from && firstWhole! > window.from ? count(createdWithin(window.from, undefined, firstWhole)) : [],
+    window.to && afterWhole! <= window.to ? count(createdWithin(afterWhole, window.to)) : [],
   ]);
-  for (const group of groups) {
-    const key = group._id.q.toHexString();
-    const counts = byQuestion.get(key) ?? new Map<string, number>();
-    counts.set(String(group._id.v), (counts.get(String(group._id.v)) ?? 0) + group.n);
-    byQuestion.set(key, counts);
-  }
-  return byQuestion;
+  return parts.flat();
 }
 
-interface Month {
-  year: number;
-  month: number;
-  n: number;
-}
-
-/** How many date answers fall in each calendar month (UTC), per question. */
-async function monthCounts(match: Document, questions: ObjectId[]): Promise<Map<string, Month[]>> {
-  const byQuestion = new Map<string, Month[]>();
-  if (questions.length === 0) return byQuestion;
-  const groups = await aggregateAnswers<{ _id: { q: ObjectId; y: number; m: number }; n: number }>([
-    { $match: { ...match, question: { $in: questions }, value: { $type: "date" } } },
-    { $group: { _id: { q: "$question", y: { $year: "$value" }, m: { $month: "$value" } }, n: { $sum: 1 } } },
-  ]);
-  for (const group of groups) {
-    const key = group._id.q.toHexString();
-    byQuestion.set(key, [...(byQuestion.get(key) ?? []), { year: group._id.y, month: group._id.m, n: group.n }]);
-  }
-  return byQuestion;
-}
-
-async function summarise(question: Question, stats: Stats | undefined, counts: Map<string, number>, months: Month[], match: Document): Promise<QuestionResult["summary"]> {
+async function summarise(question: Question, figures: Figures | undefined, match: Document): Promise<QuestionResult["summary"]> {
+  const values = [...(figures?.values.values() ?? [])];
   switch (question.type as QuestionType) {
     case "single_choice":
     case "multiple_choice":
-      return optionCounts(question.options ?? [], counts);
+      return optionCounts(question.options ?? [], values);
     case "yes_no":
-      return optionCounts(["true", "false"], counts);
+      return optionCounts(["true", "false"], values);
     case "rating":
-      return ratingSummary(stats, counts);
+      return ratingSummary(figures, values);
     case "number":
-      return numberSummary(question._id, stats, match);
+      return numberSummary(figures, values);
     case "date":
-      return dateSummary(stats, months);
+      return dateSummary(figures, values);
     default:
       return textSummary(question._id, match);
   }
 }
 
 /** Every option with its count, zero included; values no longer among the options follow (a removed option's answers). */
-function optionCounts(options: string[], counts: Map<string, number>): CountsSummary {
-  const listed = options.map((option) => ({ option, count: counts.get(option) ?? 0 }));
-  const former = [...counts].filter(([value]) => !options.includes(value)).map(([option, count]) => ({ option, count }));
+function optionCounts(options: string[], values: { value: unknown; n: number }[]): CountsSummary {
+  const countOf = new Map(values.map((held) => [String(held.value), held.n]));
+  const listed = options.map((option) => ({ option, count: countOf.get(option) ?? 0 }));
+  const former = [...countOf].filter(([value]) => !options.includes(value)).map(([option, count]) => ({ option, count }));
   return { counts: [...listed, ...former] };
 }
 
 const numeric = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
 
-/** A rating's summary from its five counts: the median is read off them. */
-function ratingSummary(stats: Stats | undefined, counts: Map<string, number>): NumberSummary {
-  const histogram = Array.from({ length: MAX_RATING - MIN_RATING + 1 }, (_, i) => ({ from: MIN_RATING + i, to: MIN_RATING + i, count: counts.get(String(MIN_RATING + i)) ?? 0 }));
-  const n = histogram.reduce((sum, bin) => sum + bin.count, 0);
+/** The median of values held `n` times each: the middle one, or the mean of the two middle ones. */
+function median(values: { value: number; n: number }[]): number | null {
+  const sorted = [...values].sort((a, b) => a.value - b.value);
+  const total = sorted.reduce((sum, held) => sum + held.n, 0);
+  if (total === 0) return null;
   const nth = (k: number) => {
     let seen = 0;
-    for (const bin of histogram) {
-      seen += bin.count;
-      if (k < seen) return bin.from;
+    for (const held of sorted) {
+      seen += held.n;
+      if (k < seen) return held.value;
     }
-    return histogram[histogram.length - 1].from;
+    return sorted[sorted.length - 1].value;
   };
-  const median = n === 0 ? null : n % 2 === 1 ? nth((n - 1) / 2) : (nth(n / 2 - 1) + nth(n / 2)) / 2;
-  return { min: numeric(stats?.min), max: numeric(stats?.max), mean: numeric(stats?.mean), median, histogram };
+  return total % 2 === 1 ? nth((total - 1) / 2) : (nth(total / 2 - 1) + nth(total / 2)) / 2;
 }
 
-/**
- * A number question: min, max and mean from the stats, the median as the middle one or two values
- * of an index-ordered read, and ten equal bins between min and max counted by a pipeline (each bin
- * holds `from` ≤ value < `to`, the last one also `to`).
- */
-async function numberSummary(question: ObjectId, stats: Stats | undefined, match: Document): Promise<NumberSummary> {
-  const min = numeric(stats?.min);
-  const max = numeric(stats?.max);
-  if (min === null || max === null || !stats) return { min: null, max: null, mean: null, median: null, histogram: [] };
-  const numbers = { ...match, question, value: { $type: "number" } };
-  const n = stats.answered;
-  const middle = await findAnswers(numbers, { sort: { value: 1 }, skip: Math.floor((n - 1) / 2), limit: n % 2 === 1 ? 1 : 2, projection: { value: 1 } });
-  const values = middle.map((doc) => doc.value as number);
-  const median = values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
-  if (min === max) return { min, max, mean: numeric(stats.mean), median, histogram: [{ from: min, to: max, count: n }] };
+const numbers = (values: { value: unknown; n: number }[]) => values.filter((held): held is { value: number; n: number } => numeric(held.value) !== null);
 
+function ratingSummary(figures: Figures | undefined, values: { value: unknown; n: number }[]): NumberSummary {
+  const held = numbers(values);
+  const histogram = Array.from({ length: MAX_RATING - MIN_RATING + 1 }, (_, i) => ({ from: MIN_RATING + i, to: MIN_RATING + i, count: held.find((entry) => entry.value === MIN_RATING + i)?.n ?? 0 }));
+  const n = figures?.n ?? 0;
+  return { min: numeric(figures?.min), max: numeric(figures?.max), mean: n ? figures!.sum / n : null, median: median(held), histogram };
+}
+
+/** Ten equal bins between min and max, each holding `from` ≤ value < `to`, the last one also `to`. */
+function numberSummary(figures: Figures | undefined, values: { value: unknown; n: number }[]): NumberSummary {
+  const min = numeric(figures?.min);
+  const max = numeric(figures?.max);
+  if (min === null || max === null || !figures?.n) return { min: null, max: null, mean: null, median: null, histogram: [] };
+  const held = numbers(values);
+  const base = { min, max, mean: figures.sum / figures.n, median: median(held) };
+  if (min === max) return { ...base, histogram: [{ from: min, to: max, count: figures.n }] };
   const width = (max - min) / NUMBER_BINS;
-  const bins = await aggregateAnswers<{ _id: number; n: number }>([
-    { $match: numbers },
-    { $group: { _id: { $min: [NUMBER_BINS - 1, { $floor: { $divide: [{ $subtract: ["$value", min] }, width] } }] }, n: { $sum: 1 } } },
-  ]);
-  const countOf = new Map(bins.map((bin) => [bin._id, bin.n]));
-  const histogram = Array.from({ length: NUMBER_BINS }, (_, i) => ({ from: min + i * width, to: i === NUMBER_BINS - 1 ? max : min + (i + 1) * width, count: countOf.get(i) ?? 0 }));
-  return { min, max, mean: numeric(stats.mean), median, histogram };
+  const counts = new Array<number>(NUMBER_BINS).fill(0);
+  for (const entry of held) counts[Math.min(NUMBER_BINS - 1, Math.floor((entry.value - min) / width))] += entry.n;
+  return { ...base, histogram: counts.map((count, i) => ({ from: min + i * width, to: i === NUMBER_BINS - 1 ? max : min + (i + 1) * width, count })) };
 }
 
-/** A date question: min, max, and every calendar month (UTC) between them with its count, both ends inclusive. */
-function dateSummary(stats: Stats | undefined, months: Month[]): DateSummary {
-  if (!(stats?.min instanceof Date) || !(stats.max instanceof Date)) return { min: null, max: null, histogram: [] };
-  const countOf = new Map(months.map((month) => [`${month.year}-${month.month}`, month.n]));
+/** Every calendar month (UTC) from min's to max's with its count, both ends of each bin inclusive. */
+function dateSummary(figures: Figures | undefined, values: { value: unknown; n: number }[]): DateSummary {
+  if (!(figures?.min instanceof Date) || !(figures.max instanceof Date)) return { min: null, max: null, histogram: [] };
+  const countOf = new Map(values.filter((held) => held.value instanceof Date).map((held) => [(held.value as Date).getTime(), held.n]));
   const histogram: DateSummary["histogram"] = [];
-  for (let at = new Date(Date.UTC(stats.min.getUTCFullYear(), stats.min.getUTCMonth(), 1)); at <= stats.max; ) {
-    const next = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
-    histogram.push({ from: at.toISOString(), to: new Date(next.getTime() - 1).toISOString(), count: countOf.get(`${at.getUTCFullYear()}-${at.getUTCMonth() + 1}`) ?? 0 });
-    at = next;
+  for (let at = monthOf(figures.min); at <= figures.max; at = nextMonth(at)) {
+    histogram.push({ from: at.toISOString(), to: new Date(nextMonth(at).getTime() - 1).toISOString(), count: countOf.get(at.getTime()) ?? 0 });
   }
-  return { min: stats.min.toISOString(), max: stats.max.toISOString(), histogram };
+  return { min: figures.min.toISOString(), max: figures.max.toISOString(), histogram };
 }
 
 /** The latest text answers, from the question's newest-first index. */
@@ -199,4 +201,3 @@ async function textSummary(question: ObjectId, match: Document): Promise<TextSum
   const latest = await findAnswers({ ...match, question }, { sort: { createdAt: -1, _id: -1 }, limit: LATEST_TEXT_ANSWERS, projection: { value: 1, createdAt: 1 } });
   return { latest: latest.map((doc) => ({ value: String(shownValue(doc.value) ?? ""), createdAt: doc.createdAt.toISOString() })) };
 }
-

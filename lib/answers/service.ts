@@ -10,12 +10,13 @@ import { newId, oid } from "@/lib/server/ids";
 import { escapeRegExp } from "@/lib/server/text";
 import type { ErrorDetail } from "@/lib/schemas/common";
 import type { QuestionType } from "@/lib/surveys/contract";
-import { allSurveyParts, liveQuestions } from "@/lib/surveys/repository";
+import { allChatsAndQuestions, liveQuestions } from "@/lib/surveys/repository";
 import { userDisplayNames } from "@/lib/users/repository";
 import type { AnswerList, AnswerRecord, ExportAnswersQuery, ListAnswersQuery, PostAnswersBody, RecordedResponse } from "./contract";
 import { type AccessSurvey, checkMayRead, mayAnswer, surveyOf } from "./access";
 import { decodeCursor, encodeCursor, listKey } from "./cursor";
-import { answerCursor, findAnswers, insertResponse, newAnswerDoc, type StoredAnswer } from "./repository";
+import { answerCursor, findAnswers, insertResponse, markTallied, newAnswerDoc, type StoredAnswer } from "./repository";
+import { addTallies, talliesOf } from "./tallies";
 import { shownValue, valueSchema } from "./values";
 
 export async function recordResponse(auth: Principal, id: string, body: PostAnswersBody): Promise<RecordedResponse> {
@@ -47,7 +48,11 @@ export async function recordResponse(auth: Principal, id: string, body: PostAnsw
     const question = questions.get(answer.question)!;
     return newAnswerDoc({ company: survey.company, survey: survey._id, chat: question.chat, question: question._id, user, value: values[position], response, position, createdAt: now });
   });
+  // The first answer is marked until the response is in the tallies: a crash in between is repaired by a recount.
+  docs[0].untallied = true;
   await insertResponse(docs);
+  await addTallies(survey._id, survey.company, talliesOf(docs, (question) => questions.get(question.toHexString())?.type as QuestionType | undefined));
+  await markTallied({ _id: docs[0]._id });
   return {
     responseId: response.toHexString(),
     answers: docs.map((doc) => ({ uuid: doc.uuid.toHexString(), question: doc.question.toHexString(), value: shownValue(doc.value)!, createdAt: now.toISOString() })),
@@ -73,7 +78,7 @@ async function answerFilter(survey: AccessSurvey, filters: Filters, types: Map<s
 
 /** Every question of the survey, removed ones too: an answer's chat and type. */
 async function questionTypes(survey: AccessSurvey): Promise<Map<string, QuestionType>> {
-  const { questions } = await allSurveyParts(survey._id, survey.company);
+  const { questions } = await allChatsAndQuestions(survey._id, survey.company);
   return new Map(questions.map((question) => [question._id.toHexString(), question.type as QuestionType]));
 }
 
@@ -142,7 +147,7 @@ const safeCell = (cell: string): string => (/^[=+\-@\t\r]/.test(cell) ? `'${cell
 export async function exportAnswers(auth: Principal, id: string, query: ExportAnswersQuery, adminHeader: string | null, requestId: string): Promise<Response> {
   const survey = await surveyOf(auth, id);
   await checkMayRead(survey, auth, adminHeader);
-  const { questions } = await allSurveyParts(survey._id, survey.company);
+  const { questions } = await allChatsAndQuestions(survey._id, survey.company);
   const types = new Map(questions.map((question) => [question._id.toHexString(), question.type as QuestionType]));
   const texts = new Map(questions.map((question) => [question._id.toHexString(), question.text]));
   const cursor = answerCursor(await answerFilter(survey, query, types), NEWEST_FIRST, CSV_BATCH);

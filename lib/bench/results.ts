@@ -28,8 +28,12 @@ if (SIZES.some((size) => !Number.isInteger(size) || size < 1) || !Number.isInteg
 const err = (line: string) => process.stderr.write(`${line}\n`);
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
-/** A process's resident memory, from /proc (Linux). */
-const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+/** A process's resident memory and its children's (`npm run db` runs the database in a child), from /proc (Linux). */
+function rssOf(pid: number): number {
+  const own = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  return own + children.reduce((sum, child) => sum + rssOf(child), 0);
+}
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "bench-results-"));

@@ -40,6 +40,8 @@ export interface OperationDoc {
   response?: z.ZodObject;
   /** The success body is `text/csv`, streamed, instead of JSON. */
   csv?: boolean;
+  /** Reads `Admin: true` without requiring it (the caller's roles decide otherwise). */
+  adminOptional?: boolean;
   /** Errors beyond those its declaration implies (auth, Admin, path id, body, query). */
   errors?: ErrorCode[];
   /** More about some query parameters than their schema says. */

@@ -217,6 +217,13 @@ export function buildDocument(): OpenApiDocument {
           description: "`true`; honoured only for a user holding an access role with `isAdmin: true`.",
           schema: { type: "string", enum: ["true"] },
         },
+        AdminOptional: {
+          name: "Admin",
+          in: "header",
+          required: false,
+          description: "`true` reads as an admin (honoured only for a user holding an access role with `isAdmin: true`); without it, the caller's access roles decide.",
+          schema: { type: "string", enum: ["true"] },
+        },
         debug: {
           name: "debug",
           in: "query",
@@ -271,6 +278,7 @@ function describe(
   }
   parameters.push(ref("parameters", "debug"));
   if (options.admin) parameters.push(ref("parameters", "Admin"));
+  else if (operation.adminOptional) parameters.push(ref("parameters", "AdminOptional"));
 
   const successHeaders: Record<string, unknown> = { "X-Request-Id": ref("headers", "X-Request-Id") };
   if (operation.status === 201) successHeaders.Location = ref("headers", "Location");

@@ -39,6 +39,7 @@ const KIND_OF_NAME: Record<string, IdKind> = {
   relatedUser: "users",
   id: "users",
   companyId: "companies",
+  question: "questions",
 };
 
 export const kindOfName = (name: string | undefined): IdKind => (name && KIND_OF_NAME[name]) || "users";

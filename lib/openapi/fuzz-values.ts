@@ -7,7 +7,7 @@
  */
 
 /** Which records an id refers to: the kinds of the API, one pool each per company. */
-export const ID_KINDS = ["users", "surveys", "accessRoles", "jobTitles", "properties", "bots", "companies"] as const;
+export const ID_KINDS = ["users", "surveys", "accessRoles", "jobTitles", "properties", "bots", "companies", "questions"] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 
 /** A record id, picked from a pool when the request is built. */

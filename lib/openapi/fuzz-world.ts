@@ -2,6 +2,7 @@
  * What the API fuzzer (./fuzz.ts) works on: every operation of the OpenAPI document with the
  * handler that serves it, and two seeded companies whose records the requests name.
  */
+import * as answerHandlers from "@/lib/answers/handlers";
 import * as authHandlers from "@/lib/auth/handlers";
 import { type Method, METHODS } from "@/lib/http/contract";
 import { operationOf, type RouteHandler } from "@/lib/http/route";
@@ -48,7 +49,7 @@ const KIND_OF_SEGMENT: Record<string, IdKind> = {
 /** Every handler bound to a contract operation, by `GET /v2/users/{id}`. */
 function handlersByKey(): Map<string, RouteHandler> {
   const handlers: RouteHandler[] = [
-    ...[userHandlers, surveyHandlers, outboxHandlers, authHandlers, openapiHandlers].flatMap((module) => Object.values(module)),
+    ...[userHandlers, surveyHandlers, answerHandlers, outboxHandlers, authHandlers, openapiHandlers].flatMap((module) => Object.values(module)),
     ...Object.values(referenceHandlers).flatMap((kind) => Object.values(kind)),
   ];
   const byKey = new Map<string, RouteHandler>();
@@ -190,8 +191,28 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
   });
   await post("/v2/users", { email: `fuzz.other.${name.toLowerCase()}.${suffix}@example.com`, accessRoles: [created.memberRoleId], job: company.pools.jobTitles[0] });
   company.memberToken = (await createApiToken(memberEmail, 86_400, company.id)).accessToken;
+  // Both roles may answer and read the answers of either version; each survey has a text question.
+  const roles = [created.adminRoleId, created.memberRoleId];
+  const putContent = specs.find((candidate) => candidate.key === "PUT /v2/surveys/{id}/content")!;
   for (const n of [1, 2]) {
-    await post("/v2/surveys", { code: `survey_${n}`, name: `Survey ${n}`, version: n, permissions: [created.memberRoleId] });
+    const id = await post("/v2/surveys", {
+      code: `survey_${n}`,
+      name: `Survey ${n}`,
+      version: n,
+      permissions: roles,
+      permissionsV2: roles.map((accessRole) => ({ accessRole, canAnswer: true, canViewAnswers: true })),
+    });
+    const response = await putContent.handler(
+      new Request(new URL(`/v2/surveys/${id}/content`, "http://localhost"), {
+        method: "PUT",
+        headers: { authorization: `Bearer ${company.adminToken}`, admin: "true", "content-type": "application/json" },
+        body: JSON.stringify({ chat: [{ name: "Chat", questions: [{ text: "Anything?", type: "text" }] }] }),
+      }),
+      { params: Promise.resolve({ id }) },
+    );
+    const survey = (await response.json()) as { chat?: { _id: string; questions: { _id: string }[] }[] };
+    if (response.status !== 200 || !survey.chat) throw new Error(`Seeding the content of survey ${id} answered ${response.status}`);
+    for (const chat of survey.chat) for (const question of chat.questions) remember(company, "questions", question._id);
   }
   return company;
 }

@@ -1,10 +1,13 @@
 /**
  * A survey with many answers, for `npm run seed -- --answers N` and `npm run bench:results`
  * (docs/benchmarks.md): the survey `load_test` of the company, one question of each type, and
- * answers added in bulk until it holds N. Each response answers every question; responses are
- * spread over the last year. Running it again with the same N adds nothing.
+ * answers added in bulk until it holds N, with their tallies. Each response answers every
+ * question; responses are spread over the last year. Running it again with the same N adds
+ * nothing. (A seed stopped half-way may leave its last batch out of the tallies.)
  */
 import { countAnswers, insertAnswers, newAnswerDoc, type StoredAnswer } from "@/lib/answers/repository";
+import { addTallies, talliesOf } from "@/lib/answers/tallies";
+import type { QuestionType } from "@/lib/surveys/contract";
 import { companyUserIds } from "@/lib/users/repository";
 import { newId, oid, stableId, type ObjectId } from "@/lib/server/ids";
 import { insertOnce, newDoc, newRevisionDoc, type StoredChat, syncContent } from "@/lib/surveys/repository";
@@ -37,6 +40,7 @@ export async function seedAnswers(options: SeedAnswersOptions): Promise<{ survey
   }
 
   const questions = content[0].questions;
+  const typeOf = (question: ObjectId) => questions.find((entry) => entry._id.equals(question))?.type as QuestionType | undefined;
   const users = await companyUserIds(company, 300);
   const have = await countAnswers({ survey: surveyId, company });
   const total = Math.max(0, options.answers - have);
@@ -67,6 +71,7 @@ export async function seedAnswers(options: SeedAnswersOptions): Promise<{ survey
       );
     }
     await insertAnswers(batch);
+    await addTallies(surveyId, company, talliesOf(batch, typeOf));
     done += batch.length;
     options.onProgress?.(done);
   }

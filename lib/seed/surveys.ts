@@ -5,6 +5,7 @@
  * nothing.
  */
 import type { Document } from "mongodb";
+import { recountMonths, type QuestionTypes } from "@/lib/answers/tallies";
 import { idsByName } from "@/lib/reference/repository";
 import type { QuestionType } from "@/lib/surveys/contract";
 import { existingSurveyIds, insertOnce, type LeanSurvey, newDoc, newRevisionDoc, type RevisionDoc, type StoredChat } from "@/lib/surveys/repository";
@@ -164,6 +165,15 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
     answers: await write("answers", ofPresent(answers)),
   };
   await write("revisions", ofPresent(revisions));
+  // The results read tallies of the answers: counted again for every demo survey (idempotent).
+  for (const survey of surveys.filter((doc) => present.has(doc._id.toHexString()))) {
+    const types: QuestionTypes = new Map(
+      ofPresent(questions)
+        .filter((question) => (question.survey as ObjectId).equals(survey._id))
+        .map((question) => [(question._id as ObjectId).toHexString(), { _id: question._id as ObjectId, type: question.type as QuestionType }]),
+    );
+    await recountMonths(survey._id, company, types);
+  }
   return { created };
 }
 

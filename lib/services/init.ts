@@ -3,7 +3,7 @@ import { Company } from "@/lib/companies/repository";
 import { Invitation, OutboxMail } from "@/lib/mail/repository";
 import { Credential, Session } from "@/lib/auth/repository";
 import { Meta } from "@/lib/models";
-import { Answer, Question, SurveyChat, SurveyRevision } from "@/lib/surveys/parts";
+import { Answer, AnswerTally, Question, SurveyChat, SurveyRevision } from "@/lib/surveys/parts";
 import { AccessRole, Bot, JobTitle, Property } from "@/lib/reference/repository";
 import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
@@ -11,7 +11,7 @@ import { bootstrap, type BootstrapResult } from "@/lib/companies/service";
 import { backfillSurveySearch } from "@/lib/surveys/repository";
 import { backfillMembershipActive } from "@/lib/users/repository";
 
-const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, SurveyRevision];
+const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, AnswerTally, SurveyRevision];
 
 /** Who runs the bootstrap: the server may generate the first admin's password; a CLI may not. */
 export type ProcessRole = "server" | "cli";

@@ -88,6 +88,8 @@ const answerSchema = new Schema(
     /** The response (one POST) the answer belongs to, and its place in it: 0 counts the response. */
     response: { type: ObjectId, default: null },
     position: { type: Number, default: 0 },
+    /** Set on a response's first answer until the response is in the tallies (lib/answers/tallies.ts). */
+    untallied: { type: Boolean, default: undefined },
     createdAt: { type: Date, required: true },
     modifiedAt: { type: Date, required: true },
   },
@@ -101,11 +103,42 @@ answerSchema.index({ survey: 1, question: 1 });
 answerSchema.index({ survey: 1, createdAt: -1, _id: -1 });
 // One question's answers newest first: the list by question and the latest text answers.
 answerSchema.index({ survey: 1, question: 1, createdAt: -1, _id: -1 });
-// A number question's median: its values in order, read from the index.
-answerSchema.index({ survey: 1, question: 1, value: 1 });
-// Responses within a window: their first answers.
+// Responses within a window's partial months: their first answers.
 answerSchema.index({ survey: 1, position: 1, createdAt: 1 });
+// Responses whose process died before they were added to the tallies (normally none): the
+// marked answers lead, so finding them reads only them (a partial index would be smaller, but
+// the embedded database plans with full indexes only).
+answerSchema.index({ untallied: 1, survey: 1 });
 
 export const Answer = defineModel("SvcAnswer", answerSchema);
 
 export type AnswerDoc = mongoose.InferSchemaType<typeof answerSchema> & { _id: mongoose.Types.ObjectId };
+
+/**
+ * Running counts of a survey's answers by calendar month (UTC) of `createdAt`, kept with each
+ * response, so that results read a few documents a month instead of every answer
+ * (lib/answers/tallies.ts). `_id` names the tally: survey, month, question, kind and value.
+ */
+const answerTallySchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    survey: { type: ObjectId, required: true },
+    company: { type: ObjectId, required: true },
+    /** The first instant of the month the counted answers were given in. */
+    month: { type: Date, required: true },
+    /** `null` for the count of responses. */
+    question: { type: ObjectId, default: null },
+    /** `r` responses, `n` answers of the question (with min, max and sum of its values), `v` answers holding `value`. */
+    kind: { type: String, required: true },
+    value: { type: Schema.Types.Mixed, default: null },
+    n: { type: Number, required: true },
+    sum: { type: Number, default: undefined },
+    min: { type: Schema.Types.Mixed, default: undefined },
+    max: { type: Schema.Types.Mixed, default: undefined },
+  },
+  { ...schemaOptions, collection: "answertallies" },
+);
+// A survey's tallies, of all months or of a range of months.
+answerTallySchema.index({ survey: 1, month: 1 });
+
+export const AnswerTally = defineModel("SvcAnswerTally", answerTallySchema);

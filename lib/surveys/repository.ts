@@ -383,14 +383,19 @@ export async function surveyParts(surveyId: Id, companyId: Id) {
   return { chats, questions, answerCounts: counts };
 }
 
-/** Every chat and question of a survey, removed ones too, and how many answers each question has. */
-export async function allSurveyParts(surveyId: Id, companyId: Id) {
-  const [chats, questions, counts] = await Promise.all([
+/** Every chat and question of a survey, removed ones too. */
+export async function allChatsAndQuestions(surveyId: Id, companyId: Id) {
+  const [chats, questions] = await Promise.all([
     findDocs<SurveyChatDoc>(SurveyChat, { survey: surveyId, company: companyId }),
     findDocs<QuestionDoc>(Question, { survey: surveyId, company: companyId }),
-    countAnswersByQuestion(surveyId, companyId),
   ]);
-  return { chats, questions, answerCounts: counts };
+  return { chats, questions };
+}
+
+/** Every chat and question of a survey, removed ones too, and how many answers each question has. */
+export async function allSurveyParts(surveyId: Id, companyId: Id) {
+  const [parts, answerCounts] = await Promise.all([allChatsAndQuestions(surveyId, companyId), countAnswersByQuestion(surveyId, companyId)]);
+  return { ...parts, answerCounts };
 }
 
 const countAnswersByQuestion = async (surveyId: Id, companyId: Id): Promise<Map<string, number>> => {

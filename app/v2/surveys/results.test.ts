@@ -3,7 +3,9 @@ import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { EVERY_TYPE_CONTENT } from "@/lib/testing/surveys";
 import { Answer } from "@/lib/surveys/parts";
-import { oid } from "@/lib/server/ids";
+import { newId, oid } from "@/lib/server/ids";
+import { newAnswerDoc } from "@/lib/answers/repository";
+import { recountMonths } from "@/lib/answers/tallies";
 import * as surveys from "./route";
 import * as content from "./[id]/content/route";
 import * as answers from "./[id]/answers/route";
@@ -42,10 +44,9 @@ describe("GET /v2/surveys/{id}/results", () => {
       const body = { answers: Object.entries(response).map(([type, value]) => ({ question: q[type], value })) };
       const answered = await call(answers.POST, `/v2/surveys/${id}/answers`, { token: t.memberToken, body, params: { id } });
       expect(answered.status, JSON.stringify(answered.body)).toBe(201);
-      // A day between responses, so that windows can tell them apart.
-      const at = new Date(Date.UTC(2026, 5, 1 + index, 12));
-      times.push(at);
-      await Answer.collection.updateMany({ response: oid(answered.body.responseId) }, { $set: { createdAt: at } });
+      times.push(new Date(answered.body.answers[0].createdAt));
+      // A few milliseconds between responses, so that windows can tell them apart.
+      await new Promise((resolve) => setTimeout(resolve, 5 * (index + 1)));
     }
   });
 
@@ -134,6 +135,76 @@ describe("GET /v2/surveys/{id}/results", () => {
     expect(body.questions.map((question: Json) => [question.text, question.removed])).toEqual([["Colour", false], ["Score", true]]);
     expect(body.questions[0].summary.counts).toEqual([{ option: "Red", count: 0 }, { option: "Blue", count: 0 }, { option: "Green", count: 1 }]);
     expect(body.questions[1].summary).toMatchObject({ min: 7, max: 7, median: 7, histogram: [{ from: 7, to: 7, count: 1 }] });
+  });
+
+  it("whole months come from the tallies, partial months from the answers, and the two agree", async () => {
+    const made = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: "months", name: "Months", version: 2 } });
+    const sid = made.body._id;
+    const put = await call(content.PUT, `/v2/surveys/${sid}/content`, { method: "PUT", token: t.adminToken, admin: true, body: { chat: [{ name: "C", questions: [{ text: "Score", type: "number" }, { text: "Pick", type: "single_choice", options: ["A", "B"] }] }] }, params: { id: sid } });
+    const [score, pick] = put.body.chat[0].questions.map((question: Json) => oid(question._id));
+    const chat = oid(put.body.chat[0]._id);
+    // One response a day from 2026-01-01 to 2026-03-31, written as an import would, then counted.
+    const docs = Array.from({ length: 90 }, (_, day) => {
+      const createdAt = new Date(Date.UTC(2026, 0, 1 + day, 12));
+      const response = newId();
+      const base = { company: oid(t.companyId), survey: oid(sid), chat, user: null, response, createdAt };
+      return [newAnswerDoc({ ...base, question: score, value: day, position: 0 }), newAnswerDoc({ ...base, question: pick, value: day % 3 === 0 ? "A" : "B", position: 1 })];
+    }).flat();
+    await Answer.collection.insertMany(docs);
+    const types = new Map([score, pick].map((q, i) => [q.toHexString(), { _id: q, type: (i === 0 ? "number" : "single_choice") as "number" | "single_choice" }]));
+    await recountMonths(oid(sid), oid(t.companyId), types);
+
+    const all = (await get("", t.adminToken, sid)).body;
+    expect(all).toMatchObject({ responses: 90, answers: 180 });
+    expect(all.questions[0].summary).toMatchObject({ min: 0, max: 89, mean: 44.5, median: 44.5 });
+    expect(all.questions[1].summary.counts).toEqual([{ option: "A", count: 30 }, { option: "B", count: 60 }]);
+
+    // 2026-01-20 … 2026-03-10: a partial January, all of February, a partial March.
+    const from = "2026-01-20T00:00:00.000Z";
+    const to = "2026-03-10T23:59:59.999Z";
+    const inWindow = Array.from({ length: 90 }, (_, day) => day).filter((day) => day >= 19 && day <= 68);
+    const windowed = (await get(`?from=${from}&to=${to}`, t.adminToken, sid)).body;
+    expect(windowed).toMatchObject({ responses: inWindow.length, answers: 2 * inWindow.length, from, to });
+    expect(windowed.questions[0].summary).toMatchObject({ min: 19, max: 68, mean: 43.5, median: 43.5 });
+    expect(windowed.questions[1].summary.counts).toEqual([{ option: "A", count: inWindow.filter((day) => day % 3 === 0).length }, { option: "B", count: inWindow.filter((day) => day % 3 !== 0).length }]);
+    // Exactly February: the stored tallies of one month.
+    const february = (await get("?from=2026-02-01T00:00:00.000Z&to=2026-02-28T23:59:59.999Z", t.adminToken, sid)).body;
+    expect(february).toMatchObject({ responses: 28, answers: 56 });
+    expect(february.questions[0].summary).toMatchObject({ min: 31, max: 58, median: 44.5 });
+  });
+
+  it("a response stored but never added to the tallies (its process died) is counted after a repair", async () => {
+    const before = (await get()).body;
+    const createdAt = new Date(Date.now() - 120_000);
+    const response = newId();
+    const base = { company: oid(t.companyId), survey: oid(id), chat: oid(chats[1]), user: null, response, createdAt };
+    const first = newAnswerDoc({ ...base, question: oid(q.rating), value: 5, position: 0 });
+    await Answer.collection.insertMany([{ ...first, untallied: true }, newAnswerDoc({ ...base, question: oid(q.single_choice), value: "Green", position: 1 })]);
+    const after = (await get()).body;
+    expect(after.responses).toBe(before.responses + 1);
+    expect(byType(after).rating.summary.histogram[4].count).toBe(byType(before).rating.summary.histogram[4].count + 1);
+    expect(byType(after).single_choice.summary.counts[1]).toEqual({ option: "Green", count: 1 });
+    expect(await Answer.collection.countDocuments({ survey: oid(id), untallied: true })).toBe(0);
+    // Counted once: a second read changes nothing.
+    expect((await get()).body).toEqual(after);
+    await Answer.collection.deleteMany({ response });
+    await recountMonths(oid(id), oid(t.companyId), new Map(Object.entries(q).map(([type, question]) => [question, { _id: oid(question), type: type as "text" }])));
+    expect((await get()).body).toEqual(before);
+  });
+
+  it("concurrent responses are each counted once", async () => {
+    const made = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: "concurrent", name: "Concurrent", version: 2, permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: true }] } });
+    const sid = made.body._id;
+    const put = await call(content.PUT, `/v2/surveys/${sid}/content`, { method: "PUT", token: t.adminToken, admin: true, body: { chat: [{ name: "C", questions: [{ text: "Rate", type: "rating" }, { text: "Yes?", type: "yes_no" }] }] }, params: { id: sid } });
+    const [rate, yes] = put.body.chat[0].questions.map((question: Json) => question._id);
+    const posted = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(answers.POST, `/v2/surveys/${sid}/answers`, { token: t.memberToken, body: { answers: [{ question: rate, value: (i % 5) + 1 }, { question: yes, value: i % 2 === 0 }] }, params: { id: sid } })),
+    );
+    expect(posted.map((response) => response.status)).toEqual(Array(20).fill(201));
+    const body = (await get("", t.adminToken, sid)).body;
+    expect(body).toMatchObject({ responses: 20, answers: 40 });
+    expect(body.questions[0].summary.histogram.map((bin: Json) => bin.count)).toEqual([4, 4, 4, 4, 4]);
+    expect(body.questions[1].summary.counts).toEqual([{ option: "true", count: 10 }, { option: "false", count: 10 }]);
   });
 
   it("nothing of another company: its admin gets 404, and its answers never count here", async () => {
