@@ -1,21 +1,12 @@
 "use client";
 
+import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
 import { useSurvey } from "@/lib/client/surveys";
 import type { SurveyRecord } from "@/lib/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorState } from "../error-state";
 import { ActiveBadge, BackLink, Badge, Card, DateTime, EmptyState, Facts, LinkButton, Loading, PageHeader } from "../ui";
-import { VersionBadge, fieldText, useSurveyNames } from "./survey-bits";
-
-const QUESTION_TYPES: Record<string, string> = {
-  text: "Text",
-  number: "Number",
-  date: "Date",
-  yes_no: "Yes / no",
-  single_choice: "Single choice",
-  multiple_choice: "Multiple choice",
-  rating: "Rating",
-};
+import { SurveyTabs, VersionBadge, fieldText, useSurveyNames } from "./survey-bits";
 
 export function SurveyDetail({ id }: { id: string }) {
   const survey = useSurvey(id);
@@ -64,6 +55,7 @@ function SurveyView({ survey, partial }: { survey: SurveyRecord; partial: boolea
           )
         }
       />
+      <SurveyTabs id={survey._id} />
 
       <div className="grid gap-6 lg:grid-cols-3">
         <Card className="p-5 sm:p-6 lg:col-span-2">
@@ -111,12 +103,15 @@ function SurveyView({ survey, partial }: { survey: SurveyRecord; partial: boolea
         </Card>
       </div>
 
-      <h2 className="mb-3 mt-8 text-lg font-semibold text-slate-900">Chats and questions</h2>
+      <div className="mb-3 mt-8 flex flex-wrap items-center justify-between gap-2">
+        <h2 className="text-lg font-semibold text-slate-900">Chats and questions</h2>
+        {isAdmin && <LinkButton href={`/surveys/${survey._id}/questions`}>Edit questions</LinkButton>}
+      </div>
       {partial ? (
         <Loading label="Loading the chats…" />
       ) : chats.length === 0 ? (
         <Card>
-          <EmptyState title="This survey has no chats yet">Chats and their questions are added by the survey’s channels and bots.</EmptyState>
+          <EmptyState title="This survey has no chats yet">Write its chats and questions with “Edit questions”, then try them in the Preview.</EmptyState>
         </Card>
       ) : (
         <ol className="flex flex-col gap-4">
@@ -152,7 +147,7 @@ function SurveyView({ survey, partial }: { survey: SurveyRecord; partial: boolea
                             {question.options.length > 0 && <span className="mt-0.5 block text-xs text-slate-500">{question.options.join(" · ")}</span>}
                           </td>
                           <td className="hidden px-4 py-2 md:table-cell">
-                            <Badge>{QUESTION_TYPES[question.type] ?? question.type}</Badge>
+                            <Badge>{QUESTION_TYPE_LABELS[question.type] ?? question.type}</Badge>
                           </td>
                           <td className="px-4 py-2 text-right tabular-nums text-slate-800">{question.answerCount.toLocaleString("en")}</td>
                         </tr>

@@ -2,7 +2,9 @@
 
 import { useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
-import { useRevisions, useSurvey, useUpdateSurvey, type UpdateSurveyInput } from "@/lib/client/surveys";
+import { contentChanges, type ContentChange } from "@/lib/client/content-draft";
+import { useRestoreRevision } from "@/lib/client/survey-content";
+import { useRevisions, useSurvey, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
 import type { SurveyRevisionRecord, SurveySnapshot } from "@/lib/surveys/contract";
 import { feedback } from "@/lib/client/feedback";
@@ -16,7 +18,7 @@ import { SURVEY_FIELD_LABELS, fieldText, useSurveyNames, type SurveyNames } from
 
 const PAGE_SIZE = 50;
 
-/** What a restore writes back: every field a client may write, so the old state returns whole. */
+/** What a restore writes back: every field a client may write, and the content, so the old state returns whole. */
 const RESTORED_FIELDS = [
   "code",
   "name",
@@ -36,6 +38,11 @@ const RESTORED_FIELDS = [
 
 /** Fields compared between revisions (`modifiedAt` and `__v` always differ). */
 const COMPARED = SURVEY_FIELD_LABELS.filter(([field]) => field !== "modifiedAt" && field !== "__v");
+
+const CHANGE_LABELS: Record<ContentChange["what"], Record<ContentChange["kind"], string>> = {
+  chat: { added: "Chat added", removed: "Chat removed", renamed: "Chat renamed", reworded: "Chat changed", moved: "Chat moved" },
+  question: { added: "Question added", removed: "Question removed", renamed: "Question changed", reworded: "Question reworded", moved: "Question moved" },
+};
 
 const changedFields = (a: SurveySnapshot, b: SurveySnapshot) => COMPARED.filter(([field]) => JSON.stringify(a[field]) !== JSON.stringify(b[field]));
 
@@ -62,7 +69,7 @@ export function SurveyHistory({ id }: { id: string }) {
   const view = parseView(params);
   const { page } = view;
   const revisions = useRevisions(id, page, PAGE_SIZE);
-  const update = useUpdateSurvey(id);
+  const update = useRestoreRevision(id);
   const names = useSurveyNames();
   const list = useMemo(() => revisions.data?.data.revisions ?? [], [revisions.data]);
   const authors = useUsersById(list.map((revision) => revision.modifiedBy).filter((by): by is string => Boolean(by)));
@@ -79,9 +86,11 @@ export function SurveyHistory({ id }: { id: string }) {
 
   async function restore(revision: SurveyRevisionRecord) {
     setConfirm(undefined);
-    const body = Object.fromEntries(RESTORED_FIELDS.map((field) => [field, revision.snapshot[field]])) as UpdateSurveyInput;
+    const fields = Object.fromEntries(RESTORED_FIELDS.map((field) => [field, revision.snapshot[field]])) as UpdateSurveyInput;
+    // The current content is needed to tell whether the revision's differs.
+    if (!survey.data || survey.isPlaceholderData) return;
     try {
-      const result = await update.mutateAsync({ body });
+      const result = await update.mutateAsync({ revision, fields, current: survey.data });
       show({ page: 1 });
       toast.show({ message: `${feedback.restored("survey", revision.__v)} It is now at revision ${result.__v}.` });
     } catch {
@@ -99,7 +108,11 @@ export function SurveyHistory({ id }: { id: string }) {
       className: "text-xs",
       cell: (revision) => {
         const previous = previousOf(revision);
-        return revision.__v === 0 ? "Created" : previous ? changedFields(previous.snapshot, revision.snapshot).map(([, label]) => label).join(", ") || "No visible change" : "…";
+        if (revision.__v === 0) return "Created";
+        if (!previous) return "…";
+        const changes = changedFields(previous.snapshot, revision.snapshot).map(([, label]) => label);
+        if (contentChanges(previous.snapshot.chat, revision.snapshot.chat).length > 0) changes.push("Chats and questions");
+        return changes.join(", ") || "No visible change";
       },
     },
     {
@@ -228,6 +241,7 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
   const [onlyChanges, setOnlyChanges] = useState(true);
   const changed = new Set(changedFields(left.snapshot, right.snapshot).map(([field]) => field));
   const rows = COMPARED.filter(([field]) => !onlyChanges || changed.has(field));
+  const content = contentChanges(left.snapshot.chat, right.snapshot.chat);
   return (
     <Card className="overflow-hidden xl:self-start" aria-labelledby="diff-title">
       <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">
@@ -241,7 +255,7 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
           </label>
         </div>
       </div>
-      {rows.length === 0 ? (
+      {rows.length === 0 && content.length === 0 ? (
         <EmptyState title={left === right ? "The same revision is on both sides" : "These two revisions hold the same survey"}>Choose another pair in the list.</EmptyState>
       ) : (
         <div className="overflow-x-auto">
@@ -276,6 +290,15 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
                   </tr>
                 );
               })}
+              {content.map((change, index) => (
+                <tr key={`content-${index}`} className="bg-amber-50/60" data-testid="content-change">
+                  <th scope="row" className="px-4 py-2 align-top font-medium text-slate-700">
+                    {CHANGE_LABELS[change.what][change.kind]}
+                  </th>
+                  <td className="break-words px-4 py-2 align-top text-rose-800">{change.before ?? "—"}</td>
+                  <td className="break-words px-4 py-2 align-top font-medium text-emerald-800">{change.after ?? "—"}</td>
+                </tr>
+              ))}
             </tbody>
           </table>
         </div>

@@ -36,12 +36,14 @@ export function queryString(query: Record<string, QueryValue> = {}): string {
 }
 
 export interface RequestOptions {
-  method?: "GET" | "POST" | "PATCH" | "DELETE";
+  method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   query?: Record<string, QueryValue>;
   body?: unknown;
   signal?: AbortSignal;
   /** `If-Match`: the change applies only to the version of the record this tag names. */
   ifMatch?: string;
+  /** What the answer should be: JSON unless said otherwise. */
+  accept?: string;
 }
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
@@ -56,11 +58,12 @@ export interface Tagged<T> {
 
 /** Like {@link api}, with the answer's `ETag` (empty when the answer has none). */
 export async function tagged<T>(path: string, options: RequestOptions = {}): Promise<Tagged<T>> {
-  const response = await respond(path, options);
+  const response = await authorized(path, options);
   return { body: await read<T>(response), etag: response.headers.get("etag") ?? "" };
 }
 
-async function respond(path: string, options: RequestOptions): Promise<Response> {
+/** The response of a request sent with the access token, retried once with a fresh token on `401`. */
+async function authorized(path: string, options: RequestOptions): Promise<Response> {
   let token = await accessToken();
   if (!token) return signedOut();
   let response = await send(path, options, token);
@@ -74,8 +77,23 @@ async function respond(path: string, options: RequestOptions): Promise<Response>
   return response;
 }
 
+/**
+ * Saves what a `/v2` GET answers (a CSV export) as a file. The token travels only in a header,
+ * so a plain link could not carry it: the file is fetched, then handed to the browser.
+ */
+export async function download(path: string, query: Record<string, QueryValue>, filename: string): Promise<void> {
+  const response = await authorized(path, { query, accept: "text/csv" });
+  if (!response.ok) await read(response);
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
 async function send(path: string, options: RequestOptions, token: string): Promise<Response> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Admin: "true", Accept: "application/json" };
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Admin: "true", Accept: options.accept ?? "application/json" };
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
   if (options.ifMatch) headers["If-Match"] = options.ifMatch;
   try {

@@ -1,0 +1,9 @@
+import type { Metadata } from "next";
+import { EditQuestions } from "@/components/surveys/question-editor";
+
+export const metadata: Metadata = { title: "Survey questions" };
+
+export default async function SurveyQuestionsPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  return <EditQuestions id={id} />;
+}

@@ -1,0 +1,120 @@
+/**
+ * Typed react-query hooks of a survey's content, answers and results (`PUT /v2/surveys/{id}/content`,
+ * `POST`/`GET /v2/surveys/{id}/answers`, `GET /v2/surveys/{id}/results`).
+ */
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { z } from "zod";
+import type { AnswerList, PostAnswersBody, RecordedResponse, SurveyResults } from "@/lib/answers/contract";
+import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/surveys/contract";
+import { api } from "./api";
+import { contentOf, type ContentBody } from "./content-draft";
+import type { UpdateSurveyInput } from "./surveys";
+
+export type ResponseBody = z.input<typeof PostAnswersBody>;
+
+/** Everything a change of content or a new response makes stale: the survey, its lists, its results and answers. */
+async function refresh(client: ReturnType<typeof useQueryClient>, id: string) {
+  await client.invalidateQueries({ queryKey: ["survey", id] });
+  await client.invalidateQueries({ queryKey: ["surveys"] });
+}
+
+/** One `PUT` of the whole content: one revision. The answer is the survey with its chats. */
+export function useSaveContent(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ContentBody) => api<SurveyRecord>(`/v2/surveys/${id}/content`, { method: "PUT", body }),
+    onSuccess: async (survey) => {
+      client.setQueryData(["survey", id], survey);
+      await refresh(client, id);
+    },
+  });
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Brings a revision back as the current survey: its fields by a PATCH and its chats and questions
+ * by a content PUT, each sent only when it differs from the survey now (so restoring a change of
+ * content alone is one new revision). Removed chats and questions named by the revision return
+ * with their answers.
+ */
+export function useRestoreRevision(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ revision, fields, current }: { revision: SurveyRevisionRecord; fields: UpdateSurveyInput; current: SurveyRecord }) => {
+      const content = revision.snapshot.chat ? contentOf(revision.snapshot.chat) : undefined;
+      const contentDiffers = content !== undefined && !same(content, contentOf(current.chat ?? []));
+      const fieldsDiffer = Object.entries(fields).some(([field, value]) => !same(value, current[field as keyof SurveyRecord]));
+      let result = current;
+      if (fieldsDiffer || !contentDiffers) result = await api<SurveyRecord>(`/v2/surveys/${id}`, { method: "PATCH", body: fields });
+      if (contentDiffers) result = await api<SurveyRecord>(`/v2/surveys/${id}/content`, { method: "PUT", body: content });
+      return result;
+    },
+    onSuccess: () => refresh(client, id),
+  });
+}
+
+/** Records one response of the signed-in user. */
+export function useSubmitResponse(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ResponseBody) => api<RecordedResponse>(`/v2/surveys/${id}/answers`, { method: "POST", body }),
+    onSuccess: () => refresh(client, id),
+  });
+}
+
+export interface DateRange {
+  from?: string;
+  to?: string;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const isDay = (value: string | null): value is string => value !== null && DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+
+/** The date filter of a page's URL (`?from=2026-11-01&to=2026-11-30`); anything else is ignored. */
+export function parseRange(params: URLSearchParams): DateRange {
+  const from = params.get("from");
+  const to = params.get("to");
+  return { from: isDay(from) ? from : undefined, to: isDay(to) ? to : undefined };
+}
+
+/** `from`, `to` and any other parameters of a page, as its URL's query string. */
+export function searchOf(values: Record<string, string | undefined>): string {
+  const params = new URLSearchParams(Object.entries(values).filter((entry): entry is [string, string] => Boolean(entry[1])));
+  return params.size ? `?${params}` : "";
+}
+
+/** A day of the date filter (`2026-11-25`) as the API's inclusive bound: its first or last millisecond, in UTC. */
+export function rangeQuery(range: DateRange) {
+  return {
+    from: range.from ? `${range.from}T00:00:00.000Z` : undefined,
+    to: range.to ? `${range.to}T23:59:59.999Z` : undefined,
+  };
+}
+
+export function useResults(id: string, range: DateRange) {
+  return useQuery({
+    queryKey: ["survey", id, "results", range],
+    queryFn: ({ signal }) => api<SurveyResults>(`/v2/surveys/${id}/results`, { query: rangeQuery(range), signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export interface AnswersQuery extends DateRange {
+  question?: string;
+  search?: string;
+  cursor?: string;
+  limit: number;
+}
+
+export function useAnswers(id: string, query: AnswersQuery) {
+  return useQuery({
+    queryKey: ["survey", id, "answers", query],
+    queryFn: ({ signal }) =>
+      api<AnswerList>(`/v2/surveys/${id}/answers`, {
+        query: { ...rangeQuery(query), question: query.question, search: query.search || undefined, cursor: query.cursor, limit: query.limit },
+        signal,
+      }),
+    placeholderData: keepPreviousData,
+  });
+}
