@@ -78,7 +78,7 @@ test("24. two admins edit one survey: the second save says who saved first and w
     const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
     const serious = axe.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
     expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `${mode.width} ${mode.theme}`).toEqual([]);
-    await screenshot(page, `24-edit-conflict-${mode.width}-${mode.theme}`);
+    await screenshot(page, `27-edit-conflict-${mode.width}-${mode.theme}`);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.emulateMedia({ colorScheme: "light" });

@@ -37,7 +37,7 @@ test("API keys: create one with scopes, see and copy it once, use it, revoke it 
   await expect(row).toContainText(`${key.slice(0, 12)}…`);
   await expect(row).toContainText("users:read");
   await expect(page.locator("body")).not.toContainText(key);
-  await screenshot(page, "24-api-keys-list");
+  await screenshot(page, "26-api-keys-list");
 
   // Revoking asks first; Cancel keeps the key.
   await row.getByRole("button", { name: `Revoke the key ${name}` }).click();
