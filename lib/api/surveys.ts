@@ -7,6 +7,7 @@ import { surveyTag } from "@/lib/surveys/repository";
 import { listRevisions } from "@/lib/surveys/revisions";
 import { createSurvey, getSurvey, listSurveys, updateSurvey } from "@/lib/surveys/service";
 import * as surveys from "@/lib/surveys/contract";
+import type { SurveyRecord } from "@/lib/surveys/contract";
 
 export const list = handle(surveys.list, ({ auth, query, notes }) => listSurveys(auth, query, notes));
 
@@ -15,12 +16,15 @@ export const create = handle(surveys.create, async ({ request, auth, body, notes
   return tagged(request, survey, surveyTag(survey), 201, { Location: `/v2/surveys/${survey._id}` });
 });
 
+/**
+ * With its chats an answer also changes with them and their answer counts, which are not the
+ * survey's stored record: a weak tag of the whole answer, which If-Match never accepts.
+ */
+const answerTag = (survey: SurveyRecord) => (survey.chat ? `W/${entityTag("survey-populated", [surveyTag(survey), survey.chat])}` : surveyTag(survey));
+
 export const read = handle(surveys.read, async ({ request, auth, params, query }) => {
   const survey = await getSurvey(auth, params.id, { populate: query.populate });
-  // With its chats the answer also changes with them and their answer counts, which are not the
-  // survey's stored record: a weak tag of the whole answer, which If-Match never accepts.
-  const tag = survey.chat ? `W/${entityTag("survey-populated", [surveyTag(survey), survey.chat])}` : surveyTag(survey);
-  return tagged(request, survey, tag);
+  return tagged(request, survey, answerTag(survey));
 });
 
 export const update = handle(surveys.update, async ({ request, auth, params, body, notes }) => {
@@ -30,4 +34,7 @@ export const update = handle(surveys.update, async ({ request, auth, params, bod
 
 export const revisions = handle(surveys.revisions, ({ auth, params, query }) => listRevisions(auth, params.id, query));
 
-export const putContent = handle(surveys.putContent, ({ auth, params, body }) => replaceContent(auth, params.id, body));
+export const putContent = handle(surveys.putContent, async ({ request, auth, params, body }) => {
+  const survey = await replaceContent(auth, params.id, body, ifMatch(request));
+  return tagged(request, survey, answerTag(survey));
+});

@@ -380,7 +380,7 @@ function describe(
   if (operation.etag) successHeaders.ETag = ref("headers", "ETag");
   if (options.query?.shape.cursor) successHeaders.Link = ref("headers", "Link");
   if (operation.etag && options.method === "get") parameters.push(ref("parameters", "If-None-Match"));
-  if (operation.etag && options.method === "patch") parameters.push(ref("parameters", "If-Match"));
+  if (operation.etag && (options.method === "patch" || options.method === "put")) parameters.push(ref("parameters", "If-Match"));
 
   return {
     tags: [operation.tag],
@@ -447,7 +447,7 @@ function errorCodes(options: Operation): ErrorCode[] {
     codes.add("unsupported_media_type");
   }
   for (const code of operation.errors ?? []) codes.add(code);
-  if (operation.etag && options.method === "patch") codes.add("precondition_failed");
+  if (operation.etag && (options.method === "patch" || options.method === "put")) codes.add("precondition_failed");
   return [...codes];
 }
 

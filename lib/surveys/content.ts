@@ -6,20 +6,21 @@
  * and questions collections follow (./content-sync.ts). Nothing a respondent wrote is deleted:
  * a chat or question left out is marked removed and keeps its answers.
  */
-import { allSurveyParts, forgetSurveyCounters, findSurvey, type LeanSurvey, sealRevisions, type StoredChat, updateSurveyWith } from "./repository";
+import { allSurveyParts, forgetSurveyCounters, findSurvey, type LeanSurvey, sealRevisions, storedSurveyTag, type StoredChat, updateSurveyWith } from "./repository";
 import type { PutContentBody, SurveyRecord } from "./contract";
 import { completeContentWrite, finishContentWrite } from "./content-sync";
 import { revisionAuthor } from "./revisions";
 import { getSurvey, KEEP_PREVIOUS, newVersion } from "./service";
 import type { ErrorDetail } from "@/lib/schemas/common";
 import type { Principal } from "@/lib/server/principal";
-import { notFound, ServiceError } from "@/lib/server/errors";
+import { notFound, preconditionFailed, ServiceError } from "@/lib/server/errors";
 import { newId, oid, type ObjectId } from "@/lib/server/ids";
+import { matchesTag } from "@/lib/server/etag";
 
 /** Retries of a content write that lost a race with another change of the same survey. */
 const ATTEMPTS = 20;
 
-export async function putContent(auth: Principal, id: string, body: PutContentBody): Promise<SurveyRecord> {
+export async function putContent(auth: Principal, id: string, body: PutContentBody, ifMatch?: string): Promise<SurveyRecord> {
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
   await finishContentWrite(surveyId, companyId);
@@ -28,8 +29,12 @@ export async function putContent(auth: Principal, id: string, body: PutContentBo
   let updated: LeanSurvey | null = null;
   for (let attempt = 0; attempt < ATTEMPTS && !updated; attempt++) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-    const current = await findSurvey({ _id: surveyId, company: companyId }, { __v: 1 });
+    const current = await findSurvey({ _id: surveyId, company: companyId }, { __v: 1, modifiedAt: 1 });
     if (!current) throw notFound("survey");
+    // As on PATCH (docs/api.md#conditional-requests): the write below holds to this `__v`, so a
+    // change landing in between makes the next attempt read a new tag and answer 412.
+    const tag = storedSurveyTag(current);
+    if (ifMatch !== undefined && !matchesTag(ifMatch, tag)) throw preconditionFailed("survey", tag);
     const content = planContent(body, await allSurveyParts(surveyId, companyId));
     // Applies only to the version the plan was checked against: a concurrent change retries.
     updated = await updateSurveyWith({ _id: surveyId, company: companyId, __v: current.__v }, [

@@ -428,10 +428,11 @@ export const putContent = operation({
   params: SurveyIdParams,
   body: PutContentBody,
   doc: {
+    etag: true,
     tag: "Surveys",
     summary: "Replace a survey's chats and questions",
     description:
-      "Replaces the content in the order given: an `_id` keeps that chat or question, none creates one, one left out is removed (its answers are kept and results still list it). At most 50 chats and 500 questions; `options` (2–50 distinct non-empty strings) only for `single_choice` and `multiple_choice`. A question that has answers keeps its `type` (`409 conflict`); an `_id` that names no chat or question of the survey is `400 invalid_request`. A change of the survey: `__v` grows by one, `modifiedAt` moves and a revision whose snapshot holds `chat` is stored. The answer is the survey with `chat`.",
+      "Replaces the content in the order given: an `_id` keeps that chat or question, none creates one, one left out is removed (its answers are kept and results still list it). At most 50 chats and 500 questions; `options` (2–50 distinct non-empty strings) only for `single_choice` and `multiple_choice`. A question that has answers keeps its `type` (`409 conflict`); an `_id` that names no chat or question of the survey is `400 invalid_request`. A change of the survey: `__v` grows by one, `modifiedAt` moves and a revision whose snapshot holds `chat` is stored. The answer is the survey with `chat`, under a weak `ETag` as a read with `populate=true`. `If-Match` holds the change to the version it names, as on PATCH (`412 precondition_failed`).",
     status: 200,
     response: SurveyRecord,
     errors: ["conflict"],

@@ -44,6 +44,21 @@ describe("PUT /v2/surveys/{id}/content", () => {
     [t, other] = await Promise.all([createTenant("Content"), createTenant("Content other")]);
   });
 
+  it("holds to the version If-Match names, as PATCH does: a stale tag is 412 with nothing changed", async () => {
+    const created = await create();
+    const tag = (await call(survey.GET, `/v2/surveys/${created._id}`, { token: t.adminToken, admin: true, params: { id: created._id } })).headers.get("etag")!;
+    const first = await call(content.PUT, `/v2/surveys/${created._id}/content`, { method: "PUT", token: t.adminToken, admin: true, body: basic, params: { id: created._id }, headers: { "If-Match": tag } });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.headers.get("etag")).toMatch(/^W\//);
+    const stale = await call(content.PUT, `/v2/surveys/${created._id}/content`, { method: "PUT", token: t.adminToken, admin: true, body: { chat: [] }, params: { id: created._id }, headers: { "If-Match": tag } });
+    expect(stale.status).toBe(412);
+    expect(stale.body.error.code).toBe("precondition_failed");
+    const now = await populated(created._id);
+    expect(now.__v).toBe(1);
+    expect(now.chat).toHaveLength(2);
+    expect(stale.headers.get("etag")).toBe((await call(survey.GET, `/v2/surveys/${created._id}`, { token: t.adminToken, admin: true, params: { id: created._id } })).headers.get("etag"));
+  });
+
   it("replaces the content in order: a change of the survey with __v + 1, a later modifiedAt, the survey with chat", async () => {
     const before = await create();
     const response = await put(before._id, basic);
