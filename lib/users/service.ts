@@ -5,7 +5,7 @@
 import type { Document, Filter } from "mongodb";
 import type { QueryFilter } from "mongoose";
 import { listScope, type ListOrder, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
-import { adminRoleCompanies, companyIds, existingIds } from "@/lib/reference/repository";
+import { adminRoleCompanies, adminRoleIds, companyIds, existingIds } from "@/lib/reference/repository";
 import {
   UserName,
   type CreateUserBody,
@@ -27,6 +27,7 @@ import { hashPassword } from "@/lib/credentials/passwords";
 import { storePasswordHash } from "@/lib/credentials/repository";
 import { searchFilter, userKeywords } from "@/lib/users/search";
 import {
+  activeMemberHolds,
   countUsers,
   emptyMembership,
   existingUserIds,
@@ -259,7 +260,7 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
     if (attempt > 0) await pause(attempt);
     const current = await findUser(
       { _id: userId, "companies.companyId": companyId },
-      { name: 1, email: 1, companies: 1, modifiedAt: 1, lastRequestDate: 1, search: 1 },
+      { name: 1, email: 1, companies: 1, accessRoles: 1, modifiedAt: 1, lastRequestDate: 1, search: 1 },
     );
     if (!current) throw notFound("user");
     const filter: Document = { _id: userId, "companies.companyId": companyId };
@@ -329,6 +330,7 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
     if (body.password !== undefined) passwordHash ??= await hashPassword(body.password);
     const updated = await updateUserWith(filter, [{ $set: set }]);
     if (!updated) continue;
+    if (body.accessRoles !== undefined || body.isActive === false) await keepAnAdmin(companyId, current, updated);
     if (body.name !== undefined) updated.search = await storeKeywords(updated);
     usersChanged(id);
     if (passwordHash) {
@@ -340,6 +342,43 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
     return (await toUserRecords([updated], companyId))[0];
   }
   throw new ServiceError("conflict", "The user is being changed by other requests; try again.");
+}
+
+/** Whether the user is an active member of the company holding one of `roles`. */
+const activeHolder = (user: Pick<LeanUser, "accessRoles" | "companies">, companyId: ObjectId, roles: ObjectId[]) =>
+  user.companies.some((entry) => entry.companyId.equals(companyId) && entry.isActive !== false) &&
+  (user.accessRoles ?? []).some((role) => roles.some((admin) => admin.equals(role)));
+
+/**
+ * The company keeps an admin role held by an active user (docs/api.md#the-last-admin-role): a
+ * change that took the last one from `before` is undone (its roles and membership flag put back)
+ * and answered `409`. Checked after the write, so that of two concurrent demotions of the last two
+ * admins the later check sees both and at least one is undone.
+ */
+async function keepAnAdmin(companyId: ObjectId, before: LeanUser, after: LeanUser): Promise<void> {
+  const roles = await adminRoleIds(companyId);
+  if (!activeHolder(before, companyId, roles) || activeHolder(after, companyId, roles)) return;
+  if (await activeMemberHolds(companyId, roles)) return;
+  const wasActive = before.companies.find((entry) => entry.companyId.equals(companyId))?.isActive !== false;
+  await updateUserWith({ _id: before._id }, [
+    {
+      $set: {
+        accessRoles: literal(before.accessRoles ?? []),
+        companies: {
+          $map: {
+            input: "$companies",
+            as: "entry",
+            in: { $cond: [{ $eq: ["$$entry.companyId", literal(companyId)] }, { $mergeObjects: ["$$entry", { isActive: literal(wasActive) }] }, "$$entry"] },
+          },
+        },
+        modifiedAt: { $max: [literal(new Date()), { $add: ["$modifiedAt", 1] }] },
+      },
+    },
+  ]);
+  usersChanged(before._id.toHexString());
+  throw new ServiceError("conflict", "The company must keep at least one admin access role held by an active user, and this change would leave none.", [
+    { path: activeHolder({ ...after, accessRoles: before.accessRoles }, companyId, roles) ? "accessRoles" : "isActive", message: "would leave the company without an active admin" },
+  ]);
 }
 
 /**
