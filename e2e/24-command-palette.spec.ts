@@ -7,7 +7,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Page, Route } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test } from "./fixtures";
+import { expect, openSignedIn, screenshot, test, VIEW_MODES as MODES } from "./fixtures";
 
 const LABEL = "Find users, surveys and pages";
 const palette = (page: Page) => page.getByRole("dialog", { name: LABEL });
@@ -199,13 +199,6 @@ test("from a form with unsaved changes, the palette asks before leaving", async 
   await ask.getByRole("button", { name: "Leave and discard" }).click();
   await page.waitForURL("**/surveys");
 });
-
-const MODES = [
-  { width: 1440, height: 900, theme: "light" },
-  { width: 1440, height: 900, theme: "dark" },
-  { width: 390, height: 844, theme: "light" },
-  { width: 390, height: 844, theme: "dark" },
-] as const;
 
 test("open, with results, the palette passes axe in both themes and fits a phone", async ({ page }) => {
   test.setTimeout(120_000);

@@ -6,17 +6,10 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
+import { expect, openSignedIn, screenshot, test, unique, VIEW_MODES as MODES } from "./fixtures";
 
 // The refused save is a 412 the browser reports in the console.
 test.use({ expectedConsoleErrors: [/status of 412/] });
-
-const MODES = [
-  { width: 1440, height: 900, theme: "light" },
-  { width: 1440, height: 900, theme: "dark" },
-  { width: 390, height: 844, theme: "light" },
-  { width: 390, height: 844, theme: "dark" },
-] as const;
 
 async function admin(browser: Browser, path: string): Promise<Page> {
   const context = await browser.newContext();

@@ -4,7 +4,7 @@
  * form, with plain messages, the leave guard and toasts; pictured wide and narrow, light and dark.
  */
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
+import { expect, openSignedIn, screenshot, test, unique, VIEW_MODES as MODES } from "./fixtures";
 
 const menu = (page: Page) => page.getByRole("navigation", { name: "Main" });
 const toast = (page: Page, text: string) => page.locator("[data-toast]").filter({ hasText: text });
@@ -93,13 +93,6 @@ test("an access role is created as an admin role, then edited to grant no admin 
   await expect(toast(page, "Your changes to the access role were saved.")).toBeVisible();
   await expect(row).toContainText("No");
 });
-
-const MODES = [
-  { width: 1440, height: 900, theme: "light" },
-  { width: 1440, height: 900, theme: "dark" },
-  { width: 390, height: 844, theme: "light" },
-  { width: 390, height: 844, theme: "dark" },
-] as const;
 
 test("the reference pages, wide and narrow, light and dark, never scroll sideways", async ({ page }) => {
   test.setTimeout(120_000);

@@ -61,6 +61,14 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** A value unique to this run, for e-mails and survey codes. */
+/** The widths and themes a page is checked in: a desktop and a phone, light and dark. */
+export const VIEW_MODES = [
+  { width: 1440, height: 900, theme: "light" },
+  { width: 1440, height: 900, theme: "dark" },
+  { width: 390, height: 844, theme: "light" },
+  { width: 390, height: 844, theme: "dark" },
+] as const;
+
 export const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 /** Every admin page, given a user's and a survey's address: the pages that the page-wide checks visit. */
