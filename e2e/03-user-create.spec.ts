@@ -35,7 +35,7 @@ test("3. create a user (an invalid e-mail shows on its field), find it, edit its
   await expect(page.getByTestId("users-total")).toHaveText("1 user");
   await page.getByRole("link", { name: `Zoë Ana Tester${id}` }).click();
 
-  await page.getByRole("link", { name: "Edit" }).click();
+  await page.getByRole("link", { name: "Edit", exact: true }).click();
   await expect(page.getByLabel("E-mail (cannot be changed)")).toHaveAttribute("readonly", "");
   await expect(page.getByLabel("E-mail (cannot be changed)")).toHaveValue(email);
   await page.getByLabel("Phone").fill("+34 611 222 333");

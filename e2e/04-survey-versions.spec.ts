@@ -24,12 +24,12 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   await expect(page.getByRole("heading", { level: 1, name: "Team pulse" })).toBeVisible();
 
   // Two edits: the name, then the roles.
-  await page.getByRole("link", { name: "Edit" }).click();
+  await page.getByRole("link", { name: "Edit", exact: true }).click();
   await page.getByLabel("Name").fill("Team pulse, weekly");
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Team pulse, weekly" })).toBeVisible();
 
-  await page.getByRole("link", { name: "Edit" }).click();
+  await page.getByRole("link", { name: "Edit", exact: true }).click();
   await page.getByLabel("Member: may answer").check();
   await page.getByLabel("Member: may view answers").check();
   await page.getByRole("button", { name: "Save changes" }).click();

@@ -108,7 +108,7 @@ test("keyboard only: create a user, then edit it", async ({ page }) => {
   await page.waitForURL(/\/users\/[0-9a-f]{24}$/);
   await expect(page.getByRole("heading", { level: 1 })).toContainText(`Kim Keys${id}`);
 
-  await tabTo(page, page.getByRole("link", { name: "Edit" }));
+  await tabTo(page, page.getByRole("link", { name: "Edit", exact: true }));
   await page.keyboard.press("Enter");
   await expect(page.getByLabel("E-mail (cannot be changed)")).toHaveValue(`keys.${id}@example.com`);
   await tabTo(page, page.getByLabel("Phone"));
@@ -144,7 +144,7 @@ test("keyboard only: create a survey, then edit it", async ({ page }) => {
   await page.waitForURL(/\/surveys\/[0-9a-f]{24}$/);
   await expect(page.getByRole("heading", { level: 1, name: "Keyboard pulse" })).toBeVisible();
 
-  await tabTo(page, page.getByRole("link", { name: "Edit" }));
+  await tabTo(page, page.getByRole("link", { name: "Edit", exact: true }));
   await page.keyboard.press("Enter");
   const name = page.getByLabel("Name");
   await expect(name).toHaveValue("Keyboard pulse");

@@ -33,7 +33,7 @@ test("a user's create, save, deactivate and Undo each answer with a toast; the f
   await toast(page, "The user was created.").getByRole("button", { name: "Dismiss" }).click();
   await expect(toast(page, "The user was created.")).toHaveCount(0);
 
-  await page.getByRole("link", { name: "Edit" }).click();
+  await page.getByRole("link", { name: "Edit", exact: true }).click();
   await page.getByLabel("Phone").fill("+34 600 000 001");
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page).toHaveURL(/\/users\/[0-9a-f]{24}$/);
@@ -72,7 +72,7 @@ test("a survey's create and save answer in the same words as a user's", async ({
   await expect(toast(page, "The survey was created.")).toBeVisible();
   await expect(page.getByRole("heading", { level: 1, name: "Toast pulse" })).toBeFocused();
 
-  await page.getByRole("link", { name: "Edit" }).click();
+  await page.getByRole("link", { name: "Edit", exact: true }).click();
   await page.getByLabel("Name").fill("Toast pulse, weekly");
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(toast(page, /^Your changes to the survey were saved\. It is now at revision 1\./)).toBeVisible();

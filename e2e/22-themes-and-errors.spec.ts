@@ -88,7 +88,7 @@ test.describe("a record that fails to load", () => {
       failing = false;
       await page.getByRole("button", { name: "Retry" }).click();
       await expect(alert).toHaveCount(0);
-      await expect(page.getByRole("link", { name: "Edit" })).toBeVisible();
+      await expect(page.getByRole("link", { name: "Edit", exact: true })).toBeVisible();
     }
   });
 });
