@@ -182,10 +182,14 @@ export async function userDisplayNames(companyId: Id, ids: Id[]): Promise<Map<st
   return new Map(found.map((user) => [user._id.toHexString(), user.name?.displayName || user.email]));
 }
 
-/** Whether an active member of the company holds one of `roleIds`. */
-export async function activeMemberHolds(companyId: Id, roleIds: Id[]): Promise<boolean> {
+/** Whether an active member of the company (other than `except`) holds one of `roleIds`. */
+export async function activeMemberHolds(companyId: Id, roleIds: Id[], except?: Id): Promise<boolean> {
   if (roleIds.length === 0) return false;
-  const filter = { accessRoles: { $in: roleIds }, companies: { $elemMatch: { companyId, isActive: { $ne: false } } } };
+  const filter = {
+    accessRoles: { $in: roleIds },
+    companies: { $elemMatch: { companyId, isActive: { $ne: false } } },
+    ...(except ? { _id: { $ne: except } } : {}),
+  };
   return (await findDocs(User, filter, { projection: { _id: 1 }, limit: 1 })).length > 0;
 }
 

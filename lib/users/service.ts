@@ -328,9 +328,11 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
 
     // Hashed once, and only after the checks above: hashing is slow on purpose.
     if (body.password !== undefined) passwordHash ??= await hashPassword(body.password);
+    const demotes = body.accessRoles !== undefined || body.isActive === false;
+    if (demotes) await refuseLastAdmin(companyId, current, body);
     const updated = await updateUserWith(filter, [{ $set: set }]);
     if (!updated) continue;
-    if (body.accessRoles !== undefined || body.isActive === false) await keepAnAdmin(companyId, current, updated);
+    if (demotes) await keepAnAdmin(companyId, current, updated);
     if (body.name !== undefined) updated.search = await storeKeywords(updated);
     usersChanged(id);
     if (passwordHash) {
@@ -349,11 +351,30 @@ const activeHolder = (user: Pick<LeanUser, "accessRoles" | "companies">, company
   user.companies.some((entry) => entry.companyId.equals(companyId) && entry.isActive !== false) &&
   (user.accessRoles ?? []).some((role) => roles.some((admin) => admin.equals(role)));
 
+const lastAdmin = (path: string) =>
+  new ServiceError("conflict", "The company must keep at least one admin access role held by an active user, and this change would leave none.", [
+    { path, message: "would leave the company without an active admin" },
+  ]);
+
+/**
+ * Refuses, before anything is written, a change that would take the company's last admin role
+ * held by an active user from `before` (docs/api.md#the-last-admin-role).
+ */
+async function refuseLastAdmin(companyId: ObjectId, before: LeanUser, body: UpdateUserBody): Promise<void> {
+  const roles = await adminRoleIds(companyId);
+  if (!activeHolder(before, companyId, roles)) return;
+  const own = new Set(roles.map((role) => role.toHexString()));
+  const keepsRole = body.accessRoles === undefined || body.accessRoles.some((role) => own.has(role.toLowerCase()));
+  if (keepsRole && body.isActive !== false) return;
+  if (await activeMemberHolds(companyId, roles, before._id)) return;
+  throw lastAdmin(keepsRole ? "isActive" : "accessRoles");
+}
+
 /**
  * The company keeps an admin role held by an active user (docs/api.md#the-last-admin-role): a
- * change that took the last one from `before` is undone (its roles and membership flag put back)
- * and answered `409`. Checked after the write, so that of two concurrent demotions of the last two
- * admins the later check sees both and at least one is undone.
+ * change that took the last one from `before` anyway, racing another (each checked before the
+ * other wrote), is undone (its roles and membership flag put back) and answered `409`: of two
+ * concurrent demotions of the last two admins, the later check sees both.
  */
 async function keepAnAdmin(companyId: ObjectId, before: LeanUser, after: LeanUser): Promise<void> {
   const roles = await adminRoleIds(companyId);
@@ -376,9 +397,7 @@ async function keepAnAdmin(companyId: ObjectId, before: LeanUser, after: LeanUse
     },
   ]);
   usersChanged(before._id.toHexString());
-  throw new ServiceError("conflict", "The company must keep at least one admin access role held by an active user, and this change would leave none.", [
-    { path: activeHolder({ ...after, accessRoles: before.accessRoles }, companyId, roles) ? "accessRoles" : "isActive", message: "would leave the company without an active admin" },
-  ]);
+  throw lastAdmin(activeHolder({ ...after, accessRoles: before.accessRoles }, companyId, roles) ? "accessRoles" : "isActive");
 }
 
 /**

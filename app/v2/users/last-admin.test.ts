@@ -24,6 +24,7 @@ describe("the last admin of a company, through PATCH /v2/users/{id}", () => {
     expect(refused.body.error).toMatchObject({ code: "conflict", details: [{ path: "accessRoles" }] });
     const after = await read(t.adminId);
     expect(after.accessRoles).toEqual([t.adminRoleId]);
+    expect(after.phone).toBeNull();
   });
 
   it("refuses to deactivate the only active admin", async () => {
