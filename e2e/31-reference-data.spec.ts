@@ -9,12 +9,9 @@ import { expect, openSignedIn, screenshot, test, unique, VIEW_MODES as MODES } f
 const menu = (page: Page) => page.getByRole("navigation", { name: "Main" });
 const toast = (page: Page, text: string) => page.locator("[data-toast]").filter({ hasText: text });
 
-// Chromium now and then asks for /favicon.ico beside the page's own icon (app/icon.svg).
-test.use({ expectedConsoleErrors: [/status of 404 \(Not Found\) \(http:\/\/[^)]+\/favicon\.ico\)/] });
-
 test.describe("a name the company already uses", () => {
   // The refused duplicate name is a real 409 answer, which the browser logs.
-  test.use({ expectedConsoleErrors: [/status of 409 \(Conflict\)|\/favicon\.ico\)$/] });
+  test.use({ expectedConsoleErrors: [/status of 409 \(Conflict\)/] });
 
   test("a job title is created and renamed through its pages, asking before unsaved edits are left", async ({ page }) => {
     await openSignedIn(page, "/users");
