@@ -85,7 +85,11 @@ test("a survey is found by its code and opens with Enter at once", async ({ page
 
 test("“New user” and the menu's pages are offered; arrows choose, Enter goes", async ({ page }) => {
   await openSignedIn(page, "/surveys");
-  await page.keyboard.press("Control+K");
+  // A press made before the page has hydrated reaches no listener: press again until it opens.
+  await expect(async () => {
+    if (!(await palette(page).isVisible())) await page.keyboard.press("Control+K");
+    await expect(palette(page)).toBeVisible({ timeout: 1000 });
+  }).toPass();
   const options = palette(page).getByRole("option");
   await expect(options.filter({ hasText: "New user" })).toBeVisible();
   await expect(options.filter({ hasText: "New survey" })).toBeVisible();
