@@ -9,7 +9,7 @@ import { PRINCIPAL_TTL_MS } from "@/lib/credentials/sessions";
 import type { Scope } from "@/lib/schemas/scopes";
 import type { Principal } from "@/lib/server/principal";
 import { TtlCache } from "@/lib/server/cache";
-import { listScope, type ListOrder, pageOf, pageRead } from "@/lib/server/cursor";
+import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/server/cursor";
 import { notFound, ServiceError } from "@/lib/server/errors";
 import { hashToken, oid } from "@/lib/server/ids";
 import { type ApiKeyList, type ApiKeyRecord, type CreateApiKeyBody, type CreatedApiKey, KEY_PREFIX, type ListApiKeysQuery } from "./contract";
@@ -41,10 +41,7 @@ export async function listApiKeys(auth: Principal, query: ListApiKeysQuery): Pro
   return {
     data: {
       apiKeys: page.items.map(toRecord),
-      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
-      limit: query.limit,
-      next: page.next,
-      ...(counter === undefined ? {} : { counter }),
+      ...pageFields(query, page, counter),
     },
   };
 }

@@ -4,7 +4,7 @@
  */
 import nodemailer, { type Transporter } from "nodemailer";
 import { loadConfig } from "@/lib/config";
-import { listScope, type ListOrder, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
+import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import type { ListOutboxQuery, OutboxList } from "@/lib/schemas/outbox";
 import type { Principal } from "@/lib/server/principal";
 import { oid, type ObjectId } from "@/lib/server/ids";
@@ -67,10 +67,7 @@ export async function listOutbox(auth: Principal, query: ListOutboxQuery): Promi
         html: doc.html ?? null,
         createdAt: doc.createdAt.toISOString(),
       })),
-      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
-      limit: query.limit,
-      next: page.next,
-      ...(counter === undefined ? {} : { counter }),
+      ...pageFields(query, page, counter),
     },
   };
 }

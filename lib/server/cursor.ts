@@ -90,6 +90,19 @@ export async function pageOf<T>(docs: T[], query: PagingQuery, order: ListOrder,
   return { items, next: await encodeCursor(position(items[items.length - 1]), order, scope) };
 }
 
+/**
+ * The paging fields of a list answer's `data`: `page` when paged by number, `limit`, `next`, and
+ * `counter` when it was asked for (docs/api.md#cursor-paging).
+ */
+export function pageFields(query: PagingQuery, page: Page<unknown>, counter: number | undefined): { page?: number; limit: number; next: string | null; counter?: number } {
+  return {
+    ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
+    limit: query.limit,
+    next: page.next,
+    ...(counter === undefined ? {} : { counter }),
+  };
+}
+
 /** `filter` with `condition` added to its `$and` (the planner reads bounds there too). */
 export function withCondition<F extends object>(filter: F, condition: Document | undefined): F {
   if (!condition) return filter;

@@ -5,7 +5,7 @@
  * last admin role held by an active user (docs/api.md#the-last-admin-role), while users only read
  * reference records.
  */
-import { listScope, type ListOrder, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
+import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import { forgetPrincipals } from "@/lib/credentials/sessions";
 import type {
   AccessRoleRecord,
@@ -59,10 +59,7 @@ export async function listReference<K extends ReferenceKind>(auth: Principal, ki
   return {
     data: {
       [kind]: records,
-      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
-      limit: query.limit,
-      next: page.next,
-      ...(counter === undefined ? {} : { counter }),
+      ...pageFields(query, page, counter),
     },
   } as ReferenceList<K>;
 }

@@ -5,7 +5,7 @@
  */
 import type { RevisionDoc, StoredChat } from "./repository";
 import { countRevisions, findRevisions, findSurvey, sealRevisions, toSurveyRecord } from "./repository";
-import { listScope, type ListOrder, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
+import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import { isObjectId } from "@/lib/schemas/common";
 import type { ListRevisionsQuery, QuestionType, SnapshotChat, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "./contract";
 import type { Principal } from "@/lib/server/principal";
@@ -33,10 +33,7 @@ export async function listRevisions(auth: Principal, id: string, query: ListRevi
   return {
     data: {
       revisions: page.items.map(toRevisionRecord),
-      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
-      limit: query.limit,
-      next: page.next,
-      ...(counter === undefined ? {} : { counter }),
+      ...pageFields(query, page, counter),
     },
   };
 }

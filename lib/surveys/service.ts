@@ -4,7 +4,7 @@
  * company: a survey of another company does not exist here, and its code is free to reuse.
  */
 import type { Document, Filter } from "mongodb";
-import { listScope, type ListOrder, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
+import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import { existingIds } from "@/lib/reference/repository";
 import { existingUserIds } from "@/lib/users/repository";
 import {
@@ -72,10 +72,7 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   return {
     data: {
       surveys: items as SurveyList["data"]["surveys"],
-      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
-      limit: query.limit,
-      next: page.next,
-      ...(counter === undefined ? {} : { counter }),
+      ...pageFields(query, page, counter),
     },
   };
 }

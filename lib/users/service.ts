@@ -4,7 +4,7 @@
  */
 import type { Document, Filter } from "mongodb";
 import type { QueryFilter } from "mongoose";
-import { listScope, type ListOrder, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
+import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import { adminRoleCompanies, adminRoleIds, companyIds, existingIds } from "@/lib/reference/repository";
 import {
   UserName,
@@ -67,10 +67,7 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   return {
     data: {
       users: page.items,
-      ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
-      limit: query.limit,
-      next: page.next,
-      ...(counter === undefined ? {} : { counter }),
+      ...pageFields(query, page, counter),
     },
   };
 }
