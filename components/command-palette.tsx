@@ -10,6 +10,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { Command, defaultFilter } from "cmdk";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type ReactNode } from "react";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { navigateGuarded } from "@/lib/client/history-guard";
 import { isPaletteShortcut, usePaletteSearch, useShortcutLabel } from "@/lib/client/palette";
@@ -32,6 +33,8 @@ const LABEL = "Find users, surveys and pages";
 export function CommandPalette({ pages, canCreate }: { pages: readonly PaletteLink[]; canCreate: boolean }) {
   const [open, setOpen] = useState(false);
   const shortcut = useShortcutLabel();
+  // Until React runs the page, neither the button nor Ctrl+K has a listener: say so by disabling it.
+  const hydrated = useHydrated();
 
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
@@ -49,9 +52,10 @@ export function CommandPalette({ pages, canCreate }: { pages: readonly PaletteLi
       <button
         type="button"
         onClick={() => setOpen(true)}
+        disabled={!hydrated}
         aria-haspopup="dialog"
         aria-keyshortcuts="Control+K Meta+K"
-        className={`inline-flex items-center gap-2 rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-slate-700 shadow-sm hover:bg-slate-50 ${focusRing}`}
+        className={`inline-flex items-center gap-2 rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-slate-700 shadow-sm hover:bg-slate-50 disabled:opacity-60 ${focusRing}`}
       >
         <SearchIcon />
         Find

@@ -7,7 +7,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Page, Route } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test, VIEW_MODES as MODES } from "./fixtures";
+import { expect, openPalette, openSignedIn, screenshot, test, VIEW_MODES as MODES } from "./fixtures";
 
 const LABEL = "Find users, surveys and pages";
 const palette = (page: Page) => page.getByRole("dialog", { name: LABEL });
@@ -45,8 +45,7 @@ test("Ctrl+K finds a user by e-mail and Enter opens the record at once, its own 
   const { user } = await records(page);
   const record = await hold(page, (url) => url.pathname === `/v2/users/${user._id}`);
 
-  await page.keyboard.press("Control+K");
-  await expect(palette(page)).toBeVisible();
+  await openPalette(page);
   await expect(input(page)).toBeFocused();
   await input(page).pressSequentially(user.email);
   const option = palette(page).getByRole("option", { name: new RegExp(user.email.replace(/[.+]/g, "\\$&")) });
@@ -85,11 +84,7 @@ test("a survey is found by its code and opens with Enter at once", async ({ page
 
 test("“New user” and the menu's pages are offered; arrows choose, Enter goes", async ({ page }) => {
   await openSignedIn(page, "/surveys");
-  // A press made before the page has hydrated reaches no listener: press again until it opens.
-  await expect(async () => {
-    if (!(await palette(page).isVisible())) await page.keyboard.press("Control+K");
-    await expect(palette(page)).toBeVisible({ timeout: 1000 });
-  }).toPass();
+  await openPalette(page);
   const options = palette(page).getByRole("option");
   await expect(options.filter({ hasText: "New user" })).toBeVisible();
   await expect(options.filter({ hasText: "New survey" })).toBeVisible();
@@ -114,6 +109,7 @@ test("“New user” and the menu's pages are offered; arrows choose, Enter goes
 test("Escape closes the palette and gives the focus back where it was", async ({ page }) => {
   await openSignedIn(page, "/users");
   const find = page.getByRole("button", { name: "Find" });
+  await expect(find).toBeEnabled();
   await find.focus();
   await page.keyboard.press("Enter");
   await expect(palette(page)).toBeVisible();
@@ -143,7 +139,7 @@ test.describe("answers in words", () => {
 
   test("no match, and a failed search, are said in plain words", async ({ page }) => {
     await openSignedIn(page, "/users");
-    await page.keyboard.press("Control+K");
+    await openPalette(page);
     const status = palette(page).getByTestId("palette-status");
     await expect(status).toContainText("Type a name or an e-mail");
     await input(page).pressSequentially("zzqxv");
@@ -173,7 +169,7 @@ test("a newer search aborts the request of an older one still waiting", async ({
   page.on("requestfailed", (request) => aborted.push(request.url()));
   const slow = await hold(page, (url) => url.pathname === "/v2/users" && url.searchParams.get("search") === "ana");
 
-  await page.keyboard.press("Control+K");
+  await openPalette(page);
   await input(page).pressSequentially("ana");
   await expect.poll(() => slow.count()).toBe(1);
   await input(page).pressSequentially(" p");
@@ -188,7 +184,7 @@ test("from a form with unsaved changes, the palette asks before leaving", async 
   await page.goto(`/users/${user._id}/edit`);
   const phone = page.getByLabel("Phone");
   await phone.fill("+34 600 999 000");
-  await page.keyboard.press("Control+K");
+  await openPalette(page);
   await input(page).pressSequentially("surveys");
   await palette(page).getByRole("option", { name: "Go to Surveys" }).click();
   const ask = page.getByRole("alertdialog", { name: "Leave without saving?" });

@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
-import { SCREENSHOTS, expect, openSignedIn, test, unique } from "./fixtures";
+import { SCREENSHOTS, expect, openPalette, openSignedIn, test, unique } from "./fixtures";
 
 const DIRECTORY = process.env.DOCS_SCREENSHOTS === "1" ? path.join(__dirname, "..", "docs", "screenshots") : SCREENSHOTS;
 
@@ -55,7 +55,7 @@ test("the README's pictures: users, a user, a survey's history and the palette, 
     await picture(page, `survey-history-${theme}`);
 
     await page.goto("/users");
-    await page.keyboard.press("Control+K");
+    await openPalette(page);
     await page.getByRole("dialog").getByRole("combobox").pressSequentially("ana");
     await expect(page.getByRole("dialog").getByRole("option").first()).toHaveAttribute("aria-selected", "true");
     await picture(page, `command-palette-${theme}`);

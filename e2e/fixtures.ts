@@ -51,6 +51,16 @@ export async function openSignedIn(page: Page, path: string): Promise<void> {
   }
 }
 
+/**
+ * Opens the command palette with Ctrl+K, once the header's Find button is enabled: until the page
+ * has hydrated no listener hears the shortcut.
+ */
+export async function openPalette(page: Page): Promise<void> {
+  await expect(page.getByRole("button", { name: "Find" })).toBeEnabled();
+  await page.keyboard.press("Control+K");
+  await expect(page.getByRole("dialog", { name: "Find users, surveys and pages" })).toBeVisible();
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Let spinners and late layout settle so the picture shows the page as a person sees it.
