@@ -18,6 +18,7 @@ import { isDuplicateKeyError, ServiceError } from "@/lib/server/errors";
 import { ready } from "@/lib/services/init";
 import { log } from "@/lib/server/log";
 import { Notes } from "@/lib/server/notes";
+import { withRequestContext } from "@/lib/server/request-context";
 import { readJsonBody } from "./body";
 import { addressKey, clientAddress } from "./client-address";
 import { addNextLink } from "./paging";
@@ -156,8 +157,9 @@ function wrap(
       if (bodyResult && !bodyResult.success) details.push(...issueDetails(bodyResult.error.issues, "body"));
       if (details.length > 0) throw new ServiceError("invalid_request", "The request is not valid.", details);
 
+      const context = { requestId, principal, ip: requestAddress(request), userAgent: request.headers.get("user-agent") ?? undefined };
       const run = async () => {
-        const work = handler({
+        const work = withRequestContext(context, () => handler({
           request,
           requestId,
           params,
@@ -166,7 +168,7 @@ function wrap(
           notes,
           origin: url.origin,
           ...(principal ? { auth: principal } : {}),
-        });
+        }));
         const result = await withinDeadline(Promise.resolve(work), requestId);
         const answer = success(result, requestId, debug ? notes : undefined);
         addNextLink(answer, url, result instanceof Reply ? result.body : result);

@@ -1,0 +1,41 @@
+import mongoose from "mongoose";
+import { describe, expect, it } from "vitest";
+import { inTransaction } from "@/lib/db/transaction";
+import { useTestDatabase } from "@/lib/testing/database";
+import { appendEvent, Event, EventSequence, findEventsAfter } from "./repository";
+
+const db = useTestDatabase();
+
+const event = (company: mongoose.Types.ObjectId, n: number) => ({
+  company,
+  type: "user.updated",
+  resource: { type: "user", id: String(n) },
+  changes: ["phone"],
+  actor: null,
+  requestId: null,
+  createdAt: new Date(),
+});
+
+describe("the events of a company", () => {
+  it("are numbered 1, 2, 3... in commit order even when transactions race", async () => {
+    await Promise.all([Event.createIndexes(), EventSequence.createIndexes()]);
+    const company = new mongoose.Types.ObjectId();
+    await Promise.all(Array.from({ length: 20 }, (_, n) => inTransaction(() => appendEvent(event(company, n)))));
+    const events = await findEventsAfter(company, 0, [], 100);
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, n) => n + 1));
+    expect(new Set(events.map((e) => e.resource.id)).size).toBe(20);
+  });
+
+  it("are written only inside a transaction, and a transaction that fails leaves none", async () => {
+    const company = new mongoose.Types.ObjectId();
+    await expect(appendEvent(event(company, 1))).rejects.toThrow(/inTransaction/);
+    await expect(
+      inTransaction(async () => {
+        await appendEvent(event(company, 1));
+        throw new Error("the change failed");
+      }),
+    ).rejects.toThrow("the change failed");
+    expect(await Event.countDocuments({ company })).toBe(0);
+    expect(db.uri).toBeTruthy();
+  });
+});
