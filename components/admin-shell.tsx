@@ -13,13 +13,17 @@ import { CommandPalette } from "./command-palette";
 import { ThemeSwitch } from "./theme-switch";
 import { Button, Loading, focusRing } from "./ui";
 
-const NAV = [
-  { href: "/users", label: "Users", adminOnly: false },
-  { href: "/surveys", label: "Surveys", adminOnly: false },
-  ...Object.values(REFERENCE).map((kind) => ({ href: kind.href, label: kind.title, adminOnly: false })),
-  { href: "/outbox", label: "Outbox", adminOnly: true },
-  { href: "/api-keys", label: "API keys", adminOnly: true },
-  { href: "/docs", label: "API reference", adminOnly: false },
+/** The menu, in groups: a sidebar from 1280 px wide with each group's title, rows of links on narrow ones. */
+const NAV_GROUPS = ["Records", "Reference data", "Integrations", "Help"] as const;
+type NavGroup = (typeof NAV_GROUPS)[number];
+
+const NAV: readonly { href: string; label: string; adminOnly: boolean; group: NavGroup }[] = [
+  { href: "/users", label: "Users", adminOnly: false, group: "Records" },
+  { href: "/surveys", label: "Surveys", adminOnly: false, group: "Records" },
+  { href: "/outbox", label: "Outbox", adminOnly: true, group: "Records" },
+  ...Object.values(REFERENCE).map((kind) => ({ href: kind.href, label: kind.title, adminOnly: false, group: "Reference data" as const })),
+  { href: "/api-keys", label: "API keys", adminOnly: true, group: "Integrations" },
+  { href: "/docs", label: "API reference", adminOnly: false, group: "Help" },
 ];
 
 /**
@@ -92,23 +96,6 @@ export function AdminShell({ children }: { children: ReactNode }) {
           <Link href="/users" className={`rounded text-base font-semibold tracking-tight text-slate-900 ${focusRing}`}>
             Users <span className="text-sky-700">&amp;</span> Surveys
           </Link>
-          <nav aria-label="Main" className="flex flex-wrap items-center gap-1">
-            {pages.map((item) => {
-              const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
-              return (
-                <Link
-                  key={item.href}
-                  href={item.href}
-                  aria-current={current ? "page" : undefined}
-                  className={`whitespace-nowrap rounded-md px-2 py-1.5 text-sm font-medium sm:px-3 ${focusRing} ${
-                    current ? "bg-sky-50 text-sky-800" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"
-                  }`}
-                >
-                  {item.label}
-                </Link>
-              );
-            })}
-          </nav>
           <div className="ml-auto flex items-center gap-3">
             <CommandPalette pages={pages} canCreate={isAdmin !== false} />
             <ThemeSwitch />
@@ -128,9 +115,42 @@ export function AdminShell({ children }: { children: ReactNode }) {
           You are signed in without an admin role: you can look around, but not change anything.
         </p>
       )}
-      <main id="main" className="mx-auto max-w-7xl px-4 py-6 sm:px-6 sm:py-8">
-        {hydrated ? children : <Loading />}
-      </main>
+      <div className="mx-auto max-w-7xl xl:flex xl:gap-6 xl:px-6">
+        <nav aria-label="Main" className="border-b border-slate-200 px-4 py-2 sm:px-6 xl:sticky xl:top-16 xl:w-48 xl:shrink-0 xl:self-start xl:border-b-0 xl:px-0 xl:py-8">
+          <div className="flex flex-wrap gap-1 xl:flex-col xl:gap-5">
+            {NAV_GROUPS.map((group) => {
+              const items = pages.filter((item) => item.group === group);
+              if (items.length === 0) return null;
+              return (
+                <div key={group} className="contents xl:block">
+                  <p className="hidden px-3 pb-1 text-xs font-semibold uppercase tracking-wide text-slate-500 xl:block">{group}</p>
+                  <ul className="flex flex-wrap gap-1 xl:flex-col xl:gap-0.5">
+                    {items.map((item) => {
+                      const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
+                      return (
+                        <li key={item.href}>
+                          <Link
+                            href={item.href}
+                            aria-current={current ? "page" : undefined}
+                            className={`block whitespace-nowrap rounded-md px-2 py-1.5 text-sm font-medium sm:px-3 ${focusRing} ${
+                              current ? "bg-sky-50 text-sky-800" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"
+                            }`}
+                          >
+                            {item.label}
+                          </Link>
+                        </li>
+                      );
+                    })}
+                  </ul>
+                </div>
+              );
+            })}
+          </div>
+        </nav>
+        <main id="main" className="min-w-0 flex-1 px-4 py-6 sm:px-6 sm:py-8 xl:px-0">
+          {hydrated ? children : <Loading />}
+        </main>
+      </div>
     </AdminContext.Provider>
   );
 }

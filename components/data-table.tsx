@@ -272,7 +272,7 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
 
 function FirstCell({ href, children }: { href: string; children: ReactNode }) {
   return (
-    <Link href={href} className={`block max-w-72 truncate ${linkClass}`}>
+    <Link href={href} className={`block max-w-60 truncate ${linkClass}`}>
       {children}
     </Link>
   );

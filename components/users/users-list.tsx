@@ -60,8 +60,8 @@ export function UsersList() {
 
   const columns = useMemo<DataColumn<UserRecord>[]>(
     () => [
-      { id: "name", header: "Name", cell: (user) => displayName(user), className: "max-w-72" },
-      { id: "email", header: "E-mail", cell: (user) => user.email, className: "max-w-72 truncate" },
+      { id: "name", header: "Name", cell: (user) => displayName(user), className: "max-w-60" },
+      { id: "email", header: "E-mail", cell: (user) => user.email, className: "max-w-60 truncate" },
       { id: "accessRoles", header: "Access roles", cell: (user) => user.accessRoles.map((id) => roles.get(id) ?? "…").join(", ") },
       { id: "job", header: "Job title", cell: (user) => (user.job ? (jobs.get(user.job) ?? "…") : "—") },
       { id: "status", header: "Status", cell: (user) => <ActiveBadge active={user.isActive} /> },
