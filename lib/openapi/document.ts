@@ -28,7 +28,7 @@ import { SCOPE_DESCRIPTIONS } from "@/lib/schemas/scopes";
 import { STATUS_OF_CODE } from "@/lib/server/errors";
 import { PATHS } from "./operations";
 import "./annotations";
-import { OpenApiDocumentSchema } from "./document-schema";
+import { OpenApiDocumentSchema } from "@/lib/schemas/openapi";
 import { convert, convertRegistry, isOptional, type JsonSchema, parameterSchema, withExplicitTypes } from "./schema";
 
 export type OpenApiDocument = {

@@ -63,6 +63,20 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType>(
         errors: ["conflict"],
       },
     }),
+    holders: operation({
+      method: "get",
+      path: `${base}/holders`,
+      scope: "reference:read",
+      query: HoldersQuery,
+      doc: {
+        tag: "Reference data",
+        summary: `Count the users holding ${what.many}`,
+        description: `For each \`id\` asked (1 to 100), in the order asked, how many users of the company hold that ${what.one}, active or not, counted from the users at the time of the request (never stored). An id that names no ${what.one} of the company counts 0.`,
+        status: 200,
+        response: HoldersList,
+        parameters: { id: { description: repeated(`Ids of ${what.many}.`) } },
+      },
+    }),
     read: operation({
       method: "get",
       path: `${base}/{id}`,
@@ -85,20 +99,6 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType>(
         status: 200,
         response: record,
         errors: ["conflict"],
-      },
-    }),
-    holders: operation({
-      method: "get",
-      path: `${base}/holders`,
-      scope: "reference:read",
-      query: HoldersQuery,
-      doc: {
-        tag: "Reference data",
-        summary: `Count the users holding ${what.many}`,
-        description: `For each \`id\` asked (1 to 100), in the order asked, how many users of the company hold that ${what.one}, active or not, counted from the users at the time of the request (never stored). An id that names no ${what.one} of the company counts 0.`,
-        status: 200,
-        response: HoldersList,
-        parameters: { id: { description: repeated(`Ids of ${what.many}.`) } },
       },
     }),
   };
