@@ -17,7 +17,7 @@ import * as openapi from "@/lib/schemas/openapi";
 import * as reference from "@/lib/reference/contract";
 import { AccessRole, Bot, JobTitle, Property } from "@/lib/reference/repository";
 import { IdempotencyRecord, RateCounter } from "@/lib/requests/repository";
-import { type Operation, operationsOf } from "@/lib/schemas/operation";
+import { type ComponentNames, type Operation, operationsOf } from "@/lib/schemas/operation";
 import * as surveys from "@/lib/surveys/contract";
 import { Answer, AnswerTally, Question, SurveyChat, SurveyRevision } from "@/lib/surveys/parts";
 import { Survey } from "@/lib/surveys/repository";
@@ -25,8 +25,11 @@ import * as users from "@/lib/users/contract";
 import { User } from "@/lib/users/repository";
 
 export interface Resource {
-  /** The module `lib/<resource>/contract.ts`: its exported operations are the resource's. */
-  contract?: Record<string, unknown>;
+  /**
+   * The module `lib/<resource>/contract.ts`: its exported operations are the resource's, and its
+   * export `components` names its schemas in the OpenAPI document.
+   */
+  contract?: Record<string, unknown> & { components?: ComponentNames };
   /** The Mongoose models of its collections. */
   models?: { modelName: string; createIndexes(): Promise<unknown> }[];
 }

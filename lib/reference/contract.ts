@@ -1,6 +1,6 @@
 /** The reference data operations of the HTTP API (docs/api.md#reference-data), four kinds alike. */
 import type { z } from "zod";
-import { operation, pagingParameters, repeated } from "@/lib/schemas/operation";
+import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/schemas/operation";
 import {
   AccessRoleList,
   AccessRoleRecord,
@@ -112,3 +112,19 @@ export const accessRoles = referenceOperations("/v2/access-roles", { create: Cre
 export const jobTitles = referenceOperations("/v2/job-titles", { create: CreateNamedBody, update: UpdateNamedBody }, JobTitleList, JobTitleRecord, { one: "job title", many: "job titles" });
 export const properties = referenceOperations("/v2/properties", { create: CreateNamedBody, update: UpdateNamedBody }, PropertyList, PropertyRecord, { one: "property", many: "properties" });
 export const bots = referenceOperations("/v2/bots", { create: CreateNamedBody, update: UpdateNamedBody }, BotList, BotRecord, { one: "bot", many: "bots" });
+
+/** The names of this resource's schemas in the OpenAPI document. */
+export const components: ComponentNames = {
+  records: { AccessRole: AccessRoleRecord, JobTitle: JobTitleRecord, Property: PropertyRecord, Bot: BotRecord },
+  answers: {
+    AccessRoleAnswer: AccessRoleRecord,
+    AccessRoleList,
+    JobTitleAnswer: JobTitleRecord,
+    JobTitleList,
+    PropertyAnswer: PropertyRecord,
+    PropertyList,
+    BotAnswer: BotRecord,
+    BotList,
+    HoldersList,
+  },
+};

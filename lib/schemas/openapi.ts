@@ -4,7 +4,7 @@
  * among them.
  */
 import { z } from "zod";
-import { publicOperation } from "./operation";
+import { type ComponentNames, publicOperation } from "./operation";
 
 /** The answer of `GET /v2/openapi.json`, as far as a client relies on it. */
 export const OpenApiDocumentSchema = z.looseObject({
@@ -25,3 +25,6 @@ export const document = publicOperation({
     response: OpenApiDocumentSchema,
   },
 });
+
+/** The names of this resource's schemas in the OpenAPI document. */
+export const components: ComponentNames = { answers: { OpenApiDocument: OpenApiDocumentSchema } };

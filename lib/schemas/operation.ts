@@ -38,6 +38,16 @@ export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.Zod
 export const METHODS = ["get", "post", "patch", "put", "delete"] as const;
 export type Method = (typeof METHODS)[number];
 
+/**
+ * The names a contract gives its schemas in the OpenAPI document (`components.schemas`): `records`
+ * shown inside several answers, one component each, and the success `answers` of its operations
+ * (each with the `debug` array every answer may carry). Exported by a contract as `components`.
+ */
+export interface ComponentNames {
+  records?: Record<string, z.ZodType>;
+  answers?: Record<string, z.ZodObject>;
+}
+
 /** What the OpenAPI document says of an operation beyond its schemas. */
 export interface OperationDoc {
   summary: string;
