@@ -55,6 +55,23 @@ describe("API fuzz (fixed seed)", () => {
     console.log(text);
   }, 120_000);
 
+  it("creates records of a kind the seeded world does not make, for each company, before the run", async () => {
+    const create = specs.find((candidate) => candidate.key === "POST /v2/bots")!;
+    const seeded = { a: world.a.pools.bots, b: world.b.pools.bots };
+    // As for a resource added without a line in the world's seeding: no pool at all.
+    for (const company of [world.a, world.b]) delete (company.pools as Partial<typeof company.pools>).bots;
+    try {
+      await new Fuzzer([create], world).seedOtherKinds(CI_SEED);
+      for (const company of [world.a, world.b]) {
+        expect(company.pools.bots?.length, company.name).toBeGreaterThanOrEqual(2);
+        for (const id of company.pools.bots!) expect([...seeded.a, ...seeded.b]).not.toContain(id);
+      }
+    } finally {
+      world.a.pools.bots = seeded.a;
+      world.b.pools.bots = seeded.b;
+    }
+  });
+
   // The checks themselves: handlers made on the spot that answer what the real one never should.
   it("reports a 5xx, an answer the document does not allow and another company's record", async () => {
     const spec = specs.find((candidate) => candidate.key === "GET /v2/access-roles/{id}")!;

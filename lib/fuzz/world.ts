@@ -32,15 +32,8 @@ export interface OperationSpec {
   body?: JsonSchema;
 }
 
-const KIND_OF_SEGMENT: Record<string, IdKind> = {
-  users: "users",
-  surveys: "surveys",
-  "access-roles": "accessRoles",
-  "job-titles": "jobTitles",
-  properties: "properties",
-  bots: "bots",
-  "api-keys": "apiKeys",
-};
+/** The records of a path's resource: `/v2/access-roles/{id}` → `accessRoles`. */
+const kindOfPath = (path: string): IdKind => (path.split("/")[2] ?? "").replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 /** Every operation of the document, with the handler its route file binds to it. */
 export async function operationSpecs(document: OpenApiDocument = openApiDocument()): Promise<OperationSpec[]> {
@@ -53,7 +46,7 @@ export async function operationSpecs(document: OpenApiDocument = openApiDocument
       const handler = handlers.get(`${method.toUpperCase()} ${path}`);
       if (!handler) throw new Error(`${method.toUpperCase()} ${path} has no handler bound to its operation`);
       const parameters = (operation.parameters ?? []).map((parameter) => resolveParameter(document, parameter));
-      const kind = KIND_OF_SEGMENT[path.split("/")[2] ?? ""];
+      const kind = kindOfPath(path);
       specs.push({
         key: `${method.toUpperCase()} ${path}`,
         path,
@@ -215,7 +208,7 @@ export function rememberContent(company: FuzzCompany, surveyId: string, chat: { 
 
 export function remember(company: FuzzCompany, kind: IdKind, id: string): void {
   company.ids.add(id);
-  const pool = company.pools[kind];
+  const pool = (company.pools[kind] ??= []);
   // Past the pool's size, a new record replaces one in a fixed rotation (the run stays reproducible).
   if (pool.length < POOL_SIZE) pool.push(id);
   else pool[company.ids.size % POOL_SIZE] = id;
