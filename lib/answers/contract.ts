@@ -3,7 +3,7 @@
  * CSV), and the per-question summaries (docs/api.md#answers, docs/api.md#results).
  */
 import { z } from "zod";
-import { operation } from "@/lib/schemas/operation";
+import { type ComponentNames, operation } from "@/lib/schemas/operation";
 import { isoDateTime, objectId, queryDateTime, queryInt, singleLineText } from "@/lib/schemas/common";
 import { QuestionType, SurveyIdParams } from "@/lib/surveys/contract";
 
@@ -257,3 +257,6 @@ export const results = operation({
     parameters: windowParameters,
   },
 });
+
+/** The names of this resource's schemas in the OpenAPI document. */
+export const components: ComponentNames = { answers: { RecordedResponse, AnswerList, SurveyResults } };

@@ -4,7 +4,7 @@
  * created it; the service keeps its SHA-256 hash.
  */
 import { z } from "zod";
-import { operation, pagingParameters } from "@/lib/schemas/operation";
+import { type ComponentNames, operation, pagingParameters } from "@/lib/schemas/operation";
 import { isoDateTime, listEnvelope, objectId, pagingQuery, singleLineText } from "@/lib/schemas/common";
 import { Scope, SCOPES } from "@/lib/schemas/scopes";
 
@@ -101,3 +101,6 @@ export const revoke = operation({
     status: 204,
   },
 });
+
+/** The names of this resource's schemas in the OpenAPI document. */
+export const components: ComponentNames = { records: { ApiKey: ApiKeyRecord }, answers: { ApiKeyList, CreatedApiKey } };

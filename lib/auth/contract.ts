@@ -1,5 +1,5 @@
 /** The sign-in operation (outside `/v2`), the one of `/api/auth` the document describes. */
-import { publicOperation } from "@/lib/schemas/operation";
+import { type ComponentNames, publicOperation } from "@/lib/schemas/operation";
 import { AccessTokenResponse, LoginBody } from "@/lib/schemas/auth";
 
 /**
@@ -22,3 +22,6 @@ export const login = publicOperation({
     setsCookie: true,
   },
 });
+
+/** The names of this resource's schemas in the OpenAPI document. */
+export const components: ComponentNames = { answers: { AccessToken: AccessTokenResponse } };

@@ -53,7 +53,7 @@ runCommand(async () => {
   });
   try {
     await connect();
-    const specs = operationSpecs();
+    const specs = await operationSpecs();
     const world = await seedWorld(specs);
     console.error(`Fuzzing ${specs.length} operations with ${runs} cases, seed ${seed} (data in ${dir})`);
     if (process.stderr.isTTY) bar.start(runs, 0, { failures: 0 });

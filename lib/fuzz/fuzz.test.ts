@@ -9,7 +9,9 @@ import * as accessRole from "@/app/v2/access-roles/[id]/route";
 import { Reply, route } from "@/lib/http/route";
 import { ReferenceIdParams } from "@/lib/schemas/reference";
 import { useTestDatabase } from "@/lib/testing/database";
-import { formatReport, type FuzzCase, Fuzzer, type FuzzWorld, operationSpecs, runFuzz, seedWorld } from "./fuzzer";
+import { OPERATIONS } from "@/lib/resources";
+import { formatReport, type FuzzCase, Fuzzer, type FuzzWorld, operationSpecs, type OperationSpec, runFuzz, seedWorld } from "./fuzzer";
+import { keyOf } from "./routes";
 import { IdRef } from "./values";
 
 // The fuzzer sends far more than a client may per minute; 429 is tested on its own elsewhere.
@@ -22,11 +24,16 @@ const CI_RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 
 describe("API fuzz (fixed seed)", () => {
   useTestDatabase();
-  const specs = operationSpecs();
+  let specs: OperationSpec[];
   let world: FuzzWorld;
 
   beforeAll(async () => {
+    specs = await operationSpecs();
     world = await seedWorld(specs);
+  });
+
+  it("calls every operation of every contract named in lib/resources.ts, through its route file", () => {
+    expect(specs.map((spec) => spec.key).sort()).toEqual(OPERATIONS.map(keyOf).sort());
   });
 
   it("answers every generated request as the OpenAPI document says, never 5xx, never across companies", async () => {
@@ -36,6 +43,7 @@ describe("API fuzz (fixed seed)", () => {
     expect(report.runs).toBe(CI_RUNS);
     // Every operation was reached, and answered with success at least once: the generators make
     // requests the service accepts, not only ones it refuses.
+    expect([...report.byOperation.keys()].sort()).toEqual(OPERATIONS.map(keyOf).sort());
     for (const [key, { cases, statuses }] of report.byOperation) {
       expect(cases, `${key}\n${text}`).toBeGreaterThan(0);
       expect([...statuses.keys()].some((status) => status >= 200 && status < 300), `${key} never succeeded\n${text}`).toBe(true);
@@ -46,6 +54,23 @@ describe("API fuzz (fixed seed)", () => {
     expect(labels.filter((label) => label.includes("nested over 1000")).length, text).toBeGreaterThan(0);
     console.log(text);
   }, 120_000);
+
+  it("creates records of a kind the seeded world does not make, for each company, before the run", async () => {
+    const create = specs.find((candidate) => candidate.key === "POST /v2/bots")!;
+    const seeded = { a: world.a.pools.bots, b: world.b.pools.bots };
+    // As for a resource added without a line in the world's seeding: no pool at all.
+    for (const company of [world.a, world.b]) delete (company.pools as Partial<typeof company.pools>).bots;
+    try {
+      await new Fuzzer([create], world).seedOtherKinds(CI_SEED);
+      for (const company of [world.a, world.b]) {
+        expect(company.pools.bots?.length, company.name).toBeGreaterThanOrEqual(2);
+        for (const id of company.pools.bots!) expect([...seeded.a, ...seeded.b]).not.toContain(id);
+      }
+    } finally {
+      world.a.pools.bots = seeded.a;
+      world.b.pools.bots = seeded.b;
+    }
+  });
 
   // The checks themselves: handlers made on the spot that answer what the real one never should.
   it("reports a 5xx, an answer the document does not allow and another company's record", async () => {

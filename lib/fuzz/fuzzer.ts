@@ -54,6 +54,28 @@ export class Fuzzer {
     this.validator = new AnswerValidator(document);
   }
 
+  /**
+   * Records of each kind a create makes whose pools the seeded world left empty (a resource the
+   * world does not make by hand): valid creates of the fuzzer's own, sent for each company until it
+   * holds two of them, so that requests naming one by id can succeed.
+   */
+  async seedOtherKinds(seed: number): Promise<void> {
+    const arbitraries = new CaseArbitraries(this.specs, this.world);
+    for (const [op, spec] of this.specs.entries()) {
+      if (spec.method !== "post" || !spec.createsKind || spec.pathKind) continue;
+      const kind = spec.createsKind;
+      const held = (company: FuzzCompany) => company.pools[kind]?.length ?? 0;
+      for (const company of [this.world.a, this.world.b]) {
+        if (held(company) >= 2) continue;
+        const actor = company === this.world.a ? "a" : "b";
+        for (const c of fc.sample(arbitraries.ofFlavour(op, "valid"), { seed, numRuns: 50 })) {
+          await this.send({ ...c, actor });
+          if (held(company) >= 2) break;
+        }
+      }
+    }
+  }
+
   async send(c: FuzzCase): Promise<Outcome> {
     const spec = this.specs[c.op];
     const actor = this.world[c.actor];
@@ -361,6 +383,7 @@ export async function runFuzz(fuzzer: Fuzzer, options: FuzzOptions): Promise<Fuz
     failures: [],
   };
   const failures = new Map<string, Failure>();
+  await fuzzer.seedOtherKinds(options.seed);
   const cases = new CaseArbitraries(fuzzer.specs, fuzzer.world).all();
   // Every case runs (the property holds whatever the answer): failures are collected, not shrunk,
   // so one run reports every kind of failure with its first counterexample.

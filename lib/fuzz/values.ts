@@ -6,9 +6,13 @@
  * companies, resolved only when the request is sent, as records are created while the run goes.
  */
 
-/** Which records an id refers to: the kinds of the API, one pool each per company. */
+/**
+ * Which records an id refers to, one pool each per company: the kinds the seeded world makes, and
+ * any other the API creates (named after its path, `/v2/api-keys` → `apiKeys`), whose pool the
+ * fuzzer fills with creates of its own.
+ */
 export const ID_KINDS = ["users", "surveys", "accessRoles", "jobTitles", "properties", "bots", "apiKeys", "companies", "questions"] as const;
-export type IdKind = (typeof ID_KINDS)[number];
+export type IdKind = (typeof ID_KINDS)[number] | (string & {});
 
 /** A record id, picked from a pool when the request is built. */
 export class IdRef {

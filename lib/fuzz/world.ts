@@ -1,23 +1,17 @@
 /**
  * What the API fuzzer (./fuzz.ts) works on: every operation of the OpenAPI document with the
- * handler that serves it, and two seeded companies whose records the requests name.
+ * handler its route file binds to it (./routes.ts), and two seeded companies whose records the
+ * requests name.
  */
-import * as answerHandlers from "@/lib/api/answers";
-import * as apiKeyHandlers from "@/lib/api/api-keys";
-import * as authHandlers from "@/lib/api/auth";
 import { type Method, METHODS } from "@/lib/schemas/operation";
-import { operationOf, type RouteHandler } from "@/lib/http/route";
-import * as outboxHandlers from "@/lib/api/mail";
-import * as referenceHandlers from "@/lib/api/reference";
+import type { RouteHandler } from "@/lib/http/route";
 import { createApiToken } from "@/lib/auth/service";
 import { createCompany } from "@/lib/services/companies";
 import { ready } from "@/lib/services/init";
 import { openApiDocument, type OpenApiDocument, type OperationObject } from "@/lib/openapi/document";
+import { boundHandlers } from "./routes";
 import { ID_KINDS, type IdKind } from "./values";
-import * as openapiHandlers from "@/lib/api/openapi";
 import type { JsonSchema } from "@/lib/openapi/schema";
-import * as surveyHandlers from "@/lib/api/surveys";
-import * as userHandlers from "@/lib/api/users";
 
 // ---------------------------------------------------------------------------------------------
 // The operations
@@ -38,33 +32,12 @@ export interface OperationSpec {
   body?: JsonSchema;
 }
 
-const KIND_OF_SEGMENT: Record<string, IdKind> = {
-  users: "users",
-  surveys: "surveys",
-  "access-roles": "accessRoles",
-  "job-titles": "jobTitles",
-  properties: "properties",
-  bots: "bots",
-  "api-keys": "apiKeys",
-};
+/** The records of a path's resource: `/v2/access-roles/{id}` → `accessRoles`. */
+const kindOfPath = (path: string): IdKind => (path.split("/")[2] ?? "").replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
-/** Every handler bound to a contract operation, by `GET /v2/users/{id}`. */
-function handlersByKey(): Map<string, RouteHandler> {
-  const handlers: RouteHandler[] = [
-    ...[userHandlers, surveyHandlers, answerHandlers, outboxHandlers, authHandlers, openapiHandlers, apiKeyHandlers].flatMap((module) => Object.values(module)),
-    ...Object.values(referenceHandlers).flatMap((kind) => Object.values(kind)),
-  ];
-  const byKey = new Map<string, RouteHandler>();
-  for (const handler of handlers) {
-    const operation = operationOf(handler);
-    if (operation) byKey.set(`${operation.method.toUpperCase()} ${operation.path}`, handler);
-  }
-  return byKey;
-}
-
-/** Every operation of the document, with the handler that serves it. */
-export function operationSpecs(document: OpenApiDocument = openApiDocument()): OperationSpec[] {
-  const handlers = handlersByKey();
+/** Every operation of the document, with the handler its route file binds to it. */
+export async function operationSpecs(document: OpenApiDocument = openApiDocument()): Promise<OperationSpec[]> {
+  const handlers = await boundHandlers();
   const specs: OperationSpec[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
@@ -73,7 +46,7 @@ export function operationSpecs(document: OpenApiDocument = openApiDocument()): O
       const handler = handlers.get(`${method.toUpperCase()} ${path}`);
       if (!handler) throw new Error(`${method.toUpperCase()} ${path} has no handler bound to its operation`);
       const parameters = (operation.parameters ?? []).map((parameter) => resolveParameter(document, parameter));
-      const kind = KIND_OF_SEGMENT[path.split("/")[2] ?? ""];
+      const kind = kindOfPath(path);
       specs.push({
         key: `${method.toUpperCase()} ${path}`,
         path,
@@ -134,7 +107,7 @@ export interface FuzzWorld {
 const POOL_SIZE = 200;
 
 /** Two companies, each with an admin (with a password), a member and a few records of each kind. */
-export async function seedWorld(specs: OperationSpec[] = operationSpecs()): Promise<FuzzWorld> {
+export async function seedWorld(specs: OperationSpec[]): Promise<FuzzWorld> {
   await ready();
   const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const a = await seedCompany("A", suffix, specs);
@@ -235,7 +208,7 @@ export function rememberContent(company: FuzzCompany, surveyId: string, chat: { 
 
 export function remember(company: FuzzCompany, kind: IdKind, id: string): void {
   company.ids.add(id);
-  const pool = company.pools[kind];
+  const pool = (company.pools[kind] ??= []);
   // Past the pool's size, a new record replaces one in a fixed rotation (the run stays reproducible).
   if (pool.length < POOL_SIZE) pool.push(id);
   else pool[company.ids.size % POOL_SIZE] = id;

@@ -7,11 +7,12 @@
 import { matchesTag } from "@/lib/server/etag";
 import { Reply } from "./route";
 
-/** The record with its `ETag`; `304` with no body when the request's `If-None-Match` names that tag. */
-export function tagged(request: Request, body: unknown, tag: string, status = 200, headers: Record<string, string> = {}): Reply {
+/** The record with its `ETag`, computed from it; `304` with no body when the request's `If-None-Match` names that tag. */
+export function tagged<T>(request: Request, body: T, tagOf: (body: T) => string): Reply {
+  const tag = tagOf(body);
   const ifNoneMatch = request.headers.get("if-none-match");
   if (request.method === "GET" && ifNoneMatch !== null && matchesTag(ifNoneMatch, tag)) return new Reply(null, 304, { ETag: tag });
-  return new Reply(body, status, { ...headers, ETag: tag });
+  return new Reply(body, 200, { ETag: tag });
 }
 
 /** The request's `If-Match`, for the service to check within its write; `undefined` when absent. */

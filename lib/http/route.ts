@@ -59,6 +59,17 @@ export class Reply {
 /** `201 Created` with a `Location` header (docs/api.md#errors). */
 export const created = (body: unknown, location: string) => new Reply(body, 201, { Location: location });
 
+/** `204 No Content`: the operation was done and has nothing to show. */
+export const noContent = () => new Reply(null, 204);
+
+/**
+ * `201 Created` of a new record: its `Location` is the path it was created at followed by its id,
+ * and with `tagOf` it carries its `ETag` (docs/api.md#conditional-requests) like every later read.
+ */
+export function createdRecord<T extends { _id: string }>(path: string, record: T, tagOf?: (record: T) => string): Reply {
+  return new Reply(record, 201, { Location: `${path}/${record._id}`, ...(tagOf ? { ETag: tagOf(record) } : {}) });
+}
+
 type RouteParams = Promise<Record<string, string | string[] | undefined>>;
 export type RouteHandler = (request: Request, context?: { params: RouteParams }) => Promise<Response>;
 

@@ -1,6 +1,6 @@
 /** The outbox operation of the HTTP API: e-mails kept while no SMTP server is configured. */
-import { operation, pagingParameters } from "@/lib/schemas/operation";
-import { ListOutboxQuery, OutboxList } from "@/lib/schemas/outbox";
+import { type ComponentNames, operation, pagingParameters } from "@/lib/schemas/operation";
+import { ListOutboxQuery, OutboxList, OutboxMailRecord } from "@/lib/schemas/outbox";
 
 /** The e-mails kept while SMTP_URL is unset, newest first (Admin). */
 export const list = operation({
@@ -19,3 +19,6 @@ export const list = operation({
     parameters: { ...pagingParameters, to: { description: "Only the e-mails to this address (case-insensitive, exact)." } },
   },
 });
+
+/** The names of this resource's schemas in the OpenAPI document. */
+export const components: ComponentNames = { records: { OutboxMail: OutboxMailRecord }, answers: { OutboxList } };

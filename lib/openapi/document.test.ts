@@ -4,6 +4,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { METHODS } from "@/lib/schemas/operation";
 import { isOtherMethod, operationOf } from "@/lib/http/route";
+import { OPERATIONS } from "@/lib/resources";
 import { surveyRecord } from "@/lib/testing/survey-record";
 import { buildDocument, type OpenApiDocument } from "./document";
 import { AnswerValidator } from "./validate";
@@ -45,7 +46,11 @@ describe("the OpenAPI document", () => {
       const routeModule = (await import(path.join(root, `app${p.replace(/\{([^}]+)\}/g, "[$1]")}`, "route.ts"))) as Record<string, unknown>;
       const exported = Object.keys(routeModule).filter((name) => (METHODS as readonly string[]).includes(name.toLowerCase()) && !isOtherMethod(routeModule[name]));
       expect(Object.keys(document.paths[p]).sort(), p).toEqual(exported.map((name) => name.toLowerCase()).sort());
-      for (const name of exported) expect(operationOf(routeModule[name]), `${name} ${p}`).toMatchObject({ method: name.toLowerCase(), path: p });
+      for (const name of exported) {
+        expect(operationOf(routeModule[name]), `${name} ${p}`).toMatchObject({ method: name.toLowerCase(), path: p });
+        // The very operation a contract named in lib/resources.ts declares, not a copy of it.
+        expect(OPERATIONS, `${name} ${p}`).toContain(operationOf(routeModule[name]));
+      }
     }
   });
 

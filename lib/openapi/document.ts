@@ -1,34 +1,18 @@
 /**
  * The OpenAPI 3.1 document of the `/v2` API, built from the operations the resources' contracts
  * declare (./operations): each one's path, query and body schemas, Admin rule and success answer,
- * and the records and error body of lib/schemas. No schema is written twice: every one is
- * converted from the zod schema the route validates with.
+ * the records and answers under the names each contract exports as `components`, and the error
+ * body of lib/schemas. No schema is written twice: every one is converted from the zod schema the
+ * route validates with.
  */
-import { AnswerList, RecordedResponse, SurveyResults } from "@/lib/answers/contract";
 import { z } from "zod";
-import { METHODS, type Method, type Operation } from "@/lib/schemas/operation";
-import { AccessTokenResponse } from "@/lib/schemas/auth";
+import { type ComponentNames, METHODS, type Method, type Operation } from "@/lib/schemas/operation";
 import { ErrorBody, type ErrorCode, isoDateTime, Notification, objectId } from "@/lib/schemas/common";
-import {
-  AccessRoleList,
-  AccessRoleRecord,
-  BotList,
-  BotRecord,
-  HoldersList,
-  JobTitleList,
-  JobTitleRecord,
-  PropertyList,
-  PropertyRecord,
-} from "@/lib/schemas/reference";
-import { QuestionRecord, SurveyChatRecord, SurveyList, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "@/lib/surveys/contract";
-import { OutboxList, OutboxMailRecord } from "@/lib/schemas/outbox";
-import { UserList, UserRecord } from "@/lib/users/contract";
-import { ApiKeyList, ApiKeyRecord, CreatedApiKey } from "@/lib/api-keys/contract";
+import { RESOURCES } from "@/lib/resources";
 import { SCOPE_DESCRIPTIONS } from "@/lib/schemas/scopes";
 import { STATUS_OF_CODE } from "@/lib/server/errors";
 import { PATHS } from "./operations";
 import "./annotations";
-import { OpenApiDocumentSchema } from "./document-schema";
 import { convert, convertRegistry, isOptional, type JsonSchema, parameterSchema, withExplicitTypes } from "./schema";
 
 export type OpenApiDocument = {
@@ -48,21 +32,14 @@ export type OperationObject = {
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const schemaUri = (id: string) => `#/components/schemas/${id}`;
 
+/** The names the resources' contracts give their schemas (lib/resources.ts, in its order). */
+const NAMED: ComponentNames[] = RESOURCES.flatMap((resource) => (resource.contract?.components ? [resource.contract.components] : []));
+
 /** Values and records that appear in several answers: one component each. */
 const SHARED: [z.ZodType, string][] = [
   [objectId, "ObjectId"],
   [isoDateTime, "DateTime"],
-  [UserRecord, "User"],
-  [SurveyRecord, "Survey"],
-  [SurveyChatRecord, "SurveyChat"],
-  [QuestionRecord, "Question"],
-  [SurveyRevisionRecord, "SurveyRevision"],
-  [AccessRoleRecord, "AccessRole"],
-  [JobTitleRecord, "JobTitle"],
-  [PropertyRecord, "Property"],
-  [BotRecord, "Bot"],
-  [OutboxMailRecord, "OutboxMail"],
-  [ApiKeyRecord, "ApiKey"],
+  ...NAMED.flatMap((names) => Object.entries(names.records ?? {}).map(([id, schema]): [z.ZodType, string] => [schema, id])),
   [Notification, "Notification"],
   [ErrorBody, "Error"],
 ];
@@ -74,30 +51,7 @@ const EXAMPLES: Record<string, { description: string; examples: string[] }> = {
 };
 
 /** Names of the answers (with the `debug` array every answer may carry). */
-const ANSWERS: [z.ZodObject, string][] = [
-  [UserRecord, "UserAnswer"],
-  [UserList, "UserList"],
-  [SurveyRecord, "SurveyAnswer"],
-  [SurveyList, "SurveyList"],
-  [SurveyRevisionList, "SurveyRevisionList"],
-  [RecordedResponse, "RecordedResponse"],
-  [AnswerList, "AnswerList"],
-  [SurveyResults, "SurveyResults"],
-  [AccessRoleRecord, "AccessRoleAnswer"],
-  [AccessRoleList, "AccessRoleList"],
-  [JobTitleRecord, "JobTitleAnswer"],
-  [JobTitleList, "JobTitleList"],
-  [PropertyRecord, "PropertyAnswer"],
-  [PropertyList, "PropertyList"],
-  [BotRecord, "BotAnswer"],
-  [BotList, "BotList"],
-  [HoldersList, "HoldersList"],
-  [OutboxList, "OutboxList"],
-  [ApiKeyList, "ApiKeyList"],
-  [CreatedApiKey, "CreatedApiKey"],
-  [AccessTokenResponse, "AccessToken"],
-  [OpenApiDocumentSchema, "OpenApiDocument"],
-];
+const ANSWERS: [z.ZodObject, string][] = NAMED.flatMap((names) => Object.entries(names.answers ?? {}).map(([id, schema]): [z.ZodObject, string] => [schema, id]));
 
 /** Why each error code is answered (docs/api.md#errors). */
 const WHEN: Record<ErrorCode, string> = {
@@ -204,7 +158,7 @@ export function buildDocument(): OpenApiDocument {
     let id = answers.get(schema);
     if (!id) {
       id = ANSWERS.find(([known]) => known === schema)?.[1];
-      if (!id) throw new Error(`The answer of ${path} has no name in ANSWERS of lib/openapi/document.ts`);
+      if (!id) throw new Error(`The answer of ${path} has no name in the components its contract exports`);
       components.add(schema.extend({ debug: z.array(Notification).optional() }), { id });
       answers.set(schema, id);
     }

@@ -1,42 +1,13 @@
 /**
- * Every operation the OpenAPI document describes, read from the resources' contracts, in the
- * order of the document. The document test checks that every route file under `app/v2` serves
- * one of these paths and that every listed path has its route file.
+ * Every operation the OpenAPI document describes: those of the resources' contracts named in
+ * lib/resources.ts, in the order of the document. The document test checks that every route file
+ * under `app/v2` serves one of these paths, that every listed path has its route file, and that
+ * every operation is bound by the export of its route file named by its method.
  */
-import * as answers from "@/lib/answers/contract";
-import * as apiKeys from "@/lib/api-keys/contract";
-import * as auth from "@/lib/auth/contract";
 import type { Method, Operation } from "@/lib/schemas/operation";
-import * as outbox from "@/lib/mail/contract";
-import * as reference from "@/lib/reference/contract";
-import * as surveys from "@/lib/surveys/contract";
-import * as users from "@/lib/users/contract";
-import * as openapi from "./contract";
+import { OPERATIONS } from "@/lib/resources";
 
-export const OPERATIONS: Operation[] = [
-  users.list,
-  users.create,
-  users.me,
-  users.read,
-  users.update,
-  surveys.list,
-  surveys.create,
-  surveys.read,
-  surveys.update,
-  surveys.revisions,
-  surveys.putContent,
-  answers.answer,
-  answers.list,
-  answers.exportCsv,
-  answers.results,
-  ...[reference.accessRoles, reference.jobTitles, reference.properties, reference.bots].flatMap((kind) => [kind.list, kind.create, kind.holders, kind.read, kind.update]),
-  outbox.list,
-  apiKeys.list,
-  apiKeys.create,
-  apiKeys.revoke,
-  openapi.document,
-  auth.login,
-];
+export { OPERATIONS };
 
 /** The operations grouped by path, in the order of {@link OPERATIONS}. */
 export const PATHS: Map<string, Partial<Record<Method, Operation>>> = new Map();

@@ -1,6 +1,6 @@
 /** The reference data operations of the HTTP API (docs/api.md#reference-data), four kinds alike. */
 import type { z } from "zod";
-import { operation, pagingParameters, repeated } from "@/lib/schemas/operation";
+import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/schemas/operation";
 import {
   AccessRoleList,
   AccessRoleRecord,
@@ -63,6 +63,20 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType>(
         errors: ["conflict"],
       },
     }),
+    holders: operation({
+      method: "get",
+      path: `${base}/holders`,
+      scope: "reference:read",
+      query: HoldersQuery,
+      doc: {
+        tag: "Reference data",
+        summary: `Count the users holding ${what.many}`,
+        description: `For each \`id\` asked (1 to 100), in the order asked, how many users of the company hold that ${what.one}, active or not, counted from the users at the time of the request (never stored). An id that names no ${what.one} of the company counts 0.`,
+        status: 200,
+        response: HoldersList,
+        parameters: { id: { description: repeated(`Ids of ${what.many}.`) } },
+      },
+    }),
     read: operation({
       method: "get",
       path: `${base}/{id}`,
@@ -87,20 +101,6 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType>(
         errors: ["conflict"],
       },
     }),
-    holders: operation({
-      method: "get",
-      path: `${base}/holders`,
-      scope: "reference:read",
-      query: HoldersQuery,
-      doc: {
-        tag: "Reference data",
-        summary: `Count the users holding ${what.many}`,
-        description: `For each \`id\` asked (1 to 100), in the order asked, how many users of the company hold that ${what.one}, active or not, counted from the users at the time of the request (never stored). An id that names no ${what.one} of the company counts 0.`,
-        status: 200,
-        response: HoldersList,
-        parameters: { id: { description: repeated(`Ids of ${what.many}.`) } },
-      },
-    }),
   };
 }
 
@@ -112,3 +112,19 @@ export const accessRoles = referenceOperations("/v2/access-roles", { create: Cre
 export const jobTitles = referenceOperations("/v2/job-titles", { create: CreateNamedBody, update: UpdateNamedBody }, JobTitleList, JobTitleRecord, { one: "job title", many: "job titles" });
 export const properties = referenceOperations("/v2/properties", { create: CreateNamedBody, update: UpdateNamedBody }, PropertyList, PropertyRecord, { one: "property", many: "properties" });
 export const bots = referenceOperations("/v2/bots", { create: CreateNamedBody, update: UpdateNamedBody }, BotList, BotRecord, { one: "bot", many: "bots" });
+
+/** The names of this resource's schemas in the OpenAPI document. */
+export const components: ComponentNames = {
+  records: { AccessRole: AccessRoleRecord, JobTitle: JobTitleRecord, Property: PropertyRecord, Bot: BotRecord },
+  answers: {
+    AccessRoleAnswer: AccessRoleRecord,
+    AccessRoleList,
+    JobTitleAnswer: JobTitleRecord,
+    JobTitleList,
+    PropertyAnswer: PropertyRecord,
+    PropertyList,
+    BotAnswer: BotRecord,
+    BotList,
+    HoldersList,
+  },
+};

@@ -38,6 +38,16 @@ export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.Zod
 export const METHODS = ["get", "post", "patch", "put", "delete"] as const;
 export type Method = (typeof METHODS)[number];
 
+/**
+ * The names a contract gives its schemas in the OpenAPI document (`components.schemas`): `records`
+ * shown inside several answers, one component each, and the success `answers` of its operations
+ * (each with the `debug` array every answer may carry). Exported by a contract as `components`.
+ */
+export interface ComponentNames {
+  records?: Record<string, z.ZodType>;
+  answers?: Record<string, z.ZodObject>;
+}
+
 /** What the OpenAPI document says of an operation beyond its schemas. */
 export interface OperationDoc {
   summary: string;
@@ -77,18 +87,46 @@ export interface Operation<
   doc: OperationDoc;
 }
 
+/**
+ * Every operation declared, with its place in the order of declaration: a contract's operations
+ * appear in the OpenAPI document in the order its module declares them (a module's exports, read
+ * at run time, come in alphabetical order instead).
+ */
+const declared = new WeakMap<object, number>();
+let declarations = 0;
+
+function declare<T extends Operation>(operation: T): T {
+  declared.set(operation, declarations++);
+  return operation;
+}
+
+/** Whether a value is an operation declared with {@link operation} or {@link publicOperation}. */
+export function isOperation(value: unknown): value is Operation {
+  return typeof value === "object" && value !== null && declared.has(value);
+}
+
+/**
+ * The operations a contract module exports, directly or in an object of them (the reference data
+ * kinds), in the order they were declared.
+ */
+export function operationsOf(contract: Record<string, unknown>): Operation[] {
+  const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+  const operations = Object.values(contract).flatMap((value) => (isOperation(value) ? [value] : isPlainObject(value) ? Object.values(value).filter(isOperation) : []));
+  return [...new Set(operations)].sort((a, b) => declared.get(a)! - declared.get(b)!);
+}
+
 /** Declares an operation that needs a bearer token: it names the scope an API key needs for it. */
 export function operation<Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
   declaration: Omit<Operation<Q, B, P, true>, "authenticated" | "scope"> & { scope: Scope },
 ): Operation<Q, B, P, true> {
-  return { ...declaration, authenticated: true };
+  return declare({ ...declaration, authenticated: true });
 }
 
 /** Declares an operation without a bearer token (sign-in, the document). */
 export function publicOperation<Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
   declaration: Omit<Operation<Q, B, P, false>, "authenticated" | "admin" | "scope">,
 ): Operation<Q, B, P, false> {
-  return { ...declaration, authenticated: false };
+  return declare({ ...declaration, authenticated: false });
 }
 
 /** The paging parameters of every list, as the document describes them. */

@@ -1,19 +1,9 @@
 import { assertDatabaseReachable, connect } from "@/lib/db";
-import { Company } from "@/lib/companies/repository";
-import { Invitation, OutboxMail } from "@/lib/mail/repository";
-import { Credential, Session } from "@/lib/credentials/repository";
-import { Meta } from "@/lib/models";
-import { Answer, AnswerTally, Question, SurveyChat, SurveyRevision } from "@/lib/surveys/parts";
-import { AccessRole, Bot, JobTitle, Property } from "@/lib/reference/repository";
-import { Survey } from "@/lib/surveys/repository";
-import { User } from "@/lib/users/repository";
-import { ApiKey } from "@/lib/api-keys/repository";
-import { IdempotencyRecord, RateCounter } from "@/lib/requests/repository";
+import { MODELS } from "@/lib/resources";
 import { bootstrap, type BootstrapResult } from "@/lib/services/companies";
 import { backfillSurveySearch } from "@/lib/surveys/repository";
 import { backfillMembershipActive } from "@/lib/users/repository";
 
-const MODELS = [Company, AccessRole, JobTitle, Property, Bot, User, Credential, Session, Invitation, OutboxMail, Meta, Survey, SurveyChat, Question, Answer, AnswerTally, SurveyRevision, ApiKey, RateCounter, IdempotencyRecord];
 
 /** Who runs the bootstrap: the server may generate the first admin's password; a CLI may not. */
 export type ProcessRole = "server" | "cli";
@@ -73,7 +63,7 @@ function announceFirstAdmin(first: BootstrapResult): void {
   process.stderr.write(`\nCreated the first admin: ${first.adminEmail}\nGenerated password (shown only now): ${first.generatedPassword}\n\n`);
 }
 
-/** Creates the indexes the models declare (a no-op for those that exist). */
+/** Creates the indexes the models of every resource declare (a no-op for those that exist). */
 export async function ensureIndexes(): Promise<void> {
   for (const model of MODELS) await model.createIndexes();
 }

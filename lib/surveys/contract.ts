@@ -8,7 +8,7 @@
  * `propertiesLimit` are property ids and `responders` are user ids of the company.
  */
 import { z } from "zod";
-import { operation, pagingParameters, repeated } from "@/lib/schemas/operation";
+import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/schemas/operation";
 import { idList, isoDateTime, listEnvelope, objectId, pagingQuery, queryBoolean, queryIdList, singleLineText } from "@/lib/schemas/common";
 import { SurveyVersion } from "@/lib/shared/survey-permissions";
 
@@ -438,3 +438,9 @@ export const putContent = operation({
     errors: ["conflict"],
   },
 });
+
+/** The names of this resource's schemas in the OpenAPI document. */
+export const components: ComponentNames = {
+  records: { Survey: SurveyRecord, SurveyChat: SurveyChatRecord, Question: QuestionRecord, SurveyRevision: SurveyRevisionRecord },
+  answers: { SurveyAnswer: SurveyRecord, SurveyList, SurveyRevisionList },
+};

@@ -210,6 +210,14 @@ export function toSurveyRecord(doc: LeanSurvey, fields: readonly SurveyField[] =
 export const surveyTag = (survey: { _id: string; __v: number; modifiedAt: string }): string =>
   entityTag("survey", [survey._id, survey.__v, survey.modifiedAt]);
 
+/**
+ * The tag of a survey as answered: with its chats an answer also changes with them and their
+ * answer counts, which are not the survey's stored record, so it is a weak tag of the whole
+ * answer, which If-Match never accepts.
+ */
+export const surveyAnswerTag = (survey: { _id: string; __v: number; modifiedAt: string; chat?: unknown }): string =>
+  survey.chat ? `W/${entityTag("survey-populated", [surveyTag(survey), survey.chat])}` : surveyTag(survey);
+
 /** The tag of a survey as stored. */
 export const storedSurveyTag = (doc: Pick<LeanSurvey, "_id" | "__v" | "modifiedAt">): string =>
   surveyTag({ _id: doc._id.toHexString(), __v: doc.__v ?? 0, modifiedAt: doc.modifiedAt.toISOString() });

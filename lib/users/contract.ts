@@ -3,7 +3,7 @@
  * (docs/api.md#users).
  */
 import { z } from "zod";
-import { operation, pagingParameters, repeated } from "@/lib/schemas/operation";
+import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/schemas/operation";
 import {
   idList,
   isoDateTime,
@@ -320,3 +320,6 @@ export const update = operation({
     errors: ["conflict", "unknown_reference", "immutable_field"],
   },
 });
+
+/** The names of this resource's schemas in the OpenAPI document. */
+export const components: ComponentNames = { records: { User: UserRecord }, answers: { UserAnswer: UserRecord, UserList } };

@@ -1,10 +1,11 @@
-import { otherMethods } from "@/lib/http/route";
-import * as apiKeys from "@/lib/api/api-keys";
+import { createdRecord, handle, otherMethods } from "@/lib/http/route";
+import * as apiKeys from "@/lib/api-keys/contract";
+import { createApiKey, listApiKeys } from "@/lib/api-keys/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = apiKeys.list;
-export const POST = apiKeys.create;
+export const GET = handle(apiKeys.list, ({ auth, query }) => listApiKeys(auth, query));
+export const POST = handle(apiKeys.create, async ({ auth, body }) => createdRecord(apiKeys.create.path, await createApiKey(auth, body)));
 
 export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });

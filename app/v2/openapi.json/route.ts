@@ -1,9 +1,10 @@
-import { otherMethods } from "@/lib/http/route";
-import * as openapi from "@/lib/api/openapi";
+import { handle, otherMethods } from "@/lib/http/route";
+import * as openapi from "@/lib/schemas/openapi";
+import { openApiDocument } from "@/lib/openapi/document";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = openapi.document;
+export const GET = handle(openapi.document, () => openApiDocument());
 
 export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

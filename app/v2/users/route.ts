@@ -1,10 +1,12 @@
-import { otherMethods } from "@/lib/http/route";
-import * as users from "@/lib/api/users";
+import { createdRecord, handle, otherMethods } from "@/lib/http/route";
+import * as users from "@/lib/users/contract";
+import { userTag } from "@/lib/users/repository";
+import { createUser, listUsers } from "@/lib/users/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = users.list;
-export const POST = users.create;
+export const GET = handle(users.list, ({ auth, query, notes }) => listUsers(auth, query, notes));
+export const POST = handle(users.create, async ({ auth, query, body, notes, origin }) => createdRecord(users.create.path, await createUser(auth, body, { notifyEmail: query.notifyEmail, origin, notes }), userTag));
 
 export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });

@@ -1,9 +1,10 @@
-import { otherMethods } from "@/lib/http/route";
-import * as auth from "@/lib/api/auth";
+import { handle, otherMethods } from "@/lib/http/route";
+import { signIn } from "@/lib/http/sign-in";
+import * as auth from "@/lib/auth/contract";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = auth.login;
+export const POST = handle(auth.login, ({ request, body }) => signIn(request, body));
 
 export const { GET, HEAD, OPTIONS, PUT, PATCH, DELETE } = otherMethods({ POST });

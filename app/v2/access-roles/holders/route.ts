@@ -1,9 +1,10 @@
-import { otherMethods } from "@/lib/http/route";
-import { accessRoles } from "@/lib/api/reference";
+import { handle, otherMethods } from "@/lib/http/route";
+import { accessRoles } from "@/lib/reference/contract";
+import { countReferenceHolders } from "@/lib/services/reference";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = accessRoles.holders;
+export const GET = handle(accessRoles.holders, ({ auth, query }) => countReferenceHolders(auth, "accessRoles", query));
 
 export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

@@ -1,9 +1,10 @@
-import { otherMethods } from "@/lib/http/route";
-import { bots } from "@/lib/api/reference";
+import { handle, otherMethods } from "@/lib/http/route";
+import { bots } from "@/lib/reference/contract";
+import { countReferenceHolders } from "@/lib/services/reference";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = bots.holders;
+export const GET = handle(bots.holders, ({ auth, query }) => countReferenceHolders(auth, "bots", query));
 
 export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

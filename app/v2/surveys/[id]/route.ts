@@ -1,10 +1,13 @@
-import { otherMethods } from "@/lib/http/route";
-import * as surveys from "@/lib/api/surveys";
+import { ifMatch, tagged } from "@/lib/http/etag";
+import { handle, otherMethods } from "@/lib/http/route";
+import * as surveys from "@/lib/surveys/contract";
+import { surveyAnswerTag, surveyTag } from "@/lib/surveys/repository";
+import { getSurvey, updateSurvey } from "@/lib/surveys/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = surveys.read;
-export const PATCH = surveys.update;
+export const GET = handle(surveys.read, async ({ request, auth, params, query }) => tagged(request, await getSurvey(auth, params.id, { populate: query.populate }), surveyAnswerTag));
+export const PATCH = handle(surveys.update, async ({ request, auth, params, body, notes }) => tagged(request, await updateSurvey(auth, params.id, body, notes, ifMatch(request)), surveyTag));
 
 export const { OPTIONS, POST, PUT, DELETE } = otherMethods({ GET, PATCH });

@@ -1,9 +1,10 @@
-import { otherMethods } from "@/lib/http/route";
-import * as answers from "@/lib/api/answers";
+import { handle, otherMethods } from "@/lib/http/route";
+import * as answers from "@/lib/answers/contract";
+import { exportAnswers } from "@/lib/answers/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = answers.exportCsv;
+export const GET = handle(answers.exportCsv, ({ auth, params, query, request, requestId }) => exportAnswers(auth, params.id, query, request.headers.get("admin"), requestId));
 
 export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

@@ -1,10 +1,11 @@
-import { otherMethods } from "@/lib/http/route";
-import * as answers from "@/lib/api/answers";
+import { created, handle, otherMethods } from "@/lib/http/route";
+import * as answers from "@/lib/answers/contract";
+import { listAnswers, recordResponse } from "@/lib/answers/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = answers.list;
-export const POST = answers.answer;
+export const GET = handle(answers.list, ({ auth, params, query, request }) => listAnswers(auth, params.id, query, request.headers.get("admin")));
+export const POST = handle(answers.answer, async ({ auth, params, body }) => created(await recordResponse(auth, params.id, body), `/v2/surveys/${params.id}/answers`));
 
 export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });

@@ -1,9 +1,10 @@
-import { otherMethods } from "@/lib/http/route";
-import * as answers from "@/lib/api/answers";
+import { handle, otherMethods } from "@/lib/http/route";
+import * as answers from "@/lib/answers/contract";
+import { surveyResults } from "@/lib/answers/results";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = answers.results;
+export const GET = handle(answers.results, ({ auth, params, query, request }) => surveyResults(auth, params.id, query, request.headers.get("admin")));
 
 export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });
