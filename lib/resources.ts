@@ -12,6 +12,7 @@ import { Company } from "@/lib/companies/repository";
 import { Credential, Session } from "@/lib/credentials/repository";
 import * as mail from "@/lib/mail/contract";
 import { Invitation, OutboxMail } from "@/lib/mail/repository";
+import { Event, EventSequence } from "@/lib/events/repository";
 import { Meta } from "@/lib/models";
 import * as openapi from "@/lib/schemas/openapi";
 import * as reference from "@/lib/reference/contract";
@@ -46,6 +47,7 @@ export const RESOURCES: Resource[] = [
   { models: [Company] },
   { models: [Credential, Session] },
   { models: [RateCounter, IdempotencyRecord] },
+  { models: [Event, EventSequence] },
   // Service-wide markers: the bootstrap and the back-fills.
   { models: [Meta] },
 ];
