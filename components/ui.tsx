@@ -116,6 +116,42 @@ export function Select({ id, label, value, onChange, children }: { id: string; l
   );
 }
 
+/**
+ * A select of one record by id (a job title, a bot, a filter's access role), `empty` naming the
+ * choice of none; an id the list does not hold (a record since removed) stays shown, not dropped.
+ */
+export function RecordSelect({
+  id,
+  label,
+  empty,
+  records,
+  value,
+  onChange,
+  error,
+}: {
+  id: string;
+  label: string;
+  empty: string;
+  records: { _id: string; name: string }[] | undefined;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+}) {
+  return (
+    <Field id={id} label={label} error={error}>
+      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} {...describedBy(id, error)} className={inputClass}>
+        <option value="">{records ? empty : "Loading…"}</option>
+        {records?.map((record) => (
+          <option key={record._id} value={record._id}>
+            {record.name}
+          </option>
+        ))}
+        {value && records && !records.some((record) => record._id === value) && <option value={value}>Unknown ({value.slice(-6)})</option>}
+      </select>
+    </Field>
+  );
+}
+
 /** A set of checkboxes choosing several records by id (access roles, properties). */
 export function CheckboxGroup({
   id,

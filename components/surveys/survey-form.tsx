@@ -1,12 +1,13 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useState, type FormEvent } from "react";
+import { type FormEvent } from "react";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { focusFirstError, plainIssue, serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
+import { useDebouncedValue } from "@/lib/client/use-debounced-value";
 import { fetchSurveyToEdit, surveyLastSavedBy, useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { CreateSurveyBody, MAX_SURVEY_CODE, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/surveys/contract";
 import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
@@ -67,11 +68,7 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /** Live check of a code: its rule at once, then (after a pause) whether another survey has it. */
 function useCodeCheck(code: string, exceptId?: string) {
-  const [debounced, setDebounced] = useState(code);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(code), 300);
-    return () => clearTimeout(timer);
-  }, [code]);
+  const debounced = useDebouncedValue(code, 300);
   const rule = code === "" ? undefined : SurveyCode.safeParse(code);
   const ruleError = rule && !rule.success ? plainIssue(rule.error.issues[0]!, TEXTS.code) : undefined;
   const taken = useCodeTaken(!ruleError && debounced === code ? code : "", exceptId);

@@ -13,7 +13,7 @@ import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";
-import { Button, Card, CheckboxGroup, Field, LinkButton, describedBy, inputClass } from "../ui";
+import { Button, Card, CheckboxGroup, Field, LinkButton, RecordSelect, describedBy, inputClass } from "../ui";
 import { UsersPicker } from "./user-picker";
 
 /** The fields of the form, in the order they appear (errors focus the first one). */
@@ -318,8 +318,8 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
             error={errors.properties}
             columns={2}
           />
-          <PickOne id={inputId("job")} label="Job title" none="No job title" records={jobs.data} value={state.job} onChange={(value) => set("job", value)} error={errors.job} />
-          <PickOne id={inputId("bot")} label="Bot" none="Not a bot" records={bots.data} value={state.bot} onChange={(value) => set("bot", value)} error={errors.bot} />
+          <RecordSelect id={inputId("job")} label="Job title" empty="No job title" records={jobs.data} value={state.job} onChange={(value) => set("job", value)} error={errors.job} />
+          <RecordSelect id={inputId("bot")} label="Bot" empty="Not a bot" records={bots.data} value={state.bot} onChange={(value) => set("bot", value)} error={errors.bot} />
         </div>
       </Card>
 
@@ -405,33 +405,3 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
   );
 }
 
-function PickOne({
-  id,
-  label,
-  none,
-  records,
-  value,
-  onChange,
-  error,
-}: {
-  id: string;
-  label: string;
-  none: string;
-  records: { _id: string; name: string }[] | undefined;
-  value: string;
-  onChange: (value: string) => void;
-  error?: string;
-}) {
-  return (
-    <Field id={id} label={label} error={error}>
-      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} {...describedBy(id, error)} className={inputClass}>
-        <option value="">{records ? none : "Loading…"}</option>
-        {records?.map((record) => (
-          <option key={record._id} value={record._id}>
-            {record.name}
-          </option>
-        ))}
-      </select>
-    </Field>
-  );
-}

@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect, useId, useState, type KeyboardEvent } from "react";
+import { useId, useState, type KeyboardEvent } from "react";
 import { displayName, useUserList, useUsersById } from "@/lib/client/users";
+import { useDebouncedValue } from "@/lib/client/use-debounced-value";
 import { Field, Spinner, focusRing, inputClass } from "../ui";
 
 /**
@@ -24,15 +25,11 @@ export function UserPicker({
 }) {
   const listId = useId();
   const [text, setText] = useState("");
-  const [debounced, setDebounced] = useState("");
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
   const chosen = useUsersById(value ? [value] : []);
 
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(text.trim()), 250);
-    return () => clearTimeout(timer);
-  }, [text]);
+  const debounced = useDebouncedValue(text.trim(), 250);
 
   const results = useUserList({ search: debounced, isActive: "all", limit: 8 }, { enabled: open && debounced.length > 0 });
   const options = debounced ? (results.data?.data.users ?? []).filter((user) => !exclude.includes(user._id)) : [];
@@ -42,7 +39,6 @@ export function UserPicker({
     if (!user) return;
     onChange(user._id);
     setText("");
-    setDebounced("");
     setOpen(false);
   }
 

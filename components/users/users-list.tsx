@@ -21,7 +21,7 @@ import { useIsAdmin } from "../admin-shell";
 import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";
 import { Pagination } from "../pagination";
-import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, Loading, PageHeader, SearchField, Select, inputClass } from "../ui";
+import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, Loading, PageHeader, RecordSelect, SearchField, Select, inputClass } from "../ui";
 import { UserPicker } from "./user-picker";
 
 const SEARCH_DEBOUNCE_MS = 300;
@@ -190,13 +190,13 @@ function Filters({ filters, change }: { filters: UserFilters; change: (patch: Pa
             <option value="false">Inactive</option>
             <option value="all">Active and inactive</option>
           </Select>
-          <ReferenceSelect id="filter-role" label="Access role" any="Any access role" value={filters.accessRole} records={roles.data} onChange={(accessRole) => change({ accessRole })} />
-          <ReferenceSelect id="filter-job" label="Job title" any="Any job title" value={filters.job} records={jobs.data} onChange={(job) => change({ job })} />
-          <ReferenceSelect id="filter-property" label="Property" any="Any property" value={filters.property} records={properties.data} onChange={(property) => change({ property })} />
+          <RecordSelect id="filter-role" label="Access role" empty="Any access role" value={filters.accessRole} records={roles.data} onChange={(accessRole) => change({ accessRole })} />
+          <RecordSelect id="filter-job" label="Job title" empty="Any job title" value={filters.job} records={jobs.data} onChange={(job) => change({ job })} />
+          <RecordSelect id="filter-property" label="Property" empty="Any property" value={filters.property} records={properties.data} onChange={(property) => change({ property })} />
         </div>
         {more && (
           <div id="more-filters" className="grid grid-cols-1 gap-4 border-t border-slate-100 pt-4 sm:grid-cols-2 lg:grid-cols-4">
-            <ReferenceSelect id="filter-bot" label="Bot" any="Any bot" value={filters.bot} records={bots.data} onChange={(bot) => change({ bot })} />
+            <RecordSelect id="filter-bot" label="Bot" empty="Any bot" value={filters.bot} records={bots.data} onChange={(bot) => change({ bot })} />
             <Field id="filter-related" label="Related to user" hint="Boss, peers and subordinates of that user.">
               <UserPicker id="filter-related" label="Related to user" value={filters.relatedUser} onChange={(relatedUser) => change({ relatedUser })} />
             </Field>
@@ -212,33 +212,6 @@ function Filters({ filters, change }: { filters: UserFilters; change: (patch: Pa
   );
 }
 
-function ReferenceSelect({
-  id,
-  label,
-  any,
-  value,
-  records,
-  onChange,
-}: {
-  id: string;
-  label: string;
-  any: string;
-  value: string;
-  records: { _id: string; name: string }[] | undefined;
-  onChange: (value: string) => void;
-}) {
-  return (
-    <Select id={id} label={label} value={value} onChange={onChange}>
-      <option value="">{records ? any : "Loading…"}</option>
-      {records?.map((record) => (
-        <option key={record._id} value={record._id}>
-          {record.name}
-        </option>
-      ))}
-      {value && records && !records.some((record) => record._id === value) && <option value={value}>Unknown ({value.slice(-6)})</option>}
-    </Select>
-  );
-}
 
 /** A text filter applied on Enter or when the field is left, not on every keystroke. */
 function CommitInput({ id, value, onCommit, placeholder }: { id: string; value: string; onCommit: (value: string) => void; placeholder?: string }) {

@@ -6,7 +6,8 @@
  */
 import { Presets, SingleBar } from "cli-progress";
 import { ObjectId, type Db, type Document } from "mongodb";
-import { newDoc, newRevisionDoc } from "@/lib/surveys/repository";
+import { newAnswerDoc } from "@/lib/answers/repository";
+import { newChatDoc, newDoc, newQuestionDoc, newRevisionDoc } from "@/lib/surveys/repository";
 import { table, target, type BenchTable, type Figures } from "./figures";
 
 export interface SurveyBenchContext {
@@ -141,11 +142,11 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
       const questionIds: [ObjectId, ObjectId][] = [];
       for (let c = 0; c < CHATS_PER_SURVEY; c++) {
         const chatId = new ObjectId();
-        chats.push({ _id: chatId, survey: _id, company: companyId, name: `Part ${c + 1}`, order: c + 1, createdAt: at, modifiedAt: at });
+        chats.push(newChatDoc({ _id: chatId, survey: _id, company: companyId, name: `Part ${c + 1}`, order: c + 1, createdAt: at }));
         for (let q = 0; q < QUESTIONS_PER_CHAT; q++) {
           const questionId = new ObjectId();
           questionIds.push([chatId, questionId]);
-          questions.push({ _id: questionId, chat: chatId, survey: _id, company: companyId, text: `Question ${q + 1}`, type: "rating", options: [], order: q + 1, createdAt: at, modifiedAt: at });
+          questions.push(newQuestionDoc({ _id: questionId, chat: chatId, survey: _id, company: companyId, text: `Question ${q + 1}`, type: "rating", options: [], order: q + 1, createdAt: at }));
         }
       }
       const count = answersPerSurvey + (i < extraAnswers ? 1 : 0);
@@ -153,7 +154,8 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
         const uuid = new ObjectId();
         if (answerUuids.length < 10_000 && a === 0) answerUuids.push(uuid.toHexString());
         const [chat, question] = questionIds[a % questionIds.length];
-        answers.push({ _id: new ObjectId(), uuid, company: companyId, survey: _id, chat, question, user: users[(i + a) % users.length] ?? null, value: 1 + (a % 5), createdAt: at, modifiedAt: at });
+        // Each answer a response of its own, as if every respondent answered one question.
+        answers.push(newAnswerDoc({ uuid, company: companyId, survey: _id, chat, question, user: users[(i + a) % users.length] ?? null, value: 1 + (a % 5), response: uuid, position: 0, createdAt: at }));
       }
     }
     await Promise.all([

@@ -3,23 +3,14 @@
  * lists (so the same words find the same records, inactive ones included), a few of each, once
  * typing pauses. The queries share the lists' cache keys: a record found here opens at once.
  */
-import { useEffect, useState, useSyncExternalStore } from "react";
+import { useSyncExternalStore } from "react";
+import { useDebouncedValue } from "./use-debounced-value";
 import { useSurveyList } from "./surveys";
 import { useUserList } from "./users";
 
 /** Records of each kind the palette shows: enough to pick from, few enough to read. */
 export const PALETTE_LIMIT = 5;
 const DEBOUNCE_MS = 200;
-
-/** `value`, once it has stayed the same for `delayMs`. */
-export function useDebouncedValue<T>(value: T, delayMs: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), delayMs);
-    return () => clearTimeout(timer);
-  }, [value, delayMs]);
-  return settled;
-}
 
 /**
  * The users and surveys that match what is typed. A newer search replaces the older one's query,

@@ -5,10 +5,11 @@
  * nothing.
  */
 import type { Document } from "mongodb";
+import { newAnswerDoc } from "@/lib/answers/repository";
 import { recountMonths, type QuestionTypes } from "@/lib/answers/tallies";
 import { idsByName } from "@/lib/reference/repository";
 import type { QuestionType } from "@/lib/surveys/contract";
-import { existingSurveyIds, insertOnce, type LeanSurvey, newDoc, newRevisionDoc, type RevisionDoc, type StoredChat } from "@/lib/surveys/repository";
+import { existingSurveyIds, insertOnce, type LeanSurvey, newChatDoc, newDoc, newQuestionDoc, newRevisionDoc, type RevisionDoc, type StoredChat } from "@/lib/surveys/repository";
 import { companyUserIds } from "@/lib/users/repository";
 import { isBulkOfDuplicates } from "@/lib/server/errors";
 import { oid, stableId, type ObjectId } from "@/lib/server/ids";
@@ -98,31 +99,20 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
     const chatCount = 1 + (i % 3);
     for (let c = 0; c < chatCount; c++) {
       const chatId = id("survey-chat", `${i}:${c}`);
-      insert(chats, { _id: chatId, survey: surveyId, company, name: `Part ${c + 1}`, order: c + 1, createdAt: at, modifiedAt: at });
+      insert(chats, newChatDoc({ _id: chatId, survey: surveyId, company, name: `Part ${c + 1}`, order: c + 1, createdAt: at }));
       const chatContent: StoredChat = { _id: chatId, name: `Part ${c + 1}`, order: c + 1, questions: [] };
       content.push(chatContent);
       const questionCount = 2 + ((i + c) % 3);
       for (let q = 0; q < questionCount; q++) {
         const spec = QUESTIONS[(i + c * 3 + q) % QUESTIONS.length];
         const questionId = id("question", `${i}:${c}:${q}`);
-        insert(questions, {
-          _id: questionId,
-          chat: chatId,
-          survey: surveyId,
-          company,
-          text: spec.text,
-          type: spec.type,
-          options: spec.options ?? [],
-          order: q + 1,
-          createdAt: at,
-          modifiedAt: at,
-        });
+        insert(questions, newQuestionDoc({ _id: questionId, chat: chatId, survey: surveyId, company, text: spec.text, type: spec.type, options: spec.options ?? [], order: q + 1, createdAt: at }));
         chatContent.questions.push({ _id: questionId, text: spec.text, type: spec.type, options: spec.options ?? [], order: q + 1 });
         // About one respondent in six answers each question of the survey.
         respondents.forEach((user, u) => {
           if ((u + i) % 6 !== 0) return;
           const key = `${i}:${c}:${q}:${u}`;
-          insert(answers, {
+          insert(answers, newAnswerDoc({
             _id: id("answer", key),
             uuid: id("answer-uuid", key),
             company,
@@ -135,8 +125,7 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
             response: id("response", `${i}:${u}`),
             position: c * QUESTIONS.length + q,
             createdAt: at,
-            modifiedAt: at,
-          });
+          }));
         });
       }
     }

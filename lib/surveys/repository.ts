@@ -426,6 +426,12 @@ const countAnswersByQuestion = async (surveyId: Id, companyId: Id): Promise<Map<
   return new Map(counts.map((count) => [count._id.toHexString(), count.n]));
 };
 
+/** A chat document as stored, for the seed and the benchmark (the service writes chats through syncContent). */
+export const newChatDoc = (chat: Omit<SurveyChatDoc, "modifiedAt" | "removedAt">): SurveyChatDoc => ({ ...chat, modifiedAt: chat.createdAt, removedAt: null });
+
+/** A question document as stored, for the seed and the benchmark (the service writes questions through syncContent). */
+export const newQuestionDoc = (question: Omit<QuestionDoc, "modifiedAt" | "removedAt">): QuestionDoc => ({ ...question, modifiedAt: question.createdAt, removedAt: null });
+
 /**
  * Makes the chats and questions collections what the survey's stored content says: each chat and
  * question upserted by `_id` with its place, every other one of the survey marked removed (kept,

@@ -34,11 +34,11 @@ import {
   type SurveyRecord,
   type UpdateSurveyBody,
 } from "./contract";
-import type { ErrorDetail } from "@/lib/schemas/common";
 import type { Principal } from "@/lib/server/principal";
 import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/server/errors";
 import { matchesTag } from "@/lib/server/etag";
 import { oid, type ObjectId } from "@/lib/server/ids";
+import { checkReferences, listRefs } from "@/lib/server/references";
 import { Notes } from "@/lib/server/notes";
 import { offThread } from "@/lib/server/off-thread";
 import { migratePermissions, warnDormantFields, type PermissionState, type SurveyVersion } from "@/lib/shared/survey-permissions";
@@ -153,7 +153,7 @@ const compareIds = (a: ObjectId, b: ObjectId) => (a.toHexString() < b.toHexStrin
 
 export async function createSurvey(auth: Principal, body: CreateSurveyBody, notes: Notes): Promise<SurveyRecord> {
   const companyId = oid(auth.companyId);
-  await checkReferences(companyId, body);
+  await checkBodyReferences(companyId, body);
   const now = new Date();
   const doc = newDoc({
     code: body.code,
@@ -221,7 +221,7 @@ const MIGRATION_ATTEMPTS = 20;
 export async function updateSurvey(auth: Principal, id: string, body: UpdateSurveyBody, notes: Notes, ifMatch?: string): Promise<SurveyRecord> {
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
-  await checkReferences(companyId, body);
+  await checkBodyReferences(companyId, body);
   const sent = new Set(Object.keys(body).filter((key) => body[key as keyof UpdateSurveyBody] !== undefined));
   const write: Write = { at: new Date(), by: revisionAuthor(auth.userId) };
   // A tag other than `*` holds the write to the version it names: `__v` rises with every write.
@@ -350,33 +350,14 @@ interface References {
 }
 
 /** Every id a body names must be a record of the caller's company (`400 unknown_reference`). */
-async function checkReferences(companyId: ObjectId, body: References): Promise<void> {
-  const roles: [string, string][] = [];
-  if (typeof body.permissions === "string") roles.push(["permissions", body.permissions]);
-  else body.permissions?.forEach((id, i) => roles.push([`permissions.${i}`, id]));
-  body.groupPermissions?.forEach((id, i) => roles.push([`groupPermissions.${i}`, id]));
+function checkBodyReferences(companyId: ObjectId, body: References): Promise<void> {
+  const roles: [string, string][] = typeof body.permissions === "string" ? [["permissions", body.permissions]] : listRefs("permissions", body.permissions);
+  roles.push(...listRefs("groupPermissions", body.groupPermissions));
   body.permissionsV2?.forEach((entry, i) => roles.push([`permissionsV2.${i}.accessRole`, entry.accessRole]));
-  body.groupPermissionsV2?.forEach((entry, i) => entry.accessRoles.forEach((id, k) => roles.push([`groupPermissionsV2.${i}.accessRoles.${k}`, id])));
-  const properties: [string, string][] = [
-    ...(body.propertiesChannel ?? []).map((id, i): [string, string] => [`propertiesChannel.${i}`, id]),
-    ...(body.propertiesLimit ?? []).map((id, i): [string, string] => [`propertiesLimit.${i}`, id]),
-  ];
-  const users = (body.responders ?? []).map((id, i): [string, string] => [`responders.${i}`, id]);
-
-  const missing = async (refs: [string, string][], find: (ids: ObjectId[]) => Promise<Set<string>>): Promise<ErrorDetail[]> => {
-    if (refs.length === 0) return [];
-    const ids = [...new Set(refs.map(([, id]) => id))].map(oid);
-    const found = await find(ids);
-    return refs.filter(([, id]) => !found.has(id)).map(([path, id]) => ({ path, message: `${id} names no such record of the company` }));
-  };
-  const details = (
-    await Promise.all([
-      missing(roles, (ids) => existingIds("accessRoles", companyId, ids)),
-      missing(properties, (ids) => existingIds("properties", companyId, ids)),
-      missing(users, (ids) => existingUserIds(companyId, ids)),
-    ])
-  ).flat();
-  if (details.length > 0) {
-    throw new ServiceError("unknown_reference", "The body names records that do not exist in the company.", details);
-  }
+  body.groupPermissionsV2?.forEach((entry, i) => roles.push(...listRefs(`groupPermissionsV2.${i}.accessRoles`, entry.accessRoles)));
+  return checkReferences([
+    { refs: roles, find: (ids) => existingIds("accessRoles", companyId, ids) },
+    { refs: [...listRefs("propertiesChannel", body.propertiesChannel), ...listRefs("propertiesLimit", body.propertiesLimit)], find: (ids) => existingIds("properties", companyId, ids) },
+    { refs: listRefs("responders", body.responders), find: (ids) => existingUserIds(companyId, ids) },
+  ]);
 }

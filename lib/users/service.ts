@@ -20,6 +20,7 @@ import type { Principal } from "@/lib/server/principal";
 import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/server/errors";
 import { matchesTag } from "@/lib/server/etag";
 import { oid, type ObjectId } from "@/lib/server/ids";
+import { checkReferences, listRefs } from "@/lib/server/references";
 import { inviteUser } from "@/lib/mail/invitations";
 import type { Notes } from "@/lib/server/notes";
 import { offThread } from "@/lib/server/off-thread";
@@ -174,7 +175,7 @@ export interface CreateUserOptions {
 
 export async function createUser(auth: Principal, body: CreateUserBody, options: CreateUserOptions): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
-  await checkReferences(companyId, body);
+  await checkBodyReferences(companyId, body);
   const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
 
   const now = new Date();
@@ -238,7 +239,7 @@ const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 
 export async function updateUser(auth: Principal, id: string, body: UpdateUserBody, notes: Notes, ifMatch?: string): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
   const userId = oid(id);
-  await checkReferences(companyId, body);
+  await checkBodyReferences(companyId, body);
   const accountFields = ACCOUNT_FIELDS.filter((field) => body[field] !== undefined);
   const self = id === auth.userId;
   if (body.companies?.length) {
@@ -480,34 +481,14 @@ interface References {
 }
 
 /** Every id a body names must be a record of the caller's company (`400 unknown_reference`). */
-async function checkReferences(companyId: ObjectId, body: References): Promise<void> {
+function checkBodyReferences(companyId: ObjectId, body: References): Promise<void> {
   const hierarchy = body.companies?.[0]?.hierarchy;
-  const checks: [string, string[], (ids: ObjectId[]) => Promise<Set<string>>][] = [
-    ["accessRoles", body.accessRoles ?? [], (ids) => existingIds("accessRoles", companyId, ids)],
-    ["properties", body.properties ?? [], (ids) => existingIds("properties", companyId, ids)],
-    ["job", body.job ? [body.job] : [], (ids) => existingIds("jobTitles", companyId, ids)],
-    ["bot", body.bot ? [body.bot] : [], (ids) => existingIds("bots", companyId, ids)],
-    ...(["boss", "peers", "subordinate"] as const).map(
-      (relation): [string, string[], (ids: ObjectId[]) => Promise<Set<string>>] => [
-        `companies.0.hierarchy.${relation}`,
-        hierarchy?.[relation] ?? [],
-        (ids) => existingUserIds(companyId, ids),
-      ],
-    ),
-  ];
-  const details = (
-    await Promise.all(
-      checks.map(async ([path, ids, find]) => {
-        if (ids.length === 0) return [];
-        const found = await find(ids.map(oid));
-        const single = path === "job" || path === "bot";
-        return ids.flatMap((id, index) =>
-          found.has(id) ? [] : [{ path: single ? path : `${path}.${index}`, message: `${id} names no such record of the company` }],
-        );
-      }),
-    )
-  ).flat();
-  if (details.length > 0) {
-    throw new ServiceError("unknown_reference", "The body names records that do not exist in the company.", details);
-  }
+  const users = (ids: ObjectId[]) => existingUserIds(companyId, ids);
+  return checkReferences([
+    { refs: listRefs("accessRoles", body.accessRoles), find: (ids) => existingIds("accessRoles", companyId, ids) },
+    { refs: listRefs("properties", body.properties), find: (ids) => existingIds("properties", companyId, ids) },
+    { refs: body.job ? [["job", body.job]] : [], find: (ids) => existingIds("jobTitles", companyId, ids) },
+    { refs: body.bot ? [["bot", body.bot]] : [], find: (ids) => existingIds("bots", companyId, ids) },
+    ...(["boss", "peers", "subordinate"] as const).map((relation) => ({ refs: listRefs(`companies.0.hierarchy.${relation}`, hierarchy?.[relation]), find: users })),
+  ]);
 }
