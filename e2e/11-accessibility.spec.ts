@@ -1,13 +1,14 @@
 /**
  * Every page passes axe-core's WCAG 2.0/2.1 A and AA rules with no serious or critical
- * violation, on a desktop in both themes (dark chosen with the header's switch) and on a phone
- * in dark mode (followed from the system's setting). The pages come from app/ itself: a new
+ * violation, on a desktop in both themes and on a phone in dark mode (the system's setting,
+ * followed by the app's own theme script; the header's switch is tested in 22-themes-and-errors). The pages come from app/ itself: a new
  * page/page.tsx fails the first test until it has an entry in PAGES, so none can be forgotten.
  */
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
+import { THEME_SCRIPT } from "@/lib/client/theme";
 import { expect, openSignedIn, test, unique } from "./fixtures";
 
 const APP = path.join(__dirname, "..", "app");
@@ -212,8 +213,36 @@ async function expectAccessible(page: Page, mode: Mode, label: string): Promise<
   }
 }
 
-/** The admin pages signed in, then (the session ended) the public pages. */
-async function checkEveryPage(page: Page, mode: Mode): Promise<void> {
+/** The three ways each page is checked: wide and light, wide and dark, a phone in dark mode. */
+const MODES: Mode[] = [
+  { label: "desktop", phone: false, dark: false },
+  { label: "desktop, dark", phone: false, dark: true },
+  { label: "390 px, dark", phone: true, dark: true },
+];
+
+/**
+ * Puts the open page in a mode without loading it again: the width, the system's colour scheme,
+ * and the app's own theme script (the one its layout runs before the first paint) to follow it.
+ */
+async function enter(page: Page, mode: Mode): Promise<void> {
+  await page.setViewportSize(mode.phone ? { width: 390, height: 844 } : { width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: mode.dark ? "dark" : "light" });
+  await page.evaluate(THEME_SCRIPT);
+}
+
+/** The page as it is now, in every mode. */
+async function expectAccessibleInEveryMode(page: Page, label: string): Promise<void> {
+  for (const mode of MODES) {
+    await enter(page, mode);
+    await expectAccessible(page, mode, label);
+  }
+}
+
+/**
+ * The admin pages signed in, then (the session ended) the public pages; each page is loaded once
+ * and checked in every mode, and so is each further state of it.
+ */
+async function checkEveryPage(page: Page): Promise<void> {
   await openSignedIn(page, "/users");
   const ids = await readIds(page);
   const entries = Object.entries(PAGES);
@@ -221,12 +250,14 @@ async function checkEveryPage(page: Page, mode: Mode): Promise<void> {
     if (!signedIn) await page.context().clearCookies();
     for (const [route, entry] of entries.filter(([, entry]) => entry.signedIn === signedIn)) {
       for (const url of entry.urls(ids)) {
-        await test.step(`${mode.label} ${route}: ${url}`, async () => {
+        await test.step(`${route}: ${url}`, async () => {
+          await enter(page, MODES[0]);
           await page.goto(url);
-          await expectAccessible(page, mode, url);
+          await expectAccessibleInEveryMode(page, url);
           for (const state of entry.also ?? []) {
+            await enter(page, MODES[0]);
             await state.act(page);
-            await expectAccessible(page, mode, `${url} ${state.name}`);
+            await expectAccessibleInEveryMode(page, `${url} ${state.name}`);
           }
         });
       }
@@ -234,22 +265,8 @@ async function checkEveryPage(page: Page, mode: Mode): Promise<void> {
   }
 }
 
-// Each test walks every page (five of them a survey's tabs) on a two-core machine: minutes, not seconds.
-test("every page has no serious or critical accessibility violation (WCAG 2.1 A and AA)", async ({ page }) => {
-  test.setTimeout(480_000);
-  await checkEveryPage(page, { label: "desktop", phone: false, dark: false });
-});
-
-test("with the dark theme chosen in the header, every page is as accessible", async ({ page }) => {
-  test.setTimeout(480_000);
-  await openSignedIn(page, "/users");
-  await page.getByRole("combobox", { name: "Theme" }).selectOption("dark");
-  await checkEveryPage(page, { label: "desktop, dark", phone: false, dark: true });
-});
-
-test("on a phone in dark mode every page is as accessible, and none scrolls sideways", async ({ page }) => {
-  test.setTimeout(480_000);
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.emulateMedia({ colorScheme: "dark" });
-  await checkEveryPage(page, { label: "390 px, dark", phone: true, dark: true });
+// One walk of every page (five of them a survey's tabs) in three modes on a two-core machine: minutes, not seconds.
+test("every page, light and dark, wide and on a phone, has no serious or critical accessibility violation (WCAG 2.1 A and AA), and none scrolls sideways on a phone", async ({ page }) => {
+  test.setTimeout(600_000);
+  await checkEveryPage(page);
 });
