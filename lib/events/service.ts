@@ -23,6 +23,8 @@ export interface Change {
   before?: object | null;
   /** The record as the API shows it after the change (absent for a delete). */
   after?: object | null;
+  /** Top-level fields of the records that are bookkeeping, not the record (a user's `search`). */
+  ignore?: readonly string[];
   /** Paths changed that neither record shows (a password). */
   also?: readonly string[];
 }
@@ -33,7 +35,9 @@ export interface Change {
  * writes no event; answers whether one was written.
  */
 export async function recordChange(change: Change): Promise<boolean> {
-  const changes = [...new Set([...changedPaths(change.before ?? {}, change.after ?? {}), ...(change.also ?? [])])];
+  const ignored = new Set([...BOOKKEEPING, ...(change.ignore ?? [])]);
+  const compared = changedPaths(change.before ?? {}, change.after ?? {}).filter((path) => !ignored.has(path.split(".")[0]));
+  const changes = [...new Set([...compared, ...(change.also ?? [])])];
   if (change.action === "updated" && changes.length === 0) return false;
   const context = requestContext();
   await appendEvent({
@@ -56,7 +60,7 @@ export async function recordChange(change: Change): Promise<boolean> {
  */
 export function changedPaths(before: unknown, after: unknown, path = ""): string[] {
   if (isRecord(before) && isRecord(after)) {
-    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => path !== "" || !BOOKKEEPING.includes(key));
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
     return keys.flatMap((key) => changedPaths(before[key], after[key], path ? `${path}.${key}` : key));
   }
   if (Array.isArray(before) && Array.isArray(after) && before.length === after.length && before.every(isRecord) && after.every(isRecord)) {
