@@ -12,6 +12,7 @@ import { Company } from "@/lib/companies/repository";
 import { Credential, Session } from "@/lib/credentials/repository";
 import * as mail from "@/lib/mail/contract";
 import { Invitation, OutboxMail } from "@/lib/mail/repository";
+import * as events from "@/lib/events/contract";
 import { Event, EventSequence } from "@/lib/events/repository";
 import { Meta } from "@/lib/models";
 import * as openapi from "@/lib/schemas/openapi";
@@ -44,13 +45,13 @@ export const RESOURCES: Resource[] = [
   { contract: reference, models: [AccessRole, JobTitle, Property, Bot] },
   { contract: mail, models: [OutboxMail, Invitation] },
   { contract: apiKeys, models: [ApiKey] },
+  { contract: events, models: [Event, EventSequence] },
   { contract: webhooks, models: [Webhook, Delivery] },
   { contract: openapi },
   { contract: auth },
   { models: [Company] },
   { models: [Credential, Session] },
   { models: [RateCounter, IdempotencyRecord] },
-  { models: [Event, EventSequence] },
   // Service-wide markers: the bootstrap and the back-fills.
   { models: [Meta] },
 ];

@@ -13,6 +13,8 @@ import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/s
 import { notFound, ServiceError } from "@/lib/server/errors";
 import { hashToken, oid } from "@/lib/server/ids";
 import { type ApiKeyList, type ApiKeyRecord, type CreateApiKeyBody, type CreatedApiKey, KEY_PREFIX, type ListApiKeysQuery } from "./contract";
+import { inTransaction } from "@/lib/db/transaction";
+import { recordChange } from "@/lib/events/service";
 import { type ApiKeyDoc, countApiKeys, findApiKeys, findUsableApiKey, insertApiKey, newDoc, revokeApiKeyDoc, touchApiKey } from "./repository";
 
 /** Characters of the key shown in lists: `usk_` and 8 of the secret (48 of its 256 bits). */
@@ -64,12 +66,23 @@ export async function createApiKey(auth: Principal, body: CreateApiKeyBody, now 
     createdAt: now,
     expiresAt: body.expiresAt ?? null,
   });
-  await insertApiKey(doc);
-  return { ...toRecord(doc), key };
+  const record = toRecord(doc);
+  // The key and its event commit together (docs/architecture.md#events); the event never holds the key.
+  await inTransaction(async () => {
+    await insertApiKey(doc);
+    await recordChange({ company: doc.company, resource: "apiKey", id: doc._id, action: "created", after: record });
+  });
+  return { ...record, key };
 }
 
+/** A revoked key is gone from every list: its event is `apiKey.deleted`. */
 export async function revokeApiKey(auth: Principal, id: string, now = new Date()): Promise<void> {
-  const revoked = await revokeApiKeyDoc(oid(auth.companyId), oid(id), now);
+  const company = oid(auth.companyId);
+  const revoked = await inTransaction(async () => {
+    const doc = await revokeApiKeyDoc(company, oid(id), now);
+    if (doc) await recordChange({ company, resource: "apiKey", id: doc._id, action: "deleted" });
+    return doc;
+  });
   if (!revoked) throw notFound("API key");
   keys.clear(revoked.keyHash);
 }

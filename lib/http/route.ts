@@ -182,7 +182,7 @@ function wrap(
         }));
         const result = await withinDeadline(Promise.resolve(work), requestId);
         const answer = success(result, requestId, debug ? notes : undefined);
-        addNextLink(answer, url, result instanceof Reply ? result.body : result);
+        addNextLink(answer, url, result instanceof Reply ? result.body : result, options.nextParam);
         return answer;
       };
       response = key && caller ? await idempotent({ caller: caller.id, key, request, body, requestId, secretFields: options.secretFields }, run) : await run();

@@ -1,5 +1,6 @@
 import { Long, type Document, type Filter, type Sort } from "mongodb";
 import type { Collection, Connection } from "mongoose";
+import { currentSession } from "@/lib/db/transaction";
 
 /**
  * Reads as one `find` (or `aggregate`) command whose first batch holds the whole result, instead
@@ -11,7 +12,8 @@ import type { Collection, Connection } from "mongoose";
  * driver cursor, which pages on.
  *
  * Filters go to the database as given: no Mongoose casting, so callers pass ObjectIds and Dates.
- * The command runs on the primary, as every read of this service does.
+ * The command runs on the primary, as every read of this service does. Inside `inTransaction` it
+ * reads the transaction's snapshot with its own writes (docs/architecture.md#events).
  */
 export interface ReadOptions {
   projection?: Document;
@@ -40,8 +42,8 @@ export async function findDocs<T = Document>(model: AnyModel, filter: Filter<Doc
     ...(options.skip ? { skip: options.skip } : {}),
     ...(limit ? { limit } : {}),
     batchSize: limit ?? UNLIMITED_BATCH,
-  });
-  return firstBatchOr<T>(model, reply, () => model.collection.find(filter, { ...options, limit }).toArray() as Promise<T[]>);
+  }, sessionOption());
+  return firstBatchOr<T>(model, reply, () => model.collection.find(filter, { ...options, limit, ...sessionOption() }).toArray() as Promise<T[]>);
 }
 
 export async function findOneDoc<T = Document>(model: AnyModel, filter: Filter<Document>, projection?: Document): Promise<T | null> {
@@ -54,9 +56,15 @@ export async function aggregateDocs<T extends Document = Document>(model: AnyMod
     aggregate: model.collection.collectionName,
     pipeline,
     cursor: { batchSize: UNLIMITED_BATCH },
-  });
-  return firstBatchOr<T>(model, reply, () => model.collection.aggregate<T>(pipeline).toArray());
+  }, sessionOption());
+  return firstBatchOr<T>(model, reply, () => model.collection.aggregate<T>(pipeline, sessionOption()).toArray());
 }
+
+/** The session of the transaction around the caller, so that its reads see its own writes. */
+const sessionOption = () => {
+  const session = currentSession();
+  return session ? { session } : {};
+};
 
 function database(model: AnyModel) {
   const db = model.db.db;
@@ -70,7 +78,7 @@ async function firstBatchOr<T>(model: AnyModel, reply: Document, again: () => Pr
   // A cursor id fits a double exactly whenever the driver turned it into a number.
   const cursorId = typeof id === "number" ? Long.fromNumber(id) : id;
   await database(model)
-    .command({ killCursors: model.collection.collectionName, cursors: [cursorId] })
+    .command({ killCursors: model.collection.collectionName, cursors: [cursorId] }, sessionOption())
     .catch(() => undefined);
   return again();
 }

@@ -180,13 +180,14 @@ describe("the OpenAPI document", () => {
       (item.get?.responses["200"]?.content && JSON.stringify(item.get.responses["200"].content).includes("List") && !p.endsWith("/holders") ? [[p, item.get]] : []) as [string, Record<string, unknown>][],
     );
     expect(lists.map(([p]) => p).sort()).toEqual(
-      ["/v2/access-roles", "/v2/api-keys", "/v2/bots", "/v2/job-titles", "/v2/outbox", "/v2/properties", "/v2/surveys", "/v2/surveys/{id}/answers", "/v2/surveys/{id}/revisions", "/v2/users", "/v2/webhooks", "/v2/webhooks/{id}/deliveries"].sort(),
+      ["/v2/access-roles", "/v2/api-keys", "/v2/bots", "/v2/events", "/v2/job-titles", "/v2/outbox", "/v2/properties", "/v2/surveys", "/v2/surveys/{id}/answers", "/v2/surveys/{id}/revisions", "/v2/users", "/v2/webhooks", "/v2/webhooks/{id}/deliveries"].sort(),
     );
     for (const [p, get] of lists) {
       const names = (get.parameters as { name?: string }[]).map((q) => q.name);
-      expect(names, p).toContain("cursor");
+      // Events are followed by `after`, the id of the last one read (docs/api.md#events).
+      expect(names, p).toContain(p === "/v2/events" ? "after" : "cursor");
       // The answers of a survey page by cursor only: they are read newest first while new ones arrive.
-      if (p !== "/v2/surveys/{id}/answers") expect(names, p).toContain("page");
+      if (p !== "/v2/surveys/{id}/answers" && p !== "/v2/events") expect(names, p).toContain("page");
       expect(Object.keys((get.responses as Record<string, { headers: object }>)["200"].headers), p).toContain("Link");
     }
     const envelope = document.components.schemas.UserList as { properties: { data: { properties: Record<string, unknown>; required: string[] } } };

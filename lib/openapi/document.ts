@@ -332,7 +332,7 @@ function describe(
   if (idempotent(options)) successHeaders["Idempotent-Replayed"] = ref("headers", "Idempotent-Replayed");
   if (operation.setsCookie) successHeaders["Set-Cookie"] = ref("headers", "Set-Cookie");
   if (operation.etag) successHeaders.ETag = ref("headers", "ETag");
-  if (options.query?.shape.cursor) successHeaders.Link = ref("headers", "Link");
+  if (options.query?.shape[options.nextParam ?? "cursor"]) successHeaders.Link = ref("headers", "Link");
   if (operation.etag && options.method === "get") parameters.push(ref("parameters", "If-None-Match"));
   if (operation.etag && (options.method === "patch" || options.method === "put")) parameters.push(ref("parameters", "If-Match"));
 

@@ -26,6 +26,8 @@ export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.Zod
    * at rest, so the replay of an idempotent request leaves them out.
    */
   secretFields?: readonly string[];
+  /** The query parameter the `Link: rel="next"` of a list sets to `data.next`: `cursor` unless named. */
+  nextParam?: string;
   /** Top-level body fields the service sets itself: dropped with a debug warning. */
   ignoreBodyFields?: readonly string[];
   /**

@@ -22,6 +22,9 @@ import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { escapeRegExp } from "@/lib/server/text";
 import { activeMemberHolds, countHolders } from "@/lib/users/repository";
+import { inTransaction } from "@/lib/db/transaction";
+import { recordChange } from "@/lib/events/service";
+import type { EventResource } from "@/lib/events/types";
 import {
   adminRoleIds,
   countReference,
@@ -88,9 +91,17 @@ export async function createReference<K extends ReferenceKind>(
 ): Promise<ReferenceRecord<K>> {
   const isAdmin = kind === "accessRoles" ? (body as CreateAccessRoleBody).isAdmin : undefined;
   const doc = newDoc(kind, { company: oid(auth.companyId), name: body.name, isAdmin, createdAt: new Date() });
-  await uniqueName(insertReference(kind, doc));
-  return toReferenceRecord(kind, doc);
+  const record = toReferenceRecord(kind, doc);
+  // The record and its event commit together (docs/architecture.md#events).
+  await inTransaction(async () => {
+    await uniqueName(insertReference(kind, doc));
+    await recordChange({ company: doc.company, resource: EVENT_RESOURCE[kind], id: doc._id, action: "created", after: record });
+  });
+  return record;
 }
+
+/** The event resource of each kind (`accessRole.created`...). */
+const EVENT_RESOURCE: Record<ReferenceKind, EventResource> = { accessRoles: "accessRole", jobTitles: "jobTitle", properties: "property", bots: "bot" };
 
 /** A write that may take a name the company already uses: that is `409 conflict` on `name`. */
 async function uniqueName<T>(write: Promise<T>): Promise<T> {
@@ -108,28 +119,36 @@ type UpdateBody<K extends ReferenceKind> = K extends "accessRoles" ? UpdateAcces
 
 /**
  * A PATCH of one record of the company. Taking `isAdmin` away from an access role must leave the
- * company an admin role held by an active member. Without a transaction (which a stand-alone
- * MongoDB lacks) two concurrent PATCHes could each see the other's role still admin: so the
- * rule is checked before the write and again after it, and a write that broke it is undone. Of
- * two racing demotions the later re-check sees both, so at least one of them is undone.
+ * company an admin role held by an active member: the rule is checked before the write and again
+ * after it, and a write that broke it is undone. Two racing demotions cannot both pass: each
+ * writes its event to the company's sequence document in its transaction, so the later one
+ * conflicts, runs again and sees the other (docs/architecture.md#events).
  */
 export async function updateReference<K extends ReferenceKind>(auth: Principal, kind: K, id: string, body: UpdateBody<K>): Promise<ReferenceRecord<K>> {
   const companyId = oid(auth.companyId);
   const filter = { _id: oid(id), company: companyId };
   const changes = body as UpdateAccessRoleBody;
-  const before = kind === "accessRoles" && changes.isAdmin === false ? await findOneReference(kind, filter) : null;
-  const demotes = before?.isAdmin === true;
-  if (demotes && !(await keepsAdmin(companyId, before._id))) throw lastAdminRole();
+  // The change and its event commit together; the transaction may run this again whole after a
+  // write conflict, so it writes only to the database (docs/architecture.md#events).
+  const record = await inTransaction(async () => {
+    const before = await findOneReference(kind, filter);
+    if (!before) throw notFound("record");
+    const demotes = kind === "accessRoles" && changes.isAdmin === false && before.isAdmin === true;
+    if (demotes && !(await keepsAdmin(companyId, before._id))) throw lastAdminRole();
 
-  const after = await uniqueName(updateReferenceWith(kind, filter, changes, new Date()));
-  if (!after) throw notFound("record");
-  if (demotes && !(await keepsAdmin(companyId))) {
-    await undoDemotion(before, after);
-    throw lastAdminRole();
-  }
+    const after = await uniqueName(updateReferenceWith(kind, filter, changes, new Date()));
+    if (!after) throw notFound("record");
+    if (demotes && !(await keepsAdmin(companyId))) {
+      await undoDemotion(before, after);
+      throw lastAdminRole();
+    }
+    const updated = toReferenceRecord(kind, after);
+    await recordChange({ company: companyId, resource: EVENT_RESOURCE[kind], id: after._id, action: "updated", before: toReferenceRecord(kind, before), after: updated });
+    return updated;
+  });
   // Cached admin checks of this process rest on the roles' isAdmin: they are asked again.
   if (changes.isAdmin !== undefined) forgetPrincipals();
-  return toReferenceRecord(kind, after);
+  return record;
 }
 
 /** Whether an active member of the company holds one of its admin roles (`except` left out). */

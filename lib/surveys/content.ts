@@ -10,7 +10,8 @@ import { allSurveyParts, forgetSurveyCounters, findSurvey, type LeanSurvey, seal
 import type { PutContentBody, SurveyRecord } from "./contract";
 import { completeContentWrite, finishContentWrite } from "./content-sync";
 import { revisionAuthor } from "./revisions";
-import { getSurvey, KEEP_PREVIOUS, newVersion } from "./service";
+import { getSurvey, KEEP_PREVIOUS, newVersion, recordSurveyChange } from "./service";
+import { inTransaction } from "@/lib/db/transaction";
 import type { ErrorDetail } from "@/lib/schemas/common";
 import type { Principal } from "@/lib/server/principal";
 import { notFound, preconditionFailed, ServiceError } from "@/lib/server/errors";
@@ -26,26 +27,30 @@ export async function putContent(auth: Principal, id: string, body: PutContentBo
   await finishContentWrite(surveyId, companyId);
   const write = { at: new Date(), by: revisionAuthor(auth.userId) };
 
-  let updated: LeanSurvey | null = null;
-  for (let attempt = 0; attempt < ATTEMPTS && !updated; attempt++) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-    const current = await findSurvey({ _id: surveyId, company: companyId }, { __v: 1, modifiedAt: 1 });
-    if (!current) throw notFound("survey");
-    // As on PATCH (docs/api.md#conditional-requests): the write below holds to this `__v`, so a
-    // change landing in between makes the next attempt read a new tag and answer 412.
-    const tag = storedSurveyTag(current);
-    if (ifMatch !== undefined && !matchesTag(ifMatch, tag)) throw preconditionFailed("survey", tag);
-    const content = planContent(body, await allSurveyParts(surveyId, companyId));
-    // Applies only to the version the plan was checked against: a concurrent change retries.
-    updated = await updateSurveyWith({ _id: surveyId, company: companyId, __v: current.__v }, [
-      ...KEEP_PREVIOUS,
-      { $set: { chat: { $literal: content }, contentPending: true, ...newVersion(write) } },
-    ]);
-  }
-  if (!updated) throw new ServiceError("conflict", "The survey is being changed by other requests; try again.");
+  // The content, its revision and its event commit together (docs/architecture.md#events).
+  await inTransaction(async () => {
+    let updated: LeanSurvey | null = null;
+    for (let attempt = 0; attempt < ATTEMPTS && !updated; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+      const current = await findSurvey({ _id: surveyId, company: companyId }, { __v: 1, modifiedAt: 1 });
+      if (!current) throw notFound("survey");
+      // As on PATCH (docs/api.md#conditional-requests): the write below holds to this `__v`, so a
+      // change landing in between makes the next attempt read a new tag and answer 412.
+      const tag = storedSurveyTag(current);
+      if (ifMatch !== undefined && !matchesTag(ifMatch, tag)) throw preconditionFailed("survey", tag);
+      const content = planContent(body, await allSurveyParts(surveyId, companyId));
+      // Applies only to the version the plan was checked against: a concurrent change retries.
+      updated = await updateSurveyWith({ _id: surveyId, company: companyId, __v: current.__v }, [
+        ...KEEP_PREVIOUS,
+        { $set: { chat: { $literal: content }, contentPending: true, ...newVersion(write) } },
+      ]);
+    }
+    if (!updated) throw new ServiceError("conflict", "The survey is being changed by other requests; try again.");
+    await completeContentWrite(updated);
+    await sealRevisions(updated);
+    await recordSurveyChange(updated);
+  });
   forgetSurveyCounters(companyId);
-  await completeContentWrite(updated);
-  await sealRevisions(updated);
   return getSurvey(auth, id, { populate: true });
 }
 

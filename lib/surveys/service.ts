@@ -45,6 +45,8 @@ import { migratePermissions, warnDormantFields, type PermissionState, type Surve
 import { revisionAuthor } from "./revisions";
 import { finishContentWrite } from "./content-sync";
 import { lower, searchFilter, searchPrefixesExpression } from "./search";
+import { inTransaction } from "@/lib/db/transaction";
+import { recordChange } from "@/lib/events/service";
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -175,15 +177,30 @@ export async function createSurvey(auth: Principal, body: CreateSurveyBody, note
     revisionBy: revisionAuthor(auth.userId),
   });
   warnDormantFields(body.version, nonEmptyPermissionFields(doc), notes);
-  try {
-    await insertSurvey(doc);
-  } catch (error) {
-    if (isDuplicateKeyError(error)) throw duplicateCode();
-    throw error;
-  }
+  // The survey, its revision and its event commit together (docs/architecture.md#events).
+  const record = await inTransaction(async () => {
+    try {
+      await insertSurvey(doc);
+    } catch (error) {
+      if (isDuplicateKeyError(error)) throw duplicateCode();
+      throw error;
+    }
+    await sealRevisions(doc);
+    await recordSurveyChange(doc);
+    return toSurveyRecord(doc) as SurveyRecord;
+  });
   forgetSurveyCounters(companyId);
-  await sealRevisions(doc);
-  return toSurveyRecord(doc) as SurveyRecord;
+  return record;
+}
+
+/**
+ * The event of a write of a survey, from the document it returned: `previous` is the state it
+ * replaced (none for a create), and the stored content (`chat`) counts as the survey's.
+ */
+export function recordSurveyChange(doc: LeanSurvey): Promise<boolean> {
+  const shown = (state: LeanSurvey) => ({ ...toSurveyRecord(state), chat: state.chat ?? null });
+  const previous = doc.previous as LeanSurvey | null | undefined;
+  return recordChange({ company: doc.company, resource: "survey", id: doc._id, action: previous ? "updated" : "created", before: previous ? shown(previous) : null, after: shown(doc) });
 }
 
 const duplicateCode = () =>
@@ -227,35 +244,45 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
   // A tag other than `*` holds the write to the version it names: `__v` rises with every write.
   const conditional = ifMatch !== undefined && ifMatch.trim() !== "*";
 
-  let updated: LeanSurvey | null = null;
-  if (body.version === undefined && !conditional) {
-    updated = await applyUpdate({ _id: surveyId, company: companyId }, body, {}, write);
-    if (!updated) throw notFound("survey");
-  } else {
-    for (let attempt = 0; attempt < MIGRATION_ATTEMPTS && !updated; attempt++) {
-      if (attempt > 0) await pause(attempt);
-      const current = await findSurvey({ _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS);
-      if (!current) throw notFound("survey");
-      const tag = storedSurveyTag(current);
-      if (ifMatch !== undefined && !matchesTag(ifMatch, tag)) throw preconditionFailed("survey", tag);
-      const filter: Filter<Document> = { _id: surveyId, company: companyId, ...(conditional ? { __v: current.__v } : {}) };
-      const from = current.version as SurveyVersion;
-      if (body.version === undefined) {
-        updated = await applyUpdate(filter, body, {}, write);
-      } else if (from === body.version) {
-        updated = await applyUpdate({ ...filter, version: from }, body, {}, write);
-      } else {
-        const migrationNotes = new Notes();
-        const derived = migratePermissions(patchedPermissions(current, body), from, body.version, sent, migrationNotes);
-        updated = await applyUpdate({ ...filter, __v: current.__v }, body, derived, write);
-        if (updated) notes.list.push(...migrationNotes.list);
+  const migrationNotes = new Notes();
+  // The change, its revision and its event commit together; the transaction may run this again
+  // whole after a write conflict, so it writes only to the database (docs/architecture.md#events).
+  const updated = await inTransaction(async () => {
+    migrationNotes.list.length = 0;
+    let updated: LeanSurvey | null = null;
+    if (body.version === undefined && !conditional) {
+      updated = await applyUpdate({ _id: surveyId, company: companyId }, body, {}, write);
+      if (!updated) throw notFound("survey");
+    } else {
+      for (let attempt = 0; attempt < MIGRATION_ATTEMPTS && !updated; attempt++) {
+        if (attempt > 0) await pause(attempt);
+        const current = await findSurvey({ _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS);
+        if (!current) throw notFound("survey");
+        const tag = storedSurveyTag(current);
+        if (ifMatch !== undefined && !matchesTag(ifMatch, tag)) throw preconditionFailed("survey", tag);
+        const filter: Filter<Document> = { _id: surveyId, company: companyId, ...(conditional ? { __v: current.__v } : {}) };
+        const from = current.version as SurveyVersion;
+        if (body.version === undefined) {
+          updated = await applyUpdate(filter, body, {}, write);
+        } else if (from === body.version) {
+          updated = await applyUpdate({ ...filter, version: from }, body, {}, write);
+        } else {
+          migrationNotes.list.length = 0;
+          const derived = migratePermissions(patchedPermissions(current, body), from, body.version, sent, migrationNotes);
+          updated = await applyUpdate({ ...filter, __v: current.__v }, body, derived, write);
+          // Only the migration that applied speaks.
+          if (!updated) migrationNotes.list.length = 0;
+        }
       }
+      if (!updated) throw new ServiceError("conflict", "The survey is being changed by other requests; try again.");
     }
-    if (!updated) throw new ServiceError("conflict", "The survey is being changed by other requests; try again.");
-  }
+    await sealRevisions(updated);
+    await recordSurveyChange(updated);
+    return updated;
+  });
+  notes.list.push(...migrationNotes.list);
   forgetSurveyCounters(companyId);
   warnDormantFields(updated.version as SurveyVersion, sent, notes);
-  await sealRevisions(updated);
   return toSurveyRecord(updated) as SurveyRecord;
 }
 

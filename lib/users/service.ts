@@ -27,6 +27,8 @@ import { offThread } from "@/lib/server/off-thread";
 import { hashPassword } from "@/lib/credentials/passwords";
 import { storePasswordHash } from "@/lib/credentials/repository";
 import { searchFilter, userKeywords } from "@/lib/users/search";
+import { inTransaction } from "@/lib/db/transaction";
+import { recordChange } from "@/lib/events/service";
 import {
   activeMemberHolds,
   countUsers,
@@ -193,14 +195,20 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
     createdAt: now,
     extensions: body.extensions,
   });
-  try {
-    await insertUser(doc);
-  } catch (error) {
-    if (isDuplicateKeyError(error)) throw duplicateEmail();
-    throw error;
-  }
+  // The user, its password and its event commit together (docs/architecture.md#events).
+  const record = await inTransaction(async () => {
+    try {
+      await insertUser(doc);
+    } catch (error) {
+      if (isDuplicateKeyError(error)) throw duplicateEmail();
+      throw error;
+    }
+    if (passwordHash) await storePasswordHash(doc._id, passwordHash);
+    const [created] = await toUserRecords([doc], companyId);
+    await recordChange({ company: companyId, resource: "user", id: doc._id, action: "created", after: created, ...userEventFields(passwordHash) });
+    return created;
+  });
   usersChanged();
-  if (passwordHash) await storePasswordHash(doc._id, passwordHash);
 
   if (options.notifyEmail) {
     if (passwordHash) {
@@ -210,8 +218,11 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
       options.notes.info("invitation_sent", `An invitation to set a password was sent to ${doc.email}.`);
     }
   }
-  return (await toUserRecords([doc], companyId))[0];
+  return record;
 }
+
+/** What a user's event leaves out of its changes (bookkeeping the record shows) and adds (a password). */
+const userEventFields = (passwordHash: string | undefined) => ({ ignore: ["search", "lastRequestDate"], also: passwordHash ? ["password"] : [] });
 
 
 const duplicateEmail = () =>
@@ -254,94 +265,98 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
 
   let entitled: ObjectId[] | undefined;
   let passwordHash: string | undefined;
-  for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-    if (attempt > 0) await pause(attempt);
-    const current = await findUser(
-      { _id: userId, "companies.companyId": companyId },
-      { name: 1, email: 1, companies: 1, accessRoles: 1, modifiedAt: 1, lastRequestDate: 1, search: 1 },
-    );
-    if (!current) throw notFound("user");
-    const filter: Document = { _id: userId, "companies.companyId": companyId };
-    if (ifMatch !== undefined) {
-      const tag = storedUserTag(current);
-      if (!matchesTag(ifMatch, tag)) throw preconditionFailed("user", tag);
-      // The update applies only to the very version the tag names: a write in between makes
-      // it match nothing, and the next attempt answers 412.
-      Object.assign(filter, { modifiedAt: current.modifiedAt, lastRequestDate: current.lastRequestDate ?? null, search: current.search });
-    }
-    if (body.email !== undefined && body.email.trim().toLowerCase() !== current.email) {
-      throw new ServiceError("immutable_field", "The e-mail of a user cannot be changed.", [
-        { path: "email", message: "cannot be changed" },
-      ]);
-    }
-
-    if (accountFields.length > 0 && !self) {
-      const others = current.companies.filter((entry) => !entry.companyId.equals(companyId));
-      if (others.length > 0) entitled ??= await adminCompanies(auth);
-      const scope = others.length > 0 ? entitled! : [companyId];
-      if (others.some((entry) => !scope.some((company) => company.equals(entry.companyId)))) throw notEntitled(accountFields);
-      // The user must still belong to no other company when the update applies.
-      filter.companies = { $not: { $elemMatch: { companyId: { $nin: scope } } } };
-    }
-
-    const set: Document = {};
-    if (body.name !== undefined) {
-      const complete = UserName.safeParse(body.name);
-      const merged = complete.success ? complete : UserName.safeParse({ ...(current.name ?? {}), ...body.name });
-      if (!merged.success) {
-        throw new ServiceError(
-          "invalid_request",
-          "The name must have all four parts.",
-          merged.error.issues.map((issue) => ({ path: ["name", ...issue.path].join("."), message: issue.message })),
-        );
+  // The change and its event commit together; the transaction may run this again whole after a
+  // write conflict, so it writes only to the database (docs/architecture.md#events).
+  return inTransaction(async () => {
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      if (attempt > 0) await pause(attempt);
+      // The whole stored user: the event's changes compare it, as the API shows it, with the result.
+      const current = await findUser({ _id: userId, "companies.companyId": companyId }, {});
+      if (!current) throw notFound("user");
+      const filter: Document = { _id: userId, "companies.companyId": companyId };
+      if (ifMatch !== undefined) {
+        const tag = storedUserTag(current);
+        if (!matchesTag(ifMatch, tag)) throw preconditionFailed("user", tag);
+        // The update applies only to the very version the tag names: a write in between makes
+        // it match nothing, and the next attempt answers 412.
+        Object.assign(filter, { modifiedAt: current.modifiedAt, lastRequestDate: current.lastRequestDate ?? null, search: current.search });
       }
-      if (complete.success) {
-        set.name = literal(complete.data);
-      } else {
-        // Merged in the update, so concurrent PATCHes of different parts all apply. A stored name
-        // always has all four parts, so the merge does too.
-        filter.name = { $type: "object" };
-        set.name = { $mergeObjects: ["$name", literal(body.name)] };
+      if (body.email !== undefined && body.email.trim().toLowerCase() !== current.email) {
+        throw new ServiceError("immutable_field", "The e-mail of a user cannot be changed.", [
+          { path: "email", message: "cannot be changed" },
+        ]);
       }
-    }
-    if (body.accessRoles) set.accessRoles = await replaceOwn("accessRoles", body.accessRoles, current, companyId);
-    if (body.properties) set.properties = await replaceOwn("properties", body.properties, current, companyId);
-    if (body.job !== undefined) set.job = literal(body.job ? oid(body.job) : null);
-    if (body.bot !== undefined) set.bot = literal(body.bot ? oid(body.bot) : null);
-    for (const field of ["phone", "isOnline", "termsConditions", "extensions"] as const) {
-      if (body[field] !== undefined) set[field] = literal(body[field]);
-    }
-    const membership = membershipPatch(body);
-    if (membership) {
-      set.companies = {
-        $map: {
-          input: "$companies",
-          as: "entry",
-          in: { $cond: [{ $eq: ["$$entry.companyId", literal(companyId)] }, { $mergeObjects: ["$$entry", membership] }, "$$entry"] },
-        },
-      };
-    }
-    // Strictly later than before, also within one millisecond or when clocks disagree.
-    set.modifiedAt = { $max: [literal(new Date()), { $add: ["$modifiedAt", 1] }] };
 
-    // Hashed once, and only after the checks above: hashing is slow on purpose.
-    if (body.password !== undefined) passwordHash ??= await hashPassword(body.password);
-    const demotes = body.accessRoles !== undefined || body.isActive === false;
-    if (demotes) await refuseLastAdmin(companyId, current, body);
-    const updated = await updateUserWith(filter, [{ $set: set }]);
-    if (!updated) continue;
-    if (demotes) await keepAnAdmin(companyId, current, updated);
-    if (body.name !== undefined) updated.search = await storeKeywords(updated);
-    usersChanged(id);
-    if (passwordHash) {
-      await storePasswordHash(userId, passwordHash);
-      // A new password ends every other way into the account; the caller's own session survives
-      // a change of their own password (docs/security.md, "Passwords and tokens").
-      await revokeSessions(userId, self ? { except: auth.sessionId } : {});
+      if (accountFields.length > 0 && !self) {
+        const others = current.companies.filter((entry) => !entry.companyId.equals(companyId));
+        if (others.length > 0) entitled ??= await adminCompanies(auth);
+        const scope = others.length > 0 ? entitled! : [companyId];
+        if (others.some((entry) => !scope.some((company) => company.equals(entry.companyId)))) throw notEntitled(accountFields);
+        // The user must still belong to no other company when the update applies.
+        filter.companies = { $not: { $elemMatch: { companyId: { $nin: scope } } } };
+      }
+
+      const set: Document = {};
+      if (body.name !== undefined) {
+        const complete = UserName.safeParse(body.name);
+        const merged = complete.success ? complete : UserName.safeParse({ ...(current.name ?? {}), ...body.name });
+        if (!merged.success) {
+          throw new ServiceError(
+            "invalid_request",
+            "The name must have all four parts.",
+            merged.error.issues.map((issue) => ({ path: ["name", ...issue.path].join("."), message: issue.message })),
+          );
+        }
+        if (complete.success) {
+          set.name = literal(complete.data);
+        } else {
+          // Merged in the update, so concurrent PATCHes of different parts all apply. A stored name
+          // always has all four parts, so the merge does too.
+          filter.name = { $type: "object" };
+          set.name = { $mergeObjects: ["$name", literal(body.name)] };
+        }
+      }
+      if (body.accessRoles) set.accessRoles = await replaceOwn("accessRoles", body.accessRoles, current, companyId);
+      if (body.properties) set.properties = await replaceOwn("properties", body.properties, current, companyId);
+      if (body.job !== undefined) set.job = literal(body.job ? oid(body.job) : null);
+      if (body.bot !== undefined) set.bot = literal(body.bot ? oid(body.bot) : null);
+      for (const field of ["phone", "isOnline", "termsConditions", "extensions"] as const) {
+        if (body[field] !== undefined) set[field] = literal(body[field]);
+      }
+      const membership = membershipPatch(body);
+      if (membership) {
+        set.companies = {
+          $map: {
+            input: "$companies",
+            as: "entry",
+            in: { $cond: [{ $eq: ["$$entry.companyId", literal(companyId)] }, { $mergeObjects: ["$$entry", membership] }, "$$entry"] },
+          },
+        };
+      }
+      // Strictly later than before, also within one millisecond or when clocks disagree.
+      set.modifiedAt = { $max: [literal(new Date()), { $add: ["$modifiedAt", 1] }] };
+
+      // Hashed once, and only after the checks above: hashing is slow on purpose.
+      if (body.password !== undefined) passwordHash ??= await hashPassword(body.password);
+      const demotes = body.accessRoles !== undefined || body.isActive === false;
+      if (demotes) await refuseLastAdmin(companyId, current, body);
+      const updated = await updateUserWith(filter, [{ $set: set }]);
+      if (!updated) continue;
+      if (demotes) await keepAnAdmin(companyId, current, updated);
+      if (body.name !== undefined) updated.search = await storeKeywords(updated);
+      usersChanged(id);
+      if (passwordHash) {
+        await storePasswordHash(userId, passwordHash);
+        // A new password ends every other way into the account; the caller's own session survives
+        // a change of their own password (docs/security.md, "Passwords and tokens").
+        await revokeSessions(userId, self ? { except: auth.sessionId } : {});
+      }
+      const [before, after] = await toUserRecords([current, updated], companyId);
+      await recordChange({ company: companyId, resource: "user", id: userId, action: "updated", before, after, ...userEventFields(passwordHash) });
+      return after;
     }
-    return (await toUserRecords([updated], companyId))[0];
-  }
-  throw new ServiceError("conflict", "The user is being changed by other requests; try again.");
+    throw new ServiceError("conflict", "The user is being changed by other requests; try again.");
+  });
 }
 
 /** Whether the user is an active member of the company holding one of `roles`. */

@@ -1,0 +1,10 @@
+import { handle, otherMethods } from "@/lib/http/route";
+import * as events from "@/lib/events/contract";
+import { listEvents } from "@/lib/events/service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = handle(events.list, ({ auth, query }) => listEvents(auth, query));
+
+export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });
