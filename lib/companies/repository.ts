@@ -4,6 +4,7 @@
  */
 import mongoose, { Schema } from "mongoose";
 import { Meta } from "@/lib/models";
+import { currentSession } from "@/lib/db/transaction";
 import { defineModel, schemaOptions } from "@/lib/models/define";
 import type { ObjectId } from "@/lib/server/ids";
 
@@ -12,6 +13,8 @@ const companySchema = new Schema(
     name: { type: String, required: true },
     createdAt: { type: Date, required: true },
     modifiedAt: { type: Date, required: true },
+    /** Written by every change that may take away the company's last admin role (adminChange()). */
+    adminChanges: { type: Number, default: 0 },
   },
   { ...schemaOptions, collection: "companies" },
 );
@@ -26,6 +29,7 @@ export const newDoc = (company: { _id: ObjectId; name: string; createdAt: Date }
   name: company.name,
   createdAt: company.createdAt,
   modifiedAt: company.createdAt,
+  adminChanges: 0,
 });
 
 export async function insertCompany(doc: CompanyDoc): Promise<void> {
@@ -44,6 +48,16 @@ export const findCompanies = (): Promise<CompanyDoc[]> => Company.find({}).sort(
 /** The company's name, or `undefined` if there is no such company. */
 export async function companyName(id: ObjectId): Promise<string | undefined> {
   return (await Company.findById(id, { name: 1 }).lean())?.name;
+}
+
+/**
+ * Marks the transaction around the caller as one that may take away the company's last admin
+ * role, by writing the company's document: two such transactions conflict, so the later runs
+ * again and its checks see what the earlier committed, where two snapshots would each see the
+ * other's admin still there (docs/architecture.md#events).
+ */
+export async function adminChange(company: ObjectId): Promise<void> {
+  await Company.updateOne({ _id: company }, { $inc: { adminChanges: 1 } }, { session: currentSession() });
 }
 
 export async function anyCompany(): Promise<boolean> {

@@ -27,6 +27,8 @@ export interface Change {
   ignore?: readonly string[];
   /** Paths changed that neither record shows (a password). */
   also?: readonly string[];
+  /** When it happened; default: now. */
+  at?: Date;
 }
 
 /**
@@ -47,7 +49,7 @@ export async function recordChange(change: Change): Promise<boolean> {
     changes: change.action === "deleted" ? [] : changes,
     actor: actorOf(context?.principal),
     requestId: context?.requestId ?? null,
-    createdAt: new Date(),
+    createdAt: change.at ?? new Date(),
   });
   return true;
 }

@@ -22,6 +22,7 @@ import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { escapeRegExp } from "@/lib/server/text";
 import { activeMemberHolds, countHolders } from "@/lib/users/repository";
+import { adminChange } from "@/lib/companies/repository";
 import { inTransaction } from "@/lib/db/transaction";
 import { recordChange } from "@/lib/events/service";
 import type { EventResource } from "@/lib/events/types";
@@ -121,8 +122,8 @@ type UpdateBody<K extends ReferenceKind> = K extends "accessRoles" ? UpdateAcces
  * A PATCH of one record of the company. Taking `isAdmin` away from an access role must leave the
  * company an admin role held by an active member: the rule is checked before the write and again
  * after it, and a write that broke it is undone. Two racing demotions cannot both pass: each
- * writes its event to the company's sequence document in its transaction, so the later one
- * conflicts, runs again and sees the other (docs/architecture.md#events).
+ * writes the company's document in its transaction (adminChange()), so the later one conflicts,
+ * runs again and sees the other (docs/architecture.md#events).
  */
 export async function updateReference<K extends ReferenceKind>(auth: Principal, kind: K, id: string, body: UpdateBody<K>): Promise<ReferenceRecord<K>> {
   const companyId = oid(auth.companyId);
@@ -134,6 +135,7 @@ export async function updateReference<K extends ReferenceKind>(auth: Principal, 
     const before = await findOneReference(kind, filter);
     if (!before) throw notFound("record");
     const demotes = kind === "accessRoles" && changes.isAdmin === false && before.isAdmin === true;
+    if (demotes) await adminChange(companyId);
     if (demotes && !(await keepsAdmin(companyId, before._id))) throw lastAdminRole();
 
     const after = await uniqueName(updateReferenceWith(kind, filter, changes, new Date()));

@@ -21,6 +21,7 @@ import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from 
 import { matchesTag } from "@/lib/server/etag";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { checkReferences, listRefs } from "@/lib/server/references";
+import { adminChange } from "@/lib/companies/repository";
 import { inviteUser } from "@/lib/mail/invitations";
 import type { Notes } from "@/lib/server/notes";
 import { offThread } from "@/lib/server/off-thread";
@@ -339,7 +340,10 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
       // Hashed once, and only after the checks above: hashing is slow on purpose.
       if (body.password !== undefined) passwordHash ??= await hashPassword(body.password);
       const demotes = body.accessRoles !== undefined || body.isActive === false;
-      if (demotes) await refuseLastAdmin(companyId, current, body);
+      if (demotes) {
+        await adminChange(companyId);
+        await refuseLastAdmin(companyId, current, body);
+      }
       const updated = await updateUserWith(filter, [{ $set: set }]);
       if (!updated) continue;
       if (demotes) await keepAnAdmin(companyId, current, updated);

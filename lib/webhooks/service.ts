@@ -5,7 +5,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { inTransaction } from "@/lib/db/transaction";
-import { appendEvent } from "@/lib/events/repository";
+import { lastSeq } from "@/lib/events/repository";
+import { recordChange } from "@/lib/events/service";
 import type { EventAction } from "@/lib/events/types";
 import type { Principal } from "@/lib/server/principal";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/server/cursor";
@@ -70,10 +71,11 @@ export async function createWebhook(auth: Principal, body: CreateWebhookBody, no
   await checkUrl(body.url);
   const company = oid(auth.companyId);
   const id = newId();
+  // The webhook follows the feed from its end: it receives what happens from now on.
+  const afterSeq = await lastSeq(company);
   const doc = await inTransaction(async () => {
-    // The webhook starts after its own creation: it receives what happens from now on.
-    const event = await recordWebhookEvent(company, id, "created", [], now);
-    const stored = { ...newWebhookDoc({ company, url: body.url, events: body.events, description: body.description ?? null, secret: newSecret(), afterSeq: event.seq, createdAt: now }), _id: id };
+    await recordWebhookEvent(company, id, "created", [], now);
+    const stored = { ...newWebhookDoc({ company, url: body.url, events: body.events, description: body.description ?? null, secret: newSecret(), afterSeq, createdAt: now }), _id: id };
     await insertWebhook(stored);
     return stored;
   });
@@ -94,10 +96,10 @@ export async function updateWebhook(auth: Principal, id: string, body: UpdateWeb
   const changes = Object.keys(fields);
   if (changes.length === 0) return toWebhookRecord(current);
   if (fields.url) await checkUrl(fields.url);
+  // Turned on again, it receives what happens from now on, not what it missed while off.
+  const restart = fields.isActive === true ? { afterSeq: await lastSeq(current.company), failingSince: null } : {};
   const updated = await inTransaction(async () => {
-    const event = await recordWebhookEvent(current.company, current._id, "updated", changes, now);
-    // Turned on again, it receives what happens from now on, not what it missed while off.
-    const restart = fields.isActive === true ? { afterSeq: event.seq, failingSince: null } : {};
+    await recordWebhookEvent(current.company, current._id, "updated", changes, now);
     return updateWebhookDoc(current.company, current._id, { ...fields, ...restart, modifiedAt: now });
   });
   if (!updated) throw notFound("webhook");
@@ -173,17 +175,8 @@ async function queueManual(webhook: WebhookDoc, eventId: ObjectId, body: string,
  * Appends the event of a change of a webhook (docs/api.md#events), inside the caller's
  * transaction, naming who acted and the request when there is one (none for the service's own).
  */
-export async function recordWebhookEvent(company: ObjectId, webhook: ObjectId, action: EventAction, changes: string[], now: Date) {
-  const context = requestContext();
-  return appendEvent({
-    company,
-    type: `webhook.${action}`,
-    resource: { type: "webhook", id: webhook.toHexString() },
-    changes,
-    actor: actorOf(context?.principal),
-    requestId: context?.requestId ?? null,
-    createdAt: now,
-  });
+export async function recordWebhookEvent(company: ObjectId, webhook: ObjectId, action: EventAction, changes: string[], now: Date): Promise<void> {
+  await recordChange({ company, resource: "webhook", id: webhook, action, also: changes, at: now });
 }
 
 async function ownWebhook(auth: Principal, id: string): Promise<WebhookDoc> {
