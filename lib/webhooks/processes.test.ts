@@ -1,18 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Webhook as Verifier } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { inTransaction } from "@/lib/db/transaction";
-import { appendEvent } from "@/lib/events/repository";
 import type { Principal } from "@/lib/server/principal";
 import { oid } from "@/lib/server/ids";
 import { useTestDatabase } from "@/lib/testing/database";
 import { createTenant, type Tenant } from "@/lib/testing/http";
 import { Delivery, Webhook } from "./repository";
 import { createWebhook, listDeliveries } from "./service";
+import { happen as commit, receiver } from "./testing/fixtures";
 
 process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1";
 
@@ -21,51 +18,12 @@ const RUNNER = path.join(__dirname, "testing", "delivery-process.ts");
 /** How long any awaited condition may take on a busy machine: a bound, not an expectation. */
 const BOUND_MS = 20_000;
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 interface Runner {
   child: ChildProcess;
   owner: string;
   output: () => string;
   exited: Promise<unknown>;
   start(): Promise<void>;
-}
-
-/**
- * A receiver on 127.0.0.1 that records each request once its body has arrived, then answers
- * `answer(n)` for the n-th (1-based), or never when that is `null`.
- */
-async function receiver(answer: (n: number) => number | null = () => 200) {
-  const received: Received[] = [];
-  const held: ServerResponse[] = [];
-  const server = createServer((request, response) => {
-    let body = "";
-    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    request.on("end", () => {
-      received.push({ headers: request.headers, body });
-      const status = answer(received.length);
-      if (status === null) held.push(response);
-      else {
-        response.statusCode = status;
-        response.end("ok");
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const response of held) response.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 // Each child is a Node process with tsx loading the app: seconds to start on a busy machine.
@@ -138,8 +96,7 @@ describe("webhook delivery across server processes", { timeout: 60_000 }, () => 
     receivers.push(made);
     return made;
   };
-  const happen = (type: string, id: string) =>
-    inTransaction(() => appendEvent({ company: oid(tenant.companyId), type, resource: { type: type.split(".")[0], id }, changes: ["phone"], actor: { type: "user", id: tenant.adminId }, requestId: "req-1", createdAt: new Date() }));
+  const happen = (type: string, id: string) => commit(tenant, type, id);
   const attempts = async (webhookId: string) => (await listDeliveries(auth, webhookId, { limit: 100, count: false })).data.deliveries;
 
   it("delivers after a server killed with SIGKILL mid-delivery is started again", async () => {
@@ -178,7 +135,8 @@ describe("webhook delivery across server processes", { timeout: 60_000 }, () => 
   });
 
   it("delivers each event once with two server processes on one database", async () => {
-    const both = Promise.all([spawnRunner("one"), spawnRunner("two")]);
+    // Polling this often, both dispatchers often read the same new events at once: the race that the conditional move of `afterSeq` settles (docs/architecture.md#webhook-delivery).
+    const both = Promise.all([spawnRunner("one", ["--poll-ms", "5"]), spawnRunner("two", ["--poll-ms", "5"])]);
     const target = await listen();
     const hook = await createWebhook(auth, { url: target.url, events: ["user.updated"] });
     const events = [];
@@ -192,7 +150,8 @@ describe("webhook delivery across server processes", { timeout: 60_000 }, () => 
       await sleep(20);
     }
 
-    await vi.waitFor(async () => expect((await attempts(hook._id)).filter((d) => d.status === "succeeded")).toHaveLength(20), { timeout: BOUND_MS, interval: 50 });
+    // At least: a duplicate fails below at once, not by running out of time here.
+    await vi.waitFor(async () => expect((await attempts(hook._id)).filter((d) => d.status === "succeeded").length).toBeGreaterThanOrEqual(20), { timeout: BOUND_MS, interval: 50 });
     // Some rounds more of both processes' polls, for a duplicate to show.
     await sleep(500);
 
