@@ -20,8 +20,6 @@ const BOUND_MS = 20_000;
 
 interface Runner {
   child: ChildProcess;
-  owner: string;
-  output: () => string;
   exited: Promise<unknown>;
   start(): Promise<void>;
 }
@@ -72,15 +70,13 @@ describe("webhook delivery across server processes", { timeout: 60_000 }, () => 
     const printed = (line: string) =>
       vi.waitFor(
         () => {
-          if (child.exitCode !== null) throw new Error(`the delivery process exited with ${child.exitCode}: ${output}`);
+          if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the delivery process ended (${child.exitCode ?? child.signalCode}): ${output}`);
           expect(output).toContain(line);
         },
         { timeout: BOUND_MS, interval: 50 },
       );
     const runner: Runner = {
       child,
-      owner,
-      output: () => output,
       exited,
       start: async () => {
         child.stdin!.write("go\n");
