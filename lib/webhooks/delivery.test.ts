@@ -1,9 +1,6 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Webhook as Verifier } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { inTransaction } from "@/lib/db/transaction";
-import { appendEvent, Event } from "@/lib/events/repository";
+import { Event } from "@/lib/events/repository";
 import { OutboxMail } from "@/lib/mail/repository";
 import type { Principal } from "@/lib/server/principal";
 import { oid } from "@/lib/server/ids";
@@ -12,30 +9,9 @@ import { createTenant, type Tenant } from "@/lib/testing/http";
 import { type DeliveryOptions, retryDelayMs, WebhookDelivery } from "./delivery";
 import { claimDueDelivery, Delivery, Webhook } from "./repository";
 import { createWebhook, listDeliveries, testWebhook } from "./service";
+import { happen as commit, receiver } from "./testing/fixtures";
 
 process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1";
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver on 127.0.0.1 that records each request and answers what `answer` says. */
-async function receiver(answer: (n: number) => number = () => 200): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const server: Server = createServer((request, response) => {
-    let body = "";
-    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    request.on("end", () => {
-      received.push({ headers: request.headers, body });
-      response.statusCode = answer(received.length);
-      response.end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
 
 describe("webhook delivery", () => {
   useTestDatabase();
@@ -66,8 +42,7 @@ describe("webhook delivery", () => {
     receivers.push(made);
     return made;
   };
-  const happen = (type: string, id = "u1") =>
-    inTransaction(() => appendEvent({ company: oid(tenant.companyId), type, resource: { type: type.split(".")[0], id }, changes: ["phone"], actor: { type: "user", id: tenant.adminId }, requestId: "req-1", createdAt: new Date() }));
+  const happen = (type: string, id?: string) => commit(tenant, type, id);
   const attempts = async (webhookId: string) => (await listDeliveries(auth, webhookId, { limit: 100, count: false })).data.deliveries;
 
   it("POSTs each matching event once, signed so that standardwebhooks verifies it", async () => {
