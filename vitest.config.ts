@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -14,5 +15,8 @@ export default defineConfig({
     // Child processes rather than worker threads: the native lmdb addon is not thread-safe to
     // load in several workers of one process.
     pool: "forks",
+    // Vitest leaves one core to itself by default: one test file at a time on a two-core machine,
+    // though its own process is idle while the files run (docs/testing.md).
+    poolOptions: { forks: { maxForks: Math.max(2, availableParallelism()) } },
   },
 });

@@ -267,6 +267,6 @@ async function checkEveryPage(page: Page): Promise<void> {
 
 // One walk of every page (five of them a survey's tabs) in three modes on a two-core machine: minutes, not seconds.
 test("every page, light and dark, wide and on a phone, has no serious or critical accessibility violation (WCAG 2.1 A and AA), and none scrolls sideways on a phone", async ({ page }) => {
-  test.setTimeout(600_000);
+  test.setTimeout(900_000);
   await checkEveryPage(page);
 });

@@ -8,7 +8,8 @@
  *   driver  the default list query sent straight through the `mongodb` driver
  *
  * Then the surveys API (lib/bench/surveys.ts) on `--surveys 10000` surveys and `--answers 200000`
- * answers (`--surveys 0` leaves it out).
+ * answers (`--surveys 0` leaves it out), and the events (lib/bench/events.ts): what an event adds to a
+ * write, and webhook deliveries a second to a local receiver (`--deliveries 2000`).
  *
  * By default the embedded database runs in a process of its own (`npm run db`) that the server
  * attaches to, as `npm start` does; `--db-in-server` starts it inside the server process instead.
@@ -30,6 +31,7 @@ import { newDoc } from "@/lib/users/repository";
 import { type LeaseStore, SharedRateLimiter } from "@/lib/http/rate-limit";
 import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
 import { freePort, waitFor } from "./server";
+import { benchEvents } from "./events";
 import { benchSurveys } from "./surveys";
 
 const root = path.resolve(__dirname, "..", "..");
@@ -47,7 +49,8 @@ The users and surveys API under load against the production build (built first w
   --build            run \`next build\` even when a build exists
   --db-in-server     run the embedded database inside the server process
   --surveys N        surveys for the surveys API (default 10000; 0 leaves it out)
-  --answers N        answers for the surveys API (default 200000)`;
+  --answers N        answers for the surveys API (default 200000)
+  --deliveries N     events delivered to a local webhook receiver (default 2000)`;
 
 const { values: opts } = parseCommandLine(usage, {
   options: {
@@ -60,6 +63,7 @@ const { values: opts } = parseCommandLine(usage, {
     "db-in-server": { type: "boolean", default: false },
     surveys: { type: "string", default: "10000" },
     answers: { type: "string", default: "200000" },
+    deliveries: { type: "string", default: "2000" },
   },
 });
 /** The option's value as a whole number from `min` to `max`, else a one-line usage error. */
@@ -79,6 +83,7 @@ const CONNECTIONS = whole("connections", 1);
 let PORT = whole("port", 0, 65535);
 const SURVEYS = whole("surveys", 0);
 const ANSWERS = whole("answers", 0);
+const DELIVERIES = whole("deliveries", 1);
 let BASE = "";
 
 const err = (line: string) => process.stderr.write(`${line}\n`);
@@ -103,6 +108,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: "warn",
     MONGODB_URI: "",
     ADMIN_PASSWORD: "bench admin password",
+    // The delivery run's receiver listens on loopback (docs/api.md#webhooks).
+    WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
   };
   let server: ChildProcess | undefined;
   let dbProcess: ChildProcess | undefined;
@@ -237,6 +244,7 @@ async function main(): Promise<void> {
         setting: SETTING(),
       });
     }
+    await benchEvents({ client: client!, database, companyId, roleId: memberRole._id, headers, base: BASE, table: newTable(), setting: SETTING(), deliveries: DELIVERIES });
   } finally {
     await client?.close().catch(() => undefined);
     if (server && server.exitCode === null) {

@@ -63,10 +63,13 @@ const NUMBER_BATCH = 200;
 export async function appendEvent(event: NewEvent): Promise<EventDoc> {
   const session = currentSession();
   if (!session) throw new Error("appendEvent runs only inside inTransaction()");
-  const doc: EventDoc = { _id: new mongoose.Types.ObjectId(), seq: null, pending: true, ...event };
+  const doc = newEventDoc(event);
   await Event.create([doc], { session });
   return doc;
 }
+
+/** An event document as stored, unnumbered: built in this one place for the service and the benchmark. */
+export const newEventDoc = (event: NewEvent): EventDoc => ({ _id: new mongoose.Types.ObjectId(), seq: null, pending: true, ...event });
 
 /**
  * Numbers the company's committed events that have no number yet, after the last number given.
