@@ -7,6 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ObjectId, type Db, type MongoClient } from "mongodb";
 import { newEventDoc } from "@/lib/events/repository";
+import { type LeanSurvey, newRevisionDoc } from "@/lib/surveys/repository";
 import { newDoc } from "@/lib/users/repository";
 import { table, type BenchTable, type Figures } from "./figures";
 
@@ -31,7 +32,7 @@ const UPDATE_EVENT = "driver: the same update, revision and event, one transacti
 export async function benchEvents(ctx: EventsBench): Promise<void> {
   const { client, database, companyId } = ctx;
   const users = database.collection("users");
-  const surveys = database.collection("surveys");
+  const surveys = database.collection<LeanSurvey>("surveys");
   const revisions = database.collection("surveyrevisions");
   const events = database.collection("events");
   let serial = 0;
@@ -50,8 +51,8 @@ export async function benchEvents(ctx: EventsBench): Promise<void> {
   const updateSurvey = async (options: { session?: import("mongodb").ClientSession } = {}) => {
     const _id = sample[turn++ % sample.length]._id as ObjectId;
     const now = new Date();
-    await surveys.updateOne({ _id }, { $set: { name: `Event bench ${serial++}`, modifiedAt: now }, $inc: { __v: 1 } }, options);
-    await revisions.insertOne({ survey: _id, company: companyId, createdAt: now, bench: true }, options);
+    const updated = await surveys.findOneAndUpdate({ _id }, { $set: { name: `Event bench ${serial++}`, modifiedAt: now }, $inc: { __v: 1 } }, { ...options, returnDocument: "after" });
+    await revisions.insertOne(newRevisionDoc(updated!), options);
     return _id;
   };
   const inTransaction = async (work: (session: import("mongodb").ClientSession) => Promise<void>) => {
