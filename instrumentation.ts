@@ -1,7 +1,11 @@
 /**
  * Runs once when the server starts, before it handles a request: from then on every request
- * carries the socket's address in `X-Forwarded-For` (lib/http/socket-address.ts).
+ * carries the socket's address in `X-Forwarded-For` (lib/http/socket-address.ts), and this process
+ * delivers webhooks beside its requests (docs/architecture.md#webhook-delivery).
  */
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME === "nodejs") (await import("./lib/http/socket-address")).installSocketAddress();
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  (await import("./lib/http/socket-address")).installSocketAddress();
+  const [{ ready }, { startWebhookDelivery }] = await Promise.all([import("./lib/services/init"), import("./lib/webhooks/delivery")]);
+  startWebhookDelivery({ before: ready });
 }

@@ -24,6 +24,8 @@ import { Answer, AnswerTally, Question, SurveyChat, SurveyRevision } from "@/lib
 import { Survey } from "@/lib/surveys/repository";
 import * as users from "@/lib/users/contract";
 import { User } from "@/lib/users/repository";
+import * as webhooks from "@/lib/webhooks/contract";
+import { Delivery, Webhook } from "@/lib/webhooks/repository";
 
 export interface Resource {
   /**
@@ -42,6 +44,7 @@ export const RESOURCES: Resource[] = [
   { contract: reference, models: [AccessRole, JobTitle, Property, Bot] },
   { contract: mail, models: [OutboxMail, Invitation] },
   { contract: apiKeys, models: [ApiKey] },
+  { contract: webhooks, models: [Webhook, Delivery] },
   { contract: openapi },
   { contract: auth },
   { models: [Company] },

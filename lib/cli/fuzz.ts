@@ -12,6 +12,7 @@ import path from "node:path";
 import { Presets, SingleBar } from "cli-progress";
 import { connect, disconnect } from "@/lib/db";
 import { formatReport, type FuzzReport, Fuzzer, operationSpecs, runFuzz, seedWorld } from "@/lib/fuzz/fuzzer";
+import { FUZZ_WEBHOOK_HOST } from "@/lib/fuzz/values";
 import { parseCommandLine } from "@/lib/shared/command-line";
 import { runCommand, UsageError } from "./run-command";
 
@@ -39,6 +40,8 @@ runCommand(async () => {
     // The fuzzer sends far more than a client may per minute; the limit has tests of its own.
     RATE_LIMIT_PER_MINUTE: "1000000000",
     LOG_LEVEL: process.env.LOG_LEVEL || "silent",
+    // The webhooks it creates point at this host, which would otherwise be refused as loopback.
+    WEBHOOK_ALLOWED_HOSTS: FUZZ_WEBHOOK_HOST,
     // Set, so that the bootstrap admin's generated password is not printed among the figures.
     ADMIN_PASSWORD: randomBytes(18).toString("base64url"),
   });

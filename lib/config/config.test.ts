@@ -17,6 +17,9 @@ describe("loadConfig", () => {
       databaseTimeoutMs: 30_000,
       readWorkers: defaultReadWorkers(),
       trustProxy: { kind: "hops", hops: 0 },
+      webhookAllowedHosts: [],
+      webhookRetryBaseMs: 60_000,
+      webhookDisableAfterDays: 3,
     });
   });
 
@@ -40,8 +43,14 @@ describe("loadConfig", () => {
       LOG_LEVEL: "debug",
       READ_WORKERS: "3",
       DATABASE_TIMEOUT_MS: "5000",
+      WEBHOOK_ALLOWED_HOSTS: " 127.0.0.1, Hooks.Internal ,[::1]",
+      WEBHOOK_RETRY_BASE_MS: "500",
+      WEBHOOK_DISABLE_AFTER_DAYS: "0.5",
     });
     expect(config).toMatchObject({
+      webhookAllowedHosts: ["127.0.0.1", "hooks.internal", "::1"],
+      webhookRetryBaseMs: 500,
+      webhookDisableAfterDays: 0.5,
       port: 8080,
       mongodbUri: "mongodb://db.example:27017/app",
       dataDir: "/var/lib/app",
@@ -57,7 +66,7 @@ describe("loadConfig", () => {
   it("names every bad variable and its value", () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1", READ_WORKERS: "all", DATABASE_TIMEOUT_MS: "50" });
+      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1", READ_WORKERS: "all", DATABASE_TIMEOUT_MS: "50", WEBHOOK_RETRY_BASE_MS: "soon", WEBHOOK_DISABLE_AFTER_DAYS: "0" });
     } catch (e) {
       error = e;
     }
@@ -68,6 +77,8 @@ describe("loadConfig", () => {
     expect(message).toContain('RATE_LIMIT_PER_MINUTE="-1"');
     expect(message).toContain('READ_WORKERS="all": must be a whole number from 0 to 16');
     expect(message).toContain('DATABASE_TIMEOUT_MS="50": must be a whole number of milliseconds from 100 to 600000');
+    expect(message).toContain('WEBHOOK_RETRY_BASE_MS="soon"');
+    expect(message).toContain('WEBHOOK_DISABLE_AFTER_DAYS="0": must be a number of days above 0, at most 365');
   });
 
   it("reads TRUST_PROXY as a hop count or a list of addresses, and names a bad value", () => {

@@ -14,6 +14,8 @@ const PORT_RANGE = "must be a port number from 1 to 65535";
 const POSITIVE = "must be a whole number above 0";
 const WORKERS = "must be a whole number from 0 to 16";
 const TIMEOUT = "must be a whole number of milliseconds from 100 to 600000";
+const RETRY_BASE = "must be a whole number of milliseconds from 10 to 86400000";
+const DAYS = "must be a number of days above 0, at most 365";
 
 /** One read worker beside the thread that serves HTTP, when there is a second core for it. */
 export const defaultReadWorkers = (cores = availableParallelism()): number => (cores > 1 ? 1 : 0);
@@ -33,6 +35,9 @@ const envSchema = z.object({
   DATABASE_TIMEOUT_MS: withDefault(z.coerce.number({ error: TIMEOUT }).int(TIMEOUT).min(100, TIMEOUT).max(600_000, TIMEOUT), "30000"),
   READ_WORKERS: optional(z.coerce.number({ error: WORKERS }).int(WORKERS).min(0, WORKERS).max(16, WORKERS)),
   TRUST_PROXY: optional(z.string().refine((value) => parseTrustProxy(value) !== undefined, TRUST_PROXY_RULE)),
+  WEBHOOK_ALLOWED_HOSTS: withDefault(z.string(), ""),
+  WEBHOOK_RETRY_BASE_MS: withDefault(z.coerce.number({ error: RETRY_BASE }).int(RETRY_BASE).min(10, RETRY_BASE).max(86_400_000, RETRY_BASE), "60000"),
+  WEBHOOK_DISABLE_AFTER_DAYS: withDefault(z.coerce.number({ error: DAYS }).positive(DAYS).max(365, DAYS), "3"),
 });
 
 export interface Config {
@@ -56,6 +61,12 @@ export interface Config {
   readWorkers: number;
   /** Which `X-Forwarded-For` entries name the client (lib/http/client-address.ts); unset: the socket's peer. */
   trustProxy: TrustProxy;
+  /** Hosts, as written in a URL, that webhooks may call even when they resolve inside (docs/api.md#webhooks). */
+  webhookAllowedHosts: string[];
+  /** The delay before a webhook delivery's first retry; each later one is three times longer. */
+  webhookRetryBaseMs: number;
+  /** A webhook whose deliveries have all failed for this long is turned off. */
+  webhookDisableAfterDays: number;
 }
 
 export class ConfigError extends Error {
@@ -102,5 +113,8 @@ function parseConfig(env: Record<string, string | undefined>): Config {
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     readWorkers: e.READ_WORKERS ?? defaultReadWorkers(),
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
+    webhookAllowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(",").map((host) => host.trim().replace(/^\[|\]$/g, "").toLowerCase()).filter(Boolean),
+    webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    webhookDisableAfterDays: e.WEBHOOK_DISABLE_AFTER_DAYS,
   };
 }

@@ -12,7 +12,7 @@
  *   characters and NUL, lone surrogates, `$`-keys, `__proto__`/`constructor` keys, huge strings.
  */
 import fc from "fast-check";
-import { IdRef, type IdKind, idsOf, type Node, Obj, Raw } from "./values";
+import { FUZZ_WEBHOOK_ORIGIN, IdRef, type IdKind, idsOf, type Node, Obj, Raw } from "./values";
 import type { JsonSchema } from "@/lib/openapi/schema";
 
 /** Deepest nesting generated: far beyond the 64 levels a body may have (docs/api.md#text-fields). */
@@ -446,6 +446,8 @@ function validString(s: JsonSchema, name: string | undefined): fc.Arbitrary<Node
       .map(([local, n, domain]) => `${local.replace(/\.+$/, "")}${n}@${domain}`)
       .filter((email) => email.length <= maxLength && !/\.\./.test(email));
   }
+  // A URL the service calls (a webhook's) must be one the run allows: nothing else passes its guard.
+  if (s.format === "uri") return fc.nat({ max: 9999 }).map((n) => `${FUZZ_WEBHOOK_ORIGIN}/hook/${n}`);
   if (s.format === "date-time") {
     return fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((date) => date.toISOString());
   }

@@ -12,11 +12,13 @@ import { useTestDatabase } from "@/lib/testing/database";
 import { OPERATIONS } from "@/lib/resources";
 import { formatReport, type FuzzCase, Fuzzer, type FuzzWorld, operationSpecs, type OperationSpec, runFuzz, seedWorld } from "./fuzzer";
 import { keyOf } from "./routes";
-import { IdRef } from "./values";
+import { FUZZ_WEBHOOK_HOST, IdRef } from "./values";
 
 // The fuzzer sends far more than a client may per minute; 429 is tested on its own elsewhere.
 process.env.RATE_LIMIT_PER_MINUTE = "1000000000";
 process.env.LOG_LEVEL ??= "silent";
+// The webhooks it creates point at this host, which would otherwise be refused as loopback.
+process.env.WEBHOOK_ALLOWED_HOSTS = FUZZ_WEBHOOK_HOST;
 
 const CI_SEED = 20261125;
 // About twenty cases per operation, so that each one meets at least one request it accepts.

@@ -17,7 +17,7 @@ import fc from "fast-check";
 import { openApiDocument, type OpenApiDocument } from "@/lib/openapi/document";
 import { type Auth, CaseArbitraries, enc, FLAVOURS, type Flavour, type FuzzCase } from "./cases";
 import { IdRef, idsOf, type Node, Raw, rawLabels, toJsonText } from "./values";
-import { type FuzzCompany, type FuzzWorld, type OperationSpec, remember, rememberContent } from "./world";
+import { type FuzzCompany, type FuzzWorld, forget, type OperationSpec, remember, rememberChild, rememberContent } from "./world";
 import { AnswerValidator } from "@/lib/openapi/validate";
 
 export { CaseArbitraries, type FuzzCase } from "./cases";
@@ -85,6 +85,8 @@ export class Fuzzer {
     const foreignSent = new Set<string>();
     // A question named beside a survey in the path is one of that survey's when its content is known.
     let surveyInPath: string | undefined;
+    // A valid case that finds no record of its own left to name (all deleted) may answer 404.
+    let noneLeft = false;
     const resolve = (ref: IdRef): string => {
       let id: string;
       const company = ref.owner === "foreign" ? other : ref.owner === "own" ? owner : undefined;
@@ -95,6 +97,7 @@ export class Fuzzer {
         if (company === other) foreignSent.add(id);
       } else {
         id = unknownId(ref.index);
+        if (ref.owner === "own") noneLeft = true;
       }
       return ref.upper ? id.toUpperCase() : id;
     };
@@ -103,6 +106,16 @@ export class Fuzzer {
     if (c.pathId instanceof IdRef && c.pathId.kind === "surveys") surveyInPath = pathId;
     let url = spec.path;
     if (pathId !== undefined) url = url.replace("{id}", safeEncode(pathId));
+    // A second id in the path names a record made under the first (a delivery of the webhook).
+    const params: Record<string, string> = pathId === undefined ? {} : { id: pathId };
+    for (const [, name] of spec.path.matchAll(/\{(\w+)\}/g)) {
+      if (name === "id") continue;
+      const children = (pathId !== undefined && owner.childrenOf.get(pathId.toLowerCase())) || [];
+      const index = c.pathId instanceof IdRef ? c.pathId.index : 0;
+      params[name] = children.length > 0 && c.pathId instanceof IdRef && c.pathId.owner !== "unknown" ? children[children.length - 1 - (index % children.length)] : unknownId(index);
+      if (c.flavour === "cross" && children.length > 0) foreignSent.add(params[name]);
+      url = url.replace(`{${name}}`, safeEncode(params[name]));
+    }
     const search = new URLSearchParams();
     const rawQuery: string[] = [];
     for (const part of c.query) {
@@ -155,7 +168,7 @@ export class Fuzzer {
     let text = "";
     let responseHeaders = new Headers();
     try {
-      const response = await spec.handler(request, { params: Promise.resolve(pathId === undefined ? {} : { id: pathId }) });
+      const response = await spec.handler(request, { params: Promise.resolve(params) });
       status = response.status;
       responseHeaders = response.headers;
       text = await response.text();
@@ -176,7 +189,7 @@ export class Fuzzer {
       // What a success answers was stored: it must be something a real MongoDB stores too.
       if (status < 300 && nestingOf(text) > MONGODB_MAX_NESTING) problems.push(`a success whose answer nests deeper than MongoDB's ${MONGODB_MAX_NESTING} levels`);
       problems.push(...this.tenancyProblems(c, spec, actor, other, status, text, `${url} ${bodyPreview}`, foreignInPathOrBody, pathId));
-      problems.push(...semanticProblems(c, spec, status, text));
+      problems.push(...semanticProblems(noneLeft ? { ...c, flavour: "invalid" } : c, spec, status, text));
       if (status === 200 && spec.key === "PUT /v2/surveys/{id}/content" && pathId !== undefined) {
         const chat = (safeParse(text) as { chat?: { questions: { _id: string; type: string }[] }[] } | undefined)?.chat;
         if (chat) rememberContent(actor, pathId, chat);
@@ -185,6 +198,12 @@ export class Fuzzer {
         const id = (safeParse(text) as { _id?: unknown } | undefined)?._id;
         if (typeof id === "string") remember(actor, spec.createsKind, id);
       }
+      // A record made under another's path (a test delivery, a retry) is named by a path beside it.
+      if (status === 200 && spec.method === "post" && pathId !== undefined && c.flavour === "valid") {
+        const id = (safeParse(text) as { _id?: unknown } | undefined)?._id;
+        if (typeof id === "string" && id.toLowerCase() !== pathId.toLowerCase()) rememberChild(actor, pathId, id);
+      }
+      if (status === 204 && spec.method === "delete" && spec.pathKind && pathId !== undefined) forget(actor, spec.pathKind, pathId);
     }
 
     const tokenName = (value: string) => (value === actor.adminToken ? `<admin token of ${actor.name}>` : value === actor.memberToken ? `<member token of ${actor.name}>` : value === actor.expiredToken ? `<expired token of ${actor.name}>` : short(value, 80));

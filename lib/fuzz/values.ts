@@ -14,6 +14,13 @@
 export const ID_KINDS = ["users", "surveys", "accessRoles", "jobTitles", "properties", "bots", "apiKeys", "companies", "questions"] as const;
 export type IdKind = (typeof ID_KINDS)[number] | (string & {});
 
+/**
+ * Where the fuzz run's webhooks point: a host it lists in `WEBHOOK_ALLOWED_HOSTS` (./fuzz.test.ts,
+ * lib/cli/fuzz.ts), on the discard port, as no delivery loop runs during it.
+ */
+export const FUZZ_WEBHOOK_HOST = "127.0.0.1";
+export const FUZZ_WEBHOOK_ORIGIN = `http://${FUZZ_WEBHOOK_HOST}:9`;
+
 /** A record id, picked from a pool when the request is built. */
 export class IdRef {
   constructor(

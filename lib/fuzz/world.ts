@@ -10,7 +10,7 @@ import { createCompany } from "@/lib/services/companies";
 import { ready } from "@/lib/services/init";
 import { openApiDocument, type OpenApiDocument, type OperationObject } from "@/lib/openapi/document";
 import { boundHandlers } from "./routes";
-import { ID_KINDS, type IdKind } from "./values";
+import { FUZZ_WEBHOOK_ORIGIN, ID_KINDS, type IdKind } from "./values";
 import type { JsonSchema } from "@/lib/openapi/schema";
 
 // ---------------------------------------------------------------------------------------------
@@ -97,6 +97,8 @@ export interface FuzzCompany {
   ids: Set<string>;
   /** The questions of each survey whose content is known: an answer names one of its survey's. */
   questionsOf: Map<string, string[]>;
+  /** The records made under a record's path (a webhook's deliveries), for a second id in a path. */
+  childrenOf: Map<string, string[]>;
 }
 
 export interface FuzzWorld {
@@ -133,6 +135,7 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
     expiredToken: (await createApiToken(adminEmail, 1, created.company._id)).accessToken,
     pools: Object.fromEntries(ID_KINDS.map((kind) => [kind, []])) as unknown as Record<IdKind, string[]>,
     questionsOf: new Map(),
+    childrenOf: new Map(),
     ids: new Set([created.company._id, admin.userId, created.adminRoleId, created.memberRoleId]),
   };
   company.pools.companies.push(company.id);
@@ -170,6 +173,18 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
   await post("/v2/users", { email: `fuzz.other.${name.toLowerCase()}.${suffix}@example.com`, accessRoles: [created.memberRoleId], job: company.pools.jobTitles[0] });
   company.memberToken = (await createApiToken(memberEmail, 86_400, company.id)).accessToken;
   for (const n of [1, 2, 3]) await post("/v2/api-keys", { name: `Key ${n}`, scopes: ["users:read"] });
+  // Webhooks to a host the fuzz run allows (nothing delivers during it), each with a queued test delivery.
+  const sendTest = specs.find((candidate) => candidate.key === "POST /v2/webhooks/{id}/test")!;
+  for (const n of [1, 2]) {
+    const id = await post("/v2/webhooks", { url: `${FUZZ_WEBHOOK_ORIGIN}/seeded/${n}`, events: ["user.*"] });
+    const response = await sendTest.handler(
+      new Request(new URL(`/v2/webhooks/${id}/test`, "http://localhost"), { method: "POST", headers: { authorization: `Bearer ${company.adminToken}`, admin: "true" } }),
+      { params: Promise.resolve({ id }) },
+    );
+    const delivery = (await response.json()) as { _id?: string };
+    if (response.status !== 200 || !delivery._id) throw new Error(`Seeding a test delivery of webhook ${id} answered ${response.status}`);
+    rememberChild(company, id, delivery._id);
+  }
   // Both roles may answer and read the answers of either version; each survey has a text question.
   const roles = [created.adminRoleId, created.memberRoleId];
   const putContent = specs.find((candidate) => candidate.key === "PUT /v2/surveys/{id}/content")!;
@@ -204,6 +219,19 @@ export function rememberContent(company: FuzzCompany, surveyId: string, chat: { 
   const questions = chat.flatMap((each) => each.questions);
   for (const question of questions) remember(company, "questions", question._id);
   company.questionsOf.set(surveyId, questions.filter((question) => question.type === "text").map((question) => question._id));
+}
+
+/** A record made under `parent`'s path, named by a second id in a path of it. */
+export function rememberChild(company: FuzzCompany, parent: string, id: string): void {
+  company.ids.add(id);
+  const children = company.childrenOf.get(parent.toLowerCase()) ?? [];
+  company.childrenOf.set(parent.toLowerCase(), [...children, id].slice(-POOL_SIZE));
+}
+
+/** A record deleted: requests no longer name it as one that exists. */
+export function forget(company: FuzzCompany, kind: IdKind, id: string): void {
+  const pool = company.pools[kind];
+  if (pool) company.pools[kind] = pool.filter((each) => each.toLowerCase() !== id.toLowerCase());
 }
 
 export function remember(company: FuzzCompany, kind: IdKind, id: string): void {

@@ -193,6 +193,13 @@ export async function activeMemberHolds(companyId: Id, roleIds: Id[], except?: I
   return (await findDocs(User, filter, { projection: { _id: 1 }, limit: 1 })).length > 0;
 }
 
+/** The e-mail addresses of the company's active members holding one of `roleIds` (its admins, given its admin roles). */
+export async function activeHolderEmails(companyId: Id, roleIds: Id[]): Promise<string[]> {
+  if (roleIds.length === 0) return [];
+  const filter = { accessRoles: { $in: roleIds }, companies: { $elemMatch: { companyId, isActive: { $ne: false } } } };
+  return (await findDocs<{ email: string }>(User, filter, { projection: { email: 1 }, limit: 100 })).map((user) => user.email);
+}
+
 /** The field of a user that holds each kind of reference data, and whether it is a list. */
 const HELD_IN = {
   accessRoles: { field: "accessRoles", many: true },

@@ -1,0 +1,202 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createTenant, type Tenant } from "@/lib/testing/http";
+import { useTestDatabase } from "@/lib/testing/database";
+import { Event } from "@/lib/events/repository";
+import * as apiKeys from "../api-keys/route";
+import * as webhooks from "./route";
+import * as webhook from "./[id]/route";
+import * as rotate from "./[id]/rotate-secret/route";
+import * as test from "./[id]/test/route";
+import * as deliveries from "./[id]/deliveries/route";
+import * as retry from "./[id]/deliveries/[deliveryId]/retry/route";
+
+process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1, allowed.invalid";
+
+describe("webhooks", () => {
+  const db = useTestDatabase();
+  let a: Tenant;
+  let b: Tenant;
+
+  beforeAll(async () => {
+    a = await createTenant("Hooks A");
+    b = await createTenant("Hooks B");
+  });
+
+  const as = (tenant: Tenant, extra: Record<string, unknown> = {}) => ({ token: tenant.adminToken, admin: true, ...extra });
+  const create = (tenant: Tenant, body: Record<string, unknown>) => call(webhooks.POST, "/v2/webhooks", as(tenant, { body }));
+  const byId = (id: string) => ({ params: { id } });
+
+  it("creates a webhook whose secret is shown on create and rotate only, and reads, lists, changes and deletes it", async () => {
+    const created = await create(a, { url: "http://127.0.0.1:9/hook", events: ["user.updated", "survey.*", "user.updated"], description: "Sync" });
+    expect(created.status).toBe(201);
+    const { secret, ...record } = created.body;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(record).toEqual({
+      _id: expect.any(String),
+      url: "http://127.0.0.1:9/hook",
+      events: ["user.updated", "survey.*"],
+      description: "Sync",
+      isActive: true,
+      createdAt: expect.any(String),
+      modifiedAt: expect.any(String),
+    });
+    expect(created.headers.get("location")).toBe(`/v2/webhooks/${record._id}`);
+
+    const read = await call(webhook.GET, `/v2/webhooks/${record._id}`, as(a, byId(record._id)));
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(record);
+    const listed = await call(webhooks.GET, "/v2/webhooks?count=true", as(a));
+    expect(listed.body.data).toMatchObject({ webhooks: [record], counter: 1, next: null });
+    expect(JSON.stringify([read.body, listed.body])).not.toContain(secret.slice(6));
+
+    const patched = await call(webhook.PATCH, `/v2/webhooks/${record._id}`, as(a, { method: "PATCH", ...byId(record._id), body: { events: ["user.*"], isActive: false, description: null } }));
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ events: ["user.*"], isActive: false, description: null });
+    expect(patched.body).not.toHaveProperty("secret");
+
+    const rotated = await call(rotate.POST, `/v2/webhooks/${record._id}/rotate-secret`, as(a, { method: "POST", ...byId(record._id) }));
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(secret);
+
+    // Each change wrote its event, naming the admin who made it.
+    const events = await Event.find({ "resource.id": record._id }).sort({ seq: 1 }).lean();
+    expect(events.map((event) => [event.type, event.changes])).toEqual([
+      ["webhook.created", []],
+      ["webhook.updated", ["events", "description", "isActive"]],
+      ["webhook.updated", ["secret"]],
+    ]);
+    expect(events[0].actor).toEqual({ type: "user", id: a.adminId });
+    // A PATCH that changes nothing writes none.
+    await call(webhook.PATCH, `/v2/webhooks/${record._id}`, as(a, { method: "PATCH", ...byId(record._id), body: { isActive: false } }));
+    expect(await Event.countDocuments({ "resource.id": record._id })).toBe(3);
+
+    const removed = await call(webhook.DELETE, `/v2/webhooks/${record._id}`, as(a, { method: "DELETE", ...byId(record._id) }));
+    expect(removed.status).toBe(204);
+    expect((await call(webhook.GET, `/v2/webhooks/${record._id}`, as(a, byId(record._id)))).status).toBe(404);
+    expect(await Event.countDocuments({ "resource.id": record._id, type: "webhook.deleted" })).toBe(1);
+
+    // At rest the secret is kept, to sign with; the API never shows it again.
+    const again = await create(a, { url: "http://127.0.0.1:9/kept", events: ["user.created"] });
+    const stored = await db.mongoose.connection.db!.collection("webhooks").findOne({ url: "http://127.0.0.1:9/kept" });
+    expect(stored!.secret).toBe(again.body.secret);
+  });
+
+  it("shows nothing of one company to another: read, change, delete, list, deliveries and retry are 404 or empty", async () => {
+    const id = (await create(a, { url: "http://127.0.0.1:9/a", events: ["user.*"] })).body._id as string;
+    const queued = await call(test.POST, `/v2/webhooks/${id}/test`, as(a, { method: "POST", ...byId(id) }));
+    expect(queued.status).toBe(200);
+    const deliveryId = queued.body._id as string;
+
+    expect((await call(webhook.GET, `/v2/webhooks/${id}`, as(b, byId(id)))).status).toBe(404);
+    expect((await call(webhook.PATCH, `/v2/webhooks/${id}`, as(b, { method: "PATCH", ...byId(id), body: { isActive: false } }))).status).toBe(404);
+    expect((await call(webhook.DELETE, `/v2/webhooks/${id}`, as(b, { method: "DELETE", ...byId(id) }))).status).toBe(404);
+    expect((await call(rotate.POST, `/v2/webhooks/${id}/rotate-secret`, as(b, { method: "POST", ...byId(id) }))).status).toBe(404);
+    expect((await call(test.POST, `/v2/webhooks/${id}/test`, as(b, { method: "POST", ...byId(id) }))).status).toBe(404);
+    expect((await call(deliveries.GET, `/v2/webhooks/${id}/deliveries`, as(b, byId(id)))).status).toBe(404);
+    const foreignRetry = await call(retry.POST, `/v2/webhooks/${id}/deliveries/${deliveryId}/retry`, as(b, { method: "POST", params: { id, deliveryId } }));
+    expect(foreignRetry.status).toBe(404);
+    const listed = await call(webhooks.GET, "/v2/webhooks", as(b));
+    expect(listed.body.data.webhooks.map((hook: { _id: string }) => hook._id)).not.toContain(id);
+
+    // A delivery of another webhook of the same company is not this webhook's either.
+    const other = (await create(a, { url: "http://127.0.0.1:9/other", events: ["user.*"] })).body._id as string;
+    expect((await call(retry.POST, `/v2/webhooks/${other}/deliveries/${deliveryId}/retry`, as(a, { method: "POST", params: { id: other, deliveryId } }))).status).toBe(404);
+  });
+
+  it("lists deliveries newest first, by page and by cursor, and queues a test and a retry", async () => {
+    const id = (await create(a, { url: "http://127.0.0.1:9/list", events: ["user.*"] })).body._id as string;
+    const first = await call(test.POST, `/v2/webhooks/${id}/test`, as(a, { method: "POST", ...byId(id) }));
+    expect(first.body).toEqual({
+      _id: expect.any(String),
+      eventId: expect.any(String),
+      attempt: 1,
+      status: "pending",
+      responseStatus: null,
+      durationMs: null,
+      error: null,
+      nextAttemptAt: expect.any(String),
+      createdAt: expect.any(String),
+    });
+    const again = await call(retry.POST, `/v2/webhooks/${id}/deliveries/${first.body._id}/retry`, as(a, { method: "POST", params: { id, deliveryId: first.body._id } }));
+    expect(again.status).toBe(200);
+    expect(again.body.eventId).toBe(first.body.eventId);
+    await call(test.POST, `/v2/webhooks/${id}/test`, as(a, { method: "POST", ...byId(id) }));
+
+    const page = await call(deliveries.GET, `/v2/webhooks/${id}/deliveries?limit=2&count=true`, as(a, byId(id)));
+    expect(page.status).toBe(200);
+    expect(page.body.data.counter).toBe(3);
+    expect(page.body.data.deliveries).toHaveLength(2);
+    expect(page.body.data.deliveries[1]._id).toBe(again.body._id);
+    const next = await call(deliveries.GET, `/v2/webhooks/${id}/deliveries?limit=2&cursor=${page.body.data.next}`, as(a, byId(id)));
+    expect(next.body.data.deliveries.map((d: { _id: string }) => d._id)).toEqual([first.body._id]);
+    expect(next.body.data.next).toBeNull();
+    // A cursor of another webhook's list is refused.
+    const otherId = (await create(a, { url: "http://127.0.0.1:9/list2", events: ["user.*"] })).body._id as string;
+    const foreignCursor = await call(deliveries.GET, `/v2/webhooks/${otherId}/deliveries?cursor=${page.body.data.next}`, as(a, byId(otherId)));
+    expect(foreignCursor.status).toBe(400);
+  });
+
+  it("refuses bad input with 400, naming the field, never a 500", async () => {
+    const refused = async (body: Record<string, unknown>, path: string) => {
+      const answer = await create(a, body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.error.code).toBe("invalid_request");
+      expect(answer.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
+      return answer.body.error.details;
+    };
+    await refused({ url: "ftp://example.com/x", events: ["user.created"] }, "url");
+    await refused({ url: "not a url", events: ["user.created"] }, "url");
+    await refused({ url: "file:///etc/passwd", events: ["user.created"] }, "url");
+    await refused({ url: "http://127.0.0.2/", events: ["user.created"] }, "url");
+    await refused({ url: "http://localhost:3000/", events: ["user.created"] }, "url");
+    await refused({ url: "http://10.1.2.3/", events: ["user.created"] }, "url");
+    await refused({ url: "http://169.254.169.254/latest/meta-data", events: ["user.created"] }, "url");
+    await refused({ url: "http://0.0.0.0/", events: ["user.created"] }, "url");
+    await refused({ url: "http://[::1]/", events: ["user.created"] }, "url");
+    await refused({ url: "http://[::ffff:127.0.0.1]/", events: ["user.created"] }, "url");
+    await refused({ url: "http://[fe80::1]/", events: ["user.created"] }, "url");
+    await refused({ url: "http://100.64.0.1/", events: ["user.created"] }, "url");
+    await refused({ url: "http://2130706434/", events: ["user.created"] }, "url");
+    await refused({ url: "http://192.168.1.1/", events: ["user.created"] }, "url");
+    await refused({ url: "https://127.0.0.1/", events: ["user.nope"] }, "events.0");
+    await refused({ url: "https://127.0.0.1/", events: ["*"] }, "events.0");
+    await refused({ url: "https://127.0.0.1/", events: [] }, "events");
+    await refused({ url: "https://127.0.0.1/", events: ["user.created"], secret: "mine" }, "secret");
+
+    // A public address, and a host listed in WEBHOOK_ALLOWED_HOSTS as written, are accepted.
+    expect((await create(a, { url: "https://93.184.215.14/hook", events: ["survey.created"] })).status).toBe(201);
+    expect((await create(a, { url: "https://127.0.0.1:8443/hook", events: ["survey.created"] })).status).toBe(201);
+
+    const id = (await create(a, { url: "http://127.0.0.1:9/bad", events: ["user.*"] })).body._id as string;
+    const patch = await call(webhook.PATCH, `/v2/webhooks/${id}`, as(a, { method: "PATCH", ...byId(id), body: { url: "http://[::1]:80/" } }));
+    expect(patch.status).toBe(400);
+    expect(patch.body.error.details[0].path).toBe("url");
+    const badIds = await call(webhook.GET, "/v2/webhooks/nope", as(a, byId("nope")));
+    expect(badIds.status).toBe(400);
+    expect(badIds.body.error.code).toBe("invalid_id");
+    const badDelivery = await call(retry.POST, `/v2/webhooks/${id}/deliveries/xyz/retry`, as(a, { method: "POST", params: { id, deliveryId: "xyz" } }));
+    expect(badDelivery.status).toBe(400);
+    expect(badDelivery.body.error.code).toBe("invalid_id");
+    const unknownDelivery = await call(retry.POST, `/v2/webhooks/${id}/deliveries/${"0".repeat(24)}/retry`, as(a, { method: "POST", params: { id, deliveryId: "0".repeat(24) } }));
+    expect(unknownDelivery.status).toBe(404);
+  });
+
+  it("needs an admin, and for an API key the scope webhooks:write", async () => {
+    const byMember = await call(webhooks.GET, "/v2/webhooks", { token: a.memberToken, admin: true });
+    expect(byMember.status).toBe(403);
+    expect((await call(webhooks.GET, "/v2/webhooks", { token: a.adminToken })).body.error.code).toBe("admin_required");
+
+    const narrow = (await call(apiKeys.POST, "/v2/api-keys", as(a, { body: { name: "Narrow", scopes: ["users:read"] } }))).body.key;
+    const refused = await call(webhooks.POST, "/v2/webhooks", { token: narrow, admin: true, body: { url: "http://127.0.0.1:9/", events: ["user.*"] } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("insufficient_scope");
+    expect(refused.body.error.message).toContain("webhooks:write");
+
+    const key = (await call(apiKeys.POST, "/v2/api-keys", as(a, { body: { name: "Hooks", scopes: ["webhooks:write"] } }))).body.key;
+    const made = await call(webhooks.POST, "/v2/webhooks", { token: key, admin: true, body: { url: "http://127.0.0.1:9/by-key", events: ["user.*"] } });
+    expect(made.status).toBe(201);
+    const event = await Event.findOne({ "resource.id": made.body._id, type: "webhook.created" }).lean();
+    expect(event!.actor!.type).toBe("apiKey");
+  });
+});

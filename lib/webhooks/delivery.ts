@@ -1,0 +1,328 @@
+/**
+ * Webhook delivery, beside the requests (docs/architecture.md#webhook-delivery): a dispatcher that
+ * follows each company's event feed and queues a pending attempt per matching active webhook, and
+ * a worker that takes due attempts under a lease and POSTs them, signed as Standard Webhooks says.
+ * All state is in the database, so several processes share the work, each attempt is made once,
+ * and an attempt whose worker died is taken again once its lease expires.
+ */
+import http from "node:http";
+import https from "node:https";
+import { randomUUID } from "node:crypto";
+import { Webhook as Signer } from "standardwebhooks";
+import { loadConfig } from "@/lib/config";
+import { inTransaction } from "@/lib/db/transaction";
+import { type EventDoc, findEventsAfter } from "@/lib/events/repository";
+import { sendMail } from "@/lib/mail/service";
+import { adminRoleIds } from "@/lib/reference/repository";
+import { log } from "@/lib/server/log";
+import { activeHolderEmails } from "@/lib/users/repository";
+import { matchesFilters } from "./contract";
+import { onWebhookNudge } from "./nudge";
+import {
+  advanceWebhook,
+  claimDueDelivery,
+  completeDelivery,
+  type DeliveryDoc,
+  disableFailingWebhook,
+  findActiveWebhooks,
+  findWebhookOfDelivery,
+  insertDeliveries,
+  newDeliveryDoc,
+  recordOutcome,
+  type WebhookDoc,
+} from "./repository";
+import { recordWebhookEvent } from "./service";
+import { checkDestination, type Destination } from "./url-guard";
+
+/** Attempts at one event, the first included (docs/api.md#webhooks). */
+export const MAX_ATTEMPTS = 8;
+/** Each retry waits this many times longer than the one before. */
+export const BACKOFF_FACTOR = 3;
+/** A receiver has this long to answer. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** Events read from a company's feed at a time. */
+const FEED_BATCH = 100;
+
+export interface DeliveryOptions {
+  /** Names this worker in the leases it takes; unique per process by default. */
+  owner?: string;
+  /** How often the loop looks for new events and due attempts. */
+  pollMs?: number;
+  /** How long a taken attempt is held before another worker may take it: above the timeout. */
+  leaseMs?: number;
+  timeoutMs?: number;
+  /** Default: `WEBHOOK_RETRY_BASE_MS`. */
+  retryBaseMs?: number;
+  maxAttempts?: number;
+  /** Default: `WEBHOOK_DISABLE_AFTER_DAYS`. */
+  disableAfterMs?: number;
+  /** Attempts made at the same time. */
+  concurrency?: number;
+  /** Awaited before each round: the server passes `ready()`, which connects. */
+  before?: () => Promise<void>;
+}
+
+/** The delay after failed attempt `attempt` (1-based): base × 3^(attempt−1), ±20 % so retries spread. */
+export function retryDelayMs(attempt: number, baseMs: number, random = Math.random): number {
+  return Math.round(baseMs * BACKOFF_FACTOR ** (attempt - 1) * (0.8 + 0.4 * random()));
+}
+
+/** The event as delivered: the record `GET /v2/events` shows. */
+export function eventBody(event: EventDoc): string {
+  return JSON.stringify({
+    _id: event._id.toHexString(),
+    type: event.type,
+    resource: { type: event.resource.type, id: event.resource.id },
+    changes: event.changes,
+    actor: event.actor ? { type: event.actor.type, id: event.actor.id } : null,
+    requestId: event.requestId ?? null,
+    createdAt: event.createdAt.toISOString(),
+  });
+}
+
+export class WebhookDelivery {
+  readonly owner: string;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly timeoutMs: number;
+  private readonly retryBaseMs: number;
+  private readonly maxAttempts: number;
+  private readonly disableAfterMs: number;
+  private readonly concurrency: number;
+  private readonly before: () => Promise<void>;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private nudged = false;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(options: DeliveryOptions = {}) {
+    const config = loadConfig();
+    this.owner = options.owner ?? `${process.pid}-${randomUUID()}`;
+    this.pollMs = options.pollMs ?? 1_000;
+    this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.leaseMs = options.leaseMs ?? this.timeoutMs + 50_000;
+    this.retryBaseMs = options.retryBaseMs ?? config.webhookRetryBaseMs;
+    this.maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
+    this.disableAfterMs = options.disableAfterMs ?? config.webhookDisableAfterDays * 86_400_000;
+    this.concurrency = options.concurrency ?? 4;
+    this.before = options.before ?? (async () => undefined);
+  }
+
+  /** Runs the loop until {@link stop}: every `pollMs`, or at once when a request nudges it. */
+  start(): this {
+    if (this.running) return this;
+    this.running = true;
+    this.unsubscribe = onWebhookNudge(() => this.nudge());
+    this.loop = (async () => {
+      while (this.running) {
+        try {
+          await this.before();
+          await this.runOnce();
+        } catch (error) {
+          log().warn({ err: error, owner: this.owner }, "webhook delivery round failed");
+        }
+        await this.sleep();
+      }
+    })();
+    return this;
+  }
+
+  /** Ends the loop after the round in progress. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.nudge();
+    await this.loop;
+  }
+
+  nudge(): void {
+    this.nudged = true;
+    this.wake?.();
+  }
+
+  private sleep(): Promise<void> {
+    if (this.nudged || !this.running) {
+      this.nudged = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.pollMs);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        this.nudged = false;
+        done();
+      };
+    });
+  }
+
+  /** One round: queue what the feeds hold, then make every attempt due. */
+  async runOnce(): Promise<void> {
+    await this.dispatch();
+    await Promise.all(Array.from({ length: this.concurrency }, () => this.work()));
+  }
+
+  /**
+   * Follows each company's feed from the lowest position of its active webhooks, and for each
+   * webhook queues the matching events after its own position, moving the position in the same
+   * transaction; another dispatcher that read the same events finds the position moved and queues
+   * nothing (docs/architecture.md#webhook-delivery).
+   */
+  async dispatch(): Promise<void> {
+    const byCompany = new Map<string, Awaited<ReturnType<typeof findActiveWebhooks>>>();
+    for (const hook of await findActiveWebhooks()) {
+      const key = hook.company.toHexString();
+      byCompany.set(key, [...(byCompany.get(key) ?? []), hook]);
+    }
+    for (const hooks of byCompany.values()) {
+      const positions = new Map(hooks.map((hook) => [hook._id.toHexString(), hook.afterSeq]));
+      for (;;) {
+        const from = Math.min(...positions.values());
+        const events = await findEventsAfter(hooks[0].company, from, [], FEED_BATCH);
+        if (events.length === 0) break;
+        const last = events[events.length - 1].seq;
+        const now = new Date();
+        for (const hook of hooks) {
+          const at = positions.get(hook._id.toHexString())!;
+          if (last <= at) continue;
+          const matching = events.filter((event) => event.seq > at && matchesFilters(hook.events, event.type));
+          await inTransaction(async () => {
+            if (!(await advanceWebhook(hook._id, at, last))) return;
+            await insertDeliveries(matching.map((event) => newDeliveryDoc({ company: hook.company, webhook: hook._id, eventId: event._id, body: eventBody(event), attempt: 1, manual: false, dueAt: now }, now)));
+          });
+          positions.set(hook._id.toHexString(), last);
+        }
+        if (events.length < FEED_BATCH) break;
+      }
+    }
+  }
+
+  /** Takes and makes due attempts until none is left. */
+  async work(): Promise<void> {
+    while (this.running || this.loop === undefined) {
+      const now = new Date();
+      const claimed = await claimDueDelivery(this.owner, now, new Date(now.getTime() + this.leaseMs));
+      if (!claimed) return;
+      await this.deliver(claimed);
+    }
+  }
+
+  private async deliver(delivery: DeliveryDoc): Promise<void> {
+    const webhook = await findWebhookOfDelivery(delivery);
+    const started = performance.now();
+    let outcome: { responseStatus: number | null; error: string | null };
+    if (!webhook) outcome = { responseStatus: null, error: "the webhook was deleted" };
+    else if (!webhook.isActive && !delivery.manual) outcome = { responseStatus: null, error: "the webhook is inactive" };
+    else outcome = await this.post(webhook, delivery);
+    const durationMs = Math.round(performance.now() - started);
+    const succeeded = outcome.responseStatus !== null && outcome.responseStatus >= 200 && outcome.responseStatus < 300;
+    const now = new Date();
+    const retries = !succeeded && !delivery.manual && webhook?.isActive === true && delivery.attempt < this.maxAttempts;
+    const nextAttemptAt = retries ? new Date(now.getTime() + retryDelayMs(delivery.attempt, this.retryBaseMs)) : null;
+    const completed = await inTransaction(async () => {
+      const done = await completeDelivery(delivery._id, this.owner, now, { status: succeeded ? "succeeded" : "failed", ...outcome, durationMs, nextAttemptAt });
+      if (done && nextAttemptAt) {
+        await insertDeliveries([newDeliveryDoc({ company: delivery.company, webhook: delivery.webhook, eventId: delivery.eventId, body: delivery.body, attempt: delivery.attempt + 1, manual: false, dueAt: nextAttemptAt }, now)]);
+      }
+      return done;
+    });
+    if (!completed) {
+      // Its lease ran out meanwhile: another worker owns the attempt now, and its outcome counts.
+      log().warn({ delivery: delivery._id.toHexString(), owner: this.owner }, "webhook delivery outlived its lease");
+      return;
+    }
+    if (webhook && !delivery.manual) await this.track(webhook, succeeded, now);
+  }
+
+  /** Disables a webhook whose automatic deliveries have all failed for `disableAfterMs`, and tells the admins. */
+  private async track(webhook: WebhookDoc, succeeded: boolean, now: Date): Promise<void> {
+    const current = await recordOutcome(webhook._id, succeeded, now);
+    if (succeeded || !current?.isActive || !current.failingSince) return;
+    if (now.getTime() - current.failingSince.getTime() < this.disableAfterMs) return;
+    const failingSince = current.failingSince;
+    const disabled = await inTransaction(async () => {
+      if (!(await disableFailingWebhook(webhook._id, failingSince, now))) return false;
+      await recordWebhookEvent(webhook.company, webhook._id, "updated", ["isActive"], now);
+      return true;
+    });
+    if (!disabled) return;
+    log().warn({ webhook: webhook._id.toHexString(), company: webhook.company.toHexString() }, "webhook disabled after failing deliveries");
+    const emails = await activeHolderEmails(webhook.company, await adminRoleIds(webhook.company));
+    for (const to of emails) {
+      await sendMail({
+        to,
+        company: webhook.company,
+        subject: "A webhook was turned off after failing deliveries",
+        text: `Every delivery to the webhook ${webhook.url} (id ${webhook._id.toHexString()}) has failed since ${failingSince.toISOString()}, so it was turned off and receives no more events.\n\nFix the receiver, then turn the webhook on again (PATCH /v2/webhooks/${webhook._id.toHexString()} with {"isActive": true}); its deliveries list why they failed.`,
+      }).catch((error: unknown) => log().warn({ err: error, to }, "could not send the webhook-disabled mail"));
+    }
+  }
+
+  /** One signed POST to the checked address of the webhook's URL; the status, or why none came. */
+  private async post(webhook: WebhookDoc, delivery: DeliveryDoc): Promise<{ responseStatus: number | null; error: string | null }> {
+    let destination: Destination;
+    try {
+      destination = await checkDestination(webhook.url);
+    } catch (error) {
+      return { responseStatus: null, error: `the URL ${(error as Error).message}` };
+    }
+    const timestamp = new Date();
+    const id = delivery.eventId.toHexString();
+    const headers = {
+      "content-type": "application/json",
+      "user-agent": "usersurveys-webhooks/1",
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+      "webhook-signature": new Signer(webhook.secret).sign(id, timestamp, delivery.body),
+    };
+    try {
+      const status = await send(destination, headers, delivery.body, this.timeoutMs);
+      return { responseStatus: status, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}` };
+    } catch (error) {
+      return { responseStatus: null, error: (error as Error).message };
+    }
+  }
+}
+
+/**
+ * POSTs `body` to the destination's checked address (never resolving the name again, so DNS
+ * rebinding reaches nothing), with the URL's host in `Host` and in TLS's server name.
+ */
+function send(destination: Destination, headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
+  const { url, address } = destination;
+  const secure = url.protocol === "https:";
+  const hostname = url.hostname.replace(/^\[|\]$/g, "");
+  return new Promise((resolve, reject) => {
+    const request = (secure ? https : http).request({
+      host: address,
+      port: url.port || (secure ? 443 : 80),
+      path: `${url.pathname}${url.search}`,
+      method: "POST",
+      headers: { ...headers, host: url.host, "content-length": String(Buffer.byteLength(body)) },
+      agent: false,
+      ...(secure && hostname !== address ? { servername: hostname } : {}),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    request.on("response", (response) => {
+      // Only the status counts; the body is not read.
+      response.destroy();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on("error", (error: NodeJS.ErrnoException) => {
+      reject(new Error(error.name === "AbortError" || error.name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : `could not connect (${error.code ?? error.message})`));
+    });
+    request.end(body);
+  });
+}
+
+let started: WebhookDelivery | undefined;
+
+/** Starts this process's delivery loop once (instrumentation.ts, at server start). */
+export function startWebhookDelivery(options?: DeliveryOptions): WebhookDelivery {
+  started ??= new WebhookDelivery(options).start();
+  return started;
+}
