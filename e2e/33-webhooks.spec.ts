@@ -31,8 +31,10 @@ function verified(delivery: Received, secret: string): { type: string } {
   return new Webhook(secret).verify(delivery.body, headers) as { type: string };
 }
 
-/** The page in each width and theme a person may see it in, from the top. */
+/** The page in each width and theme a person may see it in, from the top, without the toasts that cover it. */
 async function screenshots(page: Page, name: string): Promise<void> {
+  const dismiss = page.getByRole("button", { name: "Dismiss" });
+  while ((await dismiss.count()) > 0) await dismiss.first().click();
   for (const [width, height] of [
     [1280, 800],
     [390, 844],
@@ -46,6 +48,9 @@ async function screenshots(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.emulateMedia({ colorScheme: "light" });
 }
+
+// The server's refusal of a private address is a 400, which the browser logs: that is the point.
+test.use({ expectedConsoleErrors: [/status of 400 \(Bad Request\) \(http:\/\/[^)]+\/v2\/webhooks\)/] });
 
 test("Webhooks: create one, copy its secret once, test and redeliver to a real receiver, rotate, disable and delete with confirmations", async ({ page, context }) => {
   test.setTimeout(90_000);
@@ -75,7 +80,7 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
     await page.getByRole("button", { name: "Create webhook" }).click();
 
     // The secret is shown once, with a copy button.
-    const field = page.getByLabel("Signing secret");
+    const field = page.getByRole("textbox", { name: "Signing secret" });
     await expect(field).toHaveValue(/^whsec_/);
     const secret = await field.inputValue();
     await expect(page.getByText("you will not see it again")).toBeVisible();
@@ -91,7 +96,6 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
     const log = page.getByRole("region", { name: "Delivery log" });
     await expect(log.getByText("Nothing delivered yet")).toBeVisible();
     await page.getByRole("button", { name: "Send test delivery" }).click();
-    await expect(page.getByRole("status").filter({ hasText: "Test delivery queued" })).toBeVisible();
     await expect.poll(() => receiver.received.length).toBe(1);
     expect(verified(receiver.received[0], secret).type).toBe("webhook.test");
     await expect(page.getByRole("status").filter({ hasText: "The test delivery succeeded: the receiver answered 200" })).toBeVisible();

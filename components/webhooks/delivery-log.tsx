@@ -39,27 +39,33 @@ const response = (delivery: DeliveryRecord) => (delivery.responseStatus === null
 export function useOutcomeToasts(webhookId: string) {
   const deliveries = useDeliveries(webhookId);
   const toast = useToast();
-  const watched = useRef(new Map<string, string>());
+  /** By delivery id: the words of its outcome, and the toast that said it was queued (replaced by the outcome). */
+  const watched = useRef(new Map<string, { label: string; queued: number }>());
   // A delivery may be made before `watch` is called: a new watch looks at the log as it is too.
   const [watches, setWatches] = useState(0);
 
   useEffect(() => {
     for (const delivery of deliveries.data?.pages.flatMap((page) => page.data.deliveries) ?? []) {
-      const label = watched.current.get(delivery._id);
-      if (label === undefined || delivery.status === "pending") continue;
+      const watch = watched.current.get(delivery._id);
+      if (watch === undefined || delivery.status === "pending") continue;
       watched.current.delete(delivery._id);
+      toast.dismiss(watch.queued);
+      const { label } = watch;
       if (delivery.status === "succeeded") toast.show({ message: `${label} succeeded: the receiver answered ${delivery.responseStatus} in ${delivery.durationMs} ms.` });
       else toast.show({ message: `${label} failed: ${delivery.error ?? "no answer"}.`, tone: "error" });
     }
   }, [deliveries.data, watches, toast]);
 
-  return useCallback((deliveryId: string, label: string) => {
-    watched.current.set(deliveryId, label);
-    setWatches((count) => count + 1);
-  }, []);
+  return useCallback(
+    (deliveryId: string, label: string, queued: string) => {
+      watched.current.set(deliveryId, { label, queued: toast.show({ message: queued, tone: "info" }) });
+      setWatches((count) => count + 1);
+    },
+    [toast],
+  );
 }
 
-export function DeliveryLog({ webhookId, canRedeliver, watch }: { webhookId: string; canRedeliver: boolean; watch: (deliveryId: string, label: string) => void }) {
+export function DeliveryLog({ webhookId, canRedeliver, watch }: { webhookId: string; canRedeliver: boolean; watch: ReturnType<typeof useOutcomeToasts> }) {
   const params = useSearchParams();
   const opened = params.get("delivery");
   const deliveries = useDeliveries(webhookId);
@@ -73,8 +79,7 @@ export function DeliveryLog({ webhookId, canRedeliver, watch }: { webhookId: str
   async function redeliver(delivery: DeliveryRecord) {
     try {
       const queued = await retry.mutateAsync(delivery._id);
-      watch(queued._id, "The redelivery");
-      toast.show({ message: `Redelivery of the event of ${when(delivery.createdAt)} queued: its outcome appears at the top of the log.`, tone: "info" });
+      watch(queued._id, "The redelivery", `Redelivery of the event of ${when(delivery.createdAt)} queued: its outcome appears at the top of the log.`);
     } catch (error) {
       toast.show({ message: `The event was not redelivered: ${error instanceof Error ? error.message : "unknown error"}`, tone: "error" });
     }

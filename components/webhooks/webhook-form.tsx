@@ -177,10 +177,10 @@ function EventPicker({ id, value, onChange, error }: { id: string; value: string
           const allChecked = value.includes(all);
           const groupId = `${id}-${resource}-label`;
           const boxes = [
-            { filter: all, label: `${all} (all)`, checked: allChecked, disabled: false, onChange: (on: boolean) => toggleAll(resource, on) },
+            { filter: all, rest: ".* (all)", checked: allChecked, disabled: false, onChange: (on: boolean) => toggleAll(resource, on) },
             ...EVENT_ACTIONS.map((action) => {
               const filter = `${resource}.${action}`;
-              return { filter, label: filter, checked: allChecked || value.includes(filter), disabled: allChecked, onChange: (on: boolean) => toggle(filter, on) };
+              return { filter, rest: `.${action}`, checked: allChecked || value.includes(filter), disabled: allChecked, onChange: (on: boolean) => toggle(filter, on) };
             }),
           ];
           return (
@@ -202,8 +202,10 @@ function EventPicker({ id, value, onChange, error }: { id: string; value: string
                         onChange={(event) => box.onChange(event.target.checked)}
                         className={`size-4 shrink-0 rounded border-slate-300 accent-sky-700 disabled:opacity-60 ${focusRing}`}
                       />
-                      <label htmlFor={boxId} className={`break-all font-mono text-xs ${box.disabled ? "text-slate-500" : "text-slate-800"}`}>
-                        {box.label}
+                      <label htmlFor={boxId} className={`whitespace-nowrap font-mono text-xs ${box.disabled ? "text-slate-500" : "text-slate-800"}`}>
+                        {/* On a phone the row's heading names the kind: the label shows the rest, and still reads whole. */}
+                        <span className="sr-only sm:not-sr-only">{resource}</span>
+                        {box.rest}
                       </label>
                     </div>
                   );

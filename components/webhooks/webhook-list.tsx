@@ -62,7 +62,7 @@ export function WebhooksPage() {
 
   return (
     <>
-      <PageHeader title="Webhooks" subtitle="Webhooks send this company's changes to other systems as they happen, each one signed so the receiver can check it came from here." actions={create} />
+      <PageHeader title="Webhooks" subtitle="This company's changes, POSTed to other systems as they happen and signed." actions={create} />
       {webhooks.isLoading ? (
         <Loading label="Loading the webhooks…" />
       ) : webhooks.isError ? (

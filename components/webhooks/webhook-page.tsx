@@ -5,7 +5,7 @@
  * delete), the delivery log with a redelivery of each entry, and its settings.
  */
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { useWebhook, useWebhookActions } from "@/lib/client/webhooks";
 import type { WebhookRecord } from "@/lib/webhooks/contract";
@@ -39,7 +39,7 @@ export function WebhookPage({ id }: { id: string }) {
   return <Loaded webhook={webhook.data} back={back} />;
 }
 
-function Loaded({ webhook, back }: { webhook: WebhookRecord; back: React.ReactNode }) {
+function Loaded({ webhook, back }: { webhook: WebhookRecord; back: ReactNode }) {
   const router = useRouter();
   const toast = useToast();
   const isAdmin = useIsAdmin();
@@ -73,8 +73,7 @@ function Loaded({ webhook, back }: { webhook: WebhookRecord; back: React.ReactNo
   async function sendTest() {
     try {
       const delivery = await test.mutateAsync();
-      watch(delivery._id, "The test delivery");
-      toast.show({ message: "Test delivery queued: its outcome appears in the delivery log in a moment.", tone: "info" });
+      watch(delivery._id, "The test delivery", "Test delivery queued: its outcome appears in the delivery log in a moment.");
     } catch (error) {
       toast.show({ message: `The test delivery was not sent: ${errorText(error)}`, tone: "error" });
     }
@@ -117,7 +116,7 @@ function Loaded({ webhook, back }: { webhook: WebhookRecord; back: React.ReactNo
 
   return (
     <div className="mx-auto flex max-w-5xl flex-col gap-6">
-      <PageHeader back={back} title={<span className="font-mono text-xl">{webhook.url}</span>} subtitle={webhook.description ?? "A webhook without a description."} actions={actions} />
+      <PageHeader back={back} title={<span className="font-mono text-xl">{webhook.url}</span>} subtitle={webhook.description} actions={actions} />
       {secret && (
         <ShownOnce
           id="rotated-secret"

@@ -71,11 +71,8 @@ export function useWebhookActions(id: string) {
     retry: useMutation({ mutationFn: (deliveryId: string) => api<DeliveryRecord>(`${PATH}/${id}/deliveries/${deliveryId}/retry`, { method: "POST" }), onSuccess: logChanged }),
     remove: useMutation({
       mutationFn: () => api<void>(`${PATH}/${id}`, { method: "DELETE" }),
-      onSuccess: () => {
-        client.removeQueries({ queryKey: recordKey(id) });
-        client.removeQueries({ queryKey: deliveriesKey(id) });
-        return client.invalidateQueries({ queryKey: ["webhooks", "page"] });
-      },
+      // The page leaves for the list: its own queries, still observed until then, are left alone (removed, they would be read again and answer 404).
+      onSuccess: () => client.invalidateQueries({ queryKey: ["webhooks", "page"] }),
     }),
   };
 }
