@@ -148,7 +148,7 @@ const PAGES: Record<string, Entry> = {
     signedIn: true,
     urls: (ids) => [`/webhooks/${ids.webhook}`],
     also: [
-      { name: "with a delivery's details open", act: (page) => page.getByRole("link", { name: /\d{2}:\d{2}:\d{2}/ }).first().click() },
+      { name: "with a delivery's details open", act: (page) => page.getByRole("link", { name: /\d{2}:\d{2}:\d{2}/ }).filter({ visible: true }).first().click() },
       { name: "with the disable confirmation open", act: (page) => page.getByRole("button", { name: "Disable", exact: true }).click() },
     ],
   },

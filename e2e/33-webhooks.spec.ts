@@ -73,6 +73,7 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
     await page.getByRole("button", { name: "Create webhook" }).click();
     await expect(page.locator("#webhook-url-error")).toHaveText(/private or local network \(10\.0\.0\.1\)/);
     await expect(url).toBeFocused();
+    await screenshot(page, "33-webhook-url-refused");
 
     await url.fill(receiver.url);
     await page.getByLabel("survey.updated", { exact: true }).check();
@@ -87,6 +88,7 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
     await page.getByRole("button", { name: "Copy secret" }).click();
     await expect(page.getByRole("button", { name: "Copied", exact: true })).toBeVisible();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await screenshot(page, "33-webhook-secret");
     await page.getByRole("button", { name: "I have copied it" }).click();
     await expect(page.getByRole("heading", { level: 1, name: receiver.url })).toBeVisible();
     await expect(page.locator("body")).not.toContainText(secret);

@@ -169,7 +169,7 @@ function EventPicker({ id, value, onChange, error }: { id: string; value: string
     <fieldset aria-describedby={error ? `${id}-error` : `${id}-hint`} aria-invalid={error ? true : undefined}>
       <legend className="text-sm font-medium text-slate-800">Events</legend>
       <p id={`${id}-hint`} className="text-xs text-slate-500">
-        Which changes are sent. <span className="font-mono">.*</span> takes every event of that kind.
+        Which changes are sent. The first box of a row, <span className="font-mono">&lt;kind&gt;.*</span>, takes every event of that kind.
       </p>
       <div className={`mt-2 divide-y divide-slate-100 rounded-md border ${error ? "border-rose-400" : "border-slate-200"}`}>
         {EVENT_RESOURCES.map((resource, row) => {
@@ -177,10 +177,10 @@ function EventPicker({ id, value, onChange, error }: { id: string; value: string
           const allChecked = value.includes(all);
           const groupId = `${id}-${resource}-label`;
           const boxes = [
-            { filter: all, rest: ".* (all)", checked: allChecked, disabled: false, onChange: (on: boolean) => toggleAll(resource, on) },
+            { filter: all, head: resource, rest: ".* (all)", checked: allChecked, disabled: false, onChange: (on: boolean) => toggleAll(resource, on) },
             ...EVENT_ACTIONS.map((action) => {
               const filter = `${resource}.${action}`;
-              return { filter, rest: `.${action}`, checked: allChecked || value.includes(filter), disabled: allChecked, onChange: (on: boolean) => toggle(filter, on) };
+              return { filter, head: `${resource}.`, rest: action, checked: allChecked || value.includes(filter), disabled: allChecked, onChange: (on: boolean) => toggle(filter, on) };
             }),
           ];
           return (
@@ -204,7 +204,7 @@ function EventPicker({ id, value, onChange, error }: { id: string; value: string
                       />
                       <label htmlFor={boxId} className={`whitespace-nowrap font-mono text-xs ${box.disabled ? "text-slate-500" : "text-slate-800"}`}>
                         {/* On a phone the row's heading names the kind: the label shows the rest, and still reads whole. */}
-                        <span className="sr-only sm:not-sr-only">{resource}</span>
+                        <span className="sr-only sm:not-sr-only">{box.head}</span>
                         {box.rest}
                       </label>
                     </div>
