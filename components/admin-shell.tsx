@@ -23,6 +23,7 @@ const NAV: readonly { href: string; label: string; adminOnly: boolean; group: Na
   { href: "/outbox", label: "Outbox", adminOnly: true, group: "Records" },
   ...Object.values(REFERENCE).map((kind) => ({ href: kind.href, label: kind.title, adminOnly: false, group: "Reference data" as const })),
   { href: "/api-keys", label: "API keys", adminOnly: true, group: "Integrations" },
+  { href: "/webhooks", label: "Webhooks", adminOnly: true, group: "Integrations" },
   { href: "/docs", label: "API reference", adminOnly: false, group: "Help" },
 ];
 

@@ -17,6 +17,7 @@ import { ErrorMessage } from "./error-message";
 import { ErrorState } from "./error-state";
 import { LeaveGuard } from "./leave-guard";
 import { Pagination } from "./pagination";
+import { ShownOnce } from "./shown-once";
 import { useToast } from "./toast";
 import { Badge, Button, Card, CheckboxGroup, DateTime, EmptyState, Facts, Field, Loading, PageHeader, Spinner, describedBy, inputClass } from "./ui";
 
@@ -237,44 +238,19 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
   );
 }
 
-/** The new key, shown this once with a copy button: the server keeps only its hash. */
+/** The new key, shown this once: the server keeps only its hash. */
 function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const [copyFailed, setCopyFailed] = useState(false);
-
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(created.key ?? "");
-      setCopied(true);
-      setCopyFailed(false);
-    } catch {
-      setCopyFailed(true);
-    }
-  }
-
   return (
-    <Card className="border-amber-300 p-5 sm:p-6" aria-labelledby="created-api-key">
-      <h2 id="created-api-key" className="text-base font-semibold text-slate-900">
-        Your new key “{created.name}”
-      </h2>
-      <p className="mt-1 text-sm font-medium text-amber-900">Copy it now: you will not see it again. The server keeps only a hash of it.</p>
-      <div className="mt-4 flex flex-col gap-2 sm:flex-row sm:items-end">
-        <Field id="created-api-key-value" label="API key" className="min-w-0 flex-1">
-          <input id="created-api-key-value" readOnly value={created.key ?? ""} onFocus={(event) => event.target.select()} className={`${inputClass} font-mono`} />
-        </Field>
-        <Button kind="primary" onClick={copy}>
-          {copied ? "Copied" : "Copy key"}
-        </Button>
-      </div>
-      <p role="status" className="mt-2 min-h-5 text-sm text-slate-600">
-        {copied ? "The key is on the clipboard." : copyFailed ? "The browser refused to copy: select the key and copy it by hand." : ""}
-      </p>
-      <p className="mt-2 text-sm text-slate-600">
-        Send it as <code className="font-mono text-xs">Authorization: Bearer {created.prefix}…</code>
-      </p>
-      <div className="mt-4">
-        <Button onClick={onDone}>I have copied it</Button>
-      </div>
-    </Card>
+    <ShownOnce
+      id="created-api-key"
+      title={`Your new key “${created.name}”`}
+      warning="Copy it now: you will not see it again. The server keeps only a hash of it."
+      label="API key"
+      noun="key"
+      value={created.key ?? ""}
+      onDone={onDone}
+    >
+      Send it as <code className="font-mono text-xs">Authorization: Bearer {created.prefix}…</code>
+    </ShownOnce>
   );
 }

@@ -204,12 +204,18 @@ export function CheckboxGroup({
           })}
         </div>
       )}
-      {error && (
-        <p id={`${id}-error`} className="mt-1 text-sm text-rose-700">
-          {error}
-        </p>
-      )}
+      <GroupError id={id} error={error} />
     </fieldset>
+  );
+}
+
+/** The error under a group of controls (a fieldset that names `${id}-error` in its aria-describedby). */
+export function GroupError({ id, error }: { id: string; error?: string }) {
+  if (!error) return null;
+  return (
+    <p id={`${id}-error`} className="mt-1 text-sm text-rose-700">
+      {error}
+    </p>
   );
 }
 
@@ -235,6 +241,7 @@ const badgeTones = {
   blue: "bg-sky-50 text-sky-800 ring-sky-600/20",
   amber: "bg-amber-50 text-amber-800 ring-amber-600/20",
   violet: "bg-violet-50 text-violet-800 ring-violet-600/20",
+  red: "bg-rose-50 text-rose-800 ring-rose-600/20",
 } as const;
 
 export function Badge({ tone = "grey", children }: { tone?: keyof typeof badgeTones; children: ReactNode }) {

@@ -34,6 +34,8 @@ interface Ids {
   invitation: string;
   /** A record of each kind of reference data, by its page's path. */
   reference: Record<string, string>;
+  /** A webhook with one delivery in its log. */
+  webhook: string;
 }
 
 interface Entry {
@@ -137,6 +139,20 @@ const PAGES: Record<string, Entry> = {
       },
     ],
   },
+  "/webhooks": { signedIn: true, urls: () => ["/webhooks"] },
+  "/webhooks/new": {
+    signedIn: true,
+    urls: () => ["/webhooks/new"],
+    also: [{ name: "with the errors of an empty form", act: (page) => page.getByRole("button", { name: "Create webhook" }).click() }],
+  },
+  "/webhooks/[id]": {
+    signedIn: true,
+    urls: (ids) => [`/webhooks/${ids.webhook}`],
+    also: [
+      { name: "with a delivery's details open", act: (page) => page.getByRole("link", { name: /\d{2}:\d{2}:\d{2}/ }).filter({ visible: true }).first().click() },
+      { name: "with the disable confirmation open", act: (page) => page.getByRole("button", { name: "Disable", exact: true }).click() },
+    ],
+  },
 };
 
 test("every page under app/ is in the accessibility check", () => {
@@ -181,7 +197,13 @@ async function readIds(page: Page): Promise<Ids> {
     const records = Object.values(await get(`/v2${base}`)).find(Array.isArray) as { _id: string }[];
     reference[base] = records[0]._id;
   }
-  return { user, newUser, survey, surveyV1, invitation, reference };
+  // A webhook to a port where nothing listens (e2e/serve.ts allows 127.0.0.1), for an event no
+  // other spec raises, with the failed attempt of a test delivery in its log.
+  const webhook = await page.request.post("/v2/webhooks", { headers, data: { url: "http://127.0.0.1:9/a11y", events: ["webhook.deleted"], description: "Accessibility check" } });
+  expect(webhook.status()).toBe(201);
+  const webhookId = (await webhook.json())._id as string;
+  expect((await page.request.post(`/v2/webhooks/${webhookId}/test`, { headers })).status()).toBe(200);
+  return { user, newUser, survey, surveyV1, invitation, reference, webhook: webhookId };
 }
 
 /** Waits until the page has loaded what it shows (no spinner, no request in flight). */

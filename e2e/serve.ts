@@ -26,6 +26,9 @@ const env: NodeJS.ProcessEnv = {
   MONGODB_URI: "",
   LOG_LEVEL: "warn",
   NEXT_TELEMETRY_DISABLED: "1",
+  // The webhooks spec delivers to a receiver it starts on this machine, and sees a retry soon.
+  WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+  WEBHOOK_RETRY_BASE_MS: "1000",
 };
 
 function run(command: string, args: string[]): void {

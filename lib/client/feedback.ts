@@ -2,7 +2,7 @@
  * The words of every toast that answers an action on a record, one place for users, surveys and
  * reference data alike, so the same action reads the same way wherever it happens.
  */
-export type RecordKind = "user" | "survey" | "access role" | "job title" | "property" | "bot";
+export type RecordKind = "user" | "survey" | "access role" | "job title" | "property" | "bot" | "webhook";
 
 export const feedback = {
   created: (kind: RecordKind) => `The ${kind} was created.`,
