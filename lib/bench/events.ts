@@ -25,6 +25,7 @@ export interface EventsBench {
 }
 
 const WRITE = "driver: insert a user (what POST /v2/users writes)";
+const WRITE_TX = "driver: the same insert alone in a transaction";
 const WRITE_EVENT = "driver: the same insert and its event, one transaction";
 const UPDATE = "driver: update a survey and insert its revision";
 const UPDATE_EVENT = "driver: the same update, revision and event, one transaction";
@@ -64,8 +65,9 @@ export async function benchEvents(ctx: EventsBench): Promise<void> {
     }
   };
 
-  const rows: Figures[] = [ctx.table.floor.figures()];
+  const rows: Figures[] = [];
   rows.push(await ctx.table.driver(WRITE, () => users.insertOne(user())));
+  rows.push(await ctx.table.driver(WRITE_TX, () => inTransaction(async (session) => void (await users.insertOne(user(), { session })))));
   rows.push(
     await ctx.table.driver(WRITE_EVENT, () =>
       inTransaction(async (session) => {
@@ -96,9 +98,9 @@ export async function benchEvents(ctx: EventsBench): Promise<void> {
     "",
     `bench:api — events: a change alone and with its event, through the driver (no HTTP), ${ctx.setting}`,
     "",
-    ...table(rows),
+    ...table([ctx.table.floor.figures(), ...rows]),
     "",
-    `a user's insert: ${cost(WRITE, WRITE_EVENT)}`,
+    `a user's insert: ${cost(WRITE, WRITE_EVENT)}; of which the transaction alone: ${cost(WRITE, WRITE_TX).replace("with the event", "in a transaction")}`,
     ...(sample.length > 0 ? [`a survey's update: ${cost(UPDATE, UPDATE_EVENT)}`] : []),
     "The HTTP rows of POST /v2/users and PATCH /v2/surveys/{id} above include their events.",
     "",
