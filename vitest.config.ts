@@ -15,8 +15,7 @@ export default defineConfig({
     // Child processes rather than worker threads: the native lmdb addon is not thread-safe to
     // load in several workers of one process.
     pool: "forks",
-    // Vitest leaves one core to itself by default: one test file at a time on a two-core machine,
-    // though its own process is idle while the files run (docs/testing.md).
+    // Vitest leaves one core to its own, idle process by default: one file at a time on two cores (docs/testing.md).
     poolOptions: { forks: { maxForks: Math.max(2, availableParallelism()) } },
   },
 });
