@@ -190,6 +190,30 @@ test("31. removing an answered question asks first; a restore on the history pag
   await expect(page.locator("tbody tr").first()).toContainText("1");
 });
 
+test("31. questions put in order by mouse: a question dragged by its handle lands where it is dropped, and is saved there", async ({ page }) => {
+  await openSignedIn(page, "/surveys");
+  const { id, headers } = await newSurvey(page, { canAnswer: true });
+  const texts = ["First question", "Second question", "Third question"];
+  const content = await page.request.put(`/v2/surveys/${id}/content`, { headers, data: { chat: [{ name: "Only chat", questions: texts.map((text) => ({ text, type: "text" })) }] } });
+  expect(content.status()).toBe(200);
+
+  await page.goto(`/surveys/${id}/questions`);
+  const from = (await page.getByRole("button", { name: "Drag question 3 of chat 1" }).boundingBox())!;
+  const onto = (await page.getByTestId("question-item").first().boundingBox())!;
+  // A pointer drag starts after a few pixels of movement, then follows the pointer to the drop.
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2 - 8, { steps: 4 });
+  await page.mouse.move(from.x + from.width / 2, onto.y + 4, { steps: 20 });
+  await page.mouse.up();
+  await expect(page.getByLabel("Question 1 of chat 1", { exact: true })).toHaveValue("Third question");
+  await expect(page.getByLabel("Question 2 of chat 1", { exact: true })).toHaveValue("First question");
+
+  await page.getByRole("button", { name: "Save questions" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "It is now at revision 2." })).toBeVisible();
+  await expect(page.locator("tbody tr")).toHaveText([/Third question/, /First question/, /Second question/]);
+});
+
 test.describe("31. a response refused", () => {
   test.use({ expectedConsoleErrors: [/status of 40[39] .*\/v2\/surveys\/[0-9a-f]{24}\/answers/] });
 
