@@ -7,61 +7,19 @@
  * documents. Several rounds on one directory; the last restart is the server's own
  * `startOrAttach`. The seed is printed; DB_CRASH_SEED=<seed> replays the same choices.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { MongoClient, type Collection } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOrAttach } from "../embedded-mongo";
+import { generator, killDbProcesses, startDb, type DbProcess } from "../testing/db-process";
 
-const root = path.resolve(__dirname, "..", "..");
 const ROUNDS = 3;
 const WORKERS = 12;
 const CLIENTS = 4;
 const COUNTERS = 6;
-
-/** mulberry32: a small seeded generator, so a failing run can be replayed from its seed. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface DbProcess {
-  child: ChildProcess;
-  uri: string;
-  exited: Promise<NodeJS.Signals | number | null>;
-}
-
-/** Database processes still running, killed when the file ends (a failed assertion must not leave one behind). */
-const running = new Set<ChildProcess>();
-
-/** Starts `npm run db -- --dir D --port 0` as the project starts it: Node with tsx's loader, no wrapper process. */
-function startDb(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<DbProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "lib", "cli", "db.ts"), "--dir", dir, "--port", "0"], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  running.add(child);
-  child.once("exit", () => running.delete(child));
-  let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once("exit", (code, signal) => resolve(signal ?? code)));
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once("line", (uri) => resolve({ child, uri, exited }));
-    child.once("error", reject);
-    void exited.then((how) => reject(new Error(`npm run db exited (${how}) before serving: ${stderr}`)));
-  });
-}
 
 interface Docs {
   _id: string;
@@ -199,7 +157,7 @@ describe("npm run db killed with SIGKILL in the middle of a burst of writes", ()
   });
 
   afterAll(async () => {
-    for (const child of running) child.kill("SIGKILL");
+    killDbProcesses();
     if (parent) await rm(parent, { recursive: true, force: true });
   });
 
@@ -302,7 +260,7 @@ describe("npm run db killed with SIGKILL in the middle of a burst of writes", ()
     await client.close(true);
 
     // As after a power loss: LMDB opens at the last transaction synced to the disk, not the last committed.
-    db = await startDb(journaled, { ...process.env, LMDB_RESTORE: "safe" });
+    db = await startDb(journaled, { env: { ...process.env, LMDB_RESTORE: "safe" } });
     try {
       const check = await MongoClient.connect(db.uri);
       const stored = new Set((await check.db("crash").collection<{ _id: string }>("journaled").find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
