@@ -77,6 +77,8 @@ export const newEventDoc = (event: NewEvent): EventDoc => ({ _id: new mongoose.T
  * so each event gets one number and a number is never given to an event after a greater one was.
  */
 export async function numberPending(company: Id): Promise<void> {
+  // Most reads find nothing to number: one indexed read, then no transaction at all.
+  if (!(await Event.exists({ pending: true, company }))) return;
   for (;;) {
     const numbered = await inTransaction(async () => {
       const session = currentSession();
