@@ -177,7 +177,7 @@ function EventPicker({ id, value, onChange, error }: { id: string; value: string
           const allChecked = value.includes(all);
           const groupId = `${id}-${resource}-label`;
           const boxes = [
-            { filter: all, head: resource, rest: ".* (all)", checked: allChecked, disabled: false, onChange: (on: boolean) => toggleAll(resource, on) },
+            { filter: all, head: all, rest: " (all)", checked: allChecked, disabled: false, onChange: (on: boolean) => toggleAll(resource, on) },
             ...EVENT_ACTIONS.map((action) => {
               const filter = `${resource}.${action}`;
               return { filter, head: `${resource}.`, rest: action, checked: allChecked || value.includes(filter), disabled: allChecked, onChange: (on: boolean) => toggle(filter, on) };
