@@ -260,6 +260,41 @@ async function expectAccessibleInEveryMode(page: Page, label: string): Promise<v
   }
 }
 
+/** One page's address and the further states of it to check. */
+interface Visit {
+  route: string;
+  url: string;
+  entry: Entry;
+}
+
+/** Loads a page once and checks it, and each further state of it, in every mode. */
+async function checkVisit(page: Page, { route, url, entry }: Visit): Promise<void> {
+  await test.step(`${route}: ${url}`, async () => {
+    await enter(page, MODES[0]);
+    await page.goto(url);
+    await expectAccessibleInEveryMode(page, url);
+    for (const state of entry.also ?? []) {
+      await enter(page, MODES[0]);
+      await state.act(page);
+      await expectAccessibleInEveryMode(page, `${url} ${state.name}`);
+    }
+  });
+}
+
+/**
+ * Two tabs of one browser take the visits in turn from one queue: axe's work is the browser's,
+ * one core per tab, so on a two-core machine two tabs halve the walk (docs/testing.md).
+ */
+async function checkInTwoTabs(first: Page, visits: Visit[]): Promise<void> {
+  const second = await first.context().newPage();
+  const queue = [...visits];
+  const lane = async (page: Page) => {
+    for (let visit = queue.shift(); visit; visit = queue.shift()) await checkVisit(page, visit);
+  };
+  await Promise.all([lane(first), lane(second)]);
+  await second.close();
+}
+
 /**
  * The admin pages signed in, then (the session ended) the public pages; each page is loaded once
  * and checked in every mode, and so is each further state of it.
@@ -267,23 +302,12 @@ async function expectAccessibleInEveryMode(page: Page, label: string): Promise<v
 async function checkEveryPage(page: Page): Promise<void> {
   await openSignedIn(page, "/users");
   const ids = await readIds(page);
-  const entries = Object.entries(PAGES);
   for (const signedIn of [true, false]) {
     if (!signedIn) await page.context().clearCookies();
-    for (const [route, entry] of entries.filter(([, entry]) => entry.signedIn === signedIn)) {
-      for (const url of entry.urls(ids)) {
-        await test.step(`${route}: ${url}`, async () => {
-          await enter(page, MODES[0]);
-          await page.goto(url);
-          await expectAccessibleInEveryMode(page, url);
-          for (const state of entry.also ?? []) {
-            await enter(page, MODES[0]);
-            await state.act(page);
-            await expectAccessibleInEveryMode(page, `${url} ${state.name}`);
-          }
-        });
-      }
-    }
+    const visits = Object.entries(PAGES)
+      .filter(([, entry]) => entry.signedIn === signedIn)
+      .flatMap(([route, entry]) => entry.urls(ids).map((url) => ({ route, url, entry })));
+    await checkInTwoTabs(page, visits);
   }
 }
 
