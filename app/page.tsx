@@ -4,7 +4,8 @@ import { redirect } from "next/navigation";
 import { SignInScreen } from "@/components/sign-in-screen";
 import { SESSION_COOKIE } from "@/lib/http/cookies";
 
-export const metadata: Metadata = { title: "Sign in" };
+// The root layout's title template applies to the segments below it, not to its own page.
+export const metadata: Metadata = { title: { absolute: "Sign in · Users & Surveys" } };
 
 /**
  * The front door is the admin: with a session it opens the users list (whose pages renew or

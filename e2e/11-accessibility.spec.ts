@@ -1,7 +1,9 @@
 /**
- * Every page passes axe-core's WCAG 2.0/2.1 A and AA rules with no serious or critical
- * violation, on a desktop in both themes and on a phone in dark mode (the system's setting,
- * followed by the app's own theme script; the header's switch is tested in 22-themes-and-errors). The pages come from app/ itself: a new
+ * The walk of every page: each passes axe-core's WCAG 2.0/2.1 A and AA rules with no serious or
+ * critical violation, on a desktop in both themes and on a phone in dark mode (the system's
+ * setting, followed by the app's own theme script; the header's switch is tested in
+ * 22-themes-and-errors); and, as loaded, has a title, one h1, a label on every form control and
+ * a Content-Security-Policy it does not break. The pages come from app/ itself: a new
  * page/page.tsx fails the first test until it has an entry in PAGES, so none can be forgotten.
  */
 import { readdirSync } from "node:fs";
@@ -10,6 +12,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { THEME_SCRIPT } from "@/lib/client/theme";
 import { expect, openSignedIn, test, unique } from "./fixtures";
+import { unlabelledControls, watchPolicy } from "./page-checks";
 
 const APP = path.join(__dirname, "..", "app");
 const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
@@ -271,7 +274,12 @@ interface Visit {
 async function checkVisit(page: Page, { route, url, entry }: Visit): Promise<void> {
   await test.step(`${route}: ${url}`, async () => {
     await enter(page, MODES[0]);
-    await page.goto(url);
+    const response = await page.goto(url);
+    expect.soft(response?.headers()["content-security-policy"], `${url}: a policy`).toContain("frame-ancestors 'none'");
+    await settle(page);
+    await expect.soft(page.getByRole("heading", { level: 1 }), `${url}: one h1`).toHaveCount(1);
+    await expect.soft(page, `${url}: a title`).toHaveTitle(/\S+ · Users & Surveys|Users & Surveys/);
+    expect.soft(await unlabelledControls(page), `${url}: every form control has a label`).toEqual([]);
     await expectAccessibleInEveryMode(page, url);
     for (const state of entry.also ?? []) {
       await enter(page, MODES[0]);
@@ -285,14 +293,12 @@ async function checkVisit(page: Page, { route, url, entry }: Visit): Promise<voi
  * Two tabs of one browser take the visits in turn from one queue: axe's work is the browser's,
  * one core per tab, so on a two-core machine two tabs halve the walk (docs/testing.md).
  */
-async function checkInTwoTabs(first: Page, visits: Visit[]): Promise<void> {
-  const second = await first.context().newPage();
+async function checkInTwoTabs(first: Page, second: Page, visits: Visit[]): Promise<void> {
   const queue = [...visits];
   const lane = async (page: Page) => {
     for (let visit = queue.shift(); visit; visit = queue.shift()) await checkVisit(page, visit);
   };
   await Promise.all([lane(first), lane(second)]);
-  await second.close();
 }
 
 /**
@@ -300,6 +306,14 @@ async function checkInTwoTabs(first: Page, visits: Visit[]): Promise<void> {
  * and checked in every mode, and so is each further state of it.
  */
 async function checkEveryPage(page: Page): Promise<void> {
+  const second = await page.context().newPage();
+  // The fixture watches the first tab's console; the second tab's errors are gathered here.
+  const secondErrors: string[] = [];
+  second.on("console", (message) => {
+    if (message.type() === "error") secondErrors.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  second.on("pageerror", (error) => secondErrors.push(`page error: ${error.message}`));
+  const problems = [await watchPolicy(page), await watchPolicy(second)];
   await openSignedIn(page, "/users");
   const ids = await readIds(page);
   for (const signedIn of [true, false]) {
@@ -307,8 +321,11 @@ async function checkEveryPage(page: Page): Promise<void> {
     const visits = Object.entries(PAGES)
       .filter(([, entry]) => entry.signedIn === signedIn)
       .flatMap(([route, entry]) => entry.urls(ids).map((url) => ({ route, url, entry })));
-    await checkInTwoTabs(page, visits);
+    await checkInTwoTabs(page, second, visits);
   }
+  await second.close();
+  expect(secondErrors, "the second tab's console shows no error").toEqual([]);
+  expect(problems.flat(), "no Content-Security-Policy violation").toEqual([]);
 }
 
 // One walk of every page (five of them a survey's tabs) in three modes on a two-core machine: minutes, not seconds.

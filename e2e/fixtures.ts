@@ -80,9 +80,3 @@ export const VIEW_MODES = [
 ] as const;
 
 export const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-
-/** Every admin page, given a user's and a survey's address: the pages that the page-wide checks visit. */
-export function adminPages(userHref: string, surveyHref: string): string[] {
-  const reference = ["/access-roles", "/job-titles", "/properties", "/bots"].flatMap((list) => [list, `${list}/new`]);
-  return ["/users", "/users/new", userHref, `${userHref}/edit`, "/surveys", "/surveys/new", surveyHref, `${surveyHref}/edit`, `${surveyHref}/history`, `${surveyHref}/upgrade`, `${surveyHref}/questions`, `${surveyHref}/preview`, `${surveyHref}/results`, `${surveyHref}/answers`, ...reference, "/outbox", "/api-keys", "/webhooks", "/webhooks/new"];
-}
