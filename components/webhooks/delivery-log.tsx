@@ -92,7 +92,8 @@ export function DeliveryLog({ webhookId, canRedeliver, watch }: { webhookId: str
     { id: "durationMs", header: "Duration", cell: duration, className: "whitespace-nowrap" },
     { id: "attempt", header: "Attempt", cell: (delivery) => delivery.attempt },
     { id: "nextAttemptAt", header: "Next attempt", cell: (delivery) => <DateTime value={delivery.nextAttemptAt} />, className: "whitespace-nowrap" },
-    { id: "error", header: "Error", cell: (delivery) => delivery.error ?? none, className: "max-w-56 truncate" },
+    // A cell's max-width does not bind a table's auto layout; the block inside it does, and the whole text is in the row's details.
+    { id: "error", header: "Error", cell: (delivery) => (delivery.error ? <span className="block max-w-48 truncate" title={delivery.error}>{delivery.error}</span> : none) },
     { id: "eventId", header: "Event", cell: (delivery) => <code className="font-mono text-xs">{delivery.eventId}</code>, hiddenByDefault: true },
     ...(canRedeliver
       ? [
