@@ -17,6 +17,7 @@ import { Card, Field, PageHeader, Select, inputClass } from "../ui";
 import { AuditEntries, NoEntries } from "./audit-entries";
 
 const BASE = "/activity";
+const capitalised = (words: string) => words.charAt(0).toUpperCase() + words.slice(1);
 
 export function ActivityPage() {
   const params = useSearchParams();
@@ -28,7 +29,7 @@ export function ActivityPage() {
   const actorName = filters.actorId ? actor.data?.get(filters.actorId) : undefined;
 
   const chips = [
-    ...(filters.resourceType ? [{ key: "resourceType", label: `Kind: ${RESOURCE_WORDS[filters.resourceType as keyof typeof RESOURCE_WORDS]?.one ?? filters.resourceType}` }] : []),
+    ...(filters.resourceType ? [{ key: "resourceType", label: `Kind: ${capitalised(RESOURCE_WORDS[filters.resourceType as keyof typeof RESOURCE_WORDS]?.one ?? filters.resourceType)}` }] : []),
     ...(filters.resourceId ? [{ key: "resourceId", label: `Record: …${filters.resourceId.slice(-6)}` }] : []),
     ...(filters.action ? [{ key: "action", label: `Action: ${actionWords(filters.action)}` }] : []),
     ...(filters.actorId ? [{ key: "actorId", label: `By: ${actorName ? displayName(actorName) : `…${filters.actorId.slice(-6)}`}` }] : []),
@@ -46,7 +47,7 @@ export function ActivityPage() {
             <option value="">All kinds</option>
             {AUDIT_RESOURCES.map((type) => (
               <option key={type} value={type}>
-                {RESOURCE_WORDS[type].one[0].toUpperCase() + RESOURCE_WORDS[type].one.slice(1)}
+                {capitalised(RESOURCE_WORDS[type].one)}
               </option>
             ))}
           </Select>
@@ -60,7 +61,7 @@ export function ActivityPage() {
               ))}
             </optgroup>
             {AUDIT_RESOURCES.filter((type) => !filters.resourceType || type === filters.resourceType).map((type) => (
-              <optgroup key={type} label={RESOURCE_WORDS[type].one[0].toUpperCase() + RESOURCE_WORDS[type].one.slice(1)}>
+              <optgroup key={type} label={capitalised(RESOURCE_WORDS[type].one)}>
                 {EVENT_ACTIONS.map((verb) => (
                   <option key={verb} value={`${type}.${verb}`}>
                     {actionWords(`${type}.${verb}`)}

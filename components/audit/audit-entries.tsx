@@ -134,7 +134,8 @@ export function AuditEntries({
               rowId={(entry) => entry._id}
               rowHref={hrefOf}
               rowLabel={(entry) => when(entry.createdAt)}
-              rowClassName={(entry) => (entry._id === opened ? "bg-sky-50" : "")}
+              // An outline, not a tint: the cards' grey labels keep their contrast on it.
+              rowClassName={(entry) => (entry._id === opened ? "outline-2 -outline-offset-2 outline-sky-600" : "")}
               toolbar={
                 <p aria-live="polite" className="flex items-center gap-2">
                   <span data-testid="audit-shown">
