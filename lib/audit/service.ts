@@ -30,6 +30,8 @@ export const MAX_CHANGES = 200;
 /** A value whose JSON is longer than this is stored as a note of its size, not whole. */
 export const MAX_VALUE_CHARS = 4000;
 const MAX_USER_AGENT = 512;
+/** What a create "sets" that names the record rather than describes it: the entry's resource and date say it. */
+const IDENTITY = new Set(["_id", "createdAt"]);
 
 export interface AuditedChange {
   company: ObjectId;
@@ -47,7 +49,7 @@ export interface AuditedChange {
 /** Writes the entry of a change: one insert, inside the change's transaction when it has one. */
 export async function auditChange(change: AuditedChange): Promise<void> {
   const hidden = new Set(change.hidden);
-  const changes = change.paths.slice(0, MAX_CHANGES).map((path) => {
+  const changes = change.paths.filter((path) => !IDENTITY.has(path)).slice(0, MAX_CHANGES).map((path) => {
     const secret = hidden.has(path) || path.split(".").some((segment) => SECRET_FIELD.test(segment));
     const before = change.before ? valueAt(change.before, path) : undefined;
     const after = change.after ? valueAt(change.after, path) : undefined;
