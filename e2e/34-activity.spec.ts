@@ -21,13 +21,14 @@ const ALL_MODES = [
   [390, 844, "dark"],
 ] as const;
 
-async function pictures(page: Page, name: string, modes: readonly (typeof ALL_MODES)[number][] = ALL_MODES): Promise<void> {
+/** The page in each mode it is pictured in; axe only where `axe` says (the accessibility walk, e2e/11, checks every page as it opens). */
+async function pictures(page: Page, name: string, modes: readonly (typeof ALL_MODES)[number][] = ALL_MODES, axe = true): Promise<void> {
   const dismiss = page.getByRole("button", { name: "Dismiss" });
   while ((await dismiss.count()) > 0) await dismiss.first().click();
   for (const [width, height, theme] of modes) {
     await page.setViewportSize({ width, height });
     await page.emulateMedia({ colorScheme: theme });
-    await axeClean(page, `${name} ${width} ${theme}`);
+    if (axe) await axeClean(page, `${name} ${width} ${theme}`);
     await screenshot(page, `34-${name}-${width}-${theme}`);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -91,5 +92,17 @@ test("34. a user changed in the form shows on the Activity page with before and 
   await history.getByRole("row").filter({ hasText: "Changed user" }).getByRole("link").first().click();
   await expect(page.getByTestId("audit-change").filter({ hasText: "phone" })).toContainText("+34 600 111 222");
   // The same table and details as the Activity page: one wide light and one narrow dark look suffice.
-  await pictures(page, "user-history", [ALL_MODES[0], ALL_MODES[3]]);
+  await pictures(page, "user-history", [ALL_MODES[0], ALL_MODES[3]], false);
+
+  // A survey's History tab and its version history link to each other.
+  await page.goto("/surveys");
+  await page.getByRole("table").getByRole("link").first().click();
+  await page.getByRole("navigation", { name: "Survey" }).getByRole("link", { name: "History" }).click();
+  await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}\/activity$/);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("History of");
+  await page.getByRole("link", { name: "version history" }).click();
+  await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}\/history$/);
+  await page.getByRole("link", { name: "Who changed what (History)" }).click();
+  await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}\/activity$/);
+  await pictures(page, "survey-history", [ALL_MODES[0], ALL_MODES[3]], false);
 });
