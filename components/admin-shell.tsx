@@ -21,6 +21,7 @@ const NAV: readonly { href: string; label: string; adminOnly: boolean; group: Na
   { href: "/users", label: "Users", adminOnly: false, group: "Records" },
   { href: "/surveys", label: "Surveys", adminOnly: false, group: "Records" },
   { href: "/outbox", label: "Outbox", adminOnly: true, group: "Records" },
+  { href: "/activity", label: "Activity", adminOnly: true, group: "Records" },
   ...Object.values(REFERENCE).map((kind) => ({ href: kind.href, label: kind.title, adminOnly: false, group: "Reference data" as const })),
   { href: "/api-keys", label: "API keys", adminOnly: true, group: "Integrations" },
   { href: "/webhooks", label: "Webhooks", adminOnly: true, group: "Integrations" },

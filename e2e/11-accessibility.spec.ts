@@ -118,6 +118,16 @@ const PAGES: Record<string, Entry> = {
     ],
   },
   "/surveys/[id]/answers": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/answers`] },
+  "/surveys/[id]/activity": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/activity`] },
+  "/users/[id]/history": { signedIn: true, urls: (ids) => [`/users/${ids.user}/history`, `/users/${ids.newUser}/history`] },
+  "/activity": {
+    signedIn: true,
+    urls: () => ["/activity"],
+    also: [
+      { name: "with an entry's details open", act: (page) => page.getByRole("link", { name: /\d{2}:\d{2}:\d{2}/ }).filter({ visible: true }).first().click() },
+      { name: "with filters that match nothing", act: (page) => page.getByLabel("From").fill("2999-01-01") },
+    ],
+  },
   "/outbox": { signedIn: true, urls: () => ["/outbox"] },
   ...Object.fromEntries(
     REFERENCE_PAGES.flatMap((base): [string, Entry][] => [

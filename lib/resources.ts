@@ -6,6 +6,8 @@
  */
 import * as answers from "@/lib/answers/contract";
 import * as apiKeys from "@/lib/api-keys/contract";
+import * as audit from "@/lib/audit/contract";
+import { AuditEntryModel } from "@/lib/audit/repository";
 import { ApiKey } from "@/lib/api-keys/repository";
 import * as auth from "@/lib/auth/contract";
 import { Company } from "@/lib/companies/repository";
@@ -47,6 +49,7 @@ export const RESOURCES: Resource[] = [
   { contract: apiKeys, models: [ApiKey] },
   { contract: events, models: [Event, EventSequence] },
   { contract: webhooks, models: [Webhook, Delivery] },
+  { contract: audit, models: [AuditEntryModel] },
   { contract: openapi },
   { contract: auth },
   { models: [Company] },

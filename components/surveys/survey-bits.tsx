@@ -6,6 +6,7 @@ import type { ReactNode } from "react";
 import { useReferenceNames } from "@/lib/client/reference";
 import { useSurvey } from "@/lib/client/surveys";
 import type { SurveyRecord } from "@/lib/surveys/contract";
+import { useIsAdmin } from "../admin-shell";
 import { ErrorState } from "../error-state";
 import { BackLink, Badge, Loading, PageHeader, focusRing } from "../ui";
 
@@ -78,14 +79,17 @@ const SURVEY_TABS = [
   { path: "/preview", label: "Preview" },
   { path: "/results", label: "Results" },
   { path: "/answers", label: "Answers" },
+  // The audit log is the admins' (docs/api.md#audit-log).
+  { path: "/activity", label: "History", adminOnly: true },
 ] as const;
 
 export function SurveyTabs({ id }: { id: string }) {
   const pathname = usePathname();
+  const isAdmin = useIsAdmin();
   return (
     <nav aria-label="Survey" className="-mt-2 mb-6 overflow-x-auto border-b border-slate-200">
       <ul className="flex min-w-max gap-1">
-        {SURVEY_TABS.map((tab) => {
+        {SURVEY_TABS.filter((tab) => !("adminOnly" in tab) || isAdmin).map((tab) => {
           const href = `/surveys/${id}${tab.path}`;
           const current = pathname === href;
           return (

@@ -13,7 +13,7 @@ import { ErrorMessage } from "../error-message";
 import { ErrorState } from "../error-state";
 import { useToast } from "../toast";
 import { Pagination } from "../pagination";
-import { BackLink, Badge, Button, Card, DateTime, EmptyState, Loading, PageHeader, focusRing } from "../ui";
+import { BackLink, Badge, Button, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, focusRing } from "../ui";
 import { SURVEY_FIELD_LABELS, fieldText, useSurveyNames, type SurveyNames } from "./survey-bits";
 
 const PAGE_SIZE = 50;
@@ -175,6 +175,7 @@ export function SurveyHistory({ id }: { id: string }) {
         back={<BackLink href={`/surveys/${id}`}>{survey.data?.name ?? "Survey"}</BackLink>}
         title={title}
         subtitle="Every create and change of the survey is kept. Open one to compare it with the one before, choose any two, or bring an earlier one back: the restore is itself a new revision."
+        actions={<LinkButton href={`/surveys/${id}/activity`}>Who changed what (History)</LinkButton>}
       />
       {update.isError && (
         <div className="mb-4">

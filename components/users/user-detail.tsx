@@ -10,6 +10,7 @@ import { feedback } from "@/lib/client/feedback";
 import { ErrorMessage } from "../error-message";
 import { ErrorState } from "../error-state";
 import { useToast } from "../toast";
+import { UserTabs } from "./user-tabs";
 import { ActiveBadge, BackLink, Badge, Button, Card, DateTime, Facts, LinkButton, Loading, PageHeader, linkClass } from "../ui";
 
 export function UserDetail({ id }: { id: string }) {
@@ -98,6 +99,7 @@ function UserView({ user }: { user: UserRecord }) {
           )
         }
       />
+      <UserTabs id={user._id} />
 
       {confirming && (
         <div role="alertdialog" aria-labelledby="confirm-deactivate" className="mb-4 flex flex-wrap items-center gap-3 rounded-md border border-rose-200 bg-rose-50 px-4 py-3 text-sm">

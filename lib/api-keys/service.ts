@@ -122,7 +122,7 @@ async function loadKey(key: string): Promise<CachedKey> {
   if (!doc) throw unauthorized("The API key is not valid or has been revoked.");
   const id = doc._id.toHexString();
   return {
-    principal: { userId: id, companyId: doc.company.toHexString(), sessionId: "", accessRoles: [], apiKey: { id, scopes: doc.scopes as Scope[] } },
+    principal: { userId: id, companyId: doc.company.toHexString(), sessionId: "", accessRoles: [], apiKey: { id, scopes: doc.scopes as Scope[] }, name: doc.name },
     expiresAt: doc.expiresAt ?? null,
     lastUsedAt: doc.lastUsedAt ?? null,
   };

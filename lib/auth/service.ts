@@ -8,13 +8,14 @@ import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { LRUCache } from "lru-cache";
 import { holdsAdminRole } from "@/lib/reference/repository";
 import type { Principal } from "@/lib/server/principal";
-import { findUser, touchLastRequest } from "@/lib/users/repository";
+import { displayNameOf, findUser, touchLastRequest } from "@/lib/users/repository";
 import { deleteApiSession, deleteSessionByToken, findBrowserSession, findSession, insertSession } from "@/lib/credentials/repository";
 import { forgetPrincipals, principals, revokeSessions, type CachedPrincipal } from "@/lib/credentials/sessions";
 import { ServiceError } from "@/lib/server/errors";
 import { hashToken, newId, oid, secretToken, type ObjectId } from "@/lib/server/ids";
 import { checkPassword } from "@/lib/credentials/passwords";
 import { signingKey } from "@/lib/auth/secret";
+import { auditFailedSignIn, auditSignIn, auditSignOut } from "@/lib/audit/service";
 
 /** Access tokens of a sign-in session are short-lived; `/api/auth/token` gives fresh ones. */
 export const BROWSER_TOKEN_TTL_SECONDS = 15 * 60;
@@ -112,7 +113,7 @@ export async function principalOf(claims: Claims, now = new Date()): Promise<Pri
 async function loadPrincipal(claims: Claims, now: Date): Promise<CachedPrincipal> {
   const [session, user] = await Promise.all([
     findSession(claims.sid),
-    findUser({ _id: oid(claims.sub), "companies.companyId": oid(claims.cid) }, { companies: 1, accessRoles: 1, lastRequestDate: 1 }),
+    findUser({ _id: oid(claims.sub), "companies.companyId": oid(claims.cid) }, { companies: 1, accessRoles: 1, lastRequestDate: 1, name: 1, email: 1 }),
   ]);
   if (!session || session.expiresAt <= now || !session.userId.equals(claims.sub) || !session.companyId.equals(claims.cid)) {
     throw unauthorized("The access token has been revoked.");
@@ -120,7 +121,7 @@ async function loadPrincipal(claims: Claims, now: Date): Promise<CachedPrincipal
   if (!user) throw unauthorized("The access token names no user of its company.");
   if (!activeIn(user.companies, claims.cid)) throw unauthorized("The account is deactivated.");
   return {
-    principal: { userId: claims.sub, companyId: claims.cid, sessionId: claims.sid, accessRoles: user.accessRoles },
+    principal: { userId: claims.sub, companyId: claims.cid, sessionId: claims.sid, accessRoles: user.accessRoles, name: displayNameOf(user) },
     sessionExpiresAt: session.expiresAt,
     lastRequestDate: user.lastRequestDate ?? null,
   };
@@ -163,10 +164,14 @@ const WRONG_CREDENTIALS = "Wrong e-mail or password.";
  * the same answer.
  */
 export async function login(email: string, password: string, companyId?: string): Promise<SignIn> {
-  const user = await findUser({ email: email.toLowerCase() }, { companies: 1 });
+  const user = await findUser({ email: email.toLowerCase() }, { companies: 1, name: 1, email: 1 });
   const valid = await checkPassword(user?._id ?? null, password);
   const membership = user ? activeMembership(user.companies, companyId) : undefined;
-  if (!user || !valid || !membership) throw unauthorized(WRONG_CREDENTIALS);
+  if (!user || !valid || !membership) {
+    // Only a known account's companies keep the attempt; an unknown e-mail belongs to no company (docs/api.md#audit-log).
+    if (user) auditFailedSignIn(email.toLowerCase(), user, companyId);
+    throw unauthorized(WRONG_CREDENTIALS);
+  }
 
   const now = new Date();
   const { token, hash } = secretToken();
@@ -180,6 +185,7 @@ export async function login(email: string, password: string, companyId?: string)
     expiresAt: sessionExpiresAt,
   });
   const issued = await issueAccessToken(user._id, membership.companyId, sessionId, now, accessTokenExpiry(now, sessionExpiresAt));
+  await auditSignIn(user, membership.companyId);
   return { ...issued, sessionToken: token, sessionExpiresAt };
 }
 
@@ -196,7 +202,9 @@ export async function refresh(sessionToken: string): Promise<IssuedToken> {
 /** Ends the session of a cookie; the access tokens it issued stop working at once. */
 export async function logout(sessionToken: string): Promise<void> {
   const session = await deleteSessionByToken(hashToken(sessionToken));
-  if (session) forgetPrincipals(session.userId.toHexString());
+  if (!session) return;
+  forgetPrincipals(session.userId.toHexString());
+  await auditSignOut(session.userId, session.companyId);
 }
 
 interface Membership {

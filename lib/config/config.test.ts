@@ -20,6 +20,7 @@ describe("loadConfig", () => {
       webhookAllowedHosts: [],
       webhookRetryBaseMs: 60_000,
       webhookDisableAfterDays: 3,
+      auditRetentionDays: 365,
     });
   });
 
@@ -46,11 +47,13 @@ describe("loadConfig", () => {
       WEBHOOK_ALLOWED_HOSTS: " 127.0.0.1, Hooks.Internal ,[::1]",
       WEBHOOK_RETRY_BASE_MS: "500",
       WEBHOOK_DISABLE_AFTER_DAYS: "0.5",
+      AUDIT_RETENTION_DAYS: "30",
     });
     expect(config).toMatchObject({
       webhookAllowedHosts: ["127.0.0.1", "hooks.internal", "::1"],
       webhookRetryBaseMs: 500,
       webhookDisableAfterDays: 0.5,
+      auditRetentionDays: 30,
       port: 8080,
       mongodbUri: "mongodb://db.example:27017/app",
       dataDir: "/var/lib/app",
@@ -66,7 +69,7 @@ describe("loadConfig", () => {
   it("names every bad variable and its value", () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1", READ_WORKERS: "all", DATABASE_TIMEOUT_MS: "50", WEBHOOK_RETRY_BASE_MS: "soon", WEBHOOK_DISABLE_AFTER_DAYS: "0" });
+      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1", READ_WORKERS: "all", DATABASE_TIMEOUT_MS: "50", WEBHOOK_RETRY_BASE_MS: "soon", WEBHOOK_DISABLE_AFTER_DAYS: "0", AUDIT_RETENTION_DAYS: "1.5" });
     } catch (e) {
       error = e;
     }
@@ -79,6 +82,7 @@ describe("loadConfig", () => {
     expect(message).toContain('DATABASE_TIMEOUT_MS="50": must be a whole number of milliseconds from 100 to 600000');
     expect(message).toContain('WEBHOOK_RETRY_BASE_MS="soon"');
     expect(message).toContain('WEBHOOK_DISABLE_AFTER_DAYS="0": must be a number of days above 0, at most 365');
+    expect(message).toContain('AUDIT_RETENTION_DAYS="1.5": must be a whole number of days from 1 to 36500');
   });
 
   it("reads TRUST_PROXY as a hop count or a list of addresses, and names a bad value", () => {

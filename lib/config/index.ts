@@ -16,6 +16,7 @@ const WORKERS = "must be a whole number from 0 to 16";
 const TIMEOUT = "must be a whole number of milliseconds from 100 to 600000";
 const RETRY_BASE = "must be a whole number of milliseconds from 10 to 86400000";
 const DAYS = "must be a number of days above 0, at most 365";
+const RETENTION = "must be a whole number of days from 1 to 36500";
 
 /** One read worker beside the thread that serves HTTP, when there is a second core for it. */
 export const defaultReadWorkers = (cores = availableParallelism()): number => (cores > 1 ? 1 : 0);
@@ -38,6 +39,7 @@ const envSchema = z.object({
   WEBHOOK_ALLOWED_HOSTS: withDefault(z.string(), ""),
   WEBHOOK_RETRY_BASE_MS: withDefault(z.coerce.number({ error: RETRY_BASE }).int(RETRY_BASE).min(10, RETRY_BASE).max(86_400_000, RETRY_BASE), "60000"),
   WEBHOOK_DISABLE_AFTER_DAYS: withDefault(z.coerce.number({ error: DAYS }).positive(DAYS).max(365, DAYS), "3"),
+  AUDIT_RETENTION_DAYS: withDefault(z.coerce.number({ error: RETENTION }).int(RETENTION).min(1, RETENTION).max(36_500, RETENTION), "365"),
 });
 
 export interface Config {
@@ -67,6 +69,8 @@ export interface Config {
   webhookRetryBaseMs: number;
   /** A webhook whose deliveries have all failed for this long is turned off. */
   webhookDisableAfterDays: number;
+  /** How long audit entries are kept before the database removes them (docs/api.md#audit-log). */
+  auditRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -116,5 +120,6 @@ function parseConfig(env: Record<string, string | undefined>): Config {
     webhookAllowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(",").map((host) => host.trim().replace(/^\[|\]$/g, "").toLowerCase()).filter(Boolean),
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     webhookDisableAfterDays: e.WEBHOOK_DISABLE_AFTER_DAYS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
   };
 }

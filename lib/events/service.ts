@@ -3,6 +3,7 @@
  * records in the transaction of that change, and the list `GET /v2/events` reads. The event's
  * actor and request id come from the request's context, so services pass only what changed.
  */
+import { auditChange } from "@/lib/audit/service";
 import type { Principal } from "@/lib/server/principal";
 import { ServiceError } from "@/lib/server/errors";
 import { oid, type ObjectId } from "@/lib/server/ids";
@@ -32,8 +33,8 @@ export interface Change {
 }
 
 /**
- * Writes the event of a change, inside the transaction of that change (`inTransaction`): the
- * changed field paths are those where `before` and `after` differ. An update that changed nothing
+ * Writes the event of a change and its audit entry, inside the transaction of that change
+ * (`inTransaction`): the changed field paths are those where `before` and `after` differ. An update that changed nothing
  * writes no event; answers whether one was written.
  */
 export async function recordChange(change: Change): Promise<boolean> {
@@ -42,15 +43,13 @@ export async function recordChange(change: Change): Promise<boolean> {
   const changes = [...new Set([...compared, ...(change.also ?? [])])];
   if (change.action === "updated" && changes.length === 0) return false;
   const context = requestContext();
-  await appendEvent({
-    company: change.company,
-    type: `${change.resource}.${change.action}`,
-    resource: { type: change.resource, id: String(change.id) },
-    changes: change.action === "deleted" ? [] : changes,
-    actor: actorOf(context?.principal),
-    requestId: context?.requestId ?? null,
-    createdAt: change.at ?? new Date(),
-  });
+  const type = `${change.resource}.${change.action}` as const;
+  const resource = { type: change.resource, id: String(change.id) };
+  const paths = change.action === "deleted" ? [] : changes;
+  const at = change.at ?? new Date();
+  await appendEvent({ company: change.company, type, resource, changes: paths, actor: actorOf(context?.principal), requestId: context?.requestId ?? null, createdAt: at });
+  // Its audit entry, with the values before and after, commits with it (docs/api.md#audit-log).
+  await auditChange({ company: change.company, action: type, resource, before: change.before, after: change.after, paths, hidden: change.also ?? [], at });
   return true;
 }
 

@@ -87,11 +87,14 @@ export class Fuzzer {
     let surveyInPath: string | undefined;
     // A valid case that finds no record of its own left to name (all deleted) may answer 404.
     let noneLeft = false;
+    const answering = spec.key === "POST /v2/surveys/{id}/answers";
     const resolve = (ref: IdRef): string => {
       let id: string;
       const company = ref.owner === "foreign" ? other : ref.owner === "own" ? owner : undefined;
       const ofSurvey = ref.kind === "questions" && surveyInPath !== undefined ? company?.questionsOf.get(surveyInPath) : undefined;
-      const pool = ofSurvey?.length ? ofSurvey : company?.pools[ref.kind] ?? [];
+      // An answer names a survey with text questions to answer when there is one, whatever else the run has made.
+      const answerable = answering && ref.kind === "surveys" ? (company?.pools.surveys ?? []).filter((survey) => company?.questionsOf.get(survey)?.length) : undefined;
+      const pool = ofSurvey?.length ? ofSurvey : answerable?.length ? answerable : company?.pools[ref.kind] ?? [];
       if (company && pool.length > 0) {
         id = pool[pool.length - 1 - (ref.index % pool.length)];
         if (company === other) foreignSent.add(id);

@@ -168,7 +168,8 @@ function wrap(
       if (bodyResult && !bodyResult.success) details.push(...issueDetails(bodyResult.error.issues, "body"));
       if (details.length > 0) throw new ServiceError("invalid_request", "The request is not valid.", details);
 
-      const context = { requestId, principal, ip: requestAddress(request), userAgent: request.headers.get("user-agent") ?? undefined };
+      // The audit log keeps the whole address the limits see (an IPv6 address, not its /64).
+      const context = { requestId, principal, ip: clientAddress(request, loadConfig().trustProxy), userAgent: request.headers.get("user-agent") ?? undefined };
       const run = async () => {
         const work = withRequestContext(context, () => handler({
           request,

@@ -11,4 +11,6 @@ export interface Principal {
   sessionId: string;
   accessRoles: ObjectId[];
   apiKey?: { id: string; scopes: readonly Scope[] };
+  /** How the audit log names who acted: the user's display name (else e-mail), or the key's name. */
+  name?: string;
 }

@@ -179,8 +179,12 @@ export async function existingUserIds(companyId: Id, ids: Id[]): Promise<Set<str
 export async function userDisplayNames(companyId: Id, ids: Id[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const found = await findDocs<Pick<LeanUser, "_id" | "name" | "email">>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { name: 1, email: 1 } });
-  return new Map(found.map((user) => [user._id.toHexString(), user.name?.displayName || user.email]));
+  return new Map(found.map((user) => [user._id.toHexString(), displayNameOf(user)]));
 }
+
+/** How a user is named to people: the display name, else first and last names, else the e-mail. */
+export const displayNameOf = (user: Pick<LeanUser, "name" | "email">): string =>
+  user.name?.displayName || [user.name?.names, user.name?.lastName].filter(Boolean).join(" ") || user.email;
 
 /** Whether an active member of the company (other than `except`) holds one of `roleIds`. */
 export async function activeMemberHolds(companyId: Id, roleIds: Id[], except?: Id): Promise<boolean> {

@@ -246,7 +246,7 @@ export class WebhookDelivery {
     const failingSince = current.failingSince;
     const disabled = await inTransaction(async () => {
       if (!(await disableFailingWebhook(webhook._id, failingSince, now))) return false;
-      await recordWebhookEvent(webhook.company, webhook._id, "updated", ["isActive"], now);
+      await recordWebhookEvent(webhook.company, webhook._id, "updated", now, { before: { isActive: true }, after: { isActive: false } });
       return true;
     });
     if (!disabled) return;

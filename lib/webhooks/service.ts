@@ -74,8 +74,8 @@ export async function createWebhook(auth: Principal, body: CreateWebhookBody, no
   // The webhook follows the feed from its end: it receives what happens from now on.
   const afterSeq = await lastSeq(company);
   const doc = await inTransaction(async () => {
-    await recordWebhookEvent(company, id, "created", [], now);
     const stored = { ...newWebhookDoc({ company, url: body.url, events: body.events, description: body.description ?? null, secret: newSecret(), afterSeq, createdAt: now }), _id: id };
+    await recordWebhookEvent(company, id, "created", now, { after: toWebhookRecord(stored) });
     await insertWebhook(stored);
     return stored;
   });
@@ -99,8 +99,9 @@ export async function updateWebhook(auth: Principal, id: string, body: UpdateWeb
   // Turned on again, it receives what happens from now on, not what it missed while off.
   const restart = fields.isActive === true ? { afterSeq: await lastSeq(current.company), failingSince: null } : {};
   const updated = await inTransaction(async () => {
-    await recordWebhookEvent(current.company, current._id, "updated", changes, now);
-    return updateWebhookDoc(current.company, current._id, { ...fields, ...restart, modifiedAt: now });
+    const doc = await updateWebhookDoc(current.company, current._id, { ...fields, ...restart, modifiedAt: now });
+    if (doc) await recordWebhookEvent(current.company, current._id, "updated", now, { before: toWebhookRecord(current), after: toWebhookRecord(doc) });
+    return doc;
   });
   if (!updated) throw notFound("webhook");
   return toWebhookRecord(updated);
@@ -110,7 +111,7 @@ export async function deleteWebhook(auth: Principal, id: string, now = new Date(
   const current = await ownWebhook(auth, id);
   const deleted = await inTransaction(async () => {
     const gone = await deleteWebhookDoc(current.company, current._id);
-    if (gone) await recordWebhookEvent(current.company, current._id, "deleted", [], now);
+    if (gone) await recordWebhookEvent(current.company, current._id, "deleted", now);
     return gone;
   });
   if (!deleted) throw notFound("webhook");
@@ -121,7 +122,8 @@ export async function rotateWebhookSecret(auth: Principal, id: string, now = new
   const current = await ownWebhook(auth, id);
   const secret = newSecret();
   const updated = await inTransaction(async () => {
-    await recordWebhookEvent(current.company, current._id, "updated", ["secret"], now);
+    // The secret is shown by neither record: the event names it, the audit entry redacts it.
+    await recordWebhookEvent(current.company, current._id, "updated", now, { also: ["secret"] });
     return updateWebhookDoc(current.company, current._id, { secret, modifiedAt: now });
   });
   if (!updated) throw notFound("webhook");
@@ -175,8 +177,14 @@ async function queueManual(webhook: WebhookDoc, eventId: ObjectId, body: string,
  * Appends the event of a change of a webhook (docs/api.md#events), inside the caller's
  * transaction, naming who acted and the request when there is one (none for the service's own).
  */
-export async function recordWebhookEvent(company: ObjectId, webhook: ObjectId, action: EventAction, changes: string[], now: Date): Promise<void> {
-  await recordChange({ company, resource: "webhook", id: webhook, action, also: changes, at: now });
+export async function recordWebhookEvent(
+  company: ObjectId,
+  webhook: ObjectId,
+  action: EventAction,
+  now: Date,
+  states: { before?: Partial<WebhookRecord>; after?: Partial<WebhookRecord>; also?: string[] } = {},
+): Promise<void> {
+  await recordChange({ company, resource: "webhook", id: webhook, action, ...states, at: now });
 }
 
 async function ownWebhook(auth: Principal, id: string): Promise<WebhookDoc> {

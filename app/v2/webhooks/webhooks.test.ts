@@ -62,7 +62,7 @@ describe("webhooks", () => {
     // Each change wrote its event, naming the admin who made it.
     const events = await Event.find({ "resource.id": record._id }).sort({ seq: 1 }).lean();
     expect(events.map((event) => [event.type, event.changes])).toEqual([
-      ["webhook.created", []],
+      ["webhook.created", ["_id", "url", "events", "description", "isActive", "createdAt"]],
       ["webhook.updated", ["events", "description", "isActive"]],
       ["webhook.updated", ["secret"]],
     ]);

@@ -1,0 +1,14 @@
+import type { Metadata } from "next";
+import { Suspense } from "react";
+import { ActivityPage } from "@/components/audit/activity-page";
+import { Loading } from "@/components/ui";
+
+export const metadata: Metadata = { title: "Activity" };
+
+export default function Page() {
+  return (
+    <Suspense fallback={<Loading label="Loading the activity…" />}>
+      <ActivityPage />
+    </Suspense>
+  );
+}
