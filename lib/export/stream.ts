@@ -1,0 +1,133 @@
+/**
+ * The streamed exports of the lists (docs/api.md#export): every record a list's filters match,
+ * read batch by batch as the client takes the body, so neither the whole set nor the whole file is
+ * ever in the server's memory.
+ *
+ * The records are read by keyset, a batch of {@link EXPORT_BATCH} at a time, in the list's own
+ * order and on the list's own index, each batch starting after the last record of the one before
+ * (as cursor paging does, lib/server/cursor.ts), instead of through one database cursor: the
+ * embedded database computes a cursor's whole result when it opens (lib/embedded-mongo/cursors.ts),
+ * which for a million users would hold them all in the database's memory, while a batch by keyset
+ * costs what the first does however deep it is, on the embedded database and on MongoDB alike.
+ *
+ * The body is a pull-based `ReadableStream`: a batch is read only when the client has taken the
+ * one before (backpressure), and a client that goes away cancels the stream, which ends the walk.
+ */
+import { stringify } from "csv-stringify/sync";
+import type { Document } from "mongodb";
+import type { ExportFormat } from "@/lib/schemas/export";
+import { afterCondition, type ListOrder } from "@/lib/server/cursor";
+import { log } from "@/lib/server/log";
+import { protectCell } from "@/lib/shared/csv-cells";
+
+/** Records read from the database per batch: about what the server holds of an export at a time. */
+export const EXPORT_BATCH = 1000;
+
+/**
+ * The batches of a keyset walk: `read` answers at most `limit` records of the list in `order`
+ * that meet `after` besides the list's filter (none on the first call); `position` gives a
+ * record's values of the order's fields (dates as `Date`, ids as `ObjectId`).
+ */
+export async function* keysetBatches<T>(
+  read: (after: Document | undefined, limit: number) => Promise<T[]>,
+  order: ListOrder,
+  position: (record: T) => unknown[],
+  batchSize = EXPORT_BATCH,
+): AsyncGenerator<T[]> {
+  let after: Document | undefined;
+  for (;;) {
+    const records = await read(after, batchSize);
+    if (records.length > 0) yield records;
+    if (records.length < batchSize) return;
+    after = afterCondition(order, position(records[records.length - 1]));
+  }
+}
+
+export interface ExportOptions<T> {
+  format: ExportFormat;
+  /** The file's name before its date and extension: `users` → `users-2026-11-26.csv`. */
+  name: string;
+  /** How many records matched when the export began (`X-Total-Count`). */
+  total: number;
+  batches: AsyncGenerator<T[]>;
+  /** The CSV header row. */
+  columns: readonly string[];
+  /** The CSV rows of a batch, one cell per column (names of references resolved per batch). */
+  rows: (batch: T[]) => Promise<string[][]> | string[][];
+  /** The NDJSON lines of a batch: each record as a read by id answers it. */
+  records: (batch: T[]) => unknown[];
+  requestId: string;
+  /** The request's signal: a client gone away ends the walk even before the body is read. */
+  signal?: AbortSignal;
+}
+
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: "text/csv; charset=utf-8",
+  ndjson: "application/x-ndjson; charset=utf-8",
+};
+
+/** The `200` answer of an export: headers now, the body as the client reads it. */
+export function exportResponse<T>(options: ExportOptions<T>): Response {
+  const { format, batches, requestId } = options;
+  const encoder = new TextEncoder();
+  const started = performance.now();
+  let sent = 0;
+  let headerSent = false;
+  let ended = false;
+  const end = async (outcome: string) => {
+    if (ended) return;
+    ended = true;
+    options.signal?.removeEventListener("abort", aborted);
+    await batches.return(undefined);
+    log().info({ requestId, export: options.name, format, rows: sent, ms: Math.round(performance.now() - started), outcome }, "export");
+  };
+  const aborted = () => void end("cancelled");
+  options.signal?.addEventListener("abort", aborted, { once: true });
+
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const next = ended ? { done: true as const, value: undefined } : await batches.next();
+          const records = next.done ? [] : next.value;
+          let text = "";
+          if (format === "csv") {
+            const rows = (await options.rows(records)).map((row) => row.map(protectCell));
+            if (!headerSent) rows.unshift([...options.columns]);
+            headerSent = true;
+            if (rows.length > 0) text = stringify(rows, { record_delimiter: "windows" });
+          } else {
+            text = options.records(records).map((record) => `${JSON.stringify(record)}\n`).join("");
+          }
+          sent += records.length;
+          if (text) controller.enqueue(encoder.encode(text));
+          if (next.done) {
+            await end(ended ? "cancelled" : "done");
+            controller.close();
+          }
+        } catch (error) {
+          log().error({ requestId, export: options.name, rows: sent, err: error }, "export failed");
+          await end("failed").catch(() => undefined);
+          controller.error(error);
+        }
+      },
+      async cancel() {
+        await end("cancelled");
+      },
+    },
+    // One batch waits in the queue at most: the next is read only once the client took it.
+    { highWaterMark: 1 },
+  );
+
+  const extension = format === "csv" ? "csv" : "ndjson";
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "Content-Type": CONTENT_TYPES[format],
+      "Content-Disposition": `attachment; filename="${options.name}-${new Date().toISOString().slice(0, 10)}.${extension}"`,
+      "Cache-Control": "no-store",
+      "X-Total-Count": String(options.total),
+      "X-Request-Id": requestId,
+    },
+  });
+}
