@@ -1,0 +1,81 @@
+import { readFile } from "node:fs/promises";
+import { parse } from "csv-parse/sync";
+import type { Page } from "@playwright/test";
+import { expect, openSignedIn, screenshot, test } from "./fixtures";
+
+/** The number the list's toolbar shows as its total ("1,234 users"). */
+async function shownTotal(page: Page, noun: string): Promise<number> {
+  const text = await page.getByTestId(`${noun}-total`).innerText();
+  return Number(text.replace(/[^\d]/g, ""));
+}
+
+/** Chooses a format in the Export menu and answers the downloaded file's text and name. */
+async function exportAs(page: Page, format: "CSV" | "NDJSON"): Promise<{ text: string; name: string }> {
+  await page.getByRole("button", { name: "Export" }).click();
+  const downloading = page.waitForEvent("download");
+  await page.getByRole("button", { name: new RegExp(`^${format}`) }).click();
+  const download = await downloading;
+  return { text: await readFile((await download.path())!, "utf8"), name: download.suggestedFilename() };
+}
+
+test("Export: the users list's current view downloads as CSV with every matching row (not just the page), and as NDJSON; the surveys list exports too", async ({ page }) => {
+  test.setTimeout(60_000);
+  // A filtered view spanning several pages: every Member, active or not.
+  await openSignedIn(page, "/users?isActive=all&limit=10");
+  await page.getByLabel("Access role").selectOption({ label: "Member" });
+  await expect(page).toHaveURL(/accessRole=[0-9a-f]{24}/);
+  await expect(page.getByTestId("users-total")).toHaveText(/\d+ users/);
+  const total = await shownTotal(page, "users");
+  expect(total).toBeGreaterThan(10);
+
+  await page.getByRole("button", { name: "Export" }).click();
+  await expect(page.getByRole("button", { name: /^CSV/ })).toBeFocused();
+  await screenshot(page, "35-export-menu");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("button", { name: /^CSV/ })).toHaveCount(0);
+
+  const csv = await exportAs(page, "CSV");
+  expect(csv.name).toMatch(/^users-\d{4}-\d{2}-\d{2}\.csv$/);
+  const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
+  expect(rows).toHaveLength(total);
+  for (const row of rows) expect(row.accessRoles.split(";")).toContain("Member");
+  expect(new Set(rows.map((row) => row.email)).size).toBe(total);
+  await expect(page.getByText(`Exported ${total.toLocaleString("en")} users to ${csv.name}.`)).toBeVisible();
+
+  const ndjson = await exportAs(page, "NDJSON");
+  expect(ndjson.name).toMatch(/^users-\d{4}-\d{2}-\d{2}\.ndjson$/);
+  const records = ndjson.text.trimEnd().split("\n").map((line) => JSON.parse(line) as { email: string });
+  expect(records.map((record) => record.email)).toEqual(rows.map((row) => row.email));
+
+  await openSignedIn(page, "/surveys?isActive=all");
+  await expect(page.getByTestId("surveys-total")).toHaveText(/\d+ surveys?/);
+  const surveys = await shownTotal(page, "surveys");
+  const file = await exportAs(page, "CSV");
+  expect(file.name).toMatch(/^surveys-\d{4}-\d{2}-\d{2}\.csv$/);
+  const surveyRows = parse(file.text, { columns: true }) as Record<string, string>[];
+  expect(surveyRows).toHaveLength(surveys);
+  expect(Object.keys(surveyRows[0])).toEqual(expect.arrayContaining(["_id", "code", "name", "isActive"]));
+});
+
+test("Export: progress shows rows against the total while the file streams, and Cancel stops it", async ({ page }) => {
+  await openSignedIn(page, "/users?isActive=all");
+  await expect(page.getByTestId("users-total")).toHaveText(/\d+ users/);
+  // The answer is held back until the progress has been seen, so the test never races the server.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/v2/users/export?**", async (route) => {
+    const response = await route.fetch();
+    await held;
+    await route.fulfill({ response });
+  });
+  await page.getByRole("button", { name: "Export" }).click();
+  await page.getByRole("button", { name: /^CSV/ }).click();
+  const progress = page.getByRole("progressbar", { name: "Exporting users" });
+  await expect(progress).toBeVisible();
+  await screenshot(page, "35-export-progress");
+  await page.getByRole("button", { name: "Cancel" }).click();
+  release();
+  await expect(page.getByText("Export cancelled.")).toBeVisible();
+  await expect(progress).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Export" })).toBeVisible();
+});
