@@ -103,8 +103,14 @@ export function ExportButton({ path, query, noun }: { path: string; query: Recor
           <div className={`h-full bg-sky-600 transition-[width] ${percent === undefined ? "w-1/3 animate-pulse" : ""}`} style={percent === undefined ? undefined : { width: `${percent}%` }} />
         </div>
         <span className="whitespace-nowrap text-xs tabular-nums text-slate-700">
-          {rows.toLocaleString("en")}
-          {total !== undefined && <span className="hidden sm:inline"> of {total.toLocaleString("en")}</span>} rows
+          {total === undefined && rows === 0 ? (
+            "Starting…"
+          ) : (
+            <>
+              {rows.toLocaleString("en")}
+              {total !== undefined && <span className="hidden sm:inline"> of {total.toLocaleString("en")}</span>} rows
+            </>
+          )}
         </span>
         <Button className="px-2 py-1 text-xs" onClick={() => controller.current?.abort()}>
           Cancel

@@ -115,7 +115,7 @@ export function withCondition<F extends object>(filter: F, condition: Document |
  * first field (which bounds the index walk, so a deep page reads what the first does) and the
  * comparison of the whole tuple.
  */
-export function afterCondition(order: ListOrder, position: unknown[]): Document {
+function afterCondition(order: ListOrder, position: unknown[]): Document {
   const strictly = order.direction === 1 ? "$gt" : "$lt";
   const orEqual = order.direction === 1 ? "$gte" : "$lte";
   const [first] = order.fields;
