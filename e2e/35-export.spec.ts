@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
+import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect, openSignedIn, SCREENSHOTS, screenshot, test } from "./fixtures";
 
@@ -19,18 +20,39 @@ async function exportAs(page: Page, format: "CSV" | "NDJSON"): Promise<{ text: s
   return { text: await readFile((await download.path())!, "utf8"), name: download.suggestedFilename() };
 }
 
-test("Export: the users list's current view downloads as CSV with every matching row (not just the page), and as NDJSON; the surveys list exports too", async ({ page }) => {
-  test.setTimeout(60_000);
-  // A filtered view spanning several pages: every Member, active or not.
+/** A filtered view spanning several pages: every Member, active or not. */
+async function openMembers(page: Page): Promise<number> {
   await openSignedIn(page, "/users?isActive=all&limit=10");
   await page.getByLabel("Access role").selectOption({ label: "Member" });
   await expect(page).toHaveURL(/accessRole=[0-9a-f]{24}/);
   await expect(page.getByTestId("users-total")).toHaveText(/\d+ users/);
-  const total = await shownTotal(page, "users");
+  return shownTotal(page, "users");
+}
+
+test("Export: the users list's current view downloads as CSV with every matching row (not just the page), and as NDJSON", async ({ page }) => {
+  const total = await openMembers(page);
   expect(total).toBeGreaterThan(10);
 
+  const csv = await exportAs(page, "CSV");
+  expect(csv.name).toMatch(/^users-\d{4}-\d{2}-\d{2}\.csv$/);
+  const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
+  expect(rows).toHaveLength(total);
+  for (const row of rows) expect(row.accessRoles.split(";")).toContain("Member");
+  expect(new Set(rows.map((row) => row.email)).size).toBe(total);
+  await expect(page.getByText(`Exported ${total.toLocaleString("en")} users to ${csv.name}.`)).toBeVisible();
+
+  const ndjson = await exportAs(page, "NDJSON");
+  expect(ndjson.name).toMatch(/^users-\d{4}-\d{2}-\d{2}\.ndjson$/);
+  const records = ndjson.text.trimEnd().split("\n").map((line) => JSON.parse(line) as { email: string });
+  expect(records.map((record) => record.email)).toEqual(rows.map((row) => row.email));
+});
+
+test("Export: the menu opens on CSV, closes with Escape, passes axe, in both themes and widths; the surveys list exports its view", async ({ page }) => {
+  await openMembers(page);
   await page.getByRole("button", { name: "Export" }).click();
   await expect(page.getByRole("button", { name: /^CSV/ })).toBeFocused();
+  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  expect(axe.violations.map((violation) => violation.id)).toEqual([]);
   for (const [width, height] of [
     [1280, 800],
     [390, 844],
@@ -45,19 +67,6 @@ test("Export: the users list's current view downloads as CSV with every matching
   await page.emulateMedia({ colorScheme: "light" });
   await page.keyboard.press("Escape");
   await expect(page.getByRole("button", { name: /^CSV/ })).toHaveCount(0);
-
-  const csv = await exportAs(page, "CSV");
-  expect(csv.name).toMatch(/^users-\d{4}-\d{2}-\d{2}\.csv$/);
-  const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
-  expect(rows).toHaveLength(total);
-  for (const row of rows) expect(row.accessRoles.split(";")).toContain("Member");
-  expect(new Set(rows.map((row) => row.email)).size).toBe(total);
-  await expect(page.getByText(`Exported ${total.toLocaleString("en")} users to ${csv.name}.`)).toBeVisible();
-
-  const ndjson = await exportAs(page, "NDJSON");
-  expect(ndjson.name).toMatch(/^users-\d{4}-\d{2}-\d{2}\.ndjson$/);
-  const records = ndjson.text.trimEnd().split("\n").map((line) => JSON.parse(line) as { email: string });
-  expect(records.map((record) => record.email)).toEqual(rows.map((row) => row.email));
 
   await openSignedIn(page, "/surveys?isActive=all");
   await expect(page.getByTestId("surveys-total")).toHaveText(/\d+ surveys?/);
