@@ -113,7 +113,12 @@ async function main(): Promise<void> {
     const baseline = sampler.mark();
     err(`Downloading GET /v2/users/export?isActive=all (CSV) of ${USERS} users...`);
     const started = performance.now();
-    const result = await download(`${base}/v2/users/export?isActive=all`, headers);
+    // The server's memory as the rows arrive: a growth that levels off is the collector's
+    // sawtooth, one that keeps climbing would be rows held.
+    const trail: string[] = [];
+    const result = await download(`${base}/v2/users/export?isActive=all`, headers, (rows) => {
+      if (rows >= ((trail.length + 1) * (USERS + 1)) / 10) trail.push(`${Math.round((100 * rows) / (USERS + 1))}%: +${mb(sampler.latest().server - baseline.server)}`);
+    });
     const seconds = (performance.now() - started) / 1000;
     const peak = sampler.stop();
 
@@ -128,6 +133,7 @@ async function main(): Promise<void> {
       `  time                  ${seconds.toFixed(1)} s`,
       `  rows per second       ${(result.rows / seconds).toFixed(0)}`,
       `  server RSS            ${mb(baseline.server)} MB before, ${mb(peak.server)} MB at peak: +${mb(growth)} MB (${where})`,
+      `  server RSS growth     by rows received (MB): ${trail.join(", ")}`,
       ...(dbProcess ? [`  database process RSS  ${mb(baseline.database ?? 0)} MB before, ${mb(peak.database ?? 0)} MB at peak: +${mb((peak.database ?? 0) - (baseline.database ?? 0))} MB`] : []),
       "",
       "Targets (figures, not assertions):",
@@ -149,7 +155,7 @@ async function main(): Promise<void> {
 }
 
 /** Reads the whole body as it arrives, keeping none of it: the rows (lines after the header) and bytes. */
-async function download(url: string, headers: Record<string, string>): Promise<{ rows: number; bytes: number; total: number }> {
+async function download(url: string, headers: Record<string, string>, onRows?: (rows: number) => void): Promise<{ rows: number; bytes: number; total: number }> {
   const response = await fetch(url, { headers });
   if (!response.ok || !response.body) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
   const reader = response.body.getReader();
@@ -161,15 +167,16 @@ async function download(url: string, headers: Record<string, string>): Promise<{
     bytes += value.length;
     // Bench names hold no line breaks: each LF ends a row.
     for (let i = value.indexOf(10); i !== -1; i = value.indexOf(10, i + 1)) lines++;
+    onRows?.(lines - 1);
   }
   return { rows: lines - 1, bytes, total: Number(response.headers.get("x-total-count")) };
 }
 
 /** The highest resident memory (kB) of each process and its descendants, sampled every 50 ms. */
 class RssSampler {
-  private readonly peak: Record<string, number> = {};
   private readonly timer: NodeJS.Timeout;
   private window: Record<string, number> = {};
+  private last: Record<string, number> = {};
 
   constructor(private readonly pids: Record<string, number>) {
     this.timer = setInterval(() => this.sample(), 50);
@@ -179,9 +186,14 @@ class RssSampler {
   private sample(): void {
     for (const [name, pid] of Object.entries(this.pids)) {
       const kb = treeOf(pid).reduce((sum, each) => sum + rssKb(each), 0);
-      this.peak[name] = Math.max(this.peak[name] ?? 0, kb);
+      this.last[name] = kb;
       this.window[name] = Math.max(this.window[name] ?? 0, kb);
     }
+  }
+
+  /** The last sample of each process. */
+  latest(): Record<string, number> {
+    return { ...this.last };
   }
 
   /** The highest samples since the start, and a fresh start for {@link stop}. */

@@ -37,6 +37,7 @@ import { recordChange } from "@/lib/events/service";
 import {
   activeMemberHolds,
   countUsers,
+  CSV_FIELDS,
   emptyMembership,
   existingUserIds,
   findUser,
@@ -104,7 +105,7 @@ export async function exportUsers(auth: Principal, query: ExportUsersQuery, cont
     name: "users",
     total: await countUsers(companyId, filter),
     batches: keysetBatches(
-      (after, limit) => readUserRecords({ companyId, filter: withCondition(filter, after), sort, limit }),
+      (after, limit) => readUserRecords({ companyId, filter: withCondition(filter, after), sort, limit, ...(query.format === "csv" ? { projection: CSV_FIELDS } : {}) }),
       order,
       (user) => [new Date(user.modifiedAt), oid(user._id)],
     ),
