@@ -9,6 +9,7 @@ import type { SurveyList } from "@/lib/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
 import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";
+import { ExportButton } from "../export-button";
 import { Pagination } from "../pagination";
 import { ActiveBadge, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, SearchField, Select } from "../ui";
 import { VersionBadge } from "./survey-bits";
@@ -111,7 +112,10 @@ export function SurveysList() {
               rowHref={surveyHref}
               rowLabel={surveyLabel}
               onRowIntent={(survey) => prefetchSurvey(client, survey._id)}
-              toolbar={<ListTotal total={total} noun={["survey", "surveys"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />}
+              toolbar={<>
+                <ListTotal total={total} noun={["survey", "surveys"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />
+                {isAdmin !== false && <ExportButton path="/v2/surveys/export" query={{ search: query.search, isActive: query.isActive }} noun={["survey", "surveys"]} />}
+              </>}
             />
           )
         )}

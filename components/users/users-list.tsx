@@ -20,6 +20,7 @@ import type { UserRecord } from "@/lib/users/contract";
 import { useIsAdmin } from "../admin-shell";
 import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";
+import { ExportButton } from "../export-button";
 import { Pagination } from "../pagination";
 import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, Loading, PageHeader, RecordSelect, SearchField, Select, inputClass } from "../ui";
 import { UserPicker } from "./user-picker";
@@ -110,7 +111,10 @@ export function UsersList() {
               rowLabel={displayName}
               sort={{ column: "modifiedAt", desc: filters.orderBy === "desc", onChange: (desc) => change({ orderBy: desc ? "desc" : "asc" }) }}
               onRowIntent={(user) => prefetchUser(client, user._id)}
-              toolbar={<ListTotal total={total} noun={["user", "users"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />}
+              toolbar={<>
+                <ListTotal total={total} noun={["user", "users"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />
+                {isAdmin !== false && <ExportButton path="/v2/users/export" query={userListQuery(filters)} noun={["user", "users"]} />}
+              </>}
             />
           )
         )}

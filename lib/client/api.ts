@@ -92,6 +92,16 @@ export async function download(path: string, query: Record<string, QueryValue>, 
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+/**
+ * The response of a `/v2` GET whose body the caller reads as it arrives (an export); an error
+ * answer is thrown as an `ApiError`.
+ */
+export async function openStream(path: string, options: Pick<RequestOptions, "query" | "accept" | "signal">): Promise<Response> {
+  const response = await authorized(path, options);
+  if (!response.ok) await read(response);
+  return response;
+}
+
 async function send(path: string, options: RequestOptions, token: string): Promise<Response> {
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Admin: "true", Accept: options.accept ?? "application/json" };
   if (options.body !== undefined) headers["Content-Type"] = "application/json";

@@ -332,6 +332,7 @@ function describe(
   if (idempotent(options)) successHeaders["Idempotent-Replayed"] = ref("headers", "Idempotent-Replayed");
   if (operation.setsCookie) successHeaders["Set-Cookie"] = ref("headers", "Set-Cookie");
   if (operation.etag) successHeaders.ETag = ref("headers", "ETag");
+  Object.assign(successHeaders, operation.headers ?? {});
   if (options.query?.shape[options.nextParam ?? "cursor"]) successHeaders.Link = ref("headers", "Link");
   if (operation.etag && options.method === "get") parameters.push(ref("parameters", "If-None-Match"));
   if (operation.etag && (options.method === "patch" || options.method === "put")) parameters.push(ref("parameters", "If-Match"));
@@ -349,7 +350,14 @@ function describe(
         description: successDescription(operation.status),
         headers: successHeaders,
         ...(response ? { content: { "application/json": { schema: { $ref: schemaUri(response) } } } } : {}),
-        ...(operation.csv ? { content: { "text/csv": { schema: { type: "string" } } } } : {}),
+        ...(operation.csv || operation.ndjson
+          ? {
+              content: {
+                ...(operation.csv ? { "text/csv": { schema: { type: "string" } } } : {}),
+                ...(operation.ndjson ? { "application/x-ndjson": { schema: { type: "string" } } } : {}),
+              },
+            }
+          : {}),
       },
       ...(operation.etag && options.method === "get"
         ? {

@@ -67,7 +67,8 @@ export class AnswerValidator {
 
   private bodyProblems(answer: Answer, where: string, path: string, method: string, response: { content?: unknown }): string[] {
     if (!response.content) return answer.body === "" ? [] : [`${where}: documented without a body, but one was sent`];
-    if ("text/csv" in (response.content as Record<string, unknown>)) return answer.contentType?.startsWith("text/csv") ? [] : [`${where}: Content-Type is ${answer.contentType}, not CSV`];
+    const streamed = Object.keys(response.content as Record<string, unknown>).filter((type) => type === "text/csv" || type === "application/x-ndjson");
+    if (streamed.length > 0) return streamed.some((type) => answer.contentType?.startsWith(type)) ? [] : [`${where}: Content-Type is ${answer.contentType}, not ${streamed.join(" or ")}`];
     if (!answer.contentType?.startsWith("application/json")) return [`${where}: Content-Type is ${answer.contentType}, not JSON`];
     let body: unknown;
     try {

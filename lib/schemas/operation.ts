@@ -60,6 +60,10 @@ export interface OperationDoc {
   response?: z.ZodObject;
   /** The success body is `text/csv`, streamed, instead of JSON. */
   csv?: boolean;
+  /** The success body may be `application/x-ndjson`, streamed, instead (as the `format` asks). */
+  ndjson?: boolean;
+  /** Headers of the success answer beyond those every answer has. */
+  headers?: Record<string, { description: string; schema: { type: "string" | "integer" } }>;
   /** Reads `Admin: true` without requiring it (the caller's roles decide otherwise). */
   adminOptional?: boolean;
   /** Errors beyond those its declaration implies (auth, Admin, path id, body, query). */

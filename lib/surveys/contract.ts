@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/schemas/operation";
 import { idList, isoDateTime, listEnvelope, objectId, pagingQuery, queryBoolean, queryIdList, singleLineText } from "@/lib/schemas/common";
+import { exportFormat, exportParameterDocs, LIST_PAGING, withoutPaging } from "@/lib/schemas/export";
 import { SurveyVersion } from "@/lib/shared/survey-permissions";
 
 export const SURVEY_CODE = /^[a-z0-9_]{1,60}$/;
@@ -306,6 +307,10 @@ export const ListSurveysQuery = z.object({
 });
 export type ListSurveysQuery = z.infer<typeof ListSurveysQuery>;
 
+/** The filters of the list without its paging and `select`, and the format (docs/api.md#export). */
+export const ExportSurveysQuery = ListSurveysQuery.omit({ ...LIST_PAGING, select: true }).extend({ format: exportFormat });
+export type ExportSurveysQuery = z.infer<typeof ExportSurveysQuery>;
+
 export const GetSurveyQuery = z.object({
   populate: queryBoolean.default(false),
 });
@@ -344,6 +349,28 @@ export const list = operation({
       isActive: { description: "`all` lists active and inactive surveys." },
       search: { description: "Case-insensitive prefix of `code` or `name`, matched literally." },
     },
+  },
+});
+
+export const exportSurveys = operation({
+  method: "get",
+  path: "/v2/surveys/export",
+  scope: "surveys:read",
+  admin: true,
+  query: ExportSurveysQuery,
+  doc: {
+    tag: "Surveys",
+    summary: "Export surveys as CSV or NDJSON",
+    description:
+      "Every survey the filters of `GET /v2/surveys` match, newest `modifiedAt` first, with no cap, streamed as the client reads it (`Content-Disposition: attachment; filename=\"surveys-YYYY-MM-DD.csv\"`). CSV columns: `_id`, `code`, `name`, `version`, `isActive`, `isSystemModel`, `onlySubSurvey`, `group`, `permissions` (access role names joined by `;`), `responders` (how many), `createdAt`, `modifiedAt`, `__v`; a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`. NDJSON: each survey as `GET /v2/surveys/{id}` answers it (without `chat`). Paging parameters and `select` are ignored.",
+    status: 200,
+    csv: true,
+    ndjson: true,
+    headers: {
+      "X-Total-Count": { description: "How many surveys matched when the export began: the rows to expect, for a progress bar.", schema: { type: "integer" } },
+      "Content-Disposition": { description: "`attachment` with the file's name.", schema: { type: "string" } },
+    },
+    parameters: { ...withoutPaging(list.doc.parameters!, ["select"]), ...exportParameterDocs },
   },
 });
 

@@ -3,7 +3,7 @@
  * chats, questions and answer counts), create, update. Every query is scoped to the caller's
  * company: a survey of another company does not exist here, and its code is free to reuse.
  */
-import type { Document, Filter } from "mongodb";
+import type { Document, Filter, Sort } from "mongodb";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import { existingIds } from "@/lib/reference/repository";
 import { existingUserIds } from "@/lib/users/repository";
@@ -26,6 +26,7 @@ import {
 import {
   SURVEY_FIELDS,
   type CreateSurveyBody,
+  type ExportSurveysQuery,
   type ListSurveysQuery,
   type QuestionType,
   type SurveyChatRecord,
@@ -47,18 +48,16 @@ import { finishContentWrite } from "./content-sync";
 import { lower, searchFilter, searchPrefixesExpression } from "./search";
 import { inTransaction } from "@/lib/db/transaction";
 import { recordChange } from "@/lib/events/service";
+import { exportResponse, keysetBatches } from "@/lib/export/stream";
+import { ReferenceNames } from "@/lib/reference/names";
+import { SURVEY_COLUMNS, surveyReferences, surveyRow } from "./columns";
 
 // ---------------------------------------------------------------------------------------------
 // Reading
 
 export async function listSurveys(auth: Principal, query: ListSurveysQuery, notes: Notes): Promise<SurveyList> {
   const companyId = oid(auth.companyId);
-  const filter: Filter<Document> = { company: companyId };
-  if (query.isActive !== "all") filter.isActive = query.isActive === "true";
-  if (query.answer) filter._id = { $in: await surveysOfAnswers(companyId, query.answer, notes) };
-
-  if (query.search === "") notes.warning("empty_search", "The search is empty and was ignored.", "search");
-  else if (query.search !== undefined) Object.assign(filter, searchFilter(query.search));
+  const filter = await listFilter(companyId, query, notes);
   // The cursor needs each record's `modifiedAt`, also when `select` leaves it out of the answer.
   const fields = query.select ? withId([...query.select, "modifiedAt"]) : SURVEY_FIELDS;
   const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
@@ -77,6 +76,50 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
       ...pageFields(query, page, counter),
     },
   };
+}
+
+/** The filters of a surveys list query: everything but its paging and `select`. */
+export type SurveyFilters = Pick<ListSurveysQuery, "answer" | "isActive" | "search">;
+
+/** The filter of a list query, scoped to the company. */
+export async function listFilter(companyId: ObjectId, query: SurveyFilters, notes: Notes): Promise<Filter<Document>> {
+  const filter: Filter<Document> = { company: companyId };
+  if (query.isActive !== "all") filter.isActive = query.isActive === "true";
+  if (query.answer) filter._id = { $in: await surveysOfAnswers(companyId, query.answer, notes) };
+
+  if (query.search === "") notes.warning("empty_search", "The search is empty and was ignored.", "search");
+  else if (query.search !== undefined) Object.assign(filter, searchFilter(query.search));
+  return filter;
+}
+
+/**
+ * Every survey the list's filters match, streamed as CSV or NDJSON newest first
+ * (docs/api.md#export); the count of the matches, taken first, is the answer's `X-Total-Count`.
+ */
+export async function exportSurveys(auth: Principal, query: ExportSurveysQuery, context: { notes: Notes; requestId: string; signal?: AbortSignal }): Promise<Response> {
+  const companyId = oid(auth.companyId);
+  const filter = await listFilter(companyId, query, context.notes);
+  const sort = Object.fromEntries(SURVEY_ORDER.fields.map((field) => [field.name, SURVEY_ORDER.direction])) as Sort;
+  const names = new ReferenceNames(companyId);
+  return exportResponse({
+    format: query.format,
+    name: "surveys",
+    total: await countSurveys(companyId, filter),
+    batches: keysetBatches(
+      async (after, limit) =>
+        (await readSurveyRecords({ filter: withCondition(filter, after), projection: WITHOUT_INTERNAL_FIELDS, fields: SURVEY_FIELDS, sort, limit })) as SurveyRecord[],
+      SURVEY_ORDER,
+      (survey) => [new Date(survey.modifiedAt), oid(survey._id)],
+    ),
+    columns: SURVEY_COLUMNS,
+    rows: async (batch) => {
+      await names.load(surveyReferences(batch));
+      return batch.map((survey) => surveyRow(survey, names));
+    },
+    records: (batch) => batch,
+    requestId: context.requestId,
+    signal: context.signal,
+  });
 }
 
 function withoutModifiedAt(survey: Partial<SurveyRecord>): Partial<SurveyRecord> {

@@ -16,6 +16,7 @@ import {
   queryIdList,
   singleLineText,
 } from "@/lib/schemas/common";
+import { exportFormat, exportParameterDocs, LIST_PAGING, withoutPaging } from "@/lib/schemas/export";
 
 const namePart = singleLineText({ min: 1, max: 200 });
 
@@ -198,6 +199,10 @@ export const ListUsersQuery = z.object({
 });
 export type ListUsersQuery = z.infer<typeof ListUsersQuery>;
 
+/** The filters of the list without its paging, and the format (docs/api.md#export). */
+export const ExportUsersQuery = ListUsersQuery.omit(LIST_PAGING).extend({ format: exportFormat });
+export type ExportUsersQuery = z.infer<typeof ExportUsersQuery>;
+
 export const UserIdParams = z.object({ id: objectId });
 
 // ---------------------------------------------------------------------------------------------
@@ -318,6 +323,28 @@ export const update = operation({
     status: 200,
     response: UserRecord,
     errors: ["conflict", "unknown_reference", "immutable_field"],
+  },
+});
+
+export const exportUsers = operation({
+  method: "get",
+  path: "/v2/users/export",
+  scope: "users:read",
+  admin: true,
+  query: ExportUsersQuery,
+  doc: {
+    tag: "Users",
+    summary: "Export users as CSV or NDJSON",
+    description:
+      "Every user the filters of `GET /v2/users` match, in its order, with no cap, streamed as the client reads it (`Content-Disposition: attachment; filename=\"users-YYYY-MM-DD.csv\"`). CSV columns: `_id`, `email`, `firstName`, `lastName`, `secondLastName`, `displayName`, `phone`, `isActive`, `accessRoles` (names joined by `;`), `jobTitle` (name), `properties` (names joined by `;`), `createdAt`, `modifiedAt`; a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`. NDJSON: each user as `GET /v2/users/{id}` answers it. Paging parameters are ignored.",
+    status: 200,
+    csv: true,
+    ndjson: true,
+    headers: {
+      "X-Total-Count": { description: "How many users matched when the export began: the rows to expect, for a progress bar.", schema: { type: "integer" } },
+      "Content-Disposition": { description: "`attachment` with the file's name.", schema: { type: "string" } },
+    },
+    parameters: { ...withoutPaging(list.doc.parameters!), ...exportParameterDocs },
   },
 });
 

@@ -2,7 +2,7 @@
  * The users resource (docs/api.md#users): list, read, create, update.
  * Every query is scoped to the caller's company: a user of another company does not exist here.
  */
-import type { Document, Filter } from "mongodb";
+import type { Document, Filter, Sort } from "mongodb";
 import type { QueryFilter } from "mongoose";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/server/cursor";
 import { adminRoleCompanies, adminRoleIds, companyIds, existingIds } from "@/lib/reference/repository";
@@ -10,6 +10,7 @@ import {
   UserName,
   type CreateUserBody,
   type Hierarchy,
+  type ExportUsersQuery,
   type ListUsersQuery,
   type UpdateUserBody,
   type UserList,
@@ -28,11 +29,15 @@ import { offThread } from "@/lib/server/off-thread";
 import { hashPassword } from "@/lib/credentials/passwords";
 import { storePasswordHash } from "@/lib/credentials/repository";
 import { searchFilter, userKeywords } from "@/lib/users/search";
+import { exportResponse, keysetBatches } from "@/lib/export/stream";
+import { ReferenceNames } from "@/lib/reference/names";
+import { USER_COLUMNS, userReferences, userRow } from "./columns";
 import { inTransaction } from "@/lib/db/transaction";
 import { recordChange } from "@/lib/events/service";
 import {
   activeMemberHolds,
   countUsers,
+  CSV_FIELDS,
   emptyMembership,
   existingUserIds,
   findUser,
@@ -77,13 +82,46 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
 }
 
 /** By `modifiedAt`, `_id` breaking ties, both in the direction `orderBy` asks. */
-const userOrder = (query: ListUsersQuery): ListOrder => ({
+const userOrder = (query: Pick<ListUsersQuery, "orderBy">): ListOrder => ({
   fields: [
     { name: "modifiedAt", type: "date" },
     { name: "_id", type: "objectId" },
   ],
   direction: query.orderBy === "asc" ? 1 : -1,
 });
+
+/**
+ * Every user the list's filters match, streamed as CSV or NDJSON in the list's order
+ * (docs/api.md#export); the count of the matches, taken first, is the answer's `X-Total-Count`.
+ */
+export async function exportUsers(auth: Principal, query: ExportUsersQuery, context: { notes: Notes; requestId: string; signal?: AbortSignal }): Promise<Response> {
+  const companyId = oid(auth.companyId);
+  const filter = (await listFilter(companyId, query, context.notes)) as Filter<Document>;
+  const order = userOrder(query);
+  const sort = Object.fromEntries(order.fields.map((field) => [field.name, order.direction])) as Sort;
+  const names = new ReferenceNames(companyId);
+  return exportResponse({
+    format: query.format,
+    name: "users",
+    total: await countUsers(companyId, filter),
+    batches: keysetBatches(
+      (after, limit) => readUserRecords({ companyId, filter: withCondition(filter, after), sort, limit, ...(query.format === "csv" ? { projection: CSV_FIELDS } : {}) }),
+      order,
+      (user) => [new Date(user.modifiedAt), oid(user._id)],
+    ),
+    columns: USER_COLUMNS,
+    rows: async (batch) => {
+      await names.load(userReferences(batch));
+      return batch.map((user) => userRow(user, names));
+    },
+    records: (batch) => batch,
+    requestId: context.requestId,
+    signal: context.signal,
+  });
+}
+
+/** The filters of a users list query: everything but its paging and order. */
+export type UserFilters = Omit<ListUsersQuery, "page" | "cursor" | "limit" | "count" | "orderBy" | "sortBy">;
 
 /** After a write of users: counters and cached principals may be out of date. */
 export function usersChanged(userId?: string): void {
@@ -92,7 +130,7 @@ export function usersChanged(userId?: string): void {
 }
 
 /** The filter of a list query (exported for the index test). */
-export async function listFilter(companyId: ObjectId, query: ListUsersQuery, notes: Notes): Promise<QueryFilter<UserDoc>> {
+export async function listFilter(companyId: ObjectId, query: UserFilters, notes: Notes): Promise<QueryFilter<UserDoc>> {
   const and: QueryFilter<UserDoc>[] = [];
   const filter: QueryFilter<UserDoc> = { "companies.companyId": companyId };
   // The flag is the membership's own; a membership of an earlier version without one is active.

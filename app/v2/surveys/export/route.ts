@@ -1,0 +1,10 @@
+import { handle, otherMethods } from "@/lib/http/route";
+import * as surveys from "@/lib/surveys/contract";
+import { exportSurveys } from "@/lib/surveys/service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = handle(surveys.exportSurveys, ({ auth, query, notes, requestId, request }) => exportSurveys(auth, query, { notes, requestId, signal: request.signal }));
+
+export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

@@ -1,0 +1,10 @@
+import { handle, otherMethods } from "@/lib/http/route";
+import * as users from "@/lib/users/contract";
+import { exportUsers } from "@/lib/users/service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = handle(users.exportUsers, ({ auth, query, notes, requestId, request }) => exportUsers(auth, query, { notes, requestId, signal: request.signal }));
+
+export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

@@ -1,0 +1,296 @@
+/**
+ * `npm run bench:export [-- --users 1000000]`: the users CSV export (docs/api.md#export) of a whole
+ * company, against the production build on a fresh embedded database (docs/benchmarks.md#export).
+ * Prints rows per second and the peak growth of the resident memory of the server process (and,
+ * apart, of the database process) while it streams; asserts nothing.
+ *
+ * As `npm start` runs it, the embedded database is a process of its own beside the server, so the
+ * two are measured apart; `--db-in-server` starts it inside the server process instead, which then
+ * holds both. The server's figure is the sum over `next start` and its child processes, sampled
+ * every 50 ms from /proc/<pid>/status (VmRSS); its baseline is the highest sample of the second
+ * before the download, after a small export has loaded the route's code.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Presets, SingleBar } from "cli-progress";
+import { MongoClient, ObjectId } from "mongodb";
+import { startOrAttach } from "@/lib/embedded-mongo";
+import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
+import { newDoc } from "@/lib/users/repository";
+import { target } from "./figures";
+import { freePort, waitFor } from "./server";
+
+const root = path.resolve(__dirname, "..", "..");
+const nextBin = path.join(root, "node_modules", ".bin", "next");
+
+const usage = `Usage: npm run bench:export -- [options]
+
+Exports every user of a company as CSV from the production build (built first when missing) and
+prints rows per second and the server's peak memory growth.
+
+  --users N          users in the company (default 1000000)
+  --port P           port of the server (default 0: a free one)
+  --build            run \`next build\` even when a build exists
+  --db-in-server     run the embedded database inside the server process`;
+
+const { values: opts } = parseCommandLine(usage, {
+  options: {
+    users: { type: "string", default: "1000000" },
+    port: { type: "string", default: "0" },
+    build: { type: "boolean", default: false },
+    "db-in-server": { type: "boolean", default: false },
+  },
+});
+
+function whole(name: "users" | "port", min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const text = String(opts[name]);
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) exitWithUsageError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  return value;
+}
+
+const USERS = whole("users", 1);
+let PORT = whole("port", 0, 65535);
+const TARGET_MB = 100;
+const err = (line: string) => process.stderr.write(`${line}\n`);
+const mb = (kb: number) => (kb / 1024).toFixed(0);
+
+async function main(): Promise<void> {
+  if (opts.build || !existsSync(path.join(root, ".next", "BUILD_ID"))) {
+    err("Building the production build (next build)...");
+    await exec(nextBin, ["build"]);
+  }
+  if (PORT === 0) PORT = await freePort();
+  const base = `http://127.0.0.1:${PORT}`;
+  const dataDir = await mkdtemp(path.join(tmpdir(), "bench-export-"));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    DATA_DIR: dataDir,
+    AUTH_SECRET: randomBytes(48).toString("base64url"),
+    RATE_LIMIT_PER_MINUTE: "1000000000",
+    LOG_LEVEL: "warn",
+    MONGODB_URI: "",
+    ADMIN_PASSWORD: "bench admin password",
+  };
+  let server: ChildProcess | undefined;
+  let dbProcess: ChildProcess | undefined;
+  let client: MongoClient | undefined;
+  try {
+    if (!opts["db-in-server"]) {
+      err("Starting the embedded database in a process of its own (npm run db)...");
+      dbProcess = spawn(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "lib", "cli", "db.ts"), "--port", "0"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+      await new Promise<void>((resolve, reject) => {
+        dbProcess!.stdout!.once("data", () => resolve());
+        dbProcess!.once("exit", (code) => reject(new Error(`npm run db exited with ${code}`)));
+      });
+    }
+    err(`Starting the production server on port ${PORT} (data in ${dataDir})...`);
+    server = spawn(nextBin, ["start", "--port", String(PORT)], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+    const exited = new Promise<never>((_, reject) => server!.once("exit", (code) => reject(new Error(`next start exited with ${code}`))));
+    exited.catch(() => undefined);
+    await Promise.race([waitFor(`${base}/api/health`, 60_000), exited]);
+
+    const db = await startOrAttach({ dir: path.join(dataDir, "db") });
+    client = await new MongoClient(db.localUri).connect();
+    const database = client.db("usersurveys");
+    const token = await signIn(base);
+    const headers = { authorization: `Bearer ${token}`, admin: "true" };
+    const me = await (await fetch(`${base}/v2/users/me`, { headers })).json();
+    const companyId = new ObjectId(me.companies[0].companyId as string);
+    const memberRole = await database.collection("accessroles").findOne({ company: companyId, name: "Member" });
+    if (!memberRole) throw new Error("no Member role after bootstrap");
+    await insertUsers(database, companyId, memberRole._id, USERS);
+
+    // Loads the route's code and its first batch, so the baseline is a server that has exported.
+    await download(`${base}/v2/users/export?search=ana&isActive=all`, headers);
+    const sampler = new RssSampler({ server: server.pid!, ...(dbProcess ? { database: dbProcess.pid! } : {}) });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const baseline = sampler.mark();
+    err(`Downloading GET /v2/users/export?isActive=all (CSV) of ${USERS} users...`);
+    const started = performance.now();
+    // The server's memory as the rows arrive: a growth that levels off is the collector's
+    // sawtooth, one that keeps climbing would be rows held.
+    const trail: string[] = [];
+    const result = await download(`${base}/v2/users/export?isActive=all`, headers, (rows) => {
+      if (rows >= ((trail.length + 1) * (USERS + 1)) / 10) trail.push(`${Math.round((100 * rows) / (USERS + 1))}%: +${mb(sampler.latest().server - baseline.server)}`);
+    });
+    const seconds = (performance.now() - started) / 1000;
+    const peak = sampler.stop();
+
+    const growth = peak.server - baseline.server;
+    const where = opts["db-in-server"] ? "the server process, with the embedded database inside it" : "the server process (next start and its children); the embedded database runs in its own process";
+    const lines = [
+      "",
+      `bench:export — GET /v2/users/export?isActive=all as CSV, ${USERS} users in one company, production build, embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}`,
+      "",
+      `  rows received         ${result.rows} (X-Total-Count ${result.total})`,
+      `  bytes                 ${(result.bytes / 1024 / 1024).toFixed(1)} MiB`,
+      `  time                  ${seconds.toFixed(1)} s`,
+      `  rows per second       ${(result.rows / seconds).toFixed(0)}`,
+      `  server RSS            ${mb(baseline.server)} MB before, ${mb(peak.server)} MB at peak: +${mb(growth)} MB (${where})`,
+      `  server RSS growth     by rows received (MB): ${trail.join(", ")}`,
+      ...(dbProcess ? [`  database process RSS  ${mb(baseline.database ?? 0)} MB before, ${mb(peak.database ?? 0)} MB at peak: +${mb((peak.database ?? 0) - (baseline.database ?? 0))} MB`] : []),
+      "",
+      "Targets (figures, not assertions):",
+      target(`every matching user exported (${USERS + 1} with the admin)`, result.rows === USERS + 1),
+      target(`server RSS growth < ${TARGET_MB} MB`, growth < TARGET_MB * 1024),
+      "",
+    ];
+    process.stdout.write(`${lines.join("\n")}\n`);
+  } finally {
+    await client?.close().catch(() => undefined);
+    for (const child of [server, dbProcess]) {
+      if (child && child.exitCode === null) {
+        child.kill("SIGTERM");
+        await new Promise((resolve) => child.once("exit", resolve));
+      }
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Reads the whole body as it arrives, keeping none of it: the rows (lines after the header) and bytes. */
+async function download(url: string, headers: Record<string, string>, onRows?: (rows: number) => void): Promise<{ rows: number; bytes: number; total: number }> {
+  const response = await fetch(url, { headers });
+  if (!response.ok || !response.body) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
+  const reader = response.body.getReader();
+  let lines = 0;
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.length;
+    // Bench names hold no line breaks: each LF ends a row.
+    for (let i = value.indexOf(10); i !== -1; i = value.indexOf(10, i + 1)) lines++;
+    onRows?.(lines - 1);
+  }
+  return { rows: lines - 1, bytes, total: Number(response.headers.get("x-total-count")) };
+}
+
+/** The highest resident memory (kB) of each process and its descendants, sampled every 50 ms. */
+class RssSampler {
+  private readonly timer: NodeJS.Timeout;
+  private window: Record<string, number> = {};
+  private last: Record<string, number> = {};
+
+  constructor(private readonly pids: Record<string, number>) {
+    this.timer = setInterval(() => this.sample(), 50);
+    this.sample();
+  }
+
+  private sample(): void {
+    for (const [name, pid] of Object.entries(this.pids)) {
+      const kb = treeOf(pid).reduce((sum, each) => sum + rssKb(each), 0);
+      this.last[name] = kb;
+      this.window[name] = Math.max(this.window[name] ?? 0, kb);
+    }
+  }
+
+  /** The last sample of each process. */
+  latest(): Record<string, number> {
+    return { ...this.last };
+  }
+
+  /** The highest samples since the start, and a fresh start for {@link stop}. */
+  mark(): Record<string, number> {
+    const seen = { ...this.window };
+    this.window = {};
+    return seen;
+  }
+
+  stop(): Record<string, number> {
+    clearInterval(this.timer);
+    this.sample();
+    return this.mark();
+  }
+}
+
+function rssKb(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The process and its descendants, from /proc/<pid>/task/<tid>/children. */
+function treeOf(pid: number): number[] {
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) {
+    try {
+      for (const task of readdirSync(`/proc/${all[i]}/task`)) {
+        const children = readFileSync(`/proc/${all[i]}/task/${task}/children`, "utf8").trim();
+        if (children) all.push(...children.split(/\s+/).map(Number));
+      }
+    } catch {
+      // The process ended between two reads.
+    }
+  }
+  return all;
+}
+
+async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: ObjectId, roleId: ObjectId, count: number): Promise<void> {
+  const first = ["Ana", "María", "José", "Lucía", "Martín", "Sofía", "Mateo", "Camila", "Andrés", "Valentina", "Marco", "Inés"];
+  const last = ["Pérez", "García", "Martínez", "López", "Gómez", "Díaz", "Muñoz", "Álvarez", "Romero", "Navarro", "Torres", "Ramos"];
+  const users = database.collection("users");
+  const bar = new SingleBar({ stream: process.stderr, format: "inserting users [{bar}] {value}/{total}", noTTYOutput: true, notTTYSchedule: 10_000 }, Presets.shades_classic);
+  const started = performance.now();
+  bar.start(count, 0);
+  const now = Date.now();
+  const BATCH = 5000;
+  for (let start = 0; start < count; start += BATCH) {
+    const docs = [];
+    for (let i = start; i < Math.min(start + BATCH, count); i++) {
+      const names = first[i % first.length];
+      const lastName = last[Math.floor(i / first.length) % last.length];
+      docs.push(
+        newDoc({
+          name: { displayName: `${names} ${lastName}`, names, lastName, secondLastName: i % 7 === 0 ? "de la Fuente, \"Jr\"" : "" },
+          email: `user.${i}@bench.example`,
+          accessRoles: [roleId],
+          phone: i % 3 === 0 ? `+34 600 ${String(i).padStart(6, "0")}` : null,
+          companies: [{ _id: new ObjectId(), companyId, isActive: i % 20 !== 0, hierarchy: { boss: [], peers: [], subordinate: [] } }],
+          createdAt: new Date(now - (count - i) * 100),
+          modifiedAt: new Date(now - Math.floor((count - i) / 10) * 1000),
+        }),
+      );
+    }
+    await users.insertMany(docs, { ordered: false });
+    bar.update(Math.min(start + BATCH, count));
+  }
+  bar.stop();
+  err(`Inserted ${count} users in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+}
+
+async function signIn(base: string): Promise<string> {
+  const response = await fetch(`${base}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "admin@example.com", password: "bench admin password" }),
+  });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`sign-in failed: ${JSON.stringify(body)}`);
+  return body.accessToken as string;
+}
+
+function exec(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
+  });
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
