@@ -13,6 +13,8 @@ import { Credential, Session } from "@/lib/credentials/repository";
 import * as mail from "@/lib/mail/contract";
 import { Invitation, OutboxMail } from "@/lib/mail/repository";
 import * as events from "@/lib/events/contract";
+import * as jobs from "@/lib/jobs/contract";
+import { Job, JobFileChunk } from "@/lib/jobs/repository";
 import { Event, EventSequence } from "@/lib/events/repository";
 import { Meta } from "@/lib/models";
 import * as openapi from "@/lib/schemas/openapi";
@@ -47,6 +49,7 @@ export const RESOURCES: Resource[] = [
   { contract: apiKeys, models: [ApiKey] },
   { contract: events, models: [Event, EventSequence] },
   { contract: webhooks, models: [Webhook, Delivery] },
+  { contract: jobs, models: [Job, JobFileChunk] },
   { contract: openapi },
   { contract: auth },
   { models: [Company] },
