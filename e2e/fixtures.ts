@@ -84,5 +84,5 @@ export const unique = () => `${Date.now().toString(36)}${Math.random().toString(
 /** Every admin page, given a user's and a survey's address: the pages that the page-wide checks visit. */
 export function adminPages(userHref: string, surveyHref: string): string[] {
   const reference = ["/access-roles", "/job-titles", "/properties", "/bots"].flatMap((list) => [list, `${list}/new`]);
-  return ["/users", "/users/new", userHref, `${userHref}/edit`, "/surveys", "/surveys/new", surveyHref, `${surveyHref}/edit`, `${surveyHref}/history`, `${surveyHref}/upgrade`, `${surveyHref}/questions`, `${surveyHref}/preview`, `${surveyHref}/results`, `${surveyHref}/answers`, ...reference, "/outbox", "/api-keys", "/webhooks", "/webhooks/new"];
+  return ["/users", "/users/new", "/users/import", userHref, `${userHref}/edit`, "/surveys", "/surveys/new", surveyHref, `${surveyHref}/edit`, `${surveyHref}/history`, `${surveyHref}/upgrade`, `${surveyHref}/questions`, `${surveyHref}/preview`, `${surveyHref}/results`, `${surveyHref}/answers`, ...reference, "/outbox", "/api-keys", "/webhooks", "/webhooks/new"];
 }
