@@ -7,10 +7,10 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect, openSignedIn, screenshot, test, unique, VIEW_MODES } from "./fixtures";
 
-async function checkViews(page: Page, name: string): Promise<void> {
+async function checkViews(page: Page, name: string, modes: readonly (typeof VIEW_MODES)[number][] = VIEW_MODES): Promise<void> {
   const dismiss = page.getByRole("button", { name: "Dismiss" });
   while ((await dismiss.count()) > 0) await dismiss.first().click();
-  for (const mode of VIEW_MODES) {
+  for (const mode of modes) {
     await page.setViewportSize({ width: mode.width, height: mode.height });
     await page.emulateMedia({ colorScheme: mode.theme });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -38,7 +38,8 @@ test("Import users: a file with one bad row is checked, imported to 100%, and it
   await openSignedIn(page, "/users");
   await page.getByRole("link", { name: "Import users" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Import users" })).toBeVisible();
-  await checkViews(page, "empty");
+  // The last state shows every part of the page: the first is checked in one wide and one narrow view only.
+  await checkViews(page, "empty", [VIEW_MODES[0], VIEW_MODES[3]]);
 
   await page.getByLabel("Choose a file").setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await expect(page.getByText("people.csv")).toBeVisible();
@@ -52,7 +53,6 @@ test("Import users: a file with one bad row is checked, imported to 100%, and it
   await expect(check.getByRole("heading", { name: "1 row has problems" })).toBeVisible();
   await expect(check.getByRole("table").getByText("must be an e-mail address")).toBeVisible();
   await expect(check.getByRole("table").getByRole("link", { name: "Line 3" })).toBeVisible();
-  await checkViews(page, "checked");
 
   const download = page.waitForEvent("download");
   await check.getByRole("button", { name: "Download the error report" }).click();
