@@ -17,4 +17,4 @@ export const POST = withAnswer(
   },
 );
 
-export const { OPTIONS, GET, PUT, PATCH, DELETE } = otherMethods({ POST });
+export const { OPTIONS, GET, HEAD, PUT, PATCH, DELETE } = otherMethods({ POST });
