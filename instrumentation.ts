@@ -1,11 +1,12 @@
 /**
  * Runs once when the server starts, before it handles a request: from then on every request
  * carries the socket's address in `X-Forwarded-For` (lib/http/socket-address.ts), and this process
- * delivers webhooks beside its requests (docs/architecture.md#webhook-delivery).
+ * delivers webhooks and runs jobs (imports) beside its requests (docs/architecture.md#webhook-delivery, #jobs).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   (await import("./lib/http/socket-address")).installSocketAddress();
-  const [{ ready }, { startWebhookDelivery }] = await Promise.all([import("./lib/services/init"), import("./lib/webhooks/delivery")]);
+  const [{ ready }, { startWebhookDelivery }, { startJobRunner }] = await Promise.all([import("./lib/services/init"), import("./lib/webhooks/delivery"), import("./lib/jobs/runner")]);
   startWebhookDelivery({ before: ready });
+  startJobRunner({ before: ready });
 }

@@ -8,11 +8,7 @@ import { createNonce, proxyTrusted, securityHeaders, servedOverHttps } from "@/l
  * nonce from the request's Content-Security-Policy for the scripts it writes.
  */
 export function proxy(request: NextRequest): NextResponse {
-  const headers = securityHeaders({
-    nonce: createNonce(),
-    development: process.env.NODE_ENV === "development",
-    https: servedOverHttps(request, { trustProxy: proxyTrusted(request, loadConfig().trustProxy) }),
-  });
+  const headers = requestSecurityHeaders(request);
   // Replaces any policy the client sent: the renderer must see ours alone.
   const forwarded = new Headers(request.headers);
   forwarded.set("content-security-policy", headers["Content-Security-Policy"]);
@@ -21,3 +17,18 @@ export function proxy(request: NextRequest): NextResponse {
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;
 }
+
+/** The security headers of an answer to `request`, with a new nonce. */
+export function requestSecurityHeaders(request: Request): Record<string, string> {
+  return securityHeaders({
+    nonce: createNonce(),
+    development: process.env.NODE_ENV === "development",
+    https: servedOverHttps(request, { trustProxy: proxyTrusted(request, loadConfig().trustProxy) }),
+  });
+}
+
+/**
+ * Every path but the import's upload: Next.js buffers a body the proxy could read, cut at 10 MB,
+ * and an import takes 100 MiB, streamed (docs/api.md#import); that route sets these headers itself.
+ */
+export const config = { matcher: ["/((?!v2/users/import$).*)"] };

@@ -15,6 +15,8 @@ import { Credential, Session } from "@/lib/credentials/repository";
 import * as mail from "@/lib/mail/contract";
 import { Invitation, OutboxMail } from "@/lib/mail/repository";
 import * as events from "@/lib/events/contract";
+import * as jobs from "@/lib/jobs/contract";
+import { Job, JobFileChunk } from "@/lib/jobs/repository";
 import { Event, EventSequence } from "@/lib/events/repository";
 import { Meta } from "@/lib/models";
 import * as openapi from "@/lib/schemas/openapi";
@@ -50,6 +52,7 @@ export const RESOURCES: Resource[] = [
   { contract: events, models: [Event, EventSequence] },
   { contract: webhooks, models: [Webhook, Delivery] },
   { contract: audit, models: [AuditEntryModel] },
+  { contract: jobs, models: [Job, JobFileChunk] },
   { contract: openapi },
   { contract: auth },
   { models: [Company] },

@@ -76,7 +76,7 @@ export function UsersList() {
       <PageHeader
         title="Users"
         subtitle="Search, filter and manage the people and bots of your company."
-        actions={isAdmin !== false && <LinkButton href="/users/new" kind="primary">New user</LinkButton>}
+        actions={isAdmin !== false && <><LinkButton href="/users/import">Import users</LinkButton><LinkButton href="/users/new" kind="primary">New user</LinkButton></>}
       />
       <FiltersToggle open={filtersOpen} onToggle={() => setFiltersOpen((open) => !open)} applied={chips.length} controls="users-filters" />
       <div id="users-filters" className={filtersOpen ? "" : "hidden sm:block"}>

@@ -44,6 +44,8 @@ export interface RequestOptions {
   ifMatch?: string;
   /** What the answer should be: JSON unless said otherwise. */
   accept?: string;
+  /** A file sent as the body, as it is, with its media type (an import), instead of JSON. */
+  file?: { body: Blob; type: string };
 }
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
@@ -105,12 +107,13 @@ export async function openStream(path: string, options: Pick<RequestOptions, "qu
 async function send(path: string, options: RequestOptions, token: string): Promise<Response> {
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Admin: "true", Accept: options.accept ?? "application/json" };
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  if (options.file) headers["Content-Type"] = options.file.type;
   if (options.ifMatch) headers["If-Match"] = options.ifMatch;
   try {
     return await fetch(path + queryString(options.query), {
       method: options.method ?? "GET",
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.file ? options.file.body : options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: options.signal,
       cache: "no-store",
     });

@@ -85,6 +85,8 @@ const REMOVED = null;
 /** A snapshot with the transaction's own writes over it. */
 export class OverlayKv implements Kv {
   private readonly changes: Record<SubDb, Map<string, Change>> = { docs: new Map(), index: new Map(), meta: new Map(), sessions: new Map(), oplog: new Map() };
+  /** The same changes in key order. */
+  private readonly sorted: Record<SubDb, Change[]> = { docs: [], index: [], meta: [], sessions: [], oplog: [] };
 
   constructor(
     private readonly snapshot: Kv,
@@ -103,17 +105,22 @@ export class OverlayKv implements Kv {
     return this.snapshot.get(db, key);
   }
 
-  /** The transaction's changes inside a range, in key order. */
+  /**
+   * The transaction's changes inside a range, in key order: found by binary search in the changes
+   * kept sorted, so a large transaction's reads (a unique check per insert) do not scan all it wrote.
+   */
   private changesIn(db: SubDb, range: KvRange): Change[] {
-    const changes = this.changes[db];
-    if (changes.size === 0) return [];
-    const [low, high] = range.reverse ? [range.end, range.start] : [range.start, range.end];
-    const inside = [...changes.values()].filter((c) => {
-      if (range.reverse) return (low === undefined || compareKeys(c.key, low) > 0) && (high === undefined || compareKeys(c.key, high) <= 0);
-      return (low === undefined || compareKeys(c.key, low) >= 0) && (high === undefined || compareKeys(c.key, high) < 0);
-    });
-    inside.sort((a, b) => compareKeys(a.key, b.key) * (range.reverse ? -1 : 1));
-    return inside;
+    const sorted = this.sorted[db];
+    if (sorted.length === 0) return [];
+    if (range.reverse) {
+      // From `start` (inclusive) down to `end` (exclusive).
+      const from = range.end === undefined ? 0 : firstAfter(sorted, range.end, true);
+      const to = range.start === undefined ? sorted.length : firstAfter(sorted, range.start, true);
+      return sorted.slice(from, to).reverse();
+    }
+    const from = range.start === undefined ? 0 : firstAfter(sorted, range.start, false);
+    const to = range.end === undefined ? sorted.length : firstAfter(sorted, range.end, false);
+    return sorted.slice(from, to);
   }
 
   *range(db: SubDb, range: KvRange): Iterable<{ key: Key; value: unknown }> {
@@ -149,13 +156,39 @@ export class OverlayKv implements Kv {
 
   put(db: SubDb, key: Key, value: unknown): void {
     if (db === "docs") this.beforeDocWrite(key);
-    this.changes[db].set(keyText(key), { key, value });
+    this.change(db, key, value);
   }
 
   remove(db: SubDb, key: Key): void {
     if (db === "docs") this.beforeDocWrite(key);
-    this.changes[db].set(keyText(key), { key, value: REMOVED });
+    this.change(db, key, REMOVED);
   }
+
+  private change(db: SubDb, key: Key, value: unknown): void {
+    const text = keyText(key);
+    const known = this.changes[db].get(text);
+    if (known) {
+      known.value = value;
+      return;
+    }
+    const change = { key, value };
+    this.changes[db].set(text, change);
+    const sorted = this.sorted[db];
+    sorted.splice(firstAfter(sorted, key, false), 0, change);
+  }
+}
+
+/** The index of the first change whose key is at or after `key` (strictly after, with `strict`). */
+function firstAfter(sorted: Change[], key: Key, strict: boolean): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const order = compareKeys(sorted[middle].key, key);
+    if (order < 0 || (strict && order === 0)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** A key as text, to find it in a map. */

@@ -9,7 +9,7 @@
  * (docs/architecture.md#events).
  */
 import mongoose, { Schema } from "mongoose";
-import { currentSession, inTransaction } from "@/lib/db/transaction";
+import { currentSession, deferInsert, inTransaction } from "@/lib/db/transaction";
 import { defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
 import type { ObjectId as Id } from "@/lib/server/ids";
 
@@ -64,7 +64,8 @@ export async function appendEvent(event: NewEvent): Promise<EventDoc> {
   const session = currentSession();
   if (!session) throw new Error("appendEvent runs only inside inTransaction()");
   const doc = newEventDoc(event);
-  await Event.create([doc], { session });
+  // Nothing reads an event back inside its own transaction: inserted at its end, with the others (lib/db/transaction.ts).
+  deferInsert(Event.collection, doc);
   return doc;
 }
 

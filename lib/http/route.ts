@@ -108,6 +108,18 @@ export function handle(operation: Operation, handler: (context: Context<unknown,
   return routeHandler;
 }
 
+/** A handler made by `handle` whose every answer passes through `after`: still the operation's handler. */
+export function withAnswer(handler: RouteHandler, after: (request: Request, response: Response) => void): RouteHandler {
+  const wrapped: RouteHandler = async (request, context) => {
+    const response = await handler(request, context);
+    after(request, response);
+    return response;
+  };
+  const operation = bound.get(handler);
+  if (operation) bound.set(wrapped, operation);
+  return wrapped;
+}
+
 /** The operation a handler made by `handle` serves; `undefined` for any other. */
 export function operationOf(handler: unknown): Operation | undefined {
   return typeof handler === "function" ? bound.get(handler as RouteHandler) : undefined;

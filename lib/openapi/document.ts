@@ -328,7 +328,7 @@ function describe(
   if (idempotent(options)) parameters.push(ref("parameters", "Idempotency-Key"));
 
   const successHeaders: Record<string, unknown> = { "X-Request-Id": ref("headers", "X-Request-Id"), ...RATE_LIMIT_HEADERS };
-  if (operation.status === 201) successHeaders.Location = ref("headers", "Location");
+  if (operation.status === 201 || operation.status === 202) successHeaders.Location = ref("headers", "Location");
   if (idempotent(options)) successHeaders["Idempotent-Replayed"] = ref("headers", "Idempotent-Replayed");
   if (operation.setsCookie) successHeaders["Set-Cookie"] = ref("headers", "Set-Cookie");
   if (operation.etag) successHeaders.ETag = ref("headers", "ETag");
@@ -345,6 +345,9 @@ function describe(
     security: authenticated ? [{ bearerAuth: [] }, { apiKey: options.scope ? [options.scope] : [] }] : [],
     parameters,
     ...(options.body ? { requestBody: requestBody(options.body, options.ignoreBodyFields ?? []) } : {}),
+    ...(operation.upload
+      ? { requestBody: { required: true, description: operation.upload.description, content: Object.fromEntries(operation.upload.mediaTypes.map((type) => [type, { schema: { type: "string" } }])) } }
+      : {}),
     responses: {
       [operation.status]: {
         description: successDescription(operation.status),
@@ -403,6 +406,10 @@ function errorCodes(options: Operation): ErrorCode[] {
     codes.add("invalid_id");
     codes.add("not_found");
   }
+  if (options.doc.upload) {
+    codes.add("payload_too_large");
+    codes.add("unsupported_media_type");
+  }
   if (options.body) {
     codes.add("invalid_json");
     codes.add("payload_too_large");
@@ -454,6 +461,7 @@ const idempotent = (options: Operation) => options.authenticated && options.meth
 
 function successDescription(status: number): string {
   if (status === 201) return "Created; `Location` names the new record.";
+  if (status === 202) return "Accepted: the work goes on after the answer; `Location` names the job to poll.";
   if (status === 204) return "Done; no body.";
   return "OK";
 }

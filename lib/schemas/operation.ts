@@ -55,8 +55,8 @@ export interface OperationDoc {
   summary: string;
   description?: string;
   tag: string;
-  /** The success answer: `200`, or `201` with `Location` for a create, or `204` with no body. */
-  status: 200 | 201 | 204;
+  /** The success answer: `200`, `201` with `Location` for a create, `202` with `Location` for work started (a job), or `204` with no body. */
+  status: 200 | 201 | 202 | 204;
   response?: z.ZodObject;
   /** The success body is `text/csv`, streamed, instead of JSON. */
   csv?: boolean;
@@ -64,6 +64,8 @@ export interface OperationDoc {
   ndjson?: boolean;
   /** Headers of the success answer beyond those every answer has. */
   headers?: Record<string, { description: string; schema: { type: "string" | "integer" } }>;
+  /** The request body is a file of one of these media types, read by the handler itself (not JSON). */
+  upload?: { mediaTypes: readonly string[]; description: string };
   /** Reads `Admin: true` without requiring it (the caller's roles decide otherwise). */
   adminOptional?: boolean;
   /** Errors beyond those its declaration implies (auth, Admin, path id, body, query). */

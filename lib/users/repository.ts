@@ -207,6 +207,13 @@ export async function activeMemberHolds(companyId: Id, roleIds: Id[], except?: I
   return (await findDocs(User, filter, { projection: { _id: 1 }, limit: 1 })).length > 0;
 }
 
+/** Whether an active member of the company other than those of `except` holds one of `roleIds`. */
+export async function activeMemberHoldsExcept(companyId: Id, roleIds: Id[], except: Id[]): Promise<boolean> {
+  if (roleIds.length === 0) return false;
+  const filter = { accessRoles: { $in: roleIds }, companies: { $elemMatch: { companyId, isActive: { $ne: false } } }, _id: { $nin: except } };
+  return (await findDocs(User, filter, { projection: { _id: 1 }, limit: 1 })).length > 0;
+}
+
 /** The e-mail addresses of the company's active members holding one of `roleIds` (its admins, given its admin roles). */
 export async function activeHolderEmails(companyId: Id, roleIds: Id[]): Promise<string[]> {
   if (roleIds.length === 0) return [];
@@ -393,3 +400,19 @@ function toUserRecord(doc: LeanUser, companyId: Id, own: Set<string> | undefined
     extensions: (doc.extensions ?? {}) as Record<string, unknown>,
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Batches of the import (docs/api.md#import)
+
+/** The users with these e-mails, whatever their companies (e-mail is unique across the service). */
+export const findUsersByEmail = (emails: string[]): Promise<LeanUser[]> =>
+  emails.length === 0 ? Promise.resolve([]) : findDocs<LeanUser>(User, { email: { $in: emails } }, { limit: emails.length });
+
+/** Inserts documents built by {@link newDoc}; a taken e-mail fails the whole call with the duplicate-key error. */
+export async function insertUsers(docs: LeanUser[]): Promise<void> {
+  if (docs.length > 0) await users().insertMany(docs, { ordered: true });
+}
+
+/** Sets fields of the user while it is still the version read (`modifiedAt`); whether it was. */
+export const setUserFields = async (user: Pick<LeanUser, "_id" | "modifiedAt">, fields: Document): Promise<boolean> =>
+  (await users().updateOne({ _id: user._id, modifiedAt: user.modifiedAt }, { $set: fields })).matchedCount > 0;

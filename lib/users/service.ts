@@ -513,7 +513,7 @@ async function replaceOwn(field: "accessRoles" | "properties", ids: string[], cu
  * The companies the caller is entitled over: those where they are an active member holding an
  * access role with `isAdmin: true`.
  */
-async function adminCompanies(auth: Principal): Promise<ObjectId[]> {
+export async function adminCompanies(auth: Principal): Promise<ObjectId[]> {
   // An API key is entitled over its own company only.
   if (auth.apiKey) return [oid(auth.companyId)];
   const caller = await findUser({ _id: oid(auth.userId) }, { accessRoles: 1, companies: 1 });

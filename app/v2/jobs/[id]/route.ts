@@ -1,0 +1,10 @@
+import { handle, otherMethods } from "@/lib/http/route";
+import * as jobs from "@/lib/jobs/contract";
+import { getJob } from "@/lib/jobs/service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = handle(jobs.read, ({ auth, params }) => getJob(auth, params.id));
+
+export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

@@ -1,0 +1,213 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { useTestDatabase } from "@/lib/testing/database";
+import { Event } from "@/lib/events/repository";
+import { JobRunner } from "@/lib/jobs/runner";
+import { Job, JobFileChunk } from "@/lib/jobs/repository";
+import { MAX_IMPORT_BYTES } from "@/lib/jobs/service";
+import { createReference } from "@/lib/services/reference";
+import { User } from "@/lib/users/repository";
+import { oid } from "@/lib/server/ids";
+import * as importRoute from "./route";
+import * as jobRoute from "../../jobs/[id]/route";
+import * as usersRoute from "../route";
+
+describe("import of users", () => {
+  useTestDatabase();
+  let a: Tenant;
+  let b: Tenant;
+  const auth = (tenant: Tenant) => ({ userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] });
+
+  beforeAll(async () => {
+    a = await createTenant("Import A");
+    b = await createTenant("Import B");
+    await createReference(auth(a), "jobTitles", { name: "Engineer" });
+    await createReference(auth(a), "jobTitles", { name: "Designer" });
+  });
+
+  const post = (tenant: Tenant, body: string, options: { type?: string; dryRun?: boolean; admin?: boolean; token?: string } = {}) =>
+    call(importRoute.POST, `/v2/users/import${options.dryRun ? "?dryRun=true" : ""}`, {
+      method: "POST",
+      token: options.token ?? tenant.adminToken,
+      admin: options.admin ?? true,
+      rawBody: body,
+      headers: { "content-type": options.type ?? "text/csv" },
+    });
+  const job = (tenant: Tenant, id: string) => call(jobRoute.GET, `/v2/jobs/${id}`, { token: tenant.adminToken, admin: true, params: { id } });
+  /** Runs every queued job to its end, in batches of 3 rows so a file spans several transactions. */
+  const runJobs = () => new JobRunner({ batchSize: 3 }).runOnce();
+  const importFile = async (tenant: Tenant, body: string, options: { type?: string; dryRun?: boolean } = {}): Promise<Json> => {
+    const started = await post(tenant, body, options);
+    expect(started.status).toBe(202);
+    await runJobs();
+    const done = await job(tenant, started.body._id);
+    expect(done.status).toBe(200);
+    return done.body;
+  };
+  const usersOf = async (tenant: Tenant, emails: string[]) =>
+    (await call(usersRoute.GET, `/v2/users?isActive=all&limit=100&${emails.map((email) => `email=${encodeURIComponent(email)}`).join("&")}`, { token: tenant.adminToken })).body.data.users;
+
+  const CSV = [
+    "_id,email,firstName,lastName,secondLastName,isActive,accessRoles,jobTitle,createdAt,phone",
+    "ffffffffffffffffffffffff,ana@import.test,Ana,Pérez,,true,Member,Engineer,2020-01-01T00:00:00.000Z,+34 600",
+    ",bea@import.test,Bea,Ruiz,Soto,false,Member;Admin,,,",
+    ",not-an-email,Carl,Bad,,true,Member,,,",
+    ",dan@import.test,Dan,Lee,,maybe,Nobody,Astronaut,,",
+    ",eve@import.test,Eve,Moss,,true,Member,designer,,",
+  ].join("\n");
+
+  it("answers 202 with the job and Location, and a dry run reports every row and changes nothing", async () => {
+    const eventsBefore = await Event.countDocuments({});
+    const started = await post(a, CSV, { dryRun: true });
+    expect(started.status).toBe(202);
+    expect(started.headers.get("location")).toBe(`/v2/jobs/${started.body._id}`);
+    expect(started.body).toMatchObject({ type: "users.import", status: "queued", dryRun: true, progress: { done: 0 }, finishedAt: null });
+    await runJobs();
+    const done = (await job(a, started.body._id)).body;
+    expect(done).toMatchObject({ status: "succeeded", dryRun: true, progress: { done: 5, total: 5 }, summary: { created: 3, updated: 0, unchanged: 0, failed: 2 }, message: null });
+    expect(done.finishedAt).toEqual(expect.any(String));
+    expect(done.errors).toEqual([
+      { line: 4, path: "email", message: "must be an e-mail address" },
+      { line: 5, path: "accessRoles", message: "names no access role of the company: Nobody" },
+      { line: 5, path: "jobTitle", message: "names no job title of the company: Astronaut" },
+    ]);
+    expect(await usersOf(a, ["ana@import.test", "bea@import.test", "eve@import.test"])).toEqual([]);
+    expect(await Event.countDocuments({})).toBe(eventsBefore);
+    // The file is not kept after the job.
+    expect(await JobFileChunk.countDocuments({ job: oid(started.body._id) })).toBe(0);
+  });
+
+  it("creates the good rows with their events, reports the bad ones by line, and a second import changes nothing", async () => {
+    const first = await importFile(a, CSV);
+    expect(first).toMatchObject({ status: "succeeded", dryRun: false, progress: { done: 5, total: 5 }, summary: { created: 3, updated: 0, unchanged: 0, failed: 2 } });
+    expect(first.errors.map((error: Json) => error.line)).toEqual([4, 5, 5]);
+    const [ana] = await usersOf(a, ["ana@import.test"]);
+    expect(ana).toMatchObject({ name: { displayName: "Ana Pérez", names: "Ana", lastName: "Pérez", secondLastName: "" }, accessRoles: [a.memberRoleId], phone: "+34 600", isActive: true });
+    expect(ana._id).not.toBe("ffffffffffffffffffffffff");
+    const [bea] = await usersOf(a, ["bea@import.test"]);
+    expect(bea).toMatchObject({ isActive: false, job: null });
+    expect(new Set(bea.accessRoles)).toEqual(new Set([a.memberRoleId, a.adminRoleId]));
+    const [eve] = await usersOf(a, ["eve@import.test"]);
+    expect(eve.job).not.toBeNull();
+    const created = await Event.find({ type: "user.created", "resource.id": { $in: [ana._id, bea._id, eve._id] } }).lean();
+    expect(created).toHaveLength(3);
+    expect(created.every((event) => event.actor?.id === a.adminId)).toBe(true);
+
+    const eventsBefore = await Event.countDocuments({});
+    const again = await importFile(a, CSV);
+    expect(again.summary).toEqual({ created: 0, updated: 0, unchanged: 3, failed: 2 });
+    expect(await Event.countDocuments({})).toBe(eventsBefore);
+  });
+
+  it("updates only the fields that differ, with one event naming them", async () => {
+    const [before] = await usersOf(a, ["ana@import.test"]);
+    const done = await importFile(a, "email,lastName,firstName,isActive\nANA@import.test,Pérez,Anna,false\n");
+    expect(done.summary).toEqual({ created: 0, updated: 1, unchanged: 0, failed: 0 });
+    const [after] = await usersOf(a, ["ana@import.test"]);
+    // The stored display name is kept when the file has none.
+    expect(after).toMatchObject({ name: { displayName: "Ana Pérez", names: "Anna", lastName: "Pérez" }, isActive: false, phone: "+34 600", accessRoles: before.accessRoles });
+    expect(after.search).toContain("anna");
+    const [event] = await Event.find({ type: "user.updated", "resource.id": after._id }).lean();
+    expect(event.changes.sort()).toEqual(["isActive", "name.names"]);
+  });
+
+  it("takes NDJSON in the user record's shape, names for ids", async () => {
+    const lines = [
+      JSON.stringify({ _id: "ffffffffffffffffffffffff", email: "nd@import.test", name: { displayName: "N D", names: "N", lastName: "D", secondLastName: "" }, accessRoles: ["Member"], job: "Designer", isActive: true, createdAt: "x" }),
+      "",
+      "{not json",
+      JSON.stringify({ email: "nd2@import.test", accessRoles: ["Member"], name: { names: "Only" } }),
+      JSON.stringify([1]),
+    ].join("\n");
+    const done = await importFile(a, lines, { type: "application/x-ndjson" });
+    expect(done.summary).toEqual({ created: 1, updated: 0, unchanged: 0, failed: 3 });
+    expect(done.errors.map((error: Json) => [error.line, error.path])).toEqual([
+      [3, ""],
+      [4, "name.lastName"],
+      [5, ""],
+    ]);
+    const [nd] = await usersOf(a, ["nd@import.test"]);
+    expect(nd).toMatchObject({ name: { displayName: "N D" }, accessRoles: [a.memberRoleId] });
+  });
+
+  it("reports a second row of one e-mail, a new user without access roles, and a row of the wrong length", async () => {
+    const done = await importFile(a, "email,firstName,lastName,accessRoles\nzed@import.test,Z,Z,Member\nZED@import.test,Y,Y,Member\nnorole@import.test,N,R,\nshort@import.test,S\n");
+    expect(done.summary).toEqual({ created: 1, updated: 0, unchanged: 0, failed: 3 });
+    expect(done.errors).toEqual([
+      { line: 3, path: "email", message: "appears earlier in the file (line 2); each user may have one row" },
+      { line: 4, path: "accessRoles", message: "must name at least one access role" },
+      { line: 5, path: "", message: "cannot be read: it has 2 cells where the header names 4 columns" },
+    ]);
+  });
+
+  it("refuses a change that would leave the company without an active admin", async () => {
+    const [admin] = await usersOf(a, [`admin@${(await User.findById(a.adminId).lean())!.email.split("@")[1]}`]);
+    const bea = (await usersOf(a, ["bea@import.test"]))[0];
+    expect(bea.isActive).toBe(false);
+    // Bea holds Admin but is inactive: the company's only active admin is its first admin.
+    const done = await importFile(a, `email,accessRoles\n${admin.email},Member\n`);
+    expect(done.summary).toMatchObject({ updated: 0, failed: 1 });
+    expect(done.errors).toEqual([{ line: 2, path: "accessRoles", message: "would leave the company without an active admin" }]);
+    // With Bea made active first, the demotion of the first admin is allowed.
+    const both = await importFile(a, `email,isActive,accessRoles\nbea@import.test,true,Member;Admin\n${admin.email},true,Admin\n`);
+    expect(both.summary).toMatchObject({ updated: 1, unchanged: 1, failed: 0 });
+  });
+
+  it("never touches another company's user with the same e-mail, and a job is 404 to another company", async () => {
+    const [member] = (await call(usersRoute.GET, `/v2/users?id=${b.memberId}`, { token: b.adminToken })).body.data.users;
+    const done = await importFile(a, `email,firstName,lastName,accessRoles\n${member.email},Changed,Name,Member\n`);
+    expect(done.summary).toMatchObject({ created: 0, updated: 0, failed: 1 });
+    expect(done.errors).toEqual([{ line: 2, path: "email", message: "A user with this e-mail already exists." }]);
+    const stored = await User.findById(member._id).lean();
+    expect(stored!.name).toEqual(member.name);
+    expect(stored!.companies).toHaveLength(1);
+
+    const started = await post(a, "email\nx@import.test\n", { dryRun: true });
+    expect((await job(b, started.body._id)).status).toBe(404);
+    expect((await job(a, started.body._id)).status).toBe(200);
+    expect((await job(a, "ffffffffffffffffffffffff")).status).toBe(404);
+    expect((await job(a, "nope")).status).toBe(400);
+    await runJobs();
+  });
+
+  it("requires Admin: true from an admin, for the import and the job", async () => {
+    expect((await post(a, "email\n", { admin: false })).status).toBe(403);
+    expect((await post(a, "email\n", { token: a.memberToken })).status).toBe(403);
+    const started = await post(a, "email\nq@import.test\n", { dryRun: true });
+    expect((await call(jobRoute.GET, `/v2/jobs/${started.body._id}`, { token: a.adminToken, params: { id: started.body._id } })).status).toBe(403);
+    expect((await call(jobRoute.GET, `/v2/jobs/${started.body._id}`, { token: a.memberToken, admin: true, params: { id: started.body._id } })).status).toBe(403);
+    expect((await call(importRoute.POST, "/v2/users/import", { method: "POST", rawBody: "email\n", headers: { "content-type": "text/csv" } })).status).toBe(401);
+    await runJobs();
+  });
+
+  it("refuses other media types (415), an empty body (400), a file over 100 MiB (413), and a file without an email column fails the job", async () => {
+    const jobsBefore = await Job.countDocuments({});
+    expect((await post(a, "{}", { type: "application/json" })).body.error.code).toBe("unsupported_media_type");
+    expect((await post(a, "email\n", { type: "text/plain" })).status).toBe(415);
+    const empty = await post(a, "");
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.details).toEqual([{ path: "body", message: "is empty: send the file as the body" }]);
+    const declared = await call(importRoute.POST, "/v2/users/import", { method: "POST", token: a.adminToken, admin: true, rawBody: "email\n", headers: { "content-type": "text/csv", "content-length": String(MAX_IMPORT_BYTES + 1) } });
+    expect(declared.status).toBe(413);
+    // Streamed past the limit without a length: refused once the bytes go over, nothing kept.
+    const chunk = new Uint8Array(8 * 1024 * 1024).fill(0x61);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > MAX_IMPORT_BYTES) controller.close();
+        else {
+          sent += chunk.byteLength;
+          controller.enqueue(chunk);
+        }
+      },
+    });
+    const request = new Request("http://localhost/v2/users/import", { method: "POST", body: stream, headers: { authorization: `Bearer ${a.adminToken}`, admin: "true", "content-type": "text/csv" }, duplex: "half" } as RequestInit);
+    const streamed = await importRoute.POST(request, { params: Promise.resolve({}) });
+    expect(streamed.status).toBe(413);
+    expect(await Job.countDocuments({})).toBe(jobsBefore);
+    expect(await JobFileChunk.countDocuments({})).toBe(0);
+
+    const noEmail = await importFile(a, "name,role\nx,y\n");
+    expect(noEmail).toMatchObject({ status: "failed", message: expect.stringContaining("no email column") });
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * `npm run bench:import` (docs/benchmarks.md#import): the import of users against the production
+ * build (built first when missing), on a fresh database in a process of its own, as `npm start`
+ * runs it. It makes a CSV of `--rows` new users, POSTs it to `/v2/users/import` as a dry run, then
+ * for real, then once more (every row unchanged), polls each job to its end, and prints the rows a
+ * second and the seconds from the upload to the job's end, with the machine's load at that time.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
+import type { JobRecord } from "@/lib/jobs/contract";
+import { freePort, waitFor } from "./server";
+
+const root = path.resolve(__dirname, "..", "..");
+const nextBin = path.join(root, "node_modules", ".bin", "next");
+
+const usage = `Usage: npm run bench:import -- [options]
+
+The import of users (POST /v2/users/import) against the production build (built first when missing).
+
+  --rows N      rows of the CSV file (default 100000)
+  --port P      port of the server (default 0: a free one)
+  --build       run \`next build\` even when a build exists`;
+
+const { values: opts } = parseCommandLine(usage, {
+  options: {
+    rows: { type: "string", default: "100000" },
+    port: { type: "string", default: "0" },
+    build: { type: "boolean", default: false },
+  },
+});
+const whole = (name: "rows" | "port", min: number): number => {
+  const text = String(opts[name]);
+  if (!/^\d+$/.test(text) || Number(text) < min) exitWithUsageError(`--${name} must be a whole number of at least ${min}, not ${JSON.stringify(text)}`);
+  return Number(text);
+};
+const ROWS = whole("rows", 1);
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+/** A CSV of `rows` users as the export writes them, each new (a run-unique e-mail). */
+function makeCsv(rows: number): string {
+  const run = Date.now().toString(36);
+  const first = ["Ana", "María", "José", "Lucía", "Martín", "Sofía", "Mateo", "Camila", "Andrés", "Valentina"];
+  const last = ["García", "Pérez", "López", "Sánchez", "Romero", "Torres", "Díaz", "Vega"];
+  const lines = ["email,firstName,lastName,secondLastName,isActive,accessRoles,jobTitle"];
+  for (let n = 0; n < rows; n++) lines.push(`user.${run}.${n}@bench.example,${first[n % first.length]},${last[n % last.length]},${last[(n >> 3) % last.length]},${n % 10 !== 0},Member,`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** CPU seconds used so far by a process and its descendants (Linux's /proc; 0 elsewhere). */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const own = (Number(fields[11]) + Number(fields[12])) / 100;
+    const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number));
+    return own + children.reduce((sum, child) => sum + cpuSeconds(child), 0);
+  } catch {
+    return 0;
+  }
+}
+
+async function main(): Promise<void> {
+  if (opts.build || !existsSync(path.join(root, ".next", "BUILD_ID"))) {
+    err("Building the production build (next build)...");
+    await run(nextBin, ["build"], process.env);
+  }
+  const port = whole("port", 0) || (await freePort());
+  const base = `http://127.0.0.1:${port}`;
+  const dataDir = await mkdtemp(path.join(tmpdir(), "bench-import-"));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    DATA_DIR: dataDir,
+    AUTH_SECRET: randomBytes(48).toString("base64url"),
+    RATE_LIMIT_PER_MINUTE: "1000000000",
+    LOG_LEVEL: "warn",
+    MONGODB_URI: "",
+    ADMIN_PASSWORD: "bench admin password",
+  };
+  let server: ChildProcess | undefined;
+  let dbProcess: ChildProcess | undefined;
+  try {
+    err("Starting the embedded database in a process of its own (npm run db)...");
+    dbProcess = spawn(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "lib", "cli", "db.ts"), "--port", "0"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      dbProcess!.stdout!.once("data", () => resolve());
+      dbProcess!.once("exit", (code) => reject(new Error(`npm run db exited with ${code}`)));
+    });
+    err(`Starting the production server on port ${port}...`);
+    server = spawn(nextBin, ["start", "--port", String(port)], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+    await waitFor(`${base}/api/health`, 120_000);
+
+    const login = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "admin@example.com", password: "bench admin password" }) });
+    if (!login.ok) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
+    const { accessToken } = (await login.json()) as { accessToken: string };
+    const headers = { authorization: `Bearer ${accessToken}`, admin: "true" };
+
+    const csv = makeCsv(ROWS);
+    err(`The file: ${ROWS.toLocaleString("en-GB")} rows, ${(Buffer.byteLength(csv) / 1024 / 1024).toFixed(1)} MiB.`);
+    const results: string[] = [];
+    for (const [label, dryRun] of [["dry run", true], ["import", false], ["again (unchanged)", false]] as const) {
+      const load = loadavg()[0];
+      const cpuBefore = [cpuSeconds(server.pid), cpuSeconds(dbProcess.pid)];
+      const started = performance.now();
+      const answer = await fetch(`${base}/v2/users/import?dryRun=${dryRun}`, { method: "POST", headers: { ...headers, "content-type": "text/csv" }, body: csv });
+      if (answer.status !== 202) throw new Error(`the import answered ${answer.status}: ${await answer.text()}`);
+      const uploaded = performance.now();
+      let job = (await answer.json()) as JobRecord;
+      while (job.status === "queued" || job.status === "running") {
+        await sleep(250);
+        job = (await (await fetch(`${base}/v2/jobs/${job._id}`, { headers })).json()) as JobRecord;
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const { created, updated, unchanged, failed } = job.summary;
+      const [serverCpu, dbCpu] = [cpuSeconds(server.pid) - cpuBefore[0], cpuSeconds(dbProcess.pid) - cpuBefore[1]];
+      results.push(
+        `${label.padEnd(18)} ${job.status.padEnd(9)} ${(ROWS / seconds).toFixed(0).padStart(7)} rows/s ${seconds.toFixed(1).padStart(7)} s (upload ${((uploaded - started) / 1000).toFixed(1)} s)  created ${created}, updated ${updated}, unchanged ${unchanged}, failed ${failed}; CPU: server ${serverCpu.toFixed(1)} s, database ${dbCpu.toFixed(1)} s; load average ${load.toFixed(2)} → ${loadavg()[0].toFixed(2)}`,
+      );
+      err(results[results.length - 1]);
+    }
+    process.stdout.write(`\nbench:import, ${ROWS.toLocaleString("en-GB")} rows, ${new Date().toISOString()}\n${results.join("\n")}\n`);
+  } finally {
+    for (const child of [server, dbProcess]) {
+      if (child && child.exitCode === null) {
+        child.kill("SIGTERM");
+        await new Promise((resolve) => child.once("exit", resolve));
+      }
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: ["ignore", process.stderr, process.stderr] });
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
+  });
+}
+
+main().catch((error: unknown) => {
+  err(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exit(1);
+});

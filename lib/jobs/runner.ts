@@ -1,0 +1,190 @@
+/**
+ * The job runner, beside the requests (docs/architecture.md#jobs): takes a queued job (or a running
+ * one whose worker died: its lease expired) under a lease, and runs it in batches, each committing
+ * its changes, their events and the job's checkpoint together. A job taken over resumes after its
+ * checkpoint; one that has already been taken {@link MAX_JOB_ATTEMPTS} times ends `failed`, saying
+ * what was done. All state is in the database, so any server process may finish any job.
+ */
+import { randomUUID } from "node:crypto";
+import { log } from "@/lib/server/log";
+import { withRequestContext } from "@/lib/server/request-context";
+import { importBatch, importScope, LostJob, noteEmails } from "@/lib/users/import";
+import { CSV_TYPE, ImportFileError, type ImportRow, importRows } from "@/lib/users/import-file";
+import { onJobNudge } from "./nudge";
+import { advanceJob, claimJob, deleteChunks, findJobById, type JobDoc, readChunks, updateHeldJob } from "./repository";
+import { jobPrincipal } from "./service";
+
+/** Times a job may be taken; past that it is given up (a file that kills its worker must not kill them all). */
+export const MAX_JOB_ATTEMPTS = 3;
+
+export interface JobRunnerOptions {
+  /** Names this worker in the leases it takes; unique per process by default. */
+  owner?: string;
+  pollMs?: number;
+  /** How long a job is held without a committed batch before another worker may take it. */
+  leaseMs?: number;
+  /** Rows per transaction. */
+  batchSize?: number;
+  /** Awaited before each round: the server passes `ready()`, which connects. */
+  before?: () => Promise<void>;
+  /** Called after each committed batch (the crash test waits on it). */
+  onBatch?: (job: JobDoc, checkpoint: number) => void;
+}
+
+export class JobRunner {
+  readonly owner: string;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly batchSize: number;
+  private readonly before: () => Promise<void>;
+  private readonly onBatch: (job: JobDoc, checkpoint: number) => void;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private nudged = false;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(options: JobRunnerOptions = {}) {
+    this.owner = options.owner ?? `${process.pid}-${randomUUID()}`;
+    this.pollMs = options.pollMs ?? 1_000;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.batchSize = options.batchSize ?? 500;
+    this.before = options.before ?? (async () => undefined);
+    this.onBatch = options.onBatch ?? (() => undefined);
+  }
+
+  start(): this {
+    if (this.running) return this;
+    this.running = true;
+    this.unsubscribe = onJobNudge(() => this.nudge());
+    this.loop = (async () => {
+      while (this.running) {
+        try {
+          await this.before();
+          await this.runOnce();
+        } catch (error) {
+          log().warn({ err: error, owner: this.owner }, "job round failed");
+        }
+        await this.sleep();
+      }
+    })();
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.nudge();
+    await this.loop;
+  }
+
+  nudge(): void {
+    this.nudged = true;
+    this.wake?.();
+  }
+
+  private sleep(): Promise<void> {
+    if (this.nudged || !this.running) {
+      this.nudged = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(), this.pollMs);
+      this.wake = () => {
+        this.wake = undefined;
+        this.nudged = false;
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /** Takes and runs jobs until none is left to take. */
+  async runOnce(): Promise<void> {
+    while (this.running || this.loop === undefined) {
+      const now = new Date();
+      const job = await claimJob(this.owner, now, this.leaseUntil());
+      if (!job) return;
+      await this.run(job);
+    }
+  }
+
+  private leaseUntil(): Date {
+    return new Date(Date.now() + this.leaseMs);
+  }
+
+  private async run(job: JobDoc): Promise<void> {
+    if (job.attempts > MAX_JOB_ATTEMPTS) {
+      await this.finish(job, "failed", `The import stopped after ${MAX_JOB_ATTEMPTS} attempts, each ended by its server process stopping; ${doneSoFar(job)}`);
+      return;
+    }
+    const context = { requestId: job.actor.requestId ?? `job-${job._id.toHexString()}`, principal: jobPrincipal(job), ip: job.actor.ip ?? undefined, userAgent: job.actor.userAgent ?? undefined };
+    try {
+      await withRequestContext(context, () => this.runImport(job));
+    } catch (error) {
+      if (error instanceof LostJob) {
+        log().warn({ job: job._id.toHexString(), owner: this.owner }, "job outlived its lease");
+        return;
+      }
+      if (error instanceof ImportFileError) {
+        await this.finish(job, "failed", error.message);
+        return;
+      }
+      // Left running: once the lease expires a worker takes it again, from its checkpoint.
+      throw error;
+    }
+  }
+
+  private async runImport(job: JobDoc): Promise<void> {
+    const csv = job.file.mediaType === CSV_TYPE;
+    const rows = () => importRows(job.file.mediaType, readChunks(job._id, job.file.chunks));
+    if (job.total === 0) {
+      let total = 0;
+      for await (const row of rows()) total = row.index;
+      if (!(await updateHeldJob(job._id, this.owner, { total, leaseUntil: this.leaseUntil(), startedAt: job.startedAt ?? new Date() }))) throw new LostJob();
+      job.total = total;
+    }
+    const scope = await importScope(job.company, jobPrincipal(job), csv);
+    let checkpoint = job.checkpoint;
+    let batch: ImportRow[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const at = checkpoint;
+      const size = batch.length;
+      await importBatch(scope, batch, job.dryRun, (outcome) => advanceJob(job._id, this.owner, at, { rows: size, ...outcome }, this.leaseUntil()));
+      checkpoint += size;
+      batch = [];
+      this.onBatch(job, checkpoint);
+    };
+    for await (const row of rows()) {
+      if (row.index <= job.checkpoint) {
+        // Done before a restart: only its e-mail counts, for the rows that follow.
+        noteEmails(scope, [row]);
+        continue;
+      }
+      batch.push(row);
+      if (batch.length >= this.batchSize) await flush();
+    }
+    await flush();
+    const done = await findJobById(job._id);
+    await this.finish(done ?? job, "succeeded", null);
+  }
+
+  private async finish(job: JobDoc, status: "succeeded" | "failed", message: string | null): Promise<void> {
+    const ended = await updateHeldJob(job._id, this.owner, { status, message, finishedAt: new Date(), leaseUntil: null, ...(status === "succeeded" ? { total: job.checkpoint } : {}) });
+    if (ended) await deleteChunks(job._id);
+  }
+}
+
+function doneSoFar(job: JobDoc): string {
+  const { created, updated, unchanged, failed } = job.summary;
+  return `${job.checkpoint} of ${job.total || "the"} rows were done before it stopped (${created} created, ${updated} updated, ${unchanged} unchanged, ${failed} failed); the rest were not imported.`;
+}
+
+let started: JobRunner | undefined;
+
+/** Starts this process's job runner once (instrumentation.ts, at server start). */
+export function startJobRunner(options?: JobRunnerOptions): JobRunner {
+  started ??= new JobRunner(options).start();
+  return started;
+}

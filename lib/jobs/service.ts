@@ -1,0 +1,121 @@
+/**
+ * Jobs (docs/api.md#jobs): starting an import of users from an uploaded file, and reading a job.
+ * The file goes into the database as it arrives (never whole in memory), then the job is queued
+ * for the runner (lib/jobs/runner.ts) of any server process.
+ */
+import type { Principal } from "@/lib/server/principal";
+import { notFound, ServiceError } from "@/lib/server/errors";
+import { newId, oid } from "@/lib/server/ids";
+import { requestContext } from "@/lib/server/request-context";
+import { IMPORT_MEDIA_TYPES, NDJSON_TYPE } from "@/lib/users/import-file";
+import type { JobRecord } from "./contract";
+import { CHUNK_BYTES, deleteChunks, findJob, insertChunk, insertJob, type JobDoc, newJobDoc } from "./repository";
+import { nudgeJobs } from "./nudge";
+
+/** The largest file an import takes (docs/api.md#import). */
+export const MAX_IMPORT_BYTES = 100 * 1024 * 1024;
+
+export async function getJob(auth: Principal, id: string): Promise<JobRecord> {
+  const job = await findJob(oid(auth.companyId), oid(id));
+  if (!job) throw notFound("job");
+  return toJobRecord(job);
+}
+
+export function toJobRecord(job: JobDoc): JobRecord {
+  const total = Math.max(job.total, job.checkpoint);
+  return {
+    _id: job._id.toHexString(),
+    type: job.type as JobRecord["type"],
+    status: job.status,
+    dryRun: job.dryRun,
+    progress: { done: job.checkpoint, total },
+    summary: { created: job.summary.created, updated: job.summary.updated, unchanged: job.summary.unchanged, failed: job.summary.failed },
+    errors: job.rowErrors.map((error) => ({ line: error.line, path: error.path ?? "", message: error.message })),
+    message: job.message ?? null,
+    createdAt: job.createdAt.toISOString(),
+    finishedAt: job.finishedAt ? job.finishedAt.toISOString() : null,
+  };
+}
+
+/** The media type of an import's body, or `415`. */
+export function importMediaType(header: string | null): string {
+  const type = (header ?? "").split(";")[0].trim().toLowerCase();
+  if (!(IMPORT_MEDIA_TYPES as readonly string[]).includes(type)) {
+    throw new ServiceError("unsupported_media_type", "The file must be CSV (Content-Type: text/csv) or NDJSON (Content-Type: application/x-ndjson).");
+  }
+  return type === "application/ndjson" ? NDJSON_TYPE : type;
+}
+
+const tooLarge = () => new ServiceError("payload_too_large", `The file must be at most ${MAX_IMPORT_BYTES} bytes (100 MiB).`);
+
+/**
+ * Stores the request's file in chunks and queues an import of it: the job, queued. A file over
+ * {@link MAX_IMPORT_BYTES} (by `Content-Length` or by the bytes received) is `413` and nothing is kept.
+ */
+export async function startUserImport(auth: Principal, request: Request, dryRun: boolean): Promise<JobRecord> {
+  const mediaType = importMediaType(request.headers.get("content-type"));
+  const length = request.headers.get("content-length");
+  if (length !== null && Number(length) > MAX_IMPORT_BYTES) throw tooLarge();
+  const id = newId();
+  const now = new Date();
+  let bytes = 0;
+  let chunks = 0;
+  try {
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+      if (pendingBytes === 0) return;
+      await insertChunk(id, chunks++, Buffer.concat(pending, pendingBytes), now);
+      pending = [];
+      pendingBytes = 0;
+    };
+    if (request.body) {
+      for await (const part of request.body as unknown as AsyncIterable<Uint8Array>) {
+        bytes += part.byteLength;
+        if (bytes > MAX_IMPORT_BYTES) throw tooLarge();
+        pending.push(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+        pendingBytes += part.byteLength;
+        if (pendingBytes >= CHUNK_BYTES) await flush();
+      }
+    }
+    await flush();
+    if (bytes === 0) throw new ServiceError("invalid_request", "The request is not valid.", [{ path: "body", message: "is empty: send the file as the body" }]);
+  } catch (error) {
+    await deleteChunks(id);
+    throw error;
+  }
+  const context = requestContext();
+  const doc = newJobDoc(
+    {
+      company: oid(auth.companyId),
+      type: "users.import",
+      dryRun,
+      file: { mediaType, bytes, chunks },
+      actor: {
+        userId: auth.userId,
+        apiKeyId: auth.apiKey?.id ?? null,
+        scopes: [...(auth.apiKey?.scopes ?? [])],
+        requestId: context?.requestId ?? null,
+        ip: context?.ip ?? null,
+        userAgent: context?.userAgent ?? null,
+      },
+    },
+    now,
+    id,
+  );
+  await insertJob(doc);
+  nudgeJobs();
+  return toJobRecord(doc);
+}
+
+/** The principal a job acts as: the one that started it. */
+export function jobPrincipal(job: JobDoc): Principal {
+  return {
+    userId: job.actor.userId,
+    companyId: job.company.toHexString(),
+    sessionId: "",
+    accessRoles: [],
+    ...(job.actor.apiKeyId ? { apiKey: { id: job.actor.apiKeyId, scopes: job.actor.scopes as NonNullable<Principal["apiKey"]>["scopes"] } } : {}),
+  };
+}
+

@@ -1,0 +1,185 @@
+/**
+ * Reads an import file (docs/api.md#import) row by row, streaming: CSV with a header row (the
+ * export's columns) or NDJSON (one user record a line). Each row becomes the fields it sets, in
+ * the words of the user record (`name`, `accessRoles` and `job` by name), or the errors that make it
+ * unusable; the line it starts on is kept for the report.
+ */
+import { Readable } from "node:stream";
+import { parse } from "csv-parse";
+import type { JobError } from "@/lib/jobs/contract";
+
+export const CSV_TYPE = "text/csv";
+export const NDJSON_TYPE = "application/x-ndjson";
+/** The media types an import takes (`application/ndjson` is the newer name of the same format). */
+export const IMPORT_MEDIA_TYPES = [CSV_TYPE, NDJSON_TYPE, "application/ndjson"] as const;
+
+/** The fields a row sets; a field left out is left as it is (or takes a new user's default). */
+export interface RowFields {
+  email?: unknown;
+  /** Name parts (an object), or whatever an NDJSON record held there. */
+  name?: unknown;
+  isActive?: unknown;
+  /** Access role names. */
+  accessRoles?: unknown;
+  /** A job title name, or `null` for none. */
+  job?: unknown;
+  phone?: unknown;
+}
+
+export interface ImportRow {
+  /** 1-based number of the row among the file's rows (the checkpoint counts these). */
+  index: number;
+  /** The line of the file it starts on. */
+  line: number;
+  fields: RowFields;
+  /** Set when the row could not be read at all. */
+  errors?: JobError[];
+}
+
+/** CSV column → the field it sets (`name.*` parts and the rest); docs/api.md#import lists them. */
+export const CSV_COLUMNS: Record<string, string> = {
+  email: "email",
+  displayName: "name.displayName",
+  firstName: "name.names",
+  lastName: "name.lastName",
+  secondLastName: "name.secondLastName",
+  isActive: "isActive",
+  accessRoles: "accessRoles",
+  jobTitle: "job",
+  phone: "phone",
+};
+/** Columns of the export that the service sets itself: read and ignored. Any other unknown column is ignored too. */
+export const IGNORED_COLUMNS = ["_id", "search", "companies", "createdAt", "modifiedAt", "lastRequestDate", "isOnline", "termsConditions", "properties", "bot", "extensions"];
+
+/** Where a field's error is reported: the CSV column, or the NDJSON record's path. */
+export function reportedPath(path: string, csv: boolean): string {
+  if (!csv) return path;
+  const column = Object.entries(CSV_COLUMNS).find(([, field]) => path === field || path.startsWith(`${field}.`));
+  return column ? column[0] : path;
+}
+
+export class ImportFileError extends Error {}
+
+const TRUE = new Set(["true", "1", "yes"]);
+const FALSE = new Set(["false", "0", "no"]);
+
+/** The rows of a CSV file, from its chunks. A row with the wrong number of cells is reported, not fatal. */
+async function* csvRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow> {
+  const skipped: { line: number; message: string }[] = [];
+  const parser = Readable.from(source).pipe(
+    parse({
+      bom: true,
+      info: true,
+      skip_empty_lines: true,
+      skip_records_with_error: true,
+      on_skip: (error) => {
+        if (error) skipped.push({ line: Number(error.lines ?? 0), message: skipMessage(error) });
+        return undefined;
+      },
+    }),
+  );
+  let header: string[] | undefined;
+  let index = 0;
+  // The parser reports a skipped row as soon as it meets it, before the rows ahead of it are read here.
+  const takeSkipped = function* (before = Infinity): Generator<ImportRow> {
+    while (skipped.length > 0 && skipped[0].line < before) {
+      const skip = skipped.shift()!;
+      yield { index: ++index, line: skip.line, fields: {}, errors: [{ line: skip.line, path: "", message: `cannot be read: ${skip.message}` }] };
+    }
+  };
+  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    if (!header) {
+      header = record.map((name) => name.trim());
+      if (!header.includes("email")) throw new ImportFileError("The file has no email column: the first line must name the columns (email, firstName, lastName, secondLastName, isActive, accessRoles, jobTitle).");
+      continue;
+    }
+    const line = info.lines - (record.some((cell) => cell.includes("\n")) ? countNewlines(record) : 0);
+    yield* takeSkipped(line);
+    const fields: RowFields = {};
+    header.forEach((column, at) => {
+      const field = CSV_COLUMNS[column];
+      if (!field) return;
+      const cell = (record[at] ?? "").trim();
+      if (field.startsWith("name.")) {
+        if (cell !== "") ((fields.name as Record<string, unknown> | undefined) ??= {})[field.slice(5)] = cell;
+      } else if (field === "isActive") {
+        const lower = cell.toLowerCase();
+        if (cell !== "") fields.isActive = TRUE.has(lower) ? true : FALSE.has(lower) ? false : cell;
+      } else if (field === "accessRoles") {
+        if (cell !== "") fields.accessRoles = cell.split(";").map((role) => role.trim()).filter(Boolean);
+      } else if (field === "email") {
+        fields.email = cell;
+      } else {
+        // An empty jobTitle or phone cell means none.
+        (fields as Record<string, unknown>)[field] = cell === "" ? null : cell;
+      }
+    });
+    yield { index: ++index, line, fields };
+  }
+  if (!header) throw new ImportFileError("The file is empty: it has no header row.");
+  yield* takeSkipped();
+}
+
+function skipMessage(error: { code?: string; message: string; record?: unknown }): string {
+  if (error.code === "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH" && Array.isArray(error.record)) return `it has ${error.record.length} cells where the header names ${/expect (\d+)/.exec(error.message)?.[1] ?? "another number of"} columns`;
+  return error.message.replace(/ at line \d+| on line \d+/g, "");
+}
+
+const countNewlines = (record: string[]) => record.reduce((sum, cell) => sum + (cell.match(/\n/g)?.length ?? 0), 0);
+
+/** The rows of an NDJSON file: one JSON object a line, blank lines skipped. */
+async function* ndjsonRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow> {
+  const decoder = new TextDecoder("utf-8");
+  let rest = "";
+  let line = 0;
+  let index = 0;
+  const rowOf = (text: string): ImportRow | undefined => {
+    line++;
+    if (text.trim() === "") return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return { index: ++index, line, fields: {}, errors: [{ line, path: "", message: `is not valid JSON: ${(error as Error).message}` }] };
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return { index: ++index, line, fields: {}, errors: [{ line, path: "", message: "must be a JSON object (a user record)" }] };
+    return { index: ++index, line, fields: recordFields(value as Record<string, unknown>) };
+  };
+  for await (const chunk of source) {
+    rest += decoder.decode(chunk, { stream: true });
+    const lines = rest.split("\n");
+    rest = lines.pop()!;
+    for (const text of lines) {
+      const row = rowOf(text);
+      if (row) yield row;
+    }
+  }
+  rest += decoder.decode();
+  if (rest !== "") {
+    const row = rowOf(rest);
+    if (row) yield row;
+  }
+}
+
+/** The fields of an NDJSON record: the user record's shape (`job` or `jobTitle` by name), or the CSV's flat columns. */
+function recordFields(record: Record<string, unknown>): RowFields {
+  const fields: RowFields = {};
+  if ("email" in record) fields.email = record.email;
+  if (record.name !== undefined && record.name !== null) fields.name = isPlainObject(record.name) ? { ...record.name } : record.name;
+  for (const [column, part] of [["displayName", "displayName"], ["firstName", "names"], ["lastName", "lastName"], ["secondLastName", "secondLastName"]] as const) {
+    if (record[column] !== undefined && (fields.name === undefined || isPlainObject(fields.name))) ((fields.name as Record<string, unknown> | undefined) ??= {})[part] = record[column];
+  }
+  if (record.isActive !== undefined) fields.isActive = record.isActive;
+  if (record.accessRoles !== undefined) fields.accessRoles = typeof record.accessRoles === "string" ? record.accessRoles.split(";").map((role) => role.trim()).filter(Boolean) : record.accessRoles;
+  if (record.job !== undefined) fields.job = record.job;
+  else if (record.jobTitle !== undefined) fields.job = record.jobTitle;
+  if (record.phone !== undefined) fields.phone = record.phone;
+  return fields;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** The rows of a file of `mediaType`, read from its chunks. */
+export function importRows(mediaType: string, source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow> {
+  return mediaType === CSV_TYPE ? csvRows(source) : ndjsonRows(source);
+}

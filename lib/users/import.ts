@@ -1,0 +1,336 @@
+/**
+ * The import of users in batches (docs/api.md#import): each row of a file is checked with the
+ * API's own schemas (CreateUserBody for a new user, UpdateUserBody for an existing one) and the
+ * rules of the users service (unique e-mail, the last admin role, account fields of a user of
+ * several companies), then a batch's creates and updates, their events and the job's checkpoint
+ * commit in one transaction. Users are matched by e-mail; a user of another company with that
+ * e-mail is never touched (the row fails, as a create of that e-mail would).
+ */
+import type { Document } from "mongodb";
+import { z } from "zod";
+import type { JobError, JobSummary } from "@/lib/jobs/contract";
+import { adminChange } from "@/lib/companies/repository";
+import { recordChange } from "@/lib/events/service";
+import { inTransaction } from "@/lib/db/transaction";
+import { findReference } from "@/lib/reference/repository";
+import { isDuplicateKeyError } from "@/lib/server/errors";
+import { oid, type ObjectId } from "@/lib/server/ids";
+import type { Principal } from "@/lib/server/principal";
+import { CreateUserBody, Email, UpdateUserBody, UserName } from "./contract";
+import type { ImportRow } from "./import-file";
+import { reportedPath } from "./import-file";
+import { activeMemberHoldsExcept, emptyMembership, findUsersByEmail, insertUsers, type LeanUser, newDoc, setUserFields, toUserRecords } from "./repository";
+import { userKeywords } from "./search";
+import { adminCompanies, usersChanged } from "./service";
+
+/** What an import knows of its company, read once per job. */
+export interface ImportScope {
+  companyId: ObjectId;
+  /** The actor: whose changes these are, and whose entitlement over shared users counts. */
+  principal: Principal;
+  csv: boolean;
+  /** Access role and job title ids by name, lowercased (names match case-insensitively). */
+  roles: Map<string, ObjectId>;
+  jobTitles: Map<string, ObjectId>;
+  /** The company's access role ids, and those of its admin roles. */
+  ownRoles: Set<string>;
+  adminRoles: ObjectId[];
+  /** Companies where the actor is an active admin: the account fields of a shared user need all of its companies. */
+  entitled: Set<string>;
+  /** E-mails met so far in the file, with their line: a second row of one e-mail is an error. */
+  seen: Map<string, number>;
+}
+
+export async function importScope(companyId: ObjectId, principal: Principal, csv: boolean): Promise<ImportScope> {
+  const [roles, jobTitles, entitled] = await Promise.all([
+    findReference("accessRoles", { company: companyId }, { projection: { name: 1, isAdmin: 1 } }),
+    findReference("jobTitles", { company: companyId }, { projection: { name: 1 } }),
+    adminCompanies(principal),
+  ]);
+  const byName = (docs: { _id: ObjectId; name: string }[]) => {
+    const map = new Map<string, ObjectId>();
+    for (const doc of docs) if (!map.has(doc.name.toLowerCase())) map.set(doc.name.toLowerCase(), doc._id);
+    return map;
+  };
+  return {
+    companyId,
+    principal,
+    csv,
+    roles: byName(roles),
+    jobTitles: byName(jobTitles),
+    ownRoles: new Set(roles.map((role) => role._id.toHexString())),
+    adminRoles: roles.filter((role) => role.isAdmin).map((role) => role._id),
+    entitled: new Set(entitled.map((id) => id.toHexString())),
+    seen: new Map(),
+  };
+}
+
+export interface BatchOutcome {
+  summary: JobSummary;
+  errors: JobError[];
+}
+
+/** A row that passed every check on its own: what it makes of its user. */
+type Plan =
+  | { kind: "create"; row: ImportRow; doc: LeanUser }
+  | { kind: "update"; row: ImportRow; before: LeanUser; after: LeanUser; set: Document; demotes: boolean; changes: readonly string[] }
+  | { kind: "unchanged"; row: ImportRow };
+
+/** Thrown inside a batch's transaction when its work must be done again (a user changed under it). */
+class Retry extends Error {}
+/** How often a batch is tried again when users change under it. */
+const BATCH_ATTEMPTS = 5;
+
+/**
+ * Checks and applies one batch of rows, then calls `commit` with the outcome inside the same
+ * transaction (the job's checkpoint): when `commit` answers false (the job is no longer this
+ * worker's), nothing of the batch is kept and it throws. A dry run checks and counts the same way
+ * and writes only what `commit` writes.
+ */
+export async function importBatch(scope: ImportScope, rows: ImportRow[], dryRun: boolean, commit: (outcome: BatchOutcome) => Promise<boolean>): Promise<BatchOutcome> {
+  const emails = noteEmails(scope, rows);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const outcome = await inTransaction(async () => {
+        const result = await applyBatch(scope, rows, emails, dryRun);
+        if (!(await commit(result.outcome))) throw new LostJob();
+        return result;
+      });
+      if (!dryRun && (outcome.created > 0 || outcome.updated.length > 0)) {
+        usersChanged();
+        for (const id of outcome.updated) usersChanged(id);
+      }
+      return outcome.outcome;
+    } catch (error) {
+      if ((error instanceof Retry || isDuplicateKeyError(error)) && attempt < BATCH_ATTEMPTS) continue;
+      throw error;
+    }
+  }
+}
+
+/** The job was taken by another worker (this one's lease had expired): its work is not this one's to commit. */
+export class LostJob extends Error {
+  constructor() {
+    super("the job is held by another worker");
+  }
+}
+
+/** Each row's e-mail, normalised, or its error; an e-mail met on an earlier row is an error. Remembered for the rows that follow. */
+export function noteEmails(scope: ImportScope, rows: ImportRow[]): Map<ImportRow, string | JobError> {
+  const result = new Map<ImportRow, string | JobError>();
+  for (const row of rows) {
+    if (row.errors) continue;
+    const parsed = Email.safeParse(row.fields.email ?? "");
+    if (!parsed.success) {
+      result.set(row, { line: row.line, path: "email", message: row.fields.email ? parsed.error.issues[0].message : "is required" });
+      continue;
+    }
+    const earlier = scope.seen.get(parsed.data);
+    if (earlier !== undefined && earlier !== row.line) {
+      result.set(row, { line: row.line, path: "email", message: `appears earlier in the file (line ${earlier}); each user may have one row` });
+      continue;
+    }
+    scope.seen.set(parsed.data, row.line);
+    result.set(row, parsed.data);
+  }
+  return result;
+}
+
+async function applyBatch(scope: ImportScope, rows: ImportRow[], emails: Map<ImportRow, string | JobError>, dryRun: boolean) {
+  const errors: JobError[] = [];
+  let failed = 0;
+  const existing = new Map((await findUsersByEmail([...emails.values()].filter((value): value is string => typeof value === "string"))).map((user) => [user.email, user]));
+  const now = new Date();
+  const plans: Plan[] = [];
+  for (const row of rows) {
+    const email = emails.get(row);
+    const rowErrors = row.errors ?? (typeof email === "object" ? [email] : email === undefined ? [] : planRow(scope, row, email, existing.get(email), now, plans));
+    if (rowErrors.length > 0) failed++;
+    errors.push(...rowErrors);
+  }
+
+  const created = plans.filter((plan) => plan.kind === "create");
+  const updated = plans.filter((plan) => plan.kind === "update");
+  const applied: Plan[] = [];
+  if (!dryRun) {
+    await insertUsers(created.map((plan) => plan.doc));
+    if (created.length > 0) {
+      const records = await toUserRecords(created.map((plan) => plan.doc), scope.companyId);
+      for (const [at, record] of records.entries()) {
+        await recordChange({ company: scope.companyId, resource: "user", id: created[at].doc._id, action: "created", after: record, ignore: ["search", "lastRequestDate"], at: now });
+      }
+    }
+  }
+  applied.push(...created);
+  // One by one, in file order: a demotion is checked against the rows before it (docs/api.md#the-last-admin-role).
+  for (const plan of updated) {
+    if (plan.demotes) {
+      if (!dryRun) await adminChange(scope.companyId);
+      if (!(await keepsAnAdmin(scope, plan.before, dryRun ? applied : []))) {
+        errors.push({ line: plan.row.line, path: reportedPath(plan.changes.includes("accessRoles") ? "accessRoles" : "isActive", scope.csv), message: "would leave the company without an active admin" });
+        failed++;
+        continue;
+      }
+    }
+    if (!dryRun) {
+      if (!(await setUserFields(plan.before, plan.set))) throw new Retry();
+      const [before, after] = await toUserRecords([plan.before, plan.after], scope.companyId);
+      await recordChange({ company: scope.companyId, resource: "user", id: plan.before._id, action: "updated", before, after, ignore: ["search", "lastRequestDate"], at: now });
+    }
+    applied.push(plan);
+  }
+  const unchanged = plans.filter((plan) => plan.kind === "unchanged").length;
+  return {
+    outcome: { summary: { created: created.length, updated: applied.length - created.length, unchanged, failed }, errors },
+    created: created.length,
+    updated: applied.filter((plan) => plan.kind === "update").map((plan) => plan.before._id.toHexString()),
+  };
+}
+
+/**
+ * Whether the company keeps an active admin once `user` loses theirs: another active member holds
+ * an admin role. A dry run writes nothing, so what its earlier rows planned is counted by hand.
+ */
+async function keepsAnAdmin(scope: ImportScope, user: LeanUser, plannedBefore: Plan[]): Promise<boolean> {
+  const promoted = plannedBefore.some((plan) => (plan.kind === "create" ? isActiveAdmin(scope, plan.doc) : plan.kind === "update" && isActiveAdmin(scope, plan.after)));
+  if (promoted) return true;
+  const demotedEarlier = plannedBefore.flatMap((plan) => (plan.kind === "update" && plan.demotes ? [plan.before._id] : []));
+  return activeMemberHoldsExcept(scope.companyId, scope.adminRoles, [user._id, ...demotedEarlier]);
+}
+
+const isActiveAdmin = (scope: ImportScope, user: Pick<LeanUser, "accessRoles" | "companies">) =>
+  user.companies.some((entry) => entry.companyId.equals(scope.companyId) && entry.isActive !== false) &&
+  (user.accessRoles ?? []).some((role) => scope.adminRoles.some((admin) => admin.equals(role)));
+
+/** Checks one row and adds its plan; answers its errors. */
+function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUser | undefined, now: Date, plans: Plan[]): JobError[] {
+  const errors: JobError[] = [];
+  const fail = (path: string, message: string) => errors.push({ line: row.line, path: reportedPath(path, scope.csv), message });
+  const { fields } = row;
+
+  // Names to ids: an unknown name is the row's error, as an unknown id is a request's.
+  let accessRoles: string[] | undefined;
+  if (fields.accessRoles !== undefined) {
+    if (!Array.isArray(fields.accessRoles) || fields.accessRoles.some((name) => typeof name !== "string")) fail("accessRoles", "must be a list of access role names");
+    else {
+      accessRoles = [];
+      for (const name of fields.accessRoles as string[]) {
+        const id = scope.roles.get(name.trim().toLowerCase());
+        if (id) accessRoles.push(id.toHexString());
+        else fail("accessRoles", `names no access role of the company: ${name}`);
+      }
+      accessRoles = [...new Set(accessRoles)];
+    }
+  }
+  let job: string | null | undefined;
+  if (fields.job !== undefined) {
+    if (fields.job === null || fields.job === "") job = null;
+    else if (typeof fields.job !== "string") fail("job", "must be a job title name");
+    else {
+      const id = scope.jobTitles.get(fields.job.trim().toLowerCase());
+      if (id) job = id.toHexString();
+      else fail("job", `names no job title of the company: ${fields.job}`);
+    }
+  }
+  if (fields.name !== undefined && (fields.name === null || typeof fields.name !== "object" || Array.isArray(fields.name))) fail("name", "must be an object of name parts");
+  if (errors.length > 0) return errors;
+  const nameParts = fields.name as Record<string, unknown> | undefined;
+
+  if (!user) {
+    const name = nameParts ? { displayName: [nameParts.names, nameParts.lastName].filter((part) => typeof part === "string" && part).join(" "), secondLastName: "", ...nameParts } : undefined;
+    const parsed = CreateUserBody.safeParse({ email, accessRoles: accessRoles ?? [], name, job, phone: fields.phone, isActive: fields.isActive });
+    if (!parsed.success) return issues(parsed.error, fail, errors);
+    const body = parsed.data;
+    plans.push({
+      kind: "create",
+      row,
+      doc: newDoc({
+        email,
+        name: body.name,
+        accessRoles: body.accessRoles.map(idOf),
+        job: body.job ? idOf(body.job) : null,
+        phone: body.phone ?? null,
+        companies: [emptyMembership(scope.companyId, body.isActive)],
+        createdAt: now,
+      }),
+    });
+    return errors;
+  }
+
+  const membership = user.companies.find((entry) => entry.companyId.equals(scope.companyId));
+  if (!membership) {
+    fail("email", "A user with this e-mail already exists.");
+    return errors;
+  }
+  const parsed = UpdateUserBody.safeParse({ name: nameParts, accessRoles, job, phone: fields.phone, isActive: fields.isActive });
+  if (!parsed.success) return issues(parsed.error, fail, errors);
+  const body = parsed.data;
+
+  // What differs from the stored user, field by field.
+  const set: Document = {};
+  const after: LeanUser = { ...user };
+  const changes: string[] = [];
+  if (body.name) {
+    const merged = UserName.safeParse({ ...(user.name ?? {}), ...body.name, ...(user.name || body.name.displayName ? {} : { displayName: [body.name.names, body.name.lastName].filter(Boolean).join(" "), secondLastName: body.name.secondLastName ?? "" }) });
+    if (!merged.success) return issues(merged.error, (path, message) => fail(`name.${path}`, message), errors);
+    if (JSON.stringify(ordered(merged.data)) !== JSON.stringify(ordered(user.name))) {
+      set.name = merged.data;
+      set.search = userKeywords(merged.data, user.email);
+      changes.push("name");
+    }
+  }
+  if (body.accessRoles) {
+    const own = (user.accessRoles ?? []).filter((id) => scope.ownRoles.has(id.toHexString()));
+    const given = body.accessRoles.map(idOf);
+    if (!sameIds(own, given)) {
+      // Another company's roles of a shared user are not this company's to remove.
+      set.accessRoles = [...given, ...(user.accessRoles ?? []).filter((id) => !scope.ownRoles.has(id.toHexString()))];
+      changes.push("accessRoles");
+    }
+  }
+  if (body.job !== undefined && (user.job?.toHexString() ?? null) !== body.job) {
+    set.job = body.job ? idOf(body.job) : null;
+    changes.push("job");
+  }
+  if (body.phone !== undefined && (user.phone ?? null) !== body.phone) {
+    set.phone = body.phone;
+    changes.push("phone");
+  }
+  if (body.isActive !== undefined && (membership.isActive !== false) !== body.isActive) {
+    set.companies = user.companies.map((entry) => (entry.companyId.equals(scope.companyId) ? { ...entry, isActive: body.isActive } : entry));
+    changes.push("isActive");
+  }
+  if (changes.length === 0) {
+    plans.push({ kind: "unchanged", row });
+    return errors;
+  }
+
+  // Account fields of a user of several companies: only the user, or an admin of all of them (docs/security.md).
+  const account = changes.filter((field) => field === "name" || field === "job" || field === "phone");
+  const self = user._id.toHexString() === scope.principal.userId;
+  if (account.length > 0 && !self && user.companies.some((entry) => !scope.entitled.has(entry.companyId.toHexString()) && !entry.companyId.equals(scope.companyId))) {
+    for (const field of account) fail(field, "is shared by every company of the user; you are not an admin of all of them");
+    return errors;
+  }
+  set.modifiedAt = new Date(Math.max(now.getTime(), user.modifiedAt.getTime() + 1));
+  Object.assign(after, set);
+  plans.push({ kind: "update", row, before: user, after, set, changes, demotes: isActiveAdmin(scope, user) && !isActiveAdmin(scope, after) });
+  return errors;
+}
+
+function issues(error: z.ZodError, fail: (path: string, message: string) => void, errors: JobError[]): JobError[] {
+  for (const issue of error.issues) {
+    if (issue.code === "unrecognized_keys") for (const key of issue.keys) fail([...issue.path, key].join("."), "is not a known field");
+    else fail(issue.path.join("."), issue.message);
+  }
+  return errors;
+}
+
+const idOf = (hex: string): ObjectId => oid(hex);
+const ordered = (name: LeanUser["name"] | z.infer<typeof UserName> | null | undefined) =>
+  name ? { displayName: name.displayName ?? "", names: name.names ?? "", lastName: name.lastName ?? "", secondLastName: name.secondLastName ?? "" } : null;
+const sameIds = (a: ObjectId[], b: ObjectId[]) => {
+  const left = new Set(a.map((id) => id.toHexString()));
+  const right = new Set(b.map((id) => id.toHexString()));
+  return left.size === right.size && [...left].every((id) => right.has(id));
+};
