@@ -34,7 +34,6 @@ describe("POST /v2/users/bulk", () => {
     }
     return ids;
   }
-  const statuses = (body: Json) => body.results.map((result: Json) => result.status);
 
   it("deactivates and activates users, answering changed and unchanged per user, and raises one event per changed user", async () => {
     const [first, second] = await newUsers(a, 2, "toggle");
