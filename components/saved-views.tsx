@@ -92,14 +92,11 @@ export function SavedViews({ resource, path }: { resource: ViewResource; path: s
     <div className="mb-3 flex flex-wrap items-center gap-2">
       <details ref={menuRef} className="relative" open={menuOpen} onToggle={(event) => setMenuOpen(event.currentTarget.open)}>
         <summary className={`flex cursor-pointer list-none items-center gap-1.5 rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 shadow-sm hover:bg-slate-50 ${focusRing}`}>
-          Views
+          <span>Views{current && ":"}</span>
           {current && (
-            <>
-              <span aria-hidden="true">:</span>
-              <span className="max-w-48 truncate font-normal" data-testid="current-view">
-                {current.name}
-              </span>
-            </>
+            <span className="max-w-48 truncate font-normal" data-testid="current-view">
+              {current.name}
+            </span>
           )}
           <span aria-hidden="true">▾</span>
         </summary>
@@ -178,24 +175,28 @@ function ViewGroup({
       </h2>
       <ul>
         {views.map((view) => (
-          <li key={view._id} className="flex items-center gap-2 rounded px-2 py-1.5 hover:bg-slate-50">
-            <Link href={viewHref(path, view)} onClick={onOpen} aria-current={view._id === currentId ? "true" : undefined} className={`min-w-0 flex-1 truncate text-sm ${linkClass}`}>
-              {view.name}
-            </Link>
-            {view.shared && title === "Your views" && <Badge tone="blue">Shared</Badge>}
-            <button type="button" className={small} onClick={() => onCopy(view)}>
-              Copy link<span className="sr-only"> to {view.name}</span>
-            </button>
-            {view.editable && (
-              <>
-                <button type="button" className={small} onClick={() => onEdit(view)}>
-                  Edit<span className="sr-only"> {view.name}</span>
-                </button>
-                <button type="button" className={`${small} text-rose-700`} onClick={() => onDelete(view)}>
-                  Delete<span className="sr-only"> {view.name}</span>
-                </button>
-              </>
-            )}
+          <li key={view._id} className="rounded px-2 py-1.5 hover:bg-slate-50">
+            <div className="flex items-center gap-2">
+              <Link href={viewHref(path, view)} onClick={onOpen} aria-current={view._id === currentId ? "true" : undefined} className={`min-w-0 truncate text-sm ${linkClass}`}>
+                {view.name}
+              </Link>
+              {view.shared && title === "Your views" && <Badge tone="blue">Shared</Badge>}
+            </div>
+            <div className="-ml-1.5 mt-0.5 flex flex-wrap gap-1">
+              <button type="button" className={small} onClick={() => onCopy(view)}>
+                Copy link<span className="sr-only"> to {view.name}</span>
+              </button>
+              {view.editable && (
+                <>
+                  <button type="button" className={small} onClick={() => onEdit(view)}>
+                    Edit<span className="sr-only"> {view.name}</span>
+                  </button>
+                  <button type="button" className={`${small} text-rose-700`} onClick={() => onDelete(view)}>
+                    Delete<span className="sr-only"> {view.name}</span>
+                  </button>
+                </>
+              )}
+            </div>
           </li>
         ))}
       </ul>
