@@ -224,12 +224,7 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
           <thead className="bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
             {table.getHeaderGroups().map((group) => (
               <tr key={group.id}>
-                {selection && (
-                  <th scope="col" className="w-10 py-2.5 pl-4 pr-0">
-                    <PageCheckbox state={pageState} onChange={choosePage} />
-                  </th>
-                )}
-                {group.headers.map((header) => {
+                {group.headers.map((header, index) => {
                   const sorted = header.column.getIsSorted();
                   return (
                     <th
@@ -238,6 +233,8 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
                       aria-sort={sorted === "desc" ? "descending" : sorted === "asc" ? "ascending" : undefined}
                       className={`px-4 py-2.5 ${classOf(header.column.id)}`}
                     >
+                      {/* The checkbox shares the first cell, so every column keeps its place. */}
+                      {selection && index === 0 && <PageCheckbox state={pageState} onChange={choosePage} className="float-left mr-3" />}
                       {header.column.getCanSort() ? (
                         <button type="button" onClick={header.column.getToggleSortingHandler()} className={`inline-flex items-center gap-1 uppercase tracking-wide hover:text-slate-800 ${focusRing}`}>
                           <FlexRender header={header} />
@@ -260,10 +257,16 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
             <tbody className="divide-y divide-slate-100">
               {table.getRowModel().rows.map((row) => (
                 <tr key={row.id} {...rowProps(row.original)} className={`cursor-pointer hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600 ${highlight(row.original)}`}>
-                  {selection && <td className="w-10 py-0 pl-4 pr-0">{rowCheckbox(row.original, "py-2.5")}</td>}
-                  {visibleCells(row).map((cell) => (
+                  {visibleCells(row).map((cell, index) => (
                     <td key={cell.id} className={`px-4 py-2.5 text-slate-700 ${classOf(cell.column.id)}`}>
-                      <FlexRender cell={cell} />
+                      {selection && index === 0 ? (
+                        <div className="flex items-center gap-3">
+                          {rowCheckbox(row.original, "")}
+                          <FlexRender cell={cell} />
+                        </div>
+                      ) : (
+                        <FlexRender cell={cell} />
+                      )}
                     </td>
                   ))}
                 </tr>
@@ -314,13 +317,13 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
 }
 
 /** Chooses or lets go every row of the page; mixed while only some are chosen. */
-function PageCheckbox({ state, onChange, visibleLabel = false }: { state: "none" | "some" | "all"; onChange: (checked: boolean) => void; visibleLabel?: boolean }) {
+function PageCheckbox({ state, onChange, visibleLabel = false, className = "" }: { state: "none" | "some" | "all"; onChange: (checked: boolean) => void; visibleLabel?: boolean; className?: string }) {
   const ref = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (ref.current) ref.current.indeterminate = state === "some";
   }, [state]);
   return (
-    <label className="flex cursor-pointer items-center gap-2 text-sm normal-case tracking-normal text-slate-700">
+    <label className={`flex cursor-pointer items-center gap-2 text-sm normal-case tracking-normal text-slate-700 ${className}`}>
       <input ref={ref} type="checkbox" checked={state === "all"} onChange={(event) => onChange(event.target.checked)} className={`size-4 accent-sky-700 ${focusRing}`} />
       <span className={visibleLabel ? "" : "sr-only"}>Select all on this page</span>
     </label>
