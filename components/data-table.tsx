@@ -175,14 +175,15 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
   const highlight = (row: T) => `${rowClassName?.(row) ?? ""} ${selection?.selected.has(rowId(row)) ? "bg-sky-50" : ""}`;
   const rowCheckbox = (row: T, className: string) =>
     selection && (
+      // Named by aria-label, not text, so the cell's text stays the row's own.
       <label className={`flex cursor-pointer items-center ${className}`}>
         <input
           type="checkbox"
+          aria-label={`Select ${selection.rowName(row)}`}
           checked={selection.selected.has(rowId(row))}
           onChange={(event) => selection.onChange([rowId(row)], event.target.checked)}
           className={`size-4 accent-sky-700 ${focusRing}`}
         />
-        <span className="sr-only">Select {selection.rowName(row)}</span>
       </label>
     );
   const visibleCells = (row: ReturnType<typeof table.getRowModel>["rows"][number]) => row.getVisibleCells();
@@ -324,8 +325,15 @@ function PageCheckbox({ state, onChange, visibleLabel = false, className = "" }:
   }, [state]);
   return (
     <label className={`flex cursor-pointer items-center gap-2 text-sm normal-case tracking-normal text-slate-700 ${className}`}>
-      <input ref={ref} type="checkbox" checked={state === "all"} onChange={(event) => onChange(event.target.checked)} className={`size-4 accent-sky-700 ${focusRing}`} />
-      <span className={visibleLabel ? "" : "sr-only"}>Select all on this page</span>
+      <input
+        ref={ref}
+        type="checkbox"
+        aria-label={visibleLabel ? undefined : "Select all on this page"}
+        checked={state === "all"}
+        onChange={(event) => onChange(event.target.checked)}
+        className={`size-4 accent-sky-700 ${focusRing}`}
+      />
+      {visibleLabel && "Select all on this page"}
     </label>
   );
 }
