@@ -4,12 +4,13 @@
  * The one table of every admin list, built on TanStack Table: the whole row opens its record
  * (click anywhere, or Enter on a focused row; the first cell keeps a real link for a new tab and
  * screen readers), the server's sort shown and toggled in its column header with `aria-sort`, a
- * column chooser remembered per browser, and cards instead of columns on a phone.
+ * column chooser remembered per browser, cards instead of columns on a phone, and optionally a
+ * checkbox per row (and one for the page) to choose rows for an action on many at once.
  */
 import { FlexRender, columnVisibilityFeature, rowSortingFeature, tableFeatures, useTable, type ColumnDef, type SortingState, type Updater, type ColumnVisibilityState as VisibilityState, type RowData } from "@tanstack/react-table";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { createContext, useContext, useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
 import { Button, Spinner, focusRing, linkClass } from "./ui";
 
 const features = tableFeatures({ columnVisibilityFeature, rowSortingFeature });
@@ -53,6 +54,17 @@ export interface DataTableProps<T extends RowData> {
   toolbar?: ReactNode;
   /** Classes of a row (or its card), such as a highlight of the rows a page has chosen. */
   rowClassName?: (row: T) => string;
+  /** Rows can be chosen: a checkbox each, and one for every row of the page. */
+  selection?: RowSelection<T>;
+}
+
+export interface RowSelection<T> {
+  /** The ids of the rows chosen (rows of other pages may be among them). */
+  selected: ReadonlySet<string>;
+  /** Rows were chosen (`true`) or let go. */
+  onChange: (ids: string[], selected: boolean) => void;
+  /** How a row is named in its checkbox's label ("Select Ana Pérez"). */
+  rowName: (row: T) => string;
 }
 
 /**
@@ -98,7 +110,7 @@ function useColumnChoice(name: string, columns: { id: string; hiddenByDefault?: 
 /** Clicks on controls inside a row (the link itself, a button) keep their own meaning. */
 const isControl = (target: EventTarget | null) => target instanceof Element && target.closest("a, button, input, select, textarea, label, summary") !== null;
 
-export function DataTable<T extends RowData>({ name, caption, rows, columns, rowId, rowHref, rowLabel, sort, onRowIntent, toolbar, rowClassName }: DataTableProps<T>) {
+export function DataTable<T extends RowData>({ name, caption, rows, columns, rowId, rowHref, rowLabel, sort, onRowIntent, toolbar, rowClassName, selection }: DataTableProps<T>) {
   const router = useRouter();
   const [visibility, setVisibility] = useColumnChoice(name, columns);
   const [chooserOpen, setChooserOpen] = useState(false);
@@ -156,6 +168,24 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
   });
 
   const hideable = table.getAllLeafColumns().filter((column) => column.getCanHide());
+  const pageIds = rows.map(rowId);
+  const chosen = selection ? pageIds.filter((id) => selection.selected.has(id)).length : 0;
+  const pageState = chosen === 0 ? "none" : chosen === pageIds.length ? "all" : "some";
+  const choosePage = (checked: boolean) => selection?.onChange(pageIds, checked);
+  const highlight = (row: T) => `${rowClassName?.(row) ?? ""} ${selection?.selected.has(rowId(row)) ? "bg-sky-50" : ""}`;
+  const rowCheckbox = (row: T, className: string) =>
+    selection && (
+      // Named by aria-label, not text, so the cell's text stays the row's own.
+      <label className={`flex cursor-pointer items-center ${className}`}>
+        <input
+          type="checkbox"
+          aria-label={`Select ${selection.rowName(row)}`}
+          checked={selection.selected.has(rowId(row))}
+          onChange={(event) => selection.onChange([rowId(row)], event.target.checked)}
+          className={`size-4 accent-sky-700 ${focusRing}`}
+        />
+      </label>
+    );
   const visibleCells = (row: ReturnType<typeof table.getRowModel>["rows"][number]) => row.getVisibleCells();
 
   return (
@@ -195,7 +225,7 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
           <thead className="bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
             {table.getHeaderGroups().map((group) => (
               <tr key={group.id}>
-                {group.headers.map((header) => {
+                {group.headers.map((header, index) => {
                   const sorted = header.column.getIsSorted();
                   return (
                     <th
@@ -204,6 +234,8 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
                       aria-sort={sorted === "desc" ? "descending" : sorted === "asc" ? "ascending" : undefined}
                       className={`px-4 py-2.5 ${classOf(header.column.id)}`}
                     >
+                      {/* The checkbox shares the first cell, so every column keeps its place. */}
+                      {selection && index === 0 && <PageCheckbox state={pageState} onChange={choosePage} className="float-left mr-3" />}
                       {header.column.getCanSort() ? (
                         <button type="button" onClick={header.column.getToggleSortingHandler()} className={`inline-flex items-center gap-1 uppercase tracking-wide hover:text-slate-800 ${focusRing}`}>
                           <FlexRender header={header} />
@@ -225,10 +257,17 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
           <LayoutContext.Provider value="table">
             <tbody className="divide-y divide-slate-100">
               {table.getRowModel().rows.map((row) => (
-                <tr key={row.id} {...rowProps(row.original)} className={`cursor-pointer hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600 ${rowClassName?.(row.original) ?? ""}`}>
-                  {visibleCells(row).map((cell) => (
+                <tr key={row.id} {...rowProps(row.original)} className={`cursor-pointer hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600 ${highlight(row.original)}`}>
+                  {visibleCells(row).map((cell, index) => (
                     <td key={cell.id} className={`px-4 py-2.5 text-slate-700 ${classOf(cell.column.id)}`}>
-                      <FlexRender cell={cell} />
+                      {selection && index === 0 ? (
+                        <div className="flex items-center gap-3">
+                          {rowCheckbox(row.original, "")}
+                          <FlexRender cell={cell} />
+                        </div>
+                      ) : (
+                        <FlexRender cell={cell} />
+                      )}
                     </td>
                   ))}
                 </tr>
@@ -240,6 +279,11 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
 
       {/* On a phone each row is a card: every chosen column stays in reach, none scrolls sideways. */}
       <LayoutContext.Provider value="cards">
+        {selection && (
+          <div className="border-b border-slate-100 px-4 py-2 sm:hidden">
+            <PageCheckbox state={pageState} onChange={choosePage} visibleLabel />
+          </div>
+        )}
         <ul aria-label={caption} className="divide-y divide-slate-100 sm:hidden">
           {table.getRowModel().rows.map((row) => {
             const [first, ...rest] = visibleCells(row);
@@ -248,25 +292,49 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
                 key={row.id}
                 {...rowProps(row.original)}
                 data-testid="data-card"
-                className={`cursor-pointer px-4 py-3 hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600 ${rowClassName?.(row.original) ?? ""}`}
+                className={`cursor-pointer px-4 py-3 hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600 ${highlight(row.original)} ${selection ? "flex items-start gap-3" : ""}`}
               >
-                {first && <FlexRender cell={first} />}
-                <dl className="mt-1 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-sm">
-                  {rest.map((cell) => (
-                    <div key={cell.id} className="contents">
-                      <dt className={`text-xs text-slate-500 ${headerHiddenOf(cell.column.id) ? "sr-only" : ""}`}>{String(cell.column.columnDef.header)}</dt>
-                      <dd className="min-w-0 break-words text-slate-700">
-                        <FlexRender cell={cell} />
-                      </dd>
-                    </div>
-                  ))}
-                </dl>
+                {rowCheckbox(row.original, "pt-0.5")}
+                <div className="min-w-0 flex-1">
+                  {first && <FlexRender cell={first} />}
+                  <dl className="mt-1 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-sm">
+                    {rest.map((cell) => (
+                      <div key={cell.id} className="contents">
+                        <dt className={`text-xs text-slate-500 ${headerHiddenOf(cell.column.id) ? "sr-only" : ""}`}>{String(cell.column.columnDef.header)}</dt>
+                        <dd className="min-w-0 break-words text-slate-700">
+                          <FlexRender cell={cell} />
+                        </dd>
+                      </div>
+                    ))}
+                  </dl>
+                </div>
               </li>
             );
           })}
         </ul>
       </LayoutContext.Provider>
     </>
+  );
+}
+
+/** Chooses or lets go every row of the page; mixed while only some are chosen. */
+function PageCheckbox({ state, onChange, visibleLabel = false, className = "" }: { state: "none" | "some" | "all"; onChange: (checked: boolean) => void; visibleLabel?: boolean; className?: string }) {
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (ref.current) ref.current.indeterminate = state === "some";
+  }, [state]);
+  return (
+    <label className={`flex cursor-pointer items-center gap-2 text-sm normal-case tracking-normal text-slate-700 ${className}`}>
+      <input
+        ref={ref}
+        type="checkbox"
+        aria-label={visibleLabel ? undefined : "Select all on this page"}
+        checked={state === "all"}
+        onChange={(event) => onChange(event.target.checked)}
+        className={`size-4 accent-sky-700 ${focusRing}`}
+      />
+      {visibleLabel && "Select all on this page"}
+    </label>
   );
 }
 

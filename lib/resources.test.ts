@@ -40,7 +40,7 @@ describe("lib/resources.ts", () => {
     expect(new Set(OPERATIONS).size).toBe(OPERATIONS.length);
     expect(new Set(OPERATIONS.map(keyOf)).size).toBe(OPERATIONS.length);
     const users = RESOURCES[0].contract!;
-    expect(operationsOf(users).map(keyOf)).toEqual(["GET /v2/users", "POST /v2/users", "GET /v2/users/me", "GET /v2/users/{id}", "PATCH /v2/users/{id}", "GET /v2/users/export"]);
+    expect(operationsOf(users).map(keyOf)).toEqual(["GET /v2/users", "POST /v2/users", "GET /v2/users/me", "GET /v2/users/{id}", "PATCH /v2/users/{id}", "GET /v2/users/export", "POST /v2/users/bulk"]);
   });
 
   it("has every operation bound by the export of its method in the route file of its path", async () => {

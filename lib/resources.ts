@@ -29,6 +29,8 @@ import { Answer, AnswerTally, Question, SurveyChat, SurveyRevision } from "@/lib
 import { Survey } from "@/lib/surveys/repository";
 import * as users from "@/lib/users/contract";
 import { User } from "@/lib/users/repository";
+import * as views from "@/lib/views/contract";
+import { View } from "@/lib/views/repository";
 import * as webhooks from "@/lib/webhooks/contract";
 import { Delivery, Webhook } from "@/lib/webhooks/repository";
 
@@ -53,6 +55,7 @@ export const RESOURCES: Resource[] = [
   { contract: webhooks, models: [Webhook, Delivery] },
   { contract: audit, models: [AuditEntryModel] },
   { contract: jobs, models: [Job, JobFileChunk] },
+  { contract: views, models: [View] },
   { contract: openapi },
   { contract: auth },
   { models: [Company] },

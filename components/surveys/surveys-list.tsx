@@ -11,6 +11,7 @@ import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } fro
 import { ErrorState } from "../error-state";
 import { ExportButton } from "../export-button";
 import { Pagination } from "../pagination";
+import { SavedViews } from "../saved-views";
 import { ActiveBadge, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, SearchField, Select } from "../ui";
 import { VersionBadge } from "./survey-bits";
 
@@ -77,6 +78,7 @@ export function SurveysList() {
         subtitle="The company's surveys, their chats and questions, and every version of their settings."
         actions={isAdmin !== false && <LinkButton href="/surveys/new" kind="primary">New survey</LinkButton>}
       />
+      <SavedViews resource="surveys" path="/surveys" />
       <FiltersToggle open={filtersOpen} onToggle={() => setFiltersOpen((open) => !open)} applied={chips.length} controls="surveys-filters" />
       <Card id="surveys-filters" className={`p-4 ${filtersOpen ? "" : "hidden sm:block"}`}>
         <form role="search" onSubmit={(event) => event.preventDefault()} className="grid gap-4 sm:grid-cols-[1fr_14rem]">

@@ -3,6 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
+import { queryString } from "@/lib/client/api";
 import { useReference, useReferenceNames } from "@/lib/client/reference";
 import {
   DEFAULT_FILTERS,
@@ -22,7 +23,9 @@ import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } fro
 import { ErrorState } from "../error-state";
 import { ExportButton } from "../export-button";
 import { Pagination } from "../pagination";
+import { SavedViews } from "../saved-views";
 import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, Loading, PageHeader, RecordSelect, SearchField, Select, inputClass } from "../ui";
+import { BulkActions, useUserSelection } from "./bulk-actions";
 import { UserPicker } from "./user-picker";
 
 const SEARCH_DEBOUNCE_MS = 300;
@@ -51,6 +54,7 @@ export function UsersList() {
   const bots = useReferenceNames("bots");
   const body = list.data?.data;
   const total = body?.counter;
+  const selection = useUserSelection(userFiltersToSearch({ ...filters, page: 1 }));
 
   useEffect(() => {
     if (body && !list.isPlaceholderData) seedUsers(client, body.users);
@@ -78,6 +82,7 @@ export function UsersList() {
         subtitle="Search, filter and manage the people and bots of your company."
         actions={isAdmin !== false && <><LinkButton href="/users/import">Import users</LinkButton><LinkButton href="/users/new" kind="primary">New user</LinkButton></>}
       />
+      <SavedViews resource="users" path="/users" />
       <FiltersToggle open={filtersOpen} onToggle={() => setFiltersOpen((open) => !open)} applied={chips.length} controls="users-filters" />
       <div id="users-filters" className={filtersOpen ? "" : "hidden sm:block"}>
         <Filters filters={filters} change={change} />
@@ -85,6 +90,7 @@ export function UsersList() {
       <FilterChips chips={chips} onClearAll={clearAll} />
 
       <Card className="mt-6 overflow-hidden">
+        {isAdmin !== false && body && <BulkActions selection={selection} total={total} query={queryString(userListQuery(filters))} rows={body.users} />}
         {list.isLoading ? (
           <div className="px-4">
             <Loading label="Loading users…" />
@@ -111,6 +117,7 @@ export function UsersList() {
               rowLabel={displayName}
               sort={{ column: "modifiedAt", desc: filters.orderBy === "desc", onChange: (desc) => change({ orderBy: desc ? "desc" : "asc" }) }}
               onRowIntent={(user) => prefetchUser(client, user._id)}
+              selection={isAdmin !== false ? selection.table : undefined}
               toolbar={<>
                 <ListTotal total={total} noun={["user", "users"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />
                 {isAdmin !== false && <ExportButton path="/v2/users/export" query={userListQuery(filters)} noun={["user", "users"]} />}

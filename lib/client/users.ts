@@ -1,7 +1,7 @@
 /** Typed react-query hooks of the users resource (`/v2/users`). */
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import type { CreateUserBody, UpdateUserBody, UserList, UserRecord } from "@/lib/users/contract";
+import type { BulkUsersBody, BulkUsersResult, CreateUserBody, UpdateUserBody, UserList, UserRecord } from "@/lib/users/contract";
 import { api, tagged, type QueryValue } from "./api";
 
 /** A user's reporting lines in a company, as the pages name them. */
@@ -105,4 +105,13 @@ export function useUpdateUser(id: string) {
 
 export function displayName(user: Pick<UserRecord, "name" | "email">): string {
   return user.name?.displayName || [user.name?.names, user.name?.lastName].filter(Boolean).join(" ") || user.email;
+}
+
+/** A bulk action on users (docs/api.md#bulk-actions); the lists are read again after it. */
+export function useBulkUsers() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: BulkUsersBody) => api<BulkUsersResult>("/v2/users/bulk", { method: "POST", body }),
+    onSettled: () => Promise.all([client.invalidateQueries({ queryKey: ["users"] }), client.invalidateQueries({ queryKey: ["user"] })]),
+  });
 }

@@ -180,7 +180,7 @@ describe("the OpenAPI document", () => {
       (item.get?.responses["200"]?.content && JSON.stringify(item.get.responses["200"].content).includes("List") && !p.endsWith("/holders") ? [[p, item.get]] : []) as [string, Record<string, unknown>][],
     );
     expect(lists.map(([p]) => p).sort()).toEqual(
-      ["/v2/access-roles", "/v2/api-keys", "/v2/audit-log", "/v2/bots", "/v2/events", "/v2/job-titles", "/v2/outbox", "/v2/properties", "/v2/surveys", "/v2/surveys/{id}/answers", "/v2/surveys/{id}/revisions", "/v2/users", "/v2/webhooks", "/v2/webhooks/{id}/deliveries"].sort(),
+      ["/v2/access-roles", "/v2/api-keys", "/v2/audit-log", "/v2/bots", "/v2/events", "/v2/job-titles", "/v2/outbox", "/v2/properties", "/v2/surveys", "/v2/surveys/{id}/answers", "/v2/surveys/{id}/revisions", "/v2/users", "/v2/views", "/v2/webhooks", "/v2/webhooks/{id}/deliveries"].sort(),
     );
     for (const [p, get] of lists) {
       const names = (get.parameters as { name?: string }[]).map((q) => q.name);

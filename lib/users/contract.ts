@@ -348,5 +348,55 @@ export const exportUsers = operation({
   },
 });
 
+// ---------------------------------------------------------------------------------------------
+// Bulk actions (docs/api.md#bulk-actions)
+
+export const BULK_ACTIONS = ["activate", "deactivate", "addAccessRole", "removeAccessRole"] as const;
+export type BulkAction = (typeof BULK_ACTIONS)[number];
+/** Users one bulk request changes at most, named by `ids` or matched by `query`. */
+export const MAX_BULK_USERS = 1000;
+
+export const BulkUsersBody = z
+  .strictObject({
+    ids: z.array(objectId).min(1, { error: "must name at least one user" }).max(MAX_BULK_USERS, { error: `at most ${MAX_BULK_USERS} ids` }).optional(),
+    query: z.string({ error: "must be a query string" }).max(8000, { error: "must be at most 8000 characters" }).optional(),
+    action: z.enum(BULK_ACTIONS, { error: "must be activate, deactivate, addAccessRole or removeAccessRole" }),
+    accessRoleId: objectId.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if ((body.ids === undefined) === (body.query === undefined)) ctx.addIssue({ code: "custom", path: ["ids"], message: "send exactly one of ids and query" });
+    const roleAction = body.action === "addAccessRole" || body.action === "removeAccessRole";
+    if (roleAction && body.accessRoleId === undefined) ctx.addIssue({ code: "custom", path: ["accessRoleId"], message: `is required for ${body.action}` });
+    if (!roleAction && body.accessRoleId !== undefined) ctx.addIssue({ code: "custom", path: ["accessRoleId"], message: `is only for addAccessRole and removeAccessRole` });
+  });
+export type BulkUsersBody = z.infer<typeof BulkUsersBody>;
+
+export const BULK_STATUSES = ["changed", "unchanged", "failed"] as const;
+
+export const BulkUsersResult = z.object({
+  summary: z.object({ changed: z.number().int(), unchanged: z.number().int(), failed: z.number().int() }),
+  /** One per user asked for, in the order of `ids` (by `_id` for a `query`); an id sent twice is one. */
+  results: z.array(z.object({ id: objectId, status: z.enum(BULK_STATUSES), error: z.string().optional() })),
+});
+export type BulkUsersResult = z.infer<typeof BulkUsersResult>;
+
+export const bulk = operation({
+  method: "post",
+  path: "/v2/users/bulk",
+  scope: "users:write",
+  admin: true,
+  body: BulkUsersBody,
+  doc: {
+    tag: "Users",
+    summary: "Change many users at once",
+    description:
+      `Activates, deactivates, adds an access role to or removes one from the users named by \`ids\` (at most ${MAX_BULK_USERS}) or matched by \`query\`, a query string of \`GET /v2/users\` (its filters; paging and order are ignored; a parameter the list does not know is \`400\`, so a typo never widens the selection). A query matching more than ${MAX_BULK_USERS} users is refused with \`400 invalid_request\`: narrow it, or send pages of ids. \`accessRoleId\` is required for the role actions and must name an access role of the company (\`400 unknown_reference\`).\n\n` +
+      "Each user is changed as a `PATCH /v2/users/{id}` would change them, with its rules (the company keeps an active admin) and its event; each answers `changed`, `unchanged` (nothing to do) or `failed` with a plain `error`: an id that names no user of the company is `not found`, your own deactivation is refused, and so is removing a user's only access role. One failure never stops the others; a repeat of the request changes only what is still to change.",
+    status: 200,
+    response: BulkUsersResult,
+    errors: ["unknown_reference"],
+  },
+});
+
 /** The names of this resource's schemas in the OpenAPI document. */
-export const components: ComponentNames = { records: { User: UserRecord }, answers: { UserAnswer: UserRecord, UserList } };
+export const components: ComponentNames = { records: { User: UserRecord }, answers: { UserAnswer: UserRecord, UserList, BulkUsersResult } };

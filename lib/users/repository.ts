@@ -251,6 +251,12 @@ export async function companyUserIds(companyId: Id, limit: number): Promise<Id[]
   return found.map((record) => record._id);
 }
 
+/** The ids of the first `limit` users `filter` (scoped to a company) matches, by id. */
+export async function matchingUserIds(filter: Filter<Document>, limit: number): Promise<Id[]> {
+  const found = await findDocs<{ _id: Id }>(User, filter, { projection: { _id: 1 }, sort: { _id: 1 }, limit });
+  return found.map((record) => record._id);
+}
+
 /** Inserts a document built by {@link newDoc}; a taken e-mail fails with the duplicate-key error. */
 export async function insertUser(doc: LeanUser): Promise<void> {
   await users().insertOne(doc);

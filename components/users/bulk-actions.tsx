@@ -1,0 +1,232 @@
+"use client";
+
+/**
+ * Bulk actions of the users list (docs/api.md#bulk-actions): the rows chosen in the table, or
+ * every user the filters match, and one action applied to all of them through
+ * `POST /v2/users/bulk`, with a confirmation for what takes access away, a progress state and
+ * the summary (failed users listed by name).
+ */
+import { useEffect, useId, useRef, useState } from "react";
+import { useReference } from "@/lib/client/reference";
+import { useModalDialog } from "@/lib/client/use-modal-dialog";
+import { displayName, useBulkUsers } from "@/lib/client/users";
+import { type BulkAction, type BulkUsersResult, MAX_BULK_USERS, type UserRecord } from "@/lib/users/contract";
+import { ConfirmDialog } from "../confirm-dialog";
+import type { RowSelection } from "../data-table";
+import { useToast } from "../toast";
+import { Button, RecordSelect, Spinner, focusRing } from "../ui";
+
+interface Chosen {
+  /** The list's filters when the rows were chosen: a change of them lets go of every row. */
+  scope: string;
+  ids: Set<string>;
+  /** Every user the filters match, not only the rows chosen. */
+  all: boolean;
+}
+
+/** The rows chosen on a list, kept across its pages while its filters stay the same. */
+export function useUserSelection(scope: string) {
+  const [state, setState] = useState<Chosen>({ scope, ids: new Set(), all: false });
+  const current = state.scope === scope ? state : { scope, ids: new Set<string>(), all: false };
+  const table: RowSelection<UserRecord> = {
+    selected: current.ids,
+    rowName: (user) => displayName(user),
+    onChange: (ids, selected) => {
+      const next = new Set(current.ids);
+      for (const id of ids) {
+        if (selected) next.add(id);
+        else next.delete(id);
+      }
+      setState({ scope, ids: next, all: false });
+    },
+  };
+  return {
+    table,
+    all: current.all,
+    chooseAll: () => setState({ ...current, all: true }),
+    clear: () => setState({ scope, ids: new Set(), all: false }),
+  };
+}
+
+export type UserSelection = ReturnType<typeof useUserSelection>;
+
+const LABELS: Record<BulkAction, { verb: string; done: string }> = {
+  activate: { verb: "Activate", done: "Activated" },
+  deactivate: { verb: "Deactivate", done: "Deactivated" },
+  addAccessRole: { verb: "Add access role", done: "Added the access role to" },
+  removeAccessRole: { verb: "Remove access role", done: "Removed the access role from" },
+};
+
+const plural = (count: number) => `${count.toLocaleString("en")} ${count === 1 ? "user" : "users"}`;
+
+export function BulkActions({ selection, total, query, rows }: { selection: UserSelection; total: number | undefined; query: string; rows: UserRecord[] }) {
+  const bulk = useBulkUsers();
+  const roles = useReference("accessRoles");
+  const toast = useToast();
+  const [asking, setAsking] = useState<BulkAction | null>(null);
+  const [role, setRole] = useState("");
+  const [summary, setSummary] = useState<{ action: BulkAction; result: BulkUsersResult; names: Map<string, string> } | null>(null);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuRef = useRef<HTMLDetailsElement>(null);
+  const count = selection.all ? (total ?? 0) : selection.table.selected.size;
+  const pageChosen = rows.length > 0 && rows.every((row) => selection.table.selected.has(row._id));
+
+  useEffect(() => {
+    if (!menuOpen) return;
+    const close = (event: Event) => {
+      if (event instanceof KeyboardEvent ? event.key === "Escape" : !menuRef.current?.contains(event.target as Node)) setMenuOpen(false);
+    };
+    document.addEventListener("mousedown", close);
+    document.addEventListener("keydown", close);
+    return () => {
+      document.removeEventListener("mousedown", close);
+      document.removeEventListener("keydown", close);
+    };
+  }, [menuOpen]);
+
+  const [roleError, setRoleError] = useState<string | undefined>();
+  const choose = (action: BulkAction) => {
+    setMenuOpen(false);
+    if (action === "activate") return run(action);
+    setRole("");
+    setRoleError(undefined);
+    setAsking(action);
+  };
+
+  const run = (action: BulkAction) => {
+    const roleAction = action === "addAccessRole" || action === "removeAccessRole";
+    if (roleAction && !role) return setRoleError("Choose the access role.");
+    setAsking(null);
+    const names = new Map(rows.map((row) => [row._id, displayName(row)]));
+    const target = selection.all ? { query } : { ids: [...selection.table.selected] };
+    bulk.mutate(
+      { ...target, action, ...(roleAction ? { accessRoleId: role } : {}) },
+      {
+        onSuccess: (result) => {
+          selection.clear();
+          const { changed, unchanged, failed } = result.summary;
+          const message = `${LABELS[action].done} ${plural(changed)}. ${changed} changed, ${unchanged} unchanged, ${failed} failed.`;
+          if (failed > 0) setSummary({ action, result, names });
+          toast.show({ tone: failed > 0 ? "error" : "success", message });
+        },
+        onError: (error) => toast.show({ tone: "error", message: `Nothing was changed. ${error.message}` }),
+      },
+    );
+  };
+
+  const asked = asking && LABELS[asking];
+  const roleName = roles.data?.find((record) => record._id === role)?.name;
+
+  return (
+    <>
+      {(count > 0 || bulk.isPending) && (
+        <div role="region" aria-label="Bulk actions" className="flex flex-wrap items-center gap-x-4 gap-y-2 border-b border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950">
+          {bulk.isPending ? (
+            <p role="status" className="flex items-center gap-2">
+              <Spinner className="size-3.5" /> Applying to {plural(bulk.variables?.ids?.length ?? count)}…
+            </p>
+          ) : (
+            <>
+              <p aria-live="polite" data-testid="selected-count">
+                <strong className="font-semibold">{count.toLocaleString("en")}</strong> selected{selection.all && " (every user that matches)"}
+              </p>
+              {!selection.all && pageChosen && total !== undefined && total > count && (
+                total > MAX_BULK_USERS ? (
+                  <span className="text-sky-900">All {total.toLocaleString("en")} matching are more than {MAX_BULK_USERS.toLocaleString("en")}: narrow the filters to act on them all.</span>
+                ) : (
+                  <button type="button" onClick={selection.chooseAll} className={`font-medium text-sky-800 underline underline-offset-2 ${focusRing}`}>
+                    Select all {total.toLocaleString("en")} matching
+                  </button>
+                )
+              )}
+              <details ref={menuRef} className="relative" open={menuOpen} onToggle={(event) => setMenuOpen(event.currentTarget.open)}>
+                <summary className={`cursor-pointer list-none rounded-md bg-sky-700 px-3 py-1.5 font-medium text-white shadow-sm hover:bg-sky-800 ${focusRing}`}>
+                  Actions <span aria-hidden="true">▾</span>
+                </summary>
+                {menuOpen && (
+                  <ul className="absolute left-0 z-30 mt-1 w-56 rounded-md border border-slate-200 bg-white p-1 text-slate-800 shadow-lg">
+                    {(Object.keys(LABELS) as BulkAction[]).map((action) => (
+                      <li key={action}>
+                        <button type="button" onClick={() => choose(action)} className={`w-full rounded px-3 py-2 text-left hover:bg-slate-100 ${focusRing}`}>
+                          {LABELS[action].verb}
+                          {action.endsWith("AccessRole") && "…"}
+                        </button>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </details>
+              <Button kind="ghost" className="px-2 py-1" onClick={selection.clear}>
+                Clear selection
+              </Button>
+            </>
+          )}
+        </div>
+      )}
+
+      <ConfirmDialog
+        open={asking !== null}
+        title={asked ? `${asked.verb} for ${plural(count)}?` : ""}
+        confirmLabel={asked ? `${asked.verb} (${count.toLocaleString("en")})` : ""}
+        danger={asking === "deactivate" || asking === "removeAccessRole"}
+        onConfirm={() => asking && run(asking)}
+        onCancel={() => setAsking(null)}
+      >
+        {asking === "deactivate" && <p>{plural(count)} will no longer be able to sign in to this company. You can activate them again later.</p>}
+        {(asking === "addAccessRole" || asking === "removeAccessRole") && (
+          <div className="flex flex-col gap-3">
+            <RecordSelect id="bulk-role" label="Access role" empty="Choose an access role" value={role} records={roles.data} onChange={(value) => (setRole(value), setRoleError(undefined))} error={roleError} />
+            {roleName && (
+              <p>
+                {asking === "addAccessRole" ? `“${roleName}” will be added to ${plural(count)}.` : `“${roleName}” will be taken from ${plural(count)}; a user keeps at least one role, and the company keeps an admin.`}
+              </p>
+            )}
+          </div>
+        )}
+      </ConfirmDialog>
+      <SummaryDialog summary={summary} onClose={() => setSummary(null)} />
+    </>
+  );
+}
+
+/** What a bulk action did when some users failed: the counts, and each failed user with why. */
+function SummaryDialog({ summary, onClose }: { summary: { action: BulkAction; result: BulkUsersResult; names: Map<string, string> } | null; onClose: () => void }) {
+  const closeRef = useRef<HTMLButtonElement>(null);
+  const ref = useModalDialog(summary !== null, () => closeRef.current);
+  const titleId = useId();
+  const failed = summary?.result.results.filter((result) => result.status === "failed") ?? [];
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault();
+        onClose();
+      }}
+      className="m-auto w-[min(32rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-black/50"
+    >
+      {summary && (
+        <div className="flex flex-col gap-3 p-5 sm:p-6">
+          <h2 id={titleId} className="text-lg font-semibold">
+            {LABELS[summary.action].verb}: {summary.result.summary.failed} not done
+          </h2>
+          <p className="text-sm text-slate-700">
+            {summary.result.summary.changed} changed, {summary.result.summary.unchanged} unchanged, {summary.result.summary.failed} failed:
+          </p>
+          <ul className="max-h-64 list-disc overflow-y-auto pl-5 text-sm text-slate-800">
+            {failed.map((result) => (
+              <li key={result.id}>
+                <span className="font-medium">{summary.names.get(result.id) ?? result.id}</span>: {result.error}
+              </li>
+            ))}
+          </ul>
+          <div className="flex justify-end">
+            <Button ref={closeRef} kind="primary" onClick={onClose}>
+              OK
+            </Button>
+          </div>
+        </div>
+      )}
+    </dialog>
+  );
+}

@@ -1,0 +1,60 @@
+/** Typed react-query hooks of saved views (`/v2/views`, docs/api.md#saved-views) and their links. */
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { z } from "zod";
+import type { CreateViewBody, UpdateViewBody, ViewList, ViewRecord, ViewResource } from "@/lib/views/contract";
+import { api } from "./api";
+
+const PATH = "/v2/views";
+/** The URL parameter that names the saved view a list page shows. */
+export const VIEW_PARAM = "view";
+/** Parameters of a page's URL that are not part of what a view shows. */
+const NOT_SAVED = new Set([VIEW_PARAM, "page", "cursor"]);
+
+export function useViews(resource: ViewResource) {
+  return useQuery({
+    queryKey: ["views", resource],
+    queryFn: ({ signal }) => api<ViewList>(PATH, { query: { resource, limit: 100 }, signal }),
+    select: (body) => body.data.views,
+  });
+}
+
+export function useView(id: string | null) {
+  return useQuery({
+    queryKey: ["views", "record", id],
+    queryFn: ({ signal }) => api<ViewRecord>(`${PATH}/${id}`, { signal }),
+    enabled: Boolean(id),
+    retry: false,
+  });
+}
+
+/** Save, change and delete; each leaves the lists of views as the server now has them. */
+export function useViewActions() {
+  const client = useQueryClient();
+  const refresh = () => client.invalidateQueries({ queryKey: ["views"] });
+  return {
+    save: useMutation({ mutationFn: (body: z.input<typeof CreateViewBody>) => api<ViewRecord>(PATH, { method: "POST", body }), onSuccess: refresh }),
+    update: useMutation({
+      mutationFn: ({ id, body }: { id: string; body: z.input<typeof UpdateViewBody> }) => api<ViewRecord>(`${PATH}/${id}`, { method: "PATCH", body }),
+      onSuccess: refresh,
+    }),
+    remove: useMutation({ mutationFn: (id: string) => api<void>(`${PATH}/${id}`, { method: "DELETE" }), onSuccess: refresh }),
+  };
+}
+
+/** The query a page's URL shows, as a view keeps it: without paging and without the view's own marker. */
+export function savedQuery(params: URLSearchParams): string {
+  const kept = new URLSearchParams();
+  for (const [key, value] of params) if (!NOT_SAVED.has(key)) kept.append(key, value);
+  return kept.toString();
+}
+
+/**
+ * The link of a view: the list's URL with the view's query and the view's id. The query makes the
+ * link show the same filters to anyone, even once the view is deleted or for a private one; the
+ * id names the view on the page (docs/api.md#saved-views).
+ */
+export function viewHref(path: string, view: Pick<ViewRecord, "_id" | "query">): string {
+  const params = new URLSearchParams(view.query);
+  params.set(VIEW_PARAM, view._id);
+  return `${path}?${params}`;
+}
