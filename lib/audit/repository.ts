@@ -7,6 +7,7 @@
 import mongoose, { Schema } from "mongoose";
 import type { Document, Filter } from "mongodb";
 import { loadConfig } from "@/lib/config";
+import { currentSession, deferInsert } from "@/lib/db/transaction";
 import { defineModel, driverCollection, ObjectId, schemaOptions } from "@/lib/models/define";
 import { findDocs } from "@/lib/models/read";
 import { withCondition } from "@/lib/server/cursor";
@@ -85,9 +86,13 @@ export const AuditEntryModel = {
 
 export const newAuditDoc = (doc: NewAuditDoc): AuditDoc => ({ _id: new mongoose.Types.ObjectId(), ...doc });
 
-/** Inserts entries in one write, inside the caller's transaction when there is one. */
+/**
+ * Inserts entries in one write. Inside a transaction they are put off to its end with its events
+ * (lib/db/transaction.ts), so a batch of thousands of changes writes its entries in one command.
+ */
 export async function insertAuditEntries(docs: AuditDoc[]): Promise<void> {
-  if (docs.length === 1) await driverCollection<AuditDoc>(AuditModel).insertOne(docs[0]);
+  if (currentSession()) for (const doc of docs) deferInsert(AuditModel.collection, doc);
+  else if (docs.length === 1) await driverCollection<AuditDoc>(AuditModel).insertOne(docs[0]);
   else if (docs.length > 1) await driverCollection<AuditDoc>(AuditModel).insertMany(docs);
 }
 
