@@ -25,7 +25,7 @@ const apiKeySchema = new Schema(
 );
 apiKeySchema.index({ keyHash: 1 }, { unique: true });
 apiKeySchema.index({ company: 1, revokedAt: 1, createdAt: -1, _id: -1 });
-export const ApiKey = defineModel("SvcApiKey", apiKeySchema);
+export const ApiKey = defineModel("ApiKey", apiKeySchema);
 
 export type ApiKeyDoc = mongoose.InferSchemaType<typeof apiKeySchema> & { _id: mongoose.Types.ObjectId };
 

@@ -35,7 +35,7 @@ auditSchema.index({ company: 1, "resource.id": 1, createdAt: -1, _id: -1 });
 auditSchema.index({ company: 1, "resource.type": 1, createdAt: -1, _id: -1 });
 auditSchema.index({ company: 1, "actor.id": 1, createdAt: -1, _id: -1 });
 auditSchema.index({ company: 1, action: 1, createdAt: -1, _id: -1 });
-const AuditModel = defineModel("SvcAuditEntry", auditSchema);
+const AuditModel = defineModel("AuditEntry", auditSchema);
 
 /** An entry as stored: the API's shape plus its company (values of `changes` are JSON as the API showed them). */
 export interface AuditDoc {

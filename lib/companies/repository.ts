@@ -19,7 +19,7 @@ const companySchema = new Schema(
   { ...schemaOptions, collection: "companies" },
 );
 
-export const Company = defineModel("SvcCompany", companySchema);
+export const Company = defineModel("Company", companySchema);
 
 export type CompanyDoc = mongoose.InferSchemaType<typeof companySchema> & { _id: mongoose.Types.ObjectId };
 

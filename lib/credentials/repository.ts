@@ -9,8 +9,7 @@ import { defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
 import type { ObjectId as Id } from "@/lib/server/ids";
 
 /** `_id` is the user's id: one password per user. */
-export const Credential = defineModel(
-  "SvcCredential",
+export const Credential = defineModel("Credential",
   new Schema(
     {
       _id: { type: ObjectId, required: true },
@@ -40,7 +39,7 @@ const sessionSchema = new Schema(
 sessionSchema.index({ tokenHash: 1 }, { unique: true, partialFilterExpression: { tokenHash: { $type: "string" } } });
 sessionSchema.index({ userId: 1 });
 sessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
-export const Session = defineModel("SvcSession", sessionSchema);
+export const Session = defineModel("Session", sessionSchema);
 
 
 export type SessionDoc = mongoose.InferSchemaType<typeof sessionSchema> & { _id: mongoose.Types.ObjectId };

@@ -41,12 +41,12 @@ eventSchema.index({ company: 1, seq: 1 });
 eventSchema.index({ pending: 1, company: 1, _id: 1 });
 eventSchema.index({ company: 1, type: 1, seq: 1 });
 eventSchema.index({ createdAt: 1 }, { expireAfterSeconds: EVENT_RETENTION_DAYS * 24 * 3600 });
-export const Event = defineModel("SvcEvent", eventSchema);
+export const Event = defineModel("Event", eventSchema);
 
 export type EventDoc = mongoose.InferSchemaType<typeof eventSchema> & { _id: mongoose.Types.ObjectId };
 
 const sequenceSchema = new Schema({ _id: { type: ObjectId, required: true }, seq: { type: Number, required: true } }, { ...schemaOptions, collection: "eventSequences" });
-export const EventSequence = defineModel("SvcEventSequence", sequenceSchema);
+export const EventSequence = defineModel("EventSequence", sequenceSchema);
 
 /** An event of the feed: numbered. */
 export type NumberedEvent = EventDoc & { seq: number };

@@ -57,7 +57,7 @@ const jobSchema = new Schema(
 );
 jobSchema.index({ status: 1, leaseUntil: 1 });
 jobSchema.index({ createdAt: 1 }, { expireAfterSeconds: JOB_RETENTION_DAYS * 24 * 3600 });
-export const Job = defineModel("SvcJob", jobSchema);
+export const Job = defineModel("Job", jobSchema);
 
 export interface JobDoc {
   _id: Id;
@@ -91,7 +91,7 @@ const chunkSchema = new Schema(
 );
 chunkSchema.index({ job: 1, n: 1 }, { unique: true });
 chunkSchema.index({ createdAt: 1 }, { expireAfterSeconds: CHUNK_RETENTION_DAYS * 24 * 3600 });
-export const JobFileChunk = defineModel("SvcJobFileChunk", chunkSchema);
+export const JobFileChunk = defineModel("JobFileChunk", chunkSchema);
 
 /** The one builder of a stored job, queued. */
 export function newJobDoc(fields: Pick<JobDoc, "company" | "type" | "dryRun" | "file" | "actor">, now: Date, id: Id = new mongoose.Types.ObjectId()): JobDoc {

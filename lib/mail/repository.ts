@@ -23,7 +23,7 @@ const outboxSchema = new Schema(
 outboxSchema.index({ company: 1, createdAt: 1, _id: 1 });
 outboxSchema.index({ to: 1 });
 
-export const OutboxMail = defineModel("SvcOutboxMail", outboxSchema);
+export const OutboxMail = defineModel("OutboxMail", outboxSchema);
 
 export type OutboxDoc = mongoose.InferSchemaType<typeof outboxSchema> & { _id: mongoose.Types.ObjectId };
 
@@ -55,7 +55,7 @@ const invitationSchema = new Schema(
 );
 invitationSchema.index({ tokenHash: 1 }, { unique: true });
 invitationSchema.index({ userId: 1 });
-export const Invitation = defineModel("SvcInvitation", invitationSchema);
+export const Invitation = defineModel("Invitation", invitationSchema);
 
 export interface InvitationDoc {
   tokenHash: string;

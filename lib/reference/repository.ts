@@ -25,8 +25,7 @@ function namedSchema(collection: string, extra: Record<string, unknown> = {}) {
   return schema;
 }
 
-export const AccessRole = defineModel(
-  "SvcAccessRole",
+export const AccessRole = defineModel("AccessRole",
   new Schema(
     {
       company: { type: ObjectIdType, required: true },
@@ -38,9 +37,9 @@ export const AccessRole = defineModel(
     { ...schemaOptions, collection: "accessroles" },
   ).index({ company: 1, name: 1 }, { unique: true }),
 );
-export const JobTitle = defineModel("SvcJobTitle", namedSchema("jobtitles"));
-export const Property = defineModel("SvcProperty", namedSchema("properties"));
-export const Bot = defineModel("SvcBot", namedSchema("bots"));
+export const JobTitle = defineModel("JobTitle", namedSchema("jobtitles"));
+export const Property = defineModel("Property", namedSchema("properties"));
+export const Bot = defineModel("Bot", namedSchema("bots"));
 
 const MODELS = { accessRoles: AccessRole, jobTitles: JobTitle, properties: Property, bots: Bot } as const;
 export type ReferenceKind = keyof typeof MODELS;

@@ -20,7 +20,7 @@ const rateCounterSchema = new Schema(
   { ...schemaOptions, collection: "rateLimits" },
 );
 rateCounterSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
-export const RateCounter = defineModel("SvcRateCounter", rateCounterSchema);
+export const RateCounter = defineModel("RateCounter", rateCounterSchema);
 
 /**
  * Adds `batch` to the counter of the caller's window, creating it, in one atomic command; the
@@ -71,7 +71,7 @@ const idempotencySchema = new Schema(
 );
 idempotencySchema.index({ caller: 1, key: 1 }, { unique: true });
 idempotencySchema.index({ createdAt: 1 }, { expireAfterSeconds: IDEMPOTENCY_TTL_SECONDS });
-export const IdempotencyRecord = defineModel("SvcIdempotencyRecord", idempotencySchema);
+export const IdempotencyRecord = defineModel("IdempotencyRecord", idempotencySchema);
 
 export type IdempotencyDoc = mongoose.InferSchemaType<typeof idempotencySchema> & { _id: mongoose.Types.ObjectId };
 

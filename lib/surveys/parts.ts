@@ -23,7 +23,7 @@ const surveyRevisionSchema = new Schema(
 // One revision per survey version, listed newest first.
 surveyRevisionSchema.index({ survey: 1, __v: 1 }, { unique: true });
 
-export const SurveyRevision = defineModel("SvcSurveyRevision", surveyRevisionSchema);
+export const SurveyRevision = defineModel("SurveyRevision", surveyRevisionSchema);
 
 export type SurveyRevisionDoc = mongoose.InferSchemaType<typeof surveyRevisionSchema> & { _id: mongoose.Types.ObjectId };
 
@@ -44,7 +44,7 @@ const surveyChatSchema = new Schema(
 // `populate`: the chats of one survey in order.
 surveyChatSchema.index({ survey: 1, order: 1 });
 
-export const SurveyChat = defineModel("SvcSurveyChat", surveyChatSchema);
+export const SurveyChat = defineModel("SurveyChat", surveyChatSchema);
 
 export type SurveyChatDoc = mongoose.InferSchemaType<typeof surveyChatSchema> & { _id: mongoose.Types.ObjectId };
 
@@ -70,7 +70,7 @@ questionSchema.index({ chat: 1, order: 1 });
 // `populate`: every question of a survey in one read, grouped by chat.
 questionSchema.index({ survey: 1, chat: 1, order: 1 });
 
-export const Question = defineModel("SvcQuestion", questionSchema);
+export const Question = defineModel("Question", questionSchema);
 
 export type QuestionDoc = mongoose.InferSchemaType<typeof questionSchema> & { _id: mongoose.Types.ObjectId };
 
@@ -110,7 +110,7 @@ answerSchema.index({ survey: 1, position: 1, createdAt: 1 });
 // the embedded database plans with full indexes only).
 answerSchema.index({ untallied: 1, survey: 1 });
 
-export const Answer = defineModel("SvcAnswer", answerSchema);
+export const Answer = defineModel("Answer", answerSchema);
 
 export type AnswerDoc = mongoose.InferSchemaType<typeof answerSchema> & { _id: mongoose.Types.ObjectId };
 
@@ -141,4 +141,4 @@ const answerTallySchema = new Schema(
 // A survey's tallies, of all months or of a range of months.
 answerTallySchema.index({ survey: 1, month: 1 });
 
-export const AnswerTally = defineModel("SvcAnswerTally", answerTallySchema);
+export const AnswerTally = defineModel("AnswerTally", answerTallySchema);

@@ -87,7 +87,7 @@ surveySchema.index({ company: 1, modifiedAt: 1, _id: 1 });
 // `search` (a prefix of code or name), active surveys newest first; counted from the index alone.
 surveySchema.index({ company: 1, searchPrefixes: 1, isActive: 1, modifiedAt: 1, _id: 1 });
 
-export const Survey = defineModel("SvcSurvey", surveySchema);
+export const Survey = defineModel("Survey", surveySchema);
 
 export type SurveyDoc = mongoose.InferSchemaType<typeof surveySchema> & { _id: mongoose.Types.ObjectId };
 

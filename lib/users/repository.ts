@@ -84,7 +84,7 @@ userSchema.index({ "companies.hierarchy.boss": 1 });
 userSchema.index({ "companies.hierarchy.peers": 1 });
 userSchema.index({ "companies.hierarchy.subordinate": 1 });
 
-export const User = defineModel("SvcUser", userSchema);
+export const User = defineModel("User", userSchema);
 
 /** A user as stored (what `.lean()` reads). */
 export type UserDoc = mongoose.InferSchemaType<typeof userSchema> & { _id: mongoose.Types.ObjectId };

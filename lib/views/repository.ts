@@ -22,7 +22,7 @@ const viewSchema = new Schema(
 );
 viewSchema.index({ company: 1, owner: 1, resource: 1, nameKey: 1 }, { unique: true });
 viewSchema.index({ company: 1, shared: 1, nameKey: 1, _id: 1 });
-export const View = defineModel("SvcView", viewSchema);
+export const View = defineModel("View", viewSchema);
 
 export type ViewDoc = mongoose.InferSchemaType<typeof viewSchema> & { _id: mongoose.Types.ObjectId };
 

@@ -30,7 +30,7 @@ const webhookSchema = new Schema(
 );
 webhookSchema.index({ company: 1, createdAt: -1, _id: -1 });
 webhookSchema.index({ isActive: 1, company: 1 });
-export const Webhook = defineModel("SvcWebhook", webhookSchema);
+export const Webhook = defineModel("Webhook", webhookSchema);
 
 export type WebhookDoc = mongoose.InferSchemaType<typeof webhookSchema> & { _id: mongoose.Types.ObjectId };
 
@@ -64,7 +64,7 @@ const deliverySchema = new Schema(
 deliverySchema.index({ webhook: 1, createdAt: -1, _id: -1 });
 deliverySchema.index({ status: 1, dueAt: 1 });
 deliverySchema.index({ createdAt: 1 }, { expireAfterSeconds: DELIVERY_RETENTION_DAYS * 24 * 3600 });
-export const Delivery = defineModel("SvcWebhookDelivery", deliverySchema);
+export const Delivery = defineModel("WebhookDelivery", deliverySchema);
 
 export type DeliveryDoc = mongoose.InferSchemaType<typeof deliverySchema> & { _id: mongoose.Types.ObjectId };
 
