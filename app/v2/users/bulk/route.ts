@@ -7,4 +7,4 @@ export const dynamic = "force-dynamic";
 
 export const POST = handle(users.bulk, ({ auth, body, notes }) => bulkUpdateUsers(auth, body, notes));
 
-export const { OPTIONS, GET, PUT, PATCH, DELETE } = otherMethods({ POST });
+export const { OPTIONS, GET, HEAD, PUT, PATCH, DELETE } = otherMethods({ POST });
