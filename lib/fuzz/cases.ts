@@ -37,6 +37,14 @@ export interface FuzzCase {
   headers: [string, string][];
 }
 
+/** A small valid file for an operation that takes one (an import): one row, of a user that may or may not exist. */
+const uploadBody = (type: string): Body => ({
+  kind: "bytes",
+  bytes: new TextEncoder().encode(type === "text/csv" ? "email,accessRoles\nfuzz.upload@example.com,Member\n" : '{"email":"fuzz.upload@example.com","accessRoles":["Member"]}\n'),
+  label: "a small file",
+  contentType: type,
+});
+
 const JSON_TYPES = ["application/json", "application/json; charset=utf-8", "application/json;charset=UTF-8", "application/vnd.api+json"];
 const ODD_TYPES = [
   null,
@@ -148,7 +156,7 @@ export class CaseArbitraries {
       admin: fc.constant<string | null>("true"),
       pathId: spec.pathKind ? validPathId(spec.pathKind) : fc.constant(undefined),
       query: this.validQuery(spec),
-      body: spec.body ? this.validBody(spec) : fc.constant(undefined),
+      body: spec.body ? this.validBody(spec) : spec.upload ? fc.constant<Body>(uploadBody(spec.upload)) : fc.constant(undefined),
       headers: fc.constant<[string, string][]>([]),
     };
     const invalid = {

@@ -30,6 +30,8 @@ export interface OperationSpec {
   createsKind?: IdKind;
   query: { name: string; schema: JsonSchema; array: boolean }[];
   body?: JsonSchema;
+  /** The media type of a file body (an import) the operation takes instead of JSON. */
+  upload?: string;
 }
 
 /** The records of a path's resource: `/v2/access-roles/{id}` → `accessRoles`. */
@@ -60,6 +62,7 @@ export async function operationSpecs(document: OpenApiDocument = openApiDocument
           .filter((parameter) => parameter.in === "query" && parameter.name !== "debug")
           .map((parameter) => ({ name: parameter.name, schema: parameter.schema, array: parameter.schema.type === "array" })),
         body: operation.requestBody?.content["application/json"]?.schema,
+        upload: Object.keys(operation.requestBody?.content ?? {}).find((type) => type !== "application/json"),
       });
     }
   }
@@ -172,6 +175,14 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
   });
   await post("/v2/users", { email: `fuzz.other.${name.toLowerCase()}.${suffix}@example.com`, accessRoles: [created.memberRoleId], job: company.pools.jobTitles[0] });
   company.memberToken = (await createApiToken(memberEmail, 86_400, company.id)).accessToken;
+  // A job of the company, for GET /v2/jobs/{id}: a dry run, which changes nothing.
+  const importing = specs.find((candidate) => candidate.key === "POST /v2/users/import")!;
+  const imported = await importing.handler(
+    new Request(new URL("/v2/users/import?dryRun=true", "http://localhost"), { method: "POST", headers: { authorization: `Bearer ${company.adminToken}`, admin: "true", "content-type": "text/csv" }, body: `email,accessRoles\n${memberEmail},Member\n` }),
+    { params: Promise.resolve({}) },
+  );
+  if (imported.status !== 202) throw new Error(`Seeding an import answered ${imported.status}: ${await imported.text()}`);
+  remember(company, "jobs", ((await imported.json()) as { _id: string })._id);
   for (const n of [1, 2, 3]) await post("/v2/api-keys", { name: `Key ${n}`, scopes: ["users:read"] });
   // Webhooks to a host the fuzz run allows (nothing delivers during it), each with a queued test delivery.
   const sendTest = specs.find((candidate) => candidate.key === "POST /v2/webhooks/{id}/test")!;

@@ -169,12 +169,16 @@ export async function advanceJob(id: Id, owner: string, checkpoint: number, prog
     { _id: id, leaseOwner: owner, checkpoint, status: "running" },
     {
       $inc: { checkpoint: progress.rows, "summary.created": summary.created, "summary.updated": summary.updated, "summary.unchanged": summary.unchanged, "summary.failed": summary.failed },
-      $push: { rowErrors: { $each: progress.errors, $slice: MAX_JOB_ERRORS } },
+      $push: { rowErrors: { $each: progress.errors.slice(0, MAX_JOB_ERRORS).map(bounded), $slice: MAX_JOB_ERRORS } },
       $set: { leaseUntil },
     },
   );
   return result.modifiedCount > 0;
 }
+
+/** An error as kept: a message quoting a huge cell of the file must not swell the job past a document's size. */
+const bounded = (error: JobError): JobError => ({ line: error.line, path: clip(error.path, 200), message: clip(error.message, 500) });
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /** Sets fields of a job `owner` still holds; whether it did. */
 export const updateHeldJob = async (id: Id, owner: string, fields: Partial<JobDoc>): Promise<boolean> =>
