@@ -184,12 +184,13 @@ function EntryDetails({ entry, name, closeHref }: { entry: AuditEntry; name: str
       {entry.changes.length === 0 ? (
         <p className="mt-4 text-sm text-slate-600">{entry.action.startsWith("auth.") ? "A sign-in or sign-out changes no field." : "No field is listed for this change."}</p>
       ) : (
-        <div className="mt-4 overflow-x-auto">
-          <table className="w-full text-left text-sm">
+        // Fixed columns whose long values wrap anywhere: on a phone nothing scrolls sideways.
+        <div className="mt-4">
+          <table className="w-full table-fixed text-left text-sm">
             <caption className="sr-only">Each changed field, before and after</caption>
             <thead className="bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="px-3 py-2">Field</th>
+                <th scope="col" className="w-[30%] px-3 py-2">Field</th>
                 <th scope="col" className="px-3 py-2">Before</th>
                 <th scope="col" className="px-3 py-2">After</th>
               </tr>
@@ -197,9 +198,9 @@ function EntryDetails({ entry, name, closeHref }: { entry: AuditEntry; name: str
             <tbody className="divide-y divide-slate-100">
               {entry.changes.map((change) => (
                 <tr key={change.path} data-testid="audit-change">
-                  <th scope="row" className="px-3 py-2 align-top font-mono text-xs font-normal text-slate-800">{change.path}</th>
-                  <td className="max-w-80 break-words px-3 py-2 align-top text-slate-700">{valueWords(change.before)}</td>
-                  <td className="max-w-80 break-words px-3 py-2 align-top text-slate-900">{valueWords(change.after)}</td>
+                  <th scope="row" className="px-3 py-2 align-top font-mono text-xs font-normal text-slate-800 [overflow-wrap:anywhere]">{change.path}</th>
+                  <td className="px-3 py-2 align-top text-slate-700 [overflow-wrap:anywhere]">{valueWords(change.before)}</td>
+                  <td className="px-3 py-2 align-top text-slate-900 [overflow-wrap:anywhere]">{valueWords(change.after)}</td>
                 </tr>
               ))}
             </tbody>
