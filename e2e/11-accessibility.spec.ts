@@ -77,6 +77,21 @@ const PAGES: Record<string, Entry> = {
     urls: () => ["/users/new"],
     also: [{ name: "with the errors of an empty form", act: (page) => page.getByRole("button", { name: "Create user" }).click() }],
   },
+  "/users/import": {
+    signedIn: true,
+    urls: () => ["/users/import"],
+    also: [
+      {
+        name: "with a checked file's summary and its bad row",
+        act: async (page) => {
+          const csv = "email,firstName,accessRoles\nnot-an-e-mail,Bad,Member\n";
+          await page.getByLabel("Choose a file").setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+          await page.getByRole("button", { name: "Check the file" }).click();
+          await page.getByRole("heading", { name: "1 row has problems" }).waitFor();
+        },
+      },
+    ],
+  },
   "/users/[id]": { signedIn: true, urls: (ids) => [`/users/${ids.user}`, `/users/${ids.newUser}`] },
   "/users/[id]/edit": { signedIn: true, urls: (ids) => [`/users/${ids.user}/edit`] },
   "/surveys": { signedIn: true, urls: () => ["/surveys", "/surveys?isActive=all"] },
