@@ -40,7 +40,7 @@ import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";
 import { Badge, Button, Card, EmptyState, LinkButton, describedBy, focusRing, inputClass } from "../ui";
-import { SurveyTabPage } from "./survey-bits";
+import { SurveyTabPage } from "./survey-tabs";
 
 export function EditQuestions({ id }: { id: string }) {
   return (

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useSurvey } from "@/lib/client/surveys";
 import { RecordHistory } from "../audit/record-history";
 import { BackLink, PageHeader, linkClass } from "../ui";
-import { SurveyTabs } from "./survey-bits";
+import { SurveyTabs } from "./survey-tabs";
 
 /** A survey's History tab: its audit entries (who changed what); the revisions, to compare and restore, are the version history. */
 export function SurveyActivity({ id }: { id: string }) {

@@ -14,7 +14,7 @@ import { useSearchBox } from "@/lib/client/use-search-box";
 import { DataTable, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";
 import { BackLink, Button, Card, DateTime, EmptyState, Loading, PageHeader, SearchField, Select } from "../ui";
-import { SurveyTabs } from "./survey-bits";
+import { SurveyTabs } from "./survey-tabs";
 
 const LIMIT = 20;
 const OBJECT_ID = /^[0-9a-f]{24}$/;

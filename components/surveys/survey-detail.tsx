@@ -6,7 +6,8 @@ import type { SurveyRecord } from "@/lib/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorState } from "../error-state";
 import { ActiveBadge, BackLink, Badge, Card, DateTime, EmptyState, Facts, LinkButton, Loading, PageHeader } from "../ui";
-import { SurveyTabs, VersionBadge, fieldText, useSurveyNames } from "./survey-bits";
+import { VersionBadge, fieldText, useSurveyNames } from "./survey-fields";
+import { SurveyTabs } from "./survey-tabs";
 
 export function SurveyDetail({ id }: { id: string }) {
   const survey = useSurvey(id);

@@ -14,7 +14,7 @@ import { ErrorState } from "../error-state";
 import { useToast } from "../toast";
 import { Pagination } from "../pagination";
 import { BackLink, Badge, Button, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, focusRing } from "../ui";
-import { SURVEY_FIELD_LABELS, fieldText, useSurveyNames, type SurveyNames } from "./survey-bits";
+import { SURVEY_FIELD_LABELS, fieldText, useSurveyNames, type SurveyNames } from "./survey-fields";
 
 const PAGE_SIZE = 50;
 

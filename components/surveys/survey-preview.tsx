@@ -14,7 +14,7 @@ import { useSubmitResponse, type ResponseBody } from "@/lib/client/survey-conten
 import type { QuestionRecord, SurveyRecord } from "@/lib/surveys/contract";
 import { ErrorMessage } from "../error-message";
 import { Button, Card, EmptyState, LinkButton, focusRing, inputClass, linkClass } from "../ui";
-import { SurveyTabPage } from "./survey-bits";
+import { SurveyTabPage } from "./survey-tabs";
 
 export function SurveyPreview({ id }: { id: string }) {
   return (

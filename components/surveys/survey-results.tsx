@@ -18,7 +18,7 @@ import { ErrorMessage } from "../error-message";
 import { ErrorState } from "../error-state";
 import { BackLink, Badge, Button, Card, DateTime, EmptyState, Field, Loading, inputClass, PageHeader, Spinner, linkClass } from "../ui";
 import { ResultChart, type ChartRow } from "./result-chart";
-import { SurveyTabs } from "./survey-bits";
+import { SurveyTabs } from "./survey-tabs";
 
 const number = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
 const monthFormat = new Intl.DateTimeFormat("en-GB", { month: "short", year: "numeric", timeZone: "UTC" });

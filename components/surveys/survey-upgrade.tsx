@@ -11,7 +11,7 @@ import { ErrorMessage } from "../error-message";
 import { ErrorState } from "../error-state";
 import { useToast } from "../toast";
 import { BackLink, Button, Card, LinkButton, Loading, PageHeader } from "../ui";
-import { VersionBadge, fieldText, useSurveyNames } from "./survey-bits";
+import { VersionBadge, fieldText, useSurveyNames } from "./survey-fields";
 
 export function SurveyUpgrade({ id }: { id: string }) {
   const survey = useSurvey(id);

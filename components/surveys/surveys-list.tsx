@@ -13,7 +13,7 @@ import { ExportButton } from "../export-button";
 import { Pagination } from "../pagination";
 import { SavedViews } from "../saved-views";
 import { ActiveBadge, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, SearchField, Select } from "../ui";
-import { VersionBadge } from "./survey-bits";
+import { VersionBadge } from "./survey-fields";
 
 const PAGE_SIZES = [10, 20, 50, 100] as const;
 const DEFAULT_LIMIT = 20;
