@@ -1,5 +1,5 @@
 /**
- * SvcSurvey and its parts: the records, the create and update bodies, the list, read and
+ * Surveys and their parts: the records, the create and update bodies, the list, read and
  * revisions queries (docs/api.md#surveys).
  *
  * Where the specification leaves a field's type open ("not shown"), the decision is here and in

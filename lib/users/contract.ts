@@ -1,5 +1,5 @@
 /**
- * SvcUser: the record, the create and update bodies and the list query
+ * Users: the record, the create and update bodies and the list query
  * (docs/api.md#users).
  */
 import { z } from "zod";
