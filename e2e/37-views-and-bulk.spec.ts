@@ -53,20 +53,22 @@ test("Saved views: save the filtered users list, and its link opened in a fresh 
   await fresh.close();
 });
 
-test("Bulk actions: select two users and deactivate them; the summary says 2 changed and the list shows them inactive", async ({ page }) => {
+test("Bulk actions: select two users and deactivate them; the summary says 2 changed, the list shows them inactive, and the Activity page shows each change", async ({ page }) => {
   await openSignedIn(page, "/users");
   const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
   const headers = { Authorization: `Bearer ${token}`, Admin: "true" };
   const roles = (await (await page.request.get("/v2/access-roles", { headers })).json()).data.accessRoles as { _id: string; isAdmin: boolean }[];
   const tag = `bulk${unique()}`;
   const emails = [`${tag}.one@example.com`, `${tag}.two@example.com`];
-  for (const email of emails) {
-    const created = await page.request.post("/v2/users", { headers, data: { email, accessRoles: [roles.find((role) => !role.isAdmin)!._id] } });
+  const names = [`Bulk ${tag}one`, `Bulk ${tag}two`];
+  for (const [index, email] of emails.entries()) {
+    const name = { displayName: names[index], names: "Bulk", lastName: names[index].split(" ")[1], secondLastName: "" };
+    const created = await page.request.post("/v2/users", { headers, data: { email, name, accessRoles: [roles.find((role) => !role.isAdmin)!._id] } });
     expect(created.status()).toBe(201);
   }
 
   await page.goto(`/users?search=${tag}`);
-  for (const email of emails) await page.getByRole("checkbox", { name: `Select ${email}` }).check();
+  for (const name of names) await page.getByRole("checkbox", { name: `Select ${name}` }).check();
   await expect(page.getByTestId("selected-count")).toHaveText("2 selected");
   await page.getByText("Actions").click();
   if (shots) await screenshots(page, "bulk-bar");
@@ -78,6 +80,14 @@ test("Bulk actions: select two users and deactivate them; the summary says 2 cha
   await page.goto(`/users?search=${tag}&isActive=all`);
   const table = page.getByRole("table");
   for (const email of emails) await expect(table.getByRole("row").filter({ hasText: email }).getByText("Inactive", { exact: true })).toBeVisible();
+
+  // Each change of the bulk action is audited like a single edit (docs/api.md#audit-log).
+  await page.goto("/activity?resourceType=user&action=user.updated");
+  for (const name of names) {
+    const row = page.getByRole("row").filter({ hasText: name }).first();
+    await expect(row).toContainText("Changed user");
+    await expect(row).toContainText("isActive");
+  }
   if (shots) {
     await page.getByRole("checkbox", { name: "Select all on this page" }).check();
     await screenshots(page, "selected");
