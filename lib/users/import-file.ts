@@ -7,6 +7,7 @@
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
 import type { JobError } from "@/lib/jobs/contract";
+import { restoreCell } from "@/lib/shared/csv-cells";
 
 export const CSV_TYPE = "text/csv";
 export const NDJSON_TYPE = "application/x-ndjson";
@@ -99,7 +100,8 @@ async function* csvRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow
     header.forEach((column, at) => {
       const field = CSV_COLUMNS[column];
       if (!field) return;
-      const cell = (record[at] ?? "").trim();
+      // The export's guard against spreadsheet formulas is undone first (lib/shared/csv-cells.ts).
+      const cell = restoreCell(record[at] ?? "").trim();
       if (field.startsWith("name.")) {
         if (cell !== "") ((fields.name as Record<string, unknown> | undefined) ??= {})[field.slice(5)] = cell;
       } else if (field === "isActive") {

@@ -29,7 +29,7 @@ export interface ImportScope {
   /** The actor: whose changes these are, and whose entitlement over shared users counts. */
   principal: Principal;
   csv: boolean;
-  /** Access role and job title ids by name, lowercased (names match case-insensitively). */
+  /** Access role and job title ids by name, lowercased (names match case-insensitively), and by id. */
   roles: Map<string, ObjectId>;
   jobTitles: Map<string, ObjectId>;
   /** The company's access role ids, and those of its admin roles. */
@@ -47,9 +47,11 @@ export async function importScope(companyId: ObjectId, principal: Principal, csv
     findReference("jobTitles", { company: companyId }, { projection: { name: 1 } }),
     adminCompanies(principal),
   ]);
+  // A record is named by its name or by its id: the NDJSON export writes ids, and the CSV export a reference's id once its name is gone.
   const byName = (docs: { _id: ObjectId; name: string }[]) => {
     const map = new Map<string, ObjectId>();
     for (const doc of docs) if (!map.has(doc.name.toLowerCase())) map.set(doc.name.toLowerCase(), doc._id);
+    for (const doc of docs) if (!map.has(doc._id.toHexString())) map.set(doc._id.toHexString(), doc._id);
     return map;
   };
   return {

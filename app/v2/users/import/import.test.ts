@@ -11,6 +11,7 @@ import { oid } from "@/lib/server/ids";
 import * as importRoute from "./route";
 import * as jobRoute from "../../jobs/[id]/route";
 import * as usersRoute from "../route";
+import * as exportRoute from "../export/route";
 
 describe("import of users", () => {
   useTestDatabase();
@@ -97,6 +98,24 @@ describe("import of users", () => {
     const again = await importFile(a, CSV);
     expect(again.summary).toEqual({ created: 0, updated: 0, unchanged: 3, failed: 2 });
     expect(await Event.countDocuments({})).toBe(eventsBefore);
+  });
+
+  it("imports its own export back, CSV and NDJSON, as all unchanged: formula-guarded cells restored, references named by id", async () => {
+    const emails = ["round.one@import.test", "round.two@import.test"];
+    await importFile(a, ["email,firstName,lastName,isActive,accessRoles,jobTitle,phone", `${emails[0]},Rhea,"Trip, Round",true,Member,Engineer,+34 600 000 001`, `${emails[1]},=Sum,@Home,false,Member,,-5`].join("\n"));
+    const query = emails.map((email) => `email=${encodeURIComponent(email)}`).join("&");
+    for (const format of ["csv", "ndjson"] as const) {
+      const request = new Request(`http://localhost/v2/users/export?format=${format}&isActive=all&${query}`, { headers: { authorization: `Bearer ${a.adminToken}`, admin: "true" } });
+      const exported = await exportRoute.GET(request, { params: Promise.resolve({}) });
+      expect(exported.status).toBe(200);
+      const file = await exported.text();
+      expect(file.split("\n").filter(Boolean)).toHaveLength(format === "csv" ? 3 : 2);
+      const again = await importFile(a, file, { type: format === "csv" ? "text/csv" : "application/x-ndjson" });
+      expect(again.errors, format).toEqual([]);
+      expect(again.summary, format).toEqual({ created: 0, updated: 0, unchanged: 2, failed: 0 });
+    }
+    const [one, two] = await usersOf(a, emails);
+    expect([one, two].map((user: Json) => user.phone).sort()).toEqual(["+34 600 000 001", "-5"]);
   });
 
   it("updates only the fields that differ, with one event naming them", async () => {
