@@ -10,7 +10,6 @@ import type { Principal } from "@/lib/server/principal";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/server/cursor";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { requestContext } from "@/lib/server/request-context";
-import { displayNameOf, findUser, userDisplayNames } from "@/lib/users/repository";
 import { type AuditAction, type AuditEntry, type AuditList, type ListAuditQuery, REDACTED } from "./contract";
 import { type AuditDoc, countAuditEntries, findAuditEntries, insertAuditEntries, newAuditDoc } from "./repository";
 
@@ -56,7 +55,7 @@ export async function auditChange(change: AuditedChange): Promise<void> {
     if (secret) return { path, before: change.action.endsWith(".created") ? null : REDACTED, after: change.action.endsWith(".deleted") ? null : REDACTED };
     return { path, before: storable(before), after: storable(after) };
   });
-  const actor = await currentActor(change.company);
+  const actor = currentActor();
   await insertAuditEntries([entry(change.company, change.action, change.resource, actor, changes, change.at)]);
 }
 
@@ -76,11 +75,12 @@ function entry(company: ObjectId, action: AuditAction, resource: AuditDoc["resou
 }
 
 /** Who acts in the current request, with the name they have now (a principal built without one is looked up). */
-async function currentActor(company: ObjectId): Promise<Actor> {
+function currentActor(): Actor {
   const principal = requestContext()?.principal;
   if (!principal) return SYSTEM;
   if (principal.apiKey) return { type: "apiKey", id: principal.apiKey.id, name: principal.name ?? "API key" };
-  const name = principal.name ?? (await userDisplayNames(company, [oid(principal.userId)])).get(principal.userId) ?? "Unknown user";
+  // Every principal the service builds carries its name (lib/auth/service.ts, lib/jobs/service.ts).
+  const name = principal.name ?? "Unknown user";
   return { type: "user", id: principal.userId, name };
 }
 
@@ -106,16 +106,17 @@ function storable(value: unknown): unknown {
 // ---------------------------------------------------------------------------------------------
 // Sign-in and sign-out
 
-interface SignInUser {
+/** A user as the sign-in service names them (the audit log reads no user record itself). */
+interface SignedInUser {
   _id: ObjectId;
-  email: string;
-  name?: Parameters<typeof displayNameOf>[0]["name"];
+  /** Their display name, or their e-mail without one. */
+  name: string;
 }
 
 /** A sign-in to a company: the user acted on their own account. */
-export async function auditSignIn(user: SignInUser, company: ObjectId): Promise<void> {
+export async function auditSignIn(user: SignedInUser, company: ObjectId): Promise<void> {
   const id = user._id.toHexString();
-  await insertAuditEntries([entry(company, "auth.signedIn", { type: "user", id }, { type: "user", id, name: displayNameOf(user) }, [])]);
+  await insertAuditEntries([entry(company, "auth.signedIn", { type: "user", id }, { type: "user", id, name: user.name }, [])]);
 }
 
 /**
@@ -134,11 +135,9 @@ export function auditFailedSignIn(email: string, user: { _id: ObjectId; companie
 }
 
 /** The end of a sign-in session, by the user whose it was. */
-export async function auditSignOut(userId: ObjectId, company: ObjectId): Promise<void> {
-  const user = await findUser({ _id: userId }, { name: 1, email: 1 });
-  const id = userId.toHexString();
-  const name = user ? displayNameOf(user) : "Unknown user";
-  await insertAuditEntries([entry(company, "auth.signedOut", { type: "user", id }, { type: "user", id, name }, [])]);
+export async function auditSignOut(user: SignedInUser, company: ObjectId): Promise<void> {
+  const id = user._id.toHexString();
+  await insertAuditEntries([entry(company, "auth.signedOut", { type: "user", id }, { type: "user", id, name: user.name }, [])]);
 }
 
 // ---------------------------------------------------------------------------------------------

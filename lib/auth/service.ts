@@ -185,7 +185,7 @@ export async function login(email: string, password: string, companyId?: string)
     expiresAt: sessionExpiresAt,
   });
   const issued = await issueAccessToken(user._id, membership.companyId, sessionId, now, accessTokenExpiry(now, sessionExpiresAt));
-  await auditSignIn(user, membership.companyId);
+  await auditSignIn({ _id: user._id, name: displayNameOf(user) }, membership.companyId);
   return { ...issued, sessionToken: token, sessionExpiresAt };
 }
 
@@ -204,7 +204,8 @@ export async function logout(sessionToken: string): Promise<void> {
   const session = await deleteSessionByToken(hashToken(sessionToken));
   if (!session) return;
   forgetPrincipals(session.userId.toHexString());
-  await auditSignOut(session.userId, session.companyId);
+  const user = await findUser({ _id: session.userId }, { name: 1, email: 1 });
+  await auditSignOut({ _id: session.userId, name: user ? displayNameOf(user) : "Unknown user" }, session.companyId);
 }
 
 interface Membership {

@@ -33,7 +33,7 @@ const jobSchema = new Schema(
     /** Who started it and from which request: the changes it makes are theirs (events, audit). */
     actor: {
       type: new Schema(
-        { userId: { type: String, required: true }, apiKeyId: { type: String, default: null }, scopes: { type: [String], default: [] }, requestId: { type: String, default: null }, ip: { type: String, default: null }, userAgent: { type: String, default: null } },
+        { userId: { type: String, required: true }, name: { type: String, default: null }, apiKeyId: { type: String, default: null }, scopes: { type: [String], default: [] }, requestId: { type: String, default: null }, ip: { type: String, default: null }, userAgent: { type: String, default: null } },
         { _id: false },
       ),
       required: true,
@@ -66,7 +66,7 @@ export interface JobDoc {
   status: "queued" | "running" | "succeeded" | "failed";
   dryRun: boolean;
   file: { mediaType: string; bytes: number; chunks: number };
-  actor: { userId: string; apiKeyId: string | null; scopes: string[]; requestId: string | null; ip: string | null; userAgent: string | null };
+  actor: { userId: string; name?: string | null; apiKeyId: string | null; scopes: string[]; requestId: string | null; ip: string | null; userAgent: string | null };
   total: number;
   checkpoint: number;
   summary: JobSummary;

@@ -93,6 +93,8 @@ export async function startUserImport(auth: Principal, request: Request, dryRun:
       file: { mediaType, bytes, chunks },
       actor: {
         userId: auth.userId,
+        // The name its changes are audited under (docs/api.md#audit-log).
+        name: auth.name ?? null,
         apiKeyId: auth.apiKey?.id ?? null,
         scopes: [...(auth.apiKey?.scopes ?? [])],
         requestId: context?.requestId ?? null,
@@ -115,6 +117,7 @@ export function jobPrincipal(job: JobDoc): Principal {
     companyId: job.company.toHexString(),
     sessionId: "",
     accessRoles: [],
+    ...(job.actor.name ? { name: job.actor.name } : {}),
     ...(job.actor.apiKeyId ? { apiKey: { id: job.actor.apiKeyId, scopes: job.actor.scopes as NonNullable<Principal["apiKey"]>["scopes"] } } : {}),
   };
 }

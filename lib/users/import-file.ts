@@ -6,13 +6,29 @@
  */
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
-import type { JobError } from "@/lib/jobs/contract";
 import { restoreCell } from "@/lib/shared/csv-cells";
 
 export const CSV_TYPE = "text/csv";
 export const NDJSON_TYPE = "application/x-ndjson";
 /** The media types an import takes (`application/ndjson` is the newer name of the same format). */
 export const IMPORT_MEDIA_TYPES = [CSV_TYPE, NDJSON_TYPE, "application/ndjson"] as const;
+
+/** A row's problem, as the import's job reports it (its schema is the job's, lib/jobs/contract.ts). */
+export interface RowError {
+  /** The line of the file the row starts on (1 is a CSV's header); 0 for the file as a whole. */
+  line: number;
+  /** The column (CSV) or field (NDJSON) at fault, dotted; empty for the row as a whole. */
+  path: string;
+  message: string;
+}
+
+/** What a batch of rows did, counted as the job's summary counts it. */
+export interface ImportSummary {
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+}
 
 /** The fields a row sets; a field left out is left as it is (or takes a new user's default). */
 export interface RowFields {
@@ -34,7 +50,7 @@ export interface ImportRow {
   line: number;
   fields: RowFields;
   /** Set when the row could not be read at all. */
-  errors?: JobError[];
+  errors?: RowError[];
 }
 
 /** CSV column → the field it sets (`name.*` parts and the rest); docs/api.md#import lists them. */

@@ -8,7 +8,6 @@
  */
 import type { Document } from "mongodb";
 import { z } from "zod";
-import type { JobError, JobSummary } from "@/lib/jobs/contract";
 import { adminChange } from "@/lib/companies/repository";
 import { recordChange } from "@/lib/events/service";
 import { inTransaction } from "@/lib/db/transaction";
@@ -17,7 +16,7 @@ import { isDuplicateKeyError } from "@/lib/server/errors";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import type { Principal } from "@/lib/server/principal";
 import { CreateUserBody, Email, UpdateUserBody, UserName } from "./contract";
-import type { ImportRow } from "./import-file";
+import type { ImportRow, ImportSummary, RowError } from "./import-file";
 import { reportedPath } from "./import-file";
 import { activeMemberHoldsExcept, emptyMembership, findUsersByEmail, insertUsers, type LeanUser, newDoc, setUserFields, toUserRecords } from "./repository";
 import { userKeywords } from "./search";
@@ -68,8 +67,8 @@ export async function importScope(companyId: ObjectId, principal: Principal, csv
 }
 
 export interface BatchOutcome {
-  summary: JobSummary;
-  errors: JobError[];
+  summary: ImportSummary;
+  errors: RowError[];
 }
 
 /** A row that passed every check on its own: what it makes of its user. */
@@ -118,8 +117,8 @@ export class LostJob extends Error {
 }
 
 /** Each row's e-mail, normalised, or its error; an e-mail met on an earlier row is an error. Remembered for the rows that follow. */
-export function noteEmails(scope: ImportScope, rows: ImportRow[]): Map<ImportRow, string | JobError> {
-  const result = new Map<ImportRow, string | JobError>();
+export function noteEmails(scope: ImportScope, rows: ImportRow[]): Map<ImportRow, string | RowError> {
+  const result = new Map<ImportRow, string | RowError>();
   for (const row of rows) {
     if (row.errors) continue;
     const parsed = Email.safeParse(row.fields.email ?? "");
@@ -138,8 +137,8 @@ export function noteEmails(scope: ImportScope, rows: ImportRow[]): Map<ImportRow
   return result;
 }
 
-async function applyBatch(scope: ImportScope, rows: ImportRow[], emails: Map<ImportRow, string | JobError>, dryRun: boolean) {
-  const errors: JobError[] = [];
+async function applyBatch(scope: ImportScope, rows: ImportRow[], emails: Map<ImportRow, string | RowError>, dryRun: boolean) {
+  const errors: RowError[] = [];
   let failed = 0;
   const existing = new Map((await findUsersByEmail([...emails.values()].filter((value): value is string => typeof value === "string"))).map((user) => [user.email, user]));
   const now = new Date();
@@ -205,8 +204,8 @@ const isActiveAdmin = (scope: ImportScope, user: Pick<LeanUser, "accessRoles" | 
   (user.accessRoles ?? []).some((role) => scope.adminRoles.some((admin) => admin.equals(role)));
 
 /** Checks one row and adds its plan; answers its errors. */
-function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUser | undefined, now: Date, plans: Plan[]): JobError[] {
-  const errors: JobError[] = [];
+function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUser | undefined, now: Date, plans: Plan[]): RowError[] {
+  const errors: RowError[] = [];
   const fail = (path: string, message: string) => errors.push({ line: row.line, path: reportedPath(path, scope.csv), message });
   const { fields } = row;
 
@@ -320,7 +319,7 @@ function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUs
   return errors;
 }
 
-function issues(error: z.ZodError, fail: (path: string, message: string) => void, errors: JobError[]): JobError[] {
+function issues(error: z.ZodError, fail: (path: string, message: string) => void, errors: RowError[]): RowError[] {
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") for (const key of issue.keys) fail([...issue.path, key].join("."), "is not a known field");
     else fail(issue.path.join("."), issue.message);
