@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ListUsersQuery } from "@/lib/users/contract";
 import { isJsonContentType, MAX_BODY_DEPTH, readJsonBody } from "./body";
-import { debugFlag, parseQuery } from "./query";
+import { debugFlag, parseQuery } from "@/lib/server/query";
 import { RateLimiter } from "./rate-limit";
 import { ServiceError } from "@/lib/server/errors";
 

@@ -22,7 +22,7 @@ import { withRequestContext } from "@/lib/server/request-context";
 import { readJsonBody } from "./body";
 import { addressKey, clientAddress } from "./client-address";
 import { addNextLink } from "./paging";
-import { debugFlag, parseQuery } from "./query";
+import { debugFlag, parseQuery } from "@/lib/server/query";
 import { authenticate, authorize, type Caller } from "./authenticate";
 import { idempotencyKey, idempotent } from "./idempotency";
 import { RateLimiter, type RateState, setRateLimitHeaders, SharedRateLimiter } from "./rate-limit";

@@ -4,7 +4,7 @@
  * schema, so a value the list would refuse is refused here too (docs/api.md#saved-views).
  */
 import type { z } from "zod";
-import { parseQuery } from "@/lib/http/query";
+import { parseQuery } from "@/lib/server/query";
 import type { ErrorDetail } from "@/lib/schemas/common";
 import { ServiceError } from "./errors";
 
