@@ -8,7 +8,7 @@
 import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { AUDIT_RESOURCES, AUTH_ACTIONS } from "@/lib/audit/contract";
-import { EVENT_ACTIONS } from "@/lib/events/types";
+import { EVENT_ACTIONS } from "@/lib/schemas/event-types";
 import { RESOURCE_WORDS, actionWords, filtersOf, searchOf, type AuditFilters } from "@/lib/client/audit";
 import { useUsersById, displayName } from "@/lib/client/users";
 import { FilterChips, FiltersToggle } from "../data-table";

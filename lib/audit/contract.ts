@@ -4,7 +4,7 @@
  * and sign-outs; read newest first by admins.
  */
 import { z } from "zod";
-import { EVENT_RESOURCES, EVENT_TYPES } from "@/lib/events/types";
+import { EVENT_RESOURCES, EVENT_TYPES } from "@/lib/schemas/event-types";
 import { isoDateTime, listEnvelope, objectId, pagingQuery, queryDateTime } from "@/lib/schemas/common";
 import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/schemas/operation";
 

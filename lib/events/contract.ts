@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { isoDateTime, objectId, queryInt } from "@/lib/schemas/common";
 import { type ComponentNames, operation, repeated } from "@/lib/schemas/operation";
-import { EVENT_RESOURCES, EVENT_TYPES } from "./types";
+import { EVENT_RESOURCES, EVENT_TYPES } from "@/lib/schemas/event-types";
 
 const EventType = z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(", ")}` });
 

@@ -10,7 +10,7 @@ import { oid, type ObjectId } from "@/lib/server/ids";
 import { actorOf, requestContext } from "@/lib/server/request-context";
 import type { EventList, EventRecord, ListEventsQuery } from "./contract";
 import { appendEvent, type EventDoc, eventSeq, findEventsAfter } from "./repository";
-import type { EventAction, EventResource } from "./types";
+import type { EventAction, EventResource } from "@/lib/schemas/event-types";
 
 /** Fields that move with every write and say nothing of what changed. */
 const BOOKKEEPING = ["modifiedAt", "__v"];

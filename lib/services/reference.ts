@@ -25,7 +25,7 @@ import { activeMemberHolds, countHolders } from "@/lib/users/repository";
 import { adminChange } from "@/lib/companies/repository";
 import { inTransaction } from "@/lib/db/transaction";
 import { recordChange } from "@/lib/events/service";
-import type { EventResource } from "@/lib/events/types";
+import type { EventResource } from "@/lib/schemas/event-types";
 import {
   adminRoleIds,
   countReference,

@@ -4,7 +4,7 @@
  * only in the answers of a create and of `rotate-secret`.
  */
 import { z } from "zod";
-import { EVENT_RESOURCES, EVENT_TYPES } from "@/lib/events/types";
+import { EVENT_RESOURCES, EVENT_TYPES } from "@/lib/schemas/event-types";
 import { type ComponentNames, operation, pagingParameters } from "@/lib/schemas/operation";
 import { isoDateTime, listEnvelope, multiLineText, objectId, pagingQuery } from "@/lib/schemas/common";
 

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { inTransaction } from "@/lib/db/transaction";
 import { lastSeq } from "@/lib/events/repository";
 import { recordChange } from "@/lib/events/service";
-import type { EventAction } from "@/lib/events/types";
+import type { EventAction } from "@/lib/schemas/event-types";
 import type { Principal } from "@/lib/server/principal";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/server/cursor";
 import { notFound, ServiceError } from "@/lib/server/errors";
