@@ -1,17 +1,9 @@
 /**
  * Wakes this process's job runner (./runner.ts) at once when a request queued a job, instead of at
- * its next poll. The listeners live on `globalThis`: Next.js may load the route and the
- * instrumentation hook that starts the runner as separate copies of this module.
+ * its next poll.
  */
-const KEY = Symbol.for("usersurveys.jobs.nudge");
-const store = globalThis as unknown as Record<symbol, Set<() => void> | undefined>;
-const listeners = (store[KEY] ??= new Set());
+import { nudgeChannel } from "@/lib/server/background-loop";
 
-export function onJobNudge(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
+export const jobNudges = nudgeChannel("jobs");
 
-export function nudgeJobs(): void {
-  for (const listener of listeners) listener();
-}
+export const nudgeJobs = (): void => jobNudges.nudge();

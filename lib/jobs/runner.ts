@@ -5,98 +5,37 @@
  * checkpoint; one that has already been taken {@link MAX_JOB_ATTEMPTS} times ends `failed`, saying
  * what was done. All state is in the database, so any server process may finish any job.
  */
-import { randomUUID } from "node:crypto";
+import { BackgroundLoop, type LoopOptions } from "@/lib/server/background-loop";
 import { log } from "@/lib/server/log";
 import { withRequestContext } from "@/lib/server/request-context";
 import { importBatch, importScope, LostJob, noteEmails } from "@/lib/users/import";
 import { CSV_TYPE, ImportFileError, type ImportRow, importRows } from "@/lib/users/import-file";
-import { onJobNudge } from "./nudge";
+import { jobNudges } from "./nudge";
 import { advanceJob, claimJob, deleteChunks, findJobById, type JobDoc, readChunks, updateHeldJob } from "./repository";
 import { jobPrincipal } from "./service";
 
 /** Times a job may be taken; past that it is given up (a file that kills its worker must not kill them all). */
 export const MAX_JOB_ATTEMPTS = 3;
 
-export interface JobRunnerOptions {
-  /** Names this worker in the leases it takes; unique per process by default. */
-  owner?: string;
-  pollMs?: number;
+export interface JobRunnerOptions extends LoopOptions {
   /** How long a job is held without a committed batch before another worker may take it. */
   leaseMs?: number;
   /** Rows per transaction. */
   batchSize?: number;
-  /** Awaited before each round: the server passes `ready()`, which connects. */
-  before?: () => Promise<void>;
   /** Called after each committed batch (the crash test waits on it). */
   onBatch?: (job: JobDoc, checkpoint: number) => void;
 }
 
-export class JobRunner {
-  readonly owner: string;
-  private readonly pollMs: number;
+export class JobRunner extends BackgroundLoop {
   private readonly leaseMs: number;
   private readonly batchSize: number;
-  private readonly before: () => Promise<void>;
   private readonly onBatch: (job: JobDoc, checkpoint: number) => void;
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
-  private nudged = false;
-  private unsubscribe: (() => void) | undefined;
 
   constructor(options: JobRunnerOptions = {}) {
-    this.owner = options.owner ?? `${process.pid}-${randomUUID()}`;
-    this.pollMs = options.pollMs ?? 1_000;
+    super("job", jobNudges, options);
     this.leaseMs = options.leaseMs ?? 30_000;
     this.batchSize = options.batchSize ?? 500;
-    this.before = options.before ?? (async () => undefined);
     this.onBatch = options.onBatch ?? (() => undefined);
-  }
-
-  start(): this {
-    if (this.running) return this;
-    this.running = true;
-    this.unsubscribe = onJobNudge(() => this.nudge());
-    this.loop = (async () => {
-      while (this.running) {
-        try {
-          await this.before();
-          await this.runOnce();
-        } catch (error) {
-          log().warn({ err: error, owner: this.owner }, "job round failed");
-        }
-        await this.sleep();
-      }
-    })();
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    this.unsubscribe?.();
-    this.nudge();
-    await this.loop;
-  }
-
-  nudge(): void {
-    this.nudged = true;
-    this.wake?.();
-  }
-
-  private sleep(): Promise<void> {
-    if (this.nudged || !this.running) {
-      this.nudged = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(), this.pollMs);
-      this.wake = () => {
-        this.wake = undefined;
-        this.nudged = false;
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 
   /** Takes and runs jobs until none is left to take. */

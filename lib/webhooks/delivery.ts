@@ -7,17 +7,17 @@
  */
 import http from "node:http";
 import https from "node:https";
-import { randomUUID } from "node:crypto";
 import { Webhook as Signer } from "standardwebhooks";
 import { loadConfig } from "@/lib/config";
 import { inTransaction } from "@/lib/db/transaction";
 import { type EventDoc, findEventsAfter } from "@/lib/events/repository";
 import { sendMail } from "@/lib/mail/service";
 import { adminRoleIds } from "@/lib/reference/repository";
+import { BackgroundLoop, type LoopOptions } from "@/lib/server/background-loop";
 import { log } from "@/lib/server/log";
 import { activeHolderEmails } from "@/lib/users/repository";
 import { matchesFilters } from "./contract";
-import { onWebhookNudge } from "./nudge";
+import { webhookNudges } from "./nudge";
 import {
   advanceWebhook,
   claimDueDelivery,
@@ -43,11 +43,7 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Events read from a company's feed at a time. */
 const FEED_BATCH = 100;
 
-export interface DeliveryOptions {
-  /** Names this worker in the leases it takes; unique per process by default. */
-  owner?: string;
-  /** How often the loop looks for new events and due attempts. */
-  pollMs?: number;
+export interface DeliveryOptions extends LoopOptions {
   /** How long a taken attempt is held before another worker may take it: above the timeout. */
   leaseMs?: number;
   timeoutMs?: number;
@@ -58,8 +54,6 @@ export interface DeliveryOptions {
   disableAfterMs?: number;
   /** Attempts made at the same time. */
   concurrency?: number;
-  /** Awaited before each round: the server passes `ready()`, which connects. */
-  before?: () => Promise<void>;
 }
 
 /** The delay after failed attempt `attempt` (1-based): base × 3^(attempt−1), ±20 % so retries spread. */
@@ -80,84 +74,23 @@ export function eventBody(event: EventDoc): string {
   });
 }
 
-export class WebhookDelivery {
-  readonly owner: string;
-  private readonly pollMs: number;
+export class WebhookDelivery extends BackgroundLoop {
   private readonly leaseMs: number;
   private readonly timeoutMs: number;
   private readonly retryBaseMs: number;
   private readonly maxAttempts: number;
   private readonly disableAfterMs: number;
   private readonly concurrency: number;
-  private readonly before: () => Promise<void>;
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
-  private nudged = false;
-  private unsubscribe: (() => void) | undefined;
 
   constructor(options: DeliveryOptions = {}) {
+    super("webhook delivery", webhookNudges, options);
     const config = loadConfig();
-    this.owner = options.owner ?? `${process.pid}-${randomUUID()}`;
-    this.pollMs = options.pollMs ?? 1_000;
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? this.timeoutMs + 50_000;
     this.retryBaseMs = options.retryBaseMs ?? config.webhookRetryBaseMs;
     this.maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
     this.disableAfterMs = options.disableAfterMs ?? config.webhookDisableAfterDays * 86_400_000;
     this.concurrency = options.concurrency ?? 4;
-    this.before = options.before ?? (async () => undefined);
-  }
-
-  /** Runs the loop until {@link stop}: every `pollMs`, or at once when a request nudges it. */
-  start(): this {
-    if (this.running) return this;
-    this.running = true;
-    this.unsubscribe = onWebhookNudge(() => this.nudge());
-    this.loop = (async () => {
-      while (this.running) {
-        try {
-          await this.before();
-          await this.runOnce();
-        } catch (error) {
-          log().warn({ err: error, owner: this.owner }, "webhook delivery round failed");
-        }
-        await this.sleep();
-      }
-    })();
-    return this;
-  }
-
-  /** Ends the loop after the round in progress. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.unsubscribe?.();
-    this.nudge();
-    await this.loop;
-  }
-
-  nudge(): void {
-    this.nudged = true;
-    this.wake?.();
-  }
-
-  private sleep(): Promise<void> {
-    if (this.nudged || !this.running) {
-      this.nudged = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, this.pollMs);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = undefined;
-        this.nudged = false;
-        done();
-      };
-    });
   }
 
   /** One round: queue what the feeds hold, then make every attempt due. */

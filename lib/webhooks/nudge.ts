@@ -3,13 +3,8 @@
  * attempt due now, instead of at its next poll; a module of its own so the service needs no import
  * of the loop.
  */
-const listeners = new Set<() => void>();
+import { nudgeChannel } from "@/lib/server/background-loop";
 
-export function onWebhookNudge(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
+export const webhookNudges = nudgeChannel("webhooks");
 
-export function nudgeWebhookDelivery(): void {
-  for (const listener of listeners) listener();
-}
+export const nudgeWebhookDelivery = (): void => webhookNudges.nudge();
