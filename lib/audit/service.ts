@@ -45,7 +45,7 @@ export interface AuditedChange {
   at: Date;
 }
 
-/** Writes the entry of a change: one insert, inside the change's transaction when it has one. */
+/** Writes the entry of a change: inside its transaction, put off to the transaction's end with its event (lib/db/transaction.ts). */
 export async function auditChange(change: AuditedChange): Promise<void> {
   const hidden = new Set(change.hidden);
   const changes = change.paths.filter((path) => !IDENTITY.has(path)).slice(0, MAX_CHANGES).map((path) => {
@@ -74,7 +74,7 @@ function entry(company: ObjectId, action: AuditAction, resource: AuditDoc["resou
   });
 }
 
-/** Who acts in the current request, with the name they have now (a principal built without one is looked up). */
+/** Who acts in the current request, with the name its principal carries. */
 function currentActor(): Actor {
   const principal = requestContext()?.principal;
   if (!principal) return SYSTEM;
