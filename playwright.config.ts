@@ -17,15 +17,9 @@ const baseURL = process.env.E2E_BASE_URL ?? `http://localhost:${process.env.E2E_
 export default defineConfig({
   testDir: "e2e",
   outputDir: "test-results",
-  // The scenarios share one server and its data: one worker keeps them independent of timing. The
-  // walk of every page only reads (the few records it makes, at its start, are of kinds no scenario
-  // counts), so it runs beside them in a second worker (docs/testing.md).
-  workers: 2,
+  // The scenarios share one server and its data; one worker keeps them independent of timing.
+  workers: 1,
   fullyParallel: false,
-  projects: [
-    { name: "walk", testMatch: "11-accessibility.spec.ts", workers: 1 },
-    { name: "scenarios", testIgnore: "11-accessibility.spec.ts", workers: 1 },
-  ],
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
   timeout: 60_000,
