@@ -1,9 +1,10 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, openStream, type QueryValue } from "@/lib/client/api";
 import { useToast } from "./toast";
 import { Button, focusRing } from "./ui";
+import { useDismiss } from "@/lib/client/use-dismiss";
 
 type Format = "csv" | "ndjson";
 
@@ -30,22 +31,12 @@ interface Progress {
 export function ExportButton({ path, query, noun }: { path: string; query: Record<string, QueryValue>; noun: readonly [one: string, many: string] }) {
   const toast = useToast();
   const [open, setOpen] = useState(false);
+  const closeMenu = useCallback(() => setOpen(false), []);
   const [progress, setProgress] = useState<Progress | undefined>();
   const controller = useRef<AbortController | undefined>(undefined);
   const menu = useRef<HTMLDivElement>(null);
 
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: Event) => {
-      if (event instanceof KeyboardEvent ? event.key === "Escape" : !menu.current?.contains(event.target as Node)) setOpen(false);
-    };
-    document.addEventListener("pointerdown", close);
-    document.addEventListener("keydown", close);
-    return () => {
-      document.removeEventListener("pointerdown", close);
-      document.removeEventListener("keydown", close);
-    };
-  }, [open]);
+  useDismiss(open, menu, closeMenu);
   // Leaving the page ends a running export.
   useEffect(() => () => controller.current?.abort(), []);
 

@@ -8,7 +8,7 @@
  */
 import { useSearchParams } from "next/navigation";
 import Link from "next/link";
-import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { ApiError } from "@/lib/client/api";
 import { useMe } from "@/lib/client/users";
 import { useModalDialog } from "@/lib/client/use-modal-dialog";
@@ -17,6 +17,7 @@ import type { ViewRecord, ViewResource } from "@/lib/views/contract";
 import { ConfirmDialog } from "./confirm-dialog";
 import { useToast } from "./toast";
 import { Badge, Button, Field, Spinner, focusRing, inputClass, linkClass } from "./ui";
+import { useDismiss } from "@/lib/client/use-dismiss";
 
 type Editing = { mode: "save" } | { mode: "edit"; view: ViewRecord };
 
@@ -30,6 +31,7 @@ export function SavedViews({ resource, path }: { resource: ViewResource; path: s
   const actions = useViewActions();
   const toast = useToast();
   const [menuOpen, setMenuOpen] = useState(false);
+  const closeMenu = useCallback(() => setMenuOpen(false), []);
   const [editing, setEditing] = useState<Editing | null>(null);
   const [deleting, setDeleting] = useState<ViewRecord | null>(null);
   const menuRef = useRef<HTMLDetailsElement>(null);
@@ -48,19 +50,7 @@ export function SavedViews({ resource, path }: { resource: ViewResource; path: s
     }
   }, [currentId, query, opened.data, opened.isError, path, toast]);
 
-  // The menu closes on a click outside it and on Escape, as a menu does.
-  useEffect(() => {
-    if (!menuOpen) return;
-    const close = (event: Event) => {
-      if (event instanceof KeyboardEvent ? event.key === "Escape" : !menuRef.current?.contains(event.target as Node)) setMenuOpen(false);
-    };
-    document.addEventListener("mousedown", close);
-    document.addEventListener("keydown", close);
-    return () => {
-      document.removeEventListener("mousedown", close);
-      document.removeEventListener("keydown", close);
-    };
-  }, [menuOpen]);
+  useDismiss(menuOpen, menuRef, closeMenu);
 
   const list = views.data ?? [];
   const current = list.find((view) => view._id === currentId) ?? (opened.data?._id === currentId ? opened.data : undefined);

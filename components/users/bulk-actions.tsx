@@ -6,7 +6,7 @@
  * `POST /v2/users/bulk`, with a confirmation for what takes access away, a progress state and
  * the summary (failed users listed by name).
  */
-import { useEffect, useId, useRef, useState } from "react";
+import { useCallback, useId, useRef, useState } from "react";
 import { useReference } from "@/lib/client/reference";
 import { useModalDialog } from "@/lib/client/use-modal-dialog";
 import { displayName, useBulkUsers } from "@/lib/client/users";
@@ -15,6 +15,7 @@ import { ConfirmDialog } from "../confirm-dialog";
 import type { RowSelection } from "../data-table";
 import { useToast } from "../toast";
 import { Button, RecordSelect, Spinner, focusRing } from "../ui";
+import { useDismiss } from "@/lib/client/use-dismiss";
 
 interface Chosen {
   /** The list's filters when the rows were chosen: a change of them lets go of every row. */
@@ -67,22 +68,12 @@ export function BulkActions({ selection, total, query, rows }: { selection: User
   const [role, setRole] = useState("");
   const [summary, setSummary] = useState<{ action: BulkAction; result: BulkUsersResult; names: Map<string, string> } | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
+  const closeMenu = useCallback(() => setMenuOpen(false), []);
   const menuRef = useRef<HTMLDetailsElement>(null);
   const count = selection.all ? (total ?? 0) : selection.table.selected.size;
   const pageChosen = rows.length > 0 && rows.every((row) => selection.table.selected.has(row._id));
 
-  useEffect(() => {
-    if (!menuOpen) return;
-    const close = (event: Event) => {
-      if (event instanceof KeyboardEvent ? event.key === "Escape" : !menuRef.current?.contains(event.target as Node)) setMenuOpen(false);
-    };
-    document.addEventListener("mousedown", close);
-    document.addEventListener("keydown", close);
-    return () => {
-      document.removeEventListener("mousedown", close);
-      document.removeEventListener("keydown", close);
-    };
-  }, [menuOpen]);
+  useDismiss(menuOpen, menuRef, closeMenu);
 
   const [roleError, setRoleError] = useState<string | undefined>();
   const choose = (action: BulkAction) => {
