@@ -44,6 +44,8 @@ export class ConflictTracker {
   /** Documents written by transactions still open. */
   private readonly locks = new Map<string, ConflictOwner>();
   private readonly open = new Set<ConflictOwner>();
+  /** The last write of any document of each collection (by `db.name`): a handful of entries, kept. */
+  private readonly collectionWrites = new Map<string, number>();
 
   beginWrite(): number {
     this.current = ++this.seq;
@@ -65,7 +67,14 @@ export class ConflictTracker {
     const text = keyText(key);
     const owner = this.locks.get(text);
     if (owner) throw new WaitForTransaction(owner);
-    this.lastWrite.set(text, this.current || ++this.seq);
+    const seq = this.current || ++this.seq;
+    this.lastWrite.set(text, seq);
+    this.collectionWrites.set(`${key[0]}.${key[1]}`, seq);
+  }
+
+  /** Whether a document of the collection was written after write `seq` (a transaction's snapshot). */
+  collectionWrittenSince(db: string, name: string, seq: number): boolean {
+    return (this.collectionWrites.get(`${db}.${name}`) ?? 0) > seq;
   }
 
   /** A document is about to be written by an open transaction. */

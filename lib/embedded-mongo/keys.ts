@@ -153,21 +153,22 @@ function collect(value: unknown, parts: string[], i: number, out: unknown[], sta
 
 /** The paths (prefixes of `path`) at which the document holds an array, walking as `valuesAtPath`. */
 export function arrayPathsAtPath(doc: unknown, path: string): Set<string> {
-  const parts = path.split(".");
   const found = new Set<string>();
-  const walk = (value: unknown, i: number) => {
-    if (Array.isArray(value)) {
-      found.add(parts.slice(0, i).join("."));
-      if (i === parts.length) return;
-      const part = parts[i];
-      if (/^\d+$/.test(part) && Number(part) < value.length) walk(value[Number(part)], i + 1);
-      for (const el of value) if (isPlainObject(el)) walk(el[part], i + 1);
-      return;
-    }
-    if (i < parts.length && isPlainObject(value)) walk(value[parts[i]], i + 1);
-  };
-  walk(doc, 0);
+  walkArrays(doc, path.split("."), 0, found);
   return found;
+}
+
+// Module-level rather than a closure per call: index keys are computed for every write (docs/architecture.md#the-embedded-database).
+function walkArrays(value: unknown, parts: string[], i: number, found: Set<string>): void {
+  if (Array.isArray(value)) {
+    found.add(parts.slice(0, i).join("."));
+    if (i === parts.length) return;
+    const part = parts[i];
+    if (/^\d+$/.test(part) && Number(part) < value.length) walkArrays(value[Number(part)], parts, i + 1, found);
+    for (const el of value) if (isPlainObject(el)) walkArrays(el[part], parts, i + 1, found);
+    return;
+  }
+  if (i < parts.length && isPlainObject(value)) walkArrays(value[parts[i]], parts, i + 1, found);
 }
 
 /**
@@ -177,14 +178,17 @@ export function arrayPathsAtPath(doc: unknown, path: string): Set<string> {
  */
 export function parallelArrays(doc: Document, fields: string[]): [string, string] | undefined {
   const paths = fields.map((f) => arrayPathsAtPath(doc, f));
+  // Two fields must each reach an array: most documents reach none or one.
+  if (paths.filter((found) => found.size > 0).length < 2) return undefined;
   for (let i = 0; i < fields.length; i++) {
     for (let j = i + 1; j < fields.length; j++) {
-      const own = (a: Set<string>, b: Set<string>) => [...a].some((p) => !b.has(p));
-      if (own(paths[i], paths[j]) && own(paths[j], paths[i])) return [fields[i], fields[j]];
+      if (hasOwnPath(paths[i], paths[j]) && hasOwnPath(paths[j], paths[i])) return [fields[i], fields[j]];
     }
   }
   return undefined;
 }
+
+const hasOwnPath = (a: Set<string>, b: Set<string>): boolean => [...a].some((p) => !b.has(p));
 
 export interface IndexKey {
   parts: KeyPrimitive[];
@@ -195,7 +199,7 @@ export interface IndexKey {
  * The index keys of one document under a key pattern (one per array element for multikey), and
  * which of the fields reached an array in this document.
  */
-export function indexKeys(doc: Document, fields: string[], encode: (value: unknown) => { part: KeyPart; exact: boolean } = (v) => encodeValue(v)): { keys: IndexKey[]; multikeyFields: string[] } {
+export function indexKeys(doc: Document, fields: string[], encode: (value: unknown) => { part: KeyPart; exact: boolean } = encodeDefault): { keys: IndexKey[]; multikeyFields: string[] } {
   let combos: IndexKey[] = [{ parts: [], exact: true }];
   const multikeyFields: string[] = [];
   for (const field of fields) {
@@ -210,6 +214,8 @@ export function indexKeys(doc: Document, fields: string[], encode: (value: unkno
   }
   return { keys: combos, multikeyFields };
 }
+
+const encodeDefault = (value: unknown) => encodeValue(value);
 
 function dedupe(values: Array<{ part: KeyPart; exact: boolean }>): Array<{ part: KeyPart; exact: boolean }> {
   if (values.length < 2) return values;

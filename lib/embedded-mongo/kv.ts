@@ -5,6 +5,7 @@
  * nobody else sees them before the commit.
  */
 import { compareKeys, type Database, type Transaction } from "lmdb";
+import BTree from "sorted-btree";
 import type { KeyPrimitive } from "./keys";
 
 export type SubDb = "docs" | "index" | "meta" | "sessions" | "oplog";
@@ -81,12 +82,18 @@ interface Change {
 }
 
 const REMOVED = null;
+const SUB_DBS: SubDb[] = ["docs", "index", "meta", "sessions", "oplog"];
 
 /** A snapshot with the transaction's own writes over it. */
 export class OverlayKv implements Kv {
-  private readonly changes: Record<SubDb, Map<string, Change>> = { docs: new Map(), index: new Map(), meta: new Map(), sessions: new Map(), oplog: new Map() };
-  /** The same changes in key order. */
-  private readonly sorted: Record<SubDb, Change[]> = { docs: [], index: [], meta: [], sessions: [], oplog: [] };
+  /**
+   * The changes of each sub-database in key order: a B+ tree, so a transaction of thousands of
+   * writes inserts each in O(log n) and its reads (a unique check per insert) find their range
+   * without scanning all it wrote.
+   */
+  private readonly changes = Object.fromEntries(SUB_DBS.map((db) => [db, new BTree<Key, unknown>(undefined, compareKeys)])) as Record<SubDb, BTree<Key, unknown>>;
+  /** The documents written, in the order they were: the commit applies them so (a delete before the insert that reuses its unique key). */
+  private readonly written = new Map<string, Change>();
 
   constructor(
     private readonly snapshot: Kv,
@@ -96,31 +103,38 @@ export class OverlayKv implements Kv {
 
   /** The documents written (value `null`: removed), for the commit. */
   documentChanges(): Change[] {
-    return [...this.changes.docs.values()];
+    return [...this.written.values()];
+  }
+
+  /** Every change of one sub-database (value `null`: removed), in key order. */
+  changesOf(db: SubDb): Change[] {
+    return this.changesIn(db, {});
   }
 
   get(db: SubDb, key: Key): unknown {
-    const change = this.changes[db].get(keyText(key));
-    if (change) return change.value === REMOVED ? undefined : change.value;
+    const value = this.changes[db].get(key);
+    if (value !== undefined) return value === REMOVED ? undefined : value;
     return this.snapshot.get(db, key);
   }
 
-  /**
-   * The transaction's changes inside a range, in key order: found by binary search in the changes
-   * kept sorted, so a large transaction's reads (a unique check per insert) do not scan all it wrote.
-   */
+  /** The transaction's changes inside a range, in the range's order. */
   private changesIn(db: SubDb, range: KvRange): Change[] {
-    const sorted = this.sorted[db];
-    if (sorted.length === 0) return [];
+    const tree = this.changes[db];
+    const found: Change[] = [];
+    if (tree.size === 0) return found;
     if (range.reverse) {
       // From `start` (inclusive) down to `end` (exclusive).
-      const from = range.end === undefined ? 0 : firstAfter(sorted, range.end, true);
-      const to = range.start === undefined ? sorted.length : firstAfter(sorted, range.start, true);
-      return sorted.slice(from, to).reverse();
+      for (const [key, value] of tree.entriesReversed(range.start)) {
+        if (range.end !== undefined && compareKeys(key, range.end) <= 0) break;
+        found.push({ key, value });
+      }
+      return found;
     }
-    const from = range.start === undefined ? 0 : firstAfter(sorted, range.start, false);
-    const to = range.end === undefined ? sorted.length : firstAfter(sorted, range.end, false);
-    return sorted.slice(from, to);
+    for (const [key, value] of tree.entries(range.start)) {
+      if (range.end !== undefined && compareKeys(key, range.end) >= 0) break;
+      found.push({ key, value });
+    }
+    return found;
   }
 
   *range(db: SubDb, range: KvRange): Iterable<{ key: Key; value: unknown }> {
@@ -137,7 +151,7 @@ export class OverlayKv implements Kv {
         if (mine[i].value !== REMOVED) yield mine[i];
         i += 1;
       }
-      if (changes.has(keyText(entry.key))) continue;
+      if (changes.has(entry.key)) continue;
       yield entry;
     }
     for (; i < mine.length; i++) if (mine[i].value !== REMOVED) yield mine[i];
@@ -165,30 +179,13 @@ export class OverlayKv implements Kv {
   }
 
   private change(db: SubDb, key: Key, value: unknown): void {
+    this.changes[db].set(key, value);
+    if (db !== "docs") return;
     const text = keyText(key);
-    const known = this.changes[db].get(text);
-    if (known) {
-      known.value = value;
-      return;
-    }
-    const change = { key, value };
-    this.changes[db].set(text, change);
-    const sorted = this.sorted[db];
-    sorted.splice(firstAfter(sorted, key, false), 0, change);
+    const known = this.written.get(text);
+    if (known) known.value = value;
+    else this.written.set(text, { key, value });
   }
-}
-
-/** The index of the first change whose key is at or after `key` (strictly after, with `strict`). */
-function firstAfter(sorted: Change[], key: Key, strict: boolean): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const order = compareKeys(sorted[middle].key, key);
-    if (order < 0 || (strict && order === 0)) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /** A key as text, to find it in a map. */

@@ -502,6 +502,40 @@ export class Store {
     for (const doc of victims) this.remove(meta, doc);
   }
 
+  /**
+   * Applies a transaction's writes as it made them over its snapshot: its documents in the order
+   * written, the index entries it put and removed, and the multikey flags it learned. Only for
+   * collections no one else wrote to since that snapshot (transactions.ts checks), where its
+   * entries and unique checks still hold, so a commit computes nothing twice.
+   */
+  applyOwnWrites(docs: Array<{ key: Key; value: unknown }>, entries: Array<{ key: Key; value: unknown }>, metas: CollectionMeta[]): void {
+    for (const { key, value } of docs) {
+      const [db, coll] = key as [string, string];
+      const before = this.kv.get("docs", key) as Buffer | undefined;
+      if (value === null) {
+        if (!before) continue;
+        this.kv.remove("docs", key);
+        this.log({ op: "delete", db, coll, key: { _id: decodeDocument(before)._id } });
+        continue;
+      }
+      this.kv.put("docs", key, value);
+      const doc = decodeDocument(value as Buffer);
+      if (before) this.log({ op: "update", db, coll, key: { _id: doc._id }, update: updateDescription(decodeDocument(before), doc) });
+      else this.log({ op: "insert", db, coll, key: { _id: doc._id }, doc });
+    }
+    for (const { key, value } of entries) {
+      if (value === null) this.kv.remove("index", key);
+      else this.kv.put("index", key, value);
+    }
+    for (const mine of metas) {
+      const meta = this.collection(mine.db, mine.name);
+      if (!meta) continue;
+      const learned = meta.indexes.map((index, at) => ({ index, fields: mine.indexes[at]?.multikeyFields ?? [] })).filter(({ index, fields }) => fields.some((f) => !(index.multikeyFields ?? []).includes(f)));
+      for (const { index, fields } of learned) index.multikeyFields = [...new Set([...(index.multikeyFields ?? []), ...fields])];
+      if (learned.length > 0) this.saveMeta(meta);
+    }
+  }
+
   /** `kind`: how change streams report it, an `update` (with what changed) or a `replace`. */
   replace(meta: CollectionMeta, before: Document, after: Document, kind: "update" | "replace" = "update"): void {
     const id = idKey(before._id);

@@ -218,6 +218,53 @@ describe("write conflicts", () => {
   });
 });
 
+describe("the commit", () => {
+  // A commit writes the index entries its transaction computed when no one wrote to the collection since its snapshot, and computes them again otherwise (transactions.ts): both must leave the same sound collection.
+  for (const meanwhile of [false, true]) {
+    it(`leaves indexes exact, multikey learned and the change stream told, ${meanwhile ? "after another write to the collection" : "when no one else wrote"}`, async () => {
+      const db = client.db(DB);
+      const name = `commit_${meanwhile ? "slow" : "fast"}`;
+      const things = db.collection<{ _id: number; email?: string; tags?: string[]; n?: number }>(name);
+      await things.drop().catch(() => undefined);
+      await things.insertMany([{ _id: 1, email: "a@x", n: 1 }, { _id: 2, email: "b@x", n: 2 }, { _id: 3, email: "c@x", n: 3 }]);
+      await things.createIndex({ email: 1 }, { unique: true });
+      await things.createIndex({ tags: 1 });
+      await things.createIndex({ n: 1, email: 1 });
+      const stream = things.watch();
+      await stream.tryNext();
+      const session = client.startSession();
+      try {
+        session.startTransaction();
+        await things.insertOne({ _id: 4, email: "d@x", tags: ["red", "blue"], n: 4 }, { session });
+        await things.updateOne({ _id: 1 }, { $set: { email: "a2@x", tags: ["green"] } }, { session });
+        await things.deleteOne({ _id: 2 }, { session });
+        // A unique key freed and taken again inside the transaction: the order of its writes counts.
+        await things.updateOne({ _id: 3 }, { $set: { email: "c-old@x" } }, { session });
+        await things.insertOne({ _id: 5, email: "c@x" }, { session });
+        if (meanwhile) await db.collection(name).insertOne({ _id: 6, email: "f@x" });
+        await session.commitTransaction();
+      } finally {
+        await session.endSession();
+      }
+      const report = await db.command({ validate: name });
+      expect(report).toMatchObject({ valid: true, missingIndexEntries: [], extraIndexEntries: [], nrecords: meanwhile ? 5 : 4 });
+      expect(report.keysPerIndex).toEqual({ _id_: meanwhile ? 5 : 4, email_1: meanwhile ? 5 : 4, tags_1: meanwhile ? 6 : 5, n_1_email_1: meanwhile ? 5 : 4 });
+      expect((await things.find({ tags: "blue" }).toArray()).map((doc) => doc._id)).toEqual([4]);
+      expect((await things.find({ email: "c@x" }).toArray()).map((doc) => doc._id)).toEqual([5]);
+      const plan = JSON.stringify(await things.find({ tags: "red" }).explain());
+      expect(plan).toContain('"indexName":"tags_1"');
+      expect(plan).toContain('"isMultiKey":true');
+      const seen: string[] = [];
+      while (seen.length < (meanwhile ? 6 : 5)) {
+        const change = await stream.tryNext();
+        if (change) seen.push(`${change.operationType} ${String((change as { documentKey?: { _id: number } }).documentKey?._id)}`);
+      }
+      await stream.close();
+      expect(seen.filter((line) => line !== "insert 6")).toEqual(["insert 4", "update 1", "delete 2", "update 3", "insert 5"]);
+    });
+  }
+});
+
 describe("the transaction commands on the wire", () => {
   const lsid = () => ({ id: new Binary(Buffer.from(crypto.getRandomValues(new Uint8Array(16))), 4) });
 

@@ -18,7 +18,7 @@ import { decodeDocument } from "./bson-values";
 import { writeConflict, type ConflictOwner } from "./conflicts";
 import { MongoCommandError, endsCommand } from "./errors";
 import { OverlayKv } from "./kv";
-import type { CollectionMeta, Store } from "./store";
+import { isCapped, type CollectionMeta, type Store } from "./store";
 
 export const DEFAULT_TRANSACTION_LIFETIME_SECONDS = 60;
 /** MongoDB's logicalSessionTimeoutMinutes: a session idle that long is gone, with its records. */
@@ -120,7 +120,36 @@ class Transaction implements ConflictOwner {
     }
   }
 
+  /**
+   * The collections this transaction wrote, when no one else wrote to them since its snapshot, none
+   * is capped and their indexes are the same: its own index entries and unique checks then still
+   * hold at the commit. Undefined otherwise, and the commit applies each document again.
+   */
+  private untouchedSinceSnapshot(store: Store, changes: ReturnType<OverlayKv["documentChanges"]>): CollectionMeta[] | undefined {
+    const touched = new Map<string, CollectionMeta>();
+    for (const { key } of changes) {
+      const [db, name] = key as [string, string];
+      const text = `${db}.${name}`;
+      if (touched.has(text)) continue;
+      const mine = this.view.collection(db, name);
+      const meta = store.collection(db, name);
+      if (!mine || !meta || mine.uuid !== meta.uuid || isCapped(meta) || !sameIndexes(mine, meta)) return undefined;
+      if (store.conflicts.collectionWrittenSince(db, name, this.snapshotSeq)) return undefined;
+      touched.set(text, mine);
+    }
+    // Index entries or catalog changes of a collection without a document written (an index built in the transaction): the long way.
+    for (const db of ["index", "meta"] as const) {
+      for (const { key } of this.overlay.changesOf(db)) if (!touched.has(`${key[0]}.${key[1]}`)) return undefined;
+    }
+    return [...touched.values()];
+  }
+
   private apply(store: Store, changes: ReturnType<OverlayKv["documentChanges"]>, created: CollectionMeta[]): void {
+    const untouched = created.length === 0 ? this.untouchedSinceSnapshot(store, changes) : undefined;
+    if (untouched) {
+      store.applyOwnWrites(changes, this.overlay.changesOf("index"), untouched);
+      return;
+    }
     for (const meta of created) {
       if (store.collection(meta.db, meta.name)) throw writeConflict();
       const { meta: made } = store.ensureCollection(meta.db, meta.name, meta.options);
@@ -141,6 +170,12 @@ class Transaction implements ConflictOwner {
       }
     }
   }
+}
+
+/** The same indexes, whatever each has learned of its multikey fields. */
+function sameIndexes(a: CollectionMeta, b: CollectionMeta): boolean {
+  const specs = (meta: CollectionMeta) => JSON.stringify(meta.indexes.map(({ multikeyFields: _learned, ...spec }) => spec));
+  return specs(a) === specs(b);
 }
 
 interface Session {
