@@ -174,7 +174,7 @@ class Transaction implements ConflictOwner {
 
 /** The same indexes, whatever each has learned of its multikey fields. */
 function sameIndexes(a: CollectionMeta, b: CollectionMeta): boolean {
-  const specs = (meta: CollectionMeta) => JSON.stringify(meta.indexes.map(({ multikeyFields: _learned, ...spec }) => spec));
+  const specs = (meta: CollectionMeta) => JSON.stringify(meta.indexes.map((spec) => ({ ...spec, multikeyFields: undefined })));
   return specs(a) === specs(b);
 }
 
