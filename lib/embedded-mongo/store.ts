@@ -78,6 +78,8 @@ export class Store {
   readonly clock = new ClusterClock();
   /** Who wrote which document lately, so transactions detect write conflicts (see transactions.ts). */
   readonly conflicts = new ConflictTracker();
+  /** The document each stored byte string was made from, while it lives: a commit need not decode what its transaction encoded. */
+  private readonly written = new WeakMap<Buffer, Document>();
   /** Every read and write of the sub-databases goes through this; a transaction's view puts its own in. */
   private kv: Kv;
 
@@ -113,11 +115,12 @@ export class Store {
   committedTime: Timestamp;
   private readonly oplogWaiters = new Set<() => void>();
 
-  /** Inside `write()`: records a change for change streams. */
-  log(entry: Omit<OplogEntry, "wall">): void {
+  /** Inside `write()`: records a change for change streams; `doc` may come as the bytes already stored. */
+  log(entry: Omit<OplogEntry, "wall">, doc?: Buffer): void {
     if (!this.logging || this.oplogState.quiet > 0) return;
     const state = this.oplogState;
-    this.kv.put("oplog", oplogKey({ time: state.time, index: state.index }), serialize({ ...entry, ...state.txn, wall: new Date(state.time.high * 1000) }));
+    const bytes = serialize({ ...entry, ...state.txn, wall: new Date(state.time.high * 1000) });
+    this.kv.put("oplog", oplogKey({ time: state.time, index: state.index }), doc ? withDocument(bytes, doc) : bytes);
     state.index += 1;
     state.count += 1;
   }
@@ -468,9 +471,11 @@ export class Store {
     const entries = this.indexEntries(meta, doc);
     checkKeySizes(meta, entries, id);
     this.checkUnique(meta, doc, entries);
-    this.kv.put("docs", [meta.db, meta.name, ...id], serialize(doc));
+    const bytes = serialize(doc);
+    this.written.set(bytes, doc);
+    this.kv.put("docs", [meta.db, meta.name, ...id], bytes);
     this.putEntries(meta, entries, id);
-    this.log({ op: "insert", db: meta.db, coll: meta.name, key: { _id: doc._id }, doc });
+    this.log({ op: "insert", db: meta.db, coll: meta.name, key: { _id: doc._id } }, bytes);
     if (isCapped(meta)) this.appendCapped(meta, id);
   }
 
@@ -519,9 +524,9 @@ export class Store {
         continue;
       }
       this.kv.put("docs", key, value);
-      const doc = decodeDocument(value as Buffer);
+      const doc = this.written.get(value as Buffer) ?? decodeDocument(value as Buffer);
       if (before) this.log({ op: "update", db, coll, key: { _id: doc._id }, update: updateDescription(decodeDocument(before), doc) });
-      else this.log({ op: "insert", db, coll, key: { _id: doc._id }, doc });
+      else this.log({ op: "insert", db, coll, key: { _id: doc._id } }, value as Buffer);
     }
     for (const { key, value } of entries) {
       if (value === null) this.kv.remove("index", key);
@@ -540,6 +545,7 @@ export class Store {
   replace(meta: CollectionMeta, before: Document, after: Document, kind: "update" | "replace" = "update"): void {
     const id = idKey(before._id);
     const bytes = serialize(after);
+    this.written.set(bytes, after);
     const oldEntries = this.indexEntries(meta, before);
     const newEntries = this.indexEntries(meta, after);
     checkKeySizes(meta, newEntries, id);
@@ -716,6 +722,24 @@ const deserializeOptions = { promoteLongs: true, promoteValues: true, promoteBuf
 
 /** MongoDB's largest document (16 MiB). */
 const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `entry` (BSON) with a field `doc` appended whose value is a document already encoded: an
+ * embedded document is type 0x03, its name and NUL, then its bytes; the sizes are little-endian.
+ */
+function withDocument(entry: Buffer, doc: Buffer): Buffer {
+  const name = Buffer.from("doc\0");
+  const size = entry.length + 1 + name.length + doc.length;
+  const out = Buffer.allocUnsafe(size);
+  entry.copy(out, 0, 0, entry.length - 1);
+  let at = entry.length - 1;
+  out[at++] = 0x03;
+  at += name.copy(out, at);
+  at += doc.copy(out, at);
+  out[at] = 0;
+  out.writeInt32LE(size, 0);
+  return out;
+}
 
 function serialize(doc: Document): Buffer {
   const bytes = BSON.serialize(doc);

@@ -241,7 +241,7 @@ describe("the commit", () => {
         // A unique key freed and taken again inside the transaction: the order of its writes counts.
         await things.updateOne({ _id: 3 }, { $set: { email: "c-old@x" } }, { session });
         await things.insertOne({ _id: 5, email: "c@x" }, { session });
-        if (meanwhile) await db.collection(name).insertOne({ _id: 6, email: "f@x" });
+        if (meanwhile) await things.insertOne({ _id: 6, email: "f@x" });
         await session.commitTransaction();
       } finally {
         await session.endSession();
@@ -257,7 +257,9 @@ describe("the commit", () => {
       const seen: string[] = [];
       while (seen.length < (meanwhile ? 6 : 5)) {
         const change = await stream.tryNext();
-        if (change) seen.push(`${change.operationType} ${String((change as { documentKey?: { _id: number } }).documentKey?._id)}`);
+        if (!change) continue;
+        seen.push(`${change.operationType} ${String((change as { documentKey?: { _id: number } }).documentKey?._id)}`);
+        if (change.operationType === "insert" && change.documentKey._id === 4) expect(change.fullDocument).toEqual({ _id: 4, email: "d@x", tags: ["red", "blue"], n: 4 });
       }
       await stream.close();
       expect(seen.filter((line) => line !== "insert 6")).toEqual(["insert 4", "update 1", "delete 2", "update 3", "insert 5"]);
