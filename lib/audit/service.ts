@@ -45,8 +45,8 @@ export interface AuditedChange {
   at: Date;
 }
 
-/** Writes the entry of a change: inside its transaction, put off to the transaction's end with its event (lib/db/transaction.ts). */
-export async function auditChange(change: AuditedChange): Promise<void> {
+/** The entry of a change, for `recordChange` (lib/events/service.ts) to write in the change's transaction. */
+export function auditEntryOf(change: AuditedChange): AuditDoc {
   const hidden = new Set(change.hidden);
   const changes = change.paths.filter((path) => !IDENTITY.has(path)).slice(0, MAX_CHANGES).map((path) => {
     const secret = hidden.has(path) || path.split(".").some((segment) => SECRET_FIELD.test(segment));
@@ -55,8 +55,7 @@ export async function auditChange(change: AuditedChange): Promise<void> {
     if (secret) return { path, before: change.action.endsWith(".created") ? null : REDACTED, after: change.action.endsWith(".deleted") ? null : REDACTED };
     return { path, before: storable(before), after: storable(after) };
   });
-  const actor = currentActor();
-  await insertAuditEntries([entry(change.company, change.action, change.resource, actor, changes, change.at)]);
+  return entry(change.company, change.action, change.resource, currentActor(), changes, change.at);
 }
 
 function entry(company: ObjectId, action: AuditAction, resource: AuditDoc["resource"], actor: Actor, changes: AuditDoc["changes"], at = new Date()): AuditDoc {

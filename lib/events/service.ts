@@ -3,13 +3,14 @@
  * records in the transaction of that change, and the list `GET /v2/events` reads. The event's
  * actor and request id come from the request's context, so services pass only what changed.
  */
-import { auditChange } from "@/lib/audit/service";
+import { type AuditDoc, insertAuditEntries } from "@/lib/audit/repository";
+import { auditEntryOf } from "@/lib/audit/service";
 import type { Principal } from "@/lib/server/principal";
 import { ServiceError } from "@/lib/server/errors";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { actorOf, requestContext } from "@/lib/server/request-context";
 import type { EventList, EventRecord, ListEventsQuery } from "./contract";
-import { appendEvent, type EventDoc, eventSeq, findEventsAfter } from "./repository";
+import { appendEvent, type EventDoc, eventSeq, findEventsAfter, type NewEvent } from "./repository";
 import type { EventAction, EventResource } from "@/lib/schemas/event-types";
 
 /** Fields that move with every write and say nothing of what changed. */
@@ -38,19 +39,44 @@ export interface Change {
  * writes no event; answers whether one was written.
  */
 export async function recordChange(change: Change): Promise<boolean> {
+  const described = describeChange(change);
+  if (!described) return false;
+  await writeChange(described);
+  return true;
+}
+
+/** What a change writes: its event and its audit entry. */
+export interface DescribedChange {
+  event: NewEvent;
+  audit: AuditDoc;
+}
+
+/**
+ * The event and audit entry of a change, built without writing them (undefined for an update
+ * that changed nothing): an import builds a batch's while the batch before it commits
+ * (docs/architecture.md#jobs).
+ */
+export function describeChange(change: Change): DescribedChange | undefined {
   const ignored = new Set([...BOOKKEEPING, ...(change.ignore ?? [])]);
   const compared = changedPaths(change.before ?? {}, change.after ?? {}).filter((path) => !ignored.has(path.split(".")[0]));
   const changes = [...new Set([...compared, ...(change.also ?? [])])];
-  if (change.action === "updated" && changes.length === 0) return false;
+  if (change.action === "updated" && changes.length === 0) return undefined;
   const context = requestContext();
   const type = `${change.resource}.${change.action}` as const;
   const resource = { type: change.resource, id: String(change.id) };
   const paths = change.action === "deleted" ? [] : changes;
   const at = change.at ?? new Date();
-  await appendEvent({ company: change.company, type, resource, changes: paths, actor: actorOf(context?.principal), requestId: context?.requestId ?? null, createdAt: at });
-  // Its audit entry, with the values before and after, commits with it (docs/api.md#audit-log).
-  await auditChange({ company: change.company, action: type, resource, before: change.before, after: change.after, paths, hidden: change.also ?? [], at });
-  return true;
+  return {
+    event: { company: change.company, type, resource, changes: paths, actor: actorOf(context?.principal), requestId: context?.requestId ?? null, createdAt: at },
+    // Its audit entry, with the values before and after, commits with it (docs/api.md#audit-log).
+    audit: auditEntryOf({ company: change.company, action: type, resource, before: change.before, after: change.after, paths, hidden: change.also ?? [], at }),
+  };
+}
+
+/** Writes a described change inside the transaction of that change (`inTransaction`). */
+export async function writeChange(described: DescribedChange): Promise<void> {
+  await appendEvent(described.event);
+  await insertAuditEntries([described.audit]);
 }
 
 /**

@@ -5,10 +5,11 @@
  * checkpoint; one that has already been taken {@link MAX_JOB_ATTEMPTS} times ends `failed`, saying
  * what was done. All state is in the database, so any server process may finish any job.
  */
+import { Readable } from "node:stream";
 import { BackgroundLoop, type LoopOptions } from "@/lib/server/background-loop";
 import { log } from "@/lib/server/log";
 import { withRequestContext } from "@/lib/server/request-context";
-import { importBatch, importScope, LostJob, noteEmails } from "@/lib/users/import";
+import { importBatch, importScope, LostJob, noteEmails, prepareBatch } from "@/lib/users/import";
 import { CSV_TYPE, ImportFileError, type ImportRow, importRows } from "@/lib/users/import-file";
 import { jobNudges } from "./nudge";
 import { advanceJob, claimJob, deleteChunks, findJobById, type JobDoc, readChunks, updateHeldJob } from "./repository";
@@ -86,16 +87,29 @@ export class JobRunner extends BackgroundLoop {
     const scope = await importScope(job.company, jobPrincipal(job), csv);
     let checkpoint = job.checkpoint;
     let batch: ImportRow[] = [];
+    // One batch commits while the next is read and checked (docs/architecture.md#jobs): never more than one waits.
+    let committing: Promise<void> = Promise.resolve();
     const flush = async () => {
       if (batch.length === 0) return;
       const at = checkpoint;
       const size = batch.length;
-      await importBatch(scope, batch, job.dryRun, (outcome) => advanceJob(job._id, this.owner, at, { rows: size, ...outcome }, this.leaseUntil()));
       checkpoint += size;
+      const prepared = prepareBatch(scope, batch, job.dryRun);
       batch = [];
-      this.onBatch(job, checkpoint);
+      const before = committing;
+      committing = (async () => {
+        const ready = await prepared;
+        await before;
+        await importBatch(scope, ready, job.dryRun, (outcome) => advanceJob(job._id, this.owner, at, { rows: size, ...outcome }, this.leaseUntil()));
+        this.onBatch(job, at + size);
+      })();
+      // Its failure is met where it is awaited next (the next flush, or the end), not left unhandled when the loop stops first.
+      committing.catch(() => undefined);
+      // The batch before this one must be done before another is read: its failure stops the job here.
+      await before;
     };
-    for await (const row of rows()) {
+    // The next rows are read and parsed while a batch waits on the database (docs/architecture.md#jobs).
+    for await (const row of Readable.from(rows(), { objectMode: true, highWaterMark: this.batchSize * 2 }) as AsyncIterable<ImportRow>) {
       if (row.index <= job.checkpoint) {
         // Done before a restart: only its e-mail counts, for the rows that follow.
         noteEmails(scope, [row]);
@@ -105,6 +119,7 @@ export class JobRunner extends BackgroundLoop {
       if (batch.length >= this.batchSize) await flush();
     }
     await flush();
+    await committing;
     const done = await findJobById(job._id);
     await this.finish(done ?? job, "succeeded", null);
   }

@@ -9,7 +9,7 @@
 import type { Document } from "mongodb";
 import { z } from "zod";
 import { adminChange } from "@/lib/companies/repository";
-import { recordChange } from "@/lib/events/service";
+import { type DescribedChange, describeChange, recordChange, writeChange } from "@/lib/events/service";
 import { inTransaction } from "@/lib/db/transaction";
 import { findReference } from "@/lib/reference/repository";
 import { isDuplicateKeyError } from "@/lib/server/errors";
@@ -77,23 +77,47 @@ type Plan =
   | { kind: "update"; row: ImportRow; before: LeanUser; after: LeanUser; set: Document; demotes: boolean; changes: readonly string[] }
   | { kind: "unchanged"; row: ImportRow };
 
+/**
+ * A batch checked against the users its e-mails found, with what it would write: made before the
+ * batch's transaction, while the batch before it commits (docs/architecture.md#jobs), and made
+ * again inside it when a write shows that those users changed meanwhile.
+ */
+export interface PreparedBatch {
+  rows: ImportRow[];
+  emails: Map<ImportRow, string | RowError>;
+  plans: Plan[];
+  errors: RowError[];
+  failed: number;
+  /** The event and audit entry of each create, in the order of the creates in `plans`. */
+  created: DescribedChange[];
+  /** When the rows were checked: the time of their changes. */
+  at: Date;
+}
+
 /** Thrown inside a batch's transaction when its work must be done again (a user changed under it). */
 class Retry extends Error {}
 /** How often a batch is tried again when users change under it. */
 const BATCH_ATTEMPTS = 5;
 
-/**
- * Checks and applies one batch of rows, then calls `commit` with the outcome inside the same
- * transaction (the job's checkpoint): when `commit` answers false (the job is no longer this
- * worker's), nothing of the batch is kept and it throws. A dry run checks and counts the same way
- * and writes only what `commit` writes.
- */
-export async function importBatch(scope: ImportScope, rows: ImportRow[], dryRun: boolean, commit: (outcome: BatchOutcome) => Promise<boolean>): Promise<BatchOutcome> {
+/** Checks a batch's rows, in file order, outside any transaction: the first half of {@link importBatch}. */
+export async function prepareBatch(scope: ImportScope, rows: ImportRow[], dryRun: boolean): Promise<PreparedBatch> {
   const emails = noteEmails(scope, rows);
+  return planBatch(scope, rows, emails, await findExisting(emails), dryRun);
+}
+
+/**
+ * Applies a prepared batch, then calls `commit` with the outcome inside the same transaction (the
+ * job's checkpoint): when `commit` answers false (the job is no longer this worker's), nothing of
+ * the batch is kept and it throws. A dry run checks and counts the same way and writes only what
+ * `commit` writes.
+ */
+export async function importBatch(scope: ImportScope, prepared: PreparedBatch, dryRun: boolean, commit: (outcome: BatchOutcome) => Promise<boolean>): Promise<BatchOutcome> {
   for (let attempt = 1; ; attempt++) {
     try {
       const outcome = await inTransaction(async () => {
-        const result = await applyBatch(scope, rows, emails, dryRun);
+        // A user created or changed since the batch was checked fails its write (the unique e-mail, the version an update is conditioned on): the batch is then checked again here.
+        const planned = attempt === 1 ? prepared : await planBatch(scope, prepared.rows, prepared.emails, await findExisting(prepared.emails), dryRun);
+        const result = await writeBatch(scope, planned, dryRun);
         if (!(await commit(result.outcome))) throw new LostJob();
         return result;
       });
@@ -137,10 +161,14 @@ export function noteEmails(scope: ImportScope, rows: ImportRow[]): Map<ImportRow
   return result;
 }
 
-async function applyBatch(scope: ImportScope, rows: ImportRow[], emails: Map<ImportRow, string | RowError>, dryRun: boolean) {
+async function findExisting(emails: Map<ImportRow, string | RowError>): Promise<Map<string, LeanUser>> {
+  const found = await findUsersByEmail([...emails.values()].filter((value): value is string => typeof value === "string"));
+  return new Map(found.map((user) => [user.email, user]));
+}
+
+async function planBatch(scope: ImportScope, rows: ImportRow[], emails: Map<ImportRow, string | RowError>, existing: Map<string, LeanUser>, dryRun: boolean): Promise<PreparedBatch> {
   const errors: RowError[] = [];
   let failed = 0;
-  const existing = new Map((await findUsersByEmail([...emails.values()].filter((value): value is string => typeof value === "string"))).map((user) => [user.email, user]));
   const now = new Date();
   const plans: Plan[] = [];
   for (const row of rows) {
@@ -149,18 +177,21 @@ async function applyBatch(scope: ImportScope, rows: ImportRow[], emails: Map<Imp
     if (rowErrors.length > 0) failed++;
     errors.push(...rowErrors);
   }
+  const docs = plans.flatMap((plan) => (plan.kind === "create" ? [plan.doc] : []));
+  const records = dryRun || docs.length === 0 ? [] : await toUserRecords(docs, scope.companyId);
+  const created = records.map((record, at) => describeChange({ company: scope.companyId, resource: "user", id: docs[at]._id, action: "created", after: record, ignore: ["search", "lastRequestDate"], at: now })!);
+  return { rows, emails, plans, errors, failed, created, at: now };
+}
 
-  const created = plans.filter((plan) => plan.kind === "create");
-  const updated = plans.filter((plan) => plan.kind === "update");
+async function writeBatch(scope: ImportScope, planned: PreparedBatch, dryRun: boolean) {
+  const errors = [...planned.errors];
+  let failed = planned.failed;
+  const created = planned.plans.filter((plan) => plan.kind === "create");
+  const updated = planned.plans.filter((plan) => plan.kind === "update");
   const applied: Plan[] = [];
   if (!dryRun) {
     await insertUsers(created.map((plan) => plan.doc));
-    if (created.length > 0) {
-      const records = await toUserRecords(created.map((plan) => plan.doc), scope.companyId);
-      for (const [at, record] of records.entries()) {
-        await recordChange({ company: scope.companyId, resource: "user", id: created[at].doc._id, action: "created", after: record, ignore: ["search", "lastRequestDate"], at: now });
-      }
-    }
+    for (const change of planned.created) await writeChange(change);
   }
   applied.push(...created);
   // One by one, in file order: a demotion is checked against the rows before it (docs/api.md#the-last-admin-role).
@@ -176,11 +207,11 @@ async function applyBatch(scope: ImportScope, rows: ImportRow[], emails: Map<Imp
     if (!dryRun) {
       if (!(await setUserFields(plan.before, plan.set))) throw new Retry();
       const [before, after] = await toUserRecords([plan.before, plan.after], scope.companyId);
-      await recordChange({ company: scope.companyId, resource: "user", id: plan.before._id, action: "updated", before, after, ignore: ["search", "lastRequestDate"], at: now });
+      await recordChange({ company: scope.companyId, resource: "user", id: plan.before._id, action: "updated", before, after, ignore: ["search", "lastRequestDate"], at: planned.at });
     }
     applied.push(plan);
   }
-  const unchanged = plans.filter((plan) => plan.kind === "unchanged").length;
+  const unchanged = planned.plans.filter((plan) => plan.kind === "unchanged").length;
   return {
     outcome: { summary: { created: created.length, updated: applied.length - created.length, unchanged, failed }, errors },
     created: created.length,

@@ -8,6 +8,8 @@ import { MAX_IMPORT_BYTES } from "@/lib/jobs/service";
 import { createReference } from "@/lib/services/reference";
 import { User } from "@/lib/users/repository";
 import { oid } from "@/lib/server/ids";
+import { importBatch, importScope, prepareBatch } from "@/lib/users/import";
+import { CSV_TYPE, type ImportRow, importRows } from "@/lib/users/import-file";
 import * as importRoute from "./route";
 import * as jobRoute from "../../jobs/[id]/route";
 import * as usersRoute from "../route";
@@ -195,6 +197,23 @@ describe("import of users", () => {
     expect((await job(a, "ffffffffffffffffffffffff")).status).toBe(404);
     expect((await job(a, "nope")).status).toBe(400);
     await runJobs();
+  });
+
+  it("checks a batch again in its transaction when its users changed after it was read: a user created meanwhile is updated, not duplicated", async () => {
+    const scope = await importScope(oid(a.companyId), auth(a), true);
+    const rows: ImportRow[] = [];
+    for await (const row of importRows(CSV_TYPE, (async function* () {
+      yield Buffer.from("email,firstName,lastName,accessRoles,phone\nlate@import.test,Late,Comer,Member,+34 611\n");
+    })())) rows.push(row);
+    const prepared = await prepareBatch(scope, rows, false);
+    // Between the batch's check and its transaction, someone creates the same user through the API.
+    const made = await call(usersRoute.POST, "/v2/users", { method: "POST", token: a.adminToken, admin: true, body: { email: "late@import.test", accessRoles: [a.memberRoleId], name: { displayName: "L C", names: "L", lastName: "C", secondLastName: "" } } });
+    expect(made.status).toBe(201);
+    const outcome = await importBatch(scope, prepared, false, async () => true);
+    expect(outcome).toEqual({ summary: { created: 0, updated: 1, unchanged: 0, failed: 0 }, errors: [] });
+    const [late] = await usersOf(a, ["late@import.test"]);
+    expect(late).toMatchObject({ _id: made.body._id, name: { names: "Late", lastName: "Comer" }, phone: "+34 611" });
+    expect(await User.countDocuments({ email: "late@import.test" })).toBe(1);
   });
 
   it("requires Admin: true from an admin, for the import and the job", async () => {
