@@ -1,17 +1,12 @@
 /**
- * The pages this part of the admin changed, pictured at a desktop's and a phone's width in both
- * themes (e2e/screenshots/23-*.png), each checked for its theme and for no sideways scrolling.
+ * The pages this part of the admin changed, pictured on a desktop in light and on a phone in dark
+ * (e2e/screenshots/23-*.png), each checked for its theme and for no sideways scrolling; the
+ * accessibility walk checks every page's own look in each theme and width.
  * The lists are checked too for a data table (or, on a phone, cards) that fits the page.
  */
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
+import { expect, openSignedIn, screenshot, test, unique, STATE_MODES as MODES } from "./fixtures";
 
-const MODES = [
-  { width: 1280, height: 800, theme: "light" },
-  { width: 1280, height: 800, theme: "dark" },
-  { width: 390, height: 844, theme: "light" },
-  { width: 390, height: 844, theme: "dark" },
-] as const;
 
 async function check(page: Page, name: string, dark: boolean, width: number): Promise<void> {
   expect(await page.evaluate(() => document.documentElement.classList.contains("dark")), `${name}: theme`).toBe(dark);

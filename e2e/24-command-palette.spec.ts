@@ -7,7 +7,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Page, Route } from "@playwright/test";
-import { expect, openPalette, openSignedIn, screenshot, test, VIEW_MODES as MODES } from "./fixtures";
+import { expect, openPalette, openSignedIn, screenshot, test, STATE_MODES as MODES } from "./fixtures";
 
 const LABEL = "Find users, surveys and pages";
 const palette = (page: Page) => page.getByRole("dialog", { name: LABEL });

@@ -6,7 +6,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test, unique, VIEW_MODES as MODES } from "./fixtures";
+import { expect, openSignedIn, screenshot, test, unique, STATE_MODES as MODES } from "./fixtures";
 
 // The refused save is a 412 the browser reports in the console.
 test.use({ expectedConsoleErrors: [/status of 412/] });

@@ -4,7 +4,7 @@
  * form, with plain messages, the leave guard and toasts; pictured wide and narrow, light and dark.
  */
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test, unique, VIEW_MODES as MODES } from "./fixtures";
+import { expect, openSignedIn, screenshot, test, unique, STATE_MODES as MODES } from "./fixtures";
 
 const menu = (page: Page) => page.getByRole("navigation", { name: "Main" });
 const toast = (page: Page, text: string) => page.locator("[data-toast]").filter({ hasText: text });

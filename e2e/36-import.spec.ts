@@ -5,12 +5,12 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test, unique, VIEW_MODES } from "./fixtures";
+import { expect, openSignedIn, screenshot, test, unique, STATE_MODES } from "./fixtures";
 
 async function checkViews(page: Page, name: string): Promise<void> {
   const dismiss = page.getByRole("button", { name: "Dismiss" });
   while ((await dismiss.count()) > 0) await dismiss.first().click();
-  for (const mode of VIEW_MODES) {
+  for (const mode of STATE_MODES) {
     await page.setViewportSize({ width: mode.width, height: mode.height });
     await page.emulateMedia({ colorScheme: mode.theme });
     // The page follows the system theme by a class its script sets: checked once it has.
