@@ -6,6 +6,7 @@
  * commit in one transaction. Users are matched by e-mail; a user of another company with that
  * e-mail is never touched (the row fails, as a create of that e-mail would).
  */
+import { setImmediate } from "node:timers/promises";
 import type { Document } from "mongodb";
 import { z } from "zod";
 import { adminChange } from "@/lib/companies/repository";
@@ -98,6 +99,8 @@ export interface PreparedBatch {
 class Retry extends Error {}
 /** How often a batch is tried again when users change under it. */
 const BATCH_ATTEMPTS = 5;
+/** Rows checked between two turns given to the rest of the process. */
+const YIELD_EVERY = 100;
 
 /** Checks a batch's rows, in file order, outside any transaction: the first half of {@link importBatch}. */
 export async function prepareBatch(scope: ImportScope, rows: ImportRow[], dryRun: boolean): Promise<PreparedBatch> {
@@ -171,7 +174,9 @@ async function planBatch(scope: ImportScope, rows: ImportRow[], emails: Map<Impo
   let failed = 0;
   const now = new Date();
   const plans: Plan[] = [];
-  for (const row of rows) {
+  for (const [n, row] of rows.entries()) {
+    // In slices: the batch committing beside this one gets its turns of the event loop between them.
+    if (n > 0 && n % YIELD_EVERY === 0) await setImmediate();
     const email = emails.get(row);
     const rowErrors = row.errors ?? (typeof email === "object" ? [email] : email === undefined ? [] : planRow(scope, row, email, existing.get(email), now, plans));
     if (rowErrors.length > 0) failed++;
@@ -179,7 +184,11 @@ async function planBatch(scope: ImportScope, rows: ImportRow[], emails: Map<Impo
   }
   const docs = plans.flatMap((plan) => (plan.kind === "create" ? [plan.doc] : []));
   const records = dryRun || docs.length === 0 ? [] : await toUserRecords(docs, scope.companyId);
-  const created = records.map((record, at) => describeChange({ company: scope.companyId, resource: "user", id: docs[at]._id, action: "created", after: record, ignore: ["search", "lastRequestDate"], at: now })!);
+  const created: DescribedChange[] = [];
+  for (const [n, record] of records.entries()) {
+    if (n > 0 && n % YIELD_EVERY === 0) await setImmediate();
+    created.push(describeChange({ company: scope.companyId, resource: "user", id: docs[n]._id, action: "created", after: record, ignore: ["search", "lastRequestDate"], at: now })!);
+  }
   return { rows, emails, plans, errors, failed, created, at: now };
 }
 
