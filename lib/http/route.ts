@@ -15,7 +15,7 @@ import { DatabaseUnavailableError, isDatabaseUnavailable } from "@/lib/db";
 import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
 import type { Principal } from "@/lib/server/principal";
 import { isDuplicateKeyError, ServiceError } from "@/lib/server/errors";
-import { ready } from "@/lib/services/init";
+import { ready } from "@/lib/startup/ready";
 import { log } from "@/lib/server/log";
 import { Notes } from "@/lib/server/notes";
 import { withRequestContext } from "@/lib/server/request-context";

@@ -9,7 +9,7 @@ import { useTestDatabase } from "@/lib/testing/database";
 import * as login from "@/app/api/auth/login/route";
 import * as me from "@/app/v2/users/me/route";
 import { bootstrap, createCompany } from "./companies";
-import { ensureIndexes } from "@/lib/services/init";
+import { ensureIndexes } from "@/lib/startup/ready";
 import { seedDemo } from "@/lib/seed/users";
 
 describe("bootstrap of an empty database", () => {

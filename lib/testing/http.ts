@@ -7,7 +7,7 @@ import type { RouteHandler } from "@/lib/http/route";
 import { checkAnswer } from "@/lib/openapi/testing";
 import { createApiToken } from "@/lib/auth/service";
 import { createCompany } from "@/lib/services/companies";
-import { ready } from "@/lib/services/init";
+import { ready } from "@/lib/startup/ready";
 import { createUser } from "@/lib/users/service";
 import { Notes } from "@/lib/server/notes";
 
