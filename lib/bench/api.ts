@@ -15,27 +15,17 @@
  * attaches to, as `npm start` does; `--db-in-server` starts it inside the server process instead.
  * The server listens on a free port unless `--port` names one.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import autocannon from "autocannon";
 import { Presets, SingleBar } from "cli-progress";
-import { MongoClient, ObjectId } from "mongodb";
+import { type Db, ObjectId } from "mongodb";
 import { loadConfig } from "@/lib/config";
 import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
-import { startOrAttach } from "@/lib/embedded-mongo";
 import { newDoc } from "@/lib/users/repository";
 import { type LeaseStore, SharedRateLimiter } from "@/lib/http/rate-limit";
 import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
-import { freePort, waitFor } from "./server";
+import { startBenchServer } from "./server";
 import { benchEvents } from "./events";
 import { benchSurveys } from "./surveys";
-
-const root = path.resolve(__dirname, "..", "..");
-const nextBin = path.join(root, "node_modules", ".bin", "next");
 
 const usage = `Usage: npm run bench:api -- [options]
 
@@ -80,7 +70,6 @@ const DURATION = whole("duration", 1);
 const ROUNDS = whole("rounds", 1);
 const SLICE = DURATION / ROUNDS;
 const CONNECTIONS = whole("connections", 1);
-let PORT = whole("port", 0, 65535);
 const SURVEYS = whole("surveys", 0);
 const ANSWERS = whole("answers", 0);
 const DELIVERIES = whole("deliveries", 1);
@@ -89,57 +78,21 @@ let BASE = "";
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  if (opts.build || !existsSync(path.join(root, ".next", "BUILD_ID"))) {
-    err("Building the production build (next build)...");
-    await exec(nextBin, ["build"], process.env);
-  }
-
-  // Port 0: a free one, so that another server on a fixed port is never benchmarked by mistake.
-  if (PORT === 0) PORT = await freePort();
-  BASE = `http://127.0.0.1:${PORT}`;
-  const dataDir = await mkdtemp(path.join(tmpdir(), "bench-api-"));
-  const secret = randomBytes(48).toString("base64url");
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    DATA_DIR: dataDir,
-    AUTH_SECRET: secret,
-    RATE_LIMIT_PER_MINUTE: "1000000000",
-    LOG_LEVEL: "warn",
-    MONGODB_URI: "",
-    ADMIN_PASSWORD: "bench admin password",
+  const server = await startBenchServer({
+    name: "api",
+    port: whole("port", 0, 65535),
+    build: opts.build,
+    dbInServer: opts["db-in-server"],
     // The delivery run's receiver listens on loopback (docs/api.md#webhooks).
-    WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
-  };
-  let server: ChildProcess | undefined;
-  let dbProcess: ChildProcess | undefined;
-  let client: MongoClient | undefined;
+    env: { WEBHOOK_ALLOWED_HOSTS: "127.0.0.1" },
+  });
+  BASE = server.base;
   try {
-    if (!opts["db-in-server"]) {
-      err("Starting the embedded database in a process of its own (npm run db)...");
-      dbProcess = spawn(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "lib", "cli", "db.ts"), "--port", "0"], {
-        cwd: root,
-        env,
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      await new Promise<void>((resolve, reject) => {
-        dbProcess!.stdout!.once("data", () => resolve());
-        dbProcess!.once("exit", (code) => reject(new Error(`npm run db exited with ${code}`)));
-      });
-    }
-    err(`Starting the production server on port ${PORT} (data in ${dataDir})...`);
-    server = spawn(nextBin, ["start", "--port", String(PORT)], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-    const exited = new Promise<never>((_, reject) => server!.once("exit", (code) => reject(new Error(`next start exited with ${code}`))));
-    exited.catch(() => undefined);
-    await Promise.race([waitFor(`${BASE}/api/health`, 60_000), exited]);
-
     // This process attaches to the embedded database as a plain client, the way the server does.
-    const db = await startOrAttach({ dir: path.join(dataDir, "db") });
-    client = await new MongoClient(db.localUri).connect();
-    const database = client.db("usersurveys");
+    const { client, database } = await server.attach();
 
     // Signing in bootstraps the database through the app itself; the admin is the one it creates.
-    const accessToken = await signIn("admin@example.com", "bench admin password");
+    const accessToken = await server.signIn();
     const me = await json(await fetch(`${BASE}/v2/users/me`, { headers: { authorization: `Bearer ${accessToken}` } }));
     const companyId = new ObjectId(me.companies[0].companyId as string);
     const memberRole = await database.collection("accessroles").findOne({ company: companyId, name: "Member" });
@@ -244,22 +197,13 @@ async function main(): Promise<void> {
         setting: SETTING(),
       });
     }
-    await benchEvents({ client: client!, database, companyId, roleId: memberRole._id, headers, base: BASE, table: newTable(), setting: SETTING(), deliveries: DELIVERIES });
+    await benchEvents({ client, database, companyId, roleId: memberRole._id, headers, base: BASE, table: newTable(), setting: SETTING(), deliveries: DELIVERIES });
   } finally {
-    await client?.close().catch(() => undefined);
-    if (server && server.exitCode === null) {
-      server.kill("SIGTERM");
-      await new Promise((resolve) => server!.once("exit", resolve));
-    }
-    if (dbProcess && dbProcess.exitCode === null) {
-      dbProcess.kill("SIGTERM");
-      await new Promise((resolve) => dbProcess!.once("exit", resolve));
-    }
-    await rm(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 
-async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: ObjectId, roleId: ObjectId, count: number): Promise<ObjectId[]> {
+async function insertUsers(database: Db, companyId: ObjectId, roleId: ObjectId, count: number): Promise<ObjectId[]> {
   const first = ["Ana", "María", "José", "Lucía", "Martín", "Sofía", "Mateo", "Camila", "Andrés", "Valentina", "Marco", "Inés"];
   const last = ["Pérez", "García", "Martínez", "López", "Gómez", "Díaz", "Muñoz", "Álvarez", "Romero", "Navarro", "Torres", "Ramos"];
   const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
@@ -393,27 +337,8 @@ function report(results: Figures[], note: string): void {
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
-async function signIn(email: string, password: string): Promise<string> {
-  const response = await fetch(`${BASE}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password }),
-  });
-  const body = await json(response);
-  if (!response.ok) throw new Error(`sign-in failed: ${JSON.stringify(body)}`);
-  return body.accessToken as string;
-}
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = (response: Response): Promise<any> => response.json();
-
-function exec(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env, stdio: ["ignore", process.stderr, process.stderr] });
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
-  });
-}
 
 main().then(
   () => process.exit(0),

@@ -10,22 +10,13 @@
  * every 50 ms from /proc/<pid>/status (VmRSS); its baseline is the highest sample of the second
  * before the download, after a small export has loaded the route's code.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
 import { Presets, SingleBar } from "cli-progress";
-import { MongoClient, ObjectId } from "mongodb";
-import { startOrAttach } from "@/lib/embedded-mongo";
+import { type Db, ObjectId } from "mongodb";
 import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
 import { newDoc } from "@/lib/users/repository";
 import { target } from "./figures";
-import { freePort, waitFor } from "./server";
-
-const root = path.resolve(__dirname, "..", "..");
-const nextBin = path.join(root, "node_modules", ".bin", "next");
+import { startBenchServer } from "./server";
 
 const usage = `Usage: npm run bench:export -- [options]
 
@@ -54,63 +45,28 @@ function whole(name: "users" | "port", min: number, max = Number.MAX_SAFE_INTEGE
 }
 
 const USERS = whole("users", 1);
-let PORT = whole("port", 0, 65535);
+const PORT = whole("port", 0, 65535);
 const TARGET_MB = 100;
 const err = (line: string) => process.stderr.write(`${line}\n`);
 const mb = (kb: number) => (kb / 1024).toFixed(0);
 
 async function main(): Promise<void> {
-  if (opts.build || !existsSync(path.join(root, ".next", "BUILD_ID"))) {
-    err("Building the production build (next build)...");
-    await exec(nextBin, ["build"]);
-  }
-  if (PORT === 0) PORT = await freePort();
-  const base = `http://127.0.0.1:${PORT}`;
-  const dataDir = await mkdtemp(path.join(tmpdir(), "bench-export-"));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    DATA_DIR: dataDir,
-    AUTH_SECRET: randomBytes(48).toString("base64url"),
-    RATE_LIMIT_PER_MINUTE: "1000000000",
-    LOG_LEVEL: "warn",
-    MONGODB_URI: "",
-    ADMIN_PASSWORD: "bench admin password",
-  };
-  let server: ChildProcess | undefined;
-  let dbProcess: ChildProcess | undefined;
-  let client: MongoClient | undefined;
+  const server = await startBenchServer({ name: "export", port: PORT, build: opts.build, dbInServer: opts["db-in-server"] });
   try {
-    if (!opts["db-in-server"]) {
-      err("Starting the embedded database in a process of its own (npm run db)...");
-      dbProcess = spawn(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "lib", "cli", "db.ts"), "--port", "0"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
-      await new Promise<void>((resolve, reject) => {
-        dbProcess!.stdout!.once("data", () => resolve());
-        dbProcess!.once("exit", (code) => reject(new Error(`npm run db exited with ${code}`)));
-      });
-    }
-    err(`Starting the production server on port ${PORT} (data in ${dataDir})...`);
-    server = spawn(nextBin, ["start", "--port", String(PORT)], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-    const exited = new Promise<never>((_, reject) => server!.once("exit", (code) => reject(new Error(`next start exited with ${code}`))));
-    exited.catch(() => undefined);
-    await Promise.race([waitFor(`${base}/api/health`, 60_000), exited]);
-
-    const db = await startOrAttach({ dir: path.join(dataDir, "db") });
-    client = await new MongoClient(db.localUri).connect();
-    const database = client.db("usersurveys");
-    const token = await signIn(base);
-    const headers = { authorization: `Bearer ${token}`, admin: "true" };
+    const { base, pids } = server;
+    const { database } = await server.attach();
+    const headers = { authorization: `Bearer ${await server.signIn()}`, admin: "true" };
     const me = await (await fetch(`${base}/v2/users/me`, { headers })).json();
     const companyId = new ObjectId(me.companies[0].companyId as string);
     const memberRole = await database.collection("accessroles").findOne({ company: companyId, name: "Member" });
     if (!memberRole) throw new Error("no Member role after bootstrap");
     await insertUsers(database, companyId, memberRole._id, USERS);
     // A million inserts outlast an access token: a fresh one for the downloads.
-    headers.authorization = `Bearer ${await signIn(base)}`;
+    headers.authorization = `Bearer ${await server.signIn()}`;
 
     // Loads the route's code and its first batch, so the baseline is a server that has exported.
     await download(`${base}/v2/users/export?search=ana&isActive=all`, headers);
-    const sampler = new RssSampler({ server: server.pid!, ...(dbProcess ? { database: dbProcess.pid! } : {}) });
+    const sampler = new RssSampler({ server: pids.server, ...(pids.database ? { database: pids.database } : {}) });
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const baseline = sampler.mark();
     err(`Downloading GET /v2/users/export?isActive=all (CSV) of ${USERS} users...`);
@@ -136,7 +92,7 @@ async function main(): Promise<void> {
       `  rows per second       ${(result.rows / seconds).toFixed(0)}`,
       `  server RSS            ${mb(baseline.server)} MB before, ${mb(peak.server)} MB at peak: +${mb(growth)} MB (${where})`,
       `  server RSS growth     by rows received (MB): ${trail.join(", ")}`,
-      ...(dbProcess ? [`  database process RSS  ${mb(baseline.database ?? 0)} MB before, ${mb(peak.database ?? 0)} MB at peak: +${mb((peak.database ?? 0) - (baseline.database ?? 0))} MB`] : []),
+      ...(pids.database ? [`  database process RSS  ${mb(baseline.database ?? 0)} MB before, ${mb(peak.database ?? 0)} MB at peak: +${mb((peak.database ?? 0) - (baseline.database ?? 0))} MB`] : []),
       "",
       "Targets (figures, not assertions):",
       target(`every matching user exported (${USERS + 1} with the admin)`, result.rows === USERS + 1),
@@ -145,14 +101,7 @@ async function main(): Promise<void> {
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
   } finally {
-    await client?.close().catch(() => undefined);
-    for (const child of [server, dbProcess]) {
-      if (child && child.exitCode === null) {
-        child.kill("SIGTERM");
-        await new Promise((resolve) => child.once("exit", resolve));
-      }
-    }
-    await rm(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 
@@ -237,7 +186,7 @@ function treeOf(pid: number): number[] {
   return all;
 }
 
-async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: ObjectId, roleId: ObjectId, count: number): Promise<void> {
+async function insertUsers(database: Db, companyId: ObjectId, roleId: ObjectId, count: number): Promise<void> {
   const first = ["Ana", "María", "José", "Lucía", "Martín", "Sofía", "Mateo", "Camila", "Andrés", "Valentina", "Marco", "Inés"];
   const last = ["Pérez", "García", "Martínez", "López", "Gómez", "Díaz", "Muñoz", "Álvarez", "Romero", "Navarro", "Torres", "Ramos"];
   const users = database.collection("users");
@@ -268,25 +217,6 @@ async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: O
   }
   bar.stop();
   err(`Inserted ${count} users in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
-}
-
-async function signIn(base: string): Promise<string> {
-  const response = await fetch(`${base}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: "admin@example.com", password: "bench admin password" }),
-  });
-  const body = await response.json();
-  if (!response.ok) throw new Error(`sign-in failed: ${JSON.stringify(body)}`);
-  return body.accessToken as string;
-}
-
-function exec(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
-  });
 }
 
 main().then(
