@@ -10,6 +10,8 @@ import { createCompany } from "@/lib/services/companies";
 import { ready } from "@/lib/startup/ready";
 import { createUser } from "@/lib/users/service";
 import { Notes } from "@/lib/server/notes";
+import { ErrorBody } from "@/lib/schemas/common";
+import type { z } from "zod";
 
 export interface CallOptions {
   method?: string;
@@ -23,7 +25,10 @@ export interface CallOptions {
   params?: Record<string, string>;
 }
 
-/** Parsed JSON that tests read by path; its shape is what they assert. */
+/**
+ * Parsed JSON that tests read by path; its shape is what they assert. Still `any` for the tests
+ * written before {@link answer} and {@link failure}, which type what they read.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
 
@@ -33,7 +38,14 @@ export interface CallResult<T = Json> {
   body: T;
 }
 
-export async function call<T = Json>(handler: RouteHandler, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
+/** An answer read whole as text (CSV, NDJSON), checked against the OpenAPI document as {@link call}'s are. */
+export interface TextResult {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export async function callText(handler: RouteHandler, path: string, options: CallOptions = {}): Promise<TextResult> {
   const headers = new Headers(options.headers);
   if (options.token) headers.set("authorization", `Bearer ${options.token}`);
   if (options.admin !== undefined && options.admin !== false) headers.set("admin", options.admin === true ? "true" : options.admin);
@@ -57,7 +69,24 @@ export async function call<T = Json>(handler: RouteHandler, path: string, option
     headers: response.headers,
     body: text,
   });
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  return { status: response.status, headers: response.headers, text };
+}
+
+export async function call<T = Json>(handler: RouteHandler, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
+  const { status, headers, text } = await callText(handler, path, options);
+  return { status, headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The body of a success answer, read by `schema`: typed, and a failure here names the status and what departs from it. */
+export function answer<S extends z.ZodType>(response: CallResult<unknown>, schema: S): z.output<S> {
+  if (response.status >= 300) throw new Error(`expected a success, got ${response.status}: ${JSON.stringify(response.body)}`);
+  return schema.parse(response.body);
+}
+
+/** The `error` of an error answer (docs/api.md#errors). */
+export function failure(response: CallResult<unknown>): ErrorBody["error"] {
+  if (response.status < 400) throw new Error(`expected an error, got ${response.status}: ${JSON.stringify(response.body)}`);
+  return ErrorBody.parse(response.body).error;
 }
 
 export interface Tenant {
