@@ -16,14 +16,13 @@
  * The server listens on a free port unless `--port` names one.
  */
 import autocannon from "autocannon";
-import { Presets, SingleBar } from "cli-progress";
-import { type Db, ObjectId } from "mongodb";
+import { ObjectId } from "mongodb";
 import { loadConfig } from "@/lib/config";
 import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
-import { newDoc } from "@/lib/users/repository";
 import { type LeaseStore, SharedRateLimiter } from "@/lib/http/rate-limit";
 import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
 import { startBenchServer } from "./server";
+import { insertBenchUsers } from "./users";
 import { benchEvents } from "./events";
 import { benchSurveys } from "./surveys";
 
@@ -98,7 +97,14 @@ async function main(): Promise<void> {
     const memberRole = await database.collection("accessroles").findOne({ company: companyId, name: "Member" });
     if (!memberRole) throw new Error("no Member role after bootstrap");
 
-    const ids = await insertUsers(database, companyId, memberRole._id, USERS);
+    const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+    const ids = await insertBenchUsers(database, {
+      companyId,
+      roleId: memberRole._id,
+      count: USERS,
+      batch: 1000,
+      vary: (i, { names, lastName }) => ({ email: `${fold(names)}.${fold(lastName)}.${i}@bench.example` }),
+    });
     const headers = { authorization: `Bearer ${accessToken}` };
 
     const floorOptions: autocannon.Options = { url: `${BASE}/api/auth/token`, headers };
@@ -201,46 +207,6 @@ async function main(): Promise<void> {
   } finally {
     await server.stop();
   }
-}
-
-async function insertUsers(database: Db, companyId: ObjectId, roleId: ObjectId, count: number): Promise<ObjectId[]> {
-  const first = ["Ana", "María", "José", "Lucía", "Martín", "Sofía", "Mateo", "Camila", "Andrés", "Valentina", "Marco", "Inés"];
-  const last = ["Pérez", "García", "Martínez", "López", "Gómez", "Díaz", "Muñoz", "Álvarez", "Romero", "Navarro", "Torres", "Ramos"];
-  const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
-  const ids: ObjectId[] = [];
-  const users = database.collection("users");
-  const bar = new SingleBar({ stream: process.stderr, format: "inserting users [{bar}] {value}/{total}", noTTYOutput: true, notTTYSchedule: 5000 }, Presets.shades_classic);
-  const started = performance.now();
-  bar.start(count, 0);
-  const now = Date.now();
-  const BATCH = 1000;
-  for (let start = 0; start < count; start += BATCH) {
-    const docs = [];
-    for (let i = start; i < Math.min(start + BATCH, count); i++) {
-      const names = first[i % first.length];
-      const lastName = last[Math.floor(i / first.length) % last.length];
-      const email = `${fold(names)}.${fold(lastName)}.${i}@bench.example`;
-      const _id = new ObjectId();
-      if (i % 100 === 0) ids.push(_id);
-      docs.push(
-        newDoc({
-          _id,
-          name: { displayName: `${names} ${lastName}`, names, lastName, secondLastName: "" },
-          email,
-          accessRoles: [roleId],
-          companies: [{ _id: new ObjectId(), companyId, isActive: i % 20 !== 0, hierarchy: { boss: [], peers: [], subordinate: [] } }],
-          // Ten users per second of history: many share a modifiedAt.
-          createdAt: new Date(now - (count - i) * 100),
-          modifiedAt: new Date(now - Math.floor((count - i) / 10) * 1000),
-        }),
-      );
-    }
-    await users.insertMany(docs, { ordered: false });
-    bar.update(Math.min(start + BATCH, count));
-  }
-  bar.stop();
-  err(`Inserted ${count} users in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
-  return ids;
 }
 
 /**
