@@ -10,10 +10,10 @@
  * every 50 ms from /proc/<pid>/status (VmRSS); its baseline is the highest sample of the second
  * before the download, after a small export has loaded the route's code.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { ObjectId } from "mongodb";
 import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
 import { target } from "./figures";
+import { processTree, rssKb } from "./processes";
 import { startBenchServer } from "./server";
 import { insertBenchUsers } from "./users";
 
@@ -146,7 +146,7 @@ class RssSampler {
 
   private sample(): void {
     for (const [name, pid] of Object.entries(this.pids)) {
-      const kb = treeOf(pid).reduce((sum, each) => sum + rssKb(each), 0);
+      const kb = processTree(pid).reduce((sum, each) => sum + rssKb(each), 0);
       this.last[name] = kb;
       this.window[name] = Math.max(this.window[name] ?? 0, kb);
     }
@@ -169,31 +169,6 @@ class RssSampler {
     this.sample();
     return this.mark();
   }
-}
-
-function rssKb(pid: number): number {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** The process and its descendants, from /proc/<pid>/task/<tid>/children. */
-function treeOf(pid: number): number[] {
-  const all = [pid];
-  for (let i = 0; i < all.length; i++) {
-    try {
-      for (const task of readdirSync(`/proc/${all[i]}/task`)) {
-        const children = readFileSync(`/proc/${all[i]}/task/${task}/children`, "utf8").trim();
-        if (children) all.push(...children.split(/\s+/).map(Number));
-      }
-    } catch {
-      // The process ended between two reads.
-    }
-  }
-  return all;
 }
 
 main().then(

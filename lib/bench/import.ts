@@ -5,11 +5,11 @@
  * for real, then once more (every row unchanged), polls each job to its end, and prints the rows a
  * second and the seconds from the upload to the job's end, with the machine's load at that time.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
 import type { JobRecord } from "@/lib/jobs/contract";
+import { cpuSeconds } from "./processes";
 import { startBenchServer } from "./server";
 
 const usage = `Usage: npm run bench:import -- [options]
@@ -43,19 +43,6 @@ function makeCsv(rows: number): string {
   const lines = ["email,firstName,lastName,secondLastName,isActive,accessRoles,jobTitle"];
   for (let n = 0; n < rows; n++) lines.push(`user.${run}.${n}@bench.example,${first[n % first.length]},${last[n % last.length]},${last[(n >> 3) % last.length]},${n % 10 !== 0},Member,`);
   return `${lines.join("\n")}\n`;
-}
-
-/** CPU seconds used so far by a process and its descendants (Linux's /proc; 0 elsewhere). */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    const own = (Number(fields[11]) + Number(fields[12])) / 100;
-    const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number));
-    return own + children.reduce((sum, child) => sum + cpuSeconds(child), 0);
-  } catch {
-    return 0;
-  }
 }
 
 async function main(): Promise<void> {
