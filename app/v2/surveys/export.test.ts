@@ -8,7 +8,7 @@ import { newDoc, Survey } from "@/lib/surveys/repository";
 import { SURVEY_COLUMNS } from "@/lib/surveys/columns";
 import { SurveyRecord } from "@/lib/surveys/contract";
 import { csvRows, downloader } from "@/lib/testing/export";
-import { answer, call, createTenant, failure, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as exported from "./export/route";
 import * as surveys from "./route";
@@ -21,9 +21,9 @@ describe("GET /v2/surveys/export", () => {
   const ids: Record<string, string> = {};
 
   async function create(tenant: Tenant, body: Record<string, unknown>): Promise<string> {
-    const response = await call<unknown>(surveys.POST, "/v2/surveys", { token: tenant.adminToken, admin: true, body: { version: 1, ...body } });
+    const response = await call(surveys.POST, "/v2/surveys", { token: tenant.adminToken, admin: true, body: { version: 1, ...body } });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return answer(response, SurveyRecord)._id;
+    return success(response, SurveyRecord)._id;
   }
 
   beforeAll(async () => {
@@ -69,7 +69,7 @@ describe("GET /v2/surveys/export", () => {
     const records = response.text.trimEnd().split("\n").map((line) => JSON.parse(line) as SurveyRecord);
     expect(records.map((record) => record.code)).toEqual(["retired", "formula", "onboarding"]);
     for (const record of records) {
-      const read = await call<unknown>(survey.GET, `/v2/surveys/${record._id}`, { token: t.adminToken, admin: true, params: { id: record._id } });
+      const read = await call(survey.GET, `/v2/surveys/${record._id}`, { token: t.adminToken, admin: true, params: { id: record._id } });
       expect(record).toEqual(read.body);
     }
   });

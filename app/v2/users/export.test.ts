@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Notes } from "@/lib/server/notes";
 import { newId, oid } from "@/lib/server/ids";
 import { csvRows, downloader } from "@/lib/testing/export";
-import { answer, call, createTenant, failure, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { createReference } from "@/lib/services/reference";
 import { USER_COLUMNS } from "@/lib/users/columns";
@@ -97,7 +97,7 @@ describe("GET /v2/users/export", () => {
 
   it("exports what the list's filters match, in the list's order, and nothing of another company", async () => {
     const list = async (tenant: Tenant, query: string) =>
-      answer(await call(users.GET, `/v2/users${query}${query ? "&" : "?"}limit=100`, { token: tenant.adminToken }), UserList).data.users.map((u) => u._id);
+      success(await call(users.GET, `/v2/users${query}${query ? "&" : "?"}limit=100`, { token: tenant.adminToken }), UserList).data.users.map((u) => u._id);
     for (const query of ["", "?isActive=all", "?isActive=false", "?search=zo", `?accessRole=${a.memberRoleId}`, "?orderBy=asc&isActive=all"]) {
       const rows = csvRows((await download(a, query)).text);
       expect(rows.map((row) => row._id), query).toEqual(await list(a, query));
@@ -125,7 +125,7 @@ describe("GET /v2/users/export", () => {
     const records = response.text.trimEnd().split("\n").map((line) => JSON.parse(line) as UserRecord);
     expect(records).toHaveLength(Number(response.headers.get("x-total-count")));
     for (const record of records) {
-      const read = await call<unknown>(user.GET, `/v2/users/${record._id}`, { token: a.adminToken, params: { id: record._id } });
+      const read = await call(user.GET, `/v2/users/${record._id}`, { token: a.adminToken, params: { id: record._id } });
       expect(record).toEqual(read.body);
     }
   });
