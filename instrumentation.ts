@@ -6,7 +6,7 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   (await import("./lib/http/socket-address")).installSocketAddress();
-  const [{ ready }, { startWebhookDelivery }, { startJobRunner }] = await Promise.all([import("./lib/services/init"), import("./lib/webhooks/delivery"), import("./lib/jobs/runner")]);
+  const [{ ready }, { startWebhookDelivery }, { startJobRunner }] = await Promise.all([import("./lib/startup/ready"), import("./lib/webhooks/delivery"), import("./lib/jobs/runner")]);
   startWebhookDelivery({ before: ready });
   startJobRunner({ before: ready });
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useRef, type ReactNode } from "react";
-import { useModalDialog } from "@/lib/client/use-modal-dialog";
+import { ModalDialog } from "./modal-dialog";
 import { Button } from "./ui";
 
 /**
@@ -28,24 +28,12 @@ export function ConfirmDialog({
   onCancel: () => void;
 }) {
   const cancelRef = useRef<HTMLButtonElement>(null);
-  // The safe choice takes the focus first.
-  const ref = useModalDialog(open, () => cancelRef.current);
   const titleId = useId();
   const bodyId = useId();
 
   return (
-    <dialog
-      ref={ref}
-      role="alertdialog"
-      aria-modal="true"
-      aria-labelledby={titleId}
-      aria-describedby={children ? bodyId : undefined}
-      onCancel={(event) => {
-        event.preventDefault();
-        onCancel();
-      }}
-      className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-black/50"
-    >
+    // The safe choice takes the focus first.
+    <ModalDialog open={open} first={() => cancelRef.current} onClose={onCancel} labelledBy={titleId} describedBy={children ? bodyId : undefined} alert>
       <div className="flex flex-col gap-3 p-5 sm:p-6">
         <h2 id={titleId} className="text-lg font-semibold text-slate-900">
           {title}
@@ -64,6 +52,6 @@ export function ConfirmDialog({
           </Button>
         </div>
       </div>
-    </dialog>
+    </ModalDialog>
   );
 }

@@ -11,10 +11,10 @@ import Link from "next/link";
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { ApiError } from "@/lib/client/api";
 import { useMe } from "@/lib/client/users";
-import { useModalDialog } from "@/lib/client/use-modal-dialog";
 import { savedQuery, useView, useViewActions, useViews, VIEW_PARAM, viewHref } from "@/lib/client/views";
 import type { ViewRecord, ViewResource } from "@/lib/views/contract";
 import { ConfirmDialog } from "./confirm-dialog";
+import { ModalDialog } from "./modal-dialog";
 import { useToast } from "./toast";
 import { Badge, Button, Field, Spinner, focusRing, inputClass, linkClass } from "./ui";
 import { useDismiss } from "@/lib/client/use-dismiss";
@@ -196,20 +196,11 @@ function ViewGroup({
 
 /** The one dialog that saves the current view or changes a saved one (its name and whether it is shared). */
 function ViewDialog({ editing, onClose, ...form }: { editing: Editing | null; resource: ViewResource; query: string; onClose: () => void; onSaved: (view: ViewRecord, created: boolean) => void }) {
-  const ref = useModalDialog(editing !== null, (dialog) => dialog.querySelector("input"));
   const titleId = useId();
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
-        onClose();
-      }}
-      className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-black/50"
-    >
+    <ModalDialog open={editing !== null} first={(dialog) => dialog.querySelector("input")} onClose={onClose} labelledBy={titleId}>
       {editing && <ViewForm key={editing.mode === "edit" ? editing.view._id : "new"} titleId={titleId} existing={editing.mode === "edit" ? editing.view : undefined} onClose={onClose} {...form} />}
-    </dialog>
+    </ModalDialog>
   );
 }
 

@@ -8,10 +8,10 @@
  */
 import { useCallback, useId, useRef, useState } from "react";
 import { useReference } from "@/lib/client/reference";
-import { useModalDialog } from "@/lib/client/use-modal-dialog";
 import { displayName, useBulkUsers } from "@/lib/client/users";
 import { type BulkAction, type BulkUsersResult, MAX_BULK_USERS, type UserRecord } from "@/lib/users/contract";
 import { ConfirmDialog } from "../confirm-dialog";
+import { ModalDialog } from "../modal-dialog";
 import type { RowSelection } from "../data-table";
 import { useToast } from "../toast";
 import { Button, RecordSelect, Spinner, focusRing } from "../ui";
@@ -183,19 +183,10 @@ export function BulkActions({ selection, total, query, rows }: { selection: User
 /** What a bulk action did when some users failed: the counts, and each failed user with why. */
 function SummaryDialog({ summary, onClose }: { summary: { action: BulkAction; result: BulkUsersResult; names: Map<string, string> } | null; onClose: () => void }) {
   const closeRef = useRef<HTMLButtonElement>(null);
-  const ref = useModalDialog(summary !== null, () => closeRef.current);
   const titleId = useId();
   const failed = summary?.result.results.filter((result) => result.status === "failed") ?? [];
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
-        onClose();
-      }}
-      className="m-auto w-[min(32rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-black/50"
-    >
+    <ModalDialog open={summary !== null} first={() => closeRef.current} onClose={onClose} labelledBy={titleId} width="wide">
       {summary && (
         <div className="flex flex-col gap-3 p-5 sm:p-6">
           <h2 id={titleId} className="text-lg font-semibold">
@@ -218,6 +209,6 @@ function SummaryDialog({ summary, onClose }: { summary: { action: BulkAction; re
           </div>
         </div>
       )}
-    </dialog>
+    </ModalDialog>
   );
 }

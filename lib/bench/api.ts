@@ -15,27 +15,16 @@
  * attaches to, as `npm start` does; `--db-in-server` starts it inside the server process instead.
  * The server listens on a free port unless `--port` names one.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import autocannon from "autocannon";
-import { Presets, SingleBar } from "cli-progress";
-import { MongoClient, ObjectId } from "mongodb";
+import { ObjectId } from "mongodb";
 import { loadConfig } from "@/lib/config";
 import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
-import { startOrAttach } from "@/lib/embedded-mongo";
-import { newDoc } from "@/lib/users/repository";
 import { type LeaseStore, SharedRateLimiter } from "@/lib/http/rate-limit";
 import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
-import { freePort, waitFor } from "./server";
+import { startBenchServer } from "./server";
+import { insertBenchUsers } from "./users";
 import { benchEvents } from "./events";
 import { benchSurveys } from "./surveys";
-
-const root = path.resolve(__dirname, "..", "..");
-const nextBin = path.join(root, "node_modules", ".bin", "next");
 
 const usage = `Usage: npm run bench:api -- [options]
 
@@ -80,7 +69,6 @@ const DURATION = whole("duration", 1);
 const ROUNDS = whole("rounds", 1);
 const SLICE = DURATION / ROUNDS;
 const CONNECTIONS = whole("connections", 1);
-let PORT = whole("port", 0, 65535);
 const SURVEYS = whole("surveys", 0);
 const ANSWERS = whole("answers", 0);
 const DELIVERIES = whole("deliveries", 1);
@@ -89,63 +77,34 @@ let BASE = "";
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  if (opts.build || !existsSync(path.join(root, ".next", "BUILD_ID"))) {
-    err("Building the production build (next build)...");
-    await exec(nextBin, ["build"], process.env);
-  }
-
-  // Port 0: a free one, so that another server on a fixed port is never benchmarked by mistake.
-  if (PORT === 0) PORT = await freePort();
-  BASE = `http://127.0.0.1:${PORT}`;
-  const dataDir = await mkdtemp(path.join(tmpdir(), "bench-api-"));
-  const secret = randomBytes(48).toString("base64url");
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    DATA_DIR: dataDir,
-    AUTH_SECRET: secret,
-    RATE_LIMIT_PER_MINUTE: "1000000000",
-    LOG_LEVEL: "warn",
-    MONGODB_URI: "",
-    ADMIN_PASSWORD: "bench admin password",
+  const server = await startBenchServer({
+    name: "api",
+    port: whole("port", 0, 65535),
+    build: opts.build,
+    dbInServer: opts["db-in-server"],
     // The delivery run's receiver listens on loopback (docs/api.md#webhooks).
-    WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
-  };
-  let server: ChildProcess | undefined;
-  let dbProcess: ChildProcess | undefined;
-  let client: MongoClient | undefined;
+    env: { WEBHOOK_ALLOWED_HOSTS: "127.0.0.1" },
+  });
+  BASE = server.base;
   try {
-    if (!opts["db-in-server"]) {
-      err("Starting the embedded database in a process of its own (npm run db)...");
-      dbProcess = spawn(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "lib", "cli", "db.ts"), "--port", "0"], {
-        cwd: root,
-        env,
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      await new Promise<void>((resolve, reject) => {
-        dbProcess!.stdout!.once("data", () => resolve());
-        dbProcess!.once("exit", (code) => reject(new Error(`npm run db exited with ${code}`)));
-      });
-    }
-    err(`Starting the production server on port ${PORT} (data in ${dataDir})...`);
-    server = spawn(nextBin, ["start", "--port", String(PORT)], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-    const exited = new Promise<never>((_, reject) => server!.once("exit", (code) => reject(new Error(`next start exited with ${code}`))));
-    exited.catch(() => undefined);
-    await Promise.race([waitFor(`${BASE}/api/health`, 60_000), exited]);
-
     // This process attaches to the embedded database as a plain client, the way the server does.
-    const db = await startOrAttach({ dir: path.join(dataDir, "db") });
-    client = await new MongoClient(db.localUri).connect();
-    const database = client.db("usersurveys");
+    const { client, database } = await server.attach();
 
     // Signing in bootstraps the database through the app itself; the admin is the one it creates.
-    const accessToken = await signIn("admin@example.com", "bench admin password");
+    const accessToken = await server.signIn();
     const me = await json(await fetch(`${BASE}/v2/users/me`, { headers: { authorization: `Bearer ${accessToken}` } }));
     const companyId = new ObjectId(me.companies[0].companyId as string);
     const memberRole = await database.collection("accessroles").findOne({ company: companyId, name: "Member" });
     if (!memberRole) throw new Error("no Member role after bootstrap");
 
-    const ids = await insertUsers(database, companyId, memberRole._id, USERS);
+    const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+    const ids = await insertBenchUsers(database, {
+      companyId,
+      roleId: memberRole._id,
+      count: USERS,
+      batch: 1000,
+      vary: (i, { names, lastName }) => ({ email: `${fold(names)}.${fold(lastName)}.${i}@bench.example` }),
+    });
     const headers = { authorization: `Bearer ${accessToken}` };
 
     const floorOptions: autocannon.Options = { url: `${BASE}/api/auth/token`, headers };
@@ -244,59 +203,10 @@ async function main(): Promise<void> {
         setting: SETTING(),
       });
     }
-    await benchEvents({ client: client!, database, companyId, roleId: memberRole._id, headers, base: BASE, table: newTable(), setting: SETTING(), deliveries: DELIVERIES });
+    await benchEvents({ client, database, companyId, roleId: memberRole._id, headers, base: BASE, table: newTable(), setting: SETTING(), deliveries: DELIVERIES });
   } finally {
-    await client?.close().catch(() => undefined);
-    if (server && server.exitCode === null) {
-      server.kill("SIGTERM");
-      await new Promise((resolve) => server!.once("exit", resolve));
-    }
-    if (dbProcess && dbProcess.exitCode === null) {
-      dbProcess.kill("SIGTERM");
-      await new Promise((resolve) => dbProcess!.once("exit", resolve));
-    }
-    await rm(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
-}
-
-async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: ObjectId, roleId: ObjectId, count: number): Promise<ObjectId[]> {
-  const first = ["Ana", "María", "José", "Lucía", "Martín", "Sofía", "Mateo", "Camila", "Andrés", "Valentina", "Marco", "Inés"];
-  const last = ["Pérez", "García", "Martínez", "López", "Gómez", "Díaz", "Muñoz", "Álvarez", "Romero", "Navarro", "Torres", "Ramos"];
-  const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
-  const ids: ObjectId[] = [];
-  const users = database.collection("users");
-  const bar = new SingleBar({ stream: process.stderr, format: "inserting users [{bar}] {value}/{total}", noTTYOutput: true, notTTYSchedule: 5000 }, Presets.shades_classic);
-  const started = performance.now();
-  bar.start(count, 0);
-  const now = Date.now();
-  const BATCH = 1000;
-  for (let start = 0; start < count; start += BATCH) {
-    const docs = [];
-    for (let i = start; i < Math.min(start + BATCH, count); i++) {
-      const names = first[i % first.length];
-      const lastName = last[Math.floor(i / first.length) % last.length];
-      const email = `${fold(names)}.${fold(lastName)}.${i}@bench.example`;
-      const _id = new ObjectId();
-      if (i % 100 === 0) ids.push(_id);
-      docs.push(
-        newDoc({
-          _id,
-          name: { displayName: `${names} ${lastName}`, names, lastName, secondLastName: "" },
-          email,
-          accessRoles: [roleId],
-          companies: [{ _id: new ObjectId(), companyId, isActive: i % 20 !== 0, hierarchy: { boss: [], peers: [], subordinate: [] } }],
-          // Ten users per second of history: many share a modifiedAt.
-          createdAt: new Date(now - (count - i) * 100),
-          modifiedAt: new Date(now - Math.floor((count - i) / 10) * 1000),
-        }),
-      );
-    }
-    await users.insertMany(docs, { ordered: false });
-    bar.update(Math.min(start + BATCH, count));
-  }
-  bar.stop();
-  err(`Inserted ${count} users in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
-  return ids;
 }
 
 /**
@@ -393,27 +303,8 @@ function report(results: Figures[], note: string): void {
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
-async function signIn(email: string, password: string): Promise<string> {
-  const response = await fetch(`${BASE}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password }),
-  });
-  const body = await json(response);
-  if (!response.ok) throw new Error(`sign-in failed: ${JSON.stringify(body)}`);
-  return body.accessToken as string;
-}
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = (response: Response): Promise<any> => response.json();
-
-function exec(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env, stdio: ["ignore", process.stderr, process.stderr] });
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
-  });
-}
 
 main().then(
   () => process.exit(0),

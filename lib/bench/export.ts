@@ -10,22 +10,12 @@
  * every 50 ms from /proc/<pid>/status (VmRSS); its baseline is the highest sample of the second
  * before the download, after a small export has loaded the route's code.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { Presets, SingleBar } from "cli-progress";
-import { MongoClient, ObjectId } from "mongodb";
-import { startOrAttach } from "@/lib/embedded-mongo";
+import { ObjectId } from "mongodb";
 import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
-import { newDoc } from "@/lib/users/repository";
 import { target } from "./figures";
-import { freePort, waitFor } from "./server";
-
-const root = path.resolve(__dirname, "..", "..");
-const nextBin = path.join(root, "node_modules", ".bin", "next");
+import { processTree, rssKb } from "./processes";
+import { startBenchServer } from "./server";
+import { insertBenchUsers } from "./users";
 
 const usage = `Usage: npm run bench:export -- [options]
 
@@ -54,63 +44,39 @@ function whole(name: "users" | "port", min: number, max = Number.MAX_SAFE_INTEGE
 }
 
 const USERS = whole("users", 1);
-let PORT = whole("port", 0, 65535);
+const PORT = whole("port", 0, 65535);
 const TARGET_MB = 100;
 const err = (line: string) => process.stderr.write(`${line}\n`);
 const mb = (kb: number) => (kb / 1024).toFixed(0);
 
 async function main(): Promise<void> {
-  if (opts.build || !existsSync(path.join(root, ".next", "BUILD_ID"))) {
-    err("Building the production build (next build)...");
-    await exec(nextBin, ["build"]);
-  }
-  if (PORT === 0) PORT = await freePort();
-  const base = `http://127.0.0.1:${PORT}`;
-  const dataDir = await mkdtemp(path.join(tmpdir(), "bench-export-"));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    DATA_DIR: dataDir,
-    AUTH_SECRET: randomBytes(48).toString("base64url"),
-    RATE_LIMIT_PER_MINUTE: "1000000000",
-    LOG_LEVEL: "warn",
-    MONGODB_URI: "",
-    ADMIN_PASSWORD: "bench admin password",
-  };
-  let server: ChildProcess | undefined;
-  let dbProcess: ChildProcess | undefined;
-  let client: MongoClient | undefined;
+  const server = await startBenchServer({ name: "export", port: PORT, build: opts.build, dbInServer: opts["db-in-server"] });
   try {
-    if (!opts["db-in-server"]) {
-      err("Starting the embedded database in a process of its own (npm run db)...");
-      dbProcess = spawn(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "lib", "cli", "db.ts"), "--port", "0"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
-      await new Promise<void>((resolve, reject) => {
-        dbProcess!.stdout!.once("data", () => resolve());
-        dbProcess!.once("exit", (code) => reject(new Error(`npm run db exited with ${code}`)));
-      });
-    }
-    err(`Starting the production server on port ${PORT} (data in ${dataDir})...`);
-    server = spawn(nextBin, ["start", "--port", String(PORT)], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-    const exited = new Promise<never>((_, reject) => server!.once("exit", (code) => reject(new Error(`next start exited with ${code}`))));
-    exited.catch(() => undefined);
-    await Promise.race([waitFor(`${base}/api/health`, 60_000), exited]);
-
-    const db = await startOrAttach({ dir: path.join(dataDir, "db") });
-    client = await new MongoClient(db.localUri).connect();
-    const database = client.db("usersurveys");
-    const token = await signIn(base);
-    const headers = { authorization: `Bearer ${token}`, admin: "true" };
+    const { base, pids } = server;
+    const { database } = await server.attach();
+    const headers = { authorization: `Bearer ${await server.signIn()}`, admin: "true" };
     const me = await (await fetch(`${base}/v2/users/me`, { headers })).json();
     const companyId = new ObjectId(me.companies[0].companyId as string);
     const memberRole = await database.collection("accessroles").findOne({ company: companyId, name: "Member" });
     if (!memberRole) throw new Error("no Member role after bootstrap");
-    await insertUsers(database, companyId, memberRole._id, USERS);
+    await insertBenchUsers(database, {
+      companyId,
+      roleId: memberRole._id,
+      count: USERS,
+      batch: 5000,
+      // Cells the CSV must quote, and a phone on a third of the rows.
+      vary: (i, { names, lastName }) => ({
+        email: `user.${i}@bench.example`,
+        name: { displayName: `${names} ${lastName}`, names, lastName, secondLastName: i % 7 === 0 ? 'de la Fuente, "Jr"' : "" },
+        phone: i % 3 === 0 ? `+34 600 ${String(i).padStart(6, "0")}` : null,
+      }),
+    });
     // A million inserts outlast an access token: a fresh one for the downloads.
-    headers.authorization = `Bearer ${await signIn(base)}`;
+    headers.authorization = `Bearer ${await server.signIn()}`;
 
     // Loads the route's code and its first batch, so the baseline is a server that has exported.
     await download(`${base}/v2/users/export?search=ana&isActive=all`, headers);
-    const sampler = new RssSampler({ server: server.pid!, ...(dbProcess ? { database: dbProcess.pid! } : {}) });
+    const sampler = new RssSampler({ server: pids.server, ...(pids.database ? { database: pids.database } : {}) });
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const baseline = sampler.mark();
     err(`Downloading GET /v2/users/export?isActive=all (CSV) of ${USERS} users...`);
@@ -136,7 +102,7 @@ async function main(): Promise<void> {
       `  rows per second       ${(result.rows / seconds).toFixed(0)}`,
       `  server RSS            ${mb(baseline.server)} MB before, ${mb(peak.server)} MB at peak: +${mb(growth)} MB (${where})`,
       `  server RSS growth     by rows received (MB): ${trail.join(", ")}`,
-      ...(dbProcess ? [`  database process RSS  ${mb(baseline.database ?? 0)} MB before, ${mb(peak.database ?? 0)} MB at peak: +${mb((peak.database ?? 0) - (baseline.database ?? 0))} MB`] : []),
+      ...(pids.database ? [`  database process RSS  ${mb(baseline.database ?? 0)} MB before, ${mb(peak.database ?? 0)} MB at peak: +${mb((peak.database ?? 0) - (baseline.database ?? 0))} MB`] : []),
       "",
       "Targets (figures, not assertions):",
       target(`every matching user exported (${USERS + 1} with the admin)`, result.rows === USERS + 1),
@@ -145,14 +111,7 @@ async function main(): Promise<void> {
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
   } finally {
-    await client?.close().catch(() => undefined);
-    for (const child of [server, dbProcess]) {
-      if (child && child.exitCode === null) {
-        child.kill("SIGTERM");
-        await new Promise((resolve) => child.once("exit", resolve));
-      }
-    }
-    await rm(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 
@@ -187,7 +146,7 @@ class RssSampler {
 
   private sample(): void {
     for (const [name, pid] of Object.entries(this.pids)) {
-      const kb = treeOf(pid).reduce((sum, each) => sum + rssKb(each), 0);
+      const kb = processTree(pid).reduce((sum, each) => sum + rssKb(each), 0);
       this.last[name] = kb;
       this.window[name] = Math.max(this.window[name] ?? 0, kb);
     }
@@ -210,83 +169,6 @@ class RssSampler {
     this.sample();
     return this.mark();
   }
-}
-
-function rssKb(pid: number): number {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** The process and its descendants, from /proc/<pid>/task/<tid>/children. */
-function treeOf(pid: number): number[] {
-  const all = [pid];
-  for (let i = 0; i < all.length; i++) {
-    try {
-      for (const task of readdirSync(`/proc/${all[i]}/task`)) {
-        const children = readFileSync(`/proc/${all[i]}/task/${task}/children`, "utf8").trim();
-        if (children) all.push(...children.split(/\s+/).map(Number));
-      }
-    } catch {
-      // The process ended between two reads.
-    }
-  }
-  return all;
-}
-
-async function insertUsers(database: ReturnType<MongoClient["db"]>, companyId: ObjectId, roleId: ObjectId, count: number): Promise<void> {
-  const first = ["Ana", "María", "José", "Lucía", "Martín", "Sofía", "Mateo", "Camila", "Andrés", "Valentina", "Marco", "Inés"];
-  const last = ["Pérez", "García", "Martínez", "López", "Gómez", "Díaz", "Muñoz", "Álvarez", "Romero", "Navarro", "Torres", "Ramos"];
-  const users = database.collection("users");
-  const bar = new SingleBar({ stream: process.stderr, format: "inserting users [{bar}] {value}/{total}", noTTYOutput: true, notTTYSchedule: 10_000 }, Presets.shades_classic);
-  const started = performance.now();
-  bar.start(count, 0);
-  const now = Date.now();
-  const BATCH = 5000;
-  for (let start = 0; start < count; start += BATCH) {
-    const docs = [];
-    for (let i = start; i < Math.min(start + BATCH, count); i++) {
-      const names = first[i % first.length];
-      const lastName = last[Math.floor(i / first.length) % last.length];
-      docs.push(
-        newDoc({
-          name: { displayName: `${names} ${lastName}`, names, lastName, secondLastName: i % 7 === 0 ? "de la Fuente, \"Jr\"" : "" },
-          email: `user.${i}@bench.example`,
-          accessRoles: [roleId],
-          phone: i % 3 === 0 ? `+34 600 ${String(i).padStart(6, "0")}` : null,
-          companies: [{ _id: new ObjectId(), companyId, isActive: i % 20 !== 0, hierarchy: { boss: [], peers: [], subordinate: [] } }],
-          createdAt: new Date(now - (count - i) * 100),
-          modifiedAt: new Date(now - Math.floor((count - i) / 10) * 1000),
-        }),
-      );
-    }
-    await users.insertMany(docs, { ordered: false });
-    bar.update(Math.min(start + BATCH, count));
-  }
-  bar.stop();
-  err(`Inserted ${count} users in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
-}
-
-async function signIn(base: string): Promise<string> {
-  const response = await fetch(`${base}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: "admin@example.com", password: "bench admin password" }),
-  });
-  const body = await response.json();
-  if (!response.ok) throw new Error(`sign-in failed: ${JSON.stringify(body)}`);
-  return body.accessToken as string;
-}
-
-function exec(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
-  });
 }
 
 main().then(

@@ -5,19 +5,12 @@
  * for real, then once more (every row unchanged), polls each job to its end, and prints the rows a
  * second and the seconds from the upload to the job's end, with the machine's load at that time.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
-import path from "node:path";
+import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
 import type { JobRecord } from "@/lib/jobs/contract";
-import { freePort, waitFor } from "./server";
-
-const root = path.resolve(__dirname, "..", "..");
-const nextBin = path.join(root, "node_modules", ".bin", "next");
+import { cpuSeconds } from "./processes";
+import { startBenchServer } from "./server";
 
 const usage = `Usage: npm run bench:import -- [options]
 
@@ -52,61 +45,18 @@ function makeCsv(rows: number): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** CPU seconds used so far by a process and its descendants (Linux's /proc; 0 elsewhere). */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    const own = (Number(fields[11]) + Number(fields[12])) / 100;
-    const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number));
-    return own + children.reduce((sum, child) => sum + cpuSeconds(child), 0);
-  } catch {
-    return 0;
-  }
-}
-
 async function main(): Promise<void> {
-  if (opts.build || !existsSync(path.join(root, ".next", "BUILD_ID"))) {
-    err("Building the production build (next build)...");
-    await run(nextBin, ["build"], process.env);
-  }
-  const port = whole("port", 0) || (await freePort());
-  const base = `http://127.0.0.1:${port}`;
-  const dataDir = await mkdtemp(path.join(tmpdir(), "bench-import-"));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    DATA_DIR: dataDir,
-    AUTH_SECRET: randomBytes(48).toString("base64url"),
-    RATE_LIMIT_PER_MINUTE: "1000000000",
-    LOG_LEVEL: "warn",
-    MONGODB_URI: "",
-    ADMIN_PASSWORD: "bench admin password",
-  };
-  let server: ChildProcess | undefined;
-  let dbProcess: ChildProcess | undefined;
+  const server = await startBenchServer({ name: "import", port: whole("port", 0), build: opts.build });
   try {
-    err("Starting the embedded database in a process of its own (npm run db)...");
-    dbProcess = spawn(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "lib", "cli", "db.ts"), "--port", "0"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
-    await new Promise<void>((resolve, reject) => {
-      dbProcess!.stdout!.once("data", () => resolve());
-      dbProcess!.once("exit", (code) => reject(new Error(`npm run db exited with ${code}`)));
-    });
-    err(`Starting the production server on port ${port}...`);
-    server = spawn(nextBin, ["start", "--port", String(port)], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-    await waitFor(`${base}/api/health`, 120_000);
-
-    const login = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "admin@example.com", password: "bench admin password" }) });
-    if (!login.ok) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
-    const { accessToken } = (await login.json()) as { accessToken: string };
-    const headers = { authorization: `Bearer ${accessToken}`, admin: "true" };
+    const { base, pids } = server;
+    const headers = { authorization: `Bearer ${await server.signIn()}`, admin: "true" };
 
     const csv = makeCsv(ROWS);
     err(`The file: ${ROWS.toLocaleString("en-GB")} rows, ${(Buffer.byteLength(csv) / 1024 / 1024).toFixed(1)} MiB.`);
     const results: string[] = [];
     for (const [label, dryRun] of [["dry run", true], ["import", false], ["again (unchanged)", false]] as const) {
       const load = loadavg()[0];
-      const cpuBefore = [cpuSeconds(server.pid), cpuSeconds(dbProcess.pid)];
+      const cpuBefore = [cpuSeconds(pids.server), cpuSeconds(pids.database)];
       const started = performance.now();
       const answer = await fetch(`${base}/v2/users/import?dryRun=${dryRun}`, { method: "POST", headers: { ...headers, "content-type": "text/csv" }, body: csv });
       if (answer.status !== 202) throw new Error(`the import answered ${answer.status}: ${await answer.text()}`);
@@ -118,7 +68,7 @@ async function main(): Promise<void> {
       }
       const seconds = (performance.now() - started) / 1000;
       const { created, updated, unchanged, failed } = job.summary;
-      const [serverCpu, dbCpu] = [cpuSeconds(server.pid) - cpuBefore[0], cpuSeconds(dbProcess.pid) - cpuBefore[1]];
+      const [serverCpu, dbCpu] = [cpuSeconds(pids.server) - cpuBefore[0], cpuSeconds(pids.database) - cpuBefore[1]];
       results.push(
         `${label.padEnd(18)} ${job.status.padEnd(9)} ${(ROWS / seconds).toFixed(0).padStart(7)} rows/s ${seconds.toFixed(1).padStart(7)} s (upload ${((uploaded - started) / 1000).toFixed(1)} s)  created ${created}, updated ${updated}, unchanged ${unchanged}, failed ${failed}; CPU: server ${serverCpu.toFixed(1)} s, database ${dbCpu.toFixed(1)} s; load average ${load.toFixed(2)} → ${loadavg()[0].toFixed(2)}`,
       );
@@ -126,21 +76,8 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`\nbench:import, ${ROWS.toLocaleString("en-GB")} rows, ${new Date().toISOString()}\n${results.join("\n")}\n`);
   } finally {
-    for (const child of [server, dbProcess]) {
-      if (child && child.exitCode === null) {
-        child.kill("SIGTERM");
-        await new Promise((resolve) => child.once("exit", resolve));
-      }
-    }
-    await rm(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env, stdio: ["ignore", process.stderr, process.stderr] });
-    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
-  });
 }
 
 main().catch((error: unknown) => {

@@ -8,7 +8,7 @@ import { CompanyName } from "@/lib/companies/contract";
 import { Password } from "@/lib/schemas/common";
 import { Email } from "@/lib/users/contract";
 import { createCompany, listCompanies } from "@/lib/services/companies";
-import { ready } from "@/lib/services/init";
+import { ready } from "@/lib/startup/ready";
 import { parseCommandLine } from "@/lib/shared/command-line";
 import { runCommand, UsageError } from "./run-command";
 

@@ -10,7 +10,7 @@ import { Credential } from "@/lib/credentials/repository";
 import { Meta } from "@/lib/models";
 import { AccessRole } from "@/lib/reference/repository";
 import { User } from "@/lib/users/repository";
-import { prepare } from "@/lib/services/init";
+import { prepare } from "@/lib/startup/ready";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as login from "@/app/api/auth/login/route";
 

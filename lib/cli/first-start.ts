@@ -4,7 +4,7 @@
  * e-mail and, on the start that created the first admin without ADMIN_PASSWORD, its generated
  * password, so that `npm start` shows it once the server answers.
  */
-import { prepare } from "@/lib/services/init";
+import { prepare } from "@/lib/startup/ready";
 import { runCommand } from "./run-command";
 
 runCommand(async () => {

@@ -1,13 +1,13 @@
 /**
  * What the users CLIs (token, company, seed) share: the configuration the server reads (`.env*`
- * files included), the first admin left to the server (lib/services/init.ts), logs on stderr so
+ * files included), the first admin left to the server (lib/startup/ready.ts), logs on stderr so
  * stdout carries only the answer, the database connection closed at the end, and errors as one
  * line: exit code 2 for a bad command line, 1 for anything else.
  */
 import { ConfigError } from "@/lib/config";
 import { disconnect } from "@/lib/db";
 import { ServiceError } from "@/lib/server/errors";
-import { runAsCli } from "@/lib/services/init";
+import { runAsCli } from "@/lib/startup/ready";
 import { logToStderr } from "@/lib/server/log";
 import { USAGE_EXIT_CODE, UsageError, usageLine } from "@/lib/shared/command-line";
 import { loadEnvFiles } from "./env";

@@ -4,7 +4,7 @@
  * Idempotent. `--answers N` also gives the survey `load_test` N answers (lib/seed/answers.ts).
  */
 import { Presets, SingleBar } from "cli-progress";
-import { ready } from "@/lib/services/init";
+import { ready } from "@/lib/startup/ready";
 import { seedDemo } from "@/lib/seed/users";
 import { seedSurveys } from "@/lib/seed/surveys";
 import { LOAD_SURVEY_CODE, seedAnswers } from "@/lib/seed/answers";

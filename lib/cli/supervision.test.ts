@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disconnect } from "@/lib/db";
-import { call, createTenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success } from "@/lib/testing/http";
 import * as health from "@/app/api/health/route";
 import * as me from "@/app/v2/users/me/route";
 import * as users from "@/app/v2/users/route";
@@ -146,7 +146,7 @@ describe("a database that dies while the server runs", { timeout: 120_000 }, () 
       if (down.status === 200 && servingAgain()) break;
       expect(down.status).toBe(503);
       expect(down.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
-      expect(down.body.error).toMatchObject({ status: 503, code: "service_unavailable" });
+      expect(failure(down)).toMatchObject({ status: 503, code: "service_unavailable" });
     }
     if (!servingAgain()) {
       const healthDown = await health.GET(new Request("http://localhost/api/health"));
@@ -162,7 +162,7 @@ describe("a database that dies while the server runs", { timeout: 120_000 }, () 
       const answer = await Promise.race([call(users.GET, "/v2/users?count=true", { token: tenant.adminToken }), sleep(5_000).then(() => undefined)]);
       return answer?.status === 200 ? answer : undefined;
     });
-    expect(back.body.data.counter).toBe(2);
+    expect(success(back).data.counter).toBe(2);
     expect(supervisor.current?.pid).not.toBe(killed.pid);
     expect(lines.at(-1)).toMatch(/^The embedded database is serving again/);
     expect((await health.GET(new Request("http://localhost/api/health"))).status).toBe(200);

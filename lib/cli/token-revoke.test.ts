@@ -3,7 +3,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { call, createTenant } from "@/lib/testing/http";
+import { call, createTenant, success } from "@/lib/testing/http";
 import { PRINCIPAL_TTL_MS } from "@/lib/credentials/sessions";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as me from "@/app/v2/users/me/route";
@@ -28,7 +28,7 @@ describe("token CLI: --revoke and --revoke-all", { timeout: 120_000 }, () => {
 
   it("prints the token's id on stderr; revoking it in the CLI's process reaches this one", async () => {
     const t = await createTenant("Token CLI");
-    const email: string = (await call(me.GET, "/v2/users/me", { token: t.adminToken })).body.email;
+    const email: string = success(await call(me.GET, "/v2/users/me", { token: t.adminToken })).email;
     const issued = await token(["--email", email, "--ttl", "1h"]);
     const id = /Token id \(for --revoke\): ([0-9a-f]{24})/.exec(issued.stderr)?.[1];
     expect(id, issued.stderr).toBeDefined();

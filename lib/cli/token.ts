@@ -7,7 +7,7 @@
 import { createApiToken, revokeAllTokens, revokeApiToken } from "@/lib/auth/service";
 import { PRINCIPAL_TTL_MS } from "@/lib/credentials/sessions";
 import { ServiceError } from "@/lib/server/errors";
-import { firstAdminLeftToServer, ready } from "@/lib/services/init";
+import { firstAdminLeftToServer, ready } from "@/lib/startup/ready";
 import { parseCommandLine } from "@/lib/shared/command-line";
 import { parseDuration, runCommand, UsageError } from "./run-command";
 

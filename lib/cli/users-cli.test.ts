@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { call } from "@/lib/testing/http";
+import { call, success } from "@/lib/testing/http";
 import { Company } from "@/lib/companies/repository";
 import { User } from "@/lib/users/repository";
 import { useTestDatabase } from "@/lib/testing/database";
@@ -60,7 +60,7 @@ describe("CLIs: token and company", { timeout: 120_000 }, () => {
     expect(user?.companies.map((entry) => entry.companyId.toHexString())).toContain(second.id);
     const token = (await cli("token.ts", ["--email", "boss@cli.io", "--company", second.id])).stdout.trim();
     const listed = await call(users.GET, "/v2/users?count=true", { token });
-    expect(listed.body.data.counter).toBe(1);
+    expect(success(listed).data.counter).toBe(1);
 
     const companies = JSON.parse((await cli("company.ts", ["list"])).stdout);
     expect(companies.map((company: { name: string }) => company.name)).toEqual(expect.arrayContaining(["CLI Corp", "CLI Two"]));

@@ -7,7 +7,7 @@ import { type Method, METHODS } from "@/lib/schemas/operation";
 import type { RouteHandler } from "@/lib/http/route";
 import { createApiToken } from "@/lib/auth/service";
 import { createCompany } from "@/lib/services/companies";
-import { ready } from "@/lib/services/init";
+import { ready } from "@/lib/startup/ready";
 import { openApiDocument, type OpenApiDocument, type OperationObject } from "@/lib/openapi/document";
 import { boundHandlers } from "./routes";
 import { FUZZ_WEBHOOK_ORIGIN, ID_KINDS, type IdKind } from "./values";

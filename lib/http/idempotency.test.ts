@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { IdempotencyRecord } from "@/lib/requests/repository";
 import { User } from "@/lib/users/repository";
@@ -44,8 +44,8 @@ describe("Idempotency-Key on POST", () => {
     expect((await createUser("first@idem.io", "key-2")).status).toBe(201);
     const reused = await createUser("second@idem.io", "key-2");
     expect(reused.status).toBe(422);
-    expect(reused.body.error.code).toBe("idempotency_key_reused");
-    expect(reused.body.error.details).toEqual([{ path: "Idempotency-Key", message: "was used with another request" }]);
+    expect(failure(reused).code).toBe("idempotency_key_reused");
+    expect(failure(reused).details).toEqual([{ path: "Idempotency-Key", message: "was used with another request" }]);
     expect(await usersWith("second@idem.io")).toBe(0);
   });
 
@@ -60,8 +60,8 @@ describe("Idempotency-Key on POST", () => {
     for (const key of ["", "k".repeat(256)]) {
       const refused = await createUser("never@idem.io", key);
       expect(refused.status).toBe(400);
-      expect(refused.body.error.code).toBe("invalid_request");
-      expect(refused.body.error.details).toEqual([{ path: "Idempotency-Key", message: "must be 1 to 255 characters" }]);
+      expect(failure(refused).code).toBe("invalid_request");
+      expect(failure(refused).details).toEqual([{ path: "Idempotency-Key", message: "must be 1 to 255 characters" }]);
     }
     expect(await usersWith("never@idem.io")).toBe(0);
     expect(await IdempotencyRecord.countDocuments({ key: "" })).toBe(0);
@@ -72,7 +72,7 @@ describe("Idempotency-Key on POST", () => {
     expect((await createUser("taken@idem.io")).status).toBe(201);
     const conflict = await createUser("taken@idem.io", "key-3");
     expect(conflict.status).toBe(409);
-    expect(conflict.body.error.code).toBe("conflict");
+    expect(failure(conflict).code).toBe("conflict");
     expect((await createUser("free@idem.io", "key-3")).status).toBe(201);
   });
 
@@ -93,7 +93,7 @@ describe("Idempotency-Key on POST", () => {
     await started;
     const during = await send();
     expect(during.status).toBe(409);
-    expect(during.body.error.code).toBe("request_in_progress");
+    expect(failure(during).code).toBe("request_in_progress");
     release();
     expect((await first).status).toBe(201);
     const after = await send();
@@ -109,7 +109,7 @@ describe("Idempotency-Key on POST", () => {
     expect(fresh).toHaveLength(1);
     const second = answers.find((answer) => answer !== fresh[0])!;
     if (second.status === 201) expect(second.body).toEqual(fresh[0].body);
-    else expect(second.body.error.code).toBe("request_in_progress");
+    else expect(failure(second).code).toBe("request_in_progress");
   });
 
   it("forgets a key after 24 hours (TTL index, and checked on use while the index has not removed it yet)", async () => {
@@ -124,7 +124,7 @@ describe("Idempotency-Key on POST", () => {
     await IdempotencyRecord.updateOne({ key: "daily" }, { $set: { createdAt: dayAgo, startedAt: dayAgo } });
     const next = await post("Butcher");
     expect(next.status).toBe(201);
-    expect(next.body.name).toBe("Butcher");
+    expect(success(next).name).toBe("Butcher");
   });
 
   it("takes over a key left running by a process that died", async () => {

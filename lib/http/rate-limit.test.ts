@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, createTenant } from "@/lib/testing/http";
+import { call, createTenant, failure, notesOf } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { leaseRequests, RateCounter } from "@/lib/requests/repository";
 import * as users from "@/app/v2/users/route";
@@ -27,7 +27,7 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE)", () => {
     expect(remaining).toEqual([4, 3, 2, 1, 0]);
     const limited = await call(users.GET, "/v2/users?debug=true", { token: t.adminToken });
     expect(limited.status).toBe(429);
-    expect(limited.body.error.code).toBe("rate_limited");
+    expect(failure(limited).code).toBe("rate_limited");
     // The budget comes back whole when the minute's window ends.
     const retryAfter = limited.headers.get("retry-after")!;
     expect(retryAfter).toMatch(INTEGER);
@@ -35,7 +35,7 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE)", () => {
     expect(Number(retryAfter)).toBeLessThanOrEqual(60);
     expect(limited.headers.get("ratelimit-remaining")).toBe("0");
     expect(limited.headers.get("ratelimit-reset")).toBe(retryAfter);
-    expect(limited.body.debug).toEqual([{ level: "error", code: "rate_limited", message: limited.body.error.message }]);
+    expect(notesOf(limited)).toEqual([{ level: "error", code: "rate_limited", message: failure(limited).message }]);
     expect((await call(users.GET, "/v2/users", { token: t.memberToken })).status).toBe(200);
   });
 

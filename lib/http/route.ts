@@ -15,7 +15,7 @@ import { DatabaseUnavailableError, isDatabaseUnavailable } from "@/lib/db";
 import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
 import type { Principal } from "@/lib/server/principal";
 import { isDuplicateKeyError, ServiceError } from "@/lib/server/errors";
-import { ready } from "@/lib/services/init";
+import { ready } from "@/lib/startup/ready";
 import { log } from "@/lib/server/log";
 import { Notes } from "@/lib/server/notes";
 import { withRequestContext } from "@/lib/server/request-context";
@@ -71,7 +71,17 @@ export function createdRecord<T extends { _id: string }>(path: string, record: T
 }
 
 type RouteParams = Promise<Record<string, string | string[] | undefined>>;
+
 export type RouteHandler = (request: Request, context?: { params: RouteParams }) => Promise<Response>;
+
+declare const answers: unique symbol;
+/**
+ * A handler bound to an operation by `handle`; its type also carries what a success answers (the
+ * operation's response schema), for the route tests (lib/testing/http.ts) to read it typed.
+ */
+export type BoundHandler<A> = RouteHandler & { readonly [answers]?: A };
+/** What a success of the handler answers: `unknown` for one not bound to an operation. */
+export type AnswerOf<H> = H extends BoundHandler<infer A> ? A : unknown;
 
 /** A `/v2` route: bearer token required, rate-limited per session. */
 export function route<
@@ -94,14 +104,14 @@ export function publicRoute<
 const bound = new WeakMap<RouteHandler, Operation>();
 
 /** The route handler of an operation: the route wrapper (lib/http/route.ts) with its schemas and rules. */
-export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined>(
-  operation: Operation<Q, B, P, true>,
+export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined, R extends z.ZodObject | undefined>(
+  operation: Operation<Q, B, P, true, R>,
   handler: (context: Context<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
-): RouteHandler;
-export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined>(
-  operation: Operation<Q, B, P, false>,
+): BoundHandler<Infer<R>>;
+export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined, R extends z.ZodObject | undefined>(
+  operation: Operation<Q, B, P, false, R>,
   handler: (context: PublicContext<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
-): RouteHandler;
+): BoundHandler<Infer<R>>;
 export function handle(operation: Operation, handler: (context: Context<unknown, unknown, unknown>) => unknown): RouteHandler {
   const routeHandler = operation.authenticated ? route(operation, handler) : publicRoute(operation, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
   bound.set(routeHandler, operation);
@@ -109,15 +119,16 @@ export function handle(operation: Operation, handler: (context: Context<unknown,
 }
 
 /** A handler made by `handle` whose every answer passes through `after`: still the operation's handler. */
-export function withAnswer(handler: RouteHandler, after: (request: Request, response: Response) => void): RouteHandler {
-  const wrapped: RouteHandler = async (request, context) => {
+export function withAnswer<H extends RouteHandler>(handler: H, after: (request: Request, response: Response) => void): H {
+  const wrapped = async (request: Request, context?: { params: RouteParams }) => {
     const response = await handler(request, context);
     after(request, response);
     return response;
   };
   const operation = bound.get(handler);
   if (operation) bound.set(wrapped, operation);
-  return wrapped;
+  // The same operation, so the same answer: only the type's phantom member differs.
+  return wrapped as H;
 }
 
 /** The operation a handler made by `handle` serves; `undefined` for any other. */

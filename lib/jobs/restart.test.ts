@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { call, createTenant, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { Event } from "@/lib/events/repository";
 import { oid } from "@/lib/server/ids";
@@ -35,7 +35,7 @@ describe("an import survives its server process killed with SIGKILL", { timeout:
   const startImport = async (csv: string) => {
     const started = await call(importRoute.POST, "/v2/users/import", { method: "POST", token: tenant.adminToken, admin: true, rawBody: csv, headers: { "content-type": "text/csv" } });
     expect(started.status).toBe(202);
-    return oid(started.body._id);
+    return oid(success(started)._id);
   };
   const job = async (id: ReturnType<typeof oid>) => (await Job.findById(id).lean<JobDoc>())!;
 

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { type ComponentNames, METHODS, type Method, type Operation } from "@/lib/schemas/operation";
 import { ErrorBody, type ErrorCode, isoDateTime, Notification, objectId } from "@/lib/schemas/common";
-import { RESOURCES } from "@/lib/resources";
+import { CONTRACTS } from "@/lib/resources";
 import { SCOPE_DESCRIPTIONS } from "@/lib/schemas/scopes";
 import { STATUS_OF_CODE } from "@/lib/server/errors";
 import { PATHS } from "./operations";
@@ -33,7 +33,7 @@ const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${nam
 const schemaUri = (id: string) => `#/components/schemas/${id}`;
 
 /** The names the resources' contracts give their schemas (lib/resources.ts, in its order). */
-const NAMED: ComponentNames[] = RESOURCES.flatMap((resource) => (resource.contract?.components ? [resource.contract.components] : []));
+const NAMED: ComponentNames[] = CONTRACTS.flatMap((contract) => (contract.components ? [contract.components] : []));
 
 /** Values and records that appear in several answers: one component each. */
 const SHARED: [z.ZodType, string][] = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as openapi from "@/app/v2/openapi.json/route";
-import { call } from "@/lib/testing/http";
+import { call, failure, success } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { openApiDocument } from "./document";
 
@@ -13,12 +13,12 @@ describe("GET /v2/openapi.json", () => {
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     expect(response.headers.get("x-request-id")).toBeTruthy();
     expect(response.body).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
-    expect(response.body.openapi).toMatch(/^3\.1\./);
+    expect(success(response).openapi).toMatch(/^3\.1\./);
   });
 
   it("refuses a bad debug value like every route", async () => {
     const response = await call(openapi.GET, "/v2/openapi.json?debug=yes");
     expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("invalid_request");
+    expect(failure(response).code).toBe("invalid_request");
   });
 });

@@ -25,11 +25,11 @@ import {
 const LAST_ADMIN_ROLE =
   " A company always keeps an access role with `isAdmin: true` held by an active user: `isAdmin: false` on the last such role is `409 conflict`, and nothing of the PATCH is applied.";
 
-function referenceOperations<B extends z.ZodType, U extends z.ZodType>(
+function referenceOperations<B extends z.ZodType, U extends z.ZodType, L extends z.ZodObject, R extends z.ZodObject>(
   base: string,
   bodies: { create: B; update: U },
-  list: z.ZodObject,
-  record: z.ZodObject,
+  list: L,
+  record: R,
   what: { one: string; many: string; updateRule?: string },
 ) {
   return {

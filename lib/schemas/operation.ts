@@ -51,13 +51,13 @@ export interface ComponentNames {
 }
 
 /** What the OpenAPI document says of an operation beyond its schemas. */
-export interface OperationDoc {
+export interface OperationDoc<R extends z.ZodObject | undefined = z.ZodObject | undefined> {
   summary: string;
   description?: string;
   tag: string;
   /** The success answer: `200`, `201` with `Location` for a create, `202` with `Location` for work started (a job), or `204` with no body. */
   status: 200 | 201 | 202 | 204;
-  response?: z.ZodObject;
+  response?: R;
   /** The success body is `text/csv`, streamed, instead of JSON. */
   csv?: boolean;
   /** The success body may be `application/x-ndjson`, streamed, instead (as the `format` asks). */
@@ -86,13 +86,14 @@ export interface Operation<
   B extends z.ZodType | undefined = z.ZodType | undefined,
   P extends z.ZodObject | undefined = z.ZodObject | undefined,
   A extends boolean = boolean,
+  R extends z.ZodObject | undefined = z.ZodObject | undefined,
 > extends RouteOptions<Q, B, P> {
   method: Method;
   /** The OpenAPI path, `{id}` for a `[id]` segment. */
   path: string;
   /** Whether a bearer token is required (every `/v2` operation but the document itself). */
   authenticated: A;
-  doc: OperationDoc;
+  doc: OperationDoc<R>;
 }
 
 /**
@@ -124,16 +125,22 @@ export function operationsOf(contract: Record<string, unknown>): Operation[] {
 }
 
 /** Declares an operation that needs a bearer token: it names the scope an API key needs for it. */
-export function operation<Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
-  declaration: Omit<Operation<Q, B, P, true>, "authenticated" | "scope"> & { scope: Scope },
-): Operation<Q, B, P, true> {
+export function operation<
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  P extends z.ZodObject | undefined = undefined,
+  R extends z.ZodObject | undefined = undefined,
+>(declaration: Omit<Operation<Q, B, P, true, R>, "authenticated" | "scope"> & { scope: Scope }): Operation<Q, B, P, true, R> {
   return declare({ ...declaration, authenticated: true });
 }
 
 /** Declares an operation without a bearer token (sign-in, the document). */
-export function publicOperation<Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
-  declaration: Omit<Operation<Q, B, P, false>, "authenticated" | "admin" | "scope">,
-): Operation<Q, B, P, false> {
+export function publicOperation<
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  P extends z.ZodObject | undefined = undefined,
+  R extends z.ZodObject | undefined = undefined,
+>(declaration: Omit<Operation<Q, B, P, false, R>, "authenticated" | "admin" | "scope">): Operation<Q, B, P, false, R> {
   return declare({ ...declaration, authenticated: false });
 }
 

@@ -3,7 +3,7 @@
  * is stored with exactly the fields (and nested fields) of one created through `/v2`.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
@@ -48,7 +48,7 @@ describe("seeded and API-created records", () => {
       },
     });
     expect(created.body).toMatchObject({ email: "shape.check@example.com" });
-    const api = await User.collection.findOne({ _id: oid(created.body._id) });
+    const api = await User.collection.findOne({ _id: oid(success(created)._id) });
     // The seed's first user has a boss-less hierarchy, a job, properties and a name: every field.
     const seeded = await User.collection.findOne({ email: { $regex: /\.0@demo\.example$/ } });
     expect(api?.email).toBe("shape.check@example.com");
@@ -71,7 +71,7 @@ describe("seeded and API-created records", () => {
     });
     expect(created.status).toBe(201);
     // A seeded survey has content: so does this one, once its content is written.
-    const id = created.body._id;
+    const id = success(created)._id;
     const content = { chat: [{ name: "Part 1", questions: [{ text: "Which team?", type: "single_choice", options: ["A", "B"] }] }] };
     expect((await call(contentRoute.PUT, `/v2/surveys/${id}/content`, { method: "PUT", token: t.adminToken, admin: true, body: content, params: { id } })).status).toBe(200);
     const api = await Survey.collection.findOne({ _id: oid(id) });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
 import { Answer } from "@/lib/surveys/parts";
 import { Survey } from "@/lib/surveys/repository";
 import { useTestDatabase } from "@/lib/testing/database";
@@ -27,11 +27,11 @@ describe("seedSurveys", () => {
     expect(first.created.questions).toBeGreaterThan(first.created.chats);
     expect(first.created.answers).toBeGreaterThan(first.created.questions);
     const all = await call(surveys.GET, "/v2/surveys?isActive=all&limit=100&count=true", { token: t.adminToken });
-    expect(all.body.data.counter).toBe(24);
-    const versions = new Set(all.body.data.surveys.map((s: Json) => s.version));
+    expect(success(all).data.counter).toBe(24);
+    const versions = new Set(success(all).data.surveys.map((s) => s.version));
     expect(versions).toEqual(new Set([1, 2]));
-    expect(all.body.data.surveys.some((s: Json) => s.version === 2 && s.permissionsV2.length > 0)).toBe(true);
-    expect(all.body.data.surveys.some((s: Json) => s.version === 1 && s.permissions.length > 0)).toBe(true);
+    expect(success(all).data.surveys.some((s) => s.version === 2 && s.permissionsV2!.length > 0)).toBe(true);
+    expect(success(all).data.surveys.some((s) => s.version === 1 && s.permissions!.length > 0)).toBe(true);
   });
 
   it("gives populate and answer real data, and each survey its first revision", async () => {
@@ -39,16 +39,16 @@ describe("seedSurveys", () => {
     expect(answer).not.toBeNull();
     const id = answer!.survey.toHexString();
     const byAnswer = await call(surveys.GET, `/v2/surveys?isActive=all&answer=${answer!.uuid.toHexString()}`, { token: t.adminToken });
-    expect(byAnswer.body.data.surveys.map((s: Json) => s._id)).toEqual([id]);
+    expect(success(byAnswer).data.surveys.map((s) => s._id)).toEqual([id]);
 
     const populated = await call(survey.GET, `/v2/surveys/${id}?populate=true`, { token: t.adminToken, admin: true, params: { id } });
     expect(populated.status).toBe(200);
-    expect(populated.body.chat.length).toBeGreaterThan(0);
-    const counts = populated.body.chat.flatMap((c: Json) => c.questions.map((q: Json) => q.answerCount));
+    expect(success(populated).chat!.length).toBeGreaterThan(0);
+    const counts = success(populated).chat!.flatMap((c) => c.questions.map((q) => q.answerCount));
     expect(counts.reduce((a: number, b: number) => a + b, 0)).toBeGreaterThan(0);
     const history = await call(revisions.GET, `/v2/surveys/${id}/revisions`, { token: t.adminToken, admin: true, params: { id } });
-    expect(history.body.data.revisions.map((r: Json) => r.__v)).toEqual([0]);
-    expect(history.body.data.revisions[0].snapshot._id).toBe(id);
+    expect(success(history).data.revisions.map((r) => r.__v)).toEqual([0]);
+    expect(success(history).data.revisions[0].snapshot._id).toBe(id);
   });
 
   it("is idempotent", async () => {

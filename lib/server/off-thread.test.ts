@@ -4,7 +4,7 @@ import { createTenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { oid } from "@/lib/server/ids";
 import { offThread, readWorkers } from "@/lib/server/off-thread";
-import { readTasks } from "@/lib/services/read-tasks";
+import { readTasks } from "@/lib/startup/read-tasks";
 import { Notes } from "@/lib/server/notes";
 import { readSurveyRecords, type SurveyRecordsQuery } from "@/lib/surveys/repository";
 import { CreateSurveyBody } from "@/lib/surveys/contract";

@@ -1,5 +1,5 @@
 /**
- * Runs a read task (lib/services/read-tasks.ts) on the process's read workers (`READ_WORKERS`,
+ * Runs a read task (lib/startup/read-tasks.ts) on the process's read workers (`READ_WORKERS`,
  * lib/db/workers.ts), or in this thread when there are none or they cannot take it.
  */
 import { Worker } from "node:worker_threads";
@@ -14,7 +14,7 @@ import { log } from "@/lib/server/log";
 const fromSource = !process.env.NEXT_RUNTIME;
 
 function startReadWorker(target: WorkerTarget): Worker {
-  return new Worker(new URL("../services/read-worker.ts", import.meta.url), { workerData: target, ...(fromSource ? FROM_SOURCE : {}) });
+  return new Worker(new URL("../startup/read-worker.ts", import.meta.url), { workerData: target, ...(fromSource ? FROM_SOURCE : {}) });
 }
 
 /** The process's read workers; `undefined` before the database is connected, or with `READ_WORKERS=0`. */
@@ -26,7 +26,7 @@ export const readWorkers = () =>
   });
 
 /**
- * Runs `run` on a read worker as the task of that name in lib/services/read-tasks.ts (the caller
+ * Runs `run` on a read worker as the task of that name in lib/startup/read-tasks.ts (the caller
  * passes both, so this kernel module needs no resource), or in this thread.
  */
 export async function offThread<A, R>(task: string, run: (args: A) => Promise<R>, args: A): Promise<R> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call } from "@/lib/testing/http";
+import { call, success } from "@/lib/testing/http";
 import { Credential } from "@/lib/credentials/repository";
 import { Meta } from "@/lib/models";
 import { AccessRole } from "@/lib/reference/repository";
@@ -9,7 +9,7 @@ import { useTestDatabase } from "@/lib/testing/database";
 import * as login from "@/app/api/auth/login/route";
 import * as me from "@/app/v2/users/me/route";
 import { bootstrap, createCompany } from "./companies";
-import { ensureIndexes } from "@/lib/services/init";
+import { ensureIndexes } from "@/lib/startup/ready";
 import { seedDemo } from "@/lib/seed/users";
 
 describe("bootstrap of an empty database", () => {
@@ -38,8 +38,8 @@ describe("bootstrap of an empty database", () => {
 
     const signedIn = await call(login.POST, "/api/auth/login", { body: { email: "first.admin@example.com", password: "bootstrap password" } });
     expect(signedIn.status).toBe(200);
-    const self = await call(me.GET, "/v2/users/me", { token: signedIn.body.accessToken });
-    expect(self.body.email).toBe("first.admin@example.com");
+    const self = await call(me.GET, "/v2/users/me", { token: success(signedIn).accessToken });
+    expect(success(self).email).toBe("first.admin@example.com");
   });
 
   it("leaves a database that already has companies alone", async () => {

@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import * as list from "@/app/v2/surveys/route";
-import { call, createTenant, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
 import { Meta } from "@/lib/models";
 import { Survey } from "@/lib/surveys/repository";
 import { useTestDatabase } from "@/lib/testing/database";
@@ -23,11 +23,11 @@ describe("backfill of survey search fields", () => {
   const insertOld = async (code: string, name: string) => {
     const created = await call(list.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code, name, version: 2 } });
     expect(created.status).toBe(201);
-    await Survey.collection.updateOne({ _id: oid(created.body._id) }, { $unset: { nameLower: "", searchPrefixes: "" } });
-    return created.body._id as string;
+    await Survey.collection.updateOne({ _id: oid(success(created)._id) }, { $unset: { nameLower: "", searchPrefixes: "" } });
+    return success(created)._id as string;
   };
   const search = async (text: string) =>
-    (await call(list.GET, `/v2/surveys?search=${encodeURIComponent(text)}&count=true`, { token: t.adminToken })).body.data;
+    success(await call(list.GET, `/v2/surveys?search=${encodeURIComponent(text)}&count=true`, { token: t.adminToken })).data;
 
   it("fills every survey missing the fields once, then only reads its marker", async () => {
     const ids = [await insertOld("legacy_pulse", "Pulso Ánimo"), await insertOld("old_exit", "Exit Interview")];

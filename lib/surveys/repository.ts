@@ -230,7 +230,7 @@ export interface SurveyRecordsQuery extends ReadOptions {
   fields: readonly SurveyField[];
 }
 
-/** Runs on a read worker (lib/services/read-tasks.ts) as well as in the calling thread. */
+/** Runs on a read worker (lib/startup/read-tasks.ts) as well as in the calling thread. */
 export async function readSurveyRecords({ fields, filter, ...options }: SurveyRecordsQuery): Promise<Partial<SurveyRecord>[]> {
   const docs = await findDocs<LeanSurvey>(Survey, filter, options);
   return docs.map((doc) => toSurveyRecord(doc, fields));

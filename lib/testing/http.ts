@@ -3,13 +3,15 @@
  * does) and checks its answer against the OpenAPI document (lib/openapi), and creates companies
  * with admins and members holding real access tokens.
  */
-import type { RouteHandler } from "@/lib/http/route";
+import type { AnswerOf, RouteHandler } from "@/lib/http/route";
 import { checkAnswer } from "@/lib/openapi/testing";
 import { createApiToken } from "@/lib/auth/service";
 import { createCompany } from "@/lib/services/companies";
-import { ready } from "@/lib/services/init";
+import { ready } from "@/lib/startup/ready";
 import { createUser } from "@/lib/users/service";
 import { Notes } from "@/lib/server/notes";
+import { ErrorBody, Notification } from "@/lib/schemas/common";
+import { z } from "zod";
 
 export interface CallOptions {
   method?: string;
@@ -23,17 +25,25 @@ export interface CallOptions {
   params?: Record<string, string>;
 }
 
-/** Parsed JSON that tests read by path; its shape is what they assert. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Json = any;
+declare const succeeds: unique symbol;
 
-export interface CallResult<T = Json> {
+export interface CallResult<A = unknown> {
   status: number;
   headers: Headers;
-  body: T;
+  /** The answer's JSON, as parsed: {@link success} and {@link failure} read it typed. */
+  body: unknown;
+  /** What a success answers (a type only). */
+  readonly [succeeds]?: A;
 }
 
-export async function call<T = Json>(handler: RouteHandler, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
+/** An answer read whole as text (CSV, NDJSON), checked against the OpenAPI document as {@link call}'s are. */
+export interface TextResult {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export async function callText(handler: RouteHandler, path: string, options: CallOptions = {}): Promise<TextResult> {
   const headers = new Headers(options.headers);
   if (options.token) headers.set("authorization", `Bearer ${options.token}`);
   if (options.admin !== undefined && options.admin !== false) headers.set("admin", options.admin === true ? "true" : options.admin);
@@ -57,7 +67,36 @@ export async function call<T = Json>(handler: RouteHandler, path: string, option
     headers: response.headers,
     body: text,
   });
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  return { status: response.status, headers: response.headers, text };
+}
+
+/** Calls a route handler; a handler bound to an operation (`handle`) answers its response schema's type on success. */
+export async function call<H extends RouteHandler>(handler: H, path: string, options: CallOptions = {}): Promise<CallResult<AnswerOf<H>>> {
+  const { status, headers, text } = await callText(handler, path, options);
+  return { status, headers, body: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+/**
+ * The body of a success answer, as its operation's response schema types it (the OpenAPI check
+ * of {@link call} has held it against that schema), with the debug notes any answer may carry; or
+ * read by `schema`, for a handler bound to no operation.
+ */
+export function success<A>(response: CallResult<A>): A & { debug?: Notification[] };
+export function success<S extends z.ZodType>(response: CallResult, schema: S): z.output<S>;
+export function success(response: CallResult, schema?: z.ZodType): unknown {
+  if (response.status >= 300) throw new Error(`expected a success, got ${response.status}: ${JSON.stringify(response.body)}`);
+  return schema ? schema.parse(response.body) : response.body;
+}
+
+/** The debug notes of any answer, a success or an error (docs/api.md#debug). */
+export function notesOf(response: CallResult): Notification[] | undefined {
+  return z.object({ debug: z.array(Notification).optional() }).parse(response.body).debug;
+}
+
+/** The `error` of an error answer (docs/api.md#errors). */
+export function failure(response: CallResult): ErrorBody["error"] {
+  if (response.status < 400) throw new Error(`expected an error, got ${response.status}: ${JSON.stringify(response.body)}`);
+  return ErrorBody.parse(response.body).error;
 }
 
 export interface Tenant {

@@ -1,7 +1,7 @@
 /**
  * The users collection: the model, the only code that reads or writes it, and the shaping of
  * user records as the API shows them (docs/api.md#the-user-record), shared by the users service
- * and the read workers (lib/services/read-tasks.ts). Nothing here knows the caller beyond the
+ * and the read workers (lib/startup/read-tasks.ts). Nothing here knows the caller beyond the
  * company whose view it builds.
  *
  * One way to the database: the driver, typed by the model's lean type (single-batch reads of

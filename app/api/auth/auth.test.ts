@@ -1,6 +1,7 @@
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
+import { AccessTokenResponse } from "@/lib/schemas/auth";
 import { Session } from "@/lib/credentials/repository";
 import { User } from "@/lib/users/repository";
 import { hashPassword } from "@/lib/credentials/passwords";
@@ -36,13 +37,13 @@ describe("authentication", () => {
       const response = await signIn((await memberEmail()).toUpperCase(), password);
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ accessToken: expect.any(String), expiresAt: expect.stringMatching(/\.000Z$/) });
-      const expiresIn = Date.parse(response.body.expiresAt) - Date.now();
+      const expiresIn = Date.parse(success(response).expiresAt) - Date.now();
       expect(expiresIn).toBeGreaterThan(10 * 60_000);
       expect(expiresIn).toBeLessThanOrEqual(15 * 60_000);
       const cookie = response.headers.get("set-cookie")!;
       expect(cookie).toMatch(/^session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
-      expect((await whoAmI(response.body.accessToken)).body._id).toBe(t.memberId);
-      const [header, payload] = response.body.accessToken.split(".").slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, "base64url").toString()));
+      expect(success(await whoAmI(success(response).accessToken))._id).toBe(t.memberId);
+      const [header, payload] = success(response).accessToken.split(".").slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, "base64url").toString()));
       expect(header.alg).toBe("HS256");
       expect(payload).toEqual({ sub: t.memberId, cid: t.companyId, sid: expect.any(String), iat: expect.any(Number), exp: expect.any(Number) });
     });
@@ -60,8 +61,8 @@ describe("authentication", () => {
       ]);
       for (const answer of answers) {
         expect(answer.status).toBe(401);
-        expect(answer.body.error.code).toBe("unauthorized");
-        expect(answer.body.error.message).toBe(answers[0].body.error.message);
+        expect(failure(answer).code).toBe("unauthorized");
+        expect(failure(answer).message).toBe(failure(answers[0]).message);
         expect(answer.headers.get("set-cookie")).toBeNull();
       }
     });
@@ -69,13 +70,13 @@ describe("authentication", () => {
     it.each([5_000, 100_000])("refuses a body nested %i levels deep with 400, not 500", async (levels) => {
       const response = await call(login.POST, "/api/auth/login", { rawBody: '{"email":'.repeat(levels) + "1" + "}".repeat(levels), headers: { "content-type": "application/json" } });
       expect(response.status).toBe(400);
-      expect(response.body.error.code).toBe("invalid_request");
+      expect(failure(response).code).toBe("invalid_request");
     });
 
     it("refuses a malformed body with 400", async () => {
       const response = await call(login.POST, "/api/auth/login", { body: { email: "x@y.io" } });
       expect(response.status).toBe(400);
-      expect(response.body.error.details[0].path).toBe("password");
+      expect(failure(response).details![0].path).toBe("password");
     });
 
     it("throttles failed attempts per e-mail and address (429 with Retry-After), even for the right password", async () => {
@@ -89,7 +90,7 @@ describe("authentication", () => {
       for (let i = 0; i < 10; i++) expect((await signIn("throttled@auth.io", `wrong ${i}`)).status).toBe(401);
       const blocked = await signIn("throttled@auth.io", password);
       expect(blocked.status).toBe(429);
-      expect(blocked.body.error.code).toBe("rate_limited");
+      expect(failure(blocked).code).toBe("rate_limited");
       expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
       expect((await signIn(await memberEmail(), password)).status).toBe(200);
     });
@@ -121,7 +122,7 @@ describe("authentication", () => {
       for (let i = 0; i < 10; i++) expect((await signIn(email, `wrong ${i}`, from("203.0.113.10"))).status).toBe(401);
       const blocked = await signIn(email, password, from("203.0.113.10"));
       expect(blocked.status).toBe(429);
-      expect(blocked.body.error.code).toBe("rate_limited");
+      expect(failure(blocked).code).toBe("rate_limited");
       expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
       expect((await signIn(email, password, from("198.51.100.20"))).status).toBe(200);
     });
@@ -162,7 +163,7 @@ describe("authentication", () => {
       expect(answers.every((answer) => answer.status === 401)).toBe(true);
       const limited = await forged("203.0.113.20");
       expect(limited.status).toBe(429);
-      expect(limited.body.error.code).toBe("rate_limited");
+      expect(failure(limited).code).toBe("rate_limited");
       expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
       const tampered = await call(me.GET, "/v2/users/me", { token: `${t.memberToken.slice(0, -4)}AAAA`, headers: { "x-forwarded-for": "203.0.113.20" } });
       expect(tampered.status).toBe(429);
@@ -183,16 +184,16 @@ describe("authentication", () => {
       const cookie = cookieOf(signedIn.headers.get("set-cookie"));
       const refreshed = await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie } });
       expect(refreshed.status).toBe(200);
-      expect((await whoAmI(refreshed.body.accessToken)).status).toBe(200);
+      expect((await whoAmI(success(refreshed, AccessTokenResponse).accessToken)).status).toBe(200);
 
       const out = await call(logout.POST, "/api/auth/logout", { method: "POST", headers: { cookie } });
       expect(out.status).toBe(204);
       expect(out.headers.get("set-cookie")).toMatch(/^session=; Path=\/; HttpOnly; SameSite=Strict; Max-Age=0/);
 
-      for (const accessToken of [signedIn.body.accessToken, refreshed.body.accessToken]) {
+      for (const accessToken of [success(signedIn, AccessTokenResponse).accessToken, success(refreshed, AccessTokenResponse).accessToken]) {
         const revoked = await whoAmI(accessToken);
         expect(revoked.status).toBe(401);
-        expect(revoked.body.error.code).toBe("unauthorized");
+        expect(failure(revoked).code).toBe("unauthorized");
       }
       expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie } })).status).toBe(401);
     });
@@ -209,12 +210,12 @@ describe("authentication", () => {
       for (const [handler, path] of [[token.POST, "/api/auth/token"], [logout.POST, "/api/auth/logout"]] as const) {
         const refused = await call(handler, path, { method: "POST", headers: { cookie, ...crossSite } });
         expect(refused.status, path).toBe(403);
-        expect(refused.body.error.code).toBe("forbidden");
+        expect(failure(refused).code).toBe("forbidden");
         expect(refused.headers.get("set-cookie")).toBeNull();
       }
       const signInRefused = await signIn(await memberEmail(), password, crossSite);
       expect(signInRefused.status).toBe(403);
-      expect(signInRefused.body.error.code).toBe("forbidden");
+      expect(failure(signInRefused).code).toBe("forbidden");
       expect(signInRefused.headers.get("set-cookie")).toBeNull();
       expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie } })).status).toBe(200);
     });
@@ -252,7 +253,7 @@ describe("authentication", () => {
     ])("answers 401 unauthorized for %s", async (_, authorization) => {
       const response = await call(me.GET, "/v2/users/me", { headers: authorization ? { authorization } : {} });
       expect(response.status).toBe(401);
-      expect(response.body.error.code).toBe("unauthorized");
+      expect(failure(response).code).toBe("unauthorized");
     });
 
     it("answers 401 for an expired token, a token signed with another key, and a token of no session", async () => {
@@ -260,7 +261,7 @@ describe("authentication", () => {
       const expired = await sign({ cid: t.companyId, sid }, Math.floor(Date.now() / 1000) - 10);
       const response = await whoAmI(expired);
       expect(response.status).toBe(401);
-      expect(response.body.error.message).toMatch(/expired/);
+      expect(failure(response).message).toMatch(/expired/);
       const foreign = await sign({ cid: t.companyId, sid }, "1h", new TextEncoder().encode("x".repeat(40)));
       expect((await whoAmI(foreign)).status).toBe(401);
       const noSession = await sign({ cid: t.companyId, sid: "0123456789abcdef01234567" }, "1h");
@@ -291,7 +292,7 @@ describe("authentication", () => {
       expect((await asDemoted()).status).toBe(200);
       expect((await asDemoted()).status).toBe(200);
       expect((await setRoles(memberRoles)).status).toBe(200);
-      expect((await asDemoted()).body.error.code).toBe("forbidden");
+      expect(failure(await asDemoted()).code).toBe("forbidden");
     });
 
     it("answers 401 for the token of a deactivated user, and accepts it again once reactivated", async () => {
@@ -300,7 +301,7 @@ describe("authentication", () => {
       expect((await setActive(false)).status).toBe(200);
       const response = await whoAmI(t.memberToken);
       expect(response.status).toBe(401);
-      expect(response.body.error.message).toMatch(/deactivated/);
+      expect(failure(response).message).toMatch(/deactivated/);
       expect((await signIn(await memberEmail(), password)).status).toBe(401);
       expect((await setActive(true)).status).toBe(200);
       expect((await whoAmI(t.memberToken)).status).toBe(200);
@@ -319,7 +320,7 @@ describe("authentication", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect((await User.findById(t.memberId).lean())!.lastRequestDate).toEqual(first);
       const shown = await whoAmI(fresh);
-      expect(shown.body.lastRequestDate).toBe(first!.toISOString());
+      expect(success(shown).lastRequestDate).toBe(first!.toISOString());
     });
   });
 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { AuditLog, retentionIndex, syncRetention } from "@/lib/audit/repository";
 import { Event } from "@/lib/events/repository";
@@ -33,10 +33,10 @@ describe("audit log", () => {
 
   const as = (tenant: Tenant, extra: Record<string, unknown> = {}) => ({ token: tenant.adminToken, admin: true, headers: { "user-agent": "audit-test/1.0" }, ...extra });
   const log = (tenant: Tenant, query = "") => call(auditLog.GET, `/v2/audit-log${query}`, as(tenant));
-  const entriesOf = async (tenant: Tenant, query: string): Promise<Json[]> => {
+  const entriesOf = async (tenant: Tenant, query: string) => {
     const response = await log(tenant, query);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    return response.body.data.entries;
+    return success(response).data.entries;
   };
   const adminName = async (tenant: Tenant) => {
     const admin = (await User.findById(tenant.adminId).lean())!;
@@ -45,7 +45,7 @@ describe("audit log", () => {
   const createUser = async (tenant: Tenant, body: Record<string, unknown>) => {
     const response = await call(users.POST, "/v2/users", as(tenant, { body: { accessRoles: [tenant.memberRoleId], ...body } }));
     expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return response.body;
+    return success(response);
   };
 
   it("writes one entry per change of a user, with each changed field before and after, who acted and the request", async () => {
@@ -73,11 +73,11 @@ describe("audit log", () => {
       createdAt: expect.stringMatching(/Z$/),
     });
     expect(create.changes).toEqual(expect.arrayContaining([{ path: "email", before: null, after: "ana@audit.test" }, { path: "phone", before: null, after: "1" }]));
-    expect(create.changes.map((change: Json) => change.path)).not.toContain("search");
+    expect(create.changes.map((change) => change.path)).not.toContain("search");
     // As many entries as events, for the same changes.
     const events = await Event.find({ "resource.id": created._id }).lean();
     expect(events).toHaveLength(2);
-    expect(events.find((event) => event.type === "user.updated")!.changes).toEqual(updated.changes.map((change: Json) => change.path));
+    expect(events.find((event) => event.type === "user.updated")!.changes).toEqual(updated.changes.map((change) => change.path));
   });
 
   it("redacts a new password and stores no hash", async () => {
@@ -95,21 +95,21 @@ describe("audit log", () => {
   it("never stores an API key, and names the key as the actor of what it does", async () => {
     const made = await call(apiKeys.POST, "/v2/api-keys", as(a, { body: { name: "Sync robot", scopes: ["users:write", "events:read"] } }));
     expect(made.status).toBe(201);
-    const { key, _id } = made.body;
+    const { key, _id } = success(made);
     const entries = await entriesOf(a, `?resourceId=${_id}`);
     expect(entries).toHaveLength(1);
     expect(entries[0].action).toBe("apiKey.created");
     expect(entries[0].changes).toContainEqual({ path: "name", before: null, after: "Sync robot" });
     const stored = JSON.stringify(await AuditLog.find({ company: a.companyId }).lean());
     expect(stored).not.toContain(key);
-    expect(stored).not.toContain(key.slice(12));
+    expect(stored).not.toContain(key!.slice(12));
 
     const byKey = await call(users.POST, "/v2/users", { token: key, admin: true, body: { email: "robot-made@audit.test", accessRoles: [a.memberRoleId] } });
     expect(byKey.status).toBe(201);
-    const [entry] = await entriesOf(a, `?resourceId=${byKey.body._id}`);
+    const [entry] = await entriesOf(a, `?resourceId=${success(byKey)._id}`);
     expect(entry.actor).toEqual({ type: "apiKey", id: _id, name: "Sync robot" });
     // The key reads the log too, with its scope and Admin: true.
-    expect((await call(auditLog.GET, `/v2/audit-log?actorId=${_id}`, { token: key, admin: true })).body.data.entries).toHaveLength(1);
+    expect(success(await call(auditLog.GET, `/v2/audit-log?actorId=${_id}`, { token: key, admin: true })).data.entries).toHaveLength(1);
 
     await call(apiKey.DELETE, `/v2/api-keys/${_id}`, as(a, { method: "DELETE", params: { id: _id } }));
     expect((await entriesOf(a, `?resourceId=${_id}`)).map((e) => e.action)).toEqual(["apiKey.deleted", "apiKey.created"]);
@@ -117,7 +117,7 @@ describe("audit log", () => {
 
   it("redacts a webhook's secret on create and rotation, and keeps the before and after of a PATCH", async () => {
     const made = await call(webhooks.POST, "/v2/webhooks", as(a, { body: { url: "http://127.0.0.1:9/hook", events: ["user.created"] } }));
-    const id = made.body._id;
+    const id = success(made)._id;
     await call(webhook.PATCH, `/v2/webhooks/${id}`, as(a, { method: "PATCH", params: { id }, body: { events: ["user.*"], isActive: false } }));
     const rotated = await call(rotate.POST, `/v2/webhooks/${id}/rotate-secret`, as(a, { method: "POST", params: { id } }));
     expect(rotated.status).toBe(200);
@@ -128,20 +128,20 @@ describe("audit log", () => {
       ["webhook.created", expect.arrayContaining([{ path: "url", before: null, after: "http://127.0.0.1:9/hook" }])],
     ]);
     const stored = JSON.stringify(await AuditLog.find({ "resource.id": id }).lean());
-    for (const secret of [made.body.secret, rotated.body.secret]) expect(stored).not.toContain(secret.slice(6));
+    for (const secret of [success(made).secret, success(rotated).secret]) expect(stored).not.toContain(secret!.slice(6));
   });
 
   it("audits surveys and reference data", async () => {
     const made = await call(surveys.POST, "/v2/surveys", as(a, { body: { code: "audit_1", name: "Audit survey", version: 1 } }));
     expect(made.status).toBe(201);
-    await call(survey.PATCH, `/v2/surveys/${made.body._id}`, as(a, { method: "PATCH", params: { id: made.body._id }, body: { name: "Audited survey" } }));
-    const [update] = await entriesOf(a, `?resourceId=${made.body._id}`);
+    await call(survey.PATCH, `/v2/surveys/${success(made)._id}`, as(a, { method: "PATCH", params: { id: success(made)._id }, body: { name: "Audited survey" } }));
+    const [update] = await entriesOf(a, `?resourceId=${success(made)._id}`);
     expect(update.action).toBe("survey.updated");
     expect(update.changes).toContainEqual({ path: "name", before: "Audit survey", after: "Audited survey" });
 
     const title = await call(jobTitles.POST, "/v2/job-titles", as(a, { body: { name: "Clerk" } }));
-    await call(jobTitle.PATCH, `/v2/job-titles/${title.body._id}`, as(a, { method: "PATCH", params: { id: title.body._id }, body: { name: "Head clerk" } }));
-    const titleEntries = await entriesOf(a, `?resourceType=jobTitle&resourceId=${title.body._id}`);
+    await call(jobTitle.PATCH, `/v2/job-titles/${success(title)._id}`, as(a, { method: "PATCH", params: { id: success(title)._id }, body: { name: "Head clerk" } }));
+    const titleEntries = await entriesOf(a, `?resourceType=jobTitle&resourceId=${success(title)._id}`);
     expect(titleEntries.map((entry) => entry.action)).toEqual(["jobTitle.updated", "jobTitle.created"]);
     expect(titleEntries[0].changes).toEqual([{ path: "name", before: "Clerk", after: "Head clerk" }]);
   });
@@ -194,8 +194,8 @@ describe("audit log", () => {
       const query: string = `?resourceType=user&from=${start}&limit=2${next ? `&cursor=${encodeURIComponent(next)}` : ""}`;
       const response = await log(b, query);
       expect(response.status).toBe(200);
-      seen.push(...response.body.data.entries.map((entry: Json) => entry.resource.id));
-      next = response.body.data.next;
+      seen.push(...success(response).data.entries.map((entry) => entry.resource.id));
+      next = success(response).data.next;
       if (next) expect(response.headers.get("link")).toContain('rel="next"');
       pages++;
     } while (next);
@@ -203,9 +203,9 @@ describe("audit log", () => {
     expect(seen).toEqual([...made].reverse());
 
     const first = await log(b, `?resourceType=user&limit=2`);
-    const otherFilter = await log(b, `?resourceType=survey&limit=2&cursor=${encodeURIComponent(first.body.data.next)}`);
+    const otherFilter = await log(b, `?resourceType=survey&limit=2&cursor=${encodeURIComponent(success(first).data.next!)}`);
     expect(otherFilter.status).toBe(400);
-    expect(otherFilter.body.error.code).toBe("invalid_request");
+    expect(failure(otherFilter).code).toBe("invalid_request");
   });
 
   it("shows a company nothing of another's", async () => {
@@ -214,7 +214,7 @@ describe("audit log", () => {
     const all = JSON.stringify(await entriesOf(a, "?limit=200"));
     expect(all).not.toContain("secret-of-b");
     expect(all).not.toContain(b.adminId);
-    const cursorOfB = (await log(b, "?limit=1")).body.data.next;
+    const cursorOfB = success(await log(b, "?limit=1")).data.next!;
     const replayed = await log(a, `?limit=1&cursor=${encodeURIComponent(cursorOfB)}`);
     expect(replayed.status).toBe(400);
   });
@@ -223,10 +223,10 @@ describe("audit log", () => {
     expect((await call(auditLog.GET, "/v2/audit-log")).status).toBe(401);
     const withoutHeader = await call(auditLog.GET, "/v2/audit-log", { token: a.adminToken });
     expect(withoutHeader.status).toBe(403);
-    expect(withoutHeader.body.error.code).toBe("admin_required");
+    expect(failure(withoutHeader).code).toBe("admin_required");
     const member = await call(auditLog.GET, "/v2/audit-log", { token: a.memberToken, admin: true });
     expect(member.status).toBe(403);
-    expect(member.body.error.code).toBe("forbidden");
+    expect(failure(member).code).toBe("forbidden");
   });
 
   it.each([
@@ -245,8 +245,8 @@ describe("audit log", () => {
   ])("refuses %s with 400 naming %s", async (query, path) => {
     const response = await log(a, `?${query}`);
     expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("invalid_request");
-    expect(response.body.error.details.map((detail: Json) => detail.path.split(".")[0])).toContain(path);
+    expect(failure(response).code).toBe("invalid_request");
+    expect(failure(response).details?.map((detail) => detail.path.split(".")[0])).toContain(path);
   });
 
   it("expires entries through a TTL index that follows AUDIT_RETENTION_DAYS", async () => {

@@ -4,8 +4,9 @@
  * following `after` that sees every event exactly once while writers race.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
+import type { EventRecord } from "@/lib/events/contract";
 import * as events from "./route";
 import * as users from "../users/route";
 import * as user from "../users/[id]/route";
@@ -31,15 +32,15 @@ describe("GET /v2/events", () => {
   const admin = (tenant: Tenant, headers: Record<string, string> = {}) => ({ token: tenant.adminToken, admin: true, headers });
   const list = (tenant: Tenant, query = "") => call(events.GET, `/v2/events${query}`, admin(tenant));
   /** Every event of the tenant, walked by `after`. */
-  async function all(tenant: Tenant, token = tenant.adminToken): Promise<Json[]> {
-    const seen: Json[] = [];
+  async function all(tenant: Tenant, token = tenant.adminToken) {
+    const seen: EventRecord[] = [];
     for (let after: string | undefined; ; ) {
       const page = await call(events.GET, `/v2/events?limit=7${after ? `&after=${after}` : ""}`, { token, admin: true });
       expect(page.status, JSON.stringify(page.body)).toBe(200);
-      seen.push(...page.body.data.events);
-      if (page.body.data.next === null) return seen;
-      expect(page.headers.get("link")).toBe(`</v2/events?limit=7&after=${page.body.data.next}>; rel="next"`);
-      after = page.body.data.next;
+      seen.push(...success(page).data.events);
+      if (success(page).data.next === null) return seen;
+      expect(page.headers.get("link")).toBe(`</v2/events?limit=7&after=${success(page).data.next}>; rel="next"`);
+      after = success(page).data.next!;
     }
   }
   const eventsOf = async (tenant: Tenant, id: string) => (await all(tenant)).filter((event) => event.resource.id === id);
@@ -50,7 +51,7 @@ describe("GET /v2/events", () => {
       body: { email: `ev${++n}@a.test`, accessRoles: [a.memberRoleId], name: { displayName: "Ana", names: "Ana", lastName: "Pérez", secondLastName: "" } },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const id = created.body._id;
+    const id = success(created)._id;
     const patched = await call(user.PATCH, `/v2/users/${id}`, {
       method: "PATCH",
       ...admin(a, { "x-request-id": "patch-user-1" }),
@@ -85,8 +86,8 @@ describe("GET /v2/events", () => {
 
   it("every survey write (create, PATCH, upgrade, content PUT) writes its event", async () => {
     const created = await call(surveys.POST, "/v2/surveys", { ...admin(a), body: { code: "ev_survey", name: "Survey", version: 1 } });
-    const id = created.body._id;
-    const patch = (body: Json) => call(survey.PATCH, `/v2/surveys/${id}`, { method: "PATCH", ...admin(a), body, params: { id } });
+    const id = success(created)._id;
+    const patch = (body: Record<string, unknown>) => call(survey.PATCH, `/v2/surveys/${id}`, { method: "PATCH", ...admin(a), body, params: { id } });
     expect((await patch({ name: "Renamed" })).status).toBe(200);
     expect((await patch({ version: 2 })).status).toBe(200);
     const put = await call(content.PUT, `/v2/surveys/${id}/content`, {
@@ -108,7 +109,7 @@ describe("GET /v2/events", () => {
 
   it("reference data and API keys write theirs; an API key acts as itself and needs events:read", async () => {
     const job = await call(jobTitles.POST, "/v2/job-titles", { ...admin(a), body: { name: `Engineer ${++n}` } });
-    const renamed = await call(jobTitle.PATCH, `/v2/job-titles/${job.body._id}`, { method: "PATCH", ...admin(a), body: { name: `Lead ${n}` }, params: { id: job.body._id } });
+    const renamed = await call(jobTitle.PATCH, `/v2/job-titles/${success(job)._id}`, { method: "PATCH", ...admin(a), body: { name: `Lead ${n}` }, params: { id: success(job)._id } });
     expect(renamed.status).toBe(200);
     const role = await call(accessRoles.POST, "/v2/access-roles", { ...admin(a), body: { name: `Role ${n}` } });
     expect(role.status).toBe(201);
@@ -116,22 +117,22 @@ describe("GET /v2/events", () => {
     expect(key.status).toBe(201);
     const reader = await call(apiKeys.POST, "/v2/api-keys", { ...admin(a), body: { name: "Events", scopes: ["events:read"] } });
 
-    const byKey = await call(user.PATCH, `/v2/users/${a.memberId}`, { method: "PATCH", token: key.body.key, admin: true, body: { phone: `+2 ${n}` }, params: { id: a.memberId } });
+    const byKey = await call(user.PATCH, `/v2/users/${a.memberId}`, { method: "PATCH", token: success(key).key, admin: true, body: { phone: `+2 ${n}` }, params: { id: a.memberId } });
     expect(byKey.status).toBe(200);
-    const noScope = await call(events.GET, "/v2/events", { token: key.body.key, admin: true });
+    const noScope = await call(events.GET, "/v2/events", { token: success(key).key, admin: true });
     expect(noScope.status).toBe(403);
-    expect(noScope.body.error.code).toBe("insufficient_scope");
-    const revoked = await call(apiKey.DELETE, `/v2/api-keys/${key.body._id}`, { method: "DELETE", ...admin(a), params: { id: key.body._id } });
+    expect(failure(noScope).code).toBe("insufficient_scope");
+    const revoked = await call(apiKey.DELETE, `/v2/api-keys/${success(key)._id}`, { method: "DELETE", ...admin(a), params: { id: success(key)._id } });
     expect(revoked.status).toBe(204);
 
-    const seen = await all(a, reader.body.key);
+    const seen = await all(a, success(reader).key);
     const of = (id: string) => seen.filter((event) => event.resource.id === id).map((event) => event.type);
-    expect(of(job.body._id)).toEqual(["jobTitle.created", "jobTitle.updated"]);
-    expect(of(role.body._id)).toEqual(["accessRole.created"]);
-    expect(of(key.body._id)).toEqual(["apiKey.created", "apiKey.deleted"]);
-    expect(seen.find((event) => event.resource.id === key.body._id).changes).not.toContain("key");
-    expect(seen.filter((event) => event.resource.id === a.memberId).at(-1)).toMatchObject({ actor: { type: "apiKey", id: key.body._id }, changes: ["phone"] });
-    expect(JSON.stringify(seen)).not.toContain(key.body.key);
+    expect(of(success(job)._id)).toEqual(["jobTitle.created", "jobTitle.updated"]);
+    expect(of(success(role)._id)).toEqual(["accessRole.created"]);
+    expect(of(success(key)._id)).toEqual(["apiKey.created", "apiKey.deleted"]);
+    expect(seen.find((event) => event.resource.id === success(key)._id)!.changes).not.toContain("key");
+    expect(seen.filter((event) => event.resource.id === a.memberId).at(-1)).toMatchObject({ actor: { type: "apiKey", id: success(key)._id }, changes: ["phone"] });
+    expect(JSON.stringify(seen)).not.toContain(success(key).key);
   });
 
   it("a change whose transaction fails leaves neither the change nor its event", async () => {
@@ -140,15 +141,15 @@ describe("GET /v2/events", () => {
     await db.mongoose.connection.db!.admin().command({ configureFailPoint: "failCommand", mode: { times: 1 }, data: { failCommands: ["insert"], errorCode: 8 } });
     const failed = await call(user.PATCH, `/v2/users/${a.memberId}`, { method: "PATCH", ...admin(a), body: { phone: "+9 lost" }, params: { id: a.memberId } });
     expect(failed.status).toBe(500);
-    const read = await call(user.GET, `/v2/users/${a.memberId}`, admin(a));
-    expect(read.body.phone).not.toBe("+9 lost");
+    const read = await call(user.GET, `/v2/users/${a.memberId}`, { ...admin(a), params: { id: a.memberId } });
+    expect(success(read).phone).not.toBe("+9 lost");
     expect((await all(a)).length).toBe(before);
   });
 
   it("filters by type, and keeps each company's events its own", async () => {
     const mine = await all(a);
     const updates = await list(a, "?type=user.updated&type=survey.created&limit=1000");
-    expect(updates.body.data.events.map((event: Json) => event._id)).toEqual(
+    expect(success(updates).data.events.map((event) => event._id)).toEqual(
       mine.filter((event) => event.type === "user.updated" || event.type === "survey.created").map((event) => event._id),
     );
     const theirs = await all(b);
@@ -156,22 +157,22 @@ describe("GET /v2/events", () => {
     expect(theirs.every((event) => event.resource.id !== a.memberId)).toBe(true);
     const foreign = await list(b, `?after=${mine[0]._id}`);
     expect(foreign.status).toBe(400);
-    expect(foreign.body.error).toMatchObject({ code: "invalid_request", details: [{ path: "after" }] });
-    expect(foreign.body.error.details[0].message).toMatch(/names no event of this company/);
+    expect(failure(foreign)).toMatchObject({ code: "invalid_request", details: [{ path: "after" }] });
+    expect(failure(foreign).details![0].message).toMatch(/names no event of this company/);
   });
 
   it("refuses bad input with 400, never 500, and requires Admin", async () => {
     for (const query of ["?after=nope", "?after=0123456789abcdef01234567", "?type=user.exploded", "?limit=0", "?limit=1001", "?limit=ten", "?after[$gt]=x"]) {
       const response = await list(a, query);
       expect(response.status, query).toBe(400);
-      expect(response.body.error.code, query).toBe("invalid_request");
+      expect(failure(response).code, query).toBe("invalid_request");
     }
     expect((await call(events.GET, "/v2/events", { token: a.adminToken })).status).toBe(403);
     expect((await call(events.GET, "/v2/events", { token: a.memberToken, admin: true })).status).toBe(403);
   });
 
   it("a reader following after while 20 writers PATCH users sees every event exactly once", async () => {
-    const start = (await all(a)).at(-1)._id as string;
+    const start = (await all(a)).at(-1)!._id as string;
     const seen: string[] = [];
     let writing = true;
     const read = async () => {
@@ -179,8 +180,8 @@ describe("GET /v2/events", () => {
       const step = async () => {
         const page = await call(events.GET, `/v2/events?after=${after}&limit=5`, admin(a));
         expect(page.status).toBe(200);
-        for (const event of page.body.data.events) seen.push(event._id);
-        if (page.body.data.events.length > 0) after = page.body.data.events.at(-1)._id;
+        for (const event of success(page).data.events) seen.push(event._id);
+        if (success(page).data.events.length > 0) after = success(page).data.events.at(-1)!._id;
       };
       while (writing) await step();
       // What committed after the last read while writing: read on until nothing is left.

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as users from "../users/route";
 import * as outbox from "./route";
@@ -22,35 +22,35 @@ describe("GET /v2/outbox", () => {
   it("lists the company's invitations newest first, with the link, paged and counted", async () => {
     const response = await call(outbox.GET, "/v2/outbox?limit=2&count=true", { token: t.adminToken, admin: true });
     expect(response.status).toBe(200);
-    const { mails, page, limit, counter } = response.body.data;
+    const { mails, page, limit, counter } = success(response).data;
     expect({ page, limit, counter }).toEqual({ page: 1, limit: 2, counter: 3 });
-    expect(mails.map((mail: Json) => mail.to)).toEqual(["third@outbox.test", "second@outbox.test"]);
+    expect(mails.map((mail) => mail.to)).toEqual(["third@outbox.test", "second@outbox.test"]);
     expect(mails[0].text).toMatch(/\/invitation\/[\w-]+/);
     expect(mails[0].createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     const next = await call(outbox.GET, "/v2/outbox?limit=2&page=2", { token: t.adminToken, admin: true });
-    expect(next.body.data.mails.map((mail: Json) => mail.to)).toEqual(["first@outbox.test"]);
+    expect(success(next).data.mails.map((mail) => mail.to)).toEqual(["first@outbox.test"]);
   });
 
   it("filters by recipient, case-insensitively", async () => {
     const response = await call(outbox.GET, "/v2/outbox?to=SECOND@outbox.test", { token: t.adminToken, admin: true });
-    expect(response.body.data.mails.map((mail: Json) => mail.to)).toEqual(["second@outbox.test"]);
+    expect(success(response).data.mails.map((mail) => mail.to)).toEqual(["second@outbox.test"]);
   });
 
   it("never shows another company's mail", async () => {
     const response = await call(outbox.GET, "/v2/outbox?count=true", { token: other.adminToken, admin: true });
-    expect(response.body.data.counter).toBe(1);
-    expect(response.body.data.mails[0].to).toBe("elsewhere@outbox.test");
+    expect(success(response).data.counter).toBe(1);
+    expect(success(response).data.mails[0].to).toBe("elsewhere@outbox.test");
   });
 
   it("is for admins only", async () => {
     expect((await call(outbox.GET, "/v2/outbox", { token: t.adminToken })).status).toBe(403);
-    expect((await call(outbox.GET, "/v2/outbox", { token: t.memberToken, admin: true })).body.error.code).toBe("forbidden");
+    expect(failure(await call(outbox.GET, "/v2/outbox", { token: t.memberToken, admin: true })).code).toBe("forbidden");
     expect((await call(outbox.GET, "/v2/outbox")).status).toBe(401);
   });
 
   it("refuses a bad page size", async () => {
     const response = await call(outbox.GET, "/v2/outbox?limit=1000", { token: t.adminToken, admin: true });
     expect(response.status).toBe(400);
-    expect(response.body.error.details[0].path).toBe("limit");
+    expect(failure(response).details![0].path).toBe("limit");
   });
 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { EVERY_TYPE_CONTENT } from "@/lib/testing/surveys";
 import { Answer } from "@/lib/surveys/parts";
@@ -23,17 +23,17 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
   let viewerToken: string;
   let n = 0;
 
-  async function create(body: Json = {}, tenant = t): Promise<{ id: string; q: Record<string, string> }> {
+  async function create(body: Record<string, unknown> = {}, tenant = t): Promise<{ id: string; q: Record<string, string> }> {
     const made = await call(surveys.POST, "/v2/surveys", {
       token: tenant.adminToken,
       admin: true,
       body: { code: `answers_${++n}`, name: `Survey ${n}`, version: 2, permissionsV2: [{ accessRole: tenant.memberRoleId, canAnswer: true }], ...body },
     });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
-    const put = await call(content.PUT, `/v2/surveys/${made.body._id}/content`, { method: "PUT", token: tenant.adminToken, admin: true, body: EVERY_TYPE_CONTENT, params: { id: made.body._id } });
+    const put = await call(content.PUT, `/v2/surveys/${success(made)._id}/content`, { method: "PUT", token: tenant.adminToken, admin: true, body: EVERY_TYPE_CONTENT, params: { id: success(made)._id } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    const q = Object.fromEntries(put.body.chat.flatMap((chat: Json) => chat.questions).map((question: Json) => [question.type, question._id]));
-    return { id: made.body._id, q };
+    const q = Object.fromEntries(success(put).chat!.flatMap((chat) => chat.questions).map((question) => [question.type, question._id]));
+    return { id: success(made)._id, q };
   }
 
   const post = (id: string, body: unknown, token = t.memberToken) => call(answers.POST, `/v2/surveys/${id}/answers`, { token, body, params: { id } });
@@ -43,11 +43,11 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
 
   beforeAll(async () => {
     [t, other] = await Promise.all([createTenant("Answers"), createTenant("Answers other")]);
-    viewerRole = (await call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name: "Viewer" } })).body._id;
+    viewerRole = success(await call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name: "Viewer" } }))._id;
     const viewer = await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email: `viewer-${Date.now()}@answers.test`, accessRoles: [viewerRole], name: { names: "Vera", lastName: "Viewer", secondLastName: "", displayName: "Vera Viewer" } } });
     expect(viewer.status, JSON.stringify(viewer.body)).toBe(201);
     const { createApiToken } = await import("@/lib/auth/service");
-    viewerToken = (await createApiToken(viewer.body.email, 3600, t.companyId)).accessToken;
+    viewerToken = (await createApiToken(success(viewer).email, 3600, t.companyId)).accessToken;
   });
 
   describe("each type's values", () => {
@@ -68,7 +68,7 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       const { id, q } = await create();
       const response = await post(id, { answers: [{ question: q[type], value }] });
       expect(response.status, JSON.stringify(response.body)).toBe(201);
-      expect(response.body.answers).toEqual([{ uuid: expect.any(String), question: q[type], value: shown, createdAt: expect.any(String) }]);
+      expect(success(response).answers).toEqual([{ uuid: expect.any(String), question: q[type], value: shown, createdAt: expect.any(String) }]);
       expect(response.headers.get("location")).toBe(`/v2/surveys/${id}/answers`);
     });
 
@@ -98,8 +98,8 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       const filler = type === "text" ? { question: q.yes_no, value: true } : { question: q.text, value: "fine" };
       const response = await post(id, { answers: [filler, { question: q[type], value }] });
       expect(response.status).toBe(400);
-      expect(response.body.error.code).toBe("invalid_request");
-      expect(response.body.error.details).toEqual([{ path: "answers.1.value", message: expect.any(String) }]);
+      expect(failure(response).code).toBe("invalid_request");
+      expect(failure(response).details).toEqual([{ path: "answers.1.value", message: expect.any(String) }]);
       expect(await stored(id)).toBe(0);
     });
 
@@ -112,7 +112,7 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
         params: { id },
       });
       expect(response.status).toBe(400);
-      expect(response.body.error.details[0].path).toBe("answers.0.value");
+      expect(failure(response).details![0].path).toBe("answers.0.value");
     });
 
     it("refuses a missing value, a question of no survey of ours, one answered twice, an empty response", async () => {
@@ -128,7 +128,7 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       for (const [body, path] of cases) {
         const response = await post(id, body);
         expect(response.status, JSON.stringify(body)).toBe(400);
-        expect(response.body.error.details.map((d: Json) => d.path)).toContain(path);
+        expect(failure(response).details?.map((d) => d.path)).toContain(path);
       }
       expect(await stored(id)).toBe(0);
     });
@@ -144,14 +144,14 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       ],
     });
     expect(response.status).toBe(201);
-    expect(response.body.responseId).toMatch(/^[0-9a-f]{24}$/);
-    const uuids = response.body.answers.map((a: Json) => a.uuid);
+    expect(success(response).responseId).toMatch(/^[0-9a-f]{24}$/);
+    const uuids = success(response).answers.map((a) => a.uuid);
     expect(new Set(uuids).size).toBe(3);
     const found = await call(surveys.GET, `/v2/surveys?answer=${uuids.join(",")}`, { token: t.adminToken });
-    expect(found.body.data.surveys.map((s: Json) => s._id)).toEqual([id]);
+    expect(success(found).data.surveys.map((s) => s._id)).toEqual([id]);
     // Another company's admin finds nothing by them.
     const theirs = await call(surveys.GET, `/v2/surveys?answer=${uuids[0]}`, { token: other.adminToken });
-    expect(theirs.body.data.surveys).toEqual([]);
+    expect(success(theirs).data.surveys).toEqual([]);
   });
 
   describe("who may answer", () => {
@@ -161,7 +161,7 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       const refused = await create({ permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: false, canViewAnswers: true }] });
       const response = await post(refused.id, { answers: [{ question: refused.q.yes_no, value: true }] });
       expect(response.status).toBe(403);
-      expect(response.body.error.code).toBe("forbidden");
+      expect(failure(response).code).toBe("forbidden");
       const noEntry = await create({ permissionsV2: [{ accessRole: viewerRole, canAnswer: true }] });
       expect((await post(noEntry.id, { answers: [{ question: noEntry.q.yes_no, value: true }] })).status).toBe(403);
       // The admin is bound by the same rule: its Admin role has no entry.
@@ -174,14 +174,14 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       const refused = await create({ version: 1, permissions: [viewerRole], permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: true }] });
       const response = await post(refused.id, { answers: [{ question: refused.q.number, value: 7 }] });
       expect(response.status).toBe(403);
-      expect(response.body.error.code).toBe("forbidden");
+      expect(failure(response).code).toBe("forbidden");
     });
 
     it("an inactive survey is 409 conflict", async () => {
       const { id, q } = await create({ isActive: false });
       const response = await post(id, { answers: [{ question: q.text, value: "late" }] });
       expect(response.status).toBe(409);
-      expect(response.body.error.code).toBe("conflict");
+      expect(failure(response).code).toBe("conflict");
       expect(await stored(id)).toBe(0);
     });
 
@@ -191,8 +191,8 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       await call(content.PUT, `/v2/surveys/${id}/content`, { method: "PUT", token: t.adminToken, admin: true, body: { chat: [{ name: "Rest", questions: [{ _id: q.text, text: "Tell us", type: "text" }] }] }, params: { id } });
       const response = await post(id, { answers: [{ question: q.rating, value: 3 }] });
       expect(response.status).toBe(400);
-      expect(response.body.error.details[0].path).toBe("answers.0.question");
-      expect((await list(id, `?question=${q.rating}`)).body.data.answers).toHaveLength(1);
+      expect(failure(response).details![0].path).toBe("answers.0.question");
+      expect(success(await list(id, `?question=${q.rating}`)).data.answers).toHaveLength(1);
     });
 
     it("a survey of another company is 404", async () => {
@@ -218,12 +218,12 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
     it("lists newest first with the answering user's _id and display name", async () => {
       const response = await list(id);
       expect(response.status).toBe(200);
-      const page = response.body.data;
+      const page = success(response).data;
       expect(page.answers).toHaveLength(12);
       expect(page.next).toBeNull();
-      const created = page.answers.map((a: Json) => Date.parse(a.createdAt));
+      const created = page.answers.map((a) => Date.parse(a.createdAt));
       expect([...created].sort((a, b) => b - a)).toEqual(created);
-      expect(page.answers.filter((a: Json) => a.type === "text").map((a: Json) => a.value)).toEqual([...texts].reverse());
+      expect(page.answers.filter((a) => a.type === "text").map((a) => a.value)).toEqual([...texts].reverse());
       expect(page.answers[0].user).toEqual({ _id: t.memberId, displayName: expect.any(String) });
     });
 
@@ -233,8 +233,8 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       for (let pages = 0; pages < 10; pages++) {
         const response = await list(id, query);
         expect(response.status, JSON.stringify(response.body)).toBe(200);
-        seen.push(...response.body.data.answers.map((a: Json) => a.uuid));
-        const next = response.body.data.next;
+        seen.push(...success(response).data.answers.map((a) => a.uuid));
+        const next = success(response).data.next;
         if (!next) {
           expect(response.headers.get("link")).toBeNull();
           break;
@@ -248,7 +248,7 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
 
     it("refuses an altered cursor, one of another list, and bad parameters with 400", async () => {
       const first = await list(id, "?limit=2");
-      const cursor: string = first.body.data.next;
+      const cursor: string = success(first).data.next!;
       const [body, mac] = cursor.split(".");
       const tampered = `${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, "base64url").toString()), t: 0 })).toString("base64url")}.${mac}`;
       for (const query of [
@@ -264,7 +264,7 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       ]) {
         const response = await list(id, query);
         expect(response.status, query).toBe(400);
-        expect(response.body.error.code).toBe("invalid_request");
+        expect(failure(response).code).toBe("invalid_request");
       }
       const otherSurvey = await create();
       const foreign = await list(otherSurvey.id, `?limit=2&cursor=${encodeURIComponent(cursor)}`);
@@ -273,28 +273,28 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
 
     it("search matches text answers, case-insensitively and literally", async () => {
       const coffee = await list(id, "?search=coffee");
-      expect(coffee.body.data.answers.map((a: Json) => a.value)).toEqual(["coffee?", "Coffee was cold", "Great coffee"]);
-      expect((await list(id, `?search=${encodeURIComponent("(really) [")}`)).body.data.answers.map((a: Json) => a.value)).toEqual(["100% (really) [sure]"]);
-      expect((await list(id, "?search=.*")).body.data.answers).toEqual([]);
+      expect(success(coffee).data.answers.map((a) => a.value)).toEqual(["coffee?", "Coffee was cold", "Great coffee"]);
+      expect(success(await list(id, `?search=${encodeURIComponent("(really) [")}`)).data.answers.map((a) => a.value)).toEqual(["100% (really) [sure]"]);
+      expect(success(await list(id, "?search=.*")).data.answers).toEqual([]);
       // A number answer is never a text match.
-      expect((await list(id, "?search=4")).body.data.answers).toEqual([]);
+      expect(success(await list(id, "?search=4")).data.answers).toEqual([]);
     });
 
     it("filters by question and by from/to (both inclusive)", async () => {
-      const all = (await list(id, `?question=${q.number}`)).body.data.answers;
+      const all = success(await list(id, `?question=${q.number}`)).data.answers;
       expect(all).toHaveLength(6);
-      expect(all.every((a: Json) => a.question === q.number && typeof a.value === "number")).toBe(true);
+      expect(all.every((a) => a.question === q.number && typeof a.value === "number")).toBe(true);
       const middle = all[2].createdAt;
       const from = await list(id, `?question=${q.number}&from=${middle}`);
-      expect(from.body.data.answers.map((a: Json) => a.uuid)).toEqual(all.filter((a: Json) => a.createdAt >= middle).map((a: Json) => a.uuid));
+      expect(success(from).data.answers.map((a) => a.uuid)).toEqual(all.filter((a) => a.createdAt >= middle).map((a) => a.uuid));
       const to = await list(id, `?question=${q.number}&to=${middle}`);
-      expect(to.body.data.answers.map((a: Json) => a.uuid)).toEqual(all.filter((a: Json) => a.createdAt <= middle).map((a: Json) => a.uuid));
-      expect((await list(id, "?to=2000-01-01T00:00:00.000Z")).body.data.answers).toEqual([]);
+      expect(success(to).data.answers.map((a) => a.uuid)).toEqual(all.filter((a) => a.createdAt <= middle).map((a) => a.uuid));
+      expect(success(await list(id, "?to=2000-01-01T00:00:00.000Z")).data.answers).toEqual([]);
     });
 
     it("is for admins and, on a version 2 survey, for roles with canViewAnswers: true; others 403", async () => {
       expect((await list(id, "", { token: t.memberToken, admin: false })).status).toBe(403);
-      expect((await list(id, "", { token: t.memberToken, admin: true })).body.error.code).toBe("forbidden");
+      expect(failure(await list(id, "", { token: t.memberToken, admin: true })).code).toBe("forbidden");
       expect((await list(id, "", { token: viewerToken, admin: false })).status).toBe(403);
       const viewable = await create({ permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: true }, { accessRole: viewerRole, canAnswer: false, canViewAnswers: true }] });
       expect((await list(viewable.id, "", { token: viewerToken, admin: false })).status).toBe(200);
@@ -314,7 +314,7 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       ]) {
         const response = await handler();
         expect(response.status).toBe(404);
-        expect(response.body.error.code).toBe("not_found");
+        expect(failure(response).code).toBe("not_found");
       }
     });
   });
@@ -373,7 +373,7 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
     await post(id, { answers: [{ question: q.yes_no, value: true }] });
     await post(id, { answers: [{ question: q.yes_no, value: false }, { question: q.rating, value: 2 }] });
     const read = await call(survey.GET, `/v2/surveys/${id}?populate=true`, { token: t.adminToken, admin: true, params: { id } });
-    const counts = Object.fromEntries(read.body.chat.flatMap((chat: Json) => chat.questions).map((question: Json) => [question.type, question.answerCount]));
+    const counts = Object.fromEntries(success(read).chat!.flatMap((chat) => chat.questions).map((question) => [question.type, question.answerCount]));
     expect(counts).toMatchObject({ yes_no: 2, rating: 1, text: 0 });
   });
 });

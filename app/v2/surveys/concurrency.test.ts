@@ -1,6 +1,6 @@
 /** Concurrent creates and PATCHes of one survey (docs/api.md#updating-a-survey). */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
 import { SurveyRevision } from "@/lib/surveys/parts";
 import { Survey } from "@/lib/surveys/repository";
 import { oid } from "@/lib/server/ids";
@@ -16,14 +16,14 @@ describe("concurrent PATCH /v2/surveys/{id}", () => {
   const roles: string[] = [];
   let n = 0;
 
-  async function create(body: Json = {}): Promise<Json> {
+  async function create(body: Record<string, unknown> = {}) {
     const response = await call(surveys.POST, "/v2/surveys", {
       token: t.adminToken,
       admin: true,
       body: { code: `concurrent_${++n}`, name: `Survey ${n}`, version: 1, ...body },
     });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return response.body;
+    return success(response);
   }
 
   const patch = (id: string, body: unknown) =>
@@ -36,7 +36,7 @@ describe("concurrent PATCH /v2/surveys/{id}", () => {
         call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name: `Concurrent ${i}` } }),
       ),
     );
-    roles.push(...created.map((response) => response.body._id as string));
+    roles.push(...created.map((response) => success(response)._id as string));
   });
 
   it("50 concurrent PATCHes: __v rises by exactly 50, no change is lost", async () => {
@@ -45,9 +45,9 @@ describe("concurrent PATCH /v2/surveys/{id}", () => {
     // Each PATCH adds its own access role and renames the survey.
     const responses = await Promise.all(ids.map((i) => patch(before._id, { permissions: roles[i], name: `Name ${i}` })));
     expect(responses.map((r) => r.status)).toEqual(ids.map(() => 200));
-    expect(responses.map((r) => r.body.__v).sort((a, b) => a - b)).toEqual(ids.map((i) => i + 1));
+    expect(responses.map((r) => success(r).__v).sort((a, b) => a - b)).toEqual(ids.map((i) => i + 1));
 
-    const final = (await call(survey.GET, `/v2/surveys/${before._id}`, { token: t.adminToken, admin: true, params: { id: before._id } })).body;
+    const final = success(await call(survey.GET, `/v2/surveys/${before._id}`, { token: t.adminToken, admin: true, params: { id: before._id } }));
     expect(final.__v).toBe(50);
     expect([...final.permissions].sort()).toEqual([...roles].sort());
 
@@ -56,8 +56,8 @@ describe("concurrent PATCH /v2/surveys/{id}", () => {
       admin: true,
       params: { id: before._id },
     });
-    expect(list.body.data.counter).toBe(51);
-    const history: Json[] = list.body.data.revisions;
+    expect(success(list).data.counter).toBe(51);
+    const history = success(list).data.revisions;
     expect(history.map((r) => r.__v)).toEqual(Array.from({ length: 51 }, (_, i) => 50 - i));
     // Each PATCH's name is in its own revision, and revision k holds the k roles added so far.
     expect(new Set(history.slice(0, 50).map((r) => r.snapshot.name))).toEqual(new Set(ids.map((i) => `Name ${i}`)));
@@ -80,7 +80,7 @@ describe("concurrent PATCH /v2/surveys/{id}", () => {
     // the dormant version 1 list may be dropped by a later 2 → 1 migration, which derives that list
     // from permissionsV2: see lib/shared/survey-permissions.ts.)
     bodies.forEach((body, i) => {
-      const answered = responses[i].body;
+      const answered = success(responses[i]);
       if ("permissions" in body) expect(answered.permissions).toContain(body.permissions);
       else expect(answered.version).toBe(body.version);
     });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
+import type { SurveyRecord } from "@/lib/surveys/contract";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";
 
@@ -13,15 +14,15 @@ describe("ETags and preconditions of surveys", () => {
     t = await createTenant("Conditional surveys");
   });
 
-  async function create(): Promise<{ body: Json; etag: string }> {
+  async function create(): Promise<{ body: SurveyRecord; etag: string }> {
     const response = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: `tag_${++n}`, name: `Tagged ${n}`, version: 1 } });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return { body: response.body, etag: response.headers.get("etag")! };
+    return { body: success(response), etag: response.headers.get("etag")! };
   }
 
   const read = (id: string, headers: Record<string, string> = {}, query = "") =>
     call(survey.GET, `/v2/surveys/${id}${query}`, { token: t.adminToken, admin: true, params: { id }, headers });
-  const patch = (id: string, body: Json, headers: Record<string, string> = {}) =>
+  const patch = (id: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     call(survey.PATCH, `/v2/surveys/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id }, headers });
 
   it("tags create, read and PATCH; the tag moves with each write and only then", async () => {
@@ -59,7 +60,7 @@ describe("ETags and preconditions of surveys", () => {
     const theirs = await patch(body._id, { name: "Theirs" });
     const mine = await patch(body._id, { name: "Mine", version: 2 }, { "if-match": etag });
     expect(mine.status).toBe(412);
-    expect(mine.body.error.code).toBe("precondition_failed");
+    expect(failure(mine).code).toBe("precondition_failed");
     expect(mine.headers.get("etag")).toBe(theirs.headers.get("etag"));
     const stored = await read(body._id);
     expect(stored.body).toMatchObject({ name: "Theirs", version: 1, __v: 1 });
@@ -70,11 +71,11 @@ describe("ETags and preconditions of surveys", () => {
     const answers = await Promise.all(["A", "B", "C", "D"].map((name) => patch(body._id, { name }, { "if-match": etag })));
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 412, 412, 412]);
     const stored = await read(body._id);
-    expect(stored.body.__v).toBe(1);
-    expect(stored.body.name).toBe(answers.find((answer) => answer.status === 200)!.body.name);
+    expect(success(stored).__v).toBe(1);
+    expect(success(stored).name).toBe(success(answers.find((answer) => answer.status === 200)!).name);
 
     const starred = await Promise.all(["E", "F"].map((name) => patch(body._id, { name }, { "if-match": "*" })));
     expect(starred.map((answer) => answer.status)).toEqual([200, 200]);
-    expect((await read(body._id)).body.__v).toBe(3);
+    expect(success(await read(body._id)).__v).toBe(3);
   });
 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { SurveyRevision } from "@/lib/surveys/parts";
 import { SurveyRecord } from "@/lib/surveys/contract";
 import { oid } from "@/lib/server/ids";
@@ -26,7 +26,7 @@ describe("POST /v2/surveys", () => {
     it("answers 201 with Location and the survey's defaults", async () => {
       const response = await post({ code: "welcome_2026", name: "Welcome", version: 1 });
       expect(response.status, JSON.stringify(response.body)).toBe(201);
-      const record = response.body;
+      const record = success(response);
       expect(response.headers.get("location")).toBe(`/v2/surveys/${record._id}`);
       expect(SurveyRecord.strict().safeParse(record).success).toBe(true);
       expect(record).toEqual({
@@ -55,7 +55,7 @@ describe("POST /v2/surveys", () => {
     });
 
     it("accepts the other fields of the survey, checked against the company", async () => {
-      const property = (await call(properties.POST, "/v2/properties", { token: t.adminToken, admin: true, body: { name: "Channel A" } })).body._id;
+      const property = success(await call(properties.POST, "/v2/properties", { token: t.adminToken, admin: true, body: { name: "Channel A" } }))._id;
       const body = {
         code: code(),
         name: "  Everything  ",
@@ -91,7 +91,7 @@ describe("POST /v2/surveys", () => {
     it("takes one access role id in permissions as a list of one", async () => {
       const response = await post({ code: code(), name: "One role", version: 1, permissions: t.memberRoleId });
       expect(response.status).toBe(201);
-      expect(response.body.permissions).toEqual([t.memberRoleId]);
+      expect(success(response).permissions).toEqual([t.memberRoleId]);
     });
 
     it("ignores server-managed fields with a debug warning each", async () => {
@@ -101,22 +101,22 @@ describe("POST /v2/surveys", () => {
       );
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({ __v: 0, company: t.companyId });
-      expect(response.body._id).not.toBe("0123456789abcdef01234567");
-      expect(response.body.createdAt).not.toBe("2000-01-01T00:00:00.000Z");
-      const ignored = response.body.debug.filter((note: Json) => note.code === "ignored_field").map((note: Json) => note.path);
+      expect(success(response)._id).not.toBe("0123456789abcdef01234567");
+      expect(success(response).createdAt).not.toBe("2000-01-01T00:00:00.000Z");
+      const ignored = success(response).debug!.filter((note) => note.code === "ignored_field").map((note) => note.path);
       expect(ignored.sort()).toEqual(["__v", "_id", "chat", "company", "createdAt"]);
     });
 
     it("warns in debug about fields of the permission model not in force", async () => {
       const response = await post({ code: code(), name: "Dormant", version: 1, onlySubSurvey: true, permissions: [t.memberRoleId] }, { query: "?debug=true" });
       expect(response.status).toBe(201);
-      expect(response.body.debug).toContainEqual(expect.objectContaining({ level: "warning", code: "dormant_field", path: "onlySubSurvey" }));
-      expect(response.body.debug.some((note: Json) => note.path === "permissions")).toBe(false);
+      expect(success(response).debug).toContainEqual(expect.objectContaining({ level: "warning", code: "dormant_field", path: "onlySubSurvey" }));
+      expect(success(response).debug!.some((note) => note.path === "permissions")).toBe(false);
     });
 
     it("stores revision 0 with the survey and who created it", async () => {
       const response = await post({ code: code(), name: "Revised", version: 1 });
-      const revisions = await SurveyRevision.find({ survey: oid(response.body._id) }).lean();
+      const revisions = await SurveyRevision.find({ survey: oid(success(response)._id) }).lean();
       expect(revisions).toHaveLength(1);
       expect(revisions[0].__v).toBe(0);
       expect(revisions[0].modifiedBy?.toHexString()).toBe(t.adminId);
@@ -147,10 +147,10 @@ describe("POST /v2/surveys", () => {
         const response = await post({ code: value, name: "Code case", version: 1 });
         expect(response.status, JSON.stringify(response.body)).toBe(status);
         if (status === 400) {
-          expect(response.body.error.code).toBe("invalid_request");
-          expect(response.body.error.details).toEqual([{ path: "code", message: expect.any(String) }]);
+          expect(failure(response).code).toBe("invalid_request");
+          expect(failure(response).details).toEqual([{ path: "code", message: expect.any(String) }]);
         } else {
-          expect(response.body.code).toBe(value);
+          expect(success(response).code).toBe(value);
         }
       });
     }
@@ -161,7 +161,7 @@ describe("POST /v2/surveys", () => {
       const before = await SurveyRevision.countDocuments({ company: oid(t.companyId) });
       const second = await post({ code: "dup_code", name: "Second", version: 2 });
       expect(second.status).toBe(409);
-      expect(second.body.error).toMatchObject({ code: "conflict", details: [{ path: "code", message: "is already in use" }] });
+      expect(failure(second)).toMatchObject({ code: "conflict", details: [{ path: "code", message: "is already in use" }] });
       expect(await SurveyRevision.countDocuments({ company: oid(t.companyId) })).toBe(before);
     });
 
@@ -180,7 +180,7 @@ describe("POST /v2/surveys", () => {
       expect((await post({ code: "shared_code", name: "Mine", version: 1 })).status).toBe(201);
       const theirs = await post({ code: "shared_code", name: "Theirs", version: 1 }, { token: other.adminToken });
       expect(theirs.status).toBe(201);
-      expect(theirs.body.company).toBe(other.companyId);
+      expect(success(theirs).company).toBe(other.companyId);
     });
   });
 
@@ -188,7 +188,7 @@ describe("POST /v2/surveys", () => {
     it("requires code, name and version, naming each", async () => {
       const response = await post({});
       expect(response.status).toBe(400);
-      expect(response.body.error.details.map((d: Json) => d.path).sort()).toEqual(["code", "name", "version"]);
+      expect(failure(response).details?.map((d) => d.path).sort()).toEqual(["code", "name", "version"]);
     });
 
     it.each([
@@ -211,8 +211,8 @@ describe("POST /v2/surveys", () => {
     ])("%s → 400 naming %s", async (_, patch, path) => {
       const response = await post({ code: code(), name: "Valid", version: 1, ...patch });
       expect(response.status, JSON.stringify(response.body)).toBe(400);
-      expect(response.body.error.code).toBe("invalid_request");
-      expect(response.body.error.details.map((d: Json) => d.path)).toContain(path);
+      expect(failure(response).code).toBe("invalid_request");
+      expect(failure(response).details?.map((d) => d.path)).toContain(path);
     });
 
     it("ids of another company or of nothing → 400 unknown_reference naming each", async () => {
@@ -227,8 +227,8 @@ describe("POST /v2/surveys", () => {
         responders: [other.adminId, t.adminId],
       });
       expect(response.status).toBe(400);
-      expect(response.body.error.code).toBe("unknown_reference");
-      expect(response.body.error.details.map((d: Json) => d.path).sort()).toEqual([
+      expect(failure(response).code).toBe("unknown_reference");
+      expect(failure(response).details?.map((d) => d.path).sort()).toEqual([
         "groupPermissions.0",
         "permissions.1",
         "permissionsV2.0.accessRole",
@@ -240,7 +240,7 @@ describe("POST /v2/surveys", () => {
     it("malformed JSON → 400 invalid_json; no JSON content type → 415", async () => {
       const bad = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, rawBody: "{", headers: { "content-type": "application/json" } });
       expect(bad.status).toBe(400);
-      expect(bad.body.error.code).toBe("invalid_json");
+      expect(failure(bad).code).toBe("invalid_json");
       const text = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, rawBody: "code=x", headers: { "content-type": "text/plain" } });
       expect(text.status).toBe(415);
     });
@@ -253,14 +253,14 @@ describe("POST /v2/surveys", () => {
     });
 
     it("without Admin: true → 403 admin_required; Admin: false as well", async () => {
-      expect((await post({ code: code(), name: "x", version: 1 }, { admin: false })).body.error.code).toBe("admin_required");
+      expect(failure(await post({ code: code(), name: "x", version: 1 }, { admin: false })).code).toBe("admin_required");
       expect((await post({ code: code(), name: "x", version: 1 }, { admin: "false" })).status).toBe(403);
     });
 
     it("a member sending Admin: true → 403 forbidden", async () => {
       const response = await post({ code: code(), name: "x", version: 1 }, { token: t.memberToken });
       expect(response.status).toBe(403);
-      expect(response.body.error.code).toBe("forbidden");
+      expect(failure(response).code).toBe("forbidden");
     });
   });
 });

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { z } from "zod";
+import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import type { RouteHandler } from "@/lib/http/route";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as jobTitles from "../job-titles/route";
@@ -17,15 +18,19 @@ describe("cursor paging of every other list", () => {
   let surveyId: string;
   const surveyIds: string[] = [];
 
-  async function walk(handler: RouteHandler, path: string, key: string, options: { admin?: boolean; params?: Record<string, string>; token?: string } = {}): Promise<Json[]> {
-    const records: Json[] = [];
+  /** A page of any list: its records under the list's key, and `next` (docs/api.md#cursor-paging). */
+  const ListPage = z.object({ data: z.looseObject({ next: z.string().nullable() }) });
+
+  async function walk(handler: RouteHandler, path: string, key: string, options: { admin?: boolean; params?: Record<string, string>; token?: string } = {}) {
+    const records: Record<string, unknown>[] = [];
     let target: string | null = path;
     for (let page = 0; target !== null; page++) {
       expect(page).toBeLessThan(50);
-      const response: Json = await call(handler, target, { token: options.token ?? t.adminToken, admin: options.admin, params: options.params });
+      const response: CallResult = await call(handler, target, { token: options.token ?? t.adminToken, admin: options.admin, params: options.params });
       expect(response.status, JSON.stringify(response.body)).toBe(200);
-      records.push(...response.body.data[key]);
-      const next = response.body.data.next as string | null;
+      const { data } = success(response, ListPage);
+      records.push(...z.array(z.record(z.string(), z.unknown())).parse(data[key]));
+      const next = data.next;
       target = next === null ? null : /^<([^>]+)>; rel="next"$/.exec(response.headers.get("link")!)![1];
     }
     return records;
@@ -35,7 +40,7 @@ describe("cursor paging of every other list", () => {
     [t, other] = await Promise.all([createTenant("Cursor lists"), createTenant("Cursor lists other")]);
     for (let i = 0; i < 11; i++) {
       const created = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: `walk_${i}`, name: `Walk ${i}`, version: 1 } });
-      surveyIds.push(created.body._id);
+      surveyIds.push(success(created)._id);
       await call(jobTitles.POST, "/v2/job-titles", { token: t.adminToken, admin: true, body: { name: `Title ${String(i).padStart(2, "0")}` } });
       await call(users.POST, "/v2/users?notifyEmail=true", { token: t.adminToken, admin: true, body: { email: `mail${i}@acme.io`, accessRoles: [t.memberRoleId] } });
     }
@@ -63,9 +68,9 @@ describe("cursor paging of every other list", () => {
   it("a revisions cursor of one survey is no cursor of another survey's revisions", async () => {
     const first = await call(revisions.GET, `/v2/surveys/${surveyId}/revisions?limit=2`, { token: t.adminToken, admin: true, params: { id: surveyId } });
     const otherId = surveyIds[1];
-    const response = await call(revisions.GET, `/v2/surveys/${otherId}/revisions?limit=2&cursor=${first.body.data.next}`, { token: t.adminToken, admin: true, params: { id: otherId } });
+    const response = await call(revisions.GET, `/v2/surveys/${otherId}/revisions?limit=2&cursor=${success(first).data.next}`, { token: t.adminToken, admin: true, params: { id: otherId } });
     expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("invalid_request");
+    expect(failure(response).code).toBe("invalid_request");
   });
 
   it("outbox: each mail once, newest first", async () => {
@@ -77,10 +82,10 @@ describe("cursor paging of every other list", () => {
     const all = await walk(jobTitles.GET, "/v2/job-titles?limit=3", "jobTitles");
     expect(all.map((j) => j.name)).toEqual(Array.from({ length: 11 }, (_, i) => `Title ${String(i).padStart(2, "0")}`));
     const first = await call(jobTitles.GET, "/v2/job-titles?limit=3", { token: t.adminToken });
-    const stolen = await call(jobTitles.GET, `/v2/job-titles?limit=3&cursor=${first.body.data.next}`, { token: other.adminToken });
+    const stolen = await call(jobTitles.GET, `/v2/job-titles?limit=3&cursor=${success(first).data.next}`, { token: other.adminToken });
     expect(stolen.status).toBe(400);
     expect(JSON.stringify(stolen.body)).not.toContain("Title");
-    const both = await call(jobTitles.GET, `/v2/job-titles?limit=3&page=1&cursor=${first.body.data.next}`, { token: t.adminToken });
+    const both = await call(jobTitles.GET, `/v2/job-titles?limit=3&page=1&cursor=${success(first).data.next}`, { token: t.adminToken });
     expect(both.status).toBe(400);
   });
 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { Answer } from "@/lib/surveys/parts";
 import { useTestDatabase } from "@/lib/testing/database";
 import { addSurveyParts, type SeededParts } from "@/lib/testing/surveys";
@@ -15,15 +15,15 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
   let otherParts: SeededParts;
 
   const list = (query = "", token = t.adminToken) => call(surveys.GET, `/v2/surveys${query ? `?${query}` : ""}`, { token });
-  const codes = (response: Json): string[] => response.body.data.surveys.map((s: Json) => s.code);
-  const sorted = (response: Json): string[] => [...codes(response)].sort();
+  const codes = (response: Awaited<ReturnType<typeof list>>): string[] => success(response).data.surveys.map((s) => s.code!);
+  const sorted = (response: Awaited<ReturnType<typeof list>>): string[] => [...codes(response)].sort();
   const read = (id: string, query = "", options: { token?: string; admin?: boolean } = {}) =>
     call(survey.GET, `/v2/surveys/${id}${query ? `?${query}` : ""}`, { token: options.token ?? t.adminToken, admin: options.admin ?? true, params: { id } });
 
-  async function create(tenant: Tenant, body: Json): Promise<string> {
+  async function create(tenant: Tenant, body: Record<string, unknown>): Promise<string> {
     const response = await call(surveys.POST, "/v2/surveys", { token: tenant.adminToken, admin: true, body: { version: 1, ...body } });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return response.body._id;
+    return success(response)._id;
   }
 
   beforeAll(async () => {
@@ -64,15 +64,15 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("answers { data: { surveys, page, limit } }: active surveys, newest modifiedAt first", async () => {
       const response = await list();
       expect(response.status).toBe(200);
-      expect(Object.keys(response.body.data).sort()).toEqual(["limit", "next", "page", "surveys"]);
-      expect(response.body.data).toMatchObject({ page: 1, limit: 10 });
+      expect(Object.keys(success(response).data).sort()).toEqual(["limit", "next", "page", "surveys"]);
+      expect(success(response).data).toMatchObject({ page: 1, limit: 10 });
       expect(codes(response)).toEqual(["l".repeat(60), "star", "unicode", "plus", "dots", "exit_interview", "climate_2026", "onboarding"]);
-      expect(response.body.debug).toBeUndefined();
+      expect(success(response).debug).toBeUndefined();
     });
 
     it("shows full records without internal fields or chats", async () => {
-      const record = (await list()).body.data.surveys.find((s: Json) => s.code === "unicode");
-      expect(Object.keys(record).sort()).toEqual(
+      const record = success(await list()).data.surveys.find((s) => s.code === "unicode");
+      expect(Object.keys(record!).sort()).toEqual(
         [
           "_id", "code", "name", "version", "company", "isActive", "isSystemModel", "permissions", "group", "groupPermissions", "permissionsV2",
           "groupPermissionsV2", "onlySubSurvey", "propertiesChannel", "propertiesLimit", "responders", "createdAt", "modifiedAt", "__v",
@@ -89,7 +89,7 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("ignores unknown parameters, with a debug warning each", async () => {
       const response = await list("colour=red&orderBy=asc&debug=true");
       expect(response.status).toBe(200);
-      expect(response.body.debug.filter((note: Json) => note.code === "unknown_parameter").map((note: Json) => note.path)).toEqual(["colour", "orderBy"]);
+      expect(success(response).debug!.filter((note) => note.code === "unknown_parameter").map((note) => note.path)).toEqual(["colour", "orderBy"]);
       expect((await list("debug=maybe")).status).toBe(400);
     });
   });
@@ -101,10 +101,10 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       for (let page = 1; page <= 3; page++) pages.push(...codes(await list(`limit=3&page=${page}`)));
       expect(pages).toEqual(all);
       const counted = await list("limit=2&count=true");
-      expect(counted.body.data).toMatchObject({ limit: 2, page: 1, counter: 8 });
+      expect(success(counted).data).toMatchObject({ limit: 2, page: 1, counter: 8 });
       expect(codes(counted)).toHaveLength(2);
-      expect((await list("count=false")).body.data.counter).toBeUndefined();
-      expect((await list("page=50")).body.data.surveys).toEqual([]);
+      expect(success(await list("count=false")).data.counter).toBeUndefined();
+      expect(success(await list("page=50")).data.surveys).toEqual([]);
       expect((await list("limit=100")).status).toBe(200);
     });
 
@@ -113,8 +113,8 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     ])("%s → 400 invalid_request", async (query) => {
       const response = await list(query);
       expect(response.status).toBe(400);
-      expect(response.body.error.code).toBe("invalid_request");
-      expect(response.body.error.details[0].path).toBe(query.split("=")[0]);
+      expect(failure(response).code).toBe("invalid_request");
+      expect(failure(response).details![0].path).toBe(query.split("=")[0]);
     });
   });
 
@@ -123,7 +123,7 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       expect(codes(await list("isActive=true"))).toEqual(codes(await list()));
       expect(codes(await list("isActive=false"))).toEqual(["retired"]);
       expect(sorted(await list("isActive=all&count=true"))).toHaveLength(9);
-      expect((await list("isActive=all&count=true")).body.data.counter).toBe(9);
+      expect(success(await list("isActive=all&count=true")).data.counter).toBe(9);
     });
 
     it("anything else → 400", async () => {
@@ -188,13 +188,13 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       for (const query of [`${name.slice(0, 40)}x`, "l".repeat(61), `${"l".repeat(40)}.`]) {
         const response = await list(`search=${encodeURIComponent(query)}&count=true`);
         expect(codes(response), query).toEqual([]);
-        expect(response.body.data.counter).toBe(0);
+        expect(success(response).data.counter).toBe(0);
       }
     });
 
     it("follows PATCHes of the code and of the name", async () => {
       const id = await create(t, { code: "renamed_before", name: "Before rename" });
-      const patch = (body: Json) => call(survey.PATCH, `/v2/surveys/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id } });
+      const patch = (body: Record<string, unknown>) => call(survey.PATCH, `/v2/surveys/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id } });
       expect(codes(await list("search=before"))).toEqual(["renamed_before"]);
       expect((await patch({ name: "After Rename" })).status).toBe(200);
       // The code still matches; the old name does not, the new one does.
@@ -212,10 +212,10 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
 
     it("counts each matching survey once, whether by code, name or both", async () => {
       // "onboarding" matches its own code and name of exit_interview ("Onboarding feedback").
-      expect((await list("search=onboarding&count=true")).body.data.counter).toBe(2);
+      expect(success(await list("search=onboarding&count=true")).data.counter).toBe(2);
       // "climate_2026"'s name "Work climate" does not start with "c"; "C++ survey" does.
-      expect((await list("search=c&count=true")).body.data.counter).toBe(2);
-      expect((await list("search=o&count=true&isActive=all")).body.data.counter).toBe(3);
+      expect(success(await list("search=c&count=true")).data.counter).toBe(2);
+      expect(success(await list("search=o&count=true&isActive=all")).data.counter).toBe(3);
     });
 
     it("pages and orders matches like the list", async () => {
@@ -233,15 +233,15 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("an empty search is ignored with a debug warning; a long one → 400", async () => {
       const response = await list("search=&debug=true");
       expect(codes(response)).toEqual(codes(await list()));
-      expect(response.body.debug).toContainEqual(expect.objectContaining({ code: "empty_search", path: "search" }));
+      expect(success(response).debug).toContainEqual(expect.objectContaining({ code: "empty_search", path: "search" }));
       expect((await list(`search=${"x".repeat(201)}`)).status).toBe(400);
-      expect((await list("search=a&search=b")).body.error.details).toEqual([{ path: "search", message: "must be given once" }]);
+      expect(failure(await list("search=a&search=b")).details).toEqual([{ path: "search", message: "must be given once" }]);
     });
 
     it("refuses object-ish parameters such as search[$ne]", async () => {
       const response = await list("search[$ne]=x");
       expect(response.status).toBe(400);
-      expect(response.body.error.details[0].path).toBe("search[$ne]");
+      expect(failure(response).details![0].path).toBe("search[$ne]");
     });
   });
 
@@ -249,32 +249,32 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("returns only the named fields and _id", async () => {
       const response = await list("select=code&select=version");
       expect(response.status).toBe(200);
-      for (const record of response.body.data.surveys) expect(Object.keys(record).sort()).toEqual(["_id", "code", "version"]);
+      for (const record of success(response).data.surveys) expect(Object.keys(record!).sort()).toEqual(["_id", "code", "version"]);
       expect(codes(response)).toEqual(codes(await list()));
     });
 
     it("accepts select[] and comma-separated values; _id alone", async () => {
       const brackets = await list("select[]=name&select[]=__v");
-      expect(Object.keys(brackets.body.data.surveys[0]).sort()).toEqual(["__v", "_id", "name"]);
+      expect(Object.keys(success(brackets).data.surveys[0]).sort()).toEqual(["__v", "_id", "name"]);
       const commas = await list("select=name,modifiedAt,name");
-      expect(Object.keys(commas.body.data.surveys[0]).sort()).toEqual(["_id", "modifiedAt", "name"]);
+      expect(Object.keys(success(commas).data.surveys[0]).sort()).toEqual(["_id", "modifiedAt", "name"]);
       const only = await list("select=_id");
-      expect(only.body.data.surveys.map((s: Json) => Object.keys(s))).toEqual(only.body.data.surveys.map(() => ["_id"]));
+      expect(success(only).data.surveys.map((s) => Object.keys(s))).toEqual(success(only).data.surveys.map(() => ["_id"]));
     });
 
     it("works with search, paging and answer", async () => {
       const response = await list("select=name&search=onboarding&limit=1&page=2");
-      expect(response.body.data.surveys).toEqual([{ _id: ids.onboarding, name: "Welcome aboard" }]);
+      expect(success(response).data.surveys).toEqual([{ _id: ids.onboarding, name: "Welcome aboard" }]);
       const byAnswer = await list(`select=code&answer=${answerOf(0, 0)}`);
-      expect(byAnswer.body.data.surveys).toEqual([{ _id: ids.onboarding, code: "onboarding" }]);
+      expect(success(byAnswer).data.surveys).toEqual([{ _id: ids.onboarding, code: "onboarding" }]);
     });
 
     it("an unknown field name → 400 naming it", async () => {
       for (const query of ["select=colour", "select=code,nameLower", "select=chat", "select=company.name", "select=Code"]) {
         const response = await list(query);
         expect(response.status, query).toBe(400);
-        expect(response.body.error.code).toBe("invalid_request");
-        expect(response.body.error.details[0].path).toMatch(/^select\.\d$/);
+        expect(failure(response).code).toBe("invalid_request");
+        expect(failure(response).details![0].path).toMatch(/^select\.\d$/);
       }
     });
   });
@@ -284,13 +284,13 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       expect(codes(await list(`answer=${answerOf(1, 0)}`))).toEqual(["onboarding"]);
       const both = await list(`answer=${answerOf(0, 0)}&answer=${answerOf(1, 0, 2)}&count=true`);
       expect(codes(both)).toEqual(["onboarding"]);
-      expect(both.body.data.counter).toBe(1);
+      expect(success(both).data.counter).toBe(1);
     });
 
     it("several surveys, repeated or comma-separated, uppercase hex accepted", async () => {
-      const climate = (await list("isActive=all")).body.data.surveys.find((s: Json) => s.code === "climate_2026");
+      const climate = success(await list("isActive=all")).data.surveys.find((s) => s.code === "climate_2026");
       expect(climate).toBeDefined();
-      const climateAnswer = await Answer.findOne({ survey: climate._id }).lean();
+      const climateAnswer = await Answer.findOne({ survey: climate!._id }).lean();
       const query = `answer[]=${answerOf(0, 0).toUpperCase()},${climateAnswer?.uuid.toHexString()}`;
       expect(sorted(await list(query))).toEqual(["climate_2026", "onboarding"]);
     });
@@ -305,8 +305,8 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("an answer of another company or of nothing matches nothing, with a debug warning", async () => {
       const theirs = otherParts.answers[0][0][0].toHexString();
       const response = await list(`answer=${theirs}&answer=0123456789abcdef01234567&debug=true&count=true`);
-      expect(response.body.data).toMatchObject({ surveys: [], counter: 0 });
-      expect(response.body.debug.filter((note: Json) => note.code === "unknown_answer")).toHaveLength(2);
+      expect(success(response).data).toMatchObject({ surveys: [], counter: 0 });
+      expect(success(response).debug!.filter((note) => note.code === "unknown_answer")).toHaveLength(2);
       // The other company sees its own.
       expect(codes(await list(`answer=${theirs}`, other.adminToken))).toEqual(["onboarding"]);
     });
@@ -314,7 +314,7 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("a malformed uuid → 400 naming it", async () => {
       const response = await list(`answer=${answerOf(0, 0)}&answer=nope`);
       expect(response.status).toBe(400);
-      expect(response.body.error.details).toEqual([{ path: "answer.1", message: "must be a 24-hex ObjectId" }]);
+      expect(failure(response).details).toEqual([{ path: "answer.1", message: "must be a 24-hex ObjectId" }]);
       expect((await list(`answer=${Array.from({ length: 101 }, () => answerOf(0, 0)).join(",")}`)).status).toBe(400);
     });
   });
@@ -322,8 +322,8 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
   describe("tenancy", () => {
     it("another company sees none of these surveys and has its own with the same code", async () => {
       const theirs = await list("isActive=all&count=true", other.adminToken);
-      expect(theirs.body.data.counter).toBe(1);
-      expect(theirs.body.data.surveys[0]).toMatchObject({ _id: ids.theirs, code: "onboarding", company: other.companyId });
+      expect(success(theirs).data.counter).toBe(1);
+      expect(success(theirs).data.surveys[0]).toMatchObject({ _id: ids.theirs, code: "onboarding", company: other.companyId });
       expect(codes(await list("search=their"))).toEqual([]);
       expect((await read(ids.onboarding, "", { token: other.adminToken })).status).toBe(404);
       expect((await read(ids.theirs)).status).toBe(404);
@@ -336,16 +336,16 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       const response = await read(ids.climate);
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ _id: ids.climate, code: "climate_2026", version: 2 });
-      expect(response.body.chat).toBeUndefined();
+      expect(success(response).chat).toBeUndefined();
       expect((await read(ids.climate, "populate=false")).body).toEqual(response.body);
     });
 
     it("populate=true adds chat: chats by order, each with its questions by order and answer counts", async () => {
       const response = await read(ids.onboarding, "populate=true");
       expect(response.status).toBe(200);
-      const { chat } = response.body;
-      expect(chat.map((c: Json) => c.name)).toEqual(["First chat", "Second chat"]);
-      expect(chat[0]).toEqual({
+      const { chat } = success(response);
+      expect(chat!.map((c) => c.name)).toEqual(["First chat", "Second chat"]);
+      expect(chat![0]).toEqual({
         _id: parts.chats[1].toHexString(),
         name: "First chat",
         order: 1,
@@ -357,24 +357,24 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
           { _id: parts.questions[1][2].toHexString(), text: "Unanswered", type: "text", options: [], order: 3, answerCount: 0 },
         ],
       });
-      expect(chat[1].questions).toEqual([expect.objectContaining({ text: "Anything else?", answerCount: 1 })]);
+      expect(chat![1].questions).toEqual([expect.objectContaining({ text: "Anything else?", answerCount: 1 })]);
     });
 
     it("a survey without chats has chat: []", async () => {
-      expect((await read(ids.dots, "populate=true")).body.chat).toEqual([]);
+      expect(success(await read(ids.dots, "populate=true")).chat).toEqual([]);
     });
 
     it("bad populate → 400; bad id → 400 invalid_id; unknown id → 404", async () => {
-      expect((await read(ids.dots, "populate=yes")).body.error.details).toEqual([{ path: "populate", message: "must be true or false" }]);
-      expect((await read("not-an-id")).body.error.code).toBe("invalid_id");
+      expect(failure(await read(ids.dots, "populate=yes")).details).toEqual([{ path: "populate", message: "must be true or false" }]);
+      expect(failure(await read("not-an-id")).code).toBe("invalid_id");
       const missing = await read("0123456789abcdef01234567");
       expect(missing.status).toBe(404);
-      expect(missing.body.error.code).toBe("not_found");
+      expect(failure(missing).code).toBe("not_found");
     });
 
     it("requires Admin: true from an admin", async () => {
-      expect((await read(ids.dots, "", { admin: false })).body.error.code).toBe("admin_required");
-      expect((await read(ids.dots, "", { token: t.memberToken })).body.error.code).toBe("forbidden");
+      expect(failure(await read(ids.dots, "", { admin: false })).code).toBe("admin_required");
+      expect(failure(await read(ids.dots, "", { token: t.memberToken })).code).toBe("forbidden");
       expect((await call(survey.GET, `/v2/surveys/${ids.dots}`, { admin: true, params: { id: ids.dots } })).status).toBe(401);
     });
   });

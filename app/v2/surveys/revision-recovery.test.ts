@@ -6,7 +6,7 @@
  * revision's write fail.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
 import { SurveyRevision } from "@/lib/surveys/parts";
 import { oid } from "@/lib/server/ids";
 import { SURVEY_FIELDS } from "@/lib/surveys/contract";
@@ -26,17 +26,17 @@ describe("survey revisions after an interrupted PATCH", () => {
     t = await createTenant("Surveys recovery");
   });
 
-  async function create(): Promise<Json> {
+  async function create() {
     const response = await call(surveys.POST, "/v2/surveys", {
       token: t.adminToken,
       admin: true,
       body: { code: `recovery_${++n}`, name: `Survey ${n}`, version: 1 },
     });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return response.body;
+    return success(response);
   }
 
-  const patch = (id: string, body: Json) =>
+  const patch = (id: string, body: Record<string, unknown>) =>
     call(survey.PATCH, `/v2/surveys/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id } });
 
   /** The next write of revisions (an `update` command) fails; the survey's own update does not (`findAndModify`). */
@@ -67,7 +67,7 @@ describe("survey revisions after an interrupted PATCH", () => {
 
     const next = await patch(created._id, { name: "After" });
     expect(next.status).toBe(200);
-    expect(next.body.__v).toBe(1);
+    expect(success(next).__v).toBe(1);
     expect(await storedVersions(created._id)).toEqual([0, 1]);
     expect(await Event.countDocuments({ "resource.id": created._id, type: "survey.updated" })).toBe(1);
   });
@@ -80,8 +80,8 @@ describe("survey revisions after an interrupted PATCH", () => {
 
     const list = await listRevisions(created._id);
     expect(list.status).toBe(200);
-    expect(list.body.data.counter).toBe(2);
-    expect(list.body.data.revisions.map((revision: Json) => [revision.__v, revision.snapshot.isActive])).toEqual([
+    expect(success(list).data.counter).toBe(2);
+    expect(success(list).data.revisions.map((revision) => [revision.__v, revision.snapshot.isActive])).toEqual([
       [1, false],
       [0, true],
     ]);
@@ -92,8 +92,8 @@ describe("survey revisions after an interrupted PATCH", () => {
     const patched = await patch(created._id, { name: "Renamed" });
     const read = await call(survey.GET, `/v2/surveys/${created._id}`, { token: t.adminToken, admin: true, params: { id: created._id } });
     const list = await call(surveys.GET, "/v2/surveys", { token: t.adminToken });
-    const history: Json[] = (await listRevisions(created._id)).body.data.revisions;
-    const records = [created, patched.body, read.body, ...list.body.data.surveys, ...history.map((revision) => revision.snapshot)];
+    const history = success(await listRevisions(created._id)).data.revisions;
+    const records = [created, success(patched), success(read), ...success(list).data.surveys, ...history.map((revision) => revision.snapshot)];
     for (const record of records) expect(Object.keys(record).sort()).toEqual([...SURVEY_FIELDS].sort());
     // Stored, though: the state the PATCH replaced and who made the current one.
     const stored = await db.mongoose.connection.db!.collection("surveys").findOne({ _id: oid(created._id) });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { Survey } from "@/lib/surveys/repository";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as accessRoles from "../access-roles/route";
@@ -14,14 +14,14 @@ describe("PATCH /v2/surveys/{id}", () => {
   const roles: string[] = [];
   let n = 0;
 
-  async function create(body: Json = {}, tenant = t): Promise<Json> {
+  async function create(body: Record<string, unknown> = {}, tenant = t) {
     const response = await call(surveys.POST, "/v2/surveys", {
       token: tenant.adminToken,
       admin: true,
       body: { code: `patch_${++n}`, name: `Survey ${n}`, version: 1, ...body },
     });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return response.body;
+    return success(response);
   }
 
   const patch = (id: string, body: unknown, options: { token?: string; admin?: boolean; query?: string } = {}) =>
@@ -40,7 +40,7 @@ describe("PATCH /v2/surveys/{id}", () => {
     [t, other] = await Promise.all([createTenant("Surveys update"), createTenant("Surveys update other")]);
     for (const name of ["Reviewer", "Auditor", "Support"]) {
       const response = await call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name } });
-      roles.push(response.body._id);
+      roles.push(success(response)._id);
     }
   });
 
@@ -49,7 +49,7 @@ describe("PATCH /v2/surveys/{id}", () => {
       const before = await create({ permissions: [roles[0]] });
       const response = await patch(before._id, { name: "Renamed" });
       expect(response.status, JSON.stringify(response.body)).toBe(200);
-      const after = response.body;
+      const after = success(response);
       expect(after).toEqual({ ...before, name: "Renamed", modifiedAt: after.modifiedAt, __v: 1 });
       expect(Date.parse(after.modifiedAt)).toBeGreaterThan(Date.parse(before.modifiedAt));
       expect(after.createdAt).toBe(before.createdAt);
@@ -77,15 +77,15 @@ describe("PATCH /v2/surveys/{id}", () => {
         version: 1,
         name: before.name,
       });
-      expect((await patch(before._id, { group: null })).body.group).toBeNull();
+      expect(success(await patch(before._id, { group: null })).group).toBeNull();
     });
 
     it("an empty body still advances modifiedAt and __v", async () => {
       const before = await create();
       const response = await patch(before._id, {});
       expect(response.status).toBe(200);
-      expect(response.body.__v).toBe(1);
-      expect(response.body.modifiedAt > before.modifiedAt).toBe(true);
+      expect(success(response).__v).toBe(1);
+      expect(success(response).modifiedAt > before.modifiedAt).toBe(true);
     });
 
     it("modifiedAt advances on every PATCH, even within one millisecond", async () => {
@@ -93,15 +93,15 @@ describe("PATCH /v2/surveys/{id}", () => {
       let last = before.modifiedAt;
       for (let i = 0; i < 5; i++) {
         const response = await patch(before._id, { isActive: i % 2 === 0 });
-        expect(Date.parse(response.body.modifiedAt)).toBeGreaterThan(Date.parse(last));
-        last = response.body.modifiedAt;
+        expect(Date.parse(success(response).modifiedAt)).toBeGreaterThan(Date.parse(last));
+        last = success(response).modifiedAt;
       }
     });
 
     it("never stores or shows internal fields", async () => {
       const before = await create();
       const response = await patch(before._id, { name: "Lower Me" });
-      expect(response.body.nameLower).toBeUndefined();
+      expect(success(response)).not.toHaveProperty("nameLower");
       expect((await Survey.findById(before._id).lean())?.nameLower).toBe("lower me");
     });
 
@@ -110,7 +110,7 @@ describe("PATCH /v2/surveys/{id}", () => {
       const response = await patch(before._id, { __v: 99, _id: "0".repeat(24), company: other.companyId, name: "Managed" }, { query: "?debug=true" });
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ _id: before._id, __v: 1, company: t.companyId, name: "Managed" });
-      expect(response.body.debug.filter((note: Json) => note.code === "ignored_field")).toHaveLength(3);
+      expect(success(response).debug!.filter((note) => note.code === "ignored_field")).toHaveLength(3);
     });
   });
 
@@ -118,14 +118,14 @@ describe("PATCH /v2/surveys/{id}", () => {
     it("a single id adds it, without duplicates; an array replaces", async () => {
       const before = await create({ permissions: [roles[0]] });
       let response = await patch(before._id, { permissions: roles[1] });
-      expect(response.body.permissions).toEqual([roles[0], roles[1]]);
+      expect(success(response).permissions).toEqual([roles[0], roles[1]]);
       response = await patch(before._id, { permissions: roles[1].toUpperCase() });
-      expect(response.body.permissions).toEqual([roles[0], roles[1]]);
-      expect(response.body.__v).toBe(2);
+      expect(success(response).permissions).toEqual([roles[0], roles[1]]);
+      expect(success(response).__v).toBe(2);
       response = await patch(before._id, { permissions: [roles[2], roles[2]] });
-      expect(response.body.permissions).toEqual([roles[2]]);
+      expect(success(response).permissions).toEqual([roles[2]]);
       response = await patch(before._id, { permissions: [] });
-      expect(response.body.permissions).toEqual([]);
+      expect(success(response).permissions).toEqual([]);
     });
 
     it("ids are checked against the company's access roles → 400 unknown_reference, nothing stored", async () => {
@@ -138,12 +138,12 @@ describe("PATCH /v2/surveys/{id}", () => {
       ]) {
         const response = await patch(before._id, body);
         expect(response.status).toBe(400);
-        expect(response.body.error.code).toBe("unknown_reference");
+        expect(failure(response).code).toBe("unknown_reference");
       }
       const response = await patch(before._id, { permissions: "nope" });
       expect(response.status).toBe(400);
-      expect(response.body.error).toMatchObject({ code: "invalid_request", details: [{ path: "permissions" }] });
-      expect((await history(before._id)).body.data.revisions).toHaveLength(1);
+      expect(failure(response)).toMatchObject({ code: "invalid_request", details: [{ path: "permissions" }] });
+      expect(success(await history(before._id)).data.revisions).toHaveLength(1);
       expect((await Survey.findById(before._id).lean())?.__v).toBe(0);
     });
   });
@@ -157,8 +157,8 @@ describe("PATCH /v2/surveys/{id}", () => {
       expect((await patch(b._id, { code: "c".repeat(60) })).status).toBe(200);
       const duplicate = await patch(b._id, { code: a.code });
       expect(duplicate.status).toBe(409);
-      expect(duplicate.body.error.details).toEqual([{ path: "code", message: "is already in use" }]);
-      expect((await history(b._id)).body.data.revisions.map((r: Json) => r.__v)).toEqual([1, 0]);
+      expect(failure(duplicate).details).toEqual([{ path: "code", message: "is already in use" }]);
+      expect(success(await history(b._id)).data.revisions.map((r) => r.__v)).toEqual([1, 0]);
       expect((await patch(b._id, { code: b.code })).status).toBe(200);
     });
 
@@ -178,14 +178,14 @@ describe("PATCH /v2/surveys/{id}", () => {
       const before = await create();
       const response = await patch(before._id, body);
       expect(response.status).toBe(400);
-      expect(response.body.error.code).toBe("invalid_request");
+      expect(failure(response).code).toBe("invalid_request");
     });
 
     it("a malformed id → 400 invalid_id; an unknown one → 404", async () => {
-      expect((await patch("nope", { name: "x" })).body.error.code).toBe("invalid_id");
+      expect(failure(await patch("nope", { name: "x" })).code).toBe("invalid_id");
       const missing = await patch("0123456789abcdef01234567", { name: "x" });
       expect(missing.status).toBe(404);
-      expect(missing.body.error.code).toBe("not_found");
+      expect(failure(missing).code).toBe("not_found");
     });
 
     it("another company's survey → 404, unchanged", async () => {
@@ -198,8 +198,8 @@ describe("PATCH /v2/surveys/{id}", () => {
 
     it("Admin rule: none → 403 admin_required; a member → 403 forbidden", async () => {
       const before = await create();
-      expect((await patch(before._id, { name: "x" }, { admin: false })).body.error.code).toBe("admin_required");
-      expect((await patch(before._id, { name: "x" }, { token: t.memberToken })).body.error.code).toBe("forbidden");
+      expect(failure(await patch(before._id, { name: "x" }, { admin: false })).code).toBe("admin_required");
+      expect(failure(await patch(before._id, { name: "x" }, { token: t.memberToken })).code).toBe("forbidden");
     });
   });
 
@@ -220,7 +220,7 @@ describe("PATCH /v2/surveys/{id}", () => {
         permissions: [roles[0], roles[1]],
         group: "Sales",
       });
-      expect(up.body.debug).toContainEqual(expect.objectContaining({ code: "migrated", level: "info" }));
+      expect(success(up).debug).toContainEqual(expect.objectContaining({ code: "migrated", level: "info" }));
 
       // In version 2, an admin grants viewing answers and removes a role, adds a group.
       const edited = await patch(before._id, {
@@ -238,43 +238,43 @@ describe("PATCH /v2/surveys/{id}", () => {
 
       const down = await patch(before._id, { version: 1 }, { query: "?debug=true" });
       expect(down.body).toMatchObject({ version: 1, permissions: [roles[0]], group: "Sales", groupPermissions: [roles[2]] });
-      const losses = down.body.debug.filter((note: Json) => note.code === "migration_loss").map((note: Json) => note.path);
+      const losses = success(down).debug!.filter((note) => note.code === "migration_loss").map((note) => note.path);
       expect(losses.sort()).toEqual(["groupPermissionsV2", "onlySubSurvey", "permissionsV2"]);
 
       // And up again: the view-answers flags are kept for the roles still granted.
       const again = await patch(before._id, { version: 2 });
-      expect(again.body.permissionsV2).toEqual([
+      expect(success(again).permissionsV2).toEqual([
         { accessRole: roles[0], canAnswer: true, canViewAnswers: true },
         { accessRole: roles[2], canAnswer: false, canViewAnswers: true },
       ]);
-      expect(again.body.groupPermissionsV2).toEqual([{ group: "Sales", accessRoles: [roles[2]] }]);
-      expect(again.body.__v).toBe(4);
+      expect(success(again).groupPermissionsV2).toEqual([{ group: "Sales", accessRoles: [roles[2]] }]);
+      expect(success(again).__v).toBe(4);
     });
 
     it("fields of the new model sent with the version change are taken as sent", async () => {
       const before = await create({ permissions: [roles[0]] });
       const response = await patch(before._id, { version: 2, permissionsV2: [{ accessRole: roles[1] }] });
-      expect(response.body.permissionsV2).toEqual([{ accessRole: roles[1], canAnswer: true, canViewAnswers: false }]);
-      expect(response.body.groupPermissionsV2).toEqual([]);
+      expect(success(response).permissionsV2).toEqual([{ accessRole: roles[1], canAnswer: true, canViewAnswers: false }]);
+      expect(success(response).groupPermissionsV2).toEqual([]);
     });
 
     it("old-model fields sent with the version change are applied before migrating", async () => {
       const before = await create({ permissions: [roles[0]] });
       const response = await patch(before._id, { version: 2, permissions: roles[1] });
-      expect(response.body.permissions).toEqual([roles[0], roles[1]]);
-      expect(response.body.permissionsV2.map((p: Json) => p.accessRole)).toEqual([roles[0], roles[1]]);
+      expect(success(response).permissions).toEqual([roles[0], roles[1]]);
+      expect(success(response).permissionsV2.map((p) => p.accessRole)).toEqual([roles[0], roles[1]]);
     });
 
     it("sending the same version changes nothing but __v and modifiedAt", async () => {
       const before = await create({ permissions: [roles[0]] });
       const response = await patch(before._id, { version: 1 });
-      expect(response.body).toEqual({ ...before, modifiedAt: response.body.modifiedAt, __v: 1 });
+      expect(response.body).toEqual({ ...before, modifiedAt: success(response).modifiedAt, __v: 1 });
     });
 
     it("warns about fields of the model not in force", async () => {
       const before = await create();
       const response = await patch(before._id, { onlySubSurvey: true, permissions: [] }, { query: "?debug=true" });
-      expect(response.body.debug).toEqual([expect.objectContaining({ code: "dormant_field", path: "onlySubSurvey" })]);
+      expect(success(response).debug).toEqual([expect.objectContaining({ code: "dormant_field", path: "onlySubSurvey" })]);
     });
   });
 
@@ -282,12 +282,12 @@ describe("PATCH /v2/surveys/{id}", () => {
     it("lists revisions newest first with who, when and the full survey", async () => {
       const before = await create();
       await patch(before._id, { name: "Second" });
-      const third = (await patch(before._id, { name: "Third", permissions: roles[0] })).body;
+      const third = success(await patch(before._id, { name: "Third", permissions: roles[0] }));
       const response = await history(before._id);
       expect(response.status).toBe(200);
-      const { data } = response.body;
+      const { data } = success(response);
       expect(Object.keys(data).sort()).toEqual(["limit", "next", "page", "revisions"]);
-      expect(data.revisions.map((r: Json) => [r.__v, r.snapshot.name])).toEqual([
+      expect(data.revisions.map((r) => [r.__v, r.snapshot.name])).toEqual([
         [2, "Third"],
         [1, "Second"],
         [0, before.name],
@@ -307,9 +307,9 @@ describe("PATCH /v2/surveys/{id}", () => {
       const before = await create();
       for (let i = 0; i < 4; i++) await patch(before._id, { name: `Name ${i}` });
       const page2 = await history(before._id, "?limit=2&page=2&count=true");
-      expect(page2.body.data).toMatchObject({ page: 2, limit: 2, counter: 5 });
-      expect(page2.body.data.revisions.map((r: Json) => r.__v)).toEqual([2, 1]);
-      expect((await history(before._id, "?page=9")).body.data.revisions).toEqual([]);
+      expect(success(page2).data).toMatchObject({ page: 2, limit: 2, counter: 5 });
+      expect(success(page2).data.revisions.map((r) => r.__v)).toEqual([2, 1]);
+      expect(success(await history(before._id, "?page=9")).data.revisions).toEqual([]);
       for (const bad of ["?limit=0", "?limit=101", "?page=0", "?page=x", "?count=yes"]) {
         const response = await history(before._id, bad);
         expect(response.status, bad).toBe(400);
@@ -320,10 +320,10 @@ describe("PATCH /v2/surveys/{id}", () => {
       const theirs = await create({}, other);
       expect((await history(theirs._id)).status).toBe(404);
       expect((await history("0123456789abcdef01234567")).status).toBe(404);
-      expect((await history("123")).body.error.code).toBe("invalid_id");
+      expect(failure(await history("123")).code).toBe("invalid_id");
       const noAdmin = await call(revisions.GET, `/v2/surveys/${theirs._id}/revisions`, { token: other.adminToken, params: { id: theirs._id } });
-      expect(noAdmin.body.error.code).toBe("admin_required");
-      expect((await history(theirs._id, "", other.memberToken)).body.error.code).toBe("forbidden");
+      expect(failure(noAdmin).code).toBe("admin_required");
+      expect(failure(await history(theirs._id, "", other.memberToken)).code).toBe("forbidden");
     });
   });
 });

@@ -3,7 +3,7 @@
  * (docs/security.md, "Who may change a user of several companies").
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { User } from "@/lib/users/repository";
 import { createApiToken, login } from "@/lib/auth/service";
 import { newId, oid } from "@/lib/server/ids";
@@ -47,30 +47,30 @@ describe("a user of three companies", () => {
   }
 
   const tokenIn = async (email: string, tenant: Tenant) => (await createApiToken(email, 3600, tenant.companyId)).accessToken;
-  const patch = (token: string, id: string, body: Json) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
+  const patch = (token: string, id: string, body: Record<string, unknown>) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
   const get = (token: string, id: string) => call(user.GET, `/v2/users/${id}`, { token, params: { id } });
 
   beforeAll(async () => {
     [a, b, c] = [await createTenant("Alpha"), await createTenant("Bravo"), await createTenant("Charlie")];
     // Sam: a member of A, an admin of B, a member of C.
     const created = await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email: sharedEmail, accessRoles: [a.memberRoleId], name, phone: "+34 600 000 001" } });
-    sharedId = created.body._id;
+    sharedId = success(created)._id;
     await join(sharedId, b, b.adminRoleId);
     await join(sharedId, c, c.memberRoleId);
     await storePasswordHash(oid(sharedId), await hashPassword(PASSWORD));
     sharedTokenB = await tokenIn(sharedEmail, b);
     // The overlord: an admin of all three.
-    overlordId = (await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email: overlordEmail, accessRoles: [a.adminRoleId] } })).body._id;
+    overlordId = success(await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email: overlordEmail, accessRoles: [a.adminRoleId] } }))._id;
     await join(overlordId, b, b.adminRoleId);
     await join(overlordId, c, c.adminRoleId);
   });
 
-  const accountBody = async (tenant: Tenant): Promise<Json> => ({
+  const accountBody = async (tenant: Tenant) => ({
     password: "an attacker's password",
     name: { displayName: "Hijacked" },
     phone: "+1 555 0100",
     extensions: { owned: true },
-    job: (await call(jobTitles.POST, "/v2/job-titles", { token: tenant.adminToken, admin: true, body: { name: `Job ${Math.random()}` } })).body._id,
+    job: success(await call(jobTitles.POST, "/v2/job-titles", { token: tenant.adminToken, admin: true, body: { name: `Job ${Math.random()}` } }))._id,
     bot: null,
     isOnline: true,
     termsConditions: true,
@@ -82,8 +82,8 @@ describe("a user of three companies", () => {
       const body = await accountBody(tenant);
       const response = await patch(tenant.adminToken, sharedId, body);
       expect(response.status, JSON.stringify(response.body)).toBe(403);
-      expect(response.body.error.code).toBe("forbidden");
-      expect(response.body.error.details.map((detail: Json) => detail.path).sort()).toEqual(Object.keys(body).sort());
+      expect(failure(response).code).toBe("forbidden");
+      expect(failure(response).details?.map((detail) => detail.path).sort()).toEqual(Object.keys(body).sort());
       expect(await User.findById(sharedId).lean()).toEqual(before);
     }
     // The password is the old one: the takeover of Sam's admin account in B fails.
@@ -92,17 +92,17 @@ describe("a user of three companies", () => {
   });
 
   it("one account-wide field among per-company ones: the whole PATCH is refused", async () => {
-    const prop = (await call(properties.POST, "/v2/properties", { token: a.adminToken, admin: true, body: { name: "Alpha prop" } })).body._id;
+    const prop = success(await call(properties.POST, "/v2/properties", { token: a.adminToken, admin: true, body: { name: "Alpha prop" } }))._id;
     const before = await User.findById(sharedId).lean();
     const response = await patch(a.adminToken, sharedId, { properties: [prop], isActive: false, phone: "+1 555 0199" });
     expect(response.status).toBe(403);
-    expect(response.body.error.details).toEqual([{ path: "phone", message: expect.any(String) }]);
+    expect(failure(response).details).toEqual([{ path: "phone", message: expect.any(String) }]);
     expect(await User.findById(sharedId).lean()).toEqual(before);
   });
 
   it("an admin of one company changes the per-company fields; the other companies' views stay", async () => {
-    const prop = (await call(properties.POST, "/v2/properties", { token: c.adminToken, admin: true, body: { name: "Charlie prop" } })).body._id;
-    const fromBBefore = (await get(b.adminToken, sharedId)).body;
+    const prop = success(await call(properties.POST, "/v2/properties", { token: c.adminToken, admin: true, body: { name: "Charlie prop" } }))._id;
+    const fromBBefore = success(await get(b.adminToken, sharedId));
     const response = await patch(c.adminToken, sharedId, {
       accessRoles: [c.adminRoleId],
       properties: [prop],
@@ -110,20 +110,20 @@ describe("a user of three companies", () => {
     });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body).toMatchObject({ accessRoles: [c.adminRoleId], properties: [prop], companies: [{ companyId: c.companyId, hierarchy: { boss: [c.adminId] } }] });
-    const fromB = (await get(b.adminToken, sharedId)).body;
+    const fromB = success(await get(b.adminToken, sharedId));
     expect({ ...fromB, modifiedAt: null }).toEqual({ ...fromBBefore, modifiedAt: null });
-    expect((await get(a.adminToken, sharedId)).body.accessRoles).toEqual([a.memberRoleId]);
+    expect(success(await get(a.adminToken, sharedId)).accessRoles).toEqual([a.memberRoleId]);
   });
 
   it("deactivating Sam in A leaves B and C alone", async () => {
     const response = await patch(a.adminToken, sharedId, { isActive: false });
     expect(response.status).toBe(200);
-    expect(response.body.isActive).toBe(false);
-    expect((await get(b.adminToken, sharedId)).body.isActive).toBe(true);
-    expect((await get(c.adminToken, sharedId)).body.isActive).toBe(true);
+    expect(success(response).isActive).toBe(false);
+    expect(success(await get(b.adminToken, sharedId)).isActive).toBe(true);
+    expect(success(await get(c.adminToken, sharedId)).isActive).toBe(true);
 
     const listed = (tenant: Tenant, isActive: string) =>
-      call(users.GET, `/v2/users?isActive=${isActive}&id=${sharedId}&count=true`, { token: tenant.adminToken }).then((r) => r.body.data.counter);
+      call(users.GET, `/v2/users?isActive=${isActive}&id=${sharedId}&count=true`, { token: tenant.adminToken }).then((r) => success(r).data.counter);
     expect(await listed(a, "false")).toBe(1);
     expect(await listed(a, "true")).toBe(0);
     expect(await listed(b, "true")).toBe(1);
@@ -135,9 +135,9 @@ describe("a user of three companies", () => {
     await expect(login(sharedEmail, PASSWORD, a.companyId)).rejects.toMatchObject({ code: "unauthorized" });
     expect((await call(users.GET, "/v2/users/me", { token: sharedTokenB })).status).toBe(200);
     const signedIn = await login(sharedEmail, PASSWORD);
-    expect((await call(user.GET, `/v2/users/${sharedId}`, { token: signedIn.accessToken, params: { id: sharedId } })).body.companies[0].companyId).toBe(b.companyId);
+    expect(success(await call(user.GET, `/v2/users/${sharedId}`, { token: signedIn.accessToken, params: { id: sharedId } })).companies[0].companyId).toBe(b.companyId);
 
-    expect((await patch(a.adminToken, sharedId, { isActive: true })).body.isActive).toBe(true);
+    expect(success(await patch(a.adminToken, sharedId, { isActive: true })).isActive).toBe(true);
   });
 
   it("an admin of every company the user belongs to changes the account, from any of them", async () => {
@@ -178,17 +178,17 @@ describe("a user of three companies", () => {
   });
 
   it("a record of an earlier version, deactivated account-wide, is inactive in each of its companies", async () => {
-    const legacy = (await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email: "legacy@shared.test", accessRoles: [a.memberRoleId] } })).body._id;
+    const legacy = success(await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email: "legacy@shared.test", accessRoles: [a.memberRoleId] } }))._id;
     await join(legacy, b, b.memberRoleId);
     await User.collection.updateOne({ _id: oid(legacy) }, { $set: { isActive: false }, $unset: { "companies.$[].isActive": "" } });
     await backfillMembershipActive();
     const stored = await User.collection.findOne({ _id: oid(legacy) });
     expect(stored?.isActive).toBeUndefined();
-    expect(stored?.companies.map((entry: Json) => entry.isActive)).toEqual([false, false]);
-    expect((await get(b.adminToken, legacy)).body.isActive).toBe(false);
+    expect(stored?.companies.map((entry: { isActive?: boolean }) => entry.isActive)).toEqual([false, false]);
+    expect(success(await get(b.adminToken, legacy)).isActive).toBe(false);
     // Memberships without the flag, of an account that was active, are active.
     await User.collection.updateOne({ _id: oid(legacy) }, { $set: { isActive: true }, $unset: { "companies.$[].isActive": "" } });
     await backfillMembershipActive();
-    expect((await get(a.adminToken, legacy)).body.isActive).toBe(true);
+    expect(success(await get(a.adminToken, legacy)).isActive).toBe(true);
   });
 });

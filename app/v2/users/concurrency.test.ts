@@ -1,6 +1,7 @@
 /** Concurrent PATCHes of one user all apply: the last writer wins per field (docs/api.md, "Users"). */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
+import type { UpdateUserBody } from "@/lib/users/contract";
 import { User } from "@/lib/users/repository";
 import { userKeywords } from "@/lib/users/search";
 import { useTestDatabase } from "@/lib/testing/database";
@@ -18,22 +19,22 @@ describe("concurrent PATCH /v2/users/{id}", () => {
   beforeAll(async () => {
     t = await createTenant("Users concurrency");
     for (let i = 0; i < 5; i++) {
-      roles.push((await call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name: `Concurrent ${i}` } })).body._id);
+      roles.push(success(await call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name: `Concurrent ${i}` } }))._id);
     }
   });
 
-  const create = async (email: string): Promise<Json> => {
+  const create = async (email: string) => {
     const response = await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email, accessRoles: [t.memberRoleId], name } });
     expect(response.status).toBe(201);
-    return response.body;
+    return success(response);
   };
-  const patch = (id: string, body: Json) =>
+  const patch = (id: string, body: Record<string, unknown>) =>
     call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id }, body });
 
   it("50 concurrent PATCHes of different fields all answer 200 and none is lost", async () => {
     const before = await create("busy@concurrency.test");
     // Each field is written by its own requests only, so the last value of each is one of its own.
-    const bodies: Json[] = Array.from({ length: 50 }, (_, i) => {
+    const bodies: UpdateUserBody[] = Array.from({ length: 50 }, (_, i) => {
       switch (i % 5) {
         case 0: return { phone: `+34 600 ${i}` };
         case 1: return { name: { displayName: `Display ${i}` } };
@@ -46,18 +47,18 @@ describe("concurrent PATCH /v2/users/{id}", () => {
     expect(responses.map((r) => r.status)).toEqual(bodies.map(() => 200));
 
     // Every PATCH advanced modifiedAt: each answer has its own.
-    const stamps = responses.map((r) => Date.parse(r.body.modifiedAt));
+    const stamps = responses.map((r) => Date.parse(success(r).modifiedAt));
     expect(new Set(stamps).size).toBe(50);
     expect(Math.min(...stamps)).toBeGreaterThan(Date.parse(before.modifiedAt));
 
-    const final = (await call(user.GET, `/v2/users/${before._id}`, { token: t.adminToken, params: { id: before._id } })).body;
+    const final = success(await call(user.GET, `/v2/users/${before._id}`, { token: t.adminToken, params: { id: before._id } }));
     expect(final.modifiedAt).toBe(new Date(Math.max(...stamps)).toISOString());
-    const written = (pick: (body: Json) => unknown) => bodies.map(pick).filter((value) => value !== undefined);
+    const written = (pick: (body: UpdateUserBody) => unknown) => bodies.map(pick).filter((value) => value !== undefined);
     expect(written((b) => b.phone)).toContain(final.phone);
-    expect(written((b) => b.name?.displayName)).toContain(final.name.displayName);
-    expect(written((b) => b.name?.lastName)).toContain(final.name.lastName);
+    expect(written((b) => b.name?.displayName)).toContain(final.name!.displayName);
+    expect(written((b) => b.name?.lastName)).toContain(final.name!.lastName);
     // Parts no PATCH sent are kept.
-    expect(final.name.names).toBe("Ana");
+    expect(final.name!.names).toBe("Ana");
     expect(written((b) => b.extensions?.writer)).toContain(final.extensions.writer);
     expect(roles).toContain(final.accessRoles[0]);
     expect(final.companies[0].hierarchy.boss).toEqual([t.adminId]);
@@ -71,10 +72,10 @@ describe("concurrent PATCH /v2/users/{id}", () => {
     const before = await create("same.field@concurrency.test");
     const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => patch(before._id, { name: { names: `Names ${i}` }, isActive: i % 2 === 0 })));
     expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200));
-    for (const [i, response] of responses.entries()) expect(response.body.name.names).toBe(`Names ${i}`);
-    const final = (await call(user.GET, `/v2/users/${before._id}`, { token: t.adminToken, params: { id: before._id } })).body;
-    const last = responses.reduce((a, b) => (Date.parse(a.body.modifiedAt) > Date.parse(b.body.modifiedAt) ? a : b));
-    expect(final.name).toEqual(last.body.name);
-    expect(final.isActive).toBe(last.body.isActive);
+    for (const [i, response] of responses.entries()) expect(success(response).name!.names).toBe(`Names ${i}`);
+    const final = success(await call(user.GET, `/v2/users/${before._id}`, { token: t.adminToken, params: { id: before._id } }));
+    const last = responses.reduce((a, b) => (Date.parse(success(a).modifiedAt) > Date.parse(success(b).modifiedAt) ? a : b));
+    expect(final.name).toEqual(success(last).name);
+    expect(final.isActive).toBe(success(last).isActive);
   });
 });

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { oid } from "@/lib/server/ids";
+import type { UserRecord } from "@/lib/users/contract";
 import { touchLastRequest } from "@/lib/users/repository";
 import * as users from "./route";
 import * as user from "./[id]/route";
@@ -16,18 +17,18 @@ describe("ETags and preconditions of users", () => {
     t = await createTenant("Conditional users");
   });
 
-  async function create(): Promise<{ body: Json; etag: string }> {
+  async function create(): Promise<{ body: UserRecord; etag: string }> {
     const response = await call(users.POST, "/v2/users", {
       token: t.adminToken,
       admin: true,
       body: { email: `tagged${++n}@acme.io`, accessRoles: [t.memberRoleId], phone: "+34 600 000 000" },
     });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return { body: response.body, etag: response.headers.get("etag")! };
+    return { body: success(response), etag: response.headers.get("etag")! };
   }
 
   const read = (id: string, headers: Record<string, string> = {}) => call(user.GET, `/v2/users/${id}`, { token: t.adminToken, params: { id }, headers });
-  const patch = (id: string, body: Json, headers: Record<string, string> = {}) =>
+  const patch = (id: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id }, headers });
 
   it("tags create, read and PATCH with one ETag per stored version: the same until a write, another after", async () => {
@@ -49,7 +50,7 @@ describe("ETags and preconditions of users", () => {
     const { body, etag } = await create();
     await touchLastRequest(oid(body._id), new Date(), new Date());
     const after = await read(body._id);
-    expect(after.body.lastRequestDate).not.toBeNull();
+    expect(success(after).lastRequestDate).not.toBeNull();
     expect(after.headers.get("etag")).not.toBe(etag);
   });
 
@@ -67,7 +68,7 @@ describe("ETags and preconditions of users", () => {
     await patch(body._id, { phone: "+34 622 222 222" });
     const stale = await read(body._id, { "if-none-match": etag });
     expect(stale.status).toBe(200);
-    expect(stale.body.phone).toBe("+34 622 222 222");
+    expect(success(stale).phone).toBe("+34 622 222 222");
   });
 
   it("tags /v2/users/me and answers its If-None-Match", async () => {
@@ -89,11 +90,11 @@ describe("ETags and preconditions of users", () => {
 
     const mine = await patch(body._id, { phone: "+34 644 444 444", name: { displayName: "X", names: "X", lastName: "Y", secondLastName: "" } }, { "if-match": etag });
     expect(mine.status).toBe(412);
-    expect(mine.body.error).toMatchObject({ status: 412, code: "precondition_failed" });
+    expect(failure(mine)).toMatchObject({ status: 412, code: "precondition_failed" });
     expect(mine.headers.get("etag")).toBe(current);
     const stored = await read(body._id);
-    expect(stored.body.phone).toBe("+34 633 333 333");
-    expect(stored.body.name).toBeNull();
+    expect(success(stored).phone).toBe("+34 633 333 333");
+    expect(success(stored).name).toBeNull();
     expect(stored.headers.get("etag")).toBe(current);
   });
 
@@ -102,7 +103,7 @@ describe("ETags and preconditions of users", () => {
     expect((await patch(body._id, { phone: "+34 655 555 555" }, { "if-match": `W/${etag}` })).status).toBe(412);
     const ok = await patch(body._id, { phone: "+34 655 555 555" }, { "if-match": `"nope", ${etag}` });
     expect(ok.status).toBe(200);
-    expect(ok.body.phone).toBe("+34 655 555 555");
+    expect(success(ok).phone).toBe("+34 655 555 555");
     const star = await patch(body._id, { phone: "+34 666 666 666" }, { "if-match": "*" });
     expect(star.status).toBe(200);
     expect(star.headers.get("etag")).not.toBe(ok.headers.get("etag"));
@@ -118,7 +119,7 @@ describe("ETags and preconditions of users", () => {
     expect(statuses).toEqual([200, 412, 412, 412, 412, 412]);
     const winner = answers.find((answer) => answer.status === 200)!;
     const stored = await read(body._id);
-    expect(stored.body.phone).toBe(winner.body.phone);
+    expect(success(stored).phone).toBe(success(winner).phone);
     for (const loser of answers.filter((answer) => answer.status === 412)) expect(loser.headers.get("etag")).toBe(winner.headers.get("etag"));
   });
 

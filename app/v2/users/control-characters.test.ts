@@ -1,6 +1,6 @@
 /** Single-line text fields refuse control characters (docs/api.md, "Text fields"). */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { Survey } from "@/lib/surveys/repository";
 import { User } from "@/lib/users/repository";
 import { useTestDatabase } from "@/lib/testing/database";
@@ -23,10 +23,10 @@ describe("control characters in text fields", () => {
     t = await createTenant("Control characters");
   });
 
-  const expectRefused = (response: Json, path: string) => {
+  const expectRefused = (response: CallResult, path: string) => {
     expect(response.status, JSON.stringify(response.body)).toBe(400);
-    expect(response.body.error.code).toBe("invalid_request");
-    expect(response.body.error.details).toContainEqual({ path, message: expect.stringContaining("control characters") });
+    expect(failure(response).code).toBe("invalid_request");
+    expect(failure(response).details).toContainEqual({ path, message: expect.stringContaining("control characters") });
   };
 
   it("user names, phone and e-mail: 400 naming the field, nothing stored", async () => {
@@ -50,12 +50,12 @@ describe("control characters in text fields", () => {
   });
 
   it("a PATCH of a name part or phone with a control character changes nothing", async () => {
-    const created = (await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email: "ok@control.test", accessRoles: [t.memberRoleId], name } })).body;
+    const created = success(await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email: "ok@control.test", accessRoles: [t.memberRoleId], name } }));
     for (const body of [{ name: { lastName: "P\u0000" } }, { phone: "1\n2" }]) {
       const response = await call(user.PATCH, `/v2/users/${created._id}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id: created._id }, body });
       expectRefused(response, Object.keys(body)[0] === "name" ? "name.lastName" : "phone");
     }
-    const stored = (await call(user.GET, `/v2/users/${created._id}`, { token: t.adminToken, params: { id: created._id } })).body;
+    const stored = success(await call(user.GET, `/v2/users/${created._id}`, { token: t.adminToken, params: { id: created._id } }));
     expect(stored).toEqual(created);
   });
 
@@ -64,7 +64,7 @@ describe("control characters in text fields", () => {
     expectRefused(created, "name");
     expect(await Survey.countDocuments({ code: "nul_name" })).toBe(0);
 
-    const good = (await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: "good_name", name: "Good", version: 1 } })).body;
+    const good = success(await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: "good_name", name: "Good", version: 1 } }));
     const renamed = await call(survey.PATCH, `/v2/surveys/${good._id}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id: good._id }, body: { name: "Two\nlines" } });
     expectRefused(renamed, "name");
     const grouped = await call(survey.PATCH, `/v2/surveys/${good._id}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id: good._id }, body: { group: "G\u0085" } });

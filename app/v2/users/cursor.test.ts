@@ -1,6 +1,7 @@
 import mongoose from "mongoose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
+import type { UserRecord } from "@/lib/users/contract";
 import { useTestDatabase } from "@/lib/testing/database";
 import { User } from "@/lib/users/repository";
 import { oid } from "@/lib/server/ids";
@@ -15,16 +16,16 @@ describe("cursor paging of GET /v2/users", () => {
   const ids: string[] = [];
 
   const list = (query: string, token = t.adminToken) => call(users.GET, `/v2/users?${query}`, { token });
-  const patch = (id: string, body: Json) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id } });
+  const patch = (id: string, body: Record<string, unknown>) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id } });
 
   /** Every page of a walk from `query`, following `next`; asserts each page's Link header. */
-  async function walk(query: string, between?: (page: number) => Promise<void>): Promise<Json[][]> {
-    const pages: Json[][] = [];
+  async function walk(query: string, between?: (page: number) => Promise<void>): Promise<UserRecord[][]> {
+    const pages: UserRecord[][] = [];
     let response = await list(query);
     for (let page = 1; ; page++) {
       expect(response.status, JSON.stringify(response.body)).toBe(200);
-      pages.push(response.body.data.users);
-      const next = response.body.data.next as string | null;
+      pages.push(success(response).data.users);
+      const next = success(response).data.next as string | null;
       if (next === null) {
         expect(response.headers.get("link")).toBeNull();
         return pages;
@@ -43,7 +44,7 @@ describe("cursor paging of GET /v2/users", () => {
     [t, other] = await Promise.all([createTenant("Cursor users"), createTenant("Cursor others")]);
     for (let i = 0; i < 23; i++) {
       const response = await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email: `walker${i}@acme.io`, accessRoles: [t.memberRoleId] } });
-      ids.push(response.body._id);
+      ids.push(success(response)._id);
     }
     // Ties on the sort key: only `_id` tells these apart.
     await User.updateMany({ _id: { $in: ids.slice(5, 15).map(oid) } }, { $set: { modifiedAt: new Date("2026-01-01T00:00:00.000Z") } });
@@ -62,14 +63,14 @@ describe("cursor paging of GET /v2/users", () => {
 
   it("gives the same records by page and by cursor, and a page answer the next cursor too", async () => {
     const byPage = [];
-    for (let page = 1; page <= 7; page++) byPage.push(...(await list(`limit=4&page=${page}`)).body.data.users.map((u: Json) => u._id));
+    for (let page = 1; page <= 7; page++) byPage.push(...success(await list(`limit=4&page=${page}`)).data.users.map((u) => u._id));
     const byCursor = (await walk("limit=4")).flat().map((u) => u._id);
     expect(byCursor).toEqual(byPage);
     const second = await list("limit=4&page=2");
-    expect(second.body.data.page).toBe(2);
-    const third = await list(`limit=4&cursor=${encodeURIComponent(second.body.data.next)}`);
-    expect(third.body.data.page).toBeUndefined();
-    expect(third.body.data.users.map((u: Json) => u._id)).toEqual(byPage.slice(8, 12));
+    expect(success(second).data.page).toBe(2);
+    const third = await list(`limit=4&cursor=${encodeURIComponent(success(second).data.next!)}`);
+    expect(success(third).data.page).toBeUndefined();
+    expect(success(third).data.users.map((u) => u._id)).toEqual(byPage.slice(8, 12));
   });
 
   it("with orderBy=asc returns a user changed during the walk again, after its change", async () => {
@@ -77,7 +78,7 @@ describe("cursor paging of GET /v2/users", () => {
     const pages = await walk("limit=5&orderBy=asc", async (page) => {
       if (page !== 2) return;
       // One already returned, one not yet reached.
-      const seen = (await list("limit=10&orderBy=asc")).body.data.users.map((u: Json) => u._id);
+      const seen = success(await list("limit=10&orderBy=asc")).data.users.map((u) => u._id);
       changed.push(seen[0], seen[9] ?? seen[seen.length - 1]);
       for (const id of changed) expect((await patch(id, { phone: `+34 ${id.slice(-6)}` })).status).toBe(200);
     });
@@ -88,16 +89,16 @@ describe("cursor paging of GET /v2/users", () => {
     const last = seen.map((u) => u._id).lastIndexOf(changed[0]);
     expect(last).toBeGreaterThan(first);
     expect(seen[last].phone).toBe(`+34 ${changed[0].slice(-6)}`);
-    expect(seen.filter((u) => u._id === changed[1]).at(-1).phone).toBe(`+34 ${changed[1].slice(-6)}`);
+    expect(seen.filter((u) => u._id === changed[1]).at(-1)!.phone).toBe(`+34 ${changed[1].slice(-6)}`);
     const stamps = seen.map((u) => u.modifiedAt);
     expect([...stamps].sort()).toEqual(stamps);
   });
 
   it("refuses page with cursor, and a forged, truncated, altered or other list's cursor, with 400 invalid_request", async () => {
-    const next = (await list("limit=2")).body.data.next as string;
+    const next = success(await list("limit=2")).data.next as string;
     const [payload, mac] = next.split(".");
     const forged = Buffer.from(JSON.stringify([Date.now(), "0".repeat(24)])).toString("base64url");
-    const surveyCursor = (await call(surveys.GET, "/v2/surveys?limit=1", { token: t.adminToken })).body.data.next;
+    const surveyCursor = success(await call(surveys.GET, "/v2/surveys?limit=1", { token: t.adminToken })).data.next;
     const cases = [
       `limit=2&page=2&cursor=${next}`,
       `limit=2&cursor=${next.slice(0, -3)}`,
@@ -115,15 +116,15 @@ describe("cursor paging of GET /v2/users", () => {
     for (const query of cases) {
       const response = await list(query);
       expect(response.status, query).toBe(400);
-      expect(response.body.error.code, query).toBe("invalid_request");
-      expect(response.body.error.details.map((d: Json) => d.path), query).toContain("cursor");
+      expect(failure(response).code, query).toBe("invalid_request");
+      expect(failure(response).details?.map((d) => d.path), query).toContain("cursor");
     }
     // Another page size is the same list.
     expect((await list(`limit=3&cursor=${next}`)).status).toBe(200);
   });
 
   it("never shows a company another's users through a cursor", async () => {
-    const next = (await list("limit=2")).body.data.next as string;
+    const next = success(await list("limit=2")).data.next as string;
     const response = await list(`limit=2&cursor=${next}`, other.adminToken);
     expect(response.status).toBe(400);
     expect(JSON.stringify(response.body)).not.toContain("walker");
@@ -135,13 +136,13 @@ describe("cursor paging of GET /v2/users", () => {
       const before = await scanned();
       const response = await list(query);
       expect(response.status).toBe(200);
-      return { read: (await scanned()) - before, next: response.body.data.next as string };
+      return { read: (await scanned()) - before, next: success(response).data.next as string };
     };
     // Oldest first: the users sharing one modifiedAt come first, and the deep page lies past them
     // (a cursor inside a run of equal sort values also reads past the run's records before it).
     const first = await cost("limit=2&orderBy=asc");
     let next = first.next;
-    for (let page = 2; page < 11; page++) next = (await list(`limit=2&orderBy=asc&cursor=${next}`)).body.data.next;
+    for (let page = 2; page < 11; page++) next = success(await list(`limit=2&orderBy=asc&cursor=${next}`)).data.next!;
     const deep = await cost(`limit=2&orderBy=asc&cursor=${next}`);
     const deepByPage = await cost("limit=2&orderBy=asc&page=11");
     // The one extra is the cursor's own record, where the range on modifiedAt starts.

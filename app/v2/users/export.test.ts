@@ -2,16 +2,15 @@
  * GET /v2/users/export (docs/api.md#export): every match of the list's filters streamed as CSV or
  * NDJSON, the Admin rule, bad parameters, and nothing of another company.
  */
-import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkAnswer } from "@/lib/openapi/testing";
 import { Notes } from "@/lib/server/notes";
 import { newId, oid } from "@/lib/server/ids";
-import { restoreCell } from "@/lib/shared/csv-cells";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { csvRows, downloader } from "@/lib/testing/export";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { createReference } from "@/lib/services/reference";
 import { USER_COLUMNS } from "@/lib/users/columns";
+import { UserList, type UserRecord } from "@/lib/users/contract";
 import { emptyMembership, insertUser, newDoc, User } from "@/lib/users/repository";
 import { createUser } from "@/lib/users/service";
 import * as exported from "./export/route";
@@ -28,19 +27,7 @@ describe("GET /v2/users/export", () => {
     b = await createTenant("Export B");
   });
 
-  /** The export's answer, its body read whole (and checked against the OpenAPI document). */
-  async function download(tenant: Tenant, query = "", headers: Record<string, string> = { admin: "true" }) {
-    const path = `/v2/users/export${query}`;
-    const request = new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${tenant.adminToken}`, ...headers } });
-    const response = await exported.GET(request, { params: Promise.resolve({}) });
-    const text = await response.text();
-    checkAnswer(exported.GET, { method: "GET", url: path, status: response.status, contentType: response.headers.get("content-type"), headers: response.headers, body: text });
-    return { status: response.status, headers: response.headers, text };
-  }
-
-  /** The CSV's rows as objects by column, cells restored as an import reads them. */
-  const rowsOf = (text: string): Record<string, string>[] =>
-    (parse(text, { columns: true }) as Record<string, string>[]).map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, restoreCell(value)])));
+  const download = downloader(exported.GET, "/v2/users/export");
 
   const auth = (tenant: Tenant) => ({ userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] });
 
@@ -83,7 +70,7 @@ describe("GET /v2/users/export", () => {
     expect(response.text.split("\r\n")[0]).toBe(USER_COLUMNS.join(","));
     expect(response.text).toContain(`"'=HYPERLINK(""http://evil"")"`);
 
-    const rows = rowsOf(response.text);
+    const rows = csvRows(response.text);
     expect(rows).toHaveLength(4);
     expect(rows.map((row) => row.email)).toEqual(expect.arrayContaining(["legacy@export.test", "zoë.o'brien@export.test"]));
     const zoe = rows.find((row) => row._id === made._id)!;
@@ -110,20 +97,20 @@ describe("GET /v2/users/export", () => {
 
   it("exports what the list's filters match, in the list's order, and nothing of another company", async () => {
     const list = async (tenant: Tenant, query: string) =>
-      (await call(users.GET, `/v2/users${query}${query ? "&" : "?"}limit=100`, { token: tenant.adminToken })).body.data.users.map((u: Json) => u._id);
+      success(await call(users.GET, `/v2/users${query}${query ? "&" : "?"}limit=100`, { token: tenant.adminToken }), UserList).data.users.map((u) => u._id);
     for (const query of ["", "?isActive=all", "?isActive=false", "?search=zo", `?accessRole=${a.memberRoleId}`, "?orderBy=asc&isActive=all"]) {
-      const rows = rowsOf((await download(a, query)).text);
+      const rows = csvRows((await download(a, query)).text);
       expect(rows.map((row) => row._id), query).toEqual(await list(a, query));
     }
-    expect(rowsOf((await download(a, "?search=zo")).text)).toHaveLength(1);
+    expect(csvRows((await download(a, "?search=zo")).text)).toHaveLength(1);
 
-    const theirs = rowsOf((await download(b, "?isActive=all")).text);
+    const theirs = csvRows((await download(b, "?isActive=all")).text);
     expect(theirs.map((row) => row._id)).toEqual(await list(b, "?isActive=all"));
     expect(theirs).toHaveLength(2);
-    const ours = new Set(rowsOf((await download(a, "?isActive=all")).text).map((row) => row._id));
+    const ours = new Set(csvRows((await download(a, "?isActive=all")).text).map((row) => row._id));
     for (const row of theirs) expect(ours.has(row._id)).toBe(false);
     // A filter naming another company's records matches nothing here.
-    expect(rowsOf((await download(b, `?accessRole=${a.memberRoleId}`)).text)).toEqual([]);
+    expect(csvRows((await download(b, `?accessRole=${a.memberRoleId}`)).text)).toEqual([]);
     const empty = await download(b, `?id=${a.memberId}`);
     expect(empty.text).toBe(`${USER_COLUMNS.join(",")}\r\n`);
     expect(empty.headers.get("x-total-count")).toBe("0");
@@ -135,7 +122,7 @@ describe("GET /v2/users/export", () => {
     expect(response.headers.get("content-type")).toBe("application/x-ndjson; charset=utf-8");
     expect(response.headers.get("content-disposition")).toMatch(/filename="users-\d{4}-\d{2}-\d{2}\.ndjson"$/);
     expect(response.text.endsWith("\n")).toBe(true);
-    const records = response.text.trimEnd().split("\n").map((line) => JSON.parse(line) as Json);
+    const records = response.text.trimEnd().split("\n").map((line) => JSON.parse(line) as UserRecord);
     expect(records).toHaveLength(Number(response.headers.get("x-total-count")));
     for (const record of records) {
       const read = await call(user.GET, `/v2/users/${record._id}`, { token: a.adminToken, params: { id: record._id } });
@@ -152,7 +139,7 @@ describe("GET /v2/users/export", () => {
     await User.collection.insertMany(docs);
 
     const response = await download(b, "?search=bulk");
-    const rows = rowsOf(response.text);
+    const rows = csvRows(response.text);
     expect(response.headers.get("x-total-count")).toBe("2500");
     expect(rows).toHaveLength(2500);
     expect(new Set(rows.map((row) => row.email)).size).toBe(2500);
@@ -178,18 +165,19 @@ describe("GET /v2/users/export", () => {
   it("is for admins: no token 401, no Admin header 403 admin_required, a member's Admin header 403 forbidden", async () => {
     const path = "/v2/users/export";
     expect((await call(exported.GET, path)).status).toBe(401);
-    expect((await call(exported.GET, path, { token: a.adminToken })).body.error.code).toBe("admin_required");
+    expect(failure(await call(exported.GET, path, { token: a.adminToken })).code).toBe("admin_required");
     const member = await call(exported.GET, path, { token: a.memberToken, admin: true });
     expect(member.status).toBe(403);
-    expect(member.body.error.code).toBe("forbidden");
+    expect(failure(member).code).toBe("forbidden");
   });
 
   it("refuses bad parameters with 400 invalid_request naming each", async () => {
     const bad = async (query: string) => {
       const response = await call(exported.GET, `/v2/users/export${query}`, { token: a.adminToken, admin: true });
       expect(response.status, query).toBe(400);
-      expect(response.body.error.code).toBe("invalid_request");
-      return response.body.error.details.map((detail: Json) => detail.path);
+      const error = failure(response);
+      expect(error.code).toBe("invalid_request");
+      return error.details?.map((detail) => detail.path);
     };
     expect(await bad("?format=xml")).toEqual(["format"]);
     expect(await bad("?isActive=maybe&accessRole=nope")).toEqual(expect.arrayContaining(["isActive", "accessRole"]));

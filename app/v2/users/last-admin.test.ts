@@ -3,7 +3,7 @@
  * takes the last one away (its roles, or deactivation) is `409 conflict` with nothing applied.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as user from "./[id]/route";
 
@@ -15,13 +15,13 @@ describe("the last admin of a company, through PATCH /v2/users/{id}", () => {
     t = await createTenant("Last admin");
   });
 
-  const patchUser = (id: string, body: Json, token = t.adminToken) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
-  const read = async (id: string) => (await call(user.GET, `/v2/users/${id}`, { token: t.adminToken, admin: true, params: { id } })).body;
+  const patchUser = (id: string, body: Record<string, unknown>, token = t.adminToken) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
+  const read = async (id: string) => success(await call(user.GET, `/v2/users/${id}`, { token: t.adminToken, admin: true, params: { id } }));
 
   it("refuses to take the admin role from the only active admin, and changes nothing", async () => {
     const refused = await patchUser(t.adminId, { accessRoles: [t.memberRoleId], phone: "+34 600 000 000" });
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ code: "conflict", details: [{ path: "accessRoles" }] });
+    expect(failure(refused)).toMatchObject({ code: "conflict", details: [{ path: "accessRoles" }] });
     const after = await read(t.adminId);
     expect(after.accessRoles).toEqual([t.adminRoleId]);
     expect(after.phone).toBeNull();
@@ -30,7 +30,7 @@ describe("the last admin of a company, through PATCH /v2/users/{id}", () => {
   it("refuses to deactivate the only active admin", async () => {
     const refused = await patchUser(t.adminId, { isActive: false });
     expect(refused.status).toBe(409);
-    expect(refused.body.error.details).toEqual([expect.objectContaining({ path: "isActive" })]);
+    expect(failure(refused).details).toEqual([expect.objectContaining({ path: "isActive" })]);
     expect((await read(t.adminId)).isActive).toBe(true);
   });
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
+import type { UserRecord } from "@/lib/users/contract";
 import { User } from "@/lib/users/repository";
 import { oid } from "@/lib/server/ids";
 import { useTestDatabase } from "@/lib/testing/database";
@@ -17,18 +18,18 @@ describe("GET /v2/users", () => {
   const ids: Record<string, string> = {};
 
   const list = (query = "", token = t.adminToken) => call(users.GET, `/v2/users${query ? `?${query}` : ""}`, { token });
-  const emails = (response: Json) => (response.body.data.users as Json[]).map((u) => u.email).sort();
+  const emails = (response: Awaited<ReturnType<typeof list>>) => success(response).data.users.map((u) => u.email).sort();
 
-  async function create(body: Json): Promise<Json> {
+  async function create(body: Record<string, unknown>) {
     const response = await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return response.body;
+    return success(response);
   }
 
   beforeAll(async () => {
     t = await createTenant("Listing");
-    const post = async (handler: typeof bots.POST, path: string, body: Json) =>
-      (await call(handler, path, { token: t.adminToken, admin: true, body })).body._id as string;
+    const post = async (handler: typeof bots.POST, path: string, body: Record<string, unknown>) =>
+      success(await call(handler, path, { token: t.adminToken, admin: true, body }))._id as string;
     ref.job1 = await post(jobTitles.POST, "/v2/job-titles", { name: "Engineer" });
     ref.job2 = await post(jobTitles.POST, "/v2/job-titles", { name: "Designer" });
     ref.prop1 = await post(properties.POST, "/v2/properties", { name: "Remote" });
@@ -50,18 +51,18 @@ describe("GET /v2/users", () => {
       const response = await list();
       expect(response.status).toBe(200);
       expect(response.headers.get("x-request-id")).toMatch(/^[\w-]{36}$/);
-      const { data } = response.body;
+      const { data } = success(response);
       expect(Object.keys(data).sort()).toEqual(["limit", "next", "page", "users"]);
       expect(data.page).toBe(1);
       expect(data.limit).toBe(10);
-      expect(data.users.map((u: Json) => u.email)).not.toContain("gone@acme.io");
-      const stamps = data.users.map((u: Json) => u.modifiedAt);
+      expect(data.users.map((u) => u.email)).not.toContain("gone@acme.io");
+      const stamps = data.users.map((u) => u.modifiedAt);
       expect([...stamps].sort().reverse()).toEqual(stamps);
-      expect(response.body.debug).toBeUndefined();
+      expect(success(response).debug).toBeUndefined();
     });
 
     it("serialises records with 24-hex ids, ISO dates with ms and Z, the defaults, and no secrets", async () => {
-      const record = (await list("email=ana.pérez@acme.io")).body.data.users[0];
+      const record = success(await list("email=ana.pérez@acme.io")).data.users[0];
       expect(record).toMatchObject({
         _id: ids.ana,
         email: "ana.pérez@acme.io",
@@ -91,18 +92,18 @@ describe("GET /v2/users", () => {
   describe("count, limit, page", () => {
     it("adds counter only with count=true, counting every match regardless of paging", async () => {
       const response = await list("count=true&limit=2&page=2");
-      expect(response.body.data.counter).toBe(6); // 4 active created + admin + member
-      expect(response.body.data.users).toHaveLength(2);
-      expect((await list("count=false")).body.data.counter).toBeUndefined();
-      expect((await list("count=true&isActive=all")).body.data.counter).toBe(7);
-      expect((await list("count=true&isActive=false")).body.data.counter).toBe(1);
+      expect(success(response).data.counter).toBe(6); // 4 active created + admin + member
+      expect(success(response).data.users).toHaveLength(2);
+      expect(success(await list("count=false")).data.counter).toBeUndefined();
+      expect(success(await list("count=true&isActive=all")).data.counter).toBe(7);
+      expect(success(await list("count=true&isActive=false")).data.counter).toBe(1);
     });
 
     it("answers a page past the end with an empty list", async () => {
       const response = await list("page=99&count=true");
       expect(response.status).toBe(200);
-      expect(response.body.data.users).toEqual([]);
-      expect(response.body.data.counter).toBe(6);
+      expect(success(response).data.users).toEqual([]);
+      expect(success(response).data.counter).toBe(6);
     });
 
     it.each([
@@ -130,14 +131,14 @@ describe("GET /v2/users", () => {
     ])("refuses %s with 400 invalid_request naming %s", async (query, path) => {
       const response = await list(query);
       expect(response.status).toBe(400);
-      expect(response.body.error).toMatchObject({ status: 400, code: "invalid_request" });
-      expect(response.body.error.details.map((d: Json) => d.path)).toContain(path);
-      expect(response.body.error.requestId).toBe(response.headers.get("x-request-id"));
+      expect(failure(response)).toMatchObject({ status: 400, code: "invalid_request" });
+      expect(failure(response).details?.map((d) => d.path)).toContain(path);
+      expect(failure(response).requestId).toBe(response.headers.get("x-request-id"));
     });
 
     it("names every bad parameter at once", async () => {
       const response = await list("limit=0&page=0&orderBy=x&created=x");
-      expect(response.body.error.details.map((d: Json) => d.path).sort()).toEqual(["created", "limit", "orderBy", "page"]);
+      expect(failure(response).details?.map((d) => d.path).sort()).toEqual(["created", "limit", "orderBy", "page"]);
     });
 
     it("accepts the largest limit", async () => {
@@ -198,10 +199,10 @@ describe("GET /v2/users", () => {
     it("ignores unknown parameters, with a debug warning each", async () => {
       const plain = await list("foo=1&email=pedro@other.org");
       expect(plain.status).toBe(200);
-      expect(plain.body.debug).toBeUndefined();
+      expect(success(plain).debug).toBeUndefined();
       const debug = await list("foo=1&bar=2&email=pedro@other.org&debug=true");
       expect(emails(debug)).toEqual(["pedro@other.org"]);
-      expect(debug.body.debug).toEqual([
+      expect(success(debug).debug).toEqual([
         { level: "warning", code: "unknown_parameter", message: expect.any(String), path: "foo" },
         { level: "warning", code: "unknown_parameter", message: expect.any(String), path: "bar" },
       ]);
@@ -227,7 +228,7 @@ describe("GET /v2/users", () => {
 
     it("counts search matches and combines with other filters", async () => {
       const response = await list(`search=a&count=true&property=${ref.prop1}`);
-      expect(response.body.data.counter).toBe(2);
+      expect(success(response).data.counter).toBe(2);
     });
 
     it("treats regular-expression metacharacters literally", async () => {
@@ -249,7 +250,7 @@ describe("GET /v2/users", () => {
     it("refuses object-ish parameters such as email[$ne]", async () => {
       const response = await list("email[$ne]=x");
       expect(response.status).toBe(400);
-      expect(response.body.error.details).toEqual([{ path: "email[$ne]", message: expect.any(String) }]);
+      expect(failure(response).details).toEqual([{ path: "email[$ne]", message: expect.any(String) }]);
       expect((await list("id[$gt]=")).status).toBe(400);
     });
 
@@ -261,7 +262,7 @@ describe("GET /v2/users", () => {
 
   describe("relatedUser", () => {
     it("lists who names the user in the hierarchy and whom the user names", async () => {
-      const set = (id: string, hierarchy: Json) =>
+      const set = (id: string, hierarchy: Record<string, string[]>) =>
         call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id }, body: { companies: [{ hierarchy }] } });
       expect((await set(ids.anabel, { boss: [ids.ana] })).status).toBe(200);
       expect((await set(ids.pedro, { peers: [ids.ana] })).status).toBe(200);
@@ -273,8 +274,8 @@ describe("GET /v2/users", () => {
 
     it("an unknown user is related to nobody (with a debug warning)", async () => {
       const response = await list("relatedUser=0123456789abcdef01234567&debug=true");
-      expect(response.body.data.users).toEqual([]);
-      expect(response.body.debug).toContainEqual(expect.objectContaining({ level: "warning", code: "unknown_related_user" }));
+      expect(success(response).data.users).toEqual([]);
+      expect(success(response).debug).toContainEqual(expect.objectContaining({ level: "warning", code: "unknown_related_user" }));
     });
   });
 });
@@ -302,12 +303,12 @@ describe("GET /v2/users paging", () => {
     }
     for (const orderBy of ["desc", "asc"] as const) {
       for (const limit of [1, 4, 7, 10]) {
-        const seen: Json[] = [];
+        const seen: UserRecord[] = [];
         for (let page = 1; page <= Math.ceil(25 / limit) + 1; page++) {
           const response = await call(users.GET, `/v2/users?orderBy=${orderBy}&limit=${limit}&page=${page}&count=true`, { token: t.adminToken });
           expect(response.status).toBe(200);
-          expect(response.body.data.counter).toBe(25);
-          seen.push(...response.body.data.users);
+          expect(success(response).data.counter).toBe(25);
+          seen.push(...success(response).data.users);
         }
         const ids = seen.map((u) => u._id);
         expect(new Set(ids).size, `${orderBy} limit ${limit}`).toBe(25);

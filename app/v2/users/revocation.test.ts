@@ -3,7 +3,7 @@
  * (docs/security.md, "Passwords and tokens").
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
 import { OutboxMail } from "@/lib/mail/repository";
 import { Session } from "@/lib/credentials/repository";
 import { createApiToken, login, refresh, revokeAllTokens, revokeApiToken } from "@/lib/auth/service";
@@ -23,17 +23,17 @@ describe("revoking sessions and tokens", () => {
   });
 
   /** A new user of the company with a password; `admin` gives them the Admin role. */
-  async function person(password: string, admin = false): Promise<Json> {
+  async function person(password: string, admin = false) {
     const response = await call(users.POST, "/v2/users", {
       token: t.adminToken,
       admin: true,
       body: { email: `person${++n}@revocation.test`, accessRoles: [admin ? t.adminRoleId : t.memberRoleId], password },
     });
     expect(response.status).toBe(201);
-    return response.body;
+    return success(response);
   }
   const status = async (token: string) => (await call(me.GET, "/v2/users/me", { token })).status;
-  const patch = (token: string, id: string, body: Json) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
+  const patch = (token: string, id: string, body: Record<string, unknown>) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
 
   it("an admin changes a user's password: every session and token of the user stops working", async () => {
     const someone = await person("first password");

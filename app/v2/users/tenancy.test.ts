@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { createApiToken } from "@/lib/auth/service";
 import { createCompany } from "@/lib/services/companies";
 import { useTestDatabase } from "@/lib/testing/database";
@@ -23,22 +23,22 @@ describe("tenant isolation", () => {
       admin: true,
       body: { email: "secret.person@first.io", accessRoles: [a.memberRoleId], name: { displayName: "Zacarías", names: "Zacarías", lastName: "Secreto", secondLastName: "" } },
     });
-    secretId = created.body._id;
+    secretId = success(created)._id;
   });
 
   const listB = (query: string) => call(users.GET, `/v2/users?${query}`, { token: b.adminToken });
-  const emails = (response: Json) => (response.body.data.users as Json[]).map((u) => u.email);
+  const emails = (response: Awaited<ReturnType<typeof listB>>) => success(response).data.users.map((u) => u.email);
 
   it("the second company's admin cannot read the first company's user by id (404)", async () => {
     const response = await call(user.GET, `/v2/users/${secretId}`, { token: b.adminToken, params: { id: secretId } });
     expect(response.status).toBe(404);
-    expect(response.body.error.code).toBe("not_found");
+    expect(failure(response).code).toBe("not_found");
     expect(JSON.stringify(response.body)).not.toContain("secret.person");
   });
 
   it("... cannot list, count, match or filter them", async () => {
     const all = await listB("count=true&isActive=all&limit=100");
-    expect(all.body.data.counter).toBe(2);
+    expect(success(all).data.counter).toBe(2);
     expect(emails(all).sort()).toEqual([expect.stringContaining("admin@second"), expect.stringContaining("member@second")]);
     for (const query of [
       "search=zacarias&count=true",
@@ -50,8 +50,8 @@ describe("tenant isolation", () => {
     ]) {
       const response = await listB(query);
       expect(response.status, query).toBe(200);
-      expect(response.body.data.users, query).toEqual([]);
-      expect(response.body.data.counter, query).toBe(0);
+      expect(success(response).data.users, query).toEqual([]);
+      expect(success(response).data.counter, query).toBe(0);
     }
   });
 
@@ -65,21 +65,21 @@ describe("tenant isolation", () => {
     });
     expect(response.status).toBe(404);
     const still = await call(user.GET, `/v2/users/${secretId}`, { token: a.adminToken, params: { id: secretId } });
-    expect(still.body.isActive).toBe(true);
+    expect(success(still).isActive).toBe(true);
   });
 
   it("... cannot see or use the first company's reference data", async () => {
-    const job = (await call(jobTitles.POST, "/v2/job-titles", { token: a.adminToken, admin: true, body: { name: "Only in A" } })).body._id;
+    const job = success(await call(jobTitles.POST, "/v2/job-titles", { token: a.adminToken, admin: true, body: { name: "Only in A" } }))._id;
     const listed = await call(jobTitles.GET, "/v2/job-titles", { token: b.adminToken });
-    expect(listed.body.data.jobTitles.map((r: Json) => r._id)).not.toContain(job);
+    expect(success(listed).data.jobTitles.map((r) => r._id)).not.toContain(job);
     const roles = await call(accessRoles.GET, "/v2/access-roles", { token: b.adminToken });
-    expect(roles.body.data.accessRoles.map((r: Json) => r.company)).toEqual([b.companyId, b.companyId]);
+    expect(success(roles).data.accessRoles.map((r) => r.company)).toEqual([b.companyId, b.companyId]);
     const created = await call(users.POST, "/v2/users", {
       token: b.adminToken,
       admin: true,
       body: { email: "uses.a@second.io", accessRoles: [b.memberRoleId], job },
     });
-    expect(created.body.error.code).toBe("unknown_reference");
+    expect(failure(created).code).toBe("unknown_reference");
   });
 
   it("a user of two companies is visible to both, each seeing only its own part", async () => {
@@ -87,7 +87,7 @@ describe("tenant isolation", () => {
     const shared = await createCompany({ name: "Third", adminEmail: "secret.person@first.io" });
     const tokenThird = await createApiToken("secret.person@first.io", 600, shared.company._id);
 
-    const propA = (await call(properties.POST, "/v2/properties", { token: a.adminToken, admin: true, body: { name: "A-only" } })).body._id;
+    const propA = success(await call(properties.POST, "/v2/properties", { token: a.adminToken, admin: true, body: { name: "A-only" } }))._id;
     const patched = await call(user.PATCH, `/v2/users/${secretId}`, {
       method: "PATCH",
       token: a.adminToken,
@@ -98,20 +98,20 @@ describe("tenant isolation", () => {
     expect(patched.status).toBe(200);
 
     const fromA = await call(user.GET, `/v2/users/${secretId}`, { token: a.adminToken, params: { id: secretId } });
-    expect(fromA.body.accessRoles).toEqual([a.memberRoleId]);
-    expect(fromA.body.properties).toEqual([propA]);
-    expect(fromA.body.companies).toEqual([expect.objectContaining({ companyId: a.companyId, hierarchy: { boss: [a.adminId], peers: [], subordinate: [] } })]);
+    expect(success(fromA).accessRoles).toEqual([a.memberRoleId]);
+    expect(success(fromA).properties).toEqual([propA]);
+    expect(success(fromA).companies).toEqual([expect.objectContaining({ companyId: a.companyId, hierarchy: { boss: [a.adminId], peers: [], subordinate: [] } })]);
 
     const fromThird = await call(user.GET, `/v2/users/${secretId}`, { token: tokenThird.accessToken, params: { id: secretId } });
     expect(fromThird.status).toBe(200);
-    expect(fromThird.body.accessRoles).toEqual([shared.adminRoleId]);
-    expect(fromThird.body.properties).toEqual([]);
-    expect(fromThird.body.companies).toEqual([expect.objectContaining({ companyId: shared.company._id })]);
+    expect(success(fromThird).accessRoles).toEqual([shared.adminRoleId]);
+    expect(success(fromThird).properties).toEqual([]);
+    expect(success(fromThird).companies).toEqual([expect.objectContaining({ companyId: shared.company._id })]);
     expect(JSON.stringify(fromThird.body)).not.toContain(a.companyId);
 
     const listThird = await call(users.GET, "/v2/users?count=true", { token: tokenThird.accessToken });
-    expect(listThird.body.data.counter).toBe(1);
-    expect((await listB(`id=${secretId}&count=true`)).body.data.counter).toBe(0);
+    expect(success(listThird).data.counter).toBe(1);
+    expect(success(await listB(`id=${secretId}&count=true`)).data.counter).toBe(0);
 
     // The third company's admin (the shared user itself) changes its roles there; A's role stays.
     const memberOfThird = shared.memberRoleId;
@@ -123,10 +123,10 @@ describe("tenant isolation", () => {
       body: { accessRoles: [shared.adminRoleId, memberOfThird] },
     });
     expect(updated.status).toBe(200);
-    expect(updated.body.accessRoles).toEqual([shared.adminRoleId, memberOfThird]);
+    expect(success(updated).accessRoles).toEqual([shared.adminRoleId, memberOfThird]);
     const againFromA = await call(user.GET, `/v2/users/${secretId}`, { token: a.adminToken, params: { id: secretId } });
-    expect(againFromA.body.accessRoles).toEqual([a.memberRoleId]);
-    expect(againFromA.body.properties).toEqual([propA]);
+    expect(success(againFromA).accessRoles).toEqual([a.memberRoleId]);
+    expect(success(againFromA).properties).toEqual([propA]);
   });
 
   it("a member's token acts only in its company, even with a forged company id it cannot sign", async () => {

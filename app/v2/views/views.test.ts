@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { MAX_VIEWS_PER_OWNER } from "@/lib/views/contract";
 import * as views from "./route";
@@ -35,7 +35,7 @@ describe("saved views", () => {
       createdAt: expect.any(String),
       modifiedAt: expect.any(String),
     });
-    const id = created.body._id as string;
+    const id = success(created)._id as string;
     expect(created.headers.get("location")).toBe(`/v2/views/${id}`);
 
     const read = await call(view.GET, `/v2/views/${id}`, asMember(a, byId(id)));
@@ -43,8 +43,8 @@ describe("saved views", () => {
     expect(read.body).toEqual(created.body);
 
     const listed = await call(views.GET, "/v2/views?resource=users&count=true", asMember(a));
-    expect(listed.body.data).toMatchObject({ views: [created.body], counter: 1, next: null });
-    expect((await call(views.GET, "/v2/views?resource=surveys", asMember(a))).body.data.views).toEqual([]);
+    expect(success(listed).data).toMatchObject({ views: [created.body], counter: 1, next: null });
+    expect(success(await call(views.GET, "/v2/views?resource=surveys", asMember(a))).data.views).toEqual([]);
 
     const patched = await call(view.PATCH, `/v2/views/${id}`, asMember(a, byId(id, { method: "PATCH", body: { name: "Inactive", query: "isActive=all", shared: true } })));
     expect(patched.status).toBe(200);
@@ -52,7 +52,7 @@ describe("saved views", () => {
 
     const surveys = await save(asMember(a), { resource: "surveys", name: "Inactive", query: "search=onb&isActive=false&limit=50" });
     expect(surveys.status).toBe(201);
-    expect(surveys.body.query).toBe("search=onb&isActive=false&limit=50");
+    expect(success(surveys).query).toBe("search=onb&isActive=false&limit=50");
 
     expect((await call(view.DELETE, `/v2/views/${id}`, asMember(a, byId(id, { method: "DELETE" })))).status).toBe(204);
     expect((await call(view.GET, `/v2/views/${id}`, asMember(a, byId(id)))).status).toBe(404);
@@ -60,12 +60,12 @@ describe("saved views", () => {
   });
 
   it("keeps a private view to its owner (404 to others, admins too) and shows a shared one to the company, editable by its owner and by an admin with Admin: true", async () => {
-    const mine = (await save(asMember(a), { resource: "users", name: "Mine only", query: "search=ana" })).body._id as string;
-    const shared = (await save(asMember(a), { resource: "users", name: "For everyone", query: "isActive=all", shared: true })).body._id as string;
+    const mine = success(await save(asMember(a), { resource: "users", name: "Mine only", query: "search=ana" }))._id as string;
+    const shared = success(await save(asMember(a), { resource: "users", name: "For everyone", query: "isActive=all", shared: true }))._id as string;
 
     const seenByAdmin = await call(views.GET, "/v2/views?resource=users", asAdmin(a));
-    expect(ids(seenByAdmin.body)).toContain(shared);
-    expect(ids(seenByAdmin.body)).not.toContain(mine);
+    expect(ids(success(seenByAdmin))).toContain(shared);
+    expect(ids(success(seenByAdmin))).not.toContain(mine);
     for (const options of [asAdmin(a), asAdmin(a, { admin: true })]) {
       expect((await call(view.GET, `/v2/views/${mine}`, { ...options, ...byId(mine) })).status).toBe(404);
       expect((await call(view.PATCH, `/v2/views/${mine}`, { ...options, ...byId(mine, { method: "PATCH", body: { name: "Taken" } }) })).status).toBe(404);
@@ -75,30 +75,30 @@ describe("saved views", () => {
     // A shared view of someone else: readable, not editable without Admin: true.
     const read = await call(view.GET, `/v2/views/${shared}`, asAdmin(a, byId(shared)));
     expect(read.body).toMatchObject({ editable: false, ownerId: a.memberId });
-    expect((await call(view.GET, `/v2/views/${shared}`, asAdmin(a, byId(shared, { admin: true })))).body.editable).toBe(true);
+    expect(success(await call(view.GET, `/v2/views/${shared}`, asAdmin(a, byId(shared, { admin: true })))).editable).toBe(true);
     const refused = await call(view.PATCH, `/v2/views/${shared}`, asAdmin(a, byId(shared, { method: "PATCH", body: { name: "Mine now" } })));
     expect(refused.status).toBe(403);
-    expect(refused.body.error.code).toBe("forbidden");
+    expect(failure(refused).code).toBe("forbidden");
     const moderated = await call(view.PATCH, `/v2/views/${shared}`, asAdmin(a, byId(shared, { method: "PATCH", admin: true, body: { name: "Everyone, all states" } })));
     expect(moderated.status).toBe(200);
     expect(moderated.body).toMatchObject({ name: "Everyone, all states", ownerId: a.memberId });
 
     // `mine=true` lists one's own views only.
-    expect(ids((await call(views.GET, "/v2/views?mine=true", asAdmin(a))).body)).toEqual([]);
+    expect(ids(success(await call(views.GET, "/v2/views?mine=true", asAdmin(a))))).toEqual([]);
     // A member sending Admin: true (the pages always do) keeps its own rights and gains none.
     expect((await call(views.GET, "/v2/views", asMember(a, { admin: true }))).status).toBe(200);
-    const adminView = (await save(asAdmin(a), { resource: "users", name: "Admin's", shared: true })).body._id as string;
+    const adminView = success(await save(asAdmin(a), { resource: "users", name: "Admin's", shared: true }))._id as string;
     expect((await call(view.DELETE, `/v2/views/${adminView}`, asMember(a, byId(adminView, { method: "DELETE", admin: true })))).status).toBe(403);
     expect((await call(view.DELETE, `/v2/views/${shared}`, asAdmin(a, byId(shared, { method: "DELETE", admin: true })))).status).toBe(204);
   });
 
   it("shows nothing of one company to another, shared views included", async () => {
-    const shared = (await save(asMember(a), { resource: "surveys", name: "Company A's", shared: true })).body._id as string;
+    const shared = success(await save(asMember(a), { resource: "surveys", name: "Company A's", shared: true }))._id as string;
     for (const options of [asAdmin(b, { admin: true }), asMember(b)]) {
       expect((await call(view.GET, `/v2/views/${shared}`, { ...options, ...byId(shared) })).status).toBe(404);
       expect((await call(view.PATCH, `/v2/views/${shared}`, { ...options, ...byId(shared, { method: "PATCH", body: { name: "B" } }) })).status).toBe(404);
       expect((await call(view.DELETE, `/v2/views/${shared}`, { ...options, ...byId(shared, { method: "DELETE" }) })).status).toBe(404);
-      expect(ids((await call(views.GET, "/v2/views", options)).body)).not.toContain(shared);
+      expect(ids(success(await call(views.GET, "/v2/views", options)))).not.toContain(shared);
     }
     // The same name is free in another company, and for another owner.
     expect((await save(asMember(b), { resource: "surveys", name: "Company A's", shared: true })).status).toBe(201);
@@ -109,8 +109,8 @@ describe("saved views", () => {
     const bad = async (body: Record<string, unknown>, path: string) => {
       const answer = await save(asMember(a), body);
       expect(answer.status, JSON.stringify(body)).toBe(400);
-      expect(answer.body.error.code).toBe("invalid_request");
-      expect(answer.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
+      expect(failure(answer).code).toBe("invalid_request");
+      expect(failure(answer).details?.map((detail: { path: string }) => detail.path)).toContain(path);
     };
     await bad({ resource: "users", name: "x", query: "isActive=maybe" }, "query.isActive");
     await bad({ resource: "users", name: "x", query: "limit=1000" }, "query.limit");
@@ -132,8 +132,8 @@ describe("saved views", () => {
     expect((await save(asMember(a), { resource: "users", name: "Twice" })).status).toBe(201);
     const twice = await save(asMember(a), { resource: "users", name: "TWICE" });
     expect(twice.status).toBe(409);
-    expect(twice.body.error.code).toBe("conflict");
-    const other = (await save(asMember(a), { resource: "users", name: "Other" })).body._id as string;
+    expect(failure(twice).code).toBe("conflict");
+    const other = success(await save(asMember(a), { resource: "users", name: "Other" }))._id as string;
     expect((await call(view.PATCH, `/v2/views/${other}`, asMember(a, byId(other, { method: "PATCH", body: { name: "twice" } })))).status).toBe(409);
     expect((await call(view.PATCH, `/v2/views/${other}`, asMember(a, byId(other, { method: "PATCH", body: { query: "orderBy=sideways" } })))).status).toBe(400);
 
@@ -141,7 +141,7 @@ describe("saved views", () => {
     for (let index = 0; index < MAX_VIEWS_PER_OWNER; index++) expect((await save(asMember(owner), { resource: "surveys", name: `View ${index}` })).status).toBe(201);
     const over = await save(asMember(owner), { resource: "surveys", name: "One too many" });
     expect(over.status).toBe(409);
-    expect(over.body.error.message).toMatch(/100 saved views/);
+    expect(failure(over).message).toMatch(/100 saved views/);
     expect((await save(asMember(owner), { resource: "users", name: "Another list" })).status).toBe(201);
   });
 });

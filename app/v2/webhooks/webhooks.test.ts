@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { Event } from "@/lib/events/repository";
 import * as apiKeys from "../api-keys/route";
@@ -29,7 +29,7 @@ describe("webhooks", () => {
   it("creates a webhook whose secret is shown on create and rotate only, and reads, lists, changes and deletes it", async () => {
     const created = await create(a, { url: "http://127.0.0.1:9/hook", events: ["user.updated", "survey.*", "user.updated"], description: "Sync" });
     expect(created.status).toBe(201);
-    const { secret, ...record } = created.body;
+    const { secret, ...record } = success(created);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(record).toEqual({
       _id: expect.any(String),
@@ -46,8 +46,8 @@ describe("webhooks", () => {
     expect(read.status).toBe(200);
     expect(read.body).toEqual(record);
     const listed = await call(webhooks.GET, "/v2/webhooks?count=true", as(a));
-    expect(listed.body.data).toMatchObject({ webhooks: [record], counter: 1, next: null });
-    expect(JSON.stringify([read.body, listed.body])).not.toContain(secret.slice(6));
+    expect(success(listed).data).toMatchObject({ webhooks: [record], counter: 1, next: null });
+    expect(JSON.stringify([read.body, listed.body])).not.toContain(secret!.slice(6));
 
     const patched = await call(webhook.PATCH, `/v2/webhooks/${record._id}`, as(a, { method: "PATCH", ...byId(record._id), body: { events: ["user.*"], isActive: false, description: null } }));
     expect(patched.status).toBe(200);
@@ -56,8 +56,8 @@ describe("webhooks", () => {
 
     const rotated = await call(rotate.POST, `/v2/webhooks/${record._id}/rotate-secret`, as(a, { method: "POST", ...byId(record._id) }));
     expect(rotated.status).toBe(200);
-    expect(rotated.body.secret).toMatch(/^whsec_/);
-    expect(rotated.body.secret).not.toBe(secret);
+    expect(success(rotated).secret).toMatch(/^whsec_/);
+    expect(success(rotated).secret).not.toBe(secret);
 
     // Each change wrote its event, naming the admin who made it.
     const events = await Event.find({ "resource.id": record._id }).sort({ seq: 1 }).lean();
@@ -79,14 +79,14 @@ describe("webhooks", () => {
     // At rest the secret is kept, to sign with; the API never shows it again.
     const again = await create(a, { url: "http://127.0.0.1:9/kept", events: ["user.created"] });
     const stored = await db.mongoose.connection.db!.collection("webhooks").findOne({ url: "http://127.0.0.1:9/kept" });
-    expect(stored!.secret).toBe(again.body.secret);
+    expect(stored!.secret).toBe(success(again).secret);
   });
 
   it("shows nothing of one company to another: read, change, delete, list, deliveries and retry are 404 or empty", async () => {
-    const id = (await create(a, { url: "http://127.0.0.1:9/a", events: ["user.*"] })).body._id as string;
+    const id = success(await create(a, { url: "http://127.0.0.1:9/a", events: ["user.*"] }))._id as string;
     const queued = await call(test.POST, `/v2/webhooks/${id}/test`, as(a, { method: "POST", ...byId(id) }));
     expect(queued.status).toBe(200);
-    const deliveryId = queued.body._id as string;
+    const deliveryId = success(queued)._id as string;
 
     expect((await call(webhook.GET, `/v2/webhooks/${id}`, as(b, byId(id)))).status).toBe(404);
     expect((await call(webhook.PATCH, `/v2/webhooks/${id}`, as(b, { method: "PATCH", ...byId(id), body: { isActive: false } }))).status).toBe(404);
@@ -97,15 +97,15 @@ describe("webhooks", () => {
     const foreignRetry = await call(retry.POST, `/v2/webhooks/${id}/deliveries/${deliveryId}/retry`, as(b, { method: "POST", params: { id, deliveryId } }));
     expect(foreignRetry.status).toBe(404);
     const listed = await call(webhooks.GET, "/v2/webhooks", as(b));
-    expect(listed.body.data.webhooks.map((hook: { _id: string }) => hook._id)).not.toContain(id);
+    expect(success(listed).data.webhooks.map((hook: { _id: string }) => hook._id)).not.toContain(id);
 
     // A delivery of another webhook of the same company is not this webhook's either.
-    const other = (await create(a, { url: "http://127.0.0.1:9/other", events: ["user.*"] })).body._id as string;
+    const other = success(await create(a, { url: "http://127.0.0.1:9/other", events: ["user.*"] }))._id as string;
     expect((await call(retry.POST, `/v2/webhooks/${other}/deliveries/${deliveryId}/retry`, as(a, { method: "POST", params: { id: other, deliveryId } }))).status).toBe(404);
   });
 
   it("lists deliveries newest first, by page and by cursor, and queues a test and a retry", async () => {
-    const id = (await create(a, { url: "http://127.0.0.1:9/list", events: ["user.*"] })).body._id as string;
+    const id = success(await create(a, { url: "http://127.0.0.1:9/list", events: ["user.*"] }))._id as string;
     const first = await call(test.POST, `/v2/webhooks/${id}/test`, as(a, { method: "POST", ...byId(id) }));
     expect(first.body).toEqual({
       _id: expect.any(String),
@@ -118,22 +118,22 @@ describe("webhooks", () => {
       nextAttemptAt: expect.any(String),
       createdAt: expect.any(String),
     });
-    const again = await call(retry.POST, `/v2/webhooks/${id}/deliveries/${first.body._id}/retry`, as(a, { method: "POST", params: { id, deliveryId: first.body._id } }));
+    const again = await call(retry.POST, `/v2/webhooks/${id}/deliveries/${success(first)._id}/retry`, as(a, { method: "POST", params: { id, deliveryId: success(first)._id } }));
     expect(again.status).toBe(200);
-    expect(again.body.eventId).toBe(first.body.eventId);
+    expect(success(again).eventId).toBe(success(first).eventId);
     await call(test.POST, `/v2/webhooks/${id}/test`, as(a, { method: "POST", ...byId(id) }));
 
     const page = await call(deliveries.GET, `/v2/webhooks/${id}/deliveries?limit=2&count=true`, as(a, byId(id)));
     expect(page.status).toBe(200);
-    expect(page.body.data.counter).toBe(3);
-    expect(page.body.data.deliveries).toHaveLength(2);
-    expect(page.body.data.deliveries[1]._id).toBe(again.body._id);
-    const next = await call(deliveries.GET, `/v2/webhooks/${id}/deliveries?limit=2&cursor=${page.body.data.next}`, as(a, byId(id)));
-    expect(next.body.data.deliveries.map((d: { _id: string }) => d._id)).toEqual([first.body._id]);
-    expect(next.body.data.next).toBeNull();
+    expect(success(page).data.counter).toBe(3);
+    expect(success(page).data.deliveries).toHaveLength(2);
+    expect(success(page).data.deliveries[1]._id).toBe(success(again)._id);
+    const next = await call(deliveries.GET, `/v2/webhooks/${id}/deliveries?limit=2&cursor=${success(page).data.next}`, as(a, byId(id)));
+    expect(success(next).data.deliveries.map((d: { _id: string }) => d._id)).toEqual([success(first)._id]);
+    expect(success(next).data.next).toBeNull();
     // A cursor of another webhook's list is refused.
-    const otherId = (await create(a, { url: "http://127.0.0.1:9/list2", events: ["user.*"] })).body._id as string;
-    const foreignCursor = await call(deliveries.GET, `/v2/webhooks/${otherId}/deliveries?cursor=${page.body.data.next}`, as(a, byId(otherId)));
+    const otherId = success(await create(a, { url: "http://127.0.0.1:9/list2", events: ["user.*"] }))._id as string;
+    const foreignCursor = await call(deliveries.GET, `/v2/webhooks/${otherId}/deliveries?cursor=${success(page).data.next}`, as(a, byId(otherId)));
     expect(foreignCursor.status).toBe(400);
   });
 
@@ -141,9 +141,9 @@ describe("webhooks", () => {
     const refused = async (body: Record<string, unknown>, path: string) => {
       const answer = await create(a, body);
       expect(answer.status, JSON.stringify(body)).toBe(400);
-      expect(answer.body.error.code).toBe("invalid_request");
-      expect(answer.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
-      return answer.body.error.details;
+      expect(failure(answer).code).toBe("invalid_request");
+      expect(failure(answer).details?.map((detail: { path: string }) => detail.path)).toContain(path);
+      return failure(answer).details;
     };
     await refused({ url: "ftp://example.com/x", events: ["user.created"] }, "url");
     await refused({ url: "not a url", events: ["user.created"] }, "url");
@@ -168,16 +168,16 @@ describe("webhooks", () => {
     expect((await create(a, { url: "https://93.184.215.14/hook", events: ["survey.created"] })).status).toBe(201);
     expect((await create(a, { url: "https://127.0.0.1:8443/hook", events: ["survey.created"] })).status).toBe(201);
 
-    const id = (await create(a, { url: "http://127.0.0.1:9/bad", events: ["user.*"] })).body._id as string;
+    const id = success(await create(a, { url: "http://127.0.0.1:9/bad", events: ["user.*"] }))._id as string;
     const patch = await call(webhook.PATCH, `/v2/webhooks/${id}`, as(a, { method: "PATCH", ...byId(id), body: { url: "http://[::1]:80/" } }));
     expect(patch.status).toBe(400);
-    expect(patch.body.error.details[0].path).toBe("url");
+    expect(failure(patch).details![0].path).toBe("url");
     const badIds = await call(webhook.GET, "/v2/webhooks/nope", as(a, byId("nope")));
     expect(badIds.status).toBe(400);
-    expect(badIds.body.error.code).toBe("invalid_id");
+    expect(failure(badIds).code).toBe("invalid_id");
     const badDelivery = await call(retry.POST, `/v2/webhooks/${id}/deliveries/xyz/retry`, as(a, { method: "POST", params: { id, deliveryId: "xyz" } }));
     expect(badDelivery.status).toBe(400);
-    expect(badDelivery.body.error.code).toBe("invalid_id");
+    expect(failure(badDelivery).code).toBe("invalid_id");
     const unknownDelivery = await call(retry.POST, `/v2/webhooks/${id}/deliveries/${"0".repeat(24)}/retry`, as(a, { method: "POST", params: { id, deliveryId: "0".repeat(24) } }));
     expect(unknownDelivery.status).toBe(404);
   });
@@ -185,18 +185,18 @@ describe("webhooks", () => {
   it("needs an admin, and for an API key the scope webhooks:write", async () => {
     const byMember = await call(webhooks.GET, "/v2/webhooks", { token: a.memberToken, admin: true });
     expect(byMember.status).toBe(403);
-    expect((await call(webhooks.GET, "/v2/webhooks", { token: a.adminToken })).body.error.code).toBe("admin_required");
+    expect(failure(await call(webhooks.GET, "/v2/webhooks", { token: a.adminToken })).code).toBe("admin_required");
 
-    const narrow = (await call(apiKeys.POST, "/v2/api-keys", as(a, { body: { name: "Narrow", scopes: ["users:read"] } }))).body.key;
+    const narrow = success(await call(apiKeys.POST, "/v2/api-keys", as(a, { body: { name: "Narrow", scopes: ["users:read"] } }))).key;
     const refused = await call(webhooks.POST, "/v2/webhooks", { token: narrow, admin: true, body: { url: "http://127.0.0.1:9/", events: ["user.*"] } });
     expect(refused.status).toBe(403);
-    expect(refused.body.error.code).toBe("insufficient_scope");
-    expect(refused.body.error.message).toContain("webhooks:write");
+    expect(failure(refused).code).toBe("insufficient_scope");
+    expect(failure(refused).message).toContain("webhooks:write");
 
-    const key = (await call(apiKeys.POST, "/v2/api-keys", as(a, { body: { name: "Hooks", scopes: ["webhooks:write"] } }))).body.key;
+    const key = success(await call(apiKeys.POST, "/v2/api-keys", as(a, { body: { name: "Hooks", scopes: ["webhooks:write"] } }))).key;
     const made = await call(webhooks.POST, "/v2/webhooks", { token: key, admin: true, body: { url: "http://127.0.0.1:9/by-key", events: ["user.*"] } });
     expect(made.status).toBe(201);
-    const event = await Event.findOne({ "resource.id": made.body._id, type: "webhook.created" }).lean();
+    const event = await Event.findOne({ "resource.id": success(made)._id, type: "webhook.created" }).lean();
     expect(event!.actor!.type).toBe("apiKey");
   });
 });

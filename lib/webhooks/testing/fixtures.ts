@@ -7,7 +7,6 @@ import type { AddressInfo } from "node:net";
 import { inTransaction } from "@/lib/db/transaction";
 import { appendEvent } from "@/lib/events/repository";
 import { oid } from "@/lib/server/ids";
-import type { Tenant } from "@/lib/testing/http";
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -55,7 +54,7 @@ export async function receiver(answer: (n: number) => number | null = () => 200)
 }
 
 /** Commits an event of `type` about resource `id`, made by the tenant's admin. */
-export function happen(tenant: Tenant, type: string, id = "u1") {
+export function happen(tenant: { companyId: string; adminId: string }, type: string, id = "u1") {
   return inTransaction(() =>
     appendEvent({ company: oid(tenant.companyId), type, resource: { type: type.split(".")[0], id }, changes: ["phone"], actor: { type: "user", id: tenant.adminId }, requestId: "req-1", createdAt: new Date() }),
   );

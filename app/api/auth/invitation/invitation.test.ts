@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
+import { InvitationStatus } from "@/lib/schemas/auth";
 import { Credential } from "@/lib/credentials/repository";
 import { Invitation, OutboxMail } from "@/lib/mail/repository";
 import { hashToken } from "@/lib/server/ids";
@@ -33,7 +34,7 @@ describe("invitations (notifyEmail=true)", () => {
   it("puts the e-mail in the outbox; its link sets the password once; then login works", async () => {
     const created = await invite("invitee@example.com");
     expect(created.status).toBe(201);
-    expect(created.body.debug).toContainEqual(expect.objectContaining({ level: "info", code: "invitation_sent" }));
+    expect(success(created).debug).toContainEqual(expect.objectContaining({ level: "info", code: "invitation_sent" }));
 
     const mails = await OutboxMail.find({ to: "invitee@example.com" }).lean();
     expect(mails).toHaveLength(1);
@@ -56,11 +57,11 @@ describe("invitations (notifyEmail=true)", () => {
     const first = await setPassword(token, "the new password");
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ email: "invitee@example.com" });
-    expect(await Credential.exists({ _id: created.body._id })).not.toBeNull();
+    expect(await Credential.exists({ _id: success(created)._id })).not.toBeNull();
 
     const second = await setPassword(token, "another password");
     expect(second.status).toBe(404);
-    expect(second.body.error.code).toBe("not_found");
+    expect(failure(second).code).toBe("not_found");
     expect((await call(invitation.GET, `/api/auth/invitation?token=${token}`)).body).toEqual({ valid: false });
 
     const signedIn = await call(login.POST, "/api/auth/login", { body: { email: "invitee@example.com", password: "the new password" } });
@@ -89,14 +90,14 @@ describe("invitations (notifyEmail=true)", () => {
     const token = (await linkOf("short@example.com"))!;
     const response = await setPassword(token, "short");
     expect(response.status).toBe(400);
-    expect(response.body.error.details[0].path).toBe("password");
-    expect((await call(invitation.GET, `/api/auth/invitation?token=${token}`)).body.valid).toBe(true);
+    expect(failure(response).details![0].path).toBe("password");
+    expect(success(await call(invitation.GET, `/api/auth/invitation?token=${token}`), InvitationStatus).valid).toBe(true);
   });
 
   it("sends nothing when a password is given (debug warning), or without notifyEmail", async () => {
     const withPassword = await invite("haspw@example.com", { password: "already chosen" });
     expect(withPassword.status).toBe(201);
-    expect(withPassword.body.debug).toContainEqual(expect.objectContaining({ level: "warning", code: "notify_email_ignored", path: "notifyEmail" }));
+    expect(success(withPassword).debug).toContainEqual(expect.objectContaining({ level: "warning", code: "notify_email_ignored", path: "notifyEmail" }));
     expect(await OutboxMail.countDocuments({ to: "haspw@example.com" })).toBe(0);
     await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email: "quiet@example.com", accessRoles: [t.memberRoleId] } });
     expect(await OutboxMail.countDocuments({ to: "quiet@example.com" })).toBe(0);
@@ -109,6 +110,6 @@ describe("invitations (notifyEmail=true)", () => {
       body: { email: "maybe@example.com", accessRoles: [t.memberRoleId] },
     });
     expect(response.status).toBe(400);
-    expect(response.body.error.details[0].path).toBe("notifyEmail");
+    expect(failure(response).details![0].path).toBe("notifyEmail");
   });
 });

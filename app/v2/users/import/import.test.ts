@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, type Json, type Tenant } from "@/lib/testing/http";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { Event } from "@/lib/events/repository";
 import { JobRunner } from "@/lib/jobs/runner";
@@ -39,16 +39,16 @@ describe("import of users", () => {
   const job = (tenant: Tenant, id: string) => call(jobRoute.GET, `/v2/jobs/${id}`, { token: tenant.adminToken, admin: true, params: { id } });
   /** Runs every queued job to its end, in batches of 3 rows so a file spans several transactions. */
   const runJobs = () => new JobRunner({ batchSize: 3 }).runOnce();
-  const importFile = async (tenant: Tenant, body: string, options: { type?: string; dryRun?: boolean } = {}): Promise<Json> => {
+  const importFile = async (tenant: Tenant, body: string, options: { type?: string; dryRun?: boolean } = {}) => {
     const started = await post(tenant, body, options);
     expect(started.status).toBe(202);
     await runJobs();
-    const done = await job(tenant, started.body._id);
+    const done = await job(tenant, success(started)._id);
     expect(done.status).toBe(200);
-    return done.body;
+    return success(done);
   };
   const usersOf = async (tenant: Tenant, emails: string[]) =>
-    (await call(usersRoute.GET, `/v2/users?isActive=all&limit=100&${emails.map((email) => `email=${encodeURIComponent(email)}`).join("&")}`, { token: tenant.adminToken })).body.data.users;
+    success(await call(usersRoute.GET, `/v2/users?isActive=all&limit=100&${emails.map((email) => `email=${encodeURIComponent(email)}`).join("&")}`, { token: tenant.adminToken })).data.users;
 
   const CSV = [
     "_id,email,firstName,lastName,secondLastName,isActive,accessRoles,jobTitle,createdAt,phone",
@@ -63,10 +63,10 @@ describe("import of users", () => {
     const eventsBefore = await Event.countDocuments({});
     const started = await post(a, CSV, { dryRun: true });
     expect(started.status).toBe(202);
-    expect(started.headers.get("location")).toBe(`/v2/jobs/${started.body._id}`);
+    expect(started.headers.get("location")).toBe(`/v2/jobs/${success(started)._id}`);
     expect(started.body).toMatchObject({ type: "users.import", status: "queued", dryRun: true, progress: { done: 0 }, finishedAt: null });
     await runJobs();
-    const done = (await job(a, started.body._id)).body;
+    const done = success(await job(a, success(started)._id));
     expect(done).toMatchObject({ status: "succeeded", dryRun: true, progress: { done: 5, total: 5 }, summary: { created: 3, updated: 0, unchanged: 0, failed: 2 }, message: null });
     expect(done.finishedAt).toEqual(expect.any(String));
     expect(done.errors).toEqual([
@@ -77,13 +77,13 @@ describe("import of users", () => {
     expect(await usersOf(a, ["ana@import.test", "bea@import.test", "eve@import.test"])).toEqual([]);
     expect(await Event.countDocuments({})).toBe(eventsBefore);
     // The file is not kept after the job.
-    expect(await JobFileChunk.countDocuments({ job: oid(started.body._id) })).toBe(0);
+    expect(await JobFileChunk.countDocuments({ job: oid(success(started)._id) })).toBe(0);
   });
 
   it("creates the good rows with their events, reports the bad ones by line, and a second import changes nothing", async () => {
     const first = await importFile(a, CSV);
     expect(first).toMatchObject({ status: "succeeded", dryRun: false, progress: { done: 5, total: 5 }, summary: { created: 3, updated: 0, unchanged: 0, failed: 2 } });
-    expect(first.errors.map((error: Json) => error.line)).toEqual([4, 5, 5]);
+    expect(first.errors.map((error) => error.line)).toEqual([4, 5, 5]);
     const [ana] = await usersOf(a, ["ana@import.test"]);
     expect(ana).toMatchObject({ name: { displayName: "Ana Pérez", names: "Ana", lastName: "Pérez", secondLastName: "" }, accessRoles: [a.memberRoleId], phone: "+34 600", isActive: true });
     expect(ana._id).not.toBe("ffffffffffffffffffffffff");
@@ -117,7 +117,7 @@ describe("import of users", () => {
       expect(again.summary, format).toEqual({ created: 0, updated: 0, unchanged: 2, failed: 0 });
     }
     const [one, two] = await usersOf(a, emails);
-    expect([one, two].map((user: Json) => user.phone).sort()).toEqual(["+34 600 000 001", "-5"]);
+    expect([one, two].map((user) => user.phone).sort()).toEqual(["+34 600 000 001", "-5"]);
   });
 
   it("updates only the fields that differ, with one event naming them", async () => {
@@ -142,7 +142,7 @@ describe("import of users", () => {
     ].join("\n");
     const done = await importFile(a, lines, { type: "application/x-ndjson" });
     expect(done.summary).toEqual({ created: 1, updated: 0, unchanged: 0, failed: 3 });
-    expect(done.errors.map((error: Json) => [error.line, error.path])).toEqual([
+    expect(done.errors.map((error) => [error.line, error.path])).toEqual([
       [3, ""],
       [4, "name.lastName"],
       [5, ""],
@@ -183,7 +183,7 @@ describe("import of users", () => {
   });
 
   it("never touches another company's user with the same e-mail, and a job is 404 to another company", async () => {
-    const [member] = (await call(usersRoute.GET, `/v2/users?id=${b.memberId}`, { token: b.adminToken })).body.data.users;
+    const [member] = success(await call(usersRoute.GET, `/v2/users?id=${b.memberId}`, { token: b.adminToken })).data.users;
     const done = await importFile(a, `email,firstName,lastName,accessRoles\n${member.email},Changed,Name,Member\n`);
     expect(done.summary).toMatchObject({ created: 0, updated: 0, failed: 1 });
     expect(done.errors).toEqual([{ line: 2, path: "email", message: "A user with this e-mail already exists." }]);
@@ -192,8 +192,8 @@ describe("import of users", () => {
     expect(stored!.companies).toHaveLength(1);
 
     const started = await post(a, "email\nx@import.test\n", { dryRun: true });
-    expect((await job(b, started.body._id)).status).toBe(404);
-    expect((await job(a, started.body._id)).status).toBe(200);
+    expect((await job(b, success(started)._id)).status).toBe(404);
+    expect((await job(a, success(started)._id)).status).toBe(200);
     expect((await job(a, "ffffffffffffffffffffffff")).status).toBe(404);
     expect((await job(a, "nope")).status).toBe(400);
     await runJobs();
@@ -220,8 +220,8 @@ describe("import of users", () => {
     expect((await post(a, "email\n", { admin: false })).status).toBe(403);
     expect((await post(a, "email\n", { token: a.memberToken })).status).toBe(403);
     const started = await post(a, "email\nq@import.test\n", { dryRun: true });
-    expect((await call(jobRoute.GET, `/v2/jobs/${started.body._id}`, { token: a.adminToken, params: { id: started.body._id } })).status).toBe(403);
-    expect((await call(jobRoute.GET, `/v2/jobs/${started.body._id}`, { token: a.memberToken, admin: true, params: { id: started.body._id } })).status).toBe(403);
+    expect((await call(jobRoute.GET, `/v2/jobs/${success(started)._id}`, { token: a.adminToken, params: { id: success(started)._id } })).status).toBe(403);
+    expect((await call(jobRoute.GET, `/v2/jobs/${success(started)._id}`, { token: a.memberToken, admin: true, params: { id: success(started)._id } })).status).toBe(403);
     expect((await call(importRoute.POST, "/v2/users/import", { method: "POST", rawBody: "email\n", headers: { "content-type": "text/csv" } })).status).toBe(401);
     await runJobs();
   });
@@ -229,11 +229,11 @@ describe("import of users", () => {
   // Streams 100 MiB into the database before it refuses: tens of seconds on a busy machine.
   it("refuses other media types (415), an empty body (400), a file over 100 MiB (413), and a file without an email column fails the job", { timeout: 120_000 }, async () => {
     const jobsBefore = await Job.countDocuments({});
-    expect((await post(a, "{}", { type: "application/json" })).body.error.code).toBe("unsupported_media_type");
+    expect(failure(await post(a, "{}", { type: "application/json" })).code).toBe("unsupported_media_type");
     expect((await post(a, "email\n", { type: "text/plain" })).status).toBe(415);
     const empty = await post(a, "");
     expect(empty.status).toBe(400);
-    expect(empty.body.error.details).toEqual([{ path: "body", message: "is empty: send the file as the body" }]);
+    expect(failure(empty).details).toEqual([{ path: "body", message: "is empty: send the file as the body" }]);
     const declared = await call(importRoute.POST, "/v2/users/import", { method: "POST", token: a.adminToken, admin: true, rawBody: "email\n", headers: { "content-type": "text/csv", "content-length": String(MAX_IMPORT_BYTES + 1) } });
     expect(declared.status).toBe(413);
     // Streamed past the limit without a length: refused once the bytes go over, nothing kept.

@@ -1,5 +1,5 @@
 import { assertDatabaseReachable, connect } from "@/lib/db";
-import { MODELS } from "@/lib/resources";
+import { MODELS } from "@/lib/startup/models";
 import { bootstrap, type BootstrapResult } from "@/lib/services/companies";
 import { backfillSurveySearch } from "@/lib/surveys/repository";
 import { backfillMembershipActive } from "@/lib/users/repository";
