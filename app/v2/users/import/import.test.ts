@@ -209,10 +209,11 @@ describe("import of users", () => {
     // Between the batch's check and its transaction, someone creates the same user through the API.
     const made = await call(usersRoute.POST, "/v2/users", { method: "POST", token: a.adminToken, admin: true, body: { email: "late@import.test", accessRoles: [a.memberRoleId], name: { displayName: "L C", names: "L", lastName: "C", secondLastName: "" } } });
     expect(made.status).toBe(201);
+    const madeId = success(made)._id;
     const outcome = await importBatch(scope, prepared, false, async () => true);
     expect(outcome).toEqual({ summary: { created: 0, updated: 1, unchanged: 0, failed: 0 }, errors: [] });
     const [late] = await usersOf(a, ["late@import.test"]);
-    expect(late).toMatchObject({ _id: made.body._id, name: { names: "Late", lastName: "Comer" }, phone: "+34 611" });
+    expect(late).toMatchObject({ _id: madeId, name: { names: "Late", lastName: "Comer" }, phone: "+34 611" });
     expect(await User.countDocuments({ email: "late@import.test" })).toBe(1);
   });
 
