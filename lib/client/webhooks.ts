@@ -1,5 +1,5 @@
 /** Typed react-query hooks of the webhooks (`/v2/webhooks`) and their delivery logs. */
-import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useMutation, useMutationState, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CreateWebhookInput, DeliveryList, DeliveryRecord, UpdateWebhookInput, WebhookList, WebhookRecord, WebhookWithSecret } from "@/lib/webhooks/contract";
 import { api } from "./api";
 
@@ -17,6 +17,7 @@ function withoutSecret(answer: WebhookWithSecret): WebhookRecord {
 
 const recordKey = (id: string) => ["webhooks", "record", id] as const;
 const deliveriesKey = (id: string) => ["webhooks", "deliveries", id] as const;
+const removeKey = (id: string) => ["webhooks", "remove", id] as const;
 
 export function useWebhooks(query: { page: number; limit: number }) {
   return useQuery({
@@ -33,8 +34,11 @@ export function useWebhook(id: string) {
 
 /** The delivery log, newest first, a page at a time by cursor; read again each second while an attempt is pending. */
 export function useDeliveries(id: string) {
+  // From the moment the webhook is being deleted its log is not read again: it would answer 404 while the page leaves.
+  const removing = useMutationState({ filters: { mutationKey: removeKey(id) }, select: (mutation) => mutation.state.status }).some((status) => status === "pending" || status === "success");
   return useInfiniteQuery({
     queryKey: deliveriesKey(id),
+    enabled: !removing,
     queryFn: ({ signal, pageParam }) => api<DeliveryList>(`${PATH}/${id}/deliveries`, { query: { limit: DELIVERIES_PAGE, cursor: pageParam, count: pageParam === undefined || undefined }, signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.data.next ?? undefined,
@@ -70,6 +74,9 @@ export function useWebhookActions(id: string) {
     test: useMutation({ mutationFn: () => api<DeliveryRecord>(`${PATH}/${id}/test`, { method: "POST" }), onSuccess: logChanged }),
     retry: useMutation({ mutationFn: (deliveryId: string) => api<DeliveryRecord>(`${PATH}/${id}/deliveries/${deliveryId}/retry`, { method: "POST" }), onSuccess: logChanged }),
     remove: useMutation({
+      mutationKey: removeKey(id),
+      // A read of the log already on its way is stopped too.
+      onMutate: () => client.cancelQueries({ queryKey: deliveriesKey(id) }),
       mutationFn: () => api<void>(`${PATH}/${id}`, { method: "DELETE" }),
       // The page leaves for the list: its own queries, still observed until then, are left alone (removed, they would be read again and answer 404).
       onSuccess: () => client.invalidateQueries({ queryKey: ["webhooks", "page"] }),
