@@ -16,6 +16,8 @@ const baseURL = process.env.E2E_BASE_URL ?? `http://localhost:${process.env.E2E_
 
 export default defineConfig({
   testDir: "e2e",
+  // The README's pictures are made when asked (DOCS_SCREENSHOTS=1), not on every run (docs/testing.md).
+  testIgnore: process.env.DOCS_SCREENSHOTS === "1" ? [] : ["**/25-docs-screenshots.spec.ts"],
   outputDir: "test-results",
   // The scenarios share one server and its data; one worker keeps them independent of timing.
   workers: 1,
