@@ -100,8 +100,22 @@ test("the applied filters are chips, each removable, and “Clear all”", async
   const chips = page.getByRole("group", { name: "Applied filters" });
   await expect(chips.getByText("Search: a", { exact: true })).toBeVisible();
   await expect(chips.getByText("Status: Inactive", { exact: true })).toBeVisible();
+  await expect(page.getByTestId("users-total")).toBeVisible();
+
+  // While the new filter's answer is held back, the rows stay but the old total is not shown as the new one.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/v2/users?*accessRole=*", async (route) => {
+    await held;
+    await route.continue();
+  });
   await page.getByLabel("Access role", { exact: true }).selectOption({ label: "Member" });
   await expect(chips.getByText("Access role: Member", { exact: true })).toBeVisible();
+  await expect(page.getByText("Counting…")).toBeVisible();
+  await expect(page.getByTestId("users-total")).toHaveCount(0);
+  release();
+  await expect(page.getByTestId("users-total")).toHaveText(/^\d[\d,]* users?$/);
+  await page.unroute("**/v2/users?*accessRole=*");
   await screenshot(page, "21-users-chips");
 
   await chips.getByRole("button", { name: "Remove filter Status: Inactive" }).click();

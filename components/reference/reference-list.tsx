@@ -11,6 +11,7 @@ import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } fro
 import { ErrorState } from "../error-state";
 import { Pagination } from "../pagination";
 import { Badge, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, SearchField, linkClass } from "../ui";
+import { useListTotal } from "@/lib/client/use-list-total";
 
 const PAGE_SIZES = [10, 20, 50, 100] as const;
 const DEFAULT_LIMIT = 20;
@@ -70,7 +71,7 @@ function ReferenceList({ kind }: { kind: ReferenceKind }) {
   const [text, setText] = useSearchBox(query.search, (search) => show({ ...query, search, page: 1 }));
   const list = useReferencePage(kind, query);
   const records = list.data?.data[kind] as ReferenceRecord[] | undefined;
-  const total = list.data?.data.counter;
+  const total = useListTotal(list.data?.data.counter, list.isPlaceholderData, query);
   const holders = useHolders(kind, records?.map(recordId) ?? []);
   const noun = [meta.one, `${meta.title.toLowerCase()}`] as const;
 

@@ -14,6 +14,7 @@ import { Pagination } from "../pagination";
 import { SavedViews } from "../saved-views";
 import { ActiveBadge, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, SearchField, Select } from "../ui";
 import { VersionBadge } from "./survey-fields";
+import { useListTotal } from "@/lib/client/use-list-total";
 
 const PAGE_SIZES = [10, 20, 50, 100] as const;
 const DEFAULT_LIMIT = 20;
@@ -64,7 +65,7 @@ export function SurveysList() {
   const [text, setText] = useSearchBox(query.search ?? "", (search) => show({ ...query, search, page: 1 }));
   const list = useSurveyList(query);
   const body = list.data?.data;
-  const total = body?.counter;
+  const total = useListTotal(body?.counter, list.isPlaceholderData, query);
 
   const chips = [
     ...(query.search ? [{ key: "search", label: `Search: ${query.search}`, onRemove: () => show({ ...query, search: "", page: 1 }) }] : []),

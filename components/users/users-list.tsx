@@ -27,6 +27,7 @@ import { SavedViews } from "../saved-views";
 import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, Loading, PageHeader, RecordSelect, SearchField, Select, inputClass } from "../ui";
 import { BulkActions, useUserSelection } from "./bulk-actions";
 import { UserPicker } from "./user-picker";
+import { useListTotal } from "@/lib/client/use-list-total";
 
 const SEARCH_DEBOUNCE_MS = 300;
 
@@ -53,7 +54,7 @@ export function UsersList() {
   const properties = useReferenceNames("properties");
   const bots = useReferenceNames("bots");
   const body = list.data?.data;
-  const total = body?.counter;
+  const total = useListTotal(body?.counter, list.isPlaceholderData, filters);
   const selection = useUserSelection(userFiltersToSearch({ ...filters, page: 1 }));
 
   useEffect(() => {
