@@ -15,7 +15,7 @@ export default defineConfig({
     // Child processes rather than worker threads: the native lmdb addon is not thread-safe to
     // load in several workers of one process.
     pool: "forks",
-    // Vitest leaves one core to its own, idle process by default: one file at a time on two cores (docs/testing.md).
-    poolOptions: { forks: { maxForks: Math.max(2, availableParallelism()) } },
+    // Two files more than the cores: many wait on child processes or timers, leaving their core idle (docs/testing.md).
+    poolOptions: { forks: { maxForks: availableParallelism() + 2, minForks: 1 } },
   },
 });

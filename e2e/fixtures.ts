@@ -62,6 +62,8 @@ export async function openPalette(page: Page): Promise<void> {
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
+  // CI asks for none (E2E_SCREENSHOTS=0): pictures nobody opens would cost it a minute (docs/testing.md).
+  if (process.env.E2E_SCREENSHOTS === "0") return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Let spinners and late layout settle so the picture shows the page as a person sees it.
   await page.waitForLoadState("networkidle").catch(() => undefined);
