@@ -61,9 +61,11 @@ export async function openPalette(page: Page): Promise<void> {
   await expect(page.getByRole("dialog", { name: "Find users, surveys and pages" })).toBeVisible();
 }
 
+/** Whether the run takes screenshots: CI asks for none (E2E_SCREENSHOTS=0), pictures nobody opens (docs/testing.md). */
+export const TAKING_SCREENSHOTS = process.env.E2E_SCREENSHOTS !== "0";
+
 export async function screenshot(page: Page, name: string): Promise<void> {
-  // CI asks for none (E2E_SCREENSHOTS=0): pictures nobody opens would cost it a minute (docs/testing.md).
-  if (process.env.E2E_SCREENSHOTS === "0") return;
+  if (!TAKING_SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Let spinners and late layout settle so the picture shows the page as a person sees it.
   await page.waitForLoadState("networkidle").catch(() => undefined);
