@@ -20,6 +20,22 @@ export function decodeDocument(bytes: Uint8Array): Document {
   return promote(BSON.deserialize(bytes, rawOptions)) as Document;
 }
 
+/** The bytes a document of a client's request arrived as, while it is that same unchanged object. */
+const received = new WeakMap<Document, Buffer>();
+
+/**
+ * A document of a request's document sequence (an insert's `documents`), remembering its bytes:
+ * an insert of it unchanged stores them as they came instead of encoding the document again.
+ */
+export function decodeReceived(bytes: Buffer): Document {
+  const doc = decodeDocument(bytes);
+  received.set(doc, bytes);
+  return doc;
+}
+
+/** The bytes `doc` arrived as, when it came from a request's document sequence (see {@link decodeReceived}). */
+export const receivedBytes = (doc: Document): Buffer | undefined => received.get(doc);
+
 /** A deep copy that keeps every value's BSON type. */
 export function copyDocument(doc: Document): Document {
   return decodeDocument(BSON.serialize(doc));

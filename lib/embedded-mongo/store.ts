@@ -13,7 +13,7 @@ import fs from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { BSON, EJSON, Timestamp, UUID, type Document } from "bson";
 import { Query } from "mingo";
-import { decodeDocument } from "./bson-values";
+import { decodeDocument, receivedBytes } from "./bson-values";
 import { ClusterClock } from "./clock";
 import { MongoCommandError } from "./errors";
 import { collatedCompareEqual, collatedEncoder, collatedProbes, parseCollation, type Collation } from "./collation";
@@ -471,7 +471,8 @@ export class Store {
     const entries = this.indexEntries(meta, doc);
     checkKeySizes(meta, entries, id);
     this.checkUnique(meta, doc, entries);
-    const bytes = serialize(doc);
+    // A document inserted as a client sent it is stored in the bytes it came in: the same BSON.
+    const bytes = checkedSize(doc, receivedBytes(doc)) ?? serialize(doc);
     this.written.set(bytes, doc);
     this.kv.put("docs", [meta.db, meta.name, ...id], bytes);
     this.putEntries(meta, entries, id);
@@ -743,10 +744,15 @@ function withDocument(entry: Buffer, doc: Buffer): Buffer {
 
 function serialize(doc: Document): Buffer {
   const bytes = BSON.serialize(doc);
-  if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
+  return checkedSize(doc, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+}
+
+/** `bytes`, the stored form of `doc`, unless they are more than a document may hold. */
+function checkedSize<T extends Buffer | undefined>(doc: Document, bytes: T): T {
+  if (bytes && bytes.byteLength > MAX_DOCUMENT_BYTES) {
     throw new MongoCommandError("BSONObjectTooLarge", `BSONObj size: ${bytes.byteLength} (0x${bytes.byteLength.toString(16).toUpperCase()}) is invalid. Size must be between 0 and 16793600(16MB) First element: _id: ${EJSON.stringify({ v: doc._id } as Document).slice(5, -1)}`);
   }
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return bytes;
 }
 
 function hasPath(doc: Document, path: string): boolean {

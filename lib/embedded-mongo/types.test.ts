@@ -2,7 +2,7 @@
  * BSON types, projections and update paths answered as MongoDB 8 answers them, through the
  * mongodb driver and Mongoose against a real embedded server.
  */
-import { Binary, Decimal128, Double, Int32, Long, MongoClient, type Document, type MongoServerError } from "mongodb";
+import { Binary, BSON, Decimal128, Double, Int32, Long, MongoClient, type Document, type MongoServerError } from "mongodb";
 import mongoose, { Schema } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempServerForThisFile } from "./testing/temp-server";
@@ -34,6 +34,24 @@ async function refused(promise: Promise<unknown>): Promise<MongoServerError> {
 const ids = (docs: Document[]) => docs.map((d) => d._id);
 
 describe("BSON types", () => {
+  it("stores inserted documents as the bytes they were sent in, and puts a later _id first", async () => {
+    const c = fresh();
+    const docs: Doc[] = [
+      { _id: 1, int: new Int32(7), double: new Double(1), long: Long.fromNumber(2 ** 40), dec: Decimal128.fromString("1.10"), bin: new Binary(Buffer.from([0, 1, 2]), 4), at: new Date(0), none: null, list: [new Double(2), "two", { deep: [Long.fromNumber(3)] }], text: "añ €" },
+      { _id: 2, empty: {}, nested: { a: { b: { c: new Double(-0) } } } },
+    ];
+    await c.insertMany(docs);
+    const stored = (await c.find({}, { raw: true }).sort({ _id: 1 }).toArray()) as unknown as Buffer[];
+    expect(stored.map((bytes) => Buffer.from(bytes).toString("hex"))).toEqual(docs.map((doc) => Buffer.from(BSON.serialize(doc)).toString("hex")));
+
+    // `_id` after other fields, or none at all: MongoDB stores `_id` first.
+    await c.insertMany([{ v: new Double(3), _id: 3 }]);
+    await db().collection(c.collectionName).insertOne({ v: 4 }, { forceServerObjectId: true });
+    const later = await c.find({ _id: { $nin: [1, 2] } }).sort({ v: 1 }).toArray();
+    expect(later.map((doc) => Object.keys(doc))).toEqual([["_id", "v"], ["_id", "v"]]);
+    expect(later[0]).toEqual({ _id: 3, v: 3 });
+  });
+
   it("keeps int, long and double apart for $type, in storage and after updates", async () => {
     const c = fresh();
     await c.insertMany([{ _id: 1, v: Long.fromNumber(42) }, { _id: 2, v: new Int32(42) }, { _id: 3, v: new Double(42) }]);

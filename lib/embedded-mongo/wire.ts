@@ -4,7 +4,7 @@
  * needs; compression is never advertised, so OP_COMPRESSED is refused.
  */
 import { BSON, type Document } from "bson";
-import { decodeDocument } from "./bson-values";
+import { decodeDocument, decodeReceived } from "./bson-values";
 
 export const OP_REPLY = 1;
 export const OP_QUERY = 2004;
@@ -29,11 +29,11 @@ export interface IncomingMessage {
   collection?: string;
 }
 
-export function readDocument(buf: Buffer, offset: number): { doc: Document; end: number } {
+export function readDocument(buf: Buffer, offset: number, decode: (bytes: Buffer) => Document = decodeDocument): { doc: Document; end: number } {
   if (offset + 5 > buf.length) throw new ProtocolError("truncated BSON document");
   const size = buf.readInt32LE(offset);
   if (size < 5 || offset + size > buf.length) throw new ProtocolError("invalid BSON document length");
-  const doc = decodeDocument(buf.subarray(offset, offset + size));
+  const doc = decode(buf.subarray(offset, offset + size));
   return { doc, end: offset + size };
 }
 
@@ -80,7 +80,7 @@ function parseOpMsg(msg: Buffer, requestId: number): IncomingMessage {
       const docs: Document[] = [];
       offset = docsStart;
       while (offset < sectionEnd) {
-        const { doc, end: next } = readDocument(msg, offset);
+        const { doc, end: next } = readDocument(msg, offset, decodeReceived);
         docs.push(doc);
         offset = next;
       }
