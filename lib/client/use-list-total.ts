@@ -4,7 +4,7 @@ import { useState } from "react";
 const PAGING = new Set(["page", "limit", "cursor", "orderBy", "sortBy"]);
 
 /** The part of a list's query that decides which records match, as a stable text. */
-export function matchKey(query: object): string {
+function matchKey(query: object): string {
   return JSON.stringify(Object.entries(query).filter(([name]) => !PAGING.has(name)).sort(([a], [b]) => a.localeCompare(b)));
 }
 
