@@ -2,11 +2,12 @@
  * The keyset walk of the exports (lib/export/stream.ts) on the embedded database: every record
  * once, in order, however the batch boundaries fall among records sharing a sort value.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Document } from "mongodb";
 import { useTestDatabase } from "@/lib/testing/database";
 import { newId } from "@/lib/server/ids";
-import { keysetBatches } from "./stream";
+import { log } from "@/lib/server/log";
+import { exportResponse, keysetBatches } from "./stream";
 
 describe("keysetBatches", () => {
   const db = useTestDatabase();
@@ -34,5 +35,43 @@ describe("keysetBatches", () => {
         for (const batch of batches.slice(0, -1)) expect(batch).toHaveLength(batchSize);
       }
     }
+  });
+});
+
+describe("exportResponse", () => {
+  it("a client that cancels while a batch is being read ends the walk quietly: no error, nothing enqueued after", async () => {
+    const error = vi.spyOn(log(), "error");
+    let release!: () => void;
+    let returned = false;
+    async function* batches() {
+      try {
+        yield [{ n: 1 }];
+        await new Promise<void>((resolve) => (release = resolve));
+        yield [{ n: 2 }];
+      } finally {
+        returned = true;
+      }
+    }
+    const response = exportResponse({
+      format: "ndjson",
+      name: "things",
+      total: 2,
+      batches: batches(),
+      columns: ["n"],
+      rows: (batch) => batch.map((record) => [String(record.n)]),
+      records: (batch) => batch,
+      requestId: "req-cancel",
+    });
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('{"n":1}\n');
+    // The second batch is being read (the stream pulls ahead) when the client goes away.
+    await vi.waitFor(() => expect(release).toBeTypeOf("function"));
+    const cancelling = reader.cancel();
+    release();
+    await cancelling;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(error).not.toHaveBeenCalled();
+    expect(returned).toBe(true);
+    error.mockRestore();
   });
 });

@@ -90,6 +90,8 @@ export function exportResponse<T>(options: ExportOptions<T>): Response {
   let sent = 0;
   let headerSent = false;
   let ended = false;
+  // Set once the client cancelled the body: a batch read meanwhile has nowhere to go.
+  let cancelled = false;
   const end = async (outcome: string) => {
     if (ended) return;
     ended = true;
@@ -115,6 +117,7 @@ export function exportResponse<T>(options: ExportOptions<T>): Response {
           } else {
             text = options.records(records).map((record) => `${JSON.stringify(record)}\n`).join("");
           }
+          if (cancelled) return;
           sent += records.length;
           if (text) controller.enqueue(encoder.encode(text));
           if (next.done) {
@@ -122,12 +125,14 @@ export function exportResponse<T>(options: ExportOptions<T>): Response {
             controller.close();
           }
         } catch (error) {
+          if (cancelled) return;
           log().error({ requestId, export: options.name, rows: sent, err: error }, "export failed");
           await end("failed").catch(() => undefined);
           controller.error(error);
         }
       },
       async cancel() {
+        cancelled = true;
         await end("cancelled");
       },
     },
