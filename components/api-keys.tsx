@@ -4,7 +4,7 @@
  * The API keys page: create a key with a name, scopes and an optional expiry, see it once to copy
  * it, list the company's keys with their prefix, scopes, last use and expiry, and revoke one.
  */
-import { useSearchParams } from "next/navigation";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState, type FormEvent } from "react";
 import { CreateApiKeyBody, type ApiKeyRecord, type CreateApiKeyInput, type CreatedApiKey } from "@/lib/api-keys/contract";
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from "@/lib/client/api-keys";
@@ -31,7 +31,7 @@ const keyId = (key: ApiKeyRecord) => key._id;
 const keyName = (key: ApiKeyRecord) => key.name;
 
 export function ApiKeysPage() {
-  const params = useSearchParams();
+  const { params, show } = useViewSearch();
   const page = Math.max(1, Number(params.get("page")) || 1);
   const opened = params.get("key") ?? "";
   const keys = useApiKeys({ page, limit: PAGE_SIZE });
@@ -56,7 +56,7 @@ export function ApiKeysPage() {
     try {
       await revoke.mutateAsync(key._id);
       toast.show({ message: `API key “${key.name}” revoked. Requests with it are refused from now on.`, tone: "success" });
-      if (opened === key._id) window.history.pushState(null, "", href({}));
+      if (opened === key._id) show(href({}));
     } catch (error) {
       toast.show({ message: `The key “${key.name}” could not be revoked: ${error instanceof Error ? error.message : "unknown error"}`, tone: "error" });
     }
@@ -108,7 +108,7 @@ export function ApiKeysPage() {
                 rowLabel={keyName}
                 toolbar={<ListTotal total={body.counter ?? body.apiKeys.length} noun={["key", "keys"]} fetching={keys.isFetching} refreshing={false} />}
               />
-              <Pagination page={page} limit={PAGE_SIZE} total={body.counter} shown={body.apiKeys.length} noun={["key", "keys"]} onPage={(next) => window.history.pushState(null, "", href({ page: next }))} />
+              <Pagination page={page} limit={PAGE_SIZE} total={body.counter} shown={body.apiKeys.length} noun={["key", "keys"]} onPage={(next) => show(href({ page: next }))} />
             </Card>
             {selected && (
               <Card className="mt-6 p-4 sm:p-5" aria-labelledby="api-key-details">

@@ -1,6 +1,6 @@
 "use client";
 
-import { useSearchParams } from "next/navigation";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState, type ReactNode } from "react";
 import { useOutbox } from "@/lib/client/outbox";
 import type { OutboxMailRecord } from "@/lib/schemas/outbox";
@@ -21,7 +21,7 @@ const mailSubject = (mail: OutboxMailRecord) => mail.subject;
 
 /** The e-mails the server kept instead of sending (SMTP_URL unset), newest first. */
 export function OutboxList() {
-  const params = useSearchParams();
+  const { params, show: go } = useViewSearch();
   const page = Math.max(1, Number(params.get("page")) || 1);
   const to = params.get("to") ?? "";
   const opened = params.get("mail") ?? "";
@@ -48,7 +48,7 @@ export function OutboxList() {
     const recipient = next.to ?? to;
     if (recipient) query.set("to", recipient);
     if ((next.page ?? 1) > 1) query.set("page", String(next.page));
-    window.history.pushState(null, "", `/outbox${query.size ? `?${query}` : ""}`);
+    go(`/outbox${query.size ? `?${query}` : ""}`);
   };
 
   return (

@@ -5,7 +5,7 @@
  * action, who acted and days, every filter kept in the URL so that a view survives a reload and
  * can be shared.
  */
-import { useSearchParams } from "next/navigation";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState } from "react";
 import { AUDIT_RESOURCES, AUTH_ACTIONS } from "@/lib/audit/contract";
 import { EVENT_ACTIONS } from "@/lib/schemas/event-types";
@@ -20,10 +20,10 @@ const BASE = "/activity";
 const capitalised = (words: string) => words.charAt(0).toUpperCase() + words.slice(1);
 
 export function ActivityPage() {
-  const params = useSearchParams();
+  const { params, show: go } = useViewSearch();
   const filters = filtersOf(params);
   const [filtersOpen, setFiltersOpen] = useState(false);
-  const show = (next: AuditFilters) => window.history.pushState(null, "", `${BASE}${searchOf(next)}`);
+  const show = (next: AuditFilters) => go(`${BASE}${searchOf(next)}`);
   const set = (key: keyof AuditFilters, value: string) => show({ ...filters, [key]: value || undefined });
   const actor = useUsersById(filters.actorId ? [filters.actorId] : []);
   const actorName = filters.actorId ? actor.data?.get(filters.actorId) : undefined;

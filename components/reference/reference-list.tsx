@@ -2,7 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useSearchParams } from "next/navigation";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import { Suspense, useMemo, useState } from "react";
 import { prefetchReference, REFERENCE, useHolders, useReferencePage, type ReferenceKind, type ReferencePageQuery, type ReferenceRecord } from "@/lib/client/reference";
 import { useSearchBox } from "@/lib/client/use-search-box";
@@ -62,12 +62,12 @@ export function ReferenceListPage({ kind }: { kind: ReferenceKind }) {
 
 function ReferenceList({ kind }: { kind: ReferenceKind }) {
   const meta = REFERENCE[kind];
-  const params = useSearchParams();
+  const { params, show: go } = useViewSearch();
   const query = parse(params);
   const isAdmin = useIsAdmin();
   const client = useQueryClient();
   const [filtersOpen, setFiltersOpen] = useState(false);
-  const show = (next: ReferencePageQuery) => window.history.pushState(null, "", `${meta.href}${toSearch(next)}`);
+  const show = (next: ReferencePageQuery) => go(`${meta.href}${toSearch(next)}`);
   const [text, setText] = useSearchBox(query.search, (search) => show({ ...query, search, page: 1 }));
   const list = useReferencePage(kind, query);
   const records = list.data?.data[kind] as ReferenceRecord[] | undefined;

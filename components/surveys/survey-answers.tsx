@@ -4,7 +4,7 @@
  * Every answer to a survey, newest first, on the one data table: by question, by words inside
  * text answers, by date range (all in the URL), a page at a time by the API's cursor.
  */
-import { useSearchParams } from "next/navigation";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState } from "react";
 import type { AnswerRecord } from "@/lib/answers/contract";
 import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
@@ -30,7 +30,7 @@ export function answerText(answer: Pick<AnswerRecord, "type" | "value">): string
 }
 
 export function SurveyAnswers({ id }: { id: string }) {
-  const params = useSearchParams();
+  const { params, show: go } = useViewSearch();
   const range = parseRange(params);
   const questionParam = params.get("question");
   const question = questionParam && OBJECT_ID.test(questionParam) ? questionParam : undefined;
@@ -41,7 +41,7 @@ export function SurveyAnswers({ id }: { id: string }) {
   const cursor = cursors.at(-1);
   const show = (next: { question?: string; search?: string }) => {
     setCursors([]);
-    window.history.pushState(null, "", `/surveys/${id}/answers${searchOf({ question: next.question, search: next.search, from: range.from, to: range.to })}`);
+    go(`/surveys/${id}/answers${searchOf({ question: next.question, search: next.search, from: range.from, to: range.to })}`);
   };
   const [text, setText] = useSearchBox(search, (value) => show({ question, search: value.trim() }));
   const answers = useAnswers(id, { ...range, question, search: search || undefined, cursor, limit: LIMIT });

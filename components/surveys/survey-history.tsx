@@ -1,11 +1,11 @@
 "use client";
 
-import { useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import { contentChanges, type ContentChange } from "@/lib/client/content-draft";
 import { useRestoreRevision } from "@/lib/client/survey-content";
 import { useRevisions, useSurvey, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import type { SurveyRevisionRecord, SurveySnapshot } from "@/lib/surveys/contract";
 import { feedback } from "@/lib/client/feedback";
 import { DataTable, useDataTableLayout, type DataColumn } from "../data-table";
@@ -65,7 +65,7 @@ function viewSearch(view: { page: number; left?: number; right?: number }): stri
 
 export function SurveyHistory({ id }: { id: string }) {
   const survey = useSurvey(id);
-  const params = useSearchParams();
+  const { params, show: go } = useViewSearch();
   const view = parseView(params);
   const { page } = view;
   const revisions = useRevisions(id, page, PAGE_SIZE);
@@ -76,7 +76,7 @@ export function SurveyHistory({ id }: { id: string }) {
   const [confirm, setConfirm] = useState<number>();
   const toast = useToast();
   const base = `/surveys/${id}/history`;
-  const show = (next: { page: number; left?: number; right?: number }) => window.history.pushState(null, "", `${base}${viewSearch(next)}`);
+  const show = (next: { page: number; left?: number; right?: number }) => go(`${base}${viewSearch(next)}`);
 
   const newest = list[0];
   const right = list.find((revision) => revision.__v === view.right) ?? newest;

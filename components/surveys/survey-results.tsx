@@ -6,7 +6,7 @@
  * the date range in the URL. The figures are the API's, computed by the database.
  */
 import Link from "next/link";
-import { useSearchParams } from "next/navigation";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState, type FormEvent } from "react";
 import type { QuestionResult, SurveyResults as Results } from "@/lib/answers/contract";
 import { download } from "@/lib/client/api";
@@ -25,11 +25,11 @@ const monthFormat = new Intl.DateTimeFormat("en-GB", { month: "short", year: "nu
 const dayFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeZone: "UTC" });
 
 export function SurveyResults({ id }: { id: string }) {
-  const params = useSearchParams();
+  const { params, show: go } = useViewSearch();
   const range = parseRange(params);
   const survey = useSurvey(id);
   const results = useResults(id, range);
-  const show = (next: DateRange) => window.history.pushState(null, "", `/surveys/${id}/results${searchOf({ from: next.from, to: next.to })}`);
+  const show = (next: DateRange) => go(`/surveys/${id}/results${searchOf({ from: next.from, to: next.to })}`);
 
   return (
     <>

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { useSearchParams } from "next/navigation";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState } from "react";
 import { prefetchSurvey, useSurveyList, type SurveyListQuery } from "@/lib/client/surveys";
 import { useSearchBox } from "@/lib/client/use-search-box";
@@ -56,12 +56,12 @@ const surveyHref = (survey: SurveyRow) => `/surveys/${survey._id}`;
 const surveyLabel = (survey: SurveyRow) => survey.name ?? survey.code ?? survey._id;
 
 export function SurveysList() {
-  const params = useSearchParams();
+  const { params, show: go } = useViewSearch();
   const query = parse(params);
   const isAdmin = useIsAdmin();
   const client = useQueryClient();
   const [filtersOpen, setFiltersOpen] = useState(false);
-  const show = (next: SurveyListQuery) => window.history.pushState(null, "", `/surveys${toSearch(next)}`);
+  const show = (next: SurveyListQuery) => go(`/surveys${toSearch(next)}`);
   const [text, setText] = useSearchBox(query.search ?? "", (search) => show({ ...query, search, page: 1 }));
   const list = useSurveyList(query);
   const body = list.data?.data;

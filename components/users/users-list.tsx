@@ -1,7 +1,7 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { useSearchParams } from "next/navigation";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import { useEffect, useMemo, useState } from "react";
 import { queryString } from "@/lib/client/api";
 import { useReference, useReferenceNames } from "@/lib/client/reference";
@@ -36,7 +36,7 @@ const STATUS_LABELS: Record<UserFilters["isActive"], string> = { true: "Active",
 
 /** The users list: its whole view lives in the URL (see lib/client/user-filters.ts). */
 export function UsersList() {
-  const params = useSearchParams();
+  const { params, show: go } = useViewSearch();
   const key = params.toString();
   const filters = useMemo(() => parseUserFilters(new URLSearchParams(key)), [key]);
   const isAdmin = useIsAdmin();
@@ -45,7 +45,7 @@ export function UsersList() {
 
   // Native history calls keep Next's router in step (useSearchParams follows them) without a
   // server round trip; each change is one history entry, so Back restores the previous view.
-  const show = (next: UserFilters) => window.history.pushState(null, "", `/users${userFiltersToSearch(next)}`);
+  const show = (next: UserFilters) => go(`/users${userFiltersToSearch(next)}`);
   const change = (patch: Partial<UserFilters>) => show(withChange(filters, patch));
 
   const list = useUserList(userListQuery(filters));

@@ -4,7 +4,8 @@
  * The webhooks page: the company's webhooks (URL, events, state, created) on the data table, and
  * the page of a new one, whose signing secret is shown once after it is created.
  */
-import { useRouter, useSearchParams } from "next/navigation";
+import { useRouter } from "next/navigation";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState } from "react";
 import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { useWebhooks } from "@/lib/client/webhooks";
@@ -49,7 +50,7 @@ const columns: DataColumn<WebhookRecord>[] = [
 ];
 
 export function WebhooksPage() {
-  const params = useSearchParams();
+  const { params, show } = useViewSearch();
   const page = Math.max(1, Number(params.get("page")) || 1);
   const webhooks = useWebhooks({ page, limit: PAGE_SIZE });
   const isAdmin = useIsAdmin();
@@ -93,7 +94,7 @@ export function WebhooksPage() {
               total={body.counter}
               shown={body.webhooks.length}
               noun={["webhook", "webhooks"]}
-              onPage={(next) => window.history.pushState(null, "", next > 1 ? `/webhooks?page=${next}` : "/webhooks")}
+              onPage={(next) => show(next > 1 ? `/webhooks?page=${next}` : "/webhooks")}
             />
           </Card>
         )
