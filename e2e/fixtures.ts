@@ -13,6 +13,7 @@ interface Fixtures {
   /** Console errors a test provokes on purpose (a 404 it asks for): matched and let through. */
   expectedConsoleErrors: RegExp[];
   consoleErrors: string[];
+  failureReport: void;
 }
 
 export const test = base.extend<Fixtures>({
@@ -27,6 +28,32 @@ export const test = base.extend<Fixtures>({
       await use(errors);
       const unexpected = errors.filter((error) => !expectedConsoleErrors.some((pattern) => pattern.test(error)));
       expect(unexpected, "the browser console shows no error").toEqual([]);
+    },
+    { auto: true },
+  ],
+  // CI keeps only the log: a failed test prints where its page was and what it showed, and the
+  // requests that were refused, beside the trace and screenshot of test-results/ (docs/testing.md).
+  failureReport: [
+    async ({ page }, use, testInfo) => {
+      const refused: string[] = [];
+      const visited: string[] = [];
+      page.on("response", (response) => {
+        if (response.status() >= 400) refused.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+      });
+      page.on("framenavigated", (frame) => {
+        if (frame === page.mainFrame()) visited.push(new URL(frame.url()).pathname);
+      });
+      await use();
+      if (testInfo.status === testInfo.expectedStatus) return;
+      const texts = async (role: "heading" | "alert" | "status") => (await page.getByRole(role).allInnerTexts().catch(() => [])).map((text) => text.replace(/\s+/g, " ").slice(0, 120));
+      const report = [
+        `page at the failure: ${page.url()}`,
+        `pages opened: ${visited.slice(-8).join(" → ") || "none"}`,
+        `headings: ${(await texts("heading")).join(" | ") || "none"}`,
+        `alerts and statuses: ${[...(await texts("alert")), ...(await texts("status"))].filter(Boolean).join(" | ") || "none"}`,
+        `refused requests: ${refused.slice(-10).join(", ") || "none"}`,
+      ];
+      console.log(`[failure report] ${testInfo.title}\n  ${report.join("\n  ")}`);
     },
     { auto: true },
   ],
