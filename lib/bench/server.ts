@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Db, MongoClient } from "mongodb";
 import { startOrAttach } from "@/lib/embedded-mongo";
+import { startDatabaseProcess } from "@/lib/cli/database-process";
 
 const root = path.resolve(__dirname, "..", "..");
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
@@ -110,12 +111,9 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     let database: ChildProcess | undefined;
     if (!options.dbInServer) {
       err("Starting the embedded database in a process of its own (npm run db)...");
-      database = spawn(bin("tsx"), [path.join(root, "lib", "cli", "db.ts"), "--port", "0"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+      // Started as `npm start` starts it: the same node flags, and the pid is the database's own.
+      database = (await startDatabaseProcess(0, env)).child;
       children.push(database);
-      await new Promise<void>((resolve, reject) => {
-        database!.stdout!.once("data", () => resolve());
-        database!.once("exit", (code) => reject(new Error(`npm run db exited with ${code}`)));
-      });
     }
     err(`Starting the production server on port ${port} (data in ${dataDir})...`);
     const server = spawn(bin("next"), ["start", "--port", String(port)], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });

@@ -6,7 +6,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MongoClient, Timestamp, type Document } from "mongodb";
+import { BSON, MongoClient, Timestamp, type Document } from "mongodb";
+import { open } from "lmdb";
 import mongoose, { Schema } from "mongoose";
 import { describe, expect, it } from "vitest";
 import { startEmbeddedMongo } from "./index";
@@ -288,6 +289,55 @@ describe("resume tokens", () => {
       await writer.close();
       await watcher.close();
       await running.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a write of many documents is read in batches smaller than it, every event once and in order", async () => {
+    const db = temp.client.db("cs_batches");
+    const opened = await db.command({ aggregate: "b", pipeline: [{ $changeStream: {} }], cursor: { batchSize: 0 } });
+    await db.collection("b").insertMany(Array.from({ length: 250 }, (_, n) => ({ _id: n })) as never[]);
+    const seen: number[] = [];
+    for (let round = 0; round < 5 && seen.length < 250; round++) {
+      const more = await db.command({ getMore: opened.cursor.id, collection: "b", batchSize: 100, maxTimeMS: 1000 });
+      seen.push(...more.cursor.nextBatch.map((e: Document) => e.documentKey._id as number));
+    }
+    expect(seen).toEqual(Array.from({ length: 250 }, (_, n) => n));
+    await db.command({ killCursors: "b", cursors: [opened.cursor.id] });
+  });
+
+  it("reads the oplog of an older data directory, which kept one entry per key", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "embedded-mongo-cs-old-"));
+    try {
+      const seconds = Math.floor(Date.now() / 1000) - 5;
+      const env = open({ path: dir, noSubdir: false, maxDbs: 8 });
+      const oplog = env.openDB<Buffer, number[]>("oplog", { encoding: "binary" });
+      await env.transaction(() => {
+        for (const id of [1, 2]) {
+          const entry = BSON.serialize({ op: "insert", db: "cs", coll: "old", key: { _id: id }, doc: { _id: id }, wall: new Date(seconds * 1000) });
+          void oplog.put([seconds, 1, id - 1], Buffer.from(entry));
+        }
+      });
+      await env.close();
+      const running = await startEmbeddedMongo({ dir });
+      const other = await MongoClient.connect(running.localUri);
+      try {
+        const stream = other.watch([], { startAtOperationTime: new Timestamp({ t: seconds, i: 1 }) });
+        const events = await take(stream, 2);
+        expect(events.map((e) => [e.operationType, e.fullDocument])).toEqual([
+          ["insert", { _id: 1 }],
+          ["insert", { _id: 2 }],
+        ]);
+        const resumed = other.watch([], { resumeAfter: events[0]._id });
+        const [second] = await take(resumed, 1);
+        expect(second.documentKey).toEqual({ _id: 2 });
+        await stream.close();
+        await resumed.close();
+      } finally {
+        await other.close();
+        await running.close();
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

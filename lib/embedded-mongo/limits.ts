@@ -3,6 +3,7 @@
  * kind of write that would exceed it.
  */
 import { BSON, type Document } from "bson";
+import { receivedBytes } from "./bson-values";
 import { MongoCommandError } from "./errors";
 
 export const MAX_BSON_SIZE = 16 * 1024 * 1024;
@@ -10,7 +11,8 @@ export const MAX_BSON_SIZE = 16 * 1024 * 1024;
 export type WriteKind = "insert" | "update" | "upsert";
 
 export function checkDocumentSize(doc: Document, kind: WriteKind): void {
-  const size = BSON.calculateObjectSize(doc);
+  // A document inserted as it arrived has its size in hand: the bytes it came in.
+  const size = receivedBytes(doc)?.length ?? BSON.calculateObjectSize(doc);
   if (size <= MAX_BSON_SIZE) return;
   if (kind === "insert") throw new MongoCommandError("BadValue", `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_SIZE}`);
   if (kind === "upsert") throw new MongoCommandError("Location17420", `Document to upsert is larger than ${MAX_BSON_SIZE}`);

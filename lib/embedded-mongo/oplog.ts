@@ -1,9 +1,11 @@
 /**
  * The oplog: every change of a document or collection, written in the same LMDB transaction as
- * the change itself, keyed by its cluster time and its position within the write, so change
- * streams read it back in order, across restarts too. It keeps the newest `oplogMaxEntries`
- * entries no older than `oplogMaxAgeSeconds`; a change stream resuming before that gets
- * ChangeStreamHistoryLost, as on MongoDB when its oplog rolled over.
+ * the change itself. An entry's position is its write's cluster time and its place within the
+ * write; a write's entries are stored together under its time (one LMDB write, however many
+ * documents it changed), so change streams read them back in order, across restarts too. It
+ * keeps the newest `oplogMaxEntries` entries no older than `oplogMaxAgeSeconds`, a write's
+ * entries going together; a change stream resuming before that gets ChangeStreamHistoryLost, as
+ * on MongoDB when its oplog rolled over.
  */
 import { EJSON, Timestamp, type Document } from "bson";
 
@@ -44,6 +46,22 @@ export function oplogKey({ time, index }: OplogPosition): OplogKey {
 
 export function positionOf(key: OplogKey): OplogPosition {
   return { time: new Timestamp({ t: key[0], i: key[1] }), index: key[2] };
+}
+
+/**
+ * How many entries a stored key holds: a write's entries are stored together under
+ * `[seconds, increment, 0, n]`; a key of three parts (an older data directory) holds one, at the
+ * index it names.
+ */
+export const entriesUnder = (key: readonly unknown[]): number => (typeof key[3] === "number" ? key[3] : 1);
+
+/** The BSON documents of a stored value, one after another: each begins with its own size. */
+export function* oplogEntries(value: Buffer): Generator<Buffer> {
+  for (let at = 0; at < value.length; ) {
+    const size = value.readInt32LE(at);
+    yield value.subarray(at, at + size);
+    at += size;
+  }
 }
 
 /** After every entry of its time (a high-water mark, or a resume point after a whole write). */

@@ -5,7 +5,7 @@
  *   index    [db, collection, indexName, ...keyParts, idRank, idValue] -> empty
  *   meta     [db, collection]                                         -> collection catalog entry
  *   sessions [sessionId]                                              -> its last retryable write and reply
- *   oplog    [seconds, increment, index]                              -> one change (oplog.ts)
+ *   oplog    [seconds, increment, 0, n]                               -> the n changes of one write (oplog.ts)
  * Every write method here must run inside `write()`. They validate before they change anything,
  * so a failed operation never leaves half of itself behind.
  */
@@ -22,6 +22,8 @@ import { LmdbKv, type Databases, type Kv } from "./kv";
 import {
   DEFAULT_OPLOG_MAX_AGE_SECONDS,
   DEFAULT_OPLOG_MAX_ENTRIES,
+  entriesUnder,
+  oplogEntries,
   oplogKey,
   positionOf,
   updateDescription,
@@ -94,7 +96,7 @@ export class Store {
   ) {
     this.kv = new LmdbKv({ docs, index, meta, sessions, oplog } as Databases, undefined, (key) => this.conflicts.plainWrite(key));
     this.loadCatalog();
-    this.oplogState.count = this.kv.count("oplog", {});
+    for (const key of this.kv.keys("oplog", {})) this.oplogState.count += entriesUnder(key);
     const newest = this.oplogEdge(true);
     if (newest) this.clock.advanceTo(newest.time);
     this.committedTime = this.clock.now();
@@ -103,11 +105,12 @@ export class Store {
   // ---- oplog ----
 
   /** The write under way: its time and how many entries it logged; shared by every view. */
-  private readonly oplogState: { time: Timestamp; index: number; count: number; quiet: number; txn?: Document } = {
+  private readonly oplogState: { time: Timestamp; index: number; count: number; quiet: number; txn?: Document; pending: Buffer[] } = {
     time: new Timestamp({ t: 0, i: 0 }),
     index: 0,
     count: 0,
     quiet: 0,
+    pending: [],
   };
   /** False in a transaction's view: its commit logs what it applies. */
   private logging = true;
@@ -120,21 +123,42 @@ export class Store {
     if (!this.logging || this.oplogState.quiet > 0) return;
     const state = this.oplogState;
     const bytes = serialize({ ...entry, ...state.txn, wall: new Date(state.time.high * 1000) });
-    this.kv.put("oplog", oplogKey({ time: state.time, index: state.index }), doc ? withDocument(bytes, doc) : bytes);
+    state.pending.push(doc ? withDocument(bytes, doc) : bytes);
     state.index += 1;
-    state.count += 1;
+  }
+
+  /**
+   * Stores the entries a write logged as one value under the write's time: one LMDB write per
+   * command or commit, however many documents it changed, and one delete when it is trimmed.
+   */
+  private flushOplog(): void {
+    const state = this.oplogState;
+    if (state.pending.length === 0) return;
+    const [seconds, increment] = oplogKey({ time: state.time, index: 0 });
+    this.kv.put("oplog", [seconds, increment, 0, state.pending.length], Buffer.concat(state.pending));
+    state.count += state.pending.length;
+    state.pending = [];
   }
 
   /** The oldest (or newest) entry's position. */
   oplogEdge(newest = false): OplogPosition | undefined {
-    for (const key of this.kv.keys("oplog", { reverse: newest })) return positionOf(key as OplogKey);
+    for (const key of this.kv.keys("oplog", { reverse: newest })) {
+      const [seconds, increment, first] = key as number[];
+      return positionOf([seconds, increment, newest ? first + entriesUnder(key) - 1 : first]);
+    }
     return undefined;
   }
 
-  /** The entries after `key` (excluded) in order, with their positions. */
+  /** The entries after `key` (excluded) in order, with their positions; only those are decoded. */
   *oplogAfter(key: OplogKey): Generator<{ position: OplogPosition; entry: OplogEntry }> {
-    for (const { key: k, value } of this.kv.range("oplog", { start: [key[0], key[1], key[2] + 1] })) {
-      yield { position: positionOf(k as OplogKey), entry: decodeDocument(value as Buffer) as OplogEntry };
+    for (const { key: k, value } of this.kv.range("oplog", { start: [key[0], key[1]] })) {
+      const [seconds, increment, first] = k as number[];
+      const sameWrite = seconds === key[0] && increment === key[1];
+      let index = first;
+      for (const bytes of oplogEntries(value as Buffer)) {
+        if (!sameWrite || index > key[2]) yield { position: positionOf([seconds, increment, index]), entry: decodeDocument(bytes) as OplogEntry };
+        index += 1;
+      }
     }
   }
 
@@ -154,17 +178,24 @@ export class Store {
     });
   }
 
-  /** Drops the oldest entries beyond the count limit or older than the age limit. */
+  /**
+   * Drops the oldest writes' entries while there are more than the count limit, or they are older
+   * than the age limit: a write's entries go together, and never those of the write under way.
+   */
   private trimOplog(): void {
     const state = this.oplogState;
     const cutoff = Math.floor(Date.now() / 1000) - this.oplogLimits.maxAgeSeconds;
+    const [seconds, increment] = oplogKey({ time: state.time, index: 0 });
     const doomed: Key[] = [];
+    let left = state.count;
     for (const key of this.kv.keys("oplog", {})) {
-      if (state.count - doomed.length <= this.oplogLimits.maxEntries && (key[0] as number) >= cutoff) break;
+      if (key[0] === seconds && key[1] === increment) break;
+      if (left <= this.oplogLimits.maxEntries && (key[0] as number) >= cutoff) break;
       doomed.push(key);
+      left -= entriesUnder(key);
     }
     for (const key of doomed) this.kv.remove("oplog", key);
-    state.count -= doomed.length;
+    state.count = left;
   }
 
   /** Inside `write()`: the changes `fn` logs come from this transaction (`lsid`, `txnNumber`). */
@@ -256,10 +287,14 @@ export class Store {
     let logged = false;
     const done = this.env.transaction(() => {
       time = this.clock.tick();
-      Object.assign(this.oplogState, { time, index: 0 });
+      Object.assign(this.oplogState, { time, index: 0, pending: [] });
       seq = this.conflicts.beginWrite();
       try {
-        const result = this.env.childTransaction(fn);
+        const result = this.env.childTransaction(() => {
+          const result = fn();
+          this.flushOplog();
+          return result;
+        });
         logged = this.oplogState.index > 0;
         if (logged) this.trimOplog();
         return result;
