@@ -11,7 +11,9 @@ import * as user from "./[id]/route";
 
 const name = { displayName: "Ana Pérez", names: "Ana", lastName: "Pérez", secondLastName: "" };
 
-describe("concurrent PATCH /v2/users/{id}", () => {
+// Fifty writers of one record retry each other's write conflicts: on two busy cores that can
+// take far longer than the default timeout. The tests hold correctness; speed is a benchmark's.
+describe("concurrent PATCH /v2/users/{id}", { timeout: 120_000 }, () => {
   useTestDatabase();
   let t: Tenant;
   const roles: string[] = [];
