@@ -11,7 +11,7 @@ import { useCallback, useMemo, useState } from "react";
  * just pushed is answered at once, and the router's own search takes over as soon as it changes
  * (it caught up, or the user went Back). See docs/architecture.md (the admin pages).
  */
-export function useViewSearch(): { params: URLSearchParams; search: string; show: (href: string) => void } {
+export function useViewSearch(): { params: URLSearchParams; show: (href: string) => void } {
   const routed = useSearchParams().toString();
   const [pending, setPending] = useState<{ from: string; search: string }>();
   const stale = pending !== undefined && pending.from !== routed;
@@ -26,5 +26,5 @@ export function useViewSearch(): { params: URLSearchParams; search: string; show
     },
     [routed],
   );
-  return { params, search, show };
+  return { params, show };
 }
