@@ -37,14 +37,11 @@ const STATUS_LABELS: Record<UserFilters["isActive"], string> = { true: "Active",
 /** The users list: its whole view lives in the URL (see lib/client/user-filters.ts). */
 export function UsersList() {
   const { params, show: go } = useViewSearch();
-  const key = params.toString();
-  const filters = useMemo(() => parseUserFilters(new URLSearchParams(key)), [key]);
+  const filters = useMemo(() => parseUserFilters(params), [params]);
   const isAdmin = useIsAdmin();
   const client = useQueryClient();
   const [filtersOpen, setFiltersOpen] = useState(false);
 
-  // Native history calls keep Next's router in step (useSearchParams follows them) without a
-  // server round trip; each change is one history entry, so Back restores the previous view.
   const show = (next: UserFilters) => go(`/users${userFiltersToSearch(next)}`);
   const change = (patch: Partial<UserFilters>) => show(withChange(filters, patch));
 
