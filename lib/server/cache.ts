@@ -16,6 +16,8 @@ export interface TtlCacheOptions {
    */
   staleMs?: number;
   maxEntries?: number;
+  /** The time in milliseconds; tests pass their own so that no answer depends on the machine's speed. */
+  clock?: () => number;
 }
 
 interface Entry<V> {
@@ -31,14 +33,17 @@ export class TtlCache<V> {
   private generation = 0;
   private readonly ttlMs: number;
   private readonly staleMs: number;
+  private readonly clock: () => number;
 
   constructor(options: TtlCacheOptions) {
     this.ttlMs = options.ttlMs;
     this.staleMs = Math.max(options.staleMs ?? 0, options.ttlMs);
+    this.clock = options.clock ?? Date.now;
     this.entries = new LRUCache({ max: options.maxEntries ?? 10_000 });
   }
 
-  get(key: string, compute: () => Promise<V>, now = Date.now()): Promise<V> {
+  get(key: string, compute: () => Promise<V>): Promise<V> {
+    const now = this.clock();
     const hit = this.entries.get(key);
     if (hit && now - hit.at < this.ttlMs) return hit.value;
     // A computation still pending past the TTL (one started as the database went away, say) is
@@ -51,7 +56,7 @@ export class TtlCache<V> {
         compute().then(
           (value) => {
             if (generation === this.generation && this.entries.peek(key) === hit) {
-              this.entries.set(key, { value: Promise.resolve(value), at: Date.now(), refreshing: false, settled: true });
+              this.entries.set(key, { value: Promise.resolve(value), at: this.clock(), refreshing: false, settled: true });
             }
           },
           () => {
