@@ -80,7 +80,7 @@ export async function revokeApiKey(auth: Principal, id: string, now = new Date()
   const company = oid(auth.companyId);
   const revoked = await inTransaction(async () => {
     const doc = await revokeApiKeyDoc(company, oid(id), now);
-    if (doc) await recordChange({ company, resource: "apiKey", id: doc._id, action: "deleted" });
+    if (doc) await recordChange({ company, resource: "apiKey", id: doc._id, action: "deleted", before: toRecord(doc) });
     return doc;
   });
   if (!revoked) throw notFound("API key");

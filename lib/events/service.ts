@@ -64,12 +64,14 @@ export function describeChange(change: Change): DescribedChange | undefined {
   const context = requestContext();
   const type = `${change.resource}.${change.action}` as const;
   const resource = { type: change.resource, id: String(change.id) };
+  // A deleted record's event lists no fields (docs/api.md#events); its audit entry keeps each
+  // field's last value, so the log still says what was removed (docs/api.md#audit-log).
   const paths = change.action === "deleted" ? [] : changes;
   const at = change.at ?? new Date();
   return {
     event: { company: change.company, type, resource, changes: paths, actor: actorOf(context?.principal), requestId: context?.requestId ?? null, createdAt: at },
     // Its audit entry, with the values before and after, commits with it (docs/api.md#audit-log).
-    audit: auditEntryOf({ company: change.company, action: type, resource, before: change.before, after: change.after, paths, hidden: change.also ?? [], at }),
+    audit: auditEntryOf({ company: change.company, action: type, resource, before: change.before, after: change.after, paths: changes, hidden: change.also ?? [], at }),
   };
 }
 

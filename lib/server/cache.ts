@@ -38,7 +38,8 @@ export class TtlCache<V> {
   constructor(options: TtlCacheOptions) {
     this.ttlMs = options.ttlMs;
     this.staleMs = Math.max(options.staleMs ?? 0, options.ttlMs);
-    this.clock = options.clock ?? Date.now;
+    // Read through `Date.now` at each call, so that a faked clock (vi.useFakeTimers) reaches it.
+    this.clock = options.clock ?? (() => Date.now());
     this.entries = new LRUCache({ max: options.maxEntries ?? 10_000 });
   }
 

@@ -111,7 +111,7 @@ export async function deleteWebhook(auth: Principal, id: string, now = new Date(
   const current = await ownWebhook(auth, id);
   const deleted = await inTransaction(async () => {
     const gone = await deleteWebhookDoc(current.company, current._id);
-    if (gone) await recordWebhookEvent(current.company, current._id, "deleted", now);
+    if (gone) await recordWebhookEvent(current.company, current._id, "deleted", now, { before: toWebhookRecord(current) });
     return gone;
   });
   if (!deleted) throw notFound("webhook");

@@ -112,7 +112,14 @@ describe("audit log", () => {
     expect(success(await call(auditLog.GET, `/v2/audit-log?actorId=${_id}`, { token: key, admin: true })).data.entries).toHaveLength(1);
 
     await call(apiKey.DELETE, `/v2/api-keys/${_id}`, as(a, { method: "DELETE", params: { id: _id } }));
-    expect((await entriesOf(a, `?resourceId=${_id}`)).map((e) => e.action)).toEqual(["apiKey.deleted", "apiKey.created"]);
+    const [deleted, created] = await entriesOf(a, `?resourceId=${_id}`);
+    expect([deleted.action, created.action]).toEqual(["apiKey.deleted", "apiKey.created"]);
+    // A delete keeps what was removed: each field's last value, and nothing after it.
+    expect(deleted.changes).toContainEqual({ path: "name", before: "Sync robot", after: null });
+    expect(deleted.changes).toContainEqual({ path: "scopes", before: ["users:write", "events:read"], after: null });
+    expect(deleted.changes.every((change: { after: unknown }) => change.after === null)).toBe(true);
+    // Its event still lists no fields (docs/api.md#events).
+    expect((await Event.findOne({ "resource.id": _id, type: "apiKey.deleted" }).lean())?.changes).toEqual([]);
   });
 
   it("redacts a webhook's secret on create and rotation, and keeps the before and after of a PATCH", async () => {
