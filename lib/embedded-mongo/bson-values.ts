@@ -20,6 +20,38 @@ export function decodeDocument(bytes: Uint8Array): Document {
   return promote(BSON.deserialize(bytes, rawOptions)) as Document;
 }
 
+/** Sizes of the `_id` values {@link decodeIdKey} reads alone: ObjectId, int32, int64, double, date. */
+const FIXED_ID_SIZES: Record<number, number> = { 0x07: 12, 0x10: 4, 0x12: 8, 0x01: 8, 0x09: 8 };
+const ID_NAME = Buffer.from("_id\0", "latin1");
+
+/**
+ * The key of a stored document, `{ _id }`, read without decoding the rest when `_id` is the
+ * first field (as the server stores it) and of a common type: a commit that logs thousands of
+ * inserts then keeps no decoded copy of each alive meanwhile.
+ */
+export function decodeIdKey(bytes: Buffer): Document {
+  const type = bytes[4];
+  const start = 5 + ID_NAME.length;
+  if (bytes.length > start && bytes.compare(ID_NAME, 0, ID_NAME.length, 5, start) === 0) {
+    const size = type === 0x02 ? 4 + bytes.readInt32LE(start) : FIXED_ID_SIZES[type];
+    const end = start + (size ?? 0);
+    if (size !== undefined && end < bytes.length) {
+      const element = Buffer.alloc(end + 1);
+      element.writeInt32LE(element.length, 0);
+      bytes.copy(element, 4, 4, end);
+      return idKeyOf(decodeDocument(element));
+    }
+  }
+  return idKeyOf(decodeDocument(bytes));
+}
+
+/** A document's key, `{ _id }`, its number type kept (an int64 `_id` stays one in change events). */
+export function idKeyOf(doc: Document): Document {
+  const key = { _id: doc._id };
+  setNumberType(key, "_id", numberTypeAt(doc, "_id"));
+  return key;
+}
+
 /** The bytes a document of a client's request arrived as, while it is that same unchanged object. */
 const received = new WeakMap<Document, Buffer>();
 

@@ -92,6 +92,13 @@ export class OverlayKv implements Kv {
    * without scanning all it wrote.
    */
   private readonly changes = Object.fromEntries(SUB_DBS.map((db) => [db, new BTree<Key, unknown>(undefined, compareKeys)])) as Record<SubDb, BTree<Key, unknown>>;
+  /**
+   * Index entries of indexes the transaction has not read, in the order written, by index: most
+   * indexes a transaction writes (an import's keywords, the audit log's) are never read before
+   * the commit, which applies the entries in this order; sorting them into `changes` is put off
+   * until a read of that index needs it.
+   */
+  private readonly unread = new Map<string, Change[]>();
   /** The documents written, in the order they were: the commit applies them so (a delete before the insert that reuses its unique key). */
   private readonly written = new Map<string, Change>();
 
@@ -106,12 +113,44 @@ export class OverlayKv implements Kv {
     return [...this.written.values()];
   }
 
-  /** Every change of one sub-database (value `null`: removed), in key order. */
+  /**
+   * Every change of one sub-database (value `null`: removed), for the commit to apply in this
+   * order: in key order, except the entries of indexes never read, which follow in the order
+   * written (a key written twice appears twice, the later change last).
+   */
   changesOf(db: SubDb): Change[] {
-    return this.changesIn(db, {});
+    const sorted = this.sortedChanges(db, {});
+    if (db !== "index" || this.unread.size === 0) return sorted;
+    return [...sorted, ...[...this.unread.values()].flat()];
+  }
+
+  /** The collections (`db.name`) with a change in one sub-database whose keys start with them ("index", "meta"). */
+  collectionsChanged(db: SubDb): Set<string> {
+    const found = new Set<string>();
+    for (const [key] of this.changes[db].entries()) found.add(`${key[0]}.${key[1]}`);
+    if (db === "index") for (const entries of this.unread.values()) found.add(`${entries[0].key[0]}.${entries[0].key[1]}`);
+    return found;
+  }
+
+  /**
+   * Sorts into `changes` the unread index entries a read of `range` could meet: those of one
+   * index when both ends name it, else all of them.
+   */
+  private sortIndexes(range: KvRange): void {
+    if (this.unread.size === 0) return;
+    const { start, end } = range;
+    const one = start && end && start.length >= 3 && end.length >= 3 && start[0] === end[0] && start[1] === end[1] && start[2] === end[2] ? indexOf(start) : undefined;
+    const names = one === undefined ? [...this.unread.keys()] : [one];
+    for (const name of names) {
+      const entries = this.unread.get(name);
+      if (!entries) continue;
+      this.unread.delete(name);
+      for (const { key, value } of entries) this.changes.index.set(key, value);
+    }
   }
 
   get(db: SubDb, key: Key): unknown {
+    if (db === "index") this.sortIndexes({ start: key, end: key });
     const value = this.changes[db].get(key);
     if (value !== undefined) return value === REMOVED ? undefined : value;
     return this.snapshot.get(db, key);
@@ -119,6 +158,12 @@ export class OverlayKv implements Kv {
 
   /** The transaction's changes inside a range, in the range's order. */
   private changesIn(db: SubDb, range: KvRange): Change[] {
+    if (db === "index") this.sortIndexes(range);
+    return this.sortedChanges(db, range);
+  }
+
+  /** The changes of `changes` (not those still unread) inside a range, in the range's order. */
+  private sortedChanges(db: SubDb, range: KvRange): Change[] {
     const tree = this.changes[db];
     const found: Change[] = [];
     if (tree.size === 0) return found;
@@ -179,6 +224,14 @@ export class OverlayKv implements Kv {
   }
 
   private change(db: SubDb, key: Key, value: unknown): void {
+    // Index entries wait, unsorted, until a read of their index (see `unread`).
+    if (db === "index") {
+      const name = indexOf(key);
+      const entries = this.unread.get(name);
+      if (entries) entries.push({ key, value });
+      else this.unread.set(name, [{ key, value }]);
+      return;
+    }
     this.changes[db].set(key, value);
     if (db !== "docs") return;
     const text = keyText(key);
@@ -187,6 +240,9 @@ export class OverlayKv implements Kv {
     else this.written.set(text, { key, value });
   }
 }
+
+/** The index an index entry's key belongs to: its database, collection and index name. */
+const indexOf = (key: Key): string => `${key[0]}\u0000${key[1]}\u0000${key[2]}`;
 
 /** A key as text, to find it in a map. */
 export function keyText(key: Key): string {

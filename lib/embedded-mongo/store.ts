@@ -13,7 +13,7 @@ import fs from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { BSON, EJSON, Timestamp, UUID, type Document } from "bson";
 import { Query } from "mingo";
-import { decodeDocument, receivedBytes } from "./bson-values";
+import { decodeDocument, decodeIdKey, idKeyOf, receivedBytes } from "./bson-values";
 import { ClusterClock } from "./clock";
 import { MongoCommandError } from "./errors";
 import { collatedCompareEqual, collatedEncoder, collatedProbes, parseCollation, type Collation } from "./collation";
@@ -80,7 +80,7 @@ export class Store {
   readonly clock = new ClusterClock();
   /** Who wrote which document lately, so transactions detect write conflicts (see transactions.ts). */
   readonly conflicts = new ConflictTracker();
-  /** The document each stored byte string was made from, while it lives: a commit need not decode what its transaction encoded. */
+  /** The document each stored byte string of an update was made from, while it lives: a commit need not decode what its transaction encoded. */
   private readonly written = new WeakMap<Buffer, Document>();
   /** Every read and write of the sub-databases goes through this; a transaction's view puts its own in. */
   private kv: Kv;
@@ -508,10 +508,9 @@ export class Store {
     this.checkUnique(meta, doc, entries);
     // A document inserted as a client sent it is stored in the bytes it came in: the same BSON.
     const bytes = checkedSize(doc, receivedBytes(doc)) ?? serialize(doc);
-    this.written.set(bytes, doc);
     this.kv.put("docs", [meta.db, meta.name, ...id], bytes);
     this.putEntries(meta, entries, id);
-    this.log({ op: "insert", db: meta.db, coll: meta.name, key: { _id: doc._id } }, bytes);
+    this.log({ op: "insert", db: meta.db, coll: meta.name, key: idKeyOf(doc) }, bytes);
     if (isCapped(meta)) this.appendCapped(meta, id);
   }
 
@@ -556,13 +555,14 @@ export class Store {
       if (value === null) {
         if (!before) continue;
         this.kv.remove("docs", key);
-        this.log({ op: "delete", db, coll, key: { _id: decodeDocument(before)._id } });
+        this.log({ op: "delete", db, coll, key: decodeIdKey(before as Buffer) });
         continue;
       }
       this.kv.put("docs", key, value);
-      const doc = this.written.get(value as Buffer) ?? decodeDocument(value as Buffer);
-      if (before) this.log({ op: "update", db, coll, key: { _id: doc._id }, update: updateDescription(decodeDocument(before), doc) });
-      else this.log({ op: "insert", db, coll, key: { _id: doc._id } }, value as Buffer);
+      if (before) {
+        const doc = this.written.get(value as Buffer) ?? decodeDocument(value as Buffer);
+        this.log({ op: "update", db, coll, key: idKeyOf(doc), update: updateDescription(decodeDocument(before), doc) });
+      } else this.log({ op: "insert", db, coll, key: decodeIdKey(value as Buffer) }, value as Buffer);
     }
     for (const { key, value } of entries) {
       if (value === null) this.kv.remove("index", key);
@@ -592,7 +592,7 @@ export class Store {
     this.kv.put("docs", [meta.db, meta.name, ...id], bytes);
     this.putEntries(meta, newEntries, id);
     const change = kind === "replace" ? { doc: after } : { update: updateDescription(before, after) };
-    this.log({ op: kind, db: meta.db, coll: meta.name, key: { _id: before._id }, ...change });
+    this.log({ op: kind, db: meta.db, coll: meta.name, key: idKeyOf(before), ...change });
   }
 
   remove(meta: CollectionMeta, doc: Document): void {
@@ -609,7 +609,7 @@ export class Store {
         this.kv.remove("index", [meta.db, meta.name, NATURAL, n, ...id]);
       }
     }
-    this.log({ op: "delete", db: meta.db, coll: meta.name, key: { _id: doc._id } });
+    this.log({ op: "delete", db: meta.db, coll: meta.name, key: idKeyOf(doc) });
   }
 
   /**

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Binary, Long, MongoClient } from "mongodb";
+import { Binary, Decimal128, Double, Int32, Long, MongoClient, ObjectId } from "mongodb";
 import mongoose, { Schema } from "mongoose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmbeddedMongo } from "./index";
@@ -265,6 +265,76 @@ describe("the commit", () => {
       expect(seen.filter((line) => line !== "insert 6")).toEqual(["insert 4", "update 1", "delete 2", "update 3", "insert 5"]);
     });
   }
+});
+
+describe("index entries of a transaction", () => {
+  // Entries of an index the transaction never reads wait unsorted, in the order written, until the commit (kv.ts): a key written, removed and written again must end as the last write left it.
+  it("end as the transaction's last write left them, whether or not it read the index meanwhile", async () => {
+    const db = client.db(DB);
+    const things = db.collection<{ _id: number; colour: string; size: number }>("entries_order");
+    await things.drop().catch(() => undefined);
+    await things.insertMany([{ _id: 1, colour: "red", size: 1 }, { _id: 2, colour: "blue", size: 2 }]);
+    await things.createIndex({ colour: 1 });
+    await things.createIndex({ size: 1 });
+    const session = client.startSession();
+    try {
+      session.startTransaction();
+      // `colour` is never read inside: red → green → red again, and blue → green.
+      await things.updateOne({ _id: 1 }, { $set: { colour: "green" } }, { session });
+      await things.updateOne({ _id: 1 }, { $set: { colour: "red" } }, { session });
+      await things.updateOne({ _id: 2 }, { $set: { colour: "green" } }, { session });
+      // `size` is read half-way, then written again.
+      await things.updateOne({ _id: 1 }, { $set: { size: 3 } }, { session });
+      expect((await things.find({ size: 3 }, { session, hint: { size: 1 } }).toArray()).map((doc) => doc._id)).toEqual([1]);
+      await things.updateOne({ _id: 1 }, { $set: { size: 1 } }, { session });
+      await things.insertOne({ _id: 3, colour: "green", size: 3 }, { session });
+      expect((await things.find({ size: { $gte: 1 } }, { session, hint: { size: 1 } }).toArray()).map((doc) => doc._id)).toEqual([1, 2, 3]);
+      await session.commitTransaction();
+    } finally {
+      await session.endSession();
+    }
+    const report = await db.command({ validate: "entries_order" });
+    expect(report).toMatchObject({ valid: true, missingIndexEntries: [], extraIndexEntries: [], nrecords: 3 });
+    expect(report.keysPerIndex).toEqual({ _id_: 3, colour_1: 3, size_1: 3 });
+    const ids = async (filter: object, hint: object) => (await things.find(filter, { hint }).toArray()).map((doc) => doc._id);
+    expect(await ids({ colour: "red" }, { colour: 1 })).toEqual([1]);
+    expect(await ids({ colour: "green" }, { colour: 1 })).toEqual([2, 3]);
+    expect(await ids({ colour: "blue" }, { colour: 1 })).toEqual([]);
+    expect(await ids({ size: 3 }, { size: 1 })).toEqual([3]);
+    expect(await ids({ size: 1 }, { size: 1 })).toEqual([1]);
+  });
+});
+
+describe("inserts committed by a transaction", () => {
+  // The commit reads each inserted document's `_id` alone from its bytes (bson-values.ts decodeId): every type must reach the change stream as it was sent.
+  it("reach the change stream with each _id of its own BSON type, as a plain insert does", async () => {
+    const coll = client.db(DB).collection<{ _id: unknown; n: number }>("id_types");
+    await coll.drop().catch(() => undefined);
+    await client.db(DB).createCollection("id_types");
+    const ids = [new ObjectId(), "text-id", "", new Int32(7), Long.fromString("1099511627776"), new Double(2.5), new Double(-0.5), new Date("2026-01-02T03:04:05Z"), new Decimal128("1.10"), { nested: "id" }];
+    const raw = { promoteValues: false } as const;
+    const opened = await rawCommand(server.socketPath, { aggregate: "id_types", pipeline: [{ $changeStream: {} }], cursor: {}, $db: DB }, raw);
+    const session = client.startSession();
+    try {
+      await session.withTransaction(async () => {
+        await coll.insertMany(ids.map((_id, n) => ({ _id, n })), { session, promoteValues: false, ignoreUndefined: false });
+      });
+    } finally {
+      await session.endSession();
+    }
+    // And one written outside a transaction, through the same log.
+    const plain = Long.fromString("2199023255552");
+    await coll.insertOne({ _id: plain, n: ids.length });
+    ids.push(plain);
+    const keys: unknown[] = [];
+    for (let tries = 0; keys.length < ids.length && tries < 50; tries++) {
+      const more = await rawCommand(server.socketPath, { getMore: opened.cursor.id, collection: "id_types", $db: DB }, raw);
+      for (const change of more.cursor.nextBatch as Array<{ operationType: string; documentKey: { _id: unknown } }>) if (change.operationType === "insert") keys.push(change.documentKey._id);
+    }
+    const typeOf = (value: unknown) => (value as { _bsontype?: string } | null)?._bsontype ?? (value instanceof Date ? "Date" : typeof value);
+    expect(keys.map(typeOf)).toEqual(ids.map(typeOf));
+    expect(keys.map((key) => JSON.stringify(key))).toEqual(ids.map((id) => JSON.stringify(id)));
+  });
 });
 
 describe("the transaction commands on the wire", () => {

@@ -139,7 +139,7 @@ class Transaction implements ConflictOwner {
     }
     // Index entries or catalog changes of a collection without a document written (an index built in the transaction): the long way.
     for (const db of ["index", "meta"] as const) {
-      for (const { key } of this.overlay.changesOf(db)) if (!touched.has(`${key[0]}.${key[1]}`)) return undefined;
+      for (const name of this.overlay.collectionsChanged(db)) if (!touched.has(name)) return undefined;
     }
     return [...touched.values()];
   }

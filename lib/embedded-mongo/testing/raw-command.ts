@@ -7,7 +7,8 @@ import { BSON, type Document } from "bson";
 
 let requestId = 1;
 
-export function rawCommand(socketPath: string, command: Document): Promise<Document> {
+/** `options` reads the reply (`{ promoteValues: false }` keeps every number's BSON type). */
+export function rawCommand(socketPath: string, command: Document, options?: BSON.DeserializeOptions): Promise<Document> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ path: socketPath });
     let buffered = Buffer.alloc(0);
@@ -16,7 +17,7 @@ export function rawCommand(socketPath: string, command: Document): Promise<Docum
       buffered = Buffer.concat([buffered, chunk]);
       if (buffered.length >= 4 && buffered.length >= buffered.readInt32LE(0)) {
         socket.destroy();
-        resolve(BSON.deserialize(buffered.subarray(21, buffered.readInt32LE(0))));
+        resolve(BSON.deserialize(buffered.subarray(21, buffered.readInt32LE(0)), options));
       }
     });
     const body = Buffer.concat([Buffer.alloc(5), Buffer.from(BSON.serialize(command))]);
