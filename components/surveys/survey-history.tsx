@@ -192,8 +192,9 @@ export function SurveyHistory({ id }: { id: string }) {
           <EmptyState title="No revision yet" />
         </Card>
       ) : (
-        <div className="grid gap-6 xl:grid-cols-[minmax(0,7fr)_minmax(0,5fr)]">
-          <Card className="overflow-hidden xl:self-start">
+        // One above the other at every width: side by side, the revisions' Restore column was cut off beside the navigation.
+        <div className="grid gap-6">
+          <Card className="overflow-hidden">
             <DataTable
               name="revisions"
               caption="Revisions, newest first; open one to compare it with the one before, or choose two"
@@ -244,7 +245,7 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
   const rows = COMPARED.filter(([field]) => !onlyChanges || changed.has(field));
   const content = contentChanges(left.snapshot.chat, right.snapshot.chat);
   return (
-    <Card className="overflow-hidden xl:self-start" aria-labelledby="diff-title">
+    <Card className="overflow-hidden" aria-labelledby="diff-title">
       <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">
         <h2 id="diff-title" className="text-base font-semibold text-slate-900">
           Revision #{left.__v} ↔ #{right.__v}
