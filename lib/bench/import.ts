@@ -11,6 +11,7 @@ import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line"
 import type { JobRecord } from "@/lib/jobs/contract";
 import { cpuSeconds } from "./processes";
 import { startBenchServer } from "./server";
+import { yardstickMs } from "./yardstick";
 
 const usage = `Usage: npm run bench:import -- [options]
 
@@ -51,6 +52,8 @@ async function main(): Promise<void> {
     const { base, pids } = server;
     const headers = { authorization: `Bearer ${await server.signIn()}`, admin: "true" };
 
+    // How fast this machine runs now (docs/benchmarks.md#the-yardstick), before and after the runs.
+    const before = yardstickMs();
     const csv = makeCsv(ROWS);
     err(`The file: ${ROWS.toLocaleString("en-GB")} rows, ${(Buffer.byteLength(csv) / 1024 / 1024).toFixed(1)} MiB.`);
     const results: string[] = [];
@@ -74,7 +77,8 @@ async function main(): Promise<void> {
       );
       err(results[results.length - 1]);
     }
-    process.stdout.write(`\nbench:import, ${ROWS.toLocaleString("en-GB")} rows, ${new Date().toISOString()}\n${results.join("\n")}\n`);
+    const yardstick = `yardstick ${before.toFixed(0)} ms before, ${yardstickMs().toFixed(0)} ms after`;
+    process.stdout.write(`\nbench:import, ${ROWS.toLocaleString("en-GB")} rows, ${new Date().toISOString()}, ${yardstick}\n${results.join("\n")}\n`);
   } finally {
     await server.stop();
   }
