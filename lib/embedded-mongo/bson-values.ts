@@ -35,7 +35,7 @@ export function decodeIdKey(bytes: Buffer): Document {
   if (bytes.length > start && bytes.compare(ID_NAME, 0, ID_NAME.length, 5, start) === 0) {
     const size = type === 0x02 ? 4 + bytes.readInt32LE(start) : FIXED_ID_SIZES[type];
     const end = start + (size ?? 0);
-    if (size !== undefined && end < bytes.length) {
+    if (size !== undefined && size > 0 && end < bytes.length) {
       const element = Buffer.alloc(end + 1);
       element.writeInt32LE(element.length, 0);
       bytes.copy(element, 4, 4, end);
