@@ -52,4 +52,16 @@ test("API keys: create one with scopes, see and copy it once, use it, revoke it 
   await expect(page.getByRole("status").filter({ hasText: `API key “${name}” revoked` })).toBeVisible();
   await expect(page.getByRole("row").filter({ hasText: name })).toHaveCount(0);
   expect((await asKey("/v2/users")).status()).toBe(401);
+
+  // The Activity page keeps what was revoked: the key's last name and scopes, nothing after.
+  await page.goto("/activity?resourceType=apiKey&action=apiKey.deleted");
+  const revoked = page.getByRole("row").filter({ hasText: "Deleted API key" }).first();
+  await expect(revoked).toContainText(`API key “${name}”`);
+  await revoked.getByRole("link").first().click();
+  await expect(page).toHaveURL(/entry=[0-9a-f]{24}/);
+  const named = page.getByTestId("audit-change").filter({ hasText: /^name/ });
+  await expect(named.getByRole("cell").nth(0)).toHaveText(name);
+  await expect(named.getByRole("cell").nth(1)).toHaveText("—");
+  await expect(page.getByTestId("audit-change").filter({ hasText: /^scopes/ }).getByRole("cell").nth(0)).toContainText("users:read");
+  await screenshot(page, "26-api-key-revoked-activity");
 });
