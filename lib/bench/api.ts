@@ -25,6 +25,7 @@ import { startBenchServer } from "./server";
 import { insertBenchUsers } from "./users";
 import { benchEvents } from "./events";
 import { benchSurveys } from "./surveys";
+import { yardstickMs } from "./yardstick";
 
 const usage = `Usage: npm run bench:api -- [options]
 
@@ -280,8 +281,9 @@ const RATE_LEASED = "rate limit: take(), leased 100 at a time (no HTTP)";
 const RATE_EACH = "rate limit: an $inc per request instead (no HTTP)";
 
 /** How the load was run, for the titles of both tables. */
+// The yardstick is timed as the figures are printed, right after their runs (docs/benchmarks.md#the-yardstick).
 const SETTING = () =>
-  `embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}, production build, READ_WORKERS=${loadConfig().readWorkers}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each after as long a slice of the floor`;
+  `embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}, production build, READ_WORKERS=${loadConfig().readWorkers}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each after as long a slice of the floor; yardstick ${yardstickMs().toFixed(0)} ms`;
 
 function report(results: Figures[], note: string): void {
   const figure = (name: string) => results.find((r) => r.name === name)!;

@@ -16,6 +16,7 @@ import { target } from "./figures";
 import { processTree, rssKb } from "./processes";
 import { startBenchServer } from "./server";
 import { insertBenchUsers } from "./users";
+import { yardstickMs } from "./yardstick";
 
 const usage = `Usage: npm run bench:export -- [options]
 
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
       `  server RSS            ${mb(baseline.server)} MB before, ${mb(peak.server)} MB at peak: +${mb(growth)} MB (${where})`,
       `  server RSS growth     by rows received (MB): ${trail.join(", ")}`,
       ...(pids.database ? [`  database process RSS  ${mb(baseline.database ?? 0)} MB before, ${mb(peak.database ?? 0)} MB at peak: +${mb((peak.database ?? 0) - (baseline.database ?? 0))} MB`] : []),
+      `  yardstick             ${yardstickMs().toFixed(0)} ms (the machine's speed right after: docs/benchmarks.md#the-yardstick)`,
       "",
       "Targets (figures, not assertions):",
       target(`every matching user exported (${USERS + 1} with the admin)`, result.rows === USERS + 1),
