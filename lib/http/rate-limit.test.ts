@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { call, createTenant, failure, notesOf } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { leaseRequests, RateCounter } from "@/lib/requests/repository";
@@ -16,6 +16,10 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE)", () => {
 
   it("answers 429 rate_limited with Retry-After once a caller has used its minute, per caller", async () => {
     const t = await createTenant("Limited");
+    // The six requests must fall in one fixed window: the clock stands a second into the next minute.
+    const now = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now: now - (now % 60_000) + 61_000 });
+    onTestFinished(() => void vi.useRealTimers());
     const remaining: number[] = [];
     for (let i = 0; i < 5; i++) {
       const answer = await call(users.GET, "/v2/users", { token: t.adminToken });
