@@ -57,6 +57,10 @@ test("API keys: create one with scopes, see and copy it once, use it, revoke it 
   await page.goto("/activity?resourceType=apiKey&action=apiKey.deleted");
   const revoked = page.getByRole("row").filter({ hasText: "Deleted API key" }).first();
   await expect(revoked).toContainText(`API key “${name}”`);
+  // Its creation too is named by the name the entry kept, though the key cannot be read any more.
+  await page.goto("/activity?resourceType=apiKey&action=apiKey.created");
+  await expect(page.getByRole("row").filter({ hasText: "Created API key" }).first()).toContainText(`API key “${name}”`);
+  await page.goto("/activity?resourceType=apiKey&action=apiKey.deleted");
   await revoked.getByRole("link").first().click();
   await expect(page).toHaveURL(/entry=[0-9a-f]{24}/);
   const named = page.getByTestId("audit-change").filter({ hasText: /^name/ });

@@ -55,12 +55,13 @@ function Actor({ entry }: { entry: AuditEntry }) {
 
 function RecordLink({ entry, name }: { entry: AuditEntry; name: string | undefined }) {
   const words = RESOURCE_WORDS[entry.resource.type];
-  const label = name ?? `${words.one} ${entry.resource.id.slice(-6)}`;
-  // A deleted record has no page left to open, nor a name to read: its entry keeps the name it had.
-  if (entry.action.endsWith(".deleted")) {
-    const last = entry.changes.find((change) => change.path === "name")?.before;
-    return <span>{typeof last === "string" && last ? `${words.one} “${last}”` : label}</span>;
-  }
+  const deleted = entry.action.endsWith(".deleted");
+  // A record this page cannot read (deleted, or a revoked key) is named by the name its entry kept.
+  const named = entry.changes.find((change) => change.path === "name");
+  const kept = deleted ? named?.before : named?.after;
+  const label = name ?? (typeof kept === "string" && kept ? `${words.one} “${kept}”` : `${words.one} ${entry.resource.id.slice(-6)}`);
+  // A deleted record has no page left to open.
+  if (deleted) return <span>{label}</span>;
   return (
     <Link href={words.href(entry.resource.id)} className={linkClass}>
       {label}
