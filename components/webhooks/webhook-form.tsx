@@ -42,11 +42,13 @@ interface FormState {
 function urlRefusal(error: unknown): string | undefined {
   if (!(error instanceof ApiError)) return undefined;
   const message = error.details.find((detail) => detail.path === "url")?.message ?? "";
-  if (message.startsWith("must not point to")) {
-    const [, host, address] = /\((\S+) is (\S+)\)/.exec(message) ?? [];
-    const where = host === undefined ? "" : host === address ? ` (${address})` : ` (${host} is ${address})`;
-    return `This address is on a private or local network${where}. A webhook can only call a server on the public internet.`;
+  if (message.startsWith("must point to a public address")) {
+    // "(10.0.0.1 is private)" or "(hooks.internal resolves to 10.0.0.1, private)"
+    const [, host, address, range] = /\((\S+) (?:is|resolves to (\S+),) ([^)]+)\)/.exec(message) ?? [];
+    const where = host === undefined ? "" : address === undefined ? ` (${host}, ${range})` : ` (${host} is ${address}, ${range})`;
+    return `This address is on a private or local network${where}. A webhook can only call a server on the public internet, unless the server's operator lists this host in WEBHOOK_ALLOWED_HOSTS.`;
   }
+  if (message.includes("port 0")) return "Port 0 reaches no server. Give the receiver's port, or none for the usual one.";
   if (message.includes("did not resolve within")) return "Looking up this server's name took too long. Check the address, or try again.";
   if (message.includes("does not resolve")) return "No server has this name. Check the address for typos.";
   return undefined;

@@ -124,7 +124,7 @@ export const create = operation({
     tag: TAG,
     summary: "Create a webhook",
     description:
-      "Events of the types in `events` (`user.updated`, or `survey.*` for every survey event) that happen from now on are POSTed to `url`, signed with `secret` (in this answer only). `url` must be `http` or `https`, and its host must not resolve to a loopback, private or link-local address unless listed in `WEBHOOK_ALLOWED_HOSTS` (`400 invalid_request`).",
+      "Events of the types in `events` (`user.updated`, or `survey.*` for every survey event) that happen from now on are POSTed to `url`, signed with `secret` (in this answer only). `url` must be `http` or `https` on a port other than 0, and every address of its host must be public unicast (no loopback, private, link-local, reserved or special-purpose range, nor an IPv6 range that carries an IPv4 address) unless the host is listed in `WEBHOOK_ALLOWED_HOSTS` (`400 invalid_request` naming `url`).",
     status: 201,
     response: WebhookWithSecret,
   },

@@ -1,74 +1,77 @@
 /**
- * Which URLs a webhook may call (docs/api.md#webhooks): `http` or `https`, and a host whose every
- * address is public, unless the host as written is listed in `WEBHOOK_ALLOWED_HOSTS`. The check
- * runs when the URL is saved and again at each delivery, which then connects to the very address
- * it checked, so a name that later resolves inside (DNS rebinding) reaches nothing.
+ * Which URLs a webhook may call (docs/security.md#webhook-urls): `http` or `https`, a port other
+ * than 0, and a host whose every address is public, unless the host as written is listed in
+ * `WEBHOOK_ALLOWED_HOSTS`. The check runs when the URL is saved and again at each delivery, which
+ * then connects to the very address it checked, so a name that later resolves inside (DNS
+ * rebinding) reaches nothing.
+ *
+ * "Public" is read from ipaddr.js's table of special-purpose ranges (kept with the IANA registries):
+ * an address is public only when that table calls it `unicast` and, for IPv6, it lies in the
+ * global unicast space `2000::/3`. Every IPv6 range that carries an IPv4 address (mapped, SIIT,
+ * both NAT64 prefixes, Teredo, 6to4) is refused whole, never unpacked.
  */
 import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 import { loadConfig } from "@/lib/config";
 
 /** How long a name may take to resolve. */
 const RESOLVE_TIMEOUT_MS = 5_000;
 
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ["0.0.0.0", 8], // "this network", 0.0.0.0 included
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10], // carrier-grade NAT
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16], // link-local, cloud metadata
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15], // benchmarking
-  ["224.0.0.0", 4], // multicast
-  ["240.0.0.0", 4], // reserved, broadcast
-] as const) blocked.addSubnet(network, prefix, "ipv4");
-for (const [network, prefix] of [
-  ["::", 96], // unspecified, loopback and the deprecated IPv4-compatible addresses
-  ["fc00::", 7], // unique local
-  ["fe80::", 10], // link-local
-  ["fec0::", 10], // site-local (deprecated)
-  ["ff00::", 8], // multicast
-] as const) blocked.addSubnet(network, prefix, "ipv6");
+/** IANA allocates IPv6 global unicast from 2000::/3 only: the rest (`::/96` IPv4-compatible, `100::/64`...) is special or reserved. */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR("2000::/3");
 
-/** IPv6 forms that carry an IPv4 address in their last 32 bits: mapped, NAT64, 6to4 (first 32 after 2002:). */
-function embeddedIpv4(address: string): string | undefined {
-  const words = expandIpv6(address);
-  if (!words) return undefined;
-  const v4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-  const zeros = (from: number, to: number) => words.slice(from, to).every((word) => word === 0);
-  if (zeros(0, 5) && words[5] === 0xffff) return v4(words[6], words[7]);
-  if (words[0] === 0x64 && words[1] === 0xff9b && zeros(2, 6)) return v4(words[6], words[7]);
-  if (words[0] === 0x2002) return v4(words[1], words[2]);
+/** The words a refusal names a range by (ipaddr.js's names, read aloud). */
+const RANGE_NAMES: Record<string, string> = {
+  unspecified: "unspecified",
+  broadcast: "broadcast",
+  multicast: "multicast",
+  linkLocal: "link-local",
+  loopback: "loopback",
+  carrierGradeNat: "carrier-grade NAT",
+  private: "private",
+  reserved: "reserved or documentation",
+  benchmarking: "benchmarking",
+  amt: "AMT anycast",
+  as112: "AS112 anycast",
+  as112v6: "AS112 anycast",
+  uniqueLocal: "unique local",
+  ipv4Mapped: "IPv4-mapped",
+  rfc6145: "SIIT IPv4-translated",
+  rfc6052: "NAT64",
+  "6to4": "6to4",
+  teredo: "Teredo",
+  deprecatedSiteLocal: "site-local",
+  discard: "discard-only",
+  deprecatedOrchid: "ORCHID",
+  orchid2: "ORCHID",
+  droneRemoteIdProtocolEntityTags: "drone remote ID",
+  segmentRouting: "segment routing",
+  notGlobal: "outside the global unicast space 2000::/3",
+  invalid: "not an IP address",
+};
+
+/**
+ * The special-purpose range an IP address is in, read aloud ("loopback", "NAT64"...), or
+ * `undefined` for a public address: the one kind a webhook may reach without
+ * `WEBHOOK_ALLOWED_HOSTS`.
+ */
+export function specialRange(address: string): string | undefined {
+  const text = address.replace(/%.*$/, "");
+  // node:net is the judge of what an address is: ipaddr.js also reads forms such as 0x7f.1.
+  const family = isIP(text);
+  if (family === 0) return RANGE_NAMES.invalid;
+  // An IPv6 address goes to ipaddr.js in the URL standard's hex form: ipaddr.js reads a dotted tail
+  // after "::" (::127.0.0.1) as IPv4-mapped, which it is not.
+  const parsed = family === 4 ? ipaddr.IPv4.parse(text) : ipaddr.IPv6.parse(new URL(`http://[${text}]/`).hostname.slice(1, -1));
+  const range = parsed.range();
+  if (range !== "unicast") return RANGE_NAMES[range] ?? range;
+  if (parsed.kind() === "ipv6" && !parsed.match(GLOBAL_UNICAST_V6)) return RANGE_NAMES.notGlobal;
   return undefined;
 }
 
-/** The eight 16-bit words of an IPv6 address (a dotted IPv4 tail included). */
-function expandIpv6(address: string): number[] | undefined {
-  let text = address.toLowerCase().replace(/%.*$/, "");
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted[1].split(".").map(Number);
-    text = `${text.slice(0, -dotted[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split("::");
-  const part = (s: string | undefined) => (s ? s.split(":").map((word) => parseInt(word, 16)) : []);
-  const left = part(head);
-  const right = part(tail);
-  const words = tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
-  return words.length === 8 && words.every((word) => Number.isInteger(word) && word >= 0 && word <= 0xffff) ? words : undefined;
-}
-
-/** Whether an IP address is loopback, private, link-local or otherwise not on the public internet. */
-export function isInternalAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return blocked.check(address, "ipv4");
-  if (family !== 6) return true;
-  const v4 = embeddedIpv4(address);
-  return (v4 !== undefined && blocked.check(v4, "ipv4")) || blocked.check(address.replace(/%.*$/, ""), "ipv6");
-}
+/** Whether an IP address is not a public unicast one (see {@link specialRange}). */
+export const isInternalAddress = (address: string): boolean => specialRange(address) !== undefined;
 
 /** The URL's host as written, without the brackets of an IPv6 literal, in lower case. */
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
@@ -92,8 +95,8 @@ export class RefusedUrl extends Error {
 
 /**
  * Resolves the URL's host and checks every address; the first is where to connect. Throws
- * {@link RefusedUrl} for a scheme other than http(s), a name that does not resolve, or any internal
- * address of a host `WEBHOOK_ALLOWED_HOSTS` does not list.
+ * {@link RefusedUrl} for a scheme other than http(s), port 0, a name that does not resolve, or any
+ * address that is not public of a host `WEBHOOK_ALLOWED_HOSTS` does not list.
  */
 export async function checkDestination(text: string): Promise<Destination> {
   let url: URL;
@@ -103,13 +106,19 @@ export async function checkDestination(text: string): Promise<Destination> {
     throw new RefusedUrl("must be an http:// or https:// URL");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new RefusedUrl("must be an http:// or https:// URL");
+  // Port 0 names no service: a connection to it fails or, on some systems, reaches an arbitrary one.
+  if (url.port === "0") throw new RefusedUrl("must not use port 0");
   const host = hostOf(url);
   const allowed = isAllowedHost(url);
   const literal = isIP(host);
   const addresses = literal ? [{ address: host, family: literal as 4 | 6 }] : await resolve(host);
   if (!allowed) {
-    const internal = addresses.find(({ address }) => isInternalAddress(address));
-    if (internal) throw new RefusedUrl(`must not point to a loopback, private or link-local address (${host} is ${internal.address}) unless its host is in WEBHOOK_ALLOWED_HOSTS`);
+    for (const { address } of addresses) {
+      const range = specialRange(address);
+      if (range === undefined) continue;
+      const is = address === host ? `${host} is` : `${host} resolves to ${address},`;
+      throw new RefusedUrl(`must point to a public address (${is} ${range}); to call it anyway (a local trial, an internal receiver), list the host ${host} in WEBHOOK_ALLOWED_HOSTS`);
+    }
   }
   return { url, ...addresses[0] };
 }

@@ -159,6 +159,16 @@ describe("webhooks", () => {
     await refused({ url: "http://100.64.0.1/", events: ["user.created"] }, "url");
     await refused({ url: "http://2130706434/", events: ["user.created"] }, "url");
     await refused({ url: "http://192.168.1.1/", events: ["user.created"] }, "url");
+    // IPv6 forms that carry an IPv4 address: SIIT, local-use NAT64, Teredo, 6to4.
+    await refused({ url: "http://[::ffff:0:a00:1]/", events: ["user.created"] }, "url");
+    await refused({ url: "http://[64:ff9b:1::a00:1]/", events: ["user.created"] }, "url");
+    await refused({ url: "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", events: ["user.created"] }, "url");
+    await refused({ url: "http://[2002:c0a8:101::1]/", events: ["user.created"] }, "url");
+    // The refusal of an inside address says which setting lets it through.
+    expect((await refused({ url: "http://10.1.2.3/", events: ["user.created"] }, "url"))![0].message).toMatch(/10\.1\.2\.3 is private.*WEBHOOK_ALLOWED_HOSTS/);
+    // Port 0, even on a public address or a host WEBHOOK_ALLOWED_HOSTS lists.
+    expect((await refused({ url: "https://93.184.215.14:0/hook", events: ["user.created"] }, "url"))![0].message).toBe("must not use port 0");
+    await refused({ url: "http://127.0.0.1:0/hook", events: ["user.created"] }, "url");
     await refused({ url: "https://127.0.0.1/", events: ["user.nope"] }, "events.0");
     await refused({ url: "https://127.0.0.1/", events: ["*"] }, "events.0");
     await refused({ url: "https://127.0.0.1/", events: [] }, "events");
@@ -172,6 +182,9 @@ describe("webhooks", () => {
     const patch = await call(webhook.PATCH, `/v2/webhooks/${id}`, as(a, { method: "PATCH", ...byId(id), body: { url: "http://[::1]:80/" } }));
     expect(patch.status).toBe(400);
     expect(failure(patch).details![0].path).toBe("url");
+    const port0 = await call(webhook.PATCH, `/v2/webhooks/${id}`, as(a, { method: "PATCH", ...byId(id), body: { url: "http://127.0.0.1:0/bad" } }));
+    expect(port0.status).toBe(400);
+    expect(failure(port0).details).toEqual([{ path: "url", message: "must not use port 0" }]);
     const badIds = await call(webhook.GET, "/v2/webhooks/nope", as(a, byId("nope")));
     expect(badIds.status).toBe(400);
     expect(failure(badIds).code).toBe("invalid_id");
