@@ -136,6 +136,7 @@ async function main(): Promise<number> {
     if (await untilServing(url, exited)) {
       const summary = servingSummary({
         url,
+        publicUrl: config.publicUrl,
         mongodbUri: config.mongodbUri,
         embeddedDir: path.join(config.dataDir, "db"),
         adminEmail: first.adminEmail,

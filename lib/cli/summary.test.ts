@@ -19,16 +19,20 @@ describe("what npm start prints", () => {
   it("names the URL, the database, the admin and, only when generated, the password", () => {
     const first = servingSummary({
       url: "http://localhost:3000",
+      publicUrl: "http://localhost:3000",
       embeddedDir: "/srv/app/.data/db",
       adminEmail: "admin@example.com",
       generatedPassword: "Gen3rated",
     }).join("\n");
     expect(first).toContain("Serving     http://localhost:3000");
+    expect(first).not.toContain("Listening");
     expect(first).toContain("Database    embedded, in /srv/app/.data/db");
     expect(first).toContain("Admin       admin@example.com");
     expect(first).toMatch(/Password {4}Gen3rated .*shown only now/);
 
-    const later = servingSummary({ url: "http://localhost:3000", mongodbUri: "mongodb://app:pw@db/prod", adminEmail: "admin@example.com" }).join("\n");
+    const later = servingSummary({ url: "http://localhost:3000", publicUrl: "https://users.example.com", mongodbUri: "mongodb://app:pw@db/prod", adminEmail: "admin@example.com" }).join("\n");
+    expect(later).toContain("Serving     https://users.example.com");
+    expect(later).toContain("Listening   http://localhost:3000");
     expect(later).toContain("Database    MongoDB at mongodb://app:****@db/prod");
     expect(later).not.toContain("pw@");
     expect(later).not.toMatch(/Password/);

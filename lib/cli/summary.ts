@@ -15,7 +15,10 @@ export function maskUri(uri: string): string {
 }
 
 export interface ServingSummary {
+  /** Where this machine's server listens. */
   url: string;
+  /** PUBLIC_URL: where people and e-mail links reach the product (docs/deployment.md#public_url). */
+  publicUrl: string;
   /** Set when the server uses MONGODB_URI. */
   mongodbUri?: string;
   /** The embedded database's directory, when MONGODB_URI is unset. */
@@ -30,7 +33,8 @@ export function servingSummary(summary: ServingSummary): string[] {
   const database = summary.mongodbUri ? `MongoDB at ${maskUri(summary.mongodbUri)}` : `embedded, in ${summary.embeddedDir}`;
   const lines = [
     "",
-    `  Serving     ${summary.url}`,
+    `  Serving     ${summary.publicUrl}`,
+    ...(summary.publicUrl !== summary.url ? [`  Listening   ${summary.url}   (PUBLIC_URL is where people and e-mail links reach it)`] : []),
     `  Database    ${database}`,
     `  Admin       ${summary.adminEmail}`,
   ];

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, defaultReadWorkers, loadConfig } from ".";
@@ -13,6 +14,8 @@ describe("loadConfig", () => {
       adminPassword: undefined,
       smtpUrl: undefined,
       rateLimitPerMinute: 600,
+      companyRateLimitPerMinute: 3000,
+      publicUrl: "http://localhost:3000",
       logLevel: "info",
       databaseTimeoutMs: 30_000,
       readWorkers: defaultReadWorkers(),
@@ -40,7 +43,9 @@ describe("loadConfig", () => {
       ADMIN_EMAIL: "Root@Example.com",
       ADMIN_PASSWORD: "secret",
       SMTP_URL: "smtp://mail.example:25",
+      PUBLIC_URL: "https://Users.Example.com:8443/",
       RATE_LIMIT_PER_MINUTE: "60",
+      RATE_LIMIT_COMPANY_PER_MINUTE: "100",
       LOG_LEVEL: "debug",
       READ_WORKERS: "3",
       DATABASE_TIMEOUT_MS: "5000",
@@ -60,6 +65,8 @@ describe("loadConfig", () => {
       adminEmail: "root@example.com",
       smtpUrl: "smtp://mail.example:25",
       rateLimitPerMinute: 60,
+      companyRateLimitPerMinute: 100,
+      publicUrl: "https://users.example.com:8443",
       logLevel: "debug",
       readWorkers: 3,
       databaseTimeoutMs: 5000,
@@ -91,6 +98,39 @@ describe("loadConfig", () => {
     for (const bad of ["true", "33", "-1", "10.0.0.0/33", "10.0.0.1/8/2", "proxy.example", "10.0.0.1,", "::1/129", "1.5"]) {
       expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(`TRUST_PROXY=${JSON.stringify(bad)}: must be a number of proxies`);
     }
+  });
+
+  it("reads PUBLIC_URL as an origin and refuses anything else, naming it", () => {
+    expect(loadConfig({ PORT: "8080" }).publicUrl).toBe("http://localhost:8080");
+    expect(loadConfig({ PUBLIC_URL: "http://10.0.0.5:3000" }).publicUrl).toBe("http://10.0.0.5:3000");
+    expect(loadConfig({ PUBLIC_URL: "https://users.example.com:443" }).publicUrl).toBe("https://users.example.com");
+    expect(loadConfig({ PUBLIC_URL: "http://[::1]:3000/" }).publicUrl).toBe("http://[::1]:3000");
+    for (const bad of ["users.example.com", "ftp://users.example.com", "https://users.example.com/app", "https://users.example.com/?x=1", "https://users.example.com/#top", "https://admin:pw@users.example.com", "https://", "https://users.example.com//", "javascript:alert(1)"]) {
+      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(`PUBLIC_URL=${JSON.stringify(bad)}: must be an origin`);
+    }
+  });
+
+  it("refuses SMTP_URL without PUBLIC_URL: the e-mails' links would name no reachable host", () => {
+    expect(() => loadConfig({ SMTP_URL: "smtp://mail.example:25" })).toThrow(/PUBLIC_URL must be set when SMTP_URL is/);
+    expect(loadConfig({ SMTP_URL: "smtp://mail.example:25", PUBLIC_URL: "https://users.example.com" }).publicUrl).toBe("https://users.example.com");
+  });
+
+  it("npm start refuses to start with SMTP_URL and no PUBLIC_URL, naming the variable", () => {
+    const root = path.resolve(__dirname, "../..");
+    const result = spawnSync(path.join(root, "node_modules", ".bin", "tsx"), ["lib/cli/start.ts"], {
+      cwd: root,
+      env: { ...process.env, SMTP_URL: "smtp://mail.example:25", PUBLIC_URL: "", MONGODB_URI: "mongodb://127.0.0.1:1/never" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("PUBLIC_URL must be set when SMTP_URL is");
+  });
+
+  it("sets the company-wide ceiling to five callers' budgets unless told", () => {
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: "100" }).companyRateLimitPerMinute).toBe(500);
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: "100", RATE_LIMIT_COMPANY_PER_MINUTE: "150" }).companyRateLimitPerMinute).toBe(150);
+    expect(() => loadConfig({ RATE_LIMIT_COMPANY_PER_MINUTE: "0" })).toThrow('RATE_LIMIT_COMPANY_PER_MINUTE="0": must be a whole number above 0');
   });
 
   it("starts a read worker only when there is a second core", () => {

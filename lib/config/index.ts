@@ -17,6 +17,25 @@ const TIMEOUT = "must be a whole number of milliseconds from 100 to 600000";
 const RETRY_BASE = "must be a whole number of milliseconds from 10 to 86400000";
 const DAYS = "must be a number of days above 0, at most 365";
 const RETENTION = "must be a whole number of days from 1 to 36500";
+const PUBLIC_URL_RULE = "must be an origin: http:// or https://, a host and an optional port, with no path, query, fragment or user name (https://users.example.com)";
+
+/**
+ * `PUBLIC_URL` as an origin (`https://users.example.com`), or `undefined` when it is not one: the
+ * product is served at the root of its host (no path prefix), so a path is refused rather than
+ * silently dropped. One trailing slash is allowed.
+ */
+export function parsePublicUrl(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  if (url.username || url.password || url.search || url.hash || text.includes("?") || text.includes("#")) return undefined;
+  if (url.pathname !== "/" || !/^https?:\/\/[^/]+\/?$/i.test(text)) return undefined;
+  return url.origin;
+}
 
 /** One read worker beside the thread that serves HTTP, when there is a second core for it. */
 export const defaultReadWorkers = (cores = availableParallelism()): number => (cores > 1 ? 1 : 0);
@@ -32,6 +51,8 @@ const envSchema = z.object({
   ADMIN_PASSWORD: optional(z.string()),
   SMTP_URL: optional(z.string().regex(/^smtps?:\/\/\S+$/, "must be an smtp:// or smtps:// URL")),
   RATE_LIMIT_PER_MINUTE: withDefault(z.coerce.number({ error: POSITIVE }).int(POSITIVE).positive(POSITIVE), "600"),
+  RATE_LIMIT_COMPANY_PER_MINUTE: optional(z.coerce.number({ error: POSITIVE }).int(POSITIVE).positive(POSITIVE)),
+  PUBLIC_URL: optional(z.string().refine((value) => parsePublicUrl(value) !== undefined, PUBLIC_URL_RULE)),
   LOG_LEVEL: withDefault(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), "info"),
   DATABASE_TIMEOUT_MS: withDefault(z.coerce.number({ error: TIMEOUT }).int(TIMEOUT).min(100, TIMEOUT).max(600_000, TIMEOUT), "30000"),
   READ_WORKERS: optional(z.coerce.number({ error: WORKERS }).int(WORKERS).min(0, WORKERS).max(16, WORKERS)),
@@ -56,6 +77,14 @@ export interface Config {
   /** Unset: e-mails go to the outbox. */
   smtpUrl: string | undefined;
   rateLimitPerMinute: number;
+  /** Every caller of one company together, per minute (docs/api.md#rate-limits); unset: 5 × `rateLimitPerMinute`. */
+  companyRateLimitPerMinute: number;
+  /**
+   * The one origin the product is reached at (`https://users.example.com`): e-mail links, the
+   * OpenAPI document's server and the cross-site check come from it, never from a request's
+   * `Host` (docs/deployment.md#public_url). Unset: `http://localhost:PORT`.
+   */
+  publicUrl: string;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** How long a request waits on a database that stopped answering (docs/security.md#availability). */
   databaseTimeoutMs: number;
@@ -103,6 +132,11 @@ function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration in the environment:\n${problems.join("\n")}`);
   }
   const e = parsed.data;
+  if (e.SMTP_URL !== undefined && e.PUBLIC_URL === undefined) {
+    throw new ConfigError(
+      "Invalid configuration in the environment:\n  PUBLIC_URL must be set when SMTP_URL is: the links in the e-mails sent (invitations) are made from it, e.g. PUBLIC_URL=https://users.example.com",
+    );
+  }
   return {
     port: e.PORT,
     mongodbUri: e.MONGODB_URI,
@@ -113,6 +147,8 @@ function parseConfig(env: Record<string, string | undefined>): Config {
     adminPassword: e.ADMIN_PASSWORD,
     smtpUrl: e.SMTP_URL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    companyRateLimitPerMinute: e.RATE_LIMIT_COMPANY_PER_MINUTE ?? 5 * e.RATE_LIMIT_PER_MINUTE,
+    publicUrl: e.PUBLIC_URL !== undefined ? parsePublicUrl(e.PUBLIC_URL)! : `http://localhost:${e.PORT}`,
     logLevel: e.LOG_LEVEL,
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     readWorkers: e.READ_WORKERS ?? defaultReadWorkers(),

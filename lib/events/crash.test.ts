@@ -87,7 +87,7 @@ async function worker(rand: () => number, auth: Principal, round: number, w: num
           const user = await createUser(
             auth,
             { email: attempt.email, phone: attempt.phone, accessRoles: [], properties: [], isActive: true, isOnline: false, termsConditions: false, extensions: {} },
-            { notifyEmail: false, origin: "http://localhost", notes: new Notes() },
+            { notifyEmail: false, notes: new Notes() },
           );
           attempt.userId = user._id;
           owned.push({ id: user._id, email: attempt.email });

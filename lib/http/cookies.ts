@@ -1,3 +1,4 @@
+import { loadConfig } from "@/lib/config";
 import { ServiceError } from "@/lib/server/errors";
 
 /** The sign-in session cookie (docs/api.md#tokens): httpOnly, SameSite=Strict, Secure over HTTPS. */
@@ -20,7 +21,9 @@ export function readCookie(request: Request, name: string): string | undefined {
   return undefined;
 }
 
+/** A `PUBLIC_URL` of https makes every session cookie `Secure`; else the request's own scheme decides. */
 function isHttps(request: Request): boolean {
+  if (loadConfig().publicUrl.startsWith("https:")) return true;
   const forwarded = request.headers.get("x-forwarded-proto");
   return (forwarded ?? new URL(request.url).protocol.replace(":", "")).split(",")[0].trim() === "https";
 }
@@ -44,8 +47,9 @@ export function clearedSessionCookie(request: Request): string {
 /**
  * Refuses (`403 forbidden`) a browser request sent from another site to a route that acts on the
  * session cookie. Browsers say where a request comes from in `Sec-Fetch-Site`; older ones only in
- * `Origin`, whose host must then be the request's own. A request with neither is not a browser's
- * cross-site request (and SameSite=Strict keeps the cookie off those anyway).
+ * `Origin`, which must then be `PUBLIC_URL`'s (docs/deployment.md#public_url): the product's one
+ * origin, not the request's `Host`, which a proxy rewrites and a client may forge. A request with
+ * neither is not a browser's cross-site request (and SameSite=Strict keeps the cookie off those anyway).
  */
 export function refuseCrossSite(request: Request): void {
   const site = request.headers.get("sec-fetch-site");
@@ -55,14 +59,13 @@ export function refuseCrossSite(request: Request): void {
   }
   const origin = request.headers.get("origin");
   if (origin === null) return;
-  let host: string | undefined;
+  let sent: string | undefined;
   try {
-    host = new URL(origin).host;
+    sent = new URL(origin).origin;
   } catch {
-    host = undefined;
+    sent = undefined;
   }
-  // The host alone: a proxy that ends TLS makes the scheme the server sees differ from the page's.
-  if (!host || host !== new URL(request.url).host) throw crossSite();
+  if (sent !== loadConfig().publicUrl) throw crossSite();
 }
 
 const crossSite = () => new ServiceError("forbidden", "Requests from another site may not use the session.");

@@ -39,8 +39,6 @@ export interface PublicContext<Q, B, P> {
   query: Q;
   body: B;
   notes: Notes;
-  /** `scheme://host` of the request, for links in e-mails. */
-  origin: string;
 }
 
 export interface Context<Q, B, P> extends PublicContext<Q, B, P> {
@@ -201,7 +199,6 @@ function wrap(
           query: queryResult?.data,
           body: bodyResult?.data,
           notes,
-          origin: url.origin,
           ...(principal ? { auth: principal } : {}),
         }));
         const result = await withinDeadline(Promise.resolve(work), requestId);

@@ -3,6 +3,7 @@
  * link works once and for 72 hours; only the token's SHA-256 is stored. Using the link is a
  * sign-in matter: lib/auth/invitations.ts.
  */
+import { loadConfig } from "@/lib/config";
 import { companyName } from "@/lib/companies/repository";
 import { secretToken, type ObjectId } from "@/lib/server/ids";
 import { insertInvitation } from "./repository";
@@ -12,7 +13,7 @@ export const INVITATION_TTL_HOURS = 72;
 
 export const invitationPath = (token: string) => `/invitation/${token}`;
 
-export async function inviteUser(invitee: { userId: ObjectId; email: string; companyId: ObjectId; origin: string }): Promise<void> {
+export async function inviteUser(invitee: { userId: ObjectId; email: string; companyId: ObjectId }): Promise<void> {
   const now = new Date();
   const { token, hash } = secretToken();
   await insertInvitation({
@@ -23,7 +24,8 @@ export async function inviteUser(invitee: { userId: ObjectId; email: string; com
     expiresAt: new Date(now.getTime() + INVITATION_TTL_HOURS * 3600_000),
   });
   const name = await companyName(invitee.companyId);
-  const link = `${invitee.origin}${invitationPath(token)}`;
+  // From PUBLIC_URL, never from the request's Host: a forged Host must not redirect the link (docs/deployment.md#public_url).
+  const link = `${loadConfig().publicUrl}${invitationPath(token)}`;
   const where = name !== undefined ? ` to ${name}` : "";
   await sendMail({
     to: invitee.email,

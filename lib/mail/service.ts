@@ -20,7 +20,8 @@ export interface Mail {
   company?: ObjectId;
 }
 
-export const MAIL_FROM = "Users & Surveys <no-reply@localhost>";
+/** The sender: `no-reply@` the host of PUBLIC_URL (docs/deployment.md#public_url). */
+export const mailFrom = () => `Users & Surveys <no-reply@${new URL(loadConfig().publicUrl).hostname.replace(/^\[|\]$/g, "")}>`;
 
 const transports = new Map<string, Transporter>();
 
@@ -32,7 +33,7 @@ export async function sendMail(mail: Mail): Promise<"sent" | "outbox"> {
       transport = nodemailer.createTransport(smtpUrl);
       transports.set(smtpUrl, transport);
     }
-    await transport.sendMail({ from: MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    await transport.sendMail({ from: mailFrom(), to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
     log().info({ to: mail.to, subject: mail.subject }, "mail sent");
     return "sent";
   }

@@ -6,6 +6,7 @@
  * route validates with.
  */
 import { z } from "zod";
+import { loadConfig } from "@/lib/config";
 import { type ComponentNames, METHODS, type Method, type Operation } from "@/lib/schemas/operation";
 import { ErrorBody, type ErrorCode, isoDateTime, Notification, objectId } from "@/lib/schemas/common";
 import { CONTRACTS } from "@/lib/resources";
@@ -182,7 +183,8 @@ export function buildDocument(): OpenApiDocument {
   return withExplicitTypes({
     openapi: "3.1.1",
     info: { title: "Users & Surveys API", version: "2", description: DESCRIPTION },
-    servers: [{ url: "/", description: "This server" }],
+    // PUBLIC_URL, not the request's Host: the one origin clients are to call (docs/deployment.md#public_url).
+    servers: [{ url: loadConfig().publicUrl, description: "This service (PUBLIC_URL)" }],
     security: [{ bearerAuth: [] }],
     tags: [
       { name: "Users", description: "The company's users: people and bots." },

@@ -133,7 +133,7 @@ export async function createTenant(name = `Company ${++counter}`): Promise<Tenan
       termsConditions: false,
       extensions: {},
     },
-    { notifyEmail: false, origin: "http://localhost", notes: new Notes() },
+    { notifyEmail: false, notes: new Notes() },
   );
   const memberToken = await createApiToken(member.email, 3600, created.company._id);
   return {

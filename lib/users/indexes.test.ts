@@ -30,7 +30,7 @@ describe("indexes of the users list", () => {
       await createUser(
         auth,
         { email: `u${i}@indexes.test`, accessRoles: [t.memberRoleId], properties: [], isActive: i % 10 !== 0, isOnline: false, termsConditions: false, extensions: {} },
-        { notifyEmail: false, origin: "http://localhost", notes: new Notes() },
+        { notifyEmail: false, notes: new Notes() },
       );
     }
   });

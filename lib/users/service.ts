@@ -209,8 +209,6 @@ export async function getMe(auth: Principal): Promise<UserRecord> {
 
 export interface CreateUserOptions {
   notifyEmail: boolean;
-  /** Where the invitation link points: `scheme://host` of the service. */
-  origin: string;
   notes: Notes;
 }
 
@@ -253,7 +251,7 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
     if (passwordHash) {
       options.notes.warning("notify_email_ignored", "notifyEmail only works when no password is set; no e-mail was sent.", "notifyEmail");
     } else {
-      await inviteUser({ userId: doc._id, email: doc.email, companyId, origin: options.origin });
+      await inviteUser({ userId: doc._id, email: doc.email, companyId });
       options.notes.info("invitation_sent", `An invitation to set a password was sent to ${doc.email}.`);
     }
   }

@@ -1,5 +1,6 @@
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@/lib/config";
 import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { AccessTokenResponse } from "@/lib/schemas/auth";
 import { Session } from "@/lib/credentials/repository";
@@ -204,6 +205,9 @@ describe("authentication", () => {
       ["an Origin of another host", { origin: "https://evil.example" }],
       ["an Origin of another port", { origin: "http://localhost:8080" }],
       ["Origin: null", { origin: "null" }],
+      // The request's own Host is no authority (a proxy rewrites it, a client forges it): PUBLIC_URL is.
+      ["the request's own Origin when PUBLIC_URL is another", { origin: "http://localhost" }],
+      ["PUBLIC_URL's host with another scheme", { origin: loadConfig().publicUrl.replace(/^http:/, "https:") }],
     ])("refuses %s with 403 on token, logout and sign-in, and the session goes on", async (_, crossSite) => {
       const signedIn = await signIn(await memberEmail(), password);
       const cookie = cookieOf(signedIn.headers.get("set-cookie"));
@@ -223,7 +227,8 @@ describe("authentication", () => {
     it.each([
       ["Sec-Fetch-Site: same-origin", { "sec-fetch-site": "same-origin", origin: "http://localhost" }],
       ["Sec-Fetch-Site: none", { "sec-fetch-site": "none" }],
-      ["the request's own Origin", { origin: "http://localhost" }],
+      ["PUBLIC_URL's Origin", { origin: loadConfig().publicUrl }],
+      ["PUBLIC_URL's Origin through a proxy under another Host", { origin: loadConfig().publicUrl, host: "10.0.0.7:3000", "x-forwarded-host": "internal.example" }],
       ["neither header", {}],
     ])("accepts %s", async (_, sameSite) => {
       const signedIn = await signIn(await memberEmail(), password, sameSite);

@@ -48,7 +48,7 @@ describe("GET /v2/users/export", () => {
         termsConditions: false,
         extensions: {},
       },
-      { notifyEmail: false, origin: "http://localhost", notes: new Notes() },
+      { notifyEmail: false, notes: new Notes() },
     );
     // Stored by an earlier version: a line break and a formula in the name (the API refuses both now).
     const legacy = newDoc({

@@ -4,6 +4,7 @@ import { InvitationStatus } from "@/lib/schemas/auth";
 import { Credential } from "@/lib/credentials/repository";
 import { Invitation, OutboxMail } from "@/lib/mail/repository";
 import { hashToken } from "@/lib/server/ids";
+import { loadConfig } from "@/lib/config";
 import { useTestDatabase } from "@/lib/testing/database";
 import * as users from "@/app/v2/users/route";
 import * as login from "../login/route";
@@ -24,9 +25,10 @@ describe("invitations (notifyEmail=true)", () => {
       admin: true,
       body: { email, accessRoles: [t.memberRoleId], ...extra },
     });
-  const linkOf = async (email: string) => {
+  /** The token of the mail's link, which must start with PUBLIC_URL (`http://localhost:PORT` while it is unset). */
+  const linkOf = async (email: string, origin = loadConfig().publicUrl) => {
     const mail = await OutboxMail.findOne({ to: email }).lean();
-    const match = /http:\/\/localhost\/invitation\/([\w-]+)/.exec(mail?.text ?? "");
+    const match = new RegExp(`${origin.replace(/[.:/]/g, "\\$&")}/invitation/([\\w-]+)`).exec(mail?.text ?? "");
     return match?.[1];
   };
   const setPassword = (token: string, password: string) => call(invitation.POST, "/api/auth/invitation", { body: { token, password } });
@@ -67,6 +69,27 @@ describe("invitations (notifyEmail=true)", () => {
     const signedIn = await call(login.POST, "/api/auth/login", { body: { email: "invitee@example.com", password: "the new password" } });
     expect(signedIn.status).toBe(200);
     expect((await call(login.POST, "/api/auth/login", { body: { email: "invitee@example.com", password: "another password" } })).status).toBe(401);
+  });
+
+  it("links to PUBLIC_URL whatever Host or X-Forwarded-Host the request came with", async () => {
+    expect(loadConfig().publicUrl).toMatch(/^http:\/\/localhost:\d+$/);
+    process.env.PUBLIC_URL = "https://users.example.com/";
+    try {
+      const created = await call(users.POST, "/v2/users?notifyEmail=true", {
+        token: t.adminToken,
+        admin: true,
+        headers: { host: "attacker.example", "x-forwarded-host": "attacker.example", "x-forwarded-proto": "http" },
+        body: { email: "proxied@example.com", accessRoles: [t.memberRoleId] },
+      });
+      expect(created.status).toBe(201);
+      const mail = await OutboxMail.findOne({ to: "proxied@example.com" }).lean();
+      expect(mail?.text).toMatch(/https:\/\/users\.example\.com\/invitation\/[\w-]{43}\n/);
+      expect(mail?.html).toContain('href="https://users.example.com/invitation/');
+      expect(`${mail?.text}${mail?.html}`).not.toContain("attacker");
+      expect(await linkOf("proxied@example.com", "https://users.example.com")).toMatch(/^[\w-]{43}$/);
+    } finally {
+      delete process.env.PUBLIC_URL;
+    }
   });
 
   it("is used once also under concurrent attempts", async () => {
