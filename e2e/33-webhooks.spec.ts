@@ -5,6 +5,7 @@ import { Webhook } from "standardwebhooks";
 import { expect, openSignedIn, screenshot, test } from "./fixtures";
 
 interface Received {
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -16,7 +17,7 @@ async function startReceiver() {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
+      received.push({ url: request.url ?? "", headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
       response.writeHead(200, { "Content-Type": "text/plain" }).end("ok");
     });
   });
@@ -75,7 +76,8 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
     await expect(url).toBeFocused();
     await screenshot(page, "33-webhook-url-refused");
 
-    await url.fill(receiver.url);
+    // A token in the query is a secret of the URL: the pages show it masked, deliveries send it.
+    await url.fill(`${receiver.url}?token=e2e-s3cret`);
     await page.getByLabel("survey.updated", { exact: true }).check();
     await page.getByLabel("Description (optional)").fill("The e2e receiver");
     await page.getByRole("button", { name: "Create webhook" }).click();
@@ -90,8 +92,12 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
     await screenshot(page, "33-webhook-secret");
     await page.getByRole("button", { name: "I have copied it" }).click();
-    await expect(page.getByRole("heading", { level: 1, name: receiver.url })).toBeVisible();
+    const masked = `${receiver.url}?token=•••`;
+    await expect(page.getByRole("heading", { level: 1, name: masked })).toBeVisible();
     await expect(page.locator("body")).not.toContainText(secret);
+    await expect(page.locator("body")).not.toContainText("e2e-s3cret");
+    await expect(page.getByLabel("Endpoint URL")).toHaveValue(masked);
+    await expect(page.getByText("Its secrets (user:password@, query values) show as •••.")).toBeVisible();
     const webhookId = new URL(page.url()).pathname.split("/").pop();
 
     // A test delivery reaches the receiver signed with the secret, and succeeds in the log.
@@ -100,6 +106,7 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
     await page.getByRole("button", { name: "Send test delivery" }).click();
     await expect.poll(() => receiver.received.length).toBe(1);
     expect(verified(receiver.received[0], secret).type).toBe("webhook.test");
+    expect(receiver.received[0].url).toBe("/hooks?token=e2e-s3cret");
     await expect(page.getByRole("status").filter({ hasText: "The test delivery succeeded: the receiver answered 200" })).toBeVisible();
     const succeeded = log.getByRole("row").filter({ hasText: "Succeeded" });
     await expect(succeeded).toHaveCount(1);
@@ -114,7 +121,8 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
 
     await screenshots(page, "webhook");
     await page.goto("/webhooks");
-    await expect(page.getByRole("row").filter({ hasText: receiver.url })).toContainText("Active");
+    await expect(page.getByRole("row").filter({ hasText: masked })).toContainText("Active");
+    await expect(page.locator("body")).not.toContainText("e2e-s3cret");
     await screenshots(page, "webhooks");
     await page.goto(`/webhooks/${webhookId}`);
 

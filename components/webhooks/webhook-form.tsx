@@ -8,6 +8,7 @@ import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useCreateWebhook, useWebhookActions } from "@/lib/client/webhooks";
 import { EVENT_ACTIONS, EVENT_RESOURCES, type EventResource } from "@/lib/schemas/event-types";
+import { holdsMask } from "@/lib/shared/masked-url";
 import { CreateWebhookBody, UpdateWebhookBody, type CreateWebhookInput, type EventFilter, type UpdateWebhookInput, type WebhookRecord, type WebhookWithSecret } from "@/lib/webhooks/contract";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";
@@ -48,6 +49,7 @@ function urlRefusal(error: unknown): string | undefined {
     const where = host === undefined ? "" : address === undefined ? ` (${host}, ${range})` : ` (${host} is ${address}, ${range})`;
     return `This address is on a private or local network${where}. A webhook can only call a server on the public internet, unless the server's operator lists this host in WEBHOOK_ALLOWED_HOSTS.`;
   }
+  if (message.includes("send the whole URL")) return "••• hides a secret of the saved address. To change the address, type it whole, with its secrets; to keep it, leave it as it is.";
   if (message.includes("port 0")) return "Port 0 reaches no server. Give the receiver's port, or none for the usual one.";
   if (message.includes("did not resolve within")) return "Looking up this server's name took too long. Check the address, or try again.";
   if (message.includes("does not resolve")) return "No server has this name. Check the address for typos.";
@@ -118,7 +120,16 @@ export function WebhookForm({ record, onCreated }: { record?: WebhookRecord; onC
           {record ? "Settings" : "The new webhook"}
         </h2>
         <div className="flex flex-col gap-5">
-          <Field id={urlId} label="Endpoint URL" error={errors.url} hint="The address that receives each event as a signed POST: http:// or https://, on the public internet.">
+          <Field
+            id={urlId}
+            label="Endpoint URL"
+            error={errors.url}
+            hint={
+              record && holdsMask(record.url)
+                ? "Its secrets (user:password@, query values) show as •••. Leave it as it is to keep them; to change the address, type it whole."
+                : "The address that receives each event as a signed POST: http:// or https://, on the public internet."
+            }
+          >
             <input
               id={urlId}
               type="url"

@@ -10,6 +10,7 @@ import type { Principal } from "@/lib/server/principal";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/server/cursor";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { requestContext } from "@/lib/server/request-context";
+import { maskUrl } from "@/lib/shared/masked-url";
 import { type AuditAction, type AuditEntry, type AuditList, type ListAuditQuery, REDACTED } from "./contract";
 import { type AuditDoc, countAuditEntries, findAuditEntries, insertAuditEntries, newAuditDoc } from "./repository";
 
@@ -169,13 +170,23 @@ export async function listAuditLog(auth: Principal, query: ListAuditQuery): Prom
   return { data: { entries: page.items.map(toAuditEntry), ...pageFields(query, page, counter) } };
 }
 
+/**
+ * A change as the log shows it: a webhook's URL with its secrets masked (docs/security.md#secrets-in-urls).
+ * Entries are written masked; this also masks those written before the service masked them.
+ */
+function shown(resource: string, change: AuditEntry["changes"][number]): AuditEntry["changes"][number] {
+  if (resource !== "webhook" || change.path !== "url") return change;
+  const mask = (value: unknown) => (typeof value === "string" && value !== REDACTED ? maskUrl(value) : value);
+  return { ...change, before: mask(change.before), after: mask(change.after) };
+}
+
 function toAuditEntry(doc: AuditDoc): AuditEntry {
   return {
     _id: doc._id.toHexString(),
     action: doc.action as AuditAction,
     resource: { type: doc.resource.type as AuditEntry["resource"]["type"], id: doc.resource.id },
     actor: { type: doc.actor.type as Actor["type"], id: doc.actor.id ?? null, name: doc.actor.name },
-    changes: doc.changes.map((change) => ({ path: change.path ?? "", before: change.before ?? null, after: change.after ?? null })),
+    changes: doc.changes.map((change) => shown(doc.resource.type, { path: change.path ?? "", before: change.before ?? null, after: change.after ?? null })),
     requestId: doc.requestId ?? null,
     ip: doc.ip ?? null,
     userAgent: doc.userAgent ?? null,

@@ -37,6 +37,7 @@ const Description = multiLineText({ max: 500 }).nullable();
 
 export const WebhookRecord = z.object({
   _id: objectId,
+  /** Shown with its userinfo, query values and fragment masked as `•••` (docs/security.md#secrets-in-urls). */
   url: z.string(),
   events: z.array(EventFilter),
   description: z.string().nullable(),
@@ -111,7 +112,7 @@ export const list = operation({
   method: "get",
   path: "/v2/webhooks",
   query: ListWebhooksQuery,
-  doc: { tag: TAG, summary: "List webhooks", description: "The company's webhooks, newest first, never their secrets.", status: 200, response: WebhookList, parameters: pagingParameters },
+  doc: { tag: TAG, summary: "List webhooks", description: "The company's webhooks, newest first, never their secrets; each `url` with its userinfo, query values and fragment masked as `•••`.", status: 200, response: WebhookList, parameters: pagingParameters },
 });
 
 export const create = operation({
@@ -124,7 +125,7 @@ export const create = operation({
     tag: TAG,
     summary: "Create a webhook",
     description:
-      "Events of the types in `events` (`user.updated`, or `survey.*` for every survey event) that happen from now on are POSTed to `url`, signed with `secret` (in this answer only). `url` must be `http` or `https` on a port other than 0, and every address of its host must be public unicast (no loopback, private, link-local, reserved or special-purpose range, nor an IPv6 range that carries an IPv4 address) unless the host is listed in `WEBHOOK_ALLOWED_HOSTS` (`400 invalid_request` naming `url`).",
+      "Events of the types in `events` (`user.updated`, or `survey.*` for every survey event) that happen from now on are POSTed to `url` (shown from now on with its userinfo, query values and fragment masked as `•••`), signed with `secret` (in this answer only). `url` must be `http` or `https` on a port other than 0, and every address of its host must be public unicast (no loopback, private, link-local, reserved or special-purpose range, nor an IPv6 range that carries an IPv4 address) unless the host is listed in `WEBHOOK_ALLOWED_HOSTS` (`400 invalid_request` naming `url`).",
     status: 201,
     response: WebhookWithSecret,
   },
@@ -135,7 +136,7 @@ export const read = operation({
   method: "get",
   path: "/v2/webhooks/{id}",
   params: WebhookIdParams,
-  doc: { tag: TAG, summary: "Read a webhook", description: "Never with its secret.", status: 200, response: WebhookRecord },
+  doc: { tag: TAG, summary: "Read a webhook", description: "Never with its secret; `url` with its userinfo, query values and fragment masked as `•••`.", status: 200, response: WebhookRecord },
 });
 
 export const update = operation({
@@ -147,7 +148,8 @@ export const update = operation({
   doc: {
     tag: TAG,
     summary: "Change a webhook",
-    description: "`url`, `events`, `description`, `isActive`. A webhook turned active again receives the events that happen from then on, not those it missed.",
+    description:
+      "`url`, `events`, `description`, `isActive`. A webhook turned active again receives the events that happen from then on, not those it missed. A `url` equal to the masked form the API shows keeps the stored URL; any other `url` holding `•••` is `400 invalid_request`: send the whole URL.",
     status: 200,
     response: WebhookRecord,
   },

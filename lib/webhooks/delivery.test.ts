@@ -8,7 +8,7 @@ import { useTestDatabase } from "@/lib/testing/database";
 import { createTenant, type Tenant } from "@/lib/testing/http";
 import { type DeliveryOptions, retryDelayMs, WebhookDelivery } from "./delivery";
 import { claimDueDelivery, Delivery, Webhook } from "./repository";
-import { createWebhook, listDeliveries, testWebhook } from "./service";
+import { createWebhook, listDeliveries, testWebhook, updateWebhook } from "./service";
 import { happen as commit, receiver } from "./testing/fixtures";
 
 process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1";
@@ -73,6 +73,25 @@ describe("webhook delivery", () => {
     await vi.waitFor(async () => expect((await attempts(hook._id)).map((d) => d.status)).toEqual(["succeeded", "succeeded"]));
     const [latest] = await attempts(hook._id);
     expect(latest).toMatchObject({ eventId: survey._id.toHexString(), attempt: 1, responseStatus: 200, error: null, nextAttemptAt: null });
+  });
+
+  it("delivers to the whole stored URL (userinfo as Basic credentials, the query as written) while every answer and event shows it masked", async () => {
+    const target = await listen();
+    const whole = target.url.replace("http://", "http://hook-user:p%40ss@") + "?token=s3cret-token&a=1";
+    const hook = await createWebhook(auth, { url: whole, events: ["webhook.*"] });
+    expect(hook.url).toBe(target.url.replace("http://", "http://•••@") + "?token=•••&a=•••");
+    expect((await Webhook.findById(hook._id).lean())!.url).toBe(whole);
+    start();
+    // Its own creation and change are events it receives: their bodies name fields, never values.
+    await updateWebhook(auth, hook._id, { description: "Receiver with credentials" });
+    await testWebhook(auth, hook._id);
+    await vi.waitFor(() => expect(target.received).toHaveLength(3), { timeout: 5_000 });
+    for (const { url, headers, body } of target.received) {
+      expect(url).toBe("/hook?token=s3cret-token&a=1");
+      expect(headers.authorization).toBe(`Basic ${Buffer.from("hook-user:p@ss").toString("base64")}`);
+      expect(body).not.toMatch(/s3cret|hook-user|p%40ss/);
+    }
+    expect(target.received.map(({ body }) => JSON.parse(body).type).sort()).toEqual(["webhook.created", "webhook.test", "webhook.updated"]);
   });
 
   it("retries a failed delivery with backoff until the receiver answers 2xx, each attempt listed", async () => {

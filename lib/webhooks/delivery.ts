@@ -15,6 +15,7 @@ import { sendMail } from "@/lib/mail/service";
 import { adminRoleIds } from "@/lib/reference/repository";
 import { BackgroundLoop, type LoopOptions } from "@/lib/server/background-loop";
 import { log } from "@/lib/server/log";
+import { maskUrl } from "@/lib/shared/masked-url";
 import { activeHolderEmails } from "@/lib/users/repository";
 import { matchesFilters } from "./contract";
 import { webhookNudges } from "./nudge";
@@ -190,7 +191,7 @@ export class WebhookDelivery extends BackgroundLoop {
         to,
         company: webhook.company,
         subject: "A webhook was turned off after failing deliveries",
-        text: `Every delivery to the webhook ${webhook.url} (id ${webhook._id.toHexString()}) has failed since ${failingSince.toISOString()}, so it was turned off and receives no more events.\n\nFix the receiver, then turn the webhook on again (PATCH /v2/webhooks/${webhook._id.toHexString()} with {"isActive": true}); its deliveries list why they failed.`,
+        text: `Every delivery to the webhook ${maskUrl(webhook.url)} (id ${webhook._id.toHexString()}) has failed since ${failingSince.toISOString()}, so it was turned off and receives no more events.\n\nFix the receiver, then turn the webhook on again (PATCH /v2/webhooks/${webhook._id.toHexString()} with {"isActive": true}); its deliveries list why they failed.`,
       }).catch((error: unknown) => log().warn({ err: error, to }, "could not send the webhook-disabled mail"));
     }
   }
@@ -236,6 +237,8 @@ function send(destination: Destination, headers: Record<string, string>, body: s
       path: `${url.pathname}${url.search}`,
       method: "POST",
       headers: { ...headers, host: url.host, "content-length": String(Buffer.byteLength(body)) },
+      // Userinfo in the URL is the receiver's HTTP Basic credentials (docs/api.md#webhooks).
+      ...(url.username || url.password ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` } : {}),
       agent: false,
       ...(secure && hostname !== address ? { servername: hostname } : {}),
       signal: AbortSignal.timeout(timeoutMs),

@@ -13,6 +13,7 @@ import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/s
 import { notFound, ServiceError } from "@/lib/server/errors";
 import { newId, oid, type ObjectId } from "@/lib/server/ids";
 import { actorOf, requestContext } from "@/lib/server/request-context";
+import { holdsMask, maskUrl } from "@/lib/shared/masked-url";
 import {
   type CreateWebhookBody,
   type DeliveryList,
@@ -68,6 +69,7 @@ export async function listWebhooks(auth: Principal, query: ListWebhooksQuery): P
 }
 
 export async function createWebhook(auth: Principal, body: CreateWebhookBody, now = new Date()): Promise<WebhookWithSecret> {
+  if (holdsMask(body.url)) throw urlRefused("must not hold ••• (how the API shows a hidden secret of a URL): send the whole URL");
   await checkUrl(body.url);
   const company = oid(auth.companyId);
   const id = newId();
@@ -89,7 +91,11 @@ export async function getWebhook(auth: Principal, id: string): Promise<WebhookRe
 export async function updateWebhook(auth: Principal, id: string, body: UpdateWebhookBody, now = new Date()): Promise<WebhookRecord> {
   const current = await ownWebhook(auth, id);
   const fields: Partial<WebhookDoc> = {};
-  if (body.url !== undefined && body.url !== current.url) fields.url = body.url;
+  // The URL as the API shows it (its secrets masked) sent back is the stored one unchanged; any
+  // other URL holding the mask would store the mask itself (docs/api.md#webhooks).
+  const url = body.url === maskUrl(current.url) ? undefined : body.url;
+  if (url !== undefined && holdsMask(url)) throw urlRefused("holds ••• where the API hid a secret: send the whole URL, or leave url out to keep the stored one");
+  if (url !== undefined && url !== current.url) fields.url = url;
   if (body.events !== undefined && !sameList(body.events, current.events)) fields.events = body.events;
   if (body.description !== undefined && body.description !== current.description) fields.description = body.description;
   if (body.isActive !== undefined && body.isActive !== current.isActive) fields.isActive = body.isActive;
@@ -100,7 +106,10 @@ export async function updateWebhook(auth: Principal, id: string, body: UpdateWeb
   const restart = fields.isActive === true ? { afterSeq: await lastSeq(current.company), failingSince: null } : {};
   const updated = await inTransaction(async () => {
     const doc = await updateWebhookDoc(current.company, current._id, { ...fields, ...restart, modifiedAt: now });
-    if (doc) await recordWebhookEvent(current.company, current._id, "updated", now, { before: toWebhookRecord(current), after: toWebhookRecord(doc) });
+    // A change of a hidden part only (a new token) shows the same masked URL before and after:
+    // the event still names `url`, and its audit entry says the values are redacted.
+    const hiddenChange = fields.url !== undefined && maskUrl(fields.url) === maskUrl(current.url) ? { also: ["url"] } : {};
+    if (doc) await recordWebhookEvent(current.company, current._id, "updated", now, { before: toWebhookRecord(current), after: toWebhookRecord(doc), ...hiddenChange });
     return doc;
   });
   if (!updated) throw notFound("webhook");
@@ -197,17 +206,20 @@ async function checkUrl(url: string): Promise<void> {
   try {
     await checkDestination(url);
   } catch (error) {
-    if (error instanceof RefusedUrl) throw new ServiceError("invalid_request", "The request is not valid.", [{ path: "url", message: error.message }]);
+    if (error instanceof RefusedUrl) throw urlRefused(error.message);
     throw error;
   }
 }
+
+const urlRefused = (message: string) => new ServiceError("invalid_request", "The request is not valid.", [{ path: "url", message }]);
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
 
 function toWebhookRecord(doc: WebhookDoc): WebhookRecord {
   return {
     _id: doc._id.toHexString(),
-    url: doc.url,
+    // Shown, never used: its secrets masked (docs/security.md#secrets-in-urls). Deliveries read the stored URL.
+    url: maskUrl(doc.url),
     events: doc.events as WebhookRecord["events"],
     description: doc.description ?? null,
     isActive: doc.isActive,

@@ -4,6 +4,7 @@ import { useTestDatabase } from "@/lib/testing/database";
 import { AuditLog, retentionIndex, syncRetention } from "@/lib/audit/repository";
 import { Event } from "@/lib/events/repository";
 import { User } from "@/lib/users/repository";
+import { newId } from "@/lib/server/ids";
 import * as login from "@/app/api/auth/login/route";
 import * as logout from "@/app/api/auth/logout/route";
 import * as apiKeys from "../api-keys/route";
@@ -136,6 +137,35 @@ describe("audit log", () => {
     ]);
     const stored = JSON.stringify(await AuditLog.find({ "resource.id": id }).lean());
     for (const secret of [success(made).secret, success(rotated).secret]) expect(stored).not.toContain(secret!.slice(6));
+  });
+
+  it("shows a webhook URL's secrets masked in every entry, at rest too, and masks entries written before masking", async () => {
+    const whole = "http://hook-user:p%40ss@127.0.0.1:9/audited?token=s3cret&a=1";
+    const masked = "http://•••@127.0.0.1:9/audited?token=•••&a=•••";
+    const id = success(await call(webhooks.POST, "/v2/webhooks", as(a, { body: { url: whole, events: ["user.created"] } })))._id;
+    const moved = "http://hook-user:p%40ss@127.0.0.1:9/moved?token=s3cret";
+    await call(webhook.PATCH, `/v2/webhooks/${id}`, as(a, { method: "PATCH", params: { id }, body: { url: moved } }));
+    // Only the token changes: both sides would read the same masked URL, so the entry says the values are hidden.
+    await call(webhook.PATCH, `/v2/webhooks/${id}`, as(a, { method: "PATCH", params: { id }, body: { url: moved.replace("s3cret", "n3w-s3cret") } }));
+    await call(webhook.DELETE, `/v2/webhooks/${id}`, as(a, { method: "DELETE", params: { id } }));
+    const entries = await entriesOf(a, `?resourceType=webhook&resourceId=${id}`);
+    const urlChanges = entries.map((entry) => [entry.action, entry.changes.find((change) => change.path === "url")]);
+    expect(urlChanges).toEqual([
+      ["webhook.deleted", { path: "url", before: "http://•••@127.0.0.1:9/moved?token=•••", after: null }],
+      ["webhook.updated", { path: "url", before: "[redacted]", after: "[redacted]" }],
+      ["webhook.updated", { path: "url", before: masked, after: "http://•••@127.0.0.1:9/moved?token=•••" }],
+      ["webhook.created", { path: "url", before: null, after: masked }],
+    ]);
+    expect(JSON.stringify(await AuditLog.find({ "resource.id": id }).lean())).not.toMatch(/s3cret|hook-user|p%40ss/);
+
+    // An entry stored whole (before the service masked URLs) is shown masked.
+    await AuditLog.collection.insertOne({
+      ...(await AuditLog.findOne({ "resource.id": id, action: "webhook.created" }).lean())!,
+      _id: newId(),
+      changes: [{ path: "url", before: null, after: whole }],
+    });
+    const legacy = (await entriesOf(a, `?resourceType=webhook&resourceId=${id}&action=webhook.created`)).map((entry) => entry.changes);
+    expect(legacy).toEqual([[{ path: "url", before: null, after: masked }], expect.arrayContaining([{ path: "url", before: null, after: masked }])]);
   });
 
   it("audits surveys and reference data", async () => {

@@ -2,7 +2,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
 import { Event } from "@/lib/events/repository";
+import { oid } from "@/lib/server/ids";
 import * as apiKeys from "../api-keys/route";
+import * as events from "../events/route";
 import * as webhooks from "./route";
 import * as webhook from "./[id]/route";
 import * as rotate from "./[id]/rotate-secret/route";
@@ -80,6 +82,51 @@ describe("webhooks", () => {
     const again = await create(a, { url: "http://127.0.0.1:9/kept", events: ["user.created"] });
     const stored = await db.mongoose.connection.db!.collection("webhooks").findOne({ url: "http://127.0.0.1:9/kept" });
     expect(stored!.secret).toBe(success(again).secret);
+  });
+
+  it("masks the URL's userinfo, query values and fragment in every answer and event, keeps it whole at rest, and takes the masked URL sent back as unchanged", async () => {
+    const whole = "http://hook-user:p%40ss@127.0.0.1:9/in/x?token=s3cret&a=1&bare#frag";
+    const masked = "http://•••@127.0.0.1:9/in/x?token=•••&a=•••&•••#•••";
+    const created = await create(a, { url: whole, events: ["user.*"] });
+    expect(created.status).toBe(201);
+    const id = success(created)._id as string;
+    expect(success(created).url).toBe(masked);
+    expect(success(await call(webhook.GET, `/v2/webhooks/${id}`, as(a, byId(id)))).url).toBe(masked);
+    const listed = success(await call(webhooks.GET, "/v2/webhooks?limit=100", as(a))).data.webhooks;
+    expect(listed.find((hook: { _id: string }) => hook._id === id)!.url).toBe(masked);
+    const stored = () => db.mongoose.connection.db!.collection("webhooks").findOne({ _id: oid(id) });
+    expect((await stored())!.url).toBe(whole);
+    // A URL with nothing to hide is shown as written.
+    expect(success(await create(a, { url: "http://127.0.0.1:9/plain/path", events: ["user.*"] })).url).toBe("http://127.0.0.1:9/plain/path");
+
+    const patch = (body: Record<string, unknown>) => call(webhook.PATCH, `/v2/webhooks/${id}`, as(a, { method: "PATCH", ...byId(id), body }));
+    // The masked URL sent back (an edit form that kept it) changes nothing of the URL.
+    const kept = await patch({ url: masked, description: "Kept" });
+    expect(kept.status).toBe(200);
+    expect(success(kept)).toMatchObject({ url: masked, description: "Kept" });
+    expect((await stored())!.url).toBe(whole);
+    expect((await Event.findOne({ "resource.id": id, type: "webhook.updated" }).lean())!.changes).toEqual(["description"]);
+    // Any other URL holding the mask is refused: the mask must never be stored as the URL.
+    for (const url of ["http://•••@127.0.0.1:9/in/y?token=•••&a=•••", "http://%E2%80%A2%E2%80%A2%E2%80%A2@127.0.0.1:9/in/x?token=%E2%80%A2%E2%80%A2%E2%80%A2"]) {
+      const refused = await patch({ url });
+      expect(refused.status, url).toBe(400);
+      expect(failure(refused).details).toEqual([{ path: "url", message: expect.stringContaining("send the whole URL") }]);
+    }
+    const refusedCreate = await create(a, { url: masked, events: ["user.*"] });
+    expect(refusedCreate.status).toBe(400);
+    expect(failure(refusedCreate).details).toEqual([{ path: "url", message: expect.stringContaining("send the whole URL") }]);
+    expect((await stored())!.url).toBe(whole);
+
+    // A new token only: the masked URL reads the same, yet the change is an event naming url.
+    expect((await patch({ url: whole.replace("s3cret", "n3w-s3cret") })).status).toBe(200);
+    expect((await stored())!.url).toBe(whole.replace("s3cret", "n3w-s3cret"));
+    const changes = (await Event.find({ "resource.id": id, type: "webhook.updated" }).sort({ seq: 1 }).lean()).map((event) => event.changes);
+    expect(changes).toEqual([["description"], ["url"]]);
+
+    // The events' payloads name fields, never values: no secret of the URL reaches them.
+    const feed = success(await call(events.GET, "/v2/events?limit=100&type=webhook.created,webhook.updated", as(a))).data.events;
+    expect(feed.filter((event: { resource: { id: string } }) => event.resource.id === id)).toHaveLength(3);
+    expect(JSON.stringify(feed)).not.toMatch(/s3cret|hook-user|p%40ss|frag/);
   });
 
   it("shows nothing of one company to another: read, change, delete, list, deliveries and retry are 404 or empty", async () => {

@@ -9,6 +9,8 @@ import { appendEvent } from "@/lib/events/repository";
 import { oid } from "@/lib/server/ids";
 
 export interface Received {
+  /** The request's target: path and query as sent. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -29,7 +31,7 @@ export async function receiver(answer: (n: number) => number | null = () => 200)
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk.toString()));
     request.on("end", () => {
-      received.push({ headers: request.headers, body });
+      received.push({ url: request.url ?? "", headers: request.headers, body });
       const status = answer(received.length);
       if (status === null) {
         held.push(response);
