@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { ListUsersQuery } from "@/lib/users/contract";
 import { isJsonContentType, MAX_BODY_DEPTH, readJsonBody } from "./body";
 import { debugFlag, parseQuery } from "@/lib/server/query";
-import { RateLimiter } from "./rate-limit";
 import { ServiceError } from "@/lib/server/errors";
 
 const q = (text: string) => parseQuery(new URLSearchParams(text), ListUsersQuery);
@@ -120,25 +119,5 @@ describe("readJsonBody", () => {
     expect(isJsonContentType("application/json; charset=latin1")).toBe(false);
     expect(isJsonContentType("text/json")).toBe(false);
     expect(isJsonContentType(null)).toBe(false);
-  });
-});
-
-describe("RateLimiter", () => {
-  it("allows the capacity, then answers with the wait, and refills over the window", () => {
-    const limiter = new RateLimiter(() => 3, 60_000);
-    const t0 = 1_000_000;
-    for (let i = 0; i < 3; i++) expect(limiter.take("k", t0).allowed).toBe(true);
-    expect(limiter.take("k", t0)).toEqual({ allowed: false, retryAfterSeconds: 20 });
-    expect(limiter.take("other", t0).allowed).toBe(true);
-    expect(limiter.take("k", t0 + 20_000).allowed).toBe(true);
-    expect(limiter.take("k", t0 + 20_000).allowed).toBe(false);
-  });
-
-  it("peeks without taking", () => {
-    const limiter = new RateLimiter(() => 1);
-    expect(limiter.peek("k", 0).allowed).toBe(true);
-    expect(limiter.peek("k", 0).allowed).toBe(true);
-    expect(limiter.take("k", 0).allowed).toBe(true);
-    expect(limiter.peek("k", 0).allowed).toBe(false);
   });
 });

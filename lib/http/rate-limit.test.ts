@@ -4,6 +4,8 @@ import { useTestDatabase } from "@/lib/testing/database";
 import { leaseRequests, RateCounter } from "@/lib/requests/repository";
 import * as users from "@/app/v2/users/route";
 import * as login from "@/app/api/auth/login/route";
+import { createApiKey } from "@/lib/api-keys/service";
+import { oid } from "@/lib/server/ids";
 import { SharedRateLimiter } from "./rate-limit";
 
 // The configuration is read on each request, so this file's processes run with a low limit.
@@ -11,15 +13,31 @@ process.env.RATE_LIMIT_PER_MINUTE = "5";
 
 const INTEGER = /^\d+$/;
 
+/** Fixed windows: a test's requests must fall in one, so the clock stands a second into the next minute. */
+function atStartOfAMinute(): void {
+  const now = Date.now();
+  vi.useFakeTimers({ toFake: ["Date"], now: now - (now % 60_000) + 61_000 });
+  onTestFinished(() => void vi.useRealTimers());
+}
+
+/** Every 429 says when to come back once, in both headers: `Retry-After` and `RateLimit-Reset` agree. */
+function expectAgreeingHeaders(limited: { status: number; headers: Headers }, limit: string, maxSeconds: number): void {
+  expect(limited.status).toBe(429);
+  const retryAfter = limited.headers.get("retry-after")!;
+  expect(retryAfter).toMatch(INTEGER);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(maxSeconds);
+  expect(limited.headers.get("ratelimit-reset")).toBe(retryAfter);
+  expect(limited.headers.get("ratelimit-remaining")).toBe("0");
+  expect(limited.headers.get("ratelimit-limit")).toBe(limit);
+}
+
 describe("rate limit (RATE_LIMIT_PER_MINUTE)", () => {
   useTestDatabase();
 
   it("answers 429 rate_limited with Retry-After once a caller has used its minute, per caller", async () => {
     const t = await createTenant("Limited");
-    // The six requests must fall in one fixed window: the clock stands a second into the next minute.
-    const now = Date.now();
-    vi.useFakeTimers({ toFake: ["Date"], now: now - (now % 60_000) + 61_000 });
-    onTestFinished(() => void vi.useRealTimers());
+    atStartOfAMinute();
     const remaining: number[] = [];
     for (let i = 0; i < 5; i++) {
       const answer = await call(users.GET, "/v2/users", { token: t.adminToken });
@@ -53,13 +71,48 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE)", () => {
   });
 
   it("limits sign-in attempts per client address", async () => {
+    atStartOfAMinute();
     const attempt = (address: string) =>
       call(login.POST, "/api/auth/login", { body: { email: `someone@${address}.io`, password: "x" }, headers: { "x-forwarded-for": address } });
     for (let i = 0; i < 5; i++) expect((await attempt("10.0.0.1")).status).toBe(401);
     const limited = await attempt("10.0.0.1");
-    expect(limited.status).toBe(429);
-    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expectAgreeingHeaders(limited, "5, 5;w=60", 60);
     expect((await attempt("10.0.0.2")).status).toBe(401);
+  });
+
+  it("holds every key of a company to one company-wide ceiling: minting keys does not multiply the rate", async () => {
+    process.env.RATE_LIMIT_COMPANY_PER_MINUTE = "12";
+    onTestFinished(() => void delete process.env.RATE_LIMIT_COMPANY_PER_MINUTE);
+    const t = await createTenant("Ceiling");
+    const other = await createTenant("Elsewhere");
+    const auth = { userId: t.adminId, companyId: t.companyId, sessionId: "", accessRoles: [oid(t.adminRoleId)] };
+    const keys = await Promise.all([1, 2, 3].map((i) => createApiKey(auth, { name: `key ${i}`, scopes: ["users:read"] })));
+    atStartOfAMinute();
+    const get = (token: string) => call(users.GET, "/v2/users", { token });
+    // Three keys of five requests a minute each would be 15: the company has 12.
+    const statuses: number[] = [];
+    for (const { key } of keys) for (let i = 0; i < 5; i++) statuses.push((await get(key!)).status);
+    expect(statuses).toEqual([...Array(12).fill(200), 429, 429, 429]);
+    // The company's users count against it too, with their own budget untouched; another company does not.
+    const limited = await get(t.adminToken);
+    expectAgreeingHeaders(limited, "12, 12;w=60", 60);
+    expect(failure(limited).code).toBe("rate_limited");
+    expect((await get(other.adminToken)).status).toBe(200);
+    // A key with budget of its own left is still refused: the ceiling is the company's.
+    const fresh = await createApiKey(auth, { name: "key 5", scopes: ["users:read"] });
+    expect((await get(fresh.key!)).status).toBe(429);
+  });
+
+  it("describes the tighter budget in the headers: the caller's, or the company's once it has less left", async () => {
+    process.env.RATE_LIMIT_COMPANY_PER_MINUTE = "7";
+    onTestFinished(() => void delete process.env.RATE_LIMIT_COMPANY_PER_MINUTE);
+    const t = await createTenant("Tighter");
+    atStartOfAMinute();
+    const first = await call(users.GET, "/v2/users", { token: t.adminToken });
+    expect([first.headers.get("ratelimit-limit"), first.headers.get("ratelimit-remaining")]).toEqual(["5, 5;w=60", "4"]);
+    for (let i = 0; i < 4; i++) await call(users.GET, "/v2/users", { token: t.memberToken });
+    const sixth = await call(users.GET, "/v2/users", { token: t.adminToken });
+    expect([sixth.headers.get("ratelimit-limit"), sixth.headers.get("ratelimit-remaining")]).toEqual(["7, 7;w=60", "1"]);
   });
 });
 

@@ -1,89 +1,14 @@
 import { LRUCache } from "lru-cache";
 import { leaseRequests } from "@/lib/requests/repository";
+import { ServiceError } from "@/lib/server/errors";
 
 /**
- * Token buckets in this process's memory: `capacity` requests per `windowMs` per key, refilled
- * continuously, so a burst of up to `capacity` is allowed after a quiet window. Each server
- * process counts on its own (several servers behind one address allow that many times the rate).
+ * Every request budget of the product lives in the database, so that N server processes allow
+ * the rate once, not N times (docs/security.md#rate-limits): the per-caller and company-wide
+ * budgets and the per-address ones of public routes and refused credentials are
+ * {@link SharedRateLimiter}s (fixed windows, leased in batches); the sign-in throttle counts each
+ * attempt in the database itself (./sign-in-throttle.ts).
  */
-export type Verdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
-
-export class RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-
-  constructor(
-    private readonly capacity: () => number,
-    private readonly windowMs = 60_000,
-    private readonly maxKeys = 100_000,
-  ) {}
-
-  /** Takes one token; when none is left, says how many seconds until one is. */
-  take(key: string, now = Date.now()): Verdict {
-    const verdict = this.peek(key, now);
-    if (verdict.allowed) this.buckets.get(key)!.tokens -= 1;
-    return verdict;
-  }
-
-  /** Gives back a token taken for an attempt that turned out not to count. */
-  give(key: string, now = Date.now()): void {
-    const capacity = this.capacity();
-    const bucket = this.refill(key, capacity, now);
-    bucket.tokens = Math.min(capacity, bucket.tokens + 1);
-  }
-
-  /** Forgets the key: its next request finds a full bucket. */
-  forget(key: string): void {
-    this.buckets.delete(key);
-  }
-
-  /** The key's budget as the `RateLimit-*` headers say it, without taking a token. */
-  state(key: string, now = Date.now()): RateState {
-    const capacity = this.capacity();
-    const bucket = this.refill(key, capacity, now);
-    const perMs = capacity / this.windowMs;
-    return {
-      allowed: bucket.tokens >= 1,
-      limit: capacity,
-      remaining: Math.floor(bucket.tokens),
-      resetSeconds: Math.max(1, Math.ceil((capacity - bucket.tokens) / perMs / 1000)),
-    };
-  }
-
-  /** Whether a token is left, without taking it. */
-  peek(key: string, now = Date.now()): Verdict {
-    const capacity = this.capacity();
-    const bucket = this.refill(key, capacity, now);
-    if (bucket.tokens >= 1) return { allowed: true };
-    const perMs = capacity / this.windowMs;
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)) };
-  }
-
-  private refill(key: string, capacity: number, now: number) {
-    let bucket = this.buckets.get(key);
-    if (!bucket) {
-      if (this.buckets.size >= this.maxKeys) this.evict(capacity, now);
-      bucket = { tokens: capacity, at: now };
-      this.buckets.set(key, bucket);
-      return bucket;
-    }
-    const elapsed = Math.max(0, now - bucket.at);
-    bucket.tokens = Math.min(capacity, bucket.tokens + (elapsed * capacity) / this.windowMs);
-    bucket.at = now;
-    return bucket;
-  }
-
-  /** Forgets the buckets that have refilled (they hold no information), else the oldest. */
-  private evict(capacity: number, now: number): void {
-    for (const [key, bucket] of this.buckets) {
-      if (bucket.tokens + ((now - bucket.at) * capacity) / this.windowMs >= capacity) this.buckets.delete(key);
-    }
-    if (this.buckets.size >= this.maxKeys) {
-      const oldest = this.buckets.keys().next();
-      if (!oldest.done) this.buckets.delete(oldest.value);
-    }
-  }
-}
-
 
 /** What the `RateLimit-*` headers say of a caller's budget (docs/api.md#rate-limits). */
 export interface RateState {
@@ -138,7 +63,7 @@ export class SharedRateLimiter {
     const window = now - (now % this.windowMs);
     const resetSeconds = Math.max(1, Math.ceil((window + this.windowMs - now) / 1000));
     let lease = this.leases.get(caller);
-    if (!lease || lease.window !== window) {
+    if (lease?.window !== window) {
       lease = { window, left: 0, leased: 0, exhausted: false };
       this.leases.set(caller, lease);
     }
@@ -152,6 +77,20 @@ export class SharedRateLimiter {
     return { allowed: true, limit, remaining: lease.left + Math.max(0, limit - lease.leased), resetSeconds };
   }
 
+  /**
+   * The caller's budget as this process knows it, without taking a request or asking the
+   * database: what it holds and what nobody had leased at its last lease (an upper bound).
+   */
+  state(caller: string, now = Date.now()): RateState {
+    const limit = this.capacity();
+    const window = now - (now % this.windowMs);
+    const resetSeconds = Math.max(1, Math.ceil((window + this.windowMs - now) / 1000));
+    const lease = this.leases.get(caller);
+    if (lease?.window !== window) return { allowed: true, limit, remaining: limit, resetSeconds };
+    const remaining = lease.left + Math.max(0, limit - lease.leased);
+    return { allowed: remaining > 0, limit, remaining, resetSeconds };
+  }
+
   private async refill(caller: string, lease: Lease, limit: number): Promise<void> {
     const batch = SharedRateLimiter.batchOf(limit);
     const count = await this.store(caller, lease.window, batch, new Date(lease.window + 2 * this.windowMs));
@@ -163,13 +102,31 @@ export class SharedRateLimiter {
   }
 }
 
+/** Of two budgets a request counted against, the one the headers describe: the one with fewer requests left. */
+export const tighter = (a: RateState, b: RateState): RateState => (b.remaining < a.remaining || (!b.allowed && a.allowed) ? b : a);
+
 /**
- * The `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers of an answer (and its
- * `Retry-After` when it is a `429` without one); the limit names its policy, `600, 600;w=60`.
+ * `429 rate_limited`, carrying the budget that refused: its `Retry-After` and the `RateLimit-*`
+ * headers of the answer are made from that one state, so they always agree (docs/api.md#rate-limits).
+ */
+export class RateLimitedError extends ServiceError {
+  constructor(
+    readonly state: RateState,
+    readonly windowSeconds = 60,
+    message = "Too many requests; try again later.",
+  ) {
+    super("rate_limited", message, undefined, { "Retry-After": String(state.resetSeconds) });
+  }
+}
+
+/**
+ * The `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers of an answer, and its
+ * `Retry-After` when it is a `429`, the same number as `RateLimit-Reset`; the limit names its
+ * policy, `600, 600;w=60`.
  */
 export function setRateLimitHeaders(response: Response, state: RateState, windowSeconds = 60): void {
   response.headers.set("RateLimit-Limit", `${state.limit}, ${state.limit};w=${windowSeconds}`);
   response.headers.set("RateLimit-Remaining", String(state.remaining));
   response.headers.set("RateLimit-Reset", String(state.resetSeconds));
-  if (response.status === 429 && !response.headers.has("Retry-After")) response.headers.set("Retry-After", String(state.resetSeconds));
+  if (response.status === 429) response.headers.set("Retry-After", String(state.resetSeconds));
 }

@@ -25,7 +25,7 @@ import { addNextLink } from "./paging";
 import { debugFlag, parseQuery } from "@/lib/server/query";
 import { authenticate, authorize, type Caller } from "./authenticate";
 import { idempotencyKey, idempotent } from "./idempotency";
-import { RateLimiter, type RateState, setRateLimitHeaders, SharedRateLimiter } from "./rate-limit";
+import { RateLimitedError, type RateState, setRateLimitHeaders, SharedRateLimiter, tighter } from "./rate-limit";
 
 export { bearerToken } from "./authenticate";
 
@@ -135,12 +135,16 @@ export function operationOf(handler: unknown): Operation | undefined {
 }
 
 const perMinute = () => loadConfig().rateLimitPerMinute;
-/** Every caller's budget, shared by the server processes over the database. */
+// Every budget is shared by the server processes over the database (docs/security.md#rate-limits).
+/** Each caller's (a session or an API key). */
 const callerLimiter = new SharedRateLimiter(perMinute);
-const addressLimiter = new RateLimiter(perMinute);
+/** All callers of one company together: minting more keys does not multiply the rate. */
+const companyLimiter = new SharedRateLimiter(() => loadConfig().companyRateLimitPerMinute);
+/** The routes without a token, per client address. */
+const addressLimiter = new SharedRateLimiter(perMinute);
 /** Refused tokens and session cookies per client address: 30 a minute, then `429` instead of `401`. */
 export const REFUSED_CREDENTIALS_PER_MINUTE = 30;
-const refusedCredentials = new RateLimiter(() => REFUSED_CREDENTIALS_PER_MINUTE);
+const refusedCredentials = new SharedRateLimiter(() => REFUSED_CREDENTIALS_PER_MINUTE);
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -170,10 +174,14 @@ function wrap(
         caller = await authenticate(request);
         principal = caller.principal;
         rate = await callerLimiter.take(caller.id);
-        if (!rate.allowed) throw rateLimited(rate.resetSeconds);
+        if (!rate.allowed) throw new RateLimitedError(rate);
+        const company = await companyLimiter.take(`company:${principal.companyId}`);
+        if (!company.allowed) throw new RateLimitedError(company);
+        rate = tighter(rate, company);
         await authorize(request, principal, options);
       } else {
-        rate = limit(addressLimiter, `ip:${requestAddress(request)}`);
+        rate = await addressLimiter.take(`ip:${requestAddress(request)}`);
+        if (!rate.allowed) throw new RateLimitedError(rate);
       }
       const key = caller ? idempotencyKey(request) : undefined;
 
@@ -208,12 +216,14 @@ function wrap(
       };
       response = key && caller ? await idempotent({ caller: caller.id, key, request, body, requestId, secretFields: options.secretFields }, run) : await run();
     } catch (error) {
-      failure = options.throttlesOwnCredentials ? error : countRefusedCredentials(request, error);
+      failure = options.throttlesOwnCredentials ? error : await countRefusedCredentials(request, error);
       response = errorResponse(failure, requestId, debug ? notes : undefined);
     }
-    // The budget this request counted against; before a caller is known, its address's.
+    // The budget this request counted against (the one that refused it, for a 429, whose
+    // Retry-After it repeats); before a caller is known, its address's.
     const address = `ip:${requestAddress(request)}`;
-    setRateLimitHeaders(response, rate ?? (authenticated ? refusedCredentials : addressLimiter).state(address));
+    if (failure instanceof RateLimitedError) setRateLimitHeaders(response, failure.state, failure.windowSeconds);
+    else setRateLimitHeaders(response, rate ?? (authenticated ? refusedCredentials.state(`refused:${requestAddress(request)}`) : addressLimiter.state(address)));
 
     const fields = {
       requestId,
@@ -233,25 +243,20 @@ function wrap(
   };
 }
 
-/** Throws `429 rate_limited` with `Retry-After` when the key has no request left; else the key's budget. */
-export function limit(limiter: RateLimiter, key: string): RateState {
-  const verdict = limiter.take(key);
-  if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
-  return limiter.state(key);
-}
-
-const rateLimited = (retryAfterSeconds: number) =>
-  new ServiceError("rate_limited", "Too many requests; try again later.", undefined, { "Retry-After": String(retryAfterSeconds) });
-
 /**
  * A refused token or session cookie counts against the client address; once the address has
  * spent its budget, the answer is `429` instead of `401`, so that guessing or replaying tokens
  * is slowed while valid tokens from the same address keep working.
  */
-function countRefusedCredentials(request: Request, error: unknown): unknown {
+async function countRefusedCredentials(request: Request, error: unknown): Promise<unknown> {
   if (!(error instanceof ServiceError) || error.code !== "unauthorized") return error;
-  const verdict = refusedCredentials.take(`ip:${requestAddress(request)}`);
-  return verdict.allowed ? error : rateLimited(verdict.retryAfterSeconds);
+  try {
+    const state = await refusedCredentials.take(`refused:${requestAddress(request)}`);
+    return state.allowed ? error : new RateLimitedError(state);
+  } catch (counting) {
+    // The database is away: the 401 stands (it cannot be guessed faster while nothing answers).
+    return isDatabaseUnavailable(counting) ? error : counting;
+  }
 }
 
 /** The client's address as per-address limits count it (lib/http/client-address.ts, `TRUST_PROXY`). */

@@ -12,18 +12,18 @@ import { reserveSignIn } from "./sign-in-throttle";
 
 export async function signIn(request: Request, body: LoginBody): Promise<Reply> {
   refuseCrossSite(request);
-  const attempt = reserveSignIn(body.email, requestAddress(request));
+  const attempt = await reserveSignIn(body.email, requestAddress(request));
   try {
     const session = await login(body.email, body.password, body.companyId);
-    attempt.succeeded();
+    await attempt.succeeded();
     return new Reply(
       { accessToken: session.accessToken, expiresAt: session.expiresAt.toISOString() },
       200,
       { "Set-Cookie": sessionCookie(request, session.sessionToken, session.sessionExpiresAt) },
     );
   } catch (error) {
-    if (error instanceof ServiceError && error.code === "unauthorized") attempt.failed();
-    else attempt.abandoned();
+    if (error instanceof ServiceError && error.code === "unauthorized") await attempt.failed();
+    else await attempt.abandoned();
     throw error;
   }
 }

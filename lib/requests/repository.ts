@@ -44,6 +44,49 @@ export async function leaseRequests(caller: string, windowStart: number, batch: 
   return counter!.count;
 }
 
+/**
+ * Counts one attempt in the counter of `key`'s window unless it already holds `below` or more, in
+ * one atomic command: whether it was counted. A full counter makes the upsert try an insert, which
+ * the existing document's `_id` refuses (E11000): that is the refusal, so no attempt is ever
+ * counted past the limit, however many servers ask at once.
+ */
+export async function countAttemptBelow(key: string, windowStart: number, below: number, expiresAt: Date): Promise<boolean> {
+  if (below <= 0) return false;
+  const count = () =>
+    RateCounter.updateOne({ _id: `${key}|${windowStart}`, count: { $lt: below } }, { $inc: { count: 1 }, $setOnInsert: { expiresAt } }, { upsert: true });
+  try {
+    await count();
+    return true;
+  } catch (error) {
+    if (!isDuplicateKeyError(error)) throw error;
+  }
+  // Either the counter is full, or two processes created it at once and this one lost: once more.
+  try {
+    await count();
+    return true;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  }
+}
+
+/** The counts of `key`'s windows (0 for one without a counter). */
+export async function attemptCounts(key: string, windowStarts: number[]): Promise<number[]> {
+  const ids = windowStarts.map((start) => `${key}|${start}`);
+  const found = await RateCounter.find({ _id: { $in: ids } }, { count: 1 }).lean();
+  return ids.map((id) => found.find((counter) => counter._id === id)?.count ?? 0);
+}
+
+/** Takes back one attempt counted in `key`'s window (an attempt that turned out not to count). */
+export async function uncountAttempt(key: string, windowStart: number): Promise<void> {
+  await RateCounter.updateOne({ _id: `${key}|${windowStart}`, count: { $gt: 0 } }, { $inc: { count: -1 } });
+}
+
+/** Forgets `key`'s counts in these windows. */
+export async function forgetAttempts(key: string, windowStarts: number[]): Promise<void> {
+  await RateCounter.deleteMany({ _id: { $in: windowStarts.map((start) => `${key}|${start}`) } });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Idempotency records: one per caller and `Idempotency-Key`, inserted before the request runs
 // (the unique index makes a second request with the key wait its turn, in any process), holding

@@ -1,5 +1,5 @@
 import { SignJWT } from "jose";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { AccessTokenResponse } from "@/lib/schemas/auth";
@@ -124,7 +124,13 @@ describe("authentication", () => {
       const blocked = await signIn(email, password, from("203.0.113.10"));
       expect(blocked.status).toBe(429);
       expect(failure(blocked).code).toBe("rate_limited");
-      expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+      // Ten failures in this window: the next attempt comes when a tenth of them has slid out,
+      // 90 s into the next 15-minute window; both headers say so.
+      const retryAfter = Number(blocked.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(90);
+      expect(retryAfter).toBeLessThanOrEqual(990);
+      expect(blocked.headers.get("ratelimit-reset")).toBe(String(retryAfter));
+      expect(blocked.headers.get("ratelimit-limit")).toBe("10, 10;w=900");
       expect((await signIn(email, password, from("198.51.100.20"))).status).toBe(200);
     });
 
@@ -138,7 +144,10 @@ describe("authentication", () => {
       const emails = await Promise.all(Array.from({ length: 6 }, newUser));
       const answers = await Promise.all(emails.flatMap((email) => Array.from({ length: 10 }, (_, i) => signIn(email, `wrong ${i}`, from("203.0.113.12")))));
       expect(statuses(answers)).toEqual({ 401: 50, 429: 10 });
-      expect((await signIn(emails[5], password, from("203.0.113.12"))).status).toBe(429);
+      const refused = await signIn(emails[5], password, from("203.0.113.12"));
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("ratelimit-limit")).toBe("50, 50;w=900");
+      expect(refused.headers.get("ratelimit-reset")).toBe(refused.headers.get("retry-after"));
       expect((await signIn(emails[5], password, from("203.0.113.13"))).status).toBe(200);
     });
 
@@ -158,7 +167,15 @@ describe("authentication", () => {
   });
 
   describe("refused bearer tokens", () => {
+    /** The budget is per fixed minute: the clock stands a second into the next one, so no window ends mid-test. */
+    const atStartOfAMinute = () => {
+      const now = Date.now();
+      vi.useFakeTimers({ toFake: ["Date"], now: now - (now % 60_000) + 61_000 });
+      onTestFinished(() => void vi.useRealTimers());
+    };
+
     it("are limited per client address: 429 after 30 a minute, while valid tokens from there still work", async () => {
+      atStartOfAMinute();
       const forged = (address: string) => call(me.GET, "/v2/users/me", { headers: { authorization: "Bearer not.a.jwt", "x-forwarded-for": address } });
       const answers = await Promise.all(Array.from({ length: 30 }, () => forged("203.0.113.20")));
       expect(answers.every((answer) => answer.status === 401)).toBe(true);
@@ -166,6 +183,11 @@ describe("authentication", () => {
       expect(limited.status).toBe(429);
       expect(failure(limited).code).toBe("rate_limited");
       expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(Number(limited.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+      // The headers describe the budget that refused, and say when to come back once.
+      expect(limited.headers.get("ratelimit-reset")).toBe(limited.headers.get("retry-after"));
+      expect(limited.headers.get("ratelimit-limit")).toBe("30, 30;w=60");
+      expect(limited.headers.get("ratelimit-remaining")).toBe("0");
       const tampered = await call(me.GET, "/v2/users/me", { token: `${t.memberToken.slice(0, -4)}AAAA`, headers: { "x-forwarded-for": "203.0.113.20" } });
       expect(tampered.status).toBe(429);
       expect((await call(me.GET, "/v2/users/me", { token: t.memberToken, headers: { "x-forwarded-for": "203.0.113.20" } })).status).toBe(200);
@@ -173,9 +195,12 @@ describe("authentication", () => {
     });
 
     it("count session cookies that name no session too", async () => {
+      atStartOfAMinute();
       const attempt = () => call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie: "session=forged", "x-forwarded-for": "203.0.113.22" } });
       for (let i = 0; i < 30; i++) expect((await attempt()).status).toBe(401);
-      expect((await attempt()).status).toBe(429);
+      const limited = await attempt();
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get("ratelimit-reset")).toBe(limited.headers.get("retry-after"));
     });
   });
 
