@@ -371,6 +371,9 @@ function fieldBounds(cond: unknown): FieldBounds | undefined {
   if (lo === undefined && hi === undefined) return undefined;
   if ([lo, hi].some((v) => v !== undefined && (Array.isArray(v) || isPlainObject(v) || v === null))) return undefined;
   if (lo !== undefined && hi !== undefined && encodeValue(lo).part[0] !== encodeValue(hi).part[0]) return undefined;
+  // Binary keys are stored as base64 text, not in MongoDB's order (length, subtype, bytes): a
+  // range over binary data reads every binary key and the filter decides.
+  if (bsonTypeOf(lo) === "Binary" || bsonTypeOf(hi) === "Binary") return { ranges: [{ loInc: true, hiInc: false, rank: Rank.Binary, single: true }], exact: false };
   const exact = keys.every((k) => RANGE_OPERATORS.has(k)) && !("$gt" in cond && "$gte" in cond) && !("$lt" in cond && "$lte" in cond) && [lo, hi].every((v) => v === undefined || exactPoint(v));
   return { ranges: [{ lo, loInc: "$gte" in cond, hi, hiInc: "$lte" in cond }], exact };
 }

@@ -5,7 +5,9 @@
  * operators). And `$all`, which mingo matches against arrays only where MongoDB reads it as an
  * `$and` of equalities (so `{tags: {$all: ["a"]}}` matches the string "a"). mingo's own
  * operators cannot be replaced, so a filter's `$type` and `$all` are renamed before compiling;
- * so are the `$bits*` operators, which mingo applies to numbers only and MongoDB to BinData too.
+ * so are the `$bits*` operators, which mingo applies to numbers only and MongoDB to BinData too,
+ * and `$gt`/`$gte`/`$lt`/`$lte` against BinData, which mingo compares as text where MongoDB
+ * orders binary data by length, then subtype, then bytes.
  */
 import type { Document } from "bson";
 import { EJSON } from "bson";
@@ -13,7 +15,7 @@ import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
 import { numberTypeAt } from "./bson-values";
 import { MongoCommandError } from "./errors";
-import { isPlainObject } from "./keys";
+import { compareValues, isPlainObject } from "./keys";
 
 const ALIASES: Record<string, number> = {
   double: 1, string: 2, object: 3, array: 4, binData: 5, undefined: 6, objectId: 7, bool: 8, date: 9, null: 10, regex: 11,
@@ -50,11 +52,19 @@ function typeNumber(value: unknown, container: unknown, key: string): number {
   return bsonType !== undefined ? (types[bsonType] ?? 3) : 3;
 }
 
+const TYPE_NAMES = new Map<number, string>([...Object.entries(ALIASES).map(([name, n]) => [n, name] as [number, string]), [15, "javascriptWithScope"]]);
+
+/** MongoDB's name of the BSON type of `container[key]` (`int`, `string`, `object` ...), as its messages give it. */
+export function typeName(container: unknown, key: string): string {
+  const value = (container as Record<string, unknown>)[key];
+  return TYPE_NAMES.get(typeNumber(value, container, key)) ?? "object";
+}
+
 function wantedTypes(spec: unknown): Array<number | "number"> {
   const one = (t: unknown): number | "number" => {
     if (t === "number") return "number";
     if (typeof t === "string") {
-      if (!(t in ALIASES)) throw new MongoCommandError("BadValue", `Unknown type name alias: ${t}`);
+      if (!Object.hasOwn(ALIASES, t)) throw new MongoCommandError("BadValue", `Unknown type name alias: ${t}`);
       return ALIASES[t];
     }
     if (typeof t === "number" && (Object.values(ALIASES).includes(t) || t === 15)) return t;
@@ -71,7 +81,7 @@ function reach(container: unknown, parts: string[], out: Array<[unknown, unknown
     for (const el of container) if (isPlainObject(el)) reach(el, parts, out);
     return;
   }
-  if (container === null || typeof container !== "object" || !(head in (container as object))) return;
+  if (container === null || typeof container !== "object" || !Object.hasOwn(container, head)) return;
   const value = (container as Record<string, unknown>)[head];
   if (rest.length === 0) out.push([value, container, head]);
   else reach(value, rest, out);
@@ -202,7 +212,28 @@ function bitsOperator(all: boolean, set: boolean) {
   };
 }
 
+/** `$gt` ... `$lte` against BinData: only binary values compare (MongoDB's type bracketing). */
+function binaryRange(test: (order: number) => boolean) {
+  return (selector: string, bound: unknown): Predicate => {
+    const parts = selector.split(".");
+    return (doc) => {
+      const found: Array<[unknown, unknown, string]> = [];
+      reach(doc, parts, found);
+      const values = found.flatMap(([value]) => (Array.isArray(value) ? value : [value]));
+      return values.some((v) => isBinary(v) && test(compareValues(v, bound)));
+    };
+  };
+}
+
+const isBinary = (v: unknown) => (v as { _bsontype?: string } | null)?._bsontype === "Binary";
+
+const BINARY_RANGES: Record<string, string> = { $gt: "$binaryGt", $gte: "$binaryGte", $lt: "$binaryLt", $lte: "$binaryLte" };
+
 export const customQueryOperators = {
+  $binaryGt: binaryRange((o) => o > 0),
+  $binaryGte: binaryRange((o) => o >= 0),
+  $binaryLt: binaryRange((o) => o < 0),
+  $binaryLte: binaryRange((o) => o <= 0),
   $bitsAllSetOf: bitsOperator(true, true),
   $bitsAllClearOf: bitsOperator(true, false),
   $bitsAnySetOf: bitsOperator(false, true),
@@ -213,13 +244,18 @@ export const customQueryOperators = {
 
 /** The filter with every `$type` condition renamed to `$bsonType` (`$expr` left alone). */
 export function rewriteTypeOperators(filter: Document): Document {
-  const text = JSON.stringify(filter);
-  if (!/"\$(type|all|bitsAllSet|bitsAllClear|bitsAnySet|bitsAnyClear)"|__proto__/.test(text)) return filter;
+  let binary = false;
+  const text = JSON.stringify(filter, function (this: Record<string, unknown>, key: string, value: unknown) {
+    if (Object.hasOwn(BINARY_RANGES, key) && isBinary(this[key])) binary = true;
+    return value;
+  });
+  if (!binary && !/"\$(type|all|bitsAllSet|bitsAllClear|bitsAnySet|bitsAnyClear)"|__proto__/.test(text)) return filter;
   const condition = (cond: unknown): unknown => {
     if (!isPlainObject(cond)) return cond;
     const out: Document = {};
     for (const [op, value] of Object.entries(cond)) {
       if (op === "$type") out.$bsonType = value;
+      else if (Object.hasOwn(BINARY_RANGES, op) && isBinary(value)) out[BINARY_RANGES[op]] = value;
       else if (/^\$bits(All|Any)(Set|Clear)$/.test(op)) out[`${op}Of`] = value;
       else if (op === "$all") out.$allOf = Array.isArray(value) ? value.map((v) => (isPlainObject(v) && isPlainObject(v.$elemMatch) ? { $elemMatch: elemMatch(v.$elemMatch) } : v)) : value;
       else if (op === "$not") out.$not = condition(value);

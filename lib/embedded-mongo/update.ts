@@ -11,7 +11,7 @@ import { copyDocument, idFirst, numberTypeAt, setField, setNumberType, type Numb
 import { MongoCommandError } from "./errors";
 import { isPlainObject } from "./keys";
 import { compileFilter } from "./filter";
-import { rewriteTypeOperators } from "./type-operators";
+import { rewriteTypeOperators, typeName } from "./type-operators";
 
 const OPERATORS = new Set(["$set", "$unset", "$inc", "$mul", "$min", "$max", "$rename", "$push", "$pull", "$pullAll", "$addToSet", "$pop", "$currentDate", "$setOnInsert", "$bit"]);
 
@@ -85,6 +85,9 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
     for (const [path, value] of Object.entries(fields)) steps.push({ op: op === "$setOnInsert" ? "$set" : op, path, value, type: numberTypeAt(fields, path) });
   }
   checkConflicts(u, opts.inserting === true);
+  // The positional `$` names the element the query matched in the document as it was: each
+  // path is applied on its own below, and an earlier one may change what the query matches.
+  if (!opts.inserting && opts.query) for (const step of steps) step.path = resolvePositional(target, step.path, opts.query, opts.mingo);
   // MongoDB applies the fields of all operators in lexicographic order of their paths (numeric
   // names in numeric order), which decides the order of the fields an update creates.
   steps.sort((a, b) => comparePaths(a.path, b.path));
@@ -98,6 +101,7 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
       continue;
     }
     if (CREATING.has(op)) assertPathViable(target, path);
+    if (ARRAY_OPERATORS.has(op)) assertArrayAt(target, op, path);
     if (op === "$rename" && typeof value === "string") assertPathViable(target, value);
     // One path at a time: mingo takes two paths under the same positional array for a conflict,
     // where MongoDB refuses only a path that is another's prefix (checked above).
@@ -116,10 +120,10 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
  */
 function setExisting(target: Document, path: string, value: unknown): boolean {
   const parts = path.split(".");
-  if (parts.some((p) => p.startsWith("$") || p === "__proto__")) return false;
+  if (parts.some((p) => p.startsWith("$") || p in Object.prototype)) return false;
   let parent: unknown = target;
   for (const part of parts.slice(0, -1)) {
-    parent = Array.isArray(parent) ? (/^\d+$/.test(part) ? parent[Number(part)] : undefined) : isPlainObject(parent) ? parent[part] : undefined;
+    parent = Array.isArray(parent) ? (/^\d+$/.test(part) ? parent[Number(part)] : undefined) : isPlainObject(parent) ? own(parent, part) : undefined;
   }
   const key = parts[parts.length - 1];
   if (!isPlainObject(parent) || !Object.hasOwn(parent, key)) return false;
@@ -136,13 +140,38 @@ const WIDTH = { int: 0, long: 1, double: 2 } as const;
 function noteResultType(target: Document, op: string, path: string, given: NumberType | undefined): void {
   const parts = path.split(".");
   if (parts.some((p) => p.startsWith("$"))) return;
-  const parent = parts.slice(0, -1).reduce<unknown>((cur, part) => (cur !== null && typeof cur === "object" ? (cur as Document)[part] : undefined), target);
+  const parent = parts.slice(0, -1).reduce<unknown>((cur, part) => (cur !== null && typeof cur === "object" ? own(cur as Document, part) : undefined), target);
   const key = parts[parts.length - 1];
   if (parent === null || typeof parent !== "object") return;
   if (op === "$set") return setNumberType(parent, key, given);
   const current = numberTypeAt(parent, key) ?? "int";
   const wider = WIDTH[given ?? "int"] > WIDTH[current] ? given : current;
   setNumberType(parent, key, wider === "int" ? undefined : wider);
+}
+
+const ARRAY_OPERATORS = new Set(["$push", "$addToSet", "$pop", "$pull", "$pullAll"]);
+
+/**
+ * The array operators refuse a field that holds something else, with MongoDB's codes and
+ * messages (mingo leaves such a document unchanged). Paths through a positional operator are
+ * left to mingo.
+ */
+function assertArrayAt(target: Document, op: string, path: string): void {
+  const parts = path.split(".");
+  if (parts.some((p) => p.startsWith("$"))) return;
+  let parent: unknown = target;
+  for (const part of parts.slice(0, -1)) {
+    parent = Array.isArray(parent) ? (/^\d+$/.test(part) ? parent[Number(part)] : undefined) : isPlainObject(parent) ? own(parent, part) : undefined;
+  }
+  const key = parts[parts.length - 1];
+  if (parent === null || typeof parent !== "object" || !Object.hasOwn(parent, key)) return;
+  const value = (parent as Document)[key];
+  if (Array.isArray(value)) return;
+  const type = typeName(parent, key);
+  if (op === "$push") throw new MongoCommandError("BadValue", `The field '${key}' must be an array but is of type ${type} in document {_id: ${describeId(target._id)}}`);
+  if (op === "$addToSet") throw new MongoCommandError("BadValue", `Cannot apply $addToSet to non-array field. Field named '${key}' has non-array type ${type}`);
+  if (op === "$pop") throw new MongoCommandError("TypeMismatch", `Path '${path}' contains an element of non-array type '${type}'`);
+  throw new MongoCommandError("BadValue", `Cannot apply ${op} to a non-array value`);
 }
 
 /** Operators that create the field they name when it is missing. */
@@ -173,7 +202,7 @@ function isDocumentQuery(value: unknown): value is Document {
 function pullByQuery(target: Document, path: string, condition: Document, opts: ApplyOptions): void {
   const query = compileFilter(condition, opts.mingo);
   const parts = path.split(".");
-  const parent = parts.slice(0, -1).reduce<unknown>((cur, part) => (cur !== null && typeof cur === "object" ? (cur as Document)[part] : undefined), target);
+  const parent = parts.slice(0, -1).reduce<unknown>((cur, part) => (cur !== null && typeof cur === "object" ? own(cur as Document, part) : undefined), target);
   const key = parts[parts.length - 1];
   if (parent === null || typeof parent !== "object") return;
   const values = (parent as Document)[key];
@@ -182,10 +211,11 @@ function pullByQuery(target: Document, path: string, condition: Document, opts: 
 }
 
 /**
- * A path component that MongoDB reads as a plain field name but mingo refuses: one starting
- * with `$` (not a positional operator), or `__proto__`.
+ * A path component that MongoDB reads as a plain field name but mingo refuses or misreads: one
+ * starting with `$` (not a positional operator), or a name every JavaScript object inherits
+ * (`__proto__`, `constructor`, `toString` ...), which mingo would walk into instead of a field.
  */
-const isDollarField = (part: string) => part === "__proto__" || (part.startsWith("$") && part !== "$" && !/^\$\[[^\]]*\]$/.test(part));
+const isDollarField = (part: string) => part in Object.prototype || (part.startsWith("$") && part !== "$" && !/^\$\[[^\]]*\]$/.test(part));
 
 /**
  * Runs one operator on one path through mingo. Since MongoDB 5.0 a field name may start with
@@ -239,6 +269,36 @@ function positionalQuery(query: Document, path: string): Document | undefined {
   return rewriteTypeOperators({ [key]: cond });
 }
 
+/**
+ * `path` with its positional `$` replaced by the index of the first element of its array that
+ * matches the query's conditions on that array; unchanged when that cannot be told here (no
+ * condition on the array, an array inside an array), for mingo to resolve or refuse.
+ */
+function resolvePositional(doc: Document, path: string, query: Document, options?: Partial<Options>): string {
+  const parts = path.split(".");
+  const at = parts.indexOf("$");
+  if (at < 1) return path;
+  const fieldParts = parts.slice(0, at);
+  let cur: unknown = doc;
+  for (const part of fieldParts) cur = isPlainObject(cur) ? own(cur, part) : undefined;
+  if (!Array.isArray(cur)) return path;
+  const condition = positionalQuery(query, path);
+  if (!condition || condition === query || Object.keys(condition).length === 0) return path;
+  let filter;
+  try {
+    filter = compileFilter(condition, options);
+  } catch {
+    return path;
+  }
+  const field = fieldParts.join(".");
+  for (let i = 0; i < cur.length; i++) {
+    const probe: Document = {};
+    setPath(probe, field, [cur[i]]);
+    if (filter.test(probe)) return [...fieldParts, String(i), ...parts.slice(at + 1)].join(".");
+  }
+  return path;
+}
+
 const DOLLAR = "\uffff\uffffdollar:";
 
 function renameKeys(value: unknown, from: string, to: string): void {
@@ -268,7 +328,7 @@ function assertPathViable(target: Document, path: string): void {
   for (let i = 0; i < parts.length - 1; i++) {
     const part = parts[i];
     if (part.startsWith("$")) return;
-    const next: unknown = Array.isArray(cur) ? (/^\d+$/.test(part) ? cur[Number(part)] : undefined) : (cur as Document)[part];
+    const next: unknown = Array.isArray(cur) ? (/^\d+$/.test(part) ? cur[Number(part)] : undefined) : own(cur as Document, part);
     if (next === undefined || next === null) return;
     const child = parts[i + 1];
     if (Array.isArray(next) ? !/^\d+$/.test(child) && !child.startsWith("$") : !isPlainObject(next)) {
@@ -278,8 +338,14 @@ function assertPathViable(target: Document, path: string): void {
   }
 }
 
+/** An `_id` as MongoDB's messages show it: `ObjectId('…')`, a quoted string, else extended JSON. */
+function describeId(id: unknown): string {
+  if (id instanceof ObjectId) return `ObjectId('${id.toHexString()}')`;
+  return typeof id === "string" ? JSON.stringify(id) : describe(id);
+}
+
 function describe(value: unknown): string {
-  const text = EJSON.stringify(value as Document, { relaxed: true });
+  const text = EJSON.stringify(value as Document, { relaxed: true }) ?? String(value);
   return text.length > 100 ? `${text.slice(0, 100)}...` : text;
 }
 
@@ -330,10 +396,15 @@ function setPath(doc: Document, path: string, value: unknown): void {
   const parts = path.split(".");
   let cur: Document = doc;
   for (const part of parts.slice(0, -1)) {
-    if (!isPlainObject(cur[part])) cur[part] = {};
+    if (!isPlainObject(own(cur, part))) setField(cur, part, {});
     cur = cur[part] as Document;
   }
-  cur[parts[parts.length - 1]] = value;
+  setField(cur, parts[parts.length - 1], value);
+}
+
+/** A document's own field: never a property every object inherits (`constructor` ...). */
+function own(doc: Document, key: string): unknown {
+  return Object.hasOwn(doc, key) ? doc[key] : undefined;
 }
 
 export function buildUpsert(query: Document, u: UpdateSpec, opts: ApplyOptions): Document {
