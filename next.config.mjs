@@ -15,6 +15,8 @@ const nextConfig = {
     "pino",
     "@node-rs/argon2",
     "nodemailer",
+    // One copy per process: its cluster aggregation keeps state of its own (lib/metrics/cluster.ts).
+    "prom-client",
   ],
 };
 

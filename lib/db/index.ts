@@ -1,6 +1,7 @@
 import path from "node:path";
 import mongoose from "mongoose";
 import { loadConfig } from "@/lib/config";
+import { recordCommand } from "@/lib/metrics";
 import { privateDirectory, startOrAttach, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
 import { WorkerPool, type WorkerPoolOptions, type WorkerTarget } from "./workers";
 
@@ -64,7 +65,12 @@ async function open(): Promise<typeof mongoose> {
       (["socketTimeoutMS", "waitQueueTimeoutMS"] as const).filter((name) => !new RegExp(`[?&]${name}=`, "i").test(uri)).map((name) => [name, config.databaseTimeoutMs]),
     );
     const options = { dbName: databaseName(uri), serverSelectionTimeoutMS: 10_000, ...bounds };
-    const connected = await mongoose.connect(uri, options);
+    // Command monitoring times every command for db_command_duration_seconds
+    // (docs/operations.md#metrics); the read workers connect without it.
+    const connected = await mongoose.connect(uri, { ...options, monitorCommands: true });
+    const client = connected.connection.getClient();
+    client.on("commandSucceeded", (event) => recordCommand(event, false));
+    client.on("commandFailed", (event) => recordCommand(event, true));
     state.target = { uri, options };
     return connected;
   } catch (error) {

@@ -17,6 +17,7 @@ import type { Principal } from "@/lib/server/principal";
 import { isDuplicateKeyError, ServiceError } from "@/lib/server/errors";
 import { ready } from "@/lib/startup/ready";
 import { log } from "@/lib/server/log";
+import { operationLabel, recordRequest } from "@/lib/metrics";
 import { Notes } from "@/lib/server/notes";
 import { withRequestContext } from "@/lib/server/request-context";
 import { readJsonBody } from "./body";
@@ -153,6 +154,8 @@ function wrap(
   authenticated: boolean,
   handler: (context: PublicContext<unknown, unknown, unknown>) => unknown,
 ): RouteHandler {
+  // The `operation` label of the request metrics: an operation's path template (docs/operations.md#metrics).
+  const template = "path" in options && typeof options.path === "string" ? options.path : undefined;
   return async (request, routeContext) => {
     const started = performance.now();
     const incomingId = request.headers.get("x-request-id");
@@ -225,12 +228,14 @@ function wrap(
     if (failure instanceof RateLimitedError) setRateLimitHeaders(response, failure.state, failure.windowSeconds);
     else setRateLimitHeaders(response, rate ?? (authenticated ? refusedCredentials.state(`refused:${requestAddress(request)}`) : addressLimiter.state(address)));
 
+    const elapsed = performance.now() - started;
+    recordRequest(operationLabel(template, url.pathname), request.method, response.status, elapsed / 1000);
     const fields = {
       requestId,
       method: request.method,
       path: url.pathname,
       status: response.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
+      ms: Math.round(elapsed * 10) / 10,
       user: principal?.userId,
       company: principal?.companyId,
     };

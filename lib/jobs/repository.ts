@@ -183,3 +183,12 @@ const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0
 /** Sets fields of a job `owner` still holds; whether it did. */
 export const updateHeldJob = async (id: Id, owner: string, fields: Partial<JobDoc>): Promise<boolean> =>
   (await Job.updateOne({ _id: id, leaseOwner: owner, status: "running" }, { $set: fields })).modifiedCount > 0;
+
+/**
+ * Jobs waiting for a worker and jobs a worker holds, for the metrics' gauges
+ * (docs/operations.md#metrics): two counts on the `{ status, leaseUntil }` index.
+ */
+export async function countUnfinishedJobs(): Promise<{ queued: number; running: number }> {
+  const [queued, running] = await Promise.all([Job.countDocuments({ status: "queued" }).exec(), Job.countDocuments({ status: "running" }).exec()]);
+  return { queued, running };
+}

@@ -14,6 +14,7 @@ import { type EventDoc, findEventsAfter } from "@/lib/events/repository";
 import { sendMail } from "@/lib/mail/service";
 import { adminRoleIds } from "@/lib/reference/repository";
 import { BackgroundLoop, type LoopOptions } from "@/lib/server/background-loop";
+import { recordDeliveryLag } from "@/lib/metrics";
 import { log } from "@/lib/server/log";
 import { maskUrl } from "@/lib/shared/masked-url";
 import { activeHolderEmails } from "@/lib/users/repository";
@@ -73,6 +74,21 @@ export function eventBody(event: EventDoc): string {
     requestId: event.requestId ?? null,
     createdAt: event.createdAt.toISOString(),
   });
+}
+
+/**
+ * When a delivery's event was created: its body says so to the millisecond ({@link eventBody});
+ * the event's id, to the second, for a body that does not.
+ */
+export function eventCreatedAt(delivery: Pick<DeliveryDoc, "body" | "eventId">): Date {
+  try {
+    const { createdAt } = JSON.parse(delivery.body) as { createdAt?: unknown };
+    const date = typeof createdAt === "string" ? new Date(createdAt) : undefined;
+    if (date && !Number.isNaN(date.getTime())) return date;
+  } catch {
+    // Not JSON: the id's time below.
+  }
+  return delivery.eventId.getTimestamp();
 }
 
 export class WebhookDelivery extends BackgroundLoop {
@@ -169,6 +185,8 @@ export class WebhookDelivery extends BackgroundLoop {
       log().warn({ delivery: delivery._id.toHexString(), owner: this.owner }, "webhook delivery outlived its lease");
       return;
     }
+    // An admin's retry or test is not the event's way to its receiver: only automatic attempts count.
+    if (succeeded && !delivery.manual) recordDeliveryLag(eventCreatedAt(delivery), now);
     if (webhook && !delivery.manual) await this.track(webhook, succeeded, now);
   }
 

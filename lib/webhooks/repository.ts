@@ -161,3 +161,15 @@ export const claimDueDelivery = (owner: string, now: Date, leaseUntil: Date) =>
 /** Ends an attempt `owner` still holds; whether it did (a worker whose lease expired may not). */
 export const completeDelivery = async (id: Id, owner: string, now: Date, outcome: Pick<DeliveryDoc, "status" | "responseStatus" | "durationMs" | "error" | "nextAttemptAt">): Promise<boolean> =>
   (await Delivery.updateOne({ _id: id, status: "pending", leaseOwner: owner, leaseUntil: { $gt: now } }, { $set: { ...outcome, leaseUntil: null } })).modifiedCount > 0;
+
+/**
+ * Pending attempts, and those of them due by `now` (the backlog the workers have not reached), for
+ * the metrics' gauges (docs/operations.md#metrics): two counts on the `{ status, dueAt }` index.
+ */
+export async function countPendingDeliveries(now: Date): Promise<{ pending: number; due: number }> {
+  const [pending, due] = await Promise.all([
+    Delivery.countDocuments({ status: "pending" }).exec(),
+    Delivery.countDocuments({ status: "pending", dueAt: { $lte: now } }).exec(),
+  ]);
+  return { pending, due };
+}
