@@ -2,7 +2,7 @@
  * Runs once when the server starts, before it handles a request: from then on every request
  * carries the socket's address in `X-Forwarded-For` (lib/http/socket-address.ts), and this process
  * delivers webhooks and runs jobs (imports) beside its requests (docs/architecture.md#webhook-delivery, #jobs),
- * and keeps its metrics (docs/operations.md#metrics).
+ * and keeps its metrics (docs/deployment.md#metrics).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;

@@ -7,7 +7,7 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /**
- * Prometheus' scrape (docs/operations.md#metrics): for an API key with `metrics:read` or a signed-in
+ * Prometheus' scrape (docs/deployment.md#metrics): for an API key with `metrics:read` or a signed-in
  * admin's token, through the wrapper of every `/v2` route (its 401, 403 and rate limit).
  */
 export const GET = route({ scope: "metrics:read" }, async ({ auth, requestId }) => {

@@ -66,7 +66,7 @@ async function open(): Promise<typeof mongoose> {
     );
     const options = { dbName: databaseName(uri), serverSelectionTimeoutMS: 10_000, ...bounds };
     // Command monitoring times every command for db_command_duration_seconds
-    // (docs/operations.md#metrics); the read workers connect without it.
+    // (docs/deployment.md#metrics); the read workers connect without it.
     const connected = await mongoose.connect(uri, { ...options, monitorCommands: true });
     const client = connected.connection.getClient();
     client.on("commandSucceeded", (event) => recordCommand(event, false));

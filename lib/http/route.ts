@@ -154,7 +154,7 @@ function wrap(
   authenticated: boolean,
   handler: (context: PublicContext<unknown, unknown, unknown>) => unknown,
 ): RouteHandler {
-  // The `operation` label of the request metrics: an operation's path template (docs/operations.md#metrics).
+  // The `operation` label of the request metrics: an operation's path template (docs/deployment.md#metrics).
   const template = "path" in options && typeof options.path === "string" ? options.path : undefined;
   return async (request, routeContext) => {
     const started = performance.now();

@@ -186,7 +186,7 @@ export const updateHeldJob = async (id: Id, owner: string, fields: Partial<JobDo
 
 /**
  * Jobs waiting for a worker and jobs a worker holds, for the metrics' gauges
- * (docs/operations.md#metrics): two counts on the `{ status, leaseUntil }` index.
+ * (docs/deployment.md#metrics): two counts on the `{ status, leaseUntil }` index.
  */
 export async function countUnfinishedJobs(): Promise<{ queued: number; running: number }> {
   const [queued, running] = await Promise.all([Job.countDocuments({ status: "queued" }).exec(), Job.countDocuments({ status: "running" }).exec()]);

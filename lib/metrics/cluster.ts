@@ -1,6 +1,6 @@
 /**
  * Metrics of a cluster of server processes (Node's `cluster`, `WEB_CONCURRENCY`): a scrape reaches
- * one worker, but must see them all (docs/operations.md#metrics). The worker serving `/metrics`
+ * one worker, but must see them all (docs/deployment.md#metrics). The worker serving `/metrics`
  * asks the primary over IPC; the primary asks every worker for its registry (prom-client's
  * `AggregatorRegistry`), adds them up and sends the text back. Without a cluster, the process's
  * own registry is the answer.

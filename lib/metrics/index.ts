@@ -1,5 +1,5 @@
 /**
- * The process's Prometheus metrics (docs/operations.md#metrics): one registry per process, with
+ * The process's Prometheus metrics (docs/deployment.md#metrics): one registry per process, with
  * the process's own metrics, and the few series the code records where it knows them: requests
  * (lib/http/route.ts), database commands (lib/db), webhook delivery lag (lib/webhooks/delivery.ts).
  * Gauges read from the database at scrape time are added by lib/services/metrics.ts.

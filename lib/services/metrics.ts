@@ -1,5 +1,5 @@
 /**
- * The metrics that span resources (docs/operations.md#metrics): gauges of the work queued in the
+ * The metrics that span resources (docs/deployment.md#metrics): gauges of the work queued in the
  * database (webhook delivery attempts, import jobs), read when Prometheus scrapes, and the text of
  * a scrape. The database is shared by every server process, so these are the service's queues, not
  * one process's: a cluster aggregates them by their maximum, never by their sum.

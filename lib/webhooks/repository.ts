@@ -164,7 +164,7 @@ export const completeDelivery = async (id: Id, owner: string, now: Date, outcome
 
 /**
  * Pending attempts, and those of them due by `now` (the backlog the workers have not reached), for
- * the metrics' gauges (docs/operations.md#metrics): two counts on the `{ status, dueAt }` index.
+ * the metrics' gauges (docs/deployment.md#metrics): two counts on the `{ status, dueAt }` index.
  */
 export async function countPendingDeliveries(now: Date): Promise<{ pending: number; due: number }> {
   const [pending, due] = await Promise.all([
