@@ -1,9 +1,10 @@
 "use client";
 
 import { useMemo, useState } from "react";
-import { contentChanges, type ContentChange } from "@/lib/client/content-draft";
+import type { ContentChange } from "@/lib/client/content-draft";
+import { revisionContentChanges } from "@/lib/client/survey-restore";
 import { useRestoreRevision } from "@/lib/client/survey-content";
-import { useRevisions, useSurvey, type UpdateSurveyInput } from "@/lib/client/surveys";
+import { useRevisions, useSurvey } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
 import { useViewSearch } from "@/lib/client/use-view-search";
 import type { SurveyRevisionRecord, SurveySnapshot } from "@/lib/surveys/contract";
@@ -17,24 +18,6 @@ import { BackLink, Badge, Button, Card, DateTime, EmptyState, LinkButton, Loadin
 import { SURVEY_FIELD_LABELS, fieldText, useSurveyNames, type SurveyNames } from "./survey-fields";
 
 const PAGE_SIZE = 50;
-
-/** What a restore writes back: every field a client may write, and the content, so the old state returns whole. */
-const RESTORED_FIELDS = [
-  "code",
-  "name",
-  "version",
-  "isActive",
-  "isSystemModel",
-  "permissions",
-  "group",
-  "groupPermissions",
-  "permissionsV2",
-  "groupPermissionsV2",
-  "onlySubSurvey",
-  "propertiesChannel",
-  "propertiesLimit",
-  "responders",
-] as const;
 
 /** Fields compared between revisions (`modifiedAt` and `__v` always differ). */
 const COMPARED = SURVEY_FIELD_LABELS.filter(([field]) => field !== "modifiedAt" && field !== "__v");
@@ -86,11 +69,10 @@ export function SurveyHistory({ id }: { id: string }) {
 
   async function restore(revision: SurveyRevisionRecord) {
     setConfirm(undefined);
-    const fields = Object.fromEntries(RESTORED_FIELDS.map((field) => [field, revision.snapshot[field]])) as UpdateSurveyInput;
     // The current content is needed to tell whether the revision's differs.
     if (!survey.data || survey.isPlaceholderData) return;
     try {
-      const result = await update.mutateAsync({ revision, fields, current: survey.data });
+      const result = await update.mutateAsync({ revision, current: survey.data });
       show({ page: 1 });
       toast.show({ message: `${feedback.restored("survey", revision.__v)} It is now at revision ${result.__v}.` });
     } catch {
@@ -111,7 +93,7 @@ export function SurveyHistory({ id }: { id: string }) {
         if (revision.__v === 0) return "Created";
         if (!previous) return "…";
         const changes = changedFields(previous.snapshot, revision.snapshot).map(([, label]) => label);
-        if (contentChanges(previous.snapshot.chat, revision.snapshot.chat).length > 0) changes.push("Chats and questions");
+        if (revisionContentChanges(previous.snapshot, revision.snapshot).length > 0) changes.push("Chats and questions");
         return changes.join(", ") || "No visible change";
       },
     },
@@ -243,7 +225,7 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
   const [onlyChanges, setOnlyChanges] = useState(true);
   const changed = new Set(changedFields(left.snapshot, right.snapshot).map(([field]) => field));
   const rows = COMPARED.filter(([field]) => !onlyChanges || changed.has(field));
-  const content = contentChanges(left.snapshot.chat, right.snapshot.chat);
+  const content = revisionContentChanges(left.snapshot, right.snapshot);
   return (
     <Card className="overflow-hidden" aria-labelledby="diff-title">
       <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">

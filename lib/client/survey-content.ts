@@ -7,8 +7,8 @@ import type { z } from "zod";
 import type { AnswerList, PostAnswersBody, RecordedResponse, SurveyResults } from "@/lib/answers/contract";
 import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/surveys/contract";
 import { api } from "./api";
-import { contentOf, type ContentBody } from "./content-draft";
-import type { UpdateSurveyInput } from "./surveys";
+import type { ContentBody } from "./content-draft";
+import { restorePlan } from "./survey-restore";
 
 export type ResponseBody = z.input<typeof PostAnswersBody>;
 
@@ -30,24 +30,20 @@ export function useSaveContent(id: string) {
   });
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
 /**
- * Brings a revision back as the current survey: its fields by a PATCH and its chats and questions
- * by a content PUT, each sent only when it differs from the survey now (so restoring a change of
- * content alone is one new revision). Removed chats and questions named by the revision return
- * with their answers.
+ * Brings a revision back as the current survey (`current` read with `populate=true`): the requests
+ * of `restorePlan`, its fields by a PATCH and its chats and questions by a content PUT, so the new
+ * revision holds what the chosen one held. Removed chats and questions named by the revision return
+ * with their answers; those it did not have are removed (their answers kept).
  */
 export function useRestoreRevision(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async ({ revision, fields, current }: { revision: SurveyRevisionRecord; fields: UpdateSurveyInput; current: SurveyRecord }) => {
-      const content = revision.snapshot.chat ? contentOf(revision.snapshot.chat) : undefined;
-      const contentDiffers = content !== undefined && !same(content, contentOf(current.chat ?? []));
-      const fieldsDiffer = Object.entries(fields).some(([field, value]) => !same(value, current[field as keyof SurveyRecord]));
+    mutationFn: async ({ revision, current }: { revision: SurveyRevisionRecord; current: SurveyRecord }) => {
+      const plan = restorePlan(revision, current);
       let result = current;
-      if (fieldsDiffer || !contentDiffers) result = await api<SurveyRecord>(`/v2/surveys/${id}`, { method: "PATCH", body: fields });
-      if (contentDiffers) result = await api<SurveyRecord>(`/v2/surveys/${id}/content`, { method: "PUT", body: content });
+      if (plan.patch) result = await api<SurveyRecord>(`/v2/surveys/${id}`, { method: "PATCH", body: plan.patch });
+      if (plan.content) result = await api<SurveyRecord>(`/v2/surveys/${id}/content`, { method: "PUT", body: plan.content });
       return result;
     },
     onSuccess: () => refresh(client, id),
