@@ -3,18 +3,22 @@
  * carries the socket's address in `X-Forwarded-For` (lib/http/socket-address.ts), and this process
  * delivers webhooks and runs jobs (imports) beside its requests (docs/architecture.md#webhook-delivery, #jobs),
  * and keeps its metrics (docs/deployment.md#metrics).
+ * When the process drains, both loops stop first and give their leases back (lib/shared/shutdown.ts).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   (await import("./lib/http/socket-address")).installSocketAddress();
-  const [{ ready }, { startWebhookDelivery }, { startJobRunner }, { startMetrics }] = await Promise.all([
+  const [{ ready }, { startWebhookDelivery }, { startJobRunner }, { startMetrics }, { onShutdown }] = await Promise.all([
     import("./lib/startup/ready"),
     import("./lib/webhooks/delivery"),
     import("./lib/jobs/runner"),
     import("./lib/services/metrics"),
+    import("./lib/shared/shutdown"),
   ]);
   // Before the first request: a cluster's primary may ask this worker for its metrics at any time.
   startMetrics();
-  startWebhookDelivery({ before: ready });
-  startJobRunner({ before: ready });
+  const delivery = startWebhookDelivery({ before: ready });
+  const jobs = startJobRunner({ before: ready });
+  onShutdown("loops", () => delivery.stop());
+  onShutdown("loops", () => jobs.stop());
 }

@@ -11,6 +11,10 @@
  * answers (`--surveys 0` leaves it out), and the events (lib/bench/events.ts): what an event adds to a
  * write, and webhook deliveries a second to a local receiver (`--deliveries 2000`).
  *
+ * Then the whole server with one server process against the default WEB_CONCURRENCY (one per
+ * core; lib/cli/serve.ts), on the same database, with the CPU each side used (`--processes-only`
+ * runs only that).
+ *
  * By default the embedded database runs in a process of its own (`npm run db`) that the server
  * attaches to, as `npm start` does; `--db-in-server` starts it inside the server process instead.
  * The server listens on a free port unless `--port` names one.
@@ -21,7 +25,9 @@ import { loadConfig } from "@/lib/config";
 import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
 import { type LeaseStore, SharedRateLimiter } from "@/lib/http/rate-limit";
 import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
-import { startBenchServer } from "./server";
+import { availableParallelism } from "node:os";
+import { cpuSeconds } from "./processes";
+import { type BenchServer, startBenchServer } from "./server";
 import { insertBenchUsers } from "./users";
 import { benchEvents } from "./events";
 import { benchSurveys } from "./surveys";
@@ -40,7 +46,8 @@ The users and surveys API under load against the production build (built first w
   --db-in-server     run the embedded database inside the server process
   --surveys N        surveys for the surveys API (default 10000; 0 leaves it out)
   --answers N        answers for the surveys API (default 200000)
-  --deliveries N     events delivered to a local webhook receiver (default 2000)`;
+  --deliveries N     events delivered to a local webhook receiver (default 2000)
+  --processes-only   only the whole-server comparison: one server process against WEB_CONCURRENCY's default`;
 
 const { values: opts } = parseCommandLine(usage, {
   options: {
@@ -54,6 +61,7 @@ const { values: opts } = parseCommandLine(usage, {
     surveys: { type: "string", default: "10000" },
     answers: { type: "string", default: "200000" },
     deliveries: { type: "string", default: "2000" },
+    "processes-only": { type: "boolean", default: false },
   },
 });
 /** The option's value as a whole number from `min` to `max`, else a one-line usage error. */
@@ -108,6 +116,10 @@ async function main(): Promise<void> {
     });
     const headers = { authorization: `Bearer ${accessToken}` };
 
+    if (opts["processes-only"]) {
+      await benchProcesses(server, headers);
+      return;
+    }
     const floorOptions: autocannon.Options = { url: `${BASE}/api/auth/token`, headers };
     const show = (figures: Figures) => {
       err(`  ${figures.name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${(100 * figures.ofFloor).toFixed(0)}% of the floor${figures.errors ? `, ${figures.errors} failed` : ""}`);
@@ -191,6 +203,7 @@ async function main(): Promise<void> {
     results.push(await users.driver(RATE_LEASED, () => leased.take("bench:leased")));
     results.push(await users.driver(RATE_EACH, () => lease("bench:each", Date.now() - (Date.now() % 60_000), 1, new Date(Date.now() + 120_000))));
     report([users.floor.figures(), ...results], `first search+count request (counts ${coldCounter} matches, no counter kept yet): ${coldMs.toFixed(0)} ms`);
+    await benchProcesses(server, headers);
     await benchCursorDepth(headers, newTable());
     if (SURVEYS > 0) {
       await benchSurveys({
@@ -240,6 +253,59 @@ async function benchCursorDepth(headers: Record<string, string>, depthTable: Ben
     target(`page ${depth} by cursor >= 80% of page 1's req/s`, ratio >= 0.8),
     "",
   ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/**
+ * The whole server's req/s with one server process and with WEB_CONCURRENCY's default, on the same
+ * database process, taking turns slice by slice, and the CPU each process used meanwhile (of the
+ * machine's cores: the servers, the database, and this process, which generates the load).
+ */
+async function benchProcesses(server: BenchServer, headers: Record<string, string>): Promise<void> {
+  const cores = availableParallelism();
+  const many = await server.another({ WEB_CONCURRENCY: "" });
+  const sides = [
+    { label: "1 server process", base: BASE, pid: server.pids.server },
+    { label: `${cores} server processes (the default)`, base: many.base, pid: many.pid },
+  ];
+  err(`Whole server: 1 server process against ${cores} (the default WEB_CONCURRENCY on ${cores} cores), on one database process.`);
+  const lines = ["", `bench:api — whole server, 1 server process vs the default WEB_CONCURRENCY (${cores}), ${USERS} users, ${SETTING()}`, ""];
+  lines.push("| case | server processes | req/s | p50 ms | p99 ms | CPU: servers | CPU: database | CPU: load generator |", "|---|---|---|---|---|---|---|---|");
+  const ratios: string[] = [];
+  for (const [name, path] of [
+    [LIST, "/v2/users"],
+    [SEARCH, "/v2/users?search=ma&count=true"],
+  ] as const) {
+    const totals = sides.map(() => ({ requests: 0, seconds: 0, p50: [] as number[], p99: [] as number[], errors: 0, server: 0, database: 0, self: 0 }));
+    for (const side of sides) await load({ url: `${side.base}${path}`, headers }, 2); // warm-up
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [index, side] of sides.entries()) {
+        const before = { server: cpuSeconds(side.pid), database: cpuSeconds(server.pids.database), self: process.cpuUsage(), at: performance.now() };
+        const slice = await load({ url: `${side.base}${path}`, headers });
+        const seconds = (performance.now() - before.at) / 1000;
+        const self = process.cpuUsage(before.self);
+        const total = totals[index];
+        total.requests += slice.rps * SLICE;
+        total.seconds += SLICE;
+        total.p50.push(slice.p50);
+        total.p99.push(slice.p99);
+        total.errors += slice.errors;
+        total.server += (cpuSeconds(side.pid) - before.server) / seconds;
+        total.database += (cpuSeconds(server.pids.database) - before.database) / seconds;
+        total.self += (self.user + self.system) / 1e6 / seconds;
+      }
+    }
+    const rps = totals.map((total) => total.requests / total.seconds);
+    totals.forEach((total, index) => {
+      const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+      const share = (value: number) => `${((100 * value) / ROUNDS).toFixed(0)}% of a core`;
+      const row = `| ${name} | ${index === 0 ? 1 : cores} | ${rps[index].toFixed(0)} | ${median(total.p50)} | ${median(total.p99)} | ${share(total.server)} | ${share(total.database)} | ${share(total.self)} |${total.errors ? ` ${total.errors} failed` : ""}`;
+      lines.push(row);
+      err(`  ${name}, ${sides[index].label}: ${rps[index].toFixed(0)} req/s; CPU servers ${share(total.server)}, database ${share(total.database)}, load generator ${share(total.self)}`);
+    });
+    ratios.push(`${name}: ${(rps[1] / rps[0]).toFixed(2)}× one process`);
+  }
+  lines.push("", ...ratios, "", target(`the default >= 1.5x one process on the default page (${cores} cores)`, ratios.length > 0 && Number(/([\d.]+)×/.exec(ratios[0])![1]) >= 1.5), "");
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 

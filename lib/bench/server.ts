@@ -56,13 +56,15 @@ export interface BenchServerOptions {
 export interface BenchServer {
   base: string;
   dataDir: string;
-  /** `next start` and, when it runs apart, the database process: for CPU and memory accounting. */
+  /** The server (the cluster's primary: its workers are its children) and, when it runs apart, the database process: for CPU and memory accounting. */
   pids: { server: number; database?: number };
   /** An access token of the admin that the bootstrap creates. */
   signIn(): Promise<string>;
   /** A client of this process attached to the server's database as the server is, and that database. */
   attach(): Promise<{ client: MongoClient; database: Db }>;
-  /** Ends the client, the server and the database process, and removes the data. */
+  /** Starts another server (lib/cli/serve.ts) on the same database, with `env` added, on a free port. */
+  another(env: Record<string, string>): Promise<{ base: string; pid: number }>;
+  /** Ends the client, the servers and the database process, and removes the data. */
   stop(): Promise<void>;
 }
 
@@ -91,6 +93,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     MONGODB_URI: "",
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
+    // One server process unless a benchmark asks for more (bench:api compares both).
+    WEB_CONCURRENCY: "1",
     ...options.env,
   };
   const children: ChildProcess[] = [];
@@ -116,16 +120,26 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       children.push(database);
     }
     err(`Starting the production server on port ${port} (data in ${dataDir})...`);
-    const server = spawn(bin("next"), ["start", "--port", String(port)], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-    children.push(server);
-    const exited = new Promise<never>((_, reject) => server.once("exit", (code) => reject(new Error(`next start exited with ${code}`))));
-    exited.catch(() => undefined);
-    await Promise.race([waitFor(`${base}/api/health`, 120_000), exited]);
+    // As `npm start` serves: the cluster of server entries (lib/cli/serve.ts), WEB_CONCURRENCY of them.
+    const serve = async (serverPort: number, extra: Record<string, string> = {}) => {
+      const server = spawn(process.execPath, ["--import", "tsx", path.join(root, "lib", "cli", "serve.ts")], { cwd: root, env: { ...env, ...extra, PORT: String(serverPort) }, stdio: ["ignore", "ignore", "inherit"] });
+      children.push(server);
+      const exited = new Promise<never>((_, reject) => server.once("exit", (code) => reject(new Error(`the server exited with ${code}`))));
+      exited.catch(() => undefined);
+      await Promise.race([waitFor(`http://127.0.0.1:${serverPort}/api/health`, 120_000), exited]);
+      return server;
+    };
+    const server = await serve(port);
     return {
       base,
       dataDir,
       pids: { server: server.pid!, ...(database ? { database: database.pid! } : {}) },
       signIn: () => signIn(base),
+      another: async (extra) => {
+        const anotherPort = await freePort();
+        const started = await serve(anotherPort, extra);
+        return { base: `http://127.0.0.1:${anotherPort}`, pid: started.pid! };
+      },
       attach: async () => {
         client ??= await new MongoClient((await startOrAttach({ dir: path.join(dataDir, "db") })).localUri).connect();
         return { client, database: client.db("usersurveys") };

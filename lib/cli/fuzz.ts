@@ -11,27 +11,38 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Presets, SingleBar } from "cli-progress";
 import { connect, disconnect } from "@/lib/db";
+import { edgeCases, edgeRoutes, formatEdgeFailure, runEdgeFuzz } from "@/lib/fuzz/edge";
 import { formatReport, type FuzzReport, Fuzzer, operationSpecs, runFuzz, seedWorld } from "@/lib/fuzz/fuzzer";
 import { FUZZ_WEBHOOK_HOST } from "@/lib/fuzz/values";
 import { parseCommandLine } from "@/lib/shared/command-line";
 import { runCommand, UsageError } from "./run-command";
 
-const usage = `Usage: npm run fuzz -- [--runs N] [--seed S]
+const usage = `Usage: npm run fuzz -- [--runs N] [--seed S] [--edge URL]
 
 Sends N generated requests (valid, invalid and hostile) to every operation of the OpenAPI
 document, through the real route handlers on a fresh embedded database, and fails on any 5xx,
 any answer the document does not allow, or any record of one company seen by another.
 
+With --edge, sends instead N hostile methods and raw, malformed request targets over sockets to
+every route of the server running at URL (lib/fuzz/edge.ts), and fails on any 5xx or any answer
+without the security headers or X-Request-Id.
+
   --runs   how many requests (default 100000)
   --seed   fast-check's seed, to repeat a run (default: a new one, printed)
+  --edge   the base URL of a running server (npm start) to fuzz at its edge
   --help   this text`;
 
 runCommand(async () => {
-  const { values } = parseCommandLine(usage, { options: { runs: { type: "string", default: "100000" }, seed: { type: "string" } } });
+  const { values } = parseCommandLine(usage, { options: { runs: { type: "string", default: "100000" }, seed: { type: "string" }, edge: { type: "string" } } });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new UsageError("--runs must be a whole number above 0");
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
   if (!Number.isInteger(seed)) throw new UsageError("--seed must be a whole number");
+  if (values.edge !== undefined) {
+    if (!/^https?:\/\/[^/]+\/?$/.test(values.edge)) throw new UsageError("--edge must be a base URL such as http://localhost:3000");
+    await fuzzEdge(values.edge, runs, seed);
+    return;
+  }
 
   const dir = await mkdtemp(path.join(tmpdir(), "api-fuzz-"));
   Object.assign(process.env, {
@@ -90,3 +101,22 @@ runCommand(async () => {
     process.exit(1);
   }
 });
+
+/** The edge fuzzer against a running server: the figures on stdout, exit 1 on any failure. */
+async function fuzzEdge(base: string, runs: number, seed: number): Promise<void> {
+  const cases = edgeCases(edgeRoutes(), { seed, runs });
+  console.error(`Sending ${cases.length} hostile requests to ${base}, seed ${seed}`);
+  const started = Date.now();
+  let done = 0;
+  const { failures, statuses } = await runEdgeFuzz(base, cases, {
+    onCase: () => {
+      if (++done % 1000 === 0) console.error(`${done}/${cases.length} cases`);
+    },
+  });
+  console.log(`${cases.length} cases in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status} × ${count}`).join(", ")}`);
+  for (const failure of failures) console.log(formatEdgeFailure(failure));
+  if (failures.length > 0) {
+    console.error(`${failures.length} failures. Repeat this run with: npm run fuzz -- --edge ${base} --runs ${runs} --seed ${seed}`);
+    process.exit(1);
+  }
+}

@@ -12,7 +12,8 @@ const tsx = path.join(root, "node_modules", ".bin", "tsx");
 
 /** Every npm script that runs a TypeScript entry file with tsx, by name. */
 const scripts = Object.entries(JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts as Record<string, string>)
-  .map(([name, command]) => [name, /^tsx (\S+\.ts)$/.exec(command)?.[1]] as const)
+  // `npm start` execs Node with tsx's loader, so that npm's signals reach it (docs/deployment.md).
+  .map(([name, command]) => [name, /^(?:tsx|exec node --import tsx) (\S+\.ts)$/.exec(command)?.[1]] as const)
   .filter((entry): entry is readonly [string, string] => entry[1] !== undefined);
 
 // Each run starts Node with tsx: seconds each on a busy machine.

@@ -129,10 +129,10 @@ async function main(): Promise<number> {
   try {
     const first = await firstStart();
     const url = `http://localhost:${config.port}`;
-    // lib/db closes its connection on SIGINT/SIGTERM and then exits; Next's own handler would race
-    // it to process.exit and could cut that short.
+    // The server processes (lib/cli/serve.ts, a cluster of the server entry) drain on SIGTERM and
+    // SIGINT themselves; Next's own handler would race them to process.exit.
     const env = { ...process.env, NEXT_MANUAL_SIG_HANDLE: "true" };
-    const exited = run(bin("next"), ["start", "--port", String(config.port)], { stdio: "inherit", env });
+    const exited = run(process.execPath, ["--import", "tsx", path.join(root, "lib", "cli", "serve.ts")], { stdio: "inherit", env });
     if (await untilServing(url, exited)) {
       const summary = servingSummary({
         url,

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, defaultReadWorkers, loadConfig } from ".";
@@ -18,6 +19,7 @@ describe("loadConfig", () => {
       publicUrl: "http://localhost:3000",
       logLevel: "info",
       databaseTimeoutMs: 30_000,
+      webConcurrency: availableParallelism(),
       readWorkers: defaultReadWorkers(),
       trustProxy: { kind: "hops", hops: 0 },
       webhookAllowedHosts: [],
@@ -131,6 +133,13 @@ describe("loadConfig", () => {
     expect(loadConfig({ RATE_LIMIT_PER_MINUTE: "100" }).companyRateLimitPerMinute).toBe(500);
     expect(loadConfig({ RATE_LIMIT_PER_MINUTE: "100", RATE_LIMIT_COMPANY_PER_MINUTE: "150" }).companyRateLimitPerMinute).toBe(150);
     expect(() => loadConfig({ RATE_LIMIT_COMPANY_PER_MINUTE: "0" })).toThrow('RATE_LIMIT_COMPANY_PER_MINUTE="0": must be a whole number above 0');
+  });
+
+  it("runs one server process per core unless WEB_CONCURRENCY says how many, from 1 to 64", () => {
+    expect(loadConfig({ WEB_CONCURRENCY: "1" }).webConcurrency).toBe(1);
+    expect(loadConfig({ WEB_CONCURRENCY: "64" }).webConcurrency).toBe(64);
+    expect(loadConfig({ WEB_CONCURRENCY: "" }).webConcurrency).toBe(availableParallelism());
+    for (const bad of ["0", "65", "two", "1.5"]) expect(() => loadConfig({ WEB_CONCURRENCY: bad }), bad).toThrow(`WEB_CONCURRENCY=${JSON.stringify(bad)}: must be a whole number from 1 to 64`);
   });
 
   it("starts a read worker only when there is a second core", () => {

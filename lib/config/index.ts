@@ -13,6 +13,7 @@ const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
 const PORT_RANGE = "must be a port number from 1 to 65535";
 const POSITIVE = "must be a whole number above 0";
 const WORKERS = "must be a whole number from 0 to 16";
+const PROCESSES = "must be a whole number from 1 to 64";
 const TIMEOUT = "must be a whole number of milliseconds from 100 to 600000";
 const RETRY_BASE = "must be a whole number of milliseconds from 10 to 86400000";
 const DAYS = "must be a number of days above 0, at most 365";
@@ -55,6 +56,7 @@ const envSchema = z.object({
   PUBLIC_URL: optional(z.string().refine((value) => parsePublicUrl(value) !== undefined, PUBLIC_URL_RULE)),
   LOG_LEVEL: withDefault(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), "info"),
   DATABASE_TIMEOUT_MS: withDefault(z.coerce.number({ error: TIMEOUT }).int(TIMEOUT).min(100, TIMEOUT).max(600_000, TIMEOUT), "30000"),
+  WEB_CONCURRENCY: optional(z.coerce.number({ error: PROCESSES }).int(PROCESSES).min(1, PROCESSES).max(64, PROCESSES)),
   READ_WORKERS: optional(z.coerce.number({ error: WORKERS }).int(WORKERS).min(0, WORKERS).max(16, WORKERS)),
   TRUST_PROXY: optional(z.string().refine((value) => parseTrustProxy(value) !== undefined, TRUST_PROXY_RULE)),
   WEBHOOK_ALLOWED_HOSTS: withDefault(z.string(), ""),
@@ -88,6 +90,8 @@ export interface Config {
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** How long a request waits on a database that stopped answering (docs/security.md#availability). */
   databaseTimeoutMs: number;
+  /** Server processes `npm start` runs on the one port (lib/cli/serve.ts); default: one per core. */
+  webConcurrency: number;
   /** Worker threads that read and shape records off the HTTP thread (lib/db/workers.ts); 0: none. */
   readWorkers: number;
   /** Which `X-Forwarded-For` entries name the client (lib/http/client-address.ts); unset: the socket's peer. */
@@ -151,6 +155,7 @@ function parseConfig(env: Record<string, string | undefined>): Config {
     publicUrl: e.PUBLIC_URL !== undefined ? parsePublicUrl(e.PUBLIC_URL)! : `http://localhost:${e.PORT}`,
     logLevel: e.LOG_LEVEL,
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
+    webConcurrency: e.WEB_CONCURRENCY ?? availableParallelism(),
     readWorkers: e.READ_WORKERS ?? defaultReadWorkers(),
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     webhookAllowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(",").map((host) => host.trim().replace(/^\[|\]$/g, "").toLowerCase()).filter(Boolean),

@@ -3,6 +3,7 @@ import mongoose from "mongoose";
 import { loadConfig } from "@/lib/config";
 import { recordCommand } from "@/lib/metrics";
 import { privateDirectory, startOrAttach, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
+import { onShutdown, shutdownOwned } from "@/lib/shared/shutdown";
 import { WorkerPool, type WorkerPoolOptions, type WorkerTarget } from "./workers";
 
 export type DatabaseKind = "embedded" | "mongodb";
@@ -222,6 +223,12 @@ async function closeEmbedded(): Promise<void> {
 function handleSignals(): void {
   if (state.signalsHandled) return;
   state.signalsHandled = true;
+  // Under the server entry the connection closes after the requests in flight have ended
+  // (lib/shared/shutdown.ts), not at the signal.
+  if (shutdownOwned()) {
+    onShutdown("connections", disconnect);
+    return;
+  }
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     // A shell's Ctrl+C reaches both `npm start` and its child, which forwards it: act once.

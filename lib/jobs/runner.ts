@@ -115,6 +115,15 @@ export class JobRunner extends BackgroundLoop {
         noteEmails(scope, [row]);
         continue;
       }
+      if (!this.running && this.loop !== undefined) {
+        // The process drains (lib/shared/shutdown.ts): what was read commits, and the lease is
+        // given back now, so another process goes on from the checkpoint without waiting for it
+        // to expire, and this stop does not count as a failed attempt.
+        await flush();
+        await committing;
+        await updateHeldJob(job._id, this.owner, { leaseUntil: new Date(), attempts: Math.max(0, job.attempts - 1) });
+        return;
+      }
       batch.push(row);
       if (batch.length >= this.batchSize) await flush();
     }

@@ -1,0 +1,11 @@
+import { otherMethods } from "@/lib/http/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Liveness (docs/deployment.md#processes-restarts-and-health): 200 while the process serves HTTP at all, draining or not. */
+export async function GET(): Promise<Response> {
+  return Response.json({ status: "live" }, { headers: { "Cache-Control": "no-store" } });
+}
+
+export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });
