@@ -1,89 +1,158 @@
 /**
  * Metrics of a cluster of server processes (Node's `cluster`, `WEB_CONCURRENCY`): a scrape reaches
  * one worker, but must see them all (docs/deployment.md#metrics). The worker serving `/metrics`
- * asks the primary over IPC; the primary asks every worker for its registry (prom-client's
- * `AggregatorRegistry`), adds them up and sends the text back. Without a cluster, the process's
- * own registry is the answer.
+ * asks the primary over IPC; the primary asks every worker that has joined for its registry,
+ * aggregates them as prom-client's `AggregatorRegistry` does and sends the text back. Without a
+ * cluster, the process's own registry is the answer.
+ *
+ * Only workers that have joined (at their start, instrumentation.ts) are asked, so a worker still
+ * starting, as in a rolling restart, does not hold up a scrape.
  */
-import cluster from "node:cluster";
-import { AggregatorRegistry } from "prom-client";
+import cluster, { type Worker } from "node:cluster";
+import { AggregatorRegistry, type Registry } from "prom-client";
 import { metrics } from "./index";
 
-const REQUEST = "usersurveys:metrics-request";
-const ANSWER = "usersurveys:metrics-answer";
-/** Longer than the primary's own wait for every worker (prom-client's 5 s). */
-const ANSWER_TIMEOUT_MS = 7_000;
+/** A registry's metrics as it sends them over IPC. */
+type RegistryJson = Awaited<ReturnType<Registry["getMetricsAsJSON"]>>;
 
-interface Request {
-  type: typeof REQUEST;
-  id: number;
+const JOIN = "usersurveys:metrics-join";
+/** A worker asks the primary for every worker's metrics. */
+const SCRAPE = "usersurveys:metrics-scrape";
+const SCRAPED = "usersurveys:metrics-scraped";
+/** The primary asks a worker for its own registry. */
+const COLLECT = "usersurveys:metrics-collect";
+const COLLECTED = "usersurveys:metrics-collected";
+
+/** How long the primary waits for every worker's registry. */
+export const COLLECT_TIMEOUT_MS = 5_000;
+/** How long a worker waits for the primary's answer: longer than the primary waits for the workers. */
+const SCRAPE_TIMEOUT_MS = COLLECT_TIMEOUT_MS + 2_000;
+
+type Message =
+  | { type: typeof JOIN }
+  | { type: typeof SCRAPE; id: number }
+  | { type: typeof SCRAPED; id: number; text?: string; error?: string }
+  | { type: typeof COLLECT; id: number }
+  | { type: typeof COLLECTED; id: number; metrics?: RegistryJson; error?: string };
+
+const MESSAGE_TYPES = new Set([JOIN, SCRAPE, SCRAPED, COLLECT, COLLECTED]);
+const isMessage = (message: unknown): message is Message =>
+  typeof message === "object" && message !== null && MESSAGE_TYPES.has((message as { type?: unknown }).type as string);
+
+/** One scrape's collection: the registries received, and the workers still to answer. */
+interface Collection {
+  waitingFor: Set<number>;
+  results: RegistryJson[];
+  done: (error?: Error) => void;
 }
-type Answer = { type: typeof ANSWER; id: number; text: string } | { type: typeof ANSWER; id: number; error: string };
-
-const isRequest = (message: unknown): message is Request => typeof message === "object" && message !== null && (message as Request).type === REQUEST;
-const isAnswer = (message: unknown): message is Answer => typeof message === "object" && message !== null && (message as Answer).type === ANSWER;
 
 let serving = false;
 
 /**
- * Called once by the cluster's primary, before it forks the workers: from then on it answers a
- * worker's request for the metrics of every worker, aggregated (counters and histograms summed,
- * the database gauges their maximum).
+ * Called once by the cluster's primary (lib/cli/serve.ts), before it forks the workers: from then
+ * on it answers a worker's request for the metrics of every worker, aggregated (counters and
+ * histograms summed, the database gauges their maximum, see lib/services/metrics.ts).
  */
 export function serveClusterMetrics(): void {
   if (!cluster.isPrimary) throw new Error("serveClusterMetrics() runs in the cluster's primary.");
   if (serving) return;
   serving = true;
-  const aggregator = new AggregatorRegistry();
+  const joined = new Set<Worker>();
+  const collections = new Map<number, Collection>();
+  let nextId = 0;
+
+  const collect = (): Promise<string> => {
+    const id = nextId++;
+    const workers = [...joined].filter((worker) => worker.isConnected());
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => done(new Error(`${collection.waitingFor.size} of ${workers.length} server processes did not answer within ${COLLECT_TIMEOUT_MS / 1000} s`)), COLLECT_TIMEOUT_MS);
+      const done = (error?: Error) => {
+        if (!collections.delete(id)) return;
+        clearTimeout(timer);
+        if (error) reject(error);
+        else AggregatorRegistry.aggregate(collection.results).metrics().then(resolve, reject);
+      };
+      const collection: Collection = { waitingFor: new Set(workers.map((worker) => worker.id)), results: [], done };
+      collections.set(id, collection);
+      for (const worker of workers) worker.send({ type: COLLECT, id } satisfies Message);
+      if (workers.length === 0) done();
+    });
+  };
+
   cluster.on("message", (worker, message: unknown) => {
-    if (!isRequest(message)) return;
-    const reply = (answer: Answer) => {
-      if (worker.isConnected()) worker.send(answer);
-    };
-    aggregator.clusterMetrics().then(
-      (text) => reply({ type: ANSWER, id: message.id, text }),
-      (error: unknown) => reply({ type: ANSWER, id: message.id, error: error instanceof Error ? error.message : String(error) }),
-    );
+    if (!isMessage(message)) return;
+    if (message.type === JOIN) {
+      joined.add(worker);
+    } else if (message.type === COLLECTED) {
+      const collection = collections.get(message.id);
+      if (!collection || !collection.waitingFor.delete(worker.id)) return;
+      if (message.error !== undefined) return collection.done(new Error(`a server process could not collect its metrics: ${message.error}`));
+      collection.results.push(message.metrics ?? []);
+      if (collection.waitingFor.size === 0) collection.done();
+    } else if (message.type === SCRAPE) {
+      const reply = (answer: Message) => {
+        if (worker.isConnected()) worker.send(answer);
+      };
+      collect().then(
+        (text) => reply({ type: SCRAPED, id: message.id, text }),
+        (error: unknown) => reply({ type: SCRAPED, id: message.id, error: error instanceof Error ? error.message : String(error) }),
+      );
+    }
+  });
+  // A worker that ends is no longer waited for: the scrape answers without it.
+  cluster.on("exit", (worker) => {
+    joined.delete(worker);
+    for (const collection of collections.values()) {
+      if (collection.waitingFor.delete(worker.id) && collection.waitingFor.size === 0) collection.done();
+    }
   });
 }
 
-const waiting = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
-let nextId = 0;
+const scrapes = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+let nextScrape = 0;
 let joined = false;
 
 /**
- * Called once by each worker as it starts (instrumentation.ts): it answers the primary's requests
- * with its registry, and reads the primary's answers to its own. Nothing outside a cluster worker.
+ * Called once by each worker as it starts (instrumentation.ts): it tells the primary that it keeps
+ * metrics, answers the primary's requests for them, and reads the primary's answers to its own.
+ * Nothing outside a cluster worker.
  */
 export function joinClusterMetrics(): void {
-  if (!cluster.isWorker || joined) return;
+  if (!cluster.isWorker || !process.send || joined) return;
   joined = true;
-  AggregatorRegistry.setRegistries([metrics().registry]);
-  // Constructing one installs prom-client's answer to the primary's requests in this worker.
-  new AggregatorRegistry();
   process.on("message", (message: unknown) => {
-    if (!isAnswer(message)) return;
-    const pending = waiting.get(message.id);
-    if (!pending) return;
-    waiting.delete(message.id);
-    clearTimeout(pending.timer);
-    if ("text" in message) pending.resolve(message.text);
-    else pending.reject(new Error(`the cluster's primary could not collect the workers' metrics: ${message.error}`));
+    if (!isMessage(message)) return;
+    if (message.type === COLLECT) {
+      metrics()
+        .registry.getMetricsAsJSON()
+        .then(
+          (json) => process.send!({ type: COLLECTED, id: message.id, metrics: json } satisfies Message),
+          (error: unknown) => process.send!({ type: COLLECTED, id: message.id, error: error instanceof Error ? error.message : String(error) } satisfies Message),
+        );
+    } else if (message.type === SCRAPED) {
+      const pending = scrapes.get(message.id);
+      if (!pending) return;
+      scrapes.delete(message.id);
+      clearTimeout(pending.timer);
+      if (message.text !== undefined) pending.resolve(message.text);
+      else pending.reject(new Error(`the cluster's primary could not collect the metrics: ${message.error}`));
+    }
   });
+  process.send({ type: JOIN } satisfies Message);
 }
 
 /** The metrics in Prometheus' text format: every worker's, aggregated, in a cluster; else this process's. */
 export async function metricsText(): Promise<string> {
   if (!cluster.isWorker || !process.send) return metrics().registry.metrics();
   joinClusterMetrics();
-  const id = nextId++;
+  const id = nextScrape++;
   return new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
-      waiting.delete(id);
-      reject(new Error(`the cluster's primary did not answer the metrics request within ${ANSWER_TIMEOUT_MS / 1000} s (does it call serveClusterMetrics()?)`));
-    }, ANSWER_TIMEOUT_MS);
-    waiting.set(id, { resolve, reject, timer });
-    process.send!({ type: REQUEST, id } satisfies Request);
+      scrapes.delete(id);
+      reject(new Error(`the cluster's primary did not answer the metrics request within ${SCRAPE_TIMEOUT_MS / 1000} s (does it call serveClusterMetrics()?)`));
+    }, SCRAPE_TIMEOUT_MS);
+    scrapes.set(id, { resolve, reject, timer });
+    process.send!({ type: SCRAPE, id } satisfies Message);
   });
 }
 

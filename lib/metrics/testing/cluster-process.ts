@@ -1,7 +1,8 @@
 /**
- * Child process of lib/metrics/cluster.test.ts: a cluster of two workers as a server's entry runs
- * them (the primary calls serveClusterMetrics(), each worker joinClusterMetrics()). Worker n records
- * n requests of one operation; once both have, the first one asks for the metrics as `/metrics`
+ * Child process of lib/metrics/cluster.test.ts: a cluster as a server's entry runs it (the primary
+ * calls serveClusterMetrics(), each worker joinClusterMetrics() as it starts). Workers 1 and 2 join
+ * and record n requests of one operation (n: the worker's id); worker 3 records 100 but never joins,
+ * as a worker still starting. Once all have recorded, worker 1 asks for the metrics as `/metrics`
  * would, and the primary prints that text on stdout and ends the cluster.
  * Usage: node --import tsx cluster-process.ts
  */
@@ -9,7 +10,7 @@ import cluster from "node:cluster";
 import { recordRequest } from "../index";
 import { joinClusterMetrics, metricsText, serveClusterMetrics } from "../cluster";
 
-const WORKERS = 2;
+const WORKERS = 3;
 
 if (cluster.isPrimary) {
   serveClusterMetrics();
@@ -25,9 +26,9 @@ if (cluster.isPrimary) {
     }
   });
 } else {
-  joinClusterMetrics();
   const n = cluster.worker!.id;
-  for (let i = 0; i < n; i++) recordRequest("/v2/cluster-test", "GET", 200, 0.004);
+  if (n < 3) joinClusterMetrics();
+  for (let i = 0; i < (n < 3 ? n : 100); i++) recordRequest("/v2/cluster-test", "GET", 200, 0.004);
   process.on("message", (message: { type?: string }) => {
     if (message.type !== "scrape") return;
     metricsText().then(
