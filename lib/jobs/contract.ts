@@ -67,9 +67,12 @@ export const importUsers = operation({
       "Starts a job that upserts the file's users by e-mail: a new e-mail creates a user (no invitation is sent), an e-mail of the company's user updates the fields that differ, and equal rows are left alone, so importing the same file again changes nothing. " +
       "The file is CSV with a header row (`text/csv`, the export's columns: `email`, `firstName`, `lastName`, `secondLastName`, `displayName`, `isActive`, `accessRoles` as names separated by `;`, `jobTitle` as a name, `phone`; other columns such as `_id` or `createdAt` are ignored) or NDJSON (`application/x-ndjson`, one user record a line, `accessRoles` and `job` by name), at most 100 MiB. " +
       "Each row is checked as `POST /v2/users` or `PATCH /v2/users/{id}` would check it; a bad row is reported in the job's `errors` with its line and never stops the others. Each change is audited and raises its event, as the same change through the API would. " +
-      "With `dryRun=true` every row is checked and counted and nothing changes. Answers `202` with the job; poll `Location` (`GET /v2/jobs/{id}`).",
+      "With `dryRun=true` every row is checked and counted and nothing changes. Answers `202` with the job; poll `Location` (`GET /v2/jobs/{id}`). " +
+      "A row larger than 64 KiB (a CSV record, an NDJSON line) is a row error (`cannot be read: the record is larger than 65536 bytes…`), never read whole. " +
+      "A company's imports not yet finished (arriving, queued or running, dry runs too) may hold at most 200 MiB of files together: an upload that would pass that is `409 conflict`, and nothing of it is kept; send it again once they finish.",
     status: 202,
     response: JobRecord,
+    errors: ["conflict"],
     upload: { mediaTypes: ["text/csv", "application/x-ndjson"], description: "The file: CSV with a header row, or NDJSON. At most 100 MiB." },
     parameters: { dryRun: { description: "`true` checks and counts every row and changes nothing." } },
   },

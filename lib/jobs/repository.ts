@@ -26,7 +26,8 @@ const jobSchema = new Schema(
   {
     company: { type: ObjectId, required: true },
     type: { type: String, required: true },
-    status: { type: String, required: true, enum: ["queued", "running", "succeeded", "failed"] },
+    /** `uploading` while its file arrives: not a job yet (no one reads it), only the bytes it holds count. */
+    status: { type: String, required: true, enum: ["uploading", "queued", "running", "succeeded", "failed"] },
     dryRun: { type: Boolean, required: true },
     /** The uploaded file: its media type and size (its bytes are in `jobFiles`). */
     file: { type: new Schema({ mediaType: { type: String, required: true }, bytes: { type: Number, required: true }, chunks: { type: Number, required: true } }, { _id: false }), required: true },
@@ -56,6 +57,7 @@ const jobSchema = new Schema(
   { ...schemaOptions, collection: "jobs" },
 );
 jobSchema.index({ status: 1, leaseUntil: 1 });
+jobSchema.index({ company: 1, status: 1 });
 jobSchema.index({ createdAt: 1 }, { expireAfterSeconds: JOB_RETENTION_DAYS * 24 * 3600 });
 export const Job = defineModel("Job", jobSchema);
 
@@ -63,7 +65,7 @@ export interface JobDoc {
   _id: Id;
   company: Id;
   type: string;
-  status: "queued" | "running" | "succeeded" | "failed";
+  status: "uploading" | "queued" | "running" | "succeeded" | "failed";
   dryRun: boolean;
   file: { mediaType: string; bytes: number; chunks: number };
   actor: { userId: string; name?: string | null; apiKeyId: string | null; scopes: string[]; requestId: string | null; ip: string | null; userAgent: string | null };
@@ -117,7 +119,36 @@ export async function insertJob(doc: JobDoc): Promise<void> {
   await Job.collection.insertOne(doc);
 }
 
-export const findJob = (company: Id, id: Id) => Job.findOne({ _id: id, company }).lean<JobDoc>();
+/** The company's job; an upload still arriving is none yet. */
+export const findJob = (company: Id, id: Id) => Job.findOne({ _id: id, company, status: { $ne: "uploading" } }).lean<JobDoc>();
+
+/**
+ * The bytes of the import files the company has in the database and not yet done with: its queued
+ * and running jobs', and those of uploads still arriving whose process was alive at `now` (their
+ * `leaseUntil`, renewed at each stored chunk, is ahead): a crashed upload stops counting once it
+ * lapses (docs/api.md#import).
+ */
+export async function heldImportBytes(company: Id, now: Date): Promise<number> {
+  const docs = await Job.find(
+    { company, $or: [{ status: { $in: ["queued", "running"] } }, { status: "uploading", leaseUntil: { $gt: now } }] },
+    { "file.bytes": 1 },
+  ).lean<Pick<JobDoc, "file">[]>();
+  return docs.reduce((sum, doc) => sum + doc.file.bytes, 0);
+}
+
+/** Sets what an upload has stored so far, and how long it counts without another chunk. */
+export async function recordUpload(id: Id, file: JobDoc["file"], leaseUntil: Date): Promise<void> {
+  await Job.updateOne({ _id: id, status: "uploading" }, { $set: { file, leaseUntil } });
+}
+
+/** An upload whose file has all arrived becomes a queued job. */
+export async function queueUploaded(id: Id, file: JobDoc["file"]): Promise<void> {
+  await Job.updateOne({ _id: id, status: "uploading" }, { $set: { status: "queued", file, leaseUntil: null } });
+}
+
+export async function deleteJob(id: Id): Promise<void> {
+  await Job.deleteOne({ _id: id });
+}
 
 export const findJobById = (id: Id) => Job.findById(id).lean<JobDoc>();
 

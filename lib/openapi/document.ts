@@ -69,7 +69,7 @@ const WHEN: Record<ErrorCode, string> = {
   forbidden: "`Admin: true` was sent by a user holding no admin access role; the caller may not change the fields `details` names (a user's account-wide fields); on sign-in, a browser request from another site's page; the caller's access roles may not answer the survey, or read its answers and results",
   not_found: "no record with this id is visible to the caller's company",
   method_not_allowed: "the path has no such method; `Allow` lists those it has",
-  conflict: "a record with these unique values already exists; the change or answer contradicts the state of the survey (an answered question's type, an inactive survey)",
+  conflict: "a record with these unique values already exists; the change or answer contradicts the state of the survey (an answered question's type, an inactive survey); an import past its company's 200 MiB of unfinished imports",
   precondition_failed: "`If-Match` names no current tag of the record: it changed since it was read; nothing was changed, and `ETag` is the current tag",
   payload_too_large: "the body is over 1 MiB",
   unsupported_media_type: "a body without `Content-Type: application/json`",

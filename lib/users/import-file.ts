@@ -4,14 +4,19 @@
  * the words of the user record (`name`, `accessRoles` and `job` by name), or the errors that make it
  * unusable; the line it starts on is kept for the report.
  */
-import { Readable } from "node:stream";
-import { parse } from "csv-parse";
 import { restoreCell } from "@/lib/shared/csv-cells";
+import { csvRecords } from "./csv-records";
 
 export const CSV_TYPE = "text/csv";
 export const NDJSON_TYPE = "application/x-ndjson";
 /** The media types an import takes (`application/ndjson` is the newer name of the same format). */
 export const IMPORT_MEDIA_TYPES = [CSV_TYPE, NDJSON_TYPE, "application/ndjson"] as const;
+/**
+ * The most bytes one row may take (a CSV record, an NDJSON line; docs/api.md#import): a larger one
+ * is a row error, and its bytes are passed over without being kept, so one huge cell costs the
+ * server no memory.
+ */
+export const MAX_RECORD_BYTES = 64 * 1024;
 
 /** A row's problem, as the import's job reports it (its schema is the job's, lib/jobs/contract.ts). */
 export interface RowError {
@@ -80,44 +85,30 @@ export class ImportFileError extends Error {}
 const TRUE = new Set(["true", "1", "yes"]);
 const FALSE = new Set(["false", "0", "no"]);
 
-/** The rows of a CSV file, from its chunks. A row with the wrong number of cells is reported, not fatal. */
+/** The rows of a CSV file, from its chunks. A row that cannot be read is reported, not fatal. */
 async function* csvRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow> {
-  const skipped: { line: number; message: string }[] = [];
-  const parser = Readable.from(source).pipe(
-    parse({
-      bom: true,
-      info: true,
-      skip_empty_lines: true,
-      skip_records_with_error: true,
-      on_skip: (error) => {
-        if (error) skipped.push({ line: Number(error.lines ?? 0), message: skipMessage(error) });
-        return undefined;
-      },
-    }),
-  );
   let header: string[] | undefined;
   let index = 0;
-  // The parser reports a skipped row as soon as it meets it, before the rows ahead of it are read here.
-  const takeSkipped = function* (before = Infinity): Generator<ImportRow> {
-    while (skipped.length > 0 && skipped[0].line < before) {
-      const skip = skipped.shift()!;
-      yield { index: ++index, line: skip.line, fields: {}, errors: [{ line: skip.line, path: "", message: `cannot be read: ${skip.message}` }] };
-    }
-  };
-  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+  for await (const record of csvRecords(source, MAX_RECORD_BYTES)) {
+    const { line } = record;
     if (!header) {
-      header = record.map((name) => name.trim());
+      if (record.error !== undefined) throw new ImportFileError(`The first line, which must name the columns, cannot be read: ${record.error}.`);
+      header = record.cells.map((name) => name.trim());
       if (!header.includes("email")) throw new ImportFileError("The file has no email column: the first line must name the columns (email, firstName, lastName, secondLastName, isActive, accessRoles, jobTitle).");
       continue;
     }
-    const line = info.lines - (record.some((cell) => cell.includes("\n")) ? countNewlines(record) : 0);
-    yield* takeSkipped(line);
+    if (record.error !== undefined || record.cells.length !== header.length) {
+      const why = record.error ?? `it has ${record.cells.length} cells where the header names ${header.length} columns`;
+      yield { index: ++index, line, fields: {}, errors: [{ line, path: "", message: `cannot be read: ${why}` }] };
+      continue;
+    }
+    const cells = record.cells;
     const fields: RowFields = {};
     header.forEach((column, at) => {
       const field = CSV_COLUMNS[column];
       if (!field) return;
       // The export's guard against spreadsheet formulas is undone first (lib/shared/csv-cells.ts).
-      const cell = restoreCell(record[at] ?? "").trim();
+      const cell = restoreCell(cells[at] ?? "").trim();
       if (field.startsWith("name.")) {
         if (cell !== "") ((fields.name as Record<string, unknown> | undefined) ??= {})[field.slice(5)] = cell;
       } else if (field === "isActive") {
@@ -135,47 +126,57 @@ async function* csvRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow
     yield { index: ++index, line, fields };
   }
   if (!header) throw new ImportFileError("The file is empty: it has no header row.");
-  yield* takeSkipped();
 }
 
-function skipMessage(error: { code?: string; message: string; record?: unknown }): string {
-  if (error.code === "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH" && Array.isArray(error.record)) return `it has ${error.record.length} cells where the header names ${/expect (\d+)/.exec(error.message)?.[1] ?? "another number of"} columns`;
-  return error.message.replace(/ at line \d+| on line \d+/g, "");
+/**
+ * The lines of a file, each at most `maxBytes` (`tooLarge` past that, its bytes not kept), with
+ * their numbers; a last line without `\n` counts, an empty one after the last `\n` does not.
+ */
+async function* boundedLines(source: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<{ line: number; text: string; tooLarge: boolean }> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let line = 0;
+  const end = () => {
+    line++;
+    const tooLarge = size > maxBytes;
+    const text = tooLarge ? "" : Buffer.concat(parts).toString("utf8");
+    parts = [];
+    size = 0;
+    return { line, text: line === 1 ? text.replace(/^\uFEFF/, "") : text, tooLarge };
+  };
+  for await (const chunk of source) {
+    let from = 0;
+    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, from)) {
+      size += at - from;
+      if (size <= maxBytes) parts.push(chunk.subarray(from, at));
+      yield end();
+      from = at + 1;
+    }
+    size += chunk.length - from;
+    if (size <= maxBytes) parts.push(chunk.subarray(from));
+    else parts = [];
+  }
+  if (size > 0) yield end();
 }
-
-const countNewlines = (record: string[]) => record.reduce((sum, cell) => sum + (cell.match(/\n/g)?.length ?? 0), 0);
 
 /** The rows of an NDJSON file: one JSON object a line, blank lines skipped. */
 async function* ndjsonRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow> {
-  const decoder = new TextDecoder("utf-8");
-  let rest = "";
-  let line = 0;
   let index = 0;
-  const rowOf = (text: string): ImportRow | undefined => {
-    line++;
-    if (text.trim() === "") return undefined;
+  for await (const { line, text, tooLarge } of boundedLines(source, MAX_RECORD_BYTES)) {
+    if (tooLarge) {
+      yield { index: ++index, line, fields: {}, errors: [{ line, path: "", message: `cannot be read: the record is larger than ${MAX_RECORD_BYTES} bytes, the most a row may hold` }] };
+      continue;
+    }
+    if (text.trim() === "") continue;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
-      return { index: ++index, line, fields: {}, errors: [{ line, path: "", message: `is not valid JSON: ${(error as Error).message}` }] };
+      yield { index: ++index, line, fields: {}, errors: [{ line, path: "", message: `is not valid JSON: ${(error as Error).message}` }] };
+      continue;
     }
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return { index: ++index, line, fields: {}, errors: [{ line, path: "", message: "must be a JSON object (a user record)" }] };
-    return { index: ++index, line, fields: recordFields(value as Record<string, unknown>) };
-  };
-  for await (const chunk of source) {
-    rest += decoder.decode(chunk, { stream: true });
-    const lines = rest.split("\n");
-    rest = lines.pop()!;
-    for (const text of lines) {
-      const row = rowOf(text);
-      if (row) yield row;
-    }
-  }
-  rest += decoder.decode();
-  if (rest !== "") {
-    const row = rowOf(rest);
-    if (row) yield row;
+    if (value === null || typeof value !== "object" || Array.isArray(value)) yield { index: ++index, line, fields: {}, errors: [{ line, path: "", message: "must be a JSON object (a user record)" }] };
+    else yield { index: ++index, line, fields: recordFields(value as Record<string, unknown>) };
   }
 }
 

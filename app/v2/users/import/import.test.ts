@@ -3,13 +3,13 @@ import { call, createTenant, failure, success, type Tenant } from "@/lib/testing
 import { useTestDatabase } from "@/lib/testing/database";
 import { Event } from "@/lib/events/repository";
 import { JobRunner } from "@/lib/jobs/runner";
-import { Job, JobFileChunk } from "@/lib/jobs/repository";
-import { MAX_IMPORT_BYTES } from "@/lib/jobs/service";
+import { insertJob, Job, type JobDoc, JobFileChunk, newJobDoc } from "@/lib/jobs/repository";
+import { MAX_HELD_IMPORT_BYTES, MAX_IMPORT_BYTES } from "@/lib/jobs/service";
 import { createReference } from "@/lib/services/reference";
 import { User } from "@/lib/users/repository";
 import { oid } from "@/lib/server/ids";
 import { importBatch, importScope, prepareBatch } from "@/lib/users/import";
-import { CSV_TYPE, type ImportRow, importRows } from "@/lib/users/import-file";
+import { CSV_TYPE, type ImportRow, importRows, MAX_RECORD_BYTES } from "@/lib/users/import-file";
 import * as importRoute from "./route";
 import * as jobRoute from "../../jobs/[id]/route";
 import * as usersRoute from "../route";
@@ -167,6 +167,69 @@ describe("import of users", () => {
     expect(done.errors[0].path).toBe("accessRoles");
     expect(done.errors[0].message.length).toBe(500);
     expect(done.errors[0].message).toMatch(/^names no access role of the company: x+…$/);
+  });
+
+  it("reports a row larger than 64 KiB (a 5 MB cell, CSV and NDJSON) by its line, in a dry run too, and keeps the other rows' errors", async () => {
+    const huge = "x".repeat(5 * 1000 * 1000);
+    const tooLarge = `cannot be read: the record is larger than ${MAX_RECORD_BYTES} bytes, the most a row may hold`;
+    const csv = ["email,firstName,lastName,accessRoles", "before@import.test,B,B,Nobody", `big@import.test,"${huge}",X,Member`, "after@import.test,A,A,Nobody", "fine@import.test,F,F,Member"].join("\n");
+    const done = await importFile(a, csv, { dryRun: true });
+    expect(done).toMatchObject({ status: "succeeded", dryRun: true, progress: { done: 4, total: 4 } });
+    expect(done.summary).toEqual({ created: 1, updated: 0, unchanged: 0, failed: 3 });
+    expect(done.errors).toEqual([
+      { line: 2, path: "accessRoles", message: expect.stringContaining("Nobody") },
+      { line: 3, path: "", message: tooLarge },
+      { line: 4, path: "accessRoles", message: expect.stringContaining("Nobody") },
+    ]);
+    const ndjson = [
+      JSON.stringify({ email: "nd-before@import.test", accessRoles: ["Nobody"], name: { names: "B", lastName: "B" } }),
+      JSON.stringify({ email: "nd-big@import.test", accessRoles: ["Member"], name: { names: huge, lastName: "X" } }),
+      JSON.stringify({ email: "nd-fine@import.test", accessRoles: ["Member"], name: { names: "F", lastName: "F", secondLastName: "" } }),
+    ].join("\n");
+    const nd = await importFile(a, ndjson, { type: "application/x-ndjson", dryRun: true });
+    expect(nd.summary).toEqual({ created: 1, updated: 0, unchanged: 0, failed: 2 });
+    expect(nd.errors.map((error) => [error.line, error.message])).toEqual([
+      [1, expect.stringContaining("Nobody")],
+      [2, tooLarge],
+    ]);
+    expect(await User.countDocuments({ email: /^(nd-)?(big|fine|before|after)@import\.test$/ })).toBe(0);
+  });
+
+  it("refuses an upload that would take the company's unfinished imports past the cap (409), counting live uploads and not lapsed ones, and keeps nothing of it", async () => {
+    const jobsBefore = await Job.countDocuments({});
+    /** A job of company a holding `bytes` of file, as the upload or the runner leaves it (no chunks: no runner takes it while it exists). */
+    const held = async (bytes: number, status: JobDoc["status"], leaseUntil: Date | null = null) => {
+      const doc = newJobDoc({ company: oid(a.companyId), type: "users.import", dryRun: true, file: { mediaType: CSV_TYPE, bytes, chunks: 0 }, actor: { userId: a.adminId, apiKeyId: null, scopes: [], requestId: null, ip: null, userAgent: null } }, new Date());
+      await insertJob({ ...doc, status, leaseUntil });
+      return doc._id;
+    };
+    const file = "email\nq1@import.test\n"; // 21 bytes
+    const fakes = [
+      await held(MAX_HELD_IMPORT_BYTES - 30, "queued"),
+      // An upload whose process stopped a minute ago no longer counts.
+      await held(MAX_IMPORT_BYTES, "uploading", new Date(Date.now() - 60_000)),
+    ];
+    const refused = await post(a, file + "q2@import.test\n");
+    expect(refused.status).toBe(409);
+    expect(failure(refused).code).toBe("conflict");
+    expect(failure(refused).message).toMatch(/already hold 200 MiB of files; with this one \(1 MiB so far\) they would pass 200 MiB.*Wait for them to finish/);
+    // A declared length is checked before the body is read.
+    const declared = await call(importRoute.POST, "/v2/users/import", { method: "POST", token: a.adminToken, admin: true, rawBody: file, headers: { "content-type": "text/csv", "content-length": "1000" } });
+    expect(declared.status).toBe(409);
+    expect(await Job.countDocuments({})).toBe(jobsBefore + 2);
+    expect(await JobFileChunk.countDocuments({})).toBe(0);
+    // What fits under the cap is taken.
+    const taken = await post(a, file, { dryRun: true });
+    expect(taken.status).toBe(202);
+    // A live upload counts: with one arriving, even the small file is refused; another company is not held back.
+    fakes.push(await held(30, "uploading", new Date(Date.now() + 60_000)));
+    expect((await post(a, "email\nq3@import.test\n", { dryRun: true })).status).toBe(409);
+    expect((await post(b, "email\nq3@import.test\n", { dryRun: true })).status).toBe(202);
+    // An upload arriving is not a job yet: it is no one's to read.
+    expect((await job(a, fakes[2].toHexString())).status).toBe(404);
+    await Job.deleteMany({ _id: { $in: fakes } });
+    await runJobs();
+    expect(success(await job(a, success(taken)._id)).status).toBe("succeeded");
   });
 
   it("refuses a change that would leave the company without an active admin", async () => {
