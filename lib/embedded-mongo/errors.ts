@@ -72,6 +72,8 @@ export const ErrorCodes = {
   CommandNotSupported: 115,
   CursorInUse: 292,
   Location40602: 40602,
+  Location4890500: 4890500,
+  Location4738901: 4738901,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;

@@ -31,18 +31,69 @@ export interface FindSpec {
   stats?: { docsExamined: number };
 }
 
-export function mingoOptions(store: Store, db: string, variables?: Document): Partial<Options> {
-  return {
+export function mingoOptions(store: Store, db: string, letParameters?: Document): Partial<Options> {
+  const options = {
     ...jsonSchemaOption,
     idKey: "_id",
     context: Context.init().addQueryOps(customQueryOperators as never),
     scriptEnabled: false,
-    variables,
+    // As on a replica set's member, `$$CLUSTER_TIME` is the cluster time when the command runs.
+    variables: { CLUSTER_TIME: store.clock.now() },
     collectionResolver: (name: string) => {
       const meta = store.collection(db, name);
       return meta ? [...store.scan(meta)] : [];
     },
   } as Partial<Options>;
+  return letParameters ? { ...options, variables: evaluateLet(letParameters, options) } : options;
+}
+
+/**
+ * A command's `let`: each value is an expression evaluated once, before any document is read (so
+ * it may not name a field), in order (a later one may use an earlier one), as MongoDB does; the
+ * pipeline and `$expr` then see the values, so `{ $literal: "$bar" }` binds the string `"$bar"`.
+ */
+function evaluateLet(letParameters: Document, options: Partial<Options>): Document {
+  const variables: Document = { ...options.variables };
+  for (const [name, expression] of Object.entries(letParameters)) {
+    checkLetName(name);
+    if (readsDocument(expression)) {
+      throw new MongoCommandError(
+        "Location4890500",
+        "Command let Expression tried to access a field, but this is not allowed because Command let Expressions run before the query examines any documents.",
+      );
+    }
+    const [evaluated] = makeAggregator([{ $replaceWith: { value: expression } }], { ...options, variables }).run([{}]) as Document[];
+    variables[name] = evaluated?.value;
+  }
+  return variables;
+}
+
+/** MongoDB's rule for a user variable's name (`variable_validation.cpp`). */
+function checkLetName(name: string): void {
+  if (name === "CURRENT") return;
+  if (["NOW", "CLUSTER_TIME", "JS_SCOPE", "IS_MR", "USER_ROLES"].includes(name)) {
+    throw new MongoCommandError("Location4738901", `Attempt to set internal constant: ${name}`);
+  }
+  const invalid = (reason: string) => new MongoCommandError("FailedToParse", `Invalid 'let' parameter :: caused by :: ${reason}`);
+  if (name.length === 0) throw invalid("empty variable names are not allowed");
+  if (!/^[a-z\u0080-\uffff]/.test(name)) throw invalid(`'${name}' starts with an invalid character for a user variable name`);
+  const bad = /[^a-zA-Z0-9_\u0080-\uffff]/.exec(name.slice(1));
+  if (bad) throw invalid(`'${name}' contains an invalid character for a variable name: '${bad[0]}'`);
+}
+
+/** Whether an expression names a field of the current document (`$a`, `$$ROOT`, `$$CURRENT`). */
+function readsDocument(expression: unknown): boolean {
+  if (typeof expression === "string") {
+    if (!expression.startsWith("$")) return false;
+    if (!expression.startsWith("$$")) return true;
+    const variable = expression.slice(2).split(".")[0];
+    return variable === "ROOT" || variable === "CURRENT";
+  }
+  if (Array.isArray(expression)) return expression.some(readsDocument);
+  if (expression !== null && typeof expression === "object" && Object.getPrototypeOf(expression) === Object.prototype) {
+    return Object.entries(expression).some(([key, value]) => key !== "$literal" && readsDocument(value));
+  }
+  return false;
 }
 
 export function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Generator<Document> {

@@ -47,6 +47,22 @@ function checkId(doc: Document): void {
   const id = doc._id;
   if (Array.isArray(id)) throw new MongoCommandError("InvalidIdField", "can't use an array for _id");
   if (id instanceof RegExp) throw new MongoCommandError("InvalidIdField", "can't use a regex for _id");
+  // Unlike other fields (allowed since MongoDB 5.0), an `_id` document may hold no `$`-prefixed
+  // field at any depth: MongoDB refuses it on insert, upsert and replacement with this message.
+  const dollar = isPlainObject(id) ? dollarPrefixedField(id) : undefined;
+  if (dollar !== undefined) throw new MongoCommandError("DollarPrefixedFieldName", `_id fields may not contain '$'-prefixed fields: ${dollar} is not valid for storage.`);
+}
+
+/** The first `$`-prefixed field name inside a document or array, as MongoDB's storage check finds it. */
+function dollarPrefixedField(value: Document | unknown[]): string | undefined {
+  for (const [name, inner] of Object.entries(value)) {
+    if (!Array.isArray(value) && name.startsWith("$")) return name;
+    if (Array.isArray(inner) || isPlainObject(inner)) {
+      const found = dollarPrefixedField(inner);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 /** What every stored document must pass: the 16 MB limit, then the collection's validator. */
