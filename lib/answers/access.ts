@@ -7,6 +7,7 @@
 import { isAdmin } from "@/lib/auth/service";
 import type { Principal } from "@/lib/server/principal";
 import { notFound, ServiceError } from "@/lib/server/errors";
+import { requireScope } from "@/lib/server/scopes";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { findSurvey, type LeanSurvey } from "@/lib/surveys/repository";
 import { finishContentWrite } from "@/lib/surveys/content-sync";
@@ -28,17 +29,29 @@ export async function surveyOf(auth: Principal, id: string): Promise<AccessSurve
 
 const holds = (auth: Principal, role: ObjectId) => auth.accessRoles.some((held) => held.equals(role));
 
-/** Version 2: a `permissionsV2` entry of one of the caller's roles with `canAnswer`; version 1: a role in `permissions`. */
+/**
+ * Version 2: a `permissionsV2` entry of one of the caller's roles with `canAnswer`; version 1: a role
+ * in `permissions`. An API key holds no role: with `answers:write` it answers for its company a
+ * survey some role may answer, never one closed to every role (docs/security.md#scopes).
+ */
 export function mayAnswer(survey: AccessSurvey, auth: Principal): boolean {
-  if (survey.version === 2) return (survey.permissionsV2 ?? []).some((entry) => (entry.canAnswer ?? true) && holds(auth, entry.accessRole));
-  return (survey.permissions ?? []).some((role) => holds(auth, role));
+  const reaches = (role: ObjectId) => Boolean(auth.apiKey) || holds(auth, role);
+  if (survey.version === 2) return (survey.permissionsV2 ?? []).some((entry) => (entry.canAnswer ?? true) && reaches(entry.accessRole));
+  return (survey.permissions ?? []).some(reaches);
 }
 
 /**
  * Reading answers and results: an admin (`Admin: true`, honoured only for a holder of an admin
- * role) or, on a version 2 survey, a holder of a role with `canViewAnswers`; else `403 forbidden`.
+ * role), an API key with `answers:read` sending `Admin: true`, or, on a version 2 survey, a holder
+ * of a role with `canViewAnswers`; else `403 forbidden`.
  */
 export async function checkMayRead(survey: AccessSurvey, auth: Principal, adminHeader: string | null): Promise<void> {
+  requireScope(auth, "answers:read", "reading a survey's answers");
+  if (auth.apiKey) {
+    // A key holds no role, so no canViewAnswers reaches it: it reads as an admin does, with Admin: true.
+    if (adminHeader === "true") return;
+    throw new ServiceError("forbidden", "An API key holds no access role: it reads a survey's answers with Admin: true, as an admin does.");
+  }
   if (adminHeader === "true") {
     if (await isAdmin(auth)) return;
     throw new ServiceError("forbidden", "Admin: true is honoured only for users holding an admin access role.");

@@ -181,7 +181,7 @@ const filterParameters = {
 };
 
 export const answer = operation({
-  scope: "surveys:write",
+  scope: "answers:write",
   method: "post",
   path: "/v2/surveys/{id}/answers",
   params: SurveyIdParams,
@@ -190,7 +190,7 @@ export const answer = operation({
     tag: "Answers",
     summary: "Answer a survey",
     description:
-      "Records one response of the caller, all or nothing. Allowed when the caller's access roles reach the survey: version 2, a `permissionsV2` entry with `canAnswer: true`; version 1, a role in `permissions` (else `403 forbidden`). An inactive survey is `409 conflict`. Each `value` must suit its question's type (`text` a string of at most 10,000 characters, `number` a finite number, `date` an ISO date or date-time, `yes_no` a boolean, `single_choice` one of `options`, `multiple_choice` a non-empty array of distinct `options`, `rating` an integer 1–5); a bad one is `400 invalid_request` naming `answers.N.value` and nothing is stored. Each `uuid` works with `GET /v2/surveys?answer=`.",
+      "Records one response of the caller, all or nothing. Allowed when the caller's access roles reach the survey: version 2, a `permissionsV2` entry with `canAnswer: true`; version 1, a role in `permissions` (else `403 forbidden`). An API key (scope `answers:write`) holds no role: it answers for its company any survey some role may answer, and its answers name no user. An inactive survey is `409 conflict`. Each `value` must suit its question's type (`text` a string of at most 10,000 characters, `number` a finite number, `date` an ISO date or date-time, `yes_no` a boolean, `single_choice` one of `options`, `multiple_choice` a non-empty array of distinct `options`, `rating` an integer 1–5); a bad one is `400 invalid_request` naming `answers.N.value` and nothing is stored. Each `uuid` works with `GET /v2/surveys?answer=`.",
     status: 201,
     response: RecordedResponse,
     errors: ["forbidden", "conflict"],
@@ -198,7 +198,7 @@ export const answer = operation({
 });
 
 export const list = operation({
-  scope: "surveys:read",
+  scope: "answers:read",
   method: "get",
   path: "/v2/surveys/{id}/answers",
   params: SurveyIdParams,
@@ -207,7 +207,7 @@ export const list = operation({
     tag: "Answers",
     summary: "List a survey's answers",
     description:
-      "Newest first, with the answering user's `_id` and display name, paged by cursor (`next`, and a `Link: rel=\"next\"` header). For admins (`Admin: true`) and for users whose access roles have `canViewAnswers: true` on a version 2 survey; others get `403 forbidden`.",
+      "Newest first, with the answering user's `_id` and display name, paged by cursor (`next`, and a `Link: rel=\"next\"` header). For admins (`Admin: true`), for API keys with `answers:read` sending `Admin: true`, and for users whose access roles have `canViewAnswers: true` on a version 2 survey; others get `403 forbidden`.",
     status: 200,
     response: AnswerList,
     errors: ["forbidden"],
@@ -221,7 +221,7 @@ export const list = operation({
 });
 
 export const exportCsv = operation({
-  scope: "surveys:read",
+  scope: "answers:read",
   method: "get",
   path: "/v2/surveys/{id}/answers.csv",
   params: SurveyIdParams,
@@ -240,7 +240,7 @@ export const exportCsv = operation({
 });
 
 export const results = operation({
-  scope: "surveys:read",
+  scope: "answers:read",
   method: "get",
   path: "/v2/surveys/{id}/results",
   params: SurveyIdParams,

@@ -6,6 +6,7 @@ import type { Document, Filter } from "mongodb";
 import { stringify } from "csv-stringify/sync";
 import type { Principal } from "@/lib/server/principal";
 import { ServiceError } from "@/lib/server/errors";
+import { requireScope } from "@/lib/server/scopes";
 import { newId, oid } from "@/lib/server/ids";
 import { escapeRegExp } from "@/lib/server/text";
 import type { ErrorDetail } from "@/lib/schemas/common";
@@ -20,6 +21,7 @@ import { addTallies, talliesOf } from "./tallies";
 import { shownValue, valueSchema } from "./values";
 
 export async function recordResponse(auth: Principal, id: string, body: PostAnswersBody): Promise<RecordedResponse> {
+  requireScope(auth, "answers:write", "answering a survey");
   const survey = await surveyOf(auth, id);
   if (!mayAnswer(survey, auth)) {
     const rule = survey.version === 2 ? "a permissionsV2 entry with canAnswer: true" : "a role in permissions";
@@ -43,7 +45,8 @@ export async function recordResponse(auth: Principal, id: string, body: PostAnsw
 
   const now = new Date();
   const response = newId();
-  const user = oid(auth.userId);
+  // An API key is no user: its answers name none (docs/security.md#scopes).
+  const user = auth.apiKey ? null : oid(auth.userId);
   const docs: StoredAnswer[] = body.answers.map((answer, position) => {
     const question = questions.get(answer.question)!;
     return newAnswerDoc({ company: survey.company, survey: survey._id, chat: question.chat, question: question._id, user, value: values[position], response, position, createdAt: now });

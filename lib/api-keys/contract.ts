@@ -35,6 +35,12 @@ export const CreateApiKeyBody = z.strictObject({
     .array(Scope)
     .min(1, { error: "must name at least one scope" })
     .max(SCOPES.length)
+    // Scopes are a set: a repeated one is refused, not folded, so a key is exactly what was asked for (docs/api.md#api-keys).
+    .superRefine((scopes, ctx) => {
+      scopes.forEach((scope, index) => {
+        if (scopes.indexOf(scope) !== index) ctx.addIssue({ code: "custom", path: [index], message: `repeats the scope ${scope}` });
+      });
+    })
     .transform((scopes) => SCOPES.filter((scope) => scopes.includes(scope))),
   expiresAt: z.iso
     .datetime({ offset: true, error: "must be an ISO 8601 date-time such as 2026-01-31T08:15:00.000Z" })
@@ -82,7 +88,7 @@ export const create = operation({
     tag: TAG,
     summary: "Create an API key",
     description:
-      "A key of the caller's company with the scopes given, valid until `expiresAt` (never, without one). `key` is in this answer only: the service keeps its hash. A key creating a key may give it only scopes it holds itself (`403 insufficient_scope`). The replay of a repeated `Idempotency-Key` leaves `key` out: it is never kept.",
+      "A key of the caller's company with the scopes given, valid until `expiresAt` (never, without one). `key` is in this answer only: the service keeps its hash. `scopes` is a set: a scope named twice is `400 invalid_request` naming the repeat. The scope `admin` (admin power: see docs/security.md#scopes) is never implied by another. A key creating a key may give it only scopes it holds itself (`403 insufficient_scope`). The replay of a repeated `Idempotency-Key` leaves `key` out: it is never kept.",
     status: 201,
     response: CreatedApiKey,
   },

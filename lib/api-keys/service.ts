@@ -11,6 +11,7 @@ import type { Principal } from "@/lib/server/principal";
 import { TtlCache } from "@/lib/server/cache";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/server/cursor";
 import { notFound, ServiceError } from "@/lib/server/errors";
+import { insufficientScope } from "@/lib/server/scopes";
 import { hashToken, oid } from "@/lib/server/ids";
 import { type ApiKeyList, type ApiKeyRecord, type CreateApiKeyBody, type CreatedApiKey, KEY_PREFIX, type ListApiKeysQuery } from "./contract";
 import { inTransaction } from "@/lib/db/transaction";
@@ -85,13 +86,6 @@ export async function revokeApiKey(auth: Principal, id: string, now = new Date()
   });
   if (!revoked) throw notFound("API key");
   keys.clear(revoked.keyHash);
-}
-
-/** `403 insufficient_scope` naming the scope needed (docs/api.md#api-keys). */
-export function insufficientScope(scope: Scope, message = `This API key lacks the scope ${scope}.`): ServiceError {
-  return new ServiceError("insufficient_scope", message, [{ path: "scope", message: `needs ${scope}` }], {
-    "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${scope}"`,
-  });
 }
 
 interface CachedKey {

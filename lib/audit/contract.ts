@@ -74,8 +74,8 @@ export type AuditList = z.infer<typeof AuditList>;
 export const list = operation({
   method: "get",
   path: "/v2/audit-log",
-  // The audit log is a fuller view of the events: a key that reads one reads the other.
-  scope: "events:read",
+  // Values before and after (e-mails, phones, webhook URLs): a scope of its own, not events:read (docs/security.md#scopes).
+  scope: "audit:read",
   admin: true,
   query: ListAuditQuery,
   doc: {

@@ -7,6 +7,7 @@
 import type { Document, Filter } from "mongodb";
 import { log } from "@/lib/server/log";
 import type { Principal } from "@/lib/server/principal";
+import { requireScope } from "@/lib/server/scopes";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/server/cursor";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { requestContext } from "@/lib/server/request-context";
@@ -153,6 +154,7 @@ const NEWEST_FIRST: ListOrder = {
 
 /** The company's entries matching the filters, newest first, by page or cursor. */
 export async function listAuditLog(auth: Principal, query: ListAuditQuery): Promise<AuditList> {
+  requireScope(auth, "audit:read", "reading the audit log");
   const filter: Filter<Document> = { company: oid(auth.companyId) };
   if (query.resourceType) filter["resource.type"] = query.resourceType;
   if (query.resourceId) filter["resource.id"] = query.resourceId;

@@ -4,7 +4,8 @@
  * an API key (`usk_…`) for its company within its scopes.
  */
 import { isAdmin, principalOf, verifyAccessToken } from "@/lib/auth/service";
-import { insufficientScope, isApiKey, principalOfKey } from "@/lib/api-keys/service";
+import { isApiKey, principalOfKey } from "@/lib/api-keys/service";
+import { insufficientScope } from "@/lib/server/scopes";
 import type { Scope } from "@/lib/schemas/scopes";
 import type { Principal } from "@/lib/server/principal";
 import { ServiceError } from "@/lib/server/errors";

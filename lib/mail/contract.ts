@@ -6,14 +6,15 @@ import { ListOutboxQuery, OutboxList, OutboxMailRecord } from "@/lib/schemas/out
 export const list = operation({
   method: "get",
   path: "/v2/outbox",
-  scope: "users:read",
+  // Invitation links in its mails are credentials: no API key reads them (docs/security.md#scopes).
+  scope: null,
   admin: true,
   query: ListOutboxQuery,
   doc: {
     tag: "Outbox",
     summary: "List the outbox",
     description:
-      "The e-mails the service kept instead of sending while `SMTP_URL` is unset (invitations), newest first, for the caller's company.",
+      "The e-mails the service kept instead of sending while `SMTP_URL` is unset (invitations), newest first, for the caller's company. For signed-in admins only: its invitation links are credentials (whoever holds one sets the invitee's password), so an API key gets `403 insufficient_scope` (\"not open to API keys\") whatever its scopes.",
     status: 200,
     response: OutboxList,
     parameters: { ...pagingParameters, to: { description: "Only the e-mails to this address (case-insensitive, exact)." } },

@@ -344,7 +344,8 @@ function describe(
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
     operationId,
-    security: authenticated ? [{ bearerAuth: [] }, { apiKey: options.scope ? [options.scope] : [] }] : [],
+    // An operation without a scope is not open to API keys: only the bearer token is listed.
+    security: authenticated ? [{ bearerAuth: [] }, ...(options.scope ? [{ apiKey: [options.scope] }] : [])] : [],
     parameters,
     ...(options.body ? { requestBody: requestBody(options.body, options.ignoreBodyFields ?? []) } : {}),
     ...(operation.upload

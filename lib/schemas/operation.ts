@@ -124,14 +124,18 @@ export function operationsOf(contract: Record<string, unknown>): Operation[] {
   return [...new Set(operations)].sort((a, b) => declared.get(a)! - declared.get(b)!);
 }
 
-/** Declares an operation that needs a bearer token: it names the scope an API key needs for it. */
+/**
+ * Declares an operation that needs a bearer token: it names the scope an API key needs for it, or
+ * `null` for one open to signed-in users only (an API key gets `403 insufficient_scope`).
+ */
 export function operation<
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
   R extends z.ZodObject | undefined = undefined,
->(declaration: Omit<Operation<Q, B, P, true, R>, "authenticated" | "scope"> & { scope: Scope }): Operation<Q, B, P, true, R> {
-  return declare({ ...declaration, authenticated: true });
+>(declaration: Omit<Operation<Q, B, P, true, R>, "authenticated" | "scope"> & { scope: Scope | null }): Operation<Q, B, P, true, R> {
+  const { scope, ...rest } = declaration;
+  return declare({ ...rest, ...(scope ? { scope } : {}), authenticated: true });
 }
 
 /** Declares an operation without a bearer token (sign-in, the document). */

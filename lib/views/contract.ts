@@ -67,7 +67,7 @@ const TAG = "Saved views";
 const read = { scope: "reference:read" } as const;
 const write = { scope: "reference:write" } as const;
 const editRule =
-  "Only its owner may change or delete a view; an admin sending `Admin: true` may also change or delete a shared view of someone else. A private view of another user is `404`, as if it did not exist.";
+  "Only its owner may change or delete a view; an admin sending `Admin: true` (an API key: with the scope `views:write` too, else `403 insufficient_scope`) may also change or delete a shared view of someone else. A private view of another user is `404`, as if it did not exist.";
 
 export const list = operation({
   ...read,

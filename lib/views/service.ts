@@ -8,6 +8,7 @@ import { isAdmin } from "@/lib/auth/service";
 import type { Principal } from "@/lib/server/principal";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/server/cursor";
 import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors";
+import { holdsScope, requireScope } from "@/lib/server/scopes";
 import { oid } from "@/lib/server/ids";
 import { checkListQuery } from "@/lib/server/list-query";
 import { ListSurveysQuery } from "@/lib/surveys/contract";
@@ -98,13 +99,14 @@ export async function deleteView(auth: Principal, id: string, adminHeader: strin
 }
 
 /**
- * `Admin: true` from a holder of an admin role (or an API key, whose scope was checked) moderates
- * shared views. From anyone else it is not honoured rather than refused: the admin pages send it
- * on every request, and a member's own views must keep working.
+ * `Admin: true` from a holder of an admin role (or an API key with `views:write`) moderates shared
+ * views. From anyone else it is not honoured rather than refused: the admin pages send it on every
+ * request, and a member's own views must keep working.
  */
 async function actsAsAdmin(auth: Principal, adminHeader: string | null): Promise<boolean> {
   if (adminHeader !== "true") return false;
-  return Boolean(auth.apiKey) || (await isAdmin(auth));
+  if (auth.apiKey) return holdsScope(auth, "views:write");
+  return isAdmin(auth);
 }
 
 const owns = (auth: Principal, doc: ViewDoc) => doc.owner.equals(oid(auth.userId));
@@ -119,6 +121,8 @@ async function visibleView(auth: Principal, id: string): Promise<ViewDoc> {
 async function editableView(auth: Principal, id: string, adminHeader: string | null): Promise<ViewDoc> {
   const doc = await visibleView(auth, id);
   if (owns(auth, doc) || (await actsAsAdmin(auth, adminHeader))) return doc;
+  // Moderating another member's shared view is views:write, not reference:write (docs/security.md#scopes).
+  if (auth.apiKey) requireScope(auth, "views:write", "changing or deleting another member's shared view");
   throw new ServiceError("forbidden", "Only the owner of a view may change or delete it; an admin may too, with Admin: true.");
 }
 

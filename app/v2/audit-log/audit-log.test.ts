@@ -94,7 +94,7 @@ describe("audit log", () => {
   });
 
   it("never stores an API key, and names the key as the actor of what it does", async () => {
-    const made = await call(apiKeys.POST, "/v2/api-keys", as(a, { body: { name: "Sync robot", scopes: ["users:write", "events:read"] } }));
+    const made = await call(apiKeys.POST, "/v2/api-keys", as(a, { body: { name: "Sync robot", scopes: ["users:write", "audit:read"] } }));
     expect(made.status).toBe(201);
     const { key, _id } = success(made);
     const entries = await entriesOf(a, `?resourceId=${_id}`);
@@ -117,7 +117,7 @@ describe("audit log", () => {
     expect([deleted.action, created.action]).toEqual(["apiKey.deleted", "apiKey.created"]);
     // A delete keeps what was removed: each field's last value, and nothing after it.
     expect(deleted.changes).toContainEqual({ path: "name", before: "Sync robot", after: null });
-    expect(deleted.changes).toContainEqual({ path: "scopes", before: ["users:write", "events:read"], after: null });
+    expect(deleted.changes).toContainEqual({ path: "scopes", before: ["users:write", "audit:read"], after: null });
     expect(deleted.changes.every((change: { after: unknown }) => change.after === null)).toBe(true);
     // Its event still lists no fields (docs/api.md#events).
     expect((await Event.findOne({ "resource.id": _id, type: "apiKey.deleted" }).lean())?.changes).toEqual([]);
