@@ -94,9 +94,10 @@ export const deleteSessionByToken = (tokenHash: string) => Session.findOneAndDel
 /** Deletes the API session of this id; the session deleted, or `null`. */
 export const deleteApiSession = (id: Id) => Session.findOneAndDelete({ _id: id, kind: "api" }).lean();
 
-/** Deletes the user's sessions (all but `except`, only of `kind` if given); how many. */
-export async function deleteSessions(userId: Id, options: { except?: Id; kind?: "browser" | "api" }): Promise<number> {
+/** Deletes the user's sessions (all but `except`, only of `kind` or in `companyId` if given); how many. */
+export async function deleteSessions(userId: Id, options: { except?: Id; kind?: "browser" | "api"; companyId?: Id }): Promise<number> {
   const filter: Record<string, unknown> = { userId };
+  if (options.companyId) filter.companyId = options.companyId;
   if (options.except) filter._id = { $ne: options.except };
   if (options.kind) filter.kind = options.kind;
   return (await Session.deleteMany(filter)).deletedCount;

@@ -31,11 +31,12 @@ export function forgetPrincipals(userId?: string): void {
 
 /**
  * Ends sessions of an account, and with them every access token they issued (API tokens too):
- * all of them, or all but `except` (the session a person changed their own password through).
+ * all of them, all but `except` (the session a person changed their own password through), or
+ * those of one company (the user was deactivated there: docs/security.md#passwords-and-tokens).
  * This process forgets them at once; other processes within `PRINCIPAL_TTL_MS`.
  */
-export async function revokeSessions(userId: ObjectId, { except, kind }: { except?: string; kind?: "browser" | "api" } = {}): Promise<number> {
-  const deletedCount = await deleteSessions(userId, { except: except && /^[0-9a-f]{24}$/.test(except) ? oid(except) : undefined, kind });
+export async function revokeSessions(userId: ObjectId, { except, kind, companyId }: { except?: string; kind?: "browser" | "api"; companyId?: ObjectId } = {}): Promise<number> {
+  const deletedCount = await deleteSessions(userId, { except: except && /^[0-9a-f]{24}$/.test(except) ? oid(except) : undefined, kind, companyId });
   forgetPrincipals(userId.toHexString());
   return deletedCount;
 }

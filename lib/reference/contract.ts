@@ -30,7 +30,7 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType, L extends
   bodies: { create: B; update: U },
   list: L,
   record: R,
-  what: { one: string; many: string; updateRule?: string },
+  what: { one: string; many: string; updateRule?: string; createRule?: string },
 ) {
   return {
     list: operation({
@@ -57,7 +57,7 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType, L extends
       doc: {
         tag: "Reference data",
         summary: `Create a ${what.one}`,
-        description: `Names are unique within the company (\`409 conflict\`).`,
+        description: `Names are unique within the company (\`409 conflict\`).${what.createRule ?? ""}`,
         status: 201,
         response: record,
         errors: ["conflict"],
@@ -107,7 +107,8 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType, L extends
 export const accessRoles = referenceOperations("/v2/access-roles", { create: CreateAccessRoleBody, update: UpdateAccessRoleBody }, AccessRoleList, AccessRoleRecord, {
   one: "access role",
   many: "access roles",
-  updateRule: LAST_ADMIN_ROLE,
+  createRule: " An API key creating a role with `isAdmin: true` needs the scope `admin` as well (`403 insufficient_scope`, nothing created).",
+  updateRule: `${LAST_ADMIN_ROLE} An API key changing \`isAdmin\` needs the scope \`admin\` as well (\`403 insufficient_scope\`, nothing applied).`,
 });
 export const jobTitles = referenceOperations("/v2/job-titles", { create: CreateNamedBody, update: UpdateNamedBody }, JobTitleList, JobTitleRecord, { one: "job title", many: "job titles" });
 export const properties = referenceOperations("/v2/properties", { create: CreateNamedBody, update: UpdateNamedBody }, PropertyList, PropertyRecord, { one: "property", many: "properties" });

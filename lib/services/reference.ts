@@ -17,6 +17,7 @@ import type {
   UpdateAccessRoleBody,
   UpdateNamedBody,
 } from "@/lib/schemas/reference";
+import { requireScope } from "@/lib/server/scopes";
 import type { Principal } from "@/lib/server/principal";
 import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/server/errors";
 import { oid, type ObjectId } from "@/lib/server/ids";
@@ -91,6 +92,7 @@ export async function createReference<K extends ReferenceKind>(
   body: K extends "accessRoles" ? CreateAccessRoleBody : CreateNamedBody,
 ): Promise<ReferenceRecord<K>> {
   const isAdmin = kind === "accessRoles" ? (body as CreateAccessRoleBody).isAdmin : undefined;
+  if (isAdmin === true) requireScope(auth, "admin", "an access role with isAdmin: true");
   const doc = newDoc(kind, { company: oid(auth.companyId), name: body.name, isAdmin, createdAt: new Date() });
   const record = toReferenceRecord(kind, doc);
   // The record and its event commit together (docs/architecture.md#events).
@@ -134,6 +136,9 @@ export async function updateReference<K extends ReferenceKind>(auth: Principal, 
   const record = await inTransaction(async () => {
     const before = await findOneReference(kind, filter);
     if (!before) throw notFound("record");
+    if (kind === "accessRoles" && changes.isAdmin !== undefined && changes.isAdmin !== (before.isAdmin === true)) {
+      requireScope(auth, "admin", "changing isAdmin on an access role");
+    }
     const demotes = kind === "accessRoles" && changes.isAdmin === false && before.isAdmin === true;
     if (demotes) await adminChange(companyId);
     if (demotes && !(await keepsAdmin(companyId, before._id))) throw lastAdminRole();

@@ -9,11 +9,12 @@ import { checkListQuery } from "@/lib/server/list-query";
 import type { Notes } from "@/lib/server/notes";
 import type { Principal } from "@/lib/server/principal";
 import { ServiceError } from "@/lib/server/errors";
+import { holdsScope, requireScope } from "@/lib/server/scopes";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { checkReferences } from "@/lib/server/references";
 import { type BulkUsersBody, type BulkUsersResult, ListUsersQuery, MAX_BULK_USERS, type UpdateUserBody, type UserRecord } from "./contract";
 import { matchingUserIds, readUserRecords } from "./repository";
-import { listFilter, updateUser } from "./service";
+import { listFilter, namesAdminRole, updateUser } from "./service";
 
 type Result = BulkUsersResult["results"][number];
 /** What one user needs: a PATCH body, or an answer without one. */
@@ -26,6 +27,8 @@ export async function bulkUpdateUsers(auth: Principal, body: BulkUsersBody, note
   const companyId = oid(auth.companyId);
   if (body.accessRoleId) {
     await checkReferences([{ refs: [["accessRoleId", body.accessRoleId]], find: (ids) => existingIds("accessRoles", companyId, ids) }]);
+    // Refused whole, before any user changes: each user's PATCH would refuse it anyway (docs/security.md#scopes).
+    if (!holdsScope(auth, "admin") && (await namesAdminRole(companyId, [body.accessRoleId]))) requireScope(auth, "admin", "granting or taking an admin access role");
   }
   const ids = body.ids ? [...new Set(body.ids)] : await selectedIds(companyId, body.query ?? "", notes);
   const records = new Map(

@@ -16,12 +16,14 @@ import { findReference } from "@/lib/reference/repository";
 import { isDuplicateKeyError } from "@/lib/server/errors";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import type { Principal } from "@/lib/server/principal";
+import { holdsScope } from "@/lib/server/scopes";
 import { CreateUserBody, Email, UpdateUserBody, UserName } from "./contract";
 import type { ImportRow, ImportSummary, RowError } from "./import-file";
 import { reportedPath } from "./import-file";
 import { activeMemberHoldsExcept, emptyMembership, findUsersByEmail, insertUsers, type LeanUser, newDoc, setUserFields, toUserRecords } from "./repository";
 import { userKeywords } from "./search";
-import { adminCompanies, usersChanged } from "./service";
+import { adminCompanies, usersChanged, wasActiveIn } from "./service";
+import { revokeSessions } from "@/lib/credentials/sessions";
 
 /** What an import knows of its company, read once per job. */
 export interface ImportScope {
@@ -37,6 +39,8 @@ export interface ImportScope {
   adminRoles: ObjectId[];
   /** Companies where the actor is an active admin: the account fields of a shared user need all of its companies. */
   entitled: Set<string>;
+  /** Whether the actor holds admin power: a user, or an API key with the scope `admin` (docs/security.md#scopes). */
+  adminPower: boolean;
   /** E-mails met so far in the file, with their line: a second row of one e-mail is an error. */
   seen: Map<string, number>;
 }
@@ -63,6 +67,7 @@ export async function importScope(companyId: ObjectId, principal: Principal, csv
     ownRoles: new Set(roles.map((role) => role._id.toHexString())),
     adminRoles: roles.filter((role) => role.isAdmin).map((role) => role._id),
     entitled: new Set(entitled.map((id) => id.toHexString())),
+    adminPower: holdsScope(principal, "admin"),
     seen: new Map(),
   };
 }
@@ -215,6 +220,8 @@ async function writeBatch(scope: ImportScope, planned: PreparedBatch, dryRun: bo
     }
     if (!dryRun) {
       if (!(await setUserFields(plan.before, plan.set))) throw new Retry();
+      // A deactivation ends the user's sessions in this company, as a PATCH's does (docs/security.md#passwords-and-tokens).
+      if (wasActiveIn(plan.before, scope.companyId) && !wasActiveIn(plan.after, scope.companyId)) await revokeSessions(plan.before._id, { companyId: scope.companyId });
       const [before, after] = await toUserRecords([plan.before, plan.after], scope.companyId);
       await recordChange({ company: scope.companyId, resource: "user", id: plan.before._id, action: "updated", before, after, ignore: ["search", "lastRequestDate"], at: planned.at });
     }
@@ -282,6 +289,10 @@ function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUs
     const parsed = CreateUserBody.safeParse({ email, accessRoles: accessRoles ?? [], name, job, phone: fields.phone, isActive: fields.isActive });
     if (!parsed.success) return issues(parsed.error, fail, errors);
     const body = parsed.data;
+    if (!scope.adminPower && body.accessRoles.some((role) => isAdminRole(scope, role))) {
+      fail("accessRoles", NEEDS_ADMIN);
+      return errors;
+    }
     plans.push({
       kind: "create",
       row,
@@ -348,6 +359,14 @@ function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUs
 
   // Account fields of a user of several companies: only the user, or an admin of all of them (docs/security.md).
   const account = changes.filter((field) => field === "name" || field === "job" || field === "phone");
+  if (!scope.adminPower) {
+    // Admin power is the scope admin: no admin role granted or taken, no admin's account changed (docs/security.md#scopes).
+    const adminsBefore = (user.accessRoles ?? []).filter((role) => isAdminRole(scope, role.toHexString()));
+    const adminsAfter = ((set.accessRoles as ObjectId[] | undefined) ?? user.accessRoles ?? []).filter((role) => isAdminRole(scope, role.toHexString()));
+    if (changes.includes("accessRoles") && !sameIds(adminsBefore, adminsAfter)) fail("accessRoles", NEEDS_ADMIN);
+    if (adminsBefore.length > 0) for (const field of account) fail(field, NEEDS_ADMIN);
+    if (errors.length > 0) return errors;
+  }
   const self = user._id.toHexString() === scope.principal.userId;
   if (account.length > 0 && !self && user.companies.some((entry) => !scope.entitled.has(entry.companyId.toHexString()) && !entry.companyId.equals(scope.companyId))) {
     for (const field of account) fail(field, "is shared by every company of the user; you are not an admin of all of them");
@@ -368,6 +387,8 @@ function issues(error: z.ZodError, fail: (path: string, message: string) => void
 }
 
 const idOf = (hex: string): ObjectId => oid(hex);
+const isAdminRole = (scope: ImportScope, id: string) => scope.adminRoles.some((role) => role.toHexString() === id.toLowerCase());
+const NEEDS_ADMIN = "needs the API key scope admin: admin roles and the account of a user holding one are admin power";
 const ordered = (name: LeanUser["name"] | z.infer<typeof UserName> | null | undefined) =>
   name ? { displayName: name.displayName ?? "", names: name.names ?? "", lastName: name.lastName ?? "", secondLastName: name.secondLastName ?? "" } : null;
 const sameIds = (a: ObjectId[], b: ObjectId[]) => {

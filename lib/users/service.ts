@@ -19,6 +19,7 @@ import {
 import { forgetPrincipals, revokeSessions } from "@/lib/credentials/sessions";
 import type { Principal } from "@/lib/server/principal";
 import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/server/errors";
+import { holdsScope, requireScope } from "@/lib/server/scopes";
 import { matchesTag } from "@/lib/server/etag";
 import { oid, type ObjectId } from "@/lib/server/ids";
 import { checkReferences, listRefs } from "@/lib/server/references";
@@ -215,6 +216,10 @@ export interface CreateUserOptions {
 export async function createUser(auth: Principal, body: CreateUserBody, options: CreateUserOptions): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
   await checkBodyReferences(companyId, body);
+  if (!holdsScope(auth, "admin")) {
+    if (body.password !== undefined) requireScope(auth, "admin", "setting a password");
+    if (await namesAdminRole(companyId, body.accessRoles)) requireScope(auth, "admin", "granting an admin access role");
+  }
   const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
 
   const now = new Date();
@@ -324,6 +329,8 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
         ]);
       }
 
+      if (!holdsScope(auth, "admin")) await checkAdminPower(auth, companyId, current, body, accountFields);
+
       if (accountFields.length > 0 && !self) {
         const others = current.companies.filter((entry) => !entry.companyId.equals(companyId));
         if (others.length > 0) entitled ??= await adminCompanies(auth);
@@ -385,6 +392,8 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
       if (demotes) await keepAnAdmin(companyId, current, updated);
       if (body.name !== undefined) updated.search = await storeKeywords(updated);
       usersChanged(id);
+      // Deactivation ends the user's sessions in this company: a reactivation needs a new sign-in (docs/security.md#passwords-and-tokens).
+      if (wasActiveIn(current, companyId) && !wasActiveIn(updated, companyId)) await revokeSessions(userId, { companyId });
       if (passwordHash) {
         await storePasswordHash(userId, passwordHash);
         // A new password ends every other way into the account; the caller's own session survives
@@ -398,6 +407,35 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
     throw new ServiceError("conflict", "The user is being changed by other requests; try again.");
   });
 }
+
+/** Whether any of `ids` is an access role of the company with `isAdmin: true`. */
+export async function namesAdminRole(companyId: ObjectId, ids: readonly string[]): Promise<boolean> {
+  if (ids.length === 0) return false;
+  const admins = new Set((await adminRoleIds(companyId)).map((role) => role.toHexString()));
+  return ids.some((id) => admins.has(id.toLowerCase()));
+}
+
+/**
+ * Admin power is the scope `admin` (docs/security.md#scopes): a key without it sets no password,
+ * grants or takes no admin role, and changes no account-wide field of a user who holds an admin
+ * role; `403 insufficient_scope` before anything is written.
+ */
+async function checkAdminPower(auth: Principal, companyId: ObjectId, current: LeanUser, body: UpdateUserBody, accountFields: readonly string[]): Promise<void> {
+  if (body.password !== undefined) requireScope(auth, "admin", "setting a password");
+  const admins = new Set((await adminRoleIds(companyId)).map((role) => role.toHexString()));
+  const heldBefore = (current.accessRoles ?? []).map((role) => role.toHexString()).filter((role) => admins.has(role));
+  if (body.accessRoles) {
+    const heldAfter = new Set(body.accessRoles.map((role) => role.toLowerCase()).filter((role) => admins.has(role)));
+    if (heldAfter.size !== new Set(heldBefore).size || heldBefore.some((role) => !heldAfter.has(role))) {
+      requireScope(auth, "admin", "granting or taking an admin access role");
+    }
+  }
+  if (accountFields.length > 0 && heldBefore.length > 0) requireScope(auth, "admin", `changing ${accountFields.join(", ")} of a user who holds an admin access role`);
+}
+
+/** Whether the user is an active member of the company. */
+export const wasActiveIn = (user: Pick<LeanUser, "companies">, companyId: ObjectId) =>
+  user.companies.some((entry) => entry.companyId.equals(companyId) && entry.isActive !== false);
 
 /** Whether the user is an active member of the company holding one of `roles`. */
 const activeHolder = (user: Pick<LeanUser, "accessRoles" | "companies">, companyId: ObjectId, roles: ObjectId[]) =>

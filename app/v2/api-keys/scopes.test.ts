@@ -18,6 +18,17 @@ import * as answers from "../surveys/[id]/answers/route";
 import * as answersCsv from "../surveys/[id]/answers.csv/route";
 import * as results from "../surveys/[id]/results/route";
 import * as views from "../views/route";
+import * as user from "../users/[id]/route";
+import * as bulk from "../users/bulk/route";
+import * as importRoute from "../users/import/route";
+import * as jobRoute from "../jobs/[id]/route";
+import * as accessRoles from "../access-roles/route";
+import * as accessRole from "../access-roles/[id]/route";
+import { JobRunner } from "@/lib/jobs/runner";
+import { Credential } from "@/lib/credentials/repository";
+import { AccessRole } from "@/lib/reference/repository";
+import { User } from "@/lib/users/repository";
+import { oid } from "@/lib/server/ids";
 import * as view from "../views/[id]/route";
 
 describe("the scope table (docs/security.md#scopes)", () => {
@@ -163,6 +174,106 @@ describe("the scope table (docs/security.md#scopes)", () => {
       const foreign = await call(views.POST, "/v2/views", { token: b.memberToken, body: { resource: "users", name: "B's", query: "", shared: true } });
       const foreignId = success(foreign)._id;
       expect((await call(view.DELETE, `/v2/views/${foreignId}`, { method: "DELETE", token: moderator, admin: true, params: { id: foreignId } })).status).toBe(404);
+    });
+  });
+
+  describe("admin: admin power is its own scope", () => {
+    const everyButAdmin = () => keyOf(a, everyScopeBut("admin"));
+    const memberOf = async (tenant: Tenant, email: string, roles: string[]) => {
+      const made = await call(users.POST, "/v2/users", { token: tenant.adminToken, admin: true, body: { email, accessRoles: roles } });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      return success(made)._id;
+    };
+    const patch = (id: string, token: string, body: Record<string, unknown>) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
+
+    it("creating a user with an admin role, or with a password, needs admin; nothing is created without it", async () => {
+      const key = await everyButAdmin();
+      refusedFor(await call(users.POST, "/v2/users", { token: key, admin: true, body: { email: "made-admin@scopes-a.test", accessRoles: [a.adminRoleId] } }), "admin");
+      refusedFor(await call(users.POST, "/v2/users", { token: key, admin: true, body: { email: "with-password@scopes-a.test", accessRoles: [a.memberRoleId], password: "chosen by the key 123" } }), "admin");
+      expect(await User.countDocuments({ email: { $in: ["made-admin@scopes-a.test", "with-password@scopes-a.test"] } })).toBe(0);
+
+      const admin = await keyOf(a, ["users:write", "admin"]);
+      expect((await call(users.POST, "/v2/users", { token: admin, admin: true, body: { email: "made-admin@scopes-a.test", accessRoles: [a.adminRoleId], password: "chosen by the key 123" } })).status).toBe(201);
+      // A plain member is still users:write's to create.
+      expect((await call(users.POST, "/v2/users", { token: key, admin: true, body: { email: "plain@scopes-a.test", accessRoles: [a.memberRoleId] } })).status).toBe(201);
+    });
+
+    it("granting or taking an admin role, setting a password, or changing an admin's account needs admin; nothing of the PATCH applies", async () => {
+      const key = await everyButAdmin();
+      const member = await memberOf(a, "patched-member@scopes-a.test", [a.memberRoleId]);
+      const admin = await memberOf(a, "patched-admin@scopes-a.test", [a.adminRoleId, a.memberRoleId]);
+
+      refusedFor(await patch(member, key, { accessRoles: [a.memberRoleId, a.adminRoleId], phone: "+34 111" }), "admin");
+      refusedFor(await patch(admin, key, { accessRoles: [a.memberRoleId] }), "admin");
+      refusedFor(await patch(member, key, { password: "set by a key 12345" }), "admin");
+      refusedFor(await patch(admin, key, { name: { displayName: "Taken over", names: "Taken", lastName: "Over", secondLastName: "" } }), "admin");
+      refusedFor(await patch(admin, key, { phone: "+34 222" }), "admin");
+      const [memberAfter, adminAfter] = await Promise.all([User.findById(member).lean(), User.findById(admin).lean()]);
+      expect(memberAfter!.accessRoles.map(String)).toEqual([a.memberRoleId]);
+      expect(memberAfter!.phone ?? null).toBeNull();
+      expect(adminAfter!.accessRoles.map(String).sort()).toEqual([a.adminRoleId, a.memberRoleId].sort());
+      expect(adminAfter!.phone ?? null).toBeNull();
+      expect(await Credential.exists({ _id: oid(member) })).toBeNull();
+
+      // What is not admin power stays users:write's: a member's account, an admin's other company-side fields.
+      expect((await patch(member, key, { phone: "+34 333", accessRoles: [a.memberRoleId] })).status).toBe(200);
+      expect((await patch(admin, key, { accessRoles: [a.adminRoleId, a.memberRoleId] })).status).toBe(200);
+
+      const withAdmin = await keyOf(a, ["users:write", "admin"]);
+      expect((await patch(member, withAdmin, { accessRoles: [a.memberRoleId, a.adminRoleId], password: "set by a key 12345" })).status).toBe(200);
+      expect((await patch(admin, withAdmin, { phone: "+34 444" })).status).toBe(200);
+    });
+
+    it("a bulk action adding or removing an admin role needs admin, and changes nobody without it", async () => {
+      const key = await everyButAdmin();
+      const member = await memberOf(a, "bulk-member@scopes-a.test", [a.memberRoleId]);
+      refusedFor(await call(bulk.POST, "/v2/users/bulk", { token: key, admin: true, body: { action: "addAccessRole", accessRoleId: a.adminRoleId, ids: [member] } }), "admin");
+      refusedFor(await call(bulk.POST, "/v2/users/bulk", { token: key, admin: true, body: { action: "removeAccessRole", accessRoleId: a.adminRoleId, ids: [a.adminId] } }), "admin");
+      expect((await User.findById(member).lean())!.accessRoles.map(String)).toEqual([a.memberRoleId]);
+      const added = await call(bulk.POST, "/v2/users/bulk", { token: await keyOf(a, ["users:write", "admin"]), admin: true, body: { action: "addAccessRole", accessRoleId: a.adminRoleId, ids: [member] } });
+      expect(success(added).summary.changed).toBe(1);
+    });
+
+    it("an import row granting or taking an admin role, or changing an admin's account, fails without admin", async () => {
+      await memberOf(a, "import-admin@scopes-a.test", [a.adminRoleId, a.memberRoleId]);
+      const csv = [
+        "email,firstName,lastName,secondLastName,accessRoles,phone",
+        "import-new-admin@scopes-a.test,New,Admin,,Admin,",
+        "import-admin@scopes-a.test,,,,Admin;Member,+34 555",
+        "import-plain@scopes-a.test,Plain,Member,,Member,",
+      ].join("\n");
+      const started = await call(importRoute.POST, "/v2/users/import", { method: "POST", token: await everyButAdmin(), admin: true, rawBody: csv, headers: { "content-type": "text/csv" } });
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      await new JobRunner({ batchSize: 10 }).runOnce();
+      const id = success(started)._id;
+      const done = success(await call(jobRoute.GET, `/v2/jobs/${id}`, { token: a.adminToken, admin: true, params: { id } }));
+      expect(done.summary).toEqual({ created: 1, updated: 0, unchanged: 0, failed: 2 });
+      expect(done.errors.map((error) => [error.line, error.path])).toEqual([
+        [2, "accessRoles"],
+        [3, "phone"],
+      ]);
+      expect(done.errors.every((error) => error.message.includes("scope admin"))).toBe(true);
+      expect(await User.countDocuments({ email: "import-new-admin@scopes-a.test" })).toBe(0);
+      expect((await User.findOne({ email: "import-admin@scopes-a.test" }).lean())!.phone ?? null).toBeNull();
+    });
+
+    it("an access role's isAdmin, on create or change, needs admin; reference:write keeps the rest", async () => {
+      const key = await everyButAdmin();
+      refusedFor(await call(accessRoles.POST, "/v2/access-roles", { token: key, admin: true, body: { name: "Made admin by key", isAdmin: true } }), "admin");
+      expect(await AccessRole.countDocuments({ name: "Made admin by key" })).toBe(0);
+      const memberRole = a.memberRoleId;
+      refusedFor(await call(accessRole.PATCH, `/v2/access-roles/${memberRole}`, { method: "PATCH", token: key, admin: true, params: { id: memberRole }, body: { isAdmin: true } }), "admin");
+      refusedFor(await call(accessRole.PATCH, `/v2/access-roles/${a.adminRoleId}`, { method: "PATCH", token: key, admin: true, params: { id: a.adminRoleId }, body: { name: "Renamed", isAdmin: false } }), "admin");
+      expect((await AccessRole.findById(memberRole).lean())!.isAdmin).not.toBe(true);
+      expect((await AccessRole.findById(a.adminRoleId).lean())!.name).toBe("Admin");
+
+      expect((await call(accessRoles.POST, "/v2/access-roles", { token: key, admin: true, body: { name: "Plain role", isAdmin: false } })).status).toBe(201);
+      // The same value is no change of isAdmin.
+      expect((await call(accessRole.PATCH, `/v2/access-roles/${memberRole}`, { method: "PATCH", token: key, admin: true, params: { id: memberRole }, body: { name: "Members", isAdmin: false } })).status).toBe(200);
+      const made = await call(accessRoles.POST, "/v2/access-roles", { token: await keyOf(a, ["reference:write", "admin"]), admin: true, body: { name: "Second admin role", isAdmin: true } });
+      expect(made.status).toBe(201);
+      // Tenancy: another company's role is 404, whatever the scopes.
+      expect((await call(accessRole.PATCH, `/v2/access-roles/${b.memberRoleId}`, { method: "PATCH", token: await keyOf(a, SCOPES), admin: true, params: { id: b.memberRoleId }, body: { isAdmin: true } })).status).toBe(404);
     });
   });
 });

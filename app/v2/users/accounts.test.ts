@@ -116,6 +116,8 @@ describe("a user of three companies", () => {
   });
 
   it("deactivating Sam in A leaves B and C alone", async () => {
+    const tokenInA = await tokenIn(sharedEmail, a);
+    expect((await call(users.GET, "/v2/users/me", { token: tokenInA })).status).toBe(200);
     const response = await patch(a.adminToken, sharedId, { isActive: false });
     expect(response.status).toBe(200);
     expect(success(response).isActive).toBe(false);
@@ -138,6 +140,9 @@ describe("a user of three companies", () => {
     expect(success(await call(user.GET, `/v2/users/${sharedId}`, { token: signedIn.accessToken, params: { id: sharedId } })).companies[0].companyId).toBe(b.companyId);
 
     expect(success(await patch(a.adminToken, sharedId, { isActive: true })).isActive).toBe(true);
+    // The deactivation ended Sam's sessions in A only: A's old token stays refused, B's works.
+    expect((await call(users.GET, "/v2/users/me", { token: tokenInA })).status).toBe(401);
+    expect((await call(users.GET, "/v2/users/me", { token: sharedTokenB })).status).toBe(200);
   });
 
   it("an admin of every company the user belongs to changes the account, from any of them", async () => {

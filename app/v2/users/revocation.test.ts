@@ -12,6 +12,7 @@ import * as invitation from "@/app/api/auth/invitation/route";
 import * as me from "./me/route";
 import * as users from "./route";
 import * as user from "./[id]/route";
+import * as bulk from "./bulk/route";
 
 describe("revoking sessions and tokens", () => {
   useTestDatabase();
@@ -103,5 +104,31 @@ describe("revoking sessions and tokens", () => {
     expect(await revokeAllTokens(someone.email)).toBe(2);
     expect([await status(third.accessToken), await status(browser.accessToken)]).toEqual([401, 401]);
     expect(await Session.countDocuments({ userId: someone._id })).toBe(0);
+  });
+
+  it("deactivation ends the user's sessions and tokens in the company: after reactivation the old ones stay 401", async () => {
+    const someone = await person("deactivated password");
+    const browser = await login(someone.email, "deactivated password");
+    const api = await createApiToken(someone.email, 3600);
+    expect([await status(browser.accessToken), await status(api.accessToken)]).toEqual([200, 200]);
+
+    expect((await patch(t.adminToken, someone._id, { isActive: false })).status).toBe(200);
+    expect(await Session.countDocuments({ userId: someone._id })).toBe(0);
+    expect((await patch(t.adminToken, someone._id, { isActive: true })).status).toBe(200);
+    expect([await status(browser.accessToken), await status(api.accessToken)]).toEqual([401, 401]);
+    await expect(refresh(browser.sessionToken)).rejects.toMatchObject({ code: "unauthorized" });
+    // A new sign-in works again.
+    expect(await status((await login(someone.email, "deactivated password")).accessToken)).toBe(200);
+  });
+
+  it("a bulk deactivation ends sessions too, and a PATCH that leaves isActive alone does not", async () => {
+    const someone = await person("bulk password");
+    const token = (await login(someone.email, "bulk password")).accessToken;
+    expect((await patch(t.adminToken, someone._id, { isActive: true, phone: "+34 600" })).status).toBe(200);
+    expect(await status(token)).toBe(200);
+    const deactivated = await call(bulk.POST, "/v2/users/bulk", { token: t.adminToken, admin: true, body: { action: "deactivate", ids: [someone._id] } });
+    expect(success(deactivated).summary.changed).toBe(1);
+    await call(bulk.POST, "/v2/users/bulk", { token: t.adminToken, admin: true, body: { action: "activate", ids: [someone._id] } });
+    expect(await status(token)).toBe(401);
   });
 });
