@@ -132,6 +132,8 @@ export async function importBatch(scope: ImportScope, prepared: PreparedBatch, d
       if (!dryRun && (outcome.created > 0 || outcome.updated.length > 0)) {
         usersChanged();
         for (const id of outcome.updated) usersChanged(id);
+        // A (de)activation ends the user's sessions in this company, as a PATCH's does (docs/security.md#passwords-and-tokens).
+        for (const id of outcome.activityChanged) await revokeSessions(id, { companyId: scope.companyId });
       }
       return outcome.outcome;
     } catch (error) {
@@ -220,8 +222,6 @@ async function writeBatch(scope: ImportScope, planned: PreparedBatch, dryRun: bo
     }
     if (!dryRun) {
       if (!(await setUserFields(plan.before, plan.set))) throw new Retry();
-      // A deactivation ends the user's sessions in this company, as a PATCH's does (docs/security.md#passwords-and-tokens).
-      if (wasActiveIn(plan.before, scope.companyId) && !wasActiveIn(plan.after, scope.companyId)) await revokeSessions(plan.before._id, { companyId: scope.companyId });
       const [before, after] = await toUserRecords([plan.before, plan.after], scope.companyId);
       await recordChange({ company: scope.companyId, resource: "user", id: plan.before._id, action: "updated", before, after, ignore: ["search", "lastRequestDate"], at: planned.at });
     }
@@ -232,6 +232,7 @@ async function writeBatch(scope: ImportScope, planned: PreparedBatch, dryRun: bo
     outcome: { summary: { created: created.length, updated: applied.length - created.length, unchanged, failed }, errors },
     created: created.length,
     updated: applied.filter((plan) => plan.kind === "update").map((plan) => plan.before._id.toHexString()),
+    activityChanged: applied.flatMap((plan) => (plan.kind === "update" && wasActiveIn(plan.before, scope.companyId) !== wasActiveIn(plan.after, scope.companyId) ? [plan.before._id] : [])),
   };
 }
 

@@ -307,9 +307,11 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
 
   let entitled: ObjectId[] | undefined;
   let passwordHash: string | undefined;
+  let activityChanged = false;
   // The change and its event commit together; the transaction may run this again whole after a
   // write conflict, so it writes only to the database (docs/architecture.md#events).
-  return inTransaction(async () => {
+  const record = await inTransaction(async () => {
+    activityChanged = false;
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       if (attempt > 0) await pause(attempt);
       // The whole stored user: the event's changes compare it, as the API shows it, with the result.
@@ -392,8 +394,7 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
       if (demotes) await keepAnAdmin(companyId, current, updated);
       if (body.name !== undefined) updated.search = await storeKeywords(updated);
       usersChanged(id);
-      // Deactivation ends the user's sessions in this company: a reactivation needs a new sign-in (docs/security.md#passwords-and-tokens).
-      if (wasActiveIn(current, companyId) && !wasActiveIn(updated, companyId)) await revokeSessions(userId, { companyId });
+      activityChanged = wasActiveIn(current, companyId) !== wasActiveIn(updated, companyId);
       if (passwordHash) {
         await storePasswordHash(userId, passwordHash);
         // A new password ends every other way into the account; the caller's own session survives
@@ -406,6 +407,12 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
     }
     throw new ServiceError("conflict", "The user is being changed by other requests; try again.");
   });
+  // Deactivation ends the user's sessions in this company, so a reactivation needs a new sign-in
+  // (docs/security.md#passwords-and-tokens). After the commit, outside the transaction, so that
+  // concurrent changes of one user do not conflict over the sessions; a reactivation ends them
+  // again, so sessions a crash left between the two steps never come back either.
+  if (activityChanged) await revokeSessions(userId, { companyId });
+  return record;
 }
 
 /** Whether any of `ids` is an access role of the company with `isAdmin: true`. */

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
 import { useTestDatabase } from "@/lib/testing/database";
+import { createApiToken } from "@/lib/auth/service";
+import { User } from "@/lib/users/repository";
 import * as accessRoles from "./route";
 import * as accessRole from "./[id]/route";
 import * as accessRoleHolders from "./holders/route";
@@ -23,6 +25,8 @@ const kinds = [
 ] as const;
 
 const UNKNOWN_ID = "0123456789abcdef01234567";
+/** A new token of the tenant's member, as a sign-in after a reactivation gives. */
+const signInAgain = async (tenant: Tenant) => (await createApiToken((await User.findById(tenant.memberId).lean())!.email, 3600, tenant.companyId)).accessToken;
 
 describe("PATCH and holders of reference data", () => {
   useTestDatabase();
@@ -123,6 +127,8 @@ describe("PATCH and holders of reference data", () => {
       expect((await patchUser(t, t.memberId, { isActive: false })).status).toBe(200);
       expect(success(await call(holders.GET, `${path}/holders?id=${held._id}`, { token: t.adminToken })).data.holders).toEqual([{ _id: held._id, users: 2 }]);
       expect((await patchUser(t, t.memberId, { isActive: true })).status).toBe(200);
+      // The deactivation ended the member's sessions: a reactivated member signs in again (docs/security.md#passwords-and-tokens).
+      t.memberToken = await signInAgain(t);
       expect(success(await call(holders.GET, `${path}/holders?id=${held._id}`, { token: other.adminToken })).data.holders).toEqual([]);
     });
 
@@ -165,6 +171,7 @@ describe("PATCH and holders of reference data", () => {
       expect((await patchUser(c, c.memberId, { accessRoles: [c.memberRoleId, inactive._id], isActive: false })).status).toBe(200);
       expect((await patch(c.adminRoleId, { isAdmin: false })).status).toBe(409);
       expect((await patchUser(c, c.memberId, { accessRoles: [c.memberRoleId], isActive: true })).status).toBe(200);
+      c.memberToken = await signInAgain(c);
       // Demoting roles that leave the company's admin in place is allowed.
       expect(success(await patch(unheld._id, { isAdmin: false })).isAdmin).toBe(false);
       expect(success(await patch(inactive._id, { isAdmin: false })).isAdmin).toBe(false);

@@ -13,6 +13,8 @@ import * as me from "./me/route";
 import * as users from "./route";
 import * as user from "./[id]/route";
 import * as bulk from "./bulk/route";
+import * as importRoute from "./import/route";
+import { JobRunner } from "@/lib/jobs/runner";
 
 describe("revoking sessions and tokens", () => {
   useTestDatabase();
@@ -129,6 +131,18 @@ describe("revoking sessions and tokens", () => {
     const deactivated = await call(bulk.POST, "/v2/users/bulk", { token: t.adminToken, admin: true, body: { action: "deactivate", ids: [someone._id] } });
     expect(success(deactivated).summary.changed).toBe(1);
     await call(bulk.POST, "/v2/users/bulk", { token: t.adminToken, admin: true, body: { action: "activate", ids: [someone._id] } });
+    expect(await status(token)).toBe(401);
+  });
+
+  it("an import row deactivating a user ends their sessions too", async () => {
+    const someone = await person("import password");
+    const token = (await login(someone.email, "import password")).accessToken;
+    expect(await status(token)).toBe(200);
+    const started = await call(importRoute.POST, "/v2/users/import", { method: "POST", token: t.adminToken, admin: true, rawBody: `email,isActive\n${someone.email},false\n`, headers: { "content-type": "text/csv" } });
+    expect(started.status).toBe(202);
+    await new JobRunner({ batchSize: 10 }).runOnce();
+    expect(await Session.countDocuments({ userId: someone._id })).toBe(0);
+    expect((await patch(t.adminToken, someone._id, { isActive: true })).status).toBe(200);
     expect(await status(token)).toBe(401);
   });
 });
