@@ -1,7 +1,10 @@
 /**
  * `npm start`: builds the app when there is no production build yet (showing Next's steps and
- * the elapsed time), then serves it on PORT and prints the URL, the database, the admin e-mail
- * and, on the start that created the first admin without ADMIN_PASSWORD, its generated password.
+ * the elapsed time), then serves it on PORT with WEB_CONCURRENCY server processes (lib/cli/serve.ts)
+ * and prints the URL, the database, the admin e-mail and, on the start that created the first
+ * admin without ADMIN_PASSWORD, its generated password. SIGTERM or SIGINT drains the servers, then
+ * stops the database; `npm start` execs this process, so npm's signal reaches it
+ * (docs/deployment.md#processes-restarts-and-health).
  *
  * Without MONGODB_URI, the embedded database runs in a process of its own beside the server
  * (`npm run db` on DATA_DIR/db); the server's lib/db finds it through the lock file and attaches.
