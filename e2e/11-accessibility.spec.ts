@@ -57,6 +57,8 @@ const PAGES: Record<string, Entry> = {
   "/sign-in": { signedIn: false, urls: () => ["/sign-in", "/sign-in?next=%2Fsurveys"] },
   "/invitation/[token]": { signedIn: false, urls: (ids) => [`/invitation/${ids.invitation}`, "/invitation/not-a-real-token"] },
   "/docs": { signedIn: false, urls: () => ["/docs"] },
+  // What the server entry shows, as a 400, for a page address it cannot read (e2e/45-hostile-edge.spec.ts).
+  "/bad-request": { signedIn: false, urls: () => ["/bad-request"] },
   "/users": {
     signedIn: true,
     urls: () => ["/users"],

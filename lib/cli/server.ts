@@ -75,7 +75,7 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
     }
     for (const [name, value] of Object.entries(security)) response.setHeader(name, value);
     response.setHeader("X-Request-Id", requestId);
-    if (refusal || target.split("?")[0] === BAD_REQUEST_PAGE) {
+    if (refusal) {
       // A page's malformed address gets the shell's own page, rendered by Next.js, as a 400.
       request.url = BAD_REQUEST_PAGE;
       forceStatus(response, 400);

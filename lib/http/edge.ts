@@ -15,7 +15,7 @@ export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", 
 export const ALLOW = SERVED_METHODS.join(", ");
 const served = new Set<string>(SERVED_METHODS);
 
-/** The page the entry has Next.js render for a malformed page address: always a `400`. */
+/** The page the entry has Next.js render, as a `400`, for a malformed page address (asked for by name, a plain page). */
 export const BAD_REQUEST_PAGE = "/bad-request";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
