@@ -15,7 +15,7 @@ export async function register(): Promise<void> {
     import("./lib/services/metrics"),
     import("./lib/shared/shutdown"),
   ]);
-  // Before the first request: a cluster's primary may ask this worker for its metrics at any time.
+  // At the start: from then on a cluster's primary asks this worker for its metrics at each scrape.
   startMetrics();
   const delivery = startWebhookDelivery({ before: ready });
   const jobs = startJobRunner({ before: ready });

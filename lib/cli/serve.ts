@@ -12,6 +12,7 @@
 import cluster, { type Worker } from "node:cluster";
 import path from "node:path";
 import { loadConfig } from "@/lib/config";
+import { serveClusterMetrics } from "@/lib/metrics/cluster";
 import { log } from "@/lib/server/log";
 
 // The workers inherit it: React and Next.js take their production paths only under it, as `next start` sets it.
@@ -22,7 +23,8 @@ let stopping = false;
 let failures = 0;
 
 cluster.setupPrimary({ exec: path.join(__dirname, "server.ts") });
-// What other services the primary runs for its workers start here (the metrics of every worker are gathered by the primary).
+// A scrape of /metrics reaches one worker; the primary gathers every worker's (docs/deployment.md#metrics).
+serveClusterMetrics();
 
 /** Starts a worker; resolves once it listens, rejects if it exits first. */
 function fork(): Promise<Worker> {
