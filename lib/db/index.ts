@@ -4,7 +4,7 @@ import { loadConfig } from "@/lib/config";
 import { recordCommand } from "@/lib/metrics";
 import { privateDirectory, startOrAttach, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
 import { onShutdown, shutdownOwned } from "@/lib/shared/shutdown";
-import { WorkerPool, type WorkerPoolOptions, type WorkerTarget } from "./workers";
+import { type CommandTiming, WorkerPool, type WorkerPoolOptions, type WorkerTarget } from "./workers";
 
 export type DatabaseKind = "embedded" | "mongodb";
 
@@ -67,7 +67,7 @@ async function open(): Promise<typeof mongoose> {
     );
     const options = { dbName: databaseName(uri), serverSelectionTimeoutMS: 10_000, ...bounds };
     // Command monitoring times every command for db_command_duration_seconds
-    // (docs/deployment.md#metrics); the read workers connect without it.
+    // (docs/deployment.md#metrics); the read workers' connections monitor theirs (workers.ts).
     const connected = await mongoose.connect(uri, { ...options, monitorCommands: true });
     const client = connected.connection.getClient();
     client.on("commandSucceeded", (event) => recordCommand(event, false));
@@ -194,7 +194,11 @@ export function workerPool(name: string, options: Omit<WorkerPoolOptions, "targe
   if (!state.target || options.size <= 0) return undefined;
   let pool = state.pools.get(name);
   if (!pool) {
-    pool = new WorkerPool({ ...options, target: state.target });
+    // The workers' commands count as this process's (docs/deployment.md#metrics).
+    const onCommands = (commands: CommandTiming[]) => {
+      for (const [commandName, duration, failed] of commands) recordCommand({ commandName, duration }, failed);
+    };
+    pool = new WorkerPool({ ...options, target: state.target, onCommands });
     state.pools.set(name, pool);
   }
   return pool;

@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 import { ObjectId } from "mongodb";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/lib/testing/database";
-import { FROM_SOURCE, WorkerPool, WorkerUnavailable, type WorkerTarget } from "./workers";
+import { type CommandTiming, FROM_SOURCE, WorkerPool, WorkerUnavailable, type WorkerTarget } from "./workers";
 
 const probe = (target: WorkerTarget) => new Worker(new URL("../testing/probe-worker.ts", import.meta.url), { workerData: target, ...FROM_SOURCE });
 
@@ -41,6 +41,20 @@ describe("WorkerPool", () => {
 
   it("connects its workers to the database of the target", async () => {
     expect(await newPool().run("count", { collection: "items" })).toBe(3);
+  });
+
+  it("tells the calling thread of the commands its workers ran, with their answers", async () => {
+    const commands: CommandTiming[] = [];
+    const pool = newPool({ onCommands: (list) => commands.push(...list) });
+    expect(await pool.run("count", { collection: "items" })).toBe(3);
+    // countDocuments is an aggregate on the wire.
+    expect(commands).toContainEqual(["aggregate", expect.any(Number), false]);
+    const [, ms] = commands.find(([name]) => name === "aggregate")!;
+    expect(ms).toBeGreaterThanOrEqual(0);
+    const seen = commands.length;
+    expect(await pool.run("threadId", {})).not.toBe(0);
+    // A task without a command brings none.
+    expect(commands).toHaveLength(seen);
   });
 
   it("rejects with the task's error (name, message, code), and the worker goes on serving", async () => {

@@ -39,7 +39,13 @@ interface Message {
   args: Uint8Array;
 }
 
-type Answer = { id: number; value: unknown } | { id: number; error: { name: string; message: string; code?: unknown } };
+/** A command the worker's connection ran: its name, its milliseconds as the driver timed them, whether it failed. */
+export type CommandTiming = [name: string, ms: number, failed: boolean];
+
+type Answer = ({ id: number; value: unknown } | { id: number; error: { name: string; message: string; code?: unknown } }) & {
+  /** The commands that ended since the worker's previous answer, for the process's metrics. */
+  commands?: CommandTiming[];
+};
 
 /** The task could not run on a worker (none could start, or it exited): run it elsewhere. */
 export class WorkerUnavailable extends Error {
@@ -54,7 +60,16 @@ export function serveTasks(tasks: Tasks): void {
   const port = parentPort;
   if (!port) throw new Error("serveTasks() runs in a worker thread.");
   const { uri, options } = workerData as WorkerTarget;
-  const connected = mongoose.connect(uri, options);
+  // The commands' times travel with the answers to the calling thread, which records them as its
+  // own connection's (lib/metrics, docs/deployment.md#metrics).
+  const connected = mongoose.connect(uri, { ...options, monitorCommands: true });
+  let commands: CommandTiming[] = [];
+  // Before any task runs: each awaits the connection after this.
+  void connected.then(({ connection }) => {
+    const client = connection.getClient();
+    client.on("commandSucceeded", (event) => commands.push([event.commandName, event.duration, false]));
+    client.on("commandFailed", (event) => commands.push([event.commandName, event.duration, true]));
+  }, () => undefined);
   // A worker without a database is of no use: the error, uncaught, ends it and reaches the pool,
   // and its tasks run in the calling thread.
   connected.catch((error: unknown) => {
@@ -76,6 +91,10 @@ export function serveTasks(tasks: Tasks): void {
       const { name = "Error", message = String(error), code } = error instanceof Error ? (error as Error & { code?: unknown }) : {};
       answer = { id, error: { name, message, ...(code === undefined ? {} : { code }) } };
     }
+    if (commands.length > 0) {
+      answer.commands = commands;
+      commands = [];
+    }
     port.postMessage(answer);
   });
 }
@@ -90,6 +109,8 @@ export interface WorkerPoolOptions {
   start: (target: WorkerTarget) => Worker;
   /** Told when the pool gives up on workers (they kept failing to start). */
   onDisabled?: (reason: string) => void;
+  /** Told of the commands a worker's connection ran, with each of its answers. */
+  onCommands?: (commands: CommandTiming[]) => void;
 }
 
 /** Starts that failed in a row before the pool stops trying for the rest of the process. */
@@ -165,7 +186,8 @@ export class WorkerPool {
     const worker = this.options.start(this.options.target);
     worker.unref();
     const running: Running = { worker, pending: new Map(), answered: false };
-    worker.on("message", ({ id, ...answer }: Answer) => {
+    worker.on("message", ({ id, commands, ...answer }: Answer) => {
+      if (commands) this.options.onCommands?.(commands);
       const waiting = running.pending.get(id);
       if (!waiting) return;
       running.pending.delete(id);
