@@ -19,13 +19,24 @@ import { LeaveGuard } from "./leave-guard";
 import { Pagination } from "./pagination";
 import { ShownOnce } from "./shown-once";
 import { useToast } from "./toast";
-import { Badge, Button, Card, CheckboxGroup, DateTime, EmptyState, Facts, Field, Loading, PageHeader, Spinner, describedBy, inputClass } from "./ui";
+import { Badge, Button, Card, CheckboxGroup, DateTime, EmptyState, Facts, Field, Loading, PageHeader, Spinner, describedBy, focusRing, inputClass } from "./ui";
 
 const PAGE_SIZE = 20;
 const FIELDS = ["name", "scopes", "expiresAt"] as const;
 const TEXTS: FieldTexts = { name: { noun: "a name" }, scopes: { noun: "at least one scope" }, expiresAt: {} };
 const inputId = (field: string) => `api-key-${field}`;
-const SCOPE_CHOICES = SCOPES.map((scope) => ({ _id: scope, name: `${scope}: ${SCOPE_DESCRIPTIONS[scope]}` }));
+/** `admin` is admin power: shown apart, marked dangerous, and never chosen unless asked for (docs/security.md#scopes). */
+const DANGEROUS: Scope = "admin";
+const SCOPE_CHOICES = SCOPES.filter((scope) => scope !== DANGEROUS).map((scope) => ({ _id: scope, name: `${scope}: ${SCOPE_DESCRIPTIONS[scope]}` }));
+
+/** Who made a key: a user's name and e-mail, or the key that made it. */
+function creatorOf(key: ApiKeyRecord): string {
+  const creator = key.createdBy;
+  if (!creator) return "Unknown";
+  if (creator.type === "apiKey") return `API key “${creator.name ?? creator._id}”`;
+  if (!creator.name && !creator.email) return "A former member";
+  return creator.email && creator.name !== creator.email ? `${creator.name} (${creator.email})` : (creator.name ?? creator.email ?? "");
+}
 
 const keyId = (key: ApiKeyRecord) => key._id;
 const keyName = (key: ApiKeyRecord) => key.name;
@@ -66,6 +77,7 @@ export function ApiKeysPage() {
     { id: "name", header: "Name", cell: (key) => key.name, className: "max-w-72 truncate" },
     { id: "prefix", header: "Key", cell: (key) => <code className="font-mono text-xs">{key.prefix}…</code>, className: "whitespace-nowrap" },
     { id: "scopes", header: "Scopes", cell: (key) => <Scopes scopes={key.scopes} />, className: "max-w-96" },
+    { id: "createdBy", header: "Created by", cell: (key) => creatorOf(key), className: "max-w-64 truncate" },
     { id: "lastUsedAt", header: "Last used", cell: (key) => (key.lastUsedAt ? <DateTime value={key.lastUsedAt} /> : "Never"), className: "whitespace-nowrap" },
     { id: "expiresAt", header: "Expires", cell: (key) => (key.expiresAt ? <DateTime value={key.expiresAt} /> : "Never"), className: "whitespace-nowrap" },
     {
@@ -120,6 +132,7 @@ export function ApiKeysPage() {
                     ["Key", <code key="prefix" className="font-mono text-xs">{selected.prefix}…</code>],
                     ["Scopes", <Scopes key="scopes" scopes={selected.scopes} />],
                     ["Created", <DateTime key="created" value={selected.createdAt} />],
+                    ["Created by", creatorOf(selected)],
                     ["Last used", selected.lastUsedAt ? <DateTime key="used" value={selected.lastUsedAt} /> : "Never"],
                     ["Expires", selected.expiresAt ? <DateTime key="expires" value={selected.expiresAt} /> : "Never"],
                   ]}
@@ -147,7 +160,7 @@ function Scopes({ scopes }: { scopes: readonly Scope[] }) {
   return (
     <span className="flex flex-wrap gap-1">
       {scopes.map((scope) => (
-        <Badge key={scope} tone={scope.endsWith(":read") ? "blue" : "amber"}>
+        <Badge key={scope} tone={scope === DANGEROUS ? "red" : scope.endsWith(":read") ? "blue" : "amber"}>
           {scope}
         </Badge>
       ))}
@@ -227,6 +240,24 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
           error={errors.scopes}
           columns={2}
         />
+        <div className="flex items-start gap-2 rounded-md border border-rose-300 bg-rose-50 p-3">
+          <input
+            id={inputId("admin")}
+            type="checkbox"
+            checked={state.scopes.includes(DANGEROUS)}
+            onChange={(event) => set("scopes", event.target.checked ? [...state.scopes, DANGEROUS] : state.scopes.filter((scope) => scope !== DANGEROUS))}
+            aria-describedby={`${inputId("admin")}-hint`}
+            className={`mt-0.5 size-4 rounded border-rose-400 accent-rose-700 ${focusRing}`}
+          />
+          <div className="text-sm">
+            <label htmlFor={inputId("admin")} className="font-medium text-rose-900">
+              admin: dangerous
+            </label>
+            <p id={`${inputId("admin")}-hint`} className="text-rose-800">
+              Admin power: the key may make admins, change a role&apos;s isAdmin, set passwords and change an admin&apos;s account. Give it only to a system that must, with the other scopes it needs.
+            </p>
+          </div>
+        </div>
         {formError !== undefined && <ErrorMessage error={formError} hideDetails />}
         <div>
           <Button kind="primary" type="submit" disabled={create.isPending}>

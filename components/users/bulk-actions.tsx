@@ -66,6 +66,7 @@ export function BulkActions({ selection, total, query, rows }: { selection: User
   const toast = useToast();
   const [asking, setAsking] = useState<BulkAction | null>(null);
   const [role, setRole] = useState("");
+  const [revokeKeys, setRevokeKeys] = useState(true);
   const [summary, setSummary] = useState<{ action: BulkAction; result: BulkUsersResult; names: Map<string, string> } | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
   const closeMenu = useCallback(() => setMenuOpen(false), []);
@@ -80,6 +81,7 @@ export function BulkActions({ selection, total, query, rows }: { selection: User
     setMenuOpen(false);
     if (action === "activate") return run(action);
     setRole("");
+    setRevokeKeys(true);
     setRoleError(undefined);
     setAsking(action);
   };
@@ -91,7 +93,7 @@ export function BulkActions({ selection, total, query, rows }: { selection: User
     const names = new Map(rows.map((row) => [row._id, displayName(row)]));
     const target = selection.all ? { query } : { ids: [...selection.table.selected] };
     bulk.mutate(
-      { ...target, action, ...(roleAction ? { accessRoleId: role } : {}) },
+      { ...target, action, ...(roleAction ? { accessRoleId: role } : {}), revokeKeys },
       {
         onSuccess: (result) => {
           selection.clear();
@@ -174,9 +176,23 @@ export function BulkActions({ selection, total, query, rows }: { selection: User
             )}
           </div>
         )}
+        {(asking === "deactivate" || asking === "removeAccessRole") && <RevokeKeysChoice id="bulk-revoke-keys" checked={revokeKeys} onChange={setRevokeKeys} />}
       </ConfirmDialog>
       <SummaryDialog summary={summary} onClose={() => setSummary(null)} />
     </>
+  );
+}
+
+/**
+ * The offer to revoke the API keys of an admin who loses admin power (docs/security.md#scopes):
+ * checked unless the admin choosing says otherwise.
+ */
+export function RevokeKeysChoice({ id, checked, onChange }: { id: string; checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <p className="flex items-start gap-2 text-sm">
+      <input id={id} type="checkbox" className={`mt-0.5 size-4 ${focusRing}`} checked={checked} onChange={(event) => onChange(event.currentTarget.checked)} />
+      <label htmlFor={id}>Also revoke the API keys they created, if this ends their admin power</label>
+    </p>
   );
 }
 

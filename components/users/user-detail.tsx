@@ -11,6 +11,7 @@ import { ErrorMessage } from "../error-message";
 import { ErrorState } from "../error-state";
 import { useToast } from "../toast";
 import { UserTabs } from "./user-tabs";
+import { RevokeKeysChoice } from "./bulk-actions";
 import { ActiveBadge, BackLink, Badge, Button, Card, DateTime, Facts, LinkButton, Loading, PageHeader, linkClass } from "../ui";
 
 export function UserDetail({ id }: { id: string }) {
@@ -37,13 +38,14 @@ function UserView({ user }: { user: UserRecord }) {
   const me = useMe();
   const update = useUpdateUser(user._id);
   const [confirming, setConfirming] = useState(false);
+  const [revokeKeys, setRevokeKeys] = useState(true);
   const toast = useToast();
   const self = me.data?._id === user._id;
 
   async function setActive(isActive: boolean, undoing = false) {
     setConfirming(false);
     try {
-      await update.mutateAsync({ body: { isActive } });
+      await update.mutateAsync({ body: { isActive }, revokeKeys: isActive ? undefined : revokeKeys });
     } catch {
       // Shown below from the mutation's error.
       return;
@@ -87,7 +89,7 @@ function UserView({ user }: { user: UserRecord }) {
                 Edit
               </LinkButton>
               {user.isActive ? (
-                <Button kind="danger" onClick={() => setConfirming(true)} disabled={update.isPending || self} title={self ? "You cannot deactivate yourself" : undefined}>
+                <Button kind="danger" onClick={() => (setRevokeKeys(true), setConfirming(true))} disabled={update.isPending || self} title={self ? "You cannot deactivate yourself" : undefined}>
                   Deactivate
                 </Button>
               ) : (
@@ -106,6 +108,7 @@ function UserView({ user }: { user: UserRecord }) {
           <p id="confirm-deactivate" className="flex-1 text-rose-900">
             Deactivate {displayName(user)}? They will no longer be able to sign in, and leave the default list.
           </p>
+          <RevokeKeysChoice id="deactivate-revoke-keys" checked={revokeKeys} onChange={setRevokeKeys} />
           <Button kind="danger" onClick={() => setActive(false)} autoFocus>
             Yes, deactivate
           </Button>

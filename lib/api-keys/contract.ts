@@ -20,6 +20,18 @@ export const ApiKeyRecord = z.object({
   createdAt: isoDateTime,
   expiresAt: isoDateTime.nullable(),
   lastUsedAt: isoDateTime.nullable(),
+  /**
+   * Who created it: a user (their display name and e-mail, `null` once they left the company) or
+   * another key (its name); `null` for a key of an earlier version that did not record it.
+   */
+  createdBy: z
+    .object({
+      _id: objectId,
+      type: z.enum(["user", "apiKey"]),
+      name: z.string().nullable(),
+      email: z.string().nullable(),
+    })
+    .nullable(),
 });
 export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;
 

@@ -25,6 +25,7 @@ const apiKeySchema = new Schema(
 );
 apiKeySchema.index({ keyHash: 1 }, { unique: true });
 apiKeySchema.index({ company: 1, revokedAt: 1, createdAt: -1, _id: -1 });
+apiKeySchema.index({ company: 1, createdBy: 1 });
 export const ApiKey = defineModel("ApiKey", apiKeySchema);
 
 export type ApiKeyDoc = mongoose.InferSchemaType<typeof apiKeySchema> & { _id: mongoose.Types.ObjectId };
@@ -55,6 +56,12 @@ export const findUsableApiKey = (keyHash: string) => ApiKey.findOne({ keyHash, r
 /** Revokes the company's key; the key revoked, or `null` when there was none to revoke. */
 export const revokeApiKeyDoc = (company: Id, id: Id, now: Date) =>
   ApiKey.findOneAndUpdate({ _id: id, company, revokedAt: null }, { $set: { revokedAt: now } }, { returnDocument: "after" }).lean<ApiKeyDoc>();
+
+/** The names of the company's keys among `ids`, revoked ones too. */
+export const findKeyNames = (company: Id, ids: Id[]) => ApiKey.find({ _id: { $in: ids }, company }, { name: 1 }).lean<Pick<ApiKeyDoc, "_id" | "name">[]>();
+
+/** The company's keys not revoked that any of `creators` (users or keys) created. */
+export const findLiveKeysMadeBy = (company: Id, creators: Id[]) => ApiKey.find({ company, revokedAt: null, createdBy: { $in: creators } }).lean<ApiKeyDoc[]>();
 
 /** Records a use, unless one was recorded since `since` (so concurrent requests write it once). */
 export async function touchApiKey(id: Id, now: Date, since: Date): Promise<void> {

@@ -12,11 +12,12 @@ import { TtlCache } from "@/lib/server/cache";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/server/cursor";
 import { notFound, ServiceError } from "@/lib/server/errors";
 import { insufficientScope } from "@/lib/server/scopes";
-import { hashToken, oid } from "@/lib/server/ids";
+import { hashToken, oid, type ObjectId } from "@/lib/server/ids";
+import { userNamesAndEmails } from "@/lib/users/repository";
 import { type ApiKeyList, type ApiKeyRecord, type CreateApiKeyBody, type CreatedApiKey, KEY_PREFIX, type ListApiKeysQuery } from "./contract";
 import { inTransaction } from "@/lib/db/transaction";
 import { recordChange } from "@/lib/events/service";
-import { type ApiKeyDoc, countApiKeys, findApiKeys, findUsableApiKey, insertApiKey, newDoc, revokeApiKeyDoc, touchApiKey } from "./repository";
+import { type ApiKeyDoc, countApiKeys, findApiKeys, findKeyNames, findLiveKeysMadeBy, findUsableApiKey, insertApiKey, newDoc, revokeApiKeyDoc, touchApiKey } from "./repository";
 
 /** Characters of the key shown in lists: `usk_` and 8 of the secret (48 of its 256 bits). */
 const PREFIX_LENGTH = KEY_PREFIX.length + 8;
@@ -43,7 +44,7 @@ export async function listApiKeys(auth: Principal, query: ListApiKeysQuery): Pro
   const page = await pageOf(docs, query, KEY_ORDER, scope, (doc) => [doc.createdAt, doc._id]);
   return {
     data: {
-      apiKeys: page.items.map(toRecord),
+      apiKeys: await toRecords(page.items),
       ...pageFields(query, page, counter),
     },
   };
@@ -67,7 +68,7 @@ export async function createApiKey(auth: Principal, body: CreateApiKeyBody, now 
     createdAt: now,
     expiresAt: body.expiresAt ?? null,
   });
-  const record = toRecord(doc);
+  const [record] = await toRecords([doc]);
   // The key and its event commit together (docs/architecture.md#events); the event never holds the key.
   await inTransaction(async () => {
     await insertApiKey(doc);
@@ -78,14 +79,35 @@ export async function createApiKey(auth: Principal, body: CreateApiKeyBody, now 
 
 /** A revoked key is gone from every list: its event is `apiKey.deleted`. */
 export async function revokeApiKey(auth: Principal, id: string, now = new Date()): Promise<void> {
-  const company = oid(auth.companyId);
+  if (!(await revokeKey(oid(auth.companyId), oid(id), now))) throw notFound("API key");
+}
+
+/** Revokes one key of the company with its event; whether there was one to revoke. */
+async function revokeKey(company: ObjectId, id: ObjectId, now: Date): Promise<boolean> {
   const revoked = await inTransaction(async () => {
-    const doc = await revokeApiKeyDoc(company, oid(id), now);
-    if (doc) await recordChange({ company, resource: "apiKey", id: doc._id, action: "deleted", before: toRecord(doc) });
+    const doc = await revokeApiKeyDoc(company, id, now);
+    if (doc) await recordChange({ company, resource: "apiKey", id: doc._id, action: "deleted", before: (await toRecords([doc]))[0] });
     return doc;
   });
-  if (!revoked) throw notFound("API key");
-  keys.clear(revoked.keyHash);
+  if (revoked) keys.clear(revoked.keyHash);
+  return revoked !== null;
+}
+
+/**
+ * Revokes the company's keys `userId` created, and those these keys created in turn
+ * (docs/security.md#scopes): what an admin who is deactivated, or loses the admin role, leaves
+ * behind. Answers how many were revoked.
+ */
+export async function revokeKeysMadeBy(company: ObjectId, userId: ObjectId, now = new Date()): Promise<number> {
+  let creators = [userId];
+  let count = 0;
+  // A key only creates keys after it exists, so each round goes one generation down; the bound is a guard.
+  for (let round = 0; round < 100 && creators.length > 0; round++) {
+    const made = await findLiveKeysMadeBy(company, creators);
+    for (const doc of made) if (await revokeKey(company, doc._id, now)) count++;
+    creators = made.map((doc) => doc._id);
+  }
+  return count;
 }
 
 interface CachedKey {
@@ -122,7 +144,26 @@ async function loadKey(key: string): Promise<CachedKey> {
   };
 }
 
-function toRecord(doc: ApiKeyDoc): ApiKeyRecord {
+/** The records of a company's keys, each naming who created it. */
+async function toRecords(docs: ApiKeyDoc[]): Promise<ApiKeyRecord[]> {
+  if (docs.length === 0) return [];
+  const company = docs[0].company;
+  const creators = [...new Map(docs.flatMap((doc) => (doc.createdBy ? [[doc.createdBy.toHexString(), doc.createdBy] as const] : []))).values()];
+  const [users, keyNames] = await Promise.all([userNamesAndEmails(company, creators), findKeyNames(company, creators)]);
+  const byKey = new Map(keyNames.map((key) => [key._id.toHexString(), key.name]));
+  return docs.map((doc) => {
+    const creator = doc.createdBy?.toHexString();
+    const user = creator ? users.get(creator) : undefined;
+    const createdBy: ApiKeyRecord["createdBy"] = !creator
+      ? null
+      : byKey.has(creator)
+        ? { _id: creator, type: "apiKey", name: byKey.get(creator)!, email: null }
+        : { _id: creator, type: "user", name: user?.name ?? null, email: user?.email ?? null };
+    return { ...toRecord(doc), createdBy };
+  });
+}
+
+function toRecord(doc: ApiKeyDoc): Omit<ApiKeyRecord, "createdBy"> {
   return {
     _id: doc._id.toHexString(),
     name: doc.name,

@@ -1,7 +1,7 @@
 /** Typed react-query hooks of the users resource (`/v2/users`). */
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import type { BulkUsersBody, BulkUsersResult, CreateUserBody, UpdateUserBody, UserList, UserRecord } from "@/lib/users/contract";
+import type { BulkUsersInput, BulkUsersResult, CreateUserBody, UpdateUserBody, UserList, UserRecord } from "@/lib/users/contract";
 import { api, tagged, type QueryValue } from "./api";
 
 /** A user's reporting lines in a company, as the pages name them. */
@@ -94,7 +94,9 @@ export function useUserToEdit(id: string) {
 export function useUpdateUser(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ body, ifMatch }: { body: UpdateUserInput; ifMatch?: string }) => api<UserRecord>(`/v2/users/${id}`, { method: "PATCH", body, ifMatch }),
+    // revokeKeys: false keeps the API keys of an admin this change takes admin power from (docs/security.md#scopes).
+    mutationFn: ({ body, ifMatch, revokeKeys }: { body: UpdateUserInput; ifMatch?: string; revokeKeys?: boolean }) =>
+      api<UserRecord>(`/v2/users/${id}${revokeKeys === false ? "?revokeKeys=false" : ""}`, { method: "PATCH", body, ifMatch }),
     onSuccess: async (user) => {
       client.setQueryData(["user", user._id], user);
       await client.invalidateQueries({ queryKey: ["user", user._id, "edit"] });
@@ -111,7 +113,7 @@ export function displayName(user: Pick<UserRecord, "name" | "email">): string {
 export function useBulkUsers() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: BulkUsersBody) => api<BulkUsersResult>("/v2/users/bulk", { method: "POST", body }),
+    mutationFn: (body: BulkUsersInput) => api<BulkUsersResult>("/v2/users/bulk", { method: "POST", body }),
     onSettled: () => Promise.all([client.invalidateQueries({ queryKey: ["users"] }), client.invalidateQueries({ queryKey: ["user"] })]),
   });
 }

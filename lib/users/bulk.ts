@@ -14,7 +14,7 @@ import { oid, type ObjectId } from "@/lib/server/ids";
 import { checkReferences } from "@/lib/server/references";
 import { type BulkUsersBody, type BulkUsersResult, ListUsersQuery, MAX_BULK_USERS, type UpdateUserBody, type UserRecord } from "./contract";
 import { matchingUserIds, readUserRecords } from "./repository";
-import { listFilter, namesAdminRole, updateUser } from "./service";
+import { listFilter, namesAdminRole, type UpdateHooks, updateUser } from "./service";
 
 type Result = BulkUsersResult["results"][number];
 /** What one user needs: a PATCH body, or an answer without one. */
@@ -23,7 +23,7 @@ type Plan = { body: UpdateUserBody } | { status: "unchanged" } | { status: "fail
 /** Where a list is and how it is ordered: nothing of what it selects. */
 const NOT_SELECTING = ["page", "cursor", "count", "limit", "orderBy", "sortBy"];
 
-export async function bulkUpdateUsers(auth: Principal, body: BulkUsersBody, notes: Notes): Promise<BulkUsersResult> {
+export async function bulkUpdateUsers(auth: Principal, body: BulkUsersBody, notes: Notes, hooks: UpdateHooks = {}): Promise<BulkUsersResult> {
   const companyId = oid(auth.companyId);
   if (body.accessRoleId) {
     await checkReferences([{ refs: [["accessRoleId", body.accessRoleId]], find: (ids) => existingIds("accessRoles", companyId, ids) }]);
@@ -44,7 +44,7 @@ export async function bulkUpdateUsers(auth: Principal, body: BulkUsersBody, note
       continue;
     }
     try {
-      await updateUser(auth, id, plan.body, notes);
+      await updateUser(auth, id, plan.body, notes, undefined, hooks);
       results.push({ id, status: "changed" });
     } catch (error) {
       // A refusal of the service is this user's answer; anything else (the database gone) ends the

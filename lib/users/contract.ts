@@ -143,6 +143,11 @@ export const CreateUserQuery = z.object({
 });
 export type CreateUserQuery = z.infer<typeof CreateUserQuery>;
 
+/** Whether a change that takes admin power from a user revokes the API keys they made (docs/security.md#scopes). */
+const revokeKeys = queryBoolean.default(true);
+export const UpdateUserQuery = z.object({ revokeKeys });
+export type UpdateUserQuery = z.infer<typeof UpdateUserQuery>;
+
 /** The caller's company entry of `companies`: its hierarchy can be changed. */
 export const CompanyMembershipPatch = z.strictObject({
   _id: z.unknown().optional(),
@@ -310,6 +315,7 @@ export const update = operation({
   scope: "users:write",
   admin: true,
   params: UserIdParams,
+  query: UpdateUserQuery,
   body: UpdateUserBody,
   ignoreBodyFields: SERVER_MANAGED_USER_FIELDS,
   doc: {
@@ -324,6 +330,12 @@ export const update = operation({
     status: 200,
     response: UserRecord,
     errors: ["conflict", "unknown_reference", "immutable_field"],
+    parameters: {
+      revokeKeys: {
+        description:
+          "When the PATCH takes admin power from the user in this company (deactivates an admin, or removes their last admin access role), the API keys of the company they created, and the keys those keys created, are revoked too, with an `api_keys_revoked` debug note saying how many. `true` by default; `false` keeps them.",
+      },
+    },
   },
 });
 
@@ -363,6 +375,8 @@ export const BulkUsersBody = z
     query: z.string({ error: "must be a query string" }).max(8000, { error: "must be at most 8000 characters" }).optional(),
     action: z.enum(BULK_ACTIONS, { error: "must be activate, deactivate, addAccessRole or removeAccessRole" }),
     accessRoleId: objectId.optional(),
+    /** A user who stops being an active admin (deactivated, or the admin role removed) loses the API keys they made too. */
+    revokeKeys: z.boolean({ error: "must be true or false" }).default(true),
   })
   .superRefine((body, ctx) => {
     if ((body.ids === undefined) === (body.query === undefined)) ctx.addIssue({ code: "custom", path: ["ids"], message: "send exactly one of ids and query" });
@@ -371,6 +385,7 @@ export const BulkUsersBody = z
     if (!roleAction && body.accessRoleId !== undefined) ctx.addIssue({ code: "custom", path: ["accessRoleId"], message: `is only for addAccessRole and removeAccessRole` });
   });
 export type BulkUsersBody = z.infer<typeof BulkUsersBody>;
+export type BulkUsersInput = z.input<typeof BulkUsersBody>;
 
 export const BULK_STATUSES = ["changed", "unchanged", "failed"] as const;
 
@@ -391,7 +406,7 @@ export const bulk = operation({
     tag: "Users",
     summary: "Change many users at once",
     description:
-      `Activates, deactivates, adds an access role to or removes one from the users named by \`ids\` (at most ${MAX_BULK_USERS}) or matched by \`query\`, a query string of \`GET /v2/users\` (its filters; paging and order are ignored; a parameter the list does not know is \`400\`, so a typo never widens the selection). A query matching more than ${MAX_BULK_USERS} users is refused with \`400 invalid_request\`: narrow it, or send pages of ids. \`accessRoleId\` is required for the role actions and must name an access role of the company (\`400 unknown_reference\`).\n\n` +
+      `Activates, deactivates, adds an access role to or removes one from the users named by \`ids\` (at most ${MAX_BULK_USERS}) or matched by \`query\`, a query string of \`GET /v2/users\` (its filters; paging and order are ignored; a parameter the list does not know is \`400\`, so a typo never widens the selection). A query matching more than ${MAX_BULK_USERS} users is refused with \`400 invalid_request\`: narrow it, or send pages of ids. \`accessRoleId\` is required for the role actions and must name an access role of the company (\`400 unknown_reference\`). \`revokeKeys\` (default \`true\`): a user the action takes admin power from (deactivated, or their last admin role removed) loses the API keys they created, as \`PATCH\` with \`revokeKeys\` does.\n\n` +
       "Each user is changed as a `PATCH /v2/users/{id}` would change them, with its rules (the company keeps an active admin) and its event; each answers `changed`, `unchanged` (nothing to do) or `failed` with a plain `error`: an id that names no user of the company is `not found`, your own deactivation is refused, and so is removing a user's only access role. One failure never stops the others; a repeat of the request changes only what is still to change. An API key adding or removing an access role with `isAdmin: true` needs the scope `admin` as well: without it the whole request is `403 insufficient_scope` and nobody is changed.",
     status: 200,
     response: BulkUsersResult,

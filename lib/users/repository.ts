@@ -192,6 +192,13 @@ export async function userDisplayNames(companyId: Id, ids: Id[]): Promise<Map<st
   return new Map(found.map((user) => [user._id.toHexString(), displayNameOf(user)]));
 }
 
+/** The display name and e-mail of each of `ids` that is a user of the company. */
+export async function userNamesAndEmails(companyId: Id, ids: Id[]): Promise<Map<string, { name: string; email: string }>> {
+  if (ids.length === 0) return new Map();
+  const found = await findDocs<Pick<LeanUser, "_id" | "name" | "email">>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { name: 1, email: 1 } });
+  return new Map(found.map((user) => [user._id.toHexString(), { name: displayNameOf(user), email: user.email }]));
+}
+
 /** How a user is named to people: the display name, else first and last names, else the e-mail. */
 export const displayNameOf = (user: Pick<LeanUser, "name" | "email">): string =>
   user.name?.displayName || [user.name?.names, user.name?.lastName].filter(Boolean).join(" ") || user.email;

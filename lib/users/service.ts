@@ -289,7 +289,13 @@ const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 
  * the user belongs to no company beyond those the caller was found entitled over; when that guard
  * (or "the user has a name" for a partial name) fails, the PATCH reads again and retries.
  */
-export async function updateUser(auth: Principal, id: string, body: UpdateUserBody, notes: Notes, ifMatch?: string): Promise<UserRecord> {
+/** What a change of a user sets off beyond the users (lib/services/user-keys.ts: the keys an admin made). */
+export interface UpdateHooks {
+  /** The user stopped being an active admin of the company; after the commit. */
+  adminLost?: (userId: ObjectId, companyId: ObjectId) => Promise<void>;
+}
+
+export async function updateUser(auth: Principal, id: string, body: UpdateUserBody, notes: Notes, ifMatch?: string, hooks: UpdateHooks = {}): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
   const userId = oid(id);
   await checkBodyReferences(companyId, body);
@@ -308,10 +314,12 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
   let entitled: ObjectId[] | undefined;
   let passwordHash: string | undefined;
   let activityChanged = false;
+  let adminLost = false;
   // The change and its event commit together; the transaction may run this again whole after a
   // write conflict, so it writes only to the database (docs/architecture.md#events).
   const record = await inTransaction(async () => {
     activityChanged = false;
+    adminLost = false;
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       if (attempt > 0) await pause(attempt);
       // The whole stored user: the event's changes compare it, as the API shows it, with the result.
@@ -391,7 +399,11 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
       }
       const updated = await updateUserWith(filter, [{ $set: set }]);
       if (!updated) continue;
-      if (demotes) await keepAnAdmin(companyId, current, updated);
+      if (demotes) {
+        await keepAnAdmin(companyId, current, updated);
+        const roles = await adminRoleIds(companyId);
+        adminLost = activeHolder(current, companyId, roles) && !activeHolder(updated, companyId, roles);
+      }
       if (body.name !== undefined) updated.search = await storeKeywords(updated);
       usersChanged(id);
       activityChanged = wasActiveIn(current, companyId) !== wasActiveIn(updated, companyId);
@@ -412,6 +424,7 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
   // concurrent changes of one user do not conflict over the sessions; a reactivation ends them
   // again, so sessions a crash left between the two steps never come back either.
   if (activityChanged) await revokeSessions(userId, { companyId });
+  if (adminLost && hooks.adminLost) await hooks.adminLost(userId, companyId);
   return record;
 }
 

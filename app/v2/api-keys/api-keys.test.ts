@@ -37,6 +37,7 @@ describe("API keys", () => {
       createdAt: expect.any(String),
       expiresAt: "2099-01-01T00:00:00.000Z",
       lastUsedAt: null,
+      createdBy: { _id: a.adminId, type: "user", name: expect.any(String), email: expect.stringMatching(/^admin@/) },
     });
     expect(created.headers.get("location")).toBe(`/v2/api-keys/${record._id}`);
 

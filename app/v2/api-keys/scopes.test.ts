@@ -276,4 +276,59 @@ describe("the scope table (docs/security.md#scopes)", () => {
       expect((await call(accessRole.PATCH, `/v2/access-roles/${b.memberRoleId}`, { method: "PATCH", token: await keyOf(a, SCOPES), admin: true, params: { id: b.memberRoleId }, body: { isAdmin: true } })).status).toBe(404);
     });
   });
+
+  describe("keys record who made them, and an admin's keys end with their admin power", () => {
+    const adminWithKeys = async (email: string) => {
+      const made = await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email, accessRoles: [a.adminRoleId, a.memberRoleId], password: "admin password 123" } });
+      expect(made.status).toBe(201);
+      const id = success(made)._id;
+      const { createApiToken } = await import("@/lib/auth/service");
+      const token = (await createApiToken(email, 3600, a.companyId)).accessToken;
+      const own = success(await call(apiKeys.POST, "/v2/api-keys", { token, admin: true, body: { name: `Own of ${email}`, scopes: ["users:read", "api-keys:write"] } }));
+      // A key the admin's key made in turn.
+      const child = success(await call(apiKeys.POST, "/v2/api-keys", { token: own.key!, admin: true, body: { name: `Child of ${email}`, scopes: ["users:read"] } }));
+      return { id, own, child };
+    };
+    const listed = async () => success(await call(apiKeys.GET, "/v2/api-keys?limit=100", { token: a.adminToken, admin: true })).data.apiKeys;
+
+    it("names the user, or the key, that created each key", async () => {
+      const { id, own, child } = await adminWithKeys("creator@scopes-a.test");
+      const keys = await listed();
+      expect(keys.find((key) => key._id === own._id)!.createdBy).toEqual({ _id: id, type: "user", name: "creator@scopes-a.test", email: "creator@scopes-a.test" });
+      expect(keys.find((key) => key._id === child._id)!.createdBy).toEqual({ _id: own._id, type: "apiKey", name: own.name, email: null });
+    });
+
+    it("deactivating an admin revokes the keys they made, and their keys' keys, unless revokeKeys=false", async () => {
+      const kept = await adminWithKeys("kept@scopes-a.test");
+      const deactivate = (id: string, query = "") => call(user.PATCH, `/v2/users/${id}${query}`, { method: "PATCH", token: a.adminToken, admin: true, params: { id }, body: { isActive: false } });
+      expect((await deactivate(kept.id, "?revokeKeys=false")).status).toBe(200);
+      expect((await listed()).map((key) => key._id)).toEqual(expect.arrayContaining([kept.own._id, kept.child._id]));
+
+      const gone = await adminWithKeys("gone@scopes-a.test");
+      const answer = await deactivate(gone.id);
+      expect(answer.status).toBe(200);
+      const ids = (await listed()).map((key) => key._id);
+      expect(ids).not.toContain(gone.own._id);
+      expect(ids).not.toContain(gone.child._id);
+      expect((await call(users.GET, "/v2/users", { token: gone.own.key! })).status).toBe(401);
+      expect((await call(users.GET, "/v2/users", { token: gone.child.key! })).status).toBe(401);
+      // Another admin's keys stay.
+      expect((await call(users.GET, "/v2/users", { token: kept.own.key! })).status).toBe(200);
+    });
+
+    it("a bulk removal of the admin role revokes them too; a member's deactivation touches no key", async () => {
+      const demoted = await adminWithKeys("demoted@scopes-a.test");
+      const removed = await call(bulk.POST, "/v2/users/bulk", { token: a.adminToken, admin: true, body: { action: "removeAccessRole", accessRoleId: a.adminRoleId, ids: [demoted.id] } });
+      expect(success(removed).summary.changed).toBe(1);
+      expect((await call(users.GET, "/v2/users", { token: demoted.own.key! })).status).toBe(401);
+
+      const before = (await listed()).length;
+      const member = success(await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email: "plain-deactivated@scopes-a.test", accessRoles: [a.memberRoleId] } }))._id;
+      expect(success(await call(bulk.POST, "/v2/users/bulk", { token: a.adminToken, admin: true, body: { action: "deactivate", ids: [member] } })).summary.changed).toBe(1);
+      expect((await listed()).length).toBe(before);
+      // Another company's keys are never touched.
+      const foreign = await keyOf(b, ["users:read"]);
+      expect((await call(users.GET, "/v2/users", { token: foreign })).status).toBe(200);
+    });
+  });
 });
