@@ -11,6 +11,9 @@ test("API keys: create one with scopes, see and copy it once, use it, revoke it 
 
   const name = `Payroll ${unique()}`;
   await page.getByLabel("Name").fill(name);
+  // Admin power is shown apart, marked dangerous, and never chosen by default.
+  await expect(page.getByLabel("admin: dangerous")).toBeVisible();
+  await expect(page.getByLabel("admin: dangerous")).not.toBeChecked();
   await page.getByLabel(/^users:read/).check();
   await page.getByLabel(/^surveys:read/).check();
   await page.getByRole("button", { name: "Create key" }).click();
@@ -36,6 +39,9 @@ test("API keys: create one with scopes, see and copy it once, use it, revoke it 
   const row = page.getByRole("row").filter({ hasText: name });
   await expect(row).toContainText(`${key.slice(0, 12)}…`);
   await expect(row).toContainText("users:read");
+  // Who made it is shown.
+  await expect(page.getByRole("columnheader", { name: "Created by" })).toBeVisible();
+  await expect(row).toContainText("@");
   await expect(page.locator("body")).not.toContainText(key);
   await screenshot(page, "26-api-keys-list");
 
