@@ -106,4 +106,24 @@ describe("an import survives its server process killed with SIGKILL", { timeout:
     expect(record.message).toBe(`The import stopped after ${MAX_JOB_ATTEMPTS} attempts, each ended by its server process stopping; 0 of the rows were done before it stopped (0 created, 0 updated, 0 unchanged, 0 failed); the rest were not imported.`);
     expect(await User.countDocuments({ email: "once@import.test" })).toBe(0);
   });
+
+  it("gives its lease back at once when its process drains, so another runner goes on without waiting, and the stop is no failed attempt", async () => {
+    const lines = ["email,firstName,lastName,accessRoles"];
+    for (let n = 1; n <= ROWS; n++) lines.push(`drain.${n}@import.test,First${n},Last,Member`);
+    const id = await startImport(lines.join("\n"));
+    // A lease far longer than the test: only giving it back lets the other runner take the job.
+    const draining = new JobRunner({ owner: "draining", leaseMs: 600_000, batchSize: 50, pollMs: 10 }).start();
+    await vi.waitFor(async () => expect((await job(id)).checkpoint).toBeGreaterThanOrEqual(200), { timeout: BOUND_MS, interval: 10 });
+    await draining.stop();
+
+    const stopped = await job(id);
+    expect(stopped).toMatchObject({ status: "running", leaseOwner: "draining", attempts: 0 });
+    expect(stopped.leaseUntil!.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(stopped.checkpoint).toBeLessThan(ROWS);
+    expect(await User.countDocuments({ email: /^drain\./ })).toBe(stopped.checkpoint);
+
+    await new JobRunner({ owner: "next", leaseMs: 600_000, batchSize: 200 }).runOnce();
+    expect(toJobRecord(await job(id))).toMatchObject({ status: "succeeded", progress: { done: ROWS, total: ROWS }, summary: { created: ROWS } });
+    expect(await User.countDocuments({ email: /^drain\./ })).toBe(ROWS);
+  });
 });
