@@ -5,8 +5,10 @@
  * HSTS), an invitation link carrying PUBLIC_URL whatever Host the request came with, a per-address
  * limit holding across both servers, and a restart of one server with no failed request.
  *
- * Everything runs from a temporary directory on free ports, nginx included (no root needed); it
- * reuses the production build the run has made (e2e/serve.ts builds it first).
+ * Each server is `npm start` (lib/cli/start.ts) as a machine of its own would run it, with
+ * MONGODB_URI naming the one database. Everything runs from a temporary directory on free ports,
+ * nginx included (no root needed); it reuses the production build the run has made (e2e/serve.ts
+ * builds it first).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -111,13 +113,13 @@ class Deployment {
       });
       this.database!.once("exit", (code) => reject(new Error(`npm run db exited with ${code}`)));
     });
-    // One at a time: the first start creates the first admin.
+    // One at a time: the first start creates the first admin (ADMIN_EMAIL, ADMIN_PASSWORD).
     for (const port of this.serverPorts) await this.startServer(port);
     this.startNginx();
     await until("nginx answering", async () => (await request(this.proxyPort, "GET", "/api/health")).status === 200);
   }
 
-  /** A production server as a machine of its own would run it: its own DATA_DIR, the shared database and secret. */
+  /** `npm start` as a machine of its own would run it: its own DATA_DIR, the shared database and secret, one server process. */
   async startServer(port: number): Promise<void> {
     const dataDir = path.join(this.dir, `server-${port}`);
     mkdirSync(dataDir, { recursive: true });
@@ -125,6 +127,7 @@ class Deployment {
       ...process.env,
       NODE_ENV: "production",
       PORT: String(port),
+      WEB_CONCURRENCY: "1",
       DATA_DIR: dataDir,
       MONGODB_URI: this.databaseUri,
       AUTH_SECRET: this.secret,
@@ -138,20 +141,21 @@ class Deployment {
       RATE_LIMIT_PER_MINUTE: "1000000",
       LOG_LEVEL: "warn",
       NEXT_TELEMETRY_DISABLED: "1",
-      NEXT_MANUAL_SIG_HANDLE: "true",
     };
-    const server = spawn(bin("next"), ["start", "--port", String(port), "--hostname", "127.0.0.1"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+    const server = spawn(process.execPath, ["--import", "tsx", "lib/cli/start.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
     this.servers.set(port, server);
     await until(`the server on port ${port}`, async () => {
-      if (server.exitCode !== null) throw new Error(`the server on port ${port} exited with ${server.exitCode}`);
-      return (await fetch(`http://127.0.0.1:${port}/api/health`)).ok;
+      if (server.exitCode !== null) throw new Error(`npm start on port ${port} exited with ${server.exitCode}`);
+      return (await fetch(`http://127.0.0.1:${port}/api/health/ready`)).ok;
     });
   }
 
-  async stopServer(port: number): Promise<void> {
+  /** SIGTERM, as a process manager sends it: the server drains, then every process of it ends. */
+  async stopServer(port: number): Promise<number | null> {
     const server = this.servers.get(port)!;
+    const code = new Promise<number | null>((resolve) => server.once("exit", (exitCode) => resolve(exitCode)));
     server.kill("SIGTERM");
-    await exited(server);
+    return code;
   }
 
   private startNginx(): void {
@@ -334,7 +338,9 @@ test("one server restarts under load and no request fails", async () => {
   };
   const clients = Array.from({ length: 4 }, client);
   await until("requests flowing", async () => requests >= 20);
-  await deployment.stopServer(restarted);
+  // Drained and ended cleanly (docs/deployment.md#processes-restarts-and-health), while nginx sent the rest to the other.
+  expect(await deployment.stopServer(restarted)).toBe(0);
+  await expect(fetch(`http://127.0.0.1:${restarted}/api/health/live`)).rejects.toThrow();
   const duringRestart = requests;
   await deployment.startServer(restarted);
   // Back in nginx's rotation: the restarted server answers through the proxy again.
