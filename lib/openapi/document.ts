@@ -97,7 +97,9 @@ A revoked or expired key is refused (\`401\`) by every server process within 5 s
 
 **Admin.** Operations that list the \`Admin\` header (every change of a record, survey reads and
 revisions, the outbox, API keys) need \`Admin: true\`, honoured only for a user holding an access role with
-\`isAdmin: true\`, or for an API key holding the operation's scope.
+\`isAdmin: true\`, or for an API key holding the operation's scope. For a key, admin power itself
+(granting or taking admin roles, a role's \`isAdmin\`, passwords, an admin's account) needs the scope
+\`admin\` too, and an operation listing no \`apiKey\` requirement (the outbox) is not open to keys.
 
 **Idempotent creates.** Every \`POST\` accepts \`Idempotency-Key\` (1 to 255 characters): a repeat by the
 same caller within 24 hours with the same body gets the first answer again, with
