@@ -93,7 +93,7 @@ export async function updateWebhook(auth: Principal, id: string, body: UpdateWeb
   const fields: Partial<WebhookDoc> = {};
   // The URL as the API shows it (its secrets masked) sent back is the stored one unchanged; any
   // other URL holding the mask would store the mask itself (docs/api.md#webhooks).
-  const url = body.url === maskUrl(current.url) ? undefined : body.url;
+  const url = body.url !== undefined && isShownForm(body.url, current.url) ? undefined : body.url;
   if (url !== undefined && holdsMask(url)) throw urlRefused("holds ••• where the API hid a secret: send the whole URL, or leave url out to keep the stored one");
   if (url !== undefined && url !== current.url) fields.url = url;
   if (body.events !== undefined && !sameList(body.events, current.events)) fields.events = body.events;
@@ -212,6 +212,17 @@ async function checkUrl(url: string): Promise<void> {
 }
 
 const urlRefused = (message: string) => new ServiceError("invalid_request", "The request is not valid.", [{ path: "url", message }]);
+
+/** Whether `sent` is the stored URL as the API shows it, as sent or as a URL parser writes it (`•` percent-encoded). */
+function isShownForm(sent: string, stored: string): boolean {
+  const shown = maskUrl(stored);
+  if (sent === shown) return true;
+  try {
+    return new URL(sent).href === new URL(shown).href;
+  } catch {
+    return false;
+  }
+}
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
 

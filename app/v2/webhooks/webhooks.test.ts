@@ -106,6 +106,9 @@ describe("webhooks", () => {
     expect(success(kept)).toMatchObject({ url: masked, description: "Kept" });
     expect((await stored())!.url).toBe(whole);
     expect((await Event.findOne({ "resource.id": id, type: "webhook.updated" }).lean())!.changes).toEqual(["description"]);
+    // So does the same masked URL as a URL parser writes it, its • percent-encoded.
+    expect(success(await patch({ url: new URL(masked).href })).url).toBe(masked);
+    expect((await stored())!.url).toBe(whole);
     // Any other URL holding the mask is refused: the mask must never be stored as the URL.
     for (const url of ["http://•••@127.0.0.1:9/in/y?token=•••&a=•••", "http://%E2%80%A2%E2%80%A2%E2%80%A2@127.0.0.1:9/in/x?token=%E2%80%A2%E2%80%A2%E2%80%A2"]) {
       const refused = await patch({ url });
