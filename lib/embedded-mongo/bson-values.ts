@@ -17,7 +17,16 @@ const rawOptions = { promoteValues: false, promoteBuffers: false, validation: { 
 
 /** A BSON document read into server values (see the module comment). */
 export function decodeDocument(bytes: Uint8Array): Document {
-  return promote(BSON.deserialize(bytes, rawOptions)) as Document;
+  let raw: Document;
+  try {
+    raw = BSON.deserialize(bytes, rawOptions);
+  } catch (err) {
+    // A regular expression JavaScript cannot compile (`[`, PCRE-only syntax) is still a valid
+    // BSON value: MongoDB stores it, and refuses it only when a query uses it (filter.ts).
+    if (!(err instanceof SyntaxError)) throw err;
+    raw = BSON.deserialize(bytes, { ...rawOptions, bsonRegExp: true });
+  }
+  return promote(raw) as Document;
 }
 
 /** Sizes of the `_id` values {@link decodeIdKey} reads alone: ObjectId, int32, int64, double, date. */

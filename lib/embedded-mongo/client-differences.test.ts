@@ -2,7 +2,7 @@
  * Answers an outside client (Mongoose's own test suite) found different from MongoDB 8, each
  * through the driver or Mongoose against a real embedded server, with what MongoDB answers.
  */
-import { Binary, MongoBulkWriteError, MongoClient, ObjectId, type Document } from "mongodb";
+import { Binary, BSONRegExp, MongoBulkWriteError, MongoClient, ObjectId, type Document } from "mongodb";
 import mongoose, { Schema, type Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverFailure, tempServerForThisFile } from "./testing/temp-server";
@@ -173,5 +173,64 @@ describe("the positional $ with several fields of one element", () => {
     expect(kids.map((k) => k.name)).toEqual(["foo", "Luke", "baz"]);
     expect(kids[1].updatedAt.getTime()).toBeGreaterThanOrEqual(start);
     expect(kids[0].updatedAt.getTime()).toBeLessThan(start);
+  });
+});
+
+describe("input the server's query engine would trip over", () => {
+  it("stores a regular expression JavaScript cannot compile, and refuses it as a query pattern (51091)", async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, re: new BSONRegExp("(", "") });
+    const [stored] = await c.find({ _id: 1 }, { bsonRegExp: true }).toArray();
+    expect(stored.re).toEqual(new BSONRegExp("(", ""));
+    const failure = await serverFailure(c.find({ name: new BSONRegExp("[", "") }).toArray());
+    expect(failure.code).toBe(51091);
+    expect(failure.message).toMatch(/^Regular expression is invalid/);
+    expect(await c.countDocuments({ _id: 1 })).toBe(1);
+  });
+
+  it("refuses $in, $nin and $all without an array", async () => {
+    for (const op of ["$in", "$nin", "$all"]) {
+      const failure = await serverFailure(fresh().find({ a: { [op]: { a: 0 } } }).toArray());
+      expect([failure.code, failure.message]).toEqual([2, `${op} needs an array`]);
+    }
+    const failure = await serverFailure(fresh().aggregate([{ $match: { "a.__proto__.b": { $nin: 1 } } }]).toArray());
+    expect(failure.message).toBe("$nin needs an array");
+  });
+
+  it("refuses malformed stages with MongoDB's codes", async () => {
+    const cases: Array<[Document, number]> = [
+      [{ $sample: { a: 1 } }, 28748],
+      [{ $sample: {} }, 28749],
+      [{ $sample: { size: -1 } }, 28747],
+      [{ $limit: 0 }, 15958],
+      [{ $skip: "x" }, 15972],
+      [{ $group: { n: { $sum: 1 } } }, 15955],
+      [{ $sort: { a: 2 } }, 15975],
+      [{ $unwind: "a" }, 28818],
+      [{ $count: "$n" }, 40158],
+      [{ $facet: { x: [{ $sample: { size: "1" } }] } }, 28746],
+    ];
+    for (const [stage, code] of cases) expect((await serverFailure(fresh().aggregate([stage]).toArray())).code).toBe(code);
+  });
+
+  it("$sample returns distinct documents, never more than the collection holds", async () => {
+    const c = fresh();
+    await c.insertMany(Array.from({ length: 5 }, (_, i) => ({ _id: i })));
+    const sampled = await c.aggregate([{ $sample: { size: 1e12 } }]).toArray();
+    expect(sampled.map((d) => d._id).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(await c.aggregate([{ $sample: { size: 3 } }]).toArray()).toHaveLength(3);
+    expect(await fresh().aggregate([{ $sample: { size: 3 } }]).toArray()).toEqual([]);
+    const [facet] = await c.aggregate([{ $facet: { two: [{ $sample: { size: 2 } }] } }]).toArray();
+    expect(new Set(facet.two.map((d: Document) => d._id)).size).toBe(2);
+  });
+
+  it("indexes and finds fields named like an object's own properties", async () => {
+    const c = fresh();
+    await c.createIndex({ toString: 1 });
+    await c.createIndex({ "constructor.name": 1 });
+    await c.insertMany([{ _id: 1, toString: 5, constructor: { name: "x" } }, { _id: 2 }]);
+    expect((await c.find({ toString: 5 }).toArray()).map((d) => d._id)).toEqual([1]);
+    expect((await c.find({ "constructor.name": "x" }).toArray()).map((d) => d._id)).toEqual([1]);
+    expect(await c.countDocuments({ toString: null })).toBe(1);
   });
 });

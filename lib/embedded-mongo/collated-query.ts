@@ -12,6 +12,7 @@ import type { Document } from "bson";
 import { Aggregator as BaseAggregator } from "mingo/aggregator";
 import { Context, evalExpr } from "mingo/core";
 import { customQueryOperators } from "./type-operators";
+import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import * as accumulatorOperators from "mingo/operators/accumulator";
 import * as expressionOperators from "mingo/operators/expression";
 import * as pipelineOperators from "mingo/operators/pipeline";
@@ -44,7 +45,7 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
   const context = Context.init({
     accumulator: { ...(accumulatorOperators as object), $addToSet: collatedAddToSet(accumulatorOperators.$addToSet as unknown as PipelineOp, collation) } as never,
     expression: { ...(expressionOperators as object), ...comparisonExpressions(collation), $__collatedGroupId: (obj: unknown, token: number) => registry.get(token)?.(obj) } as never,
-    pipeline: { ...(pipelineOperators as object), $group: collatedGroup(pipeline.$group, collation, registry) } as never,
+    pipeline: { ...(pipelineOperators as object), ...OWN_STAGES, $group: collatedGroup(pipeline.$group, collation, registry) } as never,
     projection: projectionOperators as never,
     query: {
       ...(queryOperators as object),
@@ -74,7 +75,8 @@ export function makeQuery(filter: Document, options?: Partial<Options>): Query {
   return optionsCollation(options) ? (new BaseQuery(filter, options as Options) as unknown as Query) : new Query(filter, options);
 }
 
-export function makeAggregator(pipeline: Document[], options?: Partial<Options>): Aggregator {
+export function makeAggregator(stages: Document[], options?: Partial<Options>): Aggregator {
+  const pipeline = withOwnStages(stages);
   return optionsCollation(options) ? (new BaseAggregator(pipeline, options as Options) as unknown as Aggregator) : new Aggregator(pipeline, options);
 }
 

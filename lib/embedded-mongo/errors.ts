@@ -55,6 +55,7 @@ export const ErrorCodes = {
   Location17313: 17313,
   Location40218: 40218,
   Location51024: 51024,
+  Location51091: 51091,
   Location17420: 17420,
   MechanismUnavailable: 334,
   WriteConflict: 112,

@@ -7,11 +7,72 @@ import { MongoCommandError } from "./errors";
 import { rewriteTypeOperators } from "./type-operators";
 
 export function compileFilter(filter: Document, options?: Partial<Options>): Query {
+  checkFilter(filter);
   try {
-    return makeQuery(rewriteTypeOperators(filter), options);
+    return guarded(makeQuery(rewriteTypeOperators(filter), options));
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     // MongoDB's wording for an operator it does not know inside a field's condition.
     throw new MongoCommandError("BadValue", message.replace(/^unknown query operator (\$\S+)$/, "unknown operator: $1"));
   }
 }
+
+/**
+ * A query whose evaluation mingo cannot finish (a value it would turn into text, such as a
+ * document with its own `toString` or `__proto__` field, compared with another) is refused with
+ * a clear error naming the way out, never answered as an internal error.
+ */
+function guarded(query: Query): Query {
+  const test = query.test.bind(query);
+  query.test = (doc) => {
+    try {
+      return test(doc);
+    } catch (err) {
+      if (!(err instanceof TypeError)) throw err;
+      throw new MongoCommandError("BadValue", `This query compares values the embedded database cannot compare (${err.message}): set MONGODB_URI to use a MongoDB server`);
+    }
+  };
+  return query;
+}
+
+/**
+ * What mingo would trip over, refused as MongoDB refuses it: `$in`, `$nin` and `$all` need an
+ * array; a regular expression kept as BSON because JavaScript cannot compile it is refused where a query
+ * uses it as a pattern (a field's value, `$regex`, `$in`, `$nin`, `$all`, `$not`), as MongoDB
+ * refuses a pattern PCRE cannot compile (51091); elsewhere it is a value like any other.
+ */
+function checkFilter(filter: unknown, depth = 0): void {
+  if (!isDocument(filter) || depth > 100) return;
+  for (const [key, cond] of Object.entries(filter)) {
+    if (key === "$and" || key === "$or" || key === "$nor") {
+      if (Array.isArray(cond)) for (const sub of cond) checkFilter(sub, depth + 1);
+    } else if (!key.startsWith("$")) assertCondition(cond, depth);
+  }
+}
+
+function assertCondition(cond: unknown, depth: number): void {
+  assertPattern(cond);
+  if (!isDocument(cond)) return;
+  for (const [op, value] of Object.entries(cond)) {
+    if (op === "$regex") assertPattern(value);
+    else if (op === "$in" || op === "$nin" || op === "$all") {
+      if (!Array.isArray(value)) throw new MongoCommandError("BadValue", `${op} needs an array`);
+      value.forEach(assertPattern);
+    }
+    else if (op === "$not") assertCondition(value, depth + 1);
+    else if (op === "$elemMatch") checkFilter(value, depth + 1);
+    else if (op === "$protoPath" && isDocument(value)) assertCondition(value.condition, depth + 1);
+  }
+}
+
+function assertPattern(value: unknown): void {
+  if ((value as { _bsontype?: string } | null)?._bsontype !== "BSONRegExp") return;
+  const { pattern, options } = value as { pattern: string; options: string };
+  try {
+    new RegExp(pattern, options.replace(/[^ims]/g, ""));
+  } catch (err) {
+    throw new MongoCommandError("Location51091", `Regular expression is invalid: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+const isDocument = (v: unknown): v is Document => v !== null && typeof v === "object" && !Array.isArray(v) && (v as { _bsontype?: string })._bsontype === undefined;

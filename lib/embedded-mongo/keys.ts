@@ -42,6 +42,11 @@ export function bsonType(value: unknown): string | undefined {
 }
 
 /** Plain sub-documents (not BSON value classes, dates, regexes or buffers). */
+/** A document's own field: never a property every object inherits (`constructor`, `toString` ...). */
+export function ownField(doc: object, key: string): unknown {
+  return Object.hasOwn(doc, key) ? (doc as Record<string, unknown>)[key] : undefined;
+}
+
 export function isPlainObject(value: unknown): value is Document {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   if (value instanceof Date || value instanceof RegExp || Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return false;
@@ -141,11 +146,11 @@ function collect(value: unknown, parts: string[], i: number, out: unknown[], sta
   if (Array.isArray(value)) {
     state.multikey = true;
     if (/^\d+$/.test(part) && Number(part) < value.length) collect(value[Number(part)], parts, i + 1, out, state);
-    for (const el of value) if (isPlainObject(el)) collect(el[part], parts, i + 1, out, state);
+    for (const el of value) if (isPlainObject(el)) collect(ownField(el, part), parts, i + 1, out, state);
     return;
   }
   if (isPlainObject(value)) {
-    collect(value[part], parts, i + 1, out, state);
+    collect(ownField(value, part), parts, i + 1, out, state);
     return;
   }
   out.push(MISSING);
@@ -165,10 +170,10 @@ function walkArrays(value: unknown, parts: string[], i: number, found: Set<strin
     if (i === parts.length) return;
     const part = parts[i];
     if (/^\d+$/.test(part) && Number(part) < value.length) walkArrays(value[Number(part)], parts, i + 1, found);
-    for (const el of value) if (isPlainObject(el)) walkArrays(el[part], parts, i + 1, found);
+    for (const el of value) if (isPlainObject(el)) walkArrays(ownField(el, part), parts, i + 1, found);
     return;
   }
-  if (i < parts.length && isPlainObject(value)) walkArrays(value[parts[i]], parts, i + 1, found);
+  if (i < parts.length && isPlainObject(value)) walkArrays(ownField(value, parts[i]), parts, i + 1, found);
 }
 
 /**

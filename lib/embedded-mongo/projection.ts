@@ -8,7 +8,7 @@ import type { Options } from "mingo/types";
 import { setField } from "./bson-values";
 import { MongoCommandError } from "./errors";
 import { compileFilter } from "./filter";
-import { isPlainObject } from "./keys";
+import { isPlainObject, ownField } from "./keys";
 
 type Special = { kind: "slice"; skip: number; limit: number } | { kind: "elemMatch"; criteria: Document } | { kind: "positional" };
 
@@ -157,7 +157,7 @@ function applySlice(value: unknown, { skip, limit }: { skip: number; limit: numb
 
 /** The first element of the array at `path` that matches the query's conditions on it. */
 function positionalElement(doc: Document, path: string, filter: Document, options?: Partial<Options>): unknown[] {
-  const values = path.split(".").reduce<unknown>((v, part) => (isPlainObject(v) ? v[part] : undefined), doc);
+  const values = path.split(".").reduce<unknown>((v, part) => (isPlainObject(v) ? ownField(v, part) : undefined), doc);
   const conditions = conditionsOn(filter, path);
   if (!Array.isArray(values) || conditions.length === 0) {
     throw new MongoCommandError("Location51246", "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array");

@@ -18,6 +18,7 @@ import { projectFind } from "./projection";
 import type { CollectionMeta, Store } from "./store";
 import { isTextScoreMeta, parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
 import { customQueryOperators } from "./type-operators";
+import { OWN_STAGES } from "./pipeline-check";
 import { jsonSchemaOption } from "./validation";
 
 export interface FindSpec {
@@ -35,7 +36,7 @@ export function mingoOptions(store: Store, db: string, letParameters?: Document)
   const options = {
     ...jsonSchemaOption,
     idKey: "_id",
-    context: Context.init().addQueryOps(customQueryOperators as never),
+    context: Context.init().addQueryOps(customQueryOperators as never).addPipelineOps(OWN_STAGES as never),
     scriptEnabled: false,
     // As on a replica set's member, `$$CLUSTER_TIME` is the cluster time when the command runs.
     variables: { CLUSTER_TIME: store.clock.now() },

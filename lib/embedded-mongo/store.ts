@@ -793,7 +793,7 @@ function checkedSize<T extends Buffer | undefined>(doc: Document, bytes: T): T {
 function hasPath(doc: Document, path: string): boolean {
   let cur: unknown = doc;
   for (const part of path.split(".")) {
-    if (cur === null || typeof cur !== "object" || !(part in (cur as object))) return false;
+    if (cur === null || typeof cur !== "object" || !Object.hasOwn(cur, part)) return false;
     cur = (cur as Record<string, unknown>)[part];
   }
   return true;

@@ -226,7 +226,7 @@ function valueAt(doc: Document, path: string): unknown {
   let cur: unknown = doc;
   for (const part of path.split(".")) {
     if (!isPlainObject(cur) && !Array.isArray(cur)) return undefined;
-    cur = (cur as Record<string, unknown>)[part];
+    cur = Object.hasOwn(cur, part) ? (cur as Record<string, unknown>)[part] : undefined;
   }
   return cur;
 }
