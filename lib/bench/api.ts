@@ -21,7 +21,7 @@
  */
 import autocannon from "autocannon";
 import { ObjectId } from "mongodb";
-import { loadConfig } from "@/lib/config";
+import { defaultReadWorkers, loadConfig } from "@/lib/config";
 import { exitWithUsageError, parseCommandLine } from "@/lib/shared/command-line";
 import { type LeaseStore, SharedRateLimiter } from "@/lib/http/rate-limit";
 import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
@@ -264,13 +264,15 @@ async function benchCursorDepth(headers: Record<string, string>, depthTable: Ben
 async function benchProcesses(server: BenchServer, headers: Record<string, string>): Promise<void> {
   const cores = availableParallelism();
   const many = await server.another({ WEB_CONCURRENCY: "" });
+  // Each side with its own READ_WORKERS default unless the environment names one (lib/config).
+  const workersOf = (processes: number) => (process.env.READ_WORKERS ? Number(process.env.READ_WORKERS) : defaultReadWorkers(cores, processes));
   const sides = [
-    { label: "1 server process", base: BASE, pid: server.pids.server },
-    { label: `${cores} server processes (the default)`, base: many.base, pid: many.pid },
+    { label: "1 server process", base: BASE, pid: server.pids.server, processes: 1 },
+    { label: `${cores} server processes (the default)`, base: many.base, pid: many.pid, processes: cores },
   ];
   err(`Whole server: 1 server process against ${cores} (the default WEB_CONCURRENCY on ${cores} cores), on one database process.`);
   const lines = ["", `bench:api — whole server, 1 server process vs the default WEB_CONCURRENCY (${cores}), ${USERS} users, ${SETTING()}`, ""];
-  lines.push("| case | server processes | req/s | p50 ms | p99 ms | CPU: servers | CPU: database | CPU: load generator |", "|---|---|---|---|---|---|---|---|");
+  lines.push("| case | server processes | read workers each | req/s | p50 ms | p99 ms | CPU: servers | CPU: database | CPU: load generator |", "|---|---|---|---|---|---|---|---|---|");
   const ratios: string[] = [];
   for (const [name, path] of [
     [LIST, "/v2/users"],
@@ -299,7 +301,7 @@ async function benchProcesses(server: BenchServer, headers: Record<string, strin
     totals.forEach((total, index) => {
       const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
       const share = (value: number) => `${((100 * value) / ROUNDS).toFixed(0)}% of a core`;
-      const row = `| ${name} | ${index === 0 ? 1 : cores} | ${rps[index].toFixed(0)} | ${median(total.p50)} | ${median(total.p99)} | ${share(total.server)} | ${share(total.database)} | ${share(total.self)} |${total.errors ? ` ${total.errors} failed` : ""}`;
+      const row = `| ${name} | ${sides[index].processes} | ${workersOf(sides[index].processes)} | ${rps[index].toFixed(0)} | ${median(total.p50)} | ${median(total.p99)} | ${share(total.server)} | ${share(total.database)} | ${share(total.self)} |${total.errors ? ` ${total.errors} failed` : ""}`;
       lines.push(row);
       err(`  ${name}, ${sides[index].label}: ${rps[index].toFixed(0)} req/s; CPU servers ${share(total.server)}, database ${share(total.database)}, load generator ${share(total.self)}`);
     });
@@ -349,7 +351,7 @@ const RATE_EACH = "rate limit: an $inc per request instead (no HTTP)";
 /** How the load was run, for the titles of both tables. */
 // The yardstick is timed as the figures are printed, right after their runs (docs/benchmarks.md#the-yardstick).
 const SETTING = () =>
-  `embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}, production build, READ_WORKERS=${loadConfig().readWorkers}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each after as long a slice of the floor; yardstick ${yardstickMs().toFixed(0)} ms`;
+  `embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}, production build, one server process (WEB_CONCURRENCY=1) but where a table says otherwise, READ_WORKERS=${loadConfig({ ...process.env, WEB_CONCURRENCY: "1" }).readWorkers}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each after as long a slice of the floor; yardstick ${yardstickMs().toFixed(0)} ms`;
 
 function report(results: Figures[], note: string): void {
   const figure = (name: string) => results.find((r) => r.name === name)!;

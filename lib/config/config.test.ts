@@ -20,7 +20,7 @@ describe("loadConfig", () => {
       logLevel: "info",
       databaseTimeoutMs: 30_000,
       webConcurrency: availableParallelism(),
-      readWorkers: defaultReadWorkers(),
+      readWorkers: 0,
       trustProxy: { kind: "hops", hops: 0 },
       webhookAllowedHosts: [],
       webhookRetryBaseMs: 60_000,
@@ -142,10 +142,15 @@ describe("loadConfig", () => {
     for (const bad of ["0", "65", "two", "1.5"]) expect(() => loadConfig({ WEB_CONCURRENCY: bad }), bad).toThrow(`WEB_CONCURRENCY=${JSON.stringify(bad)}: must be a whole number from 1 to 64`);
   });
 
-  it("starts a read worker only when there is a second core", () => {
+  it("starts a read worker only when a core is left that no server process takes", () => {
     expect(defaultReadWorkers(1)).toBe(0);
     expect(defaultReadWorkers(2)).toBe(1);
     expect(defaultReadWorkers(64)).toBe(1);
+    // One server process per core (WEB_CONCURRENCY's default) leaves no core for a worker.
+    expect(defaultReadWorkers(2, 2)).toBe(0);
+    expect(defaultReadWorkers(4, 2)).toBe(1);
+    expect(loadConfig({}).readWorkers).toBe(0);
+    expect(loadConfig({ WEB_CONCURRENCY: "1" }).readWorkers).toBe(availableParallelism() > 1 ? 1 : 0);
     expect(loadConfig({ READ_WORKERS: "0" }).readWorkers).toBe(0);
   });
 

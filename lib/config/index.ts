@@ -38,8 +38,12 @@ export function parsePublicUrl(text: string): string | undefined {
   return url.origin;
 }
 
-/** One read worker beside the thread that serves HTTP, when there is a second core for it. */
-export const defaultReadWorkers = (cores = availableParallelism()): number => (cores > 1 ? 1 : 0);
+/**
+ * One read worker beside the thread that serves HTTP when a core is left that no server process
+ * takes: with one server process per core (WEB_CONCURRENCY's default) a worker only competes with
+ * the others for the cores (docs/benchmarks.md#whole-server-one-process-against-web_concurrency).
+ */
+export const defaultReadWorkers = (cores = availableParallelism(), serverProcesses = 1): number => (cores > serverProcesses ? 1 : 0);
 
 const envSchema = z.object({
   PORT: withDefault(z.coerce.number({ error: PORT_RANGE }).int(PORT_RANGE).min(1, PORT_RANGE).max(65535, PORT_RANGE), "3000"),
@@ -156,7 +160,7 @@ function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     webConcurrency: e.WEB_CONCURRENCY ?? availableParallelism(),
-    readWorkers: e.READ_WORKERS ?? defaultReadWorkers(),
+    readWorkers: e.READ_WORKERS ?? defaultReadWorkers(availableParallelism(), e.WEB_CONCURRENCY ?? availableParallelism()),
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     webhookAllowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(",").map((host) => host.trim().replace(/^\[|\]$/g, "").toLowerCase()).filter(Boolean),
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
