@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import type { FormEvent, ReactNode } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { serverFieldErrors, zodFieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
@@ -15,6 +15,7 @@ import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";
 import { Button, Card, CheckboxGroup, Field, LinkButton, RecordSelect, describedBy, inputClass } from "../ui";
 import { UsersPicker } from "./user-picker";
+import { RevokeKeysChoice } from "./bulk-actions";
 
 /** The fields of the form, in the order they appear (errors focus the first one). */
 const FIELDS = [
@@ -183,6 +184,10 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
   const busy = create.isPending || update.isPending;
 
   const roles = useReference("accessRoles");
+  // Taking a user's last admin role offers to revoke the API keys they made, checked (docs/security.md#scopes).
+  const [revokeKeys, setRevokeKeys] = useState(true);
+  const adminRoles = new Set((roles.data ?? []).filter((role) => role.isAdmin).map((role) => role._id));
+  const losesAdmin = Boolean(user) && (user?.accessRoles ?? []).some((id) => adminRoles.has(id)) && !state.accessRoles.some((id) => adminRoles.has(id));
   const jobs = useReference("jobTitles");
   const properties = useReference("properties");
   const bots = useReference("bots");
@@ -231,7 +236,7 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
         const changed = Object.keys(body).length > 0;
         // Overwriting sends the tag of the version the conflict showed: it applies only if nobody
         // saved again since.
-        if (changed) await update.mutateAsync({ body: body as UpdateUserInput, ifMatch: tag });
+        if (changed) await update.mutateAsync({ body: body as UpdateUserInput, ifMatch: tag, revokeKeys: losesAdmin ? revokeKeys : undefined });
         conflicts.clear();
         toast.show({ message: changed ? feedback.saved("user") : feedback.unchanged("user"), tone: changed ? "success" : "info" });
         focusHeadingAfterNavigation();
@@ -299,16 +304,19 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
       <Card className="p-5 sm:p-6">
         <h2 className="mb-4 text-base font-semibold text-slate-900">Role and organisation</h2>
         <div className="grid gap-6 sm:grid-cols-2">
-          <CheckboxGroup
-            id={inputId("accessRoles")}
-            legend="Access roles"
-            hint="At least one."
-            records={roles.data}
-            value={state.accessRoles}
-            onChange={(value) => set("accessRoles", value)}
-            error={errors.accessRoles}
-            columns={2}
-          />
+          <div className="flex flex-col gap-3">
+            <CheckboxGroup
+              id={inputId("accessRoles")}
+              legend="Access roles"
+              hint="At least one."
+              records={roles.data}
+              value={state.accessRoles}
+              onChange={(value) => set("accessRoles", value)}
+              error={errors.accessRoles}
+              columns={2}
+            />
+            {losesAdmin && <RevokeKeysChoice id={inputId("revokeKeys")} checked={revokeKeys} onChange={setRevokeKeys} />}
+          </div>
           <CheckboxGroup
             id={inputId("properties")}
             legend="Properties"
