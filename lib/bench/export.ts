@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     const peak = sampler.stop();
 
     const growth = peak.server - baseline.server;
-    const where = opts["db-in-server"] ? "the server process, with the embedded database inside it" : "the server process (next start and its children); the embedded database runs in its own process";
+    const where = opts["db-in-server"] ? "the server process, with the embedded database inside it" : "the server process (the cluster's primary, its server process and their children); the embedded database runs in its own process";
     const lines = [
       "",
       `bench:export — GET /v2/users/export?isActive=all as CSV, ${USERS} users in one company, production build, embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}`,

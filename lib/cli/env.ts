@@ -1,5 +1,5 @@
 /**
- * The scripts read their configuration as the server does: `next start` adds the variables of
+ * The scripts read their configuration as the server does: Next.js (in the server entry, as in `next start`) adds the variables of
  * `.env.production.local`, `.env.local`, `.env.production` and `.env` in the working directory
  * (the environment wins over the files), so `npm start` and the CLIs load them the same way,
  * with the very function Next.js uses. Otherwise an `ADMIN_PASSWORD` or `DATA_DIR` written in

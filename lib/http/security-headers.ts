@@ -70,7 +70,7 @@ export function securityHeaders(options: PolicyOptions): Record<string, string> 
 }
 
 /**
- * Whether the browser reached us over HTTPS. `next start` itself speaks only HTTP, so HTTPS means
+ * Whether the browser reached us over HTTPS. The server itself speaks only HTTP, so HTTPS means
  * a proxy in front terminated TLS and said so in `X-Forwarded-Proto`. Next.js passes that header
  * on as the client sent it (and fills it from the socket only when it is absent), so anyone who
  * connects directly could claim https: the header counts only when a proxy in front is trusted.
