@@ -60,9 +60,10 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
     const method = request.method ?? "";
     const json = answersJson(target);
     const security = edgeSecurityHeaders(request, config.trustProxy);
+    // The path without its query string, which may hold e-mails (docs/api.md#request-ids-and-logs).
     response.once("finish", () => {
       const status = response.statusCode;
-      const line = { requestId, method: method.slice(0, 32), path: target.slice(0, 2048), status, ms: Math.round(performance.now() - started) };
+      const line = { requestId, method: method.slice(0, 32), path: target.split("?", 1)[0].slice(0, 2048), status, ms: Math.round(performance.now() - started) };
       if (status >= 500) log().error(line, "answer");
       else log().info(line, "answer");
     });
