@@ -50,6 +50,12 @@ test("a method no route serves is a 405 with Allow, whether Node knows it or not
   }
 });
 
+test("an HTTP/1.1 request without Host is a 400 with the product's headers, not Node's bare one", async () => {
+  const answer = await sendRaw(base(), { method: "GET", target: "/users", noHost: true });
+  expect(answer.status).toBe(400);
+  expect(edgeProblem(answer)).toBeUndefined();
+});
+
 test("liveness and readiness answer 200 while the server runs", async () => {
   for (const probe of ["/api/health/live", "/api/health/ready"]) {
     const response = await fetch(new URL(probe, base()));

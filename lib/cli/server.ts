@@ -47,7 +47,8 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
   await app.prepare();
   const handler = app.getRequestHandler();
 
-  const server = http.createServer((request, response) => {
+  // Node's own answer to an HTTP/1.1 request without Host is a bare 400: the entry answers it instead.
+  const server = http.createServer({ requireHostHeader: false }, (request, response) => {
     void answer(request, response);
   });
 
@@ -69,7 +70,7 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
     });
     if (isDraining()) response.setHeader("Connection", "close");
 
-    const refusal = refusalOf(method, target);
+    const refusal = refusalOf(method, target, { missingHost: request.httpVersion === "1.1" && !request.headers.host });
     if (refusal && (refusal.status !== 400 || json || (method !== "GET" && method !== "HEAD"))) {
       writeError(response, { ...refusal, requestId, json, security });
       return;

@@ -53,6 +53,8 @@ export interface EdgeCase {
   method: string;
   /** The request target as bytes, latin1-encoded. */
   target: string;
+  /** Sent without a Host header (HTTP/1.1 requires one). */
+  noHost?: boolean;
 }
 
 export interface EdgeAnswer {
@@ -107,6 +109,7 @@ export function edgeCases(routes: string[], { seed, runs }: { seed: number; runs
   routes.forEach((route, i) => {
     cases.push({ method: HOSTILE_METHODS[i % HOSTILE_METHODS.length], target: route });
     cases.push({ method: SERVED[i % SERVED.length], target: mutate(route, HOSTILE_SEGMENTS[i % HOSTILE_SEGMENTS.length], i) });
+    if (i % 10 === 0) cases.push({ method: "GET", target: route, noHost: true });
   });
   const hostileCase = fc.record({
     route: fc.constantFrom(...routes),
@@ -122,7 +125,7 @@ export function edgeCases(routes: string[], { seed, runs }: { seed: number; runs
 }
 
 /** Sends one request with the bytes as given and reads the status and headers of the answer. */
-export function sendRaw(base: string, { method, target }: EdgeCase, timeoutMs = 15_000): Promise<EdgeAnswer> {
+export function sendRaw(base: string, { method, target, noHost }: EdgeCase, timeoutMs = 15_000): Promise<EdgeAnswer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(url.port), url.hostname);
@@ -154,7 +157,7 @@ export function sendRaw(base: string, { method, target }: EdgeCase, timeoutMs = 
     socket.on("end", () => done());
     socket.on("connect", () => {
       const body = method === "POST" || method === "PUT" || method === "PATCH" ? "{}" : "";
-      const head = `${method} ${target} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\nAccept: */*\r\n${body ? `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n` : ""}\r\n`;
+      const head = `${method} ${target} HTTP/1.1\r\n${noHost ? "" : `Host: ${url.host}\r\n`}Connection: close\r\nAccept: */*\r\n${body ? `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n` : ""}\r\n`;
       socket.write(Buffer.from(head + body, "latin1"));
     });
   });
@@ -194,4 +197,4 @@ export async function runEdgeFuzz(base: string, cases: EdgeCase[], { concurrency
 }
 
 /** A failure as one line: the bytes shown escaped. */
-export const formatEdgeFailure = (failure: EdgeFailure) => `${JSON.stringify(failure.method)} ${JSON.stringify(failure.target.length > 120 ? `${failure.target.slice(0, 120)}…(${failure.target.length})` : failure.target)} → ${failure.status}: ${failure.why}`;
+export const formatEdgeFailure = (failure: EdgeFailure) => `${failure.noHost ? "(no Host) " : ""}${JSON.stringify(failure.method)} ${JSON.stringify(failure.target.length > 120 ? `${failure.target.slice(0, 120)}…(${failure.target.length})` : failure.target)} → ${failure.status}: ${failure.why}`;

@@ -27,6 +27,11 @@ describe("the edge's refusals (lib/http/edge.ts)", () => {
     for (const method of ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) expect(refusalOf(method, "/v2/users"), method).toBeUndefined();
   });
 
+  it("refuses an HTTP/1.1 request without Host", () => {
+    expect(refusalOf("GET", "/users", { missingHost: true })).toMatchObject({ status: 400, code: "invalid_request" });
+    expect(refusalOf("GET", "/users", { missingHost: false })).toBeUndefined();
+  });
+
   it("answers JSON under /v2 and /api, a page elsewhere", () => {
     expect(["/v2", "/v2/users/%ZZ", "/api/auth/login", "/API/x", "/v2?x"].every(answersJson)).toBe(true);
     expect(["/", "/users", "/v2x", "/apis", "/_next/static/a.js"].some(answersJson)).toBe(false);

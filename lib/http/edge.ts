@@ -36,15 +36,17 @@ export function requestIdOf(incoming: string | string[] | undefined): string {
  * Why the entry refuses a request before Next.js sees it, if it does: a method the product does not
  * serve; a target that is not a path (`*`, an absolute URL), holds a byte outside printable ASCII
  * (a client percent-encodes those) or whose path has malformed percent-encoding (`%ZZ`, an
- * overlong or otherwise invalid UTF-8 sequence such as `%C0%AF`).
+ * overlong or otherwise invalid UTF-8 sequence such as `%C0%AF`); an HTTP/1.1 request without
+ * `Host` (which Node would refuse with a bare 400 of its own).
  */
-export function refusalOf(method: string, target: string): Refusal | undefined {
+export function refusalOf(method: string, target: string, { missingHost = false } = {}): Refusal | undefined {
   if (!served.has(method)) {
     return { status: 405, code: "method_not_allowed", message: `${printable(method)} is not a method this server serves; it serves ${ALLOW}.`, headers: { Allow: ALLOW } };
   }
   if (!target.startsWith("/") || !/^[\x21-\x7e]*$/.test(target)) {
     return { status: 400, code: "invalid_request", message: "The request target must be a path of printable ASCII characters, others percent-encoded." };
   }
+  if (missingHost) return { status: 400, code: "invalid_request", message: "An HTTP/1.1 request must name its Host." };
   const end = target.search(/[?#]/);
   const path = end === -1 ? target : target.slice(0, end);
   try {
