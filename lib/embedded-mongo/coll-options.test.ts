@@ -1,8 +1,8 @@
 /**
  * Collection and index options that the embedded database either honours as MongoDB does
- * (capped collections, hidden indexes) or refuses with MongoDB's code and a message naming the
- * feature (time-series collections, tailable cursors), never accepting them only to behave like
- * an ordinary collection.
+ * (capped collections, hidden indexes; time-series collections in timeseries.test.ts) or refuses
+ * with MongoDB's code and a message naming the feature (tailable cursors), never accepting them
+ * only to behave like an ordinary collection.
  */
 import mongoose, { Schema } from "mongoose";
 import { type Document } from "mongodb";
@@ -49,23 +49,6 @@ describe("capped collections", () => {
     await embedded.db.collection("plain").insertOne({ a: 1 });
     const plain = await serverFailure(embedded.db.collection("plain").find({}, { tailable: true }).toArray());
     expect(plain.message).toMatch(/tailable cursor requested on non capped collection/);
-  });
-});
-
-describe("time-series collections", () => {
-  it("are refused, naming the feature and MONGODB_URI, also through Mongoose's createCollection", async () => {
-    const err = await serverFailure(embedded.db.createCollection("metrics", { timeseries: { timeField: "at", metaField: "sensor", granularity: "hours" } }));
-    expect(err.code).toBe(72);
-    expect(err.message).toMatch(/Time-series collections.*MONGODB_URI/);
-    const conn = await mongoose.createConnection(embedded.server.uri, { dbName: "coll_options_mongoose" }).asPromise();
-    try {
-      const Metric = conn.model("Metric", new Schema({ at: Date, value: Number }, { timeseries: { timeField: "at", granularity: "hours" }, autoCreate: false }));
-      const viaMongoose = await serverFailure(Metric.createCollection());
-      expect(viaMongoose.message).toMatch(/Time-series/);
-      expect(await conn.db!.listCollections({ name: "metrics" }).toArray()).toEqual([]);
-    } finally {
-      await conn.close();
-    }
   });
 });
 

@@ -74,6 +74,7 @@ export const ErrorCodes = {
   CursorInUse: 292,
   Location40602: 40602,
   Location4890500: 4890500,
+  Location40414: 40414,
   Location4738901: 4738901,
 } as const;
 

@@ -7,6 +7,7 @@ import type { Document } from "bson";
 import { WaitForTransaction } from "./conflicts";
 import { findDocuments, mingoOptions } from "./query";
 import type { CollectionMeta, Store } from "./store";
+import { timeseriesOf } from "./timeseries";
 
 export class TtlMonitor {
   #sleepSecs = 60;
@@ -62,6 +63,12 @@ export class TtlMonitor {
   async pass(now = new Date()): Promise<void> {
     for (const db of this.store.databases()) {
       for (const meta of this.store.collections(db)) {
+        // A time-series collection's `expireAfterSeconds` applies to its time field.
+        const timeseries = timeseriesOf(meta);
+        if (timeseries && typeof meta.options.expireAfterSeconds === "number") {
+          const cutoff = new Date(now.getTime() - meta.options.expireAfterSeconds * 1000);
+          this.deletedDocuments += await this.removeExpired(meta.db, meta.name, { [timeseries.timeField]: { $lt: cutoff } });
+        }
         for (const index of meta.indexes) {
           const fields = Object.keys(index.key);
           if (index.expireAfterSeconds === undefined || fields.length !== 1 || meta.options.viewOn) continue;

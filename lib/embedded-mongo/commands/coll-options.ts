@@ -1,23 +1,24 @@
 /**
  * Collection options of `create` and what `collMod` may change: validators, hidden indexes and
  * TTL, views. Capped collections keep insertion order and drop their oldest documents (store.ts);
- * time-series collections are refused with a message that says so, never created as an ordinary
- * collection that would behave differently.
+ * time-series collections are validated as MongoDB validates them (timeseries.ts).
  */
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
 import { ID_INDEX, type IndexSpec } from "../index-spec";
 import { ns } from "../store";
+import { createExpireAfterSeconds, createTimeseriesOptions } from "../timeseries";
 import { validationOptions } from "../validation";
 import { collectionName, existing, type Handler } from "./context";
 
 const UNSUPPORTED_HINT = "is not supported by the embedded database: set MONGODB_URI to use a MongoDB server";
 
 /** Refuses what MongoDB refuses, and what this database cannot do, in a `create` command's options. */
-export function checkCollectionOptions(options: Document): void {
+export function checkCollectionOptions(options: Document, namespace: string): void {
   const capped = options.capped === true || (typeof options.capped === "number" && options.capped !== 0);
   if (options.timeseries !== undefined) {
-    throw new MongoCommandError("InvalidOptions", `Time-series collections (the 'timeseries' option) ${UNSUPPORTED_HINT}`);
+    createTimeseriesOptions(namespace, options);
+    if (options.capped === false || options.capped === 0) delete options.capped;
   }
   if (capped && !options.size) throw new MongoCommandError("InvalidOptions", "the 'size' field is required when 'capped' is true");
   if (!capped && (options.size || options.max)) {
@@ -31,9 +32,7 @@ export function checkCollectionOptions(options: Document): void {
     if (options.size < 1) throw new MongoCommandError("Location51024", `BSON field 'size' value must be >= 1, actual value '${String(options.size)}'`);
     options.capped = true;
   }
-  if (options.expireAfterSeconds !== undefined) {
-    throw new MongoCommandError("InvalidOptions", "'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified");
-  }
+  if (options.clusteredIndex === undefined) createExpireAfterSeconds(options);
   if (options.clusteredIndex !== undefined) throw new MongoCommandError("InvalidOptions", `Clustered collections (the 'clusteredIndex' option) ${UNSUPPORTED_HINT}`);
   Object.assign(options, validationOptions(options, "create"));
 }

@@ -7,6 +7,7 @@ import { ns, type CollectionMeta } from "../store";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
 import { checkCollectionOptions, collMod } from "./coll-options";
 import { isTextIndex, textIndexSpec } from "../text";
+import { metaTimeIndexKey, type TimeseriesOptions } from "../timeseries";
 
 const create: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "create");
@@ -16,12 +17,17 @@ const create: Handler = async (cmd, ctx) => {
   if (options.viewOn !== undefined && (typeof options.viewOn !== "string" || !Array.isArray(options.pipeline ?? []))) {
     throw new MongoCommandError("TypeMismatch", "'viewOn' must be a string and 'pipeline' an array");
   }
-  checkCollectionOptions(options);
+  checkCollectionOptions(options, ns(ctx.db, name));
   // The default collation of every operation and index, kept in full as MongoDB reports it.
   const collation = collationSpec(parseCollation(options.collation));
   if (collation) options.collation = collation;
   else delete options.collation;
-  await ctx.store.write(() => ctx.store.ensureCollection(ctx.db, name, options));
+  const timeseries = options.timeseries as TimeseriesOptions | undefined;
+  const metaTime = timeseries && metaTimeIndexKey(timeseries);
+  await ctx.store.write(() => {
+    const { meta } = ctx.store.ensureCollection(ctx.db, name, options);
+    if (metaTime) ctx.store.createIndex(meta, { v: 2, key: metaTime, name: Object.entries(metaTime).map(([f, d]) => `${f}_${String(d)}`).join("_"), multikeyFields: [] });
+  });
   return { ok: 1 };
 };
 
@@ -50,6 +56,8 @@ function publicSpec(index: IndexSpec): Document {
 
 function collectionInfo(meta: CollectionMeta): Document {
   if (meta.options.viewOn) return { name: meta.name, type: "view", options: meta.options, info: { readOnly: true } };
+  // As MongoDB reports the view over a time-series collection's buckets: no uuid, no _id index.
+  if (meta.options.timeseries) return { name: meta.name, type: "timeseries", options: meta.options, info: { readOnly: false } };
   return {
     name: meta.name,
     type: "collection",
@@ -124,6 +132,12 @@ const createIndexes: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "createIndexes");
   if (!Array.isArray(cmd.indexes) || cmd.indexes.length === 0) throw new MongoCommandError("BadValue", "Must specify at least one index to create");
   const specs = (cmd.indexes as Document[]).map((raw) => validateIndexSpec(raw, existing(ctx, name)?.options.collation as Document | undefined));
+  if (existing(ctx, name)?.options.timeseries) {
+    for (const spec of specs) {
+      if (spec.unique) throw new MongoCommandError("InvalidOptions", "Unique indexes are not supported on time-series collections");
+      if (isTextIndex(spec)) throw new MongoCommandError("InvalidOptions", "Text indexes are not supported on time-series collections");
+    }
+  }
   return ctx.store.write(() => {
     const { meta, created } = ctx.store.ensureCollection(ctx.db, name);
     const before = meta.indexes.length;
@@ -166,7 +180,9 @@ const listIndexes: Handler = (cmd, ctx) => {
   const meta = existing(ctx, name);
   if (!meta) throw new MongoCommandError("NamespaceNotFound", `ns does not exist: ${ns(ctx.db, name)}`);
   const cursor = (cmd.cursor ?? {}) as Document;
-  return ctx.cursors.open(ns(ctx.db, name), meta.indexes.map(publicSpec), optionalNumber(cursor, "batchSize"));
+  // A time-series collection has no `_id` index in MongoDB; the one kept here is internal.
+  const indexes = meta.options.timeseries ? meta.indexes.filter((i) => i.name !== ID_INDEX.name) : meta.indexes;
+  return ctx.cursors.open(ns(ctx.db, name), indexes.map(publicSpec), optionalNumber(cursor, "batchSize"));
 };
 
 const dropIndexes: Handler = async (cmd, ctx) => {

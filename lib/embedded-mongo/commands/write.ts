@@ -9,6 +9,7 @@ import { findDocuments, mingoOptions, projectDocuments } from "../query";
 import type { CollectionMeta } from "../store";
 import { applyUpdate, buildUpsert, type UpdateSpec } from "../update";
 import { checkDocumentSize, type WriteKind } from "../limits";
+import { checkMeasurement, checkTimeseriesUpdate, refuseInTransaction, timeseriesOf } from "../timeseries";
 import { validateWrite } from "../validation";
 import { assertWritable, collectionName, optionalDocument, type CommandContext, type Handler } from "./context";
 
@@ -77,12 +78,15 @@ const insert: Handler = async (cmd, ctx) => {
   const documents = cmd.documents;
   if (!Array.isArray(documents)) throw new MongoCommandError("TypeMismatch", "BSON field 'insert.documents' is missing or not an array");
   const ordered = cmd.ordered !== false;
+  refuseInTransaction(timeseriesOf(ctx.store.collection(ctx.db, name)), cmd, "insert into");
   return ctx.store.write(() => {
     const { meta } = ctx.store.ensureCollection(ctx.db, name);
+    const timeseries = timeseriesOf(meta);
     let n = 0;
     const writeErrors = eachStatement(documents as Document[], ordered, (raw) => {
       const doc = withIdFirst(raw);
       checkId(doc);
+      if (timeseries) checkMeasurement(timeseries, doc);
       checkWrite(meta, doc, "insert", cmd);
       ctx.store.insert(meta, doc);
       n += 1;
@@ -117,6 +121,7 @@ const update: Handler = async (cmd, ctx) => {
   const updates = cmd.updates;
   if (!Array.isArray(updates)) throw new MongoCommandError("TypeMismatch", "BSON field 'update.updates' is missing or not an array");
   const ordered = cmd.ordered !== false;
+  refuseInTransaction(timeseriesOf(ctx.store.collection(ctx.db, name)), cmd, "update");
   const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
   return ctx.store.write(() => {
     let n = 0;
@@ -126,6 +131,8 @@ const update: Handler = async (cmd, ctx) => {
       validateUpdate(st.u);
       const q = st.q ?? {};
       const meta = ctx.store.collection(ctx.db, name);
+      const timeseries = timeseriesOf(meta);
+      if (timeseries) checkTimeseriesUpdate(timeseries, st);
       if (st.multi && !Array.isArray(st.u) && !Object.keys(st.u).some((k) => k.startsWith("$"))) {
         throw new MongoCommandError("FailedToParse", "multi update is not supported for replacement-style update");
       }
@@ -164,6 +171,7 @@ const deleteCommand: Handler = async (cmd, ctx) => {
   const deletes = cmd.deletes;
   if (!Array.isArray(deletes)) throw new MongoCommandError("TypeMismatch", "BSON field 'delete.deletes' is missing or not an array");
   const ordered = cmd.ordered !== false;
+  refuseInTransaction(timeseriesOf(ctx.store.collection(ctx.db, name)), cmd, "delete from");
   const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
   return ctx.store.write(() => {
     let n = 0;
@@ -190,6 +198,11 @@ const findAndModify: Handler = async (cmd, ctx) => {
   if (!remove && u === undefined) throw new MongoCommandError("FailedToParse", "Either an update or remove=true must be specified");
   if (remove && cmd.upsert === true) throw new MongoCommandError("FailedToParse", "Cannot specify both upsert=true and remove=true");
   if (u !== undefined) validateUpdate(u);
+  const timeseries = timeseriesOf(ctx.store.collection(ctx.db, name));
+  refuseInTransaction(timeseries, cmd, "findAndModify on");
+  // findAndModify changes one document: an update of it is a non-multi update, which MongoDB 8
+  // refuses on a time-series collection; a removal is a delete, which it allows.
+  if (timeseries && !remove) checkTimeseriesUpdate(timeseries, { q: query, u, multi: false, upsert: cmd.upsert === true });
   const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), operationCollation(cmd.collation, ctx.store.collection(ctx.db, name)));
   const arrayFilters = cmd.arrayFilters as Document[] | undefined;
   const project = (doc: Document | null) => (doc && fields ? projectDocuments([doc], fields, {}, options)[0] : doc);
