@@ -316,6 +316,32 @@ test("a per-address limit holds across both servers: 10 failed sign-ins, whichev
   }
 });
 
+test("refused tokens are counted once for both servers: no more than 30 a minute get their 401", async () => {
+  // A fixed 60-second window: start with at least 20 s of it left, so the 40 requests fall in one.
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 40_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
+  const statuses: number[] = [];
+  const upstreams = new Set<string>();
+  let limited: Answer | undefined;
+  for (let i = 0; i < 40; i++) {
+    const answer = await request(deployment.proxyPort, "GET", "/v2/users/me", { headers: { authorization: "Bearer not.a.token" } });
+    statuses.push(answer.status);
+    upstreams.add(String(answer.headers["x-upstream"]));
+    if (answer.status === 429) limited ??= answer;
+  }
+  expect(upstreams.size).toBe(2);
+  // Each server alone would have allowed 30: together they allowed 30, less at most what one
+  // server had leased and not used (docs/security.md#rate-limits: (2 − 1) × (3 − 1)).
+  const refused = statuses.filter((status) => status === 401).length;
+  expect(refused).toBeLessThanOrEqual(30);
+  expect(refused).toBeGreaterThanOrEqual(28);
+  // Refused early only once 28 were counted; a server's last leased ones may come after the other's first 429.
+  expect(statuses.slice(0, 28)).toEqual(Array(28).fill(401));
+  expect(statuses.slice(-5)).toEqual(Array(5).fill(429));
+  expect(limited!.headers["retry-after"]).toBe(limited!.headers["ratelimit-reset"]);
+  expect(limited!.headers["ratelimit-limit"]).toBe("30, 30;w=60");
+});
+
 test("one server restarts under load and no request fails", async () => {
   const [restarted, other] = deployment.serverPorts;
   const failures: string[] = [];
