@@ -325,15 +325,18 @@ describe("authentication", () => {
       expect(failure(await asDemoted()).code).toBe("forbidden");
     });
 
-    it("answers 401 for the token of a deactivated user, and accepts it again once reactivated", async () => {
+    it("answers 401 for the token of a deactivated user, and still after reactivation: only a new sign-in works again", async () => {
       const setActive = (isActive: boolean) =>
         call(user.PATCH, `/v2/users/${t.memberId}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id: t.memberId }, body: { isActive } });
       expect((await setActive(false)).status).toBe(200);
-      const response = await whoAmI(t.memberToken);
-      expect(response.status).toBe(401);
-      expect(failure(response).message).toMatch(/deactivated/);
+      expect((await whoAmI(t.memberToken)).status).toBe(401);
       expect((await signIn(await memberEmail(), password)).status).toBe(401);
       expect((await setActive(true)).status).toBe(200);
+      // Deactivation ended the member's sessions (docs/security.md#passwords-and-tokens): the old token stays refused.
+      expect((await whoAmI(t.memberToken)).status).toBe(401);
+      const signedIn = await signIn(await memberEmail(), password);
+      expect(signedIn.status).toBe(200);
+      t.memberToken = (signedIn.body as { accessToken: string }).accessToken;
       expect((await whoAmI(t.memberToken)).status).toBe(200);
     });
 
