@@ -1,3 +1,5 @@
+import { pageReach } from "@/lib/client/page-reach";
+import { MAX_PAGE_DEPTH } from "@/lib/schemas/common";
 import { Button, inputClass } from "./ui";
 
 /** The page numbers shown around the current one: first, last, and two either side; gaps as null. */
@@ -36,9 +38,9 @@ export function Pagination({
   pageSizes?: readonly number[];
   onLimit?: (limit: number) => void;
 }) {
-  const pages = total === undefined ? undefined : Math.max(1, Math.ceil(total / limit));
+  // A page by number reaches at most MAX_PAGE_DEPTH records deep (docs/api.md#paging): no page past it is offered.
+  const { pages, capped, hasNext } = pageReach(page, limit, total, shown);
   const first = (page - 1) * limit + 1;
-  const hasNext = pages === undefined ? shown === limit : page < pages;
   const pageButton = "min-w-9 px-2.5";
   return (
     <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3 border-t border-slate-200 px-4 py-3 text-sm text-slate-600">
@@ -71,6 +73,11 @@ export function Pagination({
               ))}
             </select>
           </label>
+        )}
+        {capped && (
+          <p data-testid="page-depth" className="basis-full text-xs text-slate-500">
+            Pages reach the first {MAX_PAGE_DEPTH.toLocaleString("en")} {noun[1]}; find the others by search or filters, or by reversing the order where the list offers it.
+          </p>
         )}
       </div>
       <div className="flex flex-wrap items-center gap-1">

@@ -88,6 +88,14 @@ export const queryDateTime = z.iso
 export const queryIdList = z.array(objectId).min(1).max(100, { error: "at most 100 values" });
 
 /**
+ * How deep a page by number may reach (docs/api.md#paging): `page × limit` at most this many
+ * records. A page by number skips every record before it, so its cost grows with its depth;
+ * past this depth the cursor (`data.next`), whose cost does not grow, is the way on. Peers cap
+ * alike (Auth0 at 1,000 results, Elasticsearch's `max_result_window` at 10,000).
+ */
+export const MAX_PAGE_DEPTH = 10_000;
+
+/**
  * The paging parameters of every list (docs/api.md#paging): a page by number (`page`, from 1 when
  * absent) or by `cursor`, the opaque `next` of the page before; both together are refused.
  */

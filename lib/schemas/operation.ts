@@ -7,7 +7,7 @@
  *   export const list = handle(users.list, ({ auth, query, notes }) => listUsers(auth, query, notes));
  */
 import type { z } from "zod";
-import type { ErrorCode } from "@/lib/schemas/common";
+import { type ErrorCode, MAX_PAGE_DEPTH } from "@/lib/schemas/common";
 import type { Scope } from "@/lib/schemas/scopes";
 
 export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined> {
@@ -150,7 +150,9 @@ export function publicOperation<
 
 /** The paging parameters of every list, as the document describes them. */
 export const pagingParameters = {
-  page: { description: "Page number, from 1 (the default). A page past the end is an empty list. Not with `cursor`." },
+  page: {
+    description: `Page number, from 1 (the default). A page past the end is an empty list. Not with \`cursor\`. A page by number may end at most ${MAX_PAGE_DEPTH.toLocaleString("en")} records deep (\`page × limit ≤ ${MAX_PAGE_DEPTH}\`); a deeper one is \`400 invalid_request\`: go on with \`cursor\` (the \`next\` of a page) instead, whose cost does not grow with depth.`,
+  },
   cursor: {
     description:
       "The `next` of the previous page: the page that follows it. Opaque, and valid only for the same list with the same filters (else `400 invalid_request`); not with `page`. Each page costs the same, however deep.",

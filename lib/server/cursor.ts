@@ -11,6 +11,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Document, Sort } from "mongodb";
+import { MAX_PAGE_DEPTH } from "@/lib/schemas/common";
 import { ServiceError } from "./errors";
 import { oid } from "./ids";
 import { purposeKey } from "./secret";
@@ -67,7 +68,12 @@ export interface PageRead {
 /** Plans the read of a page by number or by cursor; a bad cursor, or both, is `400 invalid_request`. */
 export async function pageRead(query: PagingQuery, order: ListOrder, scope: ListScope): Promise<PageRead> {
   const sort = Object.fromEntries(order.fields.map((field) => [field.name, order.direction])) as Sort;
-  if (query.cursor === undefined) return { sort, skip: ((query.page ?? 1) - 1) * query.limit, limit: query.limit + 1 };
+  if (query.cursor === undefined) {
+    const page = query.page ?? 1;
+    // A page by number skips every record before it; past the depth the cursor goes on (docs/api.md#paging).
+    if (page * query.limit > MAX_PAGE_DEPTH) throw tooDeep(query.limit);
+    return { sort, skip: (page - 1) * query.limit, limit: query.limit + 1 };
+  }
   if (query.page !== undefined) throw invalidCursor("cannot be combined with page: send one of them");
   const position = await decodeCursor(query.cursor, order, scope);
   return { sort, skip: 0, limit: query.limit + 1, after: afterCondition(order, position) };
@@ -203,3 +209,14 @@ function canonical(value: unknown): unknown {
 }
 
 const invalidCursor = (message: string) => new ServiceError("invalid_request", "The request is not valid.", [{ path: "cursor", message }]);
+
+/** A page by number past {@link MAX_PAGE_DEPTH}: the last page allowed, and the cursor as the way on. */
+function tooDeep(limit: number): ServiceError {
+  const last = Math.floor(MAX_PAGE_DEPTH / limit);
+  return new ServiceError("invalid_request", "The request is not valid.", [
+    {
+      path: "page",
+      message: `reaches past the first ${MAX_PAGE_DEPTH} records (page × limit): at limit=${limit} the last page by number is ${last}; page on with cursor, the data.next of a page, instead`,
+    },
+  ]);
+}
