@@ -32,6 +32,8 @@ import { insertBenchUsers } from "./users";
 import { benchEvents } from "./events";
 import { benchSurveys } from "./surveys";
 import { yardstickMs } from "./yardstick";
+import { benchScale, cursorAt } from "./scale";
+import { MAX_PAGE_DEPTH } from "@/lib/schemas/common";
 
 const usage = `Usage: npm run bench:api -- [options]
 
@@ -47,7 +49,9 @@ The users and surveys API under load against the production build (built first w
   --surveys N        surveys for the surveys API (default 10000; 0 leaves it out)
   --answers N        answers for the surveys API (default 200000)
   --deliveries N     events delivered to a local webhook receiver (default 2000)
-  --processes-only   only the whole-server comparison: one server process against WEB_CONCURRENCY's default`;
+  --processes-only   only the whole-server comparison: one server process against WEB_CONCURRENCY's default
+  --scale            only the growth table: the users cases at each of --sizes users a company, two companies
+  --sizes A,B,...    the sizes of --scale, ascending (default 10000,100000,1000000)`;
 
 const { values: opts } = parseCommandLine(usage, {
   options: {
@@ -62,6 +66,8 @@ const { values: opts } = parseCommandLine(usage, {
     answers: { type: "string", default: "200000" },
     deliveries: { type: "string", default: "2000" },
     "processes-only": { type: "boolean", default: false },
+    scale: { type: "boolean", default: false },
+    sizes: { type: "string", default: "10000,100000,1000000" },
   },
 });
 /** The option's value as a whole number from `min` to `max`, else a one-line usage error. */
@@ -81,6 +87,15 @@ const CONNECTIONS = whole("connections", 1);
 const SURVEYS = whole("surveys", 0);
 const ANSWERS = whole("answers", 0);
 const DELIVERIES = whole("deliveries", 1);
+/** The sizes of `--scale`: whole numbers of at least 20 users, ascending. */
+const SIZES = String(opts.sizes)
+  .split(",")
+  .map((text) => {
+    const value = Number(text.trim());
+    if (!/^\d+$/.test(text.trim()) || value < 20 || value > 10_000_000) exitWithUsageError(`--sizes must list whole numbers from 20 to 10000000, not ${JSON.stringify(text)}`);
+    return value;
+  });
+if (SIZES.some((size, index) => index > 0 && size <= SIZES[index - 1])) exitWithUsageError("--sizes must be ascending");
 let BASE = "";
 
 const err = (line: string) => process.stderr.write(`${line}\n`);
@@ -106,6 +121,25 @@ async function main(): Promise<void> {
     const memberRole = await database.collection("accessroles").findOne({ company: companyId, name: "Member" });
     if (!memberRole) throw new Error("no Member role after bootstrap");
 
+    if (opts.scale) {
+      await load({ url: `${BASE}/api/auth/token`, headers: { authorization: `Bearer ${accessToken}` } }, 2); // warm-up
+      const floorOptions: autocannon.Options = { url: `${BASE}/api/auth/token`, headers: { authorization: `Bearer ${accessToken}` } };
+      const newTable = (): BenchTable => {
+        const floor = new Floor(FLOOR, () => load(floorOptions));
+        return {
+          floor,
+          measure: async (name, options) => {
+            await load(options, 2); // warm-up
+            const figures = await alternate(name, ROUNDS, floor, () => load(options));
+            err(`  ${name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, ${(100 * figures.ofFloor).toFixed(0)}% of the floor${figures.errors ? `, ${figures.errors} failed` : ""}`);
+            return figures;
+          },
+          driver: () => Promise.reject(new Error("no driver cases in --scale")),
+        };
+      };
+      await benchScale({ base: BASE, headers: { authorization: `Bearer ${accessToken}` }, database, companyId, roleId: memberRole._id, sizes: SIZES, newTable, setting: SETTING });
+      return;
+    }
     const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
     const ids = await insertBenchUsers(database, {
       companyId,
@@ -225,20 +259,19 @@ async function main(): Promise<void> {
 
 /**
  * The cost of a page by its depth (docs/api.md#cursor-paging): the first page, the deepest page
- * (the 10,000th of 10 at 100,000 users) by cursor, and the same page by `page=`, which skips every
- * record before it. The deep cursor is the `next` of the page before it, read once by number.
+ * (the 10,000th of 10 at 100,000 users) by cursor, and the deepest page `page=` still serves
+ * (docs/api.md#paging), which skips every record before it.
  */
 async function benchCursorDepth(headers: Record<string, string>, depthTable: BenchTable): Promise<void> {
   const depth = Math.max(2, Math.min(10_000, Math.floor(USERS / 10)));
+  const byNumber = Math.min(depth, Math.floor(MAX_PAGE_DEPTH / 10));
   const list = `${BASE}/v2/users?isActive=all&limit=10`;
-  const before = await json(await fetch(`${list}&page=${depth - 1}`, { headers }));
-  const cursor = before.data?.next as string | undefined;
-  if (!cursor) throw new Error(`no cursor after page ${depth - 1}`);
-  err(`Cursor depth: page 1 and page ${depth} of 10 users, by cursor and by page=.`);
+  const cursor = await cursorAt(BASE, "/v2/users?isActive=all", (depth - 1) * 10, headers);
+  err(`Cursor depth: page 1 and page ${depth} of 10 users by cursor, page ${byNumber} by page=.`);
   const rows = [
     await depthTable.measure("page 1 (the walk's first page)", { url: list, headers }),
     await depthTable.measure(`page ${depth} by cursor`, { url: `${list}&cursor=${encodeURIComponent(cursor)}`, headers }),
-    await depthTable.measure(`page ${depth} by page=`, { url: `${list}&page=${depth}`, headers }),
+    await depthTable.measure(`page ${byNumber} by page= (the deepest it serves)`, { url: `${list}&page=${byNumber}`, headers }),
   ];
   const ratio = rows[1].rps / rows[0].rps;
   const lines = [
@@ -247,7 +280,7 @@ async function benchCursorDepth(headers: Record<string, string>, depthTable: Ben
     "",
     ...table([depthTable.floor.figures(), ...rows]),
     "",
-    `page ${depth} by cursor runs at ${(100 * ratio).toFixed(0)}% of page 1's req/s; by page= at ${((100 * rows[2].rps) / rows[0].rps).toFixed(0)}%.`,
+    `page ${depth} by cursor runs at ${(100 * ratio).toFixed(0)}% of page 1's req/s; page ${byNumber} by page= at ${((100 * rows[2].rps) / rows[0].rps).toFixed(0)}%.`,
     "",
     "Targets (figures, not assertions):",
     target(`page ${depth} by cursor >= 80% of page 1's req/s`, ratio >= 0.8),

@@ -10,6 +10,8 @@ export interface BenchUsers {
   companyId: ObjectId;
   roleId: ObjectId;
   count: number;
+  /** The index of the first user to insert (default 0): a company grows from `from` to `count`. */
+  from?: number;
   /** Users a write. */
   batch: number;
   /** The fields one benchmark sets beyond the name: the n-th user's e-mail at least. */
@@ -21,14 +23,14 @@ export interface BenchUsers {
  * every twentieth inactive, ten a second of history (so that many share a `modifiedAt`). Answers
  * the id of every hundredth, in order.
  */
-export async function insertBenchUsers(database: Db, { companyId, roleId, count, batch, vary }: BenchUsers): Promise<ObjectId[]> {
+export async function insertBenchUsers(database: Db, { companyId, roleId, count, from = 0, batch, vary }: BenchUsers): Promise<ObjectId[]> {
   const ids: ObjectId[] = [];
   const users = database.collection("users");
   const bar = new SingleBar({ stream: process.stderr, format: "inserting users [{bar}] {value}/{total}", noTTYOutput: true, notTTYSchedule: 5000 }, Presets.shades_classic);
   const started = performance.now();
-  bar.start(count, 0);
+  bar.start(count, from);
   const now = Date.now();
-  for (let start = 0; start < count; start += batch) {
+  for (let start = from; start < count; start += batch) {
     const docs = [];
     for (let i = start; i < Math.min(start + batch, count); i++) {
       const names = FIRST[i % FIRST.length];
@@ -51,6 +53,6 @@ export async function insertBenchUsers(database: Db, { companyId, roleId, count,
     bar.update(Math.min(start + batch, count));
   }
   bar.stop();
-  process.stderr.write(`Inserted ${count} users in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
+  process.stderr.write(`Inserted ${count - from} users in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
   return ids;
 }
