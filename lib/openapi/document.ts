@@ -108,8 +108,9 @@ repeat while the first still runs \`409 request_in_progress\`. Error answers are
 
 **Rate limits.** Every answer carries \`RateLimit-Limit\` (\`600, 600;w=60\`: requests per 60-second
 window), \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds until the window ends). The budget is
-per user in a company (all their tokens) or per API key, kept across every server process; over it,
-\`429 rate_limited\` with \`Retry-After\`.
+per user in a company (all their tokens) or per API key, under a ceiling for all the company's callers
+together, kept across every server process; over either, \`429 rate_limited\` with \`Retry-After\`
+equal to \`RateLimit-Reset\`, the headers describing the budget that refused.
 
 **Answers.** A single record is the body itself; a list is
 \`{ "data": { "<records>": [...], "page": 1, "limit": 10, "next": "…", "counter": 37 } }\` (\`counter\` only with
@@ -275,7 +276,7 @@ export function buildDocument(): OpenApiDocument {
           schema: { type: "string", pattern: "^\\d+(, \\d+;w=\\d+)?$" },
         },
         "RateLimit-Remaining": { required: true, description: "Requests left in the window.", schema: { type: "integer", minimum: 0 } },
-        "RateLimit-Reset": { required: true, description: "Seconds until the window ends.", schema: { type: "integer", minimum: 1 } },
+        "RateLimit-Reset": { required: true, description: "Seconds until the window ends; on a `429`, the same as `Retry-After`.", schema: { type: "integer", minimum: 1 } },
         "Idempotent-Replayed": {
           description: "`true` on an answer replayed for a repeated `Idempotency-Key`.",
           schema: { type: "string", enum: ["true"] },
