@@ -20,6 +20,16 @@ const pageOf = (companyId: string): UserRecordsQuery => ({
 });
 
 describe("reads on the read worker", () => {
+  // One worker, whatever the default on this machine's cores (docs/architecture.md#read-workers).
+  let previous: string | undefined;
+  beforeAll(() => {
+    previous = process.env.READ_WORKERS;
+    process.env.READ_WORKERS = "1";
+  });
+  afterAll(() => {
+    if (previous === undefined) delete process.env.READ_WORKERS;
+    else process.env.READ_WORKERS = previous;
+  });
   useTestDatabase();
 
   it("run on the worker the task of the name the callers pass with their function", () => {
