@@ -11,7 +11,8 @@ import { FlexRender, columnVisibilityFeature, rowSortingFeature, tableFeatures, 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
-import { Button, Spinner, focusRing, linkClass } from "./ui";
+import { Button, Popover, Spinner, focusRing, linkClass } from "./ui";
+import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
 
 const features = tableFeatures({ columnVisibilityFeature, rowSortingFeature });
 
@@ -152,7 +153,11 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
   const open = (row: T, event: MouseEvent | KeyboardEvent) => {
     const href = rowHref(row);
     if (event.metaKey || event.ctrlKey) window.open(href, "_blank", "noopener");
-    else router.push(href);
+    else {
+      // The record opened takes the focus on its heading, as after a save (not left on <body>).
+      focusHeadingAfterNavigation();
+      router.push(href);
+    }
   };
   const rowProps = (row: T) => ({
     tabIndex: 0,
@@ -199,22 +204,16 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
             </button>
           )}
           {hideable.length > 0 && (
-            <details className="relative" open={chooserOpen} onToggle={(event) => setChooserOpen(event.currentTarget.open)}>
-              <summary className={`cursor-pointer list-none rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 hover:bg-slate-50 ${focusRing}`}>Columns</summary>
-              {/* Rendered only while open, so its checkboxes never share a name with the page's own fields. */}
-              {chooserOpen && (
-                <fieldset className="absolute right-0 z-20 mt-1 w-56 rounded-md border border-slate-200 bg-white p-3 shadow-lg">
-                  <legend className="sr-only">Columns shown</legend>
-                  {hideable.map((column) => (
-                    <label key={column.id} className="flex items-center gap-2 py-1 text-sm text-slate-800">
-                      <input type="checkbox" checked={column.getIsVisible()} onChange={column.getToggleVisibilityHandler()} className="size-4 accent-sky-700" />
-                      {String(column.columnDef.header)}
-                      <span className="sr-only"> column</span>
-                    </label>
-                  ))}
-                </fieldset>
-              )}
-            </details>
+            <Popover label="Columns" open={chooserOpen} onOpenChange={setChooserOpen} as="fieldset" panelClassName="right-0 w-56 p-3">
+              <legend className="sr-only">Columns shown</legend>
+              {hideable.map((column) => (
+                <label key={column.id} className="flex items-center gap-2 py-1 text-sm text-slate-800">
+                  <input type="checkbox" checked={column.getIsVisible()} onChange={column.getToggleVisibilityHandler()} className="size-4 accent-sky-700" />
+                  {String(column.columnDef.header)}
+                  <span className="sr-only"> column</span>
+                </label>
+              ))}
+            </Popover>
           )}
         </div>
       </div>
@@ -340,7 +339,7 @@ function PageCheckbox({ state, onChange, visibleLabel = false, className = "" }:
 
 function FirstCell({ href, children }: { href: string; children: ReactNode }) {
   return (
-    <Link href={href} className={`block max-w-60 truncate ${linkClass}`}>
+    <Link href={href} onClick={(event) => !(event.metaKey || event.ctrlKey || event.shiftKey) && focusHeadingAfterNavigation()} className={`block max-w-60 truncate ${linkClass}`}>
       {children}
     </Link>
   );

@@ -1,10 +1,9 @@
 "use client";
 
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ApiError, openStream, type QueryValue } from "@/lib/client/api";
 import { useToast } from "./toast";
-import { Button, focusRing } from "./ui";
-import { useDismiss } from "@/lib/client/use-dismiss";
+import { Button, Popover, buttonClass, focusRing } from "./ui";
 
 type Format = "csv" | "ndjson";
 
@@ -31,12 +30,9 @@ interface Progress {
 export function ExportButton({ path, query, noun }: { path: string; query: Record<string, QueryValue>; noun: readonly [one: string, many: string] }) {
   const toast = useToast();
   const [open, setOpen] = useState(false);
-  const closeMenu = useCallback(() => setOpen(false), []);
   const [progress, setProgress] = useState<Progress | undefined>();
   const controller = useRef<AbortController | undefined>(undefined);
-  const menu = useRef<HTMLDivElement>(null);
 
-  useDismiss(open, menu, closeMenu);
   // Leaving the page ends a running export.
   useEffect(() => () => controller.current?.abort(), []);
 
@@ -111,29 +107,32 @@ export function ExportButton({ path, query, noun }: { path: string; query: Recor
   }
 
   return (
-    <div ref={menu} className="relative">
-      <Button className="px-2.5 py-1" aria-expanded={open} aria-controls={`export-${noun[1]}`} onClick={() => setOpen((value) => !value)}>
-        Export
-        <span aria-hidden="true">▾</span>
-      </Button>
-      {open && (
-        <div id={`export-${noun[1]}`} className="absolute left-0 z-20 mt-1 w-60 rounded-md border border-slate-200 bg-white p-1 shadow-lg">
-          <p className="px-2 py-1 text-xs text-slate-600">Every {noun[0]} of this view, all pages</p>
-          {FORMATS.map(({ format, label, hint }) => (
-            <button
-              key={format}
-              type="button"
-              autoFocus={format === "csv"}
-              onClick={() => run(format)}
-              className={`flex w-full items-baseline justify-between gap-2 rounded px-2 py-1.5 text-left text-sm text-slate-800 hover:bg-slate-100 ${focusRing}`}
-            >
-              <span className="font-medium">{label}</span>
-              <span className="text-xs text-slate-600">{hint}</span>
-            </button>
-          ))}
-        </div>
-      )}
-    </div>
+    <Popover
+      label={
+        <>
+          Export
+          <span aria-hidden="true">▾</span>
+        </>
+      }
+      open={open}
+      onOpenChange={setOpen}
+      buttonClassName={buttonClass("secondary", "px-2.5 py-1")}
+      panelClassName="left-0 w-60"
+    >
+      <p className="px-2 py-1 text-xs text-slate-600">Every {noun[0]} of this view, all pages</p>
+      {FORMATS.map(({ format, label, hint }) => (
+        <button
+          key={format}
+          type="button"
+          autoFocus={format === "csv"}
+          onClick={() => run(format)}
+          className={`flex w-full items-baseline justify-between gap-2 rounded px-2 py-1.5 text-left text-sm text-slate-800 hover:bg-slate-100 ${focusRing}`}
+        >
+          <span className="font-medium">{label}</span>
+          <span className="text-xs text-slate-600">{hint}</span>
+        </button>
+      ))}
+    </Popover>
   );
 }
 

@@ -8,7 +8,7 @@
  */
 import { useSearchParams } from "next/navigation";
 import Link from "next/link";
-import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { ApiError } from "@/lib/client/api";
 import { useMe } from "@/lib/client/users";
 import { savedQuery, useView, useViewActions, useViews, VIEW_PARAM, viewHref } from "@/lib/client/views";
@@ -16,8 +16,7 @@ import type { ViewRecord, ViewResource } from "@/lib/views/contract";
 import { ConfirmDialog } from "./confirm-dialog";
 import { ModalDialog } from "./modal-dialog";
 import { useToast } from "./toast";
-import { Badge, Button, Field, Spinner, focusRing, inputClass, linkClass } from "./ui";
-import { useDismiss } from "@/lib/client/use-dismiss";
+import { Badge, Button, Field, Popover, Spinner, focusRing, inputClass, linkClass } from "./ui";
 
 type Editing = { mode: "save" } | { mode: "edit"; view: ViewRecord };
 
@@ -31,10 +30,8 @@ export function SavedViews({ resource, path }: { resource: ViewResource; path: s
   const actions = useViewActions();
   const toast = useToast();
   const [menuOpen, setMenuOpen] = useState(false);
-  const closeMenu = useCallback(() => setMenuOpen(false), []);
   const [editing, setEditing] = useState<Editing | null>(null);
   const [deleting, setDeleting] = useState<ViewRecord | null>(null);
-  const menuRef = useRef<HTMLDetailsElement>(null);
   const applied = useRef<string | null>(null);
 
   // A link that names only the view: its query is read from the server and shown.
@@ -49,8 +46,6 @@ export function SavedViews({ resource, path }: { resource: ViewResource; path: s
       window.history.replaceState(null, "", path);
     }
   }, [currentId, query, opened.data, opened.isError, path, toast]);
-
-  useDismiss(menuOpen, menuRef, closeMenu);
 
   const list = views.data ?? [];
   const current = list.find((view) => view._id === currentId) ?? (opened.data?._id === currentId ? opened.data : undefined);
@@ -80,35 +75,38 @@ export function SavedViews({ resource, path }: { resource: ViewResource; path: s
 
   return (
     <div className="mb-3 flex flex-wrap items-center gap-2">
-      <details ref={menuRef} className="relative" open={menuOpen} onToggle={(event) => setMenuOpen(event.currentTarget.open)}>
-        <summary className={`flex cursor-pointer list-none items-center gap-1.5 rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 shadow-sm hover:bg-slate-50 ${focusRing}`}>
-          <span>Views{current && ":"}</span>
-          {current && (
-            <span className="max-w-48 truncate font-normal" data-testid="current-view">
-              {current.name}
-            </span>
-          )}
-          <span aria-hidden="true">▾</span>
-        </summary>
-        {menuOpen && (
-          <div className="absolute left-0 z-30 mt-1 w-[min(22rem,calc(100vw-2rem))] rounded-md border border-slate-200 bg-white p-2 shadow-lg">
-            {views.isLoading ? (
-              <p className="flex items-center gap-2 p-2 text-sm text-slate-600">
-                <Spinner /> Loading views…
-              </p>
-            ) : views.isError ? (
-              <p className="p-2 text-sm text-rose-700">The views could not be loaded. {views.error.message}</p>
-            ) : list.length === 0 ? (
-              <p className="p-2 text-sm text-slate-600">No saved view yet. Set the filters you want, then choose “Save view”.</p>
-            ) : (
-              <>
-                <ViewGroup title="Your views" views={mine} path={path} currentId={currentId} onOpen={() => setMenuOpen(false)} onCopy={copy} onEdit={(view) => setEditing({ mode: "edit", view })} onDelete={setDeleting} />
-                <ViewGroup title="Shared with the company" views={shared} path={path} currentId={currentId} onOpen={() => setMenuOpen(false)} onCopy={copy} onEdit={(view) => setEditing({ mode: "edit", view })} onDelete={setDeleting} />
-              </>
+      <Popover
+        label={
+          <>
+            <span>Views{current && ":"}</span>
+            {current && (
+              <span className="max-w-48 truncate font-normal" data-testid="current-view">
+                {current.name}
+              </span>
             )}
-          </div>
+            <span aria-hidden="true">▾</span>
+          </>
+        }
+        open={menuOpen}
+        onOpenChange={setMenuOpen}
+        buttonClassName="flex items-center gap-1.5 rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 shadow-sm hover:bg-slate-50"
+        panelClassName="left-0 w-[min(22rem,calc(100vw-2rem))] p-2"
+      >
+        {views.isLoading ? (
+          <p className="flex items-center gap-2 p-2 text-sm text-slate-600">
+            <Spinner /> Loading views…
+          </p>
+        ) : views.isError ? (
+          <p className="p-2 text-sm text-rose-700">The views could not be loaded. {views.error.message}</p>
+        ) : list.length === 0 ? (
+          <p className="p-2 text-sm text-slate-600">No saved view yet. Set the filters you want, then choose “Save view”.</p>
+        ) : (
+          <>
+            <ViewGroup title="Your views" views={mine} path={path} currentId={currentId} onOpen={() => setMenuOpen(false)} onCopy={copy} onEdit={(view) => setEditing({ mode: "edit", view })} onDelete={setDeleting} />
+            <ViewGroup title="Shared with the company" views={shared} path={path} currentId={currentId} onOpen={() => setMenuOpen(false)} onCopy={copy} onEdit={(view) => setEditing({ mode: "edit", view })} onDelete={setDeleting} />
+          </>
         )}
-      </details>
+      </Popover>
       <Button onClick={() => setEditing({ mode: "save" })}>Save view</Button>
 
       <ViewDialog

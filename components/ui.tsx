@@ -6,6 +6,9 @@
 import Link from "next/link";
 import type { ComponentProps, ReactNode } from "react";
 
+/** The one popover (Columns, Export, bulk Actions, Views): closes on Escape and outside, returns the focus. */
+export { Popover } from "./popover";
+
 export const focusRing =
   "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600";
 
@@ -98,6 +101,7 @@ export function SearchField({
         onChange={(event) => onChange(event.target.value)}
         placeholder={placeholder}
         autoComplete="off"
+        aria-keyshortcuts="/"
         aria-describedby={`${id}-hint`}
         className={inputClass}
       />
@@ -244,9 +248,9 @@ const badgeTones = {
   red: "bg-rose-50 text-rose-800 ring-rose-600/20",
 } as const;
 
-export function Badge({ tone = "grey", children }: { tone?: keyof typeof badgeTones; children: ReactNode }) {
+export function Badge({ tone = "grey", title, children }: { tone?: keyof typeof badgeTones; title?: string; children: ReactNode }) {
   return (
-    <span className={`inline-flex items-center whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${badgeTones[tone]}`}>
+    <span title={title} className={`inline-flex items-center whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${badgeTones[tone]}`}>
       {children}
     </span>
   );

@@ -6,7 +6,7 @@
  * `POST /v2/users/bulk`, with a confirmation for what takes access away, a progress state and
  * the summary (failed users listed by name).
  */
-import { useCallback, useId, useRef, useState } from "react";
+import { useId, useRef, useState } from "react";
 import { useReference } from "@/lib/client/reference";
 import { displayName, useBulkUsers } from "@/lib/client/users";
 import { type BulkAction, type BulkUsersResult, MAX_BULK_USERS, type UserRecord } from "@/lib/users/contract";
@@ -14,8 +14,7 @@ import { ConfirmDialog } from "../confirm-dialog";
 import { ModalDialog } from "../modal-dialog";
 import type { RowSelection } from "../data-table";
 import { useToast } from "../toast";
-import { Button, RecordSelect, Spinner, focusRing } from "../ui";
-import { useDismiss } from "@/lib/client/use-dismiss";
+import { Button, Popover, RecordSelect, Spinner, focusRing } from "../ui";
 
 interface Chosen {
   /** The list's filters when the rows were chosen: a change of them lets go of every row. */
@@ -69,12 +68,8 @@ export function BulkActions({ selection, total, query, rows }: { selection: User
   const [revokeKeys, setRevokeKeys] = useState(true);
   const [summary, setSummary] = useState<{ action: BulkAction; result: BulkUsersResult; names: Map<string, string> } | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
-  const closeMenu = useCallback(() => setMenuOpen(false), []);
-  const menuRef = useRef<HTMLDetailsElement>(null);
   const count = selection.all ? (total ?? 0) : selection.table.selected.size;
   const pageChosen = rows.length > 0 && rows.every((row) => selection.table.selected.has(row._id));
-
-  useDismiss(menuOpen, menuRef, closeMenu);
 
   const [roleError, setRoleError] = useState<string | undefined>();
   const choose = (action: BulkAction) => {
@@ -132,23 +127,28 @@ export function BulkActions({ selection, total, query, rows }: { selection: User
                   </button>
                 )
               )}
-              <details ref={menuRef} className="relative" open={menuOpen} onToggle={(event) => setMenuOpen(event.currentTarget.open)}>
-                <summary className={`cursor-pointer list-none rounded-md bg-sky-700 px-3 py-1.5 font-medium text-white shadow-sm hover:bg-sky-800 ${focusRing}`}>
-                  Actions <span aria-hidden="true">▾</span>
-                </summary>
-                {menuOpen && (
-                  <ul className="absolute left-0 z-30 mt-1 w-56 rounded-md border border-slate-200 bg-white p-1 text-slate-800 shadow-lg">
-                    {(Object.keys(LABELS) as BulkAction[]).map((action) => (
-                      <li key={action}>
-                        <button type="button" onClick={() => choose(action)} className={`w-full rounded px-3 py-2 text-left hover:bg-slate-100 ${focusRing}`}>
-                          {LABELS[action].verb}
-                          {action.endsWith("AccessRole") && "…"}
-                        </button>
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </details>
+              <Popover
+                label={
+                  <>
+                    Actions <span aria-hidden="true">▾</span>
+                  </>
+                }
+                open={menuOpen}
+                onOpenChange={setMenuOpen}
+                buttonClassName="rounded-md bg-sky-700 px-3 py-1.5 font-medium text-white shadow-sm hover:bg-sky-800"
+                panelClassName="left-0 w-56"
+              >
+                <ul>
+                  {(Object.keys(LABELS) as BulkAction[]).map((action) => (
+                    <li key={action}>
+                      <button type="button" onClick={() => choose(action)} className={`w-full rounded px-3 py-2 text-left hover:bg-slate-100 ${focusRing}`}>
+                        {LABELS[action].verb}
+                        {action.endsWith("AccessRole") && "…"}
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              </Popover>
               <Button kind="ghost" className="px-2 py-1" onClick={selection.clear}>
                 Clear selection
               </Button>
