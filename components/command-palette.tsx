@@ -94,6 +94,9 @@ function PaletteDialog({ open, onClose, children }: { open: boolean; onClose: ()
   );
 }
 
+/** cmdk's score of a match at the starts of words (a scattered one scores below 0.2; see `defaultFilter`). */
+const STRONG_MATCH = 0.8;
+
 interface Entry {
   value: string;
   href: string;
@@ -115,10 +118,21 @@ function Palette({ pages, canCreate, onDone }: { pages: readonly PaletteLink[]; 
       ]
     : [];
   const places: Entry[] = pages.map((page) => ({ value: `page:${page.href}`, href: page.href, label: `Go to ${page.label}`, keywords: ["open", "show", page.label] }));
-  // The records come filtered by the server; the actions and pages are matched here, as cmdk would.
-  const matches = (entry: Entry) => !typed || defaultFilter(entry.label, typed, entry.keywords) > 0;
-  const shownActions = actions.filter(matches);
-  const shownPlaces = places.filter(matches);
+  // The records come filtered by the server; the actions and pages are matched and ranked here by
+  // cmdk's own score (its `defaultFilter`), best first, so "new s" puts New survey before New user.
+  const scored = (entries: Entry[]) =>
+    entries
+      .map((entry) => ({ entry, score: typed ? defaultFilter(entry.label, typed, entry.keywords) : 1 }))
+      .filter(({ score }) => score > 0)
+      .sort((a, b) => b.score - a.score);
+  const rankedActions = scored(actions);
+  const rankedPlaces = scored(places);
+  const shownActions = rankedActions.map(({ entry }) => entry);
+  const shownPlaces = rankedPlaces.map(({ entry }) => entry);
+  // A query that names an action or a page by the starts of its words ("new s", "surv") puts
+  // them above the records, the best chosen; anything weaker leaves the records first.
+  const best = [...rankedActions, ...rankedPlaces].sort((a, b) => b.score - a.score)[0];
+  const commandFirst = typed.length >= 2 && best !== undefined && best.score >= STRONG_MATCH;
 
   // Beyond the first few matches, the list itself shows them all.
   const query = new URLSearchParams({ search: typed, isActive: "all" });
@@ -129,20 +143,21 @@ function Palette({ pages, canCreate, onDone }: { pages: readonly PaletteLink[]; 
 
   // The first entry is chosen whenever the entries change, so Enter opens the best match of the
   // newest answer rather than whatever was chosen before it arrived.
-  const values = [
+  const recordValues = [
     ...search.users.map((user) => `user:${user._id}`),
     ...(allUsers ? [allUsers.value] : []),
     ...search.surveys.map((survey) => `survey:${survey._id}`),
     ...(allSurveys ? [allSurveys.value] : []),
-    ...shownActions.map((entry) => entry.value),
-    ...shownPlaces.map((entry) => entry.value),
   ];
+  const commandValues = [...shownActions, ...shownPlaces].map((entry) => entry.value);
+  const values = commandFirst ? [...commandValues, ...recordValues] : [...recordValues, ...commandValues];
+  const first = commandFirst ? best.entry.value : (values[0] ?? "");
   const key = values.join(" ");
   const [followed, setFollowed] = useState(key);
-  const [selected, setSelected] = useState(values[0] ?? "");
+  const [selected, setSelected] = useState(first);
   if (key !== followed) {
     setFollowed(key);
-    setSelected(values[0] ?? "");
+    setSelected(first);
   }
 
   function go(href: string) {
@@ -181,6 +196,13 @@ function Palette({ pages, canCreate, onDone }: { pages: readonly PaletteLink[]; 
     </span>
   );
 
+  const commands = (
+    <>
+      <EntryGroup heading="Actions" mark="+" entries={shownActions} onSelect={go} />
+      <EntryGroup heading="Pages" mark="→" entries={shownPlaces} onSelect={go} />
+    </>
+  );
+
   return (
     <Command label={LABEL} shouldFilter={false} vimBindings={false} loop value={selected} onValueChange={setSelected} className="flex max-h-[min(36rem,84vh)] flex-col">
       <div className="flex items-center gap-2 border-b border-slate-200 px-4">
@@ -201,6 +223,7 @@ function Palette({ pages, canCreate, onDone }: { pages: readonly PaletteLink[]; 
         aria-busy={search.waiting || undefined}
         className="min-h-0 flex-1 overflow-y-auto p-2 [&_[cmdk-group-heading]]:px-3 [&_[cmdk-group-heading]]:pb-1 [&_[cmdk-group-heading]]:pt-2 [&_[cmdk-group-heading]]:text-xs [&_[cmdk-group-heading]]:font-medium [&_[cmdk-group-heading]]:uppercase [&_[cmdk-group-heading]]:tracking-wide [&_[cmdk-group-heading]]:text-slate-600"
       >
+        {commandFirst && commands}
         {search.users.length > 0 && (
           <Command.Group heading="Users">
             {search.users.map((user) => (
@@ -225,8 +248,7 @@ function Palette({ pages, canCreate, onDone }: { pages: readonly PaletteLink[]; 
             {allSurveys && <MoreItem entry={allSurveys} onSelect={() => go(allSurveys.href)} />}
           </Command.Group>
         )}
-        <EntryGroup heading="Actions" mark="+" entries={shownActions} onSelect={go} />
-        <EntryGroup heading="Pages" mark="→" entries={shownPlaces} onSelect={go} />
+        {!commandFirst && commands}
       </Command.List>
     </Command>
   );
