@@ -35,7 +35,7 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByText("Member (answer, view answers)")).toBeVisible();
 
-  await page.getByRole("link", { name: "Version history" }).click();
+  await page.getByRole("link", { name: "Revisions", exact: true }).click();
   // The one data table of every list: a row opens that revision beside the one before it.
   const rows = page.getByRole("table", { name: /^Revisions, newest first/ }).locator("tbody tr");
   const revision = (n: number) => rows.filter({ has: page.getByRole("link", { name: `#${n}`, exact: true }) });

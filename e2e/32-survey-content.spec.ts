@@ -179,7 +179,7 @@ test("31. removing an answered question asks first; a restore on the history pag
   await expect(page.getByRole("status").filter({ hasText: "It is now at revision 2." })).toBeVisible();
   await expect(page.getByText("Favourite colour?")).toHaveCount(0);
 
-  await page.getByRole("link", { name: "Version history" }).click();
+  await page.getByRole("link", { name: "Revisions", exact: true }).click();
   await expect(page.getByRole("row").filter({ has: page.getByRole("link", { name: "#2", exact: true }) })).toContainText("Chats and questions");
   await expect(page.getByTestId("content-change")).toContainText(["Question removed“Favourite colour?” (Text)"]);
   await page.getByRole("button", { name: "Restore revision 1" }).click();

@@ -94,15 +94,15 @@ test("34. a user changed in the form shows on the Activity page with before and 
   // The same table and details as the Activity page: one wide light and one narrow dark look suffice.
   await pictures(page, "user-history", [ALL_MODES[0], ALL_MODES[3]], false);
 
-  // A survey's History tab and its version history link to each other.
+  // A survey's Activity tab and its Revisions page link to each other.
   await page.goto("/surveys");
   await page.getByRole("table").getByRole("link").first().click();
-  await page.getByRole("navigation", { name: "Survey" }).getByRole("link", { name: "History" }).click();
+  await page.getByRole("navigation", { name: "Survey" }).getByRole("link", { name: "Activity" }).click();
   await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}\/activity$/);
-  await expect(page.getByRole("heading", { level: 1 })).toContainText("History of");
-  await page.getByRole("link", { name: "version history" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Activity of");
+  await page.getByRole("link", { name: "revisions", exact: true }).click();
   await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}\/history$/);
-  await page.getByRole("link", { name: "Who changed what (History)" }).click();
+  await page.getByRole("link", { name: "Activity: who changed what" }).click();
   await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}\/activity$/);
   await pictures(page, "survey-history", [ALL_MODES[0], ALL_MODES[3]], false);
 });

@@ -48,7 +48,7 @@ for (const mode of STATE_MODES) {
     expect(patched.status()).toBe(200);
 
     await page.goto(`/surveys/${id}/history`);
-    await expect(page.getByRole("heading", { level: 1, name: "History of Pulse after" })).toBeVisible();
+    await expect(page.getByRole("heading", { level: 1, name: "Revisions of Pulse after" })).toBeVisible();
 
     /** Restores revision `n` by its button and its confirmation, and waits for the notice. */
     const restore = async (n: number, now: number) => {

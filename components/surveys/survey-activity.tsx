@@ -6,12 +6,12 @@ import { RecordHistory } from "../audit/record-history";
 import { BackLink, PageHeader, linkClass } from "../ui";
 import { SurveyTabs } from "./survey-tabs";
 
-/** A survey's History tab: its audit entries (who changed what); the revisions, to compare and restore, are the version history. */
+/** A survey's Activity tab: its audit entries (who changed what); the revisions, to compare and restore, are its Revisions page. */
 export function SurveyActivity({ id }: { id: string }) {
   const survey = useSurvey(id);
   return (
     <>
-      <PageHeader back={<BackLink href="/surveys">Surveys</BackLink>} title={survey.data ? `History of ${survey.data.name}` : "Survey history"} subtitle="Who changed the survey and when, each field before and after." />
+      <PageHeader back={<BackLink href="/surveys">Surveys</BackLink>} title={survey.data ? `Activity of ${survey.data.name}` : "Survey activity"} subtitle="Who changed the survey and when, each field before and after." />
       <SurveyTabs id={id} />
       <RecordHistory
         type="survey"
@@ -21,7 +21,7 @@ export function SurveyActivity({ id }: { id: string }) {
           <>
             To compare whole revisions or bring an earlier one back, open the{" "}
             <Link href={`/surveys/${id}/history`} className={linkClass}>
-              version history
+              revisions
             </Link>
             .
           </>

@@ -16,7 +16,7 @@ export function SurveyDetail({ id }: { id: string }) {
     return (
       <>
         <PageHeader title="Survey" back={<BackLink href="/surveys">Surveys</BackLink>} />
-        <ErrorState error={survey.error} title="The survey could not be loaded" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
+        <ErrorState error={survey.error} title="The survey could not be loaded" notFoundTitle="This survey does not exist" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
       </>
     );
   }
@@ -50,7 +50,7 @@ function SurveyView({ survey, partial }: { survey: SurveyRecord; partial: boolea
               <LinkButton href={`/surveys/${survey._id}/edit`} kind="primary">
                 Edit
               </LinkButton>
-              <LinkButton href={`/surveys/${survey._id}/history`}>Version history</LinkButton>
+              <LinkButton href={`/surveys/${survey._id}/history`}>Revisions</LinkButton>
               {survey.version === 1 && <LinkButton href={`/surveys/${survey._id}/upgrade`}>Upgrade to version 2</LinkButton>}
             </>
           )

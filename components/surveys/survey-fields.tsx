@@ -5,8 +5,18 @@ import { useReferenceNames } from "@/lib/client/reference";
 import type { SurveyRecord } from "@/lib/surveys/contract";
 import { Badge } from "../ui";
 
+/** The survey's permission model (its `version`), named as such: a bare "Version 2" reads as a second edit. */
+export const PERMISSION_MODELS: Record<number, string> = {
+  1: "Permission model version 1: permissions by access role and one group (surveys before 2019)",
+  2: "Permission model version 2: answer and view rights per access role, group permissions, sub-surveys",
+};
+
 export function VersionBadge({ version }: { version: number }) {
-  return <Badge tone={version === 2 ? "violet" : "amber"}>Version {version}</Badge>;
+  return (
+    <Badge tone={version === 2 ? "violet" : "amber"} title={PERMISSION_MODELS[version]}>
+      Permissions v{version}
+    </Badge>
+  );
 }
 
 /** Names for the ids a survey holds: access roles and properties (users show as ids). */

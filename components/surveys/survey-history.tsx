@@ -64,7 +64,7 @@ export function SurveyHistory({ id }: { id: string }) {
   const newest = list[0];
   const right = list.find((revision) => revision.__v === view.right) ?? newest;
   const left = list.find((revision) => revision.__v === view.left) ?? list[1] ?? newest;
-  const title = survey.data ? `History of ${survey.data.name}` : "Version history";
+  const title = survey.data ? `Revisions of ${survey.data.name}` : "Revisions";
   const current = (revision: SurveyRevisionRecord) => page === 1 && revision === newest;
 
   async function restore(revision: SurveyRevisionRecord) {
@@ -157,7 +157,7 @@ export function SurveyHistory({ id }: { id: string }) {
         back={<BackLink href={`/surveys/${id}`}>{survey.data?.name ?? "Survey"}</BackLink>}
         title={title}
         subtitle="Every create and change of the survey is kept. Open one to compare it with the one before, choose any two, or bring an earlier one back: the restore is itself a new revision."
-        actions={<LinkButton href={`/surveys/${id}/activity`}>Who changed what (History)</LinkButton>}
+        actions={<LinkButton href={`/surveys/${id}/activity`}>Activity: who changed what</LinkButton>}
       />
       {update.isError && (
         <div className="mb-4">

@@ -18,7 +18,7 @@ const SURVEY_TABS = [
   { path: "/results", label: "Results" },
   { path: "/answers", label: "Answers" },
   // The audit log is the admins' (docs/api.md#audit-log).
-  { path: "/activity", label: "History", adminOnly: true },
+  { path: "/activity", label: "Activity", adminOnly: true },
 ] as const;
 
 export function SurveyTabs({ id }: { id: string }) {
@@ -77,7 +77,7 @@ export function SurveyTabPage({
       ) : survey.isLoading || survey.isPlaceholderData ? (
         <Loading label={loading} />
       ) : (
-        <ErrorState error={survey.error} title="The survey could not be loaded" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
+        <ErrorState error={survey.error} title="The survey could not be loaded" notFoundTitle="This survey does not exist" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
       )}
     </>
   );

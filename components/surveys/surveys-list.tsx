@@ -47,7 +47,7 @@ function toSearch(query: SurveyListQuery): string {
 const columns: DataColumn<SurveyRow>[] = [
   { id: "name", header: "Name", cell: (survey) => survey.name, className: "max-w-80" },
   { id: "code", header: "Code", cell: (survey) => <span className="font-mono text-xs">{survey.code}</span> },
-  { id: "version", header: "Version", cell: (survey) => survey.version && <VersionBadge version={survey.version} /> },
+  { id: "version", header: "Permission model", cell: (survey) => survey.version && <VersionBadge version={survey.version} /> },
   { id: "status", header: "Status", cell: (survey) => survey.isActive !== undefined && <ActiveBadge active={survey.isActive} /> },
   { id: "modifiedAt", header: "Modified", cell: (survey) => <DateTime value={survey.modifiedAt} />, className: "whitespace-nowrap" },
 ];
