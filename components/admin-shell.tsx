@@ -55,6 +55,29 @@ function useHeadingFocus(pathname: string) {
   }, [pathname]);
 }
 
+const editable = (target: EventTarget | null) =>
+  target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+
+/**
+ * `/` puts the focus in the list page's Search (as on GitHub or Linear), unless the focus is in a
+ * field, a dialog is open, or the Search is folded away (phones); the box says so (`aria-keyshortcuts`).
+ */
+function useSlashForSearch() {
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented || editable(event.target)) return;
+      if (document.querySelector("dialog[open]")) return;
+      const search = [...document.querySelectorAll<HTMLInputElement>('#main input[type="search"]')].find((input) => input.getClientRects().length > 0);
+      if (!search) return;
+      event.preventDefault();
+      search.focus();
+      search.select();
+    };
+    window.addEventListener("keydown", onKeyDown);
+    return () => window.removeEventListener("keydown", onKeyDown);
+  }, []);
+}
+
 /** Whether the signed-in user holds an admin access role (undefined while loading). */
 const AdminContext = createContext<boolean | undefined>(undefined);
 export const useIsAdmin = () => useContext(AdminContext);
@@ -70,6 +93,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
   // from server HTML when a query answers before a part of the page has hydrated.
   const hydrated = useHydrated();
   useHeadingFocus(pathname);
+  useSlashForSearch();
 
   const isAdmin = useMemo(() => {
     if (!me.data || !roles.data) return undefined;

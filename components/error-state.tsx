@@ -1,7 +1,7 @@
 "use client";
 
 import { ApiError } from "@/lib/client/api";
-import { Button, Card } from "./ui";
+import { Button, Card, EmptyState } from "./ui";
 import { ErrorMessage } from "./error-message";
 
 /**
@@ -17,15 +17,26 @@ export function ErrorState({
   retrying = false,
   className = "",
   framed = true,
+  notFoundTitle = "Not found",
 }: {
   error: unknown;
   title: string;
+  /** What a `404` says, calmly, in place of the error: the record is not there, nothing failed. */
+  notFoundTitle?: string;
   onRetry?: () => unknown;
   retrying?: boolean;
   className?: string;
   framed?: boolean;
 }) {
-  // A record that does not exist will not appear on a retry: no button then.
+  if (error instanceof ApiError && error.status === 404) {
+    const calm = (
+      <EmptyState title={notFoundTitle}>
+        {error.message} It may have been deleted, or the link may be incomplete.
+      </EmptyState>
+    );
+    return framed ? <Card className={className}>{calm}</Card> : <div className={className}>{calm}</div>;
+  }
+  // A record that cannot be read will not appear on a retry: no button then.
   const retryable = onRetry && !(error instanceof ApiError && (error.status === 404 || error.status === 403));
   const content = (
     <>

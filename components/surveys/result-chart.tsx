@@ -4,7 +4,7 @@
  * One question's figures as a bar chart (Recharts), coloured from the theme's CSS variables so it
  * reads in light and dark alike, and the same figures as a table for screen readers and copying.
  */
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, LabelList, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { focusRing } from "../ui";
 
 export interface ChartRow {
@@ -28,7 +28,7 @@ export function ResultChart({ rows, shape, title, labelHeader, answered }: { row
     <div>
       <div role="img" aria-label={summary} style={{ height }} className="w-full">
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={rows} layout={shape === "bars" ? "vertical" : "horizontal"} margin={{ top: 4, right: 16, bottom: 4, left: 4 }} accessibilityLayer={false}>
+          <BarChart data={rows} layout={shape === "bars" ? "vertical" : "horizontal"} margin={{ top: shape === "columns" ? 20 : 4, right: shape === "bars" ? 40 : 16, bottom: 4, left: 4 }} accessibilityLayer={false}>
             <CartesianGrid stroke="var(--color-slate-200)" horizontal={shape === "columns"} vertical={shape === "bars"} />
             {shape === "bars" ? (
               <>
@@ -47,7 +47,10 @@ export function ResultChart({ rows, shape, title, labelHeader, answered }: { row
               labelStyle={{ color: "var(--color-slate-900)" }}
               itemStyle={{ color: "var(--color-slate-800)" }}
             />
-            <Bar dataKey="count" name="Answers" fill="var(--color-sky-600)" radius={3} isAnimationActive={false} />
+            <Bar dataKey="count" name="Answers" fill="var(--color-sky-600)" radius={3} isAnimationActive={false}>
+              {/* Each bar carries its count, so the figures read without hovering. */}
+              <LabelList dataKey="count" position={shape === "bars" ? "right" : "top"} fill="var(--color-slate-700)" fontSize={12} />
+            </Bar>
           </BarChart>
         </ResponsiveContainer>
       </div>

@@ -22,7 +22,7 @@ export function UserDetail({ id }: { id: string }) {
     return (
       <>
         <PageHeader title="User" back={<BackLink href="/users">Users</BackLink>} />
-        <ErrorState error={user.error} title="The user could not be loaded" onRetry={() => user.refetch()} retrying={user.isFetching} />
+        <ErrorState error={user.error} title="The user could not be loaded" notFoundTitle="This user does not exist" onRetry={() => user.refetch()} retrying={user.isFetching} />
       </>
     );
   }

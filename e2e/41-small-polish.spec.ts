@@ -1,0 +1,62 @@
+/**
+ * Small things a person meets: an unknown record is a calm not-found; a record opened from its
+ * list has the focus on its heading; `/` puts the focus in a list's Search; a chart's bars carry
+ * their counts. At 1440 px in light and 390 px in dark.
+ */
+import { expect, openSignedIn, screenshot, STATE_MODES, test, unique } from "./fixtures";
+
+for (const mode of STATE_MODES) {
+  test.describe(`${mode.width} px, ${mode.theme}`, () => {
+    test.use({ expectedConsoleErrors: [/status of 404 \(Not Found\).*\/v2\/surveys\/f{24}/] });
+    test.beforeEach(async ({ page }) => {
+      await page.setViewportSize({ width: mode.width, height: mode.height });
+      await page.emulateMedia({ colorScheme: mode.theme });
+    });
+
+    test(`41. an unknown survey is a calm not-found (${mode.width} px)`, async ({ page }) => {
+      await openSignedIn(page, "/surveys/ffffffffffffffffffffffff");
+      await expect(page.getByText("This survey does not exist")).toBeVisible();
+      await expect(page.getByRole("alert")).toHaveCount(0);
+      await screenshot(page, `41-not-found-${mode.width}-${mode.theme}`);
+    });
+
+    test(`41. a record opened from its list has the focus on its heading; "/" focuses Search (${mode.width} px)`, async ({ page }) => {
+      await openSignedIn(page, "/users");
+      await expect(page.getByTestId("users-total")).toBeVisible();
+      const search = page.getByRole("searchbox", { name: "Search" });
+      if (mode.width < 640) await page.getByRole("button", { name: /^Filters/ }).click();
+      else await page.getByRole("heading", { level: 1 }).click();
+      await page.keyboard.press("/");
+      await expect(search).toBeFocused();
+      await page.keyboard.type("a");
+      await expect(search).toHaveValue("a");
+      await search.fill("");
+
+      const first = mode.width < 640 ? page.getByTestId("data-card").first().getByRole("link") : page.getByRole("table").getByRole("link").first();
+      const name = (await first.innerText()).trim();
+      await first.click();
+      await expect(page.getByRole("heading", { level: 1, name })).toBeFocused();
+    });
+
+    test(`41. a chart's bars carry their counts (${mode.width} px)`, async ({ page }) => {
+      await openSignedIn(page, "/surveys");
+      const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
+      const headers = { Authorization: `Bearer ${token}`, Admin: "true" };
+      const roles = (await (await page.request.get("/v2/access-roles", { headers })).json()).data.accessRoles as { _id: string; isAdmin: boolean }[];
+      const created = await page.request.post("/v2/surveys", {
+        headers,
+        data: { code: `chart_${unique()}`, name: "Chart counts", version: 2, permissionsV2: [{ accessRole: roles.find((role) => role.isAdmin)!._id, canAnswer: true, canViewAnswers: true }] },
+      });
+      const id = (await created.json())._id as string;
+      const content = await page.request.put(`/v2/surveys/${id}/content`, { headers, data: { chat: [{ name: "Team", questions: [{ text: "Which team?", type: "single_choice", options: ["Red", "Blue"] }] }] } });
+      const question = (await content.json()).chat[0].questions[0]._id as string;
+      for (const value of ["Red", "Red", "Blue"]) expect((await page.request.post(`/v2/surveys/${id}/answers`, { headers, data: { answers: [{ question, value }] } })).status()).toBe(201);
+
+      await page.goto(`/surveys/${id}/results`);
+      const chart = page.getByRole("img", { name: /Which team\?: Red 2, Blue 1/ });
+      await expect(chart).toBeVisible();
+      await expect(chart.locator(".recharts-label-list text")).toHaveText(["2", "1"]);
+      await screenshot(page, `41-chart-counts-${mode.width}-${mode.theme}`);
+    });
+  });
+}
