@@ -226,10 +226,12 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
     event?.preventDefault();
     setFormError(undefined);
     const extensions = parseExtensions(state.extensions);
-    if ("error" in extensions) return fail({ extensions: extensions.error });
-    const body = user ? updateBody(state, user, extensions.value) : createBody(state, extensions.value);
+    // A bad JSON field is one error among the form's: the other fields are checked too, with the
+    // stored extensions standing in for it, so every error shows at once.
+    const body = user ? updateBody(state, user, "error" in extensions ? (user.extensions ?? {}) : extensions.value) : createBody(state, "error" in extensions ? {} : extensions.value);
     const checked = (user ? UpdateUserBody : CreateUserBody).safeParse(body);
-    if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS, TEXTS, body).fields);
+    const fieldErrors = { ...(checked.success ? {} : zodFieldErrors(checked.error, FIELDS, TEXTS, body).fields), ...("error" in extensions ? { extensions: extensions.error } : {}) };
+    if (Object.keys(fieldErrors).length > 0) return fail(fieldErrors);
     setErrors({});
     try {
       if (user) {
