@@ -283,8 +283,8 @@ export class Fuzzer {
   }
 }
 
-/** Query parameters checked against each other or against the service's secret, beyond their schemas. */
-const CROSS_CHECKED = ["cursor", "from", "to"];
+/** Query parameters checked against each other or against the service's secret, beyond their schemas (`page` against `limit`: docs/api.md#paging). */
+const CROSS_CHECKED = ["cursor", "from", "to", "page"];
 
 /** What the document cannot say but the contract does: a list's page, and reading one's own record. */
 function semanticProblems(c: FuzzCase, spec: OperationSpec, status: number, text: string): string[] {
