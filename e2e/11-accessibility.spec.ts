@@ -2,7 +2,7 @@
  * The walk of every page: each passes axe-core's WCAG 2.0/2.1 A and AA rules with no serious or
  * critical violation, on a desktop in both themes and on a phone in dark mode (the system's
  * setting, followed by the app's own theme script; the header's switch is tested in
- * 22-themes-and-errors); and, as loaded, has a title, one h1, a label on every form control and
+ * 29-themes-and-errors); and, as loaded, has a title, one h1, a label on every form control and
  * a Content-Security-Policy it does not break. The pages come from app/ itself: a new
  * page/page.tsx fails the first test until it has an entry in PAGES, so none can be forgotten.
  */

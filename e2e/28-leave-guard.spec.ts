@@ -18,7 +18,7 @@ test("a dirty user form asks before a menu click and before Back; Cancel keeps t
   const dialog = page.getByRole("alertdialog", { name: "Leave without saving?" });
   await expect(dialog).toBeVisible();
   await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
-  await screenshot(page, "21-leave-guard");
+  await screenshot(page, "28-leave-guard");
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await expect(dialog).toBeHidden();
   await expect(page).toHaveURL(/\/users\/new$/);
