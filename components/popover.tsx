@@ -7,7 +7,7 @@
  * its button unless the person put it somewhere else (a field they clicked, a dialog that opened).
  */
 import { type ReactNode, useEffect, useId, useRef } from "react";
-import { focusRing } from "./ui";
+import { focusRing } from "./focus-ring";
 
 export interface PopoverProps {
   /** The button's content (its name). */

@@ -9,8 +9,9 @@ import type { ComponentProps, ReactNode } from "react";
 /** The one popover (Columns, Export, bulk Actions, Views): closes on Escape and outside, returns the focus. */
 export { Popover } from "./popover";
 
-export const focusRing =
-  "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600";
+import { focusRing } from "./focus-ring";
+
+export { focusRing };
 
 const buttonKinds = {
   primary: "bg-sky-700 text-white shadow-sm hover:bg-sky-800 disabled:bg-sky-700/60",
