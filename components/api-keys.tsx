@@ -247,7 +247,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
             checked={state.scopes.includes(DANGEROUS)}
             onChange={(event) => set("scopes", event.target.checked ? [...state.scopes, DANGEROUS] : state.scopes.filter((scope) => scope !== DANGEROUS))}
             aria-describedby={`${inputId("admin")}-hint`}
-            className={`mt-0.5 size-4 rounded border-rose-400 accent-rose-700 ${focusRing}`}
+            className={`mt-0.5 size-4 shrink-0 rounded border-rose-400 accent-rose-700 ${focusRing}`}
           />
           <div className="text-sm">
             <label htmlFor={inputId("admin")} className="font-medium text-rose-900">

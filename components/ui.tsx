@@ -199,7 +199,7 @@ export function CheckboxGroup({
                   type="checkbox"
                   checked={value.includes(record._id)}
                   onChange={(event) => onChange(event.target.checked ? [...value, record._id] : value.filter((v) => v !== record._id))}
-                  className={`size-4 rounded border-slate-300 accent-sky-700 ${focusRing}`}
+                  className={`size-4 shrink-0 rounded border-slate-300 accent-sky-700 ${focusRing}`}
                 />
                 <label htmlFor={checkboxId} className="text-sm text-slate-800">
                   {record.name}
