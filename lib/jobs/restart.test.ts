@@ -21,7 +21,10 @@ const BAD = ROWS / 100;
 
 // The child is a Node process with tsx loading the app: seconds to start on a busy machine.
 describe("an import survives its server process killed with SIGKILL", { timeout: 120_000 }, () => {
-  const db = useTestDatabase();
+  // A runner killed inside a batch leaves its transaction open, holding the job's writes until the
+  // database aborts it (transactionLifetimeLimitSeconds, 60 s on MongoDB): 10 s here, so the next
+  // runner's wait for it stays well within BOUND_MS.
+  const db = useTestDatabase({ transactionLifetimeLimitSeconds: 10 });
   let tenant: Tenant;
   const children: ChildProcess[] = [];
 

@@ -24,9 +24,10 @@ export interface TestDatabase {
  *   const db = useTestDatabase();
  *   beforeEach(() => db.clear());
  *
- * `testCommands: true` lets the tests use MongoDB's `failCommand` fail point.
+ * `testCommands: true` lets the tests use MongoDB's `failCommand` fail point;
+ * `transactionLifetimeLimitSeconds` shortens how long a transaction a killed client left open holds its writes.
  */
-export function useTestDatabase(options: { testCommands?: boolean } = {}): TestDatabase {
+export function useTestDatabase(options: { testCommands?: boolean; transactionLifetimeLimitSeconds?: number } = {}): TestDatabase {
   let dir: string | undefined;
   let server: EmbeddedMongoHandle | undefined;
   let connection: typeof mongoose | undefined;
@@ -34,7 +35,7 @@ export function useTestDatabase(options: { testCommands?: boolean } = {}): TestD
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), "usersurveys-test-"));
-    server = await startEmbeddedMongo({ dir, testCommands: options.testCommands });
+    server = await startEmbeddedMongo({ dir, testCommands: options.testCommands, transactionLifetimeLimitSeconds: options.transactionLifetimeLimitSeconds });
     previousUri = process.env.MONGODB_URI;
     process.env.MONGODB_URI = server.localUri;
     connection = await connect();
