@@ -14,10 +14,10 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Browser, expect, test } from "@playwright/test";
+import { freePort } from "@/lib/bench/server";
 
 const root = path.resolve(__dirname, "..");
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
@@ -26,16 +26,6 @@ const ADMIN = { email: "proxy.admin@example.com", password: "proxy admin passwor
 
 test.describe.configure({ mode: "serial", timeout: 180_000 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
   const end = Date.now() + timeoutMs;
