@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { ApiError, openStream, type QueryValue } from "@/lib/client/api";
+import type { Operation } from "@/lib/schemas/operation";
 import { useToast } from "./toast";
 import { Button, Popover, buttonClass, focusRing } from "./ui";
 
@@ -27,7 +28,7 @@ interface Progress {
  * file streams in with the rows counted as they arrive against the total the server announced
  * (`X-Total-Count`), then is saved; Cancel stops it.
  */
-export function ExportButton({ path, query, noun }: { path: string; query: Record<string, QueryValue>; noun: readonly [one: string, many: string] }) {
+export function ExportButton({ operation, query, noun }: { operation: Operation; query: Record<string, QueryValue>; noun: readonly [one: string, many: string] }) {
   const toast = useToast();
   const [open, setOpen] = useState(false);
   const [progress, setProgress] = useState<Progress | undefined>();
@@ -43,7 +44,7 @@ export function ExportButton({ path, query, noun }: { path: string; query: Recor
     setProgress({ rows: 0, total: undefined });
     try {
       const filters = Object.fromEntries(Object.entries(query).filter(([key]) => !PAGING.has(key)));
-      const response = await openStream(path, { query: { ...filters, format }, accept: MIME[format], signal: abort.signal });
+      const response = await openStream(operation, { query: { ...filters, format }, accept: MIME[format], signal: abort.signal });
       const total = Number(response.headers.get("x-total-count") ?? Number.NaN);
       const counter = rowCounter(format);
       const chunks: Uint8Array<ArrayBuffer>[] = [];

@@ -8,7 +8,7 @@
 import Link from "next/link";
 import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState, type FormEvent } from "react";
-import type { QuestionResult, SurveyResults as Results } from "@/lib/answers/contract";
+import { exportCsv, type QuestionResult, type SurveyResults as Results } from "@/lib/answers/contract";
 import { download } from "@/lib/client/api";
 import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
 import { parseRange, rangeQuery, searchOf, useResults, type DateRange } from "@/lib/client/survey-content";
@@ -59,7 +59,7 @@ function CsvButton({ id, range, code }: { id: string; range: DateRange; code?: s
     setBusy(true);
     setError(undefined);
     try {
-      await download(`/v2/surveys/${id}/answers.csv`, rangeQuery(range), `${code ?? "survey"}-answers.csv`);
+      await download(exportCsv, { params: { id }, query: rangeQuery(range) }, `${code ?? "survey"}-answers.csv`);
     } catch (caught) {
       setError(caught);
     } finally {

@@ -5,7 +5,7 @@ import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState } from "react";
 import { prefetchSurvey, useSurveyList, type SurveyListQuery } from "@/lib/client/surveys";
 import { useSearchBox } from "@/lib/client/use-search-box";
-import type { SurveyList } from "@/lib/surveys/contract";
+import { exportSurveys, type SurveyList } from "@/lib/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
 import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";
@@ -117,7 +117,7 @@ export function SurveysList() {
               onRowIntent={(survey) => prefetchSurvey(client, survey._id)}
               toolbar={<>
                 <ListTotal total={total} noun={["survey", "surveys"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />
-                {isAdmin !== false && <ExportButton path="/v2/surveys/export" query={{ search: query.search, isActive: query.isActive }} noun={["survey", "surveys"]} />}
+                {isAdmin !== false && <ExportButton operation={exportSurveys} query={{ search: query.search, isActive: query.isActive }} noun={["survey", "surveys"]} />}
               </>}
             />
           )

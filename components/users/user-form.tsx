@@ -7,7 +7,7 @@ import { serverFieldErrors, zodFieldErrors, type FieldTexts } from "@/lib/client
 import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { fetchUserToEdit, RELATIONS, useCreateUser, useUpdateUser, type CreateUserInput, type Relation, type UpdateUserInput } from "@/lib/client/users";
+import { fetchUserToEdit, RELATIONS, userKeys, useCreateUser, useUpdateUser, type CreateUserInput, type Relation, type UpdateUserInput } from "@/lib/client/users";
 import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/users/contract";
 import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
 import { ErrorMessage } from "../error-message";
@@ -209,7 +209,7 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
   const comparable = (form: FormState) => Object.fromEntries(Object.keys(LABELS).map((key) => [key, form[key as keyof FormState]]));
 
   const conflicts = useEditConflict({
-    editKey: ["user", user?._id, "edit"],
+    editKey: userKeys.edit(user?._id),
     etag,
     load: () => fetchUserToEdit(user!._id),
     fields: (record: UserRecord) => comparable(initialState(record)),

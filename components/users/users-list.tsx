@@ -17,7 +17,7 @@ import {
 } from "@/lib/client/user-filters";
 import { useSearchBox } from "@/lib/client/use-search-box";
 import { displayName, prefetchUser, seedUsers, useUserList } from "@/lib/client/users";
-import type { UserRecord } from "@/lib/users/contract";
+import { exportUsers, type UserRecord } from "@/lib/users/contract";
 import { useIsAdmin } from "../admin-shell";
 import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";
@@ -118,7 +118,7 @@ export function UsersList() {
               selection={isAdmin !== false ? selection.table : undefined}
               toolbar={<>
                 <ListTotal total={total} noun={["user", "users"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />
-                {isAdmin !== false && <ExportButton path="/v2/users/export" query={userListQuery(filters)} noun={["user", "users"]} />}
+                {isAdmin !== false && <ExportButton operation={exportUsers} query={userListQuery(filters)} noun={["user", "users"]} />}
               </>}
             />
           )

@@ -1,9 +1,15 @@
 /**
- * The one way the admin pages talk to the server: `/v2` over HTTP with the in-memory access token
- * (renewed on expiry, retried once on `401`), the `Admin: true` header of an admin client, and
- * errors turned into `ApiError`s that carry the API's error code, field details and request id.
+ * The one way the admin pages talk to the server: `request(operation, { params, query, body })`
+ * sends the `/v2` operation a contract declares (its method, its path with the parameters
+ * encoded, the query serialised as the API reads it) with the in-memory access token (renewed on
+ * expiry, retried once on `401`) and the `Admin: true` header of an admin client, and answers the
+ * type of the operation's response schema. Errors become `ApiError`s that carry the API's error
+ * code, field details and request id. The contracts hold only zod schemas and declarations, so
+ * importing an operation brings no server code into the browser (docs/architecture.md#the-browser-client).
  */
-import type { ErrorBody, ErrorDetail } from "@/lib/schemas/common";
+import type { z } from "zod";
+import type { ErrorBody, ErrorDetail, Notification } from "@/lib/schemas/common";
+import type { Operation } from "@/lib/schemas/operation";
 import { accessToken, goToSignIn, signOut } from "./session";
 
 export class ApiError extends Error {
@@ -35,7 +41,8 @@ export function queryString(query: Record<string, QueryValue> = {}): string {
   return text ? `?${text}` : "";
 }
 
-export interface RequestOptions {
+/** What goes on the wire: the method, the path with its parameters in place, and the rest. */
+interface RequestOptions {
   method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   query?: Record<string, QueryValue>;
   body?: unknown;
@@ -48,8 +55,35 @@ export interface RequestOptions {
   file?: { body: Blob; type: string };
 }
 
-export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  return (await tagged<T>(path, options)).body;
+type Parts<O> = O extends Operation<infer Q, infer B, infer P, boolean, infer R> ? { query: Q; body: B; params: P; response: R } : never;
+
+/** The query of an operation: its schema's parameters (values as the URL carries them), and `debug` (docs/api.md#debug). */
+type QueryOf<Q> = [Q] extends [z.ZodObject] ? { [K in keyof z.input<Q>]?: QueryValue } & { debug?: boolean } : { debug?: boolean };
+
+/**
+ * What {@link request} sends for an operation: its path parameters (required when the path has
+ * some), its query, its body (required when it takes one, typed by its schema's input), and the
+ * headers a page may add.
+ */
+export type RequestInput<O extends Operation> = ([Parts<O>["params"]] extends [z.ZodObject] ? { params: Record<keyof z.input<NonNullable<Parts<O>["params"]>>, string> } : { params?: undefined }) &
+  ([Parts<O>["body"]] extends [z.ZodType] ? { body: z.input<NonNullable<Parts<O>["body"]>> } : { body?: undefined }) & {
+    query?: QueryOf<Parts<O>["query"]>;
+    signal?: AbortSignal;
+    /** `If-Match`: the change applies only to the version of the record this tag names. */
+    ifMatch?: string;
+    /** A file sent as the body, as it is, with its media type (an import), instead of JSON. */
+    file?: { body: Blob; type: string };
+  };
+
+/** What an operation answers on success: its response schema's output, with the debug notes any answer may carry; nothing for a `204`. */
+export type ResponseOf<O extends Operation> = [Parts<O>["response"]] extends [z.ZodObject] ? z.output<NonNullable<Parts<O>["response"]>> & { debug?: Notification[] } : void;
+
+/** An input whose every part is optional may be left out. */
+type Optional<O extends Operation> = object extends RequestInput<O> ? [input?: RequestInput<O>] : [input: RequestInput<O>];
+
+/** Sends an operation of a contract and answers its success body, typed by its response schema. */
+export async function request<O extends Operation>(operation: O, ...[input]: Optional<O>): Promise<ResponseOf<O>> {
+  return (await requestWithTag(operation, ...([input] as Optional<O>))).body;
 }
 
 /** A record with the `ETag` it was answered with, for a later `If-Match` (docs/api.md#conditional-requests). */
@@ -58,10 +92,41 @@ export interface Tagged<T> {
   etag: string;
 }
 
-/** Like {@link api}, with the answer's `ETag` (empty when the answer has none). */
+/** Like {@link request}, with the answer's `ETag` (empty when the answer has none). */
+export async function requestWithTag<O extends Operation>(operation: O, ...[input]: Optional<O>): Promise<Tagged<ResponseOf<O>>> {
+  const response = await authorized(pathOf(operation, input?.params), wire(operation, input));
+  return { body: await read<ResponseOf<O>>(response), etag: response.headers.get("etag") ?? "" };
+}
+
+/** The old way, by path and a cast: kept until every hook sends its operation. */
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  return (await tagged<T>(path, options)).body;
+}
+
+/** Like {@link api}, with the answer's `ETag`. */
 export async function tagged<T>(path: string, options: RequestOptions = {}): Promise<Tagged<T>> {
   const response = await authorized(path, options);
   return { body: await read<T>(response), etag: response.headers.get("etag") ?? "" };
+}
+
+/** An operation's path with its parameters in place, each encoded as one segment. */
+export function pathOf(operation: Pick<Operation, "method" | "path">, params: Record<string, string> | undefined): string {
+  return operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params?.[name];
+    if (value === undefined || value === "") throw new Error(`${operation.method.toUpperCase()} ${operation.path}: the path parameter ${name} is missing`);
+    return encodeURIComponent(value);
+  });
+}
+
+function wire(operation: Operation, input: { query?: Record<string, QueryValue>; body?: unknown; signal?: AbortSignal; ifMatch?: string; file?: { body: Blob; type: string } } | undefined): RequestOptions {
+  return {
+    method: operation.method.toUpperCase() as RequestOptions["method"],
+    query: input?.query,
+    body: input?.body,
+    signal: input?.signal,
+    ifMatch: input?.ifMatch,
+    file: input?.file,
+  };
 }
 
 /** The response of a request sent with the access token, retried once with a fresh token on `401`. */
@@ -83,8 +148,8 @@ async function authorized(path: string, options: RequestOptions): Promise<Respon
  * Saves what a `/v2` GET answers (a CSV export) as a file. The token travels only in a header,
  * so a plain link could not carry it: the file is fetched, then handed to the browser.
  */
-export async function download(path: string, query: Record<string, QueryValue>, filename: string): Promise<void> {
-  const response = await authorized(path, { query, accept: "text/csv" });
+export async function download<O extends Operation>(operation: O, input: Pick<RequestInput<O>, "params" | "query">, filename: string): Promise<void> {
+  const response = await authorized(pathOf(operation, input.params), { query: input.query, accept: "text/csv" });
   if (!response.ok) await read(response);
   const url = URL.createObjectURL(await response.blob());
   const link = document.createElement("a");
@@ -98,8 +163,11 @@ export async function download(path: string, query: Record<string, QueryValue>, 
  * The response of a `/v2` GET whose body the caller reads as it arrives (an export); an error
  * answer is thrown as an `ApiError`.
  */
-export async function openStream(path: string, options: Pick<RequestOptions, "query" | "accept" | "signal">): Promise<Response> {
-  const response = await authorized(path, options);
+export async function openStream(
+  operation: Operation,
+  input: { params?: Record<string, string>; query?: Record<string, QueryValue>; accept: string; signal?: AbortSignal },
+): Promise<Response> {
+  const response = await authorized(pathOf(operation, input.params), { query: input.query, accept: input.accept, signal: input.signal });
   if (!response.ok) await read(response);
   return response;
 }

@@ -1,8 +1,9 @@
-/** Typed react-query hooks of the users resource (`/v2/users`). */
+/** Typed react-query hooks of the users resource (`/v2/users`), bound to its contract's operations. */
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import type { BulkUsersInput, BulkUsersResult, CreateUserBody, UpdateUserBody, UserList, UserRecord } from "@/lib/users/contract";
-import { api, tagged, type QueryValue } from "./api";
+import * as users from "@/lib/users/contract";
+import type { BulkUsersInput, CreateUserBody, UpdateUserBody, UserRecord } from "@/lib/users/contract";
+import { request, requestWithTag, type QueryValue } from "./api";
 
 /** A user's reporting lines in a company, as the pages name them. */
 export const RELATIONS = [
@@ -15,18 +16,33 @@ export type Relation = (typeof RELATIONS)[number]["key"];
 export type CreateUserInput = z.input<typeof CreateUserBody>;
 export type UpdateUserInput = z.input<typeof UpdateUserBody>;
 
+/**
+ * The cache keys of users. Lists start with `"users"` and records with `"user"`, so a change
+ * refreshes every list at once (`all`) and a bulk action every record too (`records`).
+ */
+export const userKeys = {
+  all: ["users"] as const,
+  list: (query: Record<string, QueryValue>) => ["users", query] as const,
+  byId: (ids: string[]) => ["users", "byId", ids] as const,
+  records: ["user"] as const,
+  detail: (id: string | undefined) => ["user", id] as const,
+  /** The record an edit form loaded, with its `ETag`. */
+  edit: (id: string | undefined) => ["user", id, "edit"] as const,
+  me: ["me"] as const,
+};
+
 export function useUserList(query: Record<string, QueryValue>, options: { enabled?: boolean } = {}) {
   return useQuery({
-    queryKey: ["users", query],
-    queryFn: ({ signal }) => api<UserList>("/v2/users", { query, signal }),
+    queryKey: userKeys.list(query),
+    queryFn: ({ signal }) => request(users.list, { query, signal }),
     placeholderData: keepPreviousData,
     enabled: options.enabled,
   });
 }
 
 const userQuery = (id: string | undefined) => ({
-  queryKey: ["user", id],
-  queryFn: ({ signal }: { signal: AbortSignal }) => api<UserRecord>(`/v2/users/${id}`, { signal }),
+  queryKey: userKeys.detail(id),
+  queryFn: ({ signal }: { signal: AbortSignal }): Promise<UserRecord> => request(users.read, { params: { id: id! }, signal }),
 });
 
 export function useUser(id: string | undefined) {
@@ -40,9 +56,9 @@ export function useUser(id: string | undefined) {
  */
 export function seedUsers(client: QueryClient, users: UserRecord[]): void {
   for (const user of users) {
-    const current = client.getQueryData<UserRecord>(["user", user._id]);
+    const current = client.getQueryData<UserRecord>(userKeys.detail(user._id));
     if (current && current.modifiedAt === user.modifiedAt) continue;
-    client.setQueryData(["user", user._id], user, { updatedAt: 0 });
+    client.setQueryData(userKeys.detail(user._id), user, { updatedAt: 0 });
   }
 }
 
@@ -53,8 +69,8 @@ export function prefetchUser(client: QueryClient, id: string): void {
 
 export function useMe() {
   return useQuery({
-    queryKey: ["me"],
-    queryFn: ({ signal }) => api<UserRecord>("/v2/users/me", { signal }),
+    queryKey: userKeys.me,
+    queryFn: ({ signal }) => request(users.me, { signal }),
     staleTime: 5 * 60_000,
   });
 }
@@ -63,8 +79,8 @@ export function useMe() {
 export function useUsersById(ids: string[]) {
   const sorted = [...new Set(ids)].sort();
   return useQuery({
-    queryKey: ["users", "byId", sorted],
-    queryFn: ({ signal }) => api<UserList>("/v2/users", { query: { id: sorted, isActive: "all", limit: 100 }, signal }),
+    queryKey: userKeys.byId(sorted),
+    queryFn: ({ signal }) => request(users.list, { query: { id: sorted, isActive: "all", limit: 100 }, signal }),
     enabled: sorted.length > 0,
     select: (body) => new Map(body.data.users.map((user) => [user._id, user])),
   });
@@ -74,20 +90,20 @@ export function useCreateUser() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ body, notifyEmail }: { body: CreateUserInput; notifyEmail: boolean }) =>
-      api<UserRecord>("/v2/users", { method: "POST", body, query: { notifyEmail: notifyEmail || undefined } }),
+      request(users.create, { body, query: { notifyEmail: notifyEmail || undefined } }),
     onSuccess: (user) => {
-      client.setQueryData(["user", user._id], user);
-      return client.invalidateQueries({ queryKey: ["users"] });
+      client.setQueryData(userKeys.detail(user._id), user);
+      return client.invalidateQueries({ queryKey: userKeys.all });
     },
   });
 }
 
 /** The user as stored, with its `ETag`: what an edit form starts from and sends back in `If-Match`. */
-export const fetchUserToEdit = (id: string, signal?: AbortSignal) => tagged<UserRecord>(`/v2/users/${id}`, { signal });
+export const fetchUserToEdit = (id: string, signal?: AbortSignal) => requestWithTag(users.read, { params: { id }, signal });
 
 /** The user an edit form starts from, always read afresh (not a list's copy): its tag must be current. */
 export function useUserToEdit(id: string) {
-  return useQuery({ queryKey: ["user", id, "edit"], queryFn: ({ signal }) => fetchUserToEdit(id, signal), staleTime: 0 });
+  return useQuery({ queryKey: userKeys.edit(id), queryFn: ({ signal }) => fetchUserToEdit(id, signal), staleTime: 0 });
 }
 
 /** A PATCH, with `If-Match` when the form knows the tag it loaded (a `412` then means someone else saved first). */
@@ -96,11 +112,11 @@ export function useUpdateUser(id: string) {
   return useMutation({
     // revokeKeys: false keeps the API keys of an admin this change takes admin power from (docs/security.md#scopes).
     mutationFn: ({ body, ifMatch, revokeKeys }: { body: UpdateUserInput; ifMatch?: string; revokeKeys?: boolean }) =>
-      api<UserRecord>(`/v2/users/${id}${revokeKeys === false ? "?revokeKeys=false" : ""}`, { method: "PATCH", body, ifMatch }),
+      request(users.update, { params: { id }, query: { revokeKeys: revokeKeys === false ? false : undefined }, body, ifMatch }),
     onSuccess: async (user) => {
-      client.setQueryData(["user", user._id], user);
-      await client.invalidateQueries({ queryKey: ["user", user._id, "edit"] });
-      return client.invalidateQueries({ queryKey: ["users"] });
+      client.setQueryData(userKeys.detail(user._id), user);
+      await client.invalidateQueries({ queryKey: userKeys.edit(user._id) });
+      return client.invalidateQueries({ queryKey: userKeys.all });
     },
   });
 }
@@ -113,7 +129,7 @@ export function displayName(user: Pick<UserRecord, "name" | "email">): string {
 export function useBulkUsers() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: BulkUsersInput) => api<BulkUsersResult>("/v2/users/bulk", { method: "POST", body }),
-    onSettled: () => Promise.all([client.invalidateQueries({ queryKey: ["users"] }), client.invalidateQueries({ queryKey: ["user"] })]),
+    mutationFn: (body: BulkUsersInput) => request(users.bulk, { body }),
+    onSettled: () => Promise.all([client.invalidateQueries({ queryKey: userKeys.all }), client.invalidateQueries({ queryKey: userKeys.records })]),
   });
 }
