@@ -8,7 +8,7 @@ import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useDebouncedValue } from "@/lib/client/use-debounced-value";
-import { fetchSurveyToEdit, surveyLastSavedBy, useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
+import { fetchSurveyToEdit, surveyKeys, surveyLastSavedBy, useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { CreateSurveyBody, MAX_SURVEY_CODE, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/surveys/contract";
 import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
 import { ErrorMessage } from "../error-message";
@@ -124,7 +124,7 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
   };
 
   const conflicts = useEditConflict({
-    editKey: ["survey", survey?._id, "edit"],
+    editKey: surveyKeys.edit(survey?._id),
     etag,
     load: () => fetchSurveyToEdit(survey!._id),
     fields: (record: SurveyRecord) => written(initialState(record)),

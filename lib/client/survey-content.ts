@@ -4,27 +4,30 @@
  */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import type { AnswerList, PostAnswersBody, RecordedResponse, SurveyResults } from "@/lib/answers/contract";
+import * as answers from "@/lib/answers/contract";
+import type { PostAnswersBody } from "@/lib/answers/contract";
+import * as surveys from "@/lib/surveys/contract";
 import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/surveys/contract";
-import { api } from "./api";
+import { request } from "./api";
 import type { ContentBody } from "./content-draft";
 import { restorePlan } from "./survey-restore";
+import { surveyKeys } from "./surveys";
 
 export type ResponseBody = z.input<typeof PostAnswersBody>;
 
 /** Everything a change of content or a new response makes stale: the survey, its lists, its results and answers. */
 async function refresh(client: ReturnType<typeof useQueryClient>, id: string) {
-  await client.invalidateQueries({ queryKey: ["survey", id] });
-  await client.invalidateQueries({ queryKey: ["surveys"] });
+  await client.invalidateQueries({ queryKey: surveyKeys.detail(id) });
+  await client.invalidateQueries({ queryKey: surveyKeys.all });
 }
 
 /** One `PUT` of the whole content: one revision. The answer is the survey with its chats. */
 export function useSaveContent(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: ContentBody) => api<SurveyRecord>(`/v2/surveys/${id}/content`, { method: "PUT", body }),
+    mutationFn: (body: ContentBody) => request(surveys.putContent, { params: { id }, body }),
     onSuccess: async (survey) => {
-      client.setQueryData(["survey", id], survey);
+      client.setQueryData(surveyKeys.detail(id), survey);
       await refresh(client, id);
     },
   });
@@ -41,9 +44,9 @@ export function useRestoreRevision(id: string) {
   return useMutation({
     mutationFn: async ({ revision, current }: { revision: SurveyRevisionRecord; current: SurveyRecord }) => {
       const plan = restorePlan(revision, current);
-      let result = current;
-      if (plan.patch) result = await api<SurveyRecord>(`/v2/surveys/${id}`, { method: "PATCH", body: plan.patch });
-      if (plan.content) result = await api<SurveyRecord>(`/v2/surveys/${id}/content`, { method: "PUT", body: plan.content });
+      let result: SurveyRecord = current;
+      if (plan.patch) result = await request(surveys.update, { params: { id }, body: plan.patch });
+      if (plan.content) result = await request(surveys.putContent, { params: { id }, body: plan.content });
       return result;
     },
     onSuccess: () => refresh(client, id),
@@ -54,7 +57,7 @@ export function useRestoreRevision(id: string) {
 export function useSubmitResponse(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: ResponseBody) => api<RecordedResponse>(`/v2/surveys/${id}/answers`, { method: "POST", body }),
+    mutationFn: (body: ResponseBody) => request(answers.answer, { params: { id }, body }),
     onSuccess: () => refresh(client, id),
   });
 }
@@ -90,8 +93,8 @@ export function rangeQuery(range: DateRange) {
 
 export function useResults(id: string, range: DateRange) {
   return useQuery({
-    queryKey: ["survey", id, "results", range],
-    queryFn: ({ signal }) => api<SurveyResults>(`/v2/surveys/${id}/results`, { query: rangeQuery(range), signal }),
+    queryKey: surveyKeys.results(id, range),
+    queryFn: ({ signal }) => request(answers.results, { params: { id }, query: rangeQuery(range), signal }),
     placeholderData: keepPreviousData,
   });
 }
@@ -105,9 +108,10 @@ export interface AnswersQuery extends DateRange {
 
 export function useAnswers(id: string, query: AnswersQuery) {
   return useQuery({
-    queryKey: ["survey", id, "answers", query],
+    queryKey: surveyKeys.answers(id, query),
     queryFn: ({ signal }) =>
-      api<AnswerList>(`/v2/surveys/${id}/answers`, {
+      request(answers.list, {
+        params: { id },
         query: { ...rangeQuery(query), question: query.question, search: query.search || undefined, cursor: query.cursor, limit: query.limit },
         signal,
       }),

@@ -1,10 +1,10 @@
-/** Typed react-query hooks of the surveys resource (`/v2/surveys`). */
+/** Typed react-query hooks of the surveys resource (`/v2/surveys`), bound to its contract's operations. */
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import type { Notification } from "@/lib/schemas/common";
-import type { CreateSurveyBody, SurveyList, SurveyRecord, SurveyRevisionList, UpdateSurveyBody } from "@/lib/surveys/contract";
-import type { UserRecord } from "@/lib/users/contract";
-import { api, tagged } from "./api";
+import * as surveys from "@/lib/surveys/contract";
+import type { CreateSurveyBody, SurveyList, SurveyRecord, UpdateSurveyBody } from "@/lib/surveys/contract";
+import * as users from "@/lib/users/contract";
+import { request, requestWithTag } from "./api";
 import { displayName } from "./users";
 
 export type CreateSurveyInput = z.input<typeof CreateSurveyBody>;
@@ -17,19 +17,52 @@ export interface SurveyListQuery {
   limit: number;
 }
 
+/** A survey's answers and results: what the answers' hooks (survey-content.ts) read under the survey's key. */
+interface AnswersKeyQuery {
+  from?: string;
+  to?: string;
+  question?: string;
+  search?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/**
+ * The cache keys of surveys. Lists start with `"surveys"`, a survey and everything read of it
+ * (its edit, revisions, answers and results) with `["survey", id]`, so a change of a survey
+ * refreshes all of it at once (`detail`) and every list (`all`).
+ */
+export const surveyKeys = {
+  all: ["surveys"] as const,
+  list: (query: SurveyListQuery) => ["surveys", query] as const,
+  code: (code: string) => ["surveys", "code", code] as const,
+  detail: (id: string) => ["survey", id] as const,
+  /** The record an edit form loaded, with its `ETag`. */
+  edit: (id: string | undefined) => ["survey", id, "edit"] as const,
+  revisions: (id: string, page: number, limit: number) => ["survey", id, "revisions", page, limit] as const,
+  results: (id: string, range: { from?: string; to?: string }) => ["survey", id, "results", range] as const,
+  answers: (id: string, query: AnswersKeyQuery) => ["survey", id, "answers", query] as const,
+};
+
 export function useSurveyList(query: SurveyListQuery, options: { enabled?: boolean } = {}) {
   return useQuery({
-    queryKey: ["surveys", query],
-    queryFn: ({ signal }) => api<SurveyList>("/v2/surveys", { query: { ...query, search: query.search || undefined, count: true }, signal }),
+    queryKey: surveyKeys.list(query),
+    queryFn: ({ signal }) => request(surveys.list, { query: { ...query, search: query.search || undefined, count: true }, signal }),
     placeholderData: keepPreviousData,
     enabled: options.enabled,
   });
 }
 
 const surveyQuery = (id: string) => ({
-  queryKey: ["survey", id],
-  queryFn: ({ signal }: { signal: AbortSignal }) => api<SurveyRecord>(`/v2/surveys/${id}`, { query: { populate: true }, signal }),
+  queryKey: surveyKeys.detail(id),
+  queryFn: ({ signal }: { signal: AbortSignal }): Promise<SurveyRecord> => request(surveys.read, { params: { id }, query: { populate: true }, signal }),
 });
+
+type ListedSurvey = SurveyList["data"]["surveys"][number];
+
+/** Whether a list's survey holds every field of the record (a list read with `select` holds only some). */
+const isWhole = (survey: ListedSurvey): survey is SurveyRecord =>
+  survey.code !== undefined && survey.name !== undefined && survey.responders !== undefined && survey.__v !== undefined;
 
 /**
  * The survey as a list page already holds it (every field but its populated chats), so its page
@@ -37,9 +70,9 @@ const surveyQuery = (id: string) => ({
  * are passed over.
  */
 export function surveyFromLists(client: QueryClient, id: string): SurveyRecord | undefined {
-  for (const [, body] of client.getQueriesData<SurveyList>({ queryKey: ["surveys"] })) {
+  for (const [, body] of client.getQueriesData<SurveyList>({ queryKey: surveyKeys.all })) {
     const found = body?.data?.surveys?.find((survey) => survey._id === id);
-    if (found && found.code !== undefined && found.name !== undefined && found.responders !== undefined && found.__v !== undefined) return found as SurveyRecord;
+    if (found && isWhole(found)) return found;
   }
   return undefined;
 }
@@ -60,8 +93,8 @@ export function prefetchSurvey(client: QueryClient, id: string): void {
 
 export function useRevisions(id: string, page = 1, limit = 100) {
   return useQuery({
-    queryKey: ["survey", id, "revisions", page, limit],
-    queryFn: ({ signal }) => api<SurveyRevisionList>(`/v2/surveys/${id}/revisions`, { query: { page, limit, count: true }, signal }),
+    queryKey: surveyKeys.revisions(id, page, limit),
+    queryFn: ({ signal }) => request(surveys.revisions, { params: { id }, query: { page, limit, count: true }, signal }),
     placeholderData: keepPreviousData,
   });
 }
@@ -72,9 +105,9 @@ export function useRevisions(id: string, page = 1, limit = 100) {
  */
 export function useCodeTaken(code: string, exceptId?: string) {
   return useQuery({
-    queryKey: ["surveys", "code", code],
+    queryKey: surveyKeys.code(code),
     queryFn: async ({ signal }) => {
-      const body = await api<SurveyList>("/v2/surveys", { query: { search: code, isActive: "all", select: ["code"], limit: 100 }, signal });
+      const body = await request(surveys.list, { query: { search: code, isActive: "all", select: ["code"], limit: 100 }, signal });
       return body.data.surveys.filter((survey) => survey.code === code).map((survey) => survey._id);
     },
     enabled: code.length > 0,
@@ -86,26 +119,26 @@ export function useCodeTaken(code: string, exceptId?: string) {
 export function useCreateSurvey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: CreateSurveyInput) => api<SurveyRecord>("/v2/surveys", { method: "POST", body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["surveys"] }),
+    mutationFn: (body: CreateSurveyInput) => request(surveys.create, { body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: surveyKeys.all }),
   });
 }
 
 /** The survey as stored, with its `ETag`: what an edit form starts from and sends back in `If-Match`. */
-export const fetchSurveyToEdit = (id: string, signal?: AbortSignal) => tagged<SurveyRecord>(`/v2/surveys/${id}`, { signal });
+export const fetchSurveyToEdit = (id: string, signal?: AbortSignal) => requestWithTag(surveys.read, { params: { id }, signal });
 
 /** The survey an edit form starts from (without its chats, whose answer has a tag of its own). */
 export function useSurveyToEdit(id: string) {
-  return useQuery({ queryKey: ["survey", id, "edit"], queryFn: ({ signal }) => fetchSurveyToEdit(id, signal), staleTime: 0 });
+  return useQuery({ queryKey: surveyKeys.edit(id), queryFn: ({ signal }) => fetchSurveyToEdit(id, signal), staleTime: 0 });
 }
 
 /** Who made a survey's latest revision, by name; `null` when the revision or its author is unknown. */
 export async function surveyLastSavedBy(id: string): Promise<string | null> {
-  const body = await api<SurveyRevisionList>(`/v2/surveys/${id}/revisions`, { query: { limit: 1 } });
+  const body = await request(surveys.revisions, { params: { id }, query: { limit: 1 } });
   const author = body.data.revisions[0]?.modifiedBy;
   if (!author) return null;
   try {
-    return displayName(await api<UserRecord>(`/v2/users/${author}`));
+    return displayName(await request(users.read, { params: { id: author } }));
   } catch {
     return null;
   }
@@ -119,10 +152,10 @@ export function useUpdateSurvey(id: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ body, ifMatch }: { body: UpdateSurveyInput; ifMatch?: string }) =>
-      api<SurveyRecord & { debug?: Notification[] }>(`/v2/surveys/${id}`, { method: "PATCH", body, query: { debug: true }, ifMatch }),
+      request(surveys.update, { params: { id }, body, query: { debug: true }, ifMatch }),
     onSuccess: async () => {
-      await client.invalidateQueries({ queryKey: ["survey", id] });
-      await client.invalidateQueries({ queryKey: ["surveys"] });
+      await client.invalidateQueries({ queryKey: surveyKeys.detail(id) });
+      await client.invalidateQueries({ queryKey: surveyKeys.all });
     },
   });
 }
