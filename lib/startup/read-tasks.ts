@@ -3,10 +3,11 @@
  * arguments and answers plain records, so that it runs the same in the calling thread.
  */
 import { readSurveyRecords } from "@/lib/surveys/repository";
-import { readUserRecords } from "@/lib/users/repository";
+import { readUserPage, readUserRecords } from "@/lib/users/repository";
 
 export const readTasks = {
   userRecords: readUserRecords,
+  userPage: readUserPage,
   surveyRecords: readSurveyRecords,
 };
 

@@ -2,7 +2,7 @@ import { assertDatabaseReachable, connect } from "@/lib/db";
 import { MODELS } from "@/lib/startup/models";
 import { bootstrap, type BootstrapResult } from "@/lib/services/companies";
 import { backfillSurveySearch } from "@/lib/surveys/repository";
-import { backfillMembershipActive } from "@/lib/users/repository";
+import { backfillMembershipActive, backfillNameSort } from "@/lib/users/repository";
 
 
 /** Who runs the bootstrap: the server may generate the first admin's password; a CLI may not. */
@@ -55,6 +55,7 @@ export async function prepare(as: ProcessRole): Promise<BootstrapResult> {
   const first = await bootstrap({ generatePassword: as === "server" });
   await backfillSurveySearch();
   await backfillMembershipActive();
+  await backfillNameSort();
   return first;
 }
 

@@ -297,8 +297,14 @@ const selectField = z.string().refine((name): name is SurveyField => (SURVEY_FIE
   error: (issue) => `${String(issue.input)} is not a survey field; use ${SURVEY_FIELDS.join(", ")}`,
 });
 
+/** The orders of the surveys list (docs/api.md#sorting); `modifiedAt` is the default. */
+export const SURVEY_SORTS = ["modifiedAt", "name", "code"] as const;
+export type SurveySort = (typeof SURVEY_SORTS)[number];
+
 export const ListSurveysQuery = z.object({
   ...pagingQuery(10, 100),
+  orderBy: z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("desc"),
+  sortBy: z.enum(SURVEY_SORTS, { error: `must be one of ${SURVEY_SORTS.join(", ")}` }).default("modifiedAt"),
   answer: queryIdList.optional(),
   select: z.array(selectField).min(1).max(SURVEY_FIELDS.length * 2).optional(),
   isActive: z.enum(["all", "true", "false"], { error: "must be all, true or false" }).default("true"),
@@ -335,12 +341,17 @@ export const list = operation({
     tag: "Surveys",
     summary: "List surveys",
     description:
-      "The surveys of the caller's company, newest `modifiedAt` first. Without `isActive`, only active surveys.",
+      "The surveys of the caller's company, newest `modifiedAt` first unless `sortBy` and `orderBy` say otherwise (ties broken by `_id` in the same direction). Without `isActive`, only active surveys.",
     status: 200,
     response: SurveyList,
     parameters: {
       ...pagingParameters,
       count: { description: "Adds `counter`: how many surveys match the filters, ignoring paging." },
+      orderBy: { description: "Direction of the sort on the `sortBy` field (and on `_id`, which breaks ties)." },
+      sortBy: {
+        description:
+          "The field the list is sorted by: `modifiedAt` (the default), `name` (compared lowercase) or `code` (unique in the company, so it needs no tie-break). Every order is served by an index, and a cursor belongs to its order.",
+      },
       answer: { description: repeated("The surveys these answers (by their `uuid`) belong to.") },
       select: {
         description: repeated("Survey fields to return; `_id` is always returned."),
@@ -362,7 +373,7 @@ export const exportSurveys = operation({
     tag: "Surveys",
     summary: "Export surveys as CSV or NDJSON",
     description:
-      "Every survey the filters of `GET /v2/surveys` match, newest `modifiedAt` first, with no cap, streamed as the client reads it (`Content-Disposition: attachment; filename=\"surveys-YYYY-MM-DD.csv\"`). CSV columns: `_id`, `code`, `name`, `version`, `isActive`, `isSystemModel`, `onlySubSurvey`, `group`, `permissions` (access role names joined by `;`), `responders` (how many), `createdAt`, `modifiedAt`, `__v`; a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`. NDJSON: each survey as `GET /v2/surveys/{id}` answers it (without `chat`). Paging parameters and `select` are ignored.",
+      "Every survey the filters of `GET /v2/surveys` match, in its order (`sortBy`, `orderBy`), with no cap, streamed as the client reads it (`Content-Disposition: attachment; filename=\"surveys-YYYY-MM-DD.csv\"`). CSV columns: `_id`, `code`, `name`, `version`, `isActive`, `isSystemModel`, `onlySubSurvey`, `group`, `permissions` (access role names joined by `;`), `responders` (how many), `createdAt`, `modifiedAt`, `__v`; a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`. NDJSON: each survey as `GET /v2/surveys/{id}` answers it (without `chat`). Paging parameters and `select` are ignored.",
     status: 200,
     csv: true,
     ndjson: true,

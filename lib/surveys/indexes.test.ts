@@ -21,6 +21,8 @@ interface Explained {
 }
 
 const stageOf = (plan: Document): Document => (plan.inputStage ? stageOf(plan.inputStage as Document) : plan);
+/** Every stage of a plan, outermost first. */
+const stagesOf = (plan: Document): string[] => [plan.stage as string, ...(plan.inputStage ? stagesOf(plan.inputStage as Document) : []), ...((plan.inputStages as Document[] | undefined) ?? []).flatMap(stagesOf)];
 
 describe("indexes of the surveys API", () => {
   useTestDatabase();
@@ -81,6 +83,25 @@ describe("indexes of the surveys API", () => {
     expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { company: 1, searchPrefixes: 1, isActive: 1, modifiedAt: 1, _id: 1 } });
     expect(explained.executionStats.totalDocsExamined).toBe(0);
   });
+
+  // The orders by name and by code (docs/api.md#sorting), with isActive=true (the default) and all.
+  const ORDERS: [string, Document, Document, Document][] = [
+    ["name, active", { isActive: true }, { nameLower: 1, _id: 1 }, { company: 1, isActive: 1, nameLower: 1, _id: 1 }],
+    ["name, all", {}, { nameLower: 1, _id: 1 }, { company: 1, nameLower: 1, _id: 1 }],
+    ["code, active", { isActive: true }, { code: 1 }, { company: 1, isActive: 1, code: 1 }],
+    ["code, all", {}, { code: 1 }, { company: 1, code: 1 }],
+  ];
+  for (const [name, filter, sort, keyPattern] of ORDERS) {
+    for (const direction of [1, -1]) {
+      it(`the order by ${name} (${direction}) reads one page of its index, without a SORT stage`, async () => {
+        const directed = Object.fromEntries(Object.keys(sort).map((field) => [field, direction]));
+        const explained = await explainFind(Survey, { company, ...filter }, { sort: directed, limit: 11 });
+        expect(stagesOf(explained.queryPlanner.winningPlan)).not.toContain("SORT");
+        expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern });
+        expect(explained.executionStats.totalDocsExamined).toBe(11);
+      });
+    }
+  }
 
   it("code uniqueness, answers by uuid, chats, questions and revisions use their indexes", async () => {
     const answer = await Answer.findOne({ survey: oid(someSurvey) }).lean();

@@ -86,6 +86,11 @@ surveySchema.index({ company: 1, isActive: 1, modifiedAt: 1, _id: 1 });
 surveySchema.index({ company: 1, modifiedAt: 1, _id: 1 });
 // `search` (a prefix of code or name), active surveys newest first; counted from the index alone.
 surveySchema.index({ company: 1, searchPrefixes: 1, isActive: 1, modifiedAt: 1, _id: 1 });
+// The orders by name and by code (docs/api.md#sorting), with and without isActive; isActive=all by
+// code walks the unique index above.
+surveySchema.index({ company: 1, isActive: 1, nameLower: 1, _id: 1 });
+surveySchema.index({ company: 1, nameLower: 1, _id: 1 });
+surveySchema.index({ company: 1, isActive: 1, code: 1 });
 
 export const Survey = defineModel("Survey", surveySchema);
 

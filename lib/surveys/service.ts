@@ -33,6 +33,7 @@ import {
   type SurveyField,
   type SurveyList,
   type SurveyRecord,
+  type SurveySort,
   type UpdateSurveyBody,
 } from "./contract";
 import type { Principal } from "@/lib/server/principal";
@@ -58,18 +59,20 @@ import { SURVEY_COLUMNS, surveyReferences, surveyRow } from "./columns";
 export async function listSurveys(auth: Principal, query: ListSurveysQuery, notes: Notes): Promise<SurveyList> {
   const companyId = oid(auth.companyId);
   const filter = await listFilter(companyId, query, notes);
-  // The cursor needs each record's `modifiedAt`, also when `select` leaves it out of the answer.
-  const fields = query.select ? withId([...query.select, "modifiedAt"]) : SURVEY_FIELDS;
+  const order = surveyOrder(query);
+  // The cursor needs each record's sort field, also when `select` leaves it out of the answer.
+  const fields = query.select ? withId([...query.select, query.sortBy]) : SURVEY_FIELDS;
   const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
+  // `sortBy` and `orderBy` are filters of the scope: a cursor of one order is refused by another.
   const scope = listScope(auth.companyId, "/v2/surveys", query);
-  const read = await pageRead(query, SURVEY_ORDER, scope);
+  const read = await pageRead(query, order, scope);
 
   const [surveys, counter] = await Promise.all([
     offThread("surveyRecords", readSurveyRecords, { filter: withCondition(filter, read.after), projection, fields, sort: read.sort, skip: read.skip, limit: read.limit }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
-  const page = await pageOf(surveys, query, SURVEY_ORDER, scope, (survey) => [survey.modifiedAt, survey._id]);
-  const items = query.select && !query.select.includes("modifiedAt") ? page.items.map(withoutModifiedAt) : page.items;
+  const page = await pageOf(surveys, query, order, scope, surveyPosition(query.sortBy));
+  const items = query.select && !query.select.includes(query.sortBy) ? page.items.map((survey) => without(survey, query.sortBy)) : page.items;
   return {
     data: {
       surveys: items as SurveyList["data"]["surveys"],
@@ -78,7 +81,7 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   };
 }
 
-/** The filters of a surveys list query: everything but its paging and `select`. */
+/** The filters of a surveys list query: everything but its paging, order and `select`. */
 export type SurveyFilters = Pick<ListSurveysQuery, "answer" | "isActive" | "search">;
 
 /** The filter of a list query, scoped to the company. */
@@ -93,13 +96,14 @@ export async function listFilter(companyId: ObjectId, query: SurveyFilters, note
 }
 
 /**
- * Every survey the list's filters match, streamed as CSV or NDJSON newest first
+ * Every survey the list's filters match, streamed as CSV or NDJSON in the list's order
  * (docs/api.md#export); the count of the matches, taken first, is the answer's `X-Total-Count`.
  */
 export async function exportSurveys(auth: Principal, query: ExportSurveysQuery, context: { notes: Notes; requestId: string; signal?: AbortSignal }): Promise<Response> {
   const companyId = oid(auth.companyId);
   const filter = await listFilter(companyId, query, context.notes);
-  const sort = Object.fromEntries(SURVEY_ORDER.fields.map((field) => [field.name, SURVEY_ORDER.direction])) as Sort;
+  const order = surveyOrder(query);
+  const sort = Object.fromEntries(order.fields.map((field) => [field.name, order.direction])) as Sort;
   const names = new ReferenceNames(companyId);
   return exportResponse({
     format: query.format,
@@ -108,8 +112,8 @@ export async function exportSurveys(auth: Principal, query: ExportSurveysQuery, 
     batches: keysetBatches(
       async (after, limit) =>
         (await readSurveyRecords({ filter: withCondition(filter, after), projection: WITHOUT_INTERNAL_FIELDS, fields: SURVEY_FIELDS, sort, limit })) as SurveyRecord[],
-      SURVEY_ORDER,
-      (survey) => [new Date(survey.modifiedAt), oid(survey._id)],
+      order,
+      surveyPosition(query.sortBy),
     ),
     columns: SURVEY_COLUMNS,
     rows: async (batch) => {
@@ -122,20 +126,38 @@ export async function exportSurveys(auth: Principal, query: ExportSurveysQuery, 
   });
 }
 
-function withoutModifiedAt(survey: Partial<SurveyRecord>): Partial<SurveyRecord> {
+function without(survey: Partial<SurveyRecord>, field: SurveySort): Partial<SurveyRecord> {
   const copy = { ...survey };
-  delete copy.modifiedAt;
+  delete copy[field];
   return copy;
 }
 
-/** Newest `modifiedAt` first, `_id` breaking ties. */
-const SURVEY_ORDER: ListOrder = {
-  fields: [
-    { name: "modifiedAt", type: "date" },
-    { name: "_id", type: "objectId" },
-  ],
-  direction: -1,
-};
+/**
+ * By the field `sortBy` names (docs/api.md#sorting), in the direction `orderBy` asks: `name` by
+ * its stored lowercase `nameLower`, `_id` breaking ties; `code` alone, as it is unique in the
+ * company (its unique index serves the order). Each order has its index (./repository.ts).
+ */
+function surveyOrder(query: Pick<ListSurveysQuery, "orderBy" | "sortBy">): ListOrder {
+  const id = { name: "_id", type: "objectId" } as const;
+  const fields: Record<SurveySort, ListOrder["fields"]> = {
+    modifiedAt: [{ name: "modifiedAt", type: "date" }, id],
+    name: [{ name: "nameLower", type: "string" }, id],
+    code: [{ name: "code", type: "string" }],
+  };
+  return { fields: fields[query.sortBy], direction: query.orderBy === "asc" ? 1 : -1 };
+}
+
+/** A record's values of its order's fields; `nameLower` is always `lower(name)`, written with it. */
+function surveyPosition(sortBy: SurveySort): (survey: Partial<SurveyRecord>) => unknown[] {
+  switch (sortBy) {
+    case "modifiedAt":
+      return (survey) => [new Date(survey.modifiedAt!), oid(survey._id!)];
+    case "name":
+      return (survey) => [lower(survey.name!), oid(survey._id!)];
+    case "code":
+      return (survey) => [survey.code!];
+  }
+}
 
 const withId = (select: SurveyField[]): SurveyField[] => ["_id", ...new Set(select.filter((field) => field !== "_id"))];
 

@@ -178,11 +178,15 @@ export const UpdateUserBody = z.strictObject({
 });
 export type UpdateUserBody = z.infer<typeof UpdateUserBody>;
 
+/** The orders of the users list (docs/api.md#sorting); `modifiedAt` is the default. */
+export const USER_SORTS = ["modifiedAt", "createdAt", "name", "email"] as const;
+export type UserSort = (typeof USER_SORTS)[number];
+
 export const ListUsersQuery = z.object({
   search: singleLineText({ max: 200 }).optional(),
   ...pagingQuery(10, 100),
   orderBy: z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("desc"),
-  sortBy: z.enum(["modifiedAt"], { error: "the list can only be sorted by modifiedAt" }).default("modifiedAt"),
+  sortBy: z.enum(USER_SORTS, { error: `must be one of ${USER_SORTS.join(", ")}` }).default("modifiedAt"),
   isActive: z.enum(["all", "true", "false"], { error: "must be all, true or false" }).default("true"),
   email: z.array(singleLineText({ min: 1, max: 254 })).min(1).max(100, { error: "at most 100 values" }).optional(),
   bot: queryIdList.optional(),
@@ -222,7 +226,7 @@ export const list = operation({
     tag: "Users",
     summary: "List users",
     description:
-      "The users of the caller's company matching every filter given, newest `modifiedAt` first (ties broken by `_id` in the same direction, so paging never repeats or skips a user). Without `isActive`, only active users.",
+      "The users of the caller's company matching every filter given, newest `modifiedAt` first unless `sortBy` and `orderBy` say otherwise (ties broken by `_id` in the same direction, so paging never repeats or skips a user). Without `isActive`, only active users.",
     status: 200,
     response: UserList,
     parameters: {
@@ -232,8 +236,11 @@ export const list = operation({
           description:
             "Words to find: lowercased, accents removed, split on whitespace and punctuation; a user matches when every word is a prefix of one of its `search` keywords (name parts and e-mail parts).",
         },
-      orderBy: { description: "Direction of the sort on `modifiedAt`." },
-      sortBy: { description: "The list is sorted only by `modifiedAt`." },
+      orderBy: { description: "Direction of the sort on the `sortBy` field (and on `_id`, which breaks ties)." },
+      sortBy: {
+        description:
+          "The field the list is sorted by: `modifiedAt` (the default), `createdAt`, `email` or `name`. `name` is the name the admin pages show (the display name, else first and last names, else the e-mail), compared lowercase with accents removed; e-mails are stored lowercase. Every order is served by an index, and a cursor belongs to its order.",
+      },
       isActive: { description: "`all` lists active and inactive users." },
       email: { description: repeated("Users whose e-mail is one of these (case-insensitive).") },
       bot: { description: repeated("Users whose `bot` is one of these ids.") },

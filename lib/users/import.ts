@@ -21,7 +21,7 @@ import { CreateUserBody, Email, UpdateUserBody, UserName } from "./contract";
 import type { ImportRow, ImportSummary, RowError } from "./import-file";
 import { reportedPath } from "./import-file";
 import { activeMemberHoldsExcept, emptyMembership, findUsersByEmail, insertUsers, type LeanUser, newDoc, setUserFields, toUserRecords } from "./repository";
-import { userKeywords } from "./search";
+import { nameSortKey, userKeywords } from "./search";
 import { adminCompanies, usersChanged, wasActiveIn } from "./service";
 import { revokeSessions } from "@/lib/credentials/sessions";
 
@@ -329,6 +329,7 @@ function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUs
     if (JSON.stringify(ordered(merged.data)) !== JSON.stringify(ordered(user.name))) {
       set.name = merged.data;
       set.search = userKeywords(merged.data, user.email);
+      set.nameSort = nameSortKey(merged.data, user.email);
       changes.push("name");
     }
   }

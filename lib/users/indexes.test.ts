@@ -18,6 +18,8 @@ interface Explained {
 }
 
 const stageOf = (plan: Document): Document => (plan.inputStage ? stageOf(plan.inputStage as Document) : plan);
+/** Every stage of a plan, outermost first. */
+const stagesOf = (plan: Document): string[] => [plan.stage as string, ...(plan.inputStage ? stagesOf(plan.inputStage as Document) : []), ...((plan.inputStages as Document[] | undefined) ?? []).flatMap(stagesOf)];
 
 describe("indexes of the users list", () => {
   useTestDatabase();
@@ -53,4 +55,25 @@ describe("indexes of the users list", () => {
     expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { "companies.companyId": 1, modifiedAt: 1, _id: 1 } });
     expect(explained.executionStats.nReturned).toBe(6);
   });
+
+  // Each order of the list (docs/api.md#sorting) walks its own index of the company: no blocking sort.
+  const ORDERS = [
+    ["modifiedAt", { modifiedAt: 1 }],
+    ["createdAt", { createdAt: 1 }],
+    ["nameSort", { nameSort: 1 }],
+    ["email", { email: 1 }],
+  ] as const;
+  for (const [field, key] of ORDERS) {
+    for (const direction of [1, -1] as const) {
+      it(`the order by ${field} ${direction === 1 ? "ascending" : "descending"} is served by its index, without a SORT stage`, async () => {
+        const filter = await listFilter(oid(t.companyId), ListUsersQuery.parse({ isActive: "true" }), new Notes());
+        const explained = (await User.collection.find(filter as Document, { sort: { [field]: direction, _id: direction }, limit: 11 }).explain("executionStats")) as unknown as Explained;
+        const stages = stagesOf(explained.queryPlanner.winningPlan);
+        expect(stages).not.toContain("SORT");
+        expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { "companies.companyId": 1, ...key, _id: 1 } });
+        expect(explained.executionStats.nReturned).toBe(11);
+        expect(explained.executionStats.totalDocsExamined).toBeLessThanOrEqual(14);
+      });
+    }
+  }
 });

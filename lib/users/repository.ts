@@ -16,7 +16,7 @@ import { existingIds, type ReferenceKind } from "@/lib/reference/repository";
 import { TtlCache } from "@/lib/server/cache";
 import { entityTag } from "@/lib/server/etag";
 import { newId, type ObjectId as Id } from "@/lib/server/ids";
-import { userKeywords } from "@/lib/users/search";
+import { nameSortKey, userKeywords } from "@/lib/users/search";
 import type { UserName, UserRecord } from "./contract";
 
 const ids = { type: [{ type: ObjectId }], default: [] };
@@ -58,6 +58,8 @@ const userSchema = new Schema(
     termsConditions: { type: Boolean, required: true, default: false },
     /** Keywords of the name and e-mail (./search.ts). */
     search: { type: [String], default: [] },
+    /** The key of the order by name (./search.ts `nameSortKey`); never shown by the API. */
+    nameSort: { type: String },
     companies: { type: [membershipSchema], default: [] },
     lastRequestDate: { type: Date, default: null },
     createdAt: { type: Date, required: true },
@@ -74,6 +76,9 @@ userSchema.index({ "companies.companyId": 1, modifiedAt: 1, _id: 1 });
 // (MongoDB could index companies.companyId with companies.isActive; the embedded database refuses
 // two paths of one array as "parallel arrays".)
 userSchema.index({ "companies.companyId": 1, createdAt: 1, _id: 1 });
+// The other orders of the list (docs/api.md#sorting), each one company's index walked one way.
+userSchema.index({ "companies.companyId": 1, nameSort: 1, _id: 1 });
+userSchema.index({ "companies.companyId": 1, email: 1, _id: 1 });
 // `search` and `companies` are both arrays, so they cannot share a compound index.
 userSchema.index({ search: 1 });
 userSchema.index({ accessRoles: 1 });
@@ -134,6 +139,7 @@ export function newDoc(user: NewUser): LeanUser {
     isOnline: user.isOnline ?? false,
     termsConditions: user.termsConditions ?? false,
     search: userKeywords(user.name, user.email),
+    nameSort: nameSortKey(user.name, user.email),
     companies: user.companies,
     lastRequestDate: null,
     createdAt: user.createdAt,
@@ -171,6 +177,20 @@ export const CSV_FIELDS: Readonly<Record<string, 1>> = { name: 1, email: 1, acce
 
 export async function readUserRecords({ companyId, filter, ...options }: UserRecordsQuery): Promise<UserRecord[]> {
   return toUserRecords(await findDocs<LeanUser>(User, filter, options), companyId);
+}
+
+/** The stored field behind each order of the list (docs/api.md#sorting). */
+export const USER_SORT_FIELDS = { modifiedAt: "modifiedAt", createdAt: "createdAt", name: "nameSort", email: "email" } as const;
+export type UserSortKey = keyof typeof USER_SORT_FIELDS;
+
+/**
+ * A page of user records with each one's stored value of the sort field `key`: a cursor carries
+ * the value the database ordered by (`nameSort` is not part of the record).
+ */
+export async function readUserPage({ companyId, filter, key, ...options }: UserRecordsQuery & { key: string }): Promise<{ records: UserRecord[]; keys: unknown[] }> {
+  const projection = options.projection ? { ...options.projection, [key]: 1 } : undefined;
+  const docs = await findDocs<LeanUser>(User, filter, { ...options, ...(projection ? { projection } : {}) });
+  return { records: await toUserRecords(docs, companyId), keys: docs.map((doc) => (doc as unknown as Record<string, unknown>)[key]) };
 }
 
 const users = () => driverCollection<LeanUser>(User);
@@ -286,9 +306,9 @@ export async function touchLastRequest(userId: Id, now: Date, since: Date): Prom
   await users().updateOne({ _id: userId, $or: [{ lastRequestDate: null }, { lastRequestDate: { $lte: since } }] }, { $set: { lastRequestDate: now } });
 }
 
-/** Sets the `search` keywords of the user `filter` matches (if it still does). */
-export async function setSearchKeywords(filter: Filter<Document>, search: string[]): Promise<void> {
-  await users().updateOne(filter, { $set: { search } });
+/** Sets the `search` keywords and the `nameSort` key of the user `filter` matches (if it still does). */
+export async function setSearchKeywords(filter: Filter<Document>, search: string[], nameSort: string): Promise<void> {
+  await users().updateOne(filter, { $set: { search, nameSort } });
 }
 
 /** Adds a company membership (with its access role) to an existing user, `modifiedAt` moving forward. */
@@ -318,6 +338,23 @@ export function countUsers(companyId: Id, filter: Filter<Document>): Promise<num
 
 /** After a write of users: every counter may be out of date. */
 export const forgetUserCounters = (): void => counters.clear();
+
+/**
+ * Users stored before the order by name get their `nameSort` key, once, at start (a few thousand
+ * a write); the field's index is built by then, so a user without one would sort first.
+ */
+export async function backfillNameSort(): Promise<void> {
+  const missing = users().find({ nameSort: { $exists: false } }, { projection: { name: 1, email: 1 } });
+  let batch: AnyBulkWriteOperation<LeanUser>[] = [];
+  for await (const user of missing) {
+    batch.push({ updateOne: { filter: { _id: user._id, nameSort: { $exists: false } }, update: { $set: { nameSort: nameSortKey(user.name as UserName | null, user.email) } } } });
+    if (batch.length === 1000) {
+      await users().bulkWrite(batch, { ordered: false });
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await users().bulkWrite(batch, { ordered: false });
+}
 
 /**
  * Records of earlier versions kept one `isActive` for the whole account: it becomes the flag of

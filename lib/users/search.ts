@@ -30,6 +30,17 @@ export function userKeywords(name: UserName | null | undefined, email: string): 
   return [...keywords];
 }
 
+/**
+ * The stored key of the order by name (docs/api.md#sorting): the name the lists show (display
+ * name, else first and last names, else the e-mail), lowercase and without accents, so `Ávila`
+ * sorts beside `avila` and before `Bravo` on real MongoDB and the embedded database alike (a plain
+ * binary comparison; no collation needed).
+ */
+export function nameSortKey(name: UserName | null | undefined, email: string): string {
+  const shown = name?.displayName || [name?.names, name?.lastName].filter(Boolean).join(" ") || email;
+  return fold(shown).trim();
+}
+
 /** The terms of a `search` query; a user matches when each is a prefix of one of its keywords. */
 export const searchTerms = (query: string): string[] => [...new Set(words(query))];
 

@@ -29,7 +29,7 @@ import type { Notes } from "@/lib/server/notes";
 import { offThread } from "@/lib/server/off-thread";
 import { hashPassword } from "@/lib/credentials/passwords";
 import { storePasswordHash } from "@/lib/credentials/repository";
-import { searchFilter, userKeywords } from "@/lib/users/search";
+import { nameSortKey, searchFilter, userKeywords } from "@/lib/users/search";
 import { exportResponse, keysetBatches } from "@/lib/export/stream";
 import { ReferenceNames } from "@/lib/reference/names";
 import { USER_COLUMNS, userReferences, userRow } from "./columns";
@@ -46,12 +46,14 @@ import {
   insertUser,
   type LeanUser,
   newDoc,
+  readUserPage,
   readUserRecords,
   setSearchKeywords,
   storedUserTag,
   toUserRecords,
   updateUserWith,
   type UserDoc,
+  USER_SORT_FIELDS,
 } from "./repository";
 
 // ---------------------------------------------------------------------------------------------
@@ -61,31 +63,37 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   const companyId = oid(auth.companyId);
   const filter = await listFilter(companyId, query, notes);
   const order = userOrder(query);
+  // `sortBy` is a filter of the scope, so a cursor of one order is refused by another (docs/api.md#cursor-paging).
   const scope = listScope(auth.companyId, "/v2/users", query);
   const read = await pageRead(query, order, scope);
-  const [users, counter] = await Promise.all([
-    offThread("userRecords", readUserRecords, {
+  const [found, counter] = await Promise.all([
+    offThread("userPage", readUserPage, {
       companyId,
       filter: withCondition(filter, read.after) as Filter<Document>,
       sort: read.sort,
       skip: read.skip,
       limit: read.limit,
+      key: order.fields[0].name,
     }),
     query.count ? countUsers(companyId, filter as Filter<Document>) : undefined,
   ]);
-  const page = await pageOf(users, query, order, scope, (user) => [user.modifiedAt, user._id]);
+  const rows = found.records.map((record, index) => ({ record, key: found.keys[index] }));
+  const page = await pageOf(rows, query, order, scope, (row) => [row.key, row.record._id]);
   return {
     data: {
-      users: page.items,
+      users: page.items.map((row) => row.record),
       ...pageFields(query, page, counter),
     },
   };
 }
 
-/** By `modifiedAt`, `_id` breaking ties, both in the direction `orderBy` asks. */
-const userOrder = (query: Pick<ListUsersQuery, "orderBy">): ListOrder => ({
+/**
+ * By the field `sortBy` names (docs/api.md#sorting), `_id` breaking ties, both in the direction
+ * `orderBy` asks; each order has its index (./repository.ts).
+ */
+const userOrder = (query: Pick<ListUsersQuery, "orderBy" | "sortBy">): ListOrder => ({
   fields: [
-    { name: "modifiedAt", type: "date" },
+    { name: USER_SORT_FIELDS[query.sortBy], type: query.sortBy === "modifiedAt" || query.sortBy === "createdAt" ? "date" : "string" },
     { name: "_id", type: "objectId" },
   ],
   direction: query.orderBy === "asc" ? 1 : -1,
@@ -106,16 +114,20 @@ export async function exportUsers(auth: Principal, query: ExportUsersQuery, cont
     name: "users",
     total: await countUsers(companyId, filter),
     batches: keysetBatches(
-      (after, limit) => readUserRecords({ companyId, filter: withCondition(filter, after), sort, limit, ...(query.format === "csv" ? { projection: CSV_FIELDS } : {}) }),
+      async (after, limit) => {
+        const found = await readUserPage({ companyId, filter: withCondition(filter, after), sort, limit, key: order.fields[0].name, ...(query.format === "csv" ? { projection: CSV_FIELDS } : {}) });
+        return found.records.map((record, index) => ({ record, key: found.keys[index] }));
+      },
       order,
-      (user) => [new Date(user.modifiedAt), oid(user._id)],
+      (row) => [row.key, oid(row.record._id)],
     ),
     columns: USER_COLUMNS,
     rows: async (batch) => {
-      await names.load(userReferences(batch));
-      return batch.map((user) => userRow(user, names));
+      const records = batch.map((row) => row.record);
+      await names.load(userReferences(records));
+      return records.map((user) => userRow(user, names));
     },
-    records: (batch) => batch,
+    records: (batch) => batch.map((row) => row.record),
     requestId: context.requestId,
     signal: context.signal,
   });
@@ -517,7 +529,7 @@ async function keepAnAdmin(companyId: ObjectId, before: LeanUser, after: LeanUse
  */
 async function storeKeywords(user: LeanUser): Promise<string[]> {
   const search = userKeywords(user.name as UserName | null, user.email);
-  await setSearchKeywords({ _id: user._id, ...sameName(user.name) }, search);
+  await setSearchKeywords({ _id: user._id, ...sameName(user.name) }, search, nameSortKey(user.name as UserName | null, user.email));
   return search;
 }
 
