@@ -1,12 +1,19 @@
-/** Typed react-query hooks of the API keys (`/v2/api-keys`). */
+/** Typed react-query hooks of the API keys (`/v2/api-keys`), bound to their contract's operations. */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { ApiKeyList, CreateApiKeyInput, CreatedApiKey } from "@/lib/api-keys/contract";
-import { api } from "./api";
+import * as apiKeys from "@/lib/api-keys/contract";
+import type { CreateApiKeyInput } from "@/lib/api-keys/contract";
+import { request } from "./api";
+
+/** The cache keys of API keys: every page starts with `"api-keys"`, refreshed at once after a change. */
+export const apiKeyKeys = {
+  all: ["api-keys"] as const,
+  list: (query: { page: number; limit: number }) => ["api-keys", query] as const,
+};
 
 export function useApiKeys(query: { page: number; limit: number }) {
   return useQuery({
-    queryKey: ["api-keys", query],
-    queryFn: ({ signal }) => api<ApiKeyList>("/v2/api-keys", { query: { ...query, count: true }, signal }),
+    queryKey: apiKeyKeys.list(query),
+    queryFn: ({ signal }) => request(apiKeys.list, { query: { ...query, count: true }, signal }),
     placeholderData: keepPreviousData,
     staleTime: 0,
   });
@@ -15,15 +22,15 @@ export function useApiKeys(query: { page: number; limit: number }) {
 export function useCreateApiKey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: CreateApiKeyInput) => api<CreatedApiKey>("/v2/api-keys", { method: "POST", body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["api-keys"] }),
+    mutationFn: (body: CreateApiKeyInput) => request(apiKeys.create, { body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: apiKeyKeys.all }),
   });
 }
 
 export function useRevokeApiKey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api<void>(`/v2/api-keys/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["api-keys"] }),
+    mutationFn: (id: string) => request(apiKeys.revoke, { params: { id } }),
+    onSuccess: () => client.invalidateQueries({ queryKey: apiKeyKeys.all }),
   });
 }

@@ -98,17 +98,6 @@ export async function requestWithTag<O extends Operation>(operation: O, ...[inpu
   return { body: await read<ResponseOf<O>>(response), etag: response.headers.get("etag") ?? "" };
 }
 
-/** The old way, by path and a cast: kept until every hook sends its operation. */
-export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  return (await tagged<T>(path, options)).body;
-}
-
-/** Like {@link api}, with the answer's `ETag`. */
-export async function tagged<T>(path: string, options: RequestOptions = {}): Promise<Tagged<T>> {
-  const response = await authorized(path, options);
-  return { body: await read<T>(response), etag: response.headers.get("etag") ?? "" };
-}
-
 /** An operation's path with its parameters in place, each encoded as one segment. */
 export function pathOf(operation: Pick<Operation, "method" | "path">, params: Record<string, string> | undefined): string {
   return operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {

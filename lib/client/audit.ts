@@ -1,9 +1,9 @@
-/** Typed react-query hooks of the audit log (`/v2/audit-log`), and the words the pages use for it. */
+/** Typed react-query hooks of the audit log (`/v2/audit-log`), bound to its contract's operation, and the words the pages use for it. */
 import { useInfiniteQuery } from "@tanstack/react-query";
-import type { AuditEntry, AuditList } from "@/lib/audit/contract";
-import { api } from "./api";
+import * as audit from "@/lib/audit/contract";
+import type { AuditEntry } from "@/lib/audit/contract";
+import { request } from "./api";
 
-const PATH = "/v2/audit-log";
 const PAGE = 50;
 
 /** The filters of the Activity page, as its URL holds them (dates as `YYYY-MM-DD`, local days). */
@@ -37,6 +37,12 @@ export function searchOf(filters: AuditFilters, extra: Record<string, string | u
   return params.size ? `?${params}` : "";
 }
 
+/** The cache keys of the audit log: one per set of filters (the API's bounds, not the URL's days). */
+export const auditKeys = {
+  all: ["audit"] as const,
+  list: (query: Record<string, string | undefined>) => ["audit", query] as const,
+};
+
 /** The log, newest first, a page at a time by cursor ("Load more"). */
 export function useAuditLog(filters: AuditFilters, options: { enabled?: boolean } = {}) {
   const query = {
@@ -48,8 +54,8 @@ export function useAuditLog(filters: AuditFilters, options: { enabled?: boolean 
     to: dayBound(filters.to, true),
   };
   return useInfiniteQuery({
-    queryKey: ["audit", query],
-    queryFn: ({ signal, pageParam }) => api<AuditList>(PATH, { query: { ...query, limit: PAGE, cursor: pageParam }, signal }),
+    queryKey: auditKeys.list(query),
+    queryFn: ({ signal, pageParam }) => request(audit.list, { query: { ...query, limit: PAGE, cursor: pageParam }, signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.data.next ?? undefined,
     enabled: options.enabled ?? true,

@@ -1,7 +1,13 @@
 /** Typed react-query hooks of the import of users (`POST /v2/users/import`) and its job (`GET /v2/jobs/{id}`). */
 import { useMutation, useQuery } from "@tanstack/react-query";
+import * as jobs from "@/lib/jobs/contract";
 import type { JobError, JobRecord } from "@/lib/jobs/contract";
-import { api } from "./api";
+import { request } from "./api";
+
+/** The cache keys of jobs: one per job. */
+export const jobKeys = {
+  detail: (id: string | undefined) => ["jobs", id] as const,
+};
 
 /** How often a job is read again until it has finished. */
 const JOB_POLL_MS = 500;
@@ -15,15 +21,15 @@ export const importMediaType = (file: File) => (/\.(ndjson|jsonl)$/i.test(file.n
 export function useStartImport() {
   return useMutation({
     mutationFn: ({ file, dryRun }: { file: File; dryRun: boolean }) =>
-      api<JobRecord>("/v2/users/import", { method: "POST", query: { dryRun }, file: { body: file, type: importMediaType(file) } }),
+      request(jobs.importUsers, { query: { dryRun }, file: { body: file, type: importMediaType(file) } }),
   });
 }
 
 /** A job, read again every half second until it has finished. */
 export function useJob(id: string | undefined) {
   return useQuery({
-    queryKey: ["jobs", id],
-    queryFn: ({ signal }) => api<JobRecord>(`/v2/jobs/${id}`, { signal }),
+    queryKey: jobKeys.detail(id),
+    queryFn: ({ signal }) => request(jobs.read, { params: { id: id! }, signal }),
     enabled: id !== undefined,
     refetchInterval: (query) => (isFinished(query.state.data) ? false : JOB_POLL_MS),
   });

@@ -1,12 +1,20 @@
-/** Typed react-query hook of the outbox (`/v2/outbox`). */
+/** Typed react-query hook of the outbox (`/v2/outbox`), bound to its contract's operation. */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import type { OutboxList } from "@/lib/schemas/outbox";
-import { api } from "./api";
+import * as outbox from "@/lib/mail/contract";
+import { request } from "./api";
 
-export function useOutbox(query: { page: number; limit: number; to?: string }) {
+type OutboxQuery = { page: number; limit: number; to?: string };
+
+/** The cache keys of the outbox: one per page and filter. */
+export const outboxKeys = {
+  all: ["outbox"] as const,
+  list: (query: OutboxQuery) => ["outbox", query] as const,
+};
+
+export function useOutbox(query: OutboxQuery) {
   return useQuery({
-    queryKey: ["outbox", query],
-    queryFn: ({ signal }) => api<OutboxList>("/v2/outbox", { query: { ...query, count: true }, signal }),
+    queryKey: outboxKeys.list(query),
+    queryFn: ({ signal }) => request(outbox.list, { query: { ...query, count: true }, signal }),
     placeholderData: keepPreviousData,
     staleTime: 0,
   });

@@ -1,10 +1,16 @@
 /** Typed react-query hooks of saved views (`/v2/views`, docs/api.md#saved-views) and their links. */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import type { CreateViewBody, UpdateViewBody, ViewList, ViewRecord, ViewResource } from "@/lib/views/contract";
-import { api } from "./api";
+import * as views from "@/lib/views/contract";
+import type { CreateViewBody, UpdateViewBody, ViewRecord, ViewResource } from "@/lib/views/contract";
+import { request } from "./api";
 
-const PATH = "/v2/views";
+/** The cache keys of saved views: everything under `"views"`, refreshed at once after a change. */
+export const viewKeys = {
+  all: ["views"] as const,
+  list: (resource: ViewResource) => ["views", resource] as const,
+  detail: (id: string | null) => ["views", "record", id] as const,
+};
 /** The URL parameter that names the saved view a list page shows. */
 export const VIEW_PARAM = "view";
 /** Parameters of a page's URL that are not part of what a view shows. */
@@ -12,16 +18,16 @@ const NOT_SAVED = new Set([VIEW_PARAM, "page", "cursor"]);
 
 export function useViews(resource: ViewResource) {
   return useQuery({
-    queryKey: ["views", resource],
-    queryFn: ({ signal }) => api<ViewList>(PATH, { query: { resource, limit: 100 }, signal }),
+    queryKey: viewKeys.list(resource),
+    queryFn: ({ signal }) => request(views.list, { query: { resource, limit: 100 }, signal }),
     select: (body) => body.data.views,
   });
 }
 
 export function useView(id: string | null) {
   return useQuery({
-    queryKey: ["views", "record", id],
-    queryFn: ({ signal }) => api<ViewRecord>(`${PATH}/${id}`, { signal }),
+    queryKey: viewKeys.detail(id),
+    queryFn: ({ signal }) => request(views.readOne, { params: { id: id! }, signal }),
     enabled: Boolean(id),
     retry: false,
   });
@@ -30,14 +36,14 @@ export function useView(id: string | null) {
 /** Save, change and delete; each leaves the lists of views as the server now has them. */
 export function useViewActions() {
   const client = useQueryClient();
-  const refresh = () => client.invalidateQueries({ queryKey: ["views"] });
+  const refresh = () => client.invalidateQueries({ queryKey: viewKeys.all });
   return {
-    save: useMutation({ mutationFn: (body: z.input<typeof CreateViewBody>) => api<ViewRecord>(PATH, { method: "POST", body }), onSuccess: refresh }),
+    save: useMutation({ mutationFn: (body: z.input<typeof CreateViewBody>) => request(views.create, { body }), onSuccess: refresh }),
     update: useMutation({
-      mutationFn: ({ id, body }: { id: string; body: z.input<typeof UpdateViewBody> }) => api<ViewRecord>(`${PATH}/${id}`, { method: "PATCH", body }),
+      mutationFn: ({ id, body }: { id: string; body: z.input<typeof UpdateViewBody> }) => request(views.update, { params: { id }, body }),
       onSuccess: refresh,
     }),
-    remove: useMutation({ mutationFn: (id: string) => api<void>(`${PATH}/${id}`, { method: "DELETE" }), onSuccess: refresh }),
+    remove: useMutation({ mutationFn: (id: string) => request(views.remove, { params: { id } }), onSuccess: refresh }),
   };
 }
 

@@ -1,9 +1,9 @@
 /** Typed react-query hooks of the webhooks (`/v2/webhooks`) and their delivery logs. */
 import { keepPreviousData, useInfiniteQuery, useMutation, useMutationState, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { CreateWebhookInput, DeliveryList, DeliveryRecord, UpdateWebhookInput, WebhookList, WebhookRecord, WebhookWithSecret } from "@/lib/webhooks/contract";
-import { api } from "./api";
+import * as webhooks from "@/lib/webhooks/contract";
+import type { CreateWebhookInput, UpdateWebhookInput, WebhookRecord, WebhookWithSecret } from "@/lib/webhooks/contract";
+import { request } from "./api";
 
-const PATH = "/v2/webhooks";
 /** How often the delivery log is read again while one of its attempts is still pending. */
 const PENDING_POLL_MS = 1000;
 const DELIVERIES_PAGE = 20;
@@ -15,31 +15,36 @@ function withoutSecret(answer: WebhookWithSecret): WebhookRecord {
   return record;
 }
 
-const recordKey = (id: string) => ["webhooks", "record", id] as const;
-const deliveriesKey = (id: string) => ["webhooks", "deliveries", id] as const;
-const removeKey = (id: string) => ["webhooks", "remove", id] as const;
+/** The cache keys of webhooks: their pages (`lists`), a record, its delivery log, and the mutation that deletes it. */
+export const webhookKeys = {
+  lists: ["webhooks", "page"] as const,
+  list: (query: { page: number; limit: number }) => ["webhooks", "page", query] as const,
+  detail: (id: string) => ["webhooks", "record", id] as const,
+  deliveries: (id: string) => ["webhooks", "deliveries", id] as const,
+  remove: (id: string) => ["webhooks", "remove", id] as const,
+};
 
 export function useWebhooks(query: { page: number; limit: number }) {
   return useQuery({
-    queryKey: ["webhooks", "page", query],
-    queryFn: ({ signal }) => api<WebhookList>(PATH, { query: { ...query, count: true }, signal }),
+    queryKey: webhookKeys.list(query),
+    queryFn: ({ signal }) => request(webhooks.list, { query: { ...query, count: true }, signal }),
     placeholderData: keepPreviousData,
     staleTime: 0,
   });
 }
 
 export function useWebhook(id: string) {
-  return useQuery({ queryKey: recordKey(id), queryFn: ({ signal }) => api<WebhookRecord>(`${PATH}/${id}`, { signal }) });
+  return useQuery({ queryKey: webhookKeys.detail(id), queryFn: ({ signal }) => request(webhooks.read, { params: { id }, signal }) });
 }
 
 /** The delivery log, newest first, a page at a time by cursor; read again each second while an attempt is pending. */
 export function useDeliveries(id: string) {
   // From the moment the webhook is being deleted its log is not read again: it would answer 404 while the page leaves.
-  const removing = useMutationState({ filters: { mutationKey: removeKey(id) }, select: (mutation) => mutation.state.status }).some((status) => status === "pending" || status === "success");
+  const removing = useMutationState({ filters: { mutationKey: webhookKeys.remove(id) }, select: (mutation) => mutation.state.status }).some((status) => status === "pending" || status === "success");
   return useInfiniteQuery({
-    queryKey: deliveriesKey(id),
+    queryKey: webhookKeys.deliveries(id),
     enabled: !removing,
-    queryFn: ({ signal, pageParam }) => api<DeliveryList>(`${PATH}/${id}/deliveries`, { query: { limit: DELIVERIES_PAGE, cursor: pageParam, count: pageParam === undefined || undefined }, signal }),
+    queryFn: ({ signal, pageParam }) => request(webhooks.deliveries, { params: { id }, query: { limit: DELIVERIES_PAGE, cursor: pageParam, count: pageParam === undefined || undefined }, signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.data.next ?? undefined,
     refetchInterval: (query) => (query.state.data?.pages.some((page) => page.data.deliveries.some((delivery) => delivery.status === "pending")) ? PENDING_POLL_MS : false),
@@ -49,10 +54,10 @@ export function useDeliveries(id: string) {
 export function useCreateWebhook() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: CreateWebhookInput) => api<WebhookWithSecret>(PATH, { method: "POST", body }),
+    mutationFn: (body: CreateWebhookInput) => request(webhooks.create, { body }),
     onSuccess: (created) => {
-      client.setQueryData(recordKey(created._id), withoutSecret(created));
-      return client.invalidateQueries({ queryKey: ["webhooks", "page"] });
+      client.setQueryData(webhookKeys.detail(created._id), withoutSecret(created));
+      return client.invalidateQueries({ queryKey: webhookKeys.lists });
     },
   });
 }
@@ -61,25 +66,25 @@ export function useCreateWebhook() {
 export function useWebhookActions(id: string) {
   const client = useQueryClient();
   const keep = (record: WebhookRecord) => {
-    client.setQueryData(recordKey(id), record);
-    return client.invalidateQueries({ queryKey: ["webhooks", "page"] });
+    client.setQueryData(webhookKeys.detail(id), record);
+    return client.invalidateQueries({ queryKey: webhookKeys.lists });
   };
-  const logChanged = () => client.invalidateQueries({ queryKey: deliveriesKey(id) });
+  const logChanged = () => client.invalidateQueries({ queryKey: webhookKeys.deliveries(id) });
   return {
-    update: useMutation({ mutationFn: (body: UpdateWebhookInput) => api<WebhookRecord>(`${PATH}/${id}`, { method: "PATCH", body }), onSuccess: keep }),
+    update: useMutation({ mutationFn: (body: UpdateWebhookInput) => request(webhooks.update, { params: { id }, body }), onSuccess: keep }),
     rotate: useMutation({
-      mutationFn: () => api<WebhookWithSecret>(`${PATH}/${id}/rotate-secret`, { method: "POST" }),
+      mutationFn: () => request(webhooks.rotateSecret, { params: { id } }),
       onSuccess: (rotated) => keep(withoutSecret(rotated)),
     }),
-    test: useMutation({ mutationFn: () => api<DeliveryRecord>(`${PATH}/${id}/test`, { method: "POST" }), onSuccess: logChanged }),
-    retry: useMutation({ mutationFn: (deliveryId: string) => api<DeliveryRecord>(`${PATH}/${id}/deliveries/${deliveryId}/retry`, { method: "POST" }), onSuccess: logChanged }),
+    test: useMutation({ mutationFn: () => request(webhooks.test, { params: { id } }), onSuccess: logChanged }),
+    retry: useMutation({ mutationFn: (deliveryId: string) => request(webhooks.retry, { params: { id, deliveryId } }), onSuccess: logChanged }),
     remove: useMutation({
-      mutationKey: removeKey(id),
+      mutationKey: webhookKeys.remove(id),
       // A read of the log already on its way is stopped too.
-      onMutate: () => client.cancelQueries({ queryKey: deliveriesKey(id) }),
-      mutationFn: () => api<void>(`${PATH}/${id}`, { method: "DELETE" }),
+      onMutate: () => client.cancelQueries({ queryKey: webhookKeys.deliveries(id) }),
+      mutationFn: () => request(webhooks.remove, { params: { id } }),
       // The page leaves for the list: its own queries, still observed until then, are left alone (removed, they would be read again and answer 404).
-      onSuccess: () => client.invalidateQueries({ queryKey: ["webhooks", "page"] }),
+      onSuccess: () => client.invalidateQueries({ queryKey: webhookKeys.lists }),
     }),
   };
 }
