@@ -119,7 +119,7 @@ export async function seedDemo(options: SeedOptions = {}): Promise<SeedResult> {
     }
     options.onProgress?.(Math.min(start + BATCH, count));
   }
-  usersChanged();
+  await usersChanged([companyId]);
   return {
     companyId: companyId.toHexString(),
     created: { jobTitles: jobs.created, properties: properties.created, bots: bots.created, users: createdUsers },

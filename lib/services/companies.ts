@@ -94,14 +94,14 @@ async function ensureAdmin(companyId: ObjectId, adminRoleId: ObjectId, rawEmail:
   if (existing) {
     if (!existing.companies.some((entry) => entry.companyId.equals(companyId))) {
       await addMembership(existing, emptyMembership(companyId), adminRoleId, now);
-      usersChanged(existing._id.toHexString());
+      await usersChanged([companyId], existing._id.toHexString());
     }
     return { userId: existing._id, existed: true };
   }
   const userId = newId();
   try {
     await insertUser(newUserDoc({ _id: userId, email, accessRoles: [adminRoleId], companies: [emptyMembership(companyId)], createdAt: now }));
-    usersChanged();
+    await usersChanged([companyId]);
     return { userId, existed: false };
   } catch (error) {
     if (!isDuplicateKeyError(error)) throw error;

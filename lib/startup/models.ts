@@ -6,6 +6,7 @@
 import { ApiKey } from "@/lib/api-keys/repository";
 import { AuditEntryModel } from "@/lib/audit/repository";
 import { Company } from "@/lib/companies/repository";
+import { ListCount } from "@/lib/counts/repository";
 import { Credential, Session } from "@/lib/credentials/repository";
 import { Event, EventSequence } from "@/lib/events/repository";
 import { Job, JobFileChunk } from "@/lib/jobs/repository";
@@ -47,6 +48,7 @@ export const MODELS: { modelName: string; createIndexes(): Promise<unknown> }[] 
   Session,
   RateCounter,
   IdempotencyRecord,
+  ListCount,
   // Service-wide markers: the bootstrap and the back-fills.
   Meta,
 ];

@@ -130,8 +130,8 @@ export async function importBatch(scope: ImportScope, prepared: PreparedBatch, d
         return result;
       });
       if (!dryRun && (outcome.created > 0 || outcome.updated.length > 0)) {
-        usersChanged();
-        for (const id of outcome.updated) usersChanged(id);
+        await usersChanged([scope.companyId]);
+        for (const id of outcome.updated) await usersChanged([], id);
         // A (de)activation ends the user's sessions in this company, as a PATCH's does (docs/security.md#passwords-and-tokens).
         for (const id of outcome.activityChanged) await revokeSessions(id, { companyId: scope.companyId });
       }

@@ -37,8 +37,8 @@ describe("indexes of the users list", () => {
     }
   });
 
-  const explain = async (isActive: string) => {
-    const filter = await listFilter(oid(t.companyId), ListUsersQuery.parse({ isActive }), new Notes());
+  const explain = async (isActive: string, more: Record<string, string> = {}) => {
+    const filter = await listFilter(oid(t.companyId), ListUsersQuery.parse({ isActive, ...more }), new Notes());
     return (await User.collection.find(filter as Document, { sort: { modifiedAt: -1, _id: -1 }, limit: 10 }).explain("executionStats")) as unknown as Explained;
   };
 
@@ -76,4 +76,12 @@ describe("indexes of the users list", () => {
       });
     }
   }
+
+  it("a role and status filter: the page walks the same index in order, never sorting the role's holders", async () => {
+    const explained = await explain("false", { accessRole: t.memberRoleId });
+    // The role's own index would find every member and sort them all; this walk stops after a page.
+    expect(stagesOf(explained.queryPlanner.winningPlan)).not.toContain("SORT");
+    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { "companies.companyId": 1, modifiedAt: 1, _id: 1 } });
+    expect(explained.executionStats.nReturned).toBe(6);
+  });
 });

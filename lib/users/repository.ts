@@ -13,7 +13,7 @@ import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
 import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
 import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
 import { existingIds, type ReferenceKind } from "@/lib/reference/repository";
-import { TtlCache } from "@/lib/server/cache";
+import { countsChanged, sharedCount } from "@/lib/counts/repository";
 import { entityTag } from "@/lib/server/etag";
 import { newId, type ObjectId as Id } from "@/lib/server/ids";
 import { nameSortKey, userKeywords } from "@/lib/users/search";
@@ -324,20 +324,14 @@ export async function addMembership(user: Pick<LeanUser, "_id" | "modifiedAt">, 
 }
 
 /**
- * Counting reads every match, which for a broad search of a large company costs far more than a
- * page. The counter of one filter is therefore kept for 5 seconds, and for up to a minute an older
- * one is answered while a fresh one is counted in the background. Any write of a user through this
- * process forgets every counter at once; writes of other processes show within that minute.
+ * How many users of the company `filter` (already scoped to it) matches: the count shared by every
+ * server process through the database (lib/counts/repository.ts, docs/api.md#counters).
  */
-const counters = new TtlCache<number>({ ttlMs: 5_000, staleMs: 60_000 });
+export const countUsers = (companyId: Id, filter: Filter<Document>): Promise<number> =>
+  sharedCount("users", companyId, filter, () => users().countDocuments(filter));
 
-/** How many users of the company `filter` (already scoped to it) matches. */
-export function countUsers(companyId: Id, filter: Filter<Document>): Promise<number> {
-  return counters.get(`${companyId.toHexString()}|${JSON.stringify(filter)}`, () => users().countDocuments(filter));
-}
-
-/** After a write of users: every counter may be out of date. */
-export const forgetUserCounters = (): void => counters.clear();
+/** After a write of users of these companies has committed: their counts are no longer current. */
+export const userCountsChanged = (companyIds: readonly Id[]): Promise<void> => countsChanged("users", companyIds);
 
 /**
  * Users stored before the order by name get their `nameSort` key, once, at start (a few thousand

@@ -42,7 +42,6 @@ import {
   emptyMembership,
   existingUserIds,
   findUser,
-  forgetUserCounters,
   insertUser,
   type LeanUser,
   newDoc,
@@ -52,6 +51,7 @@ import {
   storedUserTag,
   toUserRecords,
   updateUserWith,
+  userCountsChanged,
   type UserDoc,
   USER_SORT_FIELDS,
 } from "./repository";
@@ -136,10 +136,14 @@ export async function exportUsers(auth: Principal, query: ExportUsersQuery, cont
 /** The filters of a users list query: everything but its paging and order. */
 export type UserFilters = Omit<ListUsersQuery, "page" | "cursor" | "limit" | "count" | "orderBy" | "sortBy">;
 
-/** After a write of users: counters and cached principals may be out of date. */
-export function usersChanged(userId?: string): void {
-  forgetUserCounters();
+/**
+ * After a write of users of these companies has committed (never inside its transaction): their
+ * counts are no longer current in any process (docs/api.md#counters), and the user's cached
+ * principal may be out of date.
+ */
+export async function usersChanged(companyIds: readonly ObjectId[], userId?: string): Promise<void> {
   if (userId !== undefined) forgetPrincipals(userId);
+  await userCountsChanged(companyIds);
 }
 
 /** The filter of a list query (exported for the index test). */
@@ -262,7 +266,7 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
     await recordChange({ company: companyId, resource: "user", id: doc._id, action: "created", after: created, ...userEventFields(passwordHash) });
     return created;
   });
-  usersChanged();
+  await usersChanged([companyId]);
 
   if (options.notifyEmail) {
     if (passwordHash) {
@@ -327,6 +331,7 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
   let passwordHash: string | undefined;
   let activityChanged = false;
   let adminLost = false;
+  let changedCompanies: ObjectId[] = [];
   // The change and its event commit together; the transaction may run this again whole after a
   // write conflict, so it writes only to the database (docs/architecture.md#events).
   const record = await inTransaction(async () => {
@@ -417,7 +422,9 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
         adminLost = activeHolder(current, companyId, roles) && !activeHolder(updated, companyId, roles);
       }
       if (body.name !== undefined) updated.search = await storeKeywords(updated);
-      usersChanged(id);
+      forgetPrincipals(id);
+      // An account-wide field (the name, and so the search keywords) changes the user in each of its companies.
+      changedCompanies = updated.companies.map((entry) => entry.companyId);
       activityChanged = wasActiveIn(current, companyId) !== wasActiveIn(updated, companyId);
       if (passwordHash) {
         await storePasswordHash(userId, passwordHash);
@@ -431,6 +438,7 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
     }
     throw new ServiceError("conflict", "The user is being changed by other requests; try again.");
   });
+  await usersChanged(changedCompanies, id);
   // Deactivation ends the user's sessions in this company, so a reactivation needs a new sign-in
   // (docs/security.md#passwords-and-tokens). After the commit, outside the transaction, so that
   // concurrent changes of one user do not conflict over the sessions; a reactivation ends them
@@ -519,7 +527,7 @@ async function keepAnAdmin(companyId: ObjectId, before: LeanUser, after: LeanUse
       },
     },
   ]);
-  usersChanged(before._id.toHexString());
+  forgetPrincipals(before._id.toHexString());
   throw lastAdmin(activeHolder({ ...after, accessRoles: before.accessRoles }, companyId, roles) ? "accessRoles" : "isActive");
 }
 
