@@ -121,39 +121,7 @@ async function main(): Promise<void> {
     const memberRole = await database.collection("accessroles").findOne({ company: companyId, name: "Member" });
     if (!memberRole) throw new Error("no Member role after bootstrap");
 
-    if (opts.scale) {
-      await load({ url: `${BASE}/api/auth/token`, headers: { authorization: `Bearer ${accessToken}` } }, 2); // warm-up
-      const floorOptions: autocannon.Options = { url: `${BASE}/api/auth/token`, headers: { authorization: `Bearer ${accessToken}` } };
-      const newTable = (): BenchTable => {
-        const floor = new Floor(FLOOR, () => load(floorOptions));
-        return {
-          floor,
-          measure: async (name, options) => {
-            await load(options, 2); // warm-up
-            const figures = await alternate(name, ROUNDS, floor, () => load(options));
-            err(`  ${name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, ${(100 * figures.ofFloor).toFixed(0)}% of the floor${figures.errors ? `, ${figures.errors} failed` : ""}`);
-            return figures;
-          },
-          driver: () => Promise.reject(new Error("no driver cases in --scale")),
-        };
-      };
-      await benchScale({ base: BASE, headers: { authorization: `Bearer ${accessToken}` }, database, companyId, roleId: memberRole._id, sizes: SIZES, newTable, setting: SETTING });
-      return;
-    }
-    const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
-    const ids = await insertBenchUsers(database, {
-      companyId,
-      roleId: memberRole._id,
-      count: USERS,
-      batch: 1000,
-      vary: (i, { names, lastName }) => ({ email: `${fold(names)}.${fold(lastName)}.${i}@bench.example` }),
-    });
     const headers = { authorization: `Bearer ${accessToken}` };
-
-    if (opts["processes-only"]) {
-      await benchProcesses(server, headers);
-      return;
-    }
     const floorOptions: autocannon.Options = { url: `${BASE}/api/auth/token`, headers };
     const show = (figures: Figures) => {
       err(`  ${figures.name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${(100 * figures.ofFloor).toFixed(0)}% of the floor${figures.errors ? `, ${figures.errors} failed` : ""}`);
@@ -174,6 +142,25 @@ async function main(): Promise<void> {
         },
       };
     };
+
+    if (opts.scale) {
+      await load(floorOptions, 2); // warm-up
+      await benchScale({ base: BASE, headers, database, companyId, roleId: memberRole._id, sizes: SIZES, newTable, setting: SETTING });
+      return;
+    }
+    const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+    const ids = await insertBenchUsers(database, {
+      companyId,
+      roleId: memberRole._id,
+      count: USERS,
+      batch: 1000,
+      vary: (i, { names, lastName }) => ({ email: `${fold(names)}.${fold(lastName)}.${i}@bench.example` }),
+    });
+
+    if (opts["processes-only"]) {
+      await benchProcesses(server, headers);
+      return;
+    }
     const users = newTable();
     const results: Figures[] = [];
     err(`Load: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each round after a slice of the floor (after a 2 s warm-up).`);
