@@ -52,6 +52,41 @@ describe("field names every JavaScript object inherits", () => {
     expect((Object as unknown as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  for (const indexed of [false, true]) {
+    it(`compares a value with its own \`__proto__\` field as any document, also against arrays${indexed ? ", through an index" : ""}`, async () => {
+      const c = fresh();
+      if (indexed) await c.createIndex({ a: 1 });
+      // JSON.parse gives an object its own `__proto__` field, which the driver sends as a field.
+      const value = (text: string) => JSON.parse(text) as unknown;
+      await c.insertMany([
+        { _id: 1, a: [] },
+        { _id: 2, a: [{}] },
+        { _id: 3, a: {} },
+        { _id: 4, a: [[]] },
+        { _id: 5, a: [null] },
+        { _id: 6, a: value('{"__proto__": 1}') },
+        { _id: 7, a: value('[{"__proto__": 1}]') },
+        { _id: 8, a: value('[{"x": 1, "__proto__": 2}]') },
+        { _id: 9, a: value('[{"__proto__": []}]') },
+        { _id: 10, a: value('{"__proto__": null}') },
+      ]);
+      const ids = async (filter: Document) => (await c.find(filter, { sort: { _id: 1 } }).toArray()).map((d) => d._id);
+      const one = value('{"__proto__": 1}');
+      expect(await ids({ a: one })).toEqual([6, 7]);
+      expect(await ids({ a: { $eq: one } })).toEqual([6, 7]);
+      expect(await ids({ a: { $in: [one] } })).toEqual([6, 7]);
+      expect(await ids({ a: { $all: [one] } })).toEqual([6, 7]);
+      expect(await ids({ a: { $elemMatch: { $eq: one } } })).toEqual([7]);
+      expect(await ids({ a: { $ne: one } })).toEqual([1, 2, 3, 4, 5, 8, 9, 10]);
+      expect(await ids({ a: value('{"__proto__": {}}') })).toEqual([]);
+      expect(await ids({ a: value('{"__proto__": []}') })).toEqual([9]);
+      expect(await ids({ a: { $in: [value('{"__proto__": null}')] } })).toEqual([10]);
+      expect(await ids({ a: value('{"x": 1, "__proto__": 2}') })).toEqual([8]);
+      expect(await c.countDocuments({ a: one })).toBe(2);
+      expect(({} as Record<string, unknown>).x).toBeUndefined();
+    });
+  }
+
   it("refuses `$type: 'constructor'` as an unknown type alias", async () => {
     const failure = await serverFailure(fresh().find({ a: { $type: "constructor" } }).toArray());
     expect(failure.code).toBe(2);

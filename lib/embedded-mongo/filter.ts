@@ -4,12 +4,17 @@ import type { Query } from "mingo";
 import type { Options } from "mingo/types";
 import { makeQuery } from "./collated-query";
 import { MongoCommandError } from "./errors";
-import { rewriteTypeOperators } from "./type-operators";
+import { hasProtoField, rewriteTypeOperators, unproto } from "./type-operators";
 
 export function compileFilter(filter: Document, options?: Partial<Options>): Query {
   checkFilter(filter);
   try {
-    return guarded(makeQuery(rewriteTypeOperators(filter), options));
+    const rewritten = rewriteTypeOperators(filter);
+    // A value with a `__proto__` field ({a: {__proto__: 1}}) is a document like any other to
+    // MongoDB; mingo would read the name as the object's prototype, so the field is renamed in
+    // the filter and in each document it tests (paths through it are already `$protoPath`).
+    if (hasProtoField(rewritten)) return guarded(makeQuery(unproto(rewritten) as Document, options), true);
+    return guarded(makeQuery(rewritten, options));
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     // MongoDB's wording for an operator it does not know inside a field's condition.
@@ -22,11 +27,11 @@ export function compileFilter(filter: Document, options?: Partial<Options>): Que
  * document with its own `toString` or `__proto__` field, compared with another) is refused with
  * a clear error naming the way out, never answered as an internal error.
  */
-function guarded(query: Query): Query {
+function guarded(query: Query, renamesProto = false): Query {
   const test = query.test.bind(query);
   query.test = (doc) => {
     try {
-      return test(doc);
+      return test(renamesProto ? (unproto(doc) as Document) : doc);
     } catch (err) {
       if (!(err instanceof TypeError)) throw err;
       throw new MongoCommandError("BadValue", `This query compares values the embedded database cannot compare (${err.message}): set MONGODB_URI to use a MongoDB server`);

@@ -127,10 +127,23 @@ function $allOf(selector: string, values: unknown, options: unknown): Predicate 
   return (doc) => query.test(doc as Document);
 }
 
-const PROTO = "\uffff\uffff__proto__";
+/**
+ * What a `__proto__` field is called while mingo reads it (mingo refuses the name): a NUL cannot
+ * be in a BSON field name, so no real field is called so, and the name sorts against every other
+ * as `__proto__` does, so documents compared as wholes keep MongoDB's order.
+ */
+const PROTO = "__proto__\u0000";
+
+/** Whether a value holds a field named `__proto__` at any depth. */
+export function hasProtoField(value: unknown, depth = 0): boolean {
+  if (depth > 200) return false;
+  if (Array.isArray(value)) return value.some((v) => hasProtoField(v, depth + 1));
+  if (!isPlainObject(value)) return false;
+  return Object.keys(value).some((key) => key === "__proto__" || hasProtoField(value[key], depth + 1));
+}
 
 /** A copy with every `__proto__` field renamed, so mingo (which refuses the name) can read it. */
-function unproto(value: unknown): unknown {
+export function unproto(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(unproto);
   if (!isPlainObject(value)) return value;
   const out: Document = {};
@@ -251,7 +264,9 @@ export function rewriteTypeOperators(filter: Document): Document {
   });
   if (!binary && !/"\$(type|all|bitsAllSet|bitsAllClear|bitsAnySet|bitsAnyClear)"|__proto__/.test(text)) return filter;
   const condition = (cond: unknown): unknown => {
-    if (!isPlainObject(cond)) return cond;
+    // A document without operators is a value to compare, kept as it came (a copy would turn a
+    // `__proto__` field into the copy's prototype).
+    if (!isPlainObject(cond) || !Object.keys(cond).some((k) => k.startsWith("$"))) return cond;
     const out: Document = {};
     for (const [op, value] of Object.entries(cond)) {
       if (op === "$type") out.$bsonType = value;
