@@ -50,7 +50,7 @@ export async function putContent(auth: Principal, id: string, body: PutContentBo
     await sealRevisions(updated);
     await recordSurveyChange(updated);
   });
-  forgetSurveyCounters(companyId);
+  await forgetSurveyCounters(companyId);
   return getSurvey(auth, id, { populate: true });
 }
 

@@ -13,7 +13,7 @@ import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
 import { Meta } from "@/lib/models";
 import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
 import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/models/read";
-import { TtlCache } from "@/lib/server/cache";
+import { countsChanged, sharedCount } from "@/lib/counts/repository";
 import { entityTag } from "@/lib/server/etag";
 import { isDuplicateKeyError } from "@/lib/server/errors";
 import { newId, type ObjectId as Id } from "@/lib/server/ids";
@@ -276,21 +276,14 @@ export async function existingSurveyIds(ids: Id[]): Promise<Set<string>> {
 }
 
 /**
- * Counting walks every match, which costs more than the page itself on a large company (the
- * admin pages ask for the counter with every page). As for users, the counter of one filter is
- * kept for 5 seconds, and for up to a minute an older one is answered while a fresh one is
- * counted in the background. A survey write through this process forgets the company's counters;
- * writes of other processes show within that minute.
+ * How many surveys `filter` (already scoped to the company) matches: the count shared by every
+ * server process through the database, as users' (lib/counts/repository.ts, docs/api.md#counters).
  */
-const counters = new TtlCache<number>({ ttlMs: 5_000, staleMs: 60_000 });
+export const countSurveys = (companyId: Id, filter: Filter<Document>): Promise<number> =>
+  sharedCount("surveys", companyId, filter, () => surveys().countDocuments(filter));
 
-/** How many surveys `filter` (already scoped to the company) matches. */
-export function countSurveys(companyId: Id, filter: Filter<Document>): Promise<number> {
-  return counters.get(`${companyId.toHexString()}|${JSON.stringify(filter)}`, () => surveys().countDocuments(filter));
-}
-
-/** After a write of a survey of the company: its counters may be out of date. */
-export const forgetSurveyCounters = (companyId: Id): void => counters.clear(`${companyId.toHexString()}|`);
+/** After a write of a survey of the company has committed: its counts are no longer current. */
+export const forgetSurveyCounters = (companyId: Id): Promise<void> => countsChanged("surveys", [companyId]);
 
 const BACKFILL_MARKER = "surveySearchPrefixes";
 

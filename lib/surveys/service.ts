@@ -254,7 +254,7 @@ export async function createSurvey(auth: Principal, body: CreateSurveyBody, note
     await recordSurveyChange(doc);
     return toSurveyRecord(doc) as SurveyRecord;
   });
-  forgetSurveyCounters(companyId);
+  await forgetSurveyCounters(companyId);
   return record;
 }
 
@@ -346,7 +346,7 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
     return updated;
   });
   notes.list.push(...migrationNotes.list);
-  forgetSurveyCounters(companyId);
+  await forgetSurveyCounters(companyId);
   warnDormantFields(updated.version as SurveyVersion, sent, notes);
   return toSurveyRecord(updated) as SurveyRecord;
 }
