@@ -15,7 +15,7 @@ const nextConfig = {
     "pino",
     "@node-rs/argon2",
     "nodemailer",
-    // One copy per process: its cluster aggregation keeps state of its own (lib/metrics/cluster.ts).
+    // One copy per process: its cluster aggregation keeps state of its own (lib/base/metrics/cluster.ts).
     "prom-client",
   ],
 };

@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { loadConfig } from "@/lib/config";
-import { createNonce, proxyTrusted, securityHeaders, servedOverHttps } from "@/lib/http/security-headers";
+import { loadConfig } from "@/lib/base/config";
+import { createNonce, proxyTrusted, securityHeaders, servedOverHttps } from "@/lib/platform/http/security-headers";
 
 /**
  * Runs before every request (Next.js' proxy, formerly middleware): puts the security headers on

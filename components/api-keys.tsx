@@ -6,11 +6,11 @@
  */
 import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState, type FormEvent } from "react";
-import { CreateApiKeyBody, type ApiKeyRecord, type CreateApiKeyInput, type CreatedApiKey } from "@/lib/api-keys/contract";
+import { CreateApiKeyBody, type ApiKeyRecord, type CreateApiKeyInput, type CreatedApiKey } from "@/lib/resources/api-keys/contract";
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from "@/lib/client/api-keys";
 import { serverFieldErrors, zodFieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { useForm } from "@/lib/client/use-form";
-import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from "@/lib/schemas/scopes";
+import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from "@/lib/base/schemas/scopes";
 import { ConfirmDialog } from "./confirm-dialog";
 import { DataTable, ListTotal, type DataColumn } from "./data-table";
 import { ErrorMessage } from "./error-message";

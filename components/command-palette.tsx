@@ -16,8 +16,8 @@ import { navigateGuarded } from "@/lib/client/history-guard";
 import { isPaletteShortcut, usePaletteSearch, useShortcutLabel } from "@/lib/client/palette";
 import { useModalDialog } from "@/lib/client/use-modal-dialog";
 import { displayName, seedUsers } from "@/lib/client/users";
-import type { SurveyList } from "@/lib/surveys/contract";
-import type { UserRecord } from "@/lib/users/contract";
+import type { SurveyList } from "@/lib/resources/surveys/contract";
+import type { UserRecord } from "@/lib/resources/users/contract";
 import { Badge, Button, Spinner, focusRing } from "./ui";
 
 /** A page of the menu, offered as "Go to …". */

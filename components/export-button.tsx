@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { ApiError, openStream, type QueryValue } from "@/lib/client/api";
-import type { Operation } from "@/lib/schemas/operation";
+import type { Operation } from "@/lib/base/schemas/operation";
 import { useToast } from "./toast";
 import { Button, Popover, buttonClass, focusRing } from "./ui";
 

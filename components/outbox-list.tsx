@@ -3,7 +3,7 @@
 import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState, type ReactNode } from "react";
 import { useOutbox } from "@/lib/client/outbox";
-import type { OutboxMailRecord } from "@/lib/schemas/outbox";
+import type { OutboxMailRecord } from "@/lib/resources/mail/schemas";
 import { DataTable, ListTotal, type DataColumn } from "./data-table";
 import { ErrorState } from "./error-state";
 import { Pagination } from "./pagination";

@@ -1,5 +1,5 @@
 import { pageReach } from "@/lib/client/page-reach";
-import { MAX_PAGE_DEPTH } from "@/lib/schemas/common";
+import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
 import { Button, inputClass } from "./ui";
 
 /** The page numbers shown around the current one: first, last, and two either side; gaps as null. */

@@ -12,7 +12,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { ApiError } from "@/lib/client/api";
 import { useMe } from "@/lib/client/users";
 import { savedQuery, useView, useViewActions, useViews, VIEW_PARAM, viewHref } from "@/lib/client/views";
-import type { ViewRecord, ViewResource } from "@/lib/views/contract";
+import type { ViewRecord, ViewResource } from "@/lib/resources/views/contract";
 import { ConfirmDialog } from "./confirm-dialog";
 import { ModalDialog } from "./modal-dialog";
 import { useToast } from "./toast";

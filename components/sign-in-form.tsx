@@ -7,7 +7,7 @@ import { read } from "@/lib/client/api";
 import { serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { rememberToken, safeReturnPath } from "@/lib/client/session";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import type { AccessTokenResponse } from "@/lib/schemas/auth";
+import type { AccessTokenResponse } from "@/lib/resources/auth/schemas";
 import { ErrorMessage } from "./error-message";
 import { Button, Card, Field, describedBy, inputClass } from "./ui";
 

@@ -1,5 +1,5 @@
 /**
- * `npm start` as a user runs it (lib/cli/start.ts, on the production build the run has made), on a
+ * `npm start` as a user runs it (lib/platform/cli/start.ts, on the production build the run has made), on a
  * fresh DATA_DIR without ADMIN_PASSWORD: what it prints, the generated password that signs in,
  * the embedded database revived after a SIGKILL, and a second start that shows no password.
  */
@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { freePort } from "@/lib/bench/server";
+import { freePort } from "@/lib/tools/bench/server";
 
 const root = path.resolve(__dirname, "..");
 const ADMIN = "start.admin@example.com";
@@ -36,7 +36,7 @@ function npmStart(dataDir: string, port: number): Promise<Started> {
     DATABASE_TIMEOUT_MS: "5000",
   };
   delete env.ADMIN_PASSWORD;
-  const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["lib/cli/start.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["lib/platform/cli/start.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));

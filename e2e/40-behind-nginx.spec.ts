@@ -5,7 +5,7 @@
  * HSTS), an invitation link carrying PUBLIC_URL whatever Host the request came with, a per-address
  * limit holding across both servers, and a restart of one server with no failed request.
  *
- * Each server is `npm start` (lib/cli/start.ts) as a machine of its own would run it, with
+ * Each server is `npm start` (lib/platform/cli/start.ts) as a machine of its own would run it, with
  * MONGODB_URI naming the one database. Everything runs from a temporary directory on free ports,
  * nginx included (no root needed); it reuses the production build the run has made (e2e/serve.ts
  * builds it first).
@@ -17,7 +17,7 @@ import https from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Browser, expect, test } from "@playwright/test";
-import { freePort } from "@/lib/bench/server";
+import { freePort } from "@/lib/tools/bench/server";
 
 const root = path.resolve(__dirname, "..");
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
@@ -93,7 +93,7 @@ class Deployment {
     this.proxyPort = await freePort();
     this.serverPorts = [await freePort(), await freePort()];
     // One database for both servers, as `npm run db` serves it.
-    this.database = spawn(bin("tsx"), ["lib/cli/db.ts", "--port", "0", "--dir", path.join(this.dir, "db")], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    this.database = spawn(bin("tsx"), ["lib/platform/cli/db.ts", "--port", "0", "--dir", path.join(this.dir, "db")], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
     this.databaseUri = await new Promise<string>((resolve, reject) => {
       let out = "";
       this.database!.stdout!.on("data", (chunk: Buffer) => {
@@ -132,7 +132,7 @@ class Deployment {
       LOG_LEVEL: "warn",
       NEXT_TELEMETRY_DISABLED: "1",
     };
-    const server = spawn(process.execPath, ["--import", "tsx", "lib/cli/start.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+    const server = spawn(process.execPath, ["--import", "tsx", "lib/platform/cli/start.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
     this.servers.set(port, server);
     await until(`the server on port ${port}`, async () => {
       if (server.exitCode !== null) throw new Error(`npm start on port ${port} exited with ${server.exitCode}`);

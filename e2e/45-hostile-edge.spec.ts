@@ -1,13 +1,13 @@
 /**
- * The edge against the running server entry (lib/cli/server.ts) over raw sockets: a malformed path
+ * The edge against the running server entry (lib/platform/cli/server.ts) over raw sockets: a malformed path
  * is a 400 (the error shape for /v2 and /api, the shell's page for a page), a method no route serves
- * is a 405 with Allow, and the edge fuzzer (lib/fuzz/edge.ts) finds no 5xx and no answer without
+ * is a 405 with Allow, and the edge fuzzer (lib/tools/fuzz/edge.ts) finds no 5xx and no answer without
  * the security headers or X-Request-Id on any route (docs/security.md#hostile-input).
  */
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { edgeCases, edgeProblem, edgeRoutes, formatEdgeFailure, runEdgeFuzz, sendRaw } from "@/lib/fuzz/edge";
+import { edgeCases, edgeProblem, edgeRoutes, formatEdgeFailure, runEdgeFuzz, sendRaw } from "@/lib/tools/fuzz/edge";
 
 const base = () => test.info().project.use.baseURL!;
 

@@ -10,8 +10,8 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { freePort } from "@/lib/bench/server";
-import { processTree } from "@/lib/bench/processes";
+import { freePort } from "@/lib/tools/bench/server";
+import { processTree } from "@/lib/tools/bench/processes";
 
 const root = path.resolve(__dirname, "..");
 const ADMIN = { email: "processes.admin@example.com", password: "processes admin password" };
@@ -70,11 +70,11 @@ test("a rolling restart under load fails no request, and SIGTERM to npm start en
   try {
     await expect.poll(() => output, { timeout: 180_000 }).toContain("Stop with Ctrl+C.");
     const tree = processTree(npm.pid!);
-    const primary = tree.find((pid) => commandOf(pid).includes("lib/cli/serve.ts"))!;
-    const workers = () => processTree(primary).filter((pid) => commandOf(pid).includes("lib/cli/server.ts"));
+    const primary = tree.find((pid) => commandOf(pid).includes("lib/platform/cli/serve.ts"))!;
+    const workers = () => processTree(primary).filter((pid) => commandOf(pid).includes("lib/platform/cli/server.ts"));
     const before = workers();
     expect(before).toHaveLength(2);
-    expect(tree.some((pid) => commandOf(pid).includes("lib/cli/db.ts"))).toBe(true);
+    expect(tree.some((pid) => commandOf(pid).includes("lib/platform/cli/db.ts"))).toBe(true);
 
     const signIn = await fetch(`http://127.0.0.1:${port}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ADMIN) });
     expect(signIn.status).toBe(200);

@@ -1,6 +1,6 @@
 /**
  * The server the end-to-end runs use (Playwright's `webServer`): the production build (built
- * here, once per run), a fresh temporary DATA_DIR filled by `npm run seed`, then the server entry `npm start` runs (lib/cli/server.ts), as one process.
+ * here, once per run), a fresh temporary DATA_DIR filled by `npm run seed`, then the server entry `npm start` runs (lib/platform/cli/server.ts), as one process.
  *
  *   E2E_PORT        the port (playwright.config.ts picks a free one)
  *   E2E_SKIP_BUILD  1: reuse an existing build (local reruns; a run from a clean clone builds)
@@ -46,10 +46,10 @@ if (process.env.E2E_SKIP_BUILD === "1" && existsSync(path.join(root, ".next", "B
   run(bin("next"), ["build"], { BUILD_SKIP_TYPECHECK: "1" });
 }
 console.log(`[e2e] seeding ${dataDir}`);
-run(bin("tsx"), ["lib/cli/seed.ts"]);
+run(bin("tsx"), ["lib/tools/seed/cli.ts"]);
 
-console.log(`[e2e] the server entry (lib/cli/server.ts, one process) on port ${port}`);
-const server = spawn(process.execPath, ["--import", "tsx", "lib/cli/server.ts"], { cwd: root, env: { ...env, NODE_ENV: "production", NEXT_MANUAL_SIG_HANDLE: "true" }, stdio: "inherit" });
+console.log(`[e2e] the server entry (lib/platform/cli/server.ts, one process) on port ${port}`);
+const server = spawn(process.execPath, ["--import", "tsx", "lib/platform/cli/server.ts"], { cwd: root, env: { ...env, NODE_ENV: "production", NEXT_MANUAL_SIG_HANDLE: "true" }, stdio: "inherit" });
 const stop = (signal: NodeJS.Signals) => server.kill(signal);
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);

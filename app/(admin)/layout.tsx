@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { AdminShell } from "@/components/admin-shell";
 import { Providers } from "@/components/providers";
 import { RedirectToSignIn } from "@/components/redirect-to-sign-in";
-import { SESSION_COOKIE } from "@/lib/http/cookies";
+import { SESSION_COOKIE } from "@/lib/platform/http/cookies";
 
 /**
  * Every admin page: without a session cookie the browser goes straight to sign-in (and back

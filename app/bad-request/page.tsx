@@ -6,7 +6,7 @@ export const metadata: Metadata = { title: "Bad request" };
 /**
  * What a page address the server cannot read shows (malformed percent-encoding, a raw byte that
  * should have been encoded): the server entry renders it with status 400 in place of the page
- * asked for (lib/cli/server.ts, docs/security.md#hostile-input).
+ * asked for (lib/platform/cli/server.ts, docs/security.md#hostile-input).
  */
 export default function BadRequest() {
   return (

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { openApiDocument } from "@/lib/openapi/document";
-import type { JsonSchema } from "@/lib/openapi/schema";
+import { openApiDocument } from "@/lib/platform/openapi/document";
+import type { JsonSchema } from "@/lib/platform/openapi/schema";
 import { tagsOf } from "./reference";
 import { Fields, Markdown, MethodBadge, Operation, schemaAnchor } from "./view";
 

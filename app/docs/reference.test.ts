@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openApiDocument } from "@/lib/openapi/document";
+import { openApiDocument } from "@/lib/platform/openapi/document";
 import { constraintsOf, errorSchemaOf, fieldsOf, markdown, tagsOf, typeOf } from "./reference";
 
 describe("the API reference's reading of the OpenAPI document", () => {

@@ -3,7 +3,7 @@
  * tag, each schema's type in words, its constraints and its fields. Kept apart from the markup so
  * the page stays simple HTML and this reading of JSON Schema can be tested on its own.
  */
-import type { JsonSchema } from "@/lib/openapi/schema";
+import type { JsonSchema } from "@/lib/platform/openapi/schema";
 
 export type Inline = { kind: "text" | "code" | "strong"; text: string };
 

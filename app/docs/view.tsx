@@ -2,7 +2,7 @@
  * The pieces of the API reference page: plain, server-rendered HTML (headings, lists, links), so
  * it reads the same with a screen reader, a keyboard, on a phone, and without JavaScript.
  */
-import type { JsonSchema } from "@/lib/openapi/schema";
+import type { JsonSchema } from "@/lib/platform/openapi/schema";
 import {
   constraintsOf,
   errorSchemaOf,

@@ -1,7 +1,7 @@
-import { isAdmin } from "@/lib/auth/service";
-import { otherMethods, route } from "@/lib/http/route";
-import { ServiceError } from "@/lib/server/errors";
-import { scrape } from "@/lib/services/metrics";
+import { isAdmin } from "@/lib/resources/auth/service";
+import { otherMethods, route } from "@/lib/platform/http/route";
+import { ServiceError } from "@/lib/kernel/errors";
+import { scrape } from "@/lib/resources/spanning/metrics";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -7,8 +7,8 @@
  */
 import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState } from "react";
-import { AUDIT_RESOURCES, AUTH_ACTIONS } from "@/lib/audit/contract";
-import { EVENT_ACTIONS } from "@/lib/schemas/event-types";
+import { AUDIT_RESOURCES, AUTH_ACTIONS } from "@/lib/resources/audit/contract";
+import { EVENT_ACTIONS } from "@/lib/base/schemas/event-types";
 import { RESOURCE_WORDS, actionWords, filtersOf, searchOf, type AuditFilters } from "@/lib/client/audit";
 import { useUsersById, displayName } from "@/lib/client/users";
 import { FilterChips, FiltersToggle } from "../data-table";

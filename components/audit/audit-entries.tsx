@@ -9,7 +9,7 @@
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useMemo, type ReactNode } from "react";
-import type { AuditEntry } from "@/lib/audit/contract";
+import type { AuditEntry } from "@/lib/resources/audit/contract";
 import { RESOURCE_WORDS, actionWords, useAuditLog, valueWords, type AuditFilters } from "@/lib/client/audit";
 import { useReferenceNames } from "@/lib/client/reference";
 import { displayName, useUsersById } from "@/lib/client/users";

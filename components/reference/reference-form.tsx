@@ -8,7 +8,7 @@ import { serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } 
 import { REFERENCE, useSaveReference, type ReferenceInput, type ReferenceKind, type ReferenceRecord } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { CreateAccessRoleBody, CreateNamedBody, UpdateAccessRoleBody, UpdateNamedBody } from "@/lib/schemas/reference";
+import { CreateAccessRoleBody, CreateNamedBody, UpdateAccessRoleBody, UpdateNamedBody } from "@/lib/resources/reference/schemas";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";

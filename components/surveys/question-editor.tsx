@@ -34,7 +34,7 @@ import {
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { focusFirstError, type FieldErrors } from "@/lib/client/form-errors";
 import { useSaveContent } from "@/lib/client/survey-content";
-import { isChoiceType, QuestionType, type SurveyRecord } from "@/lib/surveys/contract";
+import { isChoiceType, QuestionType, type SurveyRecord } from "@/lib/resources/surveys/contract";
 import { ConfirmDialog } from "../confirm-dialog";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";

@@ -6,7 +6,7 @@
  */
 import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState } from "react";
-import type { AnswerRecord } from "@/lib/answers/contract";
+import type { AnswerRecord } from "@/lib/resources/answers/contract";
 import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
 import { parseRange, searchOf, useAnswers } from "@/lib/client/survey-content";
 import { useSurvey } from "@/lib/client/surveys";

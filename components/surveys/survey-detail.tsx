@@ -2,7 +2,7 @@
 
 import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
 import { useSurvey } from "@/lib/client/surveys";
-import type { SurveyRecord } from "@/lib/surveys/contract";
+import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorState } from "../error-state";
 import { ActiveBadge, BackLink, Badge, Card, DateTime, EmptyState, Facts, LinkButton, Loading, PageHeader } from "../ui";

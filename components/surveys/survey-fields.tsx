@@ -2,7 +2,7 @@
 
 /** How a survey's fields read on its pages: the version badge, names for ids, labels and values as text. */
 import { useReferenceNames } from "@/lib/client/reference";
-import type { SurveyRecord } from "@/lib/surveys/contract";
+import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { Badge } from "../ui";
 
 /** The survey's permission model (its `version`), named as such: a bare "Version 2" reads as a second edit. */

@@ -7,7 +7,7 @@ import { useRestoreRevision } from "@/lib/client/survey-content";
 import { useRevisions, useSurvey } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
 import { useViewSearch } from "@/lib/client/use-view-search";
-import type { SurveyRevisionRecord, SurveySnapshot } from "@/lib/surveys/contract";
+import type { SurveyRevisionRecord, SurveySnapshot } from "@/lib/resources/surveys/contract";
 import { feedback } from "@/lib/client/feedback";
 import { DataTable, useDataTableLayout, type DataColumn } from "../data-table";
 import { ErrorMessage } from "../error-message";

@@ -7,11 +7,11 @@
  */
 import Link from "next/link";
 import { useRef, useState, type FormEvent } from "react";
-import { MAX_RATING, MIN_RATING } from "@/lib/answers/contract";
+import { MAX_RATING, MIN_RATING } from "@/lib/resources/answers/contract";
 import { ApiError } from "@/lib/client/api";
 import { plainDetail } from "@/lib/client/form-errors";
 import { useSubmitResponse, type ResponseBody } from "@/lib/client/survey-content";
-import type { QuestionRecord, SurveyRecord } from "@/lib/surveys/contract";
+import type { QuestionRecord, SurveyRecord } from "@/lib/resources/surveys/contract";
 import { ErrorMessage } from "../error-message";
 import { Button, Card, EmptyState, LinkButton, focusRing, inputClass, linkClass } from "../ui";
 import { SurveyTabPage } from "./survey-tabs";

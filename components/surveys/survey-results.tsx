@@ -8,12 +8,12 @@
 import Link from "next/link";
 import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState, type FormEvent } from "react";
-import { exportCsv, type QuestionResult, type SurveyResults as Results } from "@/lib/answers/contract";
+import { exportCsv, type QuestionResult, type SurveyResults as Results } from "@/lib/resources/answers/contract";
 import { download } from "@/lib/client/api";
 import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
 import { parseRange, rangeQuery, searchOf, useResults, type DateRange } from "@/lib/client/survey-content";
 import { useSurvey } from "@/lib/client/surveys";
-import type { SurveyRecord } from "@/lib/surveys/contract";
+import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { ErrorMessage } from "../error-message";
 import { ErrorState } from "../error-state";
 import { BackLink, Badge, Button, Card, DateTime, EmptyState, Field, Loading, inputClass, PageHeader, Spinner, linkClass } from "../ui";

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 import { useSurvey } from "@/lib/client/surveys";
-import type { SurveyRecord } from "@/lib/surveys/contract";
+import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorState } from "../error-state";
 import { BackLink, Loading, PageHeader, focusRing } from "../ui";

@@ -5,7 +5,7 @@ import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState } from "react";
 import { prefetchSurvey, useSurveyList, type SurveyListQuery } from "@/lib/client/surveys";
 import { useSearchBox } from "@/lib/client/use-search-box";
-import { exportSurveys, type SurveyList } from "@/lib/surveys/contract";
+import { exportSurveys, type SurveyList } from "@/lib/resources/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
 import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";

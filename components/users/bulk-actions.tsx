@@ -9,7 +9,7 @@
 import { useId, useRef, useState } from "react";
 import { useReference } from "@/lib/client/reference";
 import { displayName, useBulkUsers } from "@/lib/client/users";
-import { type BulkAction, type BulkUsersResult, MAX_BULK_USERS, type UserRecord } from "@/lib/users/contract";
+import { type BulkAction, type BulkUsersResult, MAX_BULK_USERS, type UserRecord } from "@/lib/resources/users/contract";
 import { ConfirmDialog } from "../confirm-dialog";
 import { ModalDialog } from "../modal-dialog";
 import type { RowSelection } from "../data-table";

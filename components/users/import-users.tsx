@@ -8,7 +8,7 @@
 import Link from "next/link";
 import { useEffect, useId, useRef, useState, type DragEvent } from "react";
 import { errorReport, isFinished, useJob, useStartImport } from "@/lib/client/jobs";
-import type { JobError, JobRecord } from "@/lib/jobs/contract";
+import type { JobError, JobRecord } from "@/lib/resources/jobs/contract";
 import { DataTable, type DataColumn } from "../data-table";
 import { ErrorMessage } from "../error-message";
 import { useToast } from "../toast";

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useReferenceNames } from "@/lib/client/reference";
 import { RELATIONS, displayName, useMe, useUpdateUser, useUser, useUsersById } from "@/lib/client/users";
-import type { UserRecord } from "@/lib/users/contract";
+import type { UserRecord } from "@/lib/resources/users/contract";
 import { useIsAdmin } from "../admin-shell";
 import { feedback } from "@/lib/client/feedback";
 import { ErrorMessage } from "../error-message";

@@ -8,7 +8,7 @@ import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { fetchUserToEdit, RELATIONS, userKeys, useCreateUser, useUpdateUser, type CreateUserInput, type Relation, type UpdateUserInput } from "@/lib/client/users";
-import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/users/contract";
+import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/resources/users/contract";
 import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";

@@ -17,7 +17,7 @@ import {
 } from "@/lib/client/user-filters";
 import { useSearchBox } from "@/lib/client/use-search-box";
 import { displayName, prefetchUser, seedUsers, useUserList } from "@/lib/client/users";
-import { exportUsers, type UserRecord } from "@/lib/users/contract";
+import { exportUsers, type UserRecord } from "@/lib/resources/users/contract";
 import { useIsAdmin } from "../admin-shell";
 import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";

@@ -7,7 +7,7 @@
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useDeliveries, useWebhookActions } from "@/lib/client/webhooks";
-import type { DeliveryRecord } from "@/lib/webhooks/contract";
+import type { DeliveryRecord } from "@/lib/resources/webhooks/contract";
 import { DataTable, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";
 import { useToast } from "../toast";

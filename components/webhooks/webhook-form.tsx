@@ -7,9 +7,9 @@ import { serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } 
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useCreateWebhook, useWebhookActions } from "@/lib/client/webhooks";
-import { EVENT_ACTIONS, EVENT_RESOURCES, type EventResource } from "@/lib/schemas/event-types";
-import { holdsMask } from "@/lib/shared/masked-url";
-import { CreateWebhookBody, UpdateWebhookBody, type CreateWebhookInput, type EventFilter, type UpdateWebhookInput, type WebhookRecord, type WebhookWithSecret } from "@/lib/webhooks/contract";
+import { EVENT_ACTIONS, EVENT_RESOURCES, type EventResource } from "@/lib/base/schemas/event-types";
+import { holdsMask } from "@/lib/base/shared/masked-url";
+import { CreateWebhookBody, UpdateWebhookBody, type CreateWebhookInput, type EventFilter, type UpdateWebhookInput, type WebhookRecord, type WebhookWithSecret } from "@/lib/resources/webhooks/contract";
 import { ErrorMessage } from "../error-message";
 import { LeaveGuard } from "../leave-guard";
 import { useToast } from "../toast";

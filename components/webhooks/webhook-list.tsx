@@ -9,7 +9,7 @@ import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState } from "react";
 import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { useWebhooks } from "@/lib/client/webhooks";
-import type { WebhookRecord, WebhookWithSecret } from "@/lib/webhooks/contract";
+import type { WebhookRecord, WebhookWithSecret } from "@/lib/resources/webhooks/contract";
 import { useIsAdmin } from "../admin-shell";
 import { DataTable, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";

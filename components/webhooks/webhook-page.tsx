@@ -8,7 +8,7 @@ import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { useWebhook, useWebhookActions } from "@/lib/client/webhooks";
-import type { WebhookRecord } from "@/lib/webhooks/contract";
+import type { WebhookRecord } from "@/lib/resources/webhooks/contract";
 import { useIsAdmin } from "../admin-shell";
 import { ConfirmDialog } from "../confirm-dialog";
 import { ErrorState } from "../error-state";

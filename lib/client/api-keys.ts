@@ -1,7 +1,7 @@
 /** Typed react-query hooks of the API keys (`/v2/api-keys`), bound to their contract's operations. */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import * as apiKeys from "@/lib/api-keys/contract";
-import type { CreateApiKeyInput } from "@/lib/api-keys/contract";
+import * as apiKeys from "@/lib/resources/api-keys/contract";
+import type { CreateApiKeyInput } from "@/lib/resources/api-keys/contract";
 import { request } from "./api";
 
 /** The cache keys of API keys: every page starts with `"api-keys"`, refreshed at once after a change. */

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createTenant, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { useBrowserClient } from "@/lib/testing/browser";
-import * as apiKeys from "@/lib/api-keys/contract";
-import * as users from "@/lib/users/contract";
+import { createTenant, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { useBrowserClient } from "@/lib/tools/testing/browser";
+import * as apiKeys from "@/lib/resources/api-keys/contract";
+import * as users from "@/lib/resources/users/contract";
 import { ApiError, request, requestWithTag } from "./api";
 
 describe("request(): a contract's operation sent by the browser client to its real handler", () => {

@@ -8,8 +8,8 @@
  * importing an operation brings no server code into the browser (docs/architecture.md#the-browser-client).
  */
 import type { z } from "zod";
-import type { ErrorBody, ErrorDetail, Notification } from "@/lib/schemas/common";
-import type { Operation } from "@/lib/schemas/operation";
+import type { ErrorBody, ErrorDetail, Notification } from "@/lib/base/schemas/common";
+import type { Operation } from "@/lib/base/schemas/operation";
 import { accessToken, goToSignIn, signOut } from "./session";
 
 export class ApiError extends Error {

@@ -1,7 +1,7 @@
 /** Typed react-query hooks of the audit log (`/v2/audit-log`), bound to its contract's operation, and the words the pages use for it. */
 import { useInfiniteQuery } from "@tanstack/react-query";
-import * as audit from "@/lib/audit/contract";
-import type { AuditEntry } from "@/lib/audit/contract";
+import * as audit from "@/lib/resources/audit/contract";
+import type { AuditEntry } from "@/lib/resources/audit/contract";
 import { request } from "./api";
 
 const PAGE = 50;

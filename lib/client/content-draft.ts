@@ -5,7 +5,7 @@
  * `PUT /v2/surveys/{id}/content` it becomes on save. Pure functions: no React, no requests.
  */
 import type { z } from "zod";
-import { isChoiceType, MAX_OPTIONS, MIN_OPTIONS, PutContentBody, type QuestionType, type SurveyChatRecord } from "@/lib/surveys/contract";
+import { isChoiceType, MAX_OPTIONS, MIN_OPTIONS, PutContentBody, type QuestionType, type SurveyChatRecord } from "@/lib/resources/surveys/contract";
 import { serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } from "./form-errors";
 
 export interface DraftQuestion {

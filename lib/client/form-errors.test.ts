@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { CreateUserBody } from "@/lib/users/contract";
-import { SurveyCode } from "@/lib/surveys/contract";
+import { CreateUserBody } from "@/lib/resources/users/contract";
+import { SurveyCode } from "@/lib/resources/surveys/contract";
 import { ApiError } from "./api";
 import { fieldOf, plainDetail, plainIssue, serverFieldErrors, zodFieldErrors } from "./form-errors";
 

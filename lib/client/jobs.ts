@@ -1,7 +1,7 @@
 /** Typed react-query hooks of the import of users (`POST /v2/users/import`) and its job (`GET /v2/jobs/{id}`). */
 import { useMutation, useQuery } from "@tanstack/react-query";
-import * as jobs from "@/lib/jobs/contract";
-import type { JobError, JobRecord } from "@/lib/jobs/contract";
+import * as jobs from "@/lib/resources/jobs/contract";
+import type { JobError, JobRecord } from "@/lib/resources/jobs/contract";
 import { request } from "./api";
 
 /** The cache keys of jobs: one per job. */

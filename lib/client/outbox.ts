@@ -1,6 +1,6 @@
 /** Typed react-query hook of the outbox (`/v2/outbox`), bound to its contract's operation. */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import * as outbox from "@/lib/mail/contract";
+import * as outbox from "@/lib/resources/mail/contract";
 import { request } from "./api";
 
 type OutboxQuery = { page: number; limit: number; to?: string };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_PAGE_DEPTH } from "@/lib/schemas/common";
+import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
 import { pageReach } from "./page-reach";
 
 describe("pageReach", () => {

@@ -1,4 +1,4 @@
-import { MAX_PAGE_DEPTH } from "@/lib/schemas/common";
+import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
 
 /**
  * The pages a list may offer by number: a page reaches at most MAX_PAGE_DEPTH records deep

@@ -2,8 +2,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo } from "react";
 import type { z } from "zod";
-import * as reference from "@/lib/reference/contract";
-import type { AccessRoleRecord, BotRecord, CreateAccessRoleBody, JobTitleRecord, PropertyRecord, UpdateAccessRoleBody } from "@/lib/schemas/reference";
+import * as reference from "@/lib/resources/reference/contract";
+import type { AccessRoleRecord, BotRecord, CreateAccessRoleBody, JobTitleRecord, PropertyRecord, UpdateAccessRoleBody } from "@/lib/resources/reference/schemas";
 import { request } from "./api";
 
 interface ReferenceKinds {

@@ -3,7 +3,7 @@
  * localStorage or a readable cookie) and is renewed through `/api/auth/token`, which reads the
  * httpOnly session cookie.
  */
-import type { AccessTokenResponse } from "@/lib/schemas/auth";
+import type { AccessTokenResponse } from "@/lib/resources/auth/schemas";
 
 /** Renew this long before the token expires, so a request never leaves with a dying token. */
 const RENEW_MARGIN_MS = 60_000;

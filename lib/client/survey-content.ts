@@ -4,10 +4,10 @@
  */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import * as answers from "@/lib/answers/contract";
-import type { PostAnswersBody } from "@/lib/answers/contract";
-import * as surveys from "@/lib/surveys/contract";
-import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/surveys/contract";
+import * as answers from "@/lib/resources/answers/contract";
+import type { PostAnswersBody } from "@/lib/resources/answers/contract";
+import * as surveys from "@/lib/resources/surveys/contract";
+import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/resources/surveys/contract";
 import { request } from "./api";
 import type { ContentBody } from "./content-draft";
 import { restorePlan } from "./survey-restore";

@@ -5,7 +5,7 @@
  * tests against the real handlers.
  */
 import type { z } from "zod";
-import type { SurveyRecord, SurveyRevisionRecord, SurveySnapshot, UpdateSurveyBody } from "@/lib/surveys/contract";
+import type { SurveyRecord, SurveyRevisionRecord, SurveySnapshot, UpdateSurveyBody } from "@/lib/resources/surveys/contract";
 import { contentChanges, contentOf, type ContentBody, type ContentChange } from "./content-draft";
 
 type UpdateSurveyInput = z.input<typeof UpdateSurveyBody>;

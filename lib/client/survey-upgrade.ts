@@ -1,10 +1,10 @@
 /**
  * The preview of "upgrade to version 2": what the server's migration will write, computed by the
- * same rules (lib/shared/survey-permissions.ts) from the survey as shown. The server stays the
+ * same rules (lib/base/shared/survey-permissions.ts) from the survey as shown. The server stays the
  * authority: the page shows its own warnings after the upgrade.
  */
-import type { SurveyRecord } from "@/lib/surveys/contract";
-import { migratePermissions } from "@/lib/shared/survey-permissions";
+import type { SurveyRecord } from "@/lib/resources/surveys/contract";
+import { migratePermissions } from "@/lib/base/shared/survey-permissions";
 
 export interface UpgradePreview {
   permissionsV2: SurveyRecord["permissionsV2"];

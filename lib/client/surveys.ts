@@ -1,9 +1,9 @@
 /** Typed react-query hooks of the surveys resource (`/v2/surveys`), bound to its contract's operations. */
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import * as surveys from "@/lib/surveys/contract";
-import type { CreateSurveyBody, SurveyList, SurveyRecord, UpdateSurveyBody } from "@/lib/surveys/contract";
-import * as users from "@/lib/users/contract";
+import * as surveys from "@/lib/resources/surveys/contract";
+import type { CreateSurveyBody, SurveyList, SurveyRecord, UpdateSurveyBody } from "@/lib/resources/surveys/contract";
+import * as users from "@/lib/resources/users/contract";
 import { request, requestWithTag } from "./api";
 import { displayName } from "./users";
 

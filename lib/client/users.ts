@@ -1,8 +1,8 @@
 /** Typed react-query hooks of the users resource (`/v2/users`), bound to its contract's operations. */
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import * as users from "@/lib/users/contract";
-import type { BulkUsersInput, CreateUserBody, UpdateUserBody, UserRecord } from "@/lib/users/contract";
+import * as users from "@/lib/resources/users/contract";
+import type { BulkUsersInput, CreateUserBody, UpdateUserBody, UserRecord } from "@/lib/resources/users/contract";
 import { request, requestWithTag, type QueryValue } from "./api";
 
 /** A user's reporting lines in a company, as the pages name them. */

@@ -1,8 +1,8 @@
 /** Typed react-query hooks of saved views (`/v2/views`, docs/api.md#saved-views) and their links. */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import * as views from "@/lib/views/contract";
-import type { CreateViewBody, UpdateViewBody, ViewRecord, ViewResource } from "@/lib/views/contract";
+import * as views from "@/lib/resources/views/contract";
+import type { CreateViewBody, UpdateViewBody, ViewRecord, ViewResource } from "@/lib/resources/views/contract";
 import { request } from "./api";
 
 /** The cache keys of saved views: everything under `"views"`, refreshed at once after a change. */

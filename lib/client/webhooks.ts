@@ -1,7 +1,7 @@
 /** Typed react-query hooks of the webhooks (`/v2/webhooks`) and their delivery logs. */
 import { keepPreviousData, useInfiniteQuery, useMutation, useMutationState, useQuery, useQueryClient } from "@tanstack/react-query";
-import * as webhooks from "@/lib/webhooks/contract";
-import type { CreateWebhookInput, UpdateWebhookInput, WebhookRecord, WebhookWithSecret } from "@/lib/webhooks/contract";
+import * as webhooks from "@/lib/resources/webhooks/contract";
+import type { CreateWebhookInput, UpdateWebhookInput, WebhookRecord, WebhookWithSecret } from "@/lib/resources/webhooks/contract";
 import { request } from "./api";
 
 /** How often the delivery log is read again while one of its attempts is still pending. */

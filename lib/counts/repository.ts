@@ -19,8 +19,8 @@
 import mongoose, { Schema } from "mongoose";
 import { BSON, type Document, type Filter } from "mongodb";
 import { createHash } from "node:crypto";
-import { defineModel, ObjectId, schemaOptions } from "@/lib/models/define";
-import type { ObjectId as Id } from "@/lib/server/ids";
+import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import type { ObjectId as Id } from "@/lib/kernel/ids";
 
 const listCountSchema = new Schema(
   {

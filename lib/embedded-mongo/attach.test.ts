@@ -1,6 +1,6 @@
 /**
  * How clients reach the server of a directory: TCP for anyone, and the Unix socket beside the
- * lock file for a process on this machine (lib/db attaches through it).
+ * lock file for a process on this machine (lib/kernel/db attaches through it).
  */
 import fs from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";

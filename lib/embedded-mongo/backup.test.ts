@@ -14,7 +14,7 @@ import { BackupError, backupDatabase, restoreDatabase } from "./backup";
 import { CREDENTIALS_FILE, startEmbeddedMongo } from "./index";
 
 const ROOT = path.resolve(__dirname, "..", "..");
-const DB_CLI = path.join(ROOT, "lib", "cli", "db.ts");
+const DB_CLI = path.join(ROOT, "lib", "platform", "cli", "db.ts");
 
 interface PairDoc {
   _id: string;

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { BSON, ObjectId, type Document } from "bson";
-import { exitWithUsageError, parseCommandLine } from "../shared/command-line";
+import { exitWithUsageError, parseCommandLine } from "../base/shared/command-line";
 import { backupDatabase, restoreDatabase } from "./backup";
 import { privateDirectory } from "./private-files";
 import type { IndexSpec } from "./index-spec";

@@ -12,7 +12,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fork } from "node:child_process";
 import { MongoClient, ObjectId } from "mongodb";
-import { parseCommandLine } from "../shared/command-line";
+import { parseCommandLine } from "../base/shared/command-line";
 import { startEmbeddedMongo } from "./index";
 
 const TOTAL = Number(process.env.BENCH_DOCS ?? 100_000);

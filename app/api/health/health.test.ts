@@ -1,7 +1,7 @@
 /** Liveness and readiness (docs/deployment.md#processes-restarts-and-health) on a real database. */
 import { afterEach, describe, expect, it } from "vitest";
-import { useTestDatabase } from "@/lib/testing/database";
-import { call } from "@/lib/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call } from "@/lib/tools/testing/http";
 import * as live from "./live/route";
 import * as ready from "./ready/route";
 
@@ -22,7 +22,7 @@ describe("health", () => {
   });
 
   it("is not ready once the process drains, but still live", async () => {
-    const { startDraining } = await import("@/lib/shared/shutdown");
+    const { startDraining } = await import("@/lib/base/shared/shutdown");
     startDraining();
     const answer = await call(ready.GET, "/api/health/ready", { headers: { "x-request-id": "drain-1" } });
     expect(answer.status).toBe(503);

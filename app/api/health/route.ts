@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { databaseKind, ping } from "@/lib/db";
-import { DATABASE_RETRY_AFTER_SECONDS, otherMethods } from "@/lib/http/route";
+import { databaseKind, ping } from "@/lib/kernel/db";
+import { DATABASE_RETRY_AFTER_SECONDS, otherMethods } from "@/lib/platform/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

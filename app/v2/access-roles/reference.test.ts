@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as accessRoles from "./route";
 import * as accessRole from "./[id]/route";
 import * as bots from "../bots/route";

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { createApiToken } from "@/lib/auth/service";
-import { User } from "@/lib/users/repository";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { createApiToken } from "@/lib/resources/auth/service";
+import { User } from "@/lib/resources/users/repository";
 import * as accessRoles from "./route";
 import * as accessRole from "./[id]/route";
 import * as accessRoleHolders from "./holders/route";

@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { ApiKey } from "@/lib/api-keys/repository";
-import { hashToken } from "@/lib/server/ids";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { ApiKey } from "@/lib/resources/api-keys/repository";
+import { hashToken } from "@/lib/kernel/ids";
 import * as users from "../users/route";
 import * as user from "../users/[id]/route";
 import * as me from "../users/me/route";

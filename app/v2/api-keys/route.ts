@@ -1,6 +1,6 @@
-import { createdRecord, handle, otherMethods } from "@/lib/http/route";
-import * as apiKeys from "@/lib/api-keys/contract";
-import { createApiKey, listApiKeys } from "@/lib/api-keys/service";
+import { createdRecord, handle, otherMethods } from "@/lib/platform/http/route";
+import * as apiKeys from "@/lib/resources/api-keys/contract";
+import { createApiKey, listApiKeys } from "@/lib/resources/api-keys/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -3,10 +3,10 @@
  * may do, and what a key without it (or with every other scope) never does.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, callText, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { EVERY_TYPE_CONTENT } from "@/lib/testing/surveys";
-import { SCOPES, type Scope } from "@/lib/schemas/scopes";
+import { call, callText, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { EVERY_TYPE_CONTENT } from "@/lib/tools/testing/surveys";
+import { SCOPES, type Scope } from "@/lib/base/schemas/scopes";
 import * as apiKeys from "./route";
 import * as outbox from "../outbox/route";
 import * as users from "../users/route";
@@ -24,11 +24,11 @@ import * as importRoute from "../users/import/route";
 import * as jobRoute from "../jobs/[id]/route";
 import * as accessRoles from "../access-roles/route";
 import * as accessRole from "../access-roles/[id]/route";
-import { JobRunner } from "@/lib/jobs/runner";
-import { Credential } from "@/lib/credentials/repository";
-import { AccessRole } from "@/lib/reference/repository";
-import { User } from "@/lib/users/repository";
-import { oid } from "@/lib/server/ids";
+import { JobRunner } from "@/lib/resources/jobs/runner";
+import { Credential } from "@/lib/resources/credentials/repository";
+import { AccessRole } from "@/lib/resources/reference/repository";
+import { User } from "@/lib/resources/users/repository";
+import { oid } from "@/lib/kernel/ids";
 import * as view from "../views/[id]/route";
 
 describe("the scope table (docs/security.md#scopes)", () => {
@@ -282,7 +282,7 @@ describe("the scope table (docs/security.md#scopes)", () => {
       const made = await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email, accessRoles: [a.adminRoleId, a.memberRoleId], password: "admin password 123" } });
       expect(made.status).toBe(201);
       const id = success(made)._id;
-      const { createApiToken } = await import("@/lib/auth/service");
+      const { createApiToken } = await import("@/lib/resources/auth/service");
       const token = (await createApiToken(email, 3600, a.companyId)).accessToken;
       const own = success(await call(apiKeys.POST, "/v2/api-keys", { token, admin: true, body: { name: `Own of ${email}`, scopes: ["users:read", "api-keys:write"] } }));
       // A key the admin's key made in turn.

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { AuditLog, retentionIndex, syncRetention } from "@/lib/audit/repository";
-import { Event } from "@/lib/events/repository";
-import { User } from "@/lib/users/repository";
-import { newId } from "@/lib/server/ids";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { AuditLog, retentionIndex, syncRetention } from "@/lib/resources/audit/repository";
+import { Event } from "@/lib/resources/events/repository";
+import { User } from "@/lib/resources/users/repository";
+import { newId } from "@/lib/kernel/ids";
 import * as login from "@/app/api/auth/login/route";
 import * as logout from "@/app/api/auth/logout/route";
 import * as apiKeys from "../api-keys/route";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import * as audit from "@/lib/audit/contract";
-import { listAuditLog } from "@/lib/audit/service";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as audit from "@/lib/resources/audit/contract";
+import { listAuditLog } from "@/lib/resources/audit/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

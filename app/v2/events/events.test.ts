@@ -4,9 +4,9 @@
  * following `after` that sees every event exactly once while writers race.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import type { EventRecord } from "@/lib/events/contract";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import type { EventRecord } from "@/lib/resources/events/contract";
 import * as events from "./route";
 import * as users from "../users/route";
 import * as user from "../users/[id]/route";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import * as events from "@/lib/events/contract";
-import { listEvents } from "@/lib/events/service";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as events from "@/lib/resources/events/contract";
+import { listEvents } from "@/lib/resources/events/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import * as openapi from "@/lib/schemas/openapi";
-import { openApiDocument } from "@/lib/openapi/document";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as openapi from "@/lib/base/schemas/openapi";
+import { openApiDocument } from "@/lib/platform/openapi/document";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

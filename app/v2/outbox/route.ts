@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import * as outbox from "@/lib/mail/contract";
-import { listOutbox } from "@/lib/mail/service";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as outbox from "@/lib/resources/mail/contract";
+import { listOutbox } from "@/lib/resources/mail/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { EVERY_TYPE_CONTENT } from "@/lib/testing/surveys";
-import { Answer } from "@/lib/surveys/parts";
-import { newId, oid } from "@/lib/server/ids";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { EVERY_TYPE_CONTENT } from "@/lib/tools/testing/surveys";
+import { Answer } from "@/lib/resources/surveys/parts";
+import { newId, oid } from "@/lib/kernel/ids";
 import * as accessRoles from "../access-roles/route";
 import * as users from "../users/route";
 import * as surveys from "./route";
@@ -46,7 +46,7 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
     viewerRole = success(await call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name: "Viewer" } }))._id;
     const viewer = await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email: `viewer-${Date.now()}@answers.test`, accessRoles: [viewerRole], name: { names: "Vera", lastName: "Viewer", secondLastName: "", displayName: "Vera Viewer" } } });
     expect(viewer.status, JSON.stringify(viewer.body)).toBe(201);
-    const { createApiToken } = await import("@/lib/auth/service");
+    const { createApiToken } = await import("@/lib/resources/auth/service");
     viewerToken = (await createApiToken(success(viewer).email, 3600, t.companyId)).accessToken;
   });
 

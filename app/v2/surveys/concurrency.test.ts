@@ -1,10 +1,10 @@
 /** Concurrent creates and PATCHes of one survey (docs/api.md#updating-a-survey). */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
-import { SurveyRevision } from "@/lib/surveys/parts";
-import { Survey } from "@/lib/surveys/repository";
-import { oid } from "@/lib/server/ids";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { SurveyRevision } from "@/lib/resources/surveys/parts";
+import { Survey } from "@/lib/resources/surveys/repository";
+import { oid } from "@/lib/kernel/ids";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as accessRoles from "../access-roles/route";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";
@@ -80,7 +80,7 @@ describe("concurrent PATCH /v2/surveys/{id}", { timeout: 120_000 }, () => {
     expect(history.map((revision) => revision.__v)).toEqual(Array.from({ length: 21 }, (_, i) => i));
     // Each PATCH's change is in the survey it answered, which is its own revision. (A role added to
     // the dormant version 1 list may be dropped by a later 2 → 1 migration, which derives that list
-    // from permissionsV2: see lib/shared/survey-permissions.ts.)
+    // from permissionsV2: see lib/base/shared/survey-permissions.ts.)
     bodies.forEach((body, i) => {
       const answered = success(responses[i]);
       if ("permissions" in body) expect(answered.permissions).toContain(body.permissions);

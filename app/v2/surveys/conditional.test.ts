@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import type { SurveyRecord } from "@/lib/surveys/contract";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";
 

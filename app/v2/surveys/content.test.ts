@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { Survey } from "@/lib/surveys/repository";
-import { oid } from "@/lib/server/ids";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { Survey } from "@/lib/resources/surveys/repository";
+import { oid } from "@/lib/kernel/ids";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";
 import * as content from "./[id]/content/route";

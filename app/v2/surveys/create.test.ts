@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { SurveyRevision } from "@/lib/surveys/parts";
-import { SurveyRecord } from "@/lib/surveys/contract";
-import { oid } from "@/lib/server/ids";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { SurveyRevision } from "@/lib/resources/surveys/parts";
+import { SurveyRecord } from "@/lib/resources/surveys/contract";
+import { oid } from "@/lib/kernel/ids";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as properties from "../properties/route";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";

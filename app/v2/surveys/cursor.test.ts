@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import type { RouteHandler } from "@/lib/http/route";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import type { RouteHandler } from "@/lib/platform/http/route";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as jobTitles from "../job-titles/route";
 import * as outbox from "../outbox/route";
 import * as users from "../users/route";

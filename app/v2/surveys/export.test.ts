@@ -3,13 +3,13 @@
  * NDJSON, the Admin rule, bad parameters, and nothing of another company.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { oid } from "@/lib/server/ids";
-import { newDoc, Survey } from "@/lib/surveys/repository";
-import { SURVEY_COLUMNS } from "@/lib/surveys/columns";
-import { SurveyRecord } from "@/lib/surveys/contract";
-import { csvRows, downloader } from "@/lib/testing/export";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
+import { oid } from "@/lib/kernel/ids";
+import { newDoc, Survey } from "@/lib/resources/surveys/repository";
+import { SURVEY_COLUMNS } from "@/lib/resources/surveys/columns";
+import { SurveyRecord } from "@/lib/resources/surveys/contract";
+import { csvRows, downloader } from "@/lib/tools/testing/export";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as exported from "./export/route";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { Answer } from "@/lib/surveys/parts";
-import { useTestDatabase } from "@/lib/testing/database";
-import { addSurveyParts, type SeededParts } from "@/lib/testing/surveys";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { Answer } from "@/lib/resources/surveys/parts";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { addSurveyParts, type SeededParts } from "@/lib/tools/testing/surveys";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";
 

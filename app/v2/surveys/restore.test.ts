@@ -4,10 +4,10 @@
  * page's comparison of the two finds nothing.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import { changedRestoredFields, restorePlan, revisionContentChanges } from "@/lib/client/survey-restore";
-import type { SurveyRevisionRecord } from "@/lib/surveys/contract";
+import type { SurveyRevisionRecord } from "@/lib/resources/surveys/contract";
 import * as accessRoles from "../access-roles/route";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";

@@ -2,17 +2,17 @@
  * A PATCH whose revision cannot be written (the database refuses it, as a crash between the two
  * writes would): the survey update, its revision and its event are one transaction, so nothing is
  * changed. A survey left by an earlier version with a missed revision still gets it back
- * (lib/surveys/repository.ts, sealRevisions). The database's `failCommand` fail point makes the
+ * (lib/resources/surveys/repository.ts, sealRevisions). The database's `failCommand` fail point makes the
  * revision's write fail.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
-import { SurveyRevision } from "@/lib/surveys/parts";
-import { oid } from "@/lib/server/ids";
-import { SURVEY_FIELDS } from "@/lib/surveys/contract";
-import { useTestDatabase } from "@/lib/testing/database";
-import { Event } from "@/lib/events/repository";
-import { KEEP_PREVIOUS } from "@/lib/surveys/service";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { SurveyRevision } from "@/lib/resources/surveys/parts";
+import { oid } from "@/lib/kernel/ids";
+import { SURVEY_FIELDS } from "@/lib/resources/surveys/contract";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { Event } from "@/lib/resources/events/repository";
+import { KEEP_PREVIOUS } from "@/lib/resources/surveys/service";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";
 import * as revisions from "./[id]/revisions/route";

@@ -1,7 +1,7 @@
-import { createdRecord, handle, otherMethods } from "@/lib/http/route";
-import * as surveys from "@/lib/surveys/contract";
-import { surveyTag } from "@/lib/surveys/repository";
-import { createSurvey, listSurveys } from "@/lib/surveys/service";
+import { createdRecord, handle, otherMethods } from "@/lib/platform/http/route";
+import * as surveys from "@/lib/resources/surveys/contract";
+import { surveyTag } from "@/lib/resources/surveys/repository";
+import { createSurvey, listSurveys } from "@/lib/resources/surveys/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

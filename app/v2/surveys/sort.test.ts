@@ -3,11 +3,11 @@
  * ways, by page and by cursor across ties, with `select`, within the company, hostile values refused.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { Survey } from "@/lib/surveys/repository";
-import { oid } from "@/lib/server/ids";
-import type { SurveyRecord } from "@/lib/surveys/contract";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { Survey } from "@/lib/resources/surveys/repository";
+import { oid } from "@/lib/kernel/ids";
+import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import * as apiKeys from "../api-keys/route";
 import * as surveys from "./route";
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { Survey } from "@/lib/surveys/repository";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { Survey } from "@/lib/resources/surveys/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as accessRoles from "../access-roles/route";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";

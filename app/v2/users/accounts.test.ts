@@ -3,14 +3,14 @@
  * (docs/security.md, "Who may change a user of several companies").
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { User } from "@/lib/users/repository";
-import { createApiToken, login } from "@/lib/auth/service";
-import { newId, oid } from "@/lib/server/ids";
-import { hashPassword } from "@/lib/credentials/passwords";
-import { storePasswordHash } from "@/lib/credentials/repository";
-import { backfillMembershipActive } from "@/lib/users/repository";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { User } from "@/lib/resources/users/repository";
+import { createApiToken, login } from "@/lib/resources/auth/service";
+import { newId, oid } from "@/lib/kernel/ids";
+import { hashPassword } from "@/lib/resources/credentials/passwords";
+import { storePasswordHash } from "@/lib/resources/credentials/repository";
+import { backfillMembershipActive } from "@/lib/resources/users/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as jobTitles from "../job-titles/route";
 import * as properties from "../properties/route";
 import * as users from "./route";

@@ -1,10 +1,10 @@
 /** Concurrent PATCHes of one user all apply: the last writer wins per field (docs/api.md, "Users"). */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
-import type { UpdateUserBody } from "@/lib/users/contract";
-import { User } from "@/lib/users/repository";
-import { userKeywords } from "@/lib/users/search";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import type { UpdateUserBody } from "@/lib/resources/users/contract";
+import { User } from "@/lib/resources/users/repository";
+import { userKeywords } from "@/lib/resources/users/search";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as accessRoles from "../access-roles/route";
 import * as users from "./route";
 import * as user from "./[id]/route";

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { oid } from "@/lib/server/ids";
-import type { UserRecord } from "@/lib/users/contract";
-import { touchLastRequest } from "@/lib/users/repository";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { oid } from "@/lib/kernel/ids";
+import type { UserRecord } from "@/lib/resources/users/contract";
+import { touchLastRequest } from "@/lib/resources/users/repository";
 import * as users from "./route";
 import * as user from "./[id]/route";
 import * as me from "./me/route";

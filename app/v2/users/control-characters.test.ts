@@ -1,9 +1,9 @@
 /** Single-line text fields refuse control characters (docs/api.md, "Text fields"). */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { Survey } from "@/lib/surveys/repository";
-import { User } from "@/lib/users/repository";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { Survey } from "@/lib/resources/surveys/repository";
+import { User } from "@/lib/resources/users/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as jobTitles from "../job-titles/route";
 import * as surveys from "../surveys/route";
 import * as survey from "../surveys/[id]/route";

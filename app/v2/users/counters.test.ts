@@ -8,17 +8,17 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ListCount } from "@/lib/counts/repository";
-import { Job } from "@/lib/jobs/repository";
-import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { oid } from "@/lib/server/ids";
+import { Job } from "@/lib/resources/jobs/repository";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { oid } from "@/lib/kernel/ids";
 import * as bulk from "./bulk/route";
 import * as importRoute from "./import/route";
 import * as users from "./route";
 import * as user from "./[id]/route";
 
 const ROOT = path.resolve(__dirname, "..", "..", "..");
-const RUNNER = path.join(ROOT, "lib", "jobs", "testing", "runner-process.ts");
+const RUNNER = path.join(ROOT, "lib", "resources", "jobs", "testing", "runner-process.ts");
 /** How long any awaited condition may take on a busy machine: a bound, not an expectation. */
 const BOUND_MS = 30_000;
 

@@ -1,10 +1,10 @@
 import mongoose from "mongoose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import type { UserRecord } from "@/lib/users/contract";
-import { useTestDatabase } from "@/lib/testing/database";
-import { User } from "@/lib/users/repository";
-import { oid } from "@/lib/server/ids";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import type { UserRecord } from "@/lib/resources/users/contract";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { User } from "@/lib/resources/users/repository";
+import { oid } from "@/lib/kernel/ids";
 import * as surveys from "../surveys/route";
 import * as users from "./route";
 import * as user from "./[id]/route";

@@ -3,16 +3,16 @@
  * NDJSON, the Admin rule, bad parameters, and nothing of another company.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { Notes } from "@/lib/server/notes";
-import { newId, oid } from "@/lib/server/ids";
-import { csvRows, downloader } from "@/lib/testing/export";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { createReference } from "@/lib/services/reference";
-import { USER_COLUMNS } from "@/lib/users/columns";
-import { UserList, type UserRecord } from "@/lib/users/contract";
-import { emptyMembership, insertUser, newDoc, User } from "@/lib/users/repository";
-import { createUser } from "@/lib/users/service";
+import { Notes } from "@/lib/kernel/notes";
+import { newId, oid } from "@/lib/kernel/ids";
+import { csvRows, downloader } from "@/lib/tools/testing/export";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { createReference } from "@/lib/resources/spanning/reference";
+import { USER_COLUMNS } from "@/lib/resources/users/columns";
+import { UserList, type UserRecord } from "@/lib/resources/users/contract";
+import { emptyMembership, insertUser, newDoc, User } from "@/lib/resources/users/repository";
+import { createUser } from "@/lib/resources/users/service";
 import * as exported from "./export/route";
 import * as user from "./[id]/route";
 import * as users from "./route";

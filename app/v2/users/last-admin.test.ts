@@ -3,8 +3,8 @@
  * takes the last one away (its roles, or deactivation) is `409 conflict` with nothing applied.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as user from "./[id]/route";
 
 describe("the last admin of a company, through PATCH /v2/users/{id}", () => {

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import type { UserRecord } from "@/lib/users/contract";
-import { User } from "@/lib/users/repository";
-import { oid } from "@/lib/server/ids";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import type { UserRecord } from "@/lib/resources/users/contract";
+import { User } from "@/lib/resources/users/repository";
+import { oid } from "@/lib/kernel/ids";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as accessRoles from "../access-roles/route";
 import * as bots from "../bots/route";
 import * as jobTitles from "../job-titles/route";

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import type { RouteHandler } from "@/lib/http/route";
-import { useTestDatabase } from "@/lib/testing/database";
-import { MAX_PAGE_DEPTH } from "@/lib/schemas/common";
-import { JobTitle } from "@/lib/reference/repository";
-import { newId, oid } from "@/lib/server/ids";
+import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import type { RouteHandler } from "@/lib/platform/http/route";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
+import { JobTitle } from "@/lib/resources/reference/repository";
+import { newId, oid } from "@/lib/kernel/ids";
 import * as jobTitles from "../job-titles/route";
 import * as surveys from "../surveys/route";
 import * as users from "./route";

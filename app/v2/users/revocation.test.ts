@@ -3,18 +3,18 @@
  * (docs/security.md, "Passwords and tokens").
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, success, type Tenant } from "@/lib/testing/http";
-import { OutboxMail } from "@/lib/mail/repository";
-import { Session } from "@/lib/credentials/repository";
-import { createApiToken, login, refresh, revokeAllTokens, revokeApiToken } from "@/lib/auth/service";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { OutboxMail } from "@/lib/resources/mail/repository";
+import { Session } from "@/lib/resources/credentials/repository";
+import { createApiToken, login, refresh, revokeAllTokens, revokeApiToken } from "@/lib/resources/auth/service";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as invitation from "@/app/api/auth/invitation/route";
 import * as me from "./me/route";
 import * as users from "./route";
 import * as user from "./[id]/route";
 import * as bulk from "./bulk/route";
 import * as importRoute from "./import/route";
-import { JobRunner } from "@/lib/jobs/runner";
+import { JobRunner } from "@/lib/resources/jobs/runner";
 
 describe("revoking sessions and tokens", () => {
   useTestDatabase();

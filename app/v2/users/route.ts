@@ -1,7 +1,7 @@
-import { createdRecord, handle, otherMethods } from "@/lib/http/route";
-import * as users from "@/lib/users/contract";
-import { userTag } from "@/lib/users/repository";
-import { createUser, listUsers } from "@/lib/users/service";
+import { createdRecord, handle, otherMethods } from "@/lib/platform/http/route";
+import * as users from "@/lib/resources/users/contract";
+import { userTag } from "@/lib/resources/users/repository";
+import { createUser, listUsers } from "@/lib/resources/users/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

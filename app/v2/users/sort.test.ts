@@ -3,11 +3,11 @@
  * and by cursor across ties, bound to its order, within the company, and refused when unknown.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { User } from "@/lib/users/repository";
-import { oid } from "@/lib/server/ids";
-import type { UserRecord } from "@/lib/users/contract";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { User } from "@/lib/resources/users/repository";
+import { oid } from "@/lib/kernel/ids";
+import type { UserRecord } from "@/lib/resources/users/contract";
 import * as apiKeys from "../api-keys/route";
 import * as users from "./route";
 import * as user from "./[id]/route";

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { createApiToken } from "@/lib/auth/service";
-import { createCompany } from "@/lib/services/companies";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { createApiToken } from "@/lib/resources/auth/service";
+import { createCompany } from "@/lib/resources/spanning/companies";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as accessRoles from "../access-roles/route";
 import * as jobTitles from "../job-titles/route";
 import * as properties from "../properties/route";

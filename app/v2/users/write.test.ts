@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, notesOf, success, type Tenant } from "@/lib/testing/http";
-import type { UserRecord } from "@/lib/users/contract";
-import { route } from "@/lib/http/route";
-import { Credential } from "@/lib/credentials/repository";
-import { User } from "@/lib/users/repository";
-import { oid } from "@/lib/server/ids";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, failure, notesOf, success, type Tenant } from "@/lib/tools/testing/http";
+import type { UserRecord } from "@/lib/resources/users/contract";
+import { route } from "@/lib/platform/http/route";
+import { Credential } from "@/lib/resources/credentials/repository";
+import { User } from "@/lib/resources/users/repository";
+import { oid } from "@/lib/kernel/ids";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as jobTitles from "../job-titles/route";
 import * as me from "./me/route";
 import * as users from "./route";

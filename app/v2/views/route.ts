@@ -1,6 +1,6 @@
-import { createdRecord, handle, otherMethods } from "@/lib/http/route";
-import * as views from "@/lib/views/contract";
-import { createView, listViews } from "@/lib/views/service";
+import { createdRecord, handle, otherMethods } from "@/lib/platform/http/route";
+import * as views from "@/lib/resources/views/contract";
+import { createView, listViews } from "@/lib/resources/views/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

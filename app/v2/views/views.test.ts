@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { MAX_VIEWS_PER_OWNER } from "@/lib/views/contract";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { MAX_VIEWS_PER_OWNER } from "@/lib/resources/views/contract";
 import * as views from "./route";
 import * as view from "./[id]/route";
 

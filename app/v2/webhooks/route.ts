@@ -1,6 +1,6 @@
-import { createdRecord, handle, otherMethods } from "@/lib/http/route";
-import * as webhooks from "@/lib/webhooks/contract";
-import { createWebhook, listWebhooks } from "@/lib/webhooks/service";
+import { createdRecord, handle, otherMethods } from "@/lib/platform/http/route";
+import * as webhooks from "@/lib/resources/webhooks/contract";
+import { createWebhook, listWebhooks } from "@/lib/resources/webhooks/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

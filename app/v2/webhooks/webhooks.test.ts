@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { Event } from "@/lib/events/repository";
-import { oid } from "@/lib/server/ids";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { Event } from "@/lib/resources/events/repository";
+import { oid } from "@/lib/kernel/ids";
 import * as apiKeys from "../api-keys/route";
 import * as events from "../events/route";
 import * as webhooks from "./route";

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { MongoClient } from "mongodb";
-import { exitWithUsageError, parseCommandLine } from "../../shared/command-line";
+import { exitWithUsageError, parseCommandLine } from "../../base/shared/command-line";
 import { probeDriver } from "./driver";
 import { listTestFiles, loadTestFile, type LoadedFile } from "./loader";
 import { Reporter } from "./report";

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { InvitationStatus } from "@/lib/schemas/auth";
-import { Credential } from "@/lib/credentials/repository";
-import { Invitation, OutboxMail } from "@/lib/mail/repository";
-import { hashToken } from "@/lib/server/ids";
-import { loadConfig } from "@/lib/config";
-import { useTestDatabase } from "@/lib/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { InvitationStatus } from "@/lib/resources/auth/schemas";
+import { Credential } from "@/lib/resources/credentials/repository";
+import { Invitation, OutboxMail } from "@/lib/resources/mail/repository";
+import { hashToken } from "@/lib/kernel/ids";
+import { loadConfig } from "@/lib/base/config";
+import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as users from "@/app/v2/users/route";
 import * as login from "../login/route";
 import * as invitation from "./route";

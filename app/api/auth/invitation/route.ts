@@ -1,6 +1,6 @@
-import { otherMethods, publicRoute } from "@/lib/http/route";
-import { InvitationQuery, SetPasswordBody } from "@/lib/schemas/auth";
-import { acceptInvitation, invitationStatus } from "@/lib/auth/invitations";
+import { otherMethods, publicRoute } from "@/lib/platform/http/route";
+import { InvitationQuery, SetPasswordBody } from "@/lib/resources/auth/schemas";
+import { acceptInvitation, invitationStatus } from "@/lib/resources/auth/invitations";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import { signIn } from "@/lib/http/sign-in";
-import * as auth from "@/lib/auth/contract";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import { signIn } from "@/lib/platform/http/sign-in";
+import * as auth from "@/lib/resources/auth/contract";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { clearedSessionCookie, readCookie, refuseCrossSite, SESSION_COOKIE } from "@/lib/http/cookies";
-import { otherMethods, publicRoute, Reply } from "@/lib/http/route";
-import { logout } from "@/lib/auth/service";
+import { clearedSessionCookie, readCookie, refuseCrossSite, SESSION_COOKIE } from "@/lib/platform/http/cookies";
+import { otherMethods, publicRoute, Reply } from "@/lib/platform/http/route";
+import { logout } from "@/lib/resources/auth/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

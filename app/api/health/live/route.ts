@@ -1,4 +1,4 @@
-import { otherMethods } from "@/lib/http/route";
+import { otherMethods } from "@/lib/platform/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { ping } from "@/lib/db";
-import { DATABASE_RETRY_AFTER_SECONDS, otherMethods } from "@/lib/http/route";
-import { isDraining } from "@/lib/shared/shutdown";
+import { ping } from "@/lib/kernel/db";
+import { DATABASE_RETRY_AFTER_SECONDS, otherMethods } from "@/lib/platform/http/route";
+import { isDraining } from "@/lib/base/shared/shutdown";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import { accessRoles } from "@/lib/reference/contract";
-import { countReferenceHolders } from "@/lib/services/reference";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import { accessRoles } from "@/lib/resources/reference/contract";
+import { countReferenceHolders } from "@/lib/resources/spanning/reference";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, noContent, otherMethods } from "@/lib/http/route";
-import * as apiKeys from "@/lib/api-keys/contract";
-import { revokeApiKey } from "@/lib/api-keys/service";
+import { handle, noContent, otherMethods } from "@/lib/platform/http/route";
+import * as apiKeys from "@/lib/resources/api-keys/contract";
+import { revokeApiKey } from "@/lib/resources/api-keys/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import { jobTitles } from "@/lib/reference/contract";
-import { getReference, updateReference } from "@/lib/services/reference";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import { jobTitles } from "@/lib/resources/reference/contract";
+import { getReference, updateReference } from "@/lib/resources/spanning/reference";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import * as jobs from "@/lib/jobs/contract";
-import { getJob } from "@/lib/jobs/service";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as jobs from "@/lib/resources/jobs/contract";
+import { getJob } from "@/lib/resources/jobs/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

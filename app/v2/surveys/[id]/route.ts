@@ -1,8 +1,8 @@
-import { ifMatch, tagged } from "@/lib/http/etag";
-import { handle, otherMethods } from "@/lib/http/route";
-import * as surveys from "@/lib/surveys/contract";
-import { surveyAnswerTag, surveyTag } from "@/lib/surveys/repository";
-import { getSurvey, updateSurvey } from "@/lib/surveys/service";
+import { ifMatch, tagged } from "@/lib/platform/http/etag";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as surveys from "@/lib/resources/surveys/contract";
+import { surveyAnswerTag, surveyTag } from "@/lib/resources/surveys/repository";
+import { getSurvey, updateSurvey } from "@/lib/resources/surveys/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import * as surveys from "@/lib/surveys/contract";
-import { exportSurveys } from "@/lib/surveys/service";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as surveys from "@/lib/resources/surveys/contract";
+import { exportSurveys } from "@/lib/resources/surveys/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

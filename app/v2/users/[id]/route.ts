@@ -1,9 +1,9 @@
-import { ifMatch, tagged } from "@/lib/http/etag";
-import { handle, otherMethods } from "@/lib/http/route";
-import * as users from "@/lib/users/contract";
-import { userTag } from "@/lib/users/repository";
-import { getUser } from "@/lib/users/service";
-import { updateUserWithKeys } from "@/lib/services/user-keys";
+import { ifMatch, tagged } from "@/lib/platform/http/etag";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as users from "@/lib/resources/users/contract";
+import { userTag } from "@/lib/resources/users/repository";
+import { getUser } from "@/lib/resources/users/service";
+import { updateUserWithKeys } from "@/lib/resources/spanning/user-keys";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -4,9 +4,9 @@
  * tenancy and bad input.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/testing/http";
-import { useTestDatabase } from "@/lib/testing/database";
-import { MAX_BULK_USERS } from "@/lib/users/contract";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { MAX_BULK_USERS } from "@/lib/resources/users/contract";
 import * as events from "../../events/route";
 import * as users from "../route";
 import * as user from "../[id]/route";
@@ -124,8 +124,8 @@ describe("POST /v2/users/bulk", () => {
     expect(failure(badValue).details![0].path).toBe("query.isActive");
 
     const big = await createTenant("Bulk cap");
-    const { insertUsersOnce, newDoc, emptyMembership } = await import("@/lib/users/repository");
-    const { oid } = await import("@/lib/server/ids");
+    const { insertUsersOnce, newDoc, emptyMembership } = await import("@/lib/resources/users/repository");
+    const { oid } = await import("@/lib/kernel/ids");
     const docs = Array.from({ length: MAX_BULK_USERS }, (_, index) =>
       newDoc({ email: `many${index}@cap.test`, accessRoles: [oid(big.memberRoleId)], properties: [], companies: [emptyMembership(oid(big.companyId))], createdAt: new Date() } as Parameters<typeof newDoc>[0]),
     );

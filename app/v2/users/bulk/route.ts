@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import { bulkUpdateUsersWithKeys } from "@/lib/services/user-keys";
-import * as users from "@/lib/users/contract";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import { bulkUpdateUsersWithKeys } from "@/lib/resources/spanning/user-keys";
+import * as users from "@/lib/resources/users/contract";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import * as users from "@/lib/users/contract";
-import { exportUsers } from "@/lib/users/service";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as users from "@/lib/resources/users/contract";
+import { exportUsers } from "@/lib/resources/users/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods, Reply, withAnswer } from "@/lib/http/route";
-import * as jobs from "@/lib/jobs/contract";
-import { startUserImport } from "@/lib/jobs/service";
+import { handle, otherMethods, Reply, withAnswer } from "@/lib/platform/http/route";
+import * as jobs from "@/lib/resources/jobs/contract";
+import { startUserImport } from "@/lib/resources/jobs/service";
 import { requestSecurityHeaders } from "@/proxy";
 
 export const runtime = "nodejs";

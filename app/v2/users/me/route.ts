@@ -1,8 +1,8 @@
-import { tagged } from "@/lib/http/etag";
-import { handle, otherMethods } from "@/lib/http/route";
-import * as users from "@/lib/users/contract";
-import { userTag } from "@/lib/users/repository";
-import { getMe } from "@/lib/users/service";
+import { tagged } from "@/lib/platform/http/etag";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as users from "@/lib/resources/users/contract";
+import { userTag } from "@/lib/resources/users/repository";
+import { getMe } from "@/lib/resources/users/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, noContent, otherMethods } from "@/lib/http/route";
-import * as views from "@/lib/views/contract";
-import { deleteView, getView, updateView } from "@/lib/views/service";
+import { handle, noContent, otherMethods } from "@/lib/platform/http/route";
+import * as views from "@/lib/resources/views/contract";
+import { deleteView, getView, updateView } from "@/lib/resources/views/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import * as answers from "@/lib/answers/contract";
-import { exportAnswers } from "@/lib/answers/service";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as answers from "@/lib/resources/answers/contract";
+import { exportAnswers } from "@/lib/resources/answers/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

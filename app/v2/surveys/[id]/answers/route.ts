@@ -1,6 +1,6 @@
-import { created, handle, otherMethods } from "@/lib/http/route";
-import * as answers from "@/lib/answers/contract";
-import { listAnswers, recordResponse } from "@/lib/answers/service";
+import { created, handle, otherMethods } from "@/lib/platform/http/route";
+import * as answers from "@/lib/resources/answers/contract";
+import { listAnswers, recordResponse } from "@/lib/resources/answers/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,8 +1,8 @@
-import { ifMatch, tagged } from "@/lib/http/etag";
-import { handle, otherMethods } from "@/lib/http/route";
-import { putContent } from "@/lib/surveys/content";
-import * as surveys from "@/lib/surveys/contract";
-import { surveyAnswerTag } from "@/lib/surveys/repository";
+import { ifMatch, tagged } from "@/lib/platform/http/etag";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import { putContent } from "@/lib/resources/surveys/content";
+import * as surveys from "@/lib/resources/surveys/contract";
+import { surveyAnswerTag } from "@/lib/resources/surveys/repository";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import * as answers from "@/lib/answers/contract";
-import { surveyResults } from "@/lib/answers/results";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as answers from "@/lib/resources/answers/contract";
+import { surveyResults } from "@/lib/resources/answers/results";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import * as surveys from "@/lib/surveys/contract";
-import { listRevisions } from "@/lib/surveys/revisions";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as surveys from "@/lib/resources/surveys/contract";
+import { listRevisions } from "@/lib/resources/surveys/revisions";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handle, otherMethods } from "@/lib/http/route";
-import * as webhooks from "@/lib/webhooks/contract";
-import { testWebhook } from "@/lib/webhooks/service";
+import { handle, otherMethods } from "@/lib/platform/http/route";
+import * as webhooks from "@/lib/resources/webhooks/contract";
+import { testWebhook } from "@/lib/resources/webhooks/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

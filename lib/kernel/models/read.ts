@@ -1,0 +1,84 @@
+import { Long, type Document, type Filter, type Sort } from "mongodb";
+import type { Collection, Connection } from "mongoose";
+import { currentSession } from "@/lib/kernel/db/transaction";
+
+/**
+ * Reads as one `find` (or `aggregate`) command whose first batch holds the whole result, instead
+ * of a driver cursor. Inside the Next.js server a cursor's own bookkeeping (the cursor object, its
+ * implicit session, its close and cleanup) cost more than the database's work for a page
+ * (docs/benchmarks.md#where-the-time-goes).
+ * A result too large for one reply (16 MiB, or more documents than the batch asked for) leaves
+ * its cursor open on the server; then that cursor is closed and the read is made again through a
+ * driver cursor, which pages on.
+ *
+ * Filters go to the database as given: no Mongoose casting, so callers pass ObjectIds and Dates.
+ * The command runs on the primary, as every read of this service does. Inside `inTransaction` it
+ * reads the transaction's snapshot with its own writes (docs/architecture.md#events).
+ */
+export interface ReadOptions {
+  projection?: Document;
+  sort?: Sort;
+  skip?: number;
+  /** At most this many documents (0 or absent: all). */
+  limit?: number;
+}
+
+/** Documents of one reply when there is no limit; past it, a cursor. */
+const UNLIMITED_BATCH = 10_000;
+
+/** Any model: the connection and collection are all a read needs. */
+interface AnyModel {
+  db: Connection;
+  collection: Collection;
+}
+
+export async function findDocs<T = Document>(model: AnyModel, filter: Filter<Document>, options: ReadOptions = {}): Promise<T[]> {
+  const limit = options.limit && options.limit > 0 ? options.limit : undefined;
+  const reply = await database(model).command({
+    find: model.collection.collectionName,
+    filter,
+    ...(options.projection ? { projection: options.projection } : {}),
+    ...(options.sort ? { sort: options.sort } : {}),
+    ...(options.skip ? { skip: options.skip } : {}),
+    ...(limit ? { limit } : {}),
+    batchSize: limit ?? UNLIMITED_BATCH,
+  }, sessionOption());
+  return firstBatchOr<T>(model, reply, () => model.collection.find(filter, { ...options, limit, ...sessionOption() }).toArray() as Promise<T[]>);
+}
+
+export async function findOneDoc<T = Document>(model: AnyModel, filter: Filter<Document>, projection?: Document): Promise<T | null> {
+  const [doc] = await findDocs<T>(model, filter, { projection, limit: 1 });
+  return doc ?? null;
+}
+
+export async function aggregateDocs<T extends Document = Document>(model: AnyModel, pipeline: Document[]): Promise<T[]> {
+  const reply = await database(model).command({
+    aggregate: model.collection.collectionName,
+    pipeline,
+    cursor: { batchSize: UNLIMITED_BATCH },
+  }, sessionOption());
+  return firstBatchOr<T>(model, reply, () => model.collection.aggregate<T>(pipeline, sessionOption()).toArray());
+}
+
+/** The session of the transaction around the caller, so that its reads see its own writes. */
+const sessionOption = () => {
+  const session = currentSession();
+  return session ? { session } : {};
+};
+
+function database(model: AnyModel) {
+  const db = model.db.db;
+  if (!db) throw new Error("The database connection is not open.");
+  return db;
+}
+
+async function firstBatchOr<T>(model: AnyModel, reply: Document, again: () => Promise<T[]>): Promise<T[]> {
+  const { id, firstBatch } = reply.cursor as { id: Long | number; firstBatch: T[] };
+  if (typeof id === "number" ? id === 0 : id.isZero()) return firstBatch;
+  // A cursor id fits a double exactly whenever the driver turned it into a number.
+  const cursorId = typeof id === "number" ? Long.fromNumber(id) : id;
+  await database(model)
+    .command({ killCursors: model.collection.collectionName, cursors: [cursorId] }, sessionOption())
+    .catch(() => undefined);
+  return again();
+}

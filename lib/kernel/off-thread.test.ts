@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { User } from "@/lib/resources/users/repository";
+import { createTenant } from "@/lib/tools/testing/http";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { oid } from "@/lib/kernel/ids";
+import { offThread, readWorkers } from "@/lib/kernel/off-thread";
+import { readTasks } from "@/lib/platform/startup/read-tasks";
+import { Notes } from "@/lib/kernel/notes";
+import { readSurveyRecords, type SurveyRecordsQuery } from "@/lib/resources/surveys/repository";
+import { CreateSurveyBody } from "@/lib/resources/surveys/contract";
+import { createSurvey } from "@/lib/resources/surveys/service";
+import { readUserRecords, type UserRecordsQuery } from "@/lib/resources/users/repository";
+
+const pageOf = (companyId: string): UserRecordsQuery => ({
+  companyId: oid(companyId),
+  filter: { "companies.companyId": oid(companyId) },
+  sort: { modifiedAt: -1, _id: -1 },
+  skip: 0,
+  limit: 10,
+});
+
+describe("reads on the read worker", () => {
+  // One worker, whatever the default on this machine's cores (docs/architecture.md#read-workers).
+  let previous: string | undefined;
+  beforeAll(() => {
+    previous = process.env.READ_WORKERS;
+    process.env.READ_WORKERS = "1";
+  });
+  afterAll(() => {
+    if (previous === undefined) delete process.env.READ_WORKERS;
+    else process.env.READ_WORKERS = previous;
+  });
+  useTestDatabase();
+
+  it("run on the worker the task of the name the callers pass with their function", () => {
+    expect(readTasks.userRecords).toBe(readUserRecords);
+    expect(readTasks.surveyRecords).toBe(readSurveyRecords);
+  });
+
+  it("answer a user page as the same read does in this thread, and run on the worker", async () => {
+    const tenant = await createTenant();
+    const before = readWorkers()?.answered ?? 0;
+    const onWorker = await offThread("userRecords", readUserRecords, pageOf(tenant.companyId));
+    expect(readWorkers()?.answered).toBe(before + 1);
+    expect(onWorker).toEqual(await readUserRecords(pageOf(tenant.companyId)));
+    expect(onWorker.map((user) => user._id).sort()).toEqual([tenant.adminId, tenant.memberId].sort());
+  });
+
+  it("show a user of two companies to each with only that company's references", async () => {
+    const first = await createTenant();
+    const second = await createTenant();
+    // The member of the first company joins the second, with its role there.
+    await User.collection.updateOne(
+      { _id: oid(first.memberId) },
+      {
+        $push: { companies: { _id: oid(first.memberId), companyId: oid(second.companyId), hierarchy: { boss: [], peers: [], subordinate: [] } } },
+        $addToSet: { accessRoles: oid(second.memberRoleId) },
+      } as never,
+    );
+    const read = (companyId: string) =>
+      offThread("userRecords", readUserRecords, { ...pageOf(companyId), filter: { _id: oid(first.memberId), "companies.companyId": oid(companyId) } });
+    const [inFirst] = await read(first.companyId);
+    const [inSecond] = await read(second.companyId);
+    expect(inFirst.accessRoles).toEqual([first.memberRoleId]);
+    expect(inFirst.companies.map((entry) => entry.companyId)).toEqual([first.companyId]);
+    expect(inSecond.accessRoles).toEqual([second.memberRoleId]);
+    expect(inSecond.companies.map((entry) => entry.companyId)).toEqual([second.companyId]);
+  });
+
+  it("read survey pages too, the same as in this thread", async () => {
+    const tenant = await createTenant();
+    const auth = { userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] };
+    for (const code of ["one", "two", "three"]) await createSurvey(auth, CreateSurveyBody.parse({ code, name: `Survey ${code}`, version: 2 }), new Notes());
+    const page: SurveyRecordsQuery = {
+      filter: { company: oid(tenant.companyId) },
+      projection: { code: 1, name: 1 },
+      fields: ["_id", "code", "name"],
+      sort: { modifiedAt: -1, _id: -1 },
+      limit: 2,
+    };
+    const before = readWorkers()?.answered ?? 0;
+    const onWorker = await offThread("surveyRecords", readSurveyRecords, page);
+    expect(readWorkers()?.answered).toBe(before + 1);
+    expect(onWorker).toEqual(await readSurveyRecords(page));
+    expect(onWorker.map((survey) => survey.code)).toEqual(["three", "two"]);
+    expect(Object.keys(onWorker[0]).sort()).toEqual(["_id", "code", "name"]);
+  });
+
+  it("fail with the database's error, not a silent empty page", async () => {
+    const tenant = await createTenant();
+    const bad = { ...pageOf(tenant.companyId), filter: { $where: "1" } };
+    const before = readWorkers()?.answered ?? 0;
+    const error = await offThread("userRecords", readUserRecords, bad).catch((e: unknown) => e);
+    expect(String(error)).toMatch(/\$where/);
+    expect(readWorkers()?.answered).toBe(before + 1);
+  });
+});
+
+describe("with READ_WORKERS=0", () => {
+  let previous: string | undefined;
+  beforeAll(() => {
+    previous = process.env.READ_WORKERS;
+    process.env.READ_WORKERS = "0";
+  });
+  afterAll(() => {
+    if (previous === undefined) delete process.env.READ_WORKERS;
+    else process.env.READ_WORKERS = previous;
+  });
+  useTestDatabase();
+
+  it("reads run in this thread", async () => {
+    const tenant = await createTenant();
+    expect(readWorkers()).toBeUndefined();
+    const users = await offThread("userRecords", readUserRecords, pageOf(tenant.companyId));
+    expect(users.map((user) => user._id).sort()).toEqual([tenant.adminId, tenant.memberId].sort());
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * Answers to a survey (docs/api.md#answers): recording one response of the caller, all or
+ * nothing; the answers list, newest first by cursor; the same answers streamed as CSV.
+ */
+import type { Document, Filter } from "mongodb";
+import { stringify } from "csv-stringify/sync";
+import type { Principal } from "@/lib/kernel/principal";
+import { ServiceError } from "@/lib/kernel/errors";
+import { requireScope } from "@/lib/kernel/scopes";
+import { newId, oid } from "@/lib/kernel/ids";
+import { escapeRegExp } from "@/lib/kernel/text";
+import type { ErrorDetail } from "@/lib/base/schemas/common";
+import type { QuestionType } from "@/lib/resources/surveys/contract";
+import { allChatsAndQuestions, liveQuestions } from "@/lib/resources/surveys/repository";
+import { userDisplayNames } from "@/lib/resources/users/repository";
+import type { AnswerList, AnswerRecord, ExportAnswersQuery, ListAnswersQuery, PostAnswersBody, RecordedResponse } from "./contract";
+import { type AccessSurvey, checkMayRead, mayAnswer, surveyOf } from "./access";
+import { decodeCursor, encodeCursor, listKey } from "./cursor";
+import { answerCursor, findAnswers, insertResponse, markTallied, newAnswerDoc, type StoredAnswer } from "./repository";
+import { addTallies, talliesOf } from "./tallies";
+import { shownValue, valueSchema } from "./values";
+
+export async function recordResponse(auth: Principal, id: string, body: PostAnswersBody): Promise<RecordedResponse> {
+  requireScope(auth, "answers:write", "answering a survey");
+  const survey = await surveyOf(auth, id);
+  if (!mayAnswer(survey, auth)) {
+    const rule = survey.version === 2 ? "a permissionsV2 entry with canAnswer: true" : "a role in permissions";
+    throw new ServiceError("forbidden", `Your access roles may not answer this survey: it needs ${rule}.`);
+  }
+  if (!survey.isActive) throw new ServiceError("conflict", "The survey is inactive: it takes no answers.");
+
+  const questions = new Map((await liveQuestions(survey._id, survey.company)).map((question) => [question._id.toHexString(), question]));
+  const details: ErrorDetail[] = [];
+  const values = body.answers.map((answer, index) => {
+    const question = questions.get(answer.question);
+    if (!question) {
+      details.push({ path: `answers.${index}.question`, message: `${answer.question} names no question of this survey` });
+      return undefined;
+    }
+    const result = valueSchema(question.type as QuestionType, question.options ?? []).safeParse(answer.value);
+    if (!result.success) details.push({ path: `answers.${index}.value`, message: result.error.issues[0]?.message ?? "is not valid" });
+    return result.data;
+  });
+  if (details.length > 0) throw new ServiceError("invalid_request", "The request is not valid; nothing was stored.", details);
+
+  const now = new Date();
+  const response = newId();
+  // An API key is no user: its answers name none (docs/security.md#scopes).
+  const user = auth.apiKey ? null : oid(auth.userId);
+  const docs: StoredAnswer[] = body.answers.map((answer, position) => {
+    const question = questions.get(answer.question)!;
+    return newAnswerDoc({ company: survey.company, survey: survey._id, chat: question.chat, question: question._id, user, value: values[position], response, position, createdAt: now });
+  });
+  // The first answer is marked until the response is in the tallies: a crash in between is repaired by a recount.
+  docs[0].untallied = true;
+  await insertResponse(docs);
+  await addTallies(survey._id, survey.company, talliesOf(docs, (question) => questions.get(question.toHexString())?.type as QuestionType | undefined));
+  await markTallied({ _id: docs[0]._id });
+  return {
+    responseId: response.toHexString(),
+    answers: docs.map((doc) => ({ uuid: doc.uuid.toHexString(), question: doc.question.toHexString(), value: shownValue(doc.value)!, createdAt: now.toISOString() })),
+  };
+}
+
+type Filters = Omit<ListAnswersQuery, "cursor" | "limit">;
+
+/** The answers of the survey the filters match, within the company. */
+async function answerFilter(survey: AccessSurvey, filters: Filters, types: Map<string, QuestionType>): Promise<Filter<Document>> {
+  const filter: Filter<Document> = { survey: survey._id, company: survey.company };
+  if (filters.question) filter.question = oid(filters.question);
+  if (filters.from || filters.to) filter.createdAt = { ...(filters.from ? { $gte: filters.from } : {}), ...(filters.to ? { $lte: filters.to } : {}) };
+  if (filters.search) {
+    // Only text answers are searched; the query is matched literally.
+    const textQuestions = [...types].filter(([, type]) => type === "text").map(([question]) => oid(question));
+    const inText = filters.question ? textQuestions.filter((question) => question.equals(filters.question!)) : textQuestions;
+    filter.question = { $in: inText };
+    filter.value = { $regex: escapeRegExp(filters.search), $options: "i" };
+  }
+  return filter;
+}
+
+/** Every question of the survey, removed ones too: an answer's chat and type. */
+async function questionTypes(survey: AccessSurvey): Promise<Map<string, QuestionType>> {
+  const { questions } = await allChatsAndQuestions(survey._id, survey.company);
+  return new Map(questions.map((question) => [question._id.toHexString(), question.type as QuestionType]));
+}
+
+const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
+
+export async function listAnswers(auth: Principal, id: string, query: ListAnswersQuery, adminHeader: string | null): Promise<AnswerList> {
+  const survey = await surveyOf(auth, id);
+  await checkMayRead(survey, auth, adminHeader);
+  const { cursor, limit, ...filters } = query;
+  const key = listKey(id, { ...filters, from: filters.from?.toISOString(), to: filters.to?.toISOString() });
+  const after = cursor ? await decodeCursor(key, cursor) : undefined;
+  const types = await questionTypes(survey);
+  const filter = await answerFilter(survey, filters, types);
+  const page = after
+    ? { $and: [filter, { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after._id } }] }] }
+    : filter;
+  // One more than the page: whether a next page exists, without counting.
+  const docs = await findAnswers(page, { sort: NEWEST_FIRST, limit: limit + 1 });
+  const more = docs.length > limit;
+  const shown = docs.slice(0, limit);
+  const last = shown[shown.length - 1];
+  return {
+    data: {
+      answers: await toAnswerRecords(shown, survey, types),
+      limit,
+      next: more && last ? await encodeCursor(key, last) : null,
+    },
+  };
+}
+
+async function toAnswerRecords(docs: StoredAnswer[], survey: AccessSurvey, types: Map<string, QuestionType>): Promise<AnswerRecord[]> {
+  const userIds = [...new Map(docs.filter((doc) => doc.user).map((doc) => [doc.user!.toHexString(), doc.user!])).values()];
+  const names = await userDisplayNames(survey.company, userIds);
+  return docs.map((doc) => {
+    const userId = doc.user?.toHexString();
+    const name = userId ? names.get(userId) : undefined;
+    return {
+      uuid: doc.uuid.toHexString(),
+      responseId: doc.response ? doc.response.toHexString() : null,
+      chat: doc.chat.toHexString(),
+      question: doc.question.toHexString(),
+      type: types.get(doc.question.toHexString()) ?? "text",
+      value: shownValue(doc.value),
+      createdAt: doc.createdAt.toISOString(),
+      user: userId && name !== undefined ? { _id: userId, displayName: name } : null,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+/** Answers read from the database per batch of the export: the memory the export holds at most. */
+const CSV_BATCH = 500;
+const CSV_COLUMNS = ["uuid", "responseId", "createdAt", "chat", "question", "questionText", "type", "value", "userId", "userName"];
+
+const csvValue = (value: AnswerRecord["value"]): string => (Array.isArray(value) ? value.join("; ") : value === null ? "" : String(value));
+
+/** A cell a spreadsheet would run as a formula starts with a quote (docs/security.md#csv-exports). */
+const safeCell = (cell: string): string => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell);
+
+/**
+ * The answers the filters match as a CSV stream: a cursor read batch by batch as the client
+ * takes the body, so neither the whole set nor the whole file is ever in memory.
+ */
+export async function exportAnswers(auth: Principal, id: string, query: ExportAnswersQuery, adminHeader: string | null, requestId: string): Promise<Response> {
+  const survey = await surveyOf(auth, id);
+  await checkMayRead(survey, auth, adminHeader);
+  const { questions } = await allChatsAndQuestions(survey._id, survey.company);
+  const types = new Map(questions.map((question) => [question._id.toHexString(), question.type as QuestionType]));
+  const texts = new Map(questions.map((question) => [question._id.toHexString(), question.text]));
+  const cursor = answerCursor(await answerFilter(survey, query, types), NEWEST_FIRST, CSV_BATCH);
+  const encoder = new TextEncoder();
+  let header = true;
+
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const batch: StoredAnswer[] = [];
+        while (batch.length < CSV_BATCH && (await cursor.hasNext())) batch.push((await cursor.next())!);
+        const rows = (await toAnswerRecords(batch, survey, types)).map((record) =>
+          [record.uuid, record.responseId ?? "", record.createdAt, record.chat, record.question, texts.get(record.question) ?? "", record.type, csvValue(record.value), record.user?._id ?? "", record.user?.displayName ?? ""].map(safeCell),
+        );
+        if (header) rows.unshift(CSV_COLUMNS);
+        header = false;
+        if (rows.length > 0) controller.enqueue(encoder.encode(stringify(rows, { record_delimiter: "windows" })));
+        if (batch.length < CSV_BATCH) {
+          await cursor.close();
+          controller.close();
+        }
+      } catch (error) {
+        await cursor.close().catch(() => undefined);
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await cursor.close();
+    },
+  });
+  return new Response(stream, {
+    status: 200,
+    headers: {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="survey-${id}-answers.csv"`,
+      "Cache-Control": "no-store",
+      "X-Request-Id": requestId,
+    },
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * `search` of the survey list (docs/api.md#searching-surveys): surveys whose `code` or `name` starts with the query,
+ * ignoring case, matched literally.
+ *
+ * Each survey stores `searchPrefixes`, every prefix of its code and of its lowercased name up to
+ * {@link MAX_PREFIX} code points, under the index `{ company, searchPrefixes, isActive,
+ * modifiedAt, _id }`. A query of at most that length is one equality on that index: the union of
+ * code and name matches comes for free, nothing is a regular expression, the page of active
+ * surveys is read in order (ten index entries for ten surveys, however many match) and the
+ * counter is counted on the index without reading a survey. A longer query uses its first
+ * {@link MAX_PREFIX} code points on the index and checks the rest with anchored, escaped regular
+ * expressions on `code` and `nameLower`.
+ */
+import type { Document } from "mongodb";
+import { escapeRegExp } from "@/lib/kernel/text";
+
+export const MAX_PREFIX = 32;
+
+/** Case folding of `search`: lowercase (accents are kept: the match is literal). */
+export const lower = (text: string): string => text.toLowerCase();
+
+/** The prefixes of one lowercase text, by code point (no lone surrogate halves). */
+function prefixes(text: string): string[] {
+  const points = Array.from(text).slice(0, MAX_PREFIX);
+  return points.map((_, i) => points.slice(0, i + 1).join(""));
+}
+
+/** `searchPrefixes` of a survey. */
+export function surveySearchPrefixes(code: string, name: string): string[] {
+  return [...new Set([...prefixes(code), ...prefixes(lower(name))])];
+}
+
+/**
+ * `searchPrefixes` computed by the database from the stored `code` and `nameLower`, for an
+ * update pipeline (a PATCH changing one of them keeps the other as it is at that moment).
+ */
+export function searchPrefixesExpression(): Document {
+  const of = (field: string) => ({
+    $map: {
+      input: { $range: [1, { $add: [{ $min: [{ $strLenCP: field }, MAX_PREFIX] }, 1] }] },
+      as: "length",
+      in: { $substrCP: [field, 0, "$$length"] },
+    },
+  });
+  return { $setUnion: [of("$code"), of("$nameLower")] };
+}
+
+/** The filter of a search query (a non-empty string). */
+export function searchFilter(search: string): Document {
+  const query = lower(search);
+  const points = Array.from(query);
+  if (points.length <= MAX_PREFIX) return { searchPrefixes: query };
+  const prefix = { $regex: `^${escapeRegExp(query)}` };
+  return { searchPrefixes: points.slice(0, MAX_PREFIX).join(""), $or: [{ code: prefix }, { nameLower: prefix }] };
+}

@@ -1,0 +1,455 @@
+/**
+ * The surveys resource (docs/api.md#surveys): list, read (with its
+ * chats, questions and answer counts), create, update. Every query is scoped to the caller's
+ * company: a survey of another company does not exist here, and its code is free to reuse.
+ */
+import type { Document, Filter, Sort } from "mongodb";
+import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
+import { existingIds } from "@/lib/resources/reference/repository";
+import { existingUserIds } from "@/lib/resources/users/repository";
+import {
+  answersOf,
+  countSurveys,
+  findSurvey,
+  forgetSurveyCounters,
+  insertSurvey,
+  type LeanSurvey,
+  newDoc,
+  readSurveyRecords,
+  sealRevisions,
+  storedSurveyTag,
+  surveyParts,
+  toSurveyRecord,
+  updateSurveyWith,
+  WITHOUT_INTERNAL_FIELDS,
+} from "./repository";
+import {
+  SURVEY_FIELDS,
+  type CreateSurveyBody,
+  type ExportSurveysQuery,
+  type ListSurveysQuery,
+  type QuestionType,
+  type SurveyChatRecord,
+  type SurveyField,
+  type SurveyList,
+  type SurveyRecord,
+  type SurveySort,
+  type UpdateSurveyBody,
+} from "./contract";
+import type { Principal } from "@/lib/kernel/principal";
+import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
+import { matchesTag } from "@/lib/kernel/entity-tag";
+import { oid, type ObjectId } from "@/lib/kernel/ids";
+import { checkReferences, listRefs } from "@/lib/kernel/references";
+import { Notes } from "@/lib/kernel/notes";
+import { offThread } from "@/lib/kernel/off-thread";
+import { migratePermissions, warnDormantFields, type PermissionState, type SurveyVersion } from "@/lib/base/shared/survey-permissions";
+import { revisionAuthor } from "./revisions";
+import { finishContentWrite } from "./content-sync";
+import { lower, searchFilter, searchPrefixesExpression } from "./search";
+import { inTransaction } from "@/lib/kernel/db/transaction";
+import { recordChange } from "@/lib/resources/events/service";
+import { exportResponse, keysetBatches } from "@/lib/kernel/export/stream";
+import { ReferenceNames } from "@/lib/resources/reference/names";
+import { SURVEY_COLUMNS, surveyReferences, surveyRow } from "./columns";
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export async function listSurveys(auth: Principal, query: ListSurveysQuery, notes: Notes): Promise<SurveyList> {
+  const companyId = oid(auth.companyId);
+  const filter = await listFilter(companyId, query, notes);
+  const order = surveyOrder(query);
+  // The cursor needs each record's sort field, also when `select` leaves it out of the answer.
+  const fields = query.select ? withId([...query.select, query.sortBy]) : SURVEY_FIELDS;
+  const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
+  // `sortBy` and `orderBy` are filters of the scope: a cursor of one order is refused by another.
+  const scope = listScope(auth.companyId, "/v2/surveys", query);
+  const read = await pageRead(query, order, scope);
+
+  const [surveys, counter] = await Promise.all([
+    offThread("surveyRecords", readSurveyRecords, { filter: withCondition(filter, read.after), projection, fields, sort: read.sort, skip: read.skip, limit: read.limit }),
+    query.count ? countSurveys(companyId, filter) : undefined,
+  ]);
+  const page = await pageOf(surveys, query, order, scope, surveyPosition(query.sortBy));
+  const items = query.select && !query.select.includes(query.sortBy) ? page.items.map((survey) => without(survey, query.sortBy)) : page.items;
+  return {
+    data: {
+      surveys: items as SurveyList["data"]["surveys"],
+      ...pageFields(query, page, counter),
+    },
+  };
+}
+
+/** The filters of a surveys list query: everything but its paging, order and `select`. */
+export type SurveyFilters = Pick<ListSurveysQuery, "answer" | "isActive" | "search">;
+
+/** The filter of a list query, scoped to the company. */
+export async function listFilter(companyId: ObjectId, query: SurveyFilters, notes: Notes): Promise<Filter<Document>> {
+  const filter: Filter<Document> = { company: companyId };
+  if (query.isActive !== "all") filter.isActive = query.isActive === "true";
+  if (query.answer) filter._id = { $in: await surveysOfAnswers(companyId, query.answer, notes) };
+
+  if (query.search === "") notes.warning("empty_search", "The search is empty and was ignored.", "search");
+  else if (query.search !== undefined) Object.assign(filter, searchFilter(query.search));
+  return filter;
+}
+
+/**
+ * Every survey the list's filters match, streamed as CSV or NDJSON in the list's order
+ * (docs/api.md#export); the count of the matches, taken first, is the answer's `X-Total-Count`.
+ */
+export async function exportSurveys(auth: Principal, query: ExportSurveysQuery, context: { notes: Notes; requestId: string; signal?: AbortSignal }): Promise<Response> {
+  const companyId = oid(auth.companyId);
+  const filter = await listFilter(companyId, query, context.notes);
+  const order = surveyOrder(query);
+  const sort = Object.fromEntries(order.fields.map((field) => [field.name, order.direction])) as Sort;
+  const names = new ReferenceNames(companyId);
+  return exportResponse({
+    format: query.format,
+    name: "surveys",
+    total: await countSurveys(companyId, filter),
+    batches: keysetBatches(
+      async (after, limit) =>
+        (await readSurveyRecords({ filter: withCondition(filter, after), projection: WITHOUT_INTERNAL_FIELDS, fields: SURVEY_FIELDS, sort, limit })) as SurveyRecord[],
+      order,
+      surveyPosition(query.sortBy),
+    ),
+    columns: SURVEY_COLUMNS,
+    rows: async (batch) => {
+      await names.load(surveyReferences(batch));
+      return batch.map((survey) => surveyRow(survey, names));
+    },
+    records: (batch) => batch,
+    requestId: context.requestId,
+    signal: context.signal,
+  });
+}
+
+function without(survey: Partial<SurveyRecord>, field: SurveySort): Partial<SurveyRecord> {
+  const copy = { ...survey };
+  delete copy[field];
+  return copy;
+}
+
+/**
+ * By the field `sortBy` names (docs/api.md#sorting), in the direction `orderBy` asks: `name` by
+ * its stored lowercase `nameLower`, `_id` breaking ties; `code` alone, as it is unique in the
+ * company (its unique index serves the order). Each order has its index (./repository.ts).
+ */
+function surveyOrder(query: Pick<ListSurveysQuery, "orderBy" | "sortBy">): ListOrder {
+  const id = { name: "_id", type: "objectId" } as const;
+  const fields: Record<SurveySort, ListOrder["fields"]> = {
+    modifiedAt: [{ name: "modifiedAt", type: "date" }, id],
+    name: [{ name: "nameLower", type: "string" }, id],
+    code: [{ name: "code", type: "string" }],
+  };
+  return { fields: fields[query.sortBy], direction: query.orderBy === "asc" ? 1 : -1 };
+}
+
+/** A record's values of its order's fields; `nameLower` is always `lower(name)`, written with it. */
+function surveyPosition(sortBy: SurveySort): (survey: Partial<SurveyRecord>) => unknown[] {
+  switch (sortBy) {
+    case "modifiedAt":
+      return (survey) => [new Date(survey.modifiedAt!), oid(survey._id!)];
+    case "name":
+      return (survey) => [lower(survey.name!), oid(survey._id!)];
+    case "code":
+      return (survey) => [survey.code!];
+  }
+}
+
+const withId = (select: SurveyField[]): SurveyField[] => ["_id", ...new Set(select.filter((field) => field !== "_id"))];
+
+/** The ids of the surveys the answers of these uuids belong to, within the company. */
+async function surveysOfAnswers(companyId: ObjectId, uuids: string[], notes: Notes): Promise<ObjectId[]> {
+  const wanted = [...new Set(uuids)];
+  const answers = await answersOf(companyId, wanted.map(oid));
+  const found = new Set(answers.map((answer) => answer.uuid.toHexString()));
+  for (const uuid of wanted) {
+    if (!found.has(uuid)) notes.warning("unknown_answer", `No answer of the company has the uuid ${uuid}.`, "answer");
+  }
+  const surveys = new Map(answers.map((answer) => [answer.survey.toHexString(), answer.survey]));
+  return [...surveys.values()];
+}
+
+export async function getSurvey(auth: Principal, id: string, options: { populate: boolean }): Promise<SurveyRecord> {
+  const companyId = oid(auth.companyId);
+  const surveyId = oid(id);
+  if (options.populate) await finishContentWrite(surveyId, companyId);
+  const [doc, chat] = await Promise.all([
+    findSurvey({ _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS),
+    options.populate ? surveyChats(surveyId, companyId) : undefined,
+  ]);
+  if (!doc) throw notFound("survey");
+  const record = toSurveyRecord(doc) as SurveyRecord;
+  return chat ? { ...record, chat } : record;
+}
+
+/** The survey's chats by `order`, each with its questions by `order` and their answer counts. */
+async function surveyChats(surveyId: ObjectId, companyId: ObjectId): Promise<SurveyChatRecord[]> {
+  const { chats, questions, answerCounts } = await surveyParts(surveyId, companyId);
+  const byChat = new Map<string, typeof questions>();
+  for (const question of questions) {
+    const key = question.chat.toHexString();
+    byChat.set(key, [...(byChat.get(key) ?? []), question]);
+  }
+  return chats.map((chat) => ({
+    _id: chat._id.toHexString(),
+    name: chat.name,
+    order: chat.order,
+    createdAt: chat.createdAt.toISOString(),
+    modifiedAt: chat.modifiedAt.toISOString(),
+    questions: (byChat.get(chat._id.toHexString()) ?? [])
+      .sort((a, b) => a.order - b.order || compareIds(a._id, b._id))
+      .map((question) => ({
+        _id: question._id.toHexString(),
+        text: question.text,
+        type: question.type as QuestionType,
+        options: question.options ?? [],
+        order: question.order,
+        answerCount: answerCounts.get(question._id.toHexString()) ?? 0,
+      })),
+  }));
+}
+
+const compareIds = (a: ObjectId, b: ObjectId) => (a.toHexString() < b.toHexString() ? -1 : a.equals(b) ? 0 : 1);
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+export async function createSurvey(auth: Principal, body: CreateSurveyBody, notes: Notes): Promise<SurveyRecord> {
+  const companyId = oid(auth.companyId);
+  await checkBodyReferences(companyId, body);
+  const now = new Date();
+  const doc = newDoc({
+    code: body.code,
+    name: body.name,
+    version: body.version,
+    company: companyId,
+    isActive: body.isActive,
+    isSystemModel: body.isSystemModel,
+    permissions: body.permissions.map(oid),
+    group: body.group,
+    groupPermissions: body.groupPermissions.map(oid),
+    permissionsV2: body.permissionsV2.map(storedPermissionV2),
+    groupPermissionsV2: body.groupPermissionsV2.map(storedGroupPermissionV2),
+    onlySubSurvey: body.onlySubSurvey,
+    propertiesChannel: body.propertiesChannel.map(oid),
+    propertiesLimit: body.propertiesLimit.map(oid),
+    responders: body.responders.map(oid),
+    createdAt: now,
+    revisionBy: revisionAuthor(auth.userId),
+  });
+  warnDormantFields(body.version, nonEmptyPermissionFields(doc), notes);
+  // The survey, its revision and its event commit together (docs/architecture.md#events).
+  const record = await inTransaction(async () => {
+    try {
+      await insertSurvey(doc);
+    } catch (error) {
+      if (isDuplicateKeyError(error)) throw duplicateCode();
+      throw error;
+    }
+    await sealRevisions(doc);
+    await recordSurveyChange(doc);
+    return toSurveyRecord(doc) as SurveyRecord;
+  });
+  await forgetSurveyCounters(companyId);
+  return record;
+}
+
+/**
+ * The event of a write of a survey, from the document it returned: `previous` is the state it
+ * replaced (none for a create), and the stored content (`chat`) counts as the survey's.
+ */
+export function recordSurveyChange(doc: LeanSurvey): Promise<boolean> {
+  const shown = (state: LeanSurvey) => ({ ...toSurveyRecord(state), chat: state.chat ?? null });
+  const previous = doc.previous as LeanSurvey | null | undefined;
+  return recordChange({ company: doc.company, resource: "survey", id: doc._id, action: previous ? "updated" : "created", before: previous ? shown(previous) : null, after: shown(doc) });
+}
+
+const duplicateCode = () =>
+  new ServiceError("conflict", "A survey with this code already exists in the company.", [{ path: "code", message: "is already in use" }]);
+
+const storedPermissionV2 = (entry: CreateSurveyBody["permissionsV2"][number]) => ({
+  accessRole: oid(entry.accessRole),
+  canAnswer: entry.canAnswer,
+  canViewAnswers: entry.canViewAnswers,
+});
+
+const storedGroupPermissionV2 = (entry: CreateSurveyBody["groupPermissionsV2"][number]) => ({
+  group: entry.group,
+  accessRoles: entry.accessRoles.map(oid),
+});
+
+/** The permission fields that hold something (on create, the ones worth a dormant warning). */
+function nonEmptyPermissionFields(state: { [K in keyof PermissionState<ObjectId>]: unknown }): string[] {
+  return (Object.keys(state) as (keyof PermissionState<ObjectId>)[]).filter((field) => {
+    const value = state[field];
+    return Array.isArray(value) ? value.length > 0 : field === "group" ? value !== null : value === true;
+  });
+}
+
+/** Retries of a version change that lost a race with another update of the same survey. */
+const MIGRATION_ATTEMPTS = 20;
+
+/**
+ * A PATCH is one atomic update of the stored survey (an update pipeline), so concurrent PATCHes
+ * never lose each other's changes: `__v` rises by one each, `permissions` given as one id is
+ * added to whatever the list holds at that moment, and `modifiedAt` always moves forward. Only a
+ * change of `version` reads the survey first (the migration derives fields from it), and it
+ * applies only if `__v` is still the one it read, retrying otherwise.
+ */
+export async function updateSurvey(auth: Principal, id: string, body: UpdateSurveyBody, notes: Notes, ifMatch?: string): Promise<SurveyRecord> {
+  const companyId = oid(auth.companyId);
+  const surveyId = oid(id);
+  await checkBodyReferences(companyId, body);
+  const sent = new Set(Object.keys(body).filter((key) => body[key as keyof UpdateSurveyBody] !== undefined));
+  const write: Write = { at: new Date(), by: revisionAuthor(auth.userId) };
+  // A tag other than `*` holds the write to the version it names: `__v` rises with every write.
+  const conditional = ifMatch !== undefined && ifMatch.trim() !== "*";
+
+  const migrationNotes = new Notes();
+  // The change, its revision and its event commit together; the transaction may run this again
+  // whole after a write conflict, so it writes only to the database (docs/architecture.md#events).
+  const updated = await inTransaction(async () => {
+    migrationNotes.list.length = 0;
+    let updated: LeanSurvey | null = null;
+    if (body.version === undefined && !conditional) {
+      updated = await applyUpdate({ _id: surveyId, company: companyId }, body, {}, write);
+      if (!updated) throw notFound("survey");
+    } else {
+      for (let attempt = 0; attempt < MIGRATION_ATTEMPTS && !updated; attempt++) {
+        if (attempt > 0) await pause(attempt);
+        const current = await findSurvey({ _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS);
+        if (!current) throw notFound("survey");
+        const tag = storedSurveyTag(current);
+        if (ifMatch !== undefined && !matchesTag(ifMatch, tag)) throw preconditionFailed("survey", tag);
+        const filter: Filter<Document> = { _id: surveyId, company: companyId, ...(conditional ? { __v: current.__v } : {}) };
+        const from = current.version as SurveyVersion;
+        if (body.version === undefined) {
+          updated = await applyUpdate(filter, body, {}, write);
+        } else if (from === body.version) {
+          updated = await applyUpdate({ ...filter, version: from }, body, {}, write);
+        } else {
+          migrationNotes.list.length = 0;
+          const derived = migratePermissions(patchedPermissions(current, body), from, body.version, sent, migrationNotes);
+          updated = await applyUpdate({ ...filter, __v: current.__v }, body, derived, write);
+          // Only the migration that applied speaks.
+          if (!updated) migrationNotes.list.length = 0;
+        }
+      }
+      if (!updated) throw new ServiceError("conflict", "The survey is being changed by other requests; try again.");
+    }
+    await sealRevisions(updated);
+    await recordSurveyChange(updated);
+    return updated;
+  });
+  notes.list.push(...migrationNotes.list);
+  await forgetSurveyCounters(companyId);
+  warnDormantFields(updated.version as SurveyVersion, sent, notes);
+  return toSurveyRecord(updated) as SurveyRecord;
+}
+
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+
+/** The permission fields of `current` with the body's values applied (input of a migration). */
+function patchedPermissions(current: LeanSurvey, body: UpdateSurveyBody): PermissionState<ObjectId> {
+  // As the migration has always read it: entries stored by earlier versions may lack a flag.
+  const stored = current as PermissionState<ObjectId>;
+  let permissions = stored.permissions ?? [];
+  if (typeof body.permissions === "string") {
+    const id = oid(body.permissions);
+    if (!permissions.some((existing) => existing.equals(id))) permissions = [...permissions, id];
+  } else if (body.permissions) {
+    permissions = body.permissions.map(oid);
+  }
+  return {
+    permissions,
+    group: body.group !== undefined ? body.group : (stored.group ?? null),
+    groupPermissions: body.groupPermissions?.map(oid) ?? stored.groupPermissions ?? [],
+    permissionsV2: body.permissionsV2?.map(storedPermissionV2) ?? stored.permissionsV2 ?? [],
+    groupPermissionsV2: body.groupPermissionsV2?.map(storedGroupPermissionV2) ?? stored.groupPermissionsV2 ?? [],
+    onlySubSurvey: body.onlySubSurvey ?? stored.onlySubSurvey ?? false,
+  };
+}
+
+/** The stored state becomes `previous`, without its own `previous` or its search fields. */
+export const KEEP_PREVIOUS = [{ $set: { previous: "$$ROOT" } }, { $unset: ["previous.previous", "previous.nameLower", "previous.searchPrefixes"] }];
+
+/** When a change of a survey happens and who makes it. */
+export interface Write {
+  at: Date;
+  by: ObjectId | null;
+}
+
+/** What every change of a survey sets: a later `modifiedAt`, `__v` one more, and who made it. */
+export const newVersion = (write: Write): Document => ({
+  // Strictly later than before, also within one millisecond or when clocks disagree.
+  modifiedAt: { $max: [{ $literal: write.at }, { $add: ["$modifiedAt", 1] }] },
+  __v: { $add: [{ $ifNull: ["$__v", 0] }, 1] },
+  revisionBy: { $literal: write.by },
+});
+
+/**
+ * Runs the PATCH as one update pipeline; `null` when `filter` matches nothing. The state it
+ * replaces is kept in the document as `previous` (see `sealRevisions`).
+ */
+async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, derived: Partial<PermissionState<ObjectId>>, write: Write): Promise<LeanSurvey | null> {
+  // Every client value is wrapped in $literal: in a pipeline, "$x" would name a field.
+  const literal = (value: unknown) => ({ $literal: value });
+  const set: Document = { ...Object.fromEntries(Object.entries(derived).map(([field, value]) => [field, literal(value)])) };
+  if (body.code !== undefined) set.code = literal(body.code);
+  if (body.name !== undefined) {
+    set.name = literal(body.name);
+    set.nameLower = literal(lower(body.name));
+  }
+  if (body.version !== undefined) set.version = literal(body.version);
+  for (const field of ["isActive", "isSystemModel", "group", "onlySubSurvey"] as const) {
+    if (body[field] !== undefined) set[field] = literal(body[field]);
+  }
+  for (const field of ["groupPermissions", "propertiesChannel", "propertiesLimit", "responders"] as const) {
+    if (body[field] !== undefined) set[field] = literal(body[field].map(oid));
+  }
+  if (body.permissionsV2 !== undefined) set.permissionsV2 = literal(body.permissionsV2.map(storedPermissionV2));
+  if (body.groupPermissionsV2 !== undefined) set.groupPermissionsV2 = literal(body.groupPermissionsV2.map(storedGroupPermissionV2));
+  if (typeof body.permissions === "string") {
+    const current = { $ifNull: ["$permissions", []] };
+    const id = oid(body.permissions);
+    set.permissions = { $cond: [{ $in: [literal(id), current] }, current, { $concatArrays: [current, literal([id])] }] };
+  } else if (body.permissions !== undefined) {
+    set.permissions = literal(body.permissions.map(oid));
+  }
+  Object.assign(set, newVersion(write));
+  // The prefixes `search` uses, from the code and name the first stage left.
+  const pipeline = body.code !== undefined || body.name !== undefined ? [...KEEP_PREVIOUS, { $set: set }, { $set: { searchPrefixes: searchPrefixesExpression() } }] : [...KEEP_PREVIOUS, { $set: set }];
+  try {
+    return await updateSurveyWith(filter, pipeline);
+  } catch (error) {
+    if (isDuplicateKeyError(error)) throw duplicateCode();
+    throw error;
+  }
+}
+
+interface References {
+  permissions?: string | string[];
+  groupPermissions?: string[];
+  permissionsV2?: { accessRole: string }[];
+  groupPermissionsV2?: { accessRoles: string[] }[];
+  propertiesChannel?: string[];
+  propertiesLimit?: string[];
+  responders?: string[];
+}
+
+/** Every id a body names must be a record of the caller's company (`400 unknown_reference`). */
+function checkBodyReferences(companyId: ObjectId, body: References): Promise<void> {
+  const roles: [string, string][] = typeof body.permissions === "string" ? [["permissions", body.permissions]] : listRefs("permissions", body.permissions);
+  roles.push(...listRefs("groupPermissions", body.groupPermissions));
+  body.permissionsV2?.forEach((entry, i) => roles.push([`permissionsV2.${i}.accessRole`, entry.accessRole]));
+  body.groupPermissionsV2?.forEach((entry, i) => roles.push(...listRefs(`groupPermissionsV2.${i}.accessRoles`, entry.accessRoles)));
+  return checkReferences([
+    { refs: roles, find: (ids) => existingIds("accessRoles", companyId, ids) },
+    { refs: [...listRefs("propertiesChannel", body.propertiesChannel), ...listRefs("propertiesLimit", body.propertiesLimit)], find: (ids) => existingIds("properties", companyId, ids) },
+    { refs: listRefs("responders", body.responders), find: (ids) => existingUserIds(companyId, ids) },
+  ]);
+}

@@ -1,0 +1,462 @@
+/**
+ * The users collection: the model, the only code that reads or writes it, and the shaping of
+ * user records as the API shows them (docs/api.md#the-user-record), shared by the users service
+ * and the read workers (lib/platform/startup/read-tasks.ts). Nothing here knows the caller beyond the
+ * company whose view it builds.
+ *
+ * One way to the database: the driver, typed by the model's lean type (single-batch reads of
+ * lib/kernel/models/read.ts, writes on the model's collection); the Mongoose schema declares the fields,
+ * defaults and indexes.
+ */
+import mongoose, { Schema } from "mongoose";
+import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
+import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/kernel/models/read";
+import { existingIds, type ReferenceKind } from "@/lib/resources/reference/repository";
+import { countsChanged, sharedCount } from "@/lib/counts/repository";
+import { entityTag } from "@/lib/kernel/entity-tag";
+import { newId, type ObjectId as Id } from "@/lib/kernel/ids";
+import { nameSortKey, userKeywords } from "@/lib/resources/users/search";
+import type { UserName, UserRecord } from "./contract";
+
+const ids = { type: [{ type: ObjectId }], default: [] };
+
+const membershipSchema = new Schema(
+  {
+    companyId: { type: ObjectId, required: true },
+    /**
+     * Whether the user is active in this company: deactivating a member of one company leaves
+     * their other memberships alone. Absent (records of earlier versions) means active.
+     */
+    isActive: { type: Boolean, default: true },
+    hierarchy: {
+      boss: ids,
+      peers: ids,
+      subordinate: ids,
+    },
+  },
+  { strict: "throw" },
+);
+
+const userSchema = new Schema(
+  {
+    name: {
+      type: new Schema(
+        { displayName: String, names: String, lastName: String, secondLastName: String },
+        { _id: false, strict: "throw" },
+      ),
+      default: null,
+    },
+    /** Stored lowercased; unique across the service. */
+    email: { type: String, required: true },
+    accessRoles: ids,
+    properties: ids,
+    job: { type: ObjectId, default: null },
+    bot: { type: ObjectId, default: null },
+    phone: { type: String, default: null },
+    isOnline: { type: Boolean, required: true, default: false },
+    termsConditions: { type: Boolean, required: true, default: false },
+    /** Keywords of the name and e-mail (./search.ts). */
+    search: { type: [String], default: [] },
+    /** The key of the order by name (./search.ts `nameSortKey`); never shown by the API. */
+    nameSort: { type: String },
+    companies: { type: [membershipSchema], default: [] },
+    lastRequestDate: { type: Date, default: null },
+    createdAt: { type: Date, required: true },
+    modifiedAt: { type: Date, required: true },
+    extensions: { type: Schema.Types.Mixed, default: () => ({}) },
+  },
+  { ...schemaOptions, collection: "users" },
+);
+
+userSchema.index({ email: 1 }, { unique: true });
+// The default list: one company, newest modifiedAt first, _id breaking ties (and paging stable).
+userSchema.index({ "companies.companyId": 1, modifiedAt: 1, _id: 1 });
+// `isActive` is each membership's own flag: the lists match it with $elemMatch on the index above.
+// (MongoDB could index companies.companyId with companies.isActive; the embedded database refuses
+// two paths of one array as "parallel arrays".)
+userSchema.index({ "companies.companyId": 1, createdAt: 1, _id: 1 });
+// The other orders of the list (docs/api.md#sorting), each one company's index walked one way.
+userSchema.index({ "companies.companyId": 1, nameSort: 1, _id: 1 });
+userSchema.index({ "companies.companyId": 1, email: 1, _id: 1 });
+// `search` and `companies` are both arrays, so they cannot share a compound index.
+userSchema.index({ search: 1 });
+userSchema.index({ accessRoles: 1 });
+userSchema.index({ properties: 1 });
+userSchema.index({ job: 1 });
+userSchema.index({ bot: 1 });
+userSchema.index({ "companies.hierarchy.boss": 1 });
+userSchema.index({ "companies.hierarchy.peers": 1 });
+userSchema.index({ "companies.hierarchy.subordinate": 1 });
+
+export const User = defineModel("User", userSchema);
+
+/** A user as stored (what `.lean()` reads). */
+export type UserDoc = mongoose.InferSchemaType<typeof userSchema> & { _id: mongoose.Types.ObjectId };
+
+/** A company membership as stored: its own active flag and hierarchy. */
+export interface StoredMembership {
+  _id: Id;
+  companyId: Id;
+  isActive?: boolean;
+  hierarchy: { boss: Id[]; peers: Id[]; subordinate: Id[] };
+}
+
+/** What a new user is made of; every field left out takes the default of a new account. */
+export interface NewUser {
+  _id?: Id;
+  email: string;
+  name?: UserName | null;
+  accessRoles?: Id[];
+  properties?: Id[];
+  job?: Id | null;
+  bot?: Id | null;
+  phone?: string | null;
+  isOnline?: boolean;
+  termsConditions?: boolean;
+  companies: StoredMembership[];
+  createdAt: Date;
+  /** `createdAt` when left out. */
+  modifiedAt?: Date;
+  extensions?: Record<string, unknown>;
+}
+
+/**
+ * A user document as stored, built in this one place for the service, the first admin of a
+ * company, the seed and the benchmark, so a new field is added once. `search` always derives
+ * from the name and e-mail.
+ */
+export function newDoc(user: NewUser): LeanUser {
+  return {
+    _id: user._id ?? newId(),
+    name: user.name ?? null,
+    email: user.email,
+    accessRoles: user.accessRoles ?? [],
+    properties: user.properties ?? [],
+    job: user.job ?? null,
+    bot: user.bot ?? null,
+    phone: user.phone ?? null,
+    isOnline: user.isOnline ?? false,
+    termsConditions: user.termsConditions ?? false,
+    search: userKeywords(user.name, user.email),
+    nameSort: nameSortKey(user.name, user.email),
+    companies: user.companies,
+    lastRequestDate: null,
+    createdAt: user.createdAt,
+    modifiedAt: user.modifiedAt ?? user.createdAt,
+    extensions: user.extensions ?? {},
+  };
+}
+
+/** A membership of a company with no hierarchy yet. */
+export const emptyMembership = (companyId: Id, isActive = true): StoredMembership => ({
+  _id: newId(),
+  companyId,
+  isActive,
+  hierarchy: { boss: [], peers: [], subordinate: [] },
+});
+
+/** A user as a read without Mongoose documents answers it: memberships are plain objects. */
+export type LeanUser = Omit<UserDoc, "companies"> & { companies: StoredMembership[] };
+
+/**
+ * A read of user records for one company: the filter must already be scoped to it. With
+ * `projection` ({@link CSV_FIELDS}) the records hold only the fields it names; the others are
+ * absent or empty.
+ */
+export interface UserRecordsQuery extends ReadOptions {
+  companyId: Id;
+  filter: Filter<Document>;
+}
+
+/**
+ * The stored fields a row of the users CSV reads (./columns.ts): the `search` keywords and the
+ * `extensions` (up to 16 KiB a user) stay in the database, so an export allocates less per row.
+ */
+export const CSV_FIELDS: Readonly<Record<string, 1>> = { name: 1, email: 1, accessRoles: 1, properties: 1, job: 1, phone: 1, companies: 1, createdAt: 1, modifiedAt: 1 };
+
+export async function readUserRecords({ companyId, filter, ...options }: UserRecordsQuery): Promise<UserRecord[]> {
+  return toUserRecords(await findDocs<LeanUser>(User, filter, options), companyId);
+}
+
+/** The stored field behind each order of the list (docs/api.md#sorting). */
+export const USER_SORT_FIELDS = { modifiedAt: "modifiedAt", createdAt: "createdAt", name: "nameSort", email: "email" } as const;
+export type UserSortKey = keyof typeof USER_SORT_FIELDS;
+
+/**
+ * A page of user records with each one's stored value of the sort field `key`: a cursor carries
+ * the value the database ordered by (`nameSort` is not part of the record).
+ */
+export async function readUserPage({ companyId, filter, key, ...options }: UserRecordsQuery & { key: string }): Promise<{ records: UserRecord[]; keys: unknown[] }> {
+  const projection = options.projection ? { ...options.projection, [key]: 1 } : undefined;
+  const docs = await findDocs<LeanUser>(User, filter, { ...options, ...(projection ? { projection } : {}) });
+  return { records: await toUserRecords(docs, companyId), keys: docs.map((doc) => (doc as unknown as Record<string, unknown>)[key]) };
+}
+
+const users = () => driverCollection<LeanUser>(User);
+
+/** One user as stored, with only the fields of `projection` (and `_id`); `null` if none matches. */
+export const findUser = (filter: Filter<Document>, projection: Document): Promise<LeanUser | null> =>
+  findOneDoc<LeanUser>(User, filter, projection);
+
+/** The ids among `ids` that name users of the company, as hex strings. */
+export async function existingUserIds(companyId: Id, ids: Id[]): Promise<Set<string>> {
+  const found = await findDocs<{ _id: Id }>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { _id: 1 } });
+  return new Set(found.map((record) => record._id.toHexString()));
+}
+
+/** The display names of those of `ids` that are users of the company (the e-mail when unnamed). */
+export async function userDisplayNames(companyId: Id, ids: Id[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const found = await findDocs<Pick<LeanUser, "_id" | "name" | "email">>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { name: 1, email: 1 } });
+  return new Map(found.map((user) => [user._id.toHexString(), displayNameOf(user)]));
+}
+
+/** The display name and e-mail of each of `ids` that is a user of the company. */
+export async function userNamesAndEmails(companyId: Id, ids: Id[]): Promise<Map<string, { name: string; email: string }>> {
+  if (ids.length === 0) return new Map();
+  const found = await findDocs<Pick<LeanUser, "_id" | "name" | "email">>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { name: 1, email: 1 } });
+  return new Map(found.map((user) => [user._id.toHexString(), { name: displayNameOf(user), email: user.email }]));
+}
+
+/** How a user is named to people: the display name, else first and last names, else the e-mail. */
+export const displayNameOf = (user: Pick<LeanUser, "name" | "email">): string =>
+  user.name?.displayName || [user.name?.names, user.name?.lastName].filter(Boolean).join(" ") || user.email;
+
+/** Whether an active member of the company (other than `except`) holds one of `roleIds`. */
+export async function activeMemberHolds(companyId: Id, roleIds: Id[], except?: Id): Promise<boolean> {
+  if (roleIds.length === 0) return false;
+  const filter = {
+    accessRoles: { $in: roleIds },
+    companies: { $elemMatch: { companyId, isActive: { $ne: false } } },
+    ...(except ? { _id: { $ne: except } } : {}),
+  };
+  return (await findDocs(User, filter, { projection: { _id: 1 }, limit: 1 })).length > 0;
+}
+
+/** Whether an active member of the company other than those of `except` holds one of `roleIds`. */
+export async function activeMemberHoldsExcept(companyId: Id, roleIds: Id[], except: Id[]): Promise<boolean> {
+  if (roleIds.length === 0) return false;
+  const filter = { accessRoles: { $in: roleIds }, companies: { $elemMatch: { companyId, isActive: { $ne: false } } }, _id: { $nin: except } };
+  return (await findDocs(User, filter, { projection: { _id: 1 }, limit: 1 })).length > 0;
+}
+
+/** The e-mail addresses of the company's active members holding one of `roleIds` (its admins, given its admin roles). */
+export async function activeHolderEmails(companyId: Id, roleIds: Id[]): Promise<string[]> {
+  if (roleIds.length === 0) return [];
+  const filter = { accessRoles: { $in: roleIds }, companies: { $elemMatch: { companyId, isActive: { $ne: false } } } };
+  return (await findDocs<{ email: string }>(User, filter, { projection: { email: 1 }, limit: 100 })).map((user) => user.email);
+}
+
+/** The field of a user that holds each kind of reference data, and whether it is a list. */
+const HELD_IN = {
+  accessRoles: { field: "accessRoles", many: true },
+  properties: { field: "properties", many: true },
+  jobTitles: { field: "job", many: false },
+  bots: { field: "bot", many: false },
+} as const satisfies Record<ReferenceKind, { field: string; many: boolean }>;
+
+/**
+ * How many users of the company (active or not) hold each of `ids` of `kind`, by id as a hex
+ * string; ids nobody holds are absent. Counted at each call through the field's index, never stored.
+ */
+export async function countHolders(kind: ReferenceKind, companyId: Id, ids: Id[]): Promise<Map<string, number>> {
+  const { field, many } = HELD_IN[kind];
+  const rows = await aggregateDocs<{ _id: Id; users: number }>(User, [
+    { $match: { [field]: { $in: ids }, "companies.companyId": companyId } },
+    { $project: { _id: 0, held: `$${field}` } },
+    // A list field holds other ids too: only those asked for are counted.
+    ...(many ? [{ $unwind: "$held" }, { $match: { held: { $in: ids } } }] : []),
+    { $group: { _id: "$held", users: { $sum: 1 } } },
+  ]);
+  return new Map(rows.map((row) => [row._id.toHexString(), row.users]));
+}
+
+/** The first `limit` ids of the company's users, by id. */
+export async function companyUserIds(companyId: Id, limit: number): Promise<Id[]> {
+  const found = await findDocs<{ _id: Id }>(User, { "companies.companyId": companyId }, { projection: { _id: 1 }, sort: { _id: 1 }, limit });
+  return found.map((record) => record._id);
+}
+
+/** The ids of the first `limit` users `filter` (scoped to a company) matches, by id. */
+export async function matchingUserIds(filter: Filter<Document>, limit: number): Promise<Id[]> {
+  const found = await findDocs<{ _id: Id }>(User, filter, { projection: { _id: 1 }, sort: { _id: 1 }, limit });
+  return found.map((record) => record._id);
+}
+
+/** Inserts a document built by {@link newDoc}; a taken e-mail fails with the duplicate-key error. */
+export async function insertUser(doc: LeanUser): Promise<void> {
+  await users().insertOne(doc);
+}
+
+/** Inserts each document unless its `_id` is taken; answers how many were inserted. */
+export async function insertUsersOnce(docs: LeanUser[]): Promise<number> {
+  const operations: AnyBulkWriteOperation<LeanUser>[] = docs.map(({ _id, ...fields }) => ({
+    updateOne: { filter: { _id }, update: { $setOnInsert: fields }, upsert: true },
+  }));
+  return (await users().bulkWrite(operations, { ordered: false })).upsertedCount;
+}
+
+/** Applies an update pipeline to the user `filter` matches; the user after it, or `null`. */
+export const updateUserWith = (filter: Filter<Document>, pipeline: Document[]): Promise<LeanUser | null> =>
+  users().findOneAndUpdate(filter, pipeline, { returnDocument: "after" });
+
+/** Sets `lastRequestDate` to `now` unless it is later than `since` (so it is written once per interval). */
+export async function touchLastRequest(userId: Id, now: Date, since: Date): Promise<void> {
+  await users().updateOne({ _id: userId, $or: [{ lastRequestDate: null }, { lastRequestDate: { $lte: since } }] }, { $set: { lastRequestDate: now } });
+}
+
+/** Sets the `search` keywords and the `nameSort` key of the user `filter` matches (if it still does). */
+export async function setSearchKeywords(filter: Filter<Document>, search: string[], nameSort: string): Promise<void> {
+  await users().updateOne(filter, { $set: { search, nameSort } });
+}
+
+/** Adds a company membership (with its access role) to an existing user, `modifiedAt` moving forward. */
+export async function addMembership(user: Pick<LeanUser, "_id" | "modifiedAt">, membership: StoredMembership, roleId: Id, now: Date): Promise<void> {
+  await users().updateOne(
+    { _id: user._id },
+    {
+      $push: { companies: membership },
+      $addToSet: { accessRoles: roleId },
+      $set: { modifiedAt: new Date(Math.max(now.getTime(), user.modifiedAt.getTime() + 1)) },
+    },
+  );
+}
+
+/**
+ * How many users of the company `filter` (already scoped to it) matches: the count shared by every
+ * server process through the database (lib/counts/repository.ts, docs/api.md#counters).
+ */
+export const countUsers = (companyId: Id, filter: Filter<Document>): Promise<number> =>
+  sharedCount("users", companyId, filter, () => users().countDocuments(filter));
+
+/** After a write of users of these companies has committed: their counts are no longer current. */
+export const userCountsChanged = (companyIds: readonly Id[]): Promise<void> => countsChanged("users", companyIds);
+
+/**
+ * Users stored before the order by name get their `nameSort` key, once, at start (a few thousand
+ * a write); the field's index is built by then, so a user without one would sort first.
+ */
+export async function backfillNameSort(): Promise<void> {
+  const missing = users().find({ nameSort: { $exists: false } }, { projection: { name: 1, email: 1 } });
+  let batch: AnyBulkWriteOperation<LeanUser>[] = [];
+  for await (const user of missing) {
+    batch.push({ updateOne: { filter: { _id: user._id, nameSort: { $exists: false } }, update: { $set: { nameSort: nameSortKey(user.name as UserName | null, user.email) } } } });
+    if (batch.length === 1000) {
+      await users().bulkWrite(batch, { ordered: false });
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await users().bulkWrite(batch, { ordered: false });
+}
+
+/**
+ * Records of earlier versions kept one `isActive` for the whole account: it becomes the flag of
+ * each of its memberships that has none, once, at start.
+ */
+export async function backfillMembershipActive(): Promise<void> {
+  await users().updateMany(
+    { isActive: false },
+    { $set: { "companies.$[entry].isActive": false } },
+    { arrayFilters: [{ "entry.isActive": { $exists: false } }] },
+  );
+  await users().updateMany({ isActive: { $exists: true } }, { $unset: { isActive: "" } });
+}
+
+/**
+ * The records as the API shows them to one company: only that company's `companies` entry, and,
+ * for a user who also belongs to other companies, only this company's roles, properties, job and
+ * bot — nothing of another company leaks through a shared user.
+ */
+export async function toUserRecords(docs: LeanUser[], companyId: Id): Promise<UserRecord[]> {
+  const shared = docs.filter((doc) => doc.companies.length > 1);
+  const own = shared.length > 0 ? await ownReferences(shared, companyId) : undefined;
+  return docs.map((doc) => toUserRecord(doc, companyId, doc.companies.length > 1 ? own : undefined));
+}
+
+async function ownReferences(docs: LeanUser[], companyId: Id): Promise<Set<string>> {
+  const ids = (pick: (doc: LeanUser) => (Id | null | undefined)[]) =>
+    [...new Set(docs.flatMap((doc) => pick(doc).filter((id): id is Id => Boolean(id))))];
+  const references: [ReferenceKind, Id[]][] = [
+    ["accessRoles", ids((doc) => doc.accessRoles)],
+    ["properties", ids((doc) => doc.properties)],
+    ["jobTitles", ids((doc) => [doc.job])],
+    ["bots", ids((doc) => [doc.bot])],
+  ];
+  const found = await Promise.all(references.map(([kind, wanted]) => existingIds(kind, companyId, wanted)));
+  return new Set(found.flatMap((set) => [...set]));
+}
+
+/**
+ * The entity tag of a user: every write of a user moves `modifiedAt` (a PATCH, a membership
+ * added), except the sign-in bookkeeping of `lastRequestDate` and the `search` keywords stored
+ * after a new name; all three are in the tag, so it changes whenever the stored record does.
+ */
+export const userTag = (user: Pick<UserRecord, "_id" | "modifiedAt" | "lastRequestDate" | "search">): string =>
+  entityTag("user", [user._id, user.modifiedAt, user.lastRequestDate, user.search]);
+
+/** The tag of a user as stored (with at least the fields {@link userTag} reads). */
+export const storedUserTag = (doc: Pick<LeanUser, "_id" | "modifiedAt" | "lastRequestDate" | "search">): string =>
+  userTag({ _id: hex(doc._id), modifiedAt: iso(doc.modifiedAt), lastRequestDate: doc.lastRequestDate ? iso(doc.lastRequestDate) : null, search: doc.search });
+
+const hex = (id: Id) => id.toHexString();
+const iso = (date: Date) => date.toISOString();
+
+function toUserRecord(doc: LeanUser, companyId: Id, own: Set<string> | undefined): UserRecord {
+  const visible = (id: Id | null | undefined) => (id && (!own || own.has(hex(id))) ? hex(id) : null);
+  const visibleAll = (ids: Id[]) => ids.map(visible).filter((id): id is string => id !== null);
+  const name = doc.name;
+  return {
+    _id: hex(doc._id),
+    name: name
+      ? {
+          displayName: name.displayName ?? "",
+          names: name.names ?? "",
+          lastName: name.lastName ?? "",
+          secondLastName: name.secondLastName ?? "",
+        }
+      : null,
+    email: doc.email,
+    accessRoles: visibleAll(doc.accessRoles),
+    properties: visibleAll(doc.properties),
+    job: visible(doc.job),
+    bot: visible(doc.bot),
+    phone: doc.phone ?? null,
+    // Whether the user is active in this company: each membership has its own flag.
+    isActive: doc.companies.find((entry) => entry.companyId.equals(companyId))?.isActive !== false,
+    isOnline: doc.isOnline,
+    termsConditions: doc.termsConditions,
+    search: doc.search,
+    companies: doc.companies
+      .filter((entry) => entry.companyId.equals(companyId))
+      .map((entry) => ({
+        _id: hex(entry._id),
+        companyId: hex(entry.companyId),
+        hierarchy: {
+          boss: (entry.hierarchy?.boss ?? []).map(hex),
+          peers: (entry.hierarchy?.peers ?? []).map(hex),
+          subordinate: (entry.hierarchy?.subordinate ?? []).map(hex),
+        },
+      })),
+    lastRequestDate: doc.lastRequestDate ? iso(doc.lastRequestDate) : null,
+    createdAt: iso(doc.createdAt),
+    modifiedAt: iso(doc.modifiedAt),
+    extensions: (doc.extensions ?? {}) as Record<string, unknown>,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batches of the import (docs/api.md#import)
+
+/** The users with these e-mails, whatever their companies (e-mail is unique across the service). */
+export const findUsersByEmail = (emails: string[]): Promise<LeanUser[]> =>
+  emails.length === 0 ? Promise.resolve([]) : findDocs<LeanUser>(User, { email: { $in: emails } }, { limit: emails.length });
+
+/** Inserts documents built by {@link newDoc}; a taken e-mail fails the whole call with the duplicate-key error. */
+export async function insertUsers(docs: LeanUser[]): Promise<void> {
+  if (docs.length > 0) await users().insertMany(docs, { ordered: true });
+}
+
+/** Sets fields of the user while it is still the version read (`modifiedAt`); whether it was. */
+export const setUserFields = async (user: Pick<LeanUser, "_id" | "modifiedAt">, fields: Document): Promise<boolean> =>
+  (await users().updateOne({ _id: user._id, modifiedAt: user.modifiedAt }, { $set: fields })).matchedCount > 0;

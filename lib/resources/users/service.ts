@@ -1,0 +1,627 @@
+/**
+ * The users resource (docs/api.md#users): list, read, create, update.
+ * Every query is scoped to the caller's company: a user of another company does not exist here.
+ */
+import type { Document, Filter, Sort } from "mongodb";
+import type { QueryFilter } from "mongoose";
+import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
+import { adminRoleCompanies, adminRoleIds, companyIds, existingIds } from "@/lib/resources/reference/repository";
+import {
+  UserName,
+  type CreateUserBody,
+  type Hierarchy,
+  type ExportUsersQuery,
+  type ListUsersQuery,
+  type UpdateUserBody,
+  type UserList,
+  type UserRecord,
+} from "./contract";
+import { forgetPrincipals, revokeSessions } from "@/lib/resources/credentials/sessions";
+import type { Principal } from "@/lib/kernel/principal";
+import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
+import { holdsScope, requireScope } from "@/lib/kernel/scopes";
+import { matchesTag } from "@/lib/kernel/entity-tag";
+import { oid, type ObjectId } from "@/lib/kernel/ids";
+import { checkReferences, listRefs } from "@/lib/kernel/references";
+import { adminChange } from "@/lib/resources/companies/repository";
+import { inviteUser } from "@/lib/resources/mail/invitations";
+import type { Notes } from "@/lib/kernel/notes";
+import { offThread } from "@/lib/kernel/off-thread";
+import { hashPassword } from "@/lib/resources/credentials/passwords";
+import { storePasswordHash } from "@/lib/resources/credentials/repository";
+import { nameSortKey, searchFilter, userKeywords } from "@/lib/resources/users/search";
+import { exportResponse, keysetBatches } from "@/lib/kernel/export/stream";
+import { ReferenceNames } from "@/lib/resources/reference/names";
+import { USER_COLUMNS, userReferences, userRow } from "./columns";
+import { inTransaction } from "@/lib/kernel/db/transaction";
+import { recordChange } from "@/lib/resources/events/service";
+import {
+  activeMemberHolds,
+  countUsers,
+  CSV_FIELDS,
+  emptyMembership,
+  existingUserIds,
+  findUser,
+  insertUser,
+  type LeanUser,
+  newDoc,
+  readUserPage,
+  readUserRecords,
+  setSearchKeywords,
+  storedUserTag,
+  toUserRecords,
+  updateUserWith,
+  userCountsChanged,
+  type UserDoc,
+  USER_SORT_FIELDS,
+} from "./repository";
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export async function listUsers(auth: Principal, query: ListUsersQuery, notes: Notes): Promise<UserList> {
+  const companyId = oid(auth.companyId);
+  const filter = await listFilter(companyId, query, notes);
+  const order = userOrder(query);
+  // `sortBy` is a filter of the scope, so a cursor of one order is refused by another (docs/api.md#cursor-paging).
+  const scope = listScope(auth.companyId, "/v2/users", query);
+  const read = await pageRead(query, order, scope);
+  const [found, counter] = await Promise.all([
+    offThread("userPage", readUserPage, {
+      companyId,
+      filter: withCondition(filter, read.after) as Filter<Document>,
+      sort: read.sort,
+      skip: read.skip,
+      limit: read.limit,
+      key: order.fields[0].name,
+    }),
+    query.count ? countUsers(companyId, filter as Filter<Document>) : undefined,
+  ]);
+  const rows = found.records.map((record, index) => ({ record, key: found.keys[index] }));
+  const page = await pageOf(rows, query, order, scope, (row) => [row.key, row.record._id]);
+  return {
+    data: {
+      users: page.items.map((row) => row.record),
+      ...pageFields(query, page, counter),
+    },
+  };
+}
+
+/**
+ * By the field `sortBy` names (docs/api.md#sorting), `_id` breaking ties, both in the direction
+ * `orderBy` asks; each order has its index (./repository.ts).
+ */
+const userOrder = (query: Pick<ListUsersQuery, "orderBy" | "sortBy">): ListOrder => ({
+  fields: [
+    { name: USER_SORT_FIELDS[query.sortBy], type: query.sortBy === "modifiedAt" || query.sortBy === "createdAt" ? "date" : "string" },
+    { name: "_id", type: "objectId" },
+  ],
+  direction: query.orderBy === "asc" ? 1 : -1,
+});
+
+/**
+ * Every user the list's filters match, streamed as CSV or NDJSON in the list's order
+ * (docs/api.md#export); the count of the matches, taken first, is the answer's `X-Total-Count`.
+ */
+export async function exportUsers(auth: Principal, query: ExportUsersQuery, context: { notes: Notes; requestId: string; signal?: AbortSignal }): Promise<Response> {
+  const companyId = oid(auth.companyId);
+  const filter = (await listFilter(companyId, query, context.notes)) as Filter<Document>;
+  const order = userOrder(query);
+  const sort = Object.fromEntries(order.fields.map((field) => [field.name, order.direction])) as Sort;
+  const names = new ReferenceNames(companyId);
+  return exportResponse({
+    format: query.format,
+    name: "users",
+    total: await countUsers(companyId, filter),
+    batches: keysetBatches(
+      async (after, limit) => {
+        const found = await readUserPage({ companyId, filter: withCondition(filter, after), sort, limit, key: order.fields[0].name, ...(query.format === "csv" ? { projection: CSV_FIELDS } : {}) });
+        return found.records.map((record, index) => ({ record, key: found.keys[index] }));
+      },
+      order,
+      (row) => [row.key, oid(row.record._id)],
+    ),
+    columns: USER_COLUMNS,
+    rows: async (batch) => {
+      const records = batch.map((row) => row.record);
+      await names.load(userReferences(records));
+      return records.map((user) => userRow(user, names));
+    },
+    records: (batch) => batch.map((row) => row.record),
+    requestId: context.requestId,
+    signal: context.signal,
+  });
+}
+
+/** The filters of a users list query: everything but its paging and order. */
+export type UserFilters = Omit<ListUsersQuery, "page" | "cursor" | "limit" | "count" | "orderBy" | "sortBy">;
+
+/**
+ * After a write of users of these companies has committed (never inside its transaction): their
+ * counts are no longer current in any process (docs/api.md#counters), and the user's cached
+ * principal may be out of date.
+ */
+export async function usersChanged(companyIds: readonly ObjectId[], userId?: string): Promise<void> {
+  if (userId !== undefined) forgetPrincipals(userId);
+  await userCountsChanged(companyIds);
+}
+
+/** The filter of a list query (exported for the index test). */
+export async function listFilter(companyId: ObjectId, query: UserFilters, notes: Notes): Promise<QueryFilter<UserDoc>> {
+  const and: QueryFilter<UserDoc>[] = [];
+  const filter: QueryFilter<UserDoc> = { "companies.companyId": companyId };
+  // The flag is the membership's own; a membership of an earlier version without one is active.
+  if (query.isActive === "true") filter.companies = { $elemMatch: { companyId, isActive: { $ne: false } } };
+  if (query.isActive === "false") filter.companies = { $elemMatch: { companyId, isActive: false } };
+
+  if (query.search !== undefined) {
+    const search = searchFilter(query.search);
+    if (search) and.push(search);
+    else notes.warning("empty_search", "The search holds no letters or digits and was ignored.", "search");
+  }
+  if (query.email) filter.email = { $in: query.email.map((email) => email.toLowerCase()) };
+  if (query.bot) filter.bot = { $in: query.bot.map(oid) };
+  if (query.id) filter._id = { $in: query.id.map(oid) };
+  if (query.property) filter.properties = oid(query.property);
+  if (query.accessRole) filter.accessRoles = oid(query.accessRole);
+  if (query.job) filter.job = oid(query.job);
+
+  const modified = range(query.modified, query.modified_gt, query.modified_gte, query.modified_lt, query.modified_lte);
+  if (modified) filter.modifiedAt = modified;
+  const created = range(query.created, query.created_gt, query.created_gte, query.created_lt, query.created_lte);
+  if (created) filter.createdAt = created;
+
+  if (query.relatedUser) and.push(await relatedFilter(companyId, oid(query.relatedUser), notes));
+  if (and.length > 0) filter.$and = and;
+  return filter;
+}
+
+function range(eq?: Date, gt?: Date, gte?: Date, lt?: Date, lte?: Date): Record<string, Date> | undefined {
+  const condition: Record<string, Date> = {};
+  if (eq) condition.$eq = eq;
+  if (gt) condition.$gt = gt;
+  if (gte) condition.$gte = gte;
+  if (lt) condition.$lt = lt;
+  if (lte) condition.$lte = lte;
+  return Object.keys(condition).length > 0 ? condition : undefined;
+}
+
+/** Users who name `userId` in their hierarchy in this company, and those `userId` names there. */
+async function relatedFilter(companyId: ObjectId, userId: ObjectId, notes: Notes): Promise<QueryFilter<UserDoc>> {
+  const related = await findUser({ _id: userId, "companies.companyId": companyId }, { companies: 1 });
+  if (!related) {
+    notes.warning("unknown_related_user", "relatedUser names no user of the company; no user is related.", "relatedUser");
+    return { _id: { $in: [] } };
+  }
+  const membership = related.companies.find((entry) => entry.companyId.equals(companyId));
+  const named = [
+    ...(membership?.hierarchy?.boss ?? []),
+    ...(membership?.hierarchy?.peers ?? []),
+    ...(membership?.hierarchy?.subordinate ?? []),
+  ];
+  return {
+    $or: [
+      ...(["boss", "peers", "subordinate"] as const).map((relation) => ({
+        companies: { $elemMatch: { companyId, [`hierarchy.${relation}`]: userId } },
+      })),
+      { _id: { $in: named } },
+    ],
+  };
+}
+
+export async function getUser(auth: Principal, id: string): Promise<UserRecord> {
+  const companyId = oid(auth.companyId);
+  const [user] = await offThread("userRecords", readUserRecords, { companyId, filter: { _id: oid(id), "companies.companyId": companyId }, limit: 1 });
+  if (!user) throw notFound("user");
+  return user;
+}
+
+export async function getMe(auth: Principal): Promise<UserRecord> {
+  if (auth.apiKey) throw new ServiceError("not_found", "An API key acts for its company, not for a user: /v2/users/me names no user.");
+  return getUser(auth, auth.userId);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+export interface CreateUserOptions {
+  notifyEmail: boolean;
+  notes: Notes;
+}
+
+export async function createUser(auth: Principal, body: CreateUserBody, options: CreateUserOptions): Promise<UserRecord> {
+  const companyId = oid(auth.companyId);
+  await checkBodyReferences(companyId, body);
+  if (!holdsScope(auth, "admin")) {
+    if (body.password !== undefined) requireScope(auth, "admin", "setting a password");
+    if (await namesAdminRole(companyId, body.accessRoles)) requireScope(auth, "admin", "granting an admin access role");
+  }
+  const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
+
+  const now = new Date();
+  const doc = newDoc({
+    name: body.name,
+    email: body.email,
+    accessRoles: body.accessRoles.map(oid),
+    properties: body.properties.map(oid),
+    job: body.job ? oid(body.job) : null,
+    bot: body.bot ? oid(body.bot) : null,
+    phone: body.phone,
+    isOnline: body.isOnline,
+    termsConditions: body.termsConditions,
+    companies: [emptyMembership(companyId, body.isActive)],
+    createdAt: now,
+    extensions: body.extensions,
+  });
+  // The user, its password and its event commit together (docs/architecture.md#events).
+  const record = await inTransaction(async () => {
+    try {
+      await insertUser(doc);
+    } catch (error) {
+      if (isDuplicateKeyError(error)) throw duplicateEmail();
+      throw error;
+    }
+    if (passwordHash) await storePasswordHash(doc._id, passwordHash);
+    const [created] = await toUserRecords([doc], companyId);
+    await recordChange({ company: companyId, resource: "user", id: doc._id, action: "created", after: created, ...userEventFields(passwordHash) });
+    return created;
+  });
+  await usersChanged([companyId]);
+
+  if (options.notifyEmail) {
+    if (passwordHash) {
+      options.notes.warning("notify_email_ignored", "notifyEmail only works when no password is set; no e-mail was sent.", "notifyEmail");
+    } else {
+      await inviteUser({ userId: doc._id, email: doc.email, companyId });
+      options.notes.info("invitation_sent", `An invitation to set a password was sent to ${doc.email}.`);
+    }
+  }
+  return record;
+}
+
+/** What a user's event leaves out of its changes (bookkeeping the record shows) and adds (a password). */
+const userEventFields = (passwordHash: string | undefined) => ({ ignore: ["search", "lastRequestDate"], also: passwordHash ? ["password"] : [] });
+
+
+const duplicateEmail = () =>
+  new ServiceError("conflict", "A user with this e-mail already exists.", [{ path: "email", message: "is already in use" }]);
+
+/**
+ * Fields of the account itself, shared by every company the user belongs to. Only the person
+ * themself, or an admin of every one of those companies, may change them; the rest of a user
+ * (access roles, properties, the company's hierarchy entry, `isActive`) is per company and its
+ * admins change it alone. See docs/security.md, "Who may change a user of several companies".
+ */
+export const ACCOUNT_FIELDS = ["password", "name", "phone", "job", "bot", "extensions", "isOnline", "termsConditions"] as const;
+
+/** Retries of an update whose preconditions changed under it (see `updateUser`). */
+const UPDATE_ATTEMPTS = 20;
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+
+/**
+ * Applies a PATCH as one atomic update pipeline, so concurrent PATCHes of one user never conflict:
+ * each field is set as its request says (the last writer wins per field, name parts included) and
+ * `modifiedAt` advances on each. Account-wide fields are guarded: the update applies only while
+ * the user belongs to no company beyond those the caller was found entitled over; when that guard
+ * (or "the user has a name" for a partial name) fails, the PATCH reads again and retries.
+ */
+/** What a change of a user sets off beyond the users (lib/resources/spanning/user-keys.ts: the keys an admin made). */
+export interface UpdateHooks {
+  /** The user stopped being an active admin of the company; after the commit. */
+  adminLost?: (userId: ObjectId, companyId: ObjectId) => Promise<void>;
+}
+
+export async function updateUser(auth: Principal, id: string, body: UpdateUserBody, notes: Notes, ifMatch?: string, hooks: UpdateHooks = {}): Promise<UserRecord> {
+  const companyId = oid(auth.companyId);
+  const userId = oid(id);
+  await checkBodyReferences(companyId, body);
+  const accountFields = ACCOUNT_FIELDS.filter((field) => body[field] !== undefined);
+  const self = id === auth.userId;
+  if (body.companies?.length) {
+    const patch = body.companies[0];
+    if (patch.companyId !== undefined && patch.companyId !== auth.companyId) {
+      throw new ServiceError("invalid_request", "Only the caller's company entry can be changed.", [
+        { path: "companies.0.companyId", message: "must be the caller's company" },
+      ]);
+    }
+    if (patch._id !== undefined) notes.warning("ignored_field", "companies[]._id is set by the service and was ignored.", "companies.0._id");
+  }
+
+  let entitled: ObjectId[] | undefined;
+  let passwordHash: string | undefined;
+  let activityChanged = false;
+  let adminLost = false;
+  let changedCompanies: ObjectId[] = [];
+  // The change and its event commit together; the transaction may run this again whole after a
+  // write conflict, so it writes only to the database (docs/architecture.md#events).
+  const record = await inTransaction(async () => {
+    activityChanged = false;
+    adminLost = false;
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      if (attempt > 0) await pause(attempt);
+      // The whole stored user: the event's changes compare it, as the API shows it, with the result.
+      const current = await findUser({ _id: userId, "companies.companyId": companyId }, {});
+      if (!current) throw notFound("user");
+      const filter: Document = { _id: userId, "companies.companyId": companyId };
+      if (ifMatch !== undefined) {
+        const tag = storedUserTag(current);
+        if (!matchesTag(ifMatch, tag)) throw preconditionFailed("user", tag);
+        // The update applies only to the very version the tag names: a write in between makes
+        // it match nothing, and the next attempt answers 412.
+        Object.assign(filter, { modifiedAt: current.modifiedAt, lastRequestDate: current.lastRequestDate ?? null, search: current.search });
+      }
+      if (body.email !== undefined && body.email.trim().toLowerCase() !== current.email) {
+        throw new ServiceError("immutable_field", "The e-mail of a user cannot be changed.", [
+          { path: "email", message: "cannot be changed" },
+        ]);
+      }
+
+      if (!holdsScope(auth, "admin")) await checkAdminPower(auth, companyId, current, body, accountFields);
+
+      if (accountFields.length > 0 && !self) {
+        const others = current.companies.filter((entry) => !entry.companyId.equals(companyId));
+        if (others.length > 0) entitled ??= await adminCompanies(auth);
+        const scope = others.length > 0 ? entitled! : [companyId];
+        if (others.some((entry) => !scope.some((company) => company.equals(entry.companyId)))) throw notEntitled(accountFields);
+        // The user must still belong to no other company when the update applies.
+        filter.companies = { $not: { $elemMatch: { companyId: { $nin: scope } } } };
+      }
+
+      const set: Document = {};
+      if (body.name !== undefined) {
+        const complete = UserName.safeParse(body.name);
+        const merged = complete.success ? complete : UserName.safeParse({ ...(current.name ?? {}), ...body.name });
+        if (!merged.success) {
+          throw new ServiceError(
+            "invalid_request",
+            "The name must have all four parts.",
+            merged.error.issues.map((issue) => ({ path: ["name", ...issue.path].join("."), message: issue.message })),
+          );
+        }
+        if (complete.success) {
+          set.name = literal(complete.data);
+        } else {
+          // Merged in the update, so concurrent PATCHes of different parts all apply. A stored name
+          // always has all four parts, so the merge does too.
+          filter.name = { $type: "object" };
+          set.name = { $mergeObjects: ["$name", literal(body.name)] };
+        }
+      }
+      if (body.accessRoles) set.accessRoles = await replaceOwn("accessRoles", body.accessRoles, current, companyId);
+      if (body.properties) set.properties = await replaceOwn("properties", body.properties, current, companyId);
+      if (body.job !== undefined) set.job = literal(body.job ? oid(body.job) : null);
+      if (body.bot !== undefined) set.bot = literal(body.bot ? oid(body.bot) : null);
+      for (const field of ["phone", "isOnline", "termsConditions", "extensions"] as const) {
+        if (body[field] !== undefined) set[field] = literal(body[field]);
+      }
+      const membership = membershipPatch(body);
+      if (membership) {
+        set.companies = {
+          $map: {
+            input: "$companies",
+            as: "entry",
+            in: { $cond: [{ $eq: ["$$entry.companyId", literal(companyId)] }, { $mergeObjects: ["$$entry", membership] }, "$$entry"] },
+          },
+        };
+      }
+      // Strictly later than before, also within one millisecond or when clocks disagree.
+      set.modifiedAt = { $max: [literal(new Date()), { $add: ["$modifiedAt", 1] }] };
+
+      // Hashed once, and only after the checks above: hashing is slow on purpose.
+      if (body.password !== undefined) passwordHash ??= await hashPassword(body.password);
+      const demotes = body.accessRoles !== undefined || body.isActive === false;
+      if (demotes) {
+        await adminChange(companyId);
+        await refuseLastAdmin(companyId, current, body);
+      }
+      const updated = await updateUserWith(filter, [{ $set: set }]);
+      if (!updated) continue;
+      if (demotes) {
+        await keepAnAdmin(companyId, current, updated);
+        const roles = await adminRoleIds(companyId);
+        adminLost = activeHolder(current, companyId, roles) && !activeHolder(updated, companyId, roles);
+      }
+      if (body.name !== undefined) updated.search = await storeKeywords(updated);
+      forgetPrincipals(id);
+      // An account-wide field (the name, and so the search keywords) changes the user in each of its companies.
+      changedCompanies = updated.companies.map((entry) => entry.companyId);
+      activityChanged = wasActiveIn(current, companyId) !== wasActiveIn(updated, companyId);
+      if (passwordHash) {
+        await storePasswordHash(userId, passwordHash);
+        // A new password ends every other way into the account; the caller's own session survives
+        // a change of their own password (docs/security.md, "Passwords and tokens").
+        await revokeSessions(userId, self ? { except: auth.sessionId } : {});
+      }
+      const [before, after] = await toUserRecords([current, updated], companyId);
+      await recordChange({ company: companyId, resource: "user", id: userId, action: "updated", before, after, ...userEventFields(passwordHash) });
+      return after;
+    }
+    throw new ServiceError("conflict", "The user is being changed by other requests; try again.");
+  });
+  await usersChanged(changedCompanies, id);
+  // Deactivation ends the user's sessions in this company, so a reactivation needs a new sign-in
+  // (docs/security.md#passwords-and-tokens). After the commit, outside the transaction, so that
+  // concurrent changes of one user do not conflict over the sessions; a reactivation ends them
+  // again, so sessions a crash left between the two steps never come back either.
+  if (activityChanged) await revokeSessions(userId, { companyId });
+  if (adminLost && hooks.adminLost) await hooks.adminLost(userId, companyId);
+  return record;
+}
+
+/** Whether any of `ids` is an access role of the company with `isAdmin: true`. */
+export async function namesAdminRole(companyId: ObjectId, ids: readonly string[]): Promise<boolean> {
+  if (ids.length === 0) return false;
+  const admins = new Set((await adminRoleIds(companyId)).map((role) => role.toHexString()));
+  return ids.some((id) => admins.has(id.toLowerCase()));
+}
+
+/**
+ * Admin power is the scope `admin` (docs/security.md#scopes): a key without it sets no password,
+ * grants or takes no admin role, and changes no account-wide field of a user who holds an admin
+ * role; `403 insufficient_scope` before anything is written.
+ */
+async function checkAdminPower(auth: Principal, companyId: ObjectId, current: LeanUser, body: UpdateUserBody, accountFields: readonly string[]): Promise<void> {
+  if (body.password !== undefined) requireScope(auth, "admin", "setting a password");
+  const admins = new Set((await adminRoleIds(companyId)).map((role) => role.toHexString()));
+  const heldBefore = (current.accessRoles ?? []).map((role) => role.toHexString()).filter((role) => admins.has(role));
+  if (body.accessRoles) {
+    const heldAfter = new Set(body.accessRoles.map((role) => role.toLowerCase()).filter((role) => admins.has(role)));
+    if (heldAfter.size !== new Set(heldBefore).size || heldBefore.some((role) => !heldAfter.has(role))) {
+      requireScope(auth, "admin", "granting or taking an admin access role");
+    }
+  }
+  if (accountFields.length > 0 && heldBefore.length > 0) requireScope(auth, "admin", `changing ${accountFields.join(", ")} of a user who holds an admin access role`);
+}
+
+/** Whether the user is an active member of the company. */
+export const wasActiveIn = (user: Pick<LeanUser, "companies">, companyId: ObjectId) =>
+  user.companies.some((entry) => entry.companyId.equals(companyId) && entry.isActive !== false);
+
+/** Whether the user is an active member of the company holding one of `roles`. */
+const activeHolder = (user: Pick<LeanUser, "accessRoles" | "companies">, companyId: ObjectId, roles: ObjectId[]) =>
+  user.companies.some((entry) => entry.companyId.equals(companyId) && entry.isActive !== false) &&
+  (user.accessRoles ?? []).some((role) => roles.some((admin) => admin.equals(role)));
+
+const lastAdmin = (path: string) =>
+  new ServiceError("conflict", "The company must keep at least one admin access role held by an active user, and this change would leave none.", [
+    { path, message: "would leave the company without an active admin" },
+  ]);
+
+/**
+ * Refuses, before anything is written, a change that would take the company's last admin role
+ * held by an active user from `before` (docs/api.md#the-last-admin-role).
+ */
+async function refuseLastAdmin(companyId: ObjectId, before: LeanUser, body: UpdateUserBody): Promise<void> {
+  const roles = await adminRoleIds(companyId);
+  if (!activeHolder(before, companyId, roles)) return;
+  const own = new Set(roles.map((role) => role.toHexString()));
+  const keepsRole = body.accessRoles === undefined || body.accessRoles.some((role) => own.has(role.toLowerCase()));
+  if (keepsRole && body.isActive !== false) return;
+  if (await activeMemberHolds(companyId, roles, before._id)) return;
+  throw lastAdmin(keepsRole ? "isActive" : "accessRoles");
+}
+
+/**
+ * The company keeps an admin role held by an active user (docs/api.md#the-last-admin-role): a
+ * change that took the last one from `before` anyway, racing another (each checked before the
+ * other wrote), is undone (its roles and membership flag put back) and answered `409`: of two
+ * concurrent demotions of the last two admins, the later check sees both.
+ */
+async function keepAnAdmin(companyId: ObjectId, before: LeanUser, after: LeanUser): Promise<void> {
+  const roles = await adminRoleIds(companyId);
+  if (!activeHolder(before, companyId, roles) || activeHolder(after, companyId, roles)) return;
+  if (await activeMemberHolds(companyId, roles)) return;
+  const wasActive = before.companies.find((entry) => entry.companyId.equals(companyId))?.isActive !== false;
+  await updateUserWith({ _id: before._id }, [
+    {
+      $set: {
+        accessRoles: literal(before.accessRoles ?? []),
+        companies: {
+          $map: {
+            input: "$companies",
+            as: "entry",
+            in: { $cond: [{ $eq: ["$$entry.companyId", literal(companyId)] }, { $mergeObjects: ["$$entry", { isActive: literal(wasActive) }] }, "$$entry"] },
+          },
+        },
+        modifiedAt: { $max: [literal(new Date()), { $add: ["$modifiedAt", 1] }] },
+      },
+    },
+  ]);
+  forgetPrincipals(before._id.toHexString());
+  throw lastAdmin(activeHolder({ ...after, accessRoles: before.accessRoles }, companyId, roles) ? "accessRoles" : "isActive");
+}
+
+/**
+ * Stores the `search` keywords of a name just written, unless the name has changed since: then
+ * the PATCH that changed it stores its own. The keywords are the name's either way.
+ */
+async function storeKeywords(user: LeanUser): Promise<string[]> {
+  const search = userKeywords(user.name as UserName | null, user.email);
+  await setSearchKeywords({ _id: user._id, ...sameName(user.name) }, search, nameSortKey(user.name as UserName | null, user.email));
+  return search;
+}
+
+// In a pipeline "$x" names a field: every client value goes in as a literal.
+const literal = (value: unknown) => ({ $literal: value });
+
+/** The caller's membership fields a PATCH changes: its hierarchy (per relation) and `isActive`. */
+function membershipPatch(body: UpdateUserBody): Document | undefined {
+  const patch: Document = {};
+  const hierarchy = body.companies?.[0]?.hierarchy;
+  if (hierarchy) {
+    const relations = Object.fromEntries(
+      (["boss", "peers", "subordinate"] as const).map((relation) => [
+        relation,
+        hierarchy[relation] ? literal(hierarchy[relation].map(oid)) : { $ifNull: [`$$entry.hierarchy.${relation}`, []] },
+      ]),
+    );
+    patch.hierarchy = relations;
+  }
+  if (body.isActive !== undefined) patch.isActive = literal(body.isActive);
+  return Object.keys(patch).length > 0 ? patch : undefined;
+}
+
+/** A filter that holds while the stored name is still `name` (part by part, in any field order). */
+function sameName(name: LeanUser["name"]): Document {
+  if (!name) return { name: null };
+  return Object.fromEntries((["displayName", "names", "lastName", "secondLastName"] as const).map((part) => [`name.${part}`, name[part] ?? null]));
+}
+
+/**
+ * The expression for `accessRoles` or `properties` after a PATCH: the body's ids, plus, for a user
+ * of several companies, the ids the stored list holds of other companies (another company's roles
+ * are not this company's to remove). Evaluated in the update, so a concurrent change of another
+ * company's ids is kept too.
+ */
+async function replaceOwn(field: "accessRoles" | "properties", ids: string[], current: LeanUser, companyId: ObjectId): Promise<Document> {
+  const given = ids.map(oid);
+  if (current.companies.length <= 1) return literal(given);
+  const own = await companyIds(field, companyId);
+  return {
+    $concatArrays: [
+      literal(given),
+      { $filter: { input: { $ifNull: [`$${field}`, []] }, as: "id", cond: { $not: [{ $in: ["$$id", literal(own)] }] } } },
+    ],
+  };
+}
+
+/**
+ * The companies the caller is entitled over: those where they are an active member holding an
+ * access role with `isAdmin: true`.
+ */
+export async function adminCompanies(auth: Principal): Promise<ObjectId[]> {
+  // An API key is entitled over its own company only.
+  if (auth.apiKey) return [oid(auth.companyId)];
+  const caller = await findUser({ _id: oid(auth.userId) }, { accessRoles: 1, companies: 1 });
+  if (!caller) return [];
+  const active = caller.companies.filter((entry) => entry.isActive !== false).map((entry) => entry.companyId);
+  return adminRoleCompanies(caller.accessRoles, active);
+}
+
+const notEntitled = (fields: readonly string[]) =>
+  new ServiceError(
+    "forbidden",
+    `The user also belongs to companies you are not an admin of: only the user themself, or an admin of every company they belong to, can change ${fields.join(", ")}. Nothing was changed.`,
+    fields.map((field) => ({ path: field, message: "is shared by every company of the user; you are not an admin of all of them" })),
+  );
+
+interface References {
+  accessRoles?: string[];
+  properties?: string[];
+  job?: string | null;
+  bot?: string | null;
+  companies?: { hierarchy?: Partial<Hierarchy> }[];
+}
+
+/** Every id a body names must be a record of the caller's company (`400 unknown_reference`). */
+function checkBodyReferences(companyId: ObjectId, body: References): Promise<void> {
+  const hierarchy = body.companies?.[0]?.hierarchy;
+  const users = (ids: ObjectId[]) => existingUserIds(companyId, ids);
+  return checkReferences([
+    { refs: listRefs("accessRoles", body.accessRoles), find: (ids) => existingIds("accessRoles", companyId, ids) },
+    { refs: listRefs("properties", body.properties), find: (ids) => existingIds("properties", companyId, ids) },
+    { refs: body.job ? [["job", body.job]] : [], find: (ids) => existingIds("jobTitles", companyId, ids) },
+    { refs: body.bot ? [["bot", body.bot]] : [], find: (ids) => existingIds("bots", companyId, ids) },
+    ...(["boss", "peers", "subordinate"] as const).map((relation) => ({ refs: listRefs(`companies.0.hierarchy.${relation}`, hierarchy?.[relation]), find: users })),
+  ]);
+}
