@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ListCount } from "@/lib/counts/repository";
+import { ListCount } from "@/lib/kernel/counts";
 import { Job } from "@/lib/resources/jobs/repository";
 import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
 import { useTestDatabase } from "@/lib/tools/testing/database";

@@ -6,7 +6,7 @@
 import { ApiKey } from "@/lib/resources/api-keys/repository";
 import { AuditEntryModel } from "@/lib/resources/audit/repository";
 import { Company } from "@/lib/resources/companies/repository";
-import { ListCount } from "@/lib/counts/repository";
+import { ListCount } from "@/lib/kernel/counts";
 import { Credential, Session } from "@/lib/resources/credentials/repository";
 import { Event, EventSequence } from "@/lib/resources/events/repository";
 import { Job, JobFileChunk } from "@/lib/resources/jobs/repository";

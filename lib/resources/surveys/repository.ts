@@ -13,7 +13,7 @@ import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
 import { Meta } from "@/lib/kernel/models";
 import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/kernel/models/read";
-import { countsChanged, sharedCount } from "@/lib/counts/repository";
+import { countsChanged, sharedCount } from "@/lib/kernel/counts";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { isDuplicateKeyError } from "@/lib/kernel/errors";
 import { newId, type ObjectId as Id } from "@/lib/kernel/ids";
@@ -277,7 +277,7 @@ export async function existingSurveyIds(ids: Id[]): Promise<Set<string>> {
 
 /**
  * How many surveys `filter` (already scoped to the company) matches: the count shared by every
- * server process through the database, as users' (lib/counts/repository.ts, docs/api.md#counters).
+ * server process through the database, as users' (lib/kernel/counts.ts, docs/api.md#counters).
  */
 export const countSurveys = (companyId: Id, filter: Filter<Document>): Promise<number> =>
   sharedCount("surveys", companyId, filter, () => surveys().countDocuments(filter));

@@ -13,7 +13,7 @@ import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
 import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/kernel/models/read";
 import { existingIds, type ReferenceKind } from "@/lib/resources/reference/repository";
-import { countsChanged, sharedCount } from "@/lib/counts/repository";
+import { countsChanged, sharedCount } from "@/lib/kernel/counts";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { newId, type ObjectId as Id } from "@/lib/kernel/ids";
 import { nameSortKey, userKeywords } from "@/lib/resources/users/search";
@@ -325,7 +325,7 @@ export async function addMembership(user: Pick<LeanUser, "_id" | "modifiedAt">, 
 
 /**
  * How many users of the company `filter` (already scoped to it) matches: the count shared by every
- * server process through the database (lib/counts/repository.ts, docs/api.md#counters).
+ * server process through the database (lib/kernel/counts.ts, docs/api.md#counters).
  */
 export const countUsers = (companyId: Id, filter: Filter<Document>): Promise<number> =>
   sharedCount("users", companyId, filter, () => users().countDocuments(filter));
