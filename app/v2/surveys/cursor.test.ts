@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import type { RouteHandler } from "@/lib/platform/http/route";
+import type { RouteHandler } from "@/lib/platform/http/binding";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as jobTitles from "../job-titles/route";
 import * as outbox from "../outbox/route";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import type { RouteHandler } from "@/lib/platform/http/route";
+import type { RouteHandler } from "@/lib/platform/http/binding";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
 import { JobTitle } from "@/lib/resources/reference/repository";

@@ -16,7 +16,8 @@ import path from "node:path";
 import next from "next";
 import { loadConfig } from "@/lib/base/config";
 import { installSocketAddress } from "@/lib/platform/http/socket-address";
-import { ALLOW, answersJson, BAD_REQUEST_PAGE, edgeSecurityHeaders, refusalOf, requestIdOf, writeError } from "@/lib/platform/http/edge";
+import { ALLOW, answersJson, BAD_REQUEST_PAGE, edgeSecurityHeaders, refusalOf, writeError } from "@/lib/platform/http/edge";
+import { requestIdOf } from "@/lib/platform/http/request-id";
 import { log } from "@/lib/kernel/log";
 import { isDraining, ownShutdown, runShutdown, startDraining } from "@/lib/base/shared/shutdown";
 

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isDatabaseUnavailable } from "@/lib/kernel/db";
-import { withinDeadline } from "./route";
+import { withinDeadline } from "./deadline";
 
 describe("withinDeadline", () => {
   const saved = process.env.DATABASE_TIMEOUT_MS;

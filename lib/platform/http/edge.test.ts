@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ALLOW, answersJson, refusalOf, requestIdOf } from "./edge";
+import { ALLOW, answersJson, refusalOf } from "./edge";
+import { requestIdOf } from "./request-id";
 
 describe("the edge's refusals (lib/platform/http/edge.ts)", () => {
   it("refuses malformed percent-encoding anywhere in the path with invalid_request", () => {

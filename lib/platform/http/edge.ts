@@ -5,7 +5,6 @@
  * text `500`: without the security headers, without a request id, with no log line. So the entry
  * refuses those first, and guards everything Next.js answers with the same headers.
  */
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TrustProxy } from "@/lib/base/config/trust-proxy";
 import { createNonce, proxyTrusted, securityHeaders, servedOverHttps } from "./security-headers";
@@ -18,18 +17,11 @@ const served = new Set<string>(SERVED_METHODS);
 /** The page the entry has Next.js render, as a `400`, for a malformed page address (asked for by name, a plain page). */
 export const BAD_REQUEST_PAGE = "/bad-request";
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
-
 export interface Refusal {
   status: 400 | 405;
   code: "invalid_request" | "method_not_allowed";
   message: string;
   headers?: Record<string, string>;
-}
-
-/** A sane incoming `X-Request-Id` (docs/api.md#request-ids-and-logs), else a new one. */
-export function requestIdOf(incoming: string | string[] | undefined): string {
-  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
 /**

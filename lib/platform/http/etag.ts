@@ -5,7 +5,7 @@
  * write itself (a check here, before the write, would race with other writers).
  */
 import { matchesTag } from "@/lib/kernel/entity-tag";
-import { Reply } from "./route";
+import { Reply } from "./reply";
 
 /** The record with its `ETag`, computed from it; `304` with no body when the request's `If-None-Match` names that tag. */
 export function tagged<T>(request: Request, body: T, tagOf: (body: T) => string): Reply {

@@ -6,7 +6,8 @@ import { IdempotencyRecord } from "@/lib/resources/requests/repository";
 import { User } from "@/lib/resources/users/repository";
 import * as users from "@/app/v2/users/route";
 import * as jobTitles from "@/app/v2/job-titles/route";
-import { created, route } from "./route";
+import { created } from "./reply";
+import { route } from "./route";
 
 describe("Idempotency-Key on POST", () => {
   const db = useTestDatabase();

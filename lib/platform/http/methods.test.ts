@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isOtherMethod } from "./route";
+import { isOtherMethod } from "./methods";
 
 const root = path.resolve(__dirname, "../../..");
 const METHODS = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"];

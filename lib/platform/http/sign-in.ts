@@ -7,7 +7,8 @@ import type { LoginBody } from "@/lib/resources/auth/schemas";
 import { login } from "@/lib/resources/auth/service";
 import { ServiceError } from "@/lib/kernel/errors";
 import { refuseCrossSite, sessionCookie } from "./cookies";
-import { Reply, requestAddress } from "./route";
+import { requestAddress } from "./limits";
+import { Reply } from "./reply";
 import { reserveSignIn } from "./sign-in-throttle";
 
 export async function signIn(request: Request, body: LoginBody): Promise<Reply> {

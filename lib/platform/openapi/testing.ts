@@ -3,7 +3,7 @@
  * documented route handler must be what the document says for that handler's path, method and
  * status. A handler a test makes up on the spot (not exported by a route file) is not checked.
  */
-import { operationOf } from "@/lib/platform/http/route";
+import { operationOf } from "@/lib/platform/http/binding";
 import { openApiDocument } from "./document";
 import { type Answer, AnswerValidator } from "./validate";
 

@@ -6,7 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import * as accessRole from "@/app/v2/access-roles/[id]/route";
-import { Reply, route } from "@/lib/platform/http/route";
+import { Reply } from "@/lib/platform/http/reply";
+import { route } from "@/lib/platform/http/route";
 import { ReferenceIdParams } from "@/lib/resources/reference/schemas";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import { OPERATIONS } from "@/lib/resources";

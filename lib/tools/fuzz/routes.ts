@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { operationOf, type RouteHandler } from "@/lib/platform/http/route";
+import { operationOf, type RouteHandler } from "@/lib/platform/http/binding";
 import { OPERATIONS } from "@/lib/resources";
 import type { Operation } from "@/lib/base/schemas/operation";
 

@@ -4,7 +4,7 @@
  * requests name.
  */
 import { type Method, METHODS } from "@/lib/base/schemas/operation";
-import type { RouteHandler } from "@/lib/platform/http/route";
+import type { RouteHandler } from "@/lib/platform/http/binding";
 import { createApiToken } from "@/lib/resources/auth/service";
 import { createCompany } from "@/lib/resources/spanning/companies";
 import { ready } from "@/lib/platform/startup/ready";

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, vi } from "vitest";
 import { rememberToken, forgetToken } from "@/lib/client/session";
-import type { RouteHandler } from "@/lib/platform/http/route";
+import type { RouteHandler } from "@/lib/platform/http/binding";
 import { boundHandlers, keyOf } from "@/lib/tools/fuzz/routes";
 import { OPERATIONS } from "@/lib/resources";
 

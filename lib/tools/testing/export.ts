@@ -1,6 +1,6 @@
 /** What the export tests share (docs/api.md#export): the export's answer read whole, and its CSV rows as an import reads them. */
 import { parse } from "csv-parse/sync";
-import type { RouteHandler } from "@/lib/platform/http/route";
+import type { RouteHandler } from "@/lib/platform/http/binding";
 import { restoreCell } from "@/lib/base/shared/csv-cells";
 import { callText, type Tenant, type TextResult } from "./http";
 

@@ -3,7 +3,7 @@
  * does) and checks its answer against the OpenAPI document (lib/platform/openapi), and creates companies
  * with admins and members holding real access tokens.
  */
-import type { AnswerOf, RouteHandler } from "@/lib/platform/http/route";
+import type { AnswerOf, RouteHandler } from "@/lib/platform/http/binding";
 import { checkAnswer } from "@/lib/platform/openapi/testing";
 import { createApiToken } from "@/lib/resources/auth/service";
 import { createCompany } from "@/lib/resources/spanning/companies";
