@@ -30,12 +30,22 @@ export interface DataColumn<T> {
   headerHidden?: boolean;
 }
 
-/** The one order the server allows, shown in the header of the column it sorts on. */
+/**
+ * The server's order, shown in the header of the column it sorts on (`aria-sort`). Each column of
+ * `columns` (only `column` when absent) is a button: on the sorted column it reverses the order,
+ * on another it sorts by that one, newest or highest first for those of `descFirst`, A→Z otherwise.
+ */
 export interface ServerSort {
   column: string;
   desc: boolean;
-  onChange: (desc: boolean) => void;
+  onChange: (desc: boolean, column: string) => void;
+  columns?: readonly string[];
+  descFirst?: readonly string[];
 }
+
+const sortableBy = (sort: ServerSort | undefined, id: string) => (sort ? (sort.columns ?? [sort.column]).includes(id) : false);
+/** The words of an order on phones, where there are no headers: dates are newest or oldest first, text A→Z or Z→A. */
+const orderWords = (sort: ServerSort) => ((sort.descFirst ?? [sort.column]).includes(sort.column) ? (sort.desc ? "Newest first ↓" : "Oldest first ↑") : sort.desc ? "Z → A ↓" : "A → Z ↑");
 
 export interface DataTableProps<T extends RowData> {
   /** Names the table in the column chooser's storage key: one choice per list and browser. */
@@ -116,6 +126,8 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
   const [visibility, setVisibility] = useColumnChoice(name, columns);
   const [chooserOpen, setChooserOpen] = useState(false);
 
+  // The sortable columns by value, so that a new array of the same names keeps the definitions.
+  const sortable = sort ? (sort.columns ?? [sort.column]).join("\n") : "";
   const defs = useMemo<ColumnDef<typeof features, T>[]>(
     () =>
       columns.map((column, index) => ({
@@ -124,9 +136,9 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
         accessorFn: (row: T) => row,
         cell: (context) => (index === 0 ? <FirstCell href={rowHref(context.row.original)}>{rowLabel(context.row.original)}</FirstCell> : column.cell(context.row.original)),
         enableHiding: index > 0 && column.hideable !== false && column.id !== sort?.column,
-        enableSorting: column.id === sort?.column,
+        enableSorting: sortable.split("\n").includes(column.id),
       })),
-    [columns, rowHref, rowLabel, sort?.column],
+    [columns, rowHref, rowLabel, sort?.column, sortable],
   );
   const sorting: SortingState = sort ? [{ id: sort.column, desc: sort.desc }] : [];
 
@@ -135,15 +147,18 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
     columns: defs,
     data: rows,
     getRowId: (row) => rowId(row),
-    state: { columnVisibility: visibility, sorting },
+    // The sorted column always shows, also one hidden by default (Created).
+    state: { columnVisibility: sort ? { ...visibility, [sort.column]: true } : visibility, sorting },
     onColumnVisibilityChange: setVisibility,
     manualSorting: true,
     enableSortingRemoval: false,
     enableMultiSort: false,
     onSortingChange: (updater) => {
+      if (!sort) return;
       const next = typeof updater === "function" ? updater(sorting) : updater;
-      if (sort && next[0]) sort.onChange(next[0].desc);
-      else if (sort) sort.onChange(!sort.desc);
+      const column = next[0]?.id ?? sort.column;
+      if (column === sort.column) sort.onChange(!sort.desc, column);
+      else sort.onChange((sort.descFirst ?? []).includes(column), column);
     },
   });
 
@@ -198,9 +213,27 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
       <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">
         <div className="flex items-center gap-2 text-sm text-slate-700">{toolbar}</div>
         <div className="flex items-center gap-2">
+          {sort && (sort.columns?.length ?? 0) > 1 && (
+            <label className="flex items-center gap-1.5 text-sm text-slate-700 sm:hidden">
+              <span>Sort by</span>
+              <select
+                value={sort.column}
+                onChange={(event) => sort.onChange((sort.descFirst ?? []).includes(event.target.value), event.target.value)}
+                className={`rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-800 ${focusRing}`}
+              >
+                {columns
+                  .filter((column) => sortableBy(sort, column.id))
+                  .map((column) => (
+                    <option key={column.id} value={column.id}>
+                      {column.header}
+                    </option>
+                  ))}
+              </select>
+            </label>
+          )}
           {sort && (
-            <button type="button" onClick={() => sort.onChange(!sort.desc)} className={`rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 sm:hidden ${focusRing}`}>
-              {sort.desc ? "Newest first ↓" : "Oldest first ↑"}
+            <button type="button" onClick={() => sort.onChange(!sort.desc, sort.column)} className={`rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 sm:hidden ${focusRing}`}>
+              {orderWords(sort)}
             </button>
           )}
           {hideable.length > 0 && (
@@ -230,7 +263,7 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
                     <th
                       key={header.id}
                       scope="col"
-                      aria-sort={sorted === "desc" ? "descending" : sorted === "asc" ? "ascending" : undefined}
+                      aria-sort={sorted === "desc" ? "descending" : sorted === "asc" ? "ascending" : header.column.getCanSort() ? "none" : undefined}
                       className={`px-4 py-2.5 ${classOf(header.column.id)}`}
                     >
                       {/* The checkbox shares the first cell, so every column keeps its place. */}
@@ -238,7 +271,7 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
                       {header.column.getCanSort() ? (
                         <button type="button" onClick={header.column.getToggleSortingHandler()} className={`inline-flex items-center gap-1 uppercase tracking-wide hover:text-slate-800 ${focusRing}`}>
                           <FlexRender header={header} />
-                          <span aria-hidden="true">{sorted === "asc" ? "↑" : "↓"}</span>
+                          <span aria-hidden="true" className={sorted ? "" : "text-slate-400"}>{sorted === "asc" ? "↑" : sorted === "desc" ? "↓" : "↕"}</span>
                         </button>
                       ) : headerHiddenOf(header.column.id) ? (
                         <span className="sr-only">

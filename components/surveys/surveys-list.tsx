@@ -5,7 +5,7 @@ import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState } from "react";
 import { prefetchSurvey, useSurveyList, type SurveyListQuery } from "@/lib/client/surveys";
 import { useSearchBox } from "@/lib/client/use-search-box";
-import { exportSurveys, type SurveyList } from "@/lib/resources/surveys/contract";
+import { exportSurveys, SURVEY_SORTS, type SurveyList, type SurveySort } from "@/lib/resources/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
 import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";
@@ -23,7 +23,10 @@ const STATUS_LABELS: Record<SurveyListQuery["isActive"], string> = { true: "Acti
 
 type SurveyRow = SurveyList["data"]["surveys"][number];
 
-function parse(params: URLSearchParams): SurveyListQuery {
+/** The list's view as the URL holds it: every field, the order included. */
+type ListView = SurveyListQuery & Required<Pick<SurveyListQuery, "sortBy" | "orderBy">>;
+
+function parse(params: URLSearchParams): ListView {
   const isActive = params.get("isActive");
   const page = Number(params.get("page"));
   const limit = Number(params.get("limit"));
@@ -32,15 +35,19 @@ function parse(params: URLSearchParams): SurveyListQuery {
     isActive: (STATES as readonly (string | null)[]).includes(isActive) ? (isActive as SurveyListQuery["isActive"]) : "true",
     page: Number.isInteger(page) && page >= 1 && page <= 100_000 ? page : 1,
     limit: (PAGE_SIZES as readonly number[]).includes(limit) ? limit : DEFAULT_LIMIT,
+    sortBy: (SURVEY_SORTS as readonly (string | null)[]).includes(params.get("sortBy")) ? (params.get("sortBy") as SurveySort) : "modifiedAt",
+    orderBy: params.get("orderBy") === "asc" ? "asc" : "desc",
   };
 }
 
-function toSearch(query: SurveyListQuery): string {
+function toSearch(query: ListView): string {
   const params = new URLSearchParams();
   if (query.search) params.set("search", query.search);
   if (query.isActive !== "true") params.set("isActive", query.isActive);
   if (query.page > 1) params.set("page", String(query.page));
   if (query.limit !== DEFAULT_LIMIT) params.set("limit", String(query.limit));
+  if (query.sortBy !== "modifiedAt") params.set("sortBy", query.sortBy);
+  if (query.orderBy !== "desc") params.set("orderBy", query.orderBy);
   return params.size ? `?${params}` : "";
 }
 
@@ -51,6 +58,13 @@ const columns: DataColumn<SurveyRow>[] = [
   { id: "status", header: "Status", cell: (survey) => survey.isActive !== undefined && <ActiveBadge active={survey.isActive} /> },
   { id: "modifiedAt", header: "Modified", cell: (survey) => <DateTime value={survey.modifiedAt} />, className: "whitespace-nowrap" },
 ];
+/** The list's orders in words, for the table's caption (docs/api.md#sorting). */
+const SURVEY_ORDER_WORDS: Record<SurveySort, Record<"asc" | "desc", string>> = {
+  modifiedAt: { desc: "recently modified first", asc: "least recently modified first" },
+  name: { asc: "by name, A to Z", desc: "by name, Z to A" },
+  code: { asc: "by code, A to Z", desc: "by code, Z to A" },
+};
+const DATE_SORTS = ["modifiedAt"] as const;
 const surveyId = (survey: SurveyRow) => survey._id;
 const surveyHref = (survey: SurveyRow) => `/surveys/${survey._id}`;
 const surveyLabel = (survey: SurveyRow) => survey.name ?? survey.code ?? survey._id;
@@ -61,7 +75,7 @@ export function SurveysList() {
   const isAdmin = useIsAdmin();
   const client = useQueryClient();
   const [filtersOpen, setFiltersOpen] = useState(false);
-  const show = (next: SurveyListQuery) => go(`/surveys${toSearch(next)}`);
+  const show = (next: ListView) => go(`/surveys${toSearch(next)}`);
   const [text, setText] = useSearchBox(query.search ?? "", (search) => show({ ...query, search, page: 1 }));
   const list = useSurveyList(query);
   const body = list.data?.data;
@@ -91,7 +105,7 @@ export function SurveysList() {
           </Select>
         </form>
       </Card>
-      <FilterChips chips={chips} onClearAll={() => show({ search: "", isActive: "true", page: 1, limit: query.limit })} />
+      <FilterChips chips={chips} onClearAll={() => show({ search: "", isActive: "true", page: 1, limit: query.limit, sortBy: query.sortBy, orderBy: query.orderBy })} />
 
       <Card className="mt-6 overflow-hidden">
         {list.isLoading ? (
@@ -108,16 +122,17 @@ export function SurveysList() {
           body && (
             <DataTable
               name="surveys"
-              caption="Surveys, recently modified first"
+              caption={`Surveys, ${SURVEY_ORDER_WORDS[query.sortBy][query.orderBy]}`}
               rows={body.surveys}
               columns={columns}
               rowId={surveyId}
               rowHref={surveyHref}
               rowLabel={surveyLabel}
+              sort={{ column: query.sortBy, desc: query.orderBy === "desc", columns: SURVEY_SORTS, descFirst: DATE_SORTS, onChange: (desc, column) => show({ ...query, orderBy: desc ? "desc" : "asc", sortBy: column as SurveySort, page: 1 }) }}
               onRowIntent={(survey) => prefetchSurvey(client, survey._id)}
               toolbar={<>
                 <ListTotal total={total} noun={["survey", "surveys"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />
-                {isAdmin !== false && <ExportButton operation={exportSurveys} query={{ search: query.search, isActive: query.isActive }} noun={["survey", "surveys"]} />}
+                {isAdmin !== false && <ExportButton operation={exportSurveys} query={{ search: query.search, isActive: query.isActive, sortBy: query.sortBy, orderBy: query.orderBy }} noun={["survey", "surveys"]} />}
               </>}
             />
           )

@@ -17,7 +17,7 @@ import {
 } from "@/lib/client/user-filters";
 import { useSearchBox } from "@/lib/client/use-search-box";
 import { displayName, prefetchUser, seedUsers, useUserList } from "@/lib/client/users";
-import { exportUsers, type UserRecord } from "@/lib/resources/users/contract";
+import { exportUsers, USER_SORTS, type UserRecord, type UserSort } from "@/lib/resources/users/contract";
 import { useIsAdmin } from "../admin-shell";
 import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
 import { ErrorState } from "../error-state";
@@ -35,6 +35,15 @@ const SEARCH_DEBOUNCE_MS = 300;
 const STATUS_LABELS: Record<UserFilters["isActive"], string> = { true: "Active", false: "Inactive", all: "Active and inactive" };
 
 /** The users list: its whole view lives in the URL (see lib/client/user-filters.ts). */
+/** The list's orders in words, for the table's caption (docs/api.md#sorting). */
+const USER_ORDER_WORDS: Record<UserSort, Record<"asc" | "desc", string>> = {
+  modifiedAt: { desc: "recently modified first", asc: "least recently modified first" },
+  createdAt: { desc: "newest first", asc: "oldest first" },
+  name: { asc: "by name, A to Z", desc: "by name, Z to A" },
+  email: { asc: "by e-mail, A to Z", desc: "by e-mail, Z to A" },
+};
+const DATE_SORTS = ["modifiedAt", "createdAt"] as const;
+
 export function UsersList() {
   const { params, show: go } = useViewSearch();
   const filters = useMemo(() => parseUserFilters(params), [params]);
@@ -59,7 +68,7 @@ export function UsersList() {
   }, [body, client, list.isPlaceholderData]);
 
   const chips = filterChips(filters, { roles, jobs, properties, bots }).map((chip) => ({ ...chip, onRemove: () => change({ [chip.key]: DEFAULT_FILTERS[chip.key] }) }));
-  const clearAll = () => show({ ...DEFAULT_FILTERS, limit: filters.limit, orderBy: filters.orderBy });
+  const clearAll = () => show({ ...DEFAULT_FILTERS, limit: filters.limit, orderBy: filters.orderBy, sortBy: filters.sortBy });
 
   const columns = useMemo<DataColumn<UserRecord>[]>(
     () => [
@@ -68,6 +77,7 @@ export function UsersList() {
       { id: "accessRoles", header: "Access roles", cell: (user) => user.accessRoles.map((id) => roles.get(id) ?? "…").join(", ") },
       { id: "job", header: "Job title", cell: (user) => (user.job ? (jobs.get(user.job) ?? "…") : "—") },
       { id: "status", header: "Status", cell: (user) => <ActiveBadge active={user.isActive} /> },
+      { id: "createdAt", header: "Created", cell: (user) => <DateTime value={user.createdAt} />, className: "whitespace-nowrap", hiddenByDefault: true },
       { id: "modifiedAt", header: "Modified", cell: (user) => <DateTime value={user.modifiedAt} />, className: "whitespace-nowrap" },
     ],
     [roles, jobs],
@@ -107,13 +117,13 @@ export function UsersList() {
           body && (
             <DataTable
               name="users"
-              caption={`Users, ${filters.orderBy === "desc" ? "recently modified first" : "least recently modified first"}`}
+              caption={`Users, ${USER_ORDER_WORDS[filters.sortBy][filters.orderBy]}`}
               rows={body.users}
               columns={columns}
               rowId={userId}
               rowHref={userHref}
               rowLabel={displayName}
-              sort={{ column: "modifiedAt", desc: filters.orderBy === "desc", onChange: (desc) => change({ orderBy: desc ? "desc" : "asc" }) }}
+              sort={{ column: filters.sortBy, desc: filters.orderBy === "desc", columns: USER_SORTS, descFirst: DATE_SORTS, onChange: (desc, column) => change({ orderBy: desc ? "desc" : "asc", sortBy: column as UserSort }) }}
               onRowIntent={(user) => prefetchUser(client, user._id)}
               selection={isAdmin !== false ? selection.table : undefined}
               toolbar={<>

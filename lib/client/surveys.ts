@@ -15,6 +15,9 @@ export interface SurveyListQuery {
   isActive: "true" | "false" | "all";
   page: number;
   limit: number;
+  /** The order (docs/api.md#sorting); `modifiedAt`, newest first, when absent. */
+  sortBy?: "modifiedAt" | "name" | "code";
+  orderBy?: "asc" | "desc";
 }
 
 /** A survey's answers and results: what the answers' hooks (survey-content.ts) read under the survey's key. */

@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { USER_SORTS } from "@/lib/resources/users/contract";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_FILTERS, PAGE_SIZES, parseUserFilters, userFiltersToSearch, userListQuery, withChange, type UserFilters } from "./user-filters";
 
@@ -22,6 +23,7 @@ const filters: fc.Arbitrary<UserFilters> = fc.record({
   page: fc.integer({ min: 1, max: 500 }),
   limit: fc.constantFrom(...PAGE_SIZES),
   orderBy: fc.constantFrom("asc", "desc"),
+  sortBy: fc.constantFrom(...USER_SORTS),
 });
 
 const roundTrip = (f: UserFilters) => parseUserFilters(new URLSearchParams(userFiltersToSearch(f)));

@@ -3,6 +3,7 @@
  * view can be shared and the back button restores it. Defaults are left out of the URL; values
  * the list would refuse are dropped rather than sent.
  */
+import { USER_SORTS, type UserSort } from "@/lib/resources/users/contract";
 import type { QueryValue } from "./api";
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
@@ -26,6 +27,8 @@ export interface UserFilters {
   page: number;
   limit: number;
   orderBy: "desc" | "asc";
+  /** The column the list is sorted by (docs/api.md#sorting). */
+  sortBy: UserSort;
 }
 
 export const DEFAULT_FILTERS: UserFilters = {
@@ -44,6 +47,7 @@ export const DEFAULT_FILTERS: UserFilters = {
   page: 1,
   limit: 10,
   orderBy: "desc",
+  sortBy: "modifiedAt",
 };
 
 /** Filter field ↔ URL parameter (dates use the list's own parameter names). */
@@ -63,6 +67,7 @@ const URL_NAMES: Record<keyof UserFilters, string> = {
   page: "page",
   limit: "limit",
   orderBy: "orderBy",
+  sortBy: "sortBy",
 };
 
 const ID = /^[0-9a-f]{24}$/i;
@@ -96,6 +101,7 @@ export function parseUserFilters(params: URLSearchParams): UserFilters {
     page: Number.isInteger(page) && page >= 1 && page <= 100_000 ? page : 1,
     limit: (PAGE_SIZES as readonly number[]).includes(limit) ? limit : DEFAULT_FILTERS.limit,
     orderBy: get("orderBy") === "asc" ? "asc" : "desc",
+    sortBy: (USER_SORTS as readonly string[]).includes(get("sortBy")) ? (get("sortBy") as UserSort) : "modifiedAt",
   };
 }
 
@@ -146,7 +152,7 @@ export function userListQuery(filters: UserFilters): Record<string, QueryValue> 
     page: filters.page,
     limit: filters.limit,
     orderBy: filters.orderBy,
-    sortBy: "modifiedAt",
+    sortBy: filters.sortBy,
     count: true,
   };
 }

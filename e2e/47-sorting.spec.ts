@@ -1,0 +1,109 @@
+/**
+ * Sorting the users and surveys lists (docs/api.md#sorting): at 1440 px each sortable column header
+ * is a button with `aria-sort`, operable by keyboard, and the order lives in the URL like the
+ * filters; at 390 px (no headers) a "Sort by" select and a direction button do the same. axe finds
+ * no serious or critical violation in either width.
+ */
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { expect, openSignedIn, test } from "./fixtures";
+
+const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase().trim();
+
+async function noSeriousViolations(page: Page, label: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).options({ resultTypes: ["violations"] }).analyze();
+  const serious = results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`);
+  expect(serious, label).toEqual([]);
+}
+
+/** The text of column `index` of every row on the page. */
+const column = (page: Page, index: number) => page.locator("tbody tr").evaluateAll((rows, at) => rows.map((row) => (row.querySelectorAll("td")[at]?.textContent ?? "").trim()), index);
+
+test.describe("at 1440 px", () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test("users sort by name, e-mail and created from their headers, by mouse and keyboard, kept in the URL", async ({ page }) => {
+    await openSignedIn(page, "/users?isActive=all");
+    const name = page.getByRole("columnheader", { name: /^Name/ });
+    const email = page.getByRole("columnheader", { name: /^E-mail/ });
+    await expect(page.getByRole("columnheader", { name: /^Modified/ })).toHaveAttribute("aria-sort", "descending");
+    await expect(name).toHaveAttribute("aria-sort", "none");
+
+    await name.getByRole("button").click();
+    await expect(page).toHaveURL(/[?&]sortBy=name/);
+    await expect(page).toHaveURL(/[?&]orderBy=asc/);
+    await expect(name).toHaveAttribute("aria-sort", "ascending");
+    await expect(page.getByRole("columnheader", { name: /^Modified/ })).toHaveAttribute("aria-sort", "none");
+    const names = (await column(page, 0)).map(fold);
+    expect(names).toEqual([...names].sort());
+
+    // Keyboard: Enter on the focused header button reverses the order.
+    await name.getByRole("button").focus();
+    await page.keyboard.press("Enter");
+    await expect(name).toHaveAttribute("aria-sort", "descending");
+    await expect(page).not.toHaveURL(/orderBy=asc/);
+    const reversed = (await column(page, 0)).map(fold);
+    expect(reversed).toEqual([...reversed].sort().reverse());
+
+    await email.getByRole("button").focus();
+    await page.keyboard.press("Space");
+    await expect(email).toHaveAttribute("aria-sort", "ascending");
+    await expect(page).toHaveURL(/[?&]sortBy=email/);
+    const emails = await column(page, 1);
+    expect(emails).toEqual([...emails].sort());
+
+    // The URL alone restores the order, after a reload too.
+    await page.reload();
+    await expect(page.getByRole("columnheader", { name: /^E-mail/ })).toHaveAttribute("aria-sort", "ascending");
+
+    await openSignedIn(page, "/users?sortBy=createdAt&orderBy=asc");
+    await expect(page.getByRole("columnheader", { name: /^Created/ })).toHaveAttribute("aria-sort", "ascending");
+    await noSeriousViolations(page, "users sorted, 1440");
+  });
+
+  test("surveys sort by name, code and modified from their headers", async ({ page }) => {
+    await openSignedIn(page, "/surveys?isActive=all");
+    const code = page.getByRole("columnheader", { name: /^Code/ });
+    await code.getByRole("button").click();
+    await expect(page).toHaveURL(/[?&]sortBy=code/);
+    await expect(code).toHaveAttribute("aria-sort", "ascending");
+    const codes = await column(page, 1);
+    expect(codes).toEqual([...codes].sort());
+
+    const name = page.getByRole("columnheader", { name: /^Name/ });
+    await name.getByRole("button").click();
+    await expect(name).toHaveAttribute("aria-sort", "ascending");
+    await expect(page).toHaveURL(/[?&]sortBy=name/);
+    const names = (await column(page, 0)).map((text) => text.toLowerCase());
+    expect(names).toEqual([...names].sort());
+
+    const modified = page.getByRole("columnheader", { name: /^Modified/ });
+    await modified.getByRole("button").click();
+    await expect(modified).toHaveAttribute("aria-sort", "descending");
+    await expect(page).not.toHaveURL(/sortBy=/);
+    await noSeriousViolations(page, "surveys sorted, 1440");
+  });
+});
+
+test.describe("at 390 px", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test("a Sort by select and a direction button order the users' cards", async ({ page }) => {
+    await openSignedIn(page, "/users?isActive=all");
+    const sortBy = page.getByLabel("Sort by");
+    await expect(sortBy).toBeVisible();
+    await sortBy.selectOption({ label: "E-mail" });
+    await expect(page).toHaveURL(/[?&]sortBy=email/);
+    await expect(page.getByRole("button", { name: "A → Z ↑" })).toBeVisible();
+    await page.getByRole("button", { name: "A → Z ↑" }).click();
+    await expect(page).toHaveURL(/[?&]sortBy=email/);
+    await expect(page).not.toHaveURL(/orderBy=asc/);
+    await expect(page.getByRole("button", { name: "Z → A ↓" })).toBeVisible();
+    await noSeriousViolations(page, "users sorted, 390");
+
+    await openSignedIn(page, "/surveys");
+    await page.getByLabel("Sort by").selectOption({ label: "Code" });
+    await expect(page).toHaveURL(/[?&]sortBy=code/);
+    await noSeriousViolations(page, "surveys sorted, 390");
+  });
+});
