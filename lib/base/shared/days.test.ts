@@ -1,0 +1,91 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalTimeZone, dayOf, dayRange, isDay, nextDay } from "./days";
+
+const iso = (day: string, zone: string) => {
+  const { start, end } = dayRange(day, zone);
+  return [start.toISOString(), end.toISOString()];
+};
+const hours = (day: string, zone: string) => {
+  const { start, end } = dayRange(day, zone);
+  return (end.getTime() - start.getTime()) / 3_600_000;
+};
+
+describe("dayRange: a calendar day in a zone as [start, end)", () => {
+  it("UTC is the day itself", () => {
+    expect(iso("2026-11-25", "UTC")).toEqual(["2026-11-25T00:00:00.000Z", "2026-11-26T00:00:00.000Z"]);
+  });
+
+  it("a zone ahead of UTC starts the day the evening before (Pacific/Auckland, summer time UTC+13)", () => {
+    expect(iso("2026-11-25", "Pacific/Auckland")).toEqual(["2026-11-24T11:00:00.000Z", "2026-11-25T11:00:00.000Z"]);
+    // Winter: UTC+12.
+    expect(iso("2026-06-15", "Pacific/Auckland")).toEqual(["2026-06-14T12:00:00.000Z", "2026-06-15T12:00:00.000Z"]);
+  });
+
+  it("a zone behind UTC starts it in the morning (America/Los_Angeles, UTC-8 in November)", () => {
+    expect(iso("2026-11-25", "America/Los_Angeles")).toEqual(["2026-11-25T08:00:00.000Z", "2026-11-26T08:00:00.000Z"]);
+  });
+
+  it("a day of a clock change is 23 or 25 hours long", () => {
+    // Europe/Paris: spring forward on 29 March 2026, fall back on 25 October 2026.
+    expect(iso("2026-03-29", "Europe/Paris")).toEqual(["2026-03-28T23:00:00.000Z", "2026-03-29T22:00:00.000Z"]);
+    expect(hours("2026-03-29", "Europe/Paris")).toBe(23);
+    expect(iso("2026-10-25", "Europe/Paris")).toEqual(["2026-10-24T22:00:00.000Z", "2026-10-25T23:00:00.000Z"]);
+    expect(hours("2026-10-25", "Europe/Paris")).toBe(25);
+    // America/Los_Angeles: 8 March and 1 November 2026.
+    expect(hours("2026-03-08", "America/Los_Angeles")).toBe(23);
+    expect(hours("2026-11-01", "America/Los_Angeles")).toBe(25);
+    // Pacific/Auckland: back on 5 April, forward on 27 September 2026.
+    expect(hours("2026-04-05", "Pacific/Auckland")).toBe(25);
+    expect(hours("2026-09-27", "Pacific/Auckland")).toBe(23);
+  });
+
+  it("a day whose midnight the clocks skip starts after the gap (America/Santiago, 6 September 2026)", () => {
+    const { start } = dayRange("2026-09-06", "America/Santiago");
+    expect(dayOf(start, "America/Santiago")).toBe("2026-09-06");
+    expect(dayOf(new Date(start.getTime() - 1), "America/Santiago")).toBe("2026-09-05");
+  });
+
+  it("the same day is a different span in each zone: one answer at 10:30 UTC is on 25 November in UTC and Los Angeles, on 25 November in Auckland only until 11:00 UTC", () => {
+    const answer = new Date("2026-11-25T10:30:00.000Z");
+    const within = (zone: string, day: string) => {
+      const { start, end } = dayRange(day, zone);
+      return answer >= start && answer < end;
+    };
+    expect(within("UTC", "2026-11-25")).toBe(true);
+    expect(within("America/Los_Angeles", "2026-11-25")).toBe(true);
+    expect(within("Pacific/Auckland", "2026-11-25")).toBe(true);
+    expect(within("Pacific/Auckland", "2026-11-26")).toBe(false);
+    expect(within("America/Los_Angeles", "2026-11-24")).toBe(false);
+  });
+
+  it("for every zone and day: the day's instants fall on that day, and consecutive days tile time", () => {
+    const zones = ["UTC", "Europe/Paris", "America/Los_Angeles", "Pacific/Auckland", "Asia/Kolkata", "America/Santiago", "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns"];
+    fc.assert(
+      fc.property(fc.constantFrom(...zones), fc.date({ min: new Date("2000-01-01"), max: new Date("2040-12-31"), noInvalidDate: true }), (zone, date) => {
+        const day = date.toISOString().slice(0, 10);
+        const { start, end } = dayRange(day, zone);
+        expect(dayOf(start, zone)).toBe(day);
+        expect(dayOf(new Date(end.getTime() - 1), zone)).toBe(day);
+        expect(dayOf(end, zone)).toBe(nextDay(day));
+        expect(dayRange(nextDay(day), zone).start).toEqual(end);
+        const length = (end.getTime() - start.getTime()) / 3_600_000;
+        expect(length).toBeGreaterThanOrEqual(23);
+        expect(length).toBeLessThanOrEqual(25);
+      }),
+    );
+  });
+
+  it("refuses what is no day or no zone", () => {
+    for (const day of ["2026-02-30", "2026-13-01", "26-11-25", "2026-11-25T00:00", ""]) {
+      expect(isDay(day), day).toBe(false);
+      expect(() => dayRange(day, "UTC"), day).toThrow(RangeError);
+    }
+    for (const zone of ["Mars/Olympus", "", "Europe/Paris; drop", "../etc", "x".repeat(65)]) {
+      expect(canonicalTimeZone(zone), zone).toBeUndefined();
+      expect(() => dayRange("2026-11-25", zone), zone).toThrow(RangeError);
+    }
+    expect(canonicalTimeZone("utc")).toBe("UTC");
+    expect(canonicalTimeZone("Europe/Paris")).toBe("Europe/Paris");
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * One meaning of a day (docs/api.md#days): a date filter's `YYYY-MM-DD` is that calendar day in
+ * one stated time zone, the company's `timeZone` (UTC unless set), on every page and in the
+ * server alike. Zones are IANA names, resolved by `Intl` (no table of our own), so daylight-saving
+ * changes and zones far from UTC (Pacific/Auckland, UTC+13 in summer) fall on the right instants.
+ */
+
+/** The zone of a company that has not chosen one. */
+export const DEFAULT_TIME_ZONE = "UTC";
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Whether `text` is a real calendar day written `YYYY-MM-DD`. */
+export function isDay(text: string): boolean {
+  const match = DAY.exec(text);
+  if (!match) return false;
+  const [year, month, day] = match.slice(1).map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** The IANA name `Intl` knows `name` by (`utc` → `UTC`), or `undefined` when it is no time zone. */
+export function canonicalTimeZone(name: string): string | undefined {
+  if (name.length === 0 || name.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(name)) return undefined;
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function formatOf(zone: string): Intl.DateTimeFormat {
+  let format = formats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    formats.set(zone, format);
+  }
+  return format;
+}
+
+/** The wall clock of `instant` in `zone`, as if it were UTC (milliseconds dropped). */
+function wallClock(instant: number, zone: string): { ms: number; day: string } {
+  const parts = Object.fromEntries(formatOf(zone).formatToParts(new Date(instant)).map((part) => [part.type, part.value]));
+  const ms = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  return { ms, day: `${parts.year}-${parts.month}-${parts.day}` };
+}
+
+/** How far `zone`'s clock is ahead of UTC at `instant`, in milliseconds. */
+const offsetAt = (instant: number, zone: string): number => wallClock(instant - (instant % 1000), zone).ms - (instant - (instant % 1000));
+
+/**
+ * The first instant of `day` in `zone`. Midnight is tried at the offsets on either side of it; on
+ * a day whose midnight the clocks skip (America/Santiago in September) the day starts when they
+ * land after the gap.
+ */
+function startOf(day: string, zone: string): number {
+  const [year, month, date] = DAY.exec(day)!.slice(1).map(Number);
+  const wall = Date.UTC(year, month - 1, date);
+  const first = wall - offsetAt(wall, zone);
+  const candidates = [first, wall - offsetAt(first, zone)];
+  const inDay = candidates.filter((instant) => wallClock(instant, zone).day === day);
+  return inDay.length > 0 ? Math.min(...inDay) : Math.max(...candidates);
+}
+
+/** The day after `day` (`2026-12-31` → `2027-01-01`). */
+export function nextDay(day: string): string {
+  const [year, month, date] = DAY.exec(day)!.slice(1).map(Number);
+  return new Date(Date.UTC(year, month - 1, date + 1)).toISOString().slice(0, 10);
+}
+
+/**
+ * The calendar day `day` (`YYYY-MM-DD`) in the IANA zone `zone` as the instants `[start, end)`:
+ * from its first millisecond to the first of the next day. A day is 23 or 25 hours long when the
+ * clocks change. Throws on a malformed day or an unknown zone (callers validate both first).
+ */
+export function dayRange(day: string, zone: string): { start: Date; end: Date } {
+  if (!isDay(day)) throw new RangeError(`not a day: ${day}`);
+  const known = canonicalTimeZone(zone);
+  if (!known) throw new RangeError(`not a time zone: ${zone}`);
+  return { start: new Date(startOf(day, known)), end: new Date(startOf(nextDay(day), known)) };
+}
+
+/** The day (`YYYY-MM-DD`) that `instant` falls on in `zone`. */
+export function dayOf(instant: Date, zone: string): string {
+  return wallClock(instant.getTime(), zone).day;
+}
