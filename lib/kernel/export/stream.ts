@@ -1,5 +1,5 @@
 /**
- * The streamed exports of the lists (docs/api.md#export): every record a list's filters match,
+ * The streamed exports of the lists (docs/api.md#export) and of a survey's answers: every record a list's filters match,
  * read batch by batch as the client takes the body, so neither the whole set nor the whole file is
  * ever in the server's memory.
  *
@@ -12,6 +12,9 @@
  *
  * The body is a pull-based `ReadableStream`: a batch is read only when the client has taken the
  * one before (backpressure), and a client that goes away cancels the stream, which ends the walk.
+ *
+ * A service answers an {@link ExportSource} (the records as an async iterable of batches, and how
+ * a batch becomes rows): no HTTP. The route turns it into the `Response` here, in one place.
  */
 import { stringify } from "csv-stringify/sync";
 import type { Document } from "mongodb";
@@ -59,12 +62,14 @@ export async function* keysetBatches<T>(
   }
 }
 
-export interface ExportOptions<T> {
-  format: ExportFormat;
+/** What a service's export answers: the records, in batches as they are read, and how they are shown. */
+export interface ExportSource<T> {
   /** The file's name before its date and extension: `users` → `users-2026-11-26.csv`. */
   name: string;
-  /** How many records matched when the export began (`X-Total-Count`). */
-  total: number;
+  /** The whole file name instead, when it is not `name`, the day and the format's extension. */
+  fileName?: string;
+  /** How many records matched when the export began (`X-Total-Count`; no such header without it). */
+  total?: number;
   batches: AsyncGenerator<T[]>;
   /** The CSV header row. */
   columns: readonly string[];
@@ -72,6 +77,12 @@ export interface ExportOptions<T> {
   rows: (batch: T[]) => Promise<string[][]> | string[][];
   /** The NDJSON lines of a batch: each record as a read by id answers it. */
   records: (batch: T[]) => unknown[];
+  /** How a CSV cell is made safe for a spreadsheet (docs/security.md#csv-exports): {@link protectCell} unless said. */
+  protect?: (cell: string) => string;
+}
+
+export interface ExportOptions<T> extends ExportSource<T> {
+  format: ExportFormat;
   requestId: string;
   /** The request's signal: a client gone away ends the walk even before the body is read. */
   signal?: AbortSignal;
@@ -110,7 +121,8 @@ export function exportResponse<T>(options: ExportOptions<T>): Response {
           const records = next.done ? [] : next.value;
           let text = "";
           if (format === "csv") {
-            const rows = (await options.rows(records)).map((row) => row.map(protectCell));
+            const protect = options.protect ?? protectCell;
+            const rows = (await options.rows(records)).map((row) => row.map(protect));
             if (!headerSent) rows.unshift([...options.columns]);
             headerSent = true;
             if (rows.length > 0) text = stringify(rows, { record_delimiter: "windows" });
@@ -141,13 +153,14 @@ export function exportResponse<T>(options: ExportOptions<T>): Response {
   );
 
   const extension = format === "csv" ? "csv" : "ndjson";
+  const fileName = options.fileName ?? `${options.name}-${new Date().toISOString().slice(0, 10)}.${extension}`;
   return new Response(body, {
     status: 200,
     headers: {
       "Content-Type": CONTENT_TYPES[format],
-      "Content-Disposition": `attachment; filename="${options.name}-${new Date().toISOString().slice(0, 10)}.${extension}"`,
+      "Content-Disposition": `attachment; filename="${fileName}"`,
       "Cache-Control": "no-store",
-      "X-Total-Count": String(options.total),
+      ...(options.total === undefined ? {} : { "X-Total-Count": String(options.total) }),
       "X-Request-Id": requestId,
     },
   });

@@ -8,7 +8,7 @@ import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { LRUCache } from "lru-cache";
 import { holdsAdminRole } from "@/lib/resources/reference/repository";
 import type { Principal } from "@/lib/kernel/principal";
-import { displayNameOf, findUser, touchLastRequest } from "@/lib/resources/users/repository";
+import { displayNameOf, findCompanyUser, findUserByEmail, findUserById, touchLastRequest } from "@/lib/resources/users/repository";
 import { deleteApiSession, deleteSessionByToken, findBrowserSession, findSession, insertSession } from "@/lib/resources/credentials/repository";
 import { forgetPrincipals, principals, revokeSessions, type CachedPrincipal } from "@/lib/resources/credentials/sessions";
 import { ServiceError } from "@/lib/kernel/errors";
@@ -98,7 +98,7 @@ async function verifySignedToken(token: string): Promise<{ claims: Claims; expir
  * user's `lastRequestDate`.
  */
 export async function principalOf(claims: Claims, now = new Date()): Promise<Principal> {
-  const cached = await principals.get(`${claims.sub}|${claims.sid}|${claims.cid}`, () => loadPrincipal(claims, now));
+  const cached = await principals.fetch(`${claims.sub}|${claims.sid}|${claims.cid}`, () => loadPrincipal(claims, now));
   if (cached.sessionExpiresAt <= now) throw unauthorized("The access token has been revoked.");
   if (!cached.lastRequestDate || now.getTime() - cached.lastRequestDate.getTime() >= LAST_REQUEST_GRANULARITY_MS) {
     cached.lastRequestDate = now;
@@ -113,7 +113,7 @@ export async function principalOf(claims: Claims, now = new Date()): Promise<Pri
 async function loadPrincipal(claims: Claims, now: Date): Promise<CachedPrincipal> {
   const [session, user] = await Promise.all([
     findSession(claims.sid),
-    findUser({ _id: oid(claims.sub), "companies.companyId": oid(claims.cid) }, { companies: 1, accessRoles: 1, lastRequestDate: 1, name: 1, email: 1 }),
+    findCompanyUser(oid(claims.cid), oid(claims.sub), { companies: 1, accessRoles: 1, lastRequestDate: 1, name: 1, email: 1 }),
   ]);
   if (!session || session.expiresAt <= now || !session.userId.equals(claims.sub) || !session.companyId.equals(claims.cid)) {
     throw unauthorized("The access token has been revoked.");
@@ -164,7 +164,7 @@ const WRONG_CREDENTIALS = "Wrong e-mail or password.";
  * the same answer.
  */
 export async function login(email: string, password: string, companyId?: string): Promise<SignIn> {
-  const user = await findUser({ email: email.toLowerCase() }, { companies: 1, name: 1, email: 1 });
+  const user = await findUserByEmail(email.toLowerCase(), { companies: 1, name: 1, email: 1 });
   const valid = await checkPassword(user?._id ?? null, password);
   const membership = user ? activeMembership(user.companies, companyId) : undefined;
   if (!user || !valid || !membership) {
@@ -194,7 +194,7 @@ export async function refresh(sessionToken: string): Promise<IssuedToken> {
   const now = new Date();
   const session = await findBrowserSession(hashToken(sessionToken));
   if (!session || session.expiresAt <= now) throw unauthorized("No session: sign in again.");
-  const user = await findUser({ _id: session.userId, "companies.companyId": session.companyId }, { companies: 1 });
+  const user = await findCompanyUser(session.companyId, session.userId, { companies: 1 });
   if (!user || !activeIn(user.companies, session.companyId)) throw unauthorized("No session: sign in again.");
   return issueAccessToken(session.userId, session.companyId, session._id, now, accessTokenExpiry(now, session.expiresAt));
 }
@@ -204,7 +204,7 @@ export async function logout(sessionToken: string): Promise<void> {
   const session = await deleteSessionByToken(hashToken(sessionToken));
   if (!session) return;
   forgetPrincipals(session.userId.toHexString());
-  const user = await findUser({ _id: session.userId }, { name: 1, email: 1 });
+  const user = await findUserById(session.userId, { name: 1, email: 1 });
   await auditSignOut({ _id: session.userId, name: user ? displayNameOf(user) : "Unknown user" }, session.companyId);
 }
 
@@ -239,7 +239,7 @@ export async function createApiToken(
   if (!(ttlSeconds > 0 && ttlSeconds <= MAX_API_TOKEN_TTL_SECONDS)) {
     throw new ServiceError("invalid_request", `The lifetime must be between 1 second and ${MAX_API_TOKEN_TTL_SECONDS / 86_400} days.`);
   }
-  const user = await findUser({ email: email.trim().toLowerCase() }, { companies: 1 });
+  const user = await findUserByEmail(email.trim().toLowerCase(), { companies: 1 });
   if (!user) throw new ServiceError("not_found", `No user has the e-mail ${email}.`);
   const member = companyId ? user.companies.find((entry) => entry.companyId.equals(companyId)) : user.companies[0];
   if (!member) {
@@ -287,7 +287,7 @@ async function tokenSession(token: string): Promise<string> {
 
 /** Revokes every session and token of an account (sign-in sessions and API tokens alike). */
 export async function revokeAllTokens(email: string): Promise<number> {
-  const user = await findUser({ email: email.trim().toLowerCase() }, { _id: 1 });
+  const user = await findUserByEmail(email.trim().toLowerCase(), { _id: 1 });
   if (!user) throw new ServiceError("not_found", `No user has the e-mail ${email}.`);
   return revokeSessions(user._id);
 }

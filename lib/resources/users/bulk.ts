@@ -3,7 +3,6 @@
  * is changed through `updateUser`, so every rule of a single PATCH holds (the company keeps an
  * active admin) and every change commits with its event. One user's failure never stops the others.
  */
-import type { Document, Filter } from "mongodb";
 import { existingIds } from "@/lib/resources/reference/repository";
 import { checkListQuery } from "@/lib/kernel/list-query";
 import type { Notes } from "@/lib/kernel/notes";
@@ -14,7 +13,8 @@ import { oid, type ObjectId } from "@/lib/kernel/ids";
 import { checkReferences } from "@/lib/kernel/references";
 import { type BulkUsersBody, type BulkUsersResult, ListUsersQuery, MAX_BULK_USERS, type UpdateUserBody, type UserRecord } from "./contract";
 import { matchingUserIds, readUserRecords } from "./repository";
-import { listFilter, namesAdminRole, type UpdateHooks, updateUser } from "./service";
+import { namesAdminRole, type UpdateHooks, updateUser } from "./service";
+import { userListFilter, usersOfCompany } from "./list-filter";
 
 type Result = BulkUsersResult["results"][number];
 /** What one user needs: a PATCH body, or an answer without one. */
@@ -32,7 +32,7 @@ export async function bulkUpdateUsers(auth: Principal, body: BulkUsersBody, note
   }
   const ids = body.ids ? [...new Set(body.ids)] : await selectedIds(companyId, body.query ?? "", notes);
   const records = new Map(
-    (await readUserRecords({ companyId, filter: { _id: { $in: ids.map(oid) }, "companies.companyId": companyId } })).map((record) => [record._id, record]),
+    (await readUserRecords({ companyId, filter: usersOfCompany(companyId, ids.map(oid)) })).map((record) => [record._id, record]),
   );
 
   const results: Result[] = [];
@@ -60,7 +60,7 @@ export async function bulkUpdateUsers(auth: Principal, body: BulkUsersBody, note
 /** The users a list query matches, by id; more than the cap is refused before anything changes. */
 async function selectedIds(companyId: ObjectId, text: string, notes: Notes): Promise<string[]> {
   const { value } = checkListQuery(text, ListUsersQuery, { path: "query", drop: NOT_SELECTING });
-  const found = await matchingUserIds((await listFilter(companyId, value, notes)) as Filter<Document>, MAX_BULK_USERS + 1);
+  const found = await matchingUserIds(await userListFilter(companyId, value, notes), MAX_BULK_USERS + 1);
   if (found.length > MAX_BULK_USERS) {
     throw new ServiceError("invalid_request", `The query matches more than ${MAX_BULK_USERS} users; narrow the filters, or send the users' ids in pages.`, [
       { path: "query", message: `matches more than ${MAX_BULK_USERS} users` },

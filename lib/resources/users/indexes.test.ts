@@ -10,7 +10,8 @@ import { ListUsersQuery } from "@/lib/resources/users/contract";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import { oid } from "@/lib/kernel/ids";
 import { Notes } from "@/lib/kernel/notes";
-import { createUser, listFilter } from "@/lib/resources/users/service";
+import { createUser } from "@/lib/resources/users/service";
+import { userListFilter } from "@/lib/resources/users/list-filter";
 
 interface Explained {
   queryPlanner: { winningPlan: Document };
@@ -38,7 +39,7 @@ describe("indexes of the users list", () => {
   });
 
   const explain = async (isActive: string, more: Record<string, string> = {}) => {
-    const filter = await listFilter(oid(t.companyId), ListUsersQuery.parse({ isActive, ...more }), new Notes());
+    const filter = await userListFilter(oid(t.companyId), ListUsersQuery.parse({ isActive, ...more }), new Notes());
     return (await User.collection.find(filter as Document, { sort: { modifiedAt: -1, _id: -1 }, limit: 10 }).explain("executionStats")) as unknown as Explained;
   };
 
@@ -66,7 +67,7 @@ describe("indexes of the users list", () => {
   for (const [field, key] of ORDERS) {
     for (const direction of [1, -1] as const) {
       it(`the order by ${field} ${direction === 1 ? "ascending" : "descending"} is served by its index, without a SORT stage`, async () => {
-        const filter = await listFilter(oid(t.companyId), ListUsersQuery.parse({ isActive: "true" }), new Notes());
+        const filter = await userListFilter(oid(t.companyId), ListUsersQuery.parse({ isActive: "true" }), new Notes());
         const explained = (await User.collection.find(filter as Document, { sort: { [field]: direction, _id: direction }, limit: 11 }).explain("executionStats")) as unknown as Explained;
         const stages = stagesOf(explained.queryPlanner.winningPlan);
         expect(stages).not.toContain("SORT");

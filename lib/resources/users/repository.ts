@@ -199,6 +199,16 @@ const users = () => driverCollection<LeanUser>(User);
 export const findUser = (filter: Filter<Document>, projection: Document): Promise<LeanUser | null> =>
   findOneDoc<LeanUser>(User, filter, projection);
 
+/** The user `userId` with the fields of `projection` (all of them when empty); `null` if there is none. */
+export const findUserById = (userId: Id, projection: Document): Promise<LeanUser | null> => findUser({ _id: userId }, projection);
+
+/** The user `userId` if it is a user of the company (all fields when `projection` is empty); else `null`. */
+export const findCompanyUser = (companyId: Id, userId: Id, projection: Document): Promise<LeanUser | null> =>
+  findUser({ _id: userId, "companies.companyId": companyId }, projection);
+
+/** The user with this e-mail (stored lowercased: it is compared as given), whatever their companies. */
+export const findUserByEmail = (email: string, projection: Document): Promise<LeanUser | null> => findUser({ email }, projection);
+
 /** The ids among `ids` that name users of the company, as hex strings. */
 export async function existingUserIds(companyId: Id, ids: Id[]): Promise<Set<string>> {
   const found = await findDocs<{ _id: Id }>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { _id: 1 } });
@@ -297,18 +307,142 @@ export async function insertUsersOnce(docs: LeanUser[]): Promise<number> {
   return (await users().bulkWrite(operations, { ordered: false })).upsertedCount;
 }
 
-/** Applies an update pipeline to the user `filter` matches; the user after it, or `null`. */
-export const updateUserWith = (filter: Filter<Document>, pipeline: Document[]): Promise<LeanUser | null> =>
-  users().findOneAndUpdate(filter, pipeline, { returnDocument: "after" });
+/** A list of ids a PATCH gives (`accessRoles`, `properties`): the caller's company's. */
+export interface OwnIds {
+  ids: Id[];
+  /**
+   * For a user of several companies: the ids of this kind the caller's company has. The stored
+   * ids outside them (other companies') are kept, as they are when the update applies.
+   */
+  companyHas?: Id[];
+}
+
+/** What a PATCH changes of a user, as the users service decided it (docs/api.md#users). */
+export interface UserPatch {
+  /** A whole name replaces the stored one; some of its parts are merged into it. */
+  name?: { whole: UserName } | { parts: Partial<UserName> };
+  accessRoles?: OwnIds;
+  properties?: OwnIds;
+  job?: Id | null;
+  bot?: Id | null;
+  phone?: string | null;
+  isOnline?: boolean;
+  termsConditions?: boolean;
+  extensions?: Record<string, unknown>;
+  /** The caller's membership: each relation of the hierarchy given replaces its list, and the flag. */
+  membership?: { hierarchy?: Partial<Record<Relation, Id[]>>; isActive?: boolean };
+}
+
+type Relation = "boss" | "peers" | "subordinate";
+
+/** What must still hold of the stored user for a PATCH to apply. */
+export interface PatchConditions {
+  /** The version read (a request's `If-Match`): any write since makes the patch match nothing. */
+  version?: Pick<LeanUser, "modifiedAt" | "lastRequestDate" | "search">;
+  /** The user belongs to no company beyond these (account-wide fields, docs/security.md). */
+  onlyCompanies?: Id[];
+}
+
+/**
+ * Applies a PATCH of a user of the company as one atomic update pipeline, so concurrent PATCHes
+ * of one user never conflict: each field is set as its request says (the last writer wins per
+ * field, name parts included) and `modifiedAt` moves strictly forward. The user after it, or
+ * `null` when a condition failed (or a partial name found no name to merge into): read again and retry.
+ */
+export async function applyUserPatch(userId: Id, companyId: Id, patch: UserPatch, conditions: PatchConditions = {}): Promise<LeanUser | null> {
+  const filter: Document = { _id: userId, "companies.companyId": companyId };
+  const { version, onlyCompanies } = conditions;
+  if (version) Object.assign(filter, { modifiedAt: version.modifiedAt, lastRequestDate: version.lastRequestDate ?? null, search: version.search });
+  if (onlyCompanies) filter.companies = { $not: { $elemMatch: { companyId: { $nin: onlyCompanies } } } };
+
+  const set: Document = {};
+  if (patch.name) {
+    if ("whole" in patch.name) {
+      set.name = literal(patch.name.whole);
+    } else {
+      // Merged in the update, so concurrent PATCHes of different parts all apply. A stored name
+      // always has all four parts, so the merge does too.
+      filter.name = { $type: "object" };
+      set.name = { $mergeObjects: ["$name", literal(patch.name.parts)] };
+    }
+  }
+  if (patch.accessRoles) set.accessRoles = ownIds("accessRoles", patch.accessRoles);
+  if (patch.properties) set.properties = ownIds("properties", patch.properties);
+  for (const field of ["job", "bot", "phone", "isOnline", "termsConditions", "extensions"] as const) {
+    if (patch[field] !== undefined) set[field] = literal(patch[field]);
+  }
+  if (patch.membership) {
+    const { hierarchy, isActive } = patch.membership;
+    const changes: Document = {};
+    if (hierarchy) {
+      changes.hierarchy = Object.fromEntries(
+        (["boss", "peers", "subordinate"] as const).map((relation) => [relation, hierarchy[relation] ? literal(hierarchy[relation]) : { $ifNull: [`$$entry.hierarchy.${relation}`, []] }]),
+      );
+    }
+    if (isActive !== undefined) changes.isActive = literal(isActive);
+    if (Object.keys(changes).length > 0) set.companies = changedMembership(companyId, changes);
+  }
+  set.modifiedAt = LATER_MODIFIED_AT();
+  return users().findOneAndUpdate(filter, [{ $set: set }], { returnDocument: "after" });
+}
+
+/**
+ * Puts back a user's access roles and membership flag in the company (a change that took the
+ * company's last active admin, undone: docs/api.md#the-last-admin-role); `modifiedAt` moves on.
+ */
+export async function restoreAdminStanding(userId: Id, companyId: Id, accessRoles: Id[], isActive: boolean): Promise<void> {
+  await users().findOneAndUpdate({ _id: userId }, [
+    { $set: { accessRoles: literal(accessRoles), companies: changedMembership(companyId, { isActive: literal(isActive) }), modifiedAt: LATER_MODIFIED_AT() } },
+  ]);
+}
+
+/**
+ * Stores the `search` keywords and the `nameSort` key of a name just written, unless the name has
+ * changed since: then the PATCH that changed it stores its own. They are the name's either way.
+ */
+export async function storeSearchKeywords(user: Pick<LeanUser, "_id" | "name" | "email">): Promise<string[]> {
+  const search = userKeywords(user.name as UserName | null, user.email);
+  await users().updateOne({ _id: user._id, ...sameName(user.name) }, { $set: { search, nameSort: nameSortKey(user.name as UserName | null, user.email) } });
+  return search;
+}
+
+/** A filter that holds while the stored name is still `name` (part by part, in any field order). */
+function sameName(name: LeanUser["name"]): Document {
+  if (!name) return { name: null };
+  return Object.fromEntries((["displayName", "names", "lastName", "secondLastName"] as const).map((part) => [`name.${part}`, name[part] ?? null]));
+}
+
+// In a pipeline "$x" names a field: every client value goes in as a literal.
+const literal = (value: unknown) => ({ $literal: value });
+
+/** Strictly later than before, also within one millisecond or when clocks disagree. */
+const LATER_MODIFIED_AT = () => ({ $max: [literal(new Date()), { $add: ["$modifiedAt", 1] }] });
+
+/** The user's memberships with `changes` (expressions over `$$entry`) merged into the company's. */
+const changedMembership = (companyId: Id, changes: Document): Document => ({
+  $map: {
+    input: "$companies",
+    as: "entry",
+    in: { $cond: [{ $eq: ["$$entry.companyId", literal(companyId)] }, { $mergeObjects: ["$$entry", changes] }, "$$entry"] },
+  },
+});
+
+/**
+ * The expression for `accessRoles` or `properties` after a PATCH: the given ids, plus, for a user
+ * of several companies, the ids the stored list holds of other companies (another company's roles
+ * are not this company's to remove). Evaluated in the update, so a concurrent change of another
+ * company's ids is kept too.
+ */
+function ownIds(field: "accessRoles" | "properties", { ids, companyHas }: OwnIds): Document {
+  if (!companyHas) return literal(ids);
+  return {
+    $concatArrays: [literal(ids), { $filter: { input: { $ifNull: [`$${field}`, []] }, as: "id", cond: { $not: [{ $in: ["$$id", literal(companyHas)] }] } } }],
+  };
+}
 
 /** Sets `lastRequestDate` to `now` unless it is later than `since` (so it is written once per interval). */
 export async function touchLastRequest(userId: Id, now: Date, since: Date): Promise<void> {
   await users().updateOne({ _id: userId, $or: [{ lastRequestDate: null }, { lastRequestDate: { $lte: since } }] }, { $set: { lastRequestDate: now } });
-}
-
-/** Sets the `search` keywords and the `nameSort` key of the user `filter` matches (if it still does). */
-export async function setSearchKeywords(filter: Filter<Document>, search: string[], nameSort: string): Promise<void> {
-  await users().updateOne(filter, { $set: { search, nameSort } });
 }
 
 /** Adds a company membership (with its access role) to an existing user, `modifiedAt` moving forward. */

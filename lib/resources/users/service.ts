@@ -2,8 +2,7 @@
  * The users resource (docs/api.md#users): list, read, create, update.
  * Every query is scoped to the caller's company: a user of another company does not exist here.
  */
-import type { Document, Filter, Sort } from "mongodb";
-import type { QueryFilter } from "mongoose";
+import type { Sort } from "mongodb";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
 import { adminRoleCompanies, adminRoleIds, companyIds, existingIds } from "@/lib/resources/reference/repository";
 import {
@@ -29,39 +28,44 @@ import type { Notes } from "@/lib/kernel/notes";
 import { offThread } from "@/lib/kernel/off-thread";
 import { hashPassword } from "@/lib/resources/credentials/passwords";
 import { storePasswordHash } from "@/lib/resources/credentials/repository";
-import { nameSortKey, searchFilter, userKeywords } from "@/lib/resources/users/search";
-import { exportResponse, keysetBatches } from "@/lib/kernel/export/stream";
+import { type ExportSource, keysetBatches } from "@/lib/kernel/export/stream";
 import { ReferenceNames } from "@/lib/resources/reference/names";
 import { USER_COLUMNS, userReferences, userRow } from "./columns";
 import { inTransaction } from "@/lib/kernel/db/transaction";
 import { recordChange } from "@/lib/resources/events/service";
+import { retryWhileRaced } from "@/lib/kernel/retry";
 import {
   activeMemberHolds,
+  applyUserPatch,
   countUsers,
   CSV_FIELDS,
   emptyMembership,
   existingUserIds,
-  findUser,
+  findCompanyUser,
+  findUserById,
   insertUser,
   type LeanUser,
   newDoc,
+  type OwnIds,
+  type PatchConditions,
   readUserPage,
   readUserRecords,
-  setSearchKeywords,
+  restoreAdminStanding,
   storedUserTag,
+  storeSearchKeywords,
   toUserRecords,
-  updateUserWith,
   userCountsChanged,
-  type UserDoc,
+  type UserPatch,
   USER_SORT_FIELDS,
 } from "./repository";
+import { userListFilter, userOfCompany } from "./list-filter";
 
 // ---------------------------------------------------------------------------------------------
 // Reading
 
 export async function listUsers(auth: Principal, query: ListUsersQuery, notes: Notes): Promise<UserList> {
   const companyId = oid(auth.companyId);
-  const filter = await listFilter(companyId, query, notes);
+  const filter = await userListFilter(companyId, query, notes);
   const order = userOrder(query);
   // `sortBy` is a filter of the scope, so a cursor of one order is refused by another (docs/api.md#cursor-paging).
   const scope = listScope(auth.companyId, "/v2/users", query);
@@ -69,13 +73,13 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   const [found, counter] = await Promise.all([
     offThread("userPage", readUserPage, {
       companyId,
-      filter: withCondition(filter, read.after) as Filter<Document>,
+      filter: withCondition(filter, read.after),
       sort: read.sort,
       skip: read.skip,
       limit: read.limit,
       key: order.fields[0].name,
     }),
-    query.count ? countUsers(companyId, filter as Filter<Document>) : undefined,
+    query.count ? countUsers(companyId, filter) : undefined,
   ]);
   const rows = found.records.map((record, index) => ({ record, key: found.keys[index] }));
   const page = await pageOf(rows, query, order, scope, (row) => [row.key, row.record._id]);
@@ -100,17 +104,16 @@ const userOrder = (query: Pick<ListUsersQuery, "orderBy" | "sortBy">): ListOrder
 });
 
 /**
- * Every user the list's filters match, streamed as CSV or NDJSON in the list's order
- * (docs/api.md#export); the count of the matches, taken first, is the answer's `X-Total-Count`.
+ * Every user the list's filters match, in the list's order, for a CSV or NDJSON stream
+ * (docs/api.md#export, lib/kernel/export/stream.ts); the count of the matches, taken first, is the answer's `X-Total-Count`.
  */
-export async function exportUsers(auth: Principal, query: ExportUsersQuery, context: { notes: Notes; requestId: string; signal?: AbortSignal }): Promise<Response> {
+export async function exportUsers(auth: Principal, query: ExportUsersQuery, notes: Notes): Promise<ExportSource<{ record: UserRecord; key: unknown }>> {
   const companyId = oid(auth.companyId);
-  const filter = (await listFilter(companyId, query, context.notes)) as Filter<Document>;
+  const filter = await userListFilter(companyId, query, notes);
   const order = userOrder(query);
   const sort = Object.fromEntries(order.fields.map((field) => [field.name, order.direction])) as Sort;
   const names = new ReferenceNames(companyId);
-  return exportResponse({
-    format: query.format,
+  return {
     name: "users",
     total: await countUsers(companyId, filter),
     batches: keysetBatches(
@@ -128,13 +131,8 @@ export async function exportUsers(auth: Principal, query: ExportUsersQuery, cont
       return records.map((user) => userRow(user, names));
     },
     records: (batch) => batch.map((row) => row.record),
-    requestId: context.requestId,
-    signal: context.signal,
-  });
+  };
 }
-
-/** The filters of a users list query: everything but its paging and order. */
-export type UserFilters = Omit<ListUsersQuery, "page" | "cursor" | "limit" | "count" | "orderBy" | "sortBy">;
 
 /**
  * After a write of users of these companies has committed (never inside its transaction): their
@@ -146,72 +144,9 @@ export async function usersChanged(companyIds: readonly ObjectId[], userId?: str
   await userCountsChanged(companyIds);
 }
 
-/** The filter of a list query (exported for the index test). */
-export async function listFilter(companyId: ObjectId, query: UserFilters, notes: Notes): Promise<QueryFilter<UserDoc>> {
-  const and: QueryFilter<UserDoc>[] = [];
-  const filter: QueryFilter<UserDoc> = { "companies.companyId": companyId };
-  // The flag is the membership's own; a membership of an earlier version without one is active.
-  if (query.isActive === "true") filter.companies = { $elemMatch: { companyId, isActive: { $ne: false } } };
-  if (query.isActive === "false") filter.companies = { $elemMatch: { companyId, isActive: false } };
-
-  if (query.search !== undefined) {
-    const search = searchFilter(query.search);
-    if (search) and.push(search);
-    else notes.warning("empty_search", "The search holds no letters or digits and was ignored.", "search");
-  }
-  if (query.email) filter.email = { $in: query.email.map((email) => email.toLowerCase()) };
-  if (query.bot) filter.bot = { $in: query.bot.map(oid) };
-  if (query.id) filter._id = { $in: query.id.map(oid) };
-  if (query.property) filter.properties = oid(query.property);
-  if (query.accessRole) filter.accessRoles = oid(query.accessRole);
-  if (query.job) filter.job = oid(query.job);
-
-  const modified = range(query.modified, query.modified_gt, query.modified_gte, query.modified_lt, query.modified_lte);
-  if (modified) filter.modifiedAt = modified;
-  const created = range(query.created, query.created_gt, query.created_gte, query.created_lt, query.created_lte);
-  if (created) filter.createdAt = created;
-
-  if (query.relatedUser) and.push(await relatedFilter(companyId, oid(query.relatedUser), notes));
-  if (and.length > 0) filter.$and = and;
-  return filter;
-}
-
-function range(eq?: Date, gt?: Date, gte?: Date, lt?: Date, lte?: Date): Record<string, Date> | undefined {
-  const condition: Record<string, Date> = {};
-  if (eq) condition.$eq = eq;
-  if (gt) condition.$gt = gt;
-  if (gte) condition.$gte = gte;
-  if (lt) condition.$lt = lt;
-  if (lte) condition.$lte = lte;
-  return Object.keys(condition).length > 0 ? condition : undefined;
-}
-
-/** Users who name `userId` in their hierarchy in this company, and those `userId` names there. */
-async function relatedFilter(companyId: ObjectId, userId: ObjectId, notes: Notes): Promise<QueryFilter<UserDoc>> {
-  const related = await findUser({ _id: userId, "companies.companyId": companyId }, { companies: 1 });
-  if (!related) {
-    notes.warning("unknown_related_user", "relatedUser names no user of the company; no user is related.", "relatedUser");
-    return { _id: { $in: [] } };
-  }
-  const membership = related.companies.find((entry) => entry.companyId.equals(companyId));
-  const named = [
-    ...(membership?.hierarchy?.boss ?? []),
-    ...(membership?.hierarchy?.peers ?? []),
-    ...(membership?.hierarchy?.subordinate ?? []),
-  ];
-  return {
-    $or: [
-      ...(["boss", "peers", "subordinate"] as const).map((relation) => ({
-        companies: { $elemMatch: { companyId, [`hierarchy.${relation}`]: userId } },
-      })),
-      { _id: { $in: named } },
-    ],
-  };
-}
-
 export async function getUser(auth: Principal, id: string): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
-  const [user] = await offThread("userRecords", readUserRecords, { companyId, filter: { _id: oid(id), "companies.companyId": companyId }, limit: 1 });
+  const [user] = await offThread("userRecords", readUserRecords, { companyId, filter: userOfCompany(companyId, oid(id)), limit: 1 });
   if (!user) throw notFound("user");
   return user;
 }
@@ -294,10 +229,6 @@ const duplicateEmail = () =>
  */
 export const ACCOUNT_FIELDS = ["password", "name", "phone", "job", "bot", "extensions", "isOnline", "termsConditions"] as const;
 
-/** Retries of an update whose preconditions changed under it (see `updateUser`). */
-const UPDATE_ATTEMPTS = 20;
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-
 /**
  * Applies a PATCH as one atomic update pipeline, so concurrent PATCHes of one user never conflict:
  * each field is set as its request says (the last writer wins per field, name parts included) and
@@ -337,18 +268,17 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
   const record = await inTransaction(async () => {
     activityChanged = false;
     adminLost = false;
-    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      if (attempt > 0) await pause(attempt);
+    const changed = await retryWhileRaced(async () => {
       // The whole stored user: the event's changes compare it, as the API shows it, with the result.
-      const current = await findUser({ _id: userId, "companies.companyId": companyId }, {});
+      const current = await findCompanyUser(companyId, userId, {});
       if (!current) throw notFound("user");
-      const filter: Document = { _id: userId, "companies.companyId": companyId };
+      const conditions: PatchConditions = {};
       if (ifMatch !== undefined) {
         const tag = storedUserTag(current);
         if (!matchesTag(ifMatch, tag)) throw preconditionFailed("user", tag);
         // The update applies only to the very version the tag names: a write in between makes
         // it match nothing, and the next attempt answers 412.
-        Object.assign(filter, { modifiedAt: current.modifiedAt, lastRequestDate: current.lastRequestDate ?? null, search: current.search });
+        conditions.version = current;
       }
       if (body.email !== undefined && body.email.trim().toLowerCase() !== current.email) {
         throw new ServiceError("immutable_field", "The e-mail of a user cannot be changed.", [
@@ -364,10 +294,10 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
         const scope = others.length > 0 ? entitled! : [companyId];
         if (others.some((entry) => !scope.some((company) => company.equals(entry.companyId)))) throw notEntitled(accountFields);
         // The user must still belong to no other company when the update applies.
-        filter.companies = { $not: { $elemMatch: { companyId: { $nin: scope } } } };
+        conditions.onlyCompanies = scope;
       }
 
-      const set: Document = {};
+      const patch: UserPatch = {};
       if (body.name !== undefined) {
         const complete = UserName.safeParse(body.name);
         const merged = complete.success ? complete : UserName.safeParse({ ...(current.name ?? {}), ...body.name });
@@ -378,34 +308,18 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
             merged.error.issues.map((issue) => ({ path: ["name", ...issue.path].join("."), message: issue.message })),
           );
         }
-        if (complete.success) {
-          set.name = literal(complete.data);
-        } else {
-          // Merged in the update, so concurrent PATCHes of different parts all apply. A stored name
-          // always has all four parts, so the merge does too.
-          filter.name = { $type: "object" };
-          set.name = { $mergeObjects: ["$name", literal(body.name)] };
-        }
+        // Merged in the update when only some parts are sent, so concurrent PATCHes of different parts all apply.
+        patch.name = complete.success ? { whole: complete.data } : { parts: body.name };
       }
-      if (body.accessRoles) set.accessRoles = await replaceOwn("accessRoles", body.accessRoles, current, companyId);
-      if (body.properties) set.properties = await replaceOwn("properties", body.properties, current, companyId);
-      if (body.job !== undefined) set.job = literal(body.job ? oid(body.job) : null);
-      if (body.bot !== undefined) set.bot = literal(body.bot ? oid(body.bot) : null);
-      for (const field of ["phone", "isOnline", "termsConditions", "extensions"] as const) {
-        if (body[field] !== undefined) set[field] = literal(body[field]);
-      }
-      const membership = membershipPatch(body);
-      if (membership) {
-        set.companies = {
-          $map: {
-            input: "$companies",
-            as: "entry",
-            in: { $cond: [{ $eq: ["$$entry.companyId", literal(companyId)] }, { $mergeObjects: ["$$entry", membership] }, "$$entry"] },
-          },
-        };
-      }
-      // Strictly later than before, also within one millisecond or when clocks disagree.
-      set.modifiedAt = { $max: [literal(new Date()), { $add: ["$modifiedAt", 1] }] };
+      if (body.accessRoles) patch.accessRoles = await ownIds("accessRoles", body.accessRoles, current, companyId);
+      if (body.properties) patch.properties = await ownIds("properties", body.properties, current, companyId);
+      if (body.job !== undefined) patch.job = body.job ? oid(body.job) : null;
+      if (body.bot !== undefined) patch.bot = body.bot ? oid(body.bot) : null;
+      if (body.phone !== undefined) patch.phone = body.phone;
+      if (body.isOnline !== undefined) patch.isOnline = body.isOnline;
+      if (body.termsConditions !== undefined) patch.termsConditions = body.termsConditions;
+      if (body.extensions !== undefined) patch.extensions = body.extensions;
+      patch.membership = membershipPatch(body);
 
       // Hashed once, and only after the checks above: hashing is slow on purpose.
       if (body.password !== undefined) passwordHash ??= await hashPassword(body.password);
@@ -414,14 +328,14 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
         await adminChange(companyId);
         await refuseLastAdmin(companyId, current, body);
       }
-      const updated = await updateUserWith(filter, [{ $set: set }]);
-      if (!updated) continue;
+      const updated = await applyUserPatch(userId, companyId, patch, conditions);
+      if (!updated) return null;
       if (demotes) {
         await keepAnAdmin(companyId, current, updated);
         const roles = await adminRoleIds(companyId);
         adminLost = activeHolder(current, companyId, roles) && !activeHolder(updated, companyId, roles);
       }
-      if (body.name !== undefined) updated.search = await storeKeywords(updated);
+      if (body.name !== undefined) updated.search = await storeSearchKeywords(updated);
       forgetPrincipals(id);
       // An account-wide field (the name, and so the search keywords) changes the user in each of its companies.
       changedCompanies = updated.companies.map((entry) => entry.companyId);
@@ -435,8 +349,9 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
       const [before, after] = await toUserRecords([current, updated], companyId);
       await recordChange({ company: companyId, resource: "user", id: userId, action: "updated", before, after, ...userEventFields(passwordHash) });
       return after;
-    }
-    throw new ServiceError("conflict", "The user is being changed by other requests; try again.");
+    });
+    if (!changed) throw new ServiceError("conflict", "The user is being changed by other requests; try again.");
+    return changed;
   });
   await usersChanged(changedCompanies, id);
   // Deactivation ends the user's sessions in this company, so a reactivation needs a new sign-in
@@ -512,77 +427,32 @@ async function keepAnAdmin(companyId: ObjectId, before: LeanUser, after: LeanUse
   if (!activeHolder(before, companyId, roles) || activeHolder(after, companyId, roles)) return;
   if (await activeMemberHolds(companyId, roles)) return;
   const wasActive = before.companies.find((entry) => entry.companyId.equals(companyId))?.isActive !== false;
-  await updateUserWith({ _id: before._id }, [
-    {
-      $set: {
-        accessRoles: literal(before.accessRoles ?? []),
-        companies: {
-          $map: {
-            input: "$companies",
-            as: "entry",
-            in: { $cond: [{ $eq: ["$$entry.companyId", literal(companyId)] }, { $mergeObjects: ["$$entry", { isActive: literal(wasActive) }] }, "$$entry"] },
-          },
-        },
-        modifiedAt: { $max: [literal(new Date()), { $add: ["$modifiedAt", 1] }] },
-      },
-    },
-  ]);
+  await restoreAdminStanding(before._id, companyId, before.accessRoles ?? [], wasActive);
   forgetPrincipals(before._id.toHexString());
   throw lastAdmin(activeHolder({ ...after, accessRoles: before.accessRoles }, companyId, roles) ? "accessRoles" : "isActive");
 }
 
-/**
- * Stores the `search` keywords of a name just written, unless the name has changed since: then
- * the PATCH that changed it stores its own. The keywords are the name's either way.
- */
-async function storeKeywords(user: LeanUser): Promise<string[]> {
-  const search = userKeywords(user.name as UserName | null, user.email);
-  await setSearchKeywords({ _id: user._id, ...sameName(user.name) }, search, nameSortKey(user.name as UserName | null, user.email));
-  return search;
-}
-
-// In a pipeline "$x" names a field: every client value goes in as a literal.
-const literal = (value: unknown) => ({ $literal: value });
-
 /** The caller's membership fields a PATCH changes: its hierarchy (per relation) and `isActive`. */
-function membershipPatch(body: UpdateUserBody): Document | undefined {
-  const patch: Document = {};
+function membershipPatch(body: UpdateUserBody): UserPatch["membership"] {
   const hierarchy = body.companies?.[0]?.hierarchy;
-  if (hierarchy) {
-    const relations = Object.fromEntries(
-      (["boss", "peers", "subordinate"] as const).map((relation) => [
-        relation,
-        hierarchy[relation] ? literal(hierarchy[relation].map(oid)) : { $ifNull: [`$$entry.hierarchy.${relation}`, []] },
-      ]),
-    );
-    patch.hierarchy = relations;
-  }
-  if (body.isActive !== undefined) patch.isActive = literal(body.isActive);
-  return Object.keys(patch).length > 0 ? patch : undefined;
-}
-
-/** A filter that holds while the stored name is still `name` (part by part, in any field order). */
-function sameName(name: LeanUser["name"]): Document {
-  if (!name) return { name: null };
-  return Object.fromEntries((["displayName", "names", "lastName", "secondLastName"] as const).map((part) => [`name.${part}`, name[part] ?? null]));
+  if (!hierarchy && body.isActive === undefined) return undefined;
+  return {
+    ...(hierarchy
+      ? { hierarchy: Object.fromEntries((["boss", "peers", "subordinate"] as const).flatMap((relation) => (hierarchy[relation] ? [[relation, hierarchy[relation].map(oid)]] : []))) }
+      : {}),
+    ...(body.isActive !== undefined ? { isActive: body.isActive } : {}),
+  };
 }
 
 /**
- * The expression for `accessRoles` or `properties` after a PATCH: the body's ids, plus, for a user
- * of several companies, the ids the stored list holds of other companies (another company's roles
- * are not this company's to remove). Evaluated in the update, so a concurrent change of another
- * company's ids is kept too.
+ * The ids a PATCH gives for `accessRoles` or `properties`; for a user of several companies, with
+ * the ids of this kind the company has, so that the update keeps the other companies' ids
+ * (another company's roles are not this company's to remove).
  */
-async function replaceOwn(field: "accessRoles" | "properties", ids: string[], current: LeanUser, companyId: ObjectId): Promise<Document> {
+async function ownIds(field: "accessRoles" | "properties", ids: string[], current: LeanUser, companyId: ObjectId): Promise<OwnIds> {
   const given = ids.map(oid);
-  if (current.companies.length <= 1) return literal(given);
-  const own = await companyIds(field, companyId);
-  return {
-    $concatArrays: [
-      literal(given),
-      { $filter: { input: { $ifNull: [`$${field}`, []] }, as: "id", cond: { $not: [{ $in: ["$$id", literal(own)] }] } } },
-    ],
-  };
+  if (current.companies.length <= 1) return { ids: given };
+  return { ids: given, companyHas: await companyIds(field, companyId) };
 }
 
 /**
@@ -592,7 +462,7 @@ async function replaceOwn(field: "accessRoles" | "properties", ids: string[], cu
 export async function adminCompanies(auth: Principal): Promise<ObjectId[]> {
   // An API key is entitled over its own company only.
   if (auth.apiKey) return [oid(auth.companyId)];
-  const caller = await findUser({ _id: oid(auth.userId) }, { accessRoles: 1, companies: 1 });
+  const caller = await findUserById(oid(auth.userId), { accessRoles: 1, companies: 1 });
   if (!caller) return [];
   const active = caller.companies.filter((entry) => entry.isActive !== false).map((entry) => entry.companyId);
   return adminRoleCompanies(caller.accessRoles, active);
