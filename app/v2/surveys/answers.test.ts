@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import { EVERY_TYPE_CONTENT } from "@/lib/tools/testing/surveys";
-import { Answer } from "@/lib/resources/surveys/parts";
+import { Answer } from "@/lib/resources/answers/repository";
 import { newId, oid } from "@/lib/kernel/ids";
 import * as accessRoles from "../access-roles/route";
 import * as users from "../users/route";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { Answer } from "@/lib/resources/surveys/parts";
+import { Answer } from "@/lib/resources/answers/repository";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import { addSurveyParts, type SeededParts } from "@/lib/tools/testing/surveys";
 import * as surveys from "./route";

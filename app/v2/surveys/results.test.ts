@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import { EVERY_TYPE_CONTENT } from "@/lib/tools/testing/surveys";
-import { Answer } from "@/lib/resources/surveys/parts";
+import { Answer } from "@/lib/resources/answers/repository";
 import { newId, oid } from "@/lib/kernel/ids";
 import { CountsSummary, DateSummary, NumberSummary, type QuestionResult, type SurveyResults, TextSummary } from "@/lib/resources/answers/contract";
 import { newAnswerDoc } from "@/lib/resources/answers/repository";

@@ -12,7 +12,7 @@ import { oid } from "@/lib/kernel/ids";
 import { SURVEY_FIELDS } from "@/lib/resources/surveys/contract";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import { Event } from "@/lib/resources/events/repository";
-import { KEEP_PREVIOUS } from "@/lib/resources/surveys/service";
+import { KEEP_PREVIOUS } from "@/lib/resources/surveys/repository";
 import * as surveys from "./route";
 import * as survey from "./[id]/route";
 import * as revisions from "./[id]/revisions/route";

@@ -7,7 +7,7 @@ import type { Document } from "mongodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTenant } from "@/lib/tools/testing/http";
 import { useTestDatabase } from "@/lib/tools/testing/database";
-import { Answer } from "@/lib/resources/surveys/parts";
+import { Answer } from "@/lib/resources/answers/repository";
 import { newId, oid, type ObjectId } from "@/lib/kernel/ids";
 import { newAnswerDoc } from "./repository";
 

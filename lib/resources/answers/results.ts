@@ -13,8 +13,8 @@ import type { QuestionType } from "@/lib/resources/surveys/contract";
 import { allChatsAndQuestions } from "@/lib/resources/surveys/repository";
 import { LATEST_TEXT_ANSWERS, MAX_RATING, MIN_RATING, NUMBER_BINS, type CountsSummary, type DateSummary, type NumberSummary, type QuestionResult, type ResultsQuery, type SurveyResults, type TextSummary } from "./contract";
 import { checkMayRead, surveyOf } from "./access";
-import { findAnswers } from "./repository";
-import { countTallies, monthOf, nextMonth, repairTallies, storedTallies, type QuestionTypes, type Tally } from "./tallies";
+import { findAnswers, storedTallies, type Tally } from "./repository";
+import { countTallies, monthOf, nextMonth, repairTallies, type QuestionTypes } from "./tallies";
 import { shownValue } from "./values";
 
 type Question = Awaited<ReturnType<typeof allChatsAndQuestions>>["questions"][number];

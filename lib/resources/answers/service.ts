@@ -2,13 +2,10 @@
  * Answers to a survey (docs/api.md#answers): recording one response of the caller, all or
  * nothing; the answers list, newest first by cursor; the same answers streamed as CSV.
  */
-import type { Document, Filter } from "mongodb";
-import { stringify } from "csv-stringify/sync";
 import type { Principal } from "@/lib/kernel/principal";
 import { ServiceError } from "@/lib/kernel/errors";
 import { requireScope } from "@/lib/kernel/scopes";
 import { newId, oid } from "@/lib/kernel/ids";
-import { escapeRegExp } from "@/lib/kernel/text";
 import type { ErrorDetail } from "@/lib/base/schemas/common";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
 import { allChatsAndQuestions, liveQuestions } from "@/lib/resources/surveys/repository";
@@ -16,8 +13,9 @@ import { userDisplayNames } from "@/lib/resources/users/repository";
 import type { AnswerList, AnswerRecord, ExportAnswersQuery, ListAnswersQuery, PostAnswersBody, RecordedResponse } from "./contract";
 import { type AccessSurvey, checkMayRead, mayAnswer, surveyOf } from "./access";
 import { decodeCursor, encodeCursor, listKey } from "./cursor";
-import { answerCursor, findAnswers, insertResponse, markTallied, newAnswerDoc, type StoredAnswer } from "./repository";
-import { addTallies, talliesOf } from "./tallies";
+import { addTallies, answerBatches, answerPage, answersMatching, insertResponse, markResponseTallied, newAnswerDoc, type StoredAnswer } from "./repository";
+import { talliesOf } from "./tallies";
+import type { ExportSource } from "@/lib/kernel/export/stream";
 import { shownValue, valueSchema } from "./values";
 
 export async function recordResponse(auth: Principal, id: string, body: PostAnswersBody): Promise<RecordedResponse> {
@@ -55,7 +53,7 @@ export async function recordResponse(auth: Principal, id: string, body: PostAnsw
   docs[0].untallied = true;
   await insertResponse(docs);
   await addTallies(survey._id, survey.company, talliesOf(docs, (question) => questions.get(question.toHexString())?.type as QuestionType | undefined));
-  await markTallied({ _id: docs[0]._id });
+  await markResponseTallied(docs[0]._id);
   return {
     responseId: response.toHexString(),
     answers: docs.map((doc) => ({ uuid: doc.uuid.toHexString(), question: doc.question.toHexString(), value: shownValue(doc.value)!, createdAt: now.toISOString() })),
@@ -65,18 +63,11 @@ export async function recordResponse(auth: Principal, id: string, body: PostAnsw
 type Filters = Omit<ListAnswersQuery, "cursor" | "limit">;
 
 /** The answers of the survey the filters match, within the company. */
-async function answerFilter(survey: AccessSurvey, filters: Filters, types: Map<string, QuestionType>): Promise<Filter<Document>> {
-  const filter: Filter<Document> = { survey: survey._id, company: survey.company };
-  if (filters.question) filter.question = oid(filters.question);
-  if (filters.from || filters.to) filter.createdAt = { ...(filters.from ? { $gte: filters.from } : {}), ...(filters.to ? { $lte: filters.to } : {}) };
-  if (filters.search) {
-    // Only text answers are searched; the query is matched literally.
-    const textQuestions = [...types].filter(([, type]) => type === "text").map(([question]) => oid(question));
-    const inText = filters.question ? textQuestions.filter((question) => question.equals(filters.question!)) : textQuestions;
-    filter.question = { $in: inText };
-    filter.value = { $regex: escapeRegExp(filters.search), $options: "i" };
-  }
-  return filter;
+function answerFilter(survey: AccessSurvey, filters: Filters, types: Map<string, QuestionType>) {
+  // Only text answers are searched; the query is matched literally.
+  const textQuestions = [...types].filter(([, type]) => type === "text").map(([question]) => oid(question));
+  const inText = filters.question ? textQuestions.filter((question) => question.equals(filters.question!)) : textQuestions;
+  return answersMatching(survey._id, survey.company, { question: filters.question, from: filters.from, to: filters.to, search: filters.search, textQuestions: inText });
 }
 
 /** Every question of the survey, removed ones too: an answer's chat and type. */
@@ -85,8 +76,6 @@ async function questionTypes(survey: AccessSurvey): Promise<Map<string, Question
   return new Map(questions.map((question) => [question._id.toHexString(), question.type as QuestionType]));
 }
 
-const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
-
 export async function listAnswers(auth: Principal, id: string, query: ListAnswersQuery, adminHeader: string | null): Promise<AnswerList> {
   const survey = await surveyOf(auth, id);
   await checkMayRead(survey, auth, adminHeader);
@@ -94,12 +83,8 @@ export async function listAnswers(auth: Principal, id: string, query: ListAnswer
   const key = listKey(id, { ...filters, from: filters.from?.toISOString(), to: filters.to?.toISOString() });
   const after = cursor ? await decodeCursor(key, cursor) : undefined;
   const types = await questionTypes(survey);
-  const filter = await answerFilter(survey, filters, types);
-  const page = after
-    ? { $and: [filter, { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after._id } }] }] }
-    : filter;
   // One more than the page: whether a next page exists, without counting.
-  const docs = await findAnswers(page, { sort: NEWEST_FIRST, limit: limit + 1 });
+  const docs = await answerPage(answerFilter(survey, filters, types), after, limit + 1);
   const more = docs.length > limit;
   const shown = docs.slice(0, limit);
   const last = shown[shown.length - 1];
@@ -144,50 +129,35 @@ const csvValue = (value: AnswerRecord["value"]): string => (Array.isArray(value)
 const safeCell = (cell: string): string => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell);
 
 /**
- * The answers the filters match as a CSV stream: a cursor read batch by batch as the client
- * takes the body, so neither the whole set nor the whole file is ever in memory.
+ * The answers the filters match, newest first, for a CSV stream (lib/kernel/export/stream.ts): read
+ * batch by batch as the client takes the body, so neither the whole set nor the whole file is
+ * ever in memory.
  */
-export async function exportAnswers(auth: Principal, id: string, query: ExportAnswersQuery, adminHeader: string | null, requestId: string): Promise<Response> {
+export async function exportAnswers(auth: Principal, id: string, query: ExportAnswersQuery, adminHeader: string | null): Promise<ExportSource<StoredAnswer>> {
   const survey = await surveyOf(auth, id);
   await checkMayRead(survey, auth, adminHeader);
   const { questions } = await allChatsAndQuestions(survey._id, survey.company);
   const types = new Map(questions.map((question) => [question._id.toHexString(), question.type as QuestionType]));
   const texts = new Map(questions.map((question) => [question._id.toHexString(), question.text]));
-  const cursor = answerCursor(await answerFilter(survey, query, types), NEWEST_FIRST, CSV_BATCH);
-  const encoder = new TextEncoder();
-  let header = true;
-
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const batch: StoredAnswer[] = [];
-        while (batch.length < CSV_BATCH && (await cursor.hasNext())) batch.push((await cursor.next())!);
-        const rows = (await toAnswerRecords(batch, survey, types)).map((record) =>
-          [record.uuid, record.responseId ?? "", record.createdAt, record.chat, record.question, texts.get(record.question) ?? "", record.type, csvValue(record.value), record.user?._id ?? "", record.user?.displayName ?? ""].map(safeCell),
-        );
-        if (header) rows.unshift(CSV_COLUMNS);
-        header = false;
-        if (rows.length > 0) controller.enqueue(encoder.encode(stringify(rows, { record_delimiter: "windows" })));
-        if (batch.length < CSV_BATCH) {
-          await cursor.close();
-          controller.close();
-        }
-      } catch (error) {
-        await cursor.close().catch(() => undefined);
-        controller.error(error);
-      }
-    },
-    async cancel() {
-      await cursor.close();
-    },
-  });
-  return new Response(stream, {
-    status: 200,
-    headers: {
-      "Content-Type": "text/csv; charset=utf-8",
-      "Content-Disposition": `attachment; filename="survey-${id}-answers.csv"`,
-      "Cache-Control": "no-store",
-      "X-Request-Id": requestId,
-    },
-  });
+  return {
+    name: "answers",
+    fileName: `survey-${id}-answers.csv`,
+    batches: answerBatches(answerFilter(survey, query, types), CSV_BATCH),
+    columns: CSV_COLUMNS,
+    rows: async (batch) =>
+      (await toAnswerRecords(batch, survey, types)).map((record) => [
+        record.uuid,
+        record.responseId ?? "",
+        record.createdAt,
+        record.chat,
+        record.question,
+        texts.get(record.question) ?? "",
+        record.type,
+        csvValue(record.value),
+        record.user?._id ?? "",
+        record.user?.displayName ?? "",
+      ]),
+    records: (batch) => batch,
+    protect: safeCell,
+  };
 }

@@ -9,36 +9,18 @@
  * and date values; `v` answers holding a value (an option, a yes/no, a rating, a number; a date
  * counts under its month).
  */
-import { createHash } from "node:crypto";
-import type { AnyBulkWriteOperation, Document } from "mongodb";
-import { driverCollection } from "@/lib/kernel/models/define";
-import { aggregateDocs } from "@/lib/kernel/models/read";
-import { isBulkOfDuplicates } from "@/lib/kernel/errors";
+import type { Document, Filter } from "mongodb";
 import type { ObjectId } from "@/lib/kernel/ids";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
-import { AnswerTally } from "@/lib/resources/surveys/parts";
-import { aggregateAnswers, findAnswers, markTallied, type StoredAnswer } from "./repository";
-
-export type TallyKind = "r" | "n" | "v";
-
-export interface Tally {
-  month: Date;
-  question: ObjectId | null;
-  kind: TallyKind;
-  value: unknown;
-  n: number;
-  sum?: number;
-  min?: unknown;
-  max?: unknown;
-}
-
-interface StoredTally extends Tally {
-  _id: string;
-  survey: ObjectId;
-  company: ObjectId;
-}
-
-const tallies = () => driverCollection<StoredTally>(AnswerTally);
+import {
+  answersWithin,
+  countAnswerTallies,
+  type Months,
+  replaceTallies,
+  type StoredAnswer,
+  type Tally,
+  untalliedAnswers,
+} from "./repository";
 
 export const monthOf = (date: Date): Date => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
 export const nextMonth = (month: Date): Date => new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));
@@ -46,12 +28,6 @@ export const nextMonth = (month: Date): Date => new Date(Date.UTC(month.getUTCFu
 /** The types whose values are counted one by one, and those whose sum, min and max are kept. */
 const COUNTED: QuestionType[] = ["single_choice", "multiple_choice", "yes_no", "rating", "number"];
 const MEASURED: QuestionType[] = ["number", "rating", "date"];
-
-const key = (survey: ObjectId, tally: Pick<Tally, "month" | "question" | "kind" | "value">) =>
-  createHash("sha256")
-    .update(JSON.stringify([survey.toHexString(), tally.month.toISOString(), tally.question?.toHexString() ?? null, tally.kind, tally.value instanceof Date ? { date: tally.value.toISOString() } : tally.value]))
-    .digest("base64url")
-    .slice(0, 22);
 
 const earlier = (a: unknown, b: unknown) => (a instanceof Date && b instanceof Date ? a.getTime() < b.getTime() : (a as number) < (b as number));
 
@@ -81,78 +57,16 @@ export function talliesOf(answers: StoredAnswer[], typeOf: (question: ObjectId) 
   return [...byKey.values()];
 }
 
-/** Adds `counts` to the stored tallies: one upsert each, in one bulk write. */
-export async function addTallies(survey: ObjectId, company: ObjectId, counts: Tally[]): Promise<void> {
-  if (counts.length === 0) return;
-  const operations: AnyBulkWriteOperation<StoredTally>[] = counts.map((tally) => {
-    const update: Document = { $inc: { n: tally.n, ...(tally.sum !== undefined ? { sum: tally.sum } : {}) }, $setOnInsert: { survey, company, month: tally.month, question: tally.question, kind: tally.kind, value: tally.value } };
-    if (tally.min !== undefined) {
-      update.$min = { min: tally.min };
-      update.$max = { max: tally.max };
-    }
-    return { updateOne: { filter: { _id: key(survey, tally) }, update, upsert: true } };
-  });
-  try {
-    await tallies().bulkWrite(operations, { ordered: false });
-  } catch (error) {
-    // Two first counts of one tally at once: one upsert inserts, the other meets its key. Only
-    // those failed (the others are applied): they are sent again, and now update.
-    if (!isBulkOfDuplicates(error)) throw error;
-    const writeErrors = (error as { writeErrors?: { index: number }[] | { index: number } }).writeErrors;
-    const failed = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []).map((entry) => operations[entry.index]);
-    if (failed.length > 0) await tallies().bulkWrite(failed, { ordered: false });
-  }
-}
-
 /** A survey's questions by id, with their types: what the pipelines count and how. */
 export type QuestionTypes = Map<string, { _id: ObjectId; type: QuestionType }>;
 
-const MONTH_OF_CREATED = { $dateFromParts: { year: { $year: "$createdAt" }, month: { $month: "$createdAt" } } };
-
 /**
- * The tallies of the answers `match` selects, computed by the database from the answers themselves
- * (the partial months of a window, and a recount): one `$group` of the counts, sums, minima and
- * maxima by question and month, one of the values held, one of the dates by their month, one of
- * responses.
+ * The tallies of the answers `match` selects (./repository.ts's `answersWithin`), computed by the
+ * database from the answers themselves (the partial months of a window, and a recount).
  */
-export async function countTallies(match: Document, questions: QuestionTypes): Promise<Tally[]> {
+export function countTallies(match: Filter<Document>, questions: QuestionTypes): Promise<Tally[]> {
   const ofTypes = (types: QuestionType[]) => [...questions.values()].filter((question) => types.includes(question.type)).map((question) => question._id);
-  const measured = ofTypes(MEASURED);
-  const [answered, values, dates, responses] = await Promise.all([
-    aggregateAnswers<{ _id: { q: ObjectId; m: Date }; n: number; sum: number; min: unknown; max: unknown }>([
-      { $match: match },
-      { $group: { _id: { q: "$question", m: MONTH_OF_CREATED }, n: { $sum: 1 }, sum: { $sum: "$value" }, min: { $min: "$value" }, max: { $max: "$value" } } },
-    ]),
-    aggregateAnswers<{ _id: { q: ObjectId; m: Date; v: unknown }; n: number }>([
-      { $match: { ...match, question: { $in: ofTypes(COUNTED) } } },
-      // A single value is unwound as a list of one (spelled out: not every server unwinds a scalar).
-      { $project: { question: 1, createdAt: 1, value: { $cond: [{ $isArray: "$value" }, "$value", ["$value"]] } } },
-      { $unwind: "$value" },
-      { $group: { _id: { q: "$question", m: MONTH_OF_CREATED, v: "$value" }, n: { $sum: 1 } } },
-    ]),
-    aggregateAnswers<{ _id: { q: ObjectId; m: Date; v: Date }; n: number }>([
-      { $match: { ...match, question: { $in: ofTypes(["date"]) }, value: { $type: "date" } } },
-      { $group: { _id: { q: "$question", m: MONTH_OF_CREATED, v: { $dateFromParts: { year: { $year: "$value" }, month: { $month: "$value" } } } }, n: { $sum: 1 } } },
-    ]),
-    aggregateAnswers<{ _id: Date; n: number }>([{ $match: { ...match, position: 0 } }, { $group: { _id: MONTH_OF_CREATED, n: { $sum: 1 } } }]),
-  ]);
-  const isMeasured = (question: ObjectId) => measured.some((id) => id.equals(question));
-  return [
-    ...answered.map((group): Tally => ({ month: group._id.m, question: group._id.q, kind: "n", value: null, n: group.n, ...(isMeasured(group._id.q) ? { sum: group.sum, min: group.min, max: group.max } : {}) })),
-    ...[...values, ...dates].map((group): Tally => ({ month: group._id.m, question: group._id.q, kind: "v", value: group._id.v, n: group.n })),
-    ...responses.map((group): Tally => ({ month: group._id, question: null, kind: "r", value: null, n: group.n })),
-  ];
-}
-
-/** The stored tallies of the months from `from` (inclusive) to `to` (exclusive), summed over the months. */
-export function storedTallies(survey: ObjectId, company: ObjectId, months: { from?: Date; to?: Date }): Promise<Tally[]> {
-  const month: Document = {};
-  if (months.from) month.$gte = months.from;
-  if (months.to) month.$lt = months.to;
-  return aggregateDocs<{ _id: { q: ObjectId | null; k: TallyKind; v: unknown }; n: number; sum: number; min: unknown; max: unknown }>(AnswerTally, [
-    { $match: { survey, company, ...(months.from || months.to ? { month } : {}) } },
-    { $group: { _id: { q: "$question", k: "$kind", v: "$value" }, n: { $sum: "$n" }, sum: { $sum: "$sum" }, min: { $min: "$min" }, max: { $max: "$max" } } },
-  ]).then((groups) => groups.map((group) => ({ month: months.from ?? new Date(0), question: group._id.q, kind: group._id.k, value: group._id.v, n: group.n, sum: group.sum, min: group.min ?? undefined, max: group.max ?? undefined })));
+  return countAnswerTallies(match, { counted: ofTypes(COUNTED), measured: ofTypes(MEASURED), dates: ofTypes(["date"]) });
 }
 
 /**
@@ -162,7 +76,7 @@ export function storedTallies(survey: ObjectId, company: ObjectId, months: { fro
  * to their own request.
  */
 export async function repairTallies(survey: ObjectId, company: ObjectId, questions: QuestionTypes): Promise<void> {
-  const marked = await findAnswers({ untallied: true, survey }, { projection: { createdAt: 1, company: 1 }, limit: 1000 });
+  const marked = await untalliedAnswers(survey);
   const minuteAgo = Date.now() - 60_000;
   const stale = marked.filter((answer) => answer.company.equals(company) && answer.createdAt.getTime() < minuteAgo);
   const months = new Map(stale.map((answer) => [monthOf(answer.createdAt).getTime(), monthOf(answer.createdAt)]));
@@ -170,17 +84,7 @@ export async function repairTallies(survey: ObjectId, company: ObjectId, questio
 }
 
 /** Replaces the tallies of the months from `from` to `to` (all when absent) by a count of the answers. */
-export async function recountMonths(survey: ObjectId, company: ObjectId, questions: QuestionTypes, months: { from?: Date; to?: Date } = {}): Promise<void> {
-  const range: Document = {};
-  if (months.from) range.$gte = months.from;
-  if (months.to) range.$lt = months.to;
-  const window = months.from || months.to ? { createdAt: range } : {};
-  const counted = await countTallies({ survey, company, ...window }, questions);
-  const ids = counted.map((tally) => key(survey, tally));
-  const operations: AnyBulkWriteOperation<StoredTally>[] = counted.map((tally, i) => ({
-    replaceOne: { filter: { _id: ids[i] }, replacement: { ...tally, survey, company, _id: ids[i] }, upsert: true },
-  }));
-  operations.push({ deleteMany: { filter: { survey, company, _id: { $nin: ids }, ...(months.from || months.to ? { month: range } : {}) } } });
-  await tallies().bulkWrite(operations, { ordered: true });
-  await markTallied({ survey, company, untallied: true, ...window });
+export async function recountMonths(survey: ObjectId, company: ObjectId, questions: QuestionTypes, months: Months = {}): Promise<void> {
+  const counted = await countTallies(answersWithin(survey, company, months), questions);
+  await replaceTallies(survey, company, months, counted);
 }

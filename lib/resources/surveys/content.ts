@@ -6,20 +6,18 @@
  * and questions collections follow (./content-sync.ts). Nothing a respondent wrote is deleted:
  * a chat or question left out is marked removed and keeps its answers.
  */
-import { allSurveyParts, forgetSurveyCounters, findSurvey, type LeanSurvey, sealRevisions, storedSurveyTag, type StoredChat, updateSurveyWith } from "./repository";
+import { allSurveyParts, forgetSurveyCounters, findCompanySurvey, replaceSurveyContent, sealRevisions, storedSurveyTag, type StoredChat } from "./repository";
 import type { PutContentBody, SurveyRecord } from "./contract";
 import { completeContentWrite, finishContentWrite } from "./content-sync";
 import { revisionAuthor } from "./revisions";
-import { getSurvey, KEEP_PREVIOUS, newVersion, recordSurveyChange } from "./service";
+import { getSurvey, recordSurveyChange } from "./service";
+import { retryWhileRaced } from "@/lib/kernel/retry";
 import { inTransaction } from "@/lib/kernel/db/transaction";
 import type { ErrorDetail } from "@/lib/base/schemas/common";
 import type { Principal } from "@/lib/kernel/principal";
 import { notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
 import { newId, oid, type ObjectId } from "@/lib/kernel/ids";
 import { matchesTag } from "@/lib/kernel/entity-tag";
-
-/** Retries of a content write that lost a race with another change of the same survey. */
-const ATTEMPTS = 20;
 
 export async function putContent(auth: Principal, id: string, body: PutContentBody, ifMatch?: string): Promise<SurveyRecord> {
   const companyId = oid(auth.companyId);
@@ -29,10 +27,8 @@ export async function putContent(auth: Principal, id: string, body: PutContentBo
 
   // The content, its revision and its event commit together (docs/architecture.md#events).
   await inTransaction(async () => {
-    let updated: LeanSurvey | null = null;
-    for (let attempt = 0; attempt < ATTEMPTS && !updated; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-      const current = await findSurvey({ _id: surveyId, company: companyId }, { __v: 1, modifiedAt: 1 });
+    const updated = await retryWhileRaced(async () => {
+      const current = await findCompanySurvey(companyId, surveyId, { __v: 1, modifiedAt: 1 });
       if (!current) throw notFound("survey");
       // As on PATCH (docs/api.md#conditional-requests): the write below holds to this `__v`, so a
       // change landing in between makes the next attempt read a new tag and answer 412.
@@ -40,11 +36,8 @@ export async function putContent(auth: Principal, id: string, body: PutContentBo
       if (ifMatch !== undefined && !matchesTag(ifMatch, tag)) throw preconditionFailed("survey", tag);
       const content = planContent(body, await allSurveyParts(surveyId, companyId));
       // Applies only to the version the plan was checked against: a concurrent change retries.
-      updated = await updateSurveyWith({ _id: surveyId, company: companyId, __v: current.__v }, [
-        ...KEEP_PREVIOUS,
-        { $set: { chat: { $literal: content }, contentPending: true, ...newVersion(write) } },
-      ]);
-    }
+      return replaceSurveyContent(surveyId, companyId, current.__v, content, write);
+    });
     if (!updated) throw new ServiceError("conflict", "The survey is being changed by other requests; try again.");
     await completeContentWrite(updated);
     await sealRevisions(updated);

@@ -5,7 +5,8 @@
 import type { Document } from "mongodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTenant, type Tenant } from "@/lib/tools/testing/http";
-import { Answer, Question, SurveyChat, SurveyRevision } from "./parts";
+import { Answer } from "@/lib/resources/answers/repository";
+import { Question, SurveyChat, SurveyRevision } from "./parts";
 import { Survey } from "@/lib/resources/surveys/repository";
 import { CreateSurveyBody } from "@/lib/resources/surveys/contract";
 import { useTestDatabase } from "@/lib/tools/testing/database";

@@ -18,9 +18,10 @@ import { entityTag } from "@/lib/kernel/entity-tag";
 import { isDuplicateKeyError } from "@/lib/kernel/errors";
 import { newId, type ObjectId as Id } from "@/lib/kernel/ids";
 import type { SurveyVersion } from "@/lib/base/shared/survey-permissions";
-import { Answer, type AnswerDoc, Question, type QuestionDoc, SurveyChat, type SurveyChatDoc, SurveyRevision } from "./parts";
+import { Answer, type AnswerDoc } from "@/lib/resources/answers/repository";
+import { Question, type QuestionDoc, SurveyChat, type SurveyChatDoc, SurveyRevision } from "./parts";
 import { SURVEY_FIELDS, type SurveyField, type SurveyRecord } from "./contract";
-import { lower, surveySearchPrefixes } from "./search";
+import { lower, searchPrefixesExpression, surveySearchPrefixes } from "./search";
 
 const ids = { type: [{ type: ObjectId }], default: [] };
 
@@ -265,9 +266,89 @@ export async function insertSurvey(doc: LeanSurvey): Promise<void> {
   await surveys().insertOne(doc);
 }
 
-/** Applies an update pipeline to the survey `filter` matches; the survey after it, or `null`. */
-export const updateSurveyWith = (filter: Filter<Document>, pipeline: Document[]): Promise<LeanSurvey | null> =>
-  surveys().findOneAndUpdate(filter, pipeline, { returnDocument: "after" });
+/** The survey `surveyId` if it is a survey of the company (all fields unless `projection` says otherwise); else `null`. */
+export const findCompanySurvey = (companyId: Id, surveyId: Id, projection?: Document): Promise<LeanSurvey | null> =>
+  findSurvey({ _id: surveyId, company: companyId }, projection);
+
+/** When a change of a survey happens and who makes it. */
+export interface Write {
+  at: Date;
+  by: Id | null;
+}
+
+/** What a PATCH changes of a survey, as the surveys service decided it (docs/api.md#surveys). */
+export interface SurveyPatch {
+  /** Stored fields set to these values as they are (ids as ObjectIds); `name` sets `nameLower` too. */
+  fields: Record<string, unknown>;
+  /** One access role added to `permissions` unless the list holds it already (when the update applies). */
+  addPermission?: Id;
+}
+
+/** What must still hold of the stored survey for a write to apply. */
+export interface SurveyConditions {
+  /** Its `__v`, as read (given, even when the survey had none): any write since makes it match nothing. */
+  revision?: number | undefined;
+  /** Its permission model, as read. */
+  version?: SurveyVersion;
+}
+
+/**
+ * Applies a PATCH of a survey of the company as one update pipeline, so concurrent PATCHes never
+ * lose each other's changes: `__v` rises by one each, an added permission joins whatever the list
+ * holds at that moment, and `modifiedAt` always moves forward. The state it replaces is kept in
+ * the document as `previous` (see {@link sealRevisions}). The survey after it, or `null` when
+ * nothing matched; a code taken in the company fails with the duplicate-key error.
+ */
+export function applySurveyPatch(surveyId: Id, companyId: Id, patch: SurveyPatch, write: Write, conditions: SurveyConditions = {}): Promise<LeanSurvey | null> {
+  const set: Document = {};
+  for (const [field, value] of Object.entries(patch.fields)) {
+    set[field] = literal(value);
+    if (field === "name") set.nameLower = literal(lower(value as string));
+  }
+  if (patch.addPermission) {
+    const current = { $ifNull: ["$permissions", []] };
+    set.permissions = { $cond: [{ $in: [literal(patch.addPermission), current] }, current, { $concatArrays: [current, literal([patch.addPermission])] }] };
+  }
+  Object.assign(set, newVersion(write));
+  // The prefixes `search` uses, from the code and name the first stage left.
+  const searched = "code" in patch.fields || "name" in patch.fields;
+  return surveys().findOneAndUpdate(surveyWhile(surveyId, companyId, conditions), [...KEEP_PREVIOUS, { $set: set }, ...(searched ? [{ $set: { searchPrefixes: searchPrefixesExpression() } }] : [])], {
+    returnDocument: "after",
+  });
+}
+
+/**
+ * Replaces the content (`chat`) of the survey while its `__v` is still `revision`, marking it
+ * pending until the chats and questions collections follow (./content-sync.ts); a new version as
+ * a PATCH makes one. The survey after it, or `null` when it changed meanwhile.
+ */
+export const replaceSurveyContent = (surveyId: Id, companyId: Id, revision: number | undefined, content: StoredChat[], write: Write): Promise<LeanSurvey | null> =>
+  surveys().findOneAndUpdate(
+    { _id: surveyId, company: companyId, __v: revision },
+    [...KEEP_PREVIOUS, { $set: { chat: literal(content), contentPending: true, ...newVersion(write) } }],
+    { returnDocument: "after" },
+  );
+
+const surveyWhile = (surveyId: Id, companyId: Id, conditions: SurveyConditions): Filter<Document> => ({
+  _id: surveyId,
+  company: companyId,
+  ...("revision" in conditions ? { __v: conditions.revision } : {}),
+  ...(conditions.version !== undefined ? { version: conditions.version } : {}),
+});
+
+// Every client value is wrapped as a literal: in a pipeline, "$x" would name a field.
+const literal = (value: unknown) => ({ $literal: value });
+
+/** The stored state becomes `previous`, without its own `previous` or its search fields. */
+export const KEEP_PREVIOUS = [{ $set: { previous: "$$ROOT" } }, { $unset: ["previous.previous", "previous.nameLower", "previous.searchPrefixes"] }];
+
+/** What every change of a survey sets: a later `modifiedAt`, `__v` one more, and who made it. */
+const newVersion = (write: Write): Document => ({
+  // Strictly later than before, also within one millisecond or when clocks disagree.
+  modifiedAt: { $max: [{ $literal: write.at }, { $add: ["$modifiedAt", 1] }] },
+  __v: { $add: [{ $ifNull: ["$__v", 0] }, 1] },
+  revisionBy: { $literal: write.by },
+});
 
 /** The ids among `ids` that name surveys, as hex strings. */
 export async function existingSurveyIds(ids: Id[]): Promise<Set<string>> {

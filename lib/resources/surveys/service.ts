@@ -3,14 +3,14 @@
  * chats, questions and answer counts), create, update. Every query is scoped to the caller's
  * company: a survey of another company does not exist here, and its code is free to reuse.
  */
-import type { Document, Filter, Sort } from "mongodb";
+import type { Sort } from "mongodb";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
 import { existingIds } from "@/lib/resources/reference/repository";
 import { existingUserIds } from "@/lib/resources/users/repository";
 import {
-  answersOf,
+  applySurveyPatch,
   countSurveys,
-  findSurvey,
+  findCompanySurvey,
   forgetSurveyCounters,
   insertSurvey,
   type LeanSurvey,
@@ -19,10 +19,15 @@ import {
   sealRevisions,
   storedSurveyTag,
   surveyParts,
+  type SurveyConditions,
+  type SurveyPatch,
   toSurveyRecord,
-  updateSurveyWith,
   WITHOUT_INTERNAL_FIELDS,
+  type Write,
 } from "./repository";
+import { surveyListFilter } from "./list-filter";
+import { lower } from "./search";
+import { retryWhileRaced } from "@/lib/kernel/retry";
 import {
   SURVEY_FIELDS,
   type CreateSurveyBody,
@@ -46,10 +51,9 @@ import { offThread } from "@/lib/kernel/off-thread";
 import { migratePermissions, warnDormantFields, type PermissionState, type SurveyVersion } from "@/lib/base/shared/survey-permissions";
 import { revisionAuthor } from "./revisions";
 import { finishContentWrite } from "./content-sync";
-import { lower, searchFilter, searchPrefixesExpression } from "./search";
 import { inTransaction } from "@/lib/kernel/db/transaction";
 import { recordChange } from "@/lib/resources/events/service";
-import { exportResponse, keysetBatches } from "@/lib/kernel/export/stream";
+import { type ExportSource, keysetBatches } from "@/lib/kernel/export/stream";
 import { ReferenceNames } from "@/lib/resources/reference/names";
 import { SURVEY_COLUMNS, surveyReferences, surveyRow } from "./columns";
 
@@ -58,7 +62,7 @@ import { SURVEY_COLUMNS, surveyReferences, surveyRow } from "./columns";
 
 export async function listSurveys(auth: Principal, query: ListSurveysQuery, notes: Notes): Promise<SurveyList> {
   const companyId = oid(auth.companyId);
-  const filter = await listFilter(companyId, query, notes);
+  const filter = await surveyListFilter(companyId, query, notes);
   const order = surveyOrder(query);
   // The cursor needs each record's sort field, also when `select` leaves it out of the answer.
   const fields = query.select ? withId([...query.select, query.sortBy]) : SURVEY_FIELDS;
@@ -81,32 +85,17 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   };
 }
 
-/** The filters of a surveys list query: everything but its paging, order and `select`. */
-export type SurveyFilters = Pick<ListSurveysQuery, "answer" | "isActive" | "search">;
-
-/** The filter of a list query, scoped to the company. */
-export async function listFilter(companyId: ObjectId, query: SurveyFilters, notes: Notes): Promise<Filter<Document>> {
-  const filter: Filter<Document> = { company: companyId };
-  if (query.isActive !== "all") filter.isActive = query.isActive === "true";
-  if (query.answer) filter._id = { $in: await surveysOfAnswers(companyId, query.answer, notes) };
-
-  if (query.search === "") notes.warning("empty_search", "The search is empty and was ignored.", "search");
-  else if (query.search !== undefined) Object.assign(filter, searchFilter(query.search));
-  return filter;
-}
-
 /**
- * Every survey the list's filters match, streamed as CSV or NDJSON in the list's order
- * (docs/api.md#export); the count of the matches, taken first, is the answer's `X-Total-Count`.
+ * Every survey the list's filters match, in the list's order, for a CSV or NDJSON stream
+ * (docs/api.md#export, lib/kernel/export/stream.ts); the count of the matches, taken first, is the answer's `X-Total-Count`.
  */
-export async function exportSurveys(auth: Principal, query: ExportSurveysQuery, context: { notes: Notes; requestId: string; signal?: AbortSignal }): Promise<Response> {
+export async function exportSurveys(auth: Principal, query: ExportSurveysQuery, notes: Notes): Promise<ExportSource<SurveyRecord>> {
   const companyId = oid(auth.companyId);
-  const filter = await listFilter(companyId, query, context.notes);
+  const filter = await surveyListFilter(companyId, query, notes);
   const order = surveyOrder(query);
   const sort = Object.fromEntries(order.fields.map((field) => [field.name, order.direction])) as Sort;
   const names = new ReferenceNames(companyId);
-  return exportResponse({
-    format: query.format,
+  return {
     name: "surveys",
     total: await countSurveys(companyId, filter),
     batches: keysetBatches(
@@ -121,9 +110,7 @@ export async function exportSurveys(auth: Principal, query: ExportSurveysQuery, 
       return batch.map((survey) => surveyRow(survey, names));
     },
     records: (batch) => batch,
-    requestId: context.requestId,
-    signal: context.signal,
-  });
+  };
 }
 
 function without(survey: Partial<SurveyRecord>, field: SurveySort): Partial<SurveyRecord> {
@@ -161,24 +148,12 @@ function surveyPosition(sortBy: SurveySort): (survey: Partial<SurveyRecord>) => 
 
 const withId = (select: SurveyField[]): SurveyField[] => ["_id", ...new Set(select.filter((field) => field !== "_id"))];
 
-/** The ids of the surveys the answers of these uuids belong to, within the company. */
-async function surveysOfAnswers(companyId: ObjectId, uuids: string[], notes: Notes): Promise<ObjectId[]> {
-  const wanted = [...new Set(uuids)];
-  const answers = await answersOf(companyId, wanted.map(oid));
-  const found = new Set(answers.map((answer) => answer.uuid.toHexString()));
-  for (const uuid of wanted) {
-    if (!found.has(uuid)) notes.warning("unknown_answer", `No answer of the company has the uuid ${uuid}.`, "answer");
-  }
-  const surveys = new Map(answers.map((answer) => [answer.survey.toHexString(), answer.survey]));
-  return [...surveys.values()];
-}
-
 export async function getSurvey(auth: Principal, id: string, options: { populate: boolean }): Promise<SurveyRecord> {
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
   if (options.populate) await finishContentWrite(surveyId, companyId);
   const [doc, chat] = await Promise.all([
-    findSurvey({ _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS),
+    findCompanySurvey(companyId, surveyId, WITHOUT_INTERNAL_FIELDS),
     options.populate ? surveyChats(surveyId, companyId) : undefined,
   ]);
   if (!doc) throw notFound("survey");
@@ -290,9 +265,6 @@ function nonEmptyPermissionFields(state: { [K in keyof PermissionState<ObjectId>
   });
 }
 
-/** Retries of a version change that lost a race with another update of the same survey. */
-const MIGRATION_ATTEMPTS = 20;
-
 /**
  * A PATCH is one atomic update of the stored survey (an update pipeline), so concurrent PATCHes
  * never lose each other's changes: `__v` rises by one each, `permissions` given as one id is
@@ -316,29 +288,25 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
     migrationNotes.list.length = 0;
     let updated: LeanSurvey | null = null;
     if (body.version === undefined && !conditional) {
-      updated = await applyUpdate({ _id: surveyId, company: companyId }, body, {}, write);
+      updated = await applyUpdate(surveyId, companyId, body, {}, write);
       if (!updated) throw notFound("survey");
     } else {
-      for (let attempt = 0; attempt < MIGRATION_ATTEMPTS && !updated; attempt++) {
-        if (attempt > 0) await pause(attempt);
-        const current = await findSurvey({ _id: surveyId, company: companyId }, WITHOUT_INTERNAL_FIELDS);
+      updated = await retryWhileRaced(async () => {
+        const current = await findCompanySurvey(companyId, surveyId, WITHOUT_INTERNAL_FIELDS);
         if (!current) throw notFound("survey");
         const tag = storedSurveyTag(current);
         if (ifMatch !== undefined && !matchesTag(ifMatch, tag)) throw preconditionFailed("survey", tag);
-        const filter: Filter<Document> = { _id: surveyId, company: companyId, ...(conditional ? { __v: current.__v } : {}) };
+        const held: SurveyConditions = conditional ? { revision: current.__v } : {};
         const from = current.version as SurveyVersion;
-        if (body.version === undefined) {
-          updated = await applyUpdate(filter, body, {}, write);
-        } else if (from === body.version) {
-          updated = await applyUpdate({ ...filter, version: from }, body, {}, write);
-        } else {
-          migrationNotes.list.length = 0;
-          const derived = migratePermissions(patchedPermissions(current, body), from, body.version, sent, migrationNotes);
-          updated = await applyUpdate({ ...filter, __v: current.__v }, body, derived, write);
-          // Only the migration that applied speaks.
-          if (!updated) migrationNotes.list.length = 0;
-        }
-      }
+        if (body.version === undefined) return applyUpdate(surveyId, companyId, body, {}, write, held);
+        if (from === body.version) return applyUpdate(surveyId, companyId, body, {}, write, { ...held, version: from });
+        migrationNotes.list.length = 0;
+        const derived = migratePermissions(patchedPermissions(current, body), from, body.version, sent, migrationNotes);
+        const migrated = await applyUpdate(surveyId, companyId, body, derived, write, { ...held, revision: current.__v });
+        // Only the migration that applied speaks.
+        if (!migrated) migrationNotes.list.length = 0;
+        return migrated;
+      });
       if (!updated) throw new ServiceError("conflict", "The survey is being changed by other requests; try again.");
     }
     await sealRevisions(updated);
@@ -350,8 +318,6 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
   warnDormantFields(updated.version as SurveyVersion, sent, notes);
   return toSurveyRecord(updated) as SurveyRecord;
 }
-
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
 
 /** The permission fields of `current` with the body's values applied (input of a migration). */
 function patchedPermissions(current: LeanSurvey, body: UpdateSurveyBody): PermissionState<ObjectId> {
@@ -374,57 +340,34 @@ function patchedPermissions(current: LeanSurvey, body: UpdateSurveyBody): Permis
   };
 }
 
-/** The stored state becomes `previous`, without its own `previous` or its search fields. */
-export const KEEP_PREVIOUS = [{ $set: { previous: "$$ROOT" } }, { $unset: ["previous.previous", "previous.nameLower", "previous.searchPrefixes"] }];
-
-/** When a change of a survey happens and who makes it. */
-export interface Write {
-  at: Date;
-  by: ObjectId | null;
-}
-
-/** What every change of a survey sets: a later `modifiedAt`, `__v` one more, and who made it. */
-export const newVersion = (write: Write): Document => ({
-  // Strictly later than before, also within one millisecond or when clocks disagree.
-  modifiedAt: { $max: [{ $literal: write.at }, { $add: ["$modifiedAt", 1] }] },
-  __v: { $add: [{ $ifNull: ["$__v", 0] }, 1] },
-  revisionBy: { $literal: write.by },
-});
-
 /**
- * Runs the PATCH as one update pipeline; `null` when `filter` matches nothing. The state it
- * replaces is kept in the document as `previous` (see `sealRevisions`).
+ * Runs the PATCH as one update of the stored survey (./repository.ts); `null` when nothing matched.
  */
-async function applyUpdate(filter: Filter<Document>, body: UpdateSurveyBody, derived: Partial<PermissionState<ObjectId>>, write: Write): Promise<LeanSurvey | null> {
-  // Every client value is wrapped in $literal: in a pipeline, "$x" would name a field.
-  const literal = (value: unknown) => ({ $literal: value });
-  const set: Document = { ...Object.fromEntries(Object.entries(derived).map(([field, value]) => [field, literal(value)])) };
-  if (body.code !== undefined) set.code = literal(body.code);
-  if (body.name !== undefined) {
-    set.name = literal(body.name);
-    set.nameLower = literal(lower(body.name));
-  }
-  if (body.version !== undefined) set.version = literal(body.version);
+async function applyUpdate(
+  surveyId: ObjectId,
+  companyId: ObjectId,
+  body: UpdateSurveyBody,
+  derived: Partial<PermissionState<ObjectId>>,
+  write: Write,
+  conditions: SurveyConditions = {},
+): Promise<LeanSurvey | null> {
+  const fields: Record<string, unknown> = { ...derived };
+  if (body.code !== undefined) fields.code = body.code;
+  if (body.name !== undefined) fields.name = body.name;
+  if (body.version !== undefined) fields.version = body.version;
   for (const field of ["isActive", "isSystemModel", "group", "onlySubSurvey"] as const) {
-    if (body[field] !== undefined) set[field] = literal(body[field]);
+    if (body[field] !== undefined) fields[field] = body[field];
   }
   for (const field of ["groupPermissions", "propertiesChannel", "propertiesLimit", "responders"] as const) {
-    if (body[field] !== undefined) set[field] = literal(body[field].map(oid));
+    if (body[field] !== undefined) fields[field] = body[field].map(oid);
   }
-  if (body.permissionsV2 !== undefined) set.permissionsV2 = literal(body.permissionsV2.map(storedPermissionV2));
-  if (body.groupPermissionsV2 !== undefined) set.groupPermissionsV2 = literal(body.groupPermissionsV2.map(storedGroupPermissionV2));
-  if (typeof body.permissions === "string") {
-    const current = { $ifNull: ["$permissions", []] };
-    const id = oid(body.permissions);
-    set.permissions = { $cond: [{ $in: [literal(id), current] }, current, { $concatArrays: [current, literal([id])] }] };
-  } else if (body.permissions !== undefined) {
-    set.permissions = literal(body.permissions.map(oid));
-  }
-  Object.assign(set, newVersion(write));
-  // The prefixes `search` uses, from the code and name the first stage left.
-  const pipeline = body.code !== undefined || body.name !== undefined ? [...KEEP_PREVIOUS, { $set: set }, { $set: { searchPrefixes: searchPrefixesExpression() } }] : [...KEEP_PREVIOUS, { $set: set }];
+  if (body.permissionsV2 !== undefined) fields.permissionsV2 = body.permissionsV2.map(storedPermissionV2);
+  if (body.groupPermissionsV2 !== undefined) fields.groupPermissionsV2 = body.groupPermissionsV2.map(storedGroupPermissionV2);
+  const patch: SurveyPatch = { fields };
+  if (typeof body.permissions === "string") patch.addPermission = oid(body.permissions);
+  else if (body.permissions !== undefined) fields.permissions = body.permissions.map(oid);
   try {
-    return await updateSurveyWith(filter, pipeline);
+    return await applySurveyPatch(surveyId, companyId, patch, write, conditions);
   } catch (error) {
     if (isDuplicateKeyError(error)) throw duplicateCode();
     throw error;

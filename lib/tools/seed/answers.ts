@@ -5,8 +5,8 @@
  * question; responses are spread over the last year. Running it again with the same N adds
  * nothing. (A seed stopped half-way may leave its last batch out of the tallies.)
  */
-import { countAnswers, insertAnswers, newAnswerDoc, type StoredAnswer } from "@/lib/resources/answers/repository";
-import { addTallies, talliesOf } from "@/lib/resources/answers/tallies";
+import { addTallies, countAnswers, insertAnswers, newAnswerDoc, type StoredAnswer } from "@/lib/resources/answers/repository";
+import { talliesOf } from "@/lib/resources/answers/tallies";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
 import { companyUserIds } from "@/lib/resources/users/repository";
 import { newId, oid, stableId, type ObjectId } from "@/lib/kernel/ids";

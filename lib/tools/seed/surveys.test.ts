@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
-import { Answer } from "@/lib/resources/surveys/parts";
+import { Answer } from "@/lib/resources/answers/repository";
 import { Survey } from "@/lib/resources/surveys/repository";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as surveys from "@/app/v2/surveys/route";

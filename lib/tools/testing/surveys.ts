@@ -2,7 +2,8 @@
  * Test support of the surveys API: chats, questions and answers written straight to the database,
  * and a content body with every question type.
  */
-import { Answer, Question, SurveyChat } from "@/lib/resources/surveys/parts";
+import { Answer } from "@/lib/resources/answers/repository";
+import { Question, SurveyChat } from "@/lib/resources/surveys/parts";
 import { newId, oid, type ObjectId } from "@/lib/kernel/ids";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
 
