@@ -104,6 +104,28 @@ export interface AuditWindow {
 }
 
 /** The company's entries matching `filter` (already scoped to the company), in the window. */
+/** What the audit log's list selects of a company's entries (docs/api.md#audit-log). */
+interface AuditFilters {
+  resourceType?: string;
+  resourceId?: string;
+  actorId?: string;
+  /** Any of these actions. */
+  action?: string[];
+  from?: Date;
+  to?: Date;
+}
+
+/** The company's entries that `filters` select. */
+export function auditEntriesMatching(company: mongoose.Types.ObjectId, filters: AuditFilters): Filter<Document> {
+  const filter: Filter<Document> = { company };
+  if (filters.resourceType) filter["resource.type"] = filters.resourceType;
+  if (filters.resourceId) filter["resource.id"] = filters.resourceId;
+  if (filters.actorId) filter["actor.id"] = filters.actorId;
+  if (filters.action) filter.action = filters.action.length === 1 ? filters.action[0] : { $in: filters.action };
+  if (filters.from || filters.to) filter.createdAt = { ...(filters.from ? { $gte: filters.from } : {}), ...(filters.to ? { $lte: filters.to } : {}) };
+  return filter;
+}
+
 export const findAuditEntries = (filter: Filter<Document>, window: AuditWindow): Promise<AuditDoc[]> =>
   findDocs<AuditDoc>(AuditModel, withCondition(filter, window.after), { sort: window.sort, skip: window.skip, limit: window.limit });
 

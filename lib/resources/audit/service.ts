@@ -4,7 +4,6 @@
  * the list `GET /v2/audit-log` reads. Who acted, the request id, the client address and the user
  * agent come from the request's context, so services pass only the records before and after.
  */
-import type { Document, Filter } from "mongodb";
 import { log } from "@/lib/kernel/log";
 import type { Principal } from "@/lib/kernel/principal";
 import { requireScope } from "@/lib/kernel/scopes";
@@ -13,7 +12,7 @@ import { oid, type ObjectId } from "@/lib/kernel/ids";
 import { requestContext } from "@/lib/kernel/request-context";
 import { maskUrl } from "@/lib/base/shared/masked-url";
 import { type AuditAction, type AuditEntry, type AuditList, type ListAuditQuery, REDACTED } from "./contract";
-import { type AuditDoc, countAuditEntries, findAuditEntries, insertAuditEntries, newAuditDoc } from "./repository";
+import { type AuditDoc, auditEntriesMatching, countAuditEntries, findAuditEntries, insertAuditEntries, newAuditDoc } from "./repository";
 
 type Actor = AuditEntry["actor"];
 
@@ -155,12 +154,7 @@ const NEWEST_FIRST: ListOrder = {
 /** The company's entries matching the filters, newest first, by page or cursor. */
 export async function listAuditLog(auth: Principal, query: ListAuditQuery): Promise<AuditList> {
   requireScope(auth, "audit:read", "reading the audit log");
-  const filter: Filter<Document> = { company: oid(auth.companyId) };
-  if (query.resourceType) filter["resource.type"] = query.resourceType;
-  if (query.resourceId) filter["resource.id"] = query.resourceId;
-  if (query.actorId) filter["actor.id"] = query.actorId;
-  if (query.action) filter.action = query.action.length === 1 ? query.action[0] : { $in: query.action };
-  if (query.from || query.to) filter.createdAt = { ...(query.from ? { $gte: query.from } : {}), ...(query.to ? { $lte: query.to } : {}) };
+  const filter = auditEntriesMatching(oid(auth.companyId), query);
 
   const scope = listScope(auth.companyId, "/v2/audit-log", query);
   const read = await pageRead(query, NEWEST_FIRST, scope);

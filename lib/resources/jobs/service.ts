@@ -7,7 +7,6 @@ import type { Principal } from "@/lib/kernel/principal";
 import { notFound, ServiceError } from "@/lib/kernel/errors";
 import { newId, oid } from "@/lib/kernel/ids";
 import { requestContext } from "@/lib/kernel/request-context";
-import { IMPORT_MEDIA_TYPES, NDJSON_TYPE } from "@/lib/resources/users/import-file";
 import type { JobRecord } from "./contract";
 import { CHUNK_BYTES, deleteChunks, deleteJob, findJob, heldImportBytes, insertChunk, insertJob, type JobDoc, newJobDoc, queueUploaded, recordUpload } from "./repository";
 import { nudgeJobs } from "./nudge";
@@ -45,21 +44,23 @@ export function toJobRecord(job: JobDoc): JobRecord {
   };
 }
 
-/** The media type of an import's body, or `415`. */
-export function importMediaType(header: string | null): string {
-  const type = (header ?? "").split(";")[0].trim().toLowerCase();
-  if (!(IMPORT_MEDIA_TYPES as readonly string[]).includes(type)) {
-    throw new ServiceError("unsupported_media_type", "The file must be CSV (Content-Type: text/csv) or NDJSON (Content-Type: application/x-ndjson).");
-  }
-  return type === "application/ndjson" ? NDJSON_TYPE : type;
-}
-
 const tooLarge = () => new ServiceError("payload_too_large", `The file must be at most ${MAX_IMPORT_BYTES} bytes (100 MiB).`);
 
 const MiB = (bytes: number) => `${Math.ceil(bytes / (1024 * 1024))} MiB`;
 
+/** A file to import as it arrives, with what its request said of it (./upload.ts reads them from HTTP). */
+export interface ImportUpload {
+  /** The file's media type, one an import reads (./upload.ts's `importMediaType`). */
+  mediaType: string;
+  /** The size the client declared (`Content-Length`); 0 when it declared none. */
+  declaredBytes: number;
+  /** The file's bytes as they arrive; `null` for no body. */
+  body: AsyncIterable<Uint8Array> | null;
+  dryRun: boolean;
+}
+
 /**
- * Stores the request's file in chunks and queues an import of it: the job, queued. A file over
+ * Stores the uploaded file in chunks and queues an import of it: the job, queued. A file over
  * {@link MAX_IMPORT_BYTES} (by `Content-Length` or by the bytes received) is `413`, and one that
  * would take the company's unfinished imports past {@link MAX_HELD_IMPORT_BYTES} is `409`; either
  * way nothing is kept.
@@ -68,10 +69,7 @@ const MiB = (bytes: number) => `${Math.ceil(bytes / (1024 * 1024))} MiB`;
  * each stored chunk records them and then sums the company's, so of two uploads racing past the cap
  * the later to sum sees both, and the cap is passed by at most a chunk per upload (docs/api.md#import).
  */
-export async function startUserImport(auth: Principal, request: Request, dryRun: boolean): Promise<JobRecord> {
-  const mediaType = importMediaType(request.headers.get("content-type"));
-  const length = request.headers.get("content-length");
-  const declared = length !== null && /^\d+$/.test(length) ? Number(length) : 0;
+export async function startUserImport(auth: Principal, { mediaType, declaredBytes: declared, body, dryRun }: ImportUpload): Promise<JobRecord> {
   if (declared > MAX_IMPORT_BYTES) throw tooLarge();
   const company = oid(auth.companyId);
   const id = newId();
@@ -123,8 +121,8 @@ export async function startUserImport(auth: Principal, request: Request, dryRun:
       await recordUpload(id, { mediaType, bytes: held, chunks }, leaseUntil());
       await checkHeld(held);
     };
-    if (request.body) {
-      for await (const part of request.body as unknown as AsyncIterable<Uint8Array>) {
+    if (body) {
+      for await (const part of body) {
         bytes += part.byteLength;
         if (bytes > MAX_IMPORT_BYTES) throw tooLarge();
         pending.push(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
