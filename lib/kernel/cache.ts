@@ -1,13 +1,13 @@
 import { LRUCache } from "lru-cache";
 
 /**
- * A small time-limited memo of this process, its entries held in an `LRUCache` bounded to
- * `maxEntries` (the least recently used go first). Concurrent misses of one key share one computation,
- * and `clear()` drops entries (called after writes that could change the answers). Other
- * processes' writes are seen once an entry expires, so answers lag them by at most the TTL (or,
- * with `staleMs`, by at most that).
+ * A small time-limited memo of this process: lru-cache's `fetch`, its `fetchMethod` computing an
+ * answer, bounded to `maxEntries` (the least recently used go first). Concurrent misses of one key
+ * share one computation, and `clear()` drops entries (called after writes that could change the
+ * answers). Other processes' writes are seen once an entry expires, so answers lag them by at most
+ * the TTL (or, with `staleMs`, by at most that).
  */
-export interface TtlCacheOptions {
+export interface CacheOptions<V, C> {
   /** How long an answer is served as it is. */
   ttlMs: number;
   /**
@@ -16,80 +16,67 @@ export interface TtlCacheOptions {
    */
   staleMs?: number;
   maxEntries?: number;
-  /** The time in milliseconds; tests pass their own so that no answer depends on the machine's speed. */
-  clock?: () => number;
+  /** Computes the answer of `key`; `context` is what the caller passed to `fetch` (the filter to count, say). */
+  load: (key: string, context: C) => Promise<V>;
 }
 
-interface Entry<V> {
-  value: Promise<V>;
-  at: number;
-  refreshing: boolean;
-  /** Whether `value` has an answer: only an answer is served stale. */
-  settled: boolean;
-}
-
-export class TtlCache<V> {
-  private readonly entries: LRUCache<string, Entry<V>>;
-  private generation = 0;
-  private readonly ttlMs: number;
-  private readonly staleMs: number;
-  private readonly clock: () => number;
-
-  constructor(options: TtlCacheOptions) {
-    this.ttlMs = options.ttlMs;
-    this.staleMs = Math.max(options.staleMs ?? 0, options.ttlMs);
-    // Read through `Date.now` at each call, so that a faked clock (vi.useFakeTimers) reaches it.
-    this.clock = options.clock ?? (() => Date.now());
-    this.entries = new LRUCache({ max: options.maxEntries ?? 10_000 });
-  }
-
-  get(key: string, compute: () => Promise<V>): Promise<V> {
-    const now = this.clock();
-    const hit = this.entries.get(key);
-    if (hit && now - hit.at < this.ttlMs) return hit.value;
-    // A computation still pending past the TTL (one started as the database went away, say) is
-    // not shared any longer: a new one is started, so no caller waits on it for ever.
-    if (hit && hit.settled && now - hit.at < this.staleMs) {
-      if (!hit.refreshing) {
-        hit.refreshing = true;
-        // Only a settled answer replaces the stale one; a failed refresh keeps it until it ages out.
-        const generation = this.generation;
-        compute().then(
-          (value) => {
-            if (generation === this.generation && this.entries.peek(key) === hit) {
-              this.entries.set(key, { value: Promise.resolve(value), at: this.clock(), refreshing: false, settled: true });
-            }
-          },
-          () => {
-            hit.refreshing = false;
-          },
-        );
-      }
-      return hit.value;
-    }
-    const generation = this.generation;
-    const entry: Entry<V> = { value: compute(), at: now, refreshing: false, settled: false };
-    this.entries.set(key, entry);
-    // A failure is not remembered, nor an answer computed across a clear().
-    entry.value.then(
-      () => {
-        entry.settled = true;
-        if (generation !== this.generation && this.entries.peek(key) === entry) this.entries.delete(key);
-      },
-      () => {
-        if (this.entries.peek(key) === entry) this.entries.delete(key);
-      },
-    );
-    return entry.value;
-  }
-
+interface Cache<V, C> {
+  /** The answer of `key`: cached, stale while refreshed (within `staleMs`), or computed now. */
+  fetch(key: string, context: C): Promise<V>;
   /** Drops the entries whose key starts with `prefix` (all of them without one). */
-  clear(prefix?: string): void {
-    this.generation += 1;
-    if (prefix === undefined) {
-      this.entries.clear();
-      return;
-    }
-    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix)) this.entries.delete(key);
-  }
+  clear(prefix?: string): void;
+}
+
+export function newCache<V extends NonNullable<unknown>, C = undefined>(options: CacheOptions<V, C>): Cache<V, C> {
+  // lru-cache takes an entry for stale once its age is past `ttl`; an answer is fresh while younger than `ttlMs`.
+  const ttl = Math.max(options.ttlMs - 1, 1);
+  const staleMs = Math.max(options.staleMs ?? 0, options.ttlMs);
+  const cache = new LRUCache<string, V, C>({
+    max: options.maxEntries ?? 10_000,
+    ttl,
+    // Read through `Date.now` at each call, so that a faked clock (vi.useFakeTimers) reaches it.
+    ttlResolution: 0,
+    perf: { now: () => Date.now() },
+    allowStale: options.staleMs !== undefined,
+    // A failed refresh keeps the stale answer until it ages out; a failed first computation is not remembered.
+    noDeleteOnFetchRejection: true,
+    // An entry dropped (clear()) while computed still answers whoever waits for it, but is not stored.
+    ignoreFetchAbort: true,
+    fetchMethod: (key, _stale, { context }) => options.load(key, context),
+  });
+  // lru-cache's keys() leaves out the computations still pending: clear() must drop them too.
+  const computing = new Map<string, number>();
+  const settled = (key: string) => {
+    const left = (computing.get(key) ?? 1) - 1;
+    if (left > 0) computing.set(key, left);
+    else computing.delete(key);
+  };
+  return {
+    fetch(key, context) {
+      const remaining = cache.getRemainingTTL(key);
+      if (remaining !== 0) {
+        const age = ttl - remaining;
+        const answered = cache.peek(key, { allowStale: true }) !== undefined;
+        // Past the stale window an answer is not served at all; and a computation still pending past
+        // the TTL (one started as the database went away, say) is not shared any longer: a new one is started.
+        if (age >= staleMs || (!answered && age > ttl)) cache.delete(key);
+      }
+      computing.set(key, (computing.get(key) ?? 0) + 1);
+      // lru-cache types `context` by overloads that a generic `C` cannot pick between.
+      const answer = cache.fetch(key, { context } as never) as Promise<V>;
+      answer.then(
+        () => settled(key),
+        () => settled(key),
+      );
+      return answer;
+    },
+    clear(prefix) {
+      if (prefix === undefined) {
+        cache.clear();
+        computing.clear();
+        return;
+      }
+      for (const key of new Set([...cache.keys(), ...computing.keys()])) if (key.startsWith(prefix)) cache.delete(key);
+    },
+  };
 }

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { PRINCIPAL_TTL_MS } from "@/lib/resources/credentials/sessions";
 import type { Scope } from "@/lib/base/schemas/scopes";
 import type { Principal } from "@/lib/kernel/principal";
-import { TtlCache } from "@/lib/kernel/cache";
+import { newCache } from "@/lib/kernel/cache";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/kernel/cursor";
 import { notFound, ServiceError } from "@/lib/kernel/errors";
 import { insufficientScope } from "@/lib/kernel/scopes";
@@ -117,13 +117,13 @@ interface CachedKey {
 }
 
 /** Keys by their hash; a revocation elsewhere is seen once the entry expires. */
-const keys = new TtlCache<CachedKey>({ ttlMs: PRINCIPAL_TTL_MS });
+const keys = newCache<CachedKey, string>({ ttlMs: PRINCIPAL_TTL_MS, load: (_hash, key) => loadKey(key) });
 
 const unauthorized = (message: string) => new ServiceError("unauthorized", message);
 
 /** The principal of an API key; a key that is unknown, revoked or expired is `401`. Records `lastUsedAt`. */
 export async function principalOfKey(key: string, now = new Date()): Promise<Principal> {
-  const cached = await keys.get(hashToken(key), () => loadKey(key));
+  const cached = await keys.fetch(hashToken(key), key);
   if (cached.expiresAt && cached.expiresAt <= now) throw unauthorized("The API key has expired.");
   if (!cached.lastUsedAt || now.getTime() - cached.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
     cached.lastUsedAt = now;

@@ -4,7 +4,7 @@
  * only sign-in (lib/resources/auth) creates them.
  */
 import type { Principal } from "@/lib/kernel/principal";
-import { TtlCache } from "@/lib/kernel/cache";
+import { newCache } from "@/lib/kernel/cache";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
 import { deleteSessions } from "./repository";
 
@@ -22,7 +22,7 @@ export interface CachedPrincipal {
  * everywhere within `PRINCIPAL_TTL_MS`.
  */
 export const PRINCIPAL_TTL_MS = 5_000;
-export const principals = new TtlCache<CachedPrincipal>({ ttlMs: PRINCIPAL_TTL_MS });
+export const principals = newCache<CachedPrincipal, () => Promise<CachedPrincipal>>({ ttlMs: PRINCIPAL_TTL_MS, load: (_key, load) => load() });
 
 /** Forgets cached principals: all of them, or those of one user. */
 export function forgetPrincipals(userId?: string): void {

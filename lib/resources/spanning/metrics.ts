@@ -8,7 +8,7 @@ import { Gauge } from "prom-client";
 import { countUnfinishedJobs } from "@/lib/resources/jobs/repository";
 import { metrics } from "@/lib/base/metrics";
 import { joinClusterMetrics, METRICS_CONTENT_TYPE, metricsText } from "@/lib/base/metrics/cluster";
-import { TtlCache } from "@/lib/kernel/cache";
+import { newCache } from "@/lib/kernel/cache";
 import { log } from "@/lib/kernel/log";
 import { countPendingDeliveries } from "@/lib/resources/webhooks/repository";
 
@@ -25,7 +25,7 @@ interface QueueCounts {
   jobsRunning: number;
 }
 
-const counts = new TtlCache<QueueCounts>({ ttlMs: QUEUE_COUNTS_TTL_MS, maxEntries: 1 });
+const counts = newCache<QueueCounts>({ ttlMs: QUEUE_COUNTS_TTL_MS, maxEntries: 1, load: () => readCounts() });
 
 async function readCounts(): Promise<QueueCounts> {
   const [deliveries, jobs] = await Promise.all([countPendingDeliveries(new Date()), countUnfinishedJobs()]);
@@ -54,7 +54,7 @@ function installQueueGauges(): void {
       aggregator: "max",
       async collect() {
         try {
-          this.set((await counts.get("queues", readCounts))[of]);
+          this.set((await counts.fetch("queues", undefined))[of]);
         } catch (error) {
           log().warn({ err: error, metric: name }, "could not count for a metrics gauge");
         }
