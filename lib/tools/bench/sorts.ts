@@ -17,7 +17,7 @@ import { exitWithUsageError, parseCommandLine } from "@/lib/base/shared/command-
 import { Notes } from "@/lib/kernel/notes";
 import { User } from "@/lib/resources/users/repository";
 import { ListUsersQuery, USER_SORTS } from "@/lib/resources/users/contract";
-import { listFilter as userListFilter } from "@/lib/resources/users/service";
+import { userListFilter } from "@/lib/resources/users/list-filter";
 import { newDoc as newSurveyDoc, Survey } from "@/lib/resources/surveys/repository";
 import { SURVEY_SORTS } from "@/lib/resources/surveys/contract";
 import { insertBenchUsers } from "./users";
