@@ -26,6 +26,7 @@ describe("loadConfig", () => {
       webhookRetryBaseMs: 60_000,
       webhookDisableAfterDays: 3,
       auditRetentionDays: 365,
+      dbCommandMetrics: true,
     });
   });
 
@@ -55,12 +56,14 @@ describe("loadConfig", () => {
       WEBHOOK_RETRY_BASE_MS: "500",
       WEBHOOK_DISABLE_AFTER_DAYS: "0.5",
       AUDIT_RETENTION_DAYS: "30",
+      DB_COMMAND_METRICS: "false",
     });
     expect(config).toMatchObject({
       webhookAllowedHosts: ["127.0.0.1", "hooks.internal", "::1"],
       webhookRetryBaseMs: 500,
       webhookDisableAfterDays: 0.5,
       auditRetentionDays: 30,
+      dbCommandMetrics: false,
       port: 8080,
       mongodbUri: "mongodb://db.example:27017/app",
       dataDir: "/var/lib/app",
@@ -78,7 +81,7 @@ describe("loadConfig", () => {
   it("names every bad variable and its value", () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1", READ_WORKERS: "all", DATABASE_TIMEOUT_MS: "50", WEBHOOK_RETRY_BASE_MS: "soon", WEBHOOK_DISABLE_AFTER_DAYS: "0", AUDIT_RETENTION_DAYS: "1.5" });
+      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1", READ_WORKERS: "all", DATABASE_TIMEOUT_MS: "50", WEBHOOK_RETRY_BASE_MS: "soon", WEBHOOK_DISABLE_AFTER_DAYS: "0", AUDIT_RETENTION_DAYS: "1.5", DB_COMMAND_METRICS: "no" });
     } catch (e) {
       error = e;
     }
@@ -92,6 +95,7 @@ describe("loadConfig", () => {
     expect(message).toContain('WEBHOOK_RETRY_BASE_MS="soon"');
     expect(message).toContain('WEBHOOK_DISABLE_AFTER_DAYS="0": must be a number of days above 0, at most 365');
     expect(message).toContain('AUDIT_RETENTION_DAYS="1.5": must be a whole number of days from 1 to 36500');
+    expect(message).toContain('DB_COMMAND_METRICS="no": must be true or false');
   });
 
   it("reads TRUST_PROXY as a hop count or a list of addresses, and names a bad value", () => {

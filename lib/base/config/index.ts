@@ -18,6 +18,7 @@ const TIMEOUT = "must be a whole number of milliseconds from 100 to 600000";
 const RETRY_BASE = "must be a whole number of milliseconds from 10 to 86400000";
 const DAYS = "must be a number of days above 0, at most 365";
 const RETENTION = "must be a whole number of days from 1 to 36500";
+const ON_OFF = "must be true or false";
 const PUBLIC_URL_RULE = "must be an origin: http:// or https://, a host and an optional port, with no path, query, fragment or user name (https://users.example.com)";
 
 /**
@@ -66,6 +67,7 @@ const envSchema = z.object({
   WEBHOOK_ALLOWED_HOSTS: withDefault(z.string(), ""),
   WEBHOOK_RETRY_BASE_MS: withDefault(z.coerce.number({ error: RETRY_BASE }).int(RETRY_BASE).min(10, RETRY_BASE).max(86_400_000, RETRY_BASE), "60000"),
   WEBHOOK_DISABLE_AFTER_DAYS: withDefault(z.coerce.number({ error: DAYS }).positive(DAYS).max(365, DAYS), "3"),
+  DB_COMMAND_METRICS: withDefault(z.enum(["true", "false"], { error: ON_OFF }), "true"),
   AUDIT_RETENTION_DAYS: withDefault(z.coerce.number({ error: RETENTION }).int(RETENTION).min(1, RETENTION).max(36_500, RETENTION), "365"),
 });
 
@@ -108,6 +110,11 @@ export interface Config {
   webhookDisableAfterDays: number;
   /** How long audit entries are kept before the database removes them (docs/api.md#audit-log). */
   auditRetentionDays: number;
+  /**
+   * Whether the database connections time every command for `db_command_duration_seconds`
+   * (the driver's command monitoring, which decodes each reply a second time: docs/deployment.md#metrics).
+   */
+  dbCommandMetrics: boolean;
 }
 
 export class ConfigError extends Error {
@@ -166,5 +173,6 @@ function parseConfig(env: Record<string, string | undefined>): Config {
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     webhookDisableAfterDays: e.WEBHOOK_DISABLE_AFTER_DAYS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    dbCommandMetrics: e.DB_COMMAND_METRICS === "true",
   };
 }

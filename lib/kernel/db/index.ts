@@ -65,13 +65,16 @@ async function open(): Promise<typeof mongoose> {
     const bounds = Object.fromEntries(
       (["socketTimeoutMS", "waitQueueTimeoutMS"] as const).filter((name) => !new RegExp(`[?&]${name}=`, "i").test(uri)).map((name) => [name, config.databaseTimeoutMs]),
     );
-    const options = { dbName: databaseName(uri), serverSelectionTimeoutMS: 10_000, ...bounds };
-    // Command monitoring times every command for db_command_duration_seconds
-    // (docs/deployment.md#metrics); the read workers' connections monitor theirs (workers.ts).
-    const connected = await mongoose.connect(uri, { ...options, monitorCommands: true });
-    const client = connected.connection.getClient();
-    client.on("commandSucceeded", (event) => recordCommand(event, false));
-    client.on("commandFailed", (event) => recordCommand(event, true));
+    // Command monitoring times every command for db_command_duration_seconds, unless
+    // DB_COMMAND_METRICS=false spares its cost (docs/deployment.md#metrics); the read workers'
+    // connections take the same options (workers.ts).
+    const options = { dbName: databaseName(uri), serverSelectionTimeoutMS: 10_000, monitorCommands: config.dbCommandMetrics, ...bounds };
+    const connected = await mongoose.connect(uri, options);
+    if (config.dbCommandMetrics) {
+      const client = connected.connection.getClient();
+      client.on("commandSucceeded", (event) => recordCommand(event, false));
+      client.on("commandFailed", (event) => recordCommand(event, true));
+    }
     state.target = { uri, options };
     return connected;
   } catch (error) {

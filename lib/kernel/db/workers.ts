@@ -24,7 +24,7 @@ export type Tasks = Record<string, Task>;
 /** Where and how a worker connects: as the process that starts it did (lib/kernel/db connect()). */
 export interface WorkerTarget {
   uri: string;
-  options: { dbName: string; serverSelectionTimeoutMS?: number; socketTimeoutMS?: number; waitQueueTimeoutMS?: number };
+  options: { dbName: string; serverSelectionTimeoutMS?: number; socketTimeoutMS?: number; waitQueueTimeoutMS?: number; monitorCommands?: boolean };
 }
 
 /**
@@ -62,7 +62,8 @@ export function serveTasks(tasks: Tasks): void {
   const { uri, options } = workerData as WorkerTarget;
   // The commands' times travel with the answers to the calling thread, which records them as its
   // own connection's (lib/base/metrics, docs/deployment.md#metrics).
-  const connected = mongoose.connect(uri, { ...options, monitorCommands: true });
+  // `monitorCommands` comes with the calling thread's options (DB_COMMAND_METRICS).
+  const connected = mongoose.connect(uri, options);
   let commands: CommandTiming[] = [];
   // Before any task runs: each awaits the connection after this.
   void connected.then(({ connection }) => {
