@@ -259,6 +259,19 @@ export async function addTallies(survey: ObjectId, company: ObjectId, counts: Ta
   }
 }
 
+/** The answers of the survey given from `from` (inclusive) to `to` (inclusive) or `until` (exclusive); all when none is given. */
+export function answersGiven(survey: ObjectId, company: ObjectId, { from, to, until }: { from?: Date; to?: Date; until?: Date }): Filter<Document> {
+  const range: Document = {};
+  if (from) range.$gte = from;
+  if (to) range.$lte = to;
+  if (until) range.$lt = until;
+  return { survey, company, ...(Object.keys(range).length ? { createdAt: range } : {}) };
+}
+
+/** The newest `limit` answers to `question` among those `match` selects: their values and dates. */
+export const latestAnswers = (match: Filter<Document>, question: ObjectId, limit: number): Promise<StoredAnswer[]> =>
+  findAnswers({ ...match, question }, { sort: NEWEST_FIRST, limit, projection: { value: 1, createdAt: 1 } });
+
 /** A window of months: from `from` (inclusive) to `to` (exclusive); all of them when both are absent. */
 export interface Months {
   from?: Date;

@@ -13,7 +13,7 @@ import type { QuestionType } from "@/lib/resources/surveys/contract";
 import { allChatsAndQuestions } from "@/lib/resources/surveys/repository";
 import { LATEST_TEXT_ANSWERS, MAX_RATING, MIN_RATING, NUMBER_BINS, type CountsSummary, type DateSummary, type NumberSummary, type QuestionResult, type ResultsQuery, type SurveyResults, type TextSummary } from "./contract";
 import { checkMayRead, surveyOf } from "./access";
-import { findAnswers, storedTallies, type Tally } from "./repository";
+import { answersGiven, latestAnswers, storedTallies, type Tally } from "./repository";
 import { countTallies, monthOf, nextMonth, repairTallies, type QuestionTypes } from "./tallies";
 import { shownValue } from "./values";
 
@@ -70,7 +70,7 @@ export async function surveyResults(auth: Principal, id: string, query: ResultsQ
   const listed = questions
     .filter((question) => !removed(question) || answered(question) > 0)
     .sort((a, b) => Number(removed(a)) - Number(removed(b)) || (chatOf.get(a.chat.toHexString())?.order ?? 0) - (chatOf.get(b.chat.toHexString())?.order ?? 0) || a.order - b.order);
-  const match: Document = { survey: survey._id, company: survey.company, ...createdWithin(query.from, query.to) };
+  const match = answersGiven(survey._id, survey.company, { from: query.from, to: query.to });
   const summaries = await Promise.all(listed.map((question) => summarise(question, figures.get(question._id.toHexString()), match)));
 
   return {
@@ -90,14 +90,6 @@ export async function surveyResults(auth: Principal, id: string, query: ResultsQ
   };
 }
 
-/** `createdAt` from `from` (inclusive) to `to` (inclusive) or `until` (exclusive). */
-function createdWithin(from?: Date, to?: Date, until?: Date): Document {
-  const range: Document = {};
-  if (from) range.$gte = from;
-  if (to) range.$lte = to;
-  if (until) range.$lt = until;
-  return Object.keys(range).length ? { createdAt: range } : {};
-}
 
 /**
  * The tallies of the window: stored ones for the months it covers whole, counted ones for the
@@ -107,12 +99,12 @@ async function windowTallies(survey: ObjectId, company: ObjectId, types: Questio
   const firstWhole = window.from ? (monthOf(window.from).getTime() === window.from.getTime() ? window.from : nextMonth(window.from)) : undefined;
   // The month after `to`'s, when `to` is its month's last millisecond, else `to`'s own.
   const afterWhole = window.to ? monthOf(new Date(window.to.getTime() + 1)) : undefined;
-  const count = (match: Document) => countTallies({ survey, company, ...match }, types);
-  if (firstWhole && afterWhole && firstWhole >= afterWhole) return count(createdWithin(window.from, window.to));
+  const count = (given: { from?: Date; to?: Date; until?: Date }) => countTallies(answersGiven(survey, company, given), types);
+  if (firstWhole && afterWhole && firstWhole >= afterWhole) return count({ from: window.from, to: window.to });
   const parts = await Promise.all([
     storedTallies(survey, company, { from: firstWhole, to: afterWhole }),
-    window.from && firstWhole! > window.from ? count(createdWithin(window.from, undefined, firstWhole)) : [],
-    window.to && afterWhole! <= window.to ? count(createdWithin(afterWhole, window.to)) : [],
+    window.from && firstWhole! > window.from ? count({ from: window.from, until: firstWhole }) : [],
+    window.to && afterWhole! <= window.to ? count({ from: afterWhole, to: window.to }) : [],
   ]);
   return parts.flat();
 }
@@ -198,6 +190,6 @@ function dateSummary(figures: Figures | undefined, values: { value: unknown; n: 
 
 /** The latest text answers, from the question's newest-first index. */
 async function textSummary(question: ObjectId, match: Document): Promise<TextSummary> {
-  const latest = await findAnswers({ ...match, question }, { sort: { createdAt: -1, _id: -1 }, limit: LATEST_TEXT_ANSWERS, projection: { value: 1, createdAt: 1 } });
+  const latest = await latestAnswers(match, question, LATEST_TEXT_ANSWERS);
   return { latest: latest.map((doc) => ({ value: String(shownValue(doc.value) ?? ""), createdAt: doc.createdAt.toISOString() })) };
 }
