@@ -62,8 +62,8 @@ export function serveTasks(tasks: Tasks): void {
   const { uri, options } = workerData as WorkerTarget;
   // The commands' times travel with the answers to the calling thread, which records them as its
   // own connection's (lib/base/metrics, docs/deployment.md#metrics).
-  // `monitorCommands` comes with the calling thread's options (DB_COMMAND_METRICS).
-  const connected = mongoose.connect(uri, options);
+  // Monitored unless the calling thread's options say otherwise (DB_COMMAND_METRICS=false).
+  const connected = mongoose.connect(uri, { monitorCommands: true, ...options });
   let commands: CommandTiming[] = [];
   // Before any task runs: each awaits the connection after this.
   void connected.then(({ connection }) => {
