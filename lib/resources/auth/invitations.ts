@@ -6,7 +6,7 @@ import { claimInvitation, findUsableInvitation } from "@/lib/resources/mail/repo
 import type { InvitationStatus } from "@/lib/resources/auth/schemas";
 import { ServiceError } from "@/lib/kernel/errors";
 import { hashToken, type ObjectId } from "@/lib/kernel/ids";
-import { findUser } from "@/lib/resources/users/repository";
+import { findActiveMember } from "@/lib/resources/users/repository";
 import { hashPassword } from "@/lib/resources/credentials/passwords";
 import { storePasswordHash } from "@/lib/resources/credentials/repository";
 import { revokeSessions } from "@/lib/resources/credentials/sessions";
@@ -15,7 +15,7 @@ import { revokeSessions } from "@/lib/resources/credentials/sessions";
 export async function invitationStatus(token: string): Promise<InvitationStatus> {
   const invitation = await findUsableInvitation(hashToken(token), new Date());
   if (!invitation) return { valid: false };
-  const user = await findUser(activeMember(invitation), { email: 1 });
+  const user = await activeMember(invitation, { email: 1 });
   return user ? { valid: true, email: user.email } : { valid: false };
 }
 
@@ -28,7 +28,7 @@ export async function acceptInvitation(token: string, password: string): Promise
   const now = new Date();
   const invitation = await claimInvitation(hashToken(token), now);
   if (!invitation) throw unusable();
-  const user = await findUser(activeMember(invitation), { email: 1 });
+  const user = await activeMember(invitation, { email: 1 });
   if (!user) throw unusable();
   await storePasswordHash(user._id, passwordHash);
   // A new password ends every session and token the account had.
@@ -37,9 +37,7 @@ export async function acceptInvitation(token: string, password: string): Promise
 }
 
 /** The invitation's user, while still an active member of the company that invited them. */
-const activeMember = (invitation: { userId: ObjectId; companyId: ObjectId }) => ({
-  _id: invitation.userId,
-  companies: { $elemMatch: { companyId: invitation.companyId, isActive: { $ne: false } } },
-});
+const activeMember = (invitation: { userId: ObjectId; companyId: ObjectId }, projection: Record<string, 1>) =>
+  findActiveMember(invitation.companyId, invitation.userId, projection);
 
 const unusable = () => new ServiceError("not_found", "The link is invalid, already used or expired.");

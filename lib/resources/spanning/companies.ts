@@ -10,7 +10,7 @@ import { newId, type ObjectId } from "@/lib/kernel/ids";
 import { log } from "@/lib/kernel/log";
 import { hashPassword } from "@/lib/resources/credentials/passwords";
 import { hasPassword, storeFirstPasswordHash } from "@/lib/resources/credentials/repository";
-import { addMembership, emptyMembership, findUser, insertUser, newDoc as newUserDoc } from "@/lib/resources/users/repository";
+import { addMembership, emptyMembership, findUserByEmail, insertUser, newDoc as newUserDoc } from "@/lib/resources/users/repository";
 import { usersChanged } from "@/lib/resources/users/service";
 import type { CompanyRecord } from "@/lib/resources/companies/contract";
 import {
@@ -90,7 +90,7 @@ async function ensureRoles(companyId: ObjectId, now: Date): Promise<{ adminRoleI
 
 async function ensureAdmin(companyId: ObjectId, adminRoleId: ObjectId, rawEmail: string, now: Date): Promise<{ userId: ObjectId; existed: boolean }> {
   const email = rawEmail.trim().toLowerCase();
-  const existing = await findUser({ email }, { companies: 1, modifiedAt: 1 });
+  const existing = await findUserByEmail(email, { companies: 1, modifiedAt: 1 });
   if (existing) {
     if (!existing.companies.some((entry) => entry.companyId.equals(companyId))) {
       await addMembership(existing, emptyMembership(companyId), adminRoleId, now);

@@ -7,7 +7,7 @@ import type { Notes } from "@/lib/kernel/notes";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
 import { searchFilter } from "@/lib/resources/users/search";
 import type { ListUsersQuery } from "./contract";
-import { findUser } from "./repository";
+import { findCompanyUser } from "./repository";
 
 /** The filters of a users list query: everything but its paging and order. */
 type UserFilters = Omit<ListUsersQuery, "page" | "cursor" | "limit" | "count" | "orderBy" | "sortBy">;
@@ -60,7 +60,7 @@ function range(eq?: Date, gt?: Date, gte?: Date, lt?: Date, lte?: Date): Record<
 
 /** Users who name `userId` in their hierarchy in this company, and those `userId` names there. */
 async function relatedFilter(companyId: ObjectId, userId: ObjectId, notes: Notes): Promise<Filter<Document>> {
-  const related = await findUser(userOfCompany(companyId, userId), { companies: 1 });
+  const related = await findCompanyUser(companyId, userId, { companies: 1 });
   if (!related) {
     notes.warning("unknown_related_user", "relatedUser names no user of the company; no user is related.", "relatedUser");
     return { _id: { $in: [] } };

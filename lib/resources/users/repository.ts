@@ -196,7 +196,7 @@ export async function readUserPage({ companyId, filter, key, ...options }: UserR
 const users = () => driverCollection<LeanUser>(User);
 
 /** One user as stored, with only the fields of `projection` (and `_id`); `null` if none matches. */
-export const findUser = (filter: Filter<Document>, projection: Document): Promise<LeanUser | null> =>
+const findUser = (filter: Filter<Document>, projection: Document): Promise<LeanUser | null> =>
   findOneDoc<LeanUser>(User, filter, projection);
 
 /** The user `userId` with the fields of `projection` (all of them when empty); `null` if there is none. */
@@ -205,6 +205,10 @@ export const findUserById = (userId: Id, projection: Document): Promise<LeanUser
 /** The user `userId` if it is a user of the company (all fields when `projection` is empty); else `null`. */
 export const findCompanyUser = (companyId: Id, userId: Id, projection: Document): Promise<LeanUser | null> =>
   findUser({ _id: userId, "companies.companyId": companyId }, projection);
+
+/** The user `userId` if it is an active member of the company (a membership without a flag is active); else `null`. */
+export const findActiveMember = (companyId: Id, userId: Id, projection: Document): Promise<LeanUser | null> =>
+  findUser({ _id: userId, companies: { $elemMatch: { companyId, isActive: { $ne: false } } } }, projection);
 
 /** The user with this e-mail (stored lowercased: it is compared as given), whatever their companies. */
 export const findUserByEmail = (email: string, projection: Document): Promise<LeanUser | null> => findUser({ email }, projection);
