@@ -65,7 +65,7 @@ type QueryOf<Q> = [Q] extends [z.ZodObject] ? { [K in keyof z.input<Q>]?: QueryV
  * some), its query, its body (required when it takes one, typed by its schema's input), and the
  * headers a page may add.
  */
-export type RequestInput<O extends Operation> = ([Parts<O>["params"]] extends [z.ZodObject] ? { params: Record<keyof z.input<NonNullable<Parts<O>["params"]>>, string> } : { params?: undefined }) &
+type RequestInput<O extends Operation> = ([Parts<O>["params"]] extends [z.ZodObject] ? { params: Record<keyof z.input<NonNullable<Parts<O>["params"]>>, string> } : { params?: undefined }) &
   ([Parts<O>["body"]] extends [z.ZodType] ? { body: z.input<NonNullable<Parts<O>["body"]>> } : { body?: undefined }) & {
     query?: QueryOf<Parts<O>["query"]>;
     signal?: AbortSignal;
@@ -76,7 +76,7 @@ export type RequestInput<O extends Operation> = ([Parts<O>["params"]] extends [z
   };
 
 /** What an operation answers on success: its response schema's output, with the debug notes any answer may carry; nothing for a `204`. */
-export type ResponseOf<O extends Operation> = [Parts<O>["response"]] extends [z.ZodObject] ? z.output<NonNullable<Parts<O>["response"]>> & { debug?: Notification[] } : void;
+type ResponseOf<O extends Operation> = [Parts<O>["response"]] extends [z.ZodObject] ? z.output<NonNullable<Parts<O>["response"]>> & { debug?: Notification[] } : void;
 
 /** An input whose every part is optional may be left out. */
 type Optional<O extends Operation> = object extends RequestInput<O> ? [input?: RequestInput<O>] : [input: RequestInput<O>];
@@ -99,7 +99,7 @@ export async function requestWithTag<O extends Operation>(operation: O, ...[inpu
 }
 
 /** An operation's path with its parameters in place, each encoded as one segment. */
-export function pathOf(operation: Pick<Operation, "method" | "path">, params: Record<string, string> | undefined): string {
+function pathOf(operation: Pick<Operation, "method" | "path">, params: Record<string, string> | undefined): string {
   return operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params?.[name];
     if (value === undefined || value === "") throw new Error(`${operation.method.toUpperCase()} ${operation.path}: the path parameter ${name} is missing`);
