@@ -1,4 +1,4 @@
-/** Typed react-query hooks of the API keys, bound to the operations of lib/api-keys/contract.ts. */
+/** Typed react-query hooks of the API keys, bound to the operations of lib/resources/api-keys/contract.ts. */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import * as apiKeys from "@/lib/resources/api-keys/contract";
 import type { CreateApiKeyInput } from "@/lib/resources/api-keys/contract";

@@ -1,4 +1,4 @@
-/** Typed react-query hooks of the audit log (lib/audit/contract.ts), and the words the pages use for it. */
+/** Typed react-query hooks of the audit log (lib/resources/audit/contract.ts), and the words the pages use for it. */
 import { useInfiniteQuery } from "@tanstack/react-query";
 import * as audit from "@/lib/resources/audit/contract";
 import type { AuditEntry } from "@/lib/resources/audit/contract";

@@ -1,4 +1,4 @@
-/** Typed react-query hooks of the import of users and its job (lib/jobs/contract.ts). */
+/** Typed react-query hooks of the import of users and its job (lib/resources/jobs/contract.ts). */
 import { useMutation, useQuery } from "@tanstack/react-query";
 import * as jobs from "@/lib/resources/jobs/contract";
 import type { JobError, JobRecord } from "@/lib/resources/jobs/contract";

@@ -1,4 +1,4 @@
-/** Typed react-query hook of the outbox, bound to the operation of lib/mail/contract.ts. */
+/** Typed react-query hook of the outbox, bound to the operation of lib/resources/mail/contract.ts. */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import * as outbox from "@/lib/resources/mail/contract";
 import { request } from "./api";

@@ -1,6 +1,6 @@
 /**
  * Typed react-query hooks of a survey's content, answers and results (the operations `putContent`
- * of lib/surveys/contract.ts and `answer`, `list` and `results` of lib/answers/contract.ts).
+ * of lib/resources/surveys/contract.ts and `answer`, `list` and `results` of lib/resources/answers/contract.ts).
  */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";

@@ -1,4 +1,4 @@
-/** Typed react-query hooks of the surveys resource, bound to the operations of lib/surveys/contract.ts. */
+/** Typed react-query hooks of the surveys resource, bound to the operations of lib/resources/surveys/contract.ts. */
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import * as surveys from "@/lib/resources/surveys/contract";

@@ -1,4 +1,4 @@
-/** Typed react-query hooks of the users resource, bound to the operations of lib/users/contract.ts. */
+/** Typed react-query hooks of the users resource, bound to the operations of lib/resources/users/contract.ts. */
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import * as users from "@/lib/resources/users/contract";

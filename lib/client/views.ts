@@ -1,4 +1,4 @@
-/** Typed react-query hooks of saved views (lib/views/contract.ts, docs/api.md#saved-views) and their links. */
+/** Typed react-query hooks of saved views (lib/resources/views/contract.ts, docs/api.md#saved-views) and their links. */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import * as views from "@/lib/resources/views/contract";

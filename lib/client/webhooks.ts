@@ -1,4 +1,4 @@
-/** Typed react-query hooks of the webhooks and their delivery logs (lib/webhooks/contract.ts). */
+/** Typed react-query hooks of the webhooks and their delivery logs (lib/resources/webhooks/contract.ts). */
 import { keepPreviousData, useInfiniteQuery, useMutation, useMutationState, useQuery, useQueryClient } from "@tanstack/react-query";
 import * as webhooks from "@/lib/resources/webhooks/contract";
 import type { CreateWebhookInput, UpdateWebhookInput, WebhookRecord, WebhookWithSecret } from "@/lib/resources/webhooks/contract";
