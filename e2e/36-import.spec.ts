@@ -74,3 +74,28 @@ test("Import users: a file with one bad row is checked, imported to 100%, and it
   await page.getByLabel("Search").first().fill(`Ana${run}`);
   await expect(page.getByRole("link", { name: new RegExp(`Ana${run} Import`) }).first()).toBeVisible();
 });
+
+for (const width of [1440, 390]) {
+  test(`Import users at ${width} px: the template downloads with every column, and isActive "yes" is the row's problem, not a guess`, async ({ page }) => {
+    test.setTimeout(60_000);
+    await page.setViewportSize({ width, height: 900 });
+    await openSignedIn(page, "/users/import");
+    await expect(page.getByRole("heading", { level: 1, name: "Import users" })).toBeVisible();
+
+    const download = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Download a template" }).click();
+    const template = await download;
+    expect(template.suggestedFilename()).toBe("users-import-template.csv");
+    const header = await (await template.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks).toString("utf8"));
+    expect(header).toBe("email,displayName,firstName,lastName,secondLastName,isActive,accessRoles,jobTitle,phone\r\n");
+
+    const run = unique();
+    const csv = `${header}yes.${run}@example.com,,Yes,Person,,yes,Member,,\r\n`;
+    await page.getByLabel("Choose a file").setInputFiles({ name: "template.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await page.getByRole("button", { name: "Check the file" }).click();
+    const check = page.getByRole("region", { name: "2. Check" });
+    await expect(check.getByRole("heading", { name: "1 row has problems" })).toBeVisible({ timeout: 15_000 });
+    await expect(check.getByRole("table").getByText('must be true or false, not "yes"')).toBeVisible();
+    await expect(check.getByRole("table").getByText("isActive", { exact: true })).toBeVisible();
+  });
+}

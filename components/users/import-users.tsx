@@ -9,6 +9,7 @@ import Link from "next/link";
 import { useEffect, useId, useRef, useState, type DragEvent } from "react";
 import { errorReport, isFinished, useJob, useStartImport } from "@/lib/client/jobs";
 import type { JobError, JobRecord } from "@/lib/resources/jobs/contract";
+import { importTemplate } from "@/lib/resources/users/columns";
 import { DataTable, type DataColumn } from "../data-table";
 import { ErrorMessage } from "../error-message";
 import { useToast } from "../toast";
@@ -24,14 +25,15 @@ const columns: DataColumn<Row>[] = [
 
 const plural = (count: number, one: string, many: string) => `${count.toLocaleString("en-GB")} ${count === 1 ? one : many}`;
 
-function saveReport(job: JobRecord) {
-  const url = URL.createObjectURL(new Blob([errorReport(job.errors)], { type: "text/csv" }));
+function saveCsv(name: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
   const link = document.createElement("a");
   link.href = url;
-  link.download = `import-errors-${job._id}.csv`;
+  link.download = name;
   link.click();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
+const saveReport = (job: JobRecord) => saveCsv(`import-errors-${job._id}.csv`, errorReport(job.errors));
 
 export function ImportUsers() {
   const toast = useToast();
@@ -85,8 +87,14 @@ export function ImportUsers() {
       <Card className="p-4 sm:p-6">
         <h2 className="text-base font-semibold text-slate-900">1. Choose a file</h2>
         <p className="mt-1 text-sm text-slate-600">
-          A CSV file with a header row (<code>email</code>, <code>firstName</code>, <code>lastName</code>, <code>secondLastName</code>, <code>isActive</code>,{" "}
-          <code>accessRoles</code> as names separated by <code>;</code>, <code>jobTitle</code>), or NDJSON with one user a line. At most 100 MB.
+          A CSV file with a header row (<code>email</code>, <code>firstName</code>, <code>lastName</code>, <code>secondLastName</code>, <code>isActive</code> as{" "}
+          <code>true</code> or <code>false</code>, <code>accessRoles</code> as names separated by <code>;</code>, <code>jobTitle</code>), or NDJSON with one user
+          a line. At most 100 MB.
+        </p>
+        <p className="mt-2 text-sm">
+          <Button kind="secondary" onClick={() => saveCsv("users-import-template.csv", importTemplate())}>
+            Download a template
+          </Button>
         </p>
         <div
           onDragOver={(event) => {

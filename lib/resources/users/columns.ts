@@ -40,6 +40,22 @@ export const USER_COLUMNS = [
 ] as const;
 export type UserColumn = (typeof USER_COLUMNS)[number];
 
+/** The columns the import reads: CSV column → the field it sets (`name.*` parts and the rest); docs/api.md#import lists them. */
+export const IMPORT_COLUMNS: Record<string, string> = {
+  email: "email",
+  displayName: "name.displayName",
+  firstName: "name.names",
+  lastName: "name.lastName",
+  secondLastName: "name.secondLastName",
+  isActive: "isActive",
+  accessRoles: "accessRoles",
+  jobTitle: "job",
+  phone: "phone",
+};
+
+/** The import page's template: the header row of every column the import reads, in that order. */
+export const importTemplate = () => `${Object.keys(IMPORT_COLUMNS).join(",")}\r\n`;
+
 /** What joins the names of a list column (`accessRoles`, `properties`). */
 export const LIST_SEPARATOR = ";";
 

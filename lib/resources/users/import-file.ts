@@ -5,6 +5,7 @@
  * unusable; the line it starts on is kept for the report.
  */
 import { restoreCell } from "@/lib/base/shared/csv-cells";
+import { IMPORT_COLUMNS as CSV_COLUMNS } from "./columns";
 import { csvRecords } from "./csv-records";
 
 export const CSV_TYPE = "text/csv";
@@ -58,18 +59,6 @@ export interface ImportRow {
   errors?: RowError[];
 }
 
-/** CSV column → the field it sets (`name.*` parts and the rest); docs/api.md#import lists them. */
-export const CSV_COLUMNS: Record<string, string> = {
-  email: "email",
-  displayName: "name.displayName",
-  firstName: "name.names",
-  lastName: "name.lastName",
-  secondLastName: "name.secondLastName",
-  isActive: "isActive",
-  accessRoles: "accessRoles",
-  jobTitle: "job",
-  phone: "phone",
-};
 /** Columns of the export that the service sets itself: read and ignored. Any other unknown column is ignored too. */
 export const IGNORED_COLUMNS = ["_id", "search", "companies", "createdAt", "modifiedAt", "lastRequestDate", "isOnline", "termsConditions", "properties", "bot", "extensions"];
 
@@ -82,8 +71,8 @@ export function reportedPath(path: string, csv: boolean): string {
 
 export class ImportFileError extends Error {}
 
-const TRUE = new Set(["true", "1", "yes"]);
-const FALSE = new Set(["false", "0", "no"]);
+/** What `isActive` may hold, as the export writes it (any case); "yes" or "1" stays text and is the row's error, never a guess (docs/api.md#import). */
+const ACTIVE_CELLS = new Map([["true", true], ["false", false]]);
 
 /** The rows of a CSV file, from its chunks. A row that cannot be read is reported, not fatal. */
 async function* csvRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow> {
@@ -105,15 +94,15 @@ async function* csvRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow
     const cells = record.cells;
     const fields: RowFields = {};
     header.forEach((column, at) => {
-      const field = CSV_COLUMNS[column];
+      // An own column only: a header cell such as "constructor" names an inherited member, not a field.
+      const field = Object.hasOwn(CSV_COLUMNS, column) ? CSV_COLUMNS[column] : undefined;
       if (!field) return;
       // The export's guard against spreadsheet formulas is undone first (lib/base/shared/csv-cells.ts).
       const cell = restoreCell(cells[at] ?? "").trim();
       if (field.startsWith("name.")) {
         if (cell !== "") ((fields.name as Record<string, unknown> | undefined) ??= {})[field.slice(5)] = cell;
       } else if (field === "isActive") {
-        const lower = cell.toLowerCase();
-        if (cell !== "") fields.isActive = TRUE.has(lower) ? true : FALSE.has(lower) ? false : cell;
+        if (cell !== "") fields.isActive = ACTIVE_CELLS.get(cell.toLowerCase()) ?? cell;
       } else if (field === "accessRoles") {
         if (cell !== "") fields.accessRoles = cell.split(";").map((role) => role.trim()).filter(Boolean);
       } else if (field === "email") {

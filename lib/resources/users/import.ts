@@ -281,6 +281,10 @@ function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUs
       else fail("job", `names no job title of the company: ${fields.job}`);
     }
   }
+  if (fields.isActive !== undefined && typeof fields.isActive !== "boolean") {
+    const text = typeof fields.isActive === "string" ? fields.isActive : JSON.stringify(fields.isActive) ?? String(fields.isActive);
+    fail("isActive", `must be true or false, not ${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)}`);
+  }
   if (fields.name !== undefined && (fields.name === null || typeof fields.name !== "object" || Array.isArray(fields.name))) fail("name", "must be an object of name parts");
   if (errors.length > 0) return errors;
   const nameParts = fields.name as Record<string, unknown> | undefined;

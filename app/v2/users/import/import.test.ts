@@ -73,6 +73,7 @@ describe("import of users", () => {
       { line: 4, path: "email", message: "must be an e-mail address" },
       { line: 5, path: "accessRoles", message: "names no access role of the company: Nobody" },
       { line: 5, path: "jobTitle", message: "names no job title of the company: Astronaut" },
+      { line: 5, path: "isActive", message: 'must be true or false, not "maybe"' },
     ]);
     expect(await usersOf(a, ["ana@import.test", "bea@import.test", "eve@import.test"])).toEqual([]);
     expect(await Event.countDocuments({})).toBe(eventsBefore);
@@ -83,7 +84,7 @@ describe("import of users", () => {
   it("creates the good rows with their events, reports the bad ones by line, and a second import changes nothing", async () => {
     const first = await importFile(a, CSV);
     expect(first).toMatchObject({ status: "succeeded", dryRun: false, progress: { done: 5, total: 5 }, summary: { created: 3, updated: 0, unchanged: 0, failed: 2 } });
-    expect(first.errors.map((error) => error.line)).toEqual([4, 5, 5]);
+    expect(first.errors.map((error) => error.line)).toEqual([4, 5, 5, 5]);
     const [ana] = await usersOf(a, ["ana@import.test"]);
     expect(ana).toMatchObject({ name: { displayName: "Ana Pérez", names: "Ana", lastName: "Pérez", secondLastName: "" }, accessRoles: [a.memberRoleId], phone: "+34 600", isActive: true });
     expect(ana._id).not.toBe("ffffffffffffffffffffffff");
@@ -159,6 +160,26 @@ describe("import of users", () => {
       { line: 4, path: "accessRoles", message: "must name at least one access role" },
       { line: 5, path: "", message: "cannot be read: it has 2 cells where the header names 4 columns" },
     ]);
+  });
+
+  it("takes isActive as true or false only (any case), as the export writes it: yes, 1 or no are row errors naming the column, nothing guessed", async () => {
+    const done = await importFile(a, "email,accessRoles,isActive\nyes@import.test,Member,yes\none@import.test,Member,1\nno@import.test,Member,No\nproto@import.test,Member,constructor\nok@import.test,Member,FALSE\n");
+    expect(done.summary).toEqual({ created: 1, updated: 0, unchanged: 0, failed: 4 });
+    expect(done.errors).toEqual([
+      { line: 2, path: "isActive", message: 'must be true or false, not "yes"' },
+      { line: 3, path: "isActive", message: 'must be true or false, not "1"' },
+      { line: 4, path: "isActive", message: 'must be true or false, not "No"' },
+      { line: 5, path: "isActive", message: 'must be true or false, not "constructor"' },
+    ]);
+    const [ok] = await usersOf(a, ["ok@import.test"]);
+    expect(ok).toMatchObject({ isActive: false });
+    expect(await usersOf(a, ["yes@import.test", "one@import.test"])).toEqual([]);
+  });
+
+  it("ignores header cells that name inherited members (constructor, __proto__, toString) as it ignores any unknown column", async () => {
+    const done = await importFile(a, "email,constructor,__proto__,toString,accessRoles\nheader@import.test,x,y,z,Member\n");
+    expect(done).toMatchObject({ status: "succeeded", summary: { created: 1, failed: 0 } });
+    expect(await usersOf(a, ["header@import.test"])).toHaveLength(1);
   });
 
   it("keeps a row error short however long the cell it quotes", async () => {
