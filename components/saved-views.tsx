@@ -15,6 +15,7 @@ import { savedQuery, useView, useViewActions, useViews, VIEW_PARAM, viewHref } f
 import type { ViewRecord, ViewResource } from "@/lib/resources/views/contract";
 import { ConfirmDialog } from "./confirm-dialog";
 import { ModalDialog } from "./modal-dialog";
+import { ErrorMessage } from "./error-message";
 import { useToast } from "./toast";
 import { Badge, Button, Field, Popover, Spinner, focusRing, inputClass, linkClass } from "./ui";
 
@@ -220,7 +221,7 @@ function ViewForm({
   const actions = useViewActions();
   const [name, setName] = useState(existing?.name ?? "");
   const [shared, setShared] = useState(existing?.shared ?? false);
-  const [error, setError] = useState<{ name?: string; form?: string }>({});
+  const [error, setError] = useState<{ name?: string; form?: Error }>({});
   const pending = actions.save.isPending || actions.update.isPending;
 
   const submit = (event: FormEvent) => {
@@ -228,7 +229,8 @@ function ViewForm({
     if (name.trim() === "") return setError({ name: "Give the view a name." });
     const failed = (failure: Error) => {
       const detail = failure instanceof ApiError ? failure.details.find((item) => item.path === "name") : undefined;
-      setError(detail ? { name: `The name ${detail.message}.` } : { form: failure instanceof ApiError && failure.code === "conflict" ? failure.message : `The view could not be saved. ${failure.message}` });
+      // Anything but the name is shown whole: the API's reason, its details and the request id.
+      setError(detail ? { name: `The name ${detail.message}.` } : { form: failure });
     };
     if (existing) actions.update.mutate({ id: existing._id, body: { name: name.trim(), shared } }, { onSuccess: (view) => onSaved(view, false), onError: failed });
     else actions.save.mutate({ resource, name: name.trim(), query, shared }, { onSuccess: (view) => onSaved(view, true), onError: failed });
@@ -256,11 +258,7 @@ function ViewForm({
         <input type="checkbox" checked={shared} onChange={(event) => setShared(event.target.checked)} className="size-4 accent-sky-700" />
         Share with everyone in the company
       </label>
-      {error.form && (
-        <p role="alert" className="text-sm text-rose-700">
-          {error.form}
-        </p>
-      )}
+      {error.form && <ErrorMessage error={error.form} title="The view could not be saved" />}
       <div className="flex flex-wrap justify-end gap-2">
         <Button onClick={onClose}>Cancel</Button>
         <Button type="submit" kind="primary" disabled={pending}>

@@ -1,12 +1,24 @@
 "use client";
 
-import { useEffect, useSyncExternalStore } from "react";
-import { applyTheme, chooseTheme, storedTheme, subscribeTheme, type Theme } from "@/lib/client/theme";
-import { inputClass } from "./ui";
+import { useEffect, useSyncExternalStore, type ReactNode } from "react";
+import { applyTheme, chooseTheme, storedTheme, subscribeTheme, THEMES, type Theme } from "@/lib/client/theme";
 
-const LABELS: Record<Theme, string> = { system: "System theme", light: "Light", dark: "Dark" };
+const icon = (path: ReactNode) => (
+  <svg viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth={1.6} strokeLinecap="round" strokeLinejoin="round" className="h-4 w-4" aria-hidden>
+    {path}
+  </svg>
+);
 
-/** Light, dark, or the system's setting (followed live while chosen), remembered in this browser. */
+const CHOICES: Record<Theme, { label: string; icon: ReactNode }> = {
+  system: { label: "System theme", icon: icon(<><rect x="3" y="4" width="14" height="9" rx="1.5" /><path d="M7 16h6M10 13v3" /></>) },
+  light: { label: "Light", icon: icon(<><circle cx="10" cy="10" r="3.2" /><path d="M10 2.5v1.8M10 15.7v1.8M2.5 10h1.8M15.7 10h1.8M4.7 4.7l1.3 1.3M14 14l1.3 1.3M4.7 15.3 6 14M14 6l1.3-1.3" /></>) },
+  dark: { label: "Dark", icon: icon(<path d="M15.5 12.5A6.5 6.5 0 0 1 7.5 4.5a6.5 6.5 0 1 0 8 8Z" />) },
+};
+
+/**
+ * Light, dark, or the system's setting (followed live while chosen), remembered in this browser: three
+ * small radio buttons, so the header keeps its room on a phone (arrow keys move between them, as radios do).
+ */
 export function ThemeSwitch() {
   // The server cannot know the choice: it renders "system", the browser then shows the stored one.
   const theme = useSyncExternalStore(subscribeTheme, storedTheme, () => "system" as Theme);
@@ -22,24 +34,19 @@ export function ThemeSwitch() {
   }, [theme]);
 
   return (
-    <div>
-      <label htmlFor="theme-switch" className="sr-only">
-        Theme
-      </label>
-      <select
-        id="theme-switch"
-        value={theme}
-        onChange={(event) => {
-          chooseTheme(event.target.value as Theme);
-        }}
-        className={`${inputClass} w-auto py-1.5 pr-8`}
-      >
-        {(Object.keys(LABELS) as Theme[]).map((value) => (
-          <option key={value} value={value}>
-            {LABELS[value]}
-          </option>
-        ))}
-      </select>
-    </div>
+    <fieldset className="inline-flex shrink-0 rounded-md border border-slate-300 p-0.5 dark:border-slate-600">
+      <legend className="sr-only">Theme</legend>
+      {THEMES.map((value) => (
+        <label
+          key={value}
+          title={CHOICES[value].label}
+          className="cursor-pointer rounded p-1.5 text-slate-600 focus-within:ring-2 focus-within:ring-sky-600 has-[:checked]:bg-slate-200 has-[:checked]:text-slate-900 dark:text-slate-300 dark:has-[:checked]:bg-slate-700 dark:has-[:checked]:text-white"
+        >
+          <input type="radio" name="theme-switch" value={value} checked={theme === value} onChange={() => chooseTheme(value)} className="sr-only" />
+          {CHOICES[value].icon}
+          <span className="sr-only">{CHOICES[value].label}</span>
+        </label>
+      ))}
+    </fieldset>
   );
 }

@@ -29,30 +29,39 @@ test("the theme follows the system, the switch overrides it, and the choice surv
   await page.emulateMedia({ colorScheme: "dark" });
   await openSignedIn(page, "/users");
   expect(await isDark(page)).toBe(true);
-  const theme = page.getByRole("combobox", { name: "Theme" });
-  await expect(theme).toHaveValue("system");
+  const themes = page.getByRole("group", { name: "Theme" });
+  const theme = (name: "System theme" | "Light" | "Dark") => themes.getByRole("radio", { name });
+  await expect(theme("System theme")).toBeChecked();
+  // Three small buttons, not a full-width select: the header keeps its room on a phone.
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 844 });
+    expect((await themes.boundingBox())!.width, `${width} px`).toBeLessThan(120);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 
-  await theme.selectOption("light");
+  await theme("Light").check();
   expect(await isDark(page)).toBe(false);
   await page.reload();
   await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();
   expect(await darkAtFirstFrame()).toBe(false);
-  await expect(theme).toHaveValue("light");
+  await expect(theme("Light")).toBeChecked();
 
   await page.emulateMedia({ colorScheme: "light" });
-  await theme.selectOption("dark");
+  // By keyboard too: the arrow key moves the choice, as radios do.
+  await theme("Light").focus();
+  await page.keyboard.press("ArrowRight");
   expect(await isDark(page)).toBe(true);
   await page.reload();
   await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();
   expect(await darkAtFirstFrame()).toBe(true);
-  await expect(theme).toHaveValue("dark");
+  await expect(theme("Dark")).toBeChecked();
   // The choice holds on pages outside the admin shell too.
   await page.goto("/docs");
   expect(await isDark(page)).toBe(true);
 
   // Back to the system's setting: light again under a light system.
   await page.goto("/users");
-  await theme.selectOption("system");
+  await theme("System theme").check();
   expect(await isDark(page)).toBe(false);
 });
 

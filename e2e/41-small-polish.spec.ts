@@ -1,7 +1,8 @@
 /**
  * Small things a person meets: an unknown record is a calm not-found; a record opened from its
  * list has the focus on its heading; `/` puts the focus in a list's Search; a chart's bars carry
- * their counts. At 1440 px in light and 390 px in dark.
+ * their counts; a view that cannot be saved says the API's reason and the request id. At 1440 px in
+ * light and 390 px in dark.
  */
 import { expect, openSignedIn, screenshot, STATE_MODES, test, unique } from "./fixtures";
 
@@ -18,6 +19,30 @@ for (const mode of STATE_MODES) {
       await expect(page.getByText("This survey does not exist")).toBeVisible();
       await expect(page.getByRole("alert").filter({ hasText: "could not be loaded" })).toHaveCount(0);
       await screenshot(page, `41-not-found-${mode.width}-${mode.theme}`);
+    });
+
+    test(`41. a view that cannot be saved shows the API's reason and the request id (${mode.width} px)`, async ({ page }) => {
+      await openSignedIn(page, "/users");
+      const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
+      const headers = { Authorization: `Bearer ${token}` };
+      const name = `Gone ${unique()}`;
+      const created = await page.request.post("/v2/views", { headers, data: { resource: "users", name, query: "isActive=false" } });
+      expect(created.status()).toBe(201);
+      const view = (await created.json()) as { _id: string };
+      await page.reload();
+      await page.getByRole("button", { name: /^Views/ }).click();
+      await page.getByRole("button", { name: `Edit ${name}` }).click();
+      const dialog = page.getByRole("dialog", { name: "Edit view" });
+      await expect(dialog).toBeVisible();
+      // Someone deletes it meanwhile: the save is refused, and the dialog says why, in the API's words.
+      expect((await page.request.delete(`/v2/views/${view._id}`, { headers })).status()).toBe(204);
+      await dialog.getByLabel("Name").fill(`${name} renamed`);
+      await dialog.getByRole("button", { name: "Save changes" }).click();
+      const alert = dialog.getByRole("alert");
+      await expect(alert).toContainText("The view could not be saved");
+      await expect(alert).toContainText("No such view.");
+      await expect(alert).toContainText(/Request id: \S+/);
+      await screenshot(page, `41-view-not-saved-${mode.width}-${mode.theme}`);
     });
 
     test(`41. a record opened from its list has the focus on its heading; "/" focuses Search (${mode.width} px)`, async ({ page }) => {
