@@ -47,7 +47,7 @@ function urlRefusal(error: unknown): string | undefined {
     // "(10.0.0.1 is private)" or "(hooks.internal resolves to 10.0.0.1, private)"
     const [, host, address, range] = /\((\S+) (?:is|resolves to (\S+),) ([^)]+)\)/.exec(message) ?? [];
     const where = host === undefined ? "" : address === undefined ? ` (${host}, ${range})` : ` (${host} is ${address}, ${range})`;
-    return `This address is on a private or local network${where}. A webhook can only call a server on the public internet, unless the server's operator lists this host in WEBHOOK_ALLOWED_HOSTS.`;
+    return `This address is on a private or local network${where}. A webhook can only call a server on the public internet, unless the server's operator lists this host in WEBHOOK_ALLOWED_HOSTS. To try webhooks without a server, use the built-in test receiver (Webhooks › Test receiver).`;
   }
   if (message.includes("send the whole URL")) return "••• hides a secret of the saved address. To change the address, type it whole, with its secrets; to keep it, leave it as it is.";
   if (message.includes("port 0")) return "Port 0 reaches no server. Give the receiver's port, or none for the usual one.";
@@ -57,14 +57,14 @@ function urlRefusal(error: unknown): string | undefined {
 }
 
 /** The webhook's URL, events and description: a new one (`onCreated` gets its secret) or an edit of `record`. */
-export function WebhookForm({ record, onCreated }: { record?: WebhookRecord; onCreated?: (created: WebhookWithSecret) => void }) {
+export function WebhookForm({ record, onCreated, initialUrl = "" }: { record?: WebhookRecord; onCreated?: (created: WebhookWithSecret) => void; initialUrl?: string }) {
   const hydrated = useHydrated();
   const toast = useToast();
   const create = useCreateWebhook();
   const { update } = useWebhookActions(record?._id ?? "");
   const saving = create.isPending || update.isPending;
   const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm<FormState>(
-    () => ({ url: record?.url ?? "", events: record?.events ?? [], description: record?.description ?? "" }),
+    () => ({ url: record?.url ?? initialUrl, events: record?.events ?? [], description: record?.description ?? "" }),
     FIELDS,
     inputId,
   );

@@ -4,7 +4,7 @@
  * The webhooks page: the company's webhooks (URL, events, state, created) on the data table, and
  * the page of a new one, whose signing secret is shown once after it is created.
  */
-import { useRouter } from "next/navigation";
+import { useRouter, useSearchParams } from "next/navigation";
 import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState } from "react";
 import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
@@ -60,10 +60,16 @@ export function WebhooksPage() {
       New webhook
     </LinkButton>
   );
+  const actions = (
+    <>
+      <LinkButton href="/webhooks/receiver">Test receiver</LinkButton>
+      {create}
+    </>
+  );
 
   return (
     <>
-      <PageHeader title="Webhooks" subtitle="This company's changes, POSTed to other systems as they happen and signed." actions={create} />
+      <PageHeader title="Webhooks" subtitle="This company's changes, POSTed to other systems as they happen and signed." actions={actions} />
       {webhooks.isLoading ? (
         <Loading label="Loading the webhooks…" />
       ) : webhooks.isError ? (
@@ -72,6 +78,7 @@ export function WebhooksPage() {
         <Card>
           <EmptyState title="No webhooks yet">
             <p>Add one to have changes of users, surveys and reference data POSTed to your own server as they happen, instead of asking the API for them.</p>
+            <p className="mt-2">No server to receive them yet? The built-in test receiver shows what a webhook delivers.</p>
             {create && <div className="mt-4">{create}</div>}
           </EmptyState>
         </Card>
@@ -105,6 +112,8 @@ export function WebhooksPage() {
 
 export function NewWebhookPage() {
   const router = useRouter();
+  // The test receiver's "New webhook to this address" names it in the URL.
+  const initialUrl = useSearchParams().get("url") ?? "";
   const [created, setCreated] = useState<WebhookWithSecret>();
 
   return (
@@ -130,7 +139,7 @@ export function NewWebhookPage() {
           <SigningHint />
         </ShownOnce>
       ) : (
-        <WebhookForm onCreated={setCreated} />
+        <WebhookForm onCreated={setCreated} initialUrl={initialUrl} />
       )}
     </div>
   );

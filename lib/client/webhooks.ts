@@ -22,6 +22,7 @@ export const webhookKeys = {
   detail: (id: string) => ["webhooks", "record", id] as const,
   deliveries: (id: string) => ["webhooks", "deliveries", id] as const,
   remove: (id: string) => ["webhooks", "remove", id] as const,
+  receiver: ["webhooks", "receiver"] as const,
 };
 
 export function useWebhooks(query: { page: number; limit: number }) {
@@ -87,4 +88,20 @@ export function useWebhookActions(id: string) {
       onSuccess: () => client.invalidateQueries({ queryKey: webhookKeys.lists }),
     }),
   };
+}
+
+/** How often the test receiver's page reads what arrived. */
+const RECEIVER_POLL_MS = 2000;
+
+/** The company's test receiver: its URL and what it kept, read again every 2 s while the page is open. */
+export function useReceiver() {
+  return useQuery({ queryKey: webhookKeys.receiver, queryFn: ({ signal }) => request(webhooks.receiver, { signal }), refetchInterval: RECEIVER_POLL_MS });
+}
+
+export function useClearReceiver() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => request(webhooks.clearReceiver, {}),
+    onSuccess: () => client.invalidateQueries({ queryKey: webhookKeys.receiver }),
+  });
 }

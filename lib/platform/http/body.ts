@@ -16,6 +16,13 @@ const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 /** A body of a million forbidden keys gets a short answer all the same. */
 const MAX_REPORTED_KEYS = 20;
 
+/** The body's bytes as sent, whatever their type (at most `maxBytes`, else `413`); empty without a body. */
+export async function readRawBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<Uint8Array> {
+  const length = request.headers.get("content-length");
+  if (length !== null && Number(length) > maxBytes) throw tooLarge(maxBytes);
+  return request.body ? readAtMost(request.body, maxBytes) : new Uint8Array();
+}
+
 /** `undefined` when the request carries no body at all. */
 export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   const length = request.headers.get("content-length");

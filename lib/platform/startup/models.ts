@@ -19,7 +19,7 @@ import { Question, SurveyChat, SurveyRevision } from "@/lib/resources/surveys/pa
 import { Survey } from "@/lib/resources/surveys/repository";
 import { User } from "@/lib/resources/users/repository";
 import { View } from "@/lib/resources/views/repository";
-import { Delivery, Webhook } from "@/lib/resources/webhooks/repository";
+import { Delivery, Webhook, WebhookReceipt, WebhookReceiver } from "@/lib/resources/webhooks/repository";
 
 export const MODELS: { modelName: string; createIndexes(): Promise<unknown> }[] = [
   User,
@@ -40,6 +40,8 @@ export const MODELS: { modelName: string; createIndexes(): Promise<unknown> }[] 
   EventSequence,
   Webhook,
   Delivery,
+  WebhookReceiver,
+  WebhookReceipt,
   AuditEntryModel,
   Job,
   JobFileChunk,

@@ -125,7 +125,7 @@ export const create = operation({
     tag: TAG,
     summary: "Create a webhook",
     description:
-      "Events of the types in `events` (`user.updated`, or `survey.*` for every survey event) that happen from now on are POSTed to `url` (shown from now on with its userinfo, query values and fragment masked as `•••`), signed with `secret` (in this answer only). `url` must be `http` or `https` on a port other than 0, and every address of its host must be public unicast (no loopback, private, link-local, reserved or special-purpose range, nor an IPv6 range that carries an IPv4 address) unless the host is listed in `WEBHOOK_ALLOWED_HOSTS` (`400 invalid_request` naming `url`).",
+      "Events of the types in `events` (`user.updated`, or `survey.*` for every survey event) that happen from now on are POSTed to `url` (shown from now on with its userinfo, query values and fragment masked as `•••`), signed with `secret` (in this answer only). `url` must be `http` or `https` on a port other than 0, and every address of its host must be public unicast (no loopback, private, link-local, reserved or special-purpose range, nor an IPv6 range that carries an IPv4 address) unless the host is listed in `WEBHOOK_ALLOWED_HOSTS` or the URL is one of the product's own test receivers (`GET /v2/webhooks/receiver`) (`400 invalid_request` naming `url`).",
     status: 201,
     response: WebhookWithSecret,
   },
@@ -223,8 +223,58 @@ export const test = operation({
   },
 });
 
+/** What the built-in test receiver made of a request's signature (docs/api.md#test-receiver). */
+export const RECEIPT_SIGNATURES = ["valid", "invalid", "unsigned"] as const;
+
+export const ReceiptRecord = z.object({
+  _id: objectId,
+  receivedAt: isoDateTime,
+  /** The webhook whose secret the signature matched, else `null`. */
+  webhook: objectId.nullable(),
+  /** The `type` of the JSON body, when it has one. */
+  eventType: z.string().nullable(),
+  signature: z.enum(RECEIPT_SIGNATURES),
+  /** Why, in a sentence: which webhook's secret matched, or why none did. */
+  signatureNote: z.string(),
+  /** The request's headers, lower-cased; a credential (`authorization`) masked as `•••`. */
+  headers: z.record(z.string(), z.string()),
+  /** The body as received, cut at 64 KiB (`truncated`). */
+  body: z.string(),
+  truncated: z.boolean(),
+});
+export type ReceiptRecord = z.infer<typeof ReceiptRecord>;
+
+export const ReceiverAnswer = z.object({
+  /** Where to point a webhook: the company's own receiver under `PUBLIC_URL`. */
+  url: z.string(),
+  /** The latest requests it received, newest first (at most 50, for 7 days). */
+  received: z.array(ReceiptRecord),
+});
+export type ReceiverAnswer = z.infer<typeof ReceiverAnswer>;
+
+export const receiver = operation({
+  ...common,
+  method: "get",
+  path: "/v2/webhooks/receiver",
+  doc: {
+    tag: TAG,
+    summary: "Read the test receiver",
+    description:
+      "The company's built-in test receiver (docs/api.md#test-receiver): its `url`, which a webhook may point to without `WEBHOOK_ALLOWED_HOSTS`, and the latest 50 requests it received (kept 7 days), newest first, each with its headers, its body and whether its signature matches the secret of a webhook of the company that points to it.",
+    status: 200,
+    response: ReceiverAnswer,
+  },
+});
+
+export const clearReceiver = operation({
+  ...common,
+  method: "delete",
+  path: "/v2/webhooks/receiver",
+  doc: { tag: TAG, summary: "Empty the test receiver", description: "Forgets every request the company's test receiver kept; its `url` stays.", status: 204 },
+});
+
 /** The names of this resource's schemas in the OpenAPI document. */
 export const components: ComponentNames = {
-  records: { Webhook: WebhookRecord, WebhookDelivery: DeliveryRecord },
-  answers: { WebhookAnswer: WebhookRecord, WebhookList, WebhookWithSecret, WebhookDeliveryAnswer: DeliveryRecord, WebhookDeliveryList: DeliveryList },
+  records: { Webhook: WebhookRecord, WebhookDelivery: DeliveryRecord, WebhookReceipt: ReceiptRecord },
+  answers: { WebhookAnswer: WebhookRecord, WebhookList, WebhookWithSecret, WebhookDeliveryAnswer: DeliveryRecord, WebhookDeliveryList: DeliveryList, WebhookReceiverAnswer: ReceiverAnswer },
 };

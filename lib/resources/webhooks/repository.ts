@@ -173,3 +173,71 @@ export async function countPendingDeliveries(now: Date): Promise<{ pending: numb
   ]);
   return { pending, due };
 }
+
+/** A company's built-in test receiver (docs/api.md#test-receiver): the random key its URL ends with. */
+const receiverSchema = new Schema(
+  {
+    company: { type: ObjectId, required: true },
+    key: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { ...schemaOptions, collection: "webhookReceivers" },
+);
+receiverSchema.index({ company: 1 }, { unique: true });
+receiverSchema.index({ key: 1 }, { unique: true });
+export const WebhookReceiver = defineModel("WebhookReceiver", receiverSchema);
+
+/** Requests a test receiver keeps: the latest this many of a company, each for {@link RECEIPT_RETENTION_DAYS} days. */
+export const RECEIPTS_KEPT = 50;
+export const RECEIPT_RETENTION_DAYS = 7;
+
+const receiptSchema = new Schema(
+  {
+    company: { type: ObjectId, required: true },
+    receivedAt: { type: Date, required: true },
+    webhook: { type: ObjectId, default: null },
+    eventType: { type: String, default: null },
+    signature: { type: String, required: true, enum: ["valid", "invalid", "unsigned"] },
+    signatureNote: { type: String, required: true },
+    headers: { type: Schema.Types.Mixed, required: true },
+    body: { type: String, default: "" },
+    truncated: { type: Boolean, required: true },
+  },
+  { ...schemaOptions, collection: "webhookReceipts", minimize: false },
+);
+receiptSchema.index({ company: 1, _id: -1 });
+receiptSchema.index({ receivedAt: 1 }, { expireAfterSeconds: RECEIPT_RETENTION_DAYS * 24 * 3600 });
+export const WebhookReceipt = defineModel("WebhookReceipt", receiptSchema);
+
+export type ReceiptDoc = mongoose.InferSchemaType<typeof receiptSchema> & { _id: mongoose.Types.ObjectId };
+
+/** The key of the company's receiver, made on first use (two first uses at once agree on one). */
+export async function receiverKeyOf(company: Id, newKey: string, now: Date): Promise<string> {
+  const doc = await WebhookReceiver.findOneAndUpdate({ company }, { $setOnInsert: { company, key: newKey, createdAt: now } }, { upsert: true, returnDocument: "after" })
+    .lean<{ key: string }>()
+    .catch(async (error: unknown) => {
+      // The other first use won the unique index: its key is the one.
+      if ((error as { code?: number }).code === 11000) return WebhookReceiver.findOne({ company }).lean<{ key: string }>();
+      throw error;
+    });
+  return doc!.key;
+}
+
+/** The company a receiver's key belongs to, if any. */
+export const companyOfReceiver = async (key: string): Promise<Id | undefined> => (await WebhookReceiver.findOne({ key }, { company: 1 }).lean<{ company: Id }>())?.company;
+
+/** The company's webhooks, with their secrets, for checking what the receiver got. */
+export const webhooksWithSecretsOf = (company: Id) => Webhook.find({ company }, { url: 1, secret: 1 }).lean<Pick<WebhookDoc, "_id" | "url" | "secret">[]>();
+
+/** Keeps one received request, and only the latest {@link RECEIPTS_KEPT} of its company. */
+export async function keepReceipt(doc: ReceiptDoc): Promise<void> {
+  await WebhookReceipt.create(doc);
+  const oldest = await WebhookReceipt.findOne({ company: doc.company }, { _id: 1 }).sort({ _id: -1 }).skip(RECEIPTS_KEPT).lean<{ _id: Id }>();
+  if (oldest) await WebhookReceipt.deleteMany({ company: doc.company, _id: { $lte: oldest._id } });
+}
+
+export const latestReceipts = (company: Id) => WebhookReceipt.find({ company }).sort({ _id: -1 }).limit(RECEIPTS_KEPT).lean<ReceiptDoc[]>();
+
+export async function forgetReceipts(company: Id): Promise<void> {
+  await WebhookReceipt.deleteMany({ company });
+}

@@ -81,6 +81,28 @@ export function isAllowedHost(url: URL): boolean {
   return loadConfig().webhookAllowedHosts.includes(hostOf(url));
 }
 
+/** Where the built-in test receivers listen (docs/api.md#test-receiver), under `PUBLIC_URL`. */
+export const RECEIVER_PATH = "/api/webhook-receiver/";
+const RECEIVER_PATHNAME = /^\/api\/webhook-receiver\/[A-Za-z0-9_-]{32}$/;
+
+export const receiverUrl = (key: string) => `${loadConfig().publicUrl}${RECEIVER_PATH}${key}`;
+
+/** Whether a URL is one of this product's own test receivers: a webhook may call it without `WEBHOOK_ALLOWED_HOSTS`. */
+export function isOwnReceiver(url: URL): boolean {
+  return url.origin === new URL(loadConfig().publicUrl).origin && RECEIVER_PATHNAME.test(url.pathname);
+}
+
+/** Whether a webhook's stored URL calls the receiver at `receiver` (its query and userinfo aside). */
+export function sameReceiver(stored: string, receiver: string): boolean {
+  try {
+    const url = new URL(stored);
+    const own = new URL(receiver);
+    return url.origin === own.origin && url.pathname === own.pathname;
+  } catch {
+    return false;
+  }
+}
+
 export interface Destination {
   url: URL;
   /** The checked address to connect to; the URL's host stays in `Host` and TLS's server name. */
@@ -109,7 +131,8 @@ export async function checkDestination(text: string): Promise<Destination> {
   // Port 0 names no service: a connection to it fails or, on some systems, reaches an arbitrary one.
   if (url.port === "0") throw new RefusedUrl("must not use port 0");
   const host = hostOf(url);
-  const allowed = isAllowedHost(url);
+  // The product's own test receiver is where a local trial points its first webhook.
+  const allowed = isAllowedHost(url) || isOwnReceiver(url);
   const literal = isIP(host);
   const addresses = literal ? [{ address: host, family: literal as 4 | 6 }] : await resolve(host);
   if (!allowed) {
@@ -117,7 +140,7 @@ export async function checkDestination(text: string): Promise<Destination> {
       const range = specialRange(address);
       if (range === undefined) continue;
       const is = address === host ? `${host} is` : `${host} resolves to ${address},`;
-      throw new RefusedUrl(`must point to a public address (${is} ${range}); to call it anyway (a local trial, an internal receiver), list the host ${host} in WEBHOOK_ALLOWED_HOSTS`);
+      throw new RefusedUrl(`must point to a public address (${is} ${range}); to call it anyway (a local trial, an internal receiver), list the host ${host} in WEBHOOK_ALLOWED_HOSTS, or try the built-in test receiver (Webhooks › Test receiver)`);
     }
   }
   return { url, ...addresses[0] };
