@@ -13,10 +13,10 @@ import os from "node:os";
 import path from "node:path";
 import { BSON, ObjectId, type Document } from "bson";
 import { exitWithUsageError, parseCommandLine } from "../base/shared/command-line";
-import { backupDatabase, restoreDatabase } from "./backup";
-import { privateDirectory } from "./private-files";
-import type { IndexSpec } from "./index-spec";
-import { Store } from "./store";
+import { backupDatabase, restoreDatabase } from "./storage/backup";
+import { privateDirectory } from "./storage/private-files";
+import type { IndexSpec } from "./storage/index-spec";
+import { Store } from "./storage/store";
 
 const usage = `Usage: npm run bench:backup -- [--users N] [--rounds N] [--dir DIR]
 

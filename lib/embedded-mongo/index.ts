@@ -7,16 +7,16 @@
  */
 import net from "node:net";
 import path from "node:path";
-import { CREDENTIALS_FILE, credentialedUri, loadOrCreateCredentials, readCredentials } from "./credentials";
-import { privateDirectory, privateFiles } from "./private-files";
-import { scramSecret } from "./scram";
-import { listen } from "./server";
-import { Store } from "./store";
-import { acquireLock, alive, LOCK_FILE, processStart, readLock, releaseLock, writeLock } from "./lock";
+import { CREDENTIALS_FILE, credentialedUri, loadOrCreateCredentials, readCredentials } from "./wire/credentials";
+import { privateDirectory, privateFiles } from "./storage/private-files";
+import { scramSecret } from "./wire/scram";
+import { listen } from "./wire/server";
+import { Store } from "./storage/store";
+import { acquireLock, alive, LOCK_FILE, processStart, readLock, releaseLock, writeLock } from "./storage/lock";
 
-export { CREDENTIALS_FILE, readCredentials, type Credentials } from "./credentials";
-export { privateDirectory, privateFiles } from "./private-files";
-export { acquireLock, liveOwner, releaseLock, type LockInfo } from "./lock";
+export { CREDENTIALS_FILE, readCredentials, type Credentials } from "./wire/credentials";
+export { privateDirectory, privateFiles } from "./storage/private-files";
+export { acquireLock, liveOwner, releaseLock, type LockInfo } from "./storage/lock";
 
 export interface EmbeddedMongoOptions {
   dir: string;

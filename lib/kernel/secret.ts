@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { loadConfig } from "@/lib/base/config";
-import { privateDirectory, privateFiles } from "@/lib/embedded-mongo/private-files";
+import { privateDirectory, privateFiles } from "@/lib/embedded-mongo/storage/private-files";
 
 const secrets = new Map<string, Promise<Uint8Array>>();
 

@@ -1,10 +1,10 @@
 import os from "node:os";
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
-import { executorOf } from "../query";
-import { awaitableHelloWait, helloReplicaSetFields, sleep } from "../replset";
-import { ttlMonitorOf } from "../ttl";
-import { MAX_MESSAGE_SIZE } from "../wire";
+import { executorOf } from "../query/query";
+import { awaitableHelloWait, helloReplicaSetFields, sleep } from "../wire/replset";
+import { ttlMonitorOf } from "../storage/ttl";
+import { MAX_MESSAGE_SIZE } from "../wire/wire";
 import { authInfo, helloAuthFields } from "./auth";
 import type { Handler } from "./context";
 

@@ -5,7 +5,7 @@
  */
 import { Binary, type Document } from "bson";
 import { MongoCommandError } from "../errors";
-import { SCRAM_SHA_256, ScramConversation, ScramError } from "../scram";
+import { SCRAM_SHA_256, ScramConversation, ScramError } from "../wire/scram";
 import type { CommandContext, Handler } from "./context";
 
 /** The commands MongoDB runs for a client that has not authenticated (those it declares `requiresAuth: false`). */

@@ -5,10 +5,10 @@
  */
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
-import { ID_INDEX, type IndexSpec } from "../index-spec";
-import { ns } from "../store";
-import { createExpireAfterSeconds, createTimeseriesOptions } from "../timeseries";
-import { validationOptions } from "../validation";
+import { ID_INDEX, type IndexSpec } from "../storage/index-spec";
+import { ns } from "../storage/store";
+import { createExpireAfterSeconds, createTimeseriesOptions } from "../storage/timeseries";
+import { validationOptions } from "../query/validation";
 import { collectionName, existing, type Handler } from "./context";
 
 const UNSUPPORTED_HINT = "is not supported by the embedded database: set MONGODB_URI to use a MongoDB server";

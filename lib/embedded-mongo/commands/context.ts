@@ -1,11 +1,11 @@
 import type { Document } from "bson";
-import type { CursorRegistry } from "../cursors";
+import type { CursorRegistry } from "../wire/cursors";
 import type { FailPoints } from "./failpoint";
 import { MongoCommandError } from "../errors";
-import type { ScramConversation, ScramSecret } from "../scram";
-import type { ReplicaSetInfo } from "../replset";
-import type { CollectionMeta, Store } from "../store";
-import type { Sessions } from "../transactions";
+import type { ScramConversation, ScramSecret } from "../wire/scram";
+import type { ReplicaSetInfo } from "../wire/replset";
+import type { CollectionMeta, Store } from "../storage/store";
+import type { Sessions } from "../txn/transactions";
 
 export interface ServerInfo {
   startedAt: number;

@@ -1,13 +1,13 @@
 import { UUID, type Document } from "bson";
 import { Query } from "mingo";
-import { collationSpec, parseCollation, sameCollation } from "../collation";
+import { collationSpec, parseCollation, sameCollation } from "../query/collation";
 import { MongoCommandError } from "../errors";
-import { ID_INDEX, type IndexSpec } from "../index-spec";
-import { ns, type CollectionMeta } from "../store";
+import { ID_INDEX, type IndexSpec } from "../storage/index-spec";
+import { ns, type CollectionMeta } from "../storage/store";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
 import { checkCollectionOptions, collMod } from "./coll-options";
-import { isTextIndex, textIndexSpec } from "../text";
-import { metaTimeIndexKey, type TimeseriesOptions } from "../timeseries";
+import { isTextIndex, textIndexSpec } from "../query/text";
+import { metaTimeIndexKey, type TimeseriesOptions } from "../storage/timeseries";
 
 const create: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "create");

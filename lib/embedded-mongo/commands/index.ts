@@ -1,8 +1,8 @@
 import type { Document } from "bson";
-import { clusterTimeField } from "../clock";
-import { WaitForTransaction } from "../conflicts";
-import type { Store } from "../store";
-import { Sessions } from "../transactions";
+import { clusterTimeField } from "../storage/clock";
+import { WaitForTransaction } from "../txn/conflicts";
+import type { Store } from "../storage/store";
+import { Sessions } from "../txn/transactions";
 import { MongoCommandError, errorReply } from "../errors";
 import { adminCommands } from "./admin";
 import { authCommands, checkAuthenticated } from "./auth";

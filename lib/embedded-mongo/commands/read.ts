@@ -1,17 +1,17 @@
 import { performance } from "node:perf_hooks";
 import { EJSON, type Document, type Long } from "bson";
-import { isChangeStream, openChangeStream } from "../changestreams";
-import { canonicalizer, collatedOptions, makeAggregator } from "../collated-query";
-import { operationCollation } from "../collation";
+import { isChangeStream, openChangeStream } from "../query/changestreams";
+import { canonicalizer, collatedOptions, makeAggregator } from "../query/collated-query";
+import { operationCollation } from "../query/collation";
 import { MongoCommandError } from "../errors";
-import { isPlainObject, presentValuesAtPath } from "../keys";
-import { choosePlan } from "../planner";
-import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query";
-import { checkPipeline } from "../pipeline-check";
-import { withDatePartDefaults } from "../date-parts";
-import { ns } from "../store";
-import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../text";
-import { rewriteTypeOperators } from "../type-operators";
+import { isPlainObject, presentValuesAtPath } from "../storage/keys";
+import { choosePlan } from "../query/planner";
+import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query/query";
+import { checkPipeline } from "../query/pipeline-check";
+import { withDatePartDefaults } from "../query/date-parts";
+import { ns } from "../storage/store";
+import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../query/text";
+import { rewriteTypeOperators } from "../query/type-operators";
 import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
 import { writeOutStage } from "./write";
 

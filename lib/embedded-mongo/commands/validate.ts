@@ -6,13 +6,13 @@
  * makes the collection invalid, with the index named. It reads only; `repair` is refused.
  */
 import { UUID, type Document } from "bson";
-import { decodeDocument } from "../bson-values";
+import { decodeDocument } from "../storage/bson-values";
 import { MongoCommandError } from "../errors";
-import { HIGH, idText, type KeyPart, type KeyPrimitive } from "../keys";
-import { ID_INDEX } from "../index-spec";
-import { ns, type CollectionMeta, type Store } from "../store";
-import { validateWrite } from "../validation";
-import { isTextIndex, textIndexKeyCount } from "../text";
+import { HIGH, idText, type KeyPart, type KeyPrimitive } from "../storage/keys";
+import { ID_INDEX } from "../storage/index-spec";
+import { ns, type CollectionMeta, type Store } from "../storage/store";
+import { validateWrite } from "../query/validation";
+import { isTextIndex, textIndexKeyCount } from "../query/text";
 import { collectionName, type Handler } from "./context";
 
 /** As MongoDB caps them: the lists of inconsistent entries stay small; the errors give the counts. */

@@ -1,16 +1,16 @@
 import { ObjectId, type Document } from "bson";
-import { idFirst } from "../bson-values";
-import { WaitForTransaction } from "../conflicts";
+import { idFirst } from "../storage/bson-values";
+import { WaitForTransaction } from "../txn/conflicts";
 import { MongoCommandError, endsCommand, errorReply } from "../errors";
-import { collatedOptions } from "../collated-query";
-import { operationCollation } from "../collation";
-import { isPlainObject } from "../keys";
-import { findDocuments, mingoOptions, projectDocuments } from "../query";
-import type { CollectionMeta } from "../store";
-import { applyUpdate, buildUpsert, type UpdateSpec } from "../update";
-import { checkDocumentSize, type WriteKind } from "../limits";
-import { checkMeasurement, checkTimeseriesUpdate, refuseInTransaction, timeseriesOf } from "../timeseries";
-import { validateWrite } from "../validation";
+import { collatedOptions } from "../query/collated-query";
+import { operationCollation } from "../query/collation";
+import { isPlainObject } from "../storage/keys";
+import { findDocuments, mingoOptions, projectDocuments } from "../query/query";
+import type { CollectionMeta } from "../storage/store";
+import { applyUpdate, buildUpsert, type UpdateSpec } from "../query/update";
+import { checkDocumentSize, type WriteKind } from "../storage/limits";
+import { checkMeasurement, checkTimeseriesUpdate, refuseInTransaction, timeseriesOf } from "../storage/timeseries";
+import { validateWrite } from "../query/validation";
 import { assertWritable, collectionName, optionalDocument, type CommandContext, type Handler } from "./context";
 
 /** A write error of one statement of a batch, in MongoDB's `writeErrors` shape. */

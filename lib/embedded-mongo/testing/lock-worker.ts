@@ -3,7 +3,7 @@
  * signal, then races the other workers for the lock of the round's directory.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { acquireLock } from "../lock";
+import { acquireLock } from "../storage/lock";
 
 const signal = new Int32Array(workerData.signal as SharedArrayBuffer);
 

@@ -9,7 +9,7 @@
 import path from "node:path";
 import { ConfigError, loadConfig } from "@/lib/base/config";
 import { privateDirectory, startOrAttach } from "@/lib/embedded-mongo";
-import { BackupError, backupDatabase, restoreDatabase, type DatabaseSummary } from "@/lib/embedded-mongo/backup";
+import { BackupError, backupDatabase, restoreDatabase, type DatabaseSummary } from "@/lib/embedded-mongo/storage/backup";
 import { exitWithUsageError, parseCommandLine } from "@/lib/base/shared/command-line";
 
 const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST] [--replSet NAME]

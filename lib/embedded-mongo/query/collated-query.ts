@@ -1,0 +1,258 @@
+/**
+ * Filters, `$group` and `$sort` under a collation. mingo compares strings by code unit, so under a
+ * collation each comparison operator ($eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $all) sees the
+ * strings of the field it tests replaced by their rank among the operator's own strings, as the
+ * collator orders them: equal strings share a rank, so mingo's own operator then answers as
+ * MongoDB does. Regular expressions keep testing the original strings (MongoDB's regexes ignore
+ * collations). `$group` keys and `distinct` values merge strings the collator calls equal, and the
+ * comparison expressions of `$expr` and the pipeline ($eq ... $cmp, $in) compare by the collator;
+ * `$addToSet` keeps one of each set of equal strings.
+ */
+import type { Document } from "bson";
+import { Aggregator as BaseAggregator } from "mingo/aggregator";
+import { Context, evalExpr } from "mingo/core";
+import { customQueryOperators } from "./type-operators";
+import { OWN_STAGES, withOwnStages } from "./pipeline-check";
+import * as accumulatorOperators from "mingo/operators/accumulator";
+import * as expressionOperators from "mingo/operators/expression";
+import * as pipelineOperators from "mingo/operators/pipeline";
+import * as projectionOperators from "mingo/operators/projection";
+import * as queryOperators from "mingo/operators/query";
+import * as windowOperators from "mingo/operators/window";
+import { Query as BaseQuery } from "mingo/query";
+import type { Options } from "mingo/types";
+import { Aggregator, Query } from "mingo";
+import { collatedCompareEqual, compareCollated, type Collation } from "./collation";
+import { isPlainObject } from "../storage/keys";
+
+type Predicate = (o: unknown) => boolean;
+type QueryOp = (selector: string, value: unknown, options: Options) => Predicate;
+type PipelineOp = (coll: unknown, expr: unknown, options: Options) => unknown;
+
+/** The collation of options made by `collatedOptions` (mingo copies options, so kept by context). */
+const collationOf = new WeakMap<object, Collation>();
+
+export function optionsCollation(options: Partial<Options> | undefined): Collation | undefined {
+  return options?.context ? collationOf.get(options.context) : undefined;
+}
+
+/** mingo options whose comparisons, groups and sorts follow the collation (undefined: simple). */
+export function collatedOptions(options: Partial<Options>, collation: Collation | undefined): Partial<Options> {
+  if (!collation) return options;
+  const registry = new Map<number, (doc: unknown) => unknown>();
+  const query = queryOperators as unknown as Record<string, QueryOp>;
+  const pipeline = pipelineOperators as unknown as Record<string, PipelineOp>;
+  const context = Context.init({
+    accumulator: { ...(accumulatorOperators as object), $addToSet: collatedAddToSet(accumulatorOperators.$addToSet as unknown as PipelineOp, collation) } as never,
+    expression: { ...(expressionOperators as object), ...comparisonExpressions(collation), $__collatedGroupId: (obj: unknown, token: number) => registry.get(token)?.(obj) } as never,
+    pipeline: { ...(pipelineOperators as object), ...OWN_STAGES, $group: collatedGroup(pipeline.$group, collation, registry) } as never,
+    projection: projectionOperators as never,
+    query: {
+      ...(queryOperators as object),
+      $eq: compared(query.$eq, collation),
+      $ne: compared(query.$ne, collation),
+      $gt: compared(query.$gt, collation),
+      $gte: compared(query.$gte, collation),
+      $lt: compared(query.$lt, collation),
+      $lte: compared(query.$lte, collation),
+      $in: listed(query.$in, collation, false),
+      $nin: listed(query.$in, collation, true),
+      $all: all(query.$all, collation),
+      // The server's own $type, $all and $bits* (type-operators.ts), the collated $all included.
+      ...customQueryOperators,
+      $allOf: all(customQueryOperators.$allOf as unknown as QueryOp, collation),
+    } as never,
+    window: windowOperators as never,
+  });
+  collationOf.set(context, collation);
+  // mingo's $sort builds its own Intl.Collator from this spec, with the same mapping of options.
+  const sortSpec = { ...collation.spec, locale: collation.tag };
+  return { ...options, context, collation: sortSpec as never };
+}
+
+/** A mingo Query honouring the options' collation when they carry one. */
+export function makeQuery(filter: Document, options?: Partial<Options>): Query {
+  return optionsCollation(options) ? (new BaseQuery(filter, options as Options) as unknown as Query) : new Query(filter, options);
+}
+
+export function makeAggregator(stages: Document[], options?: Partial<Options>): Aggregator {
+  const pipeline = withOwnStages(stages);
+  return optionsCollation(options) ? (new BaseAggregator(pipeline, options as Options) as unknown as Aggregator) : new Aggregator(pipeline, options);
+}
+
+/** The strings of a value (deep), in collator order, one per class of equal strings. */
+function classesOf(value: unknown, c: Collation): string[] {
+  const found: string[] = [];
+  const visit = (v: unknown) => {
+    if (typeof v === "string") found.push(v);
+    else if (Array.isArray(v)) v.forEach(visit);
+    else if (isPlainObject(v)) Object.values(v).forEach(visit);
+  };
+  visit(value);
+  found.sort(c.compare);
+  return found.filter((s, i) => i === 0 || c.compare(found[i - 1], s) !== 0);
+}
+
+/** Replaces each string by its rank among the classes: equal strings by the same odd rank. */
+function ranker(classes: string[], c: Collation): (v: unknown) => unknown {
+  const code = (n: number) => `\u0001${n.toString(36).padStart(8, "0")}`;
+  const rank = (s: string): string => {
+    let lo = 0;
+    let hi = classes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const cmp = c.compare(s, classes[mid]);
+      if (cmp === 0) return code(2 * mid + 1);
+      if (cmp < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    return code(2 * lo);
+  };
+  const map = (v: unknown): unknown => {
+    if (typeof v === "string") return rank(v);
+    if (Array.isArray(v)) return v.map(map);
+    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, map(x)]));
+    return v;
+  };
+  return map;
+}
+
+/** The document reduced to the field a selector reads, its strings ranked. */
+function rankedField(o: unknown, selector: string, map: (v: unknown) => unknown): unknown {
+  if (!isPlainObject(o)) return o;
+  const head = selector.split(".")[0];
+  return head in o ? { [head]: map(o[head]) } : {};
+}
+
+function compared(op: QueryOp, c: Collation): QueryOp {
+  return (selector, value, options) => {
+    const classes = classesOf(value, c);
+    if (classes.length === 0 || value instanceof RegExp) return op(selector, value, options);
+    const map = ranker(classes, c);
+    const inner = op(selector, map(value), options);
+    return (o) => inner(rankedField(o, selector, map));
+  };
+}
+
+/** $in / $nin: the regular expressions of the list test the original strings. */
+function listed(op: QueryOp, c: Collation, negate: boolean): QueryOp {
+  return (selector, value, options) => {
+    const list = Array.isArray(value) ? value : [];
+    const patterns = list.filter((v) => v instanceof RegExp);
+    const values = list.filter((v) => !(v instanceof RegExp));
+    const byValue = compared(op, c)(selector, values, options);
+    const byPattern = patterns.length ? op(selector, patterns, options) : () => false;
+    if (!Array.isArray(value)) {
+      const plain = op(selector, value, options);
+      return negate ? (o) => !plain(o) : plain;
+    }
+    return negate ? (o) => !(byValue(o) || byPattern(o)) : (o) => byValue(o) || byPattern(o);
+  };
+}
+
+function all(op: QueryOp, c: Collation): QueryOp {
+  return (selector, value, options) => {
+    const list = Array.isArray(value) ? value : [];
+    if (!Array.isArray(value) || list.some((v) => isPlainObject(v) && "$elemMatch" in v)) return op(selector, value, options);
+    const patterns = list.filter((v) => v instanceof RegExp);
+    const values = list.filter((v) => !(v instanceof RegExp));
+    const byValue = values.length ? compared(op, c)(selector, values, options) : () => true;
+    const byPattern = patterns.length ? op(selector, patterns, options) : () => true;
+    if (values.length === 0 && patterns.length === 0) return op(selector, value, options);
+    return (o) => byValue(o) && byPattern(o);
+  };
+}
+
+/**
+ * Maps values to a representative of their class: the first string met of each set of strings
+ * the collator calls equal (deep, through arrays and sub-documents).
+ */
+export function canonicalizer(c: Collation): (v: unknown) => unknown {
+  const reps: string[] = [];
+  const rep = (s: string): string => {
+    let lo = 0;
+    let hi = reps.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const cmp = c.compare(s, reps[mid]);
+      if (cmp === 0) return reps[mid];
+      if (cmp < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    reps.splice(lo, 0, s);
+    return s;
+  };
+  const map = (v: unknown): unknown => {
+    if (typeof v === "string") return rep(v);
+    if (Array.isArray(v)) return v.map(map);
+    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, map(x)]));
+    return v;
+  };
+  return map;
+}
+
+let tokens = 0;
+
+/** $group whose `_id` merges strings equal under the collation (the first one met names the group). */
+function collatedGroup(group: PipelineOp, c: Collation, registry: Map<number, (doc: unknown) => unknown>): PipelineOp {
+  return (coll, expr, options) => {
+    if (!isPlainObject(expr) || !("_id" in expr)) return group(coll, expr, options);
+    const token = ++tokens;
+    const canon = canonicalizer(c);
+    const idExpr = expr._id;
+    registry.set(token, (doc) => canon(evalExpr(doc, idExpr, options)));
+    return group(coll, { ...expr, _id: { $__collatedGroupId: token } }, options);
+  };
+}
+
+/** The aggregation comparison expressions under a collation (MongoDB's order across types). */
+function comparisonExpressions(c: Collation): Record<string, (obj: unknown, expr: unknown, options: Options) => unknown> {
+  const args = (obj: unknown, expr: unknown, options: Options, name: string): unknown[] => {
+    const values = evalExpr(obj, expr, options) as unknown;
+    if (!Array.isArray(values) || values.length !== 2) throw new Error(`Expression ${name} takes exactly 2 arguments. ${Array.isArray(values) ? values.length : 1} were passed in.`);
+    return values;
+  };
+  const cmp = (name: string, test: (n: number) => boolean) => (obj: unknown, expr: unknown, options: Options) => {
+    const [a, b] = args(obj, expr, options, name);
+    return test(compareCollated(a ?? null, b ?? null, c));
+  };
+  return {
+    $eq: (obj, expr, options) => {
+      const [a, b] = args(obj, expr, options, "$eq");
+      return collatedCompareEqual(a ?? null, b ?? null, c);
+    },
+    $ne: (obj, expr, options) => {
+      const [a, b] = args(obj, expr, options, "$ne");
+      return !collatedCompareEqual(a ?? null, b ?? null, c);
+    },
+    $gt: cmp("$gt", (n) => n > 0),
+    $gte: cmp("$gte", (n) => n >= 0),
+    $lt: cmp("$lt", (n) => n < 0),
+    $lte: cmp("$lte", (n) => n <= 0),
+    $cmp: (obj, expr, options) => {
+      const [a, b] = args(obj, expr, options, "$cmp");
+      return Math.sign(compareCollated(a ?? null, b ?? null, c));
+    },
+    $in: (obj, expr, options) => {
+      const [item, list] = args(obj, expr, options, "$in");
+      if (!Array.isArray(list)) throw new Error("$in requires an array as a second argument");
+      return list.some((v) => collatedCompareEqual(item ?? null, v ?? null, c));
+    },
+  };
+}
+
+/** $addToSet keeping the first of the values equal under the collation. */
+function collatedAddToSet(addToSet: PipelineOp, c: Collation): PipelineOp {
+  return (coll, expr, options) => {
+    const values = addToSet(coll, expr, options);
+    if (!Array.isArray(values)) return values;
+    const canon = canonicalizer(c);
+    const seen = new Set<string>();
+    return values.filter((v) => {
+      const key = JSON.stringify(canon(v) ?? null);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  };
+}

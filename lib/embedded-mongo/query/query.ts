@@ -1,0 +1,397 @@
+/**
+ * Runs a filter over a collection: plan (planner.ts), walk the candidates the plan names, check
+ * each one against the whole filter with mingo, then sort (unless the index walk already did),
+ * skip, limit and project.
+ */
+import type { Document } from "bson";
+import type { Query } from "mingo";
+import { Context } from "mingo/core";
+import type { Options } from "mingo/types";
+import { makeAggregator, makeQuery, optionsCollation } from "./collated-query";
+import { compareCollated, type Collation } from "./collation";
+import { MongoCommandError } from "../errors";
+import { idKey, idText, valuesAtPath } from "../storage/keys";
+import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
+import { candidatePlans, filterFields, type Plan } from "./planner";
+import { compileFilter } from "./filter";
+import { projectFind } from "./projection";
+import type { CollectionMeta, Store } from "../storage/store";
+import { isTextScoreMeta, parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
+import { customQueryOperators } from "./type-operators";
+import { OWN_STAGES } from "./pipeline-check";
+import { jsonSchemaOption } from "./validation";
+
+export interface FindSpec {
+  filter?: Document;
+  sort?: Document;
+  skip?: number;
+  /** 0 or undefined: no limit. */
+  limit?: number;
+  hint?: unknown;
+  /** Filled with the number of documents read, for explain's executionStats. */
+  stats?: { docsExamined: number };
+}
+
+export function mingoOptions(store: Store, db: string, letParameters?: Document): Partial<Options> {
+  const options = {
+    ...jsonSchemaOption,
+    idKey: "_id",
+    context: Context.init().addQueryOps(customQueryOperators as never).addPipelineOps(OWN_STAGES as never),
+    scriptEnabled: false,
+    // As on a replica set's member, `$$CLUSTER_TIME` is the cluster time when the command runs.
+    variables: { CLUSTER_TIME: store.clock.now() },
+    collectionResolver: (name: string) => {
+      const meta = store.collection(db, name);
+      return meta ? [...store.scan(meta)] : [];
+    },
+  } as Partial<Options>;
+  return letParameters ? { ...options, variables: evaluateLet(letParameters, options) } : options;
+}
+
+/**
+ * A command's `let`: each value is an expression evaluated once, before any document is read (so
+ * it may not name a field), in order (a later one may use an earlier one), as MongoDB does; the
+ * pipeline and `$expr` then see the values, so `{ $literal: "$bar" }` binds the string `"$bar"`.
+ */
+function evaluateLet(letParameters: Document, options: Partial<Options>): Document {
+  const variables: Document = { ...options.variables };
+  for (const [name, expression] of Object.entries(letParameters)) {
+    checkLetName(name);
+    if (readsDocument(expression)) {
+      throw new MongoCommandError(
+        "Location4890500",
+        "Command let Expression tried to access a field, but this is not allowed because Command let Expressions run before the query examines any documents.",
+      );
+    }
+    const [evaluated] = makeAggregator([{ $replaceWith: { value: expression } }], { ...options, variables }).run([{}]) as Document[];
+    variables[name] = evaluated?.value;
+  }
+  return variables;
+}
+
+/** MongoDB's rule for a user variable's name (`variable_validation.cpp`). */
+function checkLetName(name: string): void {
+  if (name === "CURRENT") return;
+  if (["NOW", "CLUSTER_TIME", "JS_SCOPE", "IS_MR", "USER_ROLES"].includes(name)) {
+    throw new MongoCommandError("Location4738901", `Attempt to set internal constant: ${name}`);
+  }
+  const invalid = (reason: string) => new MongoCommandError("FailedToParse", `Invalid 'let' parameter :: caused by :: ${reason}`);
+  if (name.length === 0) throw invalid("empty variable names are not allowed");
+  if (!/^[a-z\u0080-\uffff]/.test(name)) throw invalid(`'${name}' starts with an invalid character for a user variable name`);
+  const bad = /[^a-zA-Z0-9_\u0080-\uffff]/.exec(name.slice(1));
+  if (bad) throw invalid(`'${name}' contains an invalid character for a variable name: '${bad[0]}'`);
+}
+
+/** Whether an expression names a field of the current document (`$a`, `$$ROOT`, `$$CURRENT`). */
+function readsDocument(expression: unknown): boolean {
+  if (typeof expression === "string") {
+    if (!expression.startsWith("$")) return false;
+    if (!expression.startsWith("$$")) return true;
+    const variable = expression.slice(2).split(".")[0];
+    return variable === "ROOT" || variable === "CURRENT";
+  }
+  if (Array.isArray(expression)) return expression.some(readsDocument);
+  if (expression !== null && typeof expression === "object" && Object.getPrototypeOf(expression) === Object.prototype) {
+    return Object.entries(expression).some(([key, value]) => key !== "$literal" && readsDocument(value));
+  }
+  return false;
+}
+
+export function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Generator<Document> {
+  if (plan.kind === "ids") {
+    const seen = new Set<string>();
+    for (const id of plan.ids) {
+      const key = JSON.stringify(idKey(id));
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const doc = store.get(meta, id);
+      if (doc) yield doc;
+    }
+    return;
+  }
+  if (plan.kind === "scan") {
+    yield* store.scan(meta, plan.reverse);
+    return;
+  }
+  const seen = plan.dedupe ? new Set<string>() : undefined;
+  const intervals = plan.reverse ? [...plan.intervals].reverse() : plan.intervals;
+  for (const { start, end } of intervals) {
+    for (const id of store.scanIndex(meta, plan.index.name, start, end, plan.reverse)) {
+      if (seen) {
+        const key = idText(id[0], id[1]);
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      const doc = store.getByIdPart(meta, id);
+      if (doc) yield doc;
+    }
+  }
+}
+
+/** One plan being executed: its candidate stream and the matches it found so far. */
+interface Runner {
+  plan: Plan;
+  sortedByPlan: boolean;
+  stream: Iterator<Document>;
+  matches: Document[];
+  works: number;
+  done: boolean;
+}
+
+const TRIAL_WORKS = 1000;
+
+/** Pulls one candidate; returns false when the plan has no more. */
+function step(runner: Runner, query: Query): boolean {
+  const next = runner.stream.next();
+  if (next.done) {
+    runner.done = true;
+    return false;
+  }
+  runner.works += 1;
+  if (query.test(next.value)) runner.matches.push(next.value);
+  return true;
+}
+
+/**
+ * Runs the candidate plans side by side, one document each in turn, until one of them has
+ * everything it needs: all its candidates, or (walking in sort order) enough matches for the
+ * page. Past the trial budget the most productive plan wins, preferring one that sorts.
+ */
+function race(runners: Runner[], query: Query, wanted: number): Runner {
+  for (let round = 0; round < TRIAL_WORKS; round++) {
+    for (const runner of runners) {
+      if (!step(runner, query)) return runner;
+      if (runner.sortedByPlan && wanted > 0 && runner.matches.length >= wanted) return runner;
+    }
+  }
+  const productivity = (r: Runner) => r.matches.length / Math.max(1, r.works) + (r.sortedByPlan ? 1e-6 : 0);
+  return runners.reduce((best, r) => (productivity(r) > productivity(best) ? r : best));
+}
+
+/** The matching documents in order, after skip and limit (not projected). */
+export function findDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): Document[] {
+  const text = spec.filter ? splitText(spec.filter) : undefined;
+  if (text) return meta ? findText(store, meta, text, spec, options) : [];
+  const filter = spec.filter ?? {};
+  // Compiled first: a malformed filter is refused even where there is nothing to read.
+  const query = compileFilter(filter, options);
+  if (!meta) return [];
+  const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : hintedOrder(meta, spec.hint);
+  if (meta.options.viewOn) return findInView(store, meta, query, { ...spec, sort }, options);
+  // The collation travels with the mingo options (collated-query.ts): the planner and the sort follow it.
+  const collation = optionsCollation(options);
+  const skip = spec.skip ?? 0;
+  const limit = spec.limit ?? 0;
+  const wanted = limit > 0 ? skip + limit : 0;
+  const plans = candidatePlans(filter, sort, meta.indexes, spec.hint, collation);
+  const runner = (plan: Plan): Runner => ({
+    plan,
+    sortedByPlan: plan.kind === "ids" ? !sort : plan.sorted,
+    stream: candidates(store, meta, plan),
+    matches: [],
+    works: 0,
+    done: false,
+  });
+  const finished = (r: Runner) => r.done || (r.sortedByPlan && wanted > 0 && r.matches.length >= wanted);
+
+  const executor = executorOf(store);
+  let winner: Runner | undefined;
+  const cache = plans.length > 1 && spec.hint === undefined ? executor.plans : undefined;
+  const key = cache ? `${planKey(meta, filter, sort, wanted > 0)}|${collation?.key ?? ""}` : "";
+  const cached = cache?.get(key);
+  const cachedPlan = cached && plans.find((plan) => planName(plan) === cached.plan);
+  if (cachedPlan) {
+    const alone = runner(cachedPlan);
+    const budget = budgetOf(cached!);
+    while (!finished(alone) && alone.works < budget) step(alone, query);
+    executor.scannedObjects += alone.works;
+    if (finished(alone)) winner = alone;
+    else {
+      // The cached plan is doing far more work than when it won: the data changed, race again.
+      alone.stream.return?.(undefined);
+      cache!.delete(key);
+    }
+  }
+  if (!winner) {
+    const runners = plans.map(runner);
+    winner = runners.length === 1 ? runners[0] : race(runners, query, wanted);
+    while (!finished(winner)) step(winner, query);
+    for (const r of runners) executor.scannedObjects += r.works;
+    // Close the LMDB cursors of the losers left unfinished (the winner's just below).
+    for (const r of runners) if (r !== winner && !r.done) r.stream.return?.(undefined);
+    cache?.set(key, { plan: planName(winner.plan), works: winner.works });
+  }
+  // As MongoDB's executionStats: the winning plan's work (the trial of the others is not counted).
+  if (spec.stats) spec.stats.docsExamined += winner.works;
+  if (!winner.done) winner.stream.return?.(undefined);
+  const ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort, collation) : winner.matches;
+  return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
+}
+
+/**
+ * A `$text` query: every document is scored by the collection's text index (see text.ts) and
+ * checked against the rest of the filter; the score is kept for `{$meta: "textScore"}`.
+ */
+function findText(store: Store, meta: CollectionMeta, text: { text: unknown; rest: Document }, spec: FindSpec, options?: Partial<Options>): Document[] {
+  if (meta.options.viewOn) throw new MongoCommandError("BadValue", "$text is not allowed on a view");
+  const index = textIndexFor(meta.indexes, text.rest);
+  const score = textMatcher(index, parseTextQuery(text.text));
+  const query = compileFilter(text.rest, options);
+  const matches: Document[] = [];
+  for (const doc of store.scan(meta)) {
+    if (spec.stats) spec.stats.docsExamined += 1;
+    const s = score(doc);
+    if (s === undefined || !query.test(doc)) continue;
+    textScores.set(doc, s);
+    matches.push(doc);
+  }
+  const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
+  const ordered = sort ? sortDocuments(matches, sort, optionsCollation(options)) : matches;
+  const skip = spec.skip ?? 0;
+  return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
+}
+
+/**
+ * A hinted index without a sort gives the documents in its own order, as MongoDB's walk of that
+ * index does: the index's key pattern is the order (the `_id` index and `$natural` keep theirs).
+ */
+function hintedOrder(meta: CollectionMeta, hint: unknown): Document | undefined {
+  if (hint === undefined || hint === null) return undefined;
+  const index = meta.indexes.find((i) => (typeof hint === "string" ? i.name === hint : JSON.stringify(i.key) === JSON.stringify(hint)));
+  return index && index.name !== "_id_" ? index.key : undefined;
+}
+
+/** What the query executor keeps per open database: its plan cache and its counters. */
+export interface Executor {
+  plans: PlanCache;
+  /** Documents read by every plan run, trials included (serverStatus `metrics.queryExecutor`). */
+  scannedObjects: number;
+}
+
+const executors = new WeakMap<Store, Executor>();
+
+export function executorOf(store: Store): Executor {
+  let executor = executors.get(store);
+  if (!executor) executors.set(store, (executor = { plans: new PlanCache(), scannedObjects: 0 }));
+  return executor;
+}
+
+/**
+ * How many documents match, after skip and limit. When the filter is exactly the bounds of an
+ * index (no condition left to check on documents), the index entries are counted without reading
+ * a single document, as MongoDB's COUNT_SCAN does.
+ */
+export function countDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): number {
+  const filter = spec.filter ?? {};
+  if (!meta) {
+    compileFilter(filter, options);
+    return 0;
+  }
+  const skip = spec.skip ?? 0;
+  const limit = spec.limit ?? 0;
+  const clamp = (n: number) => {
+    const rest = Math.max(0, n - skip);
+    return limit > 0 ? Math.min(limit, rest) : rest;
+  };
+  if (!meta.options.viewOn && spec.hint === undefined) {
+    if (Object.keys(filter).length === 0) return clamp(store.count(meta));
+    const plans = candidatePlans(filter, undefined, meta.indexes, undefined, optionsCollation(options)).filter((p): p is IndexPlan => p.kind === "index");
+    const covered = plans.find((p) => p.covered);
+    if (covered) {
+      const distinct = covered.dedupe ? new Set<string>() : undefined;
+      let n = 0;
+      for (const { start, end } of covered.intervals) n += store.countIndex(meta, covered.index.name, start, end, distinct);
+      return clamp(n);
+    }
+    const { fields, complete } = filterFields(filter);
+    for (const a of complete ? plans : []) {
+      for (const b of plans) {
+        if (a !== b && fields.every((f) => a.exactFields.includes(f) || b.exactFields.includes(f))) return clamp(intersectionSize(store, meta, a, b));
+      }
+    }
+  }
+  return findDocuments(store, meta, { ...spec, sort: undefined }, options).length;
+}
+
+type IndexPlan = Extract<Plan, { kind: "index" }>;
+
+/** Calls `visit` with the id of every index entry the plan walks (see Store.forEachIndexId). */
+function forEachPlanId(store: Store, meta: CollectionMeta, plan: IndexPlan, visit: (id: string) => void): void {
+  for (const { start, end } of plan.intervals) store.forEachIndexId(meta, plan.index.name, start, end, visit);
+}
+
+/**
+ * How many documents two plans both find, from their index entries alone (MongoDB's index
+ * intersection): the ids of the smaller walk are kept in a set, the larger walk is checked
+ * against it.
+ */
+function intersectionSize(store: Store, meta: CollectionMeta, a: IndexPlan, b: IndexPlan): number {
+  const entries = (p: IndexPlan) => p.intervals.reduce((n, { start, end }) => n + store.countIndex(meta, p.index.name, start, end, undefined), 0);
+  const [small, large] = entries(a) <= entries(b) ? [a, b] : [b, a];
+  const kept = new Set<string>();
+  forEachPlanId(store, meta, small, (id) => kept.add(id));
+  // Each id leaves the set when first met, so entries repeated in the larger walk (an array
+  // field holds several keys per document) are counted once.
+  let n = 0;
+  forEachPlanId(store, meta, large, (id) => {
+    if (kept.delete(id)) n += 1;
+  });
+  return n;
+}
+
+/** A view's documents are its pipeline run over its source, then filtered like any others. */
+function findInView(store: Store, view: CollectionMeta, query: Query, spec: FindSpec, options?: Partial<Options>): Document[] {
+  const source = store.collection(view.db, String(view.options.viewOn));
+  const base = findDocuments(store, source, {}, options);
+  const rows = (makeAggregator((view.options.pipeline as Document[]) ?? [], options).run(base) as Document[]).filter((d) => query.test(d));
+  const ordered = spec.sort ? sortDocuments(rows, spec.sort, optionsCollation(options)) : rows;
+  const skip = spec.skip ?? 0;
+  return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
+}
+
+/**
+ * MongoDB's sort order: values compare across types by BSON type order, and an array sorts by
+ * its smallest element ascending, by its largest descending.
+ */
+export function sortDocuments(docs: Document[], sort: Document, collation?: Collation): Document[] {
+  const compare = (a: unknown, b: unknown) => compareCollated(a, b, collation);
+  // `{$meta: "textScore"}` sorts by the text score, highest first.
+  const fields = Object.entries(sort).map(([path, dir]) => ({ path, meta: isTextScoreMeta(dir), dir: isTextScoreMeta(dir) || Number(dir) < 0 ? -1 : 1 }));
+  const keyed = docs.map((doc) => ({
+    doc,
+    keys: fields.map(({ path, dir, meta }) => {
+      if (meta) {
+        const score = textScores.get(doc);
+        if (score === undefined) throw new MongoCommandError("Location40218", "query requires text score metadata, but it is not available");
+        return score;
+      }
+      const { values } = valuesAtPath(doc, path);
+      return values.reduce((best, v) => (compare(v, best) * dir < 0 ? v : best));
+    }),
+  }));
+  keyed.sort((a, b) => {
+    for (let i = 0; i < fields.length; i++) {
+      const c = compare(a.keys[i], b.keys[i]) * fields[i].dir;
+      if (c !== 0) return c;
+    }
+    return 0;
+  });
+  return keyed.map((k) => k.doc);
+}
+
+export function projectDocuments(docs: Document[], projection: Document | undefined, filter: Document = {}, options?: Partial<Options>): Document[] {
+  if (!projection || Object.keys(projection).length === 0) return docs;
+  const projected = projectFind(docs, projection, filter, options);
+  if (projected) return projected;
+  try {
+    return makeQuery(filter, options).find(docs, projection).all() as Document[];
+  } catch (err) {
+    throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
+  }
+}
+
+export function explainPlan(plan: Plan): Document {
+  if (plan.kind === "ids") return { stage: "IDHACK" };
+  if (plan.kind === "scan") return { stage: "COLLSCAN", direction: plan.reverse ? "backward" : "forward" };
+  return { stage: "IXSCAN", indexName: plan.index.name, keyPattern: plan.index.key, direction: plan.reverse ? "backward" : "forward", isMultiKey: Boolean(plan.index.multikeyFields?.length), multiKeyPaths: plan.index.multikeyFields ?? [] };
+}

@@ -1,0 +1,75 @@
+/**
+ * The store's reads: documents by `_id`, in natural order, and index entries between bounds.
+ */
+import { type Document } from "bson";
+import { decodeDocument } from "../bson-values";
+import { HIGH, idKey, idText, type KeyPart } from "../keys";
+import { type CollectionMeta, type Key, NATURAL, isCapped } from "./common";
+import { CatalogStore } from "./catalog";
+
+export abstract class ReadStore extends CatalogStore {
+  // ---- reads ----
+
+  get(meta: CollectionMeta, id: unknown): Document | undefined {
+    return this.getByIdPart(meta, idKey(id));
+  }
+
+  getByIdPart(meta: CollectionMeta, id: KeyPart): Document | undefined {
+    const buf = this.kv.get("docs", [meta.db, meta.name, ...id]) as Buffer | undefined;
+    return buf ? decodeDocument(buf) : undefined;
+  }
+
+  /** Every document in natural order: `_id` order, or insertion order in a capped collection. */
+  *scan(meta: CollectionMeta, reverse = false): Generator<Document> {
+    if (isCapped(meta)) {
+      for (const id of this.scanIndex(meta, NATURAL, [], [HIGH], reverse)) {
+        const doc = this.getByIdPart(meta, id);
+        if (doc) yield doc;
+      }
+      return;
+    }
+    const low = [meta.db, meta.name];
+    const high = [meta.db, meta.name, HIGH];
+    const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
+    for (const { value } of this.kv.range("docs", range)) yield decodeDocument(value as Buffer);
+  }
+
+  count(meta: CollectionMeta): number {
+    return this.kv.count("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] });
+  }
+
+  /** The `_id` key parts of the index entries between two key-part bounds, in index order. */
+  *scanIndex(meta: CollectionMeta, indexName: string, start: Key, end: Key, reverse: boolean): Generator<KeyPart> {
+    const prefix = [meta.db, meta.name, indexName];
+    const low = [...prefix, ...start];
+    const high = [...prefix, ...end];
+    const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
+    for (const key of this.kv.keys("index", range)) {
+      const k = key;
+      yield [k[k.length - 2] as number, k[k.length - 1]];
+    }
+  }
+
+  /** How many documents have entries between two key-part bounds (each counted once). */
+  countIndex(meta: CollectionMeta, indexName: string, start: Key, end: Key, distinct: Set<string> | undefined): number {
+    const prefix = [meta.db, meta.name, indexName];
+    if (!distinct) return this.kv.count("index", { start: [...prefix, ...start], end: [...prefix, ...end] });
+    const before = distinct.size;
+    this.forEachIndexId(meta, indexName, start, end, (id) => distinct.add(id));
+    return distinct.size - before;
+  }
+
+  /**
+   * Calls `visit` with the document id of each entry between two key-part bounds, as a string
+   * (`rank:value`) fit for a Set: counting walks that only compare ids, without a generator per
+   * entry.
+   */
+  forEachIndexId(meta: CollectionMeta, indexName: string, start: Key, end: Key, visit: (id: string) => void): void {
+    const prefix = [meta.db, meta.name, indexName];
+    for (const key of this.kv.keys("index", { start: [...prefix, ...start], end: [...prefix, ...end] })) {
+      const k = key;
+      visit(idText(k[k.length - 2], k[k.length - 1]));
+    }
+  }
+
+}

@@ -1,0 +1,239 @@
+/**
+ * The store's writes, each inside `write()`: documents with their index entries and capped
+ * collections' order, index builds. Each validates before it changes anything.
+ */
+import { type Document } from "bson";
+import { Query } from "mingo";
+import { decodeDocument, decodeIdKey, idKeyOf, receivedBytes } from "../bson-values";
+import { MongoCommandError } from "../../errors";
+import { collatedEncoder, collatedProbes } from "../../query/collation";
+import { updateDescription } from "../oplog";
+import { HIGH, idKey, indexKeys, parallelArrays, valuesAtPath, type KeyPart } from "../keys";
+import { checkTextLanguage, isTextIndex } from "../../query/text";
+import { ID_INDEX, type IndexSpec } from "../index-spec";
+import { type CollectionMeta, EMPTY, type Key, NATURAL, NATURAL_BY_ID, type PreparedIndex, cappedBytes, checkKeySizes, checkUniqueCollated, checkedSize, duplicateKey, hasPath, indexCollation, isCapped, sameIndexedValues, serialize } from "./common";
+import { ConsistencyStore } from "./consistency";
+
+export abstract class WriteStore extends ConsistencyStore {
+  // ---- writes (inside write()) ----
+
+  insert(meta: CollectionMeta, doc: Document): void {
+    const id = idKey(doc._id);
+    if (this.kv.get("docs", [meta.db, meta.name, ...id]) !== undefined) throw duplicateKey(meta, ID_INDEX, doc);
+    const entries = this.indexEntries(meta, doc);
+    checkKeySizes(meta, entries, id);
+    this.checkUnique(meta, doc, entries);
+    // A document inserted as a client sent it is stored in the bytes it came in: the same BSON.
+    const bytes = checkedSize(doc, receivedBytes(doc)) ?? serialize(doc);
+    this.kv.put("docs", [meta.db, meta.name, ...id], bytes);
+    this.putEntries(meta, entries, id);
+    this.log({ op: "insert", db: meta.db, coll: meta.name, key: idKeyOf(doc) }, bytes);
+    if (isCapped(meta)) this.appendCapped(meta, id);
+  }
+
+  /**
+   * Records a capped collection's new document as the newest, then removes the oldest beyond its
+   * limits; through the key-value layer like any write, so the removals are deletes that
+   * transactions, snapshots and change streams see (MongoDB logs them as deletes too).
+   */
+  protected appendCapped(meta: CollectionMeta, id: KeyPart): void {
+    const n = meta.nextInsertion ?? 0;
+    meta.nextInsertion = n + 1;
+    this.saveMeta(meta);
+    this.kv.put("index", [meta.db, meta.name, NATURAL, n, ...id], EMPTY);
+    this.kv.put("index", [meta.db, meta.name, NATURAL_BY_ID, ...id, n], EMPTY);
+    const max = Number(meta.options.max) > 0 ? Number(meta.options.max) : Infinity;
+    let count = this.count(meta);
+    let bytes = 0;
+    for (const { value } of this.kv.range("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) bytes += (value as Buffer).length;
+    // The oldest go first, never the document just inserted; chosen before any is removed.
+    const victims: Document[] = [];
+    for (const oldest of this.scanIndex(meta, NATURAL, [], [HIGH], false)) {
+      if ((count <= max && bytes <= cappedBytes(meta)) || JSON.stringify(oldest) === JSON.stringify(id)) break;
+      const buf = this.kv.get("docs", [meta.db, meta.name, ...oldest]) as Buffer | undefined;
+      if (!buf) continue;
+      bytes -= buf.length;
+      count -= 1;
+      victims.push(decodeDocument(buf));
+    }
+    for (const doc of victims) this.remove(meta, doc);
+  }
+
+  /**
+   * Applies a transaction's writes as it made them over its snapshot: its documents in the order
+   * written, the index entries it put and removed, and the multikey flags it learned. Only for
+   * collections no one else wrote to since that snapshot (transactions.ts checks), where its
+   * entries and unique checks still hold, so a commit computes nothing twice.
+   */
+  applyOwnWrites(docs: Array<{ key: Key; value: unknown }>, entries: Array<{ key: Key; value: unknown }>, metas: CollectionMeta[]): void {
+    for (const { key, value } of docs) {
+      const [db, coll] = key as [string, string];
+      const before = this.kv.get("docs", key) as Buffer | undefined;
+      if (value === null) {
+        if (!before) continue;
+        this.kv.remove("docs", key);
+        this.log({ op: "delete", db, coll, key: decodeIdKey(before as Buffer) });
+        continue;
+      }
+      this.kv.put("docs", key, value);
+      if (before) {
+        const doc = this.written.get(value as Buffer) ?? decodeDocument(value as Buffer);
+        this.log({ op: "update", db, coll, key: idKeyOf(doc), update: updateDescription(decodeDocument(before), doc) });
+      } else this.log({ op: "insert", db, coll, key: decodeIdKey(value as Buffer) }, value as Buffer);
+    }
+    for (const { key, value } of entries) {
+      if (value === null) this.kv.remove("index", key);
+      else this.kv.put("index", key, value);
+    }
+    for (const mine of metas) {
+      const meta = this.collection(mine.db, mine.name);
+      if (!meta) continue;
+      const learned = meta.indexes.map((index, at) => ({ index, fields: mine.indexes[at]?.multikeyFields ?? [] })).filter(({ index, fields }) => fields.some((f) => !(index.multikeyFields ?? []).includes(f)));
+      for (const { index, fields } of learned) index.multikeyFields = [...new Set([...(index.multikeyFields ?? []), ...fields])];
+      if (learned.length > 0) this.saveMeta(meta);
+    }
+  }
+
+  /** `kind`: how change streams report it, an `update` (with what changed) or a `replace`. */
+  replace(meta: CollectionMeta, before: Document, after: Document, kind: "update" | "replace" = "update"): void {
+    const id = idKey(before._id);
+    const bytes = serialize(after);
+    this.written.set(bytes, after);
+    const oldEntries = this.indexEntries(meta, before);
+    const newEntries = this.indexEntries(meta, after);
+    checkKeySizes(meta, newEntries, id);
+    this.checkUnique(meta, after, newEntries);
+    for (const { index, keys } of oldEntries) {
+      for (const key of keys) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
+    }
+    this.kv.put("docs", [meta.db, meta.name, ...id], bytes);
+    this.putEntries(meta, newEntries, id);
+    const change = kind === "replace" ? { doc: after } : { update: updateDescription(before, after) };
+    this.log({ op: kind, db: meta.db, coll: meta.name, key: idKeyOf(before), ...change });
+  }
+
+  remove(meta: CollectionMeta, doc: Document): void {
+    const id = idKey(doc._id);
+    for (const { index, keys } of this.indexEntries(meta, doc)) {
+      for (const key of keys) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
+    }
+    this.kv.remove("docs", [meta.db, meta.name, ...id]);
+    if (isCapped(meta)) {
+      const byId = [meta.db, meta.name, NATURAL_BY_ID, ...id];
+      for (const key of [...this.kv.keys("index", { start: byId, end: [...byId, HIGH] })]) {
+        const n = key[key.length - 1];
+        this.kv.remove("index", key);
+        this.kv.remove("index", [meta.db, meta.name, NATURAL, n, ...id]);
+      }
+    }
+    this.log({ op: "delete", db: meta.db, coll: meta.name, key: idKeyOf(doc) });
+  }
+
+  /**
+   * Computes an index's entries over the existing documents, refusing duplicates of a unique one;
+   * writes nothing, so several indexes can all be checked before any of them is built.
+   */
+  prepareIndex(meta: CollectionMeta, spec: IndexSpec): PreparedIndex {
+    const entries: Array<{ doc: Document; keys: Key[] }> = [];
+    const multikeyFields = new Set<string>();
+    for (const doc of this.scan(meta)) {
+      const keyed = this.keysFor(spec, doc);
+      if (!keyed) continue;
+      for (const f of keyed.multikeyFields) multikeyFields.add(f);
+      entries.push({ doc, keys: keyed.keys });
+    }
+    const collation = indexCollation(spec);
+    if (spec.unique && collation) checkUniqueCollated(meta, spec, collation, entries);
+    else if (spec.unique) {
+      const seen = new Map<string, Document>();
+      for (const { doc, keys } of entries) {
+        for (const key of keys) {
+          const sig = JSON.stringify(key);
+          const other = seen.get(sig);
+          if (other && sameIndexedValues(spec, other, doc)) throw duplicateKey(meta, spec, doc);
+          seen.set(sig, doc);
+        }
+      }
+    }
+    return { spec: { ...spec, multikeyFields: [...multikeyFields] }, entries };
+  }
+
+  buildIndex(meta: CollectionMeta, prepared: PreparedIndex): void {
+    meta.indexes.push(prepared.spec);
+    for (const { doc, keys } of prepared.entries) {
+      const id = idKey(doc._id);
+      for (const key of keys) this.kv.put("index", [meta.db, meta.name, prepared.spec.name, ...key, ...id], EMPTY);
+    }
+    this.saveMeta(meta);
+  }
+
+  createIndex(meta: CollectionMeta, spec: IndexSpec): void {
+    this.buildIndex(meta, this.prepareIndex(meta, spec));
+  }
+
+  dropIndex(meta: CollectionMeta, name: string): void {
+    const prefix = [meta.db, meta.name, name];
+    for (const key of [...this.kv.keys("index", { start: prefix, end: [...prefix, HIGH] })]) this.kv.remove("index", key);
+    meta.indexes = meta.indexes.filter((i) => i.name !== name);
+    this.saveMeta(meta);
+  }
+
+  protected keysFor(index: IndexSpec, doc: Document): { keys: Key[]; multikeyFields: string[] } | undefined {
+    // A text index keeps no entries ($text reads and scores the documents); it only checks languages.
+    if (isTextIndex(index)) {
+      checkTextLanguage(index, doc);
+      return undefined;
+    }
+    const fields = Object.keys(index.key);
+    if (index.sparse && fields.every((f) => valuesAtPath(doc, f).values.every((v) => v === null || v === undefined) && !hasPath(doc, f))) return undefined;
+    if (index.partialFilterExpression && !new Query(index.partialFilterExpression).test(doc)) return undefined;
+    const parallel = fields.length > 1 ? parallelArrays(doc, fields) : undefined;
+    if (parallel) throw new MongoCommandError("CannotIndexParallelArrays", `cannot index parallel arrays [${parallel[1]}] [${parallel[0]}]`);
+    const collation = indexCollation(index);
+    const { keys, multikeyFields } = indexKeys(doc, fields, collation ? collatedEncoder(collation) : undefined);
+    const hashedArray = multikeyFields.find((f) => index.key[f] === "hashed");
+    if (hashedArray) throw new MongoCommandError("Location16766", "Error: hashed indexes do not currently support array values");
+    return { keys: keys.map((k) => k.parts), multikeyFields };
+  }
+
+  protected indexEntries(meta: CollectionMeta, doc: Document): Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }> {
+    const out: Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }> = [];
+    for (const index of meta.indexes) {
+      // The `_id_` index has entries of its own only under a collation (the documents are stored
+      // by their exact `_id`, which cannot tell `"A"` from `"a"` under strength 2).
+      if (index.name === ID_INDEX.name && !index.collation) continue;
+      const keyed = this.keysFor(index, doc);
+      if (keyed) out.push({ index, ...keyed });
+    }
+    return out;
+  }
+
+  protected checkUnique(meta: CollectionMeta, doc: Document, entries: Array<{ index: IndexSpec; keys: Key[] }>): void {
+    const id = JSON.stringify(idKey(doc._id));
+    for (const { index, keys } of entries) {
+      if (!index.unique && index.name !== ID_INDEX.name) continue;
+      const collation = indexCollation(index);
+      for (const key of keys) {
+        for (const probe of collation ? collatedProbes(key) : [key]) {
+          for (const other of this.scanIndex(meta, index.name, probe, [...probe, HIGH], false)) {
+            if (JSON.stringify(other) === id) continue;
+            const otherDoc = this.getByIdPart(meta, other);
+            if (otherDoc && sameIndexedValues(index, otherDoc, doc, collation)) throw duplicateKey(meta, index, doc);
+          }
+        }
+      }
+    }
+  }
+
+  protected putEntries(meta: CollectionMeta, entries: Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }>, id: KeyPart): void {
+    for (const { index, keys, multikeyFields } of entries) {
+      const known = index.multikeyFields ?? [];
+      const added = multikeyFields.filter((f) => !known.includes(f));
+      if (added.length) {
+        index.multikeyFields = [...known, ...added];
+        this.saveMeta(meta);
+      }
+      for (const key of keys) this.kv.put("index", [meta.db, meta.name, index.name, ...key, ...id], EMPTY);
+    }
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The network side: frames messages per connection, runs their commands one after another (a
+ * connection's replies keep their order), and answers in the protocol the request came in. A
+ * malformed message closes only its own connection. A TCP connection must authenticate before
+ * anything but the handshake; one on the Unix socket, which only the directory's owner can reach,
+ * need not.
+ */
+import fs from "node:fs";
+import net from "node:net";
+import { CLOSE_CONNECTION, runCommand } from "../commands";
+import type { ConnectionAuth, ServerUser } from "../commands/context";
+import { FailPoints } from "../commands/failpoint";
+import { CursorRegistry } from "./cursors";
+import { PRIVATE_FILE_MODE } from "../storage/private-files";
+import type { Store } from "../storage/store";
+import { DEFAULT_TRANSACTION_LIFETIME_SECONDS, Sessions } from "../txn/transactions";
+import { DEFAULT_REPLICA_SET, awaitableHelloWait, newReplicaSet } from "./replset";
+import { ttlMonitorOf } from "../storage/ttl";
+import { EXHAUST_ALLOWED, MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMessage } from "./wire";
+
+export interface WireServer {
+  port: number;
+  /** The Unix socket also served, when one was asked for and could be listened on. */
+  socketPath?: string;
+  close(): Promise<void>;
+}
+
+export interface ListenOptions {
+  port: number;
+  host: string;
+  /** The user TCP clients authenticate as; without one, TCP clients can run only the handshake. */
+  user?: ServerUser;
+  testCommands?: boolean;
+  /** Also serve this Unix socket (mode 0600), whose connections need no authentication. */
+  socketPath?: string;
+  /** The name of the replica set of one the server presents. */
+  replicaSet?: string;
+  /** How long a transaction may stay open before the server aborts it (MongoDB's 60 s by default). */
+  transactionLifetimeLimitSeconds?: number;
+}
+
+/**
+ * Serves `store` on a TCP port and, when `socketPath` is given, on that Unix socket too (as
+ * mongod does): a local client that uses the socket skips the TCP stack, which on loopback costs
+ * both processes a measurable share of each round trip.
+ */
+export async function listen(store: Store, { port, host, user, testCommands = false, socketPath, replicaSet = DEFAULT_REPLICA_SET, transactionLifetimeLimitSeconds = DEFAULT_TRANSACTION_LIFETIME_SECONDS }: ListenOptions): Promise<WireServer> {
+  const cursors = new CursorRegistry();
+  const sessions = new Sessions(store, transactionLifetimeLimitSeconds * 1000);
+  const ttl = ttlMonitorOf(store);
+  ttl.start();
+  const failPoints = testCommands ? new FailPoints() : undefined;
+  const sockets = new Set<net.Socket>();
+  // The tail of each connection's command chain, so close() can wait for commands in flight.
+  const queues = new Map<net.Socket, Promise<void>>();
+  let totalConnections = 0;
+  const closing = new AbortController();
+  const info = {
+    startedAt: Date.now(),
+    port,
+    connections: () => sockets.size,
+    totalConnections: () => totalConnections,
+    replicaSet: newReplicaSet(replicaSet),
+    closing: closing.signal,
+  };
+
+  const serve = (socket: net.Socket, authRequired: boolean, local: string) => {
+    totalConnections += 1;
+    const auth: ConnectionAuth = { required: authRequired };
+    const connectionId = totalConnections;
+    sockets.add(socket);
+    if (socket.remotePort !== undefined) socket.setNoDelay(true);
+    let pending = Buffer.alloc(0);
+    let queue = Promise.resolve();
+
+    socket.on("data", (chunk) => {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      try {
+        for (let length = frameLength(pending); length > 0; length = frameLength(pending)) {
+          const frame = pending.subarray(0, length);
+          pending = pending.subarray(length);
+          const message = parseMessage(frame);
+          queue = queue.then(async () => {
+            const context = { store, cursors, sessions, server: info, connectionId, auth, user, failPoints, local };
+            let responseTo = message.requestId;
+            for (;;) {
+              const reply = await runCommand(message.command, context);
+              if (reply === CLOSE_CONNECTION) {
+                socket.destroy();
+                return;
+              }
+              if (message.opCode === OP_MSG && message.flags & MORE_TO_COME) return;
+              if (socket.destroyed) return;
+              if (message.opCode !== OP_MSG) {
+                socket.write(encodeOpReply(responseTo, reply));
+                return;
+              }
+              // A streaming hello answers again after each wait, until the client goes away.
+              const exhaust = message.flags & EXHAUST_ALLOWED && reply.ok === 1 && awaitableHelloWait(message.command, info.replicaSet) !== undefined && !closing.signal.aborted;
+              const frame = encodeOpMsg(responseTo, reply, exhaust ? MORE_TO_COME : 0);
+              socket.write(frame);
+              if (!exhaust) return;
+              responseTo = frame.readInt32LE(4);
+            }
+          });
+          queues.set(socket, queue);
+        }
+      } catch {
+        // Framing or BSON that cannot be read: this connection's stream is lost, the others are not.
+        socket.destroy();
+      }
+    });
+    socket.on("error", () => socket.destroy());
+    socket.on("close", () => {
+      sockets.delete(socket);
+      void queue.then(() => queues.delete(socket));
+    });
+  };
+
+  const servers = [net.createServer((socket) => serve(socket, true, tcpAddress(socket)))];
+  await listenOn(servers[0], { port, host });
+  const address = servers[0].address();
+  info.port = typeof address === "object" && address ? address.port : port;
+  let servedSocket: string | undefined;
+  if (socketPath) {
+    const socketServer = net.createServer((socket) => serve(socket, false, socketPath));
+    try {
+      // The caller holds the directory's lock: a socket file left there is a dead process's.
+      fs.rmSync(socketPath, { force: true });
+      await listenOn(socketServer, { path: socketPath });
+      fs.chmodSync(socketPath, PRIVATE_FILE_MODE);
+      servers.push(socketServer);
+      servedSocket = socketPath;
+    } catch {
+      // No socket there (a file system without sockets, a directory in the way): TCP alone serves.
+      socketServer.close();
+    }
+  }
+
+  return {
+    port: info.port,
+    socketPath: servedSocket,
+    close: async () => {
+      closing.abort();
+      cursors.close();
+      sessions.close();
+      await ttl.close();
+      const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
+      for (const socket of sockets) socket.destroy();
+      await Promise.all(closed);
+      // Commands already running finish their transactions before the store closes.
+      await Promise.allSettled(queues.values());
+    },
+  };
+}
+
+function listenOn(server: net.Server, where: net.ListenOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(where, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+/** `host:port` of the address a TCP client reached, as drivers write it (IPv6 in brackets). */
+function tcpAddress(socket: net.Socket): string {
+  const address = (socket.localAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
+  return `${address.includes(":") ? `[${address}]` : address}:${socket.localPort ?? 0}`;
+}
