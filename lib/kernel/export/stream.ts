@@ -6,7 +6,7 @@
  * The records are read by keyset, a batch of {@link EXPORT_BATCH} at a time, in the list's own
  * order and on the list's own index, each batch starting after the last record of the one before
  * (as cursor paging does, lib/kernel/cursor.ts), instead of through one database cursor: the
- * embedded database computes a cursor's whole result when it opens (lib/embedded-mongo/cursors.ts),
+ * embedded database computes a cursor's whole result when it opens (lib/embedded-mongo/wire/cursors.ts),
  * which for a million users would hold them all in the database's memory, while a batch by keyset
  * costs what the first does however deep it is, on the embedded database and on MongoDB alike.
  *

@@ -4,7 +4,7 @@
  * credentials its TCP port asks for.
  *
  * `npm run db -- backup FILE` and `restore FILE` copy a database directory to one file and back
- * (lib/embedded-mongo/backup.ts).
+ * (lib/embedded-mongo/storage/backup.ts).
  */
 import path from "node:path";
 import { ConfigError, loadConfig } from "@/lib/base/config";
