@@ -17,7 +17,7 @@ import { DEFAULT_OPLOG_MAX_AGE_SECONDS, DEFAULT_OPLOG_MAX_ENTRIES } from "./oplo
 import { WriteStore } from "./store/writes";
 import { type OplogLimits, type Key, type CollectionMeta } from "./store/common";
 
-export { copyMeta, duplicateKey, indexCollation, isCapped, ns, validateCollectionName, type CollectionMeta, type Key, type OplogLimits, type PreparedIndex } from "./store/common";
+export { isCapped, ns, type CollectionMeta } from "./store/common";
 
 export class Store extends WriteStore {
   static open(dir: string, limits: Partial<OplogLimits> = {}): Store {

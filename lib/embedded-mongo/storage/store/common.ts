@@ -48,9 +48,9 @@ export interface PreparedIndex {
 
 export const EMPTY = Buffer.alloc(0);
 // LMDB refuses keys over 1978 bytes; measured with room for ordered-binary's separators.
-export const MAX_KEY_BYTES = 1900;
+const MAX_KEY_BYTES = 1900;
 
-export function keyBytes(key: Key): number {
+function keyBytes(key: Key): number {
   let n = 0;
   for (const part of key) n += typeof part === "string" ? Buffer.byteLength(part) + 2 : 10;
   return n;
@@ -82,7 +82,7 @@ export function ns(db: string, name: string): string {
 export const deserializeOptions = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 
 /** MongoDB's largest document (16 MiB). */
-export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
 /**
  * `entry` (BSON) with a field `doc` appended whose value is a document already encoded: an
@@ -162,13 +162,13 @@ export function duplicateKey(meta: CollectionMeta, index: IndexSpec, doc: Docume
 }
 
 /** As MongoDB names an index's collation in a duplicate key message. */
-export function collationText(index: IndexSpec): string {
+function collationText(index: IndexSpec): string {
   if (!index.collation) return "";
   const fields = Object.entries(index.collation).map(([k, v]) => `${k}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
   return ` collation: { ${fields.join(", ")} }`;
 }
 
-export function formatValue(v: unknown): string {
+function formatValue(v: unknown): string {
   if (v === null || v === undefined) return "null";
   if (typeof v === "string") return JSON.stringify(v);
   if (v instanceof Date) return `new Date(${v.getTime()})`;
