@@ -8,6 +8,7 @@ import * as answers from "@/lib/resources/answers/contract";
 import * as apiKeys from "@/lib/resources/api-keys/contract";
 import * as audit from "@/lib/resources/audit/contract";
 import * as auth from "@/lib/resources/auth/contract";
+import * as companies from "@/lib/resources/companies/contract";
 import * as mail from "@/lib/resources/mail/contract";
 import * as events from "@/lib/resources/events/contract";
 import * as jobs from "@/lib/resources/jobs/contract";
@@ -25,7 +26,7 @@ import * as webhooks from "@/lib/resources/webhooks/contract";
  */
 export type Contract = Record<string, unknown> & { components?: ComponentNames };
 
-export const CONTRACTS: Contract[] = [users, surveys, answers, reference, mail, apiKeys, events, webhooks, audit, jobs, views, openapi, auth];
+export const CONTRACTS: Contract[] = [users, surveys, answers, reference, companies, mail, apiKeys, events, webhooks, audit, jobs, views, openapi, auth];
 
 /** Every operation of the service, in the order of the OpenAPI document. */
 export const OPERATIONS: Operation[] = CONTRACTS.flatMap((contract) => operationsOf(contract));

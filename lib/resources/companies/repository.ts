@@ -7,12 +7,15 @@ import { Meta } from "@/lib/kernel/models";
 import { currentSession } from "@/lib/kernel/db/transaction";
 import { defineModel, schemaOptions } from "@/lib/kernel/models/define";
 import type { ObjectId } from "@/lib/kernel/ids";
+import { DEFAULT_TIME_ZONE } from "@/lib/base/shared/days";
 
 const companySchema = new Schema(
   {
     name: { type: String, required: true },
     createdAt: { type: Date, required: true },
     modifiedAt: { type: Date, required: true },
+    /** The zone of a day in every date filter (docs/api.md#days); absent on companies of earlier versions: UTC. */
+    timeZone: { type: String, default: DEFAULT_TIME_ZONE },
     /** Written by every change that may take away the company's last admin role (adminChange()). */
     adminChanges: { type: Number, default: 0 },
   },
@@ -29,6 +32,7 @@ export const newDoc = (company: { _id: ObjectId; name: string; createdAt: Date }
   name: company.name,
   createdAt: company.createdAt,
   modifiedAt: company.createdAt,
+  timeZone: DEFAULT_TIME_ZONE,
   adminChanges: 0,
 });
 
@@ -44,6 +48,16 @@ export async function insertCompanyOnce(doc: CompanyDoc): Promise<void> {
 
 /** Every company, oldest first. */
 export const findCompanies = (): Promise<CompanyDoc[]> => Company.find({}).sort({ createdAt: 1, _id: 1 }).lean<CompanyDoc[]>();
+
+/** The company's settings as stored, or `null` if there is no such company. */
+export async function findCompanySettings(id: ObjectId): Promise<Pick<CompanyDoc, "_id" | "name" | "timeZone" | "modifiedAt"> | null> {
+  return Company.findById(id, { name: 1, timeZone: 1, modifiedAt: 1 }).lean();
+}
+
+/** Sets settings of the company, `modifiedAt` moving to `now`; the company after, or `null`. */
+export async function setCompanySettings(id: ObjectId, fields: { name?: string; timeZone?: string }, now: Date): Promise<Pick<CompanyDoc, "_id" | "name" | "timeZone" | "modifiedAt"> | null> {
+  return Company.findOneAndUpdate({ _id: id }, { $set: { ...fields, modifiedAt: now } }, { returnDocument: "after", projection: { name: 1, timeZone: 1, modifiedAt: 1 } }).lean();
+}
 
 /** The company's name, or `undefined` if there is no such company. */
 export async function companyName(id: ObjectId): Promise<string | undefined> {
