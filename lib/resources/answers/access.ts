@@ -9,7 +9,7 @@ import type { Principal } from "@/lib/kernel/principal";
 import { notFound, ServiceError } from "@/lib/kernel/errors";
 import { requireScope } from "@/lib/kernel/scopes";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
-import { findSurvey, type LeanSurvey } from "@/lib/resources/surveys/repository";
+import { findCompanySurvey, type LeanSurvey } from "@/lib/resources/surveys/repository";
 import { finishContentWrite } from "@/lib/resources/surveys/content-sync";
 
 export type AccessSurvey = Pick<LeanSurvey, "_id" | "company" | "version" | "isActive" | "permissions" | "permissionsV2">;
@@ -19,7 +19,7 @@ export async function surveyOf(auth: Principal, id: string): Promise<AccessSurve
   const surveyId = oid(id);
   const companyId = oid(auth.companyId);
   const [survey] = await Promise.all([
-    findSurvey({ _id: surveyId, company: companyId }, { company: 1, version: 1, isActive: 1, permissions: 1, permissionsV2: 1 }),
+    findCompanySurvey(companyId, surveyId, { company: 1, version: 1, isActive: 1, permissions: 1, permissionsV2: 1 }),
     // Answers and results read the chats and questions: a content write stopped half-way is finished first.
     finishContentWrite(surveyId, companyId),
   ]);

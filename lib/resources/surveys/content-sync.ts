@@ -3,7 +3,7 @@
  * content the survey document holds. A PUT runs it at once; a reader runs it when the PUT that
  * should have stopped before (`contentPending` still set), so nobody reads a half-written content.
  */
-import { contentSynced, findSurvey, type StoredChat, syncContent } from "./repository";
+import { contentSynced, findPendingContent, type StoredChat, syncContent } from "./repository";
 import type { ObjectId } from "@/lib/kernel/ids";
 
 /** Writes the collections of `survey`'s content and clears its mark. */
@@ -14,6 +14,6 @@ export async function completeContentWrite(survey: { _id: ObjectId; company: Obj
 
 /** Finishes a content write that stopped half-way, if the survey has one; one indexed read otherwise. */
 export async function finishContentWrite(surveyId: ObjectId, companyId: ObjectId): Promise<void> {
-  const pending = await findSurvey({ _id: surveyId, company: companyId, contentPending: true }, { chat: 1, __v: 1, modifiedAt: 1, company: 1 });
+  const pending = await findPendingContent(companyId, surveyId, { chat: 1, __v: 1, modifiedAt: 1, company: 1 });
   if (pending) await completeContentWrite(pending);
 }

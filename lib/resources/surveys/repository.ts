@@ -258,13 +258,17 @@ const INTERNAL_SURVEY_FIELDS = ["nameLower", "searchPrefixes", "previous", "revi
 export const WITHOUT_INTERNAL_FIELDS: Readonly<Record<string, 0>> = Object.fromEntries([...INTERNAL_SURVEY_FIELDS, "chat"].map((field) => [field, 0]));
 
 /** One survey as stored (all fields unless `projection` says otherwise); `null` if none matches. */
-export const findSurvey = (filter: Filter<Document>, projection?: Document): Promise<LeanSurvey | null> =>
+const findSurvey = (filter: Filter<Document>, projection?: Document): Promise<LeanSurvey | null> =>
   findOneDoc<LeanSurvey>(Survey, filter, projection);
 
 /** Inserts a document built by {@link newDoc}; a code taken in the company fails with the duplicate-key error. */
 export async function insertSurvey(doc: LeanSurvey): Promise<void> {
   await surveys().insertOne(doc);
 }
+
+/** The survey of the company whose content write is still pending (./content-sync.ts), with the fields of `projection`; else `null`. */
+export const findPendingContent = (companyId: Id, surveyId: Id, projection: Document): Promise<LeanSurvey | null> =>
+  findSurvey({ _id: surveyId, company: companyId, contentPending: true }, projection);
 
 /** The survey `surveyId` if it is a survey of the company (all fields unless `projection` says otherwise); else `null`. */
 export const findCompanySurvey = (companyId: Id, surveyId: Id, projection?: Document): Promise<LeanSurvey | null> =>

@@ -4,7 +4,7 @@
  * (`sealRevisions`) with each write of a survey.
  */
 import type { RevisionDoc, StoredChat } from "./repository";
-import { countRevisions, findRevisions, findSurvey, sealRevisions, toSurveyRecord } from "./repository";
+import { countRevisions, findCompanySurvey, findRevisions, sealRevisions, toSurveyRecord } from "./repository";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
 import { isObjectId } from "@/lib/base/schemas/common";
 import type { ListRevisionsQuery, QuestionType, SnapshotChat, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "./contract";
@@ -18,7 +18,7 @@ export const revisionAuthor = (userId: string | null): ObjectId | null => (userI
 export async function listRevisions(auth: Principal, id: string, query: ListRevisionsQuery): Promise<SurveyRevisionList> {
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
-  const survey = await findSurvey({ _id: surveyId, company: companyId });
+  const survey = await findCompanySurvey(companyId, surveyId);
   if (!survey) throw notFound("survey");
   // Normally a no-op; after a write that stopped half-way it adds the revision that write missed.
   await sealRevisions(survey);
