@@ -20,6 +20,8 @@ import { Pagination } from "./pagination";
 import { ShownOnce } from "./shown-once";
 import { useToast } from "./toast";
 import { Badge, Button, Card, CheckboxGroup, DateTime, EmptyState, Facts, Field, Loading, PageHeader, Spinner, describedBy, focusRing, inputClass } from "./ui";
+import { dayBounds } from "@/lib/base/shared/days";
+import { useDayZone } from "@/lib/client/company";
 
 const PAGE_SIZE = 20;
 const FIELDS = ["name", "scopes", "expiresAt"] as const;
@@ -177,6 +179,8 @@ interface FormState {
 
 function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => void }) {
   const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm<FormState>(() => ({ name: "", scopes: [], expiresAt: "" }), FIELDS, inputId);
+  const zone = useDayZone();
+  const expiresAt = dayBounds(undefined, state.expiresAt, zone).to;
   const create = useCreateApiKey();
   const toast = useToast();
 
@@ -186,7 +190,8 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
     const body: CreateApiKeyInput = {
       name: state.name,
       scopes: state.scopes as Scope[],
-      ...(state.expiresAt ? { expiresAt: new Date(`${state.expiresAt}T23:59:59.999`).toISOString() } : {}),
+      // The last millisecond of the day in the company's zone (docs/api.md#days).
+      ...(expiresAt ? { expiresAt } : {}),
     };
     const checked = CreateApiKeyBody.safeParse(body);
     if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS, TEXTS, body).fields);
@@ -219,7 +224,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
               className={inputClass}
             />
           </Field>
-          <Field id={inputId("expiresAt")} label="Expires (optional)" error={errors.expiresAt} hint="The key works until the end of this day. Empty: until revoked.">
+          <Field id={inputId("expiresAt")} label="Expires (optional)" error={errors.expiresAt} hint={`The key works until the end of this day (days are in ${zone}). Empty: until revoked.`}>
             <input
               id={inputId("expiresAt")}
               type="date"

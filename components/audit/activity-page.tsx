@@ -15,6 +15,7 @@ import { FilterChips, FiltersToggle } from "../data-table";
 import { UserPicker } from "../users/user-picker";
 import { Card, Field, PageHeader, Select, inputClass } from "../ui";
 import { AuditEntries, NoEntries } from "./audit-entries";
+import { DayZoneNote } from "../day-zone-note";
 
 const BASE = "/activity";
 const capitalised = (words: string) => words.charAt(0).toUpperCase() + words.slice(1);
@@ -79,6 +80,7 @@ export function ActivityPage() {
           <Field id="activity-to" label="To">
             <input id="activity-to" type="date" value={filters.to ?? ""} min={filters.from} onChange={(event) => set("to", event.target.value)} className={inputClass} />
           </Field>
+          <DayZoneNote className="sm:col-span-2" />
         </form>
       </Card>
       <FilterChips chips={chips} onClearAll={() => show({})} />

@@ -12,6 +12,8 @@ import { exportCsv, type QuestionResult, type SurveyResults as Results } from "@
 import { download } from "@/lib/client/api";
 import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
 import { parseRange, rangeQuery, searchOf, useResults, type DateRange } from "@/lib/client/survey-content";
+import { useDayZone } from "@/lib/client/company";
+import { DayZoneNote } from "../day-zone-note";
 import { useSurvey } from "@/lib/client/surveys";
 import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { ErrorMessage } from "../error-message";
@@ -53,13 +55,14 @@ export function SurveyResults({ id }: { id: string }) {
 }
 
 function CsvButton({ id, range, code }: { id: string; range: DateRange; code?: string }) {
+  const zone = useDayZone();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   async function save() {
     setBusy(true);
     setError(undefined);
     try {
-      await download(exportCsv, { params: { id }, query: rangeQuery(range) }, `${code ?? "survey"}-answers.csv`);
+      await download(exportCsv, { params: { id }, query: rangeQuery(range, zone) }, `${code ?? "survey"}-answers.csv`);
     } catch (caught) {
       setError(caught);
     } finally {
@@ -102,6 +105,7 @@ function RangeForm({ range, onApply }: { range: DateRange; onApply: (range: Date
             className={inputClass}
           />
         </Field>
+        <DayZoneNote className="w-full" />
         <div className="flex gap-2">
           <Button type="submit" kind="primary">
             Show

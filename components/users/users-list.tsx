@@ -16,6 +16,8 @@ import {
   type UserFilters,
 } from "@/lib/client/user-filters";
 import { useSearchBox } from "@/lib/client/use-search-box";
+import { useDayZone } from "@/lib/client/company";
+import { DayZoneNote } from "../day-zone-note";
 import { displayName, prefetchUser, seedUsers, useUserList } from "@/lib/client/users";
 import { exportUsers, USER_SORTS, type UserRecord, type UserSort } from "@/lib/resources/users/contract";
 import { useIsAdmin } from "../admin-shell";
@@ -54,7 +56,8 @@ export function UsersList() {
   const show = (next: UserFilters) => go(`/users${userFiltersToSearch(next)}`);
   const change = (patch: Partial<UserFilters>) => show(withChange(filters, patch));
 
-  const list = useUserList(userListQuery(filters));
+  const zone = useDayZone();
+  const list = useUserList(userListQuery(filters, zone));
   const roles = useReferenceNames("accessRoles");
   const jobs = useReferenceNames("jobTitles");
   const properties = useReferenceNames("properties");
@@ -98,7 +101,7 @@ export function UsersList() {
       <FilterChips chips={chips} onClearAll={clearAll} />
 
       <Card className="mt-6 overflow-hidden">
-        {isAdmin !== false && body && <BulkActions selection={selection} total={total} query={queryString(userListQuery(filters))} rows={body.users} />}
+        {isAdmin !== false && body && <BulkActions selection={selection} total={total} query={queryString(userListQuery(filters, zone))} rows={body.users} />}
         {list.isLoading ? (
           <div className="px-4">
             <Loading label="Loading users…" />
@@ -128,7 +131,7 @@ export function UsersList() {
               selection={isAdmin !== false ? selection.table : undefined}
               toolbar={<>
                 <ListTotal total={total} noun={["user", "users"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />
-                {isAdmin !== false && <ExportButton operation={exportUsers} query={userListQuery(filters)} noun={["user", "users"]} />}
+                {isAdmin !== false && <ExportButton operation={exportUsers} query={userListQuery(filters, zone)} noun={["user", "users"]} />}
               </>}
             />
           )
@@ -224,6 +227,7 @@ function Filters({ filters, change }: { filters: UserFilters; change: (patch: Pa
             </Field>
             <DateRange label="Created" from={filters.createdFrom} to={filters.createdTo} onChange={(createdFrom, createdTo) => change({ createdFrom, createdTo })} />
             <DateRange label="Modified" from={filters.modifiedFrom} to={filters.modifiedTo} onChange={(modifiedFrom, modifiedTo) => change({ modifiedFrom, modifiedTo })} />
+            <DayZoneNote className="sm:col-span-2" />
           </div>
         )}
       </form>

@@ -3,6 +3,8 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import * as audit from "@/lib/resources/audit/contract";
 import type { AuditEntry } from "@/lib/resources/audit/contract";
 import { request } from "./api";
+import { dayBounds } from "@/lib/base/shared/days";
+import { useDayZone } from "./company";
 
 const PAGE = 50;
 
@@ -17,15 +19,6 @@ export interface AuditFilters {
 }
 
 export const FILTER_KEYS = ["resourceType", "resourceId", "actorId", "action", "from", "to"] as const;
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-/** A local day's first or last millisecond, as the API takes it; nothing for a malformed day. */
-export function dayBound(day: string | undefined, end: boolean): string | undefined {
-  if (!day || !DAY.test(day)) return undefined;
-  const date = new Date(`${day}T${end ? "23:59:59.999" : "00:00:00.000"}`);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
 
 export function filtersOf(params: URLSearchParams): AuditFilters {
   return Object.fromEntries(FILTER_KEYS.flatMap((key) => (params.get(key) ? [[key, params.get(key)!]] : []))) as AuditFilters;
@@ -45,13 +38,15 @@ export const auditKeys = {
 
 /** The log, newest first, a page at a time by cursor ("Load more"). */
 export function useAuditLog(filters: AuditFilters, options: { enabled?: boolean } = {}) {
+  // The days of the filter are the company's (docs/api.md#days).
+  const days = dayBounds(filters.from, filters.to, useDayZone());
   const query = {
     resourceType: filters.resourceType,
     resourceId: filters.resourceId,
     actorId: filters.actorId,
     action: filters.action,
-    from: dayBound(filters.from, false),
-    to: dayBound(filters.to, true),
+    from: days.from,
+    to: days.to,
   };
   return useInfiniteQuery({
     queryKey: auditKeys.list(query),

@@ -9,8 +9,10 @@ describe("the date range of the results and answers pages", () => {
   });
 
   it("asks the API for whole days, both included, in UTC", () => {
-    expect(rangeQuery({ from: "2026-11-01", to: "2026-11-30" })).toEqual({ from: "2026-11-01T00:00:00.000Z", to: "2026-11-30T23:59:59.999Z" });
-    expect(rangeQuery({})).toEqual({ from: undefined, to: undefined });
+    expect(rangeQuery({ from: "2026-11-01", to: "2026-11-30" }, "UTC")).toEqual({ from: "2026-11-01T00:00:00.000Z", to: "2026-11-30T23:59:59.999Z" });
+    // The company's zone: Los Angeles is UTC-7 on 1 November (summer time) and UTC-8 on 30 November.
+    expect(rangeQuery({ from: "2026-11-01", to: "2026-11-30" }, "America/Los_Angeles")).toEqual({ from: "2026-11-01T07:00:00.000Z", to: "2026-12-01T07:59:59.999Z" });
+    expect(rangeQuery({}, "UTC")).toEqual({ from: undefined, to: undefined });
   });
 
   it("writes only the values that are set back into the URL", () => {

@@ -12,6 +12,8 @@ import { request } from "./api";
 import type { ContentBody } from "./content-draft";
 import { restorePlan } from "./survey-restore";
 import { surveyKeys } from "./surveys";
+import { dayBounds } from "@/lib/base/shared/days";
+import { useDayZone } from "./company";
 
 export type ResponseBody = z.input<typeof PostAnswersBody>;
 
@@ -83,18 +85,18 @@ export function searchOf(values: Record<string, string | undefined>): string {
   return params.size ? `?${params}` : "";
 }
 
-/** A day of the date filter (`2026-11-25`) as the API's inclusive bound: its first or last millisecond, in UTC. */
-export function rangeQuery(range: DateRange) {
-  return {
-    from: range.from ? `${range.from}T00:00:00.000Z` : undefined,
-    to: range.to ? `${range.to}T23:59:59.999Z` : undefined,
-  };
+/** The days of the date filter (`2026-11-25`) as the API's inclusive bounds, in the company's zone (docs/api.md#days). */
+export function rangeQuery(range: DateRange, zone: string) {
+  const days = dayBounds(range.from, range.to, zone);
+  return { from: days.from, to: days.to };
 }
 
 export function useResults(id: string, range: DateRange) {
+  // Keyed by the instants, so a change of the company's zone reads again.
+  const bounds = rangeQuery(range, useDayZone());
   return useQuery({
-    queryKey: surveyKeys.results(id, range),
-    queryFn: ({ signal }) => request(answers.results, { params: { id }, query: rangeQuery(range), signal }),
+    queryKey: surveyKeys.results(id, bounds),
+    queryFn: ({ signal }) => request(answers.results, { params: { id }, query: bounds, signal }),
     placeholderData: keepPreviousData,
   });
 }
@@ -107,12 +109,13 @@ export interface AnswersQuery extends DateRange {
 }
 
 export function useAnswers(id: string, query: AnswersQuery) {
+  const bounds = rangeQuery(query, useDayZone());
   return useQuery({
-    queryKey: surveyKeys.answers(id, query),
+    queryKey: surveyKeys.answers(id, { ...query, ...bounds }),
     queryFn: ({ signal }) =>
       request(answers.list, {
         params: { id },
-        query: { ...rangeQuery(query), question: query.question, search: query.search || undefined, cursor: query.cursor, limit: query.limit },
+        query: { ...bounds, question: query.question, search: query.search || undefined, cursor: query.cursor, limit: query.limit },
         signal,
       }),
     placeholderData: keepPreviousData,

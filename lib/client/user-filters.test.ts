@@ -55,12 +55,14 @@ describe("users list view <-> URL", () => {
     expect(withChange({ ...DEFAULT_FILTERS, page: 4 }, { job: "a".repeat(24) }).page).toBe(1);
   });
 
-  it("asks for the count and turns days into whole-day ISO ranges in local time", () => {
-    const query = userListQuery({ ...DEFAULT_FILTERS, createdFrom: "2026-03-01", createdTo: "2026-03-01", email: "a@b.io; c@d.io", bot: "b".repeat(24) });
+  it("asks for the count and turns days into whole-day ISO ranges in the company's zone", () => {
+    const query = userListQuery({ ...DEFAULT_FILTERS, createdFrom: "2026-03-01", createdTo: "2026-03-01", email: "a@b.io; c@d.io", bot: "b".repeat(24) }, "Pacific/Auckland");
     expect(query.count).toBe(true);
     expect(query.email).toEqual(["a@b.io", "c@d.io"]);
     expect(query.bot).toEqual(["b".repeat(24)]);
-    expect(new Date(query.created_gte as string).getTime()).toBe(new Date(2026, 2, 1).getTime());
-    expect(new Date(query.created_lte as string).getTime()).toBe(new Date(2026, 2, 1, 23, 59, 59, 999).getTime());
+    // 1 March in Auckland (UTC+13 in summer) is 28 February 11:00 to 1 March 10:59:59.999 UTC.
+    expect(query.created_gte).toBe("2026-02-28T11:00:00.000Z");
+    expect(query.created_lte).toBe("2026-03-01T10:59:59.999Z");
+    expect(userListQuery({ ...DEFAULT_FILTERS, modifiedFrom: "2026-03-01" }, "UTC").modified_gte).toBe("2026-03-01T00:00:00.000Z");
   });
 });

@@ -4,6 +4,7 @@
  * the list would refuse are dropped rather than sent.
  */
 import { USER_SORTS, type UserSort } from "@/lib/resources/users/contract";
+import { dayBounds } from "@/lib/base/shared/days";
 import type { QueryValue } from "./api";
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
@@ -19,7 +20,7 @@ export interface UserFilters {
   relatedUser: string;
   /** Exact e-mail addresses, comma-separated as typed. */
   email: string;
-  /** Days (`YYYY-MM-DD`, local time), both ends included. */
+  /** Days (`YYYY-MM-DD`, in the company's zone: docs/api.md#days), both ends included. */
   createdFrom: string;
   createdTo: string;
   modifiedFrom: string;
@@ -122,8 +123,6 @@ export function withChange(filters: UserFilters, change: Partial<UserFilters>): 
   return { ...filters, page: 1, ...change };
 }
 
-const startOfDay = (day: string) => new Date(`${day}T00:00:00`).toISOString();
-const endOfDay = (day: string) => new Date(`${day}T23:59:59.999`).toISOString();
 
 export function splitEmails(text: string): string[] {
   return text
@@ -133,9 +132,11 @@ export function splitEmails(text: string): string[] {
     .slice(0, 100);
 }
 
-/** The `GET /v2/users` query of a view (with the total count). */
-export function userListQuery(filters: UserFilters): Record<string, QueryValue> {
+/** The `GET /v2/users` query of a view (with the total count); its days are in `zone` (docs/api.md#days). */
+export function userListQuery(filters: UserFilters, zone: string): Record<string, QueryValue> {
   const emails = splitEmails(filters.email);
+  const created = dayBounds(filters.createdFrom, filters.createdTo, zone);
+  const modified = dayBounds(filters.modifiedFrom, filters.modifiedTo, zone);
   return {
     search: filters.search.trim() || undefined,
     isActive: filters.isActive,
@@ -145,10 +146,10 @@ export function userListQuery(filters: UserFilters): Record<string, QueryValue> 
     bot: filters.bot ? [filters.bot] : undefined,
     relatedUser: filters.relatedUser || undefined,
     email: emails.length > 0 ? emails : undefined,
-    created_gte: filters.createdFrom ? startOfDay(filters.createdFrom) : undefined,
-    created_lte: filters.createdTo ? endOfDay(filters.createdTo) : undefined,
-    modified_gte: filters.modifiedFrom ? startOfDay(filters.modifiedFrom) : undefined,
-    modified_lte: filters.modifiedTo ? endOfDay(filters.modifiedTo) : undefined,
+    created_gte: created.from,
+    created_lte: created.to,
+    modified_gte: modified.from,
+    modified_lte: modified.to,
     page: filters.page,
     limit: filters.limit,
     orderBy: filters.orderBy,

@@ -86,3 +86,16 @@ export function dayRange(day: string, zone: string): { start: Date; end: Date } 
 export function dayOf(instant: Date, zone: string): string {
   return wallClock(instant.getTime(), zone).day;
 }
+
+/**
+ * The inclusive bounds of the days `from` to `to` in `zone`, as the API's ISO date-times: the
+ * first millisecond of `from` and the last of `to`; a missing or malformed day gives no bound.
+ * Every date filter of the admin pages sends its days through this (docs/api.md#days).
+ */
+export function dayBounds(from: string | undefined, to: string | undefined, zone: string): { from?: string; to?: string } {
+  const known = canonicalTimeZone(zone) ?? DEFAULT_TIME_ZONE;
+  return {
+    ...(from && isDay(from) ? { from: dayRange(from, known).start.toISOString() } : {}),
+    ...(to && isDay(to) ? { to: new Date(dayRange(to, known).end.getTime() - 1).toISOString() } : {}),
+  };
+}
