@@ -85,6 +85,12 @@ test.describe("at 1440 px", () => {
   });
 });
 
+test("at 1440 px, Activity's date filter says which zone its days are in: the company's", async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openSignedIn(page, "/activity");
+  await expect(page.getByTestId("day-zone")).toHaveText(/^Days are in [A-Za-z_/]+\.$/);
+});
+
 test.describe("at 390 px", () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
