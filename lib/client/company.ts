@@ -4,7 +4,7 @@ import * as company from "@/lib/resources/companies/contract";
 import { DEFAULT_TIME_ZONE } from "@/lib/base/shared/days";
 import { request } from "./api";
 
-export const companyKeys = { settings: ["company"] as const };
+const companyKeys = { settings: ["company"] as const };
 
 /**
  * The zone the company's days are in; UTC until the settings have loaded (a list's query holds

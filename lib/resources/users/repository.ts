@@ -181,7 +181,6 @@ export async function readUserRecords({ companyId, filter, ...options }: UserRec
 
 /** The stored field behind each order of the list (docs/api.md#sorting). */
 export const USER_SORT_FIELDS = { modifiedAt: "modifiedAt", createdAt: "createdAt", name: "nameSort", email: "email" } as const;
-export type UserSortKey = keyof typeof USER_SORT_FIELDS;
 
 /**
  * A page of user records with each one's stored value of the sort field `key`: a cursor carries
