@@ -58,7 +58,7 @@ const STALE_LIMIT_MS = 10 * 60_000;
 const KEEP_MS = 24 * 3600_000;
 
 /** When a count counted at `countedAt` in `tookMs` is next counted again: at least {@link FRESH_MS}, ten times its cost for a dear one, so a recount takes at most a tenth of the database's time. */
-export const refreshAfter = (countedAt: Date, tookMs: number): number => countedAt.getTime() + Math.max(FRESH_MS, 10 * tookMs);
+const refreshAfter = (countedAt: Date, tookMs: number): number => countedAt.getTime() + Math.max(FRESH_MS, 10 * tookMs);
 
 // The driver's collection, never in a transaction's session: a count and a mark are bookkeeping
 // beside the writes, and a mark raised inside a write's transaction would make concurrent writes

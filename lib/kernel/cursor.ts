@@ -17,7 +17,7 @@ import { oid } from "./ids";
 import { purposeKey } from "./secret";
 
 /** A field of a list's sort order, with the type its values have in the database. */
-export interface SortField {
+interface SortField {
   name: string;
   type: "date" | "objectId" | "string" | "number";
 }
@@ -141,7 +141,7 @@ async function mac(payload: string, scope: ListScope): Promise<string> {
   return createHmac("sha256", await purposeKey("cursor")).update(bound).digest("base64url").slice(0, MAC_LENGTH);
 }
 
-export async function encodeCursor(position: unknown[], order: ListOrder, scope: ListScope): Promise<string> {
+async function encodeCursor(position: unknown[], order: ListOrder, scope: ListScope): Promise<string> {
   const values = order.fields.map((field, index) => encodeValue(field, position[index]));
   const payload = Buffer.from(JSON.stringify(values)).toString("base64url");
   return `${payload}.${await mac(payload, scope)}`;

@@ -15,7 +15,7 @@ export interface ParsedQuery {
 }
 
 /** Parameters every route understands, handled by the wrapper itself. */
-export const WRAPPER_PARAMS = new Set(["debug"]);
+const WRAPPER_PARAMS = new Set(["debug"]);
 
 export function parseQuery(params: URLSearchParams, schema: z.ZodObject | undefined): ParsedQuery {
   const shape = schema?.shape ?? {};
@@ -56,7 +56,7 @@ export function parseQuery(params: URLSearchParams, schema: z.ZodObject | undefi
 }
 
 /** Whether a schema field (through optional/default/pipe wrappers) is an array. */
-export function isArraySchema(schema: unknown): boolean {
+function isArraySchema(schema: unknown): boolean {
   let current = schema as z.ZodType | undefined;
   for (let depth = 0; current && depth < 10; depth++) {
     const def = current._zod.def as { type: string; innerType?: z.ZodType; in?: z.ZodType };

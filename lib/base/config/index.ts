@@ -26,7 +26,7 @@ const PUBLIC_URL_RULE = "must be an origin: http:// or https://, a host and an o
  * product is served at the root of its host (no path prefix), so a path is refused rather than
  * silently dropped. One trailing slash is allowed.
  */
-export function parsePublicUrl(text: string): string | undefined {
+function parsePublicUrl(text: string): string | undefined {
   let url: URL;
   try {
     url = new URL(text);

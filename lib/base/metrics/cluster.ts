@@ -24,7 +24,7 @@ const COLLECT = "usersurveys:metrics-collect";
 const COLLECTED = "usersurveys:metrics-collected";
 
 /** How long the primary waits for every worker's registry. */
-export const COLLECT_TIMEOUT_MS = 5_000;
+const COLLECT_TIMEOUT_MS = 5_000;
 /** How long a worker waits for the primary's answer: longer than the primary waits for the workers. */
 const SCRAPE_TIMEOUT_MS = COLLECT_TIMEOUT_MS + 2_000;
 

@@ -9,4 +9,3 @@ export const EVENT_ACTIONS = ["created", "updated", "deleted"] as const;
 export type EventAction = (typeof EVENT_ACTIONS)[number];
 
 export const EVENT_TYPES = EVENT_RESOURCES.flatMap((resource) => EVENT_ACTIONS.map((action) => `${resource}.${action}` as const));
-export type EventType = `${EventResource}.${EventAction}`;

@@ -1,7 +1,7 @@
 /** What the exports of the lists share (docs/api.md#export): the format parameter and its document. */
 import { z } from "zod";
 
-export const EXPORT_FORMATS = ["csv", "ndjson"] as const;
+const EXPORT_FORMATS = ["csv", "ndjson"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export const exportFormat = z.enum(EXPORT_FORMATS, { error: "must be csv or ndjson" }).default("csv");

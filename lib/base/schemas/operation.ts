@@ -51,7 +51,7 @@ export interface ComponentNames {
 }
 
 /** What the OpenAPI document says of an operation beyond its schemas. */
-export interface OperationDoc<R extends z.ZodObject | undefined = z.ZodObject | undefined> {
+interface OperationDoc<R extends z.ZodObject | undefined = z.ZodObject | undefined> {
   summary: string;
   description?: string;
   tag: string;
@@ -110,7 +110,7 @@ function declare<T extends Operation>(operation: T): T {
 }
 
 /** Whether a value is an operation declared with {@link operation} or {@link publicOperation}. */
-export function isOperation(value: unknown): value is Operation {
+function isOperation(value: unknown): value is Operation {
   return typeof value === "object" && value !== null && declared.has(value);
 }
 

@@ -6,7 +6,7 @@
  */
 
 /** What stands for a hidden part. */
-export const MASK = "•••";
+const MASK = "•••";
 
 /** The mask as a URL may carry it: itself, or percent-encoded by a client that encoded it. */
 const MASKED = /•|%E2%80%A2/i;

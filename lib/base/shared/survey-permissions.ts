@@ -34,13 +34,13 @@ import { z } from "zod";
 export const SurveyVersion = z.union([z.literal(1), z.literal(2)], { error: "must be 1 or 2" });
 export type SurveyVersion = z.infer<typeof SurveyVersion>;
 
-export interface PermissionV2<Id> {
+interface PermissionV2<Id> {
   accessRole: Id;
   canAnswer: boolean;
   canViewAnswers: boolean;
 }
 
-export interface GroupPermissionV2<Id> {
+interface GroupPermissionV2<Id> {
   group: string;
   accessRoles: Id[];
 }
@@ -61,11 +61,11 @@ export interface MigrationNotes {
   warning(code: string, message: string, path?: string): void;
 }
 
-export const V1_FIELDS = ["permissions", "group", "groupPermissions"] as const;
-export const V2_FIELDS = ["permissionsV2", "groupPermissionsV2", "onlySubSurvey"] as const;
-export type PermissionField = (typeof V1_FIELDS)[number] | (typeof V2_FIELDS)[number];
+const V1_FIELDS = ["permissions", "group", "groupPermissions"] as const;
+const V2_FIELDS = ["permissionsV2", "groupPermissionsV2", "onlySubSurvey"] as const;
+type PermissionField = (typeof V1_FIELDS)[number] | (typeof V2_FIELDS)[number];
 
-export const fieldsOfVersion = (version: SurveyVersion): readonly PermissionField[] => (version === 1 ? V1_FIELDS : V2_FIELDS);
+const fieldsOfVersion = (version: SurveyVersion): readonly PermissionField[] => (version === 1 ? V1_FIELDS : V2_FIELDS);
 
 /**
  * The fields of the model `to` derived from `state` (already holding the PATCH's own values),

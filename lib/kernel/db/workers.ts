@@ -18,7 +18,7 @@ import { BSON, type Document } from "mongodb";
 import mongoose from "mongoose";
 
 /** A task: plain arguments in (BSON types allowed), plain data out. */
-export type Task = (args: never) => Promise<unknown>;
+type Task = (args: never) => Promise<unknown>;
 export type Tasks = Record<string, Task>;
 
 /** Where and how a worker connects: as the process that starts it did (lib/kernel/db connect()). */

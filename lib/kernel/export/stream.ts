@@ -28,7 +28,7 @@ import { protectCell } from "@/lib/base/shared/csv-cells";
  * Small enough that a batch is mostly garbage before the young generation is next collected, so
  * little of it reaches the old generation, whose collections come far apart (docs/benchmarks.md#export).
  */
-export const EXPORT_BATCH = 500;
+const EXPORT_BATCH = 500;
 
 /**
  * The batches of a keyset walk: `read` answers at most `limit` records of the list in `order`

@@ -7,7 +7,7 @@
  */
 import { ServiceError } from "@/lib/kernel/errors";
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Objects and arrays inside one another; the outermost value is level 1. */
 export const MAX_BODY_DEPTH = 64;

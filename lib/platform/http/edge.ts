@@ -10,7 +10,7 @@ import type { TrustProxy } from "@/lib/base/config/trust-proxy";
 import { createNonce, proxyTrusted, securityHeaders, servedOverHttps } from "./security-headers";
 
 /** The methods the product serves; any other is `405` with this `Allow`. */
-export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 export const ALLOW = SERVED_METHODS.join(", ");
 const served = new Set<string>(SERVED_METHODS);
 

@@ -14,7 +14,7 @@ import { jsonResponse } from "./reply";
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** `503 service_unavailable` with `Retry-After`: the database does not answer now. */
-export function databaseUnavailable(): ServiceError {
+function databaseUnavailable(): ServiceError {
   return new ServiceError("service_unavailable", "The database is not available at the moment; try again shortly.", undefined, {
     "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
   });

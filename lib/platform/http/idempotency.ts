@@ -19,8 +19,8 @@ import {
   takeOver,
 } from "@/lib/resources/requests/repository";
 
-export const IDEMPOTENCY_HEADER = "Idempotency-Key";
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+const IDEMPOTENCY_HEADER = "Idempotency-Key";
+const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /** The `Idempotency-Key` of a `POST`, checked; `undefined` without one (or for another method). */
 export function idempotencyKey(request: Request): string | undefined {

@@ -17,7 +17,7 @@ export const companyLimiter = new SharedRateLimiter(() => loadConfig().companyRa
 /** The routes without a token, per client address. */
 export const addressLimiter = new SharedRateLimiter(perMinute);
 /** Refused tokens and session cookies per client address: 30 a minute, then `429` instead of `401`. */
-export const REFUSED_CREDENTIALS_PER_MINUTE = 30;
+const REFUSED_CREDENTIALS_PER_MINUTE = 30;
 export const refusedCredentials = new SharedRateLimiter(() => REFUSED_CREDENTIALS_PER_MINUTE);
 
 /** The client's address as per-address limits count it (lib/platform/http/client-address.ts, `TRUST_PROXY`). */

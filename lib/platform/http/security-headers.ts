@@ -18,7 +18,7 @@ export const FIXED_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** A year; no `includeSubDomains`, which would bind sibling hosts this server knows nothing of. */
-export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
+const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
 
 export interface PolicyOptions {
   /** Fresh for each request (`createNonce`). */

@@ -20,7 +20,7 @@ import { RateLimitedError, type RateState } from "./rate-limit";
 
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 export const FAILURES_PER_EMAIL_AND_ADDRESS = 10;
-export const FAILURES_PER_ADDRESS = 50;
+const FAILURES_PER_ADDRESS = 50;
 
 export interface SignInAttempt {
   /** The credentials were right: the reservation is returned and the pair's failures forgotten. */

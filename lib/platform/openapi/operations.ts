@@ -7,8 +7,6 @@
 import type { Method, Operation } from "@/lib/base/schemas/operation";
 import { OPERATIONS } from "@/lib/resources";
 
-export { OPERATIONS };
-
 /** The operations grouped by path, in the order of {@link OPERATIONS}. */
 export const PATHS: Map<string, Partial<Record<Method, Operation>>> = new Map();
 for (const operation of OPERATIONS) {

@@ -10,5 +10,3 @@ export const readTasks = {
   userPage: readUserPage,
   surveyRecords: readSurveyRecords,
 };
-
-export type ReadTasks = typeof readTasks;

@@ -53,7 +53,7 @@ export interface AuditDoc {
 export type NewAuditDoc = Omit<AuditDoc, "_id">;
 
 /** The name of the TTL index, so that a start finds it to change its expiry. */
-export const RETENTION_INDEX = "createdAt_ttl";
+const RETENTION_INDEX = "createdAt_ttl";
 
 /**
  * Makes the TTL index expire entries after `days`: created when missing, changed in place with

@@ -26,9 +26,9 @@ const SYSTEM: Actor = { type: "system", id: null, name: "System" };
 const SECRET_FIELD = /^(password\w*|\w*hash|\w*secret|\w*token|key|apiKey)$/i;
 
 /** More changed fields than this in one change are not listed one by one (the event still names them all). */
-export const MAX_CHANGES = 200;
+const MAX_CHANGES = 200;
 /** A value whose JSON is longer than this is stored as a note of its size, not whole. */
-export const MAX_VALUE_CHARS = 4000;
+const MAX_VALUE_CHARS = 4000;
 const MAX_USER_AGENT = 512;
 /** What a create "sets" that names the record rather than describes it: the entry's resource and date say it. */
 const IDENTITY = new Set(["_id", "createdAt"]);

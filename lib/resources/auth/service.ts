@@ -18,9 +18,9 @@ import { signingKey } from "@/lib/resources/auth/secret";
 import { auditFailedSignIn, auditSignIn, auditSignOut } from "@/lib/resources/audit/service";
 
 /** Access tokens of a sign-in session are short-lived; `/api/auth/token` gives fresh ones. */
-export const BROWSER_TOKEN_TTL_SECONDS = 15 * 60;
-export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
-export const MAX_API_TOKEN_TTL_SECONDS = 366 * 24 * 60 * 60;
+const BROWSER_TOKEN_TTL_SECONDS = 15 * 60;
+const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
+const MAX_API_TOKEN_TTL_SECONDS = 366 * 24 * 60 * 60;
 /** `lastRequestDate` is written at most this often per user (docs/api.md#tokens). */
 const LAST_REQUEST_GRANULARITY_MS = 60_000;
 

@@ -4,7 +4,7 @@
  * tokens stored as SHA-256 hashes, so a copy of the database does not hold usable tokens either).
  * One way to the database: Mongoose models with typed lean results.
  */
-import mongoose, { Schema } from "mongoose";
+import { Schema } from "mongoose";
 import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import type { ObjectId as Id } from "@/lib/kernel/ids";
 
@@ -41,8 +41,6 @@ sessionSchema.index({ userId: 1 });
 sessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 export const Session = defineModel("Session", sessionSchema);
 
-
-export type SessionDoc = mongoose.InferSchemaType<typeof sessionSchema> & { _id: mongoose.Types.ObjectId };
 
 // ---------------------------------------------------------------------------------------------
 // Passwords

@@ -14,7 +14,7 @@ import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define
 import type { ObjectId as Id } from "@/lib/kernel/ids";
 
 /** Events are kept this long, then the database removes them (at least the 30 days promised). */
-export const EVENT_RETENTION_DAYS = 90;
+const EVENT_RETENTION_DAYS = 90;
 
 /** `{ type, id }`: of the record changed, or of who changed it. */
 const reference = new Schema({ type: { type: String, required: true }, id: { type: String, required: true } }, { _id: false });
@@ -77,7 +77,7 @@ export const newEventDoc = (event: NewEvent): EventDoc => ({ _id: new mongoose.T
  * Readers call it before they read; two at once conflict on the sequence document and one retries,
  * so each event gets one number and a number is never given to an event after a greater one was.
  */
-export async function numberPending(company: Id): Promise<void> {
+async function numberPending(company: Id): Promise<void> {
   // Most reads find nothing to number: one indexed read, then no transaction at all.
   if (!(await Event.exists({ pending: true, company }))) return;
   for (;;) {

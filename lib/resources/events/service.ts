@@ -87,7 +87,7 @@ export async function writeChange(described: DescribedChange): Promise<void> {
  * ids, a date) whole. A field absent, `null` or an empty list on one side and set on the other is
  * a change; absent and `null` are the same.
  */
-export function changedPaths(before: unknown, after: unknown, path = ""): string[] {
+function changedPaths(before: unknown, after: unknown, path = ""): string[] {
   if (isRecord(before) && isRecord(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
     return keys.flatMap((key) => changedPaths(before[key], after[key], path ? `${path}.${key}` : key));

@@ -13,7 +13,7 @@ import type { ObjectId as Id } from "@/lib/kernel/ids";
 import { MAX_JOB_ERRORS, type JobError, type JobSummary } from "./contract";
 
 /** Jobs are kept this long, then the database removes them. */
-export const JOB_RETENTION_DAYS = 30;
+const JOB_RETENTION_DAYS = 30;
 /** A file chunk left behind by an upload that never became a job is removed after this. */
 const CHUNK_RETENTION_DAYS = 7;
 /** Bytes per stored chunk of an uploaded file: well under MongoDB's 16 MiB document limit. */

@@ -9,9 +9,9 @@ import { secretToken, type ObjectId } from "@/lib/kernel/ids";
 import { insertInvitation } from "./repository";
 import { sendMail } from "./service";
 
-export const INVITATION_TTL_HOURS = 72;
+const INVITATION_TTL_HOURS = 72;
 
-export const invitationPath = (token: string) => `/invitation/${token}`;
+const invitationPath = (token: string) => `/invitation/${token}`;
 
 export async function inviteUser(invitee: { userId: ObjectId; email: string; companyId: ObjectId }): Promise<void> {
   const now = new Date();

@@ -21,7 +21,7 @@ export interface Mail {
 }
 
 /** The sender: `no-reply@` the host of PUBLIC_URL (docs/deployment.md#public_url). */
-export const mailFrom = () => `Users & Surveys <no-reply@${new URL(loadConfig().publicUrl).hostname.replace(/^\[|\]$/g, "")}>`;
+const mailFrom = () => `Users & Surveys <no-reply@${new URL(loadConfig().publicUrl).hostname.replace(/^\[|\]$/g, "")}>`;
 
 const transports = new Map<string, Transporter>();
 

@@ -26,7 +26,7 @@ import {
   readBootstrapMarker,
 } from "@/lib/resources/companies/repository";
 
-export const DEFAULT_COMPANY_NAME = "Default company";
+const DEFAULT_COMPANY_NAME = "Default company";
 
 export interface CreatedCompany {
   company: CompanyRecord;

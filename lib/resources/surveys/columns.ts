@@ -30,7 +30,7 @@ export const SURVEY_COLUMNS = [
   "modifiedAt",
   "__v",
 ] as const;
-export type SurveyColumn = (typeof SURVEY_COLUMNS)[number];
+type SurveyColumn = (typeof SURVEY_COLUMNS)[number];
 
 /** The names a batch of records needs, to load before {@link surveyRow}. */
 export const surveyReferences = (records: SurveyRecord[]) => ({ accessRoles: records.flatMap((record) => record.permissions) });

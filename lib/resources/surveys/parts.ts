@@ -24,8 +24,6 @@ surveyRevisionSchema.index({ survey: 1, __v: 1 }, { unique: true });
 
 export const SurveyRevision = defineModel("SurveyRevision", surveyRevisionSchema);
 
-export type SurveyRevisionDoc = mongoose.InferSchemaType<typeof surveyRevisionSchema> & { _id: mongoose.Types.ObjectId };
-
 /** A component of a survey: a conversation that asks its questions in `order`. */
 const surveyChatSchema = new Schema(
   {

@@ -95,7 +95,7 @@ surveySchema.index({ company: 1, isActive: 1, code: 1 });
 
 export const Survey = defineModel("Survey", surveySchema);
 
-export type SurveyDoc = mongoose.InferSchemaType<typeof surveySchema> & { _id: mongoose.Types.ObjectId };
+type SurveyDoc = mongoose.InferSchemaType<typeof surveySchema> & { _id: mongoose.Types.ObjectId };
 
 /** A survey as a read without Mongoose documents answers it: permission entries are plain objects. */
 export type LeanSurvey = Omit<SurveyDoc, "group" | "permissionsV2" | "groupPermissionsV2" | "chat"> & {

@@ -14,7 +14,7 @@
 import type { Document } from "mongodb";
 import { escapeRegExp } from "@/lib/kernel/text";
 
-export const MAX_PREFIX = 32;
+const MAX_PREFIX = 32;
 
 /** Case folding of `search`: lowercase (accents are kept: the match is literal). */
 export const lower = (text: string): string => text.toLowerCase();

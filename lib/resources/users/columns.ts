@@ -38,7 +38,7 @@ export const USER_COLUMNS = [
   "createdAt",
   "modifiedAt",
 ] as const;
-export type UserColumn = (typeof USER_COLUMNS)[number];
+type UserColumn = (typeof USER_COLUMNS)[number];
 
 /** The columns the import reads: CSV column → the field it sets (`name.*` parts and the rest); docs/api.md#import lists them. */
 export const IMPORT_COLUMNS: Record<string, string> = {
@@ -57,7 +57,7 @@ export const IMPORT_COLUMNS: Record<string, string> = {
 export const importTemplate = () => `${Object.keys(IMPORT_COLUMNS).join(",")}\r\n`;
 
 /** What joins the names of a list column (`accessRoles`, `properties`). */
-export const LIST_SEPARATOR = ";";
+const LIST_SEPARATOR = ";";
 
 /** The names a batch of records needs, to load before {@link userRow}. */
 export const userReferences = (records: UserRecord[]) => ({
@@ -67,7 +67,7 @@ export const userReferences = (records: UserRecord[]) => ({
 });
 
 /** A user's cells, by column. */
-export function userCells(record: UserRecord, names: ReferenceNames): Record<UserColumn, string> {
+function userCells(record: UserRecord, names: ReferenceNames): Record<UserColumn, string> {
   return {
     _id: record._id,
     email: record.email,

@@ -37,7 +37,7 @@ export interface ImportSummary {
 }
 
 /** The fields a row sets; a field left out is left as it is (or takes a new user's default). */
-export interface RowFields {
+interface RowFields {
   email?: unknown;
   /** Name parts (an object), or whatever an NDJSON record held there. */
   name?: unknown;
@@ -58,9 +58,6 @@ export interface ImportRow {
   /** Set when the row could not be read at all. */
   errors?: RowError[];
 }
-
-/** Columns of the export that the service sets itself: read and ignored. Any other unknown column is ignored too. */
-export const IGNORED_COLUMNS = ["_id", "search", "companies", "createdAt", "modifiedAt", "lastRequestDate", "isOnline", "termsConditions", "properties", "bot", "extensions"];
 
 /** Where a field's error is reported: the CSV column, or the NDJSON record's path. */
 export function reportedPath(path: string, csv: boolean): string {

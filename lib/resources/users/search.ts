@@ -13,7 +13,7 @@ export function fold(text: string): string {
   return text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
 }
 
-export function words(text: string): string[] {
+function words(text: string): string[] {
   return fold(text).split(NOT_WORD).filter(Boolean);
 }
 

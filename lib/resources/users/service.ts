@@ -227,7 +227,7 @@ const duplicateEmail = () =>
  * (access roles, properties, the company's hierarchy entry, `isActive`) is per company and its
  * admins change it alone. See docs/security.md, "Who may change a user of several companies".
  */
-export const ACCOUNT_FIELDS = ["password", "name", "phone", "job", "bot", "extensions", "isOnline", "termsConditions"] as const;
+const ACCOUNT_FIELDS = ["password", "name", "phone", "job", "bot", "extensions", "isOnline", "termsConditions"] as const;
 
 /**
  * Applies a PATCH as one atomic update pipeline, so concurrent PATCHes of one user never conflict:

@@ -32,7 +32,7 @@ const PAGING = ["page", "cursor", "count"];
 const DAY_PARAMETERS = ["created", "created_gt", "created_gte", "created_lt", "created_lte", "modified", "modified_gt", "modified_gte", "modified_lt", "modified_lte"];
 
 /** The query string as stored: checked with the list's own schema, paging dropped. */
-export const viewQuery = (resource: ViewResource, query: string): string =>
+const viewQuery = (resource: ViewResource, query: string): string =>
   checkListQuery(query, LIST_SCHEMAS[resource], { path: "query", drop: PAGING, days: resource === "users" ? DAY_PARAMETERS : [] }).query;
 
 export async function listViews(auth: Principal, query: ListViewsQuery, adminHeader: string | null): Promise<ViewList> {

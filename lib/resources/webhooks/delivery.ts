@@ -37,11 +37,11 @@ import { recordWebhookEvent } from "./service";
 import { checkDestination, type Destination } from "./url-guard";
 
 /** Attempts at one event, the first included (docs/api.md#webhooks). */
-export const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 8;
 /** Each retry waits this many times longer than the one before. */
-export const BACKOFF_FACTOR = 3;
+const BACKOFF_FACTOR = 3;
 /** A receiver has this long to answer. */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
 /** Events read from a company's feed at a time. */
 const FEED_BATCH = 100;
 
@@ -64,7 +64,7 @@ export function retryDelayMs(attempt: number, baseMs: number, random = Math.rand
 }
 
 /** The event as delivered: the record `GET /v2/events` shows. */
-export function eventBody(event: EventDoc): string {
+function eventBody(event: EventDoc): string {
   return JSON.stringify({
     _id: event._id.toHexString(),
     type: event.type,
@@ -80,7 +80,7 @@ export function eventBody(event: EventDoc): string {
  * When a delivery's event was created: its body says so to the millisecond ({@link eventBody});
  * the event's id, to the second, for a body that does not.
  */
-export function eventCreatedAt(delivery: Pick<DeliveryDoc, "body" | "eventId">): Date {
+function eventCreatedAt(delivery: Pick<DeliveryDoc, "body" | "eventId">): Date {
   try {
     const { createdAt } = JSON.parse(delivery.body) as { createdAt?: unknown };
     const date = typeof createdAt === "string" ? new Date(createdAt) : undefined;

@@ -35,7 +35,7 @@ export const Webhook = defineModel("Webhook", webhookSchema);
 export type WebhookDoc = mongoose.InferSchemaType<typeof webhookSchema> & { _id: mongoose.Types.ObjectId };
 
 /** Deliveries are kept this long, then the database removes them. */
-export const DELIVERY_RETENTION_DAYS = 30;
+const DELIVERY_RETENTION_DAYS = 30;
 
 const deliverySchema = new Schema(
   {

@@ -239,7 +239,7 @@ function toWebhookRecord(doc: WebhookDoc): WebhookRecord {
   };
 }
 
-export function toDeliveryRecord(doc: DeliveryDoc): DeliveryRecord {
+function toDeliveryRecord(doc: DeliveryDoc): DeliveryRecord {
   return {
     _id: doc._id.toHexString(),
     eventId: doc.eventId.toHexString(),

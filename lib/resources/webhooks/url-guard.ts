@@ -77,7 +77,7 @@ export const isInternalAddress = (address: string): boolean => specialRange(addr
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
 
 /** Whether `WEBHOOK_ALLOWED_HOSTS` lists the URL's host as written (never its addresses). */
-export function isAllowedHost(url: URL): boolean {
+function isAllowedHost(url: URL): boolean {
   return loadConfig().webhookAllowedHosts.includes(hostOf(url));
 }
 

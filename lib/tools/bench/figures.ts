@@ -74,7 +74,7 @@ function combine(slices: Slice[]): Slice {
   };
 }
 
-export function median(values: number[]): number {
+function median(values: number[]): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

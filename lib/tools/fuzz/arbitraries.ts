@@ -16,7 +16,7 @@ import { FUZZ_WEBHOOK_ORIGIN, IdRef, type IdKind, idsOf, type Node, Obj, Raw } f
 import type { JsonSchema } from "@/lib/platform/openapi/schema";
 
 /** Deepest nesting generated: far beyond the 64 levels a body may have (docs/api.md#text-fields). */
-export const MAX_DEPTH = 20_000;
+const MAX_DEPTH = 20_000;
 
 const OBJECT_ID_PATTERN = "^[0-9a-fA-F]{24}$";
 
@@ -42,7 +42,7 @@ const KIND_OF_NAME: Record<string, IdKind> = {
   question: "questions",
 };
 
-export const kindOfName = (name: string | undefined): IdKind => (name && KIND_OF_NAME[name]) || "users";
+const kindOfName = (name: string | undefined): IdKind => (name && KIND_OF_NAME[name]) || "users";
 
 // ---------------------------------------------------------------------------------------------
 // Ids
@@ -52,7 +52,7 @@ export const kindOfName = (name: string | undefined): IdKind => (name && KIND_OF
  * newest): few enough choices that a list of them is unique when its indexes are, and new records
  * are soon named. Sometimes written in upper case, which names the same record.
  */
-export const validId = (kind: IdKind): fc.Arbitrary<IdRef> =>
+const validId = (kind: IdKind): fc.Arbitrary<IdRef> =>
   fc.tuple(fc.nat({ max: 3 }), fc.nat({ max: 5 })).map(([index, upper]) => new IdRef(kind, index, "own", upper === 0));
 
 /** The id in a path: any of the acting company's records of the kind. */
@@ -60,10 +60,10 @@ export const validPathId = (kind: IdKind): fc.Arbitrary<IdRef> =>
   fc.tuple(fc.nat(), fc.nat({ max: 5 })).map(([index, upper]) => new IdRef(kind, index, "own", upper === 0));
 
 /** A well-formed id of no record. */
-export const unknownId = (kind: IdKind): fc.Arbitrary<IdRef> => fc.nat().map((index) => new IdRef(kind, index, "unknown"));
+const unknownId = (kind: IdKind): fc.Arbitrary<IdRef> => fc.nat().map((index) => new IdRef(kind, index, "unknown"));
 
 /** The other company's record. */
-export const foreignId = (kind: IdKind): fc.Arbitrary<IdRef> => fc.nat().map((index) => new IdRef(kind, index, "foreign"));
+const foreignId = (kind: IdKind): fc.Arbitrary<IdRef> => fc.nat().map((index) => new IdRef(kind, index, "foreign"));
 
 /** Strings that are almost, or not at all, ids. */
 export const malformedId: fc.Arbitrary<string> = fc.oneof(
@@ -177,7 +177,7 @@ export const hostileKey: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** `depth` levels of arrays or objects around a number, as JSON text. */
-export const nested = (depth: number, kind: "array" | "object"): Raw => {
+const nested = (depth: number, kind: "array" | "object"): Raw => {
   const label = `${kind}s nested ${depth <= 100 ? "2–100" : depth <= 1000 ? "101–1000" : "over 1000"} levels`;
   return kind === "array"
     ? new Raw(`${"[".repeat(depth)}1${"]".repeat(depth)}`, label)
@@ -201,7 +201,7 @@ const raws = (texts: string[], label: string) => fc.constantFrom(...texts).map((
 const labelled = (label: string, strings: fc.Arbitrary<string>) => strings.map((text) => new Raw(JSON.stringify(text), label));
 
 /** A huge string (up to beyond the 1 MiB body limit). */
-export const hugeString: fc.Arbitrary<string> = fc
+const hugeString: fc.Arbitrary<string> = fc
   .oneof({ arbitrary: fc.integer({ min: 201, max: 20_000 }), weight: 8 }, { arbitrary: fc.integer({ min: 20_001, max: 1_100_000 }), weight: 1 })
   .chain((n) => fc.constantFrom("x", "é", "\u0000", "😀").map((unit) => unit.repeat(Math.ceil(n / unit.length))));
 
@@ -215,7 +215,7 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Any value an attacker may put where a schema expects something else. */
-export const hostileValue: fc.Arbitrary<Node> = fc.oneof(
+const hostileValue: fc.Arbitrary<Node> = fc.oneof(
   { arbitrary: deepNesting, weight: 3 },
   { arbitrary: raws(HUGE_NUMBERS, "number"), weight: 3 },
   { arbitrary: raws(LONE_SURROGATES, "lone surrogate"), weight: 1 },

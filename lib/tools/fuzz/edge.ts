@@ -18,11 +18,11 @@ import { OPERATIONS } from "@/lib/resources";
 const root = path.resolve(__dirname, "..", "..", "..");
 
 /** Methods no route serves: Node's parser knows some (TRACE, PROPFIND…), refuses others (TRACK, made-up tokens). */
-export const HOSTILE_METHODS = ["TRACE", "TRACK", "CONNECT", "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "SEARCH", "PURGE", "M-SEARCH", "QUERY", "LINK", "REPORT", "FOO", "get", "DEBUG", "X".repeat(40)];
+const HOSTILE_METHODS = ["TRACE", "TRACK", "CONNECT", "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "SEARCH", "PURGE", "M-SEARCH", "QUERY", "LINK", "REPORT", "FOO", "get", "DEBUG", "X".repeat(40)];
 const SERVED = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /** Segments that break a path's encoding or meaning, as raw bytes (latin1: one char, one byte). */
-export const HOSTILE_SEGMENTS = [
+const HOSTILE_SEGMENTS = [
   "%ZZ",
   "%",
   "%f",
@@ -71,7 +71,7 @@ export interface EdgeFailure extends EdgeCase {
 const fill = (template: string) => template.replace(/\{[^}]+\}|\[[^\]]+\]/g, "ffffffffffffffffffffffff");
 
 /** The page paths of `app/` (each folder with a page.tsx; route groups `(x)` leave the URL). */
-export function pagePaths(dir = path.join(root, "app"), prefix = ""): string[] {
+function pagePaths(dir = path.join(root, "app"), prefix = ""): string[] {
   const paths: string[] = [];
   for (const entry of readdirSync(dir)) {
     const full = path.join(dir, entry);

@@ -20,7 +20,7 @@ import { IdRef, idsOf, type Node, Raw, rawLabels, toJsonText } from "./values";
 import { type FuzzCompany, type FuzzWorld, forget, type OperationSpec, remember, rememberChild, rememberContent } from "./world";
 import { AnswerValidator } from "@/lib/platform/openapi/validate";
 
-export { CaseArbitraries, type FuzzCase } from "./cases";
+export { type FuzzCase } from "./cases";
 export { type FuzzWorld, operationSpecs, type OperationSpec, seedWorld } from "./world";
 
 // ---------------------------------------------------------------------------------------------
@@ -367,7 +367,7 @@ const short = (text: string, max: number) => (text.length > max ? `${text.slice(
 // ---------------------------------------------------------------------------------------------
 // A run and its figures
 
-export interface Failure {
+interface Failure {
   /** What went wrong, with ids and numbers left out: one entry per kind of failure. */
   signature: string;
   problems: string[];

@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const keyOf = (operation: Pick<Operation, "method" | "path">) => `${operation.method.toUpperCase()} ${operation.path}`;
 
 /** `/v2/users/{id}` → `<root>/app/v2/users/[id]/route.ts`. */
-export function routeFileOf(operationPath: string): string {
+function routeFileOf(operationPath: string): string {
   const segments = operationPath.split("/").filter(Boolean).map((segment) => segment.replace(/^\{(.+)\}$/, "[$1]"));
   return path.join(ROOT, "app", ...segments, "route.ts");
 }

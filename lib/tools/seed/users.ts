@@ -10,9 +10,9 @@ import { isBulkOfDuplicates } from "@/lib/kernel/errors";
 import { oid, stableId, type ObjectId } from "@/lib/kernel/ids";
 import { usersChanged } from "@/lib/resources/users/service";
 
-export const JOB_TITLES = ["Chief Executive", "Engineering Manager", "Software Engineer", "Designer", "Product Manager", "Sales Representative", "Support Agent", "Data Analyst", "Recruiter", "Accountant"];
-export const PROPERTIES = ["Madrid office", "Bogotá office", "México office", "Remote", "Night shift", "Contractor", "Mentor", "On call"];
-export const BOTS = ["Welcome bot", "Survey bot", "Reminder bot", "Helpdesk bot"];
+const JOB_TITLES = ["Chief Executive", "Engineering Manager", "Software Engineer", "Designer", "Product Manager", "Sales Representative", "Support Agent", "Data Analyst", "Recruiter", "Accountant"];
+const PROPERTIES = ["Madrid office", "Bogotá office", "México office", "Remote", "Night shift", "Contractor", "Mentor", "On call"];
+const BOTS = ["Welcome bot", "Survey bot", "Reminder bot", "Helpdesk bot"];
 
 const FIRST = ["Ana", "José", "María", "Lucía", "Martín", "Sofía", "Andrés", "Camila", "Íñigo", "Valentina", "Mateo", "Renée", "Zoë", "Björn", "Noé", "Chloé", "Raúl", "Inés", "Tomás", "Elena"];
 const LAST = ["Pérez", "García", "Rodríguez", "Núñez", "López", "Martínez", "Gómez", "Díaz", "Álvarez", "Muñoz", "Ortega", "Castaño", "Müller", "Ibáñez", "Serrano", "Peña"];

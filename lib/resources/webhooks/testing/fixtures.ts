@@ -8,7 +8,7 @@ import { inTransaction } from "@/lib/kernel/db/transaction";
 import { appendEvent } from "@/lib/resources/events/repository";
 import { oid } from "@/lib/kernel/ids";
 
-export interface Received {
+interface Received {
   /** The request's target: path and query as sent. */
   url: string;
   headers: IncomingHttpHeaders;
