@@ -139,7 +139,7 @@ export async function insertResponse(docs: StoredAnswer[]): Promise<void> {
   }
 }
 
-export const findAnswers = (filter: Filter<Document>, options: ReadOptions): Promise<StoredAnswer[]> => findDocs<StoredAnswer>(Answer, filter, options);
+const findAnswers = (filter: Filter<Document>, options: ReadOptions): Promise<StoredAnswer[]> => findDocs<StoredAnswer>(Answer, filter, options);
 
 /** What the answers list and its export select of a survey's answers (docs/api.md#answers). */
 interface AnswerFilters {

@@ -92,7 +92,7 @@ userSchema.index({ "companies.hierarchy.subordinate": 1 });
 export const User = defineModel("User", userSchema);
 
 /** A user as stored (what `.lean()` reads). */
-export type UserDoc = mongoose.InferSchemaType<typeof userSchema> & { _id: mongoose.Types.ObjectId };
+type UserDoc = mongoose.InferSchemaType<typeof userSchema> & { _id: mongoose.Types.ObjectId };
 
 /** A company membership as stored: its own active flag and hierarchy. */
 export interface StoredMembership {
