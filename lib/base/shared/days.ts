@@ -6,7 +6,7 @@
  */
 
 /** The zone of a company that has not chosen one. */
-const DEFAULT_TIME_ZONE = "UTC";
+export const DEFAULT_TIME_ZONE = "UTC";
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 

@@ -14,7 +14,7 @@ import { notFound } from "@/lib/kernel/errors";
 import { newId, oid } from "@/lib/kernel/ids";
 import type { ReceiptRecord, ReceiverAnswer } from "./contract";
 import { companyOfReceiver, forgetReceipts, keepReceipt, latestReceipts, receiverKeyOf, webhooksWithSecretsOf, type ReceiptDoc } from "./repository";
-import { RECEIVER_PATH, receiverUrl, sameReceiver } from "./url-guard";
+import { receiverUrl, sameReceiver } from "./url-guard";
 
 /** The body kept of a request: enough for any event; the signature is checked on the whole body. */
 const KEPT_BODY_BYTES = 64 * 1024;
@@ -65,7 +65,6 @@ const newKey = () => randomBytes(24).toString("base64url");
 
 /** The path of a receiver's key, for the route's parameter check. */
 export const RECEIVER_KEY = /^[A-Za-z0-9_-]{32}$/;
-export { RECEIVER_PATH };
 
 function keptHeaders(headers: Headers): Record<string, string> {
   const kept: Record<string, string> = {};

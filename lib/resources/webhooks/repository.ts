@@ -188,8 +188,8 @@ receiverSchema.index({ key: 1 }, { unique: true });
 export const WebhookReceiver = defineModel("WebhookReceiver", receiverSchema);
 
 /** Requests a test receiver keeps: the latest this many of a company, each for {@link RECEIPT_RETENTION_DAYS} days. */
-export const RECEIPTS_KEPT = 50;
-export const RECEIPT_RETENTION_DAYS = 7;
+const RECEIPTS_KEPT = 50;
+const RECEIPT_RETENTION_DAYS = 7;
 
 const receiptSchema = new Schema(
   {

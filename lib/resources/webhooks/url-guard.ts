@@ -82,13 +82,13 @@ function isAllowedHost(url: URL): boolean {
 }
 
 /** Where the built-in test receivers listen (docs/api.md#test-receiver), under `PUBLIC_URL`. */
-export const RECEIVER_PATH = "/api/webhook-receiver/";
+const RECEIVER_PATH = "/api/webhook-receiver/";
 const RECEIVER_PATHNAME = /^\/api\/webhook-receiver\/[A-Za-z0-9_-]{32}$/;
 
 export const receiverUrl = (key: string) => `${loadConfig().publicUrl}${RECEIVER_PATH}${key}`;
 
 /** Whether a URL is one of this product's own test receivers: a webhook may call it without `WEBHOOK_ALLOWED_HOSTS`. */
-export function isOwnReceiver(url: URL): boolean {
+function isOwnReceiver(url: URL): boolean {
   return url.origin === new URL(loadConfig().publicUrl).origin && RECEIVER_PATHNAME.test(url.pathname);
 }
 
