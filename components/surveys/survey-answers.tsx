@@ -9,6 +9,7 @@ import { useState } from "react";
 import type { AnswerRecord } from "@/lib/resources/answers/contract";
 import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
 import { parseRange, searchOf, useAnswers } from "@/lib/client/survey-content";
+import { useDayZone } from "@/lib/client/company";
 import { useSurvey } from "@/lib/client/surveys";
 import { useSearchBox } from "@/lib/client/use-search-box";
 import { DataTable, ListTotal, type DataColumn } from "../data-table";
@@ -56,7 +57,9 @@ export function SurveyAnswers({ id }: { id: string }) {
     { id: "type", header: "Type", cell: (answer) => QUESTION_TYPE_LABELS[answer.type], hiddenByDefault: true },
     { id: "createdAt", header: "Answered", cell: (answer) => <DateTime value={answer.createdAt} />, className: "whitespace-nowrap" },
   ];
-  const period = range.from || range.to ? ` from ${range.from ?? "the start"} to ${range.to ?? "now"}` : "";
+  const zone = useDayZone();
+  // The days are the company's (docs/api.md#days), and the page says so.
+  const period = range.from || range.to ? ` from ${range.from ?? "the start"} to ${range.to ?? "now"} (days in ${zone})` : "";
 
   return (
     <>
