@@ -1,16 +1,21 @@
 /**
- * `npm run bench:ui [-- --clicks 20 --delay 300]`: from list to record in the admin pages, in
+ * `npm run bench:ui [-- --clicks 15 --api-delay 300]`: the first click as a person meets it, in
  * Chromium against the production build on a fresh seeded DATA_DIR (as e2e/serve.ts runs it).
- * For users and surveys, each click on a list row is timed from the click event to the record's
- * e-mail (users) or code (surveys) on the record page, then Back to the list; printed as median and
- * p95, once as the server answers and once with every `/v2` answer held back `--delay` ms in the
- * browser (an admin across a network). Asserts nothing.
+ * Every sample is a new browser context (no router cache, no HTTP cache, no query cache) that
+ * loads a page afresh, lets it settle, rests the pointer 100 ms on what it will click, clicks, and
+ * times from the click event to the first frame that shows the record's data:
+ *  - users, surveys: a row of the list (its date cell, not the link) to the record page showing the
+ *    user's e-mail or the survey's code;
+ *  - results: the Results tab of a freshly loaded survey page to the results' totals;
+ *  - created: "Create survey" on a filled form to the new survey's page showing its code.
+ * Printed as median and p90 per case, once as the server answers and once with every `GET /v2`
+ * answer held back `--api-delay` ms in the browser (an admin across a network). Asserts nothing.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium, type Page } from "@playwright/test";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "@playwright/test";
 import { exitWithUsageError, parseCommandLine } from "@/lib/base/shared/command-line";
 import { freePort, waitFor } from "./server";
 
@@ -19,27 +24,30 @@ const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
 
 const usage = `Usage: npm run bench:ui -- [options]
 
-Times a click on a list row until the record shows (users: its e-mail; surveys: its code), in
-Chromium against the production build (built first when missing) on a fresh seeded database;
-prints median and p95 as the server answers, then with every /v2 answer delayed.
+Times the first click from a freshly loaded page to the record on screen (users, surveys, a
+survey's results, a survey just created), in Chromium against the production build (built first
+when missing) on a fresh seeded database; each sample is a new browser context. Prints median and
+p90 as the server answers, then with every GET /v2 answer delayed.
 
-  --clicks N     timed clicks on each list, per round (default 20)
-  --delay MS     the delay of the second round, in milliseconds (default 300)
-  --port P       port of the server (default 0: a free one)
-  --build        run \`next build\` even when a build exists
-  --browser PATH the Chromium to drive (default /usr/bin/chromium)`;
+  --clicks N       timed samples of each case, per round (default 15)
+  --api-delay MS   the delay of GET /v2 answers in the second round (default 300; 0: one round only)
+  --cases LIST     comma-separated cases among users,surveys,results,created (default: all)
+  --port P         port of the server (default 0: a free one)
+  --build          run \`next build\` even when a build exists
+  --browser PATH   the Chromium to drive (default /usr/bin/chromium)`;
 
 const { values: opts } = parseCommandLine(usage, {
   options: {
-    clicks: { type: "string", default: "20" },
-    delay: { type: "string", default: "300" },
+    clicks: { type: "string", default: "15" },
+    "api-delay": { type: "string", default: "300" },
+    cases: { type: "string", default: "users,surveys,results,created" },
     port: { type: "string", default: "0" },
     build: { type: "boolean", default: false },
     browser: { type: "string", default: "/usr/bin/chromium" },
   },
 });
 
-function whole(name: "clicks" | "delay" | "port", min: number, max: number): number {
+function whole(name: "clicks" | "api-delay" | "port", min: number, max: number): number {
   const text = String(opts[name]);
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < min || value > max) exitWithUsageError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
@@ -47,9 +55,11 @@ function whole(name: "clicks" | "delay" | "port", min: number, max: number): num
 }
 
 const CLICKS = whole("clicks", 1, 1000);
-const DELAY = whole("delay", 0, 60_000);
-const WARMUP = 2;
-const CLICK_TIMEOUT_MS = 15_000;
+const API_DELAY = whole("api-delay", 0, 60_000);
+/** One sample of each case first, not counted: the server's own first render of each route. */
+const WARMUP = 1;
+const HOVER_MS = 100;
+const SAMPLE_TIMEOUT_MS = 15_000;
 const ADMIN_EMAIL = "bench-ui@example.com";
 const ADMIN_PASSWORD = "bench-ui-password";
 
@@ -57,7 +67,7 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 
 interface Figures {
   median: number;
-  p95: number;
+  p90: number;
   min: number;
   max: number;
   n: number;
@@ -65,73 +75,146 @@ interface Figures {
 
 function figures(times: number[]): Figures {
   const sorted = [...times].sort((a, b) => a - b);
-  return { median: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), min: sorted[0], max: sorted[sorted.length - 1], n: sorted.length };
+  return { median: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), min: sorted[0], max: sorted[sorted.length - 1], n: sorted.length };
+}
+
+/** What the page must show for the sample to end: a path, text in <main>, an element, no list. */
+interface Shown {
+  path: string;
+  text?: string;
+  selector?: string;
+  gone?: string;
 }
 
 /**
- * Arms the page to time the next click: from the click event to the first frame after the record
- * page (its path) shows `text` and the list is gone.
+ * Arms the page to time the next click: from the click event to the first frame after the page
+ * shows what `shown` asks (checked on each change of the document).
  */
-async function armTimer(page: Page, href: string, text: string, listMarker: string): Promise<void> {
+async function armTimer(page: Page, shown: Shown): Promise<void> {
   // A script as text: tsx would wrap named functions in a helper the page does not have.
-  // \`void\`: the page must not wait here for the promise, which settles only after the click.
+  // `void`: the page must not wait here for the promise, which settles only after the click.
   await page.evaluate(`
     void (window.__benchResult = new Promise((resolve) => {
-      const target = ${JSON.stringify({ href, text, listMarker })};
+      const target = ${JSON.stringify(shown)};
+      const path = new RegExp(target.path);
       let start = 0;
-      const observer = new MutationObserver(() => {
-        const shown = location.pathname === target.href && !document.querySelector(target.listMarker) && (document.querySelector("main")?.textContent ?? "").includes(target.text);
-        if (start && shown) {
-          observer.disconnect();
-          requestAnimationFrame(() => resolve(performance.now() - start));
-        }
-      });
+      const check = () => {
+        if (!start || !path.test(location.pathname)) return;
+        if (target.gone && document.querySelector(target.gone)) return;
+        if (target.selector && !document.querySelector(target.selector)) return;
+        if (target.text && !(document.querySelector("main")?.textContent ?? "").includes(target.text)) return;
+        observer.disconnect();
+        requestAnimationFrame(() => resolve(performance.now() - start));
+      };
+      const observer = new MutationObserver(check);
       document.addEventListener("click", (event) => {
         start = event.timeStamp;
-        observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+        observer.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
       }, { capture: true, once: true });
     }));
   `);
 }
 
-interface ListCase {
-  name: string;
-  listUrl: string;
-  /** An element only the list page has. */
-  listMarker: string;
-  /** The text of the row that the record page shows (the e-mail or the code), from its cells. */
-  cellIndex: number;
+async function hoverAndClick(page: Page, target: Locator): Promise<number> {
+  await target.hover();
+  await page.waitForTimeout(HOVER_MS);
+  await target.click();
+  const elapsed = Number(await page.evaluate(`Promise.race([window.__benchResult, new Promise((resolve) => setTimeout(() => resolve(-1), ${SAMPLE_TIMEOUT_MS}))])`));
+  if (elapsed < 0) throw new Error(`${page.url()}: the page did not show its data within ${SAMPLE_TIMEOUT_MS} ms of the click`);
+  return elapsed;
 }
 
-const CASES: ListCase[] = [
-  { name: "users", listUrl: "/users?limit=50", listMarker: '[data-testid="users-total"]', cellIndex: 1 },
-  { name: "surveys", listUrl: "/surveys?limit=100&isActive=all", listMarker: '[data-testid="surveys-total"]', cellIndex: 1 },
-];
+/** A page loaded afresh and settled, as a person who has just looked at it: its requests done. */
+async function settle(page: Page, url: string, ready: Locator): Promise<void> {
+  await page.goto(url);
+  await ready.waitFor();
+  await page.waitForLoadState("networkidle", { timeout: 10_000 }).catch(() => undefined);
+}
 
-async function timeClicks(page: Page, base: string, list: ListCase): Promise<number[]> {
-  await page.goto(base + list.listUrl);
-  const rows = page.locator("tbody tr");
-  await rows.first().waitFor();
-  const count = await rows.count();
-  const times: number[] = [];
-  for (let click = 0; click < CLICKS + WARMUP; click++) {
-    const row = rows.nth(click % count);
-    await row.waitFor();
+const ESCAPE = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+type Sample = (page: Page, base: string, index: number) => Promise<number>;
+
+/** A click on the `index`-th row of a list (its last cell: the row itself opens the record). */
+const listCase =
+  (listUrl: string, listMarker: string): Sample =>
+  async (page, base, index) => {
+    const rows = page.locator("tbody tr");
+    await settle(page, base + listUrl, rows.first());
+    const row = rows.nth(index % (await rows.count()));
     const href = (await row.locator("td").first().getByRole("link").getAttribute("href")) ?? "";
-    const text = (await row.locator("td").nth(list.cellIndex).innerText()).trim();
-    await armTimer(page, href, text, list.listMarker);
-    // The last cell (the date) is no link: the row itself opens the record.
-    await row.locator("td").last().click();
-    const elapsed = Number(await page.evaluate(`Promise.race([window.__benchResult, new Promise((resolve) => setTimeout(() => resolve(-1), ${CLICK_TIMEOUT_MS}))])`));
-    if (elapsed < 0) throw new Error(`${list.name}: ${href} did not show ${JSON.stringify(text)} within ${CLICK_TIMEOUT_MS} ms of the click`);
-    if (click >= WARMUP) times.push(elapsed);
-    await page.goBack();
-    await page.locator(list.listMarker).waitFor();
+    const text = (await row.locator("td").nth(1).innerText()).trim();
+    await armTimer(page, { path: `^${ESCAPE(href)}$`, text, gone: listMarker });
+    return hoverAndClick(page, row.locator("td").last());
+  };
+
+interface Context {
+  surveyIds: string[];
+}
+
+const CASES: Record<string, (context: Context) => Sample> = {
+  users: () => listCase("/users?limit=50", '[data-testid="users-total"]'),
+  surveys: () => listCase("/surveys?limit=100&isActive=all", '[data-testid="surveys-total"]'),
+  results:
+    ({ surveyIds }) =>
+    async (page, base, index) => {
+      const id = surveyIds[index % surveyIds.length];
+      const tab = page.getByRole("navigation", { name: "Survey" }).getByRole("link", { name: "Results", exact: true });
+      await settle(page, `${base}/surveys/${id}`, tab);
+      await armTimer(page, { path: `^/surveys/${id}/results$`, selector: '[data-testid="results-totals"]' });
+      return hoverAndClick(page, tab);
+    },
+  created: () => async (page, base, index) => {
+    const code = `bench_${Date.now().toString(36)}_${index}`;
+    const create = page.getByRole("button", { name: "Create survey" });
+    await settle(page, `${base}/surveys/new`, create);
+    await page.getByLabel("Code").fill(code);
+    await page.getByLabel("Name").fill(`Bench survey ${index}`);
+    await page.getByText("✓ available").waitFor();
+    await armTimer(page, { path: "^/surveys/[0-9a-f]{24}$", text: code });
+    return hoverAndClick(page, create);
+  },
+};
+
+async function surveyIdsWithAnswers(context: BrowserContext, base: string): Promise<string[]> {
+  const page = await context.newPage();
+  await page.goto(`${base}/surveys?limit=100&isActive=all`);
+  const links = page.locator("tbody tr td:first-child a");
+  await links.first().waitFor();
+  const hrefs = await links.evaluateAll((elements) => elements.map((element) => element.getAttribute("href") ?? ""));
+  await page.close();
+  return hrefs.map((href) => href.split("/").pop() ?? "").filter((id) => /^[0-9a-f]{24}$/.test(id));
+}
+
+async function runCase(browser: Browser, storageState: Awaited<ReturnType<BrowserContext["storageState"]>>, base: string, delay: number, sample: Sample): Promise<number[]> {
+  const times: number[] = [];
+  for (let index = 0; index < CLICKS + WARMUP; index++) {
+    // A new context each time: nothing of an earlier sample (router cache, HTTP cache, queries) helps.
+    const context = await browser.newContext({ storageState, viewport: { width: 1280, height: 800 } });
+    if (delay > 0) {
+      await context.route(/\/v2\//, async (route) => {
+        if (route.request().method() === "GET") await new Promise((resolve) => setTimeout(resolve, delay));
+        // A request the page dropped meanwhile (a navigation) is already handled.
+        await route.continue().catch(() => undefined);
+      });
+    }
+    try {
+      const elapsed = await sample(await context.newPage(), base, index);
+      if (index >= WARMUP) times.push(elapsed);
+    } finally {
+      await context.close();
+    }
   }
   return times;
 }
 
 async function main(): Promise<void> {
+  const chosen = String(opts.cases)
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const unknown = chosen.filter((name) => !(name in CASES));
+  if (unknown.length > 0 || chosen.length === 0) exitWithUsageError(`--cases takes users, surveys, results and created, not ${JSON.stringify(String(opts.cases))}`);
   const port = whole("port", 0, 65535) || (await freePort());
   const base = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), "bench-ui-"));
@@ -145,6 +228,7 @@ async function main(): Promise<void> {
     MONGODB_URI: "",
     LOG_LEVEL: "warn",
     NEXT_TELEMETRY_DISABLED: "1",
+    RATE_LIMIT_PER_MINUTE: "1000000000",
   };
   const run = (command: string, args: string[]) => {
     const result = spawnSync(command, args, { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
@@ -164,35 +248,30 @@ async function main(): Promise<void> {
     exited.catch(() => undefined);
     await Promise.race([waitFor(`${base}/api/health`, 150_000), exited]);
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
+    const signIn = await browser.newContext();
+    const page = await signIn.newPage();
     await page.goto(`${base}/sign-in`);
     await page.getByLabel("E-mail").fill(ADMIN_EMAIL);
     await page.getByLabel("Password").fill(ADMIN_PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL("**/users");
+    const storageState = await signIn.storageState();
+    const context: Context = { surveyIds: await surveyIdsWithAnswers(signIn, base) };
+    await signIn.close();
 
-    const results: { round: string; list: string; figures: Figures }[] = [];
-    for (const delay of [0, DELAY]) {
-      const round = delay === 0 ? "as is" : `/v2 +${delay} ms`;
-      if (delay > 0) {
-        await page.route(/\/v2\//, async (route) => {
-          await new Promise((resolve) => setTimeout(resolve, delay));
-          // A request the page dropped meanwhile (a navigation) is already handled.
-          await route.continue().catch(() => undefined);
-        });
+    const results: { round: string; name: string; figures: Figures }[] = [];
+    for (const delay of API_DELAY > 0 ? [0, API_DELAY] : [0]) {
+      const round = delay === 0 ? "as is" : `GET /v2 +${delay} ms`;
+      for (const name of chosen) {
+        process.stderr.write(`${name}, ${round}…\n`);
+        results.push({ round, name, figures: figures(await runCase(browser, storageState, base, delay, CASES[name](context))) });
       }
-      for (const list of CASES) {
-        process.stderr.write(`${list.name}, ${round}…\n`);
-        results.push({ round, list: list.name, figures: figures(await timeClicks(page, base, list)) });
-      }
-      await page.unrouteAll({ behavior: "ignoreErrors" });
     }
 
     const ms = (value: number) => `${value.toFixed(0)} ms`.padStart(8);
-    console.log(`From a click on a list row to the record on screen (${CLICKS} clicks each, after ${WARMUP} not counted)`);
-    console.log(`${"round".padEnd(14)}${"list".padEnd(9)}${"median".padStart(8)}${"p95".padStart(8)}${"min".padStart(8)}${"max".padStart(8)}`);
-    for (const { round, list, figures: f } of results) console.log(`${round.padEnd(14)}${list.padEnd(9)}${ms(f.median)}${ms(f.p95)}${ms(f.min)}${ms(f.max)}`);
+    console.log(`From the click to the data on screen, each sample from a freshly loaded page after a ${HOVER_MS} ms hover (${CLICKS} samples each, after ${WARMUP} not counted)`);
+    console.log(`${"round".padEnd(18)}${"case".padEnd(10)}${"median".padStart(8)}${"p90".padStart(8)}${"min".padStart(8)}${"max".padStart(8)}`);
+    for (const { round, name, figures: f } of results) console.log(`${round.padEnd(18)}${name.padEnd(10)}${ms(f.median)}${ms(f.p90)}${ms(f.min)}${ms(f.max)}`);
   } finally {
     await browser.close();
     if (server && server.exitCode === null) {
