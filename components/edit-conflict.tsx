@@ -27,7 +27,7 @@ export interface Conflict {
  * The fields where the admin's edit and the saved version differ, each shown by `format`:
  * those the admin changed and those changed meanwhile.
  */
-export function conflictRows<S extends object>(base: S, yours: S, theirs: S, labels: Record<string, string>, format: (field: string, value: unknown) => string): ConflictRow[] {
+function conflictRows<S extends object>(base: S, yours: S, theirs: S, labels: Record<string, string>, format: (field: string, value: unknown) => string): ConflictRow[] {
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   return Object.keys(labels)
     .filter((field) => {

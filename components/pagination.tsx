@@ -3,7 +3,7 @@ import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
 import { Button, inputClass } from "./ui";
 
 /** The page numbers shown around the current one: first, last, and two either side; gaps as null. */
-export function pageWindow(page: number, pages: number): (number | null)[] {
+function pageWindow(page: number, pages: number): (number | null)[] {
   const shown = new Set([1, pages, page - 2, page - 1, page, page + 1, page + 2].filter((n) => n >= 1 && n <= pages));
   const sorted = [...shown].sort((a, b) => a - b);
   const out: (number | null)[] = [];

@@ -34,7 +34,7 @@ export type TypePart = { text: string } | { ref: string };
 
 const SCHEMA_REF = "#/components/schemas/";
 
-export function refName(schema: JsonSchema): string | undefined {
+function refName(schema: JsonSchema): string | undefined {
   const ref = schema.$ref;
   return typeof ref === "string" && ref.startsWith(SCHEMA_REF) ? ref.slice(SCHEMA_REF.length) : undefined;
 }
@@ -170,7 +170,7 @@ type Document = {
   components: { schemas?: Record<string, JsonSchema>; parameters?: Record<string, JsonSchema>; headers?: Record<string, JsonSchema> };
 };
 
-export const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
 
 /** The document's operations grouped by tag, in the document's order, `$ref`s of parameters and headers resolved. */
 export function tagsOf(document: Document): TagView[] {

@@ -20,7 +20,7 @@ export const schemaAnchor = (name: string) => `schema-${name}`;
 const link = "rounded-sm font-medium text-sky-800 underline underline-offset-2 hover:text-sky-950 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600";
 const codeClass = "rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.85em] text-slate-900 [overflow-wrap:anywhere]";
 
-export function InlineText({ parts }: { parts: Inline[] }) {
+function InlineText({ parts }: { parts: Inline[] }) {
   return parts.map((part, index) =>
     part.kind === "code" ? (
       <code key={index} className={codeClass}>
@@ -49,7 +49,7 @@ export function Markdown({ text, className = "" }: { text: string | undefined; c
   );
 }
 
-export function TypeName({ schema }: { schema: JsonSchema }) {
+function TypeName({ schema }: { schema: JsonSchema }) {
   return (
     <span className="font-mono text-[0.85em] text-slate-700 [overflow-wrap:anywhere]">
       {typeOf(schema).map((part, index) =>

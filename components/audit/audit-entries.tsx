@@ -19,7 +19,7 @@ import { Badge, Button, Card, EmptyState, Facts, Loading, Spinner, linkClass } f
 
 /** Seconds matter in a log where several things happen in the same minute. */
 const timeFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium" });
-export const when = (value: string) => timeFormat.format(new Date(value));
+const when = (value: string) => timeFormat.format(new Date(value));
 
 const MAX_PATHS_SHOWN = 3;
 

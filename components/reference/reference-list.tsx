@@ -35,7 +35,7 @@ function toSearch(query: ReferencePageQuery): string {
 }
 
 /** The users list showing everyone (active or not) who holds the record: what the count counts. */
-export const holdersHref = (kind: ReferenceKind, id: string) => `/users?${REFERENCE[kind].userFilter}=${id}&isActive=all`;
+const holdersHref = (kind: ReferenceKind, id: string) => `/users?${REFERENCE[kind].userFilter}=${id}&isActive=all`;
 
 /** "3 users", linked to them; "None" when nobody holds it; "…" while counted. */
 export function HoldersCount({ kind, id, count }: { kind: ReferenceKind; id: string; count: number | undefined }) {

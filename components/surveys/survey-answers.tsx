@@ -21,7 +21,7 @@ const LIMIT = 20;
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 
 /** An answer's value as a line of text. */
-export function answerText(answer: Pick<AnswerRecord, "type" | "value">): string {
+function answerText(answer: Pick<AnswerRecord, "type" | "value">): string {
   const { type, value } = answer;
   if (value === null) return "—";
   if (Array.isArray(value)) return value.join(", ");

@@ -6,7 +6,7 @@ import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { Badge } from "../ui";
 
 /** The survey's permission model (its `version`), named as such: a bare "Version 2" reads as a second edit. */
-export const PERMISSION_MODELS: Record<number, string> = {
+const PERMISSION_MODELS: Record<number, string> = {
   1: "Permission model version 1: permissions by access role and one group (surveys before 2019)",
   2: "Permission model version 2: answer and view rights per access role, group permissions, sub-surveys",
 };

@@ -33,7 +33,7 @@ export function SurveyPreview({ id }: { id: string }) {
 type Raw = string | string[];
 
 /** An input's content as the API's value for the question's type; undefined when left blank. */
-export function answerValue(question: QuestionRecord, raw: Raw | undefined): ResponseBody["answers"][number]["value"] | undefined {
+function answerValue(question: QuestionRecord, raw: Raw | undefined): ResponseBody["answers"][number]["value"] | undefined {
   if (raw === undefined) return undefined;
   if (Array.isArray(raw)) return raw.length ? raw : undefined;
   if (raw.trim() === "") return undefined;

@@ -19,7 +19,7 @@ const FIELDS = ["url", "events", "description"] as const;
 const TEXTS: FieldTexts = { url: { noun: "the address that receives the events" }, events: { noun: "at least one event type" }, description: {} };
 const inputId = (field: string) => `webhook-${field}`;
 
-export const RESOURCE_LABELS: Record<EventResource, string> = {
+const RESOURCE_LABELS: Record<EventResource, string> = {
   user: "Users",
   survey: "Surveys",
   accessRole: "Access roles",

@@ -5,7 +5,7 @@ import type { CreateApiKeyInput } from "@/lib/resources/api-keys/contract";
 import { request } from "./api";
 
 /** The cache keys of API keys: every page starts with `"api-keys"`, refreshed at once after a change. */
-export const apiKeyKeys = {
+const apiKeyKeys = {
   all: ["api-keys"] as const,
   list: (query: { page: number; limit: number }) => ["api-keys", query] as const,
 };

@@ -18,7 +18,7 @@ export interface AuditFilters {
   to?: string;
 }
 
-export const FILTER_KEYS = ["resourceType", "resourceId", "actorId", "action", "from", "to"] as const;
+const FILTER_KEYS = ["resourceType", "resourceId", "actorId", "action", "from", "to"] as const;
 
 export function filtersOf(params: URLSearchParams): AuditFilters {
   return Object.fromEntries(FILTER_KEYS.flatMap((key) => (params.get(key) ? [[key, params.get(key)!]] : []))) as AuditFilters;
@@ -31,7 +31,7 @@ export function searchOf(filters: AuditFilters, extra: Record<string, string | u
 }
 
 /** The cache keys of the audit log: one per set of filters (the API's bounds, not the URL's days). */
-export const auditKeys = {
+const auditKeys = {
   all: ["audit"] as const,
   list: (query: Record<string, string | undefined>) => ["audit", query] as const,
 };

@@ -61,7 +61,7 @@ export function toDraft(chats: readonly ChatLike[] | undefined): Draft {
 }
 
 /** The options box's lines, trimmed, blank lines dropped. */
-export const optionLines = (options: string) =>
+const optionLines = (options: string) =>
   options
     .split("\n")
     .map((line) => line.trim())
@@ -163,7 +163,7 @@ export function describeChatPlace(draft: Draft, key: string): string {
 }
 
 /** The error paths of the body (`chat.0.questions.1.text`) the editor shows beside a field, in the page's order. */
-export function draftFields(draft: Draft): string[] {
+function draftFields(draft: Draft): string[] {
   return draft.flatMap((chat, c) => [
     `chat.${c}.name`,
     ...chat.questions.flatMap((_, q) => [`chat.${c}.questions.${q}.text`, `chat.${c}.questions.${q}.type`, `chat.${c}.questions.${q}.options`]),

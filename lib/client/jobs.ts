@@ -5,7 +5,7 @@ import type { JobError, JobRecord } from "@/lib/resources/jobs/contract";
 import { request } from "./api";
 
 /** The cache keys of jobs: one per job. */
-export const jobKeys = {
+const jobKeys = {
   detail: (id: string | undefined) => ["jobs", id] as const,
 };
 
@@ -15,7 +15,7 @@ const JOB_POLL_MS = 500;
 export const isFinished = (job: JobRecord | undefined) => job?.status === "succeeded" || job?.status === "failed";
 
 /** The media type of an import file, by its name: NDJSON for `.ndjson` and `.jsonl`, CSV otherwise. */
-export const importMediaType = (file: File) => (/\.(ndjson|jsonl)$/i.test(file.name) || file.type === "application/x-ndjson" ? "application/x-ndjson" : "text/csv");
+const importMediaType = (file: File) => (/\.(ndjson|jsonl)$/i.test(file.name) || file.type === "application/x-ndjson" ? "application/x-ndjson" : "text/csv");
 
 /** Starts an import (or its dry run) of `file`: the job, queued. */
 export function useStartImport() {

@@ -6,7 +6,7 @@ import { request } from "./api";
 type OutboxQuery = { page: number; limit: number; to?: string };
 
 /** The cache keys of the outbox: one per page and filter. */
-export const outboxKeys = {
+const outboxKeys = {
   all: ["outbox"] as const,
   list: (query: OutboxQuery) => ["outbox", query] as const,
 };

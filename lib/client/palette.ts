@@ -9,7 +9,7 @@ import { useSurveyList } from "./surveys";
 import { useUserList } from "./users";
 
 /** Records of each kind the palette shows: enough to pick from, few enough to read. */
-export const PALETTE_LIMIT = 5;
+const PALETTE_LIMIT = 5;
 const DEBOUNCE_MS = 200;
 
 /**

@@ -30,7 +30,7 @@ const OPERATIONS = { accessRoles: reference.accessRoles, jobTitles: reference.jo
  * The cache keys of reference data: everything of a kind under `["reference", kind]` (its whole
  * list, its pages, its records and holders), refreshed at once after a change of that kind.
  */
-export const referenceKeys = {
+const referenceKeys = {
   kind: (kind: ReferenceKind) => ["reference", kind] as const,
   page: (kind: ReferenceKind, query: ReferencePageQuery) => ["reference", kind, "page", query] as const,
   detail: (kind: ReferenceKind, id: string) => ["reference", kind, "record", id] as const,

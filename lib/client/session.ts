@@ -67,7 +67,7 @@ export function safeReturnPath(next: string | null | undefined, fallback = "/use
   return url.pathname + url.search + url.hash;
 }
 
-export function signInPath(returnTo: string): string {
+function signInPath(returnTo: string): string {
   return `/sign-in?next=${encodeURIComponent(returnTo)}`;
 }
 

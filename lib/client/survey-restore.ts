@@ -11,7 +11,7 @@ import { contentChanges, contentOf, type ContentBody, type ContentChange } from 
 type UpdateSurveyInput = z.input<typeof UpdateSurveyBody>;
 
 /** What a restore writes back: every field a client may write, and the content, so the old state returns whole. */
-export const RESTORED_FIELDS = [
+const RESTORED_FIELDS = [
   "code",
   "name",
   "version",
@@ -37,7 +37,7 @@ export const changedRestoredFields = (a: SurveySnapshot, b: SurveySnapshot) => R
  * The content a revision held. A snapshot without `chat` was taken before the survey's first
  * content PUT (docs/api.md#survey-content), when it had no chats: its content is none.
  */
-export const revisionContent = (snapshot: SurveySnapshot): ContentBody => contentOf(snapshot.chat ?? []);
+const revisionContent = (snapshot: SurveySnapshot): ContentBody => contentOf(snapshot.chat ?? []);
 
 /** What tells two revisions apart in the history: content changes, a missing `chat` read as none. */
 export const revisionContentChanges = (a: SurveySnapshot, b: SurveySnapshot): ContentChange[] => contentChanges(a.chat ?? [], b.chat ?? []);

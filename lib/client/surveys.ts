@@ -72,7 +72,7 @@ const isWhole = (survey: ListedSurvey): survey is SurveyRecord =>
  * shows at once while the full record loads. Lists read with `select` hold only some fields and
  * are passed over.
  */
-export function surveyFromLists(client: QueryClient, id: string): SurveyRecord | undefined {
+function surveyFromLists(client: QueryClient, id: string): SurveyRecord | undefined {
   for (const [, body] of client.getQueriesData<SurveyList>({ queryKey: surveyKeys.all })) {
     const found = body?.data?.surveys?.find((survey) => survey._id === id);
     if (found && isWhole(found)) return found;

@@ -8,7 +8,7 @@ import { dayBounds } from "@/lib/base/shared/days";
 import type { QueryValue } from "./api";
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
-export const ACTIVE_STATES = ["true", "false", "all"] as const;
+const ACTIVE_STATES = ["true", "false", "all"] as const;
 
 export interface UserFilters {
   search: string;
@@ -124,7 +124,7 @@ export function withChange(filters: UserFilters, change: Partial<UserFilters>): 
 }
 
 
-export function splitEmails(text: string): string[] {
+function splitEmails(text: string): string[] {
   return text
     .split(/[\s,;]+/)
     .map((email) => email.trim())

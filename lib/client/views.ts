@@ -6,7 +6,7 @@ import type { CreateViewBody, UpdateViewBody, ViewRecord, ViewResource } from "@
 import { request } from "./api";
 
 /** The cache keys of saved views: everything under `"views"`, refreshed at once after a change. */
-export const viewKeys = {
+const viewKeys = {
   all: ["views"] as const,
   list: (resource: ViewResource) => ["views", resource] as const,
   detail: (id: string | null) => ["views", "record", id] as const,

@@ -16,7 +16,7 @@ function withoutSecret(answer: WebhookWithSecret): WebhookRecord {
 }
 
 /** The cache keys of webhooks: their pages (`lists`), a record, its delivery log, and the mutation that deletes it. */
-export const webhookKeys = {
+const webhookKeys = {
   lists: ["webhooks", "page"] as const,
   list: (query: { page: number; limit: number }) => ["webhooks", "page", query] as const,
   detail: (id: string) => ["webhooks", "record", id] as const,
