@@ -45,7 +45,7 @@ export const ListCount = defineModel("ListCount", listCountSchema);
 
 type Stored = mongoose.InferSchemaType<typeof listCountSchema> & { _id: string };
 
-export type CountKind = "users" | "surveys";
+type CountKind = "users" | "surveys";
 
 /** A count that took less than this, or found at most {@link SMALL} records, is counted again, exactly, as soon as a write has come. */
 const CHEAP_MS = 100;
