@@ -7,8 +7,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { Webhook as Verifier } from "standardwebhooks";
-import { readRawBody } from "@/lib/platform/http/body";
-import { noContent, type Reply } from "@/lib/platform/http/route";
 import type { Principal } from "@/lib/kernel/principal";
 import { notFound } from "@/lib/kernel/errors";
 import { newId, oid } from "@/lib/kernel/ids";
@@ -32,18 +30,21 @@ export async function readReceiver(auth: Principal): Promise<ReceiverAnswer> {
   return { url: receiverUrl(key), received: (await latestReceipts(company)).map(receiptRecord) };
 }
 
-export async function clearReceiver(auth: Principal): Promise<Reply> {
+export async function clearReceiver(auth: Principal): Promise<void> {
   await forgetReceipts(oid(auth.companyId));
-  return noContent();
 }
 
-/** One request to `POST /api/webhook-receiver/{key}`: kept and answered 204, or 404 for a key of no company. */
-export async function receive(key: string, request: Request): Promise<Reply> {
+/**
+ * One request to `POST /api/webhook-receiver/{key}`: kept (the route answers 204), or 404 for a key
+ * of no company. The body is read (by `readBody`, up to the bytes it is given) only once the key is
+ * known, so an unknown key is 404 whatever its body.
+ */
+export async function receive(key: string, requestHeaders: Headers, readBody: (maxBytes: number) => Promise<Uint8Array>): Promise<void> {
   const company = await companyOfReceiver(key);
   if (!company) throw notFound("receiver");
-  const bytes = await readRawBody(request, MAX_RECEIVED_BYTES);
+  const bytes = await readBody(MAX_RECEIVED_BYTES);
   const body = Buffer.from(bytes).toString("utf8");
-  const headers = keptHeaders(request.headers);
+  const headers = keptHeaders(requestHeaders);
   const check = await checkSignature(company, receiverUrl(key), body, headers);
   const kept = Buffer.from(bytes.subarray(0, KEPT_BODY_BYTES)).toString("utf8");
   await keepReceipt({
@@ -58,7 +59,6 @@ export async function receive(key: string, request: Request): Promise<Reply> {
     body: kept,
     truncated: bytes.byteLength > KEPT_BODY_BYTES,
   } as ReceiptDoc);
-  return noContent();
 }
 
 const newKey = () => randomBytes(24).toString("base64url");
