@@ -11,15 +11,14 @@ import { useApiKeys, useCreateApiKey, useRevokeApiKey } from "@/lib/client/api-k
 import { serverFieldErrors, zodFieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { useForm } from "@/lib/client/use-form";
 import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from "@/lib/base/schemas/scopes";
-import { ConfirmDialog } from "./confirm-dialog";
-import { DataTable, ListTotal, type DataColumn } from "./data-table";
-import { ErrorMessage } from "./error-message";
-import { ErrorState } from "./error-state";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { DataTable, ListTotal, type DataColumn } from "@/components/ui/data-table";
+import { ErrorMessage } from "@/components/ui/error-message";
 import { LeaveGuard } from "./leave-guard";
 import { Pagination } from "./pagination";
 import { ShownOnce } from "./shown-once";
-import { useToast } from "./toast";
-import { Badge, Button, Card, CheckboxGroup, DateTime, EmptyState, Facts, Field, Loading, PageHeader, Spinner, describedBy, focusRing, inputClass } from "./ui";
+import { useToast } from "@/components/ui/toast";
+import { Badge, Button, Card, CheckboxGroup, DateTime, Facts, Field, PageHeader, Spinner, describedBy, inputClass, ListView, Checkbox } from "./ui";
 import { dayBounds } from "@/lib/base/shared/days";
 import { useDayZone } from "@/lib/client/company";
 
@@ -100,15 +99,14 @@ export function ApiKeysPage() {
       {shown ? <NewKey created={shown} onDone={() => setShown(undefined)} /> : <CreateKeyForm onCreated={setShown} />}
 
       <h2 className="mb-3 mt-8 text-base font-semibold text-slate-900">Keys of the company</h2>
-      {keys.isLoading ? (
-        <Loading label="Loading the API keys…" />
-      ) : keys.isError ? (
-        <ErrorState error={keys.error} title="The API keys could not be loaded" onRetry={() => keys.refetch()} retrying={keys.isFetching} />
-      ) : body && body.apiKeys.length === 0 ? (
-        <Card>
-          <EmptyState title="No API keys yet">Create one above for each system that calls the API, with only the scopes it needs.</EmptyState>
-        </Card>
-      ) : (
+      <ListView
+        query={keys}
+        rows={body?.apiKeys}
+        loading="Loading the API keys…"
+        error="The API keys could not be loaded"
+        empty={{ title: "No API keys yet", children: "Create one above for each system that calls the API, with only the scopes it needs." }}
+      >
+        {() => (
         body && (
           <>
             <Card className="overflow-hidden">
@@ -143,7 +141,8 @@ export function ApiKeysPage() {
             )}
           </>
         )
-      )}
+        )}
+      </ListView>
       <ConfirmDialog
         open={revoking !== undefined}
         title={`Revoke the key “${revoking?.name ?? ""}”?`}
@@ -246,13 +245,13 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
           columns={2}
         />
         <div className="flex items-start gap-2 rounded-md border border-rose-300 bg-rose-50 p-3">
-          <input
+          <Checkbox
             id={inputId("admin")}
-            type="checkbox"
+            danger
             checked={state.scopes.includes(DANGEROUS)}
             onChange={(event) => set("scopes", event.target.checked ? [...state.scopes, DANGEROUS] : state.scopes.filter((scope) => scope !== DANGEROUS))}
             aria-describedby={`${inputId("admin")}-hint`}
-            className={`mt-0.5 size-4 shrink-0 rounded border-rose-400 accent-rose-700 ${focusRing}`}
+            className="mt-0.5"
           />
           <div className="text-sm">
             <label htmlFor={inputId("admin")} className="font-medium text-rose-900">

@@ -3,8 +3,8 @@
 import { useQueryClient, type QueryKey } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { ApiError, type Tagged } from "@/lib/client/api";
-import { ConfirmDialog } from "./confirm-dialog";
-import { Button } from "./ui";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { Button, ChangeTable } from "./ui";
 
 /** One field of a record that differs between the admin's edit and the version saved meanwhile. */
 export interface ConflictRow {
@@ -111,26 +111,13 @@ export function EditConflict({ conflict, what, busy, onReload, onOverwrite }: { 
         Saved by <strong>{conflict.savedBy ?? "someone else"}</strong> on <time dateTime={conflict.savedAt}>{when(conflict.savedAt)}</time>. Your changes were not saved.
       </p>
       {conflict.rows.length > 0 ? (
-        <div className="mt-3 overflow-x-auto">
-          <table className="w-full min-w-[20rem] text-left">
-            <caption className="sr-only">Fields that differ between your edit and the saved version</caption>
-            <thead className="text-xs uppercase tracking-wide text-slate-600">
-              <tr>
-                <th scope="col" className="py-1.5 pr-3">Field</th>
-                <th scope="col" className="px-3 py-1.5">Yours</th>
-                <th scope="col" className="px-3 py-1.5">Saved version</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-amber-200">
-              {conflict.rows.map((row) => (
-                <tr key={row.field} data-field={row.field}>
-                  <th scope="row" className="py-1.5 pr-3 font-medium">{row.label}</th>
-                  <td className="break-words px-3 py-1.5">{row.yours}</td>
-                  <td className="break-words px-3 py-1.5">{row.theirs}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        <div className="mt-3 overflow-hidden rounded-md border border-amber-200 bg-white">
+          <ChangeTable
+            caption="Fields that differ between your edit and the saved version"
+            headers={["Field", "Yours", "Saved version"]}
+            plain
+            rows={conflict.rows.map((row) => ({ key: row.field, field: row.label, before: row.yours, after: row.theirs, data: { "data-field": row.field } }))}
+          />
         </div>
       ) : (
         <p className="mt-2 text-slate-800">None of the fields of this form differ from the saved version.</p>

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { ApiError, openStream, type QueryValue } from "@/lib/client/api";
 import type { Operation } from "@/lib/base/schemas/operation";
-import { useToast } from "./toast";
+import { useToast } from "@/components/ui/toast";
 import { Button, Popover, buttonClass, focusRing } from "./ui";
 
 type Format = "csv" | "ndjson";

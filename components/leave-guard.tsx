@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { installHistoryGuard, onHistoryMove, onNavigationRequest } from "@/lib/client/history-guard";
-import { ConfirmDialog } from "./confirm-dialog";
+import { ConfirmDialog } from "@/components/ui/dialog";
 
 type Pending = { kind: "link"; href: string; external: boolean } | { kind: "back" };
 

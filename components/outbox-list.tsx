@@ -4,10 +4,9 @@ import { useViewSearch } from "@/lib/client/use-view-search";
 import { useState, type ReactNode } from "react";
 import { useOutbox } from "@/lib/client/outbox";
 import type { OutboxMailRecord } from "@/lib/resources/mail/schemas";
-import { DataTable, ListTotal, type DataColumn } from "./data-table";
-import { ErrorState } from "./error-state";
+import { DataTable, ListTotal, type DataColumn } from "@/components/ui/data-table";
 import { Pagination } from "./pagination";
-import { Button, Card, DateTime, EmptyState, Field, Loading, PageHeader, Spinner, inputClass, linkClass } from "./ui";
+import { Button, Card, DateTime, Field, PageHeader, Spinner, inputClass, linkClass, ListView } from "./ui";
 
 const PAGE_SIZE = 20;
 
@@ -89,15 +88,14 @@ export function OutboxList() {
         </form>
       </Card>
 
-      {outbox.isLoading ? (
-        <Loading label="Loading the outbox…" />
-      ) : outbox.isError ? (
-        <ErrorState error={outbox.error} title="The outbox could not be loaded" onRetry={() => outbox.refetch()} retrying={outbox.isFetching} />
-      ) : body && body.mails.length === 0 ? (
-        <Card>
-          <EmptyState title={to ? `No e-mail to ${to}` : "The outbox is empty"}>Invitations appear here when a user is created with “Send an invitation e-mail”.</EmptyState>
-        </Card>
-      ) : (
+      <ListView
+        query={outbox}
+        rows={body?.mails}
+        loading="Loading the outbox…"
+        error="The outbox could not be loaded"
+        empty={{ title: to ? `No e-mail to ${to}` : "The outbox is empty", children: "Invitations appear here when a user is created with “Send an invitation e-mail”." }}
+      >
+        {() => (
         body && (
           <>
             <Card className="overflow-hidden">
@@ -120,7 +118,8 @@ export function OutboxList() {
             )}
           </>
         )
-      )}
+        )}
+      </ListView>
     </>
   );
 }

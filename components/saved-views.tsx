@@ -13,11 +13,11 @@ import { ApiError } from "@/lib/client/api";
 import { useMe } from "@/lib/client/users";
 import { savedQuery, useView, useViewActions, useViews, VIEW_PARAM, viewHref } from "@/lib/client/views";
 import type { ViewRecord, ViewResource } from "@/lib/resources/views/contract";
-import { ConfirmDialog } from "./confirm-dialog";
-import { ModalDialog } from "./modal-dialog";
-import { ErrorMessage } from "./error-message";
-import { useToast } from "./toast";
-import { Badge, Button, Field, Popover, Spinner, focusRing, inputClass, linkClass } from "./ui";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { ModalDialog } from "@/components/ui/dialog";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { useToast } from "@/components/ui/toast";
+import { Badge, Button, Field, Popover, Spinner, focusRing, inputClass, linkClass, Checkbox } from "./ui";
 
 type Editing = { mode: "save" } | { mode: "edit"; view: ViewRecord };
 
@@ -254,10 +254,7 @@ function ViewForm({
           autoComplete="off"
         />
       </Field>
-      <label className="flex items-center gap-2 text-sm text-slate-800">
-        <input type="checkbox" checked={shared} onChange={(event) => setShared(event.target.checked)} className="size-4 accent-sky-700" />
-        Share with everyone in the company
-      </label>
+      <Checkbox checked={shared} onChange={(event) => setShared(event.target.checked)} label="Share with everyone in the company" labelClassName="text-sm text-slate-800" />
       {error.form && <ErrorMessage error={error.form} title="The view could not be saved" />}
       <div className="flex flex-wrap justify-end gap-2">
         <Button onClick={onClose}>Cancel</Button>

@@ -8,7 +8,7 @@ import { serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } 
 import { rememberToken, safeReturnPath } from "@/lib/client/session";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import type { AccessTokenResponse } from "@/lib/resources/auth/schemas";
-import { ErrorMessage } from "./error-message";
+import { ErrorMessage } from "@/components/ui/error-message";
 import { Button, Card, Field, describedBy, inputClass } from "./ui";
 
 const FIELDS = ["email", "password"] as const;

@@ -11,7 +11,7 @@ import { AUDIT_RESOURCES, AUTH_ACTIONS } from "@/lib/resources/audit/contract";
 import { EVENT_ACTIONS } from "@/lib/base/schemas/event-types";
 import { RESOURCE_WORDS, actionWords, filtersOf, searchOf, type AuditFilters } from "@/lib/client/audit";
 import { useUsersById, displayName } from "@/lib/client/users";
-import { FilterChips, FiltersToggle } from "../data-table";
+import { FilterChips, FiltersToggle } from "@/components/ui/data-table";
 import { UserPicker } from "../users/user-picker";
 import { Card, Field, PageHeader, Select, inputClass } from "../ui";
 import { AuditEntries, NoEntries } from "./audit-entries";

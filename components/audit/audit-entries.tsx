@@ -13,9 +13,9 @@ import type { AuditEntry } from "@/lib/resources/audit/contract";
 import { RESOURCE_WORDS, actionWords, useAuditLog, valueWords, type AuditFilters } from "@/lib/client/audit";
 import { useReferenceNames } from "@/lib/client/reference";
 import { displayName, useUsersById } from "@/lib/client/users";
-import { DataTable, type DataColumn } from "../data-table";
-import { ErrorState } from "../error-state";
-import { Badge, Button, Card, EmptyState, Facts, Loading, Spinner, linkClass } from "../ui";
+import { DataTable, type DataColumn } from "@/components/ui/data-table";
+import { ErrorState } from "@/components/ui/error-state";
+import { Badge, Button, Card, ChangeTable, EmptyState, Facts, Loading, Spinner, linkClass } from "../ui";
 
 /** Seconds matter in a log where several things happen in the same minute. */
 const timeFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium" });
@@ -190,25 +190,11 @@ function EntryDetails({ entry, name, closeHref }: { entry: AuditEntry; name: str
       ) : (
         // Fixed columns whose long values wrap anywhere: on a phone nothing scrolls sideways.
         <div className="mt-4">
-          <table className="w-full table-fixed text-left text-sm">
-            <caption className="sr-only">Each changed field, before and after</caption>
-            <thead className="bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
-              <tr>
-                <th scope="col" className="w-[30%] px-3 py-2">Field</th>
-                <th scope="col" className="px-3 py-2">Before</th>
-                <th scope="col" className="px-3 py-2">After</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {entry.changes.map((change) => (
-                <tr key={change.path} data-testid="audit-change">
-                  <th scope="row" className="px-3 py-2 align-top font-mono text-xs font-normal text-slate-800 [overflow-wrap:anywhere]">{change.path}</th>
-                  <td className="px-3 py-2 align-top text-slate-700 [overflow-wrap:anywhere]">{valueWords(change.before)}</td>
-                  <td className="px-3 py-2 align-top text-slate-900 [overflow-wrap:anywhere]">{valueWords(change.after)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ChangeTable
+            caption="Each changed field, before and after"
+            fieldClassName="font-mono text-xs font-normal text-slate-800"
+            rows={entry.changes.map((change) => ({ key: change.path, field: change.path, before: valueWords(change.before), after: valueWords(change.after), data: { "data-testid": "audit-change" } }))}
+          />
         </div>
       )}
     </Card>

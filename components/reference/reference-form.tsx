@@ -9,10 +9,10 @@ import { REFERENCE, useSaveReference, type ReferenceInput, type ReferenceKind, t
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { CreateAccessRoleBody, CreateNamedBody, UpdateAccessRoleBody, UpdateNamedBody } from "@/lib/resources/reference/schemas";
-import { ErrorMessage } from "../error-message";
+import { ErrorMessage } from "@/components/ui/error-message";
 import { LeaveGuard } from "../leave-guard";
-import { useToast } from "../toast";
-import { Button, Card, Field, LinkButton, describedBy, focusRing, inputClass } from "../ui";
+import { useToast } from "@/components/ui/toast";
+import { Button, Card, Field, LinkButton, describedBy, inputClass, Checkbox } from "../ui";
 
 const FIELDS = ["name", "isAdmin"] as const;
 
@@ -84,14 +84,13 @@ export function ReferenceForm({ kind, record }: { kind: ReferenceKind; record?: 
           {kind === "accessRoles" && (
             <div className="flex flex-col gap-1">
               <div className="flex items-start gap-2">
-                <input
+                <Checkbox
                   id={adminId}
-                  type="checkbox"
                   checked={state.isAdmin}
                   onChange={(event) => set("isAdmin", event.target.checked)}
                   aria-invalid={errors.isAdmin ? true : undefined}
                   aria-describedby={errors.isAdmin ? `${adminId}-error` : `${adminId}-hint`}
-                  className={`mt-0.5 size-4 accent-sky-700 ${focusRing}`}
+                  className="mt-0.5"
                 />
                 <label htmlFor={adminId} className="text-sm font-medium text-slate-800">
                   Admin role

@@ -7,10 +7,9 @@ import { Suspense, useMemo, useState } from "react";
 import { prefetchReference, REFERENCE, useHolders, useReferencePage, type ReferenceKind, type ReferencePageQuery, type ReferenceRecord } from "@/lib/client/reference";
 import { useSearchBox } from "@/lib/client/use-search-box";
 import { useIsAdmin } from "../admin-shell";
-import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
-import { ErrorState } from "../error-state";
+import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "@/components/ui/data-table";
 import { Pagination } from "../pagination";
-import { Badge, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, SearchField, linkClass } from "../ui";
+import { Badge, Card, DateTime, LinkButton, ListView, Loading, PageHeader, SearchField, linkClass } from "../ui";
 import { useListTotal } from "@/lib/client/use-list-total";
 
 const PAGE_SIZES = [10, 20, 50, 100] as const;
@@ -106,22 +105,22 @@ function ReferenceList({ kind }: { kind: ReferenceKind }) {
       <FilterChips chips={chips} onClearAll={() => show({ search: "", page: 1, limit: query.limit })} />
 
       <Card className="mt-6 overflow-hidden">
-        {list.isLoading ? (
-          <div className="px-4">
-            <Loading label={`Loading ${noun[1]}…`} />
-          </div>
-        ) : list.isError ? (
-          <ErrorState framed={false} error={list.error} title={`The ${noun[1]} could not be loaded`} onRetry={() => list.refetch()} retrying={list.isFetching} />
-        ) : records && records.length === 0 ? (
-          <EmptyState title={query.search ? `No ${meta.one} matches` : `No ${meta.one} yet`}>
-            {query.search ? "Try a shorter search." : isAdmin !== false && `Create the first one with “New ${meta.one}”.`}
-          </EmptyState>
-        ) : (
-          records && (
+        <ListView
+          query={list}
+          rows={records}
+          loading={`Loading ${noun[1]}…`}
+          error={`The ${noun[1]} could not be loaded`}
+          inCard
+          empty={{
+            title: query.search ? `No ${meta.one} matches` : `No ${meta.one} yet`,
+            children: query.search ? "Try a shorter search." : isAdmin !== false && `Create the first one with “New ${meta.one}”.`,
+          }}
+        >
+          {(rows) => (
             <DataTable
               name={kind}
               caption={`${meta.title}, by name`}
-              rows={records}
+              rows={rows}
               columns={columns}
               rowId={recordId}
               rowHref={recordHref}
@@ -129,8 +128,8 @@ function ReferenceList({ kind }: { kind: ReferenceKind }) {
               onRowIntent={(record) => prefetchReference(client, kind, record._id)}
               toolbar={<ListTotal total={total} noun={noun} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />}
             />
-          )
-        )}
+          )}
+        </ListView>
         {records && total !== undefined && total > 0 && (
           <Pagination
             page={query.page}

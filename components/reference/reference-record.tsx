@@ -2,7 +2,7 @@
 
 import { REFERENCE, useHolders, useReferenceRecord, type ReferenceKind } from "@/lib/client/reference";
 import { useIsAdmin } from "../admin-shell";
-import { ErrorState } from "../error-state";
+import { ErrorState } from "@/components/ui/error-state";
 import { BackLink, Badge, Card, DateTime, Facts, Loading, PageHeader } from "../ui";
 import { ReferenceForm } from "./reference-form";
 import { HoldersCount } from "./reference-list";

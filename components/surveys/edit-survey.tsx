@@ -1,7 +1,7 @@
 "use client";
 
 import { useSurveyToEdit } from "@/lib/client/surveys";
-import { ErrorState } from "../error-state";
+import { ErrorState } from "@/components/ui/error-state";
 import { BackLink, Loading, PageHeader } from "../ui";
 import { SurveyForm } from "./survey-form";
 

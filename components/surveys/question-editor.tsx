@@ -35,10 +35,10 @@ import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { focusFirstError, type FieldErrors } from "@/lib/client/form-errors";
 import { useSaveContent } from "@/lib/client/survey-content";
 import { isChoiceType, QuestionType, type SurveyRecord } from "@/lib/resources/surveys/contract";
-import { ConfirmDialog } from "../confirm-dialog";
-import { ErrorMessage } from "../error-message";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { ErrorMessage } from "@/components/ui/error-message";
 import { LeaveGuard } from "../leave-guard";
-import { useToast } from "../toast";
+import { useToast } from "@/components/ui/toast";
 import { Badge, Button, Card, EmptyState, LinkButton, describedBy, focusRing, inputClass } from "../ui";
 import { SurveyTabPage } from "./survey-tabs";
 

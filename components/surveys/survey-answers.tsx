@@ -12,9 +12,8 @@ import { parseRange, searchOf, useAnswers } from "@/lib/client/survey-content";
 import { useDayZone } from "@/lib/client/company";
 import { useSurvey } from "@/lib/client/surveys";
 import { useSearchBox } from "@/lib/client/use-search-box";
-import { DataTable, ListTotal, type DataColumn } from "../data-table";
-import { ErrorState } from "../error-state";
-import { BackLink, Button, Card, DateTime, EmptyState, Loading, PageHeader, SearchField, Select } from "../ui";
+import { DataTable, ListTotal, type DataColumn } from "@/components/ui/data-table";
+import { BackLink, Button, Card, DateTime, ListView, PageHeader, SearchField, Select } from "../ui";
 import { SurveyTabs } from "./survey-tabs";
 
 const LIMIT = 20;
@@ -79,26 +78,30 @@ export function SurveyAnswers({ id }: { id: string }) {
         </form>
       </Card>
       <Card className="mt-6 overflow-hidden">
-        {answers.isLoading ? (
-          <div className="px-4">
-            <Loading label="Loading the answers…" />
-          </div>
-        ) : answers.isError ? (
-          <ErrorState framed={false} error={answers.error} title="The answers could not be loaded" onRetry={() => answers.refetch()} retrying={answers.isFetching} />
-        ) : rows.length === 0 ? (
-          <EmptyState title={search || question ? "No answer matches" : "No answer yet"}>{search ? "Search looks inside text answers only." : "Answers appear here once respondents send them."}</EmptyState>
-        ) : (
-          <DataTable
-            name="survey-answers"
-            caption="Answers, newest first"
-            rows={rows}
-            columns={columns}
-            rowId={(answer) => answer.uuid}
-            rowHref={(answer) => (answer.user ? `/users/${answer.user._id}` : `/surveys/${id}`)}
-            rowLabel={(answer) => answer.user?.displayName ?? "Unknown respondent"}
-            toolbar={<ListTotal total={undefined} noun={["answer", "answers"]} fetching={false} refreshing={answers.isFetching} />}
-          />
-        )}
+        <ListView
+          query={answers}
+          rows={rows}
+          loading="Loading the answers…"
+          error="The answers could not be loaded"
+          inCard
+          empty={{
+            title: search || question ? "No answer matches" : "No answer yet",
+            children: search ? "Search looks inside text answers only." : "Answers appear here once respondents send them.",
+          }}
+        >
+          {(rows) => (
+            <DataTable
+              name="survey-answers"
+              caption="Answers, newest first"
+              rows={rows}
+              columns={columns}
+              rowId={(answer) => answer.uuid}
+              rowHref={(answer) => (answer.user ? `/users/${answer.user._id}` : `/surveys/${id}`)}
+              rowLabel={(answer) => answer.user?.displayName ?? "Unknown respondent"}
+              toolbar={<ListTotal total={undefined} noun={["answer", "answers"]} fetching={false} refreshing={answers.isFetching} />}
+            />
+          )}
+        </ListView>
         {(cursors.length > 0 || answers.data?.data.next) && (
           <nav aria-label="Pages of answers" className="flex items-center justify-between gap-3 border-t border-slate-200 px-4 py-3">
             <Button onClick={() => setCursors((list) => list.slice(0, -1))} disabled={cursors.length === 0}>

@@ -4,7 +4,7 @@ import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
 import { useSurvey } from "@/lib/client/surveys";
 import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
-import { ErrorState } from "../error-state";
+import { ErrorState } from "@/components/ui/error-state";
 import { ActiveBadge, BackLink, Badge, Card, DateTime, EmptyState, Facts, LinkButton, Loading, PageHeader } from "../ui";
 import { VersionBadge, fieldText, useSurveyNames } from "./survey-fields";
 import { SurveyTabs } from "./survey-tabs";

@@ -11,10 +11,10 @@ import { useDebouncedValue } from "@/lib/client/use-debounced-value";
 import { fetchSurveyToEdit, surveyKeys, surveyLastSavedBy, useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
 import { CreateSurveyBody, MAX_SURVEY_CODE, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/resources/surveys/contract";
 import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
-import { ErrorMessage } from "../error-message";
+import { ErrorMessage } from "@/components/ui/error-message";
 import { LeaveGuard } from "../leave-guard";
-import { useToast } from "../toast";
-import { Button, Card, CheckboxGroup, Field, LinkButton, Spinner, describedBy, focusRing, inputClass } from "../ui";
+import { useToast } from "@/components/ui/toast";
+import { Button, Card, CheckboxGroup, Field, LinkButton, Spinner, describedBy, inputClass, Checkbox } from "../ui";
 
 const FIELDS = ["code", "name", "version", "isActive", "permissions", "group", "groupPermissions", "permissionsV2", "groupPermissionsV2", "onlySubSurvey"] as const;
 const inputId = (field: string) => `survey-${field}`;
@@ -257,13 +257,7 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
             </fieldset>
           )}
           <div className="flex items-center gap-2 sm:col-span-2">
-            <input
-              id={inputId("isActive")}
-              type="checkbox"
-              checked={state.isActive}
-              onChange={(event) => set("isActive", event.target.checked)}
-              className={`size-4 accent-sky-700 ${focusRing}`}
-            />
+            <Checkbox id={inputId("isActive")} checked={state.isActive} onChange={(event) => set("isActive", event.target.checked)} />
             <label htmlFor={inputId("isActive")} className="text-sm text-slate-800">
               Active
             </label>
@@ -346,12 +340,10 @@ function PermissionsV2Editor({
                 </th>
                 {(["canAnswer", "canViewAnswers"] as const).map((flag) => (
                   <td key={flag} className="px-4 py-1.5">
-                    <input
-                      type="checkbox"
+                    <Checkbox
                       aria-label={`${role.name}: ${flag === "canAnswer" ? "may answer" : "may view answers"}`}
                       checked={entry(role._id)?.[flag] ?? false}
                       onChange={(event) => toggle(role._id, flag, event.target.checked)}
-                      className={`size-4 accent-sky-700 ${focusRing}`}
                     />
                   </td>
                 ))}
@@ -394,13 +386,7 @@ function PermissionsV2Editor({
       </div>
 
       <div className="flex items-center gap-2">
-        <input
-          id={inputId("onlySubSurvey")}
-          type="checkbox"
-          checked={state.onlySubSurvey}
-          onChange={(event) => set("onlySubSurvey", event.target.checked)}
-          className={`size-4 accent-sky-700 ${focusRing}`}
-        />
+        <Checkbox id={inputId("onlySubSurvey")} checked={state.onlySubSurvey} onChange={(event) => set("onlySubSurvey", event.target.checked)} />
         <label htmlFor={inputId("onlySubSurvey")} className="text-sm text-slate-800">
           Only as a sub-survey of another survey
         </label>

@@ -9,12 +9,11 @@ import { displayName, useUsersById } from "@/lib/client/users";
 import { useViewSearch } from "@/lib/client/use-view-search";
 import type { SurveyRevisionRecord, SurveySnapshot } from "@/lib/resources/surveys/contract";
 import { feedback } from "@/lib/client/feedback";
-import { DataTable, useDataTableLayout, type DataColumn } from "../data-table";
-import { ErrorMessage } from "../error-message";
-import { ErrorState } from "../error-state";
-import { useToast } from "../toast";
+import { DataTable, useDataTableLayout, type DataColumn } from "@/components/ui/data-table";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { useToast } from "@/components/ui/toast";
 import { Pagination } from "../pagination";
-import { BackLink, Badge, Button, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, focusRing } from "../ui";
+import { BackLink, Badge, Button, Card, ChangeTable, Checkbox, DateTime, EmptyState, LinkButton, PageHeader, focusRing, ListView } from "../ui";
 import { SURVEY_FIELD_LABELS, fieldText, useSurveyNames, type SurveyNames } from "./survey-fields";
 
 const PAGE_SIZE = 50;
@@ -165,15 +164,14 @@ export function SurveyHistory({ id }: { id: string }) {
         </div>
       )}
 
-      {revisions.isLoading ? (
-        <Loading label="Loading the revisions…" />
-      ) : revisions.isError ? (
-        <ErrorState error={revisions.error} title="The revisions could not be loaded" onRetry={() => revisions.refetch()} retrying={revisions.isFetching} />
-      ) : list.length === 0 ? (
-        <Card>
-          <EmptyState title="No revision yet" />
-        </Card>
-      ) : (
+      <ListView
+        query={revisions}
+        rows={revisions.data ? list : undefined}
+        loading="Loading the revisions…"
+        error="The revisions could not be loaded"
+        empty={{ title: "No revision yet" }}
+      >
+        {() => (
         // One above the other at every width: side by side, the revisions' Restore column was cut off beside the navigation.
         <div className="grid gap-6">
           <Card className="overflow-hidden">
@@ -198,7 +196,8 @@ export function SurveyHistory({ id }: { id: string }) {
           </Card>
           {left && right && <Diff left={left} right={right} names={names} />}
         </div>
-      )}
+        )}
+      </ListView>
     </>
   );
 }
@@ -233,7 +232,7 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
           Revision #{left.__v} ↔ #{right.__v}
         </h2>
         <div className="flex items-center gap-2">
-          <input id="diff-only-changes" type="checkbox" checked={onlyChanges} onChange={(event) => setOnlyChanges(event.target.checked)} className={`size-4 accent-sky-700 ${focusRing}`} />
+          <Checkbox id="diff-only-changes" checked={onlyChanges} onChange={(event) => setOnlyChanges(event.target.checked)} />
           <label htmlFor="diff-only-changes" className="text-sm text-slate-700">
             Only changed fields
           </label>
@@ -242,50 +241,35 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
       {rows.length === 0 && content.length === 0 ? (
         <EmptyState title={left === right ? "The same revision is on both sides" : "These two revisions hold the same survey"}>Choose another pair in the list.</EmptyState>
       ) : (
-        <div className="overflow-x-auto">
-          <table className="w-full table-fixed text-left text-sm" data-testid="revision-diff">
-            <caption className="sr-only">
-              Fields of revision {left.__v} beside those of revision {right.__v}
-            </caption>
-            <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-              <tr>
-                <th scope="col" className="w-1/4 px-4 py-2">Field</th>
-                <th scope="col" className="px-4 py-2">
-                  #{left.__v} · <DateTime value={left.createdAt} />
-                </th>
-                <th scope="col" className="px-4 py-2">
-                  #{right.__v} · <DateTime value={right.createdAt} />
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {rows.map(([field, label]) => {
-                const differs = changed.has(field);
-                return (
-                  <tr key={field} className={differs ? "bg-amber-50/60" : undefined}>
-                    <th scope="row" className="px-4 py-2 align-top font-medium text-slate-700">
-                      {label}
-                      {differs && <span className="sr-only"> (changed)</span>}
-                    </th>
-                    <td className={`break-words px-4 py-2 align-top ${differs ? "text-rose-800" : "text-slate-700"}`}>
-                      {fieldText(field, left.snapshot[field], names)}
-                    </td>
-                    <td className={`break-words px-4 py-2 align-top ${differs ? "font-medium text-emerald-800" : "text-slate-700"}`}>{fieldText(field, right.snapshot[field], names)}</td>
-                  </tr>
-                );
-              })}
-              {content.map((change, index) => (
-                <tr key={`content-${index}`} className="bg-amber-50/60" data-testid="content-change">
-                  <th scope="row" className="px-4 py-2 align-top font-medium text-slate-700">
-                    {CHANGE_LABELS[change.what][change.kind]}
-                  </th>
-                  <td className="break-words px-4 py-2 align-top text-rose-800">{change.before ?? "—"}</td>
-                  <td className="break-words px-4 py-2 align-top font-medium text-emerald-800">{change.after ?? "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ChangeTable
+          testId="revision-diff"
+          caption={`Fields of revision ${left.__v} beside those of revision ${right.__v}`}
+          headers={[
+            "Field",
+            <>
+              #{left.__v} · <DateTime value={left.createdAt} />
+            </>,
+            <>
+              #{right.__v} · <DateTime value={right.createdAt} />
+            </>,
+          ]}
+          rows={[
+            ...rows.map(([field, label]) => ({
+              key: field,
+              field: label,
+              before: fieldText(field, left.snapshot[field], names),
+              after: fieldText(field, right.snapshot[field], names),
+              changed: changed.has(field),
+            })),
+            ...content.map((change, index) => ({
+              key: `content-${index}`,
+              field: CHANGE_LABELS[change.what][change.kind],
+              before: change.before,
+              after: change.after,
+              data: { "data-testid": "content-change" },
+            })),
+          ]}
+        />
       )}
     </Card>
   );

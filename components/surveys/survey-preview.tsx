@@ -12,8 +12,8 @@ import { ApiError } from "@/lib/client/api";
 import { plainDetail } from "@/lib/client/form-errors";
 import { useSubmitResponse, type ResponseBody } from "@/lib/client/survey-content";
 import type { QuestionRecord, SurveyRecord } from "@/lib/resources/surveys/contract";
-import { ErrorMessage } from "../error-message";
-import { Button, Card, EmptyState, LinkButton, focusRing, inputClass, linkClass } from "../ui";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { Button, Card, EmptyState, LinkButton, focusRing, inputClass, linkClass, Checkbox } from "../ui";
 import { SurveyTabPage } from "./survey-tabs";
 
 export function SurveyPreview({ id }: { id: string }) {
@@ -255,12 +255,7 @@ function QuestionInput({ question, number, value, error, onChange }: { question:
           <div className="mt-2 flex flex-col gap-2">
             {question.options.map((option) => (
               <label key={option} className={choiceClass}>
-                <input
-                  type="checkbox"
-                  checked={picked.includes(option)}
-                  onChange={(event) => onChange(event.target.checked ? [...picked, option] : picked.filter((p) => p !== option))}
-                  className={`accent-sky-700 ${focusRing}`}
-                />
+                <Checkbox checked={picked.includes(option)} onChange={(event) => onChange(event.target.checked ? [...picked, option] : picked.filter((p) => p !== option))} />
                 {option}
               </label>
             ))}

@@ -7,7 +7,7 @@ import type { ReactNode } from "react";
 import { useSurvey } from "@/lib/client/surveys";
 import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
-import { ErrorState } from "../error-state";
+import { ErrorState } from "@/components/ui/error-state";
 import { BackLink, Loading, PageHeader, focusRing } from "../ui";
 
 /** The views of one survey, one tab each; the page at hand is marked as current. */

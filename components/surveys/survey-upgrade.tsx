@@ -7,10 +7,10 @@ import { useSurvey, useUpdateSurvey } from "@/lib/client/surveys";
 import type { Notification } from "@/lib/base/schemas/common";
 import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
-import { ErrorMessage } from "../error-message";
-import { ErrorState } from "../error-state";
-import { useToast } from "../toast";
-import { BackLink, Button, Card, LinkButton, Loading, PageHeader } from "../ui";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { ErrorState } from "@/components/ui/error-state";
+import { useToast } from "@/components/ui/toast";
+import { BackLink, Button, Card, ChangeTable, LinkButton, Loading, PageHeader } from "../ui";
 import { VersionBadge, fieldText, useSurveyNames } from "./survey-fields";
 
 export function SurveyUpgrade({ id }: { id: string }) {
@@ -109,29 +109,12 @@ function Upgrade({ survey, back }: { survey: SurveyRecord; back: ReactNode }) {
         <>
           <Card className="overflow-hidden">
             <h2 className="border-b border-slate-200 px-4 py-3 text-base font-semibold text-slate-900">What changes</h2>
-            <div className="overflow-x-auto">
-              <table className="w-full table-fixed text-left text-sm" data-testid="upgrade-preview">
-                <caption className="sr-only">The survey’s permissions now and after the upgrade</caption>
-                <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-                  <tr>
-                    <th scope="col" className="w-1/5 px-4 py-2">Setting</th>
-                    <th scope="col" className="px-4 py-2">Now (version 1)</th>
-                    <th scope="col" className="px-4 py-2">After the upgrade (version 2)</th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-slate-100">
-                  {rows.map(([label, before, after]) => (
-                    <tr key={label}>
-                      <th scope="row" className="px-4 py-2.5 align-top font-medium text-slate-700">
-                        {label}
-                      </th>
-                      <td className="break-words px-4 py-2.5 align-top text-slate-700">{before}</td>
-                      <td className="break-words px-4 py-2.5 align-top font-medium text-emerald-800">{after}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ChangeTable
+              testId="upgrade-preview"
+              caption="The survey’s permissions now and after the upgrade"
+              headers={["Setting", "Now (version 1)", "After the upgrade (version 2)"]}
+              rows={rows.map(([label, before, after]) => ({ key: label, field: label, before, after }))}
+            />
             <div className="border-t border-slate-200 px-4 py-3 text-sm text-slate-600">
               <p>The same roles keep the same access. The version 1 fields stay stored, unused, so going back to version 1 is possible from the version history.</p>
               {preview.losses.length > 0 && (

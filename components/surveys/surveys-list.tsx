@@ -7,12 +7,11 @@ import { prefetchSurvey, useSurveyList, type SurveyListQuery } from "@/lib/clien
 import { useSearchBox } from "@/lib/client/use-search-box";
 import { exportSurveys, SURVEY_SORTS, type SurveyList, type SurveySort } from "@/lib/resources/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
-import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
-import { ErrorState } from "../error-state";
+import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "@/components/ui/data-table";
 import { ExportButton } from "../export-button";
 import { Pagination } from "../pagination";
 import { SavedViews } from "../saved-views";
-import { ActiveBadge, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader, SearchField, Select } from "../ui";
+import { ActiveBadge, Card, DateTime, LinkButton, ListView, PageHeader, SearchField, Select } from "../ui";
 import { VersionBadge } from "./survey-fields";
 import { useListTotal } from "@/lib/client/use-list-total";
 
@@ -108,22 +107,22 @@ export function SurveysList() {
       <FilterChips chips={chips} onClearAll={() => show({ search: "", isActive: "true", page: 1, limit: query.limit, sortBy: query.sortBy, orderBy: query.orderBy })} />
 
       <Card className="mt-6 overflow-hidden">
-        {list.isLoading ? (
-          <div className="px-4">
-            <Loading label="Loading surveys…" />
-          </div>
-        ) : list.isError ? (
-          <ErrorState framed={false} error={list.error} title="The surveys could not be loaded" onRetry={() => list.refetch()} retrying={list.isFetching} />
-        ) : body && body.surveys.length === 0 ? (
-          <EmptyState title={query.search || query.isActive !== "true" ? "No survey matches" : "No survey yet"}>
-            {query.search ? "Try a shorter search, or include inactive surveys." : isAdmin !== false && "Create the first one with “New survey”."}
-          </EmptyState>
-        ) : (
-          body && (
+        <ListView
+          query={list}
+          rows={body?.surveys}
+          loading="Loading surveys…"
+          error="The surveys could not be loaded"
+          inCard
+          empty={{
+            title: query.search || query.isActive !== "true" ? "No survey matches" : "No survey yet",
+            children: query.search ? "Try a shorter search, or include inactive surveys." : isAdmin !== false && "Create the first one with “New survey”.",
+          }}
+        >
+          {(surveys) => (
             <DataTable
               name="surveys"
               caption={`Surveys, ${SURVEY_ORDER_WORDS[query.sortBy][query.orderBy]}`}
-              rows={body.surveys}
+              rows={surveys}
               columns={columns}
               rowId={surveyId}
               rowHref={surveyHref}
@@ -135,8 +134,8 @@ export function SurveysList() {
                 {isAdmin !== false && <ExportButton operation={exportSurveys} query={{ search: query.search, isActive: query.isActive, sortBy: query.sortBy, orderBy: query.orderBy }} noun={["survey", "surveys"]} />}
               </>}
             />
-          )
-        )}
+          )}
+        </ListView>
         {body && total !== undefined && total > 0 && (
           <Pagination
             page={query.page}

@@ -10,11 +10,11 @@ import { useId, useRef, useState } from "react";
 import { useReference } from "@/lib/client/reference";
 import { displayName, useBulkUsers } from "@/lib/client/users";
 import { type BulkAction, type BulkUsersResult, MAX_BULK_USERS, type UserRecord } from "@/lib/resources/users/contract";
-import { ConfirmDialog } from "../confirm-dialog";
-import { ModalDialog } from "../modal-dialog";
-import type { RowSelection } from "../data-table";
-import { useToast } from "../toast";
-import { Button, Popover, RecordSelect, Spinner, focusRing } from "../ui";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { ModalDialog } from "@/components/ui/dialog";
+import type { RowSelection } from "@/components/ui/data-table";
+import { useToast } from "@/components/ui/toast";
+import { Button, Popover, RecordSelect, Spinner, focusRing, Checkbox } from "../ui";
 
 interface Chosen {
   /** The list's filters when the rows were chosen: a change of them lets go of every row. */
@@ -190,7 +190,7 @@ export function BulkActions({ selection, total, query, rows }: { selection: User
 export function RevokeKeysChoice({ id, checked, onChange }: { id: string; checked: boolean; onChange: (checked: boolean) => void }) {
   return (
     <p className="flex items-start gap-2 text-sm">
-      <input id={id} type="checkbox" className={`mt-0.5 size-4 ${focusRing}`} checked={checked} onChange={(event) => onChange(event.currentTarget.checked)} />
+      <Checkbox id={id} className="mt-0.5" checked={checked} onChange={(event) => onChange(event.currentTarget.checked)} />
       <label htmlFor={id}>Also revoke the API keys they created, if this ends their admin power</label>
     </p>
   );

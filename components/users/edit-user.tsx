@@ -1,7 +1,7 @@
 "use client";
 
 import { displayName, useUserToEdit } from "@/lib/client/users";
-import { ErrorState } from "../error-state";
+import { ErrorState } from "@/components/ui/error-state";
 import { BackLink, Loading, PageHeader } from "../ui";
 import { UserForm } from "./user-form";
 

@@ -10,9 +10,9 @@ import { useEffect, useId, useRef, useState, type DragEvent } from "react";
 import { errorReport, isFinished, useJob, useStartImport } from "@/lib/client/jobs";
 import type { JobError, JobRecord } from "@/lib/resources/jobs/contract";
 import { importTemplate } from "@/lib/resources/users/columns";
-import { DataTable, type DataColumn } from "../data-table";
-import { ErrorMessage } from "../error-message";
-import { useToast } from "../toast";
+import { DataTable, type DataColumn } from "@/components/ui/data-table";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { useToast } from "@/components/ui/toast";
 import { Button, Card, EmptyState, Loading, buttonClass, linkClass } from "../ui";
 
 type Row = JobError & { n: number };

@@ -7,9 +7,9 @@ import { RELATIONS, displayName, useMe, useUpdateUser, useUser, useUsersById } f
 import type { UserRecord } from "@/lib/resources/users/contract";
 import { useIsAdmin } from "../admin-shell";
 import { feedback } from "@/lib/client/feedback";
-import { ErrorMessage } from "../error-message";
-import { ErrorState } from "../error-state";
-import { useToast } from "../toast";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { ErrorState } from "@/components/ui/error-state";
+import { useToast } from "@/components/ui/toast";
 import { UserTabs } from "./user-tabs";
 import { RevokeKeysChoice } from "./bulk-actions";
 import { ActiveBadge, BackLink, Badge, Button, Card, DateTime, Facts, LinkButton, Loading, PageHeader, linkClass } from "../ui";

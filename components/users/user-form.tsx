@@ -10,10 +10,10 @@ import { useHydrated } from "@/lib/client/use-hydrated";
 import { fetchUserToEdit, RELATIONS, userKeys, useCreateUser, useUpdateUser, type CreateUserInput, type Relation, type UpdateUserInput } from "@/lib/client/users";
 import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/resources/users/contract";
 import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
-import { ErrorMessage } from "../error-message";
+import { ErrorMessage } from "@/components/ui/error-message";
 import { LeaveGuard } from "../leave-guard";
-import { useToast } from "../toast";
-import { Button, Card, CheckboxGroup, Field, LinkButton, RecordSelect, describedBy, inputClass } from "../ui";
+import { useToast } from "@/components/ui/toast";
+import { Button, Card, CheckboxGroup, Field, LinkButton, RecordSelect, describedBy, inputClass, Checkbox } from "../ui";
 import { UsersPicker } from "./user-picker";
 import { RevokeKeysChoice } from "./bulk-actions";
 
@@ -385,13 +385,12 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
           })}
           {!editing && (
             <div className="flex items-start gap-2 pt-7">
-              <input
+              <Checkbox
                 id="user-notifyEmail"
-                type="checkbox"
                 checked={state.notifyEmail && !state.password}
                 disabled={Boolean(state.password)}
                 onChange={(event) => set("notifyEmail", event.target.checked)}
-                className="mt-0.5 size-4 rounded border-slate-300 accent-sky-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600"
+                className="mt-0.5"
               />
               <label htmlFor="user-notifyEmail" className="text-sm text-slate-800">
                 Send an invitation e-mail with a link to set a password

@@ -21,12 +21,11 @@ import { DayZoneNote } from "../day-zone-note";
 import { displayName, prefetchUser, seedUsers, useUserList } from "@/lib/client/users";
 import { exportUsers, USER_SORTS, type UserRecord, type UserSort } from "@/lib/resources/users/contract";
 import { useIsAdmin } from "../admin-shell";
-import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "../data-table";
-import { ErrorState } from "../error-state";
+import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "@/components/ui/data-table";
 import { ExportButton } from "../export-button";
 import { Pagination } from "../pagination";
 import { SavedViews } from "../saved-views";
-import { ActiveBadge, Button, Card, DateTime, EmptyState, Field, LinkButton, Loading, PageHeader, RecordSelect, SearchField, Select, inputClass } from "../ui";
+import { ActiveBadge, Button, Card, DateTime, Field, LinkButton, ListView, PageHeader, RecordSelect, SearchField, Select, inputClass } from "../ui";
 import { BulkActions, useUserSelection } from "./bulk-actions";
 import { UserPicker } from "./user-picker";
 import { useListTotal } from "@/lib/client/use-list-total";
@@ -102,26 +101,23 @@ export function UsersList() {
 
       <Card className="mt-6 overflow-hidden">
         {isAdmin !== false && body && <BulkActions selection={selection} total={total} query={queryString(userListQuery(filters, zone))} rows={body.users} />}
-        {list.isLoading ? (
-          <div className="px-4">
-            <Loading label="Loading users…" />
-          </div>
-        ) : list.isError ? (
-          <ErrorState framed={false} error={list.error} title="The users could not be loaded" onRetry={() => list.refetch()} retrying={list.isFetching} />
-        ) : body && body.users.length === 0 ? (
-          <EmptyState title={filters.page > 1 && (total ?? 0) > 0 ? "This page is past the end of the list" : "No user matches this view"}>
-            {filters.page > 1 && (total ?? 0) > 0 ? (
-              <Button onClick={() => show({ ...filters, page: 1 })}>Go to the first page</Button>
-            ) : (
-              <>Try a shorter search or fewer filters.</>
-            )}
-          </EmptyState>
-        ) : (
-          body && (
+        <ListView
+          query={list}
+          rows={body?.users}
+          loading="Loading users…"
+          error="The users could not be loaded"
+          inCard
+          empty={
+            filters.page > 1 && (total ?? 0) > 0
+              ? { title: "This page is past the end of the list", children: <Button onClick={() => show({ ...filters, page: 1 })}>Go to the first page</Button> }
+              : { title: "No user matches this view", children: "Try a shorter search or fewer filters." }
+          }
+        >
+          {(users) => (
             <DataTable
               name="users"
               caption={`Users, ${USER_ORDER_WORDS[filters.sortBy][filters.orderBy]}`}
-              rows={body.users}
+              rows={users}
               columns={columns}
               rowId={userId}
               rowHref={userHref}
@@ -134,8 +130,8 @@ export function UsersList() {
                 {isAdmin !== false && <ExportButton operation={exportUsers} query={userListQuery(filters, zone)} noun={["user", "users"]} />}
               </>}
             />
-          )
-        )}
+          )}
+        </ListView>
 
         {body && total !== undefined && total > 0 && (
           <Pagination

@@ -8,10 +8,9 @@ import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useDeliveries, useWebhookActions } from "@/lib/client/webhooks";
 import type { DeliveryRecord } from "@/lib/resources/webhooks/contract";
-import { DataTable, ListTotal, type DataColumn } from "../data-table";
-import { ErrorState } from "../error-state";
-import { useToast } from "../toast";
-import { Badge, Button, Card, DateTime, EmptyState, Facts, Loading, Spinner } from "../ui";
+import { DataTable, ListTotal, type DataColumn } from "@/components/ui/data-table";
+import { useToast } from "@/components/ui/toast";
+import { Badge, Button, Card, DateTime, Facts, Spinner, ListView } from "../ui";
 
 /** Seconds matter in a log where several attempts happen in the same minute. */
 const timeFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium" });
@@ -123,15 +122,15 @@ export function DeliveryLog({ webhookId, canRedeliver, watch }: { webhookId: str
         Delivery log
       </h2>
       <p className="px-4 pb-3 text-sm text-slate-600 sm:px-5">Every attempt at delivering an event, newest first. One that fails is tried again later, with growing delays.</p>
-      {deliveries.isLoading ? (
-        <div className="px-4">
-          <Loading label="Loading the deliveries…" />
-        </div>
-      ) : deliveries.isError ? (
-        <ErrorState error={deliveries.error} title="The deliveries could not be loaded" onRetry={() => deliveries.refetch()} retrying={deliveries.isFetching} framed={false} className="p-4" />
-      ) : rows.length === 0 ? (
-        <EmptyState title="Nothing delivered yet">Events of the chosen types appear here as they are sent. Send a test delivery to check that the receiver answers.</EmptyState>
-      ) : (
+      <ListView
+        query={deliveries}
+        rows={rows}
+        loading="Loading the deliveries…"
+        error="The deliveries could not be loaded"
+        inCard
+        empty={{ title: "Nothing delivered yet", children: "Events of the chosen types appear here as they are sent. Send a test delivery to check that the receiver answers." }}
+      >
+        {() => (
         <>
           <DataTable
             name="webhook-deliveries"
@@ -159,7 +158,8 @@ export function DeliveryLog({ webhookId, canRedeliver, watch }: { webhookId: str
             </div>
           )}
         </>
-      )}
+        )}
+      </ListView>
       {selected && (
         <div className="border-t border-slate-200 p-4 sm:p-5" aria-labelledby="delivery-details">
           <h3 id="delivery-details" className="mb-4 text-sm font-semibold text-slate-900">

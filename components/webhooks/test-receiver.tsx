@@ -10,9 +10,9 @@ import { useState } from "react";
 import { useClearReceiver, useReceiver } from "@/lib/client/webhooks";
 import type { ReceiptRecord } from "@/lib/resources/webhooks/contract";
 import { useIsAdmin } from "../admin-shell";
-import { ConfirmDialog } from "../confirm-dialog";
-import { ErrorState } from "../error-state";
-import { useToast } from "../toast";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { ErrorState } from "@/components/ui/error-state";
+import { useToast } from "@/components/ui/toast";
 import { BackLink, Badge, Button, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader } from "../ui";
 
 const SIGNATURE_BADGES: Record<ReceiptRecord["signature"], { tone: "green" | "red" | "grey"; text: string }> = {

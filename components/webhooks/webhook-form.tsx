@@ -10,10 +10,10 @@ import { useCreateWebhook, useWebhookActions } from "@/lib/client/webhooks";
 import { EVENT_ACTIONS, EVENT_RESOURCES, type EventResource } from "@/lib/base/schemas/event-types";
 import { holdsMask } from "@/lib/base/shared/masked-url";
 import { CreateWebhookBody, UpdateWebhookBody, type CreateWebhookInput, type EventFilter, type UpdateWebhookInput, type WebhookRecord, type WebhookWithSecret } from "@/lib/resources/webhooks/contract";
-import { ErrorMessage } from "../error-message";
+import { ErrorMessage } from "@/components/ui/error-message";
 import { LeaveGuard } from "../leave-guard";
-import { useToast } from "../toast";
-import { Button, Card, Field, GroupError, LinkButton, describedBy, focusRing, inputClass } from "../ui";
+import { useToast } from "@/components/ui/toast";
+import { Button, Card, Field, GroupError, LinkButton, describedBy, inputClass, Checkbox } from "../ui";
 
 const FIELDS = ["url", "events", "description"] as const;
 const TEXTS: FieldTexts = { url: { noun: "the address that receives the events" }, events: { noun: "at least one event type" }, description: {} };
@@ -207,14 +207,7 @@ function EventPicker({ id, value, onChange, error }: { id: string; value: string
                   const boxId = row === 0 && column === 0 ? id : `${id}-${box.filter.replace(".*", "-all").replace(".", "-")}`;
                   return (
                     <div key={box.filter} className="flex min-w-0 items-center gap-2 sm:min-w-40">
-                      <input
-                        id={boxId}
-                        type="checkbox"
-                        checked={box.checked}
-                        disabled={box.disabled}
-                        onChange={(event) => box.onChange(event.target.checked)}
-                        className={`size-4 shrink-0 rounded border-slate-300 accent-sky-700 disabled:opacity-60 ${focusRing}`}
-                      />
+                      <Checkbox id={boxId} checked={box.checked} disabled={box.disabled} onChange={(event) => box.onChange(event.target.checked)} />
                       <label htmlFor={boxId} className={`whitespace-nowrap font-mono text-xs ${box.disabled ? "text-slate-500" : "text-slate-800"}`}>
                         {/* On a phone the row's heading names the kind: the label shows the rest, and still reads whole. */}
                         <span className="sr-only sm:not-sr-only">{box.head}</span>

@@ -11,11 +11,10 @@ import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { useWebhooks } from "@/lib/client/webhooks";
 import type { WebhookRecord, WebhookWithSecret } from "@/lib/resources/webhooks/contract";
 import { useIsAdmin } from "../admin-shell";
-import { DataTable, ListTotal, type DataColumn } from "../data-table";
-import { ErrorState } from "../error-state";
+import { DataTable, ListTotal, type DataColumn } from "@/components/ui/data-table";
 import { Pagination } from "../pagination";
 import { ShownOnce } from "../shown-once";
-import { ActiveBadge, BackLink, Badge, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader } from "../ui";
+import { ActiveBadge, BackLink, Badge, Card, DateTime, LinkButton, PageHeader, ListView } from "../ui";
 import { WebhookForm } from "./webhook-form";
 
 const PAGE_SIZE = 20;
@@ -70,19 +69,23 @@ export function WebhooksPage() {
   return (
     <>
       <PageHeader title="Webhooks" subtitle="This company's changes, POSTed to other systems as they happen and signed." actions={actions} />
-      {webhooks.isLoading ? (
-        <Loading label="Loading the webhooks…" />
-      ) : webhooks.isError ? (
-        <ErrorState error={webhooks.error} title="The webhooks could not be loaded" onRetry={() => webhooks.refetch()} retrying={webhooks.isFetching} />
-      ) : body && body.webhooks.length === 0 ? (
-        <Card>
-          <EmptyState title="No webhooks yet">
-            <p>Add one to have changes of users, surveys and reference data POSTed to your own server as they happen, instead of asking the API for them.</p>
-            <p className="mt-2">No server to receive them yet? The built-in test receiver shows what a webhook delivers.</p>
-            {create && <div className="mt-4">{create}</div>}
-          </EmptyState>
-        </Card>
-      ) : (
+      <ListView
+        query={webhooks}
+        rows={body?.webhooks}
+        loading="Loading the webhooks…"
+        error="The webhooks could not be loaded"
+        empty={{
+          title: "No webhooks yet",
+          children: (
+            <>
+              <p>Add one to have changes of users, surveys and reference data POSTed to your own server as they happen, instead of asking the API for them.</p>
+              <p className="mt-2">No server to receive them yet? The built-in test receiver shows what a webhook delivers.</p>
+              {create && <div className="mt-4">{create}</div>}
+            </>
+          ),
+        }}
+      >
+        {() => (
         body && (
           <Card className="overflow-hidden">
             <DataTable
@@ -105,7 +108,8 @@ export function WebhooksPage() {
             />
           </Card>
         )
-      )}
+        )}
+      </ListView>
     </>
   );
 }

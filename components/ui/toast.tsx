@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { focusRing } from "./ui";
+import { focusRing } from "./focus-ring";
 
 /**
  * The one way a page says that something happened: short messages stacked in a corner, read out

@@ -10,8 +10,12 @@
 import { FlexRender, columnVisibilityFeature, rowSortingFeature, tableFeatures, useTable, type ColumnDef, type SortingState, type Updater, type ColumnVisibilityState as VisibilityState, type RowData } from "@tanstack/react-table";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { createContext, useContext, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
-import { Button, Popover, Spinner, focusRing, linkClass } from "./ui";
+import { createContext, useContext, useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
+import { Button, linkClass } from "./button";
+import { Checkbox } from "./checkbox";
+import { focusRing } from "./focus-ring";
+import { Popover } from "./popover";
+import { Spinner } from "./status";
 import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
 
 const features = tableFeatures({ columnVisibilityFeature, rowSortingFeature });
@@ -197,13 +201,7 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
     selection && (
       // Named by aria-label, not text, so the cell's text stays the row's own.
       <label className={`flex cursor-pointer items-center ${className}`}>
-        <input
-          type="checkbox"
-          aria-label={`Select ${selection.rowName(row)}`}
-          checked={selection.selected.has(rowId(row))}
-          onChange={(event) => selection.onChange([rowId(row)], event.target.checked)}
-          className={`size-4 accent-sky-700 ${focusRing}`}
-        />
+        <Checkbox aria-label={`Select ${selection.rowName(row)}`} checked={selection.selected.has(rowId(row))} onChange={(event) => selection.onChange([rowId(row)], event.target.checked)} />
       </label>
     );
   const visibleCells = (row: ReturnType<typeof table.getRowModel>["rows"][number]) => row.getVisibleCells();
@@ -241,7 +239,7 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
               <legend className="sr-only">Columns shown</legend>
               {hideable.map((column) => (
                 <label key={column.id} className="flex items-center gap-2 py-1 text-sm text-slate-800">
-                  <input type="checkbox" checked={column.getIsVisible()} onChange={column.getToggleVisibilityHandler()} className="size-4 accent-sky-700" />
+                  <Checkbox checked={column.getIsVisible()} onChange={column.getToggleVisibilityHandler()} />
                   {String(column.columnDef.header)}
                   <span className="sr-only"> column</span>
                 </label>
@@ -351,20 +349,9 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
 
 /** Chooses or lets go every row of the page; mixed while only some are chosen. */
 function PageCheckbox({ state, onChange, visibleLabel = false, className = "" }: { state: "none" | "some" | "all"; onChange: (checked: boolean) => void; visibleLabel?: boolean; className?: string }) {
-  const ref = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    if (ref.current) ref.current.indeterminate = state === "some";
-  }, [state]);
   return (
     <label className={`flex cursor-pointer items-center gap-2 text-sm normal-case tracking-normal text-slate-700 ${className}`}>
-      <input
-        ref={ref}
-        type="checkbox"
-        aria-label={visibleLabel ? undefined : "Select all on this page"}
-        checked={state === "all"}
-        onChange={(event) => onChange(event.target.checked)}
-        className={`size-4 accent-sky-700 ${focusRing}`}
-      />
+      <Checkbox indeterminate={state === "some"} aria-label={visibleLabel ? undefined : "Select all on this page"} checked={state === "all"} onChange={(event) => onChange(event.target.checked)} />
       {visibleLabel && "Select all on this page"}
     </label>
   );

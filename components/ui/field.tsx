@@ -1,40 +1,6 @@
-/**
- * The small set of building blocks every admin page is made of, so pages look and behave alike:
- * buttons and links with a visible focus ring, labelled fields with their errors, cards, badges,
- * loading and empty states.
- */
-import Link from "next/link";
-import type { ComponentProps, ReactNode } from "react";
-
-/** The one popover (Columns, Export, bulk Actions, Views): closes on Escape and outside, returns the focus. */
-export { Popover } from "./popover";
-
-import { focusRing } from "./focus-ring";
-
-export { focusRing };
-
-const buttonKinds = {
-  primary: "bg-sky-700 text-white shadow-sm hover:bg-sky-800 disabled:bg-sky-700/60",
-  secondary: "border border-slate-300 bg-white text-slate-800 shadow-sm hover:bg-slate-50 disabled:text-slate-400",
-  danger: "border border-rose-300 bg-white text-rose-700 shadow-sm hover:bg-rose-50 disabled:text-rose-300",
-  ghost: "text-slate-700 hover:bg-slate-100 disabled:text-slate-400",
-} as const;
-
-export type ButtonKind = keyof typeof buttonKinds;
-
-export function buttonClass(kind: ButtonKind = "secondary", extra = ""): string {
-  return `inline-flex items-center justify-center gap-1.5 whitespace-nowrap rounded-md px-3.5 py-2 text-sm font-medium transition-colors disabled:cursor-not-allowed ${buttonKinds[kind]} ${focusRing} ${extra}`;
-}
-
-export function Button({ kind = "secondary", className = "", type = "button", ...props }: ComponentProps<"button"> & { kind?: ButtonKind }) {
-  return <button type={type} className={buttonClass(kind, className)} {...props} />;
-}
-
-export function LinkButton({ kind = "secondary", className = "", ...props }: ComponentProps<typeof Link> & { kind?: ButtonKind }) {
-  return <Link className={buttonClass(kind, className)} {...props} />;
-}
-
-export const linkClass = `rounded-sm font-medium text-sky-700 underline-offset-2 hover:underline ${focusRing}`;
+/** Labelled fields with their hint and error, the list filters' drop-downs and the groups of checkboxes. */
+import type { ReactNode } from "react";
+import { Checkbox } from "./checkbox";
 
 export const inputClass =
   "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm placeholder:text-slate-400 " +
@@ -194,12 +160,10 @@ export function CheckboxGroup({
             const checkboxId = index === 0 ? id : `${id}-${record._id}`;
             return (
               <div key={record._id} className="flex items-center gap-2">
-                <input
+                <Checkbox
                   id={checkboxId}
-                  type="checkbox"
                   checked={value.includes(record._id)}
                   onChange={(event) => onChange(event.target.checked ? [...value, record._id] : value.filter((v) => v !== record._id))}
-                  className={`size-4 shrink-0 rounded border-slate-300 accent-sky-700 ${focusRing}`}
                 />
                 <label htmlFor={checkboxId} className="text-sm text-slate-800">
                   {record.name}
@@ -232,99 +196,3 @@ export function describedBy(id: string, error?: string, hint?: boolean) {
   } as const;
 }
 
-export function Card({ children, className = "", ...props }: ComponentProps<"section">) {
-  return (
-    <section className={`rounded-lg border border-slate-200 bg-white shadow-sm ${className}`} {...props}>
-      {children}
-    </section>
-  );
-}
-
-const badgeTones = {
-  green: "bg-emerald-50 text-emerald-800 ring-emerald-600/20",
-  grey: "bg-slate-100 text-slate-700 ring-slate-500/20",
-  blue: "bg-sky-50 text-sky-800 ring-sky-600/20",
-  amber: "bg-amber-50 text-amber-800 ring-amber-600/20",
-  violet: "bg-violet-50 text-violet-800 ring-violet-600/20",
-  red: "bg-rose-50 text-rose-800 ring-rose-600/20",
-} as const;
-
-export function Badge({ tone = "grey", title, children }: { tone?: keyof typeof badgeTones; title?: string; children: ReactNode }) {
-  return (
-    <span title={title} className={`inline-flex items-center whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${badgeTones[tone]}`}>
-      {children}
-    </span>
-  );
-}
-
-export function ActiveBadge({ active }: { active: boolean }) {
-  return <Badge tone={active ? "green" : "grey"}>{active ? "Active" : "Inactive"}</Badge>;
-}
-
-/** Title row of a page: the one `h1`, an optional line under it and the page's actions. */
-export function PageHeader({ title, subtitle, actions, back }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode; back?: ReactNode }) {
-  return (
-    <header className="mb-6 flex flex-col gap-3">
-      {back}
-      <div className="flex flex-wrap items-end justify-between gap-3">
-        <div className="min-w-0">
-          <h1 className="truncate text-2xl font-semibold tracking-tight text-slate-900">{title}</h1>
-          {subtitle && <div className="mt-1 text-sm text-slate-600">{subtitle}</div>}
-        </div>
-        {actions && <div className="flex flex-wrap items-center gap-2">{actions}</div>}
-      </div>
-    </header>
-  );
-}
-
-export function BackLink({ href, children }: { href: string; children: ReactNode }) {
-  return (
-    <Link href={href} className={`w-fit text-sm ${linkClass}`}>
-      <span aria-hidden>← </span>
-      {children}
-    </Link>
-  );
-}
-
-export function Spinner({ className = "size-4" }: { className?: string }) {
-  return <span aria-hidden className={`inline-block animate-spin rounded-full border-2 border-current border-r-transparent ${className}`} />;
-}
-
-export function Loading({ label = "Loading…" }: { label?: string }) {
-  return (
-    <p role="status" className="flex items-center gap-2 py-10 text-sm text-slate-600">
-      <Spinner />
-      {label}
-    </p>
-  );
-}
-
-export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
-  return (
-    <div className="flex flex-col items-center gap-2 px-6 py-14 text-center">
-      <p className="text-base font-medium text-slate-800">{title}</p>
-      {children && <div className="max-w-md text-sm text-slate-600">{children}</div>}
-    </div>
-  );
-}
-
-/** A definition list of label / value pairs, two columns from tablet width up. */
-export function Facts({ items }: { items: [string, ReactNode][] }) {
-  return (
-    <dl className="grid grid-cols-1 gap-x-6 gap-y-4 sm:grid-cols-2">
-      {items.map(([label, value]) => (
-        <div key={label} className="min-w-0">
-          <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
-          <dd className="mt-1 break-words text-sm text-slate-900">{value ?? <span className="text-slate-500">—</span>}</dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
-
-const dateTimeFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short" });
-
-export function DateTime({ value }: { value: string | null | undefined }) {
-  if (!value) return <span className="text-slate-500">—</span>;
-  return <time dateTime={value}>{dateTimeFormat.format(new Date(value))}</time>;
-}

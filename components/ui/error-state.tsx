@@ -1,7 +1,9 @@
 "use client";
 
 import { ApiError } from "@/lib/client/api";
-import { Button, Card, EmptyState } from "./ui";
+import { Button } from "./button";
+import { Card } from "./page";
+import { EmptyState } from "./status";
 import { ErrorMessage } from "./error-message";
 
 /**

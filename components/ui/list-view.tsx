@@ -1,0 +1,53 @@
+import type { ReactNode } from "react";
+import { ErrorState } from "./error-state";
+import { Card } from "./page";
+import { EmptyState, Loading } from "./status";
+
+/** What a list reads, as a react-query result gives it. */
+export interface ListQuery {
+  isLoading: boolean;
+  isError: boolean;
+  error: unknown;
+  isFetching: boolean;
+  refetch: () => unknown;
+}
+
+/**
+ * The cascade of every list: "Loading…" until the first answer, the error with Retry when the
+ * read failed, the empty state when there are no rows, and the rows (the table) otherwise.
+ * `empty` is the empty state's slot: its title and what to do next (a hint, a button). `inCard`
+ * when the list already stands inside a card of its own (the error and the empty state take no
+ * second frame); otherwise the error and the empty state come framed, and the rows' renderer
+ * frames the table itself.
+ */
+export function ListView<Row>({
+  query,
+  rows,
+  loading,
+  error,
+  empty,
+  inCard = false,
+  children,
+}: {
+  query: ListQuery;
+  rows: Row[] | undefined;
+  /** The words while loading ("Loading users…"). */
+  loading: string;
+  /** The title of the error ("The users could not be loaded"). */
+  error: string;
+  empty: { title: string; children?: ReactNode };
+  inCard?: boolean;
+  children: (rows: Row[]) => ReactNode;
+}) {
+  if (query.isLoading) {
+    const spinner = <Loading label={loading} />;
+    return inCard ? <div className="px-4">{spinner}</div> : spinner;
+  }
+  if (query.isError) return <ErrorState framed={!inCard} error={query.error} title={error} onRetry={() => query.refetch()} retrying={query.isFetching} />;
+  if (!rows) return null;
+  if (rows.length === 0) {
+    const state = <EmptyState title={empty.title}>{empty.children}</EmptyState>;
+    return inCard ? state : <Card>{state}</Card>;
+  }
+  return <>{children(rows)}</>;
+}
