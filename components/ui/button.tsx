@@ -10,7 +10,7 @@ const buttonKinds = {
   ghost: "text-slate-700 hover:bg-slate-100 disabled:text-slate-400",
 } as const;
 
-export type ButtonKind = keyof typeof buttonKinds;
+type ButtonKind = keyof typeof buttonKinds;
 
 export function buttonClass(kind: ButtonKind = "secondary", extra = ""): string {
   return `inline-flex items-center justify-center gap-1.5 whitespace-nowrap rounded-md px-3.5 py-2 text-sm font-medium transition-colors disabled:cursor-not-allowed ${buttonKinds[kind]} ${focusRing} ${extra}`;

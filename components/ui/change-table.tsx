@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 
 /** One field of a before / after display. */
-export interface ChangeRow {
+interface ChangeRow {
   key: string;
   field: ReactNode;
   before: ReactNode;

@@ -4,16 +4,15 @@
  * badges, the loading / error / empty cascade of a list (`ListView`), the one before / after table
  * (`ChangeTable`) and the one popover. The heavier parts are imported by their own module, so a
  * page that does not use them does not load them: the table (`@/components/ui/data-table`), the
- * notices (`@/components/ui/toast`) and the dialogs (`@/components/ui/dialog`).
+ * notices (`@/components/ui/toast`), the dialogs (`@/components/ui/dialog`) and the error boxes
+ * (`@/components/ui/error-state`, `@/components/ui/error-message`).
  */
 export { focusRing } from "./focus-ring";
 export { Popover } from "./popover";
-export { Button, LinkButton, buttonClass, linkClass, type ButtonKind } from "./button";
+export { Button, LinkButton, buttonClass, linkClass } from "./button";
 export { CheckboxGroup, Field, GroupError, RecordSelect, SearchField, Select, describedBy, inputClass } from "./field";
 export { Checkbox } from "./checkbox";
 export { ActiveBadge, BackLink, Badge, Card, Facts, PageHeader } from "./page";
-export { DateTime, EmptyState, Loading, Spinner, dateTimeFormat } from "./status";
-export { ErrorState } from "./error-state";
-export { ErrorMessage } from "./error-message";
+export { DateTime, EmptyState, Loading, Spinner } from "./status";
 export { ListView } from "./list-view";
-export { ChangeTable, type ChangeRow } from "./change-table";
+export { ChangeTable } from "./change-table";

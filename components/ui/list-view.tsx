@@ -4,7 +4,7 @@ import { Card } from "./page";
 import { EmptyState, Loading } from "./status";
 
 /** What a list reads, as a react-query result gives it. */
-export interface ListQuery {
+interface ListQuery {
   isLoading: boolean;
   isError: boolean;
   error: unknown;

@@ -23,7 +23,7 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
-export const dateTimeFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short" });
+const dateTimeFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short" });
 
 export function DateTime({ value }: { value: string | null | undefined }) {
   if (!value) return <span className="text-slate-500">—</span>;
