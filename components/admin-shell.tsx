@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { takeHeadingFocusRequest } from "@/lib/client/feedback";
 import { REFERENCE, useReference } from "@/lib/client/reference";
 import { useHydrated } from "@/lib/client/use-hydrated";
@@ -12,6 +12,7 @@ import { displayName, useMe } from "@/lib/client/users";
 import { CommandPalette } from "./command-palette";
 import { ThemeSwitch } from "./theme-switch";
 import { Button, Loading, focusRing } from "./ui";
+import { ToastRegion } from "./ui/toast";
 
 /** The menu, in groups: a sidebar from 1280 px wide with each group's title, rows of links on narrow ones. */
 const NAV_GROUPS = ["Records", "Reference data", "Integrations", "Help"] as const;
@@ -78,6 +79,19 @@ function useSlashForSearch() {
   }, []);
 }
 
+/** The header's height as `--shell-header`, for what sticks under it (the notices' band). */
+function useStickyHeight() {
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => document.documentElement.style.setProperty("--shell-header", `${element.offsetHeight}px`));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return ref;
+}
+
 /** Whether the signed-in user holds an admin access role (undefined while loading). */
 const AdminContext = createContext<boolean | undefined>(undefined);
 export const useIsAdmin = () => useContext(AdminContext);
@@ -94,6 +108,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
   const hydrated = useHydrated();
   useHeadingFocus(pathname);
   useSlashForSearch();
+  const header = useStickyHeight();
 
   const isAdmin = useMemo(() => {
     if (!me.data || !roles.data) return undefined;
@@ -117,7 +132,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
         Skip to content
       </a>
       {/* On a phone the menu takes several rows: the header scrolls away instead of covering the page. */}
-      <header className="z-30 border-b border-slate-200 bg-white/95 backdrop-blur sm:sticky sm:top-0">
+      <header ref={header} className="z-30 border-b border-slate-200 bg-white/95 backdrop-blur sm:sticky sm:top-0">
         <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3 sm:px-6">
           <Link href="/users" className={`rounded text-base font-semibold tracking-tight text-slate-900 ${focusRing}`}>
             Users <span className="text-sky-700">&amp;</span> Surveys
@@ -136,6 +151,8 @@ export function AdminShell({ children }: { children: ReactNode }) {
           </div>
         </div>
       </header>
+      {/* The notices' own band: under the header (which sticks from tablet width up), never over the page. */}
+      <ToastRegion className="top-0 sm:top-(--shell-header)" />
       {isAdmin === false && (
         <p role="status" className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-center text-sm text-amber-900">
           You are signed in without an admin role: you can look around, but not change anything.

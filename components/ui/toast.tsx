@@ -4,9 +4,15 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { focusRing } from "./focus-ring";
 
 /**
- * The one way a page says that something happened: short messages stacked in a corner, read out
- * by screen readers (a polite live region), each dismissible and gone after a few seconds —
- * unless the pointer or the focus rests on it, so nobody loses a message they are reading.
+ * The one way a page says that something happened: short messages read out by screen readers (a
+ * polite live region), each dismissible and gone after a few seconds — unless the pointer or the
+ * focus rests on it, so nobody loses a message they are reading.
+ *
+ * A notice never covers the page (docs/architecture.md, the admin pages): it takes a band of its
+ * own in the page's flow, right under the header (`<ToastRegion>`, placed by the admin shell),
+ * which pushes the page down instead of lying over it, and sticks to the top of the window while
+ * the page scrolls. Pages outside the shell (sign-in) have no such band: there the notices sit
+ * at the bottom, over a page that holds a single form.
  */
 export interface ToastInput {
   message: string;
@@ -29,6 +35,8 @@ interface ToastApi {
 }
 
 const ToastContext = createContext<ToastApi | undefined>(undefined);
+/** The notices and the band's registration (a page with a band shows them there, not at the bottom). */
+const RegionContext = createContext<{ toasts: Toast[]; dismiss: (id: number) => void; register: () => () => void } | undefined>(undefined);
 
 export function useToast(): ToastApi {
   const api = useContext(ToastContext);
@@ -42,26 +50,61 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const dismiss = useCallback((id: number) => setToasts((list) => list.filter((toast) => toast.id !== id)), []);
   const show = useCallback((toast: ToastInput) => {
     const id = next.current++;
-    // The newest on top; a few at most, the oldest make way.
-    setToasts((list) => [{ ...toast, id }, ...list].slice(0, 4));
+    // The newest on top; a few at most, the oldest make way (the band stays low).
+    setToasts((list) => [{ ...toast, id }, ...list].slice(0, 3));
     return id;
   }, []);
   const api = useMemo(() => ({ show, dismiss }), [show, dismiss]);
+  const [bands, setBands] = useState(0);
+  const register = useCallback(() => {
+    setBands((count) => count + 1);
+    return () => setBands((count) => count - 1);
+  }, []);
+  const region = useMemo(() => ({ toasts, dismiss, register }), [toasts, dismiss, register]);
 
   return (
     <ToastContext.Provider value={api}>
-      {children}
-      <div
-        role="status"
-        aria-live="polite"
-        aria-label="Notifications"
-        className="pointer-events-none fixed inset-x-0 bottom-0 z-50 flex flex-col items-center gap-2 p-4 sm:inset-x-auto sm:right-0 sm:items-end"
-      >
-        {toasts.map((toast) => (
-          <ToastItem key={toast.id} toast={toast} onDismiss={() => dismiss(toast.id)} />
-        ))}
-      </div>
+      <RegionContext.Provider value={region}>
+        {children}
+        {bands === 0 && (
+          <div
+            role="status"
+            aria-live="polite"
+            aria-label="Notifications"
+            className="pointer-events-none fixed inset-x-0 bottom-0 z-50 flex flex-col items-center gap-2 p-4 sm:inset-x-auto sm:right-0 sm:items-end"
+          >
+            {toasts.map((toast) => (
+              <ToastItem key={toast.id} toast={toast} onDismiss={() => dismiss(toast.id)} />
+            ))}
+          </div>
+        )}
+      </RegionContext.Provider>
     </ToastContext.Provider>
+  );
+}
+
+/**
+ * The band of the notices, in the page's flow under the header: empty (no height) until a notice
+ * comes, then as tall as the notices, so the page below moves down rather than being covered. It
+ * sticks to the top of the window (under the header where that sticks too, `stickTop`), so a
+ * notice stays in sight after a scroll. The live region is always there, so a screen reader reads
+ * every notice as it comes.
+ */
+export function ToastRegion({ className = "" }: { className?: string }) {
+  const region = useContext(RegionContext);
+  if (!region) throw new Error("<ToastRegion> needs a <ToastProvider> above it");
+  const { toasts, dismiss, register } = region;
+  useEffect(() => register(), [register]);
+  return (
+    <div role="status" aria-live="polite" aria-label="Notifications" data-toast-region className={`sticky z-20 ${toasts.length > 0 ? "border-b border-slate-200 bg-white/95 backdrop-blur" : ""} ${className}`}>
+      {toasts.length > 0 && (
+        <div className="mx-auto flex max-w-7xl flex-col items-stretch gap-2 px-4 py-2 sm:items-end sm:px-6">
+          {toasts.map((toast) => (
+            <ToastItem key={toast.id} toast={toast} onDismiss={() => dismiss(toast.id)} />
+          ))}
+        </div>
+      )}
+    </div>
   );
 }
 
@@ -86,7 +129,7 @@ function ToastItem({ toast, onDismiss }: { toast: Toast; onDismiss: () => void }
       onMouseLeave={() => setPaused(false)}
       onFocus={() => setPaused(true)}
       onBlur={() => setPaused(false)}
-      className={`pointer-events-auto flex w-full max-w-sm items-start gap-3 rounded-lg border px-4 py-3 text-sm shadow-lg ${tones[toast.tone ?? "success"]}`}
+      className={`pointer-events-auto flex w-full items-start gap-3 rounded-lg border px-4 py-2 text-sm shadow-sm sm:max-w-md ${tones[toast.tone ?? "success"]}`}
     >
       <p className="flex-1 py-0.5">{toast.message}</p>
       {toast.action && (
