@@ -65,7 +65,6 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   await screenshot(page, "4-survey-history");
 
   await page.getByRole("button", { name: "Restore revision 0" }).click();
-  await page.getByRole("button", { name: "Restore #0" }).click();
   await expect(page.getByRole("status").filter({ hasText: "The survey was restored to revision 0. It is now at revision 3." })).toBeVisible();
   await expect(rows).toHaveCount(4);
   await expect(revision(3)).toContainText("Name");

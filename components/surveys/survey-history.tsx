@@ -1,6 +1,6 @@
 "use client";
 
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { ContentChange } from "@/lib/client/content-draft";
 import { revisionContentChanges } from "@/lib/client/survey-restore";
 import { useRestoreRevision } from "@/lib/client/survey-content";
@@ -55,7 +55,6 @@ export function SurveyHistory({ id }: { id: string }) {
   const names = useSurveyNames();
   const list = useMemo(() => revisions.data?.data.revisions ?? [], [revisions.data]);
   const authors = useUsersById(list.map((revision) => revision.modifiedBy).filter((by): by is string => Boolean(by)));
-  const [confirm, setConfirm] = useState<number>();
   const toast = useToast();
   const base = `/surveys/${id}/history`;
   const show = (next: { page: number; left?: number; right?: number }) => go(`${base}${viewSearch(next)}`);
@@ -66,14 +65,37 @@ export function SurveyHistory({ id }: { id: string }) {
   const title = survey.data ? `Revisions of ${survey.data.name}` : "Revisions";
   const current = (revision: SurveyRevisionRecord) => page === 1 && revision === newest;
 
-  async function restore(revision: SurveyRevisionRecord) {
-    setConfirm(undefined);
+  // The toast's Undo runs after the restore's refresh: it reads the survey and revisions then.
+  const latest = useRef({ survey, revisions });
+  useEffect(() => {
+    latest.current = { survey, revisions };
+  });
+
+  /**
+   * A restore acts at once, and Undo in its notice restores the revision that was current before
+   * (docs/architecture.md, the admin pages: an undoable change offers Undo, it does not ask).
+   */
+  async function restore(revision: SurveyRevisionRecord, undoing = false) {
     // The current content is needed to tell whether the revision's differs.
-    if (!survey.data || survey.isPlaceholderData) return;
+    const current = undoing ? (await latest.current.survey.refetch()).data : survey.data;
+    if (!current || (!undoing && survey.isPlaceholderData)) return;
+    const before = current.__v;
     try {
-      const result = await update.mutateAsync({ revision, current: survey.data });
+      const result = await update.mutateAsync({ revision, current });
       show({ page: 1 });
-      toast.show({ message: `${feedback.restored("survey", revision.__v)} It is now at revision ${result.__v}.` });
+      toast.show({
+        message: `${feedback.restored("survey", revision.__v)} It is now at revision ${result.__v}.`,
+        action: undoing
+          ? undefined
+          : {
+              label: "Undo",
+              onClick: async () => {
+                const fresh = await latest.current.revisions.refetch();
+                const previous = fresh.data?.data.revisions.find((candidate) => candidate.__v === before);
+                if (previous) await restore(previous, true);
+              },
+            },
+      });
     } catch {
       // Shown from the mutation's error below.
     }
@@ -133,17 +155,8 @@ export function SurveyHistory({ id }: { id: string }) {
       cell: (revision) =>
         current(revision) ? (
           <Badge tone="green">current</Badge>
-        ) : confirm === revision.__v ? (
-          <span className="flex flex-col items-end gap-1">
-            <Button kind="primary" onClick={() => restore(revision)} disabled={update.isPending} autoFocus>
-              Restore #{revision.__v}
-            </Button>
-            <Button kind="ghost" onClick={() => setConfirm(undefined)}>
-              Cancel
-            </Button>
-          </span>
         ) : (
-          <Button onClick={() => setConfirm(revision.__v)} disabled={update.isPending} aria-label={`Restore revision ${revision.__v}`}>
+          <Button onClick={() => restore(revision)} disabled={update.isPending} aria-label={`Restore revision ${revision.__v}`}>
             Restore
           </Button>
         ),

@@ -9,7 +9,7 @@
 import { useId, useRef, useState } from "react";
 import { useReference } from "@/lib/client/reference";
 import { displayName, useBulkUsers } from "@/lib/client/users";
-import { type BulkAction, type BulkUsersResult, MAX_BULK_USERS, type UserRecord } from "@/lib/resources/users/contract";
+import { type BulkAction, type BulkUsersInput, type BulkUsersResult, MAX_BULK_USERS, type UserRecord } from "@/lib/resources/users/contract";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { ModalDialog } from "@/components/ui/dialog";
 import type { RowSelection } from "@/components/ui/data-table";
@@ -57,6 +57,9 @@ const LABELS: Record<BulkAction, { verb: string; done: string }> = {
   removeAccessRole: { verb: "Remove access role", done: "Removed the access role from" },
 };
 
+/** The action that puts back what another did, for Undo. */
+const INVERSE: Record<BulkAction, BulkAction> = { activate: "deactivate", deactivate: "activate", addAccessRole: "removeAccessRole", removeAccessRole: "addAccessRole" };
+
 const plural = (count: number) => `${count.toLocaleString("en")} ${count === 1 ? "user" : "users"}`;
 
 export function BulkActions({ selection, total, query, rows }: { selection: UserSelection; total: number | undefined; query: string; rows: UserRecord[] }) {
@@ -87,19 +90,36 @@ export function BulkActions({ selection, total, query, rows }: { selection: User
     setAsking(null);
     const names = new Map(rows.map((row) => [row._id, displayName(row)]));
     const target = selection.all ? { query } : { ids: [...selection.table.selected] };
-    bulk.mutate(
-      { ...target, action, ...(roleAction ? { accessRoleId: role } : {}), revokeKeys },
-      {
-        onSuccess: (result) => {
-          selection.clear();
-          const { changed, unchanged, failed } = result.summary;
-          const message = `${LABELS[action].done} ${plural(changed)}. ${changed} changed, ${unchanged} unchanged, ${failed} failed.`;
-          if (failed > 0) setSummary({ action, result, names });
-          toast.show({ tone: failed > 0 ? "error" : "success", message });
-        },
-        onError: (error) => toast.show({ tone: "error", message: `Nothing was changed. ${error.message}` }),
+    apply({ ...target, action, ...(roleAction ? { accessRoleId: role } : {}), revokeKeys }, names, false);
+  };
+
+  /**
+   * Sends one bulk action and says what it did; Undo in the notice applies the inverse action to
+   * exactly the users it changed, by id (docs/architecture.md, the admin pages). An undo never
+   * revokes keys: it puts back what was there.
+   */
+  const apply = (body: BulkUsersInput, names: Map<string, string>, undoing: boolean) => {
+    const action = body.action;
+    bulk.mutate(body, {
+      onSuccess: (result) => {
+        if (!undoing) selection.clear();
+        const { changed, unchanged, failed } = result.summary;
+        const changedIds = result.results.filter((entry) => entry.status === "changed").map((entry) => entry.id);
+        const message = undoing
+          ? `Undone: ${LABELS[action].done.toLowerCase()} ${plural(changed)}.${failed > 0 ? ` ${failed} failed.` : ""}`
+          : `${LABELS[action].done} ${plural(changed)}. ${changed} changed, ${unchanged} unchanged, ${failed} failed.`;
+        if (failed > 0) setSummary({ action, result, names });
+        toast.show({
+          tone: failed > 0 ? "error" : "success",
+          message,
+          action:
+            undoing || changedIds.length === 0
+              ? undefined
+              : { label: "Undo", onClick: () => apply({ ids: changedIds, action: INVERSE[action], accessRoleId: body.accessRoleId, revokeKeys: false }, names, true) },
+        });
       },
-    );
+      onError: (error) => toast.show({ tone: "error", message: `Nothing was changed. ${error.message}` }),
+    });
   };
 
   const asked = asking && LABELS[asking];

@@ -10,6 +10,7 @@ import { feedback } from "@/lib/client/feedback";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { ErrorState } from "@/components/ui/error-state";
 import { useToast } from "@/components/ui/toast";
+import { ConfirmDialog } from "@/components/ui/dialog";
 import { UserTabs } from "./user-tabs";
 import { RevokeKeysChoice } from "./bulk-actions";
 import { ActiveBadge, BackLink, Badge, Button, Card, DateTime, Facts, LinkButton, Loading, PageHeader, linkClass } from "../ui";
@@ -103,20 +104,18 @@ function UserView({ user }: { user: UserRecord }) {
       />
       <UserTabs id={user._id} />
 
-      {confirming && (
-        <div role="alertdialog" aria-labelledby="confirm-deactivate" className="mb-4 flex flex-wrap items-center gap-3 rounded-md border border-rose-200 bg-rose-50 px-4 py-3 text-sm">
-          <p id="confirm-deactivate" className="flex-1 text-rose-900">
-            Deactivate {displayName(user)}? They will no longer be able to sign in, and leave the default list.
-          </p>
-          <RevokeKeysChoice id="deactivate-revoke-keys" checked={revokeKeys} onChange={setRevokeKeys} />
-          <Button kind="danger" onClick={() => setActive(false)} autoFocus>
-            Yes, deactivate
-          </Button>
-          <Button kind="ghost" onClick={() => setConfirming(false)}>
-            Cancel
-          </Button>
-        </div>
-      )}
+      {/* Asked in the one modal: the keys it may revoke cannot be given back (the deactivation itself has Undo). */}
+      <ConfirmDialog
+        open={confirming}
+        title={`Deactivate ${displayName(user)}?`}
+        confirmLabel="Yes, deactivate"
+        danger
+        onConfirm={() => setActive(false)}
+        onCancel={() => setConfirming(false)}
+      >
+        <p className="mb-3">They will no longer be able to sign in, and leave the default list. You can undo this from the notice.</p>
+        <RevokeKeysChoice id="deactivate-revoke-keys" checked={revokeKeys} onChange={setRevokeKeys} />
+      </ConfirmDialog>
       {update.isError && (
         <div className="mb-4">
           <ErrorMessage error={update.error} title="The change was not saved" />
