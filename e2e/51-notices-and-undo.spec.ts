@@ -107,7 +107,7 @@ for (const mode of [
       await dialog.getByRole("button", { name: "Yes, deactivate" }).click();
       await expectNoticeCoversNothing(page, "The user was deactivated.");
       await axeClean(page);
-      await screenshot(page, `47-deactivated-${mode.width}-${mode.theme}`);
+      await screenshot(page, `51-deactivated-${mode.width}-${mode.theme}`);
       await notice(page, "The user was deactivated.").getByRole("button", { name: "Undo" }).click();
       await expectNoticeCoversNothing(page, "The user was activated.");
       const id = new URL(page.url()).pathname.split("/").pop()!;
@@ -131,7 +131,7 @@ for (const mode of [
       await expectNoticeCoversNothing(page, "Deactivated 2 users. 2 changed, 1 unchanged, 0 failed.");
       expect(await activeOf(page, ids)).toEqual([false, false, false]);
       await axeClean(page);
-      await screenshot(page, `47-bulk-undo-${mode.width}-${mode.theme}`);
+      await screenshot(page, `51-bulk-undo-${mode.width}-${mode.theme}`);
 
       await notice(page, "Deactivated 2 users.").getByRole("button", { name: "Undo" }).click();
       await expectNoticeCoversNothing(page, "Undone: activated 2 users.");
@@ -175,7 +175,7 @@ for (const mode of [
       await page.getByRole("link", { name: "Preview" }).first().click();
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
       if ((await notice(page, /saved/).count()) > 0) expect(await coveredControls(page)).toEqual([]);
-      await screenshot(page, `47-preview-${mode.width}-${mode.theme}`);
+      await screenshot(page, `51-preview-${mode.width}-${mode.theme}`);
     });
   });
 }
