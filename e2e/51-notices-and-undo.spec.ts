@@ -148,7 +148,7 @@ for (const mode of [
       await page.goto(`/users?search=${tag}&isActive=all`);
       for (const name of names) await page.getByRole("checkbox", { name: `Select ${name}` }).check();
       await page.getByText("Actions").click();
-      await page.getByRole("button", { name: "Activate" }).click();
+      await page.getByRole("button", { name: "Activate", exact: true }).click();
       await expect(page.getByRole("alertdialog")).toHaveCount(0);
       await expectNoticeCoversNothing(page, "Activated 1 user. 1 changed, 1 unchanged, 0 failed.");
       expect(await activeOf(page, ids)).toEqual([true, true]);
