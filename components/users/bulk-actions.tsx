@@ -3,8 +3,8 @@
 /**
  * Bulk actions of the users list (docs/api.md#bulk-actions): the rows chosen in the table, or
  * every user the filters match, and one action applied to all of them through
- * `POST /v2/users/bulk`, with a confirmation for what takes access away, a progress state and
- * the summary (failed users listed by name).
+ * `POST /v2/users/bulk`, with a confirmation for what may revoke keys (which no undo gives back),
+ * a progress state, the summary (failed users listed by name) and Undo in the notice.
  */
 import { useId, useRef, useState } from "react";
 import { useReference } from "@/lib/client/reference";
