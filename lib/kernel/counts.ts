@@ -142,7 +142,43 @@ async function store(id: string, company: Id, version: number, count: number, co
  */
 export async function countsChanged(kind: CountKind, companyIds: readonly Id[]): Promise<void> {
   const unique = [...new Map(companyIds.map((id) => [id.toHexString(), id])).values()];
-  await Promise.all(unique.map((company) => counts().updateOne({ _id: markId(kind, company) }, { $inc: { version: 1 }, $setOnInsert: { company } }, { upsert: true }).catch(retryDuplicate(() => counts().updateOne({ _id: markId(kind, company) }, { $inc: { version: 1 } })))));
+  await Promise.all(unique.map((company) => raise(markId(kind, company), company)));
+}
+
+/** The raise of each mark under way in this process, and the one queued to start after it. */
+const raising = new Map<string, Promise<void>>();
+const queued = new Map<string, Promise<void>>();
+
+/**
+ * Raises a mark once for every writer that asks while a raise is under way: each raise is a
+ * durable write, and concurrent creates of one company would otherwise pay one each (a group
+ * commit). A writer joins the queued raise only before it starts, so it starts after that
+ * writer's commit.
+ */
+function raise(id: string, company: Id): Promise<void> {
+  const waiting = queued.get(id);
+  if (waiting) return waiting;
+  const start = (): Promise<void> => {
+    queued.delete(id);
+    const running = raiseOnce(id, company);
+    raising.set(id, running);
+    const done = () => {
+      if (raising.get(id) === running) raising.delete(id);
+    };
+    running.then(done, done);
+    return running;
+  };
+  const running = raising.get(id);
+  if (!running) return start();
+  const next = running.then(start, start);
+  queued.set(id, next);
+  return next;
+}
+
+async function raiseOnce(id: string, company: Id): Promise<void> {
+  await counts()
+    .updateOne({ _id: id }, { $inc: { version: 1 }, $setOnInsert: { company } }, { upsert: true })
+    .catch(retryDuplicate(() => counts().updateOne({ _id: id }, { $inc: { version: 1 } })));
 }
 
 /** Two processes creating one mark at once: one insert wins, the other raises it. */

@@ -93,6 +93,14 @@ describe("count=true: counts kept in the database", { timeout: 120_000 }, () => 
     expect(await counters(other)).toEqual(elsewhere);
   });
 
+  it("is exact after concurrent creates, whose marks are raised together", async () => {
+    const before = await counter("isActive=all");
+    // Counted while they are written, and after: the last count sees every one.
+    const [during] = await Promise.all([counter("isActive=all"), ...Array.from({ length: 10 }, () => create())]);
+    expect(during).toBeGreaterThanOrEqual(before);
+    expect(await counter("isActive=all")).toBe(before + 10);
+  });
+
   it("answers a current count from the database without counting it again, each company its own", async () => {
     await counters();
     await counters(other);
