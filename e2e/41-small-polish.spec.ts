@@ -1,8 +1,8 @@
 /**
  * Small things a person meets: an unknown record is a calm not-found; a record opened from its
  * list has the focus on its heading; `/` puts the focus in a list's Search; a chart's bars carry
- * their counts; a view that cannot be saved says the API's reason and the request id. At 1440 px in
- * light and 390 px in dark.
+ * their counts; a view that cannot be saved says the API's reason and the request id; Activity names a
+ * survey by its name and opens an entry in place, under its row. At 1440 px in light and 390 px in dark.
  */
 import { expect, openSignedIn, screenshot, STATE_MODES, test, unique } from "./fixtures";
 
@@ -19,6 +19,29 @@ for (const mode of STATE_MODES) {
       await expect(page.getByText("This survey does not exist")).toBeVisible();
       await expect(page.getByRole("alert").filter({ hasText: "could not be loaded" })).toHaveCount(0);
       await screenshot(page, `41-not-found-${mode.width}-${mode.theme}`);
+    });
+
+    test(`41. Activity names a survey by its name and opens an entry right under its row (${mode.width} px)`, async ({ page }) => {
+      await openSignedIn(page, "/activity");
+      const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
+      const name = `Pulse ${unique()}`;
+      const created = await page.request.post("/v2/surveys", { headers: { Authorization: `Bearer ${token}`, Admin: "true" }, data: { version: 1, code: `pulse_${unique()}`, name } });
+      expect(created.status()).toBe(201);
+      await page.goto("/activity?resourceType=survey&action=survey.created");
+      const row = (mode.width < 640 ? page.getByTestId("data-card") : page.getByRole("row")).filter({ hasText: name }).first();
+      await expect(row.getByRole("link", { name })).toBeVisible();
+      await row.getByRole("link").first().click();
+      await expect(page).toHaveURL(/entry=[0-9a-f]{24}/);
+      const detail = page.getByTestId("row-detail");
+      await expect(detail).toHaveCount(1);
+      await expect(detail.getByRole("heading", { name: /Created survey/ })).toBeVisible();
+      // In place: the details start where the opened row ends, not below the whole list.
+      const rowBox = (await row.boundingBox())!;
+      const detailBox = (await detail.boundingBox())!;
+      expect(Math.abs(detailBox.y - (rowBox.y + rowBox.height))).toBeLessThanOrEqual(2);
+      await screenshot(page, `41-activity-entry-${mode.width}-${mode.theme}`);
+      await detail.getByRole("link", { name: "Close" }).click();
+      await expect(page.getByTestId("row-detail")).toHaveCount(0);
     });
 
     test(`41. a view that cannot be saved shows the API's reason and the request id (${mode.width} px)`, async ({ page }) => {

@@ -2,16 +2,17 @@
 
 /**
  * Audit entries on the data table, newest first (older ones on request): when, who, what in plain
- * words, the record (linking to it) and the fields changed; a row opens the entry's details below
- * the table, every changed field with its value before and after. Shared by the Activity page and
- * the History tabs of a user and a survey.
+ * words, the record (linking to it) and the fields changed; a row opens the entry's details in
+ * place, right under it, every changed field with its value before and after. Shared by the
+ * Activity page and the History tabs of a user and a survey.
  */
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useMemo, type ReactNode } from "react";
+import { useEffect, useMemo, useRef, type ReactNode } from "react";
 import type { AuditEntry } from "@/lib/resources/audit/contract";
 import { RESOURCE_WORDS, actionWords, useAuditLog, valueWords, type AuditFilters } from "@/lib/client/audit";
 import { useReferenceNames } from "@/lib/client/reference";
+import { useSurveysById } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
 import { DataTable, type DataColumn } from "@/components/ui/data-table";
 import { ErrorState } from "@/components/ui/error-state";
@@ -30,6 +31,8 @@ function useNames(entries: AuditEntry[]) {
     [entries],
   );
   const users = useUsersById(userIds);
+  const surveyIds = useMemo(() => entries.flatMap((entry) => (entry.resource.type === "survey" ? [entry.resource.id] : [])), [entries]);
+  const surveys = useSurveysById(surveyIds);
   const reference = {
     accessRole: useReferenceNames("accessRoles"),
     jobTitle: useReferenceNames("jobTitles"),
@@ -41,6 +44,7 @@ function useNames(entries: AuditEntry[]) {
       const user = users.data?.get(id);
       return user ? displayName(user) : undefined;
     }
+    if (type === "survey") return surveys.data?.get(id) || undefined;
     return type in reference ? reference[type as keyof typeof reference].get(id) : undefined;
   };
 }
@@ -140,6 +144,7 @@ export function AuditEntries({
               rowLabel={(entry) => when(entry.createdAt)}
               // An outline, not a tint: the cards' grey labels keep their contrast on it.
               rowClassName={(entry) => (entry._id === opened ? "outline-2 -outline-offset-2 outline-sky-600" : "")}
+              detail={{ rowId: selected?._id, render: (entry) => <EntryDetails entry={entry} name={nameOf(entry.resource.type, entry.resource.id)} closeHref={closeHref} /> }}
               toolbar={
                 <p aria-live="polite" className="flex items-center gap-2">
                   <span data-testid="audit-shown">
@@ -160,14 +165,16 @@ export function AuditEntries({
           </>
         )}
       </Card>
-      {selected && <EntryDetails entry={selected} name={nameOf(selected.resource.type, selected.resource.id)} closeHref={closeHref} />}
     </>
   );
 }
 
 function EntryDetails({ entry, name, closeHref }: { entry: AuditEntry; name: string | undefined; closeHref: string }) {
+  const ref = useRef<HTMLElement>(null);
+  // Opened from a row near the bottom of the screen: the details come into view, the row stays in place.
+  useEffect(() => ref.current?.scrollIntoView({ block: "nearest" }), [entry._id]);
   return (
-    <Card className="mt-6 p-4 sm:p-5" aria-labelledby="entry-details">
+    <section ref={ref} aria-labelledby="entry-details" className="cursor-auto">
       <div className="mb-4 flex flex-wrap items-baseline justify-between gap-2">
         <h2 id="entry-details" className="text-base font-semibold text-slate-900">
           {actionWords(entry.action)} · {when(entry.createdAt)}
@@ -197,7 +204,7 @@ function EntryDetails({ entry, name, closeHref }: { entry: AuditEntry; name: str
           />
         </div>
       )}
-    </Card>
+    </section>
   );
 }
 

@@ -10,7 +10,7 @@
 import { FlexRender, columnVisibilityFeature, rowSortingFeature, tableFeatures, useTable, type ColumnDef, type SortingState, type Updater, type ColumnVisibilityState as VisibilityState, type RowData } from "@tanstack/react-table";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { createContext, useContext, useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
+import { createContext, Fragment, useContext, useMemo, useState, useSyncExternalStore, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
 import { Button, linkClass } from "./button";
 import { Checkbox } from "./checkbox";
 import { focusRing } from "./focus-ring";
@@ -51,6 +51,15 @@ const sortableBy = (sort: ServerSort | undefined, id: string) => (sort ? (sort.c
 /** The words of an order on phones, where there are no headers: dates are newest or oldest first, text A→Z or Z→A. */
 const orderWords = (sort: ServerSort) => ((sort.descFirst ?? [sort.column]).includes(sort.column) ? (sort.desc ? "Newest first ↓" : "Oldest first ↑") : sort.desc ? "Z → A ↓" : "A → Z ↑");
 
+/** Whether the table layout (640 px and up, Tailwind's `sm`) is the one on screen. */
+const WIDE = "(min-width: 640px)";
+const isWide = () => matchMedia(WIDE).matches;
+function subscribeWide(onChange: () => void): () => void {
+  const media = matchMedia(WIDE);
+  media.addEventListener("change", onChange);
+  return () => media.removeEventListener("change", onChange);
+}
+
 export interface DataTableProps<T extends RowData> {
   /** Names the table in the column chooser's storage key: one choice per list and browser. */
   name: string;
@@ -71,6 +80,8 @@ export interface DataTableProps<T extends RowData> {
   rowClassName?: (row: T) => string;
   /** Rows can be chosen: a checkbox each, and one for every row of the page. */
   selection?: RowSelection<T>;
+  /** The details of one row, opened in place: right under it, in whichever layout (table or cards) is shown. */
+  detail?: { rowId: string | undefined; render: (row: T) => ReactNode };
 }
 
 export interface RowSelection<T> {
@@ -125,8 +136,11 @@ function useColumnChoice(name: string, columns: { id: string; hiddenByDefault?: 
 /** Clicks on controls inside a row (the link itself, a button) keep their own meaning. */
 const isControl = (target: EventTarget | null) => target instanceof Element && target.closest("a, button, input, select, textarea, label, summary") !== null;
 
-export function DataTable<T extends RowData>({ name, caption, rows, columns, rowId, rowHref, rowLabel, sort, onRowIntent, toolbar, rowClassName, selection }: DataTableProps<T>) {
+export function DataTable<T extends RowData>({ name, caption, rows, columns, rowId, rowHref, rowLabel, sort, onRowIntent, toolbar, rowClassName, selection, detail }: DataTableProps<T>) {
   const router = useRouter();
+  // An opened row's details are drawn in the layout on screen only: ids and test ids stay unique.
+  const wide = useSyncExternalStore(subscribeWide, isWide, () => true);
+  const detailOf = (row: T) => (detail && detail.rowId !== undefined && rowId(row) === detail.rowId ? detail : undefined);
   const [visibility, setVisibility] = useColumnChoice(name, columns);
   const [chooserOpen, setChooserOpen] = useState(false);
 
@@ -287,7 +301,8 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
           <LayoutContext.Provider value="table">
             <tbody className="divide-y divide-slate-100">
               {table.getRowModel().rows.map((row) => (
-                <tr key={row.id} {...rowProps(row.original)} className={`cursor-pointer hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600 ${highlight(row.original)}`}>
+                <Fragment key={row.id}>
+                <tr {...rowProps(row.original)} className={`cursor-pointer hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600 ${highlight(row.original)}`}>
                   {visibleCells(row).map((cell, index) => (
                     <td key={cell.id} className={`px-4 py-2.5 text-slate-700 ${classOf(cell.column.id)}`}>
                       {selection && index === 0 ? (
@@ -301,6 +316,14 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
                     </td>
                   ))}
                 </tr>
+                {wide && detailOf(row.original) && (
+                  <tr data-testid="row-detail">
+                    <td colSpan={visibleCells(row).length} className="bg-slate-50 px-4 py-4 text-slate-800">
+                      {detailOf(row.original)!.render(row.original)}
+                    </td>
+                  </tr>
+                )}
+                </Fragment>
               ))}
             </tbody>
           </LayoutContext.Provider>
@@ -317,7 +340,7 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
         <ul aria-label={caption} className="divide-y divide-slate-100 sm:hidden">
           {table.getRowModel().rows.map((row) => {
             const [first, ...rest] = visibleCells(row);
-            return (
+            const card = (
               <li
                 key={row.id}
                 {...rowProps(row.original)}
@@ -339,6 +362,17 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
                   </dl>
                 </div>
               </li>
+            );
+            const opened = !wide && detailOf(row.original);
+            return opened ? (
+              <Fragment key={row.id}>
+                {card}
+                <li data-testid="row-detail" className="bg-slate-50 px-4 py-4 text-slate-800">
+                  {opened.render(row.original)}
+                </li>
+              </Fragment>
+            ) : (
+              card
             );
           })}
         </ul>

@@ -39,6 +39,7 @@ export const surveyKeys = {
   all: ["surveys"] as const,
   list: (query: SurveyListQuery) => ["surveys", query] as const,
   code: (code: string) => ["surveys", "code", code] as const,
+  byId: (ids: string[]) => ["surveys", "byId", ids] as const,
   detail: (id: string) => ["survey", id] as const,
   /** The record an edit form loaded, with its `ETag`. */
   edit: (id: string | undefined) => ["survey", id, "edit"] as const,
@@ -53,6 +54,17 @@ export function useSurveyList(query: SurveyListQuery, options: { enabled?: boole
     queryFn: ({ signal }) => request(surveys.list, { query: { ...query, search: query.search || undefined, count: true }, signal }),
     placeholderData: keepPreviousData,
     enabled: options.enabled,
+  });
+}
+
+/** The names of these surveys (up to 100), active or not, by id: for a page that mentions surveys, as Activity does. */
+export function useSurveysById(ids: string[]) {
+  const sorted = [...new Set(ids)].sort().slice(0, 100);
+  return useQuery({
+    queryKey: surveyKeys.byId(sorted),
+    queryFn: ({ signal }) => request(surveys.list, { query: { id: sorted, isActive: "all", limit: 100, select: ["name"] }, signal }),
+    enabled: sorted.length > 0,
+    select: (body) => new Map(body.data.surveys.map((survey) => [survey._id, survey.name ?? ""])),
   });
 }
 

@@ -60,6 +60,20 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
 
   const answerOf = (chat: number, question: number, k = 0) => parts.answers[chat][question][k].toHexString();
 
+  describe("id", () => {
+    it("lists the surveys of these ids in the company (inactive ones with isActive=all), never another company's; a malformed id → 400", async () => {
+      expect(sorted(await list(`id=${ids.climate}&id=${ids.exit}&id=${ids.theirs}`))).toEqual(["climate_2026", "exit_interview"]);
+      expect(codes(await list(`id=${ids.retired}`))).toEqual([]);
+      expect(codes(await list(`id=${ids.retired}&isActive=all`))).toEqual(["retired"]);
+      expect(codes(await list(`id=${ids.theirs}`))).toEqual([]);
+      expect(codes(await list(`id=${ids.climate}&search=work`))).toEqual(["climate_2026"]);
+      expect(codes(await list(`id=${ids.climate}&answer=${answerOf(0, 0)}`))).toEqual([]);
+      const bad = await list("id=nope");
+      expect(bad.status).toBe(400);
+      expect(failure(bad).details![0].path).toMatch(/^id/);
+    });
+  });
+
   describe("defaults and envelope", () => {
     it("answers { data: { surveys, page, limit } }: active surveys, newest modifiedAt first", async () => {
       const response = await list();

@@ -306,6 +306,7 @@ export const ListSurveysQuery = z.object({
   orderBy: z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("desc"),
   sortBy: z.enum(SURVEY_SORTS, { error: `must be one of ${SURVEY_SORTS.join(", ")}` }).default("modifiedAt"),
   answer: queryIdList.optional(),
+  id: queryIdList.optional(),
   select: z.array(selectField).min(1).max(SURVEY_FIELDS.length * 2).optional(),
   isActive: z.enum(["all", "true", "false"], { error: "must be all, true or false" }).default("true"),
   /** An empty value is ignored (with a debug warning), as an empty search box would be. */
@@ -353,6 +354,7 @@ export const list = operation({
           "The field the list is sorted by: `modifiedAt` (the default), `name` (compared lowercase) or `code` (unique in the company, so it needs no tie-break). Every order is served by an index, and a cursor belongs to its order.",
       },
       answer: { description: repeated("The surveys these answers (by their `uuid`) belong to.") },
+      id: { description: repeated("Surveys with these ids (a page naming the surveys it mentions, as the Activity page does).") },
       select: {
         description: repeated("Survey fields to return; `_id` is always returned."),
         items: { enum: SURVEY_FIELDS },

@@ -10,13 +10,17 @@ import { answersOf } from "./repository";
 import { searchFilter } from "./search";
 
 /** The filters of a surveys list query: everything but its paging, order and `select`. */
-type SurveyFilters = Pick<ListSurveysQuery, "answer" | "isActive" | "search">;
+type SurveyFilters = Pick<ListSurveysQuery, "answer" | "id" | "isActive" | "search">;
 
 /** The surveys of the company a list query's filters match. */
 export async function surveyListFilter(companyId: ObjectId, query: SurveyFilters, notes: Notes): Promise<Filter<Document>> {
   const filter: Filter<Document> = { company: companyId };
   if (query.isActive !== "all") filter.isActive = query.isActive === "true";
-  if (query.answer) filter._id = { $in: await surveysOfAnswers(companyId, query.answer, notes) };
+  const ids = query.id?.map(oid);
+  if (query.answer) {
+    const ofAnswers = await surveysOfAnswers(companyId, query.answer, notes);
+    filter._id = { $in: ids ? ofAnswers.filter((id) => ids.some((wanted) => wanted.equals(id))) : ofAnswers };
+  } else if (ids) filter._id = { $in: ids };
 
   if (query.search === "") notes.warning("empty_search", "The search is empty and was ignored.", "search");
   else if (query.search !== undefined) Object.assign(filter, searchFilter(query.search));
