@@ -40,9 +40,10 @@ export function ThemeSwitch() {
         <label
           key={value}
           title={CHOICES[value].label}
-          className="cursor-pointer rounded p-1.5 text-slate-600 focus-within:ring-2 focus-within:ring-sky-600 has-[:checked]:bg-slate-200 has-[:checked]:text-slate-900 dark:text-slate-300 dark:has-[:checked]:bg-slate-700 dark:has-[:checked]:text-white"
+          className="relative cursor-pointer rounded p-1.5 text-slate-600 focus-within:ring-2 focus-within:ring-sky-600 has-[:checked]:bg-slate-200 has-[:checked]:text-slate-900 dark:text-slate-300 dark:has-[:checked]:bg-slate-700 dark:has-[:checked]:text-white"
         >
-          <input type="radio" name="theme-switch" value={value} checked={theme === value} onChange={() => chooseTheme(value)} className="sr-only" />
+          {/* The radio covers its icon, transparent: a press anywhere on the icon is a press on the radio. */}
+          <input type="radio" name="theme-switch" value={value} checked={theme === value} onChange={() => chooseTheme(value)} className="absolute inset-0 m-0 cursor-pointer appearance-none opacity-0" />
           {CHOICES[value].icon}
           <span className="sr-only">{CHOICES[value].label}</span>
         </label>

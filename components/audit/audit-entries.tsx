@@ -172,7 +172,10 @@ export function AuditEntries({
 function EntryDetails({ entry, name, closeHref }: { entry: AuditEntry; name: string | undefined; closeHref: string }) {
   const ref = useRef<HTMLElement>(null);
   // Opened from a row near the bottom of the screen: the details come into view, the row stays in place.
-  useEffect(() => ref.current?.scrollIntoView({ block: "nearest" }), [entry._id]);
+  // Braces: scrollIntoView may return a promise, which React would take for the effect's cleanup.
+  useEffect(() => {
+    ref.current?.scrollIntoView({ block: "nearest" });
+  }, [entry._id]);
   return (
     <section ref={ref} aria-labelledby="entry-details" className="cursor-auto">
       <div className="mb-4 flex flex-wrap items-baseline justify-between gap-2">
