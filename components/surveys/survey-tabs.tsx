@@ -1,14 +1,15 @@
 "use client";
 
 /** The frame of one survey's pages: its tabs, and a tab's page that waits for the full record. */
-import Link from "next/link";
-import { usePathname } from "next/navigation";
+import { useQueryClient } from "@tanstack/react-query";
 import type { ReactNode } from "react";
+import { prefetchResults } from "@/lib/client/survey-content";
 import { useSurvey } from "@/lib/client/surveys";
 import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
 import { ErrorState } from "@/components/ui/error-state";
-import { BackLink, Loading, PageHeader, focusRing } from "../ui";
+import { TabStrip } from "../tab-strip";
+import { BackLink, Loading, PageHeader } from "../ui";
 
 /** The views of one survey, one tab each; the page at hand is marked as current. */
 const SURVEY_TABS = [
@@ -22,31 +23,15 @@ const SURVEY_TABS = [
 ] as const;
 
 export function SurveyTabs({ id }: { id: string }) {
-  const pathname = usePathname();
   const isAdmin = useIsAdmin();
-  return (
-    <nav aria-label="Survey" className="-mt-2 mb-6 overflow-x-auto border-b border-slate-200">
-      <ul className="flex min-w-max gap-1">
-        {SURVEY_TABS.filter((tab) => !("adminOnly" in tab) || isAdmin).map((tab) => {
-          const href = `/surveys/${id}${tab.path}`;
-          const current = pathname === href;
-          return (
-            <li key={tab.label}>
-              <Link
-                href={href}
-                aria-current={current ? "page" : undefined}
-                className={`-mb-px block border-b-2 px-3 py-2 text-sm font-medium ${focusRing} ${
-                  current ? "border-sky-700 text-sky-800" : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900"
-                }`}
-              >
-                {tab.label}
-              </Link>
-            </li>
-          );
-        })}
-      </ul>
-    </nav>
-  );
+  const client = useQueryClient();
+  const tabs = SURVEY_TABS.filter((tab) => !("adminOnly" in tab) || isAdmin).map((tab) => ({
+    href: `/surveys/${id}${tab.path}`,
+    label: tab.label,
+    // The results are read as the tab opens: asked for as the pointer rests on it, they are on their way before the click.
+    onIntent: tab.path === "/results" ? () => prefetchResults(client, id) : undefined,
+  }));
+  return <TabStrip label="Survey" tabs={tabs} />;
 }
 
 /**

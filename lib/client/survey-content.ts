@@ -2,7 +2,7 @@
  * Typed react-query hooks of a survey's content, answers and results (the operations `putContent`
  * of lib/resources/surveys/contract.ts and `answer`, `list` and `results` of lib/resources/answers/contract.ts).
  */
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import * as answers from "@/lib/resources/answers/contract";
 import type { PostAnswersBody } from "@/lib/resources/answers/contract";
@@ -91,14 +91,19 @@ export function rangeQuery(range: DateRange, zone: string) {
   return { from: days.from, to: days.to };
 }
 
+/** The results between two instants (`rangeQuery`'s bounds): keyed by the instants, so a change of the company's zone reads again. */
+const resultsQuery = (id: string, bounds: { from?: string; to?: string }) => ({
+  queryKey: surveyKeys.results(id, bounds),
+  queryFn: ({ signal }: { signal: AbortSignal }) => request(answers.results, { params: { id }, query: bounds, signal }),
+});
+
 export function useResults(id: string, range: DateRange) {
-  // Keyed by the instants, so a change of the company's zone reads again.
-  const bounds = rangeQuery(range, useDayZone());
-  return useQuery({
-    queryKey: surveyKeys.results(id, bounds),
-    queryFn: ({ signal }) => request(answers.results, { params: { id }, query: bounds, signal }),
-    placeholderData: keepPreviousData,
-  });
+  return useQuery({ ...resultsQuery(id, rangeQuery(range, useDayZone())), placeholderData: keepPreviousData });
+}
+
+/** The pointer rests on the Results tab: read the results of every date (the tab's first view, the same in any zone) ahead of the click. */
+export function prefetchResults(client: QueryClient, id: string): void {
+  void client.prefetchQuery(resultsQuery(id, {}));
 }
 
 export interface AnswersQuery extends DateRange {

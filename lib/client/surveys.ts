@@ -135,7 +135,14 @@ export function useCreateSurvey() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (body: CreateSurveyInput) => request(surveys.create, { body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: surveyKeys.all }),
+    onSuccess: (created) => {
+      // Its page shows the answer at once: a new survey has no chats yet, so this is the full
+      // record (`populate=true`); marked as old, the page still reads it again.
+      client.setQueryData(surveyKeys.detail(created._id), { ...created, chat: created.chat ?? [] }, { updatedAt: 0 });
+      // Marked stale, read again where shown next: refetched now, the form's own code check would
+      // hold the navigation for a round trip and call the new code taken.
+      void client.invalidateQueries({ queryKey: surveyKeys.all, refetchType: "none" });
+    },
   });
 }
 
