@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
 import { takeHeadingFocusRequest } from "@/lib/client/feedback";
 import { REFERENCE, useReference } from "@/lib/client/reference";
 import { useHydrated } from "@/lib/client/use-hydrated";
@@ -14,7 +14,7 @@ import { ThemeSwitch } from "./theme-switch";
 import { Button, Loading, focusRing } from "./ui";
 import { ToastRegion } from "./ui/toast";
 
-/** The menu, in groups: a sidebar from 1280 px wide with each group's title, rows of links on narrow ones. */
+/** The menu, in groups: a sidebar from 1280 px wide with each group's title, a row of links from 1024 px, behind the Menu button below. */
 const NAV_GROUPS = ["Records", "Reference data", "Integrations", "Help"] as const;
 type NavGroup = (typeof NAV_GROUPS)[number];
 
@@ -92,6 +92,78 @@ function useStickyHeight() {
   return ref;
 }
 
+const MENU_ID = "main-menu";
+
+/**
+ * The menu's button below 1024 px: a disclosure of the menu (`aria-expanded`); Escape or a press
+ * outside the menu closes it, and the focus comes back here rather than falling to the page.
+ */
+function MenuButton({ open, onOpenChange, controls }: { open: boolean; onOpenChange: (open: boolean) => void; controls: string }) {
+  const button = useRef<HTMLButtonElement>(null);
+  const wasOpen = useRef(open);
+  useEffect(() => {
+    if (wasOpen.current && !open) {
+      const active = document.activeElement;
+      if (!active || active === document.body || document.getElementById(controls)?.contains(active)) button.current?.focus();
+    }
+    wasOpen.current = open;
+  }, [open, controls]);
+  return (
+    <button
+      ref={button}
+      type="button"
+      aria-expanded={open}
+      aria-controls={controls}
+      onClick={() => onOpenChange(!open)}
+      className={`inline-flex shrink-0 items-center gap-1.5 rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50 lg:hidden ${focusRing}`}
+    >
+      <span aria-hidden className="text-base leading-none">
+        {open ? "×" : "☰"}
+      </span>
+      Menu
+    </button>
+  );
+}
+
+/** Closes the open menu on Escape and on a press outside it and its button. */
+function useMenuDismiss(open: boolean, setOpen: (open: boolean) => void, menu: RefObject<HTMLElement | null>) {
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape" || document.querySelector("dialog[open]")) return;
+      setOpen(false);
+    };
+    const onPointer = (event: PointerEvent) => {
+      const target = event.target;
+      if (!(target instanceof Element) || menu.current?.contains(target) || target.closest(`[aria-controls="${MENU_ID}"]`)) return;
+      setOpen(false);
+    };
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("pointerdown", onPointer);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("pointerdown", onPointer);
+    };
+  }, [open, setOpen, menu]);
+}
+
+/** Who is signed in, the theme and Sign out: in the header from 1024 px, in the menu below. */
+function Account({ name, email, leaving, onLeave, themeId }: { name?: string; email?: string; leaving: boolean; onLeave: () => void; themeId: string }) {
+  return (
+    <>
+      <ThemeSwitch id={themeId} />
+      {name && (
+        <span className="min-w-0 max-w-56 truncate text-sm text-slate-600" title={email}>
+          {name}
+        </span>
+      )}
+      <Button kind="ghost" onClick={onLeave} disabled={leaving}>
+        {leaving ? "Signing out…" : "Sign out"}
+      </Button>
+    </>
+  );
+}
+
 /** Whether the signed-in user holds an admin access role (undefined while loading). */
 const AdminContext = createContext<boolean | undefined>(undefined);
 export const useIsAdmin = () => useContext(AdminContext);
@@ -103,6 +175,9 @@ export function AdminShell({ children }: { children: ReactNode }) {
   const me = useMe();
   const roles = useReference("accessRoles");
   const [leaving, setLeaving] = useState(false);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menu = useRef<HTMLElement>(null);
+  useMenuDismiss(menuOpen, setMenuOpen, menu);
   // The pages' content is data fetched in the browser: rendered there only, it cannot differ
   // from server HTML when a query answers before a part of the page has hydrated.
   const hydrated = useHydrated();
@@ -131,51 +206,52 @@ export function AdminShell({ children }: { children: ReactNode }) {
       <a href="#main" className={`sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 ${focusRing}`}>
         Skip to content
       </a>
-      {/* On a phone the menu takes several rows: the header scrolls away instead of covering the page. */}
-      <header ref={header} className="z-30 border-b border-slate-200 bg-white/95 backdrop-blur sm:sticky sm:top-0">
-        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3 sm:px-6">
-          <Link href="/users" className={`rounded text-base font-semibold tracking-tight text-slate-900 ${focusRing}`}>
+      {/* One row at every width: below 1024 px the menu folds behind the Menu button. */}
+      <header ref={header} className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
+        <div className="mx-auto flex max-w-7xl items-center gap-x-3 px-4 py-3 sm:gap-x-6 sm:px-6">
+          <MenuButton open={menuOpen} onOpenChange={setMenuOpen} controls={MENU_ID} />
+          <Link href="/users" className={`min-w-0 truncate rounded text-base font-semibold tracking-tight text-slate-900 ${focusRing}`}>
             Users <span className="text-sky-700">&amp;</span> Surveys
           </Link>
-          <div className="ml-auto flex items-center gap-3">
+          <div className="ml-auto flex shrink-0 items-center gap-3">
             <CommandPalette pages={pages} canCreate={isAdmin !== false} />
-            <ThemeSwitch />
-            {me.data && (
-              <span className="hidden max-w-56 truncate text-sm text-slate-600 md:inline" title={me.data.email}>
-                {displayName(me.data)}
-              </span>
-            )}
-            <Button kind="ghost" onClick={leave} disabled={leaving}>
-              {leaving ? "Signing out…" : "Sign out"}
-            </Button>
+            <div className="hidden items-center gap-3 lg:flex">
+              <Account name={me.data && displayName(me.data)} email={me.data?.email} leaving={leaving} onLeave={leave} themeId="theme-switch" />
+            </div>
           </div>
         </div>
       </header>
       {/* The notices' own band: under the header (which sticks from tablet width up), never over the page. */}
-      <ToastRegion className="top-0 sm:top-(--shell-header)" />
+      <ToastRegion className="top-(--shell-header)" />
       {isAdmin === false && (
         <p role="status" className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-center text-sm text-amber-900">
           You are signed in without an admin role: you can look around, but not change anything.
         </p>
       )}
       <div className="mx-auto max-w-7xl xl:flex xl:gap-6 xl:px-6">
-        <nav aria-label="Main" className="border-b border-slate-200 px-4 py-2 sm:px-6 xl:sticky xl:top-16 xl:w-48 xl:shrink-0 xl:self-start xl:border-b-0 xl:px-0 xl:py-8">
-          <div className="flex flex-wrap gap-1 xl:flex-col xl:gap-5">
+        <nav
+          id={MENU_ID}
+          ref={menu}
+          aria-label="Main"
+          className={`${menuOpen ? "block" : "hidden"} border-b border-slate-200 bg-white px-4 py-4 sm:px-6 lg:block lg:bg-transparent lg:py-2 xl:sticky xl:top-16 xl:w-48 xl:shrink-0 xl:self-start xl:border-b-0 xl:px-0 xl:py-8`}
+        >
+          <div className="grid grid-cols-2 gap-4 lg:flex lg:flex-wrap lg:gap-1 xl:flex-col xl:gap-5">
             {NAV_GROUPS.map((group) => {
               const items = pages.filter((item) => item.group === group);
               if (items.length === 0) return null;
               return (
-                <div key={group} className="contents xl:block">
-                  <p className="hidden px-3 pb-1 text-xs font-semibold uppercase tracking-wide text-slate-500 xl:block">{group}</p>
-                  <ul className="flex flex-wrap gap-1 xl:flex-col xl:gap-0.5">
+                <div key={group} className="lg:contents xl:block">
+                  <p className="px-3 pb-1 text-xs font-semibold uppercase tracking-wide text-slate-500 lg:hidden xl:block">{group}</p>
+                  <ul className="flex flex-col gap-0.5 lg:flex-row lg:flex-wrap lg:gap-1 xl:flex-col xl:gap-0.5">
                     {items.map((item) => {
                       const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
                       return (
                         <li key={item.href}>
                           <Link
                             href={item.href}
+                            onClick={() => setMenuOpen(false)}
                             aria-current={current ? "page" : undefined}
-                            className={`block whitespace-nowrap rounded-md px-2 py-1.5 text-sm font-medium sm:px-3 ${focusRing} ${
+                            className={`block whitespace-nowrap rounded-md px-3 py-2 text-sm font-medium lg:py-1.5 ${focusRing} ${
                               current ? "bg-sky-50 text-sky-800" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"
                             }`}
                           >
@@ -188,6 +264,10 @@ export function AdminShell({ children }: { children: ReactNode }) {
                 </div>
               );
             })}
+          </div>
+          {/* Below 1024 px the header holds only the menu, the name and Find: the rest is here. */}
+          <div className="mt-4 flex flex-wrap items-center gap-3 border-t border-slate-200 pt-4 lg:hidden">
+            <Account name={me.data && displayName(me.data)} email={me.data?.email} leaving={leaving} onLeave={leave} themeId="theme-switch-menu" />
           </div>
         </nav>
         <main id="main" className="min-w-0 flex-1 px-4 py-6 sm:px-6 sm:py-8 xl:px-0">

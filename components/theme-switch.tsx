@@ -19,7 +19,8 @@ const CHOICES: Record<Theme, { label: string; icon: ReactNode }> = {
  * Light, dark, or the system's setting (followed live while chosen), remembered in this browser: three
  * small radio buttons, so the header keeps its room on a phone (arrow keys move between them, as radios do).
  */
-export function ThemeSwitch() {
+/** `id` names its radio group: the header and the phone's menu each hold one. */
+export function ThemeSwitch({ id = "theme-switch" }: { id?: string }) {
   // The server cannot know the choice: it renders "system", the browser then shows the stored one.
   const theme = useSyncExternalStore(subscribeTheme, storedTheme, () => "system" as Theme);
 
@@ -43,7 +44,7 @@ export function ThemeSwitch() {
           className="relative cursor-pointer rounded p-1.5 text-slate-600 focus-within:ring-2 focus-within:ring-sky-600 has-[:checked]:bg-slate-200 has-[:checked]:text-slate-900 dark:text-slate-300 dark:has-[:checked]:bg-slate-700 dark:has-[:checked]:text-white"
         >
           {/* The radio covers its icon, transparent: a press anywhere on the icon is a press on the radio. */}
-          <input type="radio" name="theme-switch" value={value} checked={theme === value} onChange={() => chooseTheme(value)} className="absolute inset-0 m-0 cursor-pointer appearance-none opacity-0" />
+          <input type="radio" name={id} value={value} checked={theme === value} onChange={() => chooseTheme(value)} className="absolute inset-0 m-0 cursor-pointer appearance-none opacity-0" />
           {CHOICES[value].icon}
           <span className="sr-only">{CHOICES[value].label}</span>
         </label>

@@ -39,7 +39,9 @@ export function PageHeader({ title, subtitle, actions, back }: { title: ReactNod
       {back}
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div className="min-w-0">
-          <h1 className="truncate text-2xl font-semibold tracking-tight text-slate-900">{title}</h1>
+          <h1 className="truncate text-2xl font-semibold tracking-tight text-slate-900" title={typeof title === "string" ? title : undefined}>
+            {title}
+          </h1>
           {subtitle && <div className="mt-1 text-sm text-slate-600">{subtitle}</div>}
         </div>
         {actions && <div className="flex flex-wrap items-center gap-2">{actions}</div>}

@@ -11,6 +11,7 @@ import { ErrorMessage } from "@/components/ui/error-message";
 import { ErrorState } from "@/components/ui/error-state";
 import { useToast } from "@/components/ui/toast";
 import { ConfirmDialog } from "@/components/ui/dialog";
+import { BreakAt } from "../break-text";
 import { UserTabs } from "./user-tabs";
 import { RevokeKeysChoice } from "./bulk-actions";
 import { ActiveBadge, BackLink, Badge, Button, Card, DateTime, Facts, LinkButton, Loading, PageHeader, linkClass } from "../ui";
@@ -82,7 +83,7 @@ function UserView({ user }: { user: UserRecord }) {
             {displayName(user)} <ActiveBadge active={user.isActive} />
           </span>
         }
-        subtitle={user.email}
+        subtitle={<BreakAt text={user.email} />}
         actions={
           isAdmin && (
             <>
@@ -131,7 +132,7 @@ function UserView({ user }: { user: UserRecord }) {
               ["Names", user.name?.names],
               ["Last name", user.name?.lastName],
               ["Second last name", user.name?.secondLastName || undefined],
-              ["E-mail", user.email],
+              ["E-mail", <BreakAt key="email" text={user.email} />],
               ["Phone", user.phone || undefined],
               ["Access roles", names(user.accessRoles, roles)],
               ["Job title", user.job ? (jobs.get(user.job) ?? "…") : undefined],

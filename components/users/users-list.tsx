@@ -21,6 +21,7 @@ import { DayZoneNote } from "../day-zone-note";
 import { displayName, prefetchUser, seedUsers, useUserList } from "@/lib/client/users";
 import { exportUsers, USER_SORTS, type UserRecord, type UserSort } from "@/lib/resources/users/contract";
 import { useIsAdmin } from "../admin-shell";
+import { BreakAt } from "../break-text";
 import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "@/components/ui/data-table";
 import { ExportButton } from "../export-button";
 import { Pagination } from "../pagination";
@@ -75,7 +76,7 @@ export function UsersList() {
   const columns = useMemo<DataColumn<UserRecord>[]>(
     () => [
       { id: "name", header: "Name", cell: (user) => displayName(user), className: "max-w-60" },
-      { id: "email", header: "E-mail", cell: (user) => user.email, className: "max-w-60 truncate" },
+      { id: "email", header: "E-mail", cell: (user) => <BreakAt text={user.email} />, className: "max-w-60 truncate" },
       { id: "accessRoles", header: "Access roles", cell: (user) => user.accessRoles.map((id) => roles.get(id) ?? "…").join(", ") },
       { id: "job", header: "Job title", cell: (user) => (user.job ? (jobs.get(user.job) ?? "…") : "—") },
       { id: "status", header: "Status", cell: (user) => <ActiveBadge active={user.isActive} /> },
