@@ -10,7 +10,7 @@ import { usePathname } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { focusRing } from "./ui";
 
-export interface Tab {
+interface Tab {
   href: string;
   label: string;
   /** The pointer or focus rests on the tab: the page may fetch its data ahead of the click. */
