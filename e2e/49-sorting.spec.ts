@@ -30,7 +30,7 @@ test.describe("at 1440 px", () => {
     await expect(name).toHaveAttribute("aria-sort", "none");
 
     await name.getByRole("button").click();
-    await expect(page).toHaveURL(/[?&]sortBy=name/);
+    await expect(page).toHaveURL(/[?&]sort=name/);
     await expect(page).toHaveURL(/[?&]orderBy=asc/);
     await expect(name).toHaveAttribute("aria-sort", "ascending");
     await expect(page.getByRole("columnheader", { name: /^Modified/ })).toHaveAttribute("aria-sort", "none");
@@ -48,7 +48,7 @@ test.describe("at 1440 px", () => {
     await email.getByRole("button").focus();
     await page.keyboard.press("Space");
     await expect(email).toHaveAttribute("aria-sort", "ascending");
-    await expect(page).toHaveURL(/[?&]sortBy=email/);
+    await expect(page).toHaveURL(/[?&]sort=email/);
     const emails = await column(page, 1);
     expect(emails).toEqual([...emails].sort());
 
@@ -56,7 +56,7 @@ test.describe("at 1440 px", () => {
     await page.reload();
     await expect(page.getByRole("columnheader", { name: /^E-mail/ })).toHaveAttribute("aria-sort", "ascending");
 
-    await openSignedIn(page, "/users?sortBy=createdAt&orderBy=asc");
+    await openSignedIn(page, "/users?sort=createdAt&orderBy=asc");
     await expect(page.getByRole("columnheader", { name: /^Created/ })).toHaveAttribute("aria-sort", "ascending");
     await noSeriousViolations(page, "users sorted, 1440");
   });
@@ -65,7 +65,7 @@ test.describe("at 1440 px", () => {
     await openSignedIn(page, "/surveys?isActive=all");
     const code = page.getByRole("columnheader", { name: /^Code/ });
     await code.getByRole("button").click();
-    await expect(page).toHaveURL(/[?&]sortBy=code/);
+    await expect(page).toHaveURL(/[?&]sort=code/);
     await expect(code).toHaveAttribute("aria-sort", "ascending");
     const codes = await column(page, 1);
     expect(codes).toEqual([...codes].sort());
@@ -73,14 +73,14 @@ test.describe("at 1440 px", () => {
     const name = page.getByRole("columnheader", { name: /^Name/ });
     await name.getByRole("button").click();
     await expect(name).toHaveAttribute("aria-sort", "ascending");
-    await expect(page).toHaveURL(/[?&]sortBy=name/);
+    await expect(page).toHaveURL(/[?&]sort=name/);
     const names = (await column(page, 0)).map((text) => text.toLowerCase());
     expect(names).toEqual([...names].sort());
 
     const modified = page.getByRole("columnheader", { name: /^Modified/ });
     await modified.getByRole("button").click();
     await expect(modified).toHaveAttribute("aria-sort", "descending");
-    await expect(page).not.toHaveURL(/sortBy=/);
+    await expect(page).not.toHaveURL(/sort=/);
     await noSeriousViolations(page, "surveys sorted, 1440");
   });
 });
@@ -96,20 +96,20 @@ test.describe("at 390 px", () => {
 
   test("a Sort by select and a direction button order the users' cards", async ({ page }) => {
     await openSignedIn(page, "/users?isActive=all");
-    const sortBy = page.getByLabel("Sort by");
-    await expect(sortBy).toBeVisible();
-    await sortBy.selectOption({ label: "E-mail" });
-    await expect(page).toHaveURL(/[?&]sortBy=email/);
+    const sort = page.getByLabel("Sort by");
+    await expect(sort).toBeVisible();
+    await sort.selectOption({ label: "E-mail" });
+    await expect(page).toHaveURL(/[?&]sort=email/);
     await expect(page.getByRole("button", { name: "A → Z ↑" })).toBeVisible();
     await page.getByRole("button", { name: "A → Z ↑" }).click();
-    await expect(page).toHaveURL(/[?&]sortBy=email/);
+    await expect(page).toHaveURL(/[?&]sort=email/);
     await expect(page).not.toHaveURL(/orderBy=asc/);
     await expect(page.getByRole("button", { name: "Z → A ↓" })).toBeVisible();
     await noSeriousViolations(page, "users sorted, 390");
 
     await openSignedIn(page, "/surveys");
     await page.getByLabel("Sort by").selectOption({ label: "Code" });
-    await expect(page).toHaveURL(/[?&]sortBy=code/);
+    await expect(page).toHaveURL(/[?&]sort=code/);
     await noSeriousViolations(page, "surveys sorted, 390");
   });
 });

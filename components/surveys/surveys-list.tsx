@@ -23,7 +23,7 @@ const STATUS_LABELS: Record<SurveyListQuery["isActive"], string> = { true: "Acti
 type SurveyRow = SurveyList["data"]["surveys"][number];
 
 /** The list's view as the URL holds it: every field, the order included. */
-type ListView = SurveyListQuery & Required<Pick<SurveyListQuery, "sortBy" | "orderBy">>;
+type ListView = SurveyListQuery & Required<Pick<SurveyListQuery, "sort" | "orderBy">>;
 
 function parse(params: URLSearchParams): ListView {
   const isActive = params.get("isActive");
@@ -34,7 +34,7 @@ function parse(params: URLSearchParams): ListView {
     isActive: (STATES as readonly (string | null)[]).includes(isActive) ? (isActive as SurveyListQuery["isActive"]) : "true",
     page: Number.isInteger(page) && page >= 1 && page <= 100_000 ? page : 1,
     limit: (PAGE_SIZES as readonly number[]).includes(limit) ? limit : DEFAULT_LIMIT,
-    sortBy: (SURVEY_SORTS as readonly (string | null)[]).includes(params.get("sortBy")) ? (params.get("sortBy") as SurveySort) : "modifiedAt",
+    sort: (SURVEY_SORTS as readonly (string | null)[]).includes(params.get("sort")) ? (params.get("sort") as SurveySort) : "modifiedAt",
     orderBy: params.get("orderBy") === "asc" ? "asc" : "desc",
   };
 }
@@ -45,7 +45,7 @@ function toSearch(query: ListView): string {
   if (query.isActive !== "true") params.set("isActive", query.isActive);
   if (query.page > 1) params.set("page", String(query.page));
   if (query.limit !== DEFAULT_LIMIT) params.set("limit", String(query.limit));
-  if (query.sortBy !== "modifiedAt") params.set("sortBy", query.sortBy);
+  if (query.sort !== "modifiedAt") params.set("sort", query.sort);
   if (query.orderBy !== "desc") params.set("orderBy", query.orderBy);
   return params.size ? `?${params}` : "";
 }
@@ -104,7 +104,7 @@ export function SurveysList() {
           </Select>
         </form>
       </Card>
-      <FilterChips chips={chips} onClearAll={() => show({ search: "", isActive: "true", page: 1, limit: query.limit, sortBy: query.sortBy, orderBy: query.orderBy })} />
+      <FilterChips chips={chips} onClearAll={() => show({ search: "", isActive: "true", page: 1, limit: query.limit, sort: query.sort, orderBy: query.orderBy })} />
 
       <Card className="mt-6 overflow-hidden">
         <ListView
@@ -121,17 +121,17 @@ export function SurveysList() {
           {(surveys) => (
             <DataTable
               name="surveys"
-              caption={`Surveys, ${SURVEY_ORDER_WORDS[query.sortBy][query.orderBy]}`}
+              caption={`Surveys, ${SURVEY_ORDER_WORDS[query.sort][query.orderBy]}`}
               rows={surveys}
               columns={columns}
               rowId={surveyId}
               rowHref={surveyHref}
               rowLabel={surveyLabel}
-              sort={{ column: query.sortBy, desc: query.orderBy === "desc", columns: SURVEY_SORTS, descFirst: DATE_SORTS, onChange: (desc, column) => show({ ...query, orderBy: desc ? "desc" : "asc", sortBy: column as SurveySort, page: 1 }) }}
+              sort={{ column: query.sort, desc: query.orderBy === "desc", columns: SURVEY_SORTS, descFirst: DATE_SORTS, onChange: (desc, column) => show({ ...query, orderBy: desc ? "desc" : "asc", sort: column as SurveySort, page: 1 }) }}
               onRowIntent={(survey) => prefetchSurvey(client, survey._id)}
               toolbar={<>
                 <ListTotal total={total} noun={["survey", "surveys"]} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />
-                {isAdmin !== false && <ExportButton operation={exportSurveys} query={{ search: query.search, isActive: query.isActive, sortBy: query.sortBy, orderBy: query.orderBy }} noun={["survey", "surveys"]} />}
+                {isAdmin !== false && <ExportButton operation={exportSurveys} query={{ search: query.search, isActive: query.isActive, sort: query.sort, orderBy: query.orderBy }} noun={["survey", "surveys"]} />}
               </>}
             />
           )}

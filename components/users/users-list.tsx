@@ -71,7 +71,7 @@ export function UsersList() {
   }, [body, client, list.isPlaceholderData]);
 
   const chips = filterChips(filters, { roles, jobs, properties, bots }).map((chip) => ({ ...chip, onRemove: () => change({ [chip.key]: DEFAULT_FILTERS[chip.key] }) }));
-  const clearAll = () => show({ ...DEFAULT_FILTERS, limit: filters.limit, orderBy: filters.orderBy, sortBy: filters.sortBy });
+  const clearAll = () => show({ ...DEFAULT_FILTERS, limit: filters.limit, orderBy: filters.orderBy, sort: filters.sort });
 
   const columns = useMemo<DataColumn<UserRecord>[]>(
     () => [
@@ -117,13 +117,13 @@ export function UsersList() {
           {(users) => (
             <DataTable
               name="users"
-              caption={`Users, ${USER_ORDER_WORDS[filters.sortBy][filters.orderBy]}`}
+              caption={`Users, ${USER_ORDER_WORDS[filters.sort][filters.orderBy]}`}
               rows={users}
               columns={columns}
               rowId={userId}
               rowHref={userHref}
               rowLabel={displayName}
-              sort={{ column: filters.sortBy, desc: filters.orderBy === "desc", columns: USER_SORTS, descFirst: DATE_SORTS, onChange: (desc, column) => change({ orderBy: desc ? "desc" : "asc", sortBy: column as UserSort }) }}
+              sort={{ column: filters.sort, desc: filters.orderBy === "desc", columns: USER_SORTS, descFirst: DATE_SORTS, onChange: (desc, column) => change({ orderBy: desc ? "desc" : "asc", sort: column as UserSort }) }}
               onRowIntent={(user) => prefetchUser(client, user._id)}
               selection={isAdmin !== false ? selection.table : undefined}
               toolbar={<>

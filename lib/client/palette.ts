@@ -20,7 +20,7 @@ const DEBOUNCE_MS = 200;
 export function usePaletteSearch(text: string) {
   const term = useDebouncedValue(text.trim(), DEBOUNCE_MS);
   const enabled = term.length > 0;
-  const users = useUserList({ search: term, isActive: "all", limit: PALETTE_LIMIT, sortBy: "modifiedAt", orderBy: "desc", count: true }, { enabled });
+  const users = useUserList({ search: term, isActive: "all", limit: PALETTE_LIMIT, sort: "modifiedAt", orderBy: "desc", count: true }, { enabled });
   const surveys = useSurveyList({ search: term, isActive: "all", page: 1, limit: PALETTE_LIMIT }, { enabled });
   const waiting = text.trim() !== term || (enabled && (users.isFetching || surveys.isFetching));
   return {

@@ -16,7 +16,7 @@ export interface SurveyListQuery {
   page: number;
   limit: number;
   /** The order (docs/api.md#sorting); `modifiedAt`, newest first, when absent. */
-  sortBy?: "modifiedAt" | "name" | "code";
+  sort?: "modifiedAt" | "name" | "code";
   orderBy?: "asc" | "desc";
 }
 

@@ -1,7 +1,7 @@
 import { useState } from "react";
 
 /** The query fields that page through a list or order it without changing which records match. */
-const PAGING = new Set(["page", "limit", "cursor", "orderBy", "sortBy"]);
+const PAGING = new Set(["page", "limit", "cursor", "orderBy", "sort", "sortBy"]);
 
 /** The part of a list's query that decides which records match, as a stable text. */
 function matchKey(query: object): string {

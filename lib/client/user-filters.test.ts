@@ -23,7 +23,7 @@ const filters: fc.Arbitrary<UserFilters> = fc.record({
   page: fc.integer({ min: 1, max: 500 }),
   limit: fc.constantFrom(...PAGE_SIZES),
   orderBy: fc.constantFrom("asc", "desc"),
-  sortBy: fc.constantFrom(...USER_SORTS),
+  sort: fc.constantFrom(...USER_SORTS),
 });
 
 const roundTrip = (f: UserFilters) => parseUserFilters(new URLSearchParams(userFiltersToSearch(f)));

@@ -29,7 +29,7 @@ export interface UserFilters {
   limit: number;
   orderBy: "desc" | "asc";
   /** The column the list is sorted by (docs/api.md#sorting). */
-  sortBy: UserSort;
+  sort: UserSort;
 }
 
 export const DEFAULT_FILTERS: UserFilters = {
@@ -48,7 +48,7 @@ export const DEFAULT_FILTERS: UserFilters = {
   page: 1,
   limit: 10,
   orderBy: "desc",
-  sortBy: "modifiedAt",
+  sort: "modifiedAt",
 };
 
 /** Filter field ↔ URL parameter (dates use the list's own parameter names). */
@@ -68,7 +68,7 @@ const URL_NAMES: Record<keyof UserFilters, string> = {
   page: "page",
   limit: "limit",
   orderBy: "orderBy",
-  sortBy: "sortBy",
+  sort: "sort",
 };
 
 const ID = /^[0-9a-f]{24}$/i;
@@ -102,7 +102,7 @@ export function parseUserFilters(params: URLSearchParams): UserFilters {
     page: Number.isInteger(page) && page >= 1 && page <= 100_000 ? page : 1,
     limit: (PAGE_SIZES as readonly number[]).includes(limit) ? limit : DEFAULT_FILTERS.limit,
     orderBy: get("orderBy") === "asc" ? "asc" : "desc",
-    sortBy: (USER_SORTS as readonly string[]).includes(get("sortBy")) ? (get("sortBy") as UserSort) : "modifiedAt",
+    sort: (USER_SORTS as readonly string[]).includes(get("sort")) ? (get("sort") as UserSort) : "modifiedAt",
   };
 }
 
@@ -153,7 +153,7 @@ export function userListQuery(filters: UserFilters, zone: string): Record<string
     page: filters.page,
     limit: filters.limit,
     orderBy: filters.orderBy,
-    sortBy: filters.sortBy,
+    sort: filters.sort,
     count: true,
   };
 }

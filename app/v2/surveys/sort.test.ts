@@ -57,60 +57,60 @@ describe("sorting GET /v2/surveys", () => {
   });
 
   it("sorts by name case-insensitively, _id breaking ties, both ways", async () => {
-    const asc = await listed("sortBy=name&orderBy=asc&limit=100");
+    const asc = await listed("sort=name&orderBy=asc&limit=100");
     expect(asc.map((s) => s.name!.toLowerCase())).toEqual(["benefits", "climate", "climate", "climate", "exit interview", "onboarding", "évaluation"]);
     const climates = asc.filter((s) => s.name!.toLowerCase() === "climate").map((s) => s._id!);
     expect(climates).toEqual([...climates].sort());
-    expect((await listed("sortBy=name&orderBy=desc&limit=100")).map((s) => s._id)).toEqual(asc.map((s) => s._id).reverse());
+    expect((await listed("sort=name&orderBy=desc&limit=100")).map((s) => s._id)).toEqual(asc.map((s) => s._id).reverse());
   });
 
   it("sorts by code and by modification, both ways; active only by default", async () => {
-    const codes = (await listed("sortBy=code&orderBy=asc&limit=100")).map((s) => s.code);
+    const codes = (await listed("sort=code&orderBy=asc&limit=100")).map((s) => s.code);
     expect(codes).toEqual(["alpha", "bravo", "delta", "echo", "kilo", "mike", "zulu"]);
-    expect((await listed("sortBy=code&orderBy=desc&limit=100")).map((s) => s.code)).toEqual([...codes].reverse());
-    const active = await call(surveys.GET, "/v2/surveys?sortBy=code&orderBy=asc", { token: t.adminToken });
+    expect((await listed("sort=code&orderBy=desc&limit=100")).map((s) => s.code)).toEqual([...codes].reverse());
+    const active = await call(surveys.GET, "/v2/surveys?sort=code&orderBy=asc", { token: t.adminToken });
     expect(success(active).data.surveys.map((s: Partial<SurveyRecord>) => s.code)).toEqual(codes.filter((code) => code !== "kilo"));
-    const byModification = await listed("sortBy=modifiedAt&orderBy=asc&limit=100");
+    const byModification = await listed("sort=modifiedAt&orderBy=asc&limit=100");
     const keys = byModification.map((s) => `${s.modifiedAt}|${s._id}`);
     expect(keys).toEqual([...keys].sort());
   });
 
   it("walks every order by cursor and by page alike, also with select leaving the sort field out", async () => {
-    for (const sortBy of ["name", "code", "modifiedAt"]) {
+    for (const sort of ["name", "code", "modifiedAt"]) {
       for (const orderBy of ["asc", "desc"]) {
-        const whole = (await listed(`sortBy=${sortBy}&orderBy=${orderBy}&limit=100`)).map((s) => s._id);
-        expect((await walk(`sortBy=${sortBy}&orderBy=${orderBy}&limit=2`)).map((s) => s._id), `${sortBy} ${orderBy}`).toEqual(whole);
-        const selected = await walk(`sortBy=${sortBy}&orderBy=${orderBy}&limit=2&select=isActive`);
-        expect(selected.map((s) => s._id), `${sortBy} ${orderBy} select`).toEqual(whole);
+        const whole = (await listed(`sort=${sort}&orderBy=${orderBy}&limit=100`)).map((s) => s._id);
+        expect((await walk(`sort=${sort}&orderBy=${orderBy}&limit=2`)).map((s) => s._id), `${sort} ${orderBy}`).toEqual(whole);
+        const selected = await walk(`sort=${sort}&orderBy=${orderBy}&limit=2&select=isActive`);
+        expect(selected.map((s) => s._id), `${sort} ${orderBy} select`).toEqual(whole);
         expect(Object.keys(selected[0]).sort()).toEqual(["_id", "isActive"]);
         const byPage: string[] = [];
-        for (let page = 1; page <= 3; page++) byPage.push(...(await listed(`sortBy=${sortBy}&orderBy=${orderBy}&limit=3&page=${page}`)).map((s) => s._id!));
-        expect(byPage, `${sortBy} ${orderBy} pages`).toEqual(whole);
+        for (let page = 1; page <= 3; page++) byPage.push(...(await listed(`sort=${sort}&orderBy=${orderBy}&limit=3&page=${page}`)).map((s) => s._id!));
+        expect(byPage, `${sort} ${orderBy} pages`).toEqual(whole);
       }
     }
   });
 
   it("a cursor belongs to its order", async () => {
-    const next = success(await list("sortBy=code&orderBy=asc&limit=2")).data.next!;
-    const response = await list(`sortBy=name&orderBy=asc&limit=2&cursor=${encodeURIComponent(next)}`);
+    const next = success(await list("sort=code&orderBy=asc&limit=2")).data.next!;
+    const response = await list(`sort=name&orderBy=asc&limit=2&cursor=${encodeURIComponent(next)}`);
     expect(response.status).toBe(400);
     expect(failure(response).details?.[0].path).toBe("cursor");
   });
 
   it("keeps to the company, and to the scope", async () => {
-    expect((await listed("sortBy=code&orderBy=asc&limit=100")).map((s) => s.code)).not.toContain("aaa");
+    expect((await listed("sort=code&orderBy=asc&limit=100")).map((s) => s.code)).not.toContain("aaa");
     const make = async (scopes: string[]) => success(await call(apiKeys.POST, "/v2/api-keys", { token: t.adminToken, admin: true, body: { name: `Survey sorter ${scopes.join(" ")}`, scopes } })).key!;
-    expect((await list("sortBy=name", await make(["surveys:read"]))).status).toBe(200);
-    const refused = await list("sortBy=name", await make(["users:read"]));
+    expect((await list("sort=name", await make(["surveys:read"]))).status).toBe(200);
+    const refused = await list("sort=name", await make(["users:read"]));
     expect(refused.status).toBe(403);
     expect(failure(refused).code).toBe("insufficient_scope");
   });
 
   it("refuses hostile orders with 400 naming the parameter", async () => {
-    for (const query of ["sortBy=nameLower", "sortBy=createdAt", "sortBy=$natural", "sortBy=code&sortBy=name", "orderBy=-1", "orderBy=DESC"]) {
+    for (const query of ["sort=nameLower", "sort=createdAt", "sort=$natural", "sort=code&sort=name", "orderBy=-1", "orderBy=DESC"]) {
       const response = await list(query);
       expect(response.status, query).toBe(400);
-      expect(failure(response).details?.[0].path, query).toMatch(/^(sortBy|orderBy)/);
+      expect(failure(response).details?.[0].path, query).toMatch(/^(sort|orderBy)/);
     }
   });
 });

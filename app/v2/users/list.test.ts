@@ -116,7 +116,10 @@ describe("GET /v2/users", () => {
       ["page=x", "page"],
       ["count=yes", "count"],
       ["orderBy=up", "orderBy"],
-      ["sortBy=colour", "sortBy"],
+      ["sort=colour", "sort"],
+      // The specification's sortBy accepts modifiedAt only; another order is sort's.
+      ["sortBy=createdAt", "sortBy"],
+      ["sortBy=name", "sortBy"],
       ["isActive=maybe", "isActive"],
       ["id=123", "id.0"],
       ["bot=zz", "bot.0"],

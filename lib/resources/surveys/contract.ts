@@ -304,7 +304,9 @@ export type SurveySort = (typeof SURVEY_SORTS)[number];
 export const ListSurveysQuery = z.object({
   ...pagingQuery(10, 100),
   orderBy: z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("desc"),
-  sortBy: z.enum(SURVEY_SORTS, { error: `must be one of ${SURVEY_SORTS.join(", ")}` }).default("modifiedAt"),
+  sort: z.enum(SURVEY_SORTS, { error: `must be one of ${SURVEY_SORTS.join(", ")}` }).default("modifiedAt"),
+  /** The specification's parameter: `modifiedAt`, its only accepted value (API-CONTRACT); `sort` chooses another order. */
+  sortBy: z.enum(["modifiedAt"], { error: "must be modifiedAt, its only accepted value; choose another order with sort" }).optional(),
   answer: queryIdList.optional(),
   id: queryIdList.optional(),
   select: z.array(selectField).min(1).max(SURVEY_FIELDS.length * 2).optional(),
@@ -342,14 +344,15 @@ export const list = operation({
     tag: "Surveys",
     summary: "List surveys",
     description:
-      "The surveys of the caller's company, newest `modifiedAt` first unless `sortBy` and `orderBy` say otherwise (ties broken by `_id` in the same direction). Without `isActive`, only active surveys.",
+      "The surveys of the caller's company, newest `modifiedAt` first unless `sort` and `orderBy` say otherwise (ties broken by `_id` in the same direction). Without `isActive`, only active surveys.",
     status: 200,
     response: SurveyList,
     parameters: {
       ...pagingParameters,
       count: { description: "Adds `counter`: how many surveys match the filters, ignoring paging." },
-      orderBy: { description: "Direction of the sort on the `sortBy` field (and on `_id`, which breaks ties)." },
-      sortBy: {
+      orderBy: { description: "Direction of the sort on the `sort` field (and on `_id`, which breaks ties)." },
+      sortBy: { description: "`modifiedAt`, the only accepted value (the specification's parameter); `sort` chooses another order." },
+      sort: {
         description:
           "The field the list is sorted by: `modifiedAt` (the default), `name` (compared lowercase) or `code` (unique in the company, so it needs no tie-break). Every order is served by an index, and a cursor belongs to its order.",
       },
@@ -375,7 +378,7 @@ export const exportSurveys = operation({
     tag: "Surveys",
     summary: "Export surveys as CSV or NDJSON",
     description:
-      "Every survey the filters of `GET /v2/surveys` match, in its order (`sortBy`, `orderBy`), with no cap, streamed as the client reads it (`Content-Disposition: attachment; filename=\"surveys-YYYY-MM-DD.csv\"`). CSV columns: `_id`, `code`, `name`, `version`, `isActive`, `isSystemModel`, `onlySubSurvey`, `group`, `permissions` (access role names joined by `;`), `responders` (how many), `createdAt`, `modifiedAt`, `__v`; a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`. NDJSON: each survey as `GET /v2/surveys/{id}` answers it (without `chat`). Paging parameters and `select` are ignored.",
+      "Every survey the filters of `GET /v2/surveys` match, in its order (`sort`, `orderBy`), with no cap, streamed as the client reads it (`Content-Disposition: attachment; filename=\"surveys-YYYY-MM-DD.csv\"`). CSV columns: `_id`, `code`, `name`, `version`, `isActive`, `isSystemModel`, `onlySubSurvey`, `group`, `permissions` (access role names joined by `;`), `responders` (how many), `createdAt`, `modifiedAt`, `__v`; a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`. NDJSON: each survey as `GET /v2/surveys/{id}` answers it (without `chat`). Paging parameters and `select` are ignored.",
     status: 200,
     csv: true,
     ndjson: true,

@@ -65,9 +65,9 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   const filter = await surveyListFilter(companyId, query, notes);
   const order = surveyOrder(query);
   // The cursor needs each record's sort field, also when `select` leaves it out of the answer.
-  const fields = query.select ? withId([...query.select, query.sortBy]) : SURVEY_FIELDS;
+  const fields = query.select ? withId([...query.select, query.sort]) : SURVEY_FIELDS;
   const projection = query.select ? Object.fromEntries(fields.map((field) => [field, 1])) : WITHOUT_INTERNAL_FIELDS;
-  // `sortBy` and `orderBy` are filters of the scope: a cursor of one order is refused by another.
+  // `sort` and `orderBy` are filters of the scope: a cursor of one order is refused by another.
   const scope = listScope(auth.companyId, "/v2/surveys", query);
   const read = await pageRead(query, order, scope);
 
@@ -75,8 +75,8 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
     offThread("surveyRecords", readSurveyRecords, { filter: withCondition(filter, read.after), projection, fields, sort: read.sort, skip: read.skip, limit: read.limit }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
-  const page = await pageOf(surveys, query, order, scope, surveyPosition(query.sortBy));
-  const items = query.select && !query.select.includes(query.sortBy) ? page.items.map((survey) => without(survey, query.sortBy)) : page.items;
+  const page = await pageOf(surveys, query, order, scope, surveyPosition(query.sort));
+  const items = query.select && !query.select.includes(query.sort) ? page.items.map((survey) => without(survey, query.sort)) : page.items;
   return {
     data: {
       surveys: items as SurveyList["data"]["surveys"],
@@ -102,7 +102,7 @@ export async function exportSurveys(auth: Principal, query: ExportSurveysQuery, 
       async (after, limit) =>
         (await readSurveyRecords({ filter: withCondition(filter, after), projection: WITHOUT_INTERNAL_FIELDS, fields: SURVEY_FIELDS, sort, limit })) as SurveyRecord[],
       order,
-      surveyPosition(query.sortBy),
+      surveyPosition(query.sort),
     ),
     columns: SURVEY_COLUMNS,
     rows: async (batch) => {
@@ -120,23 +120,23 @@ function without(survey: Partial<SurveyRecord>, field: SurveySort): Partial<Surv
 }
 
 /**
- * By the field `sortBy` names (docs/api.md#sorting), in the direction `orderBy` asks: `name` by
+ * By the field `sort` names (docs/api.md#sorting), in the direction `orderBy` asks: `name` by
  * its stored lowercase `nameLower`, `_id` breaking ties; `code` alone, as it is unique in the
  * company (its unique index serves the order). Each order has its index (./repository.ts).
  */
-function surveyOrder(query: Pick<ListSurveysQuery, "orderBy" | "sortBy">): ListOrder {
+function surveyOrder(query: Pick<ListSurveysQuery, "orderBy" | "sort">): ListOrder {
   const id = { name: "_id", type: "objectId" } as const;
   const fields: Record<SurveySort, ListOrder["fields"]> = {
     modifiedAt: [{ name: "modifiedAt", type: "date" }, id],
     name: [{ name: "nameLower", type: "string" }, id],
     code: [{ name: "code", type: "string" }],
   };
-  return { fields: fields[query.sortBy], direction: query.orderBy === "asc" ? 1 : -1 };
+  return { fields: fields[query.sort], direction: query.orderBy === "asc" ? 1 : -1 };
 }
 
 /** A record's values of its order's fields; `nameLower` is always `lower(name)`, written with it. */
-function surveyPosition(sortBy: SurveySort): (survey: Partial<SurveyRecord>) => unknown[] {
-  switch (sortBy) {
+function surveyPosition(sort: SurveySort): (survey: Partial<SurveyRecord>) => unknown[] {
+  switch (sort) {
     case "modifiedAt":
       return (survey) => [new Date(survey.modifiedAt!), oid(survey._id!)];
     case "name":

@@ -21,7 +21,7 @@ type Result = BulkUsersResult["results"][number];
 type Plan = { body: UpdateUserBody } | { status: "unchanged" } | { status: "failed"; error: string };
 
 /** Where a list is and how it is ordered: nothing of what it selects. */
-const NOT_SELECTING = ["page", "cursor", "count", "limit", "orderBy", "sortBy"];
+const NOT_SELECTING = ["page", "cursor", "count", "limit", "orderBy", "sort", "sortBy"];
 
 export async function bulkUpdateUsers(auth: Principal, body: BulkUsersBody, notes: Notes, hooks: UpdateHooks = {}): Promise<BulkUsersResult> {
   const companyId = oid(auth.companyId);

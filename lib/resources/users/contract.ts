@@ -186,7 +186,9 @@ export const ListUsersQuery = z.object({
   search: singleLineText({ max: 200 }).optional(),
   ...pagingQuery(10, 100),
   orderBy: z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("desc"),
-  sortBy: z.enum(USER_SORTS, { error: `must be one of ${USER_SORTS.join(", ")}` }).default("modifiedAt"),
+  sort: z.enum(USER_SORTS, { error: `must be one of ${USER_SORTS.join(", ")}` }).default("modifiedAt"),
+  /** The specification's parameter: `modifiedAt`, its only accepted value (API-CONTRACT); `sort` chooses another order. */
+  sortBy: z.enum(["modifiedAt"], { error: "must be modifiedAt, its only accepted value; choose another order with sort" }).optional(),
   isActive: z.enum(["all", "true", "false"], { error: "must be all, true or false" }).default("true"),
   email: z.array(singleLineText({ min: 1, max: 254 })).min(1).max(100, { error: "at most 100 values" }).optional(),
   bot: queryIdList.optional(),
@@ -226,7 +228,7 @@ export const list = operation({
     tag: "Users",
     summary: "List users",
     description:
-      "The users of the caller's company matching every filter given, newest `modifiedAt` first unless `sortBy` and `orderBy` say otherwise (ties broken by `_id` in the same direction, so paging never repeats or skips a user). Without `isActive`, only active users.",
+      "The users of the caller's company matching every filter given, newest `modifiedAt` first unless `sort` and `orderBy` say otherwise (ties broken by `_id` in the same direction, so paging never repeats or skips a user). Without `isActive`, only active users.",
     status: 200,
     response: UserList,
     parameters: {
@@ -236,8 +238,9 @@ export const list = operation({
           description:
             "Words to find: lowercased, accents removed, split on whitespace and punctuation; a user matches when every word is a prefix of one of its `search` keywords (name parts and e-mail parts).",
         },
-      orderBy: { description: "Direction of the sort on the `sortBy` field (and on `_id`, which breaks ties)." },
-      sortBy: {
+      orderBy: { description: "Direction of the sort on the `sort` field (and on `_id`, which breaks ties)." },
+      sortBy: { description: "`modifiedAt`, the only accepted value (the specification's parameter); `sort` chooses another order." },
+      sort: {
         description:
           "The field the list is sorted by: `modifiedAt` (the default), `createdAt`, `email` or `name`. `name` is the name the admin pages show (the display name, else first and last names, else the e-mail), compared lowercase with accents removed; e-mails are stored lowercase. Every order is served by an index, and a cursor belongs to its order.",
       },

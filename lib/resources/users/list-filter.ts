@@ -10,7 +10,7 @@ import type { ListUsersQuery } from "./contract";
 import { findCompanyUser } from "./repository";
 
 /** The filters of a users list query: everything but its paging and order. */
-type UserFilters = Omit<ListUsersQuery, "page" | "cursor" | "limit" | "count" | "orderBy" | "sortBy">;
+type UserFilters = Omit<ListUsersQuery, "page" | "cursor" | "limit" | "count" | "orderBy" | "sort" | "sortBy">;
 
 /** The users of the company a list query's filters match (also the index test's filter). */
 export async function userListFilter(companyId: ObjectId, query: UserFilters, notes: Notes): Promise<Filter<Document>> {

@@ -67,7 +67,7 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   const companyId = oid(auth.companyId);
   const filter = await userListFilter(companyId, query, notes);
   const order = userOrder(query);
-  // `sortBy` is a filter of the scope, so a cursor of one order is refused by another (docs/api.md#cursor-paging).
+  // `sort` is a filter of the scope, so a cursor of one order is refused by another (docs/api.md#cursor-paging).
   const scope = listScope(auth.companyId, "/v2/users", query);
   const read = await pageRead(query, order, scope);
   const [found, counter] = await Promise.all([
@@ -92,12 +92,12 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
 }
 
 /**
- * By the field `sortBy` names (docs/api.md#sorting), `_id` breaking ties, both in the direction
+ * By the field `sort` names (docs/api.md#sorting), `_id` breaking ties, both in the direction
  * `orderBy` asks; each order has its index (./repository.ts).
  */
-const userOrder = (query: Pick<ListUsersQuery, "orderBy" | "sortBy">): ListOrder => ({
+const userOrder = (query: Pick<ListUsersQuery, "orderBy" | "sort">): ListOrder => ({
   fields: [
-    { name: USER_SORT_FIELDS[query.sortBy], type: query.sortBy === "modifiedAt" || query.sortBy === "createdAt" ? "date" : "string" },
+    { name: USER_SORT_FIELDS[query.sort], type: query.sort === "modifiedAt" || query.sort === "createdAt" ? "date" : "string" },
     { name: "_id", type: "objectId" },
   ],
   direction: query.orderBy === "asc" ? 1 : -1,
