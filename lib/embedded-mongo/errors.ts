@@ -3,7 +3,7 @@
  * fields (such as `keyPattern`/`keyValue` of a duplicate key) copied into the reply, so that the
  * driver and Mongoose raise the same error classes on this server as on a real one.
  */
-export const ErrorCodes = {
+const ErrorCodes = {
   InternalError: 1,
   BadValue: 2,
   FailedToParse: 9,

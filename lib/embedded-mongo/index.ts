@@ -14,9 +14,8 @@ import { listen } from "./wire/server";
 import { Store } from "./storage/store";
 import { acquireLock, alive, LOCK_FILE, processStart, readLock, releaseLock, writeLock } from "./storage/lock";
 
-export { CREDENTIALS_FILE, readCredentials, type Credentials } from "./wire/credentials";
-export { privateDirectory, privateFiles } from "./storage/private-files";
-export { acquireLock, liveOwner, releaseLock, type LockInfo } from "./storage/lock";
+export { CREDENTIALS_FILE, readCredentials } from "./wire/credentials";
+export { privateDirectory } from "./storage/private-files";
 
 export interface EmbeddedMongoOptions {
   dir: string;
@@ -62,7 +61,7 @@ const DATA_FILES = ["data.mdb", "lock.mdb"];
 const MAX_SOCKET_PATH = 100;
 const START_WAIT_MS = 15_000;
 
-export function uriFor(host: string, port: number): string {
+function uriFor(host: string, port: number): string {
   return `mongodb://${host}:${port}/?directConnection=true`;
 }
 

@@ -8,7 +8,7 @@ import { MAX_MESSAGE_SIZE } from "../wire/wire";
 import { authInfo, helloAuthFields } from "./auth";
 import type { Handler } from "./context";
 
-export const SERVER_VERSION = "7.0.0";
+const SERVER_VERSION = "7.0.0";
 const MAX_BSON_SIZE = 16 * 1024 * 1024;
 
 /**

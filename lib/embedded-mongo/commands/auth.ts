@@ -9,7 +9,7 @@ import { SCRAM_SHA_256, ScramConversation, ScramError } from "../wire/scram";
 import type { CommandContext, Handler } from "./context";
 
 /** The commands MongoDB runs for a client that has not authenticated (those it declares `requiresAuth: false`). */
-export const ALLOWED_BEFORE_AUTH = new Set([
+const ALLOWED_BEFORE_AUTH = new Set([
   "hello",
   "isMaster",
   "ismaster",

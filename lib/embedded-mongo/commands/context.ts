@@ -7,7 +7,7 @@ import type { ReplicaSetInfo } from "../wire/replset";
 import type { CollectionMeta, Store } from "../storage/store";
 import type { Sessions } from "../txn/transactions";
 
-export interface ServerInfo {
+interface ServerInfo {
   startedAt: number;
   port: number;
   connections: () => number;

@@ -4,7 +4,7 @@ import { collationSpec, parseCollation, sameCollation } from "../query/collation
 import { MongoCommandError } from "../errors";
 import { ID_INDEX, type IndexSpec } from "../storage/index-spec";
 import { ns, type CollectionMeta } from "../storage/store";
-import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
+import { collectionName, existing, optionalDocument, optionalNumber, type Handler } from "./context";
 import { checkCollectionOptions, collMod } from "./coll-options";
 import { isTextIndex, textIndexSpec } from "../query/text";
 import { metaTimeIndexKey, type TimeseriesOptions } from "../storage/timeseries";
@@ -239,4 +239,3 @@ export const ddlCommands: Record<string, Handler> = {
   collMod,
 };
 
-export type { CommandContext };

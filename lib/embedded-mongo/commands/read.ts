@@ -12,7 +12,7 @@ import { withDatePartDefaults } from "../query/date-parts";
 import { ns } from "../storage/store";
 import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../query/text";
 import { rewriteTypeOperators } from "../query/type-operators";
-import { collectionName, existing, optionalDocument, optionalNumber, type CommandContext, type Handler } from "./context";
+import { collectionName, existing, optionalDocument, optionalNumber, type Handler } from "./context";
 import { writeOutStage } from "./write";
 
 const find: Handler = (cmd, ctx) => {
@@ -212,4 +212,3 @@ const explain: Handler = (cmd, ctx) => {
 
 export const readCommands: Record<string, Handler> = { find, getMore, killCursors, count, distinct, aggregate, explain };
 
-export type { CommandContext };

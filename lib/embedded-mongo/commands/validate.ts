@@ -48,7 +48,7 @@ function isCompliant(meta: CollectionMeta, doc: Document): boolean {
  * document's entries are looked up in its indexes (missing ones), and the entries stored beyond
  * those found are extra ones, walked for their names only when there are some.
  */
-export function validateCollection(store: Store, meta: CollectionMeta): Document {
+function validateCollection(store: Store, meta: CollectionMeta): Document {
   const errors: string[] = [];
   const warnings: string[] = [];
   const corruptRecords: string[] = [];

@@ -228,7 +228,7 @@ export function toWriteConcern(wc: unknown): WriteConcern | undefined {
 }
 
 /** collectionOrDatabaseOptions: readConcern, readPreference, writeConcern (+ timeoutMS etc.). */
-export function collectionOrDatabaseOptions(o: Doc | undefined): Doc {
+function collectionOrDatabaseOptions(o: Doc | undefined): Doc {
   if (!o) return {};
   const out: Doc = { ...o };
   if (o.readConcern) out.readConcern = toReadConcern(o.readConcern);

@@ -15,7 +15,7 @@ import { bulkWriteResultToDoc, clientBulkWriteResultToDoc } from "./operations";
  * Server error code names (mongo/src/mongo/base/error_codes.yml) for the codes a CRUD server
  * commonly returns; used when a bulk write error exposes only `code`, as the spec allows.
  */
-export const CODE_NAMES: Record<number, string> = {
+const CODE_NAMES: Record<number, string> = {
   1: "InternalError",
   2: "BadValue",
   4: "NoSuchKey",

@@ -183,7 +183,7 @@ export class EventRecorder {
   }
 }
 
-export function categoryOf(type: string): "command" | "cmap" | "sdam" {
+function categoryOf(type: string): "command" | "cmap" | "sdam" {
   if (type in COMMAND_EVENTS) return "command";
   if (type in CMAP_EVENTS) return "cmap";
   return "sdam";

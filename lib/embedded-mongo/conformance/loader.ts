@@ -82,9 +82,9 @@ export interface LoadedFile {
 }
 
 /** The newest schema version this runner implements (1.x files up to this minor are accepted). */
-export const SUPPORTED_SCHEMA = [1, 21] as const;
+const SUPPORTED_SCHEMA = [1, 21] as const;
 
-export function schemaSupported(version: string): boolean {
+function schemaSupported(version: string): boolean {
   const [major, minor = 0] = version.split(".").map((x) => Number(x));
   return major === SUPPORTED_SCHEMA[0] && minor <= SUPPORTED_SCHEMA[1];
 }

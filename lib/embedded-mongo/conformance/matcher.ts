@@ -63,20 +63,6 @@ export function match(expected: unknown, actual: unknown, options: MatchOptions 
   return matchValue(expected, actual, options.root ?? true, ctx, path);
 }
 
-/** Convenience wrapper that throws an Error with the mismatch description. */
-export function assertMatches(
-  expected: unknown,
-  actual: unknown,
-  options: MatchOptions & { what?: string } = {},
-): void {
-  const m = match(expected, actual, options);
-  if (m) throw new MatchError(`${options.what ? options.what + ": " : ""}${formatMismatch(m)}`);
-}
-
-export function formatMismatch(m: Mismatch): string {
-  return m.path ? `at ${m.path}: ${m.message}` : m.message;
-}
-
 // ---------------------------------------------------------------------------------------------
 
 function isPlainDocument(v: unknown): v is Doc {
@@ -89,7 +75,7 @@ function isPlainDocument(v: unknown): v is Doc {
 }
 
 /** The special operator key when `v` is `{ $$op: ... }` (first and only key), else undefined. */
-export function specialOperator(v: unknown): string | undefined {
+function specialOperator(v: unknown): string | undefined {
   if (!isPlainDocument(v)) return undefined;
   const keys = Object.keys(v);
   if (keys.length === 1 && keys[0].startsWith("$$")) return keys[0];
@@ -249,7 +235,7 @@ function bsonTypeOf(v: unknown): string | undefined {
 }
 
 /** A numeric value as a JS number (int32, int64, double; not Decimal128), else undefined. */
-export function toNumber(v: unknown): number | undefined {
+function toNumber(v: unknown): number | undefined {
   if (typeof v === "number") return v;
   if (typeof v === "bigint") return Number(v);
   const t = bsonTypeOf(v);
@@ -336,7 +322,7 @@ function sameLsid(expected: unknown, actual: unknown): boolean {
  * and an integral JS number also as "int" and "long" (the same leniency as the Node driver's own
  * unified runner); explicit Int32/Long/Double wrappers are checked exactly.
  */
-export function hasBsonType(v: unknown, t: string): boolean {
+function hasBsonType(v: unknown, t: string): boolean {
   const bt = bsonTypeOf(v);
   switch (t) {
     case "double":

@@ -15,7 +15,7 @@ import type { Operation } from "./loader";
 import { match, show, type Doc } from "./matcher";
 
 /** How the result is matched: a list of root-level documents, or a single value/document. */
-export type ResultShape = "documents" | "value";
+type ResultShape = "documents" | "value";
 
 export interface OperationOutcome {
   result: unknown;
@@ -31,7 +31,7 @@ export interface OperationEnv {
 }
 
 /** Operation names this runner implements, per object kind (used to skip tests up front). */
-export const SUPPORTED_OPERATIONS: Record<string, readonly string[]> = {
+const SUPPORTED_OPERATIONS: Record<string, readonly string[]> = {
   collection: [
     "aggregate",
     "bulkWrite",
@@ -541,4 +541,3 @@ export function checkResult(expected: unknown, outcome: OperationOutcome, entiti
   return `result ${m.path ? "at " + m.path + " " : ""}${m.message}`;
 }
 
-export { AssertionFailure };

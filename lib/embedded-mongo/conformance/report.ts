@@ -25,7 +25,7 @@ function oneLine(s: string, max = 400): string {
   return flat.length > max ? flat.slice(0, max) + "…" : flat;
 }
 
-export function formatResult(r: TestResult): string {
+function formatResult(r: TestResult): string {
   const head = `${r.status} ${r.file} › ${r.description}`;
   return r.reason ? `${head} — ${oneLine(r.reason)}` : head;
 }

@@ -3,7 +3,7 @@ import type { MongoClient } from "mongodb";
 import type { RunOnRequirement } from "./loader";
 import { match } from "./matcher";
 
-export type Topology = "single" | "replicaset" | "sharded" | "load-balanced";
+type Topology = "single" | "replicaset" | "sharded" | "load-balanced";
 
 export interface ServerInfo {
   version: number[];
@@ -74,7 +74,7 @@ export async function detectServer(client: MongoClient, uri: string): Promise<Se
 }
 
 /** Why one requirement is not met, or null when it is. */
-export async function requirementUnmet(
+async function requirementUnmet(
   req: RunOnRequirement,
   server: ServerInfo,
   client: MongoClient,

@@ -10,7 +10,7 @@ import { MatchError, show, type MatchContext } from "./matcher";
 import { checkResult, executeOperation, saveResult, unsupportedReason, type OperationEnv } from "./operations";
 import { requirementsUnmet, type ServerInfo } from "./requirements";
 
-export type Status = "PASS" | "FAIL" | "SKIP";
+type Status = "PASS" | "FAIL" | "SKIP";
 
 export interface TestResult {
   file: string;

@@ -33,7 +33,7 @@ function unsupported(feature: string): MongoCommandError {
 }
 
 /** One open change stream: where it stands in the oplog and what it does to each event. */
-export class ChangeStream {
+class ChangeStream {
   private after: OplogKey;
   private invalidated = false;
 

@@ -134,7 +134,7 @@ export function sameCollation(a: Collation | undefined, b: Collation | undefined
 const MAX_BUCKET = 200;
 
 /** Where every string outside the plain fast path is kept (see bucketOf). */
-export const SHARED_BUCKET = "";
+const SHARED_BUCKET = "";
 
 /**
  * Index keys under a collation. Intl gives no sort keys, so a collated index stores for each
@@ -177,7 +177,7 @@ function skeletonsAgree(compare: (a: string, b: string) => number, skeleton: (s:
  * MongoDB's comparison under a collation: strings by the collator, anything else as usual
  * (`compareValues`), recursing into arrays and sub-documents so that their strings also follow it.
  */
-export function collatedEqual(a: unknown, b: unknown, c: Collation, plainEqual: (x: unknown, y: unknown) => boolean): boolean {
+function collatedEqual(a: unknown, b: unknown, c: Collation, plainEqual: (x: unknown, y: unknown) => boolean): boolean {
   if (typeof a === "string" && typeof b === "string") return c.compare(a, b) === 0;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => collatedEqual(x, b[i], c, plainEqual));
   if (isPlainObject(a) && isPlainObject(b)) {

@@ -229,7 +229,7 @@ export function matchesSchema(schema: Document, value: unknown): boolean {
  * The rules of `schema` that `value` does not satisfy, each as MongoDB reports it; empty when
  * the value satisfies the schema.
  */
-export function schemaErrors(schema: Document, value: unknown, root = false): Document[] {
+function schemaErrors(schema: Document, value: unknown, root = false): Document[] {
   // MongoDB's order: string, number, array, object and logical keywords, enum, then the type
   // (which the top level does not check: a stored document is always an object).
   const errors: Document[] = [];

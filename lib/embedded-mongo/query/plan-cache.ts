@@ -24,9 +24,9 @@ export interface CachedPlan {
 }
 
 /** A cached plan runs alone until it has read this many times its recorded works. */
-export const REPLAN_FACTOR = 10;
+const REPLAN_FACTOR = 10;
 /** ...and never less than this, so a plan that won with a handful of reads is not replanned on noise. */
-export const MIN_BUDGET = 100;
+const MIN_BUDGET = 100;
 const MAX_ENTRIES = 1000;
 
 export class PlanCache {
@@ -75,7 +75,7 @@ export function planKey(meta: CollectionMeta, filter: Document, sort: Document |
 }
 
 /** The filter with its values replaced by their types; operator names and field names stay. */
-export function shapeOf(value: unknown): string {
+function shapeOf(value: unknown): string {
   // `$in` lists of any length share a shape; `$and`/`$or` keep one entry per distinct clause shape.
   if (Array.isArray(value)) return `[${[...new Set(value.map(shapeOf))].join(",")}]`;
   if (isPlainObject(value)) {

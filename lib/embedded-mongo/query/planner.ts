@@ -14,7 +14,7 @@ import type { IndexSpec } from "../storage/index-spec";
 type Key = KeyPrimitive[];
 
 /** One interval of index keys: `[start, end)` in key-part space, both non-existent keys. */
-export interface Interval {
+interface Interval {
   start: Key;
   end: Key;
 }
@@ -263,7 +263,7 @@ function endKey(value: unknown, inclusive: boolean): Key {
 }
 
 /** The string range an anchored, case-sensitive regex can match, or undefined when unbounded. */
-export function regexRange(re: RegExp): Range | undefined {
+function regexRange(re: RegExp): Range | undefined {
   if (re.flags.includes("i") || re.flags.includes("m") || !re.source.startsWith("^")) return undefined;
   let prefix = "";
   let pure = true;

@@ -97,7 +97,7 @@ function readsDocument(expression: unknown): boolean {
   return false;
 }
 
-export function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Generator<Document> {
+function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Generator<Document> {
   if (plan.kind === "ids") {
     const seen = new Set<string>();
     for (const id of plan.ids) {
@@ -353,7 +353,7 @@ function findInView(store: Store, view: CollectionMeta, query: Query, spec: Find
  * MongoDB's sort order: values compare across types by BSON type order, and an array sorts by
  * its smallest element ascending, by its largest descending.
  */
-export function sortDocuments(docs: Document[], sort: Document, collation?: Collation): Document[] {
+function sortDocuments(docs: Document[], sort: Document, collation?: Collation): Document[] {
   const compare = (a: unknown, b: unknown) => compareCollated(a, b, collation);
   // `{$meta: "textScore"}` sorts by the text score, highest first.
   const fields = Object.entries(sort).map(([path, dir]) => ({ path, meta: isTextScoreMeta(dir), dir: isTextScoreMeta(dir) || Number(dir) < 0 ? -1 : 1 }));

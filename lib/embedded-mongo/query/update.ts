@@ -17,9 +17,8 @@ const OPERATORS = new Set(["$set", "$unset", "$inc", "$mul", "$min", "$max", "$r
 
 export type UpdateSpec = Document | Document[];
 
-export { copyDocument };
 
-export function isOperatorUpdate(u: UpdateSpec): u is Document {
+function isOperatorUpdate(u: UpdateSpec): u is Document {
   return !Array.isArray(u) && Object.keys(u).some((k) => k.startsWith("$"));
 }
 
@@ -372,7 +371,7 @@ function checkConflicts(u: Document, inserting: boolean): void {
 }
 
 /** The document an upsert starts from: the equality conditions of its query. */
-export function upsertSeed(query: Document): Document {
+function upsertSeed(query: Document): Document {
   const seed: Document = {};
   const visit = (q: Document) => {
     for (const [field, cond] of Object.entries(q)) {
@@ -419,7 +418,7 @@ export function buildUpsert(query: Document, u: UpdateSpec, opts: ApplyOptions):
   return idFirst(doc, doc._id === undefined ? new ObjectId() : doc._id);
 }
 
-export function sameValue(a: unknown, b: unknown): boolean {
+function sameValue(a: unknown, b: unknown): boolean {
   return EJSON.stringify({ v: a } as Document, { relaxed: false }) === EJSON.stringify({ v: b } as Document, { relaxed: false });
 }
 

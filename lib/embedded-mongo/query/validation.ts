@@ -11,8 +11,8 @@ import { MongoCommandError } from "../errors";
 import { jsonSchemaFailure, matchesSchema, parseJsonSchema, typeName } from "./json-schema";
 import { isPlainObject, presentValuesAtPath } from "../storage/keys";
 
-export const VALIDATION_LEVELS = ["off", "strict", "moderate"] as const;
-export const VALIDATION_ACTIONS = ["error", "warn"] as const;
+const VALIDATION_LEVELS = ["off", "strict", "moderate"] as const;
+const VALIDATION_ACTIONS = ["error", "warn"] as const;
 
 /** Operators MongoDB refuses inside a validator. */
 const FORBIDDEN = ["$where", "$text", "$near", "$nearSphere", "$geoNear"];
@@ -51,7 +51,7 @@ function findForbidden(value: unknown): string | undefined {
 }
 
 /** Parses a validator as MongoDB does when it is set, so a bad one is refused then, not at write time. */
-export function checkValidator(validator: unknown, command: string): void {
+function checkValidator(validator: unknown, command: string): void {
   if (!isPlainObject(validator)) throw new MongoCommandError("TypeMismatch", `BSON field '${command}.validator' is the wrong type '${typeName(validator)}', expected type 'object'`);
   const forbidden = findForbidden(validator);
   if (forbidden) throw new MongoCommandError("QueryFeatureNotAllowed", `${forbidden} is not allowed in collection validators`);

@@ -157,7 +157,7 @@ function collect(value: unknown, parts: string[], i: number, out: unknown[], sta
 }
 
 /** The paths (prefixes of `path`) at which the document holds an array, walking as `valuesAtPath`. */
-export function arrayPathsAtPath(doc: unknown, path: string): Set<string> {
+function arrayPathsAtPath(doc: unknown, path: string): Set<string> {
   const found = new Set<string>();
   walkArrays(doc, path.split("."), 0, found);
   return found;

@@ -6,7 +6,7 @@ import { BSON, type Document } from "bson";
 import { receivedBytes } from "./bson-values";
 import { MongoCommandError } from "../errors";
 
-export const MAX_BSON_SIZE = 16 * 1024 * 1024;
+const MAX_BSON_SIZE = 16 * 1024 * 1024;
 
 export type WriteKind = "insert" | "update" | "upsert";
 

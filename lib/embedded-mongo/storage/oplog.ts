@@ -12,7 +12,7 @@ import { EJSON, Timestamp, type Document } from "bson";
 export const DEFAULT_OPLOG_MAX_ENTRIES = 100_000;
 export const DEFAULT_OPLOG_MAX_AGE_SECONDS = 24 * 60 * 60;
 
-export type OplogOp = "insert" | "update" | "replace" | "delete" | "drop" | "rename" | "dropDatabase";
+type OplogOp = "insert" | "update" | "replace" | "delete" | "drop" | "rename" | "dropDatabase";
 
 export interface OplogEntry {
   op: OplogOp;

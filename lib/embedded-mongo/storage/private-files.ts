@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 
-export const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
 /** Creates `dir` (and missing parents) and restricts it to its owner. */

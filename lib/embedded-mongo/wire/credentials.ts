@@ -11,7 +11,7 @@ import { saslPrepAscii } from "./scram";
 
 export const CREDENTIALS_FILE = "credentials.json";
 /** MongoDB keeps such users in the `admin` database; clients name it as `authSource`. */
-export const AUTH_DATABASE = "admin";
+const AUTH_DATABASE = "admin";
 const DEFAULT_USER = "embedded";
 
 export interface Credentials {
@@ -19,7 +19,7 @@ export interface Credentials {
   password: string;
 }
 
-export function credentialsPath(dir: string): string {
+function credentialsPath(dir: string): string {
   return path.join(dir, CREDENTIALS_FILE);
 }
 

@@ -24,7 +24,7 @@ export function newReplicaSet(name: string): ReplicaSetInfo {
 }
 
 /** The topology version of this process; its counter never moves (the member never changes state). */
-export function topologyVersion(info: ReplicaSetInfo): Document {
+function topologyVersion(info: ReplicaSetInfo): Document {
   return { processId: info.processId, counter: Long.ZERO };
 }
 

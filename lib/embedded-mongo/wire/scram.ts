@@ -8,7 +8,7 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from
 
 export const SCRAM_SHA_256 = "SCRAM-SHA-256";
 /** MongoDB's default `scramSHA256IterationCount`. */
-export const SCRAM_ITERATIONS = 15_000;
+const SCRAM_ITERATIONS = 15_000;
 const SALT_BYTES = 28;
 const NONCE_BYTES = 24;
 

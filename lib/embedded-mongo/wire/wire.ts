@@ -6,8 +6,8 @@
 import { BSON, type Document } from "bson";
 import { decodeDocument, decodeReceived } from "../storage/bson-values";
 
-export const OP_REPLY = 1;
-export const OP_QUERY = 2004;
+const OP_REPLY = 1;
+const OP_QUERY = 2004;
 export const OP_MSG = 2013;
 
 const HEADER_SIZE = 16;
@@ -17,7 +17,7 @@ export const MORE_TO_COME = 2;
 /** The client accepts several replies to this request (the streaming `hello` of driver monitors). */
 export const EXHAUST_ALLOWED = 1 << 16;
 
-export class ProtocolError extends Error {}
+class ProtocolError extends Error {}
 
 export interface IncomingMessage {
   requestId: number;
@@ -29,7 +29,7 @@ export interface IncomingMessage {
   collection?: string;
 }
 
-export function readDocument(buf: Buffer, offset: number, decode: (bytes: Buffer) => Document = decodeDocument): { doc: Document; end: number } {
+function readDocument(buf: Buffer, offset: number, decode: (bytes: Buffer) => Document = decodeDocument): { doc: Document; end: number } {
   if (offset + 5 > buf.length) throw new ProtocolError("truncated BSON document");
   const size = buf.readInt32LE(offset);
   if (size < 5 || offset + size > buf.length) throw new ProtocolError("invalid BSON document length");
