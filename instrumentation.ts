@@ -8,13 +8,15 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   (await import("./lib/platform/http/socket-address")).installSocketAddress();
-  const [{ ready }, { startWebhookDelivery }, { startJobRunner }, { startMetrics }, { onShutdown }] = await Promise.all([
-    import("./lib/platform/startup/ready"),
-    import("./lib/resources/webhooks/delivery"),
-    import("./lib/resources/jobs/runner"),
-    import("./lib/resources/spanning/metrics"),
-    import("./lib/base/shared/shutdown"),
-  ]);
+  const [{ ready }, { startWebhookDelivery }, { startJobRunner }, { startMetrics }, { onShutdown }] = await Promise.all(
+    [
+      import("./lib/platform/startup/ready"),
+      import("./lib/resources/webhooks/delivery"),
+      import("./lib/resources/jobs/runner"),
+      import("./lib/resources/spanning/metrics"),
+      import("./lib/base/shared/shutdown"),
+    ],
+  );
   // At the start: from then on a cluster's primary asks this worker for its metrics at each scrape.
   startMetrics();
   const delivery = startWebhookDelivery({ before: ready });

@@ -1,5 +1,5 @@
-import { execFileSync } from "node:child_process";
 import { defineConfig, devices } from "@playwright/test";
+import { execFileSync } from "node:child_process";
 
 /**
  * End-to-end runs in Debian's Chromium against the production build on a fresh, seeded
@@ -37,7 +37,14 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     },
   },
   webServer: process.env.E2E_BASE_URL

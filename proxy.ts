@@ -1,6 +1,6 @@
-import { NextResponse, type NextRequest } from "next/server";
 import { loadConfig } from "@/lib/base/config";
 import { createNonce, proxyTrusted, securityHeaders, servedOverHttps } from "@/lib/platform/http/security-headers";
+import { NextResponse, type NextRequest } from "next/server";
 
 /**
  * Runs before every request (Next.js' proxy, formerly middleware): puts the security headers on

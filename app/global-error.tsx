@@ -1,7 +1,7 @@
 "use client";
 
-import "./globals.css";
 import { Failed, ShellFrame } from "@/components/shell-frame";
+import "./globals.css";
 
 /**
  * The last resort, when the root layout itself failed: it replaces the whole document, styled

@@ -1,8 +1,8 @@
+import { THEME_SCRIPT } from "@/lib/client/theme";
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
-import { THEME_SCRIPT } from "@/lib/client/theme";
 import "./globals.css";
 import { HistoryGuard } from "./history-guard";
 import { JitlessZod } from "./jitless-zod";

@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { Lost, ShellFrame } from "@/components/shell-frame";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Page not found" };
 

@@ -1,8 +1,8 @@
+import { SignInScreen } from "@/components/sign-in-screen";
+import { SESSION_COOKIE } from "@/lib/platform/http/cookies";
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
-import { SignInScreen } from "@/components/sign-in-screen";
-import { SESSION_COOKIE } from "@/lib/platform/http/cookies";
 
 // The root layout's title template applies to the segments below it, not to its own page.
 export const metadata: Metadata = { title: { absolute: "Sign in · Users & Surveys" } };

@@ -1,14 +1,14 @@
 "use client";
 
+import { takeHeadingFocusRequest } from "@/lib/client/feedback";
+import { REFERENCE, useReference } from "@/lib/client/reference";
+import { signOut } from "@/lib/client/session";
+import { useHydrated } from "@/lib/client/use-hydrated";
+import { displayName, useMe } from "@/lib/client/users";
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
-import { takeHeadingFocusRequest } from "@/lib/client/feedback";
-import { REFERENCE, useReference } from "@/lib/client/reference";
-import { useHydrated } from "@/lib/client/use-hydrated";
-import { signOut } from "@/lib/client/session";
-import { displayName, useMe } from "@/lib/client/users";
 import { CommandPalette } from "./command-palette";
 import { ThemeSwitch } from "./theme-switch";
 import { Button, Loading, focusRing } from "./ui";
@@ -23,7 +23,12 @@ const NAV: readonly { href: string; label: string; adminOnly: boolean; group: Na
   { href: "/surveys", label: "Surveys", adminOnly: false, group: "Records" },
   { href: "/outbox", label: "Outbox", adminOnly: true, group: "Records" },
   { href: "/activity", label: "Activity", adminOnly: true, group: "Records" },
-  ...Object.values(REFERENCE).map((kind) => ({ href: kind.href, label: kind.title, adminOnly: false, group: "Reference data" as const })),
+  ...Object.values(REFERENCE).map((kind) => ({
+    href: kind.href,
+    label: kind.title,
+    adminOnly: false,
+    group: "Reference data" as const,
+  })),
   { href: "/api-keys", label: "API keys", adminOnly: true, group: "Integrations" },
   { href: "/webhooks", label: "Webhooks", adminOnly: true, group: "Integrations" },
   { href: "/docs", label: "API reference", adminOnly: false, group: "Help" },
@@ -57,7 +62,8 @@ function useHeadingFocus(pathname: string) {
 }
 
 const editable = (target: EventTarget | null) =>
-  target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+  target instanceof HTMLElement &&
+  (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
 
 /**
  * `/` puts the focus in the list page's Search (as on GitHub or Linear), unless the focus is in a
@@ -66,9 +72,19 @@ const editable = (target: EventTarget | null) =>
 function useSlashForSearch() {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented || editable(event.target)) return;
+      if (
+        event.key !== "/" ||
+        event.ctrlKey ||
+        event.metaKey ||
+        event.altKey ||
+        event.defaultPrevented ||
+        editable(event.target)
+      )
+        return;
       if (document.querySelector("dialog[open]")) return;
-      const search = [...document.querySelectorAll<HTMLInputElement>('#main input[type="search"]')].find((input) => input.getClientRects().length > 0);
+      const search = [...document.querySelectorAll<HTMLInputElement>('#main input[type="search"]')].find(
+        (input) => input.getClientRects().length > 0,
+      );
       if (!search) return;
       event.preventDefault();
       search.focus();
@@ -85,7 +101,9 @@ function useStickyHeight() {
   useEffect(() => {
     const element = ref.current;
     if (!element) return;
-    const observer = new ResizeObserver(() => document.documentElement.style.setProperty("--shell-header", `${element.offsetHeight}px`));
+    const observer = new ResizeObserver(() =>
+      document.documentElement.style.setProperty("--shell-header", `${element.offsetHeight}px`),
+    );
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
@@ -98,13 +116,22 @@ const MENU_ID = "main-menu";
  * The menu's button below 1024 px: a disclosure of the menu (`aria-expanded`); Escape or a press
  * outside the menu closes it, and the focus comes back here rather than falling to the page.
  */
-function MenuButton({ open, onOpenChange, controls }: { open: boolean; onOpenChange: (open: boolean) => void; controls: string }) {
+function MenuButton({
+  open,
+  onOpenChange,
+  controls,
+}: {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  controls: string;
+}) {
   const button = useRef<HTMLButtonElement>(null);
   const wasOpen = useRef(open);
   useEffect(() => {
     if (wasOpen.current && !open) {
       const active = document.activeElement;
-      if (!active || active === document.body || document.getElementById(controls)?.contains(active)) button.current?.focus();
+      if (!active || active === document.body || document.getElementById(controls)?.contains(active))
+        button.current?.focus();
     }
     wasOpen.current = open;
   }, [open, controls]);
@@ -135,7 +162,12 @@ function useMenuDismiss(open: boolean, setOpen: (open: boolean) => void, menu: R
     };
     const onPointer = (event: PointerEvent) => {
       const target = event.target;
-      if (!(target instanceof Element) || menu.current?.contains(target) || target.closest(`[aria-controls="${MENU_ID}"]`)) return;
+      if (
+        !(target instanceof Element) ||
+        menu.current?.contains(target) ||
+        target.closest(`[aria-controls="${MENU_ID}"]`)
+      )
+        return;
       setOpen(false);
     };
     document.addEventListener("keydown", onKey);
@@ -148,12 +180,24 @@ function useMenuDismiss(open: boolean, setOpen: (open: boolean) => void, menu: R
 }
 
 /** Who is signed in, the theme and Sign out: in the header from 1024 px, in the menu below. */
-function Account({ name, email, leaving, onLeave, themeId }: { name?: string; email?: string; leaving: boolean; onLeave: () => void; themeId: string }) {
+function Account({
+  name,
+  email,
+  leaving,
+  onLeave,
+  themeId,
+}: {
+  name?: string;
+  email?: string;
+  leaving: boolean;
+  onLeave: () => void;
+  themeId: string;
+}) {
   return (
     <>
       <ThemeSwitch id={themeId} />
       {name && (
-        <span className="min-w-0 max-w-56 truncate text-sm text-slate-600" title={email}>
+        <span className="max-w-56 min-w-0 truncate text-sm text-slate-600" title={email}>
           {name}
         </span>
       )}
@@ -203,20 +247,32 @@ export function AdminShell({ children }: { children: ReactNode }) {
 
   return (
     <AdminContext.Provider value={isAdmin}>
-      <a href="#main" className={`sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 ${focusRing}`}>
+      <a
+        href="#main"
+        className={`sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 ${focusRing}`}
+      >
         Skip to content
       </a>
       {/* One row at every width: below 1024 px the menu folds behind the Menu button. */}
       <header ref={header} className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
         <div className="mx-auto flex max-w-7xl items-center gap-x-3 px-4 py-3 sm:gap-x-6 sm:px-6">
           <MenuButton open={menuOpen} onOpenChange={setMenuOpen} controls={MENU_ID} />
-          <Link href="/users" className={`min-w-0 truncate rounded text-base font-semibold tracking-tight text-slate-900 ${focusRing}`}>
+          <Link
+            href="/users"
+            className={`min-w-0 truncate rounded text-base font-semibold tracking-tight text-slate-900 ${focusRing}`}
+          >
             Users <span className="text-sky-700">&amp;</span> Surveys
           </Link>
           <div className="ml-auto flex shrink-0 items-center gap-3">
             <CommandPalette pages={pages} canCreate={isAdmin !== false} />
             <div className="hidden items-center gap-3 lg:flex">
-              <Account name={me.data && displayName(me.data)} email={me.data?.email} leaving={leaving} onLeave={leave} themeId="theme-switch" />
+              <Account
+                name={me.data && displayName(me.data)}
+                email={me.data?.email}
+                leaving={leaving}
+                onLeave={leave}
+                themeId="theme-switch"
+              />
             </div>
           </div>
         </div>
@@ -241,7 +297,9 @@ export function AdminShell({ children }: { children: ReactNode }) {
               if (items.length === 0) return null;
               return (
                 <div key={group} className="lg:contents xl:block">
-                  <p className="px-3 pb-1 text-xs font-semibold uppercase tracking-wide text-slate-500 lg:hidden xl:block">{group}</p>
+                  <p className="px-3 pb-1 text-xs font-semibold tracking-wide text-slate-500 uppercase lg:hidden xl:block">
+                    {group}
+                  </p>
                   <ul className="flex flex-col gap-0.5 lg:flex-row lg:flex-wrap lg:gap-1 xl:flex-col xl:gap-0.5">
                     {items.map((item) => {
                       const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
@@ -251,8 +309,10 @@ export function AdminShell({ children }: { children: ReactNode }) {
                             href={item.href}
                             onClick={() => setMenuOpen(false)}
                             aria-current={current ? "page" : undefined}
-                            className={`block whitespace-nowrap rounded-md px-3 py-2 text-sm font-medium lg:py-1.5 ${focusRing} ${
-                              current ? "bg-sky-50 text-sky-800" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"
+                            className={`block rounded-md px-3 py-2 text-sm font-medium whitespace-nowrap lg:py-1.5 ${focusRing} ${
+                              current
+                                ? "bg-sky-50 text-sky-800"
+                                : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"
                             }`}
                           >
                             {item.label}
@@ -267,7 +327,13 @@ export function AdminShell({ children }: { children: ReactNode }) {
           </div>
           {/* Below 1024 px the header holds only the menu, the name and Find: the rest is here. */}
           <div className="mt-4 flex flex-wrap items-center gap-3 border-t border-slate-200 pt-4 lg:hidden">
-            <Account name={me.data && displayName(me.data)} email={me.data?.email} leaving={leaving} onLeave={leave} themeId="theme-switch-menu" />
+            <Account
+              name={me.data && displayName(me.data)}
+              email={me.data?.email}
+              leaving={leaving}
+              onLeave={leave}
+              themeId="theme-switch-menu"
+            />
           </div>
         </nav>
         <main id="main" className="min-w-0 flex-1 px-4 py-6 sm:px-6 sm:py-8 xl:px-0">

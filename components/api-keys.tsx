@@ -4,23 +4,42 @@
  * The API keys page: create a key with a name, scopes and an optional expiry, see it once to copy
  * it, list the company's keys with their prefix, scopes, last use and expiry, and revoke one.
  */
-import { useViewSearch } from "@/lib/client/use-view-search";
-import { useState, type FormEvent } from "react";
-import { CreateApiKeyBody, type ApiKeyRecord, type CreateApiKeyInput, type CreatedApiKey } from "@/lib/resources/api-keys/contract";
+import { DataTable, ListTotal, type DataColumn } from "@/components/ui/data-table";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { useToast } from "@/components/ui/toast";
+import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from "@/lib/base/schemas/scopes";
+import { dayBounds } from "@/lib/base/shared/days";
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from "@/lib/client/api-keys";
+import { useDayZone } from "@/lib/client/company";
 import { serverFieldErrors, zodFieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { useForm } from "@/lib/client/use-form";
-import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from "@/lib/base/schemas/scopes";
-import { ConfirmDialog } from "@/components/ui/dialog";
-import { DataTable, ListTotal, type DataColumn } from "@/components/ui/data-table";
-import { ErrorMessage } from "@/components/ui/error-message";
+import { useViewSearch } from "@/lib/client/use-view-search";
+import {
+  CreateApiKeyBody,
+  type ApiKeyRecord,
+  type CreateApiKeyInput,
+  type CreatedApiKey,
+} from "@/lib/resources/api-keys/contract";
+import { useState, type FormEvent } from "react";
 import { LeaveGuard } from "./leave-guard";
 import { Pagination } from "./pagination";
 import { ShownOnce } from "./shown-once";
-import { useToast } from "@/components/ui/toast";
-import { Badge, Button, Card, CheckboxGroup, DateTime, Facts, Field, PageHeader, Spinner, describedBy, inputClass, ListView, Checkbox } from "./ui";
-import { dayBounds } from "@/lib/base/shared/days";
-import { useDayZone } from "@/lib/client/company";
+import {
+  Badge,
+  Button,
+  Card,
+  Checkbox,
+  CheckboxGroup,
+  DateTime,
+  describedBy,
+  Facts,
+  Field,
+  inputClass,
+  ListView,
+  PageHeader,
+  Spinner,
+} from "./ui";
 
 const PAGE_SIZE = 20;
 const FIELDS = ["name", "scopes", "expiresAt"] as const;
@@ -28,7 +47,10 @@ const TEXTS: FieldTexts = { name: { noun: "a name" }, scopes: { noun: "at least 
 const inputId = (field: string) => `api-key-${field}`;
 /** `admin` is admin power: shown apart, marked dangerous, and never chosen unless asked for (docs/security.md#scopes). */
 const DANGEROUS: Scope = "admin";
-const SCOPE_CHOICES = SCOPES.filter((scope) => scope !== DANGEROUS).map((scope) => ({ _id: scope, name: `${scope}: ${SCOPE_DESCRIPTIONS[scope]}` }));
+const SCOPE_CHOICES = SCOPES.filter((scope) => scope !== DANGEROUS).map((scope) => ({
+  _id: scope,
+  name: `${scope}: ${SCOPE_DESCRIPTIONS[scope]}`,
+}));
 
 /** Who made a key: a user's name and e-mail, or the key that made it. */
 function creatorOf(key: ApiKeyRecord): string {
@@ -36,7 +58,9 @@ function creatorOf(key: ApiKeyRecord): string {
   if (!creator) return "Unknown";
   if (creator.type === "apiKey") return `API key “${creator.name ?? creator._id}”`;
   if (!creator.name && !creator.email) return "A former member";
-  return creator.email && creator.name !== creator.email ? `${creator.name} (${creator.email})` : (creator.name ?? creator.email ?? "");
+  return creator.email && creator.name !== creator.email
+    ? `${creator.name} (${creator.email})`
+    : (creator.name ?? creator.email ?? "");
 }
 
 const keyId = (key: ApiKeyRecord) => key._id;
@@ -67,26 +91,52 @@ export function ApiKeysPage() {
     if (!key) return;
     try {
       await revoke.mutateAsync(key._id);
-      toast.show({ message: `API key “${key.name}” revoked. Requests with it are refused from now on.`, tone: "success" });
+      toast.show({
+        message: `API key “${key.name}” revoked. Requests with it are refused from now on.`,
+        tone: "success",
+      });
       if (opened === key._id) show(href({}));
     } catch (error) {
-      toast.show({ message: `The key “${key.name}” could not be revoked: ${error instanceof Error ? error.message : "unknown error"}`, tone: "error" });
+      toast.show({
+        message: `The key “${key.name}” could not be revoked: ${error instanceof Error ? error.message : "unknown error"}`,
+        tone: "error",
+      });
     }
   }
 
   const columns: DataColumn<ApiKeyRecord>[] = [
     { id: "name", header: "Name", cell: (key) => key.name, className: "max-w-72 truncate" },
-    { id: "prefix", header: "Key", cell: (key) => <code className="font-mono text-xs">{key.prefix}…</code>, className: "whitespace-nowrap" },
+    {
+      id: "prefix",
+      header: "Key",
+      cell: (key) => <code className="font-mono text-xs">{key.prefix}…</code>,
+      className: "whitespace-nowrap",
+    },
     { id: "scopes", header: "Scopes", cell: (key) => <Scopes scopes={key.scopes} />, className: "max-w-96" },
     { id: "createdBy", header: "Created by", cell: (key) => creatorOf(key), className: "max-w-64 truncate" },
-    { id: "lastUsedAt", header: "Last used", cell: (key) => (key.lastUsedAt ? <DateTime value={key.lastUsedAt} /> : "Never"), className: "whitespace-nowrap" },
-    { id: "expiresAt", header: "Expires", cell: (key) => (key.expiresAt ? <DateTime value={key.expiresAt} /> : "Never"), className: "whitespace-nowrap" },
+    {
+      id: "lastUsedAt",
+      header: "Last used",
+      cell: (key) => (key.lastUsedAt ? <DateTime value={key.lastUsedAt} /> : "Never"),
+      className: "whitespace-nowrap",
+    },
+    {
+      id: "expiresAt",
+      header: "Expires",
+      cell: (key) => (key.expiresAt ? <DateTime value={key.expiresAt} /> : "Never"),
+      className: "whitespace-nowrap",
+    },
     {
       id: "revoke",
       header: "Revoke",
       hideable: false,
       cell: (key) => (
-        <Button kind="danger" className="px-2 py-1 text-xs" onClick={() => setRevoking(key)} aria-label={`Revoke the key ${key.name}`}>
+        <Button
+          kind="danger"
+          className="px-2 py-1 text-xs"
+          onClick={() => setRevoking(key)}
+          aria-label={`Revoke the key ${key.name}`}
+        >
           Revoke
         </Button>
       ),
@@ -95,53 +145,81 @@ export function ApiKeysPage() {
 
   return (
     <>
-      <PageHeader title="API keys" subtitle="Keys let external systems call the /v2 API for this company, limited to the scopes you choose." />
+      <PageHeader
+        title="API keys"
+        subtitle="Keys let external systems call the /v2 API for this company, limited to the scopes you choose."
+      />
       {shown ? <NewKey created={shown} onDone={() => setShown(undefined)} /> : <CreateKeyForm onCreated={setShown} />}
 
-      <h2 className="mb-3 mt-8 text-base font-semibold text-slate-900">Keys of the company</h2>
+      <h2 className="mt-8 mb-3 text-base font-semibold text-slate-900">Keys of the company</h2>
       <ListView
         query={keys}
         rows={body?.apiKeys}
         loading="Loading the API keys…"
         error="The API keys could not be loaded"
-        empty={{ title: "No API keys yet", children: "Create one above for each system that calls the API, with only the scopes it needs." }}
+        empty={{
+          title: "No API keys yet",
+          children: "Create one above for each system that calls the API, with only the scopes it needs.",
+        }}
       >
-        {() => (
-        body && (
-          <>
-            <Card className="overflow-hidden">
-              <DataTable
-                name="api-keys"
-                caption="API keys, newest first"
-                rows={body.apiKeys}
-                columns={columns}
-                rowId={keyId}
-                rowHref={(key) => href({ key: key._id })}
-                rowLabel={keyName}
-                toolbar={<ListTotal total={body.counter ?? body.apiKeys.length} noun={["key", "keys"]} fetching={keys.isFetching} refreshing={false} />}
-              />
-              <Pagination page={page} limit={PAGE_SIZE} total={body.counter} shown={body.apiKeys.length} noun={["key", "keys"]} onPage={(next) => show(href({ page: next }))} />
-            </Card>
-            {selected && (
-              <Card className="mt-6 p-4 sm:p-5" aria-labelledby="api-key-details">
-                <h2 id="api-key-details" className="mb-4 text-base font-semibold text-slate-900">
-                  {selected.name}
-                </h2>
-                <Facts
-                  items={[
-                    ["Key", <code key="prefix" className="font-mono text-xs">{selected.prefix}…</code>],
-                    ["Scopes", <Scopes key="scopes" scopes={selected.scopes} />],
-                    ["Created", <DateTime key="created" value={selected.createdAt} />],
-                    ["Created by", creatorOf(selected)],
-                    ["Last used", selected.lastUsedAt ? <DateTime key="used" value={selected.lastUsedAt} /> : "Never"],
-                    ["Expires", selected.expiresAt ? <DateTime key="expires" value={selected.expiresAt} /> : "Never"],
-                  ]}
+        {() =>
+          body && (
+            <>
+              <Card className="overflow-hidden">
+                <DataTable
+                  name="api-keys"
+                  caption="API keys, newest first"
+                  rows={body.apiKeys}
+                  columns={columns}
+                  rowId={keyId}
+                  rowHref={(key) => href({ key: key._id })}
+                  rowLabel={keyName}
+                  toolbar={
+                    <ListTotal
+                      total={body.counter ?? body.apiKeys.length}
+                      noun={["key", "keys"]}
+                      fetching={keys.isFetching}
+                      refreshing={false}
+                    />
+                  }
+                />
+                <Pagination
+                  page={page}
+                  limit={PAGE_SIZE}
+                  total={body.counter}
+                  shown={body.apiKeys.length}
+                  noun={["key", "keys"]}
+                  onPage={(next) => show(href({ page: next }))}
                 />
               </Card>
-            )}
-          </>
-        )
-        )}
+              {selected && (
+                <Card className="mt-6 p-4 sm:p-5" aria-labelledby="api-key-details">
+                  <h2 id="api-key-details" className="mb-4 text-base font-semibold text-slate-900">
+                    {selected.name}
+                  </h2>
+                  <Facts
+                    items={[
+                      [
+                        "Key",
+                        <code key="prefix" className="font-mono text-xs">
+                          {selected.prefix}…
+                        </code>,
+                      ],
+                      ["Scopes", <Scopes key="scopes" scopes={selected.scopes} />],
+                      ["Created", <DateTime key="created" value={selected.createdAt} />],
+                      ["Created by", creatorOf(selected)],
+                      [
+                        "Last used",
+                        selected.lastUsedAt ? <DateTime key="used" value={selected.lastUsedAt} /> : "Never",
+                      ],
+                      ["Expires", selected.expiresAt ? <DateTime key="expires" value={selected.expiresAt} /> : "Never"],
+                    ]}
+                  />
+                </Card>
+              )}
+            </>
+          )
+        }
       </ListView>
       <ConfirmDialog
         open={revoking !== undefined}
@@ -151,7 +229,8 @@ export function ApiKeysPage() {
         onConfirm={confirmRevoke}
         onCancel={() => setRevoking(undefined)}
       >
-        Systems using it are refused at once (every server within 5 seconds). This cannot be undone: a new key would have to be created and given to them.
+        Systems using it are refused at once (every server within 5 seconds). This cannot be undone: a new key would
+        have to be created and given to them.
       </ConfirmDialog>
     </>
   );
@@ -177,7 +256,11 @@ interface FormState {
 }
 
 function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => void }) {
-  const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm<FormState>(() => ({ name: "", scopes: [], expiresAt: "" }), FIELDS, inputId);
+  const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm<FormState>(
+    () => ({ name: "", scopes: [], expiresAt: "" }),
+    FIELDS,
+    inputId,
+  );
   const zone = useDayZone();
   const expiresAt = dayBounds(undefined, state.expiresAt, zone).to;
   const create = useCreateApiKey();
@@ -212,7 +295,12 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
           New API key
         </h2>
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field id={inputId("name")} label="Name" error={errors.name} hint="Which system uses it, so you recognise it later.">
+          <Field
+            id={inputId("name")}
+            label="Name"
+            error={errors.name}
+            hint="Which system uses it, so you recognise it later."
+          >
             <input
               id={inputId("name")}
               value={state.name}
@@ -223,7 +311,12 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
               className={inputClass}
             />
           </Field>
-          <Field id={inputId("expiresAt")} label="Expires (optional)" error={errors.expiresAt} hint={`The key works until the end of this day (days are in ${zone}). Empty: until revoked.`}>
+          <Field
+            id={inputId("expiresAt")}
+            label="Expires (optional)"
+            error={errors.expiresAt}
+            hint={`The key works until the end of this day (days are in ${zone}). Empty: until revoked.`}
+          >
             <input
               id={inputId("expiresAt")}
               type="date"
@@ -249,7 +342,14 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
             id={inputId("admin")}
             danger
             checked={state.scopes.includes(DANGEROUS)}
-            onChange={(event) => set("scopes", event.target.checked ? [...state.scopes, DANGEROUS] : state.scopes.filter((scope) => scope !== DANGEROUS))}
+            onChange={(event) =>
+              set(
+                "scopes",
+                event.target.checked
+                  ? [...state.scopes, DANGEROUS]
+                  : state.scopes.filter((scope) => scope !== DANGEROUS),
+              )
+            }
             aria-describedby={`${inputId("admin")}-hint`}
             className="mt-0.5"
           />
@@ -258,7 +358,8 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
               admin: dangerous
             </label>
             <p id={`${inputId("admin")}-hint`} className="text-rose-800">
-              Admin power: the key may make admins, change a role&apos;s isAdmin, set passwords and change an admin&apos;s account. Give it only to a system that must, with the other scopes it needs.
+              Admin power: the key may make admins, change a role&apos;s isAdmin, set passwords and change an
+              admin&apos;s account. Give it only to a system that must, with the other scopes it needs.
             </p>
           </div>
         </div>

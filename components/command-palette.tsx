@@ -6,18 +6,18 @@
  * actions and every page of the menu. It is a native modal <dialog> like the confirm dialog (the
  * browser keeps the focus inside and closes it on Escape) holding cmdk's combobox and listbox.
  */
-import { useQueryClient } from "@tanstack/react-query";
-import { Command, defaultFilter } from "cmdk";
-import { useRouter } from "next/navigation";
-import { useEffect, useState, type ReactNode } from "react";
-import { useHydrated } from "@/lib/client/use-hydrated";
 import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { navigateGuarded } from "@/lib/client/history-guard";
 import { isPaletteShortcut, usePaletteSearch, useShortcutLabel } from "@/lib/client/palette";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useModalDialog } from "@/lib/client/use-modal-dialog";
 import { displayName, seedUsers } from "@/lib/client/users";
 import type { SurveyList } from "@/lib/resources/surveys/contract";
 import type { UserRecord } from "@/lib/resources/users/contract";
+import { useQueryClient } from "@tanstack/react-query";
+import { Command, defaultFilter } from "cmdk";
+import { useRouter } from "next/navigation";
+import { useEffect, useState, type ReactNode } from "react";
 import { Badge, Button, Spinner, focusRing } from "./ui";
 
 /** A page of the menu, offered as "Go to …". */
@@ -59,7 +59,10 @@ export function CommandPalette({ pages, canCreate }: { pages: readonly PaletteLi
       >
         <SearchIcon />
         Find
-        <kbd aria-hidden="true" className="hidden rounded border border-slate-300 bg-slate-50 px-1.5 font-sans text-xs text-slate-600 sm:inline">
+        <kbd
+          aria-hidden="true"
+          className="hidden rounded border border-slate-300 bg-slate-50 px-1.5 font-sans text-xs text-slate-600 sm:inline"
+        >
           {shortcut}
         </kbd>
       </button>
@@ -104,7 +107,15 @@ interface Entry {
   keywords?: string[];
 }
 
-function Palette({ pages, canCreate, onDone }: { pages: readonly PaletteLink[]; canCreate: boolean; onDone: () => void }) {
+function Palette({
+  pages,
+  canCreate,
+  onDone,
+}: {
+  pages: readonly PaletteLink[];
+  canCreate: boolean;
+  onDone: () => void;
+}) {
   const router = useRouter();
   const client = useQueryClient();
   const [text, setText] = useState("");
@@ -113,11 +124,21 @@ function Palette({ pages, canCreate, onDone }: { pages: readonly PaletteLink[]; 
 
   const actions: Entry[] = canCreate
     ? [
-        { value: "action:new-user", href: "/users/new", label: "New user", keywords: ["create", "add", "invite", "person"] },
+        {
+          value: "action:new-user",
+          href: "/users/new",
+          label: "New user",
+          keywords: ["create", "add", "invite", "person"],
+        },
         { value: "action:new-survey", href: "/surveys/new", label: "New survey", keywords: ["create", "add"] },
       ]
     : [];
-  const places: Entry[] = pages.map((page) => ({ value: `page:${page.href}`, href: page.href, label: `Go to ${page.label}`, keywords: ["open", "show", page.label] }));
+  const places: Entry[] = pages.map((page) => ({
+    value: `page:${page.href}`,
+    href: page.href,
+    label: `Go to ${page.label}`,
+    keywords: ["open", "show", page.label],
+  }));
   // The records come filtered by the server; the actions and pages are matched and ranked here by
   // cmdk's own score (its `defaultFilter`), best first, so "new s" puts New survey before New user.
   const scored = (entries: Entry[]) =>
@@ -137,9 +158,21 @@ function Palette({ pages, canCreate, onDone }: { pages: readonly PaletteLink[]; 
   // Beyond the first few matches, the list itself shows them all.
   const query = new URLSearchParams({ search: typed, isActive: "all" });
   const allUsers: Entry | undefined =
-    search.userTotal > search.users.length ? { value: "all:users", href: `/users?${query}`, label: `All ${search.userTotal.toLocaleString("en")} users matching “${typed}”` } : undefined;
+    search.userTotal > search.users.length
+      ? {
+          value: "all:users",
+          href: `/users?${query}`,
+          label: `All ${search.userTotal.toLocaleString("en")} users matching “${typed}”`,
+        }
+      : undefined;
   const allSurveys: Entry | undefined =
-    search.surveyTotal > search.surveys.length ? { value: "all:surveys", href: `/surveys?${query}`, label: `All ${search.surveyTotal.toLocaleString("en")} surveys matching “${typed}”` } : undefined;
+    search.surveyTotal > search.surveys.length
+      ? {
+          value: "all:surveys",
+          href: `/surveys?${query}`,
+          label: `All ${search.surveyTotal.toLocaleString("en")} surveys matching “${typed}”`,
+        }
+      : undefined;
 
   // The first entry is chosen whenever the entries change, so Enter opens the best match of the
   // newest answer rather than whatever was chosen before it arrived.
@@ -204,7 +237,15 @@ function Palette({ pages, canCreate, onDone }: { pages: readonly PaletteLink[]; 
   );
 
   return (
-    <Command label={LABEL} shouldFilter={false} vimBindings={false} loop value={selected} onValueChange={setSelected} className="flex max-h-[min(36rem,84vh)] flex-col">
+    <Command
+      label={LABEL}
+      shouldFilter={false}
+      vimBindings={false}
+      loop
+      value={selected}
+      onValueChange={setSelected}
+      className="flex max-h-[min(36rem,84vh)] flex-col"
+    >
       <div className="flex items-center gap-2 border-b border-slate-200 px-4">
         <SearchIcon />
         <Command.Input
@@ -213,15 +254,22 @@ function Palette({ pages, canCreate, onDone }: { pages: readonly PaletteLink[]; 
           placeholder="Name, e-mail or survey code…"
           className="min-w-0 flex-1 bg-transparent py-3.5 text-base text-slate-900 placeholder:text-slate-500 focus:outline-none"
         />
-        <kbd className="hidden rounded border border-slate-300 bg-slate-50 px-1.5 font-sans text-xs text-slate-600 sm:inline">Esc</kbd>
+        <kbd className="hidden rounded border border-slate-300 bg-slate-50 px-1.5 font-sans text-xs text-slate-600 sm:inline">
+          Esc
+        </kbd>
       </div>
-      <p role="status" aria-live="polite" data-testid="palette-status" className="border-b border-slate-100 px-4 py-2 text-sm text-slate-600">
+      <p
+        role="status"
+        aria-live="polite"
+        data-testid="palette-status"
+        className="border-b border-slate-100 px-4 py-2 text-sm text-slate-600"
+      >
         {status}
       </p>
       <Command.List
         label="Users, surveys and actions"
         aria-busy={search.waiting || undefined}
-        className="min-h-0 flex-1 overflow-y-auto p-2 [&_[cmdk-group-heading]]:px-3 [&_[cmdk-group-heading]]:pb-1 [&_[cmdk-group-heading]]:pt-2 [&_[cmdk-group-heading]]:text-xs [&_[cmdk-group-heading]]:font-medium [&_[cmdk-group-heading]]:uppercase [&_[cmdk-group-heading]]:tracking-wide [&_[cmdk-group-heading]]:text-slate-600"
+        className="min-h-0 flex-1 overflow-y-auto p-2 [&_[cmdk-group-heading]]:px-3 [&_[cmdk-group-heading]]:pt-2 [&_[cmdk-group-heading]]:pb-1 [&_[cmdk-group-heading]]:text-xs [&_[cmdk-group-heading]]:font-medium [&_[cmdk-group-heading]]:tracking-wide [&_[cmdk-group-heading]]:text-slate-600 [&_[cmdk-group-heading]]:uppercase"
       >
         {commandFirst && commands}
         {search.users.length > 0 && (
@@ -267,7 +315,17 @@ function Item({ value, onSelect, children }: { value: string; onSelect: () => vo
 }
 
 /** Actions or pages: a mark and a label each; nothing when none matches. */
-function EntryGroup({ heading, mark, entries, onSelect }: { heading: string; mark: string; entries: Entry[]; onSelect: (href: string) => void }) {
+function EntryGroup({
+  heading,
+  mark,
+  entries,
+  onSelect,
+}: {
+  heading: string;
+  mark: string;
+  entries: Entry[];
+  onSelect: (href: string) => void;
+}) {
   if (entries.length === 0) return null;
   return (
     <Command.Group heading={heading}>
@@ -311,7 +369,14 @@ const count = (n: number, noun: string) => (n === 0 ? "" : `${n.toLocaleString("
 
 function SearchIcon() {
   return (
-    <svg aria-hidden="true" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="2" className="size-4 shrink-0 text-slate-500">
+    <svg
+      aria-hidden="true"
+      viewBox="0 0 20 20"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      className="size-4 shrink-0 text-slate-500"
+    >
       <circle cx="8.5" cy="8.5" r="5.5" />
       <path d="m13 13 4 4" strokeLinecap="round" />
     </svg>

@@ -1,9 +1,9 @@
 "use client";
 
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { ApiError, type Tagged } from "@/lib/client/api";
 import { useQueryClient, type QueryKey } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { ApiError, type Tagged } from "@/lib/client/api";
-import { ConfirmDialog } from "@/components/ui/dialog";
 import { Button, ChangeTable } from "./ui";
 
 /** One field of a record that differs between the admin's edit and the version saved meanwhile. */
@@ -27,7 +27,13 @@ export interface Conflict {
  * The fields where the admin's edit and the saved version differ, each shown by `format`:
  * those the admin changed and those changed meanwhile.
  */
-function conflictRows<S extends object>(base: S, yours: S, theirs: S, labels: Record<string, string>, format: (field: string, value: unknown) => string): ConflictRow[] {
+function conflictRows<S extends object>(
+  base: S,
+  yours: S,
+  theirs: S,
+  labels: Record<string, string>,
+  format: (field: string, value: unknown) => string,
+): ConflictRow[] {
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   return Object.keys(labels)
     .filter((field) => {
@@ -77,7 +83,12 @@ export function useEditConflict<R extends { modifiedAt: string }, S extends obje
     const [base, theirs] = [options.fields(original), options.fields(saved.body)];
     if (same(base, theirs) && !conflict) return saved.etag;
     const savedBy = (await options.savedBy?.()) ?? null;
-    setConflict({ saved, savedAt: saved.body.modifiedAt, savedBy, rows: conflictRows(base, yours, theirs, options.labels, options.format) });
+    setConflict({
+      saved,
+      savedAt: saved.body.modifiedAt,
+      savedBy,
+      rows: conflictRows(base, yours, theirs, options.labels, options.format),
+    });
     return undefined;
   }
 
@@ -98,17 +109,38 @@ const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyl
  * theirs, field by field), and the two ways on: reload their version (the edit is lost, after a
  * confirmation) or overwrite it with this edit.
  */
-export function EditConflict({ conflict, what, busy, onReload, onOverwrite }: { conflict: Conflict; what: string; busy: boolean; onReload: () => void; onOverwrite: () => void }) {
+export function EditConflict({
+  conflict,
+  what,
+  busy,
+  onReload,
+  onOverwrite,
+}: {
+  conflict: Conflict;
+  what: string;
+  busy: boolean;
+  onReload: () => void;
+  onOverwrite: () => void;
+}) {
   const [confirming, setConfirming] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), [conflict]);
   return (
-    <section aria-labelledby="edit-conflict-title" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm text-slate-900 sm:p-5">
-      <h2 id="edit-conflict-title" ref={heading} tabIndex={-1} className="text-base font-semibold text-amber-900 focus:outline-none">
+    <section
+      aria-labelledby="edit-conflict-title"
+      className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm text-slate-900 sm:p-5"
+    >
+      <h2
+        id="edit-conflict-title"
+        ref={heading}
+        tabIndex={-1}
+        className="text-base font-semibold text-amber-900 focus:outline-none"
+      >
         This {what} was changed while you were editing it
       </h2>
       <p className="mt-1 text-slate-800">
-        Saved by <strong>{conflict.savedBy ?? "someone else"}</strong> on <time dateTime={conflict.savedAt}>{when(conflict.savedAt)}</time>. Your changes were not saved.
+        Saved by <strong>{conflict.savedBy ?? "someone else"}</strong> on{" "}
+        <time dateTime={conflict.savedAt}>{when(conflict.savedAt)}</time>. Your changes were not saved.
       </p>
       {conflict.rows.length > 0 ? (
         <div className="mt-3 overflow-hidden rounded-md border border-amber-200 bg-white">
@@ -116,7 +148,13 @@ export function EditConflict({ conflict, what, busy, onReload, onOverwrite }: { 
             caption="Fields that differ between your edit and the saved version"
             headers={["Field", "Yours", "Saved version"]}
             plain
-            rows={conflict.rows.map((row) => ({ key: row.field, field: row.label, before: row.yours, after: row.theirs, data: { "data-field": row.field } }))}
+            rows={conflict.rows.map((row) => ({
+              key: row.field,
+              field: row.label,
+              before: row.yours,
+              after: row.theirs,
+              data: { "data-field": row.field },
+            }))}
           />
         </div>
       ) : (

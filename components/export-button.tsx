@@ -1,9 +1,9 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
-import { ApiError, openStream, type QueryValue } from "@/lib/client/api";
-import type { Operation } from "@/lib/base/schemas/operation";
 import { useToast } from "@/components/ui/toast";
+import type { Operation } from "@/lib/base/schemas/operation";
+import { ApiError, openStream, type QueryValue } from "@/lib/client/api";
+import { useEffect, useRef, useState } from "react";
 import { Button, Popover, buttonClass, focusRing } from "./ui";
 
 type Format = "csv" | "ndjson";
@@ -28,7 +28,15 @@ interface Progress {
  * file streams in with the rows counted as they arrive against the total the server announced
  * (`X-Total-Count`), then is saved; Cancel stops it.
  */
-export function ExportButton({ operation, query, noun }: { operation: Operation; query: Record<string, QueryValue>; noun: readonly [one: string, many: string] }) {
+export function ExportButton({
+  operation,
+  query,
+  noun,
+}: {
+  operation: Operation;
+  query: Record<string, QueryValue>;
+  noun: readonly [one: string, many: string];
+}) {
   const toast = useToast();
   const [open, setOpen] = useState(false);
   const [progress, setProgress] = useState<Progress | undefined>();
@@ -44,7 +52,11 @@ export function ExportButton({ operation, query, noun }: { operation: Operation;
     setProgress({ rows: 0, total: undefined });
     try {
       const filters = Object.fromEntries(Object.entries(query).filter(([key]) => !PAGING.has(key)));
-      const response = await openStream(operation, { query: { ...filters, format }, accept: MIME[format], signal: abort.signal });
+      const response = await openStream(operation, {
+        query: { ...filters, format },
+        accept: MIME[format],
+        signal: abort.signal,
+      });
       const total = Number(response.headers.get("x-total-count") ?? Number.NaN);
       const counter = rowCounter(format);
       const chunks: Uint8Array<ArrayBuffer>[] = [];
@@ -64,10 +76,17 @@ export function ExportButton({ operation, query, noun }: { operation: Operation;
       const rows = counter(new Uint8Array());
       const filename = fileName(response.headers.get("content-disposition")) ?? `${noun[1]}.${format}`;
       save(new Blob(chunks, { type: MIME[format] }), filename);
-      toast.show({ tone: "success", message: `Exported ${rows.toLocaleString("en")} ${rows === 1 ? noun[0] : noun[1]} to ${filename}.` });
+      toast.show({
+        tone: "success",
+        message: `Exported ${rows.toLocaleString("en")} ${rows === 1 ? noun[0] : noun[1]} to ${filename}.`,
+      });
     } catch (error) {
       if (abort.signal.aborted) toast.show({ tone: "info", message: "Export cancelled." });
-      else toast.show({ tone: "error", message: `The export failed: ${error instanceof ApiError ? error.message : "the connection was lost. Try again."}` });
+      else
+        toast.show({
+          tone: "error",
+          message: `The export failed: ${error instanceof ApiError ? error.message : "the connection was lost. Try again."}`,
+        });
     } finally {
       controller.current = undefined;
       setProgress(undefined);
@@ -85,12 +104,19 @@ export function ExportButton({ operation, query, noun }: { operation: Operation;
           aria-valuemin={0}
           aria-valuemax={total ?? undefined}
           aria-valuenow={total ? rows : undefined}
-          aria-valuetext={total !== undefined ? `${rows.toLocaleString("en")} of ${total.toLocaleString("en")} rows` : `${rows.toLocaleString("en")} rows`}
+          aria-valuetext={
+            total !== undefined
+              ? `${rows.toLocaleString("en")} of ${total.toLocaleString("en")} rows`
+              : `${rows.toLocaleString("en")} rows`
+          }
           className="h-2 w-20 shrink-0 overflow-hidden rounded-full bg-slate-200 sm:w-32"
         >
-          <div className={`h-full bg-sky-600 transition-[width] ${percent === undefined ? "w-1/3 animate-pulse" : ""}`} style={percent === undefined ? undefined : { width: `${percent}%` }} />
+          <div
+            className={`h-full bg-sky-600 transition-[width] ${percent === undefined ? "w-1/3 animate-pulse" : ""}`}
+            style={percent === undefined ? undefined : { width: `${percent}%` }}
+          />
         </div>
-        <span className="whitespace-nowrap text-xs tabular-nums text-slate-700">
+        <span className="text-xs whitespace-nowrap text-slate-700 tabular-nums">
           {total === undefined && rows === 0 ? (
             "Starting…"
           ) : (

@@ -1,15 +1,16 @@
 "use client";
 
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { installHistoryGuard, onHistoryMove, onNavigationRequest } from "@/lib/client/history-guard";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { installHistoryGuard, onHistoryMove, onNavigationRequest } from "@/lib/client/history-guard";
-import { ConfirmDialog } from "@/components/ui/dialog";
 
 type Pending = { kind: "link"; href: string; external: boolean } | { kind: "back" };
 
 /** The link a click would follow in this tab, if any (new tabs, downloads and anchors lose nothing). */
 function followedLink(event: MouseEvent): { href: string; external: boolean } | undefined {
-  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return undefined;
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+    return undefined;
   const anchor = (event.target as Element | null)?.closest?.("a[href]");
   if (!(anchor instanceof HTMLAnchorElement)) return undefined;
   if ((anchor.target && anchor.target !== "_self") || anchor.hasAttribute("download")) return undefined;
@@ -17,7 +18,9 @@ function followedLink(event: MouseEvent): { href: string; external: boolean } | 
   if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
   const here = new URL(location.href);
   if (url.origin === here.origin && url.pathname === here.pathname && url.search === here.search) return undefined;
-  return url.origin === here.origin ? { href: url.pathname + url.search + url.hash, external: false } : { href: url.href, external: true };
+  return url.origin === here.origin
+    ? { href: url.pathname + url.search + url.hash, external: false }
+    : { href: url.href, external: true };
 }
 
 /**
@@ -69,7 +72,9 @@ export function LeaveGuard({ when }: { when: boolean }) {
     window.addEventListener("click", onClick, true);
     installHistoryGuard();
     onHistoryMove(onPopState);
-    onNavigationRequest((href) => (leaving.current ? router.push(href) : setPending({ kind: "link", href, external: false })));
+    onNavigationRequest((href) =>
+      leaving.current ? router.push(href) : setPending({ kind: "link", href, external: false }),
+    );
     window.addEventListener("beforeunload", onBeforeUnload);
     return () => {
       window.removeEventListener("click", onClick, true);

@@ -1,19 +1,24 @@
 "use client";
 
-import { useViewSearch } from "@/lib/client/use-view-search";
-import { useState, type ReactNode } from "react";
-import { useOutbox } from "@/lib/client/outbox";
-import type { OutboxMailRecord } from "@/lib/resources/mail/schemas";
 import { DataTable, ListTotal, type DataColumn } from "@/components/ui/data-table";
+import { useOutbox } from "@/lib/client/outbox";
+import { useViewSearch } from "@/lib/client/use-view-search";
+import type { OutboxMailRecord } from "@/lib/resources/mail/schemas";
+import { useState, type ReactNode } from "react";
 import { Pagination } from "./pagination";
-import { Button, Card, DateTime, Field, PageHeader, Spinner, inputClass, linkClass, ListView } from "./ui";
+import { Button, Card, DateTime, Field, inputClass, linkClass, ListView, PageHeader, Spinner } from "./ui";
 
 const PAGE_SIZE = 20;
 
 const columns: DataColumn<OutboxMailRecord>[] = [
   { id: "subject", header: "Subject", cell: (mail) => mail.subject, className: "max-w-96" },
   { id: "to", header: "To", cell: (mail) => mail.to, className: "max-w-72 truncate" },
-  { id: "createdAt", header: "Kept", cell: (mail) => <DateTime value={mail.createdAt} />, className: "whitespace-nowrap" },
+  {
+    id: "createdAt",
+    header: "Kept",
+    cell: (mail) => <DateTime value={mail.createdAt} />,
+    className: "whitespace-nowrap",
+  },
 ];
 const mailId = (mail: OutboxMailRecord) => mail._id;
 const mailSubject = (mail: OutboxMailRecord) => mail.subject;
@@ -71,7 +76,14 @@ export function OutboxList() {
           }}
         >
           <Field id="outbox-to" label="Recipient" className="min-w-60 flex-1">
-            <input id="outbox-to" type="email" value={text} onChange={(event) => setText(event.target.value)} placeholder="name@company.com" className={inputClass} />
+            <input
+              id="outbox-to"
+              type="email"
+              value={text}
+              onChange={(event) => setText(event.target.value)}
+              placeholder="name@company.com"
+              className={inputClass}
+            />
           </Field>
           <Button type="submit">Filter</Button>
           {to && (
@@ -93,32 +105,49 @@ export function OutboxList() {
         rows={body?.mails}
         loading="Loading the outbox…"
         error="The outbox could not be loaded"
-        empty={{ title: to ? `No e-mail to ${to}` : "The outbox is empty", children: "Invitations appear here when a user is created with “Send an invitation e-mail”." }}
+        empty={{
+          title: to ? `No e-mail to ${to}` : "The outbox is empty",
+          children: "Invitations appear here when a user is created with “Send an invitation e-mail”.",
+        }}
       >
-        {() => (
-        body && (
-          <>
-            <Card className="overflow-hidden">
-              <DataTable
-                name="outbox"
-                caption="E-mails kept, newest first"
-                rows={body.mails}
-                columns={columns}
-                rowId={mailId}
-                rowHref={mailHref}
-                rowLabel={mailSubject}
-                toolbar={<ListTotal total={body.counter ?? body.mails.length} noun={["e-mail", "e-mails"]} fetching={outbox.isFetching} refreshing={false} />}
-              />
-              <Pagination page={page} limit={PAGE_SIZE} total={body.counter} shown={body.mails.length} noun={["e-mail", "e-mails"]} onPage={(next) => show({ page: next })} />
-            </Card>
-            {mail && (
-              <Card className="mt-6 overflow-hidden">
-                <Mail mail={mail} />
+        {() =>
+          body && (
+            <>
+              <Card className="overflow-hidden">
+                <DataTable
+                  name="outbox"
+                  caption="E-mails kept, newest first"
+                  rows={body.mails}
+                  columns={columns}
+                  rowId={mailId}
+                  rowHref={mailHref}
+                  rowLabel={mailSubject}
+                  toolbar={
+                    <ListTotal
+                      total={body.counter ?? body.mails.length}
+                      noun={["e-mail", "e-mails"]}
+                      fetching={outbox.isFetching}
+                      refreshing={false}
+                    />
+                  }
+                />
+                <Pagination
+                  page={page}
+                  limit={PAGE_SIZE}
+                  total={body.counter}
+                  shown={body.mails.length}
+                  noun={["e-mail", "e-mails"]}
+                  onPage={(next) => show({ page: next })}
+                />
               </Card>
-            )}
-          </>
-        )
-        )}
+              {mail && (
+                <Card className="mt-6 overflow-hidden">
+                  <Mail mail={mail} />
+                </Card>
+              )}
+            </>
+          )
+        }
       </ListView>
     </>
   );
@@ -139,7 +168,9 @@ function Mail({ mail }: { mail: OutboxMailRecord }) {
         <p className="mt-0.5 text-sm text-slate-600">
           To <span className="font-medium text-slate-800">{mail.to}</span>
         </p>
-        <div className="mt-3 whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 text-sm text-slate-800">{linkify(mail.text)}</div>
+        <div className="mt-3 rounded-md bg-slate-50 p-3 text-sm break-words whitespace-pre-wrap text-slate-800">
+          {linkify(mail.text)}
+        </div>
       </article>
     </div>
   );

@@ -1,5 +1,5 @@
-import { pageReach } from "@/lib/client/page-reach";
 import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
+import { pageReach } from "@/lib/client/page-reach";
 import { Button, inputClass } from "./ui";
 
 /** The page numbers shown around the current one: first, last, and two either side; gaps as null. */
@@ -43,7 +43,10 @@ export function Pagination({
   const first = (page - 1) * limit + 1;
   const pageButton = "min-w-9 px-2.5";
   return (
-    <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3 border-t border-slate-200 px-4 py-3 text-sm text-slate-600">
+    <nav
+      aria-label="Pages"
+      className="flex flex-wrap items-center justify-between gap-3 border-t border-slate-200 px-4 py-3 text-sm text-slate-600"
+    >
       <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
         <p data-testid="showing">
           {shown > 0 ? (
@@ -65,7 +68,11 @@ export function Pagination({
         {pageSizes && onLimit && (
           <label className="flex items-center gap-2 whitespace-nowrap">
             Per page
-            <select value={limit} onChange={(event) => onLimit(Number(event.target.value))} className={`${inputClass} w-auto py-1`}>
+            <select
+              value={limit}
+              onChange={(event) => onLimit(Number(event.target.value))}
+              className={`${inputClass} w-auto py-1`}
+            >
               {pageSizes.map((size) => (
                 <option key={size} value={size}>
                   {size}
@@ -76,7 +83,8 @@ export function Pagination({
         )}
         {capped && (
           <p data-testid="page-depth" className="basis-full text-xs text-slate-500">
-            Pages reach the first {MAX_PAGE_DEPTH.toLocaleString("en")} {noun[1]}; find the others by search or filters, or by reversing the order where the list offers it.
+            Pages reach the first {MAX_PAGE_DEPTH.toLocaleString("en")} {noun[1]}; find the others by search or filters,
+            or by reversing the order where the list offers it.
           </p>
         )}
       </div>

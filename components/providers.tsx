@@ -1,9 +1,9 @@
 "use client";
 
+import { ToastProvider } from "@/components/ui/toast";
+import { makeQueryClient } from "@/lib/client/query-client";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
-import { makeQueryClient } from "@/lib/client/query-client";
-import { ToastProvider } from "@/components/ui/toast";
 
 export function Providers({ children }: { children: ReactNode }) {
   const [client] = useState(makeQueryClient);

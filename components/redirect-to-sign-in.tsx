@@ -1,7 +1,7 @@
 "use client";
 
-import { useEffect } from "react";
 import { goToSignIn } from "@/lib/client/session";
+import { useEffect } from "react";
 import { Loading } from "./ui";
 
 /** Shown instead of an admin page without a session: off to sign-in, remembering the page. */

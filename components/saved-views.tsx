@@ -6,18 +6,17 @@
  * `view=<id>`), copied, renamed or deleted; and "Save view", which keeps the page's current query.
  * A link that names only `view=<id>` loads the view and shows its query.
  */
-import { useSearchParams } from "next/navigation";
-import Link from "next/link";
-import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { ConfirmDialog, ModalDialog } from "@/components/ui/dialog";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { useToast } from "@/components/ui/toast";
 import { ApiError } from "@/lib/client/api";
 import { useMe } from "@/lib/client/users";
 import { savedQuery, useView, useViewActions, useViews, VIEW_PARAM, viewHref } from "@/lib/client/views";
 import type { ViewRecord, ViewResource } from "@/lib/resources/views/contract";
-import { ConfirmDialog } from "@/components/ui/dialog";
-import { ModalDialog } from "@/components/ui/dialog";
-import { ErrorMessage } from "@/components/ui/error-message";
-import { useToast } from "@/components/ui/toast";
-import { Badge, Button, Field, Popover, Spinner, focusRing, inputClass, linkClass, Checkbox } from "./ui";
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { Badge, Button, Checkbox, Field, focusRing, inputClass, linkClass, Popover, Spinner } from "./ui";
 
 type Editing = { mode: "save" } | { mode: "edit"; view: ViewRecord };
 
@@ -43,13 +42,17 @@ export function SavedViews({ resource, path }: { resource: ViewResource; path: s
       window.history.replaceState(null, "", viewHref(path, opened.data));
     } else if (opened.isError) {
       applied.current = currentId;
-      toast.show({ tone: "error", message: "This saved view cannot be opened: it was deleted, or it is private to someone else." });
+      toast.show({
+        tone: "error",
+        message: "This saved view cannot be opened: it was deleted, or it is private to someone else.",
+      });
       window.history.replaceState(null, "", path);
     }
   }, [currentId, query, opened.data, opened.isError, path, toast]);
 
   const list = views.data ?? [];
-  const current = list.find((view) => view._id === currentId) ?? (opened.data?._id === currentId ? opened.data : undefined);
+  const current =
+    list.find((view) => view._id === currentId) ?? (opened.data?._id === currentId ? opened.data : undefined);
   const mine = list.filter((view) => view.ownerId === me.data?._id);
   const shared = list.filter((view) => view.ownerId !== me.data?._id);
 
@@ -100,11 +103,31 @@ export function SavedViews({ resource, path }: { resource: ViewResource; path: s
         ) : views.isError ? (
           <p className="p-2 text-sm text-rose-700">The views could not be loaded. {views.error.message}</p>
         ) : list.length === 0 ? (
-          <p className="p-2 text-sm text-slate-600">No saved view yet. Set the filters you want, then choose “Save view”.</p>
+          <p className="p-2 text-sm text-slate-600">
+            No saved view yet. Set the filters you want, then choose “Save view”.
+          </p>
         ) : (
           <>
-            <ViewGroup title="Your views" views={mine} path={path} currentId={currentId} onOpen={() => setMenuOpen(false)} onCopy={copy} onEdit={(view) => setEditing({ mode: "edit", view })} onDelete={setDeleting} />
-            <ViewGroup title="Shared with the company" views={shared} path={path} currentId={currentId} onOpen={() => setMenuOpen(false)} onCopy={copy} onEdit={(view) => setEditing({ mode: "edit", view })} onDelete={setDeleting} />
+            <ViewGroup
+              title="Your views"
+              views={mine}
+              path={path}
+              currentId={currentId}
+              onOpen={() => setMenuOpen(false)}
+              onCopy={copy}
+              onEdit={(view) => setEditing({ mode: "edit", view })}
+              onDelete={setDeleting}
+            />
+            <ViewGroup
+              title="Shared with the company"
+              views={shared}
+              path={path}
+              currentId={currentId}
+              onOpen={() => setMenuOpen(false)}
+              onCopy={copy}
+              onEdit={(view) => setEditing({ mode: "edit", view })}
+              onDelete={setDeleting}
+            />
           </>
         )}
       </Popover>
@@ -115,7 +138,10 @@ export function SavedViews({ resource, path }: { resource: ViewResource; path: s
         onClose={() => setEditing(null)}
         onSaved={(view, created) => {
           setEditing(null);
-          toast.show({ tone: "success", message: created ? `View “${view.name}” saved.` : `View “${view.name}” changed.` });
+          toast.show({
+            tone: "success",
+            message: created ? `View “${view.name}” saved.` : `View “${view.name}” changed.`,
+          });
           if (created) window.history.replaceState(null, "", viewHref(path, view));
         }}
         resource={resource}
@@ -129,7 +155,9 @@ export function SavedViews({ resource, path }: { resource: ViewResource; path: s
         onConfirm={() => deleting && remove(deleting)}
         onCancel={() => setDeleting(null)}
       >
-        {deleting?.shared ? "It is shared: it disappears for everyone in the company. Links to it keep showing its filters." : "Links to it keep showing its filters."}
+        {deleting?.shared
+          ? "It is shared: it disappears for everyone in the company. Links to it keep showing its filters."
+          : "Links to it keep showing its filters."}
       </ConfirmDialog>
     </div>
   );
@@ -159,19 +187,24 @@ function ViewGroup({
   const small = `rounded px-1.5 py-0.5 text-xs font-medium text-slate-700 hover:bg-slate-100 ${focusRing}`;
   return (
     <section aria-labelledby={id} className="py-1">
-      <h2 id={id} className="px-2 pb-1 text-xs font-medium uppercase tracking-wide text-slate-500">
+      <h2 id={id} className="px-2 pb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">
         {title}
       </h2>
       <ul>
         {views.map((view) => (
           <li key={view._id} className="rounded px-2 py-1.5 hover:bg-slate-50">
             <div className="flex items-center gap-2">
-              <Link href={viewHref(path, view)} onClick={onOpen} aria-current={view._id === currentId ? "true" : undefined} className={`min-w-0 truncate text-sm ${linkClass}`}>
+              <Link
+                href={viewHref(path, view)}
+                onClick={onOpen}
+                aria-current={view._id === currentId ? "true" : undefined}
+                className={`min-w-0 truncate text-sm ${linkClass}`}
+              >
                 {view.name}
               </Link>
               {view.shared && title === "Your views" && <Badge tone="blue">Shared</Badge>}
             </div>
-            <div className="-ml-1.5 mt-0.5 flex flex-wrap gap-1">
+            <div className="mt-0.5 -ml-1.5 flex flex-wrap gap-1">
               <button type="button" className={small} onClick={() => onCopy(view)}>
                 Copy link<span className="sr-only"> to {view.name}</span>
               </button>
@@ -194,11 +227,34 @@ function ViewGroup({
 }
 
 /** The one dialog that saves the current view or changes a saved one (its name and whether it is shared). */
-function ViewDialog({ editing, onClose, ...form }: { editing: Editing | null; resource: ViewResource; query: string; onClose: () => void; onSaved: (view: ViewRecord, created: boolean) => void }) {
+function ViewDialog({
+  editing,
+  onClose,
+  ...form
+}: {
+  editing: Editing | null;
+  resource: ViewResource;
+  query: string;
+  onClose: () => void;
+  onSaved: (view: ViewRecord, created: boolean) => void;
+}) {
   const titleId = useId();
   return (
-    <ModalDialog open={editing !== null} first={(dialog) => dialog.querySelector("input")} onClose={onClose} labelledBy={titleId}>
-      {editing && <ViewForm key={editing.mode === "edit" ? editing.view._id : "new"} titleId={titleId} existing={editing.mode === "edit" ? editing.view : undefined} onClose={onClose} {...form} />}
+    <ModalDialog
+      open={editing !== null}
+      first={(dialog) => dialog.querySelector("input")}
+      onClose={onClose}
+      labelledBy={titleId}
+    >
+      {editing && (
+        <ViewForm
+          key={editing.mode === "edit" ? editing.view._id : "new"}
+          titleId={titleId}
+          existing={editing.mode === "edit" ? editing.view : undefined}
+          onClose={onClose}
+          {...form}
+        />
+      )}
     </ModalDialog>
   );
 }
@@ -232,8 +288,16 @@ function ViewForm({
       // Anything but the name is shown whole: the API's reason, its details and the request id.
       setError(detail ? { name: `The name ${detail.message}.` } : { form: failure });
     };
-    if (existing) actions.update.mutate({ id: existing._id, body: { name: name.trim(), shared } }, { onSuccess: (view) => onSaved(view, false), onError: failed });
-    else actions.save.mutate({ resource, name: name.trim(), query, shared }, { onSuccess: (view) => onSaved(view, true), onError: failed });
+    if (existing)
+      actions.update.mutate(
+        { id: existing._id, body: { name: name.trim(), shared } },
+        { onSuccess: (view) => onSaved(view, false), onError: failed },
+      );
+    else
+      actions.save.mutate(
+        { resource, name: name.trim(), query, shared },
+        { onSuccess: (view) => onSaved(view, true), onError: failed },
+      );
   };
 
   return (
@@ -241,7 +305,11 @@ function ViewForm({
       <h2 id={titleId} className="text-lg font-semibold text-slate-900">
         {existing ? "Edit view" : "Save the current view"}
       </h2>
-      {!existing && <p className="text-sm text-slate-700">Keeps the search and filters this list shows now, to open again with one click or share by its link.</p>}
+      {!existing && (
+        <p className="text-sm text-slate-700">
+          Keeps the search and filters this list shows now, to open again with one click or share by its link.
+        </p>
+      )}
       <Field id="view-name" label="Name" error={error.name}>
         <input
           id="view-name"
@@ -254,7 +322,12 @@ function ViewForm({
           autoComplete="off"
         />
       </Field>
-      <Checkbox checked={shared} onChange={(event) => setShared(event.target.checked)} label="Share with everyone in the company" labelClassName="text-sm text-slate-800" />
+      <Checkbox
+        checked={shared}
+        onChange={(event) => setShared(event.target.checked)}
+        label="Share with everyone in the company"
+        labelClassName="text-sm text-slate-800"
+      />
       {error.form && <ErrorMessage error={error.form} title="The view could not be saved" />}
       <div className="flex flex-wrap justify-end gap-2">
         <Button onClick={onClose}>Cancel</Button>

@@ -21,7 +21,11 @@ export function ShellFrame({ children }: { children: ReactNode }) {
               ["/surveys", "Surveys"],
               ["/docs", "API reference"],
             ].map(([href, label]) => (
-              <Link key={href} href={href} className={`rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 ${focusRing}`}>
+              <Link
+                key={href}
+                href={href}
+                className={`rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 ${focusRing}`}
+              >
                 {label}
               </Link>
             ))}
@@ -36,7 +40,17 @@ export function ShellFrame({ children }: { children: ReactNode }) {
 }
 
 /** What a lost or failed page says: a status line, a heading, a sentence and the ways on. */
-export function Lost({ status, title, children, actions }: { status: string; title: string; children: ReactNode; actions?: ReactNode }) {
+export function Lost({
+  status,
+  title,
+  children,
+  actions,
+}: {
+  status: string;
+  title: string;
+  children: ReactNode;
+  actions?: ReactNode;
+}) {
   return (
     <div className="mx-auto flex max-w-xl flex-col gap-4 py-10">
       <p className="text-sm font-medium text-slate-600">{status}</p>
@@ -53,7 +67,15 @@ export function Lost({ status, title, children, actions }: { status: string; tit
 }
 
 /** A page that failed while rendering: said plainly, with a Retry and the reference to quote. */
-export function Failed({ what, error, reset }: { what: string; error: Error & { digest?: string }; reset: () => void }) {
+export function Failed({
+  what,
+  error,
+  reset,
+}: {
+  what: string;
+  error: Error & { digest?: string };
+  reset: () => void;
+}) {
   return (
     <Lost
       status="Error"

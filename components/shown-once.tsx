@@ -52,14 +52,24 @@ export function ShownOnce({
       <p className="mt-1 text-sm font-medium text-amber-900">{warning}</p>
       <div className="mt-4 flex flex-col gap-2 sm:flex-row sm:items-end">
         <Field id={valueId} label={label} className="min-w-0 flex-1">
-          <input id={valueId} readOnly value={value} onFocus={(event) => event.target.select()} className={`${inputClass} font-mono`} />
+          <input
+            id={valueId}
+            readOnly
+            value={value}
+            onFocus={(event) => event.target.select()}
+            className={`${inputClass} font-mono`}
+          />
         </Field>
         <Button kind="primary" onClick={copy}>
           {copied ? "Copied" : `Copy ${noun}`}
         </Button>
       </div>
       <p role="status" className="mt-2 min-h-5 text-sm text-slate-600">
-        {copied ? `The ${noun} is on the clipboard.` : copyFailed ? `The browser refused to copy: select the ${noun} and copy it by hand.` : ""}
+        {copied
+          ? `The ${noun} is on the clipboard.`
+          : copyFailed
+            ? `The browser refused to copy: select the ${noun} and copy it by hand.`
+            : ""}
       </p>
       {children && <div className="mt-2 text-sm text-slate-600">{children}</div>}
       <div className="mt-4">

@@ -1,14 +1,14 @@
 "use client";
 
-import { useRouter, useSearchParams } from "next/navigation";
-import { useState, type FormEvent } from "react";
-import { z } from "zod";
+import { ErrorMessage } from "@/components/ui/error-message";
 import { read } from "@/lib/client/api";
 import { serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { rememberToken, safeReturnPath } from "@/lib/client/session";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import type { AccessTokenResponse } from "@/lib/resources/auth/schemas";
-import { ErrorMessage } from "@/components/ui/error-message";
+import { useRouter, useSearchParams } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { z } from "zod";
 import { Button, Card, Field, describedBy, inputClass } from "./ui";
 
 const FIELDS = ["email", "password"] as const;

@@ -41,10 +41,19 @@ export function TabStrip({ label, tabs }: { label: string; tabs: Tab[] }) {
     return () => observer.disconnect();
   }, [measure, pathname, tabs.length]);
 
-  const fade = "pointer-events-none absolute inset-y-0 flex w-10 items-center from-slate-50 to-transparent text-lg text-slate-500";
+  const fade =
+    "pointer-events-none absolute inset-y-0 flex w-10 items-center from-slate-50 to-transparent text-lg text-slate-500";
   return (
-    <nav aria-label={label} className="relative -mt-2 mb-6" data-scrolls={more.before || more.after ? "true" : undefined}>
-      <ul ref={scroller} onScroll={measure} className="flex gap-1 overflow-x-auto shadow-[inset_0_-1px_0_var(--color-slate-200)] [scrollbar-width:none]">
+    <nav
+      aria-label={label}
+      className="relative -mt-2 mb-6"
+      data-scrolls={more.before || more.after ? "true" : undefined}
+    >
+      <ul
+        ref={scroller}
+        onScroll={measure}
+        className="flex [scrollbar-width:none] gap-1 overflow-x-auto shadow-[inset_0_-1px_0_var(--color-slate-200)]"
+      >
         {/* The strip's line is a shadow of the scroller, under the current tab's border: a border would be clipped. */}
         {tabs.map((tab) => {
           const current = pathname === tab.href;
@@ -57,8 +66,10 @@ export function TabStrip({ label, tabs }: { label: string; tabs: Tab[] }) {
                 onMouseEnter={tab.onIntent}
                 onFocus={tab.onIntent}
                 aria-current={current ? "page" : undefined}
-                className={`block whitespace-nowrap border-b-2 px-3 py-2 text-sm font-medium ${focusRing} ${
-                  current ? "border-sky-700 text-sky-800" : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900"
+                className={`block border-b-2 px-3 py-2 text-sm font-medium whitespace-nowrap ${focusRing} ${
+                  current
+                    ? "border-sky-700 text-sky-800"
+                    : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900"
                 }`}
               >
                 {tab.label}

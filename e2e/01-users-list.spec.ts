@@ -2,7 +2,8 @@ import { expect, openSignedIn, screenshot, signIn, test } from "./fixtures";
 
 const total = (page: import("@playwright/test").Page) => page.getByTestId("users-total");
 const rows = (page: import("@playwright/test").Page) => page.locator("tbody tr");
-const count = async (page: import("@playwright/test").Page) => Number((await total(page).innerText()).replace(/\D/g, ""));
+const count = async (page: import("@playwright/test").Page) =>
+  Number((await total(page).innerText()).replace(/\D/g, ""));
 
 test("1. sign in; the users page shows the seeded users and their total", async ({ page }) => {
   await page.goto("/sign-in");
@@ -21,7 +22,9 @@ test("1. sign in; the users page shows the seeded users and their total", async 
   await screenshot(page, "1-users-tablet");
 });
 
-test("2. search by name prefix and e-mail part, filter by access role and state; the URL follows and Back restores", async ({ page }) => {
+test("2. search by name prefix and e-mail part, filter by access role and state; the URL follows and Back restores", async ({
+  page,
+}) => {
   await openSignedIn(page, "/users");
   await expect(total(page)).toHaveText(/\d+ users/);
   const everyone = await count(page);

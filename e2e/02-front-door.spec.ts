@@ -1,6 +1,8 @@
 import { expect, screenshot, signIn, test } from "./fixtures";
 
-test("the front door: / is the sign-in form, and after signing in the users list; signed in, / opens the users list", async ({ page }) => {
+test("the front door: / is the sign-in form, and after signing in the users list; signed in, / opens the users list", async ({
+  page,
+}) => {
   await page.goto("/");
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByRole("heading", { level: 1, name: "Sign in to the admin" })).toBeVisible();

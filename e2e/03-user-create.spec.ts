@@ -1,6 +1,8 @@
 import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
 
-test("3. create a user (an invalid e-mail shows on its field), find it, edit its phone, boss and extensions, deactivate it", async ({ page }) => {
+test("3. create a user (an invalid e-mail shows on its field), find it, edit its phone, boss and extensions, deactivate it", async ({
+  page,
+}) => {
   const id = unique();
   const email = `e2e.${id}@example.com`;
   await openSignedIn(page, "/users");
@@ -11,7 +13,10 @@ test("3. create a user (an invalid e-mail shows on its field), find it, edit its
   await emailField.fill("not-an-email");
   await page.getByLabel("First and middle names").fill("Zoë Ana");
   await page.getByLabel("Last name", { exact: true }).fill(`Tester${id}`);
-  await page.getByRole("group", { name: /Access roles/ }).getByLabel("Member").check();
+  await page
+    .getByRole("group", { name: /Access roles/ })
+    .getByLabel("Member")
+    .check();
   await page.getByLabel("Job title").selectOption({ label: "Designer" });
   await page.getByRole("button", { name: "Create user" }).click();
 
@@ -61,7 +66,9 @@ test("3. create a user (an invalid e-mail shows on its field), find it, edit its
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page).toHaveURL(/\/users\/[0-9a-f]{24}$/);
   await expect(page.getByText("+34 611 222 333")).toBeVisible();
-  await expect(page.getByRole("region", { name: "Reporting lines" }).getByRole("link", { name: bossName })).toBeVisible();
+  await expect(
+    page.getByRole("region", { name: "Reporting lines" }).getByRole("link", { name: bossName }),
+  ).toBeVisible();
   await expect(page.getByText('"team": "blue"')).toBeVisible();
 
   await page.getByRole("button", { name: "Deactivate" }).click();

@@ -1,6 +1,8 @@
 import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
 
-test("4. create a survey (a bad code is refused as typed), edit it twice, compare the first and last revisions, restore the first", async ({ page }) => {
+test("4. create a survey (a bad code is refused as typed), edit it twice, compare the first and last revisions, restore the first", async ({
+  page,
+}) => {
   const code = `e2e_${unique()}`;
   await openSignedIn(page, "/surveys");
   await page.getByRole("link", { name: "New survey" }).click();
@@ -9,7 +11,9 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   const create = page.getByRole("button", { name: "Create survey" });
   await codeField.pressSequentially("Bad Code");
   await expect(codeField).toHaveAttribute("aria-invalid", "true");
-  await expect(page.locator("#survey-code-error")).toHaveText("At most 60 characters: lowercase letters, digits and _.");
+  await expect(page.locator("#survey-code-error")).toHaveText(
+    "At most 60 characters: lowercase letters, digits and _.",
+  );
   await expect(create).toBeDisabled();
   await screenshot(page, "4-survey-code-refused");
 
@@ -50,10 +54,12 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
 
   // The choice shows at once, in the click's own task, before the router has taken the new URL
   // (docs/architecture.md, the admin pages).
-  const chosenAtOnce = await page.getByRole("radio", { name: "Revision 0 on the left" }).evaluate((radio: HTMLInputElement) => {
-    radio.click();
-    return radio.checked;
-  });
+  const chosenAtOnce = await page
+    .getByRole("radio", { name: "Revision 0 on the left" })
+    .evaluate((radio: HTMLInputElement) => {
+      radio.click();
+      return radio.checked;
+    });
   expect(chosenAtOnce).toBe(true);
   await expect(page).toHaveURL(/\/history\?left=0&right=2$/);
   await page.getByRole("radio", { name: "Revision 2 on the right" }).check();
@@ -65,7 +71,9 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   await screenshot(page, "4-survey-history");
 
   await page.getByRole("button", { name: "Restore revision 0" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "The survey was restored to revision 0. It is now at revision 3." })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({ hasText: "The survey was restored to revision 0. It is now at revision 3." }),
+  ).toBeVisible();
   await expect(rows).toHaveCount(4);
   await expect(revision(3)).toContainText("Name");
   await expect(page).toHaveURL(/\/history$/);

@@ -20,7 +20,9 @@ test("5. upgrade a version 1 survey to version 2, with a preview of the change",
 
   await page.getByRole("button", { name: "Upgrade to version 2" }).click();
   await expect(page).toHaveURL(/\/surveys\/[0-9a-f]{24}$/);
-  await expect(page.getByRole("status").filter({ hasText: "It now uses the version 2 permission model." })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({ hasText: "It now uses the version 2 permission model." }),
+  ).toBeVisible();
   await expect(page.getByText("Permissions v2", { exact: true })).toBeVisible();
   await expect(page.getByRole("link", { name: "Upgrade to version 2" })).toHaveCount(0);
   await expect(page.getByText("Member (answer)")).toBeVisible();

@@ -8,7 +8,10 @@ test("6. invite a user, open the link from the outbox, set a password, sign in a
   await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("First and middle names").fill("Iris");
   await page.getByLabel("Last name", { exact: true }).fill(`Invited${id}`);
-  await page.getByRole("group", { name: /Access roles/ }).getByLabel("Member").check();
+  await page
+    .getByRole("group", { name: /Access roles/ })
+    .getByLabel("Member")
+    .check();
   await page.getByLabel(/Send an invitation e-mail/).check();
   await page.getByRole("button", { name: "Create user" }).click();
   await expect(page.getByRole("status").filter({ hasText: "invitation e-mail" })).toBeVisible();

@@ -18,7 +18,10 @@ test("7. sign out; an admin page then asks for sign-in, and leads back to it aft
   await expect(page.getByLabel("Status")).toHaveValue("all");
 });
 
-test("an ended session (cookie gone) brings the admin to sign-in and back to the same view", async ({ page, context }) => {
+test("an ended session (cookie gone) brings the admin to sign-in and back to the same view", async ({
+  page,
+  context,
+}) => {
   await openSignedIn(page, "/surveys?isActive=all");
   await expect(page.getByRole("heading", { level: 1, name: "Surveys" })).toBeVisible();
   await context.clearCookies();

@@ -17,8 +17,13 @@ test("first-load JavaScript of the users page stays under 250 kB", async ({ page
   );
   const encoded = sizes.reduce((sum, entry) => sum + entry.encoded, 0);
   const decoded = sizes.reduce((sum, entry) => sum + entry.decoded, 0);
-  console.log(`users page first-load JS: ${(encoded / 1024).toFixed(1)} kB transferred (compressed), ${(decoded / 1024).toFixed(1)} kB uncompressed, ${sizes.length} files`);
-  test.info().annotations.push({ type: "first-load-js", description: `${(encoded / 1024).toFixed(1)} kB compressed, ${(decoded / 1024).toFixed(1)} kB raw` });
+  console.log(
+    `users page first-load JS: ${(encoded / 1024).toFixed(1)} kB transferred (compressed), ${(decoded / 1024).toFixed(1)} kB uncompressed, ${sizes.length} files`,
+  );
+  test.info().annotations.push({
+    type: "first-load-js",
+    description: `${(encoded / 1024).toFixed(1)} kB compressed, ${(decoded / 1024).toFixed(1)} kB raw`,
+  });
   expect(encoded).toBeGreaterThan(0);
   expect(encoded).toBeLessThan(250 * 1024);
 });

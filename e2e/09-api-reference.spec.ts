@@ -1,7 +1,11 @@
 import path from "node:path";
 import { expect, SCREENSHOTS, test } from "./fixtures";
 
-test("API reference: /docs shows every operation of this server's OpenAPI document and loads nothing from elsewhere", async ({ page, baseURL, request }) => {
+test("API reference: /docs shows every operation of this server's OpenAPI document and loads nothing from elsewhere", async ({
+  page,
+  baseURL,
+  request,
+}) => {
   const origin = new URL(baseURL!).origin;
   const outside: string[] = [];
   page.on("request", (request) => {
@@ -14,14 +18,21 @@ test("API reference: /docs shows every operation of this server's OpenAPI docume
 
   // Every operation of the document has its section, named by its summary.
   const document = await (await request.get("/v2/openapi.json")).json();
-  const operations = Object.values(document.paths as Record<string, Record<string, { operationId: string; summary: string }>>).flatMap((item) => Object.values(item));
+  const operations = Object.values(
+    document.paths as Record<string, Record<string, { operationId: string; summary: string }>>,
+  ).flatMap((item) => Object.values(item));
   expect(operations.length).toBeGreaterThan(20);
   for (const operation of operations) {
-    await expect(page.locator(`article#${operation.operationId}`).getByRole("heading", { level: 3 })).toHaveText(operation.summary);
+    await expect(page.locator(`article#${operation.operationId}`).getByRole("heading", { level: 3 })).toHaveText(
+      operation.summary,
+    );
   }
 
   // The contents lead to an operation, which names its parameters and answers.
-  await page.getByRole("navigation", { name: "Contents" }).getByRole("link", { name: /List users/ }).click();
+  await page
+    .getByRole("navigation", { name: "Contents" })
+    .getByRole("link", { name: /List users/ })
+    .click();
   await expect(page).toHaveURL(/#getUsers$/);
   const listUsers = page.getByRole("article", { name: "List users" });
   await expect(listUsers.getByText("Records per page.")).toBeVisible();
@@ -29,7 +40,9 @@ test("API reference: /docs shows every operation of this server's OpenAPI docume
   await page.screenshot({ path: path.join(SCREENSHOTS, "9-api-reference.png") });
 
   // Every link inside the page lands on something.
-  const anchors = await page.locator('a[href^="#"]').evaluateAll((links) => [...new Set(links.map((link) => link.getAttribute("href")!.slice(1)))]);
+  const anchors = await page
+    .locator('a[href^="#"]')
+    .evaluateAll((links) => [...new Set(links.map((link) => link.getAttribute("href")!.slice(1)))]);
   const missing = await page.evaluate((ids) => ids.filter((id) => !document.getElementById(id)), anchors);
   expect(missing, "in-page links without a target").toEqual([]);
 

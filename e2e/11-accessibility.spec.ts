@@ -6,11 +6,11 @@
  * a Content-Security-Policy it does not break. The pages come from app/ itself: a new
  * page/page.tsx fails the first test until it has an entry in PAGES, so none can be forgotten.
  */
-import { readdirSync } from "node:fs";
-import path from "node:path";
+import { THEME_SCRIPT } from "@/lib/client/theme";
 import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
-import { THEME_SCRIPT } from "@/lib/client/theme";
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { expect, openSignedIn, test, unique } from "./fixtures";
 import { unlabelledControls, watchPolicy } from "./page-checks";
 
@@ -55,7 +55,10 @@ const REFERENCE_PAGES = ["/access-roles", "/job-titles", "/properties", "/bots"]
 const PAGES: Record<string, Entry> = {
   "/": { signedIn: false, urls: () => ["/"] },
   "/sign-in": { signedIn: false, urls: () => ["/sign-in", "/sign-in?next=%2Fsurveys"] },
-  "/invitation/[token]": { signedIn: false, urls: (ids) => [`/invitation/${ids.invitation}`, "/invitation/not-a-real-token"] },
+  "/invitation/[token]": {
+    signedIn: false,
+    urls: (ids) => [`/invitation/${ids.invitation}`, "/invitation/not-a-real-token"],
+  },
   "/docs": { signedIn: false, urls: () => ["/docs"] },
   // What the server entry shows, as a 400, for a page address it cannot read (e2e/45-hostile-edge.spec.ts).
   "/bad-request": { signedIn: false, urls: () => ["/bad-request"] },
@@ -77,7 +80,12 @@ const PAGES: Record<string, Entry> = {
   "/users/new": {
     signedIn: true,
     urls: () => ["/users/new"],
-    also: [{ name: "with the errors of an empty form", act: (page) => page.getByRole("button", { name: "Create user" }).click() }],
+    also: [
+      {
+        name: "with the errors of an empty form",
+        act: (page) => page.getByRole("button", { name: "Create user" }).click(),
+      },
+    ],
   },
   "/users/import": {
     signedIn: true,
@@ -87,7 +95,9 @@ const PAGES: Record<string, Entry> = {
         name: "with a checked file's summary and its bad row",
         act: async (page) => {
           const csv = "email,firstName,accessRoles\nnot-an-e-mail,Bad,Member\n";
-          await page.getByLabel("Choose a file").setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+          await page
+            .getByLabel("Choose a file")
+            .setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
           await page.getByRole("button", { name: "Check the file" }).click();
           await page.getByRole("heading", { name: "1 row has problems" }).waitFor();
         },
@@ -103,7 +113,10 @@ const PAGES: Record<string, Entry> = {
     also: [{ name: "with a refused code", act: (page) => page.getByLabel("Code").pressSequentially("Bad Code") }],
   },
   "/surveys/[id]": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}`, `/surveys/${ids.surveyV1}`] },
-  "/surveys/[id]/edit": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/edit`, `/surveys/${ids.surveyV1}/edit`] },
+  "/surveys/[id]/edit": {
+    signedIn: true,
+    urls: (ids) => [`/surveys/${ids.survey}/edit`, `/surveys/${ids.surveyV1}/edit`],
+  },
   "/surveys/[id]/history": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/history`] },
   "/surveys/[id]/upgrade": { signedIn: true, urls: (ids) => [`/surveys/${ids.surveyV1}/upgrade`] },
   "/surveys/[id]/questions": {
@@ -136,12 +149,23 @@ const PAGES: Record<string, Entry> = {
   },
   "/surveys/[id]/answers": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/answers`] },
   "/surveys/[id]/activity": { signedIn: true, urls: (ids) => [`/surveys/${ids.survey}/activity`] },
-  "/users/[id]/history": { signedIn: true, urls: (ids) => [`/users/${ids.user}/history`, `/users/${ids.newUser}/history`] },
+  "/users/[id]/history": {
+    signedIn: true,
+    urls: (ids) => [`/users/${ids.user}/history`, `/users/${ids.newUser}/history`],
+  },
   "/activity": {
     signedIn: true,
     urls: () => ["/activity"],
     also: [
-      { name: "with an entry's details open", act: (page) => page.getByRole("link", { name: /\d{2}:\d{2}:\d{2}/ }).filter({ visible: true }).first().click() },
+      {
+        name: "with an entry's details open",
+        act: (page) =>
+          page
+            .getByRole("link", { name: /\d{2}:\d{2}:\d{2}/ })
+            .filter({ visible: true })
+            .first()
+            .click(),
+      },
       { name: "with filters that match nothing", act: (page) => page.getByLabel("From").fill("2999-01-01") },
     ],
   },
@@ -149,7 +173,19 @@ const PAGES: Record<string, Entry> = {
   ...Object.fromEntries(
     REFERENCE_PAGES.flatMap((base): [string, Entry][] => [
       [base, { signedIn: true, urls: () => [base, `${base}?search=zz-nothing`] }],
-      [`${base}/new`, { signedIn: true, urls: () => [`${base}/new`], also: [{ name: "with the errors of an empty form", act: (page) => page.getByRole("button", { name: /^Create / }).click() }] }],
+      [
+        `${base}/new`,
+        {
+          signedIn: true,
+          urls: () => [`${base}/new`],
+          also: [
+            {
+              name: "with the errors of an empty form",
+              act: (page) => page.getByRole("button", { name: /^Create / }).click(),
+            },
+          ],
+        },
+      ],
       [`${base}/[id]`, { signedIn: true, urls: (ids) => [`${base}/${ids.reference[base]}`] }],
     ]),
   ),
@@ -173,14 +209,30 @@ const PAGES: Record<string, Entry> = {
   "/webhooks/new": {
     signedIn: true,
     urls: () => ["/webhooks/new"],
-    also: [{ name: "with the errors of an empty form", act: (page) => page.getByRole("button", { name: "Create webhook" }).click() }],
+    also: [
+      {
+        name: "with the errors of an empty form",
+        act: (page) => page.getByRole("button", { name: "Create webhook" }).click(),
+      },
+    ],
   },
   "/webhooks/[id]": {
     signedIn: true,
     urls: (ids) => [`/webhooks/${ids.webhook}`],
     also: [
-      { name: "with a delivery's details open", act: (page) => page.getByRole("link", { name: /\d{2}:\d{2}:\d{2}/ }).filter({ visible: true }).first().click() },
-      { name: "with the disable confirmation open", act: (page) => page.getByRole("button", { name: "Disable", exact: true }).click() },
+      {
+        name: "with a delivery's details open",
+        act: (page) =>
+          page
+            .getByRole("link", { name: /\d{2}:\d{2}:\d{2}/ })
+            .filter({ visible: true })
+            .first()
+            .click(),
+      },
+      {
+        name: "with the disable confirmation open",
+        act: (page) => page.getByRole("button", { name: "Disable", exact: true }).click(),
+      },
     ],
   },
 };
@@ -188,7 +240,10 @@ const PAGES: Record<string, Entry> = {
 test("every page under app/ is in the accessibility check", () => {
   const routes = appRoutes();
   expect(routes.length).toBeGreaterThan(10);
-  expect(routes, "each app/**/page.tsx has an entry in PAGES of e2e/11-accessibility.spec.ts (and each entry a page)").toEqual(Object.keys(PAGES).sort());
+  expect(
+    routes,
+    "each app/**/page.tsx has an entry in PAGES of e2e/11-accessibility.spec.ts (and each entry a page)",
+  ).toEqual(Object.keys(PAGES).sort());
 });
 
 /** A bearer token from the browser's session cookie, for reading ids through the API. */
@@ -205,7 +260,10 @@ async function readIds(page: Page): Promise<Ids> {
     expect(response.status(), url).toBe(200);
     return (await response.json()).data;
   };
-  const users = (await get("/v2/users?limit=100&isActive=all")).users as { _id: string; companies: { hierarchy: Record<string, string[]> }[] }[];
+  const users = (await get("/v2/users?limit=100&isActive=all")).users as {
+    _id: string;
+    companies: { hierarchy: Record<string, string[]> }[];
+  }[];
   const user = users.find((record) => Object.values(record.companies[0].hierarchy).some((ids) => ids.length > 0))!._id;
   const surveys = (await get("/v2/surveys?limit=100&isActive=all")).surveys as { _id: string; version: number }[];
   const survey = surveys.find((record) => record.version === 2)!._id;
@@ -229,7 +287,10 @@ async function readIds(page: Page): Promise<Ids> {
   }
   // A webhook to a port where nothing listens (e2e/serve.ts allows 127.0.0.1), for an event no
   // other spec raises, with the failed attempt of a test delivery in its log.
-  const webhook = await page.request.post("/v2/webhooks", { headers, data: { url: "http://127.0.0.1:9/a11y", events: ["webhook.deleted"], description: "Accessibility check" } });
+  const webhook = await page.request.post("/v2/webhooks", {
+    headers,
+    data: { url: "http://127.0.0.1:9/a11y", events: ["webhook.deleted"], description: "Accessibility check" },
+  });
   expect(webhook.status()).toBe(201);
   const webhookId = (await webhook.json())._id as string;
   expect((await page.request.post(`/v2/webhooks/${webhookId}/test`, { headers })).status()).toBe(200);
@@ -258,17 +319,30 @@ interface Mode {
 
 async function expectAccessible(page: Page, mode: Mode, label: string): Promise<void> {
   await settle(page);
-  expect.soft(await page.evaluate(() => document.documentElement.classList.contains("dark")), `${mode.label} ${label}: the ${mode.dark ? "dark" : "light"} theme`).toBe(mode.dark);
+  expect
+    .soft(
+      await page.evaluate(() => document.documentElement.classList.contains("dark")),
+      `${mode.label} ${label}: the ${mode.dark ? "dark" : "light"} theme`,
+    )
+    .toBe(mode.dark);
   // Only violations are read, so axe details nothing else; a theme's second look at a page already
   // checked in the same layout needs only the rules of colour.
   const builder = new AxeBuilder({ page }).options({ resultTypes: ["violations"] });
   const results = await (mode.coloursOnly ? builder.withRules(COLOUR_RULES) : builder.withTags(WCAG)).analyze();
   const serious = results.violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes.map((node) => node.target.join(" ")).slice(0, 5).join(" | ")}`);
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes
+          .map((node) => node.target.join(" "))
+          .slice(0, 5)
+          .join(" | ")}`,
+    );
   expect.soft(serious, `${mode.label} ${label}: no serious or critical WCAG 2.1 A/AA violation`).toEqual([]);
   if (mode.phone) {
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect.soft(overflow, `${mode.label} ${label}: no sideways scrolling`).toBeLessThanOrEqual(0);
   }
 }
@@ -364,7 +438,9 @@ async function checkEveryPage(page: Page): Promise<void> {
 }
 
 // One walk of every page (five of them a survey's tabs) in three modes on a two-core machine: minutes, not seconds.
-test("every page, light and dark, wide and on a phone, has no serious or critical accessibility violation (WCAG 2.1 A and AA), and none scrolls sideways on a phone", async ({ page }) => {
+test("every page, light and dark, wide and on a phone, has no serious or critical accessibility violation (WCAG 2.1 A and AA), and none scrolls sideways on a phone", async ({
+  page,
+}) => {
   test.setTimeout(900_000);
   await checkEveryPage(page);
 });

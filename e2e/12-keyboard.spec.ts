@@ -18,8 +18,16 @@ async function focusShown(page: Page): Promise<{ element: string; visible: boole
       .map((shadow) => {
         // A colour is `rgb(…)`, `rgba(…)`, `oklab(… / a)` or the like; its alpha is after `/` or the fourth number.
         const color = /[a-z-]+\([^)]*\)|transparent/.exec(shadow)?.[0] ?? "currentcolor";
-        const numbers = color.replace(/^[a-z-]+\(|\)$/g, "").split(/[\s,/]+/).filter(Boolean);
-        const alpha = color === "transparent" ? 0 : color.includes("/") || color.startsWith("rgba") ? parseFloat(numbers[numbers.length - 1]) : 1;
+        const numbers = color
+          .replace(/^[a-z-]+\(|\)$/g, "")
+          .split(/[\s,/]+/)
+          .filter(Boolean);
+        const alpha =
+          color === "transparent"
+            ? 0
+            : color.includes("/") || color.startsWith("rgba")
+              ? parseFloat(numbers[numbers.length - 1])
+              : 1;
         const lengths = shadow.replace(color, "").replace("inset", "").trim().split(/\s+/).map(parseFloat);
         return { alpha, spread: lengths[3] ?? 0 };
       })

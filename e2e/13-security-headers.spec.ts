@@ -37,13 +37,18 @@ test("every kind of answer carries the security headers, and none says what serv
     "/v2 JSON": await request.get("/v2/openapi.json"),
     "a /v2 error": await request.get("/v2/users"),
     "an /api answer": await request.get("/api/health"),
-    "an /api error": await request.post("/api/auth/login", { data: "not json", headers: { "Content-Type": "application/json" } }),
+    "an /api error": await request.post("/api/auth/login", {
+      data: "not json",
+      headers: { "Content-Type": "application/json" },
+    }),
     "a static script": await request.get(asset!),
     "the icon": await request.get("/icon.svg"),
   };
   for (const [kind, response] of Object.entries(answers)) {
     const headers = response.headers();
-    expect(headers["content-security-policy"], kind).toMatch(/^default-src 'self'; script-src 'self' 'nonce-[^']+' 'strict-dynamic';.*frame-ancestors 'none'/);
+    expect(headers["content-security-policy"], kind).toMatch(
+      /^default-src 'self'; script-src 'self' 'nonce-[^']+' 'strict-dynamic';.*frame-ancestors 'none'/,
+    );
     expect(headers["x-frame-options"], kind).toBe("DENY");
     expect(headers["x-content-type-options"], kind).toBe("nosniff");
     expect(headers["referrer-policy"], kind).toBe("same-origin");
@@ -60,7 +65,9 @@ test.describe("Content-Security-Policy", () => {
   // The one deliberate 404 below logs its status in the console.
   test.use({ expectedConsoleErrors: [/status of 404 \(Not Found\).*\/no-such-page/] });
 
-  test("no page breaks its policy: the front door, pages reached by the app's links, the API reference, a 404", async ({ page }) => {
+  test("no page breaks its policy: the front door, pages reached by the app's links, the API reference, a 404", async ({
+    page,
+  }) => {
     const problems = await watchPolicy(page);
 
     await visit(page, "/");
@@ -88,7 +95,10 @@ test.describe("Content-Security-Policy", () => {
     await test.step("/docs, opening an operation", async () => {
       await page.goto("/docs");
       await expect(page.getByRole("heading", { name: "Users & Surveys API" })).toBeVisible();
-      await page.getByRole("navigation", { name: "Contents" }).getByRole("link", { name: /List users/ }).click();
+      await page
+        .getByRole("navigation", { name: "Contents" })
+        .getByRole("link", { name: /List users/ })
+        .click();
       await expect(page.getByRole("article", { name: "List users" })).toBeVisible();
       await page.waitForLoadState("networkidle");
     });
@@ -102,21 +112,31 @@ test.describe("framing", () => {
   // take the sign-in page's autofocus: both are the point of this test.
   test.use({
     // (One pattern: Playwright would read a list of two as a value and its fixture options.)
-    expectedConsoleErrors: [/Framing '[^']+' violates the following Content Security Policy directive: "frame-ancestors 'none'"|Blocked autofocusing on a <input> element in a cross-origin subframe/],
+    expectedConsoleErrors: [
+      /Framing '[^']+' violates the following Content Security Policy directive: "frame-ancestors 'none'"|Blocked autofocusing on a <input> element in a cross-origin subframe/,
+    ],
   });
 
   /**
    * Opens a page of another origin that frames `path` and says whether the framed page rendered.
    * `strip` removes our two framing headers on the way, as a check that the test can see framing.
    */
-  async function frame(page: Page, baseURL: string, path: string, strip: boolean): Promise<{ rendered: boolean; headers: Record<string, string> }> {
+  async function frame(
+    page: Page,
+    baseURL: string,
+    path: string,
+    strip: boolean,
+  ): Promise<{ rendered: boolean; headers: Record<string, string> }> {
     const target = `${baseURL}${path}`;
     // Another origin on the same machine (so no private-network rule of the browser interferes).
     const other = new URL(baseURL);
     other.hostname = other.hostname === "localhost" ? "127.0.0.1" : "localhost";
     const attacker = `${other.origin}/attacker${path}`;
     await page.route(attacker, (route) =>
-      route.fulfill({ contentType: "text/html", body: `<!doctype html><title>Attacker</title><iframe src="${target}" width="900" height="600"></iframe>` }),
+      route.fulfill({
+        contentType: "text/html",
+        body: `<!doctype html><title>Attacker</title><iframe src="${target}" width="900" height="600"></iframe>`,
+      }),
     );
     let headers: Record<string, string> = {};
     await page.route(target, async (route) => {
@@ -146,10 +166,12 @@ test.describe("framing", () => {
         expect(framed.headers["x-frame-options"]).toBe("DENY");
         expect(framed.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
         expect(framed.rendered, `${path} does not render inside another site's frame`).toBe(false);
-
       });
     }
     // The same page without those headers does render there: the checks above can fail.
-    expect((await frame(page, baseURL!, "/sign-in", true)).rendered, "/sign-in without its headers renders in the frame").toBe(true);
+    expect(
+      (await frame(page, baseURL!, "/sign-in", true)).rendered,
+      "/sign-in without its headers renders in the frame",
+    ).toBe(true);
   });
 });

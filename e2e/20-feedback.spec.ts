@@ -9,19 +9,25 @@ import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
 /** Anything of zod's or the API's raw wording that must never show next to a field. */
 const RAW = /`|expected (string|number|array)|Too (small|big)|>=|<=|Invalid input|Request id/i;
 
-const toast = (page: Page, text: string | RegExp) => page.getByRole("status", { name: "Notifications" }).locator("[data-toast]").filter({ hasText: text });
+const toast = (page: Page, text: string | RegExp) =>
+  page.getByRole("status", { name: "Notifications" }).locator("[data-toast]").filter({ hasText: text });
 
 async function createUser(page: Page, id: string): Promise<void> {
   await page.goto("/users/new");
   await page.getByLabel("E-mail", { exact: true }).fill(`toast.${id}@example.com`);
   await page.getByLabel("First and middle names").fill("Tess");
   await page.getByLabel("Last name", { exact: true }).fill(`Toast${id}`);
-  await page.getByRole("group", { name: /Access roles/ }).getByLabel("Member").check();
+  await page
+    .getByRole("group", { name: /Access roles/ })
+    .getByLabel("Member")
+    .check();
   await page.getByRole("button", { name: "Create user" }).click();
   await expect(page).toHaveURL(/\/users\/[0-9a-f]{24}$/);
 }
 
-test("a user's create, save, deactivate and Undo each answer with a toast; the focus lands on the heading", async ({ page }) => {
+test("a user's create, save, deactivate and Undo each answer with a toast; the focus lands on the heading", async ({
+  page,
+}) => {
   const id = unique();
   await openSignedIn(page, "/users");
   await createUser(page, id);
@@ -55,7 +61,9 @@ test("a user's create, save, deactivate and Undo each answer with a toast; the f
   // And the API agrees: the user is active again.
   const userId = new URL(page.url()).pathname.split("/").pop()!;
   const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
-  const record = await page.request.get(`/v2/users/${userId}`, { headers: { Authorization: `Bearer ${token}`, Admin: "true" } });
+  const record = await page.request.get(`/v2/users/${userId}`, {
+    headers: { Authorization: `Bearer ${token}`, Admin: "true" },
+  });
   expect((await record.json()).isActive).toBe(true);
   // Gone by themselves after a few seconds: no message outlives the action that caused it.
   await expect(page.locator("[data-toast]")).toHaveCount(0, { timeout: 20_000 });
@@ -80,7 +88,9 @@ test("a survey's create and save answer in the same words as a user's", async ({
 });
 
 test.describe("plain-language messages", () => {
-  test("sign-in submitted empty asks for the e-mail and password, without code, type names or request id", async ({ page }) => {
+  test("sign-in submitted empty asks for the e-mail and password, without code, type names or request id", async ({
+    page,
+  }) => {
     await page.goto("/sign-in");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.locator("#sign-in-email-error")).toHaveText("Enter your e-mail.");
@@ -105,6 +115,8 @@ test.describe("plain-language messages", () => {
 
     await page.goto("/surveys/new");
     await page.getByLabel("Code").pressSequentially("Bad Code");
-    await expect(page.locator("#survey-code-error")).toHaveText("At most 60 characters: lowercase letters, digits and _.");
+    await expect(page.locator("#survey-code-error")).toHaveText(
+      "At most 60 characters: lowercase letters, digits and _.",
+    );
   });
 });

@@ -10,7 +10,9 @@ import { expect, openSignedIn, screenshot, test } from "./fixtures";
 const rows = (page: Page) => page.locator("tbody tr");
 const total = async (page: Page) => Number((await page.getByTestId("users-total").innerText()).replace(/\D/g, ""));
 
-test("a click anywhere on a row, or Enter on a focused row, opens its record; the first cell stays a real link", async ({ page }) => {
+test("a click anywhere on a row, or Enter on a focused row, opens its record; the first cell stays a real link", async ({
+  page,
+}) => {
   await openSignedIn(page, "/users");
   const row = rows(page).nth(2);
   const link = row.locator("td").first().getByRole("link");
@@ -155,7 +157,13 @@ test.describe("a list that fails to load", () => {
 
   test("shows what happened and a Retry that loads it", async ({ page }) => {
     await openSignedIn(page, "/surveys");
-    await page.route("**/v2/users?*", (route) => route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: { code: "internal", message: "The server failed." } }) }));
+    await page.route("**/v2/users?*", (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: "application/json",
+        body: JSON.stringify({ error: { code: "internal", message: "The server failed." } }),
+      }),
+    );
     await page.goto("/users");
     await expect(page.getByRole("alert").filter({ hasText: "The users could not be loaded" })).toBeVisible();
     await expect(page.getByText("Counting…")).toHaveCount(0);

@@ -7,7 +7,8 @@ import { expect, openSignedIn, screenshot, test } from "./fixtures";
 
 test.use({ viewport: { width: 390, height: 844 } });
 
-const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+const scrollsSideways = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 
 test("users list: cards with the status, no sideways scroll, filters behind one counted button", async ({ page }) => {
   await openSignedIn(page, "/users");

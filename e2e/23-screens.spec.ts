@@ -5,12 +5,13 @@
  * The lists are checked too for a data table (or, on a phone, cards) that fits the page.
  */
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test, unique, STATE_MODES as MODES } from "./fixtures";
-
+import { expect, STATE_MODES as MODES, openSignedIn, screenshot, test, unique } from "./fixtures";
 
 async function check(page: Page, name: string, dark: boolean, width: number): Promise<void> {
   expect(await page.evaluate(() => document.documentElement.classList.contains("dark")), `${name}: theme`).toBe(dark);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect.soft(overflow, `${name}: no sideways scrolling`).toBeLessThanOrEqual(0);
   await screenshot(page, `23-${name}-${width}-${dark ? "dark" : "light"}`);
 }
@@ -18,11 +19,15 @@ async function check(page: Page, name: string, dark: boolean, width: number): Pr
 test.describe("screens", () => {
   test.use({ expectedConsoleErrors: [/status of (404|500)/] });
 
-  test("toasts, the leave dialog, plain messages, the 404 and a failed record, light and dark, wide and narrow", async ({ page }) => {
+  test("toasts, the leave dialog, plain messages, the 404 and a failed record, light and dark, wide and narrow", async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     await openSignedIn(page, "/users");
     const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
-    const users = await (await page.request.get("/v2/users?limit=1", { headers: { Authorization: `Bearer ${token}`, Admin: "true" } })).json();
+    const users = await (
+      await page.request.get("/v2/users?limit=1", { headers: { Authorization: `Bearer ${token}`, Admin: "true" } })
+    ).json();
     const user = users.data.users[0]._id as string;
     const record = (url: URL) => url.pathname === `/v2/users/${user}`;
 
@@ -50,9 +55,12 @@ test.describe("screens", () => {
       await check(page, "user-form-errors", dark, mode.width);
 
       // The record's own read fails: its error state.
-      await page.route(
-        record,
-        (route) => route.fulfill({ status: 500, contentType: "application/json", body: '{"error":{"status":500,"code":"internal","message":"The server failed.","requestId":"req-1"}}' }),
+      await page.route(record, (route) =>
+        route.fulfill({
+          status: 500,
+          contentType: "application/json",
+          body: '{"error":{"status":500,"code":"internal","message":"The server failed.","requestId":"req-1"}}',
+        }),
       );
       await page.goto(`/users/${user}`);
       await expect(page.getByRole("button", { name: "Retry" })).toBeVisible();
@@ -82,8 +90,14 @@ test("the lists, and a user opened from its list, light and dark, wide and narro
   // An invitation kept in the outbox, so that its list has a row to show.
   const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
   const headers = { Authorization: `Bearer ${token}`, Admin: "true" };
-  const roles = (await (await page.request.get("/v2/access-roles", { headers })).json()).data.accessRoles as { _id: string; isAdmin: boolean }[];
-  const invited = await page.request.post("/v2/users?notifyEmail=true", { headers, data: { email: `screens.${unique()}@example.com`, accessRoles: [roles.find((role) => !role.isAdmin)!._id] } });
+  const roles = (await (await page.request.get("/v2/access-roles", { headers })).json()).data.accessRoles as {
+    _id: string;
+    isAdmin: boolean;
+  }[];
+  const invited = await page.request.post("/v2/users?notifyEmail=true", {
+    headers,
+    data: { email: `screens.${unique()}@example.com`, accessRoles: [roles.find((role) => !role.isAdmin)!._id] },
+  });
   expect(invited.status()).toBe(201);
 
   for (const mode of MODES) {
@@ -108,7 +122,12 @@ test("the lists, and a user opened from its list, light and dark, wide and narro
     await page.goto("/users");
     const row = rows.nth(1);
     const href = await row.getByRole("link").first().getAttribute("href");
-    const email = (await row.getByText(/^\S+@\S+$/).last().innerText()).trim();
+    const email = (
+      await row
+        .getByText(/^\S+@\S+$/)
+        .last()
+        .innerText()
+    ).trim();
     await row.click();
     await page.waitForURL(`**${href}`);
     await expect(page.locator("main").getByText(email, { exact: true }).first()).toBeVisible();
@@ -123,7 +142,12 @@ async function expectTableFits(page: Page, name: string): Promise<void> {
     const box = table.getBoundingClientRect();
     const lefts = (row: Element) => [...row.children].map((cell) => Math.round(cell.getBoundingClientRect().left));
     const head = lefts(table.querySelector("thead tr")!);
-    return { inside: box.right <= card.right + 1 && box.left >= card.left - 1, aligned: [...table.querySelectorAll("tbody tr")].every((row) => lefts(row).join() === head.join()) };
+    return {
+      inside: box.right <= card.right + 1 && box.left >= card.left - 1,
+      aligned: [...table.querySelectorAll("tbody tr")].every((row) => lefts(row).join() === head.join()),
+    };
   });
-  expect.soft(layout, `${name}: the table fits its card and its columns line up`).toEqual({ inside: true, aligned: true });
+  expect
+    .soft(layout, `${name}: the table fits its card and its columns line up`)
+    .toEqual({ inside: true, aligned: true });
 }

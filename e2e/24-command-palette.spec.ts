@@ -7,7 +7,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Page, Route } from "@playwright/test";
-import { expect, openPalette, openSignedIn, screenshot, test, STATE_MODES as MODES } from "./fixtures";
+import { expect, STATE_MODES as MODES, openPalette, openSignedIn, screenshot, test } from "./fixtures";
 
 const LABEL = "Find users, surveys and pages";
 const palette = (page: Page) => page.getByRole("dialog", { name: LABEL });
@@ -22,8 +22,10 @@ interface Found {
 async function records(page: Page): Promise<Found> {
   const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
   const headers = { Authorization: `Bearer ${token}`, Admin: "true" };
-  const users = (await (await page.request.get("/v2/users?limit=10", { headers })).json()).data.users as Found["user"][];
-  const surveys = (await (await page.request.get("/v2/surveys?limit=10", { headers })).json()).data.surveys as Found["survey"][];
+  const users = (await (await page.request.get("/v2/users?limit=10", { headers })).json()).data
+    .users as Found["user"][];
+  const surveys = (await (await page.request.get("/v2/surveys?limit=10", { headers })).json()).data
+    .surveys as Found["survey"][];
   return { user: users[4], survey: surveys[2] };
 }
 
@@ -40,7 +42,9 @@ async function hold(page: Page, matches: (url: URL) => boolean) {
   };
 }
 
-test("Ctrl+K finds a user by e-mail and Enter opens the record at once, its own read still pending", async ({ page }) => {
+test("Ctrl+K finds a user by e-mail and Enter opens the record at once, its own read still pending", async ({
+  page,
+}) => {
   await openSignedIn(page, "/surveys");
   const { user } = await records(page);
   const record = await hold(page, (url) => url.pathname === `/v2/users/${user._id}`);
@@ -150,7 +154,11 @@ test.describe("answers in words", () => {
 
     const failing = (url: URL) => url.pathname === "/v2/users" && url.searchParams.get("search") === "broken";
     await page.route(failing, (route) =>
-      route.fulfill({ status: 500, contentType: "application/json", body: '{"error":{"status":500,"code":"internal","message":"The server failed.","requestId":"req-1"}}' }),
+      route.fulfill({
+        status: 500,
+        contentType: "application/json",
+        body: '{"error":{"status":500,"code":"internal","message":"The server failed.","requestId":"req-1"}}',
+      }),
     );
     await page.keyboard.press("Control+K");
     await input(page).pressSequentially("broken");
@@ -214,12 +222,18 @@ test("open, with results, the palette passes axe in both themes and fits a phone
     await input(page).pressSequentially("a");
     await expect(palette(page).getByRole("group", { name: "Users" })).toBeVisible();
     await expect(palette(page).getByTestId("palette-status")).not.toContainText("Searching");
-    expect(await page.evaluate(() => document.documentElement.classList.contains("dark")), `${label}: theme`).toBe(mode.theme === "dark");
+    expect(await page.evaluate(() => document.documentElement.classList.contains("dark")), `${label}: theme`).toBe(
+      mode.theme === "dark",
+    );
     const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-    const serious = results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`);
+    const serious = results.violations
+      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`);
     expect.soft(serious, `${label}: no serious or critical violation`).toEqual([]);
     const box = await palette(page).boundingBox();
-    expect.soft(box && box.x >= 0 && box.x + box.width <= mode.width, `${label}: the palette fits the screen`).toBe(true);
+    expect
+      .soft(box && box.x >= 0 && box.x + box.width <= mode.width, `${label}: the palette fits the screen`)
+      .toBe(true);
     await screenshot(page, `24-palette-${mode.width}-${mode.theme}`);
   }
 });

@@ -3,12 +3,13 @@
  * palette, light and dark, at 1440 px. They go to e2e/screenshots/ like every other picture;
  * `DOCS_SCREENSHOTS=1` writes them to docs/screenshots/ instead, to refresh the committed ones.
  */
+import type { Page } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page } from "@playwright/test";
 import { SCREENSHOTS, expect, openPalette, openSignedIn, test, unique } from "./fixtures";
 
-const DIRECTORY = process.env.DOCS_SCREENSHOTS === "1" ? path.join(__dirname, "..", "docs", "screenshots") : SCREENSHOTS;
+const DIRECTORY =
+  process.env.DOCS_SCREENSHOTS === "1" ? path.join(__dirname, "..", "docs", "screenshots") : SCREENSHOTS;
 
 /** The viewport as a person sees it, once nothing is loading. */
 async function picture(page: Page, name: string): Promise<void> {
@@ -26,11 +27,18 @@ test("the README's pictures: users, a user, a survey's history and the palette, 
   const headers = { Authorization: `Bearer ${token}`, Admin: "true" };
 
   // A user with reporting lines, so that the record shows them.
-  const users = (await (await page.request.get("/v2/users?limit=50", { headers })).json()).data.users as { _id: string; email: string; companies: { hierarchy: Record<string, string[]> }[] }[];
+  const users = (await (await page.request.get("/v2/users?limit=50", { headers })).json()).data.users as {
+    _id: string;
+    email: string;
+    companies: { hierarchy: Record<string, string[]> }[];
+  }[];
   const user = users.find((record) => Object.values(record.companies[0].hierarchy).some((ids) => ids.length > 0))!;
 
   // A survey with a history: created, renamed, then made a sub-survey only.
-  const created = await page.request.post("/v2/surveys", { headers, data: { code: `pulse_${unique()}`, name: "Onboarding pulse", version: 2 } });
+  const created = await page.request.post("/v2/surveys", {
+    headers,
+    data: { code: `pulse_${unique()}`, name: "Onboarding pulse", version: 2 },
+  });
   expect(created.status()).toBe(201);
   const survey = (await created.json())._id as string;
   for (const change of [{ name: "Onboarding pulse, weekly" }, { onlySubSurvey: true }]) {

@@ -1,6 +1,9 @@
 import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
 
-test("API keys: create one with scopes, see and copy it once, use it, revoke it with a confirmation", async ({ page, context }) => {
+test("API keys: create one with scopes, see and copy it once, use it, revoke it with a confirmation", async ({
+  page,
+  context,
+}) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await openSignedIn(page, "/api-keys");
   await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
@@ -28,7 +31,8 @@ test("API keys: create one with scopes, see and copy it once, use it, revoke it 
   await screenshot(page, "24-api-key-created");
 
   // The key works for the scopes it was given, and only those.
-  const asKey = (path: string) => page.request.get(path, { headers: { Authorization: `Bearer ${key}`, Admin: "true" } });
+  const asKey = (path: string) =>
+    page.request.get(path, { headers: { Authorization: `Bearer ${key}`, Admin: "true" } });
   expect((await asKey("/v2/users")).status()).toBe(200);
   expect((await asKey("/v2/access-roles")).status()).toBe(403);
 
@@ -72,6 +76,12 @@ test("API keys: create one with scopes, see and copy it once, use it, revoke it 
   const named = page.getByTestId("audit-change").filter({ hasText: /^name/ });
   await expect(named.getByRole("cell").nth(0)).toHaveText(name);
   await expect(named.getByRole("cell").nth(1)).toHaveText("—");
-  await expect(page.getByTestId("audit-change").filter({ hasText: /^scopes/ }).getByRole("cell").nth(0)).toContainText("users:read");
+  await expect(
+    page
+      .getByTestId("audit-change")
+      .filter({ hasText: /^scopes/ })
+      .getByRole("cell")
+      .nth(0),
+  ).toContainText("users:read");
   await screenshot(page, "26-api-key-revoked-activity");
 });

@@ -6,7 +6,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test, unique, STATE_MODES as MODES } from "./fixtures";
+import { expect, STATE_MODES as MODES, openSignedIn, screenshot, test, unique } from "./fixtures";
 
 // The refused save is a 412 the browser reports in the console.
 test.use({ expectedConsoleErrors: [/status of 412/] });
@@ -32,7 +32,10 @@ async function openEdit(page: Page, href: string): Promise<void> {
   await expect(page.getByLabel("Name")).toBeEditable();
 }
 
-test("24. two admins edit one survey: the second save says who saved first and what changed, then overwrites or reloads", async ({ browser, page }) => {
+test("24. two admins edit one survey: the second save says who saved first and what changed, then overwrites or reloads", async ({
+  browser,
+  page,
+}) => {
   // Two sign-ins, four axe checks and pictures, two rounds of edits.
   test.setTimeout(180_000);
   const href = await createSurvey(page);
@@ -65,12 +68,21 @@ test("24. two admins edit one survey: the second save says who saved first and w
   for (const mode of MODES) {
     await page.setViewportSize({ width: mode.width, height: mode.height });
     await page.emulateMedia({ colorScheme: mode.theme });
-    await expect.poll(() => page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(mode.theme === "dark");
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.classList.contains("dark")))
+      .toBe(mode.theme === "dark");
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect.soft(overflow, `${mode.width} ${mode.theme}: no sideways scrolling`).toBeLessThanOrEqual(0);
     const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-    const serious = axe.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-    expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `${mode.width} ${mode.theme}`).toEqual([]);
+    const serious = axe.violations.filter(
+      (violation) => violation.impact === "serious" || violation.impact === "critical",
+    );
+    expect(
+      serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
+      `${mode.width} ${mode.theme}`,
+    ).toEqual([]);
     await screenshot(page, `27-edit-conflict-${mode.width}-${mode.theme}`);
   }
   await page.setViewportSize({ width: 1280, height: 800 });

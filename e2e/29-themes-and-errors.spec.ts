@@ -17,14 +17,20 @@ async function firstIds(page: Page): Promise<{ user: string; survey: string }> {
   return { user: users.data.users[0]._id, survey: surveys.data.surveys[0]._id };
 }
 
-test("the theme follows the system, the switch overrides it, and the choice survives a reload from the first frame", async ({ page }) => {
+test("the theme follows the system, the switch overrides it, and the choice survives a reload from the first frame", async ({
+  page,
+}) => {
   // Records, before any script of the page runs, whether the first frame already had the class.
   await page.addInitScript(() => {
     requestAnimationFrame(() => {
-      (window as unknown as { darkAtFirstFrame: boolean }).darkAtFirstFrame = document.documentElement.classList.contains("dark");
+      (window as unknown as { darkAtFirstFrame: boolean }).darkAtFirstFrame =
+        document.documentElement.classList.contains("dark");
     });
   });
-  const darkAtFirstFrame = () => page.waitForFunction(() => "darkAtFirstFrame" in window).then(() => page.evaluate(() => (window as unknown as { darkAtFirstFrame: boolean }).darkAtFirstFrame));
+  const darkAtFirstFrame = () =>
+    page
+      .waitForFunction(() => "darkAtFirstFrame" in window)
+      .then(() => page.evaluate(() => (window as unknown as { darkAtFirstFrame: boolean }).darkAtFirstFrame));
 
   await page.emulateMedia({ colorScheme: "dark" });
   await openSignedIn(page, "/users");
@@ -74,10 +80,18 @@ test.describe("a record that fails to load", () => {
     let failing = true;
     for (const path of [`/v2/users/${ids.user}`, `/v2/surveys/${ids.survey}`]) {
       // The record's own read (the survey's carries ?populate=true), not the lists.
-      await page.route((url) => url.pathname === path, (route) =>
-        failing
-          ? route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: { status: 500, code: "internal", message: "The server failed.", requestId: "req-test-500" } }) })
-          : route.continue(),
+      await page.route(
+        (url) => url.pathname === path,
+        (route) =>
+          failing
+            ? route.fulfill({
+                status: 500,
+                contentType: "application/json",
+                body: JSON.stringify({
+                  error: { status: 500, code: "internal", message: "The server failed.", requestId: "req-test-500" },
+                }),
+              })
+            : route.continue(),
       );
     }
     for (const [url, what] of [
@@ -105,7 +119,9 @@ test.describe("a record that fails to load", () => {
 test.describe("lost ways", () => {
   test.use({ expectedConsoleErrors: [/status of 404 \(Not Found\)/] });
 
-  test("an unknown address shows a 404 in the admin's look, accessible in both themes, with a way back to the users list", async ({ page }) => {
+  test("an unknown address shows a 404 in the admin's look, accessible in both themes, with a way back to the users list", async ({
+    page,
+  }) => {
     await openSignedIn(page, "/users");
     const response = await page.goto("/no-such-page");
     expect(response?.status()).toBe(404);
@@ -116,7 +132,11 @@ test.describe("lost ways", () => {
       await page.reload();
       expect(await isDark(page)).toBe(scheme === "dark");
       const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-      expect(results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => violation.id)).toEqual([]);
+      expect(
+        results.violations
+          .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+          .map((violation) => violation.id),
+      ).toEqual([]);
     }
     await page.getByRole("link", { name: "Back to the users list" }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();

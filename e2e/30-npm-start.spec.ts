@@ -3,16 +3,15 @@
  * fresh DATA_DIR without ADMIN_PASSWORD: what it prints, the generated password that signs in,
  * the embedded database revived after a SIGKILL, and a second start that shows no password.
  */
+import { freePort } from "@/lib/tools/bench/server";
+import { expect, test } from "@playwright/test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
-import { freePort } from "@/lib/tools/bench/server";
 
 const root = path.resolve(__dirname, "..");
 const ADMIN = "start.admin@example.com";
-
 
 interface Started {
   child: ChildProcess;
@@ -36,7 +35,11 @@ function npmStart(dataDir: string, port: number): Promise<Started> {
     DATABASE_TIMEOUT_MS: "5000",
   };
   delete env.ADMIN_PASSWORD;
-  const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["lib/platform/cli/start.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["lib/platform/cli/start.ts"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -45,10 +48,13 @@ function npmStart(dataDir: string, port: number): Promise<Started> {
       stdout += chunk.toString();
       if (!stdout.includes("Stop with Ctrl+C.")) return;
       const summary: Record<string, string> = {};
-      for (const match of stdout.matchAll(/^ {2}(Serving|Database|Admin|Password) +(\S.*)$/gm)) summary[match[1]] = match[2];
+      for (const match of stdout.matchAll(/^ {2}(Serving|Database|Admin|Password) +(\S.*)$/gm))
+        summary[match[1]] = match[2];
       resolve({ child, errors: () => stderr, summary });
     });
-    child.once("exit", (code) => reject(new Error(`npm start exited with ${code} before serving:\n${stdout}\n${stderr}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`npm start exited with ${code} before serving:\n${stdout}\n${stderr}`)),
+    );
   });
 }
 
@@ -67,7 +73,8 @@ function alive(pid: number): boolean {
   }
 }
 
-const databasePid = (dataDir: string) => (JSON.parse(readFileSync(path.join(dataDir, "db", "mongod.lock"), "utf8")) as { pid: number }).pid;
+const databasePid = (dataDir: string) =>
+  (JSON.parse(readFileSync(path.join(dataDir, "db", "mongod.lock"), "utf8")) as { pid: number }).pid;
 
 test("npm start prints where it serves, revives its database, and shows the generated password once", async () => {
   test.setTimeout(240_000);

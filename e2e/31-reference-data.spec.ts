@@ -4,7 +4,7 @@
  * form, with plain messages, the leave guard and toasts; pictured wide and narrow, light and dark.
  */
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test, unique, STATE_MODES as MODES } from "./fixtures";
+import { expect, STATE_MODES as MODES, openSignedIn, screenshot, test, unique } from "./fixtures";
 
 const menu = (page: Page) => page.getByRole("navigation", { name: "Main" });
 const toast = (page: Page, text: string) => page.locator("[data-toast]").filter({ hasText: text });
@@ -13,7 +13,9 @@ test.describe("a name the company already uses", () => {
   // The refused duplicate name is a real 409 answer, which the browser logs.
   test.use({ expectedConsoleErrors: [/status of 409 \(Conflict\)/] });
 
-  test("a job title is created and renamed through its pages, asking before unsaved edits are left", async ({ page }) => {
+  test("a job title is created and renamed through its pages, asking before unsaved edits are left", async ({
+    page,
+  }) => {
     await openSignedIn(page, "/users");
     await menu(page).getByRole("link", { name: "Job titles" }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Job titles" })).toBeVisible();
@@ -58,7 +60,9 @@ test.describe("a name the company already uses", () => {
     await page.getByRole("link", { name: "New job title" }).click();
     await page.getByLabel("Name").fill(renamed);
     await page.getByRole("button", { name: "Create job title" }).click();
-    await expect(page.locator("#jobTitles-name-error")).toHaveText("Another job title of the company already has this name.");
+    await expect(page.locator("#jobTitles-name-error")).toHaveText(
+      "Another job title of the company already has this name.",
+    );
   });
 });
 
@@ -105,7 +109,9 @@ test("the reference pages, wide and narrow, light and dark, never scroll sideway
       await expect(rows.first()).toBeVisible();
       await expect(page.getByText("…", { exact: true })).toHaveCount(0);
       expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(dark);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect.soft(overflow, `${href} at ${mode.width} px: no sideways scrolling`).toBeLessThanOrEqual(0);
     }
     await page.goto("/access-roles");

@@ -4,13 +4,14 @@
  * restore on the history page bringing removed content back, and the Preview saying why it
  * cannot record a response.
  */
+import type { APIRequestContext, Page } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, openSignedIn, SCREENSHOTS, test, unique } from "./fixtures";
 
 // The documentation's pictures are refreshed only when asked (`DOCS_SCREENSHOTS=1`, as e2e/25): a run leaves the tree as it found it.
-const DOCS_SCREENSHOTS = process.env.DOCS_SCREENSHOTS === "1" ? path.join(__dirname, "..", "docs", "screenshots") : SCREENSHOTS;
+const DOCS_SCREENSHOTS =
+  process.env.DOCS_SCREENSHOTS === "1" ? path.join(__dirname, "..", "docs", "screenshots") : SCREENSHOTS;
 
 /** Bearer headers from the browser's session, for setting up records through the API. */
 async function apiHeaders(request: APIRequestContext): Promise<Record<string, string>> {
@@ -20,9 +21,15 @@ async function apiHeaders(request: APIRequestContext): Promise<Record<string, st
 }
 
 /** A new survey, empty, whose Admin role may answer (or not) — made through the API. */
-async function newSurvey(page: Page, options: { canAnswer: boolean; isActive?: boolean }): Promise<{ id: string; headers: Record<string, string> }> {
+async function newSurvey(
+  page: Page,
+  options: { canAnswer: boolean; isActive?: boolean },
+): Promise<{ id: string; headers: Record<string, string> }> {
   const headers = await apiHeaders(page.request);
-  const roles = (await (await page.request.get("/v2/access-roles", { headers })).json()).data.accessRoles as { _id: string; isAdmin: boolean }[];
+  const roles = (await (await page.request.get("/v2/access-roles", { headers })).json()).data.accessRoles as {
+    _id: string;
+    isAdmin: boolean;
+  }[];
   const admin = roles.find((role) => role.isAdmin)!._id;
   const created = await page.request.post("/v2/surveys", {
     headers,
@@ -44,7 +51,9 @@ async function press(page: Page, name: string | RegExp, key = "Enter") {
   await page.keyboard.press(key);
 }
 
-test("31. an empty survey's questions written by keyboard alone, answered in the Preview, and its Results following each response", async ({ page }) => {
+test("31. an empty survey's questions written by keyboard alone, answered in the Preview, and its Results following each response", async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   await openSignedIn(page, "/surveys");
   const { id } = await newSurvey(page, { canAnswer: true });
@@ -83,7 +92,9 @@ test("31. an empty survey's questions written by keyboard alone, answered in the
 
   // The rating moves up one place: the move is read out and the focus stays on the button.
   await press(page, "Move question 3 of chat 1 up");
-  await expect(page.getByTestId("move-announcement")).toHaveText("“How happy are you?” is now question 2 of 3 in chat 1, This week.");
+  await expect(page.getByTestId("move-announcement")).toHaveText(
+    "“How happy are you?” is now question 2 of 3 in chat 1, This week.",
+  );
   await expect(page.getByRole("button", { name: "Move question 2 of chat 1 up" })).toBeFocused();
   await expect(page.getByLabel("Question 2 of chat 1", { exact: true })).toHaveValue("How happy are you?");
   await expect(page.getByTestId("question-item")).toHaveCount(3);
@@ -97,9 +108,15 @@ test("31. an empty survey's questions written by keyboard alone, answered in the
   await page.keyboard.type("\nBlue");
 
   await press(page, "Save questions");
-  await expect(page.getByRole("status").filter({ hasText: "Your changes to the survey were saved. It is now at revision 1." })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({ hasText: "Your changes to the survey were saved. It is now at revision 1." }),
+  ).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`/surveys/${id}$`));
-  await expect(page.locator("tbody tr")).toHaveText([/How was your week\?/, /How happy are you\?/, /Which team are you on\?.*Red · Blue/]);
+  await expect(page.locator("tbody tr")).toHaveText([
+    /How was your week\?/,
+    /How happy are you\?/,
+    /Which team are you on\?.*Red · Blue/,
+  ]);
 
   // Results before any answer, then a response through the Preview.
   await page.getByRole("navigation", { name: "Survey" }).getByRole("link", { name: "Results" }).click();
@@ -154,17 +171,36 @@ test("31. an empty survey's questions written by keyboard alone, answered in the
   }
 });
 
-test("31. removing an answered question asks first; a restore on the history page brings it back with its answers", async ({ page }) => {
+test("31. removing an answered question asks first; a restore on the history page brings it back with its answers", async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   await openSignedIn(page, "/surveys");
   const { id, headers } = await newSurvey(page, { canAnswer: true });
   const content = await page.request.put(`/v2/surveys/${id}/content`, {
     headers,
-    data: { chat: [{ name: "Only chat", questions: [{ text: "Favourite colour?", type: "text" }, { text: "Rate us", type: "rating" }] }] },
+    data: {
+      chat: [
+        {
+          name: "Only chat",
+          questions: [
+            { text: "Favourite colour?", type: "text" },
+            { text: "Rate us", type: "rating" },
+          ],
+        },
+      ],
+    },
   });
   expect(content.status()).toBe(200);
   const favourite = (await content.json()).chat[0].questions[0]._id as string;
-  expect((await page.request.post(`/v2/surveys/${id}/answers`, { headers, data: { answers: [{ question: favourite, value: "Green" }] } })).status()).toBe(201);
+  expect(
+    (
+      await page.request.post(`/v2/surveys/${id}/answers`, {
+        headers,
+        data: { answers: [{ question: favourite, value: "Green" }] },
+      })
+    ).status(),
+  ).toBe(201);
 
   await page.goto(`/surveys/${id}/questions`);
   const answered = page.getByTestId("question-item").filter({ has: page.getByText("1 answer", { exact: true }) });
@@ -180,21 +216,30 @@ test("31. removing an answered question asks first; a restore on the history pag
   await expect(page.getByText("Favourite colour?")).toHaveCount(0);
 
   await page.getByRole("link", { name: "Revisions", exact: true }).click();
-  await expect(page.getByRole("row").filter({ has: page.getByRole("link", { name: "#2", exact: true }) })).toContainText("Chats and questions");
+  await expect(
+    page.getByRole("row").filter({ has: page.getByRole("link", { name: "#2", exact: true }) }),
+  ).toContainText("Chats and questions");
   await expect(page.getByTestId("content-change")).toContainText(["Question removed“Favourite colour?” (Text)"]);
   await page.getByRole("button", { name: "Restore revision 1" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "The survey was restored to revision 1. It is now at revision 3." })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({ hasText: "The survey was restored to revision 1. It is now at revision 3." }),
+  ).toBeVisible();
 
   await page.goto(`/surveys/${id}`);
   await expect(page.locator("tbody tr").first()).toContainText("Favourite colour?");
   await expect(page.locator("tbody tr").first()).toContainText("1");
 });
 
-test("31. questions put in order by mouse: a question dragged by its handle lands where it is dropped, and is saved there", async ({ page }) => {
+test("31. questions put in order by mouse: a question dragged by its handle lands where it is dropped, and is saved there", async ({
+  page,
+}) => {
   await openSignedIn(page, "/surveys");
   const { id, headers } = await newSurvey(page, { canAnswer: true });
   const texts = ["First question", "Second question", "Third question"];
-  const content = await page.request.put(`/v2/surveys/${id}/content`, { headers, data: { chat: [{ name: "Only chat", questions: texts.map((text) => ({ text, type: "text" })) }] } });
+  const content = await page.request.put(`/v2/surveys/${id}/content`, {
+    headers,
+    data: { chat: [{ name: "Only chat", questions: texts.map((text) => ({ text, type: "text" })) }] },
+  });
   expect(content.status()).toBe(200);
 
   await page.goto(`/surveys/${id}/questions`);
@@ -220,11 +265,21 @@ test.describe("31. a response refused", () => {
   test("the Preview says in plain words why it records no response", async ({ page }) => {
     await openSignedIn(page, "/surveys");
     for (const [options, why] of [
-      [{ canAnswer: false }, "Your access roles may not answer this survey: none of them has “Answer” ticked in the survey’s permissions."],
+      [
+        { canAnswer: false },
+        "Your access roles may not answer this survey: none of them has “Answer” ticked in the survey’s permissions.",
+      ],
       [{ canAnswer: true, isActive: false }, "This survey is inactive, so it takes no answers. Activate it to try it."],
     ] as const) {
       const { id, headers } = await newSurvey(page, options);
-      expect((await page.request.put(`/v2/surveys/${id}/content`, { headers, data: { chat: [{ name: "One", questions: [{ text: "Ready?", type: "yes_no" }] }] } })).status()).toBe(200);
+      expect(
+        (
+          await page.request.put(`/v2/surveys/${id}/content`, {
+            headers,
+            data: { chat: [{ name: "One", questions: [{ text: "Ready?", type: "yes_no" }] }] },
+          })
+        ).status(),
+      ).toBe(200);
       await page.goto(`/surveys/${id}/preview`);
       await page.getByLabel("Yes").check();
       await page.getByRole("button", { name: "Send response" }).click();

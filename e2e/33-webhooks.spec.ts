@@ -1,6 +1,6 @@
+import type { Page } from "@playwright/test";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Page } from "@playwright/test";
 import { Webhook } from "standardwebhooks";
 import { expect, openSignedIn, screenshot, test } from "./fixtures";
 
@@ -28,7 +28,9 @@ async function startReceiver() {
 
 /** The event a delivery carried, once its Standard Webhooks signature checks out with `secret`. */
 function verified(delivery: Received, secret: string): { type: string } {
-  const headers = Object.fromEntries(["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => [name, String(delivery.headers[name])]));
+  const headers = Object.fromEntries(
+    ["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => [name, String(delivery.headers[name])]),
+  );
   return new Webhook(secret).verify(delivery.body, headers) as { type: string };
 }
 
@@ -53,7 +55,10 @@ async function screenshots(page: Page, name: string): Promise<void> {
 // The server's refusal of a private address is a 400, which the browser logs: that is the point.
 test.use({ expectedConsoleErrors: [/status of 400 \(Bad Request\) \(http:\/\/[^)]+\/v2\/webhooks\)/] });
 
-test("Webhooks: create one, copy its secret once, test and redeliver to a real receiver, rotate, disable and delete with confirmations", async ({ page, context }) => {
+test("Webhooks: create one, copy its secret once, test and redeliver to a real receiver, rotate, disable and delete with confirmations", async ({
+  page,
+  context,
+}) => {
   test.setTimeout(90_000);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const receiver = await startReceiver();
@@ -72,7 +77,9 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
     await page.getByLabel("user.* (all)").check();
     await expect(page.getByLabel("user.updated", { exact: true })).toBeDisabled();
     await page.getByRole("button", { name: "Create webhook" }).click();
-    await expect(page.locator("#webhook-url-error")).toHaveText(/private or local network \(10\.0\.0\.1, private\)\..*WEBHOOK_ALLOWED_HOSTS/);
+    await expect(page.locator("#webhook-url-error")).toHaveText(
+      /private or local network \(10\.0\.0\.1, private\)\..*WEBHOOK_ALLOWED_HOSTS/,
+    );
     await expect(url).toBeFocused();
     await screenshot(page, "33-webhook-url-refused");
 
@@ -107,7 +114,9 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
     await expect.poll(() => receiver.received.length).toBe(1);
     expect(verified(receiver.received[0], secret).type).toBe("webhook.test");
     expect(receiver.received[0].url).toBe("/hooks?token=e2e-s3cret");
-    await expect(page.getByRole("status").filter({ hasText: "The test delivery succeeded: the receiver answered 200" })).toBeVisible();
+    await expect(
+      page.getByRole("status").filter({ hasText: "The test delivery succeeded: the receiver answered 200" }),
+    ).toBeVisible();
     const succeeded = log.getByRole("row").filter({ hasText: "Succeeded" });
     await expect(succeeded).toHaveCount(1);
     await expect(succeeded).toContainText("200");
@@ -128,7 +137,10 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
 
     // Rotating asks first, then shows the new secret once; deliveries are signed with it.
     await page.getByRole("button", { name: "Rotate secret" }).click();
-    await page.getByRole("alertdialog", { name: "Rotate the signing secret?" }).getByRole("button", { name: "Rotate secret" }).click();
+    await page
+      .getByRole("alertdialog", { name: "Rotate the signing secret?" })
+      .getByRole("button", { name: "Rotate secret" })
+      .click();
     await expect(field).toHaveValue(/^whsec_/);
     const rotated = await field.inputValue();
     expect(rotated).not.toBe(secret);
@@ -150,7 +162,10 @@ test("Webhooks: create one, copy its secret once, test and redeliver to a real r
 
     // Deleting asks first, then the list no longer has it.
     await page.getByRole("button", { name: "Delete", exact: true }).click();
-    await page.getByRole("alertdialog", { name: "Delete this webhook?" }).getByRole("button", { name: "Delete webhook" }).click();
+    await page
+      .getByRole("alertdialog", { name: "Delete this webhook?" })
+      .getByRole("button", { name: "Delete webhook" })
+      .click();
     await expect(page.getByRole("status").filter({ hasText: "The webhook was deleted." })).toBeVisible();
     await expect(page.getByRole("heading", { level: 1, name: "Webhooks" })).toBeVisible();
     await expect(page.getByText(receiver.url)).toHaveCount(0);

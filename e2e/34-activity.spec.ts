@@ -10,8 +10,13 @@ import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
 
 async function axeClean(page: Page, label: string): Promise<void> {
   const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  const serious = axe.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-  expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), label).toEqual([]);
+  const serious = axe.violations.filter(
+    (violation) => violation.impact === "serious" || violation.impact === "critical",
+  );
+  expect(
+    serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
+    label,
+  ).toEqual([]);
 }
 
 const ALL_MODES = [
@@ -22,7 +27,12 @@ const ALL_MODES = [
 ] as const;
 
 /** The page in each mode it is pictured in; axe only where `axe` says (the accessibility walk, e2e/11, checks every page as it opens). */
-async function pictures(page: Page, name: string, modes: readonly (typeof ALL_MODES)[number][] = ALL_MODES, axe = true): Promise<void> {
+async function pictures(
+  page: Page,
+  name: string,
+  modes: readonly (typeof ALL_MODES)[number][] = ALL_MODES,
+  axe = true,
+): Promise<void> {
   const dismiss = page.getByRole("button", { name: "Dismiss" });
   while ((await dismiss.count()) > 0) await dismiss.first().click();
   for (const [width, height, theme] of modes) {
@@ -35,14 +45,19 @@ async function pictures(page: Page, name: string, modes: readonly (typeof ALL_MO
   await page.emulateMedia({ colorScheme: "light" });
 }
 
-test("34. a user changed in the form shows on the Activity page with before and after, its filters survive a reload, and on the user's History tab", async ({ page }) => {
+test("34. a user changed in the form shows on the Activity page with before and after, its filters survive a reload, and on the user's History tab", async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   const id = unique();
   await openSignedIn(page, "/users/new");
   await page.getByLabel("E-mail", { exact: true }).fill(`audit.${id}@example.com`);
   await page.getByLabel("First and middle names").fill("Audra");
   await page.getByLabel("Last name", { exact: true }).fill(`Trail${id}`);
-  await page.getByRole("group", { name: /Access roles/ }).getByLabel("Member").check();
+  await page
+    .getByRole("group", { name: /Access roles/ })
+    .getByLabel("Member")
+    .check();
   await page.getByRole("button", { name: "Create user" }).click();
   await expect(page).toHaveURL(/\/users\/[0-9a-f]{24}$/);
   const userPath = new URL(page.url()).pathname;
@@ -58,7 +73,10 @@ test("34. a user changed in the form shows on the Activity page with before and 
   await page.getByLabel("Kind of record").selectOption("user");
   await page.getByLabel("Action").selectOption("user.updated");
   await expect(page).toHaveURL(/\/activity\?resourceType=user&action=user.updated$/);
-  const row = page.getByRole("row").filter({ hasText: `Audra Trail${id}` }).first();
+  const row = page
+    .getByRole("row")
+    .filter({ hasText: `Audra Trail${id}` })
+    .first();
   await expect(row).toContainText("Changed user");
   await expect(row).toContainText("phone");
 

@@ -1,9 +1,9 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { parse } from "csv-parse/sync";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, SCREENSHOTS, screenshot, test } from "./fixtures";
+import { parse } from "csv-parse/sync";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { expect, openSignedIn, screenshot, SCREENSHOTS, test } from "./fixtures";
 
 /** The number the list's toolbar shows as its total ("1,234 users"). */
 async function shownTotal(page: Page, noun: string): Promise<number> {
@@ -29,7 +29,9 @@ async function openMembers(page: Page): Promise<number> {
   return shownTotal(page, "users");
 }
 
-test("Export: the users list's current view downloads as CSV with every matching row (not just the page), and as NDJSON", async ({ page }) => {
+test("Export: the users list's current view downloads as CSV with every matching row (not just the page), and as NDJSON", async ({
+  page,
+}) => {
   const total = await openMembers(page);
   expect(total).toBeGreaterThan(10);
 
@@ -43,11 +45,16 @@ test("Export: the users list's current view downloads as CSV with every matching
 
   const ndjson = await exportAs(page, "NDJSON");
   expect(ndjson.name).toMatch(/^users-\d{4}-\d{2}-\d{2}\.ndjson$/);
-  const records = ndjson.text.trimEnd().split("\n").map((line) => JSON.parse(line) as { email: string });
+  const records = ndjson.text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { email: string });
   expect(records.map((record) => record.email)).toEqual(rows.map((row) => row.email));
 });
 
-test("Export: the menu opens on CSV, closes with Escape, passes axe, in both themes and widths; the surveys list exports its view", async ({ page }) => {
+test("Export: the menu opens on CSV, closes with Escape, passes axe, in both themes and widths; the surveys list exports its view", async ({
+  page,
+}) => {
   await openMembers(page);
   await page.getByRole("button", { name: "Export" }).click();
   await expect(page.getByRole("button", { name: /^CSV/ })).toBeFocused();

@@ -5,7 +5,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { expect, openSignedIn, screenshot, test, unique, STATE_MODES } from "./fixtures";
+import { expect, openSignedIn, screenshot, STATE_MODES, test, unique } from "./fixtures";
 
 async function checkViews(page: Page, name: string): Promise<void> {
   const dismiss = page.getByRole("button", { name: "Dismiss" });
@@ -15,18 +15,27 @@ async function checkViews(page: Page, name: string): Promise<void> {
     await page.emulateMedia({ colorScheme: mode.theme });
     // The page follows the system theme by a class its script sets: checked once it has.
     await expect(page.locator("html")).toHaveClass(mode.theme === "dark" ? /\bdark\b/ : /^(?!.*\bdark\b)/);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect.soft(overflow, `${mode.width} ${mode.theme}: no sideways scrolling`).toBeLessThanOrEqual(0);
     const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-    const serious = axe.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-    expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `${mode.width} ${mode.theme}`).toEqual([]);
+    const serious = axe.violations.filter(
+      (violation) => violation.impact === "serious" || violation.impact === "critical",
+    );
+    expect(
+      serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
+      `${mode.width} ${mode.theme}`,
+    ).toEqual([]);
     await screenshot(page, `36-import-${name}-${mode.width}-${mode.theme}`);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.emulateMedia({ colorScheme: "light" });
 }
 
-test("Import users: a file with one bad row is checked, imported to 100%, and its users are listed", async ({ page }) => {
+test("Import users: a file with one bad row is checked, imported to 100%, and its users are listed", async ({
+  page,
+}) => {
   test.setTimeout(60_000);
   const run = unique();
   const emails = [`imp.ana.${run}@example.com`, `imp.bea.${run}@example.com`];
@@ -43,7 +52,9 @@ test("Import users: a file with one bad row is checked, imported to 100%, and it
   // The last state shows every part of the page: the first is only pictured.
   await screenshot(page, "36-import-empty-1280-light");
 
-  await page.getByLabel("Choose a file").setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page
+    .getByLabel("Choose a file")
+    .setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await expect(page.getByText("people.csv")).toBeVisible();
   await page.getByRole("button", { name: "Check the file" }).click();
 
@@ -59,7 +70,11 @@ test("Import users: a file with one bad row is checked, imported to 100%, and it
   const download = page.waitForEvent("download");
   await check.getByRole("button", { name: "Download the error report" }).click();
   const report = await download;
-  const text = await (await report.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks).toString("utf8"));
+  const text = await (
+    await report.createReadStream()
+  )
+    .toArray()
+    .then((chunks) => Buffer.concat(chunks).toString("utf8"));
   expect(text).toBe("line,path,message\n3,email,must be an e-mail address\n");
 
   await check.getByRole("button", { name: "Import" }).click();
@@ -76,7 +91,9 @@ test("Import users: a file with one bad row is checked, imported to 100%, and it
 });
 
 for (const width of [1440, 390]) {
-  test(`Import users at ${width} px: the template downloads with every column, and isActive "yes" is the row's problem, not a guess`, async ({ page }) => {
+  test(`Import users at ${width} px: the template downloads with every column, and isActive "yes" is the row's problem, not a guess`, async ({
+    page,
+  }) => {
     test.setTimeout(60_000);
     await page.setViewportSize({ width, height: 900 });
     await openSignedIn(page, "/users/import");
@@ -86,17 +103,25 @@ for (const width of [1440, 390]) {
     await page.getByRole("button", { name: "Download a template" }).click();
     const template = await download;
     expect(template.suggestedFilename()).toBe("users-import-template.csv");
-    const header = await (await template.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks).toString("utf8"));
+    const header = await (
+      await template.createReadStream()
+    )
+      .toArray()
+      .then((chunks) => Buffer.concat(chunks).toString("utf8"));
     expect(header).toBe("email,displayName,firstName,lastName,secondLastName,isActive,accessRoles,jobTitle,phone\r\n");
 
     const run = unique();
     const csv = `${header}yes.${run}@example.com,,Yes,Person,,yes,Member,,\r\n`;
-    await page.getByLabel("Choose a file").setInputFiles({ name: "template.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await page
+      .getByLabel("Choose a file")
+      .setInputFiles({ name: "template.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await page.getByRole("button", { name: "Check the file" }).click();
     const check = page.getByRole("region", { name: "2. Check" });
     await expect(check.getByRole("heading", { name: "1 row has problems" })).toBeVisible({ timeout: 15_000 });
     // A table at 1440, a card per row on a phone: the problem and its column are shown either way.
-    const problem = (width < 640 ? check.getByTestId("data-card") : check.getByRole("row")).filter({ hasText: 'must be true or false, not "yes"' });
+    const problem = (width < 640 ? check.getByTestId("data-card") : check.getByRole("row")).filter({
+      hasText: 'must be true or false, not "yes"',
+    });
     await expect(problem).toBeVisible();
     await expect(problem.getByText("isActive", { exact: true })).toBeVisible();
   });

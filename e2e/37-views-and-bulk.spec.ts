@@ -19,7 +19,10 @@ async function screenshots(page: Page, name: string): Promise<void> {
 
 const shots = TAKING_SCREENSHOTS;
 
-test("Saved views: save the filtered users list, and its link opened in a fresh page restores the filters", async ({ page, context }) => {
+test("Saved views: save the filtered users list, and its link opened in a fresh page restores the filters", async ({
+  page,
+  context,
+}) => {
   await openSignedIn(page, "/users");
   await page.getByLabel("Status").selectOption("all");
   await page.getByLabel("Search").fill("example");
@@ -53,17 +56,25 @@ test("Saved views: save the filtered users list, and its link opened in a fresh 
   await fresh.close();
 });
 
-test("Bulk actions: select two users and deactivate them; the summary says 2 changed, the list shows them inactive, and the Activity page shows each change", async ({ page }) => {
+test("Bulk actions: select two users and deactivate them; the summary says 2 changed, the list shows them inactive, and the Activity page shows each change", async ({
+  page,
+}) => {
   await openSignedIn(page, "/users");
   const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
   const headers = { Authorization: `Bearer ${token}`, Admin: "true" };
-  const roles = (await (await page.request.get("/v2/access-roles", { headers })).json()).data.accessRoles as { _id: string; isAdmin: boolean }[];
+  const roles = (await (await page.request.get("/v2/access-roles", { headers })).json()).data.accessRoles as {
+    _id: string;
+    isAdmin: boolean;
+  }[];
   const tag = `bulk${unique()}`;
   const emails = [`${tag}.one@example.com`, `${tag}.two@example.com`];
   const names = [`Bulk ${tag}one`, `Bulk ${tag}two`];
   for (const [index, email] of emails.entries()) {
     const name = { displayName: names[index], names: "Bulk", lastName: names[index].split(" ")[1], secondLastName: "" };
-    const created = await page.request.post("/v2/users", { headers, data: { email, name, accessRoles: [roles.find((role) => !role.isAdmin)!._id] } });
+    const created = await page.request.post("/v2/users", {
+      headers,
+      data: { email, name, accessRoles: [roles.find((role) => !role.isAdmin)!._id] },
+    });
     expect(created.status()).toBe(201);
   }
 
@@ -79,7 +90,10 @@ test("Bulk actions: select two users and deactivate them; the summary says 2 cha
 
   await page.goto(`/users?search=${tag}&isActive=all`);
   const table = page.getByRole("table");
-  for (const email of emails) await expect(table.getByRole("row").filter({ hasText: email }).getByText("Inactive", { exact: true })).toBeVisible();
+  for (const email of emails)
+    await expect(
+      table.getByRole("row").filter({ hasText: email }).getByText("Inactive", { exact: true }),
+    ).toBeVisible();
   if (shots) {
     await page.getByRole("checkbox", { name: "Select all on this page" }).check();
     await screenshots(page, "selected");

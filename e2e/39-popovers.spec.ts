@@ -24,7 +24,9 @@ async function closesBothWays(page: Page, button: Locator, panel: Locator) {
 }
 
 for (const mode of STATE_MODES) {
-  test(`39. the list's popovers close on Escape and outside, and give the focus back (${mode.width} px, ${mode.theme})`, async ({ page }) => {
+  test(`39. the list's popovers close on Escape and outside, and give the focus back (${mode.width} px, ${mode.theme})`, async ({
+    page,
+  }) => {
     await page.setViewportSize({ width: mode.width, height: mode.height });
     await page.emulateMedia({ colorScheme: mode.theme });
     await openSignedIn(page, "/users");
@@ -32,10 +34,21 @@ for (const mode of STATE_MODES) {
 
     const columns = page.getByRole("button", { name: "Columns", exact: true });
     await closesBothWays(page, columns, page.getByRole("group", { name: "Columns shown" }));
-    await closesBothWays(page, page.getByRole("button", { name: "Export" }), page.getByRole("button", { name: /^CSV/ }));
-    await closesBothWays(page, page.getByRole("button", { name: /^Views/ }), page.getByText(/No saved view yet|Your views|Shared with the company/).first());
+    await closesBothWays(
+      page,
+      page.getByRole("button", { name: "Export" }),
+      page.getByRole("button", { name: /^CSV/ }),
+    );
+    await closesBothWays(
+      page,
+      page.getByRole("button", { name: /^Views/ }),
+      page.getByText(/No saved view yet|Your views|Shared with the company/).first(),
+    );
 
-    await page.getByRole("checkbox", { name: /^Select (?!all)/ }).first().check();
+    await page
+      .getByRole("checkbox", { name: /^Select (?!all)/ })
+      .first()
+      .check();
     const actions = page.getByRole("button", { name: "Actions" });
     await actions.click();
     await expect(page.getByRole("button", { name: "Deactivate" })).toBeVisible();

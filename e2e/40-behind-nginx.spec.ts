@@ -10,14 +10,14 @@
  * nginx included (no root needed); it reuses the production build the run has made (e2e/serve.ts
  * builds it first).
  */
+import { freePort } from "@/lib/tools/bench/server";
+import { type Browser, expect, test } from "@playwright/test";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type Browser, expect, test } from "@playwright/test";
-import { freePort } from "@/lib/tools/bench/server";
 
 const root = path.resolve(__dirname, "..");
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
@@ -25,7 +25,6 @@ const NGINX = "/usr/sbin/nginx";
 const ADMIN = { email: "proxy.admin@example.com", password: "proxy admin password" };
 
 test.describe.configure({ mode: "serial", timeout: 180_000 });
-
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -37,7 +36,9 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90
 }
 
 const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
 interface Answer {
   status: number;
@@ -49,7 +50,12 @@ interface Answer {
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
 
 /** One request to nginx over TLS, with the headers given (a `Host` of another name too). */
-function request(port: number, method: string, pathname: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+function request(
+  port: number,
+  method: string,
+  pathname: string,
+  options: { headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
     const outgoing = https.request(
@@ -60,7 +66,11 @@ function request(port: number, method: string, pathname: string, options: { head
         path: pathname,
         agent,
         servername: "localhost",
-        headers: { host: `localhost:${port}`, ...(body ? { "content-type": "application/json" } : {}), ...options.headers },
+        headers: {
+          host: `localhost:${port}`,
+          ...(body ? { "content-type": "application/json" } : {}),
+          ...options.headers,
+        },
       },
       (incoming) => {
         let text = "";
@@ -93,7 +103,10 @@ class Deployment {
     this.proxyPort = await freePort();
     this.serverPorts = [await freePort(), await freePort()];
     // One database for both servers, as `npm run db` serves it.
-    this.database = spawn(bin("tsx"), ["lib/platform/cli/db.ts", "--port", "0", "--dir", path.join(this.dir, "db")], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    this.database = spawn(bin("tsx"), ["lib/platform/cli/db.ts", "--port", "0", "--dir", path.join(this.dir, "db")], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     this.databaseUri = await new Promise<string>((resolve, reject) => {
       let out = "";
       this.database!.stdout!.on("data", (chunk: Buffer) => {
@@ -132,7 +145,11 @@ class Deployment {
       LOG_LEVEL: "warn",
       NEXT_TELEMETRY_DISABLED: "1",
     };
-    const server = spawn(process.execPath, ["--import", "tsx", "lib/platform/cli/start.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+    const server = spawn(process.execPath, ["--import", "tsx", "lib/platform/cli/start.ts"], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     this.servers.set(port, server);
     await until(`the server on port ${port}`, async () => {
       if (server.exitCode !== null) throw new Error(`npm start on port ${port} exited with ${server.exitCode}`);
@@ -149,11 +166,29 @@ class Deployment {
   }
 
   private startNginx(): void {
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-      "-keyout", path.join(this.dir, "key.pem"), "-out", path.join(this.dir, "cert.pem"),
-    ], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        "-keyout",
+        path.join(this.dir, "key.pem"),
+        "-out",
+        path.join(this.dir, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
     const temp = path.join(this.dir, "nginx-temp");
     mkdirSync(temp, { recursive: true });
     // docs/deployment.md's configuration, on this test's ports and paths.
@@ -200,7 +235,11 @@ ${this.serverPorts.map((port) => `    server 127.0.0.1:${port} max_fails=1 fail_
 }
 `;
     writeFileSync(path.join(this.dir, "nginx.conf"), config);
-    this.nginx = spawn(NGINX, ["-p", this.dir, "-c", path.join(this.dir, "nginx.conf"), "-e", path.join(this.dir, "nginx-error.log")], { stdio: ["ignore", "inherit", "inherit"] });
+    this.nginx = spawn(
+      NGINX,
+      ["-p", this.dir, "-c", path.join(this.dir, "nginx.conf"), "-e", path.join(this.dir, "nginx-error.log")],
+      { stdio: ["ignore", "inherit", "inherit"] },
+    );
   }
 
   async stop(): Promise<void> {
@@ -243,7 +282,9 @@ async function signedInPage(browser: Browser, email: string, password: string) {
   return { context, page };
 }
 
-test("signs in with Chromium through nginx: a Secure session cookie, HSTS, the Origin of PUBLIC_URL", async ({ browser }) => {
+test("signs in with Chromium through nginx: a Secure session cookie, HSTS, the Origin of PUBLIC_URL", async ({
+  browser,
+}) => {
   const { context, page } = await signedInPage(browser, ADMIN.email, ADMIN.password);
   await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();
   const session = (await context.cookies()).find((cookie) => cookie.name === "session");
@@ -251,25 +292,44 @@ test("signs in with Chromium through nginx: a Secure session cookie, HSTS, the O
   await context.close();
 
   // A client that says where it comes from only in Origin: PUBLIC_URL is accepted, any other refused.
-  const fromPublicUrl = await request(deployment.proxyPort, "POST", "/api/auth/login", { body: ADMIN, headers: { origin: deployment.publicUrl } });
+  const fromPublicUrl = await request(deployment.proxyPort, "POST", "/api/auth/login", {
+    body: ADMIN,
+    headers: { origin: deployment.publicUrl },
+  });
   expect(fromPublicUrl.status).toBe(200);
-  const fromElsewhere = await request(deployment.proxyPort, "POST", "/api/auth/login", { body: ADMIN, headers: { origin: `https://127.0.0.1:${deployment.proxyPort}` } });
+  const fromElsewhere = await request(deployment.proxyPort, "POST", "/api/auth/login", {
+    body: ADMIN,
+    headers: { origin: `https://127.0.0.1:${deployment.proxyPort}` },
+  });
   expect(fromElsewhere.status).toBe(403);
   // The OpenAPI document names PUBLIC_URL as its server.
-  const document = await request(deployment.proxyPort, "GET", "/v2/openapi.json", { headers: { host: "internal.example" } });
+  const document = await request(deployment.proxyPort, "GET", "/v2/openapi.json", {
+    headers: { host: "internal.example" },
+  });
   expect((JSON.parse(document.body) as { servers: { url: string }[] }).servers[0].url).toBe(deployment.publicUrl);
 });
 
-test("an invitation sent through the proxy under another host name links to PUBLIC_URL, and the link works", async ({ browser }) => {
+test("an invitation sent through the proxy under another host name links to PUBLIC_URL, and the link works", async ({
+  browser,
+}) => {
   const email = `proxied.${Date.now()}@example.com`;
   const created = await request(deployment.proxyPort, "POST", "/v2/users?notifyEmail=true", {
-    headers: { authorization: `Bearer ${adminToken}`, admin: "true", host: "app.internal:8080", "x-forwarded-host": "attacker.example" },
+    headers: {
+      authorization: `Bearer ${adminToken}`,
+      admin: "true",
+      host: "app.internal:8080",
+      "x-forwarded-host": "attacker.example",
+    },
     body: { email, accessRoles: [await memberRoleId()] },
   });
   expect(created.status, created.body).toBe(201);
-  const outbox = await request(deployment.proxyPort, "GET", `/v2/outbox?to=${encodeURIComponent(email)}`, { headers: { authorization: `Bearer ${adminToken}`, admin: "true" } });
+  const outbox = await request(deployment.proxyPort, "GET", `/v2/outbox?to=${encodeURIComponent(email)}`, {
+    headers: { authorization: `Bearer ${adminToken}`, admin: "true" },
+  });
   expect(outbox.status, outbox.body).toBe(200);
-  const mail = (JSON.parse(outbox.body) as { data: { mails: { to: string; text: string }[] } }).data.mails.find((item) => item.to === email);
+  const mail = (JSON.parse(outbox.body) as { data: { mails: { to: string; text: string }[] } }).data.mails.find(
+    (item) => item.to === email,
+  );
   const link = /https:\/\/\S+\/invitation\/[\w-]+/.exec(mail?.text ?? "")?.[0];
   expect(link).toMatch(new RegExp(`^${deployment.publicUrl.replace(/[.:/]/g, "\\$&")}/invitation/[\\w-]{43}$`));
 
@@ -282,9 +342,12 @@ test("an invitation sent through the proxy under another host name links to PUBL
 });
 
 async function memberRoleId(): Promise<string> {
-  const roles = await request(deployment.proxyPort, "GET", "/v2/access-roles?limit=100", { headers: { authorization: `Bearer ${adminToken}` } });
+  const roles = await request(deployment.proxyPort, "GET", "/v2/access-roles?limit=100", {
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
   expect(roles.status, roles.body).toBe(200);
-  const list = (JSON.parse(roles.body) as { data: { accessRoles: { _id: string; isAdmin: boolean }[] } }).data.accessRoles;
+  const list = (JSON.parse(roles.body) as { data: { accessRoles: { _id: string; isAdmin: boolean }[] } }).data
+    .accessRoles;
   return list.find((role) => !role.isAdmin)!._id;
 }
 
@@ -292,14 +355,18 @@ test("a per-address limit holds across both servers: 10 failed sign-ins, whichev
   const email = `throttled.${Date.now()}@example.com`;
   const upstreams = new Set<string>();
   for (let i = 0; i < 10; i++) {
-    const answer = await request(deployment.proxyPort, "POST", "/api/auth/login", { body: { email, password: `wrong ${i}` } });
+    const answer = await request(deployment.proxyPort, "POST", "/api/auth/login", {
+      body: { email, password: `wrong ${i}` },
+    });
     expect(answer.status).toBe(401);
     upstreams.add(String(answer.headers["x-upstream"]));
   }
   // nginx spread them over both servers; each server alone saw fewer than ten.
   expect(upstreams.size).toBe(2);
   for (let i = 0; i < 2; i++) {
-    const refused = await request(deployment.proxyPort, "POST", "/api/auth/login", { body: { email, password: "wrong again" } });
+    const refused = await request(deployment.proxyPort, "POST", "/api/auth/login", {
+      body: { email, password: "wrong again" },
+    });
     expect(refused.status).toBe(429);
     expect(refused.headers["retry-after"]).toBe(refused.headers["ratelimit-reset"]);
     expect(refused.headers["ratelimit-limit"]).toBe("10, 10;w=900");
@@ -314,7 +381,9 @@ test("refused tokens are counted once for both servers: no more than 30 a minute
   const upstreams = new Set<string>();
   let limited: Answer | undefined;
   for (let i = 0; i < 40; i++) {
-    const answer = await request(deployment.proxyPort, "GET", "/v2/users/me", { headers: { authorization: "Bearer not.a.token" } });
+    const answer = await request(deployment.proxyPort, "GET", "/v2/users/me", {
+      headers: { authorization: "Bearer not.a.token" },
+    });
     statuses.push(answer.status);
     upstreams.add(String(answer.headers["x-upstream"]));
     if (answer.status === 429) limited ??= answer;
@@ -341,7 +410,9 @@ test("one server restarts under load and no request fails", async () => {
   const client = async () => {
     while (running) {
       try {
-        const answer = await request(deployment.proxyPort, "GET", "/v2/users/me", { headers: { authorization: `Bearer ${adminToken}` } });
+        const answer = await request(deployment.proxyPort, "GET", "/v2/users/me", {
+          headers: { authorization: `Bearer ${adminToken}` },
+        });
         requests += 1;
         if (answer.status !== 200) failures.push(`${answer.status} ${answer.body.slice(0, 200)}`);
         const upstream = String(answer.headers["x-upstream"]);
@@ -361,7 +432,11 @@ test("one server restarts under load and no request fails", async () => {
   await deployment.startServer(restarted);
   // Back in nginx's rotation: the restarted server answers through the proxy again.
   const afterRestart = servedBy.get(`127.0.0.1:${restarted}`) ?? 0;
-  await until("the restarted server serving through nginx", async () => (servedBy.get(`127.0.0.1:${restarted}`) ?? 0) > afterRestart + 5, 30_000);
+  await until(
+    "the restarted server serving through nginx",
+    async () => (servedBy.get(`127.0.0.1:${restarted}`) ?? 0) > afterRestart + 5,
+    30_000,
+  );
   running = false;
   await Promise.all(clients);
   expect(failures).toEqual([]);

@@ -23,14 +23,21 @@ for (const mode of STATE_MODES) {
       await screenshot(page, `41-not-found-${mode.width}-${mode.theme}`);
     });
 
-    test(`41. Activity names a survey by its name and opens an entry right under its row (${mode.width} px)`, async ({ page }) => {
+    test(`41. Activity names a survey by its name and opens an entry right under its row (${mode.width} px)`, async ({
+      page,
+    }) => {
       await openSignedIn(page, "/activity");
       const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
       const name = `Pulse ${unique()}`;
-      const created = await page.request.post("/v2/surveys", { headers: { Authorization: `Bearer ${token}`, Admin: "true" }, data: { version: 1, code: `pulse_${unique()}`, name } });
+      const created = await page.request.post("/v2/surveys", {
+        headers: { Authorization: `Bearer ${token}`, Admin: "true" },
+        data: { version: 1, code: `pulse_${unique()}`, name },
+      });
       expect(created.status()).toBe(201);
       await page.goto("/activity?resourceType=survey&action=survey.created");
-      const row = (mode.width < 640 ? page.getByTestId("data-card") : page.getByRole("row")).filter({ hasText: name }).first();
+      const row = (mode.width < 640 ? page.getByTestId("data-card") : page.getByRole("row"))
+        .filter({ hasText: name })
+        .first();
       await expect(row.getByRole("link", { name })).toBeVisible();
       await row.getByRole("link").first().click();
       await expect(page).toHaveURL(/entry=[0-9a-f]{24}/);
@@ -46,12 +53,17 @@ for (const mode of STATE_MODES) {
       await expect(page.getByTestId("row-detail")).toHaveCount(0);
     });
 
-    test(`41. a view that cannot be saved shows the API's reason and the request id (${mode.width} px)`, async ({ page }) => {
+    test(`41. a view that cannot be saved shows the API's reason and the request id (${mode.width} px)`, async ({
+      page,
+    }) => {
       await openSignedIn(page, "/users");
       const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
       const headers = { Authorization: `Bearer ${token}` };
       const name = `Gone ${unique()}`;
-      const created = await page.request.post("/v2/views", { headers, data: { resource: "users", name, query: "isActive=false" } });
+      const created = await page.request.post("/v2/views", {
+        headers,
+        data: { resource: "users", name, query: "isActive=false" },
+      });
       expect(created.status()).toBe(201);
       const view = (await created.json()) as { _id: string };
       await page.reload();
@@ -70,7 +82,9 @@ for (const mode of STATE_MODES) {
       await screenshot(page, `41-view-not-saved-${mode.width}-${mode.theme}`);
     });
 
-    test(`41. a record opened from its list has the focus on its heading; "/" focuses Search (${mode.width} px)`, async ({ page }) => {
+    test(`41. a record opened from its list has the focus on its heading; "/" focuses Search (${mode.width} px)`, async ({
+      page,
+    }) => {
       await openSignedIn(page, "/users");
       await expect(page.getByTestId("users-total")).toBeVisible();
       const search = page.getByRole("searchbox", { name: "Search" });
@@ -82,7 +96,10 @@ for (const mode of STATE_MODES) {
       await expect(search).toHaveValue("a");
       await search.fill("");
 
-      const first = mode.width < 640 ? page.getByTestId("data-card").first().getByRole("link") : page.getByRole("table").getByRole("link").first();
+      const first =
+        mode.width < 640
+          ? page.getByTestId("data-card").first().getByRole("link")
+          : page.getByRole("table").getByRole("link").first();
       const name = (await first.innerText()).trim();
       await first.click();
       await expect(page.getByRole("heading", { level: 1, name })).toBeFocused();
@@ -92,15 +109,37 @@ for (const mode of STATE_MODES) {
       await openSignedIn(page, "/surveys");
       const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
       const headers = { Authorization: `Bearer ${token}`, Admin: "true" };
-      const roles = (await (await page.request.get("/v2/access-roles", { headers })).json()).data.accessRoles as { _id: string; isAdmin: boolean }[];
+      const roles = (await (await page.request.get("/v2/access-roles", { headers })).json()).data.accessRoles as {
+        _id: string;
+        isAdmin: boolean;
+      }[];
       const created = await page.request.post("/v2/surveys", {
         headers,
-        data: { code: `chart_${unique()}`, name: "Chart counts", version: 2, permissionsV2: [{ accessRole: roles.find((role) => role.isAdmin)!._id, canAnswer: true, canViewAnswers: true }] },
+        data: {
+          code: `chart_${unique()}`,
+          name: "Chart counts",
+          version: 2,
+          permissionsV2: [
+            { accessRole: roles.find((role) => role.isAdmin)!._id, canAnswer: true, canViewAnswers: true },
+          ],
+        },
       });
       const id = (await created.json())._id as string;
-      const content = await page.request.put(`/v2/surveys/${id}/content`, { headers, data: { chat: [{ name: "Team", questions: [{ text: "Which team?", type: "single_choice", options: ["Red", "Blue"] }] }] } });
+      const content = await page.request.put(`/v2/surveys/${id}/content`, {
+        headers,
+        data: {
+          chat: [
+            { name: "Team", questions: [{ text: "Which team?", type: "single_choice", options: ["Red", "Blue"] }] },
+          ],
+        },
+      });
       const question = (await content.json()).chat[0].questions[0]._id as string;
-      for (const value of ["Red", "Red", "Blue"]) expect((await page.request.post(`/v2/surveys/${id}/answers`, { headers, data: { answers: [{ question, value }] } })).status()).toBe(201);
+      for (const value of ["Red", "Red", "Blue"])
+        expect(
+          (
+            await page.request.post(`/v2/surveys/${id}/answers`, { headers, data: { answers: [{ question, value }] } })
+          ).status(),
+        ).toBe(201);
 
       await page.goto(`/surveys/${id}/results`);
       const chart = page.getByRole("img", { name: /Which team\?: Red 2, Blue 1/ });

@@ -5,7 +5,9 @@
 import { expect, openSignedIn, screenshot, STATE_MODES, test } from "./fixtures";
 
 for (const mode of STATE_MODES) {
-  test(`42. a bad JSON field does not hide the form's other errors (${mode.width} px, ${mode.theme})`, async ({ page }) => {
+  test(`42. a bad JSON field does not hide the form's other errors (${mode.width} px, ${mode.theme})`, async ({
+    page,
+  }) => {
     await page.setViewportSize({ width: mode.width, height: mode.height });
     await page.emulateMedia({ colorScheme: mode.theme });
     await openSignedIn(page, "/users/new");

@@ -17,7 +17,9 @@ async function type(page: Page, text: string) {
 }
 
 for (const mode of STATE_MODES) {
-  test(`40. "new s" chooses New survey and "new u" New user; Enter goes there (${mode.width} px, ${mode.theme})`, async ({ page }) => {
+  test(`40. "new s" chooses New survey and "new u" New user; Enter goes there (${mode.width} px, ${mode.theme})`, async ({
+    page,
+  }) => {
     await page.setViewportSize({ width: mode.width, height: mode.height });
     await page.emulateMedia({ colorScheme: mode.theme });
     await openSignedIn(page, "/users");

@@ -4,10 +4,10 @@
  * is a 405 with Allow, and the edge fuzzer (lib/tools/fuzz/edge.ts) finds no 5xx and no answer without
  * the security headers or X-Request-Id on any route (docs/security.md#hostile-input).
  */
+import { edgeCases, edgeProblem, edgeRoutes, formatEdgeFailure, runEdgeFuzz, sendRaw } from "@/lib/tools/fuzz/edge";
+import { expect, test } from "@playwright/test";
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
-import { edgeCases, edgeProblem, edgeRoutes, formatEdgeFailure, runEdgeFuzz, sendRaw } from "@/lib/tools/fuzz/edge";
 
 const base = () => test.info().project.use.baseURL!;
 
@@ -67,7 +67,10 @@ test("liveness and readiness answer 200 while the server runs", async () => {
 test("the edge fuzzer finds no 5xx and no answer without the security headers or X-Request-Id", async () => {
   test.setTimeout(180_000);
   const staticDir = path.resolve(__dirname, "..", ".next", "static", "chunks");
-  const statics = readdirSync(staticDir).filter((name) => name.endsWith(".js")).slice(0, 3).map((name) => `/_next/static/chunks/${name}`);
+  const statics = readdirSync(staticDir)
+    .filter((name) => name.endsWith(".js"))
+    .slice(0, 3)
+    .map((name) => `/_next/static/chunks/${name}`);
   const routes = edgeRoutes(statics);
   const cases = edgeCases(routes, { seed: 20261129, runs: 600 });
   const { failures, statuses } = await runEdgeFuzz(base(), cases);

@@ -4,14 +4,14 @@
  * cluster's primary) under a steady load fails no request, and SIGTERM to the npm process ends
  * every process of the product, npm's child, the database and the servers included, with exit 0.
  */
+import { processTree } from "@/lib/tools/bench/processes";
+import { freePort } from "@/lib/tools/bench/server";
+import { expect, test } from "@playwright/test";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
-import { freePort } from "@/lib/tools/bench/server";
-import { processTree } from "@/lib/tools/bench/processes";
 
 const root = path.resolve(__dirname, "..");
 const ADMIN = { email: "processes.admin@example.com", password: "processes admin password" };
@@ -36,11 +36,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** One GET on a connection of its own (as a client that does not reuse them); its status, or the error. */
 function get(port: number, target: string, token: string): Promise<number | string> {
   return new Promise((resolve) => {
-    const request = http.get({ host: "127.0.0.1", port, path: target, agent: false, headers: { authorization: `Bearer ${token}` } }, (response) => {
-      response.resume();
-      response.on("end", () => resolve(response.statusCode ?? 0));
-      response.on("error", (error) => resolve(error.message));
-    });
+    const request = http.get(
+      { host: "127.0.0.1", port, path: target, agent: false, headers: { authorization: `Bearer ${token}` } },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
+        response.on("error", (error) => resolve(error.message));
+      },
+    );
     request.on("error", (error) => resolve(error.message));
     request.setTimeout(30_000, () => request.destroy(new Error("timed out")));
   });
@@ -76,7 +79,11 @@ test("a rolling restart under load fails no request, and SIGTERM to npm start en
     expect(before).toHaveLength(2);
     expect(tree.some((pid) => commandOf(pid).includes("lib/platform/cli/db.ts"))).toBe(true);
 
-    const signIn = await fetch(`http://127.0.0.1:${port}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ADMIN) });
+    const signIn = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(ADMIN),
+    });
     expect(signIn.status).toBe(200);
     const { accessToken } = (await signIn.json()) as { accessToken: string };
 

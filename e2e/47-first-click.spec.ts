@@ -55,7 +55,9 @@ for (const list of [
   { name: "users", path: "/users", record: /^\/users\/[0-9a-f]{24}$/ },
   { name: "surveys", path: "/surveys", record: /^\/surveys\/[0-9a-f]{24}$/ },
 ] as const) {
-  test(`47. a ${list.name.slice(0, -1)} opened from a fresh list shows its name before its own GET is answered, and its page was fetched ahead`, async ({ page }) => {
+  test(`47. a ${list.name.slice(0, -1)} opened from a fresh list shows its name before its own GET is answered, and its page was fetched ahead`, async ({
+    page,
+  }) => {
     await openSignedIn(page, list.path);
     const api = await slowApi(page);
     // A new page load: nothing of the record is in the router's or the queries' caches.

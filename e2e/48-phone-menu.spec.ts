@@ -15,8 +15,13 @@ const THEMES = ["light", "dark"] as const;
 
 async function axeClean(page: Page, label: string): Promise<void> {
   const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  const serious = axe.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-  expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), label).toEqual([]);
+  const serious = axe.violations.filter(
+    (violation) => violation.impact === "serious" || violation.impact === "critical",
+  );
+  expect(
+    serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
+    label,
+  ).toEqual([]);
 }
 
 /**
@@ -45,15 +50,27 @@ async function lineBreaks(locator: Locator): Promise<{ lines: number; insideWord
       lines++;
       const before = chars[i - 1].c;
       const after = chars[i].c;
-      const allowed = /\s/.test(before) || /\s/.test(after) || before === "@" || before === "-" || /[.\-_+]/.test(after);
-      if (!allowed) insideWords.push(`${chars.slice(Math.max(0, i - 6), i).map((c) => c.c).join("")}|${chars.slice(i, i + 6).map((c) => c.c).join("")}`);
+      const allowed =
+        /\s/.test(before) || /\s/.test(after) || before === "@" || before === "-" || /[.\-_+]/.test(after);
+      if (!allowed)
+        insideWords.push(
+          `${chars
+            .slice(Math.max(0, i - 6), i)
+            .map((c) => c.c)
+            .join("")}|${chars
+            .slice(i, i + 6)
+            .map((c) => c.c)
+            .join("")}`,
+        );
     }
     return { lines, insideWords };
   });
 }
 
 for (const theme of THEMES) {
-  test(`48. at 390 px (${theme}) the menu is one button and the first record of each list is on the first screen`, async ({ page }) => {
+  test(`48. at 390 px (${theme}) the menu is one button and the first record of each list is on the first screen`, async ({
+    page,
+  }) => {
     await page.setViewportSize(PHONE);
     await page.emulateMedia({ colorScheme: theme });
     for (const list of [
@@ -72,7 +89,9 @@ for (const theme of THEMES) {
       const firstCard = page.getByTestId("data-card").first();
       await expect(firstCard).toBeVisible();
       const box = await firstCard.boundingBox();
-      expect(box!.y + box!.height, `the first record of ${list.path} ends within the first screen`).toBeLessThanOrEqual(PHONE.height);
+      expect(box!.y + box!.height, `the first record of ${list.path} ends within the first screen`).toBeLessThanOrEqual(
+        PHONE.height,
+      );
       await axeClean(page, `${list.path} 390 ${theme}`);
       await screenshot(page, `48-${list.heading.toLowerCase()}-390-${theme}`);
     }
@@ -94,7 +113,9 @@ for (const theme of THEMES) {
   });
 }
 
-test("48. the menu button works from the keyboard: Enter opens, Tab reaches the links, Escape closes and the focus returns", async ({ page }) => {
+test("48. the menu button works from the keyboard: Enter opens, Tab reaches the links, Escape closes and the focus returns", async ({
+  page,
+}) => {
   await page.setViewportSize(PHONE);
   await openSignedIn(page, "/surveys");
   const menuButton = page.getByRole("button", { name: "Menu" });
@@ -106,7 +127,9 @@ test("48. the menu button works from the keyboard: Enter opens, Tab reaches the 
   let reached = false;
   for (let i = 0; i < 12 && !reached; i++) {
     await page.keyboard.press("Tab");
-    reached = await menu.getByRole("link", { name: "Users", exact: true }).evaluate((link) => link === document.activeElement);
+    reached = await menu
+      .getByRole("link", { name: "Users", exact: true })
+      .evaluate((link) => link === document.activeElement);
   }
   expect(reached, "Tab reaches the menu's links").toBe(true);
   await page.keyboard.press("Escape");
@@ -144,7 +167,10 @@ test("48. a survey's tab strip scrolls sideways on a phone with a hint on the si
     await page.emulateMedia({ colorScheme: theme });
     await page.setViewportSize(PHONE);
     await expect(strip.getByRole("link", { name: "Activity" })).toBeAttached();
-    expect(await scroller.evaluate((element) => element.scrollWidth > element.clientWidth), "the tabs are wider than the phone").toBe(true);
+    expect(
+      await scroller.evaluate((element) => element.scrollWidth > element.clientWidth),
+      "the tabs are wider than the phone",
+    ).toBe(true);
     await expect(page.getByTestId("tabs-more-after")).toBeVisible();
     await expect(page.getByTestId("tabs-more-before")).toBeHidden();
     await axeClean(page, `survey 390 ${theme}`);
@@ -169,7 +195,10 @@ test("48. headings and e-mails never break inside a word at 390 px", async ({ pa
   await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("First and middle names").fill("Maximiliana Guadalupe");
   await page.getByLabel("Last name", { exact: true }).fill(`Fernández-Rodríguez${id}`);
-  await page.getByRole("group", { name: /Access roles/ }).getByLabel("Member").check();
+  await page
+    .getByRole("group", { name: /Access roles/ })
+    .getByLabel("Member")
+    .check();
   await page.getByRole("button", { name: "Create user" }).click();
   await expect(page).toHaveURL(/\/users\/[0-9a-f]{24}$/);
   const userPath = new URL(page.url()).pathname;
@@ -193,7 +222,10 @@ test("48. headings and e-mails never break inside a word at 390 px", async ({ pa
     await expect(card).toContainText("Maximiliana");
     const inCard = await lineBreaks(card.getByText(email, { exact: true }).first());
     expect(inCard.insideWords, "the e-mail in the list's card").toEqual([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "nothing scrolls sideways").toBe(true);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+      "nothing scrolls sideways",
+    ).toBe(true);
     await screenshot(page, `48-long-email-list-390-${theme}`);
     await page.setViewportSize(WIDE);
     await page.goto(userPath);

@@ -8,21 +8,36 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect, openSignedIn, test } from "./fixtures";
 
-const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase().trim();
+const fold = (text: string) =>
+  text
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .trim();
 
 async function noSeriousViolations(page: Page, label: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).options({ resultTypes: ["violations"] }).analyze();
-  const serious = results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`);
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+    .options({ resultTypes: ["violations"] })
+    .analyze();
+  const serious = results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`);
   expect(serious, label).toEqual([]);
 }
 
 /** The text of column `index` of every row on the page. */
-const column = (page: Page, index: number) => page.locator("tbody tr").evaluateAll((rows, at) => rows.map((row) => (row.querySelectorAll("td")[at]?.textContent ?? "").trim()), index);
+const column = (page: Page, index: number) =>
+  page
+    .locator("tbody tr")
+    .evaluateAll((rows, at) => rows.map((row) => (row.querySelectorAll("td")[at]?.textContent ?? "").trim()), index);
 
 test.describe("at 1440 px", () => {
   test.use({ viewport: { width: 1440, height: 900 } });
 
-  test("users sort by name, e-mail and created from their headers, by mouse and keyboard, kept in the URL", async ({ page }) => {
+  test("users sort by name, e-mail and created from their headers, by mouse and keyboard, kept in the URL", async ({
+    page,
+  }) => {
     await openSignedIn(page, "/users?isActive=all");
     const name = page.getByRole("columnheader", { name: /^Name/ });
     const email = page.getByRole("columnheader", { name: /^E-mail/ });

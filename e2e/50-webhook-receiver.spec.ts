@@ -10,19 +10,32 @@ import { expect, openSignedIn, screenshot, STATE_MODES, test } from "./fixtures"
 
 async function axeClean(page: Page, label: string): Promise<void> {
   const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  const serious = axe.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-  expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), label).toEqual([]);
+  const serious = axe.violations.filter(
+    (violation) => violation.impact === "serious" || violation.impact === "critical",
+  );
+  expect(
+    serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
+    label,
+  ).toEqual([]);
 }
 
 for (const mode of STATE_MODES) {
-  test(`50. the test receiver shows a test delivery and a rotated one, signed, with no outside server (${mode.width} px, ${mode.theme})`, async ({ page }) => {
+  test(`50. the test receiver shows a test delivery and a rotated one, signed, with no outside server (${mode.width} px, ${mode.theme})`, async ({
+    page,
+  }) => {
     test.setTimeout(90_000);
     await page.setViewportSize({ width: mode.width, height: mode.height });
     await page.emulateMedia({ colorScheme: mode.theme });
     await openSignedIn(page, "/webhooks");
     // Each run starts from an empty receiver, whatever an earlier run left.
     const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
-    expect((await page.request.delete("/v2/webhooks/receiver", { headers: { Authorization: `Bearer ${token}`, Admin: "true" } })).status()).toBe(204);
+    expect(
+      (
+        await page.request.delete("/v2/webhooks/receiver", {
+          headers: { Authorization: `Bearer ${token}`, Admin: "true" },
+        })
+      ).status(),
+    ).toBe(204);
 
     await page.getByRole("link", { name: "Test receiver" }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Test receiver" })).toBeVisible();
@@ -42,7 +55,9 @@ for (const mode of STATE_MODES) {
     await expect(page.getByRole("heading", { level: 1, name: address })).toBeVisible();
 
     await page.getByRole("button", { name: "Send test delivery" }).click();
-    await expect(page.getByRole("status").filter({ hasText: "The test delivery succeeded: the receiver answered 204" })).toBeVisible({ timeout: 15_000 });
+    await expect(
+      page.getByRole("status").filter({ hasText: "The test delivery succeeded: the receiver answered 204" }),
+    ).toBeVisible({ timeout: 15_000 });
     const webhookPage = page.url();
 
     await page.goto("/webhooks/receiver");
@@ -58,18 +73,26 @@ for (const mode of STATE_MODES) {
     // A rotated secret signs the next delivery, and the receiver checks it against the new one.
     await page.goto(webhookPage);
     await page.getByRole("button", { name: "Rotate secret" }).click();
-    await page.getByRole("alertdialog", { name: "Rotate the signing secret?" }).getByRole("button", { name: "Rotate secret" }).click();
+    await page
+      .getByRole("alertdialog", { name: "Rotate the signing secret?" })
+      .getByRole("button", { name: "Rotate secret" })
+      .click();
     await expect(page.getByRole("textbox", { name: "Signing secret" })).toHaveValue(/^whsec_/);
     await page.getByRole("button", { name: "I have copied it" }).click();
     await page.getByRole("button", { name: "Send test delivery" }).click();
-    await expect(page.getByRole("status").filter({ hasText: "The test delivery succeeded" })).toBeVisible({ timeout: 15_000 });
+    await expect(page.getByRole("status").filter({ hasText: "The test delivery succeeded" })).toBeVisible({
+      timeout: 15_000,
+    });
     await page.goto("/webhooks/receiver");
     await expect(receipts).toHaveCount(2);
     await expect(receipts.first()).toContainText("Signature valid");
 
     // Emptying cannot be undone: it asks once, in a dialog.
     await page.getByRole("button", { name: "Empty the receiver" }).click();
-    await page.getByRole("alertdialog", { name: "Empty the test receiver?" }).getByRole("button", { name: "Empty the receiver" }).click();
+    await page
+      .getByRole("alertdialog", { name: "Empty the test receiver?" })
+      .getByRole("button", { name: "Empty the receiver" })
+      .click();
     await expect(page.getByText("Nothing received yet")).toBeVisible();
     await expect(page.getByTestId("receiver-url")).toHaveText(address);
   });

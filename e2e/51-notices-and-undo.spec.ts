@@ -9,14 +9,16 @@ import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
 
-const notice = (page: Page, text: string | RegExp) => page.getByRole("status", { name: "Notifications" }).locator("[data-toast]").filter({ hasText: text });
+const notice = (page: Page, text: string | RegExp) =>
+  page.getByRole("status", { name: "Notifications" }).locator("[data-toast]").filter({ hasText: text });
 
 /** Every visible interactive control that the notices overlap or whose click they would take. */
 async function coveredControls(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const notices = [...document.querySelectorAll("[data-toast]")].map((element) => element.getBoundingClientRect());
     const problems: string[] = [];
-    const selector = "a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [tabindex]:not([tabindex='-1'])";
+    const selector =
+      "a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [tabindex]:not([tabindex='-1'])";
     for (const control of document.querySelectorAll<HTMLElement>(selector)) {
       if (control.closest("[data-toast]")) continue;
       const box = control.getBoundingClientRect();
@@ -27,7 +29,8 @@ async function coveredControls(page: Page): Promise<string[]> {
       if (style.visibility === "hidden") continue;
       const name = `${control.tagName.toLowerCase()} “${(control.getAttribute("aria-label") ?? control.textContent ?? "").trim().slice(0, 40)}”`;
       for (const over of notices) {
-        const overlaps = box.left < over.right && over.left < box.right && box.top < over.bottom && over.top < box.bottom;
+        const overlaps =
+          box.left < over.right && over.left < box.right && box.top < over.bottom && over.top < box.bottom;
         if (overlaps) problems.push(`${name} lies under a notice`);
       }
       const x = Math.min(Math.max(box.left + box.width / 2, 0), window.innerWidth - 1);
@@ -51,13 +54,19 @@ async function api(page: Page): Promise<{ request: APIRequestContext; headers: R
 
 async function createUsers(page: Page, tag: string, count: number): Promise<{ ids: string[]; names: string[] }> {
   const { request, headers } = await api(page);
-  const roles = (await (await request.get("/v2/access-roles", { headers })).json()).data.accessRoles as { _id: string; isAdmin: boolean }[];
+  const roles = (await (await request.get("/v2/access-roles", { headers })).json()).data.accessRoles as {
+    _id: string;
+    isAdmin: boolean;
+  }[];
   const ids: string[] = [];
   const names: string[] = [];
   for (let index = 0; index < count; index++) {
     const last = `${tag}n${index}`;
     const name = { displayName: `Notice ${last}`, names: "Notice", lastName: last, secondLastName: "" };
-    const created = await request.post("/v2/users", { headers, data: { email: `${last}@example.com`, name, accessRoles: [roles.find((role) => !role.isAdmin)!._id] } });
+    const created = await request.post("/v2/users", {
+      headers,
+      data: { email: `${last}@example.com`, name, accessRoles: [roles.find((role) => !role.isAdmin)!._id] },
+    });
     expect(created.status()).toBe(201);
     ids.push((await created.json())._id);
     names.push(name.displayName);
@@ -67,12 +76,18 @@ async function createUsers(page: Page, tag: string, count: number): Promise<{ id
 
 async function activeOf(page: Page, ids: string[]): Promise<boolean[]> {
   const { request, headers } = await api(page);
-  return Promise.all(ids.map(async (id) => (await (await request.get(`/v2/users/${id}`, { headers })).json()).isActive as boolean));
+  return Promise.all(
+    ids.map(async (id) => (await (await request.get(`/v2/users/${id}`, { headers })).json()).isActive as boolean),
+  );
 }
 
 async function axeClean(page: Page): Promise<void> {
   const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`)).toEqual([]);
+  expect(
+    results.violations.map(
+      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
+    ),
+  ).toEqual([]);
 }
 
 for (const mode of [
@@ -88,7 +103,10 @@ for (const mode of [
       await page.getByLabel("E-mail", { exact: true }).fill(`notice.${tag}@example.com`);
       await page.getByLabel("First and middle names").fill("Nora");
       await page.getByLabel("Last name", { exact: true }).fill(`Notice${tag}`);
-      await page.getByRole("group", { name: /Access roles/ }).getByLabel("Member").check();
+      await page
+        .getByRole("group", { name: /Access roles/ })
+        .getByLabel("Member")
+        .check();
       await page.getByRole("button", { name: "Create user" }).click();
       await expectNoticeCoversNothing(page, "The user was created.");
 
@@ -114,20 +132,27 @@ for (const mode of [
       expect(await activeOf(page, [id])).toEqual([true]);
     });
 
-    test("bulk deactivate acts after its one modal and Undo reactivates exactly the users it changed", async ({ page }) => {
+    test("bulk deactivate acts after its one modal and Undo reactivates exactly the users it changed", async ({
+      page,
+    }) => {
       const tag = `bk${unique()}`;
       await openSignedIn(page, "/users");
       const { ids, names } = await createUsers(page, tag, 3);
       // The third is inactive already: the bulk action leaves it unchanged, and Undo must too.
       const { request, headers } = await api(page);
-      expect((await request.post("/v2/users/bulk", { headers, data: { ids: [ids[2]], action: "deactivate" } })).status()).toBe(200);
+      expect(
+        (await request.post("/v2/users/bulk", { headers, data: { ids: [ids[2]], action: "deactivate" } })).status(),
+      ).toBe(200);
 
       await page.goto(`/users?search=${tag}&isActive=all`);
       for (const name of names) await page.getByRole("checkbox", { name: `Select ${name}` }).check();
       await expect(page.getByTestId("selected-count")).toHaveText("3 selected");
       await page.getByText("Actions").click();
       await page.getByRole("button", { name: "Deactivate" }).click();
-      await page.getByRole("alertdialog", { name: "Deactivate for 3 users?" }).getByRole("button", { name: "Deactivate (3)" }).click();
+      await page
+        .getByRole("alertdialog", { name: "Deactivate for 3 users?" })
+        .getByRole("button", { name: "Deactivate (3)" })
+        .click();
       await expectNoticeCoversNothing(page, "Deactivated 2 users. 2 changed, 1 unchanged, 0 failed.");
       expect(await activeOf(page, ids)).toEqual([false, false, false]);
       await axeClean(page);
@@ -138,12 +163,16 @@ for (const mode of [
       expect(await activeOf(page, ids)).toEqual([true, true, false]);
     });
 
-    test("bulk activate acts at once, with no question, and Undo deactivates only those it activated", async ({ page }) => {
+    test("bulk activate acts at once, with no question, and Undo deactivates only those it activated", async ({
+      page,
+    }) => {
       const tag = `ba${unique()}`;
       await openSignedIn(page, "/users");
       const { ids, names } = await createUsers(page, tag, 2);
       const { request, headers } = await api(page);
-      expect((await request.post("/v2/users/bulk", { headers, data: { ids: [ids[0]], action: "deactivate" } })).status()).toBe(200);
+      expect(
+        (await request.post("/v2/users/bulk", { headers, data: { ids: [ids[0]], action: "deactivate" } })).status(),
+      ).toBe(200);
 
       await page.goto(`/users?search=${tag}&isActive=all`);
       for (const name of names) await page.getByRole("checkbox", { name: `Select ${name}` }).check();

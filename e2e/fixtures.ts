@@ -2,9 +2,9 @@
  * The `test` every spec uses: it fails on any browser console error or uncaught page error, and
  * offers signing in and saving screenshots.
  */
+import { test as base, expect, type Page } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { test as base, expect, type Page } from "@playwright/test";
 import { E2E_ADMIN_EMAIL, E2E_ADMIN_PASSWORD } from "./env";
 
 export const SCREENSHOTS = path.join(__dirname, "screenshots");
@@ -38,14 +38,21 @@ export const test = base.extend<Fixtures>({
       const refused: string[] = [];
       const visited: string[] = [];
       page.on("response", (response) => {
-        if (response.status() >= 400) refused.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+        if (response.status() >= 400)
+          refused.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
       });
       page.on("framenavigated", (frame) => {
         if (frame === page.mainFrame()) visited.push(new URL(frame.url()).pathname);
       });
       await use();
       if (testInfo.status === testInfo.expectedStatus) return;
-      const texts = async (role: "heading" | "alert" | "status") => (await page.getByRole(role).allInnerTexts().catch(() => [])).map((text) => text.replace(/\s+/g, " ").slice(0, 120));
+      const texts = async (role: "heading" | "alert" | "status") =>
+        (
+          await page
+            .getByRole(role)
+            .allInnerTexts()
+            .catch(() => [])
+        ).map((text) => text.replace(/\s+/g, " ").slice(0, 120));
       const report = [
         `page at the failure: ${page.url()}`,
         `pages opened: ${visited.slice(-8).join(" → ") || "none"}`,
@@ -71,7 +78,11 @@ export async function signIn(page: Page, email = E2E_ADMIN_EMAIL, password = E2E
 export async function openSignedIn(page: Page, path: string): Promise<void> {
   await page.goto(path);
   // Either the page itself or, without a session, the sign-in page it sends the browser to.
-  await page.getByRole("heading", { level: 1 }).filter({ hasNotText: /^Sign in required$/ }).first().waitFor();
+  await page
+    .getByRole("heading", { level: 1 })
+    .filter({ hasNotText: /^Sign in required$/ })
+    .first()
+    .waitFor();
   if (new URL(page.url()).pathname === "/sign-in") {
     await signIn(page);
     await page.waitForURL((url) => url.pathname !== "/sign-in");

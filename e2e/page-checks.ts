@@ -16,7 +16,9 @@ interface Violation {
 export async function watchPolicy(page: Page): Promise<string[]> {
   const problems: string[] = [];
   await page.exposeFunction("reportCspViolation", (violation: Violation) => {
-    problems.push(`${violation.page}: ${violation.directive} blocked ${violation.blocked || "(inline)"} ${violation.source} ${violation.sample}`.trim());
+    problems.push(
+      `${violation.page}: ${violation.directive} blocked ${violation.blocked || "(inline)"} ${violation.source} ${violation.sample}`.trim(),
+    );
   });
   await page.addInitScript(() => {
     // Capture on the document: the event is fired at the element concerned and bubbles up to it.

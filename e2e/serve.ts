@@ -49,7 +49,11 @@ console.log(`[e2e] seeding ${dataDir}`);
 run(bin("tsx"), ["lib/tools/seed/cli.ts"]);
 
 console.log(`[e2e] the server entry (lib/platform/cli/server.ts, one process) on port ${port}`);
-const server = spawn(process.execPath, ["--import", "tsx", "lib/platform/cli/server.ts"], { cwd: root, env: { ...env, NODE_ENV: "production", NEXT_MANUAL_SIG_HANDLE: "true" }, stdio: "inherit" });
+const server = spawn(process.execPath, ["--import", "tsx", "lib/platform/cli/server.ts"], {
+  cwd: root,
+  env: { ...env, NODE_ENV: "production", NEXT_MANUAL_SIG_HANDLE: "true" },
+  stdio: "inherit",
+});
 const stop = (signal: NodeJS.Signals) => server.kill(signal);
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);

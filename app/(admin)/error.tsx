@@ -1,7 +1,7 @@
 "use client";
 
-import { useEffect } from "react";
 import { Failed } from "@/components/shell-frame";
+import { useEffect } from "react";
 
 /** An admin page that failed while rendering: said plainly inside the shell, with a Retry. */
 export default function AdminError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {

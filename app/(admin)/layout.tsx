@@ -1,9 +1,9 @@
-import { cookies } from "next/headers";
-import type { ReactNode } from "react";
 import { AdminShell } from "@/components/admin-shell";
 import { Providers } from "@/components/providers";
 import { RedirectToSignIn } from "@/components/redirect-to-sign-in";
 import { SESSION_COOKIE } from "@/lib/platform/http/cookies";
+import { cookies } from "next/headers";
+import type { ReactNode } from "react";
 
 /**
  * Every admin page: without a session cookie the browser goes straight to sign-in (and back

@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { Lost, ShellFrame } from "@/components/shell-frame";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Bad request" };
 
@@ -12,7 +12,8 @@ export default function BadRequest() {
   return (
     <ShellFrame>
       <Lost status="400" title="Bad request">
-        This address cannot be read: it holds a malformed character code (a % not followed by a valid one). Check the link, or start again from the users list.
+        This address cannot be read: it holds a malformed character code (a % not followed by a valid one). Check the
+        link, or start again from the users list.
       </Lost>
     </ShellFrame>
   );

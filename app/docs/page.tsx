@@ -1,7 +1,7 @@
-import type { Metadata } from "next";
-import Link from "next/link";
 import { openApiDocument } from "@/lib/platform/openapi/document";
 import type { JsonSchema } from "@/lib/platform/openapi/schema";
+import type { Metadata } from "next";
+import Link from "next/link";
 import { tagsOf } from "./reference";
 import { Fields, Markdown, MethodBadge, Operation, schemaAnchor } from "./view";
 
@@ -25,7 +25,10 @@ export default function DocsPage() {
 
   return (
     <div className="mx-auto max-w-7xl px-4 sm:px-6 lg:grid lg:grid-cols-[15rem_minmax(0,1fr)] lg:gap-10">
-      <nav aria-label="Contents" className="border-b border-slate-200 py-4 lg:sticky lg:top-0 lg:max-h-screen lg:overflow-y-auto lg:border-b-0 lg:py-8">
+      <nav
+        aria-label="Contents"
+        className="border-b border-slate-200 py-4 lg:sticky lg:top-0 lg:max-h-screen lg:overflow-y-auto lg:border-b-0 lg:py-8"
+      >
         <Link href="/users" className={`${navLink} font-semibold text-slate-900`}>
           <span aria-hidden>← </span>Back to the admin
         </Link>
@@ -60,7 +63,10 @@ export default function DocsPage() {
           <h1 className="text-3xl font-semibold tracking-tight text-slate-900">{info.title}</h1>
           <p className="mt-2 text-sm text-slate-600">
             Version {info.version} · OpenAPI {document.openapi} ·{" "}
-            <a href="/v2/openapi.json" className="rounded-sm font-medium text-sky-800 underline underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600">
+            <a
+              href="/v2/openapi.json"
+              className="rounded-sm font-medium text-sky-800 underline underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600"
+            >
               the document as JSON
             </a>
           </p>
@@ -88,11 +94,19 @@ export default function DocsPage() {
           <p className="mt-1 text-slate-700">The records and answers the operations name.</p>
           <div className="mt-5 flex flex-col gap-6">
             {schemas.map(([name, schema]) => (
-              <section key={name} id={schemaAnchor(name)} aria-labelledby={`${schemaAnchor(name)}-title`} className="scroll-mt-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
+              <section
+                key={name}
+                id={schemaAnchor(name)}
+                aria-labelledby={`${schemaAnchor(name)}-title`}
+                className="scroll-mt-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6"
+              >
                 <h3 id={`${schemaAnchor(name)}-title`} className="font-mono text-lg font-semibold text-slate-900">
                   {name}
                 </h3>
-                <Markdown text={typeof schema.description === "string" ? schema.description : undefined} className="mt-1 text-sm text-slate-700" />
+                <Markdown
+                  text={typeof schema.description === "string" ? schema.description : undefined}
+                  className="mt-1 text-sm text-slate-700"
+                />
                 <div className="mt-3">
                   <Fields schema={schema} />
                 </div>

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { openApiDocument } from "@/lib/platform/openapi/document";
+import { describe, expect, it } from "vitest";
 import { constraintsOf, errorSchemaOf, fieldsOf, markdown, tagsOf, typeOf } from "./reference";
 
 describe("the API reference's reading of the OpenAPI document", () => {
@@ -20,24 +20,26 @@ describe("the API reference's reading of the OpenAPI document", () => {
   });
 
   it("names types in words, with the document's schemas as references", () => {
-    expect(typeOf({ type: "array", items: { $ref: "#/components/schemas/ObjectId" } })).toEqual([{ text: "array of " }, { ref: "ObjectId" }]);
-    expect(typeOf({ anyOf: [{ $ref: "#/components/schemas/DateTime" }, { type: "null" }], type: ["string", "null"] })).toEqual([
-      { ref: "DateTime" },
-      { text: " | " },
-      { text: "null" },
+    expect(typeOf({ type: "array", items: { $ref: "#/components/schemas/ObjectId" } })).toEqual([
+      { text: "array of " },
+      { ref: "ObjectId" },
     ]);
+    expect(
+      typeOf({ anyOf: [{ $ref: "#/components/schemas/DateTime" }, { type: "null" }], type: ["string", "null"] }),
+    ).toEqual([{ ref: "DateTime" }, { text: " | " }, { text: "null" }]);
     expect(typeOf({ type: "string", enum: ["all", "true"] })).toEqual([{ text: '"all" | "true"' }]);
-    expect(typeOf({ type: "object", propertyNames: { type: "string" }, additionalProperties: true })).toEqual([{ text: "object (any keys)" }]);
+    expect(typeOf({ type: "object", propertyNames: { type: "string" }, additionalProperties: true })).toEqual([
+      { text: "object (any keys)" },
+    ]);
   });
 
   it("says a value's limits, its own and those of the schemas it must also match", () => {
-    const words = (schema: Record<string, unknown>) => constraintsOf(schema).map((parts) => parts.map((part) => part.text).join(""));
+    const words = (schema: Record<string, unknown>) =>
+      constraintsOf(schema).map((parts) => parts.map((part) => part.text).join(""));
     expect(words({ type: "integer", minimum: 1, maximum: 100, default: 10 })).toEqual(["from 1 to 100", "default 10"]);
-    expect(words({ type: "string", maxLength: 254, allOf: [{ type: "string", format: "email", pattern: "^a$" }] })).toEqual([
-      "at most 254 characters",
-      "format email",
-      "matches ^a$",
-    ]);
+    expect(
+      words({ type: "string", maxLength: 254, allOf: [{ type: "string", format: "email", pattern: "^a$" }] }),
+    ).toEqual(["at most 254 characters", "format email", "matches ^a$"]);
     expect(words({ type: "array", minItems: 1, maxItems: 1 })).toEqual(["1 item"]);
   });
 
@@ -64,7 +66,10 @@ describe("the API reference's reading of the OpenAPI document", () => {
     const listUsers = operations.find((operation) => operation.method === "get" && operation.path === "/v2/users")!;
     expect(tags.find((tag) => tag.operations.includes(listUsers))?.name).toBe("Users");
     expect(listUsers.authenticated).toBe(true);
-    expect(listUsers.parameters.find((parameter) => parameter.name === "limit")).toMatchObject({ in: "query", required: false });
+    expect(listUsers.parameters.find((parameter) => parameter.name === "limit")).toMatchObject({
+      in: "query",
+      required: false,
+    });
     expect(listUsers.parameters.find((parameter) => parameter.name === "debug")?.description).toMatch(/debug/);
     const ok = listUsers.responses.find((response) => response.status === "200")!;
     expect(typeOf(ok.body!)).toEqual([{ ref: "UserList" }]);

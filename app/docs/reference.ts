@@ -50,7 +50,11 @@ export function typeOf(schema: JsonSchema): TypePart[] {
   if (Array.isArray(schema.enum)) return [{ text: schema.enum.map((value) => JSON.stringify(value)).join(" | ") }];
   const variants = asSchemas(schema.anyOf ?? schema.oneOf);
   if (variants.length > 0) return join(variants.map(typeOf));
-  const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === "string" ? [schema.type] : [];
+  const types = Array.isArray(schema.type)
+    ? (schema.type as string[])
+    : typeof schema.type === "string"
+      ? [schema.type]
+      : [];
   if (types.length === 0) {
     const merged = asSchemas(schema.allOf);
     return merged.length === 1 ? typeOf(merged[0]) : [{ text: "any" }];
@@ -61,14 +65,17 @@ export function typeOf(schema: JsonSchema): TypePart[] {
         const items = schema.items as JsonSchema | undefined;
         return items ? [{ text: "array of " }, ...typeOf(items)] : [{ text: "array" }];
       }
-      if (type === "object" && !schema.properties && schema.additionalProperties) return [{ text: "object (any keys)" }];
+      if (type === "object" && !schema.properties && schema.additionalProperties)
+        return [{ text: "object (any keys)" }];
       return [{ text: type }];
     }),
   );
 }
 
 function join(alternatives: TypePart[][]): TypePart[] {
-  const unique = alternatives.filter((parts, index) => alternatives.findIndex((other) => JSON.stringify(other) === JSON.stringify(parts)) === index);
+  const unique = alternatives.filter(
+    (parts, index) => alternatives.findIndex((other) => JSON.stringify(other) === JSON.stringify(parts)) === index,
+  );
   return unique.flatMap((parts, index) => (index === 0 ? parts : [{ text: " | " }, ...parts]));
 }
 
@@ -90,17 +97,36 @@ export function constraintsOf(schema: JsonSchema): Inline[][] {
     const text = (words: string | undefined) => words && out.push([{ kind: "text", text: words }]);
     text(range(part.minLength, part.maxLength, "character"));
     text(range(part.minItems, part.maxItems, "item"));
-    if (typeof part.minimum === "number" && typeof part.maximum === "number") text(`from ${part.minimum} to ${part.maximum}`);
+    if (typeof part.minimum === "number" && typeof part.maximum === "number")
+      text(`from ${part.minimum} to ${part.maximum}`);
     else if (typeof part.minimum === "number") text(`at least ${part.minimum}`);
     else if (typeof part.maximum === "number") text(`at most ${part.maximum}`);
     if (typeof part.format === "string") text(`format ${part.format}`);
-    if (typeof part.pattern === "string") out.push([{ kind: "text", text: "matches " }, { kind: "code", text: part.pattern }]);
+    if (typeof part.pattern === "string")
+      out.push([
+        { kind: "text", text: "matches " },
+        { kind: "code", text: part.pattern },
+      ]);
     const items = part.items as JsonSchema | undefined;
-    if (items && !refName(items) && typeof items.pattern === "string") out.push([{ kind: "text", text: "each matches " }, { kind: "code", text: items.pattern }]);
+    if (items && !refName(items) && typeof items.pattern === "string")
+      out.push([
+        { kind: "text", text: "each matches " },
+        { kind: "code", text: items.pattern },
+      ]);
   }
-  if ("default" in schema) out.push([{ kind: "text", text: "default " }, { kind: "code", text: JSON.stringify(schema.default) }]);
-  for (const example of asSchemas(schema.examples)) out.push([{ kind: "text", text: "example " }, { kind: "code", text: JSON.stringify(example) }]);
-  return out.filter((parts, index) => out.findIndex((other) => JSON.stringify(other) === JSON.stringify(parts)) === index);
+  if ("default" in schema)
+    out.push([
+      { kind: "text", text: "default " },
+      { kind: "code", text: JSON.stringify(schema.default) },
+    ]);
+  for (const example of asSchemas(schema.examples))
+    out.push([
+      { kind: "text", text: "example " },
+      { kind: "code", text: JSON.stringify(example) },
+    ]);
+  return out.filter(
+    (parts, index) => out.findIndex((other) => JSON.stringify(other) === JSON.stringify(parts)) === index,
+  );
 }
 
 export interface FieldView {
@@ -114,12 +140,17 @@ export function fieldsOf(schema: JsonSchema): FieldView[] {
   const object = objectOf(schema);
   if (!object) return [];
   const required = new Set(Array.isArray(object.required) ? (object.required as string[]) : []);
-  return Object.entries(object.properties as Record<string, JsonSchema>).map(([name, field]) => ({ name, required: required.has(name), schema: field }));
+  return Object.entries(object.properties as Record<string, JsonSchema>).map(([name, field]) => ({
+    name,
+    required: required.has(name),
+    schema: field,
+  }));
 }
 
 function objectOf(schema: JsonSchema): JsonSchema | undefined {
   if (refName(schema)) return undefined;
-  if (schema.properties && typeof schema.properties === "object" && Object.keys(schema.properties).length > 0) return schema;
+  if (schema.properties && typeof schema.properties === "object" && Object.keys(schema.properties).length > 0)
+    return schema;
   if (schema.items && typeof schema.items === "object") return objectOf(schema.items as JsonSchema);
   const variants = asSchemas(schema.anyOf ?? schema.oneOf).filter((variant) => !isNull(variant));
   return variants.length === 1 ? objectOf(variants[0]) : undefined;
@@ -167,10 +198,18 @@ type Document = {
   openapi: string;
   tags?: { name: string; description?: string }[];
   paths: Record<string, Partial<Record<Method, Record<string, unknown>>>>;
-  components: { schemas?: Record<string, JsonSchema>; parameters?: Record<string, JsonSchema>; headers?: Record<string, JsonSchema> };
+  components: {
+    schemas?: Record<string, JsonSchema>;
+    parameters?: Record<string, JsonSchema>;
+    headers?: Record<string, JsonSchema>;
+  };
 };
 
-const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
 
 /** The document's operations grouped by tag, in the document's order, `$ref`s of parameters and headers resolved. */
 export function tagsOf(document: Document): TagView[] {
@@ -180,7 +219,8 @@ export function tagsOf(document: Document): TagView[] {
     return ref?.startsWith(prefix) ? (document.components[kind]?.[ref.slice(prefix.length)] ?? value) : value;
   };
   const byTag = new Map<string, TagView>();
-  for (const tag of document.tags ?? []) byTag.set(tag.name, { id: `tag-${slug(tag.name)}`, name: tag.name, description: tag.description, operations: [] });
+  for (const tag of document.tags ?? [])
+    byTag.set(tag.name, { id: `tag-${slug(tag.name)}`, name: tag.name, description: tag.description, operations: [] });
 
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {

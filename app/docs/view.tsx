@@ -17,7 +17,8 @@ import {
 } from "./reference";
 
 export const schemaAnchor = (name: string) => `schema-${name}`;
-const link = "rounded-sm font-medium text-sky-800 underline underline-offset-2 hover:text-sky-950 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600";
+const link =
+  "rounded-sm font-medium text-sky-800 underline underline-offset-2 hover:text-sky-950 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600";
 const codeClass = "rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.85em] text-slate-900 [overflow-wrap:anywhere]";
 
 function InlineText({ parts }: { parts: Inline[] }) {
@@ -51,7 +52,7 @@ export function Markdown({ text, className = "" }: { text: string | undefined; c
 
 function TypeName({ schema }: { schema: JsonSchema }) {
   return (
-    <span className="font-mono text-[0.85em] text-slate-700 [overflow-wrap:anywhere]">
+    <span className="font-mono text-[0.85em] [overflow-wrap:anywhere] text-slate-700">
       {typeOf(schema).map((part, index) =>
         "ref" in part ? (
           <a key={index} href={`#${schemaAnchor(part.ref)}`} className={link}>
@@ -75,17 +76,33 @@ function Constraints({ schema }: { schema: JsonSchema }) {
   ));
 }
 
-function Field({ name, required, schema, where, description }: { name: string; required: boolean; schema: JsonSchema; where?: string; description?: string }) {
+function Field({
+  name,
+  required,
+  schema,
+  where,
+  description,
+}: {
+  name: string;
+  required: boolean;
+  schema: JsonSchema;
+  where?: string;
+  description?: string;
+}) {
   const constraints = constraintsOf(schema);
   const fields = fieldsOf(schema);
   const about = description ?? (typeof schema.description === "string" ? schema.description : undefined);
   return (
     <li className="border-t border-slate-200 py-2.5 first:border-t-0">
       <p className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
-        <code className="font-mono text-sm font-semibold text-slate-900 [overflow-wrap:anywhere]">{name}</code>
+        <code className="font-mono text-sm font-semibold [overflow-wrap:anywhere] text-slate-900">{name}</code>
         <TypeName schema={schema} />
         {where && <span className="text-xs text-slate-600">in {where}</span>}
-        {required ? <span className="text-xs font-semibold text-rose-800">required</span> : <span className="text-xs text-slate-600">optional</span>}
+        {required ? (
+          <span className="text-xs font-semibold text-rose-800">required</span>
+        ) : (
+          <span className="text-xs text-slate-600">optional</span>
+        )}
       </p>
       <Markdown text={about} className="mt-1 text-sm text-slate-700" />
       {constraints.length > 0 && (
@@ -123,7 +140,14 @@ function Parameters({ parameters }: { parameters: ParameterView[] }) {
   return (
     <ul>
       {parameters.map((parameter) => (
-        <Field key={`${parameter.in}:${parameter.name}`} name={parameter.name} where={parameter.in} required={parameter.required} schema={parameter.schema} description={parameter.description} />
+        <Field
+          key={`${parameter.in}:${parameter.name}`}
+          name={parameter.name}
+          where={parameter.in}
+          required={parameter.required}
+          schema={parameter.schema}
+          description={parameter.description}
+        />
       ))}
     </ul>
   );
@@ -136,8 +160,13 @@ function Responses({ responses }: { responses: ResponseView[] }) {
         const ok = response.status.startsWith("2");
         const errorSchema = ok ? undefined : errorSchemaOf(response.body);
         return (
-          <div key={response.status} className="grid grid-cols-[3.5rem_1fr] gap-x-3 border-t border-slate-200 py-2.5 first:border-t-0">
-            <dt className={`font-mono text-sm font-semibold ${ok ? "text-emerald-800" : "text-slate-800"}`}>{response.status}</dt>
+          <div
+            key={response.status}
+            className="grid grid-cols-[3.5rem_1fr] gap-x-3 border-t border-slate-200 py-2.5 first:border-t-0"
+          >
+            <dt className={`font-mono text-sm font-semibold ${ok ? "text-emerald-800" : "text-slate-800"}`}>
+              {response.status}
+            </dt>
             <dd className="min-w-0 text-sm text-slate-700">
               <Markdown text={response.description} />
               {ok && response.body && (
@@ -181,13 +210,19 @@ const methodTones: Record<Method, string> = {
 };
 
 export function MethodBadge({ method }: { method: Method }) {
-  return <span className={`inline-block w-14 shrink-0 rounded px-1.5 py-0.5 text-center font-mono text-xs font-semibold ring-1 ring-inset ${methodTones[method]}`}>{method.toUpperCase()}</span>;
+  return (
+    <span
+      className={`inline-block w-14 shrink-0 rounded px-1.5 py-0.5 text-center font-mono text-xs font-semibold ring-1 ring-inset ${methodTones[method]}`}
+    >
+      {method.toUpperCase()}
+    </span>
+  );
 }
 
 function Block({ title, children }: { title: string; children: React.ReactNode }) {
   return (
     <div className="mt-5">
-      <h4 className="mb-1 text-sm font-semibold uppercase tracking-wide text-slate-600">{title}</h4>
+      <h4 className="mb-1 text-sm font-semibold tracking-wide text-slate-600 uppercase">{title}</h4>
       {children}
     </div>
   );
@@ -195,13 +230,17 @@ function Block({ title, children }: { title: string; children: React.ReactNode }
 
 export function Operation({ operation }: { operation: OperationView }) {
   return (
-    <article id={operation.id} aria-labelledby={`${operation.id}-title`} className="scroll-mt-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
+    <article
+      id={operation.id}
+      aria-labelledby={`${operation.id}-title`}
+      className="scroll-mt-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6"
+    >
       <h3 id={`${operation.id}-title`} className="text-lg font-semibold tracking-tight text-slate-900">
         {operation.summary}
       </h3>
       <p className="mt-2 flex flex-wrap items-center gap-2">
         <MethodBadge method={operation.method} />
-        <code className="font-mono text-sm text-slate-900 [overflow-wrap:anywhere]">{operation.path}</code>
+        <code className="font-mono text-sm [overflow-wrap:anywhere] text-slate-900">{operation.path}</code>
       </p>
       <Markdown text={operation.description} className="mt-3 text-sm text-slate-700" />
       <p className="mt-3 text-sm text-slate-700">

@@ -1,17 +1,17 @@
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { insertJob, newJobDoc } from "@/lib/resources/jobs/repository";
-import { QUEUE_COUNTS_TTL_MS } from "@/lib/resources/spanning/metrics";
 import { newId, oid } from "@/lib/kernel/ids";
 import type { Principal } from "@/lib/kernel/principal";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { call, callText, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { insertJob, newJobDoc } from "@/lib/resources/jobs/repository";
+import { QUEUE_COUNTS_TTL_MS } from "@/lib/resources/spanning/metrics";
 import { WebhookDelivery } from "@/lib/resources/webhooks/delivery";
 import { insertDeliveries, newDeliveryDoc } from "@/lib/resources/webhooks/repository";
 import { createWebhook } from "@/lib/resources/webhooks/service";
 import { happen, receiver } from "@/lib/resources/webhooks/testing/fixtures";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, callText, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as apiKeys from "../v2/api-keys/route";
-import * as users from "../v2/users/route";
 import * as user from "../v2/users/[id]/route";
+import * as users from "../v2/users/route";
 import * as metricsRoute from "./route";
 
 process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1";
@@ -30,7 +30,14 @@ describe("GET /metrics", () => {
 
   beforeAll(async () => {
     a = await createTenant("Metrics");
-    const createKey = async (scopes: string[]) => success(await call(apiKeys.POST, "/v2/api-keys", { token: a.adminToken, admin: true, body: { name: scopes.join(" "), scopes } })).key!;
+    const createKey = async (scopes: string[]) =>
+      success(
+        await call(apiKeys.POST, "/v2/api-keys", {
+          token: a.adminToken,
+          admin: true,
+          body: { name: scopes.join(" "), scopes },
+        }),
+      ).key!;
     metricsKey = await createKey(["metrics:read"]);
     readerKey = await createKey(["users:read"]);
   });
@@ -64,7 +71,9 @@ describe("GET /metrics", () => {
     expect(none.status).toBe(401);
     expect(failure(none).code).toBe("unauthorized");
 
-    const forged = await call(metricsRoute.GET, "/metrics", { token: "usk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });
+    const forged = await call(metricsRoute.GET, "/metrics", {
+      token: "usk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    });
     expect(forged.status).toBe(401);
 
     const reader = await call(metricsRoute.GET, "/metrics", { token: readerKey });
@@ -79,17 +88,27 @@ describe("GET /metrics", () => {
 
     // The refusals are counted too, under the route's path.
     const text = await scrape();
-    expect(sample(text, 'http_requests_total{operation="/metrics",method="GET",status="403"}')).toBeGreaterThanOrEqual(2);
-    expect(sample(text, 'http_requests_total{operation="/metrics",method="GET",status="401"}')).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'http_requests_total{operation="/metrics",method="GET",status="403"}')).toBeGreaterThanOrEqual(
+      2,
+    );
+    expect(sample(text, 'http_requests_total{operation="/metrics",method="GET",status="401"}')).toBeGreaterThanOrEqual(
+      2,
+    );
   });
 
   it("counts requests by operation template, method and status, with their latency", async () => {
     const series = (status: number) => `{operation="/v2/users/{id}",method="GET",status="${status}"}`;
     const before = await scrape();
     const missing = "0123456789abcdef01234567";
-    expect((await call(user.GET, `/v2/users/${missing}`, { token: a.adminToken, params: { id: missing } })).status).toBe(404);
-    expect((await call(user.GET, `/v2/users/${missing}`, { token: a.adminToken, params: { id: missing } })).status).toBe(404);
-    expect((await call(user.GET, `/v2/users/${a.memberId}`, { token: a.adminToken, params: { id: a.memberId } })).status).toBe(200);
+    expect(
+      (await call(user.GET, `/v2/users/${missing}`, { token: a.adminToken, params: { id: missing } })).status,
+    ).toBe(404);
+    expect(
+      (await call(user.GET, `/v2/users/${missing}`, { token: a.adminToken, params: { id: missing } })).status,
+    ).toBe(404);
+    expect(
+      (await call(user.GET, `/v2/users/${a.memberId}`, { token: a.adminToken, params: { id: a.memberId } })).status,
+    ).toBe(200);
     expect((await call(users.GET, "/v2/users?email=nobody@example.com", { token: a.adminToken })).status).toBe(200);
     const after = await scrape();
 
@@ -98,7 +117,9 @@ describe("GET /metrics", () => {
     expect(delta(`http_requests_total${series(200)}`)).toBe(1);
     expect(delta('http_requests_total{operation="/v2/users",method="GET",status="200"}')).toBe(1);
     expect(delta(`http_request_duration_seconds_count${series(404)}`)).toBe(2);
-    expect(delta('http_request_duration_seconds_bucket{le="+Inf",operation="/v2/users/{id}",method="GET",status="404"}')).toBe(2);
+    expect(
+      delta('http_request_duration_seconds_bucket{le="+Inf",operation="/v2/users/{id}",method="GET",status="404"}'),
+    ).toBe(2);
     // The template, never the id a client sent.
     expect(after).not.toContain(missing);
     expect(after).not.toContain(a.memberId);
@@ -106,7 +127,10 @@ describe("GET /metrics", () => {
 
   it("times the database's commands by command name, failures counted apart", async () => {
     const before = await scrape();
-    await db.mongoose.connection.db!.collection("users").find({ _id: oid(a.memberId) }).toArray();
+    await db.mongoose.connection
+      .db!.collection("users")
+      .find({ _id: oid(a.memberId) })
+      .toArray();
     await expect(db.mongoose.connection.db!.command({ noSuchCommand: 1 })).rejects.toThrow();
     const after = await scrape();
 
@@ -122,11 +146,24 @@ describe("GET /metrics", () => {
   it("reads pending webhook deliveries and queued jobs from the database, at most every few seconds", async () => {
     const now = new Date();
     const company = oid(a.companyId);
-    const delivery = (dueAt: Date) => newDeliveryDoc({ company, webhook: newId(), eventId: newId(), body: "{}", attempt: 1, manual: false, dueAt }, now);
+    const delivery = (dueAt: Date) =>
+      newDeliveryDoc(
+        { company, webhook: newId(), eventId: newId(), body: "{}", attempt: 1, manual: false, dueAt },
+        now,
+      );
     // Not delivered by anyone in this test: no delivery loop runs, and these webhooks do not exist.
-    await insertDeliveries([delivery(new Date(now.getTime() - 1000)), delivery(new Date(now.getTime() - 1)), delivery(new Date(now.getTime() + 3_600_000))]);
+    await insertDeliveries([
+      delivery(new Date(now.getTime() - 1000)),
+      delivery(new Date(now.getTime() - 1)),
+      delivery(new Date(now.getTime() + 3_600_000)),
+    ]);
     const actor = { userId: a.adminId, apiKeyId: null, scopes: [], requestId: null, ip: null, userAgent: null };
-    await insertJob(newJobDoc({ company, type: "users.import", dryRun: false, file: { mediaType: "text/csv", bytes: 1, chunks: 1 }, actor }, now));
+    await insertJob(
+      newJobDoc(
+        { company, type: "users.import", dryRun: false, file: { mediaType: "text/csv", bytes: 1, chunks: 1 }, actor },
+        now,
+      ),
+    );
 
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + QUEUE_COUNTS_TTL_MS });
     const text = await scrape();
@@ -137,7 +174,12 @@ describe("GET /metrics", () => {
     expect(sample(text, "jobs_running")).toBe(0);
 
     // Within the cache's lifetime a new job is not counted yet; past it, it is.
-    await insertJob(newJobDoc({ company, type: "users.import", dryRun: false, file: { mediaType: "text/csv", bytes: 1, chunks: 1 }, actor }, now));
+    await insertJob(
+      newJobDoc(
+        { company, type: "users.import", dryRun: false, file: { mediaType: "text/csv", bytes: 1, chunks: 1 }, actor },
+        now,
+      ),
+    );
     expect(sample(await scrape(), "jobs_queued")).toBe(1);
     vi.setSystemTime(Date.now() + QUEUE_COUNTS_TTL_MS);
     expect(sample(await scrape(), "jobs_queued")).toBe(2);

@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { SignInScreen } from "@/components/sign-in-screen";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Sign in" };
 

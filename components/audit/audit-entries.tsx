@@ -6,16 +6,16 @@
  * place, right under it, every changed field with its value before and after. Shared by the
  * Activity page and the History tabs of a user and a survey.
  */
-import Link from "next/link";
-import { useSearchParams } from "next/navigation";
-import { useEffect, useMemo, useRef, type ReactNode } from "react";
-import type { AuditEntry } from "@/lib/resources/audit/contract";
+import { DataTable, type DataColumn } from "@/components/ui/data-table";
+import { ErrorState } from "@/components/ui/error-state";
 import { RESOURCE_WORDS, actionWords, useAuditLog, valueWords, type AuditFilters } from "@/lib/client/audit";
 import { useReferenceNames } from "@/lib/client/reference";
 import { useSurveysById } from "@/lib/client/surveys";
 import { displayName, useUsersById } from "@/lib/client/users";
-import { DataTable, type DataColumn } from "@/components/ui/data-table";
-import { ErrorState } from "@/components/ui/error-state";
+import type { AuditEntry } from "@/lib/resources/audit/contract";
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useRef, type ReactNode } from "react";
 import { Badge, Button, Card, ChangeTable, EmptyState, Facts, Loading, Spinner, linkClass } from "../ui";
 
 /** Seconds matter in a log where several things happen in the same minute. */
@@ -27,11 +27,24 @@ const MAX_PATHS_SHOWN = 3;
 /** The names of the records and people a page of entries mentions, as far as this client can read them. */
 function useNames(entries: AuditEntry[]) {
   const userIds = useMemo(
-    () => [...new Set(entries.flatMap((entry) => [entry.resource.type === "user" ? entry.resource.id : null, entry.actor.type === "user" ? entry.actor.id : null]).filter((id): id is string => Boolean(id)))].slice(0, 100),
+    () =>
+      [
+        ...new Set(
+          entries
+            .flatMap((entry) => [
+              entry.resource.type === "user" ? entry.resource.id : null,
+              entry.actor.type === "user" ? entry.actor.id : null,
+            ])
+            .filter((id): id is string => Boolean(id)),
+        ),
+      ].slice(0, 100),
     [entries],
   );
   const users = useUsersById(userIds);
-  const surveyIds = useMemo(() => entries.flatMap((entry) => (entry.resource.type === "survey" ? [entry.resource.id] : [])), [entries]);
+  const surveyIds = useMemo(
+    () => entries.flatMap((entry) => (entry.resource.type === "survey" ? [entry.resource.id] : [])),
+    [entries],
+  );
   const surveys = useSurveysById(surveyIds);
   const reference = {
     accessRole: useReferenceNames("accessRoles"),
@@ -51,9 +64,24 @@ function useNames(entries: AuditEntry[]) {
 
 function Actor({ entry }: { entry: AuditEntry }) {
   const { actor } = entry;
-  if (actor.type === "user" && actor.id) return <Link href={`/users/${actor.id}`} className={linkClass}>{actor.name}</Link>;
-  if (actor.type === "apiKey") return <Link href="/api-keys" className={linkClass}>API key “{actor.name}”</Link>;
-  if (actor.type === "anonymous") return <span title="Not signed in: the e-mail that was tried">{actor.name} <span className="text-slate-500">(not signed in)</span></span>;
+  if (actor.type === "user" && actor.id)
+    return (
+      <Link href={`/users/${actor.id}`} className={linkClass}>
+        {actor.name}
+      </Link>
+    );
+  if (actor.type === "apiKey")
+    return (
+      <Link href="/api-keys" className={linkClass}>
+        API key “{actor.name}”
+      </Link>
+    );
+  if (actor.type === "anonymous")
+    return (
+      <span title="Not signed in: the e-mail that was tried">
+        {actor.name} <span className="text-slate-500">(not signed in)</span>
+      </span>
+    );
   return <span className="text-slate-600">{actor.name}</span>;
 }
 
@@ -63,7 +91,9 @@ function RecordLink({ entry, name }: { entry: AuditEntry; name: string | undefin
   // A record this page cannot read (deleted, or a revoked key) is named by the name its entry kept.
   const named = entry.changes.find((change) => change.path === "name");
   const kept = deleted ? named?.before : named?.after;
-  const label = name ?? (typeof kept === "string" && kept ? `${words.one} “${kept}”` : `${words.one} ${entry.resource.id.slice(-6)}`);
+  const label =
+    name ??
+    (typeof kept === "string" && kept ? `${words.one} “${kept}”` : `${words.one} ${entry.resource.id.slice(-6)}`);
   // A deleted record has no page left to open.
   if (deleted) return <span>{label}</span>;
   return (
@@ -86,7 +116,14 @@ function ChangedFields({ entry }: { entry: AuditEntry }) {
 }
 
 function Action({ entry }: { entry: AuditEntry }) {
-  const tone = entry.action === "auth.signInFailed" ? "red" : entry.action.endsWith(".deleted") ? "red" : entry.action.endsWith(".created") ? "green" : "blue";
+  const tone =
+    entry.action === "auth.signInFailed"
+      ? "red"
+      : entry.action.endsWith(".deleted")
+        ? "red"
+        : entry.action.endsWith(".created")
+          ? "green"
+          : "blue";
   return <Badge tone={tone}>{actionWords(entry.action)}</Badge>;
 }
 
@@ -119,13 +156,37 @@ export function AuditEntries({
     { id: "createdAt", header: "When", cell: (entry) => when(entry.createdAt), className: "whitespace-nowrap" },
     { id: "actor", header: "Who", cell: (entry) => <Actor entry={entry} />, className: "max-w-56 truncate" },
     { id: "action", header: "Action", cell: (entry) => <Action entry={entry} />, className: "whitespace-nowrap" },
-    ...(showRecord ? [{ id: "record", header: "Record", cell: (entry: AuditEntry) => <RecordLink entry={entry} name={nameOf(entry.resource.type, entry.resource.id)} />, className: "max-w-56 truncate" }] : []),
-    { id: "changes", header: "Changed fields", cell: (entry) => <ChangedFields entry={entry} />, className: "max-w-72" },
+    ...(showRecord
+      ? [
+          {
+            id: "record",
+            header: "Record",
+            cell: (entry: AuditEntry) => (
+              <RecordLink entry={entry} name={nameOf(entry.resource.type, entry.resource.id)} />
+            ),
+            className: "max-w-56 truncate",
+          },
+        ]
+      : []),
+    {
+      id: "changes",
+      header: "Changed fields",
+      cell: (entry) => <ChangedFields entry={entry} />,
+      className: "max-w-72",
+    },
     { id: "ip", header: "Address", cell: (entry) => entry.ip ?? "—", hiddenByDefault: true },
   ];
 
   if (log.isLoading) return <Loading label="Loading the activity…" />;
-  if (log.isError) return <ErrorState error={log.error} title="The activity could not be loaded" onRetry={() => log.refetch()} retrying={log.isFetching} />;
+  if (log.isError)
+    return (
+      <ErrorState
+        error={log.error}
+        title="The activity could not be loaded"
+        onRetry={() => log.refetch()}
+        retrying={log.isFetching}
+      />
+    );
 
   return (
     <>
@@ -144,11 +205,21 @@ export function AuditEntries({
               rowLabel={(entry) => when(entry.createdAt)}
               // An outline, not a tint: the cards' grey labels keep their contrast on it.
               rowClassName={(entry) => (entry._id === opened ? "outline-2 -outline-offset-2 outline-sky-600" : "")}
-              detail={{ rowId: selected?._id, render: (entry) => <EntryDetails entry={entry} name={nameOf(entry.resource.type, entry.resource.id)} closeHref={closeHref} /> }}
+              detail={{
+                rowId: selected?._id,
+                render: (entry) => (
+                  <EntryDetails
+                    entry={entry}
+                    name={nameOf(entry.resource.type, entry.resource.id)}
+                    closeHref={closeHref}
+                  />
+                ),
+              }}
               toolbar={
                 <p aria-live="polite" className="flex items-center gap-2">
                   <span data-testid="audit-shown">
-                    <strong className="font-semibold text-slate-900">{rows.length.toLocaleString("en")}</strong> {rows.length === 1 ? "entry" : "entries"}
+                    <strong className="font-semibold text-slate-900">{rows.length.toLocaleString("en")}</strong>{" "}
+                    {rows.length === 1 ? "entry" : "entries"}
                     {log.hasNextPage ? " shown, more older ones" : ""}
                   </span>
                   {log.isFetching && !log.isFetchingNextPage && <Spinner className="size-3.5 text-slate-400" />}
@@ -192,18 +263,37 @@ function EntryDetails({ entry, name, closeHref }: { entry: AuditEntry; name: str
           ["Record", <RecordLink key="record" entry={entry} name={name} />],
           ["Address", entry.ip ?? "—"],
           ["Browser or client", entry.userAgent ?? "—"],
-          ["Request id", entry.requestId ? <code key="request" className="break-all font-mono text-xs">{entry.requestId}</code> : "—"],
+          [
+            "Request id",
+            entry.requestId ? (
+              <code key="request" className="font-mono text-xs break-all">
+                {entry.requestId}
+              </code>
+            ) : (
+              "—"
+            ),
+          ],
         ]}
       />
       {entry.changes.length === 0 ? (
-        <p className="mt-4 text-sm text-slate-600">{entry.action.startsWith("auth.") ? "A sign-in or sign-out changes no field." : "No field is listed for this change."}</p>
+        <p className="mt-4 text-sm text-slate-600">
+          {entry.action.startsWith("auth.")
+            ? "A sign-in or sign-out changes no field."
+            : "No field is listed for this change."}
+        </p>
       ) : (
         // Fixed columns whose long values wrap anywhere: on a phone nothing scrolls sideways.
         <div className="mt-4">
           <ChangeTable
             caption="Each changed field, before and after"
             fieldClassName="font-mono text-xs font-normal text-slate-800"
-            rows={entry.changes.map((change) => ({ key: change.path, field: change.path, before: valueWords(change.before), after: valueWords(change.after), data: { "data-testid": "audit-change" } }))}
+            rows={entry.changes.map((change) => ({
+              key: change.path,
+              field: change.path,
+              before: valueWords(change.before),
+              after: valueWords(change.after),
+              data: { "data-testid": "audit-change" },
+            }))}
           />
         </div>
       )}
@@ -216,6 +306,8 @@ export function NoEntries({ filtered, children }: { filtered: boolean; children?
   return filtered ? (
     <EmptyState title="No activity matches these filters">Widen the dates or remove a filter to see more.</EmptyState>
   ) : (
-    <EmptyState title="No activity yet">{children ?? "Changes, sign-ins and sign-outs appear here as they happen."}</EmptyState>
+    <EmptyState title="No activity yet">
+      {children ?? "Changes, sign-ins and sign-outs appear here as they happen."}
+    </EmptyState>
   );
 }

@@ -1,16 +1,24 @@
 "use client";
 
+import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "@/components/ui/data-table";
+import {
+  prefetchReference,
+  REFERENCE,
+  useHolders,
+  useReferencePage,
+  type ReferenceKind,
+  type ReferencePageQuery,
+  type ReferenceRecord,
+} from "@/lib/client/reference";
+import { useListTotal } from "@/lib/client/use-list-total";
+import { useSearchBox } from "@/lib/client/use-search-box";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useViewSearch } from "@/lib/client/use-view-search";
 import { Suspense, useMemo, useState } from "react";
-import { prefetchReference, REFERENCE, useHolders, useReferencePage, type ReferenceKind, type ReferencePageQuery, type ReferenceRecord } from "@/lib/client/reference";
-import { useSearchBox } from "@/lib/client/use-search-box";
 import { useIsAdmin } from "../admin-shell";
-import { DataTable, FilterChips, FiltersToggle, ListTotal, type DataColumn } from "@/components/ui/data-table";
 import { Pagination } from "../pagination";
-import { Badge, Card, DateTime, LinkButton, ListView, Loading, PageHeader, SearchField, linkClass } from "../ui";
-import { useListTotal } from "@/lib/client/use-list-total";
+import { Badge, Card, DateTime, LinkButton, linkClass, ListView, Loading, PageHeader, SearchField } from "../ui";
 
 const PAGE_SIZES = [10, 20, 50, 100] as const;
 const DEFAULT_LIMIT = 20;
@@ -78,15 +86,43 @@ function ReferenceList({ kind }: { kind: ReferenceKind }) {
     () => [
       { id: "name", header: "Name", cell: (record) => record.name, className: "max-w-80" },
       ...(kind === "accessRoles"
-        ? [{ id: "isAdmin", header: "Admin role", cell: (record: ReferenceRecord) => ("isAdmin" in record && record.isAdmin ? <Badge tone="violet">Yes</Badge> : <span className="text-slate-500">No</span>) }]
+        ? [
+            {
+              id: "isAdmin",
+              header: "Admin role",
+              cell: (record: ReferenceRecord) =>
+                "isAdmin" in record && record.isAdmin ? (
+                  <Badge tone="violet">Yes</Badge>
+                ) : (
+                  <span className="text-slate-500">No</span>
+                ),
+            },
+          ]
         : []),
-      { id: "holders", header: "Users", cell: (record) => <HoldersCount kind={kind} id={record._id} count={holders.isError ? undefined : holders.data?.get(record._id)} /> },
-      { id: "modifiedAt", header: "Modified", cell: (record) => <DateTime value={record.modifiedAt} />, className: "whitespace-nowrap" },
+      {
+        id: "holders",
+        header: "Users",
+        cell: (record) => (
+          <HoldersCount
+            kind={kind}
+            id={record._id}
+            count={holders.isError ? undefined : holders.data?.get(record._id)}
+          />
+        ),
+      },
+      {
+        id: "modifiedAt",
+        header: "Modified",
+        cell: (record) => <DateTime value={record.modifiedAt} />,
+        className: "whitespace-nowrap",
+      },
     ],
     [kind, holders.data, holders.isError],
   );
   const recordHref = useMemo(() => (record: ReferenceRecord) => `${meta.href}/${record._id}`, [meta.href]);
-  const chips = query.search ? [{ key: "search", label: `Search: ${query.search}`, onRemove: () => show({ ...query, search: "", page: 1 }) }] : [];
+  const chips = query.search
+    ? [{ key: "search", label: `Search: ${query.search}`, onRemove: () => show({ ...query, search: "", page: 1 }) }]
+    : [];
   const searchId = `${kind}-search`;
 
   return (
@@ -94,12 +130,29 @@ function ReferenceList({ kind }: { kind: ReferenceKind }) {
       <PageHeader
         title={meta.title}
         subtitle={`The company's ${noun[1]}, by name, and how many users hold each.`}
-        actions={isAdmin !== false && <LinkButton href={`${meta.href}/new`} kind="primary">New {meta.one}</LinkButton>}
+        actions={
+          isAdmin !== false && (
+            <LinkButton href={`${meta.href}/new`} kind="primary">
+              New {meta.one}
+            </LinkButton>
+          )
+        }
       />
-      <FiltersToggle open={filtersOpen} onToggle={() => setFiltersOpen((open) => !open)} applied={chips.length} controls={`${kind}-filters`} />
+      <FiltersToggle
+        open={filtersOpen}
+        onToggle={() => setFiltersOpen((open) => !open)}
+        applied={chips.length}
+        controls={`${kind}-filters`}
+      />
       <Card id={`${kind}-filters`} className={`p-4 ${filtersOpen ? "" : "hidden sm:block"}`}>
         <form role="search" onSubmit={(event) => event.preventDefault()} className="max-w-xl">
-          <SearchField id={searchId} hint="The start of a name, in any case." value={text} onChange={setText} placeholder="e.g. sales" />
+          <SearchField
+            id={searchId}
+            hint="The start of a name, in any case."
+            value={text}
+            onChange={setText}
+            placeholder="e.g. sales"
+          />
         </form>
       </Card>
       <FilterChips chips={chips} onClearAll={() => show({ search: "", page: 1, limit: query.limit })} />
@@ -113,7 +166,9 @@ function ReferenceList({ kind }: { kind: ReferenceKind }) {
           inCard
           empty={{
             title: query.search ? `No ${meta.one} matches` : `No ${meta.one} yet`,
-            children: query.search ? "Try a shorter search." : isAdmin !== false && `Create the first one with “New ${meta.one}”.`,
+            children: query.search
+              ? "Try a shorter search."
+              : isAdmin !== false && `Create the first one with “New ${meta.one}”.`,
           }}
         >
           {(rows) => (
@@ -126,7 +181,14 @@ function ReferenceList({ kind }: { kind: ReferenceKind }) {
               rowHref={recordHref}
               rowLabel={recordLabel}
               onRowIntent={(record) => prefetchReference(client, kind, record._id)}
-              toolbar={<ListTotal total={total} noun={noun} fetching={list.isFetching} refreshing={list.isFetching && !list.isLoading} />}
+              toolbar={
+                <ListTotal
+                  total={total}
+                  noun={noun}
+                  fetching={list.isFetching}
+                  refreshing={list.isFetching && !list.isLoading}
+                />
+              }
             />
           )}
         </ListView>

@@ -1,8 +1,8 @@
 "use client";
 
+import { ErrorState } from "@/components/ui/error-state";
 import { REFERENCE, useHolders, useReferenceRecord, type ReferenceKind } from "@/lib/client/reference";
 import { useIsAdmin } from "../admin-shell";
-import { ErrorState } from "@/components/ui/error-state";
 import { BackLink, Badge, Card, DateTime, Facts, Loading, PageHeader } from "../ui";
 import { ReferenceForm } from "./reference-form";
 import { HoldersCount } from "./reference-list";
@@ -20,7 +20,12 @@ export function ReferenceRecordPage({ kind, id }: { kind: ReferenceKind; id: str
     return (
       <>
         <PageHeader title={meta.title} back={back} />
-        <ErrorState error={record.error} title={`The ${meta.one} could not be loaded`} onRetry={() => record.refetch()} retrying={record.isFetching} />
+        <ErrorState
+          error={record.error}
+          title={`The ${meta.one} could not be loaded`}
+          onRetry={() => record.refetch()}
+          retrying={record.isFetching}
+        />
       </>
     );
   }
@@ -35,7 +40,10 @@ export function ReferenceRecordPage({ kind, id }: { kind: ReferenceKind; id: str
             {data.name} {admin && <Badge tone="violet">Admin</Badge>}
           </span>
         }
-        subtitle={isAdmin !== false && `Rename it${kind === "accessRoles" ? " or change what it grants" : ""}: the users who hold it keep it.`}
+        subtitle={
+          isAdmin !== false &&
+          `Rename it${kind === "accessRoles" ? " or change what it grants" : ""}: the users who hold it keep it.`
+        }
       />
       <Card className="mb-6 p-5 sm:p-6">
         <Facts
@@ -57,7 +65,11 @@ export function NewReferencePage({ kind }: { kind: ReferenceKind }) {
   const meta = REFERENCE[kind];
   return (
     <div className="mx-auto max-w-4xl">
-      <PageHeader title={`New ${meta.one}`} subtitle="Checked as you save, with the same rules as the API." back={<BackLink href={meta.href}>{meta.title}</BackLink>} />
+      <PageHeader
+        title={`New ${meta.one}`}
+        subtitle="Checked as you save, with the same rules as the API."
+        back={<BackLink href={meta.href}>{meta.title}</BackLink>}
+      />
       <ReferenceForm kind={kind} />
     </div>
   );

@@ -1,7 +1,7 @@
 "use client";
 
-import { useSurveyToEdit } from "@/lib/client/surveys";
 import { ErrorState } from "@/components/ui/error-state";
+import { useSurveyToEdit } from "@/lib/client/surveys";
 import { BackLink, Loading, PageHeader } from "../ui";
 import { SurveyForm } from "./survey-form";
 
@@ -20,7 +20,12 @@ export function EditSurvey({ id }: { id: string }) {
       {edit.data && survey ? (
         <SurveyForm key={edit.data.etag} survey={survey} etag={edit.data.etag} />
       ) : (
-        <ErrorState error={edit.error} title="The survey could not be loaded" onRetry={() => edit.refetch()} retrying={edit.isFetching} />
+        <ErrorState
+          error={edit.error}
+          title="The survey could not be loaded"
+          onRetry={() => edit.refetch()}
+          retrying={edit.isFetching}
+        />
       )}
     </div>
   );

@@ -6,11 +6,9 @@
  * or the move buttons, each move read out in a live region). The whole content is saved as one
  * `PUT`, so one save is one revision.
  */
-import { closestCenter, DndContext, KeyboardSensor, PointerSensor, useSensor, useSensors, type Announcements, type DragEndEvent, type UniqueIdentifier } from "@dnd-kit/core";
-import { SortableContext, sortableKeyboardCoordinates, useSortable, verticalListSortingStrategy } from "@dnd-kit/sortable";
-import { CSS } from "@dnd-kit/utilities";
-import { useRouter } from "next/navigation";
-import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { useToast } from "@/components/ui/toast";
 import {
   contentErrors,
   contentFields,
@@ -19,7 +17,6 @@ import {
   describeQuestionPlace,
   fieldId,
   findQuestion,
-
   moveChat,
   moveQuestionTo,
   newKey,
@@ -35,11 +32,28 @@ import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { focusFirstError, type FieldErrors } from "@/lib/client/form-errors";
 import { useSaveContent } from "@/lib/client/survey-content";
 import { isChoiceType, QuestionType, type SurveyRecord } from "@/lib/resources/surveys/contract";
-import { ConfirmDialog } from "@/components/ui/dialog";
-import { ErrorMessage } from "@/components/ui/error-message";
+import {
+  closestCenter,
+  DndContext,
+  KeyboardSensor,
+  PointerSensor,
+  useSensor,
+  useSensors,
+  type Announcements,
+  type DragEndEvent,
+  type UniqueIdentifier,
+} from "@dnd-kit/core";
+import {
+  SortableContext,
+  sortableKeyboardCoordinates,
+  useSortable,
+  verticalListSortingStrategy,
+} from "@dnd-kit/sortable";
+import { CSS } from "@dnd-kit/utilities";
+import { useRouter } from "next/navigation";
+import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { LeaveGuard } from "../leave-guard";
-import { useToast } from "@/components/ui/toast";
-import { Badge, Button, Card, EmptyState, LinkButton, describedBy, focusRing, inputClass } from "../ui";
+import { Badge, Button, Card, describedBy, EmptyState, focusRing, inputClass, LinkButton } from "../ui";
 import { SurveyTabPage } from "./survey-tabs";
 
 export function EditQuestions({ id }: { id: string }) {
@@ -79,16 +93,25 @@ function QuestionEditor({ survey }: { survey: SurveyRecord }) {
   const [removal, setRemoval] = useState<Removal>();
   const dirty = JSON.stringify(toBody(draft)) !== start;
   const dndId = useId();
-  const sensors = useSensors(useSensor(PointerSensor, { activationConstraint: { distance: 4 } }), useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }));
+  const sensors = useSensors(
+    useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
+    useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
+  );
 
   /** Any change of shape moves fields: errors keyed by position would then point at the wrong one. */
   const setDraft = (next: Draft) => {
     setDraftState(next);
     if (Object.keys(errors).length) setErrors({});
   };
-  const editChat = (key: string, change: Partial<DraftChat>) => setDraftState((d) => d.map((chat) => (chat.key === key ? { ...chat, ...change } : chat)));
+  const editChat = (key: string, change: Partial<DraftChat>) =>
+    setDraftState((d) => d.map((chat) => (chat.key === key ? { ...chat, ...change } : chat)));
   const editQuestion = (key: string, change: Partial<DraftQuestion>) =>
-    setDraftState((d) => d.map((chat) => ({ ...chat, questions: chat.questions.map((question) => (question.key === key ? { ...question, ...change } : question)) })));
+    setDraftState((d) =>
+      d.map((chat) => ({
+        ...chat,
+        questions: chat.questions.map((question) => (question.key === key ? { ...question, ...change } : question)),
+      })),
+    );
 
   function stepChat(key: string, step: -1 | 1) {
     const from = draft.findIndex((chat) => chat.key === key);
@@ -117,7 +140,13 @@ function QuestionEditor({ survey }: { survey: SurveyRecord }) {
   function addQuestion(chatKey: string) {
     const key = newKey("question");
     const index = draft.findIndex((chat) => chat.key === chatKey);
-    setDraft(draft.map((chat) => (chat.key === chatKey ? { ...chat, questions: [...chat.questions, { key, text: "", type: "text", options: "", answerCount: 0 }] } : chat)));
+    setDraft(
+      draft.map((chat) =>
+        chat.key === chatKey
+          ? { ...chat, questions: [...chat.questions, { key, text: "", type: "text", options: "", answerCount: 0 }] }
+          : chat,
+      ),
+    );
     focusSoon(fieldId(`chat.${index}.questions.${draft[index]!.questions.length}.text`));
   }
 
@@ -136,12 +165,19 @@ function QuestionEditor({ survey }: { survey: SurveyRecord }) {
       const rest = chat.questions.filter((question) => question.key !== target.key);
       setDraft(draft.map((c) => (c.key === chat.key ? { ...c, questions: rest } : c)));
       setAnnouncement(`Question ${at.question + 1} of chat ${at.chat + 1} removed.`);
-      focusSoon(rest.length ? fieldId(`chat.${at.chat}.questions.${Math.min(at.question, rest.length - 1)}.text`) : `add-question-${chat.key}`);
+      focusSoon(
+        rest.length
+          ? fieldId(`chat.${at.chat}.questions.${Math.min(at.question, rest.length - 1)}.text`)
+          : `add-question-${chat.key}`,
+      );
     }
   }
 
   function askRemove(target: Removal) {
-    const count = target.kind === "chat" ? answered(draft.find((chat) => chat.key === target.key)!) : (draft.flatMap((chat) => chat.questions).find((q) => q.key === target.key)?.answerCount ?? 0);
+    const count =
+      target.kind === "chat"
+        ? answered(draft.find((chat) => chat.key === target.key)!)
+        : (draft.flatMap((chat) => chat.questions).find((q) => q.key === target.key)?.answerCount ?? 0);
     if (count > 0) setRemoval(target);
     else remove(target);
   }
@@ -160,7 +196,10 @@ function QuestionEditor({ survey }: { survey: SurveyRecord }) {
       setAnnouncement(describeChatPlace(next, activeKey));
       return;
     }
-    const to = chatIndex(overKey) >= 0 ? { chat: chatIndex(overKey), question: draft[chatIndex(overKey)]!.questions.length } : findQuestion(draft, overKey);
+    const to =
+      chatIndex(overKey) >= 0
+        ? { chat: chatIndex(overKey), question: draft[chatIndex(overKey)]!.questions.length }
+        : findQuestion(draft, overKey);
     if (!to) return;
     const next = moveQuestionTo(draft, activeKey, to);
     setDraft(next);
@@ -175,9 +214,14 @@ function QuestionEditor({ survey }: { survey: SurveyRecord }) {
     return at ? `question “${draft[at.chat]!.questions[at.question]!.text.trim() || "without text"}”` : "item";
   };
   const announcements: Announcements = {
-    onDragStart: ({ active }) => `Picked up ${nameOf(active.id)}. Use the arrow keys to move it, Space to drop it here, Escape to cancel.`,
-    onDragOver: ({ active, over }) => (over ? `${nameOf(active.id)} is over ${nameOf(over.id)}.` : `${nameOf(active.id)} is no longer over a place to drop.`),
-    onDragEnd: ({ active, over }) => (over ? `${nameOf(active.id)} was dropped on ${nameOf(over.id)}.` : `${nameOf(active.id)} was dropped.`),
+    onDragStart: ({ active }) =>
+      `Picked up ${nameOf(active.id)}. Use the arrow keys to move it, Space to drop it here, Escape to cancel.`,
+    onDragOver: ({ active, over }) =>
+      over
+        ? `${nameOf(active.id)} is over ${nameOf(over.id)}.`
+        : `${nameOf(active.id)} is no longer over a place to drop.`,
+    onDragEnd: ({ active, over }) =>
+      over ? `${nameOf(active.id)} was dropped on ${nameOf(over.id)}.` : `${nameOf(active.id)} was dropped.`,
     onDragCancel: ({ active }) => `Moving ${nameOf(active.id)} was cancelled.`,
   };
 
@@ -217,10 +261,24 @@ function QuestionEditor({ survey }: { survey: SurveyRecord }) {
       </p>
       {draft.length === 0 ? (
         <Card>
-          <EmptyState title="No chat yet">A survey asks its questions in chats. Add a chat, then its questions.</EmptyState>
+          <EmptyState title="No chat yet">
+            A survey asks its questions in chats. Add a chat, then its questions.
+          </EmptyState>
         </Card>
       ) : (
-        <DndContext id={dndId} sensors={sensors} collisionDetection={closestCenter} onDragEnd={onDragEnd} accessibility={{ announcements, screenReaderInstructions: { draggable: "To move it, press Space, then the arrow keys; press Space again to drop it, or Escape to cancel." } }}>
+        <DndContext
+          id={dndId}
+          sensors={sensors}
+          collisionDetection={closestCenter}
+          onDragEnd={onDragEnd}
+          accessibility={{
+            announcements,
+            screenReaderInstructions: {
+              draggable:
+                "To move it, press Space, then the arrow keys; press Space again to drop it, or Escape to cancel.",
+            },
+          }}
+        >
           <SortableContext items={draft.map((chat) => chat.key)} strategy={verticalListSortingStrategy}>
             <ol className="flex flex-col gap-4">
               {draft.map((chat, index) => (
@@ -235,7 +293,10 @@ function QuestionEditor({ survey }: { survey: SurveyRecord }) {
                   onRemove={() => askRemove({ kind: "chat", key: chat.key })}
                   onAdd={() => addQuestion(chat.key)}
                 >
-                  <SortableContext items={chat.questions.map((question) => question.key)} strategy={verticalListSortingStrategy}>
+                  <SortableContext
+                    items={chat.questions.map((question) => question.key)}
+                    strategy={verticalListSortingStrategy}
+                  >
                     <ol className="flex flex-col gap-3">
                       {chat.questions.map((question, q) => (
                         <QuestionItem
@@ -270,7 +331,13 @@ function QuestionEditor({ survey }: { survey: SurveyRecord }) {
           </p>
         )}
       </div>
-      {formError !== undefined && <ErrorMessage error={formError} title="The questions could not be saved" hideDetails={Object.keys(errors).length > 0} />}
+      {formError !== undefined && (
+        <ErrorMessage
+          error={formError}
+          title="The questions could not be saved"
+          hideDetails={Object.keys(errors).length > 0}
+        />
+      )}
       <div className="sticky bottom-0 z-10 -mx-4 flex flex-wrap items-center justify-end gap-3 border-t border-slate-200 bg-white/95 px-4 py-3 sm:mx-0 sm:rounded-lg sm:border">
         <span className="mr-auto text-sm text-slate-600">{dirty ? "Unsaved changes" : "No changes"}</span>
         <LinkButton href={`/surveys/${survey._id}`}>Cancel</LinkButton>
@@ -311,7 +378,17 @@ function describeRemoval(draft: Draft, removal: Removal): { title: string; body:
 type Sortable = ReturnType<typeof useSortable>;
 
 /** The handle a pointer drags by, and a keyboard picks up with Space. */
-function DragHandle({ label, activator, attributes, listeners }: { label: string; activator: Sortable["setActivatorNodeRef"]; attributes: Sortable["attributes"]; listeners: Sortable["listeners"] }) {
+function DragHandle({
+  label,
+  activator,
+  attributes,
+  listeners,
+}: {
+  label: string;
+  activator: Sortable["setActivatorNodeRef"];
+  attributes: Sortable["attributes"];
+  listeners: Sortable["listeners"];
+}) {
   return (
     <button
       type="button"
@@ -326,13 +403,39 @@ function DragHandle({ label, activator, attributes, listeners }: { label: string
   );
 }
 
-function MoveButtons({ id, label, first, last, onStep }: { id: string; label: string; first: boolean; last: boolean; onStep: (step: -1 | 1) => void }) {
+function MoveButtons({
+  id,
+  label,
+  first,
+  last,
+  onStep,
+}: {
+  id: string;
+  label: string;
+  first: boolean;
+  last: boolean;
+  onStep: (step: -1 | 1) => void;
+}) {
   return (
     <>
-      <Button id={`move-${id}-up`} kind="ghost" className="px-2 py-1" aria-label={`Move ${label} up`} disabled={first} onClick={() => onStep(-1)}>
+      <Button
+        id={`move-${id}-up`}
+        kind="ghost"
+        className="px-2 py-1"
+        aria-label={`Move ${label} up`}
+        disabled={first}
+        onClick={() => onStep(-1)}
+      >
         <span aria-hidden>↑</span>
       </Button>
-      <Button id={`move-${id}-down`} kind="ghost" className="px-2 py-1" aria-label={`Move ${label} down`} disabled={last} onClick={() => onStep(1)}>
+      <Button
+        id={`move-${id}-down`}
+        kind="ghost"
+        className="px-2 py-1"
+        aria-label={`Move ${label} down`}
+        disabled={last}
+        onClick={() => onStep(1)}
+      >
         <span aria-hidden>↓</span>
       </Button>
     </>
@@ -360,21 +463,40 @@ function ChatItem({
   onAdd: () => void;
   children: ReactNode;
 }) {
-  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({ id: chat.key });
+  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({
+    id: chat.key,
+  });
   const label = `chat ${index + 1}`;
   const nameId = fieldId(`chat.${index}.name`);
   const error = errors[`chat.${index}.name`];
   const listError = errors[`chat.${index}.questions`];
   return (
-    <li ref={setNodeRef} style={{ transform: CSS.Translate.toString(transform), transition }} className={isDragging ? "relative z-20 opacity-80" : undefined} data-testid="chat-item">
+    <li
+      ref={setNodeRef}
+      style={{ transform: CSS.Translate.toString(transform), transition }}
+      className={isDragging ? "relative z-20 opacity-80" : undefined}
+      data-testid="chat-item"
+    >
       <Card className="overflow-hidden">
         <div className="flex flex-wrap items-start gap-2 border-b border-slate-200 bg-slate-50 px-3 py-3 sm:px-4">
-          <DragHandle label={`Drag ${label}`} activator={setActivatorNodeRef} attributes={attributes} listeners={listeners} />
+          <DragHandle
+            label={`Drag ${label}`}
+            activator={setActivatorNodeRef}
+            attributes={attributes}
+            listeners={listeners}
+          />
           <div className="flex min-w-48 flex-1 flex-col gap-1">
             <label htmlFor={nameId} className="text-sm font-medium text-slate-800">
               Chat {index + 1} name
             </label>
-            <input id={nameId} value={chat.name} onChange={(event) => onName(event.target.value)} autoComplete="off" {...describedBy(nameId, error)} className={inputClass} />
+            <input
+              id={nameId}
+              value={chat.name}
+              onChange={(event) => onName(event.target.value)}
+              autoComplete="off"
+              {...describedBy(nameId, error)}
+              className={inputClass}
+            />
             <FieldError id={nameId} error={error} />
           </div>
           <div className="ml-auto flex items-center gap-1 sm:pt-6">
@@ -426,7 +548,9 @@ function QuestionItem({
   onStep: (step: -1 | 1) => void;
   onRemove: () => void;
 }) {
-  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({ id: question.key });
+  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({
+    id: question.key,
+  });
   const label = `question ${number} of chat ${chatNumber}`;
   const textId = fieldId(`${path}.text`);
   const typeId = fieldId(`${path}.type`);
@@ -441,19 +565,35 @@ function QuestionItem({
       data-testid="question-item"
     >
       <div className="flex items-start gap-2">
-        <DragHandle label={`Drag ${label}`} activator={setActivatorNodeRef} attributes={attributes} listeners={listeners} />
+        <DragHandle
+          label={`Drag ${label}`}
+          activator={setActivatorNodeRef}
+          attributes={attributes}
+          listeners={listeners}
+        />
         <div className="grid min-w-0 flex-1 gap-3 md:grid-cols-[minmax(0,1fr)_12rem]">
           <div className="flex flex-col gap-1">
             <label htmlFor={textId} className="text-sm font-medium text-slate-800">
               Question {number}
               <span className="sr-only"> of chat {chatNumber}</span>
             </label>
-            <input id={textId} value={question.text} onChange={(event) => onChange({ text: event.target.value })} autoComplete="off" {...describedBy(textId, error("text"))} className={inputClass} />
+            <input
+              id={textId}
+              value={question.text}
+              onChange={(event) => onChange({ text: event.target.value })}
+              autoComplete="off"
+              {...describedBy(textId, error("text"))}
+              className={inputClass}
+            />
             <FieldError id={textId} error={error("text")} />
           </div>
           <div className="flex flex-col gap-1">
             <label htmlFor={typeId} className="text-sm font-medium text-slate-800">
-              Type<span className="sr-only"> of question {number} of chat {chatNumber}</span>
+              Type
+              <span className="sr-only">
+                {" "}
+                of question {number} of chat {chatNumber}
+              </span>
             </label>
             <select
               id={typeId}
@@ -479,7 +619,11 @@ function QuestionItem({
           {isChoiceType(question.type) && (
             <div className="flex flex-col gap-1 md:col-span-2">
               <label htmlFor={optionsId} className="text-sm font-medium text-slate-800">
-                Options, one a line<span className="sr-only"> of question {number} of chat {chatNumber}</span>
+                Options, one a line
+                <span className="sr-only">
+                  {" "}
+                  of question {number} of chat {chatNumber}
+                </span>
               </label>
               <textarea
                 id={optionsId}
@@ -501,7 +645,9 @@ function QuestionItem({
       </div>
       <div className="mt-2 flex flex-wrap items-center justify-end gap-1">
         <span className="mr-auto">
-          <Badge tone={question.answerCount > 0 ? "blue" : "grey"}>{plural(question.answerCount, "answer", "answers")}</Badge>
+          <Badge tone={question.answerCount > 0 ? "blue" : "grey"}>
+            {plural(question.answerCount, "answer", "answers")}
+          </Badge>
         </span>
         <MoveButtons id={question.key} label={label} first={first} last={last} onStep={onStep} />
         <Button kind="ghost" className="px-2 py-1 text-rose-700" onClick={onRemove}>

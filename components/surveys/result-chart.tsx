@@ -20,7 +20,19 @@ const axis = "var(--color-slate-300)";
  * the answers to the question, of which each row's share is given (several options of one
  * multiple-choice answer each count).
  */
-export function ResultChart({ rows, shape, title, labelHeader, answered }: { rows: ChartRow[]; shape: "bars" | "columns"; title: string; labelHeader: string; answered: number }) {
+export function ResultChart({
+  rows,
+  shape,
+  title,
+  labelHeader,
+  answered,
+}: {
+  rows: ChartRow[];
+  shape: "bars" | "columns";
+  title: string;
+  labelHeader: string;
+  answered: number;
+}) {
   const summary = `${shape === "bars" ? "Bar chart" : "Histogram"} of ${title}: ${rows.map((row) => `${row.label} ${row.count}`).join(", ")}.`;
   const height = shape === "bars" ? Math.max(120, rows.length * 36 + 40) : 220;
   const longest = Math.max(...rows.map((row) => row.label.length), 4);
@@ -28,12 +40,28 @@ export function ResultChart({ rows, shape, title, labelHeader, answered }: { row
     <div>
       <div role="img" aria-label={summary} style={{ height }} className="w-full">
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={rows} layout={shape === "bars" ? "vertical" : "horizontal"} margin={{ top: shape === "columns" ? 20 : 4, right: shape === "bars" ? 40 : 16, bottom: 4, left: 4 }} accessibilityLayer={false}>
-            <CartesianGrid stroke="var(--color-slate-200)" horizontal={shape === "columns"} vertical={shape === "bars"} />
+          <BarChart
+            data={rows}
+            layout={shape === "bars" ? "vertical" : "horizontal"}
+            margin={{ top: shape === "columns" ? 20 : 4, right: shape === "bars" ? 40 : 16, bottom: 4, left: 4 }}
+            accessibilityLayer={false}
+          >
+            <CartesianGrid
+              stroke="var(--color-slate-200)"
+              horizontal={shape === "columns"}
+              vertical={shape === "bars"}
+            />
             {shape === "bars" ? (
               <>
                 <XAxis type="number" allowDecimals={false} tick={tick} stroke={axis} />
-                <YAxis type="category" dataKey="label" tick={tick} stroke={axis} width={Math.min(160, longest * 7 + 12)} interval={0} />
+                <YAxis
+                  type="category"
+                  dataKey="label"
+                  tick={tick}
+                  stroke={axis}
+                  width={Math.min(160, longest * 7 + 12)}
+                  interval={0}
+                />
               </>
             ) : (
               <>
@@ -43,26 +71,44 @@ export function ResultChart({ rows, shape, title, labelHeader, answered }: { row
             )}
             <Tooltip
               cursor={{ fill: "var(--color-slate-100)" }}
-              contentStyle={{ background: "var(--color-white)", border: "1px solid var(--color-slate-200)", borderRadius: 6, color: "var(--color-slate-900)" }}
+              contentStyle={{
+                background: "var(--color-white)",
+                border: "1px solid var(--color-slate-200)",
+                borderRadius: 6,
+                color: "var(--color-slate-900)",
+              }}
               labelStyle={{ color: "var(--color-slate-900)" }}
               itemStyle={{ color: "var(--color-slate-800)" }}
             />
             <Bar dataKey="count" name="Answers" fill="var(--color-sky-600)" radius={3} isAnimationActive={false}>
               {/* Each bar carries its count, so the figures read without hovering. */}
-              <LabelList dataKey="count" position={shape === "bars" ? "right" : "top"} fill="var(--color-slate-700)" fontSize={12} />
+              <LabelList
+                dataKey="count"
+                position={shape === "bars" ? "right" : "top"}
+                fill="var(--color-slate-700)"
+                fontSize={12}
+              />
             </Bar>
           </BarChart>
         </ResponsiveContainer>
       </div>
       <details className="mt-2 text-sm">
-        <summary className={`w-fit cursor-pointer rounded-sm text-slate-700 hover:text-slate-900 ${focusRing}`}>Show as a table</summary>
+        <summary className={`w-fit cursor-pointer rounded-sm text-slate-700 hover:text-slate-900 ${focusRing}`}>
+          Show as a table
+        </summary>
         <table className="mt-2 w-full max-w-xl text-left text-sm" data-testid="result-table">
           <caption className="sr-only">{title}</caption>
-          <thead className="text-xs uppercase tracking-wide text-slate-500">
+          <thead className="text-xs tracking-wide text-slate-500 uppercase">
             <tr>
-              <th scope="col" className="py-1 pr-4">{labelHeader}</th>
-              <th scope="col" className="py-1 pr-4 text-right">Answers</th>
-              <th scope="col" className="py-1 text-right">Share</th>
+              <th scope="col" className="py-1 pr-4">
+                {labelHeader}
+              </th>
+              <th scope="col" className="py-1 pr-4 text-right">
+                Answers
+              </th>
+              <th scope="col" className="py-1 text-right">
+                Share
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
@@ -71,8 +117,10 @@ export function ResultChart({ rows, shape, title, labelHeader, answered }: { row
                 <th scope="row" className="py-1 pr-4 font-normal text-slate-800">
                   {row.label}
                 </th>
-                <td className="py-1 pr-4 text-right tabular-nums text-slate-800">{row.count.toLocaleString("en")}</td>
-                <td className="py-1 text-right tabular-nums text-slate-600">{answered ? `${Math.round((row.count / answered) * 100)}%` : "—"}</td>
+                <td className="py-1 pr-4 text-right text-slate-800 tabular-nums">{row.count.toLocaleString("en")}</td>
+                <td className="py-1 text-right text-slate-600 tabular-nums">
+                  {answered ? `${Math.round((row.count / answered) * 100)}%` : "—"}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -1,7 +1,7 @@
 "use client";
 
-import Link from "next/link";
 import { useSurvey } from "@/lib/client/surveys";
+import Link from "next/link";
 import { RecordHistory } from "../audit/record-history";
 import { BackLink, PageHeader, linkClass } from "../ui";
 import { SurveyTabs } from "./survey-tabs";
@@ -11,7 +11,11 @@ export function SurveyActivity({ id }: { id: string }) {
   const survey = useSurvey(id);
   return (
     <>
-      <PageHeader back={<BackLink href="/surveys">Surveys</BackLink>} title={survey.data ? `Activity of ${survey.data.name}` : "Survey activity"} subtitle="Who changed the survey and when, each field before and after." />
+      <PageHeader
+        back={<BackLink href="/surveys">Surveys</BackLink>}
+        title={survey.data ? `Activity of ${survey.data.name}` : "Survey activity"}
+        subtitle="Who changed the survey and when, each field before and after."
+      />
       <SurveyTabs id={id} />
       <RecordHistory
         type="survey"

@@ -1,11 +1,22 @@
 "use client";
 
+import { ErrorState } from "@/components/ui/error-state";
 import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
 import { useSurvey } from "@/lib/client/surveys";
 import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { useIsAdmin } from "../admin-shell";
-import { ErrorState } from "@/components/ui/error-state";
-import { ActiveBadge, BackLink, Badge, Card, DateTime, EmptyState, Facts, LinkButton, Loading, PageHeader } from "../ui";
+import {
+  ActiveBadge,
+  BackLink,
+  Badge,
+  Card,
+  DateTime,
+  EmptyState,
+  Facts,
+  LinkButton,
+  Loading,
+  PageHeader,
+} from "../ui";
 import { VersionBadge, fieldText, useSurveyNames } from "./survey-fields";
 import { SurveyTabs } from "./survey-tabs";
 
@@ -16,7 +27,13 @@ export function SurveyDetail({ id }: { id: string }) {
     return (
       <>
         <PageHeader title="Survey" back={<BackLink href="/surveys">Surveys</BackLink>} />
-        <ErrorState error={survey.error} title="The survey could not be loaded" notFoundTitle="This survey does not exist" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
+        <ErrorState
+          error={survey.error}
+          title="The survey could not be loaded"
+          notFoundTitle="This survey does not exist"
+          onRetry={() => survey.refetch()}
+          retrying={survey.isFetching}
+        />
       </>
     );
   }
@@ -51,7 +68,9 @@ function SurveyView({ survey, partial }: { survey: SurveyRecord; partial: boolea
                 Edit
               </LinkButton>
               <LinkButton href={`/surveys/${survey._id}/history`}>Revisions</LinkButton>
-              {survey.version === 1 && <LinkButton href={`/surveys/${survey._id}/upgrade`}>Upgrade to version 2</LinkButton>}
+              {survey.version === 1 && (
+                <LinkButton href={`/surveys/${survey._id}/upgrade`}>Upgrade to version 2</LinkButton>
+              )}
             </>
           )
         }
@@ -104,7 +123,7 @@ function SurveyView({ survey, partial }: { survey: SurveyRecord; partial: boolea
         </Card>
       </div>
 
-      <div className="mb-3 mt-8 flex flex-wrap items-center justify-between gap-2">
+      <div className="mt-8 mb-3 flex flex-wrap items-center justify-between gap-2">
         <h2 className="text-lg font-semibold text-slate-900">Chats and questions</h2>
         {isAdmin && <LinkButton href={`/surveys/${survey._id}/questions`}>Edit questions</LinkButton>}
       </div>
@@ -112,7 +131,9 @@ function SurveyView({ survey, partial }: { survey: SurveyRecord; partial: boolea
         <Loading label="Loading the chats…" />
       ) : chats.length === 0 ? (
         <Card>
-          <EmptyState title="This survey has no chats yet">Write its chats and questions with “Edit questions”, then try them in the Preview.</EmptyState>
+          <EmptyState title="This survey has no chats yet">
+            Write its chats and questions with “Edit questions”, then try them in the Preview.
+          </EmptyState>
         </Card>
       ) : (
         <ol className="flex flex-col gap-4">
@@ -133,11 +154,17 @@ function SurveyView({ survey, partial }: { survey: SurveyRecord; partial: boolea
                 ) : (
                   <table className="w-full text-left text-sm">
                     <caption className="sr-only">Questions of {chat.name}</caption>
-                    <thead className="text-xs uppercase tracking-wide text-slate-500">
+                    <thead className="text-xs tracking-wide text-slate-500 uppercase">
                       <tr>
-                        <th scope="col" className="px-4 py-2">Question</th>
-                        <th scope="col" className="hidden px-4 py-2 md:table-cell">Type</th>
-                        <th scope="col" className="px-4 py-2 text-right">Answers</th>
+                        <th scope="col" className="px-4 py-2">
+                          Question
+                        </th>
+                        <th scope="col" className="hidden px-4 py-2 md:table-cell">
+                          Type
+                        </th>
+                        <th scope="col" className="px-4 py-2 text-right">
+                          Answers
+                        </th>
                       </tr>
                     </thead>
                     <tbody className="divide-y divide-slate-100">
@@ -145,12 +172,18 @@ function SurveyView({ survey, partial }: { survey: SurveyRecord; partial: boolea
                         <tr key={question._id}>
                           <td className="px-4 py-2 text-slate-800">
                             {question.text}
-                            {question.options.length > 0 && <span className="mt-0.5 block text-xs text-slate-500">{question.options.join(" · ")}</span>}
+                            {question.options.length > 0 && (
+                              <span className="mt-0.5 block text-xs text-slate-500">
+                                {question.options.join(" · ")}
+                              </span>
+                            )}
                           </td>
                           <td className="hidden px-4 py-2 md:table-cell">
                             <Badge>{QUESTION_TYPE_LABELS[question.type] ?? question.type}</Badge>
                           </td>
-                          <td className="px-4 py-2 text-right tabular-nums text-slate-800">{question.answerCount.toLocaleString("en")}</td>
+                          <td className="px-4 py-2 text-right text-slate-800 tabular-nums">
+                            {question.answerCount.toLocaleString("en")}
+                          </td>
                         </tr>
                       ))}
                     </tbody>

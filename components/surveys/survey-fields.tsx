@@ -43,7 +43,10 @@ export function fieldText(field: string, value: unknown, names: SurveyNames): st
     if (PROPERTY_FIELDS.has(field)) return (value as string[]).map((id) => name(names.properties, id)).join(", ");
     if (field === "permissionsV2") {
       return (value as SurveyRecord["permissionsV2"])
-        .map((p) => `${name(names.roles, p.accessRole)} (${[p.canAnswer && "answer", p.canViewAnswers && "view answers"].filter(Boolean).join(", ") || "no access"})`)
+        .map(
+          (p) =>
+            `${name(names.roles, p.accessRole)} (${[p.canAnswer && "answer", p.canViewAnswers && "view answers"].filter(Boolean).join(", ") || "no access"})`,
+        )
         .join("; ");
     }
     if (field === "groupPermissionsV2") {

@@ -1,22 +1,55 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { type FormEvent } from "react";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { useToast } from "@/components/ui/toast";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
-import { focusFirstError, plainIssue, serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } from "@/lib/client/form-errors";
+import {
+  focusFirstError,
+  plainIssue,
+  serverFieldErrors,
+  zodFieldErrors,
+  type FieldErrors,
+  type FieldTexts,
+} from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
+import {
+  fetchSurveyToEdit,
+  surveyKeys,
+  surveyLastSavedBy,
+  useCodeTaken,
+  useCreateSurvey,
+  useUpdateSurvey,
+  type CreateSurveyInput,
+  type UpdateSurveyInput,
+} from "@/lib/client/surveys";
+import { useDebouncedValue } from "@/lib/client/use-debounced-value";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useDebouncedValue } from "@/lib/client/use-debounced-value";
-import { fetchSurveyToEdit, surveyKeys, surveyLastSavedBy, useCodeTaken, useCreateSurvey, useUpdateSurvey, type CreateSurveyInput, type UpdateSurveyInput } from "@/lib/client/surveys";
-import { CreateSurveyBody, MAX_SURVEY_CODE, SurveyCode, UpdateSurveyBody, type SurveyRecord } from "@/lib/resources/surveys/contract";
+import {
+  CreateSurveyBody,
+  MAX_SURVEY_CODE,
+  SurveyCode,
+  UpdateSurveyBody,
+  type SurveyRecord,
+} from "@/lib/resources/surveys/contract";
+import { useRouter } from "next/navigation";
+import { type FormEvent } from "react";
 import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
-import { ErrorMessage } from "@/components/ui/error-message";
 import { LeaveGuard } from "../leave-guard";
-import { useToast } from "@/components/ui/toast";
-import { Button, Card, CheckboxGroup, Field, LinkButton, Spinner, describedBy, inputClass, Checkbox } from "../ui";
+import { Button, Card, Checkbox, CheckboxGroup, Field, LinkButton, Spinner, describedBy, inputClass } from "../ui";
 
-const FIELDS = ["code", "name", "version", "isActive", "permissions", "group", "groupPermissions", "permissionsV2", "groupPermissionsV2", "onlySubSurvey"] as const;
+const FIELDS = [
+  "code",
+  "name",
+  "version",
+  "isActive",
+  "permissions",
+  "group",
+  "groupPermissions",
+  "permissionsV2",
+  "groupPermissionsV2",
+  "onlySubSurvey",
+] as const;
 const inputId = (field: string) => `survey-${field}`;
 
 /** How the messages next to the fields speak of them. */
@@ -60,8 +93,18 @@ function initialState(survey?: SurveyRecord): FormState {
 function written(state: FormState) {
   const common = { code: state.code, name: state.name, isActive: state.isActive };
   return state.version === 1
-    ? { ...common, permissions: state.permissions, group: state.group.trim() || null, groupPermissions: state.groupPermissions }
-    : { ...common, permissionsV2: state.permissionsV2, groupPermissionsV2: state.groupPermissionsV2, onlySubSurvey: state.onlySubSurvey };
+    ? {
+        ...common,
+        permissions: state.permissions,
+        group: state.group.trim() || null,
+        groupPermissions: state.groupPermissions,
+      }
+    : {
+        ...common,
+        permissionsV2: state.permissionsV2,
+        groupPermissionsV2: state.groupPermissionsV2,
+        onlySubSurvey: state.onlySubSurvey,
+      };
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -100,7 +143,11 @@ const LABELS: Record<string, string> = {
 export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: string }) {
   const router = useRouter();
   const hydrated = useHydrated();
-  const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm(() => initialState(survey), FIELDS, inputId);
+  const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm(
+    () => initialState(survey),
+    FIELDS,
+    inputId,
+  );
   const toast = useToast();
   const create = useCreateSurvey();
   const update = useUpdateSurvey(survey?._id ?? "");
@@ -108,18 +155,31 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
   const roles = useReference("accessRoles");
   const code = useCodeCheck(state.code, survey?._id);
   const codeUnchanged = survey !== undefined && state.code === survey.code;
-  const codeError = code.ruleError ? code.ruleError : code.taken && !codeUnchanged ? "Another survey of the company already uses this code." : errors.code;
+  const codeError = code.ruleError
+    ? code.ruleError
+    : code.taken && !codeUnchanged
+      ? "Another survey of the company already uses this code."
+      : errors.code;
 
   const roleName = (id: string) => roles.data?.find((role) => role._id === id)?.name ?? id;
   const format = (field: string, value: unknown): string => {
     if (typeof value === "boolean") return value ? "Yes" : "No";
     if (value === null || value === undefined || value === "") return "—";
-    if (field === "permissions" || field === "groupPermissions") return (value as string[]).map(roleName).join(", ") || "—";
+    if (field === "permissions" || field === "groupPermissions")
+      return (value as string[]).map(roleName).join(", ") || "—";
     if (field === "permissionsV2") {
       const entries = value as PermissionV2[];
-      return entries.map((p) => `${roleName(p.accessRole)}: ${[p.canAnswer && "answer", p.canViewAnswers && "view answers"].filter(Boolean).join(", ")}`).join("; ") || "—";
+      return (
+        entries
+          .map(
+            (p) =>
+              `${roleName(p.accessRole)}: ${[p.canAnswer && "answer", p.canViewAnswers && "view answers"].filter(Boolean).join(", ")}`,
+          )
+          .join("; ") || "—"
+      );
     }
-    if (field === "groupPermissionsV2") return (value as GroupV2[]).map((g) => `${g.group}: ${g.accessRoles.map(roleName).join(", ")}`).join("; ") || "—";
+    if (field === "groupPermissionsV2")
+      return (value as GroupV2[]).map((g) => `${g.group}: ${g.accessRoles.map(roleName).join(", ")}`).join("; ") || "—";
     return String(value);
   };
 
@@ -145,7 +205,9 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
       if (survey) {
         const before = written(initialState(survey));
         const after = written(state);
-        const body = Object.fromEntries(Object.entries(after).filter(([key, value]) => !same(value, before[key as keyof typeof before]))) as UpdateSurveyInput;
+        const body = Object.fromEntries(
+          Object.entries(after).filter(([key, value]) => !same(value, before[key as keyof typeof before])),
+        ) as UpdateSurveyInput;
         const checked = UpdateSurveyBody.safeParse(body);
         if (!checked.success) return fail(zodFieldErrors(checked.error, FIELDS, TEXTS, body).fields);
         setErrors({});
@@ -173,7 +235,9 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
       }
     } catch (error) {
       if (survey && isStale(error)) {
-        const again = await conflicts.refused(survey, written(state)).catch((reading: unknown) => void fail({}, reading));
+        const again = await conflicts
+          .refused(survey, written(state))
+          .catch((reading: unknown) => void fail({}, reading));
         if (again && retry) await submit(undefined, again, false);
         return;
       }
@@ -188,7 +252,12 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
       <Card className="p-5 sm:p-6">
         <h2 className="mb-4 text-base font-semibold text-slate-900">Survey</h2>
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field id={codeId} label="Code" error={codeError} hint="Lowercase letters a-z, digits and underscore; at most 60; unique in the company.">
+          <Field
+            id={codeId}
+            label="Code"
+            error={codeError}
+            hint="Lowercase letters a-z, digits and underscore; at most 60; unique in the company."
+          >
             <div className="relative">
               <input
                 id={codeId}
@@ -201,7 +270,10 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
                 {...describedBy(codeId, codeError, true)}
                 className={`${inputClass} pr-28 font-mono`}
               />
-              <span aria-live="polite" className="pointer-events-none absolute inset-y-0 right-3 flex items-center gap-1 text-xs">
+              <span
+                aria-live="polite"
+                className="pointer-events-none absolute inset-y-0 right-3 flex items-center gap-1 text-xs"
+              >
                 {code.checking && (
                   <span className="flex items-center gap-1 text-slate-500">
                     <Spinner className="size-3" /> checking
@@ -226,7 +298,8 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
           {survey ? (
             <p className="text-sm text-slate-600 sm:col-span-2">
               Permission model: <strong>version {survey.version}</strong>
-              {survey.version === 1 && " — use “Upgrade to version 2” on the survey’s page to move it to the newer model."}
+              {survey.version === 1 &&
+                " — use “Upgrade to version 2” on the survey’s page to move it to the newer model."}
             </p>
           ) : (
             <fieldset className="sm:col-span-2">
@@ -235,7 +308,7 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
                 {([2, 1] as const).map((version) => (
                   <label
                     key={version}
-                    className={`flex cursor-pointer items-start gap-2 rounded-md border px-3 py-2 text-sm has-[:checked]:border-sky-600 has-[:checked]:bg-sky-50 border-slate-300`}
+                    className={`flex cursor-pointer items-start gap-2 rounded-md border border-slate-300 px-3 py-2 text-sm has-[:checked]:border-sky-600 has-[:checked]:bg-sky-50`}
                   >
                     <input
                       type="radio"
@@ -248,7 +321,9 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
                     <span>
                       <span className="font-medium">Version {version}</span>
                       <span className="block text-xs text-slate-600">
-                        {version === 2 ? "permissionsV2, group permissions, sub-surveys" : "permissions, one group (before 2019)"}
+                        {version === 2
+                          ? "permissionsV2, group permissions, sub-surveys"
+                          : "permissions, one group (before 2019)"}
                       </span>
                     </span>
                   </label>
@@ -257,7 +332,11 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
             </fieldset>
           )}
           <div className="flex items-center gap-2 sm:col-span-2">
-            <Checkbox id={inputId("isActive")} checked={state.isActive} onChange={(event) => set("isActive", event.target.checked)} />
+            <Checkbox
+              id={inputId("isActive")}
+              checked={state.isActive}
+              onChange={(event) => set("isActive", event.target.checked)}
+            />
             <label htmlFor={inputId("isActive")} className="text-sm text-slate-800">
               Active
             </label>
@@ -272,12 +351,37 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
           <p className="text-sm text-slate-500">Loading access roles…</p>
         ) : state.version === 1 ? (
           <div className="grid gap-6 sm:grid-cols-2">
-            <CheckboxGroup id={inputId("permissions")} legend="Roles that may answer" records={roles.data} value={state.permissions} onChange={(value) => set("permissions", value)} error={errors.permissions} />
+            <CheckboxGroup
+              id={inputId("permissions")}
+              legend="Roles that may answer"
+              records={roles.data}
+              value={state.permissions}
+              onChange={(value) => set("permissions", value)}
+              error={errors.permissions}
+            />
             <div className="flex flex-col gap-4">
-              <Field id={inputId("group")} label="Group" error={errors.group} hint="Optional: one named group (version 1 holds one).">
-                <input id={inputId("group")} value={state.group} onChange={(event) => set("group", event.target.value)} {...describedBy(inputId("group"), errors.group, true)} className={inputClass} />
+              <Field
+                id={inputId("group")}
+                label="Group"
+                error={errors.group}
+                hint="Optional: one named group (version 1 holds one)."
+              >
+                <input
+                  id={inputId("group")}
+                  value={state.group}
+                  onChange={(event) => set("group", event.target.value)}
+                  {...describedBy(inputId("group"), errors.group, true)}
+                  className={inputClass}
+                />
               </Field>
-              <CheckboxGroup id={inputId("groupPermissions")} legend="Roles of the group" records={roles.data} value={state.groupPermissions} onChange={(value) => set("groupPermissions", value)} error={errors.groupPermissions} />
+              <CheckboxGroup
+                id={inputId("groupPermissions")}
+                legend="Roles of the group"
+                records={roles.data}
+                value={state.groupPermissions}
+                onChange={(value) => set("groupPermissions", value)}
+                error={errors.groupPermissions}
+              />
             </div>
           </div>
         ) : (
@@ -285,18 +389,34 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
         )}
       </Card>
 
-      {formError !== undefined && <ErrorMessage error={formError} title={survey ? "The survey could not be saved" : "The survey could not be created"} />}
-      {conflicts.conflict && <EditConflict conflict={conflicts.conflict} what="survey" busy={busy} onReload={conflicts.reload} onOverwrite={() => void submit()} />}
+      {formError !== undefined && (
+        <ErrorMessage
+          error={formError}
+          title={survey ? "The survey could not be saved" : "The survey could not be created"}
+        />
+      )}
+      {conflicts.conflict && (
+        <EditConflict
+          conflict={conflicts.conflict}
+          what="survey"
+          busy={busy}
+          onReload={conflicts.reload}
+          onOverwrite={() => void submit()}
+        />
+      )}
       <div className={`flex flex-wrap justify-end gap-3 ${conflicts.conflict ? "hidden" : ""}`}>
         <LinkButton href={survey ? `/surveys/${survey._id}` : "/surveys"}>Cancel</LinkButton>
-        <Button type="submit" kind="primary" disabled={busy || !hydrated || Boolean(code.ruleError) || (code.taken && !codeUnchanged)}>
+        <Button
+          type="submit"
+          kind="primary"
+          disabled={busy || !hydrated || Boolean(code.ruleError) || (code.taken && !codeUnchanged)}
+        >
           {busy ? "Saving…" : survey ? "Save changes" : "Create survey"}
         </Button>
       </div>
     </form>
   );
 }
-
 
 function PermissionsV2Editor({
   state,
@@ -315,21 +435,42 @@ function PermissionsV2Editor({
     const next = { ...current, [flag]: on };
     const others = state.permissionsV2.filter((p) => p.accessRole !== role);
     // A role with neither right is simply not listed.
-    set("permissionsV2", next.canAnswer || next.canViewAnswers ? (entry(role) ? state.permissionsV2.map((p) => (p.accessRole === role ? next : p)) : [...others, next]) : others);
+    set(
+      "permissionsV2",
+      next.canAnswer || next.canViewAnswers
+        ? entry(role)
+          ? state.permissionsV2.map((p) => (p.accessRole === role ? next : p))
+          : [...others, next]
+        : others,
+    );
   }
   const groups = state.groupPermissionsV2;
-  const setGroup = (index: number, group: GroupV2) => set("groupPermissionsV2", groups.map((g, i) => (i === index ? group : g)));
+  const setGroup = (index: number, group: GroupV2) =>
+    set(
+      "groupPermissionsV2",
+      groups.map((g, i) => (i === index ? group : g)),
+    );
 
   return (
     <div className="flex flex-col gap-6">
       <div>
-        <table className="w-full max-w-xl text-left text-sm" id={inputId("permissionsV2")} aria-describedby={errors.permissionsV2 ? `${inputId("permissionsV2")}-error` : undefined}>
+        <table
+          className="w-full max-w-xl text-left text-sm"
+          id={inputId("permissionsV2")}
+          aria-describedby={errors.permissionsV2 ? `${inputId("permissionsV2")}-error` : undefined}
+        >
           <caption className="mb-2 text-left text-sm font-medium text-slate-800">Roles and what they may do</caption>
-          <thead className="text-xs uppercase tracking-wide text-slate-500">
+          <thead className="text-xs tracking-wide text-slate-500 uppercase">
             <tr>
-              <th scope="col" className="py-1.5 pr-4">Access role</th>
-              <th scope="col" className="px-4 py-1.5">Answer</th>
-              <th scope="col" className="px-4 py-1.5">View answers</th>
+              <th scope="col" className="py-1.5 pr-4">
+                Access role
+              </th>
+              <th scope="col" className="px-4 py-1.5">
+                Answer
+              </th>
+              <th scope="col" className="px-4 py-1.5">
+                View answers
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
@@ -371,9 +512,23 @@ function PermissionsV2Editor({
                 className={inputClass}
               />
             </Field>
-            <CheckboxGroup id={`group-${index}-roles`} legend="Roles of the group" records={roles} value={group.accessRoles} onChange={(accessRoles) => setGroup(index, { ...group, accessRoles })} />
+            <CheckboxGroup
+              id={`group-${index}-roles`}
+              legend="Roles of the group"
+              records={roles}
+              value={group.accessRoles}
+              onChange={(accessRoles) => setGroup(index, { ...group, accessRoles })}
+            />
             <div className="self-start pt-6">
-              <Button kind="ghost" onClick={() => set("groupPermissionsV2", groups.filter((_, i) => i !== index))}>
+              <Button
+                kind="ghost"
+                onClick={() =>
+                  set(
+                    "groupPermissionsV2",
+                    groups.filter((_, i) => i !== index),
+                  )
+                }
+              >
                 Remove
               </Button>
             </div>
@@ -381,12 +536,22 @@ function PermissionsV2Editor({
         ))}
         {errors.groupPermissionsV2 && <p className="text-sm text-rose-700">{errors.groupPermissionsV2}</p>}
         <div>
-          <Button onClick={() => set("groupPermissionsV2", [...groups, { group: `group_${groups.length + 1}`, accessRoles: [] }])}>Add a group</Button>
+          <Button
+            onClick={() =>
+              set("groupPermissionsV2", [...groups, { group: `group_${groups.length + 1}`, accessRoles: [] }])
+            }
+          >
+            Add a group
+          </Button>
         </div>
       </div>
 
       <div className="flex items-center gap-2">
-        <Checkbox id={inputId("onlySubSurvey")} checked={state.onlySubSurvey} onChange={(event) => set("onlySubSurvey", event.target.checked)} />
+        <Checkbox
+          id={inputId("onlySubSurvey")}
+          checked={state.onlySubSurvey}
+          onChange={(event) => set("onlySubSurvey", event.target.checked)}
+        />
         <label htmlFor={inputId("onlySubSurvey")} className="text-sm text-slate-800">
           Only as a sub-survey of another survey
         </label>

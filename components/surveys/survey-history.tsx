@@ -1,19 +1,32 @@
 "use client";
 
-import { useEffect, useMemo, useRef, useState } from "react";
-import type { ContentChange } from "@/lib/client/content-draft";
-import { revisionContentChanges } from "@/lib/client/survey-restore";
-import { useRestoreRevision } from "@/lib/client/survey-content";
-import { useRevisions, useSurvey } from "@/lib/client/surveys";
-import { displayName, useUsersById } from "@/lib/client/users";
-import { useViewSearch } from "@/lib/client/use-view-search";
-import type { SurveyRevisionRecord, SurveySnapshot } from "@/lib/resources/surveys/contract";
-import { feedback } from "@/lib/client/feedback";
 import { DataTable, useDataTableLayout, type DataColumn } from "@/components/ui/data-table";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { useToast } from "@/components/ui/toast";
+import type { ContentChange } from "@/lib/client/content-draft";
+import { feedback } from "@/lib/client/feedback";
+import { useRestoreRevision } from "@/lib/client/survey-content";
+import { revisionContentChanges } from "@/lib/client/survey-restore";
+import { useRevisions, useSurvey } from "@/lib/client/surveys";
+import { useViewSearch } from "@/lib/client/use-view-search";
+import { displayName, useUsersById } from "@/lib/client/users";
+import type { SurveyRevisionRecord, SurveySnapshot } from "@/lib/resources/surveys/contract";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { Pagination } from "../pagination";
-import { BackLink, Badge, Button, Card, ChangeTable, Checkbox, DateTime, EmptyState, LinkButton, PageHeader, focusRing, ListView } from "../ui";
+import {
+  BackLink,
+  Badge,
+  Button,
+  Card,
+  ChangeTable,
+  Checkbox,
+  DateTime,
+  EmptyState,
+  LinkButton,
+  ListView,
+  PageHeader,
+  focusRing,
+} from "../ui";
 import { SURVEY_FIELD_LABELS, fieldText, useSurveyNames, type SurveyNames } from "./survey-fields";
 
 const PAGE_SIZE = 50;
@@ -22,11 +35,24 @@ const PAGE_SIZE = 50;
 const COMPARED = SURVEY_FIELD_LABELS.filter(([field]) => field !== "modifiedAt" && field !== "__v");
 
 const CHANGE_LABELS: Record<ContentChange["what"], Record<ContentChange["kind"], string>> = {
-  chat: { added: "Chat added", removed: "Chat removed", renamed: "Chat renamed", reworded: "Chat changed", moved: "Chat moved" },
-  question: { added: "Question added", removed: "Question removed", renamed: "Question changed", reworded: "Question reworded", moved: "Question moved" },
+  chat: {
+    added: "Chat added",
+    removed: "Chat removed",
+    renamed: "Chat renamed",
+    reworded: "Chat changed",
+    moved: "Chat moved",
+  },
+  question: {
+    added: "Question added",
+    removed: "Question removed",
+    renamed: "Question changed",
+    reworded: "Question reworded",
+    moved: "Question moved",
+  },
 };
 
-const changedFields = (a: SurveySnapshot, b: SurveySnapshot) => COMPARED.filter(([field]) => JSON.stringify(a[field]) !== JSON.stringify(b[field]));
+const changedFields = (a: SurveySnapshot, b: SurveySnapshot) =>
+  COMPARED.filter(([field]) => JSON.stringify(a[field]) !== JSON.stringify(b[field]));
 
 /** The view in the URL: the page of revisions and the two compared (Back returns to the previous pair). */
 function parseView(params: URLSearchParams): { page: number; left?: number; right?: number } {
@@ -114,7 +140,8 @@ export function SurveyHistory({ id }: { id: string }) {
         if (revision.__v === 0) return "Created";
         if (!previous) return "…";
         const changes = changedFields(previous.snapshot, revision.snapshot).map(([, label]) => label);
-        if (revisionContentChanges(previous.snapshot, revision.snapshot).length > 0) changes.push("Chats and questions");
+        if (revisionContentChanges(previous.snapshot, revision.snapshot).length > 0)
+          changes.push("Chats and questions");
         return changes.join(", ") || "No visible change";
       },
     },
@@ -127,7 +154,9 @@ export function SurveyHistory({ id }: { id: string }) {
         return (
           <>
             <DateTime value={revision.createdAt} />
-            <span className="block max-w-40 truncate text-slate-500">{author ? displayName(author) : revision.modifiedBy ? "…" : "system"}</span>
+            <span className="block max-w-40 truncate text-slate-500">
+              {author ? displayName(author) : revision.modifiedBy ? "…" : "system"}
+            </span>
           </>
         );
       },
@@ -137,14 +166,28 @@ export function SurveyHistory({ id }: { id: string }) {
       header: "Left",
       hideable: false,
       className: "text-center",
-      cell: (revision) => <PairRadio side="left" revision={revision.__v} checked={revision === left} onChoose={() => show({ page, left: revision.__v, right: right?.__v })} />,
+      cell: (revision) => (
+        <PairRadio
+          side="left"
+          revision={revision.__v}
+          checked={revision === left}
+          onChoose={() => show({ page, left: revision.__v, right: right?.__v })}
+        />
+      ),
     },
     {
       id: "right",
       header: "Right",
       hideable: false,
       className: "text-center",
-      cell: (revision) => <PairRadio side="right" revision={revision.__v} checked={revision === right} onChoose={() => show({ page, left: left?.__v, right: revision.__v })} />,
+      cell: (revision) => (
+        <PairRadio
+          side="right"
+          revision={revision.__v}
+          checked={revision === right}
+          onChoose={() => show({ page, left: left?.__v, right: revision.__v })}
+        />
+      ),
     },
     {
       id: "restore",
@@ -156,7 +199,11 @@ export function SurveyHistory({ id }: { id: string }) {
         current(revision) ? (
           <Badge tone="green">current</Badge>
         ) : (
-          <Button onClick={() => restore(revision)} disabled={update.isPending} aria-label={`Restore revision ${revision.__v}`}>
+          <Button
+            onClick={() => restore(revision)}
+            disabled={update.isPending}
+            aria-label={`Restore revision ${revision.__v}`}
+          >
             Restore
           </Button>
         ),
@@ -185,30 +232,40 @@ export function SurveyHistory({ id }: { id: string }) {
         empty={{ title: "No revision yet" }}
       >
         {() => (
-        // One above the other at every width: side by side, the revisions' Restore column was cut off beside the navigation.
-        <div className="grid gap-6">
-          <Card className="overflow-hidden">
-            <DataTable
-              name="revisions"
-              caption="Revisions, newest first; open one to compare it with the one before, or choose two"
-              rows={list}
-              columns={columns}
-              rowId={revisionId}
-              rowHref={(revision) => `${base}${viewSearch({ page, left: previousOf(revision)?.__v ?? revision.__v, right: revision.__v })}`}
-              rowLabel={revisionLabel}
-              rowClassName={(revision) => (revision === left || revision === right ? "bg-sky-50/50" : "")}
-              toolbar={
-                <h2 className="text-base font-semibold text-slate-900">
-                  Revisions <span className="font-normal text-slate-500">({revisions.data?.data.counter ?? list.length})</span>
-                </h2>
-              }
-            />
-            {(revisions.data?.data.counter ?? 0) > PAGE_SIZE && (
-              <Pagination page={page} limit={PAGE_SIZE} total={revisions.data?.data.counter} shown={list.length} noun={["revision", "revisions"]} onPage={(next) => show({ page: next })} />
-            )}
-          </Card>
-          {left && right && <Diff left={left} right={right} names={names} />}
-        </div>
+          // One above the other at every width: side by side, the revisions' Restore column was cut off beside the navigation.
+          <div className="grid gap-6">
+            <Card className="overflow-hidden">
+              <DataTable
+                name="revisions"
+                caption="Revisions, newest first; open one to compare it with the one before, or choose two"
+                rows={list}
+                columns={columns}
+                rowId={revisionId}
+                rowHref={(revision) =>
+                  `${base}${viewSearch({ page, left: previousOf(revision)?.__v ?? revision.__v, right: revision.__v })}`
+                }
+                rowLabel={revisionLabel}
+                rowClassName={(revision) => (revision === left || revision === right ? "bg-sky-50/50" : "")}
+                toolbar={
+                  <h2 className="text-base font-semibold text-slate-900">
+                    Revisions{" "}
+                    <span className="font-normal text-slate-500">({revisions.data?.data.counter ?? list.length})</span>
+                  </h2>
+                }
+              />
+              {(revisions.data?.data.counter ?? 0) > PAGE_SIZE && (
+                <Pagination
+                  page={page}
+                  limit={PAGE_SIZE}
+                  total={revisions.data?.data.counter}
+                  shown={list.length}
+                  noun={["revision", "revisions"]}
+                  onPage={(next) => show({ page: next })}
+                />
+              )}
+            </Card>
+            {left && right && <Diff left={left} right={right} names={names} />}
+          </div>
         )}
       </ListView>
     </>
@@ -216,7 +273,17 @@ export function SurveyHistory({ id }: { id: string }) {
 }
 
 /** One side of the compared pair; its group is named per rendering of the table (see useDataTableLayout). */
-function PairRadio({ side, revision, checked, onChoose }: { side: "left" | "right"; revision: number; checked: boolean; onChoose: () => void }) {
+function PairRadio({
+  side,
+  revision,
+  checked,
+  onChoose,
+}: {
+  side: "left" | "right";
+  revision: number;
+  checked: boolean;
+  onChoose: () => void;
+}) {
   const layout = useDataTableLayout();
   return (
     <input
@@ -245,14 +312,22 @@ function Diff({ left, right, names }: { left: SurveyRevisionRecord; right: Surve
           Revision #{left.__v} ↔ #{right.__v}
         </h2>
         <div className="flex items-center gap-2">
-          <Checkbox id="diff-only-changes" checked={onlyChanges} onChange={(event) => setOnlyChanges(event.target.checked)} />
+          <Checkbox
+            id="diff-only-changes"
+            checked={onlyChanges}
+            onChange={(event) => setOnlyChanges(event.target.checked)}
+          />
           <label htmlFor="diff-only-changes" className="text-sm text-slate-700">
             Only changed fields
           </label>
         </div>
       </div>
       {rows.length === 0 && content.length === 0 ? (
-        <EmptyState title={left === right ? "The same revision is on both sides" : "These two revisions hold the same survey"}>Choose another pair in the list.</EmptyState>
+        <EmptyState
+          title={left === right ? "The same revision is on both sides" : "These two revisions hold the same survey"}
+        >
+          Choose another pair in the list.
+        </EmptyState>
       ) : (
         <ChangeTable
           testId="revision-diff"

@@ -5,15 +5,15 @@
  * type calls for. Sending records a real response of the signed-in admin when the survey's
  * permissions let that admin's roles answer; otherwise the page says in plain words why not.
  */
-import Link from "next/link";
-import { useRef, useState, type FormEvent } from "react";
-import { MAX_RATING, MIN_RATING } from "@/lib/resources/answers/contract";
+import { ErrorMessage } from "@/components/ui/error-message";
 import { ApiError } from "@/lib/client/api";
 import { plainDetail } from "@/lib/client/form-errors";
 import { useSubmitResponse, type ResponseBody } from "@/lib/client/survey-content";
+import { MAX_RATING, MIN_RATING } from "@/lib/resources/answers/contract";
 import type { QuestionRecord, SurveyRecord } from "@/lib/resources/surveys/contract";
-import { ErrorMessage } from "@/components/ui/error-message";
-import { Button, Card, EmptyState, LinkButton, focusRing, inputClass, linkClass, Checkbox } from "../ui";
+import Link from "next/link";
+import { useRef, useState, type FormEvent } from "react";
+import { Button, Card, Checkbox, EmptyState, LinkButton, focusRing, inputClass, linkClass } from "../ui";
 import { SurveyTabPage } from "./survey-tabs";
 
 export function SurveyPreview({ id }: { id: string }) {
@@ -33,7 +33,10 @@ export function SurveyPreview({ id }: { id: string }) {
 type Raw = string | string[];
 
 /** An input's content as the API's value for the question's type; undefined when left blank. */
-function answerValue(question: QuestionRecord, raw: Raw | undefined): ResponseBody["answers"][number]["value"] | undefined {
+function answerValue(
+  question: QuestionRecord,
+  raw: Raw | undefined,
+): ResponseBody["answers"][number]["value"] | undefined {
   if (raw === undefined) return undefined;
   if (Array.isArray(raw)) return raw.length ? raw : undefined;
   if (raw.trim() === "") return undefined;
@@ -73,7 +76,11 @@ function Respondent({ survey }: { survey: SurveyRecord }) {
     return (
       <Card>
         <EmptyState title="Nothing to answer yet">
-          This survey has no questions. Write some under <Link href={`/surveys/${survey._id}/questions`} className={linkClass}>Questions</Link> first.
+          This survey has no questions. Write some under{" "}
+          <Link href={`/surveys/${survey._id}/questions`} className={linkClass}>
+            Questions
+          </Link>{" "}
+          first.
         </EmptyState>
       </Card>
     );
@@ -127,7 +134,12 @@ function Respondent({ survey }: { survey: SurveyRecord }) {
   if (sent !== undefined) {
     return (
       <Card className="p-5 sm:p-6">
-        <h2 ref={heading} tabIndex={-1} className="text-lg font-semibold text-slate-900" data-testid="response-recorded">
+        <h2
+          ref={heading}
+          tabIndex={-1}
+          className="text-lg font-semibold text-slate-900"
+          data-testid="response-recorded"
+        >
           Your response was recorded
         </h2>
         <p className="mt-2 text-sm text-slate-700">
@@ -146,9 +158,13 @@ function Respondent({ survey }: { survey: SurveyRecord }) {
   const why = refusal(submit.error, survey);
   return (
     <form onSubmit={send} noValidate className="flex flex-col gap-4">
-      {!survey.isActive && <p className="rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">This survey is inactive: you can look through it, but it takes no answers.</p>}
+      {!survey.isActive && (
+        <p className="rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
+          This survey is inactive: you can look through it, but it takes no answers.
+        </p>
+      )}
       <Card className="p-5 sm:p-6">
-        <p className="text-xs font-medium uppercase tracking-wide text-slate-500">
+        <p className="text-xs font-medium tracking-wide text-slate-500 uppercase">
           Chat {step + 1} of {chats.length}
         </p>
         <h2 ref={heading} tabIndex={-1} className="mt-1 text-lg font-semibold text-slate-900 focus:outline-none">
@@ -157,7 +173,13 @@ function Respondent({ survey }: { survey: SurveyRecord }) {
         <ol className="mt-4 flex max-w-2xl flex-col gap-6">
           {chat.questions.map((question, index) => (
             <li key={question._id}>
-              <QuestionInput question={question} number={index + 1} value={values[question._id]} error={errors[question._id]} onChange={(value) => setValues((all) => ({ ...all, [question._id]: value }))} />
+              <QuestionInput
+                question={question}
+                number={index + 1}
+                value={values[question._id]}
+                error={errors[question._id]}
+                onChange={(value) => setValues((all) => ({ ...all, [question._id]: value }))}
+              />
             </li>
           ))}
         </ol>
@@ -179,7 +201,11 @@ function Respondent({ survey }: { survey: SurveyRecord }) {
             </p>
           </div>
         ) : (
-          <ErrorMessage error={submit.error} title="The response was not recorded" hideDetails={Object.keys(errors).length > 0} />
+          <ErrorMessage
+            error={submit.error}
+            title="The response was not recorded"
+            hideDetails={Object.keys(errors).length > 0}
+          />
         ))}
       <div className="flex flex-wrap items-center justify-between gap-3">
         <p className="text-sm text-slate-600">
@@ -198,7 +224,19 @@ function Respondent({ survey }: { survey: SurveyRecord }) {
 
 const choiceClass = `flex cursor-pointer items-center gap-2 rounded-md border border-slate-300 px-3 py-2 text-sm text-slate-800 has-[:checked]:border-sky-600 has-[:checked]:bg-sky-50`;
 
-function QuestionInput({ question, number, value, error, onChange }: { question: QuestionRecord; number: number; value: Raw | undefined; error?: string; onChange: (value: Raw) => void }) {
+function QuestionInput({
+  question,
+  number,
+  value,
+  error,
+  onChange,
+}: {
+  question: QuestionRecord;
+  number: number;
+  value: Raw | undefined;
+  error?: string;
+  onChange: (value: Raw) => void;
+}) {
   const id = `answer-${question._id}`;
   const described = error ? { "aria-invalid": true, "aria-describedby": `${id}-error` } : {};
   const label = (
@@ -221,7 +259,14 @@ function QuestionInput({ question, number, value, error, onChange }: { question:
       <div className={`mt-2 flex gap-2 ${inline ? "flex-row flex-wrap" : "flex-col"}`}>
         {options.map((option) => (
           <label key={option.value} className={choiceClass}>
-            <input type="radio" name={id} value={option.value} checked={text === option.value} onChange={() => onChange(option.value)} className={`accent-sky-700 ${focusRing}`} />
+            <input
+              type="radio"
+              name={id}
+              value={option.value}
+              checked={text === option.value}
+              onChange={() => onChange(option.value)}
+              className={`accent-sky-700 ${focusRing}`}
+            />
             {option.label}
           </label>
         ))}
@@ -243,7 +288,10 @@ function QuestionInput({ question, number, value, error, onChange }: { question:
       return radios(question.options.map((option) => ({ value: option, label: option })));
     case "rating":
       return radios(
-        Array.from({ length: MAX_RATING - MIN_RATING + 1 }, (_, i) => String(MIN_RATING + i)).map((n) => ({ value: n, label: n })),
+        Array.from({ length: MAX_RATING - MIN_RATING + 1 }, (_, i) => String(MIN_RATING + i)).map((n) => ({
+          value: n,
+          label: n,
+        })),
         true,
       );
     case "multiple_choice":
@@ -255,7 +303,12 @@ function QuestionInput({ question, number, value, error, onChange }: { question:
           <div className="mt-2 flex flex-col gap-2">
             {question.options.map((option) => (
               <label key={option} className={choiceClass}>
-                <Checkbox checked={picked.includes(option)} onChange={(event) => onChange(event.target.checked ? [...picked, option] : picked.filter((p) => p !== option))} />
+                <Checkbox
+                  checked={picked.includes(option)}
+                  onChange={(event) =>
+                    onChange(event.target.checked ? [...picked, option] : picked.filter((p) => p !== option))
+                  }
+                />
                 {option}
               </label>
             ))}
@@ -270,9 +323,24 @@ function QuestionInput({ question, number, value, error, onChange }: { question:
             {label}
           </label>
           {question.type === "text" ? (
-            <textarea id={id} rows={3} value={text} onChange={(event) => onChange(event.target.value)} {...described} className={inputClass} />
+            <textarea
+              id={id}
+              rows={3}
+              value={text}
+              onChange={(event) => onChange(event.target.value)}
+              {...described}
+              className={inputClass}
+            />
           ) : (
-            <input id={id} type={question.type === "number" ? "number" : "date"} step="any" value={text} onChange={(event) => onChange(event.target.value)} {...described} className={`${inputClass} max-w-60`} />
+            <input
+              id={id}
+              type={question.type === "number" ? "number" : "date"}
+              step="any"
+              value={text}
+              onChange={(event) => onChange(event.target.value)}
+              {...described}
+              className={`${inputClass} max-w-60`}
+            />
           )}
           {errorLine}
         </div>

@@ -5,20 +5,33 @@
  * histogram for numbers and dates, the latest text answers), each also readable as a table, for
  * the date range in the URL. The figures are the API's, computed by the database.
  */
-import Link from "next/link";
-import { useViewSearch } from "@/lib/client/use-view-search";
-import { useState, type FormEvent } from "react";
-import { exportCsv, type QuestionResult, type SurveyResults as Results } from "@/lib/resources/answers/contract";
-import { download } from "@/lib/client/api";
-import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
-import { parseRange, rangeQuery, searchOf, useResults, type DateRange } from "@/lib/client/survey-content";
-import { useDayZone } from "@/lib/client/company";
-import { DayZoneNote } from "../day-zone-note";
-import { useSurvey } from "@/lib/client/surveys";
-import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { ErrorState } from "@/components/ui/error-state";
-import { BackLink, Badge, Button, Card, DateTime, EmptyState, Field, Loading, inputClass, PageHeader, Spinner, linkClass } from "../ui";
+import { download } from "@/lib/client/api";
+import { useDayZone } from "@/lib/client/company";
+import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
+import { parseRange, rangeQuery, searchOf, useResults, type DateRange } from "@/lib/client/survey-content";
+import { useSurvey } from "@/lib/client/surveys";
+import { useViewSearch } from "@/lib/client/use-view-search";
+import { exportCsv, type QuestionResult, type SurveyResults as Results } from "@/lib/resources/answers/contract";
+import type { SurveyRecord } from "@/lib/resources/surveys/contract";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { DayZoneNote } from "../day-zone-note";
+import {
+  BackLink,
+  Badge,
+  Button,
+  Card,
+  DateTime,
+  EmptyState,
+  Field,
+  Loading,
+  PageHeader,
+  Spinner,
+  inputClass,
+  linkClass,
+} from "../ui";
 import { ResultChart, type ChartRow } from "./result-chart";
 import { SurveyTabs } from "./survey-tabs";
 
@@ -46,9 +59,20 @@ export function SurveyResults({ id }: { id: string }) {
       {results.isLoading ? (
         <Loading label="Loading the results…" />
       ) : !results.data ? (
-        <ErrorState error={results.error} title="The results could not be loaded" onRetry={() => results.refetch()} retrying={results.isFetching} />
+        <ErrorState
+          error={results.error}
+          title="The results could not be loaded"
+          onRetry={() => results.refetch()}
+          retrying={results.isFetching}
+        />
       ) : (
-        <ResultsView id={id} results={results.data} survey={survey.data} refreshing={results.isFetching} range={range} />
+        <ResultsView
+          id={id}
+          results={results.data}
+          survey={survey.data}
+          refreshing={results.isFetching}
+          range={range}
+        />
       )}
     </>
   );
@@ -92,7 +116,13 @@ function RangeForm({ range, onApply }: { range: DateRange; onApply: (range: Date
     <Card className="mb-6 p-4">
       <form onSubmit={apply} noValidate className="flex flex-wrap items-end gap-4">
         <Field id="results-from" label="From (first day)" className="w-full sm:w-48">
-          <input id="results-from" type="date" value={from} onChange={(event) => setFrom(event.target.value)} className={inputClass} />
+          <input
+            id="results-from"
+            type="date"
+            value={from}
+            onChange={(event) => setFrom(event.target.value)}
+            className={inputClass}
+          />
         </Field>
         <Field id="results-to" label="To (last day)" error={wrong} className="w-full sm:w-48">
           <input
@@ -129,9 +159,23 @@ function RangeForm({ range, onApply }: { range: DateRange; onApply: (range: Date
 }
 
 const period = (results: Results) =>
-  results.from || results.to ? `${results.from ? dayFormat.format(new Date(results.from)) : "the start"} – ${results.to ? dayFormat.format(new Date(results.to)) : "now"}` : "All time";
+  results.from || results.to
+    ? `${results.from ? dayFormat.format(new Date(results.from)) : "the start"} – ${results.to ? dayFormat.format(new Date(results.to)) : "now"}`
+    : "All time";
 
-function ResultsView({ id, results, survey, refreshing, range }: { id: string; results: Results; survey?: SurveyRecord; refreshing: boolean; range: DateRange }) {
+function ResultsView({
+  id,
+  results,
+  survey,
+  refreshing,
+  range,
+}: {
+  id: string;
+  results: Results;
+  survey?: SurveyRecord;
+  refreshing: boolean;
+  range: DateRange;
+}) {
   const chats = survey?.chat ?? [];
   const chatName = new Map(chats.map((chat) => [chat._id, chat.name]));
   // In the order of the content: chat by chat, removed questions after the rest.
@@ -140,7 +184,11 @@ function ResultsView({ id, results, survey, refreshing, range }: { id: string; r
     const key = question.removed ? "removed" : question.chat;
     let group = groups.find((g) => g.key === key);
     if (!group) {
-      group = { key, name: question.removed ? "Removed questions" : (chatName.get(question.chat) ?? "Chat"), questions: [] };
+      group = {
+        key,
+        name: question.removed ? "Removed questions" : (chatName.get(question.chat) ?? "Chat"),
+        questions: [],
+      };
       groups.push(group);
     }
     group.questions.push(question);
@@ -163,7 +211,15 @@ function ResultsView({ id, results, survey, refreshing, range }: { id: string; r
       {results.questions.length === 0 ? (
         <Card>
           <EmptyState title="No question yet">
-            Write questions under <Link href={`/surveys/${id}/questions`} className={linkClass}>Questions</Link>, then answer them in the <Link href={`/surveys/${id}/preview`} className={linkClass}>Preview</Link>.
+            Write questions under{" "}
+            <Link href={`/surveys/${id}/questions`} className={linkClass}>
+              Questions
+            </Link>
+            , then answer them in the{" "}
+            <Link href={`/surveys/${id}/preview`} className={linkClass}>
+              Preview
+            </Link>
+            .
           </EmptyState>
         </Card>
       ) : (
@@ -189,8 +245,8 @@ function ResultsView({ id, results, survey, refreshing, range }: { id: string; r
 function Total({ label, value, testId }: { label: string; value: string; testId?: string }) {
   return (
     <div>
-      <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
-      <dd className="mt-1 text-xl font-semibold tabular-nums text-slate-900" data-testid={testId}>
+      <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">{label}</dt>
+      <dd className="mt-1 text-xl font-semibold text-slate-900 tabular-nums" data-testid={testId}>
         {value}
       </dd>
     </div>
@@ -204,14 +260,15 @@ function QuestionCard({ id, question, range }: { id: string; question: QuestionR
   return (
     <Card className="h-full p-4 sm:p-5" data-testid="question-result">
       <div className="mb-3 flex flex-wrap items-start justify-between gap-2">
-        <h3 className="min-w-0 break-words font-medium text-slate-900">{question.text}</h3>
+        <h3 className="min-w-0 font-medium break-words text-slate-900">{question.text}</h3>
         <span className="flex flex-wrap gap-1.5">
           <Badge>{QUESTION_TYPE_LABELS[question.type]}</Badge>
           {question.removed && <Badge tone="amber">Removed</Badge>}
         </span>
       </div>
       <p className="mb-3 text-sm text-slate-600">
-        <span data-testid="question-answered">{question.answered.toLocaleString("en")}</span> {question.answered === 1 ? "answer" : "answers"}
+        <span data-testid="question-answered">{question.answered.toLocaleString("en")}</span>{" "}
+        {question.answered === 1 ? "answer" : "answers"}
         {question.answered > 0 && (
           <>
             {" · "}
@@ -221,17 +278,30 @@ function QuestionCard({ id, question, range }: { id: string; question: QuestionR
           </>
         )}
       </p>
-      {question.answered === 0 ? <p className="text-sm text-slate-500">No answers in this period.</p> : <Summary question={question} />}
+      {question.answered === 0 ? (
+        <p className="text-sm text-slate-500">No answers in this period.</p>
+      ) : (
+        <Summary question={question} />
+      )}
     </Card>
   );
 }
 
 function Summary({ question }: { question: QuestionResult }) {
   const summary = question.summary;
-  const chart = (rows: ChartRow[], shape: "bars" | "columns", labelHeader: string) => <ResultChart rows={rows} shape={shape} title={question.text} labelHeader={labelHeader} answered={question.answered} />;
+  const chart = (rows: ChartRow[], shape: "bars" | "columns", labelHeader: string) => (
+    <ResultChart
+      rows={rows}
+      shape={shape}
+      title={question.text}
+      labelHeader={labelHeader}
+      answered={question.answered}
+    />
+  );
 
   if ("counts" in summary) {
-    const label = (option: string) => (question.type === "yes_no" ? (option === "true" ? "Yes" : option === "false" ? "No" : option) : option);
+    const label = (option: string) =>
+      question.type === "yes_no" ? (option === "true" ? "Yes" : option === "false" ? "No" : option) : option;
     return chart(
       summary.counts.map((count) => ({ label: label(count.option), count: count.count })),
       "bars",
@@ -241,11 +311,11 @@ function Summary({ question }: { question: QuestionResult }) {
   if ("latest" in summary) {
     return (
       <div>
-        <h4 className="mb-2 text-xs font-medium uppercase tracking-wide text-slate-500">Latest answers</h4>
+        <h4 className="mb-2 text-xs font-medium tracking-wide text-slate-500 uppercase">Latest answers</h4>
         <ul className="flex flex-col gap-2">
           {summary.latest.map((answer, index) => (
             <li key={index} className="rounded-md border border-slate-200 px-3 py-2 text-sm">
-              <p className="whitespace-pre-wrap break-words text-slate-800">{answer.value}</p>
+              <p className="break-words whitespace-pre-wrap text-slate-800">{answer.value}</p>
               <p className="mt-1 text-xs text-slate-500">
                 <DateTime value={answer.createdAt} />
               </p>
@@ -257,7 +327,11 @@ function Summary({ question }: { question: QuestionResult }) {
   }
   if ("mean" in summary) {
     const whole = question.type === "rating";
-    const rows = summary.histogram.map((bin) => ({ label: whole || bin.from === bin.to ? number.format(bin.from) : `${number.format(bin.from)}–${number.format(bin.to)}`, count: bin.count }));
+    const rows = summary.histogram.map((bin) => ({
+      label:
+        whole || bin.from === bin.to ? number.format(bin.from) : `${number.format(bin.from)}–${number.format(bin.to)}`,
+      count: bin.count,
+    }));
     return (
       <div>
         <Stats
@@ -292,7 +366,7 @@ function Stats({ items }: { items: [string, string][] }) {
       {items.map(([label, value]) => (
         <div key={label} className="flex gap-1.5">
           <dt className="text-slate-500">{label}</dt>
-          <dd className="font-medium tabular-nums text-slate-900">{value}</dd>
+          <dd className="font-medium text-slate-900 tabular-nums">{value}</dd>
         </div>
       ))}
     </dl>

@@ -1,13 +1,13 @@
 "use client";
 
 /** The frame of one survey's pages: its tabs, and a tab's page that waits for the full record. */
-import { useQueryClient } from "@tanstack/react-query";
-import type { ReactNode } from "react";
+import { ErrorState } from "@/components/ui/error-state";
 import { prefetchResults } from "@/lib/client/survey-content";
 import { useSurvey } from "@/lib/client/surveys";
 import type { SurveyRecord } from "@/lib/resources/surveys/contract";
+import { useQueryClient } from "@tanstack/react-query";
+import type { ReactNode } from "react";
 import { useIsAdmin } from "../admin-shell";
-import { ErrorState } from "@/components/ui/error-state";
 import { TabStrip } from "../tab-strip";
 import { BackLink, Loading, PageHeader } from "../ui";
 
@@ -55,14 +55,24 @@ export function SurveyTabPage({
   const ready = survey.data && !survey.isPlaceholderData;
   return (
     <>
-      <PageHeader back={<BackLink href="/surveys">Surveys</BackLink>} title={title(survey.data?.name)} subtitle={subtitle} />
+      <PageHeader
+        back={<BackLink href="/surveys">Surveys</BackLink>}
+        title={title(survey.data?.name)}
+        subtitle={subtitle}
+      />
       <SurveyTabs id={id} />
       {ready ? (
         <div key={survey.data!.__v}>{children(survey.data!)}</div>
       ) : survey.isLoading || survey.isPlaceholderData ? (
         <Loading label={loading} />
       ) : (
-        <ErrorState error={survey.error} title="The survey could not be loaded" notFoundTitle="This survey does not exist" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
+        <ErrorState
+          error={survey.error}
+          title="The survey could not be loaded"
+          notFoundTitle="This survey does not exist"
+          onRetry={() => survey.refetch()}
+          retrying={survey.isFetching}
+        />
       )}
     </>
   );

@@ -1,15 +1,15 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, type ReactNode } from "react";
-import { previewUpgrade } from "@/lib/client/survey-upgrade";
-import { useSurvey, useUpdateSurvey } from "@/lib/client/surveys";
-import type { Notification } from "@/lib/base/schemas/common";
-import type { SurveyRecord } from "@/lib/resources/surveys/contract";
-import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { ErrorState } from "@/components/ui/error-state";
 import { useToast } from "@/components/ui/toast";
+import type { Notification } from "@/lib/base/schemas/common";
+import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
+import { previewUpgrade } from "@/lib/client/survey-upgrade";
+import { useSurvey, useUpdateSurvey } from "@/lib/client/surveys";
+import type { SurveyRecord } from "@/lib/resources/surveys/contract";
+import { useRouter } from "next/navigation";
+import { useState, type ReactNode } from "react";
 import { BackLink, Button, Card, ChangeTable, LinkButton, Loading, PageHeader } from "../ui";
 import { VersionBadge, fieldText, useSurveyNames } from "./survey-fields";
 
@@ -21,7 +21,12 @@ export function SurveyUpgrade({ id }: { id: string }) {
     return (
       <>
         <PageHeader title="Upgrade to version 2" back={back} />
-        <ErrorState error={survey.error} title="The survey could not be loaded" onRetry={() => survey.refetch()} retrying={survey.isFetching} />
+        <ErrorState
+          error={survey.error}
+          title="The survey could not be loaded"
+          onRetry={() => survey.refetch()}
+          retrying={survey.isFetching}
+        />
       </>
     );
   }
@@ -69,10 +74,16 @@ function Upgrade({ survey, back }: { survey: SurveyRecord; back: ReactNode }) {
 
   const rows: [string, string, string][] = [
     ["Version", "1", "2"],
-    ["Roles and rights", `${fieldText("permissions", survey.permissions, names)} (may answer)`, fieldText("permissionsV2", preview.permissionsV2, names)],
+    [
+      "Roles and rights",
+      `${fieldText("permissions", survey.permissions, names)} (may answer)`,
+      fieldText("permissionsV2", preview.permissionsV2, names),
+    ],
     [
       "Groups",
-      survey.group === null ? "none" : `${survey.group}: ${fieldText("groupPermissions", survey.groupPermissions, names)}`,
+      survey.group === null
+        ? "none"
+        : `${survey.group}: ${fieldText("groupPermissions", survey.groupPermissions, names)}`,
       fieldText("groupPermissionsV2", preview.groupPermissionsV2, names),
     ],
     ["Only as sub-survey", "(no such setting)", fieldText("onlySubSurvey", preview.onlySubSurvey, names)],
@@ -116,7 +127,10 @@ function Upgrade({ survey, back }: { survey: SurveyRecord; back: ReactNode }) {
               rows={rows.map(([label, before, after]) => ({ key: label, field: label, before, after }))}
             />
             <div className="border-t border-slate-200 px-4 py-3 text-sm text-slate-600">
-              <p>The same roles keep the same access. The version 1 fields stay stored, unused, so going back to version 1 is possible from the version history.</p>
+              <p>
+                The same roles keep the same access. The version 1 fields stay stored, unused, so going back to version
+                1 is possible from the version history.
+              </p>
               {preview.losses.length > 0 && (
                 <ul className="mt-2 list-disc pl-5 text-amber-900">
                   {preview.losses.map((loss) => (

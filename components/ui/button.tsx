@@ -16,13 +16,21 @@ export function buttonClass(kind: ButtonKind = "secondary", extra = ""): string 
   return `inline-flex items-center justify-center gap-1.5 whitespace-nowrap rounded-md px-3.5 py-2 text-sm font-medium transition-colors disabled:cursor-not-allowed ${buttonKinds[kind]} ${focusRing} ${extra}`;
 }
 
-export function Button({ kind = "secondary", className = "", type = "button", ...props }: ComponentProps<"button"> & { kind?: ButtonKind }) {
+export function Button({
+  kind = "secondary",
+  className = "",
+  type = "button",
+  ...props
+}: ComponentProps<"button"> & { kind?: ButtonKind }) {
   return <button type={type} className={buttonClass(kind, className)} {...props} />;
 }
 
-export function LinkButton({ kind = "secondary", className = "", ...props }: ComponentProps<typeof Link> & { kind?: ButtonKind }) {
+export function LinkButton({
+  kind = "secondary",
+  className = "",
+  ...props
+}: ComponentProps<typeof Link> & { kind?: ButtonKind }) {
   return <Link className={buttonClass(kind, className)} {...props} />;
 }
 
 export const linkClass = `rounded-sm font-medium text-sky-700 underline-offset-2 hover:underline ${focusRing}`;
-

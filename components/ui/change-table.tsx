@@ -42,7 +42,7 @@ export function ChangeTable({
     <div className="overflow-x-auto">
       <table className="w-full table-fixed text-left text-sm" data-testid={testId}>
         <caption className="sr-only">{caption}</caption>
-        <thead className="bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
+        <thead className="bg-slate-50 text-xs font-medium tracking-wide text-slate-500 uppercase">
           <tr>
             <th scope="col" className="w-[30%] px-4 py-2">
               {headers[0]}
@@ -60,12 +60,23 @@ export function ChangeTable({
             const changed = !plain && row.changed !== false;
             return (
               <tr key={row.key} className={changed && mixed ? "bg-amber-50/60" : undefined} {...row.data}>
-                <th scope="row" className={`px-4 py-2 align-top font-medium text-slate-700 [overflow-wrap:anywhere] ${fieldClassName}`}>
+                <th
+                  scope="row"
+                  className={`px-4 py-2 align-top font-medium [overflow-wrap:anywhere] text-slate-700 ${fieldClassName}`}
+                >
                   {row.field}
                   {changed && mixed && <span className="sr-only"> (changed)</span>}
                 </th>
-                <td className={`px-4 py-2 align-top [overflow-wrap:anywhere] ${changed ? "text-rose-800" : "text-slate-700"}`}>{row.before ?? "—"}</td>
-                <td className={`px-4 py-2 align-top [overflow-wrap:anywhere] ${changed ? "font-medium text-emerald-800" : "text-slate-700"}`}>{row.after ?? "—"}</td>
+                <td
+                  className={`px-4 py-2 align-top [overflow-wrap:anywhere] ${changed ? "text-rose-800" : "text-slate-700"}`}
+                >
+                  {row.before ?? "—"}
+                </td>
+                <td
+                  className={`px-4 py-2 align-top [overflow-wrap:anywhere] ${changed ? "font-medium text-emerald-800" : "text-slate-700"}`}
+                >
+                  {row.after ?? "—"}
+                </td>
               </tr>
             );
           })}

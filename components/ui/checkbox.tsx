@@ -16,12 +16,24 @@ export function Checkbox({
   danger = false,
   className = "",
   ...props
-}: Omit<ComponentProps<"input">, "type" | "ref"> & { indeterminate?: boolean; label?: ReactNode; labelClassName?: string; /** A choice that grants much (the admin scope): rose, not sky. */ danger?: boolean }) {
+}: Omit<ComponentProps<"input">, "type" | "ref"> & {
+  indeterminate?: boolean;
+  label?: ReactNode;
+  labelClassName?: string;
+  /** A choice that grants much (the admin scope): rose, not sky. */ danger?: boolean;
+}) {
   const ref = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (ref.current) ref.current.indeterminate = indeterminate;
   }, [indeterminate]);
-  const input = <input ref={ref} type="checkbox" className={`size-4 shrink-0 rounded disabled:opacity-60 ${danger ? "border-rose-400 accent-rose-700" : "border-slate-300 accent-sky-700"} ${focusRing} ${className}`} {...props} />;
+  const input = (
+    <input
+      ref={ref}
+      type="checkbox"
+      className={`size-4 shrink-0 rounded disabled:opacity-60 ${danger ? "border-rose-400 accent-rose-700" : "border-slate-300 accent-sky-700"} ${focusRing} ${className}`}
+      {...props}
+    />
+  );
   if (label === undefined) return input;
   return (
     <label className={`flex items-center gap-2 ${labelClassName}`}>

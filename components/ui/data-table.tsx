@@ -7,16 +7,37 @@
  * column chooser remembered per browser, cards instead of columns on a phone, and optionally a
  * checkbox per row (and one for the page) to choose rows for an action on many at once.
  */
-import { FlexRender, columnVisibilityFeature, rowSortingFeature, tableFeatures, useTable, type ColumnDef, type SortingState, type Updater, type ColumnVisibilityState as VisibilityState, type RowData } from "@tanstack/react-table";
+import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
+import {
+  columnVisibilityFeature,
+  FlexRender,
+  rowSortingFeature,
+  tableFeatures,
+  useTable,
+  type ColumnDef,
+  type RowData,
+  type SortingState,
+  type Updater,
+  type ColumnVisibilityState as VisibilityState,
+} from "@tanstack/react-table";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { createContext, Fragment, useContext, useMemo, useState, useSyncExternalStore, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
+import {
+  createContext,
+  Fragment,
+  useContext,
+  useMemo,
+  useState,
+  useSyncExternalStore,
+  type KeyboardEvent,
+  type MouseEvent,
+  type ReactNode,
+} from "react";
 import { Button, linkClass } from "./button";
 import { Checkbox } from "./checkbox";
 import { focusRing } from "./focus-ring";
 import { Popover } from "./popover";
 import { Spinner } from "./status";
-import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
 
 const features = tableFeatures({ columnVisibilityFeature, rowSortingFeature });
 
@@ -47,9 +68,17 @@ export interface ServerSort {
   descFirst?: readonly string[];
 }
 
-const sortableBy = (sort: ServerSort | undefined, id: string) => (sort ? (sort.columns ?? [sort.column]).includes(id) : false);
+const sortableBy = (sort: ServerSort | undefined, id: string) =>
+  sort ? (sort.columns ?? [sort.column]).includes(id) : false;
 /** The words of an order on phones, where there are no headers: dates are newest or oldest first, text A→Z or Z→A. */
-const orderWords = (sort: ServerSort) => ((sort.descFirst ?? [sort.column]).includes(sort.column) ? (sort.desc ? "Newest first ↓" : "Oldest first ↑") : sort.desc ? "Z → A ↓" : "A → Z ↑");
+const orderWords = (sort: ServerSort) =>
+  (sort.descFirst ?? [sort.column]).includes(sort.column)
+    ? sort.desc
+      ? "Newest first ↓"
+      : "Oldest first ↑"
+    : sort.desc
+      ? "Z → A ↓"
+      : "A → Z ↑";
 
 /** Whether the table layout (640 px and up, Tailwind's `sm`) is the one on screen. */
 const WIDE = "(min-width: 640px)";
@@ -134,13 +163,29 @@ function useColumnChoice(name: string, columns: { id: string; hiddenByDefault?: 
 }
 
 /** Clicks on controls inside a row (the link itself, a button) keep their own meaning. */
-const isControl = (target: EventTarget | null) => target instanceof Element && target.closest("a, button, input, select, textarea, label, summary") !== null;
+const isControl = (target: EventTarget | null) =>
+  target instanceof Element && target.closest("a, button, input, select, textarea, label, summary") !== null;
 
-export function DataTable<T extends RowData>({ name, caption, rows, columns, rowId, rowHref, rowLabel, sort, onRowIntent, toolbar, rowClassName, selection, detail }: DataTableProps<T>) {
+export function DataTable<T extends RowData>({
+  name,
+  caption,
+  rows,
+  columns,
+  rowId,
+  rowHref,
+  rowLabel,
+  sort,
+  onRowIntent,
+  toolbar,
+  rowClassName,
+  selection,
+  detail,
+}: DataTableProps<T>) {
   const router = useRouter();
   // An opened row's details are drawn in the layout on screen only: ids and test ids stay unique.
   const wide = useSyncExternalStore(subscribeWide, isWide, () => true);
-  const detailOf = (row: T) => (detail && detail.rowId !== undefined && rowId(row) === detail.rowId ? detail : undefined);
+  const detailOf = (row: T) =>
+    detail && detail.rowId !== undefined && rowId(row) === detail.rowId ? detail : undefined;
   const [visibility, setVisibility] = useColumnChoice(name, columns);
   const [chooserOpen, setChooserOpen] = useState(false);
 
@@ -152,7 +197,12 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
         id: column.id,
         header: column.header,
         accessorFn: (row: T) => row,
-        cell: (context) => (index === 0 ? <FirstCell href={rowHref(context.row.original)}>{rowLabel(context.row.original)}</FirstCell> : column.cell(context.row.original)),
+        cell: (context) =>
+          index === 0 ? (
+            <FirstCell href={rowHref(context.row.original)}>{rowLabel(context.row.original)}</FirstCell>
+          ) : (
+            column.cell(context.row.original)
+          ),
         enableHiding: index > 0 && column.hideable !== false && column.id !== sort?.column,
         enableSorting: sortable.split("\n").includes(column.id),
       })),
@@ -210,12 +260,17 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
   const chosen = selection ? pageIds.filter((id) => selection.selected.has(id)).length : 0;
   const pageState = chosen === 0 ? "none" : chosen === pageIds.length ? "all" : "some";
   const choosePage = (checked: boolean) => selection?.onChange(pageIds, checked);
-  const highlight = (row: T) => `${rowClassName?.(row) ?? ""} ${selection?.selected.has(rowId(row)) ? "bg-sky-50" : ""}`;
+  const highlight = (row: T) =>
+    `${rowClassName?.(row) ?? ""} ${selection?.selected.has(rowId(row)) ? "bg-sky-50" : ""}`;
   const rowCheckbox = (row: T, className: string) =>
     selection && (
       // Named by aria-label, not text, so the cell's text stays the row's own.
       <label className={`flex cursor-pointer items-center ${className}`}>
-        <Checkbox aria-label={`Select ${selection.rowName(row)}`} checked={selection.selected.has(rowId(row))} onChange={(event) => selection.onChange([rowId(row)], event.target.checked)} />
+        <Checkbox
+          aria-label={`Select ${selection.rowName(row)}`}
+          checked={selection.selected.has(rowId(row))}
+          onChange={(event) => selection.onChange([rowId(row)], event.target.checked)}
+        />
       </label>
     );
   const visibleCells = (row: ReturnType<typeof table.getRowModel>["rows"][number]) => row.getVisibleCells();
@@ -230,7 +285,9 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
               <span>Sort by</span>
               <select
                 value={sort.column}
-                onChange={(event) => sort.onChange((sort.descFirst ?? []).includes(event.target.value), event.target.value)}
+                onChange={(event) =>
+                  sort.onChange((sort.descFirst ?? []).includes(event.target.value), event.target.value)
+                }
                 className={`rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-800 ${focusRing}`}
               >
                 {columns
@@ -244,12 +301,22 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
             </label>
           )}
           {sort && (
-            <button type="button" onClick={() => sort.onChange(!sort.desc, sort.column)} className={`rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 sm:hidden ${focusRing}`}>
+            <button
+              type="button"
+              onClick={() => sort.onChange(!sort.desc, sort.column)}
+              className={`rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 sm:hidden ${focusRing}`}
+            >
               {orderWords(sort)}
             </button>
           )}
           {hideable.length > 0 && (
-            <Popover label="Columns" open={chooserOpen} onOpenChange={setChooserOpen} as="fieldset" panelClassName="right-0 w-56 p-3">
+            <Popover
+              label="Columns"
+              open={chooserOpen}
+              onOpenChange={setChooserOpen}
+              as="fieldset"
+              panelClassName="right-0 w-56 p-3"
+            >
               <legend className="sr-only">Columns shown</legend>
               {hideable.map((column) => (
                 <label key={column.id} className="flex items-center gap-2 py-1 text-sm text-slate-800">
@@ -266,7 +333,7 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
       <div className="hidden overflow-x-auto sm:block">
         <table className="w-full text-left text-sm">
           <caption className="sr-only">{caption}</caption>
-          <thead className="bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
+          <thead className="bg-slate-50 text-xs font-medium tracking-wide text-slate-500 uppercase">
             {table.getHeaderGroups().map((group) => (
               <tr key={group.id}>
                 {group.headers.map((header, index) => {
@@ -275,15 +342,31 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
                     <th
                       key={header.id}
                       scope="col"
-                      aria-sort={sorted === "desc" ? "descending" : sorted === "asc" ? "ascending" : header.column.getCanSort() ? "none" : undefined}
+                      aria-sort={
+                        sorted === "desc"
+                          ? "descending"
+                          : sorted === "asc"
+                            ? "ascending"
+                            : header.column.getCanSort()
+                              ? "none"
+                              : undefined
+                      }
                       className={`px-4 py-2.5 ${classOf(header.column.id)}`}
                     >
                       {/* The checkbox shares the first cell, so every column keeps its place. */}
-                      {selection && index === 0 && <PageCheckbox state={pageState} onChange={choosePage} className="float-left mr-3" />}
+                      {selection && index === 0 && (
+                        <PageCheckbox state={pageState} onChange={choosePage} className="float-left mr-3" />
+                      )}
                       {header.column.getCanSort() ? (
-                        <button type="button" onClick={header.column.getToggleSortingHandler()} className={`inline-flex items-center gap-1 uppercase tracking-wide hover:text-slate-800 ${focusRing}`}>
+                        <button
+                          type="button"
+                          onClick={header.column.getToggleSortingHandler()}
+                          className={`inline-flex items-center gap-1 tracking-wide uppercase hover:text-slate-800 ${focusRing}`}
+                        >
                           <FlexRender header={header} />
-                          <span aria-hidden="true" className={sorted ? "" : "text-slate-400"}>{sorted === "asc" ? "↑" : sorted === "desc" ? "↓" : "↕"}</span>
+                          <span aria-hidden="true" className={sorted ? "" : "text-slate-400"}>
+                            {sorted === "asc" ? "↑" : sorted === "desc" ? "↓" : "↕"}
+                          </span>
                         </button>
                       ) : headerHiddenOf(header.column.id) ? (
                         <span className="sr-only">
@@ -302,27 +385,30 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
             <tbody className="divide-y divide-slate-100">
               {table.getRowModel().rows.map((row) => (
                 <Fragment key={row.id}>
-                <tr {...rowProps(row.original)} className={`cursor-pointer hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600 ${highlight(row.original)}`}>
-                  {visibleCells(row).map((cell, index) => (
-                    <td key={cell.id} className={`px-4 py-2.5 text-slate-700 ${classOf(cell.column.id)}`}>
-                      {selection && index === 0 ? (
-                        <div className="flex items-center gap-3">
-                          {rowCheckbox(row.original, "")}
+                  <tr
+                    {...rowProps(row.original)}
+                    className={`cursor-pointer hover:bg-slate-50 focus-visible:bg-sky-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-600 ${highlight(row.original)}`}
+                  >
+                    {visibleCells(row).map((cell, index) => (
+                      <td key={cell.id} className={`px-4 py-2.5 text-slate-700 ${classOf(cell.column.id)}`}>
+                        {selection && index === 0 ? (
+                          <div className="flex items-center gap-3">
+                            {rowCheckbox(row.original, "")}
+                            <FlexRender cell={cell} />
+                          </div>
+                        ) : (
                           <FlexRender cell={cell} />
-                        </div>
-                      ) : (
-                        <FlexRender cell={cell} />
-                      )}
-                    </td>
-                  ))}
-                </tr>
-                {wide && detailOf(row.original) && (
-                  <tr data-testid="row-detail">
-                    <td colSpan={visibleCells(row).length} className="bg-slate-50 px-4 py-4 text-slate-800">
-                      {detailOf(row.original)!.render(row.original)}
-                    </td>
+                        )}
+                      </td>
+                    ))}
                   </tr>
-                )}
+                  {wide && detailOf(row.original) && (
+                    <tr data-testid="row-detail">
+                      <td colSpan={visibleCells(row).length} className="bg-slate-50 px-4 py-4 text-slate-800">
+                        {detailOf(row.original)!.render(row.original)}
+                      </td>
+                    </tr>
+                  )}
                 </Fragment>
               ))}
             </tbody>
@@ -353,7 +439,9 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
                   <dl className="mt-1 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-sm">
                     {rest.map((cell) => (
                       <div key={cell.id} className="contents">
-                        <dt className={`text-xs text-slate-500 ${headerHiddenOf(cell.column.id) ? "sr-only" : ""}`}>{String(cell.column.columnDef.header)}</dt>
+                        <dt className={`text-xs text-slate-500 ${headerHiddenOf(cell.column.id) ? "sr-only" : ""}`}>
+                          {String(cell.column.columnDef.header)}
+                        </dt>
                         <dd className="min-w-0 break-words text-slate-700">
                           <FlexRender cell={cell} />
                         </dd>
@@ -382,10 +470,27 @@ export function DataTable<T extends RowData>({ name, caption, rows, columns, row
 }
 
 /** Chooses or lets go every row of the page; mixed while only some are chosen. */
-function PageCheckbox({ state, onChange, visibleLabel = false, className = "" }: { state: "none" | "some" | "all"; onChange: (checked: boolean) => void; visibleLabel?: boolean; className?: string }) {
+function PageCheckbox({
+  state,
+  onChange,
+  visibleLabel = false,
+  className = "",
+}: {
+  state: "none" | "some" | "all";
+  onChange: (checked: boolean) => void;
+  visibleLabel?: boolean;
+  className?: string;
+}) {
   return (
-    <label className={`flex cursor-pointer items-center gap-2 text-sm normal-case tracking-normal text-slate-700 ${className}`}>
-      <Checkbox indeterminate={state === "some"} aria-label={visibleLabel ? undefined : "Select all on this page"} checked={state === "all"} onChange={(event) => onChange(event.target.checked)} />
+    <label
+      className={`flex cursor-pointer items-center gap-2 text-sm tracking-normal text-slate-700 normal-case ${className}`}
+    >
+      <Checkbox
+        indeterminate={state === "some"}
+        aria-label={visibleLabel ? undefined : "Select all on this page"}
+        checked={state === "all"}
+        onChange={(event) => onChange(event.target.checked)}
+      />
       {visibleLabel && "Select all on this page"}
     </label>
   );
@@ -396,28 +501,50 @@ function FirstCell({ href, children }: { href: string; children: ReactNode }) {
   // of a record's page: `prefetch` fetches it whole (and its code) as the row comes into view, so
   // a click waits for no server round trip (docs/architecture.md#the-admin-pages).
   return (
-    <Link href={href} prefetch onClick={(event) => !(event.metaKey || event.ctrlKey || event.shiftKey) && focusHeadingAfterNavigation()} className={`block max-w-60 truncate ${linkClass}`}>
+    <Link
+      href={href}
+      prefetch
+      onClick={(event) => !(event.metaKey || event.ctrlKey || event.shiftKey) && focusHeadingAfterNavigation()}
+      className={`block max-w-60 truncate ${linkClass}`}
+    >
       {children}
     </Link>
   );
 }
 
 /** The applied filters, each removable on its own, and "Clear all". */
-export function FilterChips({ chips, onClearAll }: { chips: { key: string; label: string; onRemove: () => void }[]; onClearAll: () => void }) {
+export function FilterChips({
+  chips,
+  onClearAll,
+}: {
+  chips: { key: string; label: string; onRemove: () => void }[];
+  onClearAll: () => void;
+}) {
   if (chips.length === 0) return null;
   return (
     <div className="mt-4 flex flex-wrap items-center gap-2" role="group" aria-label="Applied filters">
       {chips.map((chip) => (
-        <span key={chip.key} className="inline-flex max-w-full items-center gap-1 rounded-full border border-sky-200 bg-sky-50 py-0.5 pl-3 pr-1 text-sm text-sky-900">
+        <span
+          key={chip.key}
+          className="inline-flex max-w-full items-center gap-1 rounded-full border border-sky-200 bg-sky-50 py-0.5 pr-1 pl-3 text-sm text-sky-900"
+        >
           <span className="truncate">{chip.label}</span>
           {/* Named by text, not aria-label, so the filter's own field keeps its label to itself. */}
-          <button type="button" onClick={chip.onRemove} className={`rounded-full px-1.5 text-sky-700 hover:bg-sky-100 ${focusRing}`}>
+          <button
+            type="button"
+            onClick={chip.onRemove}
+            className={`rounded-full px-1.5 text-sky-700 hover:bg-sky-100 ${focusRing}`}
+          >
             <span className="sr-only">Remove filter {chip.label}</span>
             <span aria-hidden="true">×</span>
           </button>
         </span>
       ))}
-      <button type="button" onClick={onClearAll} className={`rounded-md px-2 py-0.5 text-sm font-medium text-slate-700 underline-offset-2 hover:underline ${focusRing}`}>
+      <button
+        type="button"
+        onClick={onClearAll}
+        className={`rounded-md px-2 py-0.5 text-sm font-medium text-slate-700 underline-offset-2 hover:underline ${focusRing}`}
+      >
         Clear all
       </button>
     </div>
@@ -425,7 +552,17 @@ export function FilterChips({ chips, onClearAll }: { chips: { key: string; label
 }
 
 /** On a phone a list's filters fold behind one button that counts those applied. */
-export function FiltersToggle({ open, onToggle, applied, controls }: { open: boolean; onToggle: () => void; applied: number; controls: string }) {
+export function FiltersToggle({
+  open,
+  onToggle,
+  applied,
+  controls,
+}: {
+  open: boolean;
+  onToggle: () => void;
+  applied: number;
+  controls: string;
+}) {
   return (
     <Button className="mb-3 w-full sm:hidden" onClick={onToggle} aria-expanded={open} aria-controls={controls}>
       Filters
@@ -439,14 +576,25 @@ export function FiltersToggle({ open, onToggle, applied, controls }: { open: boo
 }
 
 /** A list's total ("298 users"); "Counting…" only while it is asked for, so a failed read leaves none behind. */
-export function ListTotal({ total, noun, fetching, refreshing }: { total: number | undefined; noun: readonly [one: string, many: string]; fetching: boolean; refreshing: boolean }) {
+export function ListTotal({
+  total,
+  noun,
+  fetching,
+  refreshing,
+}: {
+  total: number | undefined;
+  noun: readonly [one: string, many: string];
+  fetching: boolean;
+  refreshing: boolean;
+}) {
   return (
     <p aria-live="polite" className="flex items-center gap-2">
       {total === undefined ? (
         fetching && <span>Counting…</span>
       ) : (
         <span data-testid={`${noun[1]}-total`}>
-          <strong className="font-semibold text-slate-900">{total.toLocaleString("en")}</strong> {total === 1 ? noun[0] : noun[1]}
+          <strong className="font-semibold text-slate-900">{total.toLocaleString("en")}</strong>{" "}
+          {total === 1 ? noun[0] : noun[1]}
         </span>
       )}
       {refreshing && <Spinner className="size-3.5 text-slate-400" />}

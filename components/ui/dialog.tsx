@@ -1,7 +1,7 @@
 "use client";
 
-import { useId, useRef, type ReactNode } from "react";
 import { useModalDialog } from "@/lib/client/use-modal-dialog";
+import { useId, useRef, type ReactNode } from "react";
 import { Button } from "./button";
 
 // Whole class names, so that Tailwind finds them in the source.
@@ -78,7 +78,14 @@ export function ConfirmDialog({
 
   return (
     // The safe choice takes the focus first.
-    <ModalDialog open={open} first={() => cancelRef.current} onClose={onCancel} labelledBy={titleId} describedBy={children ? bodyId : undefined} alert>
+    <ModalDialog
+      open={open}
+      first={() => cancelRef.current}
+      onClose={onCancel}
+      labelledBy={titleId}
+      describedBy={children ? bodyId : undefined}
+      alert
+    >
       <div className="flex flex-col gap-3 p-5 sm:p-6">
         <h2 id={titleId} className="text-lg font-semibold text-slate-900">
           {title}

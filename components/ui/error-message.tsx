@@ -16,7 +16,15 @@ const titles: Record<string, string> = {
  * An error as a person reads it: what happened, which fields (unless the form shows them on the
  * fields themselves), and the request id to quote to support.
  */
-export function ErrorMessage({ error, title, hideDetails = false }: { error: unknown; title?: string; hideDetails?: boolean }) {
+export function ErrorMessage({
+  error,
+  title,
+  hideDetails = false,
+}: {
+  error: unknown;
+  title?: string;
+  hideDetails?: boolean;
+}) {
   const apiError = error instanceof ApiError ? error : undefined;
   const heading = title ?? (apiError && titles[apiError.code]) ?? "The request failed";
   const message = error instanceof Error ? error.message : "An unexpected error happened.";
@@ -36,7 +44,7 @@ export function ErrorMessage({ error, title, hideDetails = false }: { error: unk
       )}
       {apiError?.requestId && (
         <p className="mt-2 text-xs text-rose-800">
-          Request id: <code className="select-all font-mono">{apiError.requestId}</code>
+          Request id: <code className="font-mono select-all">{apiError.requestId}</code>
         </p>
       )}
     </div>

@@ -2,9 +2,9 @@
 
 import { ApiError } from "@/lib/client/api";
 import { Button } from "./button";
+import { ErrorMessage } from "./error-message";
 import { Card } from "./page";
 import { EmptyState } from "./status";
-import { ErrorMessage } from "./error-message";
 
 /**
  * What a page or list shows when what it reads failed to load: what happened (with the request
@@ -52,5 +52,9 @@ export function ErrorState({
       )}
     </>
   );
-  return framed ? <Card className={`flex flex-col gap-4 p-5 sm:p-6 ${className}`}>{content}</Card> : <div className={`flex flex-col gap-4 p-4 ${className}`}>{content}</div>;
+  return framed ? (
+    <Card className={`flex flex-col gap-4 p-5 sm:p-6 ${className}`}>{content}</Card>
+  ) : (
+    <div className={`flex flex-col gap-4 p-4 ${className}`}>{content}</div>
+  );
 }

@@ -77,7 +77,19 @@ export function SearchField({
 }
 
 /** A labelled drop-down of a list's filters. */
-export function Select({ id, label, value, onChange, children }: { id: string; label: string; value: string; onChange: (value: string) => void; children: ReactNode }) {
+export function Select({
+  id,
+  label,
+  value,
+  onChange,
+  children,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  children: ReactNode;
+}) {
   return (
     <Field id={id} label={label}>
       <select id={id} value={value} onChange={(event) => onChange(event.target.value)} className={inputClass}>
@@ -110,14 +122,22 @@ export function RecordSelect({
 }) {
   return (
     <Field id={id} label={label} error={error}>
-      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} {...describedBy(id, error)} className={inputClass}>
+      <select
+        id={id}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        {...describedBy(id, error)}
+        className={inputClass}
+      >
         <option value="">{records ? empty : "Loading…"}</option>
         {records?.map((record) => (
           <option key={record._id} value={record._id}>
             {record.name}
           </option>
         ))}
-        {value && records && !records.some((record) => record._id === value) && <option value={value}>Unknown ({value.slice(-6)})</option>}
+        {value && records && !records.some((record) => record._id === value) && (
+          <option value={value}>Unknown ({value.slice(-6)})</option>
+        )}
       </select>
     </Field>
   );
@@ -155,7 +175,9 @@ export function CheckboxGroup({
       ) : records.length === 0 ? (
         <p className="mt-2 text-sm text-slate-500">None defined yet.</p>
       ) : (
-        <div className={`mt-2 grid grid-cols-1 gap-1.5 rounded-md border p-3 ${columns === 2 ? "lg:grid-cols-2" : ""} ${error ? "border-rose-400" : "border-slate-200"}`}>
+        <div
+          className={`mt-2 grid grid-cols-1 gap-1.5 rounded-md border p-3 ${columns === 2 ? "lg:grid-cols-2" : ""} ${error ? "border-rose-400" : "border-slate-200"}`}
+        >
           {records.map((record, index) => {
             const checkboxId = index === 0 ? id : `${id}-${record._id}`;
             return (
@@ -163,7 +185,9 @@ export function CheckboxGroup({
                 <Checkbox
                   id={checkboxId}
                   checked={value.includes(record._id)}
-                  onChange={(event) => onChange(event.target.checked ? [...value, record._id] : value.filter((v) => v !== record._id))}
+                  onChange={(event) =>
+                    onChange(event.target.checked ? [...value, record._id] : value.filter((v) => v !== record._id))
+                  }
                 />
                 <label htmlFor={checkboxId} className="text-sm text-slate-800">
                   {record.name}
@@ -195,4 +219,3 @@ export function describedBy(id: string, error?: string, hint?: boolean) {
     "aria-describedby": error ? `${id}-error` : hint ? `${id}-hint` : undefined,
   } as const;
 }
-

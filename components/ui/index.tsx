@@ -7,12 +7,12 @@
  * notices (`@/components/ui/toast`), the dialogs (`@/components/ui/dialog`) and the error boxes
  * (`@/components/ui/error-state`, `@/components/ui/error-message`).
  */
-export { focusRing } from "./focus-ring";
-export { Popover } from "./popover";
 export { Button, LinkButton, buttonClass, linkClass } from "./button";
-export { CheckboxGroup, Field, GroupError, RecordSelect, SearchField, Select, describedBy, inputClass } from "./field";
-export { Checkbox } from "./checkbox";
-export { ActiveBadge, BackLink, Badge, Card, Facts, PageHeader } from "./page";
-export { DateTime, EmptyState, Loading, Spinner } from "./status";
-export { ListView } from "./list-view";
 export { ChangeTable } from "./change-table";
+export { Checkbox } from "./checkbox";
+export { CheckboxGroup, Field, GroupError, RecordSelect, SearchField, Select, describedBy, inputClass } from "./field";
+export { focusRing } from "./focus-ring";
+export { ListView } from "./list-view";
+export { ActiveBadge, BackLink, Badge, Card, Facts, PageHeader } from "./page";
+export { Popover } from "./popover";
+export { DateTime, EmptyState, Loading, Spinner } from "./status";

@@ -43,7 +43,16 @@ export function ListView<Row>({
     const spinner = <Loading label={loading} />;
     return inCard ? <div className="px-4">{spinner}</div> : spinner;
   }
-  if (query.isError) return <ErrorState framed={!inCard} error={query.error} title={error} onRetry={() => query.refetch()} retrying={query.isFetching} />;
+  if (query.isError)
+    return (
+      <ErrorState
+        framed={!inCard}
+        error={query.error}
+        title={error}
+        onRetry={() => query.refetch()}
+        retrying={query.isFetching}
+      />
+    );
   if (!rows) return null;
   if (rows.length === 0) {
     const state = <EmptyState title={empty.title}>{empty.children}</EmptyState>;

@@ -20,9 +20,20 @@ const badgeTones = {
   red: "bg-rose-50 text-rose-800 ring-rose-600/20",
 } as const;
 
-export function Badge({ tone = "grey", title, children }: { tone?: keyof typeof badgeTones; title?: string; children: ReactNode }) {
+export function Badge({
+  tone = "grey",
+  title,
+  children,
+}: {
+  tone?: keyof typeof badgeTones;
+  title?: string;
+  children: ReactNode;
+}) {
   return (
-    <span title={title} className={`inline-flex items-center whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${badgeTones[tone]}`}>
+    <span
+      title={title}
+      className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${badgeTones[tone]}`}
+    >
       {children}
     </span>
   );
@@ -33,13 +44,26 @@ export function ActiveBadge({ active }: { active: boolean }) {
 }
 
 /** Title row of a page: the one `h1`, an optional line under it and the page's actions. */
-export function PageHeader({ title, subtitle, actions, back }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode; back?: ReactNode }) {
+export function PageHeader({
+  title,
+  subtitle,
+  actions,
+  back,
+}: {
+  title: ReactNode;
+  subtitle?: ReactNode;
+  actions?: ReactNode;
+  back?: ReactNode;
+}) {
   return (
     <header className="mb-6 flex flex-col gap-3">
       {back}
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div className="min-w-0">
-          <h1 className="truncate text-2xl font-semibold tracking-tight text-slate-900" title={typeof title === "string" ? title : undefined}>
+          <h1
+            className="truncate text-2xl font-semibold tracking-tight text-slate-900"
+            title={typeof title === "string" ? title : undefined}
+          >
             {title}
           </h1>
           {subtitle && <div className="mt-1 text-sm text-slate-600">{subtitle}</div>}
@@ -65,11 +89,12 @@ export function Facts({ items }: { items: [string, ReactNode][] }) {
     <dl className="grid grid-cols-1 gap-x-6 gap-y-4 sm:grid-cols-2">
       {items.map(([label, value]) => (
         <div key={label} className="min-w-0">
-          <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
-          <dd className="mt-1 break-words text-sm text-slate-900">{value ?? <span className="text-slate-500">—</span>}</dd>
+          <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">{label}</dt>
+          <dd className="mt-1 text-sm break-words text-slate-900">
+            {value ?? <span className="text-slate-500">—</span>}
+          </dd>
         </div>
       ))}
     </dl>
   );
 }
-

@@ -24,7 +24,15 @@ export interface PopoverProps {
   as?: "div" | "fieldset";
 }
 
-export function Popover({ label, open, onOpenChange, children, buttonClassName, panelClassName = "left-0 w-56", as: Panel = "div" }: PopoverProps) {
+export function Popover({
+  label,
+  open,
+  onOpenChange,
+  children,
+  buttonClassName,
+  panelClassName = "left-0 w-56",
+  as: Panel = "div",
+}: PopoverProps) {
   const root = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const panelId = useId();
@@ -73,7 +81,10 @@ export function Popover({ label, open, onOpenChange, children, buttonClassName, 
         {label}
       </button>
       {open && (
-        <Panel id={panelId} className={`absolute z-30 mt-1 rounded-md border border-slate-200 bg-white p-1 text-slate-800 shadow-lg ${panelClassName}`}>
+        <Panel
+          id={panelId}
+          className={`absolute z-30 mt-1 rounded-md border border-slate-200 bg-white p-1 text-slate-800 shadow-lg ${panelClassName}`}
+        >
           {children}
         </Panel>
       )}

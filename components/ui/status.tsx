@@ -2,7 +2,12 @@
 import type { ReactNode } from "react";
 
 export function Spinner({ className = "size-4" }: { className?: string }) {
-  return <span aria-hidden className={`inline-block animate-spin rounded-full border-2 border-current border-r-transparent ${className}`} />;
+  return (
+    <span
+      aria-hidden
+      className={`inline-block animate-spin rounded-full border-2 border-current border-r-transparent ${className}`}
+    />
+  );
 }
 
 export function Loading({ label = "Loading…" }: { label?: string }) {

@@ -36,7 +36,9 @@ interface ToastApi {
 
 const ToastContext = createContext<ToastApi | undefined>(undefined);
 /** The notices and the band's registration (a page with a band shows them there, not at the bottom). */
-const RegionContext = createContext<{ toasts: Toast[]; dismiss: (id: number) => void; register: () => () => void } | undefined>(undefined);
+const RegionContext = createContext<
+  { toasts: Toast[]; dismiss: (id: number) => void; register: () => () => void } | undefined
+>(undefined);
 
 export function useToast(): ToastApi {
   const api = useContext(ToastContext);
@@ -96,7 +98,13 @@ export function ToastRegion({ className = "" }: { className?: string }) {
   const { toasts, dismiss, register } = region;
   useEffect(() => register(), [register]);
   return (
-    <div role="status" aria-live="polite" aria-label="Notifications" data-toast-region className={`sticky z-20 ${toasts.length > 0 ? "border-b border-slate-200 bg-white/95 backdrop-blur" : ""} ${className}`}>
+    <div
+      role="status"
+      aria-live="polite"
+      aria-label="Notifications"
+      data-toast-region
+      className={`sticky z-20 ${toasts.length > 0 ? "border-b border-slate-200 bg-white/95 backdrop-blur" : ""} ${className}`}
+    >
       {toasts.length > 0 && (
         <div className="mx-auto flex max-w-7xl flex-col items-stretch gap-2 px-4 py-2 sm:items-end sm:px-6">
           {toasts.map((toast) => (
@@ -144,7 +152,12 @@ function ToastItem({ toast, onDismiss }: { toast: Toast; onDismiss: () => void }
           {toast.action.label}
         </button>
       )}
-      <button type="button" onClick={onDismiss} aria-label="Dismiss" className={`rounded-md px-1.5 py-0.5 hover:bg-black/5 ${focusRing}`}>
+      <button
+        type="button"
+        onClick={onDismiss}
+        aria-label="Dismiss"
+        className={`rounded-md px-1.5 py-0.5 hover:bg-black/5 ${focusRing}`}
+      >
         <span aria-hidden>×</span>
       </button>
     </div>

@@ -1,7 +1,7 @@
 "use client";
 
-import { displayName, useUserToEdit } from "@/lib/client/users";
 import { ErrorState } from "@/components/ui/error-state";
+import { displayName, useUserToEdit } from "@/lib/client/users";
 import { BackLink, Loading, PageHeader } from "../ui";
 import { UserForm } from "./user-form";
 
@@ -17,7 +17,12 @@ export function EditUser({ id }: { id: string }) {
       {edit.data && user ? (
         <UserForm key={edit.data.etag} user={user} etag={edit.data.etag} />
       ) : (
-        <ErrorState error={edit.error} title="The user could not be loaded" onRetry={() => edit.refetch()} retrying={edit.isFetching} />
+        <ErrorState
+          error={edit.error}
+          title="The user could not be loaded"
+          onRetry={() => edit.refetch()}
+          retrying={edit.isFetching}
+        />
       )}
     </div>
   );

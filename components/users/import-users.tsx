@@ -5,14 +5,14 @@
  * that shows what it would do and every bad row, then import it with a progress bar, and download
  * the rows that failed as a CSV report.
  */
-import Link from "next/link";
-import { useEffect, useId, useRef, useState, type DragEvent } from "react";
-import { errorReport, isFinished, useJob, useStartImport } from "@/lib/client/jobs";
-import type { JobError, JobRecord } from "@/lib/resources/jobs/contract";
-import { importTemplate } from "@/lib/resources/users/columns";
 import { DataTable, type DataColumn } from "@/components/ui/data-table";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { useToast } from "@/components/ui/toast";
+import { errorReport, isFinished, useJob, useStartImport } from "@/lib/client/jobs";
+import type { JobError, JobRecord } from "@/lib/resources/jobs/contract";
+import { importTemplate } from "@/lib/resources/users/columns";
+import Link from "next/link";
+import { useEffect, useId, useRef, useState, type DragEvent } from "react";
 import { Button, Card, EmptyState, Loading, buttonClass, linkClass } from "../ui";
 
 type Row = JobError & { n: number };
@@ -23,7 +23,8 @@ const columns: DataColumn<Row>[] = [
   { id: "message", header: "Problem", cell: (row) => row.message, className: "min-w-64" },
 ];
 
-const plural = (count: number, one: string, many: string) => `${count.toLocaleString("en-GB")} ${count === 1 ? one : many}`;
+const plural = (count: number, one: string, many: string) =>
+  `${count.toLocaleString("en-GB")} ${count === 1 ? one : many}`;
 
 function saveCsv(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
@@ -54,9 +55,21 @@ export function ImportUsers() {
       if (!job || !isFinished(job) || announced.current.has(job._id)) continue;
       announced.current.add(job._id);
       const { created, updated, failed } = job.summary;
-      if (job.status === "failed") toast.show({ tone: "error", message: job.dryRun ? "The check of the file stopped." : "The import stopped." });
-      else if (job.dryRun) toast.show({ tone: "info", message: failed > 0 ? `Checked: ${plural(failed, "row has", "rows have")} problems.` : "Checked: every row can be imported." });
-      else toast.show({ tone: "success", message: `Imported: ${created.toLocaleString("en-GB")} created, ${updated.toLocaleString("en-GB")} updated.` });
+      if (job.status === "failed")
+        toast.show({ tone: "error", message: job.dryRun ? "The check of the file stopped." : "The import stopped." });
+      else if (job.dryRun)
+        toast.show({
+          tone: "info",
+          message:
+            failed > 0
+              ? `Checked: ${plural(failed, "row has", "rows have")} problems.`
+              : "Checked: every row can be imported.",
+        });
+      else
+        toast.show({
+          tone: "success",
+          message: `Imported: ${created.toLocaleString("en-GB")} created, ${updated.toLocaleString("en-GB")} updated.`,
+        });
     }
   }, [check.data, run.data, toast]);
 
@@ -69,17 +82,17 @@ export function ImportUsers() {
   };
   const begin = (dryRun: boolean) => {
     if (!file) return;
-    start.mutate(
-      { file, dryRun },
-      { onSuccess: (job) => (dryRun ? setCheckId(job._id) : setImportId(job._id)) },
-    );
+    start.mutate({ file, dryRun }, { onSuccess: (job) => (dryRun ? setCheckId(job._id) : setImportId(job._id)) });
   };
   const onDrop = (event: DragEvent) => {
     event.preventDefault();
     setDragging(false);
     choose(event.dataTransfer.files[0]);
   };
-  const busy = start.isPending || (checkId !== undefined && !isFinished(check.data)) || (importId !== undefined && !isFinished(run.data));
+  const busy =
+    start.isPending ||
+    (checkId !== undefined && !isFinished(check.data)) ||
+    (importId !== undefined && !isFinished(run.data));
   const checked = check.data && isFinished(check.data) ? check.data : undefined;
 
   return (
@@ -87,8 +100,9 @@ export function ImportUsers() {
       <Card className="p-4 sm:p-6">
         <h2 className="text-base font-semibold text-slate-900">1. Choose a file</h2>
         <p className="mt-1 text-sm text-slate-600">
-          A CSV file with a header row (<code>email</code>, <code>firstName</code>, <code>lastName</code>, <code>secondLastName</code>, <code>isActive</code> as{" "}
-          <code>true</code> or <code>false</code>, <code>accessRoles</code> as names separated by <code>;</code>, <code>jobTitle</code>), or NDJSON with one user
+          A CSV file with a header row (<code>email</code>, <code>firstName</code>, <code>lastName</code>,{" "}
+          <code>secondLastName</code>, <code>isActive</code> as <code>true</code> or <code>false</code>,{" "}
+          <code>accessRoles</code> as names separated by <code>;</code>, <code>jobTitle</code>), or NDJSON with one user
           a line. At most 100 MB.
         </p>
         <p className="mt-2 text-sm">
@@ -106,8 +120,22 @@ export function ImportUsers() {
           className={`mt-4 flex flex-col items-center gap-3 rounded-lg border-2 border-dashed px-4 py-8 text-center ${dragging ? "border-sky-600 bg-sky-50" : "border-slate-300"}`}
           data-testid="drop-zone"
         >
-          <p className="text-sm text-slate-700">{file ? <>Chosen: <strong className="break-all">{file.name}</strong> ({plural(file.size, "byte", "bytes")})</> : "Drop a file here, or"}</p>
-          <label htmlFor={inputId} className={buttonClass("secondary", "cursor-pointer focus-within:ring-2 focus-within:ring-sky-600 focus-within:ring-offset-2")}>
+          <p className="text-sm text-slate-700">
+            {file ? (
+              <>
+                Chosen: <strong className="break-all">{file.name}</strong> ({plural(file.size, "byte", "bytes")})
+              </>
+            ) : (
+              "Drop a file here, or"
+            )}
+          </p>
+          <label
+            htmlFor={inputId}
+            className={buttonClass(
+              "secondary",
+              "cursor-pointer focus-within:ring-2 focus-within:ring-sky-600 focus-within:ring-offset-2",
+            )}
+          >
             {file ? "Choose another file" : "Choose a file"}
             <input
               ref={input}
@@ -126,7 +154,9 @@ export function ImportUsers() {
           <Button kind="primary" disabled={!file || busy} onClick={() => begin(true)}>
             Check the file
           </Button>
-          <p className="self-center text-sm text-slate-600">The check changes nothing: it shows what the import would do.</p>
+          <p className="self-center text-sm text-slate-600">
+            The check changes nothing: it shows what the import would do.
+          </p>
         </div>
         {start.isError && (
           <div className="mt-4">
@@ -147,11 +177,17 @@ export function ImportUsers() {
               <Summary job={checked} />
               <Problems job={checked} />
               <div className="mt-4 flex flex-wrap items-center gap-3">
-                <Button kind="primary" disabled={busy || checked.status === "failed" || importId !== undefined} onClick={() => begin(false)}>
+                <Button
+                  kind="primary"
+                  disabled={busy || checked.status === "failed" || importId !== undefined}
+                  onClick={() => begin(false)}
+                >
                   Import
                 </Button>
                 <p className="text-sm text-slate-600">
-                  {checked.summary.failed > 0 ? "Rows with problems are left out; the others are imported." : "Every row will be imported."}
+                  {checked.summary.failed > 0
+                    ? "Rows with problems are left out; the others are imported."
+                    : "Every row will be imported."}
                 </p>
               </div>
             </>
@@ -185,7 +221,12 @@ export function ImportUsers() {
 }
 
 function JobProgress({ job, label, error }: { job: JobRecord | undefined; label: string; error?: unknown }) {
-  if (error) return <div className="mt-3"><ErrorMessage error={error} title="The progress could not be read" /></div>;
+  if (error)
+    return (
+      <div className="mt-3">
+        <ErrorMessage error={error} title="The progress could not be read" />
+      </div>
+    );
   if (!job) return <Loading label={label} />;
   const { done, total } = job.progress;
   const percent = total > 0 ? Math.round((done / total) * 100) : isFinished(job) ? 100 : 0;
@@ -207,7 +248,10 @@ function JobProgress({ job, label, error }: { job: JobRecord | undefined; label:
         aria-valuetext={`${percent}%, ${done} of ${total} rows`}
         className="mt-2 h-3 overflow-hidden rounded-full bg-slate-200"
       >
-        <div className={`h-full rounded-full ${job.status === "failed" ? "bg-rose-600" : "bg-sky-600"} transition-[width]`} style={{ width: `${percent}%` }} />
+        <div
+          className={`h-full rounded-full ${job.status === "failed" ? "bg-rose-600" : "bg-sky-600"} transition-[width]`}
+          style={{ width: `${percent}%` }}
+        />
       </div>
     </div>
   );
@@ -216,8 +260,18 @@ function JobProgress({ job, label, error }: { job: JobRecord | undefined; label:
 function Summary({ job }: { job: JobRecord }) {
   const { created, updated, unchanged, failed } = job.summary;
   const items: [string, number, string][] = job.dryRun
-    ? [["Would be created", created, "text-emerald-700"], ["Would be updated", updated, "text-sky-700"], ["Already up to date", unchanged, "text-slate-700"], ["With problems", failed, "text-rose-700"]]
-    : [["Created", created, "text-emerald-700"], ["Updated", updated, "text-sky-700"], ["Unchanged", unchanged, "text-slate-700"], ["Failed", failed, "text-rose-700"]];
+    ? [
+        ["Would be created", created, "text-emerald-700"],
+        ["Would be updated", updated, "text-sky-700"],
+        ["Already up to date", unchanged, "text-slate-700"],
+        ["With problems", failed, "text-rose-700"],
+      ]
+    : [
+        ["Created", created, "text-emerald-700"],
+        ["Updated", updated, "text-sky-700"],
+        ["Unchanged", unchanged, "text-slate-700"],
+        ["Failed", failed, "text-rose-700"],
+      ];
   return (
     <>
       {job.status === "failed" && (
@@ -225,10 +279,13 @@ function Summary({ job }: { job: JobRecord }) {
           {job.message ?? "The job stopped."}
         </div>
       )}
-      <dl className="mt-4 grid grid-cols-2 gap-3 sm:grid-cols-4" aria-label={job.dryRun ? "What the import would do" : "What the import did"}>
+      <dl
+        className="mt-4 grid grid-cols-2 gap-3 sm:grid-cols-4"
+        aria-label={job.dryRun ? "What the import would do" : "What the import did"}
+      >
         {items.map(([label, count, tone]) => (
           <div key={label} className="rounded-md border border-slate-200 p-3">
-            <dt className="text-xs font-medium uppercase tracking-wide text-slate-600">{label}</dt>
+            <dt className="text-xs font-medium tracking-wide text-slate-600 uppercase">{label}</dt>
             <dd className={`mt-1 text-2xl font-semibold ${tone}`}>{count.toLocaleString("en-GB")}</dd>
           </div>
         ))}
@@ -241,7 +298,9 @@ function Problems({ job }: { job: JobRecord }) {
   const rows: Row[] = job.errors.map((error, n) => ({ ...error, n }));
   if (rows.length === 0) {
     return job.status === "failed" ? null : (
-      <EmptyState title={job.dryRun ? "No problems found" : "No row failed"}>{job.dryRun ? "Every row can be imported as it is." : "Every row of the file was imported."}</EmptyState>
+      <EmptyState title={job.dryRun ? "No problems found" : "No row failed"}>
+        {job.dryRun ? "Every row can be imported as it is." : "Every row of the file was imported."}
+      </EmptyState>
     );
   }
   return (
@@ -249,7 +308,9 @@ function Problems({ job }: { job: JobRecord }) {
       <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
         <h3 className="text-sm font-semibold text-slate-900">
           {plural(job.summary.failed, "row has", "rows have")} problems
-          {job.summary.failed > rows.length && <span className="font-normal text-slate-600"> (the first {rows.length.toLocaleString("en-GB")} shown)</span>}
+          {job.summary.failed > rows.length && (
+            <span className="font-normal text-slate-600"> (the first {rows.length.toLocaleString("en-GB")} shown)</span>
+          )}
         </h3>
         <Button onClick={() => saveReport(job)}>Download the error report</Button>
       </div>

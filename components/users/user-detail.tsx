@@ -1,20 +1,32 @@
 "use client";
 
-import Link from "next/link";
-import { useState } from "react";
-import { useReferenceNames } from "@/lib/client/reference";
-import { RELATIONS, displayName, useMe, useUpdateUser, useUser, useUsersById } from "@/lib/client/users";
-import type { UserRecord } from "@/lib/resources/users/contract";
-import { useIsAdmin } from "../admin-shell";
-import { feedback } from "@/lib/client/feedback";
+import { ConfirmDialog } from "@/components/ui/dialog";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { ErrorState } from "@/components/ui/error-state";
 import { useToast } from "@/components/ui/toast";
-import { ConfirmDialog } from "@/components/ui/dialog";
+import { feedback } from "@/lib/client/feedback";
+import { useReferenceNames } from "@/lib/client/reference";
+import { RELATIONS, displayName, useMe, useUpdateUser, useUser, useUsersById } from "@/lib/client/users";
+import type { UserRecord } from "@/lib/resources/users/contract";
+import Link from "next/link";
+import { useState } from "react";
+import { useIsAdmin } from "../admin-shell";
 import { BreakAt } from "../break-text";
-import { UserTabs } from "./user-tabs";
+import {
+  ActiveBadge,
+  BackLink,
+  Badge,
+  Button,
+  Card,
+  DateTime,
+  Facts,
+  LinkButton,
+  Loading,
+  PageHeader,
+  linkClass,
+} from "../ui";
 import { RevokeKeysChoice } from "./bulk-actions";
-import { ActiveBadge, BackLink, Badge, Button, Card, DateTime, Facts, LinkButton, Loading, PageHeader, linkClass } from "../ui";
+import { UserTabs } from "./user-tabs";
 
 export function UserDetail({ id }: { id: string }) {
   const user = useUser(id);
@@ -24,7 +36,13 @@ export function UserDetail({ id }: { id: string }) {
     return (
       <>
         <PageHeader title="User" back={<BackLink href="/users">Users</BackLink>} />
-        <ErrorState error={user.error} title="The user could not be loaded" notFoundTitle="This user does not exist" onRetry={() => user.refetch()} retrying={user.isFetching} />
+        <ErrorState
+          error={user.error}
+          title="The user could not be loaded"
+          notFoundTitle="This user does not exist"
+          onRetry={() => user.refetch()}
+          retrying={user.isFetching}
+        />
       </>
     );
   }
@@ -91,7 +109,12 @@ function UserView({ user }: { user: UserRecord }) {
                 Edit
               </LinkButton>
               {user.isActive ? (
-                <Button kind="danger" onClick={() => (setRevokeKeys(true), setConfirming(true))} disabled={update.isPending || self} title={self ? "You cannot deactivate yourself" : undefined}>
+                <Button
+                  kind="danger"
+                  onClick={() => (setRevokeKeys(true), setConfirming(true))}
+                  disabled={update.isPending || self}
+                  title={self ? "You cannot deactivate yourself" : undefined}
+                >
                   Deactivate
                 </Button>
               ) : (
@@ -114,7 +137,9 @@ function UserView({ user }: { user: UserRecord }) {
         onConfirm={() => setActive(false)}
         onCancel={() => setConfirming(false)}
       >
-        <p className="mb-3">They will no longer be able to sign in, and leave the default list. You can undo this from the notice.</p>
+        <p className="mb-3">
+          They will no longer be able to sign in, and leave the default list. You can undo this from the notice.
+        </p>
         <RevokeKeysChoice id="deactivate-revoke-keys" checked={revokeKeys} onChange={setRevokeKeys} />
       </ConfirmDialog>
       {update.isError && (
@@ -157,7 +182,9 @@ function UserView({ user }: { user: UserRecord }) {
         {Object.keys(user.extensions).length > 0 && (
           <Card className="p-5 sm:p-6">
             <h2 className="mb-4 text-base font-semibold text-slate-900">Extensions</h2>
-            <pre className="max-h-64 overflow-auto rounded bg-slate-50 p-3 font-mono text-xs text-slate-800">{JSON.stringify(user.extensions, null, 2)}</pre>
+            <pre className="max-h-64 overflow-auto rounded bg-slate-50 p-3 font-mono text-xs text-slate-800">
+              {JSON.stringify(user.extensions, null, 2)}
+            </pre>
           </Card>
         )}
       </div>
@@ -171,7 +198,7 @@ function Hierarchy({ user }: { user: UserRecord }) {
   const people = useUsersById(ids);
   const list = (label: string, group: string[]) => (
     <div key={label}>
-      <h3 className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</h3>
+      <h3 className="text-xs font-medium tracking-wide text-slate-500 uppercase">{label}</h3>
       {group.length === 0 ? (
         <p className="mt-1 text-sm text-slate-500">None</p>
       ) : (
@@ -202,9 +229,7 @@ function Hierarchy({ user }: { user: UserRecord }) {
           </Link>
         )}
       </div>
-      <div className="grid gap-4 sm:grid-cols-3">
-        {RELATIONS.map(({ key, label }) => list(label, hierarchy[key]))}
-      </div>
+      <div className="grid gap-4 sm:grid-cols-3">{RELATIONS.map(({ key, label }) => list(label, hierarchy[key]))}</div>
     </Card>
   );
 }

@@ -1,21 +1,30 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, type FormEvent, type ReactNode } from "react";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { useToast } from "@/components/ui/toast";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { serverFieldErrors, zodFieldErrors, type FieldTexts } from "@/lib/client/form-errors";
 import { useReference } from "@/lib/client/reference";
 import { useForm } from "@/lib/client/use-form";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { fetchUserToEdit, RELATIONS, userKeys, useCreateUser, useUpdateUser, type CreateUserInput, type Relation, type UpdateUserInput } from "@/lib/client/users";
+import {
+  fetchUserToEdit,
+  RELATIONS,
+  useCreateUser,
+  userKeys,
+  useUpdateUser,
+  type CreateUserInput,
+  type Relation,
+  type UpdateUserInput,
+} from "@/lib/client/users";
 import { CreateUserBody, UpdateUserBody, type UserRecord } from "@/lib/resources/users/contract";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
-import { ErrorMessage } from "@/components/ui/error-message";
 import { LeaveGuard } from "../leave-guard";
-import { useToast } from "@/components/ui/toast";
-import { Button, Card, CheckboxGroup, Field, LinkButton, RecordSelect, describedBy, inputClass, Checkbox } from "../ui";
-import { UsersPicker } from "./user-picker";
+import { Button, Card, Checkbox, CheckboxGroup, describedBy, Field, inputClass, LinkButton, RecordSelect } from "../ui";
 import { RevokeKeysChoice } from "./bulk-actions";
+import { UsersPicker } from "./user-picker";
 
 /** The fields of the form, in the order they appear (errors focus the first one). */
 const FIELDS = [
@@ -114,7 +123,8 @@ function parseExtensions(text: string): { value: Extensions } | { error: string 
   } catch (error) {
     return { error: `Is not valid JSON: ${error instanceof Error ? error.message : String(error)}.` };
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { error: 'Must be a JSON object, such as {"team": "blue"}.' };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { error: 'Must be a JSON object, such as {"team": "blue"}.' };
   return { value: value as Extensions };
 }
 
@@ -139,7 +149,9 @@ function updateBody(state: FormState, user: UserRecord, extensions: Extensions):
   const before = initialState(user);
   const body: UpdateUserInput = {};
   const name = nameOf(state);
-  const nameChanged = (["displayName", "names", "lastName", "secondLastName"] as const).some((part) => state[part] !== before[part]);
+  const nameChanged = (["displayName", "names", "lastName", "secondLastName"] as const).some(
+    (part) => state[part] !== before[part],
+  );
   if (name && nameChanged) body.name = name;
   if (state.phone !== before.phone) body.phone = state.phone.trim() || null;
   if (!sameSet(state.accessRoles, before.accessRoles)) body.accessRoles = state.accessRoles;
@@ -148,7 +160,12 @@ function updateBody(state: FormState, user: UserRecord, extensions: Extensions):
   if (state.bot !== before.bot) body.bot = state.bot || null;
   if (state.password) body.password = state.password;
   if (JSON.stringify(extensions) !== JSON.stringify(user.extensions ?? {})) body.extensions = extensions;
-  const hierarchy = Object.fromEntries(RELATIONS.filter(({ key }) => !sameSet(state.hierarchy[key], before.hierarchy[key])).map(({ key }) => [key, state.hierarchy[key]]));
+  const hierarchy = Object.fromEntries(
+    RELATIONS.filter(({ key }) => !sameSet(state.hierarchy[key], before.hierarchy[key])).map(({ key }) => [
+      key,
+      state.hierarchy[key],
+    ]),
+  );
   // Only the caller's company entry can be changed, and only the lists that changed are sent.
   if (Object.keys(hierarchy).length > 0) body.companies = [{ hierarchy }];
   return body;
@@ -177,7 +194,11 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
   const router = useRouter();
   const hydrated = useHydrated();
   const editing = Boolean(user);
-  const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm(() => initialState(user), FIELDS, inputId);
+  const { state, set, errors, setErrors, formError, setFormError, fail, dirty } = useForm(
+    () => initialState(user),
+    FIELDS,
+    inputId,
+  );
   const toast = useToast();
   const create = useCreateUser();
   const update = useUpdateUser(user?._id ?? "");
@@ -187,7 +208,10 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
   // Taking a user's last admin role offers to revoke the API keys they made, checked (docs/security.md#scopes).
   const [revokeKeys, setRevokeKeys] = useState(true);
   const adminRoles = new Set((roles.data ?? []).filter((role) => role.isAdmin).map((role) => role._id));
-  const losesAdmin = Boolean(user) && (user?.accessRoles ?? []).some((id) => adminRoles.has(id)) && !state.accessRoles.some((id) => adminRoles.has(id));
+  const losesAdmin =
+    Boolean(user) &&
+    (user?.accessRoles ?? []).some((id) => adminRoles.has(id)) &&
+    !state.accessRoles.some((id) => adminRoles.has(id));
   const jobs = useReference("jobTitles");
   const properties = useReference("properties");
   const bots = useReference("bots");
@@ -198,7 +222,8 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
   };
   const format = (field: string, value: unknown): string => {
     if (field === "accessRoles" || field === "properties") return names(field, value as string[]);
-    if (field === "job" || field === "bot") return value ? names(field === "job" ? "jobTitles" : "bots", [value as string]) : "—";
+    if (field === "job" || field === "bot")
+      return value ? names(field === "job" ? "jobTitles" : "bots", [value as string]) : "—";
     if (field === "hierarchy") {
       const lines = value as FormState["hierarchy"];
       return RELATIONS.map(({ key, label }) => `${label}: ${lines[key].length}`).join(", ");
@@ -206,7 +231,8 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
     return typeof value === "string" && value.trim() !== "" ? value : "—";
   };
   /** The comparable part of a form state: what the panel may show (never the password). */
-  const comparable = (form: FormState) => Object.fromEntries(Object.keys(LABELS).map((key) => [key, form[key as keyof FormState]]));
+  const comparable = (form: FormState) =>
+    Object.fromEntries(Object.keys(LABELS).map((key) => [key, form[key as keyof FormState]]));
 
   const conflicts = useEditConflict({
     editKey: userKeys.edit(user?._id),
@@ -228,9 +254,14 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
     const extensions = parseExtensions(state.extensions);
     // A bad JSON field is one error among the form's: the other fields are checked too, with the
     // stored extensions standing in for it, so every error shows at once.
-    const body = user ? updateBody(state, user, "error" in extensions ? (user.extensions ?? {}) : extensions.value) : createBody(state, "error" in extensions ? {} : extensions.value);
+    const body = user
+      ? updateBody(state, user, "error" in extensions ? (user.extensions ?? {}) : extensions.value)
+      : createBody(state, "error" in extensions ? {} : extensions.value);
     const checked = (user ? UpdateUserBody : CreateUserBody).safeParse(body);
-    const fieldErrors = { ...(checked.success ? {} : zodFieldErrors(checked.error, FIELDS, TEXTS, body).fields), ...("error" in extensions ? { extensions: extensions.error } : {}) };
+    const fieldErrors = {
+      ...(checked.success ? {} : zodFieldErrors(checked.error, FIELDS, TEXTS, body).fields),
+      ...("error" in extensions ? { extensions: extensions.error } : {}),
+    };
     if (Object.keys(fieldErrors).length > 0) return fail(fieldErrors);
     setErrors({});
     try {
@@ -238,21 +269,35 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
         const changed = Object.keys(body).length > 0;
         // Overwriting sends the tag of the version the conflict showed: it applies only if nobody
         // saved again since.
-        if (changed) await update.mutateAsync({ body: body as UpdateUserInput, ifMatch: tag, revokeKeys: losesAdmin ? revokeKeys : undefined });
+        if (changed)
+          await update.mutateAsync({
+            body: body as UpdateUserInput,
+            ifMatch: tag,
+            revokeKeys: losesAdmin ? revokeKeys : undefined,
+          });
         conflicts.clear();
-        toast.show({ message: changed ? feedback.saved("user") : feedback.unchanged("user"), tone: changed ? "success" : "info" });
+        toast.show({
+          message: changed ? feedback.saved("user") : feedback.unchanged("user"),
+          tone: changed ? "success" : "info",
+        });
         focusHeadingAfterNavigation();
         router.push(`/users/${user._id}`);
       } else {
         const invited = state.notifyEmail && !state.password;
         const created = await create.mutateAsync({ body: body as CreateUserInput, notifyEmail: invited });
-        toast.show({ message: invited ? `${feedback.created("user")} An invitation e-mail with a link to set a password is on its way.` : feedback.created("user") });
+        toast.show({
+          message: invited
+            ? `${feedback.created("user")} An invitation e-mail with a link to set a password is on its way.`
+            : feedback.created("user"),
+        });
         focusHeadingAfterNavigation();
         router.push(`/users/${created._id}`);
       }
     } catch (error) {
       if (user && isStale(error)) {
-        const again = await conflicts.refused(user, comparable(state)).catch((reading: unknown) => void fail({}, reading));
+        const again = await conflicts
+          .refused(user, comparable(state))
+          .catch((reading: unknown) => void fail({}, reading));
         if (again && retry) await submit(undefined, again, false);
         return;
       }
@@ -261,7 +306,12 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
     }
   }
 
-  const text = (field: FieldName, key: keyof FormState, label: ReactNode, props: { type?: string; autoComplete?: string; placeholder?: string; hint?: ReactNode; readOnly?: boolean } = {}) => {
+  const text = (
+    field: FieldName,
+    key: keyof FormState,
+    label: ReactNode,
+    props: { type?: string; autoComplete?: string; placeholder?: string; hint?: ReactNode; readOnly?: boolean } = {},
+  ) => {
     const id = inputId(field);
     return (
       <Field id={id} label={label} error={errors[field]} hint={props.hint}>
@@ -290,7 +340,9 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
             type: "email",
             readOnly: editing,
             placeholder: "name@company.com",
-            hint: editing ? "The e-mail of a user is fixed once created." : "Required. The address the user signs in with.",
+            hint: editing
+              ? "The e-mail of a user is fixed once created."
+              : "Required. The address the user signs in with.",
           })}
           {text("phone", "phone", "Phone", { type: "tel", placeholder: "+34 600 000 000" })}
           {text("name.names", "names", "First and middle names", { placeholder: "Ana María" })}
@@ -317,7 +369,9 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
               error={errors.accessRoles}
               columns={2}
             />
-            {losesAdmin && <RevokeKeysChoice id={inputId("revokeKeys")} checked={revokeKeys} onChange={setRevokeKeys} />}
+            {losesAdmin && (
+              <RevokeKeysChoice id={inputId("revokeKeys")} checked={revokeKeys} onChange={setRevokeKeys} />
+            )}
           </div>
           <CheckboxGroup
             id={inputId("properties")}
@@ -328,8 +382,24 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
             error={errors.properties}
             columns={2}
           />
-          <RecordSelect id={inputId("job")} label="Job title" empty="No job title" records={jobs.data} value={state.job} onChange={(value) => set("job", value)} error={errors.job} />
-          <RecordSelect id={inputId("bot")} label="Bot" empty="Not a bot" records={bots.data} value={state.bot} onChange={(value) => set("bot", value)} error={errors.bot} />
+          <RecordSelect
+            id={inputId("job")}
+            label="Job title"
+            empty="No job title"
+            records={jobs.data}
+            value={state.job}
+            onChange={(value) => set("job", value)}
+            error={errors.job}
+          />
+          <RecordSelect
+            id={inputId("bot")}
+            label="Bot"
+            empty="Not a bot"
+            records={bots.data}
+            value={state.bot}
+            onChange={(value) => set("bot", value)}
+            error={errors.bot}
+          />
         </div>
       </Card>
 
@@ -381,7 +451,9 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
           {text("password", "password", editing ? "New password" : "Password", {
             type: "password",
             autoComplete: "new-password",
-            hint: editing ? "Leave empty to keep the current password." : "At least 8 characters. Or leave empty and send an invitation.",
+            hint: editing
+              ? "Leave empty to keep the current password."
+              : "At least 8 characters. Or leave empty and send an invitation.",
           })}
           {!editing && (
             <div className="flex items-start gap-2 pt-7">
@@ -401,8 +473,21 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
         </div>
       </Card>
 
-      {formError !== undefined && <ErrorMessage error={formError} title={editing ? "The user could not be saved" : "The user could not be created"} />}
-      {conflicts.conflict && <EditConflict conflict={conflicts.conflict} what="user" busy={busy} onReload={conflicts.reload} onOverwrite={() => void submit()} />}
+      {formError !== undefined && (
+        <ErrorMessage
+          error={formError}
+          title={editing ? "The user could not be saved" : "The user could not be created"}
+        />
+      )}
+      {conflicts.conflict && (
+        <EditConflict
+          conflict={conflicts.conflict}
+          what="user"
+          busy={busy}
+          onReload={conflicts.reload}
+          onOverwrite={() => void submit()}
+        />
+      )}
 
       <div className={`flex flex-wrap justify-end gap-3 ${conflicts.conflict ? "hidden" : ""}`}>
         <LinkButton href={user ? `/users/${user._id}` : "/users"}>Cancel</LinkButton>
@@ -413,4 +498,3 @@ export function UserForm({ user, etag }: { user?: UserRecord; etag?: string }) {
     </form>
   );
 }
-

@@ -10,7 +10,11 @@ export function UserHistory({ id }: { id: string }) {
   const user = useUser(id);
   return (
     <>
-      <PageHeader back={<BackLink href="/users">Users</BackLink>} title={user.data ? `History of ${displayName(user.data)}` : "User history"} subtitle={user.data?.email} />
+      <PageHeader
+        back={<BackLink href="/users">Users</BackLink>}
+        title={user.data ? `History of ${displayName(user.data)}` : "User history"}
+        subtitle={user.data?.email}
+      />
       <UserTabs id={id} />
       <RecordHistory type="user" id={id} base={`/users/${id}/history`} />
     </>

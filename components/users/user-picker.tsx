@@ -1,8 +1,8 @@
 "use client";
 
-import { useId, useState, type KeyboardEvent } from "react";
-import { displayName, useUserList, useUsersById } from "@/lib/client/users";
 import { useDebouncedValue } from "@/lib/client/use-debounced-value";
+import { displayName, useUserList, useUsersById } from "@/lib/client/users";
+import { useId, useState, type KeyboardEvent } from "react";
 import { Field, Spinner, focusRing, inputClass } from "../ui";
 
 /**
@@ -31,7 +31,10 @@ export function UserPicker({
 
   const debounced = useDebouncedValue(text.trim(), 250);
 
-  const results = useUserList({ search: debounced, isActive: "all", limit: 8 }, { enabled: open && debounced.length > 0 });
+  const results = useUserList(
+    { search: debounced, isActive: "all", limit: 8 },
+    { enabled: open && debounced.length > 0 },
+  );
   const options = debounced ? (results.data?.data.users ?? []).filter((user) => !exclude.includes(user._id)) : [];
 
   function choose(index: number) {
@@ -113,7 +116,9 @@ export function UserPicker({
               <Spinner className="size-3" /> Searching…
             </li>
           )}
-          {!results.isFetching && options.length === 0 && <li className="px-3 py-2 text-slate-500">No user matches.</li>}
+          {!results.isFetching && options.length === 0 && (
+            <li className="px-3 py-2 text-slate-500">No user matches.</li>
+          )}
           {options.map((user, index) => (
             <li
               key={user._id}
@@ -163,11 +168,19 @@ export function UsersPicker({
     return user ? displayName(user) : chosen.isLoading ? "Loading…" : userId;
   };
   return (
-    <Field id={id} label={label} error={error} hint={value.length === 0 ? "None yet. Type a name or e-mail to add one." : undefined}>
+    <Field
+      id={id}
+      label={label}
+      error={error}
+      hint={value.length === 0 ? "None yet. Type a name or e-mail to add one." : undefined}
+    >
       {value.length > 0 && (
         <ul aria-label={label} className="flex flex-wrap gap-1.5">
           {value.map((userId) => (
-            <li key={userId} className="flex items-center gap-1 rounded-full border border-slate-200 bg-slate-50 py-0.5 pl-3 pr-1 text-sm text-slate-800">
+            <li
+              key={userId}
+              className="flex items-center gap-1 rounded-full border border-slate-200 bg-slate-50 py-0.5 pr-1 pl-3 text-sm text-slate-800"
+            >
               <span className="max-w-[16rem] truncate" title={chosen.data?.get(userId)?.email}>
                 {nameOf(userId)}
               </span>

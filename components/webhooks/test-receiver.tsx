@@ -6,13 +6,13 @@
  * its signature matches the webhook's current secret. Read again every 2 s while open, so a test
  * delivery appears by itself.
  */
-import { useState } from "react";
-import { useClearReceiver, useReceiver } from "@/lib/client/webhooks";
-import type { ReceiptRecord } from "@/lib/resources/webhooks/contract";
-import { useIsAdmin } from "../admin-shell";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { ErrorState } from "@/components/ui/error-state";
 import { useToast } from "@/components/ui/toast";
+import { useClearReceiver, useReceiver } from "@/lib/client/webhooks";
+import type { ReceiptRecord } from "@/lib/resources/webhooks/contract";
+import { useState } from "react";
+import { useIsAdmin } from "../admin-shell";
 import { BackLink, Badge, Button, Card, DateTime, EmptyState, LinkButton, Loading, PageHeader } from "../ui";
 
 const SIGNATURE_BADGES: Record<ReceiptRecord["signature"], { tone: "green" | "red" | "grey"; text: string }> = {
@@ -50,7 +50,8 @@ export function TestReceiverPage() {
     setConfirming(false);
     clear.mutate(undefined, {
       onSuccess: () => toast.show({ tone: "success", message: "The test receiver is empty." }),
-      onError: (error) => toast.show({ tone: "error", message: `The test receiver could not be emptied. ${error.message}` }),
+      onError: (error) =>
+        toast.show({ tone: "error", message: `The test receiver could not be emptied. ${error.message}` }),
     });
   };
 
@@ -71,7 +72,12 @@ export function TestReceiverPage() {
       {receiver.isLoading ? (
         <Loading label="Loading the test receiver…" />
       ) : receiver.isError ? (
-        <ErrorState error={receiver.error} title="The test receiver could not be loaded" onRetry={() => receiver.refetch()} retrying={receiver.isFetching} />
+        <ErrorState
+          error={receiver.error}
+          title="The test receiver could not be loaded"
+          onRetry={() => receiver.refetch()}
+          retrying={receiver.isFetching}
+        />
       ) : (
         data && (
           <>
@@ -79,8 +85,13 @@ export function TestReceiverPage() {
               <h2 id="receiver-address" className="text-base font-semibold text-slate-900">
                 Address
               </h2>
-              <p className="mt-1 text-sm text-slate-600">A webhook may call it without WEBHOOK_ALLOWED_HOSTS. It keeps the latest 50 requests for 7 days.</p>
-              <code data-testid="receiver-url" className="mt-3 block rounded-md bg-slate-100 px-3 py-2 font-mono text-xs text-slate-900 [overflow-wrap:anywhere]">
+              <p className="mt-1 text-sm text-slate-600">
+                A webhook may call it without WEBHOOK_ALLOWED_HOSTS. It keeps the latest 50 requests for 7 days.
+              </p>
+              <code
+                data-testid="receiver-url"
+                className="mt-3 block rounded-md bg-slate-100 px-3 py-2 font-mono text-xs [overflow-wrap:anywhere] text-slate-900"
+              >
                 {data.url}
               </code>
               <div className="mt-3 flex flex-wrap gap-2">
@@ -97,7 +108,8 @@ export function TestReceiverPage() {
               {data.received.length === 0 ? (
                 <Card>
                   <EmptyState title="Nothing received yet">
-                    Create a webhook to this address, then choose “Send test delivery” on its page: the request shows here within a few seconds.
+                    Create a webhook to this address, then choose “Send test delivery” on its page: the request shows
+                    here within a few seconds.
                   </EmptyState>
                 </Card>
               ) : (
@@ -113,7 +125,14 @@ export function TestReceiverPage() {
           </>
         )
       )}
-      <ConfirmDialog open={confirming} title="Empty the test receiver?" confirmLabel="Empty the receiver" danger onConfirm={empty} onCancel={() => setConfirming(false)}>
+      <ConfirmDialog
+        open={confirming}
+        title="Empty the test receiver?"
+        confirmLabel="Empty the receiver"
+        danger
+        onConfirm={empty}
+        onCancel={() => setConfirming(false)}
+      >
         Every request it kept is forgotten. Its address stays the same.
       </ConfirmDialog>
     </div>
@@ -134,17 +153,21 @@ function Receipt({ receipt, open }: { receipt: ReceiptRecord; open: boolean }) {
         </summary>
         <div className="border-t border-slate-200 px-4 py-3 text-sm">
           <p className="text-slate-700">{receipt.signatureNote}</p>
-          <h3 className="mt-4 text-xs font-medium uppercase tracking-wide text-slate-500">Headers</h3>
+          <h3 className="mt-4 text-xs font-medium tracking-wide text-slate-500 uppercase">Headers</h3>
           <dl className="mt-1 grid grid-cols-1 gap-x-4 sm:grid-cols-[minmax(0,14rem)_minmax(0,1fr)]">
             {Object.entries(receipt.headers).map(([name, value]) => (
               <div key={name} className="contents">
-                <dt className="pt-1 font-mono text-xs text-slate-600 [overflow-wrap:anywhere]">{name}</dt>
-                <dd className="pb-1 font-mono text-xs text-slate-900 [overflow-wrap:anywhere] sm:pt-1">{value}</dd>
+                <dt className="pt-1 font-mono text-xs [overflow-wrap:anywhere] text-slate-600">{name}</dt>
+                <dd className="pb-1 font-mono text-xs [overflow-wrap:anywhere] text-slate-900 sm:pt-1">{value}</dd>
               </div>
             ))}
           </dl>
-          <h3 className="mt-4 text-xs font-medium uppercase tracking-wide text-slate-500">Body{receipt.truncated ? " (first 64 KiB)" : ""}</h3>
-          <pre className="mt-1 max-h-96 overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs text-slate-900 whitespace-pre-wrap [overflow-wrap:anywhere]">{shownBody(receipt)}</pre>
+          <h3 className="mt-4 text-xs font-medium tracking-wide text-slate-500 uppercase">
+            Body{receipt.truncated ? " (first 64 KiB)" : ""}
+          </h3>
+          <pre className="mt-1 max-h-96 overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs [overflow-wrap:anywhere] whitespace-pre-wrap text-slate-900">
+            {shownBody(receipt)}
+          </pre>
         </div>
       </details>
     </Card>

@@ -4,17 +4,17 @@
  * The webhooks page: the company's webhooks (URL, events, state, created) on the data table, and
  * the page of a new one, whose signing secret is shown once after it is created.
  */
-import { useRouter, useSearchParams } from "next/navigation";
-import { useViewSearch } from "@/lib/client/use-view-search";
-import { useState } from "react";
+import { DataTable, ListTotal, type DataColumn } from "@/components/ui/data-table";
 import { focusHeadingAfterNavigation } from "@/lib/client/feedback";
+import { useViewSearch } from "@/lib/client/use-view-search";
 import { useWebhooks } from "@/lib/client/webhooks";
 import type { WebhookRecord, WebhookWithSecret } from "@/lib/resources/webhooks/contract";
+import { useRouter, useSearchParams } from "next/navigation";
+import { useState } from "react";
 import { useIsAdmin } from "../admin-shell";
-import { DataTable, ListTotal, type DataColumn } from "@/components/ui/data-table";
 import { Pagination } from "../pagination";
 import { ShownOnce } from "../shown-once";
-import { ActiveBadge, BackLink, Badge, Card, DateTime, LinkButton, PageHeader, ListView } from "../ui";
+import { ActiveBadge, BackLink, Badge, Card, DateTime, LinkButton, ListView, PageHeader } from "../ui";
 import { WebhookForm } from "./webhook-form";
 
 const PAGE_SIZE = 20;
@@ -42,10 +42,25 @@ export function EventFilters({ events, limit }: { events: readonly string[]; lim
 
 const columns: DataColumn<WebhookRecord>[] = [
   { id: "url", header: "Endpoint URL", cell: webhookUrl },
-  { id: "events", header: "Events", cell: (webhook) => <EventFilters events={webhook.events} limit={EVENTS_SHOWN} />, className: "max-w-96" },
+  {
+    id: "events",
+    header: "Events",
+    cell: (webhook) => <EventFilters events={webhook.events} limit={EVENTS_SHOWN} />,
+    className: "max-w-96",
+  },
   { id: "isActive", header: "State", cell: (webhook) => <ActiveBadge active={webhook.isActive} /> },
-  { id: "description", header: "Description", cell: (webhook) => webhook.description ?? <span className="text-slate-500">—</span>, className: "max-w-72 truncate" },
-  { id: "createdAt", header: "Created", cell: (webhook) => <DateTime value={webhook.createdAt} />, className: "whitespace-nowrap" },
+  {
+    id: "description",
+    header: "Description",
+    cell: (webhook) => webhook.description ?? <span className="text-slate-500">—</span>,
+    className: "max-w-72 truncate",
+  },
+  {
+    id: "createdAt",
+    header: "Created",
+    cell: (webhook) => <DateTime value={webhook.createdAt} />,
+    className: "whitespace-nowrap",
+  },
 ];
 
 export function WebhooksPage() {
@@ -68,7 +83,11 @@ export function WebhooksPage() {
 
   return (
     <>
-      <PageHeader title="Webhooks" subtitle="This company's changes, POSTed to other systems as they happen and signed." actions={actions} />
+      <PageHeader
+        title="Webhooks"
+        subtitle="This company's changes, POSTed to other systems as they happen and signed."
+        actions={actions}
+      />
       <ListView
         query={webhooks}
         rows={body?.webhooks}
@@ -78,37 +97,49 @@ export function WebhooksPage() {
           title: "No webhooks yet",
           children: (
             <>
-              <p>Add one to have changes of users, surveys and reference data POSTed to your own server as they happen, instead of asking the API for them.</p>
-              <p className="mt-2">No server to receive them yet? The built-in test receiver shows what a webhook delivers.</p>
+              <p>
+                Add one to have changes of users, surveys and reference data POSTed to your own server as they happen,
+                instead of asking the API for them.
+              </p>
+              <p className="mt-2">
+                No server to receive them yet? The built-in test receiver shows what a webhook delivers.
+              </p>
               {create && <div className="mt-4">{create}</div>}
             </>
           ),
         }}
       >
-        {() => (
-        body && (
-          <Card className="overflow-hidden">
-            <DataTable
-              name="webhooks"
-              caption="Webhooks, newest first"
-              rows={body.webhooks}
-              columns={columns}
-              rowId={webhookId}
-              rowHref={webhookHref}
-              rowLabel={webhookUrl}
-              toolbar={<ListTotal total={body.counter ?? body.webhooks.length} noun={["webhook", "webhooks"]} fetching={webhooks.isFetching} refreshing={false} />}
-            />
-            <Pagination
-              page={page}
-              limit={PAGE_SIZE}
-              total={body.counter}
-              shown={body.webhooks.length}
-              noun={["webhook", "webhooks"]}
-              onPage={(next) => show(next > 1 ? `/webhooks?page=${next}` : "/webhooks")}
-            />
-          </Card>
-        )
-        )}
+        {() =>
+          body && (
+            <Card className="overflow-hidden">
+              <DataTable
+                name="webhooks"
+                caption="Webhooks, newest first"
+                rows={body.webhooks}
+                columns={columns}
+                rowId={webhookId}
+                rowHref={webhookHref}
+                rowLabel={webhookUrl}
+                toolbar={
+                  <ListTotal
+                    total={body.counter ?? body.webhooks.length}
+                    noun={["webhook", "webhooks"]}
+                    fetching={webhooks.isFetching}
+                    refreshing={false}
+                  />
+                }
+              />
+              <Pagination
+                page={page}
+                limit={PAGE_SIZE}
+                total={body.counter}
+                shown={body.webhooks.length}
+                noun={["webhook", "webhooks"]}
+                onPage={(next) => show(next > 1 ? `/webhooks?page=${next}` : "/webhooks")}
+              />
+            </Card>
+          )
+        }
       </ListView>
     </>
   );
@@ -153,8 +184,10 @@ export function NewWebhookPage() {
 export function SigningHint() {
   return (
     <>
-      Each delivery carries <code className="font-mono text-xs">webhook-id</code>, <code className="font-mono text-xs">webhook-timestamp</code> and{" "}
-      <code className="font-mono text-xs">webhook-signature</code> headers, as the Standard Webhooks specification says: check them with its libraries and this secret.
+      Each delivery carries <code className="font-mono text-xs">webhook-id</code>,{" "}
+      <code className="font-mono text-xs">webhook-timestamp</code> and{" "}
+      <code className="font-mono text-xs">webhook-signature</code> headers, as the Standard Webhooks specification says:
+      check them with its libraries and this secret.
     </>
   );
 }

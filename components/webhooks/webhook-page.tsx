@@ -4,16 +4,16 @@
  * A webhook's page: its state and actions (test delivery, disable or enable, rotate the secret,
  * delete), the delivery log with a redelivery of each entry, and its settings.
  */
-import { useRouter } from "next/navigation";
-import { useState, type ReactNode } from "react";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { ErrorState } from "@/components/ui/error-state";
+import { useToast } from "@/components/ui/toast";
 import { feedback, focusHeadingAfterNavigation } from "@/lib/client/feedback";
 import { useWebhook, useWebhookActions } from "@/lib/client/webhooks";
 import type { WebhookRecord } from "@/lib/resources/webhooks/contract";
+import { useRouter } from "next/navigation";
+import { useState, type ReactNode } from "react";
 import { useIsAdmin } from "../admin-shell";
-import { ConfirmDialog } from "@/components/ui/dialog";
-import { ErrorState } from "@/components/ui/error-state";
 import { ShownOnce } from "../shown-once";
-import { useToast } from "@/components/ui/toast";
 import { ActiveBadge, BackLink, Button, Card, DateTime, Facts, Loading, PageHeader, Spinner } from "../ui";
 import { DeliveryLog, useOutcomeToasts } from "./delivery-log";
 import { WebhookForm } from "./webhook-form";
@@ -32,7 +32,12 @@ export function WebhookPage({ id }: { id: string }) {
     return (
       <>
         <PageHeader title="Webhook" back={back} />
-        <ErrorState error={webhook.error} title="The webhook could not be loaded" onRetry={() => webhook.refetch()} retrying={webhook.isFetching} />
+        <ErrorState
+          error={webhook.error}
+          title="The webhook could not be loaded"
+          onRetry={() => webhook.refetch()}
+          retrying={webhook.isFetching}
+        />
       </>
     );
   }
@@ -53,7 +58,11 @@ function Loaded({ webhook, back }: { webhook: WebhookRecord; back: ReactNode }) 
     setConfirming(undefined);
     try {
       await update.mutateAsync({ isActive });
-      toast.show({ message: isActive ? "The webhook is enabled: events from now on are sent to it." : "The webhook is disabled: no events are sent to it until it is enabled again." });
+      toast.show({
+        message: isActive
+          ? "The webhook is enabled: events from now on are sent to it."
+          : "The webhook is disabled: no events are sent to it until it is enabled again.",
+      });
     } catch (error) {
       toast.show({ message: `${feedback.failed("webhook")} ${errorText(error)}`, tone: "error" });
     }
@@ -64,7 +73,9 @@ function Loaded({ webhook, back }: { webhook: WebhookRecord; back: ReactNode }) 
     try {
       const rotated = await rotate.mutateAsync();
       setSecret(rotated.secret);
-      toast.show({ message: "The signing secret was rotated: copy the new one now. The old one no longer signs anything." });
+      toast.show({
+        message: "The signing secret was rotated: copy the new one now. The old one no longer signs anything.",
+      });
     } catch (error) {
       toast.show({ message: `The secret was not rotated: ${errorText(error)}`, tone: "error" });
     }
@@ -73,7 +84,11 @@ function Loaded({ webhook, back }: { webhook: WebhookRecord; back: ReactNode }) 
   async function sendTest() {
     try {
       const delivery = await test.mutateAsync();
-      watch(delivery._id, "The test delivery", "Test delivery queued: its outcome appears in the delivery log in a moment.");
+      watch(
+        delivery._id,
+        "The test delivery",
+        "Test delivery queued: its outcome appears in the delivery log in a moment.",
+      );
     } catch (error) {
       toast.show({ message: `The test delivery was not sent: ${errorText(error)}`, tone: "error" });
     }
@@ -116,7 +131,12 @@ function Loaded({ webhook, back }: { webhook: WebhookRecord; back: ReactNode }) 
 
   return (
     <div className="mx-auto flex max-w-5xl flex-col gap-6">
-      <PageHeader back={back} title={<span className="font-mono text-xl">{webhook.url}</span>} subtitle={webhook.description} actions={actions} />
+      <PageHeader
+        back={back}
+        title={<span className="font-mono text-xl">{webhook.url}</span>}
+        subtitle={webhook.description}
+        actions={actions}
+      />
       {secret && (
         <ShownOnce
           id="rotated-secret"
@@ -132,8 +152,8 @@ function Loaded({ webhook, back }: { webhook: WebhookRecord; back: ReactNode }) 
       )}
       {!webhook.isActive && (
         <p role="status" className="rounded-md border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
-          This webhook is disabled: no events are sent to it, and those that happen meanwhile are not sent later. A test delivery still goes out. (It is also disabled
-          by the service after days of failed deliveries.)
+          This webhook is disabled: no events are sent to it, and those that happen meanwhile are not sent later. A test
+          delivery still goes out. (It is also disabled by the service after days of failed deliveries.)
         </p>
       )}
       <Card className="p-5 sm:p-6">
@@ -147,7 +167,9 @@ function Loaded({ webhook, back }: { webhook: WebhookRecord; back: ReactNode }) 
         />
       </Card>
       <DeliveryLog webhookId={webhook._id} canRedeliver={isAdmin !== false} watch={watch} />
-      {isAdmin !== false && <WebhookForm key={`${webhook.url} ${webhook.events.join()} ${webhook.description}`} record={webhook} />}
+      {isAdmin !== false && (
+        <WebhookForm key={`${webhook.url} ${webhook.events.join()} ${webhook.description}`} record={webhook} />
+      )}
 
       <ConfirmDialog
         open={confirming === "disable"}
@@ -157,12 +179,27 @@ function Loaded({ webhook, back }: { webhook: WebhookRecord; back: ReactNode }) 
         onConfirm={() => setActive(false)}
         onCancel={() => setConfirming(undefined)}
       >
-        No events are sent to it while it is disabled, and events that happen meanwhile are not sent when it is enabled again.
+        No events are sent to it while it is disabled, and events that happen meanwhile are not sent when it is enabled
+        again.
       </ConfirmDialog>
-      <ConfirmDialog open={confirming === "rotate"} title="Rotate the signing secret?" confirmLabel="Rotate secret" onConfirm={rotateSecret} onCancel={() => setConfirming(undefined)}>
-        A new secret signs every delivery from now on and the current one stops at once: the receiver rejects deliveries until it has the new secret.
+      <ConfirmDialog
+        open={confirming === "rotate"}
+        title="Rotate the signing secret?"
+        confirmLabel="Rotate secret"
+        onConfirm={rotateSecret}
+        onCancel={() => setConfirming(undefined)}
+      >
+        A new secret signs every delivery from now on and the current one stops at once: the receiver rejects deliveries
+        until it has the new secret.
       </ConfirmDialog>
-      <ConfirmDialog open={confirming === "delete"} title="Delete this webhook?" confirmLabel="Delete webhook" danger onConfirm={deleteWebhook} onCancel={() => setConfirming(undefined)}>
+      <ConfirmDialog
+        open={confirming === "delete"}
+        title="Delete this webhook?"
+        confirmLabel="Delete webhook"
+        danger
+        onConfirm={deleteWebhook}
+        onCancel={() => setConfirming(undefined)}
+      >
         Its delivery log goes with it and queued deliveries are not sent. This cannot be undone.
       </ConfirmDialog>
     </div>

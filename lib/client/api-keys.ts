@@ -1,7 +1,7 @@
 /** Typed react-query hooks of the API keys, bound to the operations of lib/resources/api-keys/contract.ts. */
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import * as apiKeys from "@/lib/resources/api-keys/contract";
 import type { CreateApiKeyInput } from "@/lib/resources/api-keys/contract";
+import * as apiKeys from "@/lib/resources/api-keys/contract";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { request } from "./api";
 
 /** The cache keys of API keys: every page starts with `"api-keys"`, refreshed at once after a change. */

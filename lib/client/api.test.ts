@@ -1,9 +1,9 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { createTenant, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { useBrowserClient } from "@/lib/tools/testing/browser";
 import * as apiKeys from "@/lib/resources/api-keys/contract";
 import * as users from "@/lib/resources/users/contract";
+import { useBrowserClient } from "@/lib/tools/testing/browser";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { createTenant, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ApiError, request, requestWithTag } from "./api";
 
 describe("request(): a contract's operation sent by the browser client to its real handler", () => {
@@ -14,10 +14,16 @@ describe("request(): a contract's operation sent by the browser client to its re
   });
   const { sent } = useBrowserClient(() => t.adminToken);
   const last = () => sent[sent.length - 1];
-  const failureOf = (promise: Promise<unknown>) => promise.then(() => expect.unreachable("the request succeeded"), (error: unknown) => error as ApiError);
+  const failureOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => expect.unreachable("the request succeeded"),
+      (error: unknown) => error as ApiError,
+    );
 
   it("takes the method and path from the operation, with the token and Admin header, and answers its response type", async () => {
-    const created = await request(users.create, { body: { email: "Ana.Client@Acme.io", accessRoles: [t.memberRoleId] } });
+    const created = await request(users.create, {
+      body: { email: "Ana.Client@Acme.io", accessRoles: [t.memberRoleId] },
+    });
     expect(last()).toMatchObject({ method: "POST", url: "/v2/users" });
     expect(last().headers.get("authorization")).toBe(`Bearer ${t.adminToken}`);
     expect(last().headers.get("admin")).toBe("true");
@@ -38,8 +44,12 @@ describe("request(): a contract's operation sent by the browser client to its re
 
   it("serialises the query as the API reads it: arrays repeated, empty values left out", async () => {
     const a = await request(users.create, { body: { email: "one@client.test", accessRoles: [t.memberRoleId] } });
-    const b = await request(users.create, { body: { email: "two@client.test", accessRoles: [t.memberRoleId], isActive: false } });
-    const list = await request(users.list, { query: { id: [a._id, b._id], isActive: "all", search: "", limit: 10, count: true, cursor: undefined } });
+    const b = await request(users.create, {
+      body: { email: "two@client.test", accessRoles: [t.memberRoleId], isActive: false },
+    });
+    const list = await request(users.list, {
+      query: { id: [a._id, b._id], isActive: "all", search: "", limit: 10, count: true, cursor: undefined },
+    });
     expect(last().url).toBe(`/v2/users?id=${a._id}&id=${b._id}&isActive=all&limit=10&count=true`);
     expect(list.data.users.map((user) => user.email).sort()).toEqual(["one@client.test", "two@client.test"]);
     expect(list.data.counter).toBe(2);
@@ -59,10 +69,16 @@ describe("request(): a contract's operation sent by the browser client to its re
     const user = await request(users.create, { body: { email: "tagged@client.test", accessRoles: [t.memberRoleId] } });
     const { body, etag } = await requestWithTag(users.read, { params: { id: user._id } });
     expect(etag).toMatch(/^"[\w-]+"$/);
-    const changed = await request(users.update, { params: { id: body._id }, body: { phone: "+34 600 000 001" }, ifMatch: etag });
+    const changed = await request(users.update, {
+      params: { id: body._id },
+      body: { phone: "+34 600 000 001" },
+      ifMatch: etag,
+    });
     expect(last().headers.get("if-match")).toBe(etag);
     expect(changed.phone).toBe("+34 600 000 001");
-    const stale = await failureOf(request(users.update, { params: { id: body._id }, body: { phone: "+34 600 000 002" }, ifMatch: etag }));
+    const stale = await failureOf(
+      request(users.update, { params: { id: body._id }, body: { phone: "+34 600 000 002" }, ifMatch: etag }),
+    );
     expect(stale).toMatchObject({ status: 412, code: "precondition_failed" });
   });
 

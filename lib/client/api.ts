@@ -7,9 +7,9 @@
  * code, field details and request id. The contracts hold only zod schemas and declarations, so
  * importing an operation brings no server code into the browser (docs/architecture.md#the-browser-client).
  */
-import type { z } from "zod";
 import type { ErrorBody, ErrorDetail, Notification } from "@/lib/base/schemas/common";
 import type { Operation } from "@/lib/base/schemas/operation";
+import type { z } from "zod";
 import { accessToken, goToSignIn, signOut } from "./session";
 
 export class ApiError extends Error {
@@ -55,17 +55,24 @@ interface RequestOptions {
   file?: { body: Blob; type: string };
 }
 
-type Parts<O> = O extends Operation<infer Q, infer B, infer P, boolean, infer R> ? { query: Q; body: B; params: P; response: R } : never;
+type Parts<O> =
+  O extends Operation<infer Q, infer B, infer P, boolean, infer R>
+    ? { query: Q; body: B; params: P; response: R }
+    : never;
 
 /** The query of an operation: its schema's parameters (values as the URL carries them), and `debug` (docs/api.md#debug). */
-type QueryOf<Q> = [Q] extends [z.ZodObject] ? { [K in keyof z.input<Q>]?: QueryValue } & { debug?: boolean } : { debug?: boolean };
+type QueryOf<Q> = [Q] extends [z.ZodObject]
+  ? { [K in keyof z.input<Q>]?: QueryValue } & { debug?: boolean }
+  : { debug?: boolean };
 
 /**
  * What {@link request} sends for an operation: its path parameters (required when the path has
  * some), its query, its body (required when it takes one, typed by its schema's input), and the
  * headers a page may add.
  */
-type RequestInput<O extends Operation> = ([Parts<O>["params"]] extends [z.ZodObject] ? { params: Record<keyof z.input<NonNullable<Parts<O>["params"]>>, string> } : { params?: undefined }) &
+type RequestInput<O extends Operation> = ([Parts<O>["params"]] extends [z.ZodObject]
+  ? { params: Record<keyof z.input<NonNullable<Parts<O>["params"]>>, string> }
+  : { params?: undefined }) &
   ([Parts<O>["body"]] extends [z.ZodType] ? { body: z.input<NonNullable<Parts<O>["body"]>> } : { body?: undefined }) & {
     query?: QueryOf<Parts<O>["query"]>;
     signal?: AbortSignal;
@@ -76,10 +83,13 @@ type RequestInput<O extends Operation> = ([Parts<O>["params"]] extends [z.ZodObj
   };
 
 /** What an operation answers on success: its response schema's output, with the debug notes any answer may carry; nothing for a `204`. */
-type ResponseOf<O extends Operation> = [Parts<O>["response"]] extends [z.ZodObject] ? z.output<NonNullable<Parts<O>["response"]>> & { debug?: Notification[] } : void;
+type ResponseOf<O extends Operation> = [Parts<O>["response"]] extends [z.ZodObject]
+  ? z.output<NonNullable<Parts<O>["response"]>> & { debug?: Notification[] }
+  : void;
 
 /** An input whose every part is optional may be left out. */
-type Optional<O extends Operation> = object extends RequestInput<O> ? [input?: RequestInput<O>] : [input: RequestInput<O>];
+type Optional<O extends Operation> =
+  object extends RequestInput<O> ? [input?: RequestInput<O>] : [input: RequestInput<O>];
 
 /** Sends an operation of a contract and answers its success body, typed by its response schema. */
 export async function request<O extends Operation>(operation: O, ...[input]: Optional<O>): Promise<ResponseOf<O>> {
@@ -93,7 +103,10 @@ export interface Tagged<T> {
 }
 
 /** Like {@link request}, with the answer's `ETag` (empty when the answer has none). */
-export async function requestWithTag<O extends Operation>(operation: O, ...[input]: Optional<O>): Promise<Tagged<ResponseOf<O>>> {
+export async function requestWithTag<O extends Operation>(
+  operation: O,
+  ...[input]: Optional<O>
+): Promise<Tagged<ResponseOf<O>>> {
   const response = await authorized(pathOf(operation, input?.params), wire(operation, input));
   return { body: await read<ResponseOf<O>>(response), etag: response.headers.get("etag") ?? "" };
 }
@@ -102,12 +115,24 @@ export async function requestWithTag<O extends Operation>(operation: O, ...[inpu
 function pathOf(operation: Pick<Operation, "method" | "path">, params: Record<string, string> | undefined): string {
   return operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params?.[name];
-    if (value === undefined || value === "") throw new Error(`${operation.method.toUpperCase()} ${operation.path}: the path parameter ${name} is missing`);
+    if (value === undefined || value === "")
+      throw new Error(`${operation.method.toUpperCase()} ${operation.path}: the path parameter ${name} is missing`);
     return encodeURIComponent(value);
   });
 }
 
-function wire(operation: Operation, input: { query?: Record<string, QueryValue>; body?: unknown; signal?: AbortSignal; ifMatch?: string; file?: { body: Blob; type: string } } | undefined): RequestOptions {
+function wire(
+  operation: Operation,
+  input:
+    | {
+        query?: Record<string, QueryValue>;
+        body?: unknown;
+        signal?: AbortSignal;
+        ifMatch?: string;
+        file?: { body: Blob; type: string };
+      }
+    | undefined,
+): RequestOptions {
   return {
     method: operation.method.toUpperCase() as RequestOptions["method"],
     query: input?.query,
@@ -137,7 +162,11 @@ async function authorized(path: string, options: RequestOptions): Promise<Respon
  * Saves what a `/v2` GET answers (a CSV export) as a file. The token travels only in a header,
  * so a plain link could not carry it: the file is fetched, then handed to the browser.
  */
-export async function download<O extends Operation>(operation: O, input: Pick<RequestInput<O>, "params" | "query">, filename: string): Promise<void> {
+export async function download<O extends Operation>(
+  operation: O,
+  input: Pick<RequestInput<O>, "params" | "query">,
+  filename: string,
+): Promise<void> {
   const response = await authorized(pathOf(operation, input.params), { query: input.query, accept: "text/csv" });
   if (!response.ok) await read(response);
   const url = URL.createObjectURL(await response.blob());
@@ -156,13 +185,21 @@ export async function openStream(
   operation: Operation,
   input: { params?: Record<string, string>; query?: Record<string, QueryValue>; accept: string; signal?: AbortSignal },
 ): Promise<Response> {
-  const response = await authorized(pathOf(operation, input.params), { query: input.query, accept: input.accept, signal: input.signal });
+  const response = await authorized(pathOf(operation, input.params), {
+    query: input.query,
+    accept: input.accept,
+    signal: input.signal,
+  });
   if (!response.ok) await read(response);
   return response;
 }
 
 async function send(path: string, options: RequestOptions, token: string): Promise<Response> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Admin: "true", Accept: options.accept ?? "application/json" };
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${token}`,
+    Admin: "true",
+    Accept: options.accept ?? "application/json",
+  };
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
   if (options.file) headers["Content-Type"] = options.file.type;
   if (options.ifMatch) headers["If-Match"] = options.ifMatch;

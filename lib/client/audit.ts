@@ -1,9 +1,9 @@
 /** Typed react-query hooks of the audit log (lib/resources/audit/contract.ts), and the words the pages use for it. */
-import { useInfiniteQuery } from "@tanstack/react-query";
-import * as audit from "@/lib/resources/audit/contract";
-import type { AuditEntry } from "@/lib/resources/audit/contract";
-import { request } from "./api";
 import { dayBounds } from "@/lib/base/shared/days";
+import type { AuditEntry } from "@/lib/resources/audit/contract";
+import * as audit from "@/lib/resources/audit/contract";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { request } from "./api";
 import { useDayZone } from "./company";
 
 const PAGE = 50;
@@ -21,7 +21,9 @@ export interface AuditFilters {
 const FILTER_KEYS = ["resourceType", "resourceId", "actorId", "action", "from", "to"] as const;
 
 export function filtersOf(params: URLSearchParams): AuditFilters {
-  return Object.fromEntries(FILTER_KEYS.flatMap((key) => (params.get(key) ? [[key, params.get(key)!]] : []))) as AuditFilters;
+  return Object.fromEntries(
+    FILTER_KEYS.flatMap((key) => (params.get(key) ? [[key, params.get(key)!]] : [])),
+  ) as AuditFilters;
 }
 
 export function searchOf(filters: AuditFilters, extra: Record<string, string | undefined> = {}): string {
@@ -50,7 +52,8 @@ export function useAuditLog(filters: AuditFilters, options: { enabled?: boolean 
   };
   return useInfiniteQuery({
     queryKey: auditKeys.list(query),
-    queryFn: ({ signal, pageParam }) => request(audit.list, { query: { ...query, limit: PAGE, cursor: pageParam }, signal }),
+    queryFn: ({ signal, pageParam }) =>
+      request(audit.list, { query: { ...query, limit: PAGE, cursor: pageParam }, signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.data.next ?? undefined,
     enabled: options.enabled ?? true,
@@ -71,7 +74,11 @@ export const RESOURCE_WORDS: Record<AuditEntry["resource"]["type"], { one: strin
 };
 
 const VERBS: Record<string, string> = { created: "Created", updated: "Changed", deleted: "Deleted" };
-const AUTH_WORDS: Record<string, string> = { "auth.signedIn": "Signed in", "auth.signInFailed": "Failed sign-in", "auth.signedOut": "Signed out" };
+const AUTH_WORDS: Record<string, string> = {
+  "auth.signedIn": "Signed in",
+  "auth.signInFailed": "Failed sign-in",
+  "auth.signedOut": "Signed out",
+};
 
 /** An action in plain words: "Changed user", "Signed in". */
 export function actionWords(action: string): string {

@@ -1,7 +1,7 @@
 /** The caller's company's settings, bound to lib/resources/companies/contract.ts: the zone of every day (docs/api.md#days). */
-import { useQuery } from "@tanstack/react-query";
-import * as company from "@/lib/resources/companies/contract";
 import { DEFAULT_TIME_ZONE } from "@/lib/base/shared/days";
+import * as company from "@/lib/resources/companies/contract";
+import { useQuery } from "@tanstack/react-query";
 import { request } from "./api";
 
 const companyKeys = { settings: ["company"] as const };

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { contentChanges, contentErrors, describeQuestionPlace, moveChat, moveQuestionTo, stepQuestion, toBody, toDraft, type Draft } from "./content-draft";
+import {
+  contentChanges,
+  contentErrors,
+  describeQuestionPlace,
+  moveChat,
+  moveQuestionTo,
+  stepQuestion,
+  toBody,
+  toDraft,
+  type Draft,
+} from "./content-draft";
 
 const id = (n: number) => n.toString(16).padStart(24, "0");
 
@@ -13,7 +23,11 @@ function draft(): Draft {
         { _id: id(12), text: "Team?", type: "single_choice", options: ["Red", "Blue"], order: 2, answerCount: 0 },
       ],
     },
-    { _id: id(2), name: "End", questions: [{ _id: id(21), text: "Score?", type: "rating", options: [], order: 1, answerCount: 0 }] },
+    {
+      _id: id(2),
+      name: "End",
+      questions: [{ _id: id(21), text: "Score?", type: "rating", options: [], order: 1, answerCount: 0 }],
+    },
   ]);
 }
 
@@ -54,7 +68,10 @@ describe("the question editor's draft", () => {
 
   it("moves chats, and drops a dragged question at another chat's place", () => {
     expect(moveChat(draft(), 1, 0).map((chat) => chat.name)).toEqual(["End", "Start"]);
-    expect(texts(moveQuestionTo(draft(), id(21), { chat: 0, question: 1 }))).toEqual([["Name?", "Score?", "Team?"], []]);
+    expect(texts(moveQuestionTo(draft(), id(21), { chat: 0, question: 1 }))).toEqual([
+      ["Name?", "Score?", "Team?"],
+      [],
+    ]);
   });
 
   it("names each problem on its field in plain words before anything is sent", () => {
@@ -77,7 +94,13 @@ describe("the changes between two versions of the content", () => {
     const before = toBody(draft()).chat.map((chat, c) => ({
       _id: chat._id!,
       name: chat.name,
-      questions: chat.questions.map((question) => ({ _id: question._id!, text: question.text, type: question.type, options: question.options ?? [], order: c })),
+      questions: chat.questions.map((question) => ({
+        _id: question._id!,
+        text: question.text,
+        type: question.type,
+        options: question.options ?? [],
+        order: c,
+      })),
     }));
     const after = structuredClone(before);
     after[0]!.name = "Beginning";
@@ -90,8 +113,18 @@ describe("the changes between two versions of the content", () => {
         { what: "chat", kind: "renamed", before: "Start", after: "Beginning" },
         { what: "question", kind: "removed", before: "“Score?” (Rating 1–5)" },
         { what: "question", kind: "added", after: "“Anything else?” (Text)" },
-        { what: "question", kind: "reworded", before: "“Team?” (Single choice: Red · Blue)", after: "“Which team?” (Single choice: Red · Blue)" },
-        { what: "question", kind: "moved", before: "“Name?”: question 1 of chat 1, Start", after: "“Name?”: question 2 of chat 1, Beginning" },
+        {
+          what: "question",
+          kind: "reworded",
+          before: "“Team?” (Single choice: Red · Blue)",
+          after: "“Which team?” (Single choice: Red · Blue)",
+        },
+        {
+          what: "question",
+          kind: "moved",
+          before: "“Name?”: question 1 of chat 1, Start",
+          after: "“Name?”: question 2 of chat 1, Beginning",
+        },
       ]),
     );
     expect(contentChanges(before, before)).toEqual([]);

@@ -4,8 +4,15 @@
  * the mouse and the keyboard make, the sentence announced after each move, and the one body of
  * `PUT /v2/surveys/{id}/content` it becomes on save. Pure functions: no React, no requests.
  */
+import {
+  isChoiceType,
+  MAX_OPTIONS,
+  MIN_OPTIONS,
+  PutContentBody,
+  type QuestionType,
+  type SurveyChatRecord,
+} from "@/lib/resources/surveys/contract";
 import type { z } from "zod";
-import { isChoiceType, MAX_OPTIONS, MIN_OPTIONS, PutContentBody, type QuestionType, type SurveyChatRecord } from "@/lib/resources/surveys/contract";
 import { serverFieldErrors, zodFieldErrors, type FieldErrors, type FieldTexts } from "./form-errors";
 
 export interface DraftQuestion {
@@ -42,7 +49,9 @@ let counter = 0;
 export const newKey = (prefix: "chat" | "question") => `new-${prefix}-${++counter}`;
 
 /** A chat as the survey shows it, or as a revision kept it (without answer counts). */
-type ChatLike = Pick<SurveyChatRecord, "_id" | "name"> & { questions: (Omit<SurveyChatRecord["questions"][number], "answerCount"> & { answerCount?: number })[] };
+type ChatLike = Pick<SurveyChatRecord, "_id" | "name"> & {
+  questions: (Omit<SurveyChatRecord["questions"][number], "answerCount"> & { answerCount?: number })[];
+};
 
 export function toDraft(chats: readonly ChatLike[] | undefined): Draft {
   return (chats ?? []).map((chat) => ({
@@ -120,7 +129,9 @@ export function moveQuestionTo(draft: Draft, key: string, to: Place): Draft {
   const from = findQuestion(draft, key);
   if (!from) return draft;
   const question = draft[from.chat]!.questions[from.question]!;
-  const without = draft.map((chat, index) => (index === from.chat ? { ...chat, questions: chat.questions.filter((q) => q.key !== key) } : chat));
+  const without = draft.map((chat, index) =>
+    index === from.chat ? { ...chat, questions: chat.questions.filter((q) => q.key !== key) } : chat,
+  );
   return without.map((chat, index) => {
     if (index !== to.chat) return chat;
     const questions = [...chat.questions];
@@ -144,7 +155,8 @@ export function stepQuestion(draft: Draft, key: string, step: -1 | 1): Draft {
   return moveQuestionTo(draft, key, { chat, question: step < 0 ? draft[chat]!.questions.length : 0 });
 }
 
-const chatLabel = (draft: Draft, index: number) => `chat ${index + 1}, ${draft[index]!.name.trim() || "without a name"}`;
+const chatLabel = (draft: Draft, index: number) =>
+  `chat ${index + 1}, ${draft[index]!.name.trim() || "without a name"}`;
 const questionLabel = (question: DraftQuestion) => `“${question.text.trim() || "question without text"}”`;
 
 /** The sentence read out after a question moved: where it is now. */
@@ -166,7 +178,11 @@ export function describeChatPlace(draft: Draft, key: string): string {
 function draftFields(draft: Draft): string[] {
   return draft.flatMap((chat, c) => [
     `chat.${c}.name`,
-    ...chat.questions.flatMap((_, q) => [`chat.${c}.questions.${q}.text`, `chat.${c}.questions.${q}.type`, `chat.${c}.questions.${q}.options`]),
+    ...chat.questions.flatMap((_, q) => [
+      `chat.${c}.questions.${q}.text`,
+      `chat.${c}.questions.${q}.type`,
+      `chat.${c}.questions.${q}.options`,
+    ]),
     `chat.${c}.questions`,
   ]);
 }
@@ -178,7 +194,12 @@ export const fieldId = (path: string) => `content-${path.replaceAll(".", "-")}`;
 export const contentFields = (draft: Draft) => [...draftFields(draft), "chat"];
 
 function texts(fields: readonly string[]): FieldTexts {
-  return Object.fromEntries(fields.map((field) => [field, field.endsWith(".name") ? { noun: "the chat's name" } : field.endsWith(".text") ? { noun: "the question" } : {}]));
+  return Object.fromEntries(
+    fields.map((field) => [
+      field,
+      field.endsWith(".name") ? { noun: "the chat's name" } : field.endsWith(".text") ? { noun: "the question" } : {},
+    ]),
+  );
 }
 
 /** The options box holds them all, so its message says the whole rule rather than the schema's words. */
@@ -186,7 +207,11 @@ function plainOptions(errors: FieldErrors): FieldErrors {
   return Object.fromEntries(
     Object.entries(errors).map(([field, message]) => [
       field,
-      !field.endsWith(".options") ? message : /twice/.test(message) ? "Each option may appear only once." : `Write ${MIN_OPTIONS} to ${MAX_OPTIONS} different options, one a line.`,
+      !field.endsWith(".options")
+        ? message
+        : /twice/.test(message)
+          ? "Each option may appear only once."
+          : `Write ${MIN_OPTIONS} to ${MAX_OPTIONS} different options, one a line.`,
     ]),
   );
 }
@@ -227,7 +252,15 @@ const wordingOf = (question: ChatLike["questions"][number]) =>
   `“${question.text}” (${QUESTION_TYPE_LABELS[question.type]}${question.options.length ? `: ${question.options.join(" · ")}` : ""})`;
 
 function placed(chats: readonly ChatLike[]): Placed[] {
-  return chats.flatMap((chat) => chat.questions.map((question) => ({ id: question._id, chat: chat._id, chatName: chat.name, text: question.text, wording: wordingOf(question) })));
+  return chats.flatMap((chat) =>
+    chat.questions.map((question) => ({
+      id: question._id,
+      chat: chat._id,
+      chatName: chat.name,
+      text: question.text,
+      wording: wordingOf(question),
+    })),
+  );
 }
 
 /** Where each id stands among the ids both sides hold: a move changes it, an insertion elsewhere does not. */
@@ -246,14 +279,21 @@ export function contentChanges(left: readonly ChatLike[] = [], right: readonly C
   const commonChats = new Set([...leftChats.keys()].filter((id) => rightChats.has(id)));
   const leftChatRank = ranks([...leftChats.keys()], commonChats);
   const rightChatRank = ranks([...rightChats.keys()], commonChats);
-  for (const chat of left) if (!rightChats.has(chat._id)) changes.push({ what: "chat", kind: "removed", before: chat.name });
+  for (const chat of left)
+    if (!rightChats.has(chat._id)) changes.push({ what: "chat", kind: "removed", before: chat.name });
   for (const chat of right) {
     const before = leftChats.get(chat._id);
     if (!before) changes.push({ what: "chat", kind: "added", after: chat.name });
     else {
-      if (before.name !== chat.name) changes.push({ what: "chat", kind: "renamed", before: before.name, after: chat.name });
+      if (before.name !== chat.name)
+        changes.push({ what: "chat", kind: "renamed", before: before.name, after: chat.name });
       if (leftChatRank.get(chat._id) !== rightChatRank.get(chat._id)) {
-        changes.push({ what: "chat", kind: "moved", before: `${chat.name}: chat ${left.indexOf(before) + 1}`, after: `${chat.name}: chat ${right.indexOf(chat) + 1}` });
+        changes.push({
+          what: "chat",
+          kind: "moved",
+          before: `${chat.name}: chat ${left.indexOf(before) + 1}`,
+          after: `${chat.name}: chat ${right.indexOf(chat) + 1}`,
+        });
       }
     }
   }
@@ -263,17 +303,30 @@ export function contentChanges(left: readonly ChatLike[] = [], right: readonly C
   const leftById = new Map(leftQuestions.map((question) => [question.id, question]));
   const rightIds = new Set(rightQuestions.map((question) => question.id));
   const common = new Set(leftQuestions.map((question) => question.id).filter((id) => rightIds.has(id)));
-  const rankIn = (questions: Placed[]) => new Map(questions.filter((q) => common.has(q.id)).map((q) => [q.id, ranks(questions.filter((other) => other.chat === q.chat).map((other) => other.id), common).get(q.id)]));
+  const rankIn = (questions: Placed[]) =>
+    new Map(
+      questions
+        .filter((q) => common.has(q.id))
+        .map((q) => [
+          q.id,
+          ranks(
+            questions.filter((other) => other.chat === q.chat).map((other) => other.id),
+            common,
+          ).get(q.id),
+        ]),
+    );
   const leftRank = rankIn(leftQuestions);
   const rightRank = rankIn(rightQuestions);
-  for (const question of leftQuestions) if (!rightIds.has(question.id)) changes.push({ what: "question", kind: "removed", before: question.wording });
+  for (const question of leftQuestions)
+    if (!rightIds.has(question.id)) changes.push({ what: "question", kind: "removed", before: question.wording });
   for (const question of rightQuestions) {
     const before = leftById.get(question.id);
     if (!before) {
       changes.push({ what: "question", kind: "added", after: question.wording });
       continue;
     }
-    if (before.wording !== question.wording) changes.push({ what: "question", kind: "reworded", before: before.wording, after: question.wording });
+    if (before.wording !== question.wording)
+      changes.push({ what: "question", kind: "reworded", before: before.wording, after: question.wording });
     if (before.chat !== question.chat || leftRank.get(question.id) !== rightRank.get(question.id)) {
       const where = (side: readonly ChatLike[], q: Placed) => {
         const chat = side.findIndex((c) => c._id === q.chat);

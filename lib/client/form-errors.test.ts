@@ -1,12 +1,16 @@
+import { SurveyCode } from "@/lib/resources/surveys/contract";
+import { CreateUserBody } from "@/lib/resources/users/contract";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { CreateUserBody } from "@/lib/resources/users/contract";
-import { SurveyCode } from "@/lib/resources/surveys/contract";
 import { ApiError } from "./api";
 import { fieldOf, plainDetail, plainIssue, serverFieldErrors, zodFieldErrors } from "./form-errors";
 
 const FIELDS = ["email", "name.names", "name.lastName", "accessRoles"];
-const TEXTS = { email: { noun: "the e-mail address" }, "name.lastName": { noun: "the last name" }, accessRoles: { noun: "at least one access role" } };
+const TEXTS = {
+  email: { noun: "the e-mail address" },
+  "name.lastName": { noun: "the last name" },
+  accessRoles: { noun: "at least one access role" },
+};
 
 /** What a person must never read next to a field. */
 const RAW = /`|expected (string|number|array)|Too (small|big)|>=|<=|Invalid input|request id/i;
@@ -19,11 +23,19 @@ describe("form errors", () => {
   });
 
   it("asks for an empty field by name, and keeps a schema's own plain message for a wrong one", () => {
-    const input = { email: "nope", accessRoles: [], name: { displayName: "A", names: "A", lastName: "", secondLastName: "" } };
+    const input = {
+      email: "nope",
+      accessRoles: [],
+      name: { displayName: "A", names: "A", lastName: "", secondLastName: "" },
+    };
     const result = CreateUserBody.omit({ extensions: true }).safeParse(input);
     expect(result.success).toBe(false);
     const { fields } = zodFieldErrors(result.error!, FIELDS, TEXTS, input);
-    expect(fields).toEqual({ email: "Must be an e-mail address.", accessRoles: "Choose at least one access role.", "name.lastName": "Enter the last name." });
+    expect(fields).toEqual({
+      email: "Must be an e-mail address.",
+      accessRoles: "Choose at least one access role.",
+      "name.lastName": "Enter the last name.",
+    });
 
     const empty = { ...input, email: "" };
     const again = CreateUserBody.omit({ extensions: true }).safeParse(empty);
@@ -49,12 +61,22 @@ describe("form errors", () => {
   });
 
   it("reads the server's detail messages back into the same plain words", () => {
-    expect(plainDetail("Too small: expected string to have >=1 characters", { noun: "your e-mail" })).toBe("Enter your e-mail.");
+    expect(plainDetail("Too small: expected string to have >=1 characters", { noun: "your e-mail" })).toBe(
+      "Enter your e-mail.",
+    );
     expect(plainDetail("Too big: expected string to have <=254 characters")).toBe("At most 254 characters.");
-    expect(plainDetail("Too small: expected array to have >=1 items", { noun: "at least one role" })).toBe("Choose at least one role.");
-    expect(plainDetail("Invalid input: expected string, received undefined", { noun: "your password" })).toBe("Enter your password.");
+    expect(plainDetail("Too small: expected array to have >=1 items", { noun: "at least one role" })).toBe(
+      "Choose at least one role.",
+    );
+    expect(plainDetail("Invalid input: expected string, received undefined", { noun: "your password" })).toBe(
+      "Enter your password.",
+    );
     expect(plainDetail("is not a known field")).toBe("This field is not accepted here.");
-    for (const message of ["Too small: expected string to have >=1 characters", "Invalid input: expected string, received number", "`email` is odd"]) {
+    for (const message of [
+      "Too small: expected string to have >=1 characters",
+      "Invalid input: expected string, received number",
+      "`email` is odd",
+    ]) {
       expect(plainDetail(message)).not.toMatch(RAW);
     }
   });

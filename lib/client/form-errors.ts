@@ -56,7 +56,8 @@ const ZOD_DEFAULT = /^(Invalid|Too small|Too big|Unrecognized key|Expected)/;
 
 function plain(problem: Problem, text: FieldText = {}): string {
   const { code, origin, minimum, maximum } = problem;
-  const empty = (code === "too_small" && minimum === 1) || (code === "invalid_type" && problem.received === "undefined");
+  const empty =
+    (code === "too_small" && minimum === 1) || (code === "invalid_type" && problem.received === "undefined");
   if (empty) {
     if (origin === "array") return text.noun ? `Choose ${text.noun}.` : "Choose at least one.";
     return text.noun ? `Enter ${text.noun}.` : "Fill in this field.";
@@ -100,7 +101,10 @@ export function plainIssue(issue: z.core.$ZodIssue, text?: FieldText): string {
       minimum: raw.minimum === undefined ? undefined : Number(raw.minimum),
       maximum: raw.maximum === undefined ? undefined : Number(raw.maximum),
       format: typeof raw.format === "string" ? raw.format : undefined,
-      received: issue.code === "invalid_type" && raw.input === undefined && /received undefined/.test(issue.message) ? "undefined" : undefined,
+      received:
+        issue.code === "invalid_type" && raw.input === undefined && /received undefined/.test(issue.message)
+          ? "undefined"
+          : undefined,
       values: Array.isArray(raw.values) ? raw.values.map(String) : undefined,
     },
     text,
@@ -114,15 +118,23 @@ function problemOfMessage(message: string): Problem {
     const [, size, origin, relation, count] = match;
     // zod writes ">1" for "more than 1": the smallest allowed is one more.
     const bound = Number(count) + (relation === ">" ? 1 : relation === "<" ? -1 : 0);
-    return size === "small" ? { code: "too_small", message, origin, minimum: bound } : { code: "too_big", message, origin, maximum: bound };
+    return size === "small"
+      ? { code: "too_small", message, origin, minimum: bound }
+      : { code: "too_big", message, origin, maximum: bound };
   }
   match = /^Invalid input: expected (\w+), received (\w+)/.exec(message);
   if (match) return { code: "invalid_type", message, origin: match[1], received: match[2] };
   if (/^Invalid email/i.test(message)) return { code: "invalid_format", message, format: "email" };
   if (/^Invalid (string|format)/.test(message)) return { code: "invalid_format", message };
   match = /^Invalid option: expected one of (.*)$/.exec(message);
-  if (match) return { code: "invalid_value", message, values: match[1].split("|").map((value) => value.replaceAll('"', "").trim()) };
-  if (/^Unrecognized key/.test(message) || message === "is not a known field") return { code: "unrecognized_keys", message: "Unrecognized key" };
+  if (match)
+    return {
+      code: "invalid_value",
+      message,
+      values: match[1].split("|").map((value) => value.replaceAll('"', "").trim()),
+    };
+  if (/^Unrecognized key/.test(message) || message === "is not a known field")
+    return { code: "unrecognized_keys", message: "Unrecognized key" };
   return { code: "custom", message };
 }
 
@@ -131,7 +143,10 @@ export function plainDetail(message: string, text?: FieldText): string {
   return plain(problemOfMessage(message), text);
 }
 
-function collect(entries: { path: string; message: string }[], fields: readonly string[]): { fields: FieldErrors; rest: string[] } {
+function collect(
+  entries: { path: string; message: string }[],
+  fields: readonly string[],
+): { fields: FieldErrors; rest: string[] } {
   const errors: FieldErrors = {};
   const rest: string[] = [];
   for (const { path, message } of entries) {
@@ -145,11 +160,15 @@ function collect(entries: { path: string; message: string }[], fields: readonly 
 /** The value at a path of what was checked, to tell an empty field from a wrong one. */
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
   let value = input;
-  for (const key of path) value = value !== null && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  for (const key of path)
+    value = value !== null && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   return value;
 }
 
-const isEmpty = (value: unknown) => value === undefined || (typeof value === "string" && value.trim() === "") || (Array.isArray(value) && value.length === 0);
+const isEmpty = (value: unknown) =>
+  value === undefined ||
+  (typeof value === "string" && value.trim() === "") ||
+  (Array.isArray(value) && value.length === 0);
 
 /** `input` is what was checked: an empty field with a noun is asked for ("Enter …") whatever its rule said. */
 export function zodFieldErrors(error: z.ZodError, fields: readonly string[], texts: FieldTexts = {}, input?: unknown) {
@@ -158,7 +177,10 @@ export function zodFieldErrors(error: z.ZodError, fields: readonly string[], tex
       const path = issue.path.map(String).join(".");
       const text = texts[fieldOf(path, fields) ?? ""];
       if (input !== undefined && text?.noun && isEmpty(valueAt(input, issue.path))) {
-        return { path, message: Array.isArray(valueAt(input, issue.path)) ? `Choose ${text.noun}.` : `Enter ${text.noun}.` };
+        return {
+          path,
+          message: Array.isArray(valueAt(input, issue.path)) ? `Choose ${text.noun}.` : `Enter ${text.noun}.`,
+        };
       }
       return { path, message: plainIssue(issue, text) };
     }),
@@ -169,7 +191,10 @@ export function zodFieldErrors(error: z.ZodError, fields: readonly string[], tex
 export function serverFieldErrors(error: unknown, fields: readonly string[], texts: FieldTexts = {}) {
   if (!(error instanceof ApiError)) return { fields: {}, rest: [] };
   return collect(
-    error.details.map(({ path, message }) => ({ path, message: plainDetail(message, texts[fieldOf(path, fields) ?? ""]) })),
+    error.details.map(({ path, message }) => ({
+      path,
+      message: plainDetail(message, texts[fieldOf(path, fields) ?? ""]),
+    })),
     fields,
   );
 }

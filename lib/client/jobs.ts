@@ -1,7 +1,7 @@
 /** Typed react-query hooks of the import of users and its job (lib/resources/jobs/contract.ts). */
-import { useMutation, useQuery } from "@tanstack/react-query";
-import * as jobs from "@/lib/resources/jobs/contract";
 import type { JobError, JobRecord } from "@/lib/resources/jobs/contract";
+import * as jobs from "@/lib/resources/jobs/contract";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { request } from "./api";
 
 /** The cache keys of jobs: one per job. */
@@ -15,7 +15,8 @@ const JOB_POLL_MS = 500;
 export const isFinished = (job: JobRecord | undefined) => job?.status === "succeeded" || job?.status === "failed";
 
 /** The media type of an import file, by its name: NDJSON for `.ndjson` and `.jsonl`, CSV otherwise. */
-const importMediaType = (file: File) => (/\.(ndjson|jsonl)$/i.test(file.name) || file.type === "application/x-ndjson" ? "application/x-ndjson" : "text/csv");
+const importMediaType = (file: File) =>
+  /\.(ndjson|jsonl)$/i.test(file.name) || file.type === "application/x-ndjson" ? "application/x-ndjson" : "text/csv";
 
 /** Starts an import (or its dry run) of `file`: the job, queued. */
 export function useStartImport() {
@@ -42,5 +43,10 @@ const csvCell = (value: string | number) => {
 
 /** The error report of a job as CSV: line, path, message. */
 export function errorReport(errors: JobError[]): string {
-  return ["line,path,message", ...errors.map((error) => [error.line, error.path, error.message].map(csvCell).join(","))].join("\n") + "\n";
+  return (
+    [
+      "line,path,message",
+      ...errors.map((error) => [error.line, error.path, error.message].map(csvCell).join(",")),
+    ].join("\n") + "\n"
+  );
 }

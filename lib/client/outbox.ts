@@ -1,6 +1,6 @@
 /** Typed react-query hook of the outbox, bound to the operation of lib/resources/mail/contract.ts. */
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import * as outbox from "@/lib/resources/mail/contract";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { request } from "./api";
 
 type OutboxQuery = { page: number; limit: number; to?: string };

@@ -1,10 +1,15 @@
-import { describe, expect, it } from "vitest";
 import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
+import { describe, expect, it } from "vitest";
 import { pageReach } from "./page-reach";
 
 describe("pageReach", () => {
   it("offers every page of a list within the depth", () => {
-    expect(pageReach(1, 10, 293, 10)).toEqual({ pages: 30, deepest: MAX_PAGE_DEPTH / 10, capped: false, hasNext: true });
+    expect(pageReach(1, 10, 293, 10)).toEqual({
+      pages: 30,
+      deepest: MAX_PAGE_DEPTH / 10,
+      capped: false,
+      hasNext: true,
+    });
     expect(pageReach(30, 10, 293, 3).hasNext).toBe(false);
   });
 

@@ -4,8 +4,8 @@
  * typing pauses. The queries share the lists' cache keys: a record found here opens at once.
  */
 import { useSyncExternalStore } from "react";
-import { useDebouncedValue } from "./use-debounced-value";
 import { useSurveyList } from "./surveys";
+import { useDebouncedValue } from "./use-debounced-value";
 import { useUserList } from "./users";
 
 /** Records of each kind the palette shows: enough to pick from, few enough to read. */
@@ -20,7 +20,10 @@ const DEBOUNCE_MS = 200;
 export function usePaletteSearch(text: string) {
   const term = useDebouncedValue(text.trim(), DEBOUNCE_MS);
   const enabled = term.length > 0;
-  const users = useUserList({ search: term, isActive: "all", limit: PALETTE_LIMIT, sort: "modifiedAt", orderBy: "desc", count: true }, { enabled });
+  const users = useUserList(
+    { search: term, isActive: "all", limit: PALETTE_LIMIT, sort: "modifiedAt", orderBy: "desc", count: true },
+    { enabled },
+  );
   const surveys = useSurveyList({ search: term, isActive: "all", page: 1, limit: PALETTE_LIMIT }, { enabled });
   const waiting = text.trim() !== term || (enabled && (users.isFetching || surveys.isFetching));
   return {
@@ -52,4 +55,5 @@ export function useShortcutLabel(): string {
 }
 
 /** The palette's shortcut: Ctrl+K, or ⌘K on a Mac. */
-export const isPaletteShortcut = (event: KeyboardEvent) => event.key.toLowerCase() === "k" && (event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey;
+export const isPaletteShortcut = (event: KeyboardEvent) =>
+  event.key.toLowerCase() === "k" && (event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey;

@@ -1,9 +1,16 @@
 /** Reference data: the pickers, names in place of ids, and the pages of the four kinds. */
+import * as reference from "@/lib/resources/reference/contract";
+import type {
+  AccessRoleRecord,
+  BotRecord,
+  CreateAccessRoleBody,
+  JobTitleRecord,
+  PropertyRecord,
+  UpdateAccessRoleBody,
+} from "@/lib/resources/reference/schemas";
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo } from "react";
 import type { z } from "zod";
-import * as reference from "@/lib/resources/reference/contract";
-import type { AccessRoleRecord, BotRecord, CreateAccessRoleBody, JobTitleRecord, PropertyRecord, UpdateAccessRoleBody } from "@/lib/resources/reference/schemas";
 import { request } from "./api";
 
 interface ReferenceKinds {
@@ -24,7 +31,12 @@ export const REFERENCE = {
 } as const satisfies Record<ReferenceKind, { href: string; one: string; title: string; userFilter: string }>;
 
 /** Each kind's operations, as its contract declares them (the four kinds alike). */
-const OPERATIONS = { accessRoles: reference.accessRoles, jobTitles: reference.jobTitles, properties: reference.properties, bots: reference.bots } satisfies Record<ReferenceKind, unknown>;
+const OPERATIONS = {
+  accessRoles: reference.accessRoles,
+  jobTitles: reference.jobTitles,
+  properties: reference.properties,
+  bots: reference.bots,
+} satisfies Record<ReferenceKind, unknown>;
 
 /**
  * The cache keys of reference data: everything of a kind under `["reference", kind]` (its whole
@@ -40,10 +52,17 @@ const referenceKeys = {
 /** The largest page the reference routes give: a company's whole list in one request. */
 const ALL = 1000;
 
-type ReferencePage<K extends ReferenceKind> = { data: Record<K, ReferenceKinds[K][]> & { page?: number; limit: number; counter?: number } };
+type ReferencePage<K extends ReferenceKind> = {
+  data: Record<K, ReferenceKinds[K][]> & { page?: number; limit: number; counter?: number };
+};
 
 /** A page of a kind's list, typed by its kind: a kind's list answers its records under the kind's name. */
-const listOf: { [K in ReferenceKind]: (query: { limit: number; page?: number; search?: string; count?: boolean }, signal: AbortSignal) => Promise<ReferencePage<K>> } = {
+const listOf: {
+  [K in ReferenceKind]: (
+    query: { limit: number; page?: number; search?: string; count?: boolean },
+    signal: AbortSignal,
+  ) => Promise<ReferencePage<K>>;
+} = {
   accessRoles: (query, signal) => request(OPERATIONS.accessRoles.list, { query, signal }),
   jobTitles: (query, signal) => request(OPERATIONS.jobTitles.list, { query, signal }),
   properties: (query, signal) => request(OPERATIONS.properties.list, { query, signal }),
@@ -88,7 +107,8 @@ export function useReferencePage<K extends ReferenceKind>(kind: K, query: Refere
   useEffect(() => {
     for (const record of records ?? []) {
       const current = client.getQueryData<ReferenceRecord>(referenceKeys.detail(kind, record._id));
-      if (current?.modifiedAt !== record.modifiedAt) client.setQueryData(referenceKeys.detail(kind, record._id), record, { updatedAt: 0 });
+      if (current?.modifiedAt !== record.modifiedAt)
+        client.setQueryData(referenceKeys.detail(kind, record._id), record, { updatedAt: 0 });
     }
   }, [client, kind, records]);
   return list;
@@ -96,7 +116,8 @@ export function useReferencePage<K extends ReferenceKind>(kind: K, query: Refere
 
 const referenceQuery = (kind: ReferenceKind, id: string) => ({
   queryKey: referenceKeys.detail(kind, id),
-  queryFn: ({ signal }: { signal: AbortSignal }): Promise<ReferenceRecord> => request(OPERATIONS[kind].read, { params: { id }, signal }),
+  queryFn: ({ signal }: { signal: AbortSignal }): Promise<ReferenceRecord> =>
+    request(OPERATIONS[kind].read, { params: { id }, signal }),
 });
 
 export function useReferenceRecord(kind: ReferenceKind, id: string) {
@@ -125,7 +146,9 @@ export function useSaveReference(kind: ReferenceKind, id?: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (body: ReferenceInput): Promise<ReferenceRecord> =>
-      id === undefined ? request(OPERATIONS[kind].create, { body }) : request(OPERATIONS[kind].update, { params: { id }, body }),
+      id === undefined
+        ? request(OPERATIONS[kind].create, { body })
+        : request(OPERATIONS[kind].update, { params: { id }, body }),
     onSuccess: (record) => {
       client.setQueryData(referenceKeys.detail(kind, record._id), record);
       // The pickers, the pages and (for access roles) who counts as an admin read these lists.

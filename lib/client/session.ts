@@ -22,7 +22,8 @@ export function forgetToken(): void {
 
 /** A usable access token, renewed from the session cookie when needed; undefined: signed out. */
 export function accessToken(options: { fresh?: boolean } = {}): Promise<string | undefined> {
-  if (!options.fresh && current && current.expiresAt - Date.now() > RENEW_MARGIN_MS) return Promise.resolve(current.token);
+  if (!options.fresh && current && current.expiresAt - Date.now() > RENEW_MARGIN_MS)
+    return Promise.resolve(current.token);
   renewing ??= renew().finally(() => {
     renewing = undefined;
   });
@@ -42,7 +43,9 @@ async function renew(): Promise<string | undefined> {
 /** Ends the session on the server (the cookie is cleared) and forgets the token. */
 export async function signOut(): Promise<void> {
   forgetToken();
-  await fetch("/api/auth/logout", { method: "POST", cache: "no-store", credentials: "same-origin" }).catch(() => undefined);
+  await fetch("/api/auth/logout", { method: "POST", cache: "no-store", credentials: "same-origin" }).catch(
+    () => undefined,
+  );
 }
 
 /** Stands for this site's origin: a relative path resolves onto it, anything else leaves it. */

@@ -2,18 +2,18 @@
  * Typed react-query hooks of a survey's content, answers and results (the operations `putContent`
  * of lib/resources/surveys/contract.ts and `answer`, `list` and `results` of lib/resources/answers/contract.ts).
  */
+import { dayBounds } from "@/lib/base/shared/days";
+import type { PostAnswersBody } from "@/lib/resources/answers/contract";
+import * as answers from "@/lib/resources/answers/contract";
+import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/resources/surveys/contract";
+import * as surveys from "@/lib/resources/surveys/contract";
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import * as answers from "@/lib/resources/answers/contract";
-import type { PostAnswersBody } from "@/lib/resources/answers/contract";
-import * as surveys from "@/lib/resources/surveys/contract";
-import type { SurveyRecord, SurveyRevisionRecord } from "@/lib/resources/surveys/contract";
 import { request } from "./api";
+import { useDayZone } from "./company";
 import type { ContentBody } from "./content-draft";
 import { restorePlan } from "./survey-restore";
 import { surveyKeys } from "./surveys";
-import { dayBounds } from "@/lib/base/shared/days";
-import { useDayZone } from "./company";
 
 export type ResponseBody = z.input<typeof PostAnswersBody>;
 
@@ -70,7 +70,8 @@ export interface DateRange {
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const isDay = (value: string | null): value is string => value !== null && DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+const isDay = (value: string | null): value is string =>
+  value !== null && DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
 
 /** The date filter of a page's URL (`?from=2026-11-01&to=2026-11-30`); anything else is ignored. */
 export function parseRange(params: URLSearchParams): DateRange {
@@ -81,7 +82,9 @@ export function parseRange(params: URLSearchParams): DateRange {
 
 /** `from`, `to` and any other parameters of a page, as its URL's query string. */
 export function searchOf(values: Record<string, string | undefined>): string {
-  const params = new URLSearchParams(Object.entries(values).filter((entry): entry is [string, string] => Boolean(entry[1])));
+  const params = new URLSearchParams(
+    Object.entries(values).filter((entry): entry is [string, string] => Boolean(entry[1])),
+  );
   return params.size ? `?${params}` : "";
 }
 
@@ -120,7 +123,13 @@ export function useAnswers(id: string, query: AnswersQuery) {
     queryFn: ({ signal }) =>
       request(answers.list, {
         params: { id },
-        query: { ...bounds, question: query.question, search: query.search || undefined, cursor: query.cursor, limit: query.limit },
+        query: {
+          ...bounds,
+          question: query.question,
+          search: query.search || undefined,
+          cursor: query.cursor,
+          limit: query.limit,
+        },
         signal,
       }),
     placeholderData: keepPreviousData,

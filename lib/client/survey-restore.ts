@@ -4,8 +4,13 @@
  * the history compares between two revisions. Pure functions, shared by the history page and its
  * tests against the real handlers.
  */
+import type {
+  SurveyRecord,
+  SurveyRevisionRecord,
+  SurveySnapshot,
+  UpdateSurveyBody,
+} from "@/lib/resources/surveys/contract";
 import type { z } from "zod";
-import type { SurveyRecord, SurveyRevisionRecord, SurveySnapshot, UpdateSurveyBody } from "@/lib/resources/surveys/contract";
 import { contentChanges, contentOf, type ContentBody, type ContentChange } from "./content-draft";
 
 type UpdateSurveyInput = z.input<typeof UpdateSurveyBody>;
@@ -31,7 +36,8 @@ const RESTORED_FIELDS = [
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The fields of two revisions that differ, of those a restore writes back. */
-export const changedRestoredFields = (a: SurveySnapshot, b: SurveySnapshot) => RESTORED_FIELDS.filter((field) => !same(a[field], b[field]));
+export const changedRestoredFields = (a: SurveySnapshot, b: SurveySnapshot) =>
+  RESTORED_FIELDS.filter((field) => !same(a[field], b[field]));
 
 /**
  * The content a revision held. A snapshot without `chat` was taken before the survey's first
@@ -40,7 +46,8 @@ export const changedRestoredFields = (a: SurveySnapshot, b: SurveySnapshot) => R
 const revisionContent = (snapshot: SurveySnapshot): ContentBody => contentOf(snapshot.chat ?? []);
 
 /** What tells two revisions apart in the history: content changes, a missing `chat` read as none. */
-export const revisionContentChanges = (a: SurveySnapshot, b: SurveySnapshot): ContentChange[] => contentChanges(a.chat ?? [], b.chat ?? []);
+export const revisionContentChanges = (a: SurveySnapshot, b: SurveySnapshot): ContentChange[] =>
+  contentChanges(a.chat ?? [], b.chat ?? []);
 
 export interface RestorePlan {
   /** The revision's fields, when any differs from the survey's (or when the content does not either, so the restore is still a revision). */
@@ -54,7 +61,9 @@ export interface RestorePlan {
  * first, so a change of `version` migrates before the content lands.
  */
 export function restorePlan(revision: SurveyRevisionRecord, current: SurveyRecord): RestorePlan {
-  const fields = Object.fromEntries(RESTORED_FIELDS.map((field) => [field, revision.snapshot[field]])) as UpdateSurveyInput;
+  const fields = Object.fromEntries(
+    RESTORED_FIELDS.map((field) => [field, revision.snapshot[field]]),
+  ) as UpdateSurveyInput;
   const content = revisionContent(revision.snapshot);
   const contentDiffers = !same(content, contentOf(current.chat ?? []));
   const fieldsDiffer = RESTORED_FIELDS.some((field) => !same(revision.snapshot[field], current[field]));

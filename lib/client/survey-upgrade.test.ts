@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { surveyRecord } from "@/lib/tools/testing/survey-record";
+import { describe, expect, it } from "vitest";
 import { previewUpgrade } from "./survey-upgrade";
 
 const role = (n: number) => n.toString(16).padStart(24, "0");

@@ -3,8 +3,8 @@
  * same rules (lib/base/shared/survey-permissions.ts) from the survey as shown. The server stays the
  * authority: the page shows its own warnings after the upgrade.
  */
-import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { migratePermissions } from "@/lib/base/shared/survey-permissions";
+import type { SurveyRecord } from "@/lib/resources/surveys/contract";
 
 export interface UpgradePreview {
   permissionsV2: SurveyRecord["permissionsV2"];

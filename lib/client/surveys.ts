@@ -1,9 +1,9 @@
 /** Typed react-query hooks of the surveys resource, bound to the operations of lib/resources/surveys/contract.ts. */
+import type { CreateSurveyBody, SurveyList, SurveyRecord, UpdateSurveyBody } from "@/lib/resources/surveys/contract";
+import * as surveys from "@/lib/resources/surveys/contract";
+import * as users from "@/lib/resources/users/contract";
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import * as surveys from "@/lib/resources/surveys/contract";
-import type { CreateSurveyBody, SurveyList, SurveyRecord, UpdateSurveyBody } from "@/lib/resources/surveys/contract";
-import * as users from "@/lib/resources/users/contract";
 import { request, requestWithTag } from "./api";
 import { displayName } from "./users";
 
@@ -51,7 +51,8 @@ export const surveyKeys = {
 export function useSurveyList(query: SurveyListQuery, options: { enabled?: boolean } = {}) {
   return useQuery({
     queryKey: surveyKeys.list(query),
-    queryFn: ({ signal }) => request(surveys.list, { query: { ...query, search: query.search || undefined, count: true }, signal }),
+    queryFn: ({ signal }) =>
+      request(surveys.list, { query: { ...query, search: query.search || undefined, count: true }, signal }),
     placeholderData: keepPreviousData,
     enabled: options.enabled,
   });
@@ -62,7 +63,8 @@ export function useSurveysById(ids: string[]) {
   const sorted = [...new Set(ids)].sort().slice(0, 100);
   return useQuery({
     queryKey: surveyKeys.byId(sorted),
-    queryFn: ({ signal }) => request(surveys.list, { query: { id: sorted, isActive: "all", limit: 100, select: ["name"] }, signal }),
+    queryFn: ({ signal }) =>
+      request(surveys.list, { query: { id: sorted, isActive: "all", limit: 100, select: ["name"] }, signal }),
     enabled: sorted.length > 0,
     select: (body) => new Map(body.data.surveys.map((survey) => [survey._id, survey.name ?? ""])),
   });
@@ -70,7 +72,8 @@ export function useSurveysById(ids: string[]) {
 
 const surveyQuery = (id: string) => ({
   queryKey: surveyKeys.detail(id),
-  queryFn: ({ signal }: { signal: AbortSignal }): Promise<SurveyRecord> => request(surveys.read, { params: { id }, query: { populate: true }, signal }),
+  queryFn: ({ signal }: { signal: AbortSignal }): Promise<SurveyRecord> =>
+    request(surveys.read, { params: { id }, query: { populate: true }, signal }),
 });
 
 type ListedSurvey = SurveyList["data"]["surveys"][number];
@@ -109,7 +112,8 @@ export function prefetchSurvey(client: QueryClient, id: string): void {
 export function useRevisions(id: string, page = 1, limit = 100) {
   return useQuery({
     queryKey: surveyKeys.revisions(id, page, limit),
-    queryFn: ({ signal }) => request(surveys.revisions, { params: { id }, query: { page, limit, count: true }, signal }),
+    queryFn: ({ signal }) =>
+      request(surveys.revisions, { params: { id }, query: { page, limit, count: true }, signal }),
     placeholderData: keepPreviousData,
   });
 }
@@ -122,7 +126,10 @@ export function useCodeTaken(code: string, exceptId?: string) {
   return useQuery({
     queryKey: surveyKeys.code(code),
     queryFn: async ({ signal }) => {
-      const body = await request(surveys.list, { query: { search: code, isActive: "all", select: ["code"], limit: 100 }, signal });
+      const body = await request(surveys.list, {
+        query: { search: code, isActive: "all", select: ["code"], limit: 100 },
+        signal,
+      });
       return body.data.surveys.filter((survey) => survey.code === code).map((survey) => survey._id);
     },
     enabled: code.length > 0,
@@ -147,11 +154,16 @@ export function useCreateSurvey() {
 }
 
 /** The survey as stored, with its `ETag`: what an edit form starts from and sends back in `If-Match`. */
-export const fetchSurveyToEdit = (id: string, signal?: AbortSignal) => requestWithTag(surveys.read, { params: { id }, signal });
+export const fetchSurveyToEdit = (id: string, signal?: AbortSignal) =>
+  requestWithTag(surveys.read, { params: { id }, signal });
 
 /** The survey an edit form starts from (without its chats, whose answer has a tag of its own). */
 export function useSurveyToEdit(id: string) {
-  return useQuery({ queryKey: surveyKeys.edit(id), queryFn: ({ signal }) => fetchSurveyToEdit(id, signal), staleTime: 0 });
+  return useQuery({
+    queryKey: surveyKeys.edit(id),
+    queryFn: ({ signal }) => fetchSurveyToEdit(id, signal),
+    staleTime: 0,
+  });
 }
 
 /** Who made a survey's latest revision, by name; `null` when the revision or its author is unknown. */

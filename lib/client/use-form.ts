@@ -8,13 +8,20 @@ import { focusFirstError, type FieldErrors } from "./form-errors";
  * first field with one, in the form's own order. `dirty` says whether anything differs from what
  * the form started with (the leave guard asks before such a form is left).
  */
-export function useForm<S extends object>(initial: () => S, fields: readonly string[], idOf: (field: string) => string) {
+export function useForm<S extends object>(
+  initial: () => S,
+  fields: readonly string[],
+  idOf: (field: string) => string,
+) {
   const [state, setState] = useState(initial);
   const [start] = useState(() => JSON.stringify(state));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<unknown>();
 
-  const set = useCallback(<K extends keyof S>(key: K, value: S[K]) => setState((current) => ({ ...current, [key]: value })), []);
+  const set = useCallback(
+    <K extends keyof S>(key: K, value: S[K]) => setState((current) => ({ ...current, [key]: value })),
+    [],
+  );
 
   const fail = useCallback(
     (fieldErrors: FieldErrors, error?: unknown) => {

@@ -5,7 +5,11 @@ const PAGING = new Set(["page", "limit", "cursor", "orderBy", "sort", "sortBy"])
 
 /** The part of a list's query that decides which records match, as a stable text. */
 function matchKey(query: object): string {
-  return JSON.stringify(Object.entries(query).filter(([name]) => !PAGING.has(name)).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify(
+    Object.entries(query)
+      .filter(([name]) => !PAGING.has(name))
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 }
 
 /**
@@ -17,7 +21,8 @@ export function useListTotal(counter: number | undefined, placeholder: boolean, 
   const key = matchKey(query);
   const [settled, setSettled] = useState<{ key: string; total: number }>();
   // Adjusting state while rendering, as React's docs describe, keeps the last settled count in step without an effect.
-  if (!placeholder && counter !== undefined && (settled?.key !== key || settled.total !== counter)) setSettled({ key, total: counter });
+  if (!placeholder && counter !== undefined && (settled?.key !== key || settled.total !== counter))
+    setSettled({ key, total: counter });
   if (!placeholder) return counter;
   return settled?.key === key ? settled.total : undefined;
 }

@@ -3,8 +3,8 @@
  * view can be shared and the back button restores it. Defaults are left out of the URL; values
  * the list would refuse are dropped rather than sent.
  */
-import { USER_SORTS, type UserSort } from "@/lib/resources/users/contract";
 import { dayBounds } from "@/lib/base/shared/days";
+import { USER_SORTS, type UserSort } from "@/lib/resources/users/contract";
 import type { QueryValue } from "./api";
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
@@ -122,7 +122,6 @@ export function userFiltersToSearch(filters: UserFilters): string {
 export function withChange(filters: UserFilters, change: Partial<UserFilters>): UserFilters {
   return { ...filters, page: 1, ...change };
 }
-
 
 function splitEmails(text: string): string[] {
   return text

@@ -1,8 +1,8 @@
 /** Typed react-query hooks of the users resource, bound to the operations of lib/resources/users/contract.ts. */
+import type { BulkUsersInput, CreateUserBody, UpdateUserBody, UserRecord } from "@/lib/resources/users/contract";
+import * as users from "@/lib/resources/users/contract";
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import * as users from "@/lib/resources/users/contract";
-import type { BulkUsersInput, CreateUserBody, UpdateUserBody, UserRecord } from "@/lib/resources/users/contract";
 import { request, requestWithTag, type QueryValue } from "./api";
 
 /** A user's reporting lines in a company, as the pages name them. */
@@ -42,7 +42,8 @@ export function useUserList(query: Record<string, QueryValue>, options: { enable
 
 const userQuery = (id: string | undefined) => ({
   queryKey: userKeys.detail(id),
-  queryFn: ({ signal }: { signal: AbortSignal }): Promise<UserRecord> => request(users.read, { params: { id: id! }, signal }),
+  queryFn: ({ signal }: { signal: AbortSignal }): Promise<UserRecord> =>
+    request(users.read, { params: { id: id! }, signal }),
 });
 
 export function useUser(id: string | undefined) {
@@ -99,7 +100,8 @@ export function useCreateUser() {
 }
 
 /** The user as stored, with its `ETag`: what an edit form starts from and sends back in `If-Match`. */
-export const fetchUserToEdit = (id: string, signal?: AbortSignal) => requestWithTag(users.read, { params: { id }, signal });
+export const fetchUserToEdit = (id: string, signal?: AbortSignal) =>
+  requestWithTag(users.read, { params: { id }, signal });
 
 /** The user an edit form starts from, always read afresh (not a list's copy): its tag must be current. */
 export function useUserToEdit(id: string) {
@@ -112,7 +114,12 @@ export function useUpdateUser(id: string) {
   return useMutation({
     // revokeKeys: false keeps the API keys of an admin this change takes admin power from (docs/security.md#scopes).
     mutationFn: ({ body, ifMatch, revokeKeys }: { body: UpdateUserInput; ifMatch?: string; revokeKeys?: boolean }) =>
-      request(users.update, { params: { id }, query: { revokeKeys: revokeKeys === false ? false : undefined }, body, ifMatch }),
+      request(users.update, {
+        params: { id },
+        query: { revokeKeys: revokeKeys === false ? false : undefined },
+        body,
+        ifMatch,
+      }),
     onSuccess: async (user) => {
       client.setQueryData(userKeys.detail(user._id), user);
       await client.invalidateQueries({ queryKey: userKeys.edit(user._id) });
@@ -130,6 +137,10 @@ export function useBulkUsers() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (body: BulkUsersInput) => request(users.bulk, { body }),
-    onSettled: () => Promise.all([client.invalidateQueries({ queryKey: userKeys.all }), client.invalidateQueries({ queryKey: userKeys.records })]),
+    onSettled: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: userKeys.all }),
+        client.invalidateQueries({ queryKey: userKeys.records }),
+      ]),
   });
 }

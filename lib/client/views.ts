@@ -1,8 +1,8 @@
 /** Typed react-query hooks of saved views (lib/resources/views/contract.ts, docs/api.md#saved-views) and their links. */
+import type { CreateViewBody, UpdateViewBody, ViewRecord, ViewResource } from "@/lib/resources/views/contract";
+import * as views from "@/lib/resources/views/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import * as views from "@/lib/resources/views/contract";
-import type { CreateViewBody, UpdateViewBody, ViewRecord, ViewResource } from "@/lib/resources/views/contract";
 import { request } from "./api";
 
 /** The cache keys of saved views: everything under `"views"`, refreshed at once after a change. */
@@ -38,9 +38,13 @@ export function useViewActions() {
   const client = useQueryClient();
   const refresh = () => client.invalidateQueries({ queryKey: viewKeys.all });
   return {
-    save: useMutation({ mutationFn: (body: z.input<typeof CreateViewBody>) => request(views.create, { body }), onSuccess: refresh }),
+    save: useMutation({
+      mutationFn: (body: z.input<typeof CreateViewBody>) => request(views.create, { body }),
+      onSuccess: refresh,
+    }),
     update: useMutation({
-      mutationFn: ({ id, body }: { id: string; body: z.input<typeof UpdateViewBody> }) => request(views.update, { params: { id }, body }),
+      mutationFn: ({ id, body }: { id: string; body: z.input<typeof UpdateViewBody> }) =>
+        request(views.update, { params: { id }, body }),
       onSuccess: refresh,
     }),
     remove: useMutation({ mutationFn: (id: string) => request(views.remove, { params: { id } }), onSuccess: refresh }),

@@ -1,7 +1,19 @@
 /** Typed react-query hooks of the webhooks and their delivery logs (lib/resources/webhooks/contract.ts). */
-import { keepPreviousData, useInfiniteQuery, useMutation, useMutationState, useQuery, useQueryClient } from "@tanstack/react-query";
+import type {
+  CreateWebhookInput,
+  UpdateWebhookInput,
+  WebhookRecord,
+  WebhookWithSecret,
+} from "@/lib/resources/webhooks/contract";
 import * as webhooks from "@/lib/resources/webhooks/contract";
-import type { CreateWebhookInput, UpdateWebhookInput, WebhookRecord, WebhookWithSecret } from "@/lib/resources/webhooks/contract";
+import {
+  keepPreviousData,
+  useInfiniteQuery,
+  useMutation,
+  useMutationState,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
 import { request } from "./api";
 
 /** How often the delivery log is read again while one of its attempts is still pending. */
@@ -35,20 +47,34 @@ export function useWebhooks(query: { page: number; limit: number }) {
 }
 
 export function useWebhook(id: string) {
-  return useQuery({ queryKey: webhookKeys.detail(id), queryFn: ({ signal }) => request(webhooks.read, { params: { id }, signal }) });
+  return useQuery({
+    queryKey: webhookKeys.detail(id),
+    queryFn: ({ signal }) => request(webhooks.read, { params: { id }, signal }),
+  });
 }
 
 /** The delivery log, newest first, a page at a time by cursor; read again each second while an attempt is pending. */
 export function useDeliveries(id: string) {
   // From the moment the webhook is being deleted its log is not read again: it would answer 404 while the page leaves.
-  const removing = useMutationState({ filters: { mutationKey: webhookKeys.remove(id) }, select: (mutation) => mutation.state.status }).some((status) => status === "pending" || status === "success");
+  const removing = useMutationState({
+    filters: { mutationKey: webhookKeys.remove(id) },
+    select: (mutation) => mutation.state.status,
+  }).some((status) => status === "pending" || status === "success");
   return useInfiniteQuery({
     queryKey: webhookKeys.deliveries(id),
     enabled: !removing,
-    queryFn: ({ signal, pageParam }) => request(webhooks.deliveries, { params: { id }, query: { limit: DELIVERIES_PAGE, cursor: pageParam, count: pageParam === undefined || undefined }, signal }),
+    queryFn: ({ signal, pageParam }) =>
+      request(webhooks.deliveries, {
+        params: { id },
+        query: { limit: DELIVERIES_PAGE, cursor: pageParam, count: pageParam === undefined || undefined },
+        signal,
+      }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.data.next ?? undefined,
-    refetchInterval: (query) => (query.state.data?.pages.some((page) => page.data.deliveries.some((delivery) => delivery.status === "pending")) ? PENDING_POLL_MS : false),
+    refetchInterval: (query) =>
+      query.state.data?.pages.some((page) => page.data.deliveries.some((delivery) => delivery.status === "pending"))
+        ? PENDING_POLL_MS
+        : false,
   });
 }
 
@@ -72,13 +98,19 @@ export function useWebhookActions(id: string) {
   };
   const logChanged = () => client.invalidateQueries({ queryKey: webhookKeys.deliveries(id) });
   return {
-    update: useMutation({ mutationFn: (body: UpdateWebhookInput) => request(webhooks.update, { params: { id }, body }), onSuccess: keep }),
+    update: useMutation({
+      mutationFn: (body: UpdateWebhookInput) => request(webhooks.update, { params: { id }, body }),
+      onSuccess: keep,
+    }),
     rotate: useMutation({
       mutationFn: () => request(webhooks.rotateSecret, { params: { id } }),
       onSuccess: (rotated) => keep(withoutSecret(rotated)),
     }),
     test: useMutation({ mutationFn: () => request(webhooks.test, { params: { id } }), onSuccess: logChanged }),
-    retry: useMutation({ mutationFn: (deliveryId: string) => request(webhooks.retry, { params: { id, deliveryId } }), onSuccess: logChanged }),
+    retry: useMutation({
+      mutationFn: (deliveryId: string) => request(webhooks.retry, { params: { id, deliveryId } }),
+      onSuccess: logChanged,
+    }),
     remove: useMutation({
       mutationKey: webhookKeys.remove(id),
       // A read of the log already on its way is stopped too.
@@ -95,7 +127,11 @@ const RECEIVER_POLL_MS = 2000;
 
 /** The company's test receiver: its URL and what it kept, read again every 2 s while the page is open. */
 export function useReceiver() {
-  return useQuery({ queryKey: webhookKeys.receiver, queryFn: ({ signal }) => request(webhooks.receiver, { signal }), refetchInterval: RECEIVER_POLL_MS });
+  return useQuery({
+    queryKey: webhookKeys.receiver,
+    queryFn: ({ signal }) => request(webhooks.receiver, { signal }),
+    refetchInterval: RECEIVER_POLL_MS,
+  });
 }
 
 export function useClearReceiver() {

@@ -2,11 +2,11 @@
  * How clients reach the server of a directory: TCP for anyone, and the Unix socket beside the
  * lock file for a process on this machine (lib/kernel/db attaches through it).
  */
+import { MongoClient } from "mongodb";
 import fs from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MongoClient } from "mongodb";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmbeddedMongo, startOrAttach } from "./index";
 
@@ -40,7 +40,10 @@ describe("addresses of the embedded database", () => {
       const socket = path.join(dir, "mongod.sock");
       expect(owner.localUri).toBe(`mongodb://${encodeURIComponent(socket)}/?directConnection=true`);
       expect(fs.statSync(socket).isSocket()).toBe(true);
-      expect(JSON.parse(fs.readFileSync(path.join(dir, "mongod.lock"), "utf8"))).toMatchObject({ port: owner.port, socket });
+      expect(JSON.parse(fs.readFileSync(path.join(dir, "mongod.lock"), "utf8"))).toMatchObject({
+        port: owner.port,
+        socket,
+      });
 
       expect(await roundTrip(owner.localUri, "via socket")).toEqual(["via socket"]);
       expect(await roundTrip(owner.uri, "via tcp")).toEqual(["via socket", "via tcp"]);

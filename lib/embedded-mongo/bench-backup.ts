@@ -8,14 +8,14 @@
  * The documents have the shape and the indexes of the product's users: about 500 bytes of BSON,
  * a dozen indexes, the keyword array of the search among them.
  */
+import { BSON, ObjectId, type Document } from "bson";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { BSON, ObjectId, type Document } from "bson";
 import { exitWithUsageError, parseCommandLine } from "../base/shared/command-line";
 import { backupDatabase, restoreDatabase } from "./storage/backup";
-import { privateDirectory } from "./storage/private-files";
 import type { IndexSpec } from "./storage/index-spec";
+import { privateDirectory } from "./storage/private-files";
 import { Store } from "./storage/store";
 
 const usage = `Usage: npm run bench:backup -- [--users N] [--rounds N] [--dir DIR]
@@ -37,7 +37,8 @@ const { values } = parseCommandLine(usage, {
 
 function whole(name: "users" | "rounds", min: number): number {
   const text = String(values[name]);
-  if (!/^\d+$/.test(text) || Number(text) < min) exitWithUsageError(`--${name} must be a whole number from ${min}, not ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || Number(text) < min)
+    exitWithUsageError(`--${name} must be a whole number from ${min}, not ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -64,8 +65,34 @@ const INDEXES: Array<Pick<IndexSpec, "key" | "unique">> = [
   { key: { "companies.hierarchy.subordinate": 1 } },
 ];
 
-const FIRST = ["Ana", "María", "José", "Lucía", "Martín", "Sofía", "Mateo", "Camila", "Andrés", "Valentina", "Marco", "Inés"];
-const LAST = ["Pérez", "García", "Martínez", "López", "Gómez", "Díaz", "Muñoz", "Álvarez", "Romero", "Navarro", "Torres", "Ramos"];
+const FIRST = [
+  "Ana",
+  "María",
+  "José",
+  "Lucía",
+  "Martín",
+  "Sofía",
+  "Mateo",
+  "Camila",
+  "Andrés",
+  "Valentina",
+  "Marco",
+  "Inés",
+];
+const LAST = [
+  "Pérez",
+  "García",
+  "Martínez",
+  "López",
+  "Gómez",
+  "Díaz",
+  "Muñoz",
+  "Álvarez",
+  "Romero",
+  "Navarro",
+  "Torres",
+  "Ramos",
+];
 const fold = (text: string) =>
   text
     .normalize("NFD")
@@ -89,8 +116,18 @@ function user(i: number, companies: ObjectId[], roles: ObjectId[], now: number):
     phone: null,
     isOnline: false,
     termsConditions: true,
-    search: [...new Set([fold(names), fold(lastName), fold(secondLastName), ...email.split(/[^a-z0-9]+/), email.replace(/[^a-z0-9]/g, "")])],
-    companies: [{ _id: new ObjectId(), companyId, isActive: i % 20 !== 0, hierarchy: { boss: [], peers: [], subordinate: [] } }],
+    search: [
+      ...new Set([
+        fold(names),
+        fold(lastName),
+        fold(secondLastName),
+        ...email.split(/[^a-z0-9]+/),
+        email.replace(/[^a-z0-9]/g, ""),
+      ]),
+    ],
+    companies: [
+      { _id: new ObjectId(), companyId, isActive: i % 20 !== 0, hierarchy: { boss: [], peers: [], subordinate: [] } },
+    ],
     lastRequestDate: null,
     createdAt: new Date(now - (USERS - i) * 100),
     modifiedAt: new Date(now - Math.floor((USERS - i) / 10) * 1000),
@@ -109,7 +146,8 @@ async function ensureDatabase(): Promise<void> {
       console.error(`Reusing the database of ${USERS} users in ${DIR}.`);
       return;
     }
-    if (existing) throw new Error(`${DIR} holds another number of users than ${USERS}: remove it or give another --dir`);
+    if (existing)
+      throw new Error(`${DIR} holds another number of users than ${USERS}: remove it or give another --dir`);
     const started = performance.now();
     const companies = Array.from({ length: COMPANIES }, () => new ObjectId());
     const roles = Array.from({ length: 5 }, () => new ObjectId());
@@ -126,7 +164,9 @@ async function ensureDatabase(): Promise<void> {
     });
     let bytes = 0;
     for (let start = 0; start < USERS; start += BATCH) {
-      const docs = Array.from({ length: Math.min(BATCH, USERS - start) }, (_, j) => user(start + j, companies, roles, now));
+      const docs = Array.from({ length: Math.min(BATCH, USERS - start) }, (_, j) =>
+        user(start + j, companies, roles, now),
+      );
       bytes += docs.reduce((sum, doc) => sum + BSON.calculateObjectSize(doc), 0);
       await store.write(() => {
         for (const doc of docs) store.insert(meta, doc);
@@ -134,7 +174,9 @@ async function ensureDatabase(): Promise<void> {
       if ((start / BATCH) % 20 === 0) console.error(`  ${start + docs.length} users...`);
     }
     const seconds = (performance.now() - started) / 1000;
-    console.error(`Built ${USERS} users (${Math.round(bytes / USERS)} bytes of BSON each, ${INDEXES.length + 1} indexes) in ${seconds.toFixed(0)} s.`);
+    console.error(
+      `Built ${USERS} users (${Math.round(bytes / USERS)} bytes of BSON each, ${INDEXES.length + 1} indexes) in ${seconds.toFixed(0)} s.`,
+    );
   } finally {
     await store.close();
   }
@@ -159,7 +201,9 @@ async function main(): Promise<void> {
         `round ${round}: backup ${backup.seconds.toFixed(2)} s (${(backup.bytes / 1024 / 1024).toFixed(0)} MB, ${backup.documents} documents), restore ${restore.seconds.toFixed(2)} s`,
       );
     }
-    console.log(`median of ${ROUNDS}: backup ${median(backups).toFixed(2)} s, restore ${median(restores).toFixed(2)} s`);
+    console.log(
+      `median of ${ROUNDS}: backup ${median(backups).toFixed(2)} s, restore ${median(restores).toFixed(2)} s`,
+    );
   } finally {
     fs.rmSync(file, { force: true });
     fs.rmSync(restored, { recursive: true, force: true });

@@ -6,12 +6,12 @@
  * BSON work and the server's share the machine's cores rather than one event loop.
  * Prints figures only: these machines are shared, so nothing here passes or fails on a time.
  */
+import { MongoClient, ObjectId } from "mongodb";
+import { fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { fork } from "node:child_process";
-import { MongoClient, ObjectId } from "mongodb";
 import { parseCommandLine } from "../base/shared/command-line";
 import { startEmbeddedMongo } from "./index";
 
@@ -33,7 +33,9 @@ async function time(label: string, runs: number, fn: (i: number) => Promise<unkn
   }
   samples.sort((a, b) => a - b);
   const p50 = percentile(samples, 50);
-  console.log(`${label.padEnd(52)} p50 ${p50.toFixed(3)} ms   p99 ${percentile(samples, 99).toFixed(3)} ms   (${runs} runs)`);
+  console.log(
+    `${label.padEnd(52)} p50 ${p50.toFixed(3)} ms   p99 ${percentile(samples, 99).toFixed(3)} ms   (${runs} runs)`,
+  );
   return p50;
 }
 
@@ -81,11 +83,22 @@ async function main(): Promise<void> {
       await users.insertMany(docs, { ordered: true });
     }
     const insertSeconds = (performance.now() - insertStart) / 1000;
-    console.log(`embedded-mongo benchmark: ${TOTAL.toLocaleString("en")} documents, Node ${process.version}, ${os.cpus().length} cores`);
-    console.log(`${"insert (batches of 1,000)".padEnd(52)} ${Math.round(TOTAL / insertSeconds).toLocaleString("en")} documents/s`);
+    console.log(
+      `embedded-mongo benchmark: ${TOTAL.toLocaleString("en")} documents, Node ${process.version}, ${os.cpus().length} cores`,
+    );
+    console.log(
+      `${"insert (batches of 1,000)".padEnd(52)} ${Math.round(TOTAL / insertSeconds).toLocaleString("en")} documents/s`,
+    );
 
-    await time("find by indexed email (equality)", 2000, (i) => users.findOne({ email: `user${(i * 37) % TOTAL}@example.com` }));
-    const page = (i: number) => users.find({ company: companies[i % COMPANIES] }).sort({ modifiedAt: -1 }).limit(10).toArray();
+    await time("find by indexed email (equality)", 2000, (i) =>
+      users.findOne({ email: `user${(i * 37) % TOTAL}@example.com` }),
+    );
+    const page = (i: number) =>
+      users
+        .find({ company: companies[i % COMPANIES] })
+        .sort({ modifiedAt: -1 })
+        .limit(10)
+        .toArray();
     const indexed = await time("page of 10 by company, sorted by modifiedAt (index)", 2000, page);
     await users.dropIndex("company_1_modifiedAt_-1");
     const scanned = await time("same page without the index (collection scan)", 30, page);

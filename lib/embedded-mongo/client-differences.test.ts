@@ -29,12 +29,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe("field names every JavaScript object inherits", () => {
   it("$rename into `constructor.x` and `__proto__.x` creates those fields, as any other name", async () => {
     const c = fresh();
-    await c.insertMany([{ _id: 1, hello: "world" }, { _id: 2, hello: "world" }, { _id: 3, a: 1 }]);
+    await c.insertMany([
+      { _id: 1, hello: "world" },
+      { _id: 2, hello: "world" },
+      { _id: 3, a: 1 },
+    ]);
     await c.updateOne({ _id: 1 }, { $rename: { hello: "constructor.polluted" } });
     await c.updateOne({ _id: 2 }, { $rename: { hello: "__proto__.polluted" } });
-    await c.updateOne({ _id: 3 }, { $set: { "toString.x": 1, hasOwnProperty: 2 }, $inc: { "valueOf.n": 3 } } as Document);
+    await c.updateOne({ _id: 3 }, {
+      $set: { "toString.x": 1, hasOwnProperty: 2 },
+      $inc: { "valueOf.n": 3 },
+    } as Document);
     const docs = await c.find({}, { sort: { _id: 1 } }).toArray();
-    expect(JSON.stringify(docs)).toBe('[{"_id":1,"constructor":{"polluted":"world"}},{"_id":2,"__proto__":{"polluted":"world"}},{"_id":3,"a":1,"hasOwnProperty":2,"toString":{"x":1},"valueOf":{"n":3}}]');
+    expect(JSON.stringify(docs)).toBe(
+      '[{"_id":1,"constructor":{"polluted":"world"}},{"_id":2,"__proto__":{"polluted":"world"}},{"_id":3,"a":1,"hasOwnProperty":2,"toString":{"x":1},"valueOf":{"n":3}}]',
+    );
     expect(await c.countDocuments({ "constructor.polluted": "world" })).toBe(1);
     expect(await c.countDocuments({ constructor: { $exists: true } })).toBe(1);
     expect(await c.countDocuments({ toString: { $type: "object" } })).toBe(1);
@@ -88,7 +97,11 @@ describe("field names every JavaScript object inherits", () => {
   }
 
   it("refuses `$type: 'constructor'` as an unknown type alias", async () => {
-    const failure = await serverFailure(fresh().find({ a: { $type: "constructor" } }).toArray());
+    const failure = await serverFailure(
+      fresh()
+        .find({ a: { $type: "constructor" } })
+        .toArray(),
+    );
     expect(failure.code).toBe(2);
     expect(failure.message).toBe("Unknown type name alias: constructor");
   });
@@ -96,7 +109,12 @@ describe("field names every JavaScript object inherits", () => {
 
 describe("binary data in range conditions", () => {
   // MongoDB orders binary data by length, then subtype, then bytes.
-  const values = { A: [195, 188, 98, 101, 114], B: [...Buffer.from("buffer shtuffs are neat")], C: [...Buffer.from("hello world")], D: [...Buffer.from("gh-6863")] };
+  const values = {
+    A: [195, 188, 98, 101, 114],
+    B: [...Buffer.from("buffer shtuffs are neat")],
+    C: [...Buffer.from("hello world")],
+    D: [...Buffer.from("gh-6863")],
+  };
   const bin = (bytes: number[]) => new Binary(Buffer.from(bytes));
 
   for (const indexed of [false, true]) {
@@ -105,7 +123,11 @@ describe("binary data in range conditions", () => {
       if (indexed) await c.createIndex({ block: 1 });
       await c.insertMany(Object.entries(values).map(([name, bytes]) => ({ name, block: bin(bytes) })));
       await c.insertOne({ name: "S", block: "a string is another type" });
-      const names = async (filter: Document) => (await c.find({ block: filter }).toArray()).map((d) => d.name).sort().join("");
+      const names = async (filter: Document) =>
+        (await c.find({ block: filter }).toArray())
+          .map((d) => d.name)
+          .sort()
+          .join("");
       expect(await names({ $gt: bin(values.A) })).toBe("BCD");
       expect(await names({ $gte: bin(values.A) })).toBe("ABCD");
       expect(await names({ $lt: bin(values.B) })).toBe("ACD");
@@ -132,8 +154,16 @@ describe("array operators on a field that is not an array", () => {
     const _id = new ObjectId();
     await c.insertOne({ _id, num: 42, name: "x", nested: { list: 5 } });
     const cases: Array<[Document, number, string]> = [
-      [{ $push: { num: 1 } }, 2, `The field 'num' must be an array but is of type int in document {_id: ObjectId('${_id.toHexString()}')}`],
-      [{ $addToSet: { name: 1 } }, 2, "Cannot apply $addToSet to non-array field. Field named 'name' has non-array type string"],
+      [
+        { $push: { num: 1 } },
+        2,
+        `The field 'num' must be an array but is of type int in document {_id: ObjectId('${_id.toHexString()}')}`,
+      ],
+      [
+        { $addToSet: { name: 1 } },
+        2,
+        "Cannot apply $addToSet to non-array field. Field named 'name' has non-array type string",
+      ],
       [{ $pop: { "nested.list": 1 } }, 14, "Path 'nested.list' contains an element of non-array type 'int'"],
       [{ $pull: { num: 1 } }, 2, "Cannot apply $pull to a non-array value"],
       [{ $pullAll: { nested: [1] } }, 2, "Cannot apply $pullAll to a non-array value"],
@@ -149,7 +179,13 @@ describe("array operators on a field that is not an array", () => {
     const c = fresh();
     const { insertedId } = await c.insertOne({ num: 42 });
     const err = await serverFailure(
-      c.bulkWrite([{ updateOne: { filter: {}, update: { $push: { num: 42 } } as Document } }, { updateOne: { filter: {}, update: { $inc: { num: 57 } } } }], { ordered: false }),
+      c.bulkWrite(
+        [
+          { updateOne: { filter: {}, update: { $push: { num: 42 } } as Document } },
+          { updateOne: { filter: {}, update: { $inc: { num: 57 } } } },
+        ],
+        { ordered: false },
+      ),
     );
     expect(err).toBeInstanceOf(MongoBulkWriteError);
     const bulk = err as unknown as MongoBulkWriteError;
@@ -181,10 +217,30 @@ describe("array operators on a field that is not an array", () => {
 describe("the positional $ with several fields of one element", () => {
   it("sets every field of the element the query matched before the update", async () => {
     const c = fresh();
-    await c.insertOne({ _id: 1, children: [{ name: "foo", u: 1 }, { name: "bar", u: 1 }, { name: "baz", u: 1 }] });
-    await c.updateOne({ "children.name": "bar" }, { $set: { "children.$.name": "Luke", "children.$.u": 2 }, $inc: { "children.$.n": 1 } } as Document);
-    expect(await c.findOne({ _id: 1 })).toEqual({ _id: 1, children: [{ name: "foo", u: 1 }, { name: "Luke", u: 2, n: 1 }, { name: "baz", u: 1 }] });
-    await c.updateOne({ children: { $elemMatch: { name: "baz", u: 1 } } }, { $set: { "children.$.u": 3, "children.$.name": "Leia" } });
+    await c.insertOne({
+      _id: 1,
+      children: [
+        { name: "foo", u: 1 },
+        { name: "bar", u: 1 },
+        { name: "baz", u: 1 },
+      ],
+    });
+    await c.updateOne({ "children.name": "bar" }, {
+      $set: { "children.$.name": "Luke", "children.$.u": 2 },
+      $inc: { "children.$.n": 1 },
+    } as Document);
+    expect(await c.findOne({ _id: 1 })).toEqual({
+      _id: 1,
+      children: [
+        { name: "foo", u: 1 },
+        { name: "Luke", u: 2, n: 1 },
+        { name: "baz", u: 1 },
+      ],
+    });
+    await c.updateOne(
+      { children: { $elemMatch: { name: "baz", u: 1 } } },
+      { $set: { "children.$.u": 3, "children.$.name": "Leia" } },
+    );
     expect(((await c.findOne({ _id: 1 }))?.children as Document[])[2]).toEqual({ name: "Leia", u: 3 });
   });
 
@@ -203,7 +259,11 @@ describe("the positional $ with several fields of one element", () => {
     await Parent.create({ children: [{ name: "foo" }, { name: "bar" }, { name: "baz" }] });
     await sleep(15);
     start = Date.now();
-    const parent = await Parent.findOneAndUpdate({ "children.name": "bar" }, { $set: { "children.$.name": "Luke" } }, { new: true });
+    const parent = await Parent.findOneAndUpdate(
+      { "children.name": "bar" },
+      { $set: { "children.$.name": "Luke" } },
+      { new: true },
+    );
     const kids = parent!.children as unknown as Array<{ name: string; updatedAt: Date }>;
     expect(kids.map((k) => k.name)).toEqual(["foo", "Luke", "baz"]);
     expect(kids[1].updatedAt.getTime()).toBeGreaterThanOrEqual(start);
@@ -225,10 +285,18 @@ describe("input the server's query engine would trip over", () => {
 
   it("refuses $in, $nin and $all without an array", async () => {
     for (const op of ["$in", "$nin", "$all"]) {
-      const failure = await serverFailure(fresh().find({ a: { [op]: { a: 0 } } }).toArray());
+      const failure = await serverFailure(
+        fresh()
+          .find({ a: { [op]: { a: 0 } } })
+          .toArray(),
+      );
       expect([failure.code, failure.message]).toEqual([2, `${op} needs an array`]);
     }
-    const failure = await serverFailure(fresh().aggregate([{ $match: { "a.__proto__.b": { $nin: 1 } } }]).toArray());
+    const failure = await serverFailure(
+      fresh()
+        .aggregate([{ $match: { "a.__proto__.b": { $nin: 1 } } }])
+        .toArray(),
+    );
     expect(failure.message).toBe("$nin needs an array");
   });
 
@@ -245,7 +313,8 @@ describe("input the server's query engine would trip over", () => {
       [{ $count: "$n" }, 40158],
       [{ $facet: { x: [{ $sample: { size: "1" } }] } }, 28746],
     ];
-    for (const [stage, code] of cases) expect((await serverFailure(fresh().aggregate([stage]).toArray())).code).toBe(code);
+    for (const [stage, code] of cases)
+      expect((await serverFailure(fresh().aggregate([stage]).toArray())).code).toBe(code);
   });
 
   it("$sample returns distinct documents, never more than the collection holds", async () => {
@@ -254,7 +323,11 @@ describe("input the server's query engine would trip over", () => {
     const sampled = await c.aggregate([{ $sample: { size: 1e12 } }]).toArray();
     expect(sampled.map((d) => d._id).sort()).toEqual([0, 1, 2, 3, 4]);
     expect(await c.aggregate([{ $sample: { size: 3 } }]).toArray()).toHaveLength(3);
-    expect(await fresh().aggregate([{ $sample: { size: 3 } }]).toArray()).toEqual([]);
+    expect(
+      await fresh()
+        .aggregate([{ $sample: { size: 3 } }])
+        .toArray(),
+    ).toEqual([]);
     const [facet] = await c.aggregate([{ $facet: { two: [{ $sample: { size: 2 } }] } }]).toArray();
     expect(new Set(facet.two.map((d: Document) => d._id)).size).toBe(2);
   });

@@ -4,8 +4,8 @@
  * with MongoDB's code and a message naming the feature (tailable cursors), never accepting them
  * only to behave like an ordinary collection.
  */
-import mongoose, { Schema } from "mongoose";
 import { type Document } from "mongodb";
+import mongoose, { Schema } from "mongoose";
 import { describe, expect, it } from "vitest";
 import { serverFailure, tempDatabaseForThisFile } from "./testing/temp-server";
 
@@ -55,7 +55,10 @@ describe("capped collections", () => {
 describe("hidden indexes", () => {
   it("are listed hidden, never chosen by the planner or a hint, and still enforce uniqueness", async () => {
     const coll = embedded.db.collection("people");
-    await coll.insertMany([{ _id: 1 as never, email: "a@x" }, { _id: 2 as never, email: "b@x" }]);
+    await coll.insertMany([
+      { _id: 1 as never, email: "a@x" },
+      { _id: 2 as never, email: "b@x" },
+    ]);
     await coll.createIndex({ email: 1 }, { unique: true, hidden: true, name: "email_1" });
     const indexes = await coll.listIndexes().toArray();
     expect(indexes.find((i) => i.name === "email_1")).toMatchObject({ key: { email: 1 }, unique: true, hidden: true });
@@ -79,14 +82,16 @@ describe("hidden indexes", () => {
     expect((await coll.listIndexes().toArray()).find((i) => i.name === "email_1")?.hidden).toBeUndefined();
 
     await embedded.db.command({ collMod: "people", index: { keyPattern: { email: 1 }, hidden: true } });
-    expect((await coll.find({ email: "c@x" }).explain() as Document).queryPlanner.winningPlan.stage).toBe("COLLSCAN");
+    expect(((await coll.find({ email: "c@x" }).explain()) as Document).queryPlanner.winningPlan.stage).toBe("COLLSCAN");
   });
 
   it("refuses to hide the _id index and answers an unknown index as MongoDB does", async () => {
     const id = await serverFailure(embedded.db.command({ collMod: "people", index: { name: "_id_", hidden: true } }));
     expect(id.code).toBe(2);
     expect(id.message).toBe("can't hide _id index");
-    const missing = await serverFailure(embedded.db.command({ collMod: "people", index: { name: "nope", hidden: true } }));
+    const missing = await serverFailure(
+      embedded.db.command({ collMod: "people", index: { name: "nope", hidden: true } }),
+    );
     expect(missing.code).toBe(27);
   });
 
@@ -94,7 +99,11 @@ describe("hidden indexes", () => {
     const conn = await mongoose.createConnection(embedded.server.uri, { dbName: "coll_options_mongoose" }).asPromise();
     try {
       await conn.db!.collection("widgets").createIndex({ colour: 1 });
-      const Widget = conn.model("Widget", new Schema({ name: { type: String, index: true }, colour: String }), "widgets");
+      const Widget = conn.model(
+        "Widget",
+        new Schema({ name: { type: String, index: true }, colour: String }),
+        "widgets",
+      );
       await Widget.syncIndexes({ hideIndexes: true });
       const indexes = await Widget.listIndexes();
       expect(indexes.map((i) => [i.name, Boolean(i.hidden)])).toEqual([

@@ -107,7 +107,9 @@ const SCRIPT_REFUSAL = /^(\$\w+)(?: operator)? requires 'scriptEnabled' option t
 /** Says which operator runs server-side JavaScript and what to do instead, for mingo's refusal. */
 function withoutScripting(message: string): string {
   const script = SCRIPT_REFUSAL.exec(message);
-  return script ? `${script[1]} (server-side JavaScript) is not supported by the embedded database: set MONGODB_URI to use a MongoDB server` : message;
+  return script
+    ? `${script[1]} (server-side JavaScript) is not supported by the embedded database: set MONGODB_URI to use a MongoDB server`
+    : message;
 }
 
 /** Any thrown value as MongoDB's reply; unknown errors become InternalError without a stack. */

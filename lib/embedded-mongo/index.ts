@@ -7,15 +7,15 @@
  */
 import net from "node:net";
 import path from "node:path";
-import { CREDENTIALS_FILE, credentialedUri, loadOrCreateCredentials, readCredentials } from "./wire/credentials";
+import { acquireLock, alive, LOCK_FILE, processStart, readLock, releaseLock, writeLock } from "./storage/lock";
 import { privateDirectory, privateFiles } from "./storage/private-files";
+import { Store } from "./storage/store";
+import { credentialedUri, CREDENTIALS_FILE, loadOrCreateCredentials, readCredentials } from "./wire/credentials";
 import { scramSecret } from "./wire/scram";
 import { listen } from "./wire/server";
-import { Store } from "./storage/store";
-import { acquireLock, alive, LOCK_FILE, processStart, readLock, releaseLock, writeLock } from "./storage/lock";
 
-export { CREDENTIALS_FILE, readCredentials } from "./wire/credentials";
 export { privateDirectory } from "./storage/private-files";
+export { CREDENTIALS_FILE, readCredentials } from "./wire/credentials";
 
 export interface EmbeddedMongoOptions {
   dir: string;
@@ -52,7 +52,6 @@ export interface EmbeddedMongoHandle {
   attached: boolean;
   close(): Promise<void>;
 }
-
 
 const SOCKET_FILE = "mongod.sock";
 /** What LMDB keeps in the directory. */
@@ -112,7 +111,13 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
       replicaSet: opts.replicaSet,
       transactionLifetimeLimitSeconds: opts.transactionLifetimeLimitSeconds,
     });
-    writeLock(opts.dir, { pid: process.pid, port: server.port, host, socket: server.socketPath, started: processStart(process.pid) });
+    writeLock(opts.dir, {
+      pid: process.pid,
+      port: server.port,
+      host,
+      socket: server.socketPath,
+      started: processStart(process.pid),
+    });
     const uri = credentialedUri(host, server.port, credentials);
     const opened = store;
     let closing: Promise<void> | undefined;
@@ -153,9 +158,17 @@ export async function startOrAttach(opts: EmbeddedMongoOptions): Promise<Embedde
       const uri = credentials ? credentialedUri(owner.host, owner.port, credentials) : uriFor(owner.host, owner.port);
       const viaSocket = owner.socket !== undefined && (await answers({ path: owner.socket }));
       const socketPath = viaSocket ? owner.socket : undefined;
-      return { uri, localUri: socketPath ? socketUriFor(socketPath) : uri, socketPath, port: owner.port, attached: true, close: async () => {} };
+      return {
+        uri,
+        localUri: socketPath ? socketUriFor(socketPath) : uri,
+        socketPath,
+        port: owner.port,
+        attached: true,
+        close: async () => {},
+      };
     }
-    if (Date.now() > deadline) throw new Error(`the embedded database in ${opts.dir} (process ${owner?.pid}) does not answer`);
+    if (Date.now() > deadline)
+      throw new Error(`the embedded database in ${opts.dir} (process ${owner?.pid}) does not answer`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

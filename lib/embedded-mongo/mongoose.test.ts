@@ -2,8 +2,8 @@
  * Mongoose 9 and the mongodb 7 driver on the embedded database, over TCP, as the application
  * uses them. Every expectation is what a real MongoDB 7.0 server answers.
  */
-import mongoose, { Schema, Types, type Connection } from "mongoose";
 import type { CommandStartedEvent, CommandSucceededEvent } from "mongodb";
+import mongoose, { Schema, Types, type Connection } from "mongoose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { caught, tempServerForThisFile } from "./testing/temp-server";
 
@@ -12,7 +12,9 @@ const server = tempServerForThisFile("mongoose");
 let conn: Connection;
 
 beforeAll(async () => {
-  conn = await mongoose.createConnection(server.uri, { dbName: DB, monitorCommands: true, autoIndex: true }).asPromise();
+  conn = await mongoose
+    .createConnection(server.uri, { dbName: DB, monitorCommands: true, autoIndex: true })
+    .asPromise();
 });
 
 afterAll(async () => {
@@ -22,7 +24,9 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs `fn` and returns the commands the driver sent meanwhile, with their replies. */
-async function recordCommands<T>(fn: () => Promise<T>): Promise<{ result: T; started: CommandStartedEvent[]; succeeded: CommandSucceededEvent[] }> {
+async function recordCommands<T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; started: CommandStartedEvent[]; succeeded: CommandSucceededEvent[] }> {
   const client = conn.getClient();
   const started: CommandStartedEvent[] = [];
   const succeeded: CommandSucceededEvent[] = [];
@@ -72,7 +76,9 @@ describe("unique indexes", () => {
     email: string;
     name?: string;
   }
-  const Account = () => conn.models.Account ?? conn.model<Account>("Account", new Schema<Account>({ email: { type: String, unique: true }, name: String }));
+  const Account = () =>
+    conn.models.Account ??
+    conn.model<Account>("Account", new Schema<Account>({ email: { type: String, unique: true }, name: String }));
 
   beforeAll(async () => {
     await Account().init();
@@ -85,7 +91,9 @@ describe("unique indexes", () => {
     expect(err.code).toBe(11000);
     expect(err.keyPattern).toEqual({ email: 1 });
     expect(err.keyValue).toEqual({ email: "ada@example.com" });
-    expect(err.message).toBe(`E11000 duplicate key error collection: ${DB}.accounts index: email_1 dup key: { email: "ada@example.com" }`);
+    expect(err.message).toBe(
+      `E11000 duplicate key error collection: ${DB}.accounts index: email_1 dup key: { email: "ada@example.com" }`,
+    );
     expect(await Account().countDocuments({ email: "ada@example.com" })).toBe(1);
   });
 
@@ -94,13 +102,20 @@ describe("unique indexes", () => {
     const err = await caught(Account().updateOne({ email: "bob@example.com" }, { $set: { email: "ada@example.com" } }));
     expect(err.code).toBe(11000);
     expect(err.keyValue).toEqual({ email: "ada@example.com" });
-    expect(err.message).toMatch(/^E11000 duplicate key error collection: mongoose_test\.accounts index: email_1 dup key: \{ email: "ada@example\.com" \}$/);
+    expect(err.message).toMatch(
+      /^E11000 duplicate key error collection: mongoose_test\.accounts index: email_1 dup key: \{ email: "ada@example\.com" \}$/,
+    );
     expect(await Account().findOne({ name: "Bob" }).lean()).toMatchObject({ email: "bob@example.com" });
   });
 
   it("stops an ordered insertMany at the duplicate, keeping the documents before it", async () => {
     const err = await caught(
-      Account().insertMany([{ email: "c1@example.com" }, { email: "c2@example.com" }, { email: "c1@example.com" }, { email: "c3@example.com" }]),
+      Account().insertMany([
+        { email: "c1@example.com" },
+        { email: "c2@example.com" },
+        { email: "c1@example.com" },
+        { email: "c3@example.com" },
+      ]),
     );
     expect(err.code).toBe(11000);
     const emails = (await Account().find({ email: /^c\d@/ }).sort({ email: 1 }).lean()).map((a) => a.email);
@@ -145,15 +160,50 @@ describe("queries", () => {
 
   beforeAll(async () => {
     await Order().insertMany([
-      { code: "A-100", status: "open", placedAt: day(1), tags: ["red", "small"], items: [{ sku: "pen", qty: 2 }, { sku: "ink", qty: 1 }], scores: [1, 9] },
-      { code: "A-101", status: "paid", placedAt: day(5), tags: ["blue"], items: [{ sku: "pen", qty: 10 }], scores: [5] },
-      { code: "B-200", status: "shipped", placedAt: day(10), tags: ["red", "large", "fragile"], items: [{ sku: "vase", qty: 1 }], scores: [] },
-      { code: "b-201", status: "open", placedAt: day(15), tags: [], items: [{ sku: "ink", qty: 7 }, { sku: "pen", qty: 1 }], scores: [2, 3] },
+      {
+        code: "A-100",
+        status: "open",
+        placedAt: day(1),
+        tags: ["red", "small"],
+        items: [
+          { sku: "pen", qty: 2 },
+          { sku: "ink", qty: 1 },
+        ],
+        scores: [1, 9],
+      },
+      {
+        code: "A-101",
+        status: "paid",
+        placedAt: day(5),
+        tags: ["blue"],
+        items: [{ sku: "pen", qty: 10 }],
+        scores: [5],
+      },
+      {
+        code: "B-200",
+        status: "shipped",
+        placedAt: day(10),
+        tags: ["red", "large", "fragile"],
+        items: [{ sku: "vase", qty: 1 }],
+        scores: [],
+      },
+      {
+        code: "b-201",
+        status: "open",
+        placedAt: day(15),
+        tags: [],
+        items: [
+          { sku: "ink", qty: 7 },
+          { sku: "pen", qty: 1 },
+        ],
+        scores: [2, 3],
+      },
       { code: "C-300", status: "cancelled", placedAt: day(20), tags: ["small", "red"], items: [], scores: [10, 20] },
     ]);
   });
 
-  const codes = async (filter: mongoose.QueryFilter<Order>) => (await Order().find(filter).sort({ code: 1 }).lean()).map((o) => o.code);
+  const codes = async (filter: mongoose.QueryFilter<Order>) =>
+    (await Order().find(filter).sort({ code: 1 }).lean()).map((o) => o.code);
 
   it("$in", async () => {
     expect(await codes({ status: { $in: ["open", "paid"] } })).toEqual(["A-100", "A-101", "b-201"]);
@@ -217,19 +267,32 @@ describe("sort, skip and limit", () => {
     score: number;
     team: string;
   }
-  const Player = () => conn.models.Player ?? conn.model<Player>("Player", new Schema<Player>({ name: String, score: Number, team: String }));
-  const players = Array.from({ length: 47 }, (_, i) => ({ name: `p${String(i).padStart(2, "0")}`, score: (i * 37) % 101, team: ["x", "y", "z"][i % 3] }));
+  const Player = () =>
+    conn.models.Player ??
+    conn.model<Player>("Player", new Schema<Player>({ name: String, score: Number, team: String }));
+  const players = Array.from({ length: 47 }, (_, i) => ({
+    name: `p${String(i).padStart(2, "0")}`,
+    score: (i * 37) % 101,
+    team: ["x", "y", "z"][i % 3],
+  }));
 
   beforeAll(async () => {
     // Inserted in an order unrelated to the sort order.
-    await Player().insertMany([...players].sort((a, b) => (a.name.split("").reverse().join("") < b.name.split("").reverse().join("") ? -1 : 1)));
+    await Player().insertMany(
+      [...players].sort((a, b) => (a.name.split("").reverse().join("") < b.name.split("").reverse().join("") ? -1 : 1)),
+    );
   });
 
   it("pages in exact order, without overlap or gap", async () => {
     const expected = [...players].sort((a, b) => b.score - a.score).map((p) => p.name);
     const pages: string[][] = [];
     for (let page = 0; page < 5; page++) {
-      const rows = await Player().find().sort({ score: -1 }).skip(page * 10).limit(10).lean();
+      const rows = await Player()
+        .find()
+        .sort({ score: -1 })
+        .skip(page * 10)
+        .limit(10)
+        .lean();
       pages.push(rows.map((r) => r.name));
     }
     expect(pages.map((p) => p.length)).toEqual([10, 10, 10, 10, 7]);
@@ -238,7 +301,12 @@ describe("sort, skip and limit", () => {
   });
 
   it("sorts by several keys with ties broken by the second", async () => {
-    const rows = await Player().find({ team: { $in: ["x", "y"] } }).sort({ team: 1, score: 1 }).skip(3).limit(5).lean();
+    const rows = await Player()
+      .find({ team: { $in: ["x", "y"] } })
+      .sort({ team: 1, score: 1 })
+      .skip(3)
+      .limit(5)
+      .lean();
     const expected = players
       .filter((p) => p.team !== "z")
       .sort((a, b) => (a.team === b.team ? a.score - b.score : a.team < b.team ? -1 : 1))
@@ -261,7 +329,11 @@ describe("updates", () => {
     note?: string;
   }
   const Counter = () =>
-    conn.models.Counter ?? conn.model<Counter>("Counter", new Schema<Counter>({ key: String, n: Number, tags: [String], createdBy: String, note: String }));
+    conn.models.Counter ??
+    conn.model<Counter>(
+      "Counter",
+      new Schema<Counter>({ key: String, n: Number, tags: [String], createdBy: String, note: String }),
+    );
 
   beforeEach(async () => {
     await Counter().deleteMany({});
@@ -269,31 +341,60 @@ describe("updates", () => {
 
   it("findOneAndUpdate returns the document after $inc and $addToSet with returnDocument 'after' or new", async () => {
     await Counter().create({ key: "a", n: 1, tags: ["x"] });
-    const after = await Counter().findOneAndUpdate({ key: "a" }, { $inc: { n: 5 }, $addToSet: { tags: { $each: ["x", "y", "y"] } } }, { returnDocument: "after" }).lean();
+    const after = await Counter()
+      .findOneAndUpdate(
+        { key: "a" },
+        { $inc: { n: 5 }, $addToSet: { tags: { $each: ["x", "y", "y"] } } },
+        { returnDocument: "after" },
+      )
+      .lean();
     expect(after).toMatchObject({ key: "a", n: 6, tags: ["x", "y"] });
 
-    const before = await Counter().findOneAndUpdate({ key: "a" }, { $inc: { n: -2 }, $addToSet: { tags: "z" } }).lean();
+    const before = await Counter()
+      .findOneAndUpdate({ key: "a" }, { $inc: { n: -2 }, $addToSet: { tags: "z" } })
+      .lean();
     expect(before).toMatchObject({ n: 6, tags: ["x", "y"] });
 
-    const withNew = await Counter().findOneAndUpdate({ key: "a" }, { $addToSet: { tags: "x" } }, { new: true }).lean();
+    const withNew = await Counter()
+      .findOneAndUpdate({ key: "a" }, { $addToSet: { tags: "x" } }, { new: true })
+      .lean();
     expect(withNew).toMatchObject({ n: 4, tags: ["x", "y", "z"] });
     expect(await Counter().findOne({ key: "a" }).lean()).toMatchObject({ n: 4, tags: ["x", "y", "z"] });
   });
 
   it("findOneAndUpdate with upsert creates the document and returns it", async () => {
-    const created = await Counter().findOneAndUpdate({ key: "new" }, { $inc: { n: 1 } }, { upsert: true, returnDocument: "after" }).lean();
+    const created = await Counter()
+      .findOneAndUpdate({ key: "new" }, { $inc: { n: 1 } }, { upsert: true, returnDocument: "after" })
+      .lean();
     expect(created).toMatchObject({ key: "new", n: 1 });
     expect(created?._id).toBeInstanceOf(Types.ObjectId);
-    expect(await Counter().findOneAndUpdate({ key: "missing" }, { $inc: { n: 1 } }).lean()).toBeNull();
+    expect(
+      await Counter()
+        .findOneAndUpdate({ key: "missing" }, { $inc: { n: 1 } })
+        .lean(),
+    ).toBeNull();
   });
 
   it("upserts with $setOnInsert applied on insert only", async () => {
-    const first = await Counter().updateOne({ key: "u" }, { $set: { note: "one" }, $setOnInsert: { createdBy: "seed", n: 0 } }, { upsert: true });
+    const first = await Counter().updateOne(
+      { key: "u" },
+      { $set: { note: "one" }, $setOnInsert: { createdBy: "seed", n: 0 } },
+      { upsert: true },
+    );
     expect(first).toMatchObject({ acknowledged: true, matchedCount: 0, modifiedCount: 0, upsertedCount: 1 });
     expect(first.upsertedId).toBeInstanceOf(Types.ObjectId);
-    expect(await Counter().findById(first.upsertedId).lean()).toMatchObject({ key: "u", note: "one", createdBy: "seed", n: 0 });
+    expect(await Counter().findById(first.upsertedId).lean()).toMatchObject({
+      key: "u",
+      note: "one",
+      createdBy: "seed",
+      n: 0,
+    });
 
-    const second = await Counter().updateOne({ key: "u" }, { $set: { note: "two" }, $setOnInsert: { createdBy: "other" } }, { upsert: true });
+    const second = await Counter().updateOne(
+      { key: "u" },
+      { $set: { note: "two" }, $setOnInsert: { createdBy: "other" } },
+      { upsert: true },
+    );
     expect(second).toMatchObject({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0, upsertedId: null });
     expect(await Counter().findOne({ key: "u" }).lean()).toMatchObject({ note: "two", createdBy: "seed" });
     expect(await Counter().countDocuments({ key: "u" })).toBe(1);
@@ -345,7 +446,9 @@ describe("_id in update operators", () => {
     expect(await raw.findOne({ name: "a" })).toEqual({ _id: id, name: "a", v: 1 });
     const same = await raw.updateOne({ _id: id }, { $set: { _id: id, v: 2 } });
     expect(same).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
-    await expect(raw.updateOne({ _id: id }, { $set: { _id: new Types.ObjectId() } })).rejects.toMatchObject({ code: 66 });
+    await expect(raw.updateOne({ _id: id }, { $set: { _id: new Types.ObjectId() } })).rejects.toMatchObject({
+      code: 66,
+    });
   });
 });
 
@@ -360,9 +463,19 @@ describe("populate and aggregate across collections", () => {
     year: number;
     pages: number;
   }
-  const Author = () => conn.models.Author ?? conn.model<Author>("Author", new Schema<Author>({ name: String, country: String }));
+  const Author = () =>
+    conn.models.Author ?? conn.model<Author>("Author", new Schema<Author>({ name: String, country: String }));
   const Book = () =>
-    conn.models.Book ?? conn.model<Book>("Book", new Schema<Book>({ title: String, author: { type: Schema.Types.ObjectId, ref: "Author" }, year: Number, pages: Number }));
+    conn.models.Book ??
+    conn.model<Book>(
+      "Book",
+      new Schema<Book>({
+        title: String,
+        author: { type: Schema.Types.ObjectId, ref: "Author" },
+        year: Number,
+        pages: Number,
+      }),
+    );
   let ids: Record<string, Types.ObjectId>;
 
   beforeAll(async () => {
@@ -382,7 +495,11 @@ describe("populate and aggregate across collections", () => {
   });
 
   it("populates a reference from another collection", async () => {
-    const books = await Book().find({ year: { $gte: 1970 } }).sort({ year: 1 }).populate("author", "name -_id").lean<Array<{ title: string; author: Author }>>();
+    const books = await Book()
+      .find({ year: { $gte: 1970 } })
+      .sort({ year: 1 })
+      .populate("author", "name -_id")
+      .lean<Array<{ title: string; author: Author }>>();
     expect(books.map((b) => [b.title, b.author])).toEqual([
       ["Invisible Cities", { name: "Calvino" }],
       ["The Dispossessed", { name: "Le Guin" }],
@@ -397,7 +514,9 @@ describe("populate and aggregate across collections", () => {
       { $lookup: { from: "authors", localField: "_id", foreignField: "_id", as: "author" } },
       { $sort: { pages: -1 } },
     ]);
-    expect(rows.map((r) => ({ id: String(r._id), books: r.books, pages: r.pages, name: r.author.map((a) => a.name) }))).toEqual([
+    expect(
+      rows.map((r) => ({ id: String(r._id), books: r.books, pages: r.pages, name: r.author.map((a) => a.name) })),
+    ).toEqual([
       { id: String(ids.le), books: 2, pages: 691, name: ["Le Guin"] },
       { id: String(ids.ca), books: 2, pages: 425, name: ["Calvino"] },
     ]);
@@ -410,7 +529,10 @@ describe("populate and aggregate across collections", () => {
       { $project: { _id: 0, name: 1, "books.title": 1 } },
     ]);
     expect(row).toEqual({ name: "Borges", books: [{ title: "Ficciones" }] });
-    const [none] = await Author().aggregate([{ $match: { name: "Calvino" } }, { $lookup: { from: "nothing", localField: "_id", foreignField: "x", as: "found" } }]);
+    const [none] = await Author().aggregate([
+      { $match: { name: "Calvino" } },
+      { $lookup: { from: "nothing", localField: "_id", foreignField: "x", as: "found" } },
+    ]);
     expect(none.found).toEqual([]);
   });
 });
@@ -427,7 +549,11 @@ describe("a cursor of 1,000 documents", () => {
   });
 
   it("hands out every document once, in order, in batches of 101 fetched with getMore", async () => {
-    const { result: seqs, started, succeeded } = await recordCommands(async () => {
+    const {
+      result: seqs,
+      started,
+      succeeded,
+    } = await recordCommands(async () => {
       const out: number[] = [];
       for await (const row of Row().find().sort({ seq: 1 }).batchSize(101).lean().cursor()) out.push((row as Row).seq);
       return out;

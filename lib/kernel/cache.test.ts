@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
 import { type CacheOptions, newCache } from "@/lib/kernel/cache";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 

@@ -16,11 +16,11 @@
  * is counted again at once, so it is exact; a dear one (a broad search of a large company) is answered as it was while one process of
  * the cluster, holding a lease in the count's document, counts it again in the background.
  */
-import mongoose, { Schema } from "mongoose";
-import { BSON, type Document, type Filter } from "mongodb";
-import { createHash } from "node:crypto";
-import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import type { ObjectId as Id } from "@/lib/kernel/ids";
+import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import { BSON, type Document, type Filter } from "mongodb";
+import mongoose, { Schema } from "mongoose";
+import { createHash } from "node:crypto";
 
 const listCountSchema = new Schema(
   {
@@ -68,7 +68,11 @@ const counts = () => ListCount.collection as unknown as import("mongodb").Collec
 const markId = (kind: CountKind, companyId: Id) => `${kind}|${companyId.toHexString()}`;
 
 /** The filter as a short, exact key (Extended JSON keeps its ObjectIds, dates and regular expressions apart). */
-const filterKey = (filter: Filter<Document>) => createHash("sha256").update(BSON.EJSON.stringify(filter, { relaxed: false })).digest("base64url").slice(0, 32);
+const filterKey = (filter: Filter<Document>) =>
+  createHash("sha256")
+    .update(BSON.EJSON.stringify(filter, { relaxed: false }))
+    .digest("base64url")
+    .slice(0, 32);
 
 /** Counts under way in this process, so concurrent requests for one count share it. */
 const counting = new Map<string, Promise<number>>();
@@ -77,7 +81,12 @@ const counting = new Map<string, Promise<number>>();
  * How many records `filter` (already scoped to the company) matches, as `count()` counts them,
  * through the shared count: see the module's comment for when it is counted again.
  */
-export async function sharedCount(kind: CountKind, companyId: Id, filter: Filter<Document>, count: () => Promise<number>): Promise<number> {
+export async function sharedCount(
+  kind: CountKind,
+  companyId: Id,
+  filter: Filter<Document>,
+  count: () => Promise<number>,
+): Promise<number> {
   const mark = markId(kind, companyId);
   const id = `${mark}|${filterKey(filter)}`;
   const found = await counts()
@@ -91,7 +100,8 @@ export async function sharedCount(kind: CountKind, companyId: Id, filter: Filter
     if (current && now < refreshAfter(cached.countedAt, cached.tookMs)) return cached.count;
     const dear = cached.tookMs >= CHEAP_MS && cached.count > SMALL;
     if (dear && now - cached.countedAt.getTime() < STALE_LIMIT_MS) {
-      if (!counting.has(id) && (!cached.leaseUntil || cached.leaseUntil.getTime() < now)) void recountInBackground(id, companyId, version, cached.tookMs, count);
+      if (!counting.has(id) && (!cached.leaseUntil || cached.leaseUntil.getTime() < now))
+        void recountInBackground(id, companyId, version, cached.tookMs, count);
       return cached.count;
     }
   }
@@ -110,12 +120,21 @@ function countNow(id: string, companyId: Id, version: number, count: () => Promi
   return promise.finally(() => counting.delete(id));
 }
 
-async function recountInBackground(id: string, companyId: Id, version: number, tookMs: number, count: () => Promise<number>): Promise<void> {
+async function recountInBackground(
+  id: string,
+  companyId: Id,
+  version: number,
+  tookMs: number,
+  count: () => Promise<number>,
+): Promise<void> {
   try {
     // One process of the cluster takes the lease; the others keep answering the stale count.
     const now = new Date();
     const leaseUntil = new Date(now.getTime() + Math.max(30_000, 3 * tookMs));
-    const taken = await counts().updateOne({ _id: id, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] }, { $set: { leaseUntil } });
+    const taken = await counts().updateOne(
+      { _id: id, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
+      { $set: { leaseUntil } },
+    );
     if (taken.modifiedCount === 0) return;
     await countNow(id, companyId, version, count);
   } catch {
@@ -126,14 +145,26 @@ async function recountInBackground(id: string, companyId: Id, version: number, t
 async function store(id: string, company: Id, version: number, count: number, countedAt: Date): Promise<void> {
   const tookMs = Date.now() - countedAt.getTime();
   // A count that began before another stored its own is older: it does not replace it.
-  await counts().updateOne(
-    { _id: id, $or: [{ countedAt: { $exists: false } }, { countedAt: { $lte: countedAt } }] },
-    { $set: { company, version, count, countedAt, tookMs, leaseUntil: null, expiresAt: new Date(countedAt.getTime() + KEEP_MS) } },
-    { upsert: true },
-  ).catch((error: unknown) => {
-    // The upsert of an older count finds the newer one's `_id` taken: nothing to do.
-    if ((error as { code?: number }).code !== 11000) throw error;
-  });
+  await counts()
+    .updateOne(
+      { _id: id, $or: [{ countedAt: { $exists: false } }, { countedAt: { $lte: countedAt } }] },
+      {
+        $set: {
+          company,
+          version,
+          count,
+          countedAt,
+          tookMs,
+          leaseUntil: null,
+          expiresAt: new Date(countedAt.getTime() + KEEP_MS),
+        },
+      },
+      { upsert: true },
+    )
+    .catch((error: unknown) => {
+      // The upsert of an older count finds the newer one's `_id` taken: nothing to do.
+      if ((error as { code?: number }).code !== 11000) throw error;
+    });
 }
 
 /**

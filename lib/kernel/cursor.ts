@@ -9,9 +9,9 @@
  * position it holds is never trusted before that. Nothing in it is secret: the MAC is there for
  * integrity, and the payload only names values the caller has already been shown.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
-import type { Document, Sort } from "mongodb";
 import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
+import type { Document, Sort } from "mongodb";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { ServiceError } from "./errors";
 import { oid } from "./ids";
 import { purposeKey } from "./secret";
@@ -51,7 +51,9 @@ const PAGING_PARAMETERS = new Set(["page", "limit", "cursor", "count"]);
 
 /** The scope of a list query: every parameter but those of {@link PAGING_PARAMETERS}. */
 export function listScope(companyId: string, path: string, query: object): ListScope {
-  const filters = Object.fromEntries(Object.entries(query).filter(([key, value]) => !PAGING_PARAMETERS.has(key) && value !== undefined));
+  const filters = Object.fromEntries(
+    Object.entries(query).filter(([key, value]) => !PAGING_PARAMETERS.has(key) && value !== undefined),
+  );
   return { companyId, path, filters };
 }
 
@@ -90,7 +92,13 @@ export interface Page<T> {
  * followed, the cursor positioned on the page's last record. `position` gives a record's values
  * of the order's fields (a date as `Date` or ISO text, an id as `ObjectId` or hex).
  */
-export async function pageOf<T>(docs: T[], query: PagingQuery, order: ListOrder, scope: ListScope, position: (doc: T) => unknown[]): Promise<Page<T>> {
+export async function pageOf<T>(
+  docs: T[],
+  query: PagingQuery,
+  order: ListOrder,
+  scope: ListScope,
+  position: (doc: T) => unknown[],
+): Promise<Page<T>> {
   if (docs.length <= query.limit) return { items: docs, next: null };
   const items = docs.slice(0, query.limit);
   return { items, next: await encodeCursor(position(items[items.length - 1]), order, scope) };
@@ -100,7 +108,11 @@ export async function pageOf<T>(docs: T[], query: PagingQuery, order: ListOrder,
  * The paging fields of a list answer's `data`: `page` when paged by number, `limit`, `next`, and
  * `counter` when it was asked for (docs/api.md#cursor-paging).
  */
-export function pageFields(query: PagingQuery, page: Page<unknown>, counter: number | undefined): { page?: number; limit: number; next: string | null; counter?: number } {
+export function pageFields(
+  query: PagingQuery,
+  page: Page<unknown>,
+  counter: number | undefined,
+): { page?: number; limit: number; next: string | null; counter?: number } {
   return {
     ...(query.cursor === undefined ? { page: query.page ?? 1 } : {}),
     limit: query.limit,
@@ -138,7 +150,10 @@ const CURSOR = new RegExp(`^([A-Za-z0-9_-]{1,1024})\\.([A-Za-z0-9_-]{${MAC_LENGT
 
 async function mac(payload: string, scope: ListScope): Promise<string> {
   const bound = JSON.stringify([scope.companyId, scope.path, canonical(scope.filters), payload]);
-  return createHmac("sha256", await purposeKey("cursor")).update(bound).digest("base64url").slice(0, MAC_LENGTH);
+  return createHmac("sha256", await purposeKey("cursor"))
+    .update(bound)
+    .digest("base64url")
+    .slice(0, MAC_LENGTH);
 }
 
 async function encodeCursor(position: unknown[], order: ListOrder, scope: ListScope): Promise<string> {
@@ -152,7 +167,8 @@ async function decodeCursor(cursor: string, order: ListOrder, scope: ListScope):
   if (!match) throw invalidCursor("is not a cursor of this list");
   const [, payload, sent] = match;
   const expected = Buffer.from(await mac(payload, scope));
-  if (!timingSafeEqual(Buffer.from(sent), expected)) throw invalidCursor("is not a cursor of this list: altered, or from another list or filter");
+  if (!timingSafeEqual(Buffer.from(sent), expected))
+    throw invalidCursor("is not a cursor of this list: altered, or from another list or filter");
   let values: unknown;
   try {
     values = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
@@ -160,7 +176,8 @@ async function decodeCursor(cursor: string, order: ListOrder, scope: ListScope):
     values = undefined;
   }
   // Only a cursor this server made passes the MAC; its shape is checked all the same.
-  if (!Array.isArray(values) || values.length !== order.fields.length) throw invalidCursor("is not a cursor of this list");
+  if (!Array.isArray(values) || values.length !== order.fields.length)
+    throw invalidCursor("is not a cursor of this list");
   return order.fields.map((field, index) => decodeValue(field, values[index]));
 }
 
@@ -203,12 +220,17 @@ function canonical(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.map(canonical);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
   }
   return value;
 }
 
-const invalidCursor = (message: string) => new ServiceError("invalid_request", "The request is not valid.", [{ path: "cursor", message }]);
+const invalidCursor = (message: string) =>
+  new ServiceError("invalid_request", "The request is not valid.", [{ path: "cursor", message }]);
 
 /** A page by number past {@link MAX_PAGE_DEPTH}: the last page allowed, and the cursor as the way on. */
 function tooDeep(limit: number): ServiceError {

@@ -8,7 +8,10 @@ import { createHash } from "node:crypto";
 
 /** The strong tag, quoted as it is sent in `ETag`, of a record's version values. */
 export function entityTag(kind: string, version: readonly unknown[]): string {
-  const digest = createHash("sha256").update(JSON.stringify([kind, ...version])).digest("base64url").slice(0, 27);
+  const digest = createHash("sha256")
+    .update(JSON.stringify([kind, ...version]))
+    .digest("base64url")
+    .slice(0, 27);
   return `"${digest}"`;
 }
 

@@ -46,9 +46,14 @@ export class ServiceError extends Error {
 
 /** `412 precondition_failed` with the record's current tag in `ETag` (docs/api.md#conditional-requests). */
 export const preconditionFailed = (what: string, currentTag: string) =>
-  new ServiceError("precondition_failed", `The ${what} has changed since the tag sent in If-Match; nothing was changed. Read it again, or send its current ETag.`, undefined, {
-    ETag: currentTag,
-  });
+  new ServiceError(
+    "precondition_failed",
+    `The ${what} has changed since the tag sent in If-Match; nothing was changed. Read it again, or send its current ETag.`,
+    undefined,
+    {
+      ETag: currentTag,
+    },
+  );
 
 export const notFound = (what = "record") => new ServiceError("not_found", `No such ${what}.`);
 

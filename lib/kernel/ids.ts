@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
 import { Types } from "mongoose";
+import { createHash, randomBytes } from "node:crypto";
 
 export type ObjectId = Types.ObjectId;
 

@@ -1,5 +1,5 @@
-import pino, { type Logger } from "pino";
 import { loadConfig } from "@/lib/base/config";
+import pino, { type Logger } from "pino";
 
 let logger: Logger | undefined;
 let destination: 1 | 2 = 1;
@@ -10,7 +10,10 @@ let destination: 1 | 2 = 1;
  * written before they exit).
  */
 export function log(): Logger {
-  logger ??= pino({ level: loadConfig().logLevel, base: undefined }, pino.destination({ dest: destination, sync: destination === 2 }));
+  logger ??= pino(
+    { level: loadConfig().logLevel, base: undefined },
+    pino.destination({ dest: destination, sync: destination === 2 }),
+  );
   return logger;
 }
 

@@ -25,7 +25,9 @@ const OPERATOR = /(?<![\w$])\$\$?[A-Za-z_]\w*/g;
 
 /** The `$`-operator literals of a file's text, by line. */
 function operatorLiterals(text: string): { line: number; found: string }[] {
-  return text.split("\n").flatMap((line, index) => [...line.matchAll(OPERATOR)].map((match) => ({ line: index + 1, found: match[0] })));
+  return text
+    .split("\n")
+    .flatMap((line, index) => [...line.matchAll(OPERATOR)].map((match) => ({ line: index + 1, found: match[0] })));
 }
 
 describe("no $-operator in any service.ts", () => {
@@ -36,11 +38,20 @@ describe("no $-operator in any service.ts", () => {
   });
 
   it("the scan sees an operator in a key, a string, an expression and a variable, and not a template", () => {
-    expect(operatorLiterals('{ $set: { a: "$b" } }\n`${x}` { $in: ["$$entry", 1] } it$self').map((hit) => hit.found)).toEqual(["$set", "$b", "$in", "$$entry"]);
+    expect(
+      operatorLiterals('{ $set: { a: "$b" } }\n`${x}` { $in: ["$$entry", 1] } it$self').map((hit) => hit.found),
+    ).toEqual(["$set", "$b", "$in", "$$entry"]);
   });
 
   it("no service holds one: filters and pipelines live in the repositories", () => {
-    const offences = services.flatMap((file) => operatorLiterals(readFileSync(file, "utf8")).map((hit) => `${path.relative(ROOT, file)}:${hit.line}: ${hit.found}`));
-    expect(offences, `MongoDB operators in services (move them into the resource's repository.ts):\n${offences.join("\n")}`).toEqual([]);
+    const offences = services.flatMap((file) =>
+      operatorLiterals(readFileSync(file, "utf8")).map(
+        (hit) => `${path.relative(ROOT, file)}:${hit.line}: ${hit.found}`,
+      ),
+    );
+    expect(
+      offences,
+      `MongoDB operators in services (move them into the resource's repository.ts):\n${offences.join("\n")}`,
+    ).toEqual([]);
   });
 });

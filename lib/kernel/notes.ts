@@ -12,7 +12,9 @@ export class Notes {
   }
 
   warning(code: string, message: string, path?: string): void {
-    this.list.push(path === undefined ? { level: "warning", code, message } : { level: "warning", code, message, path });
+    this.list.push(
+      path === undefined ? { level: "warning", code, message } : { level: "warning", code, message, path },
+    );
   }
 
   error(code: string, message: string, path?: string): void {

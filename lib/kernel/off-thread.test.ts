@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { User } from "@/lib/resources/users/repository";
-import { createTenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
 import { oid } from "@/lib/kernel/ids";
+import { Notes } from "@/lib/kernel/notes";
 import { offThread, readWorkers } from "@/lib/kernel/off-thread";
 import { readTasks } from "@/lib/platform/startup/read-tasks";
-import { Notes } from "@/lib/kernel/notes";
-import { readSurveyRecords, type SurveyRecordsQuery } from "@/lib/resources/surveys/repository";
 import { CreateSurveyBody } from "@/lib/resources/surveys/contract";
+import { readSurveyRecords, type SurveyRecordsQuery } from "@/lib/resources/surveys/repository";
 import { createSurvey } from "@/lib/resources/surveys/service";
-import { readUserRecords, type UserRecordsQuery } from "@/lib/resources/users/repository";
+import { readUserRecords, User, type UserRecordsQuery } from "@/lib/resources/users/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { createTenant } from "@/lib/tools/testing/http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const pageOf = (companyId: string): UserRecordsQuery => ({
   companyId: oid(companyId),
@@ -50,15 +49,21 @@ describe("reads on the read worker", () => {
     const first = await createTenant();
     const second = await createTenant();
     // The member of the first company joins the second, with its role there.
-    await User.collection.updateOne(
-      { _id: oid(first.memberId) },
-      {
-        $push: { companies: { _id: oid(first.memberId), companyId: oid(second.companyId), hierarchy: { boss: [], peers: [], subordinate: [] } } },
-        $addToSet: { accessRoles: oid(second.memberRoleId) },
-      } as never,
-    );
+    await User.collection.updateOne({ _id: oid(first.memberId) }, {
+      $push: {
+        companies: {
+          _id: oid(first.memberId),
+          companyId: oid(second.companyId),
+          hierarchy: { boss: [], peers: [], subordinate: [] },
+        },
+      },
+      $addToSet: { accessRoles: oid(second.memberRoleId) },
+    } as never);
     const read = (companyId: string) =>
-      offThread("userRecords", readUserRecords, { ...pageOf(companyId), filter: { _id: oid(first.memberId), "companies.companyId": oid(companyId) } });
+      offThread("userRecords", readUserRecords, {
+        ...pageOf(companyId),
+        filter: { _id: oid(first.memberId), "companies.companyId": oid(companyId) },
+      });
     const [inFirst] = await read(first.companyId);
     const [inSecond] = await read(second.companyId);
     expect(inFirst.accessRoles).toEqual([first.memberRoleId]);
@@ -70,7 +75,8 @@ describe("reads on the read worker", () => {
   it("read survey pages too, the same as in this thread", async () => {
     const tenant = await createTenant();
     const auth = { userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] };
-    for (const code of ["one", "two", "three"]) await createSurvey(auth, CreateSurveyBody.parse({ code, name: `Survey ${code}`, version: 2 }), new Notes());
+    for (const code of ["one", "two", "three"])
+      await createSurvey(auth, CreateSurveyBody.parse({ code, name: `Survey ${code}`, version: 2 }), new Notes());
     const page: SurveyRecordsQuery = {
       filter: { company: oid(tenant.companyId) },
       projection: { code: 1, name: 1 },

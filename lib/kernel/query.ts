@@ -4,8 +4,8 @@
  * appear once. Bracketed keys (`email[$ne]`, `a[b]`) are refused rather than read as objects, so a
  * query can never smuggle an operator into a database filter; `name[]` is read as `name`.
  */
-import { z } from "zod";
 import type { ErrorDetail } from "@/lib/base/schemas/common";
+import { z } from "zod";
 
 export interface ParsedQuery {
   input: Record<string, string | string[]>;
@@ -28,7 +28,10 @@ export function parseQuery(params: URLSearchParams, schema: z.ZodObject | undefi
     let key = rawKey;
     if (key.endsWith("[]")) key = key.slice(0, -2);
     if (/[[\]]/.test(key)) {
-      errors.push({ path: rawKey, message: "bracketed parameter names are not supported; repeat the parameter instead" });
+      errors.push({
+        path: rawKey,
+        message: "bracketed parameter names are not supported; repeat the parameter instead",
+      });
       continue;
     }
     if (WRAPPER_PARAMS.has(key)) continue;
@@ -37,7 +40,10 @@ export function parseQuery(params: URLSearchParams, schema: z.ZodObject | undefi
       continue;
     }
     if (isArraySchema(shape[key])) {
-      const parts = value.split(",").map((part) => part.trim()).filter((part) => part !== "");
+      const parts = value
+        .split(",")
+        .map((part) => part.trim())
+        .filter((part) => part !== "");
       const list = (input[key] as string[] | undefined) ?? [];
       list.push(...parts);
       input[key] = list;
@@ -72,6 +78,7 @@ export function debugFlag(params: URLSearchParams): { debug: boolean; error?: Er
   if (values.length === 0) return { debug: false };
   const debug = values.includes("true");
   if (values.length > 1) return { debug, error: { path: "debug", message: "must be given once" } };
-  if (values[0] !== "true" && values[0] !== "false") return { debug, error: { path: "debug", message: "must be true" } };
+  if (values[0] !== "true" && values[0] !== "false")
+    return { debug, error: { path: "debug", message: "must be true" } };
   return { debug };
 }

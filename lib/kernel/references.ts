@@ -22,7 +22,9 @@ export async function checkReferences(groups: ReferenceGroup[]): Promise<void> {
       groups.map(async ({ refs, find }) => {
         if (refs.length === 0) return [];
         const found = await find([...new Set(refs.map(([, id]) => id))].map(oid));
-        return refs.filter(([, id]) => !found.has(id)).map(([path, id]) => ({ path, message: `${id} names no such record of the company` }));
+        return refs
+          .filter(([, id]) => !found.has(id))
+          .map(([path, id]) => ({ path, message: `${id} names no such record of the company` }));
       }),
     )
   ).flat();

@@ -17,10 +17,14 @@ export function insufficientScope(scope: Scope, message = `This API key lacks th
 }
 
 /** Whether the caller may do what `scope` allows: any user, or an API key holding it. */
-export const holdsScope = (auth: Principal, scope: Scope): boolean => !auth.apiKey || auth.apiKey.scopes.includes(scope);
+export const holdsScope = (auth: Principal, scope: Scope): boolean =>
+  !auth.apiKey || auth.apiKey.scopes.includes(scope);
 
 /** Throws `403 insufficient_scope` for an API key without `scope`; `what` says what needed it. */
 export function requireScope(auth: Principal, scope: Scope, what?: string): void {
   if (holdsScope(auth, scope)) return;
-  throw insufficientScope(scope, what ? `This API key lacks the scope ${scope}, which ${what} needs. Nothing was changed.` : undefined);
+  throw insufficientScope(
+    scope,
+    what ? `This API key lacks the scope ${scope}, which ${what} needs. Nothing was changed.` : undefined,
+  );
 }

@@ -1,8 +1,8 @@
+import { loadConfig } from "@/lib/base/config";
+import { privateDirectory, privateFiles } from "@/lib/embedded-mongo/storage/private-files";
 import { createHmac, randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { loadConfig } from "@/lib/base/config";
-import { privateDirectory, privateFiles } from "@/lib/embedded-mongo/storage/private-files";
 
 const secrets = new Map<string, Promise<Uint8Array>>();
 
@@ -29,7 +29,9 @@ export function serverSecret(): Promise<Uint8Array> {
  * what one purpose signs can never pass for another's (a cursor is no access token).
  */
 export async function purposeKey(purpose: string): Promise<Buffer> {
-  return createHmac("sha256", await serverSecret()).update(`purpose:${purpose}`).digest();
+  return createHmac("sha256", await serverSecret())
+    .update(`purpose:${purpose}`)
+    .digest();
 }
 
 async function generatedSecret(dataDir: string): Promise<Uint8Array> {

@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { ReferenceListPage } from "@/components/reference/reference-list";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Bots" };
 

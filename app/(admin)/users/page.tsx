@@ -1,7 +1,7 @@
-import type { Metadata } from "next";
-import { Suspense } from "react";
 import { Loading } from "@/components/ui";
 import { UsersList } from "@/components/users/users-list";
+import type { Metadata } from "next";
+import { Suspense } from "react";
 
 export const metadata: Metadata = { title: "Users" };
 

@@ -1,18 +1,17 @@
+import * as user from "@/app/v2/users/[id]/route";
+import * as me from "@/app/v2/users/me/route";
+import { loadConfig } from "@/lib/base/config";
+import { oid } from "@/lib/kernel/ids";
+import { AccessTokenResponse } from "@/lib/resources/auth/schemas";
+import { signingKey } from "@/lib/resources/auth/secret";
+import { createApiToken, verifyAccessToken } from "@/lib/resources/auth/service";
+import { hashPassword } from "@/lib/resources/credentials/passwords";
+import { Session, storePasswordHash } from "@/lib/resources/credentials/repository";
+import { User } from "@/lib/resources/users/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
-import { loadConfig } from "@/lib/base/config";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { AccessTokenResponse } from "@/lib/resources/auth/schemas";
-import { Session } from "@/lib/resources/credentials/repository";
-import { User } from "@/lib/resources/users/repository";
-import { hashPassword } from "@/lib/resources/credentials/passwords";
-import { storePasswordHash } from "@/lib/resources/credentials/repository";
-import { oid } from "@/lib/kernel/ids";
-import { createApiToken, verifyAccessToken } from "@/lib/resources/auth/service";
-import { signingKey } from "@/lib/resources/auth/secret";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import * as me from "@/app/v2/users/me/route";
-import * as user from "@/app/v2/users/[id]/route";
 import * as login from "./login/route";
 import * as logout from "./logout/route";
 import * as token from "./token/route";
@@ -44,9 +43,18 @@ describe("authentication", () => {
       const cookie = response.headers.get("set-cookie")!;
       expect(cookie).toMatch(/^session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
       expect(success(await whoAmI(success(response).accessToken))._id).toBe(t.memberId);
-      const [header, payload] = success(response).accessToken.split(".").slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, "base64url").toString()));
+      const [header, payload] = success(response)
+        .accessToken.split(".")
+        .slice(0, 2)
+        .map((part: string) => JSON.parse(Buffer.from(part, "base64url").toString()));
       expect(header.alg).toBe("HS256");
-      expect(payload).toEqual({ sub: t.memberId, cid: t.companyId, sid: expect.any(String), iat: expect.any(Number), exp: expect.any(Number) });
+      expect(payload).toEqual({
+        sub: t.memberId,
+        cid: t.companyId,
+        sid: expect.any(String),
+        iat: expect.any(Number),
+        exp: expect.any(Number),
+      });
     });
 
     it("marks the cookie Secure behind HTTPS", async () => {
@@ -69,7 +77,10 @@ describe("authentication", () => {
     });
 
     it.each([5_000, 100_000])("refuses a body nested %i levels deep with 400, not 500", async (levels) => {
-      const response = await call(login.POST, "/api/auth/login", { rawBody: '{"email":'.repeat(levels) + "1" + "}".repeat(levels), headers: { "content-type": "application/json" } });
+      const response = await call(login.POST, "/api/auth/login", {
+        rawBody: '{"email":'.repeat(levels) + "1" + "}".repeat(levels),
+        headers: { "content-type": "application/json" },
+      });
       expect(response.status).toBe(400);
       expect(failure(response).code).toBe("invalid_request");
     });
@@ -136,13 +147,19 @@ describe("authentication", () => {
 
     it("evaluates no more than 10 of 100 parallel wrong passwords", async () => {
       const email = await newUser();
-      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => signIn(email, `wrong ${i}`, from("203.0.113.11"))));
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => signIn(email, `wrong ${i}`, from("203.0.113.11"))),
+      );
       expect(statuses(answers)).toEqual({ 401: 10, 429: 90 });
     });
 
     it("allows one address 50 failures over all e-mails, then refuses it while others still get in", async () => {
       const emails = await Promise.all(Array.from({ length: 6 }, newUser));
-      const answers = await Promise.all(emails.flatMap((email) => Array.from({ length: 10 }, (_, i) => signIn(email, `wrong ${i}`, from("203.0.113.12")))));
+      const answers = await Promise.all(
+        emails.flatMap((email) =>
+          Array.from({ length: 10 }, (_, i) => signIn(email, `wrong ${i}`, from("203.0.113.12"))),
+        ),
+      );
       expect(statuses(answers)).toEqual({ 401: 50, 429: 10 });
       const refused = await signIn(emails[5], password, from("203.0.113.12"));
       expect(refused.status).toBe(429);
@@ -155,13 +172,17 @@ describe("authentication", () => {
       const email = await newUser();
       for (let i = 0; i < 9; i++) expect((await signIn(email, `wrong ${i}`, from("203.0.113.14"))).status).toBe(401);
       expect((await signIn(email, password, from("203.0.113.14"))).status).toBe(200);
-      const again = await Promise.all(Array.from({ length: 11 }, (_, i) => signIn(email, `wrong again ${i}`, from("203.0.113.14"))));
+      const again = await Promise.all(
+        Array.from({ length: 11 }, (_, i) => signIn(email, `wrong again ${i}`, from("203.0.113.14"))),
+      );
       expect(statuses(again)).toEqual({ 401: 10, 429: 1 });
     });
 
     it("counts the IPv6 addresses of one /64 as one address", async () => {
       const email = await newUser();
-      const answers = await Promise.all(Array.from({ length: 11 }, (_, i) => signIn(email, `wrong ${i}`, from(`2001:db8:5:6::${i + 1}`))));
+      const answers = await Promise.all(
+        Array.from({ length: 11 }, (_, i) => signIn(email, `wrong ${i}`, from(`2001:db8:5:6::${i + 1}`))),
+      );
       expect(statuses(answers)).toEqual({ 401: 10, 429: 1 });
     });
   });
@@ -176,7 +197,8 @@ describe("authentication", () => {
 
     it("are limited per client address: 429 after 30 a minute, while valid tokens from there still work", async () => {
       atStartOfAMinute();
-      const forged = (address: string) => call(me.GET, "/v2/users/me", { headers: { authorization: "Bearer not.a.jwt", "x-forwarded-for": address } });
+      const forged = (address: string) =>
+        call(me.GET, "/v2/users/me", { headers: { authorization: "Bearer not.a.jwt", "x-forwarded-for": address } });
       const answers = await Promise.all(Array.from({ length: 30 }, () => forged("203.0.113.20")));
       expect(answers.every((answer) => answer.status === 401)).toBe(true);
       const limited = await forged("203.0.113.20");
@@ -188,15 +210,25 @@ describe("authentication", () => {
       expect(limited.headers.get("ratelimit-reset")).toBe(limited.headers.get("retry-after"));
       expect(limited.headers.get("ratelimit-limit")).toBe("30, 30;w=60");
       expect(limited.headers.get("ratelimit-remaining")).toBe("0");
-      const tampered = await call(me.GET, "/v2/users/me", { token: `${t.memberToken.slice(0, -4)}AAAA`, headers: { "x-forwarded-for": "203.0.113.20" } });
+      const tampered = await call(me.GET, "/v2/users/me", {
+        token: `${t.memberToken.slice(0, -4)}AAAA`,
+        headers: { "x-forwarded-for": "203.0.113.20" },
+      });
       expect(tampered.status).toBe(429);
-      expect((await call(me.GET, "/v2/users/me", { token: t.memberToken, headers: { "x-forwarded-for": "203.0.113.20" } })).status).toBe(200);
+      expect(
+        (await call(me.GET, "/v2/users/me", { token: t.memberToken, headers: { "x-forwarded-for": "203.0.113.20" } }))
+          .status,
+      ).toBe(200);
       expect((await forged("203.0.113.21")).status).toBe(401);
     });
 
     it("count session cookies that name no session too", async () => {
       atStartOfAMinute();
-      const attempt = () => call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie: "session=forged", "x-forwarded-for": "203.0.113.22" } });
+      const attempt = () =>
+        call(token.POST, "/api/auth/token", {
+          method: "POST",
+          headers: { cookie: "session=forged", "x-forwarded-for": "203.0.113.22" },
+        });
       for (let i = 0; i < 30; i++) expect((await attempt()).status).toBe(401);
       const limited = await attempt();
       expect(limited.status).toBe(429);
@@ -216,7 +248,10 @@ describe("authentication", () => {
       expect(out.status).toBe(204);
       expect(out.headers.get("set-cookie")).toMatch(/^session=; Path=\/; HttpOnly; SameSite=Strict; Max-Age=0/);
 
-      for (const accessToken of [success(signedIn, AccessTokenResponse).accessToken, success(refreshed, AccessTokenResponse).accessToken]) {
+      for (const accessToken of [
+        success(signedIn, AccessTokenResponse).accessToken,
+        success(refreshed, AccessTokenResponse).accessToken,
+      ]) {
         const revoked = await whoAmI(accessToken);
         expect(revoked.status).toBe(401);
         expect(failure(revoked).code).toBe("unauthorized");
@@ -236,7 +271,10 @@ describe("authentication", () => {
     ])("refuses %s with 403 on token, logout and sign-in, and the session goes on", async (_, crossSite) => {
       const signedIn = await signIn(await memberEmail(), password);
       const cookie = cookieOf(signedIn.headers.get("set-cookie"));
-      for (const [handler, path] of [[token.POST, "/api/auth/token"], [logout.POST, "/api/auth/logout"]] as const) {
+      for (const [handler, path] of [
+        [token.POST, "/api/auth/token"],
+        [logout.POST, "/api/auth/logout"],
+      ] as const) {
         const refused = await call(handler, path, { method: "POST", headers: { cookie, ...crossSite } });
         expect(refused.status, path).toBe(403);
         expect(failure(refused).code).toBe("forbidden");
@@ -253,25 +291,39 @@ describe("authentication", () => {
       ["Sec-Fetch-Site: same-origin", { "sec-fetch-site": "same-origin", origin: "http://localhost" }],
       ["Sec-Fetch-Site: none", { "sec-fetch-site": "none" }],
       ["PUBLIC_URL's Origin", { origin: loadConfig().publicUrl }],
-      ["PUBLIC_URL's Origin through a proxy under another Host", { origin: loadConfig().publicUrl, host: "10.0.0.7:3000", "x-forwarded-host": "internal.example" }],
+      [
+        "PUBLIC_URL's Origin through a proxy under another Host",
+        { origin: loadConfig().publicUrl, host: "10.0.0.7:3000", "x-forwarded-host": "internal.example" },
+      ],
       ["neither header", {}],
     ])("accepts %s", async (_, sameSite) => {
       const signedIn = await signIn(await memberEmail(), password, sameSite);
       expect(signedIn.status).toBe(200);
       const cookie = cookieOf(signedIn.headers.get("set-cookie"));
-      expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie, ...sameSite } })).status).toBe(200);
-      expect((await call(logout.POST, "/api/auth/logout", { method: "POST", headers: { cookie, ...sameSite } })).status).toBe(204);
+      expect(
+        (await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie, ...sameSite } })).status,
+      ).toBe(200);
+      expect(
+        (await call(logout.POST, "/api/auth/logout", { method: "POST", headers: { cookie, ...sameSite } })).status,
+      ).toBe(204);
     });
 
     it("answers 401 without a cookie or with an unknown one", async () => {
       expect((await call(token.POST, "/api/auth/token", { method: "POST" })).status).toBe(401);
-      expect((await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie: "session=forged" } })).status).toBe(401);
+      expect(
+        (await call(token.POST, "/api/auth/token", { method: "POST", headers: { cookie: "session=forged" } })).status,
+      ).toBe(401);
     });
   });
 
   describe("bearer tokens on /v2", () => {
     const sign = async (claims: Record<string, unknown>, exp: number | string, key?: Uint8Array) =>
-      new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject(t.memberId).setIssuedAt().setExpirationTime(exp).sign(key ?? (await signingKey()));
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject(t.memberId)
+        .setIssuedAt()
+        .setExpirationTime(exp)
+        .sign(key ?? (await signingKey()));
     const sessionId = async () => (await Session.findOne({ userId: oid(t.memberId) }).lean())!._id.toHexString();
 
     it.each([
@@ -279,7 +331,10 @@ describe("authentication", () => {
       ["another scheme", "Basic dXNlcjpwYXNz"],
       ["a bearer without token", "Bearer "],
       ["garbage", "Bearer not.a.jwt"],
-      ["an unsigned token", `Bearer ${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from('{"sub":"x"}').toString("base64url")}.`],
+      [
+        "an unsigned token",
+        `Bearer ${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from('{"sub":"x"}').toString("base64url")}.`,
+      ],
     ])("answers 401 unauthorized for %s", async (_, authorization) => {
       const response = await call(me.GET, "/v2/users/me", { headers: authorization ? { authorization } : {} });
       expect(response.status).toBe(401);
@@ -307,7 +362,10 @@ describe("authentication", () => {
       const token = await sign({ cid: t.companyId, sid: await sessionId() }, exp);
       expect((await whoAmI(token)).status).toBe(200);
       await expect(verifyAccessToken(token, exp * 1000 - 1)).resolves.toMatchObject({ sub: t.memberId });
-      await expect(verifyAccessToken(token, exp * 1000)).rejects.toMatchObject({ code: "unauthorized", message: expect.stringMatching(/expired/) });
+      await expect(verifyAccessToken(token, exp * 1000)).rejects.toMatchObject({
+        code: "unauthorized",
+        message: expect.stringMatching(/expired/),
+      });
     });
 
     it("stops honouring Admin: true as soon as the user's admin role is taken away", async () => {
@@ -316,8 +374,21 @@ describe("authentication", () => {
       const memberRoles = (await User.findById(demotedId).lean())!.accessRoles.map(String);
       const adminRoles = (await User.findById(adminOf.adminId).lean())!.accessRoles.map(String);
       const setRoles = (accessRoles: string[]) =>
-        call(user.PATCH, `/v2/users/${demotedId}`, { method: "PATCH", token: adminOf.adminToken, admin: true, params: { id: demotedId }, body: { accessRoles } });
-      const asDemoted = () => call(user.PATCH, `/v2/users/${adminOf.adminId}`, { method: "PATCH", token: adminOf.memberToken, admin: true, params: { id: adminOf.adminId }, body: { phone: "5" } });
+        call(user.PATCH, `/v2/users/${demotedId}`, {
+          method: "PATCH",
+          token: adminOf.adminToken,
+          admin: true,
+          params: { id: demotedId },
+          body: { accessRoles },
+        });
+      const asDemoted = () =>
+        call(user.PATCH, `/v2/users/${adminOf.adminId}`, {
+          method: "PATCH",
+          token: adminOf.memberToken,
+          admin: true,
+          params: { id: adminOf.adminId },
+          body: { phone: "5" },
+        });
       expect((await setRoles(adminRoles)).status).toBe(200);
       expect((await asDemoted()).status).toBe(200);
       expect((await asDemoted()).status).toBe(200);
@@ -327,7 +398,13 @@ describe("authentication", () => {
 
     it("answers 401 for the token of a deactivated user, and still after reactivation: only a new sign-in works again", async () => {
       const setActive = (isActive: boolean) =>
-        call(user.PATCH, `/v2/users/${t.memberId}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id: t.memberId }, body: { isActive } });
+        call(user.PATCH, `/v2/users/${t.memberId}`, {
+          method: "PATCH",
+          token: t.adminToken,
+          admin: true,
+          params: { id: t.memberId },
+          body: { isActive },
+        });
       expect((await setActive(false)).status).toBe(200);
       expect((await whoAmI(t.memberToken)).status).toBe(401);
       expect((await signIn(await memberEmail(), password)).status).toBe(401);

@@ -1,7 +1,7 @@
 /** Liveness and readiness (docs/deployment.md#processes-restarts-and-health) on a real database. */
-import { afterEach, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import { call } from "@/lib/tools/testing/http";
+import { afterEach, describe, expect, it } from "vitest";
 import * as live from "./live/route";
 import * as ready from "./ready/route";
 

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { databaseKind, ping } from "@/lib/kernel/db";
 import { DATABASE_RETRY_AFTER_SECONDS, otherMethods } from "@/lib/platform/http/route";
+import { randomUUID } from "node:crypto";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -20,7 +20,8 @@ export function SetPasswordForm({ token }: { token: string }) {
     fetch(`/api/auth/invitation?token=${encodeURIComponent(token)}`, { cache: "no-store" })
       .then((response) => (response.ok ? response.json() : { valid: false }))
       .then((status: { valid: boolean; email?: string }) => {
-        if (!cancelled) setState(status.valid && status.email ? { step: "form", email: status.email } : { step: "invalid" });
+        if (!cancelled)
+          setState(status.valid && status.email ? { step: "form", email: status.email } : { step: "invalid" });
       })
       .catch(() => !cancelled && setState({ step: "invalid" }));
     return () => {
@@ -31,7 +32,8 @@ export function SetPasswordForm({ token }: { token: string }) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (state.step !== "form") return;
-    if (password.length < MIN_LENGTH) return setState({ ...state, error: `The password must have at least ${MIN_LENGTH} characters.` });
+    if (password.length < MIN_LENGTH)
+      return setState({ ...state, error: `The password must have at least ${MIN_LENGTH} characters.` });
     if (password !== repeat) return setState({ ...state, error: "The two passwords differ." });
     setState({ ...state, busy: true, error: undefined });
     const response = await fetch("/api/auth/invitation", {
@@ -41,8 +43,10 @@ export function SetPasswordForm({ token }: { token: string }) {
     }).catch(() => undefined);
     if (response?.ok) return setState({ step: "done", email: state.email });
     if (response?.status === 404) return setState({ step: "invalid" });
-    const body = (await response?.json().catch(() => undefined)) as { error?: { details?: { message: string }[]; message?: string } } | undefined;
-    const message = body?.error?.details?.[0]?.message ?? body?.error?.message ?? "The password could not be set. Try again.";
+    const body = (await response?.json().catch(() => undefined)) as
+      { error?: { details?: { message: string }[]; message?: string } } | undefined;
+    const message =
+      body?.error?.details?.[0]?.message ?? body?.error?.message ?? "The password could not be set. Try again.";
     setState({ ...state, busy: false, error: message });
   }
 
@@ -75,7 +79,7 @@ export function SetPasswordForm({ token }: { token: string }) {
           required
           value={password}
           onChange={(event) => setPassword(event.target.value)}
-          className="rounded-md border border-slate-300 px-3 py-2 font-normal focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200"
+          className="rounded-md border border-slate-300 px-3 py-2 font-normal focus:border-sky-500 focus:ring-2 focus:ring-sky-200 focus:outline-none"
         />
       </label>
       <label className="flex flex-col gap-1 text-sm font-medium">
@@ -87,7 +91,7 @@ export function SetPasswordForm({ token }: { token: string }) {
           required
           value={repeat}
           onChange={(event) => setRepeat(event.target.value)}
-          className="rounded-md border border-slate-300 px-3 py-2 font-normal focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200"
+          className="rounded-md border border-slate-300 px-3 py-2 font-normal focus:border-sky-500 focus:ring-2 focus:ring-sky-200 focus:outline-none"
         />
       </label>
       {state.error && (

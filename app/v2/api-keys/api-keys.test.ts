@@ -1,14 +1,14 @@
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { ApiKey } from "@/lib/resources/api-keys/repository";
 import { hashToken } from "@/lib/kernel/ids";
-import * as users from "../users/route";
+import { ApiKey } from "@/lib/resources/api-keys/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import * as surveys from "../surveys/route";
 import * as user from "../users/[id]/route";
 import * as me from "../users/me/route";
-import * as surveys from "../surveys/route";
-import * as apiKeys from "./route";
+import * as users from "../users/route";
 import * as apiKey from "./[id]/route";
+import * as apiKeys from "./route";
 
 describe("API keys", () => {
   const db = useTestDatabase();
@@ -21,11 +21,16 @@ describe("API keys", () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  const createKey = (tenant: Tenant, body: Record<string, unknown>) => call(apiKeys.POST, "/v2/api-keys", { token: tenant.adminToken, admin: true, body });
+  const createKey = (tenant: Tenant, body: Record<string, unknown>) =>
+    call(apiKeys.POST, "/v2/api-keys", { token: tenant.adminToken, admin: true, body });
   const withKey = (key: string, admin = false) => ({ token: key, ...(admin ? { admin: true } : {}) });
 
   it("creates a key shown once, stored only as its hash, listed with its prefix", async () => {
-    const created = await createKey(a, { name: "Payroll sync", scopes: ["users:write", "users:read"], expiresAt: "2099-01-01T00:00:00Z" });
+    const created = await createKey(a, {
+      name: "Payroll sync",
+      scopes: ["users:write", "users:read"],
+      expiresAt: "2099-01-01T00:00:00Z",
+    });
     expect(created.status).toBe(201);
     const { key, ...record } = success(created);
     expect(key).toMatch(/^usk_[A-Za-z0-9_-]{43}$/);
@@ -53,7 +58,13 @@ describe("API keys", () => {
   });
 
   it("never keeps the key at rest for a replay: a repeated Idempotency-Key answers the record without it", async () => {
-    const send = () => call(apiKeys.POST, "/v2/api-keys", { token: a.adminToken, admin: true, body: { name: "Once", scopes: ["users:read"] }, headers: { "Idempotency-Key": "key-once" } });
+    const send = () =>
+      call(apiKeys.POST, "/v2/api-keys", {
+        token: a.adminToken,
+        admin: true,
+        body: { name: "Once", scopes: ["users:read"] },
+        headers: { "Idempotency-Key": "key-once" },
+      });
     const first = await send();
     expect(first.status).toBe(201);
     const again = await send();
@@ -71,7 +82,11 @@ describe("API keys", () => {
     const listed = await call(users.GET, "/v2/users?count=true&isActive=all", withKey(key));
     expect(listed.status).toBe(200);
     expect(success(listed).data.counter).toBe(2);
-    expect(success(listed).data.users.map((u: { _id: string }) => u._id).sort()).toEqual([a.adminId, a.memberId].sort());
+    expect(
+      success(listed)
+        .data.users.map((u: { _id: string }) => u._id)
+        .sort(),
+    ).toEqual([a.adminId, a.memberId].sort());
     const foreign = await call(user.GET, `/v2/users/${b.adminId}`, { ...withKey(key), params: { id: b.adminId } });
     expect(foreign.status).toBe(404);
     // A key belongs to no user.
@@ -79,8 +94,14 @@ describe("API keys", () => {
 
     const keysOfB = await call(apiKeys.GET, "/v2/api-keys", { token: b.adminToken, admin: true });
     expect(success(keysOfB).data.apiKeys).toEqual([]);
-    const ofA = success(await call(apiKeys.GET, "/v2/api-keys", { token: a.adminToken, admin: true })).data.apiKeys[0]._id;
-    const revokeFromB = await call(apiKey.DELETE, `/v2/api-keys/${ofA}`, { method: "DELETE", token: b.adminToken, admin: true, params: { id: ofA } });
+    const ofA = success(await call(apiKeys.GET, "/v2/api-keys", { token: a.adminToken, admin: true })).data.apiKeys[0]
+      ._id;
+    const revokeFromB = await call(apiKey.DELETE, `/v2/api-keys/${ofA}`, {
+      method: "DELETE",
+      token: b.adminToken,
+      admin: true,
+      params: { id: ofA },
+    });
     expect(revokeFromB.status).toBe(404);
   });
 
@@ -103,20 +124,33 @@ describe("API keys", () => {
     const withoutHeader = await call(users.POST, "/v2/users", { ...withKey(key), body: { email: "by.key@keys-a.io" } });
     expect(withoutHeader.status).toBe(403);
     expect(failure(withoutHeader).code).toBe("admin_required");
-    const made = await call(users.POST, "/v2/users", { ...withKey(key, true), body: { email: "by.key@keys-a.io", accessRoles: [a.memberRoleId] } });
+    const made = await call(users.POST, "/v2/users", {
+      ...withKey(key, true),
+      body: { email: "by.key@keys-a.io", accessRoles: [a.memberRoleId] },
+    });
     expect(made.status).toBe(201);
     expect(success(made).companies.map((entry: { companyId: string }) => entry.companyId)).toEqual([a.companyId]);
   });
 
   it("lets only admins manage keys, and a key mint only keys within its own scopes", async () => {
-    const byMember = await call(apiKeys.POST, "/v2/api-keys", { token: a.memberToken, admin: true, body: { name: "x", scopes: ["users:read"] } });
+    const byMember = await call(apiKeys.POST, "/v2/api-keys", {
+      token: a.memberToken,
+      admin: true,
+      body: { name: "x", scopes: ["users:read"] },
+    });
     expect(byMember.status).toBe(403);
     expect(failure(byMember).code).toBe("forbidden");
 
     const manager = success(await createKey(a, { name: "Manager", scopes: ["api-keys:write", "users:read"] })).key!;
-    const narrower = await call(apiKeys.POST, "/v2/api-keys", { ...withKey(manager, true), body: { name: "Child", scopes: ["users:read"] } });
+    const narrower = await call(apiKeys.POST, "/v2/api-keys", {
+      ...withKey(manager, true),
+      body: { name: "Child", scopes: ["users:read"] },
+    });
     expect(narrower.status).toBe(201);
-    const wider = await call(apiKeys.POST, "/v2/api-keys", { ...withKey(manager, true), body: { name: "Wider", scopes: ["users:read", "surveys:write"] } });
+    const wider = await call(apiKeys.POST, "/v2/api-keys", {
+      ...withKey(manager, true),
+      body: { name: "Wider", scopes: ["users:read", "surveys:write"] },
+    });
     expect(wider.status).toBe(403);
     expect(failure(wider).code).toBe("insufficient_scope");
     expect(failure(wider).message).toContain("surveys:write");
@@ -125,8 +159,14 @@ describe("API keys", () => {
   it("answers 400 for a bad body, naming each field", async () => {
     const bad = await createKey(a, { name: "", scopes: ["users:read", "everything"], expiresAt: "tomorrow" });
     expect(bad.status).toBe(400);
-    expect(failure(bad).details?.map((detail: { path: string }) => detail.path).sort()).toEqual(["expiresAt", "name", "scopes.1"]);
-    expect(failure(await createKey(a, { name: "None", scopes: [] })).details).toEqual([{ path: "scopes", message: "must name at least one scope" }]);
+    expect(
+      failure(bad)
+        .details?.map((detail: { path: string }) => detail.path)
+        .sort(),
+    ).toEqual(["expiresAt", "name", "scopes.1"]);
+    expect(failure(await createKey(a, { name: "None", scopes: [] })).details).toEqual([
+      { path: "scopes", message: "must name at least one scope" },
+    ]);
     const past = await createKey(a, { name: "Past", scopes: ["users:read"], expiresAt: "2020-01-01T00:00:00Z" });
     expect(past.status).toBe(400);
     expect(failure(past).details).toEqual([{ path: "expiresAt", message: "must be in the future" }]);
@@ -134,7 +174,12 @@ describe("API keys", () => {
 
   it("refuses a forged, truncated or altered key with 401", async () => {
     const key = success(await createKey(a, { name: "Real", scopes: ["users:read"] })).key as string;
-    for (const forged of [`usk_${"A".repeat(43)}`, key.slice(0, -1), `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`, "usk_"]) {
+    for (const forged of [
+      `usk_${"A".repeat(43)}`,
+      key.slice(0, -1),
+      `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`,
+      "usk_",
+    ]) {
       const answer = await call(users.GET, "/v2/users", withKey(forged));
       expect(answer.status, forged).toBe(401);
       expect(failure(answer).code).toBe("unauthorized");
@@ -143,11 +188,27 @@ describe("API keys", () => {
 
   it("stops a revoked key at once in this process and, revoked by another, within 5 seconds", async () => {
     const key = success(await createKey(a, { name: "Revoked here", scopes: ["users:read"] })).key!;
-    const id = (await call(users.GET, "/v2/users", withKey(key))).status === 200 && (await ApiKey.findOne({ keyHash: hashToken(key) }).lean())!._id.toHexString();
-    const revoked = await call(apiKey.DELETE, `/v2/api-keys/${id}`, { method: "DELETE", token: a.adminToken, admin: true, params: { id: id as string } });
+    const id =
+      (await call(users.GET, "/v2/users", withKey(key))).status === 200 &&
+      (await ApiKey.findOne({ keyHash: hashToken(key) }).lean())!._id.toHexString();
+    const revoked = await call(apiKey.DELETE, `/v2/api-keys/${id}`, {
+      method: "DELETE",
+      token: a.adminToken,
+      admin: true,
+      params: { id: id as string },
+    });
     expect(revoked.status).toBe(204);
     expect((await call(users.GET, "/v2/users", withKey(key))).status).toBe(401);
-    expect((await call(apiKey.DELETE, `/v2/api-keys/${id}`, { method: "DELETE", token: a.adminToken, admin: true, params: { id: id as string } })).status).toBe(404);
+    expect(
+      (
+        await call(apiKey.DELETE, `/v2/api-keys/${id}`, {
+          method: "DELETE",
+          token: a.adminToken,
+          admin: true,
+          params: { id: id as string },
+        })
+      ).status,
+    ).toBe(404);
 
     const other = success(await createKey(a, { name: "Revoked elsewhere", scopes: ["users:read"] })).key!;
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
@@ -188,6 +249,8 @@ describe("API keys", () => {
     await call(users.GET, "/v2/users", withKey(created.key!));
     await vi.waitFor(async () => expect(await lastUsed()).toBe(at));
     const listed = await call(apiKeys.GET, "/v2/api-keys", { token: a.adminToken, admin: true });
-    expect(success(listed).data.apiKeys.find((k: { _id: string }) => k._id === created._id)!.lastUsedAt).toBe(new Date(at).toISOString());
+    expect(success(listed).data.apiKeys.find((k: { _id: string }) => k._id === created._id)!.lastUsedAt).toBe(
+      new Date(at).toISOString(),
+    );
   });
 });

@@ -1,23 +1,23 @@
-import { beforeAll, describe, expect, it, vi } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
+import * as login from "@/app/api/auth/login/route";
+import * as logout from "@/app/api/auth/logout/route";
+import { newId } from "@/lib/kernel/ids";
 import { AuditLog, retentionIndex, syncRetention } from "@/lib/resources/audit/repository";
 import { Event } from "@/lib/resources/events/repository";
 import { User } from "@/lib/resources/users/repository";
-import { newId } from "@/lib/kernel/ids";
-import * as login from "@/app/api/auth/login/route";
-import * as logout from "@/app/api/auth/logout/route";
-import * as apiKeys from "../api-keys/route";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import * as apiKey from "../api-keys/[id]/route";
-import * as jobTitles from "../job-titles/route";
+import * as apiKeys from "../api-keys/route";
 import * as jobTitle from "../job-titles/[id]/route";
-import * as surveys from "../surveys/route";
+import * as jobTitles from "../job-titles/route";
 import * as survey from "../surveys/[id]/route";
-import * as users from "../users/route";
+import * as surveys from "../surveys/route";
 import * as user from "../users/[id]/route";
-import * as webhooks from "../webhooks/route";
-import * as webhook from "../webhooks/[id]/route";
+import * as users from "../users/route";
 import * as rotate from "../webhooks/[id]/rotate-secret/route";
+import * as webhook from "../webhooks/[id]/route";
+import * as webhooks from "../webhooks/route";
 import * as auditLog from "./route";
 
 process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1";
@@ -32,7 +32,12 @@ describe("audit log", () => {
     b = await createTenant("Audit B");
   });
 
-  const as = (tenant: Tenant, extra: Record<string, unknown> = {}) => ({ token: tenant.adminToken, admin: true, headers: { "user-agent": "audit-test/1.0" }, ...extra });
+  const as = (tenant: Tenant, extra: Record<string, unknown> = {}) => ({
+    token: tenant.adminToken,
+    admin: true,
+    headers: { "user-agent": "audit-test/1.0" },
+    ...extra,
+  });
   const log = (tenant: Tenant, query = "") => call(auditLog.GET, `/v2/audit-log${query}`, as(tenant));
   const entriesOf = async (tenant: Tenant, query: string) => {
     const response = await log(tenant, query);
@@ -44,17 +49,38 @@ describe("audit log", () => {
     return admin.name?.displayName || admin.email;
   };
   const createUser = async (tenant: Tenant, body: Record<string, unknown>) => {
-    const response = await call(users.POST, "/v2/users", as(tenant, { body: { accessRoles: [tenant.memberRoleId], ...body } }));
+    const response = await call(
+      users.POST,
+      "/v2/users",
+      as(tenant, { body: { accessRoles: [tenant.memberRoleId], ...body } }),
+    );
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return success(response);
   };
 
   it("writes one entry per change of a user, with each changed field before and after, who acted and the request", async () => {
-    const created = await createUser(a, { email: "ana@audit.test", name: { displayName: "Ana", names: "Ana", lastName: "Old", secondLastName: "" }, phone: "1" });
-    const patched = await call(user.PATCH, `/v2/users/${created._id}`, as(a, { method: "PATCH", params: { id: created._id }, body: { name: { displayName: "Ana", names: "Ana", lastName: "New", secondLastName: "" }, phone: "2" }, headers: { "user-agent": "audit-test/1.0", "x-request-id": "req-audit-1" } }));
+    const created = await createUser(a, {
+      email: "ana@audit.test",
+      name: { displayName: "Ana", names: "Ana", lastName: "Old", secondLastName: "" },
+      phone: "1",
+    });
+    const patched = await call(
+      user.PATCH,
+      `/v2/users/${created._id}`,
+      as(a, {
+        method: "PATCH",
+        params: { id: created._id },
+        body: { name: { displayName: "Ana", names: "Ana", lastName: "New", secondLastName: "" }, phone: "2" },
+        headers: { "user-agent": "audit-test/1.0", "x-request-id": "req-audit-1" },
+      }),
+    );
     expect(patched.status).toBe(200);
     // A PATCH that changes nothing writes nothing.
-    await call(user.PATCH, `/v2/users/${created._id}`, as(a, { method: "PATCH", params: { id: created._id }, body: { phone: "2" } }));
+    await call(
+      user.PATCH,
+      `/v2/users/${created._id}`,
+      as(a, { method: "PATCH", params: { id: created._id }, body: { phone: "2" } }),
+    );
 
     const entries = await entriesOf(a, `?resourceId=${created._id}`);
     expect(entries.map((entry) => entry.action)).toEqual(["user.updated", "user.created"]);
@@ -73,17 +99,28 @@ describe("audit log", () => {
       userAgent: "audit-test/1.0",
       createdAt: expect.stringMatching(/Z$/),
     });
-    expect(create.changes).toEqual(expect.arrayContaining([{ path: "email", before: null, after: "ana@audit.test" }, { path: "phone", before: null, after: "1" }]));
+    expect(create.changes).toEqual(
+      expect.arrayContaining([
+        { path: "email", before: null, after: "ana@audit.test" },
+        { path: "phone", before: null, after: "1" },
+      ]),
+    );
     expect(create.changes.map((change) => change.path)).not.toContain("search");
     // As many entries as events, for the same changes.
     const events = await Event.find({ "resource.id": created._id }).lean();
     expect(events).toHaveLength(2);
-    expect(events.find((event) => event.type === "user.updated")!.changes).toEqual(updated.changes.map((change) => change.path));
+    expect(events.find((event) => event.type === "user.updated")!.changes).toEqual(
+      updated.changes.map((change) => change.path),
+    );
   });
 
   it("redacts a new password and stores no hash", async () => {
     const created = await createUser(a, { email: "pw@audit.test", password: "first password 123" });
-    await call(user.PATCH, `/v2/users/${created._id}`, as(a, { method: "PATCH", params: { id: created._id }, body: { password: "second password 456" } }));
+    await call(
+      user.PATCH,
+      `/v2/users/${created._id}`,
+      as(a, { method: "PATCH", params: { id: created._id }, body: { password: "second password 456" } }),
+    );
     const entries = await entriesOf(a, `?resourceId=${created._id}`);
     expect(entries[0].changes).toEqual([{ path: "password", before: "[redacted]", after: "[redacted]" }]);
     expect(entries[1].changes).toContainEqual({ path: "password", before: null, after: "[redacted]" });
@@ -94,7 +131,11 @@ describe("audit log", () => {
   });
 
   it("never stores an API key, and names the key as the actor of what it does", async () => {
-    const made = await call(apiKeys.POST, "/v2/api-keys", as(a, { body: { name: "Sync robot", scopes: ["users:write", "audit:read"] } }));
+    const made = await call(
+      apiKeys.POST,
+      "/v2/api-keys",
+      as(a, { body: { name: "Sync robot", scopes: ["users:write", "audit:read"] } }),
+    );
     expect(made.status).toBe(201);
     const { key, _id } = success(made);
     const entries = await entriesOf(a, `?resourceId=${_id}`);
@@ -105,12 +146,18 @@ describe("audit log", () => {
     expect(stored).not.toContain(key);
     expect(stored).not.toContain(key!.slice(12));
 
-    const byKey = await call(users.POST, "/v2/users", { token: key, admin: true, body: { email: "robot-made@audit.test", accessRoles: [a.memberRoleId] } });
+    const byKey = await call(users.POST, "/v2/users", {
+      token: key,
+      admin: true,
+      body: { email: "robot-made@audit.test", accessRoles: [a.memberRoleId] },
+    });
     expect(byKey.status).toBe(201);
     const [entry] = await entriesOf(a, `?resourceId=${success(byKey)._id}`);
     expect(entry.actor).toEqual({ type: "apiKey", id: _id, name: "Sync robot" });
     // The key reads the log too, with its scope and Admin: true.
-    expect(success(await call(auditLog.GET, `/v2/audit-log?actorId=${_id}`, { token: key, admin: true })).data.entries).toHaveLength(1);
+    expect(
+      success(await call(auditLog.GET, `/v2/audit-log?actorId=${_id}`, { token: key, admin: true })).data.entries,
+    ).toHaveLength(1);
 
     await call(apiKey.DELETE, `/v2/api-keys/${_id}`, as(a, { method: "DELETE", params: { id: _id } }));
     const [deleted, created] = await entriesOf(a, `?resourceId=${_id}`);
@@ -124,29 +171,54 @@ describe("audit log", () => {
   });
 
   it("redacts a webhook's secret on create and rotation, and keeps the before and after of a PATCH", async () => {
-    const made = await call(webhooks.POST, "/v2/webhooks", as(a, { body: { url: "http://127.0.0.1:9/hook", events: ["user.created"] } }));
+    const made = await call(
+      webhooks.POST,
+      "/v2/webhooks",
+      as(a, { body: { url: "http://127.0.0.1:9/hook", events: ["user.created"] } }),
+    );
     const id = success(made)._id;
-    await call(webhook.PATCH, `/v2/webhooks/${id}`, as(a, { method: "PATCH", params: { id }, body: { events: ["user.*"], isActive: false } }));
-    const rotated = await call(rotate.POST, `/v2/webhooks/${id}/rotate-secret`, as(a, { method: "POST", params: { id } }));
+    await call(
+      webhook.PATCH,
+      `/v2/webhooks/${id}`,
+      as(a, { method: "PATCH", params: { id }, body: { events: ["user.*"], isActive: false } }),
+    );
+    const rotated = await call(
+      rotate.POST,
+      `/v2/webhooks/${id}/rotate-secret`,
+      as(a, { method: "POST", params: { id } }),
+    );
     expect(rotated.status).toBe(200);
     const entries = await entriesOf(a, `?resourceType=webhook&resourceId=${id}`);
     expect(entries.map((entry) => [entry.action, entry.changes])).toEqual([
       ["webhook.updated", [{ path: "secret", before: "[redacted]", after: "[redacted]" }]],
-      ["webhook.updated", [{ path: "events", before: ["user.created"], after: ["user.*"] }, { path: "isActive", before: true, after: false }]],
+      [
+        "webhook.updated",
+        [
+          { path: "events", before: ["user.created"], after: ["user.*"] },
+          { path: "isActive", before: true, after: false },
+        ],
+      ],
       ["webhook.created", expect.arrayContaining([{ path: "url", before: null, after: "http://127.0.0.1:9/hook" }])],
     ]);
     const stored = JSON.stringify(await AuditLog.find({ "resource.id": id }).lean());
-    for (const secret of [success(made).secret, success(rotated).secret]) expect(stored).not.toContain(secret!.slice(6));
+    for (const secret of [success(made).secret, success(rotated).secret])
+      expect(stored).not.toContain(secret!.slice(6));
   });
 
   it("shows a webhook URL's secrets masked in every entry, at rest too, and masks entries written before masking", async () => {
     const whole = "http://hook-user:p%40ss@127.0.0.1:9/audited?token=s3cret&a=1";
     const masked = "http://•••@127.0.0.1:9/audited?token=•••&a=•••";
-    const id = success(await call(webhooks.POST, "/v2/webhooks", as(a, { body: { url: whole, events: ["user.created"] } })))._id;
+    const id = success(
+      await call(webhooks.POST, "/v2/webhooks", as(a, { body: { url: whole, events: ["user.created"] } })),
+    )._id;
     const moved = "http://hook-user:p%40ss@127.0.0.1:9/moved?token=s3cret";
     await call(webhook.PATCH, `/v2/webhooks/${id}`, as(a, { method: "PATCH", params: { id }, body: { url: moved } }));
     // Only the token changes: both sides would read the same masked URL, so the entry says the values are hidden.
-    await call(webhook.PATCH, `/v2/webhooks/${id}`, as(a, { method: "PATCH", params: { id }, body: { url: moved.replace("s3cret", "n3w-s3cret") } }));
+    await call(
+      webhook.PATCH,
+      `/v2/webhooks/${id}`,
+      as(a, { method: "PATCH", params: { id }, body: { url: moved.replace("s3cret", "n3w-s3cret") } }),
+    );
     await call(webhook.DELETE, `/v2/webhooks/${id}`, as(a, { method: "DELETE", params: { id } }));
     const entries = await entriesOf(a, `?resourceType=webhook&resourceId=${id}`);
     const urlChanges = entries.map((entry) => [entry.action, entry.changes.find((change) => change.path === "url")]);
@@ -164,20 +236,37 @@ describe("audit log", () => {
       _id: newId(),
       changes: [{ path: "url", before: null, after: whole }],
     });
-    const legacy = (await entriesOf(a, `?resourceType=webhook&resourceId=${id}&action=webhook.created`)).map((entry) => entry.changes);
-    expect(legacy).toEqual([[{ path: "url", before: null, after: masked }], expect.arrayContaining([{ path: "url", before: null, after: masked }])]);
+    const legacy = (await entriesOf(a, `?resourceType=webhook&resourceId=${id}&action=webhook.created`)).map(
+      (entry) => entry.changes,
+    );
+    expect(legacy).toEqual([
+      [{ path: "url", before: null, after: masked }],
+      expect.arrayContaining([{ path: "url", before: null, after: masked }]),
+    ]);
   });
 
   it("audits surveys and reference data", async () => {
-    const made = await call(surveys.POST, "/v2/surveys", as(a, { body: { code: "audit_1", name: "Audit survey", version: 1 } }));
+    const made = await call(
+      surveys.POST,
+      "/v2/surveys",
+      as(a, { body: { code: "audit_1", name: "Audit survey", version: 1 } }),
+    );
     expect(made.status).toBe(201);
-    await call(survey.PATCH, `/v2/surveys/${success(made)._id}`, as(a, { method: "PATCH", params: { id: success(made)._id }, body: { name: "Audited survey" } }));
+    await call(
+      survey.PATCH,
+      `/v2/surveys/${success(made)._id}`,
+      as(a, { method: "PATCH", params: { id: success(made)._id }, body: { name: "Audited survey" } }),
+    );
     const [update] = await entriesOf(a, `?resourceId=${success(made)._id}`);
     expect(update.action).toBe("survey.updated");
     expect(update.changes).toContainEqual({ path: "name", before: "Audit survey", after: "Audited survey" });
 
     const title = await call(jobTitles.POST, "/v2/job-titles", as(a, { body: { name: "Clerk" } }));
-    await call(jobTitle.PATCH, `/v2/job-titles/${success(title)._id}`, as(a, { method: "PATCH", params: { id: success(title)._id }, body: { name: "Head clerk" } }));
+    await call(
+      jobTitle.PATCH,
+      `/v2/job-titles/${success(title)._id}`,
+      as(a, { method: "PATCH", params: { id: success(title)._id }, body: { name: "Head clerk" } }),
+    );
     const titleEntries = await entriesOf(a, `?resourceType=jobTitle&resourceId=${success(title)._id}`);
     expect(titleEntries.map((entry) => entry.action)).toEqual(["jobTitle.updated", "jobTitle.created"]);
     expect(titleEntries[0].changes).toEqual([{ path: "name", before: "Clerk", after: "Head clerk" }]);
@@ -185,27 +274,45 @@ describe("audit log", () => {
 
   it("audits sign-ins, failed sign-ins of known e-mails (without the password) and sign-outs", async () => {
     const password = "a long enough password";
-    const member = await createUser(a, { email: "signer@audit.test", password, name: { displayName: "Sig Ner", names: "Sig", lastName: "Ner", secondLastName: "" } });
+    const member = await createUser(a, {
+      email: "signer@audit.test",
+      password,
+      name: { displayName: "Sig Ner", names: "Sig", lastName: "Ner", secondLastName: "" },
+    });
     const headers = { "user-agent": "browser/2" };
     const ok = await call(login.POST, "/api/auth/login", { body: { email: "signer@audit.test", password }, headers });
     expect(ok.status).toBe(200);
-    const failed = await call(login.POST, "/api/auth/login", { body: { email: "SIGNER@audit.test", password: "wrong guess 1234" }, headers });
+    const failed = await call(login.POST, "/api/auth/login", {
+      body: { email: "SIGNER@audit.test", password: "wrong guess 1234" },
+      headers,
+    });
     expect(failed.status).toBe(401);
-    const unknown = await call(login.POST, "/api/auth/login", { body: { email: "nobody-here@audit.test", password: "wrong guess 1234" }, headers });
+    const unknown = await call(login.POST, "/api/auth/login", {
+      body: { email: "nobody-here@audit.test", password: "wrong guess 1234" },
+      headers,
+    });
     expect(unknown.status).toBe(401);
     const cookie = ok.headers.get("set-cookie")!.split(";")[0];
     expect((await call(logout.POST, "/api/auth/logout", { method: "POST", headers: { cookie } })).status).toBe(204);
 
     // The failed attempt is written without the sign-in waiting for it.
     await vi.waitFor(async () => expect(await AuditLog.countDocuments({ action: "auth.signInFailed" })).toBe(1));
-    const entries = await entriesOf(a, `?resourceId=${member._id}&action=auth.signedIn,auth.signInFailed,auth.signedOut`);
+    const entries = await entriesOf(
+      a,
+      `?resourceId=${member._id}&action=auth.signedIn,auth.signInFailed,auth.signedOut`,
+    );
     const self = { type: "user", id: member._id, name: "Sig Ner" };
     expect(entries.map((entry) => [entry.action, entry.actor])).toEqual([
       ["auth.signedOut", self],
       ["auth.signInFailed", { type: "anonymous", id: null, name: "signer@audit.test" }],
       ["auth.signedIn", self],
     ]);
-    expect(entries[2]).toMatchObject({ resource: { type: "user", id: member._id }, changes: [], userAgent: "browser/2", ip: expect.any(String) });
+    expect(entries[2]).toMatchObject({
+      resource: { type: "user", id: member._id },
+      changes: [],
+      userAgent: "browser/2",
+      ip: expect.any(String),
+    });
     const stored = JSON.stringify(await AuditLog.find({}).lean());
     expect(stored).not.toContain("wrong guess");
     expect(stored).not.toContain(password);
@@ -219,9 +326,14 @@ describe("audit log", () => {
     for (let i = 0; i < 5; i++) made.push((await createUser(b, { email: `page${i}@audit.test` }))._id);
     const end = new Date().toISOString();
 
-    const inWindow = await entriesOf(b, `?resourceType=user&action=user.created&actorId=${b.adminId}&from=${start}&to=${end}`);
+    const inWindow = await entriesOf(
+      b,
+      `?resourceType=user&action=user.created&actorId=${b.adminId}&from=${start}&to=${end}`,
+    );
     expect(inWindow.map((entry) => entry.resource.id)).toEqual([...made].reverse());
-    expect(await entriesOf(b, `?from=${end.replace(/\.\d+Z/, ".999Z").replace(/^(\d+)/, (y) => String(Number(y) + 1))}`)).toEqual([]);
+    expect(
+      await entriesOf(b, `?from=${end.replace(/\.\d+Z/, ".999Z").replace(/^(\d+)/, (y) => String(Number(y) + 1))}`),
+    ).toEqual([]);
     expect(await entriesOf(b, `?actorId=${a.adminId}`)).toEqual([]);
 
     const seen: string[] = [];
@@ -240,7 +352,10 @@ describe("audit log", () => {
     expect(seen).toEqual([...made].reverse());
 
     const first = await log(b, `?resourceType=user&limit=2`);
-    const otherFilter = await log(b, `?resourceType=survey&limit=2&cursor=${encodeURIComponent(success(first).data.next!)}`);
+    const otherFilter = await log(
+      b,
+      `?resourceType=survey&limit=2&cursor=${encodeURIComponent(success(first).data.next!)}`,
+    );
     expect(otherFilter.status).toBe(400);
     expect(failure(otherFilter).code).toBe("invalid_request");
   });

@@ -3,9 +3,9 @@
  * UTC by default, validated by Intl and stored by its canonical name; admins change it, a key
  * needs its scope, and no company sees or changes another's.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as apiKeys from "../api-keys/route";
 import * as company from "./route";
 
@@ -19,7 +19,8 @@ describe("GET and PATCH /v2/company", () => {
   });
 
   const read = (token: string) => call(company.GET, "/v2/company", { token });
-  const patch = (token: string, body: unknown, admin = true) => call(company.PATCH, "/v2/company", { method: "PATCH", token, admin, body });
+  const patch = (token: string, body: unknown, admin = true) =>
+    call(company.PATCH, "/v2/company", { method: "PATCH", token, admin, body });
 
   it("a company's zone is UTC until an admin sets it; every member reads it", async () => {
     const before = success(await read(a.memberToken));
@@ -51,7 +52,14 @@ describe("GET and PATCH /v2/company", () => {
   });
 
   it("an API key reads with reference:read and changes with reference:write", async () => {
-    const key = async (scopes: string[]) => success(await call(apiKeys.POST, "/v2/api-keys", { token: a.adminToken, admin: true, body: { name: `Zone ${scopes.join(" ")}`, scopes } })).key!;
+    const key = async (scopes: string[]) =>
+      success(
+        await call(apiKeys.POST, "/v2/api-keys", {
+          token: a.adminToken,
+          admin: true,
+          body: { name: `Zone ${scopes.join(" ")}`, scopes },
+        }),
+      ).key!;
     const reader = await key(["reference:read"]);
     expect(success(await read(reader)).timeZone).toBe("Pacific/Auckland");
     const refused = await patch(reader, { timeZone: "Europe/Paris" });

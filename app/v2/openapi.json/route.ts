@@ -1,5 +1,5 @@
-import { handle, otherMethods } from "@/lib/platform/http/route";
 import * as openapi from "@/lib/base/schemas/openapi";
+import { handle, otherMethods } from "@/lib/platform/http/route";
 import { openApiDocument } from "@/lib/platform/openapi/document";
 
 export const runtime = "nodejs";

@@ -1,6 +1,6 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as users from "../users/route";
 import * as outbox from "./route";
 
@@ -10,12 +10,17 @@ describe("GET /v2/outbox", () => {
   let other: Tenant;
 
   const invite = (tenant: Tenant, email: string) =>
-    call(users.POST, "/v2/users?notifyEmail=true", { token: tenant.adminToken, admin: true, body: { email, accessRoles: [tenant.memberRoleId] } });
+    call(users.POST, "/v2/users?notifyEmail=true", {
+      token: tenant.adminToken,
+      admin: true,
+      body: { email, accessRoles: [tenant.memberRoleId] },
+    });
 
   beforeAll(async () => {
     t = await createTenant("Outbox");
     other = await createTenant("Other outbox");
-    for (const email of ["first@outbox.test", "second@outbox.test", "third@outbox.test"]) expect((await invite(t, email)).status).toBe(201);
+    for (const email of ["first@outbox.test", "second@outbox.test", "third@outbox.test"])
+      expect((await invite(t, email)).status).toBe(201);
     expect((await invite(other, "elsewhere@outbox.test")).status).toBe(201);
   });
 

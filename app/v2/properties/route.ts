@@ -6,6 +6,8 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = handle(properties.list, ({ auth, query }) => listReference(auth, "properties", query));
-export const POST = handle(properties.create, async ({ auth, body }) => createdRecord(properties.create.path, await createReference(auth, "properties", body)));
+export const POST = handle(properties.create, async ({ auth, body }) =>
+  createdRecord(properties.create.path, await createReference(auth, "properties", body)),
+);
 
 export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });

@@ -1,19 +1,17 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { EVERY_TYPE_CONTENT } from "@/lib/tools/testing/surveys";
-import { Answer } from "@/lib/resources/answers/repository";
 import { newId, oid } from "@/lib/kernel/ids";
+import { Answer } from "@/lib/resources/answers/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { EVERY_TYPE_CONTENT } from "@/lib/tools/testing/surveys";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as accessRoles from "../access-roles/route";
 import * as users from "../users/route";
-import * as surveys from "./route";
-import * as survey from "./[id]/route";
-import * as content from "./[id]/content/route";
-import * as answers from "./[id]/answers/route";
 import * as csv from "./[id]/answers.csv/route";
+import * as answers from "./[id]/answers/route";
+import * as content from "./[id]/content/route";
 import * as results from "./[id]/results/route";
-
-
+import * as survey from "./[id]/route";
+import * as surveys from "./route";
 
 describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", () => {
   useTestDatabase();
@@ -23,28 +21,62 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
   let viewerToken: string;
   let n = 0;
 
-  async function create(body: Record<string, unknown> = {}, tenant = t): Promise<{ id: string; q: Record<string, string> }> {
+  async function create(
+    body: Record<string, unknown> = {},
+    tenant = t,
+  ): Promise<{ id: string; q: Record<string, string> }> {
     const made = await call(surveys.POST, "/v2/surveys", {
       token: tenant.adminToken,
       admin: true,
-      body: { code: `answers_${++n}`, name: `Survey ${n}`, version: 2, permissionsV2: [{ accessRole: tenant.memberRoleId, canAnswer: true }], ...body },
+      body: {
+        code: `answers_${++n}`,
+        name: `Survey ${n}`,
+        version: 2,
+        permissionsV2: [{ accessRole: tenant.memberRoleId, canAnswer: true }],
+        ...body,
+      },
     });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
-    const put = await call(content.PUT, `/v2/surveys/${success(made)._id}/content`, { method: "PUT", token: tenant.adminToken, admin: true, body: EVERY_TYPE_CONTENT, params: { id: success(made)._id } });
+    const put = await call(content.PUT, `/v2/surveys/${success(made)._id}/content`, {
+      method: "PUT",
+      token: tenant.adminToken,
+      admin: true,
+      body: EVERY_TYPE_CONTENT,
+      params: { id: success(made)._id },
+    });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    const q = Object.fromEntries(success(put).chat!.flatMap((chat) => chat.questions).map((question) => [question.type, question._id]));
+    const q = Object.fromEntries(
+      success(put)
+        .chat!.flatMap((chat) => chat.questions)
+        .map((question) => [question.type, question._id]),
+    );
     return { id: success(made)._id, q };
   }
 
-  const post = (id: string, body: unknown, token = t.memberToken) => call(answers.POST, `/v2/surveys/${id}/answers`, { token, body, params: { id } });
+  const post = (id: string, body: unknown, token = t.memberToken) =>
+    call(answers.POST, `/v2/surveys/${id}/answers`, { token, body, params: { id } });
   const list = (id: string, query = "", options: { token?: string; admin?: boolean } = {}) =>
-    call(answers.GET, `/v2/surveys/${id}/answers${query}`, { token: options.token ?? t.adminToken, admin: options.admin ?? true, params: { id } });
+    call(answers.GET, `/v2/surveys/${id}/answers${query}`, {
+      token: options.token ?? t.adminToken,
+      admin: options.admin ?? true,
+      params: { id },
+    });
   const stored = (id: string) => Answer.collection.countDocuments({ survey: oid(id) });
 
   beforeAll(async () => {
     [t, other] = await Promise.all([createTenant("Answers"), createTenant("Answers other")]);
-    viewerRole = success(await call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name: "Viewer" } }))._id;
-    const viewer = await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email: `viewer-${Date.now()}@answers.test`, accessRoles: [viewerRole], name: { names: "Vera", lastName: "Viewer", secondLastName: "", displayName: "Vera Viewer" } } });
+    viewerRole = success(
+      await call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name: "Viewer" } }),
+    )._id;
+    const viewer = await call(users.POST, "/v2/users", {
+      token: t.adminToken,
+      admin: true,
+      body: {
+        email: `viewer-${Date.now()}@answers.test`,
+        accessRoles: [viewerRole],
+        name: { names: "Vera", lastName: "Viewer", secondLastName: "", displayName: "Vera Viewer" },
+      },
+    });
     expect(viewer.status, JSON.stringify(viewer.body)).toBe(201);
     const { createApiToken } = await import("@/lib/resources/auth/service");
     viewerToken = (await createApiToken(success(viewer).email, 3600, t.companyId)).accessToken;
@@ -68,7 +100,9 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       const { id, q } = await create();
       const response = await post(id, { answers: [{ question: q[type], value }] });
       expect(response.status, JSON.stringify(response.body)).toBe(201);
-      expect(success(response).answers).toEqual([{ uuid: expect.any(String), question: q[type], value: shown, createdAt: expect.any(String) }]);
+      expect(success(response).answers).toEqual([
+        { uuid: expect.any(String), question: q[type], value: shown, createdAt: expect.any(String) },
+      ]);
       expect(response.headers.get("location")).toBe(`/v2/surveys/${id}/answers`);
     });
 
@@ -93,15 +127,18 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       ["rating", 2.5],
       ["rating", "5"],
     ];
-    it.each(invalid)("%s refuses value %#: 400 naming answers.N.value, nothing of the response stored", async (type, value) => {
-      const { id, q } = await create();
-      const filler = type === "text" ? { question: q.yes_no, value: true } : { question: q.text, value: "fine" };
-      const response = await post(id, { answers: [filler, { question: q[type], value }] });
-      expect(response.status).toBe(400);
-      expect(failure(response).code).toBe("invalid_request");
-      expect(failure(response).details).toEqual([{ path: "answers.1.value", message: expect.any(String) }]);
-      expect(await stored(id)).toBe(0);
-    });
+    it.each(invalid)(
+      "%s refuses value %#: 400 naming answers.N.value, nothing of the response stored",
+      async (type, value) => {
+        const { id, q } = await create();
+        const filler = type === "text" ? { question: q.yes_no, value: true } : { question: q.text, value: "fine" };
+        const response = await post(id, { answers: [filler, { question: q[type], value }] });
+        expect(response.status).toBe(400);
+        expect(failure(response).code).toBe("invalid_request");
+        expect(failure(response).details).toEqual([{ path: "answers.1.value", message: expect.any(String) }]);
+        expect(await stored(id)).toBe(0);
+      },
+    );
 
     it("a number beyond what JSON's doubles hold (Infinity) is refused", async () => {
       const { id, q } = await create();
@@ -121,7 +158,15 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       const cases: [unknown, string][] = [
         [{ answers: [{ question: q.text }] }, "answers.0.value"],
         [{ answers: [{ question: elsewhere.q.text, value: "x" }] }, "answers.0.question"],
-        [{ answers: [{ question: q.text, value: "a" }, { question: q.text, value: "b" }] }, "answers.1.question"],
+        [
+          {
+            answers: [
+              { question: q.text, value: "a" },
+              { question: q.text, value: "b" },
+            ],
+          },
+          "answers.1.question",
+        ],
         [{ answers: [] }, "answers"],
         [{ answers: [{ question: "nope", value: 1 }] }, "answers.0.question"],
       ];
@@ -156,22 +201,32 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
 
   describe("who may answer", () => {
     it("version 2: a permissionsV2 entry of one of the caller's roles with canAnswer: true", async () => {
-      const allowed = await create({ permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: true, canViewAnswers: false }] });
+      const allowed = await create({
+        permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: true, canViewAnswers: false }],
+      });
       expect((await post(allowed.id, { answers: [{ question: allowed.q.yes_no, value: true }] })).status).toBe(201);
-      const refused = await create({ permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: false, canViewAnswers: true }] });
+      const refused = await create({
+        permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: false, canViewAnswers: true }],
+      });
       const response = await post(refused.id, { answers: [{ question: refused.q.yes_no, value: true }] });
       expect(response.status).toBe(403);
       expect(failure(response).code).toBe("forbidden");
       const noEntry = await create({ permissionsV2: [{ accessRole: viewerRole, canAnswer: true }] });
       expect((await post(noEntry.id, { answers: [{ question: noEntry.q.yes_no, value: true }] })).status).toBe(403);
       // The admin is bound by the same rule: its Admin role has no entry.
-      expect((await post(allowed.id, { answers: [{ question: allowed.q.yes_no, value: true }] }, t.adminToken)).status).toBe(403);
+      expect(
+        (await post(allowed.id, { answers: [{ question: allowed.q.yes_no, value: true }] }, t.adminToken)).status,
+      ).toBe(403);
     });
 
     it("version 1: a role of the caller in permissions; permissionsV2 plays no part", async () => {
       const allowed = await create({ version: 1, permissionsV2: [], permissions: [t.memberRoleId] });
       expect((await post(allowed.id, { answers: [{ question: allowed.q.number, value: 7 }] })).status).toBe(201);
-      const refused = await create({ version: 1, permissions: [viewerRole], permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: true }] });
+      const refused = await create({
+        version: 1,
+        permissions: [viewerRole],
+        permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: true }],
+      });
       const response = await post(refused.id, { answers: [{ question: refused.q.number, value: 7 }] });
       expect(response.status).toBe(403);
       expect(failure(response).code).toBe("forbidden");
@@ -188,7 +243,13 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
     it("a removed question takes no new answers (400), and keeps those it has", async () => {
       const { id, q } = await create();
       expect((await post(id, { answers: [{ question: q.rating, value: 3 }] })).status).toBe(201);
-      await call(content.PUT, `/v2/surveys/${id}/content`, { method: "PUT", token: t.adminToken, admin: true, body: { chat: [{ name: "Rest", questions: [{ _id: q.text, text: "Tell us", type: "text" }] }] }, params: { id } });
+      await call(content.PUT, `/v2/surveys/${id}/content`, {
+        method: "PUT",
+        token: t.adminToken,
+        admin: true,
+        body: { chat: [{ name: "Rest", questions: [{ _id: q.text, text: "Tell us", type: "text" }] }] },
+        params: { id },
+      });
       const response = await post(id, { answers: [{ question: q.rating, value: 3 }] });
       expect(response.status).toBe(400);
       expect(failure(response).details![0].path).toBe("answers.0.question");
@@ -210,7 +271,12 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
     beforeAll(async () => {
       ({ id, q } = await create());
       for (const text of texts) {
-        const response = await post(id, { answers: [{ question: q.text, value: text }, { question: q.number, value: text.length }] });
+        const response = await post(id, {
+          answers: [
+            { question: q.text, value: text },
+            { question: q.number, value: text.length },
+          ],
+        });
         expect(response.status).toBe(201);
       }
     });
@@ -239,7 +305,9 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
           expect(response.headers.get("link")).toBeNull();
           break;
         }
-        expect(response.headers.get("link")).toBe(`</v2/surveys/${id}/answers?limit=5&cursor=${encodeURIComponent(next)}>; rel="next"`);
+        expect(response.headers.get("link")).toBe(
+          `</v2/surveys/${id}/answers?limit=5&cursor=${encodeURIComponent(next)}>; rel="next"`,
+        );
         query = `?limit=5&cursor=${encodeURIComponent(next)}`;
       }
       expect(seen).toHaveLength(12);
@@ -274,7 +342,9 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
     it("search matches text answers, case-insensitively and literally", async () => {
       const coffee = await list(id, "?search=coffee");
       expect(success(coffee).data.answers.map((a) => a.value)).toEqual(["coffee?", "Coffee was cold", "Great coffee"]);
-      expect(success(await list(id, `?search=${encodeURIComponent("(really) [")}`)).data.answers.map((a) => a.value)).toEqual(["100% (really) [sure]"]);
+      expect(
+        success(await list(id, `?search=${encodeURIComponent("(really) [")}`)).data.answers.map((a) => a.value),
+      ).toEqual(["100% (really) [sure]"]);
       expect(success(await list(id, "?search=.*")).data.answers).toEqual([]);
       // A number answer is never a text match.
       expect(success(await list(id, "?search=4")).data.answers).toEqual([]);
@@ -286,9 +356,13 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       expect(all.every((a) => a.question === q.number && typeof a.value === "number")).toBe(true);
       const middle = all[2].createdAt;
       const from = await list(id, `?question=${q.number}&from=${middle}`);
-      expect(success(from).data.answers.map((a) => a.uuid)).toEqual(all.filter((a) => a.createdAt >= middle).map((a) => a.uuid));
+      expect(success(from).data.answers.map((a) => a.uuid)).toEqual(
+        all.filter((a) => a.createdAt >= middle).map((a) => a.uuid),
+      );
       const to = await list(id, `?question=${q.number}&to=${middle}`);
-      expect(success(to).data.answers.map((a) => a.uuid)).toEqual(all.filter((a) => a.createdAt <= middle).map((a) => a.uuid));
+      expect(success(to).data.answers.map((a) => a.uuid)).toEqual(
+        all.filter((a) => a.createdAt <= middle).map((a) => a.uuid),
+      );
       expect(success(await list(id, "?to=2000-01-01T00:00:00.000Z")).data.answers).toEqual([]);
     });
 
@@ -296,10 +370,29 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       expect((await list(id, "", { token: t.memberToken, admin: false })).status).toBe(403);
       expect(failure(await list(id, "", { token: t.memberToken, admin: true })).code).toBe("forbidden");
       expect((await list(id, "", { token: viewerToken, admin: false })).status).toBe(403);
-      const viewable = await create({ permissionsV2: [{ accessRole: t.memberRoleId, canAnswer: true }, { accessRole: viewerRole, canAnswer: false, canViewAnswers: true }] });
+      const viewable = await create({
+        permissionsV2: [
+          { accessRole: t.memberRoleId, canAnswer: true },
+          { accessRole: viewerRole, canAnswer: false, canViewAnswers: true },
+        ],
+      });
       expect((await list(viewable.id, "", { token: viewerToken, admin: false })).status).toBe(200);
-      expect((await call(results.GET, `/v2/surveys/${viewable.id}/results`, { token: viewerToken, params: { id: viewable.id } })).status).toBe(200);
-      expect((await call(results.GET, `/v2/surveys/${viewable.id}/results`, { token: t.memberToken, params: { id: viewable.id } })).status).toBe(403);
+      expect(
+        (
+          await call(results.GET, `/v2/surveys/${viewable.id}/results`, {
+            token: viewerToken,
+            params: { id: viewable.id },
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await call(results.GET, `/v2/surveys/${viewable.id}/results`, {
+            token: t.memberToken,
+            params: { id: viewable.id },
+          })
+        ).status,
+      ).toBe(403);
       // Version 1 has no such flag: only admins read the answers.
       const v1 = await create({ version: 1, permissions: [viewerRole, t.memberRoleId], permissionsV2: [] });
       expect((await list(v1.id, "", { token: viewerToken, admin: false })).status).toBe(403);
@@ -321,15 +414,27 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
 
   describe("CSV export", () => {
     const exportCsv = async (id: string, query = "") => {
-      const request = new Request(`http://localhost/v2/surveys/${id}/answers.csv${query}`, { headers: { authorization: `Bearer ${t.adminToken}`, admin: "true" } });
+      const request = new Request(`http://localhost/v2/surveys/${id}/answers.csv${query}`, {
+        headers: { authorization: `Bearer ${t.adminToken}`, admin: "true" },
+      });
       const response = await csv.GET(request, { params: Promise.resolve({ id }) });
       return { status: response.status, type: response.headers.get("content-type"), text: await response.text() };
     };
 
     it("streams every answer as text/csv with a header row, quoting and formula cells defused", async () => {
       const { id, q } = await create();
-      await post(id, { answers: [{ question: q.text, value: 'He said "hi", then left\nfor good' }, { question: q.multiple_choice, value: ["Tea", "Water"] }] });
-      await post(id, { answers: [{ question: q.text, value: "=HYPERLINK(\"http://evil\")" }, { question: q.date, value: "2026-03-04" }] });
+      await post(id, {
+        answers: [
+          { question: q.text, value: 'He said "hi", then left\nfor good' },
+          { question: q.multiple_choice, value: ["Tea", "Water"] },
+        ],
+      });
+      await post(id, {
+        answers: [
+          { question: q.text, value: '=HYPERLINK("http://evil")' },
+          { question: q.date, value: "2026-03-04" },
+        ],
+      });
       const response = await exportCsv(id);
       expect(response.status).toBe(200);
       expect(response.type).toBe("text/csv; charset=utf-8");
@@ -347,8 +452,17 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       const { id, q } = await create();
       const now = new Date();
       const docs = Array.from({ length: 1234 }, (_, i) => ({
-        uuid: newId(), company: oid(t.companyId), survey: oid(id), chat: newId(), question: oid(q.rating), user: oid(t.memberId), value: (i % 5) + 1,
-        response: newId(), position: 0, createdAt: new Date(now.getTime() - i * 1000), modifiedAt: now,
+        uuid: newId(),
+        company: oid(t.companyId),
+        survey: oid(id),
+        chat: newId(),
+        question: oid(q.rating),
+        user: oid(t.memberId),
+        value: (i % 5) + 1,
+        response: newId(),
+        position: 0,
+        createdAt: new Date(now.getTime() - i * 1000),
+        modifiedAt: now,
       }));
       await Answer.collection.insertMany(docs);
       const all = await exportCsv(id);
@@ -361,7 +475,9 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
 
     it("is for those who may read the answers", async () => {
       const { id } = await create();
-      const request = new Request(`http://localhost/v2/surveys/${id}/answers.csv`, { headers: { authorization: `Bearer ${t.memberToken}` } });
+      const request = new Request(`http://localhost/v2/surveys/${id}/answers.csv`, {
+        headers: { authorization: `Bearer ${t.memberToken}` },
+      });
       const response = await csv.GET(request, { params: Promise.resolve({ id }) });
       expect(response.status).toBe(403);
       expect(response.headers.get("content-type")).toContain("application/json");
@@ -371,9 +487,22 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
   it("reading the survey with populate shows each question's answer count", async () => {
     const { id, q } = await create();
     await post(id, { answers: [{ question: q.yes_no, value: true }] });
-    await post(id, { answers: [{ question: q.yes_no, value: false }, { question: q.rating, value: 2 }] });
-    const read = await call(survey.GET, `/v2/surveys/${id}?populate=true`, { token: t.adminToken, admin: true, params: { id } });
-    const counts = Object.fromEntries(success(read).chat!.flatMap((chat) => chat.questions).map((question) => [question.type, question.answerCount]));
+    await post(id, {
+      answers: [
+        { question: q.yes_no, value: false },
+        { question: q.rating, value: 2 },
+      ],
+    });
+    const read = await call(survey.GET, `/v2/surveys/${id}?populate=true`, {
+      token: t.adminToken,
+      admin: true,
+      params: { id },
+    });
+    const counts = Object.fromEntries(
+      success(read)
+        .chat!.flatMap((chat) => chat.questions)
+        .map((question) => [question.type, question.answerCount]),
+    );
     expect(counts).toMatchObject({ yes_no: 2, rating: 1, text: 0 });
   });
 });

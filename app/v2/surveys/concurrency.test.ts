@@ -1,14 +1,14 @@
 /** Concurrent creates and PATCHes of one survey (docs/api.md#updating-a-survey). */
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { oid } from "@/lib/kernel/ids";
 import { SurveyRevision } from "@/lib/resources/surveys/parts";
 import { Survey } from "@/lib/resources/surveys/repository";
-import { oid } from "@/lib/kernel/ids";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as accessRoles from "../access-roles/route";
-import * as surveys from "./route";
-import * as survey from "./[id]/route";
 import * as revisions from "./[id]/revisions/route";
+import * as survey from "./[id]/route";
+import * as surveys from "./route";
 
 // Fifty writers of one record retry each other's write conflicts: on two busy cores that can
 // take far longer than the default timeout. The tests hold correctness; speed is a benchmark's.
@@ -29,13 +29,23 @@ describe("concurrent PATCH /v2/surveys/{id}", { timeout: 120_000 }, () => {
   }
 
   const patch = (id: string, body: unknown) =>
-    call(survey.PATCH, `/v2/surveys/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id } });
+    call(survey.PATCH, `/v2/surveys/${id}`, {
+      method: "PATCH",
+      token: t.adminToken,
+      admin: true,
+      body,
+      params: { id },
+    });
 
   beforeAll(async () => {
     t = await createTenant("Surveys concurrency");
     const created = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name: `Concurrent ${i}` } }),
+        call(accessRoles.POST, "/v2/access-roles", {
+          token: t.adminToken,
+          admin: true,
+          body: { name: `Concurrent ${i}` },
+        }),
       ),
     );
     roles.push(...created.map((response) => success(response)._id as string));
@@ -45,11 +55,19 @@ describe("concurrent PATCH /v2/surveys/{id}", { timeout: 120_000 }, () => {
     const before = await create();
     const ids = roles.map((_, i) => i);
     // Each PATCH adds its own access role and renames the survey.
-    const responses = await Promise.all(ids.map((i) => patch(before._id, { permissions: roles[i], name: `Name ${i}` })));
+    const responses = await Promise.all(
+      ids.map((i) => patch(before._id, { permissions: roles[i], name: `Name ${i}` })),
+    );
     expect(responses.map((r) => r.status)).toEqual(ids.map(() => 200));
     expect(responses.map((r) => success(r).__v).sort((a, b) => a - b)).toEqual(ids.map((i) => i + 1));
 
-    const final = success(await call(survey.GET, `/v2/surveys/${before._id}`, { token: t.adminToken, admin: true, params: { id: before._id } }));
+    const final = success(
+      await call(survey.GET, `/v2/surveys/${before._id}`, {
+        token: t.adminToken,
+        admin: true,
+        params: { id: before._id },
+      }),
+    );
     expect(final.__v).toBe(50);
     expect([...final.permissions].sort()).toEqual([...roles].sort());
 
@@ -71,12 +89,16 @@ describe("concurrent PATCH /v2/surveys/{id}", { timeout: 120_000 }, () => {
 
   it("concurrent version changes and other PATCHes: each applies once", async () => {
     const before = await create({ permissions: [roles[0]] });
-    const bodies = Array.from({ length: 20 }, (_, i) => (i % 4 === 0 ? { version: i % 8 === 0 ? 2 : 1 } : { permissions: roles[i] }));
+    const bodies = Array.from({ length: 20 }, (_, i) =>
+      i % 4 === 0 ? { version: i % 8 === 0 ? 2 : 1 } : { permissions: roles[i] },
+    );
     const responses = await Promise.all(bodies.map((body) => patch(before._id, body)));
     expect(responses.map((r) => r.status)).toEqual(bodies.map(() => 200));
     const stored = await Survey.findById(before._id).lean();
     expect(stored?.__v).toBe(20);
-    const history = await SurveyRevision.find({ survey: oid(before._id) }, { __v: 1 }).sort({ __v: 1 }).lean();
+    const history = await SurveyRevision.find({ survey: oid(before._id) }, { __v: 1 })
+      .sort({ __v: 1 })
+      .lean();
     expect(history.map((revision) => revision.__v)).toEqual(Array.from({ length: 21 }, (_, i) => i));
     // Each PATCH's change is in the survey it answered, which is its own revision. (A role added to
     // the dormant version 1 list may be dropped by a later 2 → 1 migration, which derives that list

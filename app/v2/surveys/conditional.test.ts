@@ -1,9 +1,9 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
 import type { SurveyRecord } from "@/lib/resources/surveys/contract";
-import * as surveys from "./route";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as survey from "./[id]/route";
+import * as surveys from "./route";
 
 describe("ETags and preconditions of surveys", () => {
   useTestDatabase();
@@ -15,7 +15,11 @@ describe("ETags and preconditions of surveys", () => {
   });
 
   async function create(): Promise<{ body: SurveyRecord; etag: string }> {
-    const response = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: `tag_${++n}`, name: `Tagged ${n}`, version: 1 } });
+    const response = await call(surveys.POST, "/v2/surveys", {
+      token: t.adminToken,
+      admin: true,
+      body: { code: `tag_${++n}`, name: `Tagged ${n}`, version: 1 },
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return { body: success(response), etag: response.headers.get("etag")! };
   }
@@ -23,7 +27,14 @@ describe("ETags and preconditions of surveys", () => {
   const read = (id: string, headers: Record<string, string> = {}, query = "") =>
     call(survey.GET, `/v2/surveys/${id}${query}`, { token: t.adminToken, admin: true, params: { id }, headers });
   const patch = (id: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    call(survey.PATCH, `/v2/surveys/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id }, headers });
+    call(survey.PATCH, `/v2/surveys/${id}`, {
+      method: "PATCH",
+      token: t.adminToken,
+      admin: true,
+      body,
+      params: { id },
+      headers,
+    });
 
   it("tags create, read and PATCH; the tag moves with each write and only then", async () => {
     const { body, etag } = await create();
@@ -68,7 +79,9 @@ describe("ETags and preconditions of surveys", () => {
 
   it("lets one of concurrent PATCHes with the same If-Match through; `*` and no If-Match apply as before", async () => {
     const { body, etag } = await create();
-    const answers = await Promise.all(["A", "B", "C", "D"].map((name) => patch(body._id, { name }, { "if-match": etag })));
+    const answers = await Promise.all(
+      ["A", "B", "C", "D"].map((name) => patch(body._id, { name }, { "if-match": etag })),
+    );
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 412, 412, 412]);
     const stored = await read(body._id);
     expect(success(stored).__v).toBe(1);

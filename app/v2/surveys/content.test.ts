@@ -1,13 +1,13 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { Survey } from "@/lib/resources/surveys/repository";
 import { oid } from "@/lib/kernel/ids";
-import * as surveys from "./route";
-import * as survey from "./[id]/route";
+import { Survey } from "@/lib/resources/surveys/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
+import * as answers from "./[id]/answers/route";
 import * as content from "./[id]/content/route";
 import * as revisions from "./[id]/revisions/route";
-import * as answers from "./[id]/answers/route";
+import * as survey from "./[id]/route";
+import * as surveys from "./route";
 
 describe("PUT /v2/surveys/{id}/content", () => {
   useTestDatabase();
@@ -19,23 +19,48 @@ describe("PUT /v2/surveys/{id}/content", () => {
     const response = await call(surveys.POST, "/v2/surveys", {
       token: tenant.adminToken,
       admin: true,
-      body: { code: `content_${++n}`, name: `Survey ${n}`, version: 2, permissionsV2: [{ accessRole: tenant.memberRoleId, canAnswer: true }], ...body },
+      body: {
+        code: `content_${++n}`,
+        name: `Survey ${n}`,
+        version: 2,
+        permissionsV2: [{ accessRole: tenant.memberRoleId, canAnswer: true }],
+        ...body,
+      },
     });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return success(response);
   }
 
   const put = (id: string, body: unknown, options: { token?: string; admin?: boolean } = {}) =>
-    call(content.PUT, `/v2/surveys/${id}/content`, { method: "PUT", token: options.token ?? t.adminToken, admin: options.admin ?? true, body, params: { id } });
+    call(content.PUT, `/v2/surveys/${id}/content`, {
+      method: "PUT",
+      token: options.token ?? t.adminToken,
+      admin: options.admin ?? true,
+      body,
+      params: { id },
+    });
 
   const populated = async (id: string, tenant = t) =>
-    success(await call(survey.GET, `/v2/surveys/${id}?populate=true`, { token: tenant.adminToken, admin: true, params: { id } }));
+    success(
+      await call(survey.GET, `/v2/surveys/${id}?populate=true`, {
+        token: tenant.adminToken,
+        admin: true,
+        params: { id },
+      }),
+    );
 
-  const answer = (id: string, body: Record<string, unknown>, token = t.memberToken) => call(answers.POST, `/v2/surveys/${id}/answers`, { token, body, params: { id } });
+  const answer = (id: string, body: Record<string, unknown>, token = t.memberToken) =>
+    call(answers.POST, `/v2/surveys/${id}/answers`, { token, body, params: { id } });
 
   const basic = {
     chat: [
-      { name: "Welcome", questions: [{ text: "Your name?", type: "text" }, { text: "Pick one", type: "single_choice", options: ["A", "B"] }] },
+      {
+        name: "Welcome",
+        questions: [
+          { text: "Your name?", type: "text" },
+          { text: "Pick one", type: "single_choice", options: ["A", "B"] },
+        ],
+      },
       { name: "Scores", questions: [{ text: "Rate us", type: "rating" }] },
     ],
   };
@@ -46,17 +71,45 @@ describe("PUT /v2/surveys/{id}/content", () => {
 
   it("holds to the version If-Match names, as PATCH does: a stale tag is 412 with nothing changed", async () => {
     const created = await create();
-    const tag = (await call(survey.GET, `/v2/surveys/${created._id}`, { token: t.adminToken, admin: true, params: { id: created._id } })).headers.get("etag")!;
-    const first = await call(content.PUT, `/v2/surveys/${created._id}/content`, { method: "PUT", token: t.adminToken, admin: true, body: basic, params: { id: created._id }, headers: { "If-Match": tag } });
+    const tag = (
+      await call(survey.GET, `/v2/surveys/${created._id}`, {
+        token: t.adminToken,
+        admin: true,
+        params: { id: created._id },
+      })
+    ).headers.get("etag")!;
+    const first = await call(content.PUT, `/v2/surveys/${created._id}/content`, {
+      method: "PUT",
+      token: t.adminToken,
+      admin: true,
+      body: basic,
+      params: { id: created._id },
+      headers: { "If-Match": tag },
+    });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.headers.get("etag")).toMatch(/^W\//);
-    const stale = await call(content.PUT, `/v2/surveys/${created._id}/content`, { method: "PUT", token: t.adminToken, admin: true, body: { chat: [] }, params: { id: created._id }, headers: { "If-Match": tag } });
+    const stale = await call(content.PUT, `/v2/surveys/${created._id}/content`, {
+      method: "PUT",
+      token: t.adminToken,
+      admin: true,
+      body: { chat: [] },
+      params: { id: created._id },
+      headers: { "If-Match": tag },
+    });
     expect(stale.status).toBe(412);
     expect(failure(stale).code).toBe("precondition_failed");
     const now = await populated(created._id);
     expect(now.__v).toBe(1);
     expect(now.chat).toHaveLength(2);
-    expect(stale.headers.get("etag")).toBe((await call(survey.GET, `/v2/surveys/${created._id}`, { token: t.adminToken, admin: true, params: { id: created._id } })).headers.get("etag"));
+    expect(stale.headers.get("etag")).toBe(
+      (
+        await call(survey.GET, `/v2/surveys/${created._id}`, {
+          token: t.adminToken,
+          admin: true,
+          params: { id: created._id },
+        })
+      ).headers.get("etag"),
+    );
   });
 
   it("replaces the content in order: a change of the survey with __v + 1, a later modifiedAt, the survey with chat", async () => {
@@ -69,7 +122,14 @@ describe("PUT /v2/surveys/{id}/content", () => {
     expect(after.chat!.map((chat) => chat.name)).toEqual(["Welcome", "Scores"]);
     expect(after.chat![0].questions).toEqual([
       { _id: expect.any(String), text: "Your name?", type: "text", options: [], order: 1, answerCount: 0 },
-      { _id: expect.any(String), text: "Pick one", type: "single_choice", options: ["A", "B"], order: 2, answerCount: 0 },
+      {
+        _id: expect.any(String),
+        text: "Pick one",
+        type: "single_choice",
+        options: ["A", "B"],
+        order: 2,
+        answerCount: 0,
+      },
     ]);
     expect(await populated(before._id)).toEqual(after);
   });
@@ -77,14 +137,35 @@ describe("PUT /v2/surveys/{id}/content", () => {
   it("stores a revision whose snapshot holds chat, so the history shows the content", async () => {
     const created = await create();
     const after = success(await put(created._id, basic));
-    const history = await call(revisions.GET, `/v2/surveys/${created._id}/revisions`, { token: t.adminToken, admin: true, params: { id: created._id } });
+    const history = await call(revisions.GET, `/v2/surveys/${created._id}/revisions`, {
+      token: t.adminToken,
+      admin: true,
+      params: { id: created._id },
+    });
     const [newest, first] = success(history).data.revisions;
     expect(newest.__v).toBe(1);
-    expect(newest.snapshot.chat).toEqual(after.chat!.map((chat) => ({ _id: chat._id, name: chat.name, order: chat.order, questions: chat.questions.map(({ answerCount, ...q }) => (void answerCount, q)) })));
+    expect(newest.snapshot.chat).toEqual(
+      after.chat!.map((chat) => ({
+        _id: chat._id,
+        name: chat.name,
+        order: chat.order,
+        questions: chat.questions.map(({ answerCount, ...q }) => (void answerCount, q)),
+      })),
+    );
     expect(first.snapshot.chat).toBeUndefined();
     // A later PATCH keeps the content in its revision too.
-    await call(survey.PATCH, `/v2/surveys/${created._id}`, { method: "PATCH", token: t.adminToken, admin: true, body: { name: "Renamed" }, params: { id: created._id } });
-    const later = await call(revisions.GET, `/v2/surveys/${created._id}/revisions`, { token: t.adminToken, admin: true, params: { id: created._id } });
+    await call(survey.PATCH, `/v2/surveys/${created._id}`, {
+      method: "PATCH",
+      token: t.adminToken,
+      admin: true,
+      body: { name: "Renamed" },
+      params: { id: created._id },
+    });
+    const later = await call(revisions.GET, `/v2/surveys/${created._id}/revisions`, {
+      token: t.adminToken,
+      admin: true,
+      params: { id: created._id },
+    });
     expect(success(later).data.revisions[0].snapshot.chat).toEqual(newest.snapshot.chat);
   });
 
@@ -94,15 +175,28 @@ describe("PUT /v2/surveys/{id}/content", () => {
     const [welcome, scores] = first.chat!;
     const body = {
       chat: [
-        { _id: scores._id, name: "Scores!", questions: [{ _id: welcome.questions[1]._id, text: "Pick one", type: "single_choice", options: ["B", "A", "C"] }, { _id: scores.questions[0]._id, text: "Rate", type: "rating" }] },
+        {
+          _id: scores._id,
+          name: "Scores!",
+          questions: [
+            { _id: welcome.questions[1]._id, text: "Pick one", type: "single_choice", options: ["B", "A", "C"] },
+            { _id: scores.questions[0]._id, text: "Rate", type: "rating" },
+          ],
+        },
         { name: "New", questions: [{ text: "When?", type: "date" }] },
       ],
     };
     const response = await put(created._id, body);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const chat = success(response).chat;
-    expect(chat!.map((c) => [c._id === scores._id, c.name, c.order])).toEqual([[true, "Scores!", 1], [false, "New", 2]]);
-    expect(chat![0].questions.map((q) => [q._id, q.text, q.order])).toEqual([[welcome.questions[1]._id, "Pick one", 1], [scores.questions[0]._id, "Rate", 2]]);
+    expect(chat!.map((c) => [c._id === scores._id, c.name, c.order])).toEqual([
+      [true, "Scores!", 1],
+      [false, "New", 2],
+    ]);
+    expect(chat![0].questions.map((q) => [q._id, q.text, q.order])).toEqual([
+      [welcome.questions[1]._id, "Pick one", 1],
+      [scores.questions[0]._id, "Rate", 2],
+    ]);
     expect(chat![0].questions[0].options).toEqual(["B", "A", "C"]);
     expect(chat![1].questions[0]._id).not.toBe(welcome.questions[0]._id);
   });
@@ -111,20 +205,46 @@ describe("PUT /v2/surveys/{id}/content", () => {
     const created = await create();
     const first = success(await put(created._id, basic));
     const [welcome, scores] = first.chat!;
-    expect((await answer(created._id, { answers: [{ question: welcome.questions[0]._id, value: "Ana" }] })).status).toBe(201);
+    expect(
+      (await answer(created._id, { answers: [{ question: welcome.questions[0]._id, value: "Ana" }] })).status,
+    ).toBe(201);
 
-    const retyped = await put(created._id, { chat: [{ _id: welcome._id, name: "Welcome", questions: [{ _id: welcome.questions[0]._id, text: "Your age?", type: "number" }] }] });
+    const retyped = await put(created._id, {
+      chat: [
+        {
+          _id: welcome._id,
+          name: "Welcome",
+          questions: [{ _id: welcome.questions[0]._id, text: "Your age?", type: "number" }],
+        },
+      ],
+    });
     expect(retyped.status).toBe(409);
     expect(failure(retyped)).toMatchObject({ code: "conflict", details: [{ path: "chat.0.questions.0.type" }] });
     expect((await populated(created._id)).__v).toBe(1);
 
-    const unanswered = await put(created._id, { chat: [{ _id: scores._id, name: "Scores", questions: [{ _id: scores.questions[0]._id, text: "Rate", type: "number" }] }] });
+    const unanswered = await put(created._id, {
+      chat: [
+        {
+          _id: scores._id,
+          name: "Scores",
+          questions: [{ _id: scores.questions[0]._id, text: "Rate", type: "number" }],
+        },
+      ],
+    });
     expect(unanswered.status, JSON.stringify(unanswered.body)).toBe(200);
     expect(success(unanswered).chat).toHaveLength(1);
     expect(success(unanswered).chat![0].questions[0].type).toBe("number");
 
     // The removed question's answer is still there, and naming the question again brings it back with it.
-    const back = await put(created._id, { chat: [{ _id: welcome._id, name: "Welcome", questions: [{ _id: welcome.questions[0]._id, text: "Your name?", type: "text" }] }] });
+    const back = await put(created._id, {
+      chat: [
+        {
+          _id: welcome._id,
+          name: "Welcome",
+          questions: [{ _id: welcome.questions[0]._id, text: "Your name?", type: "text" }],
+        },
+      ],
+    });
     expect(back.status).toBe(200);
     expect(success(back).chat![0].questions[0]).toMatchObject({ _id: welcome.questions[0]._id, answerCount: 1 });
   });
@@ -137,10 +257,23 @@ describe("PUT /v2/surveys/{id}/content", () => {
     await put(created._id, { chat: [{ name: "Only", questions: [{ text: "Anything else?", type: "text" }] }] });
     expect((await populated(created._id)).chat!.flatMap((c) => c.questions).some((x) => x._id === q._id)).toBe(false);
 
-    const history = await call(revisions.GET, `/v2/surveys/${created._id}/revisions`, { token: t.adminToken, admin: true, params: { id: created._id } });
+    const history = await call(revisions.GET, `/v2/surveys/${created._id}/revisions`, {
+      token: t.adminToken,
+      admin: true,
+      params: { id: created._id },
+    });
     const snapshot = success(history).data.revisions.find((revision) => revision.__v === 1)!.snapshot;
     const restored = await put(created._id, {
-      chat: snapshot.chat!.map((chat) => ({ _id: chat._id, name: chat.name, questions: chat.questions.map((x) => ({ _id: x._id, text: x.text, type: x.type, ...(x.options.length ? { options: x.options } : {}) })) })),
+      chat: snapshot.chat!.map((chat) => ({
+        _id: chat._id,
+        name: chat.name,
+        questions: chat.questions.map((x) => ({
+          _id: x._id,
+          text: x.text,
+          type: x.type,
+          ...(x.options.length ? { options: x.options } : {}),
+        })),
+      })),
     });
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect(success(restored).__v).toBe(3);
@@ -165,18 +298,75 @@ describe("PUT /v2/surveys/{id}/content", () => {
 
   it.each([
     ["51 chats", { chat: Array.from({ length: 51 }, (_, i) => ({ name: `C${i}`, questions: [] })) }, "chat"],
-    ["501 questions", { chat: Array.from({ length: 11 }, (_, i) => ({ name: `C${i}`, questions: Array.from({ length: i === 0 ? 1 : 50 }, (_, k) => ({ text: `Q${k}`, type: "text" })) })) }, "chat"],
-    ["a choice with one option", { chat: [{ name: "C", questions: [{ text: "Q", type: "single_choice", options: ["A"] }] }] }, "chat.0.questions.0.options"],
-    ["a choice without options", { chat: [{ name: "C", questions: [{ text: "Q", type: "multiple_choice" }] }] }, "chat.0.questions.0.options"],
-    ["51 options", { chat: [{ name: "C", questions: [{ text: "Q", type: "single_choice", options: Array.from({ length: 51 }, (_, i) => `O${i}`) }] }] }, "chat.0.questions.0.options"],
-    ["a repeated option", { chat: [{ name: "C", questions: [{ text: "Q", type: "single_choice", options: ["A", "B", "A"] }] }] }, "chat.0.questions.0.options.2"],
-    ["an empty option", { chat: [{ name: "C", questions: [{ text: "Q", type: "single_choice", options: ["A", "  "] }] }] }, "chat.0.questions.0.options.1"],
-    ["options on a text question", { chat: [{ name: "C", questions: [{ text: "Q", type: "text", options: ["A", "B"] }] }] }, "chat.0.questions.0.options"],
-    ["an unknown type", { chat: [{ name: "C", questions: [{ text: "Q", type: "essay" }] }] }, "chat.0.questions.0.type"],
-    ["an empty question text", { chat: [{ name: "C", questions: [{ text: "", type: "text" }] }] }, "chat.0.questions.0.text"],
+    [
+      "501 questions",
+      {
+        chat: Array.from({ length: 11 }, (_, i) => ({
+          name: `C${i}`,
+          questions: Array.from({ length: i === 0 ? 1 : 50 }, (_, k) => ({ text: `Q${k}`, type: "text" })),
+        })),
+      },
+      "chat",
+    ],
+    [
+      "a choice with one option",
+      { chat: [{ name: "C", questions: [{ text: "Q", type: "single_choice", options: ["A"] }] }] },
+      "chat.0.questions.0.options",
+    ],
+    [
+      "a choice without options",
+      { chat: [{ name: "C", questions: [{ text: "Q", type: "multiple_choice" }] }] },
+      "chat.0.questions.0.options",
+    ],
+    [
+      "51 options",
+      {
+        chat: [
+          {
+            name: "C",
+            questions: [{ text: "Q", type: "single_choice", options: Array.from({ length: 51 }, (_, i) => `O${i}`) }],
+          },
+        ],
+      },
+      "chat.0.questions.0.options",
+    ],
+    [
+      "a repeated option",
+      { chat: [{ name: "C", questions: [{ text: "Q", type: "single_choice", options: ["A", "B", "A"] }] }] },
+      "chat.0.questions.0.options.2",
+    ],
+    [
+      "an empty option",
+      { chat: [{ name: "C", questions: [{ text: "Q", type: "single_choice", options: ["A", "  "] }] }] },
+      "chat.0.questions.0.options.1",
+    ],
+    [
+      "options on a text question",
+      { chat: [{ name: "C", questions: [{ text: "Q", type: "text", options: ["A", "B"] }] }] },
+      "chat.0.questions.0.options",
+    ],
+    [
+      "an unknown type",
+      { chat: [{ name: "C", questions: [{ text: "Q", type: "essay" }] }] },
+      "chat.0.questions.0.type",
+    ],
+    [
+      "an empty question text",
+      { chat: [{ name: "C", questions: [{ text: "", type: "text" }] }] },
+      "chat.0.questions.0.text",
+    ],
     ["an unknown field", { chat: [{ name: "C", questions: [], colour: "red" }] }, "chat.0.colour"],
     ["a malformed _id", { chat: [{ _id: "nope", name: "C", questions: [] }] }, "chat.0._id"],
-    ["one _id twice", { chat: [{ _id: "0123456789abcdef01234567", name: "C", questions: [] }, { _id: "0123456789abcdef01234567", name: "D", questions: [] }] }, "chat.1._id"],
+    [
+      "one _id twice",
+      {
+        chat: [
+          { _id: "0123456789abcdef01234567", name: "C", questions: [] },
+          { _id: "0123456789abcdef01234567", name: "D", questions: [] },
+        ],
+      },
+      "chat.1._id",
+    ],
     ["no chat", {}, "chat"],
   ])("refuses %s with 400 naming the field", async (_, body, path) => {
     const created = await create();
@@ -188,7 +378,12 @@ describe("PUT /v2/surveys/{id}/content", () => {
 
   it("accepts 50 chats and 500 questions", async () => {
     const created = await create();
-    const body = { chat: Array.from({ length: 50 }, (_, i) => ({ name: `C${i}`, questions: Array.from({ length: 10 }, (_, k) => ({ text: `Q${k}`, type: "yes_no" })) })) };
+    const body = {
+      chat: Array.from({ length: 50 }, (_, i) => ({
+        name: `C${i}`,
+        questions: Array.from({ length: 10 }, (_, k) => ({ text: `Q${k}`, type: "yes_no" })),
+      })),
+    };
     const response = await put(created._id, body);
     expect(response.status, JSON.stringify(response.body).slice(0, 500)).toBe(200);
     expect(success(response).chat!.flatMap((c) => c.questions)).toHaveLength(500);
@@ -213,8 +408,18 @@ describe("PUT /v2/surveys/{id}/content", () => {
     const created = await create();
     const done = success(await put(created._id, basic));
     // As if the process had died between the survey's write and the chats' and questions' writes.
-    const chat = [{ _id: oid(done.chat![1]._id), name: "Renamed half-way", order: 1, questions: [{ _id: oid(done.chat![1].questions[0]._id), text: "Rate", type: "rating", options: [], order: 1 }] }];
-    await Survey.collection.updateOne({ _id: oid(created._id) }, { $set: { chat, contentPending: true }, $inc: { __v: 1 } });
+    const chat = [
+      {
+        _id: oid(done.chat![1]._id),
+        name: "Renamed half-way",
+        order: 1,
+        questions: [{ _id: oid(done.chat![1].questions[0]._id), text: "Rate", type: "rating", options: [], order: 1 }],
+      },
+    ];
+    await Survey.collection.updateOne(
+      { _id: oid(created._id) },
+      { $set: { chat, contentPending: true }, $inc: { __v: 1 } },
+    );
     const read = await populated(created._id);
     expect(read.chat!.map((c) => c.name)).toEqual(["Renamed half-way"]);
     expect((await Survey.collection.findOne({ _id: oid(created._id) }))?.contentPending).toBeUndefined();

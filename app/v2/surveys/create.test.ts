@@ -1,12 +1,12 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { SurveyRevision } from "@/lib/resources/surveys/parts";
-import { SurveyRecord } from "@/lib/resources/surveys/contract";
 import { oid } from "@/lib/kernel/ids";
+import { SurveyRecord } from "@/lib/resources/surveys/contract";
+import { SurveyRevision } from "@/lib/resources/surveys/parts";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as properties from "../properties/route";
-import * as surveys from "./route";
 import * as survey from "./[id]/route";
+import * as surveys from "./route";
 
 describe("POST /v2/surveys", () => {
   useTestDatabase();
@@ -16,7 +16,11 @@ describe("POST /v2/surveys", () => {
   const code = () => `survey_${++n}`;
 
   const post = (body: unknown, options: { token?: string; admin?: boolean | string; query?: string } = {}) =>
-    call(surveys.POST, `/v2/surveys${options.query ?? ""}`, { token: options.token ?? t.adminToken, admin: options.admin ?? true, body });
+    call(surveys.POST, `/v2/surveys${options.query ?? ""}`, {
+      token: options.token ?? t.adminToken,
+      admin: options.admin ?? true,
+      body,
+    });
 
   beforeAll(async () => {
     [t, other] = await Promise.all([createTenant("Surveys create"), createTenant("Surveys other")]);
@@ -50,19 +54,32 @@ describe("POST /v2/surveys", () => {
         modifiedAt: record.createdAt,
         __v: 0,
       });
-      const read = await call(survey.GET, `/v2/surveys/${record._id}`, { token: t.adminToken, admin: true, params: { id: record._id } });
+      const read = await call(survey.GET, `/v2/surveys/${record._id}`, {
+        token: t.adminToken,
+        admin: true,
+        params: { id: record._id },
+      });
       expect(read.body).toEqual(record);
     });
 
     it("accepts the other fields of the survey, checked against the company", async () => {
-      const property = success(await call(properties.POST, "/v2/properties", { token: t.adminToken, admin: true, body: { name: "Channel A" } }))._id;
+      const property = success(
+        await call(properties.POST, "/v2/properties", {
+          token: t.adminToken,
+          admin: true,
+          body: { name: "Channel A" },
+        }),
+      )._id;
       const body = {
         code: code(),
         name: "  Everything  ",
         version: 2,
         isActive: false,
         isSystemModel: true,
-        permissionsV2: [{ accessRole: t.memberRoleId }, { accessRole: t.adminRoleId, canAnswer: false, canViewAnswers: true }],
+        permissionsV2: [
+          { accessRole: t.memberRoleId },
+          { accessRole: t.adminRoleId, canAnswer: false, canViewAnswers: true },
+        ],
         groupPermissionsV2: [{ group: "hr", accessRoles: [t.adminRoleId, t.adminRoleId] }],
         onlySubSurvey: true,
         propertiesChannel: [property],
@@ -96,21 +113,37 @@ describe("POST /v2/surveys", () => {
 
     it("ignores server-managed fields with a debug warning each", async () => {
       const response = await post(
-        { code: code(), name: "Managed", version: 1, _id: "0123456789abcdef01234567", __v: 7, company: other.companyId, createdAt: "2000-01-01T00:00:00.000Z", chat: [] },
+        {
+          code: code(),
+          name: "Managed",
+          version: 1,
+          _id: "0123456789abcdef01234567",
+          __v: 7,
+          company: other.companyId,
+          createdAt: "2000-01-01T00:00:00.000Z",
+          chat: [],
+        },
         { query: "?debug=true" },
       );
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({ __v: 0, company: t.companyId });
       expect(success(response)._id).not.toBe("0123456789abcdef01234567");
       expect(success(response).createdAt).not.toBe("2000-01-01T00:00:00.000Z");
-      const ignored = success(response).debug!.filter((note) => note.code === "ignored_field").map((note) => note.path);
+      const ignored = success(response)
+        .debug!.filter((note) => note.code === "ignored_field")
+        .map((note) => note.path);
       expect(ignored.sort()).toEqual(["__v", "_id", "chat", "company", "createdAt"]);
     });
 
     it("warns in debug about fields of the permission model not in force", async () => {
-      const response = await post({ code: code(), name: "Dormant", version: 1, onlySubSurvey: true, permissions: [t.memberRoleId] }, { query: "?debug=true" });
+      const response = await post(
+        { code: code(), name: "Dormant", version: 1, onlySubSurvey: true, permissions: [t.memberRoleId] },
+        { query: "?debug=true" },
+      );
       expect(response.status).toBe(201);
-      expect(success(response).debug).toContainEqual(expect.objectContaining({ level: "warning", code: "dormant_field", path: "onlySubSurvey" }));
+      expect(success(response).debug).toContainEqual(
+        expect.objectContaining({ level: "warning", code: "dormant_field", path: "onlySubSurvey" }),
+      );
       expect(success(response).debug!.some((note) => note.path === "permissions")).toBe(false);
     });
 
@@ -161,17 +194,24 @@ describe("POST /v2/surveys", () => {
       const before = await SurveyRevision.countDocuments({ company: oid(t.companyId) });
       const second = await post({ code: "dup_code", name: "Second", version: 2 });
       expect(second.status).toBe(409);
-      expect(failure(second)).toMatchObject({ code: "conflict", details: [{ path: "code", message: "is already in use" }] });
+      expect(failure(second)).toMatchObject({
+        code: "conflict",
+        details: [{ path: "code", message: "is already in use" }],
+      });
       expect(await SurveyRevision.countDocuments({ company: oid(t.companyId) })).toBe(before);
     });
 
     it("two concurrent creates of one code: one 201 and one 409", async () => {
       for (let round = 0; round < 5; round++) {
         const same = `race_${round}`;
-        const statuses = (await Promise.all([1, 2].map((version) => post({ code: same, name: `Race ${version}`, version })))).map((r) => r.status);
+        const statuses = (
+          await Promise.all([1, 2].map((version) => post({ code: same, name: `Race ${version}`, version })))
+        ).map((r) => r.status);
         expect(statuses.sort()).toEqual([201, 409]);
       }
-      const many = await Promise.all(Array.from({ length: 10 }, () => post({ code: "race_many", name: "Many", version: 1 })));
+      const many = await Promise.all(
+        Array.from({ length: 10 }, () => post({ code: "race_many", name: "Many", version: 1 })),
+      );
       expect(many.filter((r) => r.status === 201)).toHaveLength(1);
       expect(many.filter((r) => r.status === 409)).toHaveLength(9);
     });
@@ -188,7 +228,11 @@ describe("POST /v2/surveys", () => {
     it("requires code, name and version, naming each", async () => {
       const response = await post({});
       expect(response.status).toBe(400);
-      expect(failure(response).details?.map((d) => d.path).sort()).toEqual(["code", "name", "version"]);
+      expect(
+        failure(response)
+          .details?.map((d) => d.path)
+          .sort(),
+      ).toEqual(["code", "name", "version"]);
     });
 
     it.each([
@@ -202,9 +246,21 @@ describe("POST /v2/surveys", () => {
       ["permissions with a malformed id", { permissions: ["0".repeat(24), "nope"] }, "permissions.1"],
       ["permissions as a number", { permissions: 5 }, "permissions"],
       ["permissionsV2 without accessRole", { permissionsV2: [{}] }, "permissionsV2.0.accessRole"],
-      ["permissionsV2 with an unknown key", { permissionsV2: [{ accessRole: "0".repeat(24), admin: true }] }, "permissionsV2.0.admin"],
-      ["permissionsV2 naming a role twice", { permissionsV2: [{ accessRole: "0".repeat(24) }, { accessRole: "0".repeat(24) }] }, "permissionsV2.1"],
-      ["groupPermissionsV2 with an empty group", { groupPermissionsV2: [{ group: "", accessRoles: [] }] }, "groupPermissionsV2.0.group"],
+      [
+        "permissionsV2 with an unknown key",
+        { permissionsV2: [{ accessRole: "0".repeat(24), admin: true }] },
+        "permissionsV2.0.admin",
+      ],
+      [
+        "permissionsV2 naming a role twice",
+        { permissionsV2: [{ accessRole: "0".repeat(24) }, { accessRole: "0".repeat(24) }] },
+        "permissionsV2.1",
+      ],
+      [
+        "groupPermissionsV2 with an empty group",
+        { groupPermissionsV2: [{ group: "", accessRoles: [] }] },
+        "groupPermissionsV2.0.group",
+      ],
       ["group not a string", { group: 1 }, "group"],
       ["responders not an array", { responders: "x" }, "responders"],
       ["an unknown field", { colour: "red" }, "colour"],
@@ -228,7 +284,11 @@ describe("POST /v2/surveys", () => {
       });
       expect(response.status).toBe(400);
       expect(failure(response).code).toBe("unknown_reference");
-      expect(failure(response).details?.map((d) => d.path).sort()).toEqual([
+      expect(
+        failure(response)
+          .details?.map((d) => d.path)
+          .sort(),
+      ).toEqual([
         "groupPermissions.0",
         "permissions.1",
         "permissionsV2.0.accessRole",
@@ -238,22 +298,37 @@ describe("POST /v2/surveys", () => {
     });
 
     it("malformed JSON → 400 invalid_json; no JSON content type → 415", async () => {
-      const bad = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, rawBody: "{", headers: { "content-type": "application/json" } });
+      const bad = await call(surveys.POST, "/v2/surveys", {
+        token: t.adminToken,
+        admin: true,
+        rawBody: "{",
+        headers: { "content-type": "application/json" },
+      });
       expect(bad.status).toBe(400);
       expect(failure(bad).code).toBe("invalid_json");
-      const text = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, rawBody: "code=x", headers: { "content-type": "text/plain" } });
+      const text = await call(surveys.POST, "/v2/surveys", {
+        token: t.adminToken,
+        admin: true,
+        rawBody: "code=x",
+        headers: { "content-type": "text/plain" },
+      });
       expect(text.status).toBe(415);
     });
   });
 
   describe("authentication and the Admin rule", () => {
     it("no token → 401", async () => {
-      const response = await call(surveys.POST, "/v2/surveys", { admin: true, body: { code: code(), name: "x", version: 1 } });
+      const response = await call(surveys.POST, "/v2/surveys", {
+        admin: true,
+        body: { code: code(), name: "x", version: 1 },
+      });
       expect(response.status).toBe(401);
     });
 
     it("without Admin: true → 403 admin_required; Admin: false as well", async () => {
-      expect(failure(await post({ code: code(), name: "x", version: 1 }, { admin: false })).code).toBe("admin_required");
+      expect(failure(await post({ code: code(), name: "x", version: 1 }, { admin: false })).code).toBe(
+        "admin_required",
+      );
       expect((await post({ code: code(), name: "x", version: 1 }, { admin: "false" })).status).toBe(403);
     });
 

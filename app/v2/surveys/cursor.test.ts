@@ -1,14 +1,14 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import type { RouteHandler } from "@/lib/platform/http/binding";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import * as jobTitles from "../job-titles/route";
 import * as outbox from "../outbox/route";
 import * as users from "../users/route";
-import * as surveys from "./route";
-import * as survey from "./[id]/route";
 import * as revisions from "./[id]/revisions/route";
+import * as survey from "./[id]/route";
+import * as surveys from "./route";
 
 /** Cursor paging is the same on every list: each is walked here by its own `next`. */
 describe("cursor paging of every other list", () => {
@@ -21,12 +21,21 @@ describe("cursor paging of every other list", () => {
   /** A page of any list: its records under the list's key, and `next` (docs/api.md#cursor-paging). */
   const ListPage = z.object({ data: z.looseObject({ next: z.string().nullable() }) });
 
-  async function walk(handler: RouteHandler, path: string, key: string, options: { admin?: boolean; params?: Record<string, string>; token?: string } = {}) {
+  async function walk(
+    handler: RouteHandler,
+    path: string,
+    key: string,
+    options: { admin?: boolean; params?: Record<string, string>; token?: string } = {},
+  ) {
     const records: Record<string, unknown>[] = [];
     let target: string | null = path;
     for (let page = 0; target !== null; page++) {
       expect(page).toBeLessThan(50);
-      const response: CallResult = await call(handler, target, { token: options.token ?? t.adminToken, admin: options.admin, params: options.params });
+      const response: CallResult = await call(handler, target, {
+        token: options.token ?? t.adminToken,
+        admin: options.admin,
+        params: options.params,
+      });
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       const { data } = success(response, ListPage);
       records.push(...z.array(z.record(z.string(), z.unknown())).parse(data[key]));
@@ -39,14 +48,32 @@ describe("cursor paging of every other list", () => {
   beforeAll(async () => {
     [t, other] = await Promise.all([createTenant("Cursor lists"), createTenant("Cursor lists other")]);
     for (let i = 0; i < 11; i++) {
-      const created = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: `walk_${i}`, name: `Walk ${i}`, version: 1 } });
+      const created = await call(surveys.POST, "/v2/surveys", {
+        token: t.adminToken,
+        admin: true,
+        body: { code: `walk_${i}`, name: `Walk ${i}`, version: 1 },
+      });
       surveyIds.push(success(created)._id);
-      await call(jobTitles.POST, "/v2/job-titles", { token: t.adminToken, admin: true, body: { name: `Title ${String(i).padStart(2, "0")}` } });
-      await call(users.POST, "/v2/users?notifyEmail=true", { token: t.adminToken, admin: true, body: { email: `mail${i}@acme.io`, accessRoles: [t.memberRoleId] } });
+      await call(jobTitles.POST, "/v2/job-titles", {
+        token: t.adminToken,
+        admin: true,
+        body: { name: `Title ${String(i).padStart(2, "0")}` },
+      });
+      await call(users.POST, "/v2/users?notifyEmail=true", {
+        token: t.adminToken,
+        admin: true,
+        body: { email: `mail${i}@acme.io`, accessRoles: [t.memberRoleId] },
+      });
     }
     surveyId = surveyIds[0];
     for (let i = 0; i < 8; i++) {
-      await call(survey.PATCH, `/v2/surveys/${surveyId}`, { method: "PATCH", token: t.adminToken, admin: true, body: { name: `Walk 0 v${i}` }, params: { id: surveyId } });
+      await call(survey.PATCH, `/v2/surveys/${surveyId}`, {
+        method: "PATCH",
+        token: t.adminToken,
+        admin: true,
+        body: { name: `Walk 0 v${i}` },
+        params: { id: surveyId },
+      });
     }
   });
 
@@ -61,14 +88,25 @@ describe("cursor paging of every other list", () => {
   });
 
   it("revisions: each version once, newest first", async () => {
-    const all = await walk(revisions.GET, `/v2/surveys/${surveyId}/revisions?limit=2`, "revisions", { admin: true, params: { id: surveyId } });
+    const all = await walk(revisions.GET, `/v2/surveys/${surveyId}/revisions?limit=2`, "revisions", {
+      admin: true,
+      params: { id: surveyId },
+    });
     expect(all.map((r) => r.__v)).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
   });
 
   it("a revisions cursor of one survey is no cursor of another survey's revisions", async () => {
-    const first = await call(revisions.GET, `/v2/surveys/${surveyId}/revisions?limit=2`, { token: t.adminToken, admin: true, params: { id: surveyId } });
+    const first = await call(revisions.GET, `/v2/surveys/${surveyId}/revisions?limit=2`, {
+      token: t.adminToken,
+      admin: true,
+      params: { id: surveyId },
+    });
     const otherId = surveyIds[1];
-    const response = await call(revisions.GET, `/v2/surveys/${otherId}/revisions?limit=2&cursor=${success(first).data.next}`, { token: t.adminToken, admin: true, params: { id: otherId } });
+    const response = await call(
+      revisions.GET,
+      `/v2/surveys/${otherId}/revisions?limit=2&cursor=${success(first).data.next}`,
+      { token: t.adminToken, admin: true, params: { id: otherId } },
+    );
     expect(response.status).toBe(400);
     expect(failure(response).code).toBe("invalid_request");
   });
@@ -82,10 +120,14 @@ describe("cursor paging of every other list", () => {
     const all = await walk(jobTitles.GET, "/v2/job-titles?limit=3", "jobTitles");
     expect(all.map((j) => j.name)).toEqual(Array.from({ length: 11 }, (_, i) => `Title ${String(i).padStart(2, "0")}`));
     const first = await call(jobTitles.GET, "/v2/job-titles?limit=3", { token: t.adminToken });
-    const stolen = await call(jobTitles.GET, `/v2/job-titles?limit=3&cursor=${success(first).data.next}`, { token: other.adminToken });
+    const stolen = await call(jobTitles.GET, `/v2/job-titles?limit=3&cursor=${success(first).data.next}`, {
+      token: other.adminToken,
+    });
     expect(stolen.status).toBe(400);
     expect(JSON.stringify(stolen.body)).not.toContain("Title");
-    const both = await call(jobTitles.GET, `/v2/job-titles?limit=3&page=1&cursor=${success(first).data.next}`, { token: t.adminToken });
+    const both = await call(jobTitles.GET, `/v2/job-titles?limit=3&page=1&cursor=${success(first).data.next}`, {
+      token: t.adminToken,
+    });
     expect(both.status).toBe(400);
   });
 });

@@ -1,10 +1,10 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { Answer } from "@/lib/resources/answers/repository";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { addSurveyParts, type SeededParts } from "@/lib/tools/testing/surveys";
-import * as surveys from "./route";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as survey from "./[id]/route";
+import * as surveys from "./route";
 
 describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
   useTestDatabase();
@@ -14,14 +14,24 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
   let parts: SeededParts;
   let otherParts: SeededParts;
 
-  const list = (query = "", token = t.adminToken) => call(surveys.GET, `/v2/surveys${query ? `?${query}` : ""}`, { token });
-  const codes = (response: Awaited<ReturnType<typeof list>>): string[] => success(response).data.surveys.map((s) => s.code!);
+  const list = (query = "", token = t.adminToken) =>
+    call(surveys.GET, `/v2/surveys${query ? `?${query}` : ""}`, { token });
+  const codes = (response: Awaited<ReturnType<typeof list>>): string[] =>
+    success(response).data.surveys.map((s) => s.code!);
   const sorted = (response: Awaited<ReturnType<typeof list>>): string[] => [...codes(response)].sort();
   const read = (id: string, query = "", options: { token?: string; admin?: boolean } = {}) =>
-    call(survey.GET, `/v2/surveys/${id}${query ? `?${query}` : ""}`, { token: options.token ?? t.adminToken, admin: options.admin ?? true, params: { id } });
+    call(survey.GET, `/v2/surveys/${id}${query ? `?${query}` : ""}`, {
+      token: options.token ?? t.adminToken,
+      admin: options.admin ?? true,
+      params: { id },
+    });
 
   async function create(tenant: Tenant, body: Record<string, unknown>): Promise<string> {
-    const response = await call(surveys.POST, "/v2/surveys", { token: tenant.adminToken, admin: true, body: { version: 1, ...body } });
+    const response = await call(surveys.POST, "/v2/surveys", {
+      token: tenant.adminToken,
+      admin: true,
+      body: { version: 1, ...body },
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return success(response)._id;
   }
@@ -53,16 +63,25 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
         ],
       },
     ]);
-    await addSurveyParts(t.companyId, ids.retired, t.memberId, [{ name: "Only", order: 1, questions: [{ text: "Q", order: 1, answers: 1 }] }]);
-    await addSurveyParts(t.companyId, ids.climate, t.memberId, [{ name: "Only", order: 1, questions: [{ text: "Q", order: 1, answers: 2 }] }]);
-    otherParts = await addSurveyParts(other.companyId, ids.theirs, other.adminId, [{ name: "Theirs", order: 1, questions: [{ text: "Q", order: 1, answers: 1 }] }]);
+    await addSurveyParts(t.companyId, ids.retired, t.memberId, [
+      { name: "Only", order: 1, questions: [{ text: "Q", order: 1, answers: 1 }] },
+    ]);
+    await addSurveyParts(t.companyId, ids.climate, t.memberId, [
+      { name: "Only", order: 1, questions: [{ text: "Q", order: 1, answers: 2 }] },
+    ]);
+    otherParts = await addSurveyParts(other.companyId, ids.theirs, other.adminId, [
+      { name: "Theirs", order: 1, questions: [{ text: "Q", order: 1, answers: 1 }] },
+    ]);
   });
 
   const answerOf = (chat: number, question: number, k = 0) => parts.answers[chat][question][k].toHexString();
 
   describe("id", () => {
     it("lists the surveys of these ids in the company (inactive ones with isActive=all), never another company's; a malformed id → 400", async () => {
-      expect(sorted(await list(`id=${ids.climate}&id=${ids.exit}&id=${ids.theirs}`))).toEqual(["climate_2026", "exit_interview"]);
+      expect(sorted(await list(`id=${ids.climate}&id=${ids.exit}&id=${ids.theirs}`))).toEqual([
+        "climate_2026",
+        "exit_interview",
+      ]);
       expect(codes(await list(`id=${ids.retired}`))).toEqual([]);
       expect(codes(await list(`id=${ids.retired}&isActive=all`))).toEqual(["retired"]);
       expect(codes(await list(`id=${ids.theirs}`))).toEqual([]);
@@ -80,7 +99,16 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       expect(response.status).toBe(200);
       expect(Object.keys(success(response).data).sort()).toEqual(["limit", "next", "page", "surveys"]);
       expect(success(response).data).toMatchObject({ page: 1, limit: 10 });
-      expect(codes(response)).toEqual(["l".repeat(60), "star", "unicode", "plus", "dots", "exit_interview", "climate_2026", "onboarding"]);
+      expect(codes(response)).toEqual([
+        "l".repeat(60),
+        "star",
+        "unicode",
+        "plus",
+        "dots",
+        "exit_interview",
+        "climate_2026",
+        "onboarding",
+      ]);
       expect(success(response).debug).toBeUndefined();
     });
 
@@ -88,8 +116,25 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       const record = success(await list()).data.surveys.find((s) => s.code === "unicode");
       expect(Object.keys(record!).sort()).toEqual(
         [
-          "_id", "code", "name", "version", "company", "isActive", "isSystemModel", "permissions", "group", "groupPermissions", "permissionsV2",
-          "groupPermissionsV2", "onlySubSurvey", "propertiesChannel", "propertiesLimit", "responders", "createdAt", "modifiedAt", "__v",
+          "_id",
+          "code",
+          "name",
+          "version",
+          "company",
+          "isActive",
+          "isSystemModel",
+          "permissions",
+          "group",
+          "groupPermissions",
+          "permissionsV2",
+          "groupPermissionsV2",
+          "onlySubSurvey",
+          "propertiesChannel",
+          "propertiesLimit",
+          "responders",
+          "createdAt",
+          "modifiedAt",
+          "__v",
         ].sort(),
       );
       expect(record).toMatchObject({ _id: ids.unicode, name: "Ñandú ÉXITO", company: t.companyId, __v: 0 });
@@ -103,7 +148,11 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("ignores unknown parameters, with a debug warning each", async () => {
       const response = await list("colour=red&flavour=sweet&debug=true");
       expect(response.status).toBe(200);
-      expect(success(response).debug!.filter((note) => note.code === "unknown_parameter").map((note) => note.path)).toEqual(["colour", "flavour"]);
+      expect(
+        success(response)
+          .debug!.filter((note) => note.code === "unknown_parameter")
+          .map((note) => note.path),
+      ).toEqual(["colour", "flavour"]);
       expect((await list("debug=maybe")).status).toBe(400);
     });
   });
@@ -123,7 +172,17 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     });
 
     it.each([
-      "limit=0", "limit=101", "limit=-1", "limit=abc", "limit=1.5", "limit=", "page=0", "page=x", "count=yes", "count=1", "limit=5&limit=6",
+      "limit=0",
+      "limit=101",
+      "limit=-1",
+      "limit=abc",
+      "limit=1.5",
+      "limit=",
+      "page=0",
+      "page=x",
+      "count=yes",
+      "count=1",
+      "limit=5&limit=6",
     ])("%s → 400 invalid_request", async (query) => {
       const response = await list(query);
       expect(response.status).toBe(400);
@@ -196,7 +255,14 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
 
     it("matches queries longer than 32 characters, by code and by name", async () => {
       const name = `${"long name ".repeat(5)}with a tail`;
-      for (const query of [name.slice(0, 32), name.slice(0, 33), name.toUpperCase(), "l".repeat(33), "l".repeat(60), name.slice(0, 45)]) {
+      for (const query of [
+        name.slice(0, 32),
+        name.slice(0, 33),
+        name.toUpperCase(),
+        "l".repeat(33),
+        "l".repeat(60),
+        name.slice(0, 45),
+      ]) {
         expect(codes(await list(`search=${encodeURIComponent(query)}&count=true`)), query).toEqual(["l".repeat(60)]);
       }
       for (const query of [`${name.slice(0, 40)}x`, "l".repeat(61), `${"l".repeat(40)}.`]) {
@@ -208,7 +274,14 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
 
     it("follows PATCHes of the code and of the name", async () => {
       const id = await create(t, { code: "renamed_before", name: "Before rename" });
-      const patch = (body: Record<string, unknown>) => call(survey.PATCH, `/v2/surveys/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id } });
+      const patch = (body: Record<string, unknown>) =>
+        call(survey.PATCH, `/v2/surveys/${id}`, {
+          method: "PATCH",
+          token: t.adminToken,
+          admin: true,
+          body,
+          params: { id },
+        });
       expect(codes(await list("search=before"))).toEqual(["renamed_before"]);
       expect((await patch({ name: "After Rename" })).status).toBe(200);
       // The code still matches; the old name does not, the new one does.
@@ -249,7 +322,9 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       expect(codes(response)).toEqual(codes(await list()));
       expect(success(response).debug).toContainEqual(expect.objectContaining({ code: "empty_search", path: "search" }));
       expect((await list(`search=${"x".repeat(201)}`)).status).toBe(400);
-      expect(failure(await list("search=a&search=b")).details).toEqual([{ path: "search", message: "must be given once" }]);
+      expect(failure(await list("search=a&search=b")).details).toEqual([
+        { path: "search", message: "must be given once" },
+      ]);
     });
 
     it("refuses object-ish parameters such as search[$ne]", async () => {
@@ -263,7 +338,8 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("returns only the named fields and _id", async () => {
       const response = await list("select=code&select=version");
       expect(response.status).toBe(200);
-      for (const record of success(response).data.surveys) expect(Object.keys(record!).sort()).toEqual(["_id", "code", "version"]);
+      for (const record of success(response).data.surveys)
+        expect(Object.keys(record!).sort()).toEqual(["_id", "code", "version"]);
       expect(codes(response)).toEqual(codes(await list()));
     });
 
@@ -273,7 +349,9 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       const commas = await list("select=name,modifiedAt,name");
       expect(Object.keys(success(commas).data.surveys[0]).sort()).toEqual(["_id", "modifiedAt", "name"]);
       const only = await list("select=_id");
-      expect(success(only).data.surveys.map((s) => Object.keys(s))).toEqual(success(only).data.surveys.map(() => ["_id"]));
+      expect(success(only).data.surveys.map((s) => Object.keys(s))).toEqual(
+        success(only).data.surveys.map(() => ["_id"]),
+      );
     });
 
     it("works with search, paging and answer", async () => {
@@ -284,7 +362,13 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     });
 
     it("an unknown field name → 400 naming it", async () => {
-      for (const query of ["select=colour", "select=code,nameLower", "select=chat", "select=company.name", "select=Code"]) {
+      for (const query of [
+        "select=colour",
+        "select=code,nameLower",
+        "select=chat",
+        "select=company.name",
+        "select=Code",
+      ]) {
         const response = await list(query);
         expect(response.status, query).toBe(400);
         expect(failure(response).code).toBe("invalid_request");
@@ -337,7 +421,11 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("another company sees none of these surveys and has its own with the same code", async () => {
       const theirs = await list("isActive=all&count=true", other.adminToken);
       expect(success(theirs).data.counter).toBe(1);
-      expect(success(theirs).data.surveys[0]).toMatchObject({ _id: ids.theirs, code: "onboarding", company: other.companyId });
+      expect(success(theirs).data.surveys[0]).toMatchObject({
+        _id: ids.theirs,
+        code: "onboarding",
+        company: other.companyId,
+      });
       expect(codes(await list("search=their"))).toEqual([]);
       expect((await read(ids.onboarding, "", { token: other.adminToken })).status).toBe(404);
       expect((await read(ids.theirs)).status).toBe(404);
@@ -366,9 +454,30 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
         createdAt: expect.stringMatching(/Z$/),
         modifiedAt: expect.stringMatching(/Z$/),
         questions: [
-          { _id: parts.questions[1][1].toHexString(), text: "Which team?", type: "single_choice", options: ["A", "B"], order: 1, answerCount: 2 },
-          { _id: parts.questions[1][0].toHexString(), text: "Rate us", type: "rating", options: [], order: 2, answerCount: 3 },
-          { _id: parts.questions[1][2].toHexString(), text: "Unanswered", type: "text", options: [], order: 3, answerCount: 0 },
+          {
+            _id: parts.questions[1][1].toHexString(),
+            text: "Which team?",
+            type: "single_choice",
+            options: ["A", "B"],
+            order: 1,
+            answerCount: 2,
+          },
+          {
+            _id: parts.questions[1][0].toHexString(),
+            text: "Rate us",
+            type: "rating",
+            options: [],
+            order: 2,
+            answerCount: 3,
+          },
+          {
+            _id: parts.questions[1][2].toHexString(),
+            text: "Unanswered",
+            type: "text",
+            options: [],
+            order: 3,
+            answerCount: 0,
+          },
         ],
       });
       expect(chat![1].questions).toEqual([expect.objectContaining({ text: "Anything else?", answerCount: 1 })]);
@@ -379,7 +488,9 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     });
 
     it("bad populate → 400; bad id → 400 invalid_id; unknown id → 404", async () => {
-      expect(failure(await read(ids.dots, "populate=yes")).details).toEqual([{ path: "populate", message: "must be true or false" }]);
+      expect(failure(await read(ids.dots, "populate=yes")).details).toEqual([
+        { path: "populate", message: "must be true or false" },
+      ]);
       expect(failure(await read("not-an-id")).code).toBe("invalid_id");
       const missing = await read("0123456789abcdef01234567");
       expect(missing.status).toBe(404);
@@ -389,7 +500,9 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
     it("requires Admin: true from an admin", async () => {
       expect(failure(await read(ids.dots, "", { admin: false })).code).toBe("admin_required");
       expect(failure(await read(ids.dots, "", { token: t.memberToken })).code).toBe("forbidden");
-      expect((await call(survey.GET, `/v2/surveys/${ids.dots}`, { admin: true, params: { id: ids.dots } })).status).toBe(401);
+      expect(
+        (await call(survey.GET, `/v2/surveys/${ids.dots}`, { admin: true, params: { id: ids.dots } })).status,
+      ).toBe(401);
     });
   });
 });

@@ -5,17 +5,17 @@
  * (lib/resources/surveys/repository.ts, sealRevisions). The database's `failCommand` fail point makes the
  * revision's write fail.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
-import { SurveyRevision } from "@/lib/resources/surveys/parts";
 import { oid } from "@/lib/kernel/ids";
-import { SURVEY_FIELDS } from "@/lib/resources/surveys/contract";
-import { useTestDatabase } from "@/lib/tools/testing/database";
 import { Event } from "@/lib/resources/events/repository";
+import { SURVEY_FIELDS } from "@/lib/resources/surveys/contract";
+import { SurveyRevision } from "@/lib/resources/surveys/parts";
 import { KEEP_PREVIOUS } from "@/lib/resources/surveys/repository";
-import * as surveys from "./route";
-import * as survey from "./[id]/route";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as revisions from "./[id]/revisions/route";
+import * as survey from "./[id]/route";
+import * as surveys from "./route";
 
 describe("survey revisions after an interrupted PATCH", () => {
   const db = useTestDatabase({ testCommands: true });
@@ -37,7 +37,13 @@ describe("survey revisions after an interrupted PATCH", () => {
   }
 
   const patch = (id: string, body: Record<string, unknown>) =>
-    call(survey.PATCH, `/v2/surveys/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id } });
+    call(survey.PATCH, `/v2/surveys/${id}`, {
+      method: "PATCH",
+      token: t.adminToken,
+      admin: true,
+      body,
+      params: { id },
+    });
 
   /** The next write of revisions (an `update` command) fails; the survey's own update does not (`findAndModify`). */
   const failNextRevisionWrite = () =>
@@ -48,7 +54,11 @@ describe("survey revisions after an interrupted PATCH", () => {
     });
 
   const storedVersions = async (id: string) =>
-    (await SurveyRevision.find({ survey: oid(id) }, { __v: 1 }).sort({ __v: 1 }).lean()).map((revision) => revision.__v);
+    (
+      await SurveyRevision.find({ survey: oid(id) }, { __v: 1 })
+        .sort({ __v: 1 })
+        .lean()
+    ).map((revision) => revision.__v);
 
   const listRevisions = (id: string) =>
     call(revisions.GET, `/v2/surveys/${id}/revisions?count=true`, { token: t.adminToken, admin: true, params: { id } });
@@ -75,7 +85,9 @@ describe("survey revisions after an interrupted PATCH", () => {
   it("listing the revisions writes one that a write of an earlier version missed", async () => {
     const created = await create();
     // As a write without a transaction left it: the survey updated, its revision not written.
-    await db.mongoose.connection.db!.collection("surveys").updateOne({ _id: oid(created._id) }, [...KEEP_PREVIOUS, { $set: { isActive: false, __v: 1 } }]);
+    await db.mongoose.connection
+      .db!.collection("surveys")
+      .updateOne({ _id: oid(created._id) }, [...KEEP_PREVIOUS, { $set: { isActive: false, __v: 1 } }]);
     expect(await storedVersions(created._id)).toEqual([0]);
 
     const list = await listRevisions(created._id);
@@ -90,10 +102,20 @@ describe("survey revisions after an interrupted PATCH", () => {
   it("the bookkeeping fields are in no answer and no snapshot", async () => {
     const created = await create();
     const patched = await patch(created._id, { name: "Renamed" });
-    const read = await call(survey.GET, `/v2/surveys/${created._id}`, { token: t.adminToken, admin: true, params: { id: created._id } });
+    const read = await call(survey.GET, `/v2/surveys/${created._id}`, {
+      token: t.adminToken,
+      admin: true,
+      params: { id: created._id },
+    });
     const list = await call(surveys.GET, "/v2/surveys", { token: t.adminToken });
     const history = success(await listRevisions(created._id)).data.revisions;
-    const records = [created, success(patched), success(read), ...success(list).data.surveys, ...history.map((revision) => revision.snapshot)];
+    const records = [
+      created,
+      success(patched),
+      success(read),
+      ...success(list).data.surveys,
+      ...history.map((revision) => revision.snapshot),
+    ];
     for (const record of records) expect(Object.keys(record).sort()).toEqual([...SURVEY_FIELDS].sort());
     // Stored, though: the state the PATCH replaced and who made the current one.
     const stored = await db.mongoose.connection.db!.collection("surveys").findOne({ _id: oid(created._id) });

@@ -1,11 +1,11 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { Survey } from "@/lib/resources/surveys/repository";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as accessRoles from "../access-roles/route";
-import * as surveys from "./route";
-import * as survey from "./[id]/route";
 import * as revisions from "./[id]/revisions/route";
+import * as survey from "./[id]/route";
+import * as surveys from "./route";
 
 describe("PATCH /v2/surveys/{id}", () => {
   useTestDatabase();
@@ -39,7 +39,11 @@ describe("PATCH /v2/surveys/{id}", () => {
   beforeAll(async () => {
     [t, other] = await Promise.all([createTenant("Surveys update"), createTenant("Surveys update other")]);
     for (const name of ["Reviewer", "Auditor", "Support"]) {
-      const response = await call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name } });
+      const response = await call(accessRoles.POST, "/v2/access-roles", {
+        token: t.adminToken,
+        admin: true,
+        body: { name },
+      });
       roles.push(success(response)._id);
     }
   });
@@ -107,7 +111,11 @@ describe("PATCH /v2/surveys/{id}", () => {
 
     it("ignores server-managed fields with a debug warning", async () => {
       const before = await create();
-      const response = await patch(before._id, { __v: 99, _id: "0".repeat(24), company: other.companyId, name: "Managed" }, { query: "?debug=true" });
+      const response = await patch(
+        before._id,
+        { __v: 99, _id: "0".repeat(24), company: other.companyId, name: "Managed" },
+        { query: "?debug=true" },
+      );
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ _id: before._id, __v: 1, company: t.companyId, name: "Managed" });
       expect(success(response).debug!.filter((note) => note.code === "ignored_field")).toHaveLength(3);
@@ -237,8 +245,15 @@ describe("PATCH /v2/surveys/{id}", () => {
       expect(edited.status).toBe(200);
 
       const down = await patch(before._id, { version: 1 }, { query: "?debug=true" });
-      expect(down.body).toMatchObject({ version: 1, permissions: [roles[0]], group: "Sales", groupPermissions: [roles[2]] });
-      const losses = success(down).debug!.filter((note) => note.code === "migration_loss").map((note) => note.path);
+      expect(down.body).toMatchObject({
+        version: 1,
+        permissions: [roles[0]],
+        group: "Sales",
+        groupPermissions: [roles[2]],
+      });
+      const losses = success(down)
+        .debug!.filter((note) => note.code === "migration_loss")
+        .map((note) => note.path);
       expect(losses.sort()).toEqual(["groupPermissionsV2", "onlySubSurvey", "permissionsV2"]);
 
       // And up again: the view-answers flags are kept for the roles still granted.
@@ -254,7 +269,9 @@ describe("PATCH /v2/surveys/{id}", () => {
     it("fields of the new model sent with the version change are taken as sent", async () => {
       const before = await create({ permissions: [roles[0]] });
       const response = await patch(before._id, { version: 2, permissionsV2: [{ accessRole: roles[1] }] });
-      expect(success(response).permissionsV2).toEqual([{ accessRole: roles[1], canAnswer: true, canViewAnswers: false }]);
+      expect(success(response).permissionsV2).toEqual([
+        { accessRole: roles[1], canAnswer: true, canViewAnswers: false },
+      ]);
       expect(success(response).groupPermissionsV2).toEqual([]);
     });
 
@@ -274,7 +291,9 @@ describe("PATCH /v2/surveys/{id}", () => {
     it("warns about fields of the model not in force", async () => {
       const before = await create();
       const response = await patch(before._id, { onlySubSurvey: true, permissions: [] }, { query: "?debug=true" });
-      expect(success(response).debug).toEqual([expect.objectContaining({ code: "dormant_field", path: "onlySubSurvey" })]);
+      expect(success(response).debug).toEqual([
+        expect.objectContaining({ code: "dormant_field", path: "onlySubSurvey" }),
+      ]);
     });
   });
 
@@ -321,7 +340,10 @@ describe("PATCH /v2/surveys/{id}", () => {
       expect((await history(theirs._id)).status).toBe(404);
       expect((await history("0123456789abcdef01234567")).status).toBe(404);
       expect(failure(await history("123")).code).toBe("invalid_id");
-      const noAdmin = await call(revisions.GET, `/v2/surveys/${theirs._id}/revisions`, { token: other.adminToken, params: { id: theirs._id } });
+      const noAdmin = await call(revisions.GET, `/v2/surveys/${theirs._id}/revisions`, {
+        token: other.adminToken,
+        params: { id: theirs._id },
+      });
       expect(failure(noAdmin).code).toBe("admin_required");
       expect(failure(await history(theirs._id, "", other.memberToken)).code).toBe("forbidden");
     });

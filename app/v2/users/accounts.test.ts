@@ -2,19 +2,18 @@
  * A user of several companies: who may change the account itself, and what stays per company
  * (docs/security.md, "Who may change a user of several companies").
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { User } from "@/lib/resources/users/repository";
-import { createApiToken, login } from "@/lib/resources/auth/service";
 import { newId, oid } from "@/lib/kernel/ids";
+import { createApiToken, login } from "@/lib/resources/auth/service";
 import { hashPassword } from "@/lib/resources/credentials/passwords";
 import { storePasswordHash } from "@/lib/resources/credentials/repository";
-import { backfillMembershipActive } from "@/lib/resources/users/repository";
+import { backfillMembershipActive, User } from "@/lib/resources/users/repository";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as jobTitles from "../job-titles/route";
 import * as properties from "../properties/route";
-import * as users from "./route";
 import * as user from "./[id]/route";
+import * as users from "./route";
 
 const name = { displayName: "Sam Shared", names: "Sam", lastName: "Shared", secondLastName: "" };
 const PASSWORD = "the shared user's password";
@@ -37,30 +36,46 @@ describe("a user of three companies", () => {
    * existing e-mail to the company it creates.
    */
   async function join(userId: string, tenant: Tenant, roleId: string): Promise<void> {
-    await User.collection.updateOne(
-      { _id: oid(userId) },
-      {
-        $push: { companies: { _id: newId(), companyId: oid(tenant.companyId), isActive: true, hierarchy: { boss: [], peers: [], subordinate: [] } } },
-        $addToSet: { accessRoles: oid(roleId) },
-      } as never,
-    );
+    await User.collection.updateOne({ _id: oid(userId) }, {
+      $push: {
+        companies: {
+          _id: newId(),
+          companyId: oid(tenant.companyId),
+          isActive: true,
+          hierarchy: { boss: [], peers: [], subordinate: [] },
+        },
+      },
+      $addToSet: { accessRoles: oid(roleId) },
+    } as never);
   }
 
-  const tokenIn = async (email: string, tenant: Tenant) => (await createApiToken(email, 3600, tenant.companyId)).accessToken;
-  const patch = (token: string, id: string, body: Record<string, unknown>) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
+  const tokenIn = async (email: string, tenant: Tenant) =>
+    (await createApiToken(email, 3600, tenant.companyId)).accessToken;
+  const patch = (token: string, id: string, body: Record<string, unknown>) =>
+    call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
   const get = (token: string, id: string) => call(user.GET, `/v2/users/${id}`, { token, params: { id } });
 
   beforeAll(async () => {
     [a, b, c] = [await createTenant("Alpha"), await createTenant("Bravo"), await createTenant("Charlie")];
     // Sam: a member of A, an admin of B, a member of C.
-    const created = await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email: sharedEmail, accessRoles: [a.memberRoleId], name, phone: "+34 600 000 001" } });
+    const created = await call(users.POST, "/v2/users", {
+      token: a.adminToken,
+      admin: true,
+      body: { email: sharedEmail, accessRoles: [a.memberRoleId], name, phone: "+34 600 000 001" },
+    });
     sharedId = success(created)._id;
     await join(sharedId, b, b.adminRoleId);
     await join(sharedId, c, c.memberRoleId);
     await storePasswordHash(oid(sharedId), await hashPassword(PASSWORD));
     sharedTokenB = await tokenIn(sharedEmail, b);
     // The overlord: an admin of all three.
-    overlordId = success(await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email: overlordEmail, accessRoles: [a.adminRoleId] } }))._id;
+    overlordId = success(
+      await call(users.POST, "/v2/users", {
+        token: a.adminToken,
+        admin: true,
+        body: { email: overlordEmail, accessRoles: [a.adminRoleId] },
+      }),
+    )._id;
     await join(overlordId, b, b.adminRoleId);
     await join(overlordId, c, c.adminRoleId);
   });
@@ -70,7 +85,13 @@ describe("a user of three companies", () => {
     name: { displayName: "Hijacked" },
     phone: "+1 555 0100",
     extensions: { owned: true },
-    job: success(await call(jobTitles.POST, "/v2/job-titles", { token: tenant.adminToken, admin: true, body: { name: `Job ${Math.random()}` } }))._id,
+    job: success(
+      await call(jobTitles.POST, "/v2/job-titles", {
+        token: tenant.adminToken,
+        admin: true,
+        body: { name: `Job ${Math.random()}` },
+      }),
+    )._id,
     bot: null,
     isOnline: true,
     termsConditions: true,
@@ -83,16 +104,24 @@ describe("a user of three companies", () => {
       const response = await patch(tenant.adminToken, sharedId, body);
       expect(response.status, JSON.stringify(response.body)).toBe(403);
       expect(failure(response).code).toBe("forbidden");
-      expect(failure(response).details?.map((detail) => detail.path).sort()).toEqual(Object.keys(body).sort());
+      expect(
+        failure(response)
+          .details?.map((detail) => detail.path)
+          .sort(),
+      ).toEqual(Object.keys(body).sort());
       expect(await User.findById(sharedId).lean()).toEqual(before);
     }
     // The password is the old one: the takeover of Sam's admin account in B fails.
-    await expect(login(sharedEmail, "an attacker's password", b.companyId)).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(login(sharedEmail, "an attacker's password", b.companyId)).rejects.toMatchObject({
+      code: "unauthorized",
+    });
     expect((await login(sharedEmail, PASSWORD, b.companyId)).accessToken).toEqual(expect.any(String));
   });
 
   it("one account-wide field among per-company ones: the whole PATCH is refused", async () => {
-    const prop = success(await call(properties.POST, "/v2/properties", { token: a.adminToken, admin: true, body: { name: "Alpha prop" } }))._id;
+    const prop = success(
+      await call(properties.POST, "/v2/properties", { token: a.adminToken, admin: true, body: { name: "Alpha prop" } }),
+    )._id;
     const before = await User.findById(sharedId).lean();
     const response = await patch(a.adminToken, sharedId, { properties: [prop], isActive: false, phone: "+1 555 0199" });
     expect(response.status).toBe(403);
@@ -101,7 +130,13 @@ describe("a user of three companies", () => {
   });
 
   it("an admin of one company changes the per-company fields; the other companies' views stay", async () => {
-    const prop = success(await call(properties.POST, "/v2/properties", { token: c.adminToken, admin: true, body: { name: "Charlie prop" } }))._id;
+    const prop = success(
+      await call(properties.POST, "/v2/properties", {
+        token: c.adminToken,
+        admin: true,
+        body: { name: "Charlie prop" },
+      }),
+    )._id;
     const fromBBefore = success(await get(b.adminToken, sharedId));
     const response = await patch(c.adminToken, sharedId, {
       accessRoles: [c.adminRoleId],
@@ -109,7 +144,11 @@ describe("a user of three companies", () => {
       companies: [{ hierarchy: { boss: [c.adminId] } }],
     });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body).toMatchObject({ accessRoles: [c.adminRoleId], properties: [prop], companies: [{ companyId: c.companyId, hierarchy: { boss: [c.adminId] } }] });
+    expect(response.body).toMatchObject({
+      accessRoles: [c.adminRoleId],
+      properties: [prop],
+      companies: [{ companyId: c.companyId, hierarchy: { boss: [c.adminId] } }],
+    });
     const fromB = success(await get(b.adminToken, sharedId));
     expect({ ...fromB, modifiedAt: null }).toEqual({ ...fromBBefore, modifiedAt: null });
     expect(success(await get(a.adminToken, sharedId)).accessRoles).toEqual([a.memberRoleId]);
@@ -125,7 +164,9 @@ describe("a user of three companies", () => {
     expect(success(await get(c.adminToken, sharedId)).isActive).toBe(true);
 
     const listed = (tenant: Tenant, isActive: string) =>
-      call(users.GET, `/v2/users?isActive=${isActive}&id=${sharedId}&count=true`, { token: tenant.adminToken }).then((r) => success(r).data.counter);
+      call(users.GET, `/v2/users?isActive=${isActive}&id=${sharedId}&count=true`, { token: tenant.adminToken }).then(
+        (r) => success(r).data.counter,
+      );
     expect(await listed(a, "false")).toBe(1);
     expect(await listed(a, "true")).toBe(0);
     expect(await listed(b, "true")).toBe(1);
@@ -137,7 +178,10 @@ describe("a user of three companies", () => {
     await expect(login(sharedEmail, PASSWORD, a.companyId)).rejects.toMatchObject({ code: "unauthorized" });
     expect((await call(users.GET, "/v2/users/me", { token: sharedTokenB })).status).toBe(200);
     const signedIn = await login(sharedEmail, PASSWORD);
-    expect(success(await call(user.GET, `/v2/users/${sharedId}`, { token: signedIn.accessToken, params: { id: sharedId } })).companies[0].companyId).toBe(b.companyId);
+    expect(
+      success(await call(user.GET, `/v2/users/${sharedId}`, { token: signedIn.accessToken, params: { id: sharedId } }))
+        .companies[0].companyId,
+    ).toBe(b.companyId);
 
     expect(success(await patch(a.adminToken, sharedId, { isActive: true })).isActive).toBe(true);
     // The deactivation ended Sam's sessions in A only: A's old token stays refused, B's works.
@@ -150,11 +194,21 @@ describe("a user of three companies", () => {
     const body = await accountBody(c);
     const response = await patch(overlordInC, sharedId, body);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body).toMatchObject({ name: { ...name, displayName: "Hijacked" }, phone: "+1 555 0100", job: body.job, extensions: { owned: true }, isOnline: true, termsConditions: true });
+    expect(response.body).toMatchObject({
+      name: { ...name, displayName: "Hijacked" },
+      phone: "+1 555 0100",
+      job: body.job,
+      extensions: { owned: true },
+      isOnline: true,
+      termsConditions: true,
+    });
     await expect(login(sharedEmail, PASSWORD)).rejects.toMatchObject({ code: "unauthorized" });
     expect((await login(sharedEmail, "an attacker's password", a.companyId)).accessToken).toEqual(expect.any(String));
 
-    const fromA = await patch(await tokenIn(overlordEmail, a), sharedId, { phone: "+34 600 000 002", password: PASSWORD });
+    const fromA = await patch(await tokenIn(overlordEmail, a), sharedId, {
+      phone: "+34 600 000 002",
+      password: PASSWORD,
+    });
     expect(fromA.status).toBe(200);
   });
 
@@ -170,7 +224,11 @@ describe("a user of three companies", () => {
     // The overlord changed Sam's password above, which revoked Sam's tokens.
     expect((await call(users.GET, "/v2/users/me", { token: sharedTokenB })).status).toBe(401);
     sharedTokenB = await tokenIn(sharedEmail, b);
-    const response = await patch(sharedTokenB, sharedId, { name: { displayName: "Sam" }, phone: "+34 600 000 004", password: "Sam's new password" });
+    const response = await patch(sharedTokenB, sharedId, {
+      name: { displayName: "Sam" },
+      phone: "+34 600 000 004",
+      password: "Sam's new password",
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body).toMatchObject({ name: { displayName: "Sam" }, phone: "+34 600 000 004" });
     expect((await login(sharedEmail, "Sam's new password", c.companyId)).accessToken).toEqual(expect.any(String));
@@ -183,16 +241,28 @@ describe("a user of three companies", () => {
   });
 
   it("a record of an earlier version, deactivated account-wide, is inactive in each of its companies", async () => {
-    const legacy = success(await call(users.POST, "/v2/users", { token: a.adminToken, admin: true, body: { email: "legacy@shared.test", accessRoles: [a.memberRoleId] } }))._id;
+    const legacy = success(
+      await call(users.POST, "/v2/users", {
+        token: a.adminToken,
+        admin: true,
+        body: { email: "legacy@shared.test", accessRoles: [a.memberRoleId] },
+      }),
+    )._id;
     await join(legacy, b, b.memberRoleId);
-    await User.collection.updateOne({ _id: oid(legacy) }, { $set: { isActive: false }, $unset: { "companies.$[].isActive": "" } });
+    await User.collection.updateOne(
+      { _id: oid(legacy) },
+      { $set: { isActive: false }, $unset: { "companies.$[].isActive": "" } },
+    );
     await backfillMembershipActive();
     const stored = await User.collection.findOne({ _id: oid(legacy) });
     expect(stored?.isActive).toBeUndefined();
     expect(stored?.companies.map((entry: { isActive?: boolean }) => entry.isActive)).toEqual([false, false]);
     expect(success(await get(b.adminToken, legacy)).isActive).toBe(false);
     // Memberships without the flag, of an account that was active, are active.
-    await User.collection.updateOne({ _id: oid(legacy) }, { $set: { isActive: true }, $unset: { "companies.$[].isActive": "" } });
+    await User.collection.updateOne(
+      { _id: oid(legacy) },
+      { $set: { isActive: true }, $unset: { "companies.$[].isActive": "" } },
+    );
     await backfillMembershipActive();
     expect(success(await get(a.adminToken, legacy)).isActive).toBe(true);
   });

@@ -1,13 +1,13 @@
 /** Concurrent PATCHes of one user all apply: the last writer wins per field (docs/api.md, "Users"). */
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
 import type { UpdateUserBody } from "@/lib/resources/users/contract";
 import { User } from "@/lib/resources/users/repository";
 import { userKeywords } from "@/lib/resources/users/search";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as accessRoles from "../access-roles/route";
-import * as users from "./route";
 import * as user from "./[id]/route";
+import * as users from "./route";
 
 const name = { displayName: "Ana Pérez", names: "Ana", lastName: "Pérez", secondLastName: "" };
 
@@ -21,12 +21,24 @@ describe("concurrent PATCH /v2/users/{id}", { timeout: 120_000 }, () => {
   beforeAll(async () => {
     t = await createTenant("Users concurrency");
     for (let i = 0; i < 5; i++) {
-      roles.push(success(await call(accessRoles.POST, "/v2/access-roles", { token: t.adminToken, admin: true, body: { name: `Concurrent ${i}` } }))._id);
+      roles.push(
+        success(
+          await call(accessRoles.POST, "/v2/access-roles", {
+            token: t.adminToken,
+            admin: true,
+            body: { name: `Concurrent ${i}` },
+          }),
+        )._id,
+      );
     }
   });
 
   const create = async (email: string) => {
-    const response = await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email, accessRoles: [t.memberRoleId], name } });
+    const response = await call(users.POST, "/v2/users", {
+      token: t.adminToken,
+      admin: true,
+      body: { email, accessRoles: [t.memberRoleId], name },
+    });
     expect(response.status).toBe(201);
     return success(response);
   };
@@ -38,11 +50,20 @@ describe("concurrent PATCH /v2/users/{id}", { timeout: 120_000 }, () => {
     // Each field is written by its own requests only, so the last value of each is one of its own.
     const bodies: UpdateUserBody[] = Array.from({ length: 50 }, (_, i) => {
       switch (i % 5) {
-        case 0: return { phone: `+34 600 ${i}` };
-        case 1: return { name: { displayName: `Display ${i}` } };
-        case 2: return { name: { lastName: `Last${i}` } };
-        case 3: return { extensions: { writer: i } };
-        default: return { accessRoles: [roles[i % roles.length]], companies: [{ hierarchy: { boss: [t.adminId] } }], isOnline: i % 2 === 0 };
+        case 0:
+          return { phone: `+34 600 ${i}` };
+        case 1:
+          return { name: { displayName: `Display ${i}` } };
+        case 2:
+          return { name: { lastName: `Last${i}` } };
+        case 3:
+          return { extensions: { writer: i } };
+        default:
+          return {
+            accessRoles: [roles[i % roles.length]],
+            companies: [{ hierarchy: { boss: [t.adminId] } }],
+            isOnline: i % 2 === 0,
+          };
       }
     });
     const responses = await Promise.all(bodies.map((body) => patch(before._id, body)));
@@ -53,9 +74,12 @@ describe("concurrent PATCH /v2/users/{id}", { timeout: 120_000 }, () => {
     expect(new Set(stamps).size).toBe(50);
     expect(Math.min(...stamps)).toBeGreaterThan(Date.parse(before.modifiedAt));
 
-    const final = success(await call(user.GET, `/v2/users/${before._id}`, { token: t.adminToken, params: { id: before._id } }));
+    const final = success(
+      await call(user.GET, `/v2/users/${before._id}`, { token: t.adminToken, params: { id: before._id } }),
+    );
     expect(final.modifiedAt).toBe(new Date(Math.max(...stamps)).toISOString());
-    const written = (pick: (body: UpdateUserBody) => unknown) => bodies.map(pick).filter((value) => value !== undefined);
+    const written = (pick: (body: UpdateUserBody) => unknown) =>
+      bodies.map(pick).filter((value) => value !== undefined);
     expect(written((b) => b.phone)).toContain(final.phone);
     expect(written((b) => b.name?.displayName)).toContain(final.name!.displayName);
     expect(written((b) => b.name?.lastName)).toContain(final.name!.lastName);
@@ -72,11 +96,17 @@ describe("concurrent PATCH /v2/users/{id}", { timeout: 120_000 }, () => {
 
   it("50 concurrent PATCHes of the same field: all answer 200, the stored value is one of them", async () => {
     const before = await create("same.field@concurrency.test");
-    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => patch(before._id, { name: { names: `Names ${i}` }, isActive: i % 2 === 0 })));
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => patch(before._id, { name: { names: `Names ${i}` }, isActive: i % 2 === 0 })),
+    );
     expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200));
     for (const [i, response] of responses.entries()) expect(success(response).name!.names).toBe(`Names ${i}`);
-    const final = success(await call(user.GET, `/v2/users/${before._id}`, { token: t.adminToken, params: { id: before._id } }));
-    const last = responses.reduce((a, b) => (Date.parse(success(a).modifiedAt) > Date.parse(success(b).modifiedAt) ? a : b));
+    const final = success(
+      await call(user.GET, `/v2/users/${before._id}`, { token: t.adminToken, params: { id: before._id } }),
+    );
+    const last = responses.reduce((a, b) =>
+      Date.parse(success(a).modifiedAt) > Date.parse(success(b).modifiedAt) ? a : b,
+    );
     expect(final.name).toEqual(success(last).name);
     expect(final.isActive).toBe(success(last).isActive);
   });

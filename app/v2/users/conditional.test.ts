@@ -1,12 +1,12 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
 import { oid } from "@/lib/kernel/ids";
 import type { UserRecord } from "@/lib/resources/users/contract";
 import { touchLastRequest } from "@/lib/resources/users/repository";
-import * as users from "./route";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as user from "./[id]/route";
 import * as me from "./me/route";
+import * as users from "./route";
 
 describe("ETags and preconditions of users", () => {
   useTestDatabase();
@@ -27,9 +27,17 @@ describe("ETags and preconditions of users", () => {
     return { body: success(response), etag: response.headers.get("etag")! };
   }
 
-  const read = (id: string, headers: Record<string, string> = {}) => call(user.GET, `/v2/users/${id}`, { token: t.adminToken, params: { id }, headers });
+  const read = (id: string, headers: Record<string, string> = {}) =>
+    call(user.GET, `/v2/users/${id}`, { token: t.adminToken, params: { id }, headers });
   const patch = (id: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id }, headers });
+    call(user.PATCH, `/v2/users/${id}`, {
+      method: "PATCH",
+      token: t.adminToken,
+      admin: true,
+      body,
+      params: { id },
+      headers,
+    });
 
   it("tags create, read and PATCH with one ETag per stored version: the same until a write, another after", async () => {
     const { body, etag } = await create();
@@ -88,7 +96,11 @@ describe("ETags and preconditions of users", () => {
     const theirs = await patch(body._id, { phone: "+34 633 333 333" });
     const current = theirs.headers.get("etag")!;
 
-    const mine = await patch(body._id, { phone: "+34 644 444 444", name: { displayName: "X", names: "X", lastName: "Y", secondLastName: "" } }, { "if-match": etag });
+    const mine = await patch(
+      body._id,
+      { phone: "+34 644 444 444", name: { displayName: "X", names: "X", lastName: "Y", secondLastName: "" } },
+      { "if-match": etag },
+    );
     expect(mine.status).toBe(412);
     expect(failure(mine)).toMatchObject({ status: 412, code: "precondition_failed" });
     expect(mine.headers.get("etag")).toBe(current);
@@ -120,7 +132,8 @@ describe("ETags and preconditions of users", () => {
     const winner = answers.find((answer) => answer.status === 200)!;
     const stored = await read(body._id);
     expect(success(stored).phone).toBe(success(winner).phone);
-    for (const loser of answers.filter((answer) => answer.status === 412)) expect(loser.headers.get("etag")).toBe(winner.headers.get("etag"));
+    for (const loser of answers.filter((answer) => answer.status === 412))
+      expect(loser.headers.get("etag")).toBe(winner.headers.get("etag"));
   });
 
   it("keeps PATCH without If-Match as before", async () => {

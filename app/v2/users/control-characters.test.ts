@@ -1,14 +1,14 @@
 /** Single-line text fields refuse control characters (docs/api.md, "Text fields"). */
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { Survey } from "@/lib/resources/surveys/repository";
 import { User } from "@/lib/resources/users/repository";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as jobTitles from "../job-titles/route";
-import * as surveys from "../surveys/route";
 import * as survey from "../surveys/[id]/route";
-import * as users from "./route";
+import * as surveys from "../surveys/route";
 import * as user from "./[id]/route";
+import * as users from "./route";
 
 const name = { displayName: "Ana Pérez", names: "Ana", lastName: "Pérez", secondLastName: "" };
 
@@ -50,28 +50,67 @@ describe("control characters in text fields", () => {
   });
 
   it("a PATCH of a name part or phone with a control character changes nothing", async () => {
-    const created = success(await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email: "ok@control.test", accessRoles: [t.memberRoleId], name } }));
+    const created = success(
+      await call(users.POST, "/v2/users", {
+        token: t.adminToken,
+        admin: true,
+        body: { email: "ok@control.test", accessRoles: [t.memberRoleId], name },
+      }),
+    );
     for (const body of [{ name: { lastName: "P\u0000" } }, { phone: "1\n2" }]) {
-      const response = await call(user.PATCH, `/v2/users/${created._id}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id: created._id }, body });
+      const response = await call(user.PATCH, `/v2/users/${created._id}`, {
+        method: "PATCH",
+        token: t.adminToken,
+        admin: true,
+        params: { id: created._id },
+        body,
+      });
       expectRefused(response, Object.keys(body)[0] === "name" ? "name.lastName" : "phone");
     }
-    const stored = success(await call(user.GET, `/v2/users/${created._id}`, { token: t.adminToken, params: { id: created._id } }));
+    const stored = success(
+      await call(user.GET, `/v2/users/${created._id}`, { token: t.adminToken, params: { id: created._id } }),
+    );
     expect(stored).toEqual(created);
   });
 
   it("survey names and group names, reference data names: 400 naming the field", async () => {
-    const created = await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: "nul_name", name: "Bad\u0000name", version: 1 } });
+    const created = await call(surveys.POST, "/v2/surveys", {
+      token: t.adminToken,
+      admin: true,
+      body: { code: "nul_name", name: "Bad\u0000name", version: 1 },
+    });
     expectRefused(created, "name");
     expect(await Survey.countDocuments({ code: "nul_name" })).toBe(0);
 
-    const good = success(await call(surveys.POST, "/v2/surveys", { token: t.adminToken, admin: true, body: { code: "good_name", name: "Good", version: 1 } }));
-    const renamed = await call(survey.PATCH, `/v2/surveys/${good._id}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id: good._id }, body: { name: "Two\nlines" } });
+    const good = success(
+      await call(surveys.POST, "/v2/surveys", {
+        token: t.adminToken,
+        admin: true,
+        body: { code: "good_name", name: "Good", version: 1 },
+      }),
+    );
+    const renamed = await call(survey.PATCH, `/v2/surveys/${good._id}`, {
+      method: "PATCH",
+      token: t.adminToken,
+      admin: true,
+      params: { id: good._id },
+      body: { name: "Two\nlines" },
+    });
     expectRefused(renamed, "name");
-    const grouped = await call(survey.PATCH, `/v2/surveys/${good._id}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id: good._id }, body: { group: "G\u0085" } });
+    const grouped = await call(survey.PATCH, `/v2/surveys/${good._id}`, {
+      method: "PATCH",
+      token: t.adminToken,
+      admin: true,
+      params: { id: good._id },
+      body: { group: "G\u0085" },
+    });
     expectRefused(grouped, "group");
     expect((await Survey.findById(good._id).lean())?.name).toBe("Good");
 
-    expectRefused(await call(jobTitles.POST, "/v2/job-titles", { token: t.adminToken, admin: true, body: { name: "Chief\u0007" } }), "name");
+    expectRefused(
+      await call(jobTitles.POST, "/v2/job-titles", { token: t.adminToken, admin: true, body: { name: "Chief\u0007" } }),
+      "name",
+    );
   });
 
   it("search queries with control characters are refused too; ordinary text still passes", async () => {
@@ -80,7 +119,12 @@ describe("control characters in text fields", () => {
     const fine = await call(users.POST, "/v2/users", {
       token: t.adminToken,
       admin: true,
-      body: { email: "émile@control.test", accessRoles: [t.memberRoleId], name: { displayName: "Émile Zoë 😀", names: "Émile", lastName: "Zoë", secondLastName: "" }, phone: "+34 (600) 100-200" },
+      body: {
+        email: "émile@control.test",
+        accessRoles: [t.memberRoleId],
+        name: { displayName: "Émile Zoë 😀", names: "Émile", lastName: "Zoë", secondLastName: "" },
+        phone: "+34 (600) 100-200",
+      },
     });
     expect(fine.status, JSON.stringify(fine.body)).toBe(201);
   });

@@ -1,13 +1,13 @@
+import { oid } from "@/lib/kernel/ids";
+import type { UserRecord } from "@/lib/resources/users/contract";
+import { User } from "@/lib/resources/users/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import mongoose from "mongoose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import type { UserRecord } from "@/lib/resources/users/contract";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { User } from "@/lib/resources/users/repository";
-import { oid } from "@/lib/kernel/ids";
 import * as surveys from "../surveys/route";
-import * as users from "./route";
 import * as user from "./[id]/route";
+import * as users from "./route";
 
 describe("cursor paging of GET /v2/users", () => {
   useTestDatabase();
@@ -16,7 +16,8 @@ describe("cursor paging of GET /v2/users", () => {
   const ids: string[] = [];
 
   const list = (query: string, token = t.adminToken) => call(users.GET, `/v2/users?${query}`, { token });
-  const patch = (id: string, body: Record<string, unknown>) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id } });
+  const patch = (id: string, body: Record<string, unknown>) =>
+    call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token: t.adminToken, admin: true, body, params: { id } });
 
   /** Every page of a walk from `query`, following `next`; asserts each page's Link header. */
   async function walk(query: string, between?: (page: number) => Promise<void>): Promise<UserRecord[][]> {
@@ -43,11 +44,18 @@ describe("cursor paging of GET /v2/users", () => {
   beforeAll(async () => {
     [t, other] = await Promise.all([createTenant("Cursor users"), createTenant("Cursor others")]);
     for (let i = 0; i < 23; i++) {
-      const response = await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email: `walker${i}@acme.io`, accessRoles: [t.memberRoleId] } });
+      const response = await call(users.POST, "/v2/users", {
+        token: t.adminToken,
+        admin: true,
+        body: { email: `walker${i}@acme.io`, accessRoles: [t.memberRoleId] },
+      });
       ids.push(success(response)._id);
     }
     // Ties on the sort key: only `_id` tells these apart.
-    await User.updateMany({ _id: { $in: ids.slice(5, 15).map(oid) } }, { $set: { modifiedAt: new Date("2026-01-01T00:00:00.000Z") } });
+    await User.updateMany(
+      { _id: { $in: ids.slice(5, 15).map(oid) } },
+      { $set: { modifiedAt: new Date("2026-01-01T00:00:00.000Z") } },
+    );
   });
 
   it("walks every user exactly once, newest first, with next null after the last page", async () => {
@@ -63,7 +71,8 @@ describe("cursor paging of GET /v2/users", () => {
 
   it("gives the same records by page and by cursor, and a page answer the next cursor too", async () => {
     const byPage = [];
-    for (let page = 1; page <= 7; page++) byPage.push(...success(await list(`limit=4&page=${page}`)).data.users.map((u) => u._id));
+    for (let page = 1; page <= 7; page++)
+      byPage.push(...success(await list(`limit=4&page=${page}`)).data.users.map((u) => u._id));
     const byCursor = (await walk("limit=4")).flat().map((u) => u._id);
     expect(byCursor).toEqual(byPage);
     const second = await list("limit=4&page=2");
@@ -117,7 +126,10 @@ describe("cursor paging of GET /v2/users", () => {
       const response = await list(query);
       expect(response.status, query).toBe(400);
       expect(failure(response).code, query).toBe("invalid_request");
-      expect(failure(response).details?.map((d) => d.path), query).toContain("cursor");
+      expect(
+        failure(response).details?.map((d) => d.path),
+        query,
+      ).toContain("cursor");
     }
     // Another page size is the same list.
     expect((await list(`limit=3&cursor=${next}`)).status).toBe(200);
@@ -131,7 +143,9 @@ describe("cursor paging of GET /v2/users", () => {
   });
 
   it("reads as much for a deep page by cursor as for the first", async () => {
-    const scanned = async () => ((await mongoose.connection.db!.admin().command({ serverStatus: 1 })).metrics.queryExecutor.scannedObjects as number);
+    const scanned = async () =>
+      (await mongoose.connection.db!.admin().command({ serverStatus: 1 })).metrics.queryExecutor
+        .scannedObjects as number;
     // The counter is the server's: a write left running by an earlier request (the last-request
     // stamp) may land inside one measurement, never take from it, so the least of three is the read's own.
     const cost = async (query: string) => {

@@ -2,9 +2,9 @@
  * A company keeps an access role with `isAdmin: true` held by an active user: a user PATCH that
  * takes the last one away (its roles, or deactivation) is `409 conflict` with nothing applied.
  */
-import { beforeEach, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeEach, describe, expect, it } from "vitest";
 import * as user from "./[id]/route";
 
 describe("the last admin of a company, through PATCH /v2/users/{id}", () => {
@@ -15,8 +15,10 @@ describe("the last admin of a company, through PATCH /v2/users/{id}", () => {
     t = await createTenant("Last admin");
   });
 
-  const patchUser = (id: string, body: Record<string, unknown>, token = t.adminToken) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
-  const read = async (id: string) => success(await call(user.GET, `/v2/users/${id}`, { token: t.adminToken, admin: true, params: { id } }));
+  const patchUser = (id: string, body: Record<string, unknown>, token = t.adminToken) =>
+    call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
+  const read = async (id: string) =>
+    success(await call(user.GET, `/v2/users/${id}`, { token: t.adminToken, admin: true, params: { id } }));
 
   it("refuses to take the admin role from the only active admin, and changes nothing", async () => {
     const refused = await patchUser(t.adminId, { accessRoles: [t.memberRoleId], phone: "+34 600 000 000" });
@@ -44,7 +46,10 @@ describe("the last admin of a company, through PATCH /v2/users/{id}", () => {
 
   it("keeps an admin when the last two admins are demoted at once", async () => {
     expect((await patchUser(t.memberId, { accessRoles: [t.adminRoleId] })).status).toBe(200);
-    const answers = await Promise.all([patchUser(t.adminId, { accessRoles: [t.memberRoleId] }), patchUser(t.memberId, { accessRoles: [t.memberRoleId] })]);
+    const answers = await Promise.all([
+      patchUser(t.adminId, { accessRoles: [t.memberRoleId] }),
+      patchUser(t.memberId, { accessRoles: [t.memberRoleId] }),
+    ]);
     expect(answers.map((answer) => answer.status)).toContain(409);
     const roles = [(await read(t.adminId)).accessRoles, (await read(t.memberId)).accessRoles];
     expect(roles.some((held) => held.includes(t.adminRoleId))).toBe(true);

@@ -1,15 +1,15 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { oid } from "@/lib/kernel/ids";
 import type { UserRecord } from "@/lib/resources/users/contract";
 import { User } from "@/lib/resources/users/repository";
-import { oid } from "@/lib/kernel/ids";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as accessRoles from "../access-roles/route";
 import * as bots from "../bots/route";
 import * as jobTitles from "../job-titles/route";
 import * as properties from "../properties/route";
-import * as users from "./route";
 import * as user from "./[id]/route";
+import * as users from "./route";
 
 describe("GET /v2/users", () => {
   useTestDatabase();
@@ -18,7 +18,10 @@ describe("GET /v2/users", () => {
   const ids: Record<string, string> = {};
 
   const list = (query = "", token = t.adminToken) => call(users.GET, `/v2/users${query ? `?${query}` : ""}`, { token });
-  const emails = (response: Awaited<ReturnType<typeof list>>) => success(response).data.users.map((u) => u.email).sort();
+  const emails = (response: Awaited<ReturnType<typeof list>>) =>
+    success(response)
+      .data.users.map((u) => u.email)
+      .sort();
 
   async function create(body: Record<string, unknown>) {
     const response = await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body });
@@ -38,12 +41,50 @@ describe("GET /v2/users", () => {
     ref.bot2 = await post(bots.POST, "/v2/bots", { name: "Survey" });
     ref.role = await post(accessRoles.POST, "/v2/access-roles", { name: "Reviewer" });
 
-    const name = (names: string, lastName: string, secondLastName = "") => ({ displayName: `${names} ${lastName}`, names, lastName, secondLastName });
-    ids.ana = (await create({ email: "Ana.Pérez@Acme.io", name: name("Ana", "Pérez"), accessRoles: [t.memberRoleId], job: ref.job1, properties: [ref.prop1] }))._id;
-    ids.anabel = (await create({ email: "anabel@acme.io", name: name("Anabel", "Ruiz", "Núñez"), accessRoles: [ref.role], job: ref.job2, properties: [ref.prop1, ref.prop2], bot: ref.bot1 }))._id;
-    ids.pedro = (await create({ email: "pedro@other.org", name: name("Pedro", "Gómez"), accessRoles: [t.memberRoleId], bot: ref.bot2 }))._id;
-    ids.inactive = (await create({ email: "gone@acme.io", name: name("Ana", "Olvido"), accessRoles: [t.memberRoleId], isActive: false }))._id;
-    ids.meta = (await create({ email: "a.b+c@acme.io", name: name("Dot", "Star", "(x)"), accessRoles: [t.memberRoleId] }))._id;
+    const name = (names: string, lastName: string, secondLastName = "") => ({
+      displayName: `${names} ${lastName}`,
+      names,
+      lastName,
+      secondLastName,
+    });
+    ids.ana = (
+      await create({
+        email: "Ana.Pérez@Acme.io",
+        name: name("Ana", "Pérez"),
+        accessRoles: [t.memberRoleId],
+        job: ref.job1,
+        properties: [ref.prop1],
+      })
+    )._id;
+    ids.anabel = (
+      await create({
+        email: "anabel@acme.io",
+        name: name("Anabel", "Ruiz", "Núñez"),
+        accessRoles: [ref.role],
+        job: ref.job2,
+        properties: [ref.prop1, ref.prop2],
+        bot: ref.bot1,
+      })
+    )._id;
+    ids.pedro = (
+      await create({
+        email: "pedro@other.org",
+        name: name("Pedro", "Gómez"),
+        accessRoles: [t.memberRoleId],
+        bot: ref.bot2,
+      })
+    )._id;
+    ids.inactive = (
+      await create({
+        email: "gone@acme.io",
+        name: name("Ana", "Olvido"),
+        accessRoles: [t.memberRoleId],
+        isActive: false,
+      })
+    )._id;
+    ids.meta = (
+      await create({ email: "a.b+c@acme.io", name: name("Dot", "Star", "(x)"), accessRoles: [t.memberRoleId] })
+    )._id;
   });
 
   describe("defaults and envelope", () => {
@@ -80,7 +121,11 @@ describe("GET /v2/users", () => {
       });
       expect(record.search).toEqual(["ana", "perez", "acme", "io", "anaperezacmeio"]);
       expect(record.companies).toEqual([
-        { _id: expect.stringMatching(/^[0-9a-f]{24}$/), companyId: t.companyId, hierarchy: { boss: [], peers: [], subordinate: [] } },
+        {
+          _id: expect.stringMatching(/^[0-9a-f]{24}$/),
+          companyId: t.companyId,
+          hierarchy: { boss: [], peers: [], subordinate: [] },
+        },
       ]);
       expect(record.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(record.modifiedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -141,7 +186,11 @@ describe("GET /v2/users", () => {
 
     it("names every bad parameter at once", async () => {
       const response = await list("limit=0&page=0&orderBy=x&created=x");
-      expect(failure(response).details?.map((d) => d.path).sort()).toEqual(["created", "limit", "orderBy", "page"]);
+      expect(
+        failure(response)
+          .details?.map((d) => d.path)
+          .sort(),
+      ).toEqual(["created", "limit", "orderBy", "page"]);
     });
 
     it("accepts the largest limit", async () => {
@@ -157,7 +206,10 @@ describe("GET /v2/users", () => {
     });
 
     it("email: repeated and comma-separated, case-insensitive, exact", async () => {
-      expect(emails(await list("email=ANABEL@acme.io&email=pedro@other.org"))).toEqual(["anabel@acme.io", "pedro@other.org"]);
+      expect(emails(await list("email=ANABEL@acme.io&email=pedro@other.org"))).toEqual([
+        "anabel@acme.io",
+        "pedro@other.org",
+      ]);
       expect(emails(await list("email=anabel@acme.io,pedro@other.org"))).toEqual(["anabel@acme.io", "pedro@other.org"]);
       expect(emails(await list("email=anabel"))).toEqual([]);
     });
@@ -189,13 +241,23 @@ describe("GET /v2/users", () => {
     });
 
     it("created, created_gt, created_gte, created_lt, created_lte", async () => {
-      await User.collection.updateOne({ _id: oid(ids.anabel) }, { $set: { createdAt: new Date("2001-01-01T00:00:00.000Z") } });
-      await User.collection.updateOne({ _id: oid(ids.meta) }, { $set: { createdAt: new Date("2001-01-01T00:00:00.001Z") } });
+      await User.collection.updateOne(
+        { _id: oid(ids.anabel) },
+        { $set: { createdAt: new Date("2001-01-01T00:00:00.000Z") } },
+      );
+      await User.collection.updateOne(
+        { _id: oid(ids.meta) },
+        { $set: { createdAt: new Date("2001-01-01T00:00:00.001Z") } },
+      );
       expect(emails(await list("created=2001-01-01T00:00:00.000Z"))).toEqual(["anabel@acme.io"]);
       expect(emails(await list("created_lt=2001-01-01T00:00:00.001Z"))).toEqual(["anabel@acme.io"]);
       expect(emails(await list("created_lte=2001-01-01T00:00:00.001Z"))).toEqual(["a.b+c@acme.io", "anabel@acme.io"]);
-      expect(emails(await list("created_gt=2001-01-01T00:00:00.000Z&created_lt=2002-01-01T00:00:00.000Z"))).toEqual(["a.b+c@acme.io"]);
-      expect(emails(await list("created_gte=2001-01-01T00:00:00.000Z&created_lte=2001-01-01T00:00:00.000Z"))).toEqual(["anabel@acme.io"]);
+      expect(emails(await list("created_gt=2001-01-01T00:00:00.000Z&created_lt=2002-01-01T00:00:00.000Z"))).toEqual([
+        "a.b+c@acme.io",
+      ]);
+      expect(emails(await list("created_gte=2001-01-01T00:00:00.000Z&created_lte=2001-01-01T00:00:00.000Z"))).toEqual([
+        "anabel@acme.io",
+      ]);
       expect(emails(await list("created_gt=2001-01-02T00:00:00.000Z&limit=100")).length).toBe(4);
     });
 
@@ -240,9 +302,7 @@ describe("GET /v2/users", () => {
         expect(response.status, query).toBe(200);
       }
       expect(emails(await list(`search=${encodeURIComponent(".*")}`))).toHaveLength(6); // no terms: no filter
-      expect(emails(await list(`search=${encodeURIComponent("a.*")}`))).toEqual(
-        emails(await list("search=a")),
-      );
+      expect(emails(await list(`search=${encodeURIComponent("a.*")}`))).toEqual(emails(await list("search=a")));
       expect(emails(await list(`search=${encodeURIComponent("(x)")}`))).toEqual(["a.b+c@acme.io"]);
       // "|" separates the terms "a" and "p" (both required), it is no alternation.
       expect(emails(await list(`search=${encodeURIComponent("a|p")}`))).toEqual(["ana.pérez@acme.io"]);
@@ -266,11 +326,21 @@ describe("GET /v2/users", () => {
   describe("relatedUser", () => {
     it("lists who names the user in the hierarchy and whom the user names", async () => {
       const set = (id: string, hierarchy: Record<string, string[]>) =>
-        call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id }, body: { companies: [{ hierarchy }] } });
+        call(user.PATCH, `/v2/users/${id}`, {
+          method: "PATCH",
+          token: t.adminToken,
+          admin: true,
+          params: { id },
+          body: { companies: [{ hierarchy }] },
+        });
       expect((await set(ids.anabel, { boss: [ids.ana] })).status).toBe(200);
       expect((await set(ids.pedro, { peers: [ids.ana] })).status).toBe(200);
       expect((await set(ids.ana, { subordinate: [ids.meta] })).status).toBe(200);
-      expect(emails(await list(`relatedUser=${ids.ana}`))).toEqual(["a.b+c@acme.io", "anabel@acme.io", "pedro@other.org"]);
+      expect(emails(await list(`relatedUser=${ids.ana}`))).toEqual([
+        "a.b+c@acme.io",
+        "anabel@acme.io",
+        "pedro@other.org",
+      ]);
       expect(emails(await list(`relatedUser=${ids.anabel}`))).toEqual(["ana.pérez@acme.io"]);
       expect(emails(await list(`relatedUser=${ids.meta}`))).toEqual(["ana.pérez@acme.io"]);
     });
@@ -278,7 +348,9 @@ describe("GET /v2/users", () => {
     it("an unknown user is related to nobody (with a debug warning)", async () => {
       const response = await list("relatedUser=0123456789abcdef01234567&debug=true");
       expect(success(response).data.users).toEqual([]);
-      expect(success(response).debug).toContainEqual(expect.objectContaining({ level: "warning", code: "unknown_related_user" }));
+      expect(success(response).debug).toContainEqual(
+        expect.objectContaining({ level: "warning", code: "unknown_related_user" }),
+      );
     });
   });
 });
@@ -308,7 +380,11 @@ describe("GET /v2/users paging", () => {
       for (const limit of [1, 4, 7, 10]) {
         const seen: UserRecord[] = [];
         for (let page = 1; page <= Math.ceil(25 / limit) + 1; page++) {
-          const response = await call(users.GET, `/v2/users?orderBy=${orderBy}&limit=${limit}&page=${page}&count=true`, { token: t.adminToken });
+          const response = await call(
+            users.GET,
+            `/v2/users?orderBy=${orderBy}&limit=${limit}&page=${page}&count=true`,
+            { token: t.adminToken },
+          );
           expect(response.status).toBe(200);
           expect(success(response).data.counter).toBe(25);
           seen.push(...success(response).data.users);

@@ -1,11 +1,11 @@
+import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
+import { newId, oid } from "@/lib/kernel/ids";
+import type { RouteHandler } from "@/lib/platform/http/binding";
+import { JobTitle } from "@/lib/resources/reference/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { call, type CallResult, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import type { RouteHandler } from "@/lib/platform/http/binding";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
-import { JobTitle } from "@/lib/resources/reference/repository";
-import { newId, oid } from "@/lib/kernel/ids";
 import * as jobTitles from "../job-titles/route";
 import * as surveys from "../surveys/route";
 import * as users from "./route";
@@ -15,12 +15,17 @@ describe("the depth of a page by number", () => {
   useTestDatabase();
   let t: Tenant;
 
-  const get = (handler: RouteHandler, path: string): Promise<CallResult> => call(handler, path, { token: t.adminToken });
+  const get = (handler: RouteHandler, path: string): Promise<CallResult> =>
+    call(handler, path, { token: t.adminToken });
   /** A list answer's `data`: its page number, its `next`, and its records under `key`. */
   const ListData = z.object({ data: z.looseObject({ page: z.number().optional(), next: z.string().nullable() }) });
   const dataOf = (response: CallResult, key: string) => {
     const { data } = success(response, ListData);
-    return { page: data.page, next: data.next, items: z.array(z.looseObject({ name: z.string().optional() })).parse(data[key]) };
+    return {
+      page: data.page,
+      next: data.next,
+      items: z.array(z.looseObject({ name: z.string().optional() })).parse(data[key]),
+    };
   };
 
   /** The refusal of a page too deep: `400 invalid_request` naming `page`, pointing to the cursor. */
@@ -38,7 +43,13 @@ describe("the depth of a page by number", () => {
     t = await createTenant("Page depth");
     // One more job title than the depth, so the last allowed page is full and a record lies beyond it.
     const at = new Date("2026-01-01T00:00:00.000Z");
-    const docs = Array.from({ length: MAX_PAGE_DEPTH + 1 }, (_, i) => ({ _id: newId(), company: oid(t.companyId), name: `Depth ${String(i).padStart(5, "0")}`, createdAt: at, modifiedAt: at }));
+    const docs = Array.from({ length: MAX_PAGE_DEPTH + 1 }, (_, i) => ({
+      _id: newId(),
+      company: oid(t.companyId),
+      name: `Depth ${String(i).padStart(5, "0")}`,
+      createdAt: at,
+      modifiedAt: at,
+    }));
     await JobTitle.collection.insertMany(docs);
   });
 

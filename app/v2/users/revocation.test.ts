@@ -2,19 +2,19 @@
  * A password change ends the account's other sessions and tokens; API tokens can be revoked
  * (docs/security.md, "Passwords and tokens").
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
-import { OutboxMail } from "@/lib/resources/mail/repository";
-import { Session } from "@/lib/resources/credentials/repository";
-import { createApiToken, login, refresh, revokeAllTokens, revokeApiToken } from "@/lib/resources/auth/service";
-import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as invitation from "@/app/api/auth/invitation/route";
-import * as me from "./me/route";
-import * as users from "./route";
+import { createApiToken, login, refresh, revokeAllTokens, revokeApiToken } from "@/lib/resources/auth/service";
+import { Session } from "@/lib/resources/credentials/repository";
+import { JobRunner } from "@/lib/resources/jobs/runner";
+import { OutboxMail } from "@/lib/resources/mail/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as user from "./[id]/route";
 import * as bulk from "./bulk/route";
 import * as importRoute from "./import/route";
-import { JobRunner } from "@/lib/resources/jobs/runner";
+import * as me from "./me/route";
+import * as users from "./route";
 
 describe("revoking sessions and tokens", () => {
   useTestDatabase();
@@ -36,7 +36,8 @@ describe("revoking sessions and tokens", () => {
     return success(response);
   }
   const status = async (token: string) => (await call(me.GET, "/v2/users/me", { token })).status;
-  const patch = (token: string, id: string, body: Record<string, unknown>) => call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
+  const patch = (token: string, id: string, body: Record<string, unknown>) =>
+    call(user.PATCH, `/v2/users/${id}`, { method: "PATCH", token, admin: true, params: { id }, body });
 
   it("an admin changes a user's password: every session and token of the user stops working", async () => {
     const someone = await person("first password");
@@ -75,18 +76,29 @@ describe("revoking sessions and tokens", () => {
 
   it("setting a password through an invitation ends the account's tokens", async () => {
     const email = `invited${++n}@revocation.test`;
-    await call(users.POST, "/v2/users?notifyEmail=true", { token: t.adminToken, admin: true, body: { email, accessRoles: [t.memberRoleId] } });
+    await call(users.POST, "/v2/users?notifyEmail=true", {
+      token: t.adminToken,
+      admin: true,
+      body: { email, accessRoles: [t.memberRoleId] },
+    });
     const api = await createApiToken(email, 3600);
     expect(await status(api.accessToken)).toBe(200);
     const mail = await OutboxMail.findOne({ to: email }).lean();
     const link = /\/invitation\/([\w-]+)/.exec(mail?.text ?? "")![1];
-    expect((await call(invitation.POST, "/api/auth/invitation", { body: { token: link, password: "invited password" } })).status).toBe(200);
+    expect(
+      (await call(invitation.POST, "/api/auth/invitation", { body: { token: link, password: "invited password" } }))
+        .status,
+    ).toBe(200);
     expect(await status(api.accessToken)).toBe(401);
   });
 
   it("an API token is revoked by its id or by itself; --revoke-all ends everything of the account", async () => {
     const someone = await person("a password!!");
-    const [first, second, third] = [await createApiToken(someone.email, 3600), await createApiToken(someone.email, 3600), await createApiToken(someone.email, 3600)];
+    const [first, second, third] = [
+      await createApiToken(someone.email, 3600),
+      await createApiToken(someone.email, 3600),
+      await createApiToken(someone.email, 3600),
+    ];
     const browser = await login(someone.email, "a password!!");
     const [, payload] = first.accessToken.split(".");
     expect(JSON.parse(Buffer.from(payload, "base64url").toString()).jti).toBe(first.id);
@@ -128,9 +140,17 @@ describe("revoking sessions and tokens", () => {
     const token = (await login(someone.email, "bulk password")).accessToken;
     expect((await patch(t.adminToken, someone._id, { isActive: true, phone: "+34 600" })).status).toBe(200);
     expect(await status(token)).toBe(200);
-    const deactivated = await call(bulk.POST, "/v2/users/bulk", { token: t.adminToken, admin: true, body: { action: "deactivate", ids: [someone._id] } });
+    const deactivated = await call(bulk.POST, "/v2/users/bulk", {
+      token: t.adminToken,
+      admin: true,
+      body: { action: "deactivate", ids: [someone._id] },
+    });
     expect(success(deactivated).summary.changed).toBe(1);
-    await call(bulk.POST, "/v2/users/bulk", { token: t.adminToken, admin: true, body: { action: "activate", ids: [someone._id] } });
+    await call(bulk.POST, "/v2/users/bulk", {
+      token: t.adminToken,
+      admin: true,
+      body: { action: "activate", ids: [someone._id] },
+    });
     expect(await status(token)).toBe(401);
   });
 
@@ -138,7 +158,13 @@ describe("revoking sessions and tokens", () => {
     const someone = await person("import password");
     const token = (await login(someone.email, "import password")).accessToken;
     expect(await status(token)).toBe(200);
-    const started = await call(importRoute.POST, "/v2/users/import", { method: "POST", token: t.adminToken, admin: true, rawBody: `email,isActive\n${someone.email},false\n`, headers: { "content-type": "text/csv" } });
+    const started = await call(importRoute.POST, "/v2/users/import", {
+      method: "POST",
+      token: t.adminToken,
+      admin: true,
+      rawBody: `email,isActive\n${someone.email},false\n`,
+      headers: { "content-type": "text/csv" },
+    });
     expect(started.status).toBe(202);
     await new JobRunner({ batchSize: 10 }).runOnce();
     expect(await Session.countDocuments({ userId: someone._id })).toBe(0);

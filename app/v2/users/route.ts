@@ -7,6 +7,8 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = handle(users.list, ({ auth, query, notes }) => listUsers(auth, query, notes));
-export const POST = handle(users.create, async ({ auth, query, body, notes }) => createdRecord(users.create.path, await createUser(auth, body, { notifyEmail: query.notifyEmail, notes }), userTag));
+export const POST = handle(users.create, async ({ auth, query, body, notes }) =>
+  createdRecord(users.create.path, await createUser(auth, body, { notifyEmail: query.notifyEmail, notes }), userTag),
+);
 
 export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });

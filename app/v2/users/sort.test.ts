@@ -2,17 +2,26 @@
  * The orders of GET /v2/users (docs/api.md#sorting): each `sort` in both directions, by page
  * and by cursor across ties, bound to its order, within the company, and refused when unknown.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { User } from "@/lib/resources/users/repository";
 import { oid } from "@/lib/kernel/ids";
 import type { UserRecord } from "@/lib/resources/users/contract";
+import { User } from "@/lib/resources/users/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as apiKeys from "../api-keys/route";
-import * as users from "./route";
 import * as user from "./[id]/route";
+import * as users from "./route";
 
-const NAMES = ["Zoë Adams", "ábel Brown", "Abel Carter", "bruno Díaz", "Álvaro Evans", "Chloé Fox", "carla Gray", "Bruno Hill"];
+const NAMES = [
+  "Zoë Adams",
+  "ábel Brown",
+  "Abel Carter",
+  "bruno Díaz",
+  "Álvaro Evans",
+  "Chloé Fox",
+  "carla Gray",
+  "Bruno Hill",
+];
 
 describe("sorting GET /v2/users", () => {
   useTestDatabase();
@@ -39,7 +48,11 @@ describe("sorting GET /v2/users", () => {
     } while (next);
     return seen;
   }
-  const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+  const fold = (text: string) =>
+    text
+      .normalize("NFD")
+      .replace(/\p{M}+/gu, "")
+      .toLowerCase();
   const shown = (u: UserRecord) => fold(u.name?.displayName || u.email);
   const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -50,7 +63,11 @@ describe("sorting GET /v2/users", () => {
       const response = await call(users.POST, "/v2/users", {
         token: t.adminToken,
         admin: true,
-        body: { email: `${["Q", "b", "k", "A", "m", "x", "C", "h"][i]}${i}@sort.test`, accessRoles: [t.memberRoleId], name: { displayName, names, lastName, secondLastName: "" } },
+        body: {
+          email: `${["Q", "b", "k", "A", "m", "x", "C", "h"][i]}${i}@sort.test`,
+          accessRoles: [t.memberRoleId],
+          name: { displayName, names, lastName, secondLastName: "" },
+        },
       });
       expect(response.status, JSON.stringify(response.body)).toBe(201);
       ids.push(success(response)._id);
@@ -58,10 +75,24 @@ describe("sorting GET /v2/users", () => {
     // Ties on every key but _id: three users with one name and one creation time.
     await User.updateMany(
       { _id: { $in: ids.slice(5, 8).map(oid) } },
-      { $set: { "name.displayName": "Same Name", nameSort: "same name", createdAt: new Date("2026-01-01T00:00:00.000Z") } },
+      {
+        $set: {
+          "name.displayName": "Same Name",
+          nameSort: "same name",
+          createdAt: new Date("2026-01-01T00:00:00.000Z"),
+        },
+      },
     );
     // Another company's users interleave with every order and must never show.
-    await call(users.POST, "/v2/users", { token: other.adminToken, admin: true, body: { email: "aaa@other.test", accessRoles: [other.memberRoleId], name: { displayName: "Aaron", names: "Aaron", lastName: "A", secondLastName: "" } } });
+    await call(users.POST, "/v2/users", {
+      token: other.adminToken,
+      admin: true,
+      body: {
+        email: "aaa@other.test",
+        accessRoles: [other.memberRoleId],
+        name: { displayName: "Aaron", names: "Aaron", lastName: "A", secondLastName: "" },
+      },
+    });
   });
 
   it("sorts by name case- and accent-insensitively, both ways, _id breaking ties in the same direction", async () => {
@@ -71,7 +102,18 @@ describe("sorting GET /v2/users", () => {
     const sorted = [...keyed].sort((a, b) => compare(a[0], b[0]) || compare(a[1], b[1]));
     expect(keyed).toEqual(sorted);
     // The admin and the member have no name: their e-mails (admin@…, member@…) sort among the names.
-    expect(asc.map((u) => u.name?.displayName ?? u.email.split("@")[0])).toEqual(["ábel Brown", "Abel Carter", "admin", "Álvaro Evans", "bruno Díaz", "member", "Same Name", "Same Name", "Same Name", "Zoë Adams"]);
+    expect(asc.map((u) => u.name?.displayName ?? u.email.split("@")[0])).toEqual([
+      "ábel Brown",
+      "Abel Carter",
+      "admin",
+      "Álvaro Evans",
+      "bruno Díaz",
+      "member",
+      "Same Name",
+      "Same Name",
+      "Same Name",
+      "Zoë Adams",
+    ]);
     const desc = await listed("sort=name&orderBy=desc&limit=100");
     expect(desc.map((u) => u._id)).toEqual(asc.map((u) => u._id).reverse());
   });
@@ -86,7 +128,9 @@ describe("sorting GET /v2/users", () => {
     const byCreation = await listed("sort=createdAt&orderBy=asc&limit=100");
     const keys = byCreation.map((u) => `${u.createdAt}|${u._id}`);
     expect(keys).toEqual([...keys].sort());
-    expect((await listed("sort=createdAt&limit=100")).map((u) => u._id)).toEqual(byCreation.map((u) => u._id).reverse());
+    expect((await listed("sort=createdAt&limit=100")).map((u) => u._id)).toEqual(
+      byCreation.map((u) => u._id).reverse(),
+    );
   });
 
   it("walks every order by cursor and by page without repeating or skipping, across ties", async () => {
@@ -96,7 +140,8 @@ describe("sorting GET /v2/users", () => {
         const byCursor = (await walk(`sort=${sort}&orderBy=${orderBy}&limit=2`)).map((u) => u._id);
         expect(byCursor, `${sort} ${orderBy}`).toEqual(whole);
         const byPage: string[] = [];
-        for (let page = 1; page <= 4; page++) byPage.push(...(await listed(`sort=${sort}&orderBy=${orderBy}&limit=3&page=${page}`)).map((u) => u._id));
+        for (let page = 1; page <= 4; page++)
+          byPage.push(...(await listed(`sort=${sort}&orderBy=${orderBy}&limit=3&page=${page}`)).map((u) => u._id));
         expect(byPage, `${sort} ${orderBy}`).toEqual(whole);
       }
     }
@@ -107,13 +152,21 @@ describe("sorting GET /v2/users", () => {
     for (const query of ["sort=email&orderBy=asc", "sort=name&orderBy=desc", "orderBy=asc"]) {
       const response = await list(`${query}&limit=2&cursor=${encodeURIComponent(next)}`);
       expect(response.status, query).toBe(400);
-      expect(failure(response).details).toEqual([{ path: "cursor", message: expect.stringContaining("not a cursor of this list") }]);
+      expect(failure(response).details).toEqual([
+        { path: "cursor", message: expect.stringContaining("not a cursor of this list") },
+      ]);
     }
   });
 
   it("follows a rename: the new name sorts where it belongs", async () => {
     const target = ids[0];
-    const patched = await call(user.PATCH, `/v2/users/${target}`, { method: "PATCH", token: t.adminToken, admin: true, params: { id: target }, body: { name: { displayName: "AAAA first" } } });
+    const patched = await call(user.PATCH, `/v2/users/${target}`, {
+      method: "PATCH",
+      token: t.adminToken,
+      admin: true,
+      params: { id: target },
+      body: { name: { displayName: "AAAA first" } },
+    });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expect((await listed("sort=name&orderBy=asc&limit=1"))[0]._id).toBe(target);
     expect((await User.findById(oid(target)).lean())?.nameSort).toBe("aaaa first");
@@ -128,7 +181,14 @@ describe("sorting GET /v2/users", () => {
   });
 
   it("a key with users:read sorts; one without it is refused", async () => {
-    const make = async (scopes: string[]) => success(await call(apiKeys.POST, "/v2/api-keys", { token: t.adminToken, admin: true, body: { name: `Sorter ${scopes.join(" ")}`, scopes } })).key!;
+    const make = async (scopes: string[]) =>
+      success(
+        await call(apiKeys.POST, "/v2/api-keys", {
+          token: t.adminToken,
+          admin: true,
+          body: { name: `Sorter ${scopes.join(" ")}`, scopes },
+        }),
+      ).key!;
     const reader = await make(["users:read"]);
     expect((await list("sort=email&orderBy=asc", reader)).status).toBe(200);
     const writerOnly = await make(["surveys:read"]);
@@ -138,7 +198,16 @@ describe("sorting GET /v2/users", () => {
   });
 
   it("refuses hostile orders with 400 naming the parameter", async () => {
-    for (const query of ["sort=nameSort", "sort=password", "sort=$natural", "sort=name&sort=email", "sort=", "orderBy=1", "orderBy=ASC", "sort[$ne]=x"]) {
+    for (const query of [
+      "sort=nameSort",
+      "sort=password",
+      "sort=$natural",
+      "sort=name&sort=email",
+      "sort=",
+      "orderBy=1",
+      "orderBy=ASC",
+      "sort[$ne]=x",
+    ]) {
       const response = await list(query);
       expect(response.status, query).toBe(400);
       expect(failure(response).code, query).toBe("invalid_request");

@@ -1,13 +1,13 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { createApiToken } from "@/lib/resources/auth/service";
 import { createCompany } from "@/lib/resources/spanning/companies";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as accessRoles from "../access-roles/route";
 import * as jobTitles from "../job-titles/route";
 import * as properties from "../properties/route";
-import * as users from "./route";
 import * as user from "./[id]/route";
+import * as users from "./route";
 
 describe("tenant isolation", () => {
   useTestDatabase();
@@ -21,7 +21,11 @@ describe("tenant isolation", () => {
     const created = await call(users.POST, "/v2/users", {
       token: a.adminToken,
       admin: true,
-      body: { email: "secret.person@first.io", accessRoles: [a.memberRoleId], name: { displayName: "Zacarías", names: "Zacarías", lastName: "Secreto", secondLastName: "" } },
+      body: {
+        email: "secret.person@first.io",
+        accessRoles: [a.memberRoleId],
+        name: { displayName: "Zacarías", names: "Zacarías", lastName: "Secreto", secondLastName: "" },
+      },
     });
     secretId = success(created)._id;
   });
@@ -39,7 +43,10 @@ describe("tenant isolation", () => {
   it("... cannot list, count, match or filter them", async () => {
     const all = await listB("count=true&isActive=all&limit=100");
     expect(success(all).data.counter).toBe(2);
-    expect(emails(all).sort()).toEqual([expect.stringContaining("admin@second"), expect.stringContaining("member@second")]);
+    expect(emails(all).sort()).toEqual([
+      expect.stringContaining("admin@second"),
+      expect.stringContaining("member@second"),
+    ]);
     for (const query of [
       "search=zacarias&count=true",
       "search=secret&count=true",
@@ -69,7 +76,9 @@ describe("tenant isolation", () => {
   });
 
   it("... cannot see or use the first company's reference data", async () => {
-    const job = success(await call(jobTitles.POST, "/v2/job-titles", { token: a.adminToken, admin: true, body: { name: "Only in A" } }))._id;
+    const job = success(
+      await call(jobTitles.POST, "/v2/job-titles", { token: a.adminToken, admin: true, body: { name: "Only in A" } }),
+    )._id;
     const listed = await call(jobTitles.GET, "/v2/job-titles", { token: b.adminToken });
     expect(success(listed).data.jobTitles.map((r) => r._id)).not.toContain(job);
     const roles = await call(accessRoles.GET, "/v2/access-roles", { token: b.adminToken });
@@ -87,7 +96,9 @@ describe("tenant isolation", () => {
     const shared = await createCompany({ name: "Third", adminEmail: "secret.person@first.io" });
     const tokenThird = await createApiToken("secret.person@first.io", 600, shared.company._id);
 
-    const propA = success(await call(properties.POST, "/v2/properties", { token: a.adminToken, admin: true, body: { name: "A-only" } }))._id;
+    const propA = success(
+      await call(properties.POST, "/v2/properties", { token: a.adminToken, admin: true, body: { name: "A-only" } }),
+    )._id;
     const patched = await call(user.PATCH, `/v2/users/${secretId}`, {
       method: "PATCH",
       token: a.adminToken,
@@ -100,9 +111,14 @@ describe("tenant isolation", () => {
     const fromA = await call(user.GET, `/v2/users/${secretId}`, { token: a.adminToken, params: { id: secretId } });
     expect(success(fromA).accessRoles).toEqual([a.memberRoleId]);
     expect(success(fromA).properties).toEqual([propA]);
-    expect(success(fromA).companies).toEqual([expect.objectContaining({ companyId: a.companyId, hierarchy: { boss: [a.adminId], peers: [], subordinate: [] } })]);
+    expect(success(fromA).companies).toEqual([
+      expect.objectContaining({ companyId: a.companyId, hierarchy: { boss: [a.adminId], peers: [], subordinate: [] } }),
+    ]);
 
-    const fromThird = await call(user.GET, `/v2/users/${secretId}`, { token: tokenThird.accessToken, params: { id: secretId } });
+    const fromThird = await call(user.GET, `/v2/users/${secretId}`, {
+      token: tokenThird.accessToken,
+      params: { id: secretId },
+    });
     expect(fromThird.status).toBe(200);
     expect(success(fromThird).accessRoles).toEqual([shared.adminRoleId]);
     expect(success(fromThird).properties).toEqual([]);
@@ -130,7 +146,10 @@ describe("tenant isolation", () => {
   });
 
   it("a member's token acts only in its company, even with a forged company id it cannot sign", async () => {
-    const response = await call(user.GET, `/v2/users/${a.adminId}`, { token: b.memberToken, params: { id: a.adminId } });
+    const response = await call(user.GET, `/v2/users/${a.adminId}`, {
+      token: b.memberToken,
+      params: { id: a.adminId },
+    });
     expect(response.status).toBe(404);
   });
 });

@@ -1,15 +1,15 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, notesOf, success, type Tenant } from "@/lib/tools/testing/http";
-import type { UserRecord } from "@/lib/resources/users/contract";
+import { oid } from "@/lib/kernel/ids";
 import { route } from "@/lib/platform/http/route";
 import { Credential } from "@/lib/resources/credentials/repository";
+import type { UserRecord } from "@/lib/resources/users/contract";
 import { User } from "@/lib/resources/users/repository";
-import { oid } from "@/lib/kernel/ids";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, notesOf, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as jobTitles from "../job-titles/route";
+import * as user from "./[id]/route";
 import * as me from "./me/route";
 import * as users from "./route";
-import * as user from "./[id]/route";
 
 const name = { displayName: "Ana Pérez", names: "Ana", lastName: "Pérez", secondLastName: "" };
 
@@ -24,8 +24,16 @@ describe("POST and PATCH /v2/users", () => {
   });
 
   const post = (body: unknown, options: { query?: string; token?: string; admin?: boolean | string } = {}) =>
-    call(users.POST, `/v2/users${options.query ?? ""}`, { token: options.token ?? t.adminToken, admin: options.admin ?? true, body });
-  const patch = (id: string, body: Record<string, unknown>, options: { token?: string; admin?: boolean | string; query?: string } = {}) =>
+    call(users.POST, `/v2/users${options.query ?? ""}`, {
+      token: options.token ?? t.adminToken,
+      admin: options.admin ?? true,
+      body,
+    });
+  const patch = (
+    id: string,
+    body: Record<string, unknown>,
+    options: { token?: string; admin?: boolean | string; query?: string } = {},
+  ) =>
     call(user.PATCH, `/v2/users/${id}${options.query ?? ""}`, {
       method: "PATCH",
       token: options.token ?? t.adminToken,
@@ -53,7 +61,13 @@ describe("POST and PATCH /v2/users", () => {
         isOnline: false,
         termsConditions: false,
         search: ["ana", "perez", "new", "user", "example", "com", "newuserexamplecom"],
-        companies: [{ _id: expect.stringMatching(/^[0-9a-f]{24}$/), companyId: t.companyId, hierarchy: { boss: [], peers: [], subordinate: [] } }],
+        companies: [
+          {
+            _id: expect.stringMatching(/^[0-9a-f]{24}$/),
+            companyId: t.companyId,
+            hierarchy: { boss: [], peers: [], subordinate: [] },
+          },
+        ],
         lastRequestDate: null,
         createdAt: expect.stringMatching(/Z$/),
         modifiedAt: success(response).createdAt,
@@ -63,7 +77,9 @@ describe("POST and PATCH /v2/users", () => {
     });
 
     it("accepts a user without name, and optional fields", async () => {
-      const job = success(await call(jobTitles.POST, "/v2/job-titles", { token: t.adminToken, admin: true, body: { name: "Chef" } }))._id;
+      const job = success(
+        await call(jobTitles.POST, "/v2/job-titles", { token: t.adminToken, admin: true, body: { name: "Chef" } }),
+      )._id;
       const response = await post({
         email: "noname@example.com",
         accessRoles: [t.memberRoleId],
@@ -104,9 +120,11 @@ describe("POST and PATCH /v2/users", () => {
       expect(success(response).search).not.toContain("hacked");
       expect(success(response).createdAt.startsWith("2000")).toBe(false);
       expect(success(response).companies.map((c) => c.companyId)).toEqual([t.companyId]);
-      expect(success(response).debug!.map((n) => n.path).sort()).toEqual(
-        ["_id", "search", "createdAt", "modifiedAt", "lastRequestDate", "__v", "companies"].sort(),
-      );
+      expect(
+        success(response)
+          .debug!.map((n) => n.path)
+          .sort(),
+      ).toEqual(["_id", "search", "createdAt", "modifiedAt", "lastRequestDate", "__v", "companies"].sort());
       expect(success(response).debug!.every((n) => n.level === "warning" && n.code === "ignored_field")).toBe(true);
     });
 
@@ -114,9 +132,11 @@ describe("POST and PATCH /v2/users", () => {
       const response = await post({ name: { displayName: "X" } });
       expect(response.status).toBe(400);
       expect(failure(response).code).toBe("invalid_request");
-      expect(failure(response).details?.map((d) => d.path).sort()).toEqual(
-        ["accessRoles", "email", "name.lastName", "name.names", "name.secondLastName"].sort(),
-      );
+      expect(
+        failure(response)
+          .details?.map((d) => d.path)
+          .sort(),
+      ).toEqual(["accessRoles", "email", "name.lastName", "name.names", "name.secondLastName"].sort());
     });
 
     it.each([
@@ -129,7 +149,10 @@ describe("POST and PATCH /v2/users", () => {
       [{ email: "a@b.io", accessRoles: [], name: { ...name, extra: 1 } }, ["accessRoles", "name.extra"]],
       [{ email: "a@b.io", accessRoles: [], unknownField: 1, other: 2 }, ["accessRoles", "other", "unknownField"]],
       [{ email: "a@b.io", accessRoles: [], extensions: [] }, ["accessRoles", "extensions"]],
-      [{ email: "a@b.io", accessRoles: [], extensions: { $where: "1", "a.b": 1 } }, ["accessRoles", "extensions.$where", "extensions.a.b"]],
+      [
+        { email: "a@b.io", accessRoles: [], extensions: { $where: "1", "a.b": 1 } },
+        ["accessRoles", "extensions.$where", "extensions.a.b"],
+      ],
       [{ email: "a@b.io", accessRoles: [], password: "short" }, ["accessRoles", "password"]],
       [[], ["body"]],
       ["text", ["body"]],
@@ -137,11 +160,19 @@ describe("POST and PATCH /v2/users", () => {
       const response = await post(body);
       expect(response.status).toBe(400);
       expect(failure(response).code).toBe("invalid_request");
-      expect(failure(response).details?.map((d) => d.path).sort()).toEqual([...paths].sort());
+      expect(
+        failure(response)
+          .details?.map((d) => d.path)
+          .sort(),
+      ).toEqual([...paths].sort());
     });
 
     it("refuses extensions over 16 KiB", async () => {
-      const response = await post({ email: "big@example.com", accessRoles: [t.memberRoleId], extensions: { blob: "x".repeat(17 * 1024) } });
+      const response = await post({
+        email: "big@example.com",
+        accessRoles: [t.memberRoleId],
+        extensions: { blob: "x".repeat(17 * 1024) },
+      });
       expect(response.status).toBe(400);
       expect(failure(response).details![0].path).toBe("extensions");
     });
@@ -150,13 +181,25 @@ describe("POST and PATCH /v2/users", () => {
       await post({ email: "taken@example.com", accessRoles: [t.memberRoleId] });
       const again = await post({ email: "TAKEN@example.com", accessRoles: [t.memberRoleId] });
       expect(again.status).toBe(409);
-      expect(failure(again)).toMatchObject({ code: "conflict", details: [{ path: "email", message: expect.any(String) }] });
-      const elsewhere = await post({ email: "taken@example.com", accessRoles: [other.memberRoleId] }, { token: other.adminToken });
+      expect(failure(again)).toMatchObject({
+        code: "conflict",
+        details: [{ path: "email", message: expect.any(String) }],
+      });
+      const elsewhere = await post(
+        { email: "taken@example.com", accessRoles: [other.memberRoleId] },
+        { token: other.adminToken },
+      );
       expect(elsewhere.status).toBe(409);
     });
 
     it("answers 400 unknown_reference for ids of no record of the company", async () => {
-      const foreignJob = success(await call(jobTitles.POST, "/v2/job-titles", { token: other.adminToken, admin: true, body: { name: "Foreign" } }))._id;
+      const foreignJob = success(
+        await call(jobTitles.POST, "/v2/job-titles", {
+          token: other.adminToken,
+          admin: true,
+          body: { name: "Foreign" },
+        }),
+      )._id;
       const response = await post({
         email: "refs@example.com",
         accessRoles: [t.memberRoleId, other.adminRoleId],
@@ -166,12 +209,20 @@ describe("POST and PATCH /v2/users", () => {
       });
       expect(response.status).toBe(400);
       expect(failure(response).code).toBe("unknown_reference");
-      expect(failure(response).details?.map((d) => d.path).sort()).toEqual(["accessRoles.1", "bot", "job", "properties.0"]);
+      expect(
+        failure(response)
+          .details?.map((d) => d.path)
+          .sort(),
+      ).toEqual(["accessRoles.1", "bot", "job", "properties.0"]);
       expect(await User.exists({ email: "refs@example.com" })).toBeNull();
     });
 
     it("stores a password only as a hash and never returns it", async () => {
-      const response = await post({ email: "pw@example.com", accessRoles: [t.memberRoleId], password: "correct horse" });
+      const response = await post({
+        email: "pw@example.com",
+        accessRoles: [t.memberRoleId],
+        password: "correct horse",
+      });
       expect(response.status).toBe(201);
       expect(JSON.stringify(response.body)).not.toContain("correct horse");
       expect(JSON.stringify(response.body)).not.toMatch(/password/i);
@@ -199,7 +250,17 @@ describe("POST and PATCH /v2/users", () => {
       expect(success(response).phone).toBe("123");
       expect(success(response).isOnline).toBe(true);
       expect(success(response).email).toBe(before.email);
-      expect(success(response).search).toEqual(["ana", "perez", "gomez", "nunez", "patch", "me", "example", "com", "patchmeexamplecom"]);
+      expect(success(response).search).toEqual([
+        "ana",
+        "perez",
+        "gomez",
+        "nunez",
+        "patch",
+        "me",
+        "example",
+        "com",
+        "patchmeexamplecom",
+      ]);
       expect(success(response).modifiedAt > before.modifiedAt).toBe(true);
       expect(success(response).createdAt).toBe(before.createdAt);
       expect((await get(id)).body).toEqual(response.body);
@@ -240,17 +301,32 @@ describe("POST and PATCH /v2/users", () => {
       const noName = success(await post({ email: "partial@example.com", accessRoles: [t.memberRoleId] }))._id;
       const response = await patch(noName, { name: { displayName: "Only" } });
       expect(response.status).toBe(400);
-      expect(failure(response).details?.map((d) => d.path).sort()).toEqual(["name.lastName", "name.names", "name.secondLastName"]);
+      expect(
+        failure(response)
+          .details?.map((d) => d.path)
+          .sort(),
+      ).toEqual(["name.lastName", "name.names", "name.secondLastName"]);
       const unknown = await patch(id, { shoeSize: 44, isActive: "no" });
       expect(unknown.status).toBe(400);
-      expect(failure(unknown).details?.map((d) => d.path).sort()).toEqual(["isActive", "shoeSize"]);
+      expect(
+        failure(unknown)
+          .details?.map((d) => d.path)
+          .sort(),
+      ).toEqual(["isActive", "shoeSize"]);
     });
 
     it("checks references against the company", async () => {
-      const response = await patch(id, { accessRoles: [other.memberRoleId], companies: [{ hierarchy: { boss: [other.adminId] } }] });
+      const response = await patch(id, {
+        accessRoles: [other.memberRoleId],
+        companies: [{ hierarchy: { boss: [other.adminId] } }],
+      });
       expect(response.status).toBe(400);
       expect(failure(response).code).toBe("unknown_reference");
-      expect(failure(response).details?.map((d) => d.path).sort()).toEqual(["accessRoles.0", "companies.0.hierarchy.boss.0"]);
+      expect(
+        failure(response)
+          .details?.map((d) => d.path)
+          .sort(),
+      ).toEqual(["accessRoles.0", "companies.0.hierarchy.boss.0"]);
     });
 
     it("changes the hierarchy of the caller's company only", async () => {
@@ -263,11 +339,19 @@ describe("POST and PATCH /v2/users", () => {
     });
 
     it("ignores server-managed fields", async () => {
-      const response = await patch(id, { _id: "0123456789abcdef01234567", createdAt: "2000-01-01T00:00:00.000Z", search: [] }, { query: "?debug=true" });
+      const response = await patch(
+        id,
+        { _id: "0123456789abcdef01234567", createdAt: "2000-01-01T00:00:00.000Z", search: [] },
+        { query: "?debug=true" },
+      );
       expect(response.status).toBe(200);
       expect(success(response)._id).toBe(id);
       expect(success(response).search.length).toBeGreaterThan(0);
-      expect(success(response).debug!.map((n) => n.path).sort()).toEqual(["_id", "createdAt", "search"]);
+      expect(
+        success(response)
+          .debug!.map((n) => n.path)
+          .sort(),
+      ).toEqual(["_id", "createdAt", "search"]);
     });
 
     it("answers 404 for an unknown id and 400 invalid_id for a malformed one", async () => {
@@ -334,7 +418,11 @@ describe("POST and PATCH /v2/users", () => {
     });
 
     it("answers 413 for a body over 1 MiB", async () => {
-      const response = await post({ email: "big@example.com", accessRoles: [t.memberRoleId], extensions: { blob: "x".repeat(1024 * 1024) } });
+      const response = await post({
+        email: "big@example.com",
+        accessRoles: [t.memberRoleId],
+        extensions: { blob: "x".repeat(1024 * 1024) },
+      });
       expect(response.status).toBe(413);
       expect(failure(response).code).toBe("payload_too_large");
     });
@@ -354,9 +442,15 @@ describe("POST and PATCH /v2/users", () => {
     });
 
     it("echoes a sane X-Request-Id and replaces an unsafe one", async () => {
-      const echoed = await call(users.GET, "/v2/users", { token: t.adminToken, headers: { "x-request-id": "abc-123.def:9" } });
+      const echoed = await call(users.GET, "/v2/users", {
+        token: t.adminToken,
+        headers: { "x-request-id": "abc-123.def:9" },
+      });
       expect(echoed.headers.get("x-request-id")).toBe("abc-123.def:9");
-      const replaced = await call(users.GET, "/v2/users", { token: t.adminToken, headers: { "x-request-id": "bad id\u0001" } });
+      const replaced = await call(users.GET, "/v2/users", {
+        token: t.adminToken,
+        headers: { "x-request-id": "bad id\u0001" },
+      });
       expect(replaced.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     });
 

@@ -3,16 +3,16 @@
  * webhook may point to with no WEBHOOK_ALLOWED_HOSTS, keeping what it receives with its signature
  * checked against the secrets of the company's webhooks that point to it.
  */
+import { loadConfig } from "@/lib/base/config";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { Webhook as Signer } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { loadConfig } from "@/lib/base/config";
+import * as inbox from "../../api/webhook-receiver/[key]/route";
 import * as apiKeys from "../api-keys/route";
-import * as webhooks from "./route";
 import * as rotate from "./[id]/rotate-secret/route";
 import * as receiver from "./receiver/route";
-import * as inbox from "../../api/webhook-receiver/[key]/route";
+import * as webhooks from "./route";
 
 delete process.env.WEBHOOK_ALLOWED_HOSTS;
 
@@ -26,15 +26,28 @@ describe("the test receiver", () => {
     b = await createTenant("Receiver B");
   });
 
-  const as = (tenant: Tenant, extra: Record<string, unknown> = {}) => ({ token: tenant.adminToken, admin: true, ...extra });
+  const as = (tenant: Tenant, extra: Record<string, unknown> = {}) => ({
+    token: tenant.adminToken,
+    admin: true,
+    ...extra,
+  });
   const read = async (tenant: Tenant) => success(await call(receiver.GET, "/v2/webhooks/receiver", as(tenant)));
   const keyOf = (url: string) => url.slice(url.lastIndexOf("/") + 1);
   /** A delivery as the product signs it, to the receiver of `url`. */
   const deliver = (url: string, body: string, headers: Record<string, string>) =>
-    call(inbox.POST, new URL(url).pathname, { method: "POST", rawBody: body, headers: { "content-type": "application/json", ...headers }, params: { key: keyOf(url) } });
+    call(inbox.POST, new URL(url).pathname, {
+      method: "POST",
+      rawBody: body,
+      headers: { "content-type": "application/json", ...headers },
+      params: { key: keyOf(url) },
+    });
   const signed = (secret: string, body: string, id = "evt_1") => {
     const at = new Date();
-    return { "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": new Signer(secret).sign(id, at, body) };
+    return {
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": new Signer(secret).sign(id, at, body),
+    };
   };
 
   it("has one URL per company under PUBLIC_URL, the same at every read, and starts empty", async () => {
@@ -48,7 +61,11 @@ describe("the test receiver", () => {
   it("may be a webhook's URL with no WEBHOOK_ALLOWED_HOSTS, where another path of the same host may not", async () => {
     const { url } = await read(a);
     expect((await call(webhooks.POST, "/v2/webhooks", as(a, { body: { url, events: ["user.*"] } }))).status).toBe(201);
-    const other = await call(webhooks.POST, "/v2/webhooks", as(a, { body: { url: `${loadConfig().publicUrl}/api/health`, events: ["user.*"] } }));
+    const other = await call(
+      webhooks.POST,
+      "/v2/webhooks",
+      as(a, { body: { url: `${loadConfig().publicUrl}/api/health`, events: ["user.*"] } }),
+    );
     expect(other.status).toBe(400);
     expect(failure(other).details![0].message).toContain("WEBHOOK_ALLOWED_HOSTS");
     expect(failure(other).details![0].message).toContain("test receiver");
@@ -60,16 +77,36 @@ describe("the test receiver", () => {
     const made = success(await call(webhooks.POST, "/v2/webhooks", as(tenant, { body: { url, events: ["user.*"] } })));
     const body = JSON.stringify({ type: "webhook.test", data: { hello: "world" } });
 
-    expect((await deliver(url, body, { ...signed(made.secret!, body), authorization: "Basic dXNlcjpwYXNz" })).status).toBe(204);
-    expect((await deliver(url, body, signed(`whsec_${Buffer.alloc(24, 7).toString("base64")}`, body))).status).toBe(204);
+    expect(
+      (await deliver(url, body, { ...signed(made.secret!, body), authorization: "Basic dXNlcjpwYXNz" })).status,
+    ).toBe(204);
+    expect((await deliver(url, body, signed(`whsec_${Buffer.alloc(24, 7).toString("base64")}`, body))).status).toBe(
+      204,
+    );
     expect((await deliver(url, "not json", {})).status).toBe(204);
-    const rotated = success(await call(rotate.POST, `/v2/webhooks/${made._id}/rotate-secret`, as(tenant, { method: "POST", params: { id: made._id } })));
+    const rotated = success(
+      await call(
+        rotate.POST,
+        `/v2/webhooks/${made._id}/rotate-secret`,
+        as(tenant, { method: "POST", params: { id: made._id } }),
+      ),
+    );
     expect((await deliver(url, body, signed(made.secret!, body))).status).toBe(204);
     expect((await deliver(url, body, signed(rotated.secret!, body))).status).toBe(204);
 
     const [afterRotation, oldSecret, unsigned, wrong, valid] = (await read(tenant)).received;
-    expect(valid).toMatchObject({ signature: "valid", webhook: made._id, eventType: "webhook.test", body, truncated: false });
-    expect(valid.headers).toMatchObject({ "webhook-id": "evt_1", authorization: "Basic •••", "content-type": "application/json" });
+    expect(valid).toMatchObject({
+      signature: "valid",
+      webhook: made._id,
+      eventType: "webhook.test",
+      body,
+      truncated: false,
+    });
+    expect(valid.headers).toMatchObject({
+      "webhook-id": "evt_1",
+      authorization: "Basic •••",
+      "content-type": "application/json",
+    });
     expect(wrong).toMatchObject({ signature: "invalid", webhook: null });
     expect(wrong.signatureNote).toContain(made._id);
     expect(unsigned).toMatchObject({ signature: "unsigned", eventType: null, body: "not json" });
@@ -94,7 +131,11 @@ describe("the test receiver", () => {
 
     const unknown = `${loadConfig().publicUrl}/api/webhook-receiver/${"A".repeat(32)}`;
     expect((await deliver(unknown, "{}", {})).status).toBe(404);
-    const malformed = await call(inbox.POST, "/api/webhook-receiver/..%2F", { method: "POST", rawBody: "{}", params: { key: "../" } });
+    const malformed = await call(inbox.POST, "/api/webhook-receiver/..%2F", {
+      method: "POST",
+      rawBody: "{}",
+      params: { key: "../" },
+    });
     expect(malformed.status).toBe(400);
   });
 
@@ -108,14 +149,26 @@ describe("the test receiver", () => {
     expect((await read(tenant)).received).toEqual([]);
     expect((await read(tenant)).url).toBe(url);
 
-    expect(failure(await call(receiver.GET, "/v2/webhooks/receiver", { token: tenant.adminToken })).code).toBe("admin_required");
-    expect((await call(receiver.GET, "/v2/webhooks/receiver", { token: tenant.memberToken, admin: true })).status).toBe(403);
-    const narrow = success(await call(apiKeys.POST, "/v2/api-keys", as(tenant, { body: { name: "Narrow", scopes: ["users:read"] } }))).key;
+    expect(failure(await call(receiver.GET, "/v2/webhooks/receiver", { token: tenant.adminToken })).code).toBe(
+      "admin_required",
+    );
+    expect((await call(receiver.GET, "/v2/webhooks/receiver", { token: tenant.memberToken, admin: true })).status).toBe(
+      403,
+    );
+    const narrow = success(
+      await call(apiKeys.POST, "/v2/api-keys", as(tenant, { body: { name: "Narrow", scopes: ["users:read"] } })),
+    ).key;
     const refused = await call(receiver.GET, "/v2/webhooks/receiver", { token: narrow, admin: true });
     expect(failure(refused).code).toBe("insufficient_scope");
-    expect((await call(receiver.DELETE, "/v2/webhooks/receiver", { token: narrow, admin: true, method: "DELETE" })).status).toBe(403);
-    const key = success(await call(apiKeys.POST, "/v2/api-keys", as(tenant, { body: { name: "Hooks", scopes: ["webhooks:write"] } }))).key;
+    expect(
+      (await call(receiver.DELETE, "/v2/webhooks/receiver", { token: narrow, admin: true, method: "DELETE" })).status,
+    ).toBe(403);
+    const key = success(
+      await call(apiKeys.POST, "/v2/api-keys", as(tenant, { body: { name: "Hooks", scopes: ["webhooks:write"] } })),
+    ).key;
     expect((await call(receiver.GET, "/v2/webhooks/receiver", { token: key, admin: true })).status).toBe(200);
-    expect((await call(receiver.POST, "/v2/webhooks/receiver", as(tenant, { method: "POST", body: {} }))).status).toBe(405);
+    expect((await call(receiver.POST, "/v2/webhooks/receiver", as(tenant, { method: "POST", body: {} }))).status).toBe(
+      405,
+    );
   });
 });

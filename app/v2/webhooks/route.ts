@@ -6,6 +6,8 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = handle(webhooks.list, ({ auth, query }) => listWebhooks(auth, query));
-export const POST = handle(webhooks.create, async ({ auth, body }) => createdRecord(webhooks.create.path, await createWebhook(auth, body)));
+export const POST = handle(webhooks.create, async ({ auth, body }) =>
+  createdRecord(webhooks.create.path, await createWebhook(auth, body)),
+);
 
 export const { OPTIONS, PUT, PATCH, DELETE } = otherMethods({ GET, POST });

@@ -81,7 +81,17 @@ describe("loadConfig", () => {
   it("names every bad variable and its value", () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: "http", MONGODB_URI: "localhost", RATE_LIMIT_PER_MINUTE: "-1", READ_WORKERS: "all", DATABASE_TIMEOUT_MS: "50", WEBHOOK_RETRY_BASE_MS: "soon", WEBHOOK_DISABLE_AFTER_DAYS: "0", AUDIT_RETENTION_DAYS: "1.5", DB_COMMAND_METRICS: "no" });
+      loadConfig({
+        PORT: "http",
+        MONGODB_URI: "localhost",
+        RATE_LIMIT_PER_MINUTE: "-1",
+        READ_WORKERS: "all",
+        DATABASE_TIMEOUT_MS: "50",
+        WEBHOOK_RETRY_BASE_MS: "soon",
+        WEBHOOK_DISABLE_AFTER_DAYS: "0",
+        AUDIT_RETENTION_DAYS: "1.5",
+        DB_COMMAND_METRICS: "no",
+      });
     } catch (e) {
       error = e;
     }
@@ -101,8 +111,20 @@ describe("loadConfig", () => {
   it("reads TRUST_PROXY as a hop count or a list of addresses, and names a bad value", () => {
     expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toEqual({ kind: "hops", hops: 2 });
     expect(loadConfig({ TRUST_PROXY: " 10.0.0.0/8, ::1 ,loopback" }).trustProxy.kind).toBe("addresses");
-    for (const bad of ["true", "33", "-1", "10.0.0.0/33", "10.0.0.1/8/2", "proxy.example", "10.0.0.1,", "::1/129", "1.5"]) {
-      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(`TRUST_PROXY=${JSON.stringify(bad)}: must be a number of proxies`);
+    for (const bad of [
+      "true",
+      "33",
+      "-1",
+      "10.0.0.0/33",
+      "10.0.0.1/8/2",
+      "proxy.example",
+      "10.0.0.1,",
+      "::1/129",
+      "1.5",
+    ]) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(
+        `TRUST_PROXY=${JSON.stringify(bad)}: must be a number of proxies`,
+      );
     }
   });
 
@@ -111,21 +133,40 @@ describe("loadConfig", () => {
     expect(loadConfig({ PUBLIC_URL: "http://10.0.0.5:3000" }).publicUrl).toBe("http://10.0.0.5:3000");
     expect(loadConfig({ PUBLIC_URL: "https://users.example.com:443" }).publicUrl).toBe("https://users.example.com");
     expect(loadConfig({ PUBLIC_URL: "http://[::1]:3000/" }).publicUrl).toBe("http://[::1]:3000");
-    for (const bad of ["users.example.com", "ftp://users.example.com", "https://users.example.com/app", "https://users.example.com/?x=1", "https://users.example.com/#top", "https://admin:pw@users.example.com", "https://", "https://users.example.com//", "javascript:alert(1)"]) {
-      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(`PUBLIC_URL=${JSON.stringify(bad)}: must be an origin`);
+    for (const bad of [
+      "users.example.com",
+      "ftp://users.example.com",
+      "https://users.example.com/app",
+      "https://users.example.com/?x=1",
+      "https://users.example.com/#top",
+      "https://admin:pw@users.example.com",
+      "https://",
+      "https://users.example.com//",
+      "javascript:alert(1)",
+    ]) {
+      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(
+        `PUBLIC_URL=${JSON.stringify(bad)}: must be an origin`,
+      );
     }
   });
 
   it("refuses SMTP_URL without PUBLIC_URL: the e-mails' links would name no reachable host", () => {
     expect(() => loadConfig({ SMTP_URL: "smtp://mail.example:25" })).toThrow(/PUBLIC_URL must be set when SMTP_URL is/);
-    expect(loadConfig({ SMTP_URL: "smtp://mail.example:25", PUBLIC_URL: "https://users.example.com" }).publicUrl).toBe("https://users.example.com");
+    expect(loadConfig({ SMTP_URL: "smtp://mail.example:25", PUBLIC_URL: "https://users.example.com" }).publicUrl).toBe(
+      "https://users.example.com",
+    );
   });
 
   it("npm start refuses to start with SMTP_URL and no PUBLIC_URL, naming the variable", () => {
     const root = path.resolve(__dirname, "../../..");
     const result = spawnSync(path.join(root, "node_modules", ".bin", "tsx"), ["lib/platform/cli/start.ts"], {
       cwd: root,
-      env: { ...process.env, SMTP_URL: "smtp://mail.example:25", PUBLIC_URL: "", MONGODB_URI: "mongodb://127.0.0.1:1/never" },
+      env: {
+        ...process.env,
+        SMTP_URL: "smtp://mail.example:25",
+        PUBLIC_URL: "",
+        MONGODB_URI: "mongodb://127.0.0.1:1/never",
+      },
       encoding: "utf8",
       timeout: 60_000,
     });
@@ -135,15 +176,22 @@ describe("loadConfig", () => {
 
   it("sets the company-wide ceiling to five callers' budgets unless told", () => {
     expect(loadConfig({ RATE_LIMIT_PER_MINUTE: "100" }).companyRateLimitPerMinute).toBe(500);
-    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: "100", RATE_LIMIT_COMPANY_PER_MINUTE: "150" }).companyRateLimitPerMinute).toBe(150);
-    expect(() => loadConfig({ RATE_LIMIT_COMPANY_PER_MINUTE: "0" })).toThrow('RATE_LIMIT_COMPANY_PER_MINUTE="0": must be a whole number above 0');
+    expect(
+      loadConfig({ RATE_LIMIT_PER_MINUTE: "100", RATE_LIMIT_COMPANY_PER_MINUTE: "150" }).companyRateLimitPerMinute,
+    ).toBe(150);
+    expect(() => loadConfig({ RATE_LIMIT_COMPANY_PER_MINUTE: "0" })).toThrow(
+      'RATE_LIMIT_COMPANY_PER_MINUTE="0": must be a whole number above 0',
+    );
   });
 
   it("runs one server process per core unless WEB_CONCURRENCY says how many, from 1 to 64", () => {
     expect(loadConfig({ WEB_CONCURRENCY: "1" }).webConcurrency).toBe(1);
     expect(loadConfig({ WEB_CONCURRENCY: "64" }).webConcurrency).toBe(64);
     expect(loadConfig({ WEB_CONCURRENCY: "" }).webConcurrency).toBe(availableParallelism());
-    for (const bad of ["0", "65", "two", "1.5"]) expect(() => loadConfig({ WEB_CONCURRENCY: bad }), bad).toThrow(`WEB_CONCURRENCY=${JSON.stringify(bad)}: must be a whole number from 1 to 64`);
+    for (const bad of ["0", "65", "two", "1.5"])
+      expect(() => loadConfig({ WEB_CONCURRENCY: bad }), bad).toThrow(
+        `WEB_CONCURRENCY=${JSON.stringify(bad)}: must be a whole number from 1 to 64`,
+      );
   });
 
   it("starts a read worker only when a core is left that no server process takes", () => {

@@ -19,7 +19,8 @@ const RETRY_BASE = "must be a whole number of milliseconds from 10 to 86400000";
 const DAYS = "must be a number of days above 0, at most 365";
 const RETENTION = "must be a whole number of days from 1 to 36500";
 const ON_OFF = "must be true or false";
-const PUBLIC_URL_RULE = "must be an origin: http:// or https://, a host and an optional port, with no path, query, fragment or user name (https://users.example.com)";
+const PUBLIC_URL_RULE =
+  "must be an origin: http:// or https://, a host and an optional port, with no path, query, fragment or user name (https://users.example.com)";
 
 /**
  * `PUBLIC_URL` as an origin (`https://users.example.com`), or `undefined` when it is not one: the
@@ -34,7 +35,8 @@ function parsePublicUrl(text: string): string | undefined {
     return undefined;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
-  if (url.username || url.password || url.search || url.hash || text.includes("?") || text.includes("#")) return undefined;
+  if (url.username || url.password || url.search || url.hash || text.includes("?") || text.includes("#"))
+    return undefined;
   if (url.pathname !== "/" || !/^https?:\/\/[^/]+\/?$/i.test(text)) return undefined;
   return url.origin;
 }
@@ -44,13 +46,15 @@ function parsePublicUrl(text: string): string | undefined {
  * takes: with one server process per core (WEB_CONCURRENCY's default) a worker only competes with
  * the others for the cores (docs/benchmarks.md#whole-server-one-process-against-web_concurrency).
  */
-export const defaultReadWorkers = (cores = availableParallelism(), serverProcesses = 1): number => (cores > serverProcesses ? 1 : 0);
+export const defaultReadWorkers = (cores = availableParallelism(), serverProcesses = 1): number =>
+  cores > serverProcesses ? 1 : 0;
 
 const envSchema = z.object({
-  PORT: withDefault(z.coerce.number({ error: PORT_RANGE }).int(PORT_RANGE).min(1, PORT_RANGE).max(65535, PORT_RANGE), "3000"),
-  MONGODB_URI: optional(
-    z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, "must be a mongodb:// or mongodb+srv:// URI"),
+  PORT: withDefault(
+    z.coerce.number({ error: PORT_RANGE }).int(PORT_RANGE).min(1, PORT_RANGE).max(65535, PORT_RANGE),
+    "3000",
   ),
+  MONGODB_URI: optional(z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, "must be a mongodb:// or mongodb+srv:// URI")),
   DATA_DIR: withDefault(z.string(), ".data"),
   AUTH_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
   ADMIN_EMAIL: withDefault(z.email(), "admin@example.com"),
@@ -60,15 +64,24 @@ const envSchema = z.object({
   RATE_LIMIT_COMPANY_PER_MINUTE: optional(z.coerce.number({ error: POSITIVE }).int(POSITIVE).positive(POSITIVE)),
   PUBLIC_URL: optional(z.string().refine((value) => parsePublicUrl(value) !== undefined, PUBLIC_URL_RULE)),
   LOG_LEVEL: withDefault(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), "info"),
-  DATABASE_TIMEOUT_MS: withDefault(z.coerce.number({ error: TIMEOUT }).int(TIMEOUT).min(100, TIMEOUT).max(600_000, TIMEOUT), "30000"),
+  DATABASE_TIMEOUT_MS: withDefault(
+    z.coerce.number({ error: TIMEOUT }).int(TIMEOUT).min(100, TIMEOUT).max(600_000, TIMEOUT),
+    "30000",
+  ),
   WEB_CONCURRENCY: optional(z.coerce.number({ error: PROCESSES }).int(PROCESSES).min(1, PROCESSES).max(64, PROCESSES)),
   READ_WORKERS: optional(z.coerce.number({ error: WORKERS }).int(WORKERS).min(0, WORKERS).max(16, WORKERS)),
   TRUST_PROXY: optional(z.string().refine((value) => parseTrustProxy(value) !== undefined, TRUST_PROXY_RULE)),
   WEBHOOK_ALLOWED_HOSTS: withDefault(z.string(), ""),
-  WEBHOOK_RETRY_BASE_MS: withDefault(z.coerce.number({ error: RETRY_BASE }).int(RETRY_BASE).min(10, RETRY_BASE).max(86_400_000, RETRY_BASE), "60000"),
+  WEBHOOK_RETRY_BASE_MS: withDefault(
+    z.coerce.number({ error: RETRY_BASE }).int(RETRY_BASE).min(10, RETRY_BASE).max(86_400_000, RETRY_BASE),
+    "60000",
+  ),
   WEBHOOK_DISABLE_AFTER_DAYS: withDefault(z.coerce.number({ error: DAYS }).positive(DAYS).max(365, DAYS), "3"),
   DB_COMMAND_METRICS: withDefault(z.enum(["true", "false"], { error: ON_OFF }), "true"),
-  AUDIT_RETENTION_DAYS: withDefault(z.coerce.number({ error: RETENTION }).int(RETENTION).min(1, RETENTION).max(36_500, RETENTION), "365"),
+  AUDIT_RETENTION_DAYS: withDefault(
+    z.coerce.number({ error: RETENTION }).int(RETENTION).min(1, RETENTION).max(36_500, RETENTION),
+    "365",
+  ),
 });
 
 export interface Config {
@@ -167,9 +180,17 @@ function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     webConcurrency: e.WEB_CONCURRENCY ?? availableParallelism(),
-    readWorkers: e.READ_WORKERS ?? defaultReadWorkers(availableParallelism(), e.WEB_CONCURRENCY ?? availableParallelism()),
+    readWorkers:
+      e.READ_WORKERS ?? defaultReadWorkers(availableParallelism(), e.WEB_CONCURRENCY ?? availableParallelism()),
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
-    webhookAllowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(",").map((host) => host.trim().replace(/^\[|\]$/g, "").toLowerCase()).filter(Boolean),
+    webhookAllowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(",")
+      .map((host) =>
+        host
+          .trim()
+          .replace(/^\[|\]$/g, "")
+          .toLowerCase(),
+      )
+      .filter(Boolean),
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     webhookDisableAfterDays: e.WEBHOOK_DISABLE_AFTER_DAYS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,

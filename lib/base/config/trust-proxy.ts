@@ -14,8 +14,7 @@ export type TrustProxy =
 export const NO_PROXY: TrustProxy = { kind: "hops", hops: 0 };
 
 const MAX_HOPS = 32;
-export const TRUST_PROXY_RULE =
-  `must be a number of proxies from 0 to ${MAX_HOPS}, or a comma-separated list of proxy addresses and CIDR ranges (or "loopback")`;
+export const TRUST_PROXY_RULE = `must be a number of proxies from 0 to ${MAX_HOPS}, or a comma-separated list of proxy addresses and CIDR ranges (or "loopback")`;
 
 /** `TRUST_PROXY` → the rule; a bad value → `undefined` (config.ts names the variable). */
 export function parseTrustProxy(value: string | undefined): TrustProxy | undefined {
@@ -46,4 +45,3 @@ export function parseTrustProxy(value: string | undefined): TrustProxy | undefin
   }
   return { kind: "addresses", list };
 }
-

@@ -65,7 +65,15 @@ export function serveClusterMetrics(): void {
     const id = nextId++;
     const workers = [...joined].filter((worker) => worker.isConnected());
     return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => done(new Error(`${collection.waitingFor.size} of ${workers.length} server processes did not answer within ${COLLECT_TIMEOUT_MS / 1000} s`)), COLLECT_TIMEOUT_MS);
+      const timer = setTimeout(
+        () =>
+          done(
+            new Error(
+              `${collection.waitingFor.size} of ${workers.length} server processes did not answer within ${COLLECT_TIMEOUT_MS / 1000} s`,
+            ),
+          ),
+        COLLECT_TIMEOUT_MS,
+      );
       const done = (error?: Error) => {
         if (!collections.delete(id)) return;
         clearTimeout(timer);
@@ -86,7 +94,8 @@ export function serveClusterMetrics(): void {
     } else if (message.type === COLLECTED) {
       const collection = collections.get(message.id);
       if (!collection || !collection.waitingFor.delete(worker.id)) return;
-      if (message.error !== undefined) return collection.done(new Error(`a server process could not collect its metrics: ${message.error}`));
+      if (message.error !== undefined)
+        return collection.done(new Error(`a server process could not collect its metrics: ${message.error}`));
       collection.results.push(message.metrics ?? []);
       if (collection.waitingFor.size === 0) collection.done();
     } else if (message.type === SCRAPE) {
@@ -95,7 +104,8 @@ export function serveClusterMetrics(): void {
       };
       collect().then(
         (text) => reply({ type: SCRAPED, id: message.id, text }),
-        (error: unknown) => reply({ type: SCRAPED, id: message.id, error: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) =>
+          reply({ type: SCRAPED, id: message.id, error: error instanceof Error ? error.message : String(error) }),
       );
     }
   });
@@ -108,7 +118,10 @@ export function serveClusterMetrics(): void {
   });
 }
 
-const scrapes = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+const scrapes = new Map<
+  number,
+  { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }
+>();
 let nextScrape = 0;
 let joined = false;
 
@@ -127,7 +140,12 @@ export function joinClusterMetrics(): void {
         .registry.getMetricsAsJSON()
         .then(
           (json) => process.send!({ type: COLLECTED, id: message.id, metrics: json } satisfies Message),
-          (error: unknown) => process.send!({ type: COLLECTED, id: message.id, error: error instanceof Error ? error.message : String(error) } satisfies Message),
+          (error: unknown) =>
+            process.send!({
+              type: COLLECTED,
+              id: message.id,
+              error: error instanceof Error ? error.message : String(error),
+            } satisfies Message),
         );
     } else if (message.type === SCRAPED) {
       const pending = scrapes.get(message.id);
@@ -149,7 +167,11 @@ export async function metricsText(): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       scrapes.delete(id);
-      reject(new Error(`the cluster's primary did not answer the metrics request within ${SCRAPE_TIMEOUT_MS / 1000} s (does it call serveClusterMetrics()?)`));
+      reject(
+        new Error(
+          `the cluster's primary did not answer the metrics request within ${SCRAPE_TIMEOUT_MS / 1000} s (does it call serveClusterMetrics()?)`,
+        ),
+      );
     }, SCRAPE_TIMEOUT_MS);
     scrapes.set(id, { resolve, reject, timer });
     process.send!({ type: SCRAPE, id } satisfies Message);

@@ -33,7 +33,8 @@ interface TextLimits {
 
 function text(allowed: RegExp, what: string, { min = 0, max }: TextLimits) {
   let schema = z.string({ error: "must be a string" }).trim();
-  if (min > 0) schema = schema.min(min, { error: min === 1 ? "must not be empty" : `must be at least ${min} characters` });
+  if (min > 0)
+    schema = schema.min(min, { error: min === 1 ? "must not be empty" : `must be at least ${min} characters` });
   return schema
     .max(max, { error: `must be at most ${max} characters` })
     .regex(allowed, { error: `must not contain ${what}` });
@@ -101,7 +102,11 @@ export const MAX_PAGE_DEPTH = 10_000;
  */
 export const pagingQuery = (defaultLimit: number, maxLimit: number) => ({
   page: queryInt(1, 100_000).optional(),
-  cursor: z.string().min(1, { error: "must not be empty" }).max(2048, { error: "is not a cursor of this list" }).optional(),
+  cursor: z
+    .string()
+    .min(1, { error: "must not be empty" })
+    .max(2048, { error: "is not a cursor of this list" })
+    .optional(),
   limit: queryInt(1, maxLimit).default(defaultLimit),
   count: queryBoolean.default(false),
 });

@@ -18,6 +18,11 @@ export const exportParameterDocs = {
 };
 
 /** The list's parameter docs without those of paging (and of the other parameters named). */
-export function withoutPaging(parameters: Record<string, { description?: string; items?: Record<string, unknown> }>, others: string[] = []) {
-  return Object.fromEntries(Object.entries(parameters).filter(([name]) => !Object.hasOwn(LIST_PAGING, name) && !others.includes(name)));
+export function withoutPaging(
+  parameters: Record<string, { description?: string; items?: Record<string, unknown> }>,
+  others: string[] = [],
+) {
+  return Object.fromEntries(
+    Object.entries(parameters).filter(([name]) => !Object.hasOwn(LIST_PAGING, name) && !others.includes(name)),
+  );
 }

@@ -20,7 +20,8 @@ export const document = publicOperation({
   doc: {
     tag: "Documentation",
     summary: "This OpenAPI document",
-    description: "The OpenAPI 3.1 document of this API, built from the schemas the routes validate with. No token needed; the reference page is at `/docs`.",
+    description:
+      "The OpenAPI 3.1 document of this API, built from the schemas the routes validate with. No token needed; the reference page is at `/docs`.",
     status: 200,
     response: OpenApiDocumentSchema,
   },

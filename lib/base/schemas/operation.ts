@@ -6,11 +6,15 @@
  *
  *   export const list = handle(users.list, ({ auth, query, notes }) => listUsers(auth, query, notes));
  */
-import type { z } from "zod";
 import { type ErrorCode, MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
 import type { Scope } from "@/lib/base/schemas/scopes";
+import type { z } from "zod";
 
-export interface RouteOptions<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined> {
+export interface RouteOptions<
+  Q extends z.ZodObject | undefined,
+  B extends z.ZodType | undefined,
+  P extends z.ZodObject | undefined,
+> {
   /** Path parameters; a failure is `400 invalid_id`. */
   params?: P;
   /** Query parameters (besides `debug`); unknown ones are ignored with a debug warning. */
@@ -119,8 +123,11 @@ function isOperation(value: unknown): value is Operation {
  * kinds), in the order they were declared.
  */
 export function operationsOf(contract: Record<string, unknown>): Operation[] {
-  const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-  const operations = Object.values(contract).flatMap((value) => (isOperation(value) ? [value] : isPlainObject(value) ? Object.values(value).filter(isOperation) : []));
+  const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+  const operations = Object.values(contract).flatMap((value) =>
+    isOperation(value) ? [value] : isPlainObject(value) ? Object.values(value).filter(isOperation) : [],
+  );
   return [...new Set(operations)].sort((a, b) => declared.get(a)! - declared.get(b)!);
 }
 
@@ -133,7 +140,9 @@ export function operation<
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
   R extends z.ZodObject | undefined = undefined,
->(declaration: Omit<Operation<Q, B, P, true, R>, "authenticated" | "scope"> & { scope: Scope | null }): Operation<Q, B, P, true, R> {
+>(
+  declaration: Omit<Operation<Q, B, P, true, R>, "authenticated" | "scope"> & { scope: Scope | null },
+): Operation<Q, B, P, true, R> {
   const { scope, ...rest } = declaration;
   return declare({ ...rest, ...(scope ? { scope } : {}), authenticated: true });
 }
@@ -162,4 +171,5 @@ export const pagingParameters = {
 };
 
 /** The description of a repeatable query parameter. */
-export const repeated = (what: string) => `${what} Repeat the parameter once per value; a comma-separated value is split too.`;
+export const repeated = (what: string) =>
+  `${what} Repeat the parameter once per value; a comma-separated value is split too.`;

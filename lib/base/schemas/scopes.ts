@@ -36,12 +36,14 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   "answers:read": "Read a survey's answers and results, as the survey's permissions allow",
   "answers:write": "Submit, change and delete a survey's answers, as the survey's permissions allow",
   "reference:read": "Read access roles, job titles, properties and bots",
-  "reference:write": "Create and change access roles, job titles, properties and bots (never a role's isAdmin: that needs admin)",
+  "reference:write":
+    "Create and change access roles, job titles, properties and bots (never a role's isAdmin: that needs admin)",
   "views:write": "Moderate the views other members shared",
   "events:read": "Read the events of changes",
   "audit:read": "Read the audit log (values before and after each change, sign-ins)",
   "webhooks:write": "Manage webhooks",
   "api-keys:write": "List, create and revoke API keys",
   "metrics:read": "Read the service's metrics (GET /metrics)",
-  admin: "Dangerous: admin power (grant or take admin roles, change a role's isAdmin, set passwords, change an admin's account)",
+  admin:
+    "Dangerous: admin power (grant or take admin roles, change a role's isAdmin, set passwords, change an admin's account)",
 };

@@ -46,7 +46,8 @@ export function parseCommandLine<T extends ParseArgsConfig>(usage: string, confi
   try {
     return parseArgs({ ...config, args, strict: true }) as ReturnType<typeof parseArgs<T>>;
   } catch (error) {
-    if ((error as { code?: unknown }).code?.toString().startsWith("ERR_PARSE_ARGS")) exitWithUsageError((error as Error).message);
+    if ((error as { code?: unknown }).code?.toString().startsWith("ERR_PARSE_ARGS"))
+      exitWithUsageError((error as Error).message);
     throw error;
   }
 }

@@ -12,4 +12,5 @@ const FORMULA_LIKE = /^'*[=+\-@\t\r]/;
 export const protectCell = (value: string): string => (FORMULA_LIKE.test(value) ? `'${value}` : value);
 
 /** The value of a cell written by {@link protectCell}. */
-export const restoreCell = (cell: string): string => (cell.startsWith("'") && FORMULA_LIKE.test(cell) ? cell.slice(1) : cell);
+export const restoreCell = (cell: string): string =>
+  cell.startsWith("'") && FORMULA_LIKE.test(cell) ? cell.slice(1) : cell;

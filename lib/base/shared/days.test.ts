@@ -60,19 +60,33 @@ describe("dayRange: a calendar day in a zone as [start, end)", () => {
   });
 
   it("for every zone and day: the day's instants fall on that day, and consecutive days tile time", () => {
-    const zones = ["UTC", "Europe/Paris", "America/Los_Angeles", "Pacific/Auckland", "Asia/Kolkata", "America/Santiago", "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns"];
+    const zones = [
+      "UTC",
+      "Europe/Paris",
+      "America/Los_Angeles",
+      "Pacific/Auckland",
+      "Asia/Kolkata",
+      "America/Santiago",
+      "Australia/Lord_Howe",
+      "Pacific/Chatham",
+      "America/St_Johns",
+    ];
     fc.assert(
-      fc.property(fc.constantFrom(...zones), fc.date({ min: new Date("2000-01-01"), max: new Date("2040-12-31"), noInvalidDate: true }), (zone, date) => {
-        const day = date.toISOString().slice(0, 10);
-        const { start, end } = dayRange(day, zone);
-        expect(dayOf(start, zone)).toBe(day);
-        expect(dayOf(new Date(end.getTime() - 1), zone)).toBe(day);
-        expect(dayOf(end, zone)).toBe(nextDay(day));
-        expect(dayRange(nextDay(day), zone).start).toEqual(end);
-        const length = (end.getTime() - start.getTime()) / 3_600_000;
-        expect(length).toBeGreaterThanOrEqual(23);
-        expect(length).toBeLessThanOrEqual(25);
-      }),
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.date({ min: new Date("2000-01-01"), max: new Date("2040-12-31"), noInvalidDate: true }),
+        (zone, date) => {
+          const day = date.toISOString().slice(0, 10);
+          const { start, end } = dayRange(day, zone);
+          expect(dayOf(start, zone)).toBe(day);
+          expect(dayOf(new Date(end.getTime() - 1), zone)).toBe(day);
+          expect(dayOf(end, zone)).toBe(nextDay(day));
+          expect(dayRange(nextDay(day), zone).start).toEqual(end);
+          const length = (end.getTime() - start.getTime()) / 3_600_000;
+          expect(length).toBeGreaterThanOrEqual(23);
+          expect(length).toBeLessThanOrEqual(25);
+        },
+      ),
     );
   });
 

@@ -34,7 +34,16 @@ const formats = new Map<string, Intl.DateTimeFormat>();
 function formatOf(zone: string): Intl.DateTimeFormat {
   let format = formats.get(zone);
   if (!format) {
-    format = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
     formats.set(zone, format);
   }
   return format;
@@ -42,13 +51,25 @@ function formatOf(zone: string): Intl.DateTimeFormat {
 
 /** The wall clock of `instant` in `zone`, as if it were UTC (milliseconds dropped). */
 function wallClock(instant: number, zone: string): { ms: number; day: string } {
-  const parts = Object.fromEntries(formatOf(zone).formatToParts(new Date(instant)).map((part) => [part.type, part.value]));
-  const ms = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  const parts = Object.fromEntries(
+    formatOf(zone)
+      .formatToParts(new Date(instant))
+      .map((part) => [part.type, part.value]),
+  );
+  const ms = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
   return { ms, day: `${parts.year}-${parts.month}-${parts.day}` };
 }
 
 /** How far `zone`'s clock is ahead of UTC at `instant`, in milliseconds. */
-const offsetAt = (instant: number, zone: string): number => wallClock(instant - (instant % 1000), zone).ms - (instant - (instant % 1000));
+const offsetAt = (instant: number, zone: string): number =>
+  wallClock(instant - (instant % 1000), zone).ms - (instant - (instant % 1000));
 
 /**
  * The first instant of `day` in `zone`. Midnight is tried at the offsets on either side of it; on
@@ -92,7 +113,11 @@ export function dayOf(instant: Date, zone: string): string {
  * first millisecond of `from` and the last of `to`; a missing or malformed day gives no bound.
  * Every date filter of the admin pages sends its days through this (docs/api.md#days).
  */
-export function dayBounds(from: string | undefined, to: string | undefined, zone: string): { from?: string; to?: string } {
+export function dayBounds(
+  from: string | undefined,
+  to: string | undefined,
+  zone: string,
+): { from?: string; to?: string } {
   const known = canonicalTimeZone(zone) ?? DEFAULT_TIME_ZONE;
   return {
     ...(from && isDay(from) ? { from: dayRange(from, known).start.toISOString() } : {}),

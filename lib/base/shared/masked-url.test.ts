@@ -3,7 +3,9 @@ import { holdsMask, maskUrl } from "./masked-url";
 
 describe("a URL as shown", () => {
   it("masks userinfo, every query value and the fragment, keeping scheme, host, port, path and keys", () => {
-    expect(maskUrl("https://user:pass@hooks.example.com/x?token=abc&a=1")).toBe("https://•••@hooks.example.com/x?token=•••&a=•••");
+    expect(maskUrl("https://user:pass@hooks.example.com/x?token=abc&a=1")).toBe(
+      "https://•••@hooks.example.com/x?token=•••&a=•••",
+    );
     expect(maskUrl("https://user@hooks.example.com:8443/x")).toBe("https://•••@hooks.example.com:8443/x");
     expect(maskUrl("https://:pass@hooks.example.com/")).toBe("https://•••@hooks.example.com/");
     expect(maskUrl("http://[2606:4700::1]/x?s3cret&k=&=v#frag")).toBe("http://[2606:4700::1]/x?•••&k=•••&=•••#•••");

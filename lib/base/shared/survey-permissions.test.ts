@@ -1,7 +1,7 @@
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
 import { newId, type ObjectId } from "@/lib/kernel/ids";
 import { Notes } from "@/lib/kernel/notes";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import { migratePermissions, warnDormantFields, type PermissionState } from "./survey-permissions";
 
 const roles = Array.from({ length: 6 }, () => newId());
@@ -21,7 +21,13 @@ const none = new Set<string>();
 describe("migratePermissions", () => {
   it("1 → 2: one answering entry per role, the group as one group entry", () => {
     const notes = new Notes();
-    const derived = migratePermissions(state({ permissions: [roles[0], roles[1]], group: "Sales", groupPermissions: [roles[2]] }), 1, 2, none, notes);
+    const derived = migratePermissions(
+      state({ permissions: [roles[0], roles[1]], group: "Sales", groupPermissions: [roles[2]] }),
+      1,
+      2,
+      none,
+      notes,
+    );
     expect(derived).toEqual({
       permissionsV2: [
         { accessRole: roles[0], canAnswer: true, canViewAnswers: false },
@@ -55,7 +61,9 @@ describe("migratePermissions", () => {
 
   it("1 → 2 warns when groupPermissions have no group", () => {
     const notes = new Notes();
-    expect(migratePermissions(state({ groupPermissions: [roles[0]] }), 1, 2, none, notes).groupPermissionsV2).toEqual([]);
+    expect(migratePermissions(state({ groupPermissions: [roles[0]] }), 1, 2, none, notes).groupPermissionsV2).toEqual(
+      [],
+    );
     expect(notes.list).toContainEqual(expect.objectContaining({ code: "migration_loss", path: "groupPermissions" }));
   });
 
@@ -80,12 +88,18 @@ describe("migratePermissions", () => {
       notes,
     );
     expect(derived).toEqual({ permissions: [roles[1], roles[0]], group: "A", groupPermissions: [roles[3]] });
-    expect(notes.list.filter((note) => note.code === "migration_loss").map((note) => note.path)).toEqual(["permissionsV2", "groupPermissionsV2", "onlySubSurvey"]);
+    expect(notes.list.filter((note) => note.code === "migration_loss").map((note) => note.path)).toEqual([
+      "permissionsV2",
+      "groupPermissionsV2",
+      "onlySubSurvey",
+    ]);
   });
 
   it("fields sent with the change are not derived; the same version derives nothing", () => {
     const sent = new Set(["permissionsV2"]);
-    expect(Object.keys(migratePermissions(state({ permissions: [roles[0]] }), 1, 2, sent, new Notes()))).toEqual(["groupPermissionsV2"]);
+    expect(Object.keys(migratePermissions(state({ permissions: [roles[0]] }), 1, 2, sent, new Notes()))).toEqual([
+      "groupPermissionsV2",
+    ]);
     expect(Object.keys(migratePermissions(state(), 2, 1, new Set(["group"]), new Notes()))).toEqual(["permissions"]);
     expect(migratePermissions(state({ permissions: [roles[0]] }), 1, 1, none, new Notes())).toEqual({});
   });

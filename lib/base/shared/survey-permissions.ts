@@ -94,7 +94,8 @@ export function migratePermissions<Id>(
       ];
     }
     if (!sent.has("groupPermissionsV2")) {
-      derived.groupPermissionsV2 = state.group === null ? [] : [{ group: state.group, accessRoles: state.groupPermissions }];
+      derived.groupPermissionsV2 =
+        state.group === null ? [] : [{ group: state.group, accessRoles: state.groupPermissions }];
       if (state.group === null && state.groupPermissions.length > 0) {
         notes.warning(
           "migration_loss",
@@ -103,13 +104,21 @@ export function migratePermissions<Id>(
         );
       }
     }
-    notes.info("migrated", "The survey moved to version 2: permissionsV2 and groupPermissionsV2 were derived from the version 1 fields.", "version");
+    notes.info(
+      "migrated",
+      "The survey moved to version 2: permissionsV2 and groupPermissionsV2 were derived from the version 1 fields.",
+      "version",
+    );
   } else {
     if (!sent.has("permissions")) {
       derived.permissions = state.permissionsV2.filter((entry) => entry.canAnswer).map((entry) => entry.accessRole);
       const viewOnly = state.permissionsV2.filter((entry) => !entry.canAnswer).length;
       if (viewOnly > 0) {
-        notes.warning("migration_loss", `${viewOnly} permissionsV2 entries without canAnswer have no version 1 counterpart.`, "permissionsV2");
+        notes.warning(
+          "migration_loss",
+          `${viewOnly} permissionsV2 entries without canAnswer have no version 1 counterpart.`,
+          "permissionsV2",
+        );
       }
     }
     if (!sent.has("group") && !sent.has("groupPermissions")) {
@@ -124,8 +133,13 @@ export function migratePermissions<Id>(
         );
       }
     }
-    if (state.onlySubSurvey) notes.warning("migration_loss", "onlySubSurvey has no version 1 counterpart.", "onlySubSurvey");
-    notes.info("migrated", "The survey moved to version 1: permissions, group and groupPermissions were derived from the version 2 fields.", "version");
+    if (state.onlySubSurvey)
+      notes.warning("migration_loss", "onlySubSurvey has no version 1 counterpart.", "onlySubSurvey");
+    notes.info(
+      "migrated",
+      "The survey moved to version 1: permissions, group and groupPermissions were derived from the version 2 fields.",
+      "version",
+    );
   }
   return derived;
 }
@@ -135,7 +149,11 @@ export function warnDormantFields(version: SurveyVersion, sent: Iterable<string>
   const other = fieldsOfVersion(version === 1 ? 2 : 1) as readonly string[];
   for (const field of sent) {
     if (other.includes(field)) {
-      notes.warning("dormant_field", `${field} belongs to the other permission model and has no effect while the survey is version ${version}.`, field);
+      notes.warning(
+        "dormant_field",
+        `${field} belongs to the other permission model and has no effect while the survey is version ${version}.`,
+        field,
+      );
     }
   }
 }

@@ -1,9 +1,9 @@
-import os from "node:os";
 import type { Document } from "bson";
+import os from "node:os";
 import { MongoCommandError } from "../errors";
 import { executorOf } from "../query/query";
-import { awaitableHelloWait, helloReplicaSetFields, sleep } from "../wire/replset";
 import { ttlMonitorOf } from "../storage/ttl";
+import { awaitableHelloWait, helloReplicaSetFields, sleep } from "../wire/replset";
 import { MAX_MESSAGE_SIZE } from "../wire/wire";
 import { authInfo, helloAuthFields } from "./auth";
 import type { Handler } from "./context";
@@ -79,24 +79,39 @@ const getParameter: Handler = () => ({ featureCompatibilityVersion: { version: "
  * MongoDB refuses a parameter it does not know.
  */
 const setParameter: Handler = (cmd, ctx) => {
-  if (ctx.db !== "admin") throw new MongoCommandError("Unauthorized", "setParameter may only be run against the admin database.");
+  if (ctx.db !== "admin")
+    throw new MongoCommandError("Unauthorized", "setParameter may only be run against the admin database.");
   const ttl = ttlMonitorOf(ctx.store);
-  const names = Object.keys(cmd).filter((k) => k !== "setParameter" && !k.startsWith("$") && !["lsid", "comment", "apiVersion", "apiStrict", "apiDeprecationErrors"].includes(k));
-  if (names.length === 0) throw new MongoCommandError("BadValue", "no option found to set, use help:true to see options ");
+  const names = Object.keys(cmd).filter(
+    (k) =>
+      k !== "setParameter" &&
+      !k.startsWith("$") &&
+      !["lsid", "comment", "apiVersion", "apiStrict", "apiDeprecationErrors"].includes(k),
+  );
+  if (names.length === 0)
+    throw new MongoCommandError("BadValue", "no option found to set, use help:true to see options ");
   const reply: Document = {};
   for (const name of names) {
     const value = cmd[name];
     if (name === "ttlMonitorSleepSecs") {
       const secs = Number(value);
-      if (!Number.isInteger(secs) || secs < 1) throw new MongoCommandError("BadValue", `Invalid value for parameter ttlMonitorSleepSecs: ${String(value)} is not greater than or equal to 1`);
+      if (!Number.isInteger(secs) || secs < 1)
+        throw new MongoCommandError(
+          "BadValue",
+          `Invalid value for parameter ttlMonitorSleepSecs: ${String(value)} is not greater than or equal to 1`,
+        );
       reply.was = ttl.sleepSecs;
       ttl.setSleepSecs(secs);
     } else if (name === "ttlMonitorEnabled") {
-      if (typeof value !== "boolean") throw new MongoCommandError("BadValue", `Invalid value for parameter ttlMonitorEnabled: ${String(value)}`);
+      if (typeof value !== "boolean")
+        throw new MongoCommandError("BadValue", `Invalid value for parameter ttlMonitorEnabled: ${String(value)}`);
       reply.was = ttl.enabled;
       ttl.setEnabled(value);
     } else {
-      throw new MongoCommandError("InvalidOptions", `attempted to set unrecognized parameter [${name}], use help:true to see options `);
+      throw new MongoCommandError(
+        "InvalidOptions",
+        `attempted to set unrecognized parameter [${name}], use help:true to see options `,
+      );
     }
   }
   return { ...reply, ok: 1 };
@@ -105,18 +120,34 @@ const setParameter: Handler = (cmd, ctx) => {
 const connectionStatus: Handler = (_cmd, ctx) => ({ authInfo: authInfo(ctx), ok: 1 });
 
 const hostInfo: Handler = () => ({
-  system: { currentTime: new Date(), hostname: os.hostname(), numCores: os.cpus().length, memSizeMB: Math.round(os.totalmem() / 2 ** 20) },
+  system: {
+    currentTime: new Date(),
+    hostname: os.hostname(),
+    numCores: os.cpus().length,
+    memSizeMB: Math.round(os.totalmem() / 2 ** 20),
+  },
   os: { type: os.type(), name: os.platform(), version: os.release() },
   extra: {},
   ok: 1,
 });
 
-const getCmdLineOpts: Handler = (_cmd, ctx) => ({ argv: ["embedded-mongo"], parsed: { net: { port: ctx.server.port } }, ok: 1 });
+const getCmdLineOpts: Handler = (_cmd, ctx) => ({
+  argv: ["embedded-mongo"],
+  parsed: { net: { port: ctx.server.port } },
+  ok: 1,
+});
 
 const dbStats: Handler = (_cmd, ctx) => {
   const collections = ctx.store.collections(ctx.db);
   const objects = collections.reduce((sum, meta) => sum + ctx.store.count(meta), 0);
-  return { db: ctx.db, collections: collections.length, views: 0, objects, indexes: collections.reduce((s, m) => s + m.indexes.length, 0), ok: 1 };
+  return {
+    db: ctx.db,
+    collections: collections.length,
+    views: 0,
+    objects,
+    indexes: collections.reduce((s, m) => s + m.indexes.length, 0),
+    ok: 1,
+  };
 };
 
 export const adminCommands: Record<string, Handler> = {

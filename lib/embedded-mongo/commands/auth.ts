@@ -33,9 +33,13 @@ const authenticationFailed = () => new MongoCommandError("AuthenticationFailed",
 /** A SASL payload as text; MongoDB accepts binary data or a base64 string, and answers in kind. */
 function readPayload(cmd: Document): { text: string; asString: boolean } {
   const payload = cmd.payload;
-  if (payload instanceof Binary) return { text: Buffer.from(payload.buffer.subarray(0, payload.position)).toString("utf8"), asString: false };
+  if (payload instanceof Binary)
+    return { text: Buffer.from(payload.buffer.subarray(0, payload.position)).toString("utf8"), asString: false };
   if (typeof payload === "string") return { text: Buffer.from(payload, "base64").toString("utf8"), asString: true };
-  throw new MongoCommandError("TypeMismatch", "BSON field 'payload' is the wrong type, expected type 'binData' or 'string'");
+  throw new MongoCommandError(
+    "TypeMismatch",
+    "BSON field 'payload' is the wrong type, expected type 'binData' or 'string'",
+  );
 }
 
 function writePayload(text: string, asString: boolean): Binary | string {
@@ -47,14 +51,23 @@ function writePayload(text: string, asString: boolean): Binary | string {
 function start(cmd: Document, db: string, ctx: CommandContext): Document {
   const mechanism = cmd.mechanism;
   if (mechanism !== SCRAM_SHA_256) {
-    throw new MongoCommandError("MechanismUnavailable", `Received authentication for mechanism ${String(mechanism)} which is unknown or not enabled`);
+    throw new MongoCommandError(
+      "MechanismUnavailable",
+      `Received authentication for mechanism ${String(mechanism)} which is unknown or not enabled`,
+    );
   }
   const { text, asString } = readPayload(cmd);
   ctx.auth.conversation = undefined;
   try {
-    const { conversation, reply } = ScramConversation.start(text, (name) => (db === "admin" && ctx.user?.name === name ? ctx.user.secret : undefined));
+    const { conversation, reply } = ScramConversation.start(text, (name) =>
+      db === "admin" && ctx.user?.name === name ? ctx.user.secret : undefined,
+    );
     const options = cmd.options as Document | undefined;
-    ctx.auth.conversation = { scram: conversation, skipEmptyExchange: options?.skipEmptyExchange === true, verified: false };
+    ctx.auth.conversation = {
+      scram: conversation,
+      skipEmptyExchange: options?.skipEmptyExchange === true,
+      verified: false,
+    };
     return { conversationId: 1, done: false, payload: writePayload(reply, asString), ok: 1 };
   } catch (error) {
     if (error instanceof ScramError) throw authenticationFailed();
@@ -65,7 +78,8 @@ function start(cmd: Document, db: string, ctx: CommandContext): Document {
 const saslStart: Handler = (cmd, ctx) => start(cmd, ctx.db, ctx);
 
 const saslContinue: Handler = (cmd, ctx) => {
-  if (Number(cmd.conversationId) !== 1) throw new MongoCommandError("ProtocolError", "sasl: Mismatched conversation id");
+  if (Number(cmd.conversationId) !== 1)
+    throw new MongoCommandError("ProtocolError", "sasl: Mismatched conversation id");
   const conversation = ctx.auth.conversation;
   if (!conversation) throw new MongoCommandError("ProtocolError", "No SASL session state found");
   const { text, asString } = readPayload(cmd);
@@ -104,7 +118,12 @@ export function helloAuthFields(cmd: Document, ctx: CommandContext): Document {
     fields.saslSupportedMechs = [SCRAM_SHA_256];
   }
   const speculative = cmd.speculativeAuthenticate as Document | undefined;
-  if (speculative && typeof speculative === "object" && speculative.saslStart !== undefined && typeof speculative.db === "string") {
+  if (
+    speculative &&
+    typeof speculative === "object" &&
+    speculative.saslStart !== undefined &&
+    typeof speculative.db === "string"
+  ) {
     try {
       fields.speculativeAuthenticate = start(speculative, speculative.db, ctx);
     } catch {

@@ -1,11 +1,11 @@
 import type { Document } from "bson";
-import type { CursorRegistry } from "../wire/cursors";
-import type { FailPoints } from "./failpoint";
 import { MongoCommandError } from "../errors";
-import type { ScramConversation, ScramSecret } from "../wire/scram";
-import type { ReplicaSetInfo } from "../wire/replset";
 import type { CollectionMeta, Store } from "../storage/store";
 import type { Sessions } from "../txn/transactions";
+import type { CursorRegistry } from "../wire/cursors";
+import type { ReplicaSetInfo } from "../wire/replset";
+import type { ScramConversation, ScramSecret } from "../wire/scram";
+import type { FailPoints } from "./failpoint";
 
 interface ServerInfo {
   startedAt: number;
@@ -71,7 +71,10 @@ export function optionalDocument(cmd: Document, field: string): Document | undef
   const value = cmd[field];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "object" || Array.isArray(value)) {
-    throw new MongoCommandError("TypeMismatch", `BSON field '${field}' is the wrong type '${Array.isArray(value) ? "array" : typeof value}', expected type 'object'`);
+    throw new MongoCommandError(
+      "TypeMismatch",
+      `BSON field '${field}' is the wrong type '${Array.isArray(value) ? "array" : typeof value}', expected type 'object'`,
+    );
   }
   return value as Document;
 }
@@ -80,7 +83,8 @@ export function optionalNumber(cmd: Document, field: string): number | undefined
   const value = cmd[field];
   if (value === undefined || value === null) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n)) throw new MongoCommandError("TypeMismatch", `BSON field '${field}' is the wrong type, expected a number`);
+  if (!Number.isFinite(n))
+    throw new MongoCommandError("TypeMismatch", `BSON field '${field}' is the wrong type, expected a number`);
   return n;
 }
 

@@ -1,19 +1,30 @@
 import { UUID, type Document } from "bson";
 import { Query } from "mingo";
-import { collationSpec, parseCollation, sameCollation } from "../query/collation";
 import { MongoCommandError } from "../errors";
+import { collationSpec, parseCollation, sameCollation } from "../query/collation";
+import { isTextIndex, textIndexSpec } from "../query/text";
 import { ID_INDEX, type IndexSpec } from "../storage/index-spec";
 import { ns, type CollectionMeta } from "../storage/store";
-import { collectionName, existing, optionalDocument, optionalNumber, type Handler } from "./context";
-import { checkCollectionOptions, collMod } from "./coll-options";
-import { isTextIndex, textIndexSpec } from "../query/text";
 import { metaTimeIndexKey, type TimeseriesOptions } from "../storage/timeseries";
+import { checkCollectionOptions, collMod } from "./coll-options";
+import { collectionName, existing, optionalDocument, optionalNumber, type Handler } from "./context";
 
 const create: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "create");
-  if (existing(ctx, name)) throw new MongoCommandError("NamespaceExists", `Collection ${ns(ctx.db, name)} already exists.`);
+  if (existing(ctx, name))
+    throw new MongoCommandError("NamespaceExists", `Collection ${ns(ctx.db, name)} already exists.`);
   const options = { ...cmd };
-  for (const key of ["create", "$db", "lsid", "$clusterTime", "writeConcern", "comment", "txnNumber", "$readPreference"]) delete options[key];
+  for (const key of [
+    "create",
+    "$db",
+    "lsid",
+    "$clusterTime",
+    "writeConcern",
+    "comment",
+    "txnNumber",
+    "$readPreference",
+  ])
+    delete options[key];
   if (options.viewOn !== undefined && (typeof options.viewOn !== "string" || !Array.isArray(options.pipeline ?? []))) {
     throw new MongoCommandError("TypeMismatch", "'viewOn' must be a string and 'pipeline' an array");
   }
@@ -26,7 +37,15 @@ const create: Handler = async (cmd, ctx) => {
   const metaTime = timeseries && metaTimeIndexKey(timeseries);
   await ctx.store.write(() => {
     const { meta } = ctx.store.ensureCollection(ctx.db, name, options);
-    if (metaTime) ctx.store.createIndex(meta, { v: 2, key: metaTime, name: Object.entries(metaTime).map(([f, d]) => `${f}_${String(d)}`).join("_"), multikeyFields: [] });
+    if (metaTime)
+      ctx.store.createIndex(meta, {
+        v: 2,
+        key: metaTime,
+        name: Object.entries(metaTime)
+          .map(([f, d]) => `${f}_${String(d)}`)
+          .join("_"),
+        multikeyFields: [],
+      });
   });
   return { ok: 1 };
 };
@@ -57,7 +76,8 @@ function publicSpec(index: IndexSpec): Document {
 function collectionInfo(meta: CollectionMeta): Document {
   if (meta.options.viewOn) return { name: meta.name, type: "view", options: meta.options, info: { readOnly: true } };
   // As MongoDB reports the view over a time-series collection's buckets: no uuid, no _id index.
-  if (meta.options.timeseries) return { name: meta.name, type: "timeseries", options: meta.options, info: { readOnly: false } };
+  if (meta.options.timeseries)
+    return { name: meta.name, type: "timeseries", options: meta.options, info: { readOnly: false } };
   return {
     name: meta.name,
     type: "collection",
@@ -70,7 +90,10 @@ function collectionInfo(meta: CollectionMeta): Document {
 const listCollections: Handler = (cmd, ctx) => {
   const filter = optionalDocument(cmd, "filter") ?? {};
   const query = new Query(filter);
-  let infos = ctx.store.collections(ctx.db).map(collectionInfo).filter((info) => query.test(info));
+  let infos = ctx.store
+    .collections(ctx.db)
+    .map(collectionInfo)
+    .filter((info) => query.test(info));
   if (cmd.nameOnly === true) infos = infos.map((i) => ({ name: i.name, type: i.type }));
   const cursor = (cmd.cursor ?? {}) as Document;
   return ctx.cursors.open(ns(ctx.db, "$cmd.listCollections"), infos, optionalNumber(cursor, "batchSize"));
@@ -86,42 +109,87 @@ const listDatabases: Handler = (cmd, ctx) => {
     })
     .filter((d) => filter.test(d));
   const totalSize = databases.reduce((sum, d) => sum + d.sizeOnDisk, 0);
-  return cmd.nameOnly === true ? { databases: databases.map((d) => ({ name: d.name })), ok: 1 } : { databases, totalSize, totalSizeMb: Math.round(totalSize / 2 ** 20), ok: 1 };
+  return cmd.nameOnly === true
+    ? { databases: databases.map((d) => ({ name: d.name })), ok: 1 }
+    : { databases, totalSize, totalSizeMb: Math.round(totalSize / 2 ** 20), ok: 1 };
 };
 
-const INDEX_OPTIONS = new Set(["v", "name", "key", "unique", "sparse", "partialFilterExpression", "expireAfterSeconds", "background", "collation", "hidden", "weights", "default_language", "language_override", "textIndexVersion"]);
+const INDEX_OPTIONS = new Set([
+  "v",
+  "name",
+  "key",
+  "unique",
+  "sparse",
+  "partialFilterExpression",
+  "expireAfterSeconds",
+  "background",
+  "collation",
+  "hidden",
+  "weights",
+  "default_language",
+  "language_override",
+  "textIndexVersion",
+]);
 const TEXT_OPTIONS = ["weights", "default_language", "language_override", "textIndexVersion"];
 
 function validateIndexSpec(raw: Document, defaultCollation: Document | undefined): IndexSpec {
   const key = raw.key as Document | undefined;
-  if (!key || typeof key !== "object" || Object.keys(key).length === 0) throw new MongoCommandError("CannotCreateIndex", "Index keys cannot be empty.");
+  if (!key || typeof key !== "object" || Object.keys(key).length === 0)
+    throw new MongoCommandError("CannotCreateIndex", "Index keys cannot be empty.");
   const text = Object.values(key).includes("text");
-  const hashed = Object.entries(key).filter(([, dir]) => dir === "hashed").map(([field]) => field);
+  const hashed = Object.entries(key)
+    .filter(([, dir]) => dir === "hashed")
+    .map(([field]) => field);
   for (const [field, dir] of Object.entries(key)) {
     const n = Number(dir);
-    if (!(n === 1 || n === -1 || dir === "hashed" || dir === "text")) throw new MongoCommandError("CannotCreateIndex", `Index type '${String(dir)}' on field '${field}' is not supported by this server: use 1 or -1`);
+    if (!(n === 1 || n === -1 || dir === "hashed" || dir === "text"))
+      throw new MongoCommandError(
+        "CannotCreateIndex",
+        `Index type '${String(dir)}' on field '${field}' is not supported by this server: use 1 or -1`,
+      );
   }
   const collation = raw.collation as Document | undefined;
   if (text && collation && collation.locale !== "simple") {
-    throw new MongoCommandError("CannotCreateIndex", `Index type 'text' does not support collation: ${JSON.stringify(collation)}`);
+    throw new MongoCommandError(
+      "CannotCreateIndex",
+      `Index type 'text' does not support collation: ${JSON.stringify(collation)}`,
+    );
   }
-  if (hashed.length > 1) throw new MongoCommandError("CannotCreateIndex", "A maximum of one index field is allowed to be hashed but found 2 for 'key' " + JSON.stringify(key));
-  if (hashed.length && raw.unique === true) throw new MongoCommandError("CannotCreateIndex", "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.");
-  if (typeof raw.name !== "string" || !raw.name) throw new MongoCommandError("CannotCreateIndex", "The index name must be a non-empty string");
+  if (hashed.length > 1)
+    throw new MongoCommandError(
+      "CannotCreateIndex",
+      "A maximum of one index field is allowed to be hashed but found 2 for 'key' " + JSON.stringify(key),
+    );
+  if (hashed.length && raw.unique === true)
+    throw new MongoCommandError(
+      "CannotCreateIndex",
+      "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.",
+    );
+  if (typeof raw.name !== "string" || !raw.name)
+    throw new MongoCommandError("CannotCreateIndex", "The index name must be a non-empty string");
   for (const option of Object.keys(raw)) {
-    if (!INDEX_OPTIONS.has(option) || (!text && TEXT_OPTIONS.includes(option))) throw new MongoCommandError("InvalidOptions", `The field '${option}' is not valid for an index specification.`);
+    if (!INDEX_OPTIONS.has(option) || (!text && TEXT_OPTIONS.includes(option)))
+      throw new MongoCommandError("InvalidOptions", `The field '${option}' is not valid for an index specification.`);
   }
-  const spec: IndexSpec = text ? textIndexSpec(raw) : { v: 2, key: Object.fromEntries(Object.entries(key).map(([f, d]) => [f, d === "hashed" ? d : Number(d)])), name: raw.name };
+  const spec: IndexSpec = text
+    ? textIndexSpec(raw)
+    : {
+        v: 2,
+        key: Object.fromEntries(Object.entries(key).map(([f, d]) => [f, d === "hashed" ? d : Number(d)])),
+        name: raw.name,
+      };
   if (raw.unique === true) spec.unique = true;
   if (raw.sparse === true) spec.sparse = true;
   if (raw.partialFilterExpression) spec.partialFilterExpression = raw.partialFilterExpression as Document;
   if (raw.expireAfterSeconds !== undefined) spec.expireAfterSeconds = Number(raw.expireAfterSeconds);
   // Without a collation of its own, an index takes the collection's default; `simple` opts out.
   // A text index takes none (MongoDB's text indexes compare by their own rules).
-  const indexCollation = raw.collation === undefined ? (text ? undefined : defaultCollation) : collationSpec(parseCollation(raw.collation));
+  const indexCollation =
+    raw.collation === undefined ? (text ? undefined : defaultCollation) : collationSpec(parseCollation(raw.collation));
   if (indexCollation) spec.collation = indexCollation;
   if (raw.hidden !== undefined) {
-    if (typeof raw.hidden !== "boolean") throw new MongoCommandError("TypeMismatch", "The field 'hidden' must be a boolean");
+    if (typeof raw.hidden !== "boolean")
+      throw new MongoCommandError("TypeMismatch", "The field 'hidden' must be a boolean");
     if (raw.hidden && spec.name === "_id_") throw new MongoCommandError("BadValue", "can't hide _id index");
     if (raw.hidden) spec.hidden = true;
   }
@@ -130,12 +198,17 @@ function validateIndexSpec(raw: Document, defaultCollation: Document | undefined
 
 const createIndexes: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "createIndexes");
-  if (!Array.isArray(cmd.indexes) || cmd.indexes.length === 0) throw new MongoCommandError("BadValue", "Must specify at least one index to create");
-  const specs = (cmd.indexes as Document[]).map((raw) => validateIndexSpec(raw, existing(ctx, name)?.options.collation as Document | undefined));
+  if (!Array.isArray(cmd.indexes) || cmd.indexes.length === 0)
+    throw new MongoCommandError("BadValue", "Must specify at least one index to create");
+  const specs = (cmd.indexes as Document[]).map((raw) =>
+    validateIndexSpec(raw, existing(ctx, name)?.options.collation as Document | undefined),
+  );
   if (existing(ctx, name)?.options.timeseries) {
     for (const spec of specs) {
-      if (spec.unique) throw new MongoCommandError("InvalidOptions", "Unique indexes are not supported on time-series collections");
-      if (isTextIndex(spec)) throw new MongoCommandError("InvalidOptions", "Text indexes are not supported on time-series collections");
+      if (spec.unique)
+        throw new MongoCommandError("InvalidOptions", "Unique indexes are not supported on time-series collections");
+      if (isTextIndex(spec))
+        throw new MongoCommandError("InvalidOptions", "Text indexes are not supported on time-series collections");
     }
   }
   return ctx.store.write(() => {
@@ -144,23 +217,45 @@ const createIndexes: Handler = async (cmd, ctx) => {
     const toBuild: IndexSpec[] = [];
     for (const spec of specs) {
       const existingIndexes = [...meta.indexes, ...toBuild];
-      const otherText = isTextIndex(spec) && existingIndexes.find((i) => isTextIndex(i) && (i.name !== spec.name || JSON.stringify(publicSpec(i)) !== JSON.stringify(spec)));
+      const otherText =
+        isTextIndex(spec) &&
+        existingIndexes.find(
+          (i) => isTextIndex(i) && (i.name !== spec.name || JSON.stringify(publicSpec(i)) !== JSON.stringify(spec)),
+        );
       if (otherText) {
-        throw new MongoCommandError("CannotCreateIndex", `only one text index per collection allowed, found existing text index "${otherText.name}"`);
+        throw new MongoCommandError(
+          "CannotCreateIndex",
+          `only one text index per collection allowed, found existing text index "${otherText.name}"`,
+        );
       }
       const sameName = existingIndexes.find((i) => i.name === spec.name);
       const collationOf = (i: IndexSpec) => (i.collation ? parseCollation(i.collation) : undefined);
       // Indexes of one key pattern may differ by collation (and then by name).
-      const sameKey = existingIndexes.find((i) => JSON.stringify(i.key) === JSON.stringify(spec.key) && sameCollation(collationOf(i), collationOf(spec)));
-      if (sameName && JSON.stringify(sameName.key) === JSON.stringify(spec.key) && !sameCollation(collationOf(sameName), collationOf(spec))) {
-        throw new MongoCommandError("IndexOptionsConflict", `An existing index has the same name as the requested index but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(publicSpec(sameName))}`);
+      const sameKey = existingIndexes.find(
+        (i) => JSON.stringify(i.key) === JSON.stringify(spec.key) && sameCollation(collationOf(i), collationOf(spec)),
+      );
+      if (
+        sameName &&
+        JSON.stringify(sameName.key) === JSON.stringify(spec.key) &&
+        !sameCollation(collationOf(sameName), collationOf(spec))
+      ) {
+        throw new MongoCommandError(
+          "IndexOptionsConflict",
+          `An existing index has the same name as the requested index but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(publicSpec(sameName))}`,
+        );
       }
       if (sameName && JSON.stringify(sameName.key) !== JSON.stringify(spec.key)) {
-        throw new MongoCommandError("IndexKeySpecsConflict", `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(publicSpec(sameName))}`);
+        throw new MongoCommandError(
+          "IndexKeySpecsConflict",
+          `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(publicSpec(sameName))}`,
+        );
       }
       if (sameKey) {
         if (sameKey.name !== spec.name || Boolean(sameKey.unique) !== Boolean(spec.unique)) {
-          throw new MongoCommandError("IndexOptionsConflict", `Index already exists with a different name: ${sameKey.name}`);
+          throw new MongoCommandError(
+            "IndexOptionsConflict",
+            `Index already exists with a different name: ${sameKey.name}`,
+          );
         }
         continue;
       }
@@ -169,7 +264,12 @@ const createIndexes: Handler = async (cmd, ctx) => {
     // All or none: every index is checked against the data before any is built.
     const prepared = toBuild.map((spec) => ctx.store.prepareIndex(meta, spec));
     for (const p of prepared) ctx.store.buildIndex(meta, p);
-    const reply: Document = { numIndexesBefore: before, numIndexesAfter: meta.indexes.length, createdCollectionAutomatically: created, ok: 1 };
+    const reply: Document = {
+      numIndexesBefore: before,
+      numIndexesAfter: meta.indexes.length,
+      createdCollectionAutomatically: created,
+      ok: 1,
+    };
     if (before === meta.indexes.length) reply.note = "all indexes already exist";
     return reply;
   });
@@ -202,7 +302,8 @@ const dropIndexes: Handler = async (cmd, ctx) => {
   }
   for (const n of names) {
     if (n === ID_INDEX.name) throw new MongoCommandError("InvalidOptions", "cannot drop _id index");
-    if (!meta.indexes.some((i) => i.name === n)) throw new MongoCommandError("IndexNotFound", `index not found with name [${n}]`);
+    if (!meta.indexes.some((i) => i.name === n))
+      throw new MongoCommandError("IndexNotFound", `index not found with name [${n}]`);
   }
   await ctx.store.write(() => {
     for (const n of names) ctx.store.dropIndex(meta, n);
@@ -238,4 +339,3 @@ export const ddlCommands: Record<string, Handler> = {
   renameCollection,
   collMod,
 };
-

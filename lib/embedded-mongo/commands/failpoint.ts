@@ -30,14 +30,19 @@ export class FailPoints {
     }
     const commands = new Set(Array.isArray(data.failCommands) ? data.failCommands.map(String) : []);
     if (mode === "alwaysOn") this.active = { commands, remaining: Infinity, skip: 0, data };
-    else if (mode && typeof mode === "object" && "times" in mode) this.active = { commands, remaining: Number(mode.times), skip: 0, data };
-    else if (mode && typeof mode === "object" && "skip" in mode) this.active = { commands, remaining: Infinity, skip: Number(mode.skip), data };
+    else if (mode && typeof mode === "object" && "times" in mode)
+      this.active = { commands, remaining: Number(mode.times), skip: 0, data };
+    else if (mode && typeof mode === "object" && "skip" in mode)
+      this.active = { commands, remaining: Infinity, skip: Number(mode.skip), data };
     else throw new MongoCommandError("BadValue", "mode must be 'off', 'alwaysOn', {times: n} or {skip: n}");
     return { count: 0, ok: 1 };
   }
 
   /** What the fail point does to this command, if it applies to it. */
-  trigger(name: string, cmd: Document): { close: true } | { reply: Document } | { writeConcernError: Document } | undefined {
+  trigger(
+    name: string,
+    cmd: Document,
+  ): { close: true } | { reply: Document } | { writeConcernError: Document } | undefined {
     const fp = this.active;
     if (!fp || !fp.commands.has(name)) return undefined;
     if (typeof fp.data.appName === "string" && fp.data.appName !== cmd.$appName) return undefined;

@@ -1,9 +1,9 @@
 import type { Document } from "bson";
-import { clusterTimeField } from "../storage/clock";
-import { WaitForTransaction } from "../txn/conflicts";
-import type { Store } from "../storage/store";
-import { Sessions } from "../txn/transactions";
 import { MongoCommandError, errorReply } from "../errors";
+import { clusterTimeField } from "../storage/clock";
+import type { Store } from "../storage/store";
+import { WaitForTransaction } from "../txn/conflicts";
+import { Sessions } from "../txn/transactions";
 import { adminCommands } from "./admin";
 import { authCommands, checkAuthenticated } from "./auth";
 import type { CommandContext, Handler } from "./context";
@@ -16,7 +16,10 @@ import { writeCommands } from "./write";
 export { CLOSE_CONNECTION };
 
 /** Answered by the sessions (transactions.ts) when they belong to a transaction, else refused there. */
-const transactionCommands: Record<string, Handler> = { commitTransaction: () => ({ ok: 1 }), abortTransaction: () => ({ ok: 1 }) };
+const transactionCommands: Record<string, Handler> = {
+  commitTransaction: () => ({ ok: 1 }),
+  abortTransaction: () => ({ ok: 1 }),
+};
 
 const handlers: Record<string, Handler> = {
   ...adminCommands,
@@ -32,14 +35,18 @@ const handlers: Record<string, Handler> = {
  * Runs one command document and returns MongoDB's reply (or CLOSE_CONNECTION when a fail point
  * says the connection drops); never throws.
  */
-export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">): Promise<Document | typeof CLOSE_CONNECTION> {
+export async function runCommand(
+  cmd: Document,
+  ctx: Omit<CommandContext, "db">,
+): Promise<Document | typeof CLOSE_CONNECTION> {
   const name = Object.keys(cmd)[0];
   const db = typeof cmd.$db === "string" ? cmd.$db : "admin";
   try {
     const handler = name === undefined ? undefined : Object.hasOwn(handlers, name) ? handlers[name] : undefined;
     const failPoints = name === "configureFailPoint" ? ctx.failPoints : undefined;
     // As MongoDB checks: an unknown command first, then whether the connection may run it.
-    if (name === undefined || (!handler && !failPoints)) throw new MongoCommandError("CommandNotFound", `no such command: '${name ?? ""}'`);
+    if (name === undefined || (!handler && !failPoints))
+      throw new MongoCommandError("CommandNotFound", `no such command: '${name ?? ""}'`);
     checkAuthenticated(name, ctx);
     if (failPoints) return failPoints.configure(cmd);
     if (!handler) throw new MongoCommandError("CommandNotFound", `no such command: '${name}'`);
@@ -49,7 +56,8 @@ export async function runCommand(cmd: Document, ctx: Omit<CommandContext, "db">)
     const run = async (store: Store) => handler(cmd, { ...ctx, store, db });
     let reply: Document;
     if (Sessions.inTransaction(name, cmd)) reply = await ctx.sessions.transactionCommand(name, cmd, run);
-    else if (Sessions.retryable(name, cmd)) reply = await waitingForTransactions(() => ctx.sessions.retryableWrite(cmd, run));
+    else if (Sessions.retryable(name, cmd))
+      reply = await waitingForTransactions(() => ctx.sessions.retryableWrite(cmd, run));
     else {
       refuseOutsideTransactions(name, cmd);
       reply = await waitingForTransactions(() => run(ctx.store));

@@ -1,17 +1,17 @@
-import { performance } from "node:perf_hooks";
 import { EJSON, type Document, type Long } from "bson";
+import { performance } from "node:perf_hooks";
+import { MongoCommandError } from "../errors";
 import { isChangeStream, openChangeStream } from "../query/changestreams";
 import { canonicalizer, collatedOptions, makeAggregator } from "../query/collated-query";
 import { operationCollation } from "../query/collation";
-import { MongoCommandError } from "../errors";
-import { isPlainObject, presentValuesAtPath } from "../storage/keys";
+import { withDatePartDefaults } from "../query/date-parts";
+import { checkPipeline } from "../query/pipeline-check";
 import { choosePlan } from "../query/planner";
 import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query/query";
-import { checkPipeline } from "../query/pipeline-check";
-import { withDatePartDefaults } from "../query/date-parts";
-import { ns } from "../storage/store";
 import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../query/text";
 import { rewriteTypeOperators } from "../query/type-operators";
+import { isPlainObject, presentValuesAtPath } from "../storage/keys";
+import { ns } from "../storage/store";
 import { collectionName, existing, optionalDocument, optionalNumber, type Handler } from "./context";
 import { writeOutStage } from "./write";
 
@@ -23,14 +23,30 @@ const find: Handler = (cmd, ctx) => {
   const batchSize = optionalNumber(cmd, "batchSize");
   if (limit < 0) throw new MongoCommandError("BadValue", "LIMIT must be non-negative");
   if (skip < 0) throw new MongoCommandError("BadValue", "Skip value must be non-negative");
-  if (batchSize !== undefined && batchSize < 0) throw new MongoCommandError("BadValue", "BatchSize value must be non-negative");
+  if (batchSize !== undefined && batchSize < 0)
+    throw new MongoCommandError("BadValue", "BatchSize value must be non-negative");
   const meta = existing(ctx, name);
   if (cmd.tailable === true) {
-    if (!meta?.options.capped) throw new MongoCommandError("BadValue", `error processing query: ns=${ns(ctx.db, name)} tailable cursor requested on non capped collection`);
-    throw new MongoCommandError("BadValue", "Tailable cursors are not supported by the embedded database: set MONGODB_URI to use a MongoDB server");
+    if (!meta?.options.capped)
+      throw new MongoCommandError(
+        "BadValue",
+        `error processing query: ns=${ns(ctx.db, name)} tailable cursor requested on non capped collection`,
+      );
+    throw new MongoCommandError(
+      "BadValue",
+      "Tailable cursors are not supported by the embedded database: set MONGODB_URI to use a MongoDB server",
+    );
   }
-  const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), operationCollation(cmd.collation, meta));
-  const docs = findDocuments(ctx.store, meta, { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint }, options);
+  const options = collatedOptions(
+    mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")),
+    operationCollation(cmd.collation, meta),
+  );
+  const docs = findDocuments(
+    ctx.store,
+    meta,
+    { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint },
+    options,
+  );
   const projected = projectWithScore(docs, optionalDocument(cmd, "projection"), filter, options);
   const firstBatchSize = limit > 0 && (batchSize === undefined || batchSize > limit) ? limit : batchSize;
   return ctx.cursors.open(ns(ctx.db, name), projected, firstBatchSize, cmd.singleBatch === true);
@@ -38,12 +54,18 @@ const find: Handler = (cmd, ctx) => {
 
 function scoreOf(doc: Document): number {
   const score = textScores.get(doc);
-  if (score === undefined) throw new MongoCommandError("Location40218", "query requires text score metadata, but it is not available");
+  if (score === undefined)
+    throw new MongoCommandError("Location40218", "query requires text score metadata, but it is not available");
   return score;
 }
 
 /** A find projection, where `{$meta: "textScore"}` adds the text score after the projected fields. */
-function projectWithScore(docs: Document[], projection: Document | undefined, filter: Document, options: ReturnType<typeof mingoOptions>): Document[] {
+function projectWithScore(
+  docs: Document[],
+  projection: Document | undefined,
+  filter: Document,
+  options: ReturnType<typeof mingoOptions>,
+): Document[] {
   const { rest, meta } = splitMetaProjection(projection);
   const text = splitText(filter);
   const projected = projectDocuments(docs, rest, text ? text.rest : filter, options);
@@ -56,7 +78,13 @@ function projectWithScore(docs: Document[], projection: Document | undefined, fi
 
 const getMore: Handler = (cmd, ctx) => {
   const id = cmd.getMore as Long | number;
-  return ctx.cursors.getMore(id, collectionName(cmd, "collection"), ctx.db, optionalNumber(cmd, "batchSize"), optionalNumber(cmd, "maxTimeMS"));
+  return ctx.cursors.getMore(
+    id,
+    collectionName(cmd, "collection"),
+    ctx.db,
+    optionalNumber(cmd, "batchSize"),
+    optionalNumber(cmd, "maxTimeMS"),
+  );
 };
 
 const killCursors: Handler = (cmd, ctx) => {
@@ -66,16 +94,35 @@ const killCursors: Handler = (cmd, ctx) => {
 
 const count: Handler = (cmd, ctx) => {
   const meta = existing(ctx, collectionName(cmd, "count"));
-  const spec = { filter: optionalDocument(cmd, "query") ?? {}, skip: optionalNumber(cmd, "skip") ?? 0, limit: Math.abs(optionalNumber(cmd, "limit") ?? 0), hint: cmd.hint };
-  return { n: countDocuments(ctx.store, meta, spec, collatedOptions(mingoOptions(ctx.store, ctx.db), operationCollation(cmd.collation, meta))), ok: 1 };
+  const spec = {
+    filter: optionalDocument(cmd, "query") ?? {},
+    skip: optionalNumber(cmd, "skip") ?? 0,
+    limit: Math.abs(optionalNumber(cmd, "limit") ?? 0),
+    hint: cmd.hint,
+  };
+  return {
+    n: countDocuments(
+      ctx.store,
+      meta,
+      spec,
+      collatedOptions(mingoOptions(ctx.store, ctx.db), operationCollation(cmd.collation, meta)),
+    ),
+    ok: 1,
+  };
 };
 
 const distinct: Handler = (cmd, ctx) => {
   const key = cmd.key;
-  if (typeof key !== "string") throw new MongoCommandError("TypeMismatch", "BSON field 'distinct.key' is missing or not a string");
+  if (typeof key !== "string")
+    throw new MongoCommandError("TypeMismatch", "BSON field 'distinct.key' is missing or not a string");
   const meta = existing(ctx, collectionName(cmd, "distinct"));
   const collation = operationCollation(cmd.collation, meta);
-  const docs = findDocuments(ctx.store, meta, { filter: optionalDocument(cmd, "query") ?? {}, hint: cmd.hint }, collatedOptions(mingoOptions(ctx.store, ctx.db), collation));
+  const docs = findDocuments(
+    ctx.store,
+    meta,
+    { filter: optionalDocument(cmd, "query") ?? {}, hint: cmd.hint },
+    collatedOptions(mingoOptions(ctx.store, ctx.db), collation),
+  );
   const seen = new Map<string, unknown>();
   // Under a collation, strings it calls equal are one value (the first met).
   const canonical = collation ? canonicalizer(collation) : (v: unknown) => v;
@@ -92,14 +139,22 @@ const distinct: Handler = (cmd, ctx) => {
  * The pipeline the driver's countDocuments sends — $match, optional $skip/$limit, then a $group
  * of a constant `_id` summing 1 — answered by countDocuments so indexes can count it.
  */
-function countShape(pipeline: Document[]): { filter: Document; skip: number; limit: number; id: unknown; field: string } | undefined {
+function countShape(
+  pipeline: Document[],
+): { filter: Document; skip: number; limit: number; id: unknown; field: string } | undefined {
   const [match, ...rest] = pipeline;
   const group = rest.pop();
-  if (!match || !("$match" in match) || !group || !("$group" in group) || Object.keys(match).length !== 1) return undefined;
+  if (!match || !("$match" in match) || !group || !("$group" in group) || Object.keys(match).length !== 1)
+    return undefined;
   const spec = group.$group as Document;
   const fields = Object.keys(spec).filter((k) => k !== "_id");
   const id = spec._id;
-  if (fields.length !== 1 || (id !== null && typeof id !== "number") || JSON.stringify(spec[fields[0]]) !== '{"$sum":1}') return undefined;
+  if (
+    fields.length !== 1 ||
+    (id !== null && typeof id !== "number") ||
+    JSON.stringify(spec[fields[0]]) !== '{"$sum":1}'
+  )
+    return undefined;
   let skip = 0;
   let limit = 0;
   for (const stage of rest) {
@@ -112,14 +167,20 @@ function countShape(pipeline: Document[]): { filter: Document; skip: number; lim
 
 const aggregate: Handler = async (cmd, ctx) => {
   const target = cmd.aggregate;
-  if (!Array.isArray(cmd.pipeline)) throw new MongoCommandError("TypeMismatch", "'pipeline' option must be specified as an array");
+  if (!Array.isArray(cmd.pipeline))
+    throw new MongoCommandError("TypeMismatch", "'pipeline' option must be specified as an array");
   if (cmd.cursor === undefined && cmd.explain !== true) {
-    throw new MongoCommandError("FailedToParse", "The 'cursor' option is required, except for aggregate with the explain argument");
+    throw new MongoCommandError(
+      "FailedToParse",
+      "The 'cursor' option is required, except for aggregate with the explain argument",
+    );
   }
   checkPipeline(cmd.pipeline as unknown[]);
   if (isChangeStream(cmd.pipeline)) return openChangeStream(cmd, ctx);
   // Later $match stages run in mingo: they get the server's own $type, $all and $bits*.
-  const pipeline = (cmd.pipeline as Document[]).map((stage) => (isPlainObject(stage.$match) ? { $match: rewriteTypeOperators(stage.$match) } : withDatePartDefaults(stage)));
+  const pipeline = (cmd.pipeline as Document[]).map((stage) =>
+    isPlainObject(stage.$match) ? { $match: rewriteTypeOperators(stage.$match) } : withDatePartDefaults(stage),
+  );
   const collation = operationCollation(cmd.collation, typeof target === "string" ? existing(ctx, target) : undefined);
   const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), collation);
   const last = pipeline[pipeline.length - 1];
@@ -139,7 +200,11 @@ const aggregate: Handler = async (cmd, ctx) => {
     if (counting) {
       const n = countDocuments(ctx.store, meta, counting, options);
       const cursor = (cmd.cursor ?? {}) as Document;
-      return ctx.cursors.open(namespace, n > 0 ? [{ _id: counting.id, [counting.field]: n }] : [], optionalNumber(cursor, "batchSize"));
+      return ctx.cursors.open(
+        namespace,
+        n > 0 ? [{ _id: counting.id, [counting.field]: n }] : [],
+        optionalNumber(cursor, "batchSize"),
+      );
     }
     // Push a leading $match (and a $sort right after it) down to the planner so indexes serve it.
     const spec: { filter?: Document; sort?: Document } = {};
@@ -148,7 +213,9 @@ const aggregate: Handler = async (cmd, ctx) => {
       if (pipeline[0] && "$sort" in pipeline[0]) spec.sort = pipeline.shift()!.$sort as Document;
     }
     if (cmd.explain === true) {
-      const plan = meta ? explainPlan(choosePlan(spec.filter ?? {}, spec.sort, meta.indexes, cmd.hint, collation)) : { stage: "EOF" };
+      const plan = meta
+        ? explainPlan(choosePlan(spec.filter ?? {}, spec.sort, meta.indexes, cmd.hint, collation))
+        : { stage: "EOF" };
       return { queryPlanner: { namespace, winningPlan: plan }, ok: 1 };
     }
     source = findDocuments(ctx.store, meta, { ...spec, hint: cmd.hint }, options);
@@ -198,17 +265,44 @@ const explain: Handler = (cmd, ctx) => {
   const sort = inner.sort as Document | undefined;
   const collation = operationCollation(inner.collation, meta);
   const reply: Document = {
-    queryPlanner: { namespace: ns(ctx.db, collection), winningPlan: meta ? explainPlan(choosePlan(filter, sort, meta.indexes, inner.hint, collation)) : { stage: "EOF" } },
+    queryPlanner: {
+      namespace: ns(ctx.db, collection),
+      winningPlan: meta ? explainPlan(choosePlan(filter, sort, meta.indexes, inner.hint, collation)) : { stage: "EOF" },
+    },
     ok: 1,
   };
   if (cmd.verbosity !== "queryPlanner") {
     const stats = { docsExamined: 0 };
     const started = performance.now();
-    const docs = findDocuments(ctx.store, meta, { filter, sort, skip: optionalNumber(inner, "skip"), limit: Math.abs(optionalNumber(inner, "limit") ?? 0), hint: inner.hint, stats }, collatedOptions(mingoOptions(ctx.store, ctx.db), collation));
-    reply.executionStats = { executionSuccess: true, nReturned: docs.length, totalDocsExamined: stats.docsExamined, executionTimeMillis: Math.round(performance.now() - started) };
+    const docs = findDocuments(
+      ctx.store,
+      meta,
+      {
+        filter,
+        sort,
+        skip: optionalNumber(inner, "skip"),
+        limit: Math.abs(optionalNumber(inner, "limit") ?? 0),
+        hint: inner.hint,
+        stats,
+      },
+      collatedOptions(mingoOptions(ctx.store, ctx.db), collation),
+    );
+    reply.executionStats = {
+      executionSuccess: true,
+      nReturned: docs.length,
+      totalDocsExamined: stats.docsExamined,
+      executionTimeMillis: Math.round(performance.now() - started),
+    };
   }
   return reply;
 };
 
-export const readCommands: Record<string, Handler> = { find, getMore, killCursors, count, distinct, aggregate, explain };
-
+export const readCommands: Record<string, Handler> = {
+  find,
+  getMore,
+  killCursors,
+  count,
+  distinct,
+  aggregate,
+  explain,
+};

@@ -6,18 +6,19 @@
  * makes the collection invalid, with the index named. It reads only; `repair` is refused.
  */
 import { UUID, type Document } from "bson";
-import { decodeDocument } from "../storage/bson-values";
 import { MongoCommandError } from "../errors";
-import { HIGH, idText, type KeyPart, type KeyPrimitive } from "../storage/keys";
-import { ID_INDEX } from "../storage/index-spec";
-import { ns, type CollectionMeta, type Store } from "../storage/store";
-import { validateWrite } from "../query/validation";
 import { isTextIndex, textIndexKeyCount } from "../query/text";
+import { validateWrite } from "../query/validation";
+import { decodeDocument } from "../storage/bson-values";
+import { ID_INDEX } from "../storage/index-spec";
+import { HIGH, idText, type KeyPart, type KeyPrimitive } from "../storage/keys";
+import { ns, type CollectionMeta, type Store } from "../storage/store";
 import { collectionName, type Handler } from "./context";
 
 /** As MongoDB caps them: the lists of inconsistent entries stay small; the errors give the counts. */
 const MAX_LISTED_ENTRIES = 100;
-const CORRUPT_ADVICE = "A corrupt namespace has been detected. See http://dochub.mongodb.org/core/data-recovery for recovery steps.";
+const CORRUPT_ADVICE =
+  "A corrupt namespace has been detected. See http://dochub.mongodb.org/core/data-recovery for recovery steps.";
 
 interface IndexCheck {
   /** Entries the documents imply. */
@@ -36,7 +37,11 @@ function keepsEntries(meta: CollectionMeta, name: string): boolean {
 
 function isCompliant(meta: CollectionMeta, doc: Document): boolean {
   try {
-    validateWrite({ options: { ...meta.options, validationLevel: "strict", validationAction: "error" }, doc, bypass: false });
+    validateWrite({
+      options: { ...meta.options, validationLevel: "strict", validationAction: "error" },
+      doc,
+      bypass: false,
+    });
     return true;
   } catch {
     return false;
@@ -54,7 +59,9 @@ function validateCollection(store: Store, meta: CollectionMeta): Document {
   const corruptRecords: string[] = [];
   const missingIndexEntries: Document[] = [];
   const extraIndexEntries: Document[] = [];
-  const checks = new Map<string, IndexCheck>(meta.indexes.map((index) => [index.name, { expected: 0, keys: 0, missing: 0, extra: 0 }]));
+  const checks = new Map<string, IndexCheck>(
+    meta.indexes.map((index) => [index.name, { expected: 0, keys: 0, missing: 0, extra: 0 }]),
+  );
   let nrecords = 0;
   let nInvalidDocuments = 0;
   let nNonCompliantDocuments = 0;
@@ -87,7 +94,8 @@ function validateCollection(store: Store, meta: CollectionMeta): Document {
         check.expected += 1;
         if (store.hasIndexEntry(meta, index.name, [...key, ...id])) continue;
         check.missing += 1;
-        if (missingIndexEntries.length < MAX_LISTED_ENTRIES) missingIndexEntries.push({ indexName: index.name, recordId: idText(...id), idKey: { _id: doc._id } });
+        if (missingIndexEntries.length < MAX_LISTED_ENTRIES)
+          missingIndexEntries.push({ indexName: index.name, recordId: idText(...id), idKey: { _id: doc._id } });
       }
     }
   }
@@ -109,7 +117,8 @@ function validateCollection(store: Store, meta: CollectionMeta): Document {
   }
 
   if (nInvalidDocuments) errors.push(`Detected ${nInvalidDocuments} invalid documents. See corruptRecords.`);
-  if (nNonCompliantDocuments) warnings.push(`Detected ${nNonCompliantDocuments} documents not compliant with the collection's validator.`);
+  if (nNonCompliantDocuments)
+    warnings.push(`Detected ${nNonCompliantDocuments} documents not compliant with the collection's validator.`);
   const valid = errors.length === 0;
   const indexDetails: Document = {};
   const keysPerIndex: Document = {};
@@ -166,10 +175,14 @@ function listExtraEntries(store: Store, meta: CollectionMeta, indexName: string,
 const validate: Handler = (cmd, ctx) => {
   const name = collectionName(cmd, "validate");
   const meta = ctx.store.collection(ctx.db, name);
-  if (!meta) throw new MongoCommandError("NamespaceNotFound", `Collection '${ns(ctx.db, name)}' does not exist to validate.`);
+  if (!meta)
+    throw new MongoCommandError("NamespaceNotFound", `Collection '${ns(ctx.db, name)}' does not exist to validate.`);
   if (meta.options.viewOn) throw new MongoCommandError("CommandNotSupportedOnView", "Cannot validate a view");
   if (cmd.repair === true) {
-    throw new MongoCommandError("IllegalOperation", "validate with repair is not supported by the embedded database: set MONGODB_URI to use a MongoDB server");
+    throw new MongoCommandError(
+      "IllegalOperation",
+      "validate with repair is not supported by the embedded database: set MONGODB_URI to use a MongoDB server",
+    );
   }
   return validateCollection(ctx.store, meta);
 };

@@ -1,16 +1,16 @@
 import { ObjectId, type Document } from "bson";
-import { idFirst } from "../storage/bson-values";
-import { WaitForTransaction } from "../txn/conflicts";
 import { MongoCommandError, endsCommand, errorReply } from "../errors";
 import { collatedOptions } from "../query/collated-query";
 import { operationCollation } from "../query/collation";
-import { isPlainObject } from "../storage/keys";
 import { findDocuments, mingoOptions, projectDocuments } from "../query/query";
-import type { CollectionMeta } from "../storage/store";
 import { applyUpdate, buildUpsert, type UpdateSpec } from "../query/update";
-import { checkDocumentSize, type WriteKind } from "../storage/limits";
-import { checkMeasurement, checkTimeseriesUpdate, refuseInTransaction, timeseriesOf } from "../storage/timeseries";
 import { validateWrite } from "../query/validation";
+import { idFirst } from "../storage/bson-values";
+import { isPlainObject } from "../storage/keys";
+import { checkDocumentSize, type WriteKind } from "../storage/limits";
+import type { CollectionMeta } from "../storage/store";
+import { checkMeasurement, checkTimeseriesUpdate, refuseInTransaction, timeseriesOf } from "../storage/timeseries";
+import { WaitForTransaction } from "../txn/conflicts";
 import { assertWritable, collectionName, optionalDocument, type CommandContext, type Handler } from "./context";
 
 /** A write error of one statement of a batch, in MongoDB's `writeErrors` shape. */
@@ -51,7 +51,11 @@ function checkId(doc: Document): void {
   // Unlike other fields (allowed since MongoDB 5.0), an `_id` document may hold no `$`-prefixed
   // field at any depth: MongoDB refuses it on insert, upsert and replacement with this message.
   const dollar = isPlainObject(id) ? dollarPrefixedField(id) : undefined;
-  if (dollar !== undefined) throw new MongoCommandError("DollarPrefixedFieldName", `_id fields may not contain '$'-prefixed fields: ${dollar} is not valid for storage.`);
+  if (dollar !== undefined)
+    throw new MongoCommandError(
+      "DollarPrefixedFieldName",
+      `_id fields may not contain '$'-prefixed fields: ${dollar} is not valid for storage.`,
+    );
 }
 
 /** The first `$`-prefixed field name inside a document or array, as MongoDB's storage check finds it. */
@@ -76,7 +80,8 @@ const insert: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "insert");
   assertWritable(ctx, name);
   const documents = cmd.documents;
-  if (!Array.isArray(documents)) throw new MongoCommandError("TypeMismatch", "BSON field 'insert.documents' is missing or not an array");
+  if (!Array.isArray(documents))
+    throw new MongoCommandError("TypeMismatch", "BSON field 'insert.documents' is missing or not an array");
   const ordered = cmd.ordered !== false;
   refuseInTransaction(timeseriesOf(ctx.store.collection(ctx.db, name)), cmd, "insert into");
   return ctx.store.write(() => {
@@ -112,14 +117,16 @@ function replacementStyle(u: UpdateSpec): boolean {
 }
 
 function validateUpdate(u: unknown): asserts u is UpdateSpec {
-  if (!Array.isArray(u) && !isPlainObject(u)) throw new MongoCommandError("FailedToParse", "Update argument must be either an object or an array");
+  if (!Array.isArray(u) && !isPlainObject(u))
+    throw new MongoCommandError("FailedToParse", "Update argument must be either an object or an array");
 }
 
 const update: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "update");
   assertWritable(ctx, name);
   const updates = cmd.updates;
-  if (!Array.isArray(updates)) throw new MongoCommandError("TypeMismatch", "BSON field 'update.updates' is missing or not an array");
+  if (!Array.isArray(updates))
+    throw new MongoCommandError("TypeMismatch", "BSON field 'update.updates' is missing or not an array");
   const ordered = cmd.ordered !== false;
   refuseInTransaction(timeseriesOf(ctx.store.collection(ctx.db, name)), cmd, "update");
   const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
@@ -137,7 +144,12 @@ const update: Handler = async (cmd, ctx) => {
         throw new MongoCommandError("FailedToParse", "multi update is not supported for replacement-style update");
       }
       const collated = collatedOptions(options, operationCollation(st.collation, meta));
-      const matched = findDocuments(ctx.store, meta, { filter: q, limit: st.multi ? 0 : 1, hint: st.hint, sort: st.sort }, collated);
+      const matched = findDocuments(
+        ctx.store,
+        meta,
+        { filter: q, limit: st.multi ? 0 : 1, hint: st.hint, sort: st.sort },
+        collated,
+      );
       if (matched.length === 0 && st.upsert) {
         const doc = buildUpsert(q, st.u, { arrayFilters: st.arrayFilters, mingo: collated });
         checkId(doc);
@@ -169,19 +181,29 @@ const deleteCommand: Handler = async (cmd, ctx) => {
   const name = collectionName(cmd, "delete");
   assertWritable(ctx, name);
   const deletes = cmd.deletes;
-  if (!Array.isArray(deletes)) throw new MongoCommandError("TypeMismatch", "BSON field 'delete.deletes' is missing or not an array");
+  if (!Array.isArray(deletes))
+    throw new MongoCommandError("TypeMismatch", "BSON field 'delete.deletes' is missing or not an array");
   const ordered = cmd.ordered !== false;
   refuseInTransaction(timeseriesOf(ctx.store.collection(ctx.db, name)), cmd, "delete from");
   const options = mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let"));
   return ctx.store.write(() => {
     let n = 0;
-    const writeErrors = eachStatement(deletes as Array<{ q: Document; limit: number; hint?: unknown; collation?: Document }>, ordered, (st) => {
-      const meta = ctx.store.collection(ctx.db, name);
-      const collated = collatedOptions(options, operationCollation(st.collation, meta));
-      const matched = findDocuments(ctx.store, meta, { filter: st.q ?? {}, limit: Number(st.limit) === 1 ? 1 : 0, hint: st.hint }, collated);
-      for (const doc of matched) ctx.store.remove(meta as CollectionMeta, doc);
-      n += matched.length;
-    });
+    const writeErrors = eachStatement(
+      deletes as Array<{ q: Document; limit: number; hint?: unknown; collation?: Document }>,
+      ordered,
+      (st) => {
+        const meta = ctx.store.collection(ctx.db, name);
+        const collated = collatedOptions(options, operationCollation(st.collation, meta));
+        const matched = findDocuments(
+          ctx.store,
+          meta,
+          { filter: st.q ?? {}, limit: Number(st.limit) === 1 ? 1 : 0, hint: st.hint },
+          collated,
+        );
+        for (const doc of matched) ctx.store.remove(meta as CollectionMeta, doc);
+        n += matched.length;
+      },
+    );
     return writeErrors.length ? { n, writeErrors, ok: 1 } : { n, ok: 1 };
   });
 };
@@ -194,16 +216,23 @@ const findAndModify: Handler = async (cmd, ctx) => {
   const fields = optionalDocument(cmd, "fields");
   const remove = cmd.remove === true;
   const u = cmd.update as UpdateSpec | undefined;
-  if (remove && u !== undefined) throw new MongoCommandError("FailedToParse", "Cannot specify both an update and remove=true");
-  if (!remove && u === undefined) throw new MongoCommandError("FailedToParse", "Either an update or remove=true must be specified");
-  if (remove && cmd.upsert === true) throw new MongoCommandError("FailedToParse", "Cannot specify both upsert=true and remove=true");
+  if (remove && u !== undefined)
+    throw new MongoCommandError("FailedToParse", "Cannot specify both an update and remove=true");
+  if (!remove && u === undefined)
+    throw new MongoCommandError("FailedToParse", "Either an update or remove=true must be specified");
+  if (remove && cmd.upsert === true)
+    throw new MongoCommandError("FailedToParse", "Cannot specify both upsert=true and remove=true");
   if (u !== undefined) validateUpdate(u);
   const timeseries = timeseriesOf(ctx.store.collection(ctx.db, name));
   refuseInTransaction(timeseries, cmd, "findAndModify on");
   // findAndModify changes one document: an update of it is a non-multi update, which MongoDB 8
   // refuses on a time-series collection; a removal is a delete, which it allows.
-  if (timeseries && !remove) checkTimeseriesUpdate(timeseries, { q: query, u, multi: false, upsert: cmd.upsert === true });
-  const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), operationCollation(cmd.collation, ctx.store.collection(ctx.db, name)));
+  if (timeseries && !remove)
+    checkTimeseriesUpdate(timeseries, { q: query, u, multi: false, upsert: cmd.upsert === true });
+  const options = collatedOptions(
+    mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")),
+    operationCollation(cmd.collation, ctx.store.collection(ctx.db, name)),
+  );
   const arrayFilters = cmd.arrayFilters as Document[] | undefined;
   const project = (doc: Document | null) => (doc && fields ? projectDocuments([doc], fields, {}, options)[0] : doc);
 
@@ -221,14 +250,27 @@ const findAndModify: Handler = async (cmd, ctx) => {
       const target = ctx.store.ensureCollection(ctx.db, name).meta;
       checkWrite(target, created, "upsert", cmd);
       ctx.store.insert(target, created);
-      return { lastErrorObject: { n: 1, updatedExisting: false, upserted: created._id }, value: project(cmd.new === true ? created : null), ok: 1 };
+      return {
+        lastErrorObject: { n: 1, updatedExisting: false, upserted: created._id },
+        value: project(cmd.new === true ? created : null),
+        ok: 1,
+      };
     }
     const result = applyUpdate(doc, u as UpdateSpec, { arrayFilters, query, mingo: options });
     if (result.modified) {
       checkWrite(meta as CollectionMeta, result.doc, "update", cmd, doc);
-      ctx.store.replace(meta as CollectionMeta, doc, result.doc, replacementStyle(u as UpdateSpec) ? "replace" : "update");
+      ctx.store.replace(
+        meta as CollectionMeta,
+        doc,
+        result.doc,
+        replacementStyle(u as UpdateSpec) ? "replace" : "update",
+      );
     }
-    return { lastErrorObject: { n: 1, updatedExisting: true }, value: project(cmd.new === true ? result.doc : doc), ok: 1 };
+    return {
+      lastErrorObject: { n: 1, updatedExisting: true },
+      value: project(cmd.new === true ? result.doc : doc),
+      ok: 1,
+    };
   });
 };
 
@@ -239,7 +281,12 @@ function outTarget(ctx: CommandContext, stage: Document): { db: string; coll: st
   return { db: typeof spec.db === "string" ? spec.db : ctx.db, coll: String(spec.coll) };
 }
 
-export async function writeOutStage(ctx: CommandContext, stage: Document, results: Document[], cmd: Document = {}): Promise<void> {
+export async function writeOutStage(
+  ctx: CommandContext,
+  stage: Document,
+  results: Document[],
+  cmd: Document = {},
+): Promise<void> {
   const { db, coll } = outTarget(ctx, stage);
   await ctx.store.write(() => {
     let meta = ctx.store.collection(db, coll);
@@ -261,4 +308,10 @@ export async function writeOutStage(ctx: CommandContext, stage: Document, result
   });
 }
 
-export const writeCommands: Record<string, Handler> = { insert, update, delete: deleteCommand, findAndModify, findandmodify: findAndModify };
+export const writeCommands: Record<string, Handler> = {
+  insert,
+  update,
+  delete: deleteCommand,
+  findAndModify,
+  findandmodify: findAndModify,
+};

@@ -27,7 +27,10 @@ export class DataLoader {
       }
       if (c.documents.length) {
         await this.withWriteConcern((writeConcern) =>
-          db.collection(c.collectionName).insertMany(c.documents.map((d) => ({ ...d })), { writeConcern }),
+          db.collection(c.collectionName).insertMany(
+            c.documents.map((d) => ({ ...d })),
+            { writeConcern },
+          ),
         );
       }
     }

@@ -26,11 +26,17 @@ export async function probeDriver(uri: string): Promise<DriverQuirks> {
   });
   try {
     await client.connect();
-    await client.db(PROBE_DB).collection("probe").insertOne({ _id: null } as unknown as Doc);
+    await client
+      .db(PROBE_DB)
+      .collection("probe")
+      .insertOne({ _id: null } as unknown as Doc);
   } catch {
     // The insert itself may fail on the server; only what the driver sent matters.
   } finally {
-    await client.db(PROBE_DB).dropDatabase().catch(() => undefined);
+    await client
+      .db(PROBE_DB)
+      .dropDatabase()
+      .catch(() => undefined);
     await client.close().catch(() => undefined);
   }
   return { rewritesNullId: sentId !== null && sentId !== "not observed" };

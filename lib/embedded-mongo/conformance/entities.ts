@@ -186,7 +186,13 @@ export function withUriOptions(uri: string, opts: Doc): string {
   if (!entries.length) return uri;
   const q = uri.indexOf("?");
   let base = q === -1 ? uri : uri.slice(0, q);
-  const existing = q === -1 ? [] : uri.slice(q + 1).split("&").filter(Boolean);
+  const existing =
+    q === -1
+      ? []
+      : uri
+          .slice(q + 1)
+          .split("&")
+          .filter(Boolean);
   const afterScheme = base.replace(/^mongodb(\+srv)?:\/\//, "");
   if (!afterScheme.includes("/")) base += "/";
   const names = new Set(entries.map(([k]) => k.toLowerCase()));
@@ -240,6 +246,7 @@ function collectionOrDatabaseOptions(o: Doc | undefined): Doc {
 function sessionOptions(o: Doc | undefined): Doc {
   if (!o) return {};
   const out: Doc = { ...o };
-  if (o.defaultTransactionOptions) out.defaultTransactionOptions = collectionOrDatabaseOptions(o.defaultTransactionOptions as Doc);
+  if (o.defaultTransactionOptions)
+    out.defaultTransactionOptions = collectionOrDatabaseOptions(o.defaultTransactionOptions as Doc);
   return out;
 }

@@ -73,7 +73,11 @@ function writeErrorsOf(error: unknown): { code?: number; errmsg?: string; codeNa
     const list = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
     return list
       .filter((w): w is WriteError => !!w)
-      .map((w) => ({ code: w.code, errmsg: w.errmsg, codeName: (w.err as unknown as Doc)?.codeName as string | undefined }));
+      .map((w) => ({
+        code: w.code,
+        errmsg: w.errmsg,
+        codeName: (w.err as unknown as Doc)?.codeName as string | undefined,
+      }));
   }
   if (error instanceof MongoClientBulkWriteError) {
     return [...error.writeErrors.values()].map((w) => ({ code: w.code, errmsg: w.message }));

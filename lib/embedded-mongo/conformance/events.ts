@@ -3,8 +3,8 @@
  * checking a test's `expectEvents` against them.
  */
 import type { MongoClient } from "mongodb";
-import { match, type Doc, type MatchContext } from "./matcher";
 import type { ExpectedEventsForClient } from "./loader";
+import { match, type Doc, type MatchContext } from "./matcher";
 
 /** The unified format's event names and the driver's event names. */
 const COMMAND_EVENTS: Record<string, string> = {
@@ -215,11 +215,15 @@ export function eventMismatch(expected: Doc, actual: ObservedEvent, ctx: MatchCo
   }
   if (body.hasServerConnectionId !== undefined) {
     const has = actual.serverConnectionId != null;
-    if (has !== body.hasServerConnectionId) return `expected hasServerConnectionId ${String(body.hasServerConnectionId)}`;
+    if (has !== body.hasServerConnectionId)
+      return `expected hasServerConnectionId ${String(body.hasServerConnectionId)}`;
   }
   if (body.reason !== undefined && body.reason !== actual.reason)
     return `${type}: expected reason ${String(body.reason)}, got ${String(actual.reason)}`;
-  if (body.interruptInUseConnections !== undefined && body.interruptInUseConnections !== actual.interruptInUseConnections)
+  if (
+    body.interruptInUseConnections !== undefined &&
+    body.interruptInUseConnections !== actual.interruptInUseConnections
+  )
     return `${type}: expected interruptInUseConnections ${String(body.interruptInUseConnections)}`;
   return null;
 }

@@ -1,7 +1,7 @@
 /** Finding and parsing unified-format test files (JSON, Extended JSON relaxed or canonical). */
+import { EJSON } from "bson";
 import fs from "node:fs";
 import path from "node:path";
-import { EJSON } from "bson";
 import type { Doc } from "./matcher";
 
 export interface RunOnRequirement {

@@ -108,7 +108,13 @@ function join(path: string, key: string | number): string {
   return path ? `${path}.${key}` : key;
 }
 
-function matchValue(expected: unknown, actual: unknown, root: boolean, ctx: MatchContext, path: string): Mismatch | null {
+function matchValue(
+  expected: unknown,
+  actual: unknown,
+  root: boolean,
+  ctx: MatchContext,
+  path: string,
+): Mismatch | null {
   const op = specialOperator(expected);
   if (op) return matchOperator(op, (expected as Doc)[op], actual, actual !== undefined, root, ctx, path);
 
@@ -180,7 +186,8 @@ function matchOperator(
       return { path, message: `expected type ${types.join("|")}, got ${describeType(actual)} ${show(actual)}` };
     }
     case "$$matchesEntity": {
-      if (typeof arg !== "string" || !ctx.getEntity) throw new MatchError(`$$matchesEntity cannot be resolved at ${path}`);
+      if (typeof arg !== "string" || !ctx.getEntity)
+        throw new MatchError(`$$matchesEntity cannot be resolved at ${path}`);
       const entity = ctx.getEntity(arg);
       return matchValue(entity, actual, root, ctx, path);
     }
@@ -194,15 +201,19 @@ function matchOperator(
         : { path, message: `expected bytes ${arg}, got ${Buffer.from(bytes).toString("hex")}` };
     }
     case "$$sessionLsid": {
-      if (typeof arg !== "string" || !ctx.getSessionLsid) throw new MatchError(`$$sessionLsid cannot be resolved at ${path}`);
+      if (typeof arg !== "string" || !ctx.getSessionLsid)
+        throw new MatchError(`$$sessionLsid cannot be resolved at ${path}`);
       const lsid = ctx.getSessionLsid(arg);
       if (!present) return { path, message: `expected the lsid of session ${arg}, field is absent` };
-      return sameLsid(lsid, actual) ? null : { path, message: `expected the lsid of session ${arg}, got ${show(actual)}` };
+      return sameLsid(lsid, actual)
+        ? null
+        : { path, message: `expected the lsid of session ${arg}, got ${show(actual)}` };
     }
     case "$$lte": {
       const a = toNumber(actual);
       const e = toNumber(arg);
-      if (a === undefined || e === undefined) return { path, message: `expected a number <= ${show(arg)}, got ${show(actual)}` };
+      if (a === undefined || e === undefined)
+        return { path, message: `expected a number <= ${show(arg)}, got ${show(actual)}` };
       return a <= e ? null : { path, message: `expected <= ${show(arg)}, got ${show(actual)}` };
     }
     case "$$matchAsDocument": {

@@ -9,8 +9,8 @@ import {
   type ClientBulkWriteModel,
   type MongoClient,
 } from "mongodb";
-import { eventMismatch } from "./events";
 import { EntityMap, UnsupportedError, toReadConcern, toReadPreference, toWriteConcern } from "./entities";
+import { eventMismatch } from "./events";
 import type { Operation } from "./loader";
 import { match, show, type Doc } from "./matcher";
 
@@ -230,7 +230,10 @@ async function collectionOp(op: Operation, env: OperationEnv): Promise<Operation
     case "findOneAndReplace": {
       const { filter, replacement, returnDocument: rd, ...opts } = a;
       return value(
-        await coll.findOneAndReplace(filter as Doc, replacement as Doc, { ...opts, returnDocument: returnDocument(rd) }),
+        await coll.findOneAndReplace(filter as Doc, replacement as Doc, {
+          ...opts,
+          returnDocument: returnDocument(rd),
+        }),
       );
     }
     case "findOneAndUpdate": {
@@ -327,11 +330,17 @@ async function clientOp(op: Operation, env: OperationEnv): Promise<OperationOutc
   switch (op.name) {
     case "listDatabases": {
       const { filter, ...opts } = a;
-      const r = await c.client.db("admin").admin().listDatabases({ ...opts, ...(filter ? { filter } : {}) } as never);
+      const r = await c.client
+        .db("admin")
+        .admin()
+        .listDatabases({ ...opts, ...(filter ? { filter } : {}) } as never);
       return { result: r.databases, shape: "documents" };
     }
     case "listDatabaseNames": {
-      const r = await c.client.db("admin").admin().listDatabases({ ...a, nameOnly: true });
+      const r = await c.client
+        .db("admin")
+        .admin()
+        .listDatabases({ ...a, nameOnly: true });
       return { result: r.databases.map((d) => d.name), shape: "value" };
     }
     case "close":
@@ -399,9 +408,7 @@ async function sessionOp(op: Operation, env: OperationEnv): Promise<OperationOut
 class AssertionFailure extends Error {}
 
 function lastTwoLsids(env: OperationEnv, clientId: string): [string, string] {
-  const started = env.entities
-    .client(clientId)
-    .events.observed.filter((e) => e.type === "commandStartedEvent");
+  const started = env.entities.client(clientId).events.observed.filter((e) => e.type === "commandStartedEvent");
   if (started.length < 2) throw new AssertionFailure(`fewer than two command started events on ${clientId}`);
   const ids = started.slice(-2).map((e) => {
     const lsid = e.command?.lsid as { id?: { buffer?: Uint8Array } } | undefined;
@@ -476,8 +483,7 @@ async function testRunnerOp(op: Operation, env: OperationEnv): Promise<Operation
     case "waitForEvent":
     case "assertEventCount": {
       const rec = env.entities.client(String(a.client)).events;
-      const count = () =>
-        rec.observed.filter((e) => eventMismatch(a.event as Doc, e, {}) === null).length;
+      const count = () => rec.observed.filter((e) => eventMismatch(a.event as Doc, e, {}) === null).length;
       if (op.name === "waitForEvent") {
         const deadline = Date.now() + 10_000;
         while (count() < Number(a.count)) {
@@ -540,4 +546,3 @@ export function checkResult(expected: unknown, outcome: OperationOutcome, entiti
   if (!m) return null;
   return `result ${m.path ? "at " + m.path + " " : ""}${m.message}`;
 }
-

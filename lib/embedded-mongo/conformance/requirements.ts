@@ -19,7 +19,10 @@ export interface ServerInfo {
 }
 
 export function parseVersion(v: string): number[] {
-  const parts = v.split("-")[0].split(".").map((x) => Number.parseInt(x, 10));
+  const parts = v
+    .split("-")[0]
+    .split(".")
+    .map((x) => Number.parseInt(x, 10));
   while (parts.length < 3) parts.push(0);
   return parts.slice(0, 3).map((n) => (Number.isNaN(n) ? 0 : n));
 }

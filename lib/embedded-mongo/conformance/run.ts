@@ -6,10 +6,10 @@
  * Prints one line per test (PASS / FAIL / SKIP file › description — reason) and, last, exactly
  * `N passed, M failed, K skipped`. Exit code 1 when any test failed.
  */
+import { MongoClient } from "mongodb";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { MongoClient } from "mongodb";
 import { exitWithUsageError, parseCommandLine } from "../../base/shared/command-line";
 import { probeDriver } from "./driver";
 import { listTestFiles, loadTestFile, type LoadedFile } from "./loader";
@@ -99,7 +99,9 @@ async function main(): Promise<number> {
     for (const f of files) await runner.runFile(f, (r) => reporter.add(r));
   } finally {
     await internal?.close().catch(() => undefined);
-    await target?.close().catch((e) => console.error(`conformance: closing the server failed: ${(e as Error).message}`));
+    await target
+      ?.close()
+      .catch((e) => console.error(`conformance: closing the server failed: ${(e as Error).message}`));
   }
   console.log(reporter.summary());
   return reporter.count("FAIL") > 0 ? 1 : 0;

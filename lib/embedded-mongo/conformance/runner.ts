@@ -92,7 +92,11 @@ export class Runner {
     const limitation = driverLimitation(test.operations, this.opts.driver);
     if (limitation) return { ...base, status: "SKIP", reason: limitation };
     if (test.expectLogMessages)
-      return { ...base, status: "SKIP", reason: "expectLogMessages (driver logging) is not implemented by this runner" };
+      return {
+        ...base,
+        status: "SKIP",
+        reason: "expectLogMessages (driver logging) is not implemented by this runner",
+      };
 
     const entities = new EntityMap(this.opts.uri);
     const failPoints: { client: MongoClient; name: string }[] = [];
@@ -185,4 +189,3 @@ export class Runner {
     if (op.saveResultAsEntity) saveResult(env.entities, op.saveResultAsEntity, outcome!.result);
   }
 }
-

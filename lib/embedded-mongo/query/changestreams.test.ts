@@ -3,12 +3,12 @@
  * their shapes as MongoDB sends them, the three scopes, invalidation, resume tokens (also after
  * a restart of the database) and getMore waiting for new events.
  */
+import { open } from "lmdb";
+import { BSON, MongoClient, Timestamp, type Document } from "mongodb";
+import mongoose, { Schema } from "mongoose";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { BSON, MongoClient, Timestamp, type Document } from "mongodb";
-import { open } from "lmdb";
-import mongoose, { Schema } from "mongoose";
 import { describe, expect, it } from "vitest";
 import { startEmbeddedMongo } from "../index";
 import { caught, nextEvents, tempDatabaseForThisFile } from "../testing/temp-server";
@@ -18,12 +18,17 @@ const take = nextEvents;
 
 describe("collection.watch()", () => {
   it("reports insert, update (with updateDescription), replace and delete as MongoDB does", async () => {
-    const things = temp.client.db("cs_test").collection<{ _id: number; name: string; tags?: string[]; nested?: Document; gone?: boolean }>("things");
+    const things = temp.client
+      .db("cs_test")
+      .collection<{ _id: number; name: string; tags?: string[]; nested?: Document; gone?: boolean }>("things");
     const stream = things.watch();
     try {
       await stream.tryNext();
       await things.insertOne({ _id: 1, name: "a", tags: ["x", "y", "z"], nested: { a: 1, b: 2 }, gone: true });
-      await things.updateOne({ _id: 1 }, { $set: { name: "b", "nested.a": 5 }, $unset: { gone: "" }, $push: { tags: "w" } });
+      await things.updateOne(
+        { _id: 1 },
+        { $set: { name: "b", "nested.a": 5 }, $unset: { gone: "" }, $push: { tags: "w" } },
+      );
       await things.updateOne({ _id: 1 }, [{ $set: { tags: { $slice: ["$tags", 2] } } }]);
       await things.replaceOne({ _id: 1 }, { name: "c" });
       await things.deleteOne({ _id: 1 });
@@ -40,11 +45,23 @@ describe("collection.watch()", () => {
       expect(update).toMatchObject({
         operationType: "update",
         documentKey: { _id: 1 },
-        updateDescription: { updatedFields: { name: "b", "nested.a": 5, "tags.3": "w" }, removedFields: ["gone"], truncatedArrays: [] },
+        updateDescription: {
+          updatedFields: { name: "b", "nested.a": 5, "tags.3": "w" },
+          removedFields: ["gone"],
+          truncatedArrays: [],
+        },
       });
       expect(update.fullDocument).toBeUndefined();
-      expect(truncate.updateDescription).toEqual({ updatedFields: {}, removedFields: [], truncatedArrays: [{ field: "tags", newSize: 2 }] });
-      expect(replace).toMatchObject({ operationType: "replace", fullDocument: { _id: 1, name: "c" }, documentKey: { _id: 1 } });
+      expect(truncate.updateDescription).toEqual({
+        updatedFields: {},
+        removedFields: [],
+        truncatedArrays: [{ field: "tags", newSize: 2 }],
+      });
+      expect(replace).toMatchObject({
+        operationType: "replace",
+        fullDocument: { _id: 1, name: "c" },
+        documentKey: { _id: 1 },
+      });
       expect(remove).toMatchObject({ operationType: "delete", documentKey: { _id: 1 } });
       expect(remove.fullDocument).toBeUndefined();
     } finally {
@@ -60,7 +77,11 @@ describe("collection.watch()", () => {
       await stream.tryNext();
       await things.updateOne({ _id: 1 }, { $inc: { n: 1 } });
       const [update] = await take(stream, 1);
-      expect(update).toMatchObject({ operationType: "update", fullDocument: { _id: 1, n: 1 }, updateDescription: { updatedFields: { n: 1 } } });
+      expect(update).toMatchObject({
+        operationType: "update",
+        fullDocument: { _id: 1, n: 1 },
+        updateDescription: { updatedFields: { n: 1 } },
+      });
     } finally {
       await stream.close();
     }
@@ -68,7 +89,10 @@ describe("collection.watch()", () => {
 
   it("filters events with the rest of the pipeline", async () => {
     const things = temp.client.db("cs_test").collection("filtered");
-    const stream = things.watch([{ $match: { operationType: "insert", "fullDocument.keep": true } }, { $project: { fullDocument: 1 } }]);
+    const stream = things.watch([
+      { $match: { operationType: "insert", "fullDocument.keep": true } },
+      { $project: { fullDocument: 1 } },
+    ]);
     try {
       await stream.tryNext();
       await things.insertMany([{ keep: false }, { keep: true, n: 2 }]);
@@ -149,7 +173,11 @@ describe("collection.watch()", () => {
       await stream.tryNext();
       await db.collection("old_name").rename("new_name");
       const [rename, invalidate] = await take(stream, 2);
-      expect(rename).toMatchObject({ operationType: "rename", ns: { db: "cs_test", coll: "old_name" }, to: { db: "cs_test", coll: "new_name" } });
+      expect(rename).toMatchObject({
+        operationType: "rename",
+        ns: { db: "cs_test", coll: "old_name" },
+        to: { db: "cs_test", coll: "new_name" },
+      });
       expect(invalidate.operationType).toBe("invalidate");
     } finally {
       await stream.close();
@@ -157,13 +185,21 @@ describe("collection.watch()", () => {
   });
 
   it("refuses fullDocumentBeforeChange, which needs pre-images it does not keep, naming MONGODB_URI", async () => {
-    const error = await caught(temp.client.db("cs_test").collection("pre").watch([], { fullDocumentBeforeChange: "required" }).next());
+    const error = await caught(
+      temp.client.db("cs_test").collection("pre").watch([], { fullDocumentBeforeChange: "required" }).next(),
+    );
     expect(error.code).toBe(115);
     expect(error.message).toMatch(/fullDocumentBeforeChange.*MONGODB_URI/);
   });
 
   it("refuses an unknown stage after $changeStream as any pipeline's (40324)", async () => {
-    const error = await caught(temp.client.db("cs_test").collection("bad").watch([{ $nosuch: {} }]).next());
+    const error = await caught(
+      temp.client
+        .db("cs_test")
+        .collection("bad")
+        .watch([{ $nosuch: {} }])
+        .next(),
+    );
     expect(error.code).toBe(40324);
     expect(error.message).toBe("Unrecognized pipeline stage name: '$nosuch'");
   });
@@ -211,7 +247,9 @@ describe("database and deployment streams", () => {
   });
 
   it("refuses a stream on admin without allChangesForCluster", async () => {
-    const error = await caught(temp.client.db("admin").command({ aggregate: 1, pipeline: [{ $changeStream: {} }], cursor: {} }));
+    const error = await caught(
+      temp.client.db("admin").command({ aggregate: 1, pipeline: [{ $changeStream: {} }], cursor: {} }),
+    );
     expect(error.code).toBe(73);
   });
 });
@@ -232,9 +270,17 @@ describe("resume tokens", () => {
     await db.command({ killCursors: "r", cursors: [opened.cursor.id] });
 
     const first = more.cursor.nextBatch[0]._id;
-    const resumed = await db.command({ aggregate: "r", pipeline: [{ $changeStream: { resumeAfter: first } }], cursor: {} });
+    const resumed = await db.command({
+      aggregate: "r",
+      pipeline: [{ $changeStream: { resumeAfter: first } }],
+      cursor: {},
+    });
     expect(resumed.cursor.firstBatch.map((e: Document) => e.documentKey._id)).toEqual([2, 3]);
-    const fromTime = await db.command({ aggregate: "r", pipeline: [{ $changeStream: { startAtOperationTime: start } }], cursor: {} });
+    const fromTime = await db.command({
+      aggregate: "r",
+      pipeline: [{ $changeStream: { startAtOperationTime: start } }],
+      cursor: {},
+    });
     expect(fromTime.cursor.firstBatch.map((e: Document) => e.documentKey._id)).toEqual([1, 2, 3]);
   });
 
@@ -247,7 +293,10 @@ describe("resume tokens", () => {
       await stream.tryNext();
       await other.db("cs").collection<{ _id: number }>("c").insertOne({ _id: 1 });
       const [first] = await take(stream, 1);
-      await other.db("cs").collection("c").insertMany([{ _id: 2 }, { _id: 3 }] as never[]);
+      await other
+        .db("cs")
+        .collection("c")
+        .insertMany([{ _id: 2 }, { _id: 3 }] as never[]);
       await stream.close();
       await other.close();
       await running.close();
@@ -258,7 +307,10 @@ describe("resume tokens", () => {
       const events = await take(resumed, 2);
       expect(events.map((e) => e.documentKey._id)).toEqual([2, 3]);
       // Times keep growing across the restart, so the order of tokens holds.
-      await other.db("cs").collection("c").insertOne({ _id: 4 as never });
+      await other
+        .db("cs")
+        .collection("c")
+        .insertOne({ _id: 4 as never });
       const [fourth] = await take(resumed, 1);
       expect(fourth._id._data > events[1]._id._data).toBe(true);
       await resumed.close();
@@ -315,7 +367,14 @@ describe("resume tokens", () => {
       const oplog = env.openDB<Buffer, number[]>("oplog", { encoding: "binary" });
       await env.transaction(() => {
         for (const id of [1, 2]) {
-          const entry = BSON.serialize({ op: "insert", db: "cs", coll: "old", key: { _id: id }, doc: { _id: id }, wall: new Date(seconds * 1000) });
+          const entry = BSON.serialize({
+            op: "insert",
+            db: "cs",
+            coll: "old",
+            key: { _id: id },
+            doc: { _id: id },
+            wall: new Date(seconds * 1000),
+          });
           void oplog.put([seconds, 1, id - 1], Buffer.from(entry));
         }
       });

@@ -8,14 +8,30 @@
  */
 import { Long, Timestamp, type Document } from "bson";
 import { Aggregator } from "mingo";
-import { compareTimestamps } from "../storage/clock";
 import type { CommandContext } from "../commands/context";
 import { MongoCommandError } from "../errors";
-import { LAST_INDEX, oplogKey, parseResumeToken, resumeToken, type OplogEntry, type OplogKey, type OplogPosition } from "../storage/oplog";
-import { mingoOptions } from "./query";
+import { compareTimestamps } from "../storage/clock";
+import {
+  LAST_INDEX,
+  oplogKey,
+  parseResumeToken,
+  resumeToken,
+  type OplogEntry,
+  type OplogKey,
+  type OplogPosition,
+} from "../storage/oplog";
 import { ns, type Store } from "../storage/store";
+import { mingoOptions } from "./query";
 
-const OPTIONS = new Set(["fullDocument", "fullDocumentBeforeChange", "resumeAfter", "startAfter", "startAtOperationTime", "allChangesForCluster", "showExpandedEvents"]);
+const OPTIONS = new Set([
+  "fullDocument",
+  "fullDocumentBeforeChange",
+  "resumeAfter",
+  "startAfter",
+  "startAtOperationTime",
+  "allChangesForCluster",
+  "showExpandedEvents",
+]);
 const INTERNAL_DATABASES = new Set(["admin", "config", "local"]);
 const DEFAULT_AWAIT_MS = 1000;
 const DEFAULT_BATCH = 101;
@@ -59,7 +75,13 @@ class ChangeStream {
 
   private event(position: OplogPosition, entry: OplogEntry): Document {
     const txn = entry.lsid ? { lsid: entry.lsid, txnNumber: entry.txnNumber } : {};
-    const head = { _id: resumeToken(position), operationType: entry.op, clusterTime: position.time, ...txn, wallTime: entry.wall };
+    const head = {
+      _id: resumeToken(position),
+      operationType: entry.op,
+      clusterTime: position.time,
+      ...txn,
+      wallTime: entry.wall,
+    };
     const namespace = { db: entry.db, coll: entry.coll };
     switch (entry.op) {
       case "insert":
@@ -69,7 +91,13 @@ class ChangeStream {
         const event: Document = { ...head, ns: namespace, documentKey: entry.key, updateDescription: entry.update };
         if (this.fullDocument === "updateLookup") {
           const meta = this.store.collection(entry.db, entry.coll!);
-          return { ...head, fullDocument: (meta && this.store.get(meta, entry.key!._id)) ?? null, ns: namespace, documentKey: entry.key, updateDescription: entry.update };
+          return {
+            ...head,
+            fullDocument: (meta && this.store.get(meta, entry.key!._id)) ?? null,
+            ns: namespace,
+            documentKey: entry.key,
+            updateDescription: entry.update,
+          };
         }
         return event;
       }
@@ -95,7 +123,9 @@ class ChangeStream {
     if (this.pipeline.length === 0) return [event];
     let out: Document[];
     try {
-      out = new Aggregator(this.pipeline, mingoOptions(this.store, this.scope.db ?? "admin")).run([event]) as Document[];
+      out = new Aggregator(this.pipeline, mingoOptions(this.store, this.scope.db ?? "admin")).run([
+        event,
+      ]) as Document[];
     } catch (err) {
       throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
     }
@@ -126,7 +156,12 @@ class ChangeStream {
       const event = this.event(position, entry);
       events.push(...this.transform(event));
       if (this.invalidates(entry)) {
-        const invalidate = { _id: resumeToken(position, true), operationType: "invalidate", clusterTime: position.time, wallTime: entry.wall };
+        const invalidate = {
+          _id: resumeToken(position, true),
+          operationType: "invalidate",
+          clusterTime: position.time,
+          wallTime: entry.wall,
+        };
         events.push(invalidate);
         this.invalidated = true;
         return { events, postBatchResumeToken: invalidate._id as Document };
@@ -139,7 +174,11 @@ class ChangeStream {
   }
 
   /** A getMore: the events available, else waits for some until `ms` have passed. */
-  async next(limit: number, ms: number, signal: AbortSignal): Promise<{ events: Document[]; postBatchResumeToken: Document }> {
+  async next(
+    limit: number,
+    ms: number,
+    signal: AbortSignal,
+  ): Promise<{ events: Document[]; postBatchResumeToken: Document }> {
     const deadline = Date.now() + ms;
     for (;;) {
       const batch = this.read(limit);
@@ -154,40 +193,75 @@ function scopeOf(cmd: Document, ctx: CommandContext, spec: Document): Scope {
   const cluster = spec.allChangesForCluster === true;
   if (cmd.aggregate === 1) {
     if (ctx.db === "admin") {
-      if (!cluster) throw new MongoCommandError("InvalidNamespace", "$changeStream may not be opened on the internal admin database");
+      if (!cluster)
+        throw new MongoCommandError(
+          "InvalidNamespace",
+          "$changeStream may not be opened on the internal admin database",
+        );
       return {};
     }
-    if (cluster) throw new MongoCommandError("InvalidOptions", "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name");
+    if (cluster)
+      throw new MongoCommandError(
+        "InvalidOptions",
+        "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name",
+      );
     return { db: ctx.db };
   }
   const coll = cmd.aggregate;
-  if (typeof coll !== "string" || coll.length === 0) throw new MongoCommandError("InvalidNamespace", "collection name has invalid type");
-  if (cluster) throw new MongoCommandError("InvalidOptions", "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name");
-  if (INTERNAL_DATABASES.has(ctx.db)) throw new MongoCommandError("InvalidNamespace", `$changeStream may not be opened on the internal ${ctx.db} database`);
-  if (ctx.store.collection(ctx.db, coll)?.options.viewOn) throw new MongoCommandError("CommandNotSupportedOnView", `Namespace ${ns(ctx.db, coll)} is a view, not a collection`);
+  if (typeof coll !== "string" || coll.length === 0)
+    throw new MongoCommandError("InvalidNamespace", "collection name has invalid type");
+  if (cluster)
+    throw new MongoCommandError(
+      "InvalidOptions",
+      "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name",
+    );
+  if (INTERNAL_DATABASES.has(ctx.db))
+    throw new MongoCommandError(
+      "InvalidNamespace",
+      `$changeStream may not be opened on the internal ${ctx.db} database`,
+    );
+  if (ctx.store.collection(ctx.db, coll)?.options.viewOn)
+    throw new MongoCommandError(
+      "CommandNotSupportedOnView",
+      `Namespace ${ns(ctx.db, coll)} is a view, not a collection`,
+    );
   return { db: ctx.db, coll };
 }
 
 /** Where the stream starts: after a token, at an operation time, or after everything committed. */
 function startOf(spec: Document, store: Store): OplogKey {
   const given = ["resumeAfter", "startAfter", "startAtOperationTime"].filter((k) => spec[k] !== undefined);
-  if (given.length > 1) throw new MongoCommandError("Location40674", "Only one type of resume option is allowed, but multiple were found.");
+  if (given.length > 1)
+    throw new MongoCommandError("Location40674", "Only one type of resume option is allowed, but multiple were found.");
   const oldest = store.oplogEdge();
   const lost = (time: Timestamp) => oldest && compareTimestamps(time, oldest.time) < 0;
-  const historyLost = () => new MongoCommandError("ChangeStreamHistoryLost", "Resume of change stream was not possible, as the resume point may no longer be in the oplog.");
+  const historyLost = () =>
+    new MongoCommandError(
+      "ChangeStreamHistoryLost",
+      "Resume of change stream was not possible, as the resume point may no longer be in the oplog.",
+    );
   if (spec.startAtOperationTime !== undefined) {
     const time = spec.startAtOperationTime;
-    if (!(time instanceof Timestamp)) throw new MongoCommandError("TypeMismatch", "BSON field '$changeStream.startAtOperationTime' is the wrong type, expected type 'timestamp'");
+    if (!(time instanceof Timestamp))
+      throw new MongoCommandError(
+        "TypeMismatch",
+        "BSON field '$changeStream.startAtOperationTime' is the wrong type, expected type 'timestamp'",
+      );
     if (lost(time)) throw historyLost();
     // Inclusive: the stream starts just before the first entry of that very time.
     return [time.high >>> 0, time.low >>> 0, -1];
   }
-  const field = spec.resumeAfter !== undefined ? "resumeAfter" : spec.startAfter !== undefined ? "startAfter" : undefined;
+  const field =
+    spec.resumeAfter !== undefined ? "resumeAfter" : spec.startAfter !== undefined ? "startAfter" : undefined;
   if (field) {
     const token = parseResumeToken(spec[field]);
-    if (!token) throw new MongoCommandError("InvalidResumeToken", `Invalid resume token: ${JSON.stringify(spec[field])}`);
+    if (!token)
+      throw new MongoCommandError("InvalidResumeToken", `Invalid resume token: ${JSON.stringify(spec[field])}`);
     if (token.invalidate && field === "resumeAfter") {
-      throw new MongoCommandError("InvalidResumeToken", "Cannot resume a change stream after its invalidate event with resumeAfter: use startAfter to open a new stream after it");
+      throw new MongoCommandError(
+        "InvalidResumeToken",
+        "Cannot resume a change stream after its invalidate event with resumeAfter: use startAfter to open a new stream after it",
+      );
     }
     if (lost(token.position.time)) throw historyLost();
     return oplogKey(token.position);
@@ -203,18 +277,24 @@ export function openChangeStream(cmd: Document, ctx: CommandContext): Document {
     throw new MongoCommandError("TypeMismatch", "the $changeStream stage must take an object");
   }
   for (const key of Object.keys(spec)) {
-    if (!OPTIONS.has(key)) throw new MongoCommandError("Location40415", `BSON field '$changeStream.${key}' is an unknown field.`);
+    if (!OPTIONS.has(key))
+      throw new MongoCommandError("Location40415", `BSON field '$changeStream.${key}' is an unknown field.`);
   }
   for (const stage of rest) {
     const op = Object.keys(stage ?? {})[0];
-    if (!["$match", "$project", "$addFields", "$set", "$unset", "$replaceRoot", "$replaceWith", "$redact"].includes(op)) {
+    if (
+      !["$match", "$project", "$addFields", "$set", "$unset", "$replaceRoot", "$replaceWith", "$redact"].includes(op)
+    ) {
       throw new MongoCommandError("IllegalOperation", `${op} is not permitted in a $changeStream pipeline`);
     }
   }
   const fullDocument = spec.fullDocument ?? "default";
-  if (fullDocument === "whenAvailable" || fullDocument === "required") throw unsupported(`fullDocument: "${fullDocument}" (post-images)`);
-  if (fullDocument !== "default" && fullDocument !== "updateLookup") throw new MongoCommandError("BadValue", `'${String(fullDocument)}' is not a valid value for fullDocument`);
-  if (spec.fullDocumentBeforeChange !== undefined && spec.fullDocumentBeforeChange !== "off") throw unsupported("fullDocumentBeforeChange (pre-images)");
+  if (fullDocument === "whenAvailable" || fullDocument === "required")
+    throw unsupported(`fullDocument: "${fullDocument}" (post-images)`);
+  if (fullDocument !== "default" && fullDocument !== "updateLookup")
+    throw new MongoCommandError("BadValue", `'${String(fullDocument)}' is not a valid value for fullDocument`);
+  if (spec.fullDocumentBeforeChange !== undefined && spec.fullDocumentBeforeChange !== "off")
+    throw unsupported("fullDocumentBeforeChange (pre-images)");
   if (spec.showExpandedEvents === true) throw unsupported("showExpandedEvents");
   const scope = scopeOf(cmd, ctx, spec);
   const stream = new ChangeStream(ctx.store, scope, rest, fullDocument, startOf(spec, ctx.store));
@@ -222,14 +302,23 @@ export function openChangeStream(cmd: Document, ctx: CommandContext): Document {
   const batchSize = cursorSpec.batchSize === undefined ? DEFAULT_BATCH : Number(cursorSpec.batchSize);
   const { events, postBatchResumeToken } = stream.read(batchSize);
   const namespace = scope.coll ? ns(scope.db!, scope.coll) : ns(scope.db ?? "admin", "$cmd.aggregate");
-  const id = stream.done ? Long.ZERO : ctx.cursors.openTailable(namespace, (limit, ms) => stream.next(limit ?? DEFAULT_BATCH, ms ?? DEFAULT_AWAIT_MS, ctx.server.closing), () => stream.done);
+  const id = stream.done
+    ? Long.ZERO
+    : ctx.cursors.openTailable(
+        namespace,
+        (limit, ms) => stream.next(limit ?? DEFAULT_BATCH, ms ?? DEFAULT_AWAIT_MS, ctx.server.closing),
+        () => stream.done,
+      );
   return { cursor: { firstBatch: events, postBatchResumeToken, id, ns: namespace }, ok: 1 };
 }
 
 /** Whether an aggregate's pipeline is a change stream's (refused when `$changeStream` is not first). */
 export function isChangeStream(pipeline: unknown): boolean {
   if (!Array.isArray(pipeline)) return false;
-  const positions = pipeline.map((stage, i) => (typeof stage === "object" && stage !== null && "$changeStream" in stage ? i : -1)).filter((i) => i >= 0);
-  if (positions.some((i) => i > 0)) throw new MongoCommandError("Location40602", "$changeStream is only valid as the first stage in a pipeline");
+  const positions = pipeline
+    .map((stage, i) => (typeof stage === "object" && stage !== null && "$changeStream" in stage ? i : -1))
+    .filter((i) => i >= 0);
+  if (positions.some((i) => i > 0))
+    throw new MongoCommandError("Location40602", "$changeStream is only valid as the first stage in a pipeline");
   return positions.length > 0;
 }

@@ -9,10 +9,9 @@
  * `$addToSet` keeps one of each set of equal strings.
  */
 import type { Document } from "bson";
+import { Aggregator, Query } from "mingo";
 import { Aggregator as BaseAggregator } from "mingo/aggregator";
 import { Context, evalExpr } from "mingo/core";
-import { customQueryOperators } from "./type-operators";
-import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import * as accumulatorOperators from "mingo/operators/accumulator";
 import * as expressionOperators from "mingo/operators/expression";
 import * as pipelineOperators from "mingo/operators/pipeline";
@@ -21,9 +20,10 @@ import * as queryOperators from "mingo/operators/query";
 import * as windowOperators from "mingo/operators/window";
 import { Query as BaseQuery } from "mingo/query";
 import type { Options } from "mingo/types";
-import { Aggregator, Query } from "mingo";
-import { collatedCompareEqual, compareCollated, type Collation } from "./collation";
 import { isPlainObject } from "../storage/keys";
+import { collatedCompareEqual, compareCollated, type Collation } from "./collation";
+import { OWN_STAGES, withOwnStages } from "./pipeline-check";
+import { customQueryOperators } from "./type-operators";
 
 type Predicate = (o: unknown) => boolean;
 type QueryOp = (selector: string, value: unknown, options: Options) => Predicate;
@@ -43,9 +43,20 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
   const query = queryOperators as unknown as Record<string, QueryOp>;
   const pipeline = pipelineOperators as unknown as Record<string, PipelineOp>;
   const context = Context.init({
-    accumulator: { ...(accumulatorOperators as object), $addToSet: collatedAddToSet(accumulatorOperators.$addToSet as unknown as PipelineOp, collation) } as never,
-    expression: { ...(expressionOperators as object), ...comparisonExpressions(collation), $__collatedGroupId: (obj: unknown, token: number) => registry.get(token)?.(obj) } as never,
-    pipeline: { ...(pipelineOperators as object), ...OWN_STAGES, $group: collatedGroup(pipeline.$group, collation, registry) } as never,
+    accumulator: {
+      ...(accumulatorOperators as object),
+      $addToSet: collatedAddToSet(accumulatorOperators.$addToSet as unknown as PipelineOp, collation),
+    } as never,
+    expression: {
+      ...(expressionOperators as object),
+      ...comparisonExpressions(collation),
+      $__collatedGroupId: (obj: unknown, token: number) => registry.get(token)?.(obj),
+    } as never,
+    pipeline: {
+      ...(pipelineOperators as object),
+      ...OWN_STAGES,
+      $group: collatedGroup(pipeline.$group, collation, registry),
+    } as never,
     projection: projectionOperators as never,
     query: {
       ...(queryOperators as object),
@@ -72,12 +83,16 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
 
 /** A mingo Query honouring the options' collation when they carry one. */
 export function makeQuery(filter: Document, options?: Partial<Options>): Query {
-  return optionsCollation(options) ? (new BaseQuery(filter, options as Options) as unknown as Query) : new Query(filter, options);
+  return optionsCollation(options)
+    ? (new BaseQuery(filter, options as Options) as unknown as Query)
+    : new Query(filter, options);
 }
 
 export function makeAggregator(stages: Document[], options?: Partial<Options>): Aggregator {
   const pipeline = withOwnStages(stages);
-  return optionsCollation(options) ? (new BaseAggregator(pipeline, options as Options) as unknown as Aggregator) : new Aggregator(pipeline, options);
+  return optionsCollation(options)
+    ? (new BaseAggregator(pipeline, options as Options) as unknown as Aggregator)
+    : new Aggregator(pipeline, options);
 }
 
 /** The strings of a value (deep), in collator order, one per class of equal strings. */
@@ -153,7 +168,8 @@ function listed(op: QueryOp, c: Collation, negate: boolean): QueryOp {
 function all(op: QueryOp, c: Collation): QueryOp {
   return (selector, value, options) => {
     const list = Array.isArray(value) ? value : [];
-    if (!Array.isArray(value) || list.some((v) => isPlainObject(v) && "$elemMatch" in v)) return op(selector, value, options);
+    if (!Array.isArray(value) || list.some((v) => isPlainObject(v) && "$elemMatch" in v))
+      return op(selector, value, options);
     const patterns = list.filter((v) => v instanceof RegExp);
     const values = list.filter((v) => !(v instanceof RegExp));
     const byValue = values.length ? compared(op, c)(selector, values, options) : () => true;
@@ -206,10 +222,15 @@ function collatedGroup(group: PipelineOp, c: Collation, registry: Map<number, (d
 }
 
 /** The aggregation comparison expressions under a collation (MongoDB's order across types). */
-function comparisonExpressions(c: Collation): Record<string, (obj: unknown, expr: unknown, options: Options) => unknown> {
+function comparisonExpressions(
+  c: Collation,
+): Record<string, (obj: unknown, expr: unknown, options: Options) => unknown> {
   const args = (obj: unknown, expr: unknown, options: Options, name: string): unknown[] => {
     const values = evalExpr(obj, expr, options) as unknown;
-    if (!Array.isArray(values) || values.length !== 2) throw new Error(`Expression ${name} takes exactly 2 arguments. ${Array.isArray(values) ? values.length : 1} were passed in.`);
+    if (!Array.isArray(values) || values.length !== 2)
+      throw new Error(
+        `Expression ${name} takes exactly 2 arguments. ${Array.isArray(values) ? values.length : 1} were passed in.`,
+      );
     return values;
   };
   const cmp = (name: string, test: (n: number) => boolean) => (obj: unknown, expr: unknown, options: Options) => {

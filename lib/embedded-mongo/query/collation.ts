@@ -6,7 +6,15 @@
  */
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
-import { bsonType, compareValues, encodeValue, isPlainObject, Rank, type KeyPart, type KeyPrimitive } from "../storage/keys";
+import {
+  bsonType,
+  compareValues,
+  encodeValue,
+  isPlainObject,
+  Rank,
+  type KeyPart,
+  type KeyPrimitive,
+} from "../storage/keys";
 
 /** A non-simple collation: the full spec MongoDB reports, and a comparator of strings. */
 export interface Collation {
@@ -20,7 +28,18 @@ export interface Collation {
   bucket: (s: string) => string;
 }
 
-const FIELDS = new Set(["locale", "caseLevel", "caseFirst", "strength", "numericOrdering", "alternate", "maxVariable", "normalization", "backwards", "version"]);
+const FIELDS = new Set([
+  "locale",
+  "caseLevel",
+  "caseFirst",
+  "strength",
+  "numericOrdering",
+  "alternate",
+  "maxVariable",
+  "normalization",
+  "backwards",
+  "version",
+]);
 const ICU_VERSION = "57.1";
 
 function refuse(message: string): never {
@@ -42,7 +61,23 @@ function bcp47(locale: string): string | undefined {
   if (keyword !== undefined) {
     const m = /^collation=([a-z]+)$/.exec(keyword);
     if (!m) return undefined;
-    const names: Record<string, string> = { phonebook: "phonebk", traditional: "trad", dictionary: "dict", pinyin: "pinyin", stroke: "stroke", unihan: "unihan", zhuyin: "zhuyin", big5han: "big5han", gb2312han: "gb2312", search: "search", standard: "standard", compat: "compat", reformed: "reformed", eor: "eor", emoji: "emoji" };
+    const names: Record<string, string> = {
+      phonebook: "phonebk",
+      traditional: "trad",
+      dictionary: "dict",
+      pinyin: "pinyin",
+      stroke: "stroke",
+      unihan: "unihan",
+      zhuyin: "zhuyin",
+      big5han: "big5han",
+      gb2312han: "gb2312",
+      search: "search",
+      standard: "standard",
+      compat: "compat",
+      reformed: "reformed",
+      eor: "eor",
+      emoji: "emoji",
+    };
     const co = names[m[1]];
     if (!co) return undefined;
     tag += `-u-co-${co}`;
@@ -58,41 +93,65 @@ const collations = new Map<string, Collation>();
  */
 export function parseCollation(raw: unknown, fallback?: Collation): Collation | undefined {
   if (raw === undefined || raw === null) return fallback;
-  if (!isPlainObject(raw)) refuse(`BSON field 'collation' is the wrong type '${Array.isArray(raw) ? "array" : typeof raw}', expected type 'object'`);
+  if (!isPlainObject(raw))
+    refuse(
+      `BSON field 'collation' is the wrong type '${Array.isArray(raw) ? "array" : typeof raw}', expected type 'object'`,
+    );
   const doc = raw as Document;
   if (Object.keys(doc).length === 0) refuse("BSON field 'collation' is an empty object");
-  for (const field of Object.keys(doc)) if (!FIELDS.has(field)) refuse(`BSON field 'collation.${field}' is an unknown field`);
+  for (const field of Object.keys(doc))
+    if (!FIELDS.has(field)) refuse(`BSON field 'collation.${field}' is an unknown field`);
   if (doc.locale === undefined) refuse('Missing expected field "locale"');
-  if (typeof doc.locale !== "string") refuse(`BSON field 'collation.locale' is the wrong type '${typeof doc.locale}', expected type 'string'`);
+  if (typeof doc.locale !== "string")
+    refuse(`BSON field 'collation.locale' is the wrong type '${typeof doc.locale}', expected type 'string'`);
   if (doc.locale === "simple") {
-    if (Object.keys(doc).length > 1) throw new MongoCommandError("FailedToParse", `If locale=simple, no other fields should be present in: ${show(doc)}`);
+    if (Object.keys(doc).length > 1)
+      throw new MongoCommandError(
+        "FailedToParse",
+        `If locale=simple, no other fields should be present in: ${show(doc)}`,
+      );
     return undefined;
   }
   const tag = bcp47(doc.locale);
   const supported = tag ? Intl.Collator.supportedLocalesOf([tag], { localeMatcher: "lookup" }) : [];
-  if (!tag || supported.length === 0 || supported[0].split("-")[0] !== tag.split("-")[0]) refuse(`Field 'locale' is invalid in: ${show(doc)}`);
+  if (!tag || supported.length === 0 || supported[0].split("-")[0] !== tag.split("-")[0])
+    refuse(`Field 'locale' is invalid in: ${show(doc)}`);
   const bool = (field: string, dflt: boolean): boolean => {
     const v = doc[field];
     if (v === undefined) return dflt;
-    if (typeof v !== "boolean") refuse(`BSON field 'collation.${field}' is the wrong type '${typeof v}', expected type 'bool'`);
+    if (typeof v !== "boolean")
+      refuse(`BSON field 'collation.${field}' is the wrong type '${typeof v}', expected type 'bool'`);
     return v;
   };
   const oneOf = (field: string, allowed: string[], dflt: string): string => {
     const v = doc[field];
     if (v === undefined) return dflt;
-    if (typeof v !== "string" || !allowed.includes(v)) refuse(`Field '${field}' must be one of ${allowed.map((a) => `'${a}'`).join(", ")}. Got: ${String(v)}`);
+    if (typeof v !== "string" || !allowed.includes(v))
+      refuse(`Field '${field}' must be one of ${allowed.map((a) => `'${a}'`).join(", ")}. Got: ${String(v)}`);
     return v;
   };
-  const rawStrength = doc.strength === undefined ? 3 : Number(bsonType(doc.strength) ? (doc.strength as { valueOf(): number }).valueOf() : doc.strength);
-  if (!Number.isInteger(rawStrength) || rawStrength < 1 || rawStrength > 5) refuse(`BSON field 'collation.strength' value must be >= 1 and <= 5, actual value '${String(doc.strength)}'`);
+  const rawStrength =
+    doc.strength === undefined
+      ? 3
+      : Number(bsonType(doc.strength) ? (doc.strength as { valueOf(): number }).valueOf() : doc.strength);
+  if (!Number.isInteger(rawStrength) || rawStrength < 1 || rawStrength > 5)
+    refuse(`BSON field 'collation.strength' value must be >= 1 and <= 5, actual value '${String(doc.strength)}'`);
   const strength = rawStrength;
   const caseLevel = bool("caseLevel", false);
   // Unset options take the locale's own defaults, as MongoDB reads them from ICU (Danish sorts
   // capitals first, Thai ignores punctuation).
   const defaults = new Intl.Collator(tag).resolvedOptions();
-  const caseFirst = oneOf("caseFirst", ["upper", "lower", "off"], defaults.caseFirst === "upper" || defaults.caseFirst === "lower" ? defaults.caseFirst : "off");
+  const caseFirst = oneOf(
+    "caseFirst",
+    ["upper", "lower", "off"],
+    defaults.caseFirst === "upper" || defaults.caseFirst === "lower" ? defaults.caseFirst : "off",
+  );
   const numericOrdering = bool("numericOrdering", defaults.numeric === true);
-  const alternate = oneOf("alternate", ["non-ignorable", "shifted"], defaults.ignorePunctuation ? "shifted" : "non-ignorable");
+  const alternate = oneOf(
+    "alternate",
+    ["non-ignorable", "shifted"],
+    defaults.ignorePunctuation ? "shifted" : "non-ignorable",
+  );
   const maxVariable = oneOf("maxVariable", ["punct", "space"], "punct");
   const normalization = bool("normalization", false);
   const localeBackwards = defaults.locale.toLowerCase().startsWith("fr-ca");
@@ -102,9 +161,21 @@ export function parseCollation(raw: unknown, fallback?: Collation): Collation | 
   if (strength > 3) refuse(`collation strength ${strength} (quaternary and identical) ${UNSUPPORTED}`);
   if (caseLevel && strength > 1) refuse(`collation caseLevel true with strength ${strength} ${UNSUPPORTED}`);
   if (alternate === "shifted" && maxVariable === "space") refuse(`collation maxVariable 'space' ${UNSUPPORTED}`);
-  if (backwards !== localeBackwards) refuse(`collation backwards ${String(backwards)} for locale '${doc.locale}' ${UNSUPPORTED}`);
+  if (backwards !== localeBackwards)
+    refuse(`collation backwards ${String(backwards)} for locale '${doc.locale}' ${UNSUPPORTED}`);
 
-  const spec: Document = { locale: doc.locale, caseLevel, caseFirst, strength, numericOrdering, alternate, maxVariable, normalization, backwards, version: ICU_VERSION };
+  const spec: Document = {
+    locale: doc.locale,
+    caseLevel,
+    caseFirst,
+    strength,
+    numericOrdering,
+    alternate,
+    maxVariable,
+    normalization,
+    backwards,
+    version: ICU_VERSION,
+  };
   const key = JSON.stringify(spec);
   const cached = collations.get(key);
   if (cached) return cached;
@@ -165,7 +236,42 @@ function skeletonsAgree(compare: (a: string, b: string) => number, skeleton: (s:
   const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -._@";
   const probes: string[] = [...alphabet];
   for (const a of alphabet) for (const b of alphabet) probes.push(a + b);
-  for (const s of ["ccs", "cscs", "ddz", "dzdz", "ddzs", "dzsdzs", "ggy", "gygy", "lly", "lyly", "nny", "nyny", "ssz", "szsz", "tty", "tyty", "zzs", "zszs", "aa", "ch", "ll", "rr", "dz", "dzs", "ij", "ae", "oe", "ue", "010", "10", "0010", "a01", "a1"]) probes.push(s);
+  for (const s of [
+    "ccs",
+    "cscs",
+    "ddz",
+    "dzdz",
+    "ddzs",
+    "dzsdzs",
+    "ggy",
+    "gygy",
+    "lly",
+    "lyly",
+    "nny",
+    "nyny",
+    "ssz",
+    "szsz",
+    "tty",
+    "tyty",
+    "zzs",
+    "zszs",
+    "aa",
+    "ch",
+    "ll",
+    "rr",
+    "dz",
+    "dzs",
+    "ij",
+    "ae",
+    "oe",
+    "ue",
+    "010",
+    "10",
+    "0010",
+    "a01",
+    "a1",
+  ])
+    probes.push(s);
   probes.sort(compare);
   for (let i = 1; i < probes.length; i++) {
     if (compare(probes[i - 1], probes[i]) === 0 && skeleton(probes[i - 1]) !== skeleton(probes[i])) return false;
@@ -179,7 +285,8 @@ function skeletonsAgree(compare: (a: string, b: string) => number, skeleton: (s:
  */
 function collatedEqual(a: unknown, b: unknown, c: Collation, plainEqual: (x: unknown, y: unknown) => boolean): boolean {
   if (typeof a === "string" && typeof b === "string") return c.compare(a, b) === 0;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => collatedEqual(x, b[i], c, plainEqual));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => collatedEqual(x, b[i], c, plainEqual));
   if (isPlainObject(a) && isPlainObject(b)) {
     const ka = Object.keys(a);
     const kb = Object.keys(b);
@@ -215,7 +322,13 @@ export function collatedProbes(key: KeyPrimitive[]): KeyPrimitive[][] {
   const prefix: KeyPrimitive[] = [];
   for (let i = 0; i + 1 < key.length; i += 2) {
     const [rank, value] = [key[i], key[i + 1]];
-    if (rank === Rank.String) return value === SHARED_BUCKET ? [[...prefix, rank]] : [[...prefix, rank, value], [...prefix, rank, SHARED_BUCKET]];
+    if (rank === Rank.String)
+      return value === SHARED_BUCKET
+        ? [[...prefix, rank]]
+        : [
+            [...prefix, rank, value],
+            [...prefix, rank, SHARED_BUCKET],
+          ];
     if (rank === Rank.Object || rank === Rank.Array) return [[...prefix, rank]];
     prefix.push(rank, value);
   }

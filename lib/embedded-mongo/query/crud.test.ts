@@ -24,8 +24,31 @@ describe("let", () => {
     const before = Date.now();
     const docs = await coll()
       .aggregate(
-        [{ $match: { $expr: { $eq: ["$_id", "$$id"] } } }, { $project: { _id: 0, literal: "$$literal", sum: "$$sum", twice: "$$twice", now: "$$now", time: "$$time", plain: "$$plain" } }],
-        { let: { id: 1, literal: { $literal: "$bar" }, sum: { $add: [1, 2] }, twice: { $multiply: ["$$sum", 2] }, now: "$$NOW", time: "$$CLUSTER_TIME", plain: { a: [1, { $toUpper: "b" }] } } },
+        [
+          { $match: { $expr: { $eq: ["$_id", "$$id"] } } },
+          {
+            $project: {
+              _id: 0,
+              literal: "$$literal",
+              sum: "$$sum",
+              twice: "$$twice",
+              now: "$$now",
+              time: "$$time",
+              plain: "$$plain",
+            },
+          },
+        ],
+        {
+          let: {
+            id: 1,
+            literal: { $literal: "$bar" },
+            sum: { $add: [1, 2] },
+            twice: { $multiply: ["$$sum", 2] },
+            now: "$$NOW",
+            time: "$$CLUSTER_TIME",
+            plain: { a: [1, { $toUpper: "b" }] },
+          },
+        },
       )
       .toArray();
     expect(docs).toHaveLength(1);
@@ -37,8 +60,14 @@ describe("let", () => {
   });
 
   it("binds evaluated values in updateMany, updateOne, findOneAndUpdate, deleteOne and find", async () => {
-    await coll().updateMany({ $expr: { $eq: ["$name", "$$name"] } }, [{ $set: { y: "$$y" } }], { let: { name: "name", y: { $literal: "bar" } } });
-    expect(await coll().find({}, { sort: { _id: 1 } }).toArray()).toEqual([
+    await coll().updateMany({ $expr: { $eq: ["$name", "$$name"] } }, [{ $set: { y: "$$y" } }], {
+      let: { name: "name", y: { $literal: "bar" } },
+    });
+    expect(
+      await coll()
+        .find({}, { sort: { _id: 1 } })
+        .toArray(),
+    ).toEqual([
       { _id: 1, x: 1 },
       { _id: 2, x: 2, name: "name", y: "bar" },
       { _id: 3, x: 3, name: "name", y: "bar" },
@@ -50,7 +79,9 @@ describe("let", () => {
       returnDocument: "after",
     });
     expect(after).toEqual({ _id: 2, x: 2, name: "name", y: "bar", w: "$x" });
-    const found = await coll().find({ $expr: { $gt: ["$x", "$$limit"] } }, { let: { limit: { $add: [1, 1] } } }).toArray();
+    const found = await coll()
+      .find({ $expr: { $gt: ["$x", "$$limit"] } }, { let: { limit: { $add: [1, 1] } } })
+      .toArray();
     expect(found.map((d) => d._id)).toEqual([3]);
     const deleted = await coll().deleteOne({ $expr: { $eq: ["$_id", "$$id"] } }, { let: { id: { $add: [1, 2] } } });
     expect(deleted.deletedCount).toBe(1);
@@ -58,14 +89,28 @@ describe("let", () => {
   });
 
   it("refuses a value that reads a field, and a name MongoDB does not allow, with MongoDB's codes", async () => {
-    const field = await serverFailure(coll().aggregate([], { let: { a: "$x" } }).toArray());
+    const field = await serverFailure(
+      coll()
+        .aggregate([], { let: { a: "$x" } })
+        .toArray(),
+    );
     expect(field.code).toBe(4890500);
     const root = await serverFailure(coll().updateMany({}, [{ $set: { a: "$$a" } }], { let: { a: "$$ROOT.x" } }));
     expect(root.code).toBe(4890500);
-    const upper = await serverFailure(coll().aggregate([], { let: { Bad: 1 } }).toArray());
+    const upper = await serverFailure(
+      coll()
+        .aggregate([], { let: { Bad: 1 } })
+        .toArray(),
+    );
     expect(upper.code).toBe(9);
-    expect(upper.message).toBe("Invalid 'let' parameter :: caused by :: 'Bad' starts with an invalid character for a user variable name");
-    const dash = await serverFailure(coll().find({}, { let: { "a-b": 1 } }).toArray());
+    expect(upper.message).toBe(
+      "Invalid 'let' parameter :: caused by :: 'Bad' starts with an invalid character for a user variable name",
+    );
+    const dash = await serverFailure(
+      coll()
+        .find({}, { let: { "a-b": 1 } })
+        .toArray(),
+    );
     expect(dash.code).toBe(9);
     const now = await serverFailure(coll().deleteMany({}, { let: { NOW: new Date() } }));
     expect(now.code).toBe(4738901);
@@ -88,13 +133,17 @@ describe("an _id document with a $-prefixed field", () => {
   });
 
   it("is refused when an upsert would create it, from the filter, an operator or a replacement", async () => {
-    const fromFilter = await serverFailure(coll().updateOne({ _id: { $eq: { $a: 1 } } as never }, { $set: { x: 1 } }, { upsert: true }));
+    const fromFilter = await serverFailure(
+      coll().updateOne({ _id: { $eq: { $a: 1 } } as never }, { $set: { x: 1 } }, { upsert: true }),
+    );
     expect(fromFilter.code).toBe(52);
     const fromSet = await serverFailure(coll().updateOne({ x: 9 }, { $set: { _id: { $b: 1 } } }, { upsert: true }));
     expect(fromSet.code).toBe(52);
     const replaced = await serverFailure(coll().replaceOne({ x: 10 }, { _id: { $c: 1 } as never }, { upsert: true }));
     expect(replaced.code).toBe(52);
-    const modified = await serverFailure(coll().findOneAndReplace({ x: 11 }, { _id: { n: { $d: 1 } } as never }, { upsert: true }));
+    const modified = await serverFailure(
+      coll().findOneAndReplace({ x: 11 }, { _id: { n: { $d: 1 } } as never }, { upsert: true }),
+    );
     expect(modified.code).toBe(52);
     expect(await coll().countDocuments()).toBe(2);
   });

@@ -16,7 +16,11 @@ afterAll(async () => {
 describe("$dateFromParts", () => {
   it("takes a missing month or day as 1, in $project and in a $group key", async () => {
     const c = client.db("date_parts").collection("c");
-    await c.insertMany([{ at: new Date("2026-02-15T12:00:00Z") }, { at: new Date("2026-02-28T23:00:00Z") }, { at: new Date("2026-03-01T00:00:00Z") }]);
+    await c.insertMany([
+      { at: new Date("2026-02-15T12:00:00Z") },
+      { at: new Date("2026-02-28T23:00:00Z") },
+      { at: new Date("2026-03-01T00:00:00Z") },
+    ]);
     const [projected] = await c
       .aggregate([
         { $sort: { at: 1 } },
@@ -38,7 +42,12 @@ describe("$dateFromParts", () => {
       full: new Date("2026-02-15T12:00:00Z"),
       literal: { $dateFromParts: { year: 2026 } },
     });
-    const groups = await c.aggregate([{ $group: { _id: { $dateFromParts: { year: { $year: "$at" }, month: { $month: "$at" } } }, n: { $sum: 1 } } }, { $sort: { _id: 1 } }]).toArray();
+    const groups = await c
+      .aggregate([
+        { $group: { _id: { $dateFromParts: { year: { $year: "$at" }, month: { $month: "$at" } } }, n: { $sum: 1 } } },
+        { $sort: { _id: 1 } },
+      ])
+      .toArray();
     expect(groups).toEqual([
       { _id: new Date("2026-02-01T00:00:00Z"), n: 2 },
       { _id: new Date("2026-03-01T00:00:00Z"), n: 1 },

@@ -12,7 +12,8 @@ export function withDatePartDefaults<T>(value: T): T {
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
     if (key === "$literal") out[key] = inner;
-    else if (key === "$dateFromParts" && isPlainObject(inner) && !("isoWeekYear" in inner)) out[key] = { month: 1, day: 1, ...withDatePartDefaults(inner) };
+    else if (key === "$dateFromParts" && isPlainObject(inner) && !("isoWeekYear" in inner))
+      out[key] = { month: 1, day: 1, ...withDatePartDefaults(inner) };
     else out[key] = withDatePartDefaults(inner);
   }
   return out as T;

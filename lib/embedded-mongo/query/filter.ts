@@ -2,8 +2,8 @@
 import type { Document } from "bson";
 import type { Query } from "mingo";
 import type { Options } from "mingo/types";
-import { makeQuery } from "./collated-query";
 import { MongoCommandError } from "../errors";
+import { makeQuery } from "./collated-query";
 import { hasProtoField, rewriteTypeOperators, unproto } from "./type-operators";
 
 export function compileFilter(filter: Document, options?: Partial<Options>): Query {
@@ -18,7 +18,10 @@ export function compileFilter(filter: Document, options?: Partial<Options>): Que
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     // MongoDB's wording for an operator it does not know inside a field's condition.
-    throw new MongoCommandError("BadValue", message.replace(/^unknown query operator (\$\S+)$/, "unknown operator: $1"));
+    throw new MongoCommandError(
+      "BadValue",
+      message.replace(/^unknown query operator (\$\S+)$/, "unknown operator: $1"),
+    );
   }
 }
 
@@ -34,7 +37,10 @@ function guarded(query: Query, renamesProto = false): Query {
       return test(renamesProto ? (unproto(doc) as Document) : doc);
     } catch (err) {
       if (!(err instanceof TypeError)) throw err;
-      throw new MongoCommandError("BadValue", `This query compares values the embedded database cannot compare (${err.message}): set MONGODB_URI to use a MongoDB server`);
+      throw new MongoCommandError(
+        "BadValue",
+        `This query compares values the embedded database cannot compare (${err.message}): set MONGODB_URI to use a MongoDB server`,
+      );
     }
   };
   return query;
@@ -63,8 +69,7 @@ function assertCondition(cond: unknown, depth: number): void {
     else if (op === "$in" || op === "$nin" || op === "$all") {
       if (!Array.isArray(value)) throw new MongoCommandError("BadValue", `${op} needs an array`);
       value.forEach(assertPattern);
-    }
-    else if (op === "$not") assertCondition(value, depth + 1);
+    } else if (op === "$not") assertCondition(value, depth + 1);
     else if (op === "$elemMatch") checkFilter(value, depth + 1);
     else if (op === "$protoPath" && isDocument(value)) assertCondition(value.condition, depth + 1);
   }
@@ -76,8 +81,12 @@ function assertPattern(value: unknown): void {
   try {
     new RegExp(pattern, options.replace(/[^ims]/g, ""));
   } catch (err) {
-    throw new MongoCommandError("Location51091", `Regular expression is invalid: ${err instanceof Error ? err.message : String(err)}`);
+    throw new MongoCommandError(
+      "Location51091",
+      `Regular expression is invalid: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
-const isDocument = (v: unknown): v is Document => v !== null && typeof v === "object" && !Array.isArray(v) && (v as { _bsontype?: string })._bsontype === undefined;
+const isDocument = (v: unknown): v is Document =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && (v as { _bsontype?: string })._bsontype === undefined;

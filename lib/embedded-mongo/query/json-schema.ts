@@ -10,16 +10,63 @@ import { compareValues, isPlainObject } from "../storage/keys";
 
 /** MongoDB's `$type` aliases and the JSON Schema `type` names it accepts. */
 const BSON_ALIASES = new Set([
-  "double", "string", "object", "array", "binData", "undefined", "objectId", "bool", "date", "null", "regex",
-  "dbPointer", "javascript", "symbol", "javascriptWithScope", "int", "timestamp", "long", "decimal", "minKey", "maxKey", "number",
+  "double",
+  "string",
+  "object",
+  "array",
+  "binData",
+  "undefined",
+  "objectId",
+  "bool",
+  "date",
+  "null",
+  "regex",
+  "dbPointer",
+  "javascript",
+  "symbol",
+  "javascriptWithScope",
+  "int",
+  "timestamp",
+  "long",
+  "decimal",
+  "minKey",
+  "maxKey",
+  "number",
 ]);
 const JSON_TYPES = new Set(["object", "array", "number", "boolean", "string", "null"]);
 const UNSUPPORTED = new Set(["$ref", "$schema", "default", "definitions", "format", "id"]);
 const KEYWORDS = new Set([
-  "type", "bsonType", "properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties",
-  "dependencies", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
-  "pattern", "items", "additionalItems", "minItems", "maxItems", "uniqueItems", "allOf", "anyOf", "oneOf", "not", "title",
-  "description", "encrypt", "encryptMetadata",
+  "type",
+  "bsonType",
+  "properties",
+  "required",
+  "additionalProperties",
+  "patternProperties",
+  "minProperties",
+  "maxProperties",
+  "dependencies",
+  "enum",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "items",
+  "additionalItems",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "title",
+  "description",
+  "encrypt",
+  "encryptMetadata",
 ]);
 
 function fail(message: string, codeName: "FailedToParse" | "BadValue" | "TypeMismatch" = "FailedToParse"): never {
@@ -27,7 +74,10 @@ function fail(message: string, codeName: "FailedToParse" | "BadValue" | "TypeMis
 }
 
 function isNumber(v: unknown): boolean {
-  return typeof v === "number" || ["Int32", "Long", "Double", "Decimal128"].includes(String((v as { _bsontype?: string } | null)?._bsontype));
+  return (
+    typeof v === "number" ||
+    ["Int32", "Long", "Double", "Decimal128"].includes(String((v as { _bsontype?: string } | null)?._bsontype))
+  );
 }
 
 function nonNegativeInteger(schema: Document, keyword: string): void {
@@ -42,14 +92,20 @@ function schemaArray(schema: Document, keyword: string): Document[] {
   const v = schema[keyword];
   if (!Array.isArray(v)) fail(`$jsonSchema keyword '${keyword}' must be an array`, "TypeMismatch");
   if (v.length === 0) fail(`$jsonSchema keyword '${keyword}' must be a non-empty array`);
-  for (const s of v) if (!isPlainObject(s)) fail(`$jsonSchema keyword '${keyword}' must be an array of objects, but found an element of type ${typeName(s)}`, "TypeMismatch");
+  for (const s of v)
+    if (!isPlainObject(s))
+      fail(
+        `$jsonSchema keyword '${keyword}' must be an array of objects, but found an element of type ${typeName(s)}`,
+        "TypeMismatch",
+      );
   return v as Document[];
 }
 
 function typeList(schema: Document, keyword: "type" | "bsonType"): string[] {
   const raw = schema[keyword];
   const list = Array.isArray(raw) ? raw : [raw];
-  if (typeof raw !== "string" && !Array.isArray(raw)) fail(`$jsonSchema keyword '${keyword}' must be either a string or an array of strings`, "TypeMismatch");
+  if (typeof raw !== "string" && !Array.isArray(raw))
+    fail(`$jsonSchema keyword '${keyword}' must be either a string or an array of strings`, "TypeMismatch");
   for (const t of list) {
     if (typeof t !== "string") fail(`$jsonSchema keyword '${keyword}' array elements must be strings`, "TypeMismatch");
     if (t === "integer") fail("$jsonSchema type 'integer' is not currently supported.");
@@ -74,20 +130,28 @@ export function parseJsonSchema(schema: unknown): void {
   for (const k of ["minimum", "maximum", "multipleOf"]) {
     if (k in schema && !isNumber(schema[k])) fail(`$jsonSchema keyword '${k}' must be a number`, "TypeMismatch");
   }
-  if ("multipleOf" in schema && Number(schema.multipleOf) <= 0) fail("$jsonSchema keyword 'multipleOf' must have a positive value");
-  for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]]) {
+  if ("multipleOf" in schema && Number(schema.multipleOf) <= 0)
+    fail("$jsonSchema keyword 'multipleOf' must have a positive value");
+  for (const [flag, bound] of [
+    ["exclusiveMinimum", "minimum"],
+    ["exclusiveMaximum", "maximum"],
+  ]) {
     if (flag in schema) {
       if (typeof schema[flag] !== "boolean") fail(`$jsonSchema keyword '${flag}' must be a boolean`, "TypeMismatch");
       if (!(bound in schema)) fail(`$jsonSchema keyword '${bound}' must be a present if ${flag} is present`);
     }
   }
-  for (const k of ["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"]) nonNegativeInteger(schema, k);
+  for (const k of ["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"])
+    nonNegativeInteger(schema, k);
   if ("pattern" in schema) {
     if (typeof schema.pattern !== "string") fail("$jsonSchema keyword 'pattern' must be a string", "TypeMismatch");
     compilePattern(schema.pattern);
   }
-  for (const k of ["title", "description"]) if (k in schema && typeof schema[k] !== "string") fail(`$jsonSchema keyword '${k}' must be of type string`, "TypeMismatch");
-  if ("uniqueItems" in schema && typeof schema.uniqueItems !== "boolean") fail("$jsonSchema keyword 'uniqueItems' must be a boolean", "TypeMismatch");
+  for (const k of ["title", "description"])
+    if (k in schema && typeof schema[k] !== "string")
+      fail(`$jsonSchema keyword '${k}' must be of type string`, "TypeMismatch");
+  if ("uniqueItems" in schema && typeof schema.uniqueItems !== "boolean")
+    fail("$jsonSchema keyword 'uniqueItems' must be a boolean", "TypeMismatch");
   if ("enum" in schema) {
     if (!Array.isArray(schema.enum)) fail("$jsonSchema keyword 'enum' must be an array", "TypeMismatch");
     if (schema.enum.length === 0) fail("$jsonSchema keyword 'enum' cannot be an empty array");
@@ -96,7 +160,8 @@ export function parseJsonSchema(schema: unknown): void {
     const r = schema.required;
     if (!Array.isArray(r)) fail("$jsonSchema keyword 'required' must be an array", "TypeMismatch");
     if (r.length === 0) fail("$jsonSchema keyword 'required' cannot be an empty array");
-    if (r.some((p) => typeof p !== "string")) fail("$jsonSchema keyword 'required' must contain only strings", "TypeMismatch");
+    if (r.some((p) => typeof p !== "string"))
+      fail("$jsonSchema keyword 'required' must contain only strings", "TypeMismatch");
     if (new Set(r).size !== r.length) fail("$jsonSchema keyword 'required' array cannot contain duplicate values");
   }
   if ("properties" in schema) {
@@ -104,7 +169,8 @@ export function parseJsonSchema(schema: unknown): void {
     for (const sub of Object.values(schema.properties)) parseJsonSchema(sub);
   }
   if ("patternProperties" in schema) {
-    if (!isPlainObject(schema.patternProperties)) fail("$jsonSchema keyword 'patternProperties' must be an object", "TypeMismatch");
+    if (!isPlainObject(schema.patternProperties))
+      fail("$jsonSchema keyword 'patternProperties' must be an object", "TypeMismatch");
     for (const [p, sub] of Object.entries(schema.patternProperties)) {
       compilePattern(p);
       parseJsonSchema(sub);
@@ -113,7 +179,8 @@ export function parseJsonSchema(schema: unknown): void {
   for (const k of ["additionalProperties", "additionalItems"]) {
     if (k in schema) {
       if (typeof schema[k] === "boolean") continue;
-      if (!isPlainObject(schema[k])) fail(`$jsonSchema keyword '${k}' must be either an object or a boolean`, "TypeMismatch");
+      if (!isPlainObject(schema[k]))
+        fail(`$jsonSchema keyword '${k}' must be either an object or a boolean`, "TypeMismatch");
       parseJsonSchema(schema[k]);
     }
   }
@@ -122,16 +189,23 @@ export function parseJsonSchema(schema: unknown): void {
     else if (isPlainObject(schema.items)) parseJsonSchema(schema.items);
     else fail("$jsonSchema keyword 'items' must be an array or an object", "TypeMismatch");
   }
-  for (const k of ["allOf", "anyOf", "oneOf"]) if (k in schema) for (const sub of schemaArray(schema, k)) parseJsonSchema(sub);
+  for (const k of ["allOf", "anyOf", "oneOf"])
+    if (k in schema) for (const sub of schemaArray(schema, k)) parseJsonSchema(sub);
   if ("not" in schema) parseJsonSchema(schema.not);
   if ("dependencies" in schema) {
-    if (!isPlainObject(schema.dependencies)) fail("$jsonSchema keyword 'dependencies' must be an object", "TypeMismatch");
+    if (!isPlainObject(schema.dependencies))
+      fail("$jsonSchema keyword 'dependencies' must be an object", "TypeMismatch");
     for (const [prop, dep] of Object.entries(schema.dependencies)) {
       if (Array.isArray(dep)) {
         if (dep.length === 0) fail(`property '${prop}' in $jsonSchema keyword 'dependencies' cannot be an empty array`);
-        if (dep.some((d) => typeof d !== "string")) fail(`property '${prop}' in $jsonSchema keyword 'dependencies' must be an array of strings`, "TypeMismatch");
+        if (dep.some((d) => typeof d !== "string"))
+          fail(`property '${prop}' in $jsonSchema keyword 'dependencies' must be an array of strings`, "TypeMismatch");
       } else if (isPlainObject(dep)) parseJsonSchema(dep);
-      else fail(`property '${prop}' in $jsonSchema keyword 'dependencies' must be either an object or an array`, "TypeMismatch");
+      else
+        fail(
+          `property '${prop}' in $jsonSchema keyword 'dependencies' must be either an object or an array`,
+          "TypeMismatch",
+        );
     }
   }
 }
@@ -237,30 +311,60 @@ function schemaErrors(schema: Document, value: unknown, root = false): Document[
   if (t === "string") {
     const length = [...(value as string)].length;
     if ("pattern" in schema && !compilePattern(String(schema.pattern)).test(value as string)) {
-      errors.push({ operatorName: "pattern", specifiedAs: { pattern: schema.pattern }, reason: "regular expression did not match", consideredValue: value });
+      errors.push({
+        operatorName: "pattern",
+        specifiedAs: { pattern: schema.pattern },
+        reason: "regular expression did not match",
+        consideredValue: value,
+      });
     }
     if ("maxLength" in schema && length > Number(schema.maxLength)) {
-      errors.push({ operatorName: "maxLength", specifiedAs: { maxLength: schema.maxLength }, reason: "specified string length was not satisfied", consideredValue: value });
+      errors.push({
+        operatorName: "maxLength",
+        specifiedAs: { maxLength: schema.maxLength },
+        reason: "specified string length was not satisfied",
+        consideredValue: value,
+      });
     }
     if ("minLength" in schema && length < Number(schema.minLength)) {
-      errors.push({ operatorName: "minLength", specifiedAs: { minLength: schema.minLength }, reason: "specified string length was not satisfied", consideredValue: value });
+      errors.push({
+        operatorName: "minLength",
+        specifiedAs: { minLength: schema.minLength },
+        reason: "specified string length was not satisfied",
+        consideredValue: value,
+      });
     }
   }
   if (NUMERIC.has(t)) {
     const n = Number(value);
     if ("multipleOf" in schema && !Number.isInteger(n / Number(schema.multipleOf))) {
-      errors.push({ operatorName: "multipleOf", specifiedAs: { multipleOf: schema.multipleOf }, reason: "considered value is not a multiple of the specified value", consideredValue: value });
+      errors.push({
+        operatorName: "multipleOf",
+        specifiedAs: { multipleOf: schema.multipleOf },
+        reason: "considered value is not a multiple of the specified value",
+        consideredValue: value,
+      });
     }
     if ("maximum" in schema) {
       const max = Number(schema.maximum);
       if (schema.exclusiveMaximum === true ? !(n < max) : !(n <= max)) {
-        errors.push({ operatorName: "maximum", specifiedAs: specified(schema, "maximum", "exclusiveMaximum"), reason: "comparison failed", consideredValue: value });
+        errors.push({
+          operatorName: "maximum",
+          specifiedAs: specified(schema, "maximum", "exclusiveMaximum"),
+          reason: "comparison failed",
+          consideredValue: value,
+        });
       }
     }
     if ("minimum" in schema) {
       const min = Number(schema.minimum);
       if (schema.exclusiveMinimum === true ? !(n > min) : !(n >= min)) {
-        errors.push({ operatorName: "minimum", specifiedAs: specified(schema, "minimum", "exclusiveMinimum"), reason: "comparison failed", consideredValue: value });
+        errors.push({
+          operatorName: "minimum",
+          specifiedAs: specified(schema, "minimum", "exclusiveMinimum"),
+          reason: "comparison failed",
+          consideredValue: value,
+        });
       }
     }
   }
@@ -268,13 +372,24 @@ function schemaErrors(schema: Document, value: unknown, root = false): Document[
   if (t === "object" && isPlainObject(value)) errors.push(...objectErrors(schema, value));
   errors.push(...logicalErrors(schema, value));
   if (Array.isArray(schema.enum) && !schema.enum.some((e) => sameValue(e, value))) {
-    errors.push({ operatorName: "enum", specifiedAs: { enum: schema.enum }, reason: "value was not found in enum", consideredValue: value });
+    errors.push({
+      operatorName: "enum",
+      specifiedAs: { enum: schema.enum },
+      reason: "value was not found in enum",
+      consideredValue: value,
+    });
   }
   for (const keyword of root ? [] : (["bsonType", "type"] as const)) {
     if (!(keyword in schema)) continue;
     const list = Array.isArray(schema[keyword]) ? (schema[keyword] as string[]) : [schema[keyword] as string];
     if (!list.some((alias) => typeMatches(value, alias, keyword === "type"))) {
-      errors.push({ operatorName: keyword, specifiedAs: { [keyword]: schema[keyword] }, reason: "type did not match", consideredValue: value, consideredType: t });
+      errors.push({
+        operatorName: keyword,
+        specifiedAs: { [keyword]: schema[keyword] },
+        reason: "type did not match",
+        consideredValue: value,
+        consideredType: t,
+      });
     }
   }
   return errors;
@@ -292,15 +407,23 @@ function objectErrors(schema: Document, obj: Document): Document[] {
     }
     if (failing.length) errors.push({ operatorName: "properties", propertiesNotSatisfied: failing });
   }
-  if ("additionalProperties" in schema || "patternProperties" in schema) errors.push(...allowedPropertiesErrors(schema, obj));
+  if ("additionalProperties" in schema || "patternProperties" in schema)
+    errors.push(...allowedPropertiesErrors(schema, obj));
   if (Array.isArray(schema.required)) {
     const missing = (schema.required as string[]).filter((p) => !(p in obj) || obj[p] === undefined);
-    if (missing.length) errors.push({ operatorName: "required", specifiedAs: { required: schema.required }, missingProperties: missing });
+    if (missing.length)
+      errors.push({ operatorName: "required", specifiedAs: { required: schema.required }, missingProperties: missing });
   }
   for (const k of ["minProperties", "maxProperties"]) {
     if (!(k in schema)) continue;
     const bad = k === "minProperties" ? keys.length < Number(schema[k]) : keys.length > Number(schema[k]);
-    if (bad) errors.push({ operatorName: k, specifiedAs: { [k]: schema[k] }, reason: "specified number of properties was not satisfied", numberOfProperties: keys.length });
+    if (bad)
+      errors.push({
+        operatorName: k,
+        specifiedAs: { [k]: schema[k] },
+        reason: "specified number of properties was not satisfied",
+        numberOfProperties: keys.length,
+      });
   }
   if (isPlainObject(schema.dependencies)) {
     const failing: Document[] = [];
@@ -322,18 +445,32 @@ function objectErrors(schema: Document, obj: Document): Document[] {
 function allowedPropertiesErrors(schema: Document, obj: Document): Document[] {
   const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
   const patterns = isPlainObject(schema.patternProperties)
-    ? Object.entries(schema.patternProperties).map(([p, sub]) => ({ source: p, re: compilePattern(p), sub: sub as Document }))
+    ? Object.entries(schema.patternProperties).map(([p, sub]) => ({
+        source: p,
+        re: compilePattern(p),
+        sub: sub as Document,
+      }))
     : [];
   const errors: Document[] = [];
   const additional = Object.keys(obj).filter((k) => !properties.includes(k) && !patterns.some((p) => p.re.test(k)));
   const extra = schema.additionalProperties;
   if (extra === false && additional.length) {
-    errors.push({ operatorName: "additionalProperties", specifiedAs: { additionalProperties: false }, additionalProperties: additional });
+    errors.push({
+      operatorName: "additionalProperties",
+      specifiedAs: { additionalProperties: false },
+      additionalProperties: additional,
+    });
   } else if (isPlainObject(extra)) {
     for (const name of additional) {
       const details = schemaErrors(extra, obj[name]);
       if (details.length) {
-        errors.push({ operatorName: "additionalProperties", ...annotations(extra), reason: "at least one additional property did not match the subschema", failingProperty: name, details });
+        errors.push({
+          operatorName: "additionalProperties",
+          ...annotations(extra),
+          reason: "at least one additional property did not match the subschema",
+          failingProperty: name,
+          details,
+        });
         break;
       }
     }
@@ -358,18 +495,38 @@ function arrayErrors(schema: Document, arr: unknown[]): Document[] {
   for (const k of ["minItems", "maxItems"]) {
     if (!(k in schema)) continue;
     const bad = k === "minItems" ? arr.length < Number(schema[k]) : arr.length > Number(schema[k]);
-    if (bad) errors.push({ operatorName: k, specifiedAs: { [k]: schema[k] }, reason: "array did not match specified length", consideredValue: arr, numberOfItems: arr.length });
+    if (bad)
+      errors.push({
+        operatorName: k,
+        specifiedAs: { [k]: schema[k] },
+        reason: "array did not match specified length",
+        consideredValue: arr,
+        numberOfItems: arr.length,
+      });
   }
   if (schema.uniqueItems === true) {
     const duplicate = arr.find((v, i) => arr.slice(0, i).some((w) => sameValue(v, w)));
-    if (duplicate !== undefined) errors.push({ operatorName: "uniqueItems", specifiedAs: { uniqueItems: true }, reason: "found a duplicate item", consideredValue: arr, duplicatedValue: duplicate });
+    if (duplicate !== undefined)
+      errors.push({
+        operatorName: "uniqueItems",
+        specifiedAs: { uniqueItems: true },
+        reason: "found a duplicate item",
+        consideredValue: arr,
+        duplicatedValue: duplicate,
+      });
   }
   if (isPlainObject(schema.items)) {
     const sub = schema.items;
     for (let i = 0; i < arr.length; i++) {
       const details = schemaErrors(sub, arr[i]);
       if (details.length) {
-        errors.push({ operatorName: "items", ...annotations(sub), reason: "At least one item did not match the sub-schema", itemIndex: i, details });
+        errors.push({
+          operatorName: "items",
+          ...annotations(sub),
+          reason: "At least one item did not match the sub-schema",
+          itemIndex: i,
+          details,
+        });
         break;
       }
     }
@@ -383,12 +540,23 @@ function arrayErrors(schema: Document, arr: unknown[]): Document[] {
     if (failing.length) errors.push({ operatorName: "items", details: failing });
     const rest = arr.slice(subs.length);
     if (schema.additionalItems === false && rest.length) {
-      errors.push({ operatorName: "additionalItems", specifiedAs: { additionalItems: false }, reason: "found additional items", additionalItems: rest });
+      errors.push({
+        operatorName: "additionalItems",
+        specifiedAs: { additionalItems: false },
+        reason: "found additional items",
+        additionalItems: rest,
+      });
     } else if (isPlainObject(schema.additionalItems)) {
       for (let i = 0; i < rest.length; i++) {
         const details = schemaErrors(schema.additionalItems, rest[i]);
         if (details.length) {
-          errors.push({ operatorName: "additionalItems", ...annotations(schema.additionalItems), reason: "At least one additional item did not match the sub-schema", itemIndex: subs.length + i, details });
+          errors.push({
+            operatorName: "additionalItems",
+            ...annotations(schema.additionalItems),
+            reason: "At least one additional item did not match the sub-schema",
+            itemIndex: subs.length + i,
+            details,
+          });
           break;
         }
       }
@@ -399,22 +567,41 @@ function arrayErrors(schema: Document, arr: unknown[]): Document[] {
 
 function logicalErrors(schema: Document, value: unknown): Document[] {
   const errors: Document[] = [];
-  const each = (k: string) => (schema[k] as Document[]).map((sub, index) => ({ index, sub, details: schemaErrors(sub, value) }));
+  const each = (k: string) =>
+    (schema[k] as Document[]).map((sub, index) => ({ index, sub, details: schemaErrors(sub, value) }));
   if (Array.isArray(schema.allOf)) {
     const failing = each("allOf").filter((r) => r.details.length);
-    if (failing.length) errors.push({ operatorName: "allOf", schemasNotSatisfied: failing.map((r) => ({ index: r.index, ...annotations(r.sub), details: r.details })) });
+    if (failing.length)
+      errors.push({
+        operatorName: "allOf",
+        schemasNotSatisfied: failing.map((r) => ({ index: r.index, ...annotations(r.sub), details: r.details })),
+      });
   }
   if (Array.isArray(schema.anyOf)) {
     const results = each("anyOf");
-    if (results.every((r) => r.details.length)) errors.push({ operatorName: "anyOf", schemasNotSatisfied: results.map((r) => ({ index: r.index, ...annotations(r.sub), details: r.details })) });
+    if (results.every((r) => r.details.length))
+      errors.push({
+        operatorName: "anyOf",
+        schemasNotSatisfied: results.map((r) => ({ index: r.index, ...annotations(r.sub), details: r.details })),
+      });
   }
   if (Array.isArray(schema.oneOf)) {
     const results = each("oneOf");
     const matching = results.filter((r) => r.details.length === 0).map((r) => r.index);
-    if (matching.length === 0) errors.push({ operatorName: "oneOf", schemasNotSatisfied: results.map((r) => ({ index: r.index, ...annotations(r.sub), details: r.details })) });
-    else if (matching.length > 1) errors.push({ operatorName: "oneOf", reason: "more than one subschema matched", matchingSchemaIndexes: matching });
+    if (matching.length === 0)
+      errors.push({
+        operatorName: "oneOf",
+        schemasNotSatisfied: results.map((r) => ({ index: r.index, ...annotations(r.sub), details: r.details })),
+      });
+    else if (matching.length > 1)
+      errors.push({
+        operatorName: "oneOf",
+        reason: "more than one subschema matched",
+        matchingSchemaIndexes: matching,
+      });
   }
-  if (isPlainObject(schema.not) && schemaErrors(schema.not, value).length === 0) errors.push({ operatorName: "not", reason: "child expression matched" });
+  if (isPlainObject(schema.not) && schemaErrors(schema.not, value).length === 0)
+    errors.push({ operatorName: "not", reason: "child expression matched" });
   return errors;
 }
 
@@ -431,7 +618,8 @@ function rootTypeAllowsObject(schema: Document): boolean {
 /** The `details` of a document failing a top-level `$jsonSchema`, or undefined when it passes. */
 export function jsonSchemaFailure(schema: Document, doc: Document): Document | undefined {
   const rules = schemaErrors(schema, doc, true);
-  if (!rootTypeAllowsObject(schema)) rules.unshift({ operatorName: "$alwaysFalse", reason: "expression always evaluates to false" });
+  if (!rootTypeAllowsObject(schema))
+    rules.unshift({ operatorName: "$alwaysFalse", reason: "expression always evaluates to false" });
   if (rules.length === 0) return undefined;
   return { operatorName: "$jsonSchema", ...annotations(schema), schemaRulesNotSatisfied: rules };
 }

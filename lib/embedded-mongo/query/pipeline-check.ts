@@ -14,15 +14,35 @@ import { isPlainObject } from "../storage/keys";
  * of them is refused where it is handled, with its own message.
  */
 const MONGODB_STAGES = new Set([
-  "$changeStream", "$changeStreamSplitLargeEvent", "$collStats", "$currentOp", "$geoNear", "$indexStats", "$listLocalSessions",
-  "$listSampledQueries", "$listSearchIndexes", "$listSessions", "$planCacheStats", "$querySettings", "$queryStats", "$search",
-  "$searchMeta", "$shardedDataDistribution", "$vectorSearch", "$listClusterCatalog", "$rankFusion", "$scoreFusion",
+  "$changeStream",
+  "$changeStreamSplitLargeEvent",
+  "$collStats",
+  "$currentOp",
+  "$geoNear",
+  "$indexStats",
+  "$listLocalSessions",
+  "$listSampledQueries",
+  "$listSearchIndexes",
+  "$listSessions",
+  "$planCacheStats",
+  "$querySettings",
+  "$queryStats",
+  "$search",
+  "$searchMeta",
+  "$shardedDataDistribution",
+  "$vectorSearch",
+  "$listClusterCatalog",
+  "$rankFusion",
+  "$scoreFusion",
 ]);
 
 export function checkPipeline(pipeline: unknown[]): void {
   for (const stage of pipeline) {
     if (!isPlainObject(stage) || Object.keys(stage).length !== 1) {
-      throw new MongoCommandError("Location40323", "A pipeline stage specification object must contain exactly one field.");
+      throw new MongoCommandError(
+        "Location40323",
+        "A pipeline stage specification object must contain exactly one field.",
+      );
     }
     const name = Object.keys(stage)[0];
     if (!Object.hasOwn(mingoStages, name) && !MONGODB_STAGES.has(name)) {
@@ -41,7 +61,8 @@ class LocationError extends MongoCommandError {
   }
 }
 
-const typeOf = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v);
+const typeOf = (v: unknown) =>
+  v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v;
 
 /**
  * The shape of a stage's argument, refused with MongoDB's code and message before mingo reads
@@ -61,23 +82,33 @@ function checkStage(name: string, arg: unknown): void {
       if (!object) throw new LocationError(40272, `${name} specification stage must be an object, got ${typeOf(arg)}`);
       return;
     case "$unset":
-      if (typeof arg !== "string" && !(Array.isArray(arg) && arg.length > 0 && arg.every((v) => typeof v === "string"))) {
-        throw new LocationError(31002, "$unset specification must be a string or an array containing at least one field");
+      if (
+        typeof arg !== "string" &&
+        !(Array.isArray(arg) && arg.length > 0 && arg.every((v) => typeof v === "string"))
+      ) {
+        throw new LocationError(
+          31002,
+          "$unset specification must be a string or an array containing at least one field",
+        );
       }
       return;
     case "$limit":
-      if (typeof arg !== "number" || !Number.isFinite(arg)) throw new LocationError(15957, "the limit must be specified as a number");
+      if (typeof arg !== "number" || !Number.isFinite(arg))
+        throw new LocationError(15957, "the limit must be specified as a number");
       if (arg <= 0) throw new LocationError(15958, "the limit must be positive");
       return;
     case "$skip":
-      if (typeof arg !== "number" || !Number.isFinite(arg)) throw new LocationError(15972, "Argument to $skip must be a number");
+      if (typeof arg !== "number" || !Number.isFinite(arg))
+        throw new LocationError(15972, "Argument to $skip must be a number");
       if (arg < 0) throw new LocationError(15956, "Argument to $skip cannot be negative");
       return;
     case "$sample": {
       if (!object) throw new LocationError(28745, "the $sample stage specification must be an object");
-      for (const key of Object.keys(arg)) if (key !== "size") throw new LocationError(28748, `unrecognized option to $sample: ${key}`);
+      for (const key of Object.keys(arg))
+        if (key !== "size") throw new LocationError(28748, `unrecognized option to $sample: ${key}`);
       if (!("size" in arg)) throw new LocationError(28749, "$sample stage must specify a size");
-      if (typeof arg.size !== "number" || !Number.isFinite(arg.size)) throw new LocationError(28746, "size argument to $sample must be a number");
+      if (typeof arg.size !== "number" || !Number.isFinite(arg.size))
+        throw new LocationError(28746, "size argument to $sample must be a number");
       if (arg.size < 0) throw new LocationError(28747, "size argument to $sample must not be negative");
       return;
     }
@@ -89,14 +120,20 @@ function checkStage(name: string, arg: unknown): void {
       if (!object) throw new LocationError(15973, "the $sort key specification must be an object");
       if (Object.keys(arg).length === 0) throw new LocationError(15976, "$sort stage must have at least one sort key");
       for (const v of Object.values(arg)) {
-        if (v !== 1 && v !== -1 && !(isPlainObject(v) && Object.keys(v)[0] === "$meta")) throw new LocationError(15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)");
+        if (v !== 1 && v !== -1 && !(isPlainObject(v) && Object.keys(v)[0] === "$meta"))
+          throw new LocationError(15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)");
       }
       return;
     case "$unwind": {
       const path = object ? arg.path : arg;
-      if (!object && typeof arg !== "string") throw new LocationError(15981, `expected either a string or an object as specification for $unwind stage, got ${typeOf(arg)}`);
+      if (!object && typeof arg !== "string")
+        throw new LocationError(
+          15981,
+          `expected either a string or an object as specification for $unwind stage, got ${typeOf(arg)}`,
+        );
       if (typeof path !== "string") throw new LocationError(28812, "no path specified to $unwind stage");
-      if (!path.startsWith("$") || path.length < 2) throw new LocationError(28818, `path option to $unwind stage should be prefixed with a '$': ${path}`);
+      if (!path.startsWith("$") || path.length < 2)
+        throw new LocationError(28818, `path option to $unwind stage should be prefixed with a '$': ${path}`);
       return;
     }
     case "$count":
@@ -106,20 +143,29 @@ function checkStage(name: string, arg: unknown): void {
       if (arg.includes(".")) throw new LocationError(40160, "the count field cannot contain '.'");
       return;
     case "$replaceRoot":
-      if (!object) throw new LocationError(40228, `expected an object as specification for $replaceRoot stage, got ${typeOf(arg)}`);
+      if (!object)
+        throw new LocationError(
+          40228,
+          `expected an object as specification for $replaceRoot stage, got ${typeOf(arg)}`,
+        );
       if (!("newRoot" in arg)) throw new LocationError(40231, "no newRoot specified for the $replaceRoot stage");
       return;
     case "$facet":
-      if (!object || Object.keys(arg).length === 0) throw new LocationError(40169, "the $facet specification must be a non-empty object");
+      if (!object || Object.keys(arg).length === 0)
+        throw new LocationError(40169, "the $facet specification must be a non-empty object");
       for (const [key, sub] of Object.entries(arg)) {
-        if (!Array.isArray(sub)) throw new LocationError(40170, `arguments to $facet must be arrays, ${key} is type ${typeOf(sub)}`);
+        if (!Array.isArray(sub))
+          throw new LocationError(40170, `arguments to $facet must be arrays, ${key} is type ${typeOf(sub)}`);
         checkPipeline(sub);
       }
       return;
     case "$bucket":
-      if (!object) throw new LocationError(40201, `Argument to $bucket stage must be an object, but found type: ${typeOf(arg)}`);
-      if (!("groupBy" in arg) || !("boundaries" in arg)) throw new LocationError(40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.");
-      if (!Array.isArray(arg.boundaries) || arg.boundaries.length < 2) throw new LocationError(40192, "The $bucket 'boundaries' field must have at least 2 values");
+      if (!object)
+        throw new LocationError(40201, `Argument to $bucket stage must be an object, but found type: ${typeOf(arg)}`);
+      if (!("groupBy" in arg) || !("boundaries" in arg))
+        throw new LocationError(40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.");
+      if (!Array.isArray(arg.boundaries) || arg.boundaries.length < 2)
+        throw new LocationError(40192, "The $bucket 'boundaries' field must have at least 2 values");
       return;
     case "$lookup":
       if (!object) throw new LocationError(15990, "the $lookup specification must be an Object");
@@ -129,14 +175,19 @@ function checkStage(name: string, arg: unknown): void {
       }
       return;
     case "$unionWith":
-      if (typeof arg !== "string" && !object) throw new LocationError(40365, `the $unionWith stage specification must be an object or string, but found ${typeOf(arg)}`);
+      if (typeof arg !== "string" && !object)
+        throw new LocationError(
+          40365,
+          `the $unionWith stage specification must be an object or string, but found ${typeOf(arg)}`,
+        );
       if (object && arg.pipeline !== undefined) {
         if (!Array.isArray(arg.pipeline)) throw new LocationError(9, "'pipeline' option must be specified as an array");
         checkPipeline(arg.pipeline);
       }
       return;
     case "$sortByCount":
-      if (!(typeof arg === "string" && arg.startsWith("$")) && !object) throw new LocationError(40149, "the sortKey specification for $sortByCount must be an expression");
+      if (!(typeof arg === "string" && arg.startsWith("$")) && !object)
+        throw new LocationError(40149, "the sortKey specification for $sortByCount must be an expression");
       return;
   }
 }
@@ -165,10 +216,16 @@ export function withOwnStages(pipeline: Document[]): Document[] {
   return pipeline.map((stage) => {
     if (!isPlainObject(stage)) return stage;
     if (isPlainObject(stage.$sample)) return { $__sample: stage.$sample };
-    if (isPlainObject(stage.$facet)) return { $facet: Object.fromEntries(Object.entries(stage.$facet).map(([k, sub]) => [k, Array.isArray(sub) ? withOwnStages(sub) : sub])) };
+    if (isPlainObject(stage.$facet))
+      return {
+        $facet: Object.fromEntries(
+          Object.entries(stage.$facet).map(([k, sub]) => [k, Array.isArray(sub) ? withOwnStages(sub) : sub]),
+        ),
+      };
     for (const name of ["$lookup", "$unionWith"]) {
       const spec = stage[name];
-      if (isPlainObject(spec) && Array.isArray(spec.pipeline)) return { [name]: { ...spec, pipeline: withOwnStages(spec.pipeline) } };
+      if (isPlainObject(spec) && Array.isArray(spec.pipeline))
+        return { [name]: { ...spec, pipeline: withOwnStages(spec.pipeline) } };
     }
     return stage;
   });

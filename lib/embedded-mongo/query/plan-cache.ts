@@ -13,8 +13,8 @@
  */
 import { ObjectId, type Document } from "bson";
 import { isPlainObject } from "../storage/keys";
-import type { Plan } from "./planner";
 import type { CollectionMeta } from "../storage/store";
+import type { Plan } from "./planner";
 
 export interface CachedPlan {
   /** What {@link planName} gives for the winning plan. */

@@ -7,9 +7,9 @@
  */
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
-import { isPlain, parseCollation, sameCollation, type Collation } from "./collation";
-import { HIGH, Rank, encodeValue, isPlainObject, type KeyPrimitive } from "../storage/keys";
 import type { IndexSpec } from "../storage/index-spec";
+import { HIGH, Rank, encodeValue, isPlainObject, type KeyPrimitive } from "../storage/keys";
+import { isPlain, parseCollation, sameCollation, type Collation } from "./collation";
 
 type Key = KeyPrimitive[];
 
@@ -65,7 +65,13 @@ const MAX_POINTS = 1000;
 const MAX_CANDIDATES = 4;
 
 /** The plan to run when only one is wanted (explain, or a filter with a single useful index). */
-export function choosePlan(filter: Document, sort: Document | undefined, indexes: IndexSpec[], hint?: unknown, collation?: Collation): Plan {
+export function choosePlan(
+  filter: Document,
+  sort: Document | undefined,
+  indexes: IndexSpec[],
+  hint?: unknown,
+  collation?: Collation,
+): Plan {
   return candidatePlans(filter, sort, indexes, hint, collation)[0];
 }
 
@@ -74,21 +80,40 @@ export function choosePlan(filter: Document, sort: Document | undefined, indexes
  * walks in sort order, another that is more selective), which is faster depends on the data, so
  * the executor races them for a few steps as MongoDB's multi-planner does.
  */
-export function candidatePlans(filter: Document, sort: Document | undefined, indexes: IndexSpec[], hint?: unknown, collation?: Collation): Plan[] {
+export function candidatePlans(
+  filter: Document,
+  sort: Document | undefined,
+  indexes: IndexSpec[],
+  hint?: unknown,
+  collation?: Collation,
+): Plan[] {
   const analysis = analyse(filter);
   const bounds = analysis.bounds;
   const sortEntries = Object.entries(sort ?? {});
   // `$natural` is the order documents are stored in (insertion order in a capped collection).
-  const natural = isPlainObject(hint) && Object.keys(hint).length === 1 && "$natural" in hint ? Number(hint.$natural) : undefined;
+  const natural =
+    isPlainObject(hint) && Object.keys(hint).length === 1 && "$natural" in hint ? Number(hint.$natural) : undefined;
   if (natural !== undefined || (sortEntries.length === 1 && sortEntries[0][0] === "$natural")) {
     const direction = natural ?? Number(sortEntries[0][1]);
-    const sortDirection = sortEntries.length === 1 && sortEntries[0][0] === "$natural" ? Number(sortEntries[0][1]) : undefined;
-    return [{ kind: "scan", reverse: (sortDirection ?? direction) < 0, sorted: sortEntries.length === 0 || sortDirection !== undefined }];
+    const sortDirection =
+      sortEntries.length === 1 && sortEntries[0][0] === "$natural" ? Number(sortEntries[0][1]) : undefined;
+    return [
+      {
+        kind: "scan",
+        reverse: (sortDirection ?? direction) < 0,
+        sorted: sortEntries.length === 0 || sortDirection !== undefined,
+      },
+    ];
   }
 
   const idBounds = bounds.get("_id");
-  const collatedPoint = (p: unknown) => collation !== undefined && (typeof p === "string" || bsonTypeOf(p) === "BSONSymbol");
-  if (hint === undefined && idBounds?.points && !idBounds.points.some((p) => p instanceof RegExp || isPlainObject(p) || Array.isArray(p) || collatedPoint(p))) {
+  const collatedPoint = (p: unknown) =>
+    collation !== undefined && (typeof p === "string" || bsonTypeOf(p) === "BSONSymbol");
+  if (
+    hint === undefined &&
+    idBounds?.points &&
+    !idBounds.points.some((p) => p instanceof RegExp || isPlainObject(p) || Array.isArray(p) || collatedPoint(p))
+  ) {
     return [{ kind: "ids", ids: idBounds.points }];
   }
 
@@ -97,17 +122,30 @@ export function candidatePlans(filter: Document, sort: Document | undefined, ind
   // index has entries of its own only under a collation); a hidden index serves none.
   const collationOf = (i: IndexSpec) => (i.collation ? parseCollation(i.collation) : undefined);
   let candidates = indexes.filter(
-    (i) => (i.name !== "_id_" || i.collation) && !i.hidden && sameCollation(collationOf(i), collation) && !i.sparse && !i.partialFilterExpression && (isAscDescOnly(i) || isHashed(i)),
+    (i) =>
+      (i.name !== "_id_" || i.collation) &&
+      !i.hidden &&
+      sameCollation(collationOf(i), collation) &&
+      !i.sparse &&
+      !i.partialFilterExpression &&
+      (isAscDescOnly(i) || isHashed(i)),
   );
   if (hint !== undefined) {
     // A hidden index cannot be hinted either: MongoDB answers as if it did not exist.
-    const hinted = indexes.filter((i) => !i.hidden).find((i) => (typeof hint === "string" ? i.name === hint : sameKey(i.key, hint as Document)));
+    const hinted = indexes
+      .filter((i) => !i.hidden)
+      .find((i) => (typeof hint === "string" ? i.name === hint : sameKey(i.key, hint as Document)));
     if (!hinted) {
-      throw new MongoCommandError("BadValue", "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
+      throw new MongoCommandError(
+        "BadValue",
+        "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index",
+      );
     }
     // An index of another collation cannot bound strings: the collection is read instead.
-    if (!sameCollation(collationOf(hinted), collation)) return [{ kind: "scan", reverse: false, sorted: sortEntries.length === 0 }];
-    if (hinted.name !== "_id_" || hinted.collation) return [evaluate(hinted, collatedAnalysis(hinted, analysis, collation), sortEntries).plan];
+    if (!sameCollation(collationOf(hinted), collation))
+      return [{ kind: "scan", reverse: false, sorted: sortEntries.length === 0 }];
+    if (hinted.name !== "_id_" || hinted.collation)
+      return [evaluate(hinted, collatedAnalysis(hinted, analysis, collation), sortEntries).plan];
     candidates = [];
   }
 
@@ -120,12 +158,17 @@ export function candidatePlans(filter: Document, sort: Document | undefined, ind
   if (useful.length) return useful;
 
   const idSort = sortEntries.length === 1 && sortEntries[0][0] === "_id" && !collation;
-  return [{ kind: "scan", reverse: idSort && Number(sortEntries[0][1]) < 0, sorted: sortEntries.length === 0 || idSort }];
+  return [
+    { kind: "scan", reverse: idSort && Number(sortEntries[0][1]) < 0, sorted: sortEntries.length === 0 || idSort },
+  ];
 }
 
 /** A hashed index answers equalities only: its entries are in no useful order for ranges or sorts. */
 function isHashed(index: IndexSpec): boolean {
-  return Object.values(index.key).every((d) => d === 1 || d === -1 || d === "hashed") && Object.values(index.key).includes("hashed");
+  return (
+    Object.values(index.key).every((d) => d === 1 || d === -1 || d === "hashed") &&
+    Object.values(index.key).includes("hashed")
+  );
 }
 
 function isAscDescOnly(index: IndexSpec): boolean {
@@ -136,7 +179,11 @@ function sameKey(a: Document, b: Document): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function evaluate(index: IndexSpec, analysis: Analysis, sortEntries: Array<[string, unknown]>): { plan: Plan; score: number } {
+function evaluate(
+  index: IndexSpec,
+  analysis: Analysis,
+  sortEntries: Array<[string, unknown]>,
+): { plan: Plan; score: number } {
   const { bounds } = analysis;
   const fields = Object.keys(index.key);
   const multikey = new Set(index.multikeyFields ?? []);
@@ -163,7 +210,8 @@ function evaluate(index: IndexSpec, analysis: Analysis, sortEntries: Array<[stri
 
   const intervals: Interval[] = [];
   for (const prefix of prefixes) {
-    if (rangeIntervals) for (const r of rangeIntervals) intervals.push({ start: [...prefix, ...r.start], end: [...prefix, ...r.end] });
+    if (rangeIntervals)
+      for (const r of rangeIntervals) intervals.push({ start: [...prefix, ...r.start], end: [...prefix, ...r.end] });
     else intervals.push({ start: prefix, end: [...prefix, HIGH] });
   }
   intervals.sort((a, b) => compareKeys(a.start, b.start));
@@ -175,13 +223,23 @@ function evaluate(index: IndexSpec, analysis: Analysis, sortEntries: Array<[stri
   const consumed = fields.slice(0, eqFields + (rangeIntervals ? 1 : 0));
   const rangeField = rangeIntervals ? fields[eqFields] : undefined;
   const twoSidedOnArray = (f: string) =>
-    f === rangeField && multikey.has(f) && Boolean(bounds.get(f)!.ranges?.some((r) => !r.single && r.lo !== undefined && r.hi !== undefined));
+    f === rangeField &&
+    multikey.has(f) &&
+    Boolean(bounds.get(f)!.ranges?.some((r) => !r.single && r.lo !== undefined && r.hi !== undefined));
   const exactFields = consumed.filter((f) => bounds.get(f)?.exact === true && !twoSidedOnArray(f));
   const covered = analysis.complete && [...bounds.keys()].every((f) => exactFields.includes(f));
-  const sortDirection = isHashed(index) && sortEntries.length ? 0 : sortServed(index, fields, eqFields, singlePoint, intervals.length > 1, multikey, bounds, sortEntries);
+  const sortDirection =
+    isHashed(index) && sortEntries.length
+      ? 0
+      : sortServed(index, fields, eqFields, singlePoint, intervals.length > 1, multikey, bounds, sortEntries);
   const sorted = sortDirection !== 0;
   const servesSort = sorted && sortEntries.length > 0;
-  const score = eqFields * 10 + (rangeIntervals ? 5 : 0) + (servesSort ? 100 : 0) + (index.unique && eqFields === fields.length ? 50 : 0) - fields.length * 0.01;
+  const score =
+    eqFields * 10 +
+    (rangeIntervals ? 5 : 0) +
+    (servesSort ? 100 : 0) +
+    (index.unique && eqFields === fields.length ? 50 : 0) -
+    fields.length * 0.01;
   const useful = eqFields > 0 || rangeIntervals !== undefined || servesSort;
   return {
     plan: { kind: "index", index, intervals, reverse: sortDirection < 0, sorted, dedupe, covered, exactFields },
@@ -207,7 +265,8 @@ function sortServed(
   // Sort keys fixed by equality are constant and do not affect order, except on an array field:
   // MongoDB sorts an array by its smallest (descending: largest) element, whichever element the
   // filter matched, so `{a: 0}` still leaves `[-1, 0]` before `0`.
-  const fixedByEquality = (f: string) => bounds.get(f)?.points?.length === 1 && fields.indexOf(f) !== -1 && fields.indexOf(f) < eqFields && !multikey.has(f);
+  const fixedByEquality = (f: string) =>
+    bounds.get(f)?.points?.length === 1 && fields.indexOf(f) !== -1 && fields.indexOf(f) < eqFields && !multikey.has(f);
   const wanted = sortEntries.filter(([f]) => !fixedByEquality(f));
   const walk = [...fields.slice(eqFields), "_id"];
   if (wanted.length === 0) return 1;
@@ -340,7 +399,10 @@ function analyse(filter: Document): Analysis {
 function exactPoint(value: unknown): boolean {
   if (value === null || value === undefined || Array.isArray(value) || isPlainObject(value)) return false;
   if (value instanceof RegExp) return Boolean(regexRange(value)?.pure);
-  return encodeValue(value).exact && !["Decimal128", "MinKey", "MaxKey", "BSONRegExp"].includes(String((value as { _bsontype?: string })._bsontype));
+  return (
+    encodeValue(value).exact &&
+    !["Decimal128", "MinKey", "MaxKey", "BSONRegExp"].includes(String((value as { _bsontype?: string })._bsontype))
+  );
 }
 
 const RANGE_OPERATORS = new Set(["$gt", "$gte", "$lt", "$lte"]);
@@ -353,16 +415,23 @@ function fieldBounds(cond: unknown): FieldBounds | undefined {
   }
   if (!isPlainObject(cond)) return Array.isArray(cond) ? undefined : { points: [cond], exact: exactPoint(cond) };
   const keys = Object.keys(cond);
-  if (keys.length === 0 || !keys.every((k) => k.startsWith("$"))) return isPlainObject(cond) && keys.every((k) => !k.startsWith("$")) ? { points: [cond] } : undefined;
+  if (keys.length === 0 || !keys.every((k) => k.startsWith("$")))
+    return isPlainObject(cond) && keys.every((k) => !k.startsWith("$")) ? { points: [cond] } : undefined;
   const only = (...allowed: string[]) => keys.every((k) => allowed.includes(k));
-  if ("$eq" in cond && !Array.isArray(cond.$eq) && !(cond.$eq instanceof RegExp)) return { points: [cond.$eq], exact: only("$eq") && exactPoint(cond.$eq) };
+  if ("$eq" in cond && !Array.isArray(cond.$eq) && !(cond.$eq instanceof RegExp))
+    return { points: [cond.$eq], exact: only("$eq") && exactPoint(cond.$eq) };
   if (Array.isArray(cond.$in) && cond.$in.length > 0 && cond.$in.every((v) => !Array.isArray(v) && !isPlainObject(v))) {
     const values = cond.$in.map((v) => (isBsonRegex(v) ? toRegExp(v) : v));
     if (values.some((v) => v === undefined || (v instanceof RegExp && !regexRange(v)))) return undefined;
     return { points: values, exact: only("$in") && values.every(exactPoint) };
   }
   if ("$regex" in cond) {
-    const re = cond.$regex instanceof RegExp ? cond.$regex : typeof cond.$regex === "string" ? safeRegExp(cond.$regex, typeof cond.$options === "string" ? cond.$options : "") : undefined;
+    const re =
+      cond.$regex instanceof RegExp
+        ? cond.$regex
+        : typeof cond.$regex === "string"
+          ? safeRegExp(cond.$regex, typeof cond.$options === "string" ? cond.$options : "")
+          : undefined;
     const r = re && regexRange(re);
     return r ? { ranges: [r], exact: only("$regex", "$options") && Boolean(r.pure) } : undefined;
   }
@@ -373,8 +442,13 @@ function fieldBounds(cond: unknown): FieldBounds | undefined {
   if (lo !== undefined && hi !== undefined && encodeValue(lo).part[0] !== encodeValue(hi).part[0]) return undefined;
   // Binary keys are stored as base64 text, not in MongoDB's order (length, subtype, bytes): a
   // range over binary data reads every binary key and the filter decides.
-  if (bsonTypeOf(lo) === "Binary" || bsonTypeOf(hi) === "Binary") return { ranges: [{ loInc: true, hiInc: false, rank: Rank.Binary, single: true }], exact: false };
-  const exact = keys.every((k) => RANGE_OPERATORS.has(k)) && !("$gt" in cond && "$gte" in cond) && !("$lt" in cond && "$lte" in cond) && [lo, hi].every((v) => v === undefined || exactPoint(v));
+  if (bsonTypeOf(lo) === "Binary" || bsonTypeOf(hi) === "Binary")
+    return { ranges: [{ loInc: true, hiInc: false, rank: Rank.Binary, single: true }], exact: false };
+  const exact =
+    keys.every((k) => RANGE_OPERATORS.has(k)) &&
+    !("$gt" in cond && "$gte" in cond) &&
+    !("$lt" in cond && "$lte" in cond) &&
+    [lo, hi].every((v) => v === undefined || exactPoint(v));
   return { ranges: [{ lo, loInc: "$gte" in cond, hi, hiInc: "$lte" in cond }], exact };
 }
 
@@ -408,7 +482,8 @@ const ANY_STRING = /^/;
 function collatedAnalysis(index: IndexSpec, analysis: Analysis, collation: Collation | undefined): Analysis {
   if (!index.collation || !collation) return analysis;
   const bounds = new Map<string, FieldBounds>();
-  const stringy = (v: unknown) => typeof v === "string" || v instanceof RegExp || bsonTypeOf(v) === "BSONSymbol" || bsonTypeOf(v) === "BSONRegExp";
+  const stringy = (v: unknown) =>
+    typeof v === "string" || v instanceof RegExp || bsonTypeOf(v) === "BSONSymbol" || bsonTypeOf(v) === "BSONRegExp";
   for (const [field, b] of analysis.bounds) {
     if (b.points) {
       if (!b.points.some(stringy)) {
@@ -425,7 +500,11 @@ function collatedAnalysis(index: IndexSpec, analysis: Analysis, collation: Colla
       if (whole) points.push(ANY_STRING);
       bounds.set(field, { points: [...new Set(points)], exact: false });
     } else if (b.ranges) {
-      const ranges = b.ranges.map((r) => ([r.lo, r.hi].some(stringy) || r.rank === Rank.String ? { loInc: true, hiInc: false, rank: Rank.String, single: true } : r));
+      const ranges = b.ranges.map((r) =>
+        [r.lo, r.hi].some(stringy) || r.rank === Rank.String
+          ? { loInc: true, hiInc: false, rank: Rank.String, single: true }
+          : r,
+      );
       bounds.set(field, { ranges, exact: false });
     }
   }

@@ -5,12 +5,13 @@
  */
 import type { Document } from "bson";
 import type { Options } from "mingo/types";
-import { setField } from "../storage/bson-values";
 import { MongoCommandError } from "../errors";
-import { compileFilter } from "./filter";
+import { setField } from "../storage/bson-values";
 import { isPlainObject, ownField } from "../storage/keys";
+import { compileFilter } from "./filter";
 
-type Special = { kind: "slice"; skip: number; limit: number } | { kind: "elemMatch"; criteria: Document } | { kind: "positional" };
+type Special =
+  { kind: "slice"; skip: number; limit: number } | { kind: "elemMatch"; criteria: Document } | { kind: "positional" };
 
 interface Parsed {
   /** True: only the listed paths (and `_id`) are kept; false: the listed paths are removed. */
@@ -20,7 +21,10 @@ interface Parsed {
   specials: Map<string, Special>;
 }
 
-const isFlag = (v: unknown) => typeof v === "number" || typeof v === "boolean" || (isPlainObject(v) && (v as { _bsontype?: string })._bsontype !== undefined);
+const isFlag = (v: unknown) =>
+  typeof v === "number" ||
+  typeof v === "boolean" ||
+  (isPlainObject(v) && (v as { _bsontype?: string })._bsontype !== undefined);
 
 /** Flattens `{a: {b: 1}}` to `a.b`, sorts out the kinds of fields; undefined when mingo must do it. */
 function parse(projection: Document): Parsed | undefined {
@@ -30,15 +34,22 @@ function parse(projection: Document): Parsed | undefined {
     for (const [key, value] of Object.entries(spec)) {
       const path = prefix + key;
       if (key.endsWith(".$") || key === "$") {
-        if (!truthy(value)) throw new MongoCommandError("Location31395", "positional projection cannot be used with exclusion");
+        if (!truthy(value))
+          throw new MongoCommandError("Location31395", "positional projection cannot be used with exclusion");
         specials.set(path.slice(0, -2), { kind: "positional" });
       } else if (isPlainObject(value) && "$slice" in value && Object.keys(value).length === 1) {
         specials.set(path, slice(value.$slice));
       } else if (isPlainObject(value) && "$elemMatch" in value && Object.keys(value).length === 1) {
-        if (prefix || key.includes(".")) throw new MongoCommandError("Location31275", "Cannot use $elemMatch projection on a nested field.");
-        if (!isPlainObject(value.$elemMatch)) throw new MongoCommandError("BadValue", "elemMatch: Invalid argument, object required.");
+        if (prefix || key.includes("."))
+          throw new MongoCommandError("Location31275", "Cannot use $elemMatch projection on a nested field.");
+        if (!isPlainObject(value.$elemMatch))
+          throw new MongoCommandError("BadValue", "elemMatch: Invalid argument, object required.");
         specials.set(path, { kind: "elemMatch", criteria: value.$elemMatch });
-      } else if (isPlainObject(value) && !Object.keys(value).some((k) => k.startsWith("$")) && Object.keys(value).length > 0) {
+      } else if (
+        isPlainObject(value) &&
+        !Object.keys(value).some((k) => k.startsWith("$")) &&
+        Object.keys(value).length > 0
+      ) {
         if (!visit(value, `${path}.`)) return false;
       } else if (isFlag(value)) {
         flags.set(path, truthy(value));
@@ -63,7 +74,11 @@ function parse(projection: Document): Parsed | undefined {
   }
   // `{_id: 1}` alone, a positional or an `$elemMatch` field without exclusions make an inclusion;
   // `$slice` alone keeps the other fields.
-  const inclusion = included.length > 0 || positional || (elemMatch && excluded.length === 0) || (flags.get("_id") === true && excluded.length === 0);
+  const inclusion =
+    included.length > 0 ||
+    positional ||
+    (elemMatch && excluded.length === 0) ||
+    (flags.get("_id") === true && excluded.length === 0);
   return { inclusion, paths: inclusion ? included : excluded, excludeId, specials };
 }
 
@@ -73,12 +88,19 @@ function truthy(value: unknown): boolean {
 
 function slice(arg: unknown): Special {
   const int = (v: unknown) => typeof v === "number" && Number.isInteger(v);
-  if (int(arg)) return (arg as number) >= 0 ? { kind: "slice", skip: 0, limit: arg as number } : { kind: "slice", skip: arg as number, limit: -(arg as number) };
+  if (int(arg))
+    return (arg as number) >= 0
+      ? { kind: "slice", skip: 0, limit: arg as number }
+      : { kind: "slice", skip: arg as number, limit: -(arg as number) };
   if (Array.isArray(arg) && arg.length === 2 && int(arg[0]) && int(arg[1])) {
-    if ((arg[1] as number) <= 0) throw new MongoCommandError("Location28724", "Second argument to $slice must be a positive number");
+    if ((arg[1] as number) <= 0)
+      throw new MongoCommandError("Location28724", "Second argument to $slice must be a positive number");
     return { kind: "slice", skip: arg[0] as number, limit: arg[1] as number };
   }
-  throw new MongoCommandError("Location28667", "Invalid $slice syntax. The given syntax did not match the find() syntax because :: Location31273: $slice only supports numbers and [skip, limit] arrays");
+  throw new MongoCommandError(
+    "Location28667",
+    "Invalid $slice syntax. The given syntax did not match the find() syntax because :: Location31273: $slice only supports numbers and [skip, limit] arrays",
+  );
 }
 
 /** A tree of path parts: a leaf (true) keeps or drops the whole field. */
@@ -129,7 +151,12 @@ function exclude(value: Document, tree: Tree): Document {
     const node = tree.get(key);
     if (node === true) continue;
     if (node === undefined) setField(out, key, v);
-    else if (Array.isArray(v)) setField(out, key, v.map((el) => (isPlainObject(el) ? exclude(el, node) : el)));
+    else if (Array.isArray(v))
+      setField(
+        out,
+        key,
+        v.map((el) => (isPlainObject(el) ? exclude(el, node) : el)),
+      );
     else if (isPlainObject(v)) setField(out, key, exclude(v, node));
     else setField(out, key, v);
   }
@@ -160,12 +187,18 @@ function positionalElement(doc: Document, path: string, filter: Document, option
   const values = path.split(".").reduce<unknown>((v, part) => (isPlainObject(v) ? ownField(v, part) : undefined), doc);
   const conditions = conditionsOn(filter, path);
   if (!Array.isArray(values) || conditions.length === 0) {
-    throw new MongoCommandError("Location51246", "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array");
+    throw new MongoCommandError(
+      "Location51246",
+      "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array",
+    );
   }
   const queries = conditions.map(([key, cond]) => compileFilter({ [key]: cond }, options));
   const index = values.findIndex((el) => queries.every((q) => q.test(wrapAt(path, [el]))));
   if (index < 0) {
-    throw new MongoCommandError("Location51246", "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array");
+    throw new MongoCommandError(
+      "Location51246",
+      "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array",
+    );
   }
   return [values[index]];
 }
@@ -177,13 +210,19 @@ function wrapAt(path: string, value: unknown): Document {
 function conditionsOn(filter: Document, path: string): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
   for (const [key, cond] of Object.entries(filter)) {
-    if (key === "$and" && Array.isArray(cond)) for (const sub of cond) if (isPlainObject(sub)) out.push(...conditionsOn(sub, path));
+    if (key === "$and" && Array.isArray(cond))
+      for (const sub of cond) if (isPlainObject(sub)) out.push(...conditionsOn(sub, path));
     if (key === path || key.startsWith(`${path}.`)) out.push([key, cond]);
   }
   return out;
 }
 
-export function projectFind(docs: Document[], projection: Document, filter: Document, options?: Partial<Options>): Document[] | undefined {
+export function projectFind(
+  docs: Document[],
+  projection: Document,
+  filter: Document,
+  options?: Partial<Options>,
+): Document[] | undefined {
   const parsed = parse(projection);
   if (!parsed) return undefined;
   const { inclusion, paths, excludeId, specials } = parsed;
@@ -191,8 +230,12 @@ export function projectFind(docs: Document[], projection: Document, filter: Docu
   if (inclusion) for (const [path, s] of specials) if (s.kind !== "elemMatch") keep.push(path);
   if (inclusion && !excludeId) keep.push("_id");
   const tree = treeOf(keep);
-  const elemMatches = [...specials].filter(([, s]) => s.kind === "elemMatch") as Array<[string, { kind: "elemMatch"; criteria: Document }]>;
-  const matchers = new Map(elemMatches.map(([path, s]) => [path, compileFilter({ [path]: { $elemMatch: s.criteria } }, options)]));
+  const elemMatches = [...specials].filter(([, s]) => s.kind === "elemMatch") as Array<
+    [string, { kind: "elemMatch"; criteria: Document }]
+  >;
+  const matchers = new Map(
+    elemMatches.map(([path, s]) => [path, compileFilter({ [path]: { $elemMatch: s.criteria } }, options)]),
+  );
   return docs.map((doc) => {
     const out = inclusion ? include(doc, tree) : exclude(doc, tree);
     for (const [path, s] of specials) {

@@ -7,18 +7,18 @@ import type { Document } from "bson";
 import type { Query } from "mingo";
 import { Context } from "mingo/core";
 import type { Options } from "mingo/types";
-import { makeAggregator, makeQuery, optionsCollation } from "./collated-query";
-import { compareCollated, type Collation } from "./collation";
 import { MongoCommandError } from "../errors";
 import { idKey, idText, valuesAtPath } from "../storage/keys";
+import type { CollectionMeta, Store } from "../storage/store";
+import { makeAggregator, makeQuery, optionsCollation } from "./collated-query";
+import { compareCollated, type Collation } from "./collation";
+import { compileFilter } from "./filter";
+import { OWN_STAGES } from "./pipeline-check";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
-import { compileFilter } from "./filter";
 import { projectFind } from "./projection";
-import type { CollectionMeta, Store } from "../storage/store";
 import { isTextScoreMeta, parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
 import { customQueryOperators } from "./type-operators";
-import { OWN_STAGES } from "./pipeline-check";
 import { jsonSchemaOption } from "./validation";
 
 export interface FindSpec {
@@ -36,7 +36,9 @@ export function mingoOptions(store: Store, db: string, letParameters?: Document)
   const options = {
     ...jsonSchemaOption,
     idKey: "_id",
-    context: Context.init().addQueryOps(customQueryOperators as never).addPipelineOps(OWN_STAGES as never),
+    context: Context.init()
+      .addQueryOps(customQueryOperators as never)
+      .addPipelineOps(OWN_STAGES as never),
     scriptEnabled: false,
     // As on a replica set's member, `$$CLUSTER_TIME` is the cluster time when the command runs.
     variables: { CLUSTER_TIME: store.clock.now() },
@@ -63,7 +65,9 @@ function evaluateLet(letParameters: Document, options: Partial<Options>): Docume
         "Command let Expression tried to access a field, but this is not allowed because Command let Expressions run before the query examines any documents.",
       );
     }
-    const [evaluated] = makeAggregator([{ $replaceWith: { value: expression } }], { ...options, variables }).run([{}]) as Document[];
+    const [evaluated] = makeAggregator([{ $replaceWith: { value: expression } }], { ...options, variables }).run([
+      {},
+    ]) as Document[];
     variables[name] = evaluated?.value;
   }
   return variables;
@@ -75,9 +79,11 @@ function checkLetName(name: string): void {
   if (["NOW", "CLUSTER_TIME", "JS_SCOPE", "IS_MR", "USER_ROLES"].includes(name)) {
     throw new MongoCommandError("Location4738901", `Attempt to set internal constant: ${name}`);
   }
-  const invalid = (reason: string) => new MongoCommandError("FailedToParse", `Invalid 'let' parameter :: caused by :: ${reason}`);
+  const invalid = (reason: string) =>
+    new MongoCommandError("FailedToParse", `Invalid 'let' parameter :: caused by :: ${reason}`);
   if (name.length === 0) throw invalid("empty variable names are not allowed");
-  if (!/^[a-z\u0080-\uffff]/.test(name)) throw invalid(`'${name}' starts with an invalid character for a user variable name`);
+  if (!/^[a-z\u0080-\uffff]/.test(name))
+    throw invalid(`'${name}' starts with an invalid character for a user variable name`);
   const bad = /[^a-zA-Z0-9_\u0080-\uffff]/.exec(name.slice(1));
   if (bad) throw invalid(`'${name}' contains an invalid character for a variable name: '${bad[0]}'`);
 }
@@ -169,7 +175,12 @@ function race(runners: Runner[], query: Query, wanted: number): Runner {
 }
 
 /** The matching documents in order, after skip and limit (not projected). */
-export function findDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): Document[] {
+export function findDocuments(
+  store: Store,
+  meta: CollectionMeta | undefined,
+  spec: FindSpec,
+  options?: Partial<Options>,
+): Document[] {
   const text = spec.filter ? splitText(spec.filter) : undefined;
   if (text) return meta ? findText(store, meta, text, spec, options) : [];
   const filter = spec.filter ?? {};
@@ -232,7 +243,13 @@ export function findDocuments(store: Store, meta: CollectionMeta | undefined, sp
  * A `$text` query: every document is scored by the collection's text index (see text.ts) and
  * checked against the rest of the filter; the score is kept for `{$meta: "textScore"}`.
  */
-function findText(store: Store, meta: CollectionMeta, text: { text: unknown; rest: Document }, spec: FindSpec, options?: Partial<Options>): Document[] {
+function findText(
+  store: Store,
+  meta: CollectionMeta,
+  text: { text: unknown; rest: Document },
+  spec: FindSpec,
+  options?: Partial<Options>,
+): Document[] {
   if (meta.options.viewOn) throw new MongoCommandError("BadValue", "$text is not allowed on a view");
   const index = textIndexFor(meta.indexes, text.rest);
   const score = textMatcher(index, parseTextQuery(text.text));
@@ -257,7 +274,9 @@ function findText(store: Store, meta: CollectionMeta, text: { text: unknown; res
  */
 function hintedOrder(meta: CollectionMeta, hint: unknown): Document | undefined {
   if (hint === undefined || hint === null) return undefined;
-  const index = meta.indexes.find((i) => (typeof hint === "string" ? i.name === hint : JSON.stringify(i.key) === JSON.stringify(hint)));
+  const index = meta.indexes.find((i) =>
+    typeof hint === "string" ? i.name === hint : JSON.stringify(i.key) === JSON.stringify(hint),
+  );
   return index && index.name !== "_id_" ? index.key : undefined;
 }
 
@@ -281,7 +300,12 @@ export function executorOf(store: Store): Executor {
  * index (no condition left to check on documents), the index entries are counted without reading
  * a single document, as MongoDB's COUNT_SCAN does.
  */
-export function countDocuments(store: Store, meta: CollectionMeta | undefined, spec: FindSpec, options?: Partial<Options>): number {
+export function countDocuments(
+  store: Store,
+  meta: CollectionMeta | undefined,
+  spec: FindSpec,
+  options?: Partial<Options>,
+): number {
   const filter = spec.filter ?? {};
   if (!meta) {
     compileFilter(filter, options);
@@ -295,18 +319,22 @@ export function countDocuments(store: Store, meta: CollectionMeta | undefined, s
   };
   if (!meta.options.viewOn && spec.hint === undefined) {
     if (Object.keys(filter).length === 0) return clamp(store.count(meta));
-    const plans = candidatePlans(filter, undefined, meta.indexes, undefined, optionsCollation(options)).filter((p): p is IndexPlan => p.kind === "index");
+    const plans = candidatePlans(filter, undefined, meta.indexes, undefined, optionsCollation(options)).filter(
+      (p): p is IndexPlan => p.kind === "index",
+    );
     const covered = plans.find((p) => p.covered);
     if (covered) {
       const distinct = covered.dedupe ? new Set<string>() : undefined;
       let n = 0;
-      for (const { start, end } of covered.intervals) n += store.countIndex(meta, covered.index.name, start, end, distinct);
+      for (const { start, end } of covered.intervals)
+        n += store.countIndex(meta, covered.index.name, start, end, distinct);
       return clamp(n);
     }
     const { fields, complete } = filterFields(filter);
     for (const a of complete ? plans : []) {
       for (const b of plans) {
-        if (a !== b && fields.every((f) => a.exactFields.includes(f) || b.exactFields.includes(f))) return clamp(intersectionSize(store, meta, a, b));
+        if (a !== b && fields.every((f) => a.exactFields.includes(f) || b.exactFields.includes(f)))
+          return clamp(intersectionSize(store, meta, a, b));
       }
     }
   }
@@ -326,7 +354,8 @@ function forEachPlanId(store: Store, meta: CollectionMeta, plan: IndexPlan, visi
  * against it.
  */
 function intersectionSize(store: Store, meta: CollectionMeta, a: IndexPlan, b: IndexPlan): number {
-  const entries = (p: IndexPlan) => p.intervals.reduce((n, { start, end }) => n + store.countIndex(meta, p.index.name, start, end, undefined), 0);
+  const entries = (p: IndexPlan) =>
+    p.intervals.reduce((n, { start, end }) => n + store.countIndex(meta, p.index.name, start, end, undefined), 0);
   const [small, large] = entries(a) <= entries(b) ? [a, b] : [b, a];
   const kept = new Set<string>();
   forEachPlanId(store, meta, small, (id) => kept.add(id));
@@ -340,10 +369,18 @@ function intersectionSize(store: Store, meta: CollectionMeta, a: IndexPlan, b: I
 }
 
 /** A view's documents are its pipeline run over its source, then filtered like any others. */
-function findInView(store: Store, view: CollectionMeta, query: Query, spec: FindSpec, options?: Partial<Options>): Document[] {
+function findInView(
+  store: Store,
+  view: CollectionMeta,
+  query: Query,
+  spec: FindSpec,
+  options?: Partial<Options>,
+): Document[] {
   const source = store.collection(view.db, String(view.options.viewOn));
   const base = findDocuments(store, source, {}, options);
-  const rows = (makeAggregator((view.options.pipeline as Document[]) ?? [], options).run(base) as Document[]).filter((d) => query.test(d));
+  const rows = (makeAggregator((view.options.pipeline as Document[]) ?? [], options).run(base) as Document[]).filter(
+    (d) => query.test(d),
+  );
   const ordered = spec.sort ? sortDocuments(rows, spec.sort, optionsCollation(options)) : rows;
   const skip = spec.skip ?? 0;
   return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
@@ -356,13 +393,18 @@ function findInView(store: Store, view: CollectionMeta, query: Query, spec: Find
 function sortDocuments(docs: Document[], sort: Document, collation?: Collation): Document[] {
   const compare = (a: unknown, b: unknown) => compareCollated(a, b, collation);
   // `{$meta: "textScore"}` sorts by the text score, highest first.
-  const fields = Object.entries(sort).map(([path, dir]) => ({ path, meta: isTextScoreMeta(dir), dir: isTextScoreMeta(dir) || Number(dir) < 0 ? -1 : 1 }));
+  const fields = Object.entries(sort).map(([path, dir]) => ({
+    path,
+    meta: isTextScoreMeta(dir),
+    dir: isTextScoreMeta(dir) || Number(dir) < 0 ? -1 : 1,
+  }));
   const keyed = docs.map((doc) => ({
     doc,
     keys: fields.map(({ path, dir, meta }) => {
       if (meta) {
         const score = textScores.get(doc);
-        if (score === undefined) throw new MongoCommandError("Location40218", "query requires text score metadata, but it is not available");
+        if (score === undefined)
+          throw new MongoCommandError("Location40218", "query requires text score metadata, but it is not available");
         return score;
       }
       const { values } = valuesAtPath(doc, path);
@@ -379,7 +421,12 @@ function sortDocuments(docs: Document[], sort: Document, collation?: Collation):
   return keyed.map((k) => k.doc);
 }
 
-export function projectDocuments(docs: Document[], projection: Document | undefined, filter: Document = {}, options?: Partial<Options>): Document[] {
+export function projectDocuments(
+  docs: Document[],
+  projection: Document | undefined,
+  filter: Document = {},
+  options?: Partial<Options>,
+): Document[] {
   if (!projection || Object.keys(projection).length === 0) return docs;
   const projected = projectFind(docs, projection, filter, options);
   if (projected) return projected;
@@ -393,5 +440,12 @@ export function projectDocuments(docs: Document[], projection: Document | undefi
 export function explainPlan(plan: Plan): Document {
   if (plan.kind === "ids") return { stage: "IDHACK" };
   if (plan.kind === "scan") return { stage: "COLLSCAN", direction: plan.reverse ? "backward" : "forward" };
-  return { stage: "IXSCAN", indexName: plan.index.name, keyPattern: plan.index.key, direction: plan.reverse ? "backward" : "forward", isMultiKey: Boolean(plan.index.multikeyFields?.length), multiKeyPaths: plan.index.multikeyFields ?? [] };
+  return {
+    stage: "IXSCAN",
+    indexName: plan.index.name,
+    keyPattern: plan.index.key,
+    direction: plan.reverse ? "backward" : "forward",
+    isMultiKey: Boolean(plan.index.multikeyFields?.length),
+    multiKeyPaths: plan.index.multikeyFields ?? [],
+  };
 }

@@ -8,9 +8,24 @@ const DOUBLES = ["bb", "dd", "ff", "gg", "mm", "nn", "pp", "rr", "tt"];
 const LI_ENDINGS = "cdeghkmnrt";
 
 const EXCEPTIONS1: Record<string, string> = {
-  skis: "ski", skies: "sky", dying: "die", lying: "lie", tying: "tie", idly: "idl", gently: "gentl", ugly: "ugli",
-  early: "earli", only: "onli", singly: "singl", sky: "sky", news: "news", howe: "howe", atlas: "atlas", cosmos: "cosmos",
-  bias: "bias", andes: "andes",
+  skis: "ski",
+  skies: "sky",
+  dying: "die",
+  lying: "lie",
+  tying: "tie",
+  idly: "idl",
+  gently: "gentl",
+  ugly: "ugli",
+  early: "earli",
+  only: "onli",
+  singly: "singl",
+  sky: "sky",
+  news: "news",
+  howe: "howe",
+  atlas: "atlas",
+  cosmos: "cosmos",
+  bias: "bias",
+  andes: "andes",
 };
 const EXCEPTIONS2 = new Set(["inning", "outing", "canning", "herring", "earring", "proceed", "exceed", "succeed"]);
 
@@ -77,9 +92,30 @@ export function stem(word: string): string {
 
   // Step 2
   const step2: Record<string, string> = {
-    tional: "tion", enci: "ence", anci: "ance", abli: "able", entli: "ent", izer: "ize", ization: "ize", ational: "ate",
-    ation: "ate", ator: "ate", alism: "al", aliti: "al", alli: "al", fulness: "ful", ousli: "ous", ousness: "ous",
-    iveness: "ive", iviti: "ive", biliti: "ble", bli: "ble", ogi: "og", fulli: "ful", lessli: "less", li: "",
+    tional: "tion",
+    enci: "ence",
+    anci: "ance",
+    abli: "able",
+    entli: "ent",
+    izer: "ize",
+    ization: "ize",
+    ational: "ate",
+    ation: "ate",
+    ator: "ate",
+    alism: "al",
+    aliti: "al",
+    alli: "al",
+    fulness: "ful",
+    ousli: "ous",
+    ousness: "ous",
+    iveness: "ive",
+    iviti: "ive",
+    biliti: "ble",
+    bli: "ble",
+    ogi: "og",
+    fulli: "ful",
+    lessli: "less",
+    li: "",
   };
   const s2 = longest(w, Object.keys(step2));
   if (s2 && inR1(s2)) {
@@ -92,7 +128,17 @@ export function stem(word: string): string {
   }
 
   // Step 3
-  const step3: Record<string, string> = { tional: "tion", ational: "ate", alize: "al", icate: "ic", iciti: "ic", ical: "ic", ful: "", ness: "", ative: "" };
+  const step3: Record<string, string> = {
+    tional: "tion",
+    ational: "ate",
+    alize: "al",
+    icate: "ic",
+    iciti: "ic",
+    ical: "ic",
+    ful: "",
+    ness: "",
+    ative: "",
+  };
   const s3 = longest(w, Object.keys(step3));
   if (s3 && inR1(s3)) {
     if (s3 === "ative") {
@@ -101,7 +147,26 @@ export function stem(word: string): string {
   }
 
   // Step 4
-  const s4 = longest(w, ["al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ism", "ate", "iti", "ous", "ive", "ize", "ion"]);
+  const s4 = longest(w, [
+    "al",
+    "ance",
+    "ence",
+    "er",
+    "ic",
+    "able",
+    "ible",
+    "ant",
+    "ement",
+    "ment",
+    "ent",
+    "ism",
+    "ate",
+    "iti",
+    "ous",
+    "ive",
+    "ize",
+    "ion",
+  ]);
   if (s4 && inR2(s4)) {
     if (s4 === "ion") {
       const before = w[w.length - 4];

@@ -8,19 +8,45 @@
  */
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
+import type { IndexSpec } from "../storage/index-spec";
 import { isPlainObject } from "../storage/keys";
 import { ENGLISH_STOP_WORDS, stem } from "./stemmer";
-import type { IndexSpec } from "../storage/index-spec";
 
 const UNSUPPORTED_HINT = "is not supported by the embedded database: set MONGODB_URI to use a MongoDB server";
 
 /** Languages MongoDB's text search knows, by name and by code, to the name. */
 const LANGUAGES: Record<string, string> = {
-  none: "none", danish: "danish", da: "danish", dutch: "dutch", nl: "dutch", english: "english", en: "english",
-  finnish: "finnish", fi: "finnish", french: "french", fr: "french", german: "german", de: "german",
-  hungarian: "hungarian", hu: "hungarian", italian: "italian", it: "italian", norwegian: "norwegian", nb: "norwegian",
-  portuguese: "portuguese", pt: "portuguese", romanian: "romanian", ro: "romanian", russian: "russian", ru: "russian",
-  spanish: "spanish", es: "spanish", swedish: "swedish", sv: "swedish", turkish: "turkish", tr: "turkish",
+  none: "none",
+  danish: "danish",
+  da: "danish",
+  dutch: "dutch",
+  nl: "dutch",
+  english: "english",
+  en: "english",
+  finnish: "finnish",
+  fi: "finnish",
+  french: "french",
+  fr: "french",
+  german: "german",
+  de: "german",
+  hungarian: "hungarian",
+  hu: "hungarian",
+  italian: "italian",
+  it: "italian",
+  norwegian: "norwegian",
+  nb: "norwegian",
+  portuguese: "portuguese",
+  pt: "portuguese",
+  romanian: "romanian",
+  ro: "romanian",
+  russian: "russian",
+  ru: "russian",
+  spanish: "spanish",
+  es: "spanish",
+  swedish: "swedish",
+  sv: "swedish",
+  turkish: "turkish",
+  tr: "turkish",
 };
 const IMPLEMENTED = new Set(["english", "none"]);
 const MAX_WORD_WEIGHT = 1_000_000_000;
@@ -61,7 +87,8 @@ export function textIndexSpec(raw: Document): IndexSpec {
       continue;
     }
     if (textSeen) textDone = true;
-    if (dir === "hashed" || (Number(dir) !== 1 && Number(dir) !== -1)) cannotCreate("expected value 1 or -1 for non-text key in compound index");
+    if (dir === "hashed" || (Number(dir) !== 1 && Number(dir) !== -1))
+      cannotCreate("expected value 1 or -1 for non-text key in compound index");
     pattern[field] = Number(dir);
   }
   if (raw.weights !== undefined) {
@@ -75,8 +102,10 @@ export function textIndexSpec(raw: Document): IndexSpec {
     }
   }
   for (const [field, w] of weights) {
-    if (w <= 0 || w >= MAX_WORD_WEIGHT) cannotCreate(`text index weight must be in the exclusive interval (0,${MAX_WORD_WEIGHT}) but found: ${w}`);
-    if (field !== "$**" && field.split(".").some((p) => p.startsWith("$"))) cannotCreate("weight cannot have path component with $ prefix");
+    if (w <= 0 || w >= MAX_WORD_WEIGHT)
+      cannotCreate(`text index weight must be in the exclusive interval (0,${MAX_WORD_WEIGHT}) but found: ${w}`);
+    if (field !== "$**" && field.split(".").some((p) => p.startsWith("$")))
+      cannotCreate("weight cannot have path component with $ prefix");
   }
   const defaultLanguage = raw.default_language ?? "english";
   if (typeof defaultLanguage !== "string") cannotCreate("default_language needs a string type");
@@ -84,7 +113,8 @@ export function textIndexSpec(raw: Document): IndexSpec {
   language(defaultLanguage, cannotCreate);
   const override = raw.language_override ?? "language";
   if (typeof override !== "string") cannotCreate("language_override must be a string");
-  if (raw.textIndexVersion !== undefined && raw.textIndexVersion !== 3) cannotCreate(`text index version ${String(raw.textIndexVersion)} ${UNSUPPORTED_HINT}`);
+  if (raw.textIndexVersion !== undefined && raw.textIndexVersion !== 3)
+    cannotCreate(`text index version ${String(raw.textIndexVersion)} ${UNSUPPORTED_HINT}`);
   const sorted = Object.fromEntries([...weights.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return {
     v: 2,
@@ -102,7 +132,10 @@ export function checkTextLanguage(index: IndexSpec, doc: Document): void {
   const value = doc[index.language_override ?? "language"];
   if (typeof value === "string") {
     language(value, (m) => {
-      throw new MongoCommandError("Location17262", m.startsWith("unsupported") ? `language override unsupported: ${value}` : m);
+      throw new MongoCommandError(
+        "Location17262",
+        m.startsWith("unsupported") ? `language override unsupported: ${value}` : m,
+      );
     });
   }
 }
@@ -123,7 +156,9 @@ function fold(text: string, t: Tokenizing): string {
 
 /** The words of a text: runs of letters and digits (and, in English, apostrophes). */
 function words(text: string, english: boolean): string[] {
-  return text.split(english ? /[^\p{L}\p{N}\p{M}']+/u : /[^\p{L}\p{N}\p{M}]+/u).filter((w) => w.length > 0 && w !== "'");
+  return text
+    .split(english ? /[^\p{L}\p{N}\p{M}']+/u : /[^\p{L}\p{N}\p{M}]+/u)
+    .filter((w) => w.length > 0 && w !== "'");
 }
 
 /** The index terms of a text: folded words, without stop words, stemmed. */
@@ -156,14 +191,23 @@ export interface TextQuery {
 export function parseTextQuery(operand: unknown): TextQuery {
   if (!isPlainObject(operand)) throw new MongoCommandError("BadValue", "$text expects an object");
   for (const k of Object.keys(operand)) {
-    if (!["$search", "$language", "$caseSensitive", "$diacriticSensitive"].includes(k)) throw new MongoCommandError("BadValue", `extra fields in $text: ${k}`);
+    if (!["$search", "$language", "$caseSensitive", "$diacriticSensitive"].includes(k))
+      throw new MongoCommandError("BadValue", `extra fields in $text: ${k}`);
   }
-  if (typeof operand.$search !== "string") throw new MongoCommandError("BadValue", "$search required and must be a string");
-  if (operand.$language !== undefined && typeof operand.$language !== "string") throw new MongoCommandError("BadValue", "$language must be a string");
+  if (typeof operand.$search !== "string")
+    throw new MongoCommandError("BadValue", "$search required and must be a string");
+  if (operand.$language !== undefined && typeof operand.$language !== "string")
+    throw new MongoCommandError("BadValue", "$language must be a string");
   for (const k of ["$caseSensitive", "$diacriticSensitive"]) {
-    if (operand[k] !== undefined && typeof operand[k] !== "boolean") throw new MongoCommandError("BadValue", `${k} must be a boolean`);
+    if (operand[k] !== undefined && typeof operand[k] !== "boolean")
+      throw new MongoCommandError("BadValue", `${k} must be a boolean`);
   }
-  return { search: operand.$search, language: operand.$language as string | undefined, caseSensitive: operand.$caseSensitive === true, diacriticSensitive: operand.$diacriticSensitive === true };
+  return {
+    search: operand.$search,
+    language: operand.$language as string | undefined,
+    caseSensitive: operand.$caseSensitive === true,
+    diacriticSensitive: operand.$diacriticSensitive === true,
+  };
 }
 
 interface ParsedSearch {
@@ -235,7 +279,8 @@ function weightedStrings(index: IndexSpec, doc: Document): Array<{ text: string;
     } else if (Array.isArray(value)) {
       for (const v of value) visit(v, path, weight);
     } else if (isPlainObject(value)) {
-      for (const [k, v] of Object.entries(value)) visit(v, path ? `${path}.${k}` : k, "$**" in weights ? weights["$**"] : undefined);
+      for (const [k, v] of Object.entries(value))
+        visit(v, path ? `${path}.${k}` : k, "$**" in weights ? weights["$**"] : undefined);
     }
   };
   for (const [k, v] of Object.entries(doc)) visit(v, k, "$**" in weights ? weights["$**"] : undefined);
@@ -273,8 +318,13 @@ function documentScores(strings: Array<{ text: string; weight: number }>, t: Tok
 export function textIndexKeyCount(index: IndexSpec, doc: Document): number {
   const override = index.language_override ?? "language";
   const fallback = LANGUAGES[String(index.default_language ?? "english").toLowerCase()] ?? "english";
-  const docLanguage = typeof doc[override] === "string" ? LANGUAGES[String(doc[override]).toLowerCase()] ?? fallback : fallback;
-  return documentScores(weightedStrings(index, doc), { english: docLanguage === "english", caseSensitive: false, diacriticSensitive: false }).size;
+  const docLanguage =
+    typeof doc[override] === "string" ? (LANGUAGES[String(doc[override]).toLowerCase()] ?? fallback) : fallback;
+  return documentScores(weightedStrings(index, doc), {
+    english: docLanguage === "english",
+    caseSensitive: false,
+    diacriticSensitive: false,
+  }).size;
 }
 
 /**
@@ -298,7 +348,10 @@ export function textMatcher(index: IndexSpec, query: TextQuery): (doc: Document)
   const search = parseSearch(query.search, tokenizing(searchLanguage, false));
   const exact = parseSearch(query.search, tokenizing(searchLanguage, true));
   return (doc) => {
-    const docLanguage = typeof doc[override] === "string" ? LANGUAGES[String(doc[override]).toLowerCase()] ?? defaultLanguage : defaultLanguage;
+    const docLanguage =
+      typeof doc[override] === "string"
+        ? (LANGUAGES[String(doc[override]).toLowerCase()] ?? defaultLanguage)
+        : defaultLanguage;
     if (search.positive.length === 0) return undefined;
     const strings = weightedStrings(index, doc);
     const scores = documentScores(strings, tokenizing(docLanguage, false));
@@ -359,7 +412,10 @@ export function textIndexFor(indexes: IndexSpec[], rest: Document): IndexSpec {
   for (const field of Object.keys(index.key)) {
     if (field === "_fts") break;
     const cond = rest[field];
-    if (cond === undefined || (isPlainObject(cond) && Object.keys(cond).some((k) => k.startsWith("$") && k !== "$eq"))) {
+    if (
+      cond === undefined ||
+      (isPlainObject(cond) && Object.keys(cond).some((k) => k.startsWith("$") && k !== "$eq"))
+    ) {
       throw new MongoCommandError(
         "BadValue",
         `error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)`,

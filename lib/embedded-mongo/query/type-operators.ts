@@ -13,13 +13,32 @@ import type { Document } from "bson";
 import { EJSON } from "bson";
 import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
-import { numberTypeAt } from "../storage/bson-values";
 import { MongoCommandError } from "../errors";
+import { numberTypeAt } from "../storage/bson-values";
 import { compareValues, isPlainObject } from "../storage/keys";
 
 const ALIASES: Record<string, number> = {
-  double: 1, string: 2, object: 3, array: 4, binData: 5, undefined: 6, objectId: 7, bool: 8, date: 9, null: 10, regex: 11,
-  dbPointer: 12, javascript: 13, symbol: 14, javascriptWithScope: 15, int: 16, timestamp: 17, long: 18, decimal: 19, minKey: -1, maxKey: 127,
+  double: 1,
+  string: 2,
+  object: 3,
+  array: 4,
+  binData: 5,
+  undefined: 6,
+  objectId: 7,
+  bool: 8,
+  date: 9,
+  null: 10,
+  regex: 11,
+  dbPointer: 12,
+  javascript: 13,
+  symbol: 14,
+  javascriptWithScope: 15,
+  int: 16,
+  timestamp: 17,
+  long: 18,
+  decimal: 19,
+  minKey: -1,
+  maxKey: 127,
 };
 
 /** The BSON type number of `container[key]`. */
@@ -45,14 +64,30 @@ function typeNumber(value: unknown, container: unknown, key: string): number {
   if (value instanceof RegExp) return 11;
   if (ArrayBuffer.isView(value)) return 5;
   const types: Record<string, number> = {
-    Long: 18, Int32: 16, Double: 1, Decimal128: 19, Binary: 5, ObjectId: 7, ObjectID: 7, BSONRegExp: 11, Timestamp: 17, MinKey: -1, MaxKey: 127, Code: 13, BSONSymbol: 14, DBRef: 3,
+    Long: 18,
+    Int32: 16,
+    Double: 1,
+    Decimal128: 19,
+    Binary: 5,
+    ObjectId: 7,
+    ObjectID: 7,
+    BSONRegExp: 11,
+    Timestamp: 17,
+    MinKey: -1,
+    MaxKey: 127,
+    Code: 13,
+    BSONSymbol: 14,
+    DBRef: 3,
   };
   const bsonType = (value as { _bsontype?: string })._bsontype;
   if (bsonType === "Code") return (value as { scope?: unknown }).scope ? 15 : 13;
   return bsonType !== undefined ? (types[bsonType] ?? 3) : 3;
 }
 
-const TYPE_NAMES = new Map<number, string>([...Object.entries(ALIASES).map(([name, n]) => [n, name] as [number, string]), [15, "javascriptWithScope"]]);
+const TYPE_NAMES = new Map<number, string>([
+  ...Object.entries(ALIASES).map(([name, n]) => [n, name] as [number, string]),
+  [15, "javascriptWithScope"],
+]);
 
 /** MongoDB's name of the BSON type of `container[key]` (`int`, `string`, `object` ...), as its messages give it. */
 export function typeName(container: unknown, key: string): string {
@@ -68,7 +103,10 @@ function wantedTypes(spec: unknown): Array<number | "number"> {
       return ALIASES[t];
     }
     if (typeof t === "number" && (Object.values(ALIASES).includes(t) || t === 15)) return t;
-    throw new MongoCommandError("BadValue", `Invalid numerical type code: ${EJSON.stringify({ v: t } as Document).slice(5, -1)}`);
+    throw new MongoCommandError(
+      "BadValue",
+      `Invalid numerical type code: ${EJSON.stringify({ v: t } as Document).slice(5, -1)}`,
+    );
   };
   if (Array.isArray(spec)) return spec.map(one);
   return [one(spec)];
@@ -114,7 +152,11 @@ function dbRefField(field: "$ref" | "$id" | "$db") {
     return (doc) => {
       const found: Array<[unknown, unknown, string]> = [];
       reach(doc, parts, found);
-      return found.some(([value]) => isPlainObject(value) && EJSON.stringify({ v: value[field] } as Document) === EJSON.stringify({ v: expected } as Document));
+      return found.some(
+        ([value]) =>
+          isPlainObject(value) &&
+          EJSON.stringify({ v: value[field] } as Document) === EJSON.stringify({ v: expected } as Document),
+      );
     };
   };
 }
@@ -153,7 +195,10 @@ export function unproto(value: unknown): unknown {
 
 /** A condition on a path through a `__proto__` field, which MongoDB reads as any other name. */
 function $protoPath(_selector: string, spec: { path: string; condition: unknown }, options: unknown): Predicate {
-  const path = spec.path.split(".").map((part) => (part === "__proto__" ? PROTO : part)).join(".");
+  const path = spec.path
+    .split(".")
+    .map((part) => (part === "__proto__" ? PROTO : part))
+    .join(".");
   const query = new Query({ [path]: spec.condition }, options as Partial<Options>);
   return (doc) => query.test(unproto(doc) as Document);
 }
@@ -161,16 +206,21 @@ function $protoPath(_selector: string, spec: { path: string; condition: unknown 
 /** The bit positions a `$bits*` mask names: a list, a number's set bits, or BinData's. */
 function maskPositions(mask: unknown): number[] {
   if (Array.isArray(mask)) {
-    if (!mask.every((p) => Number.isInteger(p) && p >= 0)) throw new MongoCommandError("BadValue", "bit positions must be non-negative integers");
+    if (!mask.every((p) => Number.isInteger(p) && p >= 0))
+      throw new MongoCommandError("BadValue", "bit positions must be non-negative integers");
     return mask as number[];
   }
   if (typeof mask === "number") {
-    if (!Number.isInteger(mask) || mask < 0) throw new MongoCommandError("BadValue", "bitmask must be a non-negative integer");
+    if (!Number.isInteger(mask) || mask < 0)
+      throw new MongoCommandError("BadValue", "bitmask must be a non-negative integer");
     return setBits(BigInt(mask), 64);
   }
   const bytes = binaryBytes(mask);
   if (bytes) return bytesBits(bytes);
-  throw new MongoCommandError("BadValue", "value takes an Array, a number, or a BinData but received a bitmask of another type");
+  throw new MongoCommandError(
+    "BadValue",
+    "value takes an Array, a number, or a BinData but received a bitmask of another type",
+  );
 }
 
 function setBits(n: bigint, width: number): number[] {
@@ -240,7 +290,12 @@ function binaryRange(test: (order: number) => boolean) {
 
 const isBinary = (v: unknown) => (v as { _bsontype?: string } | null)?._bsontype === "Binary";
 
-const BINARY_RANGES: Record<string, string> = { $gt: "$binaryGt", $gte: "$binaryGte", $lt: "$binaryLt", $lte: "$binaryLte" };
+const BINARY_RANGES: Record<string, string> = {
+  $gt: "$binaryGt",
+  $gte: "$binaryGte",
+  $lt: "$binaryLt",
+  $lte: "$binaryLte",
+};
 
 export const customQueryOperators = {
   $binaryGt: binaryRange((o) => o > 0),
@@ -253,7 +308,11 @@ export const customQueryOperators = {
   $bitsAnyClearOf: bitsOperator(false, false),
   $bsonType,
   $allOf,
-  $protoPath, $ref: dbRefField("$ref"), $id: dbRefField("$id"), $db: dbRefField("$db") };
+  $protoPath,
+  $ref: dbRefField("$ref"),
+  $id: dbRefField("$id"),
+  $db: dbRefField("$db"),
+};
 
 /** The filter with every `$type` condition renamed to `$bsonType` (`$expr` left alone). */
 export function rewriteTypeOperators(filter: Document): Document {
@@ -272,19 +331,29 @@ export function rewriteTypeOperators(filter: Document): Document {
       if (op === "$type") out.$bsonType = value;
       else if (Object.hasOwn(BINARY_RANGES, op) && isBinary(value)) out[BINARY_RANGES[op]] = value;
       else if (/^\$bits(All|Any)(Set|Clear)$/.test(op)) out[`${op}Of`] = value;
-      else if (op === "$all") out.$allOf = Array.isArray(value) ? value.map((v) => (isPlainObject(v) && isPlainObject(v.$elemMatch) ? { $elemMatch: elemMatch(v.$elemMatch) } : v)) : value;
+      else if (op === "$all")
+        out.$allOf = Array.isArray(value)
+          ? value.map((v) =>
+              isPlainObject(v) && isPlainObject(v.$elemMatch) ? { $elemMatch: elemMatch(v.$elemMatch) } : v,
+            )
+          : value;
       else if (op === "$not") out.$not = condition(value);
       else if (op === "$elemMatch" && isPlainObject(value)) out.$elemMatch = elemMatch(value);
       else out[op] = value;
     }
     return out;
   };
-  const elemMatch = (value: Document) => (Object.keys(value).every((k) => k.startsWith("$") && !["$and", "$or", "$nor"].includes(k)) ? condition(value) : rewriteTypeOperators(value));
+  const elemMatch = (value: Document) =>
+    Object.keys(value).every((k) => k.startsWith("$") && !["$and", "$or", "$nor"].includes(k))
+      ? condition(value)
+      : rewriteTypeOperators(value);
   const out: Document = {};
   for (const [key, value] of Object.entries(filter)) {
-    if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(value)) out[key] = value.map((f) => (isPlainObject(f) ? rewriteTypeOperators(f) : f));
+    if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(value))
+      out[key] = value.map((f) => (isPlainObject(f) ? rewriteTypeOperators(f) : f));
     else if (key.startsWith("$")) out[key] = value;
-    else if (key.split(".").includes("__proto__")) out[`${PROTO}${Object.keys(out).length}`] = { $protoPath: { path: key, condition: condition(value) } };
+    else if (key.split(".").includes("__proto__"))
+      out[`${PROTO}${Object.keys(out).length}`] = { $protoPath: { path: key, condition: condition(value) } };
     else out[key] = condition(value);
   }
   return out;

@@ -2,7 +2,17 @@
  * BSON types, projections and update paths answered as MongoDB 8 answers them, through the
  * mongodb driver and Mongoose against a real embedded server.
  */
-import { Binary, BSON, Decimal128, Double, Int32, Long, MongoClient, type Document, type MongoServerError } from "mongodb";
+import {
+  Binary,
+  BSON,
+  Decimal128,
+  Double,
+  Int32,
+  Long,
+  MongoClient,
+  type Document,
+  type MongoServerError,
+} from "mongodb";
 import mongoose, { Schema } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempServerForThisFile } from "../testing/temp-server";
@@ -37,29 +47,55 @@ describe("BSON types", () => {
   it("stores inserted documents as the bytes they were sent in, and puts a later _id first", async () => {
     const c = fresh();
     const docs: Doc[] = [
-      { _id: 1, int: new Int32(7), double: new Double(1), long: Long.fromNumber(2 ** 40), dec: Decimal128.fromString("1.10"), bin: new Binary(Buffer.from([0, 1, 2]), 4), at: new Date(0), none: null, list: [new Double(2), "two", { deep: [Long.fromNumber(3)] }], text: "añ €" },
+      {
+        _id: 1,
+        int: new Int32(7),
+        double: new Double(1),
+        long: Long.fromNumber(2 ** 40),
+        dec: Decimal128.fromString("1.10"),
+        bin: new Binary(Buffer.from([0, 1, 2]), 4),
+        at: new Date(0),
+        none: null,
+        list: [new Double(2), "two", { deep: [Long.fromNumber(3)] }],
+        text: "añ €",
+      },
       { _id: 2, empty: {}, nested: { a: { b: { c: new Double(-0) } } } },
     ];
     await c.insertMany(docs);
     const stored = (await c.find({}, { raw: true }).sort({ _id: 1 }).toArray()) as unknown as Buffer[];
-    expect(stored.map((bytes) => Buffer.from(bytes).toString("hex"))).toEqual(docs.map((doc) => Buffer.from(BSON.serialize(doc)).toString("hex")));
+    expect(stored.map((bytes) => Buffer.from(bytes).toString("hex"))).toEqual(
+      docs.map((doc) => Buffer.from(BSON.serialize(doc)).toString("hex")),
+    );
 
     // `_id` after other fields, or none at all: MongoDB stores `_id` first.
     await c.insertMany([{ v: new Double(3), _id: 3 }]);
     await db().collection(c.collectionName).insertOne({ v: 4 }, { forceServerObjectId: true });
-    const later = await c.find({ _id: { $nin: [1, 2] } }).sort({ v: 1 }).toArray();
-    expect(later.map((doc) => Object.keys(doc))).toEqual([["_id", "v"], ["_id", "v"]]);
+    const later = await c
+      .find({ _id: { $nin: [1, 2] } })
+      .sort({ v: 1 })
+      .toArray();
+    expect(later.map((doc) => Object.keys(doc))).toEqual([
+      ["_id", "v"],
+      ["_id", "v"],
+    ]);
     expect(later[0]).toEqual({ _id: 3, v: 3 });
   });
 
   it("keeps int, long and double apart for $type, in storage and after updates", async () => {
     const c = fresh();
-    await c.insertMany([{ _id: 1, v: Long.fromNumber(42) }, { _id: 2, v: new Int32(42) }, { _id: 3, v: new Double(42) }]);
+    await c.insertMany([
+      { _id: 1, v: Long.fromNumber(42) },
+      { _id: 2, v: new Int32(42) },
+      { _id: 3, v: new Double(42) },
+    ]);
     expect(ids(await c.find({ v: { $type: "long" } }).toArray())).toEqual([1]);
     expect(ids(await c.find({ v: { $type: "int" } }).toArray())).toEqual([2]);
     expect(ids(await c.find({ v: { $type: "double" } }).toArray())).toEqual([3]);
     expect(ids(await c.find({ v: { $type: "number" } }).toArray())).toEqual([1, 2, 3]);
-    await c.updateOne({ _id: 2 }, { $inc: { v: Long.fromNumber(1) } as Document, $set: { d: new Double(5), sub: { l: Long.fromNumber(2) } } });
+    await c.updateOne(
+      { _id: 2 },
+      { $inc: { v: Long.fromNumber(1) } as Document, $set: { d: new Double(5), sub: { l: Long.fromNumber(2) } } },
+    );
     const raw = await c.findOne({ _id: 2 }, { promoteValues: false });
     expect(raw?.v).toBeInstanceOf(Long);
     expect(raw?.d).toBeInstanceOf(Double);
@@ -110,7 +146,9 @@ describe("BSON types", () => {
       { _id: 4, b: new Binary(Buffer.from([0x3e]), 0), n: new Int32(2) },
     ]);
     expect(ids(await c.find().sort({ b: 1 }).toArray())).toEqual([4, 1, 3, 2]);
-    expect(ids(await c.aggregate([{ $sort: { _id: -1 } }, { $match: { n: { $type: "long" } } }]).toArray())).toEqual([1]);
+    expect(ids(await c.aggregate([{ $sort: { _id: -1 } }, { $match: { n: { $type: "long" } } }]).toArray())).toEqual([
+      1,
+    ]);
   });
 
   it("refuses to insert a document over 16 MB as MongoDB's insert path does (2, not stored)", async () => {
@@ -134,7 +172,12 @@ describe("projection", () => {
   it("takes $slice with exclusions and alone, keeping the document's field order", async () => {
     const c = fresh();
     await c.insertOne(doc);
-    expect(await c.findOne({}, { projection: { secret: 0, arr: { $slice: 2 } } })).toEqual({ _id: 1, name: "a", arr: [1, 2], subs: doc.subs });
+    expect(await c.findOne({}, { projection: { secret: 0, arr: { $slice: 2 } } })).toEqual({
+      _id: 1,
+      name: "a",
+      arr: [1, 2],
+      subs: doc.subs,
+    });
     const alone = await c.findOne({}, { projection: { arr: { $slice: -1 } } });
     expect(Object.keys(alone ?? {})).toEqual(["_id", "name", "secret", "arr", "subs"]);
     expect(alone?.arr).toEqual([4]);
@@ -157,16 +200,28 @@ describe("updates", () => {
     await c.insertOne({ _id: 1, children: [{ a: 1 }, { a: 2 }] });
     await c.updateOne({ _id: 1, "children.a": 1 }, { $set: { "children.$.name": "x", "children.$.at": 5 } });
     await c.updateOne({ _id: 1 }, { $set: { "children.0.b": 1, "children.1.b": 2 } });
-    expect((await c.findOne())?.children).toEqual([{ a: 1, name: "x", at: 5, b: 1 }, { a: 2, b: 2 }]);
+    expect((await c.findOne())?.children).toEqual([
+      { a: 1, name: "x", at: 5, b: 1 },
+      { a: 2, b: 2 },
+    ]);
     expect((await refused(c.updateOne({ _id: 1 }, { $set: { "children.0": 1, "children.0.b": 2 } }))).code).toBe(40);
   });
 
   it("places a positional $ from several conditions on the array, also inside $and", async () => {
     const c = fresh();
-    await c.insertOne({ _id: 1, comments: [{ id: 1, body: "x" }, { id: 2, body: "y" }] });
+    await c.insertOne({
+      _id: 1,
+      comments: [
+        { id: 1, body: "x" },
+        { id: 2, body: "y" },
+      ],
+    });
     await c.updateOne({ _id: 1, "comments.id": 2, "comments.body": "y" }, { $set: { "comments.$.title": "t" } });
     await c.updateOne({ $and: [{ _id: 1 }, { "comments.id": 1 }] }, { $set: { "comments.$.title": "u" } });
-    expect((await c.findOne())?.comments).toEqual([{ id: 1, body: "x", title: "u" }, { id: 2, body: "y", title: "t" }]);
+    expect((await c.findOne())?.comments).toEqual([
+      { id: 1, body: "x", title: "u" },
+      { id: 2, body: "y", title: "t" },
+    ]);
   });
 
   it("writes $-prefixed field names, as MongoDB does since 5.0", async () => {
@@ -188,9 +243,15 @@ describe("updates", () => {
 describe("queries", () => {
   it("reads $all as equalities, so a string field matches", async () => {
     const c = fresh();
-    await c.insertMany([{ _id: 1, tags: "abc" }, { _id: 2, tags: ["abc", "d"] }, { _id: 3, tags: [{ a: 1 }, { a: 2 }] }]);
+    await c.insertMany([
+      { _id: 1, tags: "abc" },
+      { _id: 2, tags: ["abc", "d"] },
+      { _id: 3, tags: [{ a: 1 }, { a: 2 }] },
+    ]);
     expect(ids(await c.find({ tags: { $all: ["abc"] } }).toArray())).toEqual([1, 2]);
-    expect(ids(await c.find({ tags: { $all: [{ $elemMatch: { a: 1 } }, { $elemMatch: { a: 2 } }] } }).toArray())).toEqual([3]);
+    expect(
+      ids(await c.find({ tags: { $all: [{ $elemMatch: { a: 1 } }, { $elemMatch: { a: 2 } }] } }).toArray()),
+    ).toEqual([3]);
     expect(await c.countDocuments({ tags: { $all: [] } })).toBe(0);
   });
 
@@ -207,27 +268,46 @@ describe("queries", () => {
 
 describe("refusals and orders", () => {
   it("refuses an unknown stage and an unknown operator even on a missing collection", async () => {
-    const err = await refused(db().collection("missing").aggregate([{ $foo: 1 }]).toArray());
+    const err = await refused(
+      db()
+        .collection("missing")
+        .aggregate([{ $foo: 1 }])
+        .toArray(),
+    );
     expect([err.code, err.message]).toEqual([40324, "Unrecognized pipeline stage name: '$foo'"]);
-    const op = await refused(db().collection("missing").find({ a: { $foo: 1 } }).toArray());
+    const op = await refused(
+      db()
+        .collection("missing")
+        .find({ a: { $foo: 1 } })
+        .toArray(),
+    );
     expect([op.code, op.message]).toEqual([2, "unknown operator: $foo"]);
   });
 
   it("expires documents of a TTL index, on the period setParameter gives the monitor", async () => {
     const c = fresh();
     await c.createIndex({ at: 1 }, { expireAfterSeconds: 0 });
-    await c.insertMany([{ _id: 1, at: new Date(Date.now() - 1000) }, { _id: 2, at: new Date(Date.now() + 3_600_000) }, { _id: 3, at: "not a date" }]);
+    await c.insertMany([
+      { _id: 1, at: new Date(Date.now() - 1000) },
+      { _id: 2, at: new Date(Date.now() + 3_600_000) },
+      { _id: 3, at: "not a date" },
+    ]);
     const admin = client.db("admin");
     expect(await admin.command({ setParameter: 1, ttlMonitorSleepSecs: 1 })).toMatchObject({ was: 60, ok: 1 });
     expect((await refused(admin.command({ setParameter: 1, noSuchParameter: 1 }))).code).toBe(72);
-    for (let tries = 0; tries < 50 && (await c.countDocuments({ _id: 1 })) > 0; tries++) await new Promise((r) => setTimeout(r, 200));
+    for (let tries = 0; tries < 50 && (await c.countDocuments({ _id: 1 })) > 0; tries++)
+      await new Promise((r) => setTimeout(r, 200));
     expect(ids(await c.find().toArray())).toEqual([2, 3]);
   });
 
   it("gives a hinted descending index's order", async () => {
     const c = fresh();
     await c.createIndex({ q: -1 });
-    await c.insertMany([{ _id: 1, q: 1 }, { _id: 2, q: 3 }, { _id: 3, q: 2 }]);
+    await c.insertMany([
+      { _id: 1, q: 1 },
+      { _id: 2, q: 3 },
+      { _id: 3, q: 2 },
+    ]);
     expect(ids(await c.aggregate([{ $match: {} }], { hint: { q: -1 } }).toArray())).toEqual([2, 3, 1]);
   });
 });

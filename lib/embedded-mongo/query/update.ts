@@ -5,18 +5,33 @@
  */
 import { BSON, EJSON, ObjectId, type Document } from "bson";
 import { Aggregator } from "mingo";
-import { update as mingoUpdate } from "mingo/updater";
 import type { Options } from "mingo/types";
-import { copyDocument, idFirst, numberTypeAt, setField, setNumberType, type NumberType } from "../storage/bson-values";
+import { update as mingoUpdate } from "mingo/updater";
 import { MongoCommandError } from "../errors";
+import { copyDocument, idFirst, numberTypeAt, setField, setNumberType, type NumberType } from "../storage/bson-values";
 import { isPlainObject } from "../storage/keys";
 import { compileFilter } from "./filter";
 import { rewriteTypeOperators, typeName } from "./type-operators";
 
-const OPERATORS = new Set(["$set", "$unset", "$inc", "$mul", "$min", "$max", "$rename", "$push", "$pull", "$pullAll", "$addToSet", "$pop", "$currentDate", "$setOnInsert", "$bit"]);
+const OPERATORS = new Set([
+  "$set",
+  "$unset",
+  "$inc",
+  "$mul",
+  "$min",
+  "$max",
+  "$rename",
+  "$push",
+  "$pull",
+  "$pullAll",
+  "$addToSet",
+  "$pop",
+  "$currentDate",
+  "$setOnInsert",
+  "$bit",
+]);
 
 export type UpdateSpec = Document | Document[];
-
 
 function isOperatorUpdate(u: UpdateSpec): u is Document {
   return !Array.isArray(u) && Object.keys(u).some((k) => k.startsWith("$"));
@@ -31,7 +46,11 @@ export interface ApplyOptions {
   mingo?: Partial<Options>;
 }
 
-export function applyUpdate(doc: Document, u: UpdateSpec, opts: ApplyOptions = {}): { doc: Document; modified: boolean } {
+export function applyUpdate(
+  doc: Document,
+  u: UpdateSpec,
+  opts: ApplyOptions = {},
+): { doc: Document; modified: boolean } {
   let next: Document;
   if (Array.isArray(u)) {
     next = applyPipeline(doc, u, opts.mingo);
@@ -44,7 +63,10 @@ export function applyUpdate(doc: Document, u: UpdateSpec, opts: ApplyOptions = {
     next = replacement(doc, u);
   }
   if (doc._id !== undefined && !sameValue(doc._id, next._id)) {
-    throw new MongoCommandError("ImmutableField", "Performing an update on the path '_id' would modify the immutable field '_id'");
+    throw new MongoCommandError(
+      "ImmutableField",
+      "Performing an update on the path '_id' would modify the immutable field '_id'",
+    );
   }
   const ordered = next._id === undefined || Object.keys(next)[0] === "_id" ? next : idFirst(next, next._id);
   return { doc: ordered, modified: !sameDocument(doc, ordered) };
@@ -52,7 +74,11 @@ export function applyUpdate(doc: Document, u: UpdateSpec, opts: ApplyOptions = {
 
 function replacement(doc: Document, u: Document): Document {
   for (const key of Object.keys(u)) {
-    if (key.startsWith("$")) throw new MongoCommandError("DollarPrefixedFieldName", `The dollar ($) prefixed field '${key}' in '${key}' is not allowed in the context of an update's replacement document.`);
+    if (key.startsWith("$"))
+      throw new MongoCommandError(
+        "DollarPrefixedFieldName",
+        `The dollar ($) prefixed field '${key}' in '${key}' is not allowed in the context of an update's replacement document.`,
+      );
   }
   const next = copyDocument(u);
   if (next._id === undefined && doc._id !== undefined) next._id = doc._id;
@@ -63,7 +89,8 @@ function applyPipeline(doc: Document, pipeline: Document[], options?: Partial<Op
   const allowed = new Set(["$addFields", "$set", "$project", "$unset", "$replaceRoot", "$replaceWith"]);
   for (const stage of pipeline) {
     const name = Object.keys(stage)[0];
-    if (!allowed.has(name)) throw new MongoCommandError("InvalidOptions", `${name} is not allowed to be used within an update`);
+    if (!allowed.has(name))
+      throw new MongoCommandError("InvalidOptions", `${name} is not allowed to be used within an update`);
   }
   try {
     const [out] = new Aggregator(pipeline, options).run([copyDocument(doc)]) as Document[];
@@ -77,16 +104,25 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
   const steps: Array<{ op: string; path: string; value: unknown; type: NumberType | undefined }> = [];
   for (const [op, fields] of Object.entries(u)) {
     if (!OPERATORS.has(op)) {
-      throw new MongoCommandError("FailedToParse", `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`);
+      throw new MongoCommandError(
+        "FailedToParse",
+        `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`,
+      );
     }
-    if (!isPlainObject(fields)) throw new MongoCommandError("FailedToParse", `Modifiers operate on fields but we found type ${typeof fields} instead.`);
+    if (!isPlainObject(fields))
+      throw new MongoCommandError(
+        "FailedToParse",
+        `Modifiers operate on fields but we found type ${typeof fields} instead.`,
+      );
     if (op === "$setOnInsert" && !opts.inserting) continue;
-    for (const [path, value] of Object.entries(fields)) steps.push({ op: op === "$setOnInsert" ? "$set" : op, path, value, type: numberTypeAt(fields, path) });
+    for (const [path, value] of Object.entries(fields))
+      steps.push({ op: op === "$setOnInsert" ? "$set" : op, path, value, type: numberTypeAt(fields, path) });
   }
   checkConflicts(u, opts.inserting === true);
   // The positional `$` names the element the query matched in the document as it was: each
   // path is applied on its own below, and an earlier one may change what the query matches.
-  if (!opts.inserting && opts.query) for (const step of steps) step.path = resolvePositional(target, step.path, opts.query, opts.mingo);
+  if (!opts.inserting && opts.query)
+    for (const step of steps) step.path = resolvePositional(target, step.path, opts.query, opts.mingo);
   // MongoDB applies the fields of all operators in lexicographic order of their paths (numeric
   // names in numeric order), which decides the order of the fields an update creates.
   steps.sort((a, b) => comparePaths(a.path, b.path));
@@ -94,7 +130,10 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
     // mingo refuses `_id` in $set; MongoDB takes it on insert, and as a no-op when unchanged.
     if (op === "$set" && path === "_id") {
       if (target._id !== undefined && !sameValue(target._id, value)) {
-        throw new MongoCommandError("ImmutableField", "Performing an update on the path '_id' would modify the immutable field '_id'");
+        throw new MongoCommandError(
+          "ImmutableField",
+          "Performing an update on the path '_id' would modify the immutable field '_id'",
+        );
       }
       target._id = value;
       continue;
@@ -122,7 +161,13 @@ function setExisting(target: Document, path: string, value: unknown): boolean {
   if (parts.some((p) => p.startsWith("$") || p in Object.prototype)) return false;
   let parent: unknown = target;
   for (const part of parts.slice(0, -1)) {
-    parent = Array.isArray(parent) ? (/^\d+$/.test(part) ? parent[Number(part)] : undefined) : isPlainObject(parent) ? own(parent, part) : undefined;
+    parent = Array.isArray(parent)
+      ? /^\d+$/.test(part)
+        ? parent[Number(part)]
+        : undefined
+      : isPlainObject(parent)
+        ? own(parent, part)
+        : undefined;
   }
   const key = parts[parts.length - 1];
   if (!isPlainObject(parent) || !Object.hasOwn(parent, key)) return false;
@@ -139,7 +184,12 @@ const WIDTH = { int: 0, long: 1, double: 2 } as const;
 function noteResultType(target: Document, op: string, path: string, given: NumberType | undefined): void {
   const parts = path.split(".");
   if (parts.some((p) => p.startsWith("$"))) return;
-  const parent = parts.slice(0, -1).reduce<unknown>((cur, part) => (cur !== null && typeof cur === "object" ? own(cur as Document, part) : undefined), target);
+  const parent = parts
+    .slice(0, -1)
+    .reduce<unknown>(
+      (cur, part) => (cur !== null && typeof cur === "object" ? own(cur as Document, part) : undefined),
+      target,
+    );
   const key = parts[parts.length - 1];
   if (parent === null || typeof parent !== "object") return;
   if (op === "$set") return setNumberType(parent, key, given);
@@ -160,16 +210,31 @@ function assertArrayAt(target: Document, op: string, path: string): void {
   if (parts.some((p) => p.startsWith("$"))) return;
   let parent: unknown = target;
   for (const part of parts.slice(0, -1)) {
-    parent = Array.isArray(parent) ? (/^\d+$/.test(part) ? parent[Number(part)] : undefined) : isPlainObject(parent) ? own(parent, part) : undefined;
+    parent = Array.isArray(parent)
+      ? /^\d+$/.test(part)
+        ? parent[Number(part)]
+        : undefined
+      : isPlainObject(parent)
+        ? own(parent, part)
+        : undefined;
   }
   const key = parts[parts.length - 1];
   if (parent === null || typeof parent !== "object" || !Object.hasOwn(parent, key)) return;
   const value = (parent as Document)[key];
   if (Array.isArray(value)) return;
   const type = typeName(parent, key);
-  if (op === "$push") throw new MongoCommandError("BadValue", `The field '${key}' must be an array but is of type ${type} in document {_id: ${describeId(target._id)}}`);
-  if (op === "$addToSet") throw new MongoCommandError("BadValue", `Cannot apply $addToSet to non-array field. Field named '${key}' has non-array type ${type}`);
-  if (op === "$pop") throw new MongoCommandError("TypeMismatch", `Path '${path}' contains an element of non-array type '${type}'`);
+  if (op === "$push")
+    throw new MongoCommandError(
+      "BadValue",
+      `The field '${key}' must be an array but is of type ${type} in document {_id: ${describeId(target._id)}}`,
+    );
+  if (op === "$addToSet")
+    throw new MongoCommandError(
+      "BadValue",
+      `Cannot apply $addToSet to non-array field. Field named '${key}' has non-array type ${type}`,
+    );
+  if (op === "$pop")
+    throw new MongoCommandError("TypeMismatch", `Path '${path}' contains an element of non-array type '${type}'`);
   throw new MongoCommandError("BadValue", `Cannot apply ${op} to a non-array value`);
 }
 
@@ -195,13 +260,21 @@ function comparePaths(a: string, b: string): number {
 function isDocumentQuery(value: unknown): value is Document {
   if (!isPlainObject(value)) return false;
   const keys = Object.keys(value);
-  return keys.some((k) => k === "$or" || k === "$and" || k === "$nor") && keys.every((k) => !k.startsWith("$") || ["$or", "$and", "$nor"].includes(k));
+  return (
+    keys.some((k) => k === "$or" || k === "$and" || k === "$nor") &&
+    keys.every((k) => !k.startsWith("$") || ["$or", "$and", "$nor"].includes(k))
+  );
 }
 
 function pullByQuery(target: Document, path: string, condition: Document, opts: ApplyOptions): void {
   const query = compileFilter(condition, opts.mingo);
   const parts = path.split(".");
-  const parent = parts.slice(0, -1).reduce<unknown>((cur, part) => (cur !== null && typeof cur === "object" ? own(cur as Document, part) : undefined), target);
+  const parent = parts
+    .slice(0, -1)
+    .reduce<unknown>(
+      (cur, part) => (cur !== null && typeof cur === "object" ? own(cur as Document, part) : undefined),
+      target,
+    );
   const key = parts[parts.length - 1];
   if (parent === null || typeof parent !== "object") return;
   const values = (parent as Document)[key];
@@ -214,7 +287,8 @@ function pullByQuery(target: Document, path: string, condition: Document, opts: 
  * starting with `$` (not a positional operator), or a name every JavaScript object inherits
  * (`__proto__`, `constructor`, `toString` ...), which mingo would walk into instead of a field.
  */
-const isDollarField = (part: string) => part in Object.prototype || (part.startsWith("$") && part !== "$" && !/^\$\[[^\]]*\]$/.test(part));
+const isDollarField = (part: string) =>
+  part in Object.prototype || (part.startsWith("$") && part !== "$" && !/^\$\[[^\]]*\]$/.test(part));
 
 /**
  * Runs one operator on one path through mingo. Since MongoDB 5.0 a field name may start with
@@ -223,18 +297,34 @@ const isDollarField = (part: string) => part in Object.prototype || (part.starts
  */
 function applyOne(target: Document, op: string, path: string, value: unknown, opts: ApplyOptions): void {
   const parts = path.split(".");
-  const dollar = parts.some(isDollarField) || (op === "$rename" && typeof value === "string" && value.split(".").some(isDollarField));
-  const swap = (p: string) => p.split(".").map((part) => (isDollarField(part) ? DOLLAR + part : part)).join(".");
-  const modifier = { [op]: { [dollar ? swap(path) : path]: dollar && op === "$rename" && typeof value === "string" ? swap(value) : value } };
+  const dollar =
+    parts.some(isDollarField) ||
+    (op === "$rename" && typeof value === "string" && value.split(".").some(isDollarField));
+  const swap = (p: string) =>
+    p
+      .split(".")
+      .map((part) => (isDollarField(part) ? DOLLAR + part : part))
+      .join(".");
+  const modifier = {
+    [op]: {
+      [dollar ? swap(path) : path]: dollar && op === "$rename" && typeof value === "string" ? swap(value) : value,
+    },
+  };
   if (dollar) renameKeys(target, "", DOLLAR);
   try {
     // A fresh typed copy of the operand per call (rather than mingo's clone), so the BSON types
     // inside a written value are kept.
     const query = opts.inserting || !opts.query ? undefined : positionalQuery(opts.query, path);
-    mingoUpdate(target, copyDocument(modifier), opts.arrayFilters, query, { cloneMode: "none", queryOptions: opts.mingo });
+    mingoUpdate(target, copyDocument(modifier), opts.arrayFilters, query, {
+      cloneMode: "none",
+      queryOptions: opts.mingo,
+    });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw new MongoCommandError(/type|cannot|non-numeric|must be/i.test(message) ? "TypeMismatch" : "BadValue", message);
+    throw new MongoCommandError(
+      /type|cannot|non-numeric|must be/i.test(message) ? "TypeMismatch" : "BadValue",
+      message,
+    );
   } finally {
     if (dollar) renameKeys(target, DOLLAR, "");
   }
@@ -262,7 +352,9 @@ function positionalQuery(query: Document, path: string): Document | undefined {
   visit(query);
   if (conditions.length <= 1) return rewriteTypeOperators(conditions.length ? Object.fromEntries(conditions) : query);
   if (conditions.every(([key]) => key !== field)) {
-    return rewriteTypeOperators({ [field]: { $elemMatch: Object.fromEntries(conditions.map(([key, cond]) => [key.slice(field.length + 1), cond])) } });
+    return rewriteTypeOperators({
+      [field]: { $elemMatch: Object.fromEntries(conditions.map(([key, cond]) => [key.slice(field.length + 1), cond])) },
+    });
   }
   const [key, cond] = conditions[conditions.length - 1];
   return rewriteTypeOperators({ [key]: cond });
@@ -327,11 +419,18 @@ function assertPathViable(target: Document, path: string): void {
   for (let i = 0; i < parts.length - 1; i++) {
     const part = parts[i];
     if (part.startsWith("$")) return;
-    const next: unknown = Array.isArray(cur) ? (/^\d+$/.test(part) ? cur[Number(part)] : undefined) : own(cur as Document, part);
+    const next: unknown = Array.isArray(cur)
+      ? /^\d+$/.test(part)
+        ? cur[Number(part)]
+        : undefined
+      : own(cur as Document, part);
     if (next === undefined || next === null) return;
     const child = parts[i + 1];
     if (Array.isArray(next) ? !/^\d+$/.test(child) && !child.startsWith("$") : !isPlainObject(next)) {
-      throw new MongoCommandError("PathNotViable", `Cannot create field '${child}' in element {${part}: ${describe(next)}}`);
+      throw new MongoCommandError(
+        "PathNotViable",
+        `Cannot create field '${child}' in element {${part}: ${describe(next)}}`,
+      );
     }
     cur = next;
   }
@@ -363,7 +462,10 @@ function checkConflicts(u: Document, inserting: boolean): void {
     const clean = path.replace(/\.\$(\[[^\]]*\])?/g, "");
     for (const other of seen) {
       if (clean === other || clean.startsWith(`${other}.`) || other.startsWith(`${clean}.`)) {
-        throw new MongoCommandError("ConflictingUpdateOperators", `Updating the path '${path}' would create a conflict at '${other}'`);
+        throw new MongoCommandError(
+          "ConflictingUpdateOperators",
+          `Updating the path '${path}' would create a conflict at '${other}'`,
+        );
       }
     }
     seen.push(clean);
@@ -419,7 +521,10 @@ export function buildUpsert(query: Document, u: UpdateSpec, opts: ApplyOptions):
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
-  return EJSON.stringify({ v: a } as Document, { relaxed: false }) === EJSON.stringify({ v: b } as Document, { relaxed: false });
+  return (
+    EJSON.stringify({ v: a } as Document, { relaxed: false }) ===
+    EJSON.stringify({ v: b } as Document, { relaxed: false })
+  );
 }
 
 function sameDocument(a: Document, b: Document): boolean {

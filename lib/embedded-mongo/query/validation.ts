@@ -8,8 +8,8 @@ import type { Document } from "bson";
 import { Aggregator, Query } from "mingo";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
-import { jsonSchemaFailure, matchesSchema, parseJsonSchema, typeName } from "./json-schema";
 import { isPlainObject, presentValuesAtPath } from "../storage/keys";
+import { jsonSchemaFailure, matchesSchema, parseJsonSchema, typeName } from "./json-schema";
 
 const VALIDATION_LEVELS = ["off", "strict", "moderate"] as const;
 const VALIDATION_ACTIONS = ["error", "warn"] as const;
@@ -28,8 +28,16 @@ export const jsonSchemaOption: Partial<Options> = {
 function enumValue(cmd: Document, command: string, field: string, allowed: readonly string[]): string | undefined {
   const v = cmd[field];
   if (v === undefined) return undefined;
-  if (typeof v !== "string") throw new MongoCommandError("TypeMismatch", `BSON field '${command}.${field}' is the wrong type '${typeName(v)}', expected type 'string'`);
-  if (!allowed.includes(v)) throw new MongoCommandError("BadValue", `Enumeration value '${v}' for field '${command}.${field}' is not a valid value.`);
+  if (typeof v !== "string")
+    throw new MongoCommandError(
+      "TypeMismatch",
+      `BSON field '${command}.${field}' is the wrong type '${typeName(v)}', expected type 'string'`,
+    );
+  if (!allowed.includes(v))
+    throw new MongoCommandError(
+      "BadValue",
+      `Enumeration value '${v}' for field '${command}.${field}' is not a valid value.`,
+    );
   return v;
 }
 
@@ -52,9 +60,14 @@ function findForbidden(value: unknown): string | undefined {
 
 /** Parses a validator as MongoDB does when it is set, so a bad one is refused then, not at write time. */
 function checkValidator(validator: unknown, command: string): void {
-  if (!isPlainObject(validator)) throw new MongoCommandError("TypeMismatch", `BSON field '${command}.validator' is the wrong type '${typeName(validator)}', expected type 'object'`);
+  if (!isPlainObject(validator))
+    throw new MongoCommandError(
+      "TypeMismatch",
+      `BSON field '${command}.validator' is the wrong type '${typeName(validator)}', expected type 'object'`,
+    );
   const forbidden = findForbidden(validator);
-  if (forbidden) throw new MongoCommandError("QueryFeatureNotAllowed", `${forbidden} is not allowed in collection validators`);
+  if (forbidden)
+    throw new MongoCommandError("QueryFeatureNotAllowed", `${forbidden} is not allowed in collection validators`);
   if ("$jsonSchema" in validator) parseJsonSchema(validator.$jsonSchema);
   try {
     new Query(validator, jsonSchemaOption);
@@ -139,8 +152,16 @@ const REASONS: Record<string, [string, string]> = {
 function clauses(filter: Document): Document[] {
   const out: Document[] = [];
   for (const [key, cond] of Object.entries(filter)) {
-    if (!key.startsWith("$") && isPlainObject(cond) && Object.keys(cond).length > 1 && Object.keys(cond).every((k) => k.startsWith("$") && k !== "$options")) {
-      for (const [op, v] of Object.entries(cond)) out.push({ [key]: op === "$regex" && "$options" in cond ? { $regex: v, $options: cond.$options } : { [op]: v } });
+    if (
+      !key.startsWith("$") &&
+      isPlainObject(cond) &&
+      Object.keys(cond).length > 1 &&
+      Object.keys(cond).every((k) => k.startsWith("$") && k !== "$options")
+    ) {
+      for (const [op, v] of Object.entries(cond))
+        out.push({
+          [key]: op === "$regex" && "$options" in cond ? { $regex: v, $options: cond.$options } : { [op]: v },
+        });
     } else out.push({ [key]: cond });
   }
   return out;
@@ -160,7 +181,13 @@ function passes(filter: Document, doc: Document, options?: Partial<Options>): bo
   }
 }
 
-function logical(op: string, parts: Document[], doc: Document, options: Partial<Options> | undefined, inverted: boolean): Document {
+function logical(
+  op: string,
+  parts: Document[],
+  doc: Document,
+  options: Partial<Options> | undefined,
+  inverted: boolean,
+): Document {
   // $nor reports the clauses that matched; the others, those that did not (inverted: the opposite).
   const reportMatching = (op === "$nor") !== inverted;
   const childInverted = op === "$nor" ? !inverted : inverted;
@@ -171,9 +198,15 @@ function logical(op: string, parts: Document[], doc: Document, options: Partial<
   return { operatorName: op, [reportMatching ? "clausesSatisfied" : "clausesNotSatisfied"]: listed };
 }
 
-function explainClause(clause: Document, doc: Document, options: Partial<Options> | undefined, inverted: boolean): Document {
+function explainClause(
+  clause: Document,
+  doc: Document,
+  options: Partial<Options> | undefined,
+  inverted: boolean,
+): Document {
   const [key, cond] = Object.entries(clause)[0];
-  if (key === "$and" || key === "$or" || key === "$nor") return logical(key, cond as Document[], doc, options, inverted);
+  if (key === "$and" || key === "$or" || key === "$nor")
+    return logical(key, cond as Document[], doc, options, inverted);
   if (key === "$jsonSchema") {
     if (inverted) return { operatorName: "$jsonSchema", reason: "schema matched" };
     return jsonSchemaFailure(cond as Document, doc) ?? { operatorName: "$jsonSchema", reason: "schema did not match" };
@@ -186,18 +219,44 @@ function explainClause(clause: Document, doc: Document, options: Partial<Options
     } catch {
       return { operatorName: "$expr", specifiedAs: clause, reason: "failed to evaluate aggregation expression" };
     }
-    return { operatorName: "$expr", specifiedAs: clause, reason: inverted ? "expression did match" : "expression did not match", expressionResult };
+    return {
+      operatorName: "$expr",
+      specifiedAs: clause,
+      reason: inverted ? "expression did match" : "expression did not match",
+      expressionResult,
+    };
   }
   if (key === "$alwaysFalse" || key === "$alwaysTrue") {
-    return { operatorName: key, specifiedAs: clause, reason: inverted ? "expression always evaluates to true" : "expression always evaluates to false" };
+    return {
+      operatorName: key,
+      specifiedAs: clause,
+      reason: inverted ? "expression always evaluates to true" : "expression always evaluates to false",
+    };
   }
-  const isOperator = isPlainObject(cond) && Object.keys(cond).length > 0 && Object.keys(cond).every((k) => k.startsWith("$"));
+  const isOperator =
+    isPlainObject(cond) && Object.keys(cond).length > 0 && Object.keys(cond).every((k) => k.startsWith("$"));
   const op = cond instanceof RegExp ? "$regex" : isOperator ? Object.keys(cond as Document)[0] : "$eq";
   if (op === "$not") {
-    return { operatorName: "$not", details: explainClause({ [key]: (cond as Document).$not instanceof RegExp ? { $regex: (cond as Document).$not } : (cond as Document).$not }, doc, options, !inverted) };
+    return {
+      operatorName: "$not",
+      details: explainClause(
+        {
+          [key]:
+            (cond as Document).$not instanceof RegExp ? { $regex: (cond as Document).$not } : (cond as Document).$not,
+        },
+        doc,
+        options,
+        !inverted,
+      ),
+    };
   }
   const detail: Document = { operatorName: op, specifiedAs: clause };
-  const values = op === "$size" || op === "$elemMatch" || op === "$all" ? presentValuesAtPath(doc, key).length ? [valueAt(doc, key)] : [] : leafValues(doc, key);
+  const values =
+    op === "$size" || op === "$elemMatch" || op === "$all"
+      ? presentValuesAtPath(doc, key).length
+        ? [valueAt(doc, key)]
+        : []
+      : leafValues(doc, key);
   const missing = !pathPresent(doc, key);
   const [normal, opposite] = REASONS[op] ?? ["expression did not match", "expression did match"];
   if (op === "$exists") {

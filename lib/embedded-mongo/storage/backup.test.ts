@@ -2,16 +2,16 @@
  * Backups taken while another process serves the directory and writes to it hold one state that
  * existed; restore refuses what it must refuse without touching the target directory.
  */
+import { open } from "lmdb";
+import { MongoClient, type Collection } from "mongodb";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { open } from "lmdb";
-import { MongoClient, type Collection } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BackupError, backupDatabase, restoreDatabase } from "./backup";
 import { CREDENTIALS_FILE, startEmbeddedMongo } from "../index";
+import { BackupError, backupDatabase, restoreDatabase } from "./backup";
 
 const ROOT = path.resolve(__dirname, "..", "..", "..");
 const DB_CLI = path.join(ROOT, "lib", "platform", "cli", "db.ts");
@@ -27,7 +27,10 @@ interface PairDoc {
 
 /** `npm run db -- --dir DIR --port 0` in a process of its own: the server the backups read from. */
 function serveInChild(dir: string): Promise<{ child: ChildProcess; uri: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", DB_CLI, "--dir", dir, "--port", "0"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", DB_CLI, "--dir", dir, "--port", "0"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -56,7 +59,9 @@ async function writePairs(docs: Collection<PairDoc>, writer: number, until: Prom
   for (let k = 0; !done; k++) {
     const pair = writer * 1_000_000 + k;
     const payload = "p".repeat((k * 37) % 300);
-    await docs.insertMany([0, 1].map((side) => ({ _id: `${pair}-${side}`, pair, tag: `t${pair}-${side}`, n: 0, payload })));
+    await docs.insertMany(
+      [0, 1].map((side) => ({ _id: `${pair}-${side}`, pair, tag: `t${pair}-${side}`, n: 0, payload })),
+    );
     await docs.updateMany({ pair: pair - 1 }, { $inc: { n: 1 }, $set: { payload: payload.toUpperCase() } });
     if (k % 3 === 2) await docs.deleteMany({ pair: pair - 2 });
     commands += 3;
@@ -76,8 +81,14 @@ async function checkConsistent(docs: Collection<PairDoc>): Promise<number> {
   }
   // Each index, read on its own, names exactly the documents there are.
   const ids = all.map((doc) => doc._id).sort();
-  const byTag = await docs.find({ tag: { $gte: "" } }, { projection: { _id: 1 } }).hint({ tag: 1 }).toArray();
-  const byPairIndex = await docs.find({ pair: { $gte: 0 } }, { projection: { _id: 1 } }).hint({ pair: 1, n: 1 }).toArray();
+  const byTag = await docs
+    .find({ tag: { $gte: "" } }, { projection: { _id: 1 } })
+    .hint({ tag: 1 })
+    .toArray();
+  const byPairIndex = await docs
+    .find({ pair: { $gte: 0 } }, { projection: { _id: 1 } })
+    .hint({ pair: 1, n: 1 })
+    .toArray();
   expect(byTag.map((doc) => doc._id).sort()).toEqual(ids);
   expect(byPairIndex.map((doc) => doc._id).sort()).toEqual(ids);
   expect(await docs.countDocuments({ pair: { $gte: 0 } }, { hint: { pair: 1, n: 1 } })).toBe(all.length);
@@ -130,7 +141,13 @@ describe("backups of a directory another process serves", { timeout: 120_000 }, 
       }
       for (const commands of await writers) expect(commands).toBeGreaterThan(0);
       // Nothing beside the backups: no temporary file was left behind.
-      expect(fs.readdirSync(parent).sort()).toEqual(["backup-0.mdb", "backup-1.mdb", "backup-2.mdb", "backup-3.mdb", "db"]);
+      expect(fs.readdirSync(parent).sort()).toEqual([
+        "backup-0.mdb",
+        "backup-1.mdb",
+        "backup-2.mdb",
+        "backup-3.mdb",
+        "db",
+      ]);
     } finally {
       await client.close();
     }
@@ -153,7 +170,9 @@ describe("backups of a directory another process serves", { timeout: 120_000 }, 
         counts.push(count);
         // The restored database takes writes, its unique index still enforced.
         await docs.insertOne({ _id: "after", pair: -1, tag: "after", n: 0, payload: "" });
-        await expect(docs.insertOne({ _id: "again", pair: -1, tag: "after", n: 0, payload: "" })).rejects.toMatchObject({ code: 11000 });
+        await expect(docs.insertOne({ _id: "again", pair: -1, tag: "after", n: 0, payload: "" })).rejects.toMatchObject(
+          { code: 11000 },
+        );
       } finally {
         await reader.close();
         await handle.close();
@@ -168,7 +187,9 @@ describe("backups of a directory another process serves", { timeout: 120_000 }, 
     await backupDatabase(dir, file);
     const before = fs.readdirSync(dir).sort();
     await expect(restoreDatabase(file, dir, { force: true })).rejects.toThrow(
-      new BackupError(`${dir} is served by process ${server.child.pid} on port ${new URL(server.uri).port}: stop it before restoring into its directory.`),
+      new BackupError(
+        `${dir} is served by process ${server.child.pid} on port ${new URL(server.uri).port}: stop it before restoring into its directory.`,
+      ),
     );
     expect(fs.readdirSync(dir).sort()).toEqual(before);
     expect(fs.readdirSync(parent).filter((name) => name.startsWith("."))).toEqual([]);
@@ -192,7 +213,10 @@ describe("backup and restore refuse what they cannot do", { timeout: 60_000 }, (
     source = path.join(parent, "source");
     const handle = await startEmbeddedMongo({ dir: source });
     const client = await MongoClient.connect(handle.uri);
-    await client.db("app").collection("users").insertMany([{ email: "a@example.com" }, { email: "b@example.com" }]);
+    await client
+      .db("app")
+      .collection("users")
+      .insertMany([{ email: "a@example.com" }, { email: "b@example.com" }]);
     await client.close();
     await handle.close();
     file = path.join(parent, "source.mdb");
@@ -206,7 +230,9 @@ describe("backup and restore refuse what they cannot do", { timeout: 60_000 }, (
   it("a backup never replaces an existing file unless forced", async () => {
     const existing = path.join(parent, "existing.mdb");
     fs.writeFileSync(existing, "keep me");
-    await expect(backupDatabase(source, existing)).rejects.toThrow(new BackupError(`${existing} already exists: add --force to replace it.`));
+    await expect(backupDatabase(source, existing)).rejects.toThrow(
+      new BackupError(`${existing} already exists: add --force to replace it.`),
+    );
     expect(fs.readFileSync(existing, "utf8")).toBe("keep me");
     const forced = await backupDatabase(source, existing, { force: true });
     expect(forced).toMatchObject({ collections: 1, documents: 2, bytes: fs.statSync(existing).size });
@@ -236,12 +262,20 @@ describe("backup and restore refuse what they cannot do", { timeout: 60_000 }, (
 
   it("restores into a new directory, which then serves the documents", async () => {
     const target = path.join(parent, "new", "db");
-    expect(await restoreDatabase(file, target)).toMatchObject({ dir: target, replaced: false, collections: 1, documents: 2 });
+    expect(await restoreDatabase(file, target)).toMatchObject({
+      dir: target,
+      replaced: false,
+      collections: 1,
+      documents: 2,
+    });
     expect(fs.readdirSync(target)).toEqual(["data.mdb"]);
     const handle = await startEmbeddedMongo({ dir: target });
     const client = await MongoClient.connect(handle.uri);
     try {
-      expect((await client.db("app").collection("users").find().toArray()).map((user) => user.email).sort()).toEqual(["a@example.com", "b@example.com"]);
+      expect((await client.db("app").collection("users").find().toArray()).map((user) => user.email).sort()).toEqual([
+        "a@example.com",
+        "b@example.com",
+      ]);
     } finally {
       await client.close();
       await handle.close();
@@ -276,7 +310,9 @@ describe("backup and restore refuse what they cannot do", { timeout: 60_000 }, (
     const restarted = await startEmbeddedMongo({ dir: target });
     const reader = await MongoClient.connect(restarted.uri);
     try {
-      expect(await reader.db("app").listCollections({}, { nameOnly: true }).toArray()).toEqual([expect.objectContaining({ name: "users" })]);
+      expect(await reader.db("app").listCollections({}, { nameOnly: true }).toArray()).toEqual([
+        expect.objectContaining({ name: "users" }),
+      ]);
       expect(await reader.db("app").collection("users").countDocuments()).toBe(2);
     } finally {
       await reader.close();
@@ -303,7 +339,9 @@ describe("backup and restore refuse what they cannot do", { timeout: 60_000 }, (
       [path.join(foreignDir, "data.mdb"), "it has no collection catalog"],
     ] as const;
     for (const [bad, why] of cases) {
-      await expect(restoreDatabase(bad, target, { force: true })).rejects.toThrow(new BackupError(`${bad} is not a backup of the embedded database: ${why}`));
+      await expect(restoreDatabase(bad, target, { force: true })).rejects.toThrow(
+        new BackupError(`${bad} is not a backup of the embedded database: ${why}`),
+      );
       const fresh = path.join(parent, "never-created");
       await expect(restoreDatabase(bad, fresh)).rejects.toBeInstanceOf(BackupError);
       expect(fs.existsSync(fresh)).toBe(false);

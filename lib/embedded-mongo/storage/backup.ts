@@ -10,9 +10,9 @@
  * Neither side leaves a half-written file under the name it was given: each writes into a
  * temporary directory beside its target and renames the finished file into place.
  */
+import { open, type Database, type RootDatabase } from "lmdb";
 import fs from "node:fs";
 import path from "node:path";
-import { open, type Database, type RootDatabase } from "lmdb";
 import { acquireLock, liveOwner, releaseLock, type LockInfo } from "./lock";
 import { PRIVATE_FILE_MODE, privateDirectory, privateFiles } from "./private-files";
 import type { CollectionMeta } from "./store";
@@ -52,7 +52,11 @@ export interface RestoreResult extends DatabaseSummary {
  * Writes a consistent copy of the database in `dir` to `file`, whether or not another process
  * serves `dir`. Refuses to replace an existing `file` unless `force`.
  */
-export async function backupDatabase(dir: string, file: string, options: { force?: boolean } = {}): Promise<BackupResult> {
+export async function backupDatabase(
+  dir: string,
+  file: string,
+  options: { force?: boolean } = {},
+): Promise<BackupResult> {
   const started = performance.now();
   dir = path.resolve(dir);
   file = path.resolve(file);
@@ -60,7 +64,8 @@ export async function backupDatabase(dir: string, file: string, options: { force
     throw new BackupError(`There is no database in ${dir} (no ${DATA_FILE}): name its directory with --dir.`);
   }
   // Renamed into the database's own directory, the copy could take the place of its live files.
-  if (sameDirectory(path.dirname(file), dir)) throw new BackupError(`Write the backup outside the database directory ${dir}.`);
+  if (sameDirectory(path.dirname(file), dir))
+    throw new BackupError(`Write the backup outside the database directory ${dir}.`);
   const existing = statOrUndefined(file);
   if (existing?.isDirectory()) throw new BackupError(`${file} is a directory: name the backup file to write.`);
   if (existing && !options.force) throw new BackupError(`${file} already exists: add --force to replace it.`);
@@ -93,7 +98,11 @@ export async function backupDatabase(dir: string, file: string, options: { force
  * database file is replaced, so the directory's credentials stay as they were. The file is
  * checked to be a backup of this database before anything in `dir` changes.
  */
-export async function restoreDatabase(file: string, dir: string, options: { force?: boolean } = {}): Promise<RestoreResult> {
+export async function restoreDatabase(
+  file: string,
+  dir: string,
+  options: { force?: boolean } = {},
+): Promise<RestoreResult> {
   const started = performance.now();
   file = path.resolve(file);
   dir = path.resolve(dir);
@@ -145,7 +154,9 @@ export async function restoreDatabase(file: string, dir: string, options: { forc
 
 function served(dir: string, owner: LockInfo): BackupError {
   const where = owner.port > 0 ? ` on port ${owner.port}` : "";
-  return new BackupError(`${dir} is served by process ${owner.pid}${where}: stop it before restoring into its directory.`);
+  return new BackupError(
+    `${dir} is served by process ${owner.pid}${where}: stop it before restoring into its directory.`,
+  );
 }
 
 /** The environment of a directory, read-only: this process never writes to it. */
@@ -164,7 +175,9 @@ async function readBackup(file: string, copyFrom: (env: RootDatabase) => Promise
       env = open({ path: file, noSubdir: true, maxDbs: 8, readOnly: true });
       summary = summarize(env, fs.statSync(file).size);
     } catch (error) {
-      throw new BackupError(`${file} is not a backup of the embedded database: ${(error as Error).message}`, { cause: error });
+      throw new BackupError(`${file} is not a backup of the embedded database: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     try {
       await copyFrom(env);

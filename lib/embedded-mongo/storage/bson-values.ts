@@ -87,7 +87,8 @@ export function copyDocument(doc: Document): Document {
  * prototype instead of adding the field a document may hold).
  */
 export function setField(target: Document, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
@@ -110,7 +111,8 @@ function promote(value: unknown): unknown {
     for (const [k, v] of Object.entries(ref.fields ?? {})) setField(out, k, child(out, k, v));
     return out;
   }
-  if (bsonType !== undefined || value instanceof Date || value instanceof RegExp || ArrayBuffer.isView(value)) return value;
+  if (bsonType !== undefined || value instanceof Date || value instanceof RegExp || ArrayBuffer.isView(value))
+    return value;
   const out: Document = {};
   for (const key of Object.keys(value)) setField(out, key, child(out, key, (value as Document)[key]));
   return out;

@@ -49,7 +49,8 @@ export function ownField(doc: object, key: string): unknown {
 
 export function isPlainObject(value: unknown): value is Document {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  if (value instanceof Date || value instanceof RegExp || Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return false;
+  if (value instanceof Date || value instanceof RegExp || Buffer.isBuffer(value) || ArrayBuffer.isView(value))
+    return false;
   return bsonType(value) === undefined;
 }
 
@@ -85,13 +86,22 @@ export function encodeValue(value: unknown, limit = MAX_STRING_KEY): { part: Key
       if (Number.isNaN(n)) return { part: [Rank.NaN, 0], exact: true };
       // Up to 15 significant digits a decimal has one double of its own, so the key is exact
       // (and a Decimal128 can be an `_id`); beyond, candidates are checked against the value.
-      const digits = text.replace(/[eE].*$/, "").replace(/[^0-9]/g, "").replace(/^0+/, "");
+      const digits = text
+        .replace(/[eE].*$/, "")
+        .replace(/[^0-9]/g, "")
+        .replace(/^0+/, "");
       return { part: [Rank.Number, n], exact: digits.replace(/0+$/, "").length <= 15 };
     }
     case "Binary":
       return truncated(Rank.Binary, (v as unknown as { toString(e: string): string }).toString("base64"), limit);
     case "Timestamp":
-      return { part: [Rank.Timestamp, Number((v as unknown as { t: number }).t) * 2 ** 32 + Number((v as unknown as { i: number }).i)], exact: true };
+      return {
+        part: [
+          Rank.Timestamp,
+          Number((v as unknown as { t: number }).t) * 2 ** 32 + Number((v as unknown as { i: number }).i),
+        ],
+        exact: true,
+      };
     case "BSONRegExp":
       return { part: [Rank.RegExp, `${v.pattern}/${v.options}`], exact: true };
     case "MinKey":
@@ -204,7 +214,11 @@ export interface IndexKey {
  * The index keys of one document under a key pattern (one per array element for multikey), and
  * which of the fields reached an array in this document.
  */
-export function indexKeys(doc: Document, fields: string[], encode: (value: unknown) => { part: KeyPart; exact: boolean } = encodeDefault): { keys: IndexKey[]; multikeyFields: string[] } {
+export function indexKeys(
+  doc: Document,
+  fields: string[],
+  encode: (value: unknown) => { part: KeyPart; exact: boolean } = encodeDefault,
+): { keys: IndexKey[]; multikeyFields: string[] } {
   let combos: IndexKey[] = [{ parts: [], exact: true }];
   const multikeyFields: string[] = [];
   for (const field of fields) {
@@ -245,14 +259,17 @@ export function compareValues(a: unknown, b: unknown): number {
   if (ea[0] !== eb[0]) return ea[0] < eb[0] ? -1 : 1;
   if (ea[0] === Rank.Binary) return compareBinary(a, b);
   if (ea[1] === eb[1]) return 0;
-  if (typeof ea[1] === "string" && typeof eb[1] === "string") return Buffer.compare(Buffer.from(ea[1]), Buffer.from(eb[1]));
+  if (typeof ea[1] === "string" && typeof eb[1] === "string")
+    return Buffer.compare(Buffer.from(ea[1]), Buffer.from(eb[1]));
   return ea[1] < eb[1] ? -1 : 1;
 }
 
 /** MongoDB orders binary data by length, then subtype, then bytes. */
 function compareBinary(a: unknown, b: unknown): number {
   const parts = (v: unknown): [Uint8Array, number] =>
-    bsonType(v) === "Binary" ? [(v as { buffer: Uint8Array }).buffer, (v as { sub_type: number }).sub_type] : [v as Uint8Array, 0];
+    bsonType(v) === "Binary"
+      ? [(v as { buffer: Uint8Array }).buffer, (v as { sub_type: number }).sub_type]
+      : [v as Uint8Array, 0];
   const [da, ta] = parts(a);
   const [db, tb] = parts(b);
   if (da.length !== db.length) return da.length < db.length ? -1 : 1;

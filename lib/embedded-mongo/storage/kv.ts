@@ -91,7 +91,9 @@ export class OverlayKv implements Kv {
    * writes inserts each in O(log n) and its reads (a unique check per insert) find their range
    * without scanning all it wrote.
    */
-  private readonly changes = Object.fromEntries(SUB_DBS.map((db) => [db, new BTree<Key, unknown>(undefined, compareKeys)])) as Record<SubDb, BTree<Key, unknown>>;
+  private readonly changes = Object.fromEntries(
+    SUB_DBS.map((db) => [db, new BTree<Key, unknown>(undefined, compareKeys)]),
+  ) as Record<SubDb, BTree<Key, unknown>>;
   /**
    * Index entries of indexes the transaction has not read, in the order written, by index: most
    * indexes a transaction writes (an import's keywords, the audit log's) are never read before
@@ -128,7 +130,8 @@ export class OverlayKv implements Kv {
   collectionsChanged(db: SubDb): Set<string> {
     const found = new Set<string>();
     for (const [key] of this.changes[db].entries()) found.add(`${key[0]}.${key[1]}`);
-    if (db === "index") for (const entries of this.unread.values()) found.add(`${entries[0].key[0]}.${entries[0].key[1]}`);
+    if (db === "index")
+      for (const entries of this.unread.values()) found.add(`${entries[0].key[0]}.${entries[0].key[1]}`);
     return found;
   }
 
@@ -139,7 +142,16 @@ export class OverlayKv implements Kv {
   private sortIndexes(range: KvRange): void {
     if (this.unread.size === 0) return;
     const { start, end } = range;
-    const one = start && end && start.length >= 3 && end.length >= 3 && start[0] === end[0] && start[1] === end[1] && start[2] === end[2] ? indexOf(start) : undefined;
+    const one =
+      start &&
+      end &&
+      start.length >= 3 &&
+      end.length >= 3 &&
+      start[0] === end[0] &&
+      start[1] === end[1] &&
+      start[2] === end[2]
+        ? indexOf(start)
+        : undefined;
     const names = one === undefined ? [...this.unread.keys()] : [one];
     for (const name of names) {
       const entries = this.unread.get(name);

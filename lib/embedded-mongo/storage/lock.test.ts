@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquireLock, LOCK_FILE, liveOwner, releaseLock } from "./lock";
+import { acquireLock, liveOwner, LOCK_FILE, releaseLock } from "./lock";
 
 let dir: string;
 const lockFile = () => path.join(dir, LOCK_FILE);
@@ -39,8 +39,13 @@ describe("a lock left by a dead process", () => {
   it("is taken by exactly one of several starters racing for it", async () => {
     const signal = new SharedArrayBuffer(4);
     const flag = new Int32Array(signal);
-    const workers = Array.from({ length: 4 }, () =>
-      new Worker(new URL("../testing/lock-worker.ts", import.meta.url), { execArgv: ["--require", "tsx/cjs"], workerData: { signal } }),
+    const workers = Array.from(
+      { length: 4 },
+      () =>
+        new Worker(new URL("../testing/lock-worker.ts", import.meta.url), {
+          execArgv: ["--require", "tsx/cjs"],
+          workerData: { signal },
+        }),
     );
     const pid = deadPid();
     try {
@@ -48,11 +53,13 @@ describe("a lock left by a dead process", () => {
       const winners: number[] = [];
       for (let round = 1; round <= rounds; round++) {
         fs.writeFileSync(lockFile(), JSON.stringify({ pid, port: 1234, host: "127.0.0.1", started: "gone" }));
-        await Promise.all(workers.map((worker) => {
-          const ready = nextMessage(worker);
-          worker.postMessage({ dir, round });
-          return ready;
-        }));
+        await Promise.all(
+          workers.map((worker) => {
+            const ready = nextMessage(worker);
+            worker.postMessage({ dir, round });
+            return ready;
+          }),
+        );
         const results = workers.map((worker) => nextMessage<{ won: boolean }>(worker));
         Atomics.store(flag, 0, round);
         Atomics.notify(flag, 0);

@@ -134,7 +134,11 @@ export function acquireLock(dir: string, host: string): LockInfo | undefined {
   const deadline = Date.now() + STALE_BREAKER_MS * 2;
   while (Date.now() < deadline) {
     try {
-      fs.writeFileSync(lockPath(dir), JSON.stringify({ pid: process.pid, port: 0, host, started: processStart(process.pid) }), { flag: "wx", mode: PRIVATE_FILE_MODE });
+      fs.writeFileSync(
+        lockPath(dir),
+        JSON.stringify({ pid: process.pid, port: 0, host, started: processStart(process.pid) }),
+        { flag: "wx", mode: PRIVATE_FILE_MODE },
+      );
       return undefined;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;

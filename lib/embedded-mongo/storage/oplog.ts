@@ -57,7 +57,7 @@ export const entriesUnder = (key: readonly unknown[]): number => (typeof key[3] 
 
 /** The BSON documents of a stored value, one after another: each begins with its own size. */
 export function* oplogEntries(value: Buffer): Generator<Buffer> {
-  for (let at = 0; at < value.length; ) {
+  for (let at = 0; at < value.length;) {
     const size = value.readInt32LE(at);
     yield value.subarray(at, at + size);
     at += size;
@@ -74,7 +74,9 @@ const hex = (n: number) => (n >>> 0).toString(16).padStart(8, "0");
  * only `startAfter` may resume from). Hex digits sort as the positions do.
  */
 export function resumeToken(position: OplogPosition, invalidate = false): Document {
-  return { _data: `${hex(position.time.high)}${hex(position.time.low)}${hex(position.index)}${invalidate ? "1" : "0"}` };
+  return {
+    _data: `${hex(position.time.high)}${hex(position.time.low)}${hex(position.index)}${invalidate ? "1" : "0"}`,
+  };
 }
 
 export function parseResumeToken(token: unknown): { position: OplogPosition; invalidate: boolean } | undefined {
@@ -85,11 +87,22 @@ export function parseResumeToken(token: unknown): { position: OplogPosition; inv
 }
 
 function isPlainObject(value: unknown): value is Document {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value as { _bsontype?: string })._bsontype && !(value instanceof Date) && !(value instanceof RegExp) && !(value instanceof Uint8Array);
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value as { _bsontype?: string })._bsontype &&
+    !(value instanceof Date) &&
+    !(value instanceof RegExp) &&
+    !(value instanceof Uint8Array)
+  );
 }
 
 function same(a: unknown, b: unknown): boolean {
-  return EJSON.stringify({ v: a } as Document, { relaxed: false }) === EJSON.stringify({ v: b } as Document, { relaxed: false });
+  return (
+    EJSON.stringify({ v: a } as Document, { relaxed: false }) ===
+    EJSON.stringify({ v: b } as Document, { relaxed: false })
+  );
 }
 
 /** An update's `updateDescription`: the fields set (dotted paths), removed, and arrays cut short. */

@@ -12,7 +12,8 @@ export const PRIVATE_FILE_MODE = 0o600;
 export function privateDirectory(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   // A shared directory such as /tmp is never narrowed to one user: that would break the others.
-  if (fs.statSync(dir).mode & 0o1000) throw new Error(`${dir} is a shared directory (sticky bit): give the data a directory of its own`);
+  if (fs.statSync(dir).mode & 0o1000)
+    throw new Error(`${dir} is a shared directory (sticky bit): give the data a directory of its own`);
   restrict(dir, PRIVATE_DIR_MODE);
 }
 
@@ -32,6 +33,8 @@ function restrict(target: string, mode: number): void {
   try {
     fs.chmodSync(target, mode);
   } catch (error) {
-    throw new Error(`cannot restrict ${target} to mode ${mode.toString(8)}: ${(error as Error).message}`, { cause: error });
+    throw new Error(`cannot restrict ${target} to mode ${mode.toString(8)}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }

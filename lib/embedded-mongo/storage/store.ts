@@ -11,11 +11,11 @@
  * The store is built in sections (store/): base (the write transaction and the oplog), retryable
  * writes, catalog, reads, consistency, writes; each a class extending the one before.
  */
-import fs from "node:fs";
 import { open } from "lmdb";
+import fs from "node:fs";
 import { DEFAULT_OPLOG_MAX_AGE_SECONDS, DEFAULT_OPLOG_MAX_ENTRIES } from "./oplog";
+import { type CollectionMeta, type Key, type OplogLimits } from "./store/common";
 import { WriteStore } from "./store/writes";
-import { type OplogLimits, type Key, type CollectionMeta } from "./store/common";
 
 export { isCapped, ns, type CollectionMeta } from "./store/common";
 
@@ -32,7 +32,10 @@ export class Store extends WriteStore {
       env.openDB<CollectionMeta, Key>("meta", {}),
       env.openDB<Buffer, Key>("sessions", { encoding: "binary" }),
       env.openDB<Buffer, Key>("oplog", { encoding: "binary" }),
-      { maxEntries: limits.maxEntries ?? DEFAULT_OPLOG_MAX_ENTRIES, maxAgeSeconds: limits.maxAgeSeconds ?? DEFAULT_OPLOG_MAX_AGE_SECONDS },
+      {
+        maxEntries: limits.maxEntries ?? DEFAULT_OPLOG_MAX_ENTRIES,
+        maxAgeSeconds: limits.maxAgeSeconds ?? DEFAULT_OPLOG_MAX_AGE_SECONDS,
+      },
     );
   }
 }

@@ -4,8 +4,8 @@
  * an array) is older than the index's `expireAfterSeconds`, as a TTL index promises.
  */
 import type { Document } from "bson";
-import { WaitForTransaction } from "../txn/conflicts";
 import { findDocuments, mingoOptions } from "../query/query";
+import { WaitForTransaction } from "../txn/conflicts";
 import type { CollectionMeta, Store } from "./store";
 import { timeseriesOf } from "./timeseries";
 
@@ -67,7 +67,9 @@ export class TtlMonitor {
         const timeseries = timeseriesOf(meta);
         if (timeseries && typeof meta.options.expireAfterSeconds === "number") {
           const cutoff = new Date(now.getTime() - meta.options.expireAfterSeconds * 1000);
-          this.deletedDocuments += await this.removeExpired(meta.db, meta.name, { [timeseries.timeField]: { $lt: cutoff } });
+          this.deletedDocuments += await this.removeExpired(meta.db, meta.name, {
+            [timeseries.timeField]: { $lt: cutoff },
+          });
         }
         for (const index of meta.indexes) {
           const fields = Object.keys(index.key);

@@ -5,11 +5,11 @@
  * naming the index; a record that is not BSON is reported; a missing collection is
  * NamespaceNotFound.
  */
+import { open } from "lmdb";
+import { MongoClient, MongoServerError, type Db } from "mongodb";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { open } from "lmdb";
-import { MongoClient, MongoServerError, type Db } from "mongodb";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startEmbeddedMongo, type EmbeddedMongoHandle } from "../index";
 
@@ -31,7 +31,9 @@ async function stop(): Promise<void> {
 }
 
 /** Edits the stopped database's files directly, below the store, as a torn write would leave them. */
-async function withRawFiles(edit: (dbs: { docs: ReturnType<typeof openDb>; index: ReturnType<typeof openDb> }) => void): Promise<void> {
+async function withRawFiles(
+  edit: (dbs: { docs: ReturnType<typeof openDb>; index: ReturnType<typeof openDb> }) => void,
+): Promise<void> {
   const env = open({ path: dir, noSubdir: false, maxDbs: 8 });
   const dbs = { docs: openDb(env, "docs"), index: openDb(env, "index") };
   env.transactionSync(() => edit(dbs));
@@ -104,10 +106,20 @@ describe("validate", () => {
       score_1: 14,
       email_1: 20,
     });
-    expect(Object.keys(report.indexDetails).sort()).toEqual(["_id_", "a_1_b_-1", "email_1", "opt_1", "score_1", "tags_1"]);
+    expect(Object.keys(report.indexDetails).sort()).toEqual([
+      "_id_",
+      "a_1_b_-1",
+      "email_1",
+      "opt_1",
+      "score_1",
+      "tags_1",
+    ]);
     for (const details of Object.values(report.indexDetails)) expect(details).toEqual({ valid: true });
     // `full` changes nothing here: every check is the full one.
-    expect(await db.command({ validate: "things", full: true })).toMatchObject({ valid: true, keysPerIndex: report.keysPerIndex });
+    expect(await db.command({ validate: "things", full: true })).toMatchObject({
+      valid: true,
+      keysPerIndex: report.keysPerIndex,
+    });
   });
 
   it("stays valid after updates and deletes that move documents between index entries", async () => {
@@ -117,26 +129,44 @@ describe("validate", () => {
     await things.updateOne({ _id: 2 as never }, { $set: { email: "other@example.com", tags: ["q"] } });
     await things.deleteMany({ a: 3 });
     const report = await db.command({ validate: "things" });
-    expect(report).toMatchObject({ valid: true, nrecords: 15, errors: [], missingIndexEntries: [], extraIndexEntries: [] });
+    expect(report).toMatchObject({
+      valid: true,
+      nrecords: 15,
+      errors: [],
+      missingIndexEntries: [],
+      extraIndexEntries: [],
+    });
   });
 
   it("reports a lost and a stray index entry as invalid, naming each index", async () => {
     await withRawFiles(({ index }) => {
-      const lost = [...index.getKeys({ start: ["v", "things", "tags_1"], end: ["v", "things", "tags_1", "\uffff\uffff"] })][0];
+      const lost = [
+        ...index.getKeys({ start: ["v", "things", "tags_1"], end: ["v", "things", "tags_1", "\uffff\uffff"] }),
+      ][0];
       expect(lost).toBeDefined();
       void index.remove(lost);
-      const first = [...index.getKeys({ start: ["v", "things", "a_1_b_-1"], end: ["v", "things", "a_1_b_-1", "\uffff\uffff"] })][0];
+      const first = [
+        ...index.getKeys({ start: ["v", "things", "a_1_b_-1"], end: ["v", "things", "a_1_b_-1", "\uffff\uffff"] }),
+      ][0];
       // The same key, pointing at a document that does not exist.
       void index.put([...first.slice(0, -1), 999], Buffer.alloc(0));
     });
     const db = await serve();
     const report = await db.command({ validate: "things" });
     expect(report.valid).toBe(false);
-    expect(report.errors).toEqual(["Detected 1 extra index entries in index 'a_1_b_-1'.", "Detected 1 missing index entries in index 'tags_1'."]);
+    expect(report.errors).toEqual([
+      "Detected 1 extra index entries in index 'a_1_b_-1'.",
+      "Detected 1 missing index entries in index 'tags_1'.",
+    ]);
     expect(report.missingIndexEntries).toHaveLength(1);
     expect(report.missingIndexEntries[0]).toMatchObject({ indexName: "tags_1" });
     expect(report.extraIndexEntries).toEqual([{ indexName: "a_1_b_-1", recordId: "3:999" }]);
-    expect(report.indexDetails).toMatchObject({ tags_1: { valid: false }, "a_1_b_-1": { valid: false }, opt_1: { valid: true }, email_1: { valid: true } });
+    expect(report.indexDetails).toMatchObject({
+      tags_1: { valid: false },
+      "a_1_b_-1": { valid: false },
+      opt_1: { valid: true },
+      email_1: { valid: true },
+    });
     expect(report.advice).toMatch(/corrupt namespace/);
     expect(report.ok).toBe(1);
   });
@@ -177,7 +207,11 @@ describe("validate", () => {
     const notes = db.collection("notes");
     await notes.createIndex({ body: "text" });
     await notes.createIndex({ owner: "hashed" });
-    await notes.insertMany([{ body: "the quick fox", owner: "a" }, { body: "lazy dogs", owner: "b" }, { body: "no owner" }]);
+    await notes.insertMany([
+      { body: "the quick fox", owner: "a" },
+      { body: "lazy dogs", owner: "b" },
+      { body: "no owner" },
+    ]);
     const report = await db.command({ validate: "notes" });
     // One text key per distinct term after stop words and stemming: quick, fox; lazi, dog; owner.
     expect(report).toMatchObject({ valid: true, nrecords: 3, keysPerIndex: { owner_hashed: 3, body_text: 5 } });
@@ -187,8 +221,15 @@ describe("validate", () => {
     const db = await serve();
     const missing = await db.command({ validate: "nothing" }).catch((err: unknown) => err);
     expect(missing).toBeInstanceOf(MongoServerError);
-    expect(missing).toMatchObject({ code: 26, codeName: "NamespaceNotFound", message: "Collection 'v.nothing' does not exist to validate." });
+    expect(missing).toMatchObject({
+      code: 26,
+      codeName: "NamespaceNotFound",
+      message: "Collection 'v.nothing' does not exist to validate.",
+    });
     await db.createCollection("view", { viewOn: "things", pipeline: [] });
-    await expect(db.command({ validate: "view" })).rejects.toMatchObject({ code: 166, codeName: "CommandNotSupportedOnView" });
+    await expect(db.command({ validate: "view" })).rejects.toMatchObject({
+      code: 166,
+      codeName: "CommandNotSupportedOnView",
+    });
   });
 });

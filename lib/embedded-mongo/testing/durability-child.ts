@@ -14,7 +14,9 @@ async function main(): Promise<void> {
   if (!dir || !round) throw new Error("usage: durability-child.ts DIR ROUND");
   const server = await startEmbeddedMongo({ dir });
   const client = await MongoClient.connect(server.uri);
-  const docs = client.db("durability").collection<{ _id: string; tag: string; round: number; seq: number; payload: string }>("docs");
+  const docs = client
+    .db("durability")
+    .collection<{ _id: string; tag: string; round: number; seq: number; payload: string }>("docs");
   const counter = client.db("durability").collection<{ _id: string; n: number }>("counter");
   await docs.createIndex({ tag: 1 }, { unique: true });
   const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -23,7 +25,13 @@ async function main(): Promise<void> {
     const id = `r${round}-${seq}`;
     const payload = "x".repeat((seq * 131) % 2000);
     if (seq % 7 === 6) {
-      const batch = [0, 1, 2].map((k) => ({ _id: `${id}-${k}`, tag: `t-${id}-${k}`, round: Number(round), seq, payload }));
+      const batch = [0, 1, 2].map((k) => ({
+        _id: `${id}-${k}`,
+        tag: `t-${id}-${k}`,
+        round: Number(round),
+        seq,
+        payload,
+      }));
       await docs.insertMany(batch);
       for (const doc of batch) print(`i ${doc._id}`);
     } else {
@@ -31,7 +39,11 @@ async function main(): Promise<void> {
       print(`i ${id}`);
     }
     if (seq % 5 === 4) {
-      const after = await counter.findOneAndUpdate({ _id: "counter" }, { $inc: { n: 1 } }, { upsert: true, returnDocument: "after" });
+      const after = await counter.findOneAndUpdate(
+        { _id: "counter" },
+        { $inc: { n: 1 } },
+        { upsert: true, returnDocument: "after" },
+      );
       print(`c ${after!.n}`);
     }
     if (seq % 10 === 9) {

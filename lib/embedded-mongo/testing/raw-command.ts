@@ -2,13 +2,17 @@
  * Sends one command document to a server's Unix socket as an OP_MSG and returns the reply, for
  * tests that need fields the driver would not send as given (a chosen `lsid` and `txnNumber`).
  */
-import net from "node:net";
 import { BSON, type Document } from "bson";
+import net from "node:net";
 
 let requestId = 1;
 
 /** `options` reads the reply (`{ promoteValues: false }` keeps every number's BSON type). */
-export function rawCommand(socketPath: string, command: Document, options?: BSON.DeserializeOptions): Promise<Document> {
+export function rawCommand(
+  socketPath: string,
+  command: Document,
+  options?: BSON.DeserializeOptions,
+): Promise<Document> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ path: socketPath });
     let buffered = Buffer.alloc(0);

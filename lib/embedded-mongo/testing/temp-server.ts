@@ -2,10 +2,17 @@
  * A real embedded server on a fresh temporary directory, for tests: started in `beforeAll`,
  * closed and its directory removed in `afterAll`.
  */
+import {
+  MongoClient,
+  type ChangeStream,
+  type Db,
+  type Document,
+  type MongoClientOptions,
+  type MongoServerError,
+} from "mongodb";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MongoClient, type ChangeStream, type Db, type Document, type MongoClientOptions, type MongoServerError } from "mongodb";
 import { afterAll, beforeAll } from "vitest";
 import { startEmbeddedMongo, type EmbeddedMongoHandle } from "../index";
 

@@ -7,8 +7,8 @@
  * until that transaction ends, then runs again.
  */
 import { MongoCommandError } from "../errors";
-import { keyText } from "../storage/kv";
 import type { KeyPrimitive } from "../storage/keys";
+import { keyText } from "../storage/kv";
 
 /** The transaction that holds a document, as far as conflicts go. */
 export interface ConflictOwner {

@@ -3,11 +3,11 @@
  * driver and Mongoose as an application uses them, and through raw commands where the exact
  * server answer matters. Every expectation is what a MongoDB replica set answers.
  */
+import { Binary, Decimal128, Double, Int32, Long, MongoClient, ObjectId } from "mongodb";
+import mongoose, { Schema } from "mongoose";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Binary, Decimal128, Double, Int32, Long, MongoClient, ObjectId } from "mongodb";
-import mongoose, { Schema } from "mongoose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmbeddedMongo } from "../index";
 import { rawCommand } from "../testing/raw-command";
@@ -189,7 +189,9 @@ describe("write conflicts", () => {
       const error = await caught(second.commitTransaction());
       expect(error.code).toBe(112);
       expect(error.errorLabels).toContain("TransientTransactionError");
-      const retried = await caught(second.withTransaction(() => users.insertOne({ email: "same@x" }, { session: second })));
+      const retried = await caught(
+        second.withTransaction(() => users.insertOne({ email: "same@x" }, { session: second })),
+      );
       expect(retried.code).toBe(11000);
     } finally {
       await first.endSession();
@@ -226,7 +228,11 @@ describe("the commit", () => {
       const name = `commit_${meanwhile ? "slow" : "fast"}`;
       const things = db.collection<{ _id: number; email?: string; tags?: string[]; n?: number }>(name);
       await things.drop().catch(() => undefined);
-      await things.insertMany([{ _id: 1, email: "a@x", n: 1 }, { _id: 2, email: "b@x", n: 2 }, { _id: 3, email: "c@x", n: 3 }]);
+      await things.insertMany([
+        { _id: 1, email: "a@x", n: 1 },
+        { _id: 2, email: "b@x", n: 2 },
+        { _id: 3, email: "c@x", n: 3 },
+      ]);
       await things.createIndex({ email: 1 }, { unique: true });
       await things.createIndex({ tags: 1 });
       await things.createIndex({ n: 1, email: 1 });
@@ -247,8 +253,18 @@ describe("the commit", () => {
         await session.endSession();
       }
       const report = await db.command({ validate: name });
-      expect(report).toMatchObject({ valid: true, missingIndexEntries: [], extraIndexEntries: [], nrecords: meanwhile ? 5 : 4 });
-      expect(report.keysPerIndex).toEqual({ _id_: meanwhile ? 5 : 4, email_1: meanwhile ? 5 : 4, tags_1: meanwhile ? 6 : 5, n_1_email_1: meanwhile ? 5 : 4 });
+      expect(report).toMatchObject({
+        valid: true,
+        missingIndexEntries: [],
+        extraIndexEntries: [],
+        nrecords: meanwhile ? 5 : 4,
+      });
+      expect(report.keysPerIndex).toEqual({
+        _id_: meanwhile ? 5 : 4,
+        email_1: meanwhile ? 5 : 4,
+        tags_1: meanwhile ? 6 : 5,
+        n_1_email_1: meanwhile ? 5 : 4,
+      });
       expect((await things.find({ tags: "blue" }).toArray()).map((doc) => doc._id)).toEqual([4]);
       expect((await things.find({ email: "c@x" }).toArray()).map((doc) => doc._id)).toEqual([5]);
       const plan = JSON.stringify(await things.find({ tags: "red" }).explain());
@@ -259,10 +275,17 @@ describe("the commit", () => {
         const change = await stream.tryNext();
         if (!change) continue;
         seen.push(`${change.operationType} ${String((change as { documentKey?: { _id: number } }).documentKey?._id)}`);
-        if (change.operationType === "insert" && change.documentKey._id === 4) expect(change.fullDocument).toEqual({ _id: 4, email: "d@x", tags: ["red", "blue"], n: 4 });
+        if (change.operationType === "insert" && change.documentKey._id === 4)
+          expect(change.fullDocument).toEqual({ _id: 4, email: "d@x", tags: ["red", "blue"], n: 4 });
       }
       await stream.close();
-      expect(seen.filter((line) => line !== "insert 6")).toEqual(["insert 4", "update 1", "delete 2", "update 3", "insert 5"]);
+      expect(seen.filter((line) => line !== "insert 6")).toEqual([
+        "insert 4",
+        "update 1",
+        "delete 2",
+        "update 3",
+        "insert 5",
+      ]);
     });
   }
 });
@@ -273,7 +296,10 @@ describe("index entries of a transaction", () => {
     const db = client.db(DB);
     const things = db.collection<{ _id: number; colour: string; size: number }>("entries_order");
     await things.drop().catch(() => undefined);
-    await things.insertMany([{ _id: 1, colour: "red", size: 1 }, { _id: 2, colour: "blue", size: 2 }]);
+    await things.insertMany([
+      { _id: 1, colour: "red", size: 1 },
+      { _id: 2, colour: "blue", size: 2 },
+    ]);
     await things.createIndex({ colour: 1 });
     await things.createIndex({ size: 1 });
     const session = client.startSession();
@@ -285,10 +311,14 @@ describe("index entries of a transaction", () => {
       await things.updateOne({ _id: 2 }, { $set: { colour: "green" } }, { session });
       // `size` is read half-way, then written again.
       await things.updateOne({ _id: 1 }, { $set: { size: 3 } }, { session });
-      expect((await things.find({ size: 3 }, { session, hint: { size: 1 } }).toArray()).map((doc) => doc._id)).toEqual([1]);
+      expect((await things.find({ size: 3 }, { session, hint: { size: 1 } }).toArray()).map((doc) => doc._id)).toEqual([
+        1,
+      ]);
       await things.updateOne({ _id: 1 }, { $set: { size: 1 } }, { session });
       await things.insertOne({ _id: 3, colour: "green", size: 3 }, { session });
-      expect((await things.find({ size: { $gte: 1 } }, { session, hint: { size: 1 } }).toArray()).map((doc) => doc._id)).toEqual([1, 2, 3]);
+      expect(
+        (await things.find({ size: { $gte: 1 } }, { session, hint: { size: 1 } }).toArray()).map((doc) => doc._id),
+      ).toEqual([1, 2, 3]);
       await session.commitTransaction();
     } finally {
       await session.endSession();
@@ -296,7 +326,8 @@ describe("index entries of a transaction", () => {
     const report = await db.command({ validate: "entries_order" });
     expect(report).toMatchObject({ valid: true, missingIndexEntries: [], extraIndexEntries: [], nrecords: 3 });
     expect(report.keysPerIndex).toEqual({ _id_: 3, colour_1: 3, size_1: 3 });
-    const ids = async (filter: object, hint: object) => (await things.find(filter, { hint }).toArray()).map((doc) => doc._id);
+    const ids = async (filter: object, hint: object) =>
+      (await things.find(filter, { hint }).toArray()).map((doc) => doc._id);
     expect(await ids({ colour: "red" }, { colour: 1 })).toEqual([1]);
     expect(await ids({ colour: "green" }, { colour: 1 })).toEqual([2, 3]);
     expect(await ids({ colour: "blue" }, { colour: 1 })).toEqual([]);
@@ -311,13 +342,31 @@ describe("inserts committed by a transaction", () => {
     const coll = client.db(DB).collection<{ _id: unknown; n: number }>("id_types");
     await coll.drop().catch(() => undefined);
     await client.db(DB).createCollection("id_types");
-    const ids = [new ObjectId(), "text-id", "", new Int32(7), Long.fromString("1099511627776"), new Double(2.5), new Double(-0.5), new Date("2026-01-02T03:04:05Z"), new Decimal128("1.10"), { nested: "id" }];
+    const ids = [
+      new ObjectId(),
+      "text-id",
+      "",
+      new Int32(7),
+      Long.fromString("1099511627776"),
+      new Double(2.5),
+      new Double(-0.5),
+      new Date("2026-01-02T03:04:05Z"),
+      new Decimal128("1.10"),
+      { nested: "id" },
+    ];
     const raw = { promoteValues: false } as const;
-    const opened = await rawCommand(server.socketPath, { aggregate: "id_types", pipeline: [{ $changeStream: {} }], cursor: {}, $db: DB }, raw);
+    const opened = await rawCommand(
+      server.socketPath,
+      { aggregate: "id_types", pipeline: [{ $changeStream: {} }], cursor: {}, $db: DB },
+      raw,
+    );
     const session = client.startSession();
     try {
       await session.withTransaction(async () => {
-        await coll.insertMany(ids.map((_id, n) => ({ _id, n })), { session, promoteValues: false, ignoreUndefined: false });
+        await coll.insertMany(
+          ids.map((_id, n) => ({ _id, n })),
+          { session, promoteValues: false, ignoreUndefined: false },
+        );
       });
     } finally {
       await session.endSession();
@@ -328,10 +377,16 @@ describe("inserts committed by a transaction", () => {
     ids.push(plain);
     const keys: unknown[] = [];
     for (let tries = 0; keys.length < ids.length && tries < 50; tries++) {
-      const more = await rawCommand(server.socketPath, { getMore: opened.cursor.id, collection: "id_types", $db: DB }, raw);
-      for (const change of more.cursor.nextBatch as Array<{ operationType: string; documentKey: { _id: unknown } }>) if (change.operationType === "insert") keys.push(change.documentKey._id);
+      const more = await rawCommand(
+        server.socketPath,
+        { getMore: opened.cursor.id, collection: "id_types", $db: DB },
+        raw,
+      );
+      for (const change of more.cursor.nextBatch as Array<{ operationType: string; documentKey: { _id: unknown } }>)
+        if (change.operationType === "insert") keys.push(change.documentKey._id);
     }
-    const typeOf = (value: unknown) => (value as { _bsontype?: string } | null)?._bsontype ?? (value instanceof Date ? "Date" : typeof value);
+    const typeOf = (value: unknown) =>
+      (value as { _bsontype?: string } | null)?._bsontype ?? (value instanceof Date ? "Date" : typeof value);
     expect(keys.map(typeOf)).toEqual(ids.map(typeOf));
     expect(keys.map((key) => JSON.stringify(key))).toEqual(ids.map((id) => JSON.stringify(id)));
   });
@@ -343,33 +398,87 @@ describe("the transaction commands on the wire", () => {
   it("commitTransaction after abortTransaction is NoSuchTransaction (251); abort after commit is TransactionCommitted (256)", async () => {
     const id = lsid();
     const txn = { lsid: id, txnNumber: Long.fromNumber(1), autocommit: false };
-    expect(await rawCommand(server.socketPath, { insert: "wire", documents: [{ _id: 1 }], ...txn, startTransaction: true, $db: DB })).toMatchObject({ ok: 1, n: 1 });
+    expect(
+      await rawCommand(server.socketPath, {
+        insert: "wire",
+        documents: [{ _id: 1 }],
+        ...txn,
+        startTransaction: true,
+        $db: DB,
+      }),
+    ).toMatchObject({ ok: 1, n: 1 });
     expect(await rawCommand(server.socketPath, { abortTransaction: 1, ...txn, $db: "admin" })).toMatchObject({ ok: 1 });
     const commit = await rawCommand(server.socketPath, { commitTransaction: 1, ...txn, $db: "admin" });
-    expect(commit).toMatchObject({ ok: 0, code: 251, codeName: "NoSuchTransaction", errorLabels: ["TransientTransactionError"] });
+    expect(commit).toMatchObject({
+      ok: 0,
+      code: 251,
+      codeName: "NoSuchTransaction",
+      errorLabels: ["TransientTransactionError"],
+    });
 
     const next = { lsid: id, txnNumber: Long.fromNumber(2), autocommit: false };
-    expect(await rawCommand(server.socketPath, { insert: "wire", documents: [{ _id: 2 }], ...next, startTransaction: true, $db: DB })).toMatchObject({ ok: 1 });
-    expect(await rawCommand(server.socketPath, { commitTransaction: 1, ...next, $db: "admin" })).toMatchObject({ ok: 1 });
+    expect(
+      await rawCommand(server.socketPath, {
+        insert: "wire",
+        documents: [{ _id: 2 }],
+        ...next,
+        startTransaction: true,
+        $db: DB,
+      }),
+    ).toMatchObject({ ok: 1 });
+    expect(await rawCommand(server.socketPath, { commitTransaction: 1, ...next, $db: "admin" })).toMatchObject({
+      ok: 1,
+    });
     // A retried commit is answered again; an abort now is refused.
-    expect(await rawCommand(server.socketPath, { commitTransaction: 1, ...next, $db: "admin" })).toMatchObject({ ok: 1 });
-    expect(await rawCommand(server.socketPath, { abortTransaction: 1, ...next, $db: "admin" })).toMatchObject({ ok: 0, code: 256, codeName: "TransactionCommitted" });
+    expect(await rawCommand(server.socketPath, { commitTransaction: 1, ...next, $db: "admin" })).toMatchObject({
+      ok: 1,
+    });
+    expect(await rawCommand(server.socketPath, { abortTransaction: 1, ...next, $db: "admin" })).toMatchObject({
+      ok: 0,
+      code: 256,
+      codeName: "TransactionCommitted",
+    });
     expect(await client.db(DB).collection("wire").find().toArray()).toEqual([{ _id: 2 }]);
   });
 
   it("refuses commands MongoDB does not run in a transaction, and an older transaction number", async () => {
     const id = lsid();
     const txn = { lsid: id, txnNumber: Long.fromNumber(5), autocommit: false };
-    expect(await rawCommand(server.socketPath, { find: "wire", ...txn, startTransaction: true, $db: DB })).toMatchObject({ ok: 1 });
-    expect(await rawCommand(server.socketPath, { count: "wire", ...txn, $db: DB })).toMatchObject({ ok: 0, code: 263, codeName: "OperationNotSupportedInTransaction", errmsg: "Cannot run 'count' in a multi-document transaction." });
-    const older = await rawCommand(server.socketPath, { find: "wire", lsid: id, txnNumber: Long.fromNumber(4), autocommit: false, startTransaction: true, $db: DB });
+    expect(
+      await rawCommand(server.socketPath, { find: "wire", ...txn, startTransaction: true, $db: DB }),
+    ).toMatchObject({ ok: 1 });
+    expect(await rawCommand(server.socketPath, { count: "wire", ...txn, $db: DB })).toMatchObject({
+      ok: 0,
+      code: 263,
+      codeName: "OperationNotSupportedInTransaction",
+      errmsg: "Cannot run 'count' in a multi-document transaction.",
+    });
+    const older = await rawCommand(server.socketPath, {
+      find: "wire",
+      lsid: id,
+      txnNumber: Long.fromNumber(4),
+      autocommit: false,
+      startTransaction: true,
+      $db: DB,
+    });
     expect(older).toMatchObject({ ok: 0, code: 225, codeName: "TransactionTooOld" });
   });
 
   it("refuses a txnNumber on a command that is no retryable write, and snapshot reads outside a transaction", async () => {
-    const withNumber = await rawCommand(server.socketPath, { find: "wire", lsid: lsid(), txnNumber: Long.fromNumber(1), $db: DB });
+    const withNumber = await rawCommand(server.socketPath, {
+      find: "wire",
+      lsid: lsid(),
+      txnNumber: Long.fromNumber(1),
+      $db: DB,
+    });
     expect(withNumber).toMatchObject({ ok: 0, code: 50768 });
-    const snapshot = await caught(client.db(DB).collection("wire").find({}, { readConcern: { level: "snapshot" } }).toArray());
+    const snapshot = await caught(
+      client
+        .db(DB)
+        .collection("wire")
+        .find({}, { readConcern: { level: "snapshot" } })
+        .toArray(),
+    );
     expect(snapshot.code).toBe(115);
     expect(snapshot.message).toMatch(/snapshot.*MONGODB_URI/);
   });
@@ -383,7 +492,9 @@ describe("the transaction commands on the wire", () => {
         await client.db(DB).collection("made_in_txn").insertOne({ email: "a@x" }, { session });
       });
       expect((await client.db(DB).collection("made_in_txn").indexes()).map((i) => i.name)).toEqual(["_id_", "email_1"]);
-      const error = await caught(session.withTransaction(() => client.db(DB).collection("made_in_txn").createIndex({ other: 1 }, { session })));
+      const error = await caught(
+        session.withTransaction(() => client.db(DB).collection("made_in_txn").createIndex({ other: 1 }, { session })),
+      );
       expect(error.code).toBe(263);
     } finally {
       await session.endSession();
@@ -393,12 +504,28 @@ describe("the transaction commands on the wire", () => {
 
   it("a retryable write sent twice with the same lsid and txnNumber applies once and answers the same", async () => {
     const retry = { lsid: lsid(), txnNumber: Long.fromNumber(1) };
-    const first = await rawCommand(server.socketPath, { update: "retry", updates: [{ q: { _id: 1 }, u: { $inc: { n: 1 } }, upsert: true }], ...retry, $db: DB });
-    const second = await rawCommand(server.socketPath, { update: "retry", updates: [{ q: { _id: 1 }, u: { $inc: { n: 1 } }, upsert: true }], ...retry, $db: DB });
+    const first = await rawCommand(server.socketPath, {
+      update: "retry",
+      updates: [{ q: { _id: 1 }, u: { $inc: { n: 1 } }, upsert: true }],
+      ...retry,
+      $db: DB,
+    });
+    const second = await rawCommand(server.socketPath, {
+      update: "retry",
+      updates: [{ q: { _id: 1 }, u: { $inc: { n: 1 } }, upsert: true }],
+      ...retry,
+      $db: DB,
+    });
     expect(first).toMatchObject({ ok: 1, n: 1, upserted: [{ index: 0, _id: 1 }] });
     expect(second).toMatchObject({ ok: 1, n: 1, upserted: [{ index: 0, _id: 1 }] });
     expect(await client.db(DB).collection("retry").find().toArray()).toEqual([{ _id: 1, n: 1 }]);
-    const older = await rawCommand(server.socketPath, { insert: "retry", documents: [{ _id: 2 }], ...retry, txnNumber: Long.fromNumber(0), $db: DB });
+    const older = await rawCommand(server.socketPath, {
+      insert: "retry",
+      documents: [{ _id: 2 }],
+      ...retry,
+      txnNumber: Long.fromNumber(0),
+      $db: DB,
+    });
     expect(older).toMatchObject({ ok: 0, code: 225, codeName: "TransactionTooOld" });
   });
 });
@@ -411,9 +538,17 @@ describe("lifetime", () => {
     try {
       const session = other.startSession();
       session.startTransaction();
-      await other.db(DB).collection("stale").insertOne({ _id: 1 as never }, { session });
+      await other
+        .db(DB)
+        .collection("stale")
+        .insertOne({ _id: 1 as never }, { session });
       await new Promise((resolve) => setTimeout(resolve, 2500));
-      const error = await caught(other.db(DB).collection("stale").insertOne({ _id: 2 as never }, { session }));
+      const error = await caught(
+        other
+          .db(DB)
+          .collection("stale")
+          .insertOne({ _id: 2 as never }, { session }),
+      );
       expect(error.code).toBe(251);
       expect(error.message).toMatch(/transactionLifetimeLimitSeconds/);
       await session.endSession();
@@ -430,14 +565,21 @@ describe("retryable writes across a restart", () => {
   it("a write retried after the database restarted is not applied again", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "embedded-mongo-retry-restart-"));
     const retry = { lsid: { id: new Binary(Buffer.alloc(16, 7), 4) }, txnNumber: Long.fromNumber(3) };
-    const command = { update: "counter", updates: [{ q: { _id: "c" }, u: { $inc: { n: 1 } }, upsert: true }], ...retry, $db: DB };
+    const command = {
+      update: "counter",
+      updates: [{ q: { _id: "c" }, u: { $inc: { n: 1 } }, upsert: true }],
+      ...retry,
+      $db: DB,
+    };
     try {
       let running = await startEmbeddedMongo({ dir });
       expect(await rawCommand(running.socketPath!, command)).toMatchObject({ ok: 1, n: 1 });
       await running.close();
       running = await startEmbeddedMongo({ dir });
       expect(await rawCommand(running.socketPath!, command)).toMatchObject({ ok: 1, n: 1 });
-      expect(await rawCommand(running.socketPath!, { find: "counter", $db: DB })).toMatchObject({ cursor: { firstBatch: [{ _id: "c", n: 1 }] } });
+      expect(await rawCommand(running.socketPath!, { find: "counter", $db: DB })).toMatchObject({
+        cursor: { firstBatch: [{ _id: "c", n: 1 }] },
+      });
       await running.close();
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -14,11 +14,11 @@
  * driver retries once after a network error) gets the recorded reply and is not applied twice.
  */
 import { Long, type Binary, type Document } from "bson";
-import { decodeDocument } from "../storage/bson-values";
-import { writeConflict, type ConflictOwner } from "./conflicts";
 import { MongoCommandError, endsCommand } from "../errors";
+import { decodeDocument } from "../storage/bson-values";
 import { OverlayKv } from "../storage/kv";
 import { isCapped, type CollectionMeta, type Store } from "../storage/store";
+import { writeConflict, type ConflictOwner } from "./conflicts";
 
 export const DEFAULT_TRANSACTION_LIFETIME_SECONDS = 60;
 /** MongoDB's logicalSessionTimeoutMinutes: a session idle that long is gone, with its records. */
@@ -96,7 +96,9 @@ class Transaction implements ConflictOwner {
   /** Applies the transaction's writes in one LMDB transaction, re-checking unique indexes. */
   async commit(): Promise<void> {
     const changes = this.overlay.documentChanges();
-    const created = [...this.view.catalogEntries().values()].filter((meta) => this.store.collection(meta.db, meta.name)?.uuid !== meta.uuid);
+    const created = [...this.view.catalogEntries().values()].filter(
+      (meta) => this.store.collection(meta.db, meta.name)?.uuid !== meta.uuid,
+    );
     if (changes.length === 0 && created.length === 0) {
       this.state = "committed";
       this.end();
@@ -107,13 +109,16 @@ class Transaction implements ConflictOwner {
       await store.write(() => {
         // From here on the documents are the commit's to write: nothing runs in between.
         store.conflicts.release(this);
-        store.asTransaction({ lsid: this.lsid, txnNumber: Long.fromNumber(this.txnNumber) }, () => this.apply(store, changes, created));
+        store.asTransaction({ lsid: this.lsid, txnNumber: Long.fromNumber(this.txnNumber) }, () =>
+          this.apply(store, changes, created),
+        );
       });
       this.state = "committed";
     } catch (err) {
       this.state = "aborted";
       // A unique key another writer took meanwhile: the transaction runs again and sees it.
-      if (err instanceof MongoCommandError && (err.codeName === "DuplicateKey" || err.codeName === "WriteConflict")) throw writeConflict();
+      if (err instanceof MongoCommandError && (err.codeName === "DuplicateKey" || err.codeName === "WriteConflict"))
+        throw writeConflict();
       throw err;
     } finally {
       this.end();
@@ -125,7 +130,10 @@ class Transaction implements ConflictOwner {
    * is capped and their indexes are the same: its own index entries and unique checks then still
    * hold at the commit. Undefined otherwise, and the commit applies each document again.
    */
-  private untouchedSinceSnapshot(store: Store, changes: ReturnType<OverlayKv["documentChanges"]>): CollectionMeta[] | undefined {
+  private untouchedSinceSnapshot(
+    store: Store,
+    changes: ReturnType<OverlayKv["documentChanges"]>,
+  ): CollectionMeta[] | undefined {
     const touched = new Map<string, CollectionMeta>();
     for (const { key } of changes) {
       const [db, name] = key as [string, string];
@@ -153,7 +161,8 @@ class Transaction implements ConflictOwner {
     for (const meta of created) {
       if (store.collection(meta.db, meta.name)) throw writeConflict();
       const { meta: made } = store.ensureCollection(meta.db, meta.name, meta.options);
-      for (const index of meta.indexes) if (index.name !== "_id_") store.createIndex(made, { ...index, multikeyFields: [] });
+      for (const index of meta.indexes)
+        if (index.name !== "_id_") store.createIndex(made, { ...index, multikeyFields: [] });
     }
     for (const { key, value } of changes) {
       const [db, name, rank, id] = key as [string, string, number, string | number];
@@ -174,7 +183,8 @@ class Transaction implements ConflictOwner {
 
 /** The same indexes, whatever each has learned of its multikey fields. */
 function sameIndexes(a: CollectionMeta, b: CollectionMeta): boolean {
-  const specs = (meta: CollectionMeta) => JSON.stringify(meta.indexes.map((spec) => ({ ...spec, multikeyFields: undefined })));
+  const specs = (meta: CollectionMeta) =>
+    JSON.stringify(meta.indexes.map((spec) => ({ ...spec, multikeyFields: undefined })));
   return specs(a) === specs(b);
 }
 
@@ -190,14 +200,16 @@ function noSuchTransaction(message: string): MongoCommandError {
 
 function sessionId(cmd: Document): string | undefined {
   const lsid = cmd.lsid as { id?: Binary } | undefined;
-  if (!lsid || typeof lsid !== "object" || !lsid.id || typeof (lsid.id as Binary).toString !== "function") return undefined;
+  if (!lsid || typeof lsid !== "object" || !lsid.id || typeof (lsid.id as Binary).toString !== "function")
+    return undefined;
   return Buffer.from((lsid.id as Binary).buffer).toString("hex");
 }
 
 function txnNumberOf(cmd: Document): number {
   const raw = cmd.txnNumber;
   const n = raw instanceof Long ? raw.toNumber() : Number(raw);
-  if (!Number.isSafeInteger(n) || n < 0) throw new MongoCommandError("BadValue", "txnNumber must be a non-negative integer");
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new MongoCommandError("BadValue", "txnNumber must be a non-negative integer");
   return n;
 }
 
@@ -229,7 +241,8 @@ export class Sessions {
     }
     for (const [id, session] of this.sessions) {
       const txn = session.transaction;
-      if (txn?.state === "inProgress" && now - txn.startedAt > this.lifetimeMs) txn.abort("it exceeded transactionLifetimeLimitSeconds");
+      if (txn?.state === "inProgress" && now - txn.startedAt > this.lifetimeMs)
+        txn.abort("it exceeded transactionLifetimeLimitSeconds");
       if (now - session.lastUse > SESSION_TIMEOUT_MS && txn?.state !== "inProgress") this.sessions.delete(id);
     }
   }
@@ -265,34 +278,57 @@ export class Sessions {
   async transactionCommand(name: string, cmd: Document, execute: Execute): Promise<Document> {
     const id = sessionId(cmd);
     if (cmd.autocommit !== false) {
-      if (cmd.autocommit === true) throw new MongoCommandError("InvalidOptions", "Specifying autocommit=true is not allowed.");
-      throw new MongoCommandError("InvalidOptions", `${name} must be run within a transaction: give lsid, txnNumber and autocommit: false`);
+      if (cmd.autocommit === true)
+        throw new MongoCommandError("InvalidOptions", "Specifying autocommit=true is not allowed.");
+      throw new MongoCommandError(
+        "InvalidOptions",
+        `${name} must be run within a transaction: give lsid, txnNumber and autocommit: false`,
+      );
     }
-    if (!id) throw new MongoCommandError("InvalidOptions", "Transaction number requires a session ID to also be specified");
-    if (cmd.txnNumber === undefined) throw new MongoCommandError("InvalidOptions", "'autocommit' field requires a transaction number to also be specified");
+    if (!id)
+      throw new MongoCommandError("InvalidOptions", "Transaction number requires a session ID to also be specified");
+    if (cmd.txnNumber === undefined)
+      throw new MongoCommandError(
+        "InvalidOptions",
+        "'autocommit' field requires a transaction number to also be specified",
+      );
     const txnNumber = txnNumberOf(cmd);
     const session = this.session(id);
     if (txnNumber < session.txnNumber) {
-      throw new MongoCommandError("TransactionTooOld", `Cannot start transaction ${txnNumber} on session ${id} because a newer transaction ${session.txnNumber} has already started.`);
+      throw new MongoCommandError(
+        "TransactionTooOld",
+        `Cannot start transaction ${txnNumber} on session ${id} because a newer transaction ${session.txnNumber} has already started.`,
+      );
     }
     let txn = session.transaction;
     if (cmd.startTransaction === true) {
       if (txnNumber === session.txnNumber) {
-        throw new MongoCommandError("ConflictingOperationInProgress", `Cannot start a transaction at given transaction number ${txnNumber} a transaction with the same number is in state ${txn?.state ?? "retryable write"}`);
+        throw new MongoCommandError(
+          "ConflictingOperationInProgress",
+          `Cannot start a transaction at given transaction number ${txnNumber} a transaction with the same number is in state ${txn?.state ?? "retryable write"}`,
+        );
       }
       txn?.abort("a newer transaction started on its session");
       session.txnNumber = txnNumber;
       txn = session.transaction = new Transaction(this.store, txnNumber, cmd.lsid as Document);
     } else if (!txn || txn.txnNumber !== txnNumber) {
-      throw noSuchTransaction(`Given transaction number ${txnNumber} does not match any in-progress transactions. The active transaction number is ${session.txnNumber}`);
+      throw noSuchTransaction(
+        `Given transaction number ${txnNumber} does not match any in-progress transactions. The active transaction number is ${session.txnNumber}`,
+      );
     } else if (cmd.readConcern !== undefined) {
       txn.abort();
-      throw new MongoCommandError("InvalidOptions", "Only the first command in a transaction may specify a readConcern");
+      throw new MongoCommandError(
+        "InvalidOptions",
+        "Only the first command in a transaction may specify a readConcern",
+      );
     }
 
     if (txn.state === "committed") {
       if (name === "commitTransaction") return { ok: 1 };
-      throw new MongoCommandError("TransactionCommitted", `Transaction with { txnNumber: ${txnNumber} } has been committed.`);
+      throw new MongoCommandError(
+        "TransactionCommitted",
+        `Transaction with { txnNumber: ${txnNumber} } has been committed.`,
+      );
     }
     if (txn.state === "aborted") {
       const why = txn.reason ? `, because ${txn.reason}` : "";
@@ -308,7 +344,10 @@ export class Sessions {
     }
     try {
       if (!ALLOWED_IN_TRANSACTION.has(name)) {
-        throw new MongoCommandError("OperationNotSupportedInTransaction", `Cannot run '${name}' in a multi-document transaction.`);
+        throw new MongoCommandError(
+          "OperationNotSupportedInTransaction",
+          `Cannot run '${name}' in a multi-document transaction.`,
+        );
       }
       if (cmd.writeConcern !== undefined) {
         throw new MongoCommandError("InvalidOptions", "Cannot set write concern after starting a transaction.");
@@ -317,10 +356,13 @@ export class Sessions {
         const db = typeof cmd.$db === "string" ? cmd.$db : "admin";
         // Only a collection the transaction itself created can get indexes in it.
         if (this.store.collection(db, cmd.createIndexes)) {
-          throw new MongoCommandError("OperationNotSupportedInTransaction", `Cannot create new indexes on existing collection ${db}.${cmd.createIndexes} in a multi-document transaction.`);
+          throw new MongoCommandError(
+            "OperationNotSupportedInTransaction",
+            `Cannot create new indexes on existing collection ${db}.${cmd.createIndexes} in a multi-document transaction.`,
+          );
         }
       }
-            if (name === "aggregate" && Array.isArray(cmd.pipeline)) {
+      if (name === "aggregate" && Array.isArray(cmd.pipeline)) {
         for (const stage of cmd.pipeline as Document[]) {
           const op = Object.keys(stage ?? {})[0];
           if (op === "$out" || op === "$merge" || op === "$changeStream") {
@@ -341,16 +383,21 @@ export class Sessions {
   /** Runs a retryable write once per session and `txnNumber`; a retry gets the first reply. */
   async retryableWrite(cmd: Document, execute: Execute): Promise<Document> {
     const id = sessionId(cmd);
-    if (!id) throw new MongoCommandError("InvalidOptions", "Transaction number requires a session ID to also be specified");
+    if (!id)
+      throw new MongoCommandError("InvalidOptions", "Transaction number requires a session ID to also be specified");
     const txnNumber = txnNumberOf(cmd);
     const session = this.session(id);
     const recorded = this.store.retryRecord(id);
     const newest = Math.max(session.txnNumber, recorded?.txnNumber ?? -1);
     if (txnNumber < newest) {
-      throw new MongoCommandError("TransactionTooOld", `Retryable write with txnNumber ${txnNumber} is prohibited on session ${id} because a newer retryable write with txnNumber ${newest} has already started on this session.`);
+      throw new MongoCommandError(
+        "TransactionTooOld",
+        `Retryable write with txnNumber ${txnNumber} is prohibited on session ${id} because a newer retryable write with txnNumber ${newest} has already started on this session.`,
+      );
     }
     if (recorded && recorded.txnNumber === txnNumber) return recorded.reply;
-    if (session.transaction?.state === "inProgress") session.transaction.abort("a newer retryable write started on its session");
+    if (session.transaction?.state === "inProgress")
+      session.transaction.abort("a newer retryable write started on its session");
     session.txnNumber = txnNumber;
     const store = this.store.withWriteHook((fn) => () => {
       const reply = fn() as Document;

@@ -3,14 +3,14 @@
  * speak it (the real driver, and the exchange written out by hand), and until then runs only the
  * handshake; the data directory and its files are its owner's only.
  */
+import { Binary, BSON, type Document } from "bson";
+import { MongoClient } from "mongodb";
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Binary, BSON, type Document } from "bson";
-import { MongoClient } from "mongodb";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readCredentials, startEmbeddedMongo } from "../index";
 import { tempServerForThisFile } from "../testing/temp-server";
@@ -100,7 +100,8 @@ function scramClient(user: string, password: string) {
   };
 }
 
-const text = (payload: unknown) => (payload instanceof Binary ? Buffer.from(payload.buffer.subarray(0, payload.position)).toString() : String(payload));
+const text = (payload: unknown) =>
+  payload instanceof Binary ? Buffer.from(payload.buffer.subarray(0, payload.position)).toString() : String(payload);
 const bin = (value: string) => new Binary(Buffer.from(value));
 
 describe("TCP clients authenticate with SCRAM-SHA-256", () => {
@@ -139,7 +140,12 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
         codeName: "Unauthorized",
         message: "Command find requires authentication",
       });
-      await expect(client.db(DB).collection("things").insertOne({ _id: 2 as never })).rejects.toMatchObject({ code: 13 });
+      await expect(
+        client
+          .db(DB)
+          .collection("things")
+          .insertOne({ _id: 2 as never }),
+      ).rejects.toMatchObject({ code: 13 });
       await expect(client.db("admin").admin().listDatabases()).rejects.toMatchObject({ code: 13 });
       await expect(client.db("admin").command({ serverStatus: 1 })).rejects.toMatchObject({ code: 13 });
     } finally {
@@ -147,7 +153,12 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
     }
     // Nothing was written.
     const owner = await MongoClient.connect(server.uri);
-    expect(await owner.db(DB).collection("things").countDocuments({ _id: 2 as never })).toBe(0);
+    expect(
+      await owner
+        .db(DB)
+        .collection("things")
+        .countDocuments({ _id: 2 as never }),
+    ).toBe(0);
     await owner.close();
   });
 
@@ -157,7 +168,11 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
       uriWith("somebody", credentials.password),
       uriWith(credentials.user, credentials.password, "test"),
     ]) {
-      expect(await connectError(uri), uri).toMatchObject({ code: 18, codeName: "AuthenticationFailed", message: "Authentication failed." });
+      expect(await connectError(uri), uri).toMatchObject({
+        code: 18,
+        codeName: "AuthenticationFailed",
+        message: "Authentication failed.",
+      });
     }
   });
 
@@ -169,8 +184,13 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
   it("hello names the user's mechanisms when asked, and nothing for an unknown user", async () => {
     const wire = await Wire.open(server.port);
     try {
-      expect(await wire.command({ hello: 1, saslSupportedMechs: "admin.embedded", $db: "admin" })).toMatchObject({ saslSupportedMechs: ["SCRAM-SHA-256"], ok: 1 });
-      expect((await wire.command({ hello: 1, saslSupportedMechs: "admin.nobody", $db: "admin" })).saslSupportedMechs).toBeUndefined();
+      expect(await wire.command({ hello: 1, saslSupportedMechs: "admin.embedded", $db: "admin" })).toMatchObject({
+        saslSupportedMechs: ["SCRAM-SHA-256"],
+        ok: 1,
+      });
+      expect(
+        (await wire.command({ hello: 1, saslSupportedMechs: "admin.nobody", $db: "admin" })).saslSupportedMechs,
+      ).toBeUndefined();
     } finally {
       wire.close();
     }
@@ -182,15 +202,29 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
       const scram = scramClient(credentials.user, credentials.password);
       const hello = await wire.command({
         hello: 1,
-        speculativeAuthenticate: { saslStart: 1, mechanism: "SCRAM-SHA-256", payload: bin(scram.first), options: { skipEmptyExchange: true }, db: "admin" },
+        speculativeAuthenticate: {
+          saslStart: 1,
+          mechanism: "SCRAM-SHA-256",
+          payload: bin(scram.first),
+          options: { skipEmptyExchange: true },
+          db: "admin",
+        },
         $db: "admin",
       });
       expect(hello.speculativeAuthenticate).toMatchObject({ conversationId: 1, done: false });
       const final = scram.final(text(hello.speculativeAuthenticate.payload));
-      const reply = await wire.command({ saslContinue: 1, conversationId: 1, payload: bin(final.message), $db: "admin" });
+      const reply = await wire.command({
+        saslContinue: 1,
+        conversationId: 1,
+        payload: bin(final.message),
+        $db: "admin",
+      });
       expect(reply).toMatchObject({ conversationId: 1, done: true, ok: 1 });
       expect(text(reply.payload)).toBe(final.serverSignature);
-      expect(await wire.command({ find: "things", filter: {}, $db: DB })).toMatchObject({ ok: 1, cursor: { firstBatch: [{ _id: 1, name: "one" }] } });
+      expect(await wire.command({ find: "things", filter: {}, $db: DB })).toMatchObject({
+        ok: 1,
+        cursor: { firstBatch: [{ _id: 1, name: "one" }] },
+      });
     } finally {
       wire.close();
     }
@@ -200,16 +234,29 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
     const wire = await Wire.open(server.port);
     try {
       const scram = scramClient(credentials.user, credentials.password);
-      const started = await wire.command({ saslStart: 1, mechanism: "SCRAM-SHA-256", payload: Buffer.from(scram.first).toString("base64"), $db: "admin" });
+      const started = await wire.command({
+        saslStart: 1,
+        mechanism: "SCRAM-SHA-256",
+        payload: Buffer.from(scram.first).toString("base64"),
+        $db: "admin",
+      });
       expect(started).toMatchObject({ conversationId: 1, done: false, ok: 1 });
       expect(typeof started.payload).toBe("string");
       const final = scram.final(Buffer.from(started.payload, "base64").toString());
-      const second = await wire.command({ saslContinue: 1, conversationId: 1, payload: Buffer.from(final.message).toString("base64"), $db: "admin" });
+      const second = await wire.command({
+        saslContinue: 1,
+        conversationId: 1,
+        payload: Buffer.from(final.message).toString("base64"),
+        $db: "admin",
+      });
       expect(second).toMatchObject({ done: false, ok: 1 });
       expect(Buffer.from(second.payload, "base64").toString()).toBe(final.serverSignature);
       // Not yet authenticated until the exchange is done.
       expect(await wire.command({ find: "things", $db: DB })).toMatchObject({ ok: 0, code: 13 });
-      expect(await wire.command({ saslContinue: 1, conversationId: 1, payload: "", $db: "admin" })).toMatchObject({ done: true, ok: 1 });
+      expect(await wire.command({ saslContinue: 1, conversationId: 1, payload: "", $db: "admin" })).toMatchObject({
+        done: true,
+        ok: 1,
+      });
       expect(await wire.command({ find: "things", $db: DB })).toMatchObject({ ok: 1 });
     } finally {
       wire.close();
@@ -219,14 +266,42 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
   it("a wrong proof fails, leaves the connection unauthenticated, and a continue without a start is a protocol error", async () => {
     const wire = await Wire.open(server.port);
     try {
-      expect(await wire.command({ saslContinue: 1, conversationId: 1, payload: bin("c=biws"), $db: "admin" })).toMatchObject({ ok: 0, code: 17, codeName: "ProtocolError" });
+      expect(
+        await wire.command({ saslContinue: 1, conversationId: 1, payload: bin("c=biws"), $db: "admin" }),
+      ).toMatchObject({ ok: 0, code: 17, codeName: "ProtocolError" });
       const scram = scramClient(credentials.user, "not the password");
-      const started = await wire.command({ saslStart: 1, mechanism: "SCRAM-SHA-256", payload: bin(scram.first), $db: "admin" });
-      const failed = await wire.command({ saslContinue: 1, conversationId: 1, payload: bin(scram.final(text(started.payload)).message), $db: "admin" });
-      expect(failed).toMatchObject({ ok: 0, code: 18, codeName: "AuthenticationFailed", errmsg: "Authentication failed." });
-      expect(await wire.command({ find: "things", $db: DB })).toMatchObject({ ok: 0, code: 13, errmsg: "Command find requires authentication" });
+      const started = await wire.command({
+        saslStart: 1,
+        mechanism: "SCRAM-SHA-256",
+        payload: bin(scram.first),
+        $db: "admin",
+      });
+      const failed = await wire.command({
+        saslContinue: 1,
+        conversationId: 1,
+        payload: bin(scram.final(text(started.payload)).message),
+        $db: "admin",
+      });
+      expect(failed).toMatchObject({
+        ok: 0,
+        code: 18,
+        codeName: "AuthenticationFailed",
+        errmsg: "Authentication failed.",
+      });
+      expect(await wire.command({ find: "things", $db: DB })).toMatchObject({
+        ok: 0,
+        code: 13,
+        errmsg: "Command find requires authentication",
+      });
       // A malformed first message fails the same way, telling nothing more.
-      expect(await wire.command({ saslStart: 1, mechanism: "SCRAM-SHA-256", payload: bin("p=tls-unique,,n=embedded,r=abc"), $db: "admin" })).toMatchObject({ ok: 0, code: 18 });
+      expect(
+        await wire.command({
+          saslStart: 1,
+          mechanism: "SCRAM-SHA-256",
+          payload: bin("p=tls-unique,,n=embedded,r=abc"),
+          $db: "admin",
+        }),
+      ).toMatchObject({ ok: 0, code: 18 });
     } finally {
       wire.close();
     }
@@ -267,7 +342,11 @@ describe("the data directory is its owner's only", () => {
     const dir = await tempDir();
     fs.mkdirSync(dir, { mode: 0o755 });
     fs.chmodSync(dir, 0o755);
-    fs.writeFileSync(path.join(dir, "credentials.json"), JSON.stringify({ user: "owner", password: "chosen password 1" }), { mode: 0o644 });
+    fs.writeFileSync(
+      path.join(dir, "credentials.json"),
+      JSON.stringify({ user: "owner", password: "chosen password 1" }),
+      { mode: 0o644 },
+    );
     fs.chmodSync(path.join(dir, "credentials.json"), 0o644);
     const first = await startEmbeddedMongo({ dir });
     await first.close();
@@ -277,7 +356,8 @@ describe("the data directory is its owner's only", () => {
     const handle = await startEmbeddedMongo({ dir });
     try {
       expect(mode(dir)).toBe(0o700);
-      for (const file of ["data.mdb", "lock.mdb", "credentials.json"]) expect(mode(path.join(dir, file)), file).toBe(0o600);
+      for (const file of ["data.mdb", "lock.mdb", "credentials.json"])
+        expect(mode(path.join(dir, file)), file).toBe(0o600);
       expect(handle.uri).toContain("owner:chosen%20password%201@");
       const client = await MongoClient.connect(handle.uri);
       await expect(client.db(DB).command({ listCollections: 1 })).resolves.toMatchObject({ ok: 1 });
@@ -290,8 +370,12 @@ describe("the data directory is its owner's only", () => {
   it("refuses to start with a password SASLprep would change, saying why", async () => {
     const dir = await tempDir();
     fs.mkdirSync(dir, { mode: 0o700 });
-    fs.writeFileSync(path.join(dir, "credentials.json"), JSON.stringify({ user: "owner", password: "pässword" }), { mode: 0o600 });
-    await expect(startEmbeddedMongo({ dir })).rejects.toThrow(/credentials\.json: the password must be one or more printable ASCII characters/);
+    fs.writeFileSync(path.join(dir, "credentials.json"), JSON.stringify({ user: "owner", password: "pässword" }), {
+      mode: 0o600,
+    });
+    await expect(startEmbeddedMongo({ dir })).rejects.toThrow(
+      /credentials\.json: the password must be one or more printable ASCII characters/,
+    );
     expect(fs.existsSync(path.join(dir, "mongod.lock"))).toBe(false);
   });
 
@@ -301,7 +385,10 @@ describe("the data directory is its owner's only", () => {
     try {
       expect(fs.statSync(path.join(dir, "data.mdb")).isFile()).toBe(true);
       const client = await MongoClient.connect(handle.uri);
-      await client.db(DB).collection("dotted").insertOne({ _id: 1 as never });
+      await client
+        .db(DB)
+        .collection("dotted")
+        .insertOne({ _id: 1 as never });
       expect(await client.db(DB).collection("dotted").countDocuments()).toBe(1);
       await client.close();
     } finally {

@@ -57,7 +57,9 @@ function parseCredentials(file: string, text: string): Credentials {
   }
   const { user, password } = (parsed ?? {}) as Record<string, unknown>;
   if (typeof user !== "string" || !/^[\x21-\x7e]+$/.test(user) || typeof password !== "string") {
-    throw new Error(`${file} must hold {"user": "...", "password": "..."} with a user name of printable ASCII characters; delete it to generate new credentials`);
+    throw new Error(
+      `${file} must hold {"user": "...", "password": "..."} with a user name of printable ASCII characters; delete it to generate new credentials`,
+    );
   }
   try {
     saslPrepAscii(password);

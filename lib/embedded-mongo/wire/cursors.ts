@@ -19,7 +19,10 @@ interface OpenCursor {
 /** A cursor whose results arrive over time (a change stream): each getMore asks it for more. */
 interface TailableCursor {
   ns: string;
-  next: (batchSize: number | undefined, maxTimeMS: number | undefined) => Promise<{ events: Document[]; postBatchResumeToken: Document }>;
+  next: (
+    batchSize: number | undefined,
+    maxTimeMS: number | undefined,
+  ) => Promise<{ events: Document[]; postBatchResumeToken: Document }>;
   done: () => boolean;
   touched: number;
   /** A getMore is running: another one on the same cursor is refused, as MongoDB does. */
@@ -49,15 +52,26 @@ export class CursorRegistry {
     return id;
   }
 
-  private async getMoreTailable(key: string, cursor: TailableCursor, batchSize?: number, maxTimeMS?: number): Promise<Document> {
+  private async getMoreTailable(
+    key: string,
+    cursor: TailableCursor,
+    batchSize?: number,
+    maxTimeMS?: number,
+  ): Promise<Document> {
     if (cursor.busy) throw new MongoCommandError("CursorInUse", `Cursor id ${key} is already in use`);
     cursor.busy = true;
     try {
-      const { events, postBatchResumeToken } = await cursor.next(batchSize && batchSize > 0 ? batchSize : undefined, maxTimeMS);
+      const { events, postBatchResumeToken } = await cursor.next(
+        batchSize && batchSize > 0 ? batchSize : undefined,
+        maxTimeMS,
+      );
       cursor.touched = Date.now();
       const done = cursor.done() || !this.tailable.has(key);
       if (done) this.tailable.delete(key);
-      return { cursor: { nextBatch: events, postBatchResumeToken, id: done ? Long.ZERO : Long.fromString(key), ns: cursor.ns }, ok: 1 };
+      return {
+        cursor: { nextBatch: events, postBatchResumeToken, id: done ? Long.ZERO : Long.fromString(key), ns: cursor.ns },
+        ok: 1,
+      };
     } finally {
       cursor.busy = false;
     }
@@ -75,7 +89,13 @@ export class CursorRegistry {
     return { cursor: { firstBatch, id, ns }, ok: 1 };
   }
 
-  getMore(id: Long | number, collection: string, db: string, batchSize?: number, maxTimeMS?: number): Document | Promise<Document> {
+  getMore(
+    id: Long | number,
+    collection: string,
+    db: string,
+    batchSize?: number,
+    maxTimeMS?: number,
+  ): Document | Promise<Document> {
     const key = String(id);
     const tailable = this.tailable.get(key);
     if (tailable) {
@@ -101,7 +121,8 @@ export class CursorRegistry {
   kill(ids: Array<Long | number>): Document {
     const killed: Array<Long | number> = [];
     const notFound: Array<Long | number> = [];
-    for (const id of ids) (this.cursors.delete(String(id)) || this.tailable.delete(String(id)) ? killed : notFound).push(id);
+    for (const id of ids)
+      (this.cursors.delete(String(id)) || this.tailable.delete(String(id)) ? killed : notFound).push(id);
     return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [], ok: 1 };
   }
 

@@ -2,9 +2,9 @@
  * The wire protocol written by hand over raw TCP sockets: well-formed messages get MongoDB's
  * answers, malformed ones close their own connection and nothing else.
  */
-import net from "node:net";
 import { BSON, type Document } from "bson";
 import { MongoClient, MongoServerError } from "mongodb";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempServerForThisFile } from "../testing/temp-server";
 
@@ -18,7 +18,13 @@ let client: MongoClient;
 
 beforeAll(async () => {
   client = await MongoClient.connect(server.uri);
-  await client.db(DB).collection("things").insertMany([{ _id: 1 as never, name: "one" }, { _id: 2 as never, name: "two" }]);
+  await client
+    .db(DB)
+    .collection("things")
+    .insertMany([
+      { _id: 1 as never, name: "one" },
+      { _id: 2 as never, name: "two" },
+    ]);
 });
 
 afterAll(async () => {
@@ -89,7 +95,12 @@ function withoutClusterTime(doc: Document): Document {
 }
 
 function parseReply(frame: Buffer): Reply {
-  const base = { length: frame.readInt32LE(0), requestId: frame.readInt32LE(4), responseTo: frame.readInt32LE(8), opCode: frame.readInt32LE(12) };
+  const base = {
+    length: frame.readInt32LE(0),
+    requestId: frame.readInt32LE(4),
+    responseTo: frame.readInt32LE(8),
+    opCode: frame.readInt32LE(12),
+  };
   if (base.opCode === OP_MSG) {
     expect(frame.readUInt8(20)).toBe(0);
     return { ...base, flags: frame.readUInt32LE(16), doc: BSON.deserialize(frame.subarray(21)) };
@@ -198,7 +209,10 @@ async function othersStillServed(bystander: Raw): Promise<void> {
   const db = client.db(DB);
   await expect(db.command({ ping: 1 })).resolves.toMatchObject({ ok: 1 });
   const found = await db.collection("things").find({}).sort({ _id: 1 }).toArray();
-  expect(found).toEqual([{ _id: 1, name: "one" }, { _id: 2, name: "two" }]);
+  expect(found).toEqual([
+    { _id: 1, name: "one" },
+    { _id: 2, name: "two" },
+  ]);
   expect(bystander.destroyed).toBe(false);
   expect(await hello(bystander)).toMatchObject({ ok: 1, isWritablePrimary: true });
 }
@@ -262,7 +276,9 @@ describe("malformed input closes only its own connection", () => {
 
   it("bad BSON in an OP_MSG: garbage where the body document should be", async () => {
     // A document length of 20, then an element of the unknown type 0x77 and random bytes.
-    const garbage = Buffer.from([20, 0, 0, 0, 0x77, 0x78, 0x00, 0xde, 0xad, 0xbe, 0xef, 0x13, 0x37, 0xff, 0xfe, 0x01, 0x02, 0x03, 0x04, 0x00]);
+    const garbage = Buffer.from([
+      20, 0, 0, 0, 0x77, 0x78, 0x00, 0xde, 0xad, 0xbe, 0xef, 0x13, 0x37, 0xff, 0xfe, 0x01, 0x02, 0x03, 0x04, 0x00,
+    ]);
     const body = Buffer.concat([Buffer.alloc(4), Buffer.from([0]), garbage]);
     await expectServerCloses(Buffer.concat([header(16 + body.length, nextRequestId(), OP_MSG), body]));
   });
@@ -308,7 +324,11 @@ describe("malformed input closes only its own connection", () => {
 
   it("many bad connections at once leave the server serving", async () => {
     const bad = await Promise.all(Array.from({ length: 20 }, () => Raw.connect(server.port)));
-    await Promise.all(bad.map((raw, i) => raw.write(i % 2 ? header(0x7fffffff, i, OP_MSG) : Buffer.concat([header(32, i, 4242), Buffer.alloc(16)]))));
+    await Promise.all(
+      bad.map((raw, i) =>
+        raw.write(i % 2 ? header(0x7fffffff, i, OP_MSG) : Buffer.concat([header(32, i, 4242), Buffer.alloc(16)])),
+      ),
+    );
     const closed = await Promise.all(bad.map((raw) => raw.closesWithin(3000)));
     expect(closed.every(Boolean)).toBe(true);
     await othersStillServed(bystander);
@@ -352,7 +372,15 @@ describe("well-formed messages", () => {
     const identifier = Buffer.from("documents\0");
     const size = Buffer.alloc(4);
     size.writeInt32LE(4 + identifier.length + docs.length);
-    const body = Buffer.concat([Buffer.alloc(4), Buffer.from([0]), bson({ insert: "sequence", $db: DB }), Buffer.from([1]), size, identifier, docs]);
+    const body = Buffer.concat([
+      Buffer.alloc(4),
+      Buffer.from([0]),
+      bson({ insert: "sequence", $db: DB }),
+      Buffer.from([1]),
+      size,
+      identifier,
+      docs,
+    ]);
     await raw.write(Buffer.concat([header(16 + body.length, id, OP_MSG), body]));
     expect(withoutClusterTime((await raw.next()).doc)).toEqual({ n: 2, ok: 1 });
     expect(await client.db(DB).collection("sequence").find().toArray()).toEqual([{ _id: "s1" }, { _id: "s2" }]);
@@ -388,7 +416,9 @@ describe("well-formed messages", () => {
   it("answers a legacy OP_QUERY isMaster on admin.$cmd with an OP_REPLY", async () => {
     const raw = await Raw.connect(server.socketPath);
     const id = nextRequestId();
-    await raw.write(opQuery(id, "admin.$cmd", { isMaster: 1, client: { driver: { name: "hand-written", version: "0" } } }));
+    await raw.write(
+      opQuery(id, "admin.$cmd", { isMaster: 1, client: { driver: { name: "hand-written", version: "0" } } }),
+    );
     const reply = await raw.next();
     expect(reply.opCode).toBe(OP_REPLY);
     expect(reply.responseTo).toBe(id);
@@ -403,7 +433,9 @@ describe("well-formed messages", () => {
 
     // Drivers may wrap the command in $query with a read preference.
     const wrapped = nextRequestId();
-    await raw.write(opQuery(wrapped, "admin.$cmd", { $query: { ismaster: 1 }, $readPreference: { mode: "primaryPreferred" } }));
+    await raw.write(
+      opQuery(wrapped, "admin.$cmd", { $query: { ismaster: 1 }, $readPreference: { mode: "primaryPreferred" } }),
+    );
     const second = await raw.next();
     expect(second.responseTo).toBe(wrapped);
     expect(second.doc).toMatchObject({ ismaster: true, maxWireVersion: 21, ok: 1 });
@@ -434,7 +466,12 @@ describe("command errors", () => {
     await raw.write(opMsg(id, { nope: 1, $db: DB }));
     const reply = await raw.next();
     expect(reply.responseTo).toBe(id);
-    expect(reply.doc).toMatchObject({ ok: 0, code: 59, codeName: "CommandNotFound", errmsg: "no such command: 'nope'" });
+    expect(reply.doc).toMatchObject({
+      ok: 0,
+      code: 59,
+      codeName: "CommandNotFound",
+      errmsg: "no such command: 'nope'",
+    });
     // An error reply leaves the connection usable.
     expect(await hello(raw)).toMatchObject({ ok: 1 });
     raw.destroy();

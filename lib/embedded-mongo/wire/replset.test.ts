@@ -5,8 +5,8 @@
  */
 import { MongoClient, Timestamp, type CommandStartedEvent } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempServerForThisFile } from "../testing/temp-server";
 import { socketUriFor } from "../index";
+import { tempServerForThisFile } from "../testing/temp-server";
 
 const server = tempServerForThisFile("replset");
 let client: MongoClient;
@@ -23,7 +23,17 @@ describe("hello", () => {
   it("reports the primary of a replica set of one, at the address the client connected to", async () => {
     const hello = await client.db("admin").command({ hello: 1 });
     const me = `127.0.0.1:${server.port}`;
-    expect(hello).toMatchObject({ setName: "rs0", setVersion: 1, hosts: [me], primary: me, me, isWritablePrimary: true, secondary: false, logicalSessionTimeoutMinutes: 30, ok: 1 });
+    expect(hello).toMatchObject({
+      setName: "rs0",
+      setVersion: 1,
+      hosts: [me],
+      primary: me,
+      me,
+      isWritablePrimary: true,
+      secondary: false,
+      logicalSessionTimeoutMinutes: 30,
+      ok: 1,
+    });
     expect(hello.topologyVersion.processId).toBeDefined();
     expect(hello.lastWrite.opTime.ts).toBeInstanceOf(Timestamp);
     expect(hello.lastWrite.lastWriteDate).toBeInstanceOf(Date);
@@ -37,7 +47,9 @@ describe("hello", () => {
     await db.collection("clock").insertOne({ x: 1 });
     const after = (await db.command({ ping: 1 })).operationTime as Timestamp;
     expect(after.greaterThan(before)).toBe(true);
-    const error = await db.command({ noSuchCommand: 1 }).catch((e: { errorResponse: Record<string, unknown> }) => e.errorResponse);
+    const error = await db
+      .command({ noSuchCommand: 1 })
+      .catch((e: { errorResponse: Record<string, unknown> }) => e.errorResponse);
     expect(error).toMatchObject({ ok: 0, code: 59 });
     expect(error.$clusterTime).toBeDefined();
     expect(error.operationTime).toBeInstanceOf(Timestamp);
@@ -50,7 +62,9 @@ describe("the driver", () => {
       const other = await MongoClient.connect(uri);
       try {
         await other.db("admin").command({ ping: 1 });
-        const description = (other as unknown as { topology: { description: { servers: Map<string, { type: string; setName: string }> } } }).topology.description;
+        const description = (
+          other as unknown as { topology: { description: { servers: Map<string, { type: string; setName: string }> } } }
+        ).topology.description;
         expect([...description.servers.values()].map((s) => [s.type, s.setName])).toEqual([["RSPrimary", "rs0"]]);
       } finally {
         await other.close();
@@ -90,7 +104,10 @@ describe("the driver", () => {
     const listener = (e: CommandStartedEvent) => started.push(e);
     client.on("commandStarted", listener);
     try {
-      await client.db("replset_test").collection("retryable").insertOne({ _id: 1 as never });
+      await client
+        .db("replset_test")
+        .collection("retryable")
+        .insertOne({ _id: 1 as never });
     } finally {
       client.off("commandStarted", listener);
     }

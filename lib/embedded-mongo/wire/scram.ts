@@ -33,12 +33,18 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
  */
 export function saslPrepAscii(password: string): string {
   if (!PRINTABLE_ASCII.test(password)) {
-    throw new ScramError("the password must be one or more printable ASCII characters (SASLprep of other characters is not supported)");
+    throw new ScramError(
+      "the password must be one or more printable ASCII characters (SASLprep of other characters is not supported)",
+    );
   }
   return password;
 }
 
-export function scramSecret(password: string, iterations = SCRAM_ITERATIONS, salt: Buffer = randomBytes(SALT_BYTES)): ScramSecret {
+export function scramSecret(
+  password: string,
+  iterations = SCRAM_ITERATIONS,
+  salt: Buffer = randomBytes(SALT_BYTES),
+): ScramSecret {
   const salted = pbkdf2Sync(saslPrepAscii(password), salt, iterations, 32, "sha256");
   return { salt, iterations, storedKey: sha256(hmac(salted, "Client Key")), serverKey: hmac(salted, "Server Key") };
 }
@@ -83,16 +89,21 @@ export class ScramConversation {
   ) {}
 
   /** `lookup` gives the secret of a user name, or undefined for an unknown user. */
-  static start(clientFirst: string, lookup: (user: string) => ScramSecret | undefined): { conversation: ScramConversation; reply: string } {
+  static start(
+    clientFirst: string,
+    lookup: (user: string) => ScramSecret | undefined,
+  ): { conversation: ScramConversation; reply: string } {
     // gs2-header: a channel-binding flag ("n": client does not support it, "y": thinks the server
     // does not) and an optional authorisation identity; "p=" asks for channel binding.
     const match = /^([ny]),(a=[^,]*)?,(.*)$/s.exec(clientFirst);
     if (!match) throw new ScramError("unsupported or malformed GS2 header");
     const [, , authzid, bare] = match;
     const attrs = attributes(bare);
-    if (attrs.length < 2 || attrs[0][0] !== "n" || attrs[1][0] !== "r") throw new ScramError("malformed client-first message");
+    if (attrs.length < 2 || attrs[0][0] !== "n" || attrs[1][0] !== "r")
+      throw new ScramError("malformed client-first message");
     const user = decodeName(attrs[0][1]);
-    if (authzid !== undefined && decodeName(authzid.slice(2)) !== user) throw new ScramError("authorisation identity differs from the user");
+    if (authzid !== undefined && decodeName(authzid.slice(2)) !== user)
+      throw new ScramError("authorisation identity differs from the user");
     const clientNonce = attrs[1][1];
     if (!NONCE.test(clientNonce)) throw new ScramError("malformed nonce");
     const secret = lookup(user);
@@ -100,7 +111,10 @@ export class ScramConversation {
     const nonce = clientNonce + randomBytes(NONCE_BYTES).toString("base64");
     const serverFirst = `r=${nonce},s=${secret.salt.toString("base64")},i=${secret.iterations}`;
     const gs2Header = clientFirst.slice(0, clientFirst.length - bare.length);
-    return { conversation: new ScramConversation(user, secret, gs2Header, bare, serverFirst, nonce), reply: serverFirst };
+    return {
+      conversation: new ScramConversation(user, secret, gs2Header, bare, serverFirst, nonce),
+      reply: serverFirst,
+    };
   }
 
   /** Checks the client-final message; answers the server-final one (`v=` signature). */
@@ -109,8 +123,10 @@ export class ScramConversation {
     if (proofAt < 0) throw new ScramError("no proof in the client-final message");
     const withoutProof = clientFinal.slice(0, proofAt);
     const attrs = attributes(withoutProof);
-    if (attrs.length < 2 || attrs[0][0] !== "c" || attrs[1][0] !== "r") throw new ScramError("malformed client-final message");
-    if (attrs[0][1] !== Buffer.from(this.gs2Header, "utf8").toString("base64")) throw new ScramError("channel binding differs from the GS2 header");
+    if (attrs.length < 2 || attrs[0][0] !== "c" || attrs[1][0] !== "r")
+      throw new ScramError("malformed client-final message");
+    if (attrs[0][1] !== Buffer.from(this.gs2Header, "utf8").toString("base64"))
+      throw new ScramError("channel binding differs from the GS2 header");
     if (attrs[1][1] !== this.nonce) throw new ScramError("nonce differs from the server's");
     const proof = Buffer.from(clientFinal.slice(proofAt + 3), "base64");
     if (proof.length !== this.secret.storedKey.length) throw new ScramError("malformed proof");

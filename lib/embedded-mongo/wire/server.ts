@@ -10,12 +10,12 @@ import net from "node:net";
 import { CLOSE_CONNECTION, runCommand } from "../commands";
 import type { ConnectionAuth, ServerUser } from "../commands/context";
 import { FailPoints } from "../commands/failpoint";
-import { CursorRegistry } from "./cursors";
 import { PRIVATE_FILE_MODE } from "../storage/private-files";
 import type { Store } from "../storage/store";
-import { DEFAULT_TRANSACTION_LIFETIME_SECONDS, Sessions } from "../txn/transactions";
-import { DEFAULT_REPLICA_SET, awaitableHelloWait, newReplicaSet } from "./replset";
 import { ttlMonitorOf } from "../storage/ttl";
+import { DEFAULT_TRANSACTION_LIFETIME_SECONDS, Sessions } from "../txn/transactions";
+import { CursorRegistry } from "./cursors";
+import { DEFAULT_REPLICA_SET, awaitableHelloWait, newReplicaSet } from "./replset";
 import { EXHAUST_ALLOWED, MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMessage } from "./wire";
 
 export interface WireServer {
@@ -44,7 +44,18 @@ export interface ListenOptions {
  * mongod does): a local client that uses the socket skips the TCP stack, which on loopback costs
  * both processes a measurable share of each round trip.
  */
-export async function listen(store: Store, { port, host, user, testCommands = false, socketPath, replicaSet = DEFAULT_REPLICA_SET, transactionLifetimeLimitSeconds = DEFAULT_TRANSACTION_LIFETIME_SECONDS }: ListenOptions): Promise<WireServer> {
+export async function listen(
+  store: Store,
+  {
+    port,
+    host,
+    user,
+    testCommands = false,
+    socketPath,
+    replicaSet = DEFAULT_REPLICA_SET,
+    transactionLifetimeLimitSeconds = DEFAULT_TRANSACTION_LIFETIME_SECONDS,
+  }: ListenOptions,
+): Promise<WireServer> {
   const cursors = new CursorRegistry();
   const sessions = new Sessions(store, transactionLifetimeLimitSeconds * 1000);
   const ttl = ttlMonitorOf(store);
@@ -96,7 +107,11 @@ export async function listen(store: Store, { port, host, user, testCommands = fa
                 return;
               }
               // A streaming hello answers again after each wait, until the client goes away.
-              const exhaust = message.flags & EXHAUST_ALLOWED && reply.ok === 1 && awaitableHelloWait(message.command, info.replicaSet) !== undefined && !closing.signal.aborted;
+              const exhaust =
+                message.flags & EXHAUST_ALLOWED &&
+                reply.ok === 1 &&
+                awaitableHelloWait(message.command, info.replicaSet) !== undefined &&
+                !closing.signal.aborted;
               const frame = encodeOpMsg(responseTo, reply, exhaust ? MORE_TO_COME : 0);
               socket.write(frame);
               if (!exhaust) return;

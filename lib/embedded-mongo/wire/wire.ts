@@ -29,7 +29,11 @@ export interface IncomingMessage {
   collection?: string;
 }
 
-function readDocument(buf: Buffer, offset: number, decode: (bytes: Buffer) => Document = decodeDocument): { doc: Document; end: number } {
+function readDocument(
+  buf: Buffer,
+  offset: number,
+  decode: (bytes: Buffer) => Document = decodeDocument,
+): { doc: Document; end: number } {
   if (offset + 5 > buf.length) throw new ProtocolError("truncated BSON document");
   const size = buf.readInt32LE(offset);
   if (size < 5 || offset + size > buf.length) throw new ProtocolError("invalid BSON document length");

@@ -1,10 +1,10 @@
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import mongoose from "mongoose";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import mongoose from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { connect, DEFAULT_DATABASE_NAME, databaseKind, databaseName, disconnect, ping } from ".";
+import { connect, databaseKind, databaseName, DEFAULT_DATABASE_NAME, disconnect, ping } from ".";
 
 describe("databaseName", () => {
   it("is the URI's own database when it names one", () => {
@@ -56,7 +56,10 @@ describe("connect() without MONGODB_URI", () => {
 
   afterAll(async () => {
     await disconnect();
-    for (const [key, value] of [["MONGODB_URI", saved.uri], ["DATA_DIR", saved.dataDir]] as const) {
+    for (const [key, value] of [
+      ["MONGODB_URI", saved.uri],
+      ["DATA_DIR", saved.dataDir],
+    ] as const) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }

@@ -3,14 +3,14 @@
  * directory too deep for a socket path): it connects over TCP with the credentials generated into
  * DATA_DIR; and DATA_DIR, the database and the token secret are readable by their owner only.
  */
+import { startEmbeddedMongo } from "@/lib/embedded-mongo";
+import { signingKey } from "@/lib/resources/auth/secret";
+import mongoose from "mongoose";
 import fs from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import mongoose from "mongoose";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startEmbeddedMongo } from "@/lib/embedded-mongo";
-import { signingKey } from "@/lib/resources/auth/secret";
 import { connect, disconnect } from ".";
 
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
@@ -36,7 +36,11 @@ describe("the embedded database over TCP, with DATA_DIR owner-only", () => {
   });
 
   afterAll(async () => {
-    for (const [key, value] of [["MONGODB_URI", saved.uri], ["DATA_DIR", saved.dataDir], ["AUTH_SECRET", saved.secret]] as const) {
+    for (const [key, value] of [
+      ["MONGODB_URI", saved.uri],
+      ["DATA_DIR", saved.dataDir],
+      ["AUTH_SECRET", saved.secret],
+    ] as const) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }

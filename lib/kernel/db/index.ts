@@ -1,10 +1,10 @@
-import path from "node:path";
-import mongoose from "mongoose";
 import { loadConfig } from "@/lib/base/config";
 import { recordCommand } from "@/lib/base/metrics";
-import { privateDirectory, startOrAttach, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
 import { onShutdown, shutdownOwned } from "@/lib/base/shared/shutdown";
-import { type CommandTiming, WorkerPool, type WorkerPoolOptions, type WorkerTarget } from "./workers";
+import { privateDirectory, startOrAttach, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
+import mongoose from "mongoose";
+import path from "node:path";
+import { WorkerPool, type CommandTiming, type WorkerPoolOptions, type WorkerTarget } from "./workers";
 
 export type DatabaseKind = "embedded" | "mongodb";
 
@@ -63,12 +63,19 @@ async function open(): Promise<typeof mongoose> {
     // error after DATABASE_TIMEOUT_MS rather than in a request that waits for ever
     // (docs/security.md#availability). The URI's own settings win.
     const bounds = Object.fromEntries(
-      (["socketTimeoutMS", "waitQueueTimeoutMS"] as const).filter((name) => !new RegExp(`[?&]${name}=`, "i").test(uri)).map((name) => [name, config.databaseTimeoutMs]),
+      (["socketTimeoutMS", "waitQueueTimeoutMS"] as const)
+        .filter((name) => !new RegExp(`[?&]${name}=`, "i").test(uri))
+        .map((name) => [name, config.databaseTimeoutMs]),
     );
     // Command monitoring times every command for db_command_duration_seconds, unless
     // DB_COMMAND_METRICS=false spares its cost (docs/deployment.md#metrics); the read workers'
     // connections take the same options (workers.ts).
-    const options = { dbName: databaseName(uri), serverSelectionTimeoutMS: 10_000, monitorCommands: config.dbCommandMetrics, ...bounds };
+    const options = {
+      dbName: databaseName(uri),
+      serverSelectionTimeoutMS: 10_000,
+      monitorCommands: config.dbCommandMetrics,
+      ...bounds,
+    };
     const connected = await mongoose.connect(uri, options);
     if (config.dbCommandMetrics) {
       const client = connected.connection.getClient();
@@ -127,7 +134,15 @@ const UNAVAILABLE = new Set([
  * a MongoNetworkError, but one written while the socket was waiting to drain reaches the caller
  * as it is (`write EPIPE`), and a read worker's answer keeps only its name, message and code.
  */
-const SOCKET_GONE = new Set(["EPIPE", "ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "ENOTCONN", "ERR_STREAM_DESTROYED", "ERR_STREAM_WRITE_AFTER_END"]);
+const SOCKET_GONE = new Set([
+  "EPIPE",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "ENOTCONN",
+  "ERR_STREAM_DESTROYED",
+  "ERR_STREAM_WRITE_AFTER_END",
+]);
 
 /**
  * Whether an error (of the driver, of Mongoose or answered by a read worker, which keeps only the
@@ -137,7 +152,12 @@ const SOCKET_GONE = new Set(["EPIPE", "ECONNRESET", "ECONNREFUSED", "ECONNABORTE
  */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (typeof error !== "object" || error === null || depth > 5) return false;
-  const { name, message, code, cause } = error as { name?: unknown; message?: unknown; code?: unknown; cause?: unknown };
+  const { name, message, code, cause } = error as {
+    name?: unknown;
+    message?: unknown;
+    code?: unknown;
+    cause?: unknown;
+  };
   if (typeof name === "string" && UNAVAILABLE.has(name)) return true;
   if (typeof code === "string" && SOCKET_GONE.has(code)) return true;
   // Mongoose queues operations while disconnected, and gives up with this after bufferTimeoutMS.

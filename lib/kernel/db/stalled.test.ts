@@ -3,13 +3,13 @@
  * the connection stays open, nothing comes back) must not leave a request waiting for ever: each
  * operation is bounded by DATABASE_TIMEOUT_MS, and the request answers 503 with Retry-After.
  */
+import * as users from "@/app/v2/users/route";
+import { startDatabaseProcess, type DatabaseProcess } from "@/lib/platform/cli/database-process";
+import { call, createTenant, failure } from "@/lib/tools/testing/http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as users from "@/app/v2/users/route";
-import { startDatabaseProcess, type DatabaseProcess } from "@/lib/platform/cli/database-process";
-import { call, createTenant, failure } from "@/lib/tools/testing/http";
 import { disconnect } from ".";
 
 const TIMEOUT_MS = 1_500;
@@ -17,7 +17,12 @@ const TIMEOUT_MS = 1_500;
 describe("a database that stops answering", { timeout: 60_000 }, () => {
   let dataDir: string;
   let database: DatabaseProcess;
-  const saved = { uri: process.env.MONGODB_URI, dataDir: process.env.DATA_DIR, timeout: process.env.DATABASE_TIMEOUT_MS, workers: process.env.READ_WORKERS };
+  const saved = {
+    uri: process.env.MONGODB_URI,
+    dataDir: process.env.DATA_DIR,
+    timeout: process.env.DATABASE_TIMEOUT_MS,
+    workers: process.env.READ_WORKERS,
+  };
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "usersurveys-stalled-"));
@@ -47,7 +52,8 @@ describe("a database that stops answering", { timeout: 60_000 }, () => {
 
   it("answers 503 with Retry-After once the bound has passed, and 200 when it answers again", async () => {
     const tenant = await createTenant("Stalled");
-    const list = (search: string) => call(users.GET, `/v2/users?count=true&search=${search}`, { token: tenant.adminToken });
+    const list = (search: string) =>
+      call(users.GET, `/v2/users?count=true&search=${search}`, { token: tenant.adminToken });
     expect((await list("before")).status).toBe(200);
 
     database.child.kill("SIGSTOP");

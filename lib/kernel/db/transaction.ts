@@ -1,5 +1,5 @@
-import mongoose, { type ClientSession } from "mongoose";
 import type { Document } from "mongodb";
+import mongoose, { type ClientSession } from "mongoose";
 
 /** A collection as either copy of the driver (Mongoose's or the project's) types it. */
 interface Collection {
@@ -33,7 +33,9 @@ export async function inTransaction<T>(work: () => Promise<T>): Promise<T> {
 
 /** The session of the transaction running around the caller, if any. */
 export function currentSession(): ClientSession | undefined {
-  return (mongoose as unknown as { transactionAsyncLocalStorage?: { getStore(): { session?: ClientSession } | undefined } }).transactionAsyncLocalStorage?.getStore()?.session;
+  return (
+    mongoose as unknown as { transactionAsyncLocalStorage?: { getStore(): { session?: ClientSession } | undefined } }
+  ).transactionAsyncLocalStorage?.getStore()?.session;
 }
 
 /**

@@ -2,11 +2,11 @@
  * Which failures mean "the database is away" (a 503 worth retrying) rather than a fault of ours (a
  * 500): classified from errors the driver and the operating system really raise.
  */
+import { MongoClient } from "mongodb";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDatabaseUnavailable } from ".";
 
@@ -53,7 +53,9 @@ describe("isDatabaseUnavailable", () => {
   });
 
   it("is true of the driver's own error when no server answers, and of an error caused by it", async () => {
-    const client = new MongoClient(`mongodb://${encodeURIComponent(path.join(dir, "nobody.sock"))}`, { serverSelectionTimeoutMS: 200 });
+    const client = new MongoClient(`mongodb://${encodeURIComponent(path.join(dir, "nobody.sock"))}`, {
+      serverSelectionTimeoutMS: 200,
+    });
     const error = await client
       .db("x")
       .command({ ping: 1 })
@@ -75,7 +77,11 @@ describe("isDatabaseUnavailable", () => {
     expect((missing as NodeJS.ErrnoException).code).toBe("ENOENT");
     expect(isDatabaseUnavailable(missing)).toBe(false);
     expect(isDatabaseUnavailable(new TypeError("x is not a function"))).toBe(false);
-    expect(isDatabaseUnavailable(Object.assign(new Error("E11000 duplicate key"), { name: "MongoServerError", code: 11000 }))).toBe(false);
+    expect(
+      isDatabaseUnavailable(
+        Object.assign(new Error("E11000 duplicate key"), { name: "MongoServerError", code: 11000 }),
+      ),
+    ).toBe(false);
     expect(isDatabaseUnavailable("EPIPE")).toBe(false);
     expect(isDatabaseUnavailable(null)).toBe(false);
   });

@@ -1,10 +1,11 @@
-import { Worker } from "node:worker_threads";
-import { ObjectId } from "mongodb";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/lib/tools/testing/database";
-import { type CommandTiming, FROM_SOURCE, WorkerPool, WorkerUnavailable, type WorkerTarget } from "./workers";
+import { ObjectId } from "mongodb";
+import { Worker } from "node:worker_threads";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { FROM_SOURCE, WorkerPool, WorkerUnavailable, type CommandTiming, type WorkerTarget } from "./workers";
 
-const probe = (target: WorkerTarget) => new Worker(new URL("../../tools/testing/probe-worker.ts", import.meta.url), { workerData: target, ...FROM_SOURCE });
+const probe = (target: WorkerTarget) =>
+  new Worker(new URL("../../tools/testing/probe-worker.ts", import.meta.url), { workerData: target, ...FROM_SOURCE });
 
 describe("WorkerPool", () => {
   const db = useTestDatabase();
@@ -18,7 +19,10 @@ describe("WorkerPool", () => {
 
   beforeAll(async () => {
     target = { uri: db.uri, options: { dbName: "workers" } };
-    await db.mongoose.connection.useDb("workers").collection("items").insertMany([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    await db.mongoose.connection
+      .useDb("workers")
+      .collection("items")
+      .insertMany([{ n: 1 }, { n: 2 }, { n: 3 }]);
   });
 
   afterEach(async () => {
@@ -88,7 +92,10 @@ describe("WorkerPool", () => {
 
   it("gives up after three workers in a row exit before answering, and says why once", async () => {
     const reasons: string[] = [];
-    const pool = newPool({ start: () => new Worker('throw new Error("no entry")', { eval: true }), onDisabled: (reason) => reasons.push(reason) });
+    const pool = newPool({
+      start: () => new Worker('throw new Error("no entry")', { eval: true }),
+      onDisabled: (reason) => reasons.push(reason),
+    });
     for (let attempt = 0; attempt < 3; attempt++) {
       await expect(pool.run("threadId", {})).rejects.toBeInstanceOf(WorkerUnavailable);
     }

@@ -13,9 +13,9 @@
  * This module imports no other module of the project: a worker must not load the embedded
  * database (its native store is opened once per process, by the main thread).
  */
-import { parentPort, workerData, type Worker } from "node:worker_threads";
 import { BSON, type Document } from "mongodb";
 import mongoose from "mongoose";
+import { parentPort, workerData, type Worker } from "node:worker_threads";
 
 /** A task: plain arguments in (BSON types allowed), plain data out. */
 type Task = (args: never) => Promise<unknown>;
@@ -24,7 +24,13 @@ export type Tasks = Record<string, Task>;
 /** Where and how a worker connects: as the process that starts it did (lib/kernel/db connect()). */
 export interface WorkerTarget {
   uri: string;
-  options: { dbName: string; serverSelectionTimeoutMS?: number; socketTimeoutMS?: number; waitQueueTimeoutMS?: number; monitorCommands?: boolean };
+  options: {
+    dbName: string;
+    serverSelectionTimeoutMS?: number;
+    socketTimeoutMS?: number;
+    waitQueueTimeoutMS?: number;
+    monitorCommands?: boolean;
+  };
 }
 
 /**
@@ -42,7 +48,9 @@ interface Message {
 /** A command the worker's connection ran: its name, its milliseconds as the driver timed them, whether it failed. */
 export type CommandTiming = [name: string, ms: number, failed: boolean];
 
-type Answer = ({ id: number; value: unknown } | { id: number; error: { name: string; message: string; code?: unknown } }) & {
+type Answer = (
+  { id: number; value: unknown } | { id: number; error: { name: string; message: string; code?: unknown } }
+) & {
   /** The commands that ended since the worker's previous answer, for the process's metrics. */
   commands?: CommandTiming[];
 };
@@ -66,11 +74,14 @@ export function serveTasks(tasks: Tasks): void {
   const connected = mongoose.connect(uri, { monitorCommands: true, ...options });
   let commands: CommandTiming[] = [];
   // Before any task runs: each awaits the connection after this.
-  void connected.then(({ connection }) => {
-    const client = connection.getClient();
-    client.on("commandSucceeded", (event) => commands.push([event.commandName, event.duration, false]));
-    client.on("commandFailed", (event) => commands.push([event.commandName, event.duration, true]));
-  }, () => undefined);
+  void connected.then(
+    ({ connection }) => {
+      const client = connection.getClient();
+      client.on("commandSucceeded", (event) => commands.push([event.commandName, event.duration, false]));
+      client.on("commandFailed", (event) => commands.push([event.commandName, event.duration, true]));
+    },
+    () => undefined,
+  );
   // A worker without a database is of no use: the error, uncaught, ends it and reaches the pool,
   // and its tasks run in the calling thread.
   connected.catch((error: unknown) => {
@@ -89,7 +100,11 @@ export function serveTasks(tasks: Tasks): void {
       if (!run) throw new Error(`No task named ${task}.`);
       answer = { id, value: await run(BSON.deserialize(args) as never) };
     } catch (error) {
-      const { name = "Error", message = String(error), code } = error instanceof Error ? (error as Error & { code?: unknown }) : {};
+      const {
+        name = "Error",
+        message = String(error),
+        code,
+      } = error instanceof Error ? (error as Error & { code?: unknown }) : {};
       answer = { id, error: { name, message, ...(code === undefined ? {} : { code }) } };
     }
     if (commands.length > 0) {

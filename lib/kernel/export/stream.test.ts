@@ -2,11 +2,11 @@
  * The keyset walk of the exports (lib/kernel/export/stream.ts) on the embedded database: every record
  * once, in order, however the batch boundaries fall among records sharing a sort value.
  */
-import { describe, expect, it, vi } from "vitest";
-import type { Document } from "mongodb";
-import { useTestDatabase } from "@/lib/tools/testing/database";
 import { newId } from "@/lib/kernel/ids";
 import { log } from "@/lib/kernel/log";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import type { Document } from "mongodb";
+import { describe, expect, it, vi } from "vitest";
 import { exportResponse, keysetBatches } from "./stream";
 
 describe("keysetBatches", () => {
@@ -16,8 +16,17 @@ describe("keysetBatches", () => {
     const collection = db.mongoose.connection.db!.collection("keyset");
     await collection.createIndex({ group: 1, at: 1, _id: 1 });
     // 5 timestamps, 1 to 9 records each; another group that must never show.
-    const docs = Array.from({ length: 5 }, (_, t) => Array.from({ length: 1 + ((t * 4) % 9) }, () => ({ _id: newId(), group: "a", at: new Date(Date.UTC(2026, 0, 1 + t)) }))).flat();
-    await collection.insertMany([...docs, ...Array.from({ length: 5 }, () => ({ _id: newId(), group: "b", at: new Date(Date.UTC(2026, 0, 2)) }))]);
+    const docs = Array.from({ length: 5 }, (_, t) =>
+      Array.from({ length: 1 + ((t * 4) % 9) }, () => ({
+        _id: newId(),
+        group: "a",
+        at: new Date(Date.UTC(2026, 0, 1 + t)),
+      })),
+    ).flat();
+    await collection.insertMany([
+      ...docs,
+      ...Array.from({ length: 5 }, () => ({ _id: newId(), group: "b", at: new Date(Date.UTC(2026, 0, 2)) })),
+    ]);
     const fields = [
       { name: "at", type: "date" as const },
       { name: "_id", type: "objectId" as const },
@@ -28,7 +37,8 @@ describe("keysetBatches", () => {
         const read = (condition: Document | undefined, limit: number) =>
           collection.find({ group: "a", ...(condition ? { $and: [condition] } : {}) }, { sort, limit }).toArray();
         const batches: Document[][] = [];
-        for await (const batch of keysetBatches(read, { fields, direction }, (doc) => [doc.at, doc._id], batchSize)) batches.push(batch);
+        for await (const batch of keysetBatches(read, { fields, direction }, (doc) => [doc.at, doc._id], batchSize))
+          batches.push(batch);
         const walked = batches.flat().map((doc) => String(doc._id));
         const expected = (await collection.find({ group: "a" }, { sort }).toArray()).map((doc) => String(doc._id));
         expect(walked, `direction ${direction}, batches of ${batchSize}`).toEqual(expected);

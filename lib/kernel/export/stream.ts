@@ -16,12 +16,12 @@
  * A service answers an {@link ExportSource} (the records as an async iterable of batches, and how
  * a batch becomes rows): no HTTP. The route turns it into the `Response` here, in one place.
  */
-import { stringify } from "csv-stringify/sync";
-import type { Document } from "mongodb";
 import type { ExportFormat } from "@/lib/base/schemas/export";
+import { protectCell } from "@/lib/base/shared/csv-cells";
 import type { ListOrder } from "@/lib/kernel/cursor";
 import { log } from "@/lib/kernel/log";
-import { protectCell } from "@/lib/base/shared/csv-cells";
+import { stringify } from "csv-stringify/sync";
+import type { Document } from "mongodb";
 
 /**
  * Records read from the database per batch: about what the server holds of an export at a time.
@@ -55,7 +55,9 @@ export async function* keysetBatches<T>(
     const last = position(batch[batch.length - 1]);
     batch = [];
     for (let equal = order.fields.length - 1; equal >= 0 && batch.length < batchSize; equal--) {
-      const condition = Object.fromEntries(order.fields.slice(0, equal).map((field, index) => [field.name, last[index]]));
+      const condition = Object.fromEntries(
+        order.fields.slice(0, equal).map((field, index) => [field.name, last[index]]),
+      );
       condition[order.fields[equal].name] = { [past]: last[equal] };
       batch.push(...(await read(condition, batchSize - batch.length)));
     }
@@ -108,7 +110,10 @@ export function exportResponse<T>(options: ExportOptions<T>): Response {
     ended = true;
     options.signal?.removeEventListener("abort", aborted);
     await batches.return(undefined);
-    log().info({ requestId, export: options.name, format, rows: sent, ms: Math.round(performance.now() - started), outcome }, "export");
+    log().info(
+      { requestId, export: options.name, format, rows: sent, ms: Math.round(performance.now() - started), outcome },
+      "export",
+    );
   };
   const aborted = () => void end("cancelled");
   options.signal?.addEventListener("abort", aborted, { once: true });
@@ -127,7 +132,10 @@ export function exportResponse<T>(options: ExportOptions<T>): Response {
             headerSent = true;
             if (rows.length > 0) text = stringify(rows, { record_delimiter: "windows" });
           } else {
-            text = options.records(records).map((record) => `${JSON.stringify(record)}\n`).join("");
+            text = options
+              .records(records)
+              .map((record) => `${JSON.stringify(record)}\n`)
+              .join("");
           }
           if (cancelled) return;
           sent += records.length;

@@ -1,7 +1,7 @@
-import mongoose, { type ClientSession, type Model, type Schema } from "mongoose";
+import { currentSession } from "@/lib/kernel/db/transaction";
 import type * as mongodb from "mongodb";
 import type { Document } from "mongodb";
-import { currentSession } from "@/lib/kernel/db/transaction";
+import mongoose, { type ClientSession, type Model, type Schema } from "mongoose";
 
 /**
  * Registers a model once per process: Next's dev reloads re-evaluate model modules, and Mongoose
@@ -26,7 +26,9 @@ export const { ObjectId } = mongoose.Schema.Types;
  * one place where a repository's reads and writes meet their stored shape (Mongoose carries its own
  * copy of the driver, whose types TypeScript cannot relate to the project's).
  */
-export const driverCollection = <T extends Document>(model: { collection: mongoose.Collection }): mongodb.Collection<T> => {
+export const driverCollection = <T extends Document>(model: {
+  collection: mongoose.Collection;
+}): mongodb.Collection<T> => {
   const collection = model.collection as unknown as mongodb.Collection<T>;
   const session = currentSession();
   return session ? inSession(collection, session) : collection;
@@ -57,7 +59,10 @@ const OPTIONS_AT: Readonly<Record<string, number>> = {
  * not join the transaction `inTransaction` runs by itself, and a write outside it would wait for
  * the very transaction it belongs to (docs/architecture.md#events).
  */
-function inSession<T extends Document>(collection: mongodb.Collection<T>, session: ClientSession): mongodb.Collection<T> {
+function inSession<T extends Document>(
+  collection: mongodb.Collection<T>,
+  session: ClientSession,
+): mongodb.Collection<T> {
   return new Proxy(collection, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
@@ -65,7 +70,10 @@ function inSession<T extends Document>(collection: mongodb.Collection<T>, sessio
       if (at === undefined) return value;
       return (...args: unknown[]) => {
         const options = args.slice(0, at).concat(Array.from({ length: Math.max(0, at - args.length) }));
-        return (value as (...all: unknown[]) => unknown).apply(target, [...options, { ...(args[at] as object | undefined), session }]);
+        return (value as (...all: unknown[]) => unknown).apply(target, [
+          ...options,
+          { ...(args[at] as object | undefined), session },
+        ]);
       };
     },
   });

@@ -2,7 +2,8 @@ import { Schema } from "mongoose";
 import { defineModel, schemaOptions } from "./define";
 
 /** Service-wide singletons keyed by name, such as the bootstrap marker. */
-export const Meta = defineModel("Meta",
+export const Meta = defineModel(
+  "Meta",
   new Schema(
     {
       _id: { type: String, required: true },

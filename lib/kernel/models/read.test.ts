@@ -1,7 +1,7 @@
-import mongoose, { Schema } from "mongoose";
-import type { CommandStartedEvent } from "mongodb";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import type { CommandStartedEvent } from "mongodb";
+import mongoose, { Schema } from "mongoose";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { aggregateDocs, findDocs, findOneDoc } from "./read";
 
 describe("reads in one command", () => {
@@ -19,7 +19,8 @@ describe("reads in one command", () => {
     connection.getClient().on("commandStarted", (event: CommandStartedEvent) => sent.push(event.commandName));
     Item = itemModel(connection);
     const docs = Array.from({ length: 10_050 }, (_, n) => ({ n, group: n % 3 === 0 ? "fizz" : "other" }));
-    for (let start = 0; start < docs.length; start += 2_000) await Item.collection.insertMany(docs.slice(start, start + 2_000));
+    for (let start = 0; start < docs.length; start += 2_000)
+      await Item.collection.insertMany(docs.slice(start, start + 2_000));
   });
 
   afterAll(() => connection.close());
@@ -30,7 +31,11 @@ describe("reads in one command", () => {
 
   describe("findDocs", () => {
     it("reads a sorted, skipped, limited and projected page in one find command", async () => {
-      const page = await findDocs<{ n: number; group?: string }>(Item, { group: "fizz" }, { sort: { n: -1 }, skip: 2, limit: 3, projection: { _id: 0, n: 1 } });
+      const page = await findDocs<{ n: number; group?: string }>(
+        Item,
+        { group: "fizz" },
+        { sort: { n: -1 }, skip: 2, limit: 3, projection: { _id: 0, n: 1 } },
+      );
       // Multiples of 3 from the top, past the first two (10,047 and 10,044).
       expect(page).toEqual([{ n: 10_041 }, { n: 10_038 }, { n: 10_035 }]);
       expect(sent).toEqual(["find"]);

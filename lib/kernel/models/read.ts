@@ -1,6 +1,6 @@
+import { currentSession } from "@/lib/kernel/db/transaction";
 import { Long, type Document, type Filter, type Sort } from "mongodb";
 import type { Collection, Connection } from "mongoose";
-import { currentSession } from "@/lib/kernel/db/transaction";
 
 /**
  * Reads as one `find` (or `aggregate`) command whose first batch holds the whole result, instead
@@ -32,31 +32,52 @@ interface AnyModel {
   collection: Collection;
 }
 
-export async function findDocs<T = Document>(model: AnyModel, filter: Filter<Document>, options: ReadOptions = {}): Promise<T[]> {
+export async function findDocs<T = Document>(
+  model: AnyModel,
+  filter: Filter<Document>,
+  options: ReadOptions = {},
+): Promise<T[]> {
   const limit = options.limit && options.limit > 0 ? options.limit : undefined;
-  const reply = await database(model).command({
-    find: model.collection.collectionName,
-    filter,
-    ...(options.projection ? { projection: options.projection } : {}),
-    ...(options.sort ? { sort: options.sort } : {}),
-    ...(options.skip ? { skip: options.skip } : {}),
-    ...(limit ? { limit } : {}),
-    batchSize: limit ?? UNLIMITED_BATCH,
-  }, sessionOption());
-  return firstBatchOr<T>(model, reply, () => model.collection.find(filter, { ...options, limit, ...sessionOption() }).toArray() as Promise<T[]>);
+  const reply = await database(model).command(
+    {
+      find: model.collection.collectionName,
+      filter,
+      ...(options.projection ? { projection: options.projection } : {}),
+      ...(options.sort ? { sort: options.sort } : {}),
+      ...(options.skip ? { skip: options.skip } : {}),
+      ...(limit ? { limit } : {}),
+      batchSize: limit ?? UNLIMITED_BATCH,
+    },
+    sessionOption(),
+  );
+  return firstBatchOr<T>(
+    model,
+    reply,
+    () => model.collection.find(filter, { ...options, limit, ...sessionOption() }).toArray() as Promise<T[]>,
+  );
 }
 
-export async function findOneDoc<T = Document>(model: AnyModel, filter: Filter<Document>, projection?: Document): Promise<T | null> {
+export async function findOneDoc<T = Document>(
+  model: AnyModel,
+  filter: Filter<Document>,
+  projection?: Document,
+): Promise<T | null> {
   const [doc] = await findDocs<T>(model, filter, { projection, limit: 1 });
   return doc ?? null;
 }
 
-export async function aggregateDocs<T extends Document = Document>(model: AnyModel, pipeline: Document[]): Promise<T[]> {
-  const reply = await database(model).command({
-    aggregate: model.collection.collectionName,
-    pipeline,
-    cursor: { batchSize: UNLIMITED_BATCH },
-  }, sessionOption());
+export async function aggregateDocs<T extends Document = Document>(
+  model: AnyModel,
+  pipeline: Document[],
+): Promise<T[]> {
+  const reply = await database(model).command(
+    {
+      aggregate: model.collection.collectionName,
+      pipeline,
+      cursor: { batchSize: UNLIMITED_BATCH },
+    },
+    sessionOption(),
+  );
   return firstBatchOr<T>(model, reply, () => model.collection.aggregate<T>(pipeline, sessionOption()).toArray());
 }
 

@@ -3,13 +3,13 @@
  * with its own Admin and Member roles and admin user; prints the company as JSON (docs/api.md#companies-and-bootstrap).
  * `npm run --silent company -- list`: the companies as JSON.
  */
-import { randomBytes } from "node:crypto";
-import { CompanyName } from "@/lib/resources/companies/contract";
 import { Password } from "@/lib/base/schemas/common";
-import { Email } from "@/lib/resources/users/contract";
-import { createCompany, listCompanies } from "@/lib/resources/spanning/companies";
-import { ready } from "@/lib/platform/startup/ready";
 import { parseCommandLine } from "@/lib/base/shared/command-line";
+import { ready } from "@/lib/platform/startup/ready";
+import { CompanyName } from "@/lib/resources/companies/contract";
+import { createCompany, listCompanies } from "@/lib/resources/spanning/companies";
+import { Email } from "@/lib/resources/users/contract";
+import { randomBytes } from "node:crypto";
 import { runCommand, UsageError } from "./run-command";
 
 const usage = `Usage:
@@ -38,14 +38,16 @@ runCommand(async () => {
     process.stdout.write(`${JSON.stringify(await listCompanies())}\n`);
     return;
   }
-  if (command !== "create") throw new UsageError(command ? `Unknown command: ${command}` : "Name a command: create or list");
+  if (command !== "create")
+    throw new UsageError(command ? `Unknown command: ${command}` : "Name a command: create or list");
 
   const name = CompanyName.safeParse(values.name ?? "");
   if (!name.success) throw new UsageError("--name is required (1 to 200 characters)");
   const email = Email.safeParse(values["admin-email"] ?? "");
   if (!email.success) throw new UsageError("--admin-email must be an e-mail address");
   const given = values["admin-password"];
-  if (given !== undefined && !Password.safeParse(given).success) throw new UsageError("--admin-password must be 8 to 256 characters");
+  if (given !== undefined && !Password.safeParse(given).success)
+    throw new UsageError("--admin-password must be 8 to 256 characters");
   const password = given ?? randomBytes(12).toString("base64url");
 
   await ready();

@@ -18,11 +18,15 @@ export interface DatabaseProcess {
 export function startDatabaseProcess(port: number, env: NodeJS.ProcessEnv = process.env): Promise<DatabaseProcess> {
   // Node with tsx's loader rather than the tsx command, which would run the database in a
   // grandchild: the process watched (and killed, and restarted) is then the database itself.
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "lib", "platform", "cli", "db.ts"), "--port", String(port)], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(root, "lib", "platform", "cli", "db.ts"), "--port", String(port)],
+    {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   return new Promise((resolve, reject) => {
     // The first line is the URI; anything after it is drained so the pipe never fills.
     createInterface({ input: child.stdout! }).once("line", (uri) => {
@@ -39,7 +43,10 @@ export function startDatabaseProcess(port: number, env: NodeJS.ProcessEnv = proc
  * taken the port while the database was down, and the server finds the database through the lock
  * file and its Unix socket, whose path does not change.
  */
-export async function restartDatabaseProcess(port: number, env: NodeJS.ProcessEnv = process.env): Promise<DatabaseProcess> {
+export async function restartDatabaseProcess(
+  port: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<DatabaseProcess> {
   try {
     return await startDatabaseProcess(port, env);
   } catch (error) {

@@ -2,12 +2,12 @@
  * `npm run db` as a user runs it: any directory name serves, the printed URI authenticates, and a
  * start-up failure prints its real cause; `backup` and `restore` answer with their exit codes.
  */
+import { MongoClient } from "mongodb";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MongoClient } from "mongodb";
 import { afterEach, describe, expect, it } from "vitest";
 
 const root = path.resolve(__dirname, "..", "..", "..");
@@ -21,11 +21,16 @@ interface Run {
 }
 
 function runDb(args: string[]): Run {
-  const child = spawn(tsx, [path.join(root, "lib", "platform", "cli", "db.ts"), ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(tsx, [path.join(root, "lib", "platform", "cli", "db.ts"), ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
-  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) => child.once("exit", (code) => resolve({ code, stderr })));
+  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.once("exit", (code) => resolve({ code, stderr })),
+  );
   const uri = new Promise<string>((resolve, reject) => {
     child.stdout.on("data", (chunk) => {
       stdout += chunk;
@@ -41,7 +46,10 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** One run to its end: exit code, stdout and stderr. */
 function runToEnd(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(tsx, [path.join(root, "lib", "platform", "cli", "db.ts"), ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(tsx, [path.join(root, "lib", "platform", "cli", "db.ts"), ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -69,7 +77,10 @@ describe("npm run db -- --dir D", { timeout: 60_000 }, () => {
       expect(uri).toMatch(/^mongodb:\/\/embedded:[\w-]+@127\.0\.0\.1:\d+\/\?authSource=admin&directConnection=true$/);
       const client = await MongoClient.connect(uri);
       try {
-        await client.db("cli").collection("values").insertOne({ _id: 1 as never });
+        await client
+          .db("cli")
+          .collection("values")
+          .insertOne({ _id: 1 as never });
         expect(await client.db("cli").collection("values").countDocuments()).toBe(1);
       } finally {
         await client.close();
@@ -107,14 +118,21 @@ describe("npm run db -- backup FILE / restore FILE", { timeout: 120_000 }, () =>
     try {
       const client = await MongoClient.connect(await server.uri);
       try {
-        await client.db("app").collection("users").insertMany([{ n: 1 }, { n: 2 }, { n: 3 }]);
+        await client
+          .db("app")
+          .collection("users")
+          .insertMany([{ n: 1 }, { n: 2 }, { n: 3 }]);
       } finally {
         await client.close();
       }
 
       const backup = await runToEnd(["backup", file, "--dir", dir]);
       expect(backup.code, backup.stderr).toBe(0);
-      expect(backup.stdout).toMatch(new RegExp(`^Backed up ${escape(dir)} to ${escape(file)}: [\\d.]+ MB, 1 collection, 3 documents, in [\\d.]+ s\\.\\n$`));
+      expect(backup.stdout).toMatch(
+        new RegExp(
+          `^Backed up ${escape(dir)} to ${escape(file)}: [\\d.]+ MB, 1 collection, 3 documents, in [\\d.]+ s\\.\\n$`,
+        ),
+      );
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
 
       const [again, intoServed, junk] = await Promise.all([
@@ -125,18 +143,36 @@ describe("npm run db -- backup FILE / restore FILE", { timeout: 120_000 }, () =>
           return runToEnd(["restore", path.join(parent, "junk.mdb"), "--dir", path.join(parent, "junk")]);
         })(),
       ]);
-      expect(again).toMatchObject({ code: 1, stdout: "", stderr: `${file} already exists: add --force to replace it.\n` });
+      expect(again).toMatchObject({
+        code: 1,
+        stdout: "",
+        stderr: `${file} already exists: add --force to replace it.\n`,
+      });
       expect(intoServed.code).toBe(1);
-      expect(intoServed.stderr).toMatch(new RegExp(`^${escape(dir)} is served by process \\d+ on port \\d+: stop it before restoring into its directory\\.\\n$`));
-      expect(junk).toMatchObject({ code: 1, stderr: `${path.join(parent, "junk.mdb")} is not a backup of the embedded database: it is not an LMDB file.\n` });
+      expect(intoServed.stderr).toMatch(
+        new RegExp(
+          `^${escape(dir)} is served by process \\d+ on port \\d+: stop it before restoring into its directory\\.\\n$`,
+        ),
+      );
+      expect(junk).toMatchObject({
+        code: 1,
+        stderr: `${path.join(parent, "junk.mdb")} is not a backup of the embedded database: it is not an LMDB file.\n`,
+      });
       expect(fs.existsSync(path.join(parent, "junk"))).toBe(false);
 
       const restored = path.join(parent, "restored");
       const restore = await runToEnd(["restore", file, "--dir", restored]);
       expect(restore.code, restore.stderr).toBe(0);
-      expect(restore.stdout).toMatch(new RegExp(`^Restored ${escape(file)} into ${escape(restored)} \\(a new database\\): [\\d.]+ MB, 1 collection, 3 documents, in [\\d.]+ s\\.\\n$`));
+      expect(restore.stdout).toMatch(
+        new RegExp(
+          `^Restored ${escape(file)} into ${escape(restored)} \\(a new database\\): [\\d.]+ MB, 1 collection, 3 documents, in [\\d.]+ s\\.\\n$`,
+        ),
+      );
       const occupied = await runToEnd(["restore", file, "--dir", restored]);
-      expect(occupied).toMatchObject({ code: 1, stderr: `${restored} already holds a database: add --force to replace it (its credentials are kept).\n` });
+      expect(occupied).toMatchObject({
+        code: 1,
+        stderr: `${restored} already holds a database: add --force to replace it (its credentials are kept).\n`,
+      });
     } finally {
       server.stop();
     }

@@ -6,11 +6,16 @@
  * `npm run db -- backup FILE` and `restore FILE` copy a database directory to one file and back
  * (lib/embedded-mongo/storage/backup.ts).
  */
-import path from "node:path";
 import { ConfigError, loadConfig } from "@/lib/base/config";
-import { privateDirectory, startOrAttach } from "@/lib/embedded-mongo";
-import { BackupError, backupDatabase, restoreDatabase, type DatabaseSummary } from "@/lib/embedded-mongo/storage/backup";
 import { exitWithUsageError, parseCommandLine } from "@/lib/base/shared/command-line";
+import { privateDirectory, startOrAttach } from "@/lib/embedded-mongo";
+import {
+  BackupError,
+  backupDatabase,
+  restoreDatabase,
+  type DatabaseSummary,
+} from "@/lib/embedded-mongo/storage/backup";
+import path from "node:path";
 
 const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST] [--replSet NAME]
        npm run db -- backup FILE [--dir DIR] [--force]
@@ -43,8 +48,10 @@ async function main(): Promise<void> {
   });
   if (positionals.length > 0) {
     const [command, file, ...rest] = positionals;
-    if (!SUBCOMMANDS.includes(command as Subcommand)) exitWithUsageError(`Unknown command ${JSON.stringify(command)}: backup or restore`);
-    if (file === undefined) exitWithUsageError(`${command} needs the FILE to ${command === "backup" ? "write" : "read"}`);
+    if (!SUBCOMMANDS.includes(command as Subcommand))
+      exitWithUsageError(`Unknown command ${JSON.stringify(command)}: backup or restore`);
+    if (file === undefined)
+      exitWithUsageError(`${command} needs the FILE to ${command === "backup" ? "write" : "read"}`);
     if (rest.length > 0) exitWithUsageError(`Unexpected argument ${JSON.stringify(rest[0])}`);
     if (values.port !== undefined || values.host !== undefined || values.replSet !== undefined) {
       exitWithUsageError(`--port, --host and --replSet are for serving, not for ${command}`);
@@ -103,7 +110,9 @@ async function copyOrThrow(command: Subcommand, file: string, dir: string, force
   } else {
     const result = await restoreDatabase(file, dir, { force });
     const what = result.replaced ? "replacing the database it held" : "a new database";
-    console.log(`Restored ${path.resolve(file)} into ${result.dir} (${what}): ${describe(result)}, in ${result.seconds.toFixed(1)} s.`);
+    console.log(
+      `Restored ${path.resolve(file)} into ${result.dir} (${what}): ${describe(result)}, in ${result.seconds.toFixed(1)} s.`,
+    );
   }
 }
 
@@ -118,7 +127,8 @@ class UsageError extends Error {}
 function reason(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as { code?: unknown }).code;
-  const withCode = code === undefined || error.message.includes(String(code)) ? error.message : `${error.message} (${String(code)})`;
+  const withCode =
+    code === undefined || error.message.includes(String(code)) ? error.message : `${error.message} (${String(code)})`;
   return error.cause === undefined ? withCode : `${withCode}\n  caused by: ${reason(error.cause)}`;
 }
 

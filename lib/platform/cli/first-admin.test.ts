@@ -1,18 +1,18 @@
+import * as login from "@/app/api/auth/login/route";
+import { Meta } from "@/lib/kernel/models";
+import { prepare } from "@/lib/platform/startup/ready";
+import { Company } from "@/lib/resources/companies/repository";
+import { Credential } from "@/lib/resources/credentials/repository";
+import { AccessRole } from "@/lib/resources/reference/repository";
+import { User } from "@/lib/resources/users/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call } from "@/lib/tools/testing/http";
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { call } from "@/lib/tools/testing/http";
-import { Company } from "@/lib/resources/companies/repository";
-import { Credential } from "@/lib/resources/credentials/repository";
-import { Meta } from "@/lib/kernel/models";
-import { AccessRole } from "@/lib/resources/reference/repository";
-import { User } from "@/lib/resources/users/repository";
-import { prepare } from "@/lib/platform/startup/ready";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import * as login from "@/app/api/auth/login/route";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..", "..");
@@ -31,7 +31,10 @@ describe("the first admin when a CLI runs before the server", { timeout: 120_000
   });
 
   afterAll(async () => {
-    for (const [key, value] of [["ADMIN_EMAIL", saved.email], ["ADMIN_PASSWORD", saved.password]] as const) {
+    for (const [key, value] of [
+      ["ADMIN_EMAIL", saved.email],
+      ["ADMIN_PASSWORD", saved.password],
+    ] as const) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }
@@ -42,9 +45,20 @@ describe("the first admin when a CLI runs before the server", { timeout: 120_000
   const cli = async (cwd: string, script: string, args: string[]) => {
     // NODE_ENV as `next start` has it (Vitest sets "test", a mode in which Next.js skips .env.local);
     // an undefined variable is left out of the child's environment.
-    const env = { ...process.env, NODE_ENV: "production", ADMIN_EMAIL: undefined, ADMIN_PASSWORD: undefined, MONGODB_URI: db.uri, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json") } as const;
+    const env = {
+      ...process.env,
+      NODE_ENV: "production",
+      ADMIN_EMAIL: undefined,
+      ADMIN_PASSWORD: undefined,
+      MONGODB_URI: db.uri,
+      TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json"),
+    } as const;
     try {
-      const { stdout, stderr } = await run(tsx, [path.join(root, "lib", "platform", "cli", script), ...args], { cwd, env, timeout: 90_000 });
+      const { stdout, stderr } = await run(tsx, [path.join(root, "lib", "platform", "cli", script), ...args], {
+        cwd,
+        env,
+        timeout: 90_000,
+      });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const failed = error as { code: number; stdout: string; stderr: string };
@@ -53,7 +67,8 @@ describe("the first admin when a CLI runs before the server", { timeout: 120_000
   };
   const companyList = (cwd: string) => cli(cwd, "company.ts", ["list"]);
 
-  const signIn = (email: string, password: string) => call(login.POST, "/api/auth/login", { body: { email, password } });
+  const signIn = (email: string, password: string) =>
+    call(login.POST, "/api/auth/login", { body: { email, password } });
 
   it("without ADMIN_PASSWORD, a CLI leaves the first admin to the server, which sets its ADMIN_PASSWORD", async () => {
     const listed = await companyList(root);
@@ -82,7 +97,10 @@ describe("the first admin when a CLI runs before the server", { timeout: 120_000
     const folder = await mkdtemp(path.join(tmpdir(), "usersurveys-envfiles-"));
     folders.push(folder);
     await writeFile(path.join(folder, ".env"), "ADMIN_EMAIL=ignored@example.com\nADMIN_PASSWORD=overridden\n");
-    await writeFile(path.join(folder, ".env.local"), "ADMIN_EMAIL=boss@envfile.test\nADMIN_PASSWORD=from the env file\n");
+    await writeFile(
+      path.join(folder, ".env.local"),
+      "ADMIN_EMAIL=boss@envfile.test\nADMIN_PASSWORD=from the env file\n",
+    );
 
     await companyList(folder);
     expect((await User.find().lean()).map((user) => user.email)).toEqual(["boss@envfile.test"]);

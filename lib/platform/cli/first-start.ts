@@ -9,5 +9,7 @@ import { runCommand } from "./run-command";
 
 runCommand(async () => {
   const first = await prepare("server");
-  process.stdout.write(`${JSON.stringify({ adminEmail: first.adminEmail, generatedPassword: first.generatedPassword })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ adminEmail: first.adminEmail, generatedPassword: first.generatedPassword })}\n`,
+  );
 });

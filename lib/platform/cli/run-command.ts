@@ -5,11 +5,11 @@
  * line: exit code 2 for a bad command line, 1 for anything else.
  */
 import { ConfigError } from "@/lib/base/config";
+import { USAGE_EXIT_CODE, UsageError, usageLine } from "@/lib/base/shared/command-line";
 import { disconnect } from "@/lib/kernel/db";
 import { ServiceError } from "@/lib/kernel/errors";
-import { runAsCli } from "@/lib/platform/startup/ready";
 import { logToStderr } from "@/lib/kernel/log";
-import { USAGE_EXIT_CODE, UsageError, usageLine } from "@/lib/base/shared/command-line";
+import { runAsCli } from "@/lib/platform/startup/ready";
 import { loadEnvFiles } from "./env";
 
 export { UsageError } from "@/lib/base/shared/command-line";

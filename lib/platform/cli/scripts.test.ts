@@ -11,7 +11,9 @@ const root = path.resolve(__dirname, "..", "..", "..");
 const tsx = path.join(root, "node_modules", ".bin", "tsx");
 
 /** Every npm script that runs a TypeScript entry file with tsx, by name. */
-const scripts = Object.entries(JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts as Record<string, string>)
+const scripts = Object.entries(
+  JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts as Record<string, string>,
+)
   // `npm start` execs Node with tsx's loader, so that npm's signals reach it (docs/deployment.md).
   .map(([name, command]) => [name, /^(?:tsx|exec node --import tsx) (\S+\.ts)$/.exec(command)?.[1]] as const)
   .filter((entry): entry is readonly [string, string] => entry[1] !== undefined);
@@ -41,7 +43,18 @@ describe("every script's command line", { timeout: 120_000 }, () => {
 
   it("covers the scripts that must answer --help", () => {
     expect(scripts.map(([name]) => name).sort()).toEqual(
-      expect.arrayContaining(["bench:api", "bench:backup", "bench:db", "bench:ui", "company", "db", "seed", "start", "test:conformance", "token"]),
+      expect.arrayContaining([
+        "bench:api",
+        "bench:backup",
+        "bench:db",
+        "bench:ui",
+        "company",
+        "db",
+        "seed",
+        "start",
+        "test:conformance",
+        "token",
+      ]),
     );
   });
 
@@ -77,7 +90,11 @@ describe("every script's command line", { timeout: 120_000 }, () => {
     expect(help.stdout).toContain("npm run db -- restore FILE [--dir DIR] [--force]");
     const file = path.join(dataDir, "backup.mdb");
     const [backup, restore] = await Promise.all([cli(db, ["backup", file]), cli(db, ["restore", file])]);
-    expect(backup).toEqual({ code: 1, stdout: "", stderr: `There is no database in ${path.join(dataDir, "db")} (no data.mdb): name its directory with --dir.\n` });
+    expect(backup).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `There is no database in ${path.join(dataDir, "db")} (no data.mdb): name its directory with --dir.\n`,
+    });
     expect(restore).toEqual({ code: 1, stdout: "", stderr: `There is no backup file at ${file}.\n` });
     expect(await readdir(dataDir)).toEqual([]);
   });

@@ -9,11 +9,11 @@
  * - SIGHUP: a rolling restart, one worker at a time: its replacement listens before it drains,
  *   so the port never lacks a server.
  */
-import cluster, { type Worker } from "node:cluster";
-import path from "node:path";
 import { loadConfig } from "@/lib/base/config";
 import { serveClusterMetrics } from "@/lib/base/metrics/cluster";
 import { log } from "@/lib/kernel/log";
+import cluster, { type Worker } from "node:cluster";
+import path from "node:path";
 
 // The workers inherit it: React and Next.js take their production paths only under it, as `next start` sets it.
 Object.assign(process.env, { NODE_ENV: process.env.NODE_ENV ?? "production" });

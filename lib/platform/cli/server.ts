@@ -10,16 +10,23 @@
  * (within DRAIN_MS), the background loops give their leases back, the database connection closes,
  * exit 0.
  */
+import { loadConfig } from "@/lib/base/config";
+import { isDraining, ownShutdown, runShutdown, startDraining } from "@/lib/base/shared/shutdown";
+import { log } from "@/lib/kernel/log";
+import {
+  ALLOW,
+  answersJson,
+  BAD_REQUEST_PAGE,
+  edgeSecurityHeaders,
+  refusalOf,
+  writeError,
+} from "@/lib/platform/http/edge";
+import { requestIdOf } from "@/lib/platform/http/request-id";
+import { installSocketAddress } from "@/lib/platform/http/socket-address";
+import next from "next";
 import http from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
-import next from "next";
-import { loadConfig } from "@/lib/base/config";
-import { installSocketAddress } from "@/lib/platform/http/socket-address";
-import { ALLOW, answersJson, BAD_REQUEST_PAGE, edgeSecurityHeaders, refusalOf, writeError } from "@/lib/platform/http/edge";
-import { requestIdOf } from "@/lib/platform/http/request-id";
-import { log } from "@/lib/kernel/log";
-import { isDraining, ownShutdown, runShutdown, startDraining } from "@/lib/base/shared/shutdown";
 
 const root = path.resolve(__dirname, "..", "..", "..");
 
@@ -44,7 +51,12 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
   ownShutdown();
   installSocketAddress();
   const config = loadConfig();
-  const app = next({ dev: false, dir: options.dir ?? root, port: options.port, hostname: options.hostname ?? "localhost" });
+  const app = next({
+    dev: false,
+    dir: options.dir ?? root,
+    port: options.port,
+    hostname: options.hostname ?? "localhost",
+  });
   await app.prepare();
   const handler = app.getRequestHandler();
 
@@ -65,7 +77,13 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
     // The path without its query string, which may hold e-mails (docs/api.md#request-ids-and-logs).
     response.once("finish", () => {
       const status = response.statusCode;
-      const line = { requestId, method: method.slice(0, 32), path: target.split("?", 1)[0].slice(0, 2048), status, ms: Math.round(performance.now() - started) };
+      const line = {
+        requestId,
+        method: method.slice(0, 32),
+        path: target.split("?", 1)[0].slice(0, 2048),
+        status,
+        ms: Math.round(performance.now() - started),
+      };
       if (status >= 500) log().error(line, "answer");
       else log().info(line, "answer");
     });
@@ -88,7 +106,15 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
     } catch (error) {
       log().error({ requestId, err: error }, "the request handler failed");
       if (response.headersSent) response.destroy();
-      else writeError(response, { status: 500, code: "internal_error", message: "The server failed to answer this request.", requestId, json, security });
+      else
+        writeError(response, {
+          status: 500,
+          code: "internal_error",
+          message: "The server failed to answer this request.",
+          requestId,
+          json,
+          security,
+        });
     }
   }
 
@@ -107,14 +133,34 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
       error: {
         status,
         code: unknownMethod ? "method_not_allowed" : "invalid_request",
-        message: unknownMethod ? `This server serves ${ALLOW}.` : status === 431 ? "The request's headers are too large." : "The request is not valid HTTP.",
+        message: unknownMethod
+          ? `This server serves ${ALLOW}.`
+          : status === 431
+            ? "The request's headers are too large."
+            : "The request is not valid HTTP.",
         requestId,
       },
     });
-    const headers = { ...edgeSecurityHeaders({ headers: {} } as http.IncomingMessage, config.trustProxy), "Cache-Control": "no-store", "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), "X-Request-Id": requestId, Connection: "close", ...(unknownMethod ? { Allow: ALLOW } : {}) };
-    const reason = status === 405 ? "Method Not Allowed" : status === 431 ? "Request Header Fields Too Large" : "Bad Request";
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join("\r\n")}\r\n\r\n${body}`);
-    log().info({ requestId, method: first.replace(/[^\x21-\x7e]/g, "?").slice(0, 32), status, code: error.code }, "answer");
+    const headers = {
+      ...edgeSecurityHeaders({ headers: {} } as http.IncomingMessage, config.trustProxy),
+      "Cache-Control": "no-store",
+      "Content-Type": "application/json",
+      "Content-Length": String(Buffer.byteLength(body)),
+      "X-Request-Id": requestId,
+      Connection: "close",
+      ...(unknownMethod ? { Allow: ALLOW } : {}),
+    };
+    const reason =
+      status === 405 ? "Method Not Allowed" : status === 431 ? "Request Header Fields Too Large" : "Bad Request";
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\n${Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}`)
+        .join("\r\n")}\r\n\r\n${body}`,
+    );
+    log().info(
+      { requestId, method: first.replace(/[^\x21-\x7e]/g, "?").slice(0, 32), status, code: error.code },
+      "answer",
+    );
   });
   // CONNECT is a method Node hands to this event, not to the handler: refused like any other.
   server.on("connect", (request: http.IncomingMessage, socket: Socket) => {
@@ -122,7 +168,12 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
     response.assignSocket(socket);
     response.once("finish", () => socket.end());
     const requestId = requestIdOf(request.headers["x-request-id"]);
-    writeError(response, { ...refusalOf("CONNECT", "/")!, requestId, json: true, security: edgeSecurityHeaders(request, config.trustProxy) });
+    writeError(response, {
+      ...refusalOf("CONNECT", "/")!,
+      requestId,
+      json: true,
+      security: edgeSecurityHeaders(request, config.trustProxy),
+    });
     log().info({ requestId, method: "CONNECT", status: 405 }, "answer");
   });
 
@@ -159,7 +210,8 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
 function forceStatus(response: http.ServerResponse, status: number): void {
   Object.defineProperty(response, "statusCode", { get: () => status, set: () => undefined, configurable: true });
   const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => http.ServerResponse;
-  response.writeHead = ((_status: number, ...rest: unknown[]) => writeHead(status, ...rest)) as typeof response.writeHead;
+  response.writeHead = ((_status: number, ...rest: unknown[]) =>
+    writeHead(status, ...rest)) as typeof response.writeHead;
 }
 
 /** Run as a process (a cluster worker of serve.ts, or alone): serves PORT until SIGTERM or SIGINT. */

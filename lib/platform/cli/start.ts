@@ -13,12 +13,12 @@
  * followed by a restart on the same address, with a growing delay (lib/platform/cli/supervisor.ts);
  * meanwhile the server answers 503 with Retry-After.
  */
+import { ConfigError, loadConfig } from "@/lib/base/config";
+import { parseCommandLine } from "@/lib/base/shared/command-line";
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { ConfigError, loadConfig } from "@/lib/base/config";
-import { parseCommandLine } from "@/lib/base/shared/command-line";
 import { restartDatabaseProcess } from "./database-process";
 import { loadEnvFiles } from "./env";
 import { formatElapsed, servingSummary } from "./summary";
@@ -37,7 +37,12 @@ when it crashes. Configuration: environment variables, and the .env files as Nex
 const QUIET_BUILD_MS = 10_000;
 
 /** Runs a child with our signals forwarded to it; resolves with its exit code. */
-function run(command: string, args: string[], options: SpawnOptions, onStart?: (child: ChildProcess) => void): Promise<number> {
+function run(
+  command: string,
+  args: string[],
+  options: SpawnOptions,
+  onStart?: (child: ChildProcess) => void,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: root, ...options });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
@@ -57,7 +62,9 @@ function run(command: string, args: string[], options: SpawnOptions, onStart?: (
 async function build(): Promise<number> {
   const started = Date.now();
   let lastLine = started;
-  console.log("No production build yet: building the app first (next build; this happens once and takes a few minutes).");
+  console.log(
+    "No production build yet: building the app first (next build; this happens once and takes a few minutes).",
+  );
   const ticker = setInterval(() => {
     if (Date.now() - lastLine < QUIET_BUILD_MS) return;
     lastLine = Date.now();
@@ -72,16 +79,23 @@ async function build(): Promise<number> {
     }
   });
   clearInterval(ticker);
-  console.log(code === 0 ? `Built in ${formatElapsed(Date.now() - started)}.` : `The build failed (exit code ${code}).`);
+  console.log(
+    code === 0 ? `Built in ${formatElapsed(Date.now() - started)}.` : `The build failed (exit code ${code}).`,
+  );
   return code;
 }
 
 /** Readies the database as the server would, in a process of its own; what to show the user. */
 async function firstStart(): Promise<{ adminEmail: string; generatedPassword?: string }> {
   let output = "";
-  const code = await run(bin("tsx"), [path.join(root, "lib", "platform", "cli", "first-start.ts")], { stdio: ["ignore", "pipe", "inherit"] }, (child) => {
-    child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  });
+  const code = await run(
+    bin("tsx"),
+    [path.join(root, "lib", "platform", "cli", "first-start.ts")],
+    { stdio: ["ignore", "pipe", "inherit"] },
+    (child) => {
+      child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    },
+  );
   if (code !== 0) throw new Error(`preparing the database failed (exit code ${code})`);
   return JSON.parse(output.trim().split("\n").at(-1)!) as { adminEmail: string; generatedPassword?: string };
 }
@@ -135,7 +149,10 @@ async function main(): Promise<number> {
     // The server processes (lib/platform/cli/serve.ts, a cluster of the server entry) drain on SIGTERM and
     // SIGINT themselves; Next's own handler would race them to process.exit.
     const env = { ...process.env, NEXT_MANUAL_SIG_HANDLE: "true" };
-    const exited = run(process.execPath, ["--import", "tsx", path.join(root, "lib", "platform", "cli", "serve.ts")], { stdio: "inherit", env });
+    const exited = run(process.execPath, ["--import", "tsx", path.join(root, "lib", "platform", "cli", "serve.ts")], {
+      stdio: "inherit",
+      env,
+    });
     if (await untilServing(url, exited)) {
       const summary = servingSummary({
         url,

@@ -30,16 +30,22 @@ export interface ServingSummary {
 
 /** The lines printed once the server answers. */
 export function servingSummary(summary: ServingSummary): string[] {
-  const database = summary.mongodbUri ? `MongoDB at ${maskUri(summary.mongodbUri)}` : `embedded, in ${summary.embeddedDir}`;
+  const database = summary.mongodbUri
+    ? `MongoDB at ${maskUri(summary.mongodbUri)}`
+    : `embedded, in ${summary.embeddedDir}`;
   const lines = [
     "",
     `  Serving     ${summary.publicUrl}`,
-    ...(summary.publicUrl !== summary.url ? [`  Listening   ${summary.url}   (PUBLIC_URL is where people and e-mail links reach it)`] : []),
+    ...(summary.publicUrl !== summary.url
+      ? [`  Listening   ${summary.url}   (PUBLIC_URL is where people and e-mail links reach it)`]
+      : []),
     `  Database    ${database}`,
     `  Admin       ${summary.adminEmail}`,
   ];
   if (summary.generatedPassword) {
-    lines.push(`  Password    ${summary.generatedPassword}   (generated for the first admin; shown only now, write it down)`);
+    lines.push(
+      `  Password    ${summary.generatedPassword}   (generated for the first admin; shown only now, write it down)`,
+    );
   }
   lines.push("", "  Stop with Ctrl+C.", "");
   return lines;

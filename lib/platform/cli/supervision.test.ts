@@ -1,14 +1,14 @@
-import net from "node:net";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { disconnect } from "@/lib/kernel/db";
-import { call, createTenant, failure, success } from "@/lib/tools/testing/http";
 import * as health from "@/app/api/health/route";
 import * as me from "@/app/v2/users/me/route";
 import * as users from "@/app/v2/users/route";
+import { disconnect } from "@/lib/kernel/db";
+import { call, createTenant, failure, success } from "@/lib/tools/testing/http";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restartDatabaseProcess } from "./database-process";
 import { Supervisor } from "./supervisor";
 
@@ -46,7 +46,9 @@ describe("Supervisor", () => {
     });
     const first = await supervisor.start();
     first.kill("SIGKILL");
-    const revived = await until(() => (supervisor.current && supervisor.current !== first ? supervisor.current : undefined));
+    const revived = await until(() =>
+      supervisor.current && supervisor.current !== first ? supervisor.current : undefined,
+    );
     expect(revived.pid).not.toBe(first.pid);
     expect(starts).toBe(4);
     expect(lines).toEqual([
@@ -65,8 +67,15 @@ describe("Supervisor", () => {
   });
 
   it("caps the delay, and leaves a process that exited cleanly alone", async () => {
-    const supervisor = new Supervisor({ name: "x", start: () => startChild(), initialDelayMs: 500, maxDelayMs: 30_000 });
-    expect([1, 2, 3, 6, 7, 8, 20].map((failures) => supervisor.delayFor(failures))).toEqual([500, 1000, 2000, 16_000, 30_000, 30_000, 30_000]);
+    const supervisor = new Supervisor({
+      name: "x",
+      start: () => startChild(),
+      initialDelayMs: 500,
+      maxDelayMs: 30_000,
+    });
+    expect([1, 2, 3, 6, 7, 8, 20].map((failures) => supervisor.delayFor(failures))).toEqual([
+      500, 1000, 2000, 16_000, 30_000, 30_000, 30_000,
+    ]);
 
     const lines: string[] = [];
     const clean = new Supervisor({
@@ -115,7 +124,10 @@ describe("a database that dies while the server runs", { timeout: 120_000 }, () 
   afterAll(async () => {
     await disconnect();
     await supervisor?.stop();
-    for (const [key, value] of [["MONGODB_URI", saved.uri], ["DATA_DIR", saved.dataDir]] as const) {
+    for (const [key, value] of [
+      ["MONGODB_URI", saved.uri],
+      ["DATA_DIR", saved.dataDir],
+    ] as const) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }
@@ -159,7 +171,10 @@ describe("a database that dies while the server runs", { timeout: 120_000 }, () 
 
     // Each attempt is bounded, so that one slow answer cannot keep the later ones from being made.
     const back = await until(async () => {
-      const answer = await Promise.race([call(users.GET, "/v2/users?count=true", { token: tenant.adminToken }), sleep(5_000).then(() => undefined)]);
+      const answer = await Promise.race([
+        call(users.GET, "/v2/users?count=true", { token: tenant.adminToken }),
+        sleep(5_000).then(() => undefined),
+      ]);
       return answer?.status === 200 ? answer : undefined;
     });
     expect(success(back).data.counter).toBe(2);

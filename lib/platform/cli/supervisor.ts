@@ -87,7 +87,9 @@ export class Supervisor {
   private scheduleRestart(why: string): void {
     this.failures++;
     const delay = this.delayFor(this.failures);
-    this.log(`${capitalise(this.options.name)} ${why}; restarting it in ${formatDelay(delay)} (attempt ${this.failures}).`);
+    this.log(
+      `${capitalise(this.options.name)} ${why}; restarting it in ${formatDelay(delay)} (attempt ${this.failures}).`,
+    );
     this.timer = setTimeout(() => {
       if (this.stopping) return;
       this.options.start().then(
@@ -99,7 +101,8 @@ export class Supervisor {
           this.log(`${capitalise(this.options.name)} is serving again (process ${child.pid}).`);
           this.watch(child);
         },
-        (error: unknown) => this.scheduleRestart(`failed to start (${error instanceof Error ? error.message : String(error)})`),
+        (error: unknown) =>
+          this.scheduleRestart(`failed to start (${error instanceof Error ? error.message : String(error)})`),
       );
     }, delay);
   }

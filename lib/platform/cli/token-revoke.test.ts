@@ -1,12 +1,12 @@
+import * as me from "@/app/v2/users/me/route";
+import { PRINCIPAL_TTL_MS } from "@/lib/resources/credentials/sessions";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, success } from "@/lib/tools/testing/http";
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { call, createTenant, success } from "@/lib/tools/testing/http";
-import { PRINCIPAL_TTL_MS } from "@/lib/resources/credentials/sessions";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import * as me from "@/app/v2/users/me/route";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..", "..");

@@ -4,11 +4,11 @@
  * `--revoke ID|TOKEN` revokes one API token; `--revoke-all --email E` every session and token
  * of the account.
  */
-import { createApiToken, revokeAllTokens, revokeApiToken } from "@/lib/resources/auth/service";
-import { PRINCIPAL_TTL_MS } from "@/lib/resources/credentials/sessions";
+import { parseCommandLine } from "@/lib/base/shared/command-line";
 import { ServiceError } from "@/lib/kernel/errors";
 import { firstAdminLeftToServer, ready } from "@/lib/platform/startup/ready";
-import { parseCommandLine } from "@/lib/base/shared/command-line";
+import { createApiToken, revokeAllTokens, revokeApiToken } from "@/lib/resources/auth/service";
+import { PRINCIPAL_TTL_MS } from "@/lib/resources/credentials/sessions";
 import { parseDuration, runCommand, UsageError } from "./run-command";
 
 const usage = `Usage: npm run --silent token -- --email EMAIL [--ttl 30d] [--company COMPANY_ID]
@@ -47,12 +47,16 @@ runCommand(async () => {
     console.error(`Revoked ${count} session(s) and token(s) of ${values.email}.`);
     return;
   }
-  if (values.company !== undefined && !/^[0-9a-f]{24}$/i.test(values.company)) throw new UsageError("--company must be a 24-hex id");
+  if (values.company !== undefined && !/^[0-9a-f]{24}$/i.test(values.company))
+    throw new UsageError("--company must be a 24-hex id");
   const ttl = parseDuration(values.ttl);
   await ready();
   const token = await createApiToken(values.email, ttl, values.company?.toLowerCase()).catch((error: unknown) => {
     if (error instanceof ServiceError && error.code === "not_found" && firstAdminLeftToServer()) {
-      throw new ServiceError("not_found", `${error.message} The first admin is created by the server's first start (npm start), or by a CLI run with ADMIN_PASSWORD set.`);
+      throw new ServiceError(
+        "not_found",
+        `${error.message} The first admin is created by the server's first start (npm start), or by a CLI run with ADMIN_PASSWORD set.`,
+      );
     }
     throw error;
   });

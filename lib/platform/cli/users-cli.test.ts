@@ -1,13 +1,13 @@
+import * as me from "@/app/v2/users/me/route";
+import * as users from "@/app/v2/users/route";
+import { Company } from "@/lib/resources/companies/repository";
+import { User } from "@/lib/resources/users/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, success } from "@/lib/tools/testing/http";
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { call, success } from "@/lib/tools/testing/http";
-import { Company } from "@/lib/resources/companies/repository";
-import { User } from "@/lib/resources/users/repository";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import * as me from "@/app/v2/users/me/route";
-import * as users from "@/app/v2/users/route";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..", "..");
@@ -32,10 +32,22 @@ describe("CLIs: token and company", { timeout: 120_000 }, () => {
   };
 
   it("company create prints the new company as JSON; token prints one access token and nothing else", async () => {
-    const created = await cli("company.ts", ["create", "--name", "CLI Corp", "--admin-email", "Boss@CLI.io", "--admin-password", "boss password"]);
+    const created = await cli("company.ts", [
+      "create",
+      "--name",
+      "CLI Corp",
+      "--admin-email",
+      "Boss@CLI.io",
+      "--admin-password",
+      "boss password",
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const company = JSON.parse(created.stdout);
-    expect(company).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{24}$/), name: "CLI Corp", adminEmail: "boss@cli.io" });
+    expect(company).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      name: "CLI Corp",
+      adminEmail: "boss@cli.io",
+    });
     expect(await Company.exists({ _id: company.id })).not.toBeNull();
 
     const issued = await cli("token.ts", ["--email", "boss@cli.io", "--ttl", "1h"]);
@@ -50,12 +62,18 @@ describe("CLIs: token and company", { timeout: 120_000 }, () => {
     expect(claims.cid).toBe(company.id);
 
     // The admin of the new company can create users there.
-    const created2 = await call(users.POST, "/v2/users", { token, admin: true, body: { email: "staff@cli.io", accessRoles: [company.memberRoleId] } });
+    const created2 = await call(users.POST, "/v2/users", {
+      token,
+      admin: true,
+      body: { email: "staff@cli.io", accessRoles: [company.memberRoleId] },
+    });
     expect(created2.status).toBe(201);
   });
 
   it("an existing e-mail joins a new company; --company picks which one a token acts in", async () => {
-    const second = JSON.parse((await cli("company.ts", ["create", "--name", "CLI Two", "--admin-email", "boss@cli.io"])).stdout);
+    const second = JSON.parse(
+      (await cli("company.ts", ["create", "--name", "CLI Two", "--admin-email", "boss@cli.io"])).stdout,
+    );
     const user = await User.findOne({ email: "boss@cli.io" }).lean();
     expect(user?.companies.map((entry) => entry.companyId.toHexString())).toContain(second.id);
     const token = (await cli("token.ts", ["--email", "boss@cli.io", "--company", second.id])).stdout.trim();
@@ -63,11 +81,18 @@ describe("CLIs: token and company", { timeout: 120_000 }, () => {
     expect(success(listed).data.counter).toBe(1);
 
     const companies = JSON.parse((await cli("company.ts", ["list"])).stdout);
-    expect(companies.map((company: { name: string }) => company.name)).toEqual(expect.arrayContaining(["CLI Corp", "CLI Two"]));
+    expect(companies.map((company: { name: string }) => company.name)).toEqual(
+      expect.arrayContaining(["CLI Corp", "CLI Two"]),
+    );
   });
 
   it("fails with a message on stderr and nothing on stdout", async () => {
-    const attempts = [["--email", "nobody@cli.io"], [], ["--email", "boss@cli.io", "--ttl", "soon"], ["--email", "boss@cli.io", "--ttl", "400d"]];
+    const attempts = [
+      ["--email", "nobody@cli.io"],
+      [],
+      ["--email", "boss@cli.io", "--ttl", "soon"],
+      ["--email", "boss@cli.io", "--ttl", "400d"],
+    ];
     const results = await Promise.all(attempts.map((args) => cli("token.ts", args)));
     for (const [index, failed] of results.entries()) {
       expect(failed.code, attempts[index].join(" ")).not.toBe(0);

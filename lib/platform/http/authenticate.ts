@@ -3,12 +3,12 @@
  * docs/api.md#api-keys, docs/api.md#admin-rule): an access token acts for its user in its company,
  * an API key (`usk_…`) for its company within its scopes.
  */
-import { isAdmin, principalOf, verifyAccessToken } from "@/lib/resources/auth/service";
-import { isApiKey, principalOfKey } from "@/lib/resources/api-keys/service";
-import { insufficientScope } from "@/lib/kernel/scopes";
 import type { Scope } from "@/lib/base/schemas/scopes";
-import type { Principal } from "@/lib/kernel/principal";
 import { ServiceError } from "@/lib/kernel/errors";
+import type { Principal } from "@/lib/kernel/principal";
+import { insufficientScope } from "@/lib/kernel/scopes";
+import { isApiKey, principalOfKey } from "@/lib/resources/api-keys/service";
+import { isAdmin, principalOf, verifyAccessToken } from "@/lib/resources/auth/service";
 
 export interface Caller {
   principal: Principal;
@@ -40,7 +40,11 @@ export function bearerToken(request: Request): string {
  * The Admin rule and the scopes: `Admin: true` where the operation requires it, honoured for a user
  * holding an admin access role, and for an API key whose scopes include the operation's.
  */
-export async function authorize(request: Request, principal: Principal, rule: { admin?: boolean; scope?: Scope }): Promise<void> {
+export async function authorize(
+  request: Request,
+  principal: Principal,
+  rule: { admin?: boolean; scope?: Scope },
+): Promise<void> {
   if (rule.admin && request.headers.get("admin") !== "true") {
     throw new ServiceError("admin_required", "This operation requires the header Admin: true.");
   }

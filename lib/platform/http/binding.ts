@@ -26,7 +26,10 @@ export function bind(handler: RouteHandler, operation: Operation): void {
 }
 
 /** A handler made by `handle` whose every answer passes through `after`: still the operation's handler. */
-export function withAnswer<H extends RouteHandler>(handler: H, after: (request: Request, response: Response) => void): H {
+export function withAnswer<H extends RouteHandler>(
+  handler: H,
+  after: (request: Request, response: Response) => void,
+): H {
   const wrapped = async (request: Request, context?: { params: RouteParams }) => {
     const response = await handler(request, context);
     after(request, response);

@@ -32,7 +32,10 @@ export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES):
   const bytes = await readAtMost(request.body, maxBytes);
   if (bytes.byteLength === 0 && !request.headers.has("content-type")) return undefined;
   if (!isJsonContentType(request.headers.get("content-type"))) {
-    throw new ServiceError("unsupported_media_type", "The body must be JSON, sent with Content-Type: application/json.");
+    throw new ServiceError(
+      "unsupported_media_type",
+      "The body must be JSON, sent with Content-Type: application/json.",
+    );
   }
   let text: string;
   try {

@@ -1,9 +1,14 @@
-import { describe, expect, it } from "vitest";
 import { parseTrustProxy } from "@/lib/base/config/trust-proxy";
+import { describe, expect, it } from "vitest";
 import { addressKey, clientAddress } from "./client-address";
 
 const from = (forwardedFor: string | undefined, trustProxy?: string) =>
-  clientAddress(new Request("http://localhost/", { headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor } }), parseTrustProxy(trustProxy)!);
+  clientAddress(
+    new Request("http://localhost/", {
+      headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor },
+    }),
+    parseTrustProxy(trustProxy)!,
+  );
 
 describe("clientAddress", () => {
   it("without TRUST_PROXY is the last entry, the one the server appended from the socket", () => {

@@ -38,8 +38,14 @@ export function addressKey(address: string): string {
   const [head, tail] = address.split("::");
   const front = head ? head.split(":") : [];
   const back = tail ? tail.split(":") : [];
-  const groups = tail === undefined ? front : [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back];
-  return `${groups.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":")}::/64`;
+  const groups =
+    tail === undefined
+      ? front
+      : [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(":")}::/64`;
 }
 
 function normalize(hop: string): string {

@@ -41,7 +41,14 @@ export function sessionCookie(request: Request, token: string, expiresAt: Date):
 }
 
 export function clearedSessionCookie(request: Request): string {
-  return [`${SESSION_COOKIE}=`, "Path=/", "HttpOnly", "SameSite=Strict", "Max-Age=0", ...(isHttps(request) ? ["Secure"] : [])].join("; ");
+  return [
+    `${SESSION_COOKIE}=`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Strict",
+    "Max-Age=0",
+    ...(isHttps(request) ? ["Secure"] : []),
+  ].join("; ");
 }
 
 /**

@@ -2,8 +2,8 @@
  * The request deadline: a handler stuck where no database bound reaches ends as a 503-worthy
  * error after twice DATABASE_TIMEOUT_MS; a handler that finishes is untouched.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isDatabaseUnavailable } from "@/lib/kernel/db";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { withinDeadline } from "./deadline";
 
 describe("withinDeadline", () => {

@@ -4,28 +4,59 @@ import { requestIdOf } from "./request-id";
 
 describe("the edge's refusals (lib/platform/http/edge.ts)", () => {
   it("refuses malformed percent-encoding anywhere in the path with invalid_request", () => {
-    for (const target of ["/v2/users/%ZZ", "/v2/views/%ff", "/v2/webhooks/%C0%AF/test", "/surveys/%ZZ", "/invitation/%", "/a/%E0%80%AF", "/%ED%A0%80", "/x%f"]) {
+    for (const target of [
+      "/v2/users/%ZZ",
+      "/v2/views/%ff",
+      "/v2/webhooks/%C0%AF/test",
+      "/surveys/%ZZ",
+      "/invitation/%",
+      "/a/%E0%80%AF",
+      "/%ED%A0%80",
+      "/x%f",
+    ]) {
       expect(refusalOf("GET", target), target).toMatchObject({ status: 400, code: "invalid_request" });
     }
   });
 
   it("refuses a target that is not a path of printable ASCII", () => {
-    for (const target of ["*", "http://evil.example/v2/users", "/users/\xff", "/users/\xc3\xa9", "/a b", "/a\x00b", ""]) {
+    for (const target of [
+      "*",
+      "http://evil.example/v2/users",
+      "/users/\xff",
+      "/users/\xc3\xa9",
+      "/a b",
+      "/a\x00b",
+      "",
+    ]) {
       expect(refusalOf("GET", target), JSON.stringify(target)).toMatchObject({ status: 400, code: "invalid_request" });
     }
   });
 
   it("lets well-formed paths through, %00 and .. included (the routes answer those), and leaves the query to the routes", () => {
-    for (const target of ["/", "/v2/users", "/v2/users/%C3%A9", "/a%00b", "/../users", "/v2/users?q=%ZZ", "/users?%ff", "/_next/static/chunks/x.js"]) {
+    for (const target of [
+      "/",
+      "/v2/users",
+      "/v2/users/%C3%A9",
+      "/a%00b",
+      "/../users",
+      "/v2/users?q=%ZZ",
+      "/users?%ff",
+      "/_next/static/chunks/x.js",
+    ]) {
       expect(refusalOf("GET", target), target).toBeUndefined();
     }
   });
 
   it("refuses every method the product does not serve with 405 and Allow", () => {
     for (const method of ["TRACE", "TRACK", "CONNECT", "PROPFIND", "get", "FOO", "M-SEARCH", ""]) {
-      expect(refusalOf(method, "/v2/users"), method).toMatchObject({ status: 405, code: "method_not_allowed", headers: { Allow: ALLOW } });
+      expect(refusalOf(method, "/v2/users"), method).toMatchObject({
+        status: 405,
+        code: "method_not_allowed",
+        headers: { Allow: ALLOW },
+      });
     }
-    for (const method of ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) expect(refusalOf(method, "/v2/users"), method).toBeUndefined();
+    for (const method of ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+      expect(refusalOf(method, "/v2/users"), method).toBeUndefined();
   });
 
   it("refuses an HTTP/1.1 request without Host", () => {
@@ -40,6 +71,7 @@ describe("the edge's refusals (lib/platform/http/edge.ts)", () => {
 
   it("echoes a sane request id and makes one otherwise", () => {
     expect(requestIdOf("abc-123")).toBe("abc-123");
-    for (const bad of [undefined, "", "a b", "x".repeat(129), ["a", "b"]]) expect(requestIdOf(bad)).toMatch(/^[0-9a-f-]{36}$/);
+    for (const bad of [undefined, "", "a b", "x".repeat(129), ["a", "b"]])
+      expect(requestIdOf(bad)).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -5,8 +5,8 @@
  * text `500`: without the security headers, without a request id, with no log line. So the entry
  * refuses those first, and guards everything Next.js answers with the same headers.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TrustProxy } from "@/lib/base/config/trust-proxy";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createNonce, proxyTrusted, securityHeaders, servedOverHttps } from "./security-headers";
 
 /** The methods the product serves; any other is `405` with this `Allow`. */
@@ -33,10 +33,19 @@ export interface Refusal {
  */
 export function refusalOf(method: string, target: string, { missingHost = false } = {}): Refusal | undefined {
   if (!served.has(method)) {
-    return { status: 405, code: "method_not_allowed", message: `${printable(method)} is not a method this server serves; it serves ${ALLOW}.`, headers: { Allow: ALLOW } };
+    return {
+      status: 405,
+      code: "method_not_allowed",
+      message: `${printable(method)} is not a method this server serves; it serves ${ALLOW}.`,
+      headers: { Allow: ALLOW },
+    };
   }
   if (!target.startsWith("/") || !/^[\x21-\x7e]*$/.test(target)) {
-    return { status: 400, code: "invalid_request", message: "The request target must be a path of printable ASCII characters, others percent-encoded." };
+    return {
+      status: 400,
+      code: "invalid_request",
+      message: "The request target must be a path of printable ASCII characters, others percent-encoded.",
+    };
   }
   if (missingHost) return { status: 400, code: "invalid_request", message: "An HTTP/1.1 request must name its Host." };
   const end = target.search(/[?#]/);
@@ -44,7 +53,11 @@ export function refusalOf(method: string, target: string, { missingHost = false 
   try {
     decodeURIComponent(path);
   } catch {
-    return { status: 400, code: "invalid_request", message: "The path has malformed percent-encoding: each % must start a valid UTF-8 sequence such as %C3%A9." };
+    return {
+      status: 400,
+      code: "invalid_request",
+      message: "The path has malformed percent-encoding: each % must start a valid UTF-8 sequence such as %C3%A9.",
+    };
   }
   return undefined;
 }
@@ -62,19 +75,38 @@ export function edgeSecurityHeaders(request: IncomingMessage, trustProxy: TrustP
     if (typeof value === "string") headers.set(name, value);
   }
   const probe = new Request("http://edge.invalid/", { headers });
-  return securityHeaders({ nonce: createNonce(), development: false, https: servedOverHttps(probe, { trustProxy: proxyTrusted(probe, trustProxy) }) });
+  return securityHeaders({
+    nonce: createNonce(),
+    development: false,
+    https: servedOverHttps(probe, { trustProxy: proxyTrusted(probe, trustProxy) }),
+  });
 }
 
 /** Writes an answer in the error shape of docs/api.md#errors (JSON), or a plain page for a page's path. */
 export function writeError(
   response: ServerResponse,
-  options: { status: number; code: string; message: string; requestId: string; json: boolean; security: Record<string, string>; headers?: Record<string, string> },
+  options: {
+    status: number;
+    code: string;
+    message: string;
+    requestId: string;
+    json: boolean;
+    security: Record<string, string>;
+    headers?: Record<string, string>;
+  },
 ): void {
-  const headers: Record<string, string> = { ...options.security, "Cache-Control": "no-store", "X-Request-Id": options.requestId, ...options.headers };
+  const headers: Record<string, string> = {
+    ...options.security,
+    "Cache-Control": "no-store",
+    "X-Request-Id": options.requestId,
+    ...options.headers,
+  };
   let body: string;
   if (options.json) {
     headers["Content-Type"] = "application/json";
-    body = JSON.stringify({ error: { status: options.status, code: options.code, message: options.message, requestId: options.requestId } });
+    body = JSON.stringify({
+      error: { status: options.status, code: options.code, message: options.message, requestId: options.requestId },
+    });
   } else {
     headers["Content-Type"] = "text/html; charset=utf-8";
     body = errorPage(options.status, options.message, options.requestId);

@@ -15,18 +15,25 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** `503 service_unavailable` with `Retry-After`: the database does not answer now. */
 function databaseUnavailable(): ServiceError {
-  return new ServiceError("service_unavailable", "The database is not available at the moment; try again shortly.", undefined, {
-    "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
-  });
+  return new ServiceError(
+    "service_unavailable",
+    "The database is not available at the moment; try again shortly.",
+    undefined,
+    {
+      "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
+    },
+  );
 }
 
 /** The error answer of whatever a request failed with; with `notes` (`?debug=true`), they name the failure too. */
 export function errorResponse(error: unknown, requestId: string, notes: Notes | undefined): Response {
   let failure: ServiceError;
   if (error instanceof ServiceError) failure = error;
-  else if (isDuplicateKeyError(error)) failure = new ServiceError("conflict", "A record with these values already exists.");
+  else if (isDuplicateKeyError(error))
+    failure = new ServiceError("conflict", "A record with these values already exists.");
   else if (isDatabaseUnavailable(error)) failure = databaseUnavailable();
-  else failure = new ServiceError("internal", "Something went wrong on our side. Quote the request id when reporting it.");
+  else
+    failure = new ServiceError("internal", "Something went wrong on our side. Quote the request id when reporting it.");
 
   const body: ErrorBody = {
     error: {

@@ -11,7 +11,8 @@ import { Reply } from "./reply";
 export function tagged<T>(request: Request, body: T, tagOf: (body: T) => string): Reply {
   const tag = tagOf(body);
   const ifNoneMatch = request.headers.get("if-none-match");
-  if (request.method === "GET" && ifNoneMatch !== null && matchesTag(ifNoneMatch, tag)) return new Reply(null, 304, { ETag: tag });
+  if (request.method === "GET" && ifNoneMatch !== null && matchesTag(ifNoneMatch, tag))
+    return new Reply(null, 304, { ETag: tag });
   return new Reply(body, 200, { ETag: tag });
 }
 

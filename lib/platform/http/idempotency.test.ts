@@ -1,11 +1,11 @@
-import { z } from "zod";
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
+import * as jobTitles from "@/app/v2/job-titles/route";
+import * as users from "@/app/v2/users/route";
 import { IdempotencyRecord } from "@/lib/resources/requests/repository";
 import { User } from "@/lib/resources/users/repository";
-import * as users from "@/app/v2/users/route";
-import * as jobTitles from "@/app/v2/job-titles/route";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { created } from "./reply";
 import { route } from "./route";
 
@@ -89,7 +89,8 @@ describe("Idempotency-Key on POST", () => {
       await gate;
       return created({ n: body.n }, "/v2/slow/1");
     });
-    const send = () => call(slow, "/v2/slow", { token: t.adminToken, body: { n: 1 }, headers: { "Idempotency-Key": "slow" } });
+    const send = () =>
+      call(slow, "/v2/slow", { token: t.adminToken, body: { n: 1 }, headers: { "Idempotency-Key": "slow" } });
     const first = send();
     await started;
     const during = await send();
@@ -106,7 +107,9 @@ describe("Idempotency-Key on POST", () => {
   it("runs one of two concurrent requests with one key; the other is 409 or its replay", async () => {
     const answers = await Promise.all([createUser("race@idem.io", "race"), createUser("race@idem.io", "race")]);
     expect(await usersWith("race@idem.io")).toBe(1);
-    const fresh = answers.filter((answer) => answer.status === 201 && answer.headers.get("idempotent-replayed") === null);
+    const fresh = answers.filter(
+      (answer) => answer.status === 201 && answer.headers.get("idempotent-replayed") === null,
+    );
     expect(fresh).toHaveLength(1);
     const second = answers.find((answer) => answer !== fresh[0])!;
     if (second.status === 201) expect(second.body).toEqual(fresh[0].body);
@@ -118,7 +121,13 @@ describe("Idempotency-Key on POST", () => {
     expect(indexes).toContainEqual(expect.objectContaining({ key: { createdAt: 1 }, expireAfterSeconds: 86_400 }));
     expect(indexes).toContainEqual(expect.objectContaining({ key: { caller: 1, key: 1 }, unique: true }));
 
-    const post = (name: string) => call(jobTitles.POST, "/v2/job-titles", { token: t.adminToken, admin: true, body: { name }, headers: { "Idempotency-Key": "daily" } });
+    const post = (name: string) =>
+      call(jobTitles.POST, "/v2/job-titles", {
+        token: t.adminToken,
+        admin: true,
+        body: { name },
+        headers: { "Idempotency-Key": "daily" },
+      });
     expect((await post("Baker")).status).toBe(201);
     // A day and a second later (moved back in the store: the access token would not outlive a day).
     const dayAgo = new Date(Date.now() - 24 * 60 * 60 * 1000 - 1000);
@@ -130,7 +139,14 @@ describe("Idempotency-Key on POST", () => {
 
   it("takes over a key left running by a process that died", async () => {
     const long = new Date(Date.now() - 10 * 60 * 1000);
-    await IdempotencyRecord.create({ caller: `user:${t.adminId}:${t.companyId}`, key: "orphan", fingerprint: "x", createdAt: long, startedAt: long, done: false });
+    await IdempotencyRecord.create({
+      caller: `user:${t.adminId}:${t.companyId}`,
+      key: "orphan",
+      fingerprint: "x",
+      createdAt: long,
+      startedAt: long,
+      done: false,
+    });
     const answer = await createUser("orphan@idem.io", "orphan");
     expect(answer.status).toBe(201);
     expect(await usersWith("orphan@idem.io")).toBe(1);

@@ -6,7 +6,6 @@
  * one with another body `422 idempotency_key_reused`, and one while the first still runs
  * `409 request_in_progress`. An error answer is not kept: the key may be sent again.
  */
-import { createHash } from "node:crypto";
 import { loadConfig } from "@/lib/base/config";
 import { ServiceError } from "@/lib/kernel/errors";
 import {
@@ -18,6 +17,7 @@ import {
   releaseRecord,
   takeOver,
 } from "@/lib/resources/requests/repository";
+import { createHash } from "node:crypto";
 
 const IDEMPOTENCY_HEADER = "Idempotency-Key";
 const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -51,7 +51,10 @@ export interface IdempotentRequest {
  * Runs `work` (the request's answer) once for the caller and key, or answers as the key's record
  * says. Throws `409`/`422` as above.
  */
-export async function idempotent({ caller, key, request, body, requestId, secretFields = [] }: IdempotentRequest, work: () => Promise<Response>): Promise<Response> {
+export async function idempotent(
+  { caller, key, request, body, requestId, secretFields = [] }: IdempotentRequest,
+  work: () => Promise<Response>,
+): Promise<Response> {
   const fingerprint = fingerprintOf(request, body);
   // A record found gone, or taken over by another request, is looked at again (a few rounds at most).
   for (let round = 0; round < 3; round += 1) {
@@ -78,12 +81,19 @@ export async function idempotent({ caller, key, request, body, requestId, secret
 }
 
 const inProgress = () =>
-  new ServiceError("request_in_progress", `A request with this ${IDEMPOTENCY_HEADER} is still running; send it again once it has finished.`, [
-    { path: IDEMPOTENCY_HEADER, message: "is held by a request still running" },
-  ]);
+  new ServiceError(
+    "request_in_progress",
+    `A request with this ${IDEMPOTENCY_HEADER} is still running; send it again once it has finished.`,
+    [{ path: IDEMPOTENCY_HEADER, message: "is held by a request still running" }],
+  );
 
 async function runHolding(
-  { caller, key, startedAt, secretFields }: { caller: string; key: string; startedAt: Date; secretFields: readonly string[] },
+  {
+    caller,
+    key,
+    startedAt,
+    secretFields,
+  }: { caller: string; key: string; startedAt: Date; secretFields: readonly string[] },
   work: () => Promise<Response>,
 ): Promise<Response> {
   let response: Response;
@@ -95,7 +105,12 @@ async function runHolding(
   }
   if (response.status >= 200 && response.status < 300) {
     const body = withoutSecrets(await response.clone().text(), secretFields);
-    await completeRecord(caller, key, startedAt, { status: response.status, body, location: response.headers.get("location"), etag: response.headers.get("etag") });
+    await completeRecord(caller, key, startedAt, {
+      status: response.status,
+      body,
+      location: response.headers.get("location"),
+      etag: response.headers.get("etag"),
+    });
   } else {
     await releaseRecord(caller, key, startedAt);
   }
@@ -142,7 +157,9 @@ function cutoffs(now: Date) {
 /** SHA-256 of the method, the path with its query, and the body with its keys sorted. */
 function fingerprintOf(request: Request, body: unknown): string {
   const url = new URL(request.url);
-  return createHash("sha256").update(`${request.method} ${url.pathname}${url.search}\n${canonicalJson(body)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${request.method} ${url.pathname}${url.search}\n${canonicalJson(body)}`)
+    .digest("hex");
 }
 
 /** JSON with object keys sorted, so that the same body sent with another key order matches. */

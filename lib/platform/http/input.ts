@@ -2,14 +2,17 @@
  * A request's path parameters and JSON body as the route wrapper reads them, and zod's issues as
  * the error envelope's `details` (docs/api.md#errors): one detail per bad field.
  */
-import type { z } from "zod";
 import type { ErrorDetail } from "@/lib/base/schemas/common";
 import { ServiceError } from "@/lib/kernel/errors";
 import type { Notes } from "@/lib/kernel/notes";
-import { readJsonBody } from "./body";
+import type { z } from "zod";
 import type { RouteParams } from "./binding";
+import { readJsonBody } from "./body";
 
-export async function parseParams(schema: z.ZodObject | undefined, context: { params: RouteParams } | undefined): Promise<unknown> {
+export async function parseParams(
+  schema: z.ZodObject | undefined,
+  context: { params: RouteParams } | undefined,
+): Promise<unknown> {
   if (!schema) return undefined;
   const raw = (await context?.params) ?? {};
   const result = schema.safeParse(raw);
@@ -28,7 +31,11 @@ export async function readBody(request: Request, ignored: readonly string[], not
     for (const field of ignored) {
       if (Object.hasOwn(body, field)) {
         delete (body as Record<string, unknown>)[field];
-        notes.warning("ignored_field", `The field "${field}" is set by the service; the value sent was ignored.`, field);
+        notes.warning(
+          "ignored_field",
+          `The field "${field}" is set by the service; the value sent was ignored.`,
+          field,
+        );
       }
     }
   }

@@ -20,34 +20,44 @@ describe("methods a route does not have", () => {
     expect(routeFiles.length).toBeGreaterThan(15);
   });
 
-  it.each(routeFiles)("%s: 405 method_not_allowed in the error shape with Allow, and OPTIONS with Allow", async (file) => {
-    const routeModule = (await import(path.join(root, file))) as Record<string, Handler | undefined>;
-    const own = METHODS.filter((method) => routeModule[method] && !isOtherMethod(routeModule[method]));
-    expect(own.length, file).toBeGreaterThan(0);
-    const allow = [...new Set([...own, ...(own.includes("GET") ? ["HEAD"] : []), "OPTIONS"])].sort().join(", ");
-    const url = `http://localhost/${file.replace(/^app\//, "").replace(/\/route\.ts$/, "")}`;
+  it.each(routeFiles)(
+    "%s: 405 method_not_allowed in the error shape with Allow, and OPTIONS with Allow",
+    async (file) => {
+      const routeModule = (await import(path.join(root, file))) as Record<string, Handler | undefined>;
+      const own = METHODS.filter((method) => routeModule[method] && !isOtherMethod(routeModule[method]));
+      expect(own.length, file).toBeGreaterThan(0);
+      const allow = [...new Set([...own, ...(own.includes("GET") ? ["HEAD"] : []), "OPTIONS"])].sort().join(", ");
+      const url = `http://localhost/${file.replace(/^app\//, "").replace(/\/route\.ts$/, "")}`;
 
-    for (const method of METHODS.filter((name) => !own.includes(name))) {
-      // HEAD of a route with GET is Next.js' own (answered from GET); every other method is ours.
-      if (method === "HEAD" && own.includes("GET")) {
-        expect(routeModule.HEAD, file).toBeUndefined();
-        continue;
+      for (const method of METHODS.filter((name) => !own.includes(name))) {
+        // HEAD of a route with GET is Next.js' own (answered from GET); every other method is ours.
+        if (method === "HEAD" && own.includes("GET")) {
+          expect(routeModule.HEAD, file).toBeUndefined();
+          continue;
+        }
+        const handler = routeModule[method];
+        expect(handler, `${file} exports no ${method}`).toBeTypeOf("function");
+        const response = await handler!(new Request(url, { method, headers: { "x-request-id": "req-405" } }), {
+          params: Promise.resolve({}),
+        });
+        expect(response.headers.get("allow"), `${method} ${file}`).toBe(allow);
+        if (method === "OPTIONS") {
+          expect(response.status).toBe(204);
+          continue;
+        }
+        expect(response.status, `${method} ${file}`).toBe(405);
+        expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+        expect(response.headers.get("x-request-id")).toBe("req-405");
+        const body = await response.json();
+        expect(body).toEqual({
+          error: {
+            status: 405,
+            code: "method_not_allowed",
+            message: expect.stringContaining(allow),
+            requestId: "req-405",
+          },
+        });
       }
-      const handler = routeModule[method];
-      expect(handler, `${file} exports no ${method}`).toBeTypeOf("function");
-      const response = await handler!(new Request(url, { method, headers: { "x-request-id": "req-405" } }), { params: Promise.resolve({}) });
-      expect(response.headers.get("allow"), `${method} ${file}`).toBe(allow);
-      if (method === "OPTIONS") {
-        expect(response.status).toBe(204);
-        continue;
-      }
-      expect(response.status, `${method} ${file}`).toBe(405);
-      expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-      expect(response.headers.get("x-request-id")).toBe("req-405");
-      const body = await response.json();
-      expect(body).toEqual({
-        error: { status: 405, code: "method_not_allowed", message: expect.stringContaining(allow), requestId: "req-405" },
-      });
-    }
-  });
+    },
+  );
 });

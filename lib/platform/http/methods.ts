@@ -13,7 +13,9 @@ import { requestIdOf } from "./request-id";
 
 const HTTP_METHODS = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"] as const;
 type HttpMethod = (typeof HTTP_METHODS)[number];
-type Handlers = Partial<Record<HttpMethod, (request: Request, context: { params: RouteParams }) => Promise<Response> | Response>>;
+type Handlers = Partial<
+  Record<HttpMethod, (request: Request, context: { params: RouteParams }) => Promise<Response> | Response>
+>;
 /** What a route module lacks; `HEAD` of a route with `GET` Next.js answers from `GET`. */
 type OtherMethods<H> = Exclude<HttpMethod, keyof H | ("GET" extends keyof H ? "HEAD" : never)>;
 
@@ -49,8 +51,16 @@ export function isOtherMethod(handler: unknown): boolean {
 
 function methodNotAllowed(request: Request, allow: string): Response {
   const requestId = requestIdOf(request.headers.get("x-request-id"));
-  const error = new ServiceError("method_not_allowed", `${request.method} is not a method of this path; it has ${allow}.`, undefined, { Allow: allow });
-  log().info({ requestId, method: request.method, path: new URL(request.url).pathname, status: 405, code: error.code }, "request");
+  const error = new ServiceError(
+    "method_not_allowed",
+    `${request.method} is not a method of this path; it has ${allow}.`,
+    undefined,
+    { Allow: allow },
+  );
+  log().info(
+    { requestId, method: request.method, path: new URL(request.url).pathname, status: 405, code: error.code },
+    "request",
+  );
   const response = errorResponse(error, requestId, undefined);
   setRateLimitHeaders(response, addressLimiter.state(`ip:${requestAddress(request)}`));
   return response;

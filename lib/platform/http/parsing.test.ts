@@ -1,14 +1,16 @@
-import { describe, expect, it } from "vitest";
-import { ListUsersQuery } from "@/lib/resources/users/contract";
-import { isJsonContentType, MAX_BODY_DEPTH, readJsonBody } from "./body";
-import { debugFlag, parseQuery } from "@/lib/kernel/query";
 import { ServiceError } from "@/lib/kernel/errors";
+import { debugFlag, parseQuery } from "@/lib/kernel/query";
+import { ListUsersQuery } from "@/lib/resources/users/contract";
+import { describe, expect, it } from "vitest";
+import { isJsonContentType, MAX_BODY_DEPTH, readJsonBody } from "./body";
 
 const q = (text: string) => parseQuery(new URLSearchParams(text), ListUsersQuery);
 
 describe("parseQuery", () => {
   it("collects repeated array parameters and splits comma-separated values", () => {
-    expect(q("email=a@x.io&email=b@x.io,c@x.io&email[]=d@x.io").input).toEqual({ email: ["a@x.io", "b@x.io", "c@x.io", "d@x.io"] });
+    expect(q("email=a@x.io&email=b@x.io,c@x.io&email[]=d@x.io").input).toEqual({
+      email: ["a@x.io", "b@x.io", "c@x.io", "d@x.io"],
+    });
   });
 
   it("takes single parameters once and refuses them repeated", () => {
@@ -40,7 +42,10 @@ describe("readJsonBody", () => {
     new Request("http://localhost/x", { method: "POST", body, headers });
 
   const failure = async (promise: Promise<unknown>) => {
-    const error = await promise.then(() => undefined, (caught: unknown) => caught);
+    const error = await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ServiceError);
     return error as ServiceError;
   };
@@ -54,7 +59,9 @@ describe("readJsonBody", () => {
   });
 
   it("refuses other content types (415), bad JSON (400) and bad UTF-8 (400)", async () => {
-    expect((await failure(readJsonBody(request('{"a":1}', { "content-type": "text/plain" })))).code).toBe("unsupported_media_type");
+    expect((await failure(readJsonBody(request('{"a":1}', { "content-type": "text/plain" })))).code).toBe(
+      "unsupported_media_type",
+    );
     expect((await failure(readJsonBody(request('{"a":1}', {})))).code).toBe("unsupported_media_type");
     expect((await failure(readJsonBody(request('{"a":')))).code).toBe("invalid_json");
     expect((await failure(readJsonBody(request(new Uint8Array([0x7b, 0xff, 0x7d]))))).code).toBe("invalid_json");
@@ -85,13 +92,16 @@ describe("readJsonBody", () => {
     expect(error.details?.map((detail) => detail.path)).toEqual(["a.__proto__", "b.0.constructor"]);
   });
 
-  it.each([5_000, 100_000])("refuses a body nested %i levels deep with 400, whether arrays or objects", async (levels) => {
-    for (const text of ["[".repeat(levels) + "]".repeat(levels), '{"a":'.repeat(levels) + "1" + "}".repeat(levels)]) {
-      const error = await failure(readJsonBody(request(text)));
-      expect(error.code).toBe("invalid_request");
-      expect(error.details).toEqual([{ path: "body", message: `is nested deeper than ${MAX_BODY_DEPTH} levels` }]);
-    }
-  });
+  it.each([5_000, 100_000])(
+    "refuses a body nested %i levels deep with 400, whether arrays or objects",
+    async (levels) => {
+      for (const text of ["[".repeat(levels) + "]".repeat(levels), '{"a":'.repeat(levels) + "1" + "}".repeat(levels)]) {
+        const error = await failure(readJsonBody(request(text)));
+        expect(error.code).toBe("invalid_request");
+        expect(error.details).toEqual([{ path: "body", message: `is nested deeper than ${MAX_BODY_DEPTH} levels` }]);
+      }
+    },
+  );
 
   it("accepts a body nested exactly as deep as allowed", async () => {
     const text = '{"a":'.repeat(MAX_BODY_DEPTH - 1) + "[]" + "}".repeat(MAX_BODY_DEPTH - 1);

@@ -1,11 +1,11 @@
-import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { call, createTenant, failure, notesOf } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { leaseRequests, RateCounter } from "@/lib/resources/requests/repository";
-import * as users from "@/app/v2/users/route";
 import * as login from "@/app/api/auth/login/route";
-import { createApiKey } from "@/lib/resources/api-keys/service";
+import * as users from "@/app/v2/users/route";
 import { oid } from "@/lib/kernel/ids";
+import { createApiKey } from "@/lib/resources/api-keys/service";
+import { leaseRequests, RateCounter } from "@/lib/resources/requests/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, notesOf } from "@/lib/tools/testing/http";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { SharedRateLimiter } from "./rate-limit";
 
 // The configuration is read on each request, so this file's processes run with a low limit.
@@ -62,18 +62,26 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE)", () => {
   });
 
   it("puts the rate-limit headers on answers without a caller too (a refused token counts against its address)", async () => {
-    const refused = await call(users.GET, "/v2/users", { token: "not-a-token", headers: { "x-forwarded-for": "10.9.9.9" } });
+    const refused = await call(users.GET, "/v2/users", {
+      token: "not-a-token",
+      headers: { "x-forwarded-for": "10.9.9.9" },
+    });
     expect(refused.status).toBe(401);
-    for (const name of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) expect(refused.headers.get(name)).toMatch(/^\d+/);
+    for (const name of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"])
+      expect(refused.headers.get(name)).toMatch(/^\d+/);
     const notAllowed = await call(users.DELETE, "/v2/users", { method: "DELETE" });
     expect(notAllowed.status).toBe(405);
-    for (const name of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) expect(notAllowed.headers.get(name)).toMatch(/^\d+/);
+    for (const name of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"])
+      expect(notAllowed.headers.get(name)).toMatch(/^\d+/);
   });
 
   it("limits sign-in attempts per client address", async () => {
     atStartOfAMinute();
     const attempt = (address: string) =>
-      call(login.POST, "/api/auth/login", { body: { email: `someone@${address}.io`, password: "x" }, headers: { "x-forwarded-for": address } });
+      call(login.POST, "/api/auth/login", {
+        body: { email: `someone@${address}.io`, password: "x" },
+        headers: { "x-forwarded-for": address },
+      });
     for (let i = 0; i < 5; i++) expect((await attempt("10.0.0.1")).status).toBe(401);
     const limited = await attempt("10.0.0.1");
     expectAgreeingHeaders(limited, "5, 5;w=60", 60);
@@ -86,7 +94,9 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE)", () => {
     const t = await createTenant("Ceiling");
     const other = await createTenant("Elsewhere");
     const auth = { userId: t.adminId, companyId: t.companyId, sessionId: "", accessRoles: [oid(t.adminRoleId)] };
-    const keys = await Promise.all([1, 2, 3].map((i) => createApiKey(auth, { name: `key ${i}`, scopes: ["users:read"] })));
+    const keys = await Promise.all(
+      [1, 2, 3].map((i) => createApiKey(auth, { name: `key ${i}`, scopes: ["users:read"] })),
+    );
     atStartOfAMinute();
     const get = (token: string) => call(users.GET, "/v2/users", { token });
     // Three keys of five requests a minute each would be 15: the company has 12.
@@ -109,10 +119,16 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE)", () => {
     const t = await createTenant("Tighter");
     atStartOfAMinute();
     const first = await call(users.GET, "/v2/users", { token: t.adminToken });
-    expect([first.headers.get("ratelimit-limit"), first.headers.get("ratelimit-remaining")]).toEqual(["5, 5;w=60", "4"]);
+    expect([first.headers.get("ratelimit-limit"), first.headers.get("ratelimit-remaining")]).toEqual([
+      "5, 5;w=60",
+      "4",
+    ]);
     for (let i = 0; i < 4; i++) await call(users.GET, "/v2/users", { token: t.memberToken });
     const sixth = await call(users.GET, "/v2/users", { token: t.adminToken });
-    expect([sixth.headers.get("ratelimit-limit"), sixth.headers.get("ratelimit-remaining")]).toEqual(["7, 7;w=60", "1"]);
+    expect([sixth.headers.get("ratelimit-limit"), sixth.headers.get("ratelimit-remaining")]).toEqual([
+      "7, 7;w=60",
+      "1",
+    ]);
   });
 });
 
@@ -141,7 +157,9 @@ describe("the shared limiter (several server processes, one database)", () => {
 
   it("never lets the processes together exceed the budget, whatever the order", async () => {
     const limiters = [0, 1, 2].map(() => new SharedRateLimiter(() => 30));
-    const verdicts = await Promise.all(Array.from({ length: 90 }, (_, i) => limiters[i % 3].take("key:burst", minute + 120_000)));
+    const verdicts = await Promise.all(
+      Array.from({ length: 90 }, (_, i) => limiters[i % 3].take("key:burst", minute + 120_000)),
+    );
     expect(verdicts.filter((verdict) => verdict.allowed)).toHaveLength(30);
     const counter = await RateCounter.findById(`key:burst|${minute + 120_000}`).lean();
     expect(counter!.count).toBeGreaterThanOrEqual(30);

@@ -1,6 +1,6 @@
-import { LRUCache } from "lru-cache";
-import { leaseRequests } from "@/lib/resources/requests/repository";
 import { ServiceError } from "@/lib/kernel/errors";
+import { leaseRequests } from "@/lib/resources/requests/repository";
+import { LRUCache } from "lru-cache";
 
 /**
  * Every request budget of the product lives in the database, so that N server processes allow
@@ -103,7 +103,8 @@ export class SharedRateLimiter {
 }
 
 /** Of two budgets a request counted against, the one the headers describe: the one with fewer requests left. */
-export const tighter = (a: RateState, b: RateState): RateState => (b.remaining < a.remaining || (!b.allowed && a.allowed) ? b : a);
+export const tighter = (a: RateState, b: RateState): RateState =>
+  b.remaining < a.remaining || (!b.allowed && a.allowed) ? b : a;
 
 /**
  * `429 rate_limited`, carrying the budget that refused: its `Retry-After` and the `RateLimit-*`

@@ -24,7 +24,11 @@ export const noContent = () => new Reply(null, 204);
  * `201 Created` of a new record: its `Location` is the path it was created at followed by its id,
  * and with `tagOf` it carries its `ETag` (docs/api.md#conditional-requests) like every later read.
  */
-export function createdRecord<T extends { _id: string }>(path: string, record: T, tagOf?: (record: T) => string): Reply {
+export function createdRecord<T extends { _id: string }>(
+  path: string,
+  record: T,
+  tagOf?: (record: T) => string,
+): Reply {
   return new Reply(record, 201, { Location: `${path}/${record._id}`, ...(tagOf ? { ETag: tagOf(record) } : {}) });
 }
 
@@ -33,14 +37,22 @@ export function successResponse(result: unknown, requestId: string, notes: Notes
   const reply = result instanceof Reply ? result : new Reply(result);
   if (reply.body instanceof Response) return reply.body;
   if (reply.status === 204 || reply.status === 304) {
-    return new Response(null, { status: reply.status, headers: { "Cache-Control": "no-store", "X-Request-Id": requestId, ...reply.headers } });
+    return new Response(null, {
+      status: reply.status,
+      headers: { "Cache-Control": "no-store", "X-Request-Id": requestId, ...reply.headers },
+    });
   }
   let body = reply.body ?? {};
   if (notes && typeof body === "object" && !Array.isArray(body)) body = { ...body, debug: notes.list };
   return jsonResponse(body, reply.status, requestId, reply.headers);
 }
 
-export function jsonResponse(body: unknown, status: number, requestId: string, headers: Record<string, string>): Response {
+export function jsonResponse(
+  body: unknown,
+  status: number,
+  requestId: string,
+  headers: Record<string, string>,
+): Response {
   return new Response(JSON.stringify(body), {
     status,
     headers: {

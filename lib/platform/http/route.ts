@@ -10,7 +10,6 @@
  * (params, body, zod's issues), limits.ts (the rate budgets), deadline.ts, methods.ts (`405`s and
  * `OPTIONS`), binding.ts (which operation a handler serves).
  */
-import type { z } from "zod";
 import { loadConfig } from "@/lib/base/config";
 import { operationLabel, recordRequest } from "@/lib/base/metrics";
 import type { ErrorDetail } from "@/lib/base/schemas/common";
@@ -22,6 +21,7 @@ import type { Principal } from "@/lib/kernel/principal";
 import { debugFlag, parseQuery } from "@/lib/kernel/query";
 import { withRequestContext } from "@/lib/kernel/request-context";
 import { ready } from "@/lib/platform/startup/ready";
+import type { z } from "zod";
 import { authenticate, authorize, type Caller } from "./authenticate";
 import { bind, type BoundHandler, type RouteHandler } from "./binding";
 import { clientAddress } from "./client-address";
@@ -29,7 +29,14 @@ import { withinDeadline } from "./deadline";
 import { errorResponse } from "./error-response";
 import { idempotencyKey, idempotent } from "./idempotency";
 import { issueDetails, parseParams, readBody } from "./input";
-import { addressLimiter, callerLimiter, companyLimiter, countRefusedCredentials, refusedCredentials, requestAddress } from "./limits";
+import {
+  addressLimiter,
+  callerLimiter,
+  companyLimiter,
+  countRefusedCredentials,
+  refusedCredentials,
+  requestAddress,
+} from "./limits";
 import { addNextLink } from "./paging";
 import { RateLimitedError, type RateState, setRateLimitHeaders, tighter } from "./rate-limit";
 import { Reply, successResponse } from "./reply";
@@ -62,7 +69,10 @@ export function route<
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
->(options: RouteOptions<Q, B, P>, handler: (context: Context<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown): RouteHandler {
+>(
+  options: RouteOptions<Q, B, P>,
+  handler: (context: Context<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
+): RouteHandler {
   return wrap(options, true, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
 }
 
@@ -71,21 +81,39 @@ export function publicRoute<
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
->(options: Omit<RouteOptions<Q, B, P>, "admin">, handler: (context: PublicContext<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown): RouteHandler {
+>(
+  options: Omit<RouteOptions<Q, B, P>, "admin">,
+  handler: (context: PublicContext<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
+): RouteHandler {
   return wrap(options, false, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
 }
 
 /** The route handler of an operation: the route wrapper (lib/platform/http/route.ts) with its schemas and rules. */
-export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined, R extends z.ZodObject | undefined>(
+export function handle<
+  Q extends z.ZodObject | undefined,
+  B extends z.ZodType | undefined,
+  P extends z.ZodObject | undefined,
+  R extends z.ZodObject | undefined,
+>(
   operation: Operation<Q, B, P, true, R>,
   handler: (context: Context<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
 ): BoundHandler<Infer<R>>;
-export function handle<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, P extends z.ZodObject | undefined, R extends z.ZodObject | undefined>(
+export function handle<
+  Q extends z.ZodObject | undefined,
+  B extends z.ZodType | undefined,
+  P extends z.ZodObject | undefined,
+  R extends z.ZodObject | undefined,
+>(
   operation: Operation<Q, B, P, false, R>,
   handler: (context: PublicContext<Infer<Q>, Infer<B>, Infer<P>>) => Promise<unknown> | unknown,
 ): BoundHandler<Infer<R>>;
-export function handle(operation: Operation, handler: (context: Context<unknown, unknown, unknown>) => unknown): RouteHandler {
-  const routeHandler = operation.authenticated ? route(operation, handler) : publicRoute(operation, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
+export function handle(
+  operation: Operation,
+  handler: (context: Context<unknown, unknown, unknown>) => unknown,
+): RouteHandler {
+  const routeHandler = operation.authenticated
+    ? route(operation, handler)
+    : publicRoute(operation, handler as (context: PublicContext<unknown, unknown, unknown>) => unknown);
   bind(routeHandler, operation);
   return routeHandler;
 }
@@ -131,7 +159,8 @@ function wrap(
       const params = await parseParams(options.params, routeContext);
       const body = options.body ? await readBody(request, options.ignoreBodyFields ?? [], notes) : undefined;
       const query = parseQuery(url.searchParams, options.query);
-      for (const name of query.unknown) notes.warning("unknown_parameter", `The query parameter "${name}" is not known and was ignored.`, name);
+      for (const name of query.unknown)
+        notes.warning("unknown_parameter", `The query parameter "${name}" is not known and was ignored.`, name);
 
       const details: ErrorDetail[] = [...query.errors];
       const queryResult = options.query?.safeParse(query.input);
@@ -141,23 +170,36 @@ function wrap(
       if (details.length > 0) throw new ServiceError("invalid_request", "The request is not valid.", details);
 
       // The audit log keeps the whole address the limits see (an IPv6 address, not its /64).
-      const context = { requestId, principal, ip: clientAddress(request, loadConfig().trustProxy), userAgent: request.headers.get("user-agent") ?? undefined };
+      const context = {
+        requestId,
+        principal,
+        ip: clientAddress(request, loadConfig().trustProxy),
+        userAgent: request.headers.get("user-agent") ?? undefined,
+      };
       const run = async () => {
-        const work = withRequestContext(context, () => handler({
-          request,
-          requestId,
-          params,
-          query: queryResult?.data,
-          body: bodyResult?.data,
-          notes,
-          ...(principal ? { auth: principal } : {}),
-        }));
+        const work = withRequestContext(context, () =>
+          handler({
+            request,
+            requestId,
+            params,
+            query: queryResult?.data,
+            body: bodyResult?.data,
+            notes,
+            ...(principal ? { auth: principal } : {}),
+          }),
+        );
         const result = await withinDeadline(Promise.resolve(work), requestId);
         const answer = successResponse(result, requestId, debug ? notes : undefined);
         addNextLink(answer, url, result instanceof Reply ? result.body : result, options.nextParam);
         return answer;
       };
-      response = key && caller ? await idempotent({ caller: caller.id, key, request, body, requestId, secretFields: options.secretFields }, run) : await run();
+      response =
+        key && caller
+          ? await idempotent(
+              { caller: caller.id, key, request, body, requestId, secretFields: options.secretFields },
+              run,
+            )
+          : await run();
     } catch (error) {
       failure = options.throttlesOwnCredentials ? error : await countRefusedCredentials(request, error);
       response = errorResponse(failure, requestId, debug ? notes : undefined);
@@ -166,7 +208,14 @@ function wrap(
     // Retry-After it repeats); before a caller is known, its address's.
     const address = `ip:${requestAddress(request)}`;
     if (failure instanceof RateLimitedError) setRateLimitHeaders(response, failure.state, failure.windowSeconds);
-    else setRateLimitHeaders(response, rate ?? (authenticated ? refusedCredentials.state(`refused:${requestAddress(request)}`) : addressLimiter.state(address)));
+    else
+      setRateLimitHeaders(
+        response,
+        rate ??
+          (authenticated
+            ? refusedCredentials.state(`refused:${requestAddress(request)}`)
+            : addressLimiter.state(address)),
+      );
 
     const elapsed = performance.now() - started;
     recordRequest(operationLabel(template, url.pathname), request.method, response.status, elapsed / 1000);
@@ -181,7 +230,11 @@ function wrap(
     };
     // Only a failure of ours carries the error and its stack; a client's bad input (4xx) is one
     // line with its code, however hostile the input; a database out of reach is a warning.
-    if (response.status === 503) log().warn({ ...fields, code: "service_unavailable", reason: failure instanceof Error ? failure.message : undefined }, "database unavailable");
+    if (response.status === 503)
+      log().warn(
+        { ...fields, code: "service_unavailable", reason: failure instanceof Error ? failure.message : undefined },
+        "database unavailable",
+      );
     else if (response.status >= 500) log().error({ ...fields, err: failure }, "request failed");
     else log().info(failure instanceof ServiceError ? { ...fields, code: failure.code } : fields, "request");
     return response;

@@ -1,20 +1,26 @@
 import { NextRequest } from "next/server";
 // Next's own reader of the nonce: the policy must be one it understands.
+import { parseTrustProxy } from "@/lib/base/config/trust-proxy";
+import { proxy } from "@/proxy";
 import { getScriptNonceFromHeader } from "next/dist/server/app-render/get-script-nonce-from-header";
 import { afterEach, describe, expect, it } from "vitest";
-import { proxy } from "@/proxy";
-import { parseTrustProxy } from "@/lib/base/config/trust-proxy";
 import { contentSecurityPolicy, createNonce, proxyTrusted, servedOverHttps } from "./security-headers";
 
 /** The directives of a policy, by name. */
 function directives(policy: string): Map<string, string[]> {
-  return new Map(policy.split(";").map((part) => part.trim().split(/\s+/)).map(([name, ...sources]) => [name, sources]));
+  return new Map(
+    policy
+      .split(";")
+      .map((part) => part.trim().split(/\s+/))
+      .map(([name, ...sources]) => [name, sources]),
+  );
 }
 
 /** What Next.js passes on to the renderer as the request's Content-Security-Policy. */
 const forwardedPolicy = (response: Response) => response.headers.get("x-middleware-request-content-security-policy");
 
-const run = (path: string, headers: Record<string, string> = {}) => proxy(new NextRequest(new URL(path, "http://localhost:3000"), { headers }));
+const run = (path: string, headers: Record<string, string> = {}) =>
+  proxy(new NextRequest(new URL(path, "http://localhost:3000"), { headers }));
 
 // Every kind of answer the server gives: pages, JSON of /v2 and /api, the API reference, errors
 // and 404s of each, static files.
@@ -41,29 +47,40 @@ describe("the proxy's headers", () => {
     delete process.env.TRUST_PROXY;
   });
 
-  it.each(PATHS)("%s: a policy with a fresh nonce, nosniff, no framing, a Referrer-Policy; no HSTS over HTTP", async (path) => {
-    const response = run(path);
-    const policy = response.headers.get("content-security-policy")!;
-    const parsed = directives(policy);
-    expect(parsed.get("default-src")).toEqual(["'self'"]);
-    expect(parsed.get("script-src")).toEqual(["'self'", expect.stringMatching(/^'nonce-[A-Za-z0-9+/]{22}=='$/), "'strict-dynamic'"]);
-    expect(parsed.get("frame-ancestors")).toEqual(["'none'"]);
-    expect(parsed.get("object-src")).toEqual(["'none'"]);
-    expect(parsed.get("base-uri")).toEqual(["'self'"]);
-    expect(parsed.get("form-action")).toEqual(["'self'"]);
-    expect(policy).not.toContain("unsafe-eval");
-    expect(response.headers.get("x-frame-options")).toBe("DENY");
-    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
-    expect(response.headers.get("referrer-policy")).toBe("same-origin");
-    expect(response.headers.get("strict-transport-security")).toBeNull();
-    expect(response.headers.get("x-powered-by")).toBeNull();
-    // The renderer gets the very policy the browser gets, and reads the same nonce from it.
-    expect(forwardedPolicy(response)).toBe(policy);
-    expect(getScriptNonceFromHeader(policy)).toBe(/'nonce-([^']+)'/.exec(policy)![1]);
-  });
+  it.each(PATHS)(
+    "%s: a policy with a fresh nonce, nosniff, no framing, a Referrer-Policy; no HSTS over HTTP",
+    async (path) => {
+      const response = run(path);
+      const policy = response.headers.get("content-security-policy")!;
+      const parsed = directives(policy);
+      expect(parsed.get("default-src")).toEqual(["'self'"]);
+      expect(parsed.get("script-src")).toEqual([
+        "'self'",
+        expect.stringMatching(/^'nonce-[A-Za-z0-9+/]{22}=='$/),
+        "'strict-dynamic'",
+      ]);
+      expect(parsed.get("frame-ancestors")).toEqual(["'none'"]);
+      expect(parsed.get("object-src")).toEqual(["'none'"]);
+      expect(parsed.get("base-uri")).toEqual(["'self'"]);
+      expect(parsed.get("form-action")).toEqual(["'self'"]);
+      expect(policy).not.toContain("unsafe-eval");
+      expect(response.headers.get("x-frame-options")).toBe("DENY");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("referrer-policy")).toBe("same-origin");
+      expect(response.headers.get("strict-transport-security")).toBeNull();
+      expect(response.headers.get("x-powered-by")).toBeNull();
+      // The renderer gets the very policy the browser gets, and reads the same nonce from it.
+      expect(forwardedPolicy(response)).toBe(policy);
+      expect(getScriptNonceFromHeader(policy)).toBe(/'nonce-([^']+)'/.exec(policy)![1]);
+    },
+  );
 
   it("gives each request a nonce of its own", () => {
-    const nonces = new Set(Array.from({ length: 200 }, () => getScriptNonceFromHeader(run("/users").headers.get("content-security-policy")!)));
+    const nonces = new Set(
+      Array.from({ length: 200 }, () =>
+        getScriptNonceFromHeader(run("/users").headers.get("content-security-policy")!),
+      ),
+    );
     expect(nonces.size).toBe(200);
   });
 
@@ -96,14 +113,18 @@ describe("the proxy's headers", () => {
     for (const path of ["/users", "/v2/users", "/api/health"]) {
       const response = run(path, { "X-Forwarded-Proto": "https" });
       expect(response.headers.get("strict-transport-security"), path).toBe("max-age=31536000");
-      expect(directives(response.headers.get("content-security-policy")!).get("upgrade-insecure-requests"), path).toEqual([]);
+      expect(
+        directives(response.headers.get("content-security-policy")!).get("upgrade-insecure-requests"),
+        path,
+      ).toEqual([]);
     }
     expect(run("/users", { "X-Forwarded-Proto": "http" }).headers.get("strict-transport-security")).toBeNull();
   });
 });
 
 describe("servedOverHttps", () => {
-  const request = (url: string, proto?: string) => new Request(url, { headers: proto === undefined ? {} : { "X-Forwarded-Proto": proto } });
+  const request = (url: string, proto?: string) =>
+    new Request(url, { headers: proto === undefined ? {} : { "X-Forwarded-Proto": proto } });
 
   it("believes X-Forwarded-Proto only from a trusted proxy, and then the entry the nearest proxy wrote", () => {
     expect(servedOverHttps(request("http://x/", "https"), { trustProxy: false })).toBe(false);
@@ -119,7 +140,8 @@ describe("servedOverHttps", () => {
   it("trusts the peer as a proxy by TRUST_PROXY: a hop count above 0, or a peer on the address list", () => {
     const from = (peer: string) => new Request("http://x/", { headers: { "x-forwarded-for": `6.6.6.6, ${peer}` } });
     const rule = (value: string) => parseTrustProxy(value)!;
-    for (const value of ["", " ", "0"]) expect(proxyTrusted(from("10.0.0.1"), rule(value)), JSON.stringify(value)).toBe(false);
+    for (const value of ["", " ", "0"])
+      expect(proxyTrusted(from("10.0.0.1"), rule(value)), JSON.stringify(value)).toBe(false);
     for (const value of ["1", "2"]) expect(proxyTrusted(from("10.0.0.1"), rule(value)), value).toBe(true);
     expect(proxyTrusted(from("10.0.0.1"), rule("10.0.0.0/8, 127.0.0.1"))).toBe(true);
     expect(proxyTrusted(from("127.0.0.1"), rule("loopback"))).toBe(true);

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { useTestDatabase } from "@/lib/tools/testing/database";
 import { RateCounter } from "@/lib/resources/requests/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { describe, expect, it } from "vitest";
 import { FAILURES_PER_EMAIL_AND_ADDRESS, refusedState, reserveSignIn, SIGN_IN_WINDOW_MS } from "./sign-in-throttle";
 
 const W = SIGN_IN_WINDOW_MS;
@@ -23,13 +23,16 @@ describe("the sign-in throttle's sliding budget", () => {
 
     it("carries the previous window's failures over, sliding, so a window boundary lets no second burst through", async () => {
       const email = "slide@limits.io";
-      for (let i = 0; i < FAILURES_PER_EMAIL_AND_ADDRESS; i++) await (await reserveSignIn(email, "192.0.2.1", start + 1000 * i)).failed();
+      for (let i = 0; i < FAILURES_PER_EMAIL_AND_ADDRESS; i++)
+        await (await reserveSignIn(email, "192.0.2.1", start + 1000 * i)).failed();
       await expect(reserveSignIn(email, "192.0.2.1", start + 60_000)).rejects.toMatchObject({ code: "rate_limited" });
       // A second into the next window, all ten still count.
       await expect(reserveSignIn(email, "192.0.2.1", start + W + 1000)).rejects.toMatchObject({ code: "rate_limited" });
       // 90 s in, a tenth has slid out: one attempt, no more.
       await (await reserveSignIn(email, "192.0.2.1", start + W + 90_000)).failed();
-      await expect(reserveSignIn(email, "192.0.2.1", start + W + 91_000)).rejects.toMatchObject({ code: "rate_limited" });
+      await expect(reserveSignIn(email, "192.0.2.1", start + W + 91_000)).rejects.toMatchObject({
+        code: "rate_limited",
+      });
       // The counters are documents with an expiry, and name no e-mail.
       const counters = await RateCounter.find({ _id: /^signin:/ }).lean();
       expect(counters.length).toBeGreaterThan(0);

@@ -13,9 +13,9 @@
  * lets a second burst through. Each attempt is counted with one conditional update, so no
  * attempt is ever counted past a budget, however many servers ask at once.
  */
-import { createHash } from "node:crypto";
-import { attemptCounts, countAttemptBelow, forgetAttempts, uncountAttempt } from "@/lib/resources/requests/repository";
 import { log } from "@/lib/kernel/log";
+import { attemptCounts, countAttemptBelow, forgetAttempts, uncountAttempt } from "@/lib/resources/requests/repository";
+import { createHash } from "node:crypto";
 import { RateLimitedError, type RateState } from "./rate-limit";
 
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
@@ -74,7 +74,8 @@ async function reserveOne(key: string, limit: number, now: number): Promise<numb
 }
 
 /** The previous window's failures that still count, `elapsed` ms into the current one (rounded up). */
-const carriedOver = (previous: number, elapsed: number) => Math.ceil(previous * (1 - elapsed / SIGN_IN_WINDOW_MS) - 1e-9);
+const carriedOver = (previous: number, elapsed: number) =>
+  Math.ceil(previous * (1 - elapsed / SIGN_IN_WINDOW_MS) - 1e-9);
 
 /**
  * A refusing budget's state: `resetSeconds` is when one more attempt will be allowed if none comes
@@ -90,4 +91,5 @@ export function refusedState(limit: number, previous: number, current: number, e
   return { allowed: false, limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((at - elapsed) / 1000)) };
 }
 
-const refused = (state: RateState) => new RateLimitedError(state, SIGN_IN_WINDOW_MS / 1000, "Too many failed sign-ins; try again later.");
+const refused = (state: RateState) =>
+  new RateLimitedError(state, SIGN_IN_WINDOW_MS / 1000, "Too many failed sign-ins; try again later.");

@@ -3,9 +3,9 @@
  * e-mail and client address (./sign-in-throttle.ts), and answers the access token with the
  * session in its httpOnly cookie.
  */
+import { ServiceError } from "@/lib/kernel/errors";
 import type { LoginBody } from "@/lib/resources/auth/schemas";
 import { login } from "@/lib/resources/auth/service";
-import { ServiceError } from "@/lib/kernel/errors";
 import { refuseCrossSite, sessionCookie } from "./cookies";
 import { requestAddress } from "./limits";
 import { Reply } from "./reply";
@@ -17,11 +17,9 @@ export async function signIn(request: Request, body: LoginBody): Promise<Reply> 
   try {
     const session = await login(body.email, body.password, body.companyId);
     await attempt.succeeded();
-    return new Reply(
-      { accessToken: session.accessToken, expiresAt: session.expiresAt.toISOString() },
-      200,
-      { "Set-Cookie": sessionCookie(request, session.sessionToken, session.sessionExpiresAt) },
-    );
+    return new Reply({ accessToken: session.accessToken, expiresAt: session.expiresAt.toISOString() }, 200, {
+      "Set-Cookie": sessionCookie(request, session.sessionToken, session.sessionExpiresAt),
+    });
   } catch (error) {
     if (error instanceof ServiceError && error.code === "unauthorized") await attempt.failed();
     else await attempt.abandoned();

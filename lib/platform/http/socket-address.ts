@@ -20,7 +20,10 @@ const STAMP = Symbol.for("users-and-surveys.socket-address-stamp");
 
 type Global = typeof globalThis & { [STAMP]?: string };
 
-export function appendSocketAddress({ request, socket }: { request: IncomingMessage; socket: Socket }, stamp: string): void {
+export function appendSocketAddress(
+  { request, socket }: { request: IncomingMessage; socket: Socket },
+  stamp: string,
+): void {
   const address = socket.remoteAddress ?? "unknown";
   const forwarded = request.headers["x-forwarded-for"];
   request.headers["x-forwarded-for"] = forwarded ? `${forwarded}, ${address}` : address;
@@ -33,7 +36,9 @@ export function installSocketAddress(): void {
   if (global[STAMP]) return;
   const stamp = randomBytes(16).toString("hex");
   global[STAMP] = stamp;
-  subscribe(REQUEST_START, (message) => appendSocketAddress(message as { request: IncomingMessage; socket: Socket }, stamp));
+  subscribe(REQUEST_START, (message) =>
+    appendSocketAddress(message as { request: IncomingMessage; socket: Socket }, stamp),
+  );
 }
 
 /**

@@ -5,15 +5,15 @@
  * body of lib/base/schemas. No schema is written twice: every one is converted from the zod schema the
  * route validates with.
  */
-import { z } from "zod";
 import { loadConfig } from "@/lib/base/config";
-import { type ComponentNames, METHODS, type Method, type Operation } from "@/lib/base/schemas/operation";
 import { ErrorBody, type ErrorCode, isoDateTime, Notification, objectId } from "@/lib/base/schemas/common";
-import { CONTRACTS } from "@/lib/resources";
+import { type ComponentNames, type Method, METHODS, type Operation } from "@/lib/base/schemas/operation";
 import { SCOPE_DESCRIPTIONS } from "@/lib/base/schemas/scopes";
 import { STATUS_OF_CODE } from "@/lib/kernel/errors";
-import { PATHS } from "./operations";
+import { CONTRACTS } from "@/lib/resources";
+import { z } from "zod";
 import "./annotations";
+import { PATHS } from "./operations";
 import { convert, convertRegistry, isOptional, type JsonSchema, parameterSchema, withExplicitTypes } from "./schema";
 
 export type OpenApiDocument = {
@@ -26,7 +26,14 @@ export type OpenApiDocument = {
 
 export type OperationObject = {
   operationId: string;
-  responses: Record<string, { description?: string; content?: Record<string, { schema: JsonSchema }>; headers?: Record<string, { $ref?: string; required?: boolean }> }>;
+  responses: Record<
+    string,
+    {
+      description?: string;
+      content?: Record<string, { schema: JsonSchema }>;
+      headers?: Record<string, { $ref?: string; required?: boolean }>;
+    }
+  >;
   [key: string]: unknown;
 };
 
@@ -40,7 +47,9 @@ const NAMED: ComponentNames[] = CONTRACTS.flatMap((contract) => (contract.compon
 const SHARED: [z.ZodType, string][] = [
   [objectId, "ObjectId"],
   [isoDateTime, "DateTime"],
-  ...NAMED.flatMap((names) => Object.entries(names.records ?? {}).map(([id, schema]): [z.ZodType, string] => [schema, id])),
+  ...NAMED.flatMap((names) =>
+    Object.entries(names.records ?? {}).map(([id, schema]): [z.ZodType, string] => [schema, id]),
+  ),
   [Notification, "Notification"],
   [ErrorBody, "Error"],
 ];
@@ -52,7 +61,9 @@ const EXAMPLES: Record<string, { description: string; examples: string[] }> = {
 };
 
 /** Names of the answers (with the `debug` array every answer may carry). */
-const ANSWERS: [z.ZodObject, string][] = NAMED.flatMap((names) => Object.entries(names.answers ?? {}).map(([id, schema]): [z.ZodObject, string] => [schema, id]));
+const ANSWERS: [z.ZodObject, string][] = NAMED.flatMap((names) =>
+  Object.entries(names.answers ?? {}).map(([id, schema]): [z.ZodObject, string] => [schema, id]),
+);
 
 /** Why each error code is answered (docs/api.md#errors). */
 const WHEN: Record<ErrorCode, string> = {
@@ -65,12 +76,16 @@ const WHEN: Record<ErrorCode, string> = {
   admin_required: "the request lacks the header `Admin: true`",
   insufficient_scope: "the API key lacks the scope the operation needs; the message and `WWW-Authenticate` name it",
   request_in_progress: "a request with this `Idempotency-Key` is still running",
-  idempotency_key_reused: "this `Idempotency-Key` was used by the caller with another method, path or body within 24 hours",
-  forbidden: "`Admin: true` was sent by a user holding no admin access role; the caller may not change the fields `details` names (a user's account-wide fields); on sign-in, a browser request from another site's page; the caller's access roles may not answer the survey, or read its answers and results",
+  idempotency_key_reused:
+    "this `Idempotency-Key` was used by the caller with another method, path or body within 24 hours",
+  forbidden:
+    "`Admin: true` was sent by a user holding no admin access role; the caller may not change the fields `details` names (a user's account-wide fields); on sign-in, a browser request from another site's page; the caller's access roles may not answer the survey, or read its answers and results",
   not_found: "no record with this id is visible to the caller's company",
   method_not_allowed: "the path has no such method; `Allow` lists those it has",
-  conflict: "a record with these unique values already exists; the change or answer contradicts the state of the survey (an answered question's type, an inactive survey); an import past its company's 200 MiB of unfinished imports",
-  precondition_failed: "`If-Match` names no current tag of the record: it changed since it was read; nothing was changed, and `ETag` is the current tag",
+  conflict:
+    "a record with these unique values already exists; the change or answer contradicts the state of the survey (an answered question's type, an inactive survey); an import past its company's 200 MiB of unfinished imports",
+  precondition_failed:
+    "`If-Match` names no current tag of the record: it changed since it was read; nothing was changed, and `ETag` is the current tag",
   payload_too_large: "the body is over 1 MiB",
   unsupported_media_type: "a body without `Content-Type: application/json`",
   rate_limited: "over the request rate; `Retry-After` says when to retry",
@@ -182,120 +197,148 @@ export function buildDocument(): OpenApiDocument {
   }
 
   const schemas = withExamples(convertRegistry(components, "output", schemaUri));
-  const component = (uri: string) => (uri.startsWith(schemaUri("")) ? schemas[uri.slice(schemaUri("").length)] : undefined);
-  return withExplicitTypes({
-    openapi: "3.1.1",
-    info: { title: "Users & Surveys API", version: "2", description: DESCRIPTION },
-    // PUBLIC_URL, not the request's Host: the one origin clients are to call (docs/deployment.md#public_url).
-    servers: [{ url: loadConfig().publicUrl, description: "This service (PUBLIC_URL)" }],
-    security: [{ bearerAuth: [] }],
-    tags: [
-      { name: "Users", description: "The company's users: people and bots." },
-      { name: "Surveys", description: "The company's surveys and their revisions." },
-      { name: "Reference data", description: "Access roles, job titles, properties and bots that users and surveys refer to." },
-      { name: "Authentication", description: "Obtaining an access token (outside `/v2`)." },
-      { name: "Outbox", description: "E-mails kept instead of sent while no SMTP server is configured." },
-      { name: "API keys", description: "Keys of the company for external systems, each limited to its scopes." },
-      { name: "Documentation", description: "This document." },
-    ],
-    paths,
-    components: {
-      securitySchemes: {
-        bearerAuth: {
-          type: "http",
-          scheme: "bearer",
-          bearerFormat: "JWT",
-          description: "An access token from `npm run --silent token -- --email <email>` or `POST /api/auth/login`.",
+  const component = (uri: string) =>
+    uri.startsWith(schemaUri("")) ? schemas[uri.slice(schemaUri("").length)] : undefined;
+  return withExplicitTypes(
+    {
+      openapi: "3.1.1",
+      info: { title: "Users & Surveys API", version: "2", description: DESCRIPTION },
+      // PUBLIC_URL, not the request's Host: the one origin clients are to call (docs/deployment.md#public_url).
+      servers: [{ url: loadConfig().publicUrl, description: "This service (PUBLIC_URL)" }],
+      security: [{ bearerAuth: [] }],
+      tags: [
+        { name: "Users", description: "The company's users: people and bots." },
+        { name: "Surveys", description: "The company's surveys and their revisions." },
+        {
+          name: "Reference data",
+          description: "Access roles, job titles, properties and bots that users and surveys refer to.",
         },
-        apiKey: {
-          type: "http",
-          scheme: "bearer",
-          bearerFormat: "usk_…",
-          description: `An API key from \`POST /v2/api-keys\`, acting for its company. Each operation lists the scope a key needs:\n\n${Object.entries(SCOPE_DESCRIPTIONS)
-            .map(([scope, what]) => `- \`${scope}\`: ${what}`)
-            .join("\n")}`,
+        { name: "Authentication", description: "Obtaining an access token (outside `/v2`)." },
+        { name: "Outbox", description: "E-mails kept instead of sent while no SMTP server is configured." },
+        { name: "API keys", description: "Keys of the company for external systems, each limited to its scopes." },
+        { name: "Documentation", description: "This document." },
+      ],
+      paths,
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: "http",
+            scheme: "bearer",
+            bearerFormat: "JWT",
+            description: "An access token from `npm run --silent token -- --email <email>` or `POST /api/auth/login`.",
+          },
+          apiKey: {
+            type: "http",
+            scheme: "bearer",
+            bearerFormat: "usk_…",
+            description: `An API key from \`POST /v2/api-keys\`, acting for its company. Each operation lists the scope a key needs:\n\n${Object.entries(
+              SCOPE_DESCRIPTIONS,
+            )
+              .map(([scope, what]) => `- \`${scope}\`: ${what}`)
+              .join("\n")}`,
+          },
         },
+        parameters: {
+          Admin: {
+            name: "Admin",
+            in: "header",
+            required: true,
+            description: "`true`; honoured only for a user holding an access role with `isAdmin: true`.",
+            schema: { type: "string", enum: ["true"] },
+          },
+          AdminOptional: {
+            name: "Admin",
+            in: "header",
+            required: false,
+            description:
+              "`true` reads as an admin (honoured only for a user holding an access role with `isAdmin: true`); without it, the caller's access roles decide.",
+            schema: { type: "string", enum: ["true"] },
+          },
+          "If-None-Match": {
+            name: "If-None-Match",
+            in: "header",
+            required: false,
+            description:
+              "A tag from an earlier `ETag` (or several, comma-separated, or `*`): when it names the current tag the answer is `304` with no body. Compared exactly as sent.",
+            schema: { type: "string" },
+          },
+          "If-Match": {
+            name: "If-Match",
+            in: "header",
+            required: false,
+            description:
+              "The `ETag` the change is based on (or several, comma-separated): when none is the current tag, nothing is changed and the answer is `412 precondition_failed` with the current `ETag`. `*` matches any existing record. Compared exactly as sent: a weak tag (`W/…`, of a read with `populate=true`) never matches. Without it, a PATCH applies as before.",
+            schema: { type: "string" },
+          },
+          debug: {
+            name: "debug",
+            in: "query",
+            required: false,
+            description: "`true` adds a `debug` array of notifications to the answer, success or error.",
+            schema: { type: "boolean", default: false },
+          },
+          "Idempotency-Key": {
+            name: "Idempotency-Key",
+            in: "header",
+            required: false,
+            description:
+              "Makes the create safe to retry: a repeat with the same key and body within 24 hours answers the first answer again (`Idempotent-Replayed: true`).",
+            schema: { type: "string", minLength: 1, maxLength: 255 },
+          },
+        },
+        headers: {
+          "X-Request-Id": {
+            required: true,
+            description:
+              "The request's id: the incoming `X-Request-Id` when valid (`[A-Za-z0-9_.:-]{1,128}`), else a new UUID.",
+            schema: { type: "string" },
+          },
+          Location: { required: true, description: "The path of the created record.", schema: { type: "string" } },
+          "Retry-After": {
+            required: true,
+            description: "Seconds until a request will be accepted again.",
+            schema: { type: "integer", minimum: 1 },
+          },
+          "RateLimit-Limit": {
+            required: true,
+            description: "The caller's budget and its policy: `600, 600;w=60` is 600 requests per 60-second window.",
+            schema: { type: "string", pattern: "^\\d+(, \\d+;w=\\d+)?$" },
+          },
+          "RateLimit-Remaining": {
+            required: true,
+            description: "Requests left in the window.",
+            schema: { type: "integer", minimum: 0 },
+          },
+          "RateLimit-Reset": {
+            required: true,
+            description: "Seconds until the window ends; on a `429`, the same as `Retry-After`.",
+            schema: { type: "integer", minimum: 1 },
+          },
+          "Idempotent-Replayed": {
+            description: "`true` on an answer replayed for a repeated `Idempotency-Key`.",
+            schema: { type: "string", enum: ["true"] },
+          },
+          "Set-Cookie": {
+            description: "The httpOnly, SameSite=Strict session cookie of the admin pages.",
+            schema: { type: "string" },
+          },
+          ETag: {
+            required: true,
+            description:
+              "The record's entity tag, quoted: it changes whenever the stored record changes, and only then. Send it back in `If-Match` (PATCH) or `If-None-Match` (GET).",
+            schema: { type: "string" },
+          },
+          Link: {
+            description:
+              'With a `next` cursor: `<the path and query of the next page>; rel="next"`, a reference relative to the request\'s URL.',
+            schema: { type: "string" },
+          },
+        },
+        schemas,
       },
-      parameters: {
-        Admin: {
-          name: "Admin",
-          in: "header",
-          required: true,
-          description: "`true`; honoured only for a user holding an access role with `isAdmin: true`.",
-          schema: { type: "string", enum: ["true"] },
-        },
-        AdminOptional: {
-          name: "Admin",
-          in: "header",
-          required: false,
-          description: "`true` reads as an admin (honoured only for a user holding an access role with `isAdmin: true`); without it, the caller's access roles decide.",
-          schema: { type: "string", enum: ["true"] },
-        },
-        "If-None-Match": {
-          name: "If-None-Match",
-          in: "header",
-          required: false,
-          description: "A tag from an earlier `ETag` (or several, comma-separated, or `*`): when it names the current tag the answer is `304` with no body. Compared exactly as sent.",
-          schema: { type: "string" },
-        },
-        "If-Match": {
-          name: "If-Match",
-          in: "header",
-          required: false,
-          description:
-            "The `ETag` the change is based on (or several, comma-separated): when none is the current tag, nothing is changed and the answer is `412 precondition_failed` with the current `ETag`. `*` matches any existing record. Compared exactly as sent: a weak tag (`W/…`, of a read with `populate=true`) never matches. Without it, a PATCH applies as before.",
-          schema: { type: "string" },
-        },
-        debug: {
-          name: "debug",
-          in: "query",
-          required: false,
-          description: "`true` adds a `debug` array of notifications to the answer, success or error.",
-          schema: { type: "boolean", default: false },
-        },
-        "Idempotency-Key": {
-          name: "Idempotency-Key",
-          in: "header",
-          required: false,
-          description:
-            "Makes the create safe to retry: a repeat with the same key and body within 24 hours answers the first answer again (`Idempotent-Replayed: true`).",
-          schema: { type: "string", minLength: 1, maxLength: 255 },
-        },
-      },
-      headers: {
-        "X-Request-Id": {
-          required: true,
-          description: "The request's id: the incoming `X-Request-Id` when valid (`[A-Za-z0-9_.:-]{1,128}`), else a new UUID.",
-          schema: { type: "string" },
-        },
-        Location: { required: true, description: "The path of the created record.", schema: { type: "string" } },
-        "Retry-After": { required: true, description: "Seconds until a request will be accepted again.", schema: { type: "integer", minimum: 1 } },
-        "RateLimit-Limit": {
-          required: true,
-          description: "The caller's budget and its policy: `600, 600;w=60` is 600 requests per 60-second window.",
-          schema: { type: "string", pattern: "^\\d+(, \\d+;w=\\d+)?$" },
-        },
-        "RateLimit-Remaining": { required: true, description: "Requests left in the window.", schema: { type: "integer", minimum: 0 } },
-        "RateLimit-Reset": { required: true, description: "Seconds until the window ends; on a `429`, the same as `Retry-After`.", schema: { type: "integer", minimum: 1 } },
-        "Idempotent-Replayed": {
-          description: "`true` on an answer replayed for a repeated `Idempotency-Key`.",
-          schema: { type: "string", enum: ["true"] },
-        },
-        "Set-Cookie": { description: "The httpOnly, SameSite=Strict session cookie of the admin pages.", schema: { type: "string" } },
-        ETag: {
-          required: true,
-          description:
-            "The record's entity tag, quoted: it changes whenever the stored record changes, and only then. Send it back in `If-Match` (PATCH) or `If-None-Match` (GET).",
-          schema: { type: "string" },
-        },
-        Link: {
-          description: 'With a `next` cursor: `<the path and query of the next page>; rel="next"`, a reference relative to the request\'s URL.',
-          schema: { type: "string" },
-        },
-      },
-      schemas,
     },
-  }, component);
+    component,
+  );
 }
 
 function withExamples(schemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
@@ -332,7 +375,10 @@ function describe(
   else if (operation.adminOptional) parameters.push(ref("parameters", "AdminOptional"));
   if (idempotent(options)) parameters.push(ref("parameters", "Idempotency-Key"));
 
-  const successHeaders: Record<string, unknown> = { "X-Request-Id": ref("headers", "X-Request-Id"), ...RATE_LIMIT_HEADERS };
+  const successHeaders: Record<string, unknown> = {
+    "X-Request-Id": ref("headers", "X-Request-Id"),
+    ...RATE_LIMIT_HEADERS,
+  };
   if (operation.status === 201 || operation.status === 202) successHeaders.Location = ref("headers", "Location");
   if (idempotent(options)) successHeaders["Idempotent-Replayed"] = ref("headers", "Idempotent-Replayed");
   if (operation.setsCookie) successHeaders["Set-Cookie"] = ref("headers", "Set-Cookie");
@@ -340,7 +386,8 @@ function describe(
   Object.assign(successHeaders, operation.headers ?? {});
   if (options.query?.shape[options.nextParam ?? "cursor"]) successHeaders.Link = ref("headers", "Link");
   if (operation.etag && options.method === "get") parameters.push(ref("parameters", "If-None-Match"));
-  if (operation.etag && (options.method === "patch" || options.method === "put")) parameters.push(ref("parameters", "If-Match"));
+  if (operation.etag && (options.method === "patch" || options.method === "put"))
+    parameters.push(ref("parameters", "If-Match"));
 
   return {
     tags: [operation.tag],
@@ -352,7 +399,15 @@ function describe(
     parameters,
     ...(options.body ? { requestBody: requestBody(options.body, options.ignoreBodyFields ?? []) } : {}),
     ...(operation.upload
-      ? { requestBody: { required: true, description: operation.upload.description, content: Object.fromEntries(operation.upload.mediaTypes.map((type) => [type, { schema: { type: "string" } }])) } }
+      ? {
+          requestBody: {
+            required: true,
+            description: operation.upload.description,
+            content: Object.fromEntries(
+              operation.upload.mediaTypes.map((type) => [type, { schema: { type: "string" } }]),
+            ),
+          },
+        }
       : {}),
     responses: {
       [operation.status]: {
@@ -436,7 +491,9 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
       headers: {
         "X-Request-Id": ref("headers", "X-Request-Id"),
         ...RATE_LIMIT_HEADERS,
-        ...(list.includes("rate_limited") || list.includes("service_unavailable") ? { "Retry-After": ref("headers", "Retry-After") } : {}),
+        ...(list.includes("rate_limited") || list.includes("service_unavailable")
+          ? { "Retry-After": ref("headers", "Retry-After") }
+          : {}),
         ...(list.includes("precondition_failed") ? { ETag: ref("headers", "ETag") } : {}),
       },
       content: {
@@ -445,7 +502,10 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
             type: "object",
             allOf: [{ $ref: schemaUri("Error") }],
             properties: {
-              error: { type: "object", properties: { status: { type: "integer", const: status }, code: { type: "string", enum: list } } },
+              error: {
+                type: "object",
+                properties: { status: { type: "integer", const: status }, code: { type: "string", enum: list } },
+              },
             },
           },
         },

@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
 import * as openapi from "@/app/v2/openapi.json/route";
-import { call, failure, success } from "@/lib/tools/testing/http";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, failure, success } from "@/lib/tools/testing/http";
+import { describe, expect, it } from "vitest";
 import { openApiDocument } from "./document";
 
 describe("GET /v2/openapi.json", () => {

@@ -36,7 +36,11 @@ export function convert(schema: z.ZodType, io: Io): JsonSchema {
 }
 
 /** Every schema of a registry (`id` in its metadata), referring to each other by `uri(id)`. */
-export function convertRegistry(registry: z.core.$ZodRegistry<{ id?: string }>, io: Io, uri: (id: string) => string): Record<string, JsonSchema> {
+export function convertRegistry(
+  registry: z.core.$ZodRegistry<{ id?: string }>,
+  io: Io,
+  uri: (id: string) => string,
+): Record<string, JsonSchema> {
   const { schemas } = z.toJSONSchema(registry, { ...options(io), uri }) as { schemas: Record<string, JsonSchema> };
   for (const json of Object.values(schemas)) {
     delete json.$schema;
@@ -112,7 +116,13 @@ function isTextBoolean(schema: z.ZodType): boolean {
     const def = defOf(current);
     if (def.type === "pipe") {
       const inner = def.in ? defOf(def.in) : undefined;
-      if (inner?.type === "enum" && Object.keys(inner.entries ?? {}).sort().join() === "false,true") return true;
+      if (
+        inner?.type === "enum" &&
+        Object.keys(inner.entries ?? {})
+          .sort()
+          .join() === "false,true"
+      )
+        return true;
       current = def.in;
     } else {
       current = def.innerType;
@@ -154,7 +164,8 @@ export function withExplicitTypes<T>(document: T, component: (ref: string) => Js
     }
     if (typeof branch.type === "string") return [branch.type];
     if (Array.isArray(branch.type)) return branch.type as string[];
-    if ("const" in branch) return [branch.const === null ? "null" : Number.isInteger(branch.const) ? "integer" : typeof branch.const];
+    if ("const" in branch)
+      return [branch.const === null ? "null" : Number.isInteger(branch.const) ? "integer" : typeof branch.const];
     if (Array.isArray(branch.anyOf)) return union(branch.anyOf as JsonSchema[]);
     return undefined;
   };

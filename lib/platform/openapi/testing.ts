@@ -15,6 +15,8 @@ export function checkAnswer(handler: unknown, answer: Answer): void {
   validator ??= new AnswerValidator(openApiDocument());
   const problems = validator.problems({ ...answer, method: operation.method }, operation.path);
   if (problems.length > 0) {
-    throw new Error(`The answer departs from the OpenAPI document (lib/platform/openapi):\n${problems.join("\n")}\nbody: ${answer.body.slice(0, 2000)}`);
+    throw new Error(
+      `The answer departs from the OpenAPI document (lib/platform/openapi):\n${problems.join("\n")}\nbody: ${answer.body.slice(0, 2000)}`,
+    );
   }
 }

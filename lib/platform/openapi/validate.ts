@@ -4,8 +4,8 @@
  * schema (JSON Schema 2020-12, with formats, by Ajv). The route tests' client runs it on every
  * answer, so the document cannot drift from what the service does.
  */
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020";
 import type { OpenApiDocument } from "./document";
 
 export interface Answer {
@@ -60,16 +60,30 @@ export class AnswerValidator {
     const response = operation.responses[String(answer.status)];
     if (!response) return [`${where}: status ${answer.status} is not documented for ${method.toUpperCase()} ${path}`];
 
-    const missing = this.requiredHeaders(response.headers).filter((name) => answer.headers && !answer.headers.has(name));
+    const missing = this.requiredHeaders(response.headers).filter(
+      (name) => answer.headers && !answer.headers.has(name),
+    );
     const headerProblems = missing.map((name) => `${where}: the documented header ${name} is missing`);
     return [...headerProblems, ...this.bodyProblems(answer, where, path, method, response)];
   }
 
-  private bodyProblems(answer: Answer, where: string, path: string, method: string, response: { content?: unknown }): string[] {
+  private bodyProblems(
+    answer: Answer,
+    where: string,
+    path: string,
+    method: string,
+    response: { content?: unknown },
+  ): string[] {
     if (!response.content) return answer.body === "" ? [] : [`${where}: documented without a body, but one was sent`];
-    const streamed = Object.keys(response.content as Record<string, unknown>).filter((type) => type === "text/csv" || type === "application/x-ndjson");
-    if (streamed.length > 0) return streamed.some((type) => answer.contentType?.startsWith(type)) ? [] : [`${where}: Content-Type is ${answer.contentType}, not ${streamed.join(" or ")}`];
-    if (!answer.contentType?.startsWith("application/json")) return [`${where}: Content-Type is ${answer.contentType}, not JSON`];
+    const streamed = Object.keys(response.content as Record<string, unknown>).filter(
+      (type) => type === "text/csv" || type === "application/x-ndjson",
+    );
+    if (streamed.length > 0)
+      return streamed.some((type) => answer.contentType?.startsWith(type))
+        ? []
+        : [`${where}: Content-Type is ${answer.contentType}, not ${streamed.join(" or ")}`];
+    if (!answer.contentType?.startsWith("application/json"))
+      return [`${where}: Content-Type is ${answer.contentType}, not JSON`];
     let body: unknown;
     try {
       body = JSON.parse(answer.body);
@@ -79,7 +93,8 @@ export class AnswerValidator {
     const validate = this.validator(path, method, String(answer.status));
     if (validate(body)) return [];
     return (validate.errors ?? []).map(
-      (error) => `${where}: body${error.instancePath} ${error.message} (${error.schemaPath}${error.params ? ` ${JSON.stringify(error.params)}` : ""})`,
+      (error) =>
+        `${where}: body${error.instancePath} ${error.message} (${error.schemaPath}${error.params ? ` ${JSON.stringify(error.params)}` : ""})`,
     );
   }
 

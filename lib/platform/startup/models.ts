@@ -3,18 +3,18 @@
  * repositories only, so start-up does not load the contracts (docs/architecture.md#layout); a new
  * kind of record adds its models here and its contract to lib/resources/index.ts.
  */
+import { ListCount } from "@/lib/kernel/counts";
+import { Meta } from "@/lib/kernel/models";
+import { Answer, AnswerTally } from "@/lib/resources/answers/repository";
 import { ApiKey } from "@/lib/resources/api-keys/repository";
 import { AuditEntryModel } from "@/lib/resources/audit/repository";
 import { Company } from "@/lib/resources/companies/repository";
-import { ListCount } from "@/lib/kernel/counts";
 import { Credential, Session } from "@/lib/resources/credentials/repository";
 import { Event, EventSequence } from "@/lib/resources/events/repository";
 import { Job, JobFileChunk } from "@/lib/resources/jobs/repository";
 import { Invitation, OutboxMail } from "@/lib/resources/mail/repository";
-import { Meta } from "@/lib/kernel/models";
 import { AccessRole, Bot, JobTitle, Property } from "@/lib/resources/reference/repository";
 import { IdempotencyRecord, RateCounter } from "@/lib/resources/requests/repository";
-import { Answer, AnswerTally } from "@/lib/resources/answers/repository";
 import { Question, SurveyChat, SurveyRevision } from "@/lib/resources/surveys/parts";
 import { Survey } from "@/lib/resources/surveys/repository";
 import { User } from "@/lib/resources/users/repository";

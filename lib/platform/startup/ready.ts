@@ -4,7 +4,6 @@ import { bootstrap, type BootstrapResult } from "@/lib/resources/spanning/compan
 import { backfillSurveySearch } from "@/lib/resources/surveys/repository";
 import { backfillMembershipActive, backfillNameSort } from "@/lib/resources/users/repository";
 
-
 /** Who runs the bootstrap: the server may generate the first admin's password; a CLI may not. */
 export type ProcessRole = "server" | "cli";
 
@@ -61,7 +60,9 @@ export async function prepare(as: ProcessRole): Promise<BootstrapResult> {
 
 function announceFirstAdmin(first: BootstrapResult): void {
   // On stderr, so a CLI's output stays clean.
-  process.stderr.write(`\nCreated the first admin: ${first.adminEmail}\nGenerated password (shown only now): ${first.generatedPassword}\n\n`);
+  process.stderr.write(
+    `\nCreated the first admin: ${first.adminEmail}\nGenerated password (shown only now): ${first.generatedPassword}\n\n`,
+  );
 }
 
 /** Creates the indexes the models of every resource declare (a no-op for those that exist). */

@@ -4,15 +4,18 @@
  * (`canAnswer`, `canViewAnswers` per access role). A survey of another company is `404`, before
  * any rule is looked at.
  */
-import { isAdmin } from "@/lib/resources/auth/service";
-import type { Principal } from "@/lib/kernel/principal";
 import { notFound, ServiceError } from "@/lib/kernel/errors";
-import { requireScope } from "@/lib/kernel/scopes";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
-import { findCompanySurvey, type LeanSurvey } from "@/lib/resources/surveys/repository";
+import type { Principal } from "@/lib/kernel/principal";
+import { requireScope } from "@/lib/kernel/scopes";
+import { isAdmin } from "@/lib/resources/auth/service";
 import { finishContentWrite } from "@/lib/resources/surveys/content-sync";
+import { findCompanySurvey, type LeanSurvey } from "@/lib/resources/surveys/repository";
 
-export type AccessSurvey = Pick<LeanSurvey, "_id" | "company" | "version" | "isActive" | "permissions" | "permissionsV2">;
+export type AccessSurvey = Pick<
+  LeanSurvey,
+  "_id" | "company" | "version" | "isActive" | "permissions" | "permissionsV2"
+>;
 
 /** The caller's company's survey `id`, with the fields the rules read; `404` otherwise. */
 export async function surveyOf(auth: Principal, id: string): Promise<AccessSurvey> {
@@ -36,7 +39,8 @@ const holds = (auth: Principal, role: ObjectId) => auth.accessRoles.some((held) 
  */
 export function mayAnswer(survey: AccessSurvey, auth: Principal): boolean {
   const reaches = (role: ObjectId) => Boolean(auth.apiKey) || holds(auth, role);
-  if (survey.version === 2) return (survey.permissionsV2 ?? []).some((entry) => (entry.canAnswer ?? true) && reaches(entry.accessRole));
+  if (survey.version === 2)
+    return (survey.permissionsV2 ?? []).some((entry) => (entry.canAnswer ?? true) && reaches(entry.accessRole));
   return (survey.permissions ?? []).some(reaches);
 }
 
@@ -50,12 +54,21 @@ export async function checkMayRead(survey: AccessSurvey, auth: Principal, adminH
   if (auth.apiKey) {
     // A key holds no role, so no canViewAnswers reaches it: it reads as an admin does, with Admin: true.
     if (adminHeader === "true") return;
-    throw new ServiceError("forbidden", "An API key holds no access role: it reads a survey's answers with Admin: true, as an admin does.");
+    throw new ServiceError(
+      "forbidden",
+      "An API key holds no access role: it reads a survey's answers with Admin: true, as an admin does.",
+    );
   }
   if (adminHeader === "true") {
     if (await isAdmin(auth)) return;
     throw new ServiceError("forbidden", "Admin: true is honoured only for users holding an admin access role.");
   }
-  const viewer = survey.version === 2 && (survey.permissionsV2 ?? []).some((entry) => entry.canViewAnswers === true && holds(auth, entry.accessRole));
-  if (!viewer) throw new ServiceError("forbidden", "Your access roles may not read this survey's answers; an admin may, with Admin: true.");
+  const viewer =
+    survey.version === 2 &&
+    (survey.permissionsV2 ?? []).some((entry) => entry.canViewAnswers === true && holds(auth, entry.accessRole));
+  if (!viewer)
+    throw new ServiceError(
+      "forbidden",
+      "Your access roles may not read this survey's answers; an admin may, with Admin: true.",
+    );
 }

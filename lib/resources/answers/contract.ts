@@ -2,10 +2,10 @@
  * Answers to a survey and its results: recording one response, listing the answers (also as
  * CSV), and the per-question summaries (docs/api.md#answers, docs/api.md#results).
  */
-import { z } from "zod";
-import { type ComponentNames, operation } from "@/lib/base/schemas/operation";
 import { isoDateTime, objectId, queryDateTime, queryInt, singleLineText } from "@/lib/base/schemas/common";
+import { type ComponentNames, operation } from "@/lib/base/schemas/operation";
 import { QuestionType, SurveyIdParams } from "@/lib/resources/surveys/contract";
+import { z } from "zod";
 
 export const MAX_TEXT_ANSWER = 10_000;
 /** Answers in one response: a survey holds at most 500 questions, each answered once. */
@@ -40,7 +40,12 @@ export const PostAnswersBody = z
   .superRefine((body, ctx) => {
     const seen = new Set<string>();
     body.answers.forEach((answer, index) => {
-      if (seen.has(answer.question)) ctx.addIssue({ code: "custom", path: ["answers", index, "question"], message: `question ${answer.question} is answered twice` });
+      if (seen.has(answer.question))
+        ctx.addIssue({
+          code: "custom",
+          path: ["answers", index, "question"],
+          message: `question ${answer.question} is answered twice`,
+        });
       seen.add(answer.question);
     });
   });
@@ -94,7 +99,8 @@ const window = {
   to: queryDateTime.optional(),
 };
 const orderedWindow = (query: { from?: Date; to?: Date }, ctx: z.core.$RefinementCtx) => {
-  if (query.from && query.to && query.from > query.to) ctx.addIssue({ code: "custom", path: ["from"], message: "must not be after to" });
+  if (query.from && query.to && query.from > query.to)
+    ctx.addIssue({ code: "custom", path: ["from"], message: "must not be after to" });
 };
 
 /** The filters of the answers list and of the CSV export. */
@@ -135,7 +141,11 @@ export const NumberSummary = z.object({
   median: z.number().nullable(),
   histogram: z.array(Bin),
 });
-export const DateSummary = z.object({ min: isoDateTime.nullable(), max: isoDateTime.nullable(), histogram: z.array(DateBin) });
+export const DateSummary = z.object({
+  min: isoDateTime.nullable(),
+  max: isoDateTime.nullable(),
+  histogram: z.array(DateBin),
+});
 export const TextSummary = z.object({ latest: z.array(z.object({ value: z.string(), createdAt: isoDateTime })) });
 export type CountsSummary = z.infer<typeof CountsSummary>;
 export type NumberSummary = z.infer<typeof NumberSummary>;
@@ -207,7 +217,7 @@ export const list = operation({
     tag: "Answers",
     summary: "List a survey's answers",
     description:
-      "Newest first, with the answering user's `_id` and display name, paged by cursor (`next`, and a `Link: rel=\"next\"` header). For admins (`Admin: true`), for API keys with `answers:read` sending `Admin: true`, and for users whose access roles have `canViewAnswers: true` on a version 2 survey; others get `403 forbidden`.",
+      'Newest first, with the answering user\'s `_id` and display name, paged by cursor (`next`, and a `Link: rel="next"` header). For admins (`Admin: true`), for API keys with `answers:read` sending `Admin: true`, and for users whose access roles have `canViewAnswers: true` on a version 2 survey; others get `403 forbidden`.',
     status: 200,
     response: AnswerList,
     errors: ["forbidden"],

@@ -4,10 +4,10 @@
  * the filters), signed with the service's secret so that an altered cursor, or one of another
  * list, is `400 invalid_request`. A page by cursor is one index range, whatever its depth.
  */
-import { createHash } from "node:crypto";
-import { signingKey } from "@/lib/resources/auth/secret";
 import { ServiceError } from "@/lib/kernel/errors";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
+import { signingKey } from "@/lib/resources/auth/secret";
+import { createHash } from "node:crypto";
 
 export interface Position {
   createdAt: Date;
@@ -18,7 +18,10 @@ const encoder = new TextEncoder();
 
 /** What makes two lists the same list: the survey and every filter. */
 export const listKey = (surveyId: string, filters: Record<string, unknown>): string =>
-  createHash("sha256").update(JSON.stringify([surveyId, filters])).digest("base64url").slice(0, 16);
+  createHash("sha256")
+    .update(JSON.stringify([surveyId, filters]))
+    .digest("base64url")
+    .slice(0, 16);
 
 async function signature(text: string): Promise<string> {
   const mac = await crypto.subtle.sign("HMAC", await signingKey(), encoder.encode(`answers-cursor:${text}`));
@@ -26,11 +29,16 @@ async function signature(text: string): Promise<string> {
 }
 
 export async function encodeCursor(key: string, position: Position): Promise<string> {
-  const body = Buffer.from(JSON.stringify({ k: key, t: position.createdAt.getTime(), i: position._id.toHexString() })).toString("base64url");
+  const body = Buffer.from(
+    JSON.stringify({ k: key, t: position.createdAt.getTime(), i: position._id.toHexString() }),
+  ).toString("base64url");
   return `${body}.${await signature(body)}`;
 }
 
-const invalid = () => new ServiceError("invalid_request", "The request is not valid.", [{ path: "cursor", message: "is not a cursor of this list" }]);
+const invalid = () =>
+  new ServiceError("invalid_request", "The request is not valid.", [
+    { path: "cursor", message: "is not a cursor of this list" },
+  ]);
 
 export async function decodeCursor(key: string, cursor: string): Promise<Position> {
   const [body, mac, extra] = cursor.split(".");
@@ -41,6 +49,12 @@ export async function decodeCursor(key: string, cursor: string): Promise<Positio
   } catch {
     throw invalid();
   }
-  if (parsed.k !== key || typeof parsed.t !== "number" || typeof parsed.i !== "string" || !/^[0-9a-f]{24}$/.test(parsed.i)) throw invalid();
+  if (
+    parsed.k !== key ||
+    typeof parsed.t !== "number" ||
+    typeof parsed.i !== "string" ||
+    !/^[0-9a-f]{24}$/.test(parsed.i)
+  )
+    throw invalid();
   return { createdAt: new Date(parsed.t), _id: oid(parsed.i) };
 }

@@ -5,14 +5,14 @@
  * pages with the one-command reads of lib/kernel/models/read.ts, exports with a driver cursor, results
  * with aggregation pipelines that run in the database.
  */
-import { createHash } from "node:crypto";
-import mongoose, { Schema } from "mongoose";
-import type { AnyBulkWriteOperation, Document, Filter, FindCursor } from "mongodb";
-import { defineModel, driverCollection, ObjectId as ObjectIdType, schemaOptions } from "@/lib/kernel/models/define";
-import { aggregateDocs, findDocs, type ReadOptions } from "@/lib/kernel/models/read";
 import { isBulkOfDuplicates } from "@/lib/kernel/errors";
 import { newId, oid, type ObjectId } from "@/lib/kernel/ids";
+import { defineModel, driverCollection, ObjectId as ObjectIdType, schemaOptions } from "@/lib/kernel/models/define";
+import { aggregateDocs, findDocs, type ReadOptions } from "@/lib/kernel/models/read";
 import { escapeRegExp } from "@/lib/kernel/text";
+import type { AnyBulkWriteOperation, Document, Filter, FindCursor } from "mongodb";
+import mongoose, { Schema } from "mongoose";
+import { createHash } from "node:crypto";
 
 /** A user's answer to one question; identified to clients by `uuid` (docs/api.md#records-behind-a-survey). */
 const answerSchema = new Schema(
@@ -83,7 +83,6 @@ answerTallySchema.index({ survey: 1, month: 1 });
 
 export const AnswerTally = defineModel("AnswerTally", answerTallySchema);
 
-
 /** An answer as stored. */
 export interface StoredAnswer {
   _id: ObjectId;
@@ -105,7 +104,8 @@ export interface StoredAnswer {
 }
 
 /** What an answer is made of; `uuid` and `_id` are new unless given. */
-export type NewAnswer = Omit<StoredAnswer, "_id" | "uuid" | "modifiedAt" | "untallied"> & Partial<Pick<StoredAnswer, "_id" | "uuid">>;
+export type NewAnswer = Omit<StoredAnswer, "_id" | "uuid" | "modifiedAt" | "untallied"> &
+  Partial<Pick<StoredAnswer, "_id" | "uuid">>;
 
 /** An answer document as stored, built in this one place for the service, the seed and the benchmark. */
 export const newAnswerDoc = (answer: NewAnswer): StoredAnswer => ({
@@ -139,7 +139,8 @@ export async function insertResponse(docs: StoredAnswer[]): Promise<void> {
   }
 }
 
-const findAnswers = (filter: Filter<Document>, options: ReadOptions): Promise<StoredAnswer[]> => findDocs<StoredAnswer>(Answer, filter, options);
+const findAnswers = (filter: Filter<Document>, options: ReadOptions): Promise<StoredAnswer[]> =>
+  findDocs<StoredAnswer>(Answer, filter, options);
 
 /** What the answers list and its export select of a survey's answers (docs/api.md#answers). */
 interface AnswerFilters {
@@ -156,7 +157,8 @@ interface AnswerFilters {
 export function answersMatching(survey: ObjectId, company: ObjectId, filters: AnswerFilters): Filter<Document> {
   const filter: Filter<Document> = { survey, company };
   if (filters.question) filter.question = oid(filters.question);
-  if (filters.from || filters.to) filter.createdAt = { ...(filters.from ? { $gte: filters.from } : {}), ...(filters.to ? { $lte: filters.to } : {}) };
+  if (filters.from || filters.to)
+    filter.createdAt = { ...(filters.from ? { $gte: filters.from } : {}), ...(filters.to ? { $lte: filters.to } : {}) };
   if (filters.search) {
     filter.question = { $in: filters.textQuestions ?? [] };
     filter.value = { $regex: escapeRegExp(filters.search), $options: "i" };
@@ -171,8 +173,19 @@ const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
  * A page of the answers `filter` selects, newest first, after the answer at `after` (the last
  * of the page before) when given; `limit` at most.
  */
-export function answerPage(filter: Filter<Document>, after: Pick<StoredAnswer, "createdAt" | "_id"> | undefined, limit: number): Promise<StoredAnswer[]> {
-  const page = after ? { $and: [filter, { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after._id } }] }] } : filter;
+export function answerPage(
+  filter: Filter<Document>,
+  after: Pick<StoredAnswer, "createdAt" | "_id"> | undefined,
+  limit: number,
+): Promise<StoredAnswer[]> {
+  const page = after
+    ? {
+        $and: [
+          filter,
+          { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after._id } }] },
+        ],
+      }
+    : filter;
   return findAnswers(page, { sort: NEWEST_FIRST, limit });
 }
 
@@ -193,7 +206,6 @@ export async function* answerBatches(filter: Filter<Document>, batchSize: number
     await cursor.close().catch(() => undefined);
   }
 }
-
 
 export const countAnswers = (filter: Filter<Document>): Promise<number> => answers().countDocuments(filter);
 
@@ -232,7 +244,15 @@ const tallies = () => driverCollection<StoredTally>(AnswerTally);
 /** The `_id` of a tally: its survey, month, question, kind and value. */
 const tallyKey = (survey: ObjectId, tally: Pick<Tally, "month" | "question" | "kind" | "value">) =>
   createHash("sha256")
-    .update(JSON.stringify([survey.toHexString(), tally.month.toISOString(), tally.question?.toHexString() ?? null, tally.kind, tally.value instanceof Date ? { date: tally.value.toISOString() } : tally.value]))
+    .update(
+      JSON.stringify([
+        survey.toHexString(),
+        tally.month.toISOString(),
+        tally.question?.toHexString() ?? null,
+        tally.kind,
+        tally.value instanceof Date ? { date: tally.value.toISOString() } : tally.value,
+      ]),
+    )
     .digest("base64url")
     .slice(0, 22);
 
@@ -240,7 +260,17 @@ const tallyKey = (survey: ObjectId, tally: Pick<Tally, "month" | "question" | "k
 export async function addTallies(survey: ObjectId, company: ObjectId, counts: Tally[]): Promise<void> {
   if (counts.length === 0) return;
   const operations: AnyBulkWriteOperation<StoredTally>[] = counts.map((tally) => {
-    const update: Document = { $inc: { n: tally.n, ...(tally.sum !== undefined ? { sum: tally.sum } : {}) }, $setOnInsert: { survey, company, month: tally.month, question: tally.question, kind: tally.kind, value: tally.value } };
+    const update: Document = {
+      $inc: { n: tally.n, ...(tally.sum !== undefined ? { sum: tally.sum } : {}) },
+      $setOnInsert: {
+        survey,
+        company,
+        month: tally.month,
+        question: tally.question,
+        kind: tally.kind,
+        value: tally.value,
+      },
+    };
     if (tally.min !== undefined) {
       update.$min = { min: tally.min };
       update.$max = { max: tally.max };
@@ -254,13 +284,19 @@ export async function addTallies(survey: ObjectId, company: ObjectId, counts: Ta
     // those failed (the others are applied): they are sent again, and now update.
     if (!isBulkOfDuplicates(error)) throw error;
     const writeErrors = (error as { writeErrors?: { index: number }[] | { index: number } }).writeErrors;
-    const failed = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []).map((entry) => operations[entry.index]);
+    const failed = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []).map(
+      (entry) => operations[entry.index],
+    );
     if (failed.length > 0) await tallies().bulkWrite(failed, { ordered: false });
   }
 }
 
 /** The answers of the survey given from `from` (inclusive) to `to` (inclusive) or `until` (exclusive); all when none is given. */
-export function answersGiven(survey: ObjectId, company: ObjectId, { from, to, until }: { from?: Date; to?: Date; until?: Date }): Filter<Document> {
+export function answersGiven(
+  survey: ObjectId,
+  company: ObjectId,
+  { from, to, until }: { from?: Date; to?: Date; until?: Date },
+): Filter<Document> {
   const range: Document = {};
   if (from) range.$gte = from;
   if (to) range.$lte = to;
@@ -311,7 +347,15 @@ export async function countAnswerTallies(match: Filter<Document>, questions: Tal
   const [answered, values, dates, responses] = await Promise.all([
     aggregate<{ _id: { q: ObjectId; m: Date }; n: number; sum: number; min: unknown; max: unknown }>([
       { $match: match },
-      { $group: { _id: { q: "$question", m: MONTH_OF_CREATED }, n: { $sum: 1 }, sum: { $sum: "$value" }, min: { $min: "$value" }, max: { $max: "$value" } } },
+      {
+        $group: {
+          _id: { q: "$question", m: MONTH_OF_CREATED },
+          n: { $sum: 1 },
+          sum: { $sum: "$value" },
+          min: { $min: "$value" },
+          max: { $max: "$value" },
+        },
+      },
     ]),
     aggregate<{ _id: { q: ObjectId; m: Date; v: unknown }; n: number }>([
       { $match: { ...match, question: { $in: questions.counted } } },
@@ -322,14 +366,39 @@ export async function countAnswerTallies(match: Filter<Document>, questions: Tal
     ]),
     aggregate<{ _id: { q: ObjectId; m: Date; v: Date }; n: number }>([
       { $match: { ...match, question: { $in: questions.dates }, value: { $type: "date" } } },
-      { $group: { _id: { q: "$question", m: MONTH_OF_CREATED, v: { $dateFromParts: { year: { $year: "$value" }, month: { $month: "$value" } } } }, n: { $sum: 1 } } },
+      {
+        $group: {
+          _id: {
+            q: "$question",
+            m: MONTH_OF_CREATED,
+            v: { $dateFromParts: { year: { $year: "$value" }, month: { $month: "$value" } } },
+          },
+          n: { $sum: 1 },
+        },
+      },
     ]),
-    aggregate<{ _id: Date; n: number }>([{ $match: { ...match, position: 0 } }, { $group: { _id: MONTH_OF_CREATED, n: { $sum: 1 } } }]),
+    aggregate<{ _id: Date; n: number }>([
+      { $match: { ...match, position: 0 } },
+      { $group: { _id: MONTH_OF_CREATED, n: { $sum: 1 } } },
+    ]),
   ]);
   const isMeasured = (question: ObjectId) => questions.measured.some((id) => id.equals(question));
   return [
-    ...answered.map((group): Tally => ({ month: group._id.m, question: group._id.q, kind: "n", value: null, n: group.n, ...(isMeasured(group._id.q) ? { sum: group.sum, min: group.min, max: group.max } : {}) })),
-    ...[...values, ...dates].map((group): Tally => ({ month: group._id.m, question: group._id.q, kind: "v", value: group._id.v, n: group.n })),
+    ...answered.map((group): Tally => ({
+      month: group._id.m,
+      question: group._id.q,
+      kind: "n",
+      value: null,
+      n: group.n,
+      ...(isMeasured(group._id.q) ? { sum: group.sum, min: group.min, max: group.max } : {}),
+    })),
+    ...[...values, ...dates].map((group): Tally => ({
+      month: group._id.m,
+      question: group._id.q,
+      kind: "v",
+      value: group._id.v,
+      n: group.n,
+    })),
     ...responses.map((group): Tally => ({ month: group._id, question: null, kind: "r", value: null, n: group.n })),
   ];
 }
@@ -337,10 +406,35 @@ export async function countAnswerTallies(match: Filter<Document>, questions: Tal
 /** The stored tallies of the months from `from` (inclusive) to `to` (exclusive), summed over the months. */
 export function storedTallies(survey: ObjectId, company: ObjectId, months: Months): Promise<Tally[]> {
   const month = range(months);
-  return aggregateDocs<{ _id: { q: ObjectId | null; k: TallyKind; v: unknown }; n: number; sum: number; min: unknown; max: unknown }>(AnswerTally, [
+  return aggregateDocs<{
+    _id: { q: ObjectId | null; k: TallyKind; v: unknown };
+    n: number;
+    sum: number;
+    min: unknown;
+    max: unknown;
+  }>(AnswerTally, [
     { $match: { survey, company, ...(month ? { month } : {}) } },
-    { $group: { _id: { q: "$question", k: "$kind", v: "$value" }, n: { $sum: "$n" }, sum: { $sum: "$sum" }, min: { $min: "$min" }, max: { $max: "$max" } } },
-  ]).then((groups) => groups.map((group) => ({ month: months.from ?? new Date(0), question: group._id.q, kind: group._id.k, value: group._id.v, n: group.n, sum: group.sum, min: group.min ?? undefined, max: group.max ?? undefined })));
+    {
+      $group: {
+        _id: { q: "$question", k: "$kind", v: "$value" },
+        n: { $sum: "$n" },
+        sum: { $sum: "$sum" },
+        min: { $min: "$min" },
+        max: { $max: "$max" },
+      },
+    },
+  ]).then((groups) =>
+    groups.map((group) => ({
+      month: months.from ?? new Date(0),
+      question: group._id.q,
+      kind: group._id.k,
+      value: group._id.v,
+      n: group.n,
+      sum: group.sum,
+      min: group.min ?? undefined,
+      max: group.max ?? undefined,
+    })),
+  );
 }
 
 /** The first answers of responses of the survey not yet in the tallies (at most 1,000), with their month and company. */
@@ -351,7 +445,12 @@ export const untalliedAnswers = (survey: ObjectId): Promise<StoredAnswer[]> =>
  * Replaces the stored tallies of the months from `from` to `to` (all when absent) by `counted`
  * (a count of their answers), and clears the marks of the responses of those months.
  */
-export async function replaceTallies(survey: ObjectId, company: ObjectId, months: Months, counted: Tally[]): Promise<void> {
+export async function replaceTallies(
+  survey: ObjectId,
+  company: ObjectId,
+  months: Months,
+  counted: Tally[],
+): Promise<void> {
   const month = range(months);
   const ids = counted.map((tally) => tallyKey(survey, tally));
   const operations: AnyBulkWriteOperation<StoredTally>[] = counted.map((tally, i) => ({

@@ -6,13 +6,25 @@
  * one small document per question, option or value, never the answers themselves. Only standard
  * stages and operators are used, so it runs on MongoDB and the embedded database alike.
  */
-import type { Document } from "mongodb";
-import type { Principal } from "@/lib/kernel/principal";
 import type { ObjectId } from "@/lib/kernel/ids";
+import type { Principal } from "@/lib/kernel/principal";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
 import { allChatsAndQuestions } from "@/lib/resources/surveys/repository";
-import { LATEST_TEXT_ANSWERS, MAX_RATING, MIN_RATING, NUMBER_BINS, type CountsSummary, type DateSummary, type NumberSummary, type QuestionResult, type ResultsQuery, type SurveyResults, type TextSummary } from "./contract";
+import type { Document } from "mongodb";
 import { checkMayRead, surveyOf } from "./access";
+import {
+  LATEST_TEXT_ANSWERS,
+  MAX_RATING,
+  MIN_RATING,
+  NUMBER_BINS,
+  type CountsSummary,
+  type DateSummary,
+  type NumberSummary,
+  type QuestionResult,
+  type ResultsQuery,
+  type SurveyResults,
+  type TextSummary,
+} from "./contract";
 import { answersGiven, latestAnswers, storedTallies, type Tally } from "./repository";
 import { countTallies, monthOf, nextMonth, repairTallies, type QuestionTypes } from "./tallies";
 import { shownValue } from "./values";
@@ -30,14 +42,25 @@ interface Figures {
 }
 
 const valueKey = (value: unknown) => (value instanceof Date ? `d:${value.toISOString()}` : JSON.stringify(value));
-const before = (a: unknown, b: unknown) => (a instanceof Date && b instanceof Date ? a.getTime() < b.getTime() : (a as number) < (b as number));
+const before = (a: unknown, b: unknown) =>
+  a instanceof Date && b instanceof Date ? a.getTime() < b.getTime() : (a as number) < (b as number);
 const present = (value: unknown) => value !== undefined && value !== null;
 
-export async function surveyResults(auth: Principal, id: string, query: ResultsQuery, adminHeader: string | null): Promise<SurveyResults> {
+export async function surveyResults(
+  auth: Principal,
+  id: string,
+  query: ResultsQuery,
+  adminHeader: string | null,
+): Promise<SurveyResults> {
   const survey = await surveyOf(auth, id);
   await checkMayRead(survey, auth, adminHeader);
   const { chats, questions } = await allChatsAndQuestions(survey._id, survey.company);
-  const types: QuestionTypes = new Map(questions.map((question) => [question._id.toHexString(), { _id: question._id, type: question.type as QuestionType }]));
+  const types: QuestionTypes = new Map(
+    questions.map((question) => [
+      question._id.toHexString(),
+      { _id: question._id, type: question.type as QuestionType },
+    ]),
+  );
   await repairTallies(survey._id, survey.company, types);
 
   const counted = await windowTallies(survey._id, survey.company, types, query);
@@ -64,14 +87,24 @@ export async function surveyResults(auth: Principal, id: string, query: ResultsQ
   }
 
   // Live questions in the order of the content, then removed ones that answers in the window hold.
-  const chatOf = new Map(chats.map((chat) => [chat._id.toHexString(), { order: chat.order, removed: chat.removedAt != null }]));
-  const removed = (question: Question) => question.removedAt != null || chatOf.get(question.chat.toHexString())?.removed !== false;
+  const chatOf = new Map(
+    chats.map((chat) => [chat._id.toHexString(), { order: chat.order, removed: chat.removedAt != null }]),
+  );
+  const removed = (question: Question) =>
+    question.removedAt != null || chatOf.get(question.chat.toHexString())?.removed !== false;
   const answered = (question: Question) => figures.get(question._id.toHexString())?.n ?? 0;
   const listed = questions
     .filter((question) => !removed(question) || answered(question) > 0)
-    .sort((a, b) => Number(removed(a)) - Number(removed(b)) || (chatOf.get(a.chat.toHexString())?.order ?? 0) - (chatOf.get(b.chat.toHexString())?.order ?? 0) || a.order - b.order);
+    .sort(
+      (a, b) =>
+        Number(removed(a)) - Number(removed(b)) ||
+        (chatOf.get(a.chat.toHexString())?.order ?? 0) - (chatOf.get(b.chat.toHexString())?.order ?? 0) ||
+        a.order - b.order,
+    );
   const match = answersGiven(survey._id, survey.company, { from: query.from, to: query.to });
-  const summaries = await Promise.all(listed.map((question) => summarise(question, figures.get(question._id.toHexString()), match)));
+  const summaries = await Promise.all(
+    listed.map((question) => summarise(question, figures.get(question._id.toHexString()), match)),
+  );
 
   return {
     responses,
@@ -90,16 +123,25 @@ export async function surveyResults(auth: Principal, id: string, query: ResultsQ
   };
 }
 
-
 /**
  * The tallies of the window: stored ones for the months it covers whole, counted ones for the
  * rest of it (at most a partial month at each end).
  */
-async function windowTallies(survey: ObjectId, company: ObjectId, types: QuestionTypes, window: ResultsQuery): Promise<Tally[]> {
-  const firstWhole = window.from ? (monthOf(window.from).getTime() === window.from.getTime() ? window.from : nextMonth(window.from)) : undefined;
+async function windowTallies(
+  survey: ObjectId,
+  company: ObjectId,
+  types: QuestionTypes,
+  window: ResultsQuery,
+): Promise<Tally[]> {
+  const firstWhole = window.from
+    ? monthOf(window.from).getTime() === window.from.getTime()
+      ? window.from
+      : nextMonth(window.from)
+    : undefined;
   // The month after `to`'s, when `to` is its month's last millisecond, else `to`'s own.
   const afterWhole = window.to ? monthOf(new Date(window.to.getTime() + 1)) : undefined;
-  const count = (given: { from?: Date; to?: Date; until?: Date }) => countTallies(answersGiven(survey, company, given), types);
+  const count = (given: { from?: Date; to?: Date; until?: Date }) =>
+    countTallies(answersGiven(survey, company, given), types);
   if (firstWhole && afterWhole && firstWhole >= afterWhole) return count({ from: window.from, to: window.to });
   const parts = await Promise.all([
     storedTallies(survey, company, { from: firstWhole, to: afterWhole }),
@@ -109,7 +151,11 @@ async function windowTallies(survey: ObjectId, company: ObjectId, types: Questio
   return parts.flat();
 }
 
-async function summarise(question: Question, figures: Figures | undefined, match: Document): Promise<QuestionResult["summary"]> {
+async function summarise(
+  question: Question,
+  figures: Figures | undefined,
+  match: Document,
+): Promise<QuestionResult["summary"]> {
   const values = [...(figures?.values.values() ?? [])];
   switch (question.type as QuestionType) {
     case "single_choice":
@@ -132,7 +178,9 @@ async function summarise(question: Question, figures: Figures | undefined, match
 function optionCounts(options: string[], values: { value: unknown; n: number }[]): CountsSummary {
   const countOf = new Map(values.map((held) => [String(held.value), held.n]));
   const listed = options.map((option) => ({ option, count: countOf.get(option) ?? 0 }));
-  const former = [...countOf].filter(([value]) => !options.includes(value)).map(([option, count]) => ({ option, count }));
+  const former = [...countOf]
+    .filter(([value]) => !options.includes(value))
+    .map(([option, count]) => ({ option, count }));
   return { counts: [...listed, ...former] };
 }
 
@@ -154,36 +202,61 @@ function median(values: { value: number; n: number }[]): number | null {
   return total % 2 === 1 ? nth((total - 1) / 2) : (nth(total / 2 - 1) + nth(total / 2)) / 2;
 }
 
-const numbers = (values: { value: unknown; n: number }[]) => values.filter((held): held is { value: number; n: number } => numeric(held.value) !== null);
+const numbers = (values: { value: unknown; n: number }[]) =>
+  values.filter((held): held is { value: number; n: number } => numeric(held.value) !== null);
 
 function ratingSummary(figures: Figures | undefined, values: { value: unknown; n: number }[]): NumberSummary {
   const held = numbers(values);
-  const histogram = Array.from({ length: MAX_RATING - MIN_RATING + 1 }, (_, i) => ({ from: MIN_RATING + i, to: MIN_RATING + i, count: held.find((entry) => entry.value === MIN_RATING + i)?.n ?? 0 }));
+  const histogram = Array.from({ length: MAX_RATING - MIN_RATING + 1 }, (_, i) => ({
+    from: MIN_RATING + i,
+    to: MIN_RATING + i,
+    count: held.find((entry) => entry.value === MIN_RATING + i)?.n ?? 0,
+  }));
   const n = figures?.n ?? 0;
-  return { min: numeric(figures?.min), max: numeric(figures?.max), mean: n ? figures!.sum / n : null, median: median(held), histogram };
+  return {
+    min: numeric(figures?.min),
+    max: numeric(figures?.max),
+    mean: n ? figures!.sum / n : null,
+    median: median(held),
+    histogram,
+  };
 }
 
 /** Ten equal bins between min and max, each holding `from` ≤ value < `to`, the last one also `to`. */
 function numberSummary(figures: Figures | undefined, values: { value: unknown; n: number }[]): NumberSummary {
   const min = numeric(figures?.min);
   const max = numeric(figures?.max);
-  if (min === null || max === null || !figures?.n) return { min: null, max: null, mean: null, median: null, histogram: [] };
+  if (min === null || max === null || !figures?.n)
+    return { min: null, max: null, mean: null, median: null, histogram: [] };
   const held = numbers(values);
   const base = { min, max, mean: figures.sum / figures.n, median: median(held) };
   if (min === max) return { ...base, histogram: [{ from: min, to: max, count: figures.n }] };
   const width = (max - min) / NUMBER_BINS;
   const counts = new Array<number>(NUMBER_BINS).fill(0);
   for (const entry of held) counts[Math.min(NUMBER_BINS - 1, Math.floor((entry.value - min) / width))] += entry.n;
-  return { ...base, histogram: counts.map((count, i) => ({ from: min + i * width, to: i === NUMBER_BINS - 1 ? max : min + (i + 1) * width, count })) };
+  return {
+    ...base,
+    histogram: counts.map((count, i) => ({
+      from: min + i * width,
+      to: i === NUMBER_BINS - 1 ? max : min + (i + 1) * width,
+      count,
+    })),
+  };
 }
 
 /** Every calendar month (UTC) from min's to max's with its count, both ends of each bin inclusive. */
 function dateSummary(figures: Figures | undefined, values: { value: unknown; n: number }[]): DateSummary {
   if (!(figures?.min instanceof Date) || !(figures.max instanceof Date)) return { min: null, max: null, histogram: [] };
-  const countOf = new Map(values.filter((held) => held.value instanceof Date).map((held) => [(held.value as Date).getTime(), held.n]));
+  const countOf = new Map(
+    values.filter((held) => held.value instanceof Date).map((held) => [(held.value as Date).getTime(), held.n]),
+  );
   const histogram: DateSummary["histogram"] = [];
   for (let at = monthOf(figures.min); at <= figures.max; at = nextMonth(at)) {
-    histogram.push({ from: at.toISOString(), to: new Date(nextMonth(at).getTime() - 1).toISOString(), count: countOf.get(at.getTime()) ?? 0 });
+    histogram.push({
+      from: at.toISOString(),
+      to: new Date(nextMonth(at).getTime() - 1).toISOString(),
+      count: countOf.get(at.getTime()) ?? 0,
+    });
   }
   return { min: figures.min.toISOString(), max: figures.max.toISOString(), histogram };
 }
@@ -191,5 +264,10 @@ function dateSummary(figures: Figures | undefined, values: { value: unknown; n: 
 /** The latest text answers, from the question's newest-first index. */
 async function textSummary(question: ObjectId, match: Document): Promise<TextSummary> {
   const latest = await latestAnswers(match, question, LATEST_TEXT_ANSWERS);
-  return { latest: latest.map((doc) => ({ value: String(shownValue(doc.value) ?? ""), createdAt: doc.createdAt.toISOString() })) };
+  return {
+    latest: latest.map((doc) => ({
+      value: String(shownValue(doc.value) ?? ""),
+      createdAt: doc.createdAt.toISOString(),
+    })),
+  };
 }

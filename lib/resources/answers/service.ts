@@ -2,20 +2,36 @@
  * Answers to a survey (docs/api.md#answers): recording one response of the caller, all or
  * nothing; the answers list, newest first by cursor; the same answers streamed as CSV.
  */
-import type { Principal } from "@/lib/kernel/principal";
-import { ServiceError } from "@/lib/kernel/errors";
-import { requireScope } from "@/lib/kernel/scopes";
-import { newId, oid } from "@/lib/kernel/ids";
 import type { ErrorDetail } from "@/lib/base/schemas/common";
+import { ServiceError } from "@/lib/kernel/errors";
+import type { ExportSource } from "@/lib/kernel/export/stream";
+import { newId, oid } from "@/lib/kernel/ids";
+import type { Principal } from "@/lib/kernel/principal";
+import { requireScope } from "@/lib/kernel/scopes";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
 import { allChatsAndQuestions, liveQuestions } from "@/lib/resources/surveys/repository";
 import { userDisplayNames } from "@/lib/resources/users/repository";
-import type { AnswerList, AnswerRecord, ExportAnswersQuery, ListAnswersQuery, PostAnswersBody, RecordedResponse } from "./contract";
 import { type AccessSurvey, checkMayRead, mayAnswer, surveyOf } from "./access";
+import type {
+  AnswerList,
+  AnswerRecord,
+  ExportAnswersQuery,
+  ListAnswersQuery,
+  PostAnswersBody,
+  RecordedResponse,
+} from "./contract";
 import { decodeCursor, encodeCursor, listKey } from "./cursor";
-import { addTallies, answerBatches, answerPage, answersMatching, insertResponse, markResponseTallied, newAnswerDoc, type StoredAnswer } from "./repository";
+import {
+  addTallies,
+  answerBatches,
+  answerPage,
+  answersMatching,
+  insertResponse,
+  markResponseTallied,
+  newAnswerDoc,
+  type StoredAnswer,
+} from "./repository";
 import { talliesOf } from "./tallies";
-import type { ExportSource } from "@/lib/kernel/export/stream";
 import { shownValue, valueSchema } from "./values";
 
 export async function recordResponse(auth: Principal, id: string, body: PostAnswersBody): Promise<RecordedResponse> {
@@ -27,19 +43,26 @@ export async function recordResponse(auth: Principal, id: string, body: PostAnsw
   }
   if (!survey.isActive) throw new ServiceError("conflict", "The survey is inactive: it takes no answers.");
 
-  const questions = new Map((await liveQuestions(survey._id, survey.company)).map((question) => [question._id.toHexString(), question]));
+  const questions = new Map(
+    (await liveQuestions(survey._id, survey.company)).map((question) => [question._id.toHexString(), question]),
+  );
   const details: ErrorDetail[] = [];
   const values = body.answers.map((answer, index) => {
     const question = questions.get(answer.question);
     if (!question) {
-      details.push({ path: `answers.${index}.question`, message: `${answer.question} names no question of this survey` });
+      details.push({
+        path: `answers.${index}.question`,
+        message: `${answer.question} names no question of this survey`,
+      });
       return undefined;
     }
     const result = valueSchema(question.type as QuestionType, question.options ?? []).safeParse(answer.value);
-    if (!result.success) details.push({ path: `answers.${index}.value`, message: result.error.issues[0]?.message ?? "is not valid" });
+    if (!result.success)
+      details.push({ path: `answers.${index}.value`, message: result.error.issues[0]?.message ?? "is not valid" });
     return result.data;
   });
-  if (details.length > 0) throw new ServiceError("invalid_request", "The request is not valid; nothing was stored.", details);
+  if (details.length > 0)
+    throw new ServiceError("invalid_request", "The request is not valid; nothing was stored.", details);
 
   const now = new Date();
   const response = newId();
@@ -47,16 +70,35 @@ export async function recordResponse(auth: Principal, id: string, body: PostAnsw
   const user = auth.apiKey ? null : oid(auth.userId);
   const docs: StoredAnswer[] = body.answers.map((answer, position) => {
     const question = questions.get(answer.question)!;
-    return newAnswerDoc({ company: survey.company, survey: survey._id, chat: question.chat, question: question._id, user, value: values[position], response, position, createdAt: now });
+    return newAnswerDoc({
+      company: survey.company,
+      survey: survey._id,
+      chat: question.chat,
+      question: question._id,
+      user,
+      value: values[position],
+      response,
+      position,
+      createdAt: now,
+    });
   });
   // The first answer is marked until the response is in the tallies: a crash in between is repaired by a recount.
   docs[0].untallied = true;
   await insertResponse(docs);
-  await addTallies(survey._id, survey.company, talliesOf(docs, (question) => questions.get(question.toHexString())?.type as QuestionType | undefined));
+  await addTallies(
+    survey._id,
+    survey.company,
+    talliesOf(docs, (question) => questions.get(question.toHexString())?.type as QuestionType | undefined),
+  );
   await markResponseTallied(docs[0]._id);
   return {
     responseId: response.toHexString(),
-    answers: docs.map((doc) => ({ uuid: doc.uuid.toHexString(), question: doc.question.toHexString(), value: shownValue(doc.value)!, createdAt: now.toISOString() })),
+    answers: docs.map((doc) => ({
+      uuid: doc.uuid.toHexString(),
+      question: doc.question.toHexString(),
+      value: shownValue(doc.value)!,
+      createdAt: now.toISOString(),
+    })),
   };
 }
 
@@ -66,8 +108,16 @@ type Filters = Omit<ListAnswersQuery, "cursor" | "limit">;
 function answerFilter(survey: AccessSurvey, filters: Filters, types: Map<string, QuestionType>) {
   // Only text answers are searched; the query is matched literally.
   const textQuestions = [...types].filter(([, type]) => type === "text").map(([question]) => oid(question));
-  const inText = filters.question ? textQuestions.filter((question) => question.equals(filters.question!)) : textQuestions;
-  return answersMatching(survey._id, survey.company, { question: filters.question, from: filters.from, to: filters.to, search: filters.search, textQuestions: inText });
+  const inText = filters.question
+    ? textQuestions.filter((question) => question.equals(filters.question!))
+    : textQuestions;
+  return answersMatching(survey._id, survey.company, {
+    question: filters.question,
+    from: filters.from,
+    to: filters.to,
+    search: filters.search,
+    textQuestions: inText,
+  });
 }
 
 /** Every question of the survey, removed ones too: an answer's chat and type. */
@@ -76,7 +126,12 @@ async function questionTypes(survey: AccessSurvey): Promise<Map<string, Question
   return new Map(questions.map((question) => [question._id.toHexString(), question.type as QuestionType]));
 }
 
-export async function listAnswers(auth: Principal, id: string, query: ListAnswersQuery, adminHeader: string | null): Promise<AnswerList> {
+export async function listAnswers(
+  auth: Principal,
+  id: string,
+  query: ListAnswersQuery,
+  adminHeader: string | null,
+): Promise<AnswerList> {
   const survey = await surveyOf(auth, id);
   await checkMayRead(survey, auth, adminHeader);
   const { cursor, limit, ...filters } = query;
@@ -97,8 +152,14 @@ export async function listAnswers(auth: Principal, id: string, query: ListAnswer
   };
 }
 
-async function toAnswerRecords(docs: StoredAnswer[], survey: AccessSurvey, types: Map<string, QuestionType>): Promise<AnswerRecord[]> {
-  const userIds = [...new Map(docs.filter((doc) => doc.user).map((doc) => [doc.user!.toHexString(), doc.user!])).values()];
+async function toAnswerRecords(
+  docs: StoredAnswer[],
+  survey: AccessSurvey,
+  types: Map<string, QuestionType>,
+): Promise<AnswerRecord[]> {
+  const userIds = [
+    ...new Map(docs.filter((doc) => doc.user).map((doc) => [doc.user!.toHexString(), doc.user!])).values(),
+  ];
   const names = await userDisplayNames(survey.company, userIds);
   return docs.map((doc) => {
     const userId = doc.user?.toHexString();
@@ -121,9 +182,21 @@ async function toAnswerRecords(docs: StoredAnswer[], survey: AccessSurvey, types
 
 /** Answers read from the database per batch of the export: the memory the export holds at most. */
 const CSV_BATCH = 500;
-const CSV_COLUMNS = ["uuid", "responseId", "createdAt", "chat", "question", "questionText", "type", "value", "userId", "userName"];
+const CSV_COLUMNS = [
+  "uuid",
+  "responseId",
+  "createdAt",
+  "chat",
+  "question",
+  "questionText",
+  "type",
+  "value",
+  "userId",
+  "userName",
+];
 
-const csvValue = (value: AnswerRecord["value"]): string => (Array.isArray(value) ? value.join("; ") : value === null ? "" : String(value));
+const csvValue = (value: AnswerRecord["value"]): string =>
+  Array.isArray(value) ? value.join("; ") : value === null ? "" : String(value);
 
 /** A cell a spreadsheet would run as a formula starts with a quote (docs/security.md#csv-exports). */
 const safeCell = (cell: string): string => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell);
@@ -133,7 +206,12 @@ const safeCell = (cell: string): string => (/^[=+\-@\t\r]/.test(cell) ? `'${cell
  * batch by batch as the client takes the body, so neither the whole set nor the whole file is
  * ever in memory.
  */
-export async function exportAnswers(auth: Principal, id: string, query: ExportAnswersQuery, adminHeader: string | null): Promise<ExportSource<StoredAnswer>> {
+export async function exportAnswers(
+  auth: Principal,
+  id: string,
+  query: ExportAnswersQuery,
+  adminHeader: string | null,
+): Promise<ExportSource<StoredAnswer>> {
   const survey = await surveyOf(auth, id);
   await checkMayRead(survey, auth, adminHeader);
   const { questions } = await allChatsAndQuestions(survey._id, survey.company);

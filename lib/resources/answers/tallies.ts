@@ -9,9 +9,9 @@
  * and date values; `v` answers holding a value (an option, a yes/no, a rating, a number; a date
  * counts under its month).
  */
-import type { Document, Filter } from "mongodb";
 import type { ObjectId } from "@/lib/kernel/ids";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
+import type { Document, Filter } from "mongodb";
 import {
   answersWithin,
   countAnswerTallies,
@@ -29,13 +29,19 @@ export const nextMonth = (month: Date): Date => new Date(Date.UTC(month.getUTCFu
 const COUNTED: QuestionType[] = ["single_choice", "multiple_choice", "yes_no", "rating", "number"];
 const MEASURED: QuestionType[] = ["number", "rating", "date"];
 
-const earlier = (a: unknown, b: unknown) => (a instanceof Date && b instanceof Date ? a.getTime() < b.getTime() : (a as number) < (b as number));
+const earlier = (a: unknown, b: unknown) =>
+  a instanceof Date && b instanceof Date ? a.getTime() < b.getTime() : (a as number) < (b as number);
 
 /** What `answers` add to the tallies, computed here as they are stored (a response, a seed batch). */
 export function talliesOf(answers: StoredAnswer[], typeOf: (question: ObjectId) => QuestionType | undefined): Tally[] {
   const byKey = new Map<string, Tally>();
   const add = (tally: Omit<Tally, "n">, measured?: unknown) => {
-    const k = JSON.stringify([tally.month.getTime(), tally.question?.toHexString(), tally.kind, tally.value instanceof Date ? tally.value.getTime() : tally.value]);
+    const k = JSON.stringify([
+      tally.month.getTime(),
+      tally.question?.toHexString(),
+      tally.kind,
+      tally.value instanceof Date ? tally.value.getTime() : tally.value,
+    ]);
     const entry = byKey.get(k) ?? { ...tally, n: 0 };
     entry.n += 1;
     if (measured !== undefined) {
@@ -50,9 +56,15 @@ export function talliesOf(answers: StoredAnswer[], typeOf: (question: ObjectId) 
     const type = typeOf(answer.question);
     if (answer.position === 0) add({ month, question: null, kind: "r", value: null });
     if (!type) continue;
-    add({ month, question: answer.question, kind: "n", value: null }, MEASURED.includes(type) ? answer.value : undefined);
-    if (type === "date" && answer.value instanceof Date) add({ month, question: answer.question, kind: "v", value: monthOf(answer.value) });
-    else if (COUNTED.includes(type)) for (const value of Array.isArray(answer.value) ? answer.value : [answer.value]) add({ month, question: answer.question, kind: "v", value });
+    add(
+      { month, question: answer.question, kind: "n", value: null },
+      MEASURED.includes(type) ? answer.value : undefined,
+    );
+    if (type === "date" && answer.value instanceof Date)
+      add({ month, question: answer.question, kind: "v", value: monthOf(answer.value) });
+    else if (COUNTED.includes(type))
+      for (const value of Array.isArray(answer.value) ? answer.value : [answer.value])
+        add({ month, question: answer.question, kind: "v", value });
   }
   return [...byKey.values()];
 }
@@ -65,8 +77,13 @@ export type QuestionTypes = Map<string, { _id: ObjectId; type: QuestionType }>;
  * database from the answers themselves (the partial months of a window, and a recount).
  */
 export function countTallies(match: Filter<Document>, questions: QuestionTypes): Promise<Tally[]> {
-  const ofTypes = (types: QuestionType[]) => [...questions.values()].filter((question) => types.includes(question.type)).map((question) => question._id);
-  return countAnswerTallies(match, { counted: ofTypes(COUNTED), measured: ofTypes(MEASURED), dates: ofTypes(["date"]) });
+  const ofTypes = (types: QuestionType[]) =>
+    [...questions.values()].filter((question) => types.includes(question.type)).map((question) => question._id);
+  return countAnswerTallies(match, {
+    counted: ofTypes(COUNTED),
+    measured: ofTypes(MEASURED),
+    dates: ofTypes(["date"]),
+  });
 }
 
 /**
@@ -80,11 +97,17 @@ export async function repairTallies(survey: ObjectId, company: ObjectId, questio
   const minuteAgo = Date.now() - 60_000;
   const stale = marked.filter((answer) => answer.company.equals(company) && answer.createdAt.getTime() < minuteAgo);
   const months = new Map(stale.map((answer) => [monthOf(answer.createdAt).getTime(), monthOf(answer.createdAt)]));
-  for (const month of months.values()) await recountMonths(survey, company, questions, { from: month, to: nextMonth(month) });
+  for (const month of months.values())
+    await recountMonths(survey, company, questions, { from: month, to: nextMonth(month) });
 }
 
 /** Replaces the tallies of the months from `from` to `to` (all when absent) by a count of the answers. */
-export async function recountMonths(survey: ObjectId, company: ObjectId, questions: QuestionTypes, months: Months = {}): Promise<void> {
+export async function recountMonths(
+  survey: ObjectId,
+  company: ObjectId,
+  questions: QuestionTypes,
+  months: Months = {},
+): Promise<void> {
   const counted = await countTallies(answersWithin(survey, company, months), questions);
   await replaceTallies(survey, company, months, counted);
 }

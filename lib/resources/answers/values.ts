@@ -3,13 +3,15 @@
  * value is shown: a `date` answer is stored as a Date (so the database can order and bucket it)
  * and leaves the service as an ISO date-time.
  */
-import { z } from "zod";
 import { multiLineText } from "@/lib/base/schemas/common";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
+import { z } from "zod";
 import { MAX_RATING, MAX_TEXT_ANSWER, MIN_RATING, type AnswerValue } from "./contract";
 
 const dateValue = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: "must be an ISO date (2026-01-31) or date-time (2026-01-31T08:15:00.000Z)" })
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+    error: "must be an ISO date (2026-01-31) or date-time (2026-01-31T08:15:00.000Z)",
+  })
   .transform((value) => new Date(value))
   .refine((date) => !Number.isNaN(date.getTime()), { error: "must be a real date" });
 
@@ -29,11 +31,18 @@ const SCHEMAS: Record<Exclude<QuestionType, "single_choice" | "multiple_choice">
 export function valueSchema(type: QuestionType, options: string[]): z.ZodType {
   const listed = `one of ${options.map((option) => JSON.stringify(option)).join(", ")}`;
   if (type === "single_choice") {
-    return z.string({ error: `must be ${listed}` }).refine((value) => options.includes(value), { error: `must be ${listed}` });
+    return z
+      .string({ error: `must be ${listed}` })
+      .refine((value) => options.includes(value), { error: `must be ${listed}` });
   }
   if (type === "multiple_choice") {
     return z
-      .array(z.string({ error: `each must be ${listed}` }).refine((value) => options.includes(value), { error: `must be ${listed}` }), { error: `must be an array of ${listed}` })
+      .array(
+        z
+          .string({ error: `each must be ${listed}` })
+          .refine((value) => options.includes(value), { error: `must be ${listed}` }),
+        { error: `must be an array of ${listed}` },
+      )
       .min(1, { error: "must hold at least one option" })
       .refine((values) => new Set(values).size === values.length, { error: "must not name an option twice" });
   }
@@ -41,4 +50,5 @@ export function valueSchema(type: QuestionType, options: string[]): z.ZodType {
 }
 
 /** A stored value as the API shows it. */
-export const shownValue = (value: unknown): AnswerValue | null => (value instanceof Date ? value.toISOString() : ((value ?? null) as AnswerValue | null));
+export const shownValue = (value: unknown): AnswerValue | null =>
+  value instanceof Date ? value.toISOString() : ((value ?? null) as AnswerValue | null);

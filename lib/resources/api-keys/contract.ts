@@ -3,10 +3,10 @@
  * limited to the scopes it was created with. The key itself appears only in the answer that
  * created it; the service keeps its SHA-256 hash.
  */
-import { z } from "zod";
-import { type ComponentNames, operation, pagingParameters } from "@/lib/base/schemas/operation";
 import { isoDateTime, listEnvelope, objectId, pagingQuery, singleLineText } from "@/lib/base/schemas/common";
+import { type ComponentNames, operation, pagingParameters } from "@/lib/base/schemas/operation";
 import { Scope, SCOPES } from "@/lib/base/schemas/scopes";
+import { z } from "zod";
 
 /** Every key starts with this, so a leaked one is recognisable (secret scanners, logs). */
 export const KEY_PREFIX = "usk_";
@@ -37,7 +37,10 @@ export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;
 
 export const CreatedApiKey = ApiKeyRecord.extend({
   /** The key: shown in this answer only (and left out of its replay for a repeated `Idempotency-Key`). */
-  key: z.string().regex(new RegExp(`^${KEY_PREFIX}`)).optional(),
+  key: z
+    .string()
+    .regex(new RegExp(`^${KEY_PREFIX}`))
+    .optional(),
 });
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 
@@ -50,7 +53,8 @@ export const CreateApiKeyBody = z.strictObject({
     // Scopes are a set: a repeated one is refused, not folded, so a key is exactly what was asked for (docs/api.md#api-keys).
     .superRefine((scopes, ctx) => {
       scopes.forEach((scope, index) => {
-        if (scopes.indexOf(scope) !== index) ctx.addIssue({ code: "custom", path: [index], message: `repeats the scope ${scope}` });
+        if (scopes.indexOf(scope) !== index)
+          ctx.addIssue({ code: "custom", path: [index], message: `repeats the scope ${scope}` });
       });
     })
     .transform((scopes) => SCOPES.filter((scope) => scopes.includes(scope))),
@@ -82,7 +86,8 @@ export const list = operation({
   doc: {
     tag: TAG,
     summary: "List API keys",
-    description: "The company's keys that are not revoked, newest first: `prefix` and `lastUsedAt` (updated at most once a minute), never the key.",
+    description:
+      "The company's keys that are not revoked, newest first: `prefix` and `lastUsedAt` (updated at most once a minute), never the key.",
     status: 200,
     response: ApiKeyList,
     parameters: pagingParameters,

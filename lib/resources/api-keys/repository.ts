@@ -3,9 +3,9 @@
  * SHA-256 of its text (`keyHash`), so a copy of the database holds no usable key. One way to the
  * database: a Mongoose model with typed lean results.
  */
-import mongoose, { Schema } from "mongoose";
-import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import type { ObjectId as Id } from "@/lib/kernel/ids";
+import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import mongoose, { Schema } from "mongoose";
 
 const apiKeySchema = new Schema(
   {
@@ -31,7 +31,12 @@ export const ApiKey = defineModel("ApiKey", apiKeySchema);
 export type ApiKeyDoc = mongoose.InferSchemaType<typeof apiKeySchema> & { _id: mongoose.Types.ObjectId };
 
 /** The one builder of a stored key. */
-export function newDoc(fields: Pick<ApiKeyDoc, "company" | "name" | "scopes" | "prefix" | "keyHash" | "createdBy" | "createdAt" | "expiresAt">): ApiKeyDoc {
+export function newDoc(
+  fields: Pick<
+    ApiKeyDoc,
+    "company" | "name" | "scopes" | "prefix" | "keyHash" | "createdBy" | "createdAt" | "expiresAt"
+  >,
+): ApiKeyDoc {
   return { _id: new mongoose.Types.ObjectId(), lastUsedAt: null, revokedAt: null, ...fields };
 }
 
@@ -41,7 +46,10 @@ export async function insertApiKey(doc: ApiKeyDoc): Promise<void> {
 
 /** The company's keys that are not revoked, newest first. */
 /** The company's keys that are not revoked, within a page's window; `after` starts after a cursor. */
-export const findApiKeys = (company: Id, window: { sort: Record<string, 1 | -1>; skip: number; limit: number; after?: Record<string, unknown> }) =>
+export const findApiKeys = (
+  company: Id,
+  window: { sort: Record<string, 1 | -1>; skip: number; limit: number; after?: Record<string, unknown> },
+) =>
   ApiKey.find({ company, revokedAt: null, ...(window.after ? { $and: [window.after] } : {}) })
     .sort(window.sort)
     .skip(window.skip)
@@ -55,15 +63,24 @@ export const findUsableApiKey = (keyHash: string) => ApiKey.findOne({ keyHash, r
 
 /** Revokes the company's key; the key revoked, or `null` when there was none to revoke. */
 export const revokeApiKeyDoc = (company: Id, id: Id, now: Date) =>
-  ApiKey.findOneAndUpdate({ _id: id, company, revokedAt: null }, { $set: { revokedAt: now } }, { returnDocument: "after" }).lean<ApiKeyDoc>();
+  ApiKey.findOneAndUpdate(
+    { _id: id, company, revokedAt: null },
+    { $set: { revokedAt: now } },
+    { returnDocument: "after" },
+  ).lean<ApiKeyDoc>();
 
 /** The names of the company's keys among `ids`, revoked ones too. */
-export const findKeyNames = (company: Id, ids: Id[]) => ApiKey.find({ _id: { $in: ids }, company }, { name: 1 }).lean<Pick<ApiKeyDoc, "_id" | "name">[]>();
+export const findKeyNames = (company: Id, ids: Id[]) =>
+  ApiKey.find({ _id: { $in: ids }, company }, { name: 1 }).lean<Pick<ApiKeyDoc, "_id" | "name">[]>();
 
 /** The company's keys not revoked that any of `creators` (users or keys) created. */
-export const findLiveKeysMadeBy = (company: Id, creators: Id[]) => ApiKey.find({ company, revokedAt: null, createdBy: { $in: creators } }).lean<ApiKeyDoc[]>();
+export const findLiveKeysMadeBy = (company: Id, creators: Id[]) =>
+  ApiKey.find({ company, revokedAt: null, createdBy: { $in: creators } }).lean<ApiKeyDoc[]>();
 
 /** Records a use, unless one was recorded since `since` (so concurrent requests write it once). */
 export async function touchApiKey(id: Id, now: Date, since: Date): Promise<void> {
-  await ApiKey.updateOne({ _id: id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: since } }] }, { $set: { lastUsedAt: now } });
+  await ApiKey.updateOne(
+    { _id: id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: since } }] },
+    { $set: { lastUsedAt: now } },
+  );
 }

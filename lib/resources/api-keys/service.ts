@@ -4,20 +4,38 @@
  * token's, so a revocation or expiry is seen by this process at once and by every other server
  * process within `PRINCIPAL_TTL_MS`.
  */
-import { randomBytes } from "node:crypto";
-import { PRINCIPAL_TTL_MS } from "@/lib/resources/credentials/sessions";
 import type { Scope } from "@/lib/base/schemas/scopes";
-import type { Principal } from "@/lib/kernel/principal";
 import { newCache } from "@/lib/kernel/cache";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/kernel/cursor";
-import { notFound, ServiceError } from "@/lib/kernel/errors";
-import { insufficientScope } from "@/lib/kernel/scopes";
-import { hashToken, oid, type ObjectId } from "@/lib/kernel/ids";
-import { userNamesAndEmails } from "@/lib/resources/users/repository";
-import { type ApiKeyList, type ApiKeyRecord, type CreateApiKeyBody, type CreatedApiKey, KEY_PREFIX, type ListApiKeysQuery } from "./contract";
 import { inTransaction } from "@/lib/kernel/db/transaction";
+import { notFound, ServiceError } from "@/lib/kernel/errors";
+import { hashToken, type ObjectId, oid } from "@/lib/kernel/ids";
+import type { Principal } from "@/lib/kernel/principal";
+import { insufficientScope } from "@/lib/kernel/scopes";
+import { PRINCIPAL_TTL_MS } from "@/lib/resources/credentials/sessions";
 import { recordChange } from "@/lib/resources/events/service";
-import { type ApiKeyDoc, countApiKeys, findApiKeys, findKeyNames, findLiveKeysMadeBy, findUsableApiKey, insertApiKey, newDoc, revokeApiKeyDoc, touchApiKey } from "./repository";
+import { userNamesAndEmails } from "@/lib/resources/users/repository";
+import { randomBytes } from "node:crypto";
+import {
+  type ApiKeyList,
+  type ApiKeyRecord,
+  type CreateApiKeyBody,
+  type CreatedApiKey,
+  KEY_PREFIX,
+  type ListApiKeysQuery,
+} from "./contract";
+import {
+  type ApiKeyDoc,
+  countApiKeys,
+  findApiKeys,
+  findKeyNames,
+  findLiveKeysMadeBy,
+  findUsableApiKey,
+  insertApiKey,
+  newDoc,
+  revokeApiKeyDoc,
+  touchApiKey,
+} from "./repository";
 
 /** Characters of the key shown in lists: `usk_` and 8 of the secret (48 of its 256 bits). */
 const PREFIX_LENGTH = KEY_PREFIX.length + 8;
@@ -40,7 +58,15 @@ export async function listApiKeys(auth: Principal, query: ListApiKeysQuery): Pro
   const company = oid(auth.companyId);
   const scope = listScope(auth.companyId, "/v2/api-keys", query);
   const read = await pageRead(query, KEY_ORDER, scope);
-  const [docs, counter] = await Promise.all([findApiKeys(company, { sort: read.sort as Record<string, 1 | -1>, skip: read.skip, limit: read.limit, after: read.after }), query.count ? countApiKeys(company) : undefined]);
+  const [docs, counter] = await Promise.all([
+    findApiKeys(company, {
+      sort: read.sort as Record<string, 1 | -1>,
+      skip: read.skip,
+      limit: read.limit,
+      after: read.after,
+    }),
+    query.count ? countApiKeys(company) : undefined,
+  ]);
   const page = await pageOf(docs, query, KEY_ORDER, scope, (doc) => [doc.createdAt, doc._id]);
   return {
     data: {
@@ -53,9 +79,12 @@ export async function listApiKeys(auth: Principal, query: ListApiKeysQuery): Pro
 export async function createApiKey(auth: Principal, body: CreateApiKeyBody, now = new Date()): Promise<CreatedApiKey> {
   // A key may not mint a key that can do more than it can.
   const beyond = auth.apiKey ? body.scopes.find((scope) => !auth.apiKey!.scopes.includes(scope)) : undefined;
-  if (beyond) throw insufficientScope(beyond, `An API key can create keys only with scopes it holds itself; it lacks ${beyond}.`);
+  if (beyond)
+    throw insufficientScope(beyond, `An API key can create keys only with scopes it holds itself; it lacks ${beyond}.`);
   if (body.expiresAt && body.expiresAt <= now) {
-    throw new ServiceError("invalid_request", "The request is not valid.", [{ path: "expiresAt", message: "must be in the future" }]);
+    throw new ServiceError("invalid_request", "The request is not valid.", [
+      { path: "expiresAt", message: "must be in the future" },
+    ]);
   }
   const key = KEY_PREFIX + randomBytes(32).toString("base64url");
   const doc = newDoc({
@@ -86,7 +115,14 @@ export async function revokeApiKey(auth: Principal, id: string, now = new Date()
 async function revokeKey(company: ObjectId, id: ObjectId, now: Date): Promise<boolean> {
   const revoked = await inTransaction(async () => {
     const doc = await revokeApiKeyDoc(company, id, now);
-    if (doc) await recordChange({ company, resource: "apiKey", id: doc._id, action: "deleted", before: (await toRecords([doc]))[0] });
+    if (doc)
+      await recordChange({
+        company,
+        resource: "apiKey",
+        id: doc._id,
+        action: "deleted",
+        before: (await toRecords([doc]))[0],
+      });
     return doc;
   });
   if (revoked) keys.clear(revoked.keyHash);
@@ -128,7 +164,9 @@ export async function principalOfKey(key: string, now = new Date()): Promise<Pri
   if (!cached.lastUsedAt || now.getTime() - cached.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
     cached.lastUsedAt = now;
     // Not awaited, and written at most once a minute per key across processes (see touchApiKey).
-    touchApiKey(oid(cached.principal.userId), now, new Date(now.getTime() - LAST_USED_GRANULARITY_MS)).catch(() => undefined);
+    touchApiKey(oid(cached.principal.userId), now, new Date(now.getTime() - LAST_USED_GRANULARITY_MS)).catch(
+      () => undefined,
+    );
   }
   return cached.principal;
 }
@@ -138,7 +176,14 @@ async function loadKey(key: string): Promise<CachedKey> {
   if (!doc) throw unauthorized("The API key is not valid or has been revoked.");
   const id = doc._id.toHexString();
   return {
-    principal: { userId: id, companyId: doc.company.toHexString(), sessionId: "", accessRoles: [], apiKey: { id, scopes: doc.scopes as Scope[] }, name: doc.name },
+    principal: {
+      userId: id,
+      companyId: doc.company.toHexString(),
+      sessionId: "",
+      accessRoles: [],
+      apiKey: { id, scopes: doc.scopes as Scope[] },
+      name: doc.name,
+    },
     expiresAt: doc.expiresAt ?? null,
     lastUsedAt: doc.lastUsedAt ?? null,
   };
@@ -148,7 +193,11 @@ async function loadKey(key: string): Promise<CachedKey> {
 async function toRecords(docs: ApiKeyDoc[]): Promise<ApiKeyRecord[]> {
   if (docs.length === 0) return [];
   const company = docs[0].company;
-  const creators = [...new Map(docs.flatMap((doc) => (doc.createdBy ? [[doc.createdBy.toHexString(), doc.createdBy] as const] : []))).values()];
+  const creators = [
+    ...new Map(
+      docs.flatMap((doc) => (doc.createdBy ? [[doc.createdBy.toHexString(), doc.createdBy] as const] : [])),
+    ).values(),
+  ];
   const [users, keyNames] = await Promise.all([userNamesAndEmails(company, creators), findKeyNames(company, creators)]);
   const byKey = new Map(keyNames.map((key) => [key._id.toHexString(), key.name]));
   return docs.map((doc) => {

@@ -3,10 +3,10 @@
  * field's value before and after (secrets only as "[redacted]"), plus sign-ins, failed sign-ins
  * and sign-outs; read newest first by admins.
  */
-import { z } from "zod";
-import { EVENT_RESOURCES, EVENT_TYPES } from "@/lib/base/schemas/event-types";
 import { isoDateTime, listEnvelope, objectId, pagingQuery, queryDateTime } from "@/lib/base/schemas/common";
+import { EVENT_RESOURCES, EVENT_TYPES } from "@/lib/base/schemas/event-types";
 import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/base/schemas/operation";
+import { z } from "zod";
 
 /** What replaces a secret's value in an entry. */
 export const REDACTED = "[redacted]";
@@ -58,13 +58,18 @@ export const ListAuditQuery = z
     resourceType: z.enum(AUDIT_RESOURCES, { error: `must be one of ${AUDIT_RESOURCES.join(", ")}` }).optional(),
     resourceId: objectId.optional(),
     actorId: objectId.optional(),
-    action: z.array(AuditAction).min(1).max(AUDIT_ACTIONS.length, { error: `at most ${AUDIT_ACTIONS.length} values` }).optional(),
+    action: z
+      .array(AuditAction)
+      .min(1)
+      .max(AUDIT_ACTIONS.length, { error: `at most ${AUDIT_ACTIONS.length} values` })
+      .optional(),
     from: queryDateTime.optional(),
     to: queryDateTime.optional(),
     ...pagingQuery(50, 200),
   })
   .superRefine((query, ctx) => {
-    if (query.from && query.to && query.from > query.to) ctx.addIssue({ code: "custom", path: ["from"], message: "must not be after to" });
+    if (query.from && query.to && query.from > query.to)
+      ctx.addIssue({ code: "custom", path: ["from"], message: "must not be after to" });
   });
 export type ListAuditQuery = z.infer<typeof ListAuditQuery>;
 

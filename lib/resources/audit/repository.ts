@@ -4,24 +4,40 @@
  * on their own. The database removes entries `AUDIT_RETENTION_DAYS` after `createdAt` through a
  * TTL index whose `expireAfterSeconds` follows the variable at every start (docs/architecture.md#audit-log).
  */
-import mongoose, { Schema } from "mongoose";
-import type { Document, Filter } from "mongodb";
 import { loadConfig } from "@/lib/base/config";
+import { withCondition } from "@/lib/kernel/cursor";
 import { currentSession, deferInsert } from "@/lib/kernel/db/transaction";
 import { defineModel, driverCollection, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import { findDocs } from "@/lib/kernel/models/read";
-import { withCondition } from "@/lib/kernel/cursor";
+import type { Document, Filter } from "mongodb";
+import mongoose, { Schema } from "mongoose";
 
 const auditSchema = new Schema(
   {
     company: { type: ObjectId, required: true },
     action: { type: String, required: true },
-    resource: { type: new Schema({ type: { type: String, required: true }, id: { type: String, required: true } }, { _id: false }), required: true },
-    actor: {
-      type: new Schema({ type: { type: String, required: true }, id: { type: String, default: null }, name: { type: String, required: true } }, { _id: false }),
+    resource: {
+      type: new Schema(
+        { type: { type: String, required: true }, id: { type: String, required: true } },
+        { _id: false },
+      ),
       required: true,
     },
-    changes: { type: [new Schema({ path: String, before: Schema.Types.Mixed, after: Schema.Types.Mixed }, { _id: false })], required: true },
+    actor: {
+      type: new Schema(
+        {
+          type: { type: String, required: true },
+          id: { type: String, default: null },
+          name: { type: String, required: true },
+        },
+        { _id: false },
+      ),
+      required: true,
+    },
+    changes: {
+      type: [new Schema({ path: String, before: Schema.Types.Mixed, after: Schema.Types.Mixed }, { _id: false })],
+      required: true,
+    },
     requestId: { type: String, default: null },
     ip: { type: String, default: null },
     userAgent: { type: String, default: null },
@@ -62,15 +78,21 @@ const RETENTION_INDEX = "createdAt_ttl";
 export async function syncRetention(days = loadConfig().auditRetentionDays): Promise<number> {
   const seconds = days * 24 * 3600;
   const collection = AuditModel.collection;
-  const indexes = await collection.listIndexes().toArray().catch((error: { codeName?: string }) => {
-    if (error.codeName === "NamespaceNotFound") return [] as Document[];
-    throw error;
-  });
+  const indexes = await collection
+    .listIndexes()
+    .toArray()
+    .catch((error: { codeName?: string }) => {
+      if (error.codeName === "NamespaceNotFound") return [] as Document[];
+      throw error;
+    });
   const current = indexes.find((index) => index.name === RETENTION_INDEX);
   if (!current) {
     await collection.createIndex({ createdAt: 1 }, { name: RETENTION_INDEX, expireAfterSeconds: seconds });
   } else if (current.expireAfterSeconds !== seconds) {
-    await AuditModel.db.db!.command({ collMod: collection.collectionName, index: { name: RETENTION_INDEX, expireAfterSeconds: seconds } });
+    await AuditModel.db.db!.command({
+      collMod: collection.collectionName,
+      index: { name: RETENTION_INDEX, expireAfterSeconds: seconds },
+    });
   }
   return seconds;
 }
@@ -122,14 +144,20 @@ export function auditEntriesMatching(company: mongoose.Types.ObjectId, filters: 
   if (filters.resourceId) filter["resource.id"] = filters.resourceId;
   if (filters.actorId) filter["actor.id"] = filters.actorId;
   if (filters.action) filter.action = filters.action.length === 1 ? filters.action[0] : { $in: filters.action };
-  if (filters.from || filters.to) filter.createdAt = { ...(filters.from ? { $gte: filters.from } : {}), ...(filters.to ? { $lte: filters.to } : {}) };
+  if (filters.from || filters.to)
+    filter.createdAt = { ...(filters.from ? { $gte: filters.from } : {}), ...(filters.to ? { $lte: filters.to } : {}) };
   return filter;
 }
 
 export const findAuditEntries = (filter: Filter<Document>, window: AuditWindow): Promise<AuditDoc[]> =>
-  findDocs<AuditDoc>(AuditModel, withCondition(filter, window.after), { sort: window.sort, skip: window.skip, limit: window.limit });
+  findDocs<AuditDoc>(AuditModel, withCondition(filter, window.after), {
+    sort: window.sort,
+    skip: window.skip,
+    limit: window.limit,
+  });
 
-export const countAuditEntries = (filter: Filter<Document>): Promise<number> => driverCollection<AuditDoc>(AuditModel).countDocuments(filter);
+export const countAuditEntries = (filter: Filter<Document>): Promise<number> =>
+  driverCollection<AuditDoc>(AuditModel).countDocuments(filter);
 
 /** The TTL index as the database holds it (for tests and the health of retention). */
 export async function retentionIndex(): Promise<Document | undefined> {

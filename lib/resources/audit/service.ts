@@ -4,15 +4,22 @@
  * the list `GET /v2/audit-log` reads. Who acted, the request id, the client address and the user
  * agent come from the request's context, so services pass only the records before and after.
  */
+import { maskUrl } from "@/lib/base/shared/masked-url";
+import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/kernel/cursor";
+import { type ObjectId, oid } from "@/lib/kernel/ids";
 import { log } from "@/lib/kernel/log";
 import type { Principal } from "@/lib/kernel/principal";
-import { requireScope } from "@/lib/kernel/scopes";
-import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/kernel/cursor";
-import { oid, type ObjectId } from "@/lib/kernel/ids";
 import { requestContext } from "@/lib/kernel/request-context";
-import { maskUrl } from "@/lib/base/shared/masked-url";
+import { requireScope } from "@/lib/kernel/scopes";
 import { type AuditAction, type AuditEntry, type AuditList, type ListAuditQuery, REDACTED } from "./contract";
-import { type AuditDoc, auditEntriesMatching, countAuditEntries, findAuditEntries, insertAuditEntries, newAuditDoc } from "./repository";
+import {
+  type AuditDoc,
+  auditEntriesMatching,
+  countAuditEntries,
+  findAuditEntries,
+  insertAuditEntries,
+  newAuditDoc,
+} from "./repository";
 
 type Actor = AuditEntry["actor"];
 
@@ -49,17 +56,32 @@ export interface AuditedChange {
 /** The entry of a change, for `recordChange` (lib/resources/events/service.ts) to write in the change's transaction. */
 export function auditEntryOf(change: AuditedChange): AuditDoc {
   const hidden = new Set(change.hidden);
-  const changes = change.paths.filter((path) => !IDENTITY.has(path)).slice(0, MAX_CHANGES).map((path) => {
-    const secret = hidden.has(path) || path.split(".").some((segment) => SECRET_FIELD.test(segment));
-    const before = change.before ? valueAt(change.before, path) : undefined;
-    const after = change.after ? valueAt(change.after, path) : undefined;
-    if (secret) return { path, before: change.action.endsWith(".created") ? null : REDACTED, after: change.action.endsWith(".deleted") ? null : REDACTED };
-    return { path, before: storable(before), after: storable(after) };
-  });
+  const changes = change.paths
+    .filter((path) => !IDENTITY.has(path))
+    .slice(0, MAX_CHANGES)
+    .map((path) => {
+      const secret = hidden.has(path) || path.split(".").some((segment) => SECRET_FIELD.test(segment));
+      const before = change.before ? valueAt(change.before, path) : undefined;
+      const after = change.after ? valueAt(change.after, path) : undefined;
+      if (secret)
+        return {
+          path,
+          before: change.action.endsWith(".created") ? null : REDACTED,
+          after: change.action.endsWith(".deleted") ? null : REDACTED,
+        };
+      return { path, before: storable(before), after: storable(after) };
+    });
   return entry(change.company, change.action, change.resource, currentActor(), changes, change.at);
 }
 
-function entry(company: ObjectId, action: AuditAction, resource: AuditDoc["resource"], actor: Actor, changes: AuditDoc["changes"], at = new Date()): AuditDoc {
+function entry(
+  company: ObjectId,
+  action: AuditAction,
+  resource: AuditDoc["resource"],
+  actor: Actor,
+  changes: AuditDoc["changes"],
+  at = new Date(),
+): AuditDoc {
   const context = requestContext();
   return newAuditDoc({
     company,
@@ -97,7 +119,9 @@ function valueAt(record: object, path: string): unknown {
 /** A value as JSON shows it (ids as hex, dates as ISO), secrets inside it redacted, a huge one replaced by its size. */
 function storable(value: unknown): unknown {
   if (value === undefined || value === null) return null;
-  const json = JSON.stringify(value, (key, inner: unknown) => (key !== "" && SECRET_FIELD.test(key) ? REDACTED : inner));
+  const json = JSON.stringify(value, (key, inner: unknown) =>
+    key !== "" && SECRET_FIELD.test(key) ? REDACTED : inner,
+  );
   if (json === undefined) return null;
   if (json.length > MAX_VALUE_CHARS) return `[too large to show: ${json.length} characters]`;
   return JSON.parse(json);
@@ -116,7 +140,9 @@ interface SignedInUser {
 /** A sign-in to a company: the user acted on their own account. */
 export async function auditSignIn(user: SignedInUser, company: ObjectId): Promise<void> {
   const id = user._id.toHexString();
-  await insertAuditEntries([entry(company, "auth.signedIn", { type: "user", id }, { type: "user", id, name: user.name }, [])]);
+  await insertAuditEntries([
+    entry(company, "auth.signedIn", { type: "user", id }, { type: "user", id, name: user.name }, []),
+  ]);
 }
 
 /**
@@ -125,19 +151,27 @@ export async function auditSignIn(user: SignedInUser, company: ObjectId): Promis
  * Not awaited by the caller, so that a known e-mail answers as fast as an unknown one; never the
  * password.
  */
-export function auditFailedSignIn(email: string, user: { _id: ObjectId; companies: { companyId: ObjectId }[] }, companyId?: string): void {
+export function auditFailedSignIn(
+  email: string,
+  user: { _id: ObjectId; companies: { companyId: ObjectId }[] },
+  companyId?: string,
+): void {
   const asked = companyId ? user.companies.filter((entry) => entry.companyId.equals(companyId)) : [];
   const companies = (asked.length > 0 ? asked : user.companies).map((entry) => entry.companyId);
   const resource = { type: "user" as const, id: user._id.toHexString() };
   const actor: Actor = { type: "anonymous", id: null, name: email.slice(0, 254) };
   const docs = companies.map((company) => entry(company, "auth.signInFailed", resource, actor, []));
-  insertAuditEntries(docs).catch((error: unknown) => log().error({ err: error }, "could not write the audit entry of a failed sign-in"));
+  insertAuditEntries(docs).catch((error: unknown) =>
+    log().error({ err: error }, "could not write the audit entry of a failed sign-in"),
+  );
 }
 
 /** The end of a sign-in session, by the user whose it was. */
 export async function auditSignOut(user: SignedInUser, company: ObjectId): Promise<void> {
   const id = user._id.toHexString();
-  await insertAuditEntries([entry(company, "auth.signedOut", { type: "user", id }, { type: "user", id, name: user.name }, [])]);
+  await insertAuditEntries([
+    entry(company, "auth.signedOut", { type: "user", id }, { type: "user", id, name: user.name }, []),
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -159,7 +193,12 @@ export async function listAuditLog(auth: Principal, query: ListAuditQuery): Prom
   const scope = listScope(auth.companyId, "/v2/audit-log", query);
   const read = await pageRead(query, NEWEST_FIRST, scope);
   const [docs, counter] = await Promise.all([
-    findAuditEntries(filter, { sort: read.sort as Record<string, 1 | -1>, skip: read.skip, limit: read.limit, after: read.after }),
+    findAuditEntries(filter, {
+      sort: read.sort as Record<string, 1 | -1>,
+      skip: read.skip,
+      limit: read.limit,
+      after: read.after,
+    }),
     query.count ? countAuditEntries(filter) : undefined,
   ]);
   const page = await pageOf(docs, query, NEWEST_FIRST, scope, (doc) => [doc.createdAt, doc._id]);
@@ -182,7 +221,9 @@ function toAuditEntry(doc: AuditDoc): AuditEntry {
     action: doc.action as AuditAction,
     resource: { type: doc.resource.type as AuditEntry["resource"]["type"], id: doc.resource.id },
     actor: { type: doc.actor.type as Actor["type"], id: doc.actor.id ?? null, name: doc.actor.name },
-    changes: doc.changes.map((change) => shown(doc.resource.type, { path: change.path ?? "", before: change.before ?? null, after: change.after ?? null })),
+    changes: doc.changes.map((change) =>
+      shown(doc.resource.type, { path: change.path ?? "", before: change.before ?? null, after: change.after ?? null }),
+    ),
     requestId: doc.requestId ?? null,
     ip: doc.ip ?? null,
     userAgent: doc.userAgent ?? null,

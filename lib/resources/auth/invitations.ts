@@ -2,14 +2,14 @@
  * Using an invitation link (lib/resources/mail/invitations.ts sends it): whether it still works, and setting
  * the password it was sent for.
  */
-import { claimInvitation, findUsableInvitation } from "@/lib/resources/mail/repository";
-import type { InvitationStatus } from "@/lib/resources/auth/schemas";
 import { ServiceError } from "@/lib/kernel/errors";
 import { hashToken, type ObjectId } from "@/lib/kernel/ids";
-import { findActiveMember } from "@/lib/resources/users/repository";
+import type { InvitationStatus } from "@/lib/resources/auth/schemas";
 import { hashPassword } from "@/lib/resources/credentials/passwords";
 import { storePasswordHash } from "@/lib/resources/credentials/repository";
 import { revokeSessions } from "@/lib/resources/credentials/sessions";
+import { claimInvitation, findUsableInvitation } from "@/lib/resources/mail/repository";
+import { findActiveMember } from "@/lib/resources/users/repository";
 
 /** Whether a link can still be used, and for which e-mail (shown on the page). */
 export async function invitationStatus(token: string): Promise<InvitationStatus> {

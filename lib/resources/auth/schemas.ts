@@ -1,9 +1,14 @@
 /** Bodies and answers of `/api/auth/*` (docs/api.md#tokens). */
-import { z } from "zod";
 import { isoDateTime, objectId, Password } from "@/lib/base/schemas/common";
+import { z } from "zod";
 
 export const LoginBody = z.strictObject({
-  email: z.string().trim().min(1).max(254).transform((value) => value.toLowerCase()),
+  email: z
+    .string()
+    .trim()
+    .min(1)
+    .max(254)
+    .transform((value) => value.toLowerCase()),
   password: z.string().min(1).max(1024),
   /** For a user of several companies: which one to act in (default: the first). */
   companyId: objectId.optional(),

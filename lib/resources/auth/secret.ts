@@ -12,7 +12,12 @@ export function signingKey(): Promise<CryptoKey> {
   const cacheKey = authSecret ? `env:${authSecret}` : `file:${dataDir}`;
   let key = cache.get(cacheKey);
   if (!key) {
-    key = serverSecret().then((bytes) => crypto.subtle.importKey("raw", new Uint8Array(bytes), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]));
+    key = serverSecret().then((bytes) =>
+      crypto.subtle.importKey("raw", new Uint8Array(bytes), { name: "HMAC", hash: "SHA-256" }, false, [
+        "sign",
+        "verify",
+      ]),
+    );
     key.catch(() => cache.delete(cacheKey));
     cache.set(cacheKey, key);
   }

@@ -4,18 +4,35 @@
  * external systems, and the principal every `/v2` request acts as. Every token is bound to a
  * session: deleting the session revokes the token (docs/security.md#passwords-and-tokens).
  */
-import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
-import { LRUCache } from "lru-cache";
-import { holdsAdminRole } from "@/lib/resources/reference/repository";
-import type { Principal } from "@/lib/kernel/principal";
-import { displayNameOf, findCompanyUser, findUserByEmail, findUserById, touchLastRequest } from "@/lib/resources/users/repository";
-import { deleteApiSession, deleteSessionByToken, findBrowserSession, findSession, insertSession } from "@/lib/resources/credentials/repository";
-import { forgetPrincipals, principals, revokeSessions, type CachedPrincipal } from "@/lib/resources/credentials/sessions";
 import { ServiceError } from "@/lib/kernel/errors";
 import { hashToken, newId, oid, secretToken, type ObjectId } from "@/lib/kernel/ids";
-import { checkPassword } from "@/lib/resources/credentials/passwords";
-import { signingKey } from "@/lib/resources/auth/secret";
+import type { Principal } from "@/lib/kernel/principal";
 import { auditFailedSignIn, auditSignIn, auditSignOut } from "@/lib/resources/audit/service";
+import { signingKey } from "@/lib/resources/auth/secret";
+import { checkPassword } from "@/lib/resources/credentials/passwords";
+import {
+  deleteApiSession,
+  deleteSessionByToken,
+  findBrowserSession,
+  findSession,
+  insertSession,
+} from "@/lib/resources/credentials/repository";
+import {
+  forgetPrincipals,
+  principals,
+  revokeSessions,
+  type CachedPrincipal,
+} from "@/lib/resources/credentials/sessions";
+import { holdsAdminRole } from "@/lib/resources/reference/repository";
+import {
+  displayNameOf,
+  findCompanyUser,
+  findUserByEmail,
+  findUserById,
+  touchLastRequest,
+} from "@/lib/resources/users/repository";
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { LRUCache } from "lru-cache";
 
 /** Access tokens of a sign-in session are short-lived; `/api/auth/token` gives fresh ones. */
 const BROWSER_TOKEN_TTL_SECONDS = 15 * 60;
@@ -35,7 +52,14 @@ const unauthorized = (message: string) => new ServiceError("unauthorized", messa
  * Signs an access token of a session. An API token also carries `jti`, its id (its session's id),
  * which is what `npm run token -- --revoke` takes.
  */
-async function issueAccessToken(userId: ObjectId, companyId: ObjectId, sessionId: ObjectId, issuedAt: Date, expiresAt: Date, jti?: ObjectId): Promise<IssuedToken> {
+async function issueAccessToken(
+  userId: ObjectId,
+  companyId: ObjectId,
+  sessionId: ObjectId,
+  issuedAt: Date,
+  expiresAt: Date,
+  jti?: ObjectId,
+): Promise<IssuedToken> {
   const jwt = new SignJWT({ cid: companyId.toHexString(), sid: sessionId.toHexString() });
   if (jti) jwt.setJti(jti.toHexString());
   const accessToken = await jwt
@@ -79,9 +103,19 @@ export async function verifyAccessToken(token: string, now = Date.now()): Promis
 
 async function verifySignedToken(token: string): Promise<{ claims: Claims; expiresAtMs: number }> {
   try {
-    const { payload } = await jwtVerify(token, await signingKey(), { algorithms: ["HS256"], requiredClaims: ["sub", "exp", "iat"] });
+    const { payload } = await jwtVerify(token, await signingKey(), {
+      algorithms: ["HS256"],
+      requiredClaims: ["sub", "exp", "iat"],
+    });
     const { sub, cid, sid } = payload as Record<string, unknown>;
-    if (typeof sub === "string" && typeof cid === "string" && typeof sid === "string" && HEX24.test(sub) && HEX24.test(cid) && HEX24.test(sid)) {
+    if (
+      typeof sub === "string" &&
+      typeof cid === "string" &&
+      typeof sid === "string" &&
+      HEX24.test(sub) &&
+      HEX24.test(cid) &&
+      HEX24.test(sid)
+    ) {
       return { claims: { sub, cid, sid }, expiresAtMs: payload.exp! * 1000 };
     }
     throw unauthorized("The access token is malformed.");
@@ -113,15 +147,32 @@ export async function principalOf(claims: Claims, now = new Date()): Promise<Pri
 async function loadPrincipal(claims: Claims, now: Date): Promise<CachedPrincipal> {
   const [session, user] = await Promise.all([
     findSession(claims.sid),
-    findCompanyUser(oid(claims.cid), oid(claims.sub), { companies: 1, accessRoles: 1, lastRequestDate: 1, name: 1, email: 1 }),
+    findCompanyUser(oid(claims.cid), oid(claims.sub), {
+      companies: 1,
+      accessRoles: 1,
+      lastRequestDate: 1,
+      name: 1,
+      email: 1,
+    }),
   ]);
-  if (!session || session.expiresAt <= now || !session.userId.equals(claims.sub) || !session.companyId.equals(claims.cid)) {
+  if (
+    !session ||
+    session.expiresAt <= now ||
+    !session.userId.equals(claims.sub) ||
+    !session.companyId.equals(claims.cid)
+  ) {
     throw unauthorized("The access token has been revoked.");
   }
   if (!user) throw unauthorized("The access token names no user of its company.");
   if (!activeIn(user.companies, claims.cid)) throw unauthorized("The account is deactivated.");
   return {
-    principal: { userId: claims.sub, companyId: claims.cid, sessionId: claims.sid, accessRoles: user.accessRoles, name: displayNameOf(user) },
+    principal: {
+      userId: claims.sub,
+      companyId: claims.cid,
+      sessionId: claims.sid,
+      accessRoles: user.accessRoles,
+      name: displayNameOf(user),
+    },
     sessionExpiresAt: session.expiresAt,
     lastRequestDate: user.lastRequestDate ?? null,
   };
@@ -138,9 +189,10 @@ const adminChecks = new WeakMap<Principal, Promise<boolean>>();
 export function isAdmin(principal: Principal): Promise<boolean> {
   let check = adminChecks.get(principal);
   if (!check) {
-    check = principal.accessRoles.length === 0
-      ? Promise.resolve(false)
-      : holdsAdminRole(principal.accessRoles, oid(principal.companyId));
+    check =
+      principal.accessRoles.length === 0
+        ? Promise.resolve(false)
+        : holdsAdminRole(principal.accessRoles, oid(principal.companyId));
     // A failed check is not kept: the next request asks again.
     check.catch(() => adminChecks.delete(principal));
     adminChecks.set(principal, check);
@@ -184,7 +236,13 @@ export async function login(email: string, password: string, companyId?: string)
     createdAt: now,
     expiresAt: sessionExpiresAt,
   });
-  const issued = await issueAccessToken(user._id, membership.companyId, sessionId, now, accessTokenExpiry(now, sessionExpiresAt));
+  const issued = await issueAccessToken(
+    user._id,
+    membership.companyId,
+    sessionId,
+    now,
+    accessTokenExpiry(now, sessionExpiresAt),
+  );
   await auditSignIn({ _id: user._id, name: displayNameOf(user) }, membership.companyId);
   return { ...issued, sessionToken: token, sessionExpiresAt };
 }
@@ -196,7 +254,13 @@ export async function refresh(sessionToken: string): Promise<IssuedToken> {
   if (!session || session.expiresAt <= now) throw unauthorized("No session: sign in again.");
   const user = await findCompanyUser(session.companyId, session.userId, { companies: 1 });
   if (!user || !activeIn(user.companies, session.companyId)) throw unauthorized("No session: sign in again.");
-  return issueAccessToken(session.userId, session.companyId, session._id, now, accessTokenExpiry(now, session.expiresAt));
+  return issueAccessToken(
+    session.userId,
+    session.companyId,
+    session._id,
+    now,
+    accessTokenExpiry(now, session.expiresAt),
+  );
 }
 
 /** Ends the session of a cookie; the access tokens it issued stop working at once. */
@@ -220,7 +284,9 @@ function activeIn(companies: Membership[], companyId: string | ObjectId): boolea
 
 /** The membership to sign in to: the company asked for, else the first where the user is active. */
 function activeMembership<M extends Membership>(companies: M[], companyId?: string): M | undefined {
-  return companies.find((entry) => entry.isActive !== false && (companyId === undefined || entry.companyId.equals(companyId)));
+  return companies.find(
+    (entry) => entry.isActive !== false && (companyId === undefined || entry.companyId.equals(companyId)),
+  );
 }
 
 function accessTokenExpiry(now: Date, sessionExpiresAt: Date): Date {
@@ -237,16 +303,26 @@ export async function createApiToken(
   companyId?: string,
 ): Promise<IssuedToken & { id: string; userId: string; companyId: string }> {
   if (!(ttlSeconds > 0 && ttlSeconds <= MAX_API_TOKEN_TTL_SECONDS)) {
-    throw new ServiceError("invalid_request", `The lifetime must be between 1 second and ${MAX_API_TOKEN_TTL_SECONDS / 86_400} days.`);
+    throw new ServiceError(
+      "invalid_request",
+      `The lifetime must be between 1 second and ${MAX_API_TOKEN_TTL_SECONDS / 86_400} days.`,
+    );
   }
   const user = await findUserByEmail(email.trim().toLowerCase(), { companies: 1 });
   if (!user) throw new ServiceError("not_found", `No user has the e-mail ${email}.`);
   const member = companyId ? user.companies.find((entry) => entry.companyId.equals(companyId)) : user.companies[0];
   if (!member) {
-    throw new ServiceError("not_found", companyId ? `${email} is not a member of company ${companyId}.` : `${email} belongs to no company.`);
+    throw new ServiceError(
+      "not_found",
+      companyId ? `${email} is not a member of company ${companyId}.` : `${email} belongs to no company.`,
+    );
   }
   const membership = activeMembership(user.companies, companyId);
-  if (!membership) throw new ServiceError("invalid_request", `The user ${email} is deactivated${companyId ? ` in company ${companyId}` : ""}.`);
+  if (!membership)
+    throw new ServiceError(
+      "invalid_request",
+      `The user ${email} is deactivated${companyId ? ` in company ${companyId}` : ""}.`,
+    );
   const now = new Date();
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
   const sessionId = await insertSession({
@@ -259,7 +335,12 @@ export async function createApiToken(
     expiresAt,
   });
   const issued = await issueAccessToken(user._id, membership.companyId, sessionId, now, expiresAt, sessionId);
-  return { ...issued, id: sessionId.toHexString(), userId: user._id.toHexString(), companyId: membership.companyId.toHexString() };
+  return {
+    ...issued,
+    id: sessionId.toHexString(),
+    userId: user._id.toHexString(),
+    companyId: membership.companyId.toHexString(),
+  };
 }
 
 /**

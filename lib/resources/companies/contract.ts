@@ -1,8 +1,8 @@
 /** The company: the tenant every record belongs to (docs/api.md#companies-and-bootstrap). */
-import { z } from "zod";
 import { isoDateTime, objectId, singleLineText } from "@/lib/base/schemas/common";
 import { type ComponentNames, operation } from "@/lib/base/schemas/operation";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "@/lib/base/shared/days";
+import { z } from "zod";
 
 export const CompanyRecord = z.object({
   _id: objectId,
@@ -28,7 +28,10 @@ export const TimeZone = z
     }
     return known;
   })
-  .meta({ description: "An IANA time zone name, such as `Europe/Paris`, `America/Los_Angeles` or `UTC`.", type: "string" });
+  .meta({
+    description: "An IANA time zone name, such as `Europe/Paris`, `America/Los_Angeles` or `UTC`.",
+    type: "string",
+  });
 
 export const CompanySettings = z.object({
   _id: objectId,
@@ -67,11 +70,15 @@ export const update = operation({
   doc: {
     tag: "Reference data",
     summary: "Change the caller's company's settings",
-    description: "`name` and `timeZone`, an IANA name `Intl` knows (stored by its canonical name; anything else is `400`). Only the caller's company can change.",
+    description:
+      "`name` and `timeZone`, an IANA name `Intl` knows (stored by its canonical name; anything else is `400`). Only the caller's company can change.",
     status: 200,
     response: CompanySettings,
   },
 });
 
 /** The names of this resource's schemas in the OpenAPI document. */
-export const components: ComponentNames = { records: { CompanySettings }, answers: { CompanySettingsAnswer: CompanySettings } };
+export const components: ComponentNames = {
+  records: { CompanySettings },
+  answers: { CompanySettingsAnswer: CompanySettings },
+};

@@ -2,12 +2,12 @@
  * The companies collection (the tenants) and the bootstrap marker: the only code that reads or
  * writes them. One way to the database: Mongoose models with typed lean results.
  */
-import mongoose, { Schema } from "mongoose";
-import { Meta } from "@/lib/kernel/models";
-import { currentSession } from "@/lib/kernel/db/transaction";
-import { defineModel, schemaOptions } from "@/lib/kernel/models/define";
-import type { ObjectId } from "@/lib/kernel/ids";
 import { DEFAULT_TIME_ZONE } from "@/lib/base/shared/days";
+import { currentSession } from "@/lib/kernel/db/transaction";
+import type { ObjectId } from "@/lib/kernel/ids";
+import { Meta } from "@/lib/kernel/models";
+import { defineModel, schemaOptions } from "@/lib/kernel/models/define";
+import mongoose, { Schema } from "mongoose";
 
 const companySchema = new Schema(
   {
@@ -47,16 +47,27 @@ export async function insertCompanyOnce(doc: CompanyDoc): Promise<void> {
 }
 
 /** Every company, oldest first. */
-export const findCompanies = (): Promise<CompanyDoc[]> => Company.find({}).sort({ createdAt: 1, _id: 1 }).lean<CompanyDoc[]>();
+export const findCompanies = (): Promise<CompanyDoc[]> =>
+  Company.find({}).sort({ createdAt: 1, _id: 1 }).lean<CompanyDoc[]>();
 
 /** The company's settings as stored, or `null` if there is no such company. */
-export async function findCompanySettings(id: ObjectId): Promise<Pick<CompanyDoc, "_id" | "name" | "timeZone" | "modifiedAt"> | null> {
+export async function findCompanySettings(
+  id: ObjectId,
+): Promise<Pick<CompanyDoc, "_id" | "name" | "timeZone" | "modifiedAt"> | null> {
   return Company.findById(id, { name: 1, timeZone: 1, modifiedAt: 1 }).lean();
 }
 
 /** Sets settings of the company, `modifiedAt` moving to `now`; the company after, or `null`. */
-export async function setCompanySettings(id: ObjectId, fields: { name?: string; timeZone?: string }, now: Date): Promise<Pick<CompanyDoc, "_id" | "name" | "timeZone" | "modifiedAt"> | null> {
-  return Company.findOneAndUpdate({ _id: id }, { $set: { ...fields, modifiedAt: now } }, { returnDocument: "after", projection: { name: 1, timeZone: 1, modifiedAt: 1 } }).lean();
+export async function setCompanySettings(
+  id: ObjectId,
+  fields: { name?: string; timeZone?: string },
+  now: Date,
+): Promise<Pick<CompanyDoc, "_id" | "name" | "timeZone" | "modifiedAt"> | null> {
+  return Company.findOneAndUpdate(
+    { _id: id },
+    { $set: { ...fields, modifiedAt: now } },
+    { returnDocument: "after", projection: { name: 1, timeZone: 1, modifiedAt: 1 } },
+  ).lean();
 }
 
 /** The company's name, or `undefined` if there is no such company. */
@@ -95,12 +106,20 @@ export async function readBootstrapMarker(): Promise<BootstrapMarker | null> {
 
 /** Marks data from before the bootstrap existed as bootstrapped (a no-op once a marker exists). */
 export async function markBootstrappedBefore(): Promise<void> {
-  await Meta.updateOne({ _id: BOOTSTRAP }, { $setOnInsert: { companyId: null, createdAt: new Date(), done: true } }, { upsert: true });
+  await Meta.updateOne(
+    { _id: BOOTSTRAP },
+    { $setOnInsert: { companyId: null, createdAt: new Date(), done: true } },
+    { upsert: true },
+  );
 }
 
 /** The marker, claimed with a new company id unless another process claimed it first. */
 export async function claimBootstrapMarker(companyId: ObjectId, now: Date): Promise<BootstrapMarker | null> {
-  const marker = await Meta.findOneAndUpdate({ _id: BOOTSTRAP }, { $setOnInsert: { companyId, createdAt: now } }, { upsert: true, returnDocument: "after" }).lean();
+  const marker = await Meta.findOneAndUpdate(
+    { _id: BOOTSTRAP },
+    { $setOnInsert: { companyId, createdAt: now } },
+    { upsert: true, returnDocument: "after" },
+  ).lean();
   return marker ? { companyId: marker.companyId ?? null, done: marker.done === true } : null;
 }
 

@@ -9,7 +9,12 @@ import type { Principal } from "@/lib/kernel/principal";
 import type { CompanySettings, UpdateCompanyBody } from "./contract";
 import { findCompanySettings, setCompanySettings } from "./repository";
 
-const toSettings = (company: { _id: { toHexString(): string }; name: string; timeZone?: string | null; modifiedAt: Date }): CompanySettings => ({
+const toSettings = (company: {
+  _id: { toHexString(): string };
+  name: string;
+  timeZone?: string | null;
+  modifiedAt: Date;
+}): CompanySettings => ({
   _id: company._id.toHexString(),
   name: company.name,
   timeZone: company.timeZone || DEFAULT_TIME_ZONE,

@@ -1,5 +1,5 @@
-import { hash, verify } from "@node-rs/argon2";
 import type { ObjectId } from "@/lib/kernel/ids";
+import { hash, verify } from "@node-rs/argon2";
 import { findPasswordHash } from "./repository";
 
 /** Argon2id with the library's defaults (19 MiB, 2 passes): slow on purpose. */

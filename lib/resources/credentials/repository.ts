@@ -4,12 +4,13 @@
  * tokens stored as SHA-256 hashes, so a copy of the database does not hold usable tokens either).
  * One way to the database: Mongoose models with typed lean results.
  */
-import { Schema } from "mongoose";
-import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import type { ObjectId as Id } from "@/lib/kernel/ids";
+import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import { Schema } from "mongoose";
 
 /** `_id` is the user's id: one password per user. */
-export const Credential = defineModel("Credential",
+export const Credential = defineModel(
+  "Credential",
   new Schema(
     {
       _id: { type: ObjectId, required: true },
@@ -41,7 +42,6 @@ sessionSchema.index({ userId: 1 });
 sessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 export const Session = defineModel("Session", sessionSchema);
 
-
 // ---------------------------------------------------------------------------------------------
 // Passwords
 
@@ -56,7 +56,11 @@ export async function storePasswordHash(userId: Id, passwordHash: string): Promi
 
 /** Stores a password unless the user has one; whether this call stored it. */
 export async function storeFirstPasswordHash(userId: Id, passwordHash: string, now: Date): Promise<boolean> {
-  const result = await Credential.updateOne({ _id: userId }, { $setOnInsert: { passwordHash, modifiedAt: now } }, { upsert: true });
+  const result = await Credential.updateOne(
+    { _id: userId },
+    { $setOnInsert: { passwordHash, modifiedAt: now } },
+    { upsert: true },
+  );
   return result.upsertedCount === 1;
 }
 
@@ -93,7 +97,10 @@ export const deleteSessionByToken = (tokenHash: string) => Session.findOneAndDel
 export const deleteApiSession = (id: Id) => Session.findOneAndDelete({ _id: id, kind: "api" }).lean();
 
 /** Deletes the user's sessions (all but `except`, only of `kind` or in `companyId` if given); how many. */
-export async function deleteSessions(userId: Id, options: { except?: Id; kind?: "browser" | "api"; companyId?: Id }): Promise<number> {
+export async function deleteSessions(
+  userId: Id,
+  options: { except?: Id; kind?: "browser" | "api"; companyId?: Id },
+): Promise<number> {
   const filter: Record<string, unknown> = { userId };
   if (options.companyId) filter.companyId = options.companyId;
   if (options.except) filter._id = { $ne: options.except };

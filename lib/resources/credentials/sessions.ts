@@ -3,9 +3,9 @@
  * their tokens stand for, and their revocation. Users, invitations and sign-in all end sessions;
  * only sign-in (lib/resources/auth) creates them.
  */
-import type { Principal } from "@/lib/kernel/principal";
 import { newCache } from "@/lib/kernel/cache";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
+import type { Principal } from "@/lib/kernel/principal";
 import { deleteSessions } from "./repository";
 
 export interface CachedPrincipal {
@@ -22,7 +22,10 @@ export interface CachedPrincipal {
  * everywhere within `PRINCIPAL_TTL_MS`.
  */
 export const PRINCIPAL_TTL_MS = 5_000;
-export const principals = newCache<CachedPrincipal, () => Promise<CachedPrincipal>>({ ttlMs: PRINCIPAL_TTL_MS, load: (_key, load) => load() });
+export const principals = newCache<CachedPrincipal, () => Promise<CachedPrincipal>>({
+  ttlMs: PRINCIPAL_TTL_MS,
+  load: (_key, load) => load(),
+});
 
 /** Forgets cached principals: all of them, or those of one user. */
 export function forgetPrincipals(userId?: string): void {
@@ -35,9 +38,15 @@ export function forgetPrincipals(userId?: string): void {
  * those of one company (the user was deactivated there: docs/security.md#passwords-and-tokens).
  * This process forgets them at once; other processes within `PRINCIPAL_TTL_MS`.
  */
-export async function revokeSessions(userId: ObjectId, { except, kind, companyId }: { except?: string; kind?: "browser" | "api"; companyId?: ObjectId } = {}): Promise<number> {
-  const deletedCount = await deleteSessions(userId, { except: except && /^[0-9a-f]{24}$/.test(except) ? oid(except) : undefined, kind, companyId });
+export async function revokeSessions(
+  userId: ObjectId,
+  { except, kind, companyId }: { except?: string; kind?: "browser" | "api"; companyId?: ObjectId } = {},
+): Promise<number> {
+  const deletedCount = await deleteSessions(userId, {
+    except: except && /^[0-9a-f]{24}$/.test(except) ? oid(except) : undefined,
+    kind,
+    companyId,
+  });
   forgetPrincipals(userId.toHexString());
   return deletedCount;
 }
-

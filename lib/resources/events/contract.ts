@@ -2,10 +2,10 @@
  * Events (docs/api.md#events): every successful change of a user, a survey, reference data or an
  * API key, numbered per company in commit order, read oldest first by following `after`.
  */
-import { z } from "zod";
 import { isoDateTime, objectId, queryInt } from "@/lib/base/schemas/common";
-import { type ComponentNames, operation, repeated } from "@/lib/base/schemas/operation";
 import { EVENT_RESOURCES, EVENT_TYPES } from "@/lib/base/schemas/event-types";
+import { type ComponentNames, operation, repeated } from "@/lib/base/schemas/operation";
+import { z } from "zod";
 
 const EventType = z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(", ")}` });
 
@@ -25,7 +25,11 @@ export type EventRecord = z.infer<typeof EventRecord>;
 /** Events are few per page and cheap: up to 1000 per request, 100 unless asked. */
 export const ListEventsQuery = z.object({
   after: objectId.optional(),
-  type: z.array(EventType).min(1).max(EVENT_TYPES.length, { error: `at most ${EVENT_TYPES.length} values` }).optional(),
+  type: z
+    .array(EventType)
+    .min(1)
+    .max(EVENT_TYPES.length, { error: `at most ${EVENT_TYPES.length} values` })
+    .optional(),
   limit: queryInt(1, 1000).default(100),
 });
 export type ListEventsQuery = z.infer<typeof ListEventsQuery>;

@@ -10,19 +10,19 @@
  * wrote it. Several rounds on one directory; the seed is printed and EVENTS_CRASH_SEED=<seed>
  * replays the same choices.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import mongoose from "mongoose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, disconnect } from "@/lib/kernel/db";
 import { oid } from "@/lib/kernel/ids";
 import { Notes } from "@/lib/kernel/notes";
 import type { Principal } from "@/lib/kernel/principal";
 import { withRequestContext } from "@/lib/kernel/request-context";
+import { createUser, updateUser } from "@/lib/resources/users/service";
 import { generator, killDbProcesses, startDb, type DbProcess } from "@/lib/tools/testing/db-process";
 import { createTenant, type Tenant } from "@/lib/tools/testing/http";
-import { createUser, updateUser } from "@/lib/resources/users/service";
+import mongoose from "mongoose";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROUNDS = 3;
 const WORKERS = 10;
@@ -67,7 +67,16 @@ interface Owned {
 }
 
 /** One worker: creates users and PATCHes its own, one change at a time, until the round stops or a change fails. */
-async function worker(rand: () => number, auth: Principal, round: number, w: number, owned: Owned[], ledger: Ledger, stopped: () => boolean, onAck: () => void): Promise<void> {
+async function worker(
+  rand: () => number,
+  auth: Principal,
+  round: number,
+  w: number,
+  owned: Owned[],
+  ledger: Ledger,
+  stopped: () => boolean,
+  onAck: () => void,
+): Promise<void> {
   for (let seq = 0; !stopped(); seq++) {
     const name = `r${round}-w${w}-${seq}`;
     const create = owned.length === 0 || rand() < 0.3;
@@ -86,7 +95,16 @@ async function worker(rand: () => number, auth: Principal, round: number, w: num
         if (create) {
           const user = await createUser(
             auth,
-            { email: attempt.email, phone: attempt.phone, accessRoles: [], properties: [], isActive: true, isOnline: false, termsConditions: false, extensions: {} },
+            {
+              email: attempt.email,
+              phone: attempt.phone,
+              accessRoles: [],
+              properties: [],
+              isActive: true,
+              isOnline: false,
+              termsConditions: false,
+              extensions: {},
+            },
             { notifyEmail: false, notes: new Notes() },
           );
           attempt.userId = user._id;
@@ -124,10 +142,16 @@ interface StoredEvent {
 async function check(tenant: Tenant, ledger: Ledger, context: string): Promise<void> {
   const db = mongoose.connection.db!;
   const company = oid(tenant.companyId);
-  const users = await db.collection<StoredUser>("users").find({ "companies.companyId": company }, { projection: { email: 1, phone: 1 } }).toArray();
+  const users = await db
+    .collection<StoredUser>("users")
+    .find({ "companies.companyId": company }, { projection: { email: 1, phone: 1 } })
+    .toArray();
   const events = await db
     .collection<StoredEvent>("events")
-    .find({ company, type: { $in: ["user.created", "user.updated"] } }, { projection: { type: 1, resource: 1, requestId: 1 } })
+    .find(
+      { company, type: { $in: ["user.created", "user.updated"] } },
+      { projection: { type: 1, resource: 1, requestId: 1 } },
+    )
     .toArray();
   const userById = new Map(users.map((user) => [user._id.toHexString(), user]));
   const userByEmail = new Map(users.map((user) => [user.email, user]));
@@ -135,7 +159,9 @@ async function check(tenant: Tenant, ledger: Ledger, context: string): Promise<v
 
   // No event without its change: each names an existing user and an attempt on that very user.
   expect(
-    events.filter((event) => !userById.has(event.resource.id)).map((event) => `${event.type} of ${event.resource.id} by ${event.requestId}`),
+    events
+      .filter((event) => !userById.has(event.resource.id))
+      .map((event) => `${event.type} of ${event.resource.id} by ${event.requestId}`),
     `${context}: events of users that do not exist`,
   ).toEqual([]);
   const eventsOf = new Map<string, StoredEvent[]>();
@@ -143,20 +169,27 @@ async function check(tenant: Tenant, ledger: Ledger, context: string): Promise<v
     if (event.requestId === null) continue;
     const attempt = attemptById.get(event.requestId);
     if (!attempt) continue;
-    expect(`${event.type} of ${attempt.email}`, `${context}: event of attempt ${attempt.id}`).toBe(`user.${attempt.kind}d of ${userById.get(event.resource.id)?.email}`);
+    expect(`${event.type} of ${attempt.email}`, `${context}: event of attempt ${attempt.id}`).toBe(
+      `user.${attempt.kind}d of ${userById.get(event.resource.id)?.email}`,
+    );
     eventsOf.set(attempt.id, [...(eventsOf.get(attempt.id) ?? []), event]);
   }
   // Every user of the company has exactly one user.created event, but the first admin, whom
   // createCompany writes without one (as `npm run company` and the bootstrap do).
   const created = new Map<string, number>();
-  for (const event of events) if (event.type === "user.created") created.set(event.resource.id, (created.get(event.resource.id) ?? 0) + 1);
+  for (const event of events)
+    if (event.type === "user.created") created.set(event.resource.id, (created.get(event.resource.id) ?? 0) + 1);
   expect(
-    users.filter((user) => user._id.toHexString() !== tenant.adminId && created.get(user._id.toHexString()) !== 1).map((user) => `${user.email}: ${created.get(user._id.toHexString()) ?? 0}`),
+    users
+      .filter((user) => user._id.toHexString() !== tenant.adminId && created.get(user._id.toHexString()) !== 1)
+      .map((user) => `${user.email}: ${created.get(user._id.toHexString()) ?? 0}`),
     `${context}: users without exactly one user.created event`,
   ).toEqual([]);
   // Every user.updated event is one of the ledger's updates (nothing else updates users here).
   expect(
-    events.filter((event) => event.type === "user.updated" && attemptById.get(event.requestId ?? "")?.kind !== "update").map((event) => `${event.resource.id} by ${event.requestId}`),
+    events
+      .filter((event) => event.type === "user.updated" && attemptById.get(event.requestId ?? "")?.kind !== "update")
+      .map((event) => `${event.resource.id} by ${event.requestId}`),
     `${context}: user.updated events of no attempt`,
   ).toEqual([]);
 
@@ -174,10 +207,12 @@ async function check(tenant: Tenant, ledger: Ledger, context: string): Promise<v
       if (attempt.outcome === "failed" && attempt.applied === undefined) {
         // In flight at the crash and failed after it: both the change and its event, or neither.
         attempt.applied = user !== undefined && user.phone === attempt.phone;
-        if (count !== (attempt.applied ? 1 : 0)) problems.push(`${attempt.id} (failed: ${attempt.error}) applied=${attempt.applied} with ${count} events`);
+        if (count !== (attempt.applied ? 1 : 0))
+          problems.push(`${attempt.id} (failed: ${attempt.error}) applied=${attempt.applied} with ${count} events`);
       } else {
         const applied = attempt.outcome === "acknowledged" || attempt.applied === true;
-        if (count !== (applied ? 1 : 0)) problems.push(`${attempt.id} (${attempt.outcome}, applied=${applied}) has ${count} events`);
+        if (count !== (applied ? 1 : 0))
+          problems.push(`${attempt.id} (${attempt.outcome}, applied=${applied}) has ${count} events`);
       }
       if (attempt.outcome === "acknowledged" || attempt.applied) expectedPhone = attempt.phone;
     }
@@ -232,7 +267,18 @@ describe("the embedded database killed with SIGKILL while users are created and 
           db.child.kill("SIGKILL");
         }
       };
-      const workers = owned.map((mine, w) => worker(generator(Math.floor(rand() * 2 ** 32)), auth, round, w, mine, ledger, () => killedAt !== undefined, onAck));
+      const workers = owned.map((mine, w) =>
+        worker(
+          generator(Math.floor(rand() * 2 ** 32)),
+          auth,
+          round,
+          w,
+          mine,
+          ledger,
+          () => killedAt !== undefined,
+          onAck,
+        ),
+      );
       const settled = Promise.allSettled(workers);
 
       // Wait for the kill, then start again at the same address, where the driver finds it again.
@@ -246,14 +292,19 @@ describe("the embedded database killed with SIGKILL while users are created and 
       if (db.port !== port) await disconnect();
       for (const outcome of await settled) expect(outcome.status).toBe("fulfilled");
       const early = ledger.attempts.filter((attempt) => attempt.failedBeforeKill);
-      expect(early.map((attempt) => `${attempt.id}: ${attempt.error}`), `${context}: changes that failed before the kill`).toEqual([]);
+      expect(
+        early.map((attempt) => `${attempt.id}: ${attempt.error}`),
+        `${context}: changes that failed before the kill`,
+      ).toEqual([]);
 
       // A fresh connection to the process now serving.
       await disconnect();
       await connect();
       await check(tenant, ledger, context);
       const failed = ledger.attempts.filter((attempt) => attempt.round === round && attempt.outcome === "failed");
-      console.log(`${context}: ${failed.length} changes in flight failed, ${failed.filter((attempt) => attempt.applied).length} of them applied with their event`);
+      console.log(
+        `${context}: ${failed.length} changes in flight failed, ${failed.filter((attempt) => attempt.applied).length} of them applied with their event`,
+      );
       users = [...ledger.byEmail.values()]
         .map((attempts) => attempts.find((attempt) => attempt.kind === "create" && attempt.userId !== undefined))
         .filter((attempt) => attempt !== undefined)

@@ -1,7 +1,7 @@
-import mongoose from "mongoose";
-import { describe, expect, it } from "vitest";
 import { inTransaction } from "@/lib/kernel/db/transaction";
 import { useTestDatabase } from "@/lib/tools/testing/database";
+import mongoose from "mongoose";
+import { describe, expect, it } from "vitest";
 import { appendEvent, Event, EventSequence, findEventsAfter } from "./repository";
 
 const event = (company: mongoose.Types.ObjectId, n: number) => ({

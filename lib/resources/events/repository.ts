@@ -8,16 +8,19 @@
  * an event committed late, and concurrent changes never contend on the sequence
  * (docs/architecture.md#events).
  */
-import mongoose, { Schema } from "mongoose";
 import { currentSession, deferInsert, inTransaction } from "@/lib/kernel/db/transaction";
-import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import type { ObjectId as Id } from "@/lib/kernel/ids";
+import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import mongoose, { Schema } from "mongoose";
 
 /** Events are kept this long, then the database removes them (at least the 30 days promised). */
 const EVENT_RETENTION_DAYS = 90;
 
 /** `{ type, id }`: of the record changed, or of who changed it. */
-const reference = new Schema({ type: { type: String, required: true }, id: { type: String, required: true } }, { _id: false });
+const reference = new Schema(
+  { type: { type: String, required: true }, id: { type: String, required: true } },
+  { _id: false },
+);
 
 const eventSchema = new Schema(
   {
@@ -45,7 +48,10 @@ export const Event = defineModel("Event", eventSchema);
 
 export type EventDoc = mongoose.InferSchemaType<typeof eventSchema> & { _id: mongoose.Types.ObjectId };
 
-const sequenceSchema = new Schema({ _id: { type: ObjectId, required: true }, seq: { type: Number, required: true } }, { ...schemaOptions, collection: "eventSequences" });
+const sequenceSchema = new Schema(
+  { _id: { type: ObjectId, required: true }, seq: { type: Number, required: true } },
+  { ...schemaOptions, collection: "eventSequences" },
+);
 export const EventSequence = defineModel("EventSequence", sequenceSchema);
 
 /** An event of the feed: numbered. */
@@ -70,7 +76,12 @@ export async function appendEvent(event: NewEvent): Promise<EventDoc> {
 }
 
 /** An event document as stored, unnumbered: built in this one place for the service and the benchmark. */
-export const newEventDoc = (event: NewEvent): EventDoc => ({ _id: new mongoose.Types.ObjectId(), seq: null, pending: true, ...event });
+export const newEventDoc = (event: NewEvent): EventDoc => ({
+  _id: new mongoose.Types.ObjectId(),
+  seq: null,
+  pending: true,
+  ...event,
+});
 
 /**
  * Numbers the company's committed events that have no number yet, after the last number given.
@@ -83,12 +94,24 @@ async function numberPending(company: Id): Promise<void> {
   for (;;) {
     const numbered = await inTransaction(async () => {
       const session = currentSession();
-      const pending = await Event.find({ pending: true, company }, { _id: 1 }, { session }).sort({ _id: 1 }).limit(NUMBER_BATCH).lean<{ _id: Id }[]>();
+      const pending = await Event.find({ pending: true, company }, { _id: 1 }, { session })
+        .sort({ _id: 1 })
+        .limit(NUMBER_BATCH)
+        .lean<{ _id: Id }[]>();
       if (pending.length === 0) return 0;
-      const counter = await EventSequence.findOneAndUpdate({ _id: company }, { $inc: { seq: pending.length } }, { upsert: true, returnDocument: "after", session }).lean<{ seq: number }>();
+      const counter = await EventSequence.findOneAndUpdate(
+        { _id: company },
+        { $inc: { seq: pending.length } },
+        { upsert: true, returnDocument: "after", session },
+      ).lean<{ seq: number }>();
       const first = counter!.seq - pending.length + 1;
       await Event.bulkWrite(
-        pending.map((event, index) => ({ updateOne: { filter: { _id: event._id, pending: true }, update: { $set: { seq: first + index }, $unset: { pending: "" } } } })),
+        pending.map((event, index) => ({
+          updateOne: {
+            filter: { _id: event._id, pending: true },
+            update: { $set: { seq: first + index }, $unset: { pending: "" } },
+          },
+        })),
         { session },
       );
       return pending.length;
@@ -108,7 +131,12 @@ export async function lastSeq(company: Id): Promise<number> {
  * The company's events numbered after `afterSeq`, oldest first, of the given types (all when
  * empty), once the committed ones are numbered.
  */
-export async function findEventsAfter(company: Id, afterSeq: number, types: readonly string[], limit: number): Promise<NumberedEvent[]> {
+export async function findEventsAfter(
+  company: Id,
+  afterSeq: number,
+  types: readonly string[],
+  limit: number,
+): Promise<NumberedEvent[]> {
   await numberPending(company);
   return Event.find({ company, seq: { $gt: afterSeq }, ...(types.length > 0 ? { type: { $in: types } } : {}) })
     .sort({ seq: 1 })

@@ -3,15 +3,15 @@
  * records in the transaction of that change, and the list `GET /v2/events` reads. The event's
  * actor and request id come from the request's context, so services pass only what changed.
  */
+import type { EventAction, EventResource } from "@/lib/base/schemas/event-types";
+import { ServiceError } from "@/lib/kernel/errors";
+import { type ObjectId, oid } from "@/lib/kernel/ids";
+import type { Principal } from "@/lib/kernel/principal";
+import { actorOf, requestContext } from "@/lib/kernel/request-context";
 import { type AuditDoc, insertAuditEntries } from "@/lib/resources/audit/repository";
 import { auditEntryOf } from "@/lib/resources/audit/service";
-import type { Principal } from "@/lib/kernel/principal";
-import { ServiceError } from "@/lib/kernel/errors";
-import { oid, type ObjectId } from "@/lib/kernel/ids";
-import { actorOf, requestContext } from "@/lib/kernel/request-context";
 import type { EventList, EventRecord, ListEventsQuery } from "./contract";
 import { appendEvent, type EventDoc, eventSeq, findEventsAfter, type NewEvent } from "./repository";
-import type { EventAction, EventResource } from "@/lib/base/schemas/event-types";
 
 /** Fields that move with every write and say nothing of what changed. */
 const BOOKKEEPING = ["modifiedAt", "__v"];
@@ -58,7 +58,9 @@ export interface DescribedChange {
  */
 export function describeChange(change: Change): DescribedChange | undefined {
   const ignored = new Set([...BOOKKEEPING, ...(change.ignore ?? [])]);
-  const compared = changedPaths(change.before ?? {}, change.after ?? {}).filter((path) => !ignored.has(path.split(".")[0]));
+  const compared = changedPaths(change.before ?? {}, change.after ?? {}).filter(
+    (path) => !ignored.has(path.split(".")[0]),
+  );
   const changes = [...new Set([...compared, ...(change.also ?? [])])];
   if (change.action === "updated" && changes.length === 0) return undefined;
   const context = requestContext();
@@ -69,9 +71,26 @@ export function describeChange(change: Change): DescribedChange | undefined {
   const paths = change.action === "deleted" ? [] : changes;
   const at = change.at ?? new Date();
   return {
-    event: { company: change.company, type, resource, changes: paths, actor: actorOf(context?.principal), requestId: context?.requestId ?? null, createdAt: at },
+    event: {
+      company: change.company,
+      type,
+      resource,
+      changes: paths,
+      actor: actorOf(context?.principal),
+      requestId: context?.requestId ?? null,
+      createdAt: at,
+    },
     // Its audit entry, with the values before and after, commits with it (docs/api.md#audit-log).
-    audit: auditEntryOf({ company: change.company, action: type, resource, before: change.before, after: change.after, paths: changes, hidden: change.also ?? [], at }),
+    audit: auditEntryOf({
+      company: change.company,
+      action: type,
+      resource,
+      before: change.before,
+      after: change.after,
+      paths: changes,
+      hidden: change.also ?? [],
+      at,
+    }),
   };
 }
 
@@ -92,7 +111,13 @@ function changedPaths(before: unknown, after: unknown, path = ""): string[] {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
     return keys.flatMap((key) => changedPaths(before[key], after[key], path ? `${path}.${key}` : key));
   }
-  if (Array.isArray(before) && Array.isArray(after) && before.length === after.length && before.every(isRecord) && after.every(isRecord)) {
+  if (
+    Array.isArray(before) &&
+    Array.isArray(after) &&
+    before.length === after.length &&
+    before.every(isRecord) &&
+    after.every(isRecord)
+  ) {
     return before.flatMap((item, index) => changedPaths(item, after[index], `${path}.${index}`));
   }
   if (isRecord(after) && (before === undefined || before === null)) return changedPaths({}, after, path);
@@ -100,7 +125,10 @@ function changedPaths(before: unknown, after: unknown, path = ""): string[] {
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+  value !== null &&
+  typeof value === "object" &&
+  !Array.isArray(value) &&
+  Object.getPrototypeOf(value) === Object.prototype;
 
 // Ids and dates compare by their JSON (hex, ISO), as the API shows them.
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);

@@ -2,9 +2,9 @@
  * Jobs (docs/api.md#jobs): work that outlives the request that started it, such as an import of
  * users, followed by polling `GET /v2/jobs/{id}`. A job belongs to the company that started it.
  */
-import { z } from "zod";
-import { type ComponentNames, operation } from "@/lib/base/schemas/operation";
 import { isoDateTime, objectId, queryBoolean } from "@/lib/base/schemas/common";
+import { type ComponentNames, operation } from "@/lib/base/schemas/operation";
+import { z } from "zod";
 
 export const JOB_TYPES = ["users.import"] as const;
 export const JOB_STATUSES = ["queued", "running", "succeeded", "failed"] as const;
@@ -73,7 +73,10 @@ export const importUsers = operation({
     status: 202,
     response: JobRecord,
     errors: ["conflict"],
-    upload: { mediaTypes: ["text/csv", "application/x-ndjson"], description: "The file: CSV with a header row, or NDJSON. At most 100 MiB." },
+    upload: {
+      mediaTypes: ["text/csv", "application/x-ndjson"],
+      description: "The file: CSV with a header row, or NDJSON. At most 100 MiB.",
+    },
     parameters: { dryRun: { description: "`true` checks and counts every row and changes nothing." } },
   },
 });

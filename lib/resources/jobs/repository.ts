@@ -7,9 +7,9 @@
  * the transaction of each batch; `checkpoint` is the number of rows whose outcome that same
  * transaction committed, so a job taken over after a crash goes on from there, never twice.
  */
-import mongoose, { Schema } from "mongoose";
-import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import type { ObjectId as Id } from "@/lib/kernel/ids";
+import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import mongoose, { Schema } from "mongoose";
 import { MAX_JOB_ERRORS, type JobError, type JobSummary } from "./contract";
 
 /** Jobs are kept this long, then the database removes them. */
@@ -19,8 +19,20 @@ const CHUNK_RETENTION_DAYS = 7;
 /** Bytes per stored chunk of an uploaded file: well under MongoDB's 16 MiB document limit. */
 export const CHUNK_BYTES = 1024 * 1024;
 
-const errorSchema = new Schema({ line: { type: Number, required: true }, path: { type: String, default: "" }, message: { type: String, required: true } }, { _id: false });
-const summaryFields = { created: { type: Number, default: 0 }, updated: { type: Number, default: 0 }, unchanged: { type: Number, default: 0 }, failed: { type: Number, default: 0 } };
+const errorSchema = new Schema(
+  {
+    line: { type: Number, required: true },
+    path: { type: String, default: "" },
+    message: { type: String, required: true },
+  },
+  { _id: false },
+);
+const summaryFields = {
+  created: { type: Number, default: 0 },
+  updated: { type: Number, default: 0 },
+  unchanged: { type: Number, default: 0 },
+  failed: { type: Number, default: 0 },
+};
 
 const jobSchema = new Schema(
   {
@@ -30,11 +42,29 @@ const jobSchema = new Schema(
     status: { type: String, required: true, enum: ["uploading", "queued", "running", "succeeded", "failed"] },
     dryRun: { type: Boolean, required: true },
     /** The uploaded file: its media type and size (its bytes are in `jobFiles`). */
-    file: { type: new Schema({ mediaType: { type: String, required: true }, bytes: { type: Number, required: true }, chunks: { type: Number, required: true } }, { _id: false }), required: true },
+    file: {
+      type: new Schema(
+        {
+          mediaType: { type: String, required: true },
+          bytes: { type: Number, required: true },
+          chunks: { type: Number, required: true },
+        },
+        { _id: false },
+      ),
+      required: true,
+    },
     /** Who started it and from which request: the changes it makes are theirs (events, audit). */
     actor: {
       type: new Schema(
-        { userId: { type: String, required: true }, name: { type: String, default: null }, apiKeyId: { type: String, default: null }, scopes: { type: [String], default: [] }, requestId: { type: String, default: null }, ip: { type: String, default: null }, userAgent: { type: String, default: null } },
+        {
+          userId: { type: String, required: true },
+          name: { type: String, default: null },
+          apiKeyId: { type: String, default: null },
+          scopes: { type: [String], default: [] },
+          requestId: { type: String, default: null },
+          ip: { type: String, default: null },
+          userAgent: { type: String, default: null },
+        },
         { _id: false },
       ),
       required: true,
@@ -68,7 +98,15 @@ export interface JobDoc {
   status: "uploading" | "queued" | "running" | "succeeded" | "failed";
   dryRun: boolean;
   file: { mediaType: string; bytes: number; chunks: number };
-  actor: { userId: string; name?: string | null; apiKeyId: string | null; scopes: string[]; requestId: string | null; ip: string | null; userAgent: string | null };
+  actor: {
+    userId: string;
+    name?: string | null;
+    apiKeyId: string | null;
+    scopes: string[];
+    requestId: string | null;
+    ip: string | null;
+    userAgent: string | null;
+  };
   total: number;
   checkpoint: number;
   summary: JobSummary;
@@ -96,7 +134,11 @@ chunkSchema.index({ createdAt: 1 }, { expireAfterSeconds: CHUNK_RETENTION_DAYS *
 export const JobFileChunk = defineModel("JobFileChunk", chunkSchema);
 
 /** The one builder of a stored job, queued. */
-export function newJobDoc(fields: Pick<JobDoc, "company" | "type" | "dryRun" | "file" | "actor">, now: Date, id: Id = new mongoose.Types.ObjectId()): JobDoc {
+export function newJobDoc(
+  fields: Pick<JobDoc, "company" | "type" | "dryRun" | "file" | "actor">,
+  now: Date,
+  id: Id = new mongoose.Types.ObjectId(),
+): JobDoc {
   return {
     _id: id,
     status: "queued",
@@ -120,7 +162,8 @@ export async function insertJob(doc: JobDoc): Promise<void> {
 }
 
 /** The company's job; an upload still arriving is none yet. */
-export const findJob = (company: Id, id: Id) => Job.findOne({ _id: id, company, status: { $ne: "uploading" } }).lean<JobDoc>();
+export const findJob = (company: Id, id: Id) =>
+  Job.findOne({ _id: id, company, status: { $ne: "uploading" } }).lean<JobDoc>();
 
 /**
  * The bytes of the import files the company has in the database and not yet done with: its queued
@@ -194,12 +237,24 @@ export interface JobProgress {
  * `checkpoint`: whether it did. Called in the batch's transaction, so the rows' changes and the
  * checkpoint commit together.
  */
-export async function advanceJob(id: Id, owner: string, checkpoint: number, progress: JobProgress, leaseUntil: Date): Promise<boolean> {
+export async function advanceJob(
+  id: Id,
+  owner: string,
+  checkpoint: number,
+  progress: JobProgress,
+  leaseUntil: Date,
+): Promise<boolean> {
   const { summary } = progress;
   const result = await Job.updateOne(
     { _id: id, leaseOwner: owner, checkpoint, status: "running" },
     {
-      $inc: { checkpoint: progress.rows, "summary.created": summary.created, "summary.updated": summary.updated, "summary.unchanged": summary.unchanged, "summary.failed": summary.failed },
+      $inc: {
+        checkpoint: progress.rows,
+        "summary.created": summary.created,
+        "summary.updated": summary.updated,
+        "summary.unchanged": summary.unchanged,
+        "summary.failed": summary.failed,
+      },
       $push: { rowErrors: { $each: progress.errors.slice(0, MAX_JOB_ERRORS).map(bounded), $slice: MAX_JOB_ERRORS } },
       $set: { leaseUntil },
     },
@@ -208,7 +263,11 @@ export async function advanceJob(id: Id, owner: string, checkpoint: number, prog
 }
 
 /** An error as kept: a message quoting a huge cell of the file must not swell the job past a document's size. */
-const bounded = (error: JobError): JobError => ({ line: error.line, path: clip(error.path, 200), message: clip(error.message, 500) });
+const bounded = (error: JobError): JobError => ({
+  line: error.line,
+  path: clip(error.path, 200),
+  message: clip(error.message, 500),
+});
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /** Sets fields of a job `owner` still holds; whether it did. */
@@ -220,6 +279,9 @@ export const updateHeldJob = async (id: Id, owner: string, fields: Partial<JobDo
  * (docs/deployment.md#metrics): two counts on the `{ status, leaseUntil }` index.
  */
 export async function countUnfinishedJobs(): Promise<{ queued: number; running: number }> {
-  const [queued, running] = await Promise.all([Job.countDocuments({ status: "queued" }).exec(), Job.countDocuments({ status: "running" }).exec()]);
+  const [queued, running] = await Promise.all([
+    Job.countDocuments({ status: "queued" }).exec(),
+    Job.countDocuments({ status: "running" }).exec(),
+  ]);
   return { queued, running };
 }

@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import * as importRoute from "@/app/v2/users/import/route";
+import { oid } from "@/lib/kernel/ids";
+import { Event } from "@/lib/resources/events/repository";
+import { User } from "@/lib/resources/users/repository";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { Event } from "@/lib/resources/events/repository";
-import { oid } from "@/lib/kernel/ids";
-import { User } from "@/lib/resources/users/repository";
-import * as importRoute from "@/app/v2/users/import/route";
 import { Job, JobFileChunk, type JobDoc } from "./repository";
 import { JobRunner, MAX_JOB_ATTEMPTS } from "./runner";
 import { toJobRecord } from "./service";
@@ -36,7 +36,13 @@ describe("an import survives its server process killed with SIGKILL", { timeout:
   });
 
   const startImport = async (csv: string) => {
-    const started = await call(importRoute.POST, "/v2/users/import", { method: "POST", token: tenant.adminToken, admin: true, rawBody: csv, headers: { "content-type": "text/csv" } });
+    const started = await call(importRoute.POST, "/v2/users/import", {
+      method: "POST",
+      token: tenant.adminToken,
+      admin: true,
+      rawBody: csv,
+      headers: { "content-type": "text/csv" },
+    });
     expect(started.status).toBe(202);
     return oid(success(started)._id);
   };
@@ -44,14 +50,19 @@ describe("an import survives its server process killed with SIGKILL", { timeout:
 
   it("resumes from the last committed batch in another runner, with the right totals and no duplicates", async () => {
     const lines = ["email,firstName,lastName,accessRoles"];
-    for (let n = 1; n <= ROWS; n++) lines.push(n % 100 === 0 ? `bad-${n},B,R,Member` : `restart.${n}@import.test,First${n},Last,Member`);
+    for (let n = 1; n <= ROWS; n++)
+      lines.push(n % 100 === 0 ? `bad-${n},B,R,Member` : `restart.${n}@import.test,First${n},Last,Member`);
     const id = await startImport(lines.join("\n"));
 
-    const child = spawn(process.execPath, ["--import", "tsx", RUNNER, "--owner", "killed", "--lease-ms", "1500", "--batch-size", "50"], {
-      cwd: ROOT,
-      env: { ...process.env, MONGODB_URI: db.uri, LOG_LEVEL: "warn" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", RUNNER, "--owner", "killed", "--lease-ms", "1500", "--batch-size", "50"],
+      {
+        cwd: ROOT,
+        env: { ...process.env, MONGODB_URI: db.uri, LOG_LEVEL: "warn" },
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
     children.push(child);
     let output = "";
     child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -81,18 +92,28 @@ describe("an import survives its server process killed with SIGKILL", { timeout:
 
     // Another server's runner takes the job once the dead one's lease has expired, and finishes it.
     const other = new JobRunner({ owner: "other", leaseMs: 30_000, batchSize: 200 });
-    await vi.waitFor(async () => {
-      await other.runOnce();
-      expect((await job(id)).status).toBe("succeeded");
-    }, { timeout: BOUND_MS, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        await other.runOnce();
+        expect((await job(id)).status).toBe("succeeded");
+      },
+      { timeout: BOUND_MS, interval: 200 },
+    );
 
     const done = toJobRecord(await job(id));
-    expect(done).toMatchObject({ status: "succeeded", progress: { done: ROWS, total: ROWS }, summary: { created: ROWS - BAD, updated: 0, unchanged: 0, failed: BAD } });
+    expect(done).toMatchObject({
+      status: "succeeded",
+      progress: { done: ROWS, total: ROWS },
+      summary: { created: ROWS - BAD, updated: 0, unchanged: 0, failed: BAD },
+    });
     expect(done.errors.map((error) => error.line)).toEqual(Array.from({ length: BAD }, (_, n) => (n + 1) * 100 + 1));
     expect(await stored()).toBe(ROWS - BAD);
     // One event per user created, none twice.
     const users = (await User.find({ email: /^restart\./ }, { _id: 1 }).lean()).map((user) => user._id.toHexString());
-    const created = await Event.find({ company: oid(tenant.companyId), type: "user.created", "resource.id": { $in: users } }, { resource: 1 }).lean<{ resource: { id: string } }[]>();
+    const created = await Event.find(
+      { company: oid(tenant.companyId), type: "user.created", "resource.id": { $in: users } },
+      { resource: 1 },
+    ).lean<{ resource: { id: string } }[]>();
     const ids = created.map((event) => event.resource.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBe(ROWS - BAD);
@@ -101,12 +122,25 @@ describe("an import survives its server process killed with SIGKILL", { timeout:
 
   it("ends a job that keeps stopping its workers failed, saying what was done", async () => {
     const id = await startImport("email,accessRoles\nonce@import.test,Member\n");
-    await Job.updateOne({ _id: id }, { $set: { status: "running", attempts: MAX_JOB_ATTEMPTS, checkpoint: 0, leaseOwner: "gone", leaseUntil: new Date(Date.now() - 1000) } });
+    await Job.updateOne(
+      { _id: id },
+      {
+        $set: {
+          status: "running",
+          attempts: MAX_JOB_ATTEMPTS,
+          checkpoint: 0,
+          leaseOwner: "gone",
+          leaseUntil: new Date(Date.now() - 1000),
+        },
+      },
+    );
     await new JobRunner({ owner: "last" }).runOnce();
     const record = toJobRecord(await job(id));
     expect(record.status).toBe("failed");
     expect(record.finishedAt).not.toBeNull();
-    expect(record.message).toBe(`The import stopped after ${MAX_JOB_ATTEMPTS} attempts, each ended by its server process stopping; 0 of the rows were done before it stopped (0 created, 0 updated, 0 unchanged, 0 failed); the rest were not imported.`);
+    expect(record.message).toBe(
+      `The import stopped after ${MAX_JOB_ATTEMPTS} attempts, each ended by its server process stopping; 0 of the rows were done before it stopped (0 created, 0 updated, 0 unchanged, 0 failed); the rest were not imported.`,
+    );
     expect(await User.countDocuments({ email: "once@import.test" })).toBe(0);
   });
 
@@ -116,7 +150,10 @@ describe("an import survives its server process killed with SIGKILL", { timeout:
     const id = await startImport(lines.join("\n"));
     // A lease far longer than the test: only giving it back lets the other runner take the job.
     const draining = new JobRunner({ owner: "draining", leaseMs: 600_000, batchSize: 50, pollMs: 10 }).start();
-    await vi.waitFor(async () => expect((await job(id)).checkpoint).toBeGreaterThanOrEqual(200), { timeout: BOUND_MS, interval: 10 });
+    await vi.waitFor(async () => expect((await job(id)).checkpoint).toBeGreaterThanOrEqual(200), {
+      timeout: BOUND_MS,
+      interval: 10,
+    });
     await draining.stop();
 
     const stopped = await job(id);
@@ -126,7 +163,11 @@ describe("an import survives its server process killed with SIGKILL", { timeout:
     expect(await User.countDocuments({ email: /^drain\./ })).toBe(stopped.checkpoint);
 
     await new JobRunner({ owner: "next", leaseMs: 600_000, batchSize: 200 }).runOnce();
-    expect(toJobRecord(await job(id))).toMatchObject({ status: "succeeded", progress: { done: ROWS, total: ROWS }, summary: { created: ROWS } });
+    expect(toJobRecord(await job(id))).toMatchObject({
+      status: "succeeded",
+      progress: { done: ROWS, total: ROWS },
+      summary: { created: ROWS },
+    });
     expect(await User.countDocuments({ email: /^drain\./ })).toBe(ROWS);
   });
 });

@@ -5,12 +5,12 @@
  * checkpoint; one that has already been taken {@link MAX_JOB_ATTEMPTS} times ends `failed`, saying
  * what was done. All state is in the database, so any server process may finish any job.
  */
-import { Readable } from "node:stream";
 import { BackgroundLoop, type LoopOptions } from "@/lib/kernel/background-loop";
 import { log } from "@/lib/kernel/log";
 import { withRequestContext } from "@/lib/kernel/request-context";
 import { importBatch, importScope, LostJob, noteEmails, prepareBatch } from "@/lib/resources/users/import";
 import { CSV_TYPE, ImportFileError, type ImportRow, importRows } from "@/lib/resources/users/import-file";
+import { Readable } from "node:stream";
 import { jobNudges } from "./nudge";
 import { advanceJob, claimJob, deleteChunks, findJobById, type JobDoc, readChunks, updateHeldJob } from "./repository";
 import { jobPrincipal } from "./service";
@@ -55,10 +55,19 @@ export class JobRunner extends BackgroundLoop {
 
   private async run(job: JobDoc): Promise<void> {
     if (job.attempts > MAX_JOB_ATTEMPTS) {
-      await this.finish(job, "failed", `The import stopped after ${MAX_JOB_ATTEMPTS} attempts, each ended by its server process stopping; ${doneSoFar(job)}`);
+      await this.finish(
+        job,
+        "failed",
+        `The import stopped after ${MAX_JOB_ATTEMPTS} attempts, each ended by its server process stopping; ${doneSoFar(job)}`,
+      );
       return;
     }
-    const context = { requestId: job.actor.requestId ?? `job-${job._id.toHexString()}`, principal: jobPrincipal(job), ip: job.actor.ip ?? undefined, userAgent: job.actor.userAgent ?? undefined };
+    const context = {
+      requestId: job.actor.requestId ?? `job-${job._id.toHexString()}`,
+      principal: jobPrincipal(job),
+      ip: job.actor.ip ?? undefined,
+      userAgent: job.actor.userAgent ?? undefined,
+    };
     try {
       await withRequestContext(context, () => this.runImport(job));
     } catch (error) {
@@ -81,7 +90,14 @@ export class JobRunner extends BackgroundLoop {
     if (job.total === 0) {
       let total = 0;
       for await (const row of rows()) total = row.index;
-      if (!(await updateHeldJob(job._id, this.owner, { total, leaseUntil: this.leaseUntil(), startedAt: job.startedAt ?? new Date() }))) throw new LostJob();
+      if (
+        !(await updateHeldJob(job._id, this.owner, {
+          total,
+          leaseUntil: this.leaseUntil(),
+          startedAt: job.startedAt ?? new Date(),
+        }))
+      )
+        throw new LostJob();
       job.total = total;
     }
     const scope = await importScope(job.company, jobPrincipal(job), csv);
@@ -100,7 +116,9 @@ export class JobRunner extends BackgroundLoop {
       committing = (async () => {
         const ready = await prepared;
         await before;
-        await importBatch(scope, ready, job.dryRun, (outcome) => advanceJob(job._id, this.owner, at, { rows: size, ...outcome }, this.leaseUntil()));
+        await importBatch(scope, ready, job.dryRun, (outcome) =>
+          advanceJob(job._id, this.owner, at, { rows: size, ...outcome }, this.leaseUntil()),
+        );
         this.onBatch(job, at + size);
       })();
       // Its failure is met where it is awaited next (the next flush, or the end), not left unhandled when the loop stops first.
@@ -109,7 +127,10 @@ export class JobRunner extends BackgroundLoop {
       await before;
     };
     // The next rows are read and parsed while a batch waits on the database (docs/architecture.md#jobs).
-    for await (const row of Readable.from(rows(), { objectMode: true, highWaterMark: this.batchSize * 2 }) as AsyncIterable<ImportRow>) {
+    for await (const row of Readable.from(rows(), {
+      objectMode: true,
+      highWaterMark: this.batchSize * 2,
+    }) as AsyncIterable<ImportRow>) {
       if (row.index <= job.checkpoint) {
         // Done before a restart: only its e-mail counts, for the rows that follow.
         noteEmails(scope, [row]);
@@ -134,7 +155,13 @@ export class JobRunner extends BackgroundLoop {
   }
 
   private async finish(job: JobDoc, status: "succeeded" | "failed", message: string | null): Promise<void> {
-    const ended = await updateHeldJob(job._id, this.owner, { status, message, finishedAt: new Date(), leaseUntil: null, ...(status === "succeeded" ? { total: job.checkpoint } : {}) });
+    const ended = await updateHeldJob(job._id, this.owner, {
+      status,
+      message,
+      finishedAt: new Date(),
+      leaseUntil: null,
+      ...(status === "succeeded" ? { total: job.checkpoint } : {}),
+    });
     if (ended) await deleteChunks(job._id);
   }
 }

@@ -3,13 +3,25 @@
  * The file goes into the database as it arrives (never whole in memory), then the job is queued
  * for the runner (lib/resources/jobs/runner.ts) of any server process.
  */
-import type { Principal } from "@/lib/kernel/principal";
 import { notFound, ServiceError } from "@/lib/kernel/errors";
 import { newId, oid } from "@/lib/kernel/ids";
+import type { Principal } from "@/lib/kernel/principal";
 import { requestContext } from "@/lib/kernel/request-context";
 import type { JobRecord } from "./contract";
-import { CHUNK_BYTES, deleteChunks, deleteJob, findJob, heldImportBytes, insertChunk, insertJob, type JobDoc, newJobDoc, queueUploaded, recordUpload } from "./repository";
 import { nudgeJobs } from "./nudge";
+import {
+  CHUNK_BYTES,
+  deleteChunks,
+  deleteJob,
+  findJob,
+  heldImportBytes,
+  insertChunk,
+  insertJob,
+  type JobDoc,
+  newJobDoc,
+  queueUploaded,
+  recordUpload,
+} from "./repository";
 
 /** The largest file an import takes (docs/api.md#import). */
 export const MAX_IMPORT_BYTES = 100 * 1024 * 1024;
@@ -36,7 +48,12 @@ export function toJobRecord(job: JobDoc): JobRecord {
     status: job.status as JobRecord["status"],
     dryRun: job.dryRun,
     progress: { done: job.checkpoint, total },
-    summary: { created: job.summary.created, updated: job.summary.updated, unchanged: job.summary.unchanged, failed: job.summary.failed },
+    summary: {
+      created: job.summary.created,
+      updated: job.summary.updated,
+      unchanged: job.summary.unchanged,
+      failed: job.summary.failed,
+    },
     errors: job.rowErrors.map((error) => ({ line: error.line, path: error.path ?? "", message: error.message })),
     message: job.message ?? null,
     createdAt: job.createdAt.toISOString(),
@@ -44,7 +61,8 @@ export function toJobRecord(job: JobDoc): JobRecord {
   };
 }
 
-const tooLarge = () => new ServiceError("payload_too_large", `The file must be at most ${MAX_IMPORT_BYTES} bytes (100 MiB).`);
+const tooLarge = () =>
+  new ServiceError("payload_too_large", `The file must be at most ${MAX_IMPORT_BYTES} bytes (100 MiB).`);
 
 const MiB = (bytes: number) => `${Math.ceil(bytes / (1024 * 1024))} MiB`;
 
@@ -69,7 +87,10 @@ export interface ImportUpload {
  * each stored chunk records them and then sums the company's, so of two uploads racing past the cap
  * the later to sum sees both, and the cap is passed by at most a chunk per upload (docs/api.md#import).
  */
-export async function startUserImport(auth: Principal, { mediaType, declaredBytes: declared, body, dryRun }: ImportUpload): Promise<JobRecord> {
+export async function startUserImport(
+  auth: Principal,
+  { mediaType, declaredBytes: declared, body, dryRun }: ImportUpload,
+): Promise<JobRecord> {
   if (declared > MAX_IMPORT_BYTES) throw tooLarge();
   const company = oid(auth.companyId);
   const id = newId();
@@ -131,7 +152,10 @@ export async function startUserImport(auth: Principal, { mediaType, declaredByte
       }
     }
     await flush();
-    if (bytes === 0) throw new ServiceError("invalid_request", "The request is not valid.", [{ path: "body", message: "is empty: send the file as the body" }]);
+    if (bytes === 0)
+      throw new ServiceError("invalid_request", "The request is not valid.", [
+        { path: "body", message: "is empty: send the file as the body" },
+      ]);
     await queueUploaded(id, { mediaType, bytes, chunks });
   } catch (error) {
     await Promise.all([deleteChunks(id), deleteJob(id)]);
@@ -149,7 +173,8 @@ export function jobPrincipal(job: JobDoc): Principal {
     sessionId: "",
     accessRoles: [],
     ...(job.actor.name ? { name: job.actor.name } : {}),
-    ...(job.actor.apiKeyId ? { apiKey: { id: job.actor.apiKeyId, scopes: job.actor.scopes as NonNullable<Principal["apiKey"]>["scopes"] } } : {}),
+    ...(job.actor.apiKeyId
+      ? { apiKey: { id: job.actor.apiKeyId, scopes: job.actor.scopes as NonNullable<Principal["apiKey"]>["scopes"] } }
+      : {}),
   };
 }
-

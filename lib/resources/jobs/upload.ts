@@ -23,7 +23,10 @@ export function importUpload(request: Request, dryRun: boolean): ImportUpload {
 function importMediaType(header: string | null): string {
   const type = (header ?? "").split(";")[0].trim().toLowerCase();
   if (!(IMPORT_MEDIA_TYPES as readonly string[]).includes(type)) {
-    throw new ServiceError("unsupported_media_type", "The file must be CSV (Content-Type: text/csv) or NDJSON (Content-Type: application/x-ndjson).");
+    throw new ServiceError(
+      "unsupported_media_type",
+      "The file must be CSV (Content-Type: text/csv) or NDJSON (Content-Type: application/x-ndjson).",
+    );
   }
   return type === "application/ndjson" ? NDJSON_TYPE : type;
 }

@@ -17,7 +17,10 @@ export const list = operation({
       "The e-mails the service kept instead of sending while `SMTP_URL` is unset (invitations), newest first, for the caller's company. For signed-in admins only: its invitation links are credentials (whoever holds one sets the invitee's password), so an API key gets `403 insufficient_scope` (\"not open to API keys\") whatever its scopes.",
     status: 200,
     response: OutboxList,
-    parameters: { ...pagingParameters, to: { description: "Only the e-mails to this address (case-insensitive, exact)." } },
+    parameters: {
+      ...pagingParameters,
+      to: { description: "Only the e-mails to this address (case-insensitive, exact)." },
+    },
   },
 });
 

@@ -4,8 +4,8 @@
  * sign-in matter: lib/resources/auth/invitations.ts.
  */
 import { loadConfig } from "@/lib/base/config";
-import { companyName } from "@/lib/resources/companies/repository";
 import { secretToken, type ObjectId } from "@/lib/kernel/ids";
+import { companyName } from "@/lib/resources/companies/repository";
 import { insertInvitation } from "./repository";
 import { sendMail } from "./service";
 
@@ -41,5 +41,8 @@ export async function inviteUser(invitee: { userId: ObjectId; email: string; com
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
 }

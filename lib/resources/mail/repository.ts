@@ -3,10 +3,10 @@
  * that reads or writes their collections. One way to the database: Mongoose models with typed
  * lean results (the outbox page reads through the single-batch find every list uses).
  */
-import mongoose, { Schema } from "mongoose";
+import type { ObjectId as Id } from "@/lib/kernel/ids";
 import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import { findDocs, type ReadOptions } from "@/lib/kernel/models/read";
-import type { ObjectId as Id } from "@/lib/kernel/ids";
+import mongoose, { Schema } from "mongoose";
 
 /** E-mails kept instead of sent when `SMTP_URL` is unset (docs/api.md#outbox). */
 const outboxSchema = new Schema(
@@ -36,7 +36,8 @@ export async function insertOutboxMail(mail: Omit<OutboxDoc, "_id">): Promise<vo
 export const findOutboxMails = (filter: Record<string, unknown>, options: ReadOptions): Promise<OutboxDoc[]> =>
   findDocs<OutboxDoc>(OutboxMail, filter, options);
 
-export const countOutboxMails = (filter: Record<string, unknown>): Promise<number> => OutboxMail.countDocuments(filter).exec();
+export const countOutboxMails = (filter: Record<string, unknown>): Promise<number> =>
+  OutboxMail.countDocuments(filter).exec();
 
 // ---------------------------------------------------------------------------------------------
 // Invitations (only the token's SHA-256 is stored, so a copy of the database holds no usable link)
@@ -75,4 +76,8 @@ export const findUsableInvitation = (tokenHash: string, now: Date) =>
 
 /** Uses up the invitation of this token hash, atomically; `null` if it was not usable. */
 export const claimInvitation = (tokenHash: string, now: Date) =>
-  Invitation.findOneAndUpdate({ tokenHash, usedAt: null, expiresAt: { $gt: now } }, { $set: { usedAt: now } }, { returnDocument: "after" }).lean();
+  Invitation.findOneAndUpdate(
+    { tokenHash, usedAt: null, expiresAt: { $gt: now } },
+    { $set: { usedAt: now } },
+    { returnDocument: "after" },
+  ).lean();

@@ -2,8 +2,8 @@
  * The outbox (docs/api.md#outbox): e-mails kept instead of sent while `SMTP_URL` is unset, listed for
  * the admin pages by `GET /v2/outbox` (Admin), newest first, paged like every list.
  */
-import { z } from "zod";
 import { isoDateTime, listEnvelope, objectId, pagingQuery } from "@/lib/base/schemas/common";
+import { z } from "zod";
 
 export const OutboxMailRecord = z.object({
   _id: objectId,

@@ -2,13 +2,13 @@
  * Outgoing e-mail: through `nodemailer` to `SMTP_URL`, else into the outbox collection, where
  * the admin pages show it (docs/api.md#outbox), newest first, for the caller's company.
  */
-import nodemailer, { type Transporter } from "nodemailer";
 import { loadConfig } from "@/lib/base/config";
-import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
-import type { ListOutboxQuery, OutboxList } from "@/lib/resources/mail/schemas";
-import type { Principal } from "@/lib/kernel/principal";
+import { listScope, pageFields, pageOf, pageRead, withCondition, type ListOrder } from "@/lib/kernel/cursor";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
 import { log } from "@/lib/kernel/log";
+import type { Principal } from "@/lib/kernel/principal";
+import type { ListOutboxQuery, OutboxList } from "@/lib/resources/mail/schemas";
+import nodemailer, { type Transporter } from "nodemailer";
 import { countOutboxMails, findOutboxMails, insertOutboxMail } from "./repository";
 
 export interface Mail {
@@ -33,7 +33,13 @@ export async function sendMail(mail: Mail): Promise<"sent" | "outbox"> {
       transport = nodemailer.createTransport(smtpUrl);
       transports.set(smtpUrl, transport);
     }
-    await transport.sendMail({ from: mailFrom(), to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    await transport.sendMail({
+      from: mailFrom(),
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+    });
     log().info({ to: mail.to, subject: mail.subject }, "mail sent");
     return "sent";
   }

@@ -1,5 +1,4 @@
 /** The reference data operations of the HTTP API (docs/api.md#reference-data), four kinds alike. */
-import type { z } from "zod";
 import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/base/schemas/operation";
 import {
   AccessRoleList,
@@ -20,6 +19,7 @@ import {
   UpdateAccessRoleBody,
   UpdateNamedBody,
 } from "@/lib/resources/reference/schemas";
+import type { z } from "zod";
 
 /** What an update of an access role adds to the rules of every kind. */
 const LAST_ADMIN_ROLE =
@@ -104,15 +104,40 @@ function referenceOperations<B extends z.ZodType, U extends z.ZodType, L extends
   };
 }
 
-export const accessRoles = referenceOperations("/v2/access-roles", { create: CreateAccessRoleBody, update: UpdateAccessRoleBody }, AccessRoleList, AccessRoleRecord, {
-  one: "access role",
-  many: "access roles",
-  createRule: " An API key creating a role with `isAdmin: true` needs the scope `admin` as well (`403 insufficient_scope`, nothing created).",
-  updateRule: `${LAST_ADMIN_ROLE} An API key changing \`isAdmin\` needs the scope \`admin\` as well (\`403 insufficient_scope\`, nothing applied).`,
-});
-export const jobTitles = referenceOperations("/v2/job-titles", { create: CreateNamedBody, update: UpdateNamedBody }, JobTitleList, JobTitleRecord, { one: "job title", many: "job titles" });
-export const properties = referenceOperations("/v2/properties", { create: CreateNamedBody, update: UpdateNamedBody }, PropertyList, PropertyRecord, { one: "property", many: "properties" });
-export const bots = referenceOperations("/v2/bots", { create: CreateNamedBody, update: UpdateNamedBody }, BotList, BotRecord, { one: "bot", many: "bots" });
+export const accessRoles = referenceOperations(
+  "/v2/access-roles",
+  { create: CreateAccessRoleBody, update: UpdateAccessRoleBody },
+  AccessRoleList,
+  AccessRoleRecord,
+  {
+    one: "access role",
+    many: "access roles",
+    createRule:
+      " An API key creating a role with `isAdmin: true` needs the scope `admin` as well (`403 insufficient_scope`, nothing created).",
+    updateRule: `${LAST_ADMIN_ROLE} An API key changing \`isAdmin\` needs the scope \`admin\` as well (\`403 insufficient_scope\`, nothing applied).`,
+  },
+);
+export const jobTitles = referenceOperations(
+  "/v2/job-titles",
+  { create: CreateNamedBody, update: UpdateNamedBody },
+  JobTitleList,
+  JobTitleRecord,
+  { one: "job title", many: "job titles" },
+);
+export const properties = referenceOperations(
+  "/v2/properties",
+  { create: CreateNamedBody, update: UpdateNamedBody },
+  PropertyList,
+  PropertyRecord,
+  { one: "property", many: "properties" },
+);
+export const bots = referenceOperations(
+  "/v2/bots",
+  { create: CreateNamedBody, update: UpdateNamedBody },
+  BotList,
+  BotRecord,
+  { one: "bot", many: "bots" },
+);
 
 /** The names of this resource's schemas in the OpenAPI document. */
 export const components: ComponentNames = {

@@ -3,9 +3,9 @@
  * unknown ids are read in one query per kind, and the names already read are kept, so a million
  * rows cost a handful of reads instead of one per row.
  */
+import { oid, type ObjectId } from "@/lib/kernel/ids";
 import { LRUCache } from "lru-cache";
 import { findReference, type ReferenceKind } from "./repository";
-import { oid, type ObjectId } from "@/lib/kernel/ids";
 
 /** Names kept per kind: more than a company has of most kinds, and a bound on memory for any. */
 const KEPT = 10_000;
@@ -22,7 +22,11 @@ export class ReferenceNames {
         const cache = this.cache(kind as ReferenceKind);
         const missing = [...new Set(ids)].filter((id) => !cache.has(id));
         if (missing.length === 0) return;
-        const found = await findReference(kind as ReferenceKind, { company: this.companyId, _id: { $in: missing.map(oid) } }, { projection: { name: 1 } });
+        const found = await findReference(
+          kind as ReferenceKind,
+          { company: this.companyId, _id: { $in: missing.map(oid) } },
+          { projection: { name: 1 } },
+        );
         for (const doc of found) cache.set(doc._id.toHexString(), doc.name);
       }),
     );

@@ -3,11 +3,11 @@
  * reads or writes their collections. It reaches them through the driver (single-batch reads of
  * lib/kernel/models/read.ts, the model's collection for writes), typed by each model's lean type.
  */
-import { Schema } from "mongoose";
-import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
+import { newId, type ObjectId } from "@/lib/kernel/ids";
 import { defineModel, driverCollection, ObjectId as ObjectIdType, schemaOptions } from "@/lib/kernel/models/define";
 import { findDocs, findOneDoc, type ReadOptions } from "@/lib/kernel/models/read";
-import { newId, type ObjectId } from "@/lib/kernel/ids";
+import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
+import { Schema } from "mongoose";
 
 function namedSchema(collection: string, extra: Record<string, unknown> = {}) {
   const schema = new Schema(
@@ -25,7 +25,8 @@ function namedSchema(collection: string, extra: Record<string, unknown> = {}) {
   return schema;
 }
 
-export const AccessRole = defineModel("AccessRole",
+export const AccessRole = defineModel(
+  "AccessRole",
   new Schema(
     {
       company: { type: ObjectIdType, required: true },
@@ -57,15 +58,27 @@ export interface ReferenceDoc {
 }
 
 /** A record of `kind` as stored, built in this one place (`isAdmin` only for access roles). */
-export function newDoc(kind: ReferenceKind, record: { company: ObjectId; name: string; isAdmin?: boolean; createdAt: Date }): ReferenceDoc {
-  const doc: ReferenceDoc = { _id: newId(), company: record.company, name: record.name, createdAt: record.createdAt, modifiedAt: record.createdAt };
+export function newDoc(
+  kind: ReferenceKind,
+  record: { company: ObjectId; name: string; isAdmin?: boolean; createdAt: Date },
+): ReferenceDoc {
+  const doc: ReferenceDoc = {
+    _id: newId(),
+    company: record.company,
+    name: record.name,
+    createdAt: record.createdAt,
+    modifiedAt: record.createdAt,
+  };
   if (kind === "accessRoles") doc.isAdmin = record.isAdmin;
   return doc;
 }
 
 /** A page of the records of `kind` that `filter` (already scoped to a company) matches. */
-export const findReference = (kind: ReferenceKind, filter: Filter<Document>, options: ReadOptions): Promise<ReferenceDoc[]> =>
-  findDocs<ReferenceDoc>(MODELS[kind], filter, options);
+export const findReference = (
+  kind: ReferenceKind,
+  filter: Filter<Document>,
+  options: ReadOptions,
+): Promise<ReferenceDoc[]> => findDocs<ReferenceDoc>(MODELS[kind], filter, options);
 
 export const countReference = (kind: ReferenceKind, filter: Filter<Document>): Promise<number> =>
   driverCollection<ReferenceDoc>(MODELS[kind]).countDocuments(filter);
@@ -89,15 +102,26 @@ export interface ReferenceChanges {
  * even within one millisecond; the record after it, or `null`. A name taken in the company fails
  * with the duplicate-key error.
  */
-export function updateReferenceWith(kind: ReferenceKind, filter: Filter<Document>, changes: ReferenceChanges, now: Date): Promise<ReferenceDoc | null> {
+export function updateReferenceWith(
+  kind: ReferenceKind,
+  filter: Filter<Document>,
+  changes: ReferenceChanges,
+  now: Date,
+): Promise<ReferenceDoc | null> {
   // $literal: a name such as "$x" is a value, not a field path, inside an update pipeline.
   const set: Document = { modifiedAt: { $max: [now, { $add: ["$modifiedAt", 1] }] } };
   for (const [field, value] of Object.entries(changes)) if (value !== undefined) set[field] = { $literal: value };
-  return driverCollection<ReferenceDoc>(MODELS[kind]).findOneAndUpdate(filter, [{ $set: set }], { returnDocument: "after" });
+  return driverCollection<ReferenceDoc>(MODELS[kind]).findOneAndUpdate(filter, [{ $set: set }], {
+    returnDocument: "after",
+  });
 }
 
 /** Sets the stored fields of the record `filter` matches back to `fields`; whether one matched. */
-export async function restoreReference(kind: ReferenceKind, filter: Filter<Document>, fields: Partial<ReferenceDoc>): Promise<boolean> {
+export async function restoreReference(
+  kind: ReferenceKind,
+  filter: Filter<Document>,
+  fields: Partial<ReferenceDoc>,
+): Promise<boolean> {
   return (await driverCollection<ReferenceDoc>(MODELS[kind]).updateOne(filter, { $set: fields })).matchedCount > 0;
 }
 
@@ -121,13 +145,25 @@ export async function companyIds(kind: ReferenceKind, companyId: ObjectId): Prom
 
 /** The companies among `companies` in which one of `roleIds` is an access role with `isAdmin`. */
 export async function adminRoleCompanies(roleIds: ObjectId[], companies: ObjectId[]): Promise<ObjectId[]> {
-  const roles = await findDocs<{ company: ObjectId }>(AccessRole, { _id: { $in: roleIds }, company: { $in: companies }, isAdmin: true }, { projection: { company: 1 } });
+  const roles = await findDocs<{ company: ObjectId }>(
+    AccessRole,
+    { _id: { $in: roleIds }, company: { $in: companies }, isAdmin: true },
+    { projection: { company: 1 } },
+  );
   return roles.map((role) => role.company);
 }
 
 /** The ids of the company's records of `kind` with these names, by name (names not found are absent). */
-export async function idsByName(kind: ReferenceKind, companyId: ObjectId, names: string[]): Promise<Map<string, ObjectId>> {
-  const found = await findDocs<{ _id: ObjectId; name: string }>(MODELS[kind], { company: companyId, name: { $in: names } }, { projection: { _id: 1, name: 1 } });
+export async function idsByName(
+  kind: ReferenceKind,
+  companyId: ObjectId,
+  names: string[],
+): Promise<Map<string, ObjectId>> {
+  const found = await findDocs<{ _id: ObjectId; name: string }>(
+    MODELS[kind],
+    { company: companyId, name: { $in: names } },
+    { projection: { _id: 1, name: 1 } },
+  );
   return new Map(found.map((record) => [record.name, record._id]));
 }
 
@@ -153,7 +189,12 @@ export async function insertNamedOnce(kind: Exclude<ReferenceKind, "accessRoles"
 }
 
 /** The id of the company's access role `name`, inserted with `isAdmin` unless it exists. */
-export async function upsertRole(companyId: ObjectId, name: string, isAdmin: boolean, now: Date): Promise<ObjectId | undefined> {
+export async function upsertRole(
+  companyId: ObjectId,
+  name: string,
+  isAdmin: boolean,
+  now: Date,
+): Promise<ObjectId | undefined> {
   const role = await driverCollection<{ _id: ObjectId }>(AccessRole).findOneAndUpdate(
     { company: companyId, name },
     { $setOnInsert: { isAdmin, createdAt: now, modifiedAt: now } },

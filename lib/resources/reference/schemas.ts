@@ -2,8 +2,15 @@
  * The company's reference data (docs/api.md#reference-data): access roles, job titles, properties and bots.
  * Each is a named record of one company; the admin pages list them for their pickers.
  */
+import {
+  isoDateTime,
+  listEnvelope,
+  objectId,
+  pagingQuery,
+  queryIdList,
+  singleLineText,
+} from "@/lib/base/schemas/common";
 import { z } from "zod";
-import { isoDateTime, listEnvelope, objectId, pagingQuery, queryIdList, singleLineText } from "@/lib/base/schemas/common";
 
 const name = singleLineText({ min: 1, max: 200 });
 

@@ -3,9 +3,9 @@
  * each minute and the stored answers of idempotent creates. The only code that reads or writes
  * their collections. One way to the database: Mongoose models with typed lean results.
  */
-import mongoose, { Schema } from "mongoose";
-import { defineModel, schemaOptions } from "@/lib/kernel/models/define";
 import { isDuplicateKeyError } from "@/lib/kernel/errors";
+import { defineModel, schemaOptions } from "@/lib/kernel/models/define";
+import mongoose, { Schema } from "mongoose";
 
 // ---------------------------------------------------------------------------------------------
 // Rate-limit counters: one document per caller and window, holding how many requests the
@@ -26,7 +26,12 @@ export const RateCounter = defineModel("RateCounter", rateCounterSchema);
  * Adds `batch` to the counter of the caller's window, creating it, in one atomic command; the
  * count after this lease (the lease is the `batch` requests just below it).
  */
-export async function leaseRequests(caller: string, windowStart: number, batch: number, expiresAt: Date): Promise<number> {
+export async function leaseRequests(
+  caller: string,
+  windowStart: number,
+  batch: number,
+  expiresAt: Date,
+): Promise<number> {
   const lease = () =>
     RateCounter.findOneAndUpdate(
       { _id: `${caller}|${windowStart}` },
@@ -50,10 +55,19 @@ export async function leaseRequests(caller: string, windowStart: number, batch: 
  * the existing document's `_id` refuses (E11000): that is the refusal, so no attempt is ever
  * counted past the limit, however many servers ask at once.
  */
-export async function countAttemptBelow(key: string, windowStart: number, below: number, expiresAt: Date): Promise<boolean> {
+export async function countAttemptBelow(
+  key: string,
+  windowStart: number,
+  below: number,
+  expiresAt: Date,
+): Promise<boolean> {
   if (below <= 0) return false;
   const count = () =>
-    RateCounter.updateOne({ _id: `${key}|${windowStart}`, count: { $lt: below } }, { $inc: { count: 1 }, $setOnInsert: { expiresAt } }, { upsert: true });
+    RateCounter.updateOne(
+      { _id: `${key}|${windowStart}`, count: { $lt: below } },
+      { $inc: { count: 1 }, $setOnInsert: { expiresAt } },
+      { upsert: true },
+    );
   try {
     await count();
     return true;
@@ -129,24 +143,48 @@ export async function insertRunning(caller: string, key: string, fingerprint: st
   }
 }
 
-export const findIdempotencyRecord = (caller: string, key: string) => IdempotencyRecord.findOne({ caller, key }).lean<IdempotencyDoc>();
+export const findIdempotencyRecord = (caller: string, key: string) =>
+  IdempotencyRecord.findOne({ caller, key }).lean<IdempotencyDoc>();
 
 /**
  * Takes over a record that nobody will finish: one created before `expiredBefore` (the TTL
  * monitor has not removed it yet), or still running since before `abandonedBefore` (its process
  * died). Whether this call took it.
  */
-export async function takeOver(record: IdempotencyDoc, fingerprint: string, now: Date, cutoffs: { expiredBefore: Date; abandonedBefore: Date }): Promise<boolean> {
-  const stale = { $or: [{ createdAt: { $lt: cutoffs.expiredBefore } }, { done: false, startedAt: { $lt: cutoffs.abandonedBefore } }] };
+export async function takeOver(
+  record: IdempotencyDoc,
+  fingerprint: string,
+  now: Date,
+  cutoffs: { expiredBefore: Date; abandonedBefore: Date },
+): Promise<boolean> {
+  const stale = {
+    $or: [{ createdAt: { $lt: cutoffs.expiredBefore } }, { done: false, startedAt: { $lt: cutoffs.abandonedBefore } }],
+  };
   const result = await IdempotencyRecord.updateOne(
     { _id: record._id, startedAt: record.startedAt, ...stale },
-    { $set: { fingerprint, createdAt: now, startedAt: now, done: false, status: null, body: null, location: null, etag: null } },
+    {
+      $set: {
+        fingerprint,
+        createdAt: now,
+        startedAt: now,
+        done: false,
+        status: null,
+        body: null,
+        location: null,
+        etag: null,
+      },
+    },
   );
   return result.modifiedCount === 1;
 }
 
 /** Stores the answer of the request that holds the key. */
-export async function completeRecord(caller: string, key: string, startedAt: Date, answer: { status: number; body: string; location: string | null; etag: string | null }): Promise<void> {
+export async function completeRecord(
+  caller: string,
+  key: string,
+  startedAt: Date,
+  answer: { status: number; body: string; location: string | null; etag: string | null },
+): Promise<void> {
   await IdempotencyRecord.updateOne({ caller, key, startedAt, done: false }, { $set: { done: true, ...answer } });
 }
 

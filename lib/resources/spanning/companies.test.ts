@@ -1,16 +1,16 @@
-import { describe, expect, it } from "vitest";
-import { call, success } from "@/lib/tools/testing/http";
-import { Credential } from "@/lib/resources/credentials/repository";
-import { Meta } from "@/lib/kernel/models";
-import { AccessRole } from "@/lib/resources/reference/repository";
-import { Company } from "@/lib/resources/companies/repository";
-import { User } from "@/lib/resources/users/repository";
-import { useTestDatabase } from "@/lib/tools/testing/database";
 import * as login from "@/app/api/auth/login/route";
 import * as me from "@/app/v2/users/me/route";
-import { bootstrap, createCompany } from "./companies";
+import { Meta } from "@/lib/kernel/models";
 import { ensureIndexes } from "@/lib/platform/startup/ready";
+import { Company } from "@/lib/resources/companies/repository";
+import { Credential } from "@/lib/resources/credentials/repository";
+import { AccessRole } from "@/lib/resources/reference/repository";
+import { User } from "@/lib/resources/users/repository";
 import { seedDemo } from "@/lib/tools/seed/users";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, success } from "@/lib/tools/testing/http";
+import { describe, expect, it } from "vitest";
+import { bootstrap, createCompany } from "./companies";
 
 describe("bootstrap of an empty database", () => {
   const db = useTestDatabase();
@@ -25,7 +25,10 @@ describe("bootstrap of an empty database", () => {
     const companies = await Company.find().lean();
     expect(companies).toHaveLength(1);
     const roles = await AccessRole.find({ company: companies[0]._id }).sort({ name: 1 }).lean();
-    expect(roles.map((role) => [role.name, role.isAdmin])).toEqual([["Admin", true], ["Member", false]]);
+    expect(roles.map((role) => [role.name, role.isAdmin])).toEqual([
+      ["Admin", true],
+      ["Member", false],
+    ]);
     const admins = await User.find().lean();
     expect(admins).toHaveLength(1);
     expect(admins[0]).toMatchObject({ email: "first.admin@example.com" });
@@ -36,7 +39,9 @@ describe("bootstrap of an empty database", () => {
     expect(await Credential.countDocuments()).toBe(1);
     expect((await Meta.findById("bootstrap").lean())?.done).toBe(true);
 
-    const signedIn = await call(login.POST, "/api/auth/login", { body: { email: "first.admin@example.com", password: "bootstrap password" } });
+    const signedIn = await call(login.POST, "/api/auth/login", {
+      body: { email: "first.admin@example.com", password: "bootstrap password" },
+    });
     expect(signedIn.status).toBe(200);
     const self = await call(me.GET, "/v2/users/me", { token: success(signedIn).accessToken });
     expect(success(self).email).toBe("first.admin@example.com");
@@ -57,7 +62,9 @@ describe("bootstrap of an empty database", () => {
     expect(first.created).toEqual({ jobTitles: 10, properties: 8, bots: 4, users: 60 });
     const again = await seedDemo({ users: 60 });
     expect(again.created).toEqual({ jobTitles: 0, properties: 0, bots: 0, users: 0 });
-    const users = await User.find({ "companies.companyId": (await Meta.findById("bootstrap").lean())!.companyId }).lean();
+    const users = await User.find({
+      "companies.companyId": (await Meta.findById("bootstrap").lean())!.companyId,
+    }).lean();
     expect(users).toHaveLength(61);
     const root = users.find((user) => user.email.endsWith(".0@demo.example"))!;
     const [membership] = root.companies;

@@ -2,16 +2,10 @@
  * Companies (tenants): creating one with its `Admin` and `Member` roles and an admin user, and the
  * bootstrap of an empty database (docs/api.md#companies-and-bootstrap).
  */
-import { randomBytes } from "node:crypto";
 import { loadConfig } from "@/lib/base/config";
-import { upsertRole } from "@/lib/resources/reference/repository";
 import { isDuplicateKeyError } from "@/lib/kernel/errors";
 import { newId, type ObjectId } from "@/lib/kernel/ids";
 import { log } from "@/lib/kernel/log";
-import { hashPassword } from "@/lib/resources/credentials/passwords";
-import { hasPassword, storeFirstPasswordHash } from "@/lib/resources/credentials/repository";
-import { addMembership, emptyMembership, findUserByEmail, insertUser, newDoc as newUserDoc } from "@/lib/resources/users/repository";
-import { usersChanged } from "@/lib/resources/users/service";
 import type { CompanyRecord } from "@/lib/resources/companies/contract";
 import {
   anyCompany,
@@ -25,6 +19,18 @@ import {
   newDoc,
   readBootstrapMarker,
 } from "@/lib/resources/companies/repository";
+import { hashPassword } from "@/lib/resources/credentials/passwords";
+import { hasPassword, storeFirstPasswordHash } from "@/lib/resources/credentials/repository";
+import { upsertRole } from "@/lib/resources/reference/repository";
+import {
+  addMembership,
+  emptyMembership,
+  findUserByEmail,
+  insertUser,
+  newDoc as newUserDoc,
+} from "@/lib/resources/users/repository";
+import { usersChanged } from "@/lib/resources/users/service";
+import { randomBytes } from "node:crypto";
 
 const DEFAULT_COMPANY_NAME = "Default company";
 
@@ -41,7 +47,11 @@ export interface CreatedCompany {
  * A new company with its roles and admin. An existing e-mail joins the new company as its admin
  * (a user can belong to several companies) and keeps its password.
  */
-export async function createCompany(input: { name: string; adminEmail: string; adminPassword?: string }): Promise<CreatedCompany> {
+export async function createCompany(input: {
+  name: string;
+  adminEmail: string;
+  adminPassword?: string;
+}): Promise<CreatedCompany> {
   const now = new Date();
   const companyId = newId();
   const company = newDoc({ _id: companyId, name: input.name, createdAt: now });
@@ -88,7 +98,12 @@ async function ensureRoles(companyId: ObjectId, now: Date): Promise<{ adminRoleI
   return { adminRoleId: admin, memberRoleId: member };
 }
 
-async function ensureAdmin(companyId: ObjectId, adminRoleId: ObjectId, rawEmail: string, now: Date): Promise<{ userId: ObjectId; existed: boolean }> {
+async function ensureAdmin(
+  companyId: ObjectId,
+  adminRoleId: ObjectId,
+  rawEmail: string,
+  now: Date,
+): Promise<{ userId: ObjectId; existed: boolean }> {
   const email = rawEmail.trim().toLowerCase();
   const existing = await findUserByEmail(email, { companies: 1, modifiedAt: 1 });
   if (existing) {
@@ -100,7 +115,15 @@ async function ensureAdmin(companyId: ObjectId, adminRoleId: ObjectId, rawEmail:
   }
   const userId = newId();
   try {
-    await insertUser(newUserDoc({ _id: userId, email, accessRoles: [adminRoleId], companies: [emptyMembership(companyId)], createdAt: now }));
+    await insertUser(
+      newUserDoc({
+        _id: userId,
+        email,
+        accessRoles: [adminRoleId],
+        companies: [emptyMembership(companyId)],
+        createdAt: now,
+      }),
+    );
     await usersChanged([companyId]);
     return { userId, existed: false };
   } catch (error) {

@@ -4,13 +4,13 @@
  * a scrape. The database is shared by every server process, so these are the service's queues, not
  * one process's: a cluster aggregates them by their maximum, never by their sum.
  */
-import { Gauge } from "prom-client";
-import { countUnfinishedJobs } from "@/lib/resources/jobs/repository";
 import { metrics } from "@/lib/base/metrics";
 import { joinClusterMetrics, METRICS_CONTENT_TYPE, metricsText } from "@/lib/base/metrics/cluster";
 import { newCache } from "@/lib/kernel/cache";
 import { log } from "@/lib/kernel/log";
+import { countUnfinishedJobs } from "@/lib/resources/jobs/repository";
 import { countPendingDeliveries } from "@/lib/resources/webhooks/repository";
+import { Gauge } from "prom-client";
 
 /**
  * The counts are read at most this often per process: a scrape every few seconds, or several
@@ -29,12 +29,25 @@ const counts = newCache<QueueCounts>({ ttlMs: QUEUE_COUNTS_TTL_MS, maxEntries: 1
 
 async function readCounts(): Promise<QueueCounts> {
   const [deliveries, jobs] = await Promise.all([countPendingDeliveries(new Date()), countUnfinishedJobs()]);
-  return { deliveriesPending: deliveries.pending, deliveriesDue: deliveries.due, jobsQueued: jobs.queued, jobsRunning: jobs.running };
+  return {
+    deliveriesPending: deliveries.pending,
+    deliveriesDue: deliveries.due,
+    jobsQueued: jobs.queued,
+    jobsRunning: jobs.running,
+  };
 }
 
 const GAUGES: { name: string; help: string; of: keyof QueueCounts }[] = [
-  { name: "webhook_deliveries_pending", help: "Webhook delivery attempts pending: due now or scheduled as a retry.", of: "deliveriesPending" },
-  { name: "webhook_deliveries_due", help: "Pending webhook delivery attempts already due: the backlog the delivery workers have not reached.", of: "deliveriesDue" },
+  {
+    name: "webhook_deliveries_pending",
+    help: "Webhook delivery attempts pending: due now or scheduled as a retry.",
+    of: "deliveriesPending",
+  },
+  {
+    name: "webhook_deliveries_due",
+    help: "Pending webhook delivery attempts already due: the backlog the delivery workers have not reached.",
+    of: "deliveriesDue",
+  },
   { name: "jobs_queued", help: "Jobs (imports) waiting for a worker.", of: "jobsQueued" },
   { name: "jobs_running", help: "Jobs (imports) a worker holds.", of: "jobsRunning" },
 ];

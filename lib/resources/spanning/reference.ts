@@ -5,28 +5,17 @@
  * last admin role held by an active user (docs/api.md#the-last-admin-role), while users only read
  * reference records.
  */
-import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
-import { forgetPrincipals } from "@/lib/resources/credentials/sessions";
-import type {
-  AccessRoleRecord,
-  CreateAccessRoleBody,
-  CreateNamedBody,
-  HoldersList,
-  HoldersQuery,
-  ListReferenceQuery,
-  UpdateAccessRoleBody,
-  UpdateNamedBody,
-} from "@/lib/resources/reference/schemas";
-import { requireScope } from "@/lib/kernel/scopes";
-import type { Principal } from "@/lib/kernel/principal";
+import type { EventResource } from "@/lib/base/schemas/event-types";
+import { listScope, pageFields, pageOf, pageRead, withCondition, type ListOrder } from "@/lib/kernel/cursor";
+import { inTransaction } from "@/lib/kernel/db/transaction";
 import { isDuplicateKeyError, notFound, ServiceError } from "@/lib/kernel/errors";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
+import type { Principal } from "@/lib/kernel/principal";
+import { requireScope } from "@/lib/kernel/scopes";
 import { escapeRegExp } from "@/lib/kernel/text";
-import { activeMemberHolds, countHolders } from "@/lib/resources/users/repository";
 import { adminChange } from "@/lib/resources/companies/repository";
-import { inTransaction } from "@/lib/kernel/db/transaction";
+import { forgetPrincipals } from "@/lib/resources/credentials/sessions";
 import { recordChange } from "@/lib/resources/events/service";
-import type { EventResource } from "@/lib/base/schemas/event-types";
 import {
   adminRoleIds,
   countReference,
@@ -40,15 +29,32 @@ import {
   type ReferenceDoc,
   type ReferenceKind,
 } from "@/lib/resources/reference/repository";
+import type {
+  AccessRoleRecord,
+  CreateAccessRoleBody,
+  CreateNamedBody,
+  HoldersList,
+  HoldersQuery,
+  ListReferenceQuery,
+  UpdateAccessRoleBody,
+  UpdateNamedBody,
+} from "@/lib/resources/reference/schemas";
+import { activeMemberHolds, countHolders } from "@/lib/resources/users/repository";
 
 /** The record as the API shows it; `isAdmin` only for access roles. */
-type ReferenceRecord<K extends ReferenceKind> = K extends "accessRoles" ? AccessRoleRecord : Omit<AccessRoleRecord, "isAdmin">;
+type ReferenceRecord<K extends ReferenceKind> = K extends "accessRoles"
+  ? AccessRoleRecord
+  : Omit<AccessRoleRecord, "isAdmin">;
 
 type ReferenceList<K extends ReferenceKind> = {
   data: { [P in K]: ReferenceRecord<K>[] } & { page?: number; limit: number; next: string | null; counter?: number };
 };
 
-export async function listReference<K extends ReferenceKind>(auth: Principal, kind: K, query: ListReferenceQuery): Promise<ReferenceList<K>> {
+export async function listReference<K extends ReferenceKind>(
+  auth: Principal,
+  kind: K,
+  query: ListReferenceQuery,
+): Promise<ReferenceList<K>> {
   const filter: Record<string, unknown> = { company: oid(auth.companyId) };
   const search = query.search?.trim();
   // Case-insensitive prefix of the name, matched literally.
@@ -98,13 +104,24 @@ export async function createReference<K extends ReferenceKind>(
   // The record and its event commit together (docs/architecture.md#events).
   await inTransaction(async () => {
     await uniqueName(insertReference(kind, doc));
-    await recordChange({ company: doc.company, resource: EVENT_RESOURCE[kind], id: doc._id, action: "created", after: record });
+    await recordChange({
+      company: doc.company,
+      resource: EVENT_RESOURCE[kind],
+      id: doc._id,
+      action: "created",
+      after: record,
+    });
   });
   return record;
 }
 
 /** The event resource of each kind (`accessRole.created`...). */
-const EVENT_RESOURCE: Record<ReferenceKind, EventResource> = { accessRoles: "accessRole", jobTitles: "jobTitle", properties: "property", bots: "bot" };
+const EVENT_RESOURCE: Record<ReferenceKind, EventResource> = {
+  accessRoles: "accessRole",
+  jobTitles: "jobTitle",
+  properties: "property",
+  bots: "bot",
+};
 
 /** A write that may take a name the company already uses: that is `409 conflict` on `name`. */
 async function uniqueName<T>(write: Promise<T>): Promise<T> {
@@ -112,7 +129,9 @@ async function uniqueName<T>(write: Promise<T>): Promise<T> {
     return await write;
   } catch (error) {
     if (isDuplicateKeyError(error)) {
-      throw new ServiceError("conflict", "A record with this name already exists in the company.", [{ path: "name", message: "is already in use" }]);
+      throw new ServiceError("conflict", "A record with this name already exists in the company.", [
+        { path: "name", message: "is already in use" },
+      ]);
     }
     throw error;
   }
@@ -127,7 +146,12 @@ type UpdateBody<K extends ReferenceKind> = K extends "accessRoles" ? UpdateAcces
  * writes the company's document in its transaction (adminChange()), so the later one conflicts,
  * runs again and sees the other (docs/architecture.md#events).
  */
-export async function updateReference<K extends ReferenceKind>(auth: Principal, kind: K, id: string, body: UpdateBody<K>): Promise<ReferenceRecord<K>> {
+export async function updateReference<K extends ReferenceKind>(
+  auth: Principal,
+  kind: K,
+  id: string,
+  body: UpdateBody<K>,
+): Promise<ReferenceRecord<K>> {
   const companyId = oid(auth.companyId);
   const filter = { _id: oid(id), company: companyId };
   const changes = body as UpdateAccessRoleBody;
@@ -150,7 +174,14 @@ export async function updateReference<K extends ReferenceKind>(auth: Principal, 
       throw lastAdminRole();
     }
     const updated = toReferenceRecord(kind, after);
-    await recordChange({ company: companyId, resource: EVENT_RESOURCE[kind], id: after._id, action: "updated", before: toReferenceRecord(kind, before), after: updated });
+    await recordChange({
+      company: companyId,
+      resource: EVENT_RESOURCE[kind],
+      id: after._id,
+      action: "updated",
+      before: toReferenceRecord(kind, before),
+      after: updated,
+    });
     return updated;
   });
   // Cached admin checks of this process rest on the roles' isAdmin: they are asked again.
@@ -175,11 +206,15 @@ const lastAdminRole = () =>
  * `isAdmin` (also when its old name has been taken meanwhile).
  */
 async function undoDemotion(before: ReferenceDoc, after: ReferenceDoc): Promise<void> {
-  const restored = await restoreReference("accessRoles", { _id: after._id, modifiedAt: after.modifiedAt }, {
-    name: before.name,
-    isAdmin: true,
-    modifiedAt: before.modifiedAt,
-  }).catch((error: unknown) => {
+  const restored = await restoreReference(
+    "accessRoles",
+    { _id: after._id, modifiedAt: after.modifiedAt },
+    {
+      name: before.name,
+      isAdmin: true,
+      modifiedAt: before.modifiedAt,
+    },
+  ).catch((error: unknown) => {
     if (isDuplicateKeyError(error)) return false;
     throw error;
   });
@@ -187,13 +222,24 @@ async function undoDemotion(before: ReferenceDoc, after: ReferenceDoc): Promise<
 }
 
 /** How many users of the company hold each record asked for; ids of no record of the company count 0. */
-export async function countReferenceHolders(auth: Principal, kind: ReferenceKind, query: HoldersQuery): Promise<HoldersList> {
+export async function countReferenceHolders(
+  auth: Principal,
+  kind: ReferenceKind,
+  query: HoldersQuery,
+): Promise<HoldersList> {
   const companyId = oid(auth.companyId);
   const asked = query.id.map((id) => oid(id));
   // Only the company's own records are answered: another company's id is left out like an unknown
   // one, so the answer never names a record the caller cannot read.
   const known = await existingIds(kind, companyId, asked);
-  const counts = known.size > 0 ? await countHolders(kind, companyId, [...known].map((id) => oid(id))) : new Map<string, number>();
+  const counts =
+    known.size > 0
+      ? await countHolders(
+          kind,
+          companyId,
+          [...known].map((id) => oid(id)),
+        )
+      : new Map<string, number>();
   const holders = [...new Set(asked.map((id) => id.toHexString()))].filter((id) => known.has(id));
   return { data: { holders: holders.map((id) => ({ _id: id, users: counts.get(id) ?? 0 })) } };
 }
@@ -209,7 +255,11 @@ function toReferenceRecord<K extends ReferenceKind>(kind: K, doc: ReferenceDoc):
   return (kind === "accessRoles" ? { ...record, isAdmin: doc.isAdmin === true } : record) as ReferenceRecord<K>;
 }
 
-export async function getReference<K extends ReferenceKind>(auth: Principal, kind: K, id: string): Promise<ReferenceRecord<K>> {
+export async function getReference<K extends ReferenceKind>(
+  auth: Principal,
+  kind: K,
+  id: string,
+): Promise<ReferenceRecord<K>> {
   const doc = await findOneReference(kind, { _id: oid(id), company: oid(auth.companyId) });
   if (!doc) throw notFound("record");
   return toReferenceRecord(kind, doc);

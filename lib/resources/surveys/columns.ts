@@ -33,7 +33,9 @@ export const SURVEY_COLUMNS = [
 type SurveyColumn = (typeof SURVEY_COLUMNS)[number];
 
 /** The names a batch of records needs, to load before {@link surveyRow}. */
-export const surveyReferences = (records: SurveyRecord[]) => ({ accessRoles: records.flatMap((record) => record.permissions) });
+export const surveyReferences = (records: SurveyRecord[]) => ({
+  accessRoles: records.flatMap((record) => record.permissions),
+});
 
 export function surveyRow(record: SurveyRecord, names: ReferenceNames): string[] {
   const cells: Record<SurveyColumn, string> = {

@@ -3,11 +3,17 @@
  * content the survey document holds. A PUT runs it at once; a reader runs it when the PUT that
  * should have stopped before (`contentPending` still set), so nobody reads a half-written content.
  */
-import { contentSynced, findPendingContent, type StoredChat, syncContent } from "./repository";
 import type { ObjectId } from "@/lib/kernel/ids";
+import { contentSynced, findPendingContent, type StoredChat, syncContent } from "./repository";
 
 /** Writes the collections of `survey`'s content and clears its mark. */
-export async function completeContentWrite(survey: { _id: ObjectId; company: ObjectId; __v: number; modifiedAt: Date; chat?: StoredChat[] | null }): Promise<void> {
+export async function completeContentWrite(survey: {
+  _id: ObjectId;
+  company: ObjectId;
+  __v: number;
+  modifiedAt: Date;
+  chat?: StoredChat[] | null;
+}): Promise<void> {
   await syncContent(survey._id, survey.company, survey.chat ?? [], survey.modifiedAt);
   await contentSynced(survey._id, survey.__v);
 }

@@ -6,20 +6,33 @@
  * and questions collections follow (./content-sync.ts). Nothing a respondent wrote is deleted:
  * a chat or question left out is marked removed and keeps its answers.
  */
-import { allSurveyParts, forgetSurveyCounters, findCompanySurvey, replaceSurveyContent, sealRevisions, storedSurveyTag, type StoredChat } from "./repository";
-import type { PutContentBody, SurveyRecord } from "./contract";
-import { completeContentWrite, finishContentWrite } from "./content-sync";
-import { revisionAuthor } from "./revisions";
-import { getSurvey, recordSurveyChange } from "./service";
-import { retryWhileRaced } from "@/lib/kernel/retry";
-import { inTransaction } from "@/lib/kernel/db/transaction";
 import type { ErrorDetail } from "@/lib/base/schemas/common";
-import type { Principal } from "@/lib/kernel/principal";
+import { inTransaction } from "@/lib/kernel/db/transaction";
+import { matchesTag } from "@/lib/kernel/entity-tag";
 import { notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
 import { newId, oid, type ObjectId } from "@/lib/kernel/ids";
-import { matchesTag } from "@/lib/kernel/entity-tag";
+import type { Principal } from "@/lib/kernel/principal";
+import { retryWhileRaced } from "@/lib/kernel/retry";
+import { completeContentWrite, finishContentWrite } from "./content-sync";
+import type { PutContentBody, SurveyRecord } from "./contract";
+import {
+  allSurveyParts,
+  findCompanySurvey,
+  forgetSurveyCounters,
+  replaceSurveyContent,
+  sealRevisions,
+  storedSurveyTag,
+  type StoredChat,
+} from "./repository";
+import { revisionAuthor } from "./revisions";
+import { getSurvey, recordSurveyChange } from "./service";
 
-export async function putContent(auth: Principal, id: string, body: PutContentBody, ifMatch?: string): Promise<SurveyRecord> {
+export async function putContent(
+  auth: Principal,
+  id: string,
+  body: PutContentBody,
+  ifMatch?: string,
+): Promise<SurveyRecord> {
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
   await finishContentWrite(surveyId, companyId);
@@ -61,7 +74,11 @@ function planContent(body: PutContentBody, parts: Parts): StoredChat[] {
   const retyped: ErrorDetail[] = [];
   const idOf = (sent: string | undefined, known: boolean, path: string): ObjectId => {
     if (sent === undefined) return newId();
-    if (!known) unknown.push({ path, message: `${sent} names no ${path.includes("questions") ? "question" : "chat"} of this survey` });
+    if (!known)
+      unknown.push({
+        path,
+        message: `${sent} names no ${path.includes("questions") ? "question" : "chat"} of this survey`,
+      });
     return oid(sent);
   };
 
@@ -73,7 +90,10 @@ function planContent(body: PutContentBody, parts: Parts): StoredChat[] {
       const stored = question._id === undefined ? undefined : questions.get(question._id);
       const answers = stored ? (parts.answerCounts.get(question._id!) ?? 0) : 0;
       if (stored && answers > 0 && stored.type !== question.type) {
-        retyped.push({ path: `chat.${c}.questions.${q}.type`, message: `the question has ${answers} answers: its type stays ${stored.type}` });
+        retyped.push({
+          path: `chat.${c}.questions.${q}.type`,
+          message: `the question has ${answers} answers: its type stays ${stored.type}`,
+        });
       }
       return {
         _id: idOf(question._id, stored !== undefined, `chat.${c}.questions.${q}._id`),
@@ -84,7 +104,12 @@ function planContent(body: PutContentBody, parts: Parts): StoredChat[] {
       };
     }),
   }));
-  if (unknown.length > 0) throw new ServiceError("invalid_request", "The content names chats or questions that are not this survey's.", unknown);
+  if (unknown.length > 0)
+    throw new ServiceError(
+      "invalid_request",
+      "The content names chats or questions that are not this survey's.",
+      unknown,
+    );
   if (retyped.length > 0) throw new ServiceError("conflict", "A question that has answers keeps its type.", retyped);
   return content;
 }

@@ -7,11 +7,20 @@
  * `permissionsV2` and `groupPermissionsV2` are lists of objects, `propertiesChannel` and
  * `propertiesLimit` are property ids and `responders` are user ids of the company.
  */
-import { z } from "zod";
-import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/base/schemas/operation";
-import { idList, isoDateTime, listEnvelope, objectId, pagingQuery, queryBoolean, queryIdList, singleLineText } from "@/lib/base/schemas/common";
+import {
+  idList,
+  isoDateTime,
+  listEnvelope,
+  objectId,
+  pagingQuery,
+  queryBoolean,
+  queryIdList,
+  singleLineText,
+} from "@/lib/base/schemas/common";
 import { exportFormat, exportParameterDocs, LIST_PAGING, withoutPaging } from "@/lib/base/schemas/export";
+import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/base/schemas/operation";
 import { SurveyVersion } from "@/lib/base/shared/survey-permissions";
+import { z } from "zod";
 
 export const SURVEY_CODE = /^[a-z0-9_]{1,60}$/;
 export const MAX_SURVEY_CODE = 60;
@@ -27,7 +36,6 @@ export const SurveyCode = z
   .regex(/^[a-z0-9_]*$/, { error: "may hold only lowercase letters a-z, digits and underscore" });
 
 export const SurveyName = singleLineText({ min: 1, max: MAX_SURVEY_NAME });
-
 
 const groupName = singleLineText({ min: 1, max: 200 });
 
@@ -46,14 +54,16 @@ export const GroupPermissionV2 = z.strictObject({
 });
 export type GroupPermissionV2 = z.infer<typeof GroupPermissionV2>;
 
-const uniqueBy = <T>(key: (item: T) => string, what: string) => (items: T[], ctx: z.core.$RefinementCtx<T[]>) => {
-  const seen = new Set<string>();
-  items.forEach((item, index) => {
-    const k = key(item);
-    if (seen.has(k)) ctx.addIssue({ code: "custom", path: [index], message: `${what} ${k} is listed twice` });
-    seen.add(k);
-  });
-};
+const uniqueBy =
+  <T>(key: (item: T) => string, what: string) =>
+  (items: T[], ctx: z.core.$RefinementCtx<T[]>) => {
+    const seen = new Set<string>();
+    items.forEach((item, index) => {
+      const k = key(item);
+      if (seen.has(k)) ctx.addIssue({ code: "custom", path: [index], message: `${what} ${k} is listed twice` });
+      seen.add(k);
+    });
+  };
 
 const permissionsV2 = z
   .array(PermissionV2)
@@ -75,7 +85,8 @@ const permissionsPatch = z.unknown().transform((value, ctx): string | string[] =
     ctx.addIssue({
       code: "custom",
       path: issue.path,
-      message: issue.code === "invalid_type" ? "must be an access role id or an array of access role ids" : issue.message,
+      message:
+        issue.code === "invalid_type" ? "must be an access role id or an array of access role ids" : issue.message,
     });
   }
   return z.NEVER;
@@ -192,7 +203,10 @@ export const SurveyRecord = z.object({
 export type SurveyRecord = z.infer<typeof SurveyRecord>;
 
 /** The names `select` accepts: every field of the record except `chat`. */
-export const SURVEY_FIELDS = Object.keys(SurveyRecord.shape).filter((name) => name !== "chat") as Exclude<keyof SurveyRecord, "chat">[];
+export const SURVEY_FIELDS = Object.keys(SurveyRecord.shape).filter((name) => name !== "chat") as Exclude<
+  keyof SurveyRecord,
+  "chat"
+>[];
 export type SurveyField = (typeof SURVEY_FIELDS)[number];
 
 export const SurveyList = listEnvelope("surveys", SurveyRecord.partial().required({ _id: true }));
@@ -203,7 +217,15 @@ export const SnapshotChat = z.object({
   _id: objectId,
   name: z.string(),
   order: z.number().int(),
-  questions: z.array(z.object({ _id: objectId, text: z.string(), type: QuestionType, options: z.array(z.string()), order: z.number().int() })),
+  questions: z.array(
+    z.object({
+      _id: objectId,
+      text: z.string(),
+      type: QuestionType,
+      options: z.array(z.string()),
+      order: z.number().int(),
+    }),
+  ),
 });
 export type SnapshotChat = z.infer<typeof SnapshotChat>;
 
@@ -250,15 +272,25 @@ export const ContentQuestion = z
   .superRefine((question, ctx) => {
     const options = question.options ?? [];
     if (!isChoiceType(question.type)) {
-      if (options.length > 0) ctx.addIssue({ code: "custom", path: ["options"], message: `only single_choice and multiple_choice questions have options` });
+      if (options.length > 0)
+        ctx.addIssue({
+          code: "custom",
+          path: ["options"],
+          message: `only single_choice and multiple_choice questions have options`,
+        });
       return;
     }
     if (options.length < MIN_OPTIONS || options.length > MAX_OPTIONS) {
-      ctx.addIssue({ code: "custom", path: ["options"], message: `a ${question.type} question needs ${MIN_OPTIONS} to ${MAX_OPTIONS} options` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["options"],
+        message: `a ${question.type} question needs ${MIN_OPTIONS} to ${MAX_OPTIONS} options`,
+      });
     }
     const seen = new Set<string>();
     options.forEach((option, index) => {
-      if (seen.has(option)) ctx.addIssue({ code: "custom", path: ["options", index], message: `option ${option} is listed twice` });
+      if (seen.has(option))
+        ctx.addIssue({ code: "custom", path: ["options", index], message: `option ${option} is listed twice` });
       seen.add(option);
     });
   });
@@ -271,23 +303,26 @@ export const ContentChat = z.strictObject({
 });
 export type ContentChat = z.infer<typeof ContentChat>;
 
-export const PutContentBody = z
-  .strictObject({ chat: z.array(ContentChat).max(MAX_CHATS) })
-  .superRefine((body, ctx) => {
-    const total = body.chat.reduce((sum, chat) => sum + chat.questions.length, 0);
-    if (total > MAX_QUESTIONS) ctx.addIssue({ code: "custom", path: ["chat"], message: `a survey holds at most ${MAX_QUESTIONS} questions (${total} sent)` });
-    // One chat or question cannot stand in two places.
-    const seen = new Set<string>();
-    const once = (id: string | undefined, path: (string | number)[]) => {
-      if (id === undefined) return;
-      if (seen.has(id)) ctx.addIssue({ code: "custom", path, message: `${id} is listed twice` });
-      seen.add(id);
-    };
-    body.chat.forEach((chat, c) => {
-      once(chat._id, ["chat", c, "_id"]);
-      chat.questions.forEach((question, q) => once(question._id, ["chat", c, "questions", q, "_id"]));
+export const PutContentBody = z.strictObject({ chat: z.array(ContentChat).max(MAX_CHATS) }).superRefine((body, ctx) => {
+  const total = body.chat.reduce((sum, chat) => sum + chat.questions.length, 0);
+  if (total > MAX_QUESTIONS)
+    ctx.addIssue({
+      code: "custom",
+      path: ["chat"],
+      message: `a survey holds at most ${MAX_QUESTIONS} questions (${total} sent)`,
     });
+  // One chat or question cannot stand in two places.
+  const seen = new Set<string>();
+  const once = (id: string | undefined, path: (string | number)[]) => {
+    if (id === undefined) return;
+    if (seen.has(id)) ctx.addIssue({ code: "custom", path, message: `${id} is listed twice` });
+    seen.add(id);
+  };
+  body.chat.forEach((chat, c) => {
+    once(chat._id, ["chat", c, "_id"]);
+    chat.questions.forEach((question, q) => once(question._id, ["chat", c, "questions", q, "_id"]));
   });
+});
 export type PutContentBody = z.infer<typeof PutContentBody>;
 
 // ---------------------------------------------------------------------------------------------
@@ -306,10 +341,16 @@ export const ListSurveysQuery = z.object({
   orderBy: z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("desc"),
   sort: z.enum(SURVEY_SORTS, { error: `must be one of ${SURVEY_SORTS.join(", ")}` }).default("modifiedAt"),
   /** The specification's parameter: `modifiedAt`, its only accepted value (API-CONTRACT); `sort` chooses another order. */
-  sortBy: z.enum(["modifiedAt"], { error: "must be modifiedAt, its only accepted value; choose another order with sort" }).optional(),
+  sortBy: z
+    .enum(["modifiedAt"], { error: "must be modifiedAt, its only accepted value; choose another order with sort" })
+    .optional(),
   answer: queryIdList.optional(),
   id: queryIdList.optional(),
-  select: z.array(selectField).min(1).max(SURVEY_FIELDS.length * 2).optional(),
+  select: z
+    .array(selectField)
+    .min(1)
+    .max(SURVEY_FIELDS.length * 2)
+    .optional(),
   isActive: z.enum(["all", "true", "false"], { error: "must be all, true or false" }).default("true"),
   /** An empty value is ignored (with a debug warning), as an empty search box would be. */
   search: singleLineText({ max: MAX_SURVEY_NAME }).optional(),
@@ -317,7 +358,9 @@ export const ListSurveysQuery = z.object({
 export type ListSurveysQuery = z.infer<typeof ListSurveysQuery>;
 
 /** The filters of the list without its paging and `select`, and the format (docs/api.md#export). */
-export const ExportSurveysQuery = ListSurveysQuery.omit({ ...LIST_PAGING, select: true }).extend({ format: exportFormat });
+export const ExportSurveysQuery = ListSurveysQuery.omit({ ...LIST_PAGING, select: true }).extend({
+  format: exportFormat,
+});
 export type ExportSurveysQuery = z.infer<typeof ExportSurveysQuery>;
 
 export const GetSurveyQuery = z.object({
@@ -351,13 +394,20 @@ export const list = operation({
       ...pagingParameters,
       count: { description: "Adds `counter`: how many surveys match the filters, ignoring paging." },
       orderBy: { description: "Direction of the sort on the `sort` field (and on `_id`, which breaks ties)." },
-      sortBy: { description: "`modifiedAt`, the only accepted value (the specification's parameter); `sort` chooses another order." },
+      sortBy: {
+        description:
+          "`modifiedAt`, the only accepted value (the specification's parameter); `sort` chooses another order.",
+      },
       sort: {
         description:
           "The field the list is sorted by: `modifiedAt` (the default), `name` (compared lowercase) or `code` (unique in the company, so it needs no tie-break). Every order is served by an index, and a cursor belongs to its order.",
       },
       answer: { description: repeated("The surveys these answers (by their `uuid`) belong to.") },
-      id: { description: repeated("Surveys with these ids (a page naming the surveys it mentions, as the Activity page does).") },
+      id: {
+        description: repeated(
+          "Surveys with these ids (a page naming the surveys it mentions, as the Activity page does).",
+        ),
+      },
       select: {
         description: repeated("Survey fields to return; `_id` is always returned."),
         items: { enum: SURVEY_FIELDS },
@@ -378,12 +428,15 @@ export const exportSurveys = operation({
     tag: "Surveys",
     summary: "Export surveys as CSV or NDJSON",
     description:
-      "Every survey the filters of `GET /v2/surveys` match, in its order (`sort`, `orderBy`), with no cap, streamed as the client reads it (`Content-Disposition: attachment; filename=\"surveys-YYYY-MM-DD.csv\"`). CSV columns: `_id`, `code`, `name`, `version`, `isActive`, `isSystemModel`, `onlySubSurvey`, `group`, `permissions` (access role names joined by `;`), `responders` (how many), `createdAt`, `modifiedAt`, `__v`; a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`. NDJSON: each survey as `GET /v2/surveys/{id}` answers it (without `chat`). Paging parameters and `select` are ignored.",
+      'Every survey the filters of `GET /v2/surveys` match, in its order (`sort`, `orderBy`), with no cap, streamed as the client reads it (`Content-Disposition: attachment; filename="surveys-YYYY-MM-DD.csv"`). CSV columns: `_id`, `code`, `name`, `version`, `isActive`, `isSystemModel`, `onlySubSurvey`, `group`, `permissions` (access role names joined by `;`), `responders` (how many), `createdAt`, `modifiedAt`, `__v`; a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `\'`. NDJSON: each survey as `GET /v2/surveys/{id}` answers it (without `chat`). Paging parameters and `select` are ignored.',
     status: 200,
     csv: true,
     ndjson: true,
     headers: {
-      "X-Total-Count": { description: "How many surveys matched when the export began: the rows to expect, for a progress bar.", schema: { type: "integer" } },
+      "X-Total-Count": {
+        description: "How many surveys matched when the export began: the rows to expect, for a progress bar.",
+        schema: { type: "integer" },
+      },
       "Content-Disposition": { description: "`attachment` with the file's name.", schema: { type: "string" } },
     },
     parameters: { ...withoutPaging(list.doc.parameters!, ["select"]), ...exportParameterDocs },
@@ -422,7 +475,9 @@ export const read = operation({
     summary: "Read a survey",
     status: 200,
     response: SurveyRecord,
-    parameters: { populate: { description: "Adds `chat`: the survey's chats ordered by `order`, each with its questions." } },
+    parameters: {
+      populate: { description: "Adds `chat`: the survey's chats ordered by `order`, each with its questions." },
+    },
   },
 });
 
@@ -484,6 +539,11 @@ export const putContent = operation({
 
 /** The names of this resource's schemas in the OpenAPI document. */
 export const components: ComponentNames = {
-  records: { Survey: SurveyRecord, SurveyChat: SurveyChatRecord, Question: QuestionRecord, SurveyRevision: SurveyRevisionRecord },
+  records: {
+    Survey: SurveyRecord,
+    SurveyChat: SurveyChatRecord,
+    Question: QuestionRecord,
+    SurveyRevision: SurveyRevisionRecord,
+  },
   answers: { SurveyAnswer: SurveyRecord, SurveyList, SurveyRevisionList },
 };

@@ -2,19 +2,19 @@
  * Every query of the surveys API walks an index, and reads about as many surveys as it answers:
  * checked with `explain` (executionStats) on a company of 300 surveys.
  */
-import type { Document } from "mongodb";
-import { beforeAll, describe, expect, it } from "vitest";
-import { createTenant, type Tenant } from "@/lib/tools/testing/http";
-import { Answer } from "@/lib/resources/answers/repository";
-import { Question, SurveyChat, SurveyRevision } from "./parts";
-import { Survey } from "@/lib/resources/surveys/repository";
-import { CreateSurveyBody } from "@/lib/resources/surveys/contract";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { addSurveyParts } from "@/lib/tools/testing/surveys";
 import { oid } from "@/lib/kernel/ids";
 import { Notes } from "@/lib/kernel/notes";
+import { Answer } from "@/lib/resources/answers/repository";
+import { CreateSurveyBody } from "@/lib/resources/surveys/contract";
+import { Survey } from "@/lib/resources/surveys/repository";
 import { searchFilter } from "@/lib/resources/surveys/search";
 import { createSurvey } from "@/lib/resources/surveys/service";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { createTenant, type Tenant } from "@/lib/tools/testing/http";
+import { addSurveyParts } from "@/lib/tools/testing/surveys";
+import type { Document } from "mongodb";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Question, SurveyChat, SurveyRevision } from "./parts";
 
 interface Explained {
   queryPlanner: { winningPlan: Document };
@@ -23,7 +23,11 @@ interface Explained {
 
 const stageOf = (plan: Document): Document => (plan.inputStage ? stageOf(plan.inputStage as Document) : plan);
 /** Every stage of a plan, outermost first. */
-const stagesOf = (plan: Document): string[] => [plan.stage as string, ...(plan.inputStage ? stagesOf(plan.inputStage as Document) : []), ...((plan.inputStages as Document[] | undefined) ?? []).flatMap(stagesOf)];
+const stagesOf = (plan: Document): string[] => [
+  plan.stage as string,
+  ...(plan.inputStage ? stagesOf(plan.inputStage as Document) : []),
+  ...((plan.inputStages as Document[] | undefined) ?? []).flatMap(stagesOf),
+];
 
 describe("indexes of the surveys API", () => {
   useTestDatabase();
@@ -42,7 +46,12 @@ describe("indexes of the surveys API", () => {
           createSurvey(
             auth,
             // The body as the route would pass it: the schema fills in every default.
-            CreateSurveyBody.parse({ code: `survey_${i + k}`, name: `${topics[(i + k) % topics.length]} ${i + k}`, version: 1, isActive: (i + k) % 10 !== 0 }),
+            CreateSurveyBody.parse({
+              code: `survey_${i + k}`,
+              name: `${topics[(i + k) % topics.length]} ${i + k}`,
+              version: 1,
+              isActive: (i + k) % 10 !== 0,
+            }),
             new Notes(),
           ),
         ),
@@ -50,29 +59,51 @@ describe("indexes of the surveys API", () => {
     }
     const first = await Survey.findOne({ company, code: "survey_7" }).lean();
     someSurvey = first!._id.toHexString();
-    await addSurveyParts(t.companyId, someSurvey, t.memberId, [{ name: "Only", order: 1, questions: [{ text: "Q", order: 1, answers: 3 }] }]);
+    await addSurveyParts(t.companyId, someSurvey, t.memberId, [
+      { name: "Only", order: 1, questions: [{ text: "Q", order: 1, answers: 3 }] },
+    ]);
   });
 
-  const explainFind = async (collection: { collection: { find: typeof Survey.collection.find } }, filter: Document, options: Document = {}) =>
-    (await collection.collection.find(filter, options).explain("executionStats")) as unknown as Explained;
+  const explainFind = async (
+    collection: { collection: { find: typeof Survey.collection.find } },
+    filter: Document,
+    options: Document = {},
+  ) => (await collection.collection.find(filter, options).explain("executionStats")) as unknown as Explained;
 
   it("the default list reads one page of the newest-first index", async () => {
-    const explained = await explainFind(Survey, { company, isActive: true }, { sort: { modifiedAt: -1, _id: -1 }, limit: 10 });
-    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { company: 1, isActive: 1, modifiedAt: 1, _id: 1 } });
+    const explained = await explainFind(
+      Survey,
+      { company, isActive: true },
+      { sort: { modifiedAt: -1, _id: -1 }, limit: 10 },
+    );
+    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({
+      stage: "IXSCAN",
+      keyPattern: { company: 1, isActive: 1, modifiedAt: 1, _id: 1 },
+    });
     expect(explained.executionStats.totalDocsExamined).toBe(10);
   });
 
   it("isActive=all has an index that serves the order too", async () => {
     const explained = await explainFind(Survey, { company }, { sort: { modifiedAt: -1, _id: -1 }, limit: 10 });
-    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { company: 1, modifiedAt: 1, _id: 1 } });
+    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({
+      stage: "IXSCAN",
+      keyPattern: { company: 1, modifiedAt: 1, _id: 1 },
+    });
     expect(explained.executionStats.totalDocsExamined).toBe(10);
   });
 
   it("a search reads one page however many surveys match", async () => {
     // "onboarding" matches 50 surveys by name; "survey_1" matches 111 by code.
     for (const query of ["onboarding", "Survey_1", "o"]) {
-      const explained = await explainFind(Survey, { company, isActive: true, ...searchFilter(query) }, { sort: { modifiedAt: -1, _id: -1 }, limit: 10 });
-      expect(stageOf(explained.queryPlanner.winningPlan), query).toMatchObject({ stage: "IXSCAN", keyPattern: { company: 1, searchPrefixes: 1, isActive: 1, modifiedAt: 1, _id: 1 } });
+      const explained = await explainFind(
+        Survey,
+        { company, isActive: true, ...searchFilter(query) },
+        { sort: { modifiedAt: -1, _id: -1 }, limit: 10 },
+      );
+      expect(stageOf(explained.queryPlanner.winningPlan), query).toMatchObject({
+        stage: "IXSCAN",
+        keyPattern: { company: 1, searchPrefixes: 1, isActive: 1, modifiedAt: 1, _id: 1 },
+      });
       expect(explained.executionStats.nReturned, query).toBe(10);
       expect(explained.executionStats.totalDocsExamined, query).toBe(10);
     }
@@ -80,8 +111,15 @@ describe("indexes of the surveys API", () => {
 
   it("a search longer than the stored prefixes is narrowed by the index first", async () => {
     const long = "onboarding 1".padEnd(40, "x");
-    const explained = await explainFind(Survey, { company, isActive: true, ...searchFilter(long) }, { sort: { modifiedAt: -1, _id: -1 }, limit: 10 });
-    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { company: 1, searchPrefixes: 1, isActive: 1, modifiedAt: 1, _id: 1 } });
+    const explained = await explainFind(
+      Survey,
+      { company, isActive: true, ...searchFilter(long) },
+      { sort: { modifiedAt: -1, _id: -1 }, limit: 10 },
+    );
+    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({
+      stage: "IXSCAN",
+      keyPattern: { company: 1, searchPrefixes: 1, isActive: 1, modifiedAt: 1, _id: 1 },
+    });
     expect(explained.executionStats.totalDocsExamined).toBe(0);
   });
 
@@ -116,7 +154,10 @@ describe("indexes of the surveys API", () => {
     ];
     for (const [model, filter, options, keyPattern] of cases) {
       const explained = await explainFind(model, filter, options);
-      expect(stageOf(explained.queryPlanner.winningPlan), JSON.stringify(keyPattern)).toMatchObject({ stage: "IXSCAN", keyPattern });
+      expect(stageOf(explained.queryPlanner.winningPlan), JSON.stringify(keyPattern)).toMatchObject({
+        stage: "IXSCAN",
+        keyPattern,
+      });
       expect(explained.executionStats.totalDocsExamined).toBe(explained.executionStats.nReturned);
     }
   });

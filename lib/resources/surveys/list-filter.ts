@@ -2,9 +2,9 @@
  * The filter of the surveys lists and exports, built for the repository's reads
  * (./repository.ts): the service says which surveys it wants, this says it in MongoDB's terms.
  */
-import type { Document, Filter } from "mongodb";
-import type { Notes } from "@/lib/kernel/notes";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
+import type { Notes } from "@/lib/kernel/notes";
+import type { Document, Filter } from "mongodb";
 import type { ListSurveysQuery } from "./contract";
 import { answersOf } from "./repository";
 import { searchFilter } from "./search";
@@ -13,7 +13,11 @@ import { searchFilter } from "./search";
 type SurveyFilters = Pick<ListSurveysQuery, "answer" | "id" | "isActive" | "search">;
 
 /** The surveys of the company a list query's filters match. */
-export async function surveyListFilter(companyId: ObjectId, query: SurveyFilters, notes: Notes): Promise<Filter<Document>> {
+export async function surveyListFilter(
+  companyId: ObjectId,
+  query: SurveyFilters,
+  notes: Notes,
+): Promise<Filter<Document>> {
   const filter: Filter<Document> = { company: companyId };
   if (query.isActive !== "all") filter.isActive = query.isActive === "true";
   const ids = query.id?.map(oid);

@@ -3,8 +3,8 @@
  * lib/resources/surveys/repository.ts reads or writes them. The answers to them, and their tallies, are
  * lib/resources/answers/repository.ts's.
  */
-import mongoose, { Schema } from "mongoose";
 import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import mongoose, { Schema } from "mongoose";
 
 /** The survey as it was after one successful create or update (docs/api.md#revisions). */
 const surveyRevisionSchema = new Schema(

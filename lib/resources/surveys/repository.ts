@@ -8,19 +8,19 @@
  * update pipelines Mongoose would not pass through unchanged); the Mongoose schemas declare the
  * fields, defaults and indexes.
  */
-import mongoose, { Schema } from "mongoose";
-import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
-import { Meta } from "@/lib/kernel/models";
-import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
-import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/kernel/models/read";
+import type { SurveyVersion } from "@/lib/base/shared/survey-permissions";
 import { countsChanged, sharedCount } from "@/lib/kernel/counts";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { isDuplicateKeyError } from "@/lib/kernel/errors";
-import { newId, type ObjectId as Id } from "@/lib/kernel/ids";
-import type { SurveyVersion } from "@/lib/base/shared/survey-permissions";
+import { type ObjectId as Id, newId } from "@/lib/kernel/ids";
+import { Meta } from "@/lib/kernel/models";
+import { defineModel, driverCollection, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/kernel/models/read";
 import { Answer, type AnswerDoc } from "@/lib/resources/answers/repository";
-import { Question, type QuestionDoc, SurveyChat, type SurveyChatDoc, SurveyRevision } from "./parts";
+import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
+import mongoose, { Schema } from "mongoose";
 import { SURVEY_FIELDS, type SurveyField, type SurveyRecord } from "./contract";
+import { Question, type QuestionDoc, SurveyChat, type SurveyChatDoc, SurveyRevision } from "./parts";
 import { lower, searchPrefixesExpression, surveySearchPrefixes } from "./search";
 
 const ids = { type: [{ type: ObjectId }], default: [] };
@@ -46,11 +46,18 @@ const surveySchema = new Schema(
     groupPermissions: ids,
     // Version 2 permission model.
     permissionsV2: {
-      type: [new Schema({ accessRole: { type: ObjectId, required: true }, canAnswer: Boolean, canViewAnswers: Boolean }, { _id: false, strict: "throw" })],
+      type: [
+        new Schema(
+          { accessRole: { type: ObjectId, required: true }, canAnswer: Boolean, canViewAnswers: Boolean },
+          { _id: false, strict: "throw" },
+        ),
+      ],
       default: [],
     },
     groupPermissionsV2: {
-      type: [new Schema({ group: { type: String, required: true }, accessRoles: ids }, { _id: false, strict: "throw" })],
+      type: [
+        new Schema({ group: { type: String, required: true }, accessRoles: ids }, { _id: false, strict: "throw" }),
+      ],
       default: [],
     },
     onlySubSurvey: { type: Boolean, required: true, default: false },
@@ -192,7 +199,8 @@ const SERIALISERS: { [K in SurveyField]: (doc: LeanSurvey) => SurveyRecord[K] } 
       canAnswer: entry.canAnswer ?? true,
       canViewAnswers: entry.canViewAnswers ?? false,
     })),
-  groupPermissionsV2: (doc) => (doc.groupPermissionsV2 ?? []).map((entry) => ({ group: entry.group, accessRoles: hexAll(entry.accessRoles) })),
+  groupPermissionsV2: (doc) =>
+    (doc.groupPermissionsV2 ?? []).map((entry) => ({ group: entry.group, accessRoles: hexAll(entry.accessRoles) })),
   onlySubSurvey: (doc) => doc.onlySubSurvey ?? false,
   propertiesChannel: (doc) => hexAll(doc.propertiesChannel),
   propertiesLimit: (doc) => hexAll(doc.propertiesLimit),
@@ -237,7 +245,11 @@ export interface SurveyRecordsQuery extends ReadOptions {
 }
 
 /** Runs on a read worker (lib/platform/startup/read-tasks.ts) as well as in the calling thread. */
-export async function readSurveyRecords({ fields, filter, ...options }: SurveyRecordsQuery): Promise<Partial<SurveyRecord>[]> {
+export async function readSurveyRecords({
+  fields,
+  filter,
+  ...options
+}: SurveyRecordsQuery): Promise<Partial<SurveyRecord>[]> {
   const docs = await findDocs<LeanSurvey>(Survey, filter, options);
   return docs.map((doc) => toSurveyRecord(doc, fields));
 }
@@ -255,7 +267,9 @@ const surveys = () => driverCollection<LeanSurvey>(Survey);
 const INTERNAL_SURVEY_FIELDS = ["nameLower", "searchPrefixes", "previous", "revisionBy", "contentPending"] as const;
 
 /** A projection that leaves the bookkeeping fields out, and the stored content (records never show it). */
-export const WITHOUT_INTERNAL_FIELDS: Readonly<Record<string, 0>> = Object.fromEntries([...INTERNAL_SURVEY_FIELDS, "chat"].map((field) => [field, 0]));
+export const WITHOUT_INTERNAL_FIELDS: Readonly<Record<string, 0>> = Object.fromEntries(
+  [...INTERNAL_SURVEY_FIELDS, "chat"].map((field) => [field, 0]),
+);
 
 /** One survey as stored (all fields unless `projection` says otherwise); `null` if none matches. */
 const findSurvey = (filter: Filter<Document>, projection?: Document): Promise<LeanSurvey | null> =>
@@ -303,7 +317,13 @@ export interface SurveyConditions {
  * the document as `previous` (see {@link sealRevisions}). The survey after it, or `null` when
  * nothing matched; a code taken in the company fails with the duplicate-key error.
  */
-export function applySurveyPatch(surveyId: Id, companyId: Id, patch: SurveyPatch, write: Write, conditions: SurveyConditions = {}): Promise<LeanSurvey | null> {
+export function applySurveyPatch(
+  surveyId: Id,
+  companyId: Id,
+  patch: SurveyPatch,
+  write: Write,
+  conditions: SurveyConditions = {},
+): Promise<LeanSurvey | null> {
   const set: Document = {};
   for (const [field, value] of Object.entries(patch.fields)) {
     set[field] = literal(value);
@@ -311,14 +331,24 @@ export function applySurveyPatch(surveyId: Id, companyId: Id, patch: SurveyPatch
   }
   if (patch.addPermission) {
     const current = { $ifNull: ["$permissions", []] };
-    set.permissions = { $cond: [{ $in: [literal(patch.addPermission), current] }, current, { $concatArrays: [current, literal([patch.addPermission])] }] };
+    set.permissions = {
+      $cond: [
+        { $in: [literal(patch.addPermission), current] },
+        current,
+        { $concatArrays: [current, literal([patch.addPermission])] },
+      ],
+    };
   }
   Object.assign(set, newVersion(write));
   // The prefixes `search` uses, from the code and name the first stage left.
   const searched = "code" in patch.fields || "name" in patch.fields;
-  return surveys().findOneAndUpdate(surveyWhile(surveyId, companyId, conditions), [...KEEP_PREVIOUS, { $set: set }, ...(searched ? [{ $set: { searchPrefixes: searchPrefixesExpression() } }] : [])], {
-    returnDocument: "after",
-  });
+  return surveys().findOneAndUpdate(
+    surveyWhile(surveyId, companyId, conditions),
+    [...KEEP_PREVIOUS, { $set: set }, ...(searched ? [{ $set: { searchPrefixes: searchPrefixesExpression() } }] : [])],
+    {
+      returnDocument: "after",
+    },
+  );
 }
 
 /**
@@ -326,7 +356,13 @@ export function applySurveyPatch(surveyId: Id, companyId: Id, patch: SurveyPatch
  * pending until the chats and questions collections follow (./content-sync.ts); a new version as
  * a PATCH makes one. The survey after it, or `null` when it changed meanwhile.
  */
-export const replaceSurveyContent = (surveyId: Id, companyId: Id, revision: number | undefined, content: StoredChat[], write: Write): Promise<LeanSurvey | null> =>
+export const replaceSurveyContent = (
+  surveyId: Id,
+  companyId: Id,
+  revision: number | undefined,
+  content: StoredChat[],
+  write: Write,
+): Promise<LeanSurvey | null> =>
   surveys().findOneAndUpdate(
     { _id: surveyId, company: companyId, __v: revision },
     [...KEEP_PREVIOUS, { $set: { chat: literal(content), contentPending: true, ...newVersion(write) } }],
@@ -344,7 +380,10 @@ const surveyWhile = (surveyId: Id, companyId: Id, conditions: SurveyConditions):
 const literal = (value: unknown) => ({ $literal: value });
 
 /** The stored state becomes `previous`, without its own `previous` or its search fields. */
-export const KEEP_PREVIOUS = [{ $set: { previous: "$$ROOT" } }, { $unset: ["previous.previous", "previous.nameLower", "previous.searchPrefixes"] }];
+export const KEEP_PREVIOUS = [
+  { $set: { previous: "$$ROOT" } },
+  { $unset: ["previous.previous", "previous.nameLower", "previous.searchPrefixes"] },
+];
 
 /** What every change of a survey sets: a later `modifiedAt`, `__v` one more, and who made it. */
 const newVersion = (write: Write): Document => ({
@@ -391,7 +430,11 @@ export async function backfillSurveySearch(): Promise<number> {
     );
     filled += result.modifiedCount;
   }
-  await Meta.updateOne({ _id: BACKFILL_MARKER }, { $set: { done: true }, $setOnInsert: { companyId: null, createdAt: new Date() } }, { upsert: true });
+  await Meta.updateOne(
+    { _id: BACKFILL_MARKER },
+    { $set: { done: true }, $setOnInsert: { companyId: null, createdAt: new Date() } },
+    { upsert: true },
+  );
   return filled;
 }
 
@@ -433,7 +476,9 @@ export function newRevisionDoc(state: LeanSurvey, _id: Id = newId()): RevisionDo
  * Upserts keyed by (survey, `__v`): a revision already there is left as it is.
  */
 export async function sealRevisions(doc: LeanSurvey): Promise<void> {
-  const states = [doc, doc.previous as LeanSurvey | null | undefined].filter((state): state is LeanSurvey => state !== undefined && state !== null);
+  const states = [doc, doc.previous as LeanSurvey | null | undefined].filter(
+    (state): state is LeanSurvey => state !== undefined && state !== null,
+  );
   try {
     await driverCollection<RevisionDoc>(SurveyRevision).bulkWrite(
       states.map((state) => {
@@ -451,12 +496,19 @@ export async function sealRevisions(doc: LeanSurvey): Promise<void> {
 export const findRevisions = (filter: Filter<Document>, options: ReadOptions): Promise<RevisionDoc[]> =>
   findDocs<RevisionDoc>(SurveyRevision, filter, options);
 
-export const countRevisions = (filter: Filter<Document>): Promise<number> => driverCollection<RevisionDoc>(SurveyRevision).countDocuments(filter);
+export const countRevisions = (filter: Filter<Document>): Promise<number> =>
+  driverCollection<RevisionDoc>(SurveyRevision).countDocuments(filter);
 
 // ---------------------------------------------------------------------------------------------
 // Chats, questions and answers
 
-const COLLECTIONS = { surveys: Survey, revisions: SurveyRevision, chats: SurveyChat, questions: Question, answers: Answer } as const;
+const COLLECTIONS = {
+  surveys: Survey,
+  revisions: SurveyRevision,
+  chats: SurveyChat,
+  questions: Question,
+  answers: Answer,
+} as const;
 
 /**
  * Inserts each document unless its `_id` is taken (an upsert that only inserts, so seeding twice
@@ -479,7 +531,11 @@ export const answersOf = (companyId: Id, uuids: Id[]): Promise<Pick<AnswerDoc, "
 export async function surveyParts(surveyId: Id, companyId: Id) {
   // Three independent reads, in parallel: one round trip to the database.
   const [chats, questions, counts] = await Promise.all([
-    findDocs<SurveyChatDoc>(SurveyChat, { survey: surveyId, company: companyId, removedAt: null }, { sort: { order: 1, _id: 1 } }),
+    findDocs<SurveyChatDoc>(
+      SurveyChat,
+      { survey: surveyId, company: companyId, removedAt: null },
+      { sort: { order: 1, _id: 1 } },
+    ),
     findDocs<QuestionDoc>(Question, { survey: surveyId, company: companyId, removedAt: null }),
     countAnswersByQuestion(surveyId, companyId),
   ]);
@@ -497,7 +553,10 @@ export async function allChatsAndQuestions(surveyId: Id, companyId: Id) {
 
 /** Every chat and question of a survey, removed ones too, and how many answers each question has. */
 export async function allSurveyParts(surveyId: Id, companyId: Id) {
-  const [parts, answerCounts] = await Promise.all([allChatsAndQuestions(surveyId, companyId), countAnswersByQuestion(surveyId, companyId)]);
+  const [parts, answerCounts] = await Promise.all([
+    allChatsAndQuestions(surveyId, companyId),
+    countAnswersByQuestion(surveyId, companyId),
+  ]);
   return { ...parts, answerCounts };
 }
 
@@ -510,10 +569,18 @@ const countAnswersByQuestion = async (surveyId: Id, companyId: Id): Promise<Map<
 };
 
 /** A chat document as stored, for the seed and the benchmark (the service writes chats through syncContent). */
-export const newChatDoc = (chat: Omit<SurveyChatDoc, "modifiedAt" | "removedAt">): SurveyChatDoc => ({ ...chat, modifiedAt: chat.createdAt, removedAt: null });
+export const newChatDoc = (chat: Omit<SurveyChatDoc, "modifiedAt" | "removedAt">): SurveyChatDoc => ({
+  ...chat,
+  modifiedAt: chat.createdAt,
+  removedAt: null,
+});
 
 /** A question document as stored, for the seed and the benchmark (the service writes questions through syncContent). */
-export const newQuestionDoc = (question: Omit<QuestionDoc, "modifiedAt" | "removedAt">): QuestionDoc => ({ ...question, modifiedAt: question.createdAt, removedAt: null });
+export const newQuestionDoc = (question: Omit<QuestionDoc, "modifiedAt" | "removedAt">): QuestionDoc => ({
+  ...question,
+  modifiedAt: question.createdAt,
+  removedAt: null,
+});
 
 /**
  * Makes the chats and questions collections what the survey's stored content says: each chat and
@@ -525,7 +592,10 @@ export async function syncContent(surveyId: Id, companyId: Id, content: StoredCh
   const chatOps: AnyBulkWriteOperation<Document>[] = content.map((chat) => ({
     updateOne: {
       filter: { _id: chat._id, ...owner },
-      update: { $set: { name: chat.name, order: chat.order, removedAt: null, modifiedAt: at }, $setOnInsert: { createdAt: at } },
+      update: {
+        $set: { name: chat.name, order: chat.order, removedAt: null, modifiedAt: at },
+        $setOnInsert: { createdAt: at },
+      },
       upsert: true,
     },
   }));
@@ -534,7 +604,15 @@ export async function syncContent(surveyId: Id, companyId: Id, content: StoredCh
       updateOne: {
         filter: { _id: question._id, ...owner },
         update: {
-          $set: { chat: chat._id, text: question.text, type: question.type, options: question.options, order: question.order, removedAt: null, modifiedAt: at },
+          $set: {
+            chat: chat._id,
+            text: question.text,
+            type: question.type,
+            options: question.options,
+            order: question.order,
+            removedAt: null,
+            modifiedAt: at,
+          },
           $setOnInsert: { createdAt: at },
         },
         upsert: true,
@@ -542,11 +620,19 @@ export async function syncContent(surveyId: Id, companyId: Id, content: StoredCh
     })),
   );
   const kept = (ids: Id[]) => ({ ...owner, _id: { $nin: ids }, removedAt: null });
-  chatOps.push({ updateMany: { filter: kept(content.map((chat) => chat._id)), update: { $set: { removedAt: at, modifiedAt: at } } } });
-  questionOps.push({
-    updateMany: { filter: kept(content.flatMap((chat) => chat.questions.map((question) => question._id))), update: { $set: { removedAt: at, modifiedAt: at } } },
+  chatOps.push({
+    updateMany: { filter: kept(content.map((chat) => chat._id)), update: { $set: { removedAt: at, modifiedAt: at } } },
   });
-  await Promise.all([driverCollection(SurveyChat).bulkWrite(chatOps, { ordered: true }), driverCollection(Question).bulkWrite(questionOps, { ordered: true })]);
+  questionOps.push({
+    updateMany: {
+      filter: kept(content.flatMap((chat) => chat.questions.map((question) => question._id))),
+      update: { $set: { removedAt: at, modifiedAt: at } },
+    },
+  });
+  await Promise.all([
+    driverCollection(SurveyChat).bulkWrite(chatOps, { ordered: true }),
+    driverCollection(Question).bulkWrite(questionOps, { ordered: true }),
+  ]);
 }
 
 /** Clears `contentPending` once the collections follow the content of survey version `v`. */

@@ -3,19 +3,31 @@
  * update, with who and when, listed newest first. The revisions are written by the repository
  * (`sealRevisions`) with each write of a survey.
  */
-import type { RevisionDoc, StoredChat } from "./repository";
-import { countRevisions, findCompanySurvey, findRevisions, sealRevisions, toSurveyRecord } from "./repository";
-import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
 import { isObjectId } from "@/lib/base/schemas/common";
-import type { ListRevisionsQuery, QuestionType, SnapshotChat, SurveyRecord, SurveyRevisionList, SurveyRevisionRecord } from "./contract";
-import type { Principal } from "@/lib/kernel/principal";
+import { listScope, pageFields, pageOf, pageRead, withCondition, type ListOrder } from "@/lib/kernel/cursor";
 import { notFound } from "@/lib/kernel/errors";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
+import type { Principal } from "@/lib/kernel/principal";
+import type {
+  ListRevisionsQuery,
+  QuestionType,
+  SnapshotChat,
+  SurveyRecord,
+  SurveyRevisionList,
+  SurveyRevisionRecord,
+} from "./contract";
+import type { RevisionDoc, StoredChat } from "./repository";
+import { countRevisions, findCompanySurvey, findRevisions, sealRevisions, toSurveyRecord } from "./repository";
 
 /** Who a write is by, as stored in `revisionBy` and `modifiedBy`. */
-export const revisionAuthor = (userId: string | null): ObjectId | null => (userId && isObjectId(userId) ? oid(userId) : null);
+export const revisionAuthor = (userId: string | null): ObjectId | null =>
+  userId && isObjectId(userId) ? oid(userId) : null;
 
-export async function listRevisions(auth: Principal, id: string, query: ListRevisionsQuery): Promise<SurveyRevisionList> {
+export async function listRevisions(
+  auth: Principal,
+  id: string,
+  query: ListRevisionsQuery,
+): Promise<SurveyRevisionList> {
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
   const survey = await findCompanySurvey(companyId, surveyId);
@@ -46,7 +58,9 @@ function toRevisionRecord(doc: RevisionDoc): SurveyRevisionRecord {
     _id: doc._id.toHexString(),
     surveyId: doc.survey.toHexString(),
     __v: doc.__v,
-    snapshot: doc.snapshot.chat ? { ...(toSurveyRecord(doc.snapshot) as SurveyRecord), chat: doc.snapshot.chat.map(toSnapshotChat) } : (toSurveyRecord(doc.snapshot) as SurveyRecord),
+    snapshot: doc.snapshot.chat
+      ? { ...(toSurveyRecord(doc.snapshot) as SurveyRecord), chat: doc.snapshot.chat.map(toSnapshotChat) }
+      : (toSurveyRecord(doc.snapshot) as SurveyRecord),
     modifiedBy: doc.modifiedBy ? doc.modifiedBy.toHexString() : null,
     createdAt: doc.createdAt.toISOString(),
   };
@@ -57,5 +71,9 @@ const toSnapshotChat = (chat: StoredChat): SnapshotChat => ({
   _id: chat._id.toHexString(),
   name: chat.name,
   order: chat.order,
-  questions: chat.questions.map((question) => ({ ...question, _id: question._id.toHexString(), type: question.type as QuestionType })),
+  questions: chat.questions.map((question) => ({
+    ...question,
+    _id: question._id.toHexString(),
+    type: question.type as QuestionType,
+  })),
 });

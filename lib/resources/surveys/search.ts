@@ -11,8 +11,8 @@
  * {@link MAX_PREFIX} code points on the index and checks the rest with anchored, escaped regular
  * expressions on `code` and `nameLower`.
  */
-import type { Document } from "mongodb";
 import { escapeRegExp } from "@/lib/kernel/text";
+import type { Document } from "mongodb";
 
 const MAX_PREFIX = 32;
 

@@ -3,31 +3,30 @@
  * chats, questions and answer counts), create, update. Every query is scoped to the caller's
  * company: a survey of another company does not exist here, and its code is free to reuse.
  */
-import type { Sort } from "mongodb";
-import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
+import {
+  migratePermissions,
+  warnDormantFields,
+  type PermissionState,
+  type SurveyVersion,
+} from "@/lib/base/shared/survey-permissions";
+import { listScope, pageFields, pageOf, pageRead, withCondition, type ListOrder } from "@/lib/kernel/cursor";
+import { inTransaction } from "@/lib/kernel/db/transaction";
+import { matchesTag } from "@/lib/kernel/entity-tag";
+import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
+import { keysetBatches, type ExportSource } from "@/lib/kernel/export/stream";
+import { oid, type ObjectId } from "@/lib/kernel/ids";
+import { Notes } from "@/lib/kernel/notes";
+import { offThread } from "@/lib/kernel/off-thread";
+import type { Principal } from "@/lib/kernel/principal";
+import { checkReferences, listRefs } from "@/lib/kernel/references";
+import { retryWhileRaced } from "@/lib/kernel/retry";
+import { recordChange } from "@/lib/resources/events/service";
+import { ReferenceNames } from "@/lib/resources/reference/names";
 import { existingIds } from "@/lib/resources/reference/repository";
 import { existingUserIds } from "@/lib/resources/users/repository";
-import {
-  applySurveyPatch,
-  countSurveys,
-  findCompanySurvey,
-  forgetSurveyCounters,
-  insertSurvey,
-  type LeanSurvey,
-  newDoc,
-  readSurveyRecords,
-  sealRevisions,
-  storedSurveyTag,
-  surveyParts,
-  type SurveyConditions,
-  type SurveyPatch,
-  toSurveyRecord,
-  WITHOUT_INTERNAL_FIELDS,
-  type Write,
-} from "./repository";
-import { surveyListFilter } from "./list-filter";
-import { lower } from "./search";
-import { retryWhileRaced } from "@/lib/kernel/retry";
+import type { Sort } from "mongodb";
+import { SURVEY_COLUMNS, surveyReferences, surveyRow } from "./columns";
+import { finishContentWrite } from "./content-sync";
 import {
   SURVEY_FIELDS,
   type CreateSurveyBody,
@@ -41,21 +40,27 @@ import {
   type SurveySort,
   type UpdateSurveyBody,
 } from "./contract";
-import type { Principal } from "@/lib/kernel/principal";
-import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
-import { matchesTag } from "@/lib/kernel/entity-tag";
-import { oid, type ObjectId } from "@/lib/kernel/ids";
-import { checkReferences, listRefs } from "@/lib/kernel/references";
-import { Notes } from "@/lib/kernel/notes";
-import { offThread } from "@/lib/kernel/off-thread";
-import { migratePermissions, warnDormantFields, type PermissionState, type SurveyVersion } from "@/lib/base/shared/survey-permissions";
+import { surveyListFilter } from "./list-filter";
+import {
+  applySurveyPatch,
+  countSurveys,
+  findCompanySurvey,
+  forgetSurveyCounters,
+  insertSurvey,
+  newDoc,
+  readSurveyRecords,
+  sealRevisions,
+  storedSurveyTag,
+  surveyParts,
+  toSurveyRecord,
+  WITHOUT_INTERNAL_FIELDS,
+  type LeanSurvey,
+  type SurveyConditions,
+  type SurveyPatch,
+  type Write,
+} from "./repository";
 import { revisionAuthor } from "./revisions";
-import { finishContentWrite } from "./content-sync";
-import { inTransaction } from "@/lib/kernel/db/transaction";
-import { recordChange } from "@/lib/resources/events/service";
-import { type ExportSource, keysetBatches } from "@/lib/kernel/export/stream";
-import { ReferenceNames } from "@/lib/resources/reference/names";
-import { SURVEY_COLUMNS, surveyReferences, surveyRow } from "./columns";
+import { lower } from "./search";
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -72,11 +77,21 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   const read = await pageRead(query, order, scope);
 
   const [surveys, counter] = await Promise.all([
-    offThread("surveyRecords", readSurveyRecords, { filter: withCondition(filter, read.after), projection, fields, sort: read.sort, skip: read.skip, limit: read.limit }),
+    offThread("surveyRecords", readSurveyRecords, {
+      filter: withCondition(filter, read.after),
+      projection,
+      fields,
+      sort: read.sort,
+      skip: read.skip,
+      limit: read.limit,
+    }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
   const page = await pageOf(surveys, query, order, scope, surveyPosition(query.sort));
-  const items = query.select && !query.select.includes(query.sort) ? page.items.map((survey) => without(survey, query.sort)) : page.items;
+  const items =
+    query.select && !query.select.includes(query.sort)
+      ? page.items.map((survey) => without(survey, query.sort))
+      : page.items;
   return {
     data: {
       surveys: items as SurveyList["data"]["surveys"],
@@ -89,7 +104,11 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
  * Every survey the list's filters match, in the list's order, for a CSV or NDJSON stream
  * (docs/api.md#export, lib/kernel/export/stream.ts); the count of the matches, taken first, is the answer's `X-Total-Count`.
  */
-export async function exportSurveys(auth: Principal, query: ExportSurveysQuery, notes: Notes): Promise<ExportSource<SurveyRecord>> {
+export async function exportSurveys(
+  auth: Principal,
+  query: ExportSurveysQuery,
+  notes: Notes,
+): Promise<ExportSource<SurveyRecord>> {
   const companyId = oid(auth.companyId);
   const filter = await surveyListFilter(companyId, query, notes);
   const order = surveyOrder(query);
@@ -100,7 +119,13 @@ export async function exportSurveys(auth: Principal, query: ExportSurveysQuery, 
     total: await countSurveys(companyId, filter),
     batches: keysetBatches(
       async (after, limit) =>
-        (await readSurveyRecords({ filter: withCondition(filter, after), projection: WITHOUT_INTERNAL_FIELDS, fields: SURVEY_FIELDS, sort, limit })) as SurveyRecord[],
+        (await readSurveyRecords({
+          filter: withCondition(filter, after),
+          projection: WITHOUT_INTERNAL_FIELDS,
+          fields: SURVEY_FIELDS,
+          sort,
+          limit,
+        })) as SurveyRecord[],
       order,
       surveyPosition(query.sort),
     ),
@@ -240,11 +265,20 @@ export async function createSurvey(auth: Principal, body: CreateSurveyBody, note
 export function recordSurveyChange(doc: LeanSurvey): Promise<boolean> {
   const shown = (state: LeanSurvey) => ({ ...toSurveyRecord(state), chat: state.chat ?? null });
   const previous = doc.previous as LeanSurvey | null | undefined;
-  return recordChange({ company: doc.company, resource: "survey", id: doc._id, action: previous ? "updated" : "created", before: previous ? shown(previous) : null, after: shown(doc) });
+  return recordChange({
+    company: doc.company,
+    resource: "survey",
+    id: doc._id,
+    action: previous ? "updated" : "created",
+    before: previous ? shown(previous) : null,
+    after: shown(doc),
+  });
 }
 
 const duplicateCode = () =>
-  new ServiceError("conflict", "A survey with this code already exists in the company.", [{ path: "code", message: "is already in use" }]);
+  new ServiceError("conflict", "A survey with this code already exists in the company.", [
+    { path: "code", message: "is already in use" },
+  ]);
 
 const storedPermissionV2 = (entry: CreateSurveyBody["permissionsV2"][number]) => ({
   accessRole: oid(entry.accessRole),
@@ -272,7 +306,13 @@ function nonEmptyPermissionFields(state: { [K in keyof PermissionState<ObjectId>
  * change of `version` reads the survey first (the migration derives fields from it), and it
  * applies only if `__v` is still the one it read, retrying otherwise.
  */
-export async function updateSurvey(auth: Principal, id: string, body: UpdateSurveyBody, notes: Notes, ifMatch?: string): Promise<SurveyRecord> {
+export async function updateSurvey(
+  auth: Principal,
+  id: string,
+  body: UpdateSurveyBody,
+  notes: Notes,
+  ifMatch?: string,
+): Promise<SurveyRecord> {
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
   await checkBodyReferences(companyId, body);
@@ -302,7 +342,10 @@ export async function updateSurvey(auth: Principal, id: string, body: UpdateSurv
         if (from === body.version) return applyUpdate(surveyId, companyId, body, {}, write, { ...held, version: from });
         migrationNotes.list.length = 0;
         const derived = migratePermissions(patchedPermissions(current, body), from, body.version, sent, migrationNotes);
-        const migrated = await applyUpdate(surveyId, companyId, body, derived, write, { ...held, revision: current.__v });
+        const migrated = await applyUpdate(surveyId, companyId, body, derived, write, {
+          ...held,
+          revision: current.__v,
+        });
         // Only the migration that applied speaks.
         if (!migrated) migrationNotes.list.length = 0;
         return migrated;
@@ -362,7 +405,8 @@ async function applyUpdate(
     if (body[field] !== undefined) fields[field] = body[field].map(oid);
   }
   if (body.permissionsV2 !== undefined) fields.permissionsV2 = body.permissionsV2.map(storedPermissionV2);
-  if (body.groupPermissionsV2 !== undefined) fields.groupPermissionsV2 = body.groupPermissionsV2.map(storedGroupPermissionV2);
+  if (body.groupPermissionsV2 !== undefined)
+    fields.groupPermissionsV2 = body.groupPermissionsV2.map(storedGroupPermissionV2);
   const patch: SurveyPatch = { fields };
   if (typeof body.permissions === "string") patch.addPermission = oid(body.permissions);
   else if (body.permissions !== undefined) fields.permissions = body.permissions.map(oid);
@@ -386,13 +430,24 @@ interface References {
 
 /** Every id a body names must be a record of the caller's company (`400 unknown_reference`). */
 function checkBodyReferences(companyId: ObjectId, body: References): Promise<void> {
-  const roles: [string, string][] = typeof body.permissions === "string" ? [["permissions", body.permissions]] : listRefs("permissions", body.permissions);
+  const roles: [string, string][] =
+    typeof body.permissions === "string"
+      ? [["permissions", body.permissions]]
+      : listRefs("permissions", body.permissions);
   roles.push(...listRefs("groupPermissions", body.groupPermissions));
   body.permissionsV2?.forEach((entry, i) => roles.push([`permissionsV2.${i}.accessRole`, entry.accessRole]));
-  body.groupPermissionsV2?.forEach((entry, i) => roles.push(...listRefs(`groupPermissionsV2.${i}.accessRoles`, entry.accessRoles)));
+  body.groupPermissionsV2?.forEach((entry, i) =>
+    roles.push(...listRefs(`groupPermissionsV2.${i}.accessRoles`, entry.accessRoles)),
+  );
   return checkReferences([
     { refs: roles, find: (ids) => existingIds("accessRoles", companyId, ids) },
-    { refs: [...listRefs("propertiesChannel", body.propertiesChannel), ...listRefs("propertiesLimit", body.propertiesLimit)], find: (ids) => existingIds("properties", companyId, ids) },
+    {
+      refs: [
+        ...listRefs("propertiesChannel", body.propertiesChannel),
+        ...listRefs("propertiesLimit", body.propertiesLimit),
+      ],
+      find: (ids) => existingIds("properties", companyId, ids),
+    },
     { refs: listRefs("responders", body.responders), find: (ids) => existingUserIds(companyId, ids) },
   ]);
 }

@@ -2,8 +2,6 @@
  * Users: the record, the create and update bodies and the list query
  * (docs/api.md#users).
  */
-import { z } from "zod";
-import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/base/schemas/operation";
 import {
   idList,
   isoDateTime,
@@ -17,6 +15,8 @@ import {
   singleLineText,
 } from "@/lib/base/schemas/common";
 import { exportFormat, exportParameterDocs, LIST_PAGING, withoutPaging } from "@/lib/base/schemas/export";
+import { type ComponentNames, operation, pagingParameters, repeated } from "@/lib/base/schemas/operation";
+import { z } from "zod";
 
 const namePart = singleLineText({ min: 1, max: 200 });
 
@@ -73,7 +73,10 @@ export const Extensions = z
   .superRefine((value, ctx) => {
     if (nestsDeeperThan(value, MAX_EXTENSIONS_DEPTH)) {
       // The other checks walk the value recursively: a deep one is refused before them.
-      ctx.addIssue({ code: "custom", message: `must nest at most ${MAX_EXTENSIONS_DEPTH} levels of objects and arrays` });
+      ctx.addIssue({
+        code: "custom",
+        message: `must nest at most ${MAX_EXTENSIONS_DEPTH} levels of objects and arrays`,
+      });
       return;
     }
     // TextEncoder, not Buffer: the admin pages check the same schema in the browser.
@@ -152,10 +155,7 @@ export type UpdateUserQuery = z.infer<typeof UpdateUserQuery>;
 export const CompanyMembershipPatch = z.strictObject({
   _id: z.unknown().optional(),
   companyId: objectId.optional(),
-  hierarchy: z
-    .strictObject({ boss: idList(), peers: idList(), subordinate: idList() })
-    .partial()
-    .optional(),
+  hierarchy: z.strictObject({ boss: idList(), peers: idList(), subordinate: idList() }).partial().optional(),
 });
 
 export const UpdateUserBody = z.strictObject({
@@ -163,7 +163,9 @@ export const UpdateUserBody = z.strictObject({
   email: z.string().optional(),
   /** Merged into the stored name; the result must have all four parts. */
   name: UserName.partial().optional(),
-  accessRoles: idList(100).pipe(z.array(z.string()).min(1, { error: "must name at least one access role" })).optional(),
+  accessRoles: idList(100)
+    .pipe(z.array(z.string()).min(1, { error: "must name at least one access role" }))
+    .optional(),
   properties: idList().optional(),
   job: objectId.nullable().optional(),
   bot: objectId.nullable().optional(),
@@ -188,9 +190,15 @@ export const ListUsersQuery = z.object({
   orderBy: z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("desc"),
   sort: z.enum(USER_SORTS, { error: `must be one of ${USER_SORTS.join(", ")}` }).default("modifiedAt"),
   /** The specification's parameter: `modifiedAt`, its only accepted value (API-CONTRACT); `sort` chooses another order. */
-  sortBy: z.enum(["modifiedAt"], { error: "must be modifiedAt, its only accepted value; choose another order with sort" }).optional(),
+  sortBy: z
+    .enum(["modifiedAt"], { error: "must be modifiedAt, its only accepted value; choose another order with sort" })
+    .optional(),
   isActive: z.enum(["all", "true", "false"], { error: "must be all, true or false" }).default("true"),
-  email: z.array(singleLineText({ min: 1, max: 254 })).min(1).max(100, { error: "at most 100 values" }).optional(),
+  email: z
+    .array(singleLineText({ min: 1, max: 254 }))
+    .min(1)
+    .max(100, { error: "at most 100 values" })
+    .optional(),
   bot: queryIdList.optional(),
   id: queryIdList.optional(),
   relatedUser: objectId.optional(),
@@ -233,13 +241,15 @@ export const list = operation({
     response: UserList,
     parameters: {
       ...pagingParameters,
-      search:
-        {
-          description:
-            "Words to find: lowercased, accents removed, split on whitespace and punctuation; a user matches when every word is a prefix of one of its `search` keywords (name parts and e-mail parts).",
-        },
+      search: {
+        description:
+          "Words to find: lowercased, accents removed, split on whitespace and punctuation; a user matches when every word is a prefix of one of its `search` keywords (name parts and e-mail parts).",
+      },
       orderBy: { description: "Direction of the sort on the `sort` field (and on `_id`, which breaks ties)." },
-      sortBy: { description: "`modifiedAt`, the only accepted value (the specification's parameter); `sort` chooses another order." },
+      sortBy: {
+        description:
+          "`modifiedAt`, the only accepted value (the specification's parameter); `sort` chooses another order.",
+      },
       sort: {
         description:
           "The field the list is sorted by: `modifiedAt` (the default), `createdAt`, `email` or `name`. `name` is the name the admin pages show (the display name, else first and last names, else the e-mail), compared lowercase with accents removed; e-mails are stored lowercase. Every order is served by an index, and a cursor belongs to its order.",
@@ -359,12 +369,15 @@ export const exportUsers = operation({
     tag: "Users",
     summary: "Export users as CSV or NDJSON",
     description:
-      "Every user the filters of `GET /v2/users` match, in its order, with no cap, streamed as the client reads it (`Content-Disposition: attachment; filename=\"users-YYYY-MM-DD.csv\"`). CSV columns: `_id`, `email`, `firstName`, `lastName`, `secondLastName`, `displayName`, `phone`, `isActive`, `accessRoles` (names joined by `;`), `jobTitle` (name), `properties` (names joined by `;`), `createdAt`, `modifiedAt`; a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`. NDJSON: each user as `GET /v2/users/{id}` answers it. Paging parameters are ignored.",
+      'Every user the filters of `GET /v2/users` match, in its order, with no cap, streamed as the client reads it (`Content-Disposition: attachment; filename="users-YYYY-MM-DD.csv"`). CSV columns: `_id`, `email`, `firstName`, `lastName`, `secondLastName`, `displayName`, `phone`, `isActive`, `accessRoles` (names joined by `;`), `jobTitle` (name), `properties` (names joined by `;`), `createdAt`, `modifiedAt`; a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `\'`. NDJSON: each user as `GET /v2/users/{id}` answers it. Paging parameters are ignored.',
     status: 200,
     csv: true,
     ndjson: true,
     headers: {
-      "X-Total-Count": { description: "How many users matched when the export began: the rows to expect, for a progress bar.", schema: { type: "integer" } },
+      "X-Total-Count": {
+        description: "How many users matched when the export began: the rows to expect, for a progress bar.",
+        schema: { type: "integer" },
+      },
       "Content-Disposition": { description: "`attachment` with the file's name.", schema: { type: "string" } },
     },
     parameters: { ...withoutPaging(list.doc.parameters!), ...exportParameterDocs },
@@ -381,18 +394,32 @@ export const MAX_BULK_USERS = 1000;
 
 export const BulkUsersBody = z
   .strictObject({
-    ids: z.array(objectId).min(1, { error: "must name at least one user" }).max(MAX_BULK_USERS, { error: `at most ${MAX_BULK_USERS} ids` }).optional(),
-    query: z.string({ error: "must be a query string" }).max(8000, { error: "must be at most 8000 characters" }).optional(),
+    ids: z
+      .array(objectId)
+      .min(1, { error: "must name at least one user" })
+      .max(MAX_BULK_USERS, { error: `at most ${MAX_BULK_USERS} ids` })
+      .optional(),
+    query: z
+      .string({ error: "must be a query string" })
+      .max(8000, { error: "must be at most 8000 characters" })
+      .optional(),
     action: z.enum(BULK_ACTIONS, { error: "must be activate, deactivate, addAccessRole or removeAccessRole" }),
     accessRoleId: objectId.optional(),
     /** A user who stops being an active admin (deactivated, or the admin role removed) loses the API keys they made too. */
     revokeKeys: z.boolean({ error: "must be true or false" }).default(true),
   })
   .superRefine((body, ctx) => {
-    if ((body.ids === undefined) === (body.query === undefined)) ctx.addIssue({ code: "custom", path: ["ids"], message: "send exactly one of ids and query" });
+    if ((body.ids === undefined) === (body.query === undefined))
+      ctx.addIssue({ code: "custom", path: ["ids"], message: "send exactly one of ids and query" });
     const roleAction = body.action === "addAccessRole" || body.action === "removeAccessRole";
-    if (roleAction && body.accessRoleId === undefined) ctx.addIssue({ code: "custom", path: ["accessRoleId"], message: `is required for ${body.action}` });
-    if (!roleAction && body.accessRoleId !== undefined) ctx.addIssue({ code: "custom", path: ["accessRoleId"], message: `is only for addAccessRole and removeAccessRole` });
+    if (roleAction && body.accessRoleId === undefined)
+      ctx.addIssue({ code: "custom", path: ["accessRoleId"], message: `is required for ${body.action}` });
+    if (!roleAction && body.accessRoleId !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["accessRoleId"],
+        message: `is only for addAccessRole and removeAccessRole`,
+      });
   });
 export type BulkUsersBody = z.infer<typeof BulkUsersBody>;
 export type BulkUsersInput = z.input<typeof BulkUsersBody>;
@@ -425,4 +452,7 @@ export const bulk = operation({
 });
 
 /** The names of this resource's schemas in the OpenAPI document. */
-export const components: ComponentNames = { records: { User: UserRecord }, answers: { UserAnswer: UserRecord, UserList, BulkUsersResult } };
+export const components: ComponentNames = {
+  records: { User: UserRecord },
+  answers: { UserAnswer: UserRecord, UserList, BulkUsersResult },
+};

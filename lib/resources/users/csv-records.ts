@@ -14,8 +14,7 @@
 
 export type CsvRecord =
   /** `line`: the line the record starts on (1-based). */
-  | { line: number; cells: string[]; error?: undefined }
-  | { line: number; cells?: undefined; error: string };
+  { line: number; cells: string[]; error?: undefined } | { line: number; cells?: undefined; error: string };
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -57,7 +56,8 @@ export async function* csvRecords(source: AsyncIterable<Buffer>, maxBytes: numbe
 
   const tooLarge = () => size > maxBytes;
   const endCell = () => {
-    if (!tooLarge() && problem === undefined) cells.push(parts.length === 1 ? parts[0].toString("utf8") : Buffer.concat(parts).toString("utf8"));
+    if (!tooLarge() && problem === undefined)
+      cells.push(parts.length === 1 ? parts[0].toString("utf8") : Buffer.concat(parts).toString("utf8"));
     parts = [];
   };
   const endRecord = (): CsvRecord | undefined => {
@@ -159,7 +159,8 @@ export async function* csvRecords(source: AsyncIterable<Buffer>, maxBytes: numbe
       if (tooLarge()) parts = [];
     }
     // What the chunk leaves of the current cell is kept, unless the record is already too large.
-    if ((at === At.Plain || at === At.Quoted) && from < chunk.length && !tooLarge() && problem === undefined) parts.push(chunk.subarray(from));
+    if ((at === At.Plain || at === At.Quoted) && from < chunk.length && !tooLarge() && problem === undefined)
+      parts.push(chunk.subarray(from));
   }
   // A file shorter than a byte order mark that is the start of one holds nothing else.
   if (first) return;

@@ -69,7 +69,10 @@ export function reportedPath(path: string, csv: boolean): string {
 export class ImportFileError extends Error {}
 
 /** What `isActive` may hold, as the export writes it (any case); "yes" or "1" stays text and is the row's error, never a guess (docs/api.md#import). */
-const ACTIVE_CELLS = new Map([["true", true], ["false", false]]);
+const ACTIVE_CELLS = new Map([
+  ["true", true],
+  ["false", false],
+]);
 
 /** The rows of a CSV file, from its chunks. A row that cannot be read is reported, not fatal. */
 async function* csvRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow> {
@@ -78,9 +81,13 @@ async function* csvRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow
   for await (const record of csvRecords(source, MAX_RECORD_BYTES)) {
     const { line } = record;
     if (!header) {
-      if (record.error !== undefined) throw new ImportFileError(`The first line, which must name the columns, cannot be read: ${record.error}.`);
+      if (record.error !== undefined)
+        throw new ImportFileError(`The first line, which must name the columns, cannot be read: ${record.error}.`);
       header = record.cells.map((name) => name.trim());
-      if (!header.includes("email")) throw new ImportFileError("The file has no email column: the first line must name the columns (email, firstName, lastName, secondLastName, isActive, accessRoles, jobTitle).");
+      if (!header.includes("email"))
+        throw new ImportFileError(
+          "The file has no email column: the first line must name the columns (email, firstName, lastName, secondLastName, isActive, accessRoles, jobTitle).",
+        );
       continue;
     }
     if (record.error !== undefined || record.cells.length !== header.length) {
@@ -101,7 +108,11 @@ async function* csvRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow
       } else if (field === "isActive") {
         if (cell !== "") fields.isActive = ACTIVE_CELLS.get(cell.toLowerCase()) ?? cell;
       } else if (field === "accessRoles") {
-        if (cell !== "") fields.accessRoles = cell.split(";").map((role) => role.trim()).filter(Boolean);
+        if (cell !== "")
+          fields.accessRoles = cell
+            .split(";")
+            .map((role) => role.trim())
+            .filter(Boolean);
       } else if (field === "email") {
         fields.email = cell;
       } else {
@@ -118,7 +129,10 @@ async function* csvRows(source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow
  * The lines of a file, each at most `maxBytes` (`tooLarge` past that, its bytes not kept), with
  * their numbers; a last line without `\n` counts, an empty one after the last `\n` does not.
  */
-async function* boundedLines(source: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<{ line: number; text: string; tooLarge: boolean }> {
+async function* boundedLines(
+  source: AsyncIterable<Buffer>,
+  maxBytes: number,
+): AsyncGenerator<{ line: number; text: string; tooLarge: boolean }> {
   let parts: Buffer[] = [];
   let size = 0;
   let line = 0;
@@ -150,7 +164,18 @@ async function* ndjsonRows(source: AsyncIterable<Buffer>): AsyncGenerator<Import
   let index = 0;
   for await (const { line, text, tooLarge } of boundedLines(source, MAX_RECORD_BYTES)) {
     if (tooLarge) {
-      yield { index: ++index, line, fields: {}, errors: [{ line, path: "", message: `cannot be read: the record is larger than ${MAX_RECORD_BYTES} bytes, the most a row may hold` }] };
+      yield {
+        index: ++index,
+        line,
+        fields: {},
+        errors: [
+          {
+            line,
+            path: "",
+            message: `cannot be read: the record is larger than ${MAX_RECORD_BYTES} bytes, the most a row may hold`,
+          },
+        ],
+      };
       continue;
     }
     if (text.trim() === "") continue;
@@ -158,10 +183,21 @@ async function* ndjsonRows(source: AsyncIterable<Buffer>): AsyncGenerator<Import
     try {
       value = JSON.parse(text);
     } catch (error) {
-      yield { index: ++index, line, fields: {}, errors: [{ line, path: "", message: `is not valid JSON: ${(error as Error).message}` }] };
+      yield {
+        index: ++index,
+        line,
+        fields: {},
+        errors: [{ line, path: "", message: `is not valid JSON: ${(error as Error).message}` }],
+      };
       continue;
     }
-    if (value === null || typeof value !== "object" || Array.isArray(value)) yield { index: ++index, line, fields: {}, errors: [{ line, path: "", message: "must be a JSON object (a user record)" }] };
+    if (value === null || typeof value !== "object" || Array.isArray(value))
+      yield {
+        index: ++index,
+        line,
+        fields: {},
+        errors: [{ line, path: "", message: "must be a JSON object (a user record)" }],
+      };
     else yield { index: ++index, line, fields: recordFields(value as Record<string, unknown>) };
   }
 }
@@ -170,19 +206,34 @@ async function* ndjsonRows(source: AsyncIterable<Buffer>): AsyncGenerator<Import
 function recordFields(record: Record<string, unknown>): RowFields {
   const fields: RowFields = {};
   if ("email" in record) fields.email = record.email;
-  if (record.name !== undefined && record.name !== null) fields.name = isPlainObject(record.name) ? { ...record.name } : record.name;
-  for (const [column, part] of [["displayName", "displayName"], ["firstName", "names"], ["lastName", "lastName"], ["secondLastName", "secondLastName"]] as const) {
-    if (record[column] !== undefined && (fields.name === undefined || isPlainObject(fields.name))) ((fields.name as Record<string, unknown> | undefined) ??= {})[part] = record[column];
+  if (record.name !== undefined && record.name !== null)
+    fields.name = isPlainObject(record.name) ? { ...record.name } : record.name;
+  for (const [column, part] of [
+    ["displayName", "displayName"],
+    ["firstName", "names"],
+    ["lastName", "lastName"],
+    ["secondLastName", "secondLastName"],
+  ] as const) {
+    if (record[column] !== undefined && (fields.name === undefined || isPlainObject(fields.name)))
+      ((fields.name as Record<string, unknown> | undefined) ??= {})[part] = record[column];
   }
   if (record.isActive !== undefined) fields.isActive = record.isActive;
-  if (record.accessRoles !== undefined) fields.accessRoles = typeof record.accessRoles === "string" ? record.accessRoles.split(";").map((role) => role.trim()).filter(Boolean) : record.accessRoles;
+  if (record.accessRoles !== undefined)
+    fields.accessRoles =
+      typeof record.accessRoles === "string"
+        ? record.accessRoles
+            .split(";")
+            .map((role) => role.trim())
+            .filter(Boolean)
+        : record.accessRoles;
   if (record.job !== undefined) fields.job = record.job;
   else if (record.jobTitle !== undefined) fields.job = record.jobTitle;
   if (record.phone !== undefined) fields.phone = record.phone;
   return fields;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The rows of a file of `mediaType`, read from its chunks. */
 export function importRows(mediaType: string, source: AsyncIterable<Buffer>): AsyncGenerator<ImportRow> {

@@ -6,24 +6,33 @@
  * commit in one transaction. Users are matched by e-mail; a user of another company with that
  * e-mail is never touched (the row fails, as a create of that e-mail would).
  */
-import { setImmediate } from "node:timers/promises";
-import type { Document } from "mongodb";
-import { z } from "zod";
-import { adminChange } from "@/lib/resources/companies/repository";
-import { type DescribedChange, describeChange, recordChange, writeChange } from "@/lib/resources/events/service";
 import { inTransaction } from "@/lib/kernel/db/transaction";
-import { findReference } from "@/lib/resources/reference/repository";
 import { isDuplicateKeyError } from "@/lib/kernel/errors";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
 import type { Principal } from "@/lib/kernel/principal";
 import { holdsScope } from "@/lib/kernel/scopes";
+import { adminChange } from "@/lib/resources/companies/repository";
+import { revokeSessions } from "@/lib/resources/credentials/sessions";
+import { describeChange, recordChange, writeChange, type DescribedChange } from "@/lib/resources/events/service";
+import { findReference } from "@/lib/resources/reference/repository";
+import type { Document } from "mongodb";
+import { setImmediate } from "node:timers/promises";
+import { z } from "zod";
 import { CreateUserBody, Email, UpdateUserBody, UserName } from "./contract";
 import type { ImportRow, ImportSummary, RowError } from "./import-file";
 import { reportedPath } from "./import-file";
-import { activeMemberHoldsExcept, emptyMembership, findUsersByEmail, insertUsers, type LeanUser, newDoc, setUserFields, toUserRecords } from "./repository";
+import {
+  activeMemberHoldsExcept,
+  emptyMembership,
+  findUsersByEmail,
+  insertUsers,
+  newDoc,
+  setUserFields,
+  toUserRecords,
+  type LeanUser,
+} from "./repository";
 import { nameSortKey, userKeywords } from "./search";
 import { adminCompanies, usersChanged, wasActiveIn } from "./service";
-import { revokeSessions } from "@/lib/resources/credentials/sessions";
 
 /** What an import knows of its company, read once per job. */
 export interface ImportScope {
@@ -80,7 +89,15 @@ export interface BatchOutcome {
 /** A row that passed every check on its own: what it makes of its user. */
 type Plan =
   | { kind: "create"; row: ImportRow; doc: LeanUser }
-  | { kind: "update"; row: ImportRow; before: LeanUser; after: LeanUser; set: Document; demotes: boolean; changes: readonly string[] }
+  | {
+      kind: "update";
+      row: ImportRow;
+      before: LeanUser;
+      after: LeanUser;
+      set: Document;
+      demotes: boolean;
+      changes: readonly string[];
+    }
   | { kind: "unchanged"; row: ImportRow };
 
 /**
@@ -119,12 +136,20 @@ export async function prepareBatch(scope: ImportScope, rows: ImportRow[], dryRun
  * the batch is kept and it throws. A dry run checks and counts the same way and writes only what
  * `commit` writes.
  */
-export async function importBatch(scope: ImportScope, prepared: PreparedBatch, dryRun: boolean, commit: (outcome: BatchOutcome) => Promise<boolean>): Promise<BatchOutcome> {
+export async function importBatch(
+  scope: ImportScope,
+  prepared: PreparedBatch,
+  dryRun: boolean,
+  commit: (outcome: BatchOutcome) => Promise<boolean>,
+): Promise<BatchOutcome> {
   for (let attempt = 1; ; attempt++) {
     try {
       const outcome = await inTransaction(async () => {
         // A user created or changed since the batch was checked fails its write (the unique e-mail, the version an update is conditioned on): the batch is then checked again here.
-        const planned = attempt === 1 ? prepared : await planBatch(scope, prepared.rows, prepared.emails, await findExisting(prepared.emails), dryRun);
+        const planned =
+          attempt === 1
+            ? prepared
+            : await planBatch(scope, prepared.rows, prepared.emails, await findExisting(prepared.emails), dryRun);
         const result = await writeBatch(scope, planned, dryRun);
         if (!(await commit(result.outcome))) throw new LostJob();
         return result;
@@ -157,12 +182,20 @@ export function noteEmails(scope: ImportScope, rows: ImportRow[]): Map<ImportRow
     if (row.errors) continue;
     const parsed = Email.safeParse(row.fields.email ?? "");
     if (!parsed.success) {
-      result.set(row, { line: row.line, path: "email", message: row.fields.email ? parsed.error.issues[0].message : "is required" });
+      result.set(row, {
+        line: row.line,
+        path: "email",
+        message: row.fields.email ? parsed.error.issues[0].message : "is required",
+      });
       continue;
     }
     const earlier = scope.seen.get(parsed.data);
     if (earlier !== undefined && earlier !== row.line) {
-      result.set(row, { line: row.line, path: "email", message: `appears earlier in the file (line ${earlier}); each user may have one row` });
+      result.set(row, {
+        line: row.line,
+        path: "email",
+        message: `appears earlier in the file (line ${earlier}); each user may have one row`,
+      });
       continue;
     }
     scope.seen.set(parsed.data, row.line);
@@ -172,11 +205,19 @@ export function noteEmails(scope: ImportScope, rows: ImportRow[]): Map<ImportRow
 }
 
 async function findExisting(emails: Map<ImportRow, string | RowError>): Promise<Map<string, LeanUser>> {
-  const found = await findUsersByEmail([...emails.values()].filter((value): value is string => typeof value === "string"));
+  const found = await findUsersByEmail(
+    [...emails.values()].filter((value): value is string => typeof value === "string"),
+  );
   return new Map(found.map((user) => [user.email, user]));
 }
 
-async function planBatch(scope: ImportScope, rows: ImportRow[], emails: Map<ImportRow, string | RowError>, existing: Map<string, LeanUser>, dryRun: boolean): Promise<PreparedBatch> {
+async function planBatch(
+  scope: ImportScope,
+  rows: ImportRow[],
+  emails: Map<ImportRow, string | RowError>,
+  existing: Map<string, LeanUser>,
+  dryRun: boolean,
+): Promise<PreparedBatch> {
   const errors: RowError[] = [];
   let failed = 0;
   const now = new Date();
@@ -185,7 +226,13 @@ async function planBatch(scope: ImportScope, rows: ImportRow[], emails: Map<Impo
     // In slices: the batch committing beside this one gets its turns of the event loop between them.
     if (n > 0 && n % YIELD_EVERY === 0) await setImmediate();
     const email = emails.get(row);
-    const rowErrors = row.errors ?? (typeof email === "object" ? [email] : email === undefined ? [] : planRow(scope, row, email, existing.get(email), now, plans));
+    const rowErrors =
+      row.errors ??
+      (typeof email === "object"
+        ? [email]
+        : email === undefined
+          ? []
+          : planRow(scope, row, email, existing.get(email), now, plans));
     if (rowErrors.length > 0) failed++;
     errors.push(...rowErrors);
   }
@@ -194,7 +241,17 @@ async function planBatch(scope: ImportScope, rows: ImportRow[], emails: Map<Impo
   const created: DescribedChange[] = [];
   for (const [n, record] of records.entries()) {
     if (n > 0 && n % YIELD_EVERY === 0) await setImmediate();
-    created.push(describeChange({ company: scope.companyId, resource: "user", id: docs[n]._id, action: "created", after: record, ignore: ["search", "lastRequestDate"], at: now })!);
+    created.push(
+      describeChange({
+        company: scope.companyId,
+        resource: "user",
+        id: docs[n]._id,
+        action: "created",
+        after: record,
+        ignore: ["search", "lastRequestDate"],
+        at: now,
+      })!,
+    );
   }
   return { rows, emails, plans, errors, failed, created, at: now };
 }
@@ -215,7 +272,11 @@ async function writeBatch(scope: ImportScope, planned: PreparedBatch, dryRun: bo
     if (plan.demotes) {
       if (!dryRun) await adminChange(scope.companyId);
       if (!(await keepsAnAdmin(scope, plan.before, dryRun ? applied : []))) {
-        errors.push({ line: plan.row.line, path: reportedPath(plan.changes.includes("accessRoles") ? "accessRoles" : "isActive", scope.csv), message: "would leave the company without an active admin" });
+        errors.push({
+          line: plan.row.line,
+          path: reportedPath(plan.changes.includes("accessRoles") ? "accessRoles" : "isActive", scope.csv),
+          message: "would leave the company without an active admin",
+        });
         failed++;
         continue;
       }
@@ -223,16 +284,32 @@ async function writeBatch(scope: ImportScope, planned: PreparedBatch, dryRun: bo
     if (!dryRun) {
       if (!(await setUserFields(plan.before, plan.set))) throw new Retry();
       const [before, after] = await toUserRecords([plan.before, plan.after], scope.companyId);
-      await recordChange({ company: scope.companyId, resource: "user", id: plan.before._id, action: "updated", before, after, ignore: ["search", "lastRequestDate"], at: planned.at });
+      await recordChange({
+        company: scope.companyId,
+        resource: "user",
+        id: plan.before._id,
+        action: "updated",
+        before,
+        after,
+        ignore: ["search", "lastRequestDate"],
+        at: planned.at,
+      });
     }
     applied.push(plan);
   }
   const unchanged = planned.plans.filter((plan) => plan.kind === "unchanged").length;
   return {
-    outcome: { summary: { created: created.length, updated: applied.length - created.length, unchanged, failed }, errors },
+    outcome: {
+      summary: { created: created.length, updated: applied.length - created.length, unchanged, failed },
+      errors,
+    },
     created: created.length,
     updated: applied.filter((plan) => plan.kind === "update").map((plan) => plan.before._id.toHexString()),
-    activityChanged: applied.flatMap((plan) => (plan.kind === "update" && wasActiveIn(plan.before, scope.companyId) !== wasActiveIn(plan.after, scope.companyId) ? [plan.before._id] : [])),
+    activityChanged: applied.flatMap((plan) =>
+      plan.kind === "update" && wasActiveIn(plan.before, scope.companyId) !== wasActiveIn(plan.after, scope.companyId)
+        ? [plan.before._id]
+        : [],
+    ),
   };
 }
 
@@ -241,9 +318,15 @@ async function writeBatch(scope: ImportScope, planned: PreparedBatch, dryRun: bo
  * an admin role. A dry run writes nothing, so what its earlier rows planned is counted by hand.
  */
 async function keepsAnAdmin(scope: ImportScope, user: LeanUser, plannedBefore: Plan[]): Promise<boolean> {
-  const promoted = plannedBefore.some((plan) => (plan.kind === "create" ? isActiveAdmin(scope, plan.doc) : plan.kind === "update" && isActiveAdmin(scope, plan.after)));
+  const promoted = plannedBefore.some((plan) =>
+    plan.kind === "create"
+      ? isActiveAdmin(scope, plan.doc)
+      : plan.kind === "update" && isActiveAdmin(scope, plan.after),
+  );
   if (promoted) return true;
-  const demotedEarlier = plannedBefore.flatMap((plan) => (plan.kind === "update" && plan.demotes ? [plan.before._id] : []));
+  const demotedEarlier = plannedBefore.flatMap((plan) =>
+    plan.kind === "update" && plan.demotes ? [plan.before._id] : [],
+  );
   return activeMemberHoldsExcept(scope.companyId, scope.adminRoles, [user._id, ...demotedEarlier]);
 }
 
@@ -252,15 +335,24 @@ const isActiveAdmin = (scope: ImportScope, user: Pick<LeanUser, "accessRoles" | 
   (user.accessRoles ?? []).some((role) => scope.adminRoles.some((admin) => admin.equals(role)));
 
 /** Checks one row and adds its plan; answers its errors. */
-function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUser | undefined, now: Date, plans: Plan[]): RowError[] {
+function planRow(
+  scope: ImportScope,
+  row: ImportRow,
+  email: string,
+  user: LeanUser | undefined,
+  now: Date,
+  plans: Plan[],
+): RowError[] {
   const errors: RowError[] = [];
-  const fail = (path: string, message: string) => errors.push({ line: row.line, path: reportedPath(path, scope.csv), message });
+  const fail = (path: string, message: string) =>
+    errors.push({ line: row.line, path: reportedPath(path, scope.csv), message });
   const { fields } = row;
 
   // Names to ids: an unknown name is the row's error, as an unknown id is a request's.
   let accessRoles: string[] | undefined;
   if (fields.accessRoles !== undefined) {
-    if (!Array.isArray(fields.accessRoles) || fields.accessRoles.some((name) => typeof name !== "string")) fail("accessRoles", "must be a list of access role names");
+    if (!Array.isArray(fields.accessRoles) || fields.accessRoles.some((name) => typeof name !== "string"))
+      fail("accessRoles", "must be a list of access role names");
     else {
       accessRoles = [];
       for (const name of fields.accessRoles as string[]) {
@@ -282,16 +374,38 @@ function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUs
     }
   }
   if (fields.isActive !== undefined && typeof fields.isActive !== "boolean") {
-    const text = typeof fields.isActive === "string" ? fields.isActive : JSON.stringify(fields.isActive) ?? String(fields.isActive);
+    const text =
+      typeof fields.isActive === "string"
+        ? fields.isActive
+        : (JSON.stringify(fields.isActive) ?? String(fields.isActive));
     fail("isActive", `must be true or false, not ${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)}`);
   }
-  if (fields.name !== undefined && (fields.name === null || typeof fields.name !== "object" || Array.isArray(fields.name))) fail("name", "must be an object of name parts");
+  if (
+    fields.name !== undefined &&
+    (fields.name === null || typeof fields.name !== "object" || Array.isArray(fields.name))
+  )
+    fail("name", "must be an object of name parts");
   if (errors.length > 0) return errors;
   const nameParts = fields.name as Record<string, unknown> | undefined;
 
   if (!user) {
-    const name = nameParts ? { displayName: [nameParts.names, nameParts.lastName].filter((part) => typeof part === "string" && part).join(" "), secondLastName: "", ...nameParts } : undefined;
-    const parsed = CreateUserBody.safeParse({ email, accessRoles: accessRoles ?? [], name, job, phone: fields.phone, isActive: fields.isActive });
+    const name = nameParts
+      ? {
+          displayName: [nameParts.names, nameParts.lastName]
+            .filter((part) => typeof part === "string" && part)
+            .join(" "),
+          secondLastName: "",
+          ...nameParts,
+        }
+      : undefined;
+    const parsed = CreateUserBody.safeParse({
+      email,
+      accessRoles: accessRoles ?? [],
+      name,
+      job,
+      phone: fields.phone,
+      isActive: fields.isActive,
+    });
     if (!parsed.success) return issues(parsed.error, fail, errors);
     const body = parsed.data;
     if (!scope.adminPower && body.accessRoles.some((role) => isAdminRole(scope, role))) {
@@ -319,7 +433,13 @@ function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUs
     fail("email", "A user with this e-mail already exists.");
     return errors;
   }
-  const parsed = UpdateUserBody.safeParse({ name: nameParts, accessRoles, job, phone: fields.phone, isActive: fields.isActive });
+  const parsed = UpdateUserBody.safeParse({
+    name: nameParts,
+    accessRoles,
+    job,
+    phone: fields.phone,
+    isActive: fields.isActive,
+  });
   if (!parsed.success) return issues(parsed.error, fail, errors);
   const body = parsed.data;
 
@@ -328,7 +448,16 @@ function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUs
   const after: LeanUser = { ...user };
   const changes: string[] = [];
   if (body.name) {
-    const merged = UserName.safeParse({ ...(user.name ?? {}), ...body.name, ...(user.name || body.name.displayName ? {} : { displayName: [body.name.names, body.name.lastName].filter(Boolean).join(" "), secondLastName: body.name.secondLastName ?? "" }) });
+    const merged = UserName.safeParse({
+      ...(user.name ?? {}),
+      ...body.name,
+      ...(user.name || body.name.displayName
+        ? {}
+        : {
+            displayName: [body.name.names, body.name.lastName].filter(Boolean).join(" "),
+            secondLastName: body.name.secondLastName ?? "",
+          }),
+    });
     if (!merged.success) return issues(merged.error, (path, message) => fail(`name.${path}`, message), errors);
     if (JSON.stringify(ordered(merged.data)) !== JSON.stringify(ordered(user.name))) {
       set.name = merged.data;
@@ -355,7 +484,9 @@ function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUs
     changes.push("phone");
   }
   if (body.isActive !== undefined && (membership.isActive !== false) !== body.isActive) {
-    set.companies = user.companies.map((entry) => (entry.companyId.equals(scope.companyId) ? { ...entry, isActive: body.isActive } : entry));
+    set.companies = user.companies.map((entry) =>
+      entry.companyId.equals(scope.companyId) ? { ...entry, isActive: body.isActive } : entry,
+    );
     changes.push("isActive");
   }
   if (changes.length === 0) {
@@ -368,35 +499,61 @@ function planRow(scope: ImportScope, row: ImportRow, email: string, user: LeanUs
   if (!scope.adminPower) {
     // Admin power is the scope admin: no admin role granted or taken, no admin's account changed (docs/security.md#scopes).
     const adminsBefore = (user.accessRoles ?? []).filter((role) => isAdminRole(scope, role.toHexString()));
-    const adminsAfter = ((set.accessRoles as ObjectId[] | undefined) ?? user.accessRoles ?? []).filter((role) => isAdminRole(scope, role.toHexString()));
+    const adminsAfter = ((set.accessRoles as ObjectId[] | undefined) ?? user.accessRoles ?? []).filter((role) =>
+      isAdminRole(scope, role.toHexString()),
+    );
     if (changes.includes("accessRoles") && !sameIds(adminsBefore, adminsAfter)) fail("accessRoles", NEEDS_ADMIN);
     if (adminsBefore.length > 0) for (const field of account) fail(field, NEEDS_ADMIN);
     if (errors.length > 0) return errors;
   }
   const self = user._id.toHexString() === scope.principal.userId;
-  if (account.length > 0 && !self && user.companies.some((entry) => !scope.entitled.has(entry.companyId.toHexString()) && !entry.companyId.equals(scope.companyId))) {
-    for (const field of account) fail(field, "is shared by every company of the user; you are not an admin of all of them");
+  if (
+    account.length > 0 &&
+    !self &&
+    user.companies.some(
+      (entry) => !scope.entitled.has(entry.companyId.toHexString()) && !entry.companyId.equals(scope.companyId),
+    )
+  ) {
+    for (const field of account)
+      fail(field, "is shared by every company of the user; you are not an admin of all of them");
     return errors;
   }
   set.modifiedAt = new Date(Math.max(now.getTime(), user.modifiedAt.getTime() + 1));
   Object.assign(after, set);
-  plans.push({ kind: "update", row, before: user, after, set, changes, demotes: isActiveAdmin(scope, user) && !isActiveAdmin(scope, after) });
+  plans.push({
+    kind: "update",
+    row,
+    before: user,
+    after,
+    set,
+    changes,
+    demotes: isActiveAdmin(scope, user) && !isActiveAdmin(scope, after),
+  });
   return errors;
 }
 
 function issues(error: z.ZodError, fail: (path: string, message: string) => void, errors: RowError[]): RowError[] {
   for (const issue of error.issues) {
-    if (issue.code === "unrecognized_keys") for (const key of issue.keys) fail([...issue.path, key].join("."), "is not a known field");
+    if (issue.code === "unrecognized_keys")
+      for (const key of issue.keys) fail([...issue.path, key].join("."), "is not a known field");
     else fail(issue.path.join("."), issue.message);
   }
   return errors;
 }
 
 const idOf = (hex: string): ObjectId => oid(hex);
-const isAdminRole = (scope: ImportScope, id: string) => scope.adminRoles.some((role) => role.toHexString() === id.toLowerCase());
+const isAdminRole = (scope: ImportScope, id: string) =>
+  scope.adminRoles.some((role) => role.toHexString() === id.toLowerCase());
 const NEEDS_ADMIN = "needs the API key scope admin: admin roles and the account of a user holding one are admin power";
 const ordered = (name: LeanUser["name"] | z.infer<typeof UserName> | null | undefined) =>
-  name ? { displayName: name.displayName ?? "", names: name.names ?? "", lastName: name.lastName ?? "", secondLastName: name.secondLastName ?? "" } : null;
+  name
+    ? {
+        displayName: name.displayName ?? "",
+        names: name.names ?? "",
+        lastName: name.lastName ?? "",
+        secondLastName: name.secondLastName ?? "",
+      }
+    : null;
 const sameIds = (a: ObjectId[], b: ObjectId[]) => {
   const left = new Set(a.map((id) => id.toHexString()));
   const right = new Set(b.map((id) => id.toHexString()));

@@ -2,16 +2,16 @@
  * The default users list walks the company's newest-first index and reads about one page, also
  * now that `isActive` is each membership's own: checked with `explain` (executionStats).
  */
-import type { Document } from "mongodb";
-import { beforeAll, describe, expect, it } from "vitest";
-import { createTenant, type Tenant } from "@/lib/tools/testing/http";
-import { User } from "@/lib/resources/users/repository";
-import { ListUsersQuery } from "@/lib/resources/users/contract";
-import { useTestDatabase } from "@/lib/tools/testing/database";
 import { oid } from "@/lib/kernel/ids";
 import { Notes } from "@/lib/kernel/notes";
-import { createUser } from "@/lib/resources/users/service";
+import { ListUsersQuery } from "@/lib/resources/users/contract";
 import { userListFilter } from "@/lib/resources/users/list-filter";
+import { User } from "@/lib/resources/users/repository";
+import { createUser } from "@/lib/resources/users/service";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { createTenant, type Tenant } from "@/lib/tools/testing/http";
+import type { Document } from "mongodb";
+import { beforeAll, describe, expect, it } from "vitest";
 
 interface Explained {
   queryPlanner: { winningPlan: Document };
@@ -20,7 +20,11 @@ interface Explained {
 
 const stageOf = (plan: Document): Document => (plan.inputStage ? stageOf(plan.inputStage as Document) : plan);
 /** Every stage of a plan, outermost first. */
-const stagesOf = (plan: Document): string[] => [plan.stage as string, ...(plan.inputStage ? stagesOf(plan.inputStage as Document) : []), ...((plan.inputStages as Document[] | undefined) ?? []).flatMap(stagesOf)];
+const stagesOf = (plan: Document): string[] => [
+  plan.stage as string,
+  ...(plan.inputStage ? stagesOf(plan.inputStage as Document) : []),
+  ...((plan.inputStages as Document[] | undefined) ?? []).flatMap(stagesOf),
+];
 
 describe("indexes of the users list", () => {
   useTestDatabase();
@@ -32,7 +36,15 @@ describe("indexes of the users list", () => {
     for (let i = 0; i < 60; i++) {
       await createUser(
         auth,
-        { email: `u${i}@indexes.test`, accessRoles: [t.memberRoleId], properties: [], isActive: i % 10 !== 0, isOnline: false, termsConditions: false, extensions: {} },
+        {
+          email: `u${i}@indexes.test`,
+          accessRoles: [t.memberRoleId],
+          properties: [],
+          isActive: i % 10 !== 0,
+          isOnline: false,
+          termsConditions: false,
+          extensions: {},
+        },
         { notifyEmail: false, notes: new Notes() },
       );
     }
@@ -40,12 +52,17 @@ describe("indexes of the users list", () => {
 
   const explain = async (isActive: string, more: Record<string, string> = {}) => {
     const filter = await userListFilter(oid(t.companyId), ListUsersQuery.parse({ isActive, ...more }), new Notes());
-    return (await User.collection.find(filter as Document, { sort: { modifiedAt: -1, _id: -1 }, limit: 10 }).explain("executionStats")) as unknown as Explained;
+    return (await User.collection
+      .find(filter as Document, { sort: { modifiedAt: -1, _id: -1 }, limit: 10 })
+      .explain("executionStats")) as unknown as Explained;
   };
 
   it("active users (the default): one page of the company's newest-first index", async () => {
     const explained = await explain("true");
-    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { "companies.companyId": 1, modifiedAt: 1, _id: 1 } });
+    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({
+      stage: "IXSCAN",
+      keyPattern: { "companies.companyId": 1, modifiedAt: 1, _id: 1 },
+    });
     expect(explained.executionStats.nReturned).toBe(10);
     // Every tenth user is inactive: a page of 10 active ones reads at most a couple more.
     expect(explained.executionStats.totalDocsExamined).toBeLessThanOrEqual(12);
@@ -53,7 +70,10 @@ describe("indexes of the users list", () => {
 
   it("inactive users: the same index, the flag checked on each membership", async () => {
     const explained = await explain("false");
-    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { "companies.companyId": 1, modifiedAt: 1, _id: 1 } });
+    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({
+      stage: "IXSCAN",
+      keyPattern: { "companies.companyId": 1, modifiedAt: 1, _id: 1 },
+    });
     expect(explained.executionStats.nReturned).toBe(6);
   });
 
@@ -68,10 +88,15 @@ describe("indexes of the users list", () => {
     for (const direction of [1, -1] as const) {
       it(`the order by ${field} ${direction === 1 ? "ascending" : "descending"} is served by its index, without a SORT stage`, async () => {
         const filter = await userListFilter(oid(t.companyId), ListUsersQuery.parse({ isActive: "true" }), new Notes());
-        const explained = (await User.collection.find(filter as Document, { sort: { [field]: direction, _id: direction }, limit: 11 }).explain("executionStats")) as unknown as Explained;
+        const explained = (await User.collection
+          .find(filter as Document, { sort: { [field]: direction, _id: direction }, limit: 11 })
+          .explain("executionStats")) as unknown as Explained;
         const stages = stagesOf(explained.queryPlanner.winningPlan);
         expect(stages).not.toContain("SORT");
-        expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { "companies.companyId": 1, ...key, _id: 1 } });
+        expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({
+          stage: "IXSCAN",
+          keyPattern: { "companies.companyId": 1, ...key, _id: 1 },
+        });
         expect(explained.executionStats.nReturned).toBe(11);
         expect(explained.executionStats.totalDocsExamined).toBeLessThanOrEqual(14);
       });
@@ -82,7 +107,10 @@ describe("indexes of the users list", () => {
     const explained = await explain("false", { accessRole: t.memberRoleId });
     // The role's own index would find every member and sort them all; this walk stops after a page.
     expect(stagesOf(explained.queryPlanner.winningPlan)).not.toContain("SORT");
-    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", keyPattern: { "companies.companyId": 1, modifiedAt: 1, _id: 1 } });
+    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({
+      stage: "IXSCAN",
+      keyPattern: { "companies.companyId": 1, modifiedAt: 1, _id: 1 },
+    });
     expect(explained.executionStats.nReturned).toBe(6);
   });
 });

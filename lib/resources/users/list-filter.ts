@@ -2,10 +2,10 @@
  * The filters of the users lists and exports, built for the repository's reads
  * (./repository.ts): the service says which users it wants, this says it in MongoDB's terms.
  */
-import type { Document, Filter } from "mongodb";
-import type { Notes } from "@/lib/kernel/notes";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
+import type { Notes } from "@/lib/kernel/notes";
 import { searchFilter } from "@/lib/resources/users/search";
+import type { Document, Filter } from "mongodb";
 import type { ListUsersQuery } from "./contract";
 import { findCompanyUser } from "./repository";
 
@@ -43,10 +43,16 @@ export async function userListFilter(companyId: ObjectId, query: UserFilters, no
 }
 
 /** The one user `userId` if it is a user of the company. */
-export const userOfCompany = (companyId: ObjectId, userId: ObjectId): Filter<Document> => ({ _id: userId, "companies.companyId": companyId });
+export const userOfCompany = (companyId: ObjectId, userId: ObjectId): Filter<Document> => ({
+  _id: userId,
+  "companies.companyId": companyId,
+});
 
 /** Those of `ids` that are users of the company. */
-export const usersOfCompany = (companyId: ObjectId, ids: ObjectId[]): Filter<Document> => ({ _id: { $in: ids }, "companies.companyId": companyId });
+export const usersOfCompany = (companyId: ObjectId, ids: ObjectId[]): Filter<Document> => ({
+  _id: { $in: ids },
+  "companies.companyId": companyId,
+});
 
 function range(eq?: Date, gt?: Date, gte?: Date, lt?: Date, lte?: Date): Record<string, Date> | undefined {
   const condition: Record<string, Date> = {};
@@ -62,7 +68,11 @@ function range(eq?: Date, gt?: Date, gte?: Date, lt?: Date, lte?: Date): Record<
 async function relatedFilter(companyId: ObjectId, userId: ObjectId, notes: Notes): Promise<Filter<Document>> {
   const related = await findCompanyUser(companyId, userId, { companies: 1 });
   if (!related) {
-    notes.warning("unknown_related_user", "relatedUser names no user of the company; no user is related.", "relatedUser");
+    notes.warning(
+      "unknown_related_user",
+      "relatedUser names no user of the company; no user is related.",
+      "relatedUser",
+    );
     return { _id: { $in: [] } };
   }
   const membership = related.companies.find((entry) => entry.companyId.equals(companyId));

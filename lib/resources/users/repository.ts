@@ -8,15 +8,15 @@
  * lib/kernel/models/read.ts, writes on the model's collection); the Mongoose schema declares the fields,
  * defaults and indexes.
  */
-import mongoose, { Schema } from "mongoose";
-import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
-import { driverCollection, defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
-import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/kernel/models/read";
-import { existingIds, type ReferenceKind } from "@/lib/resources/reference/repository";
 import { countsChanged, sharedCount } from "@/lib/kernel/counts";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { newId, type ObjectId as Id } from "@/lib/kernel/ids";
+import { defineModel, driverCollection, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/kernel/models/read";
+import { existingIds, type ReferenceKind } from "@/lib/resources/reference/repository";
 import { nameSortKey, userKeywords } from "@/lib/resources/users/search";
+import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
+import mongoose, { Schema } from "mongoose";
 import type { UserName, UserRecord } from "./contract";
 
 const ids = { type: [{ type: ObjectId }], default: [] };
@@ -173,23 +173,46 @@ export interface UserRecordsQuery extends ReadOptions {
  * The stored fields a row of the users CSV reads (./columns.ts): the `search` keywords and the
  * `extensions` (up to 16 KiB a user) stay in the database, so an export allocates less per row.
  */
-export const CSV_FIELDS: Readonly<Record<string, 1>> = { name: 1, email: 1, accessRoles: 1, properties: 1, job: 1, phone: 1, companies: 1, createdAt: 1, modifiedAt: 1 };
+export const CSV_FIELDS: Readonly<Record<string, 1>> = {
+  name: 1,
+  email: 1,
+  accessRoles: 1,
+  properties: 1,
+  job: 1,
+  phone: 1,
+  companies: 1,
+  createdAt: 1,
+  modifiedAt: 1,
+};
 
 export async function readUserRecords({ companyId, filter, ...options }: UserRecordsQuery): Promise<UserRecord[]> {
   return toUserRecords(await findDocs<LeanUser>(User, filter, options), companyId);
 }
 
 /** The stored field behind each order of the list (docs/api.md#sorting). */
-export const USER_SORT_FIELDS = { modifiedAt: "modifiedAt", createdAt: "createdAt", name: "nameSort", email: "email" } as const;
+export const USER_SORT_FIELDS = {
+  modifiedAt: "modifiedAt",
+  createdAt: "createdAt",
+  name: "nameSort",
+  email: "email",
+} as const;
 
 /**
  * A page of user records with each one's stored value of the sort field `key`: a cursor carries
  * the value the database ordered by (`nameSort` is not part of the record).
  */
-export async function readUserPage({ companyId, filter, key, ...options }: UserRecordsQuery & { key: string }): Promise<{ records: UserRecord[]; keys: unknown[] }> {
+export async function readUserPage({
+  companyId,
+  filter,
+  key,
+  ...options
+}: UserRecordsQuery & { key: string }): Promise<{ records: UserRecord[]; keys: unknown[] }> {
   const projection = options.projection ? { ...options.projection, [key]: 1 } : undefined;
   const docs = await findDocs<LeanUser>(User, filter, { ...options, ...(projection ? { projection } : {}) });
-  return { records: await toUserRecords(docs, companyId), keys: docs.map((doc) => (doc as unknown as Record<string, unknown>)[key]) };
+  return {
+    records: await toUserRecords(docs, companyId),
+    keys: docs.map((doc) => (doc as unknown as Record<string, unknown>)[key]),
+  };
 }
 
 const users = () => driverCollection<LeanUser>(User);
@@ -199,7 +222,8 @@ const findUser = (filter: Filter<Document>, projection: Document): Promise<LeanU
   findOneDoc<LeanUser>(User, filter, projection);
 
 /** The user `userId` with the fields of `projection` (all of them when empty); `null` if there is none. */
-export const findUserById = (userId: Id, projection: Document): Promise<LeanUser | null> => findUser({ _id: userId }, projection);
+export const findUserById = (userId: Id, projection: Document): Promise<LeanUser | null> =>
+  findUser({ _id: userId }, projection);
 
 /** The user `userId` if it is a user of the company (all fields when `projection` is empty); else `null`. */
 export const findCompanyUser = (companyId: Id, userId: Id, projection: Document): Promise<LeanUser | null> =>
@@ -210,25 +234,41 @@ export const findActiveMember = (companyId: Id, userId: Id, projection: Document
   findUser({ _id: userId, companies: { $elemMatch: { companyId, isActive: { $ne: false } } } }, projection);
 
 /** The user with this e-mail (stored lowercased: it is compared as given), whatever their companies. */
-export const findUserByEmail = (email: string, projection: Document): Promise<LeanUser | null> => findUser({ email }, projection);
+export const findUserByEmail = (email: string, projection: Document): Promise<LeanUser | null> =>
+  findUser({ email }, projection);
 
 /** The ids among `ids` that name users of the company, as hex strings. */
 export async function existingUserIds(companyId: Id, ids: Id[]): Promise<Set<string>> {
-  const found = await findDocs<{ _id: Id }>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { _id: 1 } });
+  const found = await findDocs<{ _id: Id }>(
+    User,
+    { _id: { $in: ids }, "companies.companyId": companyId },
+    { projection: { _id: 1 } },
+  );
   return new Set(found.map((record) => record._id.toHexString()));
 }
 
 /** The display names of those of `ids` that are users of the company (the e-mail when unnamed). */
 export async function userDisplayNames(companyId: Id, ids: Id[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const found = await findDocs<Pick<LeanUser, "_id" | "name" | "email">>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { name: 1, email: 1 } });
+  const found = await findDocs<Pick<LeanUser, "_id" | "name" | "email">>(
+    User,
+    { _id: { $in: ids }, "companies.companyId": companyId },
+    { projection: { name: 1, email: 1 } },
+  );
   return new Map(found.map((user) => [user._id.toHexString(), displayNameOf(user)]));
 }
 
 /** The display name and e-mail of each of `ids` that is a user of the company. */
-export async function userNamesAndEmails(companyId: Id, ids: Id[]): Promise<Map<string, { name: string; email: string }>> {
+export async function userNamesAndEmails(
+  companyId: Id,
+  ids: Id[],
+): Promise<Map<string, { name: string; email: string }>> {
   if (ids.length === 0) return new Map();
-  const found = await findDocs<Pick<LeanUser, "_id" | "name" | "email">>(User, { _id: { $in: ids }, "companies.companyId": companyId }, { projection: { name: 1, email: 1 } });
+  const found = await findDocs<Pick<LeanUser, "_id" | "name" | "email">>(
+    User,
+    { _id: { $in: ids }, "companies.companyId": companyId },
+    { projection: { name: 1, email: 1 } },
+  );
   return new Map(found.map((user) => [user._id.toHexString(), { name: displayNameOf(user), email: user.email }]));
 }
 
@@ -250,7 +290,11 @@ export async function activeMemberHolds(companyId: Id, roleIds: Id[], except?: I
 /** Whether an active member of the company other than those of `except` holds one of `roleIds`. */
 export async function activeMemberHoldsExcept(companyId: Id, roleIds: Id[], except: Id[]): Promise<boolean> {
   if (roleIds.length === 0) return false;
-  const filter = { accessRoles: { $in: roleIds }, companies: { $elemMatch: { companyId, isActive: { $ne: false } } }, _id: { $nin: except } };
+  const filter = {
+    accessRoles: { $in: roleIds },
+    companies: { $elemMatch: { companyId, isActive: { $ne: false } } },
+    _id: { $nin: except },
+  };
   return (await findDocs(User, filter, { projection: { _id: 1 }, limit: 1 })).length > 0;
 }
 
@@ -258,7 +302,9 @@ export async function activeMemberHoldsExcept(companyId: Id, roleIds: Id[], exce
 export async function activeHolderEmails(companyId: Id, roleIds: Id[]): Promise<string[]> {
   if (roleIds.length === 0) return [];
   const filter = { accessRoles: { $in: roleIds }, companies: { $elemMatch: { companyId, isActive: { $ne: false } } } };
-  return (await findDocs<{ email: string }>(User, filter, { projection: { email: 1 }, limit: 100 })).map((user) => user.email);
+  return (await findDocs<{ email: string }>(User, filter, { projection: { email: 1 }, limit: 100 })).map(
+    (user) => user.email,
+  );
 }
 
 /** The field of a user that holds each kind of reference data, and whether it is a list. */
@@ -287,7 +333,11 @@ export async function countHolders(kind: ReferenceKind, companyId: Id, ids: Id[]
 
 /** The first `limit` ids of the company's users, by id. */
 export async function companyUserIds(companyId: Id, limit: number): Promise<Id[]> {
-  const found = await findDocs<{ _id: Id }>(User, { "companies.companyId": companyId }, { projection: { _id: 1 }, sort: { _id: 1 }, limit });
+  const found = await findDocs<{ _id: Id }>(
+    User,
+    { "companies.companyId": companyId },
+    { projection: { _id: 1 }, sort: { _id: 1 }, limit },
+  );
   return found.map((record) => record._id);
 }
 
@@ -352,10 +402,20 @@ export interface PatchConditions {
  * field, name parts included) and `modifiedAt` moves strictly forward. The user after it, or
  * `null` when a condition failed (or a partial name found no name to merge into): read again and retry.
  */
-export async function applyUserPatch(userId: Id, companyId: Id, patch: UserPatch, conditions: PatchConditions = {}): Promise<LeanUser | null> {
+export async function applyUserPatch(
+  userId: Id,
+  companyId: Id,
+  patch: UserPatch,
+  conditions: PatchConditions = {},
+): Promise<LeanUser | null> {
   const filter: Document = { _id: userId, "companies.companyId": companyId };
   const { version, onlyCompanies } = conditions;
-  if (version) Object.assign(filter, { modifiedAt: version.modifiedAt, lastRequestDate: version.lastRequestDate ?? null, search: version.search });
+  if (version)
+    Object.assign(filter, {
+      modifiedAt: version.modifiedAt,
+      lastRequestDate: version.lastRequestDate ?? null,
+      search: version.search,
+    });
   if (onlyCompanies) filter.companies = { $not: { $elemMatch: { companyId: { $nin: onlyCompanies } } } };
 
   const set: Document = {};
@@ -379,7 +439,10 @@ export async function applyUserPatch(userId: Id, companyId: Id, patch: UserPatch
     const changes: Document = {};
     if (hierarchy) {
       changes.hierarchy = Object.fromEntries(
-        (["boss", "peers", "subordinate"] as const).map((relation) => [relation, hierarchy[relation] ? literal(hierarchy[relation]) : { $ifNull: [`$$entry.hierarchy.${relation}`, []] }]),
+        (["boss", "peers", "subordinate"] as const).map((relation) => [
+          relation,
+          hierarchy[relation] ? literal(hierarchy[relation]) : { $ifNull: [`$$entry.hierarchy.${relation}`, []] },
+        ]),
       );
     }
     if (isActive !== undefined) changes.isActive = literal(isActive);
@@ -393,9 +456,20 @@ export async function applyUserPatch(userId: Id, companyId: Id, patch: UserPatch
  * Puts back a user's access roles and membership flag in the company (a change that took the
  * company's last active admin, undone: docs/api.md#the-last-admin-role); `modifiedAt` moves on.
  */
-export async function restoreAdminStanding(userId: Id, companyId: Id, accessRoles: Id[], isActive: boolean): Promise<void> {
+export async function restoreAdminStanding(
+  userId: Id,
+  companyId: Id,
+  accessRoles: Id[],
+  isActive: boolean,
+): Promise<void> {
   await users().findOneAndUpdate({ _id: userId }, [
-    { $set: { accessRoles: literal(accessRoles), companies: changedMembership(companyId, { isActive: literal(isActive) }), modifiedAt: LATER_MODIFIED_AT() } },
+    {
+      $set: {
+        accessRoles: literal(accessRoles),
+        companies: changedMembership(companyId, { isActive: literal(isActive) }),
+        modifiedAt: LATER_MODIFIED_AT(),
+      },
+    },
   ]);
 }
 
@@ -405,14 +479,22 @@ export async function restoreAdminStanding(userId: Id, companyId: Id, accessRole
  */
 export async function storeSearchKeywords(user: Pick<LeanUser, "_id" | "name" | "email">): Promise<string[]> {
   const search = userKeywords(user.name as UserName | null, user.email);
-  await users().updateOne({ _id: user._id, ...sameName(user.name) }, { $set: { search, nameSort: nameSortKey(user.name as UserName | null, user.email) } });
+  await users().updateOne(
+    { _id: user._id, ...sameName(user.name) },
+    { $set: { search, nameSort: nameSortKey(user.name as UserName | null, user.email) } },
+  );
   return search;
 }
 
 /** A filter that holds while the stored name is still `name` (part by part, in any field order). */
 function sameName(name: LeanUser["name"]): Document {
   if (!name) return { name: null };
-  return Object.fromEntries((["displayName", "names", "lastName", "secondLastName"] as const).map((part) => [`name.${part}`, name[part] ?? null]));
+  return Object.fromEntries(
+    (["displayName", "names", "lastName", "secondLastName"] as const).map((part) => [
+      `name.${part}`,
+      name[part] ?? null,
+    ]),
+  );
 }
 
 // In a pipeline "$x" names a field: every client value goes in as a literal.
@@ -426,7 +508,9 @@ const changedMembership = (companyId: Id, changes: Document): Document => ({
   $map: {
     input: "$companies",
     as: "entry",
-    in: { $cond: [{ $eq: ["$$entry.companyId", literal(companyId)] }, { $mergeObjects: ["$$entry", changes] }, "$$entry"] },
+    in: {
+      $cond: [{ $eq: ["$$entry.companyId", literal(companyId)] }, { $mergeObjects: ["$$entry", changes] }, "$$entry"],
+    },
   },
 });
 
@@ -439,17 +523,34 @@ const changedMembership = (companyId: Id, changes: Document): Document => ({
 function ownIds(field: "accessRoles" | "properties", { ids, companyHas }: OwnIds): Document {
   if (!companyHas) return literal(ids);
   return {
-    $concatArrays: [literal(ids), { $filter: { input: { $ifNull: [`$${field}`, []] }, as: "id", cond: { $not: [{ $in: ["$$id", literal(companyHas)] }] } } }],
+    $concatArrays: [
+      literal(ids),
+      {
+        $filter: {
+          input: { $ifNull: [`$${field}`, []] },
+          as: "id",
+          cond: { $not: [{ $in: ["$$id", literal(companyHas)] }] },
+        },
+      },
+    ],
   };
 }
 
 /** Sets `lastRequestDate` to `now` unless it is later than `since` (so it is written once per interval). */
 export async function touchLastRequest(userId: Id, now: Date, since: Date): Promise<void> {
-  await users().updateOne({ _id: userId, $or: [{ lastRequestDate: null }, { lastRequestDate: { $lte: since } }] }, { $set: { lastRequestDate: now } });
+  await users().updateOne(
+    { _id: userId, $or: [{ lastRequestDate: null }, { lastRequestDate: { $lte: since } }] },
+    { $set: { lastRequestDate: now } },
+  );
 }
 
 /** Adds a company membership (with its access role) to an existing user, `modifiedAt` moving forward. */
-export async function addMembership(user: Pick<LeanUser, "_id" | "modifiedAt">, membership: StoredMembership, roleId: Id, now: Date): Promise<void> {
+export async function addMembership(
+  user: Pick<LeanUser, "_id" | "modifiedAt">,
+  membership: StoredMembership,
+  roleId: Id,
+  now: Date,
+): Promise<void> {
   await users().updateOne(
     { _id: user._id },
     {
@@ -478,7 +579,12 @@ export async function backfillNameSort(): Promise<void> {
   const missing = users().find({ nameSort: { $exists: false } }, { projection: { name: 1, email: 1 } });
   let batch: AnyBulkWriteOperation<LeanUser>[] = [];
   for await (const user of missing) {
-    batch.push({ updateOne: { filter: { _id: user._id, nameSort: { $exists: false } }, update: { $set: { nameSort: nameSortKey(user.name as UserName | null, user.email) } } } });
+    batch.push({
+      updateOne: {
+        filter: { _id: user._id, nameSort: { $exists: false } },
+        update: { $set: { nameSort: nameSortKey(user.name as UserName | null, user.email) } },
+      },
+    });
     if (batch.length === 1000) {
       await users().bulkWrite(batch, { ordered: false });
       batch = [];
@@ -512,8 +618,9 @@ export async function toUserRecords(docs: LeanUser[], companyId: Id): Promise<Us
 }
 
 async function ownReferences(docs: LeanUser[], companyId: Id): Promise<Set<string>> {
-  const ids = (pick: (doc: LeanUser) => (Id | null | undefined)[]) =>
-    [...new Set(docs.flatMap((doc) => pick(doc).filter((id): id is Id => Boolean(id))))];
+  const ids = (pick: (doc: LeanUser) => (Id | null | undefined)[]) => [
+    ...new Set(docs.flatMap((doc) => pick(doc).filter((id): id is Id => Boolean(id)))),
+  ];
   const references: [ReferenceKind, Id[]][] = [
     ["accessRoles", ids((doc) => doc.accessRoles)],
     ["properties", ids((doc) => doc.properties)],
@@ -534,7 +641,12 @@ export const userTag = (user: Pick<UserRecord, "_id" | "modifiedAt" | "lastReque
 
 /** The tag of a user as stored (with at least the fields {@link userTag} reads). */
 export const storedUserTag = (doc: Pick<LeanUser, "_id" | "modifiedAt" | "lastRequestDate" | "search">): string =>
-  userTag({ _id: hex(doc._id), modifiedAt: iso(doc.modifiedAt), lastRequestDate: doc.lastRequestDate ? iso(doc.lastRequestDate) : null, search: doc.search });
+  userTag({
+    _id: hex(doc._id),
+    modifiedAt: iso(doc.modifiedAt),
+    lastRequestDate: doc.lastRequestDate ? iso(doc.lastRequestDate) : null,
+    search: doc.search,
+  });
 
 const hex = (id: Id) => id.toHexString();
 const iso = (date: Date) => date.toISOString();
@@ -587,7 +699,9 @@ function toUserRecord(doc: LeanUser, companyId: Id, own: Set<string> | undefined
 
 /** The users with these e-mails, whatever their companies (e-mail is unique across the service). */
 export const findUsersByEmail = (emails: string[]): Promise<LeanUser[]> =>
-  emails.length === 0 ? Promise.resolve([]) : findDocs<LeanUser>(User, { email: { $in: emails } }, { limit: emails.length });
+  emails.length === 0
+    ? Promise.resolve([])
+    : findDocs<LeanUser>(User, { email: { $in: emails } }, { limit: emails.length });
 
 /** Inserts documents built by {@link newDoc}; a taken e-mail fails the whole call with the duplicate-key error. */
 export async function insertUsers(docs: LeanUser[]): Promise<void> {

@@ -1,6 +1,6 @@
+import { escapeRegExp } from "@/lib/kernel/text";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapeRegExp } from "@/lib/kernel/text";
 import { fold, searchFilter, searchTerms, userKeywords } from "./search";
 
 describe("search keywords", () => {
@@ -17,7 +17,10 @@ describe("search keywords", () => {
   });
 
   it("has no duplicates and tolerates an empty second last name", () => {
-    const keywords = userKeywords({ displayName: "Ana", names: "Ana", lastName: "Ana", secondLastName: "" }, "ana@ana.io");
+    const keywords = userKeywords(
+      { displayName: "Ana", names: "Ana", lastName: "Ana", secondLastName: "" },
+      "ana@ana.io",
+    );
     expect(keywords).toEqual(["ana", "io", "anaanaio"]);
   });
 
@@ -46,7 +49,10 @@ describe("search keywords", () => {
     fc.assert(
       fc.property(word, word, word, (names, lastName, domain) => {
         const email = `${names}.${lastName}@${domain}.io`;
-        const keywords = userKeywords({ displayName: `${names} ${lastName}`, names, lastName, secondLastName: "" }, email);
+        const keywords = userKeywords(
+          { displayName: `${names} ${lastName}`, names, lastName, secondLastName: "" },
+          email,
+        );
         for (const keyword of keywords) expect(keyword).toBe(fold(keyword));
         for (const source of [names, lastName, domain]) {
           const folded = fold(source);

@@ -10,7 +10,10 @@ const NOT_WORD = /[^\p{L}\p{N}]+/gu;
 
 /** Lowercase without diacritics: `Pérez` → `perez`, `Ñandú` → `nandu`. */
 export function fold(text: string): string {
-  return text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+  return text
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
 }
 
 function words(text: string): string[] {
@@ -43,7 +46,6 @@ export function nameSortKey(name: UserName | null | undefined, email: string): s
 
 /** The terms of a `search` query; a user matches when each is a prefix of one of its keywords. */
 export const searchTerms = (query: string): string[] => [...new Set(words(query))];
-
 
 /** The filter on `search` for a query: anchored prefixes, so an index can answer it. */
 export function searchFilter(query: string): Record<string, unknown> | undefined {

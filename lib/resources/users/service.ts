@@ -2,38 +2,39 @@
  * The users resource (docs/api.md#users): list, read, create, update.
  * Every query is scoped to the caller's company: a user of another company does not exist here.
  */
-import type { Sort } from "mongodb";
 import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
+import { inTransaction } from "@/lib/kernel/db/transaction";
+import { matchesTag } from "@/lib/kernel/entity-tag";
+import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
+import { type ExportSource, keysetBatches } from "@/lib/kernel/export/stream";
+import { type ObjectId, oid } from "@/lib/kernel/ids";
+import type { Notes } from "@/lib/kernel/notes";
+import { offThread } from "@/lib/kernel/off-thread";
+import type { Principal } from "@/lib/kernel/principal";
+import { checkReferences, listRefs } from "@/lib/kernel/references";
+import { retryWhileRaced } from "@/lib/kernel/retry";
+import { holdsScope, requireScope } from "@/lib/kernel/scopes";
+import { adminChange } from "@/lib/resources/companies/repository";
+import { hashPassword } from "@/lib/resources/credentials/passwords";
+import { storePasswordHash } from "@/lib/resources/credentials/repository";
+import { forgetPrincipals, revokeSessions } from "@/lib/resources/credentials/sessions";
+import { recordChange } from "@/lib/resources/events/service";
+import { inviteUser } from "@/lib/resources/mail/invitations";
+import { ReferenceNames } from "@/lib/resources/reference/names";
 import { adminRoleCompanies, adminRoleIds, companyIds, existingIds } from "@/lib/resources/reference/repository";
+import type { Sort } from "mongodb";
+import { USER_COLUMNS, userReferences, userRow } from "./columns";
 import {
-  UserName,
   type CreateUserBody,
-  type Hierarchy,
   type ExportUsersQuery,
+  type Hierarchy,
   type ListUsersQuery,
   type UpdateUserBody,
   type UserList,
+  UserName,
   type UserRecord,
 } from "./contract";
-import { forgetPrincipals, revokeSessions } from "@/lib/resources/credentials/sessions";
-import type { Principal } from "@/lib/kernel/principal";
-import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
-import { holdsScope, requireScope } from "@/lib/kernel/scopes";
-import { matchesTag } from "@/lib/kernel/entity-tag";
-import { oid, type ObjectId } from "@/lib/kernel/ids";
-import { checkReferences, listRefs } from "@/lib/kernel/references";
-import { adminChange } from "@/lib/resources/companies/repository";
-import { inviteUser } from "@/lib/resources/mail/invitations";
-import type { Notes } from "@/lib/kernel/notes";
-import { offThread } from "@/lib/kernel/off-thread";
-import { hashPassword } from "@/lib/resources/credentials/passwords";
-import { storePasswordHash } from "@/lib/resources/credentials/repository";
-import { type ExportSource, keysetBatches } from "@/lib/kernel/export/stream";
-import { ReferenceNames } from "@/lib/resources/reference/names";
-import { USER_COLUMNS, userReferences, userRow } from "./columns";
-import { inTransaction } from "@/lib/kernel/db/transaction";
-import { recordChange } from "@/lib/resources/events/service";
-import { retryWhileRaced } from "@/lib/kernel/retry";
+import { userListFilter, userOfCompany } from "./list-filter";
 import {
   activeMemberHolds,
   applyUserPatch,
@@ -54,11 +55,10 @@ import {
   storedUserTag,
   storeSearchKeywords,
   toUserRecords,
+  USER_SORT_FIELDS,
   userCountsChanged,
   type UserPatch,
-  USER_SORT_FIELDS,
 } from "./repository";
-import { userListFilter, userOfCompany } from "./list-filter";
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -97,7 +97,10 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
  */
 const userOrder = (query: Pick<ListUsersQuery, "orderBy" | "sort">): ListOrder => ({
   fields: [
-    { name: USER_SORT_FIELDS[query.sort], type: query.sort === "modifiedAt" || query.sort === "createdAt" ? "date" : "string" },
+    {
+      name: USER_SORT_FIELDS[query.sort],
+      type: query.sort === "modifiedAt" || query.sort === "createdAt" ? "date" : "string",
+    },
     { name: "_id", type: "objectId" },
   ],
   direction: query.orderBy === "asc" ? 1 : -1,
@@ -107,7 +110,11 @@ const userOrder = (query: Pick<ListUsersQuery, "orderBy" | "sort">): ListOrder =
  * Every user the list's filters match, in the list's order, for a CSV or NDJSON stream
  * (docs/api.md#export, lib/kernel/export/stream.ts); the count of the matches, taken first, is the answer's `X-Total-Count`.
  */
-export async function exportUsers(auth: Principal, query: ExportUsersQuery, notes: Notes): Promise<ExportSource<{ record: UserRecord; key: unknown }>> {
+export async function exportUsers(
+  auth: Principal,
+  query: ExportUsersQuery,
+  notes: Notes,
+): Promise<ExportSource<{ record: UserRecord; key: unknown }>> {
   const companyId = oid(auth.companyId);
   const filter = await userListFilter(companyId, query, notes);
   const order = userOrder(query);
@@ -118,7 +125,14 @@ export async function exportUsers(auth: Principal, query: ExportUsersQuery, note
     total: await countUsers(companyId, filter),
     batches: keysetBatches(
       async (after, limit) => {
-        const found = await readUserPage({ companyId, filter: withCondition(filter, after), sort, limit, key: order.fields[0].name, ...(query.format === "csv" ? { projection: CSV_FIELDS } : {}) });
+        const found = await readUserPage({
+          companyId,
+          filter: withCondition(filter, after),
+          sort,
+          limit,
+          key: order.fields[0].name,
+          ...(query.format === "csv" ? { projection: CSV_FIELDS } : {}),
+        });
         return found.records.map((record, index) => ({ record, key: found.keys[index] }));
       },
       order,
@@ -146,13 +160,18 @@ export async function usersChanged(companyIds: readonly ObjectId[], userId?: str
 
 export async function getUser(auth: Principal, id: string): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
-  const [user] = await offThread("userRecords", readUserRecords, { companyId, filter: userOfCompany(companyId, oid(id)), limit: 1 });
+  const [user] = await offThread("userRecords", readUserRecords, {
+    companyId,
+    filter: userOfCompany(companyId, oid(id)),
+    limit: 1,
+  });
   if (!user) throw notFound("user");
   return user;
 }
 
 export async function getMe(auth: Principal): Promise<UserRecord> {
-  if (auth.apiKey) throw new ServiceError("not_found", "An API key acts for its company, not for a user: /v2/users/me names no user.");
+  if (auth.apiKey)
+    throw new ServiceError("not_found", "An API key acts for its company, not for a user: /v2/users/me names no user.");
   return getUser(auth, auth.userId);
 }
 
@@ -164,7 +183,11 @@ export interface CreateUserOptions {
   notes: Notes;
 }
 
-export async function createUser(auth: Principal, body: CreateUserBody, options: CreateUserOptions): Promise<UserRecord> {
+export async function createUser(
+  auth: Principal,
+  body: CreateUserBody,
+  options: CreateUserOptions,
+): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
   await checkBodyReferences(companyId, body);
   if (!holdsScope(auth, "admin")) {
@@ -198,14 +221,25 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
     }
     if (passwordHash) await storePasswordHash(doc._id, passwordHash);
     const [created] = await toUserRecords([doc], companyId);
-    await recordChange({ company: companyId, resource: "user", id: doc._id, action: "created", after: created, ...userEventFields(passwordHash) });
+    await recordChange({
+      company: companyId,
+      resource: "user",
+      id: doc._id,
+      action: "created",
+      after: created,
+      ...userEventFields(passwordHash),
+    });
     return created;
   });
   await usersChanged([companyId]);
 
   if (options.notifyEmail) {
     if (passwordHash) {
-      options.notes.warning("notify_email_ignored", "notifyEmail only works when no password is set; no e-mail was sent.", "notifyEmail");
+      options.notes.warning(
+        "notify_email_ignored",
+        "notifyEmail only works when no password is set; no e-mail was sent.",
+        "notifyEmail",
+      );
     } else {
       await inviteUser({ userId: doc._id, email: doc.email, companyId });
       options.notes.info("invitation_sent", `An invitation to set a password was sent to ${doc.email}.`);
@@ -215,11 +249,15 @@ export async function createUser(auth: Principal, body: CreateUserBody, options:
 }
 
 /** What a user's event leaves out of its changes (bookkeeping the record shows) and adds (a password). */
-const userEventFields = (passwordHash: string | undefined) => ({ ignore: ["search", "lastRequestDate"], also: passwordHash ? ["password"] : [] });
-
+const userEventFields = (passwordHash: string | undefined) => ({
+  ignore: ["search", "lastRequestDate"],
+  also: passwordHash ? ["password"] : [],
+});
 
 const duplicateEmail = () =>
-  new ServiceError("conflict", "A user with this e-mail already exists.", [{ path: "email", message: "is already in use" }]);
+  new ServiceError("conflict", "A user with this e-mail already exists.", [
+    { path: "email", message: "is already in use" },
+  ]);
 
 /**
  * Fields of the account itself, shared by every company the user belongs to. Only the person
@@ -227,7 +265,16 @@ const duplicateEmail = () =>
  * (access roles, properties, the company's hierarchy entry, `isActive`) is per company and its
  * admins change it alone. See docs/security.md, "Who may change a user of several companies".
  */
-const ACCOUNT_FIELDS = ["password", "name", "phone", "job", "bot", "extensions", "isOnline", "termsConditions"] as const;
+const ACCOUNT_FIELDS = [
+  "password",
+  "name",
+  "phone",
+  "job",
+  "bot",
+  "extensions",
+  "isOnline",
+  "termsConditions",
+] as const;
 
 /**
  * Applies a PATCH as one atomic update pipeline, so concurrent PATCHes of one user never conflict:
@@ -242,7 +289,14 @@ export interface UpdateHooks {
   adminLost?: (userId: ObjectId, companyId: ObjectId) => Promise<void>;
 }
 
-export async function updateUser(auth: Principal, id: string, body: UpdateUserBody, notes: Notes, ifMatch?: string, hooks: UpdateHooks = {}): Promise<UserRecord> {
+export async function updateUser(
+  auth: Principal,
+  id: string,
+  body: UpdateUserBody,
+  notes: Notes,
+  ifMatch?: string,
+  hooks: UpdateHooks = {},
+): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
   const userId = oid(id);
   await checkBodyReferences(companyId, body);
@@ -255,7 +309,8 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
         { path: "companies.0.companyId", message: "must be the caller's company" },
       ]);
     }
-    if (patch._id !== undefined) notes.warning("ignored_field", "companies[]._id is set by the service and was ignored.", "companies.0._id");
+    if (patch._id !== undefined)
+      notes.warning("ignored_field", "companies[]._id is set by the service and was ignored.", "companies.0._id");
   }
 
   let entitled: ObjectId[] | undefined;
@@ -292,7 +347,8 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
         const others = current.companies.filter((entry) => !entry.companyId.equals(companyId));
         if (others.length > 0) entitled ??= await adminCompanies(auth);
         const scope = others.length > 0 ? entitled! : [companyId];
-        if (others.some((entry) => !scope.some((company) => company.equals(entry.companyId)))) throw notEntitled(accountFields);
+        if (others.some((entry) => !scope.some((company) => company.equals(entry.companyId))))
+          throw notEntitled(accountFields);
         // The user must still belong to no other company when the update applies.
         conditions.onlyCompanies = scope;
       }
@@ -347,7 +403,15 @@ export async function updateUser(auth: Principal, id: string, body: UpdateUserBo
         await revokeSessions(userId, self ? { except: auth.sessionId } : {});
       }
       const [before, after] = await toUserRecords([current, updated], companyId);
-      await recordChange({ company: companyId, resource: "user", id: userId, action: "updated", before, after, ...userEventFields(passwordHash) });
+      await recordChange({
+        company: companyId,
+        resource: "user",
+        id: userId,
+        action: "updated",
+        before,
+        after,
+        ...userEventFields(passwordHash),
+      });
       return after;
     });
     if (!changed) throw new ServiceError("conflict", "The user is being changed by other requests; try again.");
@@ -375,7 +439,13 @@ export async function namesAdminRole(companyId: ObjectId, ids: readonly string[]
  * grants or takes no admin role, and changes no account-wide field of a user who holds an admin
  * role; `403 insufficient_scope` before anything is written.
  */
-async function checkAdminPower(auth: Principal, companyId: ObjectId, current: LeanUser, body: UpdateUserBody, accountFields: readonly string[]): Promise<void> {
+async function checkAdminPower(
+  auth: Principal,
+  companyId: ObjectId,
+  current: LeanUser,
+  body: UpdateUserBody,
+  accountFields: readonly string[],
+): Promise<void> {
   if (body.password !== undefined) requireScope(auth, "admin", "setting a password");
   const admins = new Set((await adminRoleIds(companyId)).map((role) => role.toHexString()));
   const heldBefore = (current.accessRoles ?? []).map((role) => role.toHexString()).filter((role) => admins.has(role));
@@ -385,7 +455,8 @@ async function checkAdminPower(auth: Principal, companyId: ObjectId, current: Le
       requireScope(auth, "admin", "granting or taking an admin access role");
     }
   }
-  if (accountFields.length > 0 && heldBefore.length > 0) requireScope(auth, "admin", `changing ${accountFields.join(", ")} of a user who holds an admin access role`);
+  if (accountFields.length > 0 && heldBefore.length > 0)
+    requireScope(auth, "admin", `changing ${accountFields.join(", ")} of a user who holds an admin access role`);
 }
 
 /** Whether the user is an active member of the company. */
@@ -398,9 +469,11 @@ const activeHolder = (user: Pick<LeanUser, "accessRoles" | "companies">, company
   (user.accessRoles ?? []).some((role) => roles.some((admin) => admin.equals(role)));
 
 const lastAdmin = (path: string) =>
-  new ServiceError("conflict", "The company must keep at least one admin access role held by an active user, and this change would leave none.", [
-    { path, message: "would leave the company without an active admin" },
-  ]);
+  new ServiceError(
+    "conflict",
+    "The company must keep at least one admin access role held by an active user, and this change would leave none.",
+    [{ path, message: "would leave the company without an active admin" }],
+  );
 
 /**
  * Refuses, before anything is written, a change that would take the company's last admin role
@@ -429,7 +502,9 @@ async function keepAnAdmin(companyId: ObjectId, before: LeanUser, after: LeanUse
   const wasActive = before.companies.find((entry) => entry.companyId.equals(companyId))?.isActive !== false;
   await restoreAdminStanding(before._id, companyId, before.accessRoles ?? [], wasActive);
   forgetPrincipals(before._id.toHexString());
-  throw lastAdmin(activeHolder({ ...after, accessRoles: before.accessRoles }, companyId, roles) ? "accessRoles" : "isActive");
+  throw lastAdmin(
+    activeHolder({ ...after, accessRoles: before.accessRoles }, companyId, roles) ? "accessRoles" : "isActive",
+  );
 }
 
 /** The caller's membership fields a PATCH changes: its hierarchy (per relation) and `isActive`. */
@@ -438,7 +513,13 @@ function membershipPatch(body: UpdateUserBody): UserPatch["membership"] {
   if (!hierarchy && body.isActive === undefined) return undefined;
   return {
     ...(hierarchy
-      ? { hierarchy: Object.fromEntries((["boss", "peers", "subordinate"] as const).flatMap((relation) => (hierarchy[relation] ? [[relation, hierarchy[relation].map(oid)]] : []))) }
+      ? {
+          hierarchy: Object.fromEntries(
+            (["boss", "peers", "subordinate"] as const).flatMap((relation) =>
+              hierarchy[relation] ? [[relation, hierarchy[relation].map(oid)]] : [],
+            ),
+          ),
+        }
       : {}),
     ...(body.isActive !== undefined ? { isActive: body.isActive } : {}),
   };
@@ -449,7 +530,12 @@ function membershipPatch(body: UpdateUserBody): UserPatch["membership"] {
  * the ids of this kind the company has, so that the update keeps the other companies' ids
  * (another company's roles are not this company's to remove).
  */
-async function ownIds(field: "accessRoles" | "properties", ids: string[], current: LeanUser, companyId: ObjectId): Promise<OwnIds> {
+async function ownIds(
+  field: "accessRoles" | "properties",
+  ids: string[],
+  current: LeanUser,
+  companyId: ObjectId,
+): Promise<OwnIds> {
   const given = ids.map(oid);
   if (current.companies.length <= 1) return { ids: given };
   return { ids: given, companyHas: await companyIds(field, companyId) };
@@ -472,7 +558,10 @@ const notEntitled = (fields: readonly string[]) =>
   new ServiceError(
     "forbidden",
     `The user also belongs to companies you are not an admin of: only the user themself, or an admin of every company they belong to, can change ${fields.join(", ")}. Nothing was changed.`,
-    fields.map((field) => ({ path: field, message: "is shared by every company of the user; you are not an admin of all of them" })),
+    fields.map((field) => ({
+      path: field,
+      message: "is shared by every company of the user; you are not an admin of all of them",
+    })),
   );
 
 interface References {
@@ -492,6 +581,9 @@ function checkBodyReferences(companyId: ObjectId, body: References): Promise<voi
     { refs: listRefs("properties", body.properties), find: (ids) => existingIds("properties", companyId, ids) },
     { refs: body.job ? [["job", body.job]] : [], find: (ids) => existingIds("jobTitles", companyId, ids) },
     { refs: body.bot ? [["bot", body.bot]] : [], find: (ids) => existingIds("bots", companyId, ids) },
-    ...(["boss", "peers", "subordinate"] as const).map((relation) => ({ refs: listRefs(`companies.0.hierarchy.${relation}`, hierarchy?.[relation]), find: users })),
+    ...(["boss", "peers", "subordinate"] as const).map((relation) => ({
+      refs: listRefs(`companies.0.hierarchy.${relation}`, hierarchy?.[relation]),
+      find: users,
+    })),
   ]);
 }

@@ -2,9 +2,16 @@
  * Saved views (docs/api.md#saved-views): a named query string of the users or surveys list,
  * private to its owner or shared with the whole company, that the list pages save and reopen.
  */
-import { z } from "zod";
+import {
+  isoDateTime,
+  listEnvelope,
+  objectId,
+  pagingQuery,
+  queryBoolean,
+  singleLineText,
+} from "@/lib/base/schemas/common";
 import { type ComponentNames, operation, pagingParameters } from "@/lib/base/schemas/operation";
-import { isoDateTime, listEnvelope, objectId, pagingQuery, queryBoolean, singleLineText } from "@/lib/base/schemas/common";
+import { z } from "zod";
 
 export const VIEW_RESOURCES = ["users", "surveys"] as const;
 export const ViewResource = z.enum(VIEW_RESOURCES, { error: "must be users or surveys" });
@@ -17,7 +24,9 @@ export const MAX_VIEW_QUERY = 4000;
 
 const ViewName = singleLineText({ min: 1, max: 100 });
 /** Checked against the list's own query schema by the service; a leading `?` is dropped. */
-const ViewQuery = z.string({ error: "must be a string" }).max(MAX_VIEW_QUERY, { error: `must be at most ${MAX_VIEW_QUERY} characters` });
+const ViewQuery = z
+  .string({ error: "must be a string" })
+  .max(MAX_VIEW_QUERY, { error: `must be at most ${MAX_VIEW_QUERY} characters` });
 
 export const ViewRecord = z.object({
   _id: objectId,
@@ -77,7 +86,8 @@ export const list = operation({
   doc: {
     tag: TAG,
     summary: "List saved views",
-    description: "The caller's own views and the views shared with the company, by name (then `_id`). Every signed-in member of the company may list them.",
+    description:
+      "The caller's own views and the views shared with the company, by name (then `_id`). Every signed-in member of the company may list them.",
     status: 200,
     response: ViewList,
     adminOptional: true,
@@ -97,8 +107,7 @@ export const create = operation({
   doc: {
     tag: TAG,
     summary: "Save a view",
-    description:
-      `Any member may save views, private (\`shared: false\`, the default) or shared with the whole company. \`query\` is checked as the list of \`resource\` would check it (\`400 invalid_request\` for a value the list refuses, and for a parameter the list does not know); paging parameters (\`page\`, \`cursor\`, \`count\`) are dropped. A day (\`2026-01-31\`) is accepted where the list takes a date-time, as the list pages write it. Names are unique per owner and list, ignoring case (\`409 conflict\`); an owner keeps at most ${MAX_VIEWS_PER_OWNER} views per list (\`409 conflict\`).`,
+    description: `Any member may save views, private (\`shared: false\`, the default) or shared with the whole company. \`query\` is checked as the list of \`resource\` would check it (\`400 invalid_request\` for a value the list refuses, and for a parameter the list does not know); paging parameters (\`page\`, \`cursor\`, \`count\`) are dropped. A day (\`2026-01-31\`) is accepted where the list takes a date-time, as the list pages write it. Names are unique per owner and list, ignoring case (\`409 conflict\`); an owner keeps at most ${MAX_VIEWS_PER_OWNER} views per list (\`409 conflict\`).`,
     status: 201,
     response: ViewRecord,
     errors: ["conflict"],
@@ -110,7 +119,14 @@ export const readOne = operation({
   method: "get",
   path: "/v2/views/{id}",
   params: ViewIdParams,
-  doc: { tag: TAG, summary: "Read a saved view", description: "A view of the caller's, or one shared with the company; a private view of another user is `404`.", status: 200, response: ViewRecord, adminOptional: true },
+  doc: {
+    tag: TAG,
+    summary: "Read a saved view",
+    description: "A view of the caller's, or one shared with the company; a private view of another user is `404`.",
+    status: 200,
+    response: ViewRecord,
+    adminOptional: true,
+  },
 });
 
 export const update = operation({
@@ -135,8 +151,18 @@ export const remove = operation({
   method: "delete",
   path: "/v2/views/{id}",
   params: ViewIdParams,
-  doc: { tag: TAG, summary: "Delete a saved view", description: `${editRule} Anyone else gets \`403 forbidden\` for a shared view.`, status: 204, errors: ["forbidden"], adminOptional: true },
+  doc: {
+    tag: TAG,
+    summary: "Delete a saved view",
+    description: `${editRule} Anyone else gets \`403 forbidden\` for a shared view.`,
+    status: 204,
+    errors: ["forbidden"],
+    adminOptional: true,
+  },
 });
 
 /** The names of this resource's schemas in the OpenAPI document. */
-export const components: ComponentNames = { records: { SavedView: ViewRecord }, answers: { SavedViewAnswer: ViewRecord, SavedViewList: ViewList } };
+export const components: ComponentNames = {
+  records: { SavedView: ViewRecord },
+  answers: { SavedViewAnswer: ViewRecord, SavedViewList: ViewList },
+};

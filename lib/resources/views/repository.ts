@@ -2,9 +2,9 @@
  * Saved views: the only code that reads or writes their collection. `nameKey` is the name
  * lowercased, so that one owner's names are unique per list ignoring case.
  */
-import mongoose, { Schema } from "mongoose";
-import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import type { ObjectId as Id } from "@/lib/kernel/ids";
+import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import mongoose, { Schema } from "mongoose";
 
 const viewSchema = new Schema(
   {
@@ -27,7 +27,9 @@ export const View = defineModel("View", viewSchema);
 export type ViewDoc = mongoose.InferSchemaType<typeof viewSchema> & { _id: mongoose.Types.ObjectId };
 
 /** The one builder of a stored view. */
-export function newViewDoc(fields: Pick<ViewDoc, "company" | "owner" | "resource" | "name" | "query" | "shared" | "createdAt">): ViewDoc {
+export function newViewDoc(
+  fields: Pick<ViewDoc, "company" | "owner" | "resource" | "name" | "query" | "shared" | "createdAt">,
+): ViewDoc {
   return { _id: new mongoose.Types.ObjectId(), nameKey: nameKey(fields.name), modifiedAt: fields.createdAt, ...fields };
 }
 
@@ -65,13 +67,16 @@ export const findVisibleViews = (company: Id, owner: Id, filter: VisibleFilter, 
     .limit(window.limit)
     .lean<ViewDoc[]>();
 
-export const countVisibleViews = (company: Id, owner: Id, filter: VisibleFilter) => View.countDocuments(visibleTo(company, owner, filter)).exec();
+export const countVisibleViews = (company: Id, owner: Id, filter: VisibleFilter) =>
+  View.countDocuments(visibleTo(company, owner, filter)).exec();
 
-export const countOwnViews = (company: Id, owner: Id, resource: "users" | "surveys") => View.countDocuments({ company, owner, resource }).exec();
+export const countOwnViews = (company: Id, owner: Id, resource: "users" | "surveys") =>
+  View.countDocuments({ company, owner, resource }).exec();
 
 /** Sets fields of the company's view; the view after, or `null` when it has none of that id. */
 export const updateViewDoc = (company: Id, id: Id, fields: Partial<ViewDoc>) =>
   View.findOneAndUpdate({ _id: id, company }, { $set: fields }, { returnDocument: "after" }).lean<ViewDoc>();
 
 /** Deletes the company's view; whether there was one. */
-export const deleteViewDoc = async (company: Id, id: Id): Promise<boolean> => (await View.deleteOne({ _id: id, company })).deletedCount > 0;
+export const deleteViewDoc = async (company: Id, id: Id): Promise<boolean> =>
+  (await View.deleteOne({ _id: id, company })).deletedCount > 0;

@@ -3,10 +3,10 @@
  * as Standard Webhooks says, and the log of every delivery attempt. The secret that signs appears
  * only in the answers of a create and of `rotate-secret`.
  */
-import { z } from "zod";
+import { isoDateTime, listEnvelope, multiLineText, objectId, pagingQuery } from "@/lib/base/schemas/common";
 import { EVENT_RESOURCES, EVENT_TYPES } from "@/lib/base/schemas/event-types";
 import { type ComponentNames, operation, pagingParameters } from "@/lib/base/schemas/operation";
-import { isoDateTime, listEnvelope, multiLineText, objectId, pagingQuery } from "@/lib/base/schemas/common";
+import { z } from "zod";
 
 /** Every secret starts with this, as Standard Webhooks libraries expect. */
 export const SECRET_PREFIX = "whsec_";
@@ -16,7 +16,9 @@ export const TEST_EVENT_TYPE = "webhook.test";
 
 /** What a webhook's `events` may hold: an event type, or `<resource>.*` for all of a resource's. */
 export const EVENT_FILTERS = [...EVENT_TYPES, ...EVENT_RESOURCES.map((resource) => `${resource}.*` as const)] as const;
-export const EventFilter = z.enum(EVENT_FILTERS, { error: `must be an event type (such as user.updated) or <resource>.* (such as survey.*)` });
+export const EventFilter = z.enum(EVENT_FILTERS, {
+  error: `must be an event type (such as user.updated) or <resource>.* (such as survey.*)`,
+});
 export type EventFilter = z.infer<typeof EventFilter>;
 
 /** Whether an event of `type` matches a webhook's filters. */
@@ -50,7 +52,10 @@ export type WebhookRecord = z.infer<typeof WebhookRecord>;
 
 export const WebhookWithSecret = WebhookRecord.extend({
   /** The signing secret: in this answer only (and left out of its replay for a repeated `Idempotency-Key`). */
-  secret: z.string().regex(new RegExp(`^${SECRET_PREFIX}`)).optional(),
+  secret: z
+    .string()
+    .regex(new RegExp(`^${SECRET_PREFIX}`))
+    .optional(),
 });
 export type WebhookWithSecret = z.infer<typeof WebhookWithSecret>;
 
@@ -112,7 +117,15 @@ export const list = operation({
   method: "get",
   path: "/v2/webhooks",
   query: ListWebhooksQuery,
-  doc: { tag: TAG, summary: "List webhooks", description: "The company's webhooks, newest first, never their secrets; each `url` with its userinfo, query values and fragment masked as `•••`.", status: 200, response: WebhookList, parameters: pagingParameters },
+  doc: {
+    tag: TAG,
+    summary: "List webhooks",
+    description:
+      "The company's webhooks, newest first, never their secrets; each `url` with its userinfo, query values and fragment masked as `•••`.",
+    status: 200,
+    response: WebhookList,
+    parameters: pagingParameters,
+  },
 });
 
 export const create = operation({
@@ -136,7 +149,13 @@ export const read = operation({
   method: "get",
   path: "/v2/webhooks/{id}",
   params: WebhookIdParams,
-  doc: { tag: TAG, summary: "Read a webhook", description: "Never with its secret; `url` with its userinfo, query values and fragment masked as `•••`.", status: 200, response: WebhookRecord },
+  doc: {
+    tag: TAG,
+    summary: "Read a webhook",
+    description: "Never with its secret; `url` with its userinfo, query values and fragment masked as `•••`.",
+    status: 200,
+    response: WebhookRecord,
+  },
 });
 
 export const update = operation({
@@ -187,7 +206,8 @@ export const deliveries = operation({
   doc: {
     tag: TAG,
     summary: "List a webhook's deliveries",
-    description: "Each attempt at delivering an event, newest first: `pending` (not yet made), `succeeded` (a 2xx within 10 s) or `failed`.",
+    description:
+      "Each attempt at delivering an event, newest first: `pending` (not yet made), `succeeded` (a 2xx within 10 s) or `failed`.",
     status: 200,
     response: DeliveryList,
     parameters: pagingParameters,
@@ -202,7 +222,8 @@ export const retry = operation({
   doc: {
     tag: TAG,
     summary: "Deliver an event again",
-    description: "Queues one more attempt at the delivery's event, due now, and answers it (`pending`); its outcome is listed in the deliveries. It is not retried on failure.",
+    description:
+      "Queues one more attempt at the delivery's event, due now, and answers it (`pending`); its outcome is listed in the deliveries. It is not retried on failure.",
     status: 200,
     response: DeliveryRecord,
   },
@@ -270,11 +291,23 @@ export const clearReceiver = operation({
   ...common,
   method: "delete",
   path: "/v2/webhooks/receiver",
-  doc: { tag: TAG, summary: "Empty the test receiver", description: "Forgets every request the company's test receiver kept; its `url` stays.", status: 204 },
+  doc: {
+    tag: TAG,
+    summary: "Empty the test receiver",
+    description: "Forgets every request the company's test receiver kept; its `url` stays.",
+    status: 204,
+  },
 });
 
 /** The names of this resource's schemas in the OpenAPI document. */
 export const components: ComponentNames = {
   records: { Webhook: WebhookRecord, WebhookDelivery: DeliveryRecord, WebhookReceipt: ReceiptRecord },
-  answers: { WebhookAnswer: WebhookRecord, WebhookList, WebhookWithSecret, WebhookDeliveryAnswer: DeliveryRecord, WebhookDeliveryList: DeliveryList, WebhookReceiverAnswer: ReceiverAnswer },
+  answers: {
+    WebhookAnswer: WebhookRecord,
+    WebhookList,
+    WebhookWithSecret,
+    WebhookDeliveryAnswer: DeliveryRecord,
+    WebhookDeliveryList: DeliveryList,
+    WebhookReceiverAnswer: ReceiverAnswer,
+  },
 };

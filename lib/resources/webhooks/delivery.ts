@@ -5,19 +5,19 @@
  * All state is in the database, so several processes share the work, each attempt is made once,
  * and an attempt whose worker died is taken again once its lease expires.
  */
-import http from "node:http";
-import https from "node:https";
-import { Webhook as Signer } from "standardwebhooks";
 import { loadConfig } from "@/lib/base/config";
+import { recordDeliveryLag } from "@/lib/base/metrics";
+import { maskUrl } from "@/lib/base/shared/masked-url";
+import { BackgroundLoop, type LoopOptions } from "@/lib/kernel/background-loop";
 import { inTransaction } from "@/lib/kernel/db/transaction";
+import { log } from "@/lib/kernel/log";
 import { type EventDoc, findEventsAfter } from "@/lib/resources/events/repository";
 import { sendMail } from "@/lib/resources/mail/service";
 import { adminRoleIds } from "@/lib/resources/reference/repository";
-import { BackgroundLoop, type LoopOptions } from "@/lib/kernel/background-loop";
-import { recordDeliveryLag } from "@/lib/base/metrics";
-import { log } from "@/lib/kernel/log";
-import { maskUrl } from "@/lib/base/shared/masked-url";
 import { activeHolderEmails } from "@/lib/resources/users/repository";
+import http from "node:http";
+import https from "node:https";
+import { Webhook as Signer } from "standardwebhooks";
 import { matchesFilters } from "./contract";
 import { webhookNudges } from "./nudge";
 import {
@@ -142,7 +142,22 @@ export class WebhookDelivery extends BackgroundLoop {
           const matching = events.filter((event) => event.seq > at && matchesFilters(hook.events, event.type));
           await inTransaction(async () => {
             if (!(await advanceWebhook(hook._id, at, last))) return;
-            await insertDeliveries(matching.map((event) => newDeliveryDoc({ company: hook.company, webhook: hook._id, eventId: event._id, body: eventBody(event), attempt: 1, manual: false, dueAt: now }, now)));
+            await insertDeliveries(
+              matching.map((event) =>
+                newDeliveryDoc(
+                  {
+                    company: hook.company,
+                    webhook: hook._id,
+                    eventId: event._id,
+                    body: eventBody(event),
+                    attempt: 1,
+                    manual: false,
+                    dueAt: now,
+                  },
+                  now,
+                ),
+              ),
+            );
           });
           positions.set(hook._id.toHexString(), last);
         }
@@ -166,7 +181,8 @@ export class WebhookDelivery extends BackgroundLoop {
     const started = performance.now();
     let outcome: { responseStatus: number | null; error: string | null };
     if (!webhook) outcome = { responseStatus: null, error: "the webhook was deleted" };
-    else if (!webhook.isActive && !delivery.manual) outcome = { responseStatus: null, error: "the webhook is inactive" };
+    else if (!webhook.isActive && !delivery.manual)
+      outcome = { responseStatus: null, error: "the webhook is inactive" };
     else outcome = await this.post(webhook, delivery);
     const durationMs = Math.round(performance.now() - started);
     const succeeded = outcome.responseStatus !== null && outcome.responseStatus >= 200 && outcome.responseStatus < 300;
@@ -174,9 +190,27 @@ export class WebhookDelivery extends BackgroundLoop {
     const retries = !succeeded && !delivery.manual && webhook?.isActive === true && delivery.attempt < this.maxAttempts;
     const nextAttemptAt = retries ? new Date(now.getTime() + retryDelayMs(delivery.attempt, this.retryBaseMs)) : null;
     const completed = await inTransaction(async () => {
-      const done = await completeDelivery(delivery._id, this.owner, now, { status: succeeded ? "succeeded" : "failed", ...outcome, durationMs, nextAttemptAt });
+      const done = await completeDelivery(delivery._id, this.owner, now, {
+        status: succeeded ? "succeeded" : "failed",
+        ...outcome,
+        durationMs,
+        nextAttemptAt,
+      });
       if (done && nextAttemptAt) {
-        await insertDeliveries([newDeliveryDoc({ company: delivery.company, webhook: delivery.webhook, eventId: delivery.eventId, body: delivery.body, attempt: delivery.attempt + 1, manual: false, dueAt: nextAttemptAt }, now)]);
+        await insertDeliveries([
+          newDeliveryDoc(
+            {
+              company: delivery.company,
+              webhook: delivery.webhook,
+              eventId: delivery.eventId,
+              body: delivery.body,
+              attempt: delivery.attempt + 1,
+              manual: false,
+              dueAt: nextAttemptAt,
+            },
+            now,
+          ),
+        ]);
       }
       return done;
     });
@@ -198,11 +232,17 @@ export class WebhookDelivery extends BackgroundLoop {
     const failingSince = current.failingSince;
     const disabled = await inTransaction(async () => {
       if (!(await disableFailingWebhook(webhook._id, failingSince, now))) return false;
-      await recordWebhookEvent(webhook.company, webhook._id, "updated", now, { before: { isActive: true }, after: { isActive: false } });
+      await recordWebhookEvent(webhook.company, webhook._id, "updated", now, {
+        before: { isActive: true },
+        after: { isActive: false },
+      });
       return true;
     });
     if (!disabled) return;
-    log().warn({ webhook: webhook._id.toHexString(), company: webhook.company.toHexString() }, "webhook disabled after failing deliveries");
+    log().warn(
+      { webhook: webhook._id.toHexString(), company: webhook.company.toHexString() },
+      "webhook disabled after failing deliveries",
+    );
     const emails = await activeHolderEmails(webhook.company, await adminRoleIds(webhook.company));
     for (const to of emails) {
       await sendMail({
@@ -215,7 +255,10 @@ export class WebhookDelivery extends BackgroundLoop {
   }
 
   /** One signed POST to the checked address of the webhook's URL; the status, or why none came. */
-  private async post(webhook: WebhookDoc, delivery: DeliveryDoc): Promise<{ responseStatus: number | null; error: string | null }> {
+  private async post(
+    webhook: WebhookDoc,
+    delivery: DeliveryDoc,
+  ): Promise<{ responseStatus: number | null; error: string | null }> {
     let destination: Destination;
     try {
       destination = await checkDestination(webhook.url);
@@ -233,7 +276,10 @@ export class WebhookDelivery extends BackgroundLoop {
     };
     try {
       const status = await send(destination, headers, delivery.body, this.timeoutMs);
-      return { responseStatus: status, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}` };
+      return {
+        responseStatus: status,
+        error: status >= 200 && status < 300 ? null : `the receiver answered ${status}`,
+      };
     } catch (error) {
       return { responseStatus: null, error: (error as Error).message };
     }
@@ -244,7 +290,12 @@ export class WebhookDelivery extends BackgroundLoop {
  * POSTs `body` to the destination's checked address (never resolving the name again, so DNS
  * rebinding reaches nothing), with the URL's host in `Host` and in TLS's server name.
  */
-function send(destination: Destination, headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
+function send(
+  destination: Destination,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<number> {
   const { url, address } = destination;
   const secure = url.protocol === "https:";
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
@@ -256,7 +307,9 @@ function send(destination: Destination, headers: Record<string, string>, body: s
       method: "POST",
       headers: { ...headers, host: url.host, "content-length": String(Buffer.byteLength(body)) },
       // Userinfo in the URL is the receiver's HTTP Basic credentials (docs/api.md#webhooks).
-      ...(url.username || url.password ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` } : {}),
+      ...(url.username || url.password
+        ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }
+        : {}),
       agent: false,
       ...(secure && hostname !== address ? { servername: hostname } : {}),
       signal: AbortSignal.timeout(timeoutMs),
@@ -267,7 +320,13 @@ function send(destination: Destination, headers: Record<string, string>, body: s
       resolve(response.statusCode ?? 0);
     });
     request.on("error", (error: NodeJS.ErrnoException) => {
-      reject(new Error(error.name === "AbortError" || error.name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : `could not connect (${error.code ?? error.message})`));
+      reject(
+        new Error(
+          error.name === "AbortError" || error.name === "TimeoutError"
+            ? `no answer within ${timeoutMs / 1000} s`
+            : `could not connect (${error.code ?? error.message})`,
+        ),
+      );
     });
     request.end(body);
   });

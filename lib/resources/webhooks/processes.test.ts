@@ -1,12 +1,12 @@
+import { oid } from "@/lib/kernel/ids";
+import type { Principal } from "@/lib/kernel/principal";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { createTenant, type Tenant } from "@/lib/tools/testing/http";
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Webhook as Verifier } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Principal } from "@/lib/kernel/principal";
-import { oid } from "@/lib/kernel/ids";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import { createTenant, type Tenant } from "@/lib/tools/testing/http";
 import { Delivery, Webhook } from "./repository";
 import { createWebhook, listDeliveries } from "./service";
 import { happen as commit, receiver } from "./testing/fixtures";
@@ -58,11 +58,15 @@ describe("webhook delivery across server processes", { timeout: 60_000 }, () => 
    */
   const spawnRunner = async (owner: string, args: string[] = []): Promise<Runner> => {
     // node --import tsx rather than the tsx binary: the pid is the process that delivers, so SIGKILL kills it.
-    const child = spawn(process.execPath, ["--import", "tsx", RUNNER, "--on-stdin", "--owner", owner, "--poll-ms", "50", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, MONGODB_URI: db.uri, WEBHOOK_ALLOWED_HOSTS: "127.0.0.1", LOG_LEVEL: "warn" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", RUNNER, "--on-stdin", "--owner", owner, "--poll-ms", "50", ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, MONGODB_URI: db.uri, WEBHOOK_ALLOWED_HOSTS: "127.0.0.1", LOG_LEVEL: "warn" },
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
     let output = "";
     child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -70,7 +74,8 @@ describe("webhook delivery across server processes", { timeout: 60_000 }, () => 
     const printed = (line: string) =>
       vi.waitFor(
         () => {
-          if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the delivery process ended (${child.exitCode ?? child.signalCode}): ${output}`);
+          if (child.exitCode !== null || child.signalCode !== null)
+            throw new Error(`the delivery process ended (${child.exitCode ?? child.signalCode}): ${output}`);
           expect(output).toContain(line);
         },
         { timeout: BOUND_MS, interval: 50 },
@@ -93,7 +98,8 @@ describe("webhook delivery across server processes", { timeout: 60_000 }, () => 
     return made;
   };
   const happen = (type: string, id: string) => commit(tenant, type, id);
-  const attempts = async (webhookId: string) => (await listDeliveries(auth, webhookId, { limit: 100, count: false })).data.deliveries;
+  const attempts = async (webhookId: string) =>
+    (await listDeliveries(auth, webhookId, { limit: 100, count: false })).data.deliveries;
 
   it("delivers after a server killed with SIGKILL mid-delivery is started again", async () => {
     // The first request is never answered: the process dies waiting for it.
@@ -103,7 +109,10 @@ describe("webhook delivery across server processes", { timeout: 60_000 }, () => 
 
     // A short lease, so the restarted process may take the attempt soon; a long timeout, so the first never gives up on its own.
     // The restarted server's own lease is the default's order of magnitude, so a slow answer never lets it lapse.
-    const [first, restarted] = await Promise.all([spawnRunner("first", ["--lease-ms", "1500", "--timeout-ms", "60000"]), spawnRunner("restarted", ["--lease-ms", "30000"])]);
+    const [first, restarted] = await Promise.all([
+      spawnRunner("first", ["--lease-ms", "1500", "--timeout-ms", "60000"]),
+      spawnRunner("restarted", ["--lease-ms", "30000"]),
+    ]);
     await first.start();
     await vi.waitFor(() => expect(target.received).toHaveLength(1), { timeout: BOUND_MS, interval: 20 });
     first.child.kill("SIGKILL");
@@ -115,18 +124,32 @@ describe("webhook delivery across server processes", { timeout: 60_000 }, () => 
 
     // A process that has not touched the database before the kill connects and starts, as a restarted server does.
     await restarted.start();
-    await vi.waitFor(async () => expect((await attempts(hook._id)).map((d) => d.status)).toEqual(["succeeded"]), { timeout: BOUND_MS, interval: 50 });
+    await vi.waitFor(async () => expect((await attempts(hook._id)).map((d) => d.status)).toEqual(["succeeded"]), {
+      timeout: BOUND_MS,
+      interval: 50,
+    });
 
     // The same attempt, taken again once the dead process's lease expired, made again and succeeded (docs/architecture.md#webhook-delivery).
     expect(target.received).toHaveLength(2);
     const verifier = new Verifier(hook.secret!);
     for (const { headers, body } of target.received) {
       expect(headers["webhook-id"]).toBe(event._id.toHexString());
-      expect(verifier.verify(body, headers as Record<string, string>)).toMatchObject({ _id: event._id.toHexString(), type: "user.updated" });
+      expect(verifier.verify(body, headers as Record<string, string>)).toMatchObject({
+        _id: event._id.toHexString(),
+        type: "user.updated",
+      });
     }
     expect(target.received[1].body).toBe(target.received[0].body);
     const [entry] = await attempts(hook._id);
-    expect(entry).toMatchObject({ _id: held._id.toHexString(), eventId: event._id.toHexString(), attempt: 1, status: "succeeded", responseStatus: 200, error: null, nextAttemptAt: null });
+    expect(entry).toMatchObject({
+      _id: held._id.toHexString(),
+      eventId: event._id.toHexString(),
+      attempt: 1,
+      status: "succeeded",
+      responseStatus: 200,
+      error: null,
+      nextAttemptAt: null,
+    });
     expect((await Delivery.findById(held._id).lean())!.leaseOwner).toBe("restarted");
   });
 
@@ -147,7 +170,11 @@ describe("webhook delivery across server processes", { timeout: 60_000 }, () => 
     }
 
     // At least: a duplicate fails below at once, not by running out of time here.
-    await vi.waitFor(async () => expect((await attempts(hook._id)).filter((d) => d.status === "succeeded").length).toBeGreaterThanOrEqual(20), { timeout: BOUND_MS, interval: 50 });
+    await vi.waitFor(
+      async () =>
+        expect((await attempts(hook._id)).filter((d) => d.status === "succeeded").length).toBeGreaterThanOrEqual(20),
+      { timeout: BOUND_MS, interval: 50 },
+    );
     // Some rounds more of both processes' polls, for a duplicate to show.
     await sleep(500);
 

@@ -5,13 +5,21 @@
  * that point to it), so deliveries, tests and a rotation can be tried on a laptop with no outside
  * server.
  */
-import { randomBytes } from "node:crypto";
-import { Webhook as Verifier } from "standardwebhooks";
-import type { Principal } from "@/lib/kernel/principal";
 import { notFound } from "@/lib/kernel/errors";
 import { newId, oid } from "@/lib/kernel/ids";
+import type { Principal } from "@/lib/kernel/principal";
+import { randomBytes } from "node:crypto";
+import { Webhook as Verifier } from "standardwebhooks";
 import type { ReceiptRecord, ReceiverAnswer } from "./contract";
-import { companyOfReceiver, forgetReceipts, keepReceipt, latestReceipts, receiverKeyOf, webhooksWithSecretsOf, type ReceiptDoc } from "./repository";
+import {
+  companyOfReceiver,
+  forgetReceipts,
+  keepReceipt,
+  latestReceipts,
+  receiverKeyOf,
+  webhooksWithSecretsOf,
+  type ReceiptDoc,
+} from "./repository";
 import { receiverUrl, sameReceiver } from "./url-guard";
 
 /** The body kept of a request: enough for any event; the signature is checked on the whole body. */
@@ -39,7 +47,11 @@ export async function clearReceiver(auth: Principal): Promise<void> {
  * of no company. The body is read (by `readBody`, up to the bytes it is given) only once the key is
  * known, so an unknown key is 404 whatever its body.
  */
-export async function receive(key: string, requestHeaders: Headers, readBody: (maxBytes: number) => Promise<Uint8Array>): Promise<void> {
+export async function receive(
+  key: string,
+  requestHeaders: Headers,
+  readBody: (maxBytes: number) => Promise<Uint8Array>,
+): Promise<void> {
   const company = await companyOfReceiver(key);
   if (!company) throw notFound("receiver");
   const bytes = await readBody(MAX_RECEIVED_BYTES);
@@ -71,7 +83,11 @@ function keptHeaders(headers: Headers): Record<string, string> {
   let count = 0;
   for (const [name, value] of headers) {
     if (count++ >= MAX_HEADERS) break;
-    kept[name] = CREDENTIAL_HEADERS.has(name) ? `${value.split(" ")[0]} •••` : value.length > MAX_HEADER_CHARS ? `${value.slice(0, MAX_HEADER_CHARS)}…` : value;
+    kept[name] = CREDENTIAL_HEADERS.has(name)
+      ? `${value.split(" ")[0]} •••`
+      : value.length > MAX_HEADER_CHARS
+        ? `${value.slice(0, MAX_HEADER_CHARS)}…`
+        : value;
   }
   return kept;
 }
@@ -86,21 +102,43 @@ function eventTypeOf(body: string): string | null {
 }
 
 /** Whether the Standard Webhooks signature matches the secret of a webhook of the company that points here. */
-async function checkSignature(company: ReturnType<typeof oid>, url: string, body: string, headers: Record<string, string>): Promise<{ signature: ReceiptRecord["signature"]; webhook: ReturnType<typeof oid> | null; note: string }> {
-  if (!headers["webhook-signature"]) return { signature: "unsigned", webhook: null, note: "The request carries no webhook-signature header." };
+async function checkSignature(
+  company: ReturnType<typeof oid>,
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ signature: ReceiptRecord["signature"]; webhook: ReturnType<typeof oid> | null; note: string }> {
+  if (!headers["webhook-signature"])
+    return { signature: "unsigned", webhook: null, note: "The request carries no webhook-signature header." };
   const pointing = (await webhooksWithSecretsOf(company)).filter((webhook) => sameReceiver(webhook.url, url));
-  if (pointing.length === 0) return { signature: "invalid", webhook: null, note: "No webhook of this company points to this receiver, so no secret can check the signature." };
+  if (pointing.length === 0)
+    return {
+      signature: "invalid",
+      webhook: null,
+      note: "No webhook of this company points to this receiver, so no secret can check the signature.",
+    };
   let why = "";
   for (const webhook of pointing) {
     try {
       new Verifier(webhook.secret).verify(body, headers);
-      return { signature: "valid", webhook: webhook._id, note: `Signed with the current secret of webhook ${webhook._id.toHexString()}.` };
+      return {
+        signature: "valid",
+        webhook: webhook._id,
+        note: `Signed with the current secret of webhook ${webhook._id.toHexString()}.`,
+      };
     } catch (error) {
       why = (error as Error).message;
     }
   }
-  const which = pointing.length === 1 ? `webhook ${pointing[0]._id.toHexString()}` : `any of the ${pointing.length} webhooks that point here`;
-  return { signature: "invalid", webhook: null, note: `The signature does not match the current secret of ${which} (${why.replace(/\.$/, "")}).` };
+  const which =
+    pointing.length === 1
+      ? `webhook ${pointing[0]._id.toHexString()}`
+      : `any of the ${pointing.length} webhooks that point here`;
+  return {
+    signature: "invalid",
+    webhook: null,
+    note: `The signature does not match the current secret of ${which} (${why.replace(/\.$/, "")}).`,
+  };
 }
 
 function receiptRecord(doc: ReceiptDoc): ReceiptRecord {

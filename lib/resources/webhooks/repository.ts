@@ -7,9 +7,9 @@
  * company it has queued: the dispatcher moves it forward in the same transaction that inserts the
  * deliveries, so each event is queued once however many processes follow the feed.
  */
-import mongoose, { Schema } from "mongoose";
-import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import type { ObjectId as Id } from "@/lib/kernel/ids";
+import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import mongoose, { Schema } from "mongoose";
 
 const webhookSchema = new Schema(
   {
@@ -69,13 +69,35 @@ export const Delivery = defineModel("WebhookDelivery", deliverySchema);
 export type DeliveryDoc = mongoose.InferSchemaType<typeof deliverySchema> & { _id: mongoose.Types.ObjectId };
 
 /** The one builder of a stored webhook. */
-export function newWebhookDoc(fields: Pick<WebhookDoc, "company" | "url" | "events" | "description" | "secret" | "afterSeq" | "createdAt">): WebhookDoc {
-  return { _id: new mongoose.Types.ObjectId(), isActive: true, failingSince: null, modifiedAt: fields.createdAt, ...fields };
+export function newWebhookDoc(
+  fields: Pick<WebhookDoc, "company" | "url" | "events" | "description" | "secret" | "afterSeq" | "createdAt">,
+): WebhookDoc {
+  return {
+    _id: new mongoose.Types.ObjectId(),
+    isActive: true,
+    failingSince: null,
+    modifiedAt: fields.createdAt,
+    ...fields,
+  };
 }
 
 /** The one builder of a stored delivery attempt, pending until `dueAt`. */
-export function newDeliveryDoc(fields: Pick<DeliveryDoc, "company" | "webhook" | "eventId" | "body" | "attempt" | "manual" | "dueAt">, now: Date): DeliveryDoc {
-  return { _id: new mongoose.Types.ObjectId(), status: "pending", leaseUntil: null, leaseOwner: null, responseStatus: null, durationMs: null, error: null, nextAttemptAt: null, createdAt: now, ...fields };
+export function newDeliveryDoc(
+  fields: Pick<DeliveryDoc, "company" | "webhook" | "eventId" | "body" | "attempt" | "manual" | "dueAt">,
+  now: Date,
+): DeliveryDoc {
+  return {
+    _id: new mongoose.Types.ObjectId(),
+    status: "pending",
+    leaseUntil: null,
+    leaseOwner: null,
+    responseStatus: null,
+    durationMs: null,
+    error: null,
+    nextAttemptAt: null,
+    createdAt: now,
+    ...fields,
+  };
 }
 
 interface Window {
@@ -92,7 +114,8 @@ export async function insertWebhook(doc: WebhookDoc): Promise<void> {
 export const findWebhook = (company: Id, id: Id) => Webhook.findOne({ _id: id, company }).lean<WebhookDoc>();
 
 /** The webhook a delivery belongs to, whatever its company (the worker serves every company). */
-export const findWebhookOfDelivery = (delivery: Pick<DeliveryDoc, "webhook" | "company">) => Webhook.findOne({ _id: delivery.webhook, company: delivery.company }).lean<WebhookDoc>();
+export const findWebhookOfDelivery = (delivery: Pick<DeliveryDoc, "webhook" | "company">) =>
+  Webhook.findOne({ _id: delivery.webhook, company: delivery.company }).lean<WebhookDoc>();
 
 export const findWebhooks = (company: Id, window: Window) =>
   Webhook.find({ company, ...(window.after ? { $and: [window.after] } : {}) })
@@ -108,14 +131,18 @@ export const updateWebhookDoc = (company: Id, id: Id, fields: Partial<WebhookDoc
   Webhook.findOneAndUpdate({ _id: id, company }, { $set: fields }, { returnDocument: "after" }).lean<WebhookDoc>();
 
 /** Deletes the company's webhook; whether there was one. Its deliveries go with {@link deleteDeliveriesOf}. */
-export const deleteWebhookDoc = async (company: Id, id: Id): Promise<boolean> => (await Webhook.deleteOne({ _id: id, company })).deletedCount > 0;
+export const deleteWebhookDoc = async (company: Id, id: Id): Promise<boolean> =>
+  (await Webhook.deleteOne({ _id: id, company })).deletedCount > 0;
 
 export async function deleteDeliveriesOf(webhook: Id): Promise<void> {
   await Delivery.deleteMany({ webhook });
 }
 
 /** Every active webhook, grouped by the dispatcher per company. */
-export const findActiveWebhooks = () => Webhook.find({ isActive: true }, { company: 1, events: 1, afterSeq: 1 }).lean<Pick<WebhookDoc, "_id" | "company" | "events" | "afterSeq">[]>();
+export const findActiveWebhooks = () =>
+  Webhook.find({ isActive: true }, { company: 1, events: 1, afterSeq: 1 }).lean<
+    Pick<WebhookDoc, "_id" | "company" | "events" | "afterSeq">[]
+  >();
 
 /** Moves the webhook's feed position from `from` to `to`; whether it was still at `from`. */
 export const advanceWebhook = async (id: Id, from: number, to: number): Promise<boolean> =>
@@ -123,14 +150,20 @@ export const advanceWebhook = async (id: Id, from: number, to: number): Promise<
 
 /** Records a success (`failingSince` back to `null`) or the start of a run of failures. */
 export async function recordOutcome(id: Id, succeeded: boolean, now: Date): Promise<WebhookDoc | null> {
-  if (succeeded) return Webhook.findOneAndUpdate({ _id: id }, { $set: { failingSince: null } }, { returnDocument: "after" }).lean<WebhookDoc>();
+  if (succeeded)
+    return Webhook.findOneAndUpdate(
+      { _id: id },
+      { $set: { failingSince: null } },
+      { returnDocument: "after" },
+    ).lean<WebhookDoc>();
   await Webhook.updateOne({ _id: id, failingSince: null }, { $set: { failingSince: now } });
   return Webhook.findById(id).lean<WebhookDoc>();
 }
 
 /** Turns the webhook off if it is still on and failing since `failingSince`; whether this call did. */
 export const disableFailingWebhook = async (id: Id, failingSince: Date, now: Date): Promise<boolean> =>
-  (await Webhook.updateOne({ _id: id, isActive: true, failingSince }, { $set: { isActive: false, modifiedAt: now } })).modifiedCount > 0;
+  (await Webhook.updateOne({ _id: id, isActive: true, failingSince }, { $set: { isActive: false, modifiedAt: now } }))
+    .modifiedCount > 0;
 
 export async function insertDeliveries(docs: DeliveryDoc[]): Promise<void> {
   if (docs.length > 0) await Delivery.insertMany(docs);
@@ -159,8 +192,18 @@ export const claimDueDelivery = (owner: string, now: Date, leaseUntil: Date) =>
   ).lean<DeliveryDoc>();
 
 /** Ends an attempt `owner` still holds; whether it did (a worker whose lease expired may not). */
-export const completeDelivery = async (id: Id, owner: string, now: Date, outcome: Pick<DeliveryDoc, "status" | "responseStatus" | "durationMs" | "error" | "nextAttemptAt">): Promise<boolean> =>
-  (await Delivery.updateOne({ _id: id, status: "pending", leaseOwner: owner, leaseUntil: { $gt: now } }, { $set: { ...outcome, leaseUntil: null } })).modifiedCount > 0;
+export const completeDelivery = async (
+  id: Id,
+  owner: string,
+  now: Date,
+  outcome: Pick<DeliveryDoc, "status" | "responseStatus" | "durationMs" | "error" | "nextAttemptAt">,
+): Promise<boolean> =>
+  (
+    await Delivery.updateOne(
+      { _id: id, status: "pending", leaseOwner: owner, leaseUntil: { $gt: now } },
+      { $set: { ...outcome, leaseUntil: null } },
+    )
+  ).modifiedCount > 0;
 
 /**
  * Pending attempts, and those of them due by `now` (the backlog the workers have not reached), for
@@ -213,30 +256,41 @@ export type ReceiptDoc = mongoose.InferSchemaType<typeof receiptSchema> & { _id:
 
 /** The key of the company's receiver, made on first use (two first uses at once agree on one). */
 export async function receiverKeyOf(company: Id, newKey: string, now: Date): Promise<string> {
-  const doc = await WebhookReceiver.findOneAndUpdate({ company }, { $setOnInsert: { company, key: newKey, createdAt: now } }, { upsert: true, returnDocument: "after" })
+  const doc = await WebhookReceiver.findOneAndUpdate(
+    { company },
+    { $setOnInsert: { company, key: newKey, createdAt: now } },
+    { upsert: true, returnDocument: "after" },
+  )
     .lean<{ key: string }>()
     .catch(async (error: unknown) => {
       // The other first use won the unique index: its key is the one.
-      if ((error as { code?: number }).code === 11000) return WebhookReceiver.findOne({ company }).lean<{ key: string }>();
+      if ((error as { code?: number }).code === 11000)
+        return WebhookReceiver.findOne({ company }).lean<{ key: string }>();
       throw error;
     });
   return doc!.key;
 }
 
 /** The company a receiver's key belongs to, if any. */
-export const companyOfReceiver = async (key: string): Promise<Id | undefined> => (await WebhookReceiver.findOne({ key }, { company: 1 }).lean<{ company: Id }>())?.company;
+export const companyOfReceiver = async (key: string): Promise<Id | undefined> =>
+  (await WebhookReceiver.findOne({ key }, { company: 1 }).lean<{ company: Id }>())?.company;
 
 /** The company's webhooks, with their secrets, for checking what the receiver got. */
-export const webhooksWithSecretsOf = (company: Id) => Webhook.find({ company }, { url: 1, secret: 1 }).lean<Pick<WebhookDoc, "_id" | "url" | "secret">[]>();
+export const webhooksWithSecretsOf = (company: Id) =>
+  Webhook.find({ company }, { url: 1, secret: 1 }).lean<Pick<WebhookDoc, "_id" | "url" | "secret">[]>();
 
 /** Keeps one received request, and only the latest {@link RECEIPTS_KEPT} of its company. */
 export async function keepReceipt(doc: ReceiptDoc): Promise<void> {
   await WebhookReceipt.create(doc);
-  const oldest = await WebhookReceipt.findOne({ company: doc.company }, { _id: 1 }).sort({ _id: -1 }).skip(RECEIPTS_KEPT).lean<{ _id: Id }>();
+  const oldest = await WebhookReceipt.findOne({ company: doc.company }, { _id: 1 })
+    .sort({ _id: -1 })
+    .skip(RECEIPTS_KEPT)
+    .lean<{ _id: Id }>();
   if (oldest) await WebhookReceipt.deleteMany({ company: doc.company, _id: { $lte: oldest._id } });
 }
 
-export const latestReceipts = (company: Id) => WebhookReceipt.find({ company }).sort({ _id: -1 }).limit(RECEIPTS_KEPT).lean<ReceiptDoc[]>();
+export const latestReceipts = (company: Id) =>
+  WebhookReceipt.find({ company }).sort({ _id: -1 }).limit(RECEIPTS_KEPT).lean<ReceiptDoc[]>();
 
 export async function forgetReceipts(company: Id): Promise<void> {
   await WebhookReceipt.deleteMany({ company });

@@ -3,17 +3,17 @@
  * or a test. Nothing here delivers: that is the dispatcher and worker of ./delivery.ts, beside the
  * requests. Every change of a webhook writes its event in the same transaction (docs/api.md#events).
  */
-import { randomBytes } from "node:crypto";
+import type { EventAction } from "@/lib/base/schemas/event-types";
+import { holdsMask, maskUrl } from "@/lib/base/shared/masked-url";
+import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/kernel/cursor";
 import { inTransaction } from "@/lib/kernel/db/transaction";
+import { notFound, ServiceError } from "@/lib/kernel/errors";
+import { newId, type ObjectId, oid } from "@/lib/kernel/ids";
+import type { Principal } from "@/lib/kernel/principal";
+import { actorOf, requestContext } from "@/lib/kernel/request-context";
 import { lastSeq } from "@/lib/resources/events/repository";
 import { recordChange } from "@/lib/resources/events/service";
-import type { EventAction } from "@/lib/base/schemas/event-types";
-import type { Principal } from "@/lib/kernel/principal";
-import { type ListOrder, listScope, pageFields, pageOf, pageRead } from "@/lib/kernel/cursor";
-import { notFound, ServiceError } from "@/lib/kernel/errors";
-import { newId, oid, type ObjectId } from "@/lib/kernel/ids";
-import { actorOf, requestContext } from "@/lib/kernel/request-context";
-import { holdsMask, maskUrl } from "@/lib/base/shared/masked-url";
+import { randomBytes } from "node:crypto";
 import {
   type CreateWebhookBody,
   type DeliveryList,
@@ -31,9 +31,9 @@ import { nudgeWebhookDelivery } from "./nudge";
 import {
   countDeliveries,
   countWebhooks,
-  type DeliveryDoc,
   deleteDeliveriesOf,
   deleteWebhookDoc,
+  type DeliveryDoc,
   findDeliveries,
   findDelivery,
   findWebhook,
@@ -63,20 +63,44 @@ export async function listWebhooks(auth: Principal, query: ListWebhooksQuery): P
   const company = oid(auth.companyId);
   const scope = listScope(auth.companyId, "/v2/webhooks", query);
   const read = await pageRead(query, NEWEST_FIRST, scope);
-  const [docs, counter] = await Promise.all([findWebhooks(company, { sort: read.sort as Record<string, 1 | -1>, skip: read.skip, limit: read.limit, after: read.after }), query.count ? countWebhooks(company) : undefined]);
+  const [docs, counter] = await Promise.all([
+    findWebhooks(company, {
+      sort: read.sort as Record<string, 1 | -1>,
+      skip: read.skip,
+      limit: read.limit,
+      after: read.after,
+    }),
+    query.count ? countWebhooks(company) : undefined,
+  ]);
   const page = await pageOf(docs, query, NEWEST_FIRST, scope, (doc) => [doc.createdAt, doc._id]);
   return { data: { webhooks: page.items.map(toWebhookRecord), ...pageFields(query, page, counter) } };
 }
 
-export async function createWebhook(auth: Principal, body: CreateWebhookBody, now = new Date()): Promise<WebhookWithSecret> {
-  if (holdsMask(body.url)) throw urlRefused("must not hold ••• (how the API shows a hidden secret of a URL): send the whole URL");
+export async function createWebhook(
+  auth: Principal,
+  body: CreateWebhookBody,
+  now = new Date(),
+): Promise<WebhookWithSecret> {
+  if (holdsMask(body.url))
+    throw urlRefused("must not hold ••• (how the API shows a hidden secret of a URL): send the whole URL");
   await checkUrl(body.url);
   const company = oid(auth.companyId);
   const id = newId();
   // The webhook follows the feed from its end: it receives what happens from now on.
   const afterSeq = await lastSeq(company);
   const doc = await inTransaction(async () => {
-    const stored = { ...newWebhookDoc({ company, url: body.url, events: body.events, description: body.description ?? null, secret: newSecret(), afterSeq, createdAt: now }), _id: id };
+    const stored = {
+      ...newWebhookDoc({
+        company,
+        url: body.url,
+        events: body.events,
+        description: body.description ?? null,
+        secret: newSecret(),
+        afterSeq,
+        createdAt: now,
+      }),
+      _id: id,
+    };
     await recordWebhookEvent(company, id, "created", now, { after: toWebhookRecord(stored) });
     await insertWebhook(stored);
     return stored;
@@ -88,13 +112,21 @@ export async function getWebhook(auth: Principal, id: string): Promise<WebhookRe
   return toWebhookRecord(await ownWebhook(auth, id));
 }
 
-export async function updateWebhook(auth: Principal, id: string, body: UpdateWebhookBody, now = new Date()): Promise<WebhookRecord> {
+export async function updateWebhook(
+  auth: Principal,
+  id: string,
+  body: UpdateWebhookBody,
+  now = new Date(),
+): Promise<WebhookRecord> {
   const current = await ownWebhook(auth, id);
   const fields: Partial<WebhookDoc> = {};
   // The URL as the API shows it (its secrets masked) sent back is the stored one unchanged; any
   // other URL holding the mask would store the mask itself (docs/api.md#webhooks).
   const url = body.url !== undefined && isShownForm(body.url, current.url) ? undefined : body.url;
-  if (url !== undefined && holdsMask(url)) throw urlRefused("holds ••• where the API hid a secret: send the whole URL, or leave url out to keep the stored one");
+  if (url !== undefined && holdsMask(url))
+    throw urlRefused(
+      "holds ••• where the API hid a secret: send the whole URL, or leave url out to keep the stored one",
+    );
   if (url !== undefined && url !== current.url) fields.url = url;
   if (body.events !== undefined && !sameList(body.events, current.events)) fields.events = body.events;
   if (body.description !== undefined && body.description !== current.description) fields.description = body.description;
@@ -108,8 +140,14 @@ export async function updateWebhook(auth: Principal, id: string, body: UpdateWeb
     const doc = await updateWebhookDoc(current.company, current._id, { ...fields, ...restart, modifiedAt: now });
     // A change of a hidden part only (a new token) shows the same masked URL before and after:
     // the event still names `url`, and its audit entry says the values are redacted.
-    const hiddenChange = fields.url !== undefined && maskUrl(fields.url) === maskUrl(current.url) ? { also: ["url"] } : {};
-    if (doc) await recordWebhookEvent(current.company, current._id, "updated", now, { before: toWebhookRecord(current), after: toWebhookRecord(doc), ...hiddenChange });
+    const hiddenChange =
+      fields.url !== undefined && maskUrl(fields.url) === maskUrl(current.url) ? { also: ["url"] } : {};
+    if (doc)
+      await recordWebhookEvent(current.company, current._id, "updated", now, {
+        before: toWebhookRecord(current),
+        after: toWebhookRecord(doc),
+        ...hiddenChange,
+      });
     return doc;
   });
   if (!updated) throw notFound("webhook");
@@ -120,7 +158,8 @@ export async function deleteWebhook(auth: Principal, id: string, now = new Date(
   const current = await ownWebhook(auth, id);
   const deleted = await inTransaction(async () => {
     const gone = await deleteWebhookDoc(current.company, current._id);
-    if (gone) await recordWebhookEvent(current.company, current._id, "deleted", now, { before: toWebhookRecord(current) });
+    if (gone)
+      await recordWebhookEvent(current.company, current._id, "deleted", now, { before: toWebhookRecord(current) });
     return gone;
   });
   if (!deleted) throw notFound("webhook");
@@ -144,7 +183,12 @@ export async function listDeliveries(auth: Principal, id: string, query: ListDel
   const scope = listScope(auth.companyId, `/v2/webhooks/${id}/deliveries`, query);
   const read = await pageRead(query, NEWEST_FIRST, scope);
   const [docs, counter] = await Promise.all([
-    findDeliveries(webhook._id, { sort: read.sort as Record<string, 1 | -1>, skip: read.skip, limit: read.limit, after: read.after }),
+    findDeliveries(webhook._id, {
+      sort: read.sort as Record<string, 1 | -1>,
+      skip: read.skip,
+      limit: read.limit,
+      after: read.after,
+    }),
     query.count ? countDeliveries(webhook._id) : undefined,
   ]);
   const page = await pageOf(docs, query, NEWEST_FIRST, scope, (doc) => [doc.createdAt, doc._id]);
@@ -152,7 +196,12 @@ export async function listDeliveries(auth: Principal, id: string, query: ListDel
 }
 
 /** Queues one more attempt at a delivery's event, due now, with the very body it sent. */
-export async function retryDelivery(auth: Principal, id: string, deliveryId: string, now = new Date()): Promise<DeliveryRecord> {
+export async function retryDelivery(
+  auth: Principal,
+  id: string,
+  deliveryId: string,
+  now = new Date(),
+): Promise<DeliveryRecord> {
   const webhook = await ownWebhook(auth, id);
   const delivery = await findDelivery(webhook._id, oid(deliveryId));
   if (!delivery) throw notFound("delivery");
@@ -176,7 +225,10 @@ export async function testWebhook(auth: Principal, id: string, now = new Date())
 }
 
 async function queueManual(webhook: WebhookDoc, eventId: ObjectId, body: string, now: Date): Promise<DeliveryRecord> {
-  const doc = newDeliveryDoc({ company: webhook.company, webhook: webhook._id, eventId, body, attempt: 1, manual: true, dueAt: now }, now);
+  const doc = newDeliveryDoc(
+    { company: webhook.company, webhook: webhook._id, eventId, body, attempt: 1, manual: true, dueAt: now },
+    now,
+  );
   await insertDeliveries([doc]);
   nudgeWebhookDelivery();
   return toDeliveryRecord(doc);
@@ -211,7 +263,8 @@ async function checkUrl(url: string): Promise<void> {
   }
 }
 
-const urlRefused = (message: string) => new ServiceError("invalid_request", "The request is not valid.", [{ path: "url", message }]);
+const urlRefused = (message: string) =>
+  new ServiceError("invalid_request", "The request is not valid.", [{ path: "url", message }]);
 
 /** Whether `sent` is the stored URL as the API shows it, as sent or as a URL parser writes it (`•` percent-encoded). */
 function isShownForm(sent: string, stored: string): boolean {
@@ -224,7 +277,8 @@ function isShownForm(sent: string, stored: string): boolean {
   }
 }
 
-const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((item, index) => item === b[index]);
 
 function toWebhookRecord(doc: WebhookDoc): WebhookRecord {
   return {

@@ -72,17 +72,34 @@ describe("the webhook URL guard", () => {
   });
 
   it("lets public unicast addresses through", () => {
-    for (const address of ["93.184.215.14", "8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "192.0.3.1", "2606:4700::1111", "2a00:1450:4001::200e", "2001:4860:4860::8888"]) {
+    for (const address of [
+      "93.184.215.14",
+      "8.8.8.8",
+      "1.1.1.1",
+      "172.32.0.1",
+      "100.128.0.1",
+      "192.0.3.1",
+      "2606:4700::1111",
+      "2a00:1450:4001::200e",
+      "2001:4860:4860::8888",
+    ]) {
       expect(specialRange(address), address).toBeUndefined();
     }
   });
 
   it("answers the address it checked, to connect to, and lets only listed hosts as written inside", async () => {
-    expect(await checkDestination("https://93.184.215.14:8443/x")).toMatchObject({ address: "93.184.215.14", family: 4 });
+    expect(await checkDestination("https://93.184.215.14:8443/x")).toMatchObject({
+      address: "93.184.215.14",
+      family: 4,
+    });
     await expect(checkDestination("http://localhost/")).rejects.toThrow(RefusedUrl);
     // The refusal names the range and the setting that would let a local trial through.
-    await expect(checkDestination("http://127.0.0.1/")).rejects.toThrow("must point to a public address (127.0.0.1 is loopback); to call it anyway (a local trial, an internal receiver), list the host 127.0.0.1 in WEBHOOK_ALLOWED_HOSTS");
-    await expect(checkDestination("http://localhost/")).rejects.toThrow(/localhost resolves to (127\.0\.0\.1|::1), loopback\).*WEBHOOK_ALLOWED_HOSTS/);
+    await expect(checkDestination("http://127.0.0.1/")).rejects.toThrow(
+      "must point to a public address (127.0.0.1 is loopback); to call it anyway (a local trial, an internal receiver), list the host 127.0.0.1 in WEBHOOK_ALLOWED_HOSTS",
+    );
+    await expect(checkDestination("http://localhost/")).rejects.toThrow(
+      /localhost resolves to (127\.0\.0\.1|::1), loopback\).*WEBHOOK_ALLOWED_HOSTS/,
+    );
     await expect(checkDestination("http://[::ffff:0:a00:1]/")).rejects.toThrow(/SIIT/);
     await expect(checkDestination("http://[64:ff9b:1::a00:1]/")).rejects.toThrow(/NAT64/);
     await expect(checkDestination("http://[2001::1]/")).rejects.toThrow(/Teredo/);

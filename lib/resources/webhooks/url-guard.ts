@@ -10,10 +10,10 @@
  * global unicast space `2000::/3`. Every IPv6 range that carries an IPv4 address (mapped, SIIT,
  * both NAT64 prefixes, Teredo, 6to4) is refused whole, never unpacked.
  */
+import { loadConfig } from "@/lib/base/config";
+import ipaddr from "ipaddr.js";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import ipaddr from "ipaddr.js";
-import { loadConfig } from "@/lib/base/config";
 
 /** How long a name may take to resolve. */
 const RESOLVE_TIMEOUT_MS = 5_000;
@@ -63,7 +63,8 @@ export function specialRange(address: string): string | undefined {
   if (family === 0) return RANGE_NAMES.invalid;
   // An IPv6 address goes to ipaddr.js in the URL standard's hex form: ipaddr.js reads a dotted tail
   // after "::" (::127.0.0.1) as IPv4-mapped, which it is not.
-  const parsed = family === 4 ? ipaddr.IPv4.parse(text) : ipaddr.IPv6.parse(new URL(`http://[${text}]/`).hostname.slice(1, -1));
+  const parsed =
+    family === 4 ? ipaddr.IPv4.parse(text) : ipaddr.IPv6.parse(new URL(`http://[${text}]/`).hostname.slice(1, -1));
   const range = parsed.range();
   if (range !== "unicast") return RANGE_NAMES[range] ?? range;
   if (parsed.kind() === "ipv6" && !parsed.match(GLOBAL_UNICAST_V6)) return RANGE_NAMES.notGlobal;
@@ -140,7 +141,9 @@ export async function checkDestination(text: string): Promise<Destination> {
       const range = specialRange(address);
       if (range === undefined) continue;
       const is = address === host ? `${host} is` : `${host} resolves to ${address},`;
-      throw new RefusedUrl(`must point to a public address (${is} ${range}); to call it anyway (a local trial, an internal receiver), list the host ${host} in WEBHOOK_ALLOWED_HOSTS, or try the built-in test receiver (Webhooks › Test receiver)`);
+      throw new RefusedUrl(
+        `must point to a public address (${is} ${range}); to call it anyway (a local trial, an internal receiver), list the host ${host} in WEBHOOK_ALLOWED_HOSTS, or try the built-in test receiver (Webhooks › Test receiver)`,
+      );
     }
   }
   return { url, ...addresses[0] };
@@ -149,7 +152,10 @@ export async function checkDestination(text: string): Promise<Destination> {
 async function resolve(host: string): Promise<{ address: string; family: 4 | 6 }[]> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RefusedUrl(`has a host that did not resolve within ${RESOLVE_TIMEOUT_MS / 1000} s`)), RESOLVE_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new RefusedUrl(`has a host that did not resolve within ${RESOLVE_TIMEOUT_MS / 1000} s`)),
+      RESOLVE_TIMEOUT_MS,
+    );
   });
   try {
     const found = await Promise.race([lookup(host, { all: true, verbatim: true }), timeout]);

@@ -19,21 +19,21 @@
  * attaches to, as `npm start` does; `--db-in-server` starts it inside the server process instead.
  * The server listens on a free port unless `--port` names one.
  */
-import autocannon from "autocannon";
-import { ObjectId } from "mongodb";
 import { defaultReadWorkers, loadConfig } from "@/lib/base/config";
+import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
 import { exitWithUsageError, parseCommandLine } from "@/lib/base/shared/command-line";
 import { type LeaseStore, SharedRateLimiter } from "@/lib/platform/http/rate-limit";
-import { alternate, Floor, table, target, type BenchTable, type Figures, type Slice } from "./figures";
+import autocannon from "autocannon";
+import { ObjectId } from "mongodb";
 import { availableParallelism } from "node:os";
-import { cpuSeconds } from "./processes";
-import { type BenchServer, startBenchServer } from "./server";
-import { insertBenchUsers } from "./users";
 import { benchEvents } from "./events";
-import { benchSurveys } from "./surveys";
-import { yardstickMs } from "./yardstick";
+import { alternate, type BenchTable, type Figures, Floor, type Slice, table, target } from "./figures";
+import { cpuSeconds } from "./processes";
 import { benchScale, cursorAt } from "./scale";
-import { MAX_PAGE_DEPTH } from "@/lib/base/schemas/common";
+import { type BenchServer, startBenchServer } from "./server";
+import { benchSurveys } from "./surveys";
+import { insertBenchUsers } from "./users";
+import { yardstickMs } from "./yardstick";
 
 const usage = `Usage: npm run bench:api -- [options]
 
@@ -74,7 +74,8 @@ const { values: opts } = parseCommandLine(usage, {
 function whole(name: keyof typeof opts, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const text = String(opts[name]);
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) exitWithUsageError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    exitWithUsageError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
   return value;
 }
 
@@ -92,7 +93,8 @@ const SIZES = String(opts.sizes)
   .split(",")
   .map((text) => {
     const value = Number(text.trim());
-    if (!/^\d+$/.test(text.trim()) || value < 20 || value > 10_000_000) exitWithUsageError(`--sizes must list whole numbers from 20 to 10000000, not ${JSON.stringify(text)}`);
+    if (!/^\d+$/.test(text.trim()) || value < 20 || value > 10_000_000)
+      exitWithUsageError(`--sizes must list whole numbers from 20 to 10000000, not ${JSON.stringify(text)}`);
     return value;
   });
 if (SIZES.some((size, index) => index > 0 && size <= SIZES[index - 1])) exitWithUsageError("--sizes must be ascending");
@@ -124,7 +126,9 @@ async function main(): Promise<void> {
     const headers = { authorization: `Bearer ${accessToken}` };
     const floorOptions: autocannon.Options = { url: `${BASE}/api/auth/token`, headers };
     const show = (figures: Figures) => {
-      err(`  ${figures.name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${(100 * figures.ofFloor).toFixed(0)}% of the floor${figures.errors ? `, ${figures.errors} failed` : ""}`);
+      err(
+        `  ${figures.name}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${(100 * figures.ofFloor).toFixed(0)}% of the floor${figures.errors ? `, ${figures.errors} failed` : ""}`,
+      );
       return figures;
     };
     // A table of cases, each alternated with slices of the floor (lib/tools/bench/figures.ts).
@@ -145,10 +149,23 @@ async function main(): Promise<void> {
 
     if (opts.scale) {
       await load(floorOptions, 2); // warm-up
-      await benchScale({ base: BASE, headers, database, companyId, roleId: memberRole._id, sizes: SIZES, newTable, setting: SETTING });
+      await benchScale({
+        base: BASE,
+        headers,
+        database,
+        companyId,
+        roleId: memberRole._id,
+        sizes: SIZES,
+        newTable,
+        setting: SETTING,
+      });
       return;
     }
-    const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+    const fold = (text: string) =>
+      text
+        .normalize("NFD")
+        .replace(/\p{M}+/gu, "")
+        .toLowerCase();
     const ids = await insertBenchUsers(database, {
       companyId,
       roleId: memberRole._id,
@@ -163,7 +180,9 @@ async function main(): Promise<void> {
     }
     const users = newTable();
     const results: Figures[] = [];
-    err(`Load: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each round after a slice of the floor (after a 2 s warm-up).`);
+    err(
+      `Load: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE.toFixed(1)} s per case, each round after a slice of the floor (after a 2 s warm-up).`,
+    );
     await load(floorOptions, 2); // warm-up
     results.push(await users.measure(LIST, { url: `${BASE}/v2/users`, headers }));
     // The first answer of a filter counts every match; later ones reuse the counter (docs/api.md#counters).
@@ -208,7 +227,10 @@ async function main(): Promise<void> {
       await users.driver("driver: the default list query, no HTTP", () =>
         database
           .collection("users")
-          .find({ "companies.companyId": companyId, companies: { $elemMatch: { companyId, isActive: { $ne: false } } } })
+          .find({
+            "companies.companyId": companyId,
+            companies: { $elemMatch: { companyId, isActive: { $ne: false } } },
+          })
           .sort({ modifiedAt: -1, _id: -1 })
           .limit(10)
           .toArray(),
@@ -219,11 +241,22 @@ async function main(): Promise<void> {
     // written on every request would cost, over the same database.
     const counters = database.collection<{ _id: string; count: number; expiresAt: Date }>("rateLimits");
     const lease: LeaseStore = async (caller, windowStart, batch, expiresAt) =>
-      (await counters.findOneAndUpdate({ _id: `${caller}|${windowStart}` }, { $inc: { count: batch }, $setOnInsert: { expiresAt } }, { upsert: true, returnDocument: "after" }))!.count;
+      (await counters.findOneAndUpdate(
+        { _id: `${caller}|${windowStart}` },
+        { $inc: { count: batch }, $setOnInsert: { expiresAt } },
+        { upsert: true, returnDocument: "after" },
+      ))!.count;
     const leased = new SharedRateLimiter(() => 1_000_000_000, lease);
     results.push(await users.driver(RATE_LEASED, () => leased.take("bench:leased")));
-    results.push(await users.driver(RATE_EACH, () => lease("bench:each", Date.now() - (Date.now() % 60_000), 1, new Date(Date.now() + 120_000))));
-    report([users.floor.figures(), ...results], `first search+count request (counts ${coldCounter} matches, no counter kept yet): ${coldMs.toFixed(0)} ms`);
+    results.push(
+      await users.driver(RATE_EACH, () =>
+        lease("bench:each", Date.now() - (Date.now() % 60_000), 1, new Date(Date.now() + 120_000)),
+      ),
+    );
+    report(
+      [users.floor.figures(), ...results],
+      `first search+count request (counts ${coldCounter} matches, no counter kept yet): ${coldMs.toFixed(0)} ms`,
+    );
     await benchProcesses(server, headers);
     await benchCursorDepth(headers, newTable());
     if (SURVEYS > 0) {
@@ -238,7 +271,17 @@ async function main(): Promise<void> {
         setting: SETTING(),
       });
     }
-    await benchEvents({ client, database, companyId, roleId: memberRole._id, headers, base: BASE, table: newTable(), setting: SETTING(), deliveries: DELIVERIES });
+    await benchEvents({
+      client,
+      database,
+      companyId,
+      roleId: memberRole._id,
+      headers,
+      base: BASE,
+      table: newTable(),
+      setting: SETTING(),
+      deliveries: DELIVERIES,
+    });
   } finally {
     await server.stop();
   }
@@ -257,8 +300,14 @@ async function benchCursorDepth(headers: Record<string, string>, depthTable: Ben
   err(`Cursor depth: page 1 and page ${depth} of 10 users by cursor, page ${byNumber} by page=.`);
   const rows = [
     await depthTable.measure("page 1 (the walk's first page)", { url: list, headers }),
-    await depthTable.measure(`page ${depth} by cursor`, { url: `${list}&cursor=${encodeURIComponent(cursor)}`, headers }),
-    await depthTable.measure(`page ${byNumber} by page= (the deepest it serves)`, { url: `${list}&page=${byNumber}`, headers }),
+    await depthTable.measure(`page ${depth} by cursor`, {
+      url: `${list}&cursor=${encodeURIComponent(cursor)}`,
+      headers,
+    }),
+    await depthTable.measure(`page ${byNumber} by page= (the deepest it serves)`, {
+      url: `${list}&page=${byNumber}`,
+      headers,
+    }),
   ];
   const ratio = rows[1].rps / rows[0].rps;
   const lines = [
@@ -285,24 +334,48 @@ async function benchProcesses(server: BenchServer, headers: Record<string, strin
   const cores = availableParallelism();
   const many = await server.another({ WEB_CONCURRENCY: "" });
   // Each side with its own READ_WORKERS default unless the environment names one (lib/base/config).
-  const workersOf = (processes: number) => (process.env.READ_WORKERS ? Number(process.env.READ_WORKERS) : defaultReadWorkers(cores, processes));
+  const workersOf = (processes: number) =>
+    process.env.READ_WORKERS ? Number(process.env.READ_WORKERS) : defaultReadWorkers(cores, processes);
   const sides = [
     { label: "1 server process", base: BASE, pid: server.pids.server, processes: 1 },
     { label: `${cores} server processes (the default)`, base: many.base, pid: many.pid, processes: cores },
   ];
-  err(`Whole server: 1 server process against ${cores} (the default WEB_CONCURRENCY on ${cores} cores), on one database process.`);
-  const lines = ["", `bench:api — whole server, 1 server process vs the default WEB_CONCURRENCY (${cores}), ${USERS} users, ${SETTING()}`, ""];
-  lines.push("| case | server processes | read workers each | req/s | p50 ms | p99 ms | CPU: servers | CPU: database | CPU: load generator |", "|---|---|---|---|---|---|---|---|---|");
+  err(
+    `Whole server: 1 server process against ${cores} (the default WEB_CONCURRENCY on ${cores} cores), on one database process.`,
+  );
+  const lines = [
+    "",
+    `bench:api — whole server, 1 server process vs the default WEB_CONCURRENCY (${cores}), ${USERS} users, ${SETTING()}`,
+    "",
+  ];
+  lines.push(
+    "| case | server processes | read workers each | req/s | p50 ms | p99 ms | CPU: servers | CPU: database | CPU: load generator |",
+    "|---|---|---|---|---|---|---|---|---|",
+  );
   const ratios: string[] = [];
   for (const [name, path] of [
     [LIST, "/v2/users"],
     [SEARCH, "/v2/users?search=ma&count=true"],
   ] as const) {
-    const totals = sides.map(() => ({ requests: 0, seconds: 0, p50: [] as number[], p99: [] as number[], errors: 0, server: 0, database: 0, self: 0 }));
+    const totals = sides.map(() => ({
+      requests: 0,
+      seconds: 0,
+      p50: [] as number[],
+      p99: [] as number[],
+      errors: 0,
+      server: 0,
+      database: 0,
+      self: 0,
+    }));
     for (const side of sides) await load({ url: `${side.base}${path}`, headers }, 2); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
       for (const [index, side] of sides.entries()) {
-        const before = { server: cpuSeconds(side.pid), database: cpuSeconds(server.pids.database), self: process.cpuUsage(), at: performance.now() };
+        const before = {
+          server: cpuSeconds(side.pid),
+          database: cpuSeconds(server.pids.database),
+          self: process.cpuUsage(),
+          at: performance.now(),
+        };
         const slice = await load({ url: `${side.base}${path}`, headers });
         const seconds = (performance.now() - before.at) / 1000;
         const self = process.cpuUsage(before.self);
@@ -323,18 +396,34 @@ async function benchProcesses(server: BenchServer, headers: Record<string, strin
       const share = (value: number) => `${((100 * value) / ROUNDS).toFixed(0)}% of a core`;
       const row = `| ${name} | ${sides[index].processes} | ${workersOf(sides[index].processes)} | ${rps[index].toFixed(0)} | ${median(total.p50)} | ${median(total.p99)} | ${share(total.server)} | ${share(total.database)} | ${share(total.self)} |${total.errors ? ` ${total.errors} failed` : ""}`;
       lines.push(row);
-      err(`  ${name}, ${sides[index].label}: ${rps[index].toFixed(0)} req/s; CPU servers ${share(total.server)}, database ${share(total.database)}, load generator ${share(total.self)}`);
+      err(
+        `  ${name}, ${sides[index].label}: ${rps[index].toFixed(0)} req/s; CPU servers ${share(total.server)}, database ${share(total.database)}, load generator ${share(total.self)}`,
+      );
     });
     ratios.push(`${name}: ${(rps[1] / rps[0]).toFixed(2)}× one process`);
   }
-  lines.push("", ...ratios, "", target(`the default >= 1.5x one process on the default page (${cores} cores)`, ratios.length > 0 && Number(/([\d.]+)×/.exec(ratios[0])![1]) >= 1.5), "");
+  lines.push(
+    "",
+    ...ratios,
+    "",
+    target(
+      `the default >= 1.5x one process on the default page (${cores} cores)`,
+      ratios.length > 0 && Number(/([\d.]+)×/.exec(ratios[0])![1]) >= 1.5,
+    ),
+    "",
+  );
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
 /** One slice of load through autocannon. */
 async function load(options: autocannon.Options, duration = SLICE): Promise<Slice> {
   const result = await autocannon({ ...options, connections: CONNECTIONS, duration });
-  return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+  return {
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
 }
 
 /** One slice of the same concurrency as autocannon, through the driver, for the same duration. */
@@ -357,7 +446,8 @@ async function driverSlice(query: () => Promise<unknown>): Promise<Slice> {
     }),
   );
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 10) / 10;
+  const at = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 10) / 10;
   return { rps: latencies.length / ((performance.now() - started) / 1000), p50: at(0.5), p99: at(0.99), errors };
 }
 
@@ -386,8 +476,14 @@ function report(results: Figures[], note: string): void {
     "Targets (figures, not assertions):",
     target("default page >= 70% of the floor's req/s", figure(LIST).ofFloor >= 0.7),
     target("search + count >= 50% of the floor's req/s", figure(SEARCH).ofFloor >= 0.5),
-    target("p50 < 15 ms at 10 connections (list, search, by id)", [LIST, SEARCH, BY_ID].every((name) => figure(name).p50 < 15)),
-    target("the leased rate limit >= 10x the floor's req/s (it stays off the request's path)", figure(RATE_LEASED).ofFloor >= 10),
+    target(
+      "p50 < 15 ms at 10 connections (list, search, by id)",
+      [LIST, SEARCH, BY_ID].every((name) => figure(name).p50 < 15),
+    ),
+    target(
+      "the leased rate limit >= 10x the floor's req/s (it stays off the request's path)",
+      figure(RATE_LEASED).ofFloor >= 10,
+    ),
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

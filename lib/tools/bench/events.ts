@@ -3,12 +3,12 @@
  * event adds to a change, and how many webhook deliveries a second one server makes to a local
  * receiver.
  */
+import { newEventDoc } from "@/lib/resources/events/repository";
+import { newRevisionDoc, type LeanSurvey } from "@/lib/resources/surveys/repository";
+import { newDoc } from "@/lib/resources/users/repository";
+import { ObjectId, type Db, type MongoClient } from "mongodb";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ObjectId, type Db, type MongoClient } from "mongodb";
-import { newEventDoc } from "@/lib/resources/events/repository";
-import { type LeanSurvey, newRevisionDoc } from "@/lib/resources/surveys/repository";
-import { newDoc } from "@/lib/resources/users/repository";
 import { table, type BenchTable, type Figures } from "./figures";
 
 export interface EventsBench {
@@ -42,17 +42,34 @@ export async function benchEvents(ctx: EventsBench): Promise<void> {
       email: `event.${Date.now()}.${serial++}@bench.example`,
       name: { displayName: "Event Bench", names: "Event", lastName: "Bench", secondLastName: "" },
       accessRoles: [ctx.roleId],
-      companies: [{ _id: new ObjectId(), companyId, isActive: true, hierarchy: { boss: [], peers: [], subordinate: [] } }],
+      companies: [
+        { _id: new ObjectId(), companyId, isActive: true, hierarchy: { boss: [], peers: [], subordinate: [] } },
+      ],
       createdAt: new Date(),
     });
   const event = (type: string, id: ObjectId, changes: string[]) =>
-    newEventDoc({ company: companyId, type, resource: { type: type.split(".")[0], id: id.toHexString() }, changes, actor: null, requestId: null, createdAt: new Date() });
-  const sample = await surveys.find({ company: companyId }, { projection: { _id: 1 } }).limit(1000).toArray();
+    newEventDoc({
+      company: companyId,
+      type,
+      resource: { type: type.split(".")[0], id: id.toHexString() },
+      changes,
+      actor: null,
+      requestId: null,
+      createdAt: new Date(),
+    });
+  const sample = await surveys
+    .find({ company: companyId }, { projection: { _id: 1 } })
+    .limit(1000)
+    .toArray();
   let turn = 0;
   const updateSurvey = async (options: { session?: import("mongodb").ClientSession } = {}) => {
     const _id = sample[turn++ % sample.length]._id as ObjectId;
     const now = new Date();
-    const updated = await surveys.findOneAndUpdate({ _id }, { $set: { name: `Event bench ${serial++}`, modifiedAt: now }, $inc: { __v: 1 } }, { ...options, returnDocument: "after" });
+    const updated = await surveys.findOneAndUpdate(
+      { _id },
+      { $set: { name: `Event bench ${serial++}`, modifiedAt: now }, $inc: { __v: 1 } },
+      { ...options, returnDocument: "after" },
+    );
     await revisions.insertOne(newRevisionDoc(updated!), options);
     return _id;
   };
@@ -67,7 +84,11 @@ export async function benchEvents(ctx: EventsBench): Promise<void> {
 
   const rows: Figures[] = [];
   rows.push(await ctx.table.driver(WRITE, () => users.insertOne(user())));
-  rows.push(await ctx.table.driver(WRITE_TX, () => inTransaction(async (session) => void (await users.insertOne(user(), { session })))));
+  rows.push(
+    await ctx.table.driver(WRITE_TX, () =>
+      inTransaction(async (session) => void (await users.insertOne(user(), { session }))),
+    ),
+  );
   rows.push(
     await ctx.table.driver(WRITE_EVENT, () =>
       inTransaction(async (session) => {
@@ -134,11 +155,20 @@ async function benchDeliveries(ctx: EventsBench): Promise<{ count: number; secon
       headers: { ...ctx.headers, admin: "true", "content-type": "application/json" },
       body: JSON.stringify({ url, events: ["user.*"], description: "bench:api" }),
     });
-    if (created.status !== 201) throw new Error(`creating the webhook answered ${created.status}: ${await created.text()}`);
+    if (created.status !== 201)
+      throw new Error(`creating the webhook answered ${created.status}: ${await created.text()}`);
     const started = performance.now();
     const docs = Array.from({ length: ctx.deliveries }, () => {
       const id = new ObjectId();
-      return newEventDoc({ company: ctx.companyId, type: "user.updated", resource: { type: "user", id: id.toHexString() }, changes: ["phone"], actor: null, requestId: null, createdAt: new Date() });
+      return newEventDoc({
+        company: ctx.companyId,
+        type: "user.updated",
+        resource: { type: "user", id: id.toHexString() },
+        changes: ["phone"],
+        actor: null,
+        requestId: null,
+        createdAt: new Date(),
+      });
     });
     await ctx.database.collection("events").insertMany(docs);
     await all;

@@ -10,8 +10,8 @@
  * every 50 ms from /proc/<pid>/status (VmRSS); its baseline is the highest sample of the second
  * before the download, after a small export has loaded the route's code.
  */
-import { ObjectId } from "mongodb";
 import { exitWithUsageError, parseCommandLine } from "@/lib/base/shared/command-line";
+import { ObjectId } from "mongodb";
 import { target } from "./figures";
 import { processTree, rssKb } from "./processes";
 import { startBenchServer } from "./server";
@@ -40,7 +40,8 @@ const { values: opts } = parseCommandLine(usage, {
 function whole(name: "users" | "port", min: number, max = Number.MAX_SAFE_INTEGER): number {
   const text = String(opts[name]);
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) exitWithUsageError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    exitWithUsageError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
   return value;
 }
 
@@ -51,7 +52,12 @@ const err = (line: string) => process.stderr.write(`${line}\n`);
 const mb = (kb: number) => (kb / 1024).toFixed(0);
 
 async function main(): Promise<void> {
-  const server = await startBenchServer({ name: "export", port: PORT, build: opts.build, dbInServer: opts["db-in-server"] });
+  const server = await startBenchServer({
+    name: "export",
+    port: PORT,
+    build: opts.build,
+    dbInServer: opts["db-in-server"],
+  });
   try {
     const { base, pids } = server;
     const { database } = await server.attach();
@@ -68,7 +74,12 @@ async function main(): Promise<void> {
       // Cells the CSV must quote, and a phone on a third of the rows.
       vary: (i, { names, lastName }) => ({
         email: `user.${i}@bench.example`,
-        name: { displayName: `${names} ${lastName}`, names, lastName, secondLastName: i % 7 === 0 ? 'de la Fuente, "Jr"' : "" },
+        name: {
+          displayName: `${names} ${lastName}`,
+          names,
+          lastName,
+          secondLastName: i % 7 === 0 ? 'de la Fuente, "Jr"' : "",
+        },
         phone: i % 3 === 0 ? `+34 600 ${String(i).padStart(6, "0")}` : null,
       }),
     });
@@ -86,13 +97,16 @@ async function main(): Promise<void> {
     // sawtooth, one that keeps climbing would be rows held.
     const trail: string[] = [];
     const result = await download(`${base}/v2/users/export?isActive=all`, headers, (rows) => {
-      if (rows >= ((trail.length + 1) * (USERS + 1)) / 10) trail.push(`${Math.round((100 * rows) / (USERS + 1))}%: +${mb(sampler.latest().server - baseline.server)}`);
+      if (rows >= ((trail.length + 1) * (USERS + 1)) / 10)
+        trail.push(`${Math.round((100 * rows) / (USERS + 1))}%: +${mb(sampler.latest().server - baseline.server)}`);
     });
     const seconds = (performance.now() - started) / 1000;
     const peak = sampler.stop();
 
     const growth = peak.server - baseline.server;
-    const where = opts["db-in-server"] ? "the server process, with the embedded database inside it" : "the server process (the cluster's primary, its server process and their children); the embedded database runs in its own process";
+    const where = opts["db-in-server"]
+      ? "the server process, with the embedded database inside it"
+      : "the server process (the cluster's primary, its server process and their children); the embedded database runs in its own process";
     const lines = [
       "",
       `bench:export — GET /v2/users/export?isActive=all as CSV, ${USERS} users in one company, production build, embedded database ${opts["db-in-server"] ? "inside the server process" : "in its own process"}`,
@@ -103,7 +117,11 @@ async function main(): Promise<void> {
       `  rows per second       ${(result.rows / seconds).toFixed(0)}`,
       `  server RSS            ${mb(baseline.server)} MB before, ${mb(peak.server)} MB at peak: +${mb(growth)} MB (${where})`,
       `  server RSS growth     by rows received (MB): ${trail.join(", ")}`,
-      ...(pids.database ? [`  database process RSS  ${mb(baseline.database ?? 0)} MB before, ${mb(peak.database ?? 0)} MB at peak: +${mb((peak.database ?? 0) - (baseline.database ?? 0))} MB`] : []),
+      ...(pids.database
+        ? [
+            `  database process RSS  ${mb(baseline.database ?? 0)} MB before, ${mb(peak.database ?? 0)} MB at peak: +${mb((peak.database ?? 0) - (baseline.database ?? 0))} MB`,
+          ]
+        : []),
       `  yardstick             ${yardstickMs().toFixed(0)} ms (the machine's speed right after: docs/benchmarks.md#the-yardstick)`,
       "",
       "Targets (figures, not assertions):",
@@ -118,7 +136,11 @@ async function main(): Promise<void> {
 }
 
 /** Reads the whole body as it arrives, keeping none of it: the rows (lines after the header) and bytes. */
-async function download(url: string, headers: Record<string, string>, onRows?: (rows: number) => void): Promise<{ rows: number; bytes: number; total: number }> {
+async function download(
+  url: string,
+  headers: Record<string, string>,
+  onRows?: (rows: number) => void,
+): Promise<{ rows: number; bytes: number; total: number }> {
   const response = await fetch(url, { headers });
   if (!response.ok || !response.body) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
   const reader = response.body.getReader();

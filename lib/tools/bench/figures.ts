@@ -53,7 +53,12 @@ export interface BenchTable {
 }
 
 /** Runs `measure` `rounds` times, each right after a slice of the floor. */
-export async function alternate(name: string, rounds: number, floor: Floor, measure: () => Promise<Slice>): Promise<Figures> {
+export async function alternate(
+  name: string,
+  rounds: number,
+  floor: Floor,
+  measure: () => Promise<Slice>,
+): Promise<Figures> {
   const slices: Slice[] = [];
   const ratios: number[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -88,7 +93,8 @@ export function table(results: Figures[]): string[] {
   return [
     `${"case".padEnd(width)}  ${"req/s".padStart(8)}  ${"p50 ms".padStart(7)}  ${"p99 ms".padStart(7)}  ${"% of floor".padStart(10)}  failed`,
     ...results.map(
-      (r) => `${r.name.padEnd(width)}  ${r.rps.toFixed(0).padStart(8)}  ${ms(r.p50)}  ${ms(r.p99)}  ${`${(100 * r.ofFloor).toFixed(0)}%`.padStart(10)}  ${r.errors}`,
+      (r) =>
+        `${r.name.padEnd(width)}  ${r.rps.toFixed(0).padStart(8)}  ${ms(r.p50)}  ${ms(r.p99)}  ${`${(100 * r.ofFloor).toFixed(0)}%`.padStart(10)}  ${r.errors}`,
     ),
   ];
 }

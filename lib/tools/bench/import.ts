@@ -5,10 +5,10 @@
  * for real, then once more (every row unchanged), polls each job to its end, and prints the rows a
  * second and the seconds from the upload to the job's end, with the machine's load at that time.
  */
-import { loadavg } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import { exitWithUsageError, parseCommandLine } from "@/lib/base/shared/command-line";
 import type { JobRecord } from "@/lib/resources/jobs/contract";
+import { loadavg } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { cpuSeconds } from "./processes";
 import { startBenchServer } from "./server";
 import { yardstickMs } from "./yardstick";
@@ -30,7 +30,8 @@ const { values: opts } = parseCommandLine(usage, {
 });
 const whole = (name: "rows" | "port", min: number): number => {
   const text = String(opts[name]);
-  if (!/^\d+$/.test(text) || Number(text) < min) exitWithUsageError(`--${name} must be a whole number of at least ${min}, not ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || Number(text) < min)
+    exitWithUsageError(`--${name} must be a whole number of at least ${min}, not ${JSON.stringify(text)}`);
   return Number(text);
 };
 const ROWS = whole("rows", 1);
@@ -42,7 +43,10 @@ function makeCsv(rows: number): string {
   const first = ["Ana", "María", "José", "Lucía", "Martín", "Sofía", "Mateo", "Camila", "Andrés", "Valentina"];
   const last = ["García", "Pérez", "López", "Sánchez", "Romero", "Torres", "Díaz", "Vega"];
   const lines = ["email,firstName,lastName,secondLastName,isActive,accessRoles,jobTitle"];
-  for (let n = 0; n < rows; n++) lines.push(`user.${run}.${n}@bench.example,${first[n % first.length]},${last[n % last.length]},${last[(n >> 3) % last.length]},${n % 10 !== 0},Member,`);
+  for (let n = 0; n < rows; n++)
+    lines.push(
+      `user.${run}.${n}@bench.example,${first[n % first.length]},${last[n % last.length]},${last[(n >> 3) % last.length]},${n % 10 !== 0},Member,`,
+    );
   return `${lines.join("\n")}\n`;
 }
 
@@ -57,11 +61,19 @@ async function main(): Promise<void> {
     const csv = makeCsv(ROWS);
     err(`The file: ${ROWS.toLocaleString("en-GB")} rows, ${(Buffer.byteLength(csv) / 1024 / 1024).toFixed(1)} MiB.`);
     const results: string[] = [];
-    for (const [label, dryRun] of [["dry run", true], ["import", false], ["again (unchanged)", false]] as const) {
+    for (const [label, dryRun] of [
+      ["dry run", true],
+      ["import", false],
+      ["again (unchanged)", false],
+    ] as const) {
       const load = loadavg()[0];
       const cpuBefore = [cpuSeconds(pids.server), cpuSeconds(pids.database)];
       const started = performance.now();
-      const answer = await fetch(`${base}/v2/users/import?dryRun=${dryRun}`, { method: "POST", headers: { ...headers, "content-type": "text/csv" }, body: csv });
+      const answer = await fetch(`${base}/v2/users/import?dryRun=${dryRun}`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "text/csv" },
+        body: csv,
+      });
       if (answer.status !== 202) throw new Error(`the import answered ${answer.status}: ${await answer.text()}`);
       const uploaded = performance.now();
       let job = (await answer.json()) as JobRecord;
@@ -78,7 +90,9 @@ async function main(): Promise<void> {
       err(results[results.length - 1]);
     }
     const yardstick = `yardstick ${before.toFixed(0)} ms before, ${yardstickMs().toFixed(0)} ms after`;
-    process.stdout.write(`\nbench:import, ${ROWS.toLocaleString("en-GB")} rows, ${new Date().toISOString()}, ${yardstick}\n${results.join("\n")}\n`);
+    process.stdout.write(
+      `\nbench:import, ${ROWS.toLocaleString("en-GB")} rows, ${new Date().toISOString()}, ${yardstick}\n${results.join("\n")}\n`,
+    );
   } finally {
     await server.stop();
   }

@@ -28,20 +28,38 @@ const err = (line: string) => process.stderr.write(`${line}\n`);
 /** How deep the deep page is: half the company, at most 200,000 records (so the walk to it stays short). */
 const deepOffset = (size: number) => Math.min(200_000, Math.floor(size / 20) * 10);
 
-const CASES = ["default page", "deep page by cursor", "search=ma&count=true", "accessRole+isActive=false&count=true", "read by id", "POST /v2/users"] as const;
+const CASES = [
+  "default page",
+  "deep page by cursor",
+  "search=ma&count=true",
+  "accessRole+isActive=false&count=true",
+  "read by id",
+  "POST /v2/users",
+] as const;
 
 /**
  * The `next` of the page that ends `offset` records into `path`'s list (offset a multiple of 10),
  * walked by cursor: 100 records a page, then 10 (a cursor holds whatever `limit` the next page asks).
  */
-export async function cursorAt(base: string, path: string, offset: number, headers: Record<string, string>): Promise<string> {
+export async function cursorAt(
+  base: string,
+  path: string,
+  offset: number,
+  headers: Record<string, string>,
+): Promise<string> {
   const separator = path.includes("?") ? "&" : "?";
   let cursor: string | undefined;
-  for (let at = 0; at < offset; ) {
+  for (let at = 0; at < offset;) {
     const limit = offset - at >= 100 ? 100 : 10;
-    const response = await fetch(`${base}${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers });
+    const response = await fetch(
+      `${base}${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      { headers },
+    );
     const body = (await response.json()) as { data?: { next?: string | null } };
-    if (!response.ok || !body.data?.next) throw new Error(`no cursor ${at + limit} records into ${path}: ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
+    if (!response.ok || !body.data?.next)
+      throw new Error(
+        `no cursor ${at + limit} records into ${path}: ${response.status} ${JSON.stringify(body).slice(0, 200)}`,
+      );
     cursor = body.data.next;
     at += limit;
   }
@@ -49,9 +67,22 @@ export async function cursorAt(base: string, path: string, offset: number, heade
   return cursor;
 }
 
-export async function benchScale({ base, headers, database, companyId, roleId, sizes, newTable, setting }: ScaleOptions): Promise<void> {
+export async function benchScale({
+  base,
+  headers,
+  database,
+  companyId,
+  roleId,
+  sizes,
+  newTable,
+  setting,
+}: ScaleOptions): Promise<void> {
   const other = { companyId: new ObjectId(), roleId: new ObjectId() };
-  const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+  const fold = (text: string) =>
+    text
+      .normalize("NFD")
+      .replace(/\p{M}+/gu, "")
+      .toLowerCase();
   const runId = Date.now().toString(36);
   const ids: ObjectId[] = [];
   const bySize: { size: number; rows: Figures[]; firstCounts: string }[] = [];
@@ -61,7 +92,10 @@ export async function benchScale({ base, headers, database, companyId, roleId, s
     const response = await fetch(`${base}/v2/users`, {
       method: "POST",
       headers: { ...headers, admin: "true", "content-type": "application/json" },
-      body: JSON.stringify({ email: `scale.${runId}.forget.${serial++}@bench.example`, accessRoles: [roleId.toHexString()] }),
+      body: JSON.stringify({
+        email: `scale.${runId}.forget.${serial++}@bench.example`,
+        accessRoles: [roleId.toHexString()],
+      }),
     });
     if (response.status !== 201) throw new Error(`POST /v2/users answered ${response.status}`);
   };
@@ -69,9 +103,23 @@ export async function benchScale({ base, headers, database, companyId, roleId, s
   for (const size of sizes) {
     err(`Growth: ${size} users in the benchmark company and ${size} in another.`);
     ids.push(
-      ...(await insertBenchUsers(database, { companyId, roleId, count: size, from: loaded, batch: 1000, vary: (i, { names, lastName }) => ({ email: `${fold(names)}.${fold(lastName)}.${i}@scale.example` }) })),
+      ...(await insertBenchUsers(database, {
+        companyId,
+        roleId,
+        count: size,
+        from: loaded,
+        batch: 1000,
+        vary: (i, { names, lastName }) => ({ email: `${fold(names)}.${fold(lastName)}.${i}@scale.example` }),
+      })),
     );
-    await insertBenchUsers(database, { companyId: other.companyId, roleId: other.roleId, count: size, from: loaded, batch: 1000, vary: (i, { names, lastName }) => ({ email: `${fold(names)}.${fold(lastName)}.${i}@other.example` }) });
+    await insertBenchUsers(database, {
+      companyId: other.companyId,
+      roleId: other.roleId,
+      count: size,
+      from: loaded,
+      batch: 1000,
+      vary: (i, { names, lastName }) => ({ email: `${fold(names)}.${fold(lastName)}.${i}@other.example` }),
+    });
     loaded = size;
     // The users above were written past the server: the stored counts are dropped, so the first
     // count=true of each filter below counts every match, as on a new database (docs/api.md#counters).
@@ -98,15 +146,32 @@ export async function benchScale({ base, headers, database, companyId, roleId, s
     let next = 0;
     const rows = [
       await users.measure(CASES[0], { url: `${base}/v2/users`, headers }),
-      await users.measure(CASES[1], { url: `${base}/v2/users?isActive=all&limit=10&cursor=${encodeURIComponent(cursor)}`, headers }),
+      await users.measure(CASES[1], {
+        url: `${base}/v2/users?isActive=all&limit=10&cursor=${encodeURIComponent(cursor)}`,
+        headers,
+      }),
       await users.measure(CASES[2], { url: search, headers }),
       await users.measure(CASES[3], { url: filter, headers }),
-      await users.measure(CASES[4], { url: `${base}/v2/users`, headers, requests: [{ setupRequest: (request) => ({ ...request, path: `/v2/users/${ids[next++ % ids.length]}` }) }] }),
+      await users.measure(CASES[4], {
+        url: `${base}/v2/users`,
+        headers,
+        requests: [{ setupRequest: (request) => ({ ...request, path: `/v2/users/${ids[next++ % ids.length]}` }) }],
+      }),
       await users.measure(CASES[5], {
         url: `${base}/v2/users`,
         method: "POST",
         headers: { ...headers, admin: "true", "content-type": "application/json" },
-        requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ email: `scale.${runId}.${serial++}@bench.example`, accessRoles: [roleId.toHexString()] }) }) }],
+        requests: [
+          {
+            setupRequest: (request) => ({
+              ...request,
+              body: JSON.stringify({
+                email: `scale.${runId}.${serial++}@bench.example`,
+                accessRoles: [roleId.toHexString()],
+              }),
+            }),
+          },
+        ],
       }),
     ];
     const lines = [
@@ -125,7 +190,8 @@ export async function benchScale({ base, headers, database, companyId, roleId, s
   if (bySize.length < 2) return;
   const smallest = bySize[0];
   const largest = bySize[bySize.length - 1];
-  const label = (size: number) => (size >= 1_000_000 ? `${size / 1_000_000}M` : size >= 1000 ? `${size / 1000}k` : String(size));
+  const label = (size: number) =>
+    size >= 1_000_000 ? `${size / 1_000_000}M` : size >= 1000 ? `${size / 1000}k` : String(size);
   const names = ["floor", ...CASES];
   const lines = [
     "",
@@ -135,7 +201,9 @@ export async function benchScale({ base, headers, database, companyId, roleId, s
     `|---|${bySize.map(() => "---|").join("")}---|---|---|`,
   ];
   names.forEach((name, index) => {
-    const cells = bySize.map((s) => `${s.rows[index].rps.toFixed(0)}, ${s.rows[index].p50}, ${(100 * s.rows[index].ofFloor).toFixed(0)}%`);
+    const cells = bySize.map(
+      (s) => `${s.rows[index].rps.toFixed(0)}, ${s.rows[index].p50}, ${(100 * s.rows[index].ofFloor).toFixed(0)}%`,
+    );
     const rpsRatio = largest.rows[index].rps / smallest.rows[index].rps;
     const shareRatio = largest.rows[index].ofFloor / smallest.rows[index].ofFloor;
     // A case within 1.5× keeps at least two thirds of its share of the floor (the share, not raw req/s, evens out a shared machine's drift).

@@ -1,4 +1,7 @@
 /** What the benchmarks that start their own server (bench:api, bench:export, bench:import, bench:ui) share. */
+import { startOrAttach } from "@/lib/embedded-mongo";
+import { startDatabaseProcess } from "@/lib/platform/cli/database-process";
+import { MongoClient, type Db } from "mongodb";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -6,9 +9,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type Db, MongoClient } from "mongodb";
-import { startOrAttach } from "@/lib/embedded-mongo";
-import { startDatabaseProcess } from "@/lib/platform/cli/database-process";
 
 const root = path.resolve(__dirname, "..", "..", "..");
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
@@ -122,9 +122,15 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     err(`Starting the production server on port ${port} (data in ${dataDir})...`);
     // As `npm start` serves: the cluster of server entries (lib/platform/cli/serve.ts), WEB_CONCURRENCY of them.
     const serve = async (serverPort: number, extra: Record<string, string> = {}) => {
-      const server = spawn(process.execPath, ["--import", "tsx", path.join(root, "lib", "platform", "cli", "serve.ts")], { cwd: root, env: { ...env, ...extra, PORT: String(serverPort) }, stdio: ["ignore", "ignore", "inherit"] });
+      const server = spawn(
+        process.execPath,
+        ["--import", "tsx", path.join(root, "lib", "platform", "cli", "serve.ts")],
+        { cwd: root, env: { ...env, ...extra, PORT: String(serverPort) }, stdio: ["ignore", "ignore", "inherit"] },
+      );
       children.push(server);
-      const exited = new Promise<never>((_, reject) => server.once("exit", (code) => reject(new Error(`the server exited with ${code}`))));
+      const exited = new Promise<never>((_, reject) =>
+        server.once("exit", (code) => reject(new Error(`the server exited with ${code}`))),
+      );
       exited.catch(() => undefined);
       await Promise.race([waitFor(`http://127.0.0.1:${serverPort}/api/health`, 120_000), exited]);
       return server;
@@ -154,7 +160,11 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
 
 /** Signing in also bootstraps an empty database through the app itself. */
 async function signIn(base: string): Promise<string> {
-  const response = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ADMIN) });
+  const response = await fetch(`${base}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(ADMIN),
+  });
   if (!response.ok) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { accessToken: string }).accessToken;
 }
@@ -163,6 +173,8 @@ function exec(command: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`)),
+    );
   });
 }

@@ -4,10 +4,10 @@
  * answer, a survey with `populate=true` and a PATCH under load, each alternated with slices of the
  * framework floor (lib/tools/bench/figures.ts), and a driver baseline. Prints figures; asserts nothing.
  */
-import { Presets, SingleBar } from "cli-progress";
-import { ObjectId, type Db, type Document } from "mongodb";
 import { newAnswerDoc } from "@/lib/resources/answers/repository";
 import { newChatDoc, newDoc, newQuestionDoc, newRevisionDoc } from "@/lib/resources/surveys/repository";
+import { Presets, SingleBar } from "cli-progress";
+import { ObjectId, type Db, type Document } from "mongodb";
 import { table, target, type BenchTable, type Figures } from "./figures";
 
 export interface SurveyBenchContext {
@@ -24,13 +24,39 @@ export interface SurveyBenchContext {
   setting: string;
 }
 
-const TOPICS = ["Onboarding", "Work climate", "Exit interview", "Training", "Customer satisfaction", "Remote work", "Benefits", "Manager review", "Events", "IT support", "Canteen", "Wellbeing", "Safety", "Diversity", "Leadership", "Tools", "Recruiting", "Facilities", "Travel", "Engagement"];
+const TOPICS = [
+  "Onboarding",
+  "Work climate",
+  "Exit interview",
+  "Training",
+  "Customer satisfaction",
+  "Remote work",
+  "Benefits",
+  "Manager review",
+  "Events",
+  "IT support",
+  "Canteen",
+  "Wellbeing",
+  "Safety",
+  "Diversity",
+  "Leadership",
+  "Tools",
+  "Recruiting",
+  "Facilities",
+  "Travel",
+  "Engagement",
+];
 const CHATS_PER_SURVEY = 2;
 const QUESTIONS_PER_CHAT = 3;
 const BATCH = 1000;
 
 export async function benchSurveys(ctx: SurveyBenchContext): Promise<void> {
-  const roles = (await ctx.database.collection("accessroles").find({ company: ctx.companyId }, { projection: { _id: 1 } }).toArray()).map((role) => role._id);
+  const roles = (
+    await ctx.database
+      .collection("accessroles")
+      .find({ company: ctx.companyId }, { projection: { _id: 1 } })
+      .toArray()
+  ).map((role) => role._id);
   const data = await insertSurveys(ctx, roles);
   const { base, headers } = ctx;
   const admin = { ...headers, admin: "true" };
@@ -39,13 +65,22 @@ export async function benchSurveys(ctx: SurveyBenchContext): Promise<void> {
   const results: Figures[] = [];
 
   results.push(await measure("GET /v2/surveys (default page)", { url: `${base}/v2/surveys`, headers }));
-  results.push(await measure(`GET /v2/surveys?search=${search}`, { url: `${base}/v2/surveys?search=${search}`, headers }));
+  results.push(
+    await measure(`GET /v2/surveys?search=${search}`, { url: `${base}/v2/surveys?search=${search}`, headers }),
+  );
   let nextAnswer = 0;
   results.push(
     await measure("GET /v2/surveys?answer={uuid}", {
       url: `${base}/v2/surveys`,
       headers,
-      requests: [{ setupRequest: (request) => ({ ...request, path: `/v2/surveys?answer=${data.answers[nextAnswer++ % data.answers.length]}` }) }],
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            path: `/v2/surveys?answer=${data.answers[nextAnswer++ % data.answers.length]}`,
+          }),
+        },
+      ],
     }),
   );
   let nextSurvey = 0;
@@ -53,7 +88,14 @@ export async function benchSurveys(ctx: SurveyBenchContext): Promise<void> {
     await measure("GET /v2/surveys/{id}?populate=true", {
       url: `${base}/v2/surveys`,
       headers: admin,
-      requests: [{ setupRequest: (request) => ({ ...request, path: `/v2/surveys/${data.surveys[nextSurvey++ % data.surveys.length]}?populate=true` }) }],
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            path: `/v2/surveys/${data.surveys[nextSurvey++ % data.surveys.length]}?populate=true`,
+          }),
+        },
+      ],
     }),
   );
   let serial = 0;
@@ -100,10 +142,21 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
   const surveyIds: string[] = [];
   const answerUuids: string[] = [];
   let searchMatches = 0;
-  const users = (await database.collection("users").find({ "companies.companyId": companyId }, { projection: { _id: 1 } }).limit(1000).toArray()).map((u) => u._id);
+  const users = (
+    await database
+      .collection("users")
+      .find({ "companies.companyId": companyId }, { projection: { _id: 1 } })
+      .limit(1000)
+      .toArray()
+  ).map((u) => u._id);
 
   const bar = new SingleBar(
-    { stream: process.stderr, format: "inserting surveys [{bar}] {value}/{total}", noTTYOutput: true, notTTYSchedule: 5000 },
+    {
+      stream: process.stderr,
+      format: "inserting surveys [{bar}] {value}/{total}",
+      noTTYOutput: true,
+      notTTYSchedule: 5000,
+    },
     Presets.shades_classic,
   );
   const started = performance.now();
@@ -133,7 +186,8 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
         company: companyId,
         isActive,
         permissions: version === 1 ? [roles[i % roles.length]] : [],
-        permissionsV2: version === 2 ? [{ accessRole: roles[i % roles.length], canAnswer: true, canViewAnswers: false }] : [],
+        permissionsV2:
+          version === 2 ? [{ accessRole: roles[i % roles.length], canAnswer: true, canViewAnswers: false }] : [],
         createdAt: at,
       });
       surveys.push(survey);
@@ -142,11 +196,32 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
       const questionIds: [ObjectId, ObjectId][] = [];
       for (let c = 0; c < CHATS_PER_SURVEY; c++) {
         const chatId = new ObjectId();
-        chats.push(newChatDoc({ _id: chatId, survey: _id, company: companyId, name: `Part ${c + 1}`, order: c + 1, createdAt: at }));
+        chats.push(
+          newChatDoc({
+            _id: chatId,
+            survey: _id,
+            company: companyId,
+            name: `Part ${c + 1}`,
+            order: c + 1,
+            createdAt: at,
+          }),
+        );
         for (let q = 0; q < QUESTIONS_PER_CHAT; q++) {
           const questionId = new ObjectId();
           questionIds.push([chatId, questionId]);
-          questions.push(newQuestionDoc({ _id: questionId, chat: chatId, survey: _id, company: companyId, text: `Question ${q + 1}`, type: "rating", options: [], order: q + 1, createdAt: at }));
+          questions.push(
+            newQuestionDoc({
+              _id: questionId,
+              chat: chatId,
+              survey: _id,
+              company: companyId,
+              text: `Question ${q + 1}`,
+              type: "rating",
+              options: [],
+              order: q + 1,
+              createdAt: at,
+            }),
+          );
         }
       }
       const count = answersPerSurvey + (i < extraAnswers ? 1 : 0);
@@ -155,7 +230,20 @@ async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promis
         if (answerUuids.length < 10_000 && a === 0) answerUuids.push(uuid.toHexString());
         const [chat, question] = questionIds[a % questionIds.length];
         // Each answer a response of its own, as if every respondent answered one question.
-        answers.push(newAnswerDoc({ uuid, company: companyId, survey: _id, chat, question, user: users[(i + a) % users.length] ?? null, value: 1 + (a % 5), response: uuid, position: 0, createdAt: at }));
+        answers.push(
+          newAnswerDoc({
+            uuid,
+            company: companyId,
+            survey: _id,
+            chat,
+            question,
+            user: users[(i + a) % users.length] ?? null,
+            value: 1 + (a % 5),
+            response: uuid,
+            position: 0,
+            createdAt: at,
+          }),
+        );
       }
     }
     await Promise.all([
@@ -189,10 +277,12 @@ function report(ctx: SurveyBenchContext, results: Figures[], search: string, sea
     `search=${search} matches ${searchMatches} active surveys by name; answer= and populate rotate over ${ctx.surveys / 10} surveys; each PATCH renames and adds a role.`,
     "",
     "Targets (figures, not assertions):",
-    target("list p50 < 15 ms (default page, search, answer)", [list, searched, answer].every((r) => r !== undefined && r.p50 < 15)),
+    target(
+      "list p50 < 15 ms (default page, search, answer)",
+      [list, searched, answer].every((r) => r !== undefined && r.p50 < 15),
+    ),
     target("populate p50 < 25 ms", populate !== undefined && populate.p50 < 25),
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }
-

@@ -11,12 +11,12 @@
  * Printed as median and p90 per case, once as the server answers and once with every `GET /v2`
  * answer held back `--api-delay` ms in the browser (an admin across a network). Asserts nothing.
  */
+import { exitWithUsageError, parseCommandLine } from "@/lib/base/shared/command-line";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "@playwright/test";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "@playwright/test";
-import { exitWithUsageError, parseCommandLine } from "@/lib/base/shared/command-line";
 import { freePort, waitFor } from "./server";
 
 const root = path.resolve(__dirname, "..", "..", "..");
@@ -50,7 +50,8 @@ const { values: opts } = parseCommandLine(usage, {
 function whole(name: "clicks" | "api-delay" | "port", min: number, max: number): number {
   const text = String(opts[name]);
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) exitWithUsageError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    exitWithUsageError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
   return value;
 }
 
@@ -63,7 +64,8 @@ const SAMPLE_TIMEOUT_MS = 15_000;
 const ADMIN_EMAIL = "bench-ui@example.com";
 const ADMIN_PASSWORD = "bench-ui-password";
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 
 interface Figures {
   median: number;
@@ -75,7 +77,13 @@ interface Figures {
 
 function figures(times: number[]): Figures {
   const sorted = [...times].sort((a, b) => a - b);
-  return { median: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), min: sorted[0], max: sorted[sorted.length - 1], n: sorted.length };
+  return {
+    median: quantile(sorted, 0.5),
+    p90: quantile(sorted, 0.9),
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
+    n: sorted.length,
+  };
 }
 
 /** What the page must show for the sample to end: a path, text in <main>, an element, no list. */
@@ -119,8 +127,13 @@ async function hoverAndClick(page: Page, target: Locator): Promise<number> {
   await target.hover();
   await page.waitForTimeout(HOVER_MS);
   await target.click();
-  const elapsed = Number(await page.evaluate(`Promise.race([window.__benchResult, new Promise((resolve) => setTimeout(() => resolve(-1), ${SAMPLE_TIMEOUT_MS}))])`));
-  if (elapsed < 0) throw new Error(`${page.url()}: the page did not show its data within ${SAMPLE_TIMEOUT_MS} ms of the click`);
+  const elapsed = Number(
+    await page.evaluate(
+      `Promise.race([window.__benchResult, new Promise((resolve) => setTimeout(() => resolve(-1), ${SAMPLE_TIMEOUT_MS}))])`,
+    ),
+  );
+  if (elapsed < 0)
+    throw new Error(`${page.url()}: the page did not show its data within ${SAMPLE_TIMEOUT_MS} ms of the click`);
   return elapsed;
 }
 
@@ -186,7 +199,13 @@ async function surveyIdsWithAnswers(context: BrowserContext, base: string): Prom
   return hrefs.map((href) => href.split("/").pop() ?? "").filter((id) => /^[0-9a-f]{24}$/.test(id));
 }
 
-async function runCase(browser: Browser, storageState: Awaited<ReturnType<BrowserContext["storageState"]>>, base: string, delay: number, sample: Sample): Promise<number[]> {
+async function runCase(
+  browser: Browser,
+  storageState: Awaited<ReturnType<BrowserContext["storageState"]>>,
+  base: string,
+  delay: number,
+  sample: Sample,
+): Promise<number[]> {
   const times: number[] = [];
   for (let index = 0; index < CLICKS + WARMUP; index++) {
     // A new context each time: nothing of an earlier sample (router cache, HTTP cache, queries) helps.
@@ -214,7 +233,8 @@ async function main(): Promise<void> {
     .map((name) => name.trim())
     .filter(Boolean);
   const unknown = chosen.filter((name) => !(name in CASES));
-  if (unknown.length > 0 || chosen.length === 0) exitWithUsageError(`--cases takes users, surveys, results and created, not ${JSON.stringify(String(opts.cases))}`);
+  if (unknown.length > 0 || chosen.length === 0)
+    exitWithUsageError(`--cases takes users, surveys, results and created, not ${JSON.stringify(String(opts.cases))}`);
   const port = whole("port", 0, 65535) || (await freePort());
   const base = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), "bench-ui-"));
@@ -235,7 +255,10 @@ async function main(): Promise<void> {
     if (result.status !== 0) throw new Error(`${path.basename(command)} ${args.join(" ")} failed`);
   };
   let server: ChildProcess | undefined;
-  const browser = await chromium.launch({ executablePath: String(opts.browser), args: ["--no-sandbox", "--disable-gpu"] });
+  const browser = await chromium.launch({
+    executablePath: String(opts.browser),
+    args: ["--no-sandbox", "--disable-gpu"],
+  });
   try {
     if (opts.build || !existsSync(path.join(root, ".next", "BUILD_ID"))) {
       process.stderr.write("next build…\n");
@@ -243,8 +266,14 @@ async function main(): Promise<void> {
     }
     process.stderr.write("seeding…\n");
     run(bin("tsx"), ["lib/tools/seed/cli.ts"]);
-    server = spawn(bin("next"), ["start", "--port", String(port), "--hostname", "127.0.0.1"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-    const exited = new Promise<never>((_, reject) => server?.once("exit", (code) => reject(new Error(`the server exited with code ${code}`))));
+    server = spawn(bin("next"), ["start", "--port", String(port), "--hostname", "127.0.0.1"], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    const exited = new Promise<never>((_, reject) =>
+      server?.once("exit", (code) => reject(new Error(`the server exited with code ${code}`))),
+    );
     exited.catch(() => undefined);
     await Promise.race([waitFor(`${base}/api/health`, 150_000), exited]);
 
@@ -264,14 +293,23 @@ async function main(): Promise<void> {
       const round = delay === 0 ? "as is" : `GET /v2 +${delay} ms`;
       for (const name of chosen) {
         process.stderr.write(`${name}, ${round}…\n`);
-        results.push({ round, name, figures: figures(await runCase(browser, storageState, base, delay, CASES[name](context))) });
+        results.push({
+          round,
+          name,
+          figures: figures(await runCase(browser, storageState, base, delay, CASES[name](context))),
+        });
       }
     }
 
     const ms = (value: number) => `${value.toFixed(0)} ms`.padStart(8);
-    console.log(`From the click to the data on screen, each sample from a freshly loaded page after a ${HOVER_MS} ms hover (${CLICKS} samples each, after ${WARMUP} not counted)`);
-    console.log(`${"round".padEnd(18)}${"case".padEnd(10)}${"median".padStart(8)}${"p90".padStart(8)}${"min".padStart(8)}${"max".padStart(8)}`);
-    for (const { round, name, figures: f } of results) console.log(`${round.padEnd(18)}${name.padEnd(10)}${ms(f.median)}${ms(f.p90)}${ms(f.min)}${ms(f.max)}`);
+    console.log(
+      `From the click to the data on screen, each sample from a freshly loaded page after a ${HOVER_MS} ms hover (${CLICKS} samples each, after ${WARMUP} not counted)`,
+    );
+    console.log(
+      `${"round".padEnd(18)}${"case".padEnd(10)}${"median".padStart(8)}${"p90".padStart(8)}${"min".padStart(8)}${"max".padStart(8)}`,
+    );
+    for (const { round, name, figures: f } of results)
+      console.log(`${round.padEnd(18)}${name.padEnd(10)}${ms(f.median)}${ms(f.p90)}${ms(f.min)}${ms(f.max)}`);
   } finally {
     await browser.close();
     if (server && server.exitCode === null) {

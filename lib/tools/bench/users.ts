@@ -1,10 +1,36 @@
 /** The users that bench:api and bench:export load, written straight to the collection. */
+import { type NewUser, newDoc } from "@/lib/resources/users/repository";
 import { Presets, SingleBar } from "cli-progress";
 import { type Db, ObjectId } from "mongodb";
-import { type NewUser, newDoc } from "@/lib/resources/users/repository";
 
-const FIRST = ["Ana", "María", "José", "Lucía", "Martín", "Sofía", "Mateo", "Camila", "Andrés", "Valentina", "Marco", "Inés"];
-const LAST = ["Pérez", "García", "Martínez", "López", "Gómez", "Díaz", "Muñoz", "Álvarez", "Romero", "Navarro", "Torres", "Ramos"];
+const FIRST = [
+  "Ana",
+  "María",
+  "José",
+  "Lucía",
+  "Martín",
+  "Sofía",
+  "Mateo",
+  "Camila",
+  "Andrés",
+  "Valentina",
+  "Marco",
+  "Inés",
+];
+const LAST = [
+  "Pérez",
+  "García",
+  "Martínez",
+  "López",
+  "Gómez",
+  "Díaz",
+  "Muñoz",
+  "Álvarez",
+  "Romero",
+  "Navarro",
+  "Torres",
+  "Ramos",
+];
 
 export interface BenchUsers {
   companyId: ObjectId;
@@ -23,10 +49,21 @@ export interface BenchUsers {
  * every twentieth inactive, ten a second of history (so that many share a `modifiedAt`). Answers
  * the id of every hundredth, in order.
  */
-export async function insertBenchUsers(database: Db, { companyId, roleId, count, from = 0, batch, vary }: BenchUsers): Promise<ObjectId[]> {
+export async function insertBenchUsers(
+  database: Db,
+  { companyId, roleId, count, from = 0, batch, vary }: BenchUsers,
+): Promise<ObjectId[]> {
   const ids: ObjectId[] = [];
   const users = database.collection("users");
-  const bar = new SingleBar({ stream: process.stderr, format: "inserting users [{bar}] {value}/{total}", noTTYOutput: true, notTTYSchedule: 5000 }, Presets.shades_classic);
+  const bar = new SingleBar(
+    {
+      stream: process.stderr,
+      format: "inserting users [{bar}] {value}/{total}",
+      noTTYOutput: true,
+      notTTYSchedule: 5000,
+    },
+    Presets.shades_classic,
+  );
   const started = performance.now();
   bar.start(count, from);
   const now = Date.now();
@@ -42,7 +79,14 @@ export async function insertBenchUsers(database: Db, { companyId, roleId, count,
           _id,
           name: { displayName: `${names} ${lastName}`, names, lastName, secondLastName: "" },
           accessRoles: [roleId],
-          companies: [{ _id: new ObjectId(), companyId, isActive: i % 20 !== 0, hierarchy: { boss: [], peers: [], subordinate: [] } }],
+          companies: [
+            {
+              _id: new ObjectId(),
+              companyId,
+              isActive: i % 20 !== 0,
+              hierarchy: { boss: [], peers: [], subordinate: [] },
+            },
+          ],
           createdAt: new Date(now - (count - i) * 100),
           modifiedAt: new Date(now - Math.floor((count - i) / 10) * 1000),
           ...vary(i, { names, lastName }),

@@ -14,7 +14,13 @@ function work(): number {
   for (let round = 0; round < ROUNDS; round++) {
     const keys: string[] = [];
     for (let n = 0; n < DOCS; n++) {
-      const doc = { _id: n, email: `user.${n}@yardstick.example`, name: { names: "Ana", lastName: `García ${n % 97}` }, tags: [n % 7, n % 11, n % 13], at: new Date(1_700_000_000_000 + n) };
+      const doc = {
+        _id: n,
+        email: `user.${n}@yardstick.example`,
+        name: { names: "Ana", lastName: `García ${n % 97}` },
+        tags: [n % 7, n % 11, n % 13],
+        at: new Date(1_700_000_000_000 + n),
+      };
       const back = BSON.deserialize(BSON.serialize(doc));
       keys.push(`${back.name.lastName}\u0000${back.email}`);
     }

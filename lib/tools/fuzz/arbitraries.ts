@@ -11,9 +11,9 @@
  * - hostile values an attacker sends anywhere: deep nesting, huge and odd numbers, control
  *   characters and NUL, lone surrogates, `$`-keys, `__proto__`/`constructor` keys, huge strings.
  */
-import fc from "fast-check";
-import { FUZZ_WEBHOOK_ORIGIN, IdRef, type IdKind, idsOf, type Node, Obj, Raw } from "./values";
 import type { JsonSchema } from "@/lib/platform/openapi/schema";
+import fc from "fast-check";
+import { FUZZ_WEBHOOK_ORIGIN, type IdKind, IdRef, idsOf, type Node, Obj, Raw } from "./values";
 
 /** Deepest nesting generated: far beyond the 64 levels a body may have (docs/api.md#text-fields). */
 const MAX_DEPTH = 20_000;
@@ -75,7 +75,7 @@ export const malformedId: fc.Arbitrary<string> = fc.oneof(
     "[object Object]",
     "me",
     "$ne",
-    "{\"$ne\":null}",
+    '{"$ne":null}',
     "../../etc/passwd",
     "%00",
     "\u0000",
@@ -126,7 +126,29 @@ const HUGE_NUMBERS = [
   "123456789012345678901234567890123456789",
 ];
 
-const NAN_LIKE = ["NaN", "-NaN", "Infinity", "-Infinity", "-0", "1e308", "1e309", "0x1F", "0b1", "1_000", " 1", "1 ", "+1", "１２", "٣", "", "null", "undefined", "true", "[]", "{}"];
+const NAN_LIKE = [
+  "NaN",
+  "-NaN",
+  "Infinity",
+  "-Infinity",
+  "-0",
+  "1e308",
+  "1e309",
+  "0x1F",
+  "0b1",
+  "1_000",
+  " 1",
+  "1 ",
+  "+1",
+  "１２",
+  "٣",
+  "",
+  "null",
+  "undefined",
+  "true",
+  "[]",
+  "{}",
+];
 
 const CONTROL_CHARACTERS = [
   "\u0000",
@@ -172,7 +194,28 @@ const PROTOTYPE_OBJECTS = [
 
 /** Keys an attacker tries: operators, dotted paths, prototype names, NUL, nothing, a lot. */
 export const hostileKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom("$ne", "$gt", "$where", "$set", "$", "a.b", ".", "\u0000", "a\u0000", "__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "", " ", "_id", "__v", "😀"),
+  fc.constantFrom(
+    "$ne",
+    "$gt",
+    "$where",
+    "$set",
+    "$",
+    "a.b",
+    ".",
+    "\u0000",
+    "a\u0000",
+    "__proto__",
+    "constructor",
+    "prototype",
+    "toString",
+    "hasOwnProperty",
+    "valueOf",
+    "",
+    " ",
+    "_id",
+    "__v",
+    "😀",
+  ),
   fc.integer({ min: 1000, max: 20_000 }).map((n) => "k".repeat(n)),
 );
 
@@ -195,21 +238,37 @@ export const deepNesting: fc.Arbitrary<Raw> = fc
   )
   .map(([depth, kind]) => nested(depth, kind));
 
-const raws = (texts: string[], label: string) => fc.constantFrom(...texts).map((text) => new Raw(text, `${label} ${text.slice(0, 40)}`));
+const raws = (texts: string[], label: string) =>
+  fc.constantFrom(...texts).map((text) => new Raw(text, `${label} ${text.slice(0, 40)}`));
 
 /** A hostile string, labelled for the figures. */
-const labelled = (label: string, strings: fc.Arbitrary<string>) => strings.map((text) => new Raw(JSON.stringify(text), label));
+const labelled = (label: string, strings: fc.Arbitrary<string>) =>
+  strings.map((text) => new Raw(JSON.stringify(text), label));
 
 /** A huge string (up to beyond the 1 MiB body limit). */
 const hugeString: fc.Arbitrary<string> = fc
-  .oneof({ arbitrary: fc.integer({ min: 201, max: 20_000 }), weight: 8 }, { arbitrary: fc.integer({ min: 20_001, max: 1_100_000 }), weight: 1 })
+  .oneof(
+    { arbitrary: fc.integer({ min: 201, max: 20_000 }), weight: 8 },
+    { arbitrary: fc.integer({ min: 20_001, max: 1_100_000 }), weight: 1 },
+  )
   .chain((n) => fc.constantFrom("x", "é", "\u0000", "😀").map((unit) => unit.repeat(Math.ceil(n / unit.length))));
 
 /** Hostile text for a query string or a header: long, but within what Node lets through (16 KiB). */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...CONTROL_CHARACTERS),
   fc.constantFrom(...NAN_LIKE),
-  fc.constantFrom("$ne", "$where", "a.b", "__proto__", "constructor", "<script>alert(1)</script>", "' OR 1=1 --", "${7*7}", "{{7*7}}", "../../etc/passwd"),
+  fc.constantFrom(
+    "$ne",
+    "$where",
+    "a.b",
+    "__proto__",
+    "constructor",
+    "<script>alert(1)</script>",
+    "' OR 1=1 --",
+    "${7*7}",
+    "{{7*7}}",
+    "../../etc/passwd",
+  ),
   fc.string({ unit: "binary", maxLength: 30 }),
   fc.integer({ min: 201, max: 5000 }).map((n) => "é".repeat(n)),
 );
@@ -225,7 +284,12 @@ const hostileValue: fc.Arbitrary<Node> = fc.oneof(
   { arbitrary: labelled("NaN-like string", fc.constantFrom(...NAN_LIKE)), weight: 1 },
   { arbitrary: labelled("huge string", hugeString), weight: 1 },
   { arbitrary: labelled("any string", fc.string({ unit: "binary", maxLength: 30 })), weight: 1 },
-  { arbitrary: fc.constantFrom("null", "true", "false", "0", "-1", '""', "[]", "{}").map((text) => new Raw(text, "wrong type")), weight: 2 },
+  {
+    arbitrary: fc
+      .constantFrom("null", "true", "false", "0", "-1", '""', "[]", "{}")
+      .map((text) => new Raw(text, "wrong type")),
+    weight: 2,
+  },
   { arbitrary: fc.double().map((n) => new Raw(Number.isFinite(n) ? JSON.stringify(n) : "0", "any number")), weight: 1 },
 );
 
@@ -240,7 +304,9 @@ const plainJson: fc.Arbitrary<Node> = fc.letrec<{ value: Node }>((tie) => ({
     fc.integer(),
     fc.string({ unit: "grapheme", maxLength: 20 }),
     fc.array(tie("value"), { maxLength: 3 }),
-    fc.array(fc.tuple(fc.stringMatching(/^[a-zA-Z][\w-]{0,15}$/), tie("value")), { maxLength: 3 }).map((entries) => new Obj(uniqueEntries(entries))),
+    fc
+      .array(fc.tuple(fc.stringMatching(/^[a-zA-Z][\w-]{0,15}$/), tie("value")), { maxLength: 3 })
+      .map((entries) => new Obj(uniqueEntries(entries))),
   ),
 })).value;
 
@@ -275,7 +341,8 @@ export class SchemaArbitraries {
     }
     const types = typesOf(s);
     if (types.includes("string")) options.push(...this.invalidStrings(s, name));
-    if (types.includes("integer") || types.includes("number")) options.push(...invalidNumbers(s, types.includes("integer")));
+    if (types.includes("integer") || types.includes("number"))
+      options.push(...invalidNumbers(s, types.includes("integer")));
     if (types.includes("array")) options.push(...this.invalidArrays(s, name));
     if (types.includes("object")) options.push(...this.invalidObjects(s));
     return fc.oneof(...options);
@@ -327,7 +394,8 @@ export class SchemaArbitraries {
   private resolve(ref: string): JsonSchema {
     if (!ref.startsWith("#/")) throw new Error(`Only local $refs are followed: ${ref}`);
     let node: unknown = this.root;
-    for (const part of ref.slice(2).split("/")) node = (node as Record<string, unknown>)[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+    for (const part of ref.slice(2).split("/"))
+      node = (node as Record<string, unknown>)[part.replace(/~1/g, "/").replace(/~0/g, "~")];
     if (!node || typeof node !== "object") throw new Error(`Unresolved $ref ${ref}`);
     return node as JsonSchema;
   }
@@ -340,7 +408,9 @@ export class SchemaArbitraries {
       case "number": {
         const min = typeof s.minimum === "number" ? s.minimum : -1_000_000;
         const max = typeof s.maximum === "number" ? s.maximum : 1_000_000;
-        return type === "integer" ? fc.integer({ min, max }) : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+        return type === "integer"
+          ? fc.integer({ min, max })
+          : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
       }
       case "boolean":
         return fc.boolean();
@@ -350,7 +420,11 @@ export class SchemaArbitraries {
         const minLength = typeof s.minItems === "number" ? s.minItems : 0;
         const maxLength = Math.max(minLength, Math.min(typeof s.maxItems === "number" ? s.maxItems : 4, 4));
         // Unique by the record named, as the service refuses some lists naming one twice.
-        return fc.uniqueArray(this.valid((s.items ?? {}) as JsonSchema, name), { minLength, maxLength, selector: uniqueKey });
+        return fc.uniqueArray(this.valid((s.items ?? {}) as JsonSchema, name), {
+          minLength,
+          maxLength,
+          selector: uniqueKey,
+        });
       }
       case "object":
         return this.validObject(s);
@@ -361,7 +435,9 @@ export class SchemaArbitraries {
     const properties = Object.entries((s.properties ?? {}) as Record<string, JsonSchema>);
     if (properties.length === 0) {
       // Free-form (`additionalProperties: true`): plain data, its own keys.
-      return s.additionalProperties === false ? fc.constant(new Obj([])) : plainJson.map((value) => (value instanceof Obj ? value : new Obj([["value", value]])));
+      return s.additionalProperties === false
+        ? fc.constant(new Obj([]))
+        : plainJson.map((value) => (value instanceof Obj ? value : new Obj([["value", value]])));
     }
     const required = new Set((s.required ?? []) as string[]);
     const parts = properties.map(([key, schema]): fc.Arbitrary<[string, Node][]> => {
@@ -381,13 +457,27 @@ export class SchemaArbitraries {
       options.push(fc.integer({ min: max + 1, max: max + 50 }).map((n) => "a".repeat(n)));
     }
     if (typeof s.minLength === "number" && s.minLength > 0) options.push(fc.constant("".padEnd(s.minLength - 1, "a")));
-    if (s.pattern === OBJECT_ID_PATTERN) options.push(malformedId, unknownId(kindOfName(name)), foreignId(kindOfName(name)));
+    if (s.pattern === OBJECT_ID_PATTERN)
+      options.push(malformedId, unknownId(kindOfName(name)), foreignId(kindOfName(name)));
     else if (typeof s.pattern === "string") {
       const pattern = new RegExp(s.pattern);
       options.push(fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).filter((text) => !pattern.test(text)));
     }
-    if (s.format === "email") options.push(fc.constantFrom("no-at-sign", "a@", "@b.c", "a b@c.d", 'quo"te@x.y', "a@b@c", "x@\u0000.io"));
-    if (s.format === "date-time") options.push(fc.constantFrom("2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "yesterday", "2026-01-01", "1e308", "-271821-04-20T00:00:00.000Z", "+275760-09-13T00:00:00.001Z", "2026-01-01T25:00:00Z"));
+    if (s.format === "email")
+      options.push(fc.constantFrom("no-at-sign", "a@", "@b.c", "a b@c.d", 'quo"te@x.y', "a@b@c", "x@\u0000.io"));
+    if (s.format === "date-time")
+      options.push(
+        fc.constantFrom(
+          "2026-13-01T00:00:00Z",
+          "2026-02-30T00:00:00Z",
+          "yesterday",
+          "2026-01-01",
+          "1e308",
+          "-271821-04-20T00:00:00.000Z",
+          "+275760-09-13T00:00:00.001Z",
+          "2026-01-01T25:00:00Z",
+        ),
+      );
     return options;
   }
 
@@ -408,7 +498,9 @@ export class SchemaArbitraries {
   }
 
   private invalidObjects(s: JsonSchema): fc.Arbitrary<Node>[] {
-    const properties = Object.keys((s.properties ?? {}) as Record<string, unknown>).filter((key) => !isOnlyDescribed(this.property(s, key)));
+    const properties = Object.keys((s.properties ?? {}) as Record<string, unknown>).filter(
+      (key) => !isOnlyDescribed(this.property(s, key)),
+    );
     const required = ((s.required ?? []) as string[]).filter((key) => properties.includes(key));
     const options: fc.Arbitrary<Node>[] = [];
     if (properties.length > 0) {
@@ -420,10 +512,16 @@ export class SchemaArbitraries {
       );
     }
     if (required.length > 0) {
-      options.push(fc.tuple(fc.constantFrom(...required), this.valid(s)).map(([key, value]) => removeEntry(value, key)));
+      options.push(
+        fc.tuple(fc.constantFrom(...required), this.valid(s)).map(([key, value]) => removeEntry(value, key)),
+      );
     }
     if (s.additionalProperties === false) {
-      options.push(fc.tuple(this.valid(s), fc.constantFrom("unknownField", "Name", "email ", "isadmin")).map(([value, key]) => addEntry(value, key, 1)));
+      options.push(
+        fc
+          .tuple(this.valid(s), fc.constantFrom("unknownField", "Name", "email ", "isadmin"))
+          .map(([value, key]) => addEntry(value, key, 1)),
+      );
     }
     return options;
   }
@@ -442,26 +540,42 @@ function validString(s: JsonSchema, name: string | undefined): fc.Arbitrary<Node
   if (s.format === "email") {
     // Unique enough that creates succeed; sometimes with the accents the contract's example has.
     return fc
-      .tuple(fc.stringMatching(/^[a-z][a-z0-9.+_-]{0,20}$/), fc.nat(), fc.constantFrom("example.com", "acme.io", "ACME.io", "xn--bcher-kva.example", "exámple.com"))
+      .tuple(
+        fc.stringMatching(/^[a-z][a-z0-9.+_-]{0,20}$/),
+        fc.nat(),
+        fc.constantFrom("example.com", "acme.io", "ACME.io", "xn--bcher-kva.example", "exámple.com"),
+      )
       .map(([local, n, domain]) => `${local.replace(/\.+$/, "")}${n}@${domain}`)
       .filter((email) => email.length <= maxLength && !/\.\./.test(email));
   }
   // A URL the service calls (a webhook's) must be one the run allows: nothing else passes its guard.
   if (s.format === "uri") return fc.nat({ max: 9999 }).map((n) => `${FUZZ_WEBHOOK_ORIGIN}/hook/${n}`);
   if (s.format === "date-time") {
-    return fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((date) => date.toISOString());
+    return fc
+      .date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true })
+      .map((date) => date.toISOString());
   }
   if (typeof s.pattern === "string") {
-    return fc.stringMatching(new RegExp(s.pattern)).filter((text) => text.length >= minLength && text.length <= maxLength);
+    return fc
+      .stringMatching(new RegExp(s.pattern))
+      .filter((text) => text.length >= minLength && text.length <= maxLength);
   }
   return fc.oneof(
-    { arbitrary: fc.string({ unit: "grapheme", minLength, maxLength: Math.max(minLength, Math.min(maxLength, 30)) }), weight: 8 },
-    { arbitrary: fc.string({ unit: "grapheme-ascii", minLength: maxLength, maxLength }), weight: maxLength <= 1000 ? 1 : 0 },
+    {
+      arbitrary: fc.string({ unit: "grapheme", minLength, maxLength: Math.max(minLength, Math.min(maxLength, 30)) }),
+      weight: 8,
+    },
+    {
+      arbitrary: fc.string({ unit: "grapheme-ascii", minLength: maxLength, maxLength }),
+      weight: maxLength <= 1000 ? 1 : 0,
+    },
   );
 }
 
 function invalidNumbers(s: JsonSchema, integer: boolean): fc.Arbitrary<Node>[] {
-  const options: fc.Arbitrary<Node>[] = [fc.constantFrom(...HUGE_NUMBERS).map((text) => new Raw(text, `number ${text}`))];
+  const options: fc.Arbitrary<Node>[] = [
+    fc.constantFrom(...HUGE_NUMBERS).map((text) => new Raw(text, `number ${text}`)),
+  ];
   if (typeof s.minimum === "number") options.push(fc.constant(s.minimum - 1));
   if (typeof s.maximum === "number") options.push(fc.constant(s.maximum + 1));
   if (integer) options.push(fc.constant(1.5));
@@ -501,7 +615,12 @@ function merge(a: JsonSchema, b: JsonSchema): JsonSchema {
   for (const [key, value] of Object.entries(b)) {
     const existing = merged[key];
     merged[key] =
-      existing && typeof existing === "object" && !Array.isArray(existing) && value && typeof value === "object" && !Array.isArray(value)
+      existing &&
+      typeof existing === "object" &&
+      !Array.isArray(existing) &&
+      value &&
+      typeof value === "object" &&
+      !Array.isArray(value)
         ? merge(existing as JsonSchema, value as JsonSchema)
         : value;
   }

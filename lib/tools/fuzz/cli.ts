@@ -4,18 +4,18 @@
  * per operation, the hostile values sent, every kind of failure with its first counterexample,
  * the time taken — and exits 1 when anything failed. Ctrl-C prints the figures so far.
  */
+import { parseCommandLine } from "@/lib/base/shared/command-line";
+import { connect, disconnect } from "@/lib/kernel/db";
+import { runCommand, UsageError } from "@/lib/platform/cli/run-command";
+import { edgeCases, edgeRoutes, formatEdgeFailure, runEdgeFuzz } from "@/lib/tools/fuzz/edge";
+import { formatReport, Fuzzer, operationSpecs, runFuzz, seedWorld, type FuzzReport } from "@/lib/tools/fuzz/fuzzer";
+import { FUZZ_WEBHOOK_HOST } from "@/lib/tools/fuzz/values";
+import { Presets, SingleBar } from "cli-progress";
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Presets, SingleBar } from "cli-progress";
-import { connect, disconnect } from "@/lib/kernel/db";
-import { edgeCases, edgeRoutes, formatEdgeFailure, runEdgeFuzz } from "@/lib/tools/fuzz/edge";
-import { formatReport, type FuzzReport, Fuzzer, operationSpecs, runFuzz, seedWorld } from "@/lib/tools/fuzz/fuzzer";
-import { FUZZ_WEBHOOK_HOST } from "@/lib/tools/fuzz/values";
-import { parseCommandLine } from "@/lib/base/shared/command-line";
-import { runCommand, UsageError } from "@/lib/platform/cli/run-command";
 
 const usage = `Usage: npm run fuzz -- [--runs N] [--seed S] [--edge URL]
 
@@ -33,13 +33,16 @@ without the security headers or X-Request-Id.
   --help   this text`;
 
 runCommand(async () => {
-  const { values } = parseCommandLine(usage, { options: { runs: { type: "string", default: "100000" }, seed: { type: "string" }, edge: { type: "string" } } });
+  const { values } = parseCommandLine(usage, {
+    options: { runs: { type: "string", default: "100000" }, seed: { type: "string" }, edge: { type: "string" } },
+  });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new UsageError("--runs must be a whole number above 0");
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
   if (!Number.isInteger(seed)) throw new UsageError("--seed must be a whole number");
   if (values.edge !== undefined) {
-    if (!/^https?:\/\/[^/]+\/?$/.test(values.edge)) throw new UsageError("--edge must be a base URL such as http://localhost:3000");
+    if (!/^https?:\/\/[^/]+\/?$/.test(values.edge))
+      throw new UsageError("--edge must be a base URL such as http://localhost:3000");
     await fuzzEdge(values.edge, runs, seed);
     return;
   }
@@ -58,7 +61,14 @@ runCommand(async () => {
   });
   let report: FuzzReport | undefined;
   let reported = 0;
-  const bar = new SingleBar({ stream: process.stderr, format: "cases [{bar}] {value}/{total} {failures} failures, {eta_formatted} left", hideCursor: true }, Presets.shades_classic);
+  const bar = new SingleBar(
+    {
+      stream: process.stderr,
+      format: "cases [{bar}] {value}/{total} {failures} failures, {eta_formatted} left",
+      hideCursor: true,
+    },
+    Presets.shades_classic,
+  );
   process.once("SIGINT", () => {
     bar.stop();
     if (report) console.log(`Interrupted.\n${formatReport(report)}`);
@@ -77,7 +87,8 @@ runCommand(async () => {
       onCase: (current) => {
         // Each new kind of failure at once, so a long run shows them before it ends.
         if (current.failures.length > reported) {
-          for (const failure of current.failures.slice(reported)) console.error(`\nNew failure after ${current.runs} cases: ${failure.signature}\n${failure.exchange}\n`);
+          for (const failure of current.failures.slice(reported))
+            console.error(`\nNew failure after ${current.runs} cases: ${failure.signature}\n${failure.exchange}\n`);
           reported = current.failures.length;
         }
         report = current;
@@ -86,7 +97,9 @@ runCommand(async () => {
           if (current.runs % 50 === 0 || current.runs === runs) bar.update(current.runs, { failures });
         } else if (current.runs % 1000 === 0) {
           // No bar when stderr is a file: a line now and then instead.
-          console.error(`${current.runs}/${runs} cases, ${failures} failures, ${(current.elapsedMs / 1000).toFixed(0)} s`);
+          console.error(
+            `${current.runs}/${runs} cases, ${failures} failures, ${(current.elapsedMs / 1000).toFixed(0)} s`,
+          );
         }
       },
     });
@@ -113,10 +126,17 @@ async function fuzzEdge(base: string, runs: number, seed: number): Promise<void>
       if (++done % 1000 === 0) console.error(`${done}/${cases.length} cases`);
     },
   });
-  console.log(`${cases.length} cases in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status} × ${count}`).join(", ")}`);
+  console.log(
+    `${cases.length} cases in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses: ${[...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status} × ${count}`)
+      .join(", ")}`,
+  );
   for (const failure of failures) console.log(formatEdgeFailure(failure));
   if (failures.length > 0) {
-    console.error(`${failures.length} failures. Repeat this run with: npm run fuzz -- --edge ${base} --runs ${runs} --seed ${seed}`);
+    console.error(
+      `${failures.length} failures. Repeat this run with: npm run fuzz -- --edge ${base} --runs ${runs} --seed ${seed}`,
+    );
     process.exit(1);
   }
 }

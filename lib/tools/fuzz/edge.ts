@@ -8,17 +8,38 @@
  *
  * Run by e2e/45-hostile-edge.spec.ts in CI and by `npm run fuzz -- --edge URL` at length.
  */
+import { FIXED_SECURITY_HEADERS } from "@/lib/platform/http/security-headers";
+import { OPERATIONS } from "@/lib/resources";
+import fc from "fast-check";
 import { readdirSync, statSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import fc from "fast-check";
-import { FIXED_SECURITY_HEADERS } from "@/lib/platform/http/security-headers";
-import { OPERATIONS } from "@/lib/resources";
 
 const root = path.resolve(__dirname, "..", "..", "..");
 
 /** Methods no route serves: Node's parser knows some (TRACE, PROPFIND…), refuses others (TRACK, made-up tokens). */
-const HOSTILE_METHODS = ["TRACE", "TRACK", "CONNECT", "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "SEARCH", "PURGE", "M-SEARCH", "QUERY", "LINK", "REPORT", "FOO", "get", "DEBUG", "X".repeat(40)];
+const HOSTILE_METHODS = [
+  "TRACE",
+  "TRACK",
+  "CONNECT",
+  "PROPFIND",
+  "PROPPATCH",
+  "MKCOL",
+  "COPY",
+  "MOVE",
+  "LOCK",
+  "UNLOCK",
+  "SEARCH",
+  "PURGE",
+  "M-SEARCH",
+  "QUERY",
+  "LINK",
+  "REPORT",
+  "FOO",
+  "get",
+  "DEBUG",
+  "X".repeat(40),
+];
 const SERVED = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /** Segments that break a path's encoding or meaning, as raw bytes (latin1: one char, one byte). */
@@ -87,7 +108,19 @@ function pagePaths(dir = path.join(root, "app"), prefix = ""): string[] {
 export function edgeRoutes(staticFiles: string[] = []): string[] {
   const api = [...new Set(OPERATIONS.map((operation) => operation.path))];
   const pages = pagePaths();
-  const fixed = ["/api/health", "/api/health/live", "/api/health/ready", "/api/auth/login", "/api/auth/token", "/v2/openapi.json", "/favicon.ico", "/icon.svg", "/_next/static/x.js", "/_next/image", "/no/such/route"];
+  const fixed = [
+    "/api/health",
+    "/api/health/live",
+    "/api/health/ready",
+    "/api/auth/login",
+    "/api/auth/token",
+    "/v2/openapi.json",
+    "/favicon.ico",
+    "/icon.svg",
+    "/_next/static/x.js",
+    "/_next/image",
+    "/no/such/route",
+  ];
   return [...new Set([...api, ...pages, ...fixed, ...staticFiles])].map(fill);
 }
 
@@ -108,13 +141,19 @@ export function edgeCases(routes: string[], { seed, runs }: { seed: number; runs
   // Each route once with a method it cannot have, and once with a malformed path.
   routes.forEach((route, i) => {
     cases.push({ method: HOSTILE_METHODS[i % HOSTILE_METHODS.length], target: route });
-    cases.push({ method: SERVED[i % SERVED.length], target: mutate(route, HOSTILE_SEGMENTS[i % HOSTILE_SEGMENTS.length], i) });
+    cases.push({
+      method: SERVED[i % SERVED.length],
+      target: mutate(route, HOSTILE_SEGMENTS[i % HOSTILE_SEGMENTS.length], i),
+    });
     if (i % 10 === 0) cases.push({ method: "GET", target: route, noHost: true });
   });
   const hostileCase = fc.record({
     route: fc.constantFrom(...routes),
     method: fc.oneof(fc.constantFrom(...SERVED), fc.constantFrom(...HOSTILE_METHODS)),
-    segment: fc.oneof(fc.constantFrom(...HOSTILE_SEGMENTS), fc.string({ unit: fc.integer({ min: 0x21, max: 0xff }).map((code) => String.fromCharCode(code)), maxLength: 12 })),
+    segment: fc.oneof(
+      fc.constantFrom(...HOSTILE_SEGMENTS),
+      fc.string({ unit: fc.integer({ min: 0x21, max: 0xff }).map((code) => String.fromCharCode(code)), maxLength: 12 }),
+    ),
     at: fc.nat(20),
     query: fc.constantFrom("", "?q=%ZZ", "?cursor=%C0%AF", "?page=%00", "?\xff=1", "?a=1&a=%"),
   });
@@ -174,7 +213,11 @@ export function edgeProblem(answer: EdgeAnswer): string | undefined {
 }
 
 /** Sends every case (a few at a time) and returns the failures with their reason. */
-export async function runEdgeFuzz(base: string, cases: EdgeCase[], { concurrency = 4, onCase }: { concurrency?: number; onCase?: () => void } = {}): Promise<{ failures: EdgeFailure[]; statuses: Map<number, number> }> {
+export async function runEdgeFuzz(
+  base: string,
+  cases: EdgeCase[],
+  { concurrency = 4, onCase }: { concurrency?: number; onCase?: () => void } = {},
+): Promise<{ failures: EdgeFailure[]; statuses: Map<number, number> }> {
   const failures: EdgeFailure[] = [];
   const statuses = new Map<number, number>();
   let next = 0;
@@ -197,4 +240,5 @@ export async function runEdgeFuzz(base: string, cases: EdgeCase[], { concurrency
 }
 
 /** A failure as one line: the bytes shown escaped. */
-export const formatEdgeFailure = (failure: EdgeFailure) => `${failure.noHost ? "(no Host) " : ""}${JSON.stringify(failure.method)} ${JSON.stringify(failure.target.length > 120 ? `${failure.target.slice(0, 120)}…(${failure.target.length})` : failure.target)} → ${failure.status}: ${failure.why}`;
+export const formatEdgeFailure = (failure: EdgeFailure) =>
+  `${failure.noHost ? "(no Host) " : ""}${JSON.stringify(failure.method)} ${JSON.stringify(failure.target.length > 120 ? `${failure.target.slice(0, 120)}…(${failure.target.length})` : failure.target)} → ${failure.status}: ${failure.why}`;

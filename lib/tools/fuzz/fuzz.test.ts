@@ -4,14 +4,23 @@
  * any answer the document does not allow, or any record of one company seen by the other fails
  * the test with its counterexamples. `npm run fuzz -- --runs 100000` runs many more.
  */
-import { beforeAll, describe, expect, it } from "vitest";
 import * as accessRole from "@/app/v2/access-roles/[id]/route";
 import { Reply } from "@/lib/platform/http/reply";
 import { route } from "@/lib/platform/http/route";
+import { OPERATIONS } from "@/lib/resources";
 import { ReferenceIdParams } from "@/lib/resources/reference/schemas";
 import { useTestDatabase } from "@/lib/tools/testing/database";
-import { OPERATIONS } from "@/lib/resources";
-import { formatReport, type FuzzCase, Fuzzer, type FuzzWorld, operationSpecs, type OperationSpec, runFuzz, seedWorld } from "./fuzzer";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  formatReport,
+  type FuzzCase,
+  Fuzzer,
+  type FuzzWorld,
+  type OperationSpec,
+  operationSpecs,
+  runFuzz,
+  seedWorld,
+} from "./fuzzer";
 import { keyOf } from "./routes";
 import { FUZZ_WEBHOOK_HOST, IdRef } from "./values";
 
@@ -49,7 +58,10 @@ describe("API fuzz (fixed seed)", () => {
     expect([...report.byOperation.keys()].sort()).toEqual(OPERATIONS.map(keyOf).sort());
     for (const [key, { cases, statuses }] of report.byOperation) {
       expect(cases, `${key}\n${text}`).toBeGreaterThan(0);
-      expect([...statuses.keys()].some((status) => status >= 200 && status < 300), `${key} never succeeded\n${text}`).toBe(true);
+      expect(
+        [...statuses.keys()].some((status) => status >= 200 && status < 300),
+        `${key} never succeeded\n${text}`,
+      ).toBe(true);
     }
     // Deep nesting is sent, beyond 1000 levels too once that finding is closed.
     const labels = [...report.labels.keys()];
@@ -79,22 +91,55 @@ describe("API fuzz (fixed seed)", () => {
   it("reports a 5xx, an answer the document does not allow and another company's record", async () => {
     const spec = specs.find((candidate) => candidate.key === "GET /v2/access-roles/{id}")!;
     expect(spec.handler).toBe(accessRole.GET);
-    const read: FuzzCase = { op: 0, flavour: "valid", actor: "a", auth: "admin", admin: "true", pathId: new IdRef("accessRoles", 0, "own"), query: [], headers: [] };
-    const send = async (handler: typeof spec.handler, c: FuzzCase = read) => (await new Fuzzer([{ ...spec, handler }], world).send(c)).problems.join("\n");
+    const read: FuzzCase = {
+      op: 0,
+      flavour: "valid",
+      actor: "a",
+      auth: "admin",
+      admin: "true",
+      pathId: new IdRef("accessRoles", 0, "own"),
+      query: [],
+      headers: [],
+    };
+    const send = async (handler: typeof spec.handler, c: FuzzCase = read) =>
+      (await new Fuzzer([{ ...spec, handler }], world).send(c)).problems.join("\n");
 
     expect(await send(accessRole.GET)).toBe("");
-    expect(await send(route({ params: ReferenceIdParams }, () => {
-      throw new Error("a bug");
-    }))).toMatch(/a 500 answer/);
-    expect(await send(route({ params: ReferenceIdParams }, () => new Reply({ name: "no id" })))).toMatch(/body must have required property '_id'/);
-    expect(await send(route({ params: ReferenceIdParams }, () => new Reply(null, 204)))).toMatch(/status 204 is not documented/);
+    expect(
+      await send(
+        route({ params: ReferenceIdParams }, () => {
+          throw new Error("a bug");
+        }),
+      ),
+    ).toMatch(/a 500 answer/);
+    expect(await send(route({ params: ReferenceIdParams }, () => new Reply({ name: "no id" })))).toMatch(
+      /body must have required property '_id'/,
+    );
+    expect(await send(route({ params: ReferenceIdParams }, () => new Reply(null, 204)))).toMatch(
+      /status 204 is not documented/,
+    );
     const theirs = world.b.pools.accessRoles[0];
-    const leak = route({ params: ReferenceIdParams }, () => ({ _id: theirs, name: "Theirs", company: world.b.id, isAdmin: false, createdAt: new Date().toISOString(), modifiedAt: new Date().toISOString() }));
+    const leak = route({ params: ReferenceIdParams }, () => ({
+      _id: theirs,
+      name: "Theirs",
+      company: world.b.id,
+      isAdmin: false,
+      createdAt: new Date().toISOString(),
+      modifiedAt: new Date().toISOString(),
+    }));
     expect(await send(leak)).toMatch(new RegExp(`the answer to company A shows company B's id ${theirs}`));
     // Company A reading company B's record by id: a success is a leak, and only 404 will do.
     const cross = { ...read, flavour: "cross" as const };
     expect(await send(accessRole.GET, cross)).toBe("");
-    expect(await send(route({ params: ReferenceIdParams }, () => new Reply({ error: { status: 403, code: "forbidden", message: "no", requestId: "x" } }, 403)), cross)).toMatch(/answered 403, not 404/);
+    expect(
+      await send(
+        route(
+          { params: ReferenceIdParams },
+          () => new Reply({ error: { status: 403, code: "forbidden", message: "no", requestId: "x" } }, 403),
+        ),
+        cross,
+      ),
+    ).toMatch(/answered 403, not 404/);
     expect(await send(leak, cross)).toMatch(/a success for a request naming company B's record/);
   });
 });

@@ -13,15 +13,23 @@
  *
  * Used by ./fuzz.test.ts (a fixed seed in CI) and `npm run fuzz` (lib/tools/fuzz/cli.ts).
  */
-import fc from "fast-check";
 import { openApiDocument, type OpenApiDocument } from "@/lib/platform/openapi/document";
-import { type Auth, CaseArbitraries, enc, FLAVOURS, type Flavour, type FuzzCase } from "./cases";
-import { IdRef, idsOf, type Node, Raw, rawLabels, toJsonText } from "./values";
-import { type FuzzCompany, type FuzzWorld, forget, type OperationSpec, remember, rememberChild, rememberContent } from "./world";
 import { AnswerValidator } from "@/lib/platform/openapi/validate";
+import fc from "fast-check";
+import { type Auth, CaseArbitraries, enc, type Flavour, FLAVOURS, type FuzzCase } from "./cases";
+import { IdRef, idsOf, type Node, Raw, rawLabels, toJsonText } from "./values";
+import {
+  forget,
+  type FuzzCompany,
+  type FuzzWorld,
+  type OperationSpec,
+  remember,
+  rememberChild,
+  rememberContent,
+} from "./world";
 
 export { type FuzzCase } from "./cases";
-export { type FuzzWorld, operationSpecs, type OperationSpec, seedWorld } from "./world";
+export { operationSpecs, seedWorld, type FuzzWorld, type OperationSpec } from "./world";
 
 // ---------------------------------------------------------------------------------------------
 // Sending a case and checking its answer
@@ -91,10 +99,14 @@ export class Fuzzer {
     const resolve = (ref: IdRef): string => {
       let id: string;
       const company = ref.owner === "foreign" ? other : ref.owner === "own" ? owner : undefined;
-      const ofSurvey = ref.kind === "questions" && surveyInPath !== undefined ? company?.questionsOf.get(surveyInPath) : undefined;
+      const ofSurvey =
+        ref.kind === "questions" && surveyInPath !== undefined ? company?.questionsOf.get(surveyInPath) : undefined;
       // An answer names a survey with text questions to answer when there is one, whatever else the run has made.
-      const answerable = answering && ref.kind === "surveys" ? (company?.pools.surveys ?? []).filter((survey) => company?.questionsOf.get(survey)?.length) : undefined;
-      const pool = ofSurvey?.length ? ofSurvey : answerable?.length ? answerable : company?.pools[ref.kind] ?? [];
+      const answerable =
+        answering && ref.kind === "surveys"
+          ? (company?.pools.surveys ?? []).filter((survey) => company?.questionsOf.get(survey)?.length)
+          : undefined;
+      const pool = ofSurvey?.length ? ofSurvey : answerable?.length ? answerable : (company?.pools[ref.kind] ?? []);
       if (company && pool.length > 0) {
         id = pool[pool.length - 1 - (ref.index % pool.length)];
         if (company === other) foreignSent.add(id);
@@ -115,7 +127,10 @@ export class Fuzzer {
       if (name === "id") continue;
       const children = (pathId !== undefined && owner.childrenOf.get(pathId.toLowerCase())) || [];
       const index = c.pathId instanceof IdRef ? c.pathId.index : 0;
-      params[name] = children.length > 0 && c.pathId instanceof IdRef && c.pathId.owner !== "unknown" ? children[children.length - 1 - (index % children.length)] : unknownId(index);
+      params[name] =
+        children.length > 0 && c.pathId instanceof IdRef && c.pathId.owner !== "unknown"
+          ? children[children.length - 1 - (index % children.length)]
+          : unknownId(index);
       if (c.flavour === "cross" && children.length > 0) foreignSent.add(params[name]);
       url = url.replace(`{${name}}`, safeEncode(params[name]));
     }
@@ -162,10 +177,15 @@ export class Fuzzer {
     }
     const foreignInPathOrBody = new Set(foreignSent);
     const foreignInQuery = [...foreignSent].filter((id) => queryString.toLowerCase().includes(id));
-    for (const id of foreignInQuery) if (!bodyPreview.toLowerCase().includes(id) && pathId?.toLowerCase() !== id) foreignInPathOrBody.delete(id);
+    for (const id of foreignInQuery)
+      if (!bodyPreview.toLowerCase().includes(id) && pathId?.toLowerCase() !== id) foreignInPathOrBody.delete(id);
 
     const method = spec.method.toUpperCase();
-    const request = new Request(new URL(url, "http://localhost"), { method, headers, body: bodyBytes as BodyInit | undefined });
+    const request = new Request(new URL(url, "http://localhost"), {
+      method,
+      headers,
+      body: bodyBytes as BodyInit | undefined,
+    });
     const problems: string[] = [];
     let status = 0;
     let text = "";
@@ -182,7 +202,17 @@ export class Fuzzer {
     if (status !== 0) {
       if (status >= 500) problems.push(`a ${status} answer`);
       problems.push(
-        ...this.validator.problems({ method, url, status, contentType: responseHeaders.get("content-type"), body: text, headers: responseHeaders }, spec.path),
+        ...this.validator.problems(
+          {
+            method,
+            url,
+            status,
+            contentType: responseHeaders.get("content-type"),
+            body: text,
+            headers: responseHeaders,
+          },
+          spec.path,
+        ),
       );
       if (STACK_TRACE.test(text)) problems.push("the answer holds a stack trace");
       const sentId = headers.get("x-request-id");
@@ -190,8 +220,21 @@ export class Fuzzer {
         problems.push(`the valid X-Request-Id ${sentId} was answered with ${responseHeaders.get("x-request-id")}`);
       }
       // What a success answers was stored: it must be something a real MongoDB stores too.
-      if (status < 300 && nestingOf(text) > MONGODB_MAX_NESTING) problems.push(`a success whose answer nests deeper than MongoDB's ${MONGODB_MAX_NESTING} levels`);
-      problems.push(...this.tenancyProblems(c, spec, actor, other, status, text, `${url} ${bodyPreview}`, foreignInPathOrBody, pathId));
+      if (status < 300 && nestingOf(text) > MONGODB_MAX_NESTING)
+        problems.push(`a success whose answer nests deeper than MongoDB's ${MONGODB_MAX_NESTING} levels`);
+      problems.push(
+        ...this.tenancyProblems(
+          c,
+          spec,
+          actor,
+          other,
+          status,
+          text,
+          `${url} ${bodyPreview}`,
+          foreignInPathOrBody,
+          pathId,
+        ),
+      );
       problems.push(...semanticProblems(noneLeft ? { ...c, flavour: "invalid" } : c, spec, status, text));
       if (status === 200 && spec.key === "PUT /v2/surveys/{id}/content" && pathId !== undefined) {
         const chat = (safeParse(text) as { chat?: { questions: { _id: string; type: string }[] }[] } | undefined)?.chat;
@@ -206,11 +249,22 @@ export class Fuzzer {
         const id = (safeParse(text) as { _id?: unknown } | undefined)?._id;
         if (typeof id === "string" && id.toLowerCase() !== pathId.toLowerCase()) rememberChild(actor, pathId, id);
       }
-      if (status === 204 && spec.method === "delete" && spec.pathKind && pathId !== undefined) forget(actor, spec.pathKind, pathId);
+      if (status === 204 && spec.method === "delete" && spec.pathKind && pathId !== undefined)
+        forget(actor, spec.pathKind, pathId);
     }
 
-    const tokenName = (value: string) => (value === actor.adminToken ? `<admin token of ${actor.name}>` : value === actor.memberToken ? `<member token of ${actor.name}>` : value === actor.expiredToken ? `<expired token of ${actor.name}>` : short(value, 80));
-    const headerLines = [...headers].map(([name, value]) => `  ${name}: ${name === "authorization" ? `Bearer ${tokenName(value.replace(/^\S+\s+/, ""))}` : short(value, 120)}`);
+    const tokenName = (value: string) =>
+      value === actor.adminToken
+        ? `<admin token of ${actor.name}>`
+        : value === actor.memberToken
+          ? `<member token of ${actor.name}>`
+          : value === actor.expiredToken
+            ? `<expired token of ${actor.name}>`
+            : short(value, 80);
+    const headerLines = [...headers].map(
+      ([name, value]) =>
+        `  ${name}: ${name === "authorization" ? `Bearer ${tokenName(value.replace(/^\S+\s+/, ""))}` : short(value, 120)}`,
+    );
     const exchange = [
       `${c.flavour} case, actor company ${actor.name}${c.flavour === "cross" ? ` naming company ${other.name}'s records` : ""}`,
       `${method} ${short(url, 400)}`,
@@ -272,12 +326,15 @@ export class Fuzzer {
       problems.push(`the answer to company ${actor.name} shows company ${other.name}'s id ${id}`);
     }
     if (status >= 200 && status < 300) {
-      for (const id of foreignInPathOrBody) problems.push(`a success for a request naming company ${other.name}'s record ${id}`);
+      for (const id of foreignInPathOrBody)
+        problems.push(`a success for a request naming company ${other.name}'s record ${id}`);
       if (c.auth === "admin" || c.auth === "member") for (const id of shown) if (!other.ids.has(id)) actor.ids.add(id);
     }
     const pathIsForeign = pathId !== undefined && foreignInPathOrBody.has(pathId.toLowerCase());
     if (c.flavour === "cross" && spec.method === "get" && pathIsForeign && status !== 404) {
-      problems.push(`reading company ${other.name}'s record ${pathId} with company ${actor.name}'s token answered ${status}, not 404`);
+      problems.push(
+        `reading company ${other.name}'s record ${pathId} with company ${actor.name}'s token answered ${status}, not 404`,
+      );
     }
     return problems;
   }
@@ -300,7 +357,8 @@ function semanticProblems(c: FuzzCase, spec: OperationSpec, status: number, text
     for (const [key, value] of Object.entries(data)) {
       if (!Array.isArray(value)) continue;
       if (value.length > data.limit) problems.push(`a page of ${value.length} ${key} over its limit ${data.limit}`);
-      if (typeof data.counter === "number" && data.counter < value.length) problems.push(`counter ${data.counter} below the ${value.length} ${key} listed`);
+      if (typeof data.counter === "number" && data.counter < value.length)
+        problems.push(`counter ${data.counter} below the ${value.length} ${key} listed`);
     }
   }
   return problems;
@@ -362,7 +420,8 @@ function safeParse(text: string): unknown {
   }
 }
 
-const short = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text);
+const short = (text: string, max: number) =>
+  text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
 
 // ---------------------------------------------------------------------------------------------
 // A run and its figures
@@ -440,10 +499,11 @@ export async function runFuzz(fuzzer: Fuzzer, options: FuzzOptions): Promise<Fuz
   // Every case runs (the property holds whatever the answer): failures are collected, not shrunk,
   // so one run reports every kind of failure with its first counterexample.
   if (options.runs > first)
-    await fc.assert(
-      fc.asyncProperty(arbitraries.all(), run),
-      { seed: options.seed, numRuns: options.runs - first, endOnFailure: true },
-  );
+    await fc.assert(fc.asyncProperty(arbitraries.all(), run), {
+      seed: options.seed,
+      numRuns: options.runs - first,
+      endOnFailure: true,
+    });
   report.elapsedMs = performance.now() - started;
   return report;
 }
@@ -460,28 +520,46 @@ const normalise = (problem: string) =>
 export function formatReport(report: FuzzReport): string {
   const lines: string[] = [];
   const seconds = report.elapsedMs / 1000;
-  lines.push(`API fuzz: ${report.runs} cases, seed ${report.seed}, ${seconds.toFixed(1)} s (${(report.runs / Math.max(seconds, 0.001)).toFixed(0)} cases/s)`);
+  lines.push(
+    `API fuzz: ${report.runs} cases, seed ${report.seed}, ${seconds.toFixed(1)} s (${(report.runs / Math.max(seconds, 0.001)).toFixed(0)} cases/s)`,
+  );
   lines.push(`Kinds of case: ${[...report.byFlavour].map(([flavour, n]) => `${flavour} ${n}`).join(", ")}`);
   lines.push("");
   lines.push("Cases, mean time and statuses per operation:");
   const width = Math.max(...[...report.byOperation.keys()].map((key) => key.length));
   for (const [key, { cases, ms, statuses }] of report.byOperation) {
-    const seen = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(" ");
+    const seen = [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(" ");
     const mean = cases > 0 ? `${(ms / cases).toFixed(1)} ms` : "-";
     lines.push(`  ${key.padEnd(width)}  ${String(cases).padStart(7)}  ${mean.padStart(9)}  ${seen}`);
   }
   lines.push("");
-  lines.push(`Hostile values sent (cases holding each): ${[...report.labels].sort(([, a], [, b]) => b - a).slice(0, 40).map(([label, n]) => `${label} ×${n}`).join("; ")}`);
+  lines.push(
+    `Hostile values sent (cases holding each): ${[...report.labels]
+      .sort(([, a], [, b]) => b - a)
+      .slice(0, 40)
+      .map(([label, n]) => `${label} ×${n}`)
+      .join("; ")}`,
+  );
   lines.push("");
   if (report.failures.length === 0) {
     lines.push("Failures: none.");
   } else {
-    lines.push(`Failures: ${report.failures.length} kinds, ${report.failures.reduce((sum, failure) => sum + failure.count, 0)} cases.`);
+    lines.push(
+      `Failures: ${report.failures.length} kinds, ${report.failures.reduce((sum, failure) => sum + failure.count, 0)} cases.`,
+    );
     for (const failure of report.failures) {
       lines.push("");
       lines.push(`✗ ${failure.signature} (${failure.count} cases)`);
       for (const problem of failure.problems) lines.push(`    ${short(problem, 500)}`);
-      lines.push(failure.exchange.split("\n").map((line) => `    ${line}`).join("\n"));
+      lines.push(
+        failure.exchange
+          .split("\n")
+          .map((line) => `    ${line}`)
+          .join("\n"),
+      );
     }
   }
   return lines.join("\n");

@@ -5,20 +5,24 @@
  * list of them is kept by hand and no module under lib/ imports app/: the fuzzer (and the
  * document's test) reach the handlers as the server does, from the file system.
  */
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import type { Operation } from "@/lib/base/schemas/operation";
 import { operationOf, type RouteHandler } from "@/lib/platform/http/binding";
 import { OPERATIONS } from "@/lib/resources";
-import type { Operation } from "@/lib/base/schemas/operation";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 /** `GET /v2/users/{id}`: how the fuzzer and the document's test name an operation. */
-export const keyOf = (operation: Pick<Operation, "method" | "path">) => `${operation.method.toUpperCase()} ${operation.path}`;
+export const keyOf = (operation: Pick<Operation, "method" | "path">) =>
+  `${operation.method.toUpperCase()} ${operation.path}`;
 
 /** `/v2/users/{id}` → `<root>/app/v2/users/[id]/route.ts`. */
 function routeFileOf(operationPath: string): string {
-  const segments = operationPath.split("/").filter(Boolean).map((segment) => segment.replace(/^\{(.+)\}$/, "[$1]"));
+  const segments = operationPath
+    .split("/")
+    .filter(Boolean)
+    .map((segment) => segment.replace(/^\{(.+)\}$/, "[$1]"));
   return path.join(ROOT, "app", ...segments, "route.ts");
 }
 
@@ -35,7 +39,10 @@ export async function boundHandlers(operations: readonly Operation[] = OPERATION
       throw new Error(`${keyOf(operation)} has no route file (${path.relative(ROOT, file)})`, { cause: error });
     })) as Record<string, unknown>;
     const handler = routeModule[operation.method.toUpperCase()];
-    if (operationOf(handler) !== operation) throw new Error(`${keyOf(operation)} is not bound by the ${operation.method.toUpperCase()} export of ${path.relative(ROOT, file)}`);
+    if (operationOf(handler) !== operation)
+      throw new Error(
+        `${keyOf(operation)} is not bound by the ${operation.method.toUpperCase()} export of ${path.relative(ROOT, file)}`,
+      );
     handlers.set(keyOf(operation), handler as RouteHandler);
   }
   return handlers;

@@ -11,7 +11,17 @@
  * any other the API creates (named after its path, `/v2/api-keys` → `apiKeys`), whose pool the
  * fuzzer fills with creates of its own.
  */
-export const ID_KINDS = ["users", "surveys", "accessRoles", "jobTitles", "properties", "bots", "apiKeys", "companies", "questions"] as const;
+export const ID_KINDS = [
+  "users",
+  "surveys",
+  "accessRoles",
+  "jobTitles",
+  "properties",
+  "bots",
+  "apiKeys",
+  "companies",
+  "questions",
+] as const;
 export type IdKind = (typeof ID_KINDS)[number] | (string & {});
 
 /**
@@ -53,7 +63,8 @@ export type Node = null | boolean | number | string | IdRef | Raw | Obj | Node[]
 export function toJsonText(node: Node, id: (ref: IdRef) => string): string {
   if (node instanceof Raw) return node.text;
   if (node instanceof IdRef) return JSON.stringify(id(node));
-  if (node instanceof Obj) return `{${node.entries.map(([key, value]) => `${JSON.stringify(key)}:${toJsonText(value, id)}`).join(",")}}`;
+  if (node instanceof Obj)
+    return `{${node.entries.map(([key, value]) => `${JSON.stringify(key)}:${toJsonText(value, id)}`).join(",")}}`;
   if (Array.isArray(node)) return `[${node.map((item) => toJsonText(item, id)).join(",")}]`;
   // JSON.stringify writes NaN and Infinity as null: a number is always valid JSON here.
   return JSON.stringify(node);

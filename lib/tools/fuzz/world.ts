@@ -5,13 +5,13 @@
  */
 import { type Method, METHODS } from "@/lib/base/schemas/operation";
 import type { RouteHandler } from "@/lib/platform/http/binding";
+import { openApiDocument, type OpenApiDocument, type OperationObject } from "@/lib/platform/openapi/document";
+import type { JsonSchema } from "@/lib/platform/openapi/schema";
+import { ready } from "@/lib/platform/startup/ready";
 import { createApiToken } from "@/lib/resources/auth/service";
 import { createCompany } from "@/lib/resources/spanning/companies";
-import { ready } from "@/lib/platform/startup/ready";
-import { openApiDocument, type OpenApiDocument, type OperationObject } from "@/lib/platform/openapi/document";
 import { boundHandlers } from "./routes";
 import { FUZZ_WEBHOOK_ORIGIN, ID_KINDS, type IdKind } from "./values";
-import type { JsonSchema } from "@/lib/platform/openapi/schema";
 
 // ---------------------------------------------------------------------------------------------
 // The operations
@@ -35,7 +35,8 @@ export interface OperationSpec {
 }
 
 /** The records of a path's resource: `/v2/access-roles/{id}` → `accessRoles`. */
-const kindOfPath = (path: string): IdKind => (path.split("/")[2] ?? "").replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+const kindOfPath = (path: string): IdKind =>
+  (path.split("/")[2] ?? "").replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 /** Every operation of the document, with the handler its route file binds to it. */
 export async function operationSpecs(document: OpenApiDocument = openApiDocument()): Promise<OperationSpec[]> {
@@ -43,7 +44,13 @@ export async function operationSpecs(document: OpenApiDocument = openApiDocument
   const specs: OperationSpec[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
-      const operation = item?.[method] as (OperationObject & { parameters?: unknown[]; security?: unknown[]; requestBody?: { content: Record<string, { schema: JsonSchema }> } }) | undefined;
+      const operation = item?.[method] as
+        | (OperationObject & {
+            parameters?: unknown[];
+            security?: unknown[];
+            requestBody?: { content: Record<string, { schema: JsonSchema }> };
+          })
+        | undefined;
       if (!operation) continue;
       const handler = handlers.get(`${method.toUpperCase()} ${path}`);
       if (!handler) throw new Error(`${method.toUpperCase()} ${path} has no handler bound to its operation`);
@@ -60,7 +67,11 @@ export async function operationSpecs(document: OpenApiDocument = openApiDocument
         createsKind: method === "post" && operation.responses["201"] ? kind : undefined,
         query: parameters
           .filter((parameter) => parameter.in === "query" && parameter.name !== "debug")
-          .map((parameter) => ({ name: parameter.name, schema: parameter.schema, array: parameter.schema.type === "array" })),
+          .map((parameter) => ({
+            name: parameter.name,
+            schema: parameter.schema,
+            array: parameter.schema.type === "array",
+          })),
         body: operation.requestBody?.content["application/json"]?.schema,
         upload: Object.keys(operation.requestBody?.content ?? {}).find((type) => type !== "application/json"),
       });
@@ -173,15 +184,24 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
     accessRoles: [created.memberRoleId],
     name: { displayName: `Member ${name}`, names: "Member", lastName: name, secondLastName: "" },
   });
-  await post("/v2/users", { email: `fuzz.other.${name.toLowerCase()}.${suffix}@example.com`, accessRoles: [created.memberRoleId], job: company.pools.jobTitles[0] });
+  await post("/v2/users", {
+    email: `fuzz.other.${name.toLowerCase()}.${suffix}@example.com`,
+    accessRoles: [created.memberRoleId],
+    job: company.pools.jobTitles[0],
+  });
   company.memberToken = (await createApiToken(memberEmail, 86_400, company.id)).accessToken;
   // A job of the company, for GET /v2/jobs/{id}: a dry run, which changes nothing.
   const importing = specs.find((candidate) => candidate.key === "POST /v2/users/import")!;
   const imported = await importing.handler(
-    new Request(new URL("/v2/users/import?dryRun=true", "http://localhost"), { method: "POST", headers: { authorization: `Bearer ${company.adminToken}`, admin: "true", "content-type": "text/csv" }, body: `email,accessRoles\n${memberEmail},Member\n` }),
+    new Request(new URL("/v2/users/import?dryRun=true", "http://localhost"), {
+      method: "POST",
+      headers: { authorization: `Bearer ${company.adminToken}`, admin: "true", "content-type": "text/csv" },
+      body: `email,accessRoles\n${memberEmail},Member\n`,
+    }),
     { params: Promise.resolve({}) },
   );
-  if (imported.status !== 202) throw new Error(`Seeding an import answered ${imported.status}: ${await imported.text()}`);
+  if (imported.status !== 202)
+    throw new Error(`Seeding an import answered ${imported.status}: ${await imported.text()}`);
   remember(company, "jobs", ((await imported.json()) as { _id: string })._id);
   for (const n of [1, 2, 3]) await post("/v2/api-keys", { name: `Key ${n}`, scopes: ["users:read"] });
   // Webhooks to a host the fuzz run allows (nothing delivers during it), each with a queued test delivery.
@@ -189,11 +209,15 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
   for (const n of [1, 2]) {
     const id = await post("/v2/webhooks", { url: `${FUZZ_WEBHOOK_ORIGIN}/seeded/${n}`, events: ["user.*"] });
     const response = await sendTest.handler(
-      new Request(new URL(`/v2/webhooks/${id}/test`, "http://localhost"), { method: "POST", headers: { authorization: `Bearer ${company.adminToken}`, admin: "true" } }),
+      new Request(new URL(`/v2/webhooks/${id}/test`, "http://localhost"), {
+        method: "POST",
+        headers: { authorization: `Bearer ${company.adminToken}`, admin: "true" },
+      }),
       { params: Promise.resolve({ id }) },
     );
     const delivery = (await response.json()) as { _id?: string };
-    if (response.status !== 200 || !delivery._id) throw new Error(`Seeding a test delivery of webhook ${id} answered ${response.status}`);
+    if (response.status !== 200 || !delivery._id)
+      throw new Error(`Seeding a test delivery of webhook ${id} answered ${response.status}`);
     rememberChild(company, id, delivery._id);
   }
   // Both roles may answer and read the answers of either version; each survey has a text question.
@@ -216,7 +240,8 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
       { params: Promise.resolve({ id }) },
     );
     const survey = (await response.json()) as { chat?: { _id: string; questions: { _id: string; type: string }[] }[] };
-    if (response.status !== 200 || !survey.chat) throw new Error(`Seeding the content of survey ${id} answered ${response.status}`);
+    if (response.status !== 200 || !survey.chat)
+      throw new Error(`Seeding the content of survey ${id} answered ${response.status}`);
     rememberContent(company, id, survey.chat);
   }
   return company;
@@ -226,10 +251,17 @@ async function seedCompany(name: "A" | "B", suffix: string, specs: OperationSpec
  * The questions a survey's content now holds (after its seeding, or a replacement that succeeded);
  * its text questions are the ones a valid answer names, since any short string answers them.
  */
-export function rememberContent(company: FuzzCompany, surveyId: string, chat: { questions: { _id: string; type?: string }[] }[]): void {
+export function rememberContent(
+  company: FuzzCompany,
+  surveyId: string,
+  chat: { questions: { _id: string; type?: string }[] }[],
+): void {
   const questions = chat.flatMap((each) => each.questions);
   for (const question of questions) remember(company, "questions", question._id);
-  company.questionsOf.set(surveyId, questions.filter((question) => question.type === "text").map((question) => question._id));
+  company.questionsOf.set(
+    surveyId,
+    questions.filter((question) => question.type === "text").map((question) => question._id),
+  );
 }
 
 /** A record made under `parent`'s path, named by a second id in a path of it. */

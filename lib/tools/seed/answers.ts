@@ -5,12 +5,18 @@
  * question; responses are spread over the last year. Running it again with the same N adds
  * nothing. (A seed stopped half-way may leave its last batch out of the tallies.)
  */
-import { addTallies, countAnswers, insertAnswers, newAnswerDoc, type StoredAnswer } from "@/lib/resources/answers/repository";
+import { newId, oid, stableId, type ObjectId } from "@/lib/kernel/ids";
+import {
+  addTallies,
+  countAnswers,
+  insertAnswers,
+  newAnswerDoc,
+  type StoredAnswer,
+} from "@/lib/resources/answers/repository";
 import { talliesOf } from "@/lib/resources/answers/tallies";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
+import { insertOnce, newDoc, newRevisionDoc, syncContent, type StoredChat } from "@/lib/resources/surveys/repository";
 import { companyUserIds } from "@/lib/resources/users/repository";
-import { newId, oid, stableId, type ObjectId } from "@/lib/kernel/ids";
-import { insertOnce, newDoc, newRevisionDoc, type StoredChat, syncContent } from "@/lib/resources/surveys/repository";
 import { QUESTIONS, sampleValue } from "./surveys";
 
 export const LOAD_SURVEY_CODE = "load_test";
@@ -31,16 +37,36 @@ export async function seedAnswers(options: SeedAnswersOptions): Promise<{ survey
   const surveyId = id("survey");
   const at = new Date();
   const content: StoredChat[] = [
-    { _id: id("chat"), name: "Everything", order: 1, questions: QUESTIONS.map((spec, q) => ({ _id: id(`question:${q}`), text: spec.text, type: spec.type, options: spec.options ?? [], order: q + 1 })) },
+    {
+      _id: id("chat"),
+      name: "Everything",
+      order: 1,
+      questions: QUESTIONS.map((spec, q) => ({
+        _id: id(`question:${q}`),
+        text: spec.text,
+        type: spec.type,
+        options: spec.options ?? [],
+        order: q + 1,
+      })),
+    },
   ];
-  const survey = newDoc({ _id: surveyId, code: LOAD_SURVEY_CODE, name: "Load test", version: 2, company, createdAt: at, chat: content });
+  const survey = newDoc({
+    _id: surveyId,
+    code: LOAD_SURVEY_CODE,
+    name: "Load test",
+    version: 2,
+    company,
+    createdAt: at,
+    chat: content,
+  });
   if ((await insertOnce("surveys", [survey])) === 1) {
     await syncContent(surveyId, company, content, at);
     await insertOnce("revisions", [newRevisionDoc(survey)]);
   }
 
   const questions = content[0].questions;
-  const typeOf = (question: ObjectId) => questions.find((entry) => entry._id.equals(question))?.type as QuestionType | undefined;
+  const typeOf = (question: ObjectId) =>
+    questions.find((entry) => entry._id.equals(question))?.type as QuestionType | undefined;
   const users = await companyUserIds(company, 300);
   const have = await countAnswers({ survey: surveyId, company });
   const total = Math.max(0, options.answers - have);

@@ -1,14 +1,14 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import * as revisions from "@/app/v2/surveys/[id]/revisions/route";
+import * as survey from "@/app/v2/surveys/[id]/route";
+import * as surveys from "@/app/v2/surveys/route";
+import { oid } from "@/lib/kernel/ids";
 import { Answer } from "@/lib/resources/answers/repository";
 import { Survey } from "@/lib/resources/surveys/repository";
-import { useTestDatabase } from "@/lib/tools/testing/database";
-import * as surveys from "@/app/v2/surveys/route";
-import * as survey from "@/app/v2/surveys/[id]/route";
-import * as revisions from "@/app/v2/surveys/[id]/revisions/route";
-import { oid } from "@/lib/kernel/ids";
-import { seedDemo } from "@/lib/tools/seed/users";
 import { seedSurveys } from "@/lib/tools/seed/surveys";
+import { seedDemo } from "@/lib/tools/seed/users";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 
 describe("seedSurveys", () => {
   useTestDatabase();
@@ -38,15 +38,25 @@ describe("seedSurveys", () => {
     const answer = await Answer.findOne({ company: oid(t.companyId) }).lean();
     expect(answer).not.toBeNull();
     const id = answer!.survey.toHexString();
-    const byAnswer = await call(surveys.GET, `/v2/surveys?isActive=all&answer=${answer!.uuid.toHexString()}`, { token: t.adminToken });
+    const byAnswer = await call(surveys.GET, `/v2/surveys?isActive=all&answer=${answer!.uuid.toHexString()}`, {
+      token: t.adminToken,
+    });
     expect(success(byAnswer).data.surveys.map((s) => s._id)).toEqual([id]);
 
-    const populated = await call(survey.GET, `/v2/surveys/${id}?populate=true`, { token: t.adminToken, admin: true, params: { id } });
+    const populated = await call(survey.GET, `/v2/surveys/${id}?populate=true`, {
+      token: t.adminToken,
+      admin: true,
+      params: { id },
+    });
     expect(populated.status).toBe(200);
     expect(success(populated).chat!.length).toBeGreaterThan(0);
     const counts = success(populated).chat!.flatMap((c) => c.questions.map((q) => q.answerCount));
     expect(counts.reduce((a: number, b: number) => a + b, 0)).toBeGreaterThan(0);
-    const history = await call(revisions.GET, `/v2/surveys/${id}/revisions`, { token: t.adminToken, admin: true, params: { id } });
+    const history = await call(revisions.GET, `/v2/surveys/${id}/revisions`, {
+      token: t.adminToken,
+      admin: true,
+      params: { id },
+    });
     expect(success(history).data.revisions.map((r) => r.__v)).toEqual([0]);
     expect(success(history).data.revisions[0].snapshot._id).toBe(id);
   });
@@ -59,7 +69,11 @@ describe("seedSurveys", () => {
 
   it("skips a demo survey whose code is taken, with its parts", async () => {
     const other = await createTenant("Seeded surveys taken");
-    await call(surveys.POST, "/v2/surveys", { token: other.adminToken, admin: true, body: { code: "onboarding", name: "Mine", version: 1 } });
+    await call(surveys.POST, "/v2/surveys", {
+      token: other.adminToken,
+      admin: true,
+      body: { code: "onboarding", name: "Mine", version: 1 },
+    });
     const result = await seedSurveys({ companyId: other.companyId });
     expect(result.created.surveys).toBe(23);
     const mine = await Survey.findOne({ company: oid(other.companyId), code: "onboarding" }).lean();

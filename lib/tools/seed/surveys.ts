@@ -4,15 +4,25 @@
  * data. Ids derive from names and every write is an insert-only upsert: running it again changes
  * nothing.
  */
-import type { Document } from "mongodb";
+import { isBulkOfDuplicates } from "@/lib/kernel/errors";
+import { oid, stableId, type ObjectId } from "@/lib/kernel/ids";
 import { newAnswerDoc } from "@/lib/resources/answers/repository";
 import { recountMonths, type QuestionTypes } from "@/lib/resources/answers/tallies";
 import { idsByName } from "@/lib/resources/reference/repository";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
-import { existingSurveyIds, insertOnce, type LeanSurvey, newChatDoc, newDoc, newQuestionDoc, newRevisionDoc, type RevisionDoc, type StoredChat } from "@/lib/resources/surveys/repository";
+import {
+  existingSurveyIds,
+  insertOnce,
+  newChatDoc,
+  newDoc,
+  newQuestionDoc,
+  newRevisionDoc,
+  type LeanSurvey,
+  type RevisionDoc,
+  type StoredChat,
+} from "@/lib/resources/surveys/repository";
 import { companyUserIds } from "@/lib/resources/users/repository";
-import { isBulkOfDuplicates } from "@/lib/kernel/errors";
-import { oid, stableId, type ObjectId } from "@/lib/kernel/ids";
+import type { Document } from "mongodb";
 
 const TOPICS = [
   ["onboarding", "Onboarding experience"],
@@ -34,7 +44,11 @@ export const QUESTIONS: { text: string; type: QuestionType; options?: string[] }
   { text: "Would you recommend it to a colleague?", type: "yes_no" },
   { text: "Which team are you in?", type: "single_choice", options: ["Engineering", "Sales", "Support", "Operations"] },
   { text: "What could we improve?", type: "text" },
-  { text: "Which topics interest you?", type: "multiple_choice", options: ["Tools", "Processes", "People", "Training"] },
+  {
+    text: "Which topics interest you?",
+    type: "multiple_choice",
+    options: ["Tools", "Processes", "People", "Training"],
+  },
   { text: "How many hours a week does it take?", type: "number" },
   { text: "When did you start?", type: "date" },
 ];
@@ -88,7 +102,8 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
       permissions: version === 1 ? granted : [],
       group: version === 1 && i % 4 === 0 ? "People" : null,
       groupPermissions: version === 1 && i % 4 === 0 && admin ? [admin] : [],
-      permissionsV2: version === 2 ? granted.map((accessRole, k) => ({ accessRole, canAnswer: true, canViewAnswers: k > 0 })) : [],
+      permissionsV2:
+        version === 2 ? granted.map((accessRole, k) => ({ accessRole, canAnswer: true, canViewAnswers: k > 0 })) : [],
       groupPermissionsV2: version === 2 && i % 4 === 1 && admin ? [{ group: "People", accessRoles: [admin] }] : [],
       onlySubSurvey: version === 2 && i % 5 === 0,
       createdAt: at,
@@ -99,33 +114,58 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
     const chatCount = 1 + (i % 3);
     for (let c = 0; c < chatCount; c++) {
       const chatId = id("survey-chat", `${i}:${c}`);
-      insert(chats, newChatDoc({ _id: chatId, survey: surveyId, company, name: `Part ${c + 1}`, order: c + 1, createdAt: at }));
+      insert(
+        chats,
+        newChatDoc({ _id: chatId, survey: surveyId, company, name: `Part ${c + 1}`, order: c + 1, createdAt: at }),
+      );
       const chatContent: StoredChat = { _id: chatId, name: `Part ${c + 1}`, order: c + 1, questions: [] };
       content.push(chatContent);
       const questionCount = 2 + ((i + c) % 3);
       for (let q = 0; q < questionCount; q++) {
         const spec = QUESTIONS[(i + c * 3 + q) % QUESTIONS.length];
         const questionId = id("question", `${i}:${c}:${q}`);
-        insert(questions, newQuestionDoc({ _id: questionId, chat: chatId, survey: surveyId, company, text: spec.text, type: spec.type, options: spec.options ?? [], order: q + 1, createdAt: at }));
-        chatContent.questions.push({ _id: questionId, text: spec.text, type: spec.type, options: spec.options ?? [], order: q + 1 });
+        insert(
+          questions,
+          newQuestionDoc({
+            _id: questionId,
+            chat: chatId,
+            survey: surveyId,
+            company,
+            text: spec.text,
+            type: spec.type,
+            options: spec.options ?? [],
+            order: q + 1,
+            createdAt: at,
+          }),
+        );
+        chatContent.questions.push({
+          _id: questionId,
+          text: spec.text,
+          type: spec.type,
+          options: spec.options ?? [],
+          order: q + 1,
+        });
         // About one respondent in six answers each question of the survey.
         respondents.forEach((user, u) => {
           if ((u + i) % 6 !== 0) return;
           const key = `${i}:${c}:${q}:${u}`;
-          insert(answers, newAnswerDoc({
-            _id: id("answer", key),
-            uuid: id("answer-uuid", key),
-            company,
-            survey: surveyId,
-            chat: chatId,
-            question: questionId,
-            user,
-            value: sampleValue(spec, u),
-            // A respondent's answers to one survey are one response, counted by its first answer.
-            response: id("response", `${i}:${u}`),
-            position: c * QUESTIONS.length + q,
-            createdAt: at,
-          }));
+          insert(
+            answers,
+            newAnswerDoc({
+              _id: id("answer", key),
+              uuid: id("answer-uuid", key),
+              company,
+              survey: surveyId,
+              chat: chatId,
+              question: questionId,
+              user,
+              value: sampleValue(spec, u),
+              // A respondent's answers to one survey are one response, counted by its first answer.
+              response: id("response", `${i}:${u}`),
+              position: c * QUESTIONS.length + q,
+              createdAt: at,
+            }),
+          );
         });
       }
     }
@@ -159,7 +199,10 @@ export async function seedSurveys(options: SeedSurveysOptions): Promise<SeedSurv
     const types: QuestionTypes = new Map(
       ofPresent(questions)
         .filter((question) => (question.survey as ObjectId).equals(survey._id))
-        .map((question) => [(question._id as ObjectId).toHexString(), { _id: question._id as ObjectId, type: question.type as QuestionType }]),
+        .map((question) => [
+          (question._id as ObjectId).toHexString(),
+          { _id: question._id as ObjectId, type: question.type as QuestionType },
+        ]),
     );
     await recountMonths(survey._id, company, types);
   }

@@ -3,19 +3,77 @@
  * hundred users in a reporting tree. Every record has an id derived from its name, and is written
  * with an upsert that only inserts, so running it again changes nothing.
  */
+import { isBulkOfDuplicates } from "@/lib/kernel/errors";
+import { oid, stableId, type ObjectId } from "@/lib/kernel/ids";
 import { readBootstrapMarker } from "@/lib/resources/companies/repository";
 import { idsByName, insertNamedOnce } from "@/lib/resources/reference/repository";
 import { insertUsersOnce, newDoc } from "@/lib/resources/users/repository";
-import { isBulkOfDuplicates } from "@/lib/kernel/errors";
-import { oid, stableId, type ObjectId } from "@/lib/kernel/ids";
 import { usersChanged } from "@/lib/resources/users/service";
 
-const JOB_TITLES = ["Chief Executive", "Engineering Manager", "Software Engineer", "Designer", "Product Manager", "Sales Representative", "Support Agent", "Data Analyst", "Recruiter", "Accountant"];
-const PROPERTIES = ["Madrid office", "Bogotá office", "México office", "Remote", "Night shift", "Contractor", "Mentor", "On call"];
+const JOB_TITLES = [
+  "Chief Executive",
+  "Engineering Manager",
+  "Software Engineer",
+  "Designer",
+  "Product Manager",
+  "Sales Representative",
+  "Support Agent",
+  "Data Analyst",
+  "Recruiter",
+  "Accountant",
+];
+const PROPERTIES = [
+  "Madrid office",
+  "Bogotá office",
+  "México office",
+  "Remote",
+  "Night shift",
+  "Contractor",
+  "Mentor",
+  "On call",
+];
 const BOTS = ["Welcome bot", "Survey bot", "Reminder bot", "Helpdesk bot"];
 
-const FIRST = ["Ana", "José", "María", "Lucía", "Martín", "Sofía", "Andrés", "Camila", "Íñigo", "Valentina", "Mateo", "Renée", "Zoë", "Björn", "Noé", "Chloé", "Raúl", "Inés", "Tomás", "Elena"];
-const LAST = ["Pérez", "García", "Rodríguez", "Núñez", "López", "Martínez", "Gómez", "Díaz", "Álvarez", "Muñoz", "Ortega", "Castaño", "Müller", "Ibáñez", "Serrano", "Peña"];
+const FIRST = [
+  "Ana",
+  "José",
+  "María",
+  "Lucía",
+  "Martín",
+  "Sofía",
+  "Andrés",
+  "Camila",
+  "Íñigo",
+  "Valentina",
+  "Mateo",
+  "Renée",
+  "Zoë",
+  "Björn",
+  "Noé",
+  "Chloé",
+  "Raúl",
+  "Inés",
+  "Tomás",
+  "Elena",
+];
+const LAST = [
+  "Pérez",
+  "García",
+  "Rodríguez",
+  "Núñez",
+  "López",
+  "Martínez",
+  "Gómez",
+  "Díaz",
+  "Álvarez",
+  "Muñoz",
+  "Ortega",
+  "Castaño",
+  "Müller",
+  "Ibáñez",
+  "Serrano",
+  "Peña",
+];
 
 /** Direct reports per manager in the demo reporting tree. */
 const SPAN = 5;
@@ -75,7 +133,12 @@ export async function seedDemo(options: SeedOptions = {}): Promise<SeedResult> {
       const first = FIRST[i % FIRST.length];
       const last = LAST[Math.floor(i / FIRST.length) % LAST.length];
       const second = LAST[(i * 7) % LAST.length];
-      const name = { displayName: `${first} ${last}`, names: first, lastName: last, secondLastName: i % 3 === 0 ? "" : second };
+      const name = {
+        displayName: `${first} ${last}`,
+        names: first,
+        lastName: last,
+        secondLastName: i % 3 === 0 ? "" : second,
+      };
       const email = `${ascii(first)}.${ascii(last)}.${i}@demo.example`;
       const b = boss(i);
       const peers = b === undefined ? [] : children(b).filter((c) => c !== i);
@@ -87,7 +150,10 @@ export async function seedDemo(options: SeedOptions = {}): Promise<SeedResult> {
         name,
         email,
         accessRoles: [i < 3 ? adminRole : memberRole],
-        properties: [properties.ids[i % properties.ids.length], ...(i % 4 === 0 ? [properties.ids[(i + 3) % properties.ids.length]] : [])],
+        properties: [
+          properties.ids[i % properties.ids.length],
+          ...(i % 4 === 0 ? [properties.ids[(i + 3) % properties.ids.length]] : []),
+        ],
         job: jobs.ids[i === 0 ? 0 : 1 + (i % (jobs.ids.length - 1))],
         bot: isBot ? bots.ids[i % bots.ids.length] : null,
         phone: i % 2 === 0 ? `+34 600 ${String(100_000 + i).slice(-6)}` : null,
@@ -132,4 +198,9 @@ async function bootstrapCompany(): Promise<ObjectId> {
   return marker.companyId;
 }
 
-const ascii = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase().replace(/[^a-z0-9]/g, "");
+const ascii = (text: string) =>
+  text
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "");

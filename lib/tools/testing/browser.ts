@@ -4,11 +4,11 @@
  * finds it, from the route files), on the test's database, with the access token of a signed-in
  * admin. Each request is kept, as sent, for the test to read.
  */
-import { afterAll, beforeAll, vi } from "vitest";
-import { rememberToken, forgetToken } from "@/lib/client/session";
+import { forgetToken, rememberToken } from "@/lib/client/session";
 import type { RouteHandler } from "@/lib/platform/http/binding";
-import { boundHandlers, keyOf } from "@/lib/tools/fuzz/routes";
 import { OPERATIONS } from "@/lib/resources";
+import { boundHandlers, keyOf } from "@/lib/tools/fuzz/routes";
+import { afterAll, beforeAll, vi } from "vitest";
 
 interface Route {
   method: string;
@@ -23,7 +23,12 @@ async function routes(): Promise<Route[]> {
   return OPERATIONS.map((operation) => {
     const names = [...operation.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
     const source = operation.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{\w+\\?\}/g, "([^/]+)");
-    return { method: operation.method.toUpperCase(), pattern: new RegExp(`^${source}$`), names, handler: handlers.get(keyOf(operation))! };
+    return {
+      method: operation.method.toUpperCase(),
+      pattern: new RegExp(`^${source}$`),
+      names,
+      handler: handlers.get(keyOf(operation))!,
+    };
   }).sort((a, b) => a.names.length - b.names.length);
 }
 
@@ -39,10 +44,15 @@ export function useBrowserClient(token: () => string): { sent: { method: string;
       for (const route of table) {
         const match = route.method === request.method ? route.pattern.exec(url.pathname) : null;
         if (!match) continue;
-        const params = Object.fromEntries(route.names.map((name, index) => [name, decodeURIComponent(match[index + 1])]));
+        const params = Object.fromEntries(
+          route.names.map((name, index) => [name, decodeURIComponent(match[index + 1])]),
+        );
         return route.handler(request, { params: Promise.resolve(params) });
       }
-      return new Response(JSON.stringify({ error: { status: 404, code: "not_found", message: "No route.", requestId: "test" } }), { status: 404 });
+      return new Response(
+        JSON.stringify({ error: { status: 404, code: "not_found", message: "No route.", requestId: "test" } }),
+        { status: 404 },
+      );
     });
     rememberToken({ accessToken: token(), expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
   });

@@ -1,10 +1,10 @@
+import { startEmbeddedMongo, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
+import { connect, disconnect } from "@/lib/kernel/db";
+import type mongoose from "mongoose";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type mongoose from "mongoose";
 import { afterAll, beforeAll } from "vitest";
-import { connect, disconnect } from "@/lib/kernel/db";
-import { startEmbeddedMongo, type EmbeddedMongoHandle } from "@/lib/embedded-mongo";
 
 export interface TestDatabase {
   /** The embedded server's local URI (its Unix socket, as the server attaches); also in `process.env.MONGODB_URI` while the tests run. */
@@ -27,7 +27,9 @@ export interface TestDatabase {
  * `testCommands: true` lets the tests use MongoDB's `failCommand` fail point;
  * `transactionLifetimeLimitSeconds` shortens how long a transaction a killed client left open holds its writes.
  */
-export function useTestDatabase(options: { testCommands?: boolean; transactionLifetimeLimitSeconds?: number } = {}): TestDatabase {
+export function useTestDatabase(
+  options: { testCommands?: boolean; transactionLifetimeLimitSeconds?: number } = {},
+): TestDatabase {
   let dir: string | undefined;
   let server: EmbeddedMongoHandle | undefined;
   let connection: typeof mongoose | undefined;
@@ -35,7 +37,11 @@ export function useTestDatabase(options: { testCommands?: boolean; transactionLi
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), "usersurveys-test-"));
-    server = await startEmbeddedMongo({ dir, testCommands: options.testCommands, transactionLifetimeLimitSeconds: options.transactionLifetimeLimitSeconds });
+    server = await startEmbeddedMongo({
+      dir,
+      testCommands: options.testCommands,
+      transactionLifetimeLimitSeconds: options.transactionLifetimeLimitSeconds,
+    });
     previousUri = process.env.MONGODB_URI;
     process.env.MONGODB_URI = server.localUri;
     connection = await connect();

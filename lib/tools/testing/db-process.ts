@@ -37,13 +37,27 @@ const running = new Set<ChildProcess>();
  * tsx's loader, no wrapper process, so the process killed is the database itself.
  */
 export function startDb(dir: string, options: { port?: number; env?: NodeJS.ProcessEnv } = {}): Promise<DbProcess> {
-  const args = ["--import", "tsx", path.join(root, "lib", "platform", "cli", "db.ts"), "--dir", dir, "--port", String(options.port ?? 0)];
-  const child = spawn(process.execPath, args, { cwd: root, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+  const args = [
+    "--import",
+    "tsx",
+    path.join(root, "lib", "platform", "cli", "db.ts"),
+    "--dir",
+    dir,
+    "--port",
+    String(options.port ?? 0),
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: options.env ?? process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   running.add(child);
   child.once("exit", () => running.delete(child));
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once("exit", (code, signal) => resolve(signal ?? code)));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.once("exit", (code, signal) => resolve(signal ?? code)),
+  );
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).once("line", (uri) => {
       const port = Number(/^mongodb:\/\/(?:[^@/]*@)?[^/]*:(\d+)/.exec(uri)?.[1] ?? options.port ?? 0);

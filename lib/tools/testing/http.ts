@@ -3,14 +3,14 @@
  * does) and checks its answer against the OpenAPI document (lib/platform/openapi), and creates companies
  * with admins and members holding real access tokens.
  */
+import { ErrorBody, Notification } from "@/lib/base/schemas/common";
+import { Notes } from "@/lib/kernel/notes";
 import type { AnswerOf, RouteHandler } from "@/lib/platform/http/binding";
 import { checkAnswer } from "@/lib/platform/openapi/testing";
+import { ready } from "@/lib/platform/startup/ready";
 import { createApiToken } from "@/lib/resources/auth/service";
 import { createCompany } from "@/lib/resources/spanning/companies";
-import { ready } from "@/lib/platform/startup/ready";
 import { createUser } from "@/lib/resources/users/service";
-import { Notes } from "@/lib/kernel/notes";
-import { ErrorBody, Notification } from "@/lib/base/schemas/common";
 import { z } from "zod";
 
 export interface CallOptions {
@@ -46,7 +46,8 @@ export interface TextResult {
 export async function callText(handler: RouteHandler, path: string, options: CallOptions = {}): Promise<TextResult> {
   const headers = new Headers(options.headers);
   if (options.token) headers.set("authorization", `Bearer ${options.token}`);
-  if (options.admin !== undefined && options.admin !== false) headers.set("admin", options.admin === true ? "true" : options.admin);
+  if (options.admin !== undefined && options.admin !== false)
+    headers.set("admin", options.admin === true ? "true" : options.admin);
   let body: BodyInit | undefined = options.rawBody;
   if (body === undefined && options.body !== undefined) {
     body = JSON.stringify(options.body);
@@ -71,7 +72,11 @@ export async function callText(handler: RouteHandler, path: string, options: Cal
 }
 
 /** Calls a route handler; a handler bound to an operation (`handle`) answers its response schema's type on success. */
-export async function call<H extends RouteHandler>(handler: H, path: string, options: CallOptions = {}): Promise<CallResult<AnswerOf<H>>> {
+export async function call<H extends RouteHandler>(
+  handler: H,
+  path: string,
+  options: CallOptions = {},
+): Promise<CallResult<AnswerOf<H>>> {
   const { status, headers, text } = await callText(handler, path, options);
   return { status, headers, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
@@ -84,7 +89,8 @@ export async function call<H extends RouteHandler>(handler: H, path: string, opt
 export function success<A>(response: CallResult<A>): A & { debug?: Notification[] };
 export function success<S extends z.ZodType>(response: CallResult, schema: S): z.output<S>;
 export function success(response: CallResult, schema?: z.ZodType): unknown {
-  if (response.status >= 300) throw new Error(`expected a success, got ${response.status}: ${JSON.stringify(response.body)}`);
+  if (response.status >= 300)
+    throw new Error(`expected a success, got ${response.status}: ${JSON.stringify(response.body)}`);
   return schema ? schema.parse(response.body) : response.body;
 }
 
@@ -95,7 +101,8 @@ export function notesOf(response: CallResult): Notification[] | undefined {
 
 /** The `error` of an error answer (docs/api.md#errors). */
 export function failure(response: CallResult): ErrorBody["error"] {
-  if (response.status < 400) throw new Error(`expected an error, got ${response.status}: ${JSON.stringify(response.body)}`);
+  if (response.status < 400)
+    throw new Error(`expected an error, got ${response.status}: ${JSON.stringify(response.body)}`);
   return ErrorBody.parse(response.body).error;
 }
 

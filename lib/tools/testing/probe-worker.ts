@@ -1,14 +1,16 @@
 /** A worker entry for the tests of lib/kernel/db/workers.ts: tasks that show where and how they ran. */
-import { threadId } from "node:worker_threads";
+import { serveTasks } from "@/lib/kernel/db/workers";
 import type { Document } from "mongodb";
 import mongoose from "mongoose";
-import { serveTasks } from "@/lib/kernel/db/workers";
+import { threadId } from "node:worker_threads";
 
 serveTasks({
   threadId: async () => threadId,
   /** What arrived: each argument's class and its value as text. */
   describe: async (args: Document) =>
-    Object.fromEntries(Object.entries(args).map(([key, value]) => [key, [(value as object)?.constructor?.name, String(value)]])),
+    Object.fromEntries(
+      Object.entries(args).map(([key, value]) => [key, [(value as object)?.constructor?.name, String(value)]]),
+    ),
   fail: async () => {
     throw Object.assign(new RangeError("no such thing"), { code: 42 });
   },

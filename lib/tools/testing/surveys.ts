@@ -2,10 +2,10 @@
  * Test support of the surveys API: chats, questions and answers written straight to the database,
  * and a content body with every question type.
  */
-import { Answer } from "@/lib/resources/answers/repository";
-import { Question, SurveyChat } from "@/lib/resources/surveys/parts";
 import { newId, oid, type ObjectId } from "@/lib/kernel/ids";
+import { Answer } from "@/lib/resources/answers/repository";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
+import { Question, SurveyChat } from "@/lib/resources/surveys/parts";
 
 export interface ChatSpec {
   name: string;
@@ -22,7 +22,12 @@ export interface SeededParts {
 }
 
 /** Writes chats, questions and answers (by `userId`) of one survey. */
-export async function addSurveyParts(companyId: string, surveyId: string, userId: string, chats: ChatSpec[]): Promise<SeededParts> {
+export async function addSurveyParts(
+  companyId: string,
+  surveyId: string,
+  userId: string,
+  chats: ChatSpec[],
+): Promise<SeededParts> {
   const company = oid(companyId);
   const survey = oid(surveyId);
   const now = new Date();
@@ -33,7 +38,15 @@ export async function addSurveyParts(companyId: string, surveyId: string, userId
   for (const chat of chats) {
     const chatId = newId();
     parts.chats.push(chatId);
-    chatDocs.push({ _id: chatId, survey, company, name: chat.name, order: chat.order, createdAt: now, modifiedAt: now });
+    chatDocs.push({
+      _id: chatId,
+      survey,
+      company,
+      name: chat.name,
+      order: chat.order,
+      createdAt: now,
+      modifiedAt: now,
+    });
     const questionIds: ObjectId[] = [];
     const answerIds: ObjectId[][] = [];
     for (const question of chat.questions) {
@@ -54,7 +67,18 @@ export async function addSurveyParts(companyId: string, surveyId: string, userId
       const uuids = Array.from({ length: question.answers ?? 0 }, () => newId());
       answerIds.push(uuids);
       for (const uuid of uuids) {
-        answerDocs.push({ _id: newId(), uuid, company, survey, chat: chatId, question: questionId, user: oid(userId), value: "yes", createdAt: now, modifiedAt: now });
+        answerDocs.push({
+          _id: newId(),
+          uuid,
+          company,
+          survey,
+          chat: chatId,
+          question: questionId,
+          user: oid(userId),
+          value: "yes",
+          createdAt: now,
+          modifiedAt: now,
+        });
       }
     }
     parts.questions.push(questionIds);

@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { NewReferencePage } from "@/components/reference/reference-record";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "New property" };
 

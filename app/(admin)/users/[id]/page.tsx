@@ -1,7 +1,7 @@
-import type { Metadata } from "next";
-import { Suspense } from "react";
 import { Loading } from "@/components/ui";
 import { UserDetail } from "@/components/users/user-detail";
+import type { Metadata } from "next";
+import { Suspense } from "react";
 
 export const metadata: Metadata = { title: "User" };
 

@@ -1,6 +1,6 @@
-import type { Metadata } from "next";
 import { BackLink, PageHeader } from "@/components/ui";
 import { ImportUsers } from "@/components/users/import-users";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Import users" };
 

@@ -1,7 +1,7 @@
-import type { Metadata } from "next";
-import { Suspense } from "react";
 import { Loading } from "@/components/ui";
 import { WebhookPage } from "@/components/webhooks/webhook-page";
+import type { Metadata } from "next";
+import { Suspense } from "react";
 
 export const metadata: Metadata = { title: "Webhook" };
 

@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { TestReceiverPage } from "@/components/webhooks/test-receiver";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Test receiver" };
 

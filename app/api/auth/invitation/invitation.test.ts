@@ -1,12 +1,12 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import * as users from "@/app/v2/users/route";
+import { loadConfig } from "@/lib/base/config";
+import { hashToken } from "@/lib/kernel/ids";
 import { InvitationStatus } from "@/lib/resources/auth/schemas";
 import { Credential } from "@/lib/resources/credentials/repository";
 import { Invitation, OutboxMail } from "@/lib/resources/mail/repository";
-import { hashToken } from "@/lib/kernel/ids";
-import { loadConfig } from "@/lib/base/config";
 import { useTestDatabase } from "@/lib/tools/testing/database";
-import * as users from "@/app/v2/users/route";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as login from "../login/route";
 import * as invitation from "./route";
 
@@ -31,7 +31,8 @@ describe("invitations (notifyEmail=true)", () => {
     const match = new RegExp(`${origin.replace(/[.:/]/g, "\\$&")}/invitation/([\\w-]+)`).exec(mail?.text ?? "");
     return match?.[1];
   };
-  const setPassword = (token: string, password: string) => call(invitation.POST, "/api/auth/invitation", { body: { token, password } });
+  const setPassword = (token: string, password: string) =>
+    call(invitation.POST, "/api/auth/invitation", { body: { token, password } });
 
   it("puts the e-mail in the outbox; its link sets the password once; then login works", async () => {
     const created = await invite("invitee@example.com");
@@ -53,8 +54,17 @@ describe("invitations (notifyEmail=true)", () => {
     const hours = (stored!.expiresAt.getTime() - stored!.createdAt.getTime()) / 3_600_000;
     expect(hours).toBe(72);
 
-    expect((await call(invitation.GET, `/api/auth/invitation?token=${token}`)).body).toEqual({ valid: true, email: "invitee@example.com" });
-    expect((await call(login.POST, "/api/auth/login", { body: { email: "invitee@example.com", password: "the new password" } })).status).toBe(401);
+    expect((await call(invitation.GET, `/api/auth/invitation?token=${token}`)).body).toEqual({
+      valid: true,
+      email: "invitee@example.com",
+    });
+    expect(
+      (
+        await call(login.POST, "/api/auth/login", {
+          body: { email: "invitee@example.com", password: "the new password" },
+        })
+      ).status,
+    ).toBe(401);
 
     const first = await setPassword(token, "the new password");
     expect(first.status).toBe(200);
@@ -66,9 +76,17 @@ describe("invitations (notifyEmail=true)", () => {
     expect(failure(second).code).toBe("not_found");
     expect((await call(invitation.GET, `/api/auth/invitation?token=${token}`)).body).toEqual({ valid: false });
 
-    const signedIn = await call(login.POST, "/api/auth/login", { body: { email: "invitee@example.com", password: "the new password" } });
+    const signedIn = await call(login.POST, "/api/auth/login", {
+      body: { email: "invitee@example.com", password: "the new password" },
+    });
     expect(signedIn.status).toBe(200);
-    expect((await call(login.POST, "/api/auth/login", { body: { email: "invitee@example.com", password: "another password" } })).status).toBe(401);
+    expect(
+      (
+        await call(login.POST, "/api/auth/login", {
+          body: { email: "invitee@example.com", password: "another password" },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it("links to PUBLIC_URL whatever Host or X-Forwarded-Host the request came with", async () => {
@@ -95,7 +113,11 @@ describe("invitations (notifyEmail=true)", () => {
   it("is used once also under concurrent attempts", async () => {
     await invite("racer@example.com");
     const token = (await linkOf("racer@example.com"))!;
-    const answers = await Promise.all([setPassword(token, "password one"), setPassword(token, "password two"), setPassword(token, "password three")]);
+    const answers = await Promise.all([
+      setPassword(token, "password one"),
+      setPassword(token, "password two"),
+      setPassword(token, "password three"),
+    ]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 404, 404]);
   });
 
@@ -114,15 +136,23 @@ describe("invitations (notifyEmail=true)", () => {
     const response = await setPassword(token, "short");
     expect(response.status).toBe(400);
     expect(failure(response).details![0].path).toBe("password");
-    expect(success(await call(invitation.GET, `/api/auth/invitation?token=${token}`), InvitationStatus).valid).toBe(true);
+    expect(success(await call(invitation.GET, `/api/auth/invitation?token=${token}`), InvitationStatus).valid).toBe(
+      true,
+    );
   });
 
   it("sends nothing when a password is given (debug warning), or without notifyEmail", async () => {
     const withPassword = await invite("haspw@example.com", { password: "already chosen" });
     expect(withPassword.status).toBe(201);
-    expect(success(withPassword).debug).toContainEqual(expect.objectContaining({ level: "warning", code: "notify_email_ignored", path: "notifyEmail" }));
+    expect(success(withPassword).debug).toContainEqual(
+      expect.objectContaining({ level: "warning", code: "notify_email_ignored", path: "notifyEmail" }),
+    );
     expect(await OutboxMail.countDocuments({ to: "haspw@example.com" })).toBe(0);
-    await call(users.POST, "/v2/users", { token: t.adminToken, admin: true, body: { email: "quiet@example.com", accessRoles: [t.memberRoleId] } });
+    await call(users.POST, "/v2/users", {
+      token: t.adminToken,
+      admin: true,
+      body: { email: "quiet@example.com", accessRoles: [t.memberRoleId] },
+    });
     expect(await OutboxMail.countDocuments({ to: "quiet@example.com" })).toBe(0);
   });
 

@@ -1,6 +1,6 @@
 import { otherMethods, publicRoute } from "@/lib/platform/http/route";
-import { InvitationQuery, SetPasswordBody } from "@/lib/resources/auth/schemas";
 import { acceptInvitation, invitationStatus } from "@/lib/resources/auth/invitations";
+import { InvitationQuery, SetPasswordBody } from "@/lib/resources/auth/schemas";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

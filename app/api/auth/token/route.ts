@@ -1,7 +1,7 @@
+import { ServiceError } from "@/lib/kernel/errors";
 import { readCookie, refuseCrossSite, SESSION_COOKIE } from "@/lib/platform/http/cookies";
 import { bearerToken, otherMethods, publicRoute } from "@/lib/platform/http/route";
 import { introspect, refresh } from "@/lib/resources/auth/service";
-import { ServiceError } from "@/lib/kernel/errors";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

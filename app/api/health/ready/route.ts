@@ -1,14 +1,24 @@
+import { isDraining } from "@/lib/base/shared/shutdown";
 import { ping } from "@/lib/kernel/db";
 import { DATABASE_RETRY_AFTER_SECONDS, otherMethods } from "@/lib/platform/http/route";
-import { isDraining } from "@/lib/base/shared/shutdown";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 const unavailable = (request: Request, message: string, retryAfter?: number) =>
   Response.json(
-    { error: { status: 503, code: "service_unavailable", message, requestId: request.headers.get("x-request-id") ?? undefined } },
-    { status: 503, headers: { "Cache-Control": "no-store", ...(retryAfter ? { "Retry-After": String(retryAfter) } : {}) } },
+    {
+      error: {
+        status: 503,
+        code: "service_unavailable",
+        message,
+        requestId: request.headers.get("x-request-id") ?? undefined,
+      },
+    },
+    {
+      status: 503,
+      headers: { "Cache-Control": "no-store", ...(retryAfter ? { "Retry-After": String(retryAfter) } : {}) },
+    },
   );
 
 /**

@@ -7,7 +7,11 @@ import { getSurvey, updateSurvey } from "@/lib/resources/surveys/service";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = handle(surveys.read, async ({ request, auth, params, query }) => tagged(request, await getSurvey(auth, params.id, { populate: query.populate }), surveyAnswerTag));
-export const PATCH = handle(surveys.update, async ({ request, auth, params, body, notes }) => tagged(request, await updateSurvey(auth, params.id, body, notes, ifMatch(request)), surveyTag));
+export const GET = handle(surveys.read, async ({ request, auth, params, query }) =>
+  tagged(request, await getSurvey(auth, params.id, { populate: query.populate }), surveyAnswerTag),
+);
+export const PATCH = handle(surveys.update, async ({ request, auth, params, body, notes }) =>
+  tagged(request, await updateSurvey(auth, params.id, body, notes, ifMatch(request)), surveyTag),
+);
 
 export const { OPTIONS, POST, PUT, DELETE } = otherMethods({ GET, PATCH });

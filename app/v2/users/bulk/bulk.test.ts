@@ -3,13 +3,13 @@
  * single PATCH, selection by ids or by a list query, one event per changed user, the Admin rule,
  * tenancy and bad input.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
-import { useTestDatabase } from "@/lib/tools/testing/database";
 import { MAX_BULK_USERS } from "@/lib/resources/users/contract";
+import { useTestDatabase } from "@/lib/tools/testing/database";
+import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as events from "../../events/route";
-import * as users from "../route";
 import * as user from "../[id]/route";
+import * as users from "../route";
 import * as bulk from "./route";
 
 describe("POST /v2/users/bulk", () => {
@@ -22,13 +22,24 @@ describe("POST /v2/users/bulk", () => {
     [a, b] = await Promise.all([createTenant("Bulk A"), createTenant("Bulk B")]);
   });
 
-  const run = (tenant: Tenant, body: Record<string, unknown>, options: Record<string, unknown> = {}) => call(bulk.POST, "/v2/users/bulk", { token: tenant.adminToken, admin: true, body, ...options });
-  const read = async (tenant: Tenant, id: string) => success(await call(user.GET, `/v2/users/${id}`, { token: tenant.adminToken, params: { id } }));
+  const run = (tenant: Tenant, body: Record<string, unknown>, options: Record<string, unknown> = {}) =>
+    call(bulk.POST, "/v2/users/bulk", { token: tenant.adminToken, admin: true, body, ...options });
+  const read = async (tenant: Tenant, id: string) =>
+    success(await call(user.GET, `/v2/users/${id}`, { token: tenant.adminToken, params: { id } }));
   /** New users of the tenant holding `roles`, their e-mails tagged to be found by a search. */
-  async function newUsers(tenant: Tenant, count: number, tag: string, roles = [tenant.memberRoleId]): Promise<string[]> {
+  async function newUsers(
+    tenant: Tenant,
+    count: number,
+    tag: string,
+    roles = [tenant.memberRoleId],
+  ): Promise<string[]> {
     const ids: string[] = [];
     for (let index = 0; index < count; index++) {
-      const created = await call(users.POST, "/v2/users", { token: tenant.adminToken, admin: true, body: { email: `${tag}${++n}@bulk.test`, accessRoles: roles } });
+      const created = await call(users.POST, "/v2/users", {
+        token: tenant.adminToken,
+        admin: true,
+        body: { email: `${tag}${++n}@bulk.test`, accessRoles: roles },
+      });
       expect(created.status).toBe(201);
       ids.push(success(created)._id);
     }
@@ -39,7 +50,13 @@ describe("POST /v2/users/bulk", () => {
     const [first, second] = await newUsers(a, 2, "toggle");
     const deactivated = await run(a, { ids: [first, second, first], action: "deactivate" });
     expect(deactivated.status).toBe(200);
-    expect(deactivated.body).toEqual({ summary: { changed: 2, unchanged: 0, failed: 0 }, results: [{ id: first, status: "changed" }, { id: second, status: "changed" }] });
+    expect(deactivated.body).toEqual({
+      summary: { changed: 2, unchanged: 0, failed: 0 },
+      results: [
+        { id: first, status: "changed" },
+        { id: second, status: "changed" },
+      ],
+    });
     expect((await read(a, first)).isActive).toBe(false);
     expect((await read(a, second)).isActive).toBe(false);
 
@@ -65,7 +82,9 @@ describe("POST /v2/users/bulk", () => {
     const added = await run(a, { ids: [holder, other], action: "addAccessRole", accessRoleId: a.adminRoleId });
     expect(success(added).summary).toEqual({ changed: 2, unchanged: 0, failed: 0 });
     expect((await read(a, holder)).accessRoles).toEqual([a.memberRoleId, a.adminRoleId]);
-    expect(success(await run(a, { ids: [holder], action: "addAccessRole", accessRoleId: a.adminRoleId })).summary).toEqual({ changed: 0, unchanged: 1, failed: 0 });
+    expect(
+      success(await run(a, { ids: [holder], action: "addAccessRole", accessRoleId: a.adminRoleId })).summary,
+    ).toEqual({ changed: 0, unchanged: 1, failed: 0 });
 
     const removed = await run(a, { ids: [holder], action: "removeAccessRole", accessRoleId: a.memberRoleId });
     expect(success(removed).summary).toEqual({ changed: 1, unchanged: 0, failed: 0 });
@@ -77,7 +96,9 @@ describe("POST /v2/users/bulk", () => {
       { id: other, status: "changed" },
     ]);
     const last = await run(a, { ids: [holder], action: "removeAccessRole", accessRoleId: a.adminRoleId });
-    expect(success(last).results).toEqual([{ id: holder, status: "failed", error: expect.stringMatching(/at least one access role/) }]);
+    expect(success(last).results).toEqual([
+      { id: holder, status: "failed", error: expect.stringMatching(/at least one access role/) },
+    ]);
     expect((await read(a, holder)).accessRoles).toEqual([a.adminRoleId]);
   });
 
@@ -93,9 +114,14 @@ describe("POST /v2/users/bulk", () => {
       { id: plain, status: "changed" },
       { id: second, status: "changed" },
     ]);
-    expect(success(await run(t, { ids: [t.adminId], action: "addAccessRole", accessRoleId: t.memberRoleId })).summary.changed).toBe(1);
+    expect(
+      success(await run(t, { ids: [t.adminId], action: "addAccessRole", accessRoleId: t.memberRoleId })).summary
+        .changed,
+    ).toBe(1);
     const demote = await run(t, { ids: [t.adminId], action: "removeAccessRole", accessRoleId: t.adminRoleId });
-    expect(success(demote).results).toEqual([{ id: t.adminId, status: "failed", error: expect.stringMatching(/at least one admin access role/) }]);
+    expect(success(demote).results).toEqual([
+      { id: t.adminId, status: "failed", error: expect.stringMatching(/at least one admin access role/) },
+    ]);
 
     // With two active admins, taking the role from both changes the first and refuses the second.
     await run(t, { ids: [second], action: "activate" });
@@ -115,7 +141,9 @@ describe("POST /v2/users/bulk", () => {
     expect(success(answer).results.map((result) => result.id)).toEqual([...tagged].sort());
     // Inactive now, they no longer match the same query.
     expect(success(await run(a, { query: "search=picked", action: "deactivate" })).results).toEqual([]);
-    expect(success(await run(a, { query: "search=picked&isActive=false", action: "activate" })).summary.changed).toBe(3);
+    expect(success(await run(a, { query: "search=picked&isActive=false", action: "activate" })).summary.changed).toBe(
+      3,
+    );
 
     const typo = await run(a, { query: "serch=picked", action: "deactivate" });
     expect(typo.status).toBe(400);
@@ -127,7 +155,13 @@ describe("POST /v2/users/bulk", () => {
     const { insertUsersOnce, newDoc, emptyMembership } = await import("@/lib/resources/users/repository");
     const { oid } = await import("@/lib/kernel/ids");
     const docs = Array.from({ length: MAX_BULK_USERS }, (_, index) =>
-      newDoc({ email: `many${index}@cap.test`, accessRoles: [oid(big.memberRoleId)], properties: [], companies: [emptyMembership(oid(big.companyId))], createdAt: new Date() } as Parameters<typeof newDoc>[0]),
+      newDoc({
+        email: `many${index}@cap.test`,
+        accessRoles: [oid(big.memberRoleId)],
+        properties: [],
+        companies: [emptyMembership(oid(big.companyId))],
+        createdAt: new Date(),
+      } as Parameters<typeof newDoc>[0]),
     );
     await insertUsersOnce(docs);
     const tooMany = await run(big, { query: "isActive=all", action: "activate" });
@@ -154,13 +188,22 @@ describe("POST /v2/users/bulk", () => {
 
   it("requires Admin: true from an admin", async () => {
     const [target] = await newUsers(a, 1, "rule");
-    const without = await call(bulk.POST, "/v2/users/bulk", { token: a.adminToken, body: { ids: [target], action: "deactivate" } });
+    const without = await call(bulk.POST, "/v2/users/bulk", {
+      token: a.adminToken,
+      body: { ids: [target], action: "deactivate" },
+    });
     expect(without.status).toBe(403);
     expect(failure(without).code).toBe("admin_required");
-    const member = await call(bulk.POST, "/v2/users/bulk", { token: a.memberToken, admin: true, body: { ids: [target], action: "deactivate" } });
+    const member = await call(bulk.POST, "/v2/users/bulk", {
+      token: a.memberToken,
+      admin: true,
+      body: { ids: [target], action: "deactivate" },
+    });
     expect(member.status).toBe(403);
     expect(failure(member).code).toBe("forbidden");
-    expect((await call(bulk.POST, "/v2/users/bulk", { body: { ids: [target], action: "deactivate" } })).status).toBe(401);
+    expect((await call(bulk.POST, "/v2/users/bulk", { body: { ids: [target], action: "deactivate" } })).status).toBe(
+      401,
+    );
     expect((await read(a, target)).isActive).toBe(true);
   });
 
@@ -176,7 +219,13 @@ describe("POST /v2/users/bulk", () => {
     await bad({ ids: [target], query: "", action: "deactivate" }, "ids");
     await bad({ ids: [], action: "deactivate" }, "ids");
     await bad({ ids: ["nope"], action: "deactivate" }, "ids.0");
-    await bad({ ids: Array.from({ length: MAX_BULK_USERS + 1 }, (_, index) => index.toString(16).padStart(24, "0")), action: "deactivate" }, "ids");
+    await bad(
+      {
+        ids: Array.from({ length: MAX_BULK_USERS + 1 }, (_, index) => index.toString(16).padStart(24, "0")),
+        action: "deactivate",
+      },
+      "ids",
+    );
     await bad({ ids: [target], action: "delete" }, "action");
     await bad({ ids: [target], action: "addAccessRole" }, "accessRoleId");
     await bad({ ids: [target], action: "deactivate", accessRoleId: a.adminRoleId }, "accessRoleId");
@@ -184,7 +233,16 @@ describe("POST /v2/users/bulk", () => {
     await bad({ ids: [target], action: "deactivate", extra: 1 }, "extra");
     await bad({ query: 5, action: "deactivate" }, "query");
     await bad({ query: "email[$ne]=x", action: "deactivate" }, "query.email[$ne]");
-    expect(failure(await call(bulk.POST, "/v2/users/bulk", { token: a.adminToken, admin: true, rawBody: "{", headers: { "content-type": "application/json" } })).code).toBe("invalid_json");
+    expect(
+      failure(
+        await call(bulk.POST, "/v2/users/bulk", {
+          token: a.adminToken,
+          admin: true,
+          rawBody: "{",
+          headers: { "content-type": "application/json" },
+        }),
+      ).code,
+    ).toBe("invalid_json");
     expect((await read(a, target)).isActive).toBe(true);
   });
 });

@@ -7,8 +7,8 @@
  * Usage: node --import tsx cluster-process.ts
  */
 import cluster from "node:cluster";
-import { recordRequest } from "../index";
 import { joinClusterMetrics, metricsText, serveClusterMetrics } from "../cluster";
+import { recordRequest } from "../index";
 
 const WORKERS = 3;
 

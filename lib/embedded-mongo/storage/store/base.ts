@@ -2,14 +2,22 @@
  * The store's first section: the LMDB environment, the write transaction every write runs in,
  * views for transactions, and the oplog each write logs to (`// ---- oplog ----` of the store).
  */
-import { type Database, type RootDatabase } from "lmdb";
 import { Timestamp, type Document } from "bson";
+import { type Database, type RootDatabase } from "lmdb";
+import { ConflictTracker } from "../../txn/conflicts";
 import { decodeDocument } from "../bson-values";
 import { ClusterClock } from "../clock";
-import { ConflictTracker } from "../../txn/conflicts";
 import { LmdbKv, type Databases, type Kv } from "../kv";
-import { entriesUnder, oplogEntries, oplogKey, positionOf, type OplogEntry, type OplogKey, type OplogPosition } from "../oplog";
-import { type CollectionMeta, type Key, type OplogLimits, copyMeta, ns, serialize, withDocument } from "./common";
+import {
+  entriesUnder,
+  oplogEntries,
+  oplogKey,
+  positionOf,
+  type OplogEntry,
+  type OplogKey,
+  type OplogPosition,
+} from "../oplog";
+import { copyMeta, ns, serialize, withDocument, type CollectionMeta, type Key, type OplogLimits } from "./common";
 
 export abstract class StoreBase {
   protected catalog = new Map<string, CollectionMeta>();
@@ -31,7 +39,9 @@ export abstract class StoreBase {
     oplog: Database<Buffer, Key>,
     private readonly oplogLimits: OplogLimits,
   ) {
-    this.kv = new LmdbKv({ docs, index, meta, sessions, oplog } as Databases, undefined, (key) => this.conflicts.plainWrite(key));
+    this.kv = new LmdbKv({ docs, index, meta, sessions, oplog } as Databases, undefined, (key) =>
+      this.conflicts.plainWrite(key),
+    );
     this.loadCatalog();
     for (const key of this.kv.keys("oplog", {})) this.oplogState.count += entriesUnder(key);
     const newest = this.oplogEdge(true);
@@ -39,11 +49,17 @@ export abstract class StoreBase {
     this.committedTime = this.clock.now();
   }
 
-
   // ---- oplog ----
 
   /** The write under way: its time and how many entries it logged; shared by every view. */
-  protected readonly oplogState: { time: Timestamp; index: number; count: number; quiet: number; txn?: Document; pending: Buffer[] } = {
+  protected readonly oplogState: {
+    time: Timestamp;
+    index: number;
+    count: number;
+    quiet: number;
+    txn?: Document;
+    pending: Buffer[];
+  } = {
     time: new Timestamp({ t: 0, i: 0 }),
     index: 0,
     count: 0,
@@ -94,7 +110,8 @@ export abstract class StoreBase {
       const sameWrite = seconds === key[0] && increment === key[1];
       let index = first;
       for (const bytes of oplogEntries(value as Buffer)) {
-        if (!sameWrite || index > key[2]) yield { position: positionOf([seconds, increment, index]), entry: decodeDocument(bytes) as OplogEntry };
+        if (!sameWrite || index > key[2])
+          yield { position: positionOf([seconds, increment, index]), entry: decodeDocument(bytes) as OplogEntry };
         index += 1;
       }
     }
@@ -189,8 +206,6 @@ export abstract class StoreBase {
     return this.catalog;
   }
 
-
-
   async close(): Promise<void> {
     await this.env.close();
   }
@@ -243,7 +258,7 @@ export abstract class StoreBase {
 
   protected loadCatalog(): void {
     this.catalog.clear();
-    for (const { value } of this.kv.range("meta", {}) as Iterable<{ value: CollectionMeta }>) this.catalog.set(ns(value.db, value.name), value);
+    for (const { value } of this.kv.range("meta", {}) as Iterable<{ value: CollectionMeta }>)
+      this.catalog.set(ns(value.db, value.name), value);
   }
-
 }

@@ -3,9 +3,9 @@
  * the `meta` sub-database.
  */
 import { UUID, type Document } from "bson";
-import { HIGH } from "../keys";
 import { ID_INDEX, type IndexSpec } from "../index-spec";
-import { type CollectionMeta, ns, validateCollectionName } from "./common";
+import { HIGH } from "../keys";
+import { ns, validateCollectionName, type CollectionMeta } from "./common";
 import { RetryableStore } from "./retryable";
 
 export abstract class CatalogStore extends RetryableStore {
@@ -28,7 +28,9 @@ export abstract class CatalogStore extends RetryableStore {
     if (existing) return { meta: existing, created: false };
     validateCollectionName(name);
     // Under a default collation the `_id_` index has it too, as in MongoDB.
-    const idIndex: IndexSpec = options.collation ? { ...ID_INDEX, collation: options.collation as Document } : { ...ID_INDEX };
+    const idIndex: IndexSpec = options.collation
+      ? { ...ID_INDEX, collation: options.collation as Document }
+      : { ...ID_INDEX };
     const meta: CollectionMeta = { db, name, uuid: new UUID().toHexString(), options, indexes: [idIndex] };
     this.saveMeta(meta);
     return { meta, created: true };
@@ -47,8 +49,10 @@ export abstract class CatalogStore extends RetryableStore {
   }
 
   dropCollection(meta: CollectionMeta): void {
-    for (const key of [...this.kv.keys("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })]) this.kv.remove("docs", key);
-    for (const key of [...this.kv.keys("index", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })]) this.kv.remove("index", key);
+    for (const key of [...this.kv.keys("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })])
+      this.kv.remove("docs", key);
+    for (const key of [...this.kv.keys("index", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })])
+      this.kv.remove("index", key);
     this.kv.remove("meta", [meta.db, meta.name]);
     this.catalog.delete(ns(meta.db, meta.name));
     this.log({ op: "drop", db: meta.db, coll: meta.name });

@@ -2,8 +2,8 @@
 import { BSON, EJSON, type Document } from "bson";
 import { MongoCommandError } from "../../errors";
 import { collatedCompareEqual, collatedProbes, parseCollation, type Collation } from "../../query/collation";
-import { valuesAtPath, type KeyPart, type KeyPrimitive } from "../keys";
 import { type IndexSpec } from "../index-spec";
+import { valuesAtPath, type KeyPart, type KeyPrimitive } from "../keys";
 
 export interface OplogLimits {
   maxEntries: number;
@@ -44,8 +44,6 @@ export interface PreparedIndex {
   entries: Array<{ doc: Document; keys: Key[] }>;
 }
 
-
-
 export const EMPTY = Buffer.alloc(0);
 // LMDB refuses keys over 1978 bytes; measured with room for ordered-binary's separators.
 const MAX_KEY_BYTES = 1900;
@@ -57,7 +55,11 @@ function keyBytes(key: Key): number {
 }
 
 /** Refuses a document before anything is written when one of its keys cannot be stored. */
-export function checkKeySizes(meta: CollectionMeta, entries: Array<{ index: IndexSpec; keys: Key[] }>, id: KeyPart): void {
+export function checkKeySizes(
+  meta: CollectionMeta,
+  entries: Array<{ index: IndexSpec; keys: Key[] }>,
+  id: KeyPart,
+): void {
   const fixed = keyBytes([meta.db, meta.name, ...id]);
   if (fixed > MAX_KEY_BYTES) throw new MongoCommandError("KeyTooLong", "_id is too large to be stored");
   for (const { index, keys } of entries) {
@@ -71,7 +73,10 @@ export function checkKeySizes(meta: CollectionMeta, entries: Array<{ index: Inde
 
 /** A catalog entry a transaction may change without touching the shared one. */
 export function copyMeta(meta: CollectionMeta): CollectionMeta {
-  return { ...meta, indexes: meta.indexes.map((index) => ({ ...index, multikeyFields: [...(index.multikeyFields ?? [])] })) };
+  return {
+    ...meta,
+    indexes: meta.indexes.map((index) => ({ ...index, multikeyFields: [...(index.multikeyFields ?? [])] })),
+  };
 }
 
 export function ns(db: string, name: string): string {
@@ -110,7 +115,10 @@ export function serialize(doc: Document): Buffer {
 /** `bytes`, the stored form of `doc`, unless they are more than a document may hold. */
 export function checkedSize<T extends Buffer | undefined>(doc: Document, bytes: T): T {
   if (bytes && bytes.byteLength > MAX_DOCUMENT_BYTES) {
-    throw new MongoCommandError("BSONObjectTooLarge", `BSONObj size: ${bytes.byteLength} (0x${bytes.byteLength.toString(16).toUpperCase()}) is invalid. Size must be between 0 and 16793600(16MB) First element: _id: ${EJSON.stringify({ v: doc._id } as Document).slice(5, -1)}`);
+    throw new MongoCommandError(
+      "BSONObjectTooLarge",
+      `BSONObj size: ${bytes.byteLength} (0x${bytes.byteLength.toString(16).toUpperCase()}) is invalid. Size must be between 0 and 16793600(16MB) First element: _id: ${EJSON.stringify({ v: doc._id } as Document).slice(5, -1)}`,
+    );
   }
   return bytes;
 }
@@ -164,7 +172,9 @@ export function duplicateKey(meta: CollectionMeta, index: IndexSpec, doc: Docume
 /** As MongoDB names an index's collation in a duplicate key message. */
 function collationText(index: IndexSpec): string {
   if (!index.collation) return "";
-  const fields = Object.entries(index.collation).map(([k, v]) => `${k}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+  const fields = Object.entries(index.collation).map(
+    ([k, v]) => `${k}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`,
+  );
   return ` collation: { ${fields.join(", ")} }`;
 }
 
@@ -187,7 +197,12 @@ export function indexCollation(index: IndexSpec): Collation | undefined {
  * The unique check of a new index under a collation: entries are grouped by their key up to the
  * first collated part, and each is compared with the entries it may equal (see collatedProbes).
  */
-export function checkUniqueCollated(meta: CollectionMeta, spec: IndexSpec, collation: Collation, entries: Array<{ doc: Document; keys: Key[] }>): void {
+export function checkUniqueCollated(
+  meta: CollectionMeta,
+  spec: IndexSpec,
+  collation: Collation,
+  entries: Array<{ doc: Document; keys: Key[] }>,
+): void {
   const groups = new Map<string, Array<{ key: Key; doc: Document }>>();
   const groupOf = (key: Key): string => {
     const probe = collatedProbes(key)[0];
@@ -208,9 +223,12 @@ export function checkUniqueCollated(meta: CollectionMeta, spec: IndexSpec, colla
   for (const { key, doc } of all) {
     const probes = collatedProbes(key);
     // Candidates: the groups of the probes that name a bucket; a whole type otherwise.
-    const candidates = probes.flatMap((p) => (p.length % 2 === 0 ? (groups.get(JSON.stringify(p)) ?? []) : all.filter((e) => startsWith(e.key, p))));
+    const candidates = probes.flatMap((p) =>
+      p.length % 2 === 0 ? (groups.get(JSON.stringify(p)) ?? []) : all.filter((e) => startsWith(e.key, p)),
+    );
     for (const other of candidates) {
-      if (other.doc !== doc && seen.has(other.doc) && sameIndexedValues(spec, other.doc, doc, collation)) throw duplicateKey(meta, spec, doc);
+      if (other.doc !== doc && seen.has(other.doc) && sameIndexedValues(spec, other.doc, doc, collation))
+        throw duplicateKey(meta, spec, doc);
     }
     seen.add(doc);
   }

@@ -3,8 +3,8 @@
  * should have.
  */
 import { type Document } from "bson";
-import { HIGH, type KeyPart } from "../keys";
 import { type IndexSpec } from "../index-spec";
+import { HIGH, type KeyPart } from "../keys";
 import { type CollectionMeta, type Key } from "./common";
 import { ReadStore } from "./reads";
 
@@ -13,7 +13,10 @@ export abstract class ConsistencyStore extends ReadStore {
 
   /** Each stored document's `_id` key parts and raw BSON, undecoded: validate checks they decode. */
   *records(meta: CollectionMeta): Generator<{ id: KeyPart; bytes: Buffer }> {
-    for (const { key: k, value } of this.kv.range("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) {
+    for (const { key: k, value } of this.kv.range("docs", {
+      start: [meta.db, meta.name],
+      end: [meta.db, meta.name, HIGH],
+    })) {
       yield { id: [k[k.length - 2] as number, k[k.length - 1]], bytes: value as Buffer };
     }
   }
@@ -34,5 +37,8 @@ export abstract class ConsistencyStore extends ReadStore {
     return this.indexEntries(meta, doc).map(({ index, keys }) => ({ index, keys }));
   }
 
-  protected abstract indexEntries(meta: CollectionMeta, doc: Document): Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }>;
+  protected abstract indexEntries(
+    meta: CollectionMeta,
+    doc: Document,
+  ): Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }>;
 }

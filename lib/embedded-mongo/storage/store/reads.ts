@@ -4,8 +4,8 @@
 import { type Document } from "bson";
 import { decodeDocument } from "../bson-values";
 import { HIGH, idKey, idText, type KeyPart } from "../keys";
-import { type CollectionMeta, type Key, NATURAL, isCapped } from "./common";
 import { CatalogStore } from "./catalog";
+import { NATURAL, isCapped, type CollectionMeta, type Key } from "./common";
 
 export abstract class ReadStore extends CatalogStore {
   // ---- reads ----
@@ -71,5 +71,4 @@ export abstract class ReadStore extends CatalogStore {
       visit(idText(k[k.length - 2], k[k.length - 1]));
     }
   }
-
 }

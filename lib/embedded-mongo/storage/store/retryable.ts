@@ -2,8 +2,8 @@
  * The store's retryable-write records: the last write of each session and its reply.
  */
 import { BSON, type Document } from "bson";
-import { deserializeOptions, serialize } from "./common";
 import { StoreBase } from "./base";
+import { deserializeOptions, serialize } from "./common";
 
 export abstract class RetryableStore extends StoreBase {
   // ---- retryable writes ----
@@ -33,5 +33,4 @@ export abstract class RetryableStore extends StoreBase {
       for (const { key } of expired) this.kv.remove("sessions", key);
     });
   }
-
 }

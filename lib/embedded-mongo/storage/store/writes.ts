@@ -4,14 +4,31 @@
  */
 import { type Document } from "bson";
 import { Query } from "mingo";
-import { decodeDocument, decodeIdKey, idKeyOf, receivedBytes } from "../bson-values";
 import { MongoCommandError } from "../../errors";
 import { collatedEncoder, collatedProbes } from "../../query/collation";
-import { updateDescription } from "../oplog";
-import { HIGH, idKey, indexKeys, parallelArrays, valuesAtPath, type KeyPart } from "../keys";
 import { checkTextLanguage, isTextIndex } from "../../query/text";
+import { decodeDocument, decodeIdKey, idKeyOf, receivedBytes } from "../bson-values";
 import { ID_INDEX, type IndexSpec } from "../index-spec";
-import { type CollectionMeta, EMPTY, type Key, NATURAL, NATURAL_BY_ID, type PreparedIndex, cappedBytes, checkKeySizes, checkUniqueCollated, checkedSize, duplicateKey, hasPath, indexCollation, isCapped, sameIndexedValues, serialize } from "./common";
+import { HIGH, type KeyPart, idKey, indexKeys, parallelArrays, valuesAtPath } from "../keys";
+import { updateDescription } from "../oplog";
+import {
+  type CollectionMeta,
+  EMPTY,
+  type Key,
+  NATURAL,
+  NATURAL_BY_ID,
+  type PreparedIndex,
+  cappedBytes,
+  checkKeySizes,
+  checkUniqueCollated,
+  checkedSize,
+  duplicateKey,
+  hasPath,
+  indexCollation,
+  isCapped,
+  sameIndexedValues,
+  serialize,
+} from "./common";
 import { ConsistencyStore } from "./consistency";
 
 export abstract class WriteStore extends ConsistencyStore {
@@ -45,7 +62,8 @@ export abstract class WriteStore extends ConsistencyStore {
     const max = Number(meta.options.max) > 0 ? Number(meta.options.max) : Infinity;
     let count = this.count(meta);
     let bytes = 0;
-    for (const { value } of this.kv.range("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] })) bytes += (value as Buffer).length;
+    for (const { value } of this.kv.range("docs", { start: [meta.db, meta.name], end: [meta.db, meta.name, HIGH] }))
+      bytes += (value as Buffer).length;
     // The oldest go first, never the document just inserted; chosen before any is removed.
     const victims: Document[] = [];
     for (const oldest of this.scanIndex(meta, NATURAL, [], [HIGH], false)) {
@@ -65,7 +83,11 @@ export abstract class WriteStore extends ConsistencyStore {
    * collections no one else wrote to since that snapshot (transactions.ts checks), where its
    * entries and unique checks still hold, so a commit computes nothing twice.
    */
-  applyOwnWrites(docs: Array<{ key: Key; value: unknown }>, entries: Array<{ key: Key; value: unknown }>, metas: CollectionMeta[]): void {
+  applyOwnWrites(
+    docs: Array<{ key: Key; value: unknown }>,
+    entries: Array<{ key: Key; value: unknown }>,
+    metas: CollectionMeta[],
+  ): void {
     for (const { key, value } of docs) {
       const [db, coll] = key as [string, string];
       const before = this.kv.get("docs", key) as Buffer | undefined;
@@ -88,8 +110,11 @@ export abstract class WriteStore extends ConsistencyStore {
     for (const mine of metas) {
       const meta = this.collection(mine.db, mine.name);
       if (!meta) continue;
-      const learned = meta.indexes.map((index, at) => ({ index, fields: mine.indexes[at]?.multikeyFields ?? [] })).filter(({ index, fields }) => fields.some((f) => !(index.multikeyFields ?? []).includes(f)));
-      for (const { index, fields } of learned) index.multikeyFields = [...new Set([...(index.multikeyFields ?? []), ...fields])];
+      const learned = meta.indexes
+        .map((index, at) => ({ index, fields: mine.indexes[at]?.multikeyFields ?? [] }))
+        .filter(({ index, fields }) => fields.some((f) => !(index.multikeyFields ?? []).includes(f)));
+      for (const { index, fields } of learned)
+        index.multikeyFields = [...new Set([...(index.multikeyFields ?? []), ...fields])];
       if (learned.length > 0) this.saveMeta(meta);
     }
   }
@@ -173,7 +198,8 @@ export abstract class WriteStore extends ConsistencyStore {
 
   dropIndex(meta: CollectionMeta, name: string): void {
     const prefix = [meta.db, meta.name, name];
-    for (const key of [...this.kv.keys("index", { start: prefix, end: [...prefix, HIGH] })]) this.kv.remove("index", key);
+    for (const key of [...this.kv.keys("index", { start: prefix, end: [...prefix, HIGH] })])
+      this.kv.remove("index", key);
     meta.indexes = meta.indexes.filter((i) => i.name !== name);
     this.saveMeta(meta);
   }
@@ -185,18 +211,30 @@ export abstract class WriteStore extends ConsistencyStore {
       return undefined;
     }
     const fields = Object.keys(index.key);
-    if (index.sparse && fields.every((f) => valuesAtPath(doc, f).values.every((v) => v === null || v === undefined) && !hasPath(doc, f))) return undefined;
+    if (
+      index.sparse &&
+      fields.every((f) => valuesAtPath(doc, f).values.every((v) => v === null || v === undefined) && !hasPath(doc, f))
+    )
+      return undefined;
     if (index.partialFilterExpression && !new Query(index.partialFilterExpression).test(doc)) return undefined;
     const parallel = fields.length > 1 ? parallelArrays(doc, fields) : undefined;
-    if (parallel) throw new MongoCommandError("CannotIndexParallelArrays", `cannot index parallel arrays [${parallel[1]}] [${parallel[0]}]`);
+    if (parallel)
+      throw new MongoCommandError(
+        "CannotIndexParallelArrays",
+        `cannot index parallel arrays [${parallel[1]}] [${parallel[0]}]`,
+      );
     const collation = indexCollation(index);
     const { keys, multikeyFields } = indexKeys(doc, fields, collation ? collatedEncoder(collation) : undefined);
     const hashedArray = multikeyFields.find((f) => index.key[f] === "hashed");
-    if (hashedArray) throw new MongoCommandError("Location16766", "Error: hashed indexes do not currently support array values");
+    if (hashedArray)
+      throw new MongoCommandError("Location16766", "Error: hashed indexes do not currently support array values");
     return { keys: keys.map((k) => k.parts), multikeyFields };
   }
 
-  protected indexEntries(meta: CollectionMeta, doc: Document): Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }> {
+  protected indexEntries(
+    meta: CollectionMeta,
+    doc: Document,
+  ): Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }> {
     const out: Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }> = [];
     for (const index of meta.indexes) {
       // The `_id_` index has entries of its own only under a collation (the documents are stored
@@ -225,7 +263,11 @@ export abstract class WriteStore extends ConsistencyStore {
     }
   }
 
-  protected putEntries(meta: CollectionMeta, entries: Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }>, id: KeyPart): void {
+  protected putEntries(
+    meta: CollectionMeta,
+    entries: Array<{ index: IndexSpec; keys: Key[]; multikeyFields: string[] }>,
+    id: KeyPart,
+  ): void {
     for (const { index, keys, multikeyFields } of entries) {
       const known = index.multikeyFields ?? [];
       const added = multikeyFields.filter((f) => !known.includes(f));

@@ -5,14 +5,16 @@
  * until its stdin closes.
  * Usage: node --import tsx runner-process.ts [--owner NAME] [--lease-ms N] [--batch-size N]
  */
-import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import { connect } from "@/lib/kernel/db";
 import { logToStderr } from "@/lib/kernel/log";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
 import { JobRunner } from "../runner";
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { owner: { type: "string" }, "lease-ms": { type: "string" }, "batch-size": { type: "string" } } });
+  const { values } = parseArgs({
+    options: { owner: { type: "string" }, "lease-ms": { type: "string" }, "batch-size": { type: "string" } },
+  });
   if (!process.env.MONGODB_URI) throw new Error("MONGODB_URI is not set");
   logToStderr();
   // The parent holds stdin open, so a child it left behind ends with it.

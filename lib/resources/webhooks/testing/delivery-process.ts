@@ -9,11 +9,11 @@
  * Usage: node --import tsx delivery-process.ts [--owner NAME] [--poll-ms N] [--lease-ms N]
  *   [--timeout-ms N] [--retry-base-ms N] [--on-stdin]
  */
+import { connect } from "@/lib/kernel/db";
+import { logToStderr } from "@/lib/kernel/log";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { connect } from "@/lib/kernel/db";
-import { logToStderr } from "@/lib/kernel/log";
 import { WebhookDelivery } from "../delivery";
 
 async function main(): Promise<void> {

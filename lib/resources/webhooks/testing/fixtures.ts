@@ -2,11 +2,11 @@
  * What the webhook tests share: a receiver on 127.0.0.1 (allowed by `WEBHOOK_ALLOWED_HOSTS`,
  * docs/api.md#webhooks) and an event committed as a change commits it.
  */
+import { inTransaction } from "@/lib/kernel/db/transaction";
+import { oid } from "@/lib/kernel/ids";
+import { appendEvent } from "@/lib/resources/events/repository";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { inTransaction } from "@/lib/kernel/db/transaction";
-import { appendEvent } from "@/lib/resources/events/repository";
-import { oid } from "@/lib/kernel/ids";
 
 interface Received {
   /** The request's target: path and query as sent. */
@@ -58,6 +58,14 @@ export async function receiver(answer: (n: number) => number | null = () => 200)
 /** Commits an event of `type` about resource `id`, made by the tenant's admin. */
 export function happen(tenant: { companyId: string; adminId: string }, type: string, id = "u1") {
   return inTransaction(() =>
-    appendEvent({ company: oid(tenant.companyId), type, resource: { type: type.split(".")[0], id }, changes: ["phone"], actor: { type: "user", id: tenant.adminId }, requestId: "req-1", createdAt: new Date() }),
+    appendEvent({
+      company: oid(tenant.companyId),
+      type,
+      resource: { type: type.split(".")[0], id },
+      changes: ["phone"],
+      actor: { type: "user", id: tenant.adminId },
+      requestId: "req-1",
+      createdAt: new Date(),
+    }),
   );
 }

@@ -1,7 +1,7 @@
-import type { Metadata } from "next";
-import { Suspense } from "react";
 import { SurveyAnswers } from "@/components/surveys/survey-answers";
 import { Loading } from "@/components/ui";
+import type { Metadata } from "next";
+import { Suspense } from "react";
 
 export const metadata: Metadata = { title: "Survey answers" };
 

@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { EditSurvey } from "@/components/surveys/edit-survey";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Edit survey" };
 

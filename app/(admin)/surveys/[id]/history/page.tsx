@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { SurveyHistory } from "@/components/surveys/survey-history";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Survey history" };
 

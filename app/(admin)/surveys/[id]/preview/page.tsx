@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { SurveyPreview } from "@/components/surveys/survey-preview";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Survey preview" };
 

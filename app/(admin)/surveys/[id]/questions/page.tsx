@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { EditQuestions } from "@/components/surveys/question-editor";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Survey questions" };
 

@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { SurveyUpgrade } from "@/components/surveys/survey-upgrade";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Upgrade survey" };
 

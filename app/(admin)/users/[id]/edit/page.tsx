@@ -1,5 +1,5 @@
-import type { Metadata } from "next";
 import { EditUser } from "@/components/users/edit-user";
+import type { Metadata } from "next";
 
 export const metadata: Metadata = { title: "Edit user" };
 

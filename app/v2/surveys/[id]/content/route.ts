@@ -7,6 +7,8 @@ import { surveyAnswerTag } from "@/lib/resources/surveys/repository";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const PUT = handle(surveys.putContent, async ({ request, auth, params, body }) => tagged(request, await putContent(auth, params.id, body, ifMatch(request)), surveyAnswerTag));
+export const PUT = handle(surveys.putContent, async ({ request, auth, params, body }) =>
+  tagged(request, await putContent(auth, params.id, body, ifMatch(request)), surveyAnswerTag),
+);
 
 export const { OPTIONS, GET, HEAD, POST, PATCH, DELETE } = otherMethods({ PUT });
