@@ -78,7 +78,14 @@ describe("the test receiver", () => {
     const body = JSON.stringify({ type: "webhook.test", data: { hello: "world" } });
 
     expect(
-      (await deliver(url, body, { ...signed(made.secret!, body), authorization: "Basic dXNlcjpwYXNz" })).status,
+      (
+        await deliver(url, body, {
+          ...signed(made.secret!, body),
+          authorization: "Basic dXNlcjpwYXNz",
+          "x-socket-address-stamp": "secret-of-the-process",
+          "x-forwarded-for": "10.0.0.1",
+        })
+      ).status,
     ).toBe(204);
     expect((await deliver(url, body, signed(`whsec_${Buffer.alloc(24, 7).toString("base64")}`, body))).status).toBe(
       204,
@@ -107,6 +114,8 @@ describe("the test receiver", () => {
       authorization: "Basic •••",
       "content-type": "application/json",
     });
+    // Only what a sender sets: never the server's own (its socket-address stamp is a process secret).
+    expect(Object.keys(valid.headers).filter((name) => name.startsWith("x-"))).toEqual([]);
     expect(wrong).toMatchObject({ signature: "invalid", webhook: null });
     expect(wrong.signatureNote).toContain(made._id);
     expect(unsigned).toMatchObject({ signature: "unsigned", eventType: null, body: "not json" });

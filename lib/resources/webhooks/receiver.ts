@@ -30,6 +30,23 @@ const MAX_HEADERS = 40;
 const MAX_HEADER_CHARS = 1024;
 /** Headers that carry a credential: shown masked. */
 const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
+/**
+ * The headers a sender sets, and only those: the server's own (the socket-address stamp, a
+ * process secret; the forwarded address; the request id; the page headers the proxy adds) never
+ * show (docs/api.md#test-receiver).
+ */
+const SENDER_HEADERS = new Set([
+  "accept",
+  "accept-encoding",
+  "authorization",
+  "content-encoding",
+  "content-length",
+  "content-type",
+  "cookie",
+  "host",
+  "user-agent",
+]);
+const shownHeader = (name: string) => SENDER_HEADERS.has(name) || name.startsWith("webhook-");
 
 /** The receiver's URL and the latest requests it kept. */
 export async function readReceiver(auth: Principal): Promise<ReceiverAnswer> {
@@ -82,6 +99,7 @@ function keptHeaders(headers: Headers): Record<string, string> {
   const kept: Record<string, string> = {};
   let count = 0;
   for (const [name, value] of headers) {
+    if (!shownHeader(name)) continue;
     if (count++ >= MAX_HEADERS) break;
     kept[name] = CREDENTIAL_HEADERS.has(name)
       ? `${value.split(" ")[0]} •••`
