@@ -206,6 +206,7 @@ const PAGES: Record<string, Entry> = {
     ],
   },
   "/webhooks": { signedIn: true, urls: () => ["/webhooks"] },
+  "/webhooks/receiver": { signedIn: true, urls: () => ["/webhooks/receiver"] },
   "/webhooks/new": {
     signedIn: true,
     urls: () => ["/webhooks/new"],
