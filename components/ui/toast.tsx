@@ -1,6 +1,16 @@
 "use client";
 
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type PointerEvent,
+  type ReactNode,
+} from "react";
 import { focusRing } from "./focus-ring";
 
 /**
@@ -124,17 +134,34 @@ const tones = {
 
 function ToastItem({ toast, onDismiss }: { toast: Toast; onDismiss: () => void }) {
   const [paused, setPaused] = useState(false);
+  // The latest dismiss, so that the region's re-renders do not restart the clock.
+  const dismiss = useRef(onDismiss);
+  useEffect(() => {
+    dismiss.current = onDismiss;
+  });
   useEffect(() => {
     if (paused) return;
-    const timer = setTimeout(onDismiss, toast.action ? SHOWN_WITH_ACTION_MS : SHOWN_MS);
+    const timer = setTimeout(() => dismiss.current(), toast.action ? SHOWN_WITH_ACTION_MS : SHOWN_MS);
     return () => clearTimeout(timer);
-  }, [paused, onDismiss, toast.action]);
+  }, [paused, toast.action]);
+  // A pointer that was resting where the notice appeared (on the Undo just pressed) is not reading
+  // it: only a pointer that moves over it pauses the clock.
+  const restingAt = useRef<{ x: number; y: number } | null>(null);
+  const pointerAt = (event: PointerEvent<HTMLDivElement>) => {
+    const at = { x: event.clientX, y: event.clientY };
+    if (!restingAt.current) restingAt.current = at;
+    else if (Math.abs(at.x - restingAt.current.x) + Math.abs(at.y - restingAt.current.y) > 2) setPaused(true);
+  };
 
   return (
     <div
       data-toast
-      onMouseEnter={() => setPaused(true)}
-      onMouseLeave={() => setPaused(false)}
+      onPointerEnter={pointerAt}
+      onPointerMove={pointerAt}
+      onMouseLeave={() => {
+        restingAt.current = null;
+        setPaused(false);
+      }}
       onFocus={() => setPaused(true)}
       onBlur={() => setPaused(false)}
       className={`pointer-events-auto flex w-full items-start gap-3 rounded-lg border px-4 py-2 text-sm shadow-sm sm:max-w-md ${tones[toast.tone ?? "success"]}`}
