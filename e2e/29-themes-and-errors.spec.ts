@@ -38,10 +38,14 @@ test("the theme follows the system, the switch overrides it, and the choice surv
   const themes = page.getByRole("group", { name: "Theme" });
   const theme = (name: "System theme" | "Light" | "Dark") => themes.getByRole("radio", { name });
   await expect(theme("System theme")).toBeChecked();
-  // Three small buttons, not a full-width select: the header keeps its room on a phone.
+  // Three small buttons, not a full-width select: in the header at 1440, in the Menu on a phone.
   for (const width of [1440, 390]) {
     await page.setViewportSize({ width, height: 844 });
-    expect((await themes.boundingBox())!.width, `${width} px`).toBeLessThan(120);
+    if (width < 1024) await page.getByRole("button", { name: "Menu" }).click();
+    const shown = page.getByRole("group", { name: "Theme" }).filter({ visible: true });
+    await expect(shown).toHaveCount(1);
+    expect((await shown.boundingBox())!.width, `${width} px`).toBeLessThan(120);
+    if (width < 1024) await page.keyboard.press("Escape");
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 
