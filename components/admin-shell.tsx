@@ -278,7 +278,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
         </div>
       </header>
       {/* The notices' own band: under the header (which sticks from tablet width up), never over the page. */}
-      <ToastRegion className="top-(--shell-header)" />
+      <ToastRegion />
       {isAdmin === false && (
         <p role="status" className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-center text-sm text-amber-900">
           You are signed in without an admin role: you can look around, but not change anything.

@@ -20,8 +20,9 @@ import { focusRing } from "./focus-ring";
  *
  * A notice never covers the page (docs/architecture.md, the admin pages): it takes a band of its
  * own in the page's flow, right under the header (`<ToastRegion>`, placed by the admin shell),
- * which pushes the page down instead of lying over it, and sticks to the top of the window while
- * the page scrolls. Pages outside the shell (sign-in) have no such band: there the notices sit
+ * which pushes the page down instead of lying over it. It does not stick while the page scrolls:
+ * a sticking band lay over the controls scrolled under it (the live region still announces every
+ * notice). Pages outside the shell (sign-in) have no such band: there the notices sit
  * at the bottom, over a page that holds a single form.
  */
 export interface ToastInput {
@@ -113,7 +114,7 @@ export function ToastRegion({ className = "" }: { className?: string }) {
       aria-live="polite"
       aria-label="Notifications"
       data-toast-region
-      className={`sticky z-20 ${toasts.length > 0 ? "border-b border-slate-200 bg-white/95 backdrop-blur" : ""} ${className}`}
+      className={`relative z-20 ${toasts.length > 0 ? "border-b border-slate-200 bg-white/95 backdrop-blur" : ""} ${className}`}
     >
       {toasts.length > 0 && (
         <div className="mx-auto flex max-w-7xl flex-col items-stretch gap-2 px-4 py-2 sm:items-end sm:px-6">
