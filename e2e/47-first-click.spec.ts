@@ -79,8 +79,9 @@ for (const list of [
     await expect(page).toHaveURL(new RegExp(`${href}$`));
     await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
     expect(api.answered(), "the record's own GET is still held").toBe(0);
-    // The page itself came from the prefetch: the click asked the server for no page.
-    expect(navigations).toEqual([]);
+    // The page itself came from the prefetch: the click asked the server for no page of the record
+    // (the record's own tabs, once on screen, fetch their pages ahead too: those are not the click's).
+    expect(navigations.filter((path) => path === href)).toEqual([]);
 
     api.release();
     await expect.poll(() => api.answered()).toBeGreaterThan(0);
