@@ -31,7 +31,17 @@ async function coveredControls(page: Page): Promise<string[]> {
       for (const over of notices) {
         const overlaps =
           box.left < over.right && over.left < box.right && box.top < over.bottom && over.top < box.bottom;
-        if (overlaps) problems.push(`${name} lies under a notice`);
+        if (!overlaps) continue;
+        // Under the notice, not over it: a notice scrolled beneath the sticking header hides nothing.
+        const cx = Math.min(
+          Math.max((Math.max(box.left, over.left) + Math.min(box.right, over.right)) / 2, 0),
+          window.innerWidth - 1,
+        );
+        const cy = Math.min(
+          Math.max((Math.max(box.top, over.top) + Math.min(box.bottom, over.bottom)) / 2, 0),
+          window.innerHeight - 1,
+        );
+        if (document.elementFromPoint(cx, cy)?.closest("[data-toast]")) problems.push(`${name} lies under a notice`);
       }
       const x = Math.min(Math.max(box.left + box.width / 2, 0), window.innerWidth - 1);
       const y = Math.min(Math.max(box.top + box.height / 2, 0), window.innerHeight - 1);
