@@ -13,6 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { exitWithUsageError, parseCommandLine } from "../base/shared/command-line";
+import { FIRST_NAMES, LAST_NAMES } from "../base/shared/demo-names";
 import { backupDatabase, restoreDatabase } from "./storage/backup";
 import type { IndexSpec } from "./storage/index-spec";
 import { privateDirectory } from "./storage/private-files";
@@ -65,34 +66,6 @@ const INDEXES: Array<Pick<IndexSpec, "key" | "unique">> = [
   { key: { "companies.hierarchy.subordinate": 1 } },
 ];
 
-const FIRST = [
-  "Ana",
-  "María",
-  "José",
-  "Lucía",
-  "Martín",
-  "Sofía",
-  "Mateo",
-  "Camila",
-  "Andrés",
-  "Valentina",
-  "Marco",
-  "Inés",
-];
-const LAST = [
-  "Pérez",
-  "García",
-  "Martínez",
-  "López",
-  "Gómez",
-  "Díaz",
-  "Muñoz",
-  "Álvarez",
-  "Romero",
-  "Navarro",
-  "Torres",
-  "Ramos",
-];
 const fold = (text: string) =>
   text
     .normalize("NFD")
@@ -100,9 +73,9 @@ const fold = (text: string) =>
     .toLowerCase();
 
 function user(i: number, companies: ObjectId[], roles: ObjectId[], now: number): Document {
-  const names = FIRST[i % FIRST.length];
-  const lastName = LAST[Math.floor(i / FIRST.length) % LAST.length];
-  const secondLastName = LAST[Math.floor(i / 7) % LAST.length];
+  const names = FIRST_NAMES[i % FIRST_NAMES.length];
+  const lastName = LAST_NAMES[Math.floor(i / FIRST_NAMES.length) % LAST_NAMES.length];
+  const secondLastName = LAST_NAMES[Math.floor(i / 7) % LAST_NAMES.length];
   const email = `${fold(names)}.${fold(lastName)}.${i}@bench.example`;
   const companyId = companies[i % companies.length];
   return {

@@ -1,36 +1,8 @@
 /** The users that bench:api and bench:export load, written straight to the collection. */
+import { FIRST_NAMES, LAST_NAMES } from "@/lib/base/shared/demo-names";
 import { type NewUser, newDoc } from "@/lib/resources/users/repository";
 import { Presets, SingleBar } from "cli-progress";
 import { type Db, ObjectId } from "mongodb";
-
-const FIRST = [
-  "Ana",
-  "María",
-  "José",
-  "Lucía",
-  "Martín",
-  "Sofía",
-  "Mateo",
-  "Camila",
-  "Andrés",
-  "Valentina",
-  "Marco",
-  "Inés",
-];
-const LAST = [
-  "Pérez",
-  "García",
-  "Martínez",
-  "López",
-  "Gómez",
-  "Díaz",
-  "Muñoz",
-  "Álvarez",
-  "Romero",
-  "Navarro",
-  "Torres",
-  "Ramos",
-];
 
 export interface BenchUsers {
   companyId: ObjectId;
@@ -70,8 +42,8 @@ export async function insertBenchUsers(
   for (let start = from; start < count; start += batch) {
     const docs = [];
     for (let i = start; i < Math.min(start + batch, count); i++) {
-      const names = FIRST[i % FIRST.length];
-      const lastName = LAST[Math.floor(i / FIRST.length) % LAST.length];
+      const names = FIRST_NAMES[i % FIRST_NAMES.length];
+      const lastName = LAST_NAMES[Math.floor(i / FIRST_NAMES.length) % LAST_NAMES.length];
       const _id = new ObjectId();
       if (i % 100 === 0) ids.push(_id);
       docs.push(
