@@ -280,22 +280,6 @@ function skeletonsAgree(compare: (a: string, b: string) => number, skeleton: (s:
 }
 
 /**
- * MongoDB's comparison under a collation: strings by the collator, anything else as usual
- * (`compareValues`), recursing into arrays and sub-documents so that their strings also follow it.
- */
-function collatedEqual(a: unknown, b: unknown, c: Collation, plainEqual: (x: unknown, y: unknown) => boolean): boolean {
-  if (typeof a === "string" && typeof b === "string") return c.compare(a, b) === 0;
-  if (Array.isArray(a) && Array.isArray(b))
-    return a.length === b.length && a.every((x, i) => collatedEqual(x, b[i], c, plainEqual));
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ka = Object.keys(a);
-    const kb = Object.keys(b);
-    return ka.length === kb.length && ka.every((k, i) => k === kb[i] && collatedEqual(a[k], b[k], c, plainEqual));
-  }
-  return plainEqual(a, b);
-}
-
-/**
  * The index key part of a value under a collation: a string by its bucket; a sub-document or an
  * array (whose strings the collator may equate with others) by its type alone; anything else as
  * without a collation. Never exact: every candidate is checked against the real value.
@@ -335,16 +319,14 @@ export function collatedProbes(key: KeyPrimitive[]): KeyPrimitive[][] {
   return [prefix];
 }
 
-/** Two values equal under the collation: strings by the collator, the rest by `compareValues` (deep). */
+/** Two values equal under the collation: strings by the collator, the rest as `compareValues` (deep). */
 export function collatedCompareEqual(a: unknown, b: unknown, c: Collation | undefined): boolean {
-  if (!c) return compareValues(a, b) === 0 && compareValues(b, a) === 0;
-  return collatedEqual(a, b, c, (x, y) => compareValues(x, y) === 0);
+  return compareValues(a, b, c?.compare) === 0;
 }
 
-/** MongoDB's order of two values under a collation (strings by the collator). */
+/** MongoDB's order of two values under a collation (strings by the collator, also inside documents and arrays). */
 export function compareCollated(a: unknown, b: unknown, c: Collation | undefined): number {
-  if (c && typeof a === "string" && typeof b === "string") return c.compare(a, b);
-  return compareValues(a, b);
+  return compareValues(a, b, c?.compare);
 }
 
 /**

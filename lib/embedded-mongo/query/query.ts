@@ -8,7 +8,7 @@ import type { Query } from "mingo";
 import { Context } from "mingo/core";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
-import { idKey, idText, valuesAtPath } from "../storage/keys";
+import { idKey, idText, isPlainObject, valuesAtPath } from "../storage/keys";
 import type { CollectionMeta, Store } from "../storage/store";
 import { makeAggregator, makeQuery, optionsCollation } from "./collated-query";
 import { compareCollated, type Collation } from "./collation";
@@ -235,8 +235,28 @@ export function findDocuments(
   // As MongoDB's executionStats: the winning plan's work (the trial of the others is not counted).
   if (spec.stats) spec.stats.docsExamined += winner.works;
   if (!winner.done) winner.stream.return?.(undefined);
-  const ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort, collation) : winner.matches;
+  let ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort, collation) : winner.matches;
+  if (
+    sort &&
+    winner.sortedByPlan &&
+    winner.plan.kind === "index" &&
+    winner.matches.some((d) => sortsByDocument(d, sort))
+  ) {
+    // An index keys a document or an array by its extended JSON, which is not MongoDB's order of
+    // them: once the walk meets one, every match is read and sorted here instead.
+    const all = runner(winner.plan);
+    while (!all.done) step(all, query);
+    if (spec.stats) spec.stats.docsExamined += all.works;
+    ordered = sortDocuments(all.matches, sort, collation);
+  }
   return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
+}
+
+/** Whether a document holds a document or an array as a key of the sort (its index key is not in BSON order). */
+function sortsByDocument(doc: Document, sort: Document): boolean {
+  return Object.keys(sort).some((path) =>
+    valuesAtPath(doc, path).values.some((v) => isPlainObject(v) || Array.isArray(v)),
+  );
 }
 
 /**

@@ -252,16 +252,88 @@ export function idKey(id: unknown): KeyPart {
   return part;
 }
 
-/** MongoDB's comparison of two values: by BSON type order first, then within the type. */
-export function compareValues(a: unknown, b: unknown): number {
-  const ea = encodeValue(a, Infinity).part;
-  const eb = encodeValue(b, Infinity).part;
-  if (ea[0] !== eb[0]) return ea[0] < eb[0] ? -1 : 1;
-  if (ea[0] === Rank.Binary) return compareBinary(a, b);
-  if (ea[1] === eb[1]) return 0;
-  if (typeof ea[1] === "string" && typeof eb[1] === "string")
-    return Buffer.compare(Buffer.from(ea[1]), Buffer.from(eb[1]));
-  return ea[1] < eb[1] ? -1 : 1;
+/** Orders two strings as MongoDB does (see {@link compareValues}); the default is by UTF-8 bytes. */
+export type StringOrder = (a: string, b: string) => number;
+
+/**
+ * MongoDB's comparison of two values (BSON order, the one of sorts and of the query operators):
+ * by type order first, then within the type. Documents compare field by field in order (each
+ * field by its value's type, then its name, then its value), then by number of fields; arrays
+ * element by element, then by length. `strings` orders strings, also inside documents and arrays
+ * (a collation's comparator).
+ */
+export function compareValues(a: unknown, b: unknown, strings: StringOrder = compareUtf8): number {
+  const ra = rankOf(a);
+  const rb = rankOf(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  return compareSameRank(a, b, ra, strings);
+}
+
+/** The type order of a value (a document or an array without encoding it). */
+function rankOf(value: unknown): number {
+  if (Array.isArray(value)) return Rank.Array;
+  if (isPlainObject(value)) return Rank.Object;
+  return encodeValue(value, Infinity).part[0];
+}
+
+function compareSameRank(a: unknown, b: unknown, rank: number, strings: StringOrder): number {
+  if (rank === Rank.Object) return compareDocuments(a as Document, b as Document, strings);
+  if (rank === Rank.Array) return compareArrays(a as unknown[], b as unknown[], strings);
+  if (rank === Rank.Binary) return compareBinary(a, b);
+  const pa = encodeValue(a, Infinity).part[1];
+  const pb = encodeValue(b, Infinity).part[1];
+  if (pa === pb) return 0;
+  if (typeof pa === "string" && typeof pb === "string")
+    return rank === Rank.String ? Math.sign(strings(pa, pb)) : compareUtf8(pa, pb);
+  return pa < pb ? -1 : 1;
+}
+
+function compareDocuments(a: Document, b: Document, strings: StringOrder): number {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  const n = Math.min(ka.length, kb.length);
+  for (let i = 0; i < n; i++) {
+    const va = a[ka[i]];
+    const vb = b[kb[i]];
+    const ra = rankOf(va);
+    const rb = rankOf(vb);
+    // NaN is a number: its field's name comes before its place among the numbers.
+    const ta = ra === Rank.NaN ? Rank.Number : ra;
+    const tb = rb === Rank.NaN ? Rank.Number : rb;
+    if (ta !== tb) return ta < tb ? -1 : 1;
+    if (ka[i] !== kb[i]) return compareUtf8(ka[i], kb[i]);
+    const c = ra === rb ? compareSameRank(va, vb, ra, strings) : ra < rb ? -1 : 1;
+    if (c !== 0) return c;
+  }
+  return ka.length === kb.length ? 0 : ka.length < kb.length ? -1 : 1;
+}
+
+function compareArrays(a: unknown[], b: unknown[], strings: StringOrder): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const c = compareValues(a[i], b[i], strings);
+    if (c !== 0) return c;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+/**
+ * Two strings in the order of their UTF-8 bytes (MongoDB's order of strings and field names):
+ * UTF-16 code units order the same way except that a surrogate (a character beyond U+FFFF) must
+ * come after every other unit.
+ */
+function compareUtf8(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && x <= 0xdfff) x += 0x10000;
+    if (y >= 0xd800 && y <= 0xdfff) y += 0x10000;
+    return x < y ? -1 : 1;
+  }
+  return a.length < b.length ? -1 : 1;
 }
 
 /** MongoDB orders binary data by length, then subtype, then bytes. */
