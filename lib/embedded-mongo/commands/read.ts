@@ -9,7 +9,6 @@ import { checkPipeline } from "../query/pipeline-check";
 import { choosePlan } from "../query/planner";
 import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query/query";
 import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../query/text";
-import { rewriteTypeOperators } from "../query/type-operators";
 import { isPlainObject, presentValuesAtPath } from "../storage/keys";
 import { ns } from "../storage/store";
 import { collectionName, existing, optionalDocument, optionalNumber, type Handler } from "./context";
@@ -177,9 +176,10 @@ const aggregate: Handler = async (cmd, ctx) => {
   }
   checkPipeline(cmd.pipeline as unknown[]);
   if (isChangeStream(cmd.pipeline)) return openChangeStream(cmd, ctx);
-  // Later $match stages run in mingo: they get the server's own $type, $all and $bits*.
+  // $match stages get the server's own $type, $all, $bits* and comparisons of documents when
+  // the pipeline runs (makeAggregator); a leading one pushed down to the planner is compiled there.
   const pipeline = (cmd.pipeline as Document[]).map((stage) =>
-    isPlainObject(stage.$match) ? { $match: rewriteTypeOperators(stage.$match) } : withDatePartDefaults(stage),
+    isPlainObject(stage.$match) ? stage : withDatePartDefaults(stage),
   );
   const collation = operationCollation(cmd.collation, typeof target === "string" ? existing(ctx, target) : undefined);
   const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), collation);

@@ -7,7 +7,6 @@
  * `maxTimeMS` (one second unless given) and wakes at the commit that brings them, without polling.
  */
 import { Long, Timestamp, type Document } from "bson";
-import { Aggregator } from "mingo";
 import type { CommandContext } from "../commands/context";
 import { MongoCommandError } from "../errors";
 import { compareTimestamps } from "../storage/clock";
@@ -21,6 +20,7 @@ import {
   type OplogPosition,
 } from "../storage/oplog";
 import { ns, type Store } from "../storage/store";
+import { makeAggregator } from "./collated-query";
 import { mingoOptions } from "./query";
 
 const OPTIONS = new Set([
@@ -123,7 +123,7 @@ class ChangeStream {
     if (this.pipeline.length === 0) return [event];
     let out: Document[];
     try {
-      out = new Aggregator(this.pipeline, mingoOptions(this.store, this.scope.db ?? "admin")).run([
+      out = makeAggregator(this.pipeline, mingoOptions(this.store, this.scope.db ?? "admin")).run([
         event,
       ]) as Document[];
     } catch (err) {

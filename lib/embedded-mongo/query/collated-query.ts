@@ -22,6 +22,7 @@ import { Query as BaseQuery } from "mingo/query";
 import type { Options } from "mingo/types";
 import { isPlainObject } from "../storage/keys";
 import { collatedCompareEqual, compareCollated, type Collation } from "./collation";
+import { orderedOperators } from "./document-order";
 import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import { customQueryOperators } from "./type-operators";
 
@@ -71,6 +72,8 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
       $all: all(query.$all, collation),
       // The server's own $type, $all and $bits* (type-operators.ts), the collated $all included.
       ...customQueryOperators,
+      // Documents compared field by field in order, their strings by the collator.
+      ...orderedOperators(collation.compare),
       $allOf: all(customQueryOperators.$allOf as unknown as QueryOp, collation),
     } as never,
     window: windowOperators as never,
@@ -168,7 +171,9 @@ function listed(op: QueryOp, c: Collation, negate: boolean): QueryOp {
 function all(op: QueryOp, c: Collation): QueryOp {
   return (selector, value, options) => {
     const list = Array.isArray(value) ? value : [];
-    if (!Array.isArray(value) || list.some((v) => isPlainObject(v) && "$elemMatch" in v))
+    // A document or an array (an `$elemMatch` too) is matched by the context's own operators,
+    // which follow the collation.
+    if (!Array.isArray(value) || list.some((v) => isPlainObject(v) || Array.isArray(v)))
       return op(selector, value, options);
     const patterns = list.filter((v) => v instanceof RegExp);
     const values = list.filter((v) => !(v instanceof RegExp));

@@ -8,6 +8,7 @@ import { Lazy } from "mingo/lazy";
 import * as mingoStages from "mingo/operators/pipeline";
 import { MongoCommandError } from "../errors";
 import { isPlainObject } from "../storage/keys";
+import { rewriteTypeOperators } from "./type-operators";
 
 /**
  * MongoDB's other stage names: they are not "unrecognized"; whatever the server does not offer
@@ -211,11 +212,16 @@ function sampleStage(coll: { transform(f: (xs: unknown[]) => unknown): unknown }
 
 export const OWN_STAGES = { $__sample: sampleStage };
 
-/** The pipeline with every `$sample` (also inside `$facet`, `$lookup`, `$unionWith`) as {@link sampleStage}. */
+/**
+ * The pipeline with every `$sample` (also inside `$facet`, `$lookup`, `$unionWith`) as
+ * {@link sampleStage}, and every `$match` with the server's own query operators (`$type`, `$all`,
+ * documents compared in order: type-operators.ts).
+ */
 export function withOwnStages(pipeline: Document[]): Document[] {
   return pipeline.map((stage) => {
     if (!isPlainObject(stage)) return stage;
     if (isPlainObject(stage.$sample)) return { $__sample: stage.$sample };
+    if (isPlainObject(stage.$match)) return { $match: rewriteTypeOperators(stage.$match) };
     if (isPlainObject(stage.$facet))
       return {
         $facet: Object.fromEntries(

@@ -16,6 +16,7 @@ import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
 import { numberTypeAt } from "../storage/bson-values";
 import { compareValues, isPlainObject } from "../storage/keys";
+import { comparedInOrder, isOperatorCondition, needsOrder, orderedName, orderedOperators } from "./document-order";
 
 const ALIASES: Record<string, number> = {
   double: 1,
@@ -161,11 +162,16 @@ function dbRefField(field: "$ref" | "$id" | "$db") {
   };
 }
 
-/** MongoDB's `$all`: every value matches as an equality (or an `$elemMatch`); none: no match. */
+/**
+ * MongoDB's `$all`: every value matches as an equality (a document compared field by field in
+ * order, see document-order.ts) or an `$elemMatch`; none: no match.
+ */
 function $allOf(selector: string, values: unknown, options: unknown): Predicate {
   if (!Array.isArray(values)) throw new MongoCommandError("BadValue", "$all needs an array");
   if (values.length === 0) return () => false;
-  const query = new Query({ $and: values.map((v) => ({ [selector]: v })) }, options as Partial<Options>);
+  const equality = (v: unknown) =>
+    comparedInOrder(v) && !(isPlainObject(v) && "$elemMatch" in v) ? { $orderedEq: v } : v;
+  const query = new Query({ $and: values.map((v) => ({ [selector]: equality(v) })) }, options as Partial<Options>);
   return (doc) => query.test(doc as Document);
 }
 
@@ -309,27 +315,42 @@ export const customQueryOperators = {
   $bsonType,
   $allOf,
   $protoPath,
+  ...orderedOperators(),
   $ref: dbRefField("$ref"),
   $id: dbRefField("$id"),
   $db: dbRefField("$db"),
 };
 
-/** The filter with every `$type` condition renamed to `$bsonType` (`$expr` left alone). */
+/**
+ * The filter with every `$type` condition renamed to `$bsonType`, `$all` to `$allOf`, and so on,
+ * and each comparison with a document to its ordered operator (document-order.ts); `$expr` left
+ * alone. Applying it again changes nothing.
+ */
 export function rewriteTypeOperators(filter: Document): Document {
   let binary = false;
   const text = JSON.stringify(filter, function (this: Record<string, unknown>, key: string, value: unknown) {
     if (Object.hasOwn(BINARY_RANGES, key) && isBinary(this[key])) binary = true;
     return value;
   });
-  if (!binary && !/"\$(type|all|bitsAllSet|bitsAllClear|bitsAnySet|bitsAnyClear)"|__proto__/.test(text)) return filter;
-  const condition = (cond: unknown): unknown => {
+  if (
+    !binary &&
+    !/"\$(type|all|bitsAllSet|bitsAllClear|bitsAnySet|bitsAnyClear)"|__proto__/.test(text) &&
+    !needsOrder(filter)
+  )
+    return filter;
+  const condition = (cond: unknown, element = false): unknown => {
     // A document without operators is a value to compare, kept as it came (a copy would turn a
-    // `__proto__` field into the copy's prototype).
-    if (!isPlainObject(cond) || !Object.keys(cond).some((k) => k.startsWith("$"))) return cond;
+    // `__proto__` field into the copy's prototype); compared in order (document-order.ts).
+    if (Array.isArray(cond)) return cond.some(comparedInOrder) ? { $orderedEq: cond } : cond;
+    if (!isPlainObject(cond)) return cond;
+    const keys = Object.keys(cond);
+    if (!keys.some((k) => k.startsWith("$"))) return keys.length > 0 ? { $orderedEq: cond } : cond;
     const out: Document = {};
     for (const [op, value] of Object.entries(cond)) {
+      const ordered = orderedName(op, value, element);
       if (op === "$type") out.$bsonType = value;
       else if (Object.hasOwn(BINARY_RANGES, op) && isBinary(value)) out[BINARY_RANGES[op]] = value;
+      else if (ordered) out[ordered] = value;
       else if (/^\$bits(All|Any)(Set|Clear)$/.test(op)) out[`${op}Of`] = value;
       else if (op === "$all")
         out.$allOf = Array.isArray(value)
@@ -337,16 +358,14 @@ export function rewriteTypeOperators(filter: Document): Document {
               isPlainObject(v) && isPlainObject(v.$elemMatch) ? { $elemMatch: elemMatch(v.$elemMatch) } : v,
             )
           : value;
-      else if (op === "$not") out.$not = condition(value);
+      else if (op === "$not") out.$not = condition(value, element);
       else if (op === "$elemMatch" && isPlainObject(value)) out.$elemMatch = elemMatch(value);
       else out[op] = value;
     }
     return out;
   };
   const elemMatch = (value: Document) =>
-    Object.keys(value).every((k) => k.startsWith("$") && !["$and", "$or", "$nor"].includes(k))
-      ? condition(value)
-      : rewriteTypeOperators(value);
+    isOperatorCondition(value) ? condition(value, true) : rewriteTypeOperators(value);
   const out: Document = {};
   for (const [key, value] of Object.entries(filter)) {
     if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(value))

@@ -58,7 +58,12 @@ export function applyUpdate(
     if (next._id === undefined && doc._id !== undefined) next._id = doc._id;
   } else if (isOperatorUpdate(u)) {
     next = copyDocument(doc);
-    applyOperators(next, u, opts);
+    // arrayFilters are filters like any other: the server's own operators, documents compared in order.
+    const arrayFilters =
+      opts.mingo && opts.arrayFilters
+        ? opts.arrayFilters.map((f) => (isPlainObject(f) ? rewriteTypeOperators(f) : f))
+        : opts.arrayFilters;
+    applyOperators(next, u, { ...opts, arrayFilters });
   } else {
     next = replacement(doc, u);
   }
