@@ -6,7 +6,7 @@
  * equality on a whole embedded document needs the exact document, field order included).
  */
 import fc from "fast-check";
-import { MongoClient, type Collection, type Document } from "mongodb";
+import { Long, MongoClient, type Collection, type Document } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempServerForThisFile } from "./testing/temp-server";
 
@@ -158,6 +158,37 @@ describe("updates and upserts", () => {
       expect(await c.countDocuments({ a: { y: 2, x: 1 }, b: 1, d: 1 })).toBe(1);
     });
   }
+
+  it("$addToSet adds a document whose fields come in another order, $pullAll removes only the same order", async () => {
+    const c = fresh();
+    await c.insertOne({
+      _id: 1,
+      a: [{ x: 1, y: 2 }],
+      b: [
+        { x: 1, y: 2 },
+        { y: 2, x: 1 },
+      ],
+      dup: [1, 1],
+    });
+    await c.updateOne({ _id: 1 }, { $addToSet: { a: { y: 2, x: 1 } } });
+    await c.updateOne({ _id: 1 }, { $addToSet: { a: { $each: [{ x: 1, y: 2 }, { z: 1 }, { z: 1 }] } } });
+    await c.updateOne({ _id: 1 }, { $pullAll: { b: [{ x: 1, y: 2 }] } });
+    // An array already holding duplicates keeps them and still takes a new value.
+    await c.updateOne({ _id: 1 }, { $addToSet: { dup: 2, fresh: { $each: [3, 3] } } } as Document);
+    const doc = await c.findOne({ _id: 1 });
+    expect(JSON.stringify(doc)).toBe(
+      '{"_id":1,"a":[{"x":1,"y":2},{"y":2,"x":1},{"z":1}],"b":[{"y":2,"x":1}],"dup":[1,1,2],"fresh":[3]}',
+    );
+  });
+
+  it("$addToSet and $pullAll keep the BSON type of the numbers", async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, a: [Long.fromNumber(1), 2, Long.fromNumber(3)] });
+    await c.updateOne({ _id: 1 }, { $pullAll: { a: [2] }, $addToSet: { b: Long.fromNumber(4) } } as Document);
+    expect(
+      await c.countDocuments({ "a.0": { $type: "long" }, "a.1": { $type: "long" }, "b.0": { $type: "long" } }),
+    ).toBe(1);
+  });
 
   it("the positional $ names the element equal in order", async () => {
     const c = fresh();

@@ -9,7 +9,8 @@ import type { Options } from "mingo/types";
 import { update as mingoUpdate } from "mingo/updater";
 import { MongoCommandError } from "../errors";
 import { copyDocument, idFirst, numberTypeAt, setField, setNumberType, type NumberType } from "../storage/bson-values";
-import { isPlainObject } from "../storage/keys";
+import { compareValues, isPlainObject } from "../storage/keys";
+import { optionsCollation } from "./collated-query";
 import { compileFilter } from "./filter";
 import { rewriteTypeOperators, typeName } from "./type-operators";
 
@@ -150,6 +151,8 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
     // where MongoDB refuses only a path that is another's prefix (checked above).
     if (op === "$set" && setExisting(target, path, value)) noteResultType(target, op, path, type);
     else if (op === "$pull" && isDocumentQuery(value) && !path.includes("$")) pullByQuery(target, path, value, opts);
+    else if ((op === "$addToSet" || op === "$pullAll") && setOperatorHere(target, op, path, value, type, opts))
+      continue;
     else {
       applyOne(target, op, path, value, opts);
       if (op === "$set" || op === "$inc" || op === "$mul") noteResultType(target, op, path, type);
@@ -177,6 +180,63 @@ function setExisting(target: Document, path: string, value: unknown): boolean {
   const key = parts[parts.length - 1];
   if (!isPlainObject(parent) || !Object.hasOwn(parent, key)) return false;
   if (!sameValue(parent[key], value)) parent[key] = copyDocument({ v: value }).v;
+  return true;
+}
+
+/**
+ * `$addToSet` and `$pullAll` on a plain path, done here: they compare values as MongoDB does (a
+ * document field by field in order, strings by the collation: `compareValues`), where mingo
+ * ignores the order of a document's fields, and its `$addToSet` adds nothing to an array that
+ * already holds a duplicate. Number types are kept. Returns false to leave the rest to mingo.
+ */
+function setOperatorHere(
+  target: Document,
+  op: string,
+  path: string,
+  value: unknown,
+  type: NumberType | undefined,
+  opts: ApplyOptions,
+): boolean {
+  const parts = path.split(".");
+  if (parts.some((p) => p.startsWith("$") || p in Object.prototype)) return false;
+  let parent: unknown = target;
+  for (const part of parts.slice(0, -1)) {
+    parent = Array.isArray(parent)
+      ? /^\d+$/.test(part)
+        ? parent[Number(part)]
+        : undefined
+      : isPlainObject(parent)
+        ? own(parent, part)
+        : undefined;
+  }
+  const key = parts[parts.length - 1];
+  if (!isPlainObject(parent)) return false;
+  const current = own(parent, key);
+  if (current !== undefined && !Array.isArray(current)) return false;
+  const strings = optionsCollation(opts.mingo)?.compare;
+  const equal = (a: unknown, b: unknown) => compareValues(a, b, strings) === 0;
+  const append = (array: unknown[], element: unknown, elementType: NumberType | undefined) => {
+    array.push(element);
+    setNumberType(array, String(array.length - 1), elementType);
+  };
+  if (op === "$pullAll") {
+    if (!Array.isArray(value) || current === undefined) return false;
+    const kept: unknown[] = [];
+    current.forEach((el, i) => {
+      if (!value.some((v) => equal(el, v))) append(kept, el, numberTypeAt(current, String(i)));
+    });
+    if (kept.length !== current.length) setField(parent, key, kept);
+    return true;
+  }
+  const each = isPlainObject(value) && Object.hasOwn(value, "$each") ? value.$each : undefined;
+  if (isPlainObject(value) && Object.keys(value).some((k) => k.startsWith("$")) && !Array.isArray(each)) return false;
+  const values: unknown[] = Array.isArray(each) ? each : [value];
+  const array = current ?? [];
+  values.forEach((v, i) => {
+    if (array.some((el) => equal(el, v))) return;
+    append(array, copyDocument({ v }).v, Array.isArray(each) ? numberTypeAt(each, String(i)) : type);
+  });
+  if (current === undefined) setField(parent, key, array);
   return true;
 }
 
