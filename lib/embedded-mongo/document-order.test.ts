@@ -170,9 +170,9 @@ describe("updates and upserts", () => {
       ],
       dup: [1, 1],
     });
-    await c.updateOne({ _id: 1 }, { $addToSet: { a: { y: 2, x: 1 } } });
-    await c.updateOne({ _id: 1 }, { $addToSet: { a: { $each: [{ x: 1, y: 2 }, { z: 1 }, { z: 1 }] } } });
-    await c.updateOne({ _id: 1 }, { $pullAll: { b: [{ x: 1, y: 2 }] } });
+    await c.updateOne({ _id: 1 }, { $addToSet: { a: { y: 2, x: 1 } } } as Document);
+    await c.updateOne({ _id: 1 }, { $addToSet: { a: { $each: [{ x: 1, y: 2 }, { z: 1 }, { z: 1 }] } } } as Document);
+    await c.updateOne({ _id: 1 }, { $pullAll: { b: [{ x: 1, y: 2 }] } } as Document);
     // An array already holding duplicates keeps them and still takes a new value.
     await c.updateOne({ _id: 1 }, { $addToSet: { dup: 2, fresh: { $each: [3, 3] } } } as Document);
     const doc = await c.findOne({ _id: 1 });
