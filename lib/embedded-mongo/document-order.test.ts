@@ -211,6 +211,18 @@ describe("updates and upserts", () => {
   });
 });
 
+describe("collection validators", () => {
+  it("a query validator's document accepts only the same order of fields", async () => {
+    const db = client.db("order");
+    const name = `v${n++}`;
+    await db.createCollection(name, { validator: { a: { x: 1, y: 2 } } });
+    const c = db.collection<Doc>(name);
+    await c.insertOne({ _id: 1, a: { x: 1, y: 2 } });
+    await expect(c.insertOne({ _id: 2, a: { y: 2, x: 1 } })).rejects.toMatchObject({ code: 121 });
+    expect(await ids(c, {})).toEqual([1]);
+  });
+});
+
 describe("under a collation", () => {
   it("strings inside documents follow the collator, fields keep their order", async () => {
     const c = fresh();

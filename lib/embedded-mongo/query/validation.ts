@@ -6,10 +6,12 @@
  */
 import type { Document } from "bson";
 import { Aggregator, Query } from "mingo";
+import { Context } from "mingo/core";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
 import { isPlainObject, presentValuesAtPath } from "../storage/keys";
 import { jsonSchemaFailure, matchesSchema, parseJsonSchema, typeName } from "./json-schema";
+import { customQueryOperators, rewriteTypeOperators } from "./type-operators";
 
 const VALIDATION_LEVELS = ["off", "strict", "moderate"] as const;
 const VALIDATION_ACTIONS = ["error", "warn"] as const;
@@ -94,8 +96,16 @@ export function validationOptions(cmd: Document, command: string): Document {
   return out;
 }
 
+/** The server's own query operators (type-operators.ts), for a write that brings no mingo options. */
+const validatorContext = Context.init().addQueryOps(customQueryOperators as never);
+
+/** A validator is a filter like any other: `$type` by BSON type, documents compared in order. */
 function matches(validator: Document, doc: Document, options?: Partial<Options>): boolean {
-  return new Query(validator, { ...options, ...jsonSchemaOption }).test(doc);
+  return new Query(rewriteTypeOperators(validator), {
+    context: validatorContext,
+    ...options,
+    ...jsonSchemaOption,
+  }).test(doc);
 }
 
 export interface WriteValidation {
