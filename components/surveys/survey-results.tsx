@@ -7,6 +7,7 @@
  */
 import { ErrorMessage } from "@/components/ui/error-message";
 import { ErrorState } from "@/components/ui/error-state";
+import { dayLabel } from "@/lib/base/shared/days";
 import { download } from "@/lib/client/api";
 import { useDayZone } from "@/lib/client/company";
 import { QUESTION_TYPE_LABELS } from "@/lib/client/content-draft";
@@ -36,8 +37,9 @@ import { ResultChart, type ChartRow } from "./result-chart";
 import { SurveyTabs } from "./survey-tabs";
 
 const number = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
+// A date question's answers are calendar days (stored as their UTC midnight), not instants: their
+// months are read in UTC whatever the company's zone, unlike the period's days below.
 const monthFormat = new Intl.DateTimeFormat("en-GB", { month: "short", year: "numeric", timeZone: "UTC" });
-const dayFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeZone: "UTC" });
 
 export function SurveyResults({ id }: { id: string }) {
   const { params, show: go } = useViewSearch();
@@ -152,15 +154,16 @@ function RangeForm({ range, onApply }: { range: DateRange; onApply: (range: Date
             </Button>
           )}
         </div>
-        <p className="basis-full text-xs text-slate-500">Days in UTC, both included.</p>
+        <p className="basis-full text-xs text-slate-500">Both days included.</p>
       </form>
     </Card>
   );
 }
 
-const period = (results: Results) =>
+/** The filter's days, printed in the zone they were chosen in: the company's (docs/api.md#days). */
+const period = (results: Results, zone: string) =>
   results.from || results.to
-    ? `${results.from ? dayFormat.format(new Date(results.from)) : "the start"} – ${results.to ? dayFormat.format(new Date(results.to)) : "now"}`
+    ? `${results.from ? dayLabel(results.from, zone) : "the start"} – ${results.to ? dayLabel(results.to, zone) : "now"}`
     : "All time";
 
 function ResultsView({
@@ -176,6 +179,7 @@ function ResultsView({
   refreshing: boolean;
   range: DateRange;
 }) {
+  const zone = useDayZone();
   const chats = survey?.chat ?? [];
   const chatName = new Map(chats.map((chat) => [chat._id, chat.name]));
   // In the order of the content: chat by chat, removed questions after the rest.
@@ -202,7 +206,7 @@ function ResultsView({
           <Total label="Responses" value={results.responses.toLocaleString("en")} testId="total-responses" />
           <Total label="Answers" value={results.answers.toLocaleString("en")} testId="total-answers" />
           <Total label="Questions" value={String(results.questions.filter((q) => !q.removed).length)} />
-          <Total label="Period" value={period(results)} />
+          <Total label="Period" value={period(results, zone)} />
         </dl>
         <p aria-live="polite" className="mt-2 h-4 text-xs text-slate-500">
           {refreshing && "Updating…"}

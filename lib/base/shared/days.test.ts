@@ -1,6 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalTimeZone, dayOf, dayRange, isDay, nextDay } from "./days";
+import {
+  canonicalTimeZone,
+  dayBounds,
+  dayLabel,
+  dayOf,
+  dayRange,
+  isDay,
+  nextDay,
+  offsetLabel,
+  timeZoneNames,
+} from "./days";
 
 const iso = (day: string, zone: string) => {
   const { start, end } = dayRange(day, zone);
@@ -101,5 +111,78 @@ describe("dayRange: a calendar day in a zone as [start, end)", () => {
     }
     expect(canonicalTimeZone("utc")).toBe("UTC");
     expect(canonicalTimeZone("Europe/Paris")).toBe("Europe/Paris");
+  });
+});
+
+describe("dayLabel: the day an instant falls on in a zone, as the pages print it", () => {
+  it("prints the bounds of a filter's days as those days, in a zone ahead of UTC across the date line (Pacific/Auckland)", () => {
+    // 25 November in Auckland (summer time, UTC+13) starts at 11:00 UTC on the 24th.
+    const { from, to } = dayBounds("2026-11-25", "2026-11-25", "Pacific/Auckland");
+    expect([from, to]).toEqual(["2026-11-24T11:00:00.000Z", "2026-11-25T10:59:59.999Z"]);
+    expect([dayLabel(from!, "Pacific/Auckland"), dayLabel(to!, "Pacific/Auckland")]).toEqual([
+      "25 Nov 2026",
+      "25 Nov 2026",
+    ]);
+    // Printed in UTC, the first bound would read the day before.
+    expect(dayLabel(from!, "UTC")).toBe("24 Nov 2026");
+  });
+
+  it("and behind UTC across a clock change (America/Los_Angeles, summer time ends on 1 November 2026)", () => {
+    const { from, to } = dayBounds("2026-10-31", "2026-11-01", "America/Los_Angeles");
+    // 31 October starts at UTC-7, and 1 November (25 hours long) ends at UTC-8.
+    expect([from, to]).toEqual(["2026-10-31T07:00:00.000Z", "2026-11-02T07:59:59.999Z"]);
+    expect([dayLabel(from!, "America/Los_Angeles"), dayLabel(to!, "America/Los_Angeles")]).toEqual([
+      "31 Oct 2026",
+      "1 Nov 2026",
+    ]);
+    expect(dayLabel(to!, "UTC")).toBe("2 Nov 2026");
+  });
+
+  it("for every zone and day, the bounds of a day print as that day", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(
+          "UTC",
+          "Pacific/Auckland",
+          "Pacific/Kiritimati",
+          "America/Los_Angeles",
+          "America/Santiago",
+          "Asia/Kolkata",
+        ),
+        fc.date({ min: new Date("1990-01-01T00:00:00Z"), max: new Date("2060-12-31T00:00:00Z"), noInvalidDate: true }),
+        (zone, date) => {
+          const day = date.toISOString().slice(0, 10);
+          const { from, to } = dayBounds(day, day, zone);
+          const printed = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeZone: "UTC" }).format(
+            new Date(`${day}T00:00:00Z`),
+          );
+          expect(dayLabel(from!, zone)).toBe(printed);
+          expect(dayLabel(to!, zone)).toBe(printed);
+        },
+      ),
+    );
+  });
+
+  it("reads an unknown zone as UTC rather than throwing (a page prints before the settings load)", () => {
+    expect(dayLabel("2026-11-25T23:30:00Z", "Mars/Olympus")).toBe("25 Nov 2026");
+  });
+});
+
+describe("offsetLabel and timeZoneNames: the settings page's choice of zone", () => {
+  it("prints the offset of the instant given, across a clock change and off the hour", () => {
+    expect(offsetLabel("UTC")).toBe("UTC+00:00");
+    expect(offsetLabel("Pacific/Auckland", new Date("2026-11-25T00:00:00Z"))).toBe("UTC+13:00");
+    expect(offsetLabel("Pacific/Auckland", new Date("2026-06-15T00:00:00Z"))).toBe("UTC+12:00");
+    expect(offsetLabel("America/Los_Angeles", new Date("2026-10-31T12:00:00Z"))).toBe("UTC-07:00");
+    expect(offsetLabel("America/Los_Angeles", new Date("2026-11-02T12:00:00Z"))).toBe("UTC-08:00");
+    expect(offsetLabel("Asia/Kolkata", new Date("2026-11-25T00:00:00Z"))).toBe("UTC+05:30");
+  });
+
+  it("lists UTC first and once, and only zones the API accepts", () => {
+    const names = timeZoneNames();
+    expect(names[0]).toBe("UTC");
+    expect(names.filter((name) => name === "UTC")).toHaveLength(1);
+    expect(names).toEqual(expect.arrayContaining(["Pacific/Auckland", "America/Los_Angeles", "Europe/Paris"]));
+    expect(names.filter((name) => canonicalTimeZone(name) === undefined)).toEqual([]);
   });
 });

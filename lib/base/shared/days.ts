@@ -124,3 +124,34 @@ export function dayBounds(
     ...(to && isDay(to) ? { to: new Date(dayRange(to, known).end.getTime() - 1).toISOString() } : {}),
   };
 }
+
+const labels = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The day `instant` falls on in `zone`, as the pages print a day ("25 Nov 2026"): the same day
+ * {@link dayRange} and {@link dayBounds} mean, so the last millisecond of "25 November" in
+ * Los Angeles (08:00 UTC on the 26th) reads "25 Nov 2026", not the day UTC is on.
+ */
+export function dayLabel(instant: Date | string, zone: string): string {
+  const known = canonicalTimeZone(zone) ?? DEFAULT_TIME_ZONE;
+  let format = labels.get(known);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeZone: known });
+    labels.set(known, format);
+  }
+  return format.format(new Date(instant));
+}
+
+/** How `zone`'s clock stands against UTC at `instant`, as the settings page shows it: `UTC+13:00`, `UTC-07:00`, `UTC+05:30`. */
+export function offsetLabel(zone: string, instant: Date = new Date()): string {
+  const minutes = Math.round(offsetAt(instant.getTime(), canonicalTimeZone(zone) ?? DEFAULT_TIME_ZONE) / 60_000);
+  const whole = Math.abs(minutes);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `UTC${minutes < 0 ? "-" : "+"}${pad(Math.floor(whole / 60))}:${pad(whole % 60)}`;
+}
+
+/** Every IANA zone this runtime's `Intl` knows, `UTC` first (some runtimes leave it out of the list). */
+export function timeZoneNames(): string[] {
+  const names = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+  return [DEFAULT_TIME_ZONE, ...names.filter((name) => name !== DEFAULT_TIME_ZONE)];
+}
