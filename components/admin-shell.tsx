@@ -15,7 +15,7 @@ import { Button, Loading, focusRing } from "./ui";
 import { ToastRegion } from "./ui/toast";
 
 /** The menu, in groups: a sidebar from 1280 px wide with each group's title, a row of links from 1024 px, behind the Menu button below. */
-const NAV_GROUPS = ["Records", "Reference data", "Integrations", "Help"] as const;
+const NAV_GROUPS = ["Records", "Reference data", "Integrations", "Settings", "Help"] as const;
 type NavGroup = (typeof NAV_GROUPS)[number];
 
 const NAV: readonly { href: string; label: string; adminOnly: boolean; group: NavGroup }[] = [
@@ -31,6 +31,7 @@ const NAV: readonly { href: string; label: string; adminOnly: boolean; group: Na
   })),
   { href: "/api-keys", label: "API keys", adminOnly: true, group: "Integrations" },
   { href: "/webhooks", label: "Webhooks", adminOnly: true, group: "Integrations" },
+  { href: "/settings", label: "Company settings", adminOnly: false, group: "Settings" },
   { href: "/docs", label: "API reference", adminOnly: false, group: "Help" },
 ];
 

@@ -69,5 +69,9 @@ describe("GET and PATCH /v2/company", () => {
     expect((await read(other)).status).toBe(403);
     const writer = await key(["reference:write"]);
     expect(success(await patch(writer, { timeZone: "America/Los_Angeles" })).timeZone).toBe("America/Los_Angeles");
+    // The key's company only: another company's zone is neither named nor changed.
+    expect(success(await read(b.adminToken)).timeZone).toBe("UTC");
+    expect((await patch(writer, { timeZone: "Europe/Paris", _id: b.companyId })).status).toBe(400);
+    expect(success(await read(b.adminToken)).timeZone).toBe("UTC");
   });
 });
