@@ -170,6 +170,7 @@ const PAGES: Record<string, Entry> = {
     ],
   },
   "/outbox": { signedIn: true, urls: () => ["/outbox"] },
+  "/settings": { signedIn: true, urls: () => ["/settings"] },
   ...Object.fromEntries(
     REFERENCE_PAGES.flatMap((base): [string, Entry][] => [
       [base, { signedIn: true, urls: () => [base, `${base}?search=zz-nothing`] }],
