@@ -3,7 +3,12 @@ import { Notes } from "@/lib/kernel/notes";
 import { offThread, readWorkers } from "@/lib/kernel/off-thread";
 import { readTasks } from "@/lib/platform/startup/read-tasks";
 import { CreateSurveyBody } from "@/lib/resources/surveys/contract";
-import { readSurveyRecords, type SurveyRecordsQuery } from "@/lib/resources/surveys/repository";
+import {
+  readPopulatedSurvey,
+  readSurveyRecords,
+  Survey,
+  type SurveyRecordsQuery,
+} from "@/lib/resources/surveys/repository";
 import { createSurvey } from "@/lib/resources/surveys/service";
 import { readUserRecords, User, type UserRecordsQuery } from "@/lib/resources/users/repository";
 import { useTestDatabase } from "@/lib/tools/testing/database";
@@ -34,6 +39,7 @@ describe("reads on the read worker", () => {
   it("run on the worker the task of the name the callers pass with their function", () => {
     expect(readTasks.userRecords).toBe(readUserRecords);
     expect(readTasks.surveyRecords).toBe(readSurveyRecords);
+    expect(readTasks.populatedSurvey).toBe(readPopulatedSurvey);
   });
 
   it("answer a user page as the same read does in this thread, and run on the worker", async () => {
@@ -90,6 +96,33 @@ describe("reads on the read worker", () => {
     expect(onWorker).toEqual(await readSurveyRecords(page));
     expect(onWorker.map((survey) => survey.code)).toEqual(["three", "two"]);
     expect(Object.keys(onWorker[0]).sort()).toEqual(["_id", "code", "name"]);
+  });
+
+  it("read a survey with its chats as this thread does, say when its content write is pending, and never another company's", async () => {
+    const tenant = await createTenant();
+    const other = await createTenant();
+    const auth = { userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] };
+    const created = await createSurvey(
+      auth,
+      CreateSurveyBody.parse({ code: "chats", name: "With chats", version: 2 }),
+      new Notes(),
+    );
+    const args = { companyId: oid(tenant.companyId), surveyId: oid(created._id) };
+    const before = readWorkers()?.answered ?? 0;
+    const onWorker = await offThread("populatedSurvey", readPopulatedSurvey, args);
+    expect(readWorkers()?.answered).toBe(before + 1);
+    expect(onWorker).toEqual(await readPopulatedSurvey(args));
+    expect(onWorker.survey?.code).toBe("chats");
+    expect(onWorker.contentPending).toBe(false);
+    expect(Object.keys(onWorker.survey ?? {})).not.toContain("contentPending");
+
+    await Survey.collection.updateOne({ _id: args.surveyId }, { $set: { contentPending: true } });
+    expect((await offThread("populatedSurvey", readPopulatedSurvey, args)).contentPending).toBe(true);
+    const elsewhere = await offThread("populatedSurvey", readPopulatedSurvey, {
+      ...args,
+      companyId: oid(other.companyId),
+    });
+    expect(elsewhere).toEqual({ survey: null, chat: [], contentPending: false });
   });
 
   it("fail with the database's error, not a silent empty page", async () => {

@@ -19,7 +19,7 @@ import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/ker
 import { Answer, type AnswerDoc } from "@/lib/resources/answers/repository";
 import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
 import mongoose, { Schema } from "mongoose";
-import { SURVEY_FIELDS, type SurveyField, type SurveyRecord } from "./contract";
+import { SURVEY_FIELDS, type SurveyChatRecord, type SurveyField, type SurveyRecord } from "./contract";
 import { Question, type QuestionDoc, SurveyChat, type SurveyChatDoc, SurveyRevision } from "./parts";
 import { lower, searchPrefixesExpression, surveySearchPrefixes } from "./search";
 
@@ -541,6 +541,66 @@ export async function surveyParts(surveyId: Id, companyId: Id) {
   ]);
   return { chats, questions, answerCounts: counts };
 }
+
+/** A survey of the company with its chats, as `GET /v2/surveys/{id}?populate=true` answers it. */
+export interface PopulatedSurvey {
+  /** `null` when the company has no such survey. */
+  survey: SurveyRecord | null;
+  chat: SurveyChatRecord[];
+  /** A content write of the survey stopped half-way (./content-sync.ts): the chats may be behind it. */
+  contentPending: boolean;
+}
+
+/**
+ * The survey and its chats by `order`, each with its questions by `order` and their answer counts:
+ * four independent reads sent at once (one round trip), shaped into records so that a read worker
+ * can run it (lib/platform/startup/read-tasks.ts). The caller finishes a pending content write and
+ * reads again.
+ */
+export async function readPopulatedSurvey({
+  companyId,
+  surveyId,
+}: {
+  companyId: Id;
+  surveyId: Id;
+}): Promise<PopulatedSurvey> {
+  // The record leaves `contentPending` out (toSurveyRecord); it is read here to tell the caller.
+  const projection = Object.fromEntries(
+    Object.entries(WITHOUT_INTERNAL_FIELDS).filter(([field]) => field !== "contentPending"),
+  );
+  const [doc, { chats, questions, answerCounts }] = await Promise.all([
+    findCompanySurvey(companyId, surveyId, projection),
+    surveyParts(surveyId, companyId),
+  ]);
+  if (!doc) return { survey: null, chat: [], contentPending: false };
+  const byChat = new Map<string, QuestionDoc[]>();
+  for (const question of questions) {
+    const key = question.chat.toHexString();
+    const list = byChat.get(key);
+    if (list) list.push(question);
+    else byChat.set(key, [question]);
+  }
+  const chat = chats.map((each) => ({
+    _id: each._id.toHexString(),
+    name: each.name,
+    order: each.order,
+    createdAt: each.createdAt.toISOString(),
+    modifiedAt: each.modifiedAt.toISOString(),
+    questions: (byChat.get(each._id.toHexString()) ?? [])
+      .sort((a, b) => a.order - b.order || compareIds(a._id, b._id))
+      .map((question) => ({
+        _id: question._id.toHexString(),
+        text: question.text,
+        type: question.type as SurveyChatRecord["questions"][number]["type"],
+        options: question.options ?? [],
+        order: question.order,
+        answerCount: answerCounts.get(question._id.toHexString()) ?? 0,
+      })),
+  }));
+  return { survey: toSurveyRecord(doc) as SurveyRecord, chat, contentPending: doc.contentPending === true };
+}
+
+const compareIds = (a: Id, b: Id) => (a.toHexString() < b.toHexString() ? -1 : a.equals(b) ? 0 : 1);
 
 /** Every chat and question of a survey, removed ones too. */
 export async function allChatsAndQuestions(surveyId: Id, companyId: Id) {

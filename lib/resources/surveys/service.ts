@@ -32,8 +32,6 @@ import {
   type CreateSurveyBody,
   type ExportSurveysQuery,
   type ListSurveysQuery,
-  type QuestionType,
-  type SurveyChatRecord,
   type SurveyField,
   type SurveyList,
   type SurveyRecord,
@@ -48,10 +46,10 @@ import {
   forgetSurveyCounters,
   insertSurvey,
   newDoc,
+  readPopulatedSurvey,
   readSurveyRecords,
   sealRevisions,
   storedSurveyTag,
-  surveyParts,
   toSurveyRecord,
   WITHOUT_INTERNAL_FIELDS,
   type LeanSurvey,
@@ -176,44 +174,22 @@ const withId = (select: SurveyField[]): SurveyField[] => ["_id", ...new Set(sele
 export async function getSurvey(auth: Principal, id: string, options: { populate: boolean }): Promise<SurveyRecord> {
   const companyId = oid(auth.companyId);
   const surveyId = oid(id);
-  if (options.populate) await finishContentWrite(surveyId, companyId);
-  const [doc, chat] = await Promise.all([
-    findCompanySurvey(companyId, surveyId, WITHOUT_INTERNAL_FIELDS),
-    options.populate ? surveyChats(surveyId, companyId) : undefined,
-  ]);
-  if (!doc) throw notFound("survey");
-  const record = toSurveyRecord(doc) as SurveyRecord;
-  return chat ? { ...record, chat } : record;
-}
-
-/** The survey's chats by `order`, each with its questions by `order` and their answer counts. */
-async function surveyChats(surveyId: ObjectId, companyId: ObjectId): Promise<SurveyChatRecord[]> {
-  const { chats, questions, answerCounts } = await surveyParts(surveyId, companyId);
-  const byChat = new Map<string, typeof questions>();
-  for (const question of questions) {
-    const key = question.chat.toHexString();
-    byChat.set(key, [...(byChat.get(key) ?? []), question]);
+  if (options.populate) {
+    // The survey with its chats in one round trip, on a read worker when there is one
+    // (docs/architecture.md#read-workers); a content write left half-way is finished first.
+    const read = () => offThread("populatedSurvey", readPopulatedSurvey, { companyId, surveyId });
+    let found = await read();
+    if (found.contentPending) {
+      await finishContentWrite(surveyId, companyId);
+      found = await read();
+    }
+    if (!found.survey) throw notFound("survey");
+    return { ...found.survey, chat: found.chat };
   }
-  return chats.map((chat) => ({
-    _id: chat._id.toHexString(),
-    name: chat.name,
-    order: chat.order,
-    createdAt: chat.createdAt.toISOString(),
-    modifiedAt: chat.modifiedAt.toISOString(),
-    questions: (byChat.get(chat._id.toHexString()) ?? [])
-      .sort((a, b) => a.order - b.order || compareIds(a._id, b._id))
-      .map((question) => ({
-        _id: question._id.toHexString(),
-        text: question.text,
-        type: question.type as QuestionType,
-        options: question.options ?? [],
-        order: question.order,
-        answerCount: answerCounts.get(question._id.toHexString()) ?? 0,
-      })),
-  }));
+  const doc = await findCompanySurvey(companyId, surveyId, WITHOUT_INTERNAL_FIELDS);
+  if (!doc) throw notFound("survey");
+  return toSurveyRecord(doc) as SurveyRecord;
 }
-
-const compareIds = (a: ObjectId, b: ObjectId) => (a.toHexString() < b.toHexString() ? -1 : a.equals(b) ? 0 : 1);
 
 // ---------------------------------------------------------------------------------------------
 // Writing

@@ -127,14 +127,17 @@ export async function benchSurveys(ctx: SurveyBenchContext): Promise<void> {
   report(ctx, [ctx.table.floor.figures(), ...results], search, data.searchMatches);
 }
 
-interface BenchData {
+export interface BenchData {
   surveys: string[];
   answers: string[];
   searchMatches: number;
 }
 
 /** Written straight through the driver, in the shapes the services write. */
-async function insertSurveys(ctx: SurveyBenchContext, roles: ObjectId[]): Promise<BenchData> {
+export async function insertSurveys(
+  ctx: Pick<SurveyBenchContext, "database" | "companyId" | "surveys" | "answers">,
+  roles: ObjectId[],
+): Promise<BenchData> {
   const { database, companyId } = ctx;
   const total = ctx.surveys;
   const answersPerSurvey = Math.floor(ctx.answers / total);
