@@ -86,12 +86,11 @@ export async function sharedCount(
   companyId: Id,
   filter: Filter<Document>,
   count: () => Promise<number>,
+  stored?: StoredCount[],
 ): Promise<number> {
   const mark = markId(kind, companyId);
   const id = `${mark}|${filterKey(filter)}`;
-  const found = await counts()
-    .find({ _id: { $in: [mark, id] } })
-    .toArray();
+  const found = stored ?? (await storedCounts(kind, companyId, filter));
   const version = found.find((doc) => doc._id === mark)?.version ?? 0;
   const cached = found.find((doc) => doc._id === id);
   const now = Date.now();
@@ -106,6 +105,21 @@ export async function sharedCount(
     }
   }
   return countNow(id, companyId, version, count);
+}
+
+/** What {@link sharedCount} reads first: the company's mark and the filter's count, as stored. */
+export type StoredCount = Stored;
+
+/**
+ * The stored mark and count of a filter, one query by `_id`, for {@link sharedCount}: a read
+ * worker reads them beside the page (lib/platform/startup/read-tasks.ts), so the HTTP thread
+ * sends no command for a current count.
+ */
+export function storedCounts(kind: CountKind, companyId: Id, filter: Filter<Document>): Promise<StoredCount[]> {
+  const mark = markId(kind, companyId);
+  return counts()
+    .find({ _id: { $in: [mark, `${mark}|${filterKey(filter)}`] } })
+    .toArray();
 }
 
 function countNow(id: string, companyId: Id, version: number, count: () => Promise<number>): Promise<number> {

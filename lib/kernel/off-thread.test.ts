@@ -1,3 +1,4 @@
+import { storedCounts } from "@/lib/kernel/counts";
 import { oid } from "@/lib/kernel/ids";
 import { Notes } from "@/lib/kernel/notes";
 import { offThread, readWorkers } from "@/lib/kernel/off-thread";
@@ -10,7 +11,13 @@ import {
   type SurveyRecordsQuery,
 } from "@/lib/resources/surveys/repository";
 import { createSurvey } from "@/lib/resources/surveys/service";
-import { readUserRecords, User, type UserRecordsQuery } from "@/lib/resources/users/repository";
+import {
+  countUsers,
+  readUserPage,
+  readUserRecords,
+  User,
+  type UserRecordsQuery,
+} from "@/lib/resources/users/repository";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import { createTenant } from "@/lib/tools/testing/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +56,18 @@ describe("reads on the read worker", () => {
     expect(readWorkers()?.answered).toBe(before + 1);
     expect(onWorker).toEqual(await readUserRecords(pageOf(tenant.companyId)));
     expect(onWorker.map((user) => user._id).sort()).toEqual([tenant.adminId, tenant.memberId].sort());
+  });
+
+  it("read a page's stored count beside it, as this thread reads it, so a current count sends no command here", async () => {
+    const tenant = await createTenant();
+    const filter = { "companies.companyId": oid(tenant.companyId) };
+    // The first count stores it (docs/api.md#counters).
+    expect(await countUsers(oid(tenant.companyId), filter)).toBe(2);
+    const page = { ...pageOf(tenant.companyId), key: "modifiedAt", counted: filter };
+    const onWorker = await offThread("userPage", readUserPage, page);
+    expect(onWorker.counts).toEqual(await storedCounts("users", oid(tenant.companyId), filter));
+    expect(onWorker.counts?.map((stored) => stored.count)).toContain(2);
+    expect(await countUsers(oid(tenant.companyId), filter, onWorker.counts)).toBe(2);
   });
 
   it("show a user of two companies to each with only that company's references", async () => {

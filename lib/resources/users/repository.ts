@@ -8,7 +8,7 @@
  * lib/kernel/models/read.ts, writes on the model's collection); the Mongoose schema declares the fields,
  * defaults and indexes.
  */
-import { countsChanged, sharedCount } from "@/lib/kernel/counts";
+import { countsChanged, sharedCount, storedCounts, type StoredCount } from "@/lib/kernel/counts";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { newId, type ObjectId as Id } from "@/lib/kernel/ids";
 import { defineModel, driverCollection, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
@@ -205,13 +205,23 @@ export async function readUserPage({
   companyId,
   filter,
   key,
+  counted,
   ...options
-}: UserRecordsQuery & { key: string }): Promise<{ records: UserRecord[]; keys: unknown[] }> {
+}: UserRecordsQuery & { key: string; counted?: Filter<Document> }): Promise<{
+  records: UserRecord[];
+  keys: unknown[];
+  /** With `counted` (the filter of `count=true`): its stored count, for {@link countUsers}. */
+  counts?: StoredCount[];
+}> {
   const projection = options.projection ? { ...options.projection, [key]: 1 } : undefined;
-  const docs = await findDocs<LeanUser>(User, filter, { ...options, ...(projection ? { projection } : {}) });
+  const [docs, counts] = await Promise.all([
+    findDocs<LeanUser>(User, filter, { ...options, ...(projection ? { projection } : {}) }),
+    counted ? storedCounts("users", companyId, counted) : undefined,
+  ]);
   return {
     records: await toUserRecords(docs, companyId),
     keys: docs.map((doc) => (doc as unknown as Record<string, unknown>)[key]),
+    ...(counts ? { counts } : {}),
   };
 }
 
@@ -565,8 +575,8 @@ export async function addMembership(
  * How many users of the company `filter` (already scoped to it) matches: the count shared by every
  * server process through the database (lib/kernel/counts.ts, docs/api.md#counters).
  */
-export const countUsers = (companyId: Id, filter: Filter<Document>): Promise<number> =>
-  sharedCount("users", companyId, filter, () => users().countDocuments(filter));
+export const countUsers = (companyId: Id, filter: Filter<Document>, stored?: StoredCount[]): Promise<number> =>
+  sharedCount("users", companyId, filter, () => users().countDocuments(filter), stored);
 
 /** After a write of users of these companies has committed: their counts are no longer current. */
 export const userCountsChanged = (companyIds: readonly Id[]): Promise<void> => countsChanged("users", companyIds);

@@ -70,17 +70,18 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   // `sort` is a filter of the scope, so a cursor of one order is refused by another (docs/api.md#cursor-paging).
   const scope = listScope(auth.companyId, "/v2/users", query);
   const read = await pageRead(query, order, scope);
-  const [found, counter] = await Promise.all([
-    offThread("userPage", readUserPage, {
-      companyId,
-      filter: withCondition(filter, read.after),
-      sort: read.sort,
-      skip: read.skip,
-      limit: read.limit,
-      key: order.fields[0].name,
-    }),
-    query.count ? countUsers(companyId, filter) : undefined,
-  ]);
+  // The stored count is read beside the page, so a current count costs this thread no command
+  // (docs/api.md#counters).
+  const found = await offThread("userPage", readUserPage, {
+    companyId,
+    filter: withCondition(filter, read.after),
+    sort: read.sort,
+    skip: read.skip,
+    limit: read.limit,
+    key: order.fields[0].name,
+    ...(query.count ? { counted: filter } : {}),
+  });
+  const counter = query.count ? await countUsers(companyId, filter, found.counts) : undefined;
   const rows = found.records.map((record, index) => ({ record, key: found.keys[index] }));
   const page = await pageOf(rows, query, order, scope, (row) => [row.key, row.record._id]);
   return {
