@@ -528,7 +528,7 @@ export const answersOf = (companyId: Id, uuids: Id[]): Promise<Pick<AnswerDoc, "
   findDocs(Answer, { uuid: { $in: uuids }, company: companyId }, { projection: { uuid: 1, survey: 1 } });
 
 /** A survey's chats (by `order`), its questions (neither removed), and how many answers each question has. */
-export async function surveyParts(surveyId: Id, companyId: Id) {
+async function surveyParts(surveyId: Id, companyId: Id) {
   // Three independent reads, in parallel: one round trip to the database.
   const [chats, questions, counts] = await Promise.all([
     findDocs<SurveyChatDoc>(
@@ -543,7 +543,7 @@ export async function surveyParts(surveyId: Id, companyId: Id) {
 }
 
 /** A survey of the company with its chats, as `GET /v2/surveys/{id}?populate=true` answers it. */
-export interface PopulatedSurvey {
+interface PopulatedSurvey {
   /** `null` when the company has no such survey. */
   survey: SurveyRecord | null;
   chat: SurveyChatRecord[];

@@ -127,7 +127,7 @@ export async function benchSurveys(ctx: SurveyBenchContext): Promise<void> {
   report(ctx, [ctx.table.floor.figures(), ...results], search, data.searchMatches);
 }
 
-export interface BenchData {
+interface BenchData {
   surveys: string[];
   answers: string[];
   searchMatches: number;
