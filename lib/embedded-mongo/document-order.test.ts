@@ -211,6 +211,39 @@ describe("updates and upserts", () => {
   });
 });
 
+describe("aggregation expressions", () => {
+  it("$expr, $eq, $ne, $cmp, $gt and $in compare documents field by field in order", async () => {
+    const c = fresh();
+    await c.insertMany([
+      { _id: 1, a: { x: 1, y: 2 } },
+      { _id: 2, a: { y: 2, x: 1 } },
+    ]);
+    const same = { $literal: { x: 1, y: 2 } };
+    expect(await ids(c, { $expr: { $eq: ["$a", same] } })).toEqual([1]);
+    const rows = await c
+      .aggregate([
+        {
+          $project: {
+            eq: { $eq: ["$a", same] },
+            ne: { $ne: ["$a", same] },
+            cmp: { $cmp: ["$a", same] },
+            gt: { $gt: ["$a", same] },
+            in: { $in: ["$a", [same]] },
+          },
+        },
+        { $sort: { _id: 1 } },
+      ])
+      .toArray();
+    expect(rows).toEqual([
+      { _id: 1, eq: true, ne: false, cmp: 0, gt: false, in: true },
+      { _id: 2, eq: false, ne: true, cmp: 1, gt: true, in: false },
+    ]);
+    // An update pipeline evaluates its expressions the same way.
+    await c.updateMany({}, [{ $set: { hit: { $eq: ["$a", same] } } }]);
+    expect(await ids(c, { hit: true })).toEqual([1]);
+  });
+});
+
 describe("collection validators", () => {
   it("a query validator's document accepts only the same order of fields", async () => {
     const db = client.db("order");

@@ -20,21 +20,78 @@ import * as queryOperators from "mingo/operators/query";
 import * as windowOperators from "mingo/operators/window";
 import { Query as BaseQuery } from "mingo/query";
 import type { Options } from "mingo/types";
-import { isPlainObject } from "../storage/keys";
+import { compareValues, isPlainObject } from "../storage/keys";
 import { collatedCompareEqual, compareCollated, type Collation } from "./collation";
-import { orderedOperators } from "./document-order";
+import { comparedInOrder, orderedOperators } from "./document-order";
 import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import { customQueryOperators } from "./type-operators";
 
 type Predicate = (o: unknown) => boolean;
 type QueryOp = (selector: string, value: unknown, options: Options) => Predicate;
 type PipelineOp = (coll: unknown, expr: unknown, options: Options) => unknown;
+type ExpressionOp = (obj: unknown, expr: unknown, options: Options) => unknown;
 
 /** The collation of options made by `collatedOptions` (mingo copies options, so kept by context). */
 const collationOf = new WeakMap<object, Collation>();
 
 export function optionsCollation(options: Partial<Options> | undefined): Collation | undefined {
   return options?.context ? collationOf.get(options.context) : undefined;
+}
+
+/**
+ * Contexts that hold every operator mingo has besides the server's own: a query or a pipeline
+ * under one runs on mingo's base classes, which take the context as it is (mingo's `Query` and
+ * `Aggregator` put their defaults first, over the server's comparisons).
+ */
+const fullContexts = new WeakSet<object>();
+
+/**
+ * The context of every query and pipeline the server runs without a collation: mingo's
+ * operators, the server's own query operators (type-operators.ts, document-order.ts) and stages,
+ * and the comparison expressions comparing documents in order ({@link orderedExpressions}).
+ */
+const SERVER_CONTEXT = Context.init({
+  accumulator: accumulatorOperators as never,
+  expression: { ...(expressionOperators as object), ...orderedExpressions() } as never,
+  pipeline: { ...(pipelineOperators as object), ...OWN_STAGES } as never,
+  projection: projectionOperators as never,
+  query: { ...(queryOperators as object), ...customQueryOperators } as never,
+  window: windowOperators as never,
+});
+fullContexts.add(SERVER_CONTEXT);
+
+export const serverContext = (): Context => SERVER_CONTEXT;
+
+/**
+ * mingo's comparison expressions (`$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$cmp`, `$in`) where an
+ * argument holds a document: compared in BSON order, field by field in order (`compareValues`),
+ * as MongoDB does; mingo ignores the order of a document's fields. Other arguments stay mingo's.
+ */
+function orderedExpressions(): Record<string, ExpressionOp> {
+  const ops = expressionOperators as unknown as Record<string, ExpressionOp>;
+  const pair =
+    (name: string, decide: (a: unknown, b: unknown) => unknown): ExpressionOp =>
+    (obj, expr, options) => {
+      if (!Array.isArray(expr) || expr.length !== 2) return ops[name](obj, expr, options);
+      const [a, b] = evalExpr(obj, expr, options) as unknown[];
+      if (!comparedInOrder(a) && !comparedInOrder(b))
+        return ops[name](obj, [{ $literal: a }, { $literal: b }], options);
+      return decide(a ?? null, b ?? null);
+    };
+  const order = (a: unknown, b: unknown) => compareValues(a, b);
+  return {
+    $eq: pair("$eq", (a, b) => order(a, b) === 0),
+    $ne: pair("$ne", (a, b) => order(a, b) !== 0),
+    $gt: pair("$gt", (a, b) => order(a, b) > 0),
+    $gte: pair("$gte", (a, b) => order(a, b) >= 0),
+    $lt: pair("$lt", (a, b) => order(a, b) < 0),
+    $lte: pair("$lte", (a, b) => order(a, b) <= 0),
+    $cmp: pair("$cmp", (a, b) => Math.sign(order(a, b))),
+    $in: pair("$in", (item, list) => {
+      if (!Array.isArray(list)) throw new Error("$in requires an array as a second argument");
+      return list.some((v) => order(item, v ?? null) === 0);
+    }),
+  };
 }
 
 /** mingo options whose comparisons, groups and sorts follow the collation (undefined: simple). */
@@ -79,21 +136,23 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
     window: windowOperators as never,
   });
   collationOf.set(context, collation);
+  fullContexts.add(context);
   // mingo's $sort builds its own Intl.Collator from this spec, with the same mapping of options.
   const sortSpec = { ...collation.spec, locale: collation.tag };
   return { ...options, context, collation: sortSpec as never };
 }
 
-/** A mingo Query honouring the options' collation when they carry one. */
+const isFull = (options: Partial<Options> | undefined) =>
+  Boolean(options?.context && fullContexts.has(options.context));
+
+/** A mingo Query with the options' context as it is when it is a full one (the server's, a collation's). */
 export function makeQuery(filter: Document, options?: Partial<Options>): Query {
-  return optionsCollation(options)
-    ? (new BaseQuery(filter, options as Options) as unknown as Query)
-    : new Query(filter, options);
+  return isFull(options) ? (new BaseQuery(filter, options as Options) as unknown as Query) : new Query(filter, options);
 }
 
 export function makeAggregator(stages: Document[], options?: Partial<Options>): Aggregator {
   const pipeline = withOwnStages(stages);
-  return optionsCollation(options)
+  return isFull(options)
     ? (new BaseAggregator(pipeline, options as Options) as unknown as Aggregator)
     : new Aggregator(pipeline, options);
 }

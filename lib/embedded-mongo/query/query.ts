@@ -5,20 +5,17 @@
  */
 import type { Document } from "bson";
 import type { Query } from "mingo";
-import { Context } from "mingo/core";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
 import { idKey, idText, isPlainObject, valuesAtPath } from "../storage/keys";
 import type { CollectionMeta, Store } from "../storage/store";
-import { makeAggregator, makeQuery, optionsCollation } from "./collated-query";
+import { makeAggregator, makeQuery, optionsCollation, serverContext } from "./collated-query";
 import { compareCollated, type Collation } from "./collation";
 import { compileFilter } from "./filter";
-import { OWN_STAGES } from "./pipeline-check";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
 import { projectFind } from "./projection";
 import { isTextScoreMeta, parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
-import { customQueryOperators } from "./type-operators";
 import { jsonSchemaOption } from "./validation";
 
 export interface FindSpec {
@@ -36,9 +33,7 @@ export function mingoOptions(store: Store, db: string, letParameters?: Document)
   const options = {
     ...jsonSchemaOption,
     idKey: "_id",
-    context: Context.init()
-      .addQueryOps(customQueryOperators as never)
-      .addPipelineOps(OWN_STAGES as never),
+    context: serverContext(),
     scriptEnabled: false,
     // As on a replica set's member, `$$CLUSTER_TIME` is the cluster time when the command runs.
     variables: { CLUSTER_TIME: store.clock.now() },

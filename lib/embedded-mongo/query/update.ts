@@ -4,13 +4,12 @@
  * never mutated in place: a deep BSON copy is changed and returned.
  */
 import { BSON, EJSON, ObjectId, type Document } from "bson";
-import { Aggregator } from "mingo";
 import type { Options } from "mingo/types";
 import { update as mingoUpdate } from "mingo/updater";
 import { MongoCommandError } from "../errors";
 import { copyDocument, idFirst, numberTypeAt, setField, setNumberType, type NumberType } from "../storage/bson-values";
 import { compareValues, isPlainObject } from "../storage/keys";
-import { optionsCollation } from "./collated-query";
+import { makeAggregator, optionsCollation } from "./collated-query";
 import { compileFilter } from "./filter";
 import { rewriteTypeOperators, typeName } from "./type-operators";
 
@@ -99,7 +98,7 @@ function applyPipeline(doc: Document, pipeline: Document[], options?: Partial<Op
       throw new MongoCommandError("InvalidOptions", `${name} is not allowed to be used within an update`);
   }
   try {
-    const [out] = new Aggregator(pipeline, options).run([copyDocument(doc)]) as Document[];
+    const [out] = makeAggregator(pipeline, options).run([copyDocument(doc)]) as Document[];
     return out ?? {};
   } catch (err) {
     throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));

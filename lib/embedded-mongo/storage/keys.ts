@@ -263,29 +263,32 @@ export type StringOrder = (a: string, b: string) => number;
  * (a collation's comparator).
  */
 export function compareValues(a: unknown, b: unknown, strings: StringOrder = compareUtf8): number {
-  const ra = rankOf(a);
-  const rb = rankOf(b);
-  if (ra !== rb) return ra < rb ? -1 : 1;
-  return compareSameRank(a, b, ra, strings);
+  const pa = partOf(a);
+  const pb = partOf(b);
+  if (pa[0] !== pb[0]) return pa[0] < pb[0] ? -1 : 1;
+  return compareParts(a, b, pa, pb, strings);
 }
 
-/** The type order of a value (a document or an array without encoding it). */
-function rankOf(value: unknown): number {
-  if (Array.isArray(value)) return Rank.Array;
-  if (isPlainObject(value)) return Rank.Object;
-  return encodeValue(value, Infinity).part[0];
+const OBJECT_PART: KeyPart = [Rank.Object, ""];
+const ARRAY_PART: KeyPart = [Rank.Array, ""];
+
+/** A value's type order and (below documents and arrays, which are compared as they are) its primitive. */
+function partOf(value: unknown): KeyPart {
+  if (Array.isArray(value)) return ARRAY_PART;
+  if (isPlainObject(value)) return OBJECT_PART;
+  return encodeValue(value, Infinity).part;
 }
 
-function compareSameRank(a: unknown, b: unknown, rank: number, strings: StringOrder): number {
+/** Two values of the same type order, with their parts from {@link partOf}. */
+function compareParts(a: unknown, b: unknown, pa: KeyPart, pb: KeyPart, strings: StringOrder): number {
+  const rank = pa[0];
   if (rank === Rank.Object) return compareDocuments(a as Document, b as Document, strings);
   if (rank === Rank.Array) return compareArrays(a as unknown[], b as unknown[], strings);
   if (rank === Rank.Binary) return compareBinary(a, b);
-  const pa = encodeValue(a, Infinity).part[1];
-  const pb = encodeValue(b, Infinity).part[1];
-  if (pa === pb) return 0;
-  if (typeof pa === "string" && typeof pb === "string")
-    return rank === Rank.String ? Math.sign(strings(pa, pb)) : compareUtf8(pa, pb);
-  return pa < pb ? -1 : 1;
+  if (pa[1] === pb[1]) return 0;
+  if (typeof pa[1] === "string" && typeof pb[1] === "string")
+    return rank === Rank.String ? Math.sign(strings(pa[1], pb[1])) : compareUtf8(pa[1], pb[1]);
+  return pa[1] < pb[1] ? -1 : 1;
 }
 
 function compareDocuments(a: Document, b: Document, strings: StringOrder): number {
@@ -295,14 +298,14 @@ function compareDocuments(a: Document, b: Document, strings: StringOrder): numbe
   for (let i = 0; i < n; i++) {
     const va = a[ka[i]];
     const vb = b[kb[i]];
-    const ra = rankOf(va);
-    const rb = rankOf(vb);
+    const pa = partOf(va);
+    const pb = partOf(vb);
     // NaN is a number: its field's name comes before its place among the numbers.
-    const ta = ra === Rank.NaN ? Rank.Number : ra;
-    const tb = rb === Rank.NaN ? Rank.Number : rb;
+    const ta = pa[0] === Rank.NaN ? Rank.Number : pa[0];
+    const tb = pb[0] === Rank.NaN ? Rank.Number : pb[0];
     if (ta !== tb) return ta < tb ? -1 : 1;
     if (ka[i] !== kb[i]) return compareUtf8(ka[i], kb[i]);
-    const c = ra === rb ? compareSameRank(va, vb, ra, strings) : ra < rb ? -1 : 1;
+    const c = pa[0] === pb[0] ? compareParts(va, vb, pa, pb, strings) : pa[0] < pb[0] ? -1 : 1;
     if (c !== 0) return c;
   }
   return ka.length === kb.length ? 0 : ka.length < kb.length ? -1 : 1;
