@@ -47,7 +47,16 @@ export function useViewActions() {
         request(views.update, { params: { id }, body }),
       onSuccess: refresh,
     }),
-    remove: useMutation({ mutationFn: (id: string) => request(views.remove, { params: { id } }), onSuccess: refresh }),
+    remove: useMutation({
+      mutationFn: (id: string) => request(views.remove, { params: { id } }),
+      // The deleted view is not read again: the page that shows it still names it until it drops
+      // the link's `view=`, and reading it then would be a 404 in the console.
+      onSuccess: (_, id) =>
+        client.invalidateQueries({
+          queryKey: viewKeys.all,
+          predicate: (query) => query.queryKey.join("/") !== viewKeys.detail(id).join("/"),
+        }),
+    }),
   };
 }
 
