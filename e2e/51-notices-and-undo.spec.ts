@@ -5,57 +5,9 @@
  * a click (the element at its centre is the control, not the notice). An undoable change acts at
  * once and offers Undo; a bulk action's Undo puts back exactly the users it changed.
  */
-import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
-
-const notice = (page: Page, text: string | RegExp) =>
-  page.getByRole("status", { name: "Notifications" }).locator("[data-toast]").filter({ hasText: text });
-
-/** Every visible interactive control that the notices overlap or whose click they would take. */
-async function coveredControls(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const notices = [...document.querySelectorAll("[data-toast]")].map((element) => element.getBoundingClientRect());
-    const problems: string[] = [];
-    const selector =
-      "a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [tabindex]:not([tabindex='-1'])";
-    for (const control of document.querySelectorAll<HTMLElement>(selector)) {
-      if (control.closest("[data-toast]")) continue;
-      const box = control.getBoundingClientRect();
-      if (box.width < 1 || box.height < 1) continue;
-      // Only what is on screen: a control scrolled away is covered by nothing.
-      if (box.bottom <= 0 || box.top >= window.innerHeight || box.right <= 0 || box.left >= window.innerWidth) continue;
-      const style = getComputedStyle(control);
-      if (style.visibility === "hidden") continue;
-      const name = `${control.tagName.toLowerCase()} “${(control.getAttribute("aria-label") ?? control.textContent ?? "").trim().slice(0, 40)}”`;
-      for (const over of notices) {
-        const overlaps =
-          box.left < over.right && over.left < box.right && box.top < over.bottom && over.top < box.bottom;
-        if (!overlaps) continue;
-        // Under the notice, not over it: a notice scrolled beneath the sticking header hides nothing.
-        const cx = Math.min(
-          Math.max((Math.max(box.left, over.left) + Math.min(box.right, over.right)) / 2, 0),
-          window.innerWidth - 1,
-        );
-        const cy = Math.min(
-          Math.max((Math.max(box.top, over.top) + Math.min(box.bottom, over.bottom)) / 2, 0),
-          window.innerHeight - 1,
-        );
-        if (document.elementFromPoint(cx, cy)?.closest("[data-toast]")) problems.push(`${name} lies under a notice`);
-      }
-      const x = Math.min(Math.max(box.left + box.width / 2, 0), window.innerWidth - 1);
-      const y = Math.min(Math.max(box.top + box.height / 2, 0), window.innerHeight - 1);
-      const hit = document.elementFromPoint(x, y);
-      if (hit?.closest("[data-toast]")) problems.push(`${name}: a click at its centre lands on a notice`);
-    }
-    return problems;
-  });
-}
-
-async function expectNoticeCoversNothing(page: Page, text: string | RegExp): Promise<void> {
-  await expect(notice(page, text)).toBeVisible();
-  expect(await coveredControls(page), `the notice “${text}” covers no control`).toEqual([]);
-}
+import { axeClean, coveredControls, expectNoticeCoversNothing, notice } from "./notice-checks";
 
 async function api(page: Page): Promise<{ request: APIRequestContext; headers: Record<string, string> }> {
   const token = (await (await page.request.post("/api/auth/token")).json()).accessToken as string;
@@ -89,15 +41,6 @@ async function activeOf(page: Page, ids: string[]): Promise<boolean[]> {
   return Promise.all(
     ids.map(async (id) => (await (await request.get(`/v2/users/${id}`, { headers })).json()).isActive as boolean),
   );
-}
-
-async function axeClean(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(
-    results.violations.map(
-      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
-    ),
-  ).toEqual([]);
 }
 
 for (const mode of [

@@ -99,9 +99,8 @@ export function ToastProvider({ children }: { children: ReactNode }) {
 /**
  * The band of the notices, in the page's flow under the header: empty (no height) until a notice
  * comes, then as tall as the notices, so the page below moves down rather than being covered. It
- * sticks to the top of the window (under the header where that sticks too, `stickTop`), so a
- * notice stays in sight after a scroll. The live region is always there, so a screen reader reads
- * every notice as it comes.
+ * scrolls with the page (a sticking band lay over what was scrolled under it). The live region is
+ * always there, so a screen reader reads every notice as it comes.
  */
 export function ToastRegion({ className = "" }: { className?: string }) {
   const region = useContext(RegionContext);
