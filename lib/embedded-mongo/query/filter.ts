@@ -9,7 +9,7 @@ import { hasProtoField, rewriteTypeOperators, unproto } from "./type-operators";
 export function compileFilter(filter: Document, options?: Partial<Options>): Query {
   checkFilter(filter);
   try {
-    const rewritten = rewriteTypeOperators(filter);
+    const rewritten = rewriteTypeOperators(withoutComments(filter) as Document);
     // A value with a `__proto__` field ({a: {__proto__: 1}}) is a document like any other to
     // MongoDB; mingo would read the name as the object's prototype, so the field is renamed in
     // the filter and in each document it tests (paths through it are already `$protoPath`).
@@ -52,6 +52,29 @@ function guarded(query: Query, renamesProto = false): Query {
  * uses it as a pattern (a field's value, `$regex`, `$in`, `$nin`, `$all`, `$not`), as MongoDB
  * refuses a pattern PCRE cannot compile (51091); elsewhere it is a value like any other.
  */
+/** Whether a filter, or one of its `$and`, `$or` and `$nor` parts, holds a `$comment`. */
+function hasComment(filter: unknown): boolean {
+  if (!isDocument(filter)) return false;
+  for (const [key, cond] of Object.entries(filter)) {
+    if (key === "$comment") return true;
+    if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(cond) && cond.some(hasComment))
+      return true;
+  }
+  return false;
+}
+
+/** A filter without its `$comment`s, which MongoDB accepts beside any predicate and ignores. */
+function withoutComments(filter: unknown): unknown {
+  if (!isDocument(filter) || !hasComment(filter)) return filter;
+  const kept: Document = {};
+  for (const [key, cond] of Object.entries(filter)) {
+    if (key === "$comment") continue;
+    const parts = key === "$and" || key === "$or" || key === "$nor";
+    kept[key] = parts && Array.isArray(cond) ? cond.map(withoutComments) : cond;
+  }
+  return kept;
+}
+
 function checkFilter(filter: unknown, depth = 0): void {
   if (!isDocument(filter) || depth > 100) return;
   for (const [key, cond] of Object.entries(filter)) {

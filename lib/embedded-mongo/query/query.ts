@@ -27,6 +27,8 @@ export interface FindSpec {
   hint?: unknown;
   /** Filled with the number of documents read, for explain's executionStats. */
   stats?: { docsExamined: number };
+  /** Only these top-level fields of each match are needed (a count): the rest is not decoded. */
+  fields?: ReadonlySet<string>;
 }
 
 export function mingoOptions(store: Store, db: string, letParameters?: Document): Partial<Options> {
@@ -98,7 +100,12 @@ function readsDocument(expression: unknown): boolean {
   return false;
 }
 
-function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Generator<Document> {
+function* candidates(
+  store: Store,
+  meta: CollectionMeta,
+  plan: Plan,
+  fields?: ReadonlySet<string>,
+): Generator<Document> {
   if (plan.kind === "ids") {
     const seen = new Set<string>();
     for (const id of plan.ids) {
@@ -111,7 +118,7 @@ function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Generator<
     return;
   }
   if (plan.kind === "scan") {
-    yield* store.scan(meta, plan.reverse);
+    yield* store.scan(meta, plan.reverse, fields);
     return;
   }
   const seen = plan.dedupe ? new Set<string>() : undefined;
@@ -123,7 +130,7 @@ function* candidates(store: Store, meta: CollectionMeta, plan: Plan): Generator<
         if (seen.has(key)) continue;
         seen.add(key);
       }
-      const doc = store.getByIdPart(meta, id);
+      const doc = store.getByIdPart(meta, id, fields);
       if (doc) yield doc;
     }
   }
@@ -193,7 +200,7 @@ export function findDocuments(
   const runner = (plan: Plan): Runner => ({
     plan,
     sortedByPlan: plan.kind === "ids" ? !sort : plan.sorted,
-    stream: candidates(store, meta, plan),
+    stream: candidates(store, meta, plan, spec.fields),
     matches: [],
     works: 0,
     done: false,
@@ -353,7 +360,27 @@ export function countDocuments(
       }
     }
   }
-  return findDocuments(store, meta, { ...spec, sort: undefined }, options).length;
+  return findDocuments(store, meta, { ...spec, sort: undefined, fields: topLevelFields(filter) }, options).length;
+}
+
+/**
+ * The top-level fields a filter reads, or undefined when it may read the whole document
+ * (`$expr`, `$where`, `$jsonSchema`, `$text` and any other operator at its top).
+ */
+function topLevelFields(filter: Document): Set<string> | undefined {
+  const fields = new Set<string>();
+  const visit = (f: unknown): boolean => {
+    if (!isPlainObject(f)) return false;
+    for (const [key, value] of Object.entries(f as Document)) {
+      if (key === "$and" || key === "$or" || key === "$nor") {
+        if (!Array.isArray(value) || !value.every(visit)) return false;
+      } else if (key === "$comment") continue;
+      else if (key.startsWith("$")) return false;
+      else fields.add(key.split(".")[0]);
+    }
+    return true;
+  };
+  return visit(filter) ? fields : undefined;
 }
 
 type IndexPlan = Extract<Plan, { kind: "index" }>;

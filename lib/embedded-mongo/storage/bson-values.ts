@@ -29,6 +29,76 @@ export function decodeDocument(bytes: Uint8Array): Document {
   return promote(raw) as Document;
 }
 
+/** Sizes of the values of fixed size, by BSON type (double, undefined, ObjectId, bool, date, null, int32, timestamp, int64, decimal, min and max keys). */
+const FIXED_SIZES: Record<number, number> = {
+  0x01: 8,
+  0x06: 0,
+  0x07: 12,
+  0x08: 1,
+  0x09: 8,
+  0x0a: 0,
+  0x10: 4,
+  0x11: 8,
+  0x12: 8,
+  0x13: 16,
+  0xff: 0,
+  0x7f: 0,
+};
+
+/** Where the value of the element starting at `at` (its type byte) ends, or -1 for a type not known here. */
+function elementEnd(bytes: Buffer, at: number, valueAt: number): number {
+  const type = bytes[at];
+  const fixed = FIXED_SIZES[type];
+  if (fixed !== undefined) return valueAt + fixed;
+  switch (type) {
+    case 0x02: // string, code, symbol: length then bytes
+    case 0x0d:
+    case 0x0e:
+      return valueAt + 4 + bytes.readInt32LE(valueAt);
+    case 0x03: // document, array, code with scope: their length includes itself
+    case 0x04:
+    case 0x0f:
+      return valueAt + bytes.readInt32LE(valueAt);
+    case 0x05: // binary: length, subtype, bytes
+      return valueAt + 5 + bytes.readInt32LE(valueAt);
+    case 0x0b: // regular expression: two C strings
+      return bytes.indexOf(0, bytes.indexOf(0, valueAt) + 1) + 1;
+    case 0x0c: // DBPointer: a string and an ObjectId
+      return valueAt + 4 + bytes.readInt32LE(valueAt) + 12;
+    default:
+      return -1;
+  }
+}
+
+/**
+ * Only the top-level fields `names` of a stored document (and `_id`), the others skipped unread:
+ * what a count needs to test its filter costs a fraction of decoding the whole document.
+ */
+export function decodeFields(bytes: Buffer, names: ReadonlySet<string>): Document {
+  const kept: [number, number][] = [];
+  let size = 5;
+  let at = 4;
+  const last = bytes.length - 1;
+  while (at < last) {
+    const nameEnd = bytes.indexOf(0, at + 1);
+    const end = nameEnd < 0 ? -1 : elementEnd(bytes, at, nameEnd + 1);
+    if (end < 0 || end > last) return decodeDocument(bytes);
+    const name = bytes.toString("utf8", at + 1, nameEnd);
+    if (name === "_id" || names.has(name)) {
+      kept.push([at, end]);
+      size += end - at;
+    }
+    at = end;
+  }
+  if (size === bytes.length) return decodeDocument(bytes);
+  const picked = Buffer.allocUnsafe(size);
+  picked.writeInt32LE(size, 0);
+  let to = 4;
+  for (const [from, end] of kept) to += bytes.copy(picked, to, from, end);
+  picked[to] = 0;
+  return decodeDocument(picked);
+}
+
 /** Sizes of the `_id` values {@link decodeIdKey} reads alone: ObjectId, int32, int64, double, date. */
 const FIXED_ID_SIZES: Record<number, number> = { 0x07: 12, 0x10: 4, 0x12: 8, 0x01: 8, 0x09: 8 };
 const ID_NAME = Buffer.from("_id\0", "latin1");

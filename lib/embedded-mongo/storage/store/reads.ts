@@ -2,7 +2,7 @@
  * The store's reads: documents by `_id`, in natural order, and index entries between bounds.
  */
 import { type Document } from "bson";
-import { decodeDocument } from "../bson-values";
+import { decodeDocument, decodeFields } from "../bson-values";
 import { HIGH, idKey, idText, type KeyPart } from "../keys";
 import { CatalogStore } from "./catalog";
 import { NATURAL, isCapped, type CollectionMeta, type Key } from "./common";
@@ -14,16 +14,18 @@ export abstract class ReadStore extends CatalogStore {
     return this.getByIdPart(meta, idKey(id));
   }
 
-  getByIdPart(meta: CollectionMeta, id: KeyPart): Document | undefined {
+  /** The document of `_id` part `id`; with `fields`, only those top-level fields and `_id` (see decodeFields). */
+  getByIdPart(meta: CollectionMeta, id: KeyPart, fields?: ReadonlySet<string>): Document | undefined {
     const buf = this.kv.get("docs", [meta.db, meta.name, ...id]) as Buffer | undefined;
-    return buf ? decodeDocument(buf) : undefined;
+    if (!buf) return undefined;
+    return fields ? decodeFields(buf, fields) : decodeDocument(buf);
   }
 
   /** Every document in natural order: `_id` order, or insertion order in a capped collection. */
-  *scan(meta: CollectionMeta, reverse = false): Generator<Document> {
+  *scan(meta: CollectionMeta, reverse = false, fields?: ReadonlySet<string>): Generator<Document> {
     if (isCapped(meta)) {
       for (const id of this.scanIndex(meta, NATURAL, [], [HIGH], reverse)) {
-        const doc = this.getByIdPart(meta, id);
+        const doc = this.getByIdPart(meta, id, fields);
         if (doc) yield doc;
       }
       return;
@@ -31,7 +33,8 @@ export abstract class ReadStore extends CatalogStore {
     const low = [meta.db, meta.name];
     const high = [meta.db, meta.name, HIGH];
     const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
-    for (const { value } of this.kv.range("docs", range)) yield decodeDocument(value as Buffer);
+    for (const { value } of this.kv.range("docs", range))
+      yield fields ? decodeFields(value as Buffer, fields) : decodeDocument(value as Buffer);
   }
 
   count(meta: CollectionMeta): number {
