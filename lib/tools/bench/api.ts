@@ -152,6 +152,9 @@ async function main(): Promise<void> {
       await benchScale({
         base: BASE,
         headers,
+        renewToken: async () => {
+          headers.authorization = `Bearer ${await server.signIn()}`;
+        },
         database,
         companyId,
         roleId: memberRole._id,
