@@ -1,7 +1,7 @@
 /**
  * Every other page's notices (e2e/51 walks the users pages, bulk actions and a survey's create and
  * save): reference data, webhooks and the test receiver, API keys, saved views, import and export,
- * a survey's questions, upgrade and revisions. Each action is performed at 1440 px in light and at
+ * a survey's questions, upgrade and revisions, the company's settings. Each action is performed at 1440 px in light and at
  * 390 px in dark (one page, its viewport changed), and after each the notice says what happened in
  * words, covers no interactive control on screen, and the control a person needs next takes the
  * click at once. Undoable changes offer Undo, which undoes; what cannot be undone asks in the one
@@ -282,5 +282,27 @@ test("52. a survey's questions, upgrade and revisions: save, unchanged save, upg
     await clickNow(restored.getByRole("button", { name: "Undo" }));
     await expectNoticeCoversNothing(page, /^The survey was restored to revision \d+\. It is now at revision \d+\./);
     await expect.poll(chats).toBe(1);
+  });
+});
+
+test("52. company settings: the time zone's save and its Undo", async ({ page }) => {
+  await openSignedIn(page, "/settings");
+  const headers = await apiHeaders(page);
+  const zoneNow = async () => (await (await page.request.get("/v2/company", { headers })).json()).timeZone as string;
+  const before = await zoneNow();
+  await inEachMode(page, async (mode) => {
+    const zone = before === "Pacific/Auckland" ? "Europe/Paris" : "Pacific/Auckland";
+    await page.getByLabel("Find a time zone").fill(zone.split("/")[1]);
+    await page.getByRole("listbox", { name: "Time zone" }).selectOption(zone);
+    await clickNow(page.getByRole("button", { name: "Save time zone" }));
+    const saved = notice(page, `The company’s time zone is now ${zone}: days are read there on every page.`);
+    await expectNoticeCoversNothing(page, `The company’s time zone is now ${zone}`);
+    expect(await zoneNow()).toBe(zone);
+    await axeClean(page);
+    await screenshot(page, `52-settings-saved-${mode.width}-${mode.theme}`);
+    await clickNow(saved.getByRole("button", { name: "Undo" }));
+    await expectNoticeCoversNothing(page, `The company’s time zone is back to ${before}.`);
+    expect(await zoneNow()).toBe(before);
+    await clickNow(page.getByLabel("Find a time zone"));
   });
 });
