@@ -23,6 +23,13 @@ import type { Options } from "mingo/types";
 import { compareValues, isPlainObject } from "../storage/keys";
 import { collatedCompareEqual, compareCollated, type Collation } from "./collation";
 import { comparedInOrder, orderedOperators } from "./document-order";
+import {
+  $__orderedGroupKey,
+  orderedAddToSet,
+  orderedGroup,
+  orderedSetExpressions,
+  orderedSort,
+} from "./ordered-stages";
 import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import { customQueryOperators } from "./type-operators";
 
@@ -51,9 +58,9 @@ const fullContexts = new WeakSet<object>();
  * and the comparison expressions comparing documents in order ({@link orderedExpressions}).
  */
 const SERVER_CONTEXT = Context.init({
-  accumulator: accumulatorOperators as never,
-  expression: { ...(expressionOperators as object), ...orderedExpressions() } as never,
-  pipeline: { ...(pipelineOperators as object), ...OWN_STAGES } as never,
+  accumulator: { ...(accumulatorOperators as object), ...orderedAccumulators() } as never,
+  expression: { ...(expressionOperators as object), ...orderedExpressions(), ...orderedSets() } as never,
+  pipeline: { ...(pipelineOperators as object), ...OWN_STAGES, ...orderedStages() } as never,
   projection: projectionOperators as never,
   query: { ...(queryOperators as object), ...customQueryOperators } as never,
   window: windowOperators as never,
@@ -61,6 +68,25 @@ const SERVER_CONTEXT = Context.init({
 fullContexts.add(SERVER_CONTEXT);
 
 export const serverContext = (): Context => SERVER_CONTEXT;
+
+/** `$group`, `$sort` (ordered-stages.ts): documents compared in BSON order, in order. */
+function orderedStages(): Record<string, PipelineOp> {
+  const pipeline = pipelineOperators as unknown as Record<string, PipelineOp>;
+  return {
+    $group: orderedGroup(pipeline.$group as never) as never,
+    $sort: orderedSort(pipeline.$sort as never, (options) => optionsCollation(options)) as never,
+  };
+}
+
+function orderedAccumulators(): Record<string, PipelineOp> {
+  const acc = accumulatorOperators as unknown as Record<string, PipelineOp>;
+  return { $addToSet: orderedAddToSet(acc.$addToSet as never, acc.$push as never) as never };
+}
+
+/** The set expressions comparing documents in order, and the key `orderedGroup` hands mingo. */
+function orderedSets(): Record<string, ExpressionOp> {
+  return { ...orderedSetExpressions(expressionOperators as never), $__orderedGroupKey };
+}
 
 /**
  * mingo's comparison expressions (`$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$cmp`, `$in`) where an
@@ -99,21 +125,22 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
   if (!collation) return options;
   const registry = new Map<number, (doc: unknown) => unknown>();
   const query = queryOperators as unknown as Record<string, QueryOp>;
-  const pipeline = pipelineOperators as unknown as Record<string, PipelineOp>;
   const context = Context.init({
     accumulator: {
       ...(accumulatorOperators as object),
-      $addToSet: collatedAddToSet(accumulatorOperators.$addToSet as unknown as PipelineOp, collation),
+      $addToSet: collatedAddToSet(orderedAccumulators().$addToSet, collation),
     } as never,
     expression: {
       ...(expressionOperators as object),
+      ...orderedSets(),
       ...comparisonExpressions(collation),
       $__collatedGroupId: (obj: unknown, token: number) => registry.get(token)?.(obj),
     } as never,
     pipeline: {
       ...(pipelineOperators as object),
       ...OWN_STAGES,
-      $group: collatedGroup(pipeline.$group, collation, registry),
+      ...orderedStages(),
+      $group: collatedGroup(orderedStages().$group, collation, registry),
     } as never,
     projection: projectionOperators as never,
     query: {

@@ -10,12 +10,12 @@ import { MongoCommandError } from "../errors";
 import { idKey, idText, isPlainObject, valuesAtPath } from "../storage/keys";
 import type { CollectionMeta, Store } from "../storage/store";
 import { makeAggregator, makeQuery, optionsCollation, serverContext } from "./collated-query";
-import { compareCollated, type Collation } from "./collation";
 import { compileFilter } from "./filter";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
 import { projectFind } from "./projection";
-import { isTextScoreMeta, parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
+import { sortDocuments } from "./sort";
+import { parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
 import { jsonSchemaOption } from "./validation";
 
 export interface FindSpec {
@@ -426,41 +426,6 @@ function findInView(
   const ordered = spec.sort ? sortDocuments(rows, spec.sort, optionsCollation(options)) : rows;
   const skip = spec.skip ?? 0;
   return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
-}
-
-/**
- * MongoDB's sort order: values compare across types by BSON type order, and an array sorts by
- * its smallest element ascending, by its largest descending.
- */
-function sortDocuments(docs: Document[], sort: Document, collation?: Collation): Document[] {
-  const compare = (a: unknown, b: unknown) => compareCollated(a, b, collation);
-  // `{$meta: "textScore"}` sorts by the text score, highest first.
-  const fields = Object.entries(sort).map(([path, dir]) => ({
-    path,
-    meta: isTextScoreMeta(dir),
-    dir: isTextScoreMeta(dir) || Number(dir) < 0 ? -1 : 1,
-  }));
-  const keyed = docs.map((doc) => ({
-    doc,
-    keys: fields.map(({ path, dir, meta }) => {
-      if (meta) {
-        const score = textScores.get(doc);
-        if (score === undefined)
-          throw new MongoCommandError("Location40218", "query requires text score metadata, but it is not available");
-        return score;
-      }
-      const { values } = valuesAtPath(doc, path);
-      return values.reduce((best, v) => (compare(v, best) * dir < 0 ? v : best));
-    }),
-  }));
-  keyed.sort((a, b) => {
-    for (let i = 0; i < fields.length; i++) {
-      const c = compare(a.keys[i], b.keys[i]) * fields[i].dir;
-      if (c !== 0) return c;
-    }
-    return 0;
-  });
-  return keyed.map((k) => k.doc);
 }
 
 export function projectDocuments(

@@ -1,0 +1,198 @@
+/**
+ * The pipeline's groupings, sets, joins and sorts compare documents as MongoDB does, by BSON
+ * equality and order, field by field in order: `{x: 1, y: 2}` and `{y: 2, x: 1}` are two values
+ * ("Comparison/Sort Order": embedded documents compare their fields in order). Each case holds
+ * the document in both orders.
+ */
+import { MongoClient, type Collection, type Document } from "mongodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempServerForThisFile } from "./testing/temp-server";
+
+const server = tempServerForThisFile("ordered-stages");
+let client: MongoClient;
+let n = 0;
+type Doc = { _id: number; [key: string]: unknown };
+const fresh = () => client.db("ordered").collection<Doc>(`c${n++}`);
+
+beforeAll(async () => {
+  client = await MongoClient.connect(server.uri);
+});
+afterAll(async () => {
+  await client?.close();
+});
+
+const XY = { x: 1, y: 2 };
+const YX = { y: 2, x: 1 };
+
+async function seeded(docs: Doc[]): Promise<Collection<Doc>> {
+  const c = fresh();
+  await c.insertMany(docs);
+  return c;
+}
+
+const byId = (rows: Document[]) => [...rows].sort((p, q) => JSON.stringify(p._id).localeCompare(JSON.stringify(q._id)));
+
+describe("$group and accumulators", () => {
+  it("groups {x, y} and {y, x} apart, each _id in its own order", async () => {
+    const c = await seeded([
+      { _id: 1, d: XY },
+      { _id: 2, d: YX },
+      { _id: 3, d: { x: 1, y: 2 } },
+      { _id: 4, d: 5 },
+      { _id: 5, d: 5 },
+    ]);
+    const rows = await c.aggregate([{ $group: { _id: "$d", ids: { $push: "$_id" } } }]).toArray();
+    const keyed = new Map(rows.map((r) => [JSON.stringify(r._id), (r.ids as number[]).sort()]));
+    expect(keyed).toEqual(
+      new Map([
+        ['{"x":1,"y":2}', [1, 3]],
+        ['{"y":2,"x":1}', [2]],
+        ["5", [4, 5]],
+      ]),
+    );
+  });
+
+  it("groups by a key built of fields, and by arrays holding documents, in order", async () => {
+    const c = await seeded([
+      { _id: 1, a: 1, b: 2, l: [XY] },
+      { _id: 2, a: 1, b: 2, l: [YX] },
+      { _id: 3, a: 1, b: 2, l: [XY] },
+    ]);
+    const built = await c.aggregate([{ $group: { _id: { a: "$a", b: "$b" }, n: { $sum: 1 } } }]).toArray();
+    expect(built).toEqual([{ _id: { a: 1, b: 2 }, n: 3 }]);
+    const swapped = await c.aggregate([{ $group: { _id: { b: "$b", a: "$a" }, n: { $sum: 1 } } }]).toArray();
+    expect(JSON.stringify(swapped)).toBe('[{"_id":{"b":2,"a":1},"n":3}]');
+    const lists = await c.aggregate([{ $group: { _id: "$l", n: { $sum: 1 } } }]).toArray();
+    expect(byId(lists).map((r) => [JSON.stringify(r._id), r.n])).toEqual([
+      ['[{"x":1,"y":2}]', 2],
+      ['[{"y":2,"x":1}]', 1],
+    ]);
+  });
+
+  it("groups numbers of different types as one key inside a document", async () => {
+    const c = await seeded([
+      { _id: 1, d: { x: 1 } },
+      { _id: 2, d: { x: 1.0 } },
+    ]);
+    const rows = await c.aggregate([{ $group: { _id: "$d", n: { $sum: 1 } } }]).toArray();
+    expect(rows).toEqual([{ _id: { x: 1 }, n: 2 }]);
+  });
+
+  it("$addToSet keeps {x, y} and {y, x} as two values, and one of two equal ones", async () => {
+    const c = await seeded([
+      { _id: 1, d: XY },
+      { _id: 2, d: YX },
+      { _id: 3, d: { x: 1, y: 2 } },
+    ]);
+    const [row] = await c.aggregate([{ $group: { _id: null, s: { $addToSet: "$d" } } }]).toArray();
+    expect((row.s as Document[]).map((d) => JSON.stringify(d)).sort()).toEqual(['{"x":1,"y":2}', '{"y":2,"x":1}']);
+  });
+
+  it("$addToSet under a collation keeps the order of fields too", async () => {
+    const c = await seeded([
+      { _id: 1, d: { x: "a", y: 2 } },
+      { _id: 2, d: { y: 2, x: "A" } },
+      { _id: 3, d: { x: "A", y: 2 } },
+    ]);
+    const [row] = await c
+      .aggregate([{ $group: { _id: null, s: { $addToSet: "$d" } } }], { collation: { locale: "en", strength: 2 } })
+      .toArray();
+    expect((row.s as Document[]).map((d) => Object.keys(d).join("")).sort()).toEqual(["xy", "yx"]);
+  });
+
+  it("groups in order under a collation, strings merged by it", async () => {
+    const c = await seeded([
+      { _id: 1, d: { x: "a", y: 2 } },
+      { _id: 2, d: { y: 2, x: "a" } },
+      { _id: 3, d: { x: "A", y: 2 } },
+    ]);
+    const rows = await c
+      .aggregate([{ $group: { _id: "$d", n: { $sum: 1 } } }], { collation: { locale: "en", strength: 2 } })
+      .toArray();
+    expect(byId(rows).map((r) => [Object.keys(r._id as Document).join(""), r.n])).toEqual([
+      ["xy", 2],
+      ["yx", 1],
+    ]);
+  });
+});
+
+describe("set expressions", () => {
+  it("compare their documents in order", async () => {
+    const c = await seeded([{ _id: 1, p: [XY, 1], q: [YX, 1] }]);
+    const [row] = await c
+      .aggregate([
+        {
+          $project: {
+            _id: 0,
+            union: { $setUnion: ["$p", "$q"] },
+            inter: { $setIntersection: ["$p", "$q"] },
+            diff: { $setDifference: ["$p", "$q"] },
+            equals: { $setEquals: ["$p", "$q"] },
+            subset: { $setIsSubset: ["$p", "$q"] },
+            same: { $setEquals: ["$p", [1, { x: 1, y: 2 }]] },
+            within: { $setIsSubset: [[{ $literal: { y: 2, x: 1 } }], "$q"] },
+          },
+        },
+      ])
+      .toArray();
+    expect(JSON.stringify((row.union as unknown[]).map((v) => JSON.stringify(v)).sort())).toBe(
+      JSON.stringify(["1", '{"x":1,"y":2}', '{"y":2,"x":1}'].sort()),
+    );
+    expect(row.inter).toEqual([1]);
+    expect(JSON.stringify(row.diff)).toBe('[{"x":1,"y":2}]');
+    expect(row).toMatchObject({ equals: false, subset: false, same: true, within: true });
+  });
+});
+
+describe("distinct", () => {
+  it("answers {x, y} and {y, x} as two values", async () => {
+    const c = await seeded([
+      { _id: 1, d: XY },
+      { _id: 2, d: YX },
+      { _id: 3, d: { x: 1, y: 2 } },
+    ]);
+    const values = await c.distinct("d");
+    expect(values.map((v) => JSON.stringify(v)).sort()).toEqual(['{"x":1,"y":2}', '{"y":2,"x":1}']);
+  });
+});
+
+describe("$sort stages", () => {
+  // BSON order: {x: 1, y: 2} < {y: 2, x: 1} (the first field's name); arrays by their smallest
+  // element ascending, their largest descending.
+  const DOCS: Doc[] = [
+    { _id: 1, d: YX },
+    { _id: 2, d: XY },
+    { _id: 3, d: { x: 1 } },
+    { _id: 4, d: "s" },
+    { _id: 5, d: [{ y: 3, x: 1 }, { x: 0 }] },
+  ];
+
+  it("orders documents field by field in order, after another stage", async () => {
+    const c = await seeded(DOCS);
+    const up = await c.aggregate([{ $addFields: { k: 1 } }, { $sort: { d: 1 } }]).toArray();
+    expect(up.map((d) => d._id)).toEqual([4, 5, 3, 2, 1]);
+    const down = await c.aggregate([{ $addFields: { k: 1 } }, { $sort: { d: -1 } }]).toArray();
+    expect(down.map((d) => d._id)).toEqual([5, 1, 2, 3, 4]);
+  });
+
+  it("agrees with find's sort", async () => {
+    const c = await seeded(DOCS);
+    for (const dir of [1, -1] as const) {
+      const found = await c.find({}).sort({ d: dir }).toArray();
+      const staged = await c.aggregate([{ $project: { d: 1 } }, { $sort: { d: dir } }]).toArray();
+      expect(staged.map((d) => d._id)).toEqual(found.map((d) => d._id));
+    }
+  });
+
+  it("keeps ordering scalars and ties on the next key", async () => {
+    const c = await seeded([
+      { _id: 1, d: YX, n: 2 },
+      { _id: 2, d: XY, n: 1 },
+      { _id: 3, d: XY, n: 0 },
+    ]);
+    const rows = await c.aggregate([{ $skip: 0 }, { $sort: { d: 1, n: 1 } }]).toArray();
+    expect(rows.map((d) => d._id)).toEqual([3, 2, 1]);
+    const scalars = await c.aggregate([{ $skip: 0 }, { $sort: { n: -1 } }]).toArray();
+    expect(scalars.map((d) => d._id)).toEqual([1, 2, 3]);
+  });
+});

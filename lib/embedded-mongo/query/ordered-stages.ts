@@ -1,0 +1,167 @@
+/**
+ * The pipeline's groupings, sets, joins and sorts comparing documents as MongoDB does: field by
+ * field in order, in BSON order (`compareValues`), so `{x: 1, y: 2}` and `{y: 2, x: 1}` are two
+ * values. mingo hashes and compares a document without regard to the order of its fields, so each
+ * operator here hands its values to mingo's own when none of them holds a document (the common
+ * case pays one look at the values), and otherwise groups or compares them itself.
+ */
+import type { Document } from "bson";
+import { evalExpr } from "mingo/core";
+import { Lazy, type Iterator } from "mingo/lazy";
+import type { Options } from "mingo/types";
+import { compareValues, encodeValue, isPlainObject } from "../storage/keys";
+import type { Collation } from "./collation";
+import { comparedInOrder } from "./document-order";
+import { sortDocuments } from "./sort";
+
+type PipelineOp = (coll: Iterator, expr: unknown, options: Options) => Iterator;
+type AccumulatorOp = (coll: unknown[], expr: unknown, options: Options) => unknown;
+type ExpressionOp = (obj: unknown, expr: unknown, options: Options) => unknown;
+
+/**
+ * A text that values equal in BSON order share (field names in order, numbers of every type as
+ * their double): the bucket of a value, its members then told apart by `compareValues`.
+ */
+function fingerprint(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(fingerprint).join(",")}]`;
+  if (isPlainObject(value))
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}:${fingerprint(v)}`)
+      .join(",")}}`;
+  const [rank, primitive] = encodeValue(value, Infinity).part;
+  return `${rank}:${typeof primitive === "string" ? JSON.stringify(primitive) : String(primitive)}`;
+}
+
+/** Distinct values in BSON equality (in order), each found as its first member met. */
+class OrderedSet {
+  /** Each fingerprint's members, by their index in `values`. */
+  private readonly buckets = new Map<string, number[]>();
+  readonly values: unknown[] = [];
+
+  /** The index of the member equal to `value`, added when new. */
+  add(value: unknown): number {
+    const key = fingerprint(value);
+    const bucket = this.buckets.get(key);
+    if (bucket) {
+      for (const i of bucket) if (compareValues(this.values[i], value) === 0) return i;
+      bucket.push(this.values.length);
+    } else this.buckets.set(key, [this.values.length]);
+    this.values.push(value);
+    return this.values.length - 1;
+  }
+
+  has(value: unknown): boolean {
+    const bucket = this.buckets.get(fingerprint(value));
+    return Boolean(bucket?.some((i) => compareValues(this.values[i], value) === 0));
+  }
+}
+
+const orderedSet = (values: unknown[]): OrderedSet => {
+  const set = new OrderedSet();
+  for (const v of values) set.add(v);
+  return set;
+};
+
+/** The field a group key holding a document becomes, for mingo: one number per class of equal keys. */
+const GROUP_CLASS = "\u0000orderedGroup";
+
+/**
+ * `$group` by BSON equality, in order: a key holding a document is replaced, for mingo, by the
+ * number of its class of equal keys; the output's `_id` is the class's first key.
+ */
+export function orderedGroup(group: PipelineOp): PipelineOp {
+  return (coll, expr, options) => {
+    if (!isPlainObject(expr) || !("_id" in expr)) return group(coll, expr, options);
+    const idExpr = expr._id;
+    const classes = new OrderedSet();
+    const keyOf = (doc: unknown) => {
+      const key = evalExpr(doc, idExpr, options);
+      return comparedInOrder(key) ? { [GROUP_CLASS]: classes.add(key) } : key;
+    };
+    const grouped = group(coll, { ...expr, _id: { $__orderedGroupKey: keyOf } }, options);
+    return grouped.map((out: Document) => {
+      const id = out._id as unknown;
+      if (isPlainObject(id) && Object.hasOwn(id, GROUP_CLASS)) out._id = classes.values[id[GROUP_CLASS] as number];
+      return out;
+    });
+  };
+}
+
+/** The expression `orderedGroup` hands mingo: the key of a document, computed by the stage. */
+export const $__orderedGroupKey: ExpressionOp = (obj, keyOf) => (keyOf as (doc: unknown) => unknown)(obj);
+
+/** `$addToSet` keeping one of each set of values equal in BSON order. */
+export function orderedAddToSet(addToSet: AccumulatorOp, push: AccumulatorOp): AccumulatorOp {
+  return (coll, expr, options) => {
+    const values = push(coll, expr, options);
+    if (!Array.isArray(values) || !values.some(comparedInOrder)) return addToSet(coll, expr, options);
+    return orderedSet(values).values;
+  };
+}
+
+/**
+ * `$setUnion`, `$setIntersection`, `$setDifference`, `$setEquals` and `$setIsSubset` where an
+ * array holds a document: its elements compared in BSON order. Other arguments stay mingo's.
+ */
+export function orderedSetExpressions(ops: Record<string, ExpressionOp>): Record<string, ExpressionOp> {
+  const setOp =
+    (name: string, decide: (arrays: unknown[][]) => unknown): ExpressionOp =>
+    (obj, expr, options) => {
+      if (!Array.isArray(expr)) return ops[name](obj, expr, options);
+      const args = evalExpr(obj, expr, options) as unknown[];
+      if (!args.every(Array.isArray) || !args.some((a) => (a as unknown[]).some(comparedInOrder)))
+        return ops[name](
+          obj,
+          args.map((a) => ({ $literal: a })),
+          options,
+        );
+      return decide(args as unknown[][]);
+    };
+  return {
+    $setUnion: setOp("$setUnion", (arrays) => orderedSet(arrays.flat()).values),
+    $setIntersection: setOp("$setIntersection", (arrays) => {
+      const others = arrays.slice(1).map(orderedSet);
+      return orderedSet(arrays[0] ?? []).values.filter((v) => others.every((s) => s.has(v)));
+    }),
+    $setDifference: setOp("$setDifference", ([a, b]) => {
+      const minus = orderedSet(b ?? []);
+      return orderedSet(a ?? []).values.filter((v) => !minus.has(v));
+    }),
+    $setEquals: setOp("$setEquals", (arrays) => {
+      const sets = arrays.map(orderedSet);
+      return sets.every((s) => s.values.length === sets[0].values.length && s.values.every((v) => sets[0].has(v)));
+    }),
+    $setIsSubset: setOp("$setIsSubset", ([a, b]) => {
+      const of = orderedSet(b ?? []);
+      return (a ?? []).every((v) => of.has(v));
+    }),
+  };
+}
+
+/** Whether sorting a document on `path` meets an array or ends on a document. */
+function sortsStructured(doc: unknown, parts: string[]): boolean {
+  let value = doc;
+  for (const part of parts) {
+    if (Array.isArray(value)) return true;
+    if (!isPlainObject(value)) return false;
+    value = Object.hasOwn(value, part) ? value[part] : undefined;
+  }
+  return Array.isArray(value) || isPlainObject(value);
+}
+
+/**
+ * `$sort` in BSON order when a sorted value is a document or an array (an array by its smallest
+ * element ascending, its largest descending): the sort of `find` (`sortDocuments`). Scalars
+ * alone stay with mingo's sort.
+ */
+export function orderedSort(sort: PipelineOp, collationOf: (options: Options) => Collation | undefined): PipelineOp {
+  return (coll, spec, options) => {
+    if (!isPlainObject(spec) || !Object.values(spec).every((d) => d === 1 || d === -1))
+      return sort(coll, spec, options);
+    const paths = Object.keys(spec).map((k) => k.split("."));
+    return coll.transform((items: unknown[]) => {
+      if (!items.some((doc) => paths.some((p) => sortsStructured(doc, p)))) return sort(Lazy(items), spec, options);
+      return Lazy(sortDocuments(items as Document[], spec, collationOf(options)));
+    });
+  };
+}
