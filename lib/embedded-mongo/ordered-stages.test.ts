@@ -196,3 +196,25 @@ describe("$sort stages", () => {
     expect(scalars.map((d) => d._id)).toEqual([1, 2, 3]);
   });
 });
+
+describe("partial indexes", () => {
+  // A unique partial index holds only the documents its filter matches: the filter's document
+  // must be equal field by field in order.
+  for (const [filter, inside, outside] of [
+    [XY, XY, YX],
+    [YX, YX, XY],
+  ] as const) {
+    it(`indexes {d: ${JSON.stringify(filter)}} and not the other order`, async () => {
+      const c = fresh();
+      await c.createIndex({ k: 1 }, { unique: true, partialFilterExpression: { d: filter } });
+      await c.insertMany([
+        { _id: 1, k: 1, d: outside },
+        { _id: 2, k: 1, d: outside },
+        { _id: 3, k: 1, d: inside },
+      ]);
+      await expect(c.insertOne({ _id: 4, k: 1, d: { ...inside } })).rejects.toMatchObject({ code: 11000 });
+      await expect(c.updateOne({ _id: 1 }, { $set: { d: inside } })).rejects.toMatchObject({ code: 11000 });
+      expect(await c.countDocuments()).toBe(3);
+    });
+  }
+});

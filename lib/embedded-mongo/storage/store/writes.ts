@@ -3,9 +3,11 @@
  * collections' order, index builds. Each validates before it changes anything.
  */
 import { type Document } from "bson";
-import { Query } from "mingo";
+import type { Query } from "mingo";
 import { MongoCommandError } from "../../errors";
+import { serverContext } from "../../query/collated-query";
 import { collatedEncoder, collatedProbes } from "../../query/collation";
+import { compileFilter } from "../../query/filter";
 import { checkTextLanguage, isTextIndex } from "../../query/text";
 import { decodeDocument, decodeIdKey, idKeyOf, receivedBytes } from "../bson-values";
 import { ID_INDEX, type IndexSpec } from "../index-spec";
@@ -216,7 +218,7 @@ export abstract class WriteStore extends ConsistencyStore {
       fields.every((f) => valuesAtPath(doc, f).values.every((v) => v === null || v === undefined) && !hasPath(doc, f))
     )
       return undefined;
-    if (index.partialFilterExpression && !new Query(index.partialFilterExpression).test(doc)) return undefined;
+    if (index.partialFilterExpression && !partialFilter(index.partialFilterExpression).test(doc)) return undefined;
     const parallel = fields.length > 1 ? parallelArrays(doc, fields) : undefined;
     if (parallel)
       throw new MongoCommandError(
@@ -278,4 +280,17 @@ export abstract class WriteStore extends ConsistencyStore {
       for (const key of keys) this.kv.put("index", [meta.db, meta.name, index.name, ...key, ...id], EMPTY);
     }
   }
+}
+
+/** Each partial index's filter, compiled once (a document's keys are computed on every write). */
+const partialFilters = new WeakMap<Document, Query>();
+
+/** A `partialFilterExpression` compiled as any filter: documents compared field by field in order. */
+function partialFilter(expression: Document): Query {
+  let query = partialFilters.get(expression);
+  if (!query) {
+    query = compileFilter(expression, { idKey: "_id", context: serverContext() });
+    partialFilters.set(expression, query);
+  }
+  return query;
 }
