@@ -218,3 +218,85 @@ describe("partial indexes", () => {
     });
   }
 });
+
+describe("$lookup on localField and foreignField", () => {
+  async function joined(pipeline: Document[] = []) {
+    const foreign = await seeded([
+      { _id: 1, f: XY },
+      { _id: 2, f: YX },
+      { _id: 3, f: [XY, 7] },
+      { _id: 4, f: 7 },
+    ]);
+    const local = await seeded([
+      { _id: 10, l: XY },
+      { _id: 11, l: YX },
+      { _id: 12, l: [YX, 7] },
+      { _id: 13, l: { x: 1 } },
+    ]);
+    const rows = await local
+      .aggregate([
+        {
+          $lookup: {
+            from: foreign.collectionName,
+            localField: "l",
+            foreignField: "f",
+            as: "j",
+            ...(pipeline.length ? { pipeline } : {}),
+          },
+        },
+        { $sort: { _id: 1 } },
+      ])
+      .toArray();
+    return rows.map((r) => [r._id, (r.j as Document[]).map((d) => d._id)]);
+  }
+
+  it("joins a document to the foreign values equal to it in order", async () => {
+    expect(await joined()).toEqual([
+      [10, [1, 3]],
+      [11, [2]],
+      [12, [2, 3, 4]],
+      [13, []],
+    ]);
+  });
+
+  it("runs a sub-pipeline on each document's matches", async () => {
+    expect(await joined([{ $match: { _id: { $gt: 1 } } }])).toEqual([
+      [10, [3]],
+      [11, [2]],
+      [12, [2, 3, 4]],
+      [13, []],
+    ]);
+  });
+});
+
+describe("$lookup with localField, foreignField and a pipeline, on scalars", () => {
+  it("runs the pipeline on each document's matches only", async () => {
+    const foreign = await seeded([
+      { _id: 1, f: 7 },
+      { _id: 2, f: [7, 8] },
+      { _id: 3, f: 8 },
+    ]);
+    const local = await seeded([
+      { _id: 10, l: 7 },
+      { _id: 11, l: 9 },
+    ]);
+    const rows = await local
+      .aggregate([
+        {
+          $lookup: {
+            from: foreign.collectionName,
+            localField: "l",
+            foreignField: "f",
+            pipeline: [{ $project: { _id: 1 } }],
+            as: "j",
+          },
+        },
+        { $sort: { _id: 1 } },
+      ])
+      .toArray();
+    expect(rows.map((r) => [r._id, r.j])).toEqual([
+      [10, [{ _id: 1 }, { _id: 2 }]],
+      [11, []],
+    ]);
+  });
+});

@@ -27,6 +27,7 @@ import {
   $__orderedGroupKey,
   orderedAddToSet,
   orderedGroup,
+  orderedLookup,
   orderedSetExpressions,
   orderedSort,
 } from "./ordered-stages";
@@ -74,6 +75,7 @@ function orderedStages(): Record<string, PipelineOp> {
   const pipeline = pipelineOperators as unknown as Record<string, PipelineOp>;
   return {
     $group: orderedGroup(pipeline.$group as never) as never,
+    $lookup: orderedLookup(pipeline.$lookup as never) as never,
     $sort: orderedSort(pipeline.$sort as never, (options) => optionsCollation(options)) as never,
   };
 }

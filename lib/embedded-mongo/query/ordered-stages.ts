@@ -9,7 +9,8 @@ import type { Document } from "bson";
 import { evalExpr } from "mingo/core";
 import { Lazy, type Iterator } from "mingo/lazy";
 import type { Options } from "mingo/types";
-import { compareValues, encodeValue, isPlainObject } from "../storage/keys";
+import { resolve } from "mingo/util";
+import { compareValues, encodeValue, isPlainObject, valuesAtPath } from "../storage/keys";
 import type { Collation } from "./collation";
 import { comparedInOrder } from "./document-order";
 import { sortDocuments } from "./sort";
@@ -162,6 +163,57 @@ export function orderedSort(sort: PipelineOp, collationOf: (options: Options) =>
     return coll.transform((items: unknown[]) => {
       if (!items.some((doc) => paths.some((p) => sortsStructured(doc, p)))) return sort(Lazy(items), spec, options);
       return Lazy(sortDocuments(items as Document[], spec, collationOf(options)));
+    });
+  };
+}
+
+/**
+ * `$lookup` on `localField`/`foreignField` matching documents in order: when a foreign value is
+ * a document or an array holding one, each local value (each element of a local array) joins
+ * the foreign documents whose value (or an element of it) equals it in BSON order, as the query
+ * `{foreignField: {$eq: value}}` would; a sub-pipeline (MongoDB 5's concise form) then runs on
+ * each document's matches. Otherwise mingo's join, on the collection read once.
+ */
+export function orderedLookup(lookup: PipelineOp): PipelineOp {
+  return (coll, expr, options) => {
+    if (!isPlainObject(expr) || typeof expr.localField !== "string" || typeof expr.foreignField !== "string")
+      return lookup(coll, expr, options);
+    const resolver = (options as { collectionResolver?: (name: string) => unknown[] }).collectionResolver;
+    const from = typeof expr.from === "string" && resolver ? resolver(expr.from) : expr.from;
+    if (!Array.isArray(from)) return lookup(coll, expr, options);
+    const foreignField = expr.foreignField;
+    const keys = from.map((doc) => {
+      const values = valuesAtPath(doc, foreignField).values.map((v) => v ?? null);
+      const whole = resolve(doc as Document, foreignField);
+      return Array.isArray(whole) ? [...values, whole] : values;
+    });
+    const pipeline = Array.isArray(expr.pipeline) && expr.pipeline.length > 0;
+    // mingo would run a sub-pipeline on the whole collection rather than on the matches.
+    if (!pipeline && !keys.some((values) => values.some(comparedInOrder)))
+      return lookup(coll, { ...expr, from }, options);
+    const buckets = new Map<string, Array<{ key: unknown; doc: number }>>();
+    keys.forEach((values, doc) => {
+      for (const key of values) {
+        const print = fingerprint(key);
+        const bucket = buckets.get(print);
+        if (bucket) bucket.push({ key, doc });
+        else buckets.set(print, [{ key, doc }]);
+      }
+    });
+    const localField = expr.localField;
+    // The sub-pipeline runs on each document's matches alone.
+    const rest: Document = { ...expr };
+    delete rest.localField;
+    delete rest.foreignField;
+    return coll.map((obj: Document) => {
+      const local = resolve(obj, localField) ?? null;
+      const found = new Set<number>();
+      for (const value of Array.isArray(local) ? local : [local])
+        for (const entry of buckets.get(fingerprint(value)) ?? [])
+          if (compareValues(entry.key, value) === 0) found.add(entry.doc);
+      const matched = [...found].sort((a, b) => a - b).map((i) => from[i]);
+      if (!pipeline) return { ...obj, [String(expr.as)]: matched };
+      return lookup(Lazy([obj]), { ...rest, from: matched }, options).next().value;
     });
   };
 }
