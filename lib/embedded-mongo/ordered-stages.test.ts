@@ -300,3 +300,23 @@ describe("$lookup with localField, foreignField and a pipeline, on scalars", () 
     ]);
   });
 });
+
+describe("$sortArray", () => {
+  it("orders documents field by field in order, whole or by a field", async () => {
+    const c = await seeded([{ _id: 1, l: [YX, { x: 1 }, XY, "s"], w: [{ k: YX }, { k: XY }, { k: 0 }] }]);
+    const [row] = await c
+      .aggregate([
+        {
+          $project: {
+            up: { $sortArray: { input: "$l", sortBy: 1 } },
+            down: { $sortArray: { input: "$l", sortBy: -1 } },
+            byField: { $sortArray: { input: "$w", sortBy: { k: 1 } } },
+          },
+        },
+      ])
+      .toArray();
+    expect(JSON.stringify(row.up)).toBe('["s",{"x":1},{"x":1,"y":2},{"y":2,"x":1}]');
+    expect(JSON.stringify(row.down)).toBe('[{"y":2,"x":1},{"x":1,"y":2},{"x":1},"s"]');
+    expect(JSON.stringify(row.byField)).toBe('[{"k":0},{"k":{"x":1,"y":2}},{"k":{"y":2,"x":1}}]');
+  });
+});

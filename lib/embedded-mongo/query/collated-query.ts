@@ -30,6 +30,7 @@ import {
   orderedLookup,
   orderedSetExpressions,
   orderedSort,
+  orderedSortArray,
 } from "./ordered-stages";
 import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import { customQueryOperators } from "./type-operators";
@@ -87,7 +88,11 @@ function orderedAccumulators(): Record<string, PipelineOp> {
 
 /** The set expressions comparing documents in order, and the key `orderedGroup` hands mingo. */
 function orderedSets(): Record<string, ExpressionOp> {
-  return { ...orderedSetExpressions(expressionOperators as never), $__orderedGroupKey };
+  return {
+    ...orderedSetExpressions(expressionOperators as never),
+    $sortArray: orderedSortArray(expressionOperators.$sortArray as never),
+    $__orderedGroupKey,
+  };
 }
 
 /**

@@ -217,3 +217,24 @@ export function orderedLookup(lookup: PipelineOp): PipelineOp {
     });
   };
 }
+
+/**
+ * `$sortArray` in BSON order when an element holds a document (`sortBy: 1 | -1`) or the sorted
+ * fields reach a document or an array (`sortBy: {field: 1}`, the sort of `$sort`).
+ */
+export function orderedSortArray(sortArray: ExpressionOp): ExpressionOp {
+  return (obj, expr, options) => {
+    if (!isPlainObject(expr) || !("input" in expr) || !("sortBy" in expr)) return sortArray(obj, expr, options);
+    const { input, sortBy } = evalExpr(obj, { input: expr.input, sortBy: expr.sortBy }, options) as Document;
+    const plain = () => sortArray(obj, { input: { $literal: input }, sortBy: { $literal: sortBy } }, options);
+    if (!Array.isArray(input)) return plain();
+    if (sortBy === 1 || sortBy === -1) {
+      if (!input.some(comparedInOrder)) return plain();
+      return [...input].sort((a, b) => compareValues(a, b) * sortBy);
+    }
+    if (!isPlainObject(sortBy) || !Object.values(sortBy).every((d) => d === 1 || d === -1)) return plain();
+    const paths = Object.keys(sortBy).map((k) => k.split("."));
+    if (!input.some((doc) => paths.some((p) => sortsStructured(doc, p)))) return plain();
+    return sortDocuments(input as Document[], sortBy);
+  };
+}
