@@ -320,3 +320,59 @@ describe("$sortArray", () => {
     expect(JSON.stringify(row.byField)).toBe('[{"k":0},{"k":{"x":1,"y":2}},{"k":{"y":2,"x":1}}]');
   });
 });
+
+describe("$bucket with documents as boundaries", () => {
+  // BSON order: {x: 1} < {x: 1, y: 2} < {x: 1, z: 0} < {y: 0} < {y: 2, x: 1}; a string is below every document.
+  const DOCS: Doc[] = [
+    { _id: 1, d: XY },
+    { _id: 2, d: YX },
+    { _id: 3, d: { x: 1 } },
+    { _id: 4, d: { x: 1, z: 0 } },
+    { _id: 5, d: "s" },
+  ];
+
+  it("puts each value in the bucket of the greatest boundary not above it, in order", async () => {
+    const c = await seeded(DOCS);
+    const rows = await c
+      .aggregate([
+        {
+          $bucket: {
+            groupBy: "$d",
+            boundaries: [{ x: 1 }, XY, { y: 0 }],
+            default: "other",
+            output: { ids: { $push: "$_id" } },
+          },
+        },
+      ])
+      .toArray();
+    expect(JSON.stringify(rows)).toBe(
+      JSON.stringify([
+        { _id: { x: 1 }, ids: [3] },
+        { _id: XY, ids: [1, 4] },
+        { _id: "other", ids: [2, 5] },
+      ]),
+    );
+    const objects = await c
+      .aggregate([
+        { $match: { d: { $type: "object" } } },
+        { $bucket: { groupBy: "$d", boundaries: [{ x: 1 }, { y: 0 }, { y: 3 }] } },
+      ])
+      .toArray();
+    expect(JSON.stringify(objects)).toBe(
+      JSON.stringify([
+        { _id: { x: 1 }, count: 3 },
+        { _id: { y: 0 }, count: 1 },
+      ]),
+    );
+  });
+
+  it("refuses boundaries out of order, and a value outside them without a default", async () => {
+    const c = await seeded(DOCS);
+    await expect(c.aggregate([{ $bucket: { groupBy: "$d", boundaries: [YX, XY] } }]).toArray()).rejects.toMatchObject({
+      code: 40194,
+    });
+    await expect(c.aggregate([{ $bucket: { groupBy: "$d", boundaries: [XY, YX] } }]).toArray()).rejects.toMatchObject({
+      code: 40066,
+    });
+  });
+});

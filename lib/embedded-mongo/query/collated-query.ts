@@ -26,6 +26,7 @@ import { comparedInOrder, orderedOperators } from "./document-order";
 import {
   $__orderedGroupKey,
   orderedAddToSet,
+  orderedBucket,
   orderedGroup,
   orderedLookup,
   orderedSetExpressions,
@@ -77,6 +78,7 @@ function orderedStages(): Record<string, PipelineOp> {
   return {
     $group: orderedGroup(pipeline.$group as never) as never,
     $lookup: orderedLookup(pipeline.$lookup as never) as never,
+    $bucket: orderedBucket(pipeline.$bucket as never, pipeline.$group as never) as never,
     $sort: orderedSort(pipeline.$sort as never, (options) => optionsCollation(options)) as never,
   };
 }

@@ -13,6 +13,7 @@ import { resolve } from "mingo/util";
 import { compareValues, encodeValue, isPlainObject, valuesAtPath } from "../storage/keys";
 import type { Collation } from "./collation";
 import { comparedInOrder } from "./document-order";
+import { LocationError } from "./pipeline-check";
 import { sortDocuments } from "./sort";
 
 type PipelineOp = (coll: Iterator, expr: unknown, options: Options) => Iterator;
@@ -238,3 +239,57 @@ export function orderedSortArray(sortArray: ExpressionOp): ExpressionOp {
     return sortDocuments(input as Document[], sortBy);
   };
 }
+
+/**
+ * `$bucket` whose boundaries are documents (or arrays holding one): each value falls in the
+ * bucket of the greatest boundary not above it in BSON order, a `$group` by that boundary; only
+ * buckets holding documents are answered, in boundary order, the default's last. Other
+ * boundaries stay mingo's.
+ */
+export function orderedBucket(bucket: PipelineOp, group: PipelineOp): PipelineOp {
+  return (coll, expr, options) => {
+    if (!isPlainObject(expr) || !Array.isArray(expr.boundaries) || !expr.boundaries.some(comparedInOrder))
+      return bucket(coll, expr, options);
+    const bounds = expr.boundaries as unknown[];
+    const type = (v: unknown) => (Array.isArray(v) ? "array" : isPlainObject(v) ? "object" : typeof v);
+    if (!bounds.every((b) => type(b) === type(bounds[0])))
+      throw new LocationError(40193, "All values in the the 'boundaries' option to $bucket must have the same type.");
+    if (!bounds.every((b, i) => i === 0 || compareValues(bounds[i - 1], b) < 0))
+      throw new LocationError(40194, "The 'boundaries' option to $bucket must be sorted in ascending order.");
+    const last = bounds.length - 1;
+    const fallback = expr.default;
+    const outside = (v: unknown) => compareValues(v, bounds[0]) < 0 || compareValues(v, bounds[last]) >= 0;
+    if (fallback !== undefined && !outside(fallback))
+      throw new LocationError(
+        40199,
+        "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.",
+      );
+    const keyOf = (doc: unknown) => {
+      const value = evalExpr(doc, expr.groupBy, options) ?? null;
+      if (outside(value)) {
+        if (fallback === undefined)
+          throw new LocationError(
+            40066,
+            "$switch could not find a matching branch for an input, and no default was specified.",
+          );
+        return { [BUCKET]: last };
+      }
+      let i = 0;
+      while (i + 1 < last && compareValues(bounds[i + 1], value) <= 0) i++;
+      return { [BUCKET]: i };
+    };
+    const output = isPlainObject(expr.output) ? expr.output : { count: { $sum: 1 } };
+    const grouped = group(coll, { _id: { $__orderedGroupKey: keyOf }, ...output }, options);
+    return grouped.transform((rows: Document[]) =>
+      Lazy(
+        rows
+          .map((row) => ({ i: (row._id as Document)[BUCKET] as number, row }))
+          .sort((a, b) => a.i - b.i)
+          .map(({ i, row }) => ({ ...row, _id: i === last ? fallback : bounds[i] })),
+      ),
+    );
+  };
+}
+
+/** The field a `$bucket` key becomes, for mingo's grouping: the boundary's index (the default: the last). */
+const BUCKET = "\u0000orderedBucket";

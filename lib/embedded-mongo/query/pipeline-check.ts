@@ -54,7 +54,7 @@ export function checkPipeline(pipeline: unknown[]): void {
 }
 
 /** A refusal with one of MongoDB's numbered codes that carry no name. */
-class LocationError extends MongoCommandError {
+export class LocationError extends MongoCommandError {
   constructor(code: number, message: string) {
     super("BadValue", message);
     (this as { code: number }).code = code;
