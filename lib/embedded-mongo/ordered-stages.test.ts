@@ -376,3 +376,33 @@ describe("$bucket with documents as boundaries", () => {
     });
   });
 });
+
+describe("$sortByCount and $facet", () => {
+  it("count {x, y} and {y, x} apart", async () => {
+    const c = await seeded([
+      { _id: 1, d: XY },
+      { _id: 2, d: YX },
+      { _id: 3, d: { x: 1, y: 2 } },
+    ]);
+    const counted = await c.aggregate([{ $sortByCount: "$d" }]).toArray();
+    expect(JSON.stringify(counted)).toBe('[{"_id":{"x":1,"y":2},"count":2},{"_id":{"y":2,"x":1},"count":1}]');
+    const [faceted] = await c.aggregate([{ $facet: { g: [{ $group: { _id: "$d", n: { $sum: 1 } } }] } }]).toArray();
+    expect(byId(faceted.g as Document[]).map((r) => [JSON.stringify(r._id), r.n])).toEqual([
+      ['{"x":1,"y":2}', 2],
+      ['{"y":2,"x":1}', 1],
+    ]);
+  });
+
+  it("$sortByCount under a collation merges equal strings and keeps the order of fields", async () => {
+    const c = await seeded([
+      { _id: 1, d: { x: "a", y: 2 } },
+      { _id: 2, d: { y: 2, x: "a" } },
+      { _id: 3, d: { x: "A", y: 2 } },
+    ]);
+    const counted = await c.aggregate([{ $sortByCount: "$d" }], { collation: { locale: "en", strength: 2 } }).toArray();
+    expect(counted.map((r) => [Object.keys(r._id as Document).join(""), r.count])).toEqual([
+      ["xy", 2],
+      ["yx", 1],
+    ]);
+  });
+});

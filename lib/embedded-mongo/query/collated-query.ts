@@ -32,6 +32,7 @@ import {
   orderedSetExpressions,
   orderedSort,
   orderedSortArray,
+  orderedSortByCount,
 } from "./ordered-stages";
 import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import { customQueryOperators } from "./type-operators";
@@ -75,11 +76,14 @@ export const serverContext = (): Context => SERVER_CONTEXT;
 /** `$group`, `$sort` (ordered-stages.ts): documents compared in BSON order, in order. */
 function orderedStages(): Record<string, PipelineOp> {
   const pipeline = pipelineOperators as unknown as Record<string, PipelineOp>;
+  const $group = orderedGroup(pipeline.$group as never) as never;
+  const $sort = orderedSort(pipeline.$sort as never, (options) => optionsCollation(options)) as never;
   return {
-    $group: orderedGroup(pipeline.$group as never) as never,
+    $group,
+    $sort,
+    $sortByCount: orderedSortByCount($group, $sort) as never,
     $lookup: orderedLookup(pipeline.$lookup as never) as never,
     $bucket: orderedBucket(pipeline.$bucket as never, pipeline.$group as never) as never,
-    $sort: orderedSort(pipeline.$sort as never, (options) => optionsCollation(options)) as never,
   };
 }
 
@@ -134,6 +138,8 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
   if (!collation) return options;
   const registry = new Map<number, (doc: unknown) => unknown>();
   const query = queryOperators as unknown as Record<string, QueryOp>;
+  const ordered = orderedStages();
+  const group = collatedGroup(ordered.$group, collation, registry);
   const context = Context.init({
     accumulator: {
       ...(accumulatorOperators as object),
@@ -148,8 +154,9 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
     pipeline: {
       ...(pipelineOperators as object),
       ...OWN_STAGES,
-      ...orderedStages(),
-      $group: collatedGroup(orderedStages().$group, collation, registry),
+      ...ordered,
+      $group: group,
+      $sortByCount: orderedSortByCount(group as never, ordered.$sort as never) as never,
     } as never,
     projection: projectionOperators as never,
     query: {

@@ -293,3 +293,8 @@ export function orderedBucket(bucket: PipelineOp, group: PipelineOp): PipelineOp
 
 /** The field a `$bucket` key becomes, for mingo's grouping: the boundary's index (the default: the last). */
 const BUCKET = "\u0000orderedBucket";
+
+/** `$sortByCount`: the context's `$group` (documents grouped in order) then its `$sort`, as MongoDB defines it. */
+export function orderedSortByCount(group: PipelineOp, sort: PipelineOp): PipelineOp {
+  return (coll, expr, options) => sort(group(coll, { _id: expr, count: { $sum: 1 } }, options), { count: -1 }, options);
+}
