@@ -406,3 +406,23 @@ describe("$sortByCount and $facet", () => {
     ]);
   });
 });
+
+describe("$bucketAuto on documents", () => {
+  it("cuts the values in BSON order, {x, y} and {y, x} apart", async () => {
+    const c = await seeded([
+      { _id: 1, d: YX },
+      { _id: 2, d: XY },
+      { _id: 3, d: { x: 1 } },
+      { _id: 4, d: { x: 1, y: 2 } },
+    ]);
+    const rows = await c
+      .aggregate([{ $bucketAuto: { groupBy: "$d", buckets: 2, output: { ids: { $push: "$_id" } } } }])
+      .toArray();
+    expect(JSON.stringify(rows)).toBe(
+      JSON.stringify([
+        { _id: { min: { x: 1 }, max: YX }, ids: [3, 2, 4] },
+        { _id: { min: YX, max: YX }, ids: [1] },
+      ]),
+    );
+  });
+});

@@ -27,6 +27,7 @@ import {
   $__orderedGroupKey,
   orderedAddToSet,
   orderedBucket,
+  orderedBucketAuto,
   orderedGroup,
   orderedLookup,
   orderedSetExpressions,
@@ -84,6 +85,7 @@ function orderedStages(): Record<string, PipelineOp> {
     $sortByCount: orderedSortByCount($group, $sort) as never,
     $lookup: orderedLookup(pipeline.$lookup as never) as never,
     $bucket: orderedBucket(pipeline.$bucket as never, pipeline.$group as never) as never,
+    $bucketAuto: orderedBucketAuto(pipeline.$bucketAuto as never) as never,
   };
 }
 

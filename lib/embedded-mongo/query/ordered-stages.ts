@@ -298,3 +298,38 @@ const BUCKET = "\u0000orderedBucket";
 export function orderedSortByCount(group: PipelineOp, sort: PipelineOp): PipelineOp {
   return (coll, expr, options) => sort(group(coll, { _id: expr, count: { $sum: 1 } }, options), { count: -1 }, options);
 }
+
+/**
+ * `$bucketAuto` (without `granularity`, which takes numbers) when a value is a document or an
+ * array holding one: the values sorted in BSON order and cut as mingo cuts them, equal values
+ * (in order) never split across two buckets.
+ */
+export function orderedBucketAuto(bucketAuto: PipelineOp): PipelineOp {
+  return (coll, expr, options) => {
+    if (!isPlainObject(expr) || expr.granularity !== undefined || !(Number(expr.buckets) > 0))
+      return bucketAuto(coll, expr, options);
+    return coll.transform((items: unknown[]) => {
+      const keyed = items.map((o) => [evalExpr(o, expr.groupBy, options) ?? null, o] as const);
+      if (!keyed.some(([k]) => comparedInOrder(k))) return bucketAuto(Lazy(items), expr, options);
+      keyed.sort((a, b) => compareValues(a[0], b[0]));
+      const count = Number(expr.buckets);
+      const size = Math.max(1, Math.round(keyed.length / count));
+      const output = isPlainObject(expr.output) ? expr.output : { count: { $sum: 1 } };
+      const rows: Document[] = [];
+      let index = 0;
+      for (let n = 1; index < keyed.length; n++) {
+        const bucket: Array<readonly [unknown, unknown]> = [];
+        const tied = () => index > 0 && compareValues(keyed[index - 1][0], keyed[index][0]) === 0;
+        while (index < keyed.length && (n === count || bucket.length < size || tied())) bucket.push(keyed[index++]);
+        const max = index < keyed.length ? keyed[index][0] : bucket[bucket.length - 1][0];
+        const fields = evalExpr(
+          bucket.map(([, o]) => o),
+          output,
+          options,
+        ) as Document;
+        rows.push({ _id: { min: bucket[0][0], max }, ...fields });
+      }
+      return Lazy(rows);
+    });
+  };
+}
