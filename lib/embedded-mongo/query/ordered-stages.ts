@@ -9,7 +9,7 @@ import type { Document } from "bson";
 import { evalExpr } from "mingo/core";
 import { Lazy, type Iterator } from "mingo/lazy";
 import type { Options } from "mingo/types";
-import { resolve } from "mingo/util";
+import { resolve, unique } from "mingo/util";
 import { compareValues, encodeValue, isPlainObject, valuesAtPath } from "../storage/keys";
 import type { Collation } from "./collation";
 import { comparedInOrder } from "./document-order";
@@ -96,7 +96,9 @@ export const $__orderedGroupKey: ExpressionOp = (obj, keyOf) => (keyOf as (doc: 
 export function orderedAddToSet(addToSet: AccumulatorOp, push: AccumulatorOp): AccumulatorOp {
   return (coll, expr, options) => {
     const values = push(coll, expr, options);
-    if (!Array.isArray(values) || !values.some(comparedInOrder)) return addToSet(coll, expr, options);
+    if (!Array.isArray(values)) return addToSet(coll, expr, options);
+    // mingo's own `$addToSet` is `unique` of `$push`: the values are not computed twice.
+    if (!values.some(comparedInOrder)) return unique(values);
     return orderedSet(values).values;
   };
 }
