@@ -32,8 +32,9 @@ import {
   UpdateSurveyBody,
   type SurveyRecord,
 } from "@/lib/resources/surveys/contract";
+import { PrefetchKind } from "next/dist/client/components/router-reducer/router-reducer-types";
 import { useRouter } from "next/navigation";
-import { type FormEvent } from "react";
+import { useEffect, type FormEvent } from "react";
 import { EditConflict, isStale, useEditConflict } from "../edit-conflict";
 import { LeaveGuard } from "../leave-guard";
 import { Button, Card, Checkbox, CheckboxGroup, Field, LinkButton, Spinner, describedBy, inputClass } from "../ui";
@@ -150,6 +151,12 @@ export function SurveyForm({ survey, etag }: { survey?: SurveyRecord; etag?: str
   );
   const toast = useToast();
   const create = useCreateSurvey();
+  // Every survey's page runs the same code: fetching one that does not exist while the form is
+  // filled loads it, so the new survey's page waits only for its own answer after the create
+  // (docs/architecture.md#the-admin-pages).
+  useEffect(() => {
+    if (!survey) router.prefetch(`/surveys/${"0".repeat(24)}`, { kind: PrefetchKind.FULL });
+  }, [router, survey]);
   const update = useUpdateSurvey(survey?._id ?? "");
   const busy = create.isPending || update.isPending;
   const roles = useReference("accessRoles");
