@@ -82,7 +82,7 @@ export function decodeFields(bytes: Buffer, names: ReadonlySet<string>): Documen
   while (at < last) {
     const nameEnd = bytes.indexOf(0, at + 1);
     const end = nameEnd < 0 ? -1 : elementEnd(bytes, at, nameEnd + 1);
-    if (end < 0 || end > last) return decodeDocument(bytes);
+    if (end <= at || end > last) return decodeDocument(bytes);
     const name = bytes.toString("utf8", at + 1, nameEnd);
     if (name === "_id" || names.has(name)) {
       kept.push([at, end]);
