@@ -160,12 +160,12 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
 }
 
 /**
- * `$set` of a field that exists at a plain path, done here: mingo skips a value it deems equal,
- * and it deems binary data equal whatever the subtype, where MongoDB writes the new value.
+ * The container of a plain path's last field (no operator, no inherited name), walking documents
+ * by name and arrays by index, and that field's name; undefined for a path that is not plain.
  */
-function setExisting(target: Document, path: string, value: unknown): boolean {
+function plainParent(target: Document, path: string): { parent: unknown; key: string } | undefined {
   const parts = path.split(".");
-  if (parts.some((p) => p.startsWith("$") || p in Object.prototype)) return false;
+  if (parts.some((p) => p.startsWith("$") || p in Object.prototype)) return undefined;
   let parent: unknown = target;
   for (const part of parts.slice(0, -1)) {
     parent = Array.isArray(parent)
@@ -176,7 +176,17 @@ function setExisting(target: Document, path: string, value: unknown): boolean {
         ? own(parent, part)
         : undefined;
   }
-  const key = parts[parts.length - 1];
+  return { parent, key: parts[parts.length - 1] };
+}
+
+/**
+ * `$set` of a field that exists at a plain path, done here: mingo skips a value it deems equal,
+ * and it deems binary data equal whatever the subtype, where MongoDB writes the new value.
+ */
+function setExisting(target: Document, path: string, value: unknown): boolean {
+  const plain = plainParent(target, path);
+  if (!plain) return false;
+  const { parent, key } = plain;
   if (!isPlainObject(parent) || !Object.hasOwn(parent, key)) return false;
   if (!sameValue(parent[key], value)) parent[key] = copyDocument({ v: value }).v;
   return true;
@@ -196,19 +206,9 @@ function setOperatorHere(
   type: NumberType | undefined,
   opts: ApplyOptions,
 ): boolean {
-  const parts = path.split(".");
-  if (parts.some((p) => p.startsWith("$") || p in Object.prototype)) return false;
-  let parent: unknown = target;
-  for (const part of parts.slice(0, -1)) {
-    parent = Array.isArray(parent)
-      ? /^\d+$/.test(part)
-        ? parent[Number(part)]
-        : undefined
-      : isPlainObject(parent)
-        ? own(parent, part)
-        : undefined;
-  }
-  const key = parts[parts.length - 1];
+  const plain = plainParent(target, path);
+  if (!plain) return false;
+  const { parent, key } = plain;
   if (!isPlainObject(parent)) return false;
   const current = own(parent, key);
   if (current !== undefined && !Array.isArray(current)) return false;
