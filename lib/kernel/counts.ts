@@ -14,7 +14,8 @@
  * most {@link refreshAfter} (writes made straight into the database, past the servers, show then).
  * After a write, a count that was cheap (under {@link CHEAP_MS}, or of at most {@link SMALL} records)
  * is counted again at once, so it is exact; a dear one (a broad search of a large company) is answered as it was while one process of
- * the cluster, holding a lease in the count's document, counts it again in the background.
+ * the cluster, holding a lease in the count's document, counts it again in the background, at most
+ * once in {@link refreshAfter} however many writes come.
  */
 import type { ObjectId as Id } from "@/lib/kernel/ids";
 import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
@@ -99,7 +100,10 @@ export async function sharedCount(
     if (current && now < refreshAfter(cached.countedAt, cached.tookMs)) return cached.count;
     const dear = cached.tookMs >= CHEAP_MS && cached.count > SMALL;
     if (dear && now - cached.countedAt.getTime() < STALE_LIMIT_MS) {
-      if (!counting.has(id) && (!cached.leaseUntil || cached.leaseUntil.getTime() < now))
+      // Writes that keep coming must not keep the database counting: a dear count is counted again
+      // at most once in ten times its cost, as for writes past the servers (docs/api.md#counters).
+      const due = now >= refreshAfter(cached.countedAt, cached.tookMs);
+      if (due && !counting.has(id) && (!cached.leaseUntil || cached.leaseUntil.getTime() < now))
         void recountInBackground(id, companyId, version, cached.tookMs, count);
       return cached.count;
     }

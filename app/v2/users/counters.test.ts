@@ -194,11 +194,41 @@ describe("count=true: counts kept in the database", { timeout: 120_000 }, () => 
     // Current (no write since): answered from the store as it is.
     expect(await counter(query)).toBe(5_000);
     await create();
-    // The write made it stale: answered as it was, at once, while one process counts it again.
+    // The write made it stale, and it was counted longer ago than ten times its cost: answered as
+    // it was, at once, while one process counts it again.
+    await ListCount.updateMany(
+      { company: oid(t.companyId), count: { $exists: true } },
+      { $set: { countedAt: new Date(Date.now() - 25_000) } },
+    );
     expect(await counter(query)).toBe(5_000);
     await vi.waitFor(async () => expect(await counter(query)).toBe(was + 1), { timeout: BOUND_MS, interval: 50 });
     // Only the search was asked for, so only it was counted again (in milliseconds here: a cheap count again), its lease given back.
     const recounted = (await storedCounts(t)).filter((count) => count.tookMs! < 2_000);
     expect(recounted.map((count) => [count.count, count.leaseUntil])).toEqual([[was + 1, null]]);
+  });
+
+  it("counts a dear count again at most once in ten times its cost, however many writes come", async () => {
+    const query = filters().search;
+    const was = await counter(query);
+    // Counted a second ago in two seconds: not due again for twenty.
+    await ListCount.updateMany(
+      { company: oid(t.companyId), count: { $exists: true } },
+      { $set: { tookMs: 2_000, count: 5_000, countedAt: new Date(Date.now() - 1_000), leaseUntil: null } },
+    );
+    for (let i = 0; i < 3; i++) {
+      await create();
+      expect(await counter(query)).toBe(5_000);
+    }
+    // No process took it to count again: its lease is free and it still holds what it held.
+    const held = (await storedCounts(t)).map((count) => [count.count, count.leaseUntil]);
+    expect(held.length).toBeGreaterThan(0);
+    expect(held).toEqual(held.map(() => [5_000, null]));
+    // Once due, the next request has it counted again in the background: the three creates show.
+    await ListCount.updateMany(
+      { company: oid(t.companyId), count: { $exists: true } },
+      { $set: { countedAt: new Date(Date.now() - 25_000) } },
+    );
+    expect(await counter(query)).toBe(5_000);
+    await vi.waitFor(async () => expect(await counter(query)).toBe(was + 3), { timeout: BOUND_MS, interval: 50 });
   });
 });

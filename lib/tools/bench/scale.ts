@@ -178,6 +178,12 @@ export async function benchScale({
         ],
       }),
     ];
+    // The users created above are the newest, so the next size's pages would walk past them all
+    // before reaching its own: each size measures the grown users alone (docs/benchmarks.md#growth).
+    const created = await database
+      .collection("users")
+      .deleteMany({ email: { $regex: `^scale\\.${runId}\\.` }, "companies.companyId": companyId });
+    err(`  removed the ${created.deletedCount} users the create case made`);
     const lines = [
       "",
       `bench:api --scale — ${size} users in the company and ${size} in another; the deep page starts ${offset} records in; ${setting()}`,
