@@ -190,9 +190,42 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
 const isFull = (options: Partial<Options> | undefined) =>
   Boolean(options?.context && fullContexts.has(options.context));
 
-/** A mingo Query with the options' context as it is when it is a full one (the server's, a collation's). */
+/**
+ * mingo's `ComputeOptions` class, which it does not export, taken from the options a query
+ * operator receives. Given plain options, mingo's `Query` copies every operator table of their
+ * context (some 400 entries) before compiling; given an instance, it takes the context as it is.
+ */
+const ComputeOptions: new (options: Options) => Options = (() => {
+  let found: (new (options: Options) => Options) | undefined;
+  const probe: QueryOp = (_selector, _value, options) => {
+    found = options.constructor as typeof found;
+    return () => true;
+  };
+  new BaseQuery({ a: { $probe: 1 } }, { context: Context.init({ query: { $probe: probe } as never }) } as Options);
+  return found!;
+})();
+
+/** mingo's defaults (`ComputeOptions.init`), under the given options. */
+const MINGO_DEFAULTS = { idKey: "_id", scriptEnabled: true, useStrictMode: true, failOnError: true, processingMode: 0 };
+
+/** The instance built once per options object (a command's), so its queries share its context uncopied. */
+const computed = new WeakMap<object, Options>();
+
+function computeOptions(options: Partial<Options>): Options {
+  let made = computed.get(options);
+  if (!made) computed.set(options, (made = new ComputeOptions({ ...MINGO_DEFAULTS, ...options } as Options)));
+  return made;
+}
+
+/**
+ * A mingo Query with the options' context as it is when it is a full one (the server's, a
+ * collation's): no query operator changes its context (only the `$fill` and `$setWindowFields`
+ * stages do, so aggregations keep mingo's copy).
+ */
 export function makeQuery(filter: Document, options?: Partial<Options>): Query {
-  return isFull(options) ? (new BaseQuery(filter, options as Options) as unknown as Query) : new Query(filter, options);
+  return isFull(options)
+    ? (new BaseQuery(filter, computeOptions(options!)) as unknown as Query)
+    : new Query(filter, options);
 }
 
 export function makeAggregator(stages: Document[], options?: Partial<Options>): Aggregator {
