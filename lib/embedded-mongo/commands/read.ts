@@ -9,6 +9,7 @@ import { checkPipeline } from "../query/pipeline-check";
 import { choosePlan } from "../query/planner";
 import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query/query";
 import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../query/text";
+import { StoredDocument } from "../storage/bson-values";
 import { isPlainObject, presentValuesAtPath } from "../storage/keys";
 import { ns } from "../storage/store";
 import { collectionName, existing, optionalDocument, optionalNumber, type Handler } from "./context";
@@ -40,15 +41,25 @@ const find: Handler = (cmd, ctx) => {
     mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")),
     operationCollation(cmd.collation, meta),
   );
+  const projection = optionalDocument(cmd, "projection");
+  // Documents answered whole are answered with the bytes they are stored as (what MongoDB sends
+  // too): neither decoded past what the filter and the sort read, nor encoded again.
+  const whole = !projection || Object.keys(projection).length === 0;
+  const stored = whole && !splitText(filter) ? new WeakMap<Document, Buffer>() : undefined;
   const docs = findDocuments(
     ctx.store,
     meta,
-    { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint },
+    { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint, stored },
     options,
   );
-  const projected = projectWithScore(docs, optionalDocument(cmd, "projection"), filter, options);
+  const answered = stored
+    ? docs.map((doc) => {
+        const bytes = stored.get(doc);
+        return bytes ? new StoredDocument(bytes) : doc;
+      })
+    : projectWithScore(docs, projection, filter, options);
   const firstBatchSize = limit > 0 && (batchSize === undefined || batchSize > limit) ? limit : batchSize;
-  return ctx.cursors.open(ns(ctx.db, name), projected, firstBatchSize, cmd.singleBatch === true);
+  return ctx.cursors.open(ns(ctx.db, name), answered, firstBatchSize, cmd.singleBatch === true);
 };
 
 function scoreOf(doc: Document): number {

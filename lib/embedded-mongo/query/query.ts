@@ -9,6 +9,7 @@ import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
 import { idKey, idText, isPlainObject, valuesAtPath } from "../storage/keys";
 import type { CollectionMeta, Store } from "../storage/store";
+import type { StoredBytes } from "../storage/store/reads";
 import { makeAggregator, makeQuery, optionsCollation, serverContext } from "./collated-query";
 import { compileFilter } from "./filter";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
@@ -29,6 +30,11 @@ export interface FindSpec {
   stats?: { docsExamined: number };
   /** Only these top-level fields of each match are needed (a count): the rest is not decoded. */
   fields?: ReadonlySet<string>;
+  /**
+   * Filled with the stored bytes of each match, by the match: the caller answers with the bytes
+   * (a find without a projection), so only the fields the filter and the sort read are decoded.
+   */
+  stored?: StoredBytes;
 }
 
 export function mingoOptions(store: Store, db: string, letParameters?: Document): Partial<Options> {
@@ -105,20 +111,22 @@ function* candidates(
   meta: CollectionMeta,
   plan: Plan,
   fields?: ReadonlySet<string>,
+  stored?: StoredBytes,
 ): Generator<Document> {
   if (plan.kind === "ids") {
     const seen = new Set<string>();
     for (const id of plan.ids) {
-      const key = JSON.stringify(idKey(id));
+      const part = idKey(id);
+      const key = JSON.stringify(part);
       if (seen.has(key)) continue;
       seen.add(key);
-      const doc = store.get(meta, id);
+      const doc = store.getByIdPart(meta, part, fields, stored);
       if (doc) yield doc;
     }
     return;
   }
   if (plan.kind === "scan") {
-    yield* store.scan(meta, plan.reverse, fields);
+    yield* store.scan(meta, plan.reverse, fields, stored);
     return;
   }
   const seen = plan.dedupe ? new Set<string>() : undefined;
@@ -130,7 +138,7 @@ function* candidates(
         if (seen.has(key)) continue;
         seen.add(key);
       }
-      const doc = store.getByIdPart(meta, id, fields);
+      const doc = store.getByIdPart(meta, id, fields, stored);
       if (doc) yield doc;
     }
   }
@@ -197,10 +205,12 @@ export function findDocuments(
   const limit = spec.limit ?? 0;
   const wanted = limit > 0 ? skip + limit : 0;
   const plans = candidatePlans(filter, sort, meta.indexes, spec.hint, collation);
+  // Answered with the stored bytes: only what the filter and the sort read is decoded.
+  const fields = spec.stored && !spec.fields ? readFields(filter, sort) : spec.fields;
   const runner = (plan: Plan): Runner => ({
     plan,
     sortedByPlan: plan.kind === "ids" ? !sort : plan.sorted,
-    stream: candidates(store, meta, plan, spec.fields),
+    stream: candidates(store, meta, plan, fields, spec.stored),
     matches: [],
     works: 0,
     done: false,
@@ -361,6 +371,13 @@ export function countDocuments(
     }
   }
   return findDocuments(store, meta, { ...spec, sort: undefined, fields: topLevelFields(filter) }, options).length;
+}
+
+/** The top-level fields a filter and a sort read, or undefined when the filter may read any. */
+function readFields(filter: Document, sort: Document | undefined): Set<string> | undefined {
+  const fields = topLevelFields(filter);
+  if (fields && sort) for (const path of Object.keys(sort)) fields.add(path.split(".")[0]);
+  return fields;
 }
 
 /**

@@ -147,6 +147,14 @@ export function decodeReceived(bytes: Buffer): Document {
 /** The bytes `doc` arrived as, when it came from a request's document sequence (see {@link decodeReceived}). */
 export const receivedBytes = (doc: Document): Buffer | undefined => received.get(doc);
 
+/**
+ * A document as the bytes it is stored as, for a reply to carry unchanged (the wire encodes it
+ * by copying them: wire.ts).
+ */
+export class StoredDocument {
+  constructor(readonly bytes: Buffer) {}
+}
+
 /** A deep copy that keeps every value's BSON type. */
 export function copyDocument(doc: Document): Document {
   return decodeDocument(BSON.serialize(doc));

@@ -4,7 +4,7 @@
  * needs; compression is never advertised, so OP_COMPRESSED is refused.
  */
 import { BSON, type Document } from "bson";
-import { decodeDocument, decodeReceived } from "../storage/bson-values";
+import { decodeDocument, decodeReceived, StoredDocument } from "../storage/bson-values";
 
 const OP_REPLY = 1;
 const OP_QUERY = 2004;
@@ -118,8 +118,76 @@ function header(length: number, responseTo: number, opCode: number): Buffer {
   return buf;
 }
 
+const SERIALIZE = { ignoreUndefined: true } as const;
+
+/** The elements of a document's BSON (without its length and its final NUL). */
+function elementsOf(doc: Document): Buffer {
+  const bytes = BSON.serialize(doc, SERIALIZE);
+  return Buffer.from(bytes.buffer, bytes.byteOffset + 4, bytes.byteLength - 5);
+}
+
+/** One element whose value is a document (0x03) or an array (0x04) already encoded. */
+function encodedElement(type: 0x03 | 0x04, name: string, value: Buffer): Buffer[] {
+  return [Buffer.from([type]), Buffer.from(`${name}\0`, "utf8"), value];
+}
+
+function documentOf(parts: Buffer[]): Buffer {
+  let size = 5;
+  for (const part of parts) size += part.length;
+  const out = Buffer.allocUnsafe(size);
+  out.writeInt32LE(size, 0);
+  let at = 4;
+  for (const part of parts) at += part.copy(out, at);
+  out[at] = 0;
+  return out;
+}
+
+/**
+ * The BSON of `doc`, its fields in order, where `encoded(name, value)` gives a field's bytes
+ * already made, else undefined to have it serialized (runs of such fields are serialized together).
+ */
+function serializeWith(doc: Document, encoded: (name: string, value: unknown) => Buffer[] | undefined): Buffer {
+  const parts: Buffer[] = [];
+  let plain: Document | undefined;
+  for (const name of Object.keys(doc)) {
+    const made = encoded(name, doc[name]);
+    if (!made) {
+      (plain ??= {})[name] = doc[name];
+      continue;
+    }
+    if (plain) parts.push(elementsOf(plain));
+    plain = undefined;
+    parts.push(...made);
+  }
+  if (plain) parts.push(elementsOf(plain));
+  return documentOf(parts);
+}
+
+const holdsStored = (batch: unknown): batch is unknown[] =>
+  Array.isArray(batch) && batch.some((doc) => doc instanceof StoredDocument);
+
+/**
+ * A reply's BSON. A cursor's batch may hold documents as their stored bytes (a find answering
+ * whole documents): those are copied as they are, the rest serialized.
+ */
+function serializeReply(doc: Document): Uint8Array {
+  const cursor = doc.cursor as Document | undefined;
+  if (!cursor || typeof cursor !== "object" || !(holdsStored(cursor.firstBatch) || holdsStored(cursor.nextBatch)))
+    return BSON.serialize(doc, SERIALIZE);
+  const batch = (name: string, value: unknown) => {
+    if ((name !== "firstBatch" && name !== "nextBatch") || !holdsStored(value)) return undefined;
+    const elements = value.map((d, i) =>
+      d instanceof StoredDocument ? encodedElement(0x03, String(i), d.bytes) : [elementsOf({ [i]: d })],
+    );
+    return encodedElement(0x04, name, documentOf(elements.flat()));
+  };
+  return serializeWith(doc, (name, value) =>
+    name === "cursor" && value === cursor ? encodedElement(0x03, name, serializeWith(cursor, batch)) : undefined,
+  );
+}
+
 export function encodeOpMsg(responseTo: number, doc: Document, flags = 0): Buffer {
-  const body = BSON.serialize(doc, { ignoreUndefined: true });
+  const body = serializeReply(doc);
   const length = HEADER_SIZE + 4 + 1 + body.length;
   const prefix = Buffer.alloc(5); // flagBits, then section kind 0
   prefix.writeUInt32LE(flags >>> 0, 0);
@@ -127,7 +195,7 @@ export function encodeOpMsg(responseTo: number, doc: Document, flags = 0): Buffe
 }
 
 export function encodeOpReply(responseTo: number, doc: Document): Buffer {
-  const body = BSON.serialize(doc, { ignoreUndefined: true });
+  const body = serializeReply(doc);
   const fields = Buffer.alloc(20);
   fields.writeInt32LE(1, 16); // numberReturned; flags, cursorId and startingFrom stay 0
   const length = HEADER_SIZE + fields.length + body.length;

@@ -7,6 +7,15 @@ import { HIGH, idKey, idText, type KeyPart } from "../keys";
 import { CatalogStore } from "./catalog";
 import { NATURAL, isCapped, type CollectionMeta, type Key } from "./common";
 
+/** The stored bytes of documents read, by the document decoded from them (a find answers with the bytes). */
+export type StoredBytes = WeakMap<Document, Buffer>;
+
+function read(buf: Buffer, fields: ReadonlySet<string> | undefined, stored: StoredBytes | undefined): Document {
+  const doc = fields ? decodeFields(buf, fields) : decodeDocument(buf);
+  stored?.set(doc, buf);
+  return doc;
+}
+
 export abstract class ReadStore extends CatalogStore {
   // ---- reads ----
 
@@ -14,18 +23,31 @@ export abstract class ReadStore extends CatalogStore {
     return this.getByIdPart(meta, idKey(id));
   }
 
-  /** The document of `_id` part `id`; with `fields`, only those top-level fields and `_id` (see decodeFields). */
-  getByIdPart(meta: CollectionMeta, id: KeyPart, fields?: ReadonlySet<string>): Document | undefined {
+  /**
+   * The document of `_id` part `id`; with `fields`, only those top-level fields and `_id` (see
+   * decodeFields); with `stored`, the bytes it was read from are kept there under it.
+   */
+  getByIdPart(
+    meta: CollectionMeta,
+    id: KeyPart,
+    fields?: ReadonlySet<string>,
+    stored?: StoredBytes,
+  ): Document | undefined {
     const buf = this.kv.get("docs", [meta.db, meta.name, ...id]) as Buffer | undefined;
     if (!buf) return undefined;
-    return fields ? decodeFields(buf, fields) : decodeDocument(buf);
+    return read(buf, fields, stored);
   }
 
   /** Every document in natural order: `_id` order, or insertion order in a capped collection. */
-  *scan(meta: CollectionMeta, reverse = false, fields?: ReadonlySet<string>): Generator<Document> {
+  *scan(
+    meta: CollectionMeta,
+    reverse = false,
+    fields?: ReadonlySet<string>,
+    stored?: StoredBytes,
+  ): Generator<Document> {
     if (isCapped(meta)) {
       for (const id of this.scanIndex(meta, NATURAL, [], [HIGH], reverse)) {
-        const doc = this.getByIdPart(meta, id, fields);
+        const doc = this.getByIdPart(meta, id, fields, stored);
         if (doc) yield doc;
       }
       return;
@@ -33,8 +55,7 @@ export abstract class ReadStore extends CatalogStore {
     const low = [meta.db, meta.name];
     const high = [meta.db, meta.name, HIGH];
     const range = reverse ? { start: high, end: low, reverse } : { start: low, end: high };
-    for (const { value } of this.kv.range("docs", range))
-      yield fields ? decodeFields(value as Buffer, fields) : decodeDocument(value as Buffer);
+    for (const { value } of this.kv.range("docs", range)) yield read(value as Buffer, fields, stored);
   }
 
   count(meta: CollectionMeta): number {
