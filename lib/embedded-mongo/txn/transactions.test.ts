@@ -200,6 +200,30 @@ describe("write conflicts", () => {
     expect(await users.countDocuments({ email: "same@x" })).toBe(1);
   });
 
+  it("two transactions taking unique keys that differ only past what an index key keeps of a string: both commit", async () => {
+    const users = client.db(DB).collection("long_unique_users");
+    await users.createIndex({ email: 1 }, { unique: true });
+    const long = "x".repeat(250);
+    const first = client.startSession();
+    const second = client.startSession();
+    try {
+      first.startTransaction();
+      second.startTransaction();
+      await users.insertOne({ email: `${long}1` }, { session: first });
+      await users.insertOne({ email: `${long}2` }, { session: second });
+      await first.commitTransaction();
+      await second.commitTransaction();
+    } finally {
+      await first.endSession();
+      await second.endSession();
+    }
+    expect((await users.find({}, { sort: { email: 1 } }).toArray()).map((u) => u.email)).toEqual([
+      `${long}1`,
+      `${long}2`,
+    ]);
+    expect(await users.countDocuments({ email: `${long}2` })).toBe(1);
+  });
+
   it("a plain write to a document an open transaction wrote waits for its commit, then applies", async () => {
     const session = client.startSession();
     try {
@@ -221,7 +245,7 @@ describe("write conflicts", () => {
 });
 
 describe("the commit", () => {
-  // A commit writes the index entries its transaction computed when no one wrote to the collection since its snapshot, and computes them again otherwise (transactions.ts): both must leave the same sound collection.
+  // A commit writes the index entries its transaction computed, and checks its unique keys again when someone else wrote to the collection since its snapshot (transactions.ts): both must leave the same sound collection.
   for (const meanwhile of [false, true]) {
     it(`leaves indexes exact, multikey learned and the change stream told, ${meanwhile ? "after another write to the collection" : "when no one else wrote"}`, async () => {
       const db = client.db(DB);

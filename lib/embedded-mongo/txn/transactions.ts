@@ -126,15 +126,19 @@ class Transaction implements ConflictOwner {
   }
 
   /**
-   * The collections this transaction wrote, when no one else wrote to them since its snapshot, none
-   * is capped and their indexes are the same: its own index entries and unique checks then still
-   * hold at the commit. Undefined otherwise, and the commit applies each document again.
+   * The collections this transaction wrote, when each has the same indexes as at its snapshot
+   * and none is capped: its own index entries then still hold at the commit, since no one else
+   * wrote its documents meanwhile (conflicts.ts). Of those, the ones someone else wrote to since
+   * the snapshot (`recheck`), whose unique keys another document may have taken meanwhile: none
+   * may have a unique index under a collation (whose keys are buckets). Undefined otherwise, and
+   * the commit applies each document again.
    */
-  private untouchedSinceSnapshot(
+  private ownWritesHold(
     store: Store,
     changes: ReturnType<OverlayKv["documentChanges"]>,
-  ): CollectionMeta[] | undefined {
+  ): { metas: CollectionMeta[]; recheck: Set<string> } | undefined {
     const touched = new Map<string, CollectionMeta>();
+    const recheck = new Set<string>();
     for (const { key } of changes) {
       const [db, name] = key as [string, string];
       const text = `${db}.${name}`;
@@ -142,20 +146,23 @@ class Transaction implements ConflictOwner {
       const mine = this.view.collection(db, name);
       const meta = store.collection(db, name);
       if (!mine || !meta || mine.uuid !== meta.uuid || isCapped(meta) || !sameIndexes(mine, meta)) return undefined;
-      if (store.conflicts.collectionWrittenSince(db, name, this.snapshotSeq)) return undefined;
+      if (store.conflicts.collectionWrittenSince(db, name, this.snapshotSeq)) {
+        if (meta.indexes.some((index) => index.unique && index.collation)) return undefined;
+        recheck.add(text);
+      }
       touched.set(text, mine);
     }
     // Index entries or catalog changes of a collection without a document written (an index built in the transaction): the long way.
     for (const db of ["index", "meta"] as const) {
       for (const name of this.overlay.collectionsChanged(db)) if (!touched.has(name)) return undefined;
     }
-    return [...touched.values()];
+    return { metas: [...touched.values()], recheck };
   }
 
   private apply(store: Store, changes: ReturnType<OverlayKv["documentChanges"]>, created: CollectionMeta[]): void {
-    const untouched = created.length === 0 ? this.untouchedSinceSnapshot(store, changes) : undefined;
-    if (untouched) {
-      store.applyOwnWrites(changes, this.overlay.changesOf("index"), untouched);
+    const own = created.length === 0 ? this.ownWritesHold(store, changes) : undefined;
+    if (own) {
+      store.applyOwnWrites(changes, this.overlay.changesOf("index"), own.metas, own.recheck);
       return;
     }
     for (const meta of created) {

@@ -82,13 +82,16 @@ export abstract class WriteStore extends ConsistencyStore {
   /**
    * Applies a transaction's writes as it made them over its snapshot: its documents in the order
    * written, the index entries it put and removed, and the multikey flags it learned. Only for
-   * collections no one else wrote to since that snapshot (transactions.ts checks), where its
-   * entries and unique checks still hold, so a commit computes nothing twice.
+   * collections whose indexes are those of that snapshot (transactions.ts checks), where its
+   * entries still hold, so a commit computes nothing twice. In the collections of `recheck`
+   * (`db.name`), which others wrote to since the snapshot, each unique key it put is checked
+   * once all is applied: no other document may hold it.
    */
   applyOwnWrites(
     docs: Array<{ key: Key; value: unknown }>,
     entries: Array<{ key: Key; value: unknown }>,
     metas: CollectionMeta[],
+    recheck: ReadonlySet<string> = new Set(),
   ): void {
     for (const { key, value } of docs) {
       const [db, coll] = key as [string, string];
@@ -109,6 +112,9 @@ export abstract class WriteStore extends ConsistencyStore {
       if (value === null) this.kv.remove("index", key);
       else this.kv.put("index", key, value);
     }
+    if (recheck.size > 0) {
+      for (const { key, value } of entries) if (value !== null) this.checkUniqueEntry(key, recheck);
+    }
     for (const mine of metas) {
       const meta = this.collection(mine.db, mine.name);
       if (!meta) continue;
@@ -118,6 +124,28 @@ export abstract class WriteStore extends ConsistencyStore {
       for (const { index, fields } of learned)
         index.multikeyFields = [...new Set([...(index.multikeyFields ?? []), ...fields])];
       if (learned.length > 0) this.saveMeta(meta);
+    }
+  }
+
+  /**
+   * An index entry `[db, collection, index, ...key, ...id]` just put, when its index is unique and
+   * its collection is one of `recheck`: refused when another document's entry has the same key
+   * and its values are the same (a key cut short for a long string may hold others).
+   */
+  private checkUniqueEntry(entry: Key, recheck: ReadonlySet<string>): void {
+    const [db, name, indexName] = entry as [string, string, string];
+    if (!recheck.has(`${db}.${name}`)) return;
+    const meta = this.collection(db, name);
+    const index = meta?.indexes.find((i) => i.name === indexName);
+    if (!meta || !index?.unique) return;
+    const id: KeyPart = [entry[entry.length - 2] as number, entry[entry.length - 1]];
+    const own = JSON.stringify(id);
+    const key = entry.slice(3, -2);
+    for (const other of this.scanIndex(meta, indexName, key, [...key, HIGH], false)) {
+      if (JSON.stringify(other) === own) continue;
+      const doc = this.getByIdPart(meta, id);
+      const otherDoc = this.getByIdPart(meta, other);
+      if (doc && otherDoc && sameIndexedValues(index, otherDoc, doc)) throw duplicateKey(meta, index, doc);
     }
   }
 
