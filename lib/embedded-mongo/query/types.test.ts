@@ -102,6 +102,28 @@ describe("BSON types", () => {
     expect((raw?.sub as Document).l).toBeInstanceOf(Long);
   });
 
+  it("$set and $inc create fields in the order of their paths and keep the wider number type", async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, a: { x: new Int32(1) }, n: new Int32(5) });
+    await c.updateOne(
+      { _id: 1 },
+      {
+        $set: { "a.z": new Int32(2), "a.y": "y", b: { c: [1] } },
+        $inc: { n: Long.fromNumber(2), m: new Double(1.5), "a.x": new Int32(1) } as Document,
+      },
+    );
+    const raw = await c.findOne({ _id: 1 }, { promoteValues: false });
+    expect(Object.keys(raw ?? {})).toEqual(["_id", "a", "n", "b", "m"]);
+    expect(Object.keys(raw?.a as Document)).toEqual(["x", "y", "z"]);
+    expect(raw?.n).toEqual(Long.fromNumber(7));
+    expect(raw?.m).toEqual(new Double(1.5));
+    expect((raw?.a as Document).x).toEqual(new Int32(2));
+    await c.updateOne({ k: 1 }, { $setOnInsert: { t: 1, s: { deep: [1] } }, $inc: { count: 1 } }, { upsert: true });
+    const upserted = await c.findOne({ k: 1 });
+    expect(Object.keys(upserted ?? {})).toEqual(["_id", "k", "count", "s", "t"]);
+    expect(upserted).toMatchObject({ k: 1, count: 1, s: { deep: [1] }, t: 1 });
+  });
+
   it("stores a Mongoose BigInt as a long and reads it back as a bigint", async () => {
     const conn = await mongoose.createConnection(server.uri, { dbName: "types_mongoose" }).asPromise();
     try {

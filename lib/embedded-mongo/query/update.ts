@@ -148,7 +148,8 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
     if (op === "$rename" && typeof value === "string") assertPathViable(target, value);
     // One path at a time: mingo takes two paths under the same positional array for a conflict,
     // where MongoDB refuses only a path that is another's prefix (checked above).
-    if (op === "$set" && setExisting(target, path, value)) noteResultType(target, op, path, type);
+    if ((op === "$set" && setHere(target, path, value)) || (op === "$inc" && incHere(target, path, value)))
+      noteResultType(target, op, path, type);
     else if (op === "$pull" && isDocumentQuery(value) && !path.includes("$")) pullByQuery(target, path, value, opts);
     else if ((op === "$addToSet" || op === "$pullAll") && setOperatorHere(target, op, path, value, type, opts))
       continue;
@@ -180,15 +181,34 @@ function plainParent(target: Document, path: string): { parent: unknown; key: st
 }
 
 /**
- * `$set` of a field that exists at a plain path, done here: mingo skips a value it deems equal,
- * and it deems binary data equal whatever the subtype, where MongoDB writes the new value.
+ * `$set` of a plain path whose container is a document, done here: mingo skips a value it deems
+ * equal, and it deems binary data equal whatever the subtype, where MongoDB writes the new value;
+ * a new field goes last, as mingo and MongoDB put it. (mingo's updater also copies the server's
+ * whole operator context on every call.)
  */
-function setExisting(target: Document, path: string, value: unknown): boolean {
+function setHere(target: Document, path: string, value: unknown): boolean {
   const plain = plainParent(target, path);
   if (!plain) return false;
   const { parent, key } = plain;
-  if (!isPlainObject(parent) || !Object.hasOwn(parent, key)) return false;
-  if (!sameValue(parent[key], value)) parent[key] = copyDocument({ v: value }).v;
+  if (!isPlainObject(parent)) return false;
+  if (!Object.hasOwn(parent, key) || !sameValue(parent[key], value)) parent[key] = copyDocument({ v: value }).v;
+  return true;
+}
+
+/**
+ * `$inc` of a number, or of a missing field, by a number at a plain path whose container is a
+ * document, done here as mingo does it (the result's BSON type: noteResultType); anything else
+ * (a long or a decimal beyond a number, a value of another type) is left to mingo.
+ */
+function incHere(target: Document, path: string, value: unknown): boolean {
+  if (typeof value !== "number") return false;
+  const plain = plainParent(target, path);
+  if (!plain) return false;
+  const { parent, key } = plain;
+  if (!isPlainObject(parent)) return false;
+  const current = own(parent, key);
+  if (current !== undefined && typeof current !== "number") return false;
+  parent[key] = current === undefined ? value : current + value;
   return true;
 }
 
