@@ -118,7 +118,11 @@ describe("BSON types", () => {
     expect(raw?.n).toEqual(Long.fromNumber(7));
     expect(raw?.m).toEqual(new Double(1.5));
     expect((raw?.a as Document).x).toEqual(new Int32(2));
-    await c.updateOne({ k: 1 }, { $setOnInsert: { t: 1, s: { deep: [1] } }, $inc: { count: 1 } }, { upsert: true });
+    await c.updateOne(
+      { k: 1 },
+      { $setOnInsert: { t: 1, s: { deep: [1] } }, $inc: { count: 1 } as Document },
+      { upsert: true },
+    );
     const upserted = await c.findOne({ k: 1 });
     expect(Object.keys(upserted ?? {})).toEqual(["_id", "k", "count", "s", "t"]);
     expect(upserted).toMatchObject({ k: 1, count: 1, s: { deep: [1] }, t: 1 });
