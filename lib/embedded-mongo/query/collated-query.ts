@@ -230,9 +230,21 @@ export function makeQuery(filter: Document, options?: Partial<Options>): Query {
 
 export function makeAggregator(stages: Document[], options?: Partial<Options>): Aggregator {
   const pipeline = withOwnStages(stages);
-  return isFull(options)
-    ? (new BaseAggregator(pipeline, options as Options) as unknown as Aggregator)
-    : new Aggregator(pipeline, options);
+  if (!isFull(options)) return new Aggregator(pipeline, options);
+  // A pipeline without a stage that adds operators to its context shares the command's uncopied.
+  const shared = !namesAny(stages, CONTEXT_CHANGING_STAGES) ? computeOptions(options!) : (options as Options);
+  return new BaseAggregator(pipeline, shared) as unknown as Aggregator;
+}
+
+/** The stages of mingo that add operators to the context they run under. */
+const CONTEXT_CHANGING_STAGES = new Set(["$fill", "$setWindowFields"]);
+
+/** Whether a key of `names` appears anywhere in `value` (sub-pipelines included). */
+function namesAny(value: unknown, names: ReadonlySet<string>): boolean {
+  if (Array.isArray(value)) return value.some((v) => namesAny(v, names));
+  if (!isPlainObject(value)) return false;
+  for (const key of Object.keys(value)) if (names.has(key) || namesAny(value[key], names)) return true;
+  return false;
 }
 
 /** The strings of a value (deep), in collator order, one per class of equal strings. */
