@@ -67,6 +67,10 @@ const serverStatus: Handler = (_cmd, ctx) => {
     connections: { current: ctx.server.connections(), available: 10_000, totalCreated: ctx.server.totalConnections() },
     storageEngine: { name: "lmdb", supportsCommittedReads: true, persistent: true },
     mem: { resident: Math.round(process.memoryUsage().rss / 2 ** 20), virtual: 0 },
+    // Readers: reads under way in slices on their own snapshot (README "Long reads yield").
+    globalLock: {
+      activeClients: { total: ctx.store.activeReads(), readers: ctx.store.activeReads(), writers: 0 },
+    },
     metrics: { queryExecutor: { scannedObjects: executorOf(ctx.store).scannedObjects } },
     ok: 1,
   };

@@ -1,5 +1,6 @@
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
+import { runNow, runYielding, type Work } from "../query/work";
 import type { CollectionMeta, Store } from "../storage/store";
 import type { Sessions } from "../txn/transactions";
 import type { CursorRegistry } from "../wire/cursors";
@@ -92,5 +93,20 @@ export function optionalNumber(cmd: Document, field: string): number | undefined
 export function assertWritable(ctx: CommandContext, name: string): void {
   if (ctx.store.collection(ctx.db, name)?.options.viewOn) {
     throw new MongoCommandError("CommandNotSupportedOnView", `Namespace ${ctx.db}.${name} is a view, not a collection`);
+  }
+}
+
+/**
+ * Runs a read on a snapshot of its own in slices, so that other connections' commands are
+ * answered while it works (query/work.ts); in a transaction it runs at once on the transaction's
+ * view, which holds its own snapshot and writes.
+ */
+export async function readInSlices<T>(ctx: CommandContext, work: (store: Store) => Work<T>): Promise<T> {
+  const snapshot = ctx.store.readSnapshot();
+  if (!snapshot) return runNow(work(ctx.store));
+  try {
+    return await runYielding(work(snapshot.store));
+  } finally {
+    snapshot.done();
   }
 }

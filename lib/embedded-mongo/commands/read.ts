@@ -7,15 +7,28 @@ import { operationCollation } from "../query/collation";
 import { withDatePartDefaults } from "../query/date-parts";
 import { checkPipeline } from "../query/pipeline-check";
 import { choosePlan } from "../query/planner";
-import { countDocuments, explainPlan, findDocuments, mingoOptions, projectDocuments } from "../query/query";
+import { countWork, explainPlan, findDocuments, findWork, mingoOptions, projectDocuments } from "../query/query";
 import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../query/text";
+import { due, type Work } from "../query/work";
 import { StoredDocument } from "../storage/bson-values";
 import { isPlainObject, presentValuesAtPath } from "../storage/keys";
+import type { Store } from "../storage/store";
 import { ns } from "../storage/store";
-import { collectionName, existing, optionalDocument, optionalNumber, type Handler } from "./context";
+import {
+  collectionName,
+  existing,
+  optionalDocument,
+  optionalNumber,
+  readInSlices,
+  type CommandContext,
+  type Handler,
+} from "./context";
 import { writeOutStage } from "./write";
 
-const find: Handler = (cmd, ctx) => {
+// Reads run in slices on a snapshot of their own (readInSlices): `store` is that snapshot's view.
+const find: Handler = (cmd, ctx) => readInSlices(ctx, (store) => findRead(cmd, ctx, store));
+
+function* findRead(cmd: Document, ctx: CommandContext, store: Store): Work<Document> {
   const name = collectionName(cmd, "find");
   const filter = optionalDocument(cmd, "filter") ?? {};
   const limit = optionalNumber(cmd, "limit") ?? 0;
@@ -25,7 +38,7 @@ const find: Handler = (cmd, ctx) => {
   if (skip < 0) throw new MongoCommandError("BadValue", "Skip value must be non-negative");
   if (batchSize !== undefined && batchSize < 0)
     throw new MongoCommandError("BadValue", "BatchSize value must be non-negative");
-  const meta = existing(ctx, name);
+  const meta = store.collection(ctx.db, name);
   if (cmd.tailable === true) {
     if (!meta?.options.capped)
       throw new MongoCommandError(
@@ -38,7 +51,7 @@ const find: Handler = (cmd, ctx) => {
     );
   }
   const options = collatedOptions(
-    mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")),
+    mingoOptions(store, ctx.db, optionalDocument(cmd, "let")),
     operationCollation(cmd.collation, meta),
   );
   const projection = optionalDocument(cmd, "projection");
@@ -46,21 +59,36 @@ const find: Handler = (cmd, ctx) => {
   // too): neither decoded past what the filter and the sort read, nor encoded again.
   const whole = !projection || Object.keys(projection).length === 0;
   const stored = whole && !splitText(filter) ? new WeakMap<Document, Buffer>() : undefined;
-  const docs = findDocuments(
-    ctx.store,
+  const docs = yield* findWork(
+    store,
     meta,
     { filter, sort: optionalDocument(cmd, "sort"), skip, limit, hint: cmd.hint, stored },
     options,
   );
-  const answered = stored
-    ? docs.map((doc) => {
-        const bytes = stored.get(doc);
-        return bytes ? new StoredDocument(bytes) : doc;
-      })
-    : projectWithScore(docs, projection, filter, options);
+  // Mapped or projected a slice at a time, pausing between slices.
+  const answered = yield* inSlices(docs, (slice) =>
+    stored
+      ? slice.map((doc) => {
+          const bytes = stored.get(doc);
+          return bytes ? new StoredDocument(bytes) : doc;
+        })
+      : projectWithScore(slice, projection, filter, options),
+  );
   const firstBatchSize = limit > 0 && (batchSize === undefined || batchSize > limit) ? limit : batchSize;
   return ctx.cursors.open(ns(ctx.db, name), answered, firstBatchSize, cmd.singleBatch === true);
-};
+}
+
+/** `map` applied to `docs` a slice at a time (each document alone), pausing between slices. */
+function* inSlices(docs: Document[], map: (slice: Document[]) => Document[]): Work<Document[]> {
+  const size = 256;
+  if (docs.length <= size) return map(docs);
+  const out: Document[] = [];
+  for (let i = 0; i < docs.length; i += size) {
+    for (const doc of map(docs.slice(i, i + size))) out.push(doc);
+    yield;
+  }
+  return out;
+}
 
 function scoreOf(doc: Document): number {
   const score = textScores.get(doc);
@@ -102,8 +130,10 @@ const killCursors: Handler = (cmd, ctx) => {
   return ctx.cursors.kill(Array.isArray(cmd.cursors) ? (cmd.cursors as Array<Long | number>) : []);
 };
 
-const count: Handler = (cmd, ctx) => {
-  const meta = existing(ctx, collectionName(cmd, "count"));
+const count: Handler = (cmd, ctx) => readInSlices(ctx, (store) => countRead(cmd, ctx, store));
+
+function* countRead(cmd: Document, ctx: CommandContext, store: Store): Work<Document> {
+  const meta = store.collection(ctx.db, collectionName(cmd, "count"));
   const spec = {
     filter: optionalDocument(cmd, "query") ?? {},
     skip: optionalNumber(cmd, "skip") ?? 0,
@@ -111,39 +141,43 @@ const count: Handler = (cmd, ctx) => {
     hint: cmd.hint,
   };
   return {
-    n: countDocuments(
-      ctx.store,
+    n: yield* countWork(
+      store,
       meta,
       spec,
-      collatedOptions(mingoOptions(ctx.store, ctx.db), operationCollation(cmd.collation, meta)),
+      collatedOptions(mingoOptions(store, ctx.db), operationCollation(cmd.collation, meta)),
     ),
     ok: 1,
   };
-};
+}
 
-const distinct: Handler = (cmd, ctx) => {
+const distinct: Handler = (cmd, ctx) => readInSlices(ctx, (store) => distinctRead(cmd, ctx, store));
+
+function* distinctRead(cmd: Document, ctx: CommandContext, store: Store): Work<Document> {
   const key = cmd.key;
   if (typeof key !== "string")
     throw new MongoCommandError("TypeMismatch", "BSON field 'distinct.key' is missing or not a string");
-  const meta = existing(ctx, collectionName(cmd, "distinct"));
+  const meta = store.collection(ctx.db, collectionName(cmd, "distinct"));
   const collation = operationCollation(cmd.collation, meta);
-  const docs = findDocuments(
-    ctx.store,
+  const docs = yield* findWork(
+    store,
     meta,
     { filter: optionalDocument(cmd, "query") ?? {}, hint: cmd.hint },
-    collatedOptions(mingoOptions(ctx.store, ctx.db), collation),
+    collatedOptions(mingoOptions(store, ctx.db), collation),
   );
   const seen = new Map<string, unknown>();
   // Under a collation, strings it calls equal are one value (the first met).
   const canonical = collation ? canonicalizer(collation) : (v: unknown) => v;
+  let read = 0;
   for (const doc of docs) {
+    if (due(++read)) yield;
     for (const raw of presentValuesAtPath(doc, key)) {
       const value = canonical(raw);
       seen.set(EJSON.stringify({ v: value } as Document, { relaxed: false }), value);
     }
   }
   return { values: [...seen.values()], ok: 1 };
-};
+}
 
 /**
  * The pipeline the driver's countDocuments sends — $match, optional $skip/$limit, then a $group
@@ -176,7 +210,6 @@ function countShape(
 }
 
 const aggregate: Handler = async (cmd, ctx) => {
-  const target = cmd.aggregate;
   if (!Array.isArray(cmd.pipeline))
     throw new MongoCommandError("TypeMismatch", "'pipeline' option must be specified as an array");
   if (cmd.cursor === undefined && cmd.explain !== true) {
@@ -192,10 +225,34 @@ const aggregate: Handler = async (cmd, ctx) => {
   const pipeline = (cmd.pipeline as Document[]).map((stage) =>
     isPlainObject(stage.$match) ? stage : withDatePartDefaults(stage),
   );
-  const collation = operationCollation(cmd.collation, typeof target === "string" ? existing(ctx, target) : undefined);
-  const options = collatedOptions(mingoOptions(ctx.store, ctx.db, optionalDocument(cmd, "let")), collation);
   const last = pipeline[pipeline.length - 1];
   const out = last && ("$out" in last || "$merge" in last) ? pipeline.pop() : undefined;
+  // The read runs in slices on its snapshot; $out and $merge then write what it found.
+  const read = await readInSlices(ctx, (store) => aggregateRead(cmd, ctx, store, pipeline, out));
+  if ("reply" in read) return read.reply;
+  let results = read.results;
+  if (out) {
+    await writeOutStage(ctx, out, results, cmd);
+    results = [];
+  }
+  const cursor = (cmd.cursor ?? {}) as Document;
+  return ctx.cursors.open(read.namespace, results, optionalNumber(cursor, "batchSize"));
+};
+
+/** The reading part of an aggregate: its reply (a count, an explain), or its results before $out/$merge. */
+function* aggregateRead(
+  cmd: Document,
+  ctx: CommandContext,
+  store: Store,
+  pipeline: Document[],
+  out: Document | undefined,
+): Work<{ reply: Document } | { results: Document[]; namespace: string }> {
+  const target = cmd.aggregate;
+  const collation = operationCollation(
+    cmd.collation,
+    typeof target === "string" ? store.collection(ctx.db, target) : undefined,
+  );
+  const options = collatedOptions(mingoOptions(store, ctx.db, optionalDocument(cmd, "let")), collation);
 
   let source: Document[];
   let namespace: string;
@@ -206,16 +263,18 @@ const aggregate: Handler = async (cmd, ctx) => {
   } else {
     const name = collectionName(cmd, "aggregate");
     namespace = ns(ctx.db, name);
-    const meta = existing(ctx, name);
+    const meta = store.collection(ctx.db, name);
     const counting = cmd.explain !== true && !out && cmd.hint === undefined ? countShape(pipeline) : undefined;
     if (counting) {
-      const n = countDocuments(ctx.store, meta, counting, options);
+      const n = yield* countWork(store, meta, counting, options);
       const cursor = (cmd.cursor ?? {}) as Document;
-      return ctx.cursors.open(
-        namespace,
-        n > 0 ? [{ _id: counting.id, [counting.field]: n }] : [],
-        optionalNumber(cursor, "batchSize"),
-      );
+      return {
+        reply: ctx.cursors.open(
+          namespace,
+          n > 0 ? [{ _id: counting.id, [counting.field]: n }] : [],
+          optionalNumber(cursor, "batchSize"),
+        ),
+      };
     }
     // Push a leading $match (and a $sort right after it) down to the planner so indexes serve it.
     const spec: { filter?: Document; sort?: Document } = {};
@@ -227,9 +286,9 @@ const aggregate: Handler = async (cmd, ctx) => {
       const plan = meta
         ? explainPlan(choosePlan(spec.filter ?? {}, spec.sort, meta.indexes, cmd.hint, collation))
         : { stage: "EOF" };
-      return { queryPlanner: { namespace, winningPlan: plan }, ok: 1 };
+      return { reply: { queryPlanner: { namespace, winningPlan: plan }, ok: 1 } };
     }
-    source = findDocuments(ctx.store, meta, { ...spec, hint: cmd.hint }, options);
+    source = yield* findWork(store, meta, { ...spec, hint: cmd.hint }, options);
     if (pipeline.some((stage) => "$match" in stage && JSON.stringify(stage).includes('"$text"'))) {
       throw new MongoCommandError("Location17313", "$match with $text is only allowed as the first pipeline stage");
     }
@@ -240,9 +299,19 @@ const aggregate: Handler = async (cmd, ctx) => {
       scored = true;
     }
   }
-  let results: Document[];
+  let results: Document[] = [];
   try {
-    results = pipeline.length ? (makeAggregator(pipeline, options).run(source) as Document[]) : source;
+    if (pipeline.length === 0) results = source;
+    else {
+      // Pulled one result at a time: the streaming stages ($match, $project ...) pause between
+      // documents; a stage that needs all its input first ($group, $sort) runs in one piece.
+      const stream = makeAggregator(pipeline, options).stream(source);
+      let pulled = 0;
+      for (let next = stream.next(); !next.done; next = stream.next()) {
+        results.push(next.value as Document);
+        if (due(++pulled)) yield;
+      }
+    }
   } catch (err) {
     if (err instanceof MongoCommandError) throw err;
     throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
@@ -255,13 +324,8 @@ const aggregate: Handler = async (cmd, ctx) => {
       return rest;
     });
   }
-  if (out) {
-    await writeOutStage(ctx, out, results, cmd);
-    results = [];
-  }
-  const cursor = (cmd.cursor ?? {}) as Document;
-  return ctx.cursors.open(namespace, results, optionalNumber(cursor, "batchSize"));
-};
+  return { results, namespace };
+}
 
 /** explain of find, count, distinct and aggregate: the plan, and with executionStats its cost. */
 const explain: Handler = (cmd, ctx) => {

@@ -9,6 +9,7 @@ import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
 import { idKey, idText, isPlainObject, valuesAtPath } from "../storage/keys";
 import type { CollectionMeta, Store } from "../storage/store";
+import type { Key } from "../storage/store/common";
 import type { StoredBytes } from "../storage/store/reads";
 import { makeAggregator, makeQuery, optionsCollation, serverContext } from "./collated-query";
 import { compileFilter } from "./filter";
@@ -18,6 +19,7 @@ import { projectFind } from "./projection";
 import { sortDocuments } from "./sort";
 import { parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
 import { jsonSchemaOption } from "./validation";
+import { due, runNow, type Work } from "./work";
 
 export interface FindSpec {
   filter?: Document;
@@ -173,8 +175,9 @@ function step(runner: Runner, query: Query): boolean {
  * everything it needs: all its candidates, or (walking in sort order) enough matches for the
  * page. Past the trial budget the most productive plan wins, preferring one that sorts.
  */
-function race(runners: Runner[], query: Query, wanted: number): Runner {
+function* race(runners: Runner[], query: Query, wanted: number): Work<Runner> {
   for (let round = 0; round < TRIAL_WORKS; round++) {
+    if (due(round + 1)) yield;
     for (const runner of runners) {
       if (!step(runner, query)) return runner;
       if (runner.sortedByPlan && wanted > 0 && runner.matches.length >= wanted) return runner;
@@ -191,14 +194,24 @@ export function findDocuments(
   spec: FindSpec,
   options?: Partial<Options>,
 ): Document[] {
+  return runNow(findWork(store, meta, spec, options));
+}
+
+/** {@link findDocuments} as a read that may pause (work.ts). */
+export function* findWork(
+  store: Store,
+  meta: CollectionMeta | undefined,
+  spec: FindSpec,
+  options?: Partial<Options>,
+): Work<Document[]> {
   const text = spec.filter ? splitText(spec.filter) : undefined;
-  if (text) return meta ? findText(store, meta, text, spec, options) : [];
+  if (text) return meta ? yield* findText(store, meta, text, spec, options) : [];
   const filter = spec.filter ?? {};
   // Compiled first: a malformed filter is refused even where there is nothing to read.
   const query = compileFilter(filter, options);
   if (!meta) return [];
   const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : hintedOrder(meta, spec.hint);
-  if (meta.options.viewOn) return findInView(store, meta, query, { ...spec, sort }, options);
+  if (meta.options.viewOn) return yield* findInView(store, meta, query, { ...spec, sort }, options);
   // The collation travels with the mingo options (collated-query.ts): the planner and the sort follow it.
   const collation = optionsCollation(options);
   const skip = spec.skip ?? 0;
@@ -226,7 +239,10 @@ export function findDocuments(
   if (cachedPlan) {
     const alone = runner(cachedPlan);
     const budget = budgetOf(cached!);
-    while (!finished(alone) && alone.works < budget) step(alone, query);
+    while (!finished(alone) && alone.works < budget) {
+      step(alone, query);
+      if (due(alone.works)) yield;
+    }
     executor.scannedObjects += alone.works;
     if (finished(alone)) winner = alone;
     else {
@@ -237,8 +253,11 @@ export function findDocuments(
   }
   if (!winner) {
     const runners = plans.map(runner);
-    winner = runners.length === 1 ? runners[0] : race(runners, query, wanted);
-    while (!finished(winner)) step(winner, query);
+    winner = runners.length === 1 ? runners[0] : yield* race(runners, query, wanted);
+    while (!finished(winner)) {
+      step(winner, query);
+      if (due(winner.works)) yield;
+    }
     for (const r of runners) executor.scannedObjects += r.works;
     // Close the LMDB cursors of the losers left unfinished (the winner's just below).
     for (const r of runners) if (r !== winner && !r.done) r.stream.return?.(undefined);
@@ -257,7 +276,10 @@ export function findDocuments(
     // An index keys a document or an array by its extended JSON, which is not MongoDB's order of
     // them: once the walk meets one, every match is read and sorted here instead.
     const all = runner(winner.plan);
-    while (!all.done) step(all, query);
+    while (!all.done) {
+      step(all, query);
+      if (due(all.works)) yield;
+    }
     if (spec.stats) spec.stats.docsExamined += all.works;
     ordered = sortDocuments(all.matches, sort, collation);
   }
@@ -275,19 +297,21 @@ function sortsByDocument(doc: Document, sort: Document): boolean {
  * A `$text` query: every document is scored by the collection's text index (see text.ts) and
  * checked against the rest of the filter; the score is kept for `{$meta: "textScore"}`.
  */
-function findText(
+function* findText(
   store: Store,
   meta: CollectionMeta,
   text: { text: unknown; rest: Document },
   spec: FindSpec,
   options?: Partial<Options>,
-): Document[] {
+): Work<Document[]> {
   if (meta.options.viewOn) throw new MongoCommandError("BadValue", "$text is not allowed on a view");
   const index = textIndexFor(meta.indexes, text.rest);
   const score = textMatcher(index, parseTextQuery(text.text));
   const query = compileFilter(text.rest, options);
   const matches: Document[] = [];
+  let read = 0;
   for (const doc of store.scan(meta)) {
+    if (due(++read)) yield;
     if (spec.stats) spec.stats.docsExamined += 1;
     const s = score(doc);
     if (s === undefined || !query.test(doc)) continue;
@@ -319,11 +343,12 @@ export interface Executor {
   scannedObjects: number;
 }
 
-const executors = new WeakMap<Store, Executor>();
+const executors = new WeakMap<object, Executor>();
 
+/** The executor of a store, shared by its views (a read's snapshot, a transaction's). */
 export function executorOf(store: Store): Executor {
-  let executor = executors.get(store);
-  if (!executor) executors.set(store, (executor = { plans: new PlanCache(), scannedObjects: 0 }));
+  let executor = executors.get(store.origin);
+  if (!executor) executors.set(store.origin, (executor = { plans: new PlanCache(), scannedObjects: 0 }));
   return executor;
 }
 
@@ -338,6 +363,16 @@ export function countDocuments(
   spec: FindSpec,
   options?: Partial<Options>,
 ): number {
+  return runNow(countWork(store, meta, spec, options));
+}
+
+/** {@link countDocuments} as a read that may pause (work.ts). */
+export function* countWork(
+  store: Store,
+  meta: CollectionMeta | undefined,
+  spec: FindSpec,
+  options?: Partial<Options>,
+): Work<number> {
   const filter = spec.filter ?? {};
   if (!meta) {
     compileFilter(filter, options);
@@ -358,19 +393,26 @@ export function countDocuments(
     if (covered) {
       const distinct = covered.dedupe ? new Set<string>() : undefined;
       let n = 0;
-      for (const { start, end } of covered.intervals)
-        n += store.countIndex(meta, covered.index.name, start, end, distinct);
+      for (const { start, end } of covered.intervals) {
+        if (!distinct) {
+          n += store.countIndex(meta, covered.index.name, start, end, undefined);
+          continue;
+        }
+        const before = distinct.size;
+        yield* eachPlanId(store, meta, covered.index.name, start, end, (id) => distinct.add(id));
+        n += distinct.size - before;
+      }
       return clamp(n);
     }
     const { fields, complete } = filterFields(filter);
     for (const a of complete ? plans : []) {
       for (const b of plans) {
         if (a !== b && fields.every((f) => a.exactFields.includes(f) || b.exactFields.includes(f)))
-          return clamp(intersectionSize(store, meta, a, b));
+          return clamp(yield* intersectionSize(store, meta, a, b));
       }
     }
   }
-  return findDocuments(store, meta, { ...spec, sort: undefined, fields: topLevelFields(filter) }, options).length;
+  return (yield* findWork(store, meta, { ...spec, sort: undefined, fields: topLevelFields(filter) }, options)).length;
 }
 
 /** The top-level fields a filter and a sort read, or undefined when the filter may read any. */
@@ -402,9 +444,25 @@ function topLevelFields(filter: Document): Set<string> | undefined {
 
 type IndexPlan = Extract<Plan, { kind: "index" }>;
 
-/** Calls `visit` with the id of every index entry the plan walks (see Store.forEachIndexId). */
-function forEachPlanId(store: Store, meta: CollectionMeta, plan: IndexPlan, visit: (id: string) => void): void {
-  for (const { start, end } of plan.intervals) store.forEachIndexId(meta, plan.index.name, start, end, visit);
+/** Calls `visit` with the id (`rank:value`) of every entry of one index between two bounds, pausing as it goes. */
+function* eachPlanId(
+  store: Store,
+  meta: CollectionMeta,
+  indexName: string,
+  start: Key,
+  end: Key,
+  visit: (id: string) => void,
+): Work<void> {
+  let read = 0;
+  for (const k of store.indexKeys(meta, indexName, start, end)) {
+    visit(idText(k[k.length - 2], k[k.length - 1]));
+    if (due(++read)) yield;
+  }
+}
+
+/** Calls `visit` with the id of every index entry the plan walks. */
+function* forEachPlanId(store: Store, meta: CollectionMeta, plan: IndexPlan, visit: (id: string) => void): Work<void> {
+  for (const { start, end } of plan.intervals) yield* eachPlanId(store, meta, plan.index.name, start, end, visit);
 }
 
 /**
@@ -412,31 +470,31 @@ function forEachPlanId(store: Store, meta: CollectionMeta, plan: IndexPlan, visi
  * intersection): the ids of the smaller walk are kept in a set, the larger walk is checked
  * against it.
  */
-function intersectionSize(store: Store, meta: CollectionMeta, a: IndexPlan, b: IndexPlan): number {
+function* intersectionSize(store: Store, meta: CollectionMeta, a: IndexPlan, b: IndexPlan): Work<number> {
   const entries = (p: IndexPlan) =>
     p.intervals.reduce((n, { start, end }) => n + store.countIndex(meta, p.index.name, start, end, undefined), 0);
   const [small, large] = entries(a) <= entries(b) ? [a, b] : [b, a];
   const kept = new Set<string>();
-  forEachPlanId(store, meta, small, (id) => kept.add(id));
+  yield* forEachPlanId(store, meta, small, (id) => kept.add(id));
   // Each id leaves the set when first met, so entries repeated in the larger walk (an array
   // field holds several keys per document) are counted once.
   let n = 0;
-  forEachPlanId(store, meta, large, (id) => {
+  yield* forEachPlanId(store, meta, large, (id) => {
     if (kept.delete(id)) n += 1;
   });
   return n;
 }
 
 /** A view's documents are its pipeline run over its source, then filtered like any others. */
-function findInView(
+function* findInView(
   store: Store,
   view: CollectionMeta,
   query: Query,
   spec: FindSpec,
   options?: Partial<Options>,
-): Document[] {
+): Work<Document[]> {
   const source = store.collection(view.db, String(view.options.viewOn));
-  const base = findDocuments(store, source, {}, options);
+  const base = yield* findWork(store, source, {}, options);
   const rows = (makeAggregator((view.options.pipeline as Document[]) ?? [], options).run(base) as Document[]).filter(
     (d) => query.test(d),
   );

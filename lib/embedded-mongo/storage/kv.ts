@@ -42,6 +42,11 @@ export class LmdbKv implements Kv {
     return new LmdbKv(this.dbs, transaction);
   }
 
+  /** Whether this reads the latest committed state (not a snapshot). */
+  readsLatest(): boolean {
+    return this.transaction === undefined;
+  }
+
   private options<T extends object>(range: T): T {
     return this.transaction ? { ...range, transaction: this.transaction } : range;
   }

@@ -3,7 +3,7 @@
  * views for transactions, and the oplog each write logs to (`// ---- oplog ----` of the store).
  */
 import { Timestamp, type Document } from "bson";
-import { type Database, type RootDatabase } from "lmdb";
+import { type Database, type RootDatabase, type Transaction } from "lmdb";
 import { ConflictTracker } from "../../txn/conflicts";
 import { decodeDocument } from "../bson-values";
 import { ClusterClock } from "../clock";
@@ -19,7 +19,18 @@ import {
 } from "../oplog";
 import { copyMeta, ns, serialize, withDocument, type CollectionMeta, type Key, type OplogLimits } from "./common";
 
+/** A view of the store at one snapshot, and the call that releases the snapshot. */
+export interface ReadSnapshot<S> {
+  store: S;
+  done: () => void;
+}
+
+/** At most this many LMDB snapshots are held by yielding reads at once (see readSnapshot). */
+const MAX_PINNED = 64;
+
 export abstract class StoreBase {
+  /** This store, also as its views (a transaction's, a read's snapshot) see it: they inherit it. Per-store state is keyed by it. */
+  readonly origin: StoreBase = this;
   protected catalog = new Map<string, CollectionMeta>();
   /** The replica set's cluster time (see clock.ts). */
   readonly clock = new ClusterClock();
@@ -199,6 +210,47 @@ export abstract class StoreBase {
     const transaction = this.env.useReadTransaction();
     const base = this.kv as LmdbKv;
     return { kv: base.at(transaction), seq, done: () => transaction.done() };
+  }
+
+  /** LMDB read transactions pinned by reads under way, and how many reads pin each. */
+  private readonly pinned = new Map<Transaction, number>();
+
+  /** Reads under way on a snapshot of their own (serverStatus `globalLock.activeClients.readers`). */
+  activeReads(): number {
+    let n = 0;
+    for (const reads of this.pinned.values()) n += reads;
+    return n;
+  }
+
+  /**
+   * A read-only view of this store at one LMDB snapshot, for a read that lets other commands run
+   * while it works (query/work.ts): what they write meanwhile is not seen, so pausing never
+   * changes the answer. Undefined in a transaction's view (it reads its own snapshot and writes,
+   * and runs at once), and when {@link MAX_PINNED} snapshots are already held (each holds one of
+   * LMDB's reader slots, 126 by default): such a read runs at once on the latest state.
+   */
+  readSnapshot(): ReadSnapshot<this> | undefined {
+    if (!(this.kv instanceof LmdbKv) || !this.kv.readsLatest()) return undefined;
+    const transaction = this.env.useReadTransaction();
+    const reads = this.pinned.get(transaction) ?? 0;
+    if (reads === 0 && this.pinned.size >= MAX_PINNED) {
+      transaction.done();
+      return undefined;
+    }
+    this.pinned.set(transaction, reads + 1);
+    const view = Object.create(this) as this;
+    view.kv = this.kv.at(transaction);
+    view.catalog = new Map(this.catalog);
+    let released = false;
+    const done = () => {
+      if (released) return;
+      released = true;
+      const left = (this.pinned.get(transaction) ?? 1) - 1;
+      if (left > 0) this.pinned.set(transaction, left);
+      else this.pinned.delete(transaction);
+      transaction.done();
+    };
+    return { store: view, done };
   }
 
   /** The collection catalog as it stands, by namespace (a transaction compares it at commit). */

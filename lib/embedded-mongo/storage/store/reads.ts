@@ -83,6 +83,12 @@ export abstract class ReadStore extends CatalogStore {
     return distinct.size - before;
   }
 
+  /** The keys of the index entries between two key-part bounds, in index order (a document's id is their last two parts). */
+  indexKeys(meta: CollectionMeta, indexName: string, start: Key, end: Key): Iterable<Key> {
+    const prefix = [meta.db, meta.name, indexName];
+    return this.kv.keys("index", { start: [...prefix, ...start], end: [...prefix, ...end] });
+  }
+
   /**
    * Calls `visit` with the document id of each entry between two key-part bounds, as a string
    * (`rank:value`) fit for a Set: counting walks that only compare ids, without a generator per
