@@ -88,6 +88,16 @@ describe("let", () => {
     expect(await coll().countDocuments()).toBe(2);
   });
 
+  it("binds each command's own values in the same filter sent again (a compiled filter is kept only without $expr)", async () => {
+    const filter = { $expr: { $eq: ["$x", "$$wanted"] } };
+    for (const wanted of [1, 2, 3, 2]) {
+      const found = await coll().find(filter, { let: { wanted } }).toArray();
+      expect(found.map((doc) => doc._id)).toEqual([wanted]);
+    }
+    for (const x of [1, 3, 1]) expect((await coll().find({ x }).toArray()).map((doc) => doc._id)).toEqual([x]);
+    expect(await coll().countDocuments({ x: "1" })).toBe(0);
+  });
+
   it("refuses a value that reads a field, and a name MongoDB does not allow, with MongoDB's codes", async () => {
     const field = await serverFailure(
       coll()
