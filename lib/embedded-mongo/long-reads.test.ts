@@ -90,13 +90,21 @@ describe("a long read yields to other connections", () => {
     await mine.deleteOne({ _id: (N + 1) as never });
   }, 120_000);
 
-  it("answers while the legacy count, a find, a distinct and an aggregate run, each with its answer alone", async () => {
+  it("answers while the legacy count, a find, a sorted find, a distinct and an aggregate run, each with its answer alone", async () => {
     const db = embedded.db;
     const users = db.collection("users");
     const mine = other.db("long_reads_test").collection("users");
     const reads: Record<string, () => Promise<unknown>> = {
       count: async () => (await db.command({ count: "users", query: BROAD })).n as number,
       find: async () => (await users.find(BROAD, { projection: { name: 1 } }).toArray()).length,
+      // Sorted in memory (no index on tags), in runs merged between pauses: the order is the one alone.
+      sort: async () =>
+        (
+          await users
+            .find(BROAD, { projection: { _id: 1 } })
+            .sort({ tags: -1, email: 1 })
+            .toArray()
+        ).map((d) => d._id),
       distinct: async () => (await users.distinct("score", BROAD)).length,
       aggregate: async () =>
         users
@@ -119,6 +127,31 @@ describe("a long read yields to other connections", () => {
       await mine.updateOne({ _id: 11_111 as never }, { $set: { name: "user a11111" } });
     }
   }, 180_000);
+});
+
+describe("an in-memory sort in runs merged between pauses", () => {
+  it("orders as MongoDB does, past several runs and with ties", async () => {
+    const ties = embedded.db.collection("ties");
+    const docs = Array.from({ length: 5_000 }, (_, i) => ({
+      _id: i,
+      k: (i * 7919) % 50,
+      arr: [i % 13, (i * 31) % 17],
+    }));
+    await ties.insertMany(docs as never[]);
+    const ids = async (sort: Document) =>
+      (
+        await ties
+          .find({}, { projection: { _id: 1 } })
+          .sort(sort)
+          .toArray()
+      ).map((d) => d._id);
+    const byK = (dir: number) => [...docs].sort((a, b) => (a.k - b.k) * dir || b._id - a._id).map((d) => d._id);
+    expect(await ids({ k: 1, _id: -1 })).toEqual(byK(1));
+    expect(await ids({ k: -1, _id: -1 })).toEqual(byK(-1));
+    // An array sorts by its smallest element ascending.
+    const smallest = [...docs].sort((a, b) => Math.min(...a.arr) - Math.min(...b.arr) || a.k - b.k || a._id - b._id);
+    expect(await ids({ arr: 1, k: 1, _id: 1 })).toEqual(smallest.map((d) => d._id));
+  }, 60_000);
 });
 
 describe("a cursor across concurrent writes", () => {

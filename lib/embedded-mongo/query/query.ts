@@ -16,7 +16,7 @@ import { compileFilter } from "./filter";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
 import { projectFind } from "./projection";
-import { sortDocuments } from "./sort";
+import { sortWork } from "./sort";
 import { parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
 import { jsonSchemaOption } from "./validation";
 import { due, runNow, type Work } from "./work";
@@ -266,7 +266,7 @@ export function* findWork(
   // As MongoDB's executionStats: the winning plan's work (the trial of the others is not counted).
   if (spec.stats) spec.stats.docsExamined += winner.works;
   if (!winner.done) winner.stream.return?.(undefined);
-  let ordered = sort && !winner.sortedByPlan ? sortDocuments(winner.matches, sort, collation) : winner.matches;
+  let ordered = sort && !winner.sortedByPlan ? yield* sortWork(winner.matches, sort, collation) : winner.matches;
   if (
     sort &&
     winner.sortedByPlan &&
@@ -281,7 +281,7 @@ export function* findWork(
       if (due(all.works)) yield;
     }
     if (spec.stats) spec.stats.docsExamined += all.works;
-    ordered = sortDocuments(all.matches, sort, collation);
+    ordered = yield* sortWork(all.matches, sort, collation);
   }
   return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
 }
@@ -319,7 +319,7 @@ function* findText(
     matches.push(doc);
   }
   const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : undefined;
-  const ordered = sort ? sortDocuments(matches, sort, optionsCollation(options)) : matches;
+  const ordered = sort ? yield* sortWork(matches, sort, optionsCollation(options)) : matches;
   const skip = spec.skip ?? 0;
   return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
 }
@@ -498,7 +498,7 @@ function* findInView(
   const rows = (makeAggregator((view.options.pipeline as Document[]) ?? [], options).run(base) as Document[]).filter(
     (d) => query.test(d),
   );
-  const ordered = spec.sort ? sortDocuments(rows, spec.sort, optionsCollation(options)) : rows;
+  const ordered = spec.sort ? yield* sortWork(rows, spec.sort, optionsCollation(options)) : rows;
   const skip = spec.skip ?? 0;
   return spec.limit ? ordered.slice(skip, skip + spec.limit) : ordered.slice(skip);
 }
