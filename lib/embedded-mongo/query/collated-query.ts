@@ -37,17 +37,23 @@ import {
 } from "./ordered-stages";
 import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import { customQueryOperators } from "./type-operators";
+import { windowFieldsStage } from "./window-fields";
 
 type Predicate = (o: unknown) => boolean;
 type QueryOp = (selector: string, value: unknown, options: Options) => Predicate;
 type PipelineOp = (coll: unknown, expr: unknown, options: Options) => unknown;
 type ExpressionOp = (obj: unknown, expr: unknown, options: Options) => unknown;
 
-/** The collation of options made by `collatedOptions` (mingo copies options, so kept by context). */
+/**
+ * The collation of options made by `collatedOptions` (mingo copies options, so kept by context;
+ * and by mingo's own collation spec, the object a pipeline operator's copied options still hold).
+ */
 const collationOf = new WeakMap<object, Collation>();
 
 export function optionsCollation(options: Partial<Options> | undefined): Collation | undefined {
-  return options?.context ? collationOf.get(options.context) : undefined;
+  const byContext = options?.context ? collationOf.get(options.context) : undefined;
+  const spec = options?.collation as object | undefined;
+  return byContext ?? (spec ? collationOf.get(spec) : undefined);
 }
 
 /**
@@ -74,7 +80,10 @@ fullContexts.add(SERVER_CONTEXT);
 
 export const serverContext = (): Context => SERVER_CONTEXT;
 
-/** `$group`, `$sort` (ordered-stages.ts): documents compared in BSON order, in order. */
+/**
+ * `$group`, `$sort` (ordered-stages.ts): documents compared in BSON order, in order; and
+ * `$setWindowFields` (window-fields.ts).
+ */
 function orderedStages(): Record<string, PipelineOp> {
   const pipeline = pipelineOperators as unknown as Record<string, PipelineOp>;
   const $group = orderedGroup(pipeline.$group as never) as never;
@@ -86,6 +95,8 @@ function orderedStages(): Record<string, PipelineOp> {
     $lookup: orderedLookup(pipeline.$lookup as never) as never,
     $bucket: orderedBucket(pipeline.$bucket as never, pipeline.$group as never) as never,
     $bucketAuto: orderedBucketAuto(pipeline.$bucketAuto as never) as never,
+    // The server's own stage: mingo's computes through `$function`, which the server never runs.
+    $setWindowFields: windowFieldsStage((options) => optionsCollation(options)) as never,
   };
 }
 
@@ -184,6 +195,7 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
   fullContexts.add(context);
   // mingo's $sort builds its own Intl.Collator from this spec, with the same mapping of options.
   const sortSpec = { ...collation.spec, locale: collation.tag };
+  collationOf.set(sortSpec, collation);
   return { ...options, context, collation: sortSpec as never };
 }
 
