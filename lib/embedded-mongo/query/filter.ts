@@ -10,7 +10,8 @@ import { hasProtoField, rewriteTypeOperators, unproto } from "./type-operators";
  * Filters compiled under the server's own context, by their BSON: a page, a read by id or an
  * update asks the same filter again and again, and compiling it (checks, rewrites, mingo's
  * predicates) cost about a seventh of a users page's database CPU. Only a filter without `$expr`
- * is kept, the one operator that reads a command's variables (`let`, `$$CLUSTER_TIME`).
+ * is kept, the one operator that reads a command's variables (`let`, `$$CLUSTER_TIME`), and of at
+ * most 4 KB of BSON.
  */
 const compiled = new Map<string, Query>();
 const COMPILED_LIMIT = 1000;
@@ -32,10 +33,17 @@ export function compileFilter(filter: Document, options?: Partial<Options>): Que
   return query;
 }
 
-/** The filter's BSON as text, a key that tells apart every value and type; undefined when it cannot be encoded. */
+/** A filter kept is at most this large, so the kept ones hold a few megabytes at most. */
+const KEY_LIMIT = 4096;
+
+/**
+ * The filter's BSON as text, a key that tells apart every value and type; undefined when it cannot
+ * be encoded or is larger than a filter kept may be (a long `$in` list).
+ */
 function bsonKey(filter: Document): string | undefined {
   try {
-    return Buffer.from(BSON.serialize(filter)).toString("latin1");
+    const bytes = BSON.serialize(filter);
+    return bytes.length > KEY_LIMIT ? undefined : Buffer.from(bytes).toString("latin1");
   } catch {
     return undefined;
   }
