@@ -304,6 +304,41 @@ describe("range windows", () => {
     expect(rows.map((r) => r.ahead)).toEqual([[4, 5], [4, 5], [4, 5], [5], []]);
   });
 
+  it("a numeric range holds exactly the documents whose value is within it (property)", async () => {
+    const bound = fc.oneof(fc.integer({ min: -4, max: 4 }), fc.constant("unbounded"));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 10 }),
+        bound,
+        bound,
+        async (xs, a, b) => {
+          const value = (x: number | string, end: boolean) => (x === "unbounded" ? (end ? Infinity : -Infinity) : x);
+          const [lower, upper] = value(a, false) <= value(b, true) ? [a, b] : [b, a];
+          const c = await seeded(xs.map((x, i) => ({ _id: i, x, v: i + 1 })));
+          const rows = await run(c, {
+            sortBy: { x: 1 },
+            output: {
+              sum: { $sum: "$v", window: { range: [lower, upper] } },
+              count: { $count: {}, window: { range: [lower, upper] } },
+              max: { $max: "$v", window: { range: [lower, upper] } },
+            },
+          });
+          for (const row of rows) {
+            const x = row.x as number;
+            const inside = xs
+              .map((y, i) => ({ y, v: i + 1 }))
+              .filter(({ y }) => y >= x + value(lower, false) && y <= x + value(upper, true));
+            expect(row.count).toBe(inside.length);
+            expect(row.sum).toBe(inside.reduce((s, d) => s + d.v, 0));
+            expect(row.max).toBe(inside.length ? Math.max(...inside.map((d) => d.v)) : null);
+          }
+          await c.drop();
+        },
+      ),
+      { seed: 34, numRuns: 40 },
+    );
+  });
+
   it("with a unit, adds days and calendar months to the date (Jan 31 + 1 month is Feb 28)", async () => {
     const day = (m: number, d: number) => new Date(Date.UTC(2026, m, d));
     const c = await seeded([

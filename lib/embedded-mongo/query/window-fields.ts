@@ -746,11 +746,53 @@ function computeFunction(fn: WindowFunction, ctx: PartitionContext): unknown[] {
   }
   const values = fn.op === "$count" ? rows.map(() => 1) : evaluate(fn.input);
   const accumulate = ACCUMULATE[fn.op];
+  const running = RUNNING[fn.op];
+  if (window.lower === "unbounded" && running) {
+    // Every window starts at the same row: one pass answers them all (a running total, not a sum per row).
+    const prefixes = new Map<number, unknown[]>();
+    return rows.map((_, i) => {
+      const w = bounds(i);
+      if (!w) return accumulate([], compare);
+      let prefix = prefixes.get(w[0]);
+      if (!prefix) prefixes.set(w[0], (prefix = running(values.slice(w[0]), compare)));
+      return prefix[w[1] - w[0]];
+    });
+  }
   return rows.map((_, i) => {
     const w = bounds(i);
     return accumulate(w ? values.slice(w[0], w[1] + 1) : [], compare);
   });
 }
+
+type Compare = (a: unknown, b: unknown) => number;
+
+/** The accumulators that answer each prefix of their values in one pass, as ACCUMULATE would. */
+const RUNNING: Partial<Record<AccumulatorName | "$count", (values: unknown[], compare: Compare) => unknown[]>> = {
+  $count: (values) => values.map((_, k) => k + 1),
+  $sum: (values) => {
+    let sum = 0;
+    return values.map((v) => (isNumeric(v) ? (sum += arithmetic(v, "$sum")) : sum));
+  },
+  $avg: (values) => {
+    let sum = 0;
+    let count = 0;
+    return values.map((v) => {
+      if (isNumeric(v)) {
+        sum += arithmetic(v, "$avg");
+        count++;
+      }
+      return count ? sum / count : null;
+    });
+  },
+  $min: (values, compare) => {
+    let best: unknown = null;
+    return values.map((v) => (best = !isNullish(v) && (best === null || compare(v, best) < 0) ? v : best));
+  },
+  $max: (values, compare) => {
+    let best: unknown = null;
+    return values.map((v) => (best = !isNullish(v) && (best === null || compare(v, best) > 0) ? v : best));
+  },
+};
 
 /** Each row's value of the sortBy field, as an expression reads it (an array stays whole). */
 function sortValues(ctx: PartitionContext): unknown[] {
@@ -939,34 +981,45 @@ function endpoints(
   }
   const expected = (v: unknown) => (unit ? v instanceof Date : isNumeric(v));
   const threshold = (delta: number): unknown => (unit ? addUnits(base as Date, unit, delta) : toNumber(base) + delta);
-  let lower: number | undefined;
+  // When every value is of the expected type, the partition's sort put them in ascending order:
+  // the first row past a threshold is found by halving (the same row the scan from the start finds).
+  let sorted = allExpected.get(times);
+  if (sorted === undefined) allExpected.set(times, (sorted = times.every(expected)));
+  const firstFrom = (from: number, past: (v: unknown) => boolean): number => {
+    if (sorted) {
+      let [lo, hi] = [from, n];
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (past(times[mid])) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    }
+    let j = from;
+    while (j < n && !past(times[j])) j++;
+    return j;
+  };
+  let lower: number;
   if (window.lower === "current") lower = i;
-  else if (window.lower === "unbounded") {
-    for (let j = 0; j < n && lower === undefined; j++) if (expected(times[j])) lower = j;
-  } else {
+  else if (window.lower === "unbounded") lower = sorted ? 0 : firstFrom(0, expected);
+  else {
     const t = threshold(window.lower);
-    for (let j = 0; j < n && lower === undefined; j++) if (!(compare(times[j], t) < 0)) lower = j;
+    lower = firstFrom(0, (v) => !(compare(v, t) < 0));
   }
-  if (lower === undefined) return undefined;
-  let upper: number | undefined;
+  if (lower >= n) return undefined;
+  let upper: number;
   if (window.upper === "current") upper = i;
-  else if (window.upper === "unbounded") {
-    const start = Math.max(i, lower);
-    upper = n - 1;
-    for (let j = start; j < n; j++)
-      if (!expected(times[j])) {
-        upper = j - 1;
-        break;
-      }
-  } else {
+  else if (window.upper === "unbounded")
+    upper = sorted ? n - 1 : firstFrom(Math.max(i, lower), (v) => !expected(v)) - 1;
+  else {
     const t = threshold(window.upper);
-    upper = n - 1;
-    for (let j = lower; j < n; j++)
-      if (compare(t, times[j]) < 0) {
-        upper = j === lower ? undefined : j - 1;
-        break;
-      }
+    const past = firstFrom(lower, (v) => compare(t, v) < 0);
+    if (past === lower) return undefined;
+    upper = past - 1;
   }
-  if (upper === undefined || upper < lower) return undefined;
+  if (upper < lower) return undefined;
   return [lower, upper];
 }
+
+/** Whether every sortBy value of a partition is of the range's type (per array of values). */
+const allExpected = new WeakMap<unknown[], boolean>();
