@@ -1,8 +1,12 @@
-import { storedCounts } from "@/lib/kernel/counts";
+import { ListCount, storedCounts } from "@/lib/kernel/counts";
+import { ServiceError } from "@/lib/kernel/errors";
 import { oid } from "@/lib/kernel/ids";
 import { Notes } from "@/lib/kernel/notes";
 import { offThread, readWorkers } from "@/lib/kernel/off-thread";
+import { withRequestContext } from "@/lib/kernel/request-context";
 import { readTasks } from "@/lib/platform/startup/read-tasks";
+import { ensureIndexes } from "@/lib/platform/startup/ready";
+import { Event } from "@/lib/resources/events/repository";
 import { CreateSurveyBody } from "@/lib/resources/surveys/contract";
 import {
   readPopulatedSurvey,
@@ -10,7 +14,8 @@ import {
   Survey,
   type SurveyRecordsQuery,
 } from "@/lib/resources/surveys/repository";
-import { createSurvey } from "@/lib/resources/surveys/service";
+import { createSurvey, getSurvey, updateSurvey } from "@/lib/resources/surveys/service";
+import { CreateUserBody } from "@/lib/resources/users/contract";
 import {
   countUsers,
   readUserPage,
@@ -18,8 +23,10 @@ import {
   User,
   type UserRecordsQuery,
 } from "@/lib/resources/users/repository";
+import { createUser, getUser } from "@/lib/resources/users/service";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import { createTenant } from "@/lib/tools/testing/http";
+import mongoose from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const pageOf = (companyId: string): UserRecordsQuery => ({
@@ -151,6 +158,125 @@ describe("reads on the read worker", () => {
     const error = await offThread("userRecords", readUserRecords, bad).catch((e: unknown) => e);
     expect(String(error)).toMatch(/\$where/);
     expect(readWorkers()?.answered).toBe(before + 1);
+  });
+});
+
+describe("writes on the read worker", () => {
+  let previous: string | undefined;
+  beforeAll(() => {
+    previous = process.env.READ_WORKERS;
+    process.env.READ_WORKERS = "1";
+  });
+  afterAll(() => {
+    if (previous === undefined) delete process.env.READ_WORKERS;
+    else process.env.READ_WORKERS = previous;
+  });
+  useTestDatabase();
+  // `ready()` built the indexes once, on the first describe's database: the unique e-mail needs them here.
+  beforeAll(() => ensureIndexes());
+
+  const as = async <T>(tenant: { adminId: string; companyId: string }, work: () => Promise<T>) => {
+    const principal = {
+      userId: tenant.adminId,
+      companyId: tenant.companyId,
+      sessionId: "",
+      accessRoles: [],
+      name: "Ada",
+    };
+    return withRequestContext({ requestId: "req-worker", principal, ip: "203.0.113.9" }, work);
+  };
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+  it("create a user there with its event and audit entry naming the request, and raise the company's count mark", async () => {
+    const tenant = await createTenant();
+    const companyId = oid(tenant.companyId);
+    const auth = { userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] };
+    const mark = async () =>
+      (await ListCount.collection.findOne({ _id: `users|${tenant.companyId}` } as never))?.version ?? 0;
+    const markBefore = await mark();
+    const before = readWorkers()?.answered ?? 0;
+    const body = CreateUserBody.parse({ email: "worker@example.test", accessRoles: [tenant.memberRoleId] });
+    const created = await as(tenant, () => createUser(auth, body, { notifyEmail: false, notes: new Notes() }));
+    expect(readWorkers()?.answered).toBe(before + 1);
+    expect(created).toEqual(await getUser(auth, created._id));
+    const event = await Event.collection.findOne({
+      company: companyId,
+      type: "user.created",
+      "resource.id": created._id,
+    });
+    expect(event).toMatchObject({ actor: { type: "user", id: tenant.adminId }, requestId: "req-worker" });
+    const audit = await mongoose.connection
+      .collection("auditLog")
+      .findOne({ company: companyId, action: "user.created", "resource.id": created._id });
+    expect(audit).toMatchObject({ actor: { name: "Ada" }, requestId: "req-worker", ip: "203.0.113.9" });
+    expect(await mark()).toBeGreaterThan(markBefore);
+  });
+
+  it("answer the service's refusals from there as this thread does: a duplicate e-mail, an unknown reference", async () => {
+    const tenant = await createTenant();
+    const auth = { userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] };
+    const create = (fields: object) =>
+      createUser(auth, CreateUserBody.parse({ accessRoles: [tenant.memberRoleId], ...fields }), {
+        notifyEmail: false,
+        notes: new Notes(),
+      });
+    await create({ email: "twice@example.test" });
+    const before = readWorkers()?.answered ?? 0;
+    const duplicate = await refusal(create({ email: "twice@example.test" }));
+    expect(duplicate).toBeInstanceOf(ServiceError);
+    expect(duplicate).toMatchObject({ status: 409, code: "conflict", details: [{ path: "email" }] });
+    const unknown = await refusal(create({ email: "other@example.test", properties: ["0123456789abcdef01234567"] }));
+    expect(unknown).toBeInstanceOf(ServiceError);
+    expect(unknown).toMatchObject({ status: 400, code: "unknown_reference", details: [{ path: "properties.0" }] });
+    expect(readWorkers()?.answered).toBe(before + 2);
+    expect(await User.collection.countDocuments({ email: "other@example.test" })).toBe(0);
+  });
+
+  it("apply a survey's PATCH there with its event, its migration's notes, and its refusals", async () => {
+    const tenant = await createTenant();
+    const other = await createTenant();
+    const auth = { userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] };
+    const created = await createSurvey(
+      auth,
+      CreateSurveyBody.parse({ code: "patched", name: "Before", version: 1, permissions: [tenant.memberRoleId] }),
+      new Notes(),
+    );
+    const before = readWorkers()?.answered ?? 0;
+    const notes = new Notes();
+    const updated = await as(tenant, () => updateSurvey(auth, created._id, { name: "After", version: 2 }, notes));
+    expect(readWorkers()?.answered).toBe(before + 1);
+    expect(updated).toEqual(await getSurvey(auth, created._id, { populate: false }));
+    expect(updated).toMatchObject({ name: "After", version: 2 });
+    expect(updated.permissionsV2.map((entry) => entry.accessRole)).toEqual([tenant.memberRoleId]);
+    expect(notes.list.length).toBeGreaterThan(0);
+    const event = await Event.collection.findOne({ type: "survey.updated", "resource.id": created._id });
+    expect(event).toMatchObject({ requestId: "req-worker", changes: expect.arrayContaining(["name", "version"]) });
+
+    const elsewhere = { ...auth, userId: other.adminId, companyId: other.companyId };
+    const missing = await refusal(updateSurvey(elsewhere, created._id, { name: "Theirs" }, new Notes()));
+    expect(missing).toBeInstanceOf(ServiceError);
+    expect(missing).toMatchObject({ status: 404, code: "not_found" });
+    const stale = await refusal(updateSurvey(auth, created._id, { name: "Late" }, new Notes(), '"stale"'));
+    expect(stale).toBeInstanceOf(ServiceError);
+    expect(stale).toMatchObject({ status: 412, headers: { ETag: expect.any(String) } });
+    expect((await getSurvey(auth, created._id, { populate: false })).name).toBe("After");
+  });
+
+  it("run a write in this thread when no worker can take it", async () => {
+    const tenant = await createTenant();
+    const auth = { userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] };
+    const pool = readWorkers();
+    await pool?.close();
+    expect(pool?.usable).toBe(false);
+    const answered = pool?.answered;
+    const body = CreateUserBody.parse({ email: "here@example.test", accessRoles: [tenant.memberRoleId] });
+    const created = await createUser(auth, body, { notifyEmail: false, notes: new Notes() });
+    expect(pool?.answered).toBe(answered);
+    expect(await User.collection.countDocuments({ _id: oid(created._id) })).toBe(1);
   });
 });
 

@@ -71,6 +71,19 @@ describe("WorkerPool", () => {
     await expect(pool.run("count", { collection: "items" })).resolves.toBe(3);
   });
 
+  it("rejects with a ServiceError's code, details and headers, so the caller answers as the service said", async () => {
+    const error = await newPool()
+      .run("refuse", {})
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      name: "ServiceError",
+      message: "taken",
+      code: "conflict",
+      details: [{ path: "email", message: "is already in use" }],
+      headers: { "X-Why": "test" },
+    });
+  });
+
   it("spreads concurrent tasks over its workers", async () => {
     const pool = newPool({ size: 2 });
     const threads = await Promise.all(Array.from({ length: 20 }, () => pool.run("threadId", {})));
@@ -83,6 +96,8 @@ describe("WorkerPool", () => {
     const [exited, alongside] = await Promise.allSettled([pool.run("exit", {}), pool.run("threadId", {})]);
     expect(exited.status).toBe("rejected");
     expect((exited as PromiseRejectedResult).reason).toBeInstanceOf(WorkerUnavailable);
+    // It had been handed over: a write must not run again elsewhere (lib/kernel/off-thread.ts).
+    expect((exited as PromiseRejectedResult).reason).toMatchObject({ sent: true });
     // The task queued behind it either ran before the exit or was failed with it.
     if (alongside.status === "rejected") expect(alongside.reason).toBeInstanceOf(WorkerUnavailable);
     const next = await pool.run("threadId", {});
@@ -102,6 +117,7 @@ describe("WorkerPool", () => {
     expect(pool.usable).toBe(false);
     expect(reasons).toEqual(["3 workers in a row exited before answering; the last exited with code 1 (no entry)"]);
     await expect(pool.run("threadId", {})).rejects.toThrow("No worker is available.");
+    await expect(pool.run("threadId", {})).rejects.toMatchObject({ sent: false });
   });
 
   it("fails tasks with WorkerUnavailable, naming the cause, when a worker cannot connect", async () => {

@@ -48,16 +48,33 @@ interface Message {
 /** A command the worker's connection ran: its name, its milliseconds as the driver timed them, whether it failed. */
 export type CommandTiming = [name: string, ms: number, failed: boolean];
 
-type Answer = (
-  { id: number; value: unknown } | { id: number; error: { name: string; message: string; code?: unknown } }
-) & {
+/** What crosses back of an error: its name, message and code, and a `ServiceError`'s details and headers. */
+export interface TaskError {
+  name: string;
+  message: string;
+  code?: unknown;
+  details?: unknown;
+  headers?: unknown;
+}
+
+type Answer = ({ id: number; value: unknown } | { id: number; error: TaskError }) & {
   /** The commands that ended since the worker's previous answer, for the process's metrics. */
   commands?: CommandTiming[];
 };
 
-/** The task could not run on a worker (none could start, or it exited): run it elsewhere. */
+/**
+ * The task could not run on a worker (none could start, or it exited): run it elsewhere. `sent`
+ * says whether it had been handed to a worker, which may then have run it in part or whole.
+ */
 export class WorkerUnavailable extends Error {
   override name = "WorkerUnavailable";
+
+  constructor(
+    message: string,
+    readonly sent = false,
+  ) {
+    super(message);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -104,8 +121,12 @@ export function serveTasks(tasks: Tasks): void {
         name = "Error",
         message = String(error),
         code,
-      } = error instanceof Error ? (error as Error & { code?: unknown }) : {};
-      answer = { id, error: { name, message, ...(code === undefined ? {} : { code }) } };
+        details,
+        headers,
+      } = error instanceof Error ? (error as Error & Omit<TaskError, "name" | "message">) : {};
+      // A service's refusal keeps what the caller answers with (lib/kernel/off-thread.ts).
+      const extra = name === "ServiceError" ? { details, headers } : {};
+      answer = { id, error: { name, message, ...(code === undefined ? {} : { code }), ...extra } };
     }
     if (commands.length > 0) {
       answer.commands = commands;
@@ -224,7 +245,7 @@ export class WorkerPool {
       if (!running.answered && !this.closed && ++this.failedStarts === MAX_FAILED_STARTS) {
         this.options.onDisabled?.(`${MAX_FAILED_STARTS} workers in a row exited before answering; the last ${why}`);
       }
-      for (const waiting of running.pending.values()) waiting.reject(new WorkerUnavailable(`The worker ${why}.`));
+      for (const waiting of running.pending.values()) waiting.reject(new WorkerUnavailable(`The worker ${why}.`, true));
       running.pending.clear();
     });
     return running;

@@ -25,7 +25,8 @@ import {
   type StoredChat,
 } from "./repository";
 import { revisionAuthor } from "./revisions";
-import { getSurvey, recordSurveyChange } from "./service";
+import { getSurvey } from "./service";
+import { recordSurveyChange } from "./writes";
 
 export async function putContent(
   auth: Principal,

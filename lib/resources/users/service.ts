@@ -5,13 +5,13 @@
 import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
 import { inTransaction } from "@/lib/kernel/db/transaction";
 import { matchesTag } from "@/lib/kernel/entity-tag";
-import { isDuplicateKeyError, notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
+import { notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
 import { type ExportSource, keysetBatches } from "@/lib/kernel/export/stream";
 import { type ObjectId, oid } from "@/lib/kernel/ids";
 import type { Notes } from "@/lib/kernel/notes";
 import { offThread } from "@/lib/kernel/off-thread";
 import type { Principal } from "@/lib/kernel/principal";
-import { checkReferences, listRefs } from "@/lib/kernel/references";
+import { requestContext } from "@/lib/kernel/request-context";
 import { retryWhileRaced } from "@/lib/kernel/retry";
 import { holdsScope, requireScope } from "@/lib/kernel/scopes";
 import { adminChange } from "@/lib/resources/companies/repository";
@@ -21,13 +21,12 @@ import { forgetPrincipals, revokeSessions } from "@/lib/resources/credentials/se
 import { recordChange } from "@/lib/resources/events/service";
 import { inviteUser } from "@/lib/resources/mail/invitations";
 import { ReferenceNames } from "@/lib/resources/reference/names";
-import { adminRoleCompanies, adminRoleIds, companyIds, existingIds } from "@/lib/resources/reference/repository";
+import { adminRoleCompanies, adminRoleIds, companyIds } from "@/lib/resources/reference/repository";
 import type { Sort } from "mongodb";
 import { USER_COLUMNS, userReferences, userRow } from "./columns";
 import {
   type CreateUserBody,
   type ExportUsersQuery,
-  type Hierarchy,
   type ListUsersQuery,
   type UpdateUserBody,
   type UserList,
@@ -41,10 +40,8 @@ import {
   countUsers,
   CSV_FIELDS,
   emptyMembership,
-  existingUserIds,
   findCompanyUser,
   findUserById,
-  insertUser,
   type LeanUser,
   newDoc,
   type OwnIds,
@@ -59,6 +56,7 @@ import {
   userCountsChanged,
   type UserPatch,
 } from "./repository";
+import { checkBodyReferences, type References, userEventFields, writeNewUser } from "./writes";
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -190,7 +188,10 @@ export async function createUser(
   options: CreateUserOptions,
 ): Promise<UserRecord> {
   const companyId = oid(auth.companyId);
-  await checkBodyReferences(companyId, body);
+  // The references are checked first, before the scopes and the password's hash; with the scope
+  // `admin` and no password nothing comes between, so the check goes with the write.
+  const checkHere = !holdsScope(auth, "admin") || body.password !== undefined;
+  if (checkHere) await checkBodyReferences(companyId, body);
   if (!holdsScope(auth, "admin")) {
     if (body.password !== undefined) requireScope(auth, "admin", "setting a password");
     if (await namesAdminRole(companyId, body.accessRoles)) requireScope(auth, "admin", "granting an admin access role");
@@ -212,27 +213,19 @@ export async function createUser(
     createdAt: now,
     extensions: body.extensions,
   });
-  // The user, its password and its event commit together (docs/architecture.md#events).
-  const record = await inTransaction(async () => {
-    try {
-      await insertUser(doc);
-    } catch (error) {
-      if (isDuplicateKeyError(error)) throw duplicateEmail();
-      throw error;
-    }
-    if (passwordHash) await storePasswordHash(doc._id, passwordHash);
-    const [created] = await toUserRecords([doc], companyId);
-    await recordChange({
-      company: companyId,
-      resource: "user",
-      id: doc._id,
-      action: "created",
-      after: created,
-      ...userEventFields(passwordHash),
-    });
-    return created;
-  });
-  await usersChanged([companyId]);
+  // On a read worker when the process has one: this thread then sends none of the write's commands.
+  const record = await offThread(
+    "newUser",
+    writeNewUser,
+    {
+      companyId,
+      doc,
+      ...(passwordHash ? { passwordHash } : {}),
+      ...(checkHere ? {} : { references: referencesOf(body) }),
+      context: requestContext(),
+    },
+    { once: true },
+  );
 
   if (options.notifyEmail) {
     if (passwordHash) {
@@ -249,16 +242,13 @@ export async function createUser(
   return record;
 }
 
-/** What a user's event leaves out of its changes (bookkeeping the record shows) and adds (a password). */
-const userEventFields = (passwordHash: string | undefined) => ({
-  ignore: ["search", "lastRequestDate"],
-  also: passwordHash ? ["password"] : [],
+/** The ids a create's body names, for the check that goes with its write. */
+const referencesOf = ({ accessRoles, properties, job, bot }: CreateUserBody): References => ({
+  accessRoles,
+  properties,
+  ...(job ? { job } : {}),
+  ...(bot ? { bot } : {}),
 });
-
-const duplicateEmail = () =>
-  new ServiceError("conflict", "A user with this e-mail already exists.", [
-    { path: "email", message: "is already in use" },
-  ]);
 
 /**
  * Fields of the account itself, shared by every company the user belongs to. Only the person
@@ -564,27 +554,3 @@ const notEntitled = (fields: readonly string[]) =>
       message: "is shared by every company of the user; you are not an admin of all of them",
     })),
   );
-
-interface References {
-  accessRoles?: string[];
-  properties?: string[];
-  job?: string | null;
-  bot?: string | null;
-  companies?: { hierarchy?: Partial<Hierarchy> }[];
-}
-
-/** Every id a body names must be a record of the caller's company (`400 unknown_reference`). */
-function checkBodyReferences(companyId: ObjectId, body: References): Promise<void> {
-  const hierarchy = body.companies?.[0]?.hierarchy;
-  const users = (ids: ObjectId[]) => existingUserIds(companyId, ids);
-  return checkReferences([
-    { refs: listRefs("accessRoles", body.accessRoles), find: (ids) => existingIds("accessRoles", companyId, ids) },
-    { refs: listRefs("properties", body.properties), find: (ids) => existingIds("properties", companyId, ids) },
-    { refs: body.job ? [["job", body.job]] : [], find: (ids) => existingIds("jobTitles", companyId, ids) },
-    { refs: body.bot ? [["bot", body.bot]] : [], find: (ids) => existingIds("bots", companyId, ids) },
-    ...(["boss", "peers", "subordinate"] as const).map((relation) => ({
-      refs: listRefs(`companies.0.hierarchy.${relation}`, hierarchy?.[relation]),
-      find: users,
-    })),
-  ]);
-}

@@ -1,5 +1,6 @@
 /** A worker entry for the tests of lib/kernel/db/workers.ts: tasks that show where and how they ran. */
 import { serveTasks } from "@/lib/kernel/db/workers";
+import { ServiceError } from "@/lib/kernel/errors";
 import type { Document } from "mongodb";
 import mongoose from "mongoose";
 import { threadId } from "node:worker_threads";
@@ -13,6 +14,9 @@ serveTasks({
     ),
   fail: async () => {
     throw Object.assign(new RangeError("no such thing"), { code: 42 });
+  },
+  refuse: async () => {
+    throw new ServiceError("conflict", "taken", [{ path: "email", message: "is already in use" }], { "X-Why": "test" });
   },
   count: async ({ collection }: { collection: string }) => {
     const db = mongoose.connection.db;
