@@ -47,7 +47,7 @@ export const userEventFields = (passwordHash: string | undefined) => ({
   also: passwordHash ? ["password"] : [],
 });
 
-export const duplicateEmail = () =>
+const duplicateEmail = () =>
   new ServiceError("conflict", "A user with this e-mail already exists.", [
     { path: "email", message: "is already in use" },
   ]);
