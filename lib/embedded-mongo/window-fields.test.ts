@@ -312,7 +312,8 @@ describe("range windows", () => {
         bound,
         bound,
         async (xs, a, b) => {
-          const value = (x: number | string, end: boolean) => (x === "unbounded" ? (end ? Infinity : -Infinity) : x);
+          const value = (x: number | string, end: boolean): number =>
+            x === "unbounded" ? (end ? Infinity : -Infinity) : Number(x);
           const [lower, upper] = value(a, false) <= value(b, true) ? [a, b] : [b, a];
           const c = await seeded(xs.map((x, i) => ({ _id: i, x, v: i + 1 })));
           const rows = await run(c, {
@@ -535,6 +536,54 @@ describe("refusals with MongoDB's codes, before any document is read", () => {
         .aggregate([{ $setWindowFields: { output: { top: { $topN: { n: 2, sortBy: { a: 1 }, output: "$a" } } } } }])
         .toArray(),
     ).rejects.toMatchObject({ code: 115, message: expect.stringContaining("MONGODB_URI") });
+  });
+});
+
+describe("$fill, MongoDB's $setWindowFields of $locf and $linearFill", () => {
+  it("fills by method per partition, and by value", async () => {
+    const c = await seeded([
+      { _id: 1, p: "a", t: 1, v: 10, w: "x", z: null },
+      { _id: 2, p: "a", t: 2, v: null, w: null },
+      { _id: 3, p: "a", t: 3, v: 30, w: null, z: 5 },
+      { _id: 4, p: "b", t: 1, v: null, w: null },
+      { _id: 5, p: "b", t: 2, v: 8, w: "y" },
+    ]);
+    const rows = await c
+      .aggregate([
+        {
+          $fill: {
+            sortBy: { t: 1 },
+            partitionByFields: ["p"],
+            output: { v: { method: "linear" }, w: { method: "locf" }, z: { value: 0 } },
+          },
+        },
+      ])
+      .toArray();
+    expect(pick(rows, "v", "w", "z")).toEqual({
+      1: [10, "x", 0],
+      2: [20, "x", 0],
+      3: [30, "x", 5],
+      4: [null, null, 0],
+      5: [8, "y", 0],
+    });
+  });
+
+  it("refuses a malformed $fill with MongoDB's codes", async () => {
+    const refused = async (stage: unknown, code: number) => {
+      await expect(
+        fresh()
+          .aggregate([{ $fill: stage } as Document])
+          .toArray(),
+      ).rejects.toMatchObject({ code });
+    };
+    await refused({ output: {} }, 6050203);
+    await refused({ output: { v: 1 } }, 6050200);
+    await refused({ sortBy: { t: 1 }, output: { v: { method: "locf", value: 1 } } }, 6050201);
+    await refused({ sortBy: { t: 1 }, output: { v: { method: "spline" } } }, 6050202);
+    await refused({ partitionBy: "$p", partitionByFields: ["p"], output: { v: { value: 1 } } }, 6050204);
+    await refused({ sortBy: { t: 1 } }, 40414);
+    await refused({ output: { v: { value: 1 } }, other: 1 }, 40415);
+    await refused({ output: { v: { method: "linear" } } }, 605001);
   });
 });
 

@@ -37,7 +37,7 @@ import {
 } from "./ordered-stages";
 import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import { customQueryOperators } from "./type-operators";
-import { windowFieldsStage } from "./window-fields";
+import { fillStage, windowFieldsStage } from "./window-fields";
 
 type Predicate = (o: unknown) => boolean;
 type QueryOp = (selector: string, value: unknown, options: Options) => Predicate;
@@ -82,10 +82,11 @@ export const serverContext = (): Context => SERVER_CONTEXT;
 
 /**
  * `$group`, `$sort` (ordered-stages.ts): documents compared in BSON order, in order; and
- * `$setWindowFields` (window-fields.ts).
+ * `$setWindowFields` and `$fill` (window-fields.ts).
  */
 function orderedStages(): Record<string, PipelineOp> {
   const pipeline = pipelineOperators as unknown as Record<string, PipelineOp>;
+  const windowStage = windowFieldsStage((options) => optionsCollation(options));
   const $group = orderedGroup(pipeline.$group as never) as never;
   const $sort = orderedSort(pipeline.$sort as never, (options) => optionsCollation(options)) as never;
   return {
@@ -95,8 +96,9 @@ function orderedStages(): Record<string, PipelineOp> {
     $lookup: orderedLookup(pipeline.$lookup as never) as never,
     $bucket: orderedBucket(pipeline.$bucket as never, pipeline.$group as never) as never,
     $bucketAuto: orderedBucketAuto(pipeline.$bucketAuto as never) as never,
-    // The server's own stage: mingo's computes through `$function`, which the server never runs.
-    $setWindowFields: windowFieldsStage((options) => optionsCollation(options)) as never,
+    // The server's own stages: mingo's compute through `$function`, which the server never runs.
+    $setWindowFields: windowStage as never,
+    $fill: fillStage(windowStage) as never,
   };
 }
 

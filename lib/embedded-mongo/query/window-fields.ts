@@ -1023,3 +1023,88 @@ function endpoints(
 
 /** Whether every sortBy value of a partition is of the range's type (per array of values). */
 const allExpected = new WeakMap<unknown[], boolean>();
+
+/**
+ * MongoDB's `$fill`, as MongoDB defines it (`document_source_fill.cpp`): a `$setWindowFields` of
+ * `$locf`/`$linearFill` for the outputs with a `method`, then `$ifNull` for those with a `value`.
+ * mingo's own `$fill` runs through mingo's `$setWindowFields`, which the server refuses.
+ */
+export function fillStage(windowStage: ReturnType<typeof windowFieldsStage>) {
+  return (coll: Iterator, expr: unknown, options: Options): Iterator => {
+    const { window, values } = parseFill(expr);
+    const filled = window ? windowStage(coll, window, options) : coll;
+    if (values.length === 0) return filled;
+    return filled.map((doc: Document) =>
+      values.reduce(
+        (out, [field, value]) =>
+          setPath(out, field.split("."), evalExpr(doc, { $ifNull: [`$${field}`, value] }, options)),
+        doc,
+      ),
+    );
+  };
+}
+
+function parseFill(arg: unknown): { window?: Document; values: Array<[string, unknown]> } {
+  if (!isPlainObject(arg)) throw parseError(`The $fill stage specification must be an object, found ${typeName(arg)}`);
+  const wrongType = (field: string, value: unknown, expected: string) =>
+    new WindowError(
+      14,
+      `BSON field '$fill.${field}' is the wrong type '${typeName(value)}', expected type '${expected}'`,
+    );
+  for (const [key, value] of Object.entries(arg)) {
+    if (key === "partitionBy") {
+      if (typeof value !== "string" && !isPlainObject(value)) throw wrongType(key, value, "string, object");
+    } else if (key === "partitionByFields") {
+      if (!Array.isArray(value)) throw wrongType(key, value, "array");
+      for (const name of value) {
+        if (typeof name !== "string") throw wrongType(key, name, "string");
+        checkFieldPath(name);
+      }
+    } else if (key === "sortBy") {
+      if (!isPlainObject(value)) throw wrongType(key, value, "object");
+    } else if (key === "output") {
+      if (!isPlainObject(value)) throw wrongType(key, value, "object");
+    } else throw new WindowError(40415, `BSON field '$fill.${key}' is an unknown field.`);
+  }
+  const output = arg.output as Document | undefined;
+  if (!output) throw new WindowError(40414, "BSON field '$fill.output' is missing but a required field");
+  if (Object.keys(output).length === 0)
+    throw new WindowError(6050203, "The output field in '$fill' must contain an object with at least one element");
+  const methods: Document = {};
+  const values: Array<[string, unknown]> = [];
+  for (const [field, spec] of Object.entries(output)) {
+    if (!isPlainObject(spec))
+      throw new WindowError(6050200, "Each fill output specification must be an object with exactly one field");
+    for (const [key, value] of Object.entries(spec)) {
+      if (key === "method" && typeof value !== "string") throw wrongType(key, value, "string");
+      if (key !== "method" && key !== "value")
+        throw new WindowError(40415, `BSON field '$fill.${key}' is an unknown field.`);
+    }
+    if (Object.hasOwn(spec, "method")) {
+      if (Object.hasOwn(spec, "value"))
+        throw new WindowError(
+          6050201,
+          "Each fill output specification must have exactly one of 'method' or 'value' fields, not both",
+        );
+      if (spec.method !== "locf" && spec.method !== "linear")
+        throw new WindowError(6050202, "Method must be either locf or linear");
+      setField(methods, field, { [spec.method === "linear" ? "$linearFill" : "$locf"]: `$${field}` });
+    }
+    if (Object.hasOwn(spec, "value")) values.push([field, spec.value]);
+  }
+  if (arg.partitionBy !== undefined && arg.partitionByFields !== undefined)
+    throw new WindowError(6050204, "Maximum one of 'partitionBy' and 'partitionByFields can be specified in '$fill'");
+  const partitionBy =
+    arg.partitionByFields !== undefined
+      ? Object.fromEntries((arg.partitionByFields as string[]).map((name) => [name, `$${name}`]))
+      : arg.partitionBy;
+  const window =
+    Object.keys(methods).length === 0
+      ? undefined
+      : {
+          output: methods,
+          ...(arg.sortBy !== undefined ? { sortBy: arg.sortBy } : {}),
+          ...(partitionBy !== undefined ? { partitionBy } : {}),
+        };
+  return { window, values };
+}
