@@ -353,20 +353,10 @@ export function executorOf(store: Store): Executor {
 }
 
 /**
- * How many documents match, after skip and limit. When the filter is exactly the bounds of an
- * index (no condition left to check on documents), the index entries are counted without reading
- * a single document, as MongoDB's COUNT_SCAN does.
+ * How many documents match, after skip and limit, as a read that may pause (work.ts). When the
+ * filter is exactly the bounds of an index (no condition left to check on documents), the index
+ * entries are counted without reading a single document, as MongoDB's COUNT_SCAN does.
  */
-export function countDocuments(
-  store: Store,
-  meta: CollectionMeta | undefined,
-  spec: FindSpec,
-  options?: Partial<Options>,
-): number {
-  return runNow(countWork(store, meta, spec, options));
-}
-
-/** {@link countDocuments} as a read that may pause (work.ts). */
 export function* countWork(
   store: Store,
   meta: CollectionMeta | undefined,

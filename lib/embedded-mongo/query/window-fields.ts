@@ -230,7 +230,7 @@ function addUnits(date: Date, unit: TimeUnit, amount: number): Date {
 type Constant = (expr: unknown) => unknown;
 
 /** Parses and checks a `$setWindowFields` stage as MongoDB 8 does, before any document is read. */
-export function parseWindowFields(arg: unknown, constant: Constant): WindowSpec {
+function parseWindowFields(arg: unknown, constant: Constant): WindowSpec {
   if (!isPlainObject(arg))
     throw parseError(`the $setWindowFields stage specification must be an object, found ${typeName(arg)}`);
   let partitionBy: WindowSpec["partitionBy"];

@@ -13,9 +13,9 @@ import { performance } from "node:perf_hooks";
 export type Work<T> = Generator<void, T, void>;
 
 /** How much work (documents, index entries) runs between two looks at the clock. */
-export const CHECK_EVERY = 64;
+const CHECK_EVERY = 64;
 /** How long a read works before it lets other commands run. */
-export const YIELD_PERIOD_MS = 10;
+const YIELD_PERIOD_MS = 10;
 
 /** Runs a read to its end in one piece. */
 export function runNow<T>(work: Work<T>): T {
