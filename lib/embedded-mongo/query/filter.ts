@@ -3,6 +3,7 @@ import { BSON, type Document } from "bson";
 import type { Query } from "mingo";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
+import { setField, StoredRegExp } from "../storage/bson-values";
 import { makeQuery, serverContext } from "./collated-query";
 import { hasProtoField, rewriteTypeOperators, unproto } from "./type-operators";
 
@@ -59,7 +60,7 @@ function namesExpr(value: unknown): boolean {
 function compile(filter: Document, options?: Partial<Options>): Query {
   checkFilter(filter);
   try {
-    const rewritten = rewriteTypeOperators(withoutComments(filter) as Document);
+    const rewritten = rewriteTypeOperators(withPatterns(withoutComments(filter)) as Document);
     // A value with a `__proto__` field ({a: {__proto__: 1}}) is a document like any other to
     // MongoDB; mingo would read the name as the object's prototype, so the field is renamed in
     // the filter and in each document it tests (paths through it are already `$protoPath`).
@@ -111,6 +112,56 @@ function hasComment(filter: unknown): boolean {
       return true;
   }
   return false;
+}
+
+/**
+ * A filter whose `{$regex: "...", $options: "..."}` conditions are compiled as MongoDB's PCRE
+ * reads them (`s`, `x`: see StoredRegExp); mingo would pass `$options` to JavaScript as flags.
+ * A part holding none is returned as it is (its noted number types kept).
+ */
+function withPatterns(filter: unknown, depth = 0): unknown {
+  if (!isDocument(filter) || depth > 100) return filter;
+  return copyChanged(filter, (key, cond) => {
+    if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(cond)) {
+      const parts = cond.map((sub) => withPatterns(sub, depth + 1));
+      return parts.some((part, i) => part !== cond[i]) ? parts : cond;
+    }
+    return key.startsWith("$") ? cond : conditionPatterns(cond, depth + 1);
+  });
+}
+
+function conditionPatterns(cond: unknown, depth: number): unknown {
+  if (!isDocument(cond) || cond instanceof RegExp) return cond;
+  const out = copyChanged(cond, (op, value) =>
+    op === "$not" ? conditionPatterns(value, depth + 1) : op === "$elemMatch" ? withPatterns(value, depth + 1) : value,
+  );
+  if (typeof out.$regex !== "string" || (out.$options !== undefined && typeof out.$options !== "string")) return out;
+  let pattern: StoredRegExp;
+  try {
+    pattern = new StoredRegExp(out.$regex, (out.$options as string | undefined) ?? "");
+  } catch {
+    return out; // A pattern JavaScript cannot compile is left as it is, for mingo to refuse.
+  }
+  const compiled: Document = {};
+  for (const [op, value] of Object.entries(out))
+    if (op !== "$options") setField(compiled, op, op === "$regex" ? pattern : value);
+  return compiled;
+}
+
+/** `doc` with each field's value mapped, the same object when no value changed. */
+function copyChanged(doc: Document, map: (key: string, value: unknown) => unknown): Document {
+  let out: Document | undefined;
+  const keys = Object.keys(doc);
+  for (let i = 0; i < keys.length; i++) {
+    const value = map(keys[i], doc[keys[i]]);
+    if (value === doc[keys[i]] && !out) continue;
+    if (!out) {
+      out = {};
+      for (let k = 0; k < i; k++) setField(out, keys[k], doc[keys[k]]);
+    }
+    setField(out, keys[i], value);
+  }
+  return out ?? doc;
 }
 
 /** A filter without its `$comment`s, which MongoDB accepts beside any predicate and ignores. */

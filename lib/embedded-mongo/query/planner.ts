@@ -7,6 +7,7 @@
  */
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
+import { extendedPattern } from "../storage/bson-values";
 import type { IndexSpec } from "../storage/index-spec";
 import { HIGH, Rank, encodeValue, isPlainObject, type KeyPrimitive } from "../storage/keys";
 import { isPlain, parseCollation, sameCollation, type Collation } from "./collation";
@@ -462,7 +463,8 @@ function toRegExp(v: { pattern: string; options: string }): RegExp | undefined {
 
 function safeRegExp(pattern: string, options: string): RegExp | undefined {
   try {
-    return new RegExp(pattern, options.replace(/[^imsu]/g, ""));
+    // Under `x` the pattern's whitespace and comments are no part of what it matches.
+    return new RegExp(options.includes("x") ? extendedPattern(pattern) : pattern, options.replace(/[^imsu]/g, ""));
   } catch {
     return undefined;
   }

@@ -5,7 +5,7 @@
  * instead, on its document or array (a hidden symbol), and the container's `toBSON` writes the
  * number back as that type. DBRefs stay plain `{$ref, $id}` documents, as MongoDB matches them.
  */
-import { BSON, Double, Long, type Document } from "bson";
+import { BSON, BSONError, BSONRegExp, Double, Long, type Document } from "bson";
 
 export type NumberType = "long" | "double";
 
@@ -13,20 +13,99 @@ const TYPES = Symbol("bsonNumberTypes");
 
 type Container = (Document | unknown[]) & { [TYPES]?: Map<string, NumberType> };
 
-const rawOptions = { promoteValues: false, promoteBuffers: false, validation: { utf8: false } } as const;
+// Regular expressions are read as BSON values and turned into patterns here (see promote): the
+// driver's own conversion writes `s` (dotAll) as JavaScript's `g` and drops `x`.
+const rawOptions = {
+  promoteValues: false,
+  promoteBuffers: false,
+  bsonRegExp: true,
+  validation: { utf8: false },
+} as const;
 
 /** A BSON document read into server values (see the module comment). */
 export function decodeDocument(bytes: Uint8Array): Document {
-  let raw: Document;
   try {
-    raw = BSON.deserialize(bytes, rawOptions);
+    return promote(BSON.deserialize(bytes, rawOptions)) as Document;
+  } catch (err) {
+    // A regex option no BSON regex has (a raw client's bytes) is read as the driver reads it, ignored.
+    if (!(err instanceof BSONError) || !/regular expression option/.test(err.message)) throw err;
+    return promote(BSON.deserialize(bytes, { ...rawOptions, bsonRegExp: false })) as Document;
+  }
+}
+
+/**
+ * A BSON regular expression as a JavaScript pattern that matches as MongoDB's PCRE does (`s`:
+ * `.` matches a newline; `x`: whitespace and `#` comments of the pattern ignored), keeping the
+ * pattern and options exactly as given: it is written back as that same BSON value (`toBSON`),
+ * as MongoDB stores and returns a regex value unchanged.
+ */
+export class StoredRegExp extends RegExp {
+  // Private, so that code reading a value's own fields sees a pattern as it sees any RegExp.
+  readonly #pattern: string;
+  readonly #options: string;
+
+  constructor(pattern: string, options: string) {
+    super(options.includes("x") ? extendedPattern(pattern) : pattern, options.replace(/[^ims]/g, ""));
+    this.#pattern = pattern;
+    this.#options = BSONRegExp.parseOptions(options);
+  }
+
+  get pattern(): string {
+    return this.#pattern;
+  }
+
+  get options(): string {
+    return this.#options;
+  }
+
+  toBSON(): BSONRegExp {
+    return new BSONRegExp(this.#pattern, this.#options);
+  }
+
+  // Methods that build a new pattern (replace, split, matchAll) make a plain RegExp.
+  static get [Symbol.species](): RegExpConstructor {
+    return RegExp;
+  }
+}
+
+/** A PCRE pattern under option `x` without its whitespace and `#` comments (kept inside `[...]` and when escaped). */
+export function extendedPattern(pattern: string): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") {
+      out += pattern.slice(i, i + 2);
+      i++;
+    } else if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+    } else if (c === "[") {
+      inClass = true;
+      out += c;
+      // A `]` right after `[` or `[^` is a literal member of the class, as PCRE reads it.
+      if (pattern[i + 1] === "^") out += pattern[++i];
+      if (pattern[i + 1] === "]") {
+        out += "\\]";
+        i++;
+      }
+    } else if (c === "#") {
+      while (i + 1 < pattern.length && pattern[i + 1] !== "\n") i++;
+    } else if (!" \t\n\v\f\r".includes(c)) out += c;
+  }
+  return out;
+}
+
+/** The pattern a BSON regular expression matches as, or the BSON value itself when JavaScript cannot compile it. */
+function patternOf(value: BSONRegExp): StoredRegExp | BSONRegExp {
+  try {
+    return new StoredRegExp(value.pattern, value.options);
   } catch (err) {
     // A regular expression JavaScript cannot compile (`[`, PCRE-only syntax) is still a valid
     // BSON value: MongoDB stores it, and refuses it only when a query uses it (filter.ts).
     if (!(err instanceof SyntaxError)) throw err;
-    raw = BSON.deserialize(bytes, { ...rawOptions, bsonRegExp: true });
+    return value;
   }
-  return promote(raw) as Document;
 }
 
 /** Sizes of the values of fixed size, by BSON type (double, undefined, ObjectId, bool, date, null, int32, timestamp, int64, decimal, min and max keys). */
@@ -189,6 +268,7 @@ function promote(value: unknown): unknown {
     for (const [k, v] of Object.entries(ref.fields ?? {})) setField(out, k, child(out, k, v));
     return out;
   }
+  if (bsonType === "BSONRegExp") return patternOf(value as BSONRegExp);
   if (bsonType !== undefined || value instanceof Date || value instanceof RegExp || ArrayBuffer.isView(value))
     return value;
   const out: Document = {};

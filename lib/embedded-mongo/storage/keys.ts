@@ -8,6 +8,7 @@
  */
 import { EJSON, type Document } from "bson";
 import { MongoCommandError } from "../errors";
+import { StoredRegExp } from "./bson-values";
 
 export type KeyPrimitive = string | number;
 export type KeyPart = [number, KeyPrimitive];
@@ -69,7 +70,13 @@ export function encodeValue(value: unknown, limit = MAX_STRING_KEY): { part: Key
       return { part: [Rank.Boolean, value ? 1 : 0], exact: true };
   }
   if (value instanceof Date) return { part: [Rank.Date, value.getTime() || 0], exact: true };
-  if (value instanceof RegExp) return { part: [Rank.RegExp, `${value.source}/${value.flags}`], exact: true };
+  if (value instanceof RegExp) {
+    // A regex with options JavaScript has no flag for (`x`, `u`, `l`; `s` was once read as `g`)
+    // is keyed by its BSON pattern and options; the others keep the key they were indexed under.
+    if (value instanceof StoredRegExp && /[^im]/.test(value.options))
+      return { part: [Rank.RegExp, `${value.pattern}/${value.options}`], exact: true };
+    return { part: [Rank.RegExp, `${value.source}/${value.flags}`], exact: true };
+  }
   if (Array.isArray(value)) return truncated(Rank.Array, EJSON.stringify(value as Document[]), limit);
   const v = value as Record<string, unknown> & { toString(radix?: number): string };
   switch (bsonType(value)) {

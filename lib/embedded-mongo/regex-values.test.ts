@@ -1,0 +1,182 @@
+/**
+ * A BSON regular expression stored in a document keeps its pattern and options exactly (MongoDB
+ * stores `i m s x u l` as given, alphabetized), through every read and write; a `$regex` with `s`
+ * or `x` matches as MongoDB's PCRE does. Through the driver with `bsonRegExp: true`, which shows
+ * the exact stored options.
+ */
+import fc from "fast-check";
+import { BSONRegExp, MongoClient, type Document } from "mongodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempServerForThisFile } from "./testing/temp-server";
+
+const server = tempServerForThisFile("regexvalues");
+let client: MongoClient;
+let n = 0;
+/** Documents of a number `_id` and any fields (the driver's own type assumes an ObjectId). */
+type Doc = { _id: number } & Document;
+const fresh = () => client.db("regexvalues").collection<Doc>(`c${n++}`);
+
+beforeAll(async () => {
+  client = await MongoClient.connect(server.uri, { bsonRegExp: true });
+});
+afterAll(async () => {
+  await client?.close();
+});
+
+/** Every option alone, and combinations of them. */
+const OPTIONS = ["", "i", "m", "s", "x", "u", "l", "is", "sx", "imsx", "ilmsux"];
+const shown = (v: unknown) => {
+  const re = v as BSONRegExp;
+  return { pattern: re.pattern, options: re.options };
+};
+const value = (options: string) => new BSONRegExp("a.b # c", options);
+
+describe("a stored regular expression keeps its pattern and options", () => {
+  it.each(OPTIONS)(
+    "options %j: insert, find, projection, update of another field, replace, findAndModify",
+    async (options) => {
+      const c = fresh();
+      const expected = { pattern: "a.b # c", options };
+      await c.insertOne({ _id: 1, re: value(options), list: [value(options)], n: 0 });
+      expect(shown((await c.findOne({ _id: 1 }))!.re)).toEqual(expected);
+      expect(shown((await c.findOne({ _id: 1 }, { projection: { re: 1 } }))!.re)).toEqual(expected);
+      expect(shown((await c.findOne({ _id: 1 }, { projection: { n: 0 } }))!.list[0])).toEqual(expected);
+
+      await c.updateOne({ _id: 1 }, { $set: { n: 1 } });
+      const updated = (await c.findOne({ _id: 1 }))!;
+      expect(shown(updated.re)).toEqual(expected);
+      expect(shown((updated.list as unknown[])[0])).toEqual(expected);
+      expect(updated.n).toBe(1);
+
+      const found = await c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } }, { returnDocument: "after" });
+      expect(shown(found!.re)).toEqual(expected);
+      const before = await c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } }, { returnDocument: "before" });
+      expect(shown(before!.re)).toEqual(expected);
+
+      await c.replaceOne({ _id: 1 }, { other: value(options) });
+      expect(shown((await c.findOne({ _id: 1 }))!.other)).toEqual(expected);
+      const replaced = await c.findOneAndReplace({ _id: 1 }, { again: value(options) }, { returnDocument: "after" });
+      expect(shown(replaced!.again)).toEqual(expected);
+
+      await c.updateOne({ _id: 1 }, { $set: { set: value(options) } });
+      expect(shown((await c.findOne({ _id: 1 }))!.set)).toEqual(expected);
+      await c.updateOne({ _id: 2 }, { $setOnInsert: { up: value(options) } }, { upsert: true });
+      expect(shown((await c.findOne({ _id: 2 }))!.up)).toEqual(expected);
+    },
+  );
+
+  it.each(OPTIONS)("options %j: aggregate $project, $addFields, $group $push", async (options) => {
+    const c = fresh();
+    const expected = { pattern: "a.b # c", options };
+    await c.insertMany([
+      { _id: 1, re: value(options), k: 1 },
+      { _id: 2, re: value(options), k: 1 },
+    ]);
+    const [projected] = await c.aggregate([{ $match: { _id: 1 } }, { $project: { re: 1, copy: "$re" } }]).toArray();
+    expect(shown(projected.re)).toEqual(expected);
+    expect(shown(projected.copy)).toEqual(expected);
+    const [added] = await c.aggregate([{ $match: { _id: 1 } }, { $addFields: { copy: "$re", n: 1 } }]).toArray();
+    expect(shown(added.re)).toEqual(expected);
+    expect(shown(added.copy)).toEqual(expected);
+    const [grouped] = await c.aggregate([{ $group: { _id: "$k", all: { $push: "$re" } } }]).toArray();
+    expect((grouped.all as unknown[]).map(shown)).toEqual([expected, expected]);
+  });
+
+  it.each(OPTIONS)("options %j: nested values, $push, an index on the field, bulk writes", async (options) => {
+    const c = fresh();
+    const expected = { pattern: "a.b # c", options };
+    await c.createIndex({ re: 1 });
+    await c.insertOne({ _id: 1, re: value(options), list: [] });
+    await c.updateOne({ _id: 1 }, { $set: { sub: { re: value(options), arr: [value(options)] } } });
+    await c.updateOne({ _id: 1 }, { $push: { list: value(options) } } as Document);
+    await c.updateOne({ _id: 1 }, [{ $set: { piped: "$re", n: 1 } }]);
+    await c.bulkWrite([{ updateOne: { filter: { _id: 1 }, update: { $inc: { n: 1 } } } }]);
+    const doc = (await c.findOne({ _id: 1 }))!;
+    const sub = doc.sub as { re: unknown; arr: unknown[] };
+    expect([doc.re, sub.re, sub.arr[0], (doc.list as unknown[])[0], doc.piped].map(shown)).toEqual(
+      Array(5).fill(expected),
+    );
+    // The index holds the regex value: read through it, and a delete leaves no entry behind.
+    expect(shown((await c.find({}, { hint: { re: 1 } }).toArray())[0].re)).toEqual(expected);
+    await c.deleteOne({ _id: 1 });
+    expect(await c.countDocuments({}, { hint: { re: 1 } })).toBe(0);
+  });
+
+  it.each(OPTIONS)("options %j: change streams and transactions", async (options) => {
+    const c = fresh();
+    await c.insertOne({ _id: 0 });
+    const expected = { pattern: "a.b # c", options };
+    const stream = c.watch([], { fullDocument: "updateLookup" });
+    const events: Document[] = [];
+    const next = async () => events.push((await stream.next()) as Document);
+    await stream.tryNext();
+    await c.insertOne({ _id: 1, re: value(options) });
+    await next();
+    await c.updateOne({ _id: 1 }, { $set: { n: 1, other: value(options) } });
+    await next();
+    await stream.close();
+    expect(shown(events[0].fullDocument.re)).toEqual(expected);
+    expect(shown(events[1].fullDocument.re)).toEqual(expected);
+    expect(shown(events[1].updateDescription.updatedFields.other)).toEqual(expected);
+
+    const session = client.startSession();
+    try {
+      await session.withTransaction(async () => {
+        await c.insertOne({ _id: 2, re: value(options) }, { session });
+        await c.updateOne({ _id: 1 }, { $set: { n: 2 } }, { session });
+        expect(shown((await c.findOne({ _id: 2 }, { session }))!.re)).toEqual(expected);
+        expect(shown((await c.findOne({ _id: 1 }, { session }))!.re)).toEqual(expected);
+      });
+    } finally {
+      await session.endSession();
+    }
+    expect(shown((await c.findOne({ _id: 1 }))!.re)).toEqual(expected);
+    expect(shown((await c.findOne({ _id: 2 }))!.re)).toEqual(expected);
+  });
+
+  it("a random pattern and options round-trip through insert, update of another field and find", async () => {
+    const c = fresh();
+    let id = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: fc.constantFrom("a", ".", " ", "#", "\n", "\\", "[", "]", "(", ")", "*", "é", "b") }),
+        fc.subarray(["i", "l", "m", "s", "u", "x"]),
+        async (pattern, flags) => {
+          const options = flags.join("");
+          const _id = id++;
+          await c.insertOne({ _id, re: new BSONRegExp(pattern, options) });
+          await c.updateOne({ _id }, { $set: { n: _id } });
+          const doc = (await c.findOne({ _id }))!;
+          expect(shown(doc.re)).toEqual({ pattern, options });
+          expect(doc.n).toBe(_id);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe("$regex with the options s and x matches as PCRE does", () => {
+  it("s lets `.` match a newline; x ignores whitespace and # comments", async () => {
+    const c = fresh();
+    await c.insertMany([
+      { _id: 1, s: "a\nb" },
+      { _id: 2, s: "ab" },
+      { _id: 3, s: "a b" },
+      { _id: 4, s: "A\nB" },
+    ]);
+    const ids = async (filter: Document) => (await c.find(filter, { sort: { _id: 1 } }).toArray()).map((d) => d._id);
+    expect(await ids({ s: { $regex: "^a.b$" } })).toEqual([3]);
+    expect(await ids({ s: { $regex: "^a.b$", $options: "s" } })).toEqual([1, 3]);
+    expect(await ids({ s: { $regex: "^a.b$", $options: "is" } })).toEqual([1, 3, 4]);
+    expect(await ids({ s: { $regex: "^a b$ # a comment", $options: "x" } })).toEqual([2]);
+    expect(await ids({ s: { $regex: "^a\\ b$", $options: "x" } })).toEqual([3]);
+    expect(await ids({ s: { $regex: "^a[ ]b$", $options: "x" } })).toEqual([3]);
+    expect(await ids({ s: { $regex: "^a . b $", $options: "sx" } })).toEqual([1, 3]);
+    expect(await ids({ s: new BSONRegExp("^a.b$", "s") })).toEqual([1, 3]);
+    expect(await ids({ s: new BSONRegExp("^a b$ # c", "x") })).toEqual([2]);
+    expect(await ids({ s: { $in: [new BSONRegExp("^A.B$", "is")] } })).toEqual([1, 3, 4]);
+    expect(await ids({ s: { $not: new BSONRegExp("^a . b$", "sx") } })).toEqual([2, 4]);
+    expect(await ids({ s: { $regex: new BSONRegExp("^a b$", "x") } })).toEqual([2]);
+  });
+});
