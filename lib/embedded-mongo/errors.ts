@@ -56,6 +56,8 @@ const ErrorCodes = {
   Location40218: 40218,
   Location51024: 51024,
   Location51091: 51091,
+  Location51075: 51075,
+  Location51108: 51108,
   Location17420: 17420,
   MechanismUnavailable: 334,
   WriteConflict: 112,

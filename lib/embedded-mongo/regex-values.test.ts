@@ -178,5 +178,32 @@ describe("$regex with the options s and x matches as PCRE does", () => {
     expect(await ids({ s: { $in: [new BSONRegExp("^A.B$", "is")] } })).toEqual([1, 3, 4]);
     expect(await ids({ s: { $not: new BSONRegExp("^a . b$", "sx") } })).toEqual([2, 4]);
     expect(await ids({ s: { $regex: new BSONRegExp("^a b$", "x") } })).toEqual([2]);
+    expect(await ids({ s: { $regex: new BSONRegExp("^a b$"), $options: "x" } })).toEqual([2]);
+    expect(await ids({ s: { $not: { $regex: "^a . b$", $options: "sx" } } })).toEqual([2, 4]);
+    expect(
+      await ids({ $or: [{ s: { $elemMatch: { $regex: "x" } } }, { s: { $regex: "^a # c\n b$", $options: "x" } }] }),
+    ).toEqual([2]);
+  });
+
+  it("in an aggregation's $match", async () => {
+    const c = fresh();
+    await c.insertMany([
+      { _id: 1, s: "a\nb" },
+      { _id: 2, s: "ab" },
+    ]);
+    const matched = await c.aggregate([{ $match: { s: { $regex: "^a . b$", $options: "sx" } } }]).toArray();
+    expect(matched.map((d) => d._id)).toEqual([1]);
+  });
+
+  it("refuses an option MongoDB has not, and options given twice", async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, s: "ab" });
+    await expect(c.findOne({ s: { $regex: "a", $options: "g" } })).rejects.toMatchObject({
+      code: 51108,
+      message: expect.stringContaining("invalid flag in regex options: g"),
+    });
+    await expect(c.findOne({ s: { $regex: new BSONRegExp("a", "i"), $options: "s" } })).rejects.toMatchObject({
+      code: 51075,
+    });
   });
 });

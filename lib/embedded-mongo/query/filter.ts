@@ -59,8 +59,9 @@ function namesExpr(value: unknown): boolean {
 
 function compile(filter: Document, options?: Partial<Options>): Query {
   checkFilter(filter);
+  const patterned = withPatterns(withoutComments(filter));
   try {
-    const rewritten = rewriteTypeOperators(withPatterns(withoutComments(filter)) as Document);
+    const rewritten = rewriteTypeOperators(patterned as Document);
     // A value with a `__proto__` field ({a: {__proto__: 1}}) is a document like any other to
     // MongoDB; mingo would read the name as the object's prototype, so the field is renamed in
     // the filter and in each document it tests (paths through it are already `$protoPath`).
@@ -135,10 +136,21 @@ function conditionPatterns(cond: unknown, depth: number): unknown {
   const out = copyChanged(cond, (op, value) =>
     op === "$not" ? conditionPatterns(value, depth + 1) : op === "$elemMatch" ? withPatterns(value, depth + 1) : value,
   );
-  if (typeof out.$regex !== "string" || (out.$options !== undefined && typeof out.$options !== "string")) return out;
+  if (out.$options !== undefined && typeof out.$options !== "string") return out;
+  const options = out.$options as string | undefined;
+  const bad = options && [...options].find((c) => !"ilmsux".includes(c));
+  if (bad) throw new MongoCommandError("Location51108", `invalid flag in regex options: ${bad}`);
+  let source = out.$regex;
+  if (source instanceof RegExp) {
+    if (options === undefined) return out;
+    const own = source instanceof StoredRegExp ? source.options : source.flags;
+    if (own && options) throw new MongoCommandError("Location51075", "options set in both $regex and $options");
+    source = source instanceof StoredRegExp ? source.pattern : source.source;
+  }
+  if (typeof source !== "string") return out;
   let pattern: StoredRegExp;
   try {
-    pattern = new StoredRegExp(out.$regex, (out.$options as string | undefined) ?? "");
+    pattern = new StoredRegExp(source, options ?? "");
   } catch {
     return out; // A pattern JavaScript cannot compile is left as it is, for mingo to refuse.
   }
