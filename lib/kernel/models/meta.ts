@@ -14,3 +14,17 @@ export const Meta = defineModel(
     { ...schemaOptions, collection: "meta" },
   ),
 );
+
+/**
+ * Runs the one-time fill `name` unless the database records it done, then records it: each start
+ * of every process then costs one read instead of scanning a collection (docs/architecture.md#the-flow-of-a-request).
+ */
+export async function oncePerDatabase(name: string, fill: () => Promise<unknown>): Promise<void> {
+  if ((await Meta.findById(name).lean())?.done) return;
+  await fill();
+  await Meta.updateOne(
+    { _id: name },
+    { $set: { done: true }, $setOnInsert: { companyId: null, createdAt: new Date() } },
+    { upsert: true },
+  );
+}

@@ -1,4 +1,5 @@
 import { assertDatabaseReachable, connect } from "@/lib/kernel/db";
+import { oncePerDatabase } from "@/lib/kernel/models/meta";
 import { MODELS } from "@/lib/platform/startup/models";
 import { bootstrap, type BootstrapResult } from "@/lib/resources/spanning/companies";
 import { backfillSurveySearch } from "@/lib/resources/surveys/repository";
@@ -53,8 +54,9 @@ export async function prepare(as: ProcessRole): Promise<BootstrapResult> {
   await ensureIndexes();
   const first = await bootstrap({ generatePassword: as === "server" });
   await backfillSurveySearch();
-  await backfillMembershipActive();
-  await backfillNameSort();
+  // Each scans every user: once per database, not at every start of every process.
+  await oncePerDatabase("usersMembershipActive", backfillMembershipActive);
+  await oncePerDatabase("usersNameSort", backfillNameSort);
   return first;
 }
 
