@@ -78,6 +78,10 @@ describe("a stored regular expression keeps its pattern and options", () => {
     const [added] = await c.aggregate([{ $match: { _id: 1 } }, { $addFields: { copy: "$re", n: 1 } }]).toArray();
     expect(shown(added.re)).toEqual(expected);
     expect(shown(added.copy)).toEqual(expected);
+    const [faceted] = await c
+      .aggregate([{ $facet: { f: [{ $match: { _id: 1 } }, { $project: { re: 1 } }] } }])
+      .toArray();
+    expect(shown(faceted.f[0].re)).toEqual(expected);
     const [grouped] = await c.aggregate([{ $group: { _id: "$k", all: { $push: "$re" } } }]).toArray();
     expect((grouped.all as unknown[]).map(shown)).toEqual([expected, expected]);
   });
@@ -193,6 +197,10 @@ describe("$regex with the options s and x matches as PCRE does", () => {
     ]);
     const matched = await c.aggregate([{ $match: { s: { $regex: "^a . b$", $options: "sx" } } }]).toArray();
     expect(matched.map((d) => d._id)).toEqual([1]);
+    const later = await c
+      .aggregate([{ $project: { s: 1 } }, { $match: { s: { $regex: "^a . b$", $options: "sx" } } }])
+      .toArray();
+    expect(later.map((d) => d._id)).toEqual([1]);
   });
 
   it("refuses an option MongoDB has not, and options given twice", async () => {

@@ -4,10 +4,14 @@
  * collection (mingo would only notice it while running, in its own words).
  */
 import type { Document } from "bson";
+import { Aggregator } from "mingo/aggregator";
 import { Lazy } from "mingo/lazy";
 import * as mingoStages from "mingo/operators/pipeline";
+import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
+import { copyDocument, setField } from "../storage/bson-values";
 import { isPlainObject } from "../storage/keys";
+import { withPatterns } from "./regex-options";
 import { rewriteTypeOperators } from "./type-operators";
 
 /**
@@ -210,7 +214,27 @@ function sampleStage(coll: { transform(f: (xs: unknown[]) => unknown): unknown }
   });
 }
 
-export const OWN_STAGES = { $__sample: sampleStage };
+/**
+ * `$facet`, each sub-pipeline running on its own copy of the documents made as the server copies
+ * a document (a BSON round trip): mingo's deep copy would turn a stored regular expression into a
+ * plain RegExp, losing the options JavaScript has no flag for (bson-values.ts).
+ */
+function facetStage(
+  coll: { transform(f: (xs: unknown[]) => unknown): unknown },
+  expr: Record<string, Document[]>,
+  options: Options,
+): unknown {
+  return coll.transform((xs) => {
+    const out: Document = {};
+    for (const key of Object.keys(expr)) {
+      const copies = xs.map((x) => (isPlainObject(x) ? copyDocument(x as Document) : x));
+      setField(out, key, new Aggregator(expr[key], options).run(copies));
+    }
+    return Lazy([out]);
+  });
+}
+
+export const OWN_STAGES = { $__sample: sampleStage, $facet: facetStage };
 
 /**
  * The pipeline with every `$sample` (also inside `$facet`, `$lookup`, `$unionWith`) as
@@ -221,7 +245,7 @@ export function withOwnStages(pipeline: Document[]): Document[] {
   return pipeline.map((stage) => {
     if (!isPlainObject(stage)) return stage;
     if (isPlainObject(stage.$sample)) return { $__sample: stage.$sample };
-    if (isPlainObject(stage.$match)) return { $match: rewriteTypeOperators(stage.$match) };
+    if (isPlainObject(stage.$match)) return { $match: rewriteTypeOperators(withPatterns(stage.$match) as Document) };
     if (isPlainObject(stage.$facet))
       return {
         $facet: Object.fromEntries(
