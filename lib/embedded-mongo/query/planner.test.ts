@@ -217,6 +217,50 @@ describe("index use on a collection of 5,000 users", () => {
   });
 });
 
+describe("a page whose newest records do not match", () => {
+  // The newest records of the sort order fail the filter (a run of fresh writes of another kind):
+  // the walk in sort order finds its first match late, while an index on the filter's field finds
+  // matches at once but must read and sort all of them. MongoDB's multi-planner counts a plan that
+  // still has to sort as having returned nothing yet, so the walk is chosen (docs: query planning).
+  const coll = () => db.collection("fresh_writes");
+  const base = Date.UTC(2026, 0, 1);
+  const fresh = (count: number, older: number) =>
+    Array.from({ length: count + older }, (_, i) => ({
+      _id: i,
+      company: "a",
+      modifiedAt: new Date(base + i * 1000),
+      // The newest `count` records are of another kind.
+      kind: i >= older ? "fresh" : "common",
+    }));
+
+  it.each([
+    ["2,000 newest records, found within the race", 2_000, 3_000],
+    ["11,000 newest records, past the race's 10,000 steps", 11_000, 13_000],
+  ])(
+    "walks the sort order for a page when the %s do not match",
+    async (_name, count, older) => {
+      await coll()
+        .drop()
+        .catch(() => undefined);
+      const docs = fresh(count, older);
+      for (let i = 0; i < docs.length; i += 5000) await coll().insertMany(docs.slice(i, i + 5000));
+      await coll().createIndexes([{ key: { company: 1, modifiedAt: 1 } }, { key: { kind: 1 } }]);
+      const find = { filter: { company: "a", kind: "common" }, sort: { modifiedAt: -1 }, limit: 10 };
+      const e = await explain("fresh_writes", find);
+      expect(leaf(e.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", indexName: "company_1_modifiedAt_1" });
+      // The walk reads the fresh run and then ten matches; the other plan would read every match.
+      expect(e.executionStats.totalDocsExamined).toBeLessThanOrEqual(count + 10);
+      const page = await coll().find(find.filter).sort(find.sort).limit(10).toArray();
+      expect(page.map((d) => d._id)).toEqual(Array.from({ length: 10 }, (_, i) => older - 1 - i));
+      // Cached, the plan answers the same page again.
+      expect((await coll().find(find.filter).sort(find.sort).limit(10).toArray()).map((d) => d._id)).toEqual(
+        page.map((d) => d._id),
+      );
+    },
+    60_000,
+  );
+});
+
 describe("multikey and compound indexes answer as a scan does", () => {
   const both = async (name: string, docs: Doc[], indexes: Document[]) => {
     for (const suffix of ["_plain", "_indexed"]) {

@@ -156,7 +156,8 @@ interface Runner {
   done: boolean;
 }
 
-const TRIAL_WORKS = 1000;
+/** MongoDB's `internalQueryPlanEvaluationWorks`: the longest a race runs before scoring the plans. */
+const TRIAL_WORKS = 10_000;
 
 /** Pulls one candidate; returns false when the plan has no more. */
 function step(runner: Runner, query: Query): boolean {
@@ -173,9 +174,12 @@ function step(runner: Runner, query: Query): boolean {
 /**
  * Runs the candidate plans side by side, one document each in turn, until one of them has
  * everything it needs: all its candidates, or (walking in sort order) enough matches for the
- * page. Past the trial budget the most productive plan wins, preferring one that sorts.
+ * page. Past the trial budget the most productive plan wins, preferring one that sorts. As in
+ * MongoDB's multi-planner, a plan whose matches still need sorting in memory has returned nothing
+ * yet (its sort answers only once its input ends), so a walk in sort order that has not reached a
+ * match is never beaten by a plan that would read and sort every match.
  */
-function* race(runners: Runner[], query: Query, wanted: number): Work<Runner> {
+function* race(runners: Runner[], query: Query, wanted: number, sorting: boolean): Work<Runner> {
   for (let round = 0; round < TRIAL_WORKS; round++) {
     if (due(round + 1)) yield;
     for (const runner of runners) {
@@ -183,7 +187,8 @@ function* race(runners: Runner[], query: Query, wanted: number): Work<Runner> {
       if (runner.sortedByPlan && wanted > 0 && runner.matches.length >= wanted) return runner;
     }
   }
-  const productivity = (r: Runner) => r.matches.length / Math.max(1, r.works) + (r.sortedByPlan ? 1e-6 : 0);
+  const returned = (r: Runner) => (sorting && !r.sortedByPlan ? 0 : r.matches.length);
+  const productivity = (r: Runner) => returned(r) / Math.max(1, r.works) + (r.sortedByPlan ? 1e-6 : 0);
   return runners.reduce((best, r) => (productivity(r) > productivity(best) ? r : best));
 }
 
@@ -253,7 +258,7 @@ export function* findWork(
   }
   if (!winner) {
     const runners = plans.map(runner);
-    winner = runners.length === 1 ? runners[0] : yield* race(runners, query, wanted);
+    winner = runners.length === 1 ? runners[0] : yield* race(runners, query, wanted, Boolean(sort));
     while (!finished(winner)) {
       step(winner, query);
       if (due(winner.works)) yield;
