@@ -245,7 +245,7 @@ describe("a page whose newest records do not match", () => {
       const docs = fresh(count, older);
       for (let i = 0; i < docs.length; i += 5000) await coll().insertMany(docs.slice(i, i + 5000));
       await coll().createIndexes([{ key: { company: 1, modifiedAt: 1 } }, { key: { kind: 1 } }]);
-      const find = { filter: { company: "a", kind: "common" }, sort: { modifiedAt: -1 }, limit: 10 };
+      const find = { filter: { company: "a", kind: "common" }, sort: { modifiedAt: -1 as const }, limit: 10 };
       const e = await explain("fresh_writes", find);
       expect(leaf(e.queryPlanner.winningPlan)).toMatchObject({ stage: "IXSCAN", indexName: "company_1_modifiedAt_1" });
       // The walk reads the fresh run and then ten matches; the other plan would read every match.
