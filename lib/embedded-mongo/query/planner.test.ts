@@ -222,7 +222,7 @@ describe("a page whose newest records do not match", () => {
   // the walk in sort order finds its first match late, while an index on the filter's field finds
   // matches at once but must read and sort all of them. MongoDB's multi-planner counts a plan that
   // still has to sort as having returned nothing yet, so the walk is chosen (docs: query planning).
-  const coll = () => db.collection("fresh_writes");
+  const coll = () => db.collection<{ _id: number; company: string; modifiedAt: Date; kind: string }>("fresh_writes");
   const base = Date.UTC(2026, 0, 1);
   const fresh = (count: number, older: number) =>
     Array.from({ length: count + older }, (_, i) => ({
