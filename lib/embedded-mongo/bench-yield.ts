@@ -7,35 +7,20 @@
  * in bench.ts. Prints figures only: nothing here passes or fails on a time.
  */
 import { MongoClient } from "mongodb";
-import { fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { startEmbeddedMongo } from "./index";
+import { serve, startServerProcess } from "./bench-process";
 
 const TOTAL = Number(process.env.BENCH_DOCS ?? 200_000);
 const FINDS = Number(process.env.FINDS ?? 20);
 /** No index serves a suffix: the count reads every document. */
 const EVERY = { email: { $regex: "example$" } };
 
-async function serve(dir: string): Promise<void> {
-  const server = await startEmbeddedMongo({ dir });
-  process.send?.({ uri: server.uri });
-  process.on("disconnect", () => void server.close().then(() => process.exit(0)));
-}
-
-function startServerProcess(dir: string): Promise<{ uri: string; stop: () => void }> {
-  const child = fork(__filename, ["--serve", dir], { execArgv: process.execArgv, stdio: "inherit" });
-  return new Promise((resolve, reject) => {
-    child.once("message", (m) => resolve({ uri: (m as { uri: string }).uri, stop: () => child.disconnect() }));
-    child.once("exit", (code) => reject(new Error(`database process exited with ${code}`)));
-  });
-}
-
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-yield-"));
-  const server = await startServerProcess(dir);
+  const server = await startServerProcess(__filename, dir);
   const counting = await MongoClient.connect(server.uri);
   const finding = await MongoClient.connect(server.uri);
   try {

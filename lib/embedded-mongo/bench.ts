@@ -7,13 +7,12 @@
  * Prints figures only: these machines are shared, so nothing here passes or fails on a time.
  */
 import { MongoClient, ObjectId } from "mongodb";
-import { fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseCommandLine } from "../base/shared/command-line";
-import { startEmbeddedMongo } from "./index";
+import { serve, startServerProcess } from "./bench-process";
 
 const TOTAL = Number(process.env.BENCH_DOCS ?? 100_000);
 const BATCH = 1000;
@@ -39,24 +38,9 @@ async function time(label: string, runs: number, fn: (i: number) => Promise<unkn
   return p50;
 }
 
-/** Child process: serve `dir` and report the URI to the parent. */
-async function serve(dir: string): Promise<void> {
-  const server = await startEmbeddedMongo({ dir });
-  process.send?.({ uri: server.uri });
-  process.on("disconnect", () => void server.close().then(() => process.exit(0)));
-}
-
-function startServerProcess(dir: string): Promise<{ uri: string; stop: () => void }> {
-  const child = fork(__filename, ["--serve", dir], { execArgv: process.execArgv, stdio: "inherit" });
-  return new Promise((resolve, reject) => {
-    child.once("message", (m) => resolve({ uri: (m as { uri: string }).uri, stop: () => child.disconnect() }));
-    child.once("exit", (code) => reject(new Error(`database process exited with ${code}`)));
-  });
-}
-
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-db-"));
-  const server = await startServerProcess(dir);
+  const server = await startServerProcess(__filename, dir);
   const client = await MongoClient.connect(server.uri);
   try {
     const users = client.db("bench").collection("users");
