@@ -37,8 +37,8 @@ const pageOf = (companyId: string): UserRecordsQuery => ({
   limit: 10,
 });
 
-describe("reads on the read worker", () => {
-  // One worker, whatever the default on this machine's cores (docs/architecture.md#read-workers).
+/** One read worker for the enclosing describe, whatever the default on this machine's cores (docs/architecture.md#read-workers). */
+function oneReadWorker(): void {
   let previous: string | undefined;
   beforeAll(() => {
     previous = process.env.READ_WORKERS;
@@ -48,6 +48,10 @@ describe("reads on the read worker", () => {
     if (previous === undefined) delete process.env.READ_WORKERS;
     else process.env.READ_WORKERS = previous;
   });
+}
+
+describe("reads on the read worker", () => {
+  oneReadWorker();
   useTestDatabase();
 
   it("run on the worker the task of the name the callers pass with their function", () => {
@@ -162,15 +166,7 @@ describe("reads on the read worker", () => {
 });
 
 describe("writes on the read worker", () => {
-  let previous: string | undefined;
-  beforeAll(() => {
-    previous = process.env.READ_WORKERS;
-    process.env.READ_WORKERS = "1";
-  });
-  afterAll(() => {
-    if (previous === undefined) delete process.env.READ_WORKERS;
-    else process.env.READ_WORKERS = previous;
-  });
+  oneReadWorker();
   useTestDatabase();
   // `ready()` built the indexes once, on the first describe's database: the unique e-mail needs them here.
   beforeAll(() => ensureIndexes());
