@@ -13,8 +13,8 @@ import { countsChanged, sharedCount } from "@/lib/kernel/counts";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { isDuplicateKeyError } from "@/lib/kernel/errors";
 import { type ObjectId as Id, newId } from "@/lib/kernel/ids";
-import { Meta } from "@/lib/kernel/models";
 import { defineModel, driverCollection, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import { oncePerDatabase } from "@/lib/kernel/models/meta";
 import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/kernel/models/read";
 import { Answer, type AnswerDoc } from "@/lib/resources/answers/repository";
 import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
@@ -417,24 +417,20 @@ const BACKFILL_MARKER = "surveySearchPrefixes";
  * `meta` records that it ran, so later starts cost one read. Returns how many were filled.
  */
 export async function backfillSurveySearch(): Promise<number> {
-  if ((await Meta.findById(BACKFILL_MARKER).lean())?.done) return 0;
   let filled = 0;
-  const missing = surveys().find({ searchPrefixes: { $exists: false } }, { projection: { code: 1, name: 1 } });
-  for await (const doc of missing) {
-    const code = String(doc.code ?? "");
-    const name = String(doc.name ?? "");
-    // Only if still missing: a PATCH in between has already set both from the newer values.
-    const result = await surveys().updateOne(
-      { _id: doc._id, searchPrefixes: { $exists: false } },
-      { $set: { nameLower: lower(name), searchPrefixes: surveySearchPrefixes(code, name) } },
-    );
-    filled += result.modifiedCount;
-  }
-  await Meta.updateOne(
-    { _id: BACKFILL_MARKER },
-    { $set: { done: true }, $setOnInsert: { companyId: null, createdAt: new Date() } },
-    { upsert: true },
-  );
+  await oncePerDatabase(BACKFILL_MARKER, async () => {
+    const missing = surveys().find({ searchPrefixes: { $exists: false } }, { projection: { code: 1, name: 1 } });
+    for await (const doc of missing) {
+      const code = String(doc.code ?? "");
+      const name = String(doc.name ?? "");
+      // Only if still missing: a PATCH in between has already set both from the newer values.
+      const result = await surveys().updateOne(
+        { _id: doc._id, searchPrefixes: { $exists: false } },
+        { $set: { nameLower: lower(name), searchPrefixes: surveySearchPrefixes(code, name) } },
+      );
+      filled += result.modifiedCount;
+    }
+  });
   return filled;
 }
 
