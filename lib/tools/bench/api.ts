@@ -328,6 +328,9 @@ async function benchCursorDepth(headers: Record<string, string>, depthTable: Ben
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
+/** Seconds of load each side of the whole-server table gets before it is measured. */
+const WHOLE_SERVER_WARM_UP_S = 10;
+
 /**
  * The whole server's req/s with one server process and with WEB_CONCURRENCY's default, on the same
  * database process, taking turns slice by slice, and the CPU each process used meanwhile (of the
@@ -370,7 +373,9 @@ async function benchProcesses(server: BenchServer, headers: Record<string, strin
       database: 0,
       self: 0,
     }));
-    for (const side of sides) await load({ url: `${side.base}${path}`, headers }, 2); // warm-up
+    // The second server starts cold while the first may have served every table before: each side
+    // is warmed as long, so both run optimised code on grown heaps (docs/benchmarks.md, step 9).
+    for (const side of sides) await load({ url: `${side.base}${path}`, headers }, WHOLE_SERVER_WARM_UP_S);
     for (let round = 0; round < ROUNDS; round++) {
       for (const [index, side] of sides.entries()) {
         const before = {
