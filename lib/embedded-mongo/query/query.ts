@@ -16,6 +16,7 @@ import { compileFilter } from "./filter";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
 import { projectFind } from "./projection";
+import { readsDocument } from "./reads-document";
 import { sortWork } from "./sort";
 import { parseTextQuery, splitText, textIndexFor, textMatcher, textScores } from "./text";
 import { jsonSchemaOption } from "./validation";
@@ -91,21 +92,6 @@ function checkLetName(name: string): void {
     throw invalid(`'${name}' starts with an invalid character for a user variable name`);
   const bad = /[^a-zA-Z0-9_\u0080-\uffff]/.exec(name.slice(1));
   if (bad) throw invalid(`'${name}' contains an invalid character for a variable name: '${bad[0]}'`);
-}
-
-/** Whether an expression names a field of the current document (`$a`, `$$ROOT`, `$$CURRENT`). */
-function readsDocument(expression: unknown): boolean {
-  if (typeof expression === "string") {
-    if (!expression.startsWith("$")) return false;
-    if (!expression.startsWith("$$")) return true;
-    const variable = expression.slice(2).split(".")[0];
-    return variable === "ROOT" || variable === "CURRENT";
-  }
-  if (Array.isArray(expression)) return expression.some(readsDocument);
-  if (expression !== null && typeof expression === "object" && Object.getPrototypeOf(expression) === Object.prototype) {
-    return Object.entries(expression).some(([key, value]) => key !== "$literal" && readsDocument(value));
-  }
-  return false;
 }
 
 function* candidates(

@@ -15,6 +15,7 @@ import { MongoCommandError } from "../errors";
 import { setField } from "../storage/bson-values";
 import { isPlainObject, ownField, valuesAtPath } from "../storage/keys";
 import { compareCollated, type Collation } from "./collation";
+import { readsDocument } from "./reads-document";
 import { SCORE_FIELD } from "./text";
 
 /** A refusal with MongoDB's code (FailedToParse, TypeMismatch, or a numbered one without a name). */
@@ -182,19 +183,6 @@ function arithmetic(v: unknown, op: string): number {
       `Decimal128 values in ${op} of $setWindowFields are not supported by the embedded database: set MONGODB_URI to use a MongoDB server`,
     );
   return toNumber(v);
-}
-
-/** Whether an expression reads the current document (so it is not a constant). */
-function readsDocument(expr: unknown): boolean {
-  if (typeof expr === "string") {
-    if (!expr.startsWith("$")) return false;
-    if (!expr.startsWith("$$")) return true;
-    const variable = expr.slice(2).split(".")[0];
-    return variable === "ROOT" || variable === "CURRENT";
-  }
-  if (Array.isArray(expr)) return expr.some(readsDocument);
-  if (isPlainObject(expr)) return Object.entries(expr).some(([k, v]) => k !== "$literal" && readsDocument(v));
-  return false;
 }
 
 const TIME_UNITS: Record<TimeUnit, number> = {
