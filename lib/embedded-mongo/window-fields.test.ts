@@ -5,7 +5,7 @@
  * empty windows, and the refusals with MongoDB's codes.
  */
 import fc from "fast-check";
-import { MongoClient, type Collection, type Document } from "mongodb";
+import { Double, Int32, Long, MongoClient, type Collection, type Document } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempServerForThisFile } from "./testing/temp-server";
 
@@ -162,6 +162,104 @@ describe("accumulators over document windows", () => {
     const c = await seeded([{ _id: 1, t: 1, v: 3, stats: { keep: true }, total: "old" }]);
     const [row] = await run(c, { sortBy: { t: 1 }, output: { "stats.sum": { $sum: "$v" }, total: { $sum: "$v" } } });
     expect(row).toEqual({ _id: 1, t: 1, v: 3, stats: { keep: true, sum: 3 }, total: 3 });
+  });
+});
+
+describe("result types, as MongoDB's", () => {
+  const INT_MAX = 2 ** 31 - 1;
+  /** MongoDB's `$type` names of the BSON types the driver reads. */
+  const TYPE_NAMES: Record<string, string> = { Int32: "int", Long: "long", Double: "double", Array: "array" };
+  const typeOf = (v: unknown) =>
+    Array.isArray(v) ? "array" : (TYPE_NAMES[(v as { _bsontype?: string })?._bsontype ?? ""] ?? typeof v);
+  /** Each output's BSON type, as `$type` names it, by `_id` (read with the driver's BSON number classes). */
+  const types = async (c: Collection<Doc>, output: Document, sortBy: Document = { _id: 1 }) => {
+    const names = Object.keys(output);
+    const rows = await c.aggregate([{ $setWindowFields: { sortBy, output } }], { promoteValues: false }).toArray();
+    return Object.fromEntries(rows.map((r) => [typeOf(r._id) && Number(r._id), names.map((f) => typeOf(r[f]))]));
+  };
+
+  it("$sum keeps ints and longs, widens an int past its range to a long and a long past its range to a double", async () => {
+    const c = await seeded([
+      {
+        _id: 1,
+        i: new Int32(1),
+        l: Long.fromNumber(5),
+        d: new Double(2),
+        big: new Int32(INT_MAX),
+        top: Long.MAX_VALUE,
+      },
+      {
+        _id: 2,
+        i: new Int32(2),
+        l: Long.fromNumber(6),
+        d: new Double(3),
+        big: new Int32(INT_MAX),
+        top: Long.ONE,
+        m: Long.fromNumber(6),
+      },
+    ]);
+    const all = { documents: ["unbounded", "unbounded"] };
+    const running = { documents: ["unbounded", "current"] };
+    const sliding = { documents: [0, 1] };
+    const output = {
+      i: { $sum: "$i", window: all },
+      l: { $sum: "$l", window: all },
+      d: { $sum: "$d", window: all },
+      big: { $sum: "$big", window: all },
+      top: { $sum: "$top", window: all },
+      mixed: { $sum: "$m", window: all },
+      runningI: { $sum: "$i", window: running },
+      runningL: { $sum: "$l", window: running },
+      runningBig: { $sum: "$big", window: running },
+      slidingL: { $sum: "$l", window: sliding },
+      count: { $count: {}, window: all },
+      none: { $sum: "$missing", window: all },
+    };
+    expect(await types(c, output)).toEqual({
+      1: ["int", "long", "double", "long", "double", "long", "int", "long", "int", "long", "int", "int"],
+      2: ["int", "long", "double", "long", "double", "long", "int", "long", "long", "long", "int", "int"],
+    });
+    const [first] = await c.aggregate([{ $setWindowFields: { sortBy: { _id: 1 }, output } }]).toArray();
+    expect(first).toMatchObject({ i: 3, l: 11, d: 5, big: 2 * INT_MAX, top: 2 ** 63, count: 2, none: 0 });
+  });
+
+  it("$avg, $stdDevPop and the other computed results are doubles; $min, $max, $first, $last, $shift, $push keep their input's type", async () => {
+    const c = await seeded([
+      { _id: 1, i: new Int32(2), l: Long.fromNumber(5), d: new Double(2) },
+      { _id: 2, i: new Int32(2), l: Long.fromNumber(6), d: new Double(4) },
+    ]);
+    const all = { documents: ["unbounded", "unbounded"] };
+    expect(
+      await types(c, {
+        avg: { $avg: "$i", window: all },
+        dev: { $stdDevPop: "$i", window: all },
+        ema: { $expMovingAvg: { input: "$i", N: 2 } },
+        minL: { $min: "$l", window: all },
+        maxD: { $max: "$d", window: all },
+        firstD: { $first: "$d", window: all },
+        lastL: { $last: "$l", window: all },
+        shiftL: { $shift: { output: "$l", by: 1, default: "none" } },
+        pushed: { $push: "$l", window: all },
+      }),
+    ).toEqual({
+      1: ["double", "double", "double", "long", "double", "double", "long", "long", "array"],
+      2: ["double", "double", "double", "long", "double", "double", "long", "string", "array"],
+    });
+    const [row] = await c
+      .aggregate([{ $setWindowFields: { sortBy: { _id: 1 }, output: { pushed: { $push: "$l", window: all } } } }], {
+        promoteValues: false,
+      })
+      .toArray();
+    expect((row.pushed as unknown[]).map(typeOf)).toEqual(["long", "long"]);
+    // The other fields of each document keep their types too, also for a $type query after the stage.
+    expect([row.i, row.l, row.d].map(typeOf)).toEqual(["int", "long", "double"]);
+    const matched = await c
+      .aggregate([
+        { $setWindowFields: { sortBy: { _id: 1 }, output: { s: { $sum: "$l", window: all } } } },
+        { $match: { s: { $type: "long" }, l: { $type: "long" }, d: { $type: "double" } } },
+      ])
+      .toArray();
+    expect(matched.map((d) => d._id)).toEqual([1, 2]);
   });
 });
 

@@ -7,12 +7,12 @@
  * partition key and `sortBy` (in BSON order, under the operation's collation), cut into
  * partitions of equal keys, and each output is computed over its window of each partition.
  */
-import type { Document } from "bson";
+import { Double, Int32, Long, type Document } from "bson";
 import { evalExpr } from "mingo/core";
 import { Lazy, type Iterator } from "mingo/lazy";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
-import { setField } from "../storage/bson-values";
+import { numberTypeAt, setField, setNumberType, type NumberType } from "../storage/bson-values";
 import { isPlainObject, ownField, valuesAtPath } from "../storage/keys";
 import { compareCollated, type Collation } from "./collation";
 import { readsDocument } from "./reads-document";
@@ -635,11 +635,15 @@ function computeWindows(
 
 /** A copy of `doc` with the value at a dotted path set (or removed, when missing), as `$addFields` sets it. */
 function setPath(doc: Document, parts: string[], value: unknown): Document {
-  const copy: Document = { ...doc };
+  const copy: Document = {};
+  for (const key of Object.keys(doc)) {
+    setField(copy, key, doc[key]);
+    setNumberType(copy, key, numberTypeAt(doc, key));
+  }
   const [head, ...rest] = parts;
   if (rest.length === 0) {
     if (value === undefined) delete copy[head];
-    else setField(copy, head, value);
+    else place(copy, head, value);
     return copy;
   }
   const inner = Object.hasOwn(doc, head) ? ownField(doc, head) : undefined;
@@ -649,6 +653,96 @@ function setPath(doc: Document, parts: string[], value: unknown): Document {
   };
   setField(copy, head, Array.isArray(inner) ? inner.map(into) : into(inner));
   return copy;
+}
+
+/**
+ * Sets `container[key]` to a window function's result as the server holds numbers: a JavaScript
+ * number with its BSON type noted beside it (bson-values.ts); a result carries its type as a BSON
+ * number (`Long`, `Double`, `Int32`), also inside an array (`$push`).
+ */
+function place(container: Document | unknown[], key: string, value: unknown): void {
+  const type = bsonType(value);
+  if (type === "Int32" || type === "Double") {
+    setField(container as Document, key, (value as { value: number }).value);
+    setNumberType(container, key, type === "Double" ? "double" : undefined);
+  } else if (type === "Long" && Number.isSafeInteger((value as Long).toNumber())) {
+    setField(container as Document, key, (value as Long).toNumber());
+    setNumberType(container, key, "long");
+  } else if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    value.forEach((v, i) => place(out, String(i), v));
+    setField(container as Document, key, out);
+  } else setField(container as Document, key, value);
+}
+
+/**
+ * An expression's value for a row, a number of a field path with the BSON type it is stored as
+ * (a long as `Long`, an integral double as `Double`): MongoDB's window functions keep or widen
+ * their inputs' types, which the JavaScript number alone has lost.
+ */
+function typedValue(doc: Document, expr: unknown, options: Options): unknown {
+  const value = evalExpr(doc, expr, options);
+  if (typeof value !== "number" || typeof expr !== "string" || !expr.startsWith("$") || expr.startsWith("$$"))
+    return value;
+  const parts = expr.slice(1).split(".");
+  let container: unknown = doc;
+  for (const part of parts.slice(0, -1)) container = isPlainObject(container) ? ownField(container, part) : undefined;
+  return withType(value, numberTypeAt(container, parts[parts.length - 1]));
+}
+
+function withType(n: number, type: NumberType | undefined): unknown {
+  if (type === "long") return Long.fromNumber(n);
+  return type === "double" ? new Double(n) : n;
+}
+
+/** A result MongoDB always answers as a double (`$avg`, `$stdDevPop` ...); null stays null. */
+const double = (n: number | null) => (n === null ? null : new Double(n));
+
+/** A count: an int, a long past the int range (MongoDB's `$sum: 1`). */
+const counted = (n: number) => (n <= INT32_MAX ? new Int32(n) : Long.fromNumber(n));
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * MongoDB's `$sum`: a total of the widest type among its numbers (int, long, double), an int total
+ * past the int range becoming a long and a long one past the long range a double; 0 (an int)
+ * when there is none.
+ */
+class Sum {
+  private widest: "int" | "long" | "double" = "int";
+  private exact = 0n;
+  private total = 0;
+
+  add(v: unknown): void {
+    if (!isNumeric(v)) return;
+    const n = arithmetic(v, "$sum");
+    this.total += n;
+    const kind = numberKind(v, n);
+    if (kind === "double") this.widest = "double";
+    else {
+      if (kind === "long" && this.widest === "int") this.widest = "long";
+      this.exact += typeof v === "bigint" ? v : bsonType(v) === "Long" ? BigInt((v as Long).toString()) : BigInt(n);
+    }
+  }
+
+  value(): unknown {
+    if (this.widest === "double" || this.exact < INT64_MIN || this.exact > INT64_MAX) return new Double(this.total);
+    if (this.widest === "int" && this.exact >= BigInt(INT32_MIN) && this.exact <= BigInt(INT32_MAX))
+      return new Int32(Number(this.exact));
+    return Long.fromBigInt(this.exact);
+  }
+}
+
+/** The BSON type of a number: a JavaScript number without a noted type is an int when integral in the int range. */
+function numberKind(v: unknown, n: number): "int" | "long" | "double" {
+  if (typeof v === "bigint") return "long";
+  const type = bsonType(v);
+  if (type === "Long") return "long";
+  if (type === "Double") return "double";
+  return Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX ? "int" : "double";
 }
 
 interface PartitionContext {
@@ -664,7 +758,7 @@ interface PartitionContext {
 function computeFunction(fn: WindowFunction, ctx: PartitionContext): unknown[] {
   const { rows, options, compare } = ctx;
   const n = rows.length;
-  const evaluate = (expr: unknown) => rows.map((doc) => evalExpr(doc, expr, options));
+  const evaluate = (expr: unknown) => rows.map((doc) => typedValue(doc, expr, options));
   switch (fn.op) {
     case "$documentNumber":
       return rows.map((_, i) => i + 1);
@@ -682,7 +776,7 @@ function computeFunction(fn: WindowFunction, ctx: PartitionContext): unknown[] {
     case "$shift":
       return rows.map((_, i) => {
         const j = i + fn.by;
-        return j >= 0 && j < n ? evalExpr(rows[j], fn.output, options) : fn.fallback;
+        return j >= 0 && j < n ? typedValue(rows[j], fn.output, options) : fn.fallback;
       });
     case "$locf": {
       const values = evaluate(fn.input);
@@ -699,11 +793,14 @@ function computeFunction(fn: WindowFunction, ctx: PartitionContext): unknown[] {
           const x = arithmetic(v, "$expMovingAvg");
           current = current === null ? x : x * fn.alpha + current * (1 - fn.alpha);
         }
-        return current;
+        return double(current);
       });
     }
     case "$linearFill":
-      return linearFill(evaluate(fn.input), sortValues(ctx), compare);
+      // A value computed between two is a double; a value present is kept as it is.
+      return linearFill(evaluate(fn.input), sortValues(ctx), compare).map((v) =>
+        typeof v === "number" ? double(v) : v,
+      );
   }
   const window = fn.window;
   const times = window.kind === "range" || fn.op === "$derivative" || fn.op === "$integral" ? sortValues(ctx) : [];
@@ -714,21 +811,21 @@ function computeFunction(fn: WindowFunction, ctx: PartitionContext): unknown[] {
       return rows.map((_, i) => {
         const w = bounds(i);
         if (!w) return null;
-        return evalExpr(rows[fn.op === "$first" ? w[0] : w[1]], fn.input, options);
+        return typedValue(rows[fn.op === "$first" ? w[0] : w[1]], fn.input, options);
       });
     }
     case "$derivative": {
       const values = evaluate(fn.input);
       return rows.map((_, i) => {
         const w = bounds(i);
-        return w ? derivative(values, times, w, fn.unitMs) : null;
+        return w ? double(derivative(values, times, w, fn.unitMs)) : null;
       });
     }
     case "$integral": {
       const values = evaluate(fn.input);
       return rows.map((_, i) => {
         const w = bounds(i);
-        return w ? integral(values, times, w, fn.unitMs) : null;
+        return w ? double(integral(values, times, w, fn.unitMs)) : null;
       });
     }
   }
@@ -756,10 +853,13 @@ type Compare = (a: unknown, b: unknown) => number;
 
 /** The accumulators that answer each prefix of their values in one pass, as ACCUMULATE would. */
 const RUNNING: Partial<Record<AccumulatorName | "$count", (values: unknown[], compare: Compare) => unknown[]>> = {
-  $count: (values) => values.map((_, k) => k + 1),
+  $count: (values) => values.map((_, k) => counted(k + 1)),
   $sum: (values) => {
-    let sum = 0;
-    return values.map((v) => (isNumeric(v) ? (sum += arithmetic(v, "$sum")) : sum));
+    const sum = new Sum();
+    return values.map((v) => {
+      sum.add(v);
+      return sum.value();
+    });
   },
   $avg: (values) => {
     let sum = 0;
@@ -769,7 +869,7 @@ const RUNNING: Partial<Record<AccumulatorName | "$count", (values: unknown[], co
         sum += arithmetic(v, "$avg");
         count++;
       }
-      return count ? sum / count : null;
+      return count ? double(sum / count) : null;
     });
   },
   $min: (values, compare) => {
@@ -795,11 +895,15 @@ const ACCUMULATE: Record<
   AccumulatorName | "$count",
   (values: unknown[], compare: (a: unknown, b: unknown) => number) => unknown
 > = {
-  $count: (values) => values.length,
-  $sum: (values) => numbers(values, "$sum").reduce((s, x) => s + x, 0),
+  $count: (values) => counted(values.length),
+  $sum: (values) => {
+    const sum = new Sum();
+    values.forEach((v) => sum.add(v));
+    return sum.value();
+  },
   $avg: (values) => {
     const xs = numbers(values, "$avg");
-    return xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : null;
+    return xs.length ? double(xs.reduce((s, x) => s + x, 0) / xs.length) : null;
   },
   $min: (values, compare) =>
     values.filter((v) => !isNullish(v)).reduce<unknown>((m, v) => (m === null || compare(v, m) < 0 ? v : m), null),
@@ -810,10 +914,10 @@ const ACCUMULATE: Record<
     const sorted = values.filter((v) => v !== undefined).sort(compare);
     return sorted.filter((v, i) => i === 0 || compare(sorted[i - 1], v) !== 0);
   },
-  $stdDevPop: (values) => stdDev(numbers(values, "$stdDevPop"), false),
-  $stdDevSamp: (values) => stdDev(numbers(values, "$stdDevSamp"), true),
-  $covariancePop: (values) => covariance(values, false),
-  $covarianceSamp: (values) => covariance(values, true),
+  $stdDevPop: (values) => double(stdDev(numbers(values, "$stdDevPop"), false)),
+  $stdDevSamp: (values) => double(stdDev(numbers(values, "$stdDevSamp"), true)),
+  $covariancePop: (values) => double(covariance(values, false)),
+  $covarianceSamp: (values) => double(covariance(values, true)),
 };
 
 function stdDev(xs: number[], sample: boolean): number | null {
@@ -844,7 +948,7 @@ function difference(b: unknown, a: unknown, op: string): number {
   throw new WindowError(14, `cant $subtract a ${typeName(a)} from a ${typeName(b)}`);
 }
 
-function derivative(values: unknown[], times: unknown[], [lo, hi]: [number, number], unitMs?: number): unknown {
+function derivative(values: unknown[], times: unknown[], [lo, hi]: [number, number], unitMs?: number): number | null {
   const [left, right] = [times[lo], times[hi]];
   if (unitMs !== undefined) {
     if (!(left instanceof Date && right instanceof Date))
@@ -864,7 +968,7 @@ function derivative(values: unknown[], times: unknown[], [lo, hi]: [number, numb
   return unitMs !== undefined ? (rise / run) * unitMs : rise / run;
 }
 
-function integral(values: unknown[], times: unknown[], [lo, hi]: [number, number], unitMs?: number): unknown {
+function integral(values: unknown[], times: unknown[], [lo, hi]: [number, number], unitMs?: number): number {
   let total = 0;
   let nan = false;
   for (let i = lo; i <= hi; i++) {
