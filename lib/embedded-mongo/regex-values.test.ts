@@ -215,3 +215,120 @@ describe("$regex with the options s and x matches as PCRE does", () => {
     });
   });
 });
+
+describe("$regexMatch, $regexFind and $regexFindAll read options as PCRE does", () => {
+  const seeded = async () => {
+    const c = fresh();
+    await c.insertMany([
+      { _id: 1, s: "a\nb" },
+      { _id: 2, s: "ab" },
+      { _id: 3, s: "a b" },
+      { _id: 4, s: "A\nB" },
+    ]);
+    return c;
+  };
+  /** Each document's value of the expression, in `_id` order. */
+  const each = async (c: ReturnType<typeof fresh>, expr: Document) =>
+    (await c.aggregate([{ $sort: { _id: 1 } }, { $project: { _id: 0, v: expr } }]).toArray()).map((d) => d.v);
+
+  it("s, i, m and x, in options or in the regex itself", async () => {
+    const c = await seeded();
+    const match = (regex: unknown, options?: string) => each(c, { $regexMatch: { input: "$s", regex, options } });
+    expect(await match("^a.b$")).toEqual([false, false, true, false]);
+    expect(await match("^a.b$", "s")).toEqual([true, false, true, false]);
+    expect(await match("^a.b$", "is")).toEqual([true, false, true, true]);
+    expect(await match("^b", "m")).toEqual([true, false, false, false]);
+    expect(await match("^a b$ # a comment", "x")).toEqual([false, true, false, false]);
+    expect(await match("^a[ ]b$", "x")).toEqual([false, false, true, false]);
+    expect(await match(new BSONRegExp("^a . b$", "sx"))).toEqual([true, false, true, false]);
+    expect(await match(new BSONRegExp("^a . b$", "isx"))).toEqual([true, false, true, true]);
+    expect(await match("^a.b$", "su")).toEqual([true, false, true, false]);
+    expect(await match(null, "s")).toEqual([false, false, false, false]);
+  });
+
+  it("$regexFind and $regexFindAll: captures under x, positions in code points, matches searched on in the whole input", async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, date: "2026-11-29", emoji: "😀😀ab", a: "aaa", ab: "aab" });
+    const [row] = await c
+      .aggregate([
+        {
+          $project: {
+            _id: 0,
+            find: { $regexFind: { input: "$date", regex: "(\\d+) - (\\d+) # year and month", options: "x" } },
+            emoji: { $regexFind: { input: "$emoji", regex: "b" } },
+            anchored: { $regexFindAll: { input: "$a", regex: "^a" } },
+            empty: { $regexFindAll: { input: "$ab", regex: "x*" } },
+            greedy: { $regexFindAll: { input: "$ab", regex: "a*" } },
+            optional: { $regexFind: { input: "$ab", regex: "(x)?(a)" } },
+            none: { $regexFind: { input: "$a", regex: "z" } },
+            missing: { $regexFindAll: { input: "$nothing", regex: "a" } },
+          },
+        },
+      ])
+      .toArray();
+    expect(row).toEqual({
+      find: { match: "2026-11", idx: 0, captures: ["2026", "11"] },
+      emoji: { match: "b", idx: 3, captures: [] },
+      anchored: [{ match: "a", idx: 0, captures: [] }],
+      empty: [
+        { match: "", idx: 0, captures: [] },
+        { match: "", idx: 1, captures: [] },
+        { match: "", idx: 2, captures: [] },
+      ],
+      greedy: [
+        { match: "aa", idx: 0, captures: [] },
+        { match: "", idx: 2, captures: [] },
+      ],
+      optional: { match: "a", idx: 0, captures: [null, "a"] },
+      none: null,
+      missing: [],
+    });
+  });
+
+  it("refuses what MongoDB refuses, with its codes", async () => {
+    const c = await seeded();
+    const refused = (spec: unknown) => c.aggregate([{ $project: { v: { $regexMatch: spec } } }]).toArray();
+    await expect(refused({ input: "$s", regex: "a", options: "g" })).rejects.toMatchObject({
+      code: 51108,
+      message: expect.stringContaining("$regexMatch invalid flag in regex options: g"),
+    });
+    await expect(refused({ input: "$s", regex: "a", options: "l" })).rejects.toMatchObject({ code: 51108 });
+    await expect(refused({ input: "$s", regex: new BSONRegExp("a", "i"), options: "s" })).rejects.toMatchObject({
+      code: 51107,
+    });
+    await expect(refused({ input: "$s", regex: new BSONRegExp("a", "i"), options: "" })).rejects.toMatchObject({
+      code: 51107,
+    });
+    await expect(refused({ input: "$s", regex: "a", options: 1 })).rejects.toMatchObject({ code: 51106 });
+    await expect(refused({ input: "$s", regex: 1 })).rejects.toMatchObject({ code: 51105 });
+    await expect(refused({ input: 1, regex: "a" })).rejects.toMatchObject({ code: 51104 });
+    await expect(refused({ input: "$s", regex: "(" })).rejects.toMatchObject({ code: 51111 });
+    await expect(refused("a")).rejects.toMatchObject({ code: 51103 });
+    await expect(refused({ input: "$s" })).rejects.toMatchObject({ code: 31023 });
+    await expect(refused({ regex: "a" })).rejects.toMatchObject({ code: 31022 });
+    await expect(refused({ input: "$s", regex: "a", flags: "i" })).rejects.toMatchObject({ code: 31024 });
+    await expect(
+      c.aggregate([{ $project: { v: { $regexFindAll: { input: "$s", regex: "a", options: "y" } } } }]).toArray(),
+    ).rejects.toMatchObject({ code: 51108, message: expect.stringContaining("$regexFindAll invalid flag") });
+  });
+
+  it("refuses a constant bad pattern or option before reading, also on an empty collection", async () => {
+    const c = fresh();
+    const stage = (spec: Document) => c.aggregate([{ $project: { v: { $regexFind: spec } } }]).toArray();
+    await expect(stage({ input: "$s", regex: "a", options: "g" })).rejects.toMatchObject({ code: 51108 });
+    await expect(stage({ input: "$s", regex: "(" })).rejects.toMatchObject({ code: 51111 });
+    await expect(stage({ input: "$s" })).rejects.toMatchObject({ code: 31023 });
+    // Options read from a document are checked where a document is read: none here.
+    expect(await stage({ input: "$s", regex: "a", options: "$o" })).toEqual([]);
+  });
+
+  it("in $expr of a find, and in an update pipeline", async () => {
+    const c = await seeded();
+    const found = await c
+      .find({ $expr: { $regexMatch: { input: "$s", regex: "^A . B$", options: "isx" } } }, { sort: { _id: 1 } })
+      .toArray();
+    expect(found.map((d) => d._id)).toEqual([1, 3, 4]);
+    await c.updateMany({}, [{ $set: { m: { $regexMatch: { input: "$s", regex: "a b # c", options: "x" } } } }]);
+    expect((await c.find({ m: true }).toArray()).map((d) => d._id)).toEqual([2]);
+  });
+});

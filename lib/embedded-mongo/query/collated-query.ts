@@ -36,6 +36,7 @@ import {
   orderedSortByCount,
 } from "./ordered-stages";
 import { OWN_STAGES, withOwnStages } from "./pipeline-check";
+import { regexExpressions } from "./regex-expressions";
 import { customQueryOperators } from "./type-operators";
 import { fillStage, windowFieldsStage } from "./window-fields";
 
@@ -70,7 +71,12 @@ const fullContexts = new WeakSet<object>();
  */
 const SERVER_CONTEXT = Context.init({
   accumulator: { ...(accumulatorOperators as object), ...orderedAccumulators() } as never,
-  expression: { ...(expressionOperators as object), ...orderedExpressions(), ...orderedSets() } as never,
+  expression: {
+    ...(expressionOperators as object),
+    ...orderedExpressions(),
+    ...orderedSets(),
+    ...regexExpressions,
+  } as never,
   pipeline: { ...(pipelineOperators as object), ...OWN_STAGES, ...orderedStages() } as never,
   projection: projectionOperators as never,
   query: { ...(queryOperators as object), ...customQueryOperators } as never,
@@ -163,6 +169,7 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
     expression: {
       ...(expressionOperators as object),
       ...orderedSets(),
+      ...regexExpressions,
       ...comparisonExpressions(collation),
       $__collatedGroupId: (obj: unknown, token: number) => registry.get(token)?.(obj),
     } as never,

@@ -11,6 +11,7 @@ import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
 import { copyDocument, setField } from "../storage/bson-values";
 import { isPlainObject } from "../storage/keys";
+import { checkRegexExpressions } from "./regex-expressions";
 import { withPatterns } from "./regex-options";
 import { rewriteTypeOperators } from "./type-operators";
 
@@ -54,6 +55,7 @@ export function checkPipeline(pipeline: unknown[]): void {
       throw new MongoCommandError("Location40324", `Unrecognized pipeline stage name: '${name}'`);
     }
     checkStage(name, stage[name]);
+    checkRegexExpressions(stage[name]);
   }
 }
 
