@@ -347,7 +347,7 @@ const explain: Handler = (cmd, ctx) => {
     ok: 1,
   };
   if (cmd.verbosity !== "queryPlanner") {
-    const stats = { docsExamined: 0 };
+    const stats = { docsExamined: 0, keysExamined: 0 };
     const started = performance.now();
     const docs = findDocuments(
       ctx.store,
@@ -365,6 +365,7 @@ const explain: Handler = (cmd, ctx) => {
     reply.executionStats = {
       executionSuccess: true,
       nReturned: docs.length,
+      totalKeysExamined: stats.keysExamined,
       totalDocsExamined: stats.docsExamined,
       executionTimeMillis: Math.round(performance.now() - started),
     };

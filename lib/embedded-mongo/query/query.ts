@@ -7,7 +7,17 @@ import type { Document } from "bson";
 import type { Query } from "mingo";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
-import { idKey, idText, isPlainObject, valuesAtPath } from "../storage/keys";
+import {
+  bsonType,
+  encodeValue,
+  idKey,
+  idText,
+  isPlainObject,
+  type KeyPart,
+  MAX_STRING_KEY,
+  Rank,
+  valuesAtPath,
+} from "../storage/keys";
 import type { CollectionMeta, Store } from "../storage/store";
 import type { Key } from "../storage/store/common";
 import type { StoredBytes } from "../storage/store/reads";
@@ -29,8 +39,11 @@ export interface FindSpec {
   /** 0 or undefined: no limit. */
   limit?: number;
   hint?: unknown;
-  /** Filled with the number of documents read, for explain's executionStats. */
-  stats?: { docsExamined: number };
+  /**
+   * Filled with the number of documents read and (when asked) of index entries read, for
+   * explain's executionStats.
+   */
+  stats?: { docsExamined: number; keysExamined?: number };
   /** Only these top-level fields of each match are needed (a count): the rest is not decoded. */
   fields?: ReadonlySet<string>;
   /**
@@ -94,10 +107,26 @@ function checkLetName(name: string): void {
   if (bad) throw invalid(`'${name}' contains an invalid character for a variable name: '${bad[0]}'`);
 }
 
+/**
+ * What a plan's walk did besides yielding documents: the index entries it read, and the matches
+ * it passed over from their index entries alone (see {@link keySkip}).
+ */
+interface Walk {
+  keys: number;
+  /** Matches still to pass over without reading them; 0 once an entry needs its document. */
+  skip: number;
+  skipped: number;
+}
+
+/** Yielded by a walk every {@link CHECK_KEYS} entries it passes over, so a long skip can pause. */
+const PAUSE: Document = Object.freeze({});
+const CHECK_KEYS = 64;
+
 function* candidates(
   store: Store,
   meta: CollectionMeta,
   plan: Plan,
+  walk: Walk,
   fields?: ReadonlySet<string>,
   stored?: StoredBytes,
 ): Generator<Document> {
@@ -109,7 +138,10 @@ function* candidates(
       if (seen.has(key)) continue;
       seen.add(key);
       const doc = store.getByIdPart(meta, part, fields, stored);
-      if (doc) yield doc;
+      if (doc) {
+        walk.keys += 1;
+        yield doc;
+      }
     }
     return;
   }
@@ -120,11 +152,22 @@ function* candidates(
   const seen = plan.dedupe ? new Set<string>() : undefined;
   const intervals = plan.reverse ? [...plan.intervals].reverse() : plan.intervals;
   for (const { start, end } of intervals) {
-    for (const id of store.scanIndex(meta, plan.index.name, start, end, plan.reverse)) {
+    for (const key of store.indexKeys(meta, plan.index.name, start, end, plan.reverse)) {
+      walk.keys += 1;
+      const id: KeyPart = [key[key.length - 2] as number, key[key.length - 1]];
       if (seen) {
-        const key = idText(id[0], id[1]);
-        if (seen.has(key)) continue;
-        seen.add(key);
+        const text = idText(id[0], id[1]);
+        if (seen.has(text)) continue;
+        seen.add(text);
+      }
+      if (walk.skipped < walk.skip) {
+        if (certainEntry(key)) {
+          walk.skipped += 1;
+          if (walk.skipped % CHECK_KEYS === 0) yield PAUSE;
+          continue;
+        }
+        // This entry cannot vouch for its document: from here on every document is read.
+        walk.skip = walk.skipped;
       }
       const doc = store.getByIdPart(meta, id, fields, stored);
       if (doc) yield doc;
@@ -132,15 +175,57 @@ function* candidates(
   }
 }
 
+/**
+ * Whether a plan may pass over the first matches of a skip from their index entries alone,
+ * without reading them, as MongoDB's planner puts SKIP below FETCH: the walk follows the result's
+ * order and its bounds decide every condition of the filter exactly (planner.ts `covered`: no
+ * collation, null, array value, document or regex that is more than a prefix), so each entry
+ * between them is a match. Hashed keys are not the values.
+ */
+function keySkip(plan: Plan, sortedByPlan: boolean): boolean {
+  return plan.kind === "index" && plan.covered && sortedByPlan && !Object.values(plan.index.key).includes("hashed");
+}
+
+/**
+ * Whether one index entry of a {@link keySkip} plan vouches for its document: its keys are the
+ * values themselves, in MongoDB's order. Not a key that was cut (a long string, document or
+ * binary value: the document may differ past the cut), a document, an array or binary data (keyed
+ * by their text, not in MongoDB's order), nor a number (a Decimal128 or a large int64 is keyed by
+ * its nearest double, so the key may meet a bound or an order the value does not). A match whose
+ * entry cannot vouch is read, and so is every one after it; one read so may make the executor sort
+ * every match itself (see {@link sortsUnlikeIndex}).
+ */
+function certainEntry(key: Key): boolean {
+  // The namespace (db, collection, index), a [rank, value] pair per field, then the id's pair.
+  const idAt = key.length - 2;
+  for (let i = 3; i < key.length; i += 2) {
+    const rank = key[i];
+    const value = key[i + 1];
+    if (rank === Rank.Object || rank === Rank.Array || rank === Rank.Binary) return false;
+    if (typeof value === "string" && value.length >= MAX_STRING_KEY) return false;
+    // An `_id` key is never cut, and a number one is exact below 2^53.
+    if (rank === Rank.Number && (i < idAt || Math.abs(value as number) >= 2 ** 53)) return false;
+  }
+  return true;
+}
+
 /** One plan being executed: its candidate stream and the matches it found so far. */
 interface Runner {
   plan: Plan;
   sortedByPlan: boolean;
   stream: Iterator<Document>;
+  /** The matches read (those the walk passed over unread are counted in `walk.skipped`). */
   matches: Document[];
+  walk: Walk;
+  /** Documents read. */
   works: number;
+  /** Steps taken, pauses of a skip included: when to look at the clock. */
+  ticks: number;
   done: boolean;
 }
+
+/** How many matches a runner found, read or passed over. */
+const found = (r: Runner) => r.walk.skipped + r.matches.length;
 
 /** MongoDB's `internalQueryPlanEvaluationWorks`: the longest a race runs before scoring the plans. */
 const TRIAL_WORKS = 10_000;
@@ -152,6 +237,8 @@ function step(runner: Runner, query: Query): boolean {
     runner.done = true;
     return false;
   }
+  runner.ticks += 1;
+  if (next.value === PAUSE) return true;
   runner.works += 1;
   if (query.test(next.value)) runner.matches.push(next.value);
   return true;
@@ -170,10 +257,10 @@ function* race(runners: Runner[], query: Query, wanted: number, sorting: boolean
     if (due(round + 1)) yield;
     for (const runner of runners) {
       if (!step(runner, query)) return runner;
-      if (runner.sortedByPlan && wanted > 0 && runner.matches.length >= wanted) return runner;
+      if (runner.sortedByPlan && wanted > 0 && found(runner) >= wanted) return runner;
     }
   }
-  const returned = (r: Runner) => (sorting && !r.sortedByPlan ? 0 : r.matches.length);
+  const returned = (r: Runner) => (sorting && !r.sortedByPlan ? 0 : found(r));
   const productivity = (r: Runner) => returned(r) / Math.max(1, r.works) + (r.sortedByPlan ? 1e-6 : 0);
   return runners.reduce((best, r) => (productivity(r) > productivity(best) ? r : best));
 }
@@ -211,15 +298,13 @@ export function* findWork(
   const plans = candidatePlans(filter, sort, meta.indexes, spec.hint, collation);
   // Answered with the stored bytes: only what the filter and the sort read is decoded.
   const fields = spec.stored && !spec.fields ? readFields(filter, sort) : spec.fields;
-  const runner = (plan: Plan): Runner => ({
-    plan,
-    sortedByPlan: plan.kind === "ids" ? !sort : plan.sorted,
-    stream: candidates(store, meta, plan, fields, spec.stored),
-    matches: [],
-    works: 0,
-    done: false,
-  });
-  const finished = (r: Runner) => r.done || (r.sortedByPlan && wanted > 0 && r.matches.length >= wanted);
+  const runner = (plan: Plan, skipping = true): Runner => {
+    const sortedByPlan = plan.kind === "ids" ? !sort : plan.sorted;
+    const walk: Walk = { keys: 0, skip: skipping && keySkip(plan, sortedByPlan) ? skip : 0, skipped: 0 };
+    const stream = candidates(store, meta, plan, walk, fields, spec.stored);
+    return { plan, sortedByPlan, stream, matches: [], walk, works: 0, ticks: 0, done: false };
+  };
+  const finished = (r: Runner) => r.done || (r.sortedByPlan && wanted > 0 && found(r) >= wanted);
 
   const executor = executorOf(store);
   let winner: Runner | undefined;
@@ -232,7 +317,7 @@ export function* findWork(
     const budget = budgetOf(cached!);
     while (!finished(alone) && alone.works < budget) {
       step(alone, query);
-      if (due(alone.works)) yield;
+      if (due(alone.ticks)) yield;
     }
     executor.scannedObjects += alone.works;
     if (finished(alone)) winner = alone;
@@ -243,11 +328,11 @@ export function* findWork(
     }
   }
   if (!winner) {
-    const runners = plans.map(runner);
+    const runners = plans.map((plan) => runner(plan));
     winner = runners.length === 1 ? runners[0] : yield* race(runners, query, wanted, Boolean(sort));
     while (!finished(winner)) {
       step(winner, query);
-      if (due(winner.works)) yield;
+      if (due(winner.ticks)) yield;
     }
     for (const r of runners) executor.scannedObjects += r.works;
     // Close the LMDB cursors of the losers left unfinished (the winner's just below).
@@ -255,33 +340,54 @@ export function* findWork(
     cache?.set(key, { plan: planName(winner.plan), works: winner.works });
   }
   // As MongoDB's executionStats: the winning plan's work (the trial of the others is not counted).
-  if (spec.stats) spec.stats.docsExamined += winner.works;
+  if (spec.stats) {
+    spec.stats.docsExamined += winner.works;
+    if (spec.stats.keysExamined !== undefined) spec.stats.keysExamined += winner.walk.keys;
+  }
   if (!winner.done) winner.stream.return?.(undefined);
   let ordered = sort && !winner.sortedByPlan ? yield* sortWork(winner.matches, sort, collation) : winner.matches;
   if (
     sort &&
     winner.sortedByPlan &&
     winner.plan.kind === "index" &&
-    winner.matches.some((d) => sortsByDocument(d, sort))
+    winner.matches.some((d) => sortsUnlikeIndex(d, sort))
   ) {
     // An index keys a document or an array by its extended JSON, which is not MongoDB's order of
-    // them: once the walk meets one, every match is read and sorted here instead.
-    const all = runner(winner.plan);
+    // them, and cuts long values: once the walk meets one, every match is read and sorted here instead.
+    const all = runner(winner.plan, false);
     while (!all.done) {
       step(all, query);
-      if (due(all.works)) yield;
+      if (due(all.ticks)) yield;
     }
-    if (spec.stats) spec.stats.docsExamined += all.works;
+    if (spec.stats) {
+      spec.stats.docsExamined += all.works;
+      if (spec.stats.keysExamined !== undefined) spec.stats.keysExamined += all.walk.keys;
+    }
     ordered = yield* sortWork(all.matches, sort, collation);
+    return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
   }
-  return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
+  // The matches the walk passed over unread are not in `ordered`: only the rest of the skip is.
+  const rest = skip - winner.walk.skipped;
+  return limit > 0 ? ordered.slice(rest, rest + limit) : ordered.slice(rest);
 }
 
-/** Whether a document holds a document or an array as a key of the sort (its index key is not in BSON order). */
-function sortsByDocument(doc: Document, sort: Document): boolean {
-  return Object.keys(sort).some((path) =>
-    valuesAtPath(doc, path).values.some((v) => isPlainObject(v) || Array.isArray(v)),
-  );
+/**
+ * Whether a document holds, as a key of the sort, a value whose index key is not in BSON order: a
+ * document, an array or binary data (keyed by their text), a string the key cuts (it ties with
+ * others sharing its first characters), a Decimal128 or a number past 2^53 (keyed by a double).
+ */
+function sortsUnlikeIndex(doc: Document, sort: Document): boolean {
+  return Object.keys(sort).some((path) => valuesAtPath(doc, path).values.some(keyedUnlikeValue));
+}
+
+function keyedUnlikeValue(v: unknown): boolean {
+  if (isPlainObject(v) || Array.isArray(v)) return true;
+  const type = bsonType(v);
+  if (type === "Binary" || type === "Decimal128") return true;
+  if (typeof v === "string") return v.length >= MAX_STRING_KEY;
+  if (type === "BSONSymbol") return String((v as { value: unknown }).value).length >= MAX_STRING_KEY;
+  const { part, exact } = encodeValue(v);
+  return !exact || (part[0] === Rank.Number && Math.abs(part[1] as number) >= 2 ** 53);
 }
 
 /**

@@ -35,7 +35,7 @@ export const Rank = {
 
 /** A string greater than every rank number: marks "after everything with this prefix". */
 export const HIGH = "\uffff\uffff";
-const MAX_STRING_KEY = 200;
+export const MAX_STRING_KEY = 200;
 
 export function bsonType(value: unknown): string | undefined {
   if (value === null || typeof value !== "object") return undefined;

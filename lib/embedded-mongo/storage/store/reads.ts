@@ -83,10 +83,15 @@ export abstract class ReadStore extends CatalogStore {
     return distinct.size - before;
   }
 
-  /** The keys of the index entries between two key-part bounds, in index order (a document's id is their last two parts). */
-  indexKeys(meta: CollectionMeta, indexName: string, start: Key, end: Key): Iterable<Key> {
+  /**
+   * The keys of the index entries between two key-part bounds, in index order, or its reverse
+   * (a document's id is their last two parts).
+   */
+  indexKeys(meta: CollectionMeta, indexName: string, start: Key, end: Key, reverse = false): Iterable<Key> {
     const prefix = [meta.db, meta.name, indexName];
-    return this.kv.keys("index", { start: [...prefix, ...start], end: [...prefix, ...end] });
+    const low = [...prefix, ...start];
+    const high = [...prefix, ...end];
+    return this.kv.keys("index", reverse ? { start: high, end: low, reverse } : { start: low, end: high });
   }
 
   /**
