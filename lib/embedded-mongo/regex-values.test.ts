@@ -332,3 +332,52 @@ describe("$regexMatch, $regexFind and $regexFindAll read options as PCRE does", 
     expect((await c.find({ m: true }).toArray()).map((d) => d._id)).toEqual([2]);
   });
 });
+
+describe("a pattern in a filter also matches a stored regular expression equal to it", () => {
+  for (const indexed of [false, true]) {
+    it(`a field's pattern, $regex, $in, $nin, $all, $not, $elemMatch; $eq and $ne compare values only${indexed ? ", through an index" : ""}`, async () => {
+      const c = fresh();
+      if (indexed) await c.createIndex({ r: 1 });
+      await c.insertMany([
+        { _id: 1, r: new BSONRegExp("abc", "i") },
+        { _id: 2, r: "xABCx" },
+        { _id: 3, r: new BSONRegExp("abc") },
+        { _id: 4, r: [new BSONRegExp("abc", "i"), "zzz"] },
+        { _id: 5, r: new BSONRegExp("a b", "x") },
+        { _id: 6, r: "ab" },
+        { _id: 7, r: [["abc"]] },
+        { _id: 8, r: new BSONRegExp("^abc") },
+        { _id: 9, r: "abcd" },
+      ]);
+      const ids = async (filter: Document) => (await c.find(filter, { sort: { _id: 1 } }).toArray()).map((d) => d._id);
+      const re = new BSONRegExp("abc", "i");
+      expect(await ids({ r: re })).toEqual([1, 2, 4, 9]);
+      expect(await ids({ r: { $regex: "abc", $options: "i" } })).toEqual([1, 2, 4, 9]);
+      expect(await ids({ r: { $regex: re } })).toEqual([1, 2, 4, 9]);
+      expect(await ids({ r: { $in: [re, "ab"] } })).toEqual([1, 2, 4, 6, 9]);
+      expect(await ids({ r: { $nin: [re] } })).toEqual([3, 5, 6, 7, 8]);
+      expect(await ids({ r: { $all: [re] } })).toEqual([1, 2, 4, 9]);
+      expect(await ids({ r: { $not: re } })).toEqual([3, 5, 6, 7, 8]);
+      expect(await ids({ r: { $elemMatch: { $regex: "abc", $options: "i" } } })).toEqual([4]);
+      expect(await ids({ r: { $eq: re } })).toEqual([1, 4]);
+      expect(await ids({ r: { $ne: re } })).toEqual([2, 3, 5, 6, 7, 8, 9]);
+      expect(await ids({ r: new BSONRegExp("a b", "x") })).toEqual([5, 6, 9]);
+      expect(await ids({ r: { $eq: new BSONRegExp("a b", "x") } })).toEqual([5]);
+      expect(await ids({ r: { $eq: new BSONRegExp("ab") } })).toEqual([]);
+      // An anchored pattern (an index bounds it by its prefix) and the stored regex of that same pattern.
+      expect(await ids({ r: new BSONRegExp("^abc") })).toEqual([8, 9]);
+      expect(await ids({ r: { $regex: "^abc" } })).toEqual([8, 9]);
+      expect(await ids({ r: { $in: [new BSONRegExp("^abc"), "ab"] } })).toEqual([6, 8, 9]);
+      // Under a collation the other values of $in compare by it; patterns and stored regexes do not.
+      const collated = await c
+        .find({ r: { $in: [re, "AB"] } }, { sort: { _id: 1 }, collation: { locale: "en", strength: 2 } })
+        .toArray();
+      expect(collated.map((d) => d._id)).toEqual([1, 2, 4, 6, 9]);
+      expect(await c.countDocuments({ r: new BSONRegExp("^abc") })).toBe(2);
+      expect(await c.countDocuments({ r: re })).toBe(4);
+      const matched = await c.aggregate([{ $match: { r: re } }, { $sort: { _id: 1 } }]).toArray();
+      expect(matched.map((d) => d._id)).toEqual([1, 2, 4, 9]);
+      expect((await c.deleteMany({ r: { $eq: re } })).deletedCount).toBe(2);
+    });
+  }
+});

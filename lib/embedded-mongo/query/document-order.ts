@@ -42,7 +42,7 @@ function reached(value: unknown, parts: string[], i: number, out: unknown[]): vo
 }
 
 /** Whether a value the path reaches, or an element of such an array, passes the test. */
-function anyReached(parts: string[], test: (value: unknown) => boolean): Predicate {
+export function anyReached(parts: string[], test: (value: unknown) => boolean): Predicate {
   return (doc) => {
     const values: unknown[] = [];
     reached(doc, parts, 0, values);
@@ -99,7 +99,7 @@ export function orderedOperators(strings?: StringOrder): Record<string, QueryOpe
 }
 
 /** The value itself at a one-part path (mingo's `$elemMatch` tests each element as `{field: element}`). */
-function elementAlone(parts: string[], test: (value: unknown) => boolean): Predicate {
+export function elementAlone(parts: string[], test: (value: unknown) => boolean): Predicate {
   return (doc) => {
     const values: unknown[] = [];
     reached(doc, parts, 0, values);

@@ -7,9 +7,9 @@
  */
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
-import { extendedPattern } from "../storage/bson-values";
+import { extendedPattern, StoredRegExp } from "../storage/bson-values";
 import type { IndexSpec } from "../storage/index-spec";
-import { HIGH, Rank, encodeValue, isPlainObject, type KeyPrimitive } from "../storage/keys";
+import { encodeValue, HIGH, isPlainObject, Rank, type KeyPrimitive } from "../storage/keys";
 import { isPlain, parseCollation, sameCollation, type Collation } from "./collation";
 
 type Key = KeyPrimitive[];
@@ -291,7 +291,7 @@ function regexPointsAsRanges(points: unknown[]): FieldBounds["ranges"] | undefin
     if (p instanceof RegExp) {
       const r = regexRange(p);
       if (!r) return undefined;
-      ranges.push(r);
+      ranges.push(r, regexPoint(p));
     } else if (!Array.isArray(p)) {
       ranges.push({ lo: p, loInc: true, hi: p, hiInc: true });
     } else return undefined;
@@ -321,6 +321,18 @@ function endKey(value: unknown, inclusive: boolean): Key {
   const { part, exact } = encodeValue(value);
   return inclusive || !exact ? [...part, HIGH] : part;
 }
+
+/**
+ * The stored regular expression equal to a pattern, which it matches too (as MongoDB's bounds of a
+ * regex hold the regex itself beside the strings' range).
+ */
+const regexPoint = (re: RegExp): Range => ({ lo: re, loInc: true, hi: re, hiInc: true, single: true });
+
+/**
+ * Whether only a regex of exactly this pattern has its index key: the key of one without options
+ * `s`, `x`, `u`, `l` is JavaScript's source, which escapes `/` and line breaks.
+ */
+const ownKey = (re: RegExp) => !/[/\n\r\u2028\u2029]/.test(re instanceof StoredRegExp ? re.pattern : re.source);
 
 /** The string range an anchored, case-sensitive regex can match, or undefined when unbounded. */
 function regexRange(re: RegExp): Range | undefined {
@@ -399,7 +411,7 @@ function analyse(filter: Document): Analysis {
 /** A value whose index key compares exactly as MongoDB compares the value itself. */
 function exactPoint(value: unknown): boolean {
   if (value === null || value === undefined || Array.isArray(value) || isPlainObject(value)) return false;
-  if (value instanceof RegExp) return Boolean(regexRange(value)?.pure);
+  if (value instanceof RegExp) return Boolean(regexRange(value)?.pure) && ownKey(value);
   return (
     encodeValue(value).exact &&
     !["Decimal128", "MinKey", "MaxKey", "BSONRegExp"].includes(String((value as { _bsontype?: string })._bsontype))
@@ -434,7 +446,14 @@ function fieldBounds(cond: unknown): FieldBounds | undefined {
           ? safeRegExp(cond.$regex, typeof cond.$options === "string" ? cond.$options : "")
           : undefined;
     const r = re && regexRange(re);
-    return r ? { ranges: [r], exact: only("$regex", "$options") && Boolean(r.pure) } : undefined;
+    const point = re && storedForm(cond.$regex, cond.$options);
+    if (!r || !point) return undefined;
+    const exact =
+      only("$regex", "$options") &&
+      Boolean(r.pure) &&
+      ownKey(point) &&
+      point.options === (cond.$options ?? point.options);
+    return { ranges: [r, regexPoint(point)], exact };
   }
   const lo = "$gte" in cond ? cond.$gte : cond.$gt;
   const hi = "$lte" in cond ? cond.$lte : cond.$lt;
@@ -451,6 +470,18 @@ function fieldBounds(cond: unknown): FieldBounds | undefined {
     !("$lt" in cond && "$lte" in cond) &&
     [lo, hi].every((v) => v === undefined || exactPoint(v));
   return { ranges: [{ lo, loInc: "$gte" in cond, hi, hiInc: "$lte" in cond }], exact };
+}
+
+/** A `$regex` (and `$options`) as the stored regular expression equal to it, or undefined. */
+function storedForm(regex: unknown, options: unknown): StoredRegExp | undefined {
+  if (regex instanceof StoredRegExp && options === undefined) return regex;
+  const pattern = regex instanceof StoredRegExp ? regex.pattern : typeof regex === "string" ? regex : undefined;
+  if (pattern === undefined || (options !== undefined && typeof options !== "string")) return undefined;
+  try {
+    return new StoredRegExp(pattern, options ?? "");
+  } catch {
+    return undefined;
+  }
 }
 
 function isBsonRegex(v: unknown): v is { pattern: string; options: string } {

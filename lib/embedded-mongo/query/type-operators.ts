@@ -17,6 +17,7 @@ import { MongoCommandError } from "../errors";
 import { numberTypeAt } from "../storage/bson-values";
 import { compareValues, isPlainObject } from "../storage/keys";
 import { comparedInOrder, isOperatorCondition, needsOrder, orderedName, orderedOperators } from "./document-order";
+import { RegexOperand, regexQueryOperators } from "./regex-options";
 
 const ALIASES: Record<string, number> = {
   double: 1,
@@ -169,8 +170,13 @@ function dbRefField(field: "$ref" | "$id" | "$db") {
 function $allOf(selector: string, values: unknown, options: unknown): Predicate {
   if (!Array.isArray(values)) throw new MongoCommandError("BadValue", "$all needs an array");
   if (values.length === 0) return () => false;
+  // A pattern (regex-options.ts) matches as a field's pattern does: strings, or an equal stored regex.
   const equality = (v: unknown) =>
-    comparedInOrder(v) && !(isPlainObject(v) && "$elemMatch" in v) ? { $orderedEq: v } : v;
+    v instanceof RegexOperand
+      ? { $regexOf: v }
+      : comparedInOrder(v) && !(isPlainObject(v) && "$elemMatch" in v)
+        ? { $orderedEq: v }
+        : v;
   const query = new Query({ $and: values.map((v) => ({ [selector]: equality(v) })) }, options as Partial<Options>);
   return (doc) => query.test(doc as Document);
 }
@@ -316,6 +322,7 @@ export const customQueryOperators = {
   $allOf,
   $protoPath,
   ...orderedOperators(),
+  ...regexQueryOperators,
   $ref: dbRefField("$ref"),
   $id: dbRefField("$id"),
   $db: dbRefField("$db"),
