@@ -6,7 +6,7 @@
 import type { Document } from "bson";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
-import { setField } from "../storage/bson-values";
+import { numberTypeAt, setField, setNumberType } from "../storage/bson-values";
 import { isPlainObject, ownField } from "../storage/keys";
 import { compileFilter } from "./filter";
 
@@ -124,12 +124,27 @@ function treeOf(paths: string[]): Tree {
   return root;
 }
 
+/** `from[key]` set on `out` with the BSON type noted for it (a long or an integral double stays one). */
+function copyField(out: Document, key: string, from: Document): void {
+  setField(out, key, from[key]);
+  setNumberType(out, key, numberTypeAt(from, key));
+}
+
+/** The elements of `values` at `indexes`, each with its noted BSON type. */
+function elementsAt(values: unknown[], indexes: number[]): unknown[] {
+  const out = indexes.map((i) => values[i]);
+  indexes.forEach((i, k) => setNumberType(out, String(k), numberTypeAt(values, String(i))));
+  return out;
+}
+
+const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, k) => from + k);
+
 function include(value: Document, tree: Tree): Document {
   const out: Document = {};
   for (const [key, v] of Object.entries(value)) {
     const node = tree.get(key);
     if (node === undefined) continue;
-    if (node === true) setField(out, key, v);
+    if (node === true) copyField(out, key, value);
     else if (Array.isArray(v)) setField(out, key, includeArray(v, node));
     else if (isPlainObject(v)) setField(out, key, include(v, node));
   }
@@ -150,15 +165,15 @@ function exclude(value: Document, tree: Tree): Document {
   for (const [key, v] of Object.entries(value)) {
     const node = tree.get(key);
     if (node === true) continue;
-    if (node === undefined) setField(out, key, v);
-    else if (Array.isArray(v))
-      setField(
-        out,
-        key,
-        v.map((el) => (isPlainObject(el) ? exclude(el, node) : el)),
-      );
-    else if (isPlainObject(v)) setField(out, key, exclude(v, node));
-    else setField(out, key, v);
+    if (node === undefined) copyField(out, key, value);
+    else if (Array.isArray(v)) {
+      const kept = elementsAt(v, range(0, v.length));
+      v.forEach((el, i) => {
+        if (isPlainObject(el)) kept[i] = exclude(el, node);
+      });
+      setField(out, key, kept);
+    } else if (isPlainObject(v)) setField(out, key, exclude(v, node));
+    else copyField(out, key, value);
   }
   return out;
 }
@@ -179,7 +194,7 @@ function mapAt(doc: Document, parts: string[], fn: (value: unknown) => unknown):
 function applySlice(value: unknown, { skip, limit }: { skip: number; limit: number }): unknown {
   if (!Array.isArray(value)) return value;
   const start = skip < 0 ? Math.max(0, value.length + skip) : Math.min(skip, value.length);
-  return value.slice(start, start + limit);
+  return elementsAt(value, range(start, Math.min(value.length, start + limit)));
 }
 
 /** The first element of the array at `path` that matches the query's conditions on it. */
@@ -200,7 +215,7 @@ function positionalElement(doc: Document, path: string, filter: Document, option
       "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array",
     );
   }
-  return [values[index]];
+  return elementsAt(values, [index]);
 }
 
 function wrapAt(path: string, value: unknown): Document {
@@ -250,8 +265,8 @@ export function projectFind(
       delete out[path];
       const values = doc[path];
       if (!Array.isArray(values)) continue;
-      const match = values.find((el) => matchers.get(path)!.test({ [path]: [el] }));
-      if (match !== undefined) out[path] = [match];
+      const index = values.findIndex((el) => matchers.get(path)!.test({ [path]: [el] }));
+      if (index >= 0) out[path] = elementsAt(values, [index]);
     }
     if (excludeId) delete out._id;
     return out;

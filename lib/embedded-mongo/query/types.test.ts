@@ -102,6 +102,39 @@ describe("BSON types", () => {
     expect((raw?.sub as Document).l).toBeInstanceOf(Long);
   });
 
+  it("keeps long and double through a find projection: inclusion, exclusion, $slice, $elemMatch, positional", async () => {
+    const c = fresh();
+    const l = Long.fromNumber(5);
+    const d = new Double(2);
+    await c.insertOne({ _id: 1, l, d, i: 3, sub: { l, d }, list: [l, d, new Int32(1)], docs: [{ l }, { d }] });
+    const types = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(types)
+        : v !== null && typeof v === "object" && !("_bsontype" in v)
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, types(x)]))
+          : (v as { _bsontype?: string })._bsontype;
+    const found = (projection: Document, filter: Document = { _id: 1 }) =>
+      c.findOne(filter, { projection, promoteValues: false }).then((doc) => types(doc));
+    expect(await found({ l: 1, d: 1, "sub.l": 1 })).toEqual({
+      _id: "Int32",
+      l: "Long",
+      d: "Double",
+      sub: { l: "Long" },
+    });
+    expect(await found({ i: 0, docs: 0, "sub.d": 0 })).toEqual({
+      _id: "Int32",
+      l: "Long",
+      d: "Double",
+      sub: { l: "Long" },
+      list: ["Long", "Double", "Int32"],
+    });
+    expect(await found({ _id: 0, list: { $slice: [1, 2] } })).toMatchObject({ list: ["Double", "Int32"] });
+    expect(await found({ _id: 0, list: { $slice: 1 } }, {})).toMatchObject({ list: ["Long"] });
+    expect(await found({ _id: 0, list: { $elemMatch: { $gt: 4 } } })).toEqual({ list: ["Long"] });
+    expect(await found({ _id: 0, "list.$": 1 }, { list: 2 })).toEqual({ list: ["Double"] });
+    expect(await found({ "docs.l": 1, _id: 0 })).toEqual({ docs: [{ l: "Long" }, {}] });
+  });
+
   it("$set and $inc create fields in the order of their paths and keep the wider number type", async () => {
     const c = fresh();
     await c.insertOne({ _id: 1, a: { x: new Int32(1) }, n: new Int32(5) });
