@@ -158,11 +158,25 @@ export abstract class WriteStore extends ConsistencyStore {
     const newEntries = this.indexEntries(meta, after);
     checkKeySizes(meta, newEntries, id);
     this.checkUnique(meta, after, newEntries);
+    // An entry both versions have stays as it is: removed and put again it would end the same,
+    // at the cost of two writes (and, in a transaction, two more at its commit) for most of a
+    // document's entries, which an update seldom changes.
+    const kept = keptEntries(oldEntries, newEntries);
     for (const { index, keys } of oldEntries) {
-      for (const key of keys) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
+      for (const key of keys)
+        if (!kept.has(entryText(index, key))) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
     }
     this.kv.put("docs", [meta.db, meta.name, ...id], bytes);
-    this.putEntries(meta, newEntries, id);
+    this.putEntries(
+      meta,
+      kept.size === 0
+        ? newEntries
+        : newEntries.map((entry) => ({
+            ...entry,
+            keys: entry.keys.filter((key) => !kept.has(entryText(entry.index, key))),
+          })),
+      id,
+    );
     const change = kind === "replace" ? { doc: after } : { update: updateDescription(before, after) };
     this.log({ op: kind, db: meta.db, coll: meta.name, key: idKeyOf(before), ...change });
   }
@@ -308,6 +322,27 @@ export abstract class WriteStore extends ConsistencyStore {
       for (const key of keys) this.kv.put("index", [meta.db, meta.name, index.name, ...key, ...id], EMPTY);
     }
   }
+}
+
+const entryText = (index: IndexSpec, key: Key): string => JSON.stringify([index.name, ...key]);
+
+/** The index entries (as {@link entryText}) that both lists hold, part for part the same. */
+function keptEntries(
+  before: ReadonlyArray<{ index: IndexSpec; keys: Key[] }>,
+  after: ReadonlyArray<{ index: IndexSpec; keys: Key[] }>,
+): Set<string> {
+  const old = new Map<string, Key>();
+  for (const { index, keys } of before) for (const key of keys) old.set(entryText(index, key), key);
+  const kept = new Set<string>();
+  for (const { index, keys } of after) {
+    for (const key of keys) {
+      const text = entryText(index, key);
+      const was = old.get(text);
+      // JSON writes -0 as 0: the parts themselves decide.
+      if (was && was.length === key.length && was.every((part, i) => Object.is(part, key[i]))) kept.add(text);
+    }
+  }
+  return kept;
 }
 
 /** Each partial index's filter, compiled once (a document's keys are computed on every write). */
