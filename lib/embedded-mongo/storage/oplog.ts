@@ -7,7 +7,7 @@
  * entries going together; a change stream resuming before that gets ChangeStreamHistoryLost, as
  * on MongoDB when its oplog rolled over.
  */
-import { EJSON, Timestamp, type Document } from "bson";
+import { EJSON, ObjectId, Timestamp, type Document } from "bson";
 
 export const DEFAULT_OPLOG_MAX_ENTRIES = 100_000;
 export const DEFAULT_OPLOG_MAX_AGE_SECONDS = 24 * 60 * 60;
@@ -98,7 +98,67 @@ function isPlainObject(value: unknown): value is Document {
   );
 }
 
+/**
+ * Whether two values write the same canonical Extended JSON, when that is plain to see without
+ * writing it; undefined when it is not (a BSON value, a document against a number...), and the
+ * text decides. Strings, booleans and numbers (one canonical text each) and null (undefined is
+ * written as null) are texts of distinct shapes; a date is its milliseconds, an ObjectId its
+ * bytes; arrays and documents are the same when their fields are, in the same order, and differ
+ * as soon as one does (each member is a whole JSON value, so the texts differ with it).
+ */
+function plainlySame(a: unknown, b: unknown): boolean | undefined {
+  const kind = primitiveKind(a);
+  if (kind !== undefined) {
+    const other = primitiveKind(b);
+    if (other === undefined) return undefined;
+    if (kind !== other) return false;
+    return kind === "null" || (kind === "number" ? Object.is(a, b) : a === b);
+  }
+  if (a instanceof Date && b instanceof Date) {
+    const time = a.getTime();
+    return Number.isNaN(time) || Number.isNaN(b.getTime()) ? undefined : time === b.getTime();
+  }
+  if (a instanceof ObjectId && b instanceof ObjectId) return a.equals(b);
+  let known: boolean | undefined = true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b)) return undefined;
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      const member = plainlySame(a[i], b[i]);
+      if (member === false) return false;
+      if (member === undefined) known = undefined;
+    }
+    return known;
+  }
+  if (!isRecord(a) || !isRecord(b)) return undefined;
+  const keys = Object.keys(a);
+  const others = Object.keys(b);
+  if (keys.length !== others.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i] !== others[i]) return false;
+    const member = plainlySame(a[keys[i]], b[keys[i]]);
+    if (member === false) return false;
+    if (member === undefined) known = undefined;
+  }
+  return known;
+}
+
+function primitiveKind(value: unknown): "string" | "boolean" | "number" | "null" | undefined {
+  if (value === null || value === undefined) return "null";
+  const type = typeof value;
+  return type === "string" || type === "boolean" || type === "number" ? type : undefined;
+}
+
+/** A document made of plain JavaScript objects (no BSON value, date, pattern or map). */
+function isRecord(value: unknown): value is Document {
+  if (!isPlainObject(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
 function same(a: unknown, b: unknown): boolean {
+  const plain = plainlySame(a, b);
+  if (plain !== undefined) return plain;
   return (
     EJSON.stringify({ v: a } as Document, { relaxed: false }) ===
     EJSON.stringify({ v: b } as Document, { relaxed: false })
