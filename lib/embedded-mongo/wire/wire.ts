@@ -109,95 +109,152 @@ function parseOpQuery(msg: Buffer, requestId: number): IncomingMessage {
 
 let nextResponseId = 1;
 
-function header(length: number, responseTo: number, opCode: number): Buffer {
-  const buf = Buffer.allocUnsafe(HEADER_SIZE);
+function writeHeader(buf: Buffer, length: number, responseTo: number, opCode: number): void {
   buf.writeInt32LE(length, 0);
   buf.writeInt32LE(nextResponseId++ & 0x7fffffff, 4);
   buf.writeInt32LE(responseTo, 8);
   buf.writeInt32LE(opCode, 12);
-  return buf;
 }
 
 const SERIALIZE = { ignoreUndefined: true } as const;
 
-/** The elements of a document's BSON (without its length and its final NUL). */
-function elementsOf(doc: Document): Buffer {
-  const bytes = BSON.serialize(doc, SERIALIZE);
-  return Buffer.from(bytes.buffer, bytes.byteOffset + 4, bytes.byteLength - 5);
-}
-
-/** One element whose value is a document (0x03) or an array (0x04) already encoded. */
-function encodedElement(type: 0x03 | 0x04, name: string, value: Buffer): Buffer[] {
-  return [Buffer.from([type]), Buffer.from(`${name}\0`, "utf8"), value];
-}
-
-function documentOf(parts: Buffer[]): Buffer {
-  let size = 5;
-  for (const part of parts) size += part.length;
-  const out = Buffer.allocUnsafe(size);
-  out.writeInt32LE(size, 0);
-  let at = 4;
-  for (const part of parts) at += part.copy(out, at);
-  out[at] = 0;
-  return out;
-}
-
 /**
- * The BSON of `doc`, its fields in order, where `encoded(name, value)` gives a field's bytes
- * already made, else undefined to have it serialized (runs of such fields are serialized together).
+ * A reply's BSON as the pieces it is made of, in order, copied once into the message: a stored
+ * document is one piece, its own bytes (not copied into its batch, the batch into its cursor, the
+ * cursor into the reply, then the reply into the message).
  */
-function serializeWith(doc: Document, encoded: (name: string, value: unknown) => Buffer[] | undefined): Buffer {
-  const parts: Buffer[] = [];
-  let plain: Document | undefined;
-  for (const name of Object.keys(doc)) {
-    const made = encoded(name, doc[name]);
-    if (!made) {
-      (plain ??= {})[name] = doc[name];
-      continue;
-    }
-    if (plain) parts.push(elementsOf(plain));
-    plain = undefined;
-    parts.push(...made);
+class Pieces {
+  readonly list: Uint8Array[] = [];
+  size = 0;
+
+  push(piece: Uint8Array): void {
+    this.list.push(piece);
+    this.size += piece.length;
   }
-  if (plain) parts.push(elementsOf(plain));
-  return documentOf(parts);
+
+  /** Copies the pieces into `out` from `at`. */
+  copyTo(out: Buffer, at: number): void {
+    for (const piece of this.list) {
+      out.set(piece, at);
+      at += piece.length;
+    }
+  }
+}
+
+const END = new Uint8Array(1);
+
+/** Adds the elements of a document's BSON (without its length and its final NUL). */
+function addElements(doc: Document, out: Pieces): void {
+  const bytes = BSON.serialize(doc, SERIALIZE);
+  out.push(bytes.subarray(4, bytes.length - 1));
+}
+
+/** An element's type and name, before its value. */
+function elementHead(type: 0x03 | 0x04, name: string): Buffer {
+  const length = Buffer.byteLength(name, "utf8");
+  const head = Buffer.allocUnsafe(length + 2);
+  head[0] = type;
+  head.write(name, 1, "utf8");
+  head[length + 1] = 0;
+  return head;
+}
+
+/** The heads of a batch's first documents (`0`, `1`, ...), made once: batches are mostly short. */
+const BATCH_HEADS = Array.from({ length: 128 }, (_, i) => elementHead(0x03, String(i)));
+
+/** Starts a document: its length goes first, written by {@link closeDocument} once known. */
+function openDocument(out: Pieces): { length: Buffer; start: number } {
+  const length = Buffer.allocUnsafe(4);
+  const start = out.size;
+  out.push(length);
+  return { length, start };
+}
+
+function closeDocument(out: Pieces, { length, start }: { length: Buffer; start: number }): void {
+  out.push(END);
+  length.writeInt32LE(out.size - start, 0);
 }
 
 const holdsStored = (batch: unknown): batch is unknown[] =>
   Array.isArray(batch) && batch.some((doc) => doc instanceof StoredDocument);
 
+/** A batch (an array) whose stored documents are added as their bytes. */
+function addBatch(batch: unknown[], out: Pieces): void {
+  const open = openDocument(out);
+  for (let i = 0; i < batch.length; i++) {
+    const doc = batch[i];
+    if (doc instanceof StoredDocument) {
+      out.push(BATCH_HEADS[i] ?? elementHead(0x03, String(i)));
+      out.push(doc.bytes);
+    } else addElements({ [i]: doc }, out);
+  }
+  closeDocument(out, open);
+}
+
+/**
+ * Adds `doc` with its fields in order: `cursor`'s own (a document whose batches hold stored
+ * documents) or each batch of the cursor (`firstBatch`, `nextBatch`) by the bytes it holds, the
+ * others serialized (runs of them together).
+ */
+function addDocumentWith(doc: Document, out: Pieces, cursor: Document | undefined): void {
+  const open = openDocument(out);
+  let plain: Document | undefined;
+  for (const name of Object.keys(doc)) {
+    const value = doc[name];
+    const isCursor = cursor !== undefined && name === "cursor" && value === cursor;
+    const isBatch = cursor === undefined && (name === "firstBatch" || name === "nextBatch") && holdsStored(value);
+    if (!isCursor && !isBatch) {
+      (plain ??= {})[name] = value;
+      continue;
+    }
+    if (plain) addElements(plain, out);
+    plain = undefined;
+    if (isCursor) {
+      out.push(CURSOR_HEAD);
+      addDocumentWith(cursor, out, undefined);
+    } else {
+      out.push(elementHead(0x04, name));
+      addBatch(value as unknown[], out);
+    }
+  }
+  if (plain) addElements(plain, out);
+  closeDocument(out, open);
+}
+
+const CURSOR_HEAD = elementHead(0x03, "cursor");
+
 /**
  * A reply's BSON. A cursor's batch may hold documents as their stored bytes (a find answering
  * whole documents): those are copied as they are, the rest serialized.
  */
-function serializeReply(doc: Document): Uint8Array {
+function serializeReply(doc: Document): Pieces {
+  const out = new Pieces();
   const cursor = doc.cursor as Document | undefined;
   if (!cursor || typeof cursor !== "object" || !(holdsStored(cursor.firstBatch) || holdsStored(cursor.nextBatch)))
-    return BSON.serialize(doc, SERIALIZE);
-  const batch = (name: string, value: unknown) => {
-    if ((name !== "firstBatch" && name !== "nextBatch") || !holdsStored(value)) return undefined;
-    const elements = value.map((d, i) =>
-      d instanceof StoredDocument ? encodedElement(0x03, String(i), d.bytes) : [elementsOf({ [i]: d })],
-    );
-    return encodedElement(0x04, name, documentOf(elements.flat()));
-  };
-  return serializeWith(doc, (name, value) =>
-    name === "cursor" && value === cursor ? encodedElement(0x03, name, serializeWith(cursor, batch)) : undefined,
-  );
+    out.push(BSON.serialize(doc, SERIALIZE));
+  else addDocumentWith(doc, out, cursor);
+  return out;
+}
+
+/** A message of `prefix` (after the header) and the reply, written in one buffer. */
+function message(responseTo: number, opCode: number, prefix: Buffer, doc: Document): Buffer {
+  const body = serializeReply(doc);
+  const length = HEADER_SIZE + prefix.length + body.size;
+  const out = Buffer.allocUnsafe(length);
+  writeHeader(out, length, responseTo, opCode);
+  prefix.copy(out, HEADER_SIZE);
+  body.copyTo(out, HEADER_SIZE + prefix.length);
+  return out;
 }
 
 export function encodeOpMsg(responseTo: number, doc: Document, flags = 0): Buffer {
-  const body = serializeReply(doc);
-  const length = HEADER_SIZE + 4 + 1 + body.length;
   const prefix = Buffer.alloc(5); // flagBits, then section kind 0
   prefix.writeUInt32LE(flags >>> 0, 0);
-  return Buffer.concat([header(length, responseTo, OP_MSG), prefix, body], length);
+  return message(responseTo, OP_MSG, prefix, doc);
 }
 
 export function encodeOpReply(responseTo: number, doc: Document): Buffer {
-  const body = serializeReply(doc);
   const fields = Buffer.alloc(20);
   fields.writeInt32LE(1, 16); // numberReturned; flags, cursorId and startingFrom stay 0
-  const length = HEADER_SIZE + fields.length + body.length;
-  return Buffer.concat([header(length, responseTo, OP_REPLY), fields, body], length);
+  return message(responseTo, OP_REPLY, fields, doc);
 }
