@@ -162,8 +162,7 @@ export function decodeFields(bytes: Buffer, names: ReadonlySet<string>): Documen
     const nameEnd = bytes.indexOf(0, at + 1);
     const end = nameEnd < 0 ? -1 : elementEnd(bytes, at, nameEnd + 1);
     if (end <= at || end > last) return decodeDocument(bytes);
-    const name = bytes.toString("utf8", at + 1, nameEnd);
-    if (name === "_id" || names.has(name)) {
+    if (isKept(bytes, at + 1, nameEnd, names)) {
       kept.push([at, end]);
       size += end - at;
     }
@@ -176,6 +175,39 @@ export function decodeFields(bytes: Buffer, names: ReadonlySet<string>): Documen
   for (const [from, end] of kept) to += bytes.copy(picked, to, from, end);
   picked[to] = 0;
   return decodeDocument(picked);
+}
+
+/** The names {@link decodeFields} keeps (and `_id`) as their UTF-8 bytes, by length; made once per set of names. */
+const keptNames = new WeakMap<ReadonlySet<string>, { size: number; byLength: Array<Buffer[] | undefined> }>();
+
+/**
+ * Whether the field name in `bytes` from `from` to `to` is `_id` or one of `names`: compared as
+ * bytes, without a string made for every field of every document read. A name of other bytes
+ * that are not ASCII is decoded and looked up as before (invalid UTF-8 reads as U+FFFD).
+ */
+function isKept(bytes: Buffer, from: number, to: number, names: ReadonlySet<string>): boolean {
+  let kept = keptNames.get(names);
+  if (!kept || kept.size !== names.size) {
+    kept = { size: names.size, byLength: [] };
+    for (const name of [...names, "_id"]) {
+      const encoded = Buffer.from(name, "utf8");
+      // A name with a lone surrogate (written as U+FFFD's bytes) is no decoded name's.
+      if (encoded.toString("utf8") === name) (kept.byLength[encoded.length] ??= []).push(encoded);
+    }
+    keptNames.set(names, kept);
+  }
+  for (const name of kept.byLength[to - from] ?? []) {
+    let i = 0;
+    while (i < name.length && name[i] === bytes[from + i]) i++;
+    if (i === name.length) return true;
+  }
+  for (let i = from; i < to; i++) {
+    if (bytes[i] >= 0x80) {
+      const name = bytes.toString("utf8", from, to);
+      return name === "_id" || names.has(name);
+    }
+  }
+  return false;
 }
 
 /** Sizes of the `_id` values {@link decodeIdKey} reads alone: ObjectId, int32, int64, double, date. */
