@@ -213,6 +213,11 @@ describe("$regex with the options s and x matches as PCRE does", () => {
     await expect(c.findOne({ s: { $regex: new BSONRegExp("a", "i"), $options: "s" } })).rejects.toMatchObject({
       code: 51075,
     });
+    // A stored regex may hold `l`; MongoDB 8's PCRE takes no such option in a pattern.
+    await expect(c.findOne({ s: { $regex: "a", $options: "l" } })).rejects.toMatchObject({ code: 51108 });
+    await expect(c.findOne({ s: new BSONRegExp("a", "l") })).rejects.toMatchObject({ code: 51108 });
+    await expect(c.findOne({ s: { $in: [new BSONRegExp("a", "il")] } })).rejects.toMatchObject({ code: 51108 });
+    expect(await c.countDocuments({ s: { $eq: new BSONRegExp("a", "l") } })).toBe(0);
   });
 });
 

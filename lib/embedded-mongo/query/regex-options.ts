@@ -53,7 +53,7 @@ const isRegexValue = (v: unknown) =>
 const named = (name: string, element: boolean) => (element ? `${name}Element` : name);
 
 function conditionPatterns(cond: unknown, depth: number, element = false): unknown {
-  if (cond instanceof RegExp) return { [named("$regexOf", element)]: new RegexOperand([cond]) };
+  if (cond instanceof RegExp) return { [named("$regexOf", element)]: new RegexOperand([asPattern(cond)]) };
   if (!isDocument(cond) || depth > 100) return cond;
   let changed = false;
   const renamed: Document = {};
@@ -69,9 +69,9 @@ function conditionPatterns(cond: unknown, depth: number, element = false): unkno
       next = new RegexOperand([value]);
     } else if ((op === "$in" || op === "$nin") && Array.isArray(value) && value.some((v) => v instanceof RegExp)) {
       key = named(op === "$in" ? "$regexIn" : "$regexNin", element);
-      next = new RegexOperand(value);
+      next = new RegexOperand(value.map((v) => (v instanceof RegExp ? asPattern(v) : v)));
     } else if (op === "$all" && Array.isArray(value) && value.some((v) => v instanceof RegExp))
-      next = value.map((v) => (v instanceof RegExp ? new RegexOperand([v]) : v));
+      next = value.map((v) => (v instanceof RegExp ? new RegexOperand([asPattern(v)]) : v));
     if (key !== op || next !== value) changed = true;
     setField(renamed, key, next);
   }
@@ -79,11 +79,10 @@ function conditionPatterns(cond: unknown, depth: number, element = false): unkno
   if (!("$regex" in out)) return out;
   if (out.$options !== undefined && typeof out.$options !== "string") return out;
   const options = out.$options as string | undefined;
-  const bad = options && [...options].find((c) => !"ilmsux".includes(c));
-  if (bad) throw new MongoCommandError("Location51108", `invalid flag in regex options: ${bad}`);
+  if (options) checkFlags(options);
   let source = out.$regex;
   let pattern: RegExp;
-  if (source instanceof RegExp && options === undefined) pattern = source;
+  if (source instanceof RegExp && options === undefined) pattern = asPattern(source);
   else {
     if (source instanceof RegExp) {
       const own = source instanceof StoredRegExp ? source.options : source.flags;
@@ -103,6 +102,18 @@ function conditionPatterns(cond: unknown, depth: number, element = false): unkno
     else if (op !== "$options") setField(compiled, op, value);
   }
   return compiled;
+}
+
+/** MongoDB's PCRE options (`pcre_util::flagsToOptions`): a stored regex may hold `l` too, a pattern may not. */
+function checkFlags(options: string): void {
+  const bad = [...options].find((c) => !"imsux".includes(c));
+  if (bad) throw new MongoCommandError("Location51108", `invalid flag in regex options: ${bad}`);
+}
+
+/** A regular expression a filter uses as a pattern, its options checked as MongoDB compiles them. */
+function asPattern(re: RegExp): RegExp {
+  checkFlags(re instanceof StoredRegExp ? re.options : re.flags.replace(/[gyd]/g, ""));
+  return re;
 }
 
 type Predicate = (doc: unknown) => boolean;
