@@ -5,7 +5,7 @@
  * the exact stored options.
  */
 import fc from "fast-check";
-import { BSONRegExp, MongoClient, type Document } from "mongodb";
+import { BSONRegExp, BSONSymbol, MongoClient, type Document } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempServerForThisFile } from "./testing/temp-server";
 
@@ -378,8 +378,20 @@ describe("a pattern in a filter also matches a stored regular expression equal t
         .find({ r: { $in: [re, "AB"] } }, { sort: { _id: 1 }, collation: { locale: "en", strength: 2 } })
         .toArray();
       expect(collated.map((d) => d._id)).toEqual([1, 2, 4, 6, 9]);
+      const collatedAll = await c
+        .find({ r: { $all: [re] } }, { sort: { _id: 1 }, collation: { locale: "en", strength: 2 } })
+        .toArray();
+      expect(collatedAll.map((d) => d._id)).toEqual([1, 2, 4, 9]);
+      const collatedNot = await c
+        .find({ r: { $not: re, $nin: ["AB"] } }, { sort: { _id: 1 }, collation: { locale: "en", strength: 2 } })
+        .toArray();
+      expect(collatedNot.map((d) => d._id)).toEqual([3, 5, 7, 8]);
       expect(await c.countDocuments({ r: new BSONRegExp("^abc") })).toBe(2);
       expect(await c.countDocuments({ r: re })).toBe(4);
+      // A symbol (a deprecated BSON type) is matched as its string, as MongoDB does.
+      await c.insertOne({ _id: 10, r: new BSONSymbol("zABCz") });
+      expect(await ids({ r: re, _id: 10 })).toEqual([10]);
+      await c.deleteOne({ _id: 10 });
       const matched = await c.aggregate([{ $match: { r: re } }, { $sort: { _id: 1 } }]).toArray();
       expect(matched.map((d) => d._id)).toEqual([1, 2, 4, 9]);
       expect((await c.deleteMany({ r: { $eq: re } })).deletedCount).toBe(2);

@@ -136,12 +136,17 @@ function equalRegex(pattern: string, options: string): (v: unknown) => boolean {
   };
 }
 
-/** MongoDB's RegexMatchExpression: a string the pattern matches, or a stored regex equal to it. */
+/** MongoDB's RegexMatchExpression: a string (or symbol) the pattern matches, or a stored regex equal to it. */
 function patternTest(re: unknown, options?: string): (v: unknown) => boolean {
   const parts = regexParts(re)!;
   const equal = equalRegex(parts.pattern, options ?? parts.options);
   const test = re instanceof RegExp ? (s: string) => re.test(s) : () => false;
-  return (v) => (typeof v === "string" ? test(v) : equal(v));
+  return (v) => {
+    if (typeof v === "string") return test(v);
+    if ((v as { _bsontype?: string } | null)?._bsontype === "BSONSymbol")
+      return test(String((v as { value: unknown }).value));
+    return equal(v);
+  };
 }
 
 const operandOf = (value: unknown): RegexOperand =>
