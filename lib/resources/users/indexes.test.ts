@@ -68,6 +68,24 @@ describe("indexes of the users list", () => {
     expect(explained.executionStats.totalDocsExamined).toBeLessThanOrEqual(12);
   });
 
+  it("all users, a page deep by number: the entries before it are passed over without reading their users", async () => {
+    // `isActive=all` is the membership alone, which the index's bounds decide (docs/api.md#paging).
+    const filter = await userListFilter(oid(t.companyId), ListUsersQuery.parse({ isActive: "all" }), new Notes());
+    const sort = { modifiedAt: -1, _id: -1 } as const;
+    const explained = (await User.collection
+      .find(filter as Document, { sort, skip: 40, limit: 11 })
+      .explain("executionStats")) as unknown as Explained;
+    expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({
+      stage: "IXSCAN",
+      keyPattern: { "companies.companyId": 1, modifiedAt: 1, _id: 1 },
+    });
+    // Only the page's 11 users are read.
+    expect(explained.executionStats).toMatchObject({ nReturned: 11, totalDocsExamined: 11 });
+    const page = await User.collection.find(filter as Document, { sort, skip: 40, limit: 11 }).toArray();
+    const walked = await User.collection.find(filter as Document, { sort }).toArray();
+    expect(page.map((u) => String(u._id))).toEqual(walked.slice(40, 51).map((u) => String(u._id)));
+  });
+
   it("inactive users: the same index, the flag checked on each membership", async () => {
     const explained = await explain("false");
     expect(stageOf(explained.queryPlanner.winningPlan)).toMatchObject({
