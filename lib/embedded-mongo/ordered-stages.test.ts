@@ -4,7 +4,7 @@
  * ("Comparison/Sort Order": embedded documents compare their fields in order). Each case holds
  * the document in both orders.
  */
-import { MongoClient, type Collection, type Document } from "mongodb";
+import { Decimal128, Double, Int32, Long, MongoClient, type Collection, type Document } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempServerForThisFile } from "./testing/temp-server";
 
@@ -113,6 +113,86 @@ describe("$group and accumulators", () => {
       ["xy", 2],
       ["yx", 1],
     ]);
+  });
+});
+
+describe("$group result types, as MongoDB's", () => {
+  it("$sum keeps ints and longs and widens past their range; $avg is a double; $first and $last keep the stored type", async () => {
+    const INT_MAX = 2 ** 31 - 1;
+    const c = await seeded([
+      {
+        _id: 1,
+        k: 1,
+        i: new Int32(1),
+        l: Long.fromNumber(5),
+        d: new Double(2),
+        big: new Int32(INT_MAX),
+        m: new Int32(1),
+      },
+      {
+        _id: 2,
+        k: 1,
+        i: new Int32(2),
+        l: Long.fromNumber(6),
+        d: new Double(3),
+        big: new Int32(INT_MAX),
+        m: Long.fromNumber(2),
+      },
+    ]);
+    const [row] = await c
+      .aggregate(
+        [
+          { $sort: { _id: 1 } },
+          {
+            $group: {
+              _id: "$k",
+              i: { $sum: "$i" },
+              l: { $sum: "$l" },
+              d: { $sum: "$d" },
+              big: { $sum: "$big" },
+              mixed: { $sum: "$m" },
+              count: { $sum: 1 },
+              none: { $sum: "$missing" },
+              avg: { $avg: "$i" },
+              firstL: { $first: "$l" },
+              lastD: { $last: "$d" },
+              firstI: { $first: "$i" },
+            },
+          },
+        ],
+        { promoteValues: false },
+      )
+      .toArray();
+    const types = Object.fromEntries(
+      Object.entries(row).map(([k, v]) => [k, (v as { _bsontype?: string })._bsontype ?? typeof v]),
+    );
+    expect(types).toEqual({
+      _id: "Int32",
+      i: "Int32",
+      l: "Long",
+      d: "Double",
+      big: "Long",
+      mixed: "Long",
+      count: "Int32",
+      none: "Int32",
+      avg: "Double",
+      firstL: "Long",
+      lastD: "Double",
+      firstI: "Int32",
+    });
+    const [values] = await c.aggregate([{ $group: { _id: null, l: { $sum: "$l" }, big: { $sum: "$big" } } }]).toArray();
+    expect(values).toMatchObject({ l: 11, big: 2 * INT_MAX });
+    // A later stage compares the typed results as numbers; a Decimal128 sum, which mingo answered 0, is refused.
+    const later = await c
+      .aggregate([{ $group: { _id: "$k", l: { $sum: "$l" } } }, { $match: { l: { $gt: 10, $type: "long" } } }])
+      .toArray();
+    expect(later).toHaveLength(1);
+    await c.insertOne({ _id: 3, k: 2, x: Decimal128.fromString("1.5") });
+    await c.insertOne({ _id: 4, k: 2, x: Decimal128.fromString("2.5") });
+    for (const op of ["$sum", "$avg"])
+      await expect(
+        c.aggregate([{ $match: { k: 2 } }, { $group: { _id: "$k", x: { [op]: "$x" } } }]).toArray(),
+      ).rejects.toMatchObject({ code: 115, message: expect.stringContaining("MONGODB_URI") });
   });
 });
 

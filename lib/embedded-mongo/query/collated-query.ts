@@ -34,6 +34,7 @@ import {
   orderedSort,
   orderedSortArray,
   orderedSortByCount,
+  typedAccumulators,
 } from "./ordered-stages";
 import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import { regexExpressions } from "./regex-expressions";
@@ -110,7 +111,10 @@ function orderedStages(): Record<string, PipelineOp> {
 
 function orderedAccumulators(): Record<string, PipelineOp> {
   const acc = accumulatorOperators as unknown as Record<string, PipelineOp>;
-  return { $addToSet: orderedAddToSet(acc.$addToSet as never, acc.$push as never) as never };
+  return {
+    $addToSet: orderedAddToSet(acc.$addToSet as never, acc.$push as never) as never,
+    ...(typedAccumulators(acc as never) as Record<string, PipelineOp>),
+  };
 }
 
 /** The set expressions comparing documents in order, and the key `orderedGroup` hands mingo. */
@@ -165,6 +169,7 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
     accumulator: {
       ...(accumulatorOperators as object),
       $addToSet: collatedAddToSet(orderedAccumulators().$addToSet, collation),
+      ...typedAccumulators(accumulatorOperators as never),
     } as never,
     expression: {
       ...(expressionOperators as object),

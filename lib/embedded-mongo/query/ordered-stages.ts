@@ -5,14 +5,17 @@
  * operator here hands its values to mingo's own when none of them holds a document (the common
  * case pays one look at the values), and otherwise groups or compares them itself.
  */
-import type { Document } from "bson";
-import { evalExpr } from "mingo/core";
+import { Double, type Document } from "bson";
+import { evalExpr, OpType } from "mingo/core";
 import { Lazy, type Iterator } from "mingo/lazy";
 import type { Options } from "mingo/types";
 import { resolve, unique } from "mingo/util";
+import { MongoCommandError } from "../errors";
+import { setField } from "../storage/bson-values";
 import { compareValues, encodeValue, isPlainObject, valuesAtPath } from "../storage/keys";
 import type { Collation } from "./collation";
 import { comparedInOrder } from "./document-order";
+import { place, Sum, typedAs } from "./number-types";
 import { LocationError } from "./pipeline-check";
 import { sortDocuments } from "./sort";
 
@@ -80,12 +83,94 @@ export function orderedGroup(group: PipelineOp): PipelineOp {
       const key = evalExpr(doc, idExpr, options);
       return comparedInOrder(key) ? { [GROUP_CLASS]: classes.add(key) } : key;
     };
-    const grouped = group(coll, { ...expr, _id: { $__orderedGroupKey: keyOf } }, options);
+    const { spec, typed } = typedOutputs(expr, options);
+    const grouped = group(coll, { ...spec, _id: { $__orderedGroupKey: keyOf } }, options);
     return grouped.map((out: Document) => {
       const id = out._id as unknown;
       if (isPlainObject(id) && Object.hasOwn(id, GROUP_CLASS)) out._id = classes.values[id[GROUP_CLASS] as number];
+      for (const field of typed) place(out, field, out[field]);
       return out;
     });
+  };
+}
+
+/** The accumulators whose result has MongoDB's type here; the others answer by value (mingo's). */
+const TYPED_ACCUMULATORS: Record<string, string> = {
+  $sum: "$__typedSum",
+  $avg: "$__typedAvg",
+  $first: "$__typedFirst",
+  $last: "$__typedLast",
+};
+
+/** A `$group` spec with its `$sum`, `$avg`, `$first`, `$last` outputs renamed to the typed accumulators. */
+function typedOutputs(expr: Document, options: Options): { spec: Document; typed: string[] } {
+  const typed: string[] = [];
+  const spec: Document = {};
+  for (const field of Object.keys(expr)) {
+    const acc = expr[field];
+    const name = isPlainObject(acc) && Object.keys(acc).length === 1 ? Object.keys(acc)[0] : undefined;
+    const renamed =
+      name !== undefined && field !== "_id" && Object.hasOwn(TYPED_ACCUMULATORS, name)
+        ? TYPED_ACCUMULATORS[name]
+        : undefined;
+    if (renamed && options.context.getOperator(OpType.ACCUMULATOR, renamed)) {
+      setField(spec, field, { [renamed]: (acc as Document)[name!] });
+      typed.push(field);
+    } else setField(spec, field, acc);
+  }
+  return { spec, typed };
+}
+
+/** mingo computes no Decimal128 arithmetic: refused, naming the way out, rather than answered wrong. */
+function refuseDecimals(op: string, values: unknown[]): void {
+  if (values.some((v) => bsonTypeOf(v) === "Decimal128"))
+    throw new MongoCommandError(
+      "CommandNotSupported",
+      `Decimal128 values in ${op} of $group are not supported by the embedded database: set MONGODB_URI to use a MongoDB server`,
+    );
+}
+
+const isNumber = (v: unknown) =>
+  typeof v === "number" || typeof v === "bigint" || ["Long", "Double", "Int32"].includes(bsonTypeOf(v) ?? "");
+const bsonTypeOf = (v: unknown) => (v as { _bsontype?: string } | null | undefined)?._bsontype;
+const asNumber = (v: unknown): number => {
+  if (typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  return bsonTypeOf(v) === "Long" ? (v as { toNumber(): number }).toNumber() : (v as { value: number }).value;
+};
+
+/**
+ * `$group`'s `$sum`, `$avg`, `$first` and `$last` with MongoDB's result types: a sum of the widest
+ * type among its numbers, widened past its range (number-types.ts); an average a double; a first
+ * or last value as stored. Each answers a BSON number (`Long`, `Double`, `Int32`) that
+ * `orderedGroup` sets as the server holds numbers. A sum or an average over Decimal128 is refused
+ * (mingo's answered 0).
+ */
+export function typedAccumulators(acc: Record<string, AccumulatorOp>): Record<string, AccumulatorOp> {
+  const edge =
+    (name: "$first" | "$last"): AccumulatorOp =>
+    (coll, expr, options) => {
+      const value = acc[name](coll, expr, options);
+      if (coll.length === 0) return value;
+      return typedAs(coll[name === "$first" ? 0 : coll.length - 1] as Document, expr, value);
+    };
+  return {
+    // Each document's value as mingo's $push computes it (the document as the expression's root).
+    $__typedSum: (coll, expr, options) => {
+      const pushed = acc.$push(coll, expr, options) as unknown[];
+      const values = pushed.map((v, i) => typedAs(coll[i] as Document, expr, v));
+      refuseDecimals("$sum", values);
+      const sum = new Sum();
+      for (const v of values) if (isNumber(v)) sum.add(v, asNumber(v));
+      return sum.value();
+    },
+    $__typedAvg: (coll, expr, options) => {
+      refuseDecimals("$avg", acc.$push(coll, expr, options) as unknown[]);
+      const value = acc.$avg(coll, expr, options);
+      return typeof value === "number" ? new Double(value) : value;
+    },
+    $__typedFirst: edge("$first"),
+    $__typedLast: edge("$last"),
   };
 }
 
