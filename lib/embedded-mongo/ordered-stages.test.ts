@@ -196,6 +196,45 @@ describe("$group result types, as MongoDB's", () => {
   });
 });
 
+describe("$project, $addFields and $set keep the types of what they pass through", () => {
+  it("a field kept, included, excluded around or named by a path stays a long or a double; a computed one is sent by its value", async () => {
+    const l = Long.fromNumber(5);
+    const d = new Double(2);
+    const c = await seeded([{ _id: 1, l, d, sub: { l, d, list: [l, d] }, docs: [{ l }, { d }] }]);
+    const types = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(types)
+        : v !== null && typeof v === "object" && !("_bsontype" in v)
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, types(x)]))
+          : (v as { _bsontype?: string })._bsontype;
+    const run = async (stage: Document) => types((await c.aggregate([stage], { promoteValues: false }).toArray())[0]);
+    const SUB = { l: "Long", d: "Double", list: ["Long", "Double"] };
+    expect(await run({ $project: { l: 1, d: 1, sub: 1 } })).toEqual({ _id: "Int32", l: "Long", d: "Double", sub: SUB });
+    expect(await run({ $project: { "sub.l": 1, "docs.l": 1, _id: 0 } })).toEqual({
+      sub: { l: "Long" },
+      docs: [{ l: "Long" }, {}],
+    });
+    expect(await run({ $project: { sub: 0, docs: 0 } })).toEqual({ _id: "Int32", l: "Long", d: "Double" });
+    expect(await run({ $project: { x: "$l", y: "$sub.d", s: "$sub", _id: 0 } })).toEqual({
+      x: "Long",
+      y: "Double",
+      s: SUB,
+    });
+    // Computed: an int32 by its value (MongoDB: $toInt an int, so these agree), not the input's type.
+    expect(await run({ $project: { l: { $toInt: "$l" }, _id: 0 } })).toEqual({ l: "Int32" });
+    expect(await run({ $addFields: { n: 1, x: "$d" } })).toEqual({
+      _id: "Int32",
+      l: "Long",
+      d: "Double",
+      sub: SUB,
+      docs: [{ l: "Long" }, { d: "Double" }],
+      n: "Int32",
+      x: "Double",
+    });
+    expect(await run({ $set: { l: { $toInt: "$l" } } })).toMatchObject({ l: "Int32", d: "Double" });
+  });
+});
+
 describe("set expressions", () => {
   it("compare their documents in order", async () => {
     const c = await seeded([{ _id: 1, p: [XY, 1], q: [YX, 1] }]);

@@ -35,6 +35,7 @@ import {
   orderedSortArray,
   orderedSortByCount,
   typedAccumulators,
+  typedPassthrough,
 } from "./ordered-stages";
 import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import { regexExpressions } from "./regex-expressions";
@@ -101,6 +102,9 @@ function orderedStages(): Record<string, PipelineOp> {
     $sort,
     $sortByCount: orderedSortByCount($group, $sort) as never,
     $lookup: orderedLookup(pipeline.$lookup as never) as never,
+    $project: typedPassthrough(pipeline.$project as never, "$project") as never,
+    $addFields: typedPassthrough(pipeline.$addFields as never, "$addFields") as never,
+    $set: typedPassthrough(pipeline.$set as never, "$addFields") as never,
     $bucket: orderedBucket(pipeline.$bucket as never, pipeline.$group as never) as never,
     $bucketAuto: orderedBucketAuto(pipeline.$bucketAuto as never) as never,
     // The server's own stages: mingo's compute through `$function`, which the server never runs.

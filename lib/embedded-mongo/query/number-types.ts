@@ -104,3 +104,22 @@ function numberKind(v: unknown, n: number): "int" | "long" | "double" {
   if (type === "Double") return "double";
   return Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX ? "int" : "double";
 }
+
+/**
+ * Notes on `out` (at any depth, through arrays) the BSON types `input` holds where `out` holds the
+ * same number at the same place: a value a stage passed through unchanged keeps its type.
+ */
+export function carryTypes(out: unknown, input: unknown, depth = 0): void {
+  if (out === input || depth > 100 || out === null || input === null) return;
+  if (typeof out !== "object" || typeof input !== "object") return;
+  const bothArrays = Array.isArray(out) && Array.isArray(input);
+  if (!bothArrays && !(isPlainObject(out) && isPlainObject(input))) return;
+  for (const key of Object.keys(out)) {
+    if (!Object.hasOwn(input, key)) continue;
+    const v = (out as Record<string, unknown>)[key];
+    const w = (input as Record<string, unknown>)[key];
+    if (typeof v === "number") {
+      if (v === w || (Number.isNaN(v) && Number.isNaN(w))) setNumberType(out, key, numberTypeAt(input, key));
+    } else carryTypes(v, w, depth + 1);
+  }
+}

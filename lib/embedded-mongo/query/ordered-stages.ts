@@ -11,11 +11,11 @@ import { Lazy, type Iterator } from "mingo/lazy";
 import type { Options } from "mingo/types";
 import { resolve, unique } from "mingo/util";
 import { MongoCommandError } from "../errors";
-import { setField } from "../storage/bson-values";
-import { compareValues, encodeValue, isPlainObject, valuesAtPath } from "../storage/keys";
+import { numberTypeAt, setField, setNumberType } from "../storage/bson-values";
+import { compareValues, encodeValue, isPlainObject, ownField, valuesAtPath } from "../storage/keys";
 import type { Collation } from "./collation";
 import { comparedInOrder } from "./document-order";
-import { place, Sum, typedAs } from "./number-types";
+import { carryTypes, place, Sum, typedAs } from "./number-types";
 import { LocationError } from "./pipeline-check";
 import { sortDocuments } from "./sort";
 
@@ -417,6 +417,59 @@ export function orderedBucketAuto(bucketAuto: PipelineOp): PipelineOp {
         rows.push({ _id: { min: bucket[0][0], max }, ...fields });
       }
       return Lazy(rows);
+    });
+  };
+}
+
+/** Whether a projection or `$addFields` value computes something (an operator, at any depth), rather than naming what passes through. */
+function computes(spec: unknown, depth = 0): boolean {
+  if (depth > 100) return true;
+  if (Array.isArray(spec)) return true;
+  if (!isPlainObject(spec)) return false;
+  return Object.keys(spec).some((k) => k.startsWith("$") || computes(spec[k], depth + 1));
+}
+
+/** The document value a field path (`"$a.b"`) names, or undefined for any other value. */
+function pathValue(doc: Document, spec: unknown): unknown {
+  if (typeof spec !== "string" || !spec.startsWith("$") || spec.startsWith("$$")) return undefined;
+  return resolve(doc, spec.slice(1));
+}
+
+/**
+ * `$project`, `$addFields` and `$set` keeping the BSON type of each number they pass through: a
+ * field kept, included or excluded around, or named by a field path (`{x: "$a"}`) is noted as the
+ * input holds it (mingo builds new objects, which lose the types noted beside the numbers). A value
+ * an expression computes is sent by its value.
+ */
+export function typedPassthrough(stage: PipelineOp, kind: "$project" | "$addFields"): PipelineOp {
+  return (coll, expr, options) => {
+    if (!isPlainObject(expr)) return stage(coll, expr, options);
+    const spec = expr;
+    // A field holding a computed dotted output (`{"a.b": {$add: ...}}`) is left as computed.
+    const computed = new Set(
+      Object.keys(spec)
+        .filter((k) => k.includes(".") && (computes(spec[k]) || kind === "$addFields"))
+        .map((k) => k.split(".")[0]),
+    );
+    let current: Document | undefined;
+    const tapped = coll.map((doc: Document) => (current = doc));
+    return stage(tapped, spec, options).map((out: Document) => {
+      const input = current;
+      if (!input || !isPlainObject(out)) return out;
+      for (const key of Object.keys(out)) {
+        const named = Object.hasOwn(spec, key) ? spec[key] : undefined;
+        const fromPath = pathValue(input, named);
+        if (fromPath !== undefined) {
+          if (typeof out[key] === "number") {
+            const typed = typedAs(input, named, out[key]);
+            place(out, key, typed);
+          } else carryTypes(out[key], fromPath);
+        } else if (!(kind === "$addFields" && Object.hasOwn(spec, key)) && !computes(named) && !computed.has(key))
+          if (typeof out[key] === "number") {
+            if (out[key] === input[key]) setNumberType(out, key, numberTypeAt(input, key));
+          } else carryTypes(out[key], ownField(input, key));
+      }
+      return out;
     });
   };
 }
