@@ -16,6 +16,7 @@
 import { Long, type Binary, type Document } from "bson";
 import { MongoCommandError, endsCommand } from "../errors";
 import { decodeDocument } from "../storage/bson-values";
+import type { IndexSpec } from "../storage/index-spec";
 import { OverlayKv } from "../storage/kv";
 import { isCapped, type CollectionMeta, type Store } from "../storage/store";
 import { writeConflict, type ConflictOwner } from "./conflicts";
@@ -190,9 +191,25 @@ class Transaction implements ConflictOwner {
 
 /** The same indexes, whatever each has learned of its multikey fields. */
 function sameIndexes(a: CollectionMeta, b: CollectionMeta): boolean {
+  if (a.indexes.length === b.indexes.length && a.indexes.every((spec, i) => sharedSpec(spec, b.indexes[i])))
+    return true;
   const specs = (meta: CollectionMeta) =>
     JSON.stringify(meta.indexes.map((spec) => ({ ...spec, multikeyFields: undefined })));
   return specs(a) === specs(b);
+}
+
+/**
+ * Whether two index specs hold the very same values but for their multikey fields: a
+ * transaction's copy of an index the store has not replaced since (copyMeta copies each spec's
+ * fields, not their values), so they are the same without writing both out.
+ */
+function sharedSpec(a: IndexSpec, b: IndexSpec): boolean {
+  const fieldsOf = (spec: IndexSpec) =>
+    (Object.keys(spec) as Array<keyof IndexSpec>).filter((field) => field !== "multikeyFields");
+  const fields = fieldsOf(a);
+  const others = fieldsOf(b);
+  // In the same order too: the fallback's text compares the fields in order.
+  return fields.length === others.length && fields.every((field, i) => field === others[i] && a[field] === b[field]);
 }
 
 interface Session {
