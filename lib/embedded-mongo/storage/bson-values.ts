@@ -155,6 +155,7 @@ function elementEnd(bytes: Buffer, at: number, valueAt: number): number {
  */
 export function decodeFields(bytes: Buffer, names: ReadonlySet<string>): Document {
   const kept: [number, number][] = [];
+  const byLength = namesByLength(names);
   let size = 5;
   let at = 4;
   const last = bytes.length - 1;
@@ -162,7 +163,7 @@ export function decodeFields(bytes: Buffer, names: ReadonlySet<string>): Documen
     const nameEnd = bytes.indexOf(0, at + 1);
     const end = nameEnd < 0 ? -1 : elementEnd(bytes, at, nameEnd + 1);
     if (end <= at || end > last) return decodeDocument(bytes);
-    if (isKept(bytes, at + 1, nameEnd, names)) {
+    if (isKept(bytes, at + 1, nameEnd, byLength, names)) {
       kept.push([at, end]);
       size += end - at;
     }
@@ -180,12 +181,7 @@ export function decodeFields(bytes: Buffer, names: ReadonlySet<string>): Documen
 /** The names {@link decodeFields} keeps (and `_id`) as their UTF-8 bytes, by length; made once per set of names. */
 const keptNames = new WeakMap<ReadonlySet<string>, { size: number; byLength: Array<Buffer[] | undefined> }>();
 
-/**
- * Whether the field name in `bytes` from `from` to `to` is `_id` or one of `names`: compared as
- * bytes, without a string made for every field of every document read. A name of other bytes
- * that are not ASCII is decoded and looked up as before (invalid UTF-8 reads as U+FFFD).
- */
-function isKept(bytes: Buffer, from: number, to: number, names: ReadonlySet<string>): boolean {
+function namesByLength(names: ReadonlySet<string>): Array<Buffer[] | undefined> {
   let kept = keptNames.get(names);
   if (!kept || kept.size !== names.size) {
     kept = { size: names.size, byLength: [] };
@@ -196,10 +192,28 @@ function isKept(bytes: Buffer, from: number, to: number, names: ReadonlySet<stri
     }
     keptNames.set(names, kept);
   }
-  for (const name of kept.byLength[to - from] ?? []) {
-    let i = 0;
-    while (i < name.length && name[i] === bytes[from + i]) i++;
-    if (i === name.length) return true;
+  return kept.byLength;
+}
+
+/**
+ * Whether the field name in `bytes` from `from` to `to` is `_id` or one of `names`: compared as
+ * bytes, without a string made for every field of every document read. A name of other bytes
+ * that are not ASCII is decoded and looked up as before (invalid UTF-8 reads as U+FFFD).
+ */
+function isKept(
+  bytes: Buffer,
+  from: number,
+  to: number,
+  byLength: Array<Buffer[] | undefined>,
+  names: ReadonlySet<string>,
+): boolean {
+  const candidates = byLength[to - from];
+  if (candidates) {
+    for (const name of candidates) {
+      let i = 0;
+      while (i < name.length && name[i] === bytes[from + i]) i++;
+      if (i === name.length) return true;
+    }
   }
   for (let i = from; i < to; i++) {
     if (bytes[i] >= 0x80) {
