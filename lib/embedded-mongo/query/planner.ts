@@ -9,7 +9,7 @@ import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
 import { extendedPattern, StoredRegExp } from "../storage/bson-values";
 import type { IndexSpec } from "../storage/index-spec";
-import { encodeValue, HIGH, isPlainObject, Rank, type KeyPrimitive } from "../storage/keys";
+import { encodeValue, HIGH, isPlainObject, MAX_STRING_KEY, Rank, type KeyPrimitive } from "../storage/keys";
 import { isPlain, parseCollation, sameCollation, type Collation } from "./collation";
 
 type Key = KeyPrimitive[];
@@ -360,6 +360,8 @@ function regexRange(re: RegExp): Range | undefined {
     prefix += ch;
   }
   if (!prefix) return { loInc: true, hiInc: false, rank: Rank.String, single: true, pure };
+  // Keys are cut at MAX_STRING_KEY characters: past it, the range holds strings the prefix does not start.
+  if (prefix.length >= MAX_STRING_KEY) pure = false;
   const last = prefix.charCodeAt(prefix.length - 1);
   const upper = prefix.slice(0, -1) + String.fromCharCode(last + 1);
   return { lo: prefix, loInc: true, hi: upper, hiInc: false, single: true, pure };
@@ -412,6 +414,10 @@ function analyse(filter: Document): Analysis {
 function exactPoint(value: unknown): boolean {
   if (value === null || value === undefined || Array.isArray(value) || isPlainObject(value)) return false;
   if (value instanceof RegExp) return Boolean(regexRange(value)?.pure) && ownKey(value);
+  // A stored string longer than its key shares the key of every string with the same start.
+  if (typeof value === "string" && value.length >= MAX_STRING_KEY) return false;
+  if (bsonTypeOf(value) === "BSONSymbol" && String((value as { value: unknown }).value).length >= MAX_STRING_KEY)
+    return false;
   return (
     encodeValue(value).exact &&
     !["Decimal128", "MinKey", "MaxKey", "BSONRegExp"].includes(String((value as { _bsontype?: string })._bsontype))

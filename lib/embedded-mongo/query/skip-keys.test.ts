@@ -84,6 +84,23 @@ describe("a page deep in a users list", () => {
   });
 });
 
+describe("index keys cut at 200 characters", () => {
+  it("neither count nor skip a longer string by the key it shares", async () => {
+    const coll = db.collection("cut_keys");
+    await coll.createIndex({ s: 1 });
+    const long = "l".repeat(200);
+    await coll.insertMany([{ s: `${long}x` }, { s: long }, { s: `${long}y` }, { s: long }]);
+    for (const filter of [{ s: long }, { s: { $regex: `^${long}` } }, { s: { $gte: long, $lte: long } }]) {
+      const all = await coll.find(filter).hint({ $natural: 1 }).toArray();
+      expect(await coll.countDocuments(filter), JSON.stringify(filter)).toBe(all.length);
+      const page = await coll.find(filter).sort({ s: 1, _id: 1 }).skip(1).toArray();
+      const sorted = await coll.find(filter).sort({ s: 1, _id: 1 }).hint({ $natural: 1 }).skip(1).toArray();
+      expect(page, JSON.stringify(filter)).toEqual(sorted);
+    }
+    expect(await coll.countDocuments({ s: long })).toBe(2);
+  });
+});
+
 describe("property: a skip from index entries gives the scan's answer", () => {
   const DATES = [0, 1, 2, 3].map((d) => new Date(Date.UTC(2024, 0, 1 + d)));
   const LONG = "l".repeat(205);
