@@ -73,8 +73,8 @@ userSchema.index({ email: 1 }, { unique: true });
 // The default list: one company, newest modifiedAt first, _id breaking ties (and paging stable).
 userSchema.index({ "companies.companyId": 1, modifiedAt: 1, _id: 1 });
 // `isActive` is each membership's own flag: the lists match it with $elemMatch on the index above.
-// (MongoDB could index companies.companyId with companies.isActive; the embedded database refuses
-// two paths of one array as "parallel arrays".)
+// (Adding companies.isActive to it would not serve the walk: `$ne: false` is two intervals, so the
+// page would be sorted in memory.)
 userSchema.index({ "companies.companyId": 1, createdAt: 1, _id: 1 });
 // The other orders of the list (docs/api.md#sorting), each one company's index walked one way.
 userSchema.index({ "companies.companyId": 1, nameSort: 1, _id: 1 });
