@@ -9,7 +9,15 @@ import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
 import { extendedPattern, StoredRegExp } from "../storage/bson-values";
 import type { IndexSpec } from "../storage/index-spec";
-import { encodeValue, HIGH, isPlainObject, MAX_STRING_KEY, Rank, type KeyPrimitive } from "../storage/keys";
+import {
+  encodeValue,
+  HIGH,
+  isPlainObject,
+  MAX_STRING_KEY,
+  Rank,
+  sharesNumberKey,
+  type KeyPrimitive,
+} from "../storage/keys";
 import { isPlain, parseCollation, sameCollation, type Collation } from "./collation";
 
 type Key = KeyPrimitive[];
@@ -314,12 +322,12 @@ function rangeToIntervals(ranges: Range[], multikey: boolean): Interval[] {
 
 function startKey(value: unknown, inclusive: boolean): Key {
   const { part, exact } = encodeValue(value);
-  return inclusive || !exact ? part : [...part, HIGH];
+  return inclusive || !exact || sharesNumberKey(value) ? part : [...part, HIGH];
 }
 
 function endKey(value: unknown, inclusive: boolean): Key {
   const { part, exact } = encodeValue(value);
-  return inclusive || !exact ? [...part, HIGH] : part;
+  return inclusive || !exact || sharesNumberKey(value) ? [...part, HIGH] : part;
 }
 
 /**
@@ -418,6 +426,8 @@ function exactPoint(value: unknown): boolean {
   if (typeof value === "string" && value.length >= MAX_STRING_KEY) return false;
   if (bsonTypeOf(value) === "BSONSymbol" && String((value as { value: unknown }).value).length >= MAX_STRING_KEY)
     return false;
+  // A Decimal128 or an int64 past 2^53 shares its key with other numbers (keys.ts sharesNumberKey).
+  if (sharesNumberKey(value)) return false;
   return (
     encodeValue(value).exact &&
     !["Decimal128", "MinKey", "MaxKey", "BSONRegExp"].includes(String((value as { _bsontype?: string })._bsontype))

@@ -37,6 +37,26 @@ export const Rank = {
 export const HIGH = "\uffff\uffff";
 export const MAX_STRING_KEY = 200;
 
+/**
+ * The first part of an index's second list of entries: the entries whose number key a stored
+ * value shares with a different number (see {@link sharesNumberKey}), repeated after every
+ * bound's `HIGH` so no walk of the index meets them. A count from index entries reads the
+ * documents of those in its bounds, and only those (README "Query planning").
+ */
+export const SHARED_NUMBERS = `${HIGH}#`;
+
+/**
+ * Whether a value's index key is a number that does not vouch for it: a Decimal128 or an int64
+ * past 2^53 (a `Long`; a smaller one is held as a number) is keyed by its nearest double, which
+ * other numbers share, while a filter compares the value itself.
+ */
+export function sharesNumberKey(value: unknown): boolean {
+  if (typeof value === "bigint") return true;
+  const type = bsonType(value);
+  if (type === "Long") return !Number.isSafeInteger(Number((value as { valueOf(): unknown }).valueOf()));
+  return type === "Decimal128" && encodeValue(value).part[0] === Rank.Number;
+}
+
 export function bsonType(value: unknown): string | undefined {
   if (value === null || typeof value !== "object") return undefined;
   return (value as { _bsontype?: string })._bsontype;
@@ -215,6 +235,8 @@ const hasOwnPath = (a: Set<string>, b: Set<string>): boolean => [...a].some((p) 
 export interface IndexKey {
   parts: KeyPrimitive[];
   exact: boolean;
+  /** A number key a value of the entry shares with other numbers ({@link sharesNumberKey}). */
+  shared: boolean;
 }
 
 /**
@@ -226,15 +248,20 @@ export function indexKeys(
   fields: string[],
   encode: (value: unknown) => { part: KeyPart; exact: boolean } = encodeDefault,
 ): { keys: IndexKey[]; multikeyFields: string[] } {
-  let combos: IndexKey[] = [{ parts: [], exact: true }];
+  let combos: IndexKey[] = [{ parts: [], exact: true, shared: false }];
   const multikeyFields: string[] = [];
   for (const field of fields) {
     const { values, multikey } = valuesAtPath(doc, field);
     if (multikey) multikeyFields.push(field);
-    const encoded = dedupe(values.map(encode));
+    const encoded = dedupe(values.map((v) => ({ ...encode(v), shared: sharesNumberKey(v) })));
     const next: IndexKey[] = [];
     for (const combo of combos) {
-      for (const e of encoded) next.push({ parts: [...combo.parts, ...e.part], exact: combo.exact && e.exact });
+      for (const e of encoded)
+        next.push({
+          parts: [...combo.parts, ...e.part],
+          exact: combo.exact && e.exact,
+          shared: combo.shared || e.shared,
+        });
     }
     combos = next;
   }
@@ -243,10 +270,17 @@ export function indexKeys(
 
 const encodeDefault = (value: unknown) => encodeValue(value);
 
-function dedupe(values: Array<{ part: KeyPart; exact: boolean }>): Array<{ part: KeyPart; exact: boolean }> {
+type Encoded = { part: KeyPart; exact: boolean; shared: boolean };
+
+function dedupe(values: Encoded[]): Encoded[] {
   if (values.length < 2) return values;
-  const seen = new Map<string, { part: KeyPart; exact: boolean }>();
-  for (const v of values) seen.set(`${v.part[0]}:${String(v.part[1])}`, v);
+  const seen = new Map<string, Encoded>();
+  for (const v of values) {
+    const text = `${v.part[0]}:${String(v.part[1])}`;
+    // One entry for values sharing a key: it vouches for the document when one of them is its key.
+    const other = seen.get(text);
+    seen.set(text, other ? { ...v, shared: other.shared && v.shared } : v);
+  }
   return [...seen.values()];
 }
 

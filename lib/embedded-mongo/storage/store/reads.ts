@@ -3,9 +3,9 @@
  */
 import { type Document } from "bson";
 import { decodeDocument, decodeFields } from "../bson-values";
-import { HIGH, idKey, idText, type KeyPart } from "../keys";
+import { HIGH, idKey, idText, SHARED_NUMBERS, type KeyPart } from "../keys";
 import { CatalogStore } from "./catalog";
-import { NATURAL, isCapped, type CollectionMeta, type Key } from "./common";
+import { isCapped, NATURAL, type CollectionMeta, type Key } from "./common";
 
 /** The stored bytes of documents read, by the document decoded from them (a find answers with the bytes). */
 export type StoredBytes = WeakMap<Document, Buffer>;
@@ -81,6 +81,14 @@ export abstract class ReadStore extends CatalogStore {
     const before = distinct.size;
     this.forEachIndexId(meta, indexName, start, end, (id) => distinct.add(id));
     return distinct.size - before;
+  }
+
+  /**
+   * The `_id` key parts of the entries between two key-part bounds whose number key does not vouch
+   * for the document's value (keys.ts SHARED_NUMBERS): the ones a count must read.
+   */
+  sharedNumberIds(meta: CollectionMeta, indexName: string, start: Key, end: Key): Generator<KeyPart> {
+    return this.scanIndex(meta, indexName, [SHARED_NUMBERS, ...start], [SHARED_NUMBERS, ...end], false);
   }
 
   /**

@@ -11,7 +11,7 @@ import { compileFilter } from "../../query/filter";
 import { checkTextLanguage, isTextIndex } from "../../query/text";
 import { decodeDocument, decodeIdKey, idKeyOf, receivedBytes } from "../bson-values";
 import { ID_INDEX, type IndexSpec } from "../index-spec";
-import { HIGH, type KeyPart, idKey, indexKeys, parallelArrays, valuesAtPath } from "../keys";
+import { HIGH, type KeyPart, SHARED_NUMBERS, idKey, indexKeys, parallelArrays, valuesAtPath } from "../keys";
 import { updateDescription } from "../oplog";
 import {
   type CollectionMeta,
@@ -211,11 +211,13 @@ export abstract class WriteStore extends ConsistencyStore {
       for (const f of keyed.multikeyFields) multikeyFields.add(f);
       entries.push({ doc, keys: keyed.keys });
     }
+    // The repeated entries of shared number keys (keys.ts SHARED_NUMBERS) duplicate their own.
+    const unique = entries.map(({ doc, keys }) => ({ doc, keys: keys.filter((k) => k[0] !== SHARED_NUMBERS) }));
     const collation = indexCollation(spec);
-    if (spec.unique && collation) checkUniqueCollated(meta, spec, collation, entries);
+    if (spec.unique && collation) checkUniqueCollated(meta, spec, collation, unique);
     else if (spec.unique) {
       const seen = new Map<string, Document>();
-      for (const { doc, keys } of entries) {
+      for (const { doc, keys } of unique) {
         for (const key of keys) {
           const sig = JSON.stringify(key);
           const other = seen.get(sig);
@@ -242,7 +244,7 @@ export abstract class WriteStore extends ConsistencyStore {
 
   dropIndex(meta: CollectionMeta, name: string): void {
     const prefix = [meta.db, meta.name, name];
-    for (const key of [...this.kv.keys("index", { start: prefix, end: [...prefix, HIGH] })])
+    for (const key of [...this.kv.keys("index", { start: prefix, end: [...prefix, SHARED_NUMBERS, HIGH] })])
       this.kv.remove("index", key);
     meta.indexes = meta.indexes.filter((i) => i.name !== name);
     this.saveMeta(meta);
@@ -272,7 +274,11 @@ export abstract class WriteStore extends ConsistencyStore {
     const hashedArray = multikeyFields.find((f) => index.key[f] === "hashed");
     if (hashedArray)
       throw new MongoCommandError("Location16766", "Error: hashed indexes do not currently support array values");
-    return { keys: keys.map((k) => k.parts), multikeyFields };
+    // An entry whose number key does not vouch for its value is listed again apart (keys.ts
+    // SHARED_NUMBERS), so a count from the index reads those documents alone; not for a hashed key.
+    const hashed = Object.values(index.key).includes("hashed");
+    const shared = hashed ? [] : keys.filter((k) => k.shared).map((k) => [SHARED_NUMBERS, ...k.parts]);
+    return { keys: [...keys.map((k) => k.parts), ...shared], multikeyFields };
   }
 
   protected indexEntries(
@@ -296,6 +302,8 @@ export abstract class WriteStore extends ConsistencyStore {
       if (!index.unique && index.name !== ID_INDEX.name) continue;
       const collation = indexCollation(index);
       for (const key of keys) {
+        // The repeated entries of shared number keys (keys.ts SHARED_NUMBERS) duplicate their own.
+        if (key[0] === SHARED_NUMBERS) continue;
         for (const probe of collation ? collatedProbes(key) : [key]) {
           for (const other of this.scanIndex(meta, index.name, probe, [...probe, HIGH], false)) {
             if (JSON.stringify(other) === id) continue;
