@@ -41,6 +41,14 @@ function reached(value: unknown, parts: string[], i: number, out: unknown[]): vo
   if (isPlainObject(value) && Object.hasOwn(value, part)) reached(value[part], parts, i + 1, out);
 }
 
+/** The operator matching where `op` does not: `$ne` of an `$eq`, `$nin` of an `$in`. */
+export const negated =
+  (op: QueryOperator): QueryOperator =>
+  (selector, value, options) => {
+    const predicate = op(selector, value, options);
+    return (doc) => !predicate(doc);
+  };
+
 /** Whether a value the path reaches, or an element of such an array, passes the test. */
 export function anyReached(parts: string[], test: (value: unknown) => boolean): Predicate {
   return (doc) => {
@@ -77,17 +85,11 @@ export function orderedOperators(strings?: StringOrder): Record<string, QueryOpe
         const sameType = Array.isArray(bound) ? Array.isArray : isPlainObject;
         return reach(selector.split("."), (v) => sameType(v) && test(compareValues(v, bound, strings)));
       };
-    const not =
-      (op: QueryOperator): QueryOperator =>
-      (selector, value, options) => {
-        const predicate = op(selector, value, options);
-        return (doc) => !predicate(doc);
-      };
     const ops: Record<string, QueryOperator> = {
       $orderedEq,
-      $orderedNe: not($orderedEq),
+      $orderedNe: negated($orderedEq),
       $orderedIn,
-      $orderedNin: not($orderedIn),
+      $orderedNin: negated($orderedIn),
       $orderedGt: range((o) => o > 0),
       $orderedGte: range((o) => o >= 0),
       $orderedLt: range((o) => o < 0),

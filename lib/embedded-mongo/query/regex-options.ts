@@ -10,7 +10,7 @@ import { OpType } from "mingo/core";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
 import { setField, StoredRegExp } from "../storage/bson-values";
-import { anyReached, comparedInOrder, elementAlone, isOperatorCondition } from "./document-order";
+import { anyReached, comparedInOrder, elementAlone, isOperatorCondition, negated } from "./document-order";
 
 const isDocument = (v: unknown): v is Document =>
   v !== null && typeof v === "object" && !Array.isArray(v) && (v as { _bsontype?: string })._bsontype === undefined;
@@ -177,18 +177,12 @@ function regexOperators(
     const byPatterns = reach(selector.split("."), (v) => tests.some((test) => test(v)));
     return (doc) => byOthers(doc) || byPatterns(doc);
   };
-  const not =
-    (op: QueryOperator): QueryOperator =>
-    (selector, value, options) => {
-      const predicate = op(selector, value, options);
-      return (doc) => !predicate(doc);
-    };
   const ops: Record<string, QueryOperator> = {
     $regexOf,
     $regexEq,
-    $regexNe: not($regexEq),
+    $regexNe: negated($regexEq),
     $regexIn,
-    $regexNin: not($regexIn),
+    $regexNin: negated($regexIn),
   };
   return Object.fromEntries(Object.entries(ops).map(([name, op]) => [named(name, element), op]));
 }
