@@ -6,6 +6,7 @@
  */
 import { Decimal128, Double, Int32, Long, MongoClient, type Collection, type Document } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bsonTypeNames } from "./testing/bson-types";
 import { tempServerForThisFile } from "./testing/temp-server";
 
 const server = tempServerForThisFile("ordered-stages");
@@ -201,13 +202,8 @@ describe("$project, $addFields and $set keep the types of what they pass through
     const l = Long.fromNumber(5);
     const d = new Double(2);
     const c = await seeded([{ _id: 1, l, d, sub: { l, d, list: [l, d] }, docs: [{ l }, { d }] }]);
-    const types = (v: unknown): unknown =>
-      Array.isArray(v)
-        ? v.map(types)
-        : v !== null && typeof v === "object" && !("_bsontype" in v)
-          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, types(x)]))
-          : (v as { _bsontype?: string })._bsontype;
-    const run = async (stage: Document) => types((await c.aggregate([stage], { promoteValues: false }).toArray())[0]);
+    const run = async (stage: Document) =>
+      bsonTypeNames((await c.aggregate([stage], { promoteValues: false }).toArray())[0]);
     const SUB = { l: "Long", d: "Double", list: ["Long", "Double"] };
     expect(await run({ $project: { l: 1, d: 1, sub: 1 } })).toEqual({ _id: "Int32", l: "Long", d: "Double", sub: SUB });
     expect(await run({ $project: { "sub.l": 1, "docs.l": 1, _id: 0 } })).toEqual({

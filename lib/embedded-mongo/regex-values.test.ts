@@ -160,15 +160,18 @@ describe("a stored regular expression keeps its pattern and options", () => {
   });
 });
 
+/** Strings that tell the options s, x and i apart: a newline, none, a space, and capitals. */
+const LINES = [
+  { _id: 1, s: "a\nb" },
+  { _id: 2, s: "ab" },
+  { _id: 3, s: "a b" },
+  { _id: 4, s: "A\nB" },
+];
+
 describe("$regex with the options s and x matches as PCRE does", () => {
   it("s lets `.` match a newline; x ignores whitespace and # comments", async () => {
     const c = fresh();
-    await c.insertMany([
-      { _id: 1, s: "a\nb" },
-      { _id: 2, s: "ab" },
-      { _id: 3, s: "a b" },
-      { _id: 4, s: "A\nB" },
-    ]);
+    await c.insertMany(LINES);
     const ids = async (filter: Document) => (await c.find(filter, { sort: { _id: 1 } }).toArray()).map((d) => d._id);
     expect(await ids({ s: { $regex: "^a.b$" } })).toEqual([3]);
     expect(await ids({ s: { $regex: "^a.b$", $options: "s" } })).toEqual([1, 3]);
@@ -224,12 +227,7 @@ describe("$regex with the options s and x matches as PCRE does", () => {
 describe("$regexMatch, $regexFind and $regexFindAll read options as PCRE does", () => {
   const seeded = async () => {
     const c = fresh();
-    await c.insertMany([
-      { _id: 1, s: "a\nb" },
-      { _id: 2, s: "ab" },
-      { _id: 3, s: "a b" },
-      { _id: 4, s: "A\nB" },
-    ]);
+    await c.insertMany(LINES);
     return c;
   };
   /** Each document's value of the expression, in `_id` order. */

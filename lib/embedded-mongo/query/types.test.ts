@@ -15,6 +15,7 @@ import {
 } from "mongodb";
 import mongoose, { Schema } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bsonTypeNames } from "../testing/bson-types";
 import { tempServerForThisFile } from "../testing/temp-server";
 
 const server = tempServerForThisFile("types");
@@ -107,14 +108,8 @@ describe("BSON types", () => {
     const l = Long.fromNumber(5);
     const d = new Double(2);
     await c.insertOne({ _id: 1, l, d, i: 3, sub: { l, d }, list: [l, d, new Int32(1)], docs: [{ l }, { d }] });
-    const types = (v: unknown): unknown =>
-      Array.isArray(v)
-        ? v.map(types)
-        : v !== null && typeof v === "object" && !("_bsontype" in v)
-          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, types(x)]))
-          : (v as { _bsontype?: string })._bsontype;
     const found = (projection: Document, filter: Document = { _id: 1 }) =>
-      c.findOne(filter, { projection, promoteValues: false }).then((doc) => types(doc));
+      c.findOne(filter, { projection, promoteValues: false }).then((doc) => bsonTypeNames(doc));
     expect(await found({ l: 1, d: 1, "sub.l": 1 })).toEqual({
       _id: "Int32",
       l: "Long",
