@@ -12,6 +12,7 @@
 import { loadConfig } from "@/lib/base/config";
 import { serveClusterMetrics } from "@/lib/base/metrics/cluster";
 import { log } from "@/lib/kernel/log";
+import { answerServersClosed } from "@/lib/platform/http/drain";
 import cluster, { type Worker } from "node:cluster";
 import path from "node:path";
 
@@ -25,6 +26,9 @@ let failures = 0;
 cluster.setupPrimary({ exec: path.join(__dirname, "server.ts") });
 // A scrape of /metrics reaches one worker; the primary gathers every worker's (docs/deployment.md#metrics).
 serveClusterMetrics();
+// A draining worker exits only once this has answered it, so no connection is handed to it too late
+// (lib/platform/http/drain.ts).
+answerServersClosed();
 
 /** Starts a worker; resolves once it listens, rejects if it exits first. */
 function fork(): Promise<Worker> {
@@ -40,6 +44,11 @@ function fork(): Promise<Worker> {
       if (!stopping) fork().catch(() => undefined);
     }, delay);
   });
+  // Which process served when, for a failed request to be traced (e2e/46-processes.spec.ts prints these).
+  worker.once("listening", () => log().info({ pid: worker.process.pid }, "a server process listens"));
+  worker.once("exit", (code, signal) =>
+    log().info({ pid: worker.process.pid, code, signal }, "a server process ended"),
+  );
   return new Promise((resolve, reject) => {
     worker.once("listening", () => resolve(worker));
     worker.once("exit", (code) => reject(new Error(`a server process exited with ${code} before it listened`)));

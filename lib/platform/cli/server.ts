@@ -6,13 +6,15 @@
  * Before Next.js sees a request it refuses what Next.js would answer with a bare `500` (a
  * malformed path, a method it does not know: lib/platform/http/edge.ts), and every answer carries the
  * security headers, `X-Request-Id` and one log line, whoever wrote it. On SIGTERM or SIGINT it
- * drains (lib/base/shared/shutdown.ts): no new connection, readiness `503`, the requests in flight end
+ * drains (lib/base/shared/shutdown.ts, lib/platform/http/drain.ts): no new connection (and, in a
+ * cluster, none still on its way from the primary), readiness `503`, the requests in flight end
  * (within DRAIN_MS), the background loops give their leases back, the database connection closes,
  * exit 0.
  */
 import { loadConfig } from "@/lib/base/config";
 import { isDraining, ownShutdown, runShutdown, startDraining } from "@/lib/base/shared/shutdown";
 import { log } from "@/lib/kernel/log";
+import { closeConnectionWhenDraining, DRAIN_MS, drainServer } from "@/lib/platform/http/drain";
 import {
   ALLOW,
   answersJson,
@@ -29,9 +31,6 @@ import type { Socket } from "node:net";
 import path from "node:path";
 
 const root = path.resolve(__dirname, "..", "..", "..");
-
-/** The longest a drain waits for the requests in flight before it cuts them. */
-export const DRAIN_MS = 20_000;
 
 export interface ServerOptions {
   port: number;
@@ -87,7 +86,8 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
       if (status >= 500) log().error(line, "answer");
       else log().info(line, "answer");
     });
-    if (isDraining()) response.setHeader("Connection", "close");
+    // An answer written while draining closes its connection, even for a request taken before.
+    closeConnectionWhenDraining(response, isDraining);
 
     const refusal = refusalOf(method, target, { missingHost: request.httpVersion === "1.1" && !request.headers.host });
     if (refusal && (refusal.status !== 400 || json || (method !== "GET" && method !== "HEAD"))) {
@@ -189,16 +189,11 @@ export async function startServer(options: ServerOptions): Promise<EdgeServer> {
   const drain = () => {
     draining ??= (async () => {
       startDraining();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Keep-alive connections between requests end now; busy ones once their answer is out.
-      const sweep = setInterval(() => server.closeIdleConnections(), 100);
-      server.closeIdleConnections();
-      const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(true), DRAIN_MS).unref());
-      if (await Promise.race([closed.then(() => false), timedOut])) {
-        log().warn({ ms: DRAIN_MS }, "requests still in flight after the drain's bound; closing their connections");
-        server.closeAllConnections();
-      }
-      clearInterval(sweep);
+      await drainServer(server, {
+        onCut: () =>
+          log().warn({ ms: DRAIN_MS }, "requests still in flight after the drain's bound; closing their connections"),
+      });
+      log().info({ pid: process.pid }, "the requests in flight ended");
       await runShutdown((error) => log().error({ err: error }, "a stop failed while draining"));
     })();
     return draining;
