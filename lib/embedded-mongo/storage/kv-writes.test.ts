@@ -124,3 +124,41 @@ describe("BSON types", () => {
     expect((await counters.findOne({ _id: 1 }))?.n).toBe(5n);
   });
 });
+
+describe("unique indexes on update", () => {
+  // An update that leaves a unique index's values as they were is not checked against it again;
+  // one that changes them is, also where keys are cut short (long strings) and in a transaction.
+  const long = "x".repeat(2000);
+  it("lets an update keep a unique value and refuses one that takes another's", async () => {
+    const people = coll("people");
+    await people.createIndex({ email: 1 }, { unique: true });
+    await people.createIndex({ code: 1 }, { unique: true, partialFilterExpression: { active: true } });
+    await people.insertMany([
+      { _id: 1, email: `${long}a`, code: "c", active: true, n: 0 },
+      { _id: 2, email: `${long}b`, code: "c", active: false, n: 0 },
+    ]);
+    await people.updateOne({ _id: 1 }, { $set: { n: 1 } });
+    await expect(people.updateOne({ _id: 2 }, { $set: { email: `${long}a` } })).rejects.toMatchObject({ code: 11000 });
+    // Same values, but now inside the partial index: checked, and taken.
+    await expect(people.updateOne({ _id: 2 }, { $set: { active: true } })).rejects.toMatchObject({ code: 11000 });
+    const session = temp.client.startSession();
+    try {
+      await session.withTransaction(async () => {
+        await people.updateOne({ _id: 2 }, { $set: { n: 1 } }, { session });
+        await people.updateOne({ _id: 1 }, { $set: { email: `${long}c` } }, { session });
+        await people.updateOne({ _id: 2 }, { $set: { email: `${long}a` } }, { session });
+      });
+      await expect(
+        session.withTransaction(async () => {
+          await people.updateOne({ _id: 2 }, { $set: { email: `${long}c` } }, { session });
+        }),
+      ).rejects.toMatchObject({ code: 11000 });
+    } finally {
+      await session.endSession();
+    }
+    expect(await people.find({}, { sort: { _id: 1 } }).toArray()).toEqual([
+      { _id: 1, email: `${long}c`, code: "c", active: true, n: 1 },
+      { _id: 2, email: `${long}a`, code: "c", active: false, n: 1 },
+    ]);
+  });
+});

@@ -2,7 +2,7 @@
  * The store's writes, each inside `write()`: documents with their index entries and capped
  * collections' order, index builds. Each validates before it changes anything.
  */
-import { type Document } from "bson";
+import { type Document, EJSON } from "bson";
 import type { Query } from "mingo";
 import { MongoCommandError } from "../../errors";
 import { serverContext } from "../../query/collated-query";
@@ -157,24 +157,28 @@ export abstract class WriteStore extends ConsistencyStore {
     const oldEntries = this.indexEntries(meta, before);
     const newEntries = this.indexEntries(meta, after);
     checkKeySizes(meta, newEntries, id);
-    this.checkUnique(meta, after, newEntries);
     // An entry both versions have stays as it is: removed and put again it would end the same,
     // at the cost of two writes (and, in a transaction, two more at its commit) for most of a
     // document's entries, which an update seldom changes.
-    const kept = keptEntries(oldEntries, newEntries);
-    for (const { index, keys } of oldEntries) {
-      for (const key of keys)
-        if (!kept.has(entryText(index, key))) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
-    }
+    const { oldKept, newKept } = keptEntries(oldEntries, newEntries);
+    // A unique index whose entries and values the update left as they were needs no check: the
+    // document held them already, so no other document can (a commit rechecks only what it puts).
+    this.checkUnique(
+      meta,
+      after,
+      newEntries.filter((entry, at) => !newKept[at].every(Boolean) || !sameValuesAt(entry.index, before, after)),
+    );
+    oldEntries.forEach(({ index, keys }, at) => {
+      keys.forEach((key, k) => {
+        if (!oldKept[at][k]) this.kv.remove("index", [meta.db, meta.name, index.name, ...key, ...id]);
+      });
+    });
     this.kv.put("docs", [meta.db, meta.name, ...id], bytes);
     this.putEntries(
       meta,
-      kept.size === 0
-        ? newEntries
-        : newEntries.map((entry) => ({
-            ...entry,
-            keys: entry.keys.filter((key) => !kept.has(entryText(entry.index, key))),
-          })),
+      newEntries.map((entry, at) =>
+        newKept[at].some(Boolean) ? { ...entry, keys: entry.keys.filter((_, k) => !newKept[at][k]) } : entry,
+      ),
       id,
     );
     const change = kind === "replace" ? { doc: after } : { update: updateDescription(before, after) };
@@ -334,24 +338,47 @@ export abstract class WriteStore extends ConsistencyStore {
 
 const entryText = (index: IndexSpec, key: Key): string => JSON.stringify([index.name, ...key]);
 
-/** The index entries (as {@link entryText}) that both lists hold, part for part the same. */
+/**
+ * Which index entries (per index, per key) both lists hold, part for part the same: `oldKept`
+ * follows `before`'s entries, `newKept` `after`'s.
+ */
 function keptEntries(
   before: ReadonlyArray<{ index: IndexSpec; keys: Key[] }>,
   after: ReadonlyArray<{ index: IndexSpec; keys: Key[] }>,
-): Set<string> {
-  const old = new Map<string, Key>();
-  for (const { index, keys } of before) for (const key of keys) old.set(entryText(index, key), key);
-  const kept = new Set<string>();
-  for (const { index, keys } of after) {
-    for (const key of keys) {
+): { oldKept: boolean[][]; newKept: boolean[][] } {
+  // A text may stand for several entries of `before` (the same key twice): all of them stay.
+  const old = new Map<string, { key: Key; at: Array<[number, number]> }>();
+  const oldKept = before.map(({ index, keys }, at) =>
+    keys.map((key, k) => {
       const text = entryText(index, key);
-      const was = old.get(text);
+      const known = old.get(text);
+      if (known) known.at.push([at, k]);
+      else old.set(text, { key, at: [[at, k]] });
+      return false;
+    }),
+  );
+  const newKept = after.map(({ index, keys }) =>
+    keys.map((key) => {
+      const was = old.get(entryText(index, key));
       // JSON writes -0 as 0: the parts themselves decide.
-      if (was && was.length === key.length && was.every((part, i) => Object.is(part, key[i]))) kept.add(text);
-    }
-  }
-  return kept;
+      if (!was || was.key.length !== key.length || !was.key.every((part, i) => Object.is(part, key[i]))) return false;
+      for (const [at, k] of was.at) oldKept[at][k] = true;
+      return true;
+    }),
+  );
+  return { oldKept, newKept };
 }
+
+/** Whether two versions of a document hold exactly the same values (types too) at every field of an index. */
+function sameValuesAt(index: IndexSpec, a: Document, b: Document): boolean {
+  return Object.keys(index.key).every((field) => {
+    const av = valuesAtPath(a, field).values;
+    const bv = valuesAtPath(b, field).values;
+    return av.length === bv.length && av.every((v, i) => canonical(v) === canonical(bv[i]));
+  });
+}
+
+const canonical = (value: unknown): string => EJSON.stringify({ v: value } as Document, { relaxed: false });
 
 /** Each partial index's filter, compiled once (a document's keys are computed on every write). */
 const partialFilters = new WeakMap<Document, Query>();
