@@ -134,7 +134,13 @@ export class OverlayKv implements Kv {
   /** The collections (`db.name`) with a change in one sub-database whose keys start with them ("index", "meta"). */
   collectionsChanged(db: SubDb): Set<string> {
     const found = new Set<string>();
-    for (const [key] of this.changes[db].entries()) found.add(`${key[0]}.${key[1]}`);
+    // In key order, a collection's changes come together: one name for each run of them.
+    let last: Key | undefined;
+    for (const [key] of this.changes[db].entries()) {
+      if (last !== undefined && key[0] === last[0] && key[1] === last[1]) continue;
+      last = key;
+      found.add(`${key[0]}.${key[1]}`);
+    }
     if (db === "index")
       for (const entries of this.unread.values()) found.add(`${entries[0].key[0]}.${entries[0].key[1]}`);
     return found;

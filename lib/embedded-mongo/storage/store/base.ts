@@ -70,6 +70,8 @@ export abstract class StoreBase {
     quiet: number;
     txn?: Document;
     pending: Buffer[];
+    /** The seconds of the oldest write's entries, once a trim has read them (only a trim removes entries). */
+    oldest?: number;
   } = {
     time: new Timestamp({ t: 0, i: 0 }),
     index: 0,
@@ -151,17 +153,26 @@ export abstract class StoreBase {
   protected trimOplog(): void {
     const state = this.oplogState;
     const cutoff = Math.floor(Date.now() / 1000) - this.oplogLimits.maxAgeSeconds;
+    // Within both limits, as the oldest entry known says: nothing to drop, and no cursor to open on every write.
+    if (state.count <= this.oplogLimits.maxEntries && state.oldest !== undefined && state.oldest >= cutoff) return;
     const [seconds, increment] = oplogKey({ time: state.time, index: 0 });
     const doomed: Key[] = [];
     let left = state.count;
+    let oldest: number | undefined;
     for (const key of this.kv.keys("oplog", {})) {
-      if (key[0] === seconds && key[1] === increment) break;
-      if (left <= this.oplogLimits.maxEntries && (key[0] as number) >= cutoff) break;
+      if (
+        (key[0] === seconds && key[1] === increment) ||
+        (left <= this.oplogLimits.maxEntries && (key[0] as number) >= cutoff)
+      ) {
+        oldest = key[0] as number;
+        break;
+      }
       doomed.push(key);
       left -= entriesUnder(key);
     }
     for (const key of doomed) this.kv.remove("oplog", key);
     state.count = left;
+    state.oldest = oldest;
   }
 
   /** Inside `write()`: the changes `fn` logs come from this transaction (`lsid`, `txnNumber`). */
