@@ -129,6 +129,7 @@ function* candidates(
   walk: Walk,
   fields?: ReadonlySet<string>,
   stored?: StoredBytes,
+  vouching?: Vouching,
 ): Generator<Document> {
   if (plan.kind === "ids") {
     const seen = new Set<string>();
@@ -169,10 +170,26 @@ function* candidates(
         // This entry cannot vouch for its document: from here on every document is read.
         walk.skip = walk.skipped;
       }
-      const doc = store.getByIdPart(meta, id, fields, stored);
-      if (doc) yield doc;
+      const vouched = vouching !== undefined && certainEntry(key);
+      const doc = store.getByIdPart(meta, id, vouched ? vouching.fields : fields, stored);
+      if (doc) {
+        if (vouched) vouching.matches.add(doc);
+        yield doc;
+      }
     }
   }
+}
+
+/**
+ * A walk whose index entries vouch for their documents' match ({@link keySkip}, {@link
+ * certainEntry}), in a find answered with the stored bytes: such a document is a match without
+ * its filter's test, so only the fields its sort reads are decoded (`fields`), and it is put in
+ * `matches` for {@link step} to take as it is. An entry that cannot vouch has its document read
+ * with the filter's fields and tested.
+ */
+interface Vouching {
+  fields: ReadonlySet<string>;
+  matches: WeakSet<Document>;
 }
 
 /**
@@ -214,6 +231,8 @@ interface Runner {
   plan: Plan;
   sortedByPlan: boolean;
   stream: Iterator<Document>;
+  /** The documents its walk vouched for as matches (see {@link Vouching}): not tested. */
+  vouched?: WeakSet<Document>;
   /** The matches read (those the walk passed over unread are counted in `walk.skipped`). */
   matches: Document[];
   walk: Walk;
@@ -240,7 +259,7 @@ function step(runner: Runner, query: Query): boolean {
   runner.ticks += 1;
   if (next.value === PAUSE) return true;
   runner.works += 1;
-  if (query.test(next.value)) runner.matches.push(next.value);
+  if (runner.vouched?.has(next.value) || query.test(next.value)) runner.matches.push(next.value);
   return true;
 }
 
@@ -298,11 +317,25 @@ export function* findWork(
   const plans = candidatePlans(filter, sort, meta.indexes, spec.hint, collation);
   // Answered with the stored bytes: only what the filter and the sort read is decoded.
   const fields = spec.stored && !spec.fields ? readFields(filter, sort) : spec.fields;
+  // What a document its index entry vouches for needs decoded: the fields of the sort (see Vouching).
+  const sortFields = spec.stored && !spec.fields && fields ? readFields({}, sort) : undefined;
   const runner = (plan: Plan, skipping = true): Runner => {
     const sortedByPlan = plan.kind === "ids" ? !sort : plan.sorted;
-    const walk: Walk = { keys: 0, skip: skipping && keySkip(plan, sortedByPlan) ? skip : 0, skipped: 0 };
-    const stream = candidates(store, meta, plan, walk, fields, spec.stored);
-    return { plan, sortedByPlan, stream, matches: [], walk, works: 0, ticks: 0, done: false };
+    const keyed = keySkip(plan, sortedByPlan);
+    const walk: Walk = { keys: 0, skip: skipping && keyed ? skip : 0, skipped: 0 };
+    const vouching = sortFields && keyed ? { fields: sortFields, matches: new WeakSet<Document>() } : undefined;
+    const stream = candidates(store, meta, plan, walk, fields, spec.stored, vouching);
+    return {
+      plan,
+      sortedByPlan,
+      stream,
+      vouched: vouching?.matches,
+      matches: [],
+      walk,
+      works: 0,
+      ticks: 0,
+      done: false,
+    };
   };
   const finished = (r: Runner) => r.done || (r.sortedByPlan && wanted > 0 && found(r) >= wanted);
 
