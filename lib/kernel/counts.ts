@@ -19,6 +19,7 @@
  */
 import type { ObjectId as Id } from "@/lib/kernel/ids";
 import { defineModel, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
+import { findDocs } from "@/lib/kernel/models/read";
 import { BSON, type Document, type Filter } from "mongodb";
 import mongoose, { Schema } from "mongoose";
 import { createHash } from "node:crypto";
@@ -121,9 +122,10 @@ export type StoredCount = Stored;
  */
 export function storedCounts(kind: CountKind, companyId: Id, filter: Filter<Document>): Promise<StoredCount[]> {
   const mark = markId(kind, companyId);
-  return counts()
-    .find({ _id: { $in: [mark, `${mark}|${filterKey(filter)}`] } })
-    .toArray();
+  // One `find` command rather than a driver cursor, whose bookkeeping cost a read worker more than
+  // the read (lib/kernel/models/read.ts); outside any transaction, as every count's read and write.
+  const ids: Document = { _id: { $in: [mark, `${mark}|${filterKey(filter)}`] } };
+  return findDocs<StoredCount>(ListCount, ids, { outsideTransaction: true });
 }
 
 function countNow(id: string, companyId: Id, version: number, count: () => Promise<number>): Promise<number> {

@@ -21,6 +21,8 @@ export interface ReadOptions {
   skip?: number;
   /** At most this many documents (0 or absent: all). */
   limit?: number;
+  /** Read outside the transaction around the caller, if any (bookkeeping read beside writes). */
+  outsideTransaction?: boolean;
 }
 
 /** Documents of one reply when there is no limit; past it, a cursor. */
@@ -35,9 +37,10 @@ interface AnyModel {
 export async function findDocs<T = Document>(
   model: AnyModel,
   filter: Filter<Document>,
-  options: ReadOptions = {},
+  { outsideTransaction, ...options }: ReadOptions = {},
 ): Promise<T[]> {
   const limit = options.limit && options.limit > 0 ? options.limit : undefined;
+  const session = outsideTransaction ? {} : sessionOption();
   const reply = await database(model).command(
     {
       find: model.collection.collectionName,
@@ -48,12 +51,13 @@ export async function findDocs<T = Document>(
       ...(limit ? { limit } : {}),
       batchSize: limit ?? UNLIMITED_BATCH,
     },
-    sessionOption(),
+    session,
   );
   return firstBatchOr<T>(
     model,
     reply,
-    () => model.collection.find(filter, { ...options, limit, ...sessionOption() }).toArray() as Promise<T[]>,
+    () => model.collection.find(filter, { ...options, limit, ...session }).toArray() as Promise<T[]>,
+    session,
   );
 }
 
@@ -78,7 +82,12 @@ export async function aggregateDocs<T extends Document = Document>(
     },
     sessionOption(),
   );
-  return firstBatchOr<T>(model, reply, () => model.collection.aggregate<T>(pipeline, sessionOption()).toArray());
+  return firstBatchOr<T>(
+    model,
+    reply,
+    () => model.collection.aggregate<T>(pipeline, sessionOption()).toArray(),
+    sessionOption(),
+  );
 }
 
 /** The session of the transaction around the caller, so that its reads see its own writes. */
@@ -93,13 +102,18 @@ function database(model: AnyModel) {
   return db;
 }
 
-async function firstBatchOr<T>(model: AnyModel, reply: Document, again: () => Promise<T[]>): Promise<T[]> {
+async function firstBatchOr<T>(
+  model: AnyModel,
+  reply: Document,
+  again: () => Promise<T[]>,
+  session: ReturnType<typeof sessionOption>,
+): Promise<T[]> {
   const { id, firstBatch } = reply.cursor as { id: Long | number; firstBatch: T[] };
   if (typeof id === "number" ? id === 0 : id.isZero()) return firstBatch;
   // A cursor id fits a double exactly whenever the driver turned it into a number.
   const cursorId = typeof id === "number" ? Long.fromNumber(id) : id;
   await database(model)
-    .command({ killCursors: model.collection.collectionName, cursors: [cursorId] }, sessionOption())
+    .command({ killCursors: model.collection.collectionName, cursors: [cursorId] }, session)
     .catch(() => undefined);
   return again();
 }
