@@ -345,11 +345,12 @@ export function applySurveyPatch(
   return surveys().findOneAndUpdate(
     surveyWhile(surveyId, companyId, conditions),
     [...KEEP_PREVIOUS, { $set: set }, ...(searched ? [{ $set: { searchPrefixes: searchPrefixesExpression() } }] : [])],
-    {
-      returnDocument: "after",
-    },
+    // The search fields stay in the database: no record, revision or event shows them.
+    { returnDocument: "after", projection: SEARCH_FIELDS_LEFT_OUT },
   );
 }
+
+const SEARCH_FIELDS_LEFT_OUT: Readonly<Record<string, 0>> = { nameLower: 0, searchPrefixes: 0 };
 
 /**
  * Replaces the content (`chat`) of the survey while its `__v` is still `revision`, marking it
