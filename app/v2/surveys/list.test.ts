@@ -1,7 +1,10 @@
 import { Answer } from "@/lib/resources/answers/repository";
+import { Survey } from "@/lib/resources/surveys/repository";
+import { surveySearchPrefixes } from "@/lib/resources/surveys/search";
 import { useTestDatabase } from "@/lib/tools/testing/database";
 import { call, createTenant, failure, success, type Tenant } from "@/lib/tools/testing/http";
 import { addSurveyParts, type SeededParts } from "@/lib/tools/testing/surveys";
+import { ObjectId } from "mongodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as survey from "./[id]/route";
 import * as surveys from "./route";
@@ -295,6 +298,17 @@ describe("GET /v2/surveys and GET /v2/surveys/{id}", () => {
       expect(codes(await list("search=after"))).toEqual([]);
       expect(codes(await list("search=after&isActive=false"))).toEqual(["renamed_after"]);
       expect(codes(await list("search=after&isActive=all"))).toEqual(["renamed_after"]);
+      // Both at once, and prefixes shared by the code and the name: stored as a create stores them.
+      const LONG_NAME = "Both_No Ñoño 😀, a name of more than thirty-two code points";
+      expect((await patch({ code: "both_no", name: LONG_NAME })).status).toBe(200);
+      const stored = await Survey.collection.findOne({ _id: new ObjectId(id) });
+      expect([...(stored?.searchPrefixes as string[])].sort()).toEqual(
+        surveySearchPrefixes("both_no", LONG_NAME).sort(),
+      );
+      expect(codes(await list("search=both&isActive=all&count=true"))).toEqual(["both_no"]);
+      expect((await patch({ name: "Zeta" })).status).toBe(200);
+      const renamed = await Survey.collection.findOne({ _id: new ObjectId(id) });
+      expect([...(renamed?.searchPrefixes as string[])].sort()).toEqual(surveySearchPrefixes("both_no", "Zeta").sort());
     });
 
     it("counts each matching survey once, whether by code, name or both", async () => {

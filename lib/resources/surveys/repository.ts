@@ -21,7 +21,7 @@ import type { AnyBulkWriteOperation, Document, Filter } from "mongodb";
 import mongoose, { Schema } from "mongoose";
 import { SURVEY_FIELDS, type SurveyChatRecord, type SurveyField, type SurveyRecord } from "./contract";
 import { Question, type QuestionDoc, SurveyChat, type SurveyChatDoc, SurveyRevision } from "./parts";
-import { lower, searchPrefixesExpression, surveySearchPrefixes } from "./search";
+import { lower, searchPrefixesUpdate, surveySearchPrefixes } from "./search";
 
 const ids = { type: [{ type: ObjectId }], default: [] };
 
@@ -340,11 +340,16 @@ export function applySurveyPatch(
     };
   }
   Object.assign(set, newVersion(write));
-  // The prefixes `search` uses, from the code and name the first stage left.
-  const searched = "code" in patch.fields || "name" in patch.fields;
+  // The prefixes `search` uses, of the code and name the stage before left.
+  const { code, name } = patch.fields as { code?: string; name?: string };
+  const searched = code !== undefined || name !== undefined;
   return surveys().findOneAndUpdate(
     surveyWhile(surveyId, companyId, conditions),
-    [...KEEP_PREVIOUS, { $set: set }, ...(searched ? [{ $set: { searchPrefixes: searchPrefixesExpression() } }] : [])],
+    [
+      ...KEEP_PREVIOUS,
+      { $set: set },
+      ...(searched ? [{ $set: { searchPrefixes: searchPrefixesUpdate(code, name) } }] : []),
+    ],
     // The search fields stay in the database: no record, revision or event shows them.
     { returnDocument: "after", projection: SEARCH_FIELDS_LEFT_OUT },
   );

@@ -31,18 +31,25 @@ export function surveySearchPrefixes(code: string, name: string): string[] {
 }
 
 /**
- * `searchPrefixes` computed by the database from the stored `code` and `nameLower`, for an
- * update pipeline (a PATCH changing one of them keeps the other as it is at that moment).
+ * `searchPrefixes` for an update pipeline that sets the code, the name or both, run after the stage
+ * that sets them. The prefixes of a text the write gives are computed here, as values; those of the
+ * one it leaves are computed by the database from what it holds at that moment (a concurrent write
+ * may have changed it since it was read). Computing them in the database for every write cost
+ * most of the pipeline's time there (docs/benchmarks.md#the-databases-cpu-per-write-2026-11-29-1700-1735-utc).
  */
-export function searchPrefixesExpression(): Document {
-  const of = (field: string) => ({
-    $map: {
-      input: { $range: [1, { $add: [{ $min: [{ $strLenCP: field }, MAX_PREFIX] }, 1] }] },
-      as: "length",
-      in: { $substrCP: [field, 0, "$$length"] },
-    },
-  });
-  return { $setUnion: [of("$code"), of("$nameLower")] };
+export function searchPrefixesUpdate(code: string | undefined, name: string | undefined): Document {
+  if (code !== undefined && name !== undefined) return { $literal: surveySearchPrefixes(code, name) };
+  const of = (text: string | undefined, field: string) =>
+    text !== undefined
+      ? { $literal: prefixes(text) }
+      : {
+          $map: {
+            input: { $range: [1, { $add: [{ $min: [{ $strLenCP: field }, MAX_PREFIX] }, 1] }] },
+            as: "length",
+            in: { $substrCP: [field, 0, "$$length"] },
+          },
+        };
+  return { $setUnion: [of(code, "$code"), of(name === undefined ? undefined : lower(name), "$nameLower")] };
 }
 
 /** The filter of a search query (a non-empty string). */
