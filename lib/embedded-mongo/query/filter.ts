@@ -1,5 +1,5 @@
 /** A query filter compiled for mingo, with MongoDB's own refusal for an operator it does not know. */
-import { BSON, type Document } from "bson";
+import { BSON, type Document, type ObjectId } from "bson";
 import type { Query } from "mingo";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
@@ -32,6 +32,66 @@ export function compileFilter(filter: Document, options?: Partial<Options>): Que
     if (compiled.size > COMPILED_LIMIT) compiled.delete(compiled.keys().next().value!);
   }
   return query;
+}
+
+/** What the executor asks of a filter: whether a document matches it. */
+export type Matcher = Pick<Query, "test">;
+
+/**
+ * A filter as the executor tests documents against it. One that no compilation can refuse
+ * (fields equal to plain values: no operator, pattern, document or array) is not compiled up
+ * front: its values differ on every request (a survey's revisions, a list's count mark, a record
+ * by id and company), so the cache above never holds it. A document whose fields are those very
+ * values (the same string, number, boolean, ObjectId or date, at the top level) matches without
+ * mingo, as it does in MongoDB under any collation; any other document is tested by the compiled
+ * filter (arrays, other number types, a collation, a missing field for `null`), compiled on that
+ * first test. So an upsert that inserts, or one that meets its document, compiles nothing. Any
+ * other filter is compiled at once, so a malformed one is refused even where there is nothing to
+ * read.
+ */
+export function filterMatcher(filter: Document, options?: Partial<Options>): Matcher {
+  const entries = plainEqualities(filter);
+  if (!entries) return compileFilter(filter, options);
+  // A dotted name is a path, not a field of the top level: such a filter is always compiled.
+  const direct = entries.every(([name]) => !name.includes(".") && name !== "__proto__");
+  let query: Query | undefined;
+  return {
+    test: (doc) =>
+      (direct && entries.every(([name, value]) => surelyEqual(doc[name], value))) ||
+      (query ??= compileFilter(filter, options)).test(doc),
+  };
+}
+
+/** BSON values a field may equal without the filter being refusable (a regex or a code value may be). */
+const PLAIN_TYPES = new Set(["ObjectId", "Long", "Int32", "Double", "Decimal128", "Timestamp", "Binary", "UUID"]);
+
+/** The filter's fields and values when it only asks fields to equal plain values. */
+function plainEqualities(filter: Document): Array<[string, unknown]> | undefined {
+  const entries = Object.entries(filter);
+  for (const [name, value] of entries) {
+    if (name === "" || name.startsWith("$")) return undefined;
+    if (value === null || typeof value === "string" || typeof value === "boolean" || typeof value === "number")
+      continue;
+    if (value instanceof Date) continue;
+    const type = (value as { _bsontype?: string } | undefined)?._bsontype;
+    if (type === undefined || !PLAIN_TYPES.has(type)) return undefined;
+  }
+  return entries;
+}
+
+/**
+ * Whether a stored value is the wanted one itself, which MongoDB's equality matches whatever the
+ * collation; false leaves the answer to the compiled filter (NaN, other number types, arrays...).
+ */
+function surelyEqual(value: unknown, wanted: unknown): boolean {
+  if (value === wanted) return wanted === null || typeof wanted !== "object";
+  if (wanted instanceof Date) return value instanceof Date && value.getTime() === wanted.getTime();
+  const type = (wanted as { _bsontype?: string })?._bsontype;
+  return (
+    type === "ObjectId" &&
+    (value as { _bsontype?: string } | null)?._bsontype === "ObjectId" &&
+    (wanted as ObjectId).equals(value as ObjectId)
+  );
 }
 
 /** A filter kept is at most this large, so the kept ones hold a few megabytes at most. */

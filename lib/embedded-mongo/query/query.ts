@@ -4,7 +4,6 @@
  * skip, limit and project.
  */
 import type { Document } from "bson";
-import type { Query } from "mingo";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
 import {
@@ -22,7 +21,7 @@ import type { CollectionMeta, Store } from "../storage/store";
 import type { Key } from "../storage/store/common";
 import type { StoredBytes } from "../storage/store/reads";
 import { makeAggregator, makeQuery, optionsCollation, serverContext } from "./collated-query";
-import { compileFilter } from "./filter";
+import { compileFilter, filterMatcher, type Matcher } from "./filter";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
 import { projectFind } from "./projection";
@@ -250,7 +249,7 @@ const found = (r: Runner) => r.walk.skipped + r.matches.length;
 const TRIAL_WORKS = 10_000;
 
 /** Pulls one candidate; returns false when the plan has no more. */
-function step(runner: Runner, query: Query): boolean {
+function step(runner: Runner, query: Matcher): boolean {
   const next = runner.stream.next();
   if (next.done) {
     runner.done = true;
@@ -271,7 +270,7 @@ function step(runner: Runner, query: Query): boolean {
  * yet (its sort answers only once its input ends), so a walk in sort order that has not reached a
  * match is never beaten by a plan that would read and sort every match.
  */
-function* race(runners: Runner[], query: Query, wanted: number, sorting: boolean): Work<Runner> {
+function* race(runners: Runner[], query: Matcher, wanted: number, sorting: boolean): Work<Runner> {
   for (let round = 0; round < TRIAL_WORKS; round++) {
     if (due(round + 1)) yield;
     for (const runner of runners) {
@@ -304,8 +303,8 @@ export function* findWork(
   const text = spec.filter ? splitText(spec.filter) : undefined;
   if (text) return meta ? yield* findText(store, meta, text, spec, options) : [];
   const filter = spec.filter ?? {};
-  // Compiled first: a malformed filter is refused even where there is nothing to read.
-  const query = compileFilter(filter, options);
+  // Compiled first (or known to be valid): a malformed filter is refused even where there is nothing to read.
+  const query = filterMatcher(filter, options);
   if (!meta) return [];
   const sort = spec.sort && Object.keys(spec.sort).length ? spec.sort : hintedOrder(meta, spec.hint);
   if (meta.options.viewOn) return yield* findInView(store, meta, query, { ...spec, sort }, options);
@@ -637,7 +636,7 @@ function* intersectionSize(store: Store, meta: CollectionMeta, a: IndexPlan, b: 
 function* findInView(
   store: Store,
   view: CollectionMeta,
-  query: Query,
+  query: Matcher,
   spec: FindSpec,
   options?: Partial<Options>,
 ): Work<Document[]> {
