@@ -4,9 +4,12 @@
  * to the next (compiled filters, plans, a filter of plain equalities left uncompiled) never
  * changes which documents the next one matches (query/filter.ts, query/plan-cache.ts).
  */
-import { Double, Long, MongoClient, MongoServerError, ObjectId, type Db } from "mongodb";
+import { Double, Long, MongoClient, MongoServerError, ObjectId, type Db, type Document } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempServerForThisFile } from "../testing/temp-server";
+
+/** Test documents carry their own numeric `_id`. */
+type Numbered = Document & { _id: number };
 
 const server = tempServerForThisFile("write-filters");
 let client: MongoClient;
@@ -46,7 +49,7 @@ describe("writes repeated with one filter shape", () => {
   });
 
   it("matches other number types, arrays and missing fields as MongoDB's equality does", async () => {
-    const docs = db.collection("numbers");
+    const docs = db.collection<Numbered>("numbers");
     await docs.insertMany([
       { _id: 1, k: "x", v: 1 },
       { _id: 2, k: "x", v: Long.fromNumber(1) },
@@ -103,7 +106,7 @@ describe("writes repeated with one filter shape", () => {
   });
 
   it("gives one filter under different let variables their own answers", async () => {
-    const docs = db.collection("let");
+    const docs = db.collection<Numbered>("let");
     await docs.insertMany([
       { _id: 1, k: "a" },
       { _id: 2, k: "b" },
