@@ -3,11 +3,19 @@
  * and aggregation-pipeline updates; plus the document an upsert inserts. The stored document is
  * never mutated in place: a deep BSON copy is changed and returned.
  */
-import { BSON, EJSON, ObjectId, type Document } from "bson";
+import { EJSON, ObjectId, type Document } from "bson";
 import type { Options } from "mingo/types";
 import { update as mingoUpdate } from "mingo/updater";
 import { MongoCommandError } from "../errors";
-import { copyDocument, idFirst, numberTypeAt, setField, setNumberType, type NumberType } from "../storage/bson-values";
+import {
+  copyDocument,
+  idFirst,
+  numberTypeAt,
+  sameEncoding,
+  setField,
+  setNumberType,
+  type NumberType,
+} from "../storage/bson-values";
 import { compareValues, isPlainObject } from "../storage/keys";
 import { makeAggregator, optionsCollation } from "./collated-query";
 import { compileFilter } from "./filter";
@@ -74,7 +82,7 @@ export function applyUpdate(
     );
   }
   const ordered = next._id === undefined || Object.keys(next)[0] === "_id" ? next : idFirst(next, next._id);
-  return { doc: ordered, modified: !sameDocument(doc, ordered) };
+  return { doc: ordered, modified: !sameEncoding(doc, ordered) };
 }
 
 function replacement(doc: Document, u: Document): Document {
@@ -605,12 +613,10 @@ export function buildUpsert(query: Document, u: UpdateSpec, opts: ApplyOptions):
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
+  // An ObjectId (most `_id`s) is the same value exactly when its bytes are.
+  if (a instanceof ObjectId && b instanceof ObjectId) return a.equals(b);
   return (
     EJSON.stringify({ v: a } as Document, { relaxed: false }) ===
     EJSON.stringify({ v: b } as Document, { relaxed: false })
   );
-}
-
-function sameDocument(a: Document, b: Document): boolean {
-  return Buffer.from(BSON.serialize(a)).equals(BSON.serialize(b));
 }
