@@ -34,8 +34,8 @@ export function surveySearchPrefixes(code: string, name: string): string[] {
  * `searchPrefixes` for an update pipeline that sets the code, the name or both, run after the stage
  * that sets them. The prefixes of a text the write gives are computed here, as values; those of the
  * one it leaves are computed by the database from what it holds at that moment (a concurrent write
- * may have changed it since it was read). Computing them in the database for every write cost
- * most of the pipeline's time there (docs/benchmarks.md#the-databases-cpu-per-write-2026-11-29-1700-1735-utc).
+ * may have changed it since it was read). Computing both in the database cost about a third of the
+ * pipeline update's time there (docs/benchmarks.md#the-databases-cpu-per-write-2026-11-29-17001735-utc).
  */
 export function searchPrefixesUpdate(code: string | undefined, name: string | undefined): Document {
   if (code !== undefined && name !== undefined) return { $literal: surveySearchPrefixes(code, name) };
