@@ -4,36 +4,18 @@
  * index or a collection names; what Intl.Collator cannot express is refused. Every expectation is
  * what a MongoDB server answers.
  */
-import {
-  MongoClient,
-  type CollationOptions,
-  type Collection,
-  type Db,
-  type Document,
-  type MongoServerError,
-} from "mongodb";
+import { type CollationOptions, type Collection, type Document, type MongoServerError } from "mongodb";
 import mongoose, { Schema, type Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { caught, tempServerForThisFile } from "../testing/temp-server";
+import { caught, tempDatabaseForThisFile } from "../testing/temp-server";
 
-const server = tempServerForThisFile("collation");
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  client = await MongoClient.connect(server.uri);
-  db = client.db("collation_test");
-});
-
-afterAll(async () => {
-  await client?.close();
-});
+const embedded = tempDatabaseForThisFile("collation", "collation_test");
 
 const CASE_INSENSITIVE = { locale: "en", strength: 2 };
 const BASE_LETTERS = { locale: "en_US", strength: 1 };
 
 async function fresh(name: string, docs: Document[]): Promise<Collection> {
-  const coll = db.collection(name);
+  const coll = embedded.db.collection(name);
   await coll.drop().catch(() => undefined);
   if (docs.length) await coll.insertMany(docs);
   return coll;
@@ -497,10 +479,10 @@ describe("an index never changes a collated query's answer", () => {
 
 describe("a collection's default collation", () => {
   it("applies to every operation and index without one of their own, and shows in listCollections", async () => {
-    await db.dropCollection("members").catch(() => undefined);
-    await db.createCollection("members", { collation: CASE_INSENSITIVE });
-    const members = db.collection("members");
-    const [info] = (await db.listCollections({ name: "members" }).toArray()) as Document[];
+    await embedded.db.dropCollection("members").catch(() => undefined);
+    await embedded.db.createCollection("members", { collation: CASE_INSENSITIVE });
+    const members = embedded.db.collection("members");
+    const [info] = (await embedded.db.listCollections({ name: "members" }).toArray()) as Document[];
     expect(info.options.collation).toMatchObject({ locale: "en", strength: 2, caseFirst: "off", version: "57.1" });
     expect(info.idIndex.collation).toMatchObject({ locale: "en", strength: 2 });
 
@@ -531,9 +513,9 @@ describe("a collection's default collation", () => {
   });
 
   it("refuses an invalid default collation at create", async () => {
-    const err = await caught(db.createCollection("badDefault", { collation: { locale: "en", strength: 4 } }));
+    const err = await caught(embedded.db.createCollection("badDefault", { collation: { locale: "en", strength: 4 } }));
     expect(err.code).toBe(2);
-    expect(await db.listCollections({ name: "badDefault" }).toArray()).toEqual([]);
+    expect(await embedded.db.listCollections({ name: "badDefault" }).toArray()).toEqual([]);
   });
 });
 
@@ -569,7 +551,9 @@ describe("Mongoose", () => {
   let conn: Connection;
 
   beforeAll(async () => {
-    conn = await mongoose.createConnection(server.uri, { dbName: "collation_mongoose", autoIndex: false }).asPromise();
+    conn = await mongoose
+      .createConnection(embedded.server.uri, { dbName: "collation_mongoose", autoIndex: false })
+      .asPromise();
   });
 
   afterAll(async () => {

@@ -5,22 +5,11 @@
  * compared with a collection scan (`$natural` hinted) that reads every document.
  */
 import fc from "fast-check";
-import { Decimal128, Long, MongoClient, type Db, type Document } from "mongodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempServerForThisFile } from "../testing/temp-server";
+import { Decimal128, Long, type Document } from "mongodb";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDatabaseForThisFile } from "../testing/temp-server";
 
-const server = tempServerForThisFile("count-keys");
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  client = await MongoClient.connect(server.uri);
-  db = client.db("count_keys_test");
-});
-
-afterAll(async () => {
-  await client?.close();
-});
+const embedded = tempDatabaseForThisFile("count-keys", "count_keys_test");
 
 const TWO_53 = 2 ** 53;
 const NEAR_ONE = Decimal128.fromString("1.0000000000000000000000000001");
@@ -30,11 +19,11 @@ const BELOW_2_53 = Long.fromString("9007199254740991");
 
 /** The count of `filter` by every route a driver has, and the matches of a scan reading every document. */
 async function counts(collection: string, filter: Document) {
-  const coll = db.collection<Numbered>(collection);
+  const coll = embedded.db.collection<Numbered>(collection);
   const scanned = (await coll.find(filter).hint({ $natural: 1 }).toArray()).length;
   const found = (await coll.find(filter).toArray()).length;
   const countDocuments = await coll.countDocuments(filter);
-  const command = (await db.command({ count: collection, query: filter })).n as number;
+  const command = (await embedded.db.command({ count: collection, query: filter })).n as number;
   return { scanned, found, countDocuments, command };
 }
 
@@ -47,14 +36,14 @@ const same = (n: number) => ({ scanned: n, found: n, countDocuments: n, command:
 
 /** Documents read by the server so far (serverStatus `metrics.queryExecutor.scannedObjects`). */
 async function scannedObjects(): Promise<number> {
-  const status = await db.admin().command({ serverStatus: 1 });
+  const status = await embedded.db.admin().command({ serverStatus: 1 });
   return status.metrics.queryExecutor.scannedObjects as number;
 }
 
 describe("numbers that share an index key", () => {
   const name = "numbers";
   beforeAll(async () => {
-    await db.collection<Numbered>(name).insertMany([
+    await embedded.db.collection<Numbered>(name).insertMany([
       { _id: 1, n: 1 },
       { _id: 2, n: NEAR_ONE },
       { _id: 3, n: BELOW_ONE },
@@ -64,7 +53,7 @@ describe("numbers that share an index key", () => {
       { _id: 7, n: BELOW_2_53 },
       { _id: 8, n: 2 },
     ]);
-    await db.collection(name).createIndex({ n: 1 });
+    await embedded.db.collection(name).createIndex({ n: 1 });
   });
 
   it.each<[string, Document]>([
@@ -92,7 +81,7 @@ describe("numbers that share an index key", () => {
   });
 
   it("a count of 1 never counts the Decimal128 close to 1, nor a count of 2^53 the long 2^53 + 1", async () => {
-    const coll = db.collection<Numbered>(name);
+    const coll = embedded.db.collection<Numbered>(name);
     expect(await coll.countDocuments({ n: 1, _id: { $in: [1, 2] } })).toBe(1);
     expect(await coll.countDocuments({ n: 1 })).toBe((await coll.find({ n: 1 }).toArray()).length);
     expect(await coll.countDocuments({ n: TWO_53 })).toBe(1);
@@ -102,12 +91,12 @@ describe("numbers that share an index key", () => {
   it("reads the documents of the entries whose keys are shared, and only those", async () => {
     const before = await scannedObjects();
     // Keys 1: the double, two Decimal128 (1 and the one close to 1); the one below 1 is keyed 1 too.
-    await db.collection(name).countDocuments({ n: 1 });
+    await embedded.db.collection(name).countDocuments({ n: 1 });
     expect((await scannedObjects()) - before).toBe(3);
   });
 
   it("keeps the list of shared keys through updates, deletes and an index dropped and built again", async () => {
-    const coll = db.collection<Numbered>("changing");
+    const coll = embedded.db.collection<Numbered>("changing");
     await coll.insertMany([
       { _id: 1, n: 1 },
       { _id: 2, n: NEAR_ONE },
@@ -130,17 +119,17 @@ describe("numbers that share an index key", () => {
     await coll.dropIndex("n_1");
     await coll.createIndex({ n: 1 });
     await agree();
-    const report = await db.command({ validate: "changing", full: true });
+    const report = await embedded.db.command({ validate: "changing", full: true });
     expect(report.valid).toBe(true);
     expect(report.keysPerIndex).toEqual({ _id_: 3, n_1: 3 });
   });
 
   it("estimatedDocumentCount counts every document", async () => {
-    expect(await db.collection(name).estimatedDocumentCount()).toBe(8);
+    expect(await embedded.db.collection(name).estimatedDocumentCount()).toBe(8);
   });
 
   it("distinct on the index gives the values a scan finds", async () => {
-    const coll = db.collection<Numbered>(name);
+    const coll = embedded.db.collection<Numbered>(name);
     const filter = { n: { $gte: 1, $lte: 2 } };
     const scanned = (await coll.find(filter).hint({ $natural: 1 }).toArray()).map((d) => String(d.n));
     const distinct = (await coll.distinct("n", filter)).map(String);
@@ -152,8 +141,8 @@ describe("an index of plain numbers and short strings", () => {
   const name = "plain";
   beforeAll(async () => {
     const docs = Array.from({ length: 300 }, (_, i) => ({ _id: i, n: i % 3 === 0 ? `s${i % 7}` : (i % 50) / 2 }));
-    await db.collection<Numbered>(name).insertMany(docs);
-    await db.collection(name).createIndex({ n: 1 });
+    await embedded.db.collection<Numbered>(name).insertMany(docs);
+    await embedded.db.collection(name).createIndex({ n: 1 });
   });
 
   it.each<[string, Document]>([
@@ -164,9 +153,9 @@ describe("an index of plain numbers and short strings", () => {
     ["$lte a string", { n: { $lte: "s4" } }],
   ])("%s counts from the index entries alone, reading no document", async (_label, filter) => {
     const before = await scannedObjects();
-    const n = await db.collection(name).countDocuments(filter);
+    const n = await embedded.db.collection(name).countDocuments(filter);
     expect((await scannedObjects()) - before).toBe(0);
-    expect(n).toBe((await db.collection(name).find(filter).hint({ $natural: 1 }).toArray()).length);
+    expect(n).toBe((await embedded.db.collection(name).find(filter).hint({ $natural: 1 }).toArray()).length);
   });
 });
 
@@ -216,10 +205,10 @@ describe("counts over mixed numeric types", () => {
         async (picks, multikey, cond) => {
           const name = `mixed${round++}`;
           const docs = picks.map((i, k) => ({ _id: k, n: multikey && k % 3 === 0 ? [VALUES[i], 2] : VALUES[i] }));
-          await db.collection<Numbered>(name).insertMany(docs);
-          await db.collection(name).createIndex({ n: 1 });
+          await embedded.db.collection<Numbered>(name).insertMany(docs);
+          await embedded.db.collection(name).createIndex({ n: 1 });
           const got = await counts(name, { n: cond });
-          await db.collection(name).drop();
+          await embedded.db.collection(name).drop();
           expect(got).toEqual(same(got.scanned));
         },
       ),

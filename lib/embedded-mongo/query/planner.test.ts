@@ -3,25 +3,14 @@
  * documents it read, and an index never changes a query's answer, only its cost.
  */
 import fc from "fast-check";
-import { MongoClient, ObjectId, type Db, type Document } from "mongodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempServerForThisFile } from "../testing/temp-server";
+import { ObjectId, type Document } from "mongodb";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDatabaseForThisFile } from "../testing/temp-server";
 
 /** Test documents carry their own numeric or string `_id`. */
 type Doc = Document & { _id: unknown };
 
-const server = tempServerForThisFile("planner");
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  client = await MongoClient.connect(server.uri);
-  db = client.db("planner_test");
-});
-
-afterAll(async () => {
-  await client?.close();
-});
+const embedded = tempDatabaseForThisFile("planner", "planner_test");
 
 interface Explained {
   queryPlanner: { winningPlan: Document };
@@ -32,7 +21,7 @@ async function explain(
   collection: string,
   find: { filter?: Document; sort?: Document; limit?: number; skip?: number; hint?: Document | string },
 ): Promise<Explained> {
-  return (await db.command({
+  return (await embedded.db.command({
     explain: { find: collection, ...find },
     verbosity: "executionStats",
   })) as unknown as Explained;
@@ -69,7 +58,7 @@ describe("index use on a collection of 5,000 users", () => {
     status: ["active", "inactive", "pending"][i % 3],
     tags: [...new Set([`t${i % 10}`, `t${(i * 3) % 10}`])],
   }));
-  const coll = () => db.collection<User>("users");
+  const coll = () => embedded.db.collection<User>("users");
 
   beforeAll(async () => {
     for (let i = 0; i < N; i += 1000) await coll().insertMany(users.slice(i, i + 1000));
@@ -196,11 +185,11 @@ describe("index use on a collection of 5,000 users", () => {
   });
 
   it("gives the same page with the index dropped, only slower", async () => {
-    await db
+    await embedded.db
       .collection("users_copy")
       .drop()
       .catch(() => undefined);
-    const copy = db.collection<User>("users_copy");
+    const copy = embedded.db.collection<User>("users_copy");
     await copy.insertMany(users.filter((u) => u.company === "c7" || u.company === "c8"));
     const query = () => copy.find({ company: "c7" }).sort({ createdAt: -1 }).skip(5).limit(10).toArray();
     const scanned = await query();
@@ -222,7 +211,8 @@ describe("a page whose newest records do not match", () => {
   // the walk in sort order finds its first match late, while an index on the filter's field finds
   // matches at once but must read and sort all of them. MongoDB's multi-planner counts a plan that
   // still has to sort as having returned nothing yet, so the walk is chosen (docs: query planning).
-  const coll = () => db.collection<{ _id: number; company: string; modifiedAt: Date; kind: string }>("fresh_writes");
+  const coll = () =>
+    embedded.db.collection<{ _id: number; company: string; modifiedAt: Date; kind: string }>("fresh_writes");
   const base = Date.UTC(2026, 0, 1);
   const fresh = (count: number, older: number) =>
     Array.from({ length: count + older }, (_, i) => ({
@@ -264,18 +254,18 @@ describe("a page whose newest records do not match", () => {
 describe("multikey and compound indexes answer as a scan does", () => {
   const both = async (name: string, docs: Doc[], indexes: Document[]) => {
     for (const suffix of ["_plain", "_indexed"]) {
-      await db
+      await embedded.db
         .collection<Doc>(name + suffix)
         .drop()
         .catch(() => undefined);
-      await db.collection<Doc>(name + suffix).insertMany(docs.map((d) => ({ ...d })));
+      await embedded.db.collection<Doc>(name + suffix).insertMany(docs.map((d) => ({ ...d })));
     }
-    for (const key of indexes) await db.collection<Doc>(name + "_indexed").createIndex(key);
+    for (const key of indexes) await embedded.db.collection<Doc>(name + "_indexed").createIndex(key);
     return {
       run: async (filter: Document, sort?: Document) =>
         Promise.all(
           ["_plain", "_indexed"].map((suffix) =>
-            db
+            embedded.db
               .collection<Doc>(name + suffix)
               .find(filter, sort ? { sort } : {})
               .toArray(),
@@ -348,7 +338,7 @@ describe("multikey and compound indexes answer as a scan does", () => {
     const [plainDesc, indexedDesc] = await run({ a: 0 }, { a: -1, _id: 1 });
     expect(plainDesc.map((d) => d._id)).toEqual([5, 0, 4]);
     expect(indexedDesc).toEqual(plainDesc);
-    const hinted = await db
+    const hinted = await embedded.db
       .collection<Doc>("eqarraysort_indexed")
       .find({ a: 0 })
       .sort({ a: 1, _id: 1 })
@@ -398,7 +388,7 @@ describe("multikey and compound indexes answer as a scan does", () => {
 
 describe("unique indexes over existing documents", () => {
   it("refuses to build over duplicates, with MongoDB's E11000 error, and leaves no index behind", async () => {
-    const coll = db.collection<Doc>("dupes");
+    const coll = embedded.db.collection<Doc>("dupes");
     await coll.insertMany([
       { _id: 1, email: "a@x.io", x: 1 },
       { _id: 2, email: "b@x.io", x: 2 },
@@ -419,7 +409,7 @@ describe("unique indexes over existing documents", () => {
   });
 
   it("builds none of the indexes of a createIndexes command when one of them fails", async () => {
-    const coll = db.collection<Doc>("dupes2");
+    const coll = embedded.db.collection<Doc>("dupes2");
     await coll.insertMany([
       { _id: 1, email: "a@x.io", x: 1 },
       { _id: 2, email: "a@x.io", x: 2 },
@@ -438,7 +428,7 @@ describe("unique indexes over existing documents", () => {
   });
 
   it("counts a missing field as null: two documents without it are duplicates", async () => {
-    const coll = db.collection<Doc>("dupes3");
+    const coll = embedded.db.collection<Doc>("dupes3");
     await coll.insertMany([{ _id: 1, code: "k" }, { _id: 2 }, { _id: 3 }]);
     const err = await coll.createIndex({ code: 1 }, { unique: true }).then(
       () => undefined,
@@ -449,8 +439,8 @@ describe("unique indexes over existing documents", () => {
   });
 
   it("fails an $out whose results break the target's unique index, leaving the target as it was", async () => {
-    const source = db.collection<Doc>("out_source");
-    const target = db.collection<Doc>("out_target");
+    const source = embedded.db.collection<Doc>("out_source");
+    const target = embedded.db.collection<Doc>("out_target");
     await target.insertMany([
       { _id: 1, k: "old1" },
       { _id: 2, k: "old2" },
@@ -471,7 +461,7 @@ describe("unique indexes over existing documents", () => {
   });
 
   it("treats a shared array element as a duplicate, but not a value repeated within one document", async () => {
-    const coll = db.collection<Doc>("dupes4");
+    const coll = embedded.db.collection<Doc>("dupes4");
     await coll.createIndex({ tags: 1 }, { unique: true });
     await coll.insertOne({ _id: 1, tags: ["a", "a", "b"] });
     await coll.insertOne({ _id: 2, tags: ["c"] });
@@ -571,8 +561,8 @@ describe("property: an index never changes a query's answer", () => {
         async (raw, queries) => {
           // Fresh collections each run (cheaper than dropping: every write is a durable commit).
           run += 1;
-          const plain = db.collection<Doc>(`prop_plain_${run}`);
-          const indexed = db.collection<Doc>(`prop_indexed_${run}`);
+          const plain = embedded.db.collection<Doc>(`prop_plain_${run}`);
+          const indexed = embedded.db.collection<Doc>(`prop_indexed_${run}`);
           const docs = raw.map((d, i) => ({
             _id: i,
             ...Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined)),
@@ -611,8 +601,8 @@ describe("property: an index never changes a query's answer", () => {
 
 describe("counting from index entries", () => {
   it("counts exactly as a scan does, whether one index covers the filter, two intersect, or documents are read", async () => {
-    const indexed = db.collection("count_indexed");
-    const plain = db.collection("count_plain");
+    const indexed = embedded.db.collection("count_indexed");
+    const plain = embedded.db.collection("count_plain");
     const companies = [new ObjectId(), new ObjectId(), new ObjectId()];
     const docs: Document[] = Array.from({ length: 3000 }, (_, i) => ({
       _id: i,
@@ -650,7 +640,8 @@ describe("counting from index entries", () => {
 describe("the plan cache", () => {
   /** Documents read by every plan, trials included, since the server started. */
   const scanned = async () =>
-    ((await db.admin().command({ serverStatus: 1 })) as Document).metrics.queryExecutor.scannedObjects as number;
+    ((await embedded.db.admin().command({ serverStatus: 1 })) as Document).metrics.queryExecutor
+      .scannedObjects as number;
   const readBy = async (run: () => Promise<unknown>) => {
     const before = await scanned();
     await run();
@@ -675,7 +666,7 @@ describe("the plan cache", () => {
       .map((d) => d._id);
 
   beforeAll(async () => {
-    const coll = db.collection("plan_cache");
+    const coll = embedded.db.collection("plan_cache");
     await coll.insertMany(docs);
     // Three indexes can serve a company's page; one of them walks in the page's order.
     await coll.createIndex({ company: 1, createdAt: 1 });
@@ -684,7 +675,7 @@ describe("the plan cache", () => {
   });
 
   it("races the candidates once per query shape, then runs the winner alone", async () => {
-    const coll = db.collection("plan_cache");
+    const coll = embedded.db.collection("plan_cache");
     const page = (company: string) => coll.find({ company }).sort({ createdAt: -1 }).limit(10).toArray();
 
     let rows: Document[] = [];
@@ -699,7 +690,7 @@ describe("the plan cache", () => {
   });
 
   it("races again when the cached plan works far harder than when it won, and caches the new winner", async () => {
-    const coll = db.collection("plan_cache");
+    const coll = embedded.db.collection("plan_cache");
     const page = (status: string) => coll.find({ company: "c", status }).sort({ createdAt: -1 }).limit(10).toArray();
 
     // "common": the index in createdAt order fills the page at once and is cached.
@@ -717,7 +708,7 @@ describe("the plan cache", () => {
   });
 
   it("forgets the plans of a collection whose indexes change", async () => {
-    const coll = db.collection("plan_cache");
+    const coll = embedded.db.collection("plan_cache");
     const page = () => coll.find({ company: "d" }).sort({ modifiedAt: 1 }).limit(10).toArray();
     await page();
     expect(await readBy(page)).toBe(10);

@@ -5,22 +5,11 @@
  * query is compared with a collection scan (`$natural` hinted) that reads and sorts every match.
  */
 import fc from "fast-check";
-import { Decimal128, Long, MongoClient, ObjectId, type CollationOptions, type Db, type Document } from "mongodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempServerForThisFile } from "../testing/temp-server";
+import { Decimal128, Long, ObjectId, type CollationOptions, type Document } from "mongodb";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDatabaseForThisFile } from "../testing/temp-server";
 
-const server = tempServerForThisFile("skip-keys");
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  client = await MongoClient.connect(server.uri);
-  db = client.db("skip_keys_test");
-});
-
-afterAll(async () => {
-  await client?.close();
-});
+const embedded = tempDatabaseForThisFile("skip-keys", "skip_keys_test");
 
 interface Stats {
   nReturned: number;
@@ -29,7 +18,7 @@ interface Stats {
 }
 
 async function stats(collection: string, find: Document): Promise<Stats> {
-  const reply = await db.command({ explain: { find: collection, ...find }, verbosity: "executionStats" });
+  const reply = await embedded.db.command({ explain: { find: collection, ...find }, verbosity: "executionStats" });
   return reply.executionStats as Stats;
 }
 
@@ -37,7 +26,7 @@ describe("a page deep in a users list", () => {
   const companies = [new ObjectId(), new ObjectId()];
   const N = 3000;
   const base = Date.UTC(2025, 0, 1);
-  const coll = () => db.collection("users");
+  const coll = () => embedded.db.collection("users");
   const sort = { modifiedAt: -1, _id: -1 } as const;
 
   beforeAll(async () => {
@@ -86,7 +75,7 @@ describe("a page deep in a users list", () => {
 
 describe("index keys cut at 200 characters", () => {
   it("neither count nor skip a longer string by the key it shares", async () => {
-    const coll = db.collection("cut_keys");
+    const coll = embedded.db.collection("cut_keys");
     await coll.createIndex({ s: 1 });
     const long = "l".repeat(200);
     await coll.insertMany([{ s: `${long}x` }, { s: long }, { s: `${long}y` }, { s: long }]);
@@ -173,7 +162,7 @@ describe("property: a skip from index entries gives the scan's answer", () => {
         fc.array(queryArb, { minLength: 1, maxLength: 8 }),
         async (raw, queries) => {
           run += 1;
-          const coll = db.collection<Document & { _id: number }>(`prop_${run}`);
+          const coll = embedded.db.collection<Document & { _id: number }>(`prop_${run}`);
           const docs = raw.map((d, i) => ({
             _id: i,
             ...Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined)),

@@ -4,29 +4,18 @@
  * to the next (compiled filters, plans, a filter of plain equalities left uncompiled) never
  * changes which documents the next one matches (query/filter.ts, query/plan-cache.ts).
  */
-import { Double, Long, MongoClient, MongoServerError, ObjectId, type Db, type Document } from "mongodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempServerForThisFile } from "../testing/temp-server";
+import { Double, Long, MongoServerError, ObjectId, type Document } from "mongodb";
+import { describe, expect, it } from "vitest";
+import { tempDatabaseForThisFile } from "../testing/temp-server";
 
 /** Test documents carry their own numeric `_id`. */
 type Numbered = Document & { _id: number };
 
-const server = tempServerForThisFile("write-filters");
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  client = await MongoClient.connect(server.uri);
-  db = client.db("write_filters_test");
-});
-
-afterAll(async () => {
-  await client?.close();
-});
+const embedded = tempDatabaseForThisFile("write-filters", "write_filters_test");
 
 describe("writes repeated with one filter shape", () => {
   it("upserts by (survey, __v) with other values: each upsert meets its own revision or inserts it", async () => {
-    const revisions = db.collection("revisions");
+    const revisions = embedded.db.collection("revisions");
     await revisions.createIndex({ survey: 1, __v: 1 }, { unique: true });
     const [a, b] = [new ObjectId(), new ObjectId()];
     const seal = (survey: ObjectId, __v: number, note: string) =>
@@ -49,7 +38,7 @@ describe("writes repeated with one filter shape", () => {
   });
 
   it("matches other number types, arrays and missing fields as MongoDB's equality does", async () => {
-    const docs = db.collection<Numbered>("numbers");
+    const docs = embedded.db.collection<Numbered>("numbers");
     await docs.insertMany([
       { _id: 1, k: "x", v: 1 },
       { _id: 2, k: "x", v: Long.fromNumber(1) },
@@ -77,7 +66,7 @@ describe("writes repeated with one filter shape", () => {
   });
 
   it("matches by ObjectId and date values, never another document's", async () => {
-    const docs = db.collection("ids");
+    const docs = embedded.db.collection("ids");
     const [a, b] = [new ObjectId(), new ObjectId()];
     const [t1, t2] = [new Date("2026-01-01T00:00:00Z"), new Date("2026-01-02T00:00:00Z")];
     await docs.insertMany([
@@ -92,7 +81,7 @@ describe("writes repeated with one filter shape", () => {
   });
 
   it("gives one filter under different collations their own answers", async () => {
-    const people = db.collection("people");
+    const people = embedded.db.collection("people");
     await people.insertOne({ name: "ADA", n: 0 });
     const caseless = { locale: "en", strength: 2 };
     const one = await people.updateOne({ name: "Ada" }, { $inc: { n: 1 } }, { collation: caseless, upsert: true });
@@ -106,7 +95,7 @@ describe("writes repeated with one filter shape", () => {
   });
 
   it("gives one filter under different let variables their own answers", async () => {
-    const docs = db.collection<Numbered>("let");
+    const docs = embedded.db.collection<Numbered>("let");
     await docs.insertMany([
       { _id: 1, k: "a" },
       { _id: 2, k: "b" },
@@ -120,7 +109,7 @@ describe("writes repeated with one filter shape", () => {
   });
 
   it("plans again when an index is dropped or created between two upserts, and refuses a hint at a dropped one", async () => {
-    const revisions = db.collection("replanned");
+    const revisions = embedded.db.collection("replanned");
     await revisions.createIndex({ survey: 1, __v: 1 }, { name: "survey_v", unique: true });
     await revisions.createIndex({ survey: 1 }, { name: "survey" });
     const survey = new ObjectId();
