@@ -74,20 +74,16 @@ export async function aggregateDocs<T extends Document = Document>(
   model: AnyModel,
   pipeline: Document[],
 ): Promise<T[]> {
+  const session = sessionOption();
   const reply = await database(model).command(
     {
       aggregate: model.collection.collectionName,
       pipeline,
       cursor: { batchSize: UNLIMITED_BATCH },
     },
-    sessionOption(),
+    session,
   );
-  return firstBatchOr<T>(
-    model,
-    reply,
-    () => model.collection.aggregate<T>(pipeline, sessionOption()).toArray(),
-    sessionOption(),
-  );
+  return firstBatchOr<T>(model, reply, () => model.collection.aggregate<T>(pipeline, session).toArray(), session);
 }
 
 /** The session of the transaction around the caller, so that its reads see its own writes. */
