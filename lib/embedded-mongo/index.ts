@@ -1,10 +1,12 @@
 /**
  * The embedded, MongoDB-wire-compatible database: one process serves a data directory on a Unix
- * socket inside it and on a TCP port that asks for a password; any other process that wants the
+ * socket inside it and on a TCP port that asks for a password (except of the directory owner's
+ * own sockets on this machine, wire/auth-peer.ts); any other process that wants the
  * same directory finds both in the lock file and connects instead of opening the files itself
  * (the in-memory catalog lives in one process). The directory and its files are its owner's only.
  * Self-contained: imports nothing from the application.
  */
+import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { acquireLock, alive, LOCK_FILE, processStart, readLock, releaseLock, writeLock } from "./storage/lock";
@@ -22,6 +24,11 @@ export interface EmbeddedMongoOptions {
   /** 0 or unset: any free port. */
   port?: number;
   host?: string;
+  /**
+   * TCP connections from the directory owner's own sockets on this machine need no password, as
+   * the Unix socket's (Linux, README "Who can connect"); true unless false.
+   */
+  peerTrust?: boolean;
   /** Accept test-only commands such as `configureFailPoint` (off unless asked for). */
   testCommands?: boolean;
   /** The name of the replica set of one the server presents (`rs0` unless given). */
@@ -45,6 +52,11 @@ export interface EmbeddedMongoHandle {
    * on (no password needed: only the directory's owner can reach it), else the TCP one.
    */
   localUri: string;
+  /**
+   * The TCP address without credentials, for the directory's owner on this machine, when the
+   * server lets the owner's own sockets in without them (see `peerTrust`).
+   */
+  ownerUri?: string;
   /** The Unix socket that `localUri` names, when there is one. */
   socketPath?: string;
   port: number;
@@ -61,7 +73,17 @@ const MAX_SOCKET_PATH = 100;
 const START_WAIT_MS = 15_000;
 
 function uriFor(host: string, port: number): string {
-  return `mongodb://${host}:${port}/?directConnection=true`;
+  return `mongodb://${host.includes(":") ? `[${host}]` : host}:${port}/?directConnection=true`;
+}
+
+/** The directory owner's uid when this process runs as that owner (where the platform has uids). */
+function ownerUid(dir: string): number | undefined {
+  const uid = process.geteuid?.();
+  try {
+    return uid !== undefined && fs.statSync(dir).uid === uid ? uid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The driver takes a Unix socket as a percent-encoded host ending in `.sock`. */
@@ -106,6 +128,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
       port: opts.port ?? 0,
       host,
       user: { name: credentials.user, secret: scramSecret(credentials.password) },
+      trustedPeerUid: opts.peerTrust === false ? undefined : ownerUid(opts.dir),
       testCommands: opts.testCommands === true,
       socketPath: socketPathFor(opts.dir),
       replicaSet: opts.replicaSet,
@@ -116,6 +139,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
       port: server.port,
       host,
       socket: server.socketPath,
+      peerTrust: server.peerTrust,
       started: processStart(process.pid),
     });
     const uri = credentialedUri(host, server.port, credentials);
@@ -124,6 +148,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
     return {
       uri,
       localUri: server.socketPath ? socketUriFor(server.socketPath) : uri,
+      ownerUri: server.peerTrust ? uriFor(host, server.port) : undefined,
       socketPath: server.socketPath,
       port: server.port,
       attached: false,
@@ -161,6 +186,8 @@ export async function startOrAttach(opts: EmbeddedMongoOptions): Promise<Embedde
       return {
         uri,
         localUri: socketPath ? socketUriFor(socketPath) : uri,
+        ownerUri:
+          owner.peerTrust === true && ownerUid(opts.dir) !== undefined ? uriFor(owner.host, owner.port) : undefined,
         socketPath,
         port: owner.port,
         attached: true,

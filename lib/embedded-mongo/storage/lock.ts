@@ -13,6 +13,8 @@ export interface LockInfo {
   port: number;
   host: string;
   socket?: string;
+  /** Whether its TCP port lets the directory owner's own sockets in without a password. */
+  peerTrust?: boolean;
   /** When the owner started, as `processStart` reads it: a later process given the same pid is not the owner. */
   started?: string;
 }

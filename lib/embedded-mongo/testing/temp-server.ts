@@ -14,7 +14,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { startEmbeddedMongo, type EmbeddedMongoHandle } from "../index";
+import { startEmbeddedMongo, type EmbeddedMongoHandle, type EmbeddedMongoOptions } from "../index";
 
 export interface TempServer {
   readonly dir: string;
@@ -25,13 +25,13 @@ export interface TempServer {
   readonly socketPath: string;
 }
 
-export function tempServerForThisFile(prefix: string): TempServer {
+export function tempServerForThisFile(prefix: string, options: Omit<EmbeddedMongoOptions, "dir"> = {}): TempServer {
   let dir: string | undefined;
   let handle: EmbeddedMongoHandle | undefined;
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), `embedded-mongo-${prefix}-`));
-    handle = await startEmbeddedMongo({ dir });
+    handle = await startEmbeddedMongo({ ...options, dir });
   });
 
   afterAll(async () => {

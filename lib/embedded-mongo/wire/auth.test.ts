@@ -1,7 +1,9 @@
 /**
  * Who may use the database: a TCP client authenticates with SCRAM-SHA-256 as MongoDB's drivers
  * speak it (the real driver, and the exchange written out by hand), and until then runs only the
- * handshake; the data directory and its files are its owner's only.
+ * handshake; the data directory and its files are its owner's only. The server here asks the
+ * password also of its owner's own TCP connections (`peerTrust: false`), as it does of everybody
+ * else's (those are auth-peer.test.ts's).
  */
 import { Binary, BSON, type Document } from "bson";
 import { MongoClient } from "mongodb";
@@ -15,7 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readCredentials, startEmbeddedMongo } from "../index";
 import { tempServerForThisFile } from "../testing/temp-server";
 
-const server = tempServerForThisFile("auth");
+const server = tempServerForThisFile("auth", { peerTrust: false });
 const DB = "auth_test";
 
 const anonymousUri = () => `mongodb://127.0.0.1:${server.port}/?directConnection=true`;

@@ -3,7 +3,7 @@
  * connection's replies keep their order), and answers in the protocol the request came in. A
  * malformed message closes only its own connection. A TCP connection must authenticate before
  * anything but the handshake; one on the Unix socket, which only the directory's owner can reach,
- * need not.
+ * need not, nor one from a socket of that owner on this machine (auth-peer.ts).
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -14,6 +14,7 @@ import { PRIVATE_FILE_MODE } from "../storage/private-files";
 import type { Store } from "../storage/store";
 import { ttlMonitorOf } from "../storage/ttl";
 import { DEFAULT_TRANSACTION_LIFETIME_SECONDS, Sessions } from "../txn/transactions";
+import { connectedByUser, peerOwnersReadable } from "./auth-peer";
 import { CursorRegistry } from "./cursors";
 import { DEFAULT_REPLICA_SET, awaitableHelloWait, newReplicaSet } from "./replset";
 import { EXHAUST_ALLOWED, MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMessage } from "./wire";
@@ -22,6 +23,8 @@ export interface WireServer {
   port: number;
   /** The Unix socket also served, when one was asked for and could be listened on. */
   socketPath?: string;
+  /** Whether TCP connections from the trusted user's sockets on this machine skip authentication. */
+  peerTrust: boolean;
   close(): Promise<void>;
 }
 
@@ -31,6 +34,11 @@ export interface ListenOptions {
   /** The user TCP clients authenticate as; without one, TCP clients can run only the handshake. */
   user?: ServerUser;
   testCommands?: boolean;
+  /**
+   * A TCP connection from a socket of this user (uid) on this machine needs no authentication,
+   * where the kernel tells a socket's owner (Linux's /proc/net/tcp); elsewhere it is ignored.
+   */
+  trustedPeerUid?: number;
   /** Also serve this Unix socket (mode 0600), whose connections need no authentication. */
   socketPath?: string;
   /** The name of the replica set of one the server presents. */
@@ -50,6 +58,7 @@ export async function listen(
     port,
     host,
     user,
+    trustedPeerUid,
     testCommands = false,
     socketPath,
     replicaSet = DEFAULT_REPLICA_SET,
@@ -75,14 +84,17 @@ export async function listen(
     closing: closing.signal,
   };
 
-  const serve = (socket: net.Socket, authRequired: boolean, local: string) => {
+  const serve = (socket: net.Socket, authRequired: boolean | Promise<boolean>, local: string) => {
     totalConnections += 1;
-    const auth: ConnectionAuth = { required: authRequired };
+    let auth: ConnectionAuth = { required: true };
     const connectionId = totalConnections;
     sockets.add(socket);
     if (socket.remotePort !== undefined) socket.setNoDelay(true);
     let pending = Buffer.alloc(0);
-    let queue = Promise.resolve();
+    // Decided before the first command runs, without holding up other connections.
+    let queue = Promise.resolve(authRequired).then((required) => {
+      auth = { required };
+    });
 
     socket.on("data", (chunk) => {
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
@@ -132,7 +144,15 @@ export async function listen(
     });
   };
 
-  const servers = [net.createServer((socket) => serve(socket, true, tcpAddress(socket)))];
+  const peerUid = trustedPeerUid !== undefined && peerOwnersReadable() ? trustedPeerUid : undefined;
+  const tcpAuthRequired = (socket: net.Socket) =>
+    peerUid === undefined
+      ? true
+      : connectedByUser(socket, peerUid).then(
+          (trusted) => !trusted,
+          () => true,
+        );
+  const servers = [net.createServer((socket) => serve(socket, tcpAuthRequired(socket), tcpAddress(socket)))];
   await listenOn(servers[0], { port, host });
   const address = servers[0].address();
   info.port = typeof address === "object" && address ? address.port : port;
@@ -155,6 +175,7 @@ export async function listen(
   return {
     port: info.port,
     socketPath: servedSocket,
+    peerTrust: peerUid !== undefined,
     close: async () => {
       closing.abort();
       cursors.close();

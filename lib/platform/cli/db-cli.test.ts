@@ -1,5 +1,6 @@
 /**
- * `npm run db` as a user runs it: any directory name serves, the printed URI authenticates, and a
+ * `npm run db` as a user runs it: any directory name serves, the printed URIs work (first the
+ * owner's without credentials, then the one with them), and a
  * start-up failure prints its real cause; `backup` and `restore` answer with their exit codes.
  */
 import { MongoClient } from "mongodb";
@@ -16,6 +17,8 @@ const tsx = path.join(root, "node_modules", ".bin", "tsx");
 interface Run {
   /** Resolves with the first line on stdout (the URI), or rejects when the process exits first. */
   uri: Promise<string>;
+  /** Resolves with the first two lines on stdout. */
+  uris: Promise<string[]>;
   exit: Promise<{ code: number | null; stderr: string }>;
   stop(): void;
 }
@@ -39,7 +42,15 @@ function runDb(args: string[]): Run {
     void exit.then(({ code }) => reject(new Error(`db.ts exited with ${code}: ${stderr}`)));
   });
   uri.catch(() => undefined);
-  return { uri, exit, stop: () => child.kill("SIGTERM") };
+  const uris = new Promise<string[]>((resolve, reject) => {
+    child.stdout.on("data", () => {
+      const lines = stdout.split("\n");
+      if (lines.length > 2) resolve(lines.slice(0, 2));
+    });
+    void exit.then(({ code }) => reject(new Error(`db.ts exited with ${code}: ${stderr}`)));
+  });
+  uris.catch(() => undefined);
+  return { uri, uris, exit, stop: () => child.kill("SIGTERM") };
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -69,23 +80,45 @@ describe("npm run db -- --dir D", { timeout: 60_000 }, () => {
     return dir;
   };
 
-  it("serves a directory whose last part has a dot, and prints a URI that authenticates", async () => {
+  it("serves a directory whose last part has a dot, and prints the owner's URI, then one that authenticates", async () => {
     const dir = path.join(await tempParent(), "tmp.AbC123");
     const run = runDb(["--dir", dir, "--port", "0"]);
     try {
-      const uri = await run.uri;
+      const [owners, uri] = await run.uris;
+      expect(owners).toMatch(/^mongodb:\/\/127\.0\.0\.1:\d+\/\?directConnection=true$/);
       expect(uri).toMatch(/^mongodb:\/\/embedded:[\w-]+@127\.0\.0\.1:\d+\/\?authSource=admin&directConnection=true$/);
-      const client = await MongoClient.connect(uri);
+      expect(new URL(owners).port).toBe(new URL(uri).port);
+      for (const [i, address] of [owners, uri].entries()) {
+        const client = await MongoClient.connect(address);
+        try {
+          await client
+            .db("cli")
+            .collection("values")
+            .insertOne({ _id: i as never });
+          expect(await client.db("cli").collection("values").countDocuments()).toBe(i + 1);
+        } finally {
+          await client.close();
+        }
+      }
+      expect(fs.statSync(path.join(dir, "data.mdb")).isFile()).toBe(true);
+    } finally {
+      run.stop();
+    }
+    expect((await run.exit).code).toBe(0);
+  });
+
+  it("--no-peer-trust prints the URI with credentials first, and asks the owner's TCP clients for them", async () => {
+    const dir = path.join(await tempParent(), "db");
+    const run = runDb(["--dir", dir, "--port", "0", "--no-peer-trust"]);
+    try {
+      const uri = await run.uri;
+      expect(uri).toMatch(/^mongodb:\/\/embedded:[\w-]+@127\.0\.0\.1:\d+\//);
+      const client = await MongoClient.connect(`mongodb://127.0.0.1:${new URL(uri).port}/?directConnection=true`);
       try {
-        await client
-          .db("cli")
-          .collection("values")
-          .insertOne({ _id: 1 as never });
-        expect(await client.db("cli").collection("values").countDocuments()).toBe(1);
+        await expect(client.db("cli").collection("values").findOne()).rejects.toMatchObject({ code: 13 });
       } finally {
         await client.close();
       }
-      expect(fs.statSync(path.join(dir, "data.mdb")).isFile()).toBe(true);
     } finally {
       run.stop();
     }
@@ -189,7 +222,11 @@ describe("npm run db -- backup FILE / restore FILE", { timeout: 120_000 }, () =>
     ]);
     expect(results.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
       { code: 2, stdout: "", stderr: "backup needs the FILE to write (see --help)\n" },
-      { code: 2, stdout: "", stderr: "--port, --host and --replSet are for serving, not for restore (see --help)\n" },
+      {
+        code: 2,
+        stdout: "",
+        stderr: "--port, --host, --replSet and --no-peer-trust are for serving, not for restore (see --help)\n",
+      },
       { code: 2, stdout: "", stderr: 'Unknown command "copy": backup or restore (see --help)\n' },
       { code: 2, stdout: "", stderr: 'Unexpected argument "b.mdb" (see --help)\n' },
       { code: 2, stdout: "", stderr: "--force is for backup and restore (see --help)\n" },

@@ -1,7 +1,8 @@
 /**
  * `npm run db -- [--port P] [--dir D] [--host H]`: serves the embedded database stand-alone, so
- * `mongosh`, Compass or a server with MONGODB_URI can use it. Prints the URI on stdout, with the
- * credentials its TCP port asks for.
+ * `mongosh`, Compass or a server with MONGODB_URI can use it. Prints its URIs on stdout: first,
+ * where the server lets the directory owner's own sockets in without a password (Linux), the one
+ * without credentials for that user; then the one with the credentials other users need.
  *
  * `npm run db -- backup FILE` and `restore FILE` copy a database directory to one file and back
  * (lib/embedded-mongo/storage/backup.ts).
@@ -17,7 +18,7 @@ import {
 } from "@/lib/embedded-mongo/storage/backup";
 import path from "node:path";
 
-const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST] [--replSet NAME]
+const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST] [--replSet NAME] [--no-peer-trust]
        npm run db -- backup FILE [--dir DIR] [--force]
        npm run db -- restore FILE [--dir DIR] [--force]
 
@@ -29,6 +30,9 @@ be serving (restore).
   --dir      database directory (default DATA_DIR/db, as the server uses)
   --host     address to listen on (default 127.0.0.1)
   --replSet  name of the single-node replica set it presents (default rs0)
+  --no-peer-trust
+             ask the password also of TCP clients of the directory's owner on this machine
+             (Linux lets them in without one, as the Unix socket, unless this is given)
   --force    backup: replace an existing FILE; restore: write into a DIR that is not empty,
              replacing the database it holds (its credentials are kept)`;
 
@@ -44,6 +48,7 @@ async function main(): Promise<void> {
       host: { type: "string" },
       force: { type: "boolean", default: false },
       replSet: { type: "string" },
+      "no-peer-trust": { type: "boolean", default: false },
     },
   });
   if (positionals.length > 0) {
@@ -53,8 +58,13 @@ async function main(): Promise<void> {
     if (file === undefined)
       exitWithUsageError(`${command} needs the FILE to ${command === "backup" ? "write" : "read"}`);
     if (rest.length > 0) exitWithUsageError(`Unexpected argument ${JSON.stringify(rest[0])}`);
-    if (values.port !== undefined || values.host !== undefined || values.replSet !== undefined) {
-      exitWithUsageError(`--port, --host and --replSet are for serving, not for ${command}`);
+    if (
+      values.port !== undefined ||
+      values.host !== undefined ||
+      values.replSet !== undefined ||
+      values["no-peer-trust"]
+    ) {
+      exitWithUsageError(`--port, --host, --replSet and --no-peer-trust are for serving, not for ${command}`);
     }
     return copy(command as Subcommand, file, values.dir, values.force);
   }
@@ -67,7 +77,15 @@ async function main(): Promise<void> {
   if (values.dir === undefined) privateDirectory(loadConfig().dataDir);
   const dir = path.resolve(values.dir ?? path.join(loadConfig().dataDir, "db"));
 
-  const server = await startOrAttach({ dir, port, host: values.host, replicaSet: values.replSet });
+  const server = await startOrAttach({
+    dir,
+    port,
+    host: values.host,
+    replicaSet: values.replSet,
+    peerTrust: !values["no-peer-trust"],
+  });
+  // Tools take the first line: the URI of this user, then the one other users need.
+  if (server.ownerUri) console.log(server.ownerUri);
   console.log(server.uri);
   if (server.attached) {
     console.error(`${dir} is already served by another process at ${server.uri}; nothing to start.`);
