@@ -21,6 +21,12 @@ const ALLOWED_BEFORE_AUTH = new Set([
   "saslContinue",
 ]);
 
+/** Whether a command is one a connection may run before authenticating (its answer does not depend on it). */
+export function allowedBeforeAuth(cmd: Document): boolean {
+  const name = Object.keys(cmd)[0];
+  return name !== undefined && ALLOWED_BEFORE_AUTH.has(name);
+}
+
 /** Refuses a command the connection may not run yet, with MongoDB's error. */
 export function checkAuthenticated(name: string, ctx: Pick<CommandContext, "auth">): void {
   if (ctx.auth.required && ctx.auth.user === undefined && !ALLOWED_BEFORE_AUTH.has(name)) {

@@ -28,7 +28,7 @@ export interface ServerUser {
 /** What a connection has proved about itself. */
 export interface ConnectionAuth {
   /** False on a connection that needs no authentication (the owner-only Unix socket, a TCP one from the owner's socket). */
-  readonly required: boolean;
+  required: boolean;
   /** The authenticated user's name. */
   user?: string;
   /** An authentication conversation under way (`saslStart` answered, `saslContinue` to come). */

@@ -4,6 +4,7 @@
  * socket, a table it cannot read or parse) still authenticates. Real servers, real sockets and
  * the kernel's own /proc/net/tcp rows.
  */
+import { BSON, type Document } from "bson";
 import fc from "fast-check";
 import { MongoClient } from "mongodb";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -54,6 +55,29 @@ async function socketPair(
   };
 }
 
+/** A command sent as the very first message of a new connection (no handshake before it), and its reply. */
+function firstCommand(port: number, doc: Document): Promise<Document> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: "127.0.0.1", port }, () => {
+      const body = Buffer.concat([Buffer.alloc(5), Buffer.from(BSON.serialize(doc))]);
+      const header = Buffer.alloc(16);
+      header.writeInt32LE(16 + body.length, 0);
+      header.writeInt32LE(1, 4);
+      header.writeInt32LE(2013, 12);
+      socket.write(Buffer.concat([header, body]));
+    });
+    let received = Buffer.alloc(0);
+    socket.on("data", (chunk) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length >= 4 && received.length >= received.readInt32LE(0)) {
+        socket.destroy();
+        resolve(BSON.deserialize(received.subarray(21, received.readInt32LE(0))));
+      }
+    });
+    socket.once("error", reject);
+  });
+}
+
 const endpoints = (socket: net.Socket) => ({
   peer: { address: socket.remoteAddress!, port: socket.remotePort! },
   server: { address: socket.localAddress!, port: socket.localPort! },
@@ -86,6 +110,13 @@ describe("the owner's own TCP connections need no password", () => {
       await client.close();
       await viaSocket.close();
     }
+  });
+
+  it("a data command sent first, before any handshake, waits for the owner and runs", async () => {
+    expect(await firstCommand(handle.port, { find: "things", filter: { _id: 3 }, $db: DB })).toMatchObject({
+      ok: 1,
+      cursor: { firstBatch: [{ _id: 3 }] },
+    });
   });
 
   it("still authenticates a client that brings the credentials", async () => {
@@ -157,6 +188,14 @@ describe("a connection the server cannot attribute to its owner authenticates", 
     } finally {
       await owner.close();
     }
+  });
+
+  it("a data command sent first, before any handshake, is refused", async () => {
+    expect(await firstCommand(server.port, { insert: "things", documents: [{ _id: 2 }], $db: DB })).toMatchObject({
+      ok: 0,
+      code: 13,
+      errmsg: "Command insert requires authentication",
+    });
   });
 
   it("peerTrust: false asks the owner's connections for the password too", async () => {

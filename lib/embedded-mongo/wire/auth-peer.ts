@@ -34,6 +34,43 @@ export function peerOwnersReadable(tables: { v4: string } = TCP_TABLES): boolean
   }
 }
 
+/**
+ * A read of `file` that starts after the call. The kernel writes the table afresh on every read,
+ * walking every bucket of its hash of connections: milliseconds of system time on a machine with
+ * a large hash (262,144 buckets here), whatever the number of rows. Connections accepted while a
+ * read runs share the next one, which starts after them and so sees their clients' rows.
+ */
+function sharedReader(file: string): () => Promise<string> {
+  let reading = false;
+  let waiting: Array<{ resolve: (text: string) => void; reject: (error: unknown) => void }> = [];
+  const run = () => {
+    reading = true;
+    const batch = waiting;
+    waiting = [];
+    readFile(file, "latin1")
+      .then(
+        (text) => batch.forEach((w) => w.resolve(text)),
+        (error: unknown) => batch.forEach((w) => w.reject(error)),
+      )
+      .finally(() => {
+        reading = false;
+        if (waiting.length > 0) run();
+      });
+  };
+  return () =>
+    new Promise<string>((resolve, reject) => {
+      waiting.push({ resolve, reject });
+      if (!reading) run();
+    });
+}
+
+const readers = new Map<string, () => Promise<string>>();
+function freshRead(file: string): Promise<string> {
+  let reader = readers.get(file);
+  if (!reader) readers.set(file, (reader = sharedReader(file)));
+  return reader();
+}
+
 /** An address as hex bytes: IPv4 and IPv4-mapped IPv6 as 4 bytes, other IPv6 as 16. */
 function addressKey(address: string): string | undefined {
   try {
@@ -135,7 +172,7 @@ export async function connectedByUser(
   for (const file of ipv4 ? [tables.v4, tables.v6] : [tables.v6]) {
     let table: string;
     try {
-      table = await readFile(file, "latin1");
+      table = await freshRead(file);
     } catch {
       continue;
     }

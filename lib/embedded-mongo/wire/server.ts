@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import net from "node:net";
 import { CLOSE_CONNECTION, runCommand } from "../commands";
+import { allowedBeforeAuth } from "../commands/auth";
 import type { ConnectionAuth, ServerUser } from "../commands/context";
 import { FailPoints } from "../commands/failpoint";
 import { PRIVATE_FILE_MODE } from "../storage/private-files";
@@ -86,15 +87,22 @@ export async function listen(
 
   const serve = (socket: net.Socket, authRequired: boolean | Promise<boolean>, local: string) => {
     totalConnections += 1;
-    let auth: ConnectionAuth = { required: true };
+    // Until a pending decision is known, the connection is one that must authenticate.
+    const auth: ConnectionAuth = { required: authRequired !== false };
+    // A TCP peer's owner is read from /proc (auth-peer.ts) while the handshake runs, whose answers
+    // do not depend on it; any other command waits for it.
+    let deciding =
+      authRequired instanceof Promise
+        ? authRequired.then((required) => {
+            auth.required = required;
+            deciding = undefined;
+          })
+        : undefined;
     const connectionId = totalConnections;
     sockets.add(socket);
     if (socket.remotePort !== undefined) socket.setNoDelay(true);
     let pending = Buffer.alloc(0);
-    // Decided before the first command runs, without holding up other connections.
-    let queue = Promise.resolve(authRequired).then((required) => {
-      auth = { required };
-    });
+    let queue = Promise.resolve();
 
     socket.on("data", (chunk) => {
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
@@ -104,6 +112,7 @@ export async function listen(
           pending = pending.subarray(length);
           const message = parseMessage(frame);
           queue = queue.then(async () => {
+            if (deciding && !allowedBeforeAuth(message.command)) await deciding;
             const context = { store, cursors, sessions, server: info, connectionId, auth, user, failPoints, local };
             let responseTo = message.requestId;
             for (;;) {
