@@ -32,6 +32,8 @@ const ErrorCodes = {
   CannotIndexParallelArrays: 171,
   Location16410: 16410,
   DuplicateKey: 11000,
+  NotWritablePrimary: 10107,
+  NotPrimaryNoSecondaryOk: 13435,
   BSONObjectTooLarge: 10334,
   KeyTooLong: 17280,
   NoSuchKey: 4,

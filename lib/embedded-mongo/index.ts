@@ -31,8 +31,10 @@ export interface EmbeddedMongoOptions {
   peerTrust?: boolean;
   /** Accept test-only commands such as `configureFailPoint` (off unless asked for). */
   testCommands?: boolean;
-  /** The name of the replica set of one the server presents (`rs0` unless given). */
+  /** The name of the replica set the server presents (`rs0` unless given). */
   replicaSet?: string;
+  /** The TCP port of the set's secondary member, on the same host (0 or unset: any free port). */
+  secondaryPort?: number;
   /** How long a transaction may stay open before the server aborts it (60 s unless given). */
   transactionLifetimeLimitSeconds?: number;
   /** How many oplog entries change streams can resume from (100,000 unless given). */
@@ -60,6 +62,11 @@ export interface EmbeddedMongoHandle {
   /** The Unix socket that `localUri` names, when there is one. */
   socketPath?: string;
   port: number;
+  /**
+   * The TCP port of the replica set's secondary member (wire/replset.ts); unknown to a handle
+   * that attached to another process (clients discover it from the primary's `hello`).
+   */
+  secondaryPort?: number;
   /** True when another process already served `dir` and this handle only points at it. */
   attached: boolean;
   close(): Promise<void>;
@@ -132,6 +139,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
       testCommands: opts.testCommands === true,
       socketPath: socketPathFor(opts.dir),
       replicaSet: opts.replicaSet,
+      secondaryPort: opts.secondaryPort,
       transactionLifetimeLimitSeconds: opts.transactionLifetimeLimitSeconds,
     });
     writeLock(opts.dir, {
@@ -151,6 +159,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions): Promise<Em
       ownerUri: server.peerTrust ? uriFor(host, server.port) : undefined,
       socketPath: server.socketPath,
       port: server.port,
+      secondaryPort: server.secondaryPort,
       attached: false,
       close: () =>
         (closing ??= (async () => {

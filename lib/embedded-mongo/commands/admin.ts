@@ -12,7 +12,7 @@ const SERVER_VERSION = "7.0.0";
 const MAX_BSON_SIZE = 16 * 1024 * 1024;
 
 /**
- * The primary of a single-node replica set, of MongoDB 7.0's wire version; no compression;
+ * The primary or the secondary of the replica set (replset.ts), of MongoDB 7.0's wire version; no compression;
  * SCRAM-SHA-256 (see auth.ts). An awaitable `hello` (the driver's streaming monitor, with the
  * current `topologyVersion`) is answered after `maxAwaitTimeMS`, since the topology never changes.
  */
@@ -22,8 +22,8 @@ const hello: Handler = async (cmd, ctx) => {
   if (wait !== undefined) await sleep(wait, ctx.server.closing);
   const reply: Document = {
     helloOk: true,
-    [legacy ? "ismaster" : "isWritablePrimary"]: true,
-    ...helloReplicaSetFields(ctx.server.replicaSet, ctx.store, ctx.local),
+    [legacy ? "ismaster" : "isWritablePrimary"]: ctx.member.role === "primary",
+    ...helloReplicaSetFields(ctx.server.replicaSet, ctx.store, ctx.member),
     maxBsonObjectSize: MAX_BSON_SIZE,
     maxMessageSizeBytes: MAX_MESSAGE_SIZE,
     maxWriteBatchSize: 100_000,

@@ -4,7 +4,7 @@ import { runNow, runYielding, type Work } from "../query/work";
 import type { CollectionMeta, Store } from "../storage/store";
 import type { Sessions } from "../txn/transactions";
 import type { CursorRegistry } from "../wire/cursors";
-import type { ReplicaSetInfo } from "../wire/replset";
+import type { MemberView, ReplicaSetInfo } from "../wire/replset";
 import type { ScramConversation, ScramSecret } from "../wire/scram";
 import type { FailPoints } from "./failpoint";
 
@@ -13,7 +13,7 @@ interface ServerInfo {
   port: number;
   connections: () => number;
   totalConnections: () => number;
-  /** The replica set of one this server presents (see replset.ts). */
+  /** The replica set this server presents (see replset.ts). */
   replicaSet: ReplicaSetInfo;
   /** Aborted when the server closes: long waits (awaitable hello, tailable getMore) end then. */
   closing: AbortSignal;
@@ -49,8 +49,8 @@ export interface CommandContext {
   failPoints?: FailPoints;
   /** The command's `$db`. */
   db: string;
-  /** The address this connection reached (`host:port`, or the Unix socket's path). */
-  local: string;
+  /** The member this connection reached, and the members' addresses as it reaches them. */
+  member: MemberView;
 }
 
 export type Handler = (cmd: Document, ctx: CommandContext) => Document | Promise<Document>;

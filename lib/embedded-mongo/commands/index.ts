@@ -4,6 +4,7 @@ import { clusterTimeField } from "../storage/clock";
 import type { Store } from "../storage/store";
 import { WaitForTransaction } from "../txn/conflicts";
 import { Sessions } from "../txn/transactions";
+import { secondaryRefusal } from "../wire/replset";
 import { adminCommands } from "./admin";
 import { authCommands, checkAuthenticated } from "./auth";
 import type { CommandContext, Handler } from "./context";
@@ -48,6 +49,8 @@ export async function runCommand(
     if (name === undefined || (!handler && !failPoints))
       throw new MongoCommandError("CommandNotFound", `no such command: '${name ?? ""}'`);
     checkAuthenticated(name, ctx);
+    const notHere = ctx.member.role === "secondary" ? secondaryRefusal(name, cmd) : undefined;
+    if (notHere) throw notHere;
     if (failPoints) return failPoints.configure(cmd);
     if (!handler) throw new MongoCommandError("CommandNotFound", `no such command: '${name}'`);
     const failure = ctx.failPoints?.trigger(name, cmd);

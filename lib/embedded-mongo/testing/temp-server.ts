@@ -21,6 +21,8 @@ export interface TempServer {
   /** The TCP address, with the credentials it asks for. */
   readonly uri: string;
   readonly port: number;
+  /** The TCP port of the replica set's secondary member. */
+  readonly secondaryPort: number;
   /** The Unix socket, where connections need no authentication. */
   readonly socketPath: string;
 }
@@ -52,6 +54,11 @@ export function tempServerForThisFile(prefix: string, options: Omit<EmbeddedMong
     },
     get port() {
       return started().handle.port;
+    },
+    get secondaryPort() {
+      const { secondaryPort } = started().handle;
+      if (secondaryPort === undefined) throw new Error("the temporary server has no secondary member");
+      return secondaryPort;
     },
     get socketPath() {
       const { socketPath } = started().handle;

@@ -1,10 +1,16 @@
 /**
- * The server presents itself as the primary of a replica set of one member, so that drivers use
- * sessions, retryable writes, transactions and change streams with it. The member's address in
- * `hosts`, `primary` and `me` is the one each client connected to, which is where it can reach the
- * server again.
+ * The server presents itself as a replica set of two members, so that drivers use sessions,
+ * retryable writes, transactions and change streams with it, and can select a secondary for a
+ * `secondary` read preference: the primary, and a secondary that the same process serves on a
+ * second TCP port. The secondary reads the primary's own storage, so it is never behind (the
+ * state of a caught-up secondary); it cannot be elected (`priority: 0`, `votes: 0`), so `hello`
+ * lists it in `passives`, as MongoDB lists such a member. It refuses writes and transactions, and
+ * reads that did not opt in to a secondary, as a MongoDB secondary does ({@link secondaryRefusal}).
+ * The members' addresses in `hosts`, `passives`, `primary` and `me` use the address each client
+ * connected to, which is where it can reach the server again. See the README's "Replica set".
  */
 import { Long, ObjectId, type Document } from "bson";
+import { MongoCommandError } from "../errors";
 import type { Store } from "../storage/store";
 
 export const DEFAULT_REPLICA_SET = "rs0";
@@ -15,7 +21,7 @@ export interface ReplicaSetInfo {
   processId: ObjectId;
 }
 
-/** The election of the one member; a constant, since it never loses it. */
+/** The primary's election; a constant, since it never loses it (the secondary cannot be elected). */
 const ELECTION_ID = new ObjectId("7fffffff0000000000000001");
 const TERM = Long.fromNumber(1);
 
@@ -23,27 +29,117 @@ export function newReplicaSet(name: string): ReplicaSetInfo {
   return { name, processId: new ObjectId() };
 }
 
-/** The topology version of this process; its counter never moves (the member never changes state). */
+/** The topology version of this process; its counter never moves (no member ever changes state). */
 function topologyVersion(info: ReplicaSetInfo): Document {
   return { processId: info.processId, counter: Long.ZERO };
 }
 
-/** The replica-set fields of a `hello` reply, as a primary answers them. */
-export function helloReplicaSetFields(info: ReplicaSetInfo, store: Store, me: string): Document {
+/** What one connection sees of the set: the member it reached, and where it reaches each member. */
+export interface MemberView {
+  role: "primary" | "secondary";
+  /** The primary's address: `host:port` on TCP, the Unix socket's path on the socket. */
+  primary: string;
+  /**
+   * The secondary's `host:port`. Absent on the Unix socket: the secondary is a TCP member, and a
+   * client on the socket sees the primary alone (the app's URIs connect directly anyway).
+   */
+  secondary?: string;
+}
+
+/** The replica-set fields of a `hello` reply, as the member `view.role` answers them. */
+export function helloReplicaSetFields(info: ReplicaSetInfo, store: Store, view: MemberView): Document {
   const time = store.clock.now();
   const date = new Date(time.high * 1000);
   const opTime = { ts: time, t: TERM };
+  const primary = view.role === "primary";
   return {
     topologyVersion: topologyVersion(info),
-    hosts: [me],
+    hosts: [view.primary],
+    // A member of priority 0 is listed in `passives`, not `hosts` (drivers read from both).
+    ...(view.secondary === undefined ? {} : { passives: [view.secondary] }),
     setName: info.name,
     setVersion: 1,
-    secondary: false,
-    primary: me,
-    me,
-    electionId: ELECTION_ID,
+    secondary: !primary,
+    ...(primary ? {} : { passive: true }),
+    primary: view.primary,
+    me: primary ? view.primary : view.secondary,
+    ...(primary ? { electionId: ELECTION_ID } : {}),
+    // Caught up: the secondary's last write is the primary's, since it reads the same storage.
     lastWrite: { opTime, lastWriteDate: date, majorityOpTime: opTime, majorityWriteDate: date },
   };
+}
+
+/** Commands a secondary runs for anyone (MongoDB's `AllowedOnSecondary::kAlways`). */
+const ALWAYS_ON_SECONDARY = new Set([
+  "hello",
+  "isMaster",
+  "ismaster",
+  "ping",
+  "buildInfo",
+  "buildinfo",
+  "saslStart",
+  "saslContinue",
+  "endSessions",
+  "killSessions",
+  "refreshSessions",
+  "killAllSessions",
+  "serverStatus",
+  "getParameter",
+  "setParameter",
+  "connectionStatus",
+  "hostInfo",
+  "getCmdLineOpts",
+  "getLog",
+  "whatsmyuri",
+  "getMore",
+  "killCursors",
+  "validate",
+  "configureFailPoint",
+]);
+
+/** Reads a secondary runs when the command opts in (`kOptIn`); any other command is a write. */
+const OPT_IN_ON_SECONDARY = new Set([
+  "find",
+  "count",
+  "distinct",
+  "aggregate",
+  "explain",
+  "listCollections",
+  "listIndexes",
+  "listDatabases",
+  "dbStats",
+]);
+
+const RETRYABLE_WRITES = new Set(["insert", "update", "delete", "findAndModify", "findandmodify"]);
+
+/**
+ * Why the secondary refuses `name`, as MongoDB's command dispatch decides on a member that is not
+ * primary: nothing in a transaction; a read only with a `$readPreference` other than `primary`
+ * (OP_MSG's opt-in; drivers send `primaryPreferred` on a direct connection), else `13435
+ * NotPrimaryNoSecondaryOk`; a write never (`10107 NotWritablePrimary`).
+ */
+export function secondaryRefusal(name: string, cmd: Document): MongoCommandError | undefined {
+  const inTransaction = cmd.autocommit === false;
+  if (!inTransaction && ALWAYS_ON_SECONDARY.has(name)) return undefined;
+  if (!inTransaction && OPT_IN_ON_SECONDARY.has(name)) {
+    if (optsInToSecondary(cmd)) return undefined;
+    return new MongoCommandError("NotPrimaryNoSecondaryOk", "not primary and secondaryOk=false");
+  }
+  // As MongoDB labels the error: a retryable write (or a commit) may be retried on the primary,
+  // and a transaction's statement makes the whole transaction worth retrying.
+  const commitOrAbort = name === "commitTransaction" || name === "abortTransaction";
+  const retryable = commitOrAbort || (!inTransaction && cmd.txnNumber !== undefined && RETRYABLE_WRITES.has(name));
+  const label = retryable ? "RetryableWriteError" : inTransaction ? "TransientTransactionError" : undefined;
+  return new MongoCommandError("NotWritablePrimary", "not primary", label ? { errorLabels: [label] } : {});
+}
+
+const SECONDARY_MODES = new Set(["primaryPreferred", "secondary", "secondaryPreferred", "nearest"]);
+
+function optsInToSecondary(cmd: Document): boolean {
+  const readPreference = cmd.$readPreference as unknown;
+  if (!readPreference || typeof readPreference !== "object") return false;
+  const mode = (readPreference as Document).mode;
+  return typeof mode === "string" && SECONDARY_MODES.has(mode);
 }
 
 /**

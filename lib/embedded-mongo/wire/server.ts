@@ -3,7 +3,9 @@
  * connection's replies keep their order), and answers in the protocol the request came in. A
  * malformed message closes only its own connection. A TCP connection must authenticate before
  * anything but the handshake; one on the Unix socket, which only the directory's owner can reach,
- * need not, nor one from a socket of that owner on this machine (auth-peer.ts).
+ * need not, nor one from a socket of that owner on this machine (auth-peer.ts). A second TCP
+ * port serves the replica set's secondary (replset.ts), with the same authentication as the
+ * primary's.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -17,11 +19,13 @@ import { ttlMonitorOf } from "../storage/ttl";
 import { DEFAULT_TRANSACTION_LIFETIME_SECONDS, Sessions } from "../txn/transactions";
 import { connectedByUser, peerOwnersReadable } from "./auth-peer";
 import { CursorRegistry } from "./cursors";
-import { DEFAULT_REPLICA_SET, awaitableHelloWait, newReplicaSet } from "./replset";
+import { DEFAULT_REPLICA_SET, awaitableHelloWait, newReplicaSet, type MemberView } from "./replset";
 import { EXHAUST_ALLOWED, MORE_TO_COME, OP_MSG, encodeOpMsg, encodeOpReply, frameLength, parseMessage } from "./wire";
 
 export interface WireServer {
   port: number;
+  /** The secondary member's TCP port, on the same host. */
+  secondaryPort: number;
   /** The Unix socket also served, when one was asked for and could be listened on. */
   socketPath?: string;
   /** Whether TCP connections from the trusted user's sockets on this machine skip authentication. */
@@ -42,8 +46,10 @@ export interface ListenOptions {
   trustedPeerUid?: number;
   /** Also serve this Unix socket (mode 0600), whose connections need no authentication. */
   socketPath?: string;
-  /** The name of the replica set of one the server presents. */
+  /** The name of the replica set the server presents. */
   replicaSet?: string;
+  /** The secondary member's TCP port on `host` (0 or unset: a free one). */
+  secondaryPort?: number;
   /** How long a transaction may stay open before the server aborts it (MongoDB's 60 s by default). */
   transactionLifetimeLimitSeconds?: number;
 }
@@ -63,6 +69,7 @@ export async function listen(
     testCommands = false,
     socketPath,
     replicaSet = DEFAULT_REPLICA_SET,
+    secondaryPort = 0,
     transactionLifetimeLimitSeconds = DEFAULT_TRANSACTION_LIFETIME_SECONDS,
   }: ListenOptions,
 ): Promise<WireServer> {
@@ -85,7 +92,7 @@ export async function listen(
     closing: closing.signal,
   };
 
-  const serve = (socket: net.Socket, authRequired: boolean | Promise<boolean>, local: string) => {
+  const serve = (socket: net.Socket, authRequired: boolean | Promise<boolean>, member: MemberView) => {
     totalConnections += 1;
     // Until a pending decision is known, the connection is one that must authenticate.
     const auth: ConnectionAuth = { required: authRequired !== false };
@@ -113,7 +120,7 @@ export async function listen(
           const message = parseMessage(frame);
           queue = queue.then(async () => {
             if (deciding && !allowedBeforeAuth(message.command)) await deciding;
-            const context = { store, cursors, sessions, server: info, connectionId, auth, user, failPoints, local };
+            const context = { store, cursors, sessions, server: info, connectionId, auth, user, failPoints, member };
             let responseTo = message.requestId;
             for (;;) {
               const reply = await runCommand(message.command, context);
@@ -161,13 +168,43 @@ export async function listen(
           (trusted) => !trusted,
           () => true,
         );
-  const servers = [net.createServer((socket) => serve(socket, tcpAuthRequired(socket), tcpAddress(socket)))];
+  const servers: net.Server[] = [];
+  const close = async () => {
+    closing.abort();
+    cursors.close();
+    sessions.close();
+    await ttl.close();
+    const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
+    for (const socket of sockets) socket.destroy();
+    await Promise.all(closed);
+    // Commands already running finish their transactions before the store closes.
+    await Promise.allSettled(queues.values());
+  };
+
+  // Both members' addresses, on the host this client reached (its next connections go there).
+  let servedSecondaryPort = secondaryPort;
+  const tcpMember = (socket: net.Socket, role: MemberView["role"]): MemberView => {
+    const reached = tcpHost(socket);
+    return { role, primary: `${reached}:${info.port}`, secondary: `${reached}:${servedSecondaryPort}` };
+  };
+  servers.push(net.createServer((socket) => serve(socket, tcpAuthRequired(socket), tcpMember(socket, "primary"))));
   await listenOn(servers[0], { port, host });
-  const address = servers[0].address();
-  info.port = typeof address === "object" && address ? address.port : port;
+  info.port = portOf(servers[0], port);
+  const secondaryServer = net.createServer((socket) =>
+    serve(socket, tcpAuthRequired(socket), tcpMember(socket, "secondary")),
+  );
+  try {
+    await listenOn(secondaryServer, { port: secondaryPort, host });
+  } catch (error) {
+    // The secondary's port is taken: nothing is served, as when the primary's is.
+    await close();
+    throw error;
+  }
+  servers.push(secondaryServer);
+  servedSecondaryPort = portOf(secondaryServer, secondaryPort);
   let servedSocket: string | undefined;
   if (socketPath) {
-    const socketServer = net.createServer((socket) => serve(socket, false, socketPath));
+    const socketServer = net.createServer((socket) => serve(socket, false, { role: "primary", primary: socketPath }));
     try {
       // The caller holds the directory's lock: a socket file left there is a dead process's.
       fs.rmSync(socketPath, { force: true });
@@ -183,19 +220,10 @@ export async function listen(
 
   return {
     port: info.port,
+    secondaryPort: servedSecondaryPort,
     socketPath: servedSocket,
     peerTrust: peerUid !== undefined,
-    close: async () => {
-      closing.abort();
-      cursors.close();
-      sessions.close();
-      await ttl.close();
-      const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
-      for (const socket of sockets) socket.destroy();
-      await Promise.all(closed);
-      // Commands already running finish their transactions before the store closes.
-      await Promise.allSettled(queues.values());
-    },
+    close,
   };
 }
 
@@ -209,8 +237,13 @@ function listenOn(server: net.Server, where: net.ListenOptions): Promise<void> {
   });
 }
 
-/** `host:port` of the address a TCP client reached, as drivers write it (IPv6 in brackets). */
-function tcpAddress(socket: net.Socket): string {
+function portOf(server: net.Server, asked: number): number {
+  const address = server.address();
+  return typeof address === "object" && address ? address.port : asked;
+}
+
+/** The host part of the address a TCP client reached, as drivers write it (IPv6 in brackets). */
+function tcpHost(socket: net.Socket): string {
   const address = (socket.localAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
-  return `${address.includes(":") ? `[${address}]` : address}:${socket.localPort ?? 0}`;
+  return address.includes(":") ? `[${address}]` : address;
 }

@@ -18,7 +18,8 @@ import {
 } from "@/lib/embedded-mongo/storage/backup";
 import path from "node:path";
 
-const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST] [--replSet NAME] [--no-peer-trust]
+const usage = `Usage: npm run db -- [--port PORT] [--dir DIR] [--host HOST] [--replSet NAME] [--secondary-port PORT]
+                     [--no-peer-trust]
        npm run db -- backup FILE [--dir DIR] [--force]
        npm run db -- restore FILE [--dir DIR] [--force]
 
@@ -29,7 +30,10 @@ be serving (restore).
   --port     TCP port (default 27017; 0 picks a free one)
   --dir      database directory (default DATA_DIR/db, as the server uses)
   --host     address to listen on (default 127.0.0.1)
-  --replSet  name of the single-node replica set it presents (default rs0)
+  --replSet  name of the replica set it presents (default rs0)
+  --secondary-port
+             TCP port of the set's read-only secondary member, on the same host
+             (default 0: a free one; clients find it in the primary's hello)
   --no-peer-trust
              ask the password also of TCP clients of the directory's owner on this machine
              (Linux lets them in without one, as the Unix socket, unless this is given)
@@ -49,6 +53,7 @@ async function main(): Promise<void> {
       force: { type: "boolean", default: false },
       replSet: { type: "string" },
       "no-peer-trust": { type: "boolean", default: false },
+      "secondary-port": { type: "string" },
     },
   });
   if (positionals.length > 0) {
@@ -58,22 +63,17 @@ async function main(): Promise<void> {
     if (file === undefined)
       exitWithUsageError(`${command} needs the FILE to ${command === "backup" ? "write" : "read"}`);
     if (rest.length > 0) exitWithUsageError(`Unexpected argument ${JSON.stringify(rest[0])}`);
-    if (
-      values.port !== undefined ||
-      values.host !== undefined ||
-      values.replSet !== undefined ||
-      values["no-peer-trust"]
-    ) {
-      exitWithUsageError(`--port, --host, --replSet and --no-peer-trust are for serving, not for ${command}`);
+    const serving = [values.port, values.host, values.replSet, values["secondary-port"]];
+    if (serving.some((value) => value !== undefined) || values["no-peer-trust"]) {
+      exitWithUsageError(
+        `--port, --host, --replSet, --secondary-port and --no-peer-trust are for serving, not for ${command}`,
+      );
     }
     return copy(command as Subcommand, file, values.dir, values.force);
   }
   if (values.force) exitWithUsageError("--force is for backup and restore");
-  const portText = values.port ?? "27017";
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(`--port must be an integer from 0 to 65535, not ${JSON.stringify(portText)}`);
-  }
+  const port = portOption("--port", values.port ?? "27017");
+  const secondaryPort = portOption("--secondary-port", values["secondary-port"] ?? "0");
   if (values.dir === undefined) privateDirectory(loadConfig().dataDir);
   const dir = path.resolve(values.dir ?? path.join(loadConfig().dataDir, "db"));
 
@@ -82,6 +82,7 @@ async function main(): Promise<void> {
     port,
     host: values.host,
     replicaSet: values.replSet,
+    secondaryPort,
     peerTrust: !values["no-peer-trust"],
   });
   // Tools take the first line: the URI of this user, then the one other users need.
@@ -91,7 +92,9 @@ async function main(): Promise<void> {
     console.error(`${dir} is already served by another process at ${server.uri}; nothing to start.`);
     return;
   }
-  console.error(`Embedded database for ${dir} listening; stop with Ctrl+C.`);
+  console.error(
+    `Embedded database for ${dir} listening (its read-only secondary on port ${server.secondaryPort}); stop with Ctrl+C.`,
+  );
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -140,6 +143,14 @@ function describe({ bytes, collections, documents }: DatabaseSummary): string {
 }
 
 class UsageError extends Error {}
+
+function portOption(flag: string, text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`${flag} must be an integer from 0 to 65535, not ${JSON.stringify(text)}`);
+  }
+  return port;
+}
 
 /** The message of an error and of its causes; `code` is not always a string (lmdb's are numbers). */
 function reason(error: unknown): string {
