@@ -66,7 +66,7 @@ export async function runCommand(
       reply = await waitingForTransactions(() => run(ctx.store));
     }
     if (name === "endSessions" || name === "killSessions") ctx.sessions.end(cmd, name);
-    // As a single-node replica set's member: a write concern with `j`, `fsync` or `w: "majority"`
+    // As a replica set whose one voting member is the primary: a write concern with `j`, `fsync` or `w: "majority"`
     // is answered once the write is synced to the disk; the default (w: 1) once it is committed.
     const concern = cmd.writeConcern as Document | undefined;
     if (Boolean(concern?.j) || Boolean(concern?.fsync) || concern?.w === "majority") await ctx.store.flushed();

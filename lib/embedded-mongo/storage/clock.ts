@@ -1,5 +1,5 @@
 /**
- * The cluster time of the single-node replica set: a Timestamp (seconds, increment) that every
+ * The cluster time of the replica set (both members share it): a Timestamp (seconds, increment) that every
  * write takes a new value of, as MongoDB's oplog times do. Replies carry it as `$clusterTime` and
  * `operationTime`; change-stream events and resume tokens are ordered by it. A restart continues
  * after the last time the oplog recorded, so resume tokens stay ordered across restarts.

@@ -29,10 +29,10 @@ const replicaSetUri = () => server.uri.replace("directConnection=true", "replica
 /** The secondary alone, reached directly (as a tool pointed at one member would). */
 const secondaryDirectUri = () => server.uri.replace(`:${server.port}/`, `:${server.secondaryPort}/`);
 
-async function withClient<T>(uri: string, options: MongoClientOptions, use: (c: MongoClient) => Promise<T>) {
+async function withClient<T>(uri: string, options: MongoClientOptions, work: (c: MongoClient) => Promise<T>) {
   const other = await MongoClient.connect(uri, { serverSelectionTimeoutMS: 5000, ...options });
   try {
-    return await use(other);
+    return await work(other);
   } finally {
     await other.close();
   }
@@ -288,9 +288,9 @@ describe("the secondary refuses what a MongoDB secondary refuses", () => {
   it("every write sent straight to it: 10107 NotWritablePrimary", async () => {
     await withClient(secondaryDirectUri(), { retryWrites: false }, async (direct) => {
       const db = direct.db("replset_test");
-      const things = db.collection("read_secondary");
+      const things = db.collection<{ _id: number; x?: number }>("read_secondary");
       const refusals = [
-        await serverFailure(things.insertOne({ _id: 9 } as never)),
+        await serverFailure(things.insertOne({ _id: 9 })),
         await serverFailure(things.updateOne({ _id: 1 }, { $set: { x: 1 } })),
         await serverFailure(things.deleteOne({ _id: 1 })),
         await serverFailure(things.findOneAndUpdate({ _id: 1 }, { $set: { x: 1 } })),

@@ -7,6 +7,7 @@
  * port serves the replica set's secondary (replset.ts), with the same authentication as the
  * primary's.
  */
+import { setMaxListeners } from "node:events";
 import fs from "node:fs";
 import net from "node:net";
 import { CLOSE_CONNECTION, runCommand } from "../commands";
@@ -83,6 +84,8 @@ export async function listen(
   const queues = new Map<net.Socket, Promise<void>>();
   let totalConnections = 0;
   const closing = new AbortController();
+  // Every awaitable hello (each client's monitor of each member) waits on this signal.
+  setMaxListeners(0, closing.signal);
   const info = {
     startedAt: Date.now(),
     port,

@@ -7,6 +7,7 @@ import { MongoClient } from "mongodb";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -135,6 +136,36 @@ describe("npm run db -- --dir D", { timeout: 60_000 }, () => {
     expect(stderr).toContain("The embedded database could not start: Is a directory");
     expect(stderr).not.toContain("TypeError");
   });
+
+  it("serves the replica set's secondary on --secondary-port, where a secondary read preference reads", async () => {
+    const free = net.createServer();
+    await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
+    const secondaryPort = (free.address() as net.AddressInfo).port;
+    await new Promise((resolve) => free.close(resolve));
+    const run = runDb([
+      "--dir",
+      path.join(await tempParent(), "db"),
+      "--port",
+      "0",
+      "--secondary-port",
+      String(secondaryPort),
+    ]);
+    try {
+      const uri = (await run.uri).replace("directConnection=true", "replicaSet=rs0");
+      const client = await MongoClient.connect(uri, { readPreference: "secondary", monitorCommands: true });
+      try {
+        const sentTo: string[] = [];
+        client.on("commandStarted", (e) => sentTo.push(`${e.commandName} ${e.address}`));
+        expect(await client.db("cli").collection("values").countDocuments()).toBe(0);
+        expect(sentTo).toEqual([`aggregate 127.0.0.1:${secondaryPort}`]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      run.stop();
+    }
+    expect((await run.exit).code).toBe(0);
+  });
 });
 
 describe("npm run db -- backup FILE / restore FILE", { timeout: 120_000 }, () => {
@@ -225,7 +256,8 @@ describe("npm run db -- backup FILE / restore FILE", { timeout: 120_000 }, () =>
       {
         code: 2,
         stdout: "",
-        stderr: "--port, --host, --replSet and --no-peer-trust are for serving, not for restore (see --help)\n",
+        stderr:
+          "--port, --host, --replSet, --secondary-port and --no-peer-trust are for serving, not for restore (see --help)\n",
       },
       { code: 2, stdout: "", stderr: 'Unknown command "copy": backup or restore (see --help)\n' },
       { code: 2, stdout: "", stderr: 'Unexpected argument "b.mdb" (see --help)\n' },
