@@ -374,6 +374,18 @@ describe("the secondary refuses what a MongoDB secondary refuses", () => {
     });
   });
 
+  it("lets in a connection without credentials exactly when the primary's port does", async () => {
+    const anonymous = (port: number) =>
+      withClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, {}, (c) =>
+        c.db("replset_test").collection("read_secondary").countDocuments(),
+      ).then(
+        (count) => ({ count }),
+        (error: MongoServerError) => ({ code: error.code }),
+      );
+    const [onPrimary, onSecondary] = [await anonymous(server.port), await anonymous(server.secondaryPort)];
+    expect(onSecondary).toEqual(onPrimary);
+  });
+
   it("asks for the same credentials as the primary's port", async () => {
     const wrong = secondaryDirectUri().replace(/:[^:@/]+@/, ":not-the-password@");
     const failure = await caught(withClient(wrong, {}, (c) => c.db("admin").command({ ping: 1 })));
