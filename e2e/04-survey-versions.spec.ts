@@ -1,4 +1,13 @@
+import type { Page } from "@playwright/test";
 import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
+
+/**
+ * The new survey's Code field, and only it: the surveys list holds a (phone-only, hidden) "Sort
+ * by" select whose label's text names its options, Code among them, so `getByLabel("Code")`
+ * matches the list while the click on New survey is still on its way, and keys typed then go to
+ * that select and are lost. A textbox named Code exists only once the form is on screen.
+ */
+const codeFieldOf = (page: Page) => page.getByRole("textbox", { name: "Code", exact: true });
 
 test("4. create a survey (a bad code is refused as typed), edit it twice, compare the first and last revisions, restore the first", async ({
   page,
@@ -7,7 +16,7 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   await openSignedIn(page, "/surveys");
   await page.getByRole("link", { name: "New survey" }).click();
 
-  const codeField = page.getByLabel("Code");
+  const codeField = codeFieldOf(page);
   const create = page.getByRole("button", { name: "Create survey" });
   await codeField.pressSequentially("Bad Code");
   await expect(codeField).toHaveAttribute("aria-invalid", "true");
@@ -81,4 +90,41 @@ test("4. create a survey (a bad code is refused as typed), edit it twice, compar
   await page.getByRole("link", { name: "Team pulse" }).first().click();
   await expect(page.getByRole("heading", { level: 1, name: "Team pulse", exact: true })).toBeVisible();
   await expect(page.getByText("Member (answer")).toHaveCount(0);
+});
+
+test("4. keys typed right after the click on New survey reach the form, with a slow server and a second render of the page", async ({
+  page,
+}) => {
+  const rest = unique();
+  await openSignedIn(page, "/surveys");
+  await expect(page.getByRole("table", { name: /^Surveys/ })).toBeVisible();
+  // A slow server: the page's own render (an RSC request that is no prefetch) answers a second late,
+  // while the list, and its select labelled with the sort's options, stays on screen.
+  await page.route("**/surveys/new?*", async (route) => {
+    const headers = route.request().headers();
+    if (headers.rsc === "1" && !headers["next-router-prefetch"]) await new Promise((wait) => setTimeout(wait, 1000));
+    await route.continue();
+  });
+  await page.getByRole("link", { name: "New survey" }).click();
+  const codeField = codeFieldOf(page);
+  await codeField.pressSequentially("team_");
+  await expect(codeField).toHaveValue("team_");
+  await page.unroute("**/surveys/new?*");
+
+  // A second server render of the page (what a refresh of the route makes) keeps the form, its
+  // field and what is typed in it: the form is not mounted again.
+  await codeField.evaluate((input) => input.setAttribute("data-first-mount", ""));
+  const rendered = page.waitForResponse(
+    (response) =>
+      new URL(response.url()).pathname === "/surveys/new" &&
+      response.request().headers().rsc === "1" &&
+      !response.request().headers()["next-router-prefetch"],
+  );
+  await page.evaluate(() => (window as unknown as { next: { router: { refresh(): void } } }).next.router.refresh());
+  await rendered;
+  await codeField.pressSequentially(rest);
+  // The code's check answers after a pause, well after the second render has been applied.
+  await expect(page.getByText("✓ available")).toBeVisible();
+  await expect(codeField).toHaveValue(`team_${rest}`);
+  await expect(codeField).toHaveAttribute("data-first-mount", "");
 });
