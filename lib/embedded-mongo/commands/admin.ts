@@ -3,7 +3,7 @@ import os from "node:os";
 import { MongoCommandError } from "../errors";
 import { executorOf } from "../query/query";
 import { ttlMonitorOf } from "../storage/ttl";
-import { awaitableHelloWait, helloReplicaSetFields, sleep } from "../wire/replset";
+import { awaitableHelloWait, helloReplicaSetFields, replicaSetConfig, replicaSetStatus, sleep } from "../wire/replset";
 import { MAX_MESSAGE_SIZE } from "../wire/wire";
 import { authInfo, helloAuthFields } from "./auth";
 import type { Handler } from "./context";
@@ -154,7 +154,26 @@ const dbStats: Handler = (_cmd, ctx) => {
   };
 };
 
+/** MongoDB runs the replica-set commands against `admin` only. */
+function adminOnly(name: string, ctx: { db: string }): void {
+  if (ctx.db !== "admin")
+    throw new MongoCommandError("Unauthorized", `${name} may only be run against the admin database.`);
+}
+
+const replSetGetConfig: Handler = (_cmd, ctx) => {
+  adminOnly("replSetGetConfig", ctx);
+  return { config: replicaSetConfig(ctx.server.replicaSet, ctx.member), ok: 1 };
+};
+
+const replSetGetStatus: Handler = (_cmd, ctx) => {
+  adminOnly("replSetGetStatus", ctx);
+  const uptime = Math.floor((Date.now() - ctx.server.startedAt) / 1000);
+  return { ...replicaSetStatus(ctx.server.replicaSet, ctx.store, ctx.member, uptime), ok: 1 };
+};
+
 export const adminCommands: Record<string, Handler> = {
+  replSetGetConfig,
+  replSetGetStatus,
   hello,
   isMaster: hello,
   ismaster: hello,

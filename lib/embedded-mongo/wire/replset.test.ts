@@ -136,6 +136,42 @@ describe("hello", () => {
   });
 });
 
+describe("replSetGetConfig and replSetGetStatus", () => {
+  it("describe the secondary as a member of priority 0 without a vote, on either member", async () => {
+    const { config } = await client.db("admin").command({ replSetGetConfig: 1 });
+    expect(config).toMatchObject({ _id: "rs0", version: 1 });
+    expect(config.members).toMatchObject([
+      { _id: 0, host: primaryAddress(), priority: 1, votes: 1, hidden: false, arbiterOnly: false },
+      { _id: 1, host: secondaryAddress(), priority: 0, votes: 0, hidden: false, arbiterOnly: false },
+    ]);
+    const onSecondary = await withClient(secondaryDirectUri(), {}, (c) =>
+      c.db("admin").command({ replSetGetConfig: 1 }),
+    );
+    expect(onSecondary.config.members).toEqual(config.members);
+    // On the Unix socket, the secondary is where the TCP ports listen.
+    const onSocket = await withClient(socketUriFor(server.socketPath), {}, (c) =>
+      c.db("admin").command({ replSetGetConfig: 1 }),
+    );
+    expect(onSocket.config.members.map((m: Document) => m.host)).toEqual([server.socketPath, secondaryAddress()]);
+  });
+
+  it("report both members healthy at the same optime, and which one answered", async () => {
+    const status = await withClient(secondaryDirectUri(), {}, (c) => c.db("admin").command({ replSetGetStatus: 1 }));
+    expect(status).toMatchObject({ set: "rs0", myState: 2, votingMembersCount: 1, writeMajorityCount: 1, ok: 1 });
+    expect(status.members).toMatchObject([
+      { _id: 0, name: primaryAddress(), health: 1, state: 1, stateStr: "PRIMARY", self: false },
+      { _id: 1, name: secondaryAddress(), health: 1, state: 2, stateStr: "SECONDARY", self: true },
+    ]);
+    expect(status.members[0].optime.ts.equals(status.members[1].optime.ts)).toBe(true);
+    expect((await client.db("admin").command({ replSetGetStatus: 1 })).myState).toBe(1);
+    const elsewhere = await serverFailure(client.db("replset_test").command({ replSetGetStatus: 1 }));
+    expect(elsewhere).toMatchObject({
+      code: 13,
+      message: "replSetGetStatus may only be run against the admin database.",
+    });
+  });
+});
+
 describe("the driver", () => {
   it("sees a replica-set primary over directConnection, on TCP with SCRAM and on the Unix socket", async () => {
     for (const [uri, address] of [
@@ -384,6 +420,24 @@ describe("the secondary refuses what a MongoDB secondary refuses", () => {
       );
     const [onPrimary, onSecondary] = [await anonymous(server.port), await anonymous(server.secondaryPort)];
     expect(onSecondary).toEqual(onPrimary);
+  });
+
+  it("continues only its own cursors: one opened on the primary is not found there (43)", async () => {
+    const credentials = readCredentials(server.dir)!;
+    const [primary, secondary] = await Promise.all(
+      [server.port, server.secondaryPort].map((port) =>
+        RawTcpConnection.open(port, credentials.user, credentials.password),
+      ),
+    );
+    try {
+      const opened = await primary.command({ find: "read_secondary", batchSize: 1, $db: "replset_test" });
+      const getMore = { getMore: opened.cursor.id, collection: "read_secondary", $db: "replset_test" };
+      expect(await secondary.command(getMore)).toMatchObject({ ok: 0, code: 43, codeName: "CursorNotFound" });
+      expect(await primary.command(getMore)).toMatchObject({ ok: 1 });
+    } finally {
+      primary.close();
+      secondary.close();
+    }
   });
 
   it("asks for the same credentials as the primary's port", async () => {

@@ -39,11 +39,13 @@ export interface MemberView {
   role: "primary" | "secondary";
   /** The primary's address: `host:port` on TCP, the Unix socket's path on the socket. */
   primary: string;
+  /** The secondary's `host:port` (on the Unix socket: on the host the TCP ports listen on). */
+  secondary: string;
   /**
-   * The secondary's `host:port`. Absent on the Unix socket: the secondary is a TCP member, and a
-   * client on the socket sees the primary alone (the app's URIs connect directly anyway).
+   * On the Unix socket, `hello` shows the primary alone: the secondary is a TCP member, which a
+   * client of the socket may not be able to authenticate to (the app's URIs connect directly).
    */
-  secondary?: string;
+  viaSocket?: boolean;
 }
 
 /** The replica-set fields of a `hello` reply, as the member `view.role` answers them. */
@@ -56,7 +58,7 @@ export function helloReplicaSetFields(info: ReplicaSetInfo, store: Store, view: 
     topologyVersion: topologyVersion(info),
     hosts: [view.primary],
     // A member of priority 0 is listed in `passives`, not `hosts` (drivers read from both).
-    ...(view.secondary === undefined ? {} : { passives: [view.secondary] }),
+    ...(view.viaSocket ? {} : { passives: [view.secondary] }),
     setName: info.name,
     setVersion: 1,
     secondary: !primary,
@@ -66,6 +68,82 @@ export function helloReplicaSetFields(info: ReplicaSetInfo, store: Store, view: 
     ...(primary ? { electionId: ELECTION_ID } : {}),
     // Caught up: the secondary's last write is the primary's, since it reads the same storage.
     lastWrite: { opTime, lastWriteDate: date, majorityOpTime: opTime, majorityWriteDate: date },
+  };
+}
+
+/**
+ * `replSetGetConfig`: the set's configuration as MongoDB shows it, the secondary a member that can
+ * never be elected and does not vote (so a majority is the primary alone, as `w: "majority"` is
+ * answered here).
+ */
+export function replicaSetConfig(info: ReplicaSetInfo, view: MemberView): Document {
+  const member = (_id: number, host: string, electable: boolean) => ({
+    _id,
+    host,
+    arbiterOnly: false,
+    buildIndexes: true,
+    hidden: false,
+    priority: electable ? 1 : 0,
+    tags: {},
+    secondaryDelaySecs: Long.ZERO,
+    votes: electable ? 1 : 0,
+  });
+  return {
+    _id: info.name,
+    version: 1,
+    term: 1,
+    members: [member(0, view.primary, true), member(1, view.secondary, false)],
+    protocolVersion: Long.fromNumber(1),
+    writeConcernMajorityJournalDefault: true,
+    settings: { chainingAllowed: true, getLastErrorModes: {}, getLastErrorDefaults: { w: 1, wtimeout: 0 } },
+  };
+}
+
+/** `replSetGetStatus`: both members healthy, at the same optime (the secondary reads the same storage). */
+export function replicaSetStatus(info: ReplicaSetInfo, store: Store, view: MemberView, uptime: number): Document {
+  const time = store.clock.now();
+  const date = new Date(time.high * 1000);
+  const optime = { ts: time, t: TERM };
+  const member = (_id: number, name: string, primary: boolean) => ({
+    _id,
+    name,
+    health: 1,
+    state: primary ? 1 : 2,
+    stateStr: primary ? "PRIMARY" : "SECONDARY",
+    uptime,
+    optime,
+    optimeDate: date,
+    lastAppliedWallTime: date,
+    lastDurableWallTime: date,
+    syncSourceHost: primary ? "" : view.primary,
+    syncSourceId: primary ? -1 : 0,
+    infoMessage: "",
+    ...(primary ? { electionId: ELECTION_ID } : {}),
+    configVersion: 1,
+    configTerm: 1,
+    self: (view.role === "primary") === primary,
+  });
+  return {
+    set: info.name,
+    date: new Date(),
+    myState: view.role === "primary" ? 1 : 2,
+    term: TERM,
+    syncSourceHost: view.role === "primary" ? "" : view.primary,
+    syncSourceId: view.role === "primary" ? -1 : 0,
+    heartbeatIntervalMillis: Long.fromNumber(2000),
+    majorityVoteCount: 1,
+    writeMajorityCount: 1,
+    votingMembersCount: 1,
+    writableVotingMembersCount: 1,
+    optimes: {
+      lastCommittedOpTime: optime,
+      lastCommittedWallTime: date,
+      appliedOpTime: optime,
+      durableOpTime: optime,
+      lastAppliedWallTime: date,
+      lastDurableWallTime: date,
+    },
+    members: [member(0, view.primary, true), member(1, view.secondary, false)],
   };
 }
 
@@ -95,6 +173,8 @@ const ALWAYS_ON_SECONDARY = new Set([
   "killCursors",
   "validate",
   "configureFailPoint",
+  "replSetGetConfig",
+  "replSetGetStatus",
 ]);
 
 /** Reads a secondary runs when the command opts in (`kOptIn`); any other command is a write. */

@@ -74,7 +74,8 @@ export async function listen(
     transactionLifetimeLimitSeconds = DEFAULT_TRANSACTION_LIFETIME_SECONDS,
   }: ListenOptions,
 ): Promise<WireServer> {
-  const cursors = new CursorRegistry();
+  // Each member has its own cursors, as each mongod has: a cursor is continued where it was opened.
+  const cursorsOf = { primary: new CursorRegistry(), secondary: new CursorRegistry() };
   const sessions = new Sessions(store, transactionLifetimeLimitSeconds * 1000);
   const ttl = ttlMonitorOf(store);
   ttl.start();
@@ -109,6 +110,7 @@ export async function listen(
           })
         : undefined;
     const connectionId = totalConnections;
+    const cursors = cursorsOf[member.role];
     sockets.add(socket);
     if (socket.remotePort !== undefined) socket.setNoDelay(true);
     let pending = Buffer.alloc(0);
@@ -174,7 +176,8 @@ export async function listen(
   const servers: net.Server[] = [];
   const close = async () => {
     closing.abort();
-    cursors.close();
+    cursorsOf.primary.close();
+    cursorsOf.secondary.close();
     sessions.close();
     await ttl.close();
     const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -207,7 +210,13 @@ export async function listen(
   servedSecondaryPort = portOf(secondaryServer, secondaryPort);
   let servedSocket: string | undefined;
   if (socketPath) {
-    const socketServer = net.createServer((socket) => serve(socket, false, { role: "primary", primary: socketPath }));
+    const onSocket: MemberView = {
+      role: "primary",
+      primary: socketPath,
+      secondary: `${listeningHost(host)}:${servedSecondaryPort}`,
+      viaSocket: true,
+    };
+    const socketServer = net.createServer((socket) => serve(socket, false, onSocket));
     try {
       // The caller holds the directory's lock: a socket file left there is a dead process's.
       fs.rmSync(socketPath, { force: true });
@@ -243,6 +252,13 @@ function listenOn(server: net.Server, where: net.ListenOptions): Promise<void> {
 function portOf(server: net.Server, asked: number): number {
   const address = server.address();
   return typeof address === "object" && address ? address.port : asked;
+}
+
+/** Where a client of this machine reaches the TCP ports: a wildcard address is reached on loopback. */
+function listeningHost(host: string): string {
+  if (host === "0.0.0.0" || host === "") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
 }
 
 /** The host part of the address a TCP client reached, as drivers write it (IPv6 in brackets). */
