@@ -244,7 +244,8 @@ export class Fuzzer {
         const chat = (safeParse(text) as { chat?: { questions: { _id: string; type: string }[] }[] } | undefined)?.chat;
         if (chat) rememberContent(actor, pathId, chat);
       }
-      if (status === 201 && spec.createsKind) {
+      // Saved views are their owner's (unless shared): only the run's admin's go where it reads them.
+      if (status === 201 && spec.createsKind && (spec.createsKind !== "views" || c.auth === "admin")) {
         const id = (safeParse(text) as { _id?: unknown } | undefined)?._id;
         if (typeof id === "string") remember(actor, spec.createsKind, id);
       }
@@ -300,7 +301,7 @@ export class Fuzzer {
       if (!issued) continue;
       company.adminToken = issued.accessToken;
       company.adminId = issued.userId;
-      // Saved views are their owner's (unless shared): the new admin reads only those it saves.
+      // Saved views are their owner's (unless shared), as above: the new admin reads only those it saves.
       if (company.pools.views) company.pools.views = [];
       if (await adminPowerHeld(company)) return true;
     }
