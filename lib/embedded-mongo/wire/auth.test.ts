@@ -5,16 +5,15 @@
  * password also of its owner's own TCP connections (`peerTrust: false`), as it does of everybody
  * else's (those are auth-peer.test.ts's).
  */
-import { Binary, BSON, type Document } from "bson";
+import { Binary } from "bson";
 import { MongoClient } from "mongodb";
-import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readCredentials, startEmbeddedMongo } from "../index";
+import { expectDataCommandsRefused, RawTcpConnection, scramClient, payloadText as text } from "../testing/raw-tcp";
 import { tempServerForThisFile } from "../testing/temp-server";
 
 const server = tempServerForThisFile("auth", { peerTrust: false });
@@ -37,73 +36,6 @@ async function connectError(uri: string, options: Record<string, unknown> = {}):
   }
 }
 
-/** One TCP connection that sends OP_MSG commands and reads their replies, as a driver would. */
-class Wire {
-  private pending = Buffer.alloc(0);
-  private readonly replies: Document[] = [];
-  private wake?: () => void;
-  private requestId = 0;
-
-  private constructor(private readonly socket: net.Socket) {
-    socket.on("data", (chunk) => {
-      this.pending = Buffer.concat([this.pending, chunk]);
-      while (this.pending.length >= 4 && this.pending.length >= this.pending.readInt32LE(0)) {
-        const length = this.pending.readInt32LE(0);
-        // Header (16), flag bits (4), section kind (1), then the body document.
-        this.replies.push(BSON.deserialize(this.pending.subarray(21, length)));
-        this.pending = this.pending.subarray(length);
-      }
-      this.wake?.();
-    });
-  }
-
-  static open(port: number): Promise<Wire> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: "127.0.0.1", port }, () => resolve(new Wire(socket)));
-      socket.once("error", reject);
-    });
-  }
-
-  async command(doc: Document): Promise<Document> {
-    const body = Buffer.concat([Buffer.alloc(4), Buffer.from([0]), Buffer.from(BSON.serialize(doc))]);
-    const header = Buffer.alloc(16);
-    header.writeInt32LE(16 + body.length, 0);
-    header.writeInt32LE(++this.requestId, 4);
-    header.writeInt32LE(2013, 12);
-    this.socket.write(Buffer.concat([header, body]));
-    while (this.replies.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
-    return this.replies.shift()!;
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
-
-/** The client's side of SCRAM-SHA-256, written from RFC 5802 independently of the server's. */
-function scramClient(user: string, password: string) {
-  const bare = `n=${user},r=${randomBytes(18).toString("base64")}`;
-  const hmac = (key: Buffer, text: string) => createHmac("sha256", key).update(text).digest();
-  return {
-    first: `n,,${bare}`,
-    final(serverFirst: string) {
-      const attrs = Object.fromEntries(serverFirst.split(",").map((kv) => [kv[0], kv.slice(2)]));
-      const salted = pbkdf2Sync(password, Buffer.from(attrs.s, "base64"), Number(attrs.i), 32, "sha256");
-      const clientKey = hmac(salted, "Client Key");
-      const withoutProof = `c=${Buffer.from("n,,").toString("base64")},r=${attrs.r}`;
-      const authMessage = `${bare},${serverFirst},${withoutProof}`;
-      const signature = hmac(createHash("sha256").update(clientKey).digest(), authMessage);
-      const proof = Buffer.from(clientKey.map((byte, i) => byte ^ signature[i]));
-      return {
-        message: `${withoutProof},p=${proof.toString("base64")}`,
-        serverSignature: `v=${hmac(hmac(salted, "Server Key"), authMessage).toString("base64")}`,
-      };
-    },
-  };
-}
-
-const text = (payload: unknown) =>
-  payload instanceof Binary ? Buffer.from(payload.buffer.subarray(0, payload.position)).toString() : String(payload);
 const bin = (value: string) => new Binary(Buffer.from(value));
 
 describe("TCP clients authenticate with SCRAM-SHA-256", () => {
@@ -137,17 +69,7 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
       await expect(client.db("admin").command({ hello: 1 })).resolves.toMatchObject({ isWritablePrimary: true });
       const status = await client.db("admin").command({ connectionStatus: 1 });
       expect(status.authInfo.authenticatedUsers).toEqual([]);
-      await expect(client.db(DB).collection("things").findOne()).rejects.toMatchObject({
-        code: 13,
-        codeName: "Unauthorized",
-        message: "Command find requires authentication",
-      });
-      await expect(
-        client
-          .db(DB)
-          .collection("things")
-          .insertOne({ _id: 2 as never }),
-      ).rejects.toMatchObject({ code: 13 });
+      await expectDataCommandsRefused(client, DB);
       await expect(client.db("admin").admin().listDatabases()).rejects.toMatchObject({ code: 13 });
       await expect(client.db("admin").command({ serverStatus: 1 })).rejects.toMatchObject({ code: 13 });
     } finally {
@@ -184,7 +106,7 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
   });
 
   it("hello names the user's mechanisms when asked, and nothing for an unknown user", async () => {
-    const wire = await Wire.open(server.port);
+    const wire = await RawTcpConnection.connect(server.port);
     try {
       expect(await wire.command({ hello: 1, saslSupportedMechs: "admin.embedded", $db: "admin" })).toMatchObject({
         saslSupportedMechs: ["SCRAM-SHA-256"],
@@ -199,7 +121,7 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
   });
 
   it("authenticates speculatively inside hello, and the server proves it knows the password", async () => {
-    const wire = await Wire.open(server.port);
+    const wire = await RawTcpConnection.connect(server.port);
     try {
       const scram = scramClient(credentials.user, credentials.password);
       const hello = await wire.command({
@@ -233,7 +155,7 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
   });
 
   it("without skipEmptyExchange, finishes on an empty third message; a base64-string payload is answered in kind", async () => {
-    const wire = await Wire.open(server.port);
+    const wire = await RawTcpConnection.connect(server.port);
     try {
       const scram = scramClient(credentials.user, credentials.password);
       const started = await wire.command({
@@ -266,7 +188,7 @@ describe("TCP clients authenticate with SCRAM-SHA-256", () => {
   });
 
   it("a wrong proof fails, leaves the connection unauthenticated, and a continue without a start is a protocol error", async () => {
-    const wire = await Wire.open(server.port);
+    const wire = await RawTcpConnection.connect(server.port);
     try {
       expect(
         await wire.command({ saslContinue: 1, conversationId: 1, payload: bin("c=biws"), $db: "admin" }),
