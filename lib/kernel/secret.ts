@@ -1,6 +1,6 @@
 import { loadConfig } from "@/lib/base/config";
 import { privateDirectory, privateFiles } from "@/lib/embedded-mongo/storage/private-files";
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -28,11 +28,20 @@ export function serverSecret(): Promise<Uint8Array> {
  * A key of its own for one purpose (`"cursor"`…), derived from the server's secret, so that
  * what one purpose signs can never pass for another's (a cursor is no access token).
  */
-export async function purposeKey(purpose: string): Promise<Buffer> {
-  return createHmac("sha256", await serverSecret())
-    .update(`purpose:${purpose}`)
-    .digest();
+export function purposeKey(purpose: string): Promise<KeyObject> {
+  // Derived once per secret: every cursor a page writes or reads is signed with it (docs/benchmarks.md).
+  const secret = serverSecret();
+  let keys = purposeKeys.get(secret);
+  if (!keys) purposeKeys.set(secret, (keys = new Map()));
+  let key = keys.get(purpose);
+  if (!key) {
+    key = secret.then((bytes) => createSecretKey(createHmac("sha256", bytes).update(`purpose:${purpose}`).digest()));
+    keys.set(purpose, key);
+  }
+  return key;
 }
+
+const purposeKeys = new WeakMap<Promise<Uint8Array>, Map<string, Promise<KeyObject>>>();
 
 async function generatedSecret(dataDir: string): Promise<Uint8Array> {
   const file = path.join(dataDir, "auth-secret");
