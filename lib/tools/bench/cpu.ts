@@ -1,5 +1,5 @@
 /**
- * `npm run bench:cpu [-- --requests 2000]`: CPU time per request of each `/v2` case of bench:api,
+ * `npm run bench:cpu [-- --requests 10000]`: CPU time per request of each `/v2` case of bench:api,
  * in the server process (its main thread apart from its other threads: the read worker, libuv's
  * pool, the garbage collector) and in the database process, against the floor
  * (`GET /api/auth/token`), on the production build started as `npm start` runs it with one server
@@ -24,7 +24,8 @@ for the floor and each /v2 case of bench:api, one server process (WEB_CONCURRENC
   --users N         users in the benchmark company (default 20000)
   --surveys N       surveys (default 2000)
   --answers N       answers (default 20000)
-  --requests N      requests measured per case (default 2000), after a quarter as many to warm up
+  --requests N      requests measured per case (default 10000), after a quarter as many to warm up;
+                    runs of a few thousand overstate the main thread's CPU (docs/benchmarks.md)
   --connections N   concurrent connections (default 10)
   --cases A,B       only the cases whose names contain one of these (the floor always runs)
   --profile FILE    preload FILE (NODE_OPTIONS=--require) in the server and database processes, e.g.
@@ -35,7 +36,7 @@ const { values: opts } = parseCommandLine(usage, {
     users: { type: "string", default: "20000" },
     surveys: { type: "string", default: "2000" },
     answers: { type: "string", default: "20000" },
-    requests: { type: "string", default: "2000" },
+    requests: { type: "string", default: "10000" },
     connections: { type: "string", default: "10" },
     cases: { type: "string", default: "" },
     profile: { type: "string", default: "" },
