@@ -15,6 +15,7 @@ import { processTree } from "./processes";
 import { startBenchServer } from "./server";
 import { insertSurveys } from "./surveys";
 import { insertBenchUsers } from "./users";
+import { yardstickMs } from "./yardstick";
 
 const usage = `Usage: npm run bench:cpu -- [options]
 
@@ -211,7 +212,7 @@ async function main() {
       rows.push(row);
     }
     console.log(
-      `\nCPU ms per request (${REQUESTS} requests a case, ${CONNECTIONS} connections; ${USERS} users, ${SURVEYS} surveys)\n`,
+      `\nCPU ms per request (${REQUESTS} requests a case, ${CONNECTIONS} connections; ${USERS} users, ${SURVEYS} surveys; yardstick ${yardstickMs().toFixed(0)} ms right after: docs/benchmarks.md#the-yardstick)\n`,
     );
     console.log(
       "| case | server main thread | server other threads | database process | floor main ÷ case main | req/s (noisy) | failed |",
