@@ -10,16 +10,18 @@ import { Event } from "@/lib/resources/events/repository";
 import { CreateSurveyBody } from "@/lib/resources/surveys/contract";
 import {
   readPopulatedSurvey,
-  readSurveyRecords,
+  readWrittenPopulatedSurvey,
+  readWrittenSurveys,
   Survey,
+  surveyAnswerTag,
   type SurveyRecordsQuery,
 } from "@/lib/resources/surveys/repository";
 import { createSurvey, getSurvey, updateSurvey } from "@/lib/resources/surveys/service";
 import { CreateUserBody } from "@/lib/resources/users/contract";
 import {
   countUsers,
-  readUserPage,
   readUserRecords,
+  readWrittenUserPage,
   User,
   type UserRecordsQuery,
 } from "@/lib/resources/users/repository";
@@ -56,8 +58,9 @@ describe("reads on the read worker", () => {
 
   it("run on the worker the task of the name the callers pass with their function", () => {
     expect(readTasks.userRecords).toBe(readUserRecords);
-    expect(readTasks.surveyRecords).toBe(readSurveyRecords);
-    expect(readTasks.populatedSurvey).toBe(readPopulatedSurvey);
+    expect(readTasks.userPage).toBe(readWrittenUserPage);
+    expect(readTasks.surveyPage).toBe(readWrittenSurveys);
+    expect(readTasks.populatedSurvey).toBe(readWrittenPopulatedSurvey);
   });
 
   it("answer a user page as the same read does in this thread, and run on the worker", async () => {
@@ -75,7 +78,9 @@ describe("reads on the read worker", () => {
     // The first count stores it (docs/api.md#counters).
     expect(await countUsers(oid(tenant.companyId), filter)).toBe(2);
     const page = { ...pageOf(tenant.companyId), key: "modifiedAt", counted: filter };
-    const onWorker = await offThread("userPage", readUserPage, page);
+    const onWorker = await offThread("userPage", readWrittenUserPage, page);
+    expect(onWorker).toEqual(await readWrittenUserPage(page));
+    expect(onWorker.records.map((text) => JSON.parse(text)._id)).toEqual(onWorker.ids);
     expect(onWorker.counts).toEqual(await storedCounts("users", oid(tenant.companyId), filter));
     expect(onWorker.counts?.map((stored) => stored.count)).toContain(2);
     expect(await countUsers(oid(tenant.companyId), filter, onWorker.counts)).toBe(2);
@@ -121,11 +126,16 @@ describe("reads on the read worker", () => {
       limit: 2,
     };
     const before = readWorkers()?.answered ?? 0;
-    const onWorker = await offThread("surveyRecords", readSurveyRecords, page);
+    const onWorker = await offThread("surveyPage", readWrittenSurveys, page);
     expect(readWorkers()?.answered).toBe(before + 1);
-    expect(onWorker).toEqual(await readSurveyRecords(page));
-    expect(onWorker.map((survey) => survey.code)).toEqual(["three", "two"]);
-    expect(Object.keys(onWorker[0]).sort()).toEqual(["_id", "code", "name"]);
+    expect(onWorker).toEqual(await readWrittenSurveys(page));
+    const records = onWorker.texts.map((text) => JSON.parse(text));
+    expect(records.map((survey) => survey.code)).toEqual(["three", "two"]);
+    expect(Object.keys(records[0]).sort()).toEqual(["_id", "code", "name"]);
+    expect(onWorker.positions.map((survey) => survey._id)).toEqual(records.map((survey) => survey._id));
+    // A field the cursor reads but the answer leaves out (`select` without the sort field).
+    const [withoutName] = (await offThread("surveyPage", readWrittenSurveys, { ...page, omit: "name" })).texts;
+    expect(Object.keys(JSON.parse(withoutName)).sort()).toEqual(["_id", "code"]);
   });
 
   it("read a survey with its chats as this thread does, say when its content write is pending, and never another company's", async () => {
@@ -139,20 +149,24 @@ describe("reads on the read worker", () => {
     );
     const args = { companyId: oid(tenant.companyId), surveyId: oid(created._id) };
     const before = readWorkers()?.answered ?? 0;
-    const onWorker = await offThread("populatedSurvey", readPopulatedSurvey, args);
+    const onWorker = await offThread("populatedSurvey", readWrittenPopulatedSurvey, args);
     expect(readWorkers()?.answered).toBe(before + 1);
-    expect(onWorker).toEqual(await readPopulatedSurvey(args));
-    expect(onWorker.survey?.code).toBe("chats");
+    expect(onWorker).toEqual(await readWrittenPopulatedSurvey(args));
+    const here = await readPopulatedSurvey(args);
+    const record = { ...here.survey, chat: here.chat };
+    expect(JSON.parse(onWorker.text ?? "null")).toEqual(record);
+    expect(onWorker.tag).toBe(surveyAnswerTag(record as Parameters<typeof surveyAnswerTag>[0]));
+    expect(JSON.parse(onWorker.text ?? "null").code).toBe("chats");
     expect(onWorker.contentPending).toBe(false);
-    expect(Object.keys(onWorker.survey ?? {})).not.toContain("contentPending");
+    expect(Object.keys(JSON.parse(onWorker.text ?? "{}"))).not.toContain("contentPending");
 
     await Survey.collection.updateOne({ _id: args.surveyId }, { $set: { contentPending: true } });
-    expect((await offThread("populatedSurvey", readPopulatedSurvey, args)).contentPending).toBe(true);
-    const elsewhere = await offThread("populatedSurvey", readPopulatedSurvey, {
+    expect((await offThread("populatedSurvey", readWrittenPopulatedSurvey, args)).contentPending).toBe(true);
+    const elsewhere = await offThread("populatedSurvey", readWrittenPopulatedSurvey, {
       ...args,
       companyId: oid(other.companyId),
     });
-    expect(elsewhere).toEqual({ survey: null, chat: [], contentPending: false });
+    expect(elsewhere).toEqual({ text: null, tag: "", contentPending: false });
   });
 
   it("fail with the database's error, not a silent empty page", async () => {

@@ -9,7 +9,11 @@ import { Reply } from "./reply";
 
 /** The record with its `ETag`, computed from it; `304` with no body when the request's `If-None-Match` names that tag. */
 export function tagged<T>(request: Request, body: T, tagOf: (body: T) => string): Reply {
-  const tag = tagOf(body);
+  return taggedAs(request, { body, tag: tagOf(body) });
+}
+
+/** {@link tagged}, the tag computed where the record was read. */
+export function taggedAs(request: Request, { body, tag }: { body: unknown; tag: string }): Reply {
   const ifNoneMatch = request.headers.get("if-none-match");
   if (request.method === "GET" && ifNoneMatch !== null && matchesTag(ifNoneMatch, tag))
     return new Reply(null, 304, { ETag: tag });

@@ -3,6 +3,7 @@
  * a {@link Reply} sets the status and headers (docs/api.md#errors), and every answer carries
  * `X-Request-Id` and `Cache-Control: no-store`.
  */
+import { stringify } from "@/lib/kernel/json-text";
 import type { Notes } from "@/lib/kernel/notes";
 
 /** A handler's answer other than a plain `200` JSON body. */
@@ -53,7 +54,7 @@ export function jsonResponse(
   requestId: string,
   headers: Record<string, string>,
 ): Response {
-  return new Response(JSON.stringify(body), {
+  return new Response(stringify(body), {
     status,
     headers: {
       "Content-Type": "application/json; charset=utf-8",

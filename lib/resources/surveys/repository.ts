@@ -254,6 +254,25 @@ export async function readSurveyRecords({
   return docs.map((doc) => toSurveyRecord(doc, fields));
 }
 
+/** What a list's cursor reads of a survey (./service.ts `surveyPosition`). */
+export type SurveyPosition = Pick<Partial<SurveyRecord>, "_id" | "modifiedAt" | "name" | "code">;
+
+/**
+ * {@link readSurveyRecords} for the list's answer: each record written as JSON where it was read
+ * (lib/kernel/json-text.ts), without `omit`, beside the fields its cursor reads.
+ */
+export async function readWrittenSurveys({
+  omit,
+  ...query
+}: SurveyRecordsQuery & { omit?: SurveyField }): Promise<{ texts: string[]; positions: SurveyPosition[] }> {
+  const records = await readSurveyRecords(query);
+  return {
+    // An `undefined` member is not written: the record without `omit`.
+    texts: records.map((record) => JSON.stringify(omit ? { ...record, [omit]: undefined } : record)),
+    positions: records.map(({ _id, modifiedAt, name, code }) => ({ _id, modifiedAt, name, code })),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Surveys
 
@@ -600,6 +619,20 @@ export async function readPopulatedSurvey({
       })),
   }));
   return { survey: toSurveyRecord(doc) as SurveyRecord, chat, contentPending: doc.contentPending === true };
+}
+
+/**
+ * {@link readPopulatedSurvey} as `GET /v2/surveys/{id}?populate=true` answers it: the survey with
+ * its chats written as JSON where it was read (lib/kernel/json-text.ts), and its tag; `text` is
+ * `null` when there is no such survey.
+ */
+export async function readWrittenPopulatedSurvey(
+  query: Parameters<typeof readPopulatedSurvey>[0],
+): Promise<{ text: string | null; tag: string; contentPending: boolean }> {
+  const { survey, chat, contentPending } = await readPopulatedSurvey(query);
+  if (!survey) return { text: null, tag: "", contentPending };
+  const record = { ...survey, chat };
+  return { text: JSON.stringify(record), tag: surveyAnswerTag(record), contentPending };
 }
 
 const compareIds = (a: Id, b: Id) => (a.toHexString() < b.toHexString() ? -1 : a.equals(b) ? 0 : 1);

@@ -9,6 +9,7 @@ import { inTransaction } from "@/lib/kernel/db/transaction";
 import { isDuplicateKeyError, notFound } from "@/lib/kernel/errors";
 import { keysetBatches, type ExportSource } from "@/lib/kernel/export/stream";
 import { oid, type ObjectId } from "@/lib/kernel/ids";
+import { JsonText } from "@/lib/kernel/json-text";
 import { Notes } from "@/lib/kernel/notes";
 import { offThread } from "@/lib/kernel/off-thread";
 import type { Principal } from "@/lib/kernel/principal";
@@ -35,11 +36,14 @@ import {
   forgetSurveyCounters,
   insertSurvey,
   newDoc,
-  readPopulatedSurvey,
   readSurveyRecords,
+  readWrittenPopulatedSurvey,
+  readWrittenSurveys,
   sealRevisions,
+  surveyAnswerTag,
   toSurveyRecord,
   WITHOUT_INTERNAL_FIELDS,
+  type SurveyPosition,
 } from "./repository";
 import { revisionAuthor } from "./revisions";
 import { lower } from "./search";
@@ -55,7 +59,12 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-export async function listSurveys(auth: Principal, query: ListSurveysQuery, notes: Notes): Promise<SurveyList> {
+/** A list's answer whose records are written where they were read (lib/kernel/json-text.ts). */
+type WrittenSurveyList = {
+  data: Omit<SurveyList["data"], "surveys"> & { surveys: JsonText<SurveyList["data"]["surveys"][number]>[] };
+};
+
+export async function listSurveys(auth: Principal, query: ListSurveysQuery, notes: Notes): Promise<WrittenSurveyList> {
   const companyId = oid(auth.companyId);
   const filter = await surveyListFilter(companyId, query, notes);
   const order = surveyOrder(query);
@@ -66,25 +75,23 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
   const scope = listScope(auth.companyId, "/v2/surveys", query);
   const read = await pageRead(query, order, scope);
 
-  const [surveys, counter] = await Promise.all([
-    offThread("surveyRecords", readSurveyRecords, {
+  const [written, counter] = await Promise.all([
+    offThread("surveyPage", readWrittenSurveys, {
       filter: withCondition(filter, read.after),
       projection,
       fields,
       sort: read.sort,
       skip: read.skip,
       limit: read.limit,
+      ...(query.select && !query.select.includes(query.sort) ? { omit: query.sort } : {}),
     }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
-  const page = await pageOf(surveys, query, order, scope, surveyPosition(query.sort));
-  const items =
-    query.select && !query.select.includes(query.sort)
-      ? page.items.map((survey) => without(survey, query.sort))
-      : page.items;
+  const rows = written.texts.map((text, index) => ({ text, ...written.positions[index] }));
+  const page = await pageOf(rows, query, order, scope, surveyPosition(query.sort));
   return {
     data: {
-      surveys: items as SurveyList["data"]["surveys"],
+      surveys: page.items.map((row) => new JsonText(row.text)),
       ...pageFields(query, page, counter),
     },
   };
@@ -128,12 +135,6 @@ export async function exportSurveys(
   };
 }
 
-function without(survey: Partial<SurveyRecord>, field: SurveySort): Partial<SurveyRecord> {
-  const copy = { ...survey };
-  delete copy[field];
-  return copy;
-}
-
 /**
  * By the field `sort` names (docs/api.md#sorting), in the direction `orderBy` asks: `name` by
  * its stored lowercase `nameLower`, `_id` breaking ties; `code` alone, as it is unique in the
@@ -150,7 +151,7 @@ function surveyOrder(query: Pick<ListSurveysQuery, "orderBy" | "sort">): ListOrd
 }
 
 /** A record's values of its order's fields; `nameLower` is always `lower(name)`, written with it. */
-function surveyPosition(sort: SurveySort): (survey: Partial<SurveyRecord>) => unknown[] {
+function surveyPosition(sort: SurveySort): (survey: SurveyPosition) => unknown[] {
   switch (sort) {
     case "modifiedAt":
       return (survey) => [new Date(survey.modifiedAt!), oid(survey._id!)];
@@ -164,23 +165,41 @@ function surveyPosition(sort: SurveySort): (survey: Partial<SurveyRecord>) => un
 const withId = (select: SurveyField[]): SurveyField[] => ["_id", ...new Set(select.filter((field) => field !== "_id"))];
 
 export async function getSurvey(auth: Principal, id: string, options: { populate: boolean }): Promise<SurveyRecord> {
-  const companyId = oid(auth.companyId);
-  const surveyId = oid(id);
-  if (options.populate) {
-    // The survey with its chats in one round trip, on a read worker when there is one
-    // (docs/architecture.md#read-workers); a content write left half-way is finished first.
-    const read = () => offThread("populatedSurvey", readPopulatedSurvey, { companyId, surveyId });
-    let found = await read();
-    if (found.contentPending) {
-      await finishContentWrite(surveyId, companyId);
-      found = await read();
-    }
-    if (!found.survey) throw notFound("survey");
-    return { ...found.survey, chat: found.chat };
-  }
-  const doc = await findCompanySurvey(companyId, surveyId, WITHOUT_INTERNAL_FIELDS);
+  if (options.populate) return JSON.parse((await populatedSurvey(auth, id)).text) as SurveyRecord;
+  const doc = await findCompanySurvey(oid(auth.companyId), oid(id), WITHOUT_INTERNAL_FIELDS);
   if (!doc) throw notFound("survey");
   return toSurveyRecord(doc) as SurveyRecord;
+}
+
+/** A survey as `GET /v2/surveys/{id}` answers it, with its tag (docs/api.md#conditional-requests). */
+export async function surveyAnswer(
+  auth: Principal,
+  id: string,
+  options: { populate: boolean },
+): Promise<{ body: SurveyRecord | JsonText<SurveyRecord>; tag: string }> {
+  if (options.populate) {
+    const { text, tag } = await populatedSurvey(auth, id);
+    return { body: new JsonText<SurveyRecord>(text), tag };
+  }
+  const record = await getSurvey(auth, id, options);
+  return { body: record, tag: surveyAnswerTag(record) };
+}
+
+/**
+ * The survey with its chats in one round trip, on a read worker when there is one, written there
+ * (docs/architecture.md#read-workers); a content write left half-way is finished first.
+ */
+async function populatedSurvey(auth: Principal, id: string): Promise<{ text: string; tag: string }> {
+  const companyId = oid(auth.companyId);
+  const surveyId = oid(id);
+  const read = () => offThread("populatedSurvey", readWrittenPopulatedSurvey, { companyId, surveyId });
+  let found = await read();
+  if (found.contentPending) {
+    await finishContentWrite(surveyId, companyId);
+    found = await read();
+  }
+  if (found.text === null) throw notFound("survey");
+  return { text: found.text, tag: found.tag };
 }
 
 // ---------------------------------------------------------------------------------------------

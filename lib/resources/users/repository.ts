@@ -225,6 +225,21 @@ export async function readUserPage({
   };
 }
 
+/**
+ * {@link readUserPage} for the list's answer (./service.ts): each record written as JSON where it
+ * was read (lib/kernel/json-text.ts), with its id for the cursor.
+ */
+export async function readWrittenUserPage(
+  query: Parameters<typeof readUserPage>[0],
+): Promise<Omit<Awaited<ReturnType<typeof readUserPage>>, "records"> & { records: string[]; ids: string[] }> {
+  const { records, ...rest } = await readUserPage(query);
+  return {
+    ...rest,
+    records: records.map((record) => JSON.stringify(record)),
+    ids: records.map((record) => record._id),
+  };
+}
+
 const users = () => driverCollection<LeanUser>(User);
 
 /** One user as stored, with only the fields of `projection` (and `_id`); `null` if none matches. */

@@ -8,6 +8,7 @@ import { matchesTag } from "@/lib/kernel/entity-tag";
 import { notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
 import { type ExportSource, keysetBatches } from "@/lib/kernel/export/stream";
 import { type ObjectId, oid } from "@/lib/kernel/ids";
+import { JsonText } from "@/lib/kernel/json-text";
 import type { Notes } from "@/lib/kernel/notes";
 import { offThread } from "@/lib/kernel/off-thread";
 import type { Principal } from "@/lib/kernel/principal";
@@ -48,6 +49,7 @@ import {
   type PatchConditions,
   readUserPage,
   readUserRecords,
+  readWrittenUserPage,
   restoreAdminStanding,
   storedUserTag,
   storeSearchKeywords,
@@ -61,7 +63,10 @@ import { checkBodyReferences, type References, userEventFields, writeNewUser } f
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-export async function listUsers(auth: Principal, query: ListUsersQuery, notes: Notes): Promise<UserList> {
+/** A list's answer whose records are written where they were read (lib/kernel/json-text.ts). */
+type WrittenUserList = { data: Omit<UserList["data"], "users"> & { users: JsonText<UserRecord>[] } };
+
+export async function listUsers(auth: Principal, query: ListUsersQuery, notes: Notes): Promise<WrittenUserList> {
   const companyId = oid(auth.companyId);
   const filter = await userListFilter(companyId, query, notes);
   const order = userOrder(query);
@@ -70,7 +75,7 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   const read = await pageRead(query, order, scope);
   // The stored count is read beside the page, so a current count costs this thread no command
   // (docs/api.md#counters).
-  const found = await offThread("userPage", readUserPage, {
+  const found = await offThread("userPage", readWrittenUserPage, {
     companyId,
     filter: withCondition(filter, read.after),
     sort: read.sort,
@@ -80,11 +85,11 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
     ...(query.count ? { counted: filter } : {}),
   });
   const counter = query.count ? await countUsers(companyId, filter, found.counts) : undefined;
-  const rows = found.records.map((record, index) => ({ record, key: found.keys[index] }));
-  const page = await pageOf(rows, query, order, scope, (row) => [row.key, row.record._id]);
+  const rows = found.records.map((text, index) => ({ text, key: found.keys[index], id: found.ids[index] }));
+  const page = await pageOf(rows, query, order, scope, (row) => [row.key, row.id]);
   return {
     data: {
-      users: page.items.map((row) => row.record),
+      users: page.items.map((row) => new JsonText<UserRecord>(row.text)),
       ...pageFields(query, page, counter),
     },
   };

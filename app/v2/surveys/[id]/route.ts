@@ -1,14 +1,14 @@
-import { ifMatch, tagged } from "@/lib/platform/http/etag";
+import { ifMatch, tagged, taggedAs } from "@/lib/platform/http/etag";
 import { handle, otherMethods } from "@/lib/platform/http/route";
 import * as surveys from "@/lib/resources/surveys/contract";
-import { surveyAnswerTag, surveyTag } from "@/lib/resources/surveys/repository";
-import { getSurvey, updateSurvey } from "@/lib/resources/surveys/service";
+import { surveyTag } from "@/lib/resources/surveys/repository";
+import { surveyAnswer, updateSurvey } from "@/lib/resources/surveys/service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = handle(surveys.read, async ({ request, auth, params, query }) =>
-  tagged(request, await getSurvey(auth, params.id, { populate: query.populate }), surveyAnswerTag),
+  taggedAs(request, await surveyAnswer(auth, params.id, query)),
 );
 export const PATCH = handle(surveys.update, async ({ request, auth, params, body, notes }) =>
   tagged(request, await updateSurvey(auth, params.id, body, notes, ifMatch(request)), surveyTag),
