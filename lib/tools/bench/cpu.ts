@@ -4,7 +4,8 @@
  * pool, the garbage collector) and in the database process, against the floor
  * (`GET /api/auth/token`), on the production build started as `npm start` runs it with one server
  * process (docs/benchmarks.md#where-the-time-goes). CPU per request holds on a shared machine where
- * requests a second do not: it is read from /proc before and after a fixed number of requests.
+ * requests a second do not: it is read from /proc before and after a fixed number of requests. The
+ * floor is measured again right before each case, and each case's ratios are to that floor.
  * Prints figures; asserts nothing.
  */
 import { exitWithUsageError, parseCommandLine } from "@/lib/base/shared/command-line";
@@ -20,7 +21,9 @@ import { yardstickMs } from "./yardstick";
 const usage = `Usage: npm run bench:cpu -- [options]
 
 CPU time per request of the server's main thread, its other threads and the database process,
-for the floor and each /v2 case of bench:api, one server process (WEB_CONCURRENCY=1).
+for the floor and each /v2 case of bench:api, one server process (WEB_CONCURRENCY=1). The floor
+is measured again (a third as many requests) right before each case, and the case's ratios are to
+that floor: a shared machine's speed drifts within minutes.
 
   --users N         users in the benchmark company (default 20000)
   --surveys N       surveys (default 2000)
@@ -195,29 +198,46 @@ async function main() {
       `Idle for 3 s: main ${((idleAfter.main - idle.main) * 1000).toFixed(0)} ms, others ${((idleAfter.others - idle.others) * 1000).toFixed(0)} ms, database ${((idleAfter.database - idle.database) * 1000).toFixed(0)} ms of CPU.`,
     );
     const rows: string[] = [];
-    let floorMain = 0;
-    for (const { name, options } of cases) {
-      if (ONLY.length > 0 && !name.startsWith("floor") && !ONLY.some((part) => name.includes(part))) continue;
-      await run(options, Math.ceil(REQUESTS / 4));
+    /** `amount` requests of `options`, after `warm` more: CPU per request of each side, and req/s. */
+    const measure = async (options: autocannon.Options, amount: number, warm: number) => {
+      await run(options, warm);
       const before = sample();
       const started = performance.now();
-      const result = await run(options, REQUESTS);
+      const result = await run(options, amount);
       const seconds = (performance.now() - started) / 1000;
       const after = sample();
       const done = result.requests.total;
       const per = (key: keyof Sample) => ((after[key] - before[key]) * 1000) / done;
-      if (name.startsWith("floor")) floorMain = per("main");
-      const row = `| ${name} | ${per("main").toFixed(2)} | ${per("others").toFixed(2)} | ${per("database").toFixed(2)} | ${floorMain ? ((100 * floorMain) / per("main")).toFixed(0) : "-"}% | ${(done / seconds).toFixed(0)} | ${result.errors + result.non2xx} |`;
-      err(row);
-      rows.push(row);
+      return {
+        main: per("main"),
+        others: per("others"),
+        database: per("database"),
+        rps: done / seconds,
+        failed: result.errors + result.non2xx,
+      };
+    };
+    const [floor, ...measured] = cases;
+    const first = await measure(floor.options, REQUESTS, Math.ceil(REQUESTS / 4));
+    const row = (name: string, at: Awaited<ReturnType<typeof measure>>, beside: Awaited<ReturnType<typeof measure>>) =>
+      `| ${name} | ${at.main.toFixed(2)} | ${at.others.toFixed(2)} | ${at.database.toFixed(2)} | ${((100 * beside.main) / at.main).toFixed(0)}% | ${at.rps.toFixed(0)} | ${((100 * at.rps) / beside.rps).toFixed(0)}% | ${at.failed} |`;
+    rows.push(row(floor.name, first, first));
+    err(rows[0]);
+    for (const { name, options } of measured) {
+      if (ONLY.length > 0 && !ONLY.some((part) => name.includes(part))) continue;
+      // The floor again right before each case, warm: a shared machine's speed drifts within
+      // minutes, and a ratio to a floor measured long before says more of the drift than of the case.
+      const beside = await measure(floor.options, Math.ceil(REQUESTS / 3), Math.ceil(REQUESTS / 20));
+      const at = await measure(options, REQUESTS, Math.ceil(REQUESTS / 4));
+      rows.push(row(name, at, beside));
+      err(rows[rows.length - 1]);
     }
     console.log(
       `\nCPU ms per request (${REQUESTS} requests a case, ${CONNECTIONS} connections; ${USERS} users, ${SURVEYS} surveys; yardstick ${yardstickMs().toFixed(0)} ms right after: docs/benchmarks.md#the-yardstick)\n`,
     );
     console.log(
-      "| case | server main thread | server other threads | database process | floor main ÷ case main | req/s (noisy) | failed |",
+      "| case | server main thread | server other threads | database process | floor main ÷ case main | req/s | req/s ÷ floor's | failed |",
     );
-    console.log("|---|---:|---:|---:|---:|---:|---:|");
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (const row of rows) console.log(row);
   } finally {
     await server.stop();
