@@ -49,8 +49,9 @@ test("the theme follows the system, the switch overrides it, and the choice surv
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 
+  // A choice reaches the page's class in an effect after the click's render: waited for, not read at once.
   await theme("Light").check();
-  expect(await isDark(page)).toBe(false);
+  await expect.poll(() => isDark(page)).toBe(false);
   await page.reload();
   await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();
   expect(await darkAtFirstFrame()).toBe(false);
@@ -60,7 +61,7 @@ test("the theme follows the system, the switch overrides it, and the choice surv
   // By keyboard too: the arrow key moves the choice, as radios do.
   await theme("Light").focus();
   await page.keyboard.press("ArrowRight");
-  expect(await isDark(page)).toBe(true);
+  await expect.poll(() => isDark(page)).toBe(true);
   await page.reload();
   await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();
   expect(await darkAtFirstFrame()).toBe(true);
@@ -72,7 +73,7 @@ test("the theme follows the system, the switch overrides it, and the choice surv
   // Back to the system's setting: light again under a light system.
   await page.goto("/users");
   await theme("System theme").check();
-  expect(await isDark(page)).toBe(false);
+  await expect.poll(() => isDark(page)).toBe(false);
 });
 
 test.describe("a record that fails to load", () => {
