@@ -14,6 +14,7 @@ import type { Document, Sort } from "mongodb";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { ServiceError } from "./errors";
 import { oid } from "./ids";
+import { JsonText } from "./json-text";
 import { purposeKey } from "./secret";
 
 /** A field of a list's sort order, with the type its values have in the database. */
@@ -102,6 +103,38 @@ export async function pageOf<T>(
   if (docs.length <= query.limit) return { items: docs, next: null };
   const items = docs.slice(0, query.limit);
   return { items, next: await encodeCursor(position(items[items.length - 1]), order, scope) };
+}
+
+/**
+ * A page read on a read worker: each record of type `T` written as JSON there (./json-text.ts),
+ * beside the values its cursor reads of it, which the answer may not show
+ * (docs/architecture.md#read-workers).
+ */
+export interface WrittenPage<P, T = unknown> {
+  texts: Written<T>[];
+  positions: P[];
+}
+
+/** JSON text of a `T`: a string, as it crosses to the HTTP thread, that keeps its type. */
+export type Written<T> = string & { readonly __written?: T };
+
+/** The {@link WrittenPage} of `records`, each written as it is and its position taken by `position`. */
+export const writtenPage = <R, P>(records: R[], position: (record: R, at: number) => P): WrittenPage<P, R> => ({
+  texts: records.map((record) => JSON.stringify(record)),
+  positions: records.map((record, at) => position(record, at)),
+});
+
+/** {@link pageOf} for a {@link WrittenPage}: the page's records as the texts to splice into the answer. */
+export async function pageOfWritten<P, T>(
+  written: WrittenPage<P, T>,
+  query: PagingQuery,
+  order: ListOrder,
+  scope: ListScope,
+  position: (at: P) => unknown[],
+): Promise<Page<JsonText<T>>> {
+  const rows = written.texts.map((text, at) => ({ text, at: written.positions[at] }));
+  const page = await pageOf(rows, query, order, scope, (row) => position(row.at));
+  return { items: page.items.map((row) => new JsonText<T>(row.text)), next: page.next };
 }
 
 /**

@@ -80,7 +80,7 @@ describe("reads on the read worker", () => {
     const page = { ...pageOf(tenant.companyId), key: "modifiedAt", counted: filter };
     const onWorker = await offThread("userPage", readWrittenUserPage, page);
     expect(onWorker).toEqual(await readWrittenUserPage(page));
-    expect(onWorker.records.map((text) => JSON.parse(text)._id)).toEqual(onWorker.ids);
+    expect(onWorker.texts.map((text) => JSON.parse(text)._id)).toEqual(onWorker.positions.map((at) => at.id));
     expect(onWorker.counts).toEqual(await storedCounts("users", oid(tenant.companyId), filter));
     expect(onWorker.counts?.map((stored) => stored.count)).toContain(2);
     expect(await countUsers(oid(tenant.companyId), filter, onWorker.counts)).toBe(2);

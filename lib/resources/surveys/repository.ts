@@ -10,6 +10,7 @@
  */
 import type { SurveyVersion } from "@/lib/base/shared/survey-permissions";
 import { countsChanged, sharedCount } from "@/lib/kernel/counts";
+import { writtenPage, type WrittenPage } from "@/lib/kernel/cursor";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { isDuplicateKeyError } from "@/lib/kernel/errors";
 import { type ObjectId as Id, newId } from "@/lib/kernel/ids";
@@ -257,6 +258,9 @@ export async function readSurveyRecords({
 /** What a list's cursor reads of a survey (./service.ts `surveyPosition`). */
 export type SurveyPosition = Pick<Partial<SurveyRecord>, "_id" | "modifiedAt" | "name" | "code">;
 
+/** A survey as a list shows it: the fields asked for, and always `_id` (./service.ts reads it). */
+type ListedSurvey = Partial<SurveyRecord> & Pick<SurveyRecord, "_id">;
+
 /**
  * {@link readSurveyRecords} for the list's answer: each record written as JSON where it was read
  * (lib/kernel/json-text.ts), without `omit`, beside the fields its cursor reads.
@@ -264,13 +268,14 @@ export type SurveyPosition = Pick<Partial<SurveyRecord>, "_id" | "modifiedAt" | 
 export async function readWrittenSurveys({
   omit,
   ...query
-}: SurveyRecordsQuery & { omit?: SurveyField }): Promise<{ texts: string[]; positions: SurveyPosition[] }> {
-  const records = await readSurveyRecords(query);
-  return {
-    // An `undefined` member is not written: the record without `omit`.
-    texts: records.map((record) => JSON.stringify(omit ? { ...record, [omit]: undefined } : record)),
-    positions: records.map(({ _id, modifiedAt, name, code }) => ({ _id, modifiedAt, name, code })),
-  };
+}: SurveyRecordsQuery & { omit?: SurveyField }): Promise<WrittenPage<SurveyPosition, ListedSurvey>> {
+  const records = (await readSurveyRecords(query)) as ListedSurvey[];
+  // An `undefined` member is not written: the record without `omit`, positioned by the one read.
+  const shown = omit ? records.map((record) => ({ ...record, [omit]: undefined })) : records;
+  return writtenPage(shown, (_, at) => {
+    const { _id, modifiedAt, name, code } = records[at];
+    return { _id, modifiedAt, name, code };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

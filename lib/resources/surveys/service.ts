@@ -4,7 +4,7 @@
  * company: a survey of another company does not exist here, and its code is free to reuse.
  */
 import { warnDormantFields, type PermissionState, type SurveyVersion } from "@/lib/base/shared/survey-permissions";
-import { listScope, pageFields, pageOf, pageRead, withCondition, type ListOrder } from "@/lib/kernel/cursor";
+import { listScope, pageFields, pageOfWritten, pageRead, withCondition, type ListOrder } from "@/lib/kernel/cursor";
 import { inTransaction } from "@/lib/kernel/db/transaction";
 import { isDuplicateKeyError, notFound } from "@/lib/kernel/errors";
 import { keysetBatches, type ExportSource } from "@/lib/kernel/export/stream";
@@ -87,11 +87,10 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
     }),
     query.count ? countSurveys(companyId, filter) : undefined,
   ]);
-  const rows = written.texts.map((text, index) => ({ text, ...written.positions[index] }));
-  const page = await pageOf(rows, query, order, scope, surveyPosition(query.sort));
+  const page = await pageOfWritten(written, query, order, scope, surveyPosition(query.sort));
   return {
     data: {
-      surveys: page.items.map((row) => new JsonText(row.text)),
+      surveys: page.items,
       ...pageFields(query, page, counter),
     },
   };

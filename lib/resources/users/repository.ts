@@ -9,6 +9,7 @@
  * defaults and indexes.
  */
 import { countsChanged, sharedCount, storedCounts, type StoredCount } from "@/lib/kernel/counts";
+import { writtenPage, type WrittenPage } from "@/lib/kernel/cursor";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { newId, type ObjectId as Id } from "@/lib/kernel/ids";
 import { defineModel, driverCollection, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
@@ -225,18 +226,23 @@ export async function readUserPage({
   };
 }
 
+/** What a users list's cursor reads of a record: the stored value of the sort field, and the id. */
+export interface UserPosition {
+  key: unknown;
+  id: string;
+}
+
 /**
  * {@link readUserPage} for the list's answer (./service.ts): each record written as JSON where it
- * was read (lib/kernel/json-text.ts), with its id for the cursor.
+ * was read (lib/kernel/json-text.ts), beside its position for the cursor.
  */
 export async function readWrittenUserPage(
   query: Parameters<typeof readUserPage>[0],
-): Promise<Omit<Awaited<ReturnType<typeof readUserPage>>, "records"> & { records: string[]; ids: string[] }> {
-  const { records, ...rest } = await readUserPage(query);
+): Promise<WrittenPage<UserPosition, UserRecord> & { counts?: StoredCount[] }> {
+  const { records, keys, counts } = await readUserPage(query);
   return {
-    ...rest,
-    records: records.map((record) => JSON.stringify(record)),
-    ids: records.map((record) => record._id),
+    ...writtenPage(records, (record, at) => ({ key: keys[at], id: record._id })),
+    ...(counts ? { counts } : {}),
   };
 }
 

@@ -2,7 +2,7 @@
  * The users resource (docs/api.md#users): list, read, create, update.
  * Every query is scoped to the caller's company: a user of another company does not exist here.
  */
-import { type ListOrder, listScope, pageFields, pageOf, pageRead, withCondition } from "@/lib/kernel/cursor";
+import { type ListOrder, listScope, pageFields, pageOfWritten, pageRead, withCondition } from "@/lib/kernel/cursor";
 import { inTransaction } from "@/lib/kernel/db/transaction";
 import { matchesTag } from "@/lib/kernel/entity-tag";
 import { notFound, preconditionFailed, ServiceError } from "@/lib/kernel/errors";
@@ -85,11 +85,10 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
     ...(query.count ? { counted: filter } : {}),
   });
   const counter = query.count ? await countUsers(companyId, filter, found.counts) : undefined;
-  const rows = found.records.map((text, index) => ({ text, key: found.keys[index], id: found.ids[index] }));
-  const page = await pageOf(rows, query, order, scope, (row) => [row.key, row.id]);
+  const page = await pageOfWritten(found, query, order, scope, (at) => [at.key, at.id]);
   return {
     data: {
-      users: page.items.map((row) => new JsonText<UserRecord>(row.text)),
+      users: page.items,
       ...pageFields(query, page, counter),
     },
   };
