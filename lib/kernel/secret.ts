@@ -25,23 +25,34 @@ export function serverSecret(): Promise<Uint8Array> {
 }
 
 /**
+ * `derive(secret)`, computed once per server secret and `name`: a key imported or derived from
+ * the secret is used on every request that signs or checks something (docs/benchmarks.md).
+ */
+export function fromSecret<T>(name: string, derive: (secret: Uint8Array) => T | Promise<T>): Promise<T> {
+  const secret = serverSecret();
+  let derived = fromSecrets.get(secret);
+  if (!derived) fromSecrets.set(secret, (derived = new Map()));
+  let value = derived.get(name) as Promise<T> | undefined;
+  if (!value) {
+    value = secret.then(derive);
+    // A failed derivation is tried again; a failed secret is read again (`serverSecret`), under a new promise.
+    value.catch(() => derived.delete(name));
+    derived.set(name, value);
+  }
+  return value;
+}
+
+// Keyed by the secret's promise: a secret read again, or another `AUTH_SECRET`, derives anew.
+const fromSecrets = new WeakMap<Promise<Uint8Array>, Map<string, Promise<unknown>>>();
+
+/**
  * A key of its own for one purpose (`"cursor"`…), derived from the server's secret, so that
  * what one purpose signs can never pass for another's (a cursor is no access token).
  */
-export function purposeKey(purpose: string): Promise<KeyObject> {
-  // Derived once per secret: every cursor a page writes or reads is signed with it (docs/benchmarks.md).
-  const secret = serverSecret();
-  let keys = purposeKeys.get(secret);
-  if (!keys) purposeKeys.set(secret, (keys = new Map()));
-  let key = keys.get(purpose);
-  if (!key) {
-    key = secret.then((bytes) => createSecretKey(createHmac("sha256", bytes).update(`purpose:${purpose}`).digest()));
-    keys.set(purpose, key);
-  }
-  return key;
-}
-
-const purposeKeys = new WeakMap<Promise<Uint8Array>, Map<string, Promise<KeyObject>>>();
+export const purposeKey = (purpose: string): Promise<KeyObject> =>
+  fromSecret(`purpose:${purpose}`, (bytes) =>
+    createSecretKey(createHmac("sha256", bytes).update(`purpose:${purpose}`).digest()),
+  );
 
 async function generatedSecret(dataDir: string): Promise<Uint8Array> {
   const file = path.join(dataDir, "auth-secret");
