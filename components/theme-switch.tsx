@@ -46,10 +46,12 @@ const CHOICES: Record<Theme, { label: string; icon: ReactNode }> = {
  */
 /** `id` names its radio group: the header and the phone's menu each hold one. */
 export function ThemeSwitch({ id = "theme-switch" }: { id?: string }) {
-  // The server cannot know the choice: it renders "system", the browser then shows the stored one.
-  const theme = useSyncExternalStore(subscribeTheme, storedTheme, () => "system" as Theme);
+  // The server cannot know the choice: it renders none checked (not a "System" that may be wrong),
+  // and the browser shows the stored one as it hydrates.
+  const theme = useSyncExternalStore<Theme | null>(subscribeTheme, storedTheme, () => null);
 
   useEffect(() => {
+    if (theme === null) return;
     // Also when another tab of this browser changed the choice.
     applyTheme(theme);
     if (theme !== "system") return;
