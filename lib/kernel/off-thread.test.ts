@@ -1,6 +1,6 @@
 import { ListCount, storedCounts } from "@/lib/kernel/counts";
 import { ServiceError } from "@/lib/kernel/errors";
-import { oid } from "@/lib/kernel/ids";
+import { oid, type ObjectId } from "@/lib/kernel/ids";
 import { Notes } from "@/lib/kernel/notes";
 import { offThread, readWorkers } from "@/lib/kernel/off-thread";
 import { withRequestContext } from "@/lib/kernel/request-context";
@@ -9,6 +9,7 @@ import { ensureIndexes } from "@/lib/platform/startup/ready";
 import { Event } from "@/lib/resources/events/repository";
 import { CreateSurveyBody } from "@/lib/resources/surveys/contract";
 import {
+  countSurveys,
   readPopulatedSurvey,
   readWrittenPopulatedSurvey,
   readWrittenSurveys,
@@ -118,7 +119,8 @@ describe("reads on the read worker", () => {
     const auth = { userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] };
     for (const code of ["one", "two", "three"])
       await createSurvey(auth, CreateSurveyBody.parse({ code, name: `Survey ${code}`, version: 2 }), new Notes());
-    const page: SurveyRecordsQuery = {
+    const page: SurveyRecordsQuery & { companyId: ObjectId } = {
+      companyId: oid(tenant.companyId),
       filter: { company: oid(tenant.companyId) },
       projection: { code: 1, name: 1 },
       fields: ["_id", "code", "name"],
@@ -136,6 +138,13 @@ describe("reads on the read worker", () => {
     // A field the cursor reads but the answer leaves out (`select` without the sort field).
     const [withoutName] = (await offThread("surveyPage", readWrittenSurveys, { ...page, omit: "name" })).texts;
     expect(Object.keys(JSON.parse(withoutName)).sort()).toEqual(["_id", "code"]);
+    // With `count=true`, the stored count beside the page, as for users.
+    const filter = { company: oid(tenant.companyId) };
+    expect(await countSurveys(oid(tenant.companyId), filter)).toBe(3);
+    const counted = await offThread("surveyPage", readWrittenSurveys, { ...page, counted: filter });
+    expect(counted.counts).toEqual(await storedCounts("surveys", oid(tenant.companyId), filter));
+    expect(await countSurveys(oid(tenant.companyId), filter, counted.counts)).toBe(3);
+    expect(onWorker.counts).toBeUndefined();
   });
 
   it("read a survey with its chats as this thread does, say when its content write is pending, and never another company's", async () => {

@@ -9,7 +9,7 @@
  * fields, defaults and indexes.
  */
 import type { SurveyVersion } from "@/lib/base/shared/survey-permissions";
-import { countsChanged, sharedCount } from "@/lib/kernel/counts";
+import { countsChanged, sharedCount, type StoredCount, storedCounts } from "@/lib/kernel/counts";
 import { writtenPage, type WrittenPage } from "@/lib/kernel/cursor";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { isDuplicateKeyError } from "@/lib/kernel/errors";
@@ -267,15 +267,27 @@ type ListedSurvey = Partial<SurveyRecord> & Pick<SurveyRecord, "_id">;
  */
 export async function readWrittenSurveys({
   omit,
+  companyId,
+  counted,
   ...query
-}: SurveyRecordsQuery & { omit?: SurveyField }): Promise<WrittenPage<SurveyPosition, ListedSurvey>> {
-  const records = (await readSurveyRecords(query)) as ListedSurvey[];
+}: SurveyRecordsQuery & {
+  omit?: SurveyField;
+  companyId: Id;
+  /** The filter of `count=true`: its stored count is read beside the page, for {@link countSurveys}. */
+  counted?: Filter<Document>;
+}): Promise<WrittenPage<SurveyPosition, ListedSurvey> & { counts?: StoredCount[] }> {
+  const [read, counts] = await Promise.all([
+    readSurveyRecords(query),
+    counted ? storedCounts("surveys", companyId, counted) : undefined,
+  ]);
+  const records = read as ListedSurvey[];
   // An `undefined` member is not written: the record without `omit`, positioned by the one read.
   const shown = omit ? records.map((record) => ({ ...record, [omit]: undefined })) : records;
-  return writtenPage(shown, (_, at) => {
+  const page = writtenPage(shown, (_, at) => {
     const { _id, modifiedAt, name, code } = records[at];
     return { _id, modifiedAt, name, code };
   });
+  return counts ? { ...page, counts } : page;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -433,8 +445,8 @@ export async function existingSurveyIds(ids: Id[]): Promise<Set<string>> {
  * How many surveys `filter` (already scoped to the company) matches: the count shared by every
  * server process through the database, as users' (lib/kernel/counts.ts, docs/api.md#counters).
  */
-export const countSurveys = (companyId: Id, filter: Filter<Document>): Promise<number> =>
-  sharedCount("surveys", companyId, filter, () => surveys().countDocuments(filter));
+export const countSurveys = (companyId: Id, filter: Filter<Document>, stored?: StoredCount[]): Promise<number> =>
+  sharedCount("surveys", companyId, filter, () => surveys().countDocuments(filter), stored);
 
 /** After a write of a survey of the company has committed: its counts are no longer current. */
 export const forgetSurveyCounters = (companyId: Id): Promise<void> => countsChanged("surveys", [companyId]);
