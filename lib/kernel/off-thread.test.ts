@@ -22,8 +22,10 @@ import { CreateUserBody } from "@/lib/resources/users/contract";
 import {
   countUsers,
   readUserRecords,
+  readWrittenUser,
   readWrittenUserPage,
   User,
+  userTag,
   type UserRecordsQuery,
 } from "@/lib/resources/users/repository";
 import { createUser, getUser } from "@/lib/resources/users/service";
@@ -62,6 +64,7 @@ describe("reads on the read worker", () => {
     expect(readTasks.userPage).toBe(readWrittenUserPage);
     expect(readTasks.surveyPage).toBe(readWrittenSurveys);
     expect(readTasks.populatedSurvey).toBe(readWrittenPopulatedSurvey);
+    expect(readTasks.writtenUser).toBe(readWrittenUser);
   });
 
   it("answer a user page as the same read does in this thread, and run on the worker", async () => {
@@ -112,6 +115,16 @@ describe("reads on the read worker", () => {
     expect(inFirst.companies.map((entry) => entry.companyId)).toEqual([first.companyId]);
     expect(inSecond.accessRoles).toEqual([second.memberRoleId]);
     expect(inSecond.companies.map((entry) => entry.companyId)).toEqual([second.companyId]);
+    // Written on the worker for `GET /v2/users/{id}`: the same record, its tag, and none of another company's user.
+    const written = (companyId: string, userId: string) =>
+      offThread("writtenUser", readWrittenUser, {
+        companyId: oid(companyId),
+        filter: { _id: oid(userId), "companies.companyId": oid(companyId) },
+      });
+    const inSecondWritten = await written(second.companyId, first.memberId);
+    expect(JSON.parse(inSecondWritten.text!)).toEqual(inSecond);
+    expect(inSecondWritten.tag).toBe(userTag(inSecond));
+    expect(await written(second.companyId, first.adminId)).toEqual({ text: null, tag: "" });
   });
 
   it("read survey pages too, the same as in this thread", async () => {

@@ -3,7 +3,7 @@
  * a {@link Reply} sets the status and headers (docs/api.md#errors), and every answer carries
  * `X-Request-Id` and `Cache-Control: no-store`.
  */
-import { stringify } from "@/lib/kernel/json-text";
+import { JsonText, stringify } from "@/lib/kernel/json-text";
 import type { Notes } from "@/lib/kernel/notes";
 
 /** A handler's answer other than a plain `200` JSON body. */
@@ -44,6 +44,8 @@ export function successResponse(result: unknown, requestId: string, notes: Notes
     });
   }
   let body = reply.body ?? {};
+  // A record written where it was read (lib/kernel/json-text.ts) is read back to take its notes.
+  if (body instanceof JsonText) body = notes ? (JSON.parse(body.text) as object) : body;
   if (notes && typeof body === "object" && !Array.isArray(body)) body = { ...body, debug: notes.list };
   return jsonResponse(body, reply.status, requestId, reply.headers);
 }

@@ -190,6 +190,15 @@ export async function readUserRecords({ companyId, filter, ...options }: UserRec
   return toUserRecords(await findDocs<LeanUser>(User, filter, options), companyId);
 }
 
+/**
+ * The first record {@link readUserRecords} reads, as `GET /v2/users/{id}` answers it: written as
+ * JSON where it was read (lib/kernel/json-text.ts), with its tag; `text` is `null` when there is none.
+ */
+export async function readWrittenUser(query: UserRecordsQuery): Promise<{ text: string | null; tag: string }> {
+  const [record] = await readUserRecords({ ...query, limit: 1 });
+  return record ? { text: JSON.stringify(record), tag: userTag(record) } : { text: null, tag: "" };
+}
+
 /** The stored field behind each order of the list (docs/api.md#sorting). */
 export const USER_SORT_FIELDS = {
   modifiedAt: "modifiedAt",

@@ -49,6 +49,7 @@ import {
   type PatchConditions,
   readUserPage,
   readUserRecords,
+  readWrittenUser,
   readWrittenUserPage,
   restoreAdminStanding,
   storedUserTag,
@@ -170,6 +171,17 @@ export async function getUser(auth: Principal, id: string): Promise<UserRecord> 
   });
   if (!user) throw notFound("user");
   return user;
+}
+
+/** A user as `GET /v2/users/{id}` answers it, written on a read worker, with its tag (docs/api.md#conditional-requests). */
+export async function userAnswer(auth: Principal, id: string): Promise<{ body: JsonText<UserRecord>; tag: string }> {
+  const companyId = oid(auth.companyId);
+  const { text, tag } = await offThread("writtenUser", readWrittenUser, {
+    companyId,
+    filter: userOfCompany(companyId, oid(id)),
+  });
+  if (text === null) throw notFound("user");
+  return { body: new JsonText<UserRecord>(text), tag };
 }
 
 export async function getMe(auth: Principal): Promise<UserRecord> {
