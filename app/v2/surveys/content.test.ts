@@ -132,6 +132,16 @@ describe("PUT /v2/surveys/{id}/content", () => {
       },
     ]);
     expect(await populated(before._id)).toEqual(after);
+    // With ?debug=true, the same survey, its notes beside it (an unknown parameter's here).
+    const debug = await call(survey.GET, `/v2/surveys/${before._id}?populate=true&colour=red&debug=true`, {
+      token: t.adminToken,
+      admin: true,
+      params: { id: before._id },
+    });
+    expect(debug.status, JSON.stringify(debug.body)).toBe(200);
+    const { debug: notes, ...shown } = debug.body as typeof after & { debug: { code: string }[] };
+    expect(shown).toEqual(after);
+    expect(notes.map((note) => note.code)).toContain("unknown_parameter");
   });
 
   it("stores a revision whose snapshot holds chat, so the history shows the content", async () => {
