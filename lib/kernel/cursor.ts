@@ -116,7 +116,7 @@ export interface WrittenPage<P, T = unknown> {
 }
 
 /** JSON text of a `T`: a string, as it crosses to the HTTP thread, that keeps its type. */
-export type Written<T> = string & { readonly __written?: T };
+type Written<T> = string & { readonly __written?: T };
 
 /** The {@link WrittenPage} of `records`, each written as it is and its position taken by `position`. */
 export const writtenPage = <R, P>(records: R[], position: (record: R, at: number) => P): WrittenPage<P, R> => ({

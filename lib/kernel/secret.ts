@@ -12,7 +12,7 @@ const secrets = new Map<string, Promise<Uint8Array>>();
  * and its directory readable by their owner only). Every server process sharing the data
  * directory or the variable holds the same one.
  */
-export function serverSecret(): Promise<Uint8Array> {
+function serverSecret(): Promise<Uint8Array> {
   const { authSecret, dataDir } = loadConfig();
   const cacheKey = authSecret ? `env:${authSecret}` : `file:${dataDir}`;
   let secret = secrets.get(cacheKey);
