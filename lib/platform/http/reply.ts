@@ -45,7 +45,7 @@ export function successResponse(result: unknown, requestId: string, notes: Notes
   }
   let body = reply.body ?? {};
   // A record written where it was read (lib/kernel/json-text.ts) is read back to take its notes.
-  if (body instanceof JsonText) body = notes ? (JSON.parse(body.text) as object) : body;
+  if (notes && body instanceof JsonText) body = JSON.parse(body.text) as object;
   if (notes && typeof body === "object" && !Array.isArray(body)) body = { ...body, debug: notes.list };
   return jsonResponse(body, reply.status, requestId, reply.headers);
 }
