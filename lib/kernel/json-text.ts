@@ -26,6 +26,15 @@ export class JsonText<T = unknown> {
   }
 }
 
+/**
+ * One record as a read worker writes it for its answer, with its tag (docs/api.md#conditional-requests):
+ * `text` is `null` when there is no such record.
+ */
+export interface WrittenRecord {
+  text: string | null;
+  tag: string;
+}
+
 /** `JSON.stringify(value)`, each {@link JsonText} in it written as its text. */
 export function stringify(value: unknown): string {
   const outer = writing;

@@ -6,11 +6,10 @@
  */
 import { readWrittenPopulatedSurvey, readWrittenSurveys } from "@/lib/resources/surveys/repository";
 import { writeSurveyPatch } from "@/lib/resources/surveys/writes";
-import { readUserRecords, readWrittenUser, readWrittenUserPage } from "@/lib/resources/users/repository";
+import { readWrittenUser, readWrittenUserPage } from "@/lib/resources/users/repository";
 import { writeNewUser } from "@/lib/resources/users/writes";
 
 export const readTasks = {
-  userRecords: readUserRecords,
   writtenUser: readWrittenUser,
   userPage: readWrittenUserPage,
   surveyPage: readWrittenSurveys,

@@ -14,6 +14,7 @@ import { writtenPage, type WrittenPage } from "@/lib/kernel/cursor";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { isDuplicateKeyError } from "@/lib/kernel/errors";
 import { type ObjectId as Id, newId } from "@/lib/kernel/ids";
+import type { WrittenRecord } from "@/lib/kernel/json-text";
 import { defineModel, driverCollection, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import { oncePerDatabase } from "@/lib/kernel/models/meta";
 import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/kernel/models/read";
@@ -645,7 +646,7 @@ export async function readPopulatedSurvey({
  */
 export async function readWrittenPopulatedSurvey(
   query: Parameters<typeof readPopulatedSurvey>[0],
-): Promise<{ text: string | null; tag: string; contentPending: boolean }> {
+): Promise<WrittenRecord & { contentPending: boolean }> {
   const { survey, chat, contentPending } = await readPopulatedSurvey(query);
   if (!survey) return { text: null, tag: "", contentPending };
   const record = { ...survey, chat };

@@ -12,6 +12,7 @@ import { countsChanged, sharedCount, storedCounts, type StoredCount } from "@/li
 import { writtenPage, type WrittenPage } from "@/lib/kernel/cursor";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { newId, type ObjectId as Id } from "@/lib/kernel/ids";
+import type { WrittenRecord } from "@/lib/kernel/json-text";
 import { defineModel, driverCollection, ObjectId, schemaOptions } from "@/lib/kernel/models/define";
 import { aggregateDocs, findDocs, findOneDoc, type ReadOptions } from "@/lib/kernel/models/read";
 import { existingIds, type ReferenceKind } from "@/lib/resources/reference/repository";
@@ -194,7 +195,7 @@ export async function readUserRecords({ companyId, filter, ...options }: UserRec
  * The first record {@link readUserRecords} reads, as `GET /v2/users/{id}` answers it: written as
  * JSON where it was read (lib/kernel/json-text.ts), with its tag; `text` is `null` when there is none.
  */
-export async function readWrittenUser(query: UserRecordsQuery): Promise<{ text: string | null; tag: string }> {
+export async function readWrittenUser(query: UserRecordsQuery): Promise<WrittenRecord> {
   const [record] = await readUserRecords({ ...query, limit: 1 });
   return record ? { text: JSON.stringify(record), tag: userTag(record) } : { text: null, tag: "" };
 }

@@ -48,7 +48,6 @@ import {
   type OwnIds,
   type PatchConditions,
   readUserPage,
-  readUserRecords,
   readWrittenUser,
   readWrittenUserPage,
   restoreAdminStanding,
@@ -162,17 +161,6 @@ export async function usersChanged(companyIds: readonly ObjectId[], userId?: str
   await userCountsChanged(companyIds);
 }
 
-export async function getUser(auth: Principal, id: string): Promise<UserRecord> {
-  const companyId = oid(auth.companyId);
-  const [user] = await offThread("userRecords", readUserRecords, {
-    companyId,
-    filter: userOfCompany(companyId, oid(id)),
-    limit: 1,
-  });
-  if (!user) throw notFound("user");
-  return user;
-}
-
 /** A user as `GET /v2/users/{id}` answers it, written on a read worker, with its tag (docs/api.md#conditional-requests). */
 export async function userAnswer(auth: Principal, id: string): Promise<{ body: JsonText<UserRecord>; tag: string }> {
   const companyId = oid(auth.companyId);
@@ -184,10 +172,11 @@ export async function userAnswer(auth: Principal, id: string): Promise<{ body: J
   return { body: new JsonText<UserRecord>(text), tag };
 }
 
-export async function getMe(auth: Principal): Promise<UserRecord> {
+/** The signed-in user, as {@link userAnswer} answers it. */
+export async function getMe(auth: Principal): Promise<{ body: JsonText<UserRecord>; tag: string }> {
   if (auth.apiKey)
     throw new ServiceError("not_found", "An API key acts for its company, not for a user: /v2/users/me names no user.");
-  return getUser(auth, auth.userId);
+  return userAnswer(auth, auth.userId);
 }
 
 // ---------------------------------------------------------------------------------------------
