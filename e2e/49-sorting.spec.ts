@@ -4,8 +4,8 @@
  * filters; at 390 px (no headers) a "Sort by" select and a direction button do the same. axe finds
  * no serious or critical violation in either width.
  */
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
+import { expectNoSeriousViolation } from "./axe";
 import { expect, openSignedIn, test } from "./fixtures";
 
 const fold = (text: string) =>
@@ -15,22 +15,16 @@ const fold = (text: string) =>
     .toLowerCase()
     .trim();
 
-async function noSeriousViolations(page: Page, label: string): Promise<void> {
-  const results = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
-    .options({ resultTypes: ["violations"] })
-    .analyze();
-  const serious = results.violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`);
-  expect(serious, label).toEqual([]);
-}
-
-/** The text of column `index` of every row on the page. */
-const column = (page: Page, index: number) =>
-  page
+/**
+ * The text of column `index` of every row on the page, once the list shows the answer of its
+ * current order: while another order loads, the previous rows stay, marked busy.
+ */
+async function column(page: Page, index: number): Promise<string[]> {
+  await expect(page.locator("[aria-busy=true]")).toHaveCount(0);
+  return page
     .locator("tbody tr")
     .evaluateAll((rows, at) => rows.map((row) => (row.querySelectorAll("td")[at]?.textContent ?? "").trim()), index);
+}
 
 test.describe("at 1440 px", () => {
   test.use({ viewport: { width: 1440, height: 900 } });
@@ -73,7 +67,7 @@ test.describe("at 1440 px", () => {
 
     await openSignedIn(page, "/users?sort=createdAt&orderBy=asc");
     await expect(page.getByRole("columnheader", { name: /^Created/ })).toHaveAttribute("aria-sort", "ascending");
-    await noSeriousViolations(page, "users sorted, 1440");
+    await expectNoSeriousViolation(page, "users sorted, 1440");
   });
 
   test("surveys sort by name, code and modified from their headers", async ({ page }) => {
@@ -85,10 +79,19 @@ test.describe("at 1440 px", () => {
     const codes = await column(page, 1);
     expect(codes).toEqual([...codes].sort());
 
+    // While the new order loads (held back here), the rows of the previous one are marked busy.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/v2\/surveys\?.*sort=name/, async (route) => {
+      await held;
+      await route.continue();
+    });
     const name = page.getByRole("columnheader", { name: /(^|\s)Name$/ });
     await name.getByRole("button").click();
     await expect(name).toHaveAttribute("aria-sort", "ascending");
     await expect(page).toHaveURL(/[?&]sort=name/);
+    await expect(page.locator("[aria-busy=true]").getByRole("table")).toBeVisible();
+    release();
     const names = (await column(page, 0)).map((text) => text.toLowerCase());
     expect(names).toEqual([...names].sort());
 
@@ -96,7 +99,7 @@ test.describe("at 1440 px", () => {
     await modified.getByRole("button").click();
     await expect(modified).toHaveAttribute("aria-sort", "descending");
     await expect(page).not.toHaveURL(/sort=/);
-    await noSeriousViolations(page, "surveys sorted, 1440");
+    await expectNoSeriousViolation(page, "surveys sorted, 1440");
   });
 });
 
@@ -120,11 +123,11 @@ test.describe("at 390 px", () => {
     await expect(page).toHaveURL(/[?&]sort=email/);
     await expect(page).not.toHaveURL(/orderBy=asc/);
     await expect(page.getByRole("button", { name: "Z → A ↓" })).toBeVisible();
-    await noSeriousViolations(page, "users sorted, 390");
+    await expectNoSeriousViolation(page, "users sorted, 390");
 
     await openSignedIn(page, "/surveys");
     await page.getByLabel("Sort by").selectOption({ label: "Code" });
     await expect(page).toHaveURL(/[?&]sort=code/);
-    await noSeriousViolations(page, "surveys sorted, 390");
+    await expectNoSeriousViolation(page, "surveys sorted, 390");
   });
 });

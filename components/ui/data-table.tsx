@@ -382,7 +382,7 @@ export function DataTable<T extends RowData>({
             ))}
           </thead>
           <LayoutContext.Provider value="table">
-            <tbody className="divide-y divide-slate-100">
+            <tbody data-rows className="divide-y divide-slate-100">
               {table.getRowModel().rows.map((row) => (
                 <Fragment key={row.id}>
                   <tr
@@ -423,7 +423,7 @@ export function DataTable<T extends RowData>({
             <PageCheckbox state={pageState} onChange={choosePage} visibleLabel />
           </div>
         )}
-        <ul aria-label={caption} className="divide-y divide-slate-100 sm:hidden">
+        <ul data-rows aria-label={caption} className="divide-y divide-slate-100 sm:hidden">
           {table.getRowModel().rows.map((row) => {
             const [first, ...rest] = visibleCells(row);
             const card = (

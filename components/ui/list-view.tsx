@@ -9,6 +9,8 @@ interface ListQuery {
   isError: boolean;
   error: unknown;
   isFetching: boolean;
+  /** The rows shown are the previous query's, while this one loads (react-query's `keepPreviousData`). */
+  isPlaceholderData?: boolean;
   refetch: () => unknown;
 }
 
@@ -18,7 +20,9 @@ interface ListQuery {
  * `empty` is the empty state's slot: its title and what to do next (a hint, a button). `inCard`
  * when the list already stands inside a card of its own (the error and the empty state take no
  * second frame); otherwise the error and the empty state come framed, and the rows' renderer
- * frames the table itself.
+ * frames the table itself. While another order, filter or page loads, the previous rows stay,
+ * dimmed (`data-rows` in the data table) and marked busy (`aria-busy`), so that no one reads them
+ * as the new answer.
  */
 export function ListView<Row>({
   query,
@@ -58,5 +62,10 @@ export function ListView<Row>({
     const state = <EmptyState title={empty.title}>{empty.children}</EmptyState>;
     return inCard ? state : <Card>{state}</Card>;
   }
-  return <>{children(rows)}</>;
+  const stale = query.isPlaceholderData === true;
+  return (
+    <div aria-busy={stale || undefined} className={stale ? "[&_[data-rows]]:opacity-60" : undefined}>
+      {children(rows)}
+    </div>
+  );
 }
