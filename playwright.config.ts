@@ -33,7 +33,8 @@ export default defineConfig({
     baseURL,
     ...devices["Desktop Chrome"],
     viewport: { width: 1280, height: 800 },
-    trace: "retain-on-failure",
+    // E2E_TRACE=on-first-retry (.ci/run): a trace is recorded only when a failed test runs again (docs/testing.md).
+    trace: (process.env.E2E_TRACE as "on-first-retry" | undefined) ?? "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: "/usr/bin/chromium",

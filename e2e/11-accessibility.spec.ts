@@ -7,15 +7,14 @@
  * page/page.tsx fails the first test until it has an entry in PAGES, so none can be forgotten.
  */
 import { THEME_SCRIPT } from "@/lib/client/theme";
-import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { axeViolations, describeViolations, WCAG_21_AA } from "./axe";
 import { expect, openSignedIn, test, unique } from "./fixtures";
 import { unlabelledControls, watchPolicy } from "./page-checks";
 
 const APP = path.join(__dirname, "..", "app");
-const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 
 /** The route of every app/**\/page.* (route groups such as `(admin)` add no segment). */
 function appRoutes(): string[] {
@@ -248,6 +247,19 @@ test("every page under app/ is in the accessibility check", () => {
   ).toEqual(Object.keys(PAGES).sort());
 });
 
+test("the check finds a violation when a page has one, in the whole page or in the part it is given", async ({
+  page,
+}) => {
+  await openSignedIn(page, "/users");
+  // A button with no name.
+  await page.evaluate(() => document.querySelector("main")?.append(document.createElement("button")));
+  const rules = async (scope: Parameters<typeof axeViolations>[1]) =>
+    (await axeViolations(page, scope)).map((violation) => violation.id);
+  expect(await rules({ tags: WCAG_21_AA })).toContain("button-name");
+  expect(await rules({ rules: ["button-name"], include: "main" })).toEqual(["button-name"]);
+  expect(await rules({ rules: ["button-name"], include: "header" })).toEqual([]);
+});
+
 /** A bearer token from the browser's session cookie, for reading ids through the API. */
 async function bearer(request: APIRequestContext): Promise<Record<string, string>> {
   const response = await request.post("/api/auth/token");
@@ -329,14 +341,8 @@ async function expectAccessible(page: Page, mode: Mode, label: string): Promise<
     .toBe(mode.dark);
   // Only violations are read, so axe details nothing else; a theme's second look at a page already
   // checked in the same layout needs only the rules of colour.
-  const builder = new AxeBuilder({ page }).options({ resultTypes: ["violations"] });
-  const results = await (mode.coloursOnly ? builder.withRules(COLOUR_RULES) : builder.withTags(WCAG)).analyze();
-  const found = results.violations.map(
-    (violation) =>
-      `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes
-        .map((node) => node.target.join(" "))
-        .slice(0, 5)
-        .join(" | ")}`,
+  const found = describeViolations(
+    await axeViolations(page, mode.coloursOnly ? { rules: COLOUR_RULES } : { tags: WCAG_21_AA }),
   );
   expect.soft(found, `${mode.label} ${label}: no WCAG 2.1 A/AA violation`).toEqual([]);
   if (mode.phone) {

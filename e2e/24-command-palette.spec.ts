@@ -5,8 +5,8 @@
  * closes it and gives the focus back; stale searches are aborted; empty, error and unsaved-form
  * cases answer in words; and it passes axe in both themes and at a phone's width.
  */
-import AxeBuilder from "@axe-core/playwright";
 import type { Page, Route } from "@playwright/test";
+import { expectNoSeriousViolation } from "./axe";
 import { expect, STATE_MODES as MODES, openPalette, openSignedIn, screenshot, test } from "./fixtures";
 
 const LABEL = "Find users, surveys and pages";
@@ -225,11 +225,7 @@ test("open, with results, the palette passes axe in both themes and fits a phone
     expect(await page.evaluate(() => document.documentElement.classList.contains("dark")), `${label}: theme`).toBe(
       mode.theme === "dark",
     );
-    const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-    const serious = results.violations
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`);
-    expect.soft(serious, `${label}: no serious or critical violation`).toEqual([]);
+    await expectNoSeriousViolation(page, `${label}: no serious or critical violation`);
     const box = await palette(page).boundingBox();
     expect
       .soft(box && box.x >= 0 && box.x + box.width <= mode.width, `${label}: the palette fits the screen`)

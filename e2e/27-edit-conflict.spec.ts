@@ -4,8 +4,8 @@
  * shows what differs field by field, and lets its admin overwrite or reload. The conflict panel
  * is pictured (e2e/screenshots/24-*.png) and checked with axe in both themes, wide and narrow.
  */
-import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
+import { expectNoSeriousViolation } from "./axe";
 import { expect, STATE_MODES as MODES, openSignedIn, screenshot, test, unique } from "./fixtures";
 
 // The refused save is a 412 the browser reports in the console.
@@ -75,14 +75,7 @@ test("24. two admins edit one survey: the second save says who saved first and w
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );
     expect.soft(overflow, `${mode.width} ${mode.theme}: no sideways scrolling`).toBeLessThanOrEqual(0);
-    const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-    const serious = axe.violations.filter(
-      (violation) => violation.impact === "serious" || violation.impact === "critical",
-    );
-    expect(
-      serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
-      `${mode.width} ${mode.theme}`,
-    ).toEqual([]);
+    await expectNoSeriousViolation(page, `${mode.width} ${mode.theme}`);
     await screenshot(page, `27-edit-conflict-${mode.width}-${mode.theme}`);
   }
   await page.setViewportSize({ width: 1280, height: 800 });

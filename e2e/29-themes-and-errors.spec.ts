@@ -3,8 +3,8 @@
  * in this browser and shown from the first frame; a record that fails to load says so with a
  * Retry; an unknown address gets a 404 in the admin's look with a way back; /docs is in the menu.
  */
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
+import { expectNoSeriousViolation } from "./axe";
 import { expect, openSignedIn, screenshot, test } from "./fixtures";
 
 const isDark = (page: Page) => page.evaluate(() => document.documentElement.classList.contains("dark"));
@@ -143,12 +143,7 @@ test.describe("lost ways", () => {
       await page.emulateMedia({ colorScheme: scheme });
       await page.reload();
       expect(await isDark(page)).toBe(scheme === "dark");
-      const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-      expect(
-        results.violations
-          .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-          .map((violation) => violation.id),
-      ).toEqual([]);
+      await expectNoSeriousViolation(page, `the not-found page, ${scheme}`);
     }
     await page.getByRole("link", { name: "Back to the users list" }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();

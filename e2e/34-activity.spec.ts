@@ -4,20 +4,9 @@
  * the user's History tab shows the same entry. Pictured (e2e/screenshots/34-*.png) wide and on a
  * phone, light and dark, and checked with axe.
  */
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
+import { expectNoSeriousViolation as axeClean } from "./axe";
 import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
-
-async function axeClean(page: Page, label: string): Promise<void> {
-  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  const serious = axe.violations.filter(
-    (violation) => violation.impact === "serious" || violation.impact === "critical",
-  );
-  expect(
-    serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
-    label,
-  ).toEqual([]);
-}
 
 const ALL_MODES = [
   [1280, 800, "light"],

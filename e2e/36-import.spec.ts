@@ -3,8 +3,8 @@
  * its summary and the bad row), imported with the progress bar reaching 100%, and the new users
  * appear in the users list. The last state is pictured and checked with axe, wide and narrow, light and dark.
  */
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
+import { expectNoSeriousViolation } from "./axe";
 import { expect, openSignedIn, screenshot, STATE_MODES, test, unique } from "./fixtures";
 
 async function checkViews(page: Page, name: string): Promise<void> {
@@ -19,14 +19,7 @@ async function checkViews(page: Page, name: string): Promise<void> {
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );
     expect.soft(overflow, `${mode.width} ${mode.theme}: no sideways scrolling`).toBeLessThanOrEqual(0);
-    const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-    const serious = axe.violations.filter(
-      (violation) => violation.impact === "serious" || violation.impact === "critical",
-    );
-    expect(
-      serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
-      `${mode.width} ${mode.theme}`,
-    ).toEqual([]);
+    await expectNoSeriousViolation(page, `${mode.width} ${mode.theme}`);
     await screenshot(page, `36-import-${name}-${mode.width}-${mode.theme}`);
   }
   await page.setViewportSize({ width: 1280, height: 800 });

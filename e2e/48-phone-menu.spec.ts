@@ -5,24 +5,13 @@
  * more; headings and e-mails never break inside a word. At 1440 the menu stays a sidebar. Light
  * and dark, axe clean.
  */
-import AxeBuilder from "@axe-core/playwright";
-import type { Locator, Page } from "@playwright/test";
+import type { Locator } from "@playwright/test";
+import { expectNoSeriousViolation as axeClean } from "./axe";
 import { expect, openSignedIn, screenshot, test, unique } from "./fixtures";
 
 const PHONE = { width: 390, height: 844 };
 const WIDE = { width: 1440, height: 900 };
 const THEMES = ["light", "dark"] as const;
-
-async function axeClean(page: Page, label: string): Promise<void> {
-  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  const serious = axe.violations.filter(
-    (violation) => violation.impact === "serious" || violation.impact === "critical",
-  );
-  expect(
-    serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
-    label,
-  ).toEqual([]);
-}
 
 /**
  * Where the text of `locator` wraps from one line to the next inside a word: each pair of

@@ -4,20 +4,8 @@
  * with its headers and a valid signature, rotates the secret and sees the next one valid too, then
  * empties it after a confirmation. At 1440 px in light and 390 px in dark, axe-clean.
  */
-import AxeBuilder from "@axe-core/playwright";
-import type { Page } from "@playwright/test";
+import { expectNoSeriousViolation as axeClean } from "./axe";
 import { expect, openSignedIn, screenshot, STATE_MODES, test } from "./fixtures";
-
-async function axeClean(page: Page, label: string): Promise<void> {
-  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  const serious = axe.violations.filter(
-    (violation) => violation.impact === "serious" || violation.impact === "critical",
-  );
-  expect(
-    serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
-    label,
-  ).toEqual([]);
-}
 
 for (const mode of STATE_MODES) {
   test(`50. the test receiver shows a test delivery and a rotated one, signed, with no outside server (${mode.width} px, ${mode.theme})`, async ({

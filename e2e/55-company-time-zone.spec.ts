@@ -4,21 +4,15 @@
  * and Results prints the chosen days as those days; Undo in the notice puts the zone back. At
  * 1440 px in light and 390 px in dark, with axe on the page.
  */
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
+import { axeViolations, describeViolations } from "./axe";
 import { expect, openSignedIn, screenshot, STATE_MODES, TAKING_SCREENSHOTS, test } from "./fixtures";
 
 const notice = (page: Page, text: string | RegExp) =>
   page.getByRole("status", { name: "Notifications" }).locator("[data-toast]").filter({ hasText: text });
 
 async function axeClean(page: Page, label: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).include("#main").analyze();
-  expect(
-    results.violations.map(
-      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
-    ),
-    label,
-  ).toEqual([]);
+  expect(describeViolations(await axeViolations(page, { include: "#main" })), label).toEqual([]);
 }
 
 /** The company's zone back to UTC through the API, whatever the test left: the other specs read days in UTC. */

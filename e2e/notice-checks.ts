@@ -3,8 +3,8 @@
  * a notice covers no interactive control on screen, every such control still takes a click, and
  * the page passes axe with the notice shown.
  */
-import AxeBuilder from "@axe-core/playwright";
 import type { Locator, Page } from "@playwright/test";
+import { axeViolations, describeViolations } from "./axe";
 import { expect } from "./fixtures";
 
 export const notice = (page: Page, text: string | RegExp) =>
@@ -67,10 +67,5 @@ export async function clickNow(control: Locator): Promise<void> {
 }
 
 export async function axeClean(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(
-    results.violations.map(
-      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
-    ),
-  ).toEqual([]);
+  expect(describeViolations(await axeViolations(page))).toEqual([]);
 }
