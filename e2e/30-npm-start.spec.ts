@@ -96,25 +96,40 @@ test("npm start prints where it serves, revives its database, and shows the gene
     });
     expect(signIn.status).toBe(200);
     const { accessToken } = (await signIn.json()) as { accessToken: string };
-    const list = () => fetch(`${base}/v2/users?count=true`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const list = (signal?: AbortSignal) =>
+      fetch(`${base}/v2/users?count=true`, { headers: { authorization: `Bearer ${accessToken}` }, signal });
     expect((await list()).status).toBe(200);
 
     // The database dies: every answer meanwhile is a 503 (never a 500), until it is back.
     const killed = databasePid(dataDir);
     process.kill(killed, "SIGKILL");
-    const statuses: number[] = [];
+    // Each answer, or why there was none: a request caught by the kill must end within the
+    // database's bound (5 s here), so one still open after 10 s is a failure, named as one.
+    const statuses: (number | string)[] = [];
+    const seen = () =>
+      `answers seen: ${statuses.join(", ") || "none"}\nthe server's stderr, last lines:\n${first.errors().slice(-2000)}`;
     await expect
       .poll(
         async () => {
-          const answer = await list();
+          const answer = await list(AbortSignal.timeout(10_000)).catch((error: Error) => error);
+          if (answer instanceof Error) {
+            statuses.push(`${answer.name}: ${answer.message}`);
+            return answer.name;
+          }
           statuses.push(answer.status);
           if (answer.status === 503) expect(answer.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
           return answer.status;
         },
-        { timeout: 60_000, intervals: [100] },
+        { timeout: 60_000, intervals: [100], message: "the database is back, and the list answers 200" },
       )
-      .toBe(200);
-    expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+      .toBe(200)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\n${seen()}`);
+      });
+    expect(
+      statuses.filter((status) => status !== 200 && status !== 503),
+      seen(),
+    ).toEqual([]);
     expect(first.errors()).toMatch(/The embedded database killed by SIGKILL; restarting it in \S+ \S+ \(attempt 1\)\./);
     const revived = databasePid(dataDir);
     expect(revived).not.toBe(killed);
