@@ -5,15 +5,13 @@
  * 1440 px in light and 390 px in dark, with axe on the page.
  */
 import type { Page } from "@playwright/test";
-import { axeViolations, describeViolations } from "./axe";
+import { expectNoViolation } from "./axe";
 import { expect, openSignedIn, screenshot, STATE_MODES, TAKING_SCREENSHOTS, test } from "./fixtures";
 
 const notice = (page: Page, text: string | RegExp) =>
   page.getByRole("status", { name: "Notifications" }).locator("[data-toast]").filter({ hasText: text });
 
-async function axeClean(page: Page, label: string): Promise<void> {
-  expect(describeViolations(await axeViolations(page, { include: "#main" })), label).toEqual([]);
-}
+const axeClean = (page: Page, label: string): Promise<void> => expectNoViolation(page, { include: "#main" }, label);
 
 /** The company's zone back to UTC through the API, whatever the test left: the other specs read days in UTC. */
 async function resetZone(page: Page): Promise<void> {

@@ -55,6 +55,11 @@ export const describeViolations = (violations: Result[]): string[] =>
         .join(" | ")}`,
   );
 
+/** No violation at all, of any impact, of the rules `scope` names, on the page as it is now. */
+export async function expectNoViolation(page: Page, scope: Scope = {}, label?: string): Promise<void> {
+  expect(describeViolations(await axeViolations(page, scope)), label).toEqual([]);
+}
+
 const serious = (violation: Result) => violation.impact === "serious" || violation.impact === "critical";
 
 /** No WCAG 2.1 A or AA violation of serious or critical impact on the page as it is now. */
