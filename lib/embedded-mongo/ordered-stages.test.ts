@@ -334,87 +334,157 @@ describe("partial indexes", () => {
   }
 });
 
-describe("$lookup on localField and foreignField", () => {
-  async function joined(pipeline: Document[] = []) {
-    const foreign = await seeded([
-      { _id: 1, f: XY },
-      { _id: 2, f: YX },
-      { _id: 3, f: [XY, 7] },
-      { _id: 4, f: 7 },
-    ]);
-    const local = await seeded([
-      { _id: 10, l: XY },
-      { _id: 11, l: YX },
-      { _id: 12, l: [YX, 7] },
-      { _id: 13, l: { x: 1 } },
-    ]);
-    const rows = await local
-      .aggregate([
-        {
-          $lookup: {
-            from: foreign.collectionName,
-            localField: "l",
-            foreignField: "f",
-            as: "j",
-            ...(pipeline.length ? { pipeline } : {}),
-          },
-        },
-        { $sort: { _id: 1 } },
-      ])
-      .toArray();
-    return rows.map((r) => [r._id, (r.j as Document[]).map((d) => d._id)]);
-  }
-
-  it("joins a document to the foreign values equal to it in order", async () => {
-    expect(await joined()).toEqual([
-      [10, [1, 3]],
-      [11, [2]],
-      [12, [2, 3, 4]],
-      [13, []],
-    ]);
-  });
-
-  it("runs a sub-pipeline on each document's matches", async () => {
-    expect(await joined([{ $match: { _id: { $gt: 1 } } }])).toEqual([
-      [10, [3]],
-      [11, [2]],
-      [12, [2, 3, 4]],
-      [13, []],
-    ]);
+describe("$project of fields", () => {
+  it("keeps them in the document's order, _id first, as MongoDB's projection walks the document", async () => {
+    const c = await seeded([{ _id: 1, f: 7, n: 2, m: "a" }]);
+    const shape = async (project: Document) =>
+      JSON.stringify(await c.aggregate([{ $match: {} }, { $project: project }]).toArray());
+    expect(await shape({ m: 1 })).toBe('[{"_id":1,"m":"a"}]');
+    expect(await shape({ m: 1, n: true })).toBe('[{"_id":1,"n":2,"m":"a"}]');
+    expect(await shape({ m: 1, _id: 0, f: 1 })).toBe('[{"f":7,"m":"a"}]');
   });
 });
 
-describe("$lookup with localField, foreignField and a pipeline, on scalars", () => {
-  it("runs the pipeline on each document's matches only", async () => {
-    const foreign = await seeded([
-      { _id: 1, f: 7 },
-      { _id: 2, f: [7, 8] },
-      { _id: 3, f: 8 },
-    ]);
-    const local = await seeded([
-      { _id: 10, l: 7 },
-      { _id: 11, l: 9 },
-    ]);
-    const rows = await local
-      .aggregate([
-        {
-          $lookup: {
-            from: foreign.collectionName,
-            localField: "l",
-            foreignField: "f",
-            pipeline: [{ $project: { _id: 1 } }],
-            as: "j",
-          },
-        },
-        { $sort: { _id: 1 } },
-      ])
+// Read whole, or probed through an index of the foreign field as MongoDB does: the same joins.
+for (const indexed of [false, true]) {
+  const foreignWith = async (docs: Doc[]) => {
+    const c = await seeded(docs);
+    if (indexed) await c.createIndex({ f: 1 });
+    return c;
+  };
+  /** `local` joined from its `l` to the `f` of `foreign` under `j`, by `_id`. */
+  const join = (local: Collection<Doc>, foreign: Collection<Doc>, lookup: Document = {}, promoteValues = true) =>
+    local
+      .aggregate(
+        [
+          { $lookup: { from: foreign.collectionName, localField: "l", foreignField: "f", as: "j", ...lookup } },
+          { $sort: { _id: 1 } },
+        ],
+        { promoteValues },
+      )
       .toArray();
-    expect(rows.map((r) => [r._id, r.j])).toEqual([
-      [10, [{ _id: 1 }, { _id: 2 }]],
-      [11, []],
-    ]);
+  const ids = (rows: Document[]) => rows.map((r) => [r._id, (r.j as Document[]).map((d) => d._id)]);
+  const by = indexed ? "through an index of the foreign field" : "reading the foreign collection";
+
+  describe(`$lookup on localField and foreignField, ${by}`, () => {
+    async function joined(pipeline: Document[] = []) {
+      const foreign = await foreignWith([
+        { _id: 1, f: XY },
+        { _id: 2, f: YX },
+        { _id: 3, f: [XY, 7] },
+        { _id: 4, f: 7 },
+      ]);
+      const local = await seeded([
+        { _id: 10, l: XY },
+        { _id: 11, l: YX },
+        { _id: 12, l: [YX, 7] },
+        { _id: 13, l: { x: 1 } },
+      ]);
+      return ids(await join(local, foreign, pipeline.length ? { pipeline } : {}));
+    }
+
+    it("joins a document to the foreign values equal to it in order", async () => {
+      expect(await joined()).toEqual([
+        [10, [1, 3]],
+        [11, [2]],
+        [12, [2, 3, 4]],
+        [13, []],
+      ]);
+    });
+
+    it("runs a sub-pipeline on each document's matches", async () => {
+      expect(await joined([{ $match: { _id: { $gt: 1 } } }])).toEqual([
+        [10, [3]],
+        [11, [2]],
+        [12, [2, 3, 4]],
+        [13, []],
+      ]);
+    });
   });
-});
+
+  describe(`$lookup with localField, foreignField and a pipeline, on scalars, ${by}`, () => {
+    it("runs the pipeline on each document's matches only", async () => {
+      const foreign = await foreignWith([
+        { _id: 1, f: 7 },
+        { _id: 2, f: [7, 8] },
+        { _id: 3, f: 8 },
+      ]);
+      const local = await seeded([
+        { _id: 10, l: 7 },
+        { _id: 11, l: 9 },
+      ]);
+      const rows = await join(local, foreign, { pipeline: [{ $project: { _id: 1 } }] });
+      expect(rows.map((r) => [r._id, r.j])).toEqual([
+        [10, [{ _id: 1 }, { _id: 2 }]],
+        [11, []],
+      ]);
+    });
+
+    it("runs the sub-pipeline's first `$match`, `$sort` and `$project` as they would run after the join", async () => {
+      const foreign = await foreignWith([
+        { _id: 1, f: 7, n: 2, m: "a" },
+        { _id: 2, f: 7, n: 5, m: "b" },
+        { _id: 3, f: 7, n: new Double(2), m: "c" },
+        { _id: 4, f: 7, n: 0 },
+        { _id: 5, f: 8, n: 9 },
+      ]);
+      const local = await seeded([{ _id: 10, l: 7 }]);
+      const run = async (pipeline: Document[]) => JSON.stringify((await join(local, foreign, { pipeline }))[0].j);
+      const match = { $match: { n: { $gte: 1 } } };
+      expect(await run([match, { $sort: { n: 1 } }, { $project: { m: 1 } }])).toBe(
+        '[{"_id":1,"m":"a"},{"_id":3,"m":"c"},{"_id":2,"m":"b"}]',
+      );
+      expect(await run([match, { $sort: { n: -1 } }, { $project: { _id: 0, n: 1, m: 1 } }])).toBe(
+        '[{"n":5,"m":"b"},{"n":2,"m":"a"},{"n":2,"m":"c"}]',
+      );
+      expect(await run([{ $project: { _id: 0 } }, { $limit: 1 }])).toBe('[{"f":7,"n":2,"m":"a"}]');
+      expect(await run([{ $sort: { m: -1 } }, { $project: { m: 1 } }, { $limit: 2 }])).toBe(
+        '[{"_id":3,"m":"c"},{"_id":2,"m":"b"}]',
+      );
+      const [typed] = await join(local, foreign, { pipeline: [{ $match: { _id: 3 } }, { $project: { n: 1 } }] }, false);
+      expect((typed.j as Document[])[0].n).toBeInstanceOf(Double);
+    });
+
+    it("reads a variable of `let` in the sub-pipeline's first `$match`", async () => {
+      const foreign = await foreignWith([
+        { _id: 1, f: 7, n: 1 },
+        { _id: 2, f: 7, n: 5 },
+        { _id: 3, f: 8, n: 9 },
+      ]);
+      const local = await seeded([
+        { _id: 10, l: 7, min: 2 },
+        { _id: 11, l: 8, min: 10 },
+      ]);
+      const rows = await join(local, foreign, {
+        let: { min: "$min" },
+        pipeline: [{ $match: { $expr: { $gte: ["$n", "$$min"] } } }, { $project: { _id: 1 } }],
+      });
+      expect(rows.map((r) => [r._id, r.j])).toEqual([
+        [10, [{ _id: 2 }]],
+        [11, []],
+      ]);
+    });
+
+    it("joins a missing value to null and missing ones, a number to every type of it, a pattern only to itself", async () => {
+      const foreign = await foreignWith([
+        { _id: 1, f: null },
+        { _id: 2 },
+        { _id: 3, f: 2 },
+        { _id: 4, f: new Double(2) },
+        { _id: 5, f: "ab" },
+        { _id: 6, f: /a/ },
+        { _id: 7, f: [] },
+      ]);
+      const local = await seeded([{ _id: 10 }, { _id: 11, l: 2 }, { _id: 12, l: /a/ }, { _id: 13, l: [] }]);
+      expect(ids(await join(local, foreign))).toEqual([
+        [10, [1, 2]],
+        [11, [3, 4]],
+        [12, [6]],
+        [13, []],
+      ]);
+    });
+  });
+}
 
 describe("$sortArray", () => {
   it("orders documents field by field in order, whole or by a field", async () => {

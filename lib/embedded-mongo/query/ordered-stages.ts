@@ -256,54 +256,198 @@ export function orderedSort(sort: PipelineOp, collationOf: (options: Options) =>
 }
 
 /**
+ * How a `$lookup` on `localField`/`foreignField` reads only the foreign documents it joins, as
+ * MongoDB does through an index of `foreignField` ({@link orderedLookup}; query.ts `mingoOptions`
+ * makes it): for collection `name`, a probe of the documents whose `field` equals (or holds) one
+ * of `values` and that pass `query.match`, in the order of `query.sort` (then `_id`) or else of
+ * `_id`, each with at least the top-level fields `query.fields` (all when absent); or `undefined`
+ * where no index serves it and the collection is read once instead. A probe may return more than
+ * the join keeps (a regex value matches as a pattern); the join compares.
+ */
+export type ForeignIndex = (
+  name: string,
+  field: string,
+  options: Partial<Options>,
+  query: ForeignQuery,
+) => ((values: unknown[]) => Document[] | undefined) | undefined;
+
+/** What the first stages of a sub-pipeline ask of the joined documents, read with them. */
+interface ForeignQuery {
+  match?: Document;
+  sort?: Record<string, 1 | -1>;
+  /** An inclusion `$project` of top-level fields: the join keeps these (and `_id` unless `withId` is false). */
+  fields?: string[];
+  withId?: boolean;
+  /** How many stages of the sub-pipeline the probe runs. */
+  stages: number;
+}
+
+/**
  * `$lookup` on `localField`/`foreignField` matching documents in order: when a foreign value is
  * a document or an array holding one, each local value (each element of a local array) joins
  * the foreign documents whose value (or an element of it) equals it in BSON order, as the query
  * `{foreignField: {$eq: value}}` would; a sub-pipeline (MongoDB 5's concise form) then runs on
- * each document's matches. Otherwise mingo's join, on the collection read once.
+ * each document's matches. Where an index of `foreignField` serves it, each document reads only
+ * its matches, the sub-pipeline's first `$match`, `$sort` and `$project` run as that read's
+ * ({@link ForeignIndex}); otherwise the collection is read once, and with no document among its
+ * values and no sub-pipeline, mingo joins them.
  */
 export function orderedLookup(lookup: PipelineOp): PipelineOp {
   return (coll, expr, options) => {
     if (!isPlainObject(expr) || typeof expr.localField !== "string" || typeof expr.foreignField !== "string")
       return lookup(coll, expr, options);
-    const resolver = (options as { collectionResolver?: (name: string) => unknown[] }).collectionResolver;
-    const from = typeof expr.from === "string" && resolver ? resolver(expr.from) : expr.from;
-    if (!Array.isArray(from)) return lookup(coll, expr, options);
-    const foreignField = expr.foreignField;
-    const keys = from.map((doc) => {
-      const values = valuesAtPath(doc, foreignField).values.map((v) => v ?? null);
-      const whole = resolve(doc as Document, foreignField);
-      return Array.isArray(whole) ? [...values, whole] : values;
-    });
-    const pipeline = Array.isArray(expr.pipeline) && expr.pipeline.length > 0;
-    // mingo would run a sub-pipeline on the whole collection rather than on the matches.
-    if (!pipeline && !keys.some((values) => values.some(comparedInOrder)))
-      return lookup(coll, { ...expr, from }, options);
-    const buckets = new Map<string, Array<{ key: unknown; doc: number }>>();
-    keys.forEach((values, doc) => {
-      for (const key of values) {
-        const print = fingerprint(key);
-        const bucket = buckets.get(print);
-        if (bucket) bucket.push({ key, doc });
-        else buckets.set(print, [{ key, doc }]);
-      }
-    });
-    const localField = expr.localField;
-    // The sub-pipeline runs on each document's matches alone.
-    const rest: Document = { ...expr };
-    delete rest.localField;
-    delete rest.foreignField;
+    const spec = expr as LookupSpec;
+    const stages = Array.isArray(spec.pipeline) ? (spec.pipeline as Document[]) : [];
+    const query = pushedStages(stages);
+    const foreignIndex = (options as { collectionResolver?: { foreignIndex?: ForeignIndex } }).collectionResolver
+      ?.foreignIndex;
+    const probe =
+      typeof spec.from === "string" ? foreignIndex?.(spec.from, spec.foreignField, options, query) : undefined;
+    if (!probe) return joinRead(lookup, coll, spec, options);
+    const after = withoutFields(spec, stages.slice(query.stages));
+    // A document whose values no index serves (the planner bounds no regex value) joins
+    // against the collection read once, and its sub-pipeline runs whole.
+    const whole = withoutFields(spec, stages);
+    let read: Join | undefined;
     return coll.map((obj: Document) => {
-      const local = resolve(obj, localField) ?? null;
-      const found = new Set<number>();
-      for (const value of Array.isArray(local) ? local : [local])
-        for (const entry of buckets.get(fingerprint(value)) ?? [])
-          if (compareValues(entry.key, value) === 0) found.add(entry.doc);
-      const matched = [...found].sort((a, b) => a - b).map((i) => from[i]);
-      if (!pipeline) return { ...obj, [String(expr.as)]: matched };
-      return lookup(Lazy([obj]), { ...rest, from: matched }, options).next().value;
+      const locals = localValues(obj, spec.localField);
+      const candidates = probe(locals);
+      if (!candidates) {
+        read ??= bucketJoin(readForeign(spec, options) ?? [], spec.foreignField);
+        return joined(lookup, obj, read(locals), whole, options);
+      }
+      const matched = candidates.filter((doc) =>
+        foreignKeys(doc, spec.foreignField).some((key) => locals.some((v) => compareValues(key, v) === 0)),
+      );
+      return joined(lookup, obj, query.fields ? matched.map((doc) => picked(doc, query)) : matched, after, options);
     });
   };
+}
+
+/**
+ * The first stages of a sub-pipeline a `find` runs as they would: a `$match` that reads no
+ * variable, then a `$sort` of fields, then an inclusion `$project` of top-level fields.
+ */
+function pushedStages(stages: Document[]): ForeignQuery {
+  const query: ForeignQuery = { stages: 0 };
+  const only = (stage: Document | undefined, name: string) =>
+    isPlainObject(stage) && Object.keys(stage).length === 1 && isPlainObject(stage[name])
+      ? (stage[name] as Document)
+      : undefined;
+  const match = only(stages[query.stages], "$match");
+  if (match && !/"\$(expr|text|where)"/.test(JSON.stringify(match))) {
+    query.match = match;
+    query.stages++;
+  }
+  const sort = only(stages[query.stages], "$sort");
+  const entries = sort ? Object.entries(sort) : [];
+  if (entries.length > 0 && entries.every(([, d]) => d === 1 || d === -1)) {
+    query.sort = sort as Record<string, 1 | -1>;
+    query.stages++;
+  }
+  const project = only(stages[query.stages], "$project");
+  const kept = project ? Object.entries(project) : [];
+  if (project && isInclusionOfFields(project)) {
+    query.fields = kept.filter(([name]) => name !== "_id").map(([name]) => name);
+    query.withId = !kept.some(([name, v]) => name === "_id" && (v === 0 || v === false));
+    query.stages++;
+  }
+  return query;
+}
+
+/**
+ * A document with only the fields of an inclusion `$project`, in the document's own order, `_id`
+ * first, each number keeping its BSON type.
+ */
+function picked(doc: Document, query: ForeignQuery): Document {
+  const out: Document = {};
+  for (const [name, value] of Object.entries(doc)) {
+    if (value === undefined || (name === "_id" ? query.withId === false : !query.fields!.includes(name))) continue;
+    setField(out, name, value);
+    if (typeof value === "number") setNumberType(out, name, numberTypeAt(doc, name));
+  }
+  return out;
+}
+
+interface LookupSpec extends Document {
+  from: unknown;
+  localField: string;
+  foreignField: string;
+  as: unknown;
+}
+
+/** The foreign documents a document joins, in the collection's order. */
+type Join = (locals: unknown[]) => Document[];
+
+/**
+ * The values a foreign document is joined by: each value at the path (`null` where it is missing),
+ * and a whole array too. An empty array is its index key `undefined`, which no value equals.
+ */
+function foreignKeys(doc: Document, foreignField: string): unknown[] {
+  const values = valuesAtPath(doc, foreignField).values.filter((v) => v !== undefined);
+  const whole = resolve(doc, foreignField);
+  return Array.isArray(whole) ? [...values, whole] : values;
+}
+
+/** A document's local values: each element of an array, or the value (`null` when missing). */
+function localValues(obj: Document, localField: string): unknown[] {
+  const local = resolve(obj, localField) ?? null;
+  return Array.isArray(local) ? local : [local];
+}
+
+/** The `$lookup` for one document's matches, given as `from`: `pipeline` is the part still to run. */
+const withoutFields = (expr: Document, pipeline: Document[]): Document => {
+  const rest: Document = { ...expr, pipeline };
+  delete rest.localField;
+  delete rest.foreignField;
+  return rest;
+};
+
+/** The collection named by `from`, read whole, or `from` itself when it is already the documents. */
+function readForeign(expr: LookupSpec, options: Options): Document[] | undefined {
+  const resolver = (options as { collectionResolver?: (name: string) => unknown[] }).collectionResolver;
+  const from = typeof expr.from === "string" && resolver ? resolver(expr.from) : expr.from;
+  return Array.isArray(from) ? (from as Document[]) : undefined;
+}
+
+/** Joins by buckets of BSON-equal values, over the foreign documents read once. */
+function bucketJoin(from: Document[], foreignField: string): Join {
+  const buckets = new Map<string, Array<{ key: unknown; doc: number }>>();
+  from.forEach((doc, index) => {
+    for (const key of foreignKeys(doc, foreignField)) {
+      const print = fingerprint(key);
+      const bucket = buckets.get(print);
+      if (bucket) bucket.push({ key, doc: index });
+      else buckets.set(print, [{ key, doc: index }]);
+    }
+  });
+  return (locals) => {
+    const found = new Set<number>();
+    for (const value of locals)
+      for (const entry of buckets.get(fingerprint(value)) ?? [])
+        if (compareValues(entry.key, value) === 0) found.add(entry.doc);
+    return [...found].sort((a, b) => a - b).map((i) => from[i]);
+  };
+}
+
+/** The document with its matches under `as`, or what the sub-pipeline makes of them. */
+function joined(lookup: PipelineOp, obj: Document, matched: Document[], rest: Document, options: Options): Document {
+  if ((rest.pipeline as Document[]).length === 0) return { ...obj, [String(rest.as)]: matched };
+  return lookup(Lazy([obj]), { ...rest, from: matched }, options).next().value as Document;
+}
+
+/** The join over the foreign collection read once (no index serves it). */
+function joinRead(lookup: PipelineOp, coll: Iterator, expr: LookupSpec, options: Options): Iterator {
+  const from = readForeign(expr, options);
+  if (!from) return lookup(coll, expr, options);
+  const keys = from.map((doc) => foreignKeys(doc, expr.foreignField));
+  const pipeline = Array.isArray(expr.pipeline) && expr.pipeline.length > 0;
+  // mingo would run a sub-pipeline on the whole collection rather than on the matches.
+  if (!pipeline && !keys.some((values) => values.some(comparedInOrder)))
+    return lookup(coll, { ...expr, from }, options);
+  const join = bucketJoin(from, expr.foreignField);
+  const rest = withoutFields(expr, pipeline ? (expr.pipeline as Document[]) : []);
+  return coll.map((obj: Document) => joined(lookup, obj, join(localValues(obj, expr.localField)), rest, options));
 }
 
 /**
@@ -451,11 +595,13 @@ export function typedPassthrough(stage: PipelineOp, kind: "$project" | "$addFiel
         .filter((k) => k.includes(".") && (computes(spec[k]) || kind === "$addFields"))
         .map((k) => k.split(".")[0]),
     );
+    const inclusion = kind === "$project" && isInclusionOfFields(spec);
     let current: Document | undefined;
     const tapped = coll.map((doc: Document) => (current = doc));
     return stage(tapped, spec, options).map((out: Document) => {
       const input = current;
       if (!input || !isPlainObject(out)) return out;
+      if (inclusion) inInputOrder(out, input);
       for (const key of Object.keys(out)) {
         const named = Object.hasOwn(spec, key) ? spec[key] : undefined;
         const fromPath = pathValue(input, named);
@@ -472,4 +618,32 @@ export function typedPassthrough(stage: PipelineOp, kind: "$project" | "$addFiel
       return out;
     });
   };
+}
+
+/** `$project` keeping top-level fields only (`{a: 1, b: true}`, `_id` kept or left out). */
+function isInclusionOfFields(spec: Document): boolean {
+  const entries = Object.entries(spec);
+  return (
+    entries.some(([name, v]) => name !== "_id" || v === 1 || v === true) &&
+    entries.every(
+      ([name, v]) =>
+        !name.includes(".") &&
+        !name.startsWith("$") &&
+        (v === 1 || v === true || (name === "_id" && (v === 0 || v === false))),
+    )
+  );
+}
+
+/**
+ * An inclusion's fields in the order the input document has them, as MongoDB's projection walks
+ * the document (mingo's follows the projection's, `_id` last); reordered in place, so the
+ * number types marked on `out` stay.
+ */
+function inInputOrder(out: Document, input: Document): void {
+  for (const key of Object.keys(input)) {
+    if (!Object.hasOwn(out, key)) continue;
+    const value = out[key];
+    delete out[key];
+    out[key] = value;
+  }
 }

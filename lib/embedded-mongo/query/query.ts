@@ -12,16 +12,17 @@ import {
   idKey,
   idText,
   isPlainObject,
-  type KeyPart,
   MAX_STRING_KEY,
   Rank,
   valuesAtPath,
+  type KeyPart,
 } from "../storage/keys";
-import type { CollectionMeta, Store } from "../storage/store";
+import { isCapped, type CollectionMeta, type Store } from "../storage/store";
 import type { Key } from "../storage/store/common";
 import type { StoredBytes } from "../storage/store/reads";
 import { makeAggregator, makeQuery, optionsCollation, serverContext } from "./collated-query";
 import { compileFilter, filterMatcher, type Matcher } from "./filter";
+import type { ForeignIndex } from "./ordered-stages";
 import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
 import { candidatePlans, filterFields, type Plan } from "./planner";
 import { projectFind } from "./projection";
@@ -53,19 +54,71 @@ export interface FindSpec {
 }
 
 export function mingoOptions(store: Store, db: string, letParameters?: Document): Partial<Options> {
-  const options = {
+  const options: Partial<Options> = {
     ...jsonSchemaOption,
     idKey: "_id",
     context: serverContext(),
     scriptEnabled: false,
     // As on a replica set's member, `$$CLUSTER_TIME` is the cluster time when the command runs.
     variables: { CLUSTER_TIME: store.clock.now() },
-    collectionResolver: (name: string) => {
-      const meta = store.collection(db, name);
-      return meta ? [...store.scan(meta)] : [];
-    },
+    // mingo keeps only its own options when it copies them: the probe rides on the resolver.
+    collectionResolver: Object.assign(
+      (name: string) => {
+        const meta = store.collection(db, name);
+        return meta ? [...store.scan(meta)] : [];
+      },
+      { foreignIndex: foreignIndexOf(store, db, () => options) },
+    ),
   } as Partial<Options>;
   return letParameters ? { ...options, variables: evaluateLet(letParameters, options) } : options;
+}
+
+/**
+ * The probes of `$lookup` (ordered-stages.ts {@link ForeignIndex}) over the collections of `db`:
+ * a `find` of the joined values, with the sub-pipeline's first `$match`, wherever the planner
+ * serves it from an index. `options` are the command's (without a collation, which reads the
+ * whole collection: the join's own comparison is binary).
+ */
+function foreignIndexOf(store: Store, db: string, options: () => Partial<Options>): ForeignIndex {
+  return (name, field, joinOptions, query) => {
+    const meta = store.collection(db, name);
+    if (!meta || isCapped(meta) || meta.options.viewOn || optionsCollation(joinOptions)) return undefined;
+    const { match } = query;
+    // `_id` breaks ties as the collection's own order does, which a `$sort` keeps (it is stable).
+    const sort = query.sort
+      ? { ...query.sort, ...("_id" in query.sort ? {} : { _id: 1 as const }) }
+      : { _id: 1 as const };
+    // Whether an index serves a probe of one value depends on its type (of a regex, on its pattern).
+    const served = new Map<string, boolean>();
+    return (values) => {
+      // One value as an equality (a document would read as operators): the planner's simplest bounds.
+      const key = values.length === 1 && !isPlainObject(values[0]) ? values[0] : { $in: values };
+      const filter = !match
+        ? { [field]: key }
+        : field in match
+          ? { $and: [{ [field]: key }, match] }
+          : { ...match, [field]: key };
+      const shape = values.length === 1 ? probedType(values[0]) : "";
+      let indexed = shape ? served.get(shape) : undefined;
+      if (indexed === undefined) {
+        indexed = candidatePlans(filter, undefined, meta.indexes)[0].kind !== "scan";
+        if (shape) served.set(shape, indexed);
+      }
+      if (!indexed) return undefined;
+      // Only what the filter, the sort, the join and the `$project` read is decoded.
+      const read = query.fields ? readFields(filter, sort) : undefined;
+      if (read) for (const each of [field.split(".")[0], ...query.fields!]) read.add(each);
+      // The sub-pipeline's `$match` reads no variable: the command's options compile it.
+      return findDocuments(store, meta, { filter, sort, ...(read ? { fields: read } : {}) }, options());
+    };
+  };
+}
+
+/** A value's type, as far as an index's bounds for it go; `""` for a regex, whose bounds depend on it. */
+function probedType(value: unknown): string {
+  if (value === null || typeof value !== "object") return typeof value;
+  const type = bsonType(value) ?? (value as object).constructor?.name ?? "";
+  return value instanceof RegExp || type === "BSONRegExp" ? "" : type;
 }
 
 /**

@@ -566,19 +566,13 @@ export async function insertOnce(kind: keyof typeof COLLECTIONS, docs: Document[
 export const answersOf = (companyId: Id, uuids: Id[]): Promise<Pick<AnswerDoc, "_id" | "uuid" | "survey">[]> =>
   findDocs(Answer, { uuid: { $in: uuids }, company: companyId }, { projection: { uuid: 1, survey: 1 } });
 
-/** A survey's chats (by `order`), its questions (neither removed), and how many answers each question has. */
-async function surveyParts(surveyId: Id, companyId: Id) {
-  // Three independent reads, in parallel: one round trip to the database.
-  const [chats, questions, counts] = await Promise.all([
-    findDocs<SurveyChatDoc>(
-      SurveyChat,
-      { survey: surveyId, company: companyId, removedAt: null },
-      { sort: { order: 1, _id: 1 } },
-    ),
-    findDocs<QuestionDoc>(Question, { survey: surveyId, company: companyId, removedAt: null }),
-    countAnswersByQuestion(surveyId, companyId),
-  ]);
-  return { chats, questions, answerCounts: counts };
+/** Where the `$lookup`s of {@link readPopulatedSurvey} put a survey's parts: names no survey field has. */
+const PARTS = { chats: "__chats", questions: "__questions", answerCounts: "__answerCounts" } as const;
+
+interface PopulatedParts {
+  [PARTS.chats]: Pick<SurveyChatDoc, "_id" | "name" | "order" | "createdAt" | "modifiedAt">[];
+  [PARTS.questions]: Pick<QuestionDoc, "_id" | "chat" | "text" | "type" | "options" | "order">[];
+  [PARTS.answerCounts]: { _id: Id; n: number }[];
 }
 
 /** A survey of the company with its chats, as `GET /v2/surveys/{id}?populate=true` answers it. */
@@ -592,7 +586,9 @@ interface PopulatedSurvey {
 
 /**
  * The survey and its chats by `order`, each with its questions by `order` and their answer counts:
- * four independent reads sent at once (one round trip), shaped into records so that a read worker
+ * one `aggregate` whose `$lookup`s read the chats, the questions and the answers through their
+ * indexes of `survey` (one command, where four reads cost the read worker and the database a
+ * command each: docs/benchmarks.md#where-the-time-goes), shaped into records so that a read worker
  * can run it (lib/platform/startup/read-tasks.ts). The caller finishes a pending content write and
  * reads again.
  */
@@ -607,12 +603,28 @@ export async function readPopulatedSurvey({
   const projection = Object.fromEntries(
     Object.entries(WITHOUT_INTERNAL_FIELDS).filter(([field]) => field !== "contentPending"),
   );
-  const [doc, { chats, questions, answerCounts }] = await Promise.all([
-    findCompanySurvey(companyId, surveyId, projection),
-    surveyParts(surveyId, companyId),
+  const owned = (model: { collection: { collectionName: string } }, as: string, pipeline: Document[]) => ({
+    $lookup: { from: model.collection.collectionName, localField: "_id", foreignField: "survey", as, pipeline },
+  });
+  const live = { $match: { company: companyId, removedAt: null } };
+  const [found] = await aggregateDocs<LeanSurvey & PopulatedParts>(Survey, [
+    { $match: { _id: surveyId, company: companyId } },
+    { $project: projection },
+    owned(SurveyChat, PARTS.chats, [
+      live,
+      { $sort: { order: 1, _id: 1 } },
+      { $project: { name: 1, order: 1, createdAt: 1, modifiedAt: 1 } },
+    ]),
+    owned(Question, PARTS.questions, [live, { $project: { chat: 1, text: 1, type: 1, options: 1, order: 1 } }]),
+    owned(Answer, PARTS.answerCounts, [
+      { $match: { company: companyId } },
+      { $group: { _id: "$question", n: { $sum: 1 } } },
+    ]),
   ]);
-  if (!doc) return { survey: null, chat: [], contentPending: false };
-  const byChat = new Map<string, QuestionDoc[]>();
+  if (!found) return { survey: null, chat: [], contentPending: false };
+  const { [PARTS.chats]: chats, [PARTS.questions]: questions, [PARTS.answerCounts]: counts, ...doc } = found;
+  const answerCounts = new Map(counts.map((count) => [count._id.toHexString(), count.n]));
+  const byChat = new Map<string, PopulatedParts[typeof PARTS.questions]>();
   for (const question of questions) {
     const key = question.chat.toHexString();
     const list = byChat.get(key);
