@@ -87,6 +87,9 @@ export async function openSignedIn(page: Page, path: string): Promise<void> {
     await signIn(page);
     await page.waitForURL((url) => url.pathname !== "/sign-in");
   }
+  // The shell's Find button is enabled once React has taken over the shell: a click on its menu
+  // before then (a test's first step) could be lost between the server's HTML and the router.
+  await expect(page.getByRole("button", { name: "Find", includeHidden: true })).toBeEnabled();
 }
 
 /**

@@ -618,6 +618,8 @@ export async function readPopulatedSurvey({
     owned(Question, PARTS.questions, [live, { $project: { chat: 1, text: 1, type: 1, options: 1, order: 1 } }]),
     owned(Answer, PARTS.answerCounts, [
       { $match: { company: companyId } },
+      // Only the question of each answer is read.
+      { $project: { _id: 0, question: 1 } },
       { $group: { _id: "$question", n: { $sum: 1 } } },
     ]),
   ]);
