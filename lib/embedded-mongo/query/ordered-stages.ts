@@ -313,7 +313,7 @@ export function orderedLookup(lookup: PipelineOp): PipelineOp {
       const locals = localValues(obj, spec.localField);
       const candidates = probe(locals);
       if (!candidates) {
-        read ??= bucketJoin(readForeign(spec, options) ?? [], spec.foreignField);
+        read ??= readJoin(spec, options);
         return joined(lookup, obj, read(locals), whole, options);
       }
       const matched = candidates.filter((doc) =>
@@ -410,11 +410,20 @@ function readForeign(expr: LookupSpec, options: Options): Document[] | undefined
   return Array.isArray(from) ? (from as Document[]) : undefined;
 }
 
-/** Joins by buckets of BSON-equal values, over the foreign documents read once. */
-function bucketJoin(from: Document[], foreignField: string): Join {
+/** The join over the foreign collection read whole, once. */
+function readJoin(spec: LookupSpec, options: Options): Join {
+  const from = readForeign(spec, options) ?? [];
+  return bucketJoin(
+    from,
+    from.map((doc) => foreignKeys(doc, spec.foreignField)),
+  );
+}
+
+/** Joins by buckets of BSON-equal values, over the foreign documents read once and their {@link foreignKeys}. */
+function bucketJoin(from: Document[], keys: unknown[][]): Join {
   const buckets = new Map<string, Array<{ key: unknown; doc: number }>>();
-  from.forEach((doc, index) => {
-    for (const key of foreignKeys(doc, foreignField)) {
+  keys.forEach((values, index) => {
+    for (const key of values) {
       const print = fingerprint(key);
       const bucket = buckets.get(print);
       if (bucket) bucket.push({ key, doc: index });
@@ -445,7 +454,7 @@ function joinRead(lookup: PipelineOp, coll: Iterator, expr: LookupSpec, options:
   // mingo would run a sub-pipeline on the whole collection rather than on the matches.
   if (!pipeline && !keys.some((values) => values.some(comparedInOrder)))
     return lookup(coll, { ...expr, from }, options);
-  const join = bucketJoin(from, expr.foreignField);
+  const join = bucketJoin(from, keys);
   const rest = withoutFields(expr, pipeline ? (expr.pipeline as Document[]) : []);
   return coll.map((obj: Document) => joined(lookup, obj, join(localValues(obj, expr.localField)), rest, options));
 }
