@@ -4,7 +4,7 @@ import type mongoose from "mongoose";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, vi } from "vitest";
 
 export interface TestDatabase {
   /** The embedded server's local URI (its Unix socket, as the server attaches); also in `process.env.MONGODB_URI` while the tests run. */
@@ -73,4 +73,18 @@ export function useTestDatabase(
       for (const collection of await db.collections()) await collection.deleteMany({});
     },
   };
+}
+
+/**
+ * Raises DATABASE_TIMEOUT_MS (and so each request's deadline, twice it) for the enclosing
+ * `describe`: tests of many writers retrying each other's conflicts hold correctness, and on two
+ * busy cores they can take longer than the default allows. Speed is a benchmark's to measure.
+ */
+export function allowSlowDatabase(ms = 30_000): void {
+  beforeAll(() => {
+    vi.stubEnv("DATABASE_TIMEOUT_MS", String(ms));
+  });
+  afterAll(() => {
+    vi.unstubAllEnvs();
+  });
 }
