@@ -484,6 +484,64 @@ for (const indexed of [false, true]) {
       ]);
     });
   });
+
+  describe(`$lookup under a collation, ${by}`, () => {
+    const CASELESS = { locale: "en", strength: 2 };
+    const seededPair = async () => ({
+      foreign: await foreignWith([
+        { _id: 1, f: "a" },
+        { _id: 2, f: "B" },
+        { _id: 3, f: "á" },
+        { _id: 4, f: ["x", "A"] },
+      ]),
+      local: await seeded([
+        { _id: 10, l: "A" },
+        { _id: 11, l: "b" },
+        { _id: 12, l: ["X", "c"] },
+      ]),
+    });
+    const lookup = (foreign: Collection<Doc>, extra: Document = {}) => ({
+      $lookup: { from: foreign.collectionName, localField: "l", foreignField: "f", as: "j", ...extra },
+    });
+
+    it("compares strings by the aggregate's collation, with or without a sub-pipeline", async () => {
+      const { foreign, local } = await seededPair();
+      for (const extra of [{}, { pipeline: [{ $project: { _id: 1 } }] }]) {
+        const rows = await local
+          .aggregate([lookup(foreign, extra), { $sort: { _id: 1 } }], { collation: CASELESS })
+          .toArray();
+        expect(ids(rows)).toEqual([
+          [10, [1, 4]],
+          [11, [2]],
+          [12, [4]],
+        ]);
+      }
+      // The simple collation compares in binary.
+      expect(ids(await local.aggregate([lookup(foreign), { $sort: { _id: 1 } }]).toArray())).toEqual([
+        [10, [4]],
+        [11, []],
+        [12, []],
+      ]);
+    });
+
+    it("follows the local collection's default collation, not the foreign one's", async () => {
+      const { foreign } = await seededPair();
+      const local = client.db("ordered").collection<Doc>(`c${n++}`);
+      await client.db("ordered").createCollection(local.collectionName, { collation: CASELESS });
+      await local.insertMany([{ _id: 10, l: "A" }]);
+      expect(ids(await local.aggregate([lookup(foreign)]).toArray())).toEqual([[10, [1, 4]]]);
+      expect(
+        ids(
+          await foreign
+            .aggregate([
+              { $match: { _id: 1 } },
+              { $lookup: { from: local.collectionName, localField: "f", foreignField: "l", as: "j" } },
+            ])
+            .toArray(),
+        ),
+      ).toEqual([[1, []]]);
+    });
+  });
 }
 
 describe("$sortArray", () => {

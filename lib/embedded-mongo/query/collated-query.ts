@@ -21,7 +21,7 @@ import * as windowOperators from "mingo/operators/window";
 import { Query as BaseQuery } from "mingo/query";
 import type { Options } from "mingo/types";
 import { compareValues, isPlainObject } from "../storage/keys";
-import { collatedCompareEqual, compareCollated, type Collation } from "./collation";
+import { canonicalizer, collatedCompareEqual, compareCollated, type Collation } from "./collation";
 import { comparedInOrder, orderedOperators } from "./document-order";
 import {
   $__orderedGroupKey,
@@ -101,7 +101,7 @@ function orderedStages(): Record<string, PipelineOp> {
     $group,
     $sort,
     $sortByCount: orderedSortByCount($group, $sort) as never,
-    $lookup: orderedLookup(pipeline.$lookup as never) as never,
+    $lookup: orderedLookup(pipeline.$lookup as never, (options) => optionsCollation(options)) as never,
     $project: typedPassthrough(pipeline.$project as never, "$project") as never,
     $addFields: typedPassthrough(pipeline.$addFields as never, "$addFields") as never,
     $set: typedPassthrough(pipeline.$set as never, "$addFields") as never,
@@ -361,34 +361,6 @@ function all(op: QueryOp, c: Collation): QueryOp {
     if (values.length === 0 && patterns.length === 0) return op(selector, value, options);
     return (o) => byValue(o) && byPattern(o);
   };
-}
-
-/**
- * Maps values to a representative of their class: the first string met of each set of strings
- * the collator calls equal (deep, through arrays and sub-documents).
- */
-export function canonicalizer(c: Collation): (v: unknown) => unknown {
-  const reps: string[] = [];
-  const rep = (s: string): string => {
-    let lo = 0;
-    let hi = reps.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const cmp = c.compare(s, reps[mid]);
-      if (cmp === 0) return reps[mid];
-      if (cmp < 0) hi = mid;
-      else lo = mid + 1;
-    }
-    reps.splice(lo, 0, s);
-    return s;
-  };
-  const map = (v: unknown): unknown => {
-    if (typeof v === "string") return rep(v);
-    if (Array.isArray(v)) return v.map(map);
-    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, map(x)]));
-    return v;
-  };
-  return map;
 }
 
 let tokens = 0;

@@ -337,3 +337,31 @@ export function operationCollation(raw: unknown, meta: { options: Document } | u
   const fallback = meta?.options.collation ? parseCollation(meta.options.collation) : undefined;
   return parseCollation(raw, fallback);
 }
+
+/**
+ * Maps values to a representative of their class: the first string met of each set of strings
+ * the collator calls equal (deep, through arrays and sub-documents).
+ */
+export function canonicalizer(c: Collation): (v: unknown) => unknown {
+  const reps: string[] = [];
+  const rep = (s: string): string => {
+    let lo = 0;
+    let hi = reps.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const cmp = c.compare(s, reps[mid]);
+      if (cmp === 0) return reps[mid];
+      if (cmp < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    reps.splice(lo, 0, s);
+    return s;
+  };
+  const map = (v: unknown): unknown => {
+    if (typeof v === "string") return rep(v);
+    if (Array.isArray(v)) return v.map(map);
+    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, map(x)]));
+    return v;
+  };
+  return map;
+}

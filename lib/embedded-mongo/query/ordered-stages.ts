@@ -13,7 +13,7 @@ import { resolve, unique } from "mingo/util";
 import { MongoCommandError } from "../errors";
 import { numberTypeAt, setField, setNumberType } from "../storage/bson-values";
 import { compareValues, encodeValue, isPlainObject, ownField, valuesAtPath } from "../storage/keys";
-import type { Collation } from "./collation";
+import { canonicalizer, type Collation } from "./collation";
 import { comparedInOrder } from "./document-order";
 import { carryTypes, place, Sum, typedAs } from "./number-types";
 import { LocationError } from "./pipeline-check";
@@ -290,9 +290,13 @@ interface ForeignQuery {
  * each document's matches. Where an index of `foreignField` serves it, each document reads only
  * its matches, the sub-pipeline's first `$match`, `$sort` and `$project` run as that read's
  * ({@link ForeignIndex}); otherwise the collection is read once, and with no document among its
- * values and no sub-pipeline, mingo joins them.
+ * values and no sub-pipeline, mingo joins them. Under the operation's collation (`collationOf`),
+ * strings compare by it, as MongoDB's join does; the collection is then read once.
  */
-export function orderedLookup(lookup: PipelineOp): PipelineOp {
+export function orderedLookup(
+  lookup: PipelineOp,
+  collationOf: (options: Options) => Collation | undefined,
+): PipelineOp {
   return (coll, expr, options) => {
     if (!isPlainObject(expr) || typeof expr.localField !== "string" || typeof expr.foreignField !== "string")
       return lookup(coll, expr, options);
@@ -303,7 +307,8 @@ export function orderedLookup(lookup: PipelineOp): PipelineOp {
       ?.foreignIndex;
     const probe =
       typeof spec.from === "string" ? foreignIndex?.(spec.from, spec.foreignField, options, query) : undefined;
-    if (!probe) return joinRead(lookup, coll, spec, options);
+    const collation = collationOf(options);
+    if (!probe || collation) return joinRead(lookup, coll, spec, options, collation);
     const after = withoutFields(spec, stages.slice(query.stages));
     // A document whose values no index serves (the planner bounds no regex value) joins
     // against the collection read once, and its sub-pipeline runs whole.
@@ -313,7 +318,7 @@ export function orderedLookup(lookup: PipelineOp): PipelineOp {
       const locals = localValues(obj, spec.localField);
       const candidates = probe(locals);
       if (!candidates) {
-        read ??= readJoin(spec, options);
+        read ??= readJoin(spec, options, undefined);
         return joined(lookup, obj, read(locals), whole, options);
       }
       const matched = candidates.filter((doc) =>
@@ -411,30 +416,36 @@ function readForeign(expr: LookupSpec, options: Options): Document[] | undefined
 }
 
 /** The join over the foreign collection read whole, once. */
-function readJoin(spec: LookupSpec, options: Options): Join {
+function readJoin(spec: LookupSpec, options: Options, collation: Collation | undefined): Join {
   const from = readForeign(spec, options) ?? [];
   return bucketJoin(
     from,
     from.map((doc) => foreignKeys(doc, spec.foreignField)),
+    collation,
   );
 }
 
-/** Joins by buckets of BSON-equal values, over the foreign documents read once and their {@link foreignKeys}. */
-function bucketJoin(from: Document[], keys: unknown[][]): Join {
+/**
+ * Joins by buckets of BSON-equal values (under a collation, of values whose strings it calls
+ * equal), over the foreign documents read once and their {@link foreignKeys}.
+ */
+function bucketJoin(from: Document[], keys: unknown[][], collation: Collation | undefined): Join {
+  const canon = collation ? canonicalizer(collation) : (value: unknown) => value;
+  const print = (value: unknown) => fingerprint(canon(value));
   const buckets = new Map<string, Array<{ key: unknown; doc: number }>>();
   keys.forEach((values, index) => {
     for (const key of values) {
-      const print = fingerprint(key);
-      const bucket = buckets.get(print);
+      const bucketKey = print(key);
+      const bucket = buckets.get(bucketKey);
       if (bucket) bucket.push({ key, doc: index });
-      else buckets.set(print, [{ key, doc: index }]);
+      else buckets.set(bucketKey, [{ key, doc: index }]);
     }
   });
   return (locals) => {
     const found = new Set<number>();
     for (const value of locals)
-      for (const entry of buckets.get(fingerprint(value)) ?? [])
-        if (compareValues(entry.key, value) === 0) found.add(entry.doc);
+      for (const entry of buckets.get(print(value)) ?? [])
+        if (compareValues(entry.key, value, collation?.compare) === 0) found.add(entry.doc);
     return [...found].sort((a, b) => a - b).map((i) => from[i]);
   };
 }
@@ -445,16 +456,23 @@ function joined(lookup: PipelineOp, obj: Document, matched: Document[], rest: Do
   return lookup(Lazy([obj]), { ...rest, from: matched }, options).next().value as Document;
 }
 
-/** The join over the foreign collection read once (no index serves it). */
-function joinRead(lookup: PipelineOp, coll: Iterator, expr: LookupSpec, options: Options): Iterator {
+/** The join over the foreign collection read once (no index serves it, or a collation compares). */
+function joinRead(
+  lookup: PipelineOp,
+  coll: Iterator,
+  expr: LookupSpec,
+  options: Options,
+  collation: Collation | undefined,
+): Iterator {
   const from = readForeign(expr, options);
   if (!from) return lookup(coll, expr, options);
   const keys = from.map((doc) => foreignKeys(doc, expr.foreignField));
   const pipeline = Array.isArray(expr.pipeline) && expr.pipeline.length > 0;
-  // mingo would run a sub-pipeline on the whole collection rather than on the matches.
-  if (!pipeline && !keys.some((values) => values.some(comparedInOrder)))
+  // mingo would run a sub-pipeline on the whole collection rather than on the matches, and
+  // compares strings in binary whatever the collation.
+  if (!pipeline && !collation && !keys.some((values) => values.some(comparedInOrder)))
     return lookup(coll, { ...expr, from }, options);
-  const join = bucketJoin(from, keys);
+  const join = bucketJoin(from, keys, collation);
   const rest = withoutFields(expr, pipeline ? (expr.pipeline as Document[]) : []);
   return coll.map((obj: Document) => joined(lookup, obj, join(localValues(obj, expr.localField)), rest, options));
 }
