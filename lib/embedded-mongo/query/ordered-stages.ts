@@ -259,25 +259,24 @@ export function orderedSort(sort: PipelineOp, collationOf: (options: Options) =>
  * How a `$lookup` on `localField`/`foreignField` reads only the foreign documents it joins, as
  * MongoDB does through an index of `foreignField` ({@link orderedLookup}; query.ts `mingoOptions`
  * makes it): for collection `name`, a probe of the documents whose `field` equals (or holds) one
- * of `values` and that pass `query.match`, in the order of `query.sort` (then `_id`) or else of
- * `_id`, each with at least the top-level fields `query.fields` (all when absent); or `undefined`
- * where no index serves it and the collection is read once instead. A probe may return more than
- * the join keeps (a regex value matches as a pattern); the join compares.
+ * of `values`, that pass `query.match` and that `joins` keeps (the join's own comparison: an
+ * index reads a regex value as a pattern), in the order of `query.sort` (then `_id`) or else of
+ * `_id`, projected by `query.project`; or `undefined` where no index serves it and the collection
+ * is read once instead.
  */
 export type ForeignIndex = (
   name: string,
   field: string,
   options: Partial<Options>,
   query: ForeignQuery,
-) => ((values: unknown[]) => Document[] | undefined) | undefined;
+) => ((values: unknown[], joins: (doc: Document) => boolean) => Document[] | undefined) | undefined;
 
 /** What the first stages of a sub-pipeline ask of the joined documents, read with them. */
 interface ForeignQuery {
   match?: Document;
   sort?: Record<string, 1 | -1>;
-  /** An inclusion `$project` of top-level fields: the join keeps these (and `_id` unless `withId` is false). */
-  fields?: string[];
-  withId?: boolean;
+  /** An inclusion `$project` of top-level fields. */
+  project?: Record<string, unknown>;
   /** How many stages of the sub-pipeline the probe runs. */
   stages: number;
 }
@@ -316,15 +315,12 @@ export function orderedLookup(
     let read: Join | undefined;
     return coll.map((obj: Document) => {
       const locals = localValues(obj, spec.localField);
-      const candidates = probe(locals);
-      if (!candidates) {
-        read ??= readJoin(spec, options, undefined);
-        return joined(lookup, obj, read(locals), whole, options);
-      }
-      const matched = candidates.filter((doc) =>
+      const matched = probe(locals, (doc) =>
         foreignKeys(doc, spec.foreignField).some((key) => locals.some((v) => compareValues(key, v) === 0)),
       );
-      return joined(lookup, obj, query.fields ? matched.map((doc) => picked(doc, query)) : matched, after, options);
+      if (matched) return joined(lookup, obj, matched, after, options);
+      read ??= readJoin(spec, options, undefined);
+      return joined(lookup, obj, read(locals), whole, options);
     });
   };
 }
@@ -351,27 +347,11 @@ function pushedStages(stages: Document[]): ForeignQuery {
     query.stages++;
   }
   const project = only(stages[query.stages], "$project");
-  const kept = project ? Object.entries(project) : [];
   if (project && isInclusionOfFields(project)) {
-    query.fields = kept.filter(([name]) => name !== "_id").map(([name]) => name);
-    query.withId = !kept.some(([name, v]) => name === "_id" && (v === 0 || v === false));
+    query.project = project;
     query.stages++;
   }
   return query;
-}
-
-/**
- * A document with only the fields of an inclusion `$project`, in the document's own order, `_id`
- * first, each number keeping its BSON type.
- */
-function picked(doc: Document, query: ForeignQuery): Document {
-  const out: Document = {};
-  for (const [name, value] of Object.entries(doc)) {
-    if (value === undefined || (name === "_id" ? query.withId === false : !query.fields!.includes(name))) continue;
-    setField(out, name, value);
-    if (typeof value === "number") setNumberType(out, name, numberTypeAt(doc, name));
-  }
-  return out;
 }
 
 interface LookupSpec extends Document {
@@ -382,13 +362,13 @@ interface LookupSpec extends Document {
 }
 
 /** The foreign documents a document joins, in the collection's order. */
-type Join = (locals: unknown[]) => Document[];
+export type Join = (locals: unknown[]) => Document[];
 
 /**
  * The values a foreign document is joined by: each value at the path (`null` where it is missing),
  * and a whole array too. An empty array is its index key `undefined`, which no value equals.
  */
-function foreignKeys(doc: Document, foreignField: string): unknown[] {
+export function foreignKeys(doc: Document, foreignField: string): unknown[] {
   const values = valuesAtPath(doc, foreignField).values.filter((v) => v !== undefined);
   const whole = resolve(doc, foreignField);
   return Array.isArray(whole) ? [...values, whole] : values;
@@ -409,7 +389,7 @@ const withoutFields = (expr: Document, pipeline: Document[]): Document => {
 };
 
 /** The collection named by `from`, read whole, or `from` itself when it is already the documents. */
-function readForeign(expr: LookupSpec, options: Options): Document[] | undefined {
+export function readForeign(expr: { from: unknown }, options: Options): Document[] | undefined {
   const resolver = (options as { collectionResolver?: (name: string) => unknown[] }).collectionResolver;
   const from = typeof expr.from === "string" && resolver ? resolver(expr.from) : expr.from;
   return Array.isArray(from) ? (from as Document[]) : undefined;
@@ -429,7 +409,7 @@ function readJoin(spec: LookupSpec, options: Options, collation: Collation | und
  * Joins by buckets of BSON-equal values (under a collation, of values whose strings it calls
  * equal), over the foreign documents read once and their {@link foreignKeys}.
  */
-function bucketJoin(from: Document[], keys: unknown[][], collation: Collation | undefined): Join {
+export function bucketJoin(from: Document[], keys: unknown[][], collation: Collation | undefined): Join {
   const canon = collation ? canonicalizer(collation) : (value: unknown) => value;
   const print = (value: unknown) => fingerprint(canon(value));
   const buckets = new Map<string, Array<{ key: unknown; doc: number }>>();

@@ -90,7 +90,7 @@ function foreignIndexOf(store: Store, db: string, options: () => Partial<Options
       : { _id: 1 as const };
     // Whether an index serves a probe of one value depends on its type (of a regex, on its pattern).
     const served = new Map<string, boolean>();
-    return (values) => {
+    return (values, joins) => {
       // One value as an equality (a document would read as operators): the planner's simplest bounds.
       const key = values.length === 1 && !isPlainObject(values[0]) ? values[0] : { $in: values };
       const filter = !match
@@ -105,11 +105,15 @@ function foreignIndexOf(store: Store, db: string, options: () => Partial<Options
         if (shape) served.set(shape, indexed);
       }
       if (!indexed) return undefined;
+      const { project } = query;
       // Only what the filter, the sort, the join and the `$project` read is decoded.
-      const read = query.fields ? readFields(filter, sort) : undefined;
-      if (read) for (const each of [field.split(".")[0], ...query.fields!]) read.add(each);
+      const read = project ? readFields(filter, sort) : undefined;
+      if (read) for (const each of [field.split(".")[0], ...Object.keys(project!)]) read.add(each);
       // The sub-pipeline's `$match` reads no variable: the command's options compile it.
-      return findDocuments(store, meta, { filter, sort, ...(read ? { fields: read } : {}) }, options());
+      const found = findDocuments(store, meta, { filter, sort, ...(read ? { fields: read } : {}) }, options());
+      const matched = found.filter(joins);
+      // The join compares `field` before the `$project` may drop it.
+      return project ? (projectFind(matched, project, filter) ?? matched) : matched;
     };
   };
 }
