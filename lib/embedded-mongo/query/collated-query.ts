@@ -23,6 +23,7 @@ import type { Options } from "mingo/types";
 import { compareValues, isPlainObject } from "../storage/keys";
 import { canonicalizer, collatedCompareEqual, compareCollated, type Collation } from "./collation";
 import { comparedInOrder, orderedOperators } from "./document-order";
+import { graphLookupStage } from "./graph-lookup";
 import {
   $__orderedGroupKey,
   orderedAddToSet,
@@ -89,8 +90,8 @@ fullContexts.add(SERVER_CONTEXT);
 export const serverContext = (): Context => SERVER_CONTEXT;
 
 /**
- * `$group`, `$sort` (ordered-stages.ts): documents compared in BSON order, in order; and
- * `$setWindowFields` and `$fill` (window-fields.ts).
+ * `$group`, `$sort` (ordered-stages.ts): documents compared in BSON order, in order; `$graphLookup`
+ * (graph-lookup.ts); and `$setWindowFields` and `$fill` (window-fields.ts).
  */
 function orderedStages(): Record<string, PipelineOp> {
   const pipeline = pipelineOperators as unknown as Record<string, PipelineOp>;
@@ -102,6 +103,7 @@ function orderedStages(): Record<string, PipelineOp> {
     $sort,
     $sortByCount: orderedSortByCount($group, $sort) as never,
     $lookup: orderedLookup(pipeline.$lookup as never, (options) => optionsCollation(options)) as never,
+    $graphLookup: graphLookupStage((options) => optionsCollation(options)) as never,
     $project: typedPassthrough(pipeline.$project as never, "$project") as never,
     $addFields: typedPassthrough(pipeline.$addFields as never, "$addFields") as never,
     $set: typedPassthrough(pipeline.$set as never, "$addFields") as never,

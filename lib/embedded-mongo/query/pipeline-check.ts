@@ -13,7 +13,7 @@ import { copyDocument, setField } from "../storage/bson-values";
 import { isPlainObject } from "../storage/keys";
 import { checkRegexExpressions } from "./regex-expressions";
 import { withPatterns } from "./regex-options";
-import { rewriteTypeOperators } from "./type-operators";
+import { rewriteTypeOperators, typeName } from "./type-operators";
 
 /**
  * MongoDB's other stage names: they are not "unrecognized"; whatever the server does not offer
@@ -196,7 +196,127 @@ function checkStage(name: string, arg: unknown): void {
       if (!(typeof arg === "string" && arg.startsWith("$")) && !object)
         throw new LocationError(40149, "the sortKey specification for $sortByCount must be an expression");
       return;
+    case "$graphLookup":
+      parseGraphLookup(arg);
+      return;
   }
+}
+
+/** A `$graphLookup` as its checks leave it: `from`, `as` and the paths strings, `maxDepth` a whole number. */
+export interface GraphLookupSpec {
+  from: string;
+  startWith: unknown;
+  connectFromField: string;
+  connectToField: string;
+  as: string;
+  depthField?: string;
+  maxDepth?: number;
+  restrictSearchWithMatch?: Document;
+}
+
+/** The string fields of a `$graphLookup`, each a field path but `from`. */
+const GRAPH_STRINGS = new Set(["from", "as", "connectFromField", "connectToField", "depthField"]);
+
+/**
+ * MongoDB's checks of a `$graphLookup` (document_source_graph_lookup.cpp), in its order: the
+ * stage's shape and `from` first (its lite parse), then each field as it comes, then the
+ * required ones, then the paths.
+ */
+export function parseGraphLookup(arg: unknown): GraphLookupSpec {
+  if (!isPlainObject(arg))
+    throw new MongoCommandError(
+      "FailedToParse",
+      `the $graphLookup stage specification must be an object, but found ${typeName({ arg }, "arg")}`,
+    );
+  if (!Object.hasOwn(arg, "from"))
+    throw new MongoCommandError(
+      "FailedToParse",
+      `missing 'from' option to $graphLookup stage specification: ${shown(arg)}`,
+    );
+  if (typeof arg.from !== "string")
+    throw new MongoCommandError(
+      "FailedToParse",
+      `$graphLookup 'from' field must be a string, but found ${typeName(arg, "from")}`,
+    );
+  if (arg.from === "") throw new MongoCommandError("InvalidNamespace", "invalid $graphLookup namespace: ''");
+  let maxDepth: number | undefined;
+  for (const name of Object.keys(arg)) {
+    if (name === "startWith") continue;
+    if (name === "maxDepth") maxDepth = maxDepthOf(arg);
+    else if (name === "restrictSearchWithMatch") {
+      if (!isPlainObject(arg[name]))
+        throw new LocationError(40185, `restrictSearchWithMatch must be an object, found ${typeName(arg, name)}`);
+    } else if (!GRAPH_STRINGS.has(name)) throw new LocationError(40104, `Unknown argument to $graphLookup: ${name}`);
+    else if (typeof arg[name] !== "string")
+      throw new LocationError(40103, `expected string as argument for ${name}, found: ${typeName(arg, name)}`);
+    else if (name === "depthField") checkFieldPath(arg[name]);
+  }
+  const named = (name: string) => typeof arg[name] === "string" && arg[name] !== "";
+  if (!named("as") || !Object.hasOwn(arg, "startWith") || !named("connectFromField") || !named("connectToField"))
+    throw new LocationError(
+      40105,
+      "$graphLookup requires 'from', 'as', 'startWith', 'connectFromField', and 'connectToField' to be specified.",
+    );
+  for (const name of ["as", "connectFromField", "connectToField"]) checkFieldPath(arg[name] as string);
+  return { ...(arg as unknown as GraphLookupSpec), maxDepth };
+}
+
+/**
+ * `maxDepth` as MongoDB reads it: any number, taken as a long (a double truncated, NaN as 0,
+ * beyond the range as its end; a decimal rounded half to even), then refused when negative or
+ * when that long is not the number given.
+ */
+function maxDepthOf(spec: Document): number {
+  const value = spec.maxDepth as unknown;
+  const type = (value as { _bsontype?: string } | null)?._bsontype;
+  let given: number;
+  let long: bigint;
+  if (type === "Long") {
+    long = BigInt(String(value));
+    given = Number(long);
+  } else if (typeof value === "number" || type === "Double" || type === "Int32" || type === "Decimal128") {
+    given = typeof value === "number" ? value : Number(String(value));
+    const whole = type === "Decimal128" ? roundHalfEven(given) : Math.trunc(given);
+    if (Number.isNaN(given)) long = 0n;
+    else if (whole >= 2 ** 63) long = 2n ** 63n - 1n;
+    else if (whole < -(2 ** 63)) long = -(2n ** 63n);
+    else long = BigInt(whole);
+  } else throw new LocationError(40100, `maxDepth must be numeric, found type: ${typeName(spec, "maxDepth")}`);
+  if (long < 0n) throw new LocationError(40101, `maxDepth requires a nonnegative argument, found: ${long}`);
+  if (Number(long) !== given)
+    throw new LocationError(40102, `maxDepth could not be represented as a long long: ${long}`);
+  return Number(long);
+}
+
+function roundHalfEven(n: number): number {
+  const floor = Math.floor(n);
+  const rest = n - floor;
+  if (rest !== 0.5) return Math.round(n);
+  return floor % 2 === 0 ? floor : floor + 1;
+}
+
+/** MongoDB's checks of a field path (`FieldPath`), with its codes. */
+function checkFieldPath(path: string): void {
+  if (path === "") throw new LocationError(40352, "FieldPath cannot be constructed with empty string");
+  const parts = path.split(".");
+  if (parts.some((p) => p === "")) throw new LocationError(15998, "FieldPath field names may not be empty strings.");
+  if (parts.some((p) => p.startsWith("$")))
+    throw new LocationError(
+      16410,
+      "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
+    );
+  if (path.includes("\0")) throw new LocationError(16411, "FieldPath field names may not contain '\\0'.");
+}
+
+/** A document as MongoDB's messages print one (`{ from: "c", as: "g" }`). */
+function shown(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[ ${value.map(shown).join(", ")} ]`;
+  if (isPlainObject(value)) {
+    const fields = Object.entries(value).map(([k, v]) => `${k}: ${shown(v)}`);
+    return fields.length ? `{ ${fields.join(", ")} }` : "{}";
+  }
+  return String(value);
 }
 
 /**
