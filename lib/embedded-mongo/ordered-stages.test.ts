@@ -343,6 +343,19 @@ describe("$project of fields", () => {
     expect(await shape({ m: 1, n: true })).toBe('[{"_id":1,"n":2,"m":"a"}]');
     expect(await shape({ m: 1, _id: 0, f: 1 })).toBe('[{"f":7,"m":"a"}]');
   });
+
+  it("puts the fields it keeps in the document's order, then those it computes in the projection's", async () => {
+    const c = await seeded([{ _id: 1, f: 7, d: { y: 1, x: 2 }, n: 2, m: "a", s: 3 }]);
+    const shape = async (project: Document) =>
+      JSON.stringify(await c.aggregate([{ $match: {} }, { $project: project }]).toArray());
+    expect(await shape({ u: { $add: ["$n", 1] } })).toBe('[{"_id":1,"u":3}]');
+    expect(await shape({ z: "$m", m: 1, n: { $literal: 9 }, f: true })).toBe('[{"_id":1,"f":7,"m":"a","z":"a","n":9}]');
+    expect(await shape({ z: "$m", _id: 0, "d.x": 1, s: 1 })).toBe('[{"d":{"x":2},"s":3,"z":"a"}]');
+    expect(await shape({ d: { x: 1 }, t: { $literal: 1 }, f: 1 })).toBe('[{"_id":1,"f":7,"d":{"x":2},"t":1}]');
+    // A computed field no input field holds goes after those kept; an exclusion keeps the input's order.
+    expect(await shape({ "q.r": { $literal: 1 }, f: 1 })).toBe('[{"_id":1,"f":7,"q":{"r":1}}]');
+    expect(await shape({ n: 0, d: 0 })).toBe('[{"_id":1,"f":7,"m":"a","s":3}]');
+  });
 });
 
 // Read whole, or probed through an index of the foreign field as MongoDB does: the same joins.

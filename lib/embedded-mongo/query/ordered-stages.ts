@@ -602,13 +602,13 @@ export function typedPassthrough(stage: PipelineOp, kind: "$project" | "$addFiel
         .filter((k) => k.includes(".") && (computes(spec[k]) || kind === "$addFields"))
         .map((k) => k.split(".")[0]),
     );
-    const inclusion = kind === "$project" && isInclusionOfFields(spec);
+    const order = kind === "$project" ? projectedOrder(spec) : undefined;
     let current: Document | undefined;
     const tapped = coll.map((doc: Document) => (current = doc));
     return stage(tapped, spec, options).map((out: Document) => {
       const input = current;
       if (!input || !isPlainObject(out)) return out;
-      if (inclusion) inInputOrder(out, input);
+      order?.(out, input);
       for (const key of Object.keys(out)) {
         const named = Object.hasOwn(spec, key) ? spec[key] : undefined;
         const fromPath = pathValue(input, named);
@@ -642,15 +642,54 @@ function isInclusionOfFields(spec: Document): boolean {
 }
 
 /**
- * An inclusion's fields in the order the input document has them, as MongoDB's projection walks
- * the document (mingo's follows the projection's, `_id` last); reordered in place, so the
- * number types marked on `out` stay.
+ * The order of an inclusion `$project`'s output, as MongoDB's projection builds it (mingo's
+ * follows the projection's, `_id` last): the fields it keeps, `_id` by default, and the
+ * sub-documents it projects into, in the order the input document has them; then the fields it
+ * computes, in the projection's order. `undefined` for an exclusion, which keeps the input's order.
+ * Reordered in place, so the number types marked on the output stay.
  */
-function inInputOrder(out: Document, input: Document): void {
-  for (const key of Object.keys(input)) {
-    if (!Object.hasOwn(out, key)) continue;
-    const value = out[key];
-    delete out[key];
-    out[key] = value;
+function projectedOrder(spec: Document): ((out: Document, input: Document) => void) | undefined {
+  const kept = new Set<string>();
+  const into = new Set<string>();
+  const computedOrder: string[] = [];
+  let inclusion = false;
+  for (const [name, value] of Object.entries(spec)) {
+    const top = name.split(".")[0];
+    const nested = name.includes(".") || (isPlainObject(value) && !Object.keys(value)[0]?.startsWith("$"));
+    if (nested) {
+      into.add(top);
+      if (!computedOrder.includes(top)) computedOrder.push(top);
+      inclusion ||= includes(value);
+    } else if (value === true || (typeof value === "number" && value !== 0)) {
+      kept.add(name);
+      inclusion ||= name !== "_id";
+    } else if (value !== false && value !== 0) {
+      computedOrder.push(name);
+      inclusion = true;
+    }
   }
+  if (!inclusion) return undefined;
+  if (!Object.hasOwn(spec, "_id") && !into.has("_id")) kept.add("_id");
+  return (out, input) => {
+    const keys: string[] = [];
+    for (const key of Object.keys(input)) {
+      if (!Object.hasOwn(out, key)) continue;
+      const value = input[key];
+      if (kept.has(key) || (into.has(key) && (isPlainObject(value) || Array.isArray(value)))) keys.push(key);
+    }
+    for (const key of [...computedOrder, ...Object.keys(out)])
+      if (Object.hasOwn(out, key) && !keys.includes(key)) keys.push(key);
+    for (const key of keys) {
+      const value = out[key];
+      delete out[key];
+      out[key] = value;
+    }
+  };
+}
+
+/** Whether a nested projection's value keeps or computes anything (an inclusion), as against only excluding. */
+function includes(value: unknown): boolean {
+  if (value === false || value === 0) return false;
+  if (isPlainObject(value) && !Object.keys(value)[0]?.startsWith("$")) return Object.values(value).some(includes);
+  return true;
 }
