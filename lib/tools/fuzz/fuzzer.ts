@@ -50,7 +50,8 @@ export interface Outcome {
   labels: string[];
 }
 
-const HEX_ID = /[0-9a-fA-F]{24}/g;
+// An id is 24 hex digits standing alone: a long run of them (a name of 1,000 "a"s) holds no id.
+const HEX_ID = /(?<![0-9a-fA-F])[0-9a-fA-F]{24}(?![0-9a-fA-F])/g;
 /** The incoming request ids the service echoes rather than replaces. */
 const REQUEST_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 const STACK_TRACE = /\n\s+at [^\n]+:\d+:\d+|node_modules\/|\.tsx?:\d+:\d+/;
