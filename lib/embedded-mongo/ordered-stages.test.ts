@@ -587,7 +587,7 @@ describe("$bucket with documents as boundaries", () => {
     { _id: 5, d: "s" },
   ];
 
-  it("puts each value in the bucket of the greatest boundary not above it, in order", async () => {
+  it("puts each value in the bucket of the greatest boundary not above it, the buckets in _id order", async () => {
     const c = await seeded(DOCS);
     const rows = await c
       .aggregate([
@@ -601,11 +601,12 @@ describe("$bucket with documents as boundaries", () => {
         },
       ])
       .toArray();
+    // MongoDB's $bucket is a $group then a $sort on _id: the default, a string, sorts before the documents.
     expect(JSON.stringify(rows)).toBe(
       JSON.stringify([
+        { _id: "other", ids: [2, 5] },
         { _id: { x: 1 }, ids: [3] },
         { _id: XY, ids: [1, 4] },
-        { _id: "other", ids: [2, 5] },
       ]),
     );
     const objects = await c

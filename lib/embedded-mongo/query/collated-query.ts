@@ -6,7 +6,9 @@
  * MongoDB does. Regular expressions keep testing the original strings (MongoDB's regexes ignore
  * collations). `$group` keys and `distinct` values merge strings the collator calls equal, and the
  * comparison expressions of `$expr` and the pipeline ($eq ... $cmp, $in) compare by the collator;
- * `$addToSet` keeps one of each set of equal strings.
+ * `$addToSet` keeps one of each set of equal strings. So do the set expressions, `$indexOfArray`,
+ * `$min`, `$max`, `$minN`, `$maxN` (collated-expressions.ts), `$sortArray`, `$bucket` and
+ * `$bucketAuto` (ordered-stages.ts).
  */
 import type { Document } from "bson";
 import { Aggregator, Query } from "mingo";
@@ -21,6 +23,7 @@ import * as windowOperators from "mingo/operators/window";
 import { Query as BaseQuery } from "mingo/query";
 import type { Options } from "mingo/types";
 import { compareValues, isPlainObject } from "../storage/keys";
+import { collatedExpressions } from "./collated-expressions";
 import { canonicalizer, collatedCompareEqual, compareCollated, type Collation } from "./collation";
 import { comparedInOrder, orderedOperators } from "./document-order";
 import { graphLookupStage } from "./graph-lookup";
@@ -35,6 +38,7 @@ import {
   orderedSort,
   orderedSortArray,
   orderedSortByCount,
+  singleAccumulators,
   typedAccumulators,
   typedPassthrough,
 } from "./ordered-stages";
@@ -107,8 +111,8 @@ function orderedStages(): Record<string, PipelineOp> {
     $project: typedPassthrough(pipeline.$project as never, "$project") as never,
     $addFields: typedPassthrough(pipeline.$addFields as never, "$addFields") as never,
     $set: typedPassthrough(pipeline.$set as never, "$addFields") as never,
-    $bucket: orderedBucket(pipeline.$bucket as never, pipeline.$group as never) as never,
-    $bucketAuto: orderedBucketAuto(pipeline.$bucketAuto as never) as never,
+    $bucket: orderedBucket($group, (options) => optionsCollation(options)) as never,
+    $bucketAuto: orderedBucketAuto(pipeline.$bucketAuto as never, (options) => optionsCollation(options)) as never,
     // The server's own stages: mingo's compute through `$function`, which the server never runs.
     $setWindowFields: windowStage as never,
     $fill: fillStage(windowStage) as never,
@@ -120,14 +124,18 @@ function orderedAccumulators(): Record<string, PipelineOp> {
   return {
     $addToSet: orderedAddToSet(acc.$addToSet as never, acc.$push as never) as never,
     ...(typedAccumulators(acc as never) as Record<string, PipelineOp>),
+    ...(singleAccumulators(acc as never) as Record<string, PipelineOp>),
   };
 }
 
-/** The set expressions comparing documents in order, and the key `orderedGroup` hands mingo. */
-function orderedSets(): Record<string, ExpressionOp> {
+/**
+ * The set expressions and `$sortArray` comparing documents in order (and, under a collation,
+ * strings by it), and the key `orderedGroup` hands mingo.
+ */
+function orderedSets(collation?: Collation): Record<string, ExpressionOp> {
   return {
-    ...orderedSetExpressions(expressionOperators as never),
-    $sortArray: orderedSortArray(expressionOperators.$sortArray as never),
+    ...orderedSetExpressions(expressionOperators as never, collation),
+    $sortArray: orderedSortArray(expressionOperators.$sortArray as never, collation),
     $__orderedGroupKey,
   };
 }
@@ -176,12 +184,14 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
       ...(accumulatorOperators as object),
       $addToSet: collatedAddToSet(orderedAccumulators().$addToSet, collation),
       ...typedAccumulators(accumulatorOperators as never),
+      ...singleAccumulators(accumulatorOperators as never),
     } as never,
     expression: {
       ...(expressionOperators as object),
-      ...orderedSets(),
+      ...orderedSets(collation),
       ...regexExpressions,
       ...comparisonExpressions(collation),
+      ...collatedExpressions(expressionOperators as never, collation),
       $__collatedGroupId: (obj: unknown, token: number) => registry.get(token)?.(obj),
     } as never,
     pipeline: {

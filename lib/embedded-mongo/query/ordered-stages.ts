@@ -16,7 +16,7 @@ import { compareValues, encodeValue, isPlainObject, ownField, valuesAtPath } fro
 import { canonicalizer, type Collation } from "./collation";
 import { comparedInOrder } from "./document-order";
 import { carryTypes, place, Sum, typedAs } from "./number-types";
-import { LocationError } from "./pipeline-check";
+import { LocationError, parseBucket } from "./pipeline-check";
 import { sortDocuments } from "./sort";
 
 type PipelineOp = (coll: Iterator, expr: unknown, options: Options) => Iterator;
@@ -37,32 +37,41 @@ function fingerprint(value: unknown): string {
   return `${rank}:${typeof primitive === "string" ? JSON.stringify(primitive) : String(primitive)}`;
 }
 
-/** Distinct values in BSON equality (in order), each found as its first member met. */
+/**
+ * Distinct values in BSON equality (in order), each found as its first member met; with `key`,
+ * values are equal when their keys are (a collation's canonical forms, see `canonicalizer`).
+ */
 class OrderedSet {
   /** Each fingerprint's members, by their index in `values`. */
   private readonly buckets = new Map<string, number[]>();
+  private readonly keys: unknown[] = [];
   readonly values: unknown[] = [];
+
+  constructor(private readonly key: (value: unknown) => unknown = (value) => value) {}
 
   /** The index of the member equal to `value`, added when new. */
   add(value: unknown): number {
-    const key = fingerprint(value);
-    const bucket = this.buckets.get(key);
+    const key = this.key(value);
+    const print = fingerprint(key);
+    const bucket = this.buckets.get(print);
     if (bucket) {
-      for (const i of bucket) if (compareValues(this.values[i], value) === 0) return i;
+      for (const i of bucket) if (compareValues(this.keys[i], key) === 0) return i;
       bucket.push(this.values.length);
-    } else this.buckets.set(key, [this.values.length]);
+    } else this.buckets.set(print, [this.values.length]);
+    this.keys.push(key);
     this.values.push(value);
     return this.values.length - 1;
   }
 
   has(value: unknown): boolean {
-    const bucket = this.buckets.get(fingerprint(value));
-    return Boolean(bucket?.some((i) => compareValues(this.values[i], value) === 0));
+    const key = this.key(value);
+    const bucket = this.buckets.get(fingerprint(key));
+    return Boolean(bucket?.some((i) => compareValues(this.keys[i], key) === 0));
   }
 }
 
-const orderedSet = (values: unknown[]): OrderedSet => {
-  const set = new OrderedSet();
+const orderedSet = (values: unknown[], key?: (value: unknown) => unknown): OrderedSet => {
+  const set = new OrderedSet(key);
   for (const v of values) set.add(v);
   return set;
 };
@@ -174,6 +183,17 @@ export function typedAccumulators(acc: Record<string, AccumulatorOp>): Record<st
   };
 }
 
+/** `$top` and `$bottom` answering the one output value, where mingo's answer the array of `$topN`/`$bottomN`. */
+export function singleAccumulators(acc: Record<string, AccumulatorOp>): Record<string, AccumulatorOp> {
+  const one =
+    (name: "$top" | "$bottom"): AccumulatorOp =>
+    (coll, expr, options) => {
+      const out = acc[name](coll, expr, options);
+      return Array.isArray(out) ? (out[0] ?? null) : out;
+    };
+  return { $top: one("$top"), $bottom: one("$bottom") };
+}
+
 /** The expression `orderedGroup` hands mingo: the key of a document, computed by the stage. */
 export const $__orderedGroupKey: ExpressionOp = (obj, keyOf) => (keyOf as (doc: unknown) => unknown)(obj);
 
@@ -188,43 +208,60 @@ export function orderedAddToSet(addToSet: AccumulatorOp, push: AccumulatorOp): A
   };
 }
 
+/** The set expressions over their arrays, each array made a set by `set` (one equality per call). */
+const SET_DECISIONS: Record<string, (arrays: unknown[][], set: (values: unknown[]) => OrderedSet) => unknown> = {
+  $setUnion: (arrays, set) => set(arrays.flat()).values,
+  $setIntersection: (arrays, set) => {
+    const others = arrays.slice(1).map(set);
+    return set(arrays[0] ?? []).values.filter((v) => others.every((s) => s.has(v)));
+  },
+  $setDifference: ([a, b], set) => {
+    const minus = set(b ?? []);
+    return set(a ?? []).values.filter((v) => !minus.has(v));
+  },
+  $setEquals: (arrays, set) => {
+    const sets = arrays.map(set);
+    return sets.every((s) => s.values.length === sets[0].values.length && s.values.every((v) => sets[0].has(v)));
+  },
+  $setIsSubset: ([a, b], set) => {
+    const of = set(b ?? []);
+    return (a ?? []).every((v) => of.has(v));
+  },
+};
+
 /**
  * `$setUnion`, `$setIntersection`, `$setDifference`, `$setEquals` and `$setIsSubset` where an
  * array holds a document: its elements compared in BSON order. Other arguments stay mingo's.
+ * Under a collation, every set of arrays is compared here, strings by the collator (the first
+ * value met of each class of equal ones is kept, as MongoDB's sets keep it).
  */
-export function orderedSetExpressions(ops: Record<string, ExpressionOp>): Record<string, ExpressionOp> {
+export function orderedSetExpressions(
+  ops: Record<string, ExpressionOp>,
+  collation?: Collation,
+): Record<string, ExpressionOp> {
   const setOp =
-    (name: string, decide: (arrays: unknown[][]) => unknown): ExpressionOp =>
+    (name: string): ExpressionOp =>
     (obj, expr, options) => {
-      if (!Array.isArray(expr)) return ops[name](obj, expr, options);
-      const args = evalExpr(obj, expr, options) as unknown[];
-      if (!args.every(Array.isArray) || !args.some((a) => (a as unknown[]).some(comparedInOrder)))
-        return ops[name](
+      // Under a collation, one array given alone is still a set to make (`{$setUnion: "$a"}`).
+      const alone = collation !== undefined && (name === "$setUnion" || name === "$setIntersection");
+      if (!Array.isArray(expr) && !alone) return ops[name](obj, expr, options);
+      const args = (Array.isArray(expr) ? evalExpr(obj, expr, options) : [evalExpr(obj, expr, options)]) as unknown[];
+      const mingo = () =>
+        ops[name](
           obj,
           args.map((a) => ({ $literal: a })),
           options,
         );
-      return decide(args as unknown[][]);
+      if (!args.every(Array.isArray)) return mingo();
+      if (!collation) {
+        if (!args.some((a) => (a as unknown[]).some(comparedInOrder))) return mingo();
+        return SET_DECISIONS[name](args as unknown[][], (values) => orderedSet(values));
+      }
+      // One canonicalizer for all the call's arrays: equal strings become the same string.
+      const canon = canonicalizer(collation);
+      return SET_DECISIONS[name](args as unknown[][], (values) => orderedSet(values, canon));
     };
-  return {
-    $setUnion: setOp("$setUnion", (arrays) => orderedSet(arrays.flat()).values),
-    $setIntersection: setOp("$setIntersection", (arrays) => {
-      const others = arrays.slice(1).map(orderedSet);
-      return orderedSet(arrays[0] ?? []).values.filter((v) => others.every((s) => s.has(v)));
-    }),
-    $setDifference: setOp("$setDifference", ([a, b]) => {
-      const minus = orderedSet(b ?? []);
-      return orderedSet(a ?? []).values.filter((v) => !minus.has(v));
-    }),
-    $setEquals: setOp("$setEquals", (arrays) => {
-      const sets = arrays.map(orderedSet);
-      return sets.every((s) => s.values.length === sets[0].values.length && s.values.every((v) => sets[0].has(v)));
-    }),
-    $setIsSubset: setOp("$setIsSubset", ([a, b]) => {
-      const of = orderedSet(b ?? []);
-      return (a ?? []).every((v) => of.has(v));
-    }),
-  };
+  return Object.fromEntries(Object.keys(SET_DECISIONS).map((name) => [name, setOp(name)]));
 }
 
 /** Whether sorting a document on `path` meets an array or ends on a document. */
@@ -459,73 +496,82 @@ function joinRead(
 
 /**
  * `$sortArray` in BSON order when an element holds a document (`sortBy: 1 | -1`) or the sorted
- * fields reach a document or an array (`sortBy: {field: 1}`, the sort of `$sort`).
+ * fields reach a document or an array (`sortBy: {field: 1}`, the sort of `$sort`). Under a
+ * collation, whole values (`sortBy: 1 | -1`) always sort here, strings by the collator, equal
+ * ones kept in their order; mingo's sort of fields already follows it.
  */
-export function orderedSortArray(sortArray: ExpressionOp): ExpressionOp {
+export function orderedSortArray(sortArray: ExpressionOp, collation?: Collation): ExpressionOp {
   return (obj, expr, options) => {
     if (!isPlainObject(expr) || !("input" in expr) || !("sortBy" in expr)) return sortArray(obj, expr, options);
     const { input, sortBy } = evalExpr(obj, { input: expr.input, sortBy: expr.sortBy }, options) as Document;
     const plain = () => sortArray(obj, { input: { $literal: input }, sortBy: { $literal: sortBy } }, options);
     if (!Array.isArray(input)) return plain();
     if (sortBy === 1 || sortBy === -1) {
-      if (!input.some(comparedInOrder)) return plain();
-      return [...input].sort((a, b) => compareValues(a, b) * sortBy);
+      if (!collation && !input.some(comparedInOrder)) return plain();
+      return [...input].sort((a, b) => compareValues(a, b, collation?.compare) * sortBy);
     }
     if (!isPlainObject(sortBy) || !Object.values(sortBy).every((d) => d === 1 || d === -1)) return plain();
     const paths = Object.keys(sortBy).map((k) => k.split("."));
     if (!input.some((doc) => paths.some((p) => sortsStructured(doc, p)))) return plain();
-    return sortDocuments(input as Document[], sortBy);
+    return sortDocuments(input as Document[], sortBy, collation);
   };
 }
 
 /**
- * `$bucket` whose boundaries are documents (or arrays holding one): each value falls in the
- * bucket of the greatest boundary not above it in BSON order, a `$group` by that boundary; only
- * buckets holding documents are answered, in boundary order, the default's last. Other
- * boundaries stay mingo's.
+ * `$bucket` as MongoDB runs it (document_source_bucket.cpp): its spec checked with MongoDB's codes
+ * ({@link parseBucket}), each value in the bucket of the greatest boundary not above it, in BSON
+ * order under the collation (`collationOf`), the rest in the default's; then a `$group` by bucket
+ * and a `$sort` of its `_id`s, so only buckets holding documents are answered, the default's in
+ * its place among the boundaries.
  */
-export function orderedBucket(bucket: PipelineOp, group: PipelineOp): PipelineOp {
+export function orderedBucket(group: PipelineOp, collationOf: (options: Options) => Collation | undefined): PipelineOp {
   return (coll, expr, options) => {
-    if (!isPlainObject(expr) || !Array.isArray(expr.boundaries) || !expr.boundaries.some(comparedInOrder))
-      return bucket(coll, expr, options);
-    const bounds = expr.boundaries as unknown[];
-    const type = (v: unknown) => (Array.isArray(v) ? "array" : isPlainObject(v) ? "object" : typeof v);
-    if (!bounds.every((b) => type(b) === type(bounds[0])))
-      throw new LocationError(40193, "All values in the the 'boundaries' option to $bucket must have the same type.");
-    if (!bounds.every((b, i) => i === 0 || compareValues(bounds[i - 1], b) < 0))
-      throw new LocationError(40194, "The 'boundaries' option to $bucket must be sorted in ascending order.");
+    const collation = collationOf(options);
+    const variables = (options.variables ?? {}) as Document;
+    const spec = parseBucket(expr, {
+      strings: collation?.compare,
+      evaluate: (value) => evalExpr({}, value, options),
+      constant: (name) => Object.hasOwn(variables, name),
+    })!;
+    const order = (a: unknown, b: unknown) => compareValues(a, b, collation?.compare);
+    const bounds = spec.boundaries;
     const last = bounds.length - 1;
-    const fallback = expr.default;
-    const outside = (v: unknown) => compareValues(v, bounds[0]) < 0 || compareValues(v, bounds[last]) >= 0;
-    if (fallback !== undefined && !outside(fallback))
-      throw new LocationError(
-        40199,
-        "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.",
-      );
     const keyOf = (doc: unknown) => {
-      const value = evalExpr(doc, expr.groupBy, options) ?? null;
-      if (outside(value)) {
-        if (fallback === undefined)
+      const value = evalExpr(doc, spec.groupBy, options) ?? null;
+      if (order(value, bounds[0]) < 0 || order(value, bounds[last]) >= 0) {
+        if (!spec.fallback)
           throw new LocationError(
             40066,
             "$switch could not find a matching branch for an input, and no default was specified.",
           );
         return { [BUCKET]: last };
       }
-      let i = 0;
-      while (i + 1 < last && compareValues(bounds[i + 1], value) <= 0) i++;
-      return { [BUCKET]: i };
+      let lo = 0;
+      let hi = last - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (order(bounds[mid], value) <= 0) lo = mid;
+        else hi = mid - 1;
+      }
+      return { [BUCKET]: lo };
     };
-    const output = isPlainObject(expr.output) ? expr.output : { count: { $sum: 1 } };
+    // The bucket's own boundary (its number type noted), or the default.
+    const idOf = (i: number): [unknown, unknown, string] =>
+      i === last ? [spec.fallback!.default, spec.fallback, "default"] : [bounds[i], bounds, String(i)];
+    const output = spec.output ?? { count: { $sum: 1 } };
     const grouped = group(coll, { _id: { $__orderedGroupKey: keyOf }, ...output }, options);
-    return grouped.transform((rows: Document[]) =>
-      Lazy(
-        rows
-          .map((row) => ({ i: (row._id as Document)[BUCKET] as number, row }))
-          .sort((a, b) => a.i - b.i)
-          .map(({ i, row }) => ({ ...row, _id: i === last ? fallback : bounds[i] })),
-      ),
-    );
+    return grouped.transform((rows: Document[]) => {
+      const keyed = rows.map((row) => ({ i: (row._id as Document)[BUCKET] as number, row }));
+      keyed.sort((a, b) => order(idOf(a.i)[0], idOf(b.i)[0]));
+      return Lazy(
+        keyed.map(({ i, row }) => {
+          const [id, container, key] = idOf(i);
+          row._id = id;
+          setNumberType(row, "_id", numberTypeAt(container, key));
+          return row;
+        }),
+      );
+    });
   };
 }
 
@@ -539,17 +585,23 @@ export function orderedSortByCount(group: PipelineOp, sort: PipelineOp): Pipelin
 
 /**
  * `$bucketAuto` (without `granularity`, which takes numbers) when a value is a document or an
- * array holding one: the values sorted in BSON order and cut as mingo cuts them, equal values
- * (in order) never split across two buckets.
+ * array holding one, or under a collation (`collationOf`): the values sorted in BSON order,
+ * strings by the collator, and cut as mingo cuts them, equal values (in order) never split
+ * across two buckets.
  */
-export function orderedBucketAuto(bucketAuto: PipelineOp): PipelineOp {
+export function orderedBucketAuto(
+  bucketAuto: PipelineOp,
+  collationOf: (options: Options) => Collation | undefined,
+): PipelineOp {
   return (coll, expr, options) => {
     if (!isPlainObject(expr) || expr.granularity !== undefined || !(Number(expr.buckets) > 0))
       return bucketAuto(coll, expr, options);
+    const strings = collationOf(options)?.compare;
+    const order = (a: unknown, b: unknown) => compareValues(a, b, strings);
     return coll.transform((items: unknown[]) => {
       const keyed = items.map((o) => [evalExpr(o, expr.groupBy, options) ?? null, o] as const);
-      if (!keyed.some(([k]) => comparedInOrder(k))) return bucketAuto(Lazy(items), expr, options);
-      keyed.sort((a, b) => compareValues(a[0], b[0]));
+      if (!strings && !keyed.some(([k]) => comparedInOrder(k))) return bucketAuto(Lazy(items), expr, options);
+      keyed.sort((a, b) => order(a[0], b[0]));
       const count = Number(expr.buckets);
       const size = Math.max(1, Math.round(keyed.length / count));
       const output = isPlainObject(expr.output) ? expr.output : { count: { $sum: 1 } };
@@ -557,7 +609,7 @@ export function orderedBucketAuto(bucketAuto: PipelineOp): PipelineOp {
       let index = 0;
       for (let n = 1; index < keyed.length; n++) {
         const bucket: Array<readonly [unknown, unknown]> = [];
-        const tied = () => index > 0 && compareValues(keyed[index - 1][0], keyed[index][0]) === 0;
+        const tied = () => index > 0 && order(keyed[index - 1][0], keyed[index][0]) === 0;
         while (index < keyed.length && (n === count || bucket.length < size || tied())) bucket.push(keyed[index++]);
         const max = index < keyed.length ? keyed[index][0] : bucket[bucket.length - 1][0];
         const fields = evalExpr(

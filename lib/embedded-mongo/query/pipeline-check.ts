@@ -9,8 +9,8 @@ import { Lazy } from "mingo/lazy";
 import * as mingoStages from "mingo/operators/pipeline";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
-import { copyDocument, setField } from "../storage/bson-values";
-import { isPlainObject } from "../storage/keys";
+import { copyDocument, numberTypeAt, setField, setNumberType } from "../storage/bson-values";
+import { bsonType, compareValues, encodeValue, isPlainObject, Rank, type StringOrder } from "../storage/keys";
 import { checkRegexExpressions } from "./regex-expressions";
 import { withPatterns } from "./regex-options";
 import { rewriteTypeOperators, typeName } from "./type-operators";
@@ -167,12 +167,7 @@ function checkStage(name: string, arg: unknown): void {
       }
       return;
     case "$bucket":
-      if (!object)
-        throw new LocationError(40201, `Argument to $bucket stage must be an object, but found type: ${typeOf(arg)}`);
-      if (!("groupBy" in arg) || !("boundaries" in arg))
-        throw new LocationError(40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.");
-      if (!Array.isArray(arg.boundaries) || arg.boundaries.length < 2)
-        throw new LocationError(40192, "The $bucket 'boundaries' field must have at least 2 values");
+      parseBucket(arg);
       return;
     case "$lookup":
       if (!object) throw new LocationError(15990, "the $lookup specification must be an Object");
@@ -293,6 +288,218 @@ function roundHalfEven(n: number): number {
   const rest = n - floor;
   if (rest !== 0.5) return Math.round(n);
   return floor % 2 === 0 ? floor : floor + 1;
+}
+
+/** A `$bucket` as its checks leave it: constant boundaries (their number types noted) and default. */
+export interface BucketSpec {
+  groupBy: unknown;
+  boundaries: unknown[];
+  /** The default, in a container noting its number type under `default`; absent without one. */
+  fallback?: { default: unknown };
+  output?: Document;
+}
+
+/** How a `$bucket` runs: the collation's order of strings, and its constant expressions evaluated. */
+export interface BucketRun {
+  strings?: StringOrder;
+  evaluate: (expr: unknown) => unknown;
+  /** Whether `$$name` holds one value for the whole command (a `let` variable). */
+  constant: (name: string) => boolean;
+}
+
+/**
+ * MongoDB's checks of a `$bucket` (document_source_bucket.cpp), in its order: each field as it
+ * comes, then the required ones, then the default against the boundaries. Without `run` (before
+ * the collation is known), the checks stop where they would compare strings or evaluate an
+ * expression, and answer undefined; the stage checks again with its collation.
+ */
+export function parseBucket(arg: unknown, run?: BucketRun): BucketSpec | undefined {
+  if (!isPlainObject(arg))
+    throw new LocationError(
+      40201,
+      `Argument to $bucket stage must be an object, but found type: ${typeName({ arg }, "arg")}.`,
+    );
+  let groupBy: unknown;
+  let boundaries: unknown[] | undefined;
+  let fallback: { default: unknown } | undefined;
+  let output: Document | undefined;
+  const order = (a: unknown, b: unknown): number | undefined =>
+    run ? compareValues(a, b, run.strings) : holdsString(a) || holdsString(b) ? undefined : compareValues(a, b);
+  for (const name of Object.keys(arg)) {
+    const value = arg[name];
+    if (name === "groupBy") {
+      const expression = isPlainObject(value) && (Object.keys(value)[0] ?? "").startsWith("$");
+      if (!expression && !(typeof value === "string" && value.startsWith("$")))
+        throw new LocationError(
+          40202,
+          `The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: ${shown(value)}.`,
+        );
+      groupBy = value;
+    } else if (name === "boundaries") {
+      if (!Array.isArray(value))
+        throw new LocationError(
+          40200,
+          `The $bucket 'boundaries' field must be an array, but found type: ${typeName(arg, name)}.`,
+        );
+      const values: unknown[] = [];
+      for (let i = 0; i < value.length; i++) {
+        const constant = constancy(value[i], run?.constant);
+        if (constant === false)
+          throw new LocationError(
+            40191,
+            `The $bucket 'boundaries' field must be an array of constant values, but found value: ${shown(value[i])}.`,
+          );
+        if (constant === undefined || (!run && computed(value[i]))) return undefined;
+        values.push(computed(value[i]) ? run!.evaluate(value[i]) : value[i]);
+        if (!computed(value[i])) setNumberType(values, String(i), numberTypeAt(value, String(i)));
+      }
+      if (values.length < 2)
+        throw new LocationError(
+          40192,
+          `The $bucket 'boundaries' field must have at least 2 values, but found ${values.length} value(s).`,
+        );
+      for (let i = 1; i < values.length; i++) {
+        const [lower, upper] = [values[i - 1], values[i]];
+        if (canonicalType(lower) !== canonicalType(upper))
+          throw new LocationError(
+            40193,
+            "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting " +
+              `types ${typeName(values, String(i - 1))} and ${typeName(values, String(i))}.`,
+          );
+        const c = order(lower, upper);
+        if (c === undefined) return undefined;
+        if (c >= 0)
+          throw new LocationError(
+            40194,
+            `The 'boundaries' option to $bucket must be sorted, but elements ${i - 1} and ${i} are not in ascending ` +
+              `order (${valueText(values, String(i - 1))} is not less than ${valueText(values, String(i))}).`,
+          );
+      }
+      boundaries = values;
+    } else if (name === "default") {
+      const constant = constancy(value, run?.constant);
+      if (constant === false)
+        throw new LocationError(
+          40195,
+          `The $bucket 'default' field must be a constant expression, but found: ${shown(value)}.`,
+        );
+      if (constant === undefined || (!run && computed(value))) return undefined;
+      fallback = { default: computed(value) ? run!.evaluate(value) : value };
+      if (!computed(value)) setNumberType(fallback, "default", numberTypeAt(arg, name));
+    } else if (name === "output") {
+      if (!isPlainObject(value))
+        throw new LocationError(
+          40196,
+          `The $bucket 'output' field must be an object, but found type: ${typeName(arg, name)}.`,
+        );
+      output = value;
+    } else throw new LocationError(40197, `Unrecognized option to $bucket: ${name}.`);
+  }
+  if (groupBy === undefined || !boundaries)
+    throw new LocationError(40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.");
+  // A default of the boundaries' type must lie outside them; of another type it always does.
+  if (fallback && canonicalType(fallback.default) === canonicalType(boundaries[0])) {
+    const below = order(fallback.default, boundaries[0]);
+    const above = order(fallback.default, boundaries[boundaries.length - 1]);
+    if (below === undefined || above === undefined) return undefined;
+    if (!(below < 0 || above >= 0))
+      throw new LocationError(
+        40199,
+        "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.",
+      );
+  }
+  return { groupBy, boundaries, fallback, output };
+}
+
+/** MongoDB's canonical type of a value (all numbers one type, strings and symbols one). */
+function canonicalType(value: unknown): number | string {
+  if (Array.isArray(value)) return Rank.Array;
+  if (isPlainObject(value)) return Rank.Object;
+  if (value === undefined) return "undefined";
+  const type = bsonType(value);
+  if (type === "Code" || type === "DBRef") return type;
+  const rank = encodeValue(value, 0).part[0];
+  return rank === Rank.NaN ? Rank.Number : rank;
+}
+
+/** Whether a value holds a string (at any depth), which a collation may order. */
+function holdsString(value: unknown): boolean {
+  if (typeof value === "string" || bsonType(value) === "BSONSymbol") return true;
+  if (Array.isArray(value)) return value.some(holdsString);
+  return isPlainObject(value) && Object.values(value).some(holdsString);
+}
+
+/** Whether a value names a path, a variable or an operator, so it is computed rather than taken as it is. */
+function computed(value: unknown): boolean {
+  if (typeof value === "string") return value.startsWith("$");
+  if (Array.isArray(value)) return value.some(computed);
+  return isPlainObject(value) && Object.keys(value).some((k) => k.startsWith("$") || computed(value[k]));
+}
+
+/** Operators MongoDB never folds to a constant. */
+const NOT_FOLDED = new Set(["$rand", "$function", "$accumulator", "$meta", "$sampleRate"]);
+
+/**
+ * Whether an expression is a constant as MongoDB's optimizer makes one (no field path, no
+ * per-document variable, no random or scripted operator); undefined when it names a variable
+ * whose constancy is not known here (`constant` absent).
+ */
+function constancy(value: unknown, constant?: (name: string) => boolean): boolean | undefined {
+  if (typeof value === "string") {
+    if (!value.startsWith("$")) return true;
+    if (!value.startsWith("$$")) return false;
+    const name = value.slice(2).split(".")[0];
+    if (name === "NOW" || name === "CLUSTER_TIME") return true;
+    if (name === "ROOT" || name === "CURRENT") return false;
+    return constant?.(name);
+  }
+  const parts = Array.isArray(value) ? value : isPlainObject(value) ? value : undefined;
+  if (!parts) return true;
+  const first = Array.isArray(parts) ? undefined : Object.keys(parts)[0];
+  if (first === "$literal") return true;
+  if (first !== undefined && NOT_FOLDED.has(first)) return false;
+  let known: boolean | undefined = true;
+  for (const part of Object.values(parts)) {
+    const c = constancy(part, constant);
+    if (c === false) return false;
+    if (c === undefined) known = undefined;
+  }
+  return known;
+}
+
+/** A value as MongoDB's messages print one of an expression's (`Value::toString`). */
+function valueText(container: unknown, key: string): string {
+  const value = (container as Record<string, unknown>)[key];
+  if (typeof value === "string") return `"${value}"`;
+  if (typeof value === "number") {
+    const type = typeName(container, key);
+    return type === "double" ? doubleText(value) : String(value);
+  }
+  if (value === null || value === undefined) return value === null ? "null" : "undefined";
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? "illegal date" : value.toISOString();
+  if (Array.isArray(value)) return `[${value.map((_, i) => valueText(value, String(i))).join(", ")}]`;
+  if (isPlainObject(value))
+    return `{${Object.keys(value)
+      .map((k) => `${k}: ${valueText(value, k)}`)
+      .join(", ")}}`;
+  const type = bsonType(value);
+  if (type === "MinKey" || type === "MaxKey") return type;
+  return String(value);
+}
+
+/** A double as C++'s stream prints one: six significant digits, an exponent beyond them. */
+function doubleText(n: number): string {
+  if (Number.isNaN(n)) return "nan";
+  if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
+  if (n === 0) return Object.is(n, -0) ? "-0" : "0";
+  const exponent = Math.floor(Math.log10(Math.abs(Number(n.toPrecision(6)))));
+  if (exponent < -4 || exponent >= 6) {
+    const [mantissa, power] = n.toExponential(5).split("e");
+    const digits = mantissa.replace(/\.?0+$/, "");
+    const sign = power.startsWith("-") ? "-" : "+";
+    return `${digits}e${sign}${power.replace(/^[-+]/, "").padStart(2, "0")}`;
+  }
+  return String(Number(n.toPrecision(6)));
 }
 
 /** MongoDB's checks of a field path (`FieldPath`), with its codes. */
