@@ -44,6 +44,7 @@ import {
 } from "./ordered-stages";
 import { OWN_STAGES, withOwnStages } from "./pipeline-check";
 import { regexExpressions } from "./regex-expressions";
+import { strictExpressions, strictStages } from "./strict-operators";
 import { customQueryOperators } from "./type-operators";
 import { fillStage, windowFieldsStage } from "./window-fields";
 
@@ -83,6 +84,7 @@ const SERVER_CONTEXT = Context.init({
     ...orderedExpressions(),
     ...orderedSets(),
     ...regexExpressions,
+    ...strictExpressions,
   } as never,
   pipeline: { ...(pipelineOperators as object), ...OWN_STAGES, ...orderedStages() } as never,
   projection: projectionOperators as never,
@@ -103,6 +105,7 @@ function orderedStages(): Record<string, PipelineOp> {
   const $group = orderedGroup(pipeline.$group as never) as never;
   const $sort = orderedSort(pipeline.$sort as never, (options) => optionsCollation(options)) as never;
   return {
+    ...strictStages(pipeline as never),
     $group,
     $sort,
     $sortByCount: orderedSortByCount($group, $sort) as never,
@@ -190,6 +193,7 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
       ...(expressionOperators as object),
       ...orderedSets(collation),
       ...regexExpressions,
+      ...strictExpressions,
       ...comparisonExpressions(collation),
       ...collatedExpressions(expressionOperators as never, collation),
       $__collatedGroupId: (obj: unknown, token: number) => registry.get(token)?.(obj),

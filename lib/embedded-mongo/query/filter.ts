@@ -158,12 +158,6 @@ function guarded(query: Query, renamesProto = false): Query {
   return query;
 }
 
-/**
- * What mingo would trip over, refused as MongoDB refuses it: `$in`, `$nin` and `$all` need an
- * array; a regular expression kept as BSON because JavaScript cannot compile it is refused where a query
- * uses it as a pattern (a field's value, `$regex`, `$in`, `$nin`, `$all`, `$not`), as MongoDB
- * refuses a pattern PCRE cannot compile (51091); elsewhere it is a value like any other.
- */
 /** Whether a filter, or one of its `$and`, `$or` and `$nor` parts, holds a `$comment`. */
 function hasComment(filter: unknown): boolean {
   if (!isDocument(filter)) return false;
@@ -176,7 +170,7 @@ function hasComment(filter: unknown): boolean {
 }
 
 /** A filter without its `$comment`s, which MongoDB accepts beside any predicate and ignores. */
-function withoutComments(filter: unknown): unknown {
+export function withoutComments(filter: unknown): unknown {
   if (!isDocument(filter) || !hasComment(filter)) return filter;
   const kept: Document = {};
   for (const [key, cond] of Object.entries(filter)) {
@@ -187,6 +181,12 @@ function withoutComments(filter: unknown): unknown {
   return kept;
 }
 
+/**
+ * What mingo would trip over, refused as MongoDB refuses it: `$in`, `$nin` and `$all` need an
+ * array; a regular expression kept as BSON because JavaScript cannot compile it is refused where a query
+ * uses it as a pattern (a field's value, `$regex`, `$in`, `$nin`, `$all`, `$not`), as MongoDB
+ * refuses a pattern PCRE cannot compile (51091); elsewhere it is a value like any other.
+ */
 function checkFilter(filter: unknown, depth = 0): void {
   if (!isDocument(filter) || depth > 100) return;
   for (const [key, cond] of Object.entries(filter)) {
