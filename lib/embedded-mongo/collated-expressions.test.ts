@@ -76,7 +76,8 @@ describe("set expressions", () => {
       },
     ]);
     const [union] = await computed(c, { $setUnion: ["$s", "$t"] }, CI);
-    expect((union as Document[]).map((d) => Object.keys(d).join(""))).toEqual(["kn", "nk"]);
+    // Sorted as MongoDB's ordered set answers it: {n: 1, ...} first, a number before a string.
+    expect((union as Document[]).map((d) => Object.keys(d).join(""))).toEqual(["nk", "kn"]);
     expect(await computed(c, { $setIsSubset: ["$t", "$s"] }, CI)).toEqual([true]);
     expect(await computed(c, { $setIsSubset: ["$t", "$s"] }, SIMPLE)).toEqual([false]);
     // One array alone is a set too: its equal strings are one element.

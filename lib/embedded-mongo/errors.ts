@@ -30,6 +30,7 @@ const ErrorCodes = {
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
   CannotIndexParallelArrays: 171,
+  ConversionFailure: 241,
   Location16410: 16410,
   DuplicateKey: 11000,
   NotWritablePrimary: 10107,

@@ -7,8 +7,8 @@
  * collations). `$group` keys and `distinct` values merge strings the collator calls equal, and the
  * comparison expressions of `$expr` and the pipeline ($eq ... $cmp, $in) compare by the collator;
  * `$addToSet` keeps one of each set of equal strings. So do the set expressions, `$indexOfArray`,
- * `$min`, `$max`, `$minN`, `$maxN` (collated-expressions.ts), `$sortArray`, `$bucket` and
- * `$bucketAuto` (ordered-stages.ts).
+ * `$min`, `$max`, `$minN`, `$maxN` (collated-expressions.ts, the simple context's too), `$sortArray`,
+ * `$bucket` and `$bucketAuto` (ordered-stages.ts).
  */
 import type { Document } from "bson";
 import { Aggregator, Query } from "mingo";
@@ -42,9 +42,9 @@ import {
   typedAccumulators,
   typedPassthrough,
 } from "./ordered-stages";
-import { OWN_STAGES, withOwnStages } from "./pipeline-check";
+import { LocationError, OWN_STAGES, withOwnStages } from "./pipeline-check";
 import { regexExpressions } from "./regex-expressions";
-import { strictExpressions, strictStages } from "./strict-operators";
+import { strictExpressions, strictStages, typeOfValue } from "./strict-operators";
 import { customQueryOperators } from "./type-operators";
 import { fillStage, windowFieldsStage } from "./window-fields";
 
@@ -85,6 +85,7 @@ const SERVER_CONTEXT = Context.init({
     ...orderedSets(),
     ...regexExpressions,
     ...strictExpressions,
+    ...collatedExpressions(expressionOperators as never, undefined),
   } as never,
   pipeline: { ...(pipelineOperators as object), ...OWN_STAGES, ...orderedStages() } as never,
   projection: projectionOperators as never,
@@ -168,12 +169,20 @@ function orderedExpressions(): Record<string, ExpressionOp> {
     $lt: pair("$lt", (a, b) => order(a, b) < 0),
     $lte: pair("$lte", (a, b) => order(a, b) <= 0),
     $cmp: pair("$cmp", (a, b) => Math.sign(order(a, b))),
-    $in: pair("$in", (item, list) => {
-      if (!Array.isArray(list)) throw new Error("$in requires an array as a second argument");
-      return list.some((v) => order(item, v ?? null) === 0);
-    }),
+    $in: (obj, expr, options) => {
+      if (!Array.isArray(expr) || expr.length !== 2) return ops.$in(obj, expr, options);
+      const [item, list] = evalExpr(obj, expr, options) as unknown[];
+      if (!Array.isArray(list)) throw inNeedsArray(list);
+      if (!comparedInOrder(item) && !list.some(comparedInOrder))
+        return ops.$in(obj, [{ $literal: item }, { $literal: list }], options);
+      return list.some((v) => order(item ?? null, v ?? null) === 0);
+    },
   };
 }
+
+/** `$in` of a second argument that is not an array (null and missing too), as MongoDB refuses it. */
+const inNeedsArray = (list: unknown) =>
+  new LocationError(40081, `$in requires an array as a second argument, found: ${typeOfValue(list)}`);
 
 /** mingo options whose comparisons, groups and sorts follow the collation (undefined: simple). */
 export function collatedOptions(options: Partial<Options>, collation: Collation | undefined): Partial<Options> {
@@ -428,7 +437,7 @@ function comparisonExpressions(
     },
     $in: (obj, expr, options) => {
       const [item, list] = args(obj, expr, options, "$in");
-      if (!Array.isArray(list)) throw new Error("$in requires an array as a second argument");
+      if (!Array.isArray(list)) throw inNeedsArray(list);
       return list.some((v) => collatedCompareEqual(item ?? null, v ?? null, c));
     },
   };

@@ -430,51 +430,58 @@ describe("an index never changes a collated query's answer", () => {
     { locale: "da", strength: 1 },
   ];
 
-  it("finds with the index what a scan finds, and its unique form keeps one of each class", async () => {
-    for (const [n, collation] of collations.entries()) {
-      const plain = await fresh(
-        `words_scan_${n}`,
-        words.map((w, i) => ({ _id: i, w })),
-      );
-      const indexed = await fresh(
-        `words_index_${n}`,
-        words.map((w, i) => ({ _id: i, w })),
-      );
-      await indexed.createIndex({ w: 1 }, { collation });
-      const filters: Document[] = [
-        ...words.map((w) => ({ w })),
-        { w: { $in: ["ANA", "ZETA", 7] } },
-        { w: { $gte: "A", $lt: "B" } },
-        { w: { $gt: "item1" } },
-        { w: { $ne: "ana" } },
-        { w: /^a/ },
-      ];
-      for (const filter of filters) {
-        const ids = async (coll: Collection) =>
-          (await coll.find(filter, { collation }).sort({ _id: 1 }).toArray()).map((d) => d._id);
-        expect(await ids(indexed), `${JSON.stringify(collation)} ${JSON.stringify(filter)}`).toEqual(await ids(plain));
-      }
-
-      const unique = await fresh(`words_unique_${n}`, []);
-      await unique.createIndex({ w: 1 }, { unique: true, collation });
-      const kept: unknown[] = [];
-      for (const w of words) {
-        const duplicate = (await unique.countDocuments({ w }, { collation })) > 0;
-        const inserted = await unique.insertOne({ w }).then(
-          () => true,
-          (err: MongoServerError) => (err.code === 11000 ? false : Promise.reject(err)),
+  // Some 1,500 commands: on two busy cores that can outlast the default timeout.
+  it(
+    "finds with the index what a scan finds, and its unique form keeps one of each class",
+    { timeout: 120_000 },
+    async () => {
+      for (const [n, collation] of collations.entries()) {
+        const plain = await fresh(
+          `words_scan_${n}`,
+          words.map((w, i) => ({ _id: i, w })),
         );
-        expect(inserted, `${JSON.stringify(collation)} ${JSON.stringify(w)}`).toBe(!duplicate);
-        if (inserted) kept.push(w);
+        const indexed = await fresh(
+          `words_index_${n}`,
+          words.map((w, i) => ({ _id: i, w })),
+        );
+        await indexed.createIndex({ w: 1 }, { collation });
+        const filters: Document[] = [
+          ...words.map((w) => ({ w })),
+          { w: { $in: ["ANA", "ZETA", 7] } },
+          { w: { $gte: "A", $lt: "B" } },
+          { w: { $gt: "item1" } },
+          { w: { $ne: "ana" } },
+          { w: /^a/ },
+        ];
+        for (const filter of filters) {
+          const ids = async (coll: Collection) =>
+            (await coll.find(filter, { collation }).sort({ _id: 1 }).toArray()).map((d) => d._id);
+          expect(await ids(indexed), `${JSON.stringify(collation)} ${JSON.stringify(filter)}`).toEqual(
+            await ids(plain),
+          );
+        }
+
+        const unique = await fresh(`words_unique_${n}`, []);
+        await unique.createIndex({ w: 1 }, { unique: true, collation });
+        const kept: unknown[] = [];
+        for (const w of words) {
+          const duplicate = (await unique.countDocuments({ w }, { collation })) > 0;
+          const inserted = await unique.insertOne({ w }).then(
+            () => true,
+            (err: MongoServerError) => (err.code === 11000 ? false : Promise.reject(err)),
+          );
+          expect(inserted, `${JSON.stringify(collation)} ${JSON.stringify(w)}`).toBe(!duplicate);
+          if (inserted) kept.push(w);
+        }
+        const built = await fresh(
+          `words_built_${n}`,
+          kept.map((w) => ({ w })),
+        );
+        await built.createIndex({ w: 1 }, { unique: true, collation });
+        if ((collation.strength ?? 3) < 3) expect(kept.length).toBeLessThan(words.length);
       }
-      const built = await fresh(
-        `words_built_${n}`,
-        kept.map((w) => ({ w })),
-      );
-      await built.createIndex({ w: 1 }, { unique: true, collation });
-      if ((collation.strength ?? 3) < 3) expect(kept.length).toBeLessThan(words.length);
-    }
-  });
+    },
+  );
 });
 
 describe("a collection's default collation", () => {

@@ -18,6 +18,7 @@ import { comparedInOrder } from "./document-order";
 import { carryTypes, place, Sum, typedAs } from "./number-types";
 import { LocationError, parseBucket } from "./pipeline-check";
 import { sortDocuments } from "./sort";
+import { typeOfValue } from "./strict-operators";
 
 type PipelineOp = (coll: Iterator, expr: unknown, options: Options) => Iterator;
 type AccumulatorOp = (coll: unknown[], expr: unknown, options: Options) => unknown;
@@ -229,11 +230,73 @@ const SET_DECISIONS: Record<string, (arrays: unknown[][], set: (values: unknown[
   },
 };
 
+const nullish = (v: unknown) => v === null || v === undefined;
+
 /**
- * `$setUnion`, `$setIntersection`, `$setDifference`, `$setEquals` and `$setIsSubset` where an
- * array holds a document: its elements compared in BSON order. Other arguments stay mingo's.
- * Under a collation, every set of arrays is compared here, strings by the collator (the first
- * value met of each class of equal ones is kept, as MongoDB's sets keep it).
+ * MongoDB's checks of a set expression's evaluated arguments (evaluate_array.cpp): `null` when it
+ * answers null (a null or missing array, where that operator allows one), else nothing; a
+ * refusal with its code otherwise.
+ */
+const SET_CHECKS: Record<string, (args: unknown[]) => null | undefined> = {
+  $setUnion: (args) => eachArray(args, 17043, "$setUnion"),
+  $setIntersection: (args) => eachArray(args, 17047, "$setIntersection"),
+  $setDifference: ([a, b]) => {
+    if (nullish(a) || nullish(b)) return null;
+    bothArrays(a, b, "$setDifference", 17048, 17049);
+    return undefined;
+  },
+  $setEquals: (args) => {
+    args.forEach((a, i) => {
+      if (!Array.isArray(a))
+        throw new LocationError(
+          17044,
+          `All operands of $setEquals must be arrays. ${i + 1}-th argument is of type: ${typeOfValue(a)}`,
+        );
+    });
+    return undefined;
+  },
+  $setIsSubset: ([a, b]) => {
+    bothArrays(a, b, "$setIsSubset", 17046, 17042);
+    return undefined;
+  },
+};
+
+/** `$setUnion`/`$setIntersection`: null at the first null or missing argument, unless a non-array comes before it. */
+function eachArray(args: unknown[], code: number, name: string): null | undefined {
+  for (const a of args) {
+    if (nullish(a)) return null;
+    if (!Array.isArray(a))
+      throw new LocationError(
+        code,
+        `All operands of ${name} must be arrays. One argument is of type: ${typeOfValue(a)}`,
+      );
+  }
+  return undefined;
+}
+
+function bothArrays(a: unknown, b: unknown, name: string, first: number, second: number): void {
+  if (!Array.isArray(a))
+    throw new LocationError(
+      first,
+      `both operands of ${name} must be arrays. First argument is of type: ${typeOfValue(a)}`,
+    );
+  if (!Array.isArray(b))
+    throw new LocationError(
+      second,
+      `both operands of ${name} must be arrays. Second argument is of type: ${typeOfValue(b)}`,
+    );
+}
+
+/** The set expressions taking exactly two arguments (MongoDB's `ExpressionFixedArity`, 16020). */
+const PAIRED_SETS = new Set(["$setDifference", "$setIsSubset"]);
+
+/**
+ * `$setUnion`, `$setIntersection`, `$setDifference`, `$setEquals` and `$setIsSubset` with MongoDB's
+ * checks ({@link SET_CHECKS}) and order: a union or an intersection is answered sorted (MongoDB
+ * builds it as an ordered set), a difference in its first array's order. Where an array holds a
+ * document its elements are compared in BSON order; other arguments stay mingo's. Under a
+ * collation, every set of arrays is compared here, strings by the collator (the first value met
+ * of each class of equal ones is kept, as MongoDB's sets keep it).
  */
 export function orderedSetExpressions(
   ops: Record<string, ExpressionOp>,
@@ -242,24 +305,33 @@ export function orderedSetExpressions(
   const setOp =
     (name: string): ExpressionOp =>
     (obj, expr, options) => {
-      // Under a collation, one array given alone is still a set to make (`{$setUnion: "$a"}`).
-      const alone = collation !== undefined && (name === "$setUnion" || name === "$setIntersection");
-      if (!Array.isArray(expr) && !alone) return ops[name](obj, expr, options);
-      const args = (Array.isArray(expr) ? evalExpr(obj, expr, options) : [evalExpr(obj, expr, options)]) as unknown[];
-      const mingo = () =>
-        ops[name](
-          obj,
-          args.map((a) => ({ $literal: a })),
-          options,
+      // One operand that is not an array literal is the operator's one argument.
+      const operands = Array.isArray(expr) ? expr : [expr];
+      if (PAIRED_SETS.has(name) && operands.length !== 2)
+        throw new LocationError(
+          16020,
+          `Expression ${name} takes exactly 2 arguments. ${operands.length} were passed in.`,
         );
-      if (!args.every(Array.isArray)) return mingo();
-      if (!collation) {
-        if (!args.some((a) => (a as unknown[]).some(comparedInOrder))) return mingo();
-        return SET_DECISIONS[name](args as unknown[][], (values) => orderedSet(values));
-      }
-      // One canonicalizer for all the call's arrays: equal strings become the same string.
-      const canon = canonicalizer(collation);
-      return SET_DECISIONS[name](args as unknown[][], (values) => orderedSet(values, canon));
+      const args = evalExpr(obj, operands, options) as unknown[];
+      if (SET_CHECKS[name](args) === null) return null;
+      const answer = (): unknown => {
+        if (!collation) {
+          if (!args.some((a) => (a as unknown[]).some(comparedInOrder)))
+            return ops[name](
+              obj,
+              args.map((a) => ({ $literal: a })),
+              options,
+            );
+          return SET_DECISIONS[name](args as unknown[][], (values) => orderedSet(values));
+        }
+        // One canonicalizer for all the call's arrays: equal strings become the same string.
+        const canon = canonicalizer(collation);
+        return SET_DECISIONS[name](args as unknown[][], (values) => orderedSet(values, canon));
+      };
+      const result = answer();
+      if ((name === "$setUnion" || name === "$setIntersection") && Array.isArray(result))
+        return [...result].sort((a, b) => compareValues(a, b, collation?.compare));
+      return result;
     };
   return Object.fromEntries(Object.keys(SET_DECISIONS).map((name) => [name, setOp(name)]));
 }
@@ -505,7 +577,12 @@ export function orderedSortArray(sortArray: ExpressionOp, collation?: Collation)
     if (!isPlainObject(expr) || !("input" in expr) || !("sortBy" in expr)) return sortArray(obj, expr, options);
     const { input, sortBy } = evalExpr(obj, { input: expr.input, sortBy: expr.sortBy }, options) as Document;
     const plain = () => sortArray(obj, { input: { $literal: input }, sortBy: { $literal: sortBy } }, options);
-    if (!Array.isArray(input)) return plain();
+    if (nullish(input)) return null;
+    if (!Array.isArray(input))
+      throw new LocationError(
+        2942504,
+        `The input argument to $sortArray must be an array, but was of type: ${typeOfValue(input)}`,
+      );
     if (sortBy === 1 || sortBy === -1) {
       if (!collation && !input.some(comparedInOrder)) return plain();
       return [...input].sort((a, b) => compareValues(a, b, collation?.compare) * sortBy);
@@ -595,12 +672,12 @@ export function orderedBucketAuto(
 ): PipelineOp {
   return (coll, expr, options) => {
     if (!isPlainObject(expr) || expr.granularity !== undefined || !(Number(expr.buckets) > 0))
-      return bucketAuto(coll, expr, options);
+      return idFirst(bucketAuto(coll, expr, options));
     const strings = collationOf(options)?.compare;
     const order = (a: unknown, b: unknown) => compareValues(a, b, strings);
     return coll.transform((items: unknown[]) => {
       const keyed = items.map((o) => [evalExpr(o, expr.groupBy, options) ?? null, o] as const);
-      if (!strings && !keyed.some(([k]) => comparedInOrder(k))) return bucketAuto(Lazy(items), expr, options);
+      if (!strings && !keyed.some(([k]) => comparedInOrder(k))) return idFirst(bucketAuto(Lazy(items), expr, options));
       keyed.sort((a, b) => order(a[0], b[0]));
       const count = Number(expr.buckets);
       const size = Math.max(1, Math.round(keyed.length / count));
@@ -623,6 +700,22 @@ export function orderedBucketAuto(
     });
   };
 }
+
+/**
+ * mingo's `$bucketAuto` rows with `_id` first, as MongoDB answers them (mingo puts the outputs
+ * first); reordered in place, so the number types marked on a row stay.
+ */
+const idFirst = (rows: Iterator): Iterator =>
+  rows.map((row: Document) => {
+    if (!isPlainObject(row) || !("_id" in row)) return row;
+    for (const key of Object.keys(row)) {
+      if (key === "_id") continue;
+      const value = row[key];
+      delete row[key];
+      row[key] = value;
+    }
+    return row;
+  });
 
 /** Whether a projection or `$addFields` value computes something (an operator, at any depth), rather than naming what passes through. */
 function computes(spec: unknown, depth = 0): boolean {

@@ -3,7 +3,7 @@
  * and aggregation-pipeline updates; plus the document an upsert inserts. The stored document is
  * never mutated in place: a deep BSON copy is changed and returned.
  */
-import { EJSON, ObjectId, type Document } from "bson";
+import { EJSON, ObjectId, Timestamp, type Document } from "bson";
 import type { Options } from "mingo/types";
 import { update as mingoUpdate } from "mingo/updater";
 import { MongoCommandError } from "../errors";
@@ -128,8 +128,11 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
         `Modifiers operate on fields but we found type ${typeof fields} instead.`,
       );
     if (op === "$setOnInsert" && !opts.inserting) continue;
-    for (const [path, value] of Object.entries(fields))
-      steps.push({ op: op === "$setOnInsert" ? "$set" : op, path, value, type: numberTypeAt(fields, path) });
+    for (const [path, value] of Object.entries(fields)) {
+      // The current date or timestamp is a value set like any other, one for the whole update.
+      if (op === "$currentDate") steps.push({ op: "$set", path, value: currentDate(value, opts), type: undefined });
+      else steps.push({ op: op === "$setOnInsert" ? "$set" : op, path, value, type: numberTypeAt(fields, path) });
+    }
   }
   checkConflicts(u, opts.inserting === true);
   // The positional `$` names the element the query matched in the document as it was: each
@@ -153,6 +156,7 @@ function applyOperators(target: Document, u: Document, opts: ApplyOptions): void
     }
     if (CREATING.has(op)) assertPathViable(target, path);
     if (ARRAY_OPERATORS.has(op)) assertArrayAt(target, op, path);
+    if (op === "$inc" || op === "$mul") assertNumericAt(target, op, path);
     if (op === "$rename" && typeof value === "string") assertPathViable(target, value);
     // One path at a time: mingo takes two paths under the same positional array for a conflict,
     // where MongoDB refuses only a path that is another's prefix (checked above).
@@ -287,7 +291,55 @@ function noteResultType(target: Document, op: string, path: string, given: Numbe
   if (op === "$set") return setNumberType(parent, key, given);
   const current = numberTypeAt(parent, key) ?? "int";
   const wider = WIDTH[given ?? "int"] > WIDTH[current] ? given : current;
-  setNumberType(parent, key, wider === "int" ? undefined : wider);
+  // Two ints whose sum or product leaves int32's range make a long, as MongoDB's arithmetic does.
+  const result = (parent as Document)[key];
+  const overflows = typeof result === "number" && (result > 2147483647 || result < -2147483648);
+  setNumberType(parent, key, wider === "int" ? (overflows ? "long" : undefined) : wider);
+}
+
+/**
+ * `$currentDate`'s value for one field: a date for a boolean or `{$type: "date"}`, a timestamp
+ * (the command's cluster time) for `{$type: "timestamp"}`; anything else refused as MongoDB does.
+ */
+function currentDate(spec: unknown, opts: ApplyOptions): Date | Timestamp {
+  if (typeof spec === "boolean") return new Date();
+  if (!isPlainObject(spec))
+    throw new MongoCommandError(
+      "BadValue",
+      `${typeName({ spec }, "spec")} is not valid type for $currentDate. Please use a boolean ('true') or a $type expression ({$type: 'timestamp/date'}).`,
+    );
+  let type: string | undefined;
+  for (const [name, value] of Object.entries(spec)) {
+    if (name !== "$type") throw new MongoCommandError("BadValue", `Unrecognized $currentDate option: ${name}`);
+    if (value === "date" || value === "timestamp") type = value;
+  }
+  if (!type)
+    throw new MongoCommandError(
+      "BadValue",
+      "The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}",
+    );
+  if (type === "date") return new Date();
+  const clusterTime = (opts.mingo?.variables as { CLUSTER_TIME?: unknown } | undefined)?.CLUSTER_TIME;
+  return clusterTime instanceof Timestamp
+    ? clusterTime
+    : new Timestamp({ t: Math.floor(Date.now() / 1000), i: 1 });
+}
+
+const NUMERIC_TYPES = new Set(["Int32", "Long", "Double", "Decimal128"]);
+
+/** `$inc` and `$mul` refuse a field that holds anything but a number, as MongoDB does (mingo leaves it). */
+function assertNumericAt(target: Document, op: string, path: string): void {
+  const plain = plainParent(target, path);
+  if (!plain || plain.parent === null || typeof plain.parent !== "object") return;
+  const { parent, key } = plain;
+  if (!Object.hasOwn(parent, key)) return;
+  const value = (parent as Document)[key];
+  const bsonType = (value as { _bsontype?: string } | null)?._bsontype;
+  if (typeof value === "number" || (bsonType !== undefined && NUMERIC_TYPES.has(bsonType))) return;
+  throw new MongoCommandError(
+    "TypeMismatch",
+    `Cannot apply ${op} to a value of non-numeric type. {_id: ${describeId(target._id)}} has the field '${key}' of non-numeric type ${typeName(parent, key)}`,
+  );
 }
 
 const ARRAY_OPERATORS = new Set(["$push", "$addToSet", "$pop", "$pull", "$pullAll"]);
