@@ -320,9 +320,7 @@ function currentDate(spec: unknown, opts: ApplyOptions): Date | Timestamp {
     );
   if (type === "date") return new Date();
   const clusterTime = (opts.mingo?.variables as { CLUSTER_TIME?: unknown } | undefined)?.CLUSTER_TIME;
-  return clusterTime instanceof Timestamp
-    ? clusterTime
-    : new Timestamp({ t: Math.floor(Date.now() / 1000), i: 1 });
+  return clusterTime instanceof Timestamp ? clusterTime : new Timestamp({ t: Math.floor(Date.now() / 1000), i: 1 });
 }
 
 const NUMERIC_TYPES = new Set(["Int32", "Long", "Double", "Decimal128"]);
