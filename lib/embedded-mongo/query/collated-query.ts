@@ -23,6 +23,7 @@ import * as windowOperators from "mingo/operators/window";
 import { Query as BaseQuery } from "mingo/query";
 import type { Options } from "mingo/types";
 import { compareValues, isPlainObject } from "../storage/keys";
+import { addedExpressions } from "./added-expressions";
 import { collatedExpressions } from "./collated-expressions";
 import { canonicalizer, collatedCompareEqual, compareCollated, type Collation } from "./collation";
 import { comparedInOrder, orderedOperators } from "./document-order";
@@ -85,6 +86,7 @@ const SERVER_CONTEXT = Context.init({
     ...orderedSets(),
     ...regexExpressions,
     ...strictExpressions,
+    ...addedExpressions(strictExpressions.$convert),
     ...collatedExpressions(expressionOperators as never, undefined),
   } as never,
   pipeline: { ...(pipelineOperators as object), ...OWN_STAGES, ...orderedStages() } as never,
@@ -203,6 +205,7 @@ export function collatedOptions(options: Partial<Options>, collation: Collation 
       ...orderedSets(collation),
       ...regexExpressions,
       ...strictExpressions,
+      ...addedExpressions(strictExpressions.$convert),
       ...comparisonExpressions(collation),
       ...collatedExpressions(expressionOperators as never, collation),
       $__collatedGroupId: (obj: unknown, token: number) => registry.get(token)?.(obj),

@@ -13,6 +13,7 @@ import { resolve, unique } from "mingo/util";
 import { MongoCommandError } from "../errors";
 import { numberTypeAt, setField, setNumberType } from "../storage/bson-values";
 import { compareValues, encodeValue, isPlainObject, ownField, valuesAtPath } from "../storage/keys";
+import { LONG_EXPRESSIONS } from "./added-expressions";
 import { canonicalizer, type Collation } from "./collation";
 import { comparedInOrder } from "./document-order";
 import { carryTypes, place, Sum, typedAs } from "./number-types";
@@ -725,6 +726,10 @@ function computes(spec: unknown, depth = 0): boolean {
   return Object.keys(spec).some((k) => k.startsWith("$") || computes(spec[k], depth + 1));
 }
 
+/** Whether a projection value is one expression MongoDB answers as a long (`{$tsSecond: ...}`). */
+const answersLong = (spec: unknown): boolean =>
+  isPlainObject(spec) && Object.keys(spec).length === 1 && LONG_EXPRESSIONS.has(Object.keys(spec)[0]);
+
 /** The document value a field path (`"$a.b"`) names, or undefined for any other value. */
 function pathValue(doc: Document, spec: unknown): unknown {
   if (typeof spec !== "string" || !spec.startsWith("$") || spec.startsWith("$$")) return undefined;
@@ -756,6 +761,10 @@ export function typedPassthrough(stage: PipelineOp, kind: "$project" | "$addFiel
       order?.(out, input);
       for (const key of Object.keys(out)) {
         const named = Object.hasOwn(spec, key) ? spec[key] : undefined;
+        if (typeof out[key] === "number" && answersLong(named)) {
+          setNumberType(out, key, "long");
+          continue;
+        }
         const fromPath = pathValue(input, named);
         if (fromPath !== undefined) {
           if (typeof out[key] === "number") {
