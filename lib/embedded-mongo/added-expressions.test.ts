@@ -95,6 +95,27 @@ describe.each(COLLATIONS)("under the %s collation", (_, collation) => {
     });
   });
 
+  describe("$toString and $convert to string", () => {
+    it("write an ObjectId as its hex digits, a long, decimal, int or double as its number", async () => {
+      expect(await value({ $toString: "$oid" }, collation)).toBe(HEX);
+      expect(await value({ $toString: ["$oid"] }, collation)).toBe(HEX);
+      expect(await value({ $convert: { input: "$oid", to: "string" } }, collation)).toBe(HEX);
+      expect(await value({ $convert: { input: "$oid", to: 2 } }, collation)).toBe(HEX);
+      expect(await value({ $toString: "$sub.l" }, collation)).toBe("2");
+      expect(await value({ $toString: "$sub.d" }, collation)).toBe("3");
+      expect(await value({ $toString: { $literal: Long.fromString("9007199254740993") } }, collation)).toBe(
+        "9007199254740993",
+      );
+      expect(await value({ $toString: "$none" }, collation)).toBeNull();
+    });
+
+    it("refuse an array with 241, unless onError, and two arguments with 50723", async () => {
+      expect((await failure({ $toString: { $literal: [1] } }, collation)).code).toBe(241);
+      expect(await value({ $convert: { input: { $literal: [1] }, to: "string", onError: "x" } }, collation)).toBe("x");
+      expect((await failure({ $toString: ["$oid", "$n"] }, collation)).code).toBe(50723);
+    });
+  });
+
   describe("$indexOfCP", () => {
     it("counts code points, an emoji as one, between the start and end indexes", async () => {
       expect(await value({ $indexOfCP: ["$s", "b"] }, collation)).toBe(2);

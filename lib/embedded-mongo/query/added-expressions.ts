@@ -137,6 +137,28 @@ function toObjectId(value: unknown): ObjectId {
 /** Whether `$convert`'s `to` names an ObjectId: "objectId" or its type number 7. */
 const namesObjectId = (to: unknown) => to === "objectId" || int32Of(to) === 7;
 
+/** Whether `$convert`'s `to` names a string: "string" or its type number 2. */
+const namesString = (to: unknown) => to === "string" || int32Of(to) === 2;
+
+/**
+ * The string MongoDB converts a BSON value to that mingo cannot: an ObjectId's 24 hex digits, a
+ * long's or a decimal's digits, a boxed int32's or double's number; undefined for any other value.
+ */
+function bsonString(value: unknown): string | undefined {
+  switch (bsonType(value)) {
+    case "ObjectId":
+      return (value as ObjectId).toHexString();
+    case "Long":
+    case "Decimal128":
+      return String(value);
+    case "Int32":
+    case "Double":
+      return String((value as { valueOf(): number }).valueOf());
+    default:
+      return undefined;
+  }
+}
+
 const CONVERT_FIELDS = new Set(["input", "to", "onError", "onNull", "format", "base", "byteOrder", "subtype"]);
 
 /**
@@ -154,6 +176,10 @@ const convert =
     )
       return other(obj, expr, options);
     const to = evalExpr(obj, expr.to, options);
+    if (namesString(to)) {
+      const input = evalExpr(obj, expr.input, options);
+      return bsonString(input) ?? other(obj, { ...expr, input: { $literal: input } }, options);
+    }
     if (!namesObjectId(to)) return other(obj, expr, options);
     const input = evalExpr(obj, expr.input, options);
     if (nullish(input)) return "onNull" in expr ? evalExpr(obj, expr.onNull, options) : null;
@@ -177,10 +203,24 @@ function toObjectIdExpression(obj: unknown, expr: unknown, options: Options): un
 /** The expressions MongoDB answers as a long, which `typedPassthrough` marks where they land. */
 export const LONG_EXPRESSIONS: ReadonlySet<string> = new Set(["$tsSecond", "$tsIncrement"]);
 
-/** The added expressions, `$convert` over `convertOp` (the context's own, with its refusals). */
-export function addedExpressions(convertOp: ExpressionOp): Record<string, ExpressionOp> {
+/** `$toString` of a value mingo cannot convert (an ObjectId ...), else `other`'s on the value evaluated once. */
+const toStringExpression =
+  (other: ExpressionOp): ExpressionOp =>
+  (obj, expr, options) => {
+    if (Array.isArray(expr) && expr.length !== 1)
+      throw new LocationError(50723, `$toString requires a single argument, got ${expr.length}`);
+    const input = evalExpr(obj, Array.isArray(expr) ? expr[0] : expr, options);
+    return bsonString(input) ?? other(obj, { $literal: input }, options);
+  };
+
+/**
+ * The added expressions, `$convert` and `$toString` over `convertOp` and `toStringOp` (the
+ * context's own, with their refusals).
+ */
+export function addedExpressions(convertOp: ExpressionOp, toStringOp: ExpressionOp): Record<string, ExpressionOp> {
   return {
     $convert: convert(convertOp),
+    $toString: toStringExpression(toStringOp),
     $toObjectId: toObjectIdExpression,
     $indexOfCP: indexOfCP,
     $binarySize: binarySize,
