@@ -4,6 +4,7 @@ import type { Query } from "mingo";
 import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
 import { makeQuery, serverContext } from "./collated-query";
+import { withoutComments } from "./comments";
 import { withPatterns } from "./regex-options";
 import { hasProtoField, rewriteTypeOperators, unproto } from "./type-operators";
 
@@ -156,29 +157,6 @@ function guarded(query: Query, renamesProto = false): Query {
     }
   };
   return query;
-}
-
-/** Whether a filter, or one of its `$and`, `$or` and `$nor` parts, holds a `$comment`. */
-function hasComment(filter: unknown): boolean {
-  if (!isDocument(filter)) return false;
-  for (const [key, cond] of Object.entries(filter)) {
-    if (key === "$comment") return true;
-    if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(cond) && cond.some(hasComment))
-      return true;
-  }
-  return false;
-}
-
-/** A filter without its `$comment`s, which MongoDB accepts beside any predicate and ignores. */
-export function withoutComments(filter: unknown): unknown {
-  if (!isDocument(filter) || !hasComment(filter)) return filter;
-  const kept: Document = {};
-  for (const [key, cond] of Object.entries(filter)) {
-    if (key === "$comment") continue;
-    const parts = key === "$and" || key === "$or" || key === "$nor";
-    kept[key] = parts && Array.isArray(cond) ? cond.map(withoutComments) : cond;
-  }
-  return kept;
 }
 
 /**

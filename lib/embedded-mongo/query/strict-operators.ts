@@ -10,7 +10,7 @@ import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
 import { setNumberType } from "../storage/bson-values";
 import { isPlainObject } from "../storage/keys";
-import { withoutComments } from "./filter";
+import { withoutComments } from "./comments";
 import { LocationError } from "./pipeline-check";
 import { typeName } from "./type-operators";
 
