@@ -25,7 +25,7 @@ import type { Options } from "mingo/types";
 import { compareValues, isPlainObject } from "../storage/keys";
 import { addedExpressions } from "./added-expressions";
 import { collatedExpressions } from "./collated-expressions";
-import { canonicalizer, collatedCompareEqual, compareCollated, type Collation } from "./collation";
+import { canonicalizer, collatedCompareEqual, compareCollated, mapStrings, type Collation } from "./collation";
 import { comparedInOrder, orderedOperators } from "./document-order";
 import { graphLookupStage } from "./graph-lookup";
 import {
@@ -333,13 +333,7 @@ function ranker(classes: string[], c: Collation): (v: unknown) => unknown {
     }
     return code(2 * lo);
   };
-  const map = (v: unknown): unknown => {
-    if (typeof v === "string") return rank(v);
-    if (Array.isArray(v)) return v.map(map);
-    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, map(x)]));
-    return v;
-  };
-  return map;
+  return (v) => mapStrings(v, rank);
 }
 
 /** The document reduced to the field a selector reads, its strings ranked. */

@@ -357,11 +357,13 @@ export function canonicalizer(c: Collation): (v: unknown) => unknown {
     reps.splice(lo, 0, s);
     return s;
   };
-  const map = (v: unknown): unknown => {
-    if (typeof v === "string") return rep(v);
-    if (Array.isArray(v)) return v.map(map);
-    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, map(x)]));
-    return v;
-  };
-  return map;
+  return (v) => mapStrings(v, rep);
+}
+
+/** The value with each string (deep, through arrays and documents) replaced by `f` of it. */
+export function mapStrings(v: unknown, f: (s: string) => string): unknown {
+  if (typeof v === "string") return f(v);
+  if (Array.isArray(v)) return v.map((x) => mapStrings(x, f));
+  if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mapStrings(x, f)]));
+  return v;
 }
