@@ -428,6 +428,7 @@ describe("$graphLookup's checks", () => {
     await refused({ ...base, restrictSearchWithMatch: 5 }, 40185);
     await refused({ ...base, depthField: "$d" }, 16410);
     await refused({ ...base, as: "a..b" }, 15998);
+    await refused({ ...base, as: "a\0b" }, 16411);
   });
 
   it("accepts a whole maxDepth of any numeric type", async () => {

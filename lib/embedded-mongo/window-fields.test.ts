@@ -588,6 +588,18 @@ describe("refusals with MongoDB's codes, before any document is read", () => {
     await refused({ sortBy: { t: 2 }, output: {} }, 15975);
   });
 
+  it("a path that is no field path: MongoDB's FieldPath codes, a NUL byte too", async () => {
+    await refused({ output: { "a..b": { $sum: 1 } } }, 15998);
+    await refused({ output: { $a: { $sum: 1 } } }, 16410);
+    // The driver sends no key with a NUL byte; $fill's partitionByFields are values.
+    const fill = { partitionByFields: ["a\0b"], output: { v: { method: "locf" } } };
+    await expect(
+      fresh()
+        .aggregate([{ $fill: fill }])
+        .toArray(),
+    ).rejects.toMatchObject({ code: 16411 });
+  });
+
   it("bad window bounds: backwards (5339900), not integers or keywords (9)", async () => {
     await refused(sum({ documents: [1, -1] }), 5339900);
     await refused(sum({ documents: ["current", -1] }), 5339900);

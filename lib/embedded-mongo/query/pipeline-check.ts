@@ -11,6 +11,7 @@ import type { Options } from "mingo/types";
 import { MongoCommandError } from "../errors";
 import { copyDocument, numberTypeAt, setField, setNumberType } from "../storage/bson-values";
 import { bsonType, compareValues, encodeValue, isPlainObject, Rank, type StringOrder } from "../storage/keys";
+import { checkFieldPath } from "./field-path";
 import { checkRegexExpressions } from "./regex-expressions";
 import { withPatterns } from "./regex-options";
 import { rewriteTypeOperators, typeName } from "./type-operators";
@@ -67,6 +68,8 @@ export class LocationError extends MongoCommandError {
     (this as { codeName: string }).codeName = "";
   }
 }
+
+const locationError = (code: number, message: string) => new LocationError(code, message);
 
 const typeOf = (v: unknown) =>
   v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v;
@@ -244,7 +247,7 @@ export function parseGraphLookup(arg: unknown): GraphLookupSpec {
     } else if (!GRAPH_STRINGS.has(name)) throw new LocationError(40104, `Unknown argument to $graphLookup: ${name}`);
     else if (typeof arg[name] !== "string")
       throw new LocationError(40103, `expected string as argument for ${name}, found: ${typeName(arg, name)}`);
-    else if (name === "depthField") checkFieldPath(arg[name]);
+    else if (name === "depthField") checkFieldPath(arg[name], locationError);
   }
   const named = (name: string) => typeof arg[name] === "string" && arg[name] !== "";
   if (!named("as") || !Object.hasOwn(arg, "startWith") || !named("connectFromField") || !named("connectToField"))
@@ -252,7 +255,7 @@ export function parseGraphLookup(arg: unknown): GraphLookupSpec {
       40105,
       "$graphLookup requires 'from', 'as', 'startWith', 'connectFromField', and 'connectToField' to be specified.",
     );
-  for (const name of ["as", "connectFromField", "connectToField"]) checkFieldPath(arg[name] as string);
+  for (const name of ["as", "connectFromField", "connectToField"]) checkFieldPath(arg[name] as string, locationError);
   return { ...(arg as unknown as GraphLookupSpec), maxDepth };
 }
 
@@ -503,18 +506,6 @@ function doubleText(n: number): string {
 }
 
 /** MongoDB's checks of a field path (`FieldPath`), with its codes. */
-function checkFieldPath(path: string): void {
-  if (path === "") throw new LocationError(40352, "FieldPath cannot be constructed with empty string");
-  const parts = path.split(".");
-  if (parts.some((p) => p === "")) throw new LocationError(15998, "FieldPath field names may not be empty strings.");
-  if (parts.some((p) => p.startsWith("$")))
-    throw new LocationError(
-      16410,
-      "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
-    );
-  if (path.includes("\0")) throw new LocationError(16411, "FieldPath field names may not contain '\\0'.");
-}
-
 /** A document as MongoDB's messages print one (`{ from: "c", as: "g" }`). */
 function shown(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);

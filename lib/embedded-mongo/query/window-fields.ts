@@ -15,6 +15,7 @@ import { MongoCommandError } from "../errors";
 import { numberTypeAt, setField, setNumberType } from "../storage/bson-values";
 import { isPlainObject, ownField, valuesAtPath } from "../storage/keys";
 import { compareCollated, type Collation } from "./collation";
+import { checkFieldPath } from "./field-path";
 import { counted, double, place, Sum, typedValue } from "./number-types";
 import { readsDocument } from "./reads-document";
 import { SCORE_FIELD } from "./text";
@@ -28,6 +29,8 @@ class WindowError extends MongoCommandError {
     (this as { codeName: string }).codeName = names[code] ?? "";
   }
 }
+
+const windowError = (code: number, message: string) => new WindowError(code, message);
 
 const parseError = (message: string) => new WindowError(9, message);
 
@@ -256,19 +259,8 @@ function parseWindowFields(arg: unknown, constant: Constant): WindowSpec {
     if (!isPlainObject(spec)) throw parseError(`The field '${field}' must be an object`);
     return { field, fn: parseFunction(spec, sortBy, constant) };
   });
-  for (const field of fields) checkFieldPath(field);
+  for (const field of fields) checkFieldPath(field, windowError);
   return { partitionBy, sortBy, outputs };
-}
-
-function checkFieldPath(field: string): void {
-  if (field === "") throw new WindowError(40352, "FieldPath cannot be constructed with empty string");
-  const parts = field.split(".");
-  if (parts.some((p) => p === "")) throw new WindowError(15998, "FieldPath field names may not be empty strings.");
-  if (parts.some((p) => p.startsWith("$")))
-    throw new WindowError(
-      16410,
-      "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
-    );
 }
 
 /** `sortBy` as MongoDB's SortPattern reads it. */
@@ -1063,7 +1055,7 @@ function parseFill(arg: unknown): { window?: Document; values: Array<[string, un
       if (!Array.isArray(value)) throw wrongType(key, value, "array");
       for (const name of value) {
         if (typeof name !== "string") throw wrongType(key, name, "string");
-        checkFieldPath(name);
+        checkFieldPath(name, windowError);
       }
     } else if (key === "sortBy") {
       if (!isPlainObject(value)) throw wrongType(key, value, "object");
