@@ -21,9 +21,12 @@ interface Scope {
 
 /**
  * What axe finds wrong on the page as it is now: its violations alone. Transitions under way (a
- * theme's colours, just switched) end first: axe reads the colours as painted at the moment.
+ * theme's colours, just switched) end first: axe reads the colours as painted at the moment. So does
+ * a wait: a list marked busy keeps its previous rows dimmed until the next answer comes
+ * (components/ui/list-view.tsx), and axe checks the page as the user is left with it.
  */
 export async function axeViolations(page: Page, scope: Scope = {}): Promise<Result[]> {
+  await expect(page.locator("[aria-busy=true]")).toHaveCount(0);
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axe.source);
   return page.evaluate(async ({ tags, rules, include }) => {
     const ending = document
