@@ -348,6 +348,12 @@ describe("answers: POST and GET /v2/surveys/{id}/answers, GET .../answers.csv", 
       expect(success(await list(id, "?search=.*")).data.answers).toEqual([]);
       // A number answer is never a text match.
       expect(success(await list(id, "?search=4")).data.answers).toEqual([]);
+      // Blank is no search, as in the users and surveys lists.
+      const all = success(await list(id, "")).data.answers;
+      expect(success(await list(id, "?search=")).data.answers).toEqual(all);
+      expect(success(await list(id, "?search=%20%20")).data.answers).toEqual(all);
+      const noted = await list(id, "?search=%20&debug=true");
+      expect(success(noted).debug).toContainEqual(expect.objectContaining({ code: "empty_search", path: "search" }));
     });
 
     it("filters by question and by from/to (both inclusive)", async () => {

@@ -106,8 +106,8 @@ const orderedWindow = (query: { from?: Date; to?: Date }, ctx: z.core.$Refinemen
 /** The filters of the answers list and of the CSV export. */
 const answerFilters = {
   question: objectId.optional(),
-  /** Matched, case-insensitively and literally, inside text answers. */
-  search: singleLineText({ min: 1, max: 200 }).optional(),
+  /** Matched, case-insensitively and literally, inside text answers; blank is no search, as in the other lists. */
+  search: singleLineText({ max: 200 }).optional(),
   ...window,
 };
 
@@ -186,7 +186,10 @@ const windowParameters = {
 };
 const filterParameters = {
   question: { description: "Only the answers to this question." },
-  search: { description: "Text answers that contain this text (case-insensitive, literal)." },
+  search: {
+    description:
+      "Text answers that contain this text (case-insensitive, literal, trimmed). Empty or blank is no search, as in the users and surveys lists.",
+  },
   ...windowParameters,
 };
 

@@ -6,6 +6,7 @@ import type { ErrorDetail } from "@/lib/base/schemas/common";
 import { ServiceError } from "@/lib/kernel/errors";
 import type { ExportSource } from "@/lib/kernel/export/stream";
 import { newId, oid } from "@/lib/kernel/ids";
+import type { Notes } from "@/lib/kernel/notes";
 import type { Principal } from "@/lib/kernel/principal";
 import { requireScope } from "@/lib/kernel/scopes";
 import type { QuestionType } from "@/lib/resources/surveys/contract";
@@ -126,15 +127,23 @@ async function questionTypes(survey: AccessSurvey): Promise<Map<string, Question
   return new Map(questions.map((question) => [question._id.toHexString(), question.type as QuestionType]));
 }
 
+/** A blank `search` is no search, as in the users and surveys lists: a debug warning says it was ignored. */
+function withoutBlankSearch<Q extends { search?: string }>(query: Q, notes?: Notes): Q {
+  if (query.search !== "") return query;
+  notes?.warning("empty_search", "The search is empty and was ignored.", "search");
+  return { ...query, search: undefined };
+}
+
 export async function listAnswers(
   auth: Principal,
   id: string,
   query: ListAnswersQuery,
   adminHeader: string | null,
+  notes?: Notes,
 ): Promise<AnswerList> {
   const survey = await surveyOf(auth, id);
   await checkMayRead(survey, auth, adminHeader);
-  const { cursor, limit, ...filters } = query;
+  const { cursor, limit, ...filters } = withoutBlankSearch(query, notes);
   const key = listKey(id, { ...filters, from: filters.from?.toISOString(), to: filters.to?.toISOString() });
   const after = cursor ? await decodeCursor(key, cursor) : undefined;
   const types = await questionTypes(survey);
@@ -220,7 +229,7 @@ export async function exportAnswers(
   return {
     name: "answers",
     fileName: `survey-${id}-answers.csv`,
-    batches: answerBatches(answerFilter(survey, query, types), CSV_BATCH),
+    batches: answerBatches(answerFilter(survey, withoutBlankSearch(query), types), CSV_BATCH),
     columns: CSV_COLUMNS,
     rows: async (batch) =>
       (await toAnswerRecords(batch, survey, types)).map((record) => [

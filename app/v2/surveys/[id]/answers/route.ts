@@ -5,8 +5,8 @@ import { listAnswers, recordResponse } from "@/lib/resources/answers/service";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = handle(answers.list, ({ auth, params, query, request }) =>
-  listAnswers(auth, params.id, query, request.headers.get("admin")),
+export const GET = handle(answers.list, ({ auth, params, query, request, notes }) =>
+  listAnswers(auth, params.id, query, request.headers.get("admin"), notes),
 );
 export const POST = handle(answers.answer, async ({ auth, params, body }) =>
   created(await recordResponse(auth, params.id, body), `/v2/surveys/${params.id}/answers`),
