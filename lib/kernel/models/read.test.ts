@@ -1,5 +1,5 @@
 import { useTestDatabase } from "@/lib/tools/testing/database";
-import type { CommandStartedEvent } from "mongodb";
+import { Binary, type CommandStartedEvent, Decimal128, Double, Int32, Long, ObjectId } from "mongodb";
 import mongoose, { Schema } from "mongoose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { aggregateDocs, findDocs, findOneDoc } from "./read";
@@ -47,6 +47,31 @@ describe("reads in one command", () => {
       const viaCursor = await Item.collection.find({ n: { $gte: 5_000 } }, options).toArray();
       expect(viaCommand).toEqual(viaCursor);
       expect(viaCommand).toHaveLength(100);
+    });
+
+    it("decodes every BSON type as the driver's cursor does, though it decodes the reply itself", async () => {
+      const odd = {
+        _id: new ObjectId(),
+        long: Long.fromString("9007199254740993"),
+        small: Long.fromNumber(7),
+        decimal: Decimal128.fromString("1.10"),
+        int: new Int32(5),
+        double: new Double(2),
+        at: new Date("2026-11-30T00:00:00.000Z"),
+        bytes: new Binary(Buffer.from("hi")),
+        pattern: /a.b/i,
+        nested: { list: [1, { deep: null }], empty: {} },
+      };
+      await Item.collection.insertOne(odd as never);
+      const viaCommand = await findDocs(Item, { _id: odd._id });
+      const viaCursor = await Item.collection.find({ _id: odd._id }).toArray();
+      expect(viaCommand).toEqual(viaCursor);
+      expect(viaCommand[0]).toMatchObject({ long: odd.long, small: 7, nested: { list: [1, { deep: null }] } });
+      await Item.collection.deleteOne({ _id: odd._id });
+    });
+
+    it("refuses a malformed filter with the database's error", async () => {
+      await expect(findDocs(Item, { n: { $bad: 1 } })).rejects.toMatchObject({ code: 2 });
     });
 
     it("reads a result larger than one reply through a cursor, closing the first one", async () => {

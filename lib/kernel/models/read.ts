@@ -1,5 +1,5 @@
 import { currentSession } from "@/lib/kernel/db/transaction";
-import { Long, type Document, type Filter, type Sort } from "mongodb";
+import { BSON, Long, type Document, type Filter, type Sort } from "mongodb";
 import type { Collection, Connection } from "mongoose";
 
 /**
@@ -10,6 +10,10 @@ import type { Collection, Connection } from "mongoose";
  * A result too large for one reply (16 MiB, or more documents than the batch asked for) leaves
  * its cursor open on the server; then that cursor is closed and the read is made again through a
  * driver cursor, which pages on.
+ *
+ * The reply comes back as BSON (`raw`) and its cursor is decoded here, once: with command monitoring
+ * on (docs/deployment.md#metrics) the driver decodes every reply for its event and then again for
+ * the caller, and a page of documents twice cost the read worker about half as much again.
  *
  * Filters go to the database as given: no Mongoose casting, so callers pass ObjectIds and Dates.
  * The command runs on the primary, as every read of this service does. Inside `inTransaction` it
@@ -51,7 +55,7 @@ export async function findDocs<T = Document>(
       ...(limit ? { limit } : {}),
       batchSize: limit ?? UNLIMITED_BATCH,
     },
-    session,
+    { ...session, raw: true },
   );
   return firstBatchOr<T>(
     model,
@@ -81,7 +85,7 @@ export async function aggregateDocs<T extends Document = Document>(
       pipeline,
       cursor: { batchSize: UNLIMITED_BATCH },
     },
-    session,
+    { ...session, raw: true },
   );
   return firstBatchOr<T>(model, reply, () => model.collection.aggregate<T>(pipeline, session).toArray(), session);
 }
@@ -104,11 +108,14 @@ async function firstBatchOr<T>(
   again: () => Promise<T[]>,
   session: ReturnType<typeof sessionOption>,
 ): Promise<T[]> {
-  const { id, firstBatch } = reply.cursor as { id: Long | number; firstBatch: T[] };
+  const db = database(model);
+  // `raw`: the cursor is still BSON; decoded with the options the driver would have used.
+  const cursor = BSON.deserialize(reply.cursor as Uint8Array, { ...db.bsonOptions, raw: false });
+  const { id, firstBatch } = cursor as { id: Long | number; firstBatch: T[] };
   if (typeof id === "number" ? id === 0 : id.isZero()) return firstBatch;
   // A cursor id fits a double exactly whenever the driver turned it into a number.
   const cursorId = typeof id === "number" ? Long.fromNumber(id) : id;
-  await database(model)
+  await db
     .command({ killCursors: model.collection.collectionName, cursors: [cursorId] }, session)
     .catch(() => undefined);
   return again();
