@@ -277,10 +277,16 @@ function* aggregateRead(
       };
     }
     // Push a leading $match (and a $sort right after it) down to the planner so indexes serve it.
-    const spec: { filter?: Document; sort?: Document } = {};
+    const spec: { filter?: Document; sort?: Document; skip?: number; limit?: number } = {};
     if (pipeline[0] && "$match" in pipeline[0] && !JSON.stringify(pipeline[0]).includes('"$expr"')) {
       spec.filter = pipeline.shift()!.$match as Document;
-      if (pipeline[0] && "$sort" in pipeline[0]) spec.sort = pipeline.shift()!.$sort as Document;
+      if (pipeline[0] && "$sort" in pipeline[0]) {
+        spec.sort = pipeline.shift()!.$sort as Document;
+        // The page after the sort bounds the walk, as MongoDB's own pushdown does: a page of a
+        // large collection reads its page, not every match (not for $text or a view, read apart).
+        if (!meta?.options.viewOn && !JSON.stringify(spec.filter).includes('"$text"'))
+          Object.assign(spec, pageAhead(pipeline));
+      }
     }
     if (cmd.explain === true) {
       const plan = meta
@@ -325,6 +331,27 @@ function* aggregateRead(
     });
   }
   return { results, namespace };
+}
+
+/**
+ * A `$limit`, or a `$skip` then a `$limit`, at the head of `stages`, taken out of them for the
+ * planner's walk; anything else (another order, a value MongoDB refuses) stays for the pipeline.
+ */
+function pageAhead(stages: Document[]): { skip?: number; limit?: number } {
+  const count = (stage: Document | undefined, name: string, least: number) => {
+    const value = stage && Object.keys(stage).length === 1 ? stage[name] : undefined;
+    return typeof value === "number" && Number.isSafeInteger(value) && value >= least ? value : undefined;
+  };
+  const limit = count(stages[0], "$limit", 1);
+  if (limit !== undefined) {
+    stages.shift();
+    return { limit };
+  }
+  const skip = count(stages[0], "$skip", 0);
+  const after = skip === undefined ? undefined : count(stages[1], "$limit", 1);
+  if (after === undefined) return {};
+  stages.splice(0, 2);
+  return { skip, limit: after };
 }
 
 /** explain of find, count, distinct and aggregate: the plan, and with executionStats its cost. */

@@ -689,6 +689,29 @@ describe("the plan cache", () => {
     expect(first).toBeGreaterThan(15);
   });
 
+  it("an aggregate's $sort then $limit (or $skip and $limit) read the page from the index, as a find does", async () => {
+    const coll = embedded.db.collection("plan_cache");
+    const newest = (company: string) => expected((d) => d.company === company);
+    const aggregate = (stages: Document[]) =>
+      coll.aggregate([{ $match: { company: "d" } }, { $sort: { createdAt: -1 } }, ...stages]).toArray();
+
+    await aggregate([{ $limit: 10 }]);
+    let rows: Document[] = [];
+    expect(await readBy(async () => (rows = await aggregate([{ $limit: 10 }])))).toBe(10);
+    expect(rows.map((d) => d._id)).toEqual(newest("d"));
+    expect(await readBy(async () => (rows = await aggregate([{ $skip: 4 }, { $limit: 6 }])))).toBeLessThanOrEqual(10);
+    expect(rows.map((d) => d._id)).toEqual(newest("d").slice(4));
+    // The stages after the page run on it; a $limit MongoDB refuses is still refused.
+    rows = await aggregate([{ $limit: 3 }, { $project: { _id: 1 } }, { $skip: 1 }]);
+    expect(rows).toEqual(
+      newest("d")
+        .slice(1, 3)
+        .map((_id) => ({ _id })),
+    );
+    await expect(aggregate([{ $limit: 0 }])).rejects.toMatchObject({ code: 15958 });
+    await expect(aggregate([{ $skip: -1 }, { $limit: 2 }])).rejects.toMatchObject({ code: 15956 });
+  });
+
   it("races again when the cached plan works far harder than when it won, and caches the new winner", async () => {
     const coll = embedded.db.collection("plan_cache");
     const page = (status: string) => coll.find({ company: "c", status }).sort({ createdAt: -1 }).limit(10).toArray();
