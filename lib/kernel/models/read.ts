@@ -13,7 +13,8 @@ import type { Collection, Connection } from "mongoose";
  *
  * The reply comes back as BSON (`raw`) and its cursor is decoded here, once: with command monitoring
  * on (docs/deployment.md#metrics) the driver decodes every reply for its event and then again for
- * the caller, and a page of documents twice cost the read worker about half as much again.
+ * the caller: under the users page those two decodes took 31% of the read worker's busy time
+ * (docs/benchmarks.md#each-page-decoded-once-2026-11-30-18281845-utc).
  *
  * Filters go to the database as given: no Mongoose casting, so callers pass ObjectIds and Dates.
  * The command runs on the primary, as every read of this service does. Inside `inTransaction` it
