@@ -14,10 +14,9 @@
 import { ObjectId, type Document } from "bson";
 import { isPlainObject } from "../storage/keys";
 import type { CollectionMeta } from "../storage/store";
-import type { Plan } from "./planner";
 
 export interface CachedPlan {
-  /** What {@link planName} gives for the winning plan. */
+  /** What `planName` (planner.ts) gives for the winning plan. */
   plan: string;
   /** The documents the winner read to answer the query that chose it. */
   works: number;
@@ -59,11 +58,6 @@ export class PlanCache {
 
 /** The budget of reads a cached plan gets before the candidates race again. */
 export const budgetOf = (entry: CachedPlan) => Math.max(MIN_BUDGET, REPLAN_FACTOR * entry.works);
-
-/** Names a plan among the candidates of one shape: the index it walks, or how it reads. */
-export function planName(plan: Plan): string {
-  return plan.kind === "index" ? `index:${plan.index.name}` : plan.kind;
-}
 
 /**
  * The cache key of a query: collection, its indexes (a cached plan never outlives the index set

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { ObjectId, type Document } from "mongodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDatabaseForThisFile } from "../testing/temp-server";
+import { candidatePlans, planName } from "./planner";
 
 /** Test documents carry their own numeric or string `_id`. */
 type Doc = Document & { _id: unknown };
@@ -728,6 +729,55 @@ describe("the plan cache", () => {
     expect(rows.map((d) => d._id)).toEqual(expected((d) => d.company === "c" && d.status === "rare"));
     expect(rows).toHaveLength(2);
     expect(await readBy(() => page("rare"))).toBe(9);
+  });
+
+  it("builds only the cached winner's plan, and asks the cache only when several indexes could serve", () => {
+    const index = (name: string, key: Document) => ({ v: 2, name, key });
+    const indexes = [
+      index("_id_", { _id: 1 }),
+      index("company_1_createdAt_1", { company: 1, createdAt: 1 }),
+      index("company_1_modifiedAt_1", { company: 1, modifiedAt: 1 }),
+      index("status_1", { status: 1 }),
+    ];
+    const sort = { createdAt: -1 };
+    let asked = 0;
+    const winner = (name: string | undefined) => () => {
+      asked += 1;
+      return name;
+    };
+    const race = candidatePlans({ company: "a" }, sort, indexes);
+    expect(race.map(planName)).toEqual(["index:company_1_createdAt_1", "index:company_1_modifiedAt_1"]);
+
+    const alone = candidatePlans(
+      { company: "a" },
+      sort,
+      indexes,
+      undefined,
+      undefined,
+      winner("index:company_1_modifiedAt_1"),
+    );
+    expect(alone).toEqual([race[1]]);
+    // No winner yet, or one no longer among the indexes: every candidate, as without a cache.
+    expect(candidatePlans({ company: "a" }, sort, indexes, undefined, undefined, winner(undefined))).toEqual(race);
+    expect(candidatePlans({ company: "a" }, sort, indexes, undefined, undefined, winner("index:gone_1"))).toEqual(race);
+    // A winner that cannot serve this filter (no bound, no order) is not taken.
+    expect(
+      candidatePlans({ company: "a" }, undefined, indexes, undefined, undefined, winner("index:status_1")),
+    ).toEqual(candidatePlans({ company: "a" }, undefined, indexes));
+    expect(asked).toBe(4);
+
+    // An _id lookup, a hint and a filter one index serves alone never race: the cache is not asked.
+    candidatePlans({ _id: 1, company: "a" }, sort, indexes, undefined, undefined, winner("index:status_1"));
+    candidatePlans({ company: "a" }, sort, indexes, "status_1", undefined, winner("index:company_1_createdAt_1"));
+    candidatePlans(
+      { status: "rare" },
+      undefined,
+      indexes.slice(0, 1).concat(indexes[3]),
+      undefined,
+      undefined,
+      winner("x"),
+    );
+    expect(asked).toBe(4);
   });
 
   it("forgets the plans of a collection whose indexes change", async () => {

@@ -88,6 +88,11 @@ export function choosePlan(
  * The plans worth trying, best guess first. When several indexes could serve a query (one that
  * walks in sort order, another that is more selective), which is faster depends on the data, so
  * the executor races them for a few steps as MongoDB's multi-planner does.
+ *
+ * `cachedWinner` is asked only then, with no hint: the {@link planName} that won this query's shape
+ * before (plan-cache.ts), if any. That index's plan is then the only one built, as MongoDB's
+ * plan cache skips the enumeration of the others; building every candidate on every query took
+ * 8% of the database's CPU under the users list (docs/benchmarks.md#where-the-time-goes).
  */
 export function candidatePlans(
   filter: Document,
@@ -95,6 +100,7 @@ export function candidatePlans(
   indexes: IndexSpec[],
   hint?: unknown,
   collation?: Collation,
+  cachedWinner?: () => string | undefined,
 ): Plan[] {
   const analysis = analyse(filter);
   const bounds = analysis.bounds;
@@ -158,6 +164,13 @@ export function candidatePlans(
     candidates = [];
   }
 
+  if (cachedWinner && candidates.length > 1) {
+    const name = cachedWinner();
+    const index = name === undefined ? undefined : candidates.find((i) => indexPlanName(i) === name);
+    const cached = index && evaluate(index, collatedAnalysis(index, analysis, collation), sortEntries);
+    if (cached && cached.score > 0) return [cached.plan];
+  }
+
   const useful = candidates
     .map((index) => evaluate(index, collatedAnalysis(index, analysis, collation), sortEntries))
     .filter((e) => e.score > 0)
@@ -171,6 +184,13 @@ export function candidatePlans(
     { kind: "scan", reverse: idSort && Number(sortEntries[0][1]) < 0, sorted: sortEntries.length === 0 || idSort },
   ];
 }
+
+/** Names a plan among the candidates of one shape: the index it walks, or how it reads. */
+export function planName(plan: Plan): string {
+  return plan.kind === "index" ? indexPlanName(plan.index) : plan.kind;
+}
+
+const indexPlanName = (index: IndexSpec) => `index:${index.name}`;
 
 /** A hashed index answers equalities only: its entries are in no useful order for ranges or sorts. */
 function isHashed(index: IndexSpec): boolean {

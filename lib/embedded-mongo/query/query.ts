@@ -23,8 +23,8 @@ import type { StoredBytes } from "../storage/store/reads";
 import { makeAggregator, makeQuery, optionsCollation, serverContext } from "./collated-query";
 import { compileFilter, filterMatcher, type Matcher } from "./filter";
 import type { ForeignIndex } from "./ordered-stages";
-import { budgetOf, PlanCache, planKey, planName } from "./plan-cache";
-import { candidatePlans, filterFields, type Plan } from "./planner";
+import { budgetOf, PlanCache, planKey, type CachedPlan } from "./plan-cache";
+import { candidatePlans, filterFields, planName, type Plan } from "./planner";
 import { projectFind } from "./projection";
 import { readsDocument } from "./reads-document";
 import { sortWork } from "./sort";
@@ -370,7 +370,15 @@ export function* findWork(
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const wanted = limit > 0 ? skip + limit : 0;
-  const plans = candidatePlans(filter, sort, meta.indexes, spec.hint, collation);
+  const executor = executorOf(store);
+  // Read from the plan cache only when several indexes could serve (candidatePlans asks then).
+  let key: string | undefined;
+  let cached: CachedPlan | undefined;
+  let plans = candidatePlans(filter, sort, meta.indexes, spec.hint, collation, () => {
+    key = `${planKey(meta, filter, sort, wanted > 0)}|${collation?.key ?? ""}`;
+    cached = executor.plans.get(key);
+    return cached?.plan;
+  });
   // Answered with the stored bytes: only what the filter and the sort read is decoded.
   const fields = spec.stored && !spec.fields ? readFields(filter, sort) : spec.fields;
   // What a document its index entry vouches for needs decoded: the fields of the sort (see Vouching).
@@ -395,12 +403,8 @@ export function* findWork(
   };
   const finished = (r: Runner) => r.done || (r.sortedByPlan && wanted > 0 && found(r) >= wanted);
 
-  const executor = executorOf(store);
   let winner: Runner | undefined;
-  const cache = plans.length > 1 && spec.hint === undefined ? executor.plans : undefined;
-  const key = cache ? `${planKey(meta, filter, sort, wanted > 0)}|${collation?.key ?? ""}` : "";
-  const cached = cache?.get(key);
-  const cachedPlan = cached && plans.find((plan) => planName(plan) === cached.plan);
+  const cachedPlan = cached && plans.find((plan) => planName(plan) === cached!.plan);
   if (cachedPlan) {
     const alone = runner(cachedPlan);
     const budget = budgetOf(cached!);
@@ -413,7 +417,8 @@ export function* findWork(
     else {
       // The cached plan is doing far more work than when it won: the data changed, race again.
       alone.stream.return?.(undefined);
-      cache!.delete(key);
+      executor.plans.delete(key!);
+      plans = candidatePlans(filter, sort, meta.indexes, spec.hint, collation);
     }
   }
   if (!winner) {
@@ -426,7 +431,8 @@ export function* findWork(
     for (const r of runners) executor.scannedObjects += r.works;
     // Close the LMDB cursors of the losers left unfinished (the winner's just below).
     for (const r of runners) if (r !== winner && !r.done) r.stream.return?.(undefined);
-    cache?.set(key, { plan: planName(winner.plan), works: winner.works });
+    if (key !== undefined && plans.length > 1)
+      executor.plans.set(key, { plan: planName(winner.plan), works: winner.works });
   }
   // As MongoDB's executionStats: the winning plan's work (the trial of the others is not counted).
   if (spec.stats) {
@@ -466,12 +472,20 @@ export function* findWork(
  * others sharing its first characters), a Decimal128 or a number past 2^53 (keyed by a double).
  */
 function sortsUnlikeIndex(doc: Document, sort: Document): boolean {
-  return Object.keys(sort).some((path) => valuesAtPath(doc, path).values.some(keyedUnlikeValue));
+  return Object.keys(sort).some((path) => {
+    // A top-level field is read directly: this runs on every match of a page.
+    const value = path.includes(".") || !Object.hasOwn(doc, path) ? undefined : doc[path];
+    if (value !== undefined && !Array.isArray(value)) return keyedUnlikeValue(value);
+    return valuesAtPath(doc, path).values.some(keyedUnlikeValue);
+  });
 }
 
 function keyedUnlikeValue(v: unknown): boolean {
+  // A date's key is its time and an ObjectId's its hex text: both exact, and most sort keys.
+  if (v instanceof Date) return false;
   if (isPlainObject(v) || Array.isArray(v)) return true;
   const type = bsonType(v);
+  if (type === "ObjectId") return false;
   if (type === "Binary" || type === "Decimal128") return true;
   if (typeof v === "string") return v.length >= MAX_STRING_KEY;
   if (type === "BSONSymbol") return String((v as { value: unknown }).value).length >= MAX_STRING_KEY;
