@@ -7,10 +7,11 @@ import { canonicalizer, operationCollation } from "../query/collation";
 import { withDatePartDefaults } from "../query/date-parts";
 import { checkPipeline } from "../query/pipeline-check";
 import { choosePlan } from "../query/planner";
+import { topLevelExclusions } from "../query/projection";
 import { countWork, explainPlan, findDocuments, findWork, mingoOptions, projectDocuments } from "../query/query";
 import { rewriteMeta, SCORE_FIELD, splitMetaProjection, splitText, textScores } from "../query/text";
 import { due, type Work } from "../query/work";
-import { StoredDocument } from "../storage/bson-values";
+import { StoredDocument, withoutFields } from "../storage/bson-values";
 import { isPlainObject, presentValuesAtPath } from "../storage/keys";
 import type { Store } from "../storage/store";
 import { ns } from "../storage/store";
@@ -56,9 +57,11 @@ function* findRead(cmd: Document, ctx: CommandContext, store: Store): Work<Docum
   );
   const projection = optionalDocument(cmd, "projection");
   // Documents answered whole are answered with the bytes they are stored as (what MongoDB sends
-  // too): neither decoded past what the filter and the sort read, nor encoded again.
+  // too): neither decoded past what the filter and the sort read, nor encoded again. So are those
+  // a projection only removes top-level fields of, with those fields cut out of the bytes.
   const whole = !projection || Object.keys(projection).length === 0;
-  const stored = whole && !splitText(filter) ? new WeakMap<Document, Buffer>() : undefined;
+  const excluded = whole ? undefined : topLevelExclusions(projection);
+  const stored = (whole || excluded) && !splitText(filter) ? new WeakMap<Document, Buffer>() : undefined;
   const docs = yield* findWork(
     store,
     meta,
@@ -70,7 +73,10 @@ function* findRead(cmd: Document, ctx: CommandContext, store: Store): Work<Docum
     stored
       ? slice.map((doc) => {
           const bytes = stored.get(doc);
-          return bytes ? new StoredDocument(bytes) : doc;
+          const answer = bytes && excluded ? withoutFields(bytes, excluded) : bytes;
+          if (answer) return new StoredDocument(answer);
+          // Bytes that cannot be walked were decoded whole: that document is projected as decoded.
+          return excluded ? projectWithScore([doc], projection, filter, options)[0] : doc;
         })
       : projectWithScore(slice, projection, filter, options),
   );

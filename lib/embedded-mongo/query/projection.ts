@@ -10,6 +10,22 @@ import { numberTypeAt, setField, setNumberType } from "../storage/bson-values";
 import { isPlainObject, ownField } from "../storage/keys";
 import { compileFilter } from "./filter";
 
+/**
+ * The top-level fields a projection does nothing but remove (`{a: 0, b: false}`), or undefined
+ * for any other projection. Such a find is answered from the stored bytes with those fields cut
+ * out (bson-values.ts `withoutFields`): the same fields in the same order as projecting the
+ * decoded document gives, with nothing decoded or encoded again.
+ */
+export function topLevelExclusions(projection: Document): Set<string> | undefined {
+  const names = new Set<string>();
+  for (const [name, value] of Object.entries(projection)) {
+    if (value !== 0 && value !== false) return undefined;
+    if (name === "" || name.startsWith("$") || name.includes(".")) return undefined;
+    names.add(name);
+  }
+  return names.size > 0 ? names : undefined;
+}
+
 type Special =
   { kind: "slice"; skip: number; limit: number } | { kind: "elemMatch"; criteria: Document } | { kind: "positional" };
 

@@ -154,58 +154,80 @@ function elementEnd(bytes: Buffer, at: number, valueAt: number): number {
  * what a count needs to test its filter costs a fraction of decoding the whole document.
  */
 export function decodeFields(bytes: Buffer, names: ReadonlySet<string>): Document {
+  return decodeDocument(pickElements(bytes, names, true, true) ?? bytes);
+}
+
+/**
+ * A stored document without its top-level fields `names`, cut out of its bytes: what a projection
+ * that only excludes top-level fields answers, with nothing decoded or encoded again. Undefined
+ * when the bytes cannot be walked (the caller then projects the decoded document).
+ */
+export function withoutFields(bytes: Buffer, names: ReadonlySet<string>): Buffer | undefined {
+  return pickElements(bytes, names, false, false);
+}
+
+/**
+ * The top-level elements of `bytes` named in `names` (and `_id` when `withId`), or, when not
+ * `keep`, all the others, as a document of their own: `bytes` itself when every element stays,
+ * undefined when the bytes cannot be walked.
+ */
+function pickElements(bytes: Buffer, names: ReadonlySet<string>, withId: boolean, keep: boolean): Buffer | undefined {
+  const byLength = namesByLength(names, withId);
   const kept: [number, number][] = [];
-  const byLength = namesByLength(names);
   let size = 5;
   let at = 4;
   const last = bytes.length - 1;
   while (at < last) {
     const nameEnd = bytes.indexOf(0, at + 1);
     const end = nameEnd < 0 ? -1 : elementEnd(bytes, at, nameEnd + 1);
-    if (end <= at || end > last) return decodeDocument(bytes);
-    if (isKept(bytes, at + 1, nameEnd, byLength, names)) {
+    if (end <= at || end > last) return undefined;
+    if (isNamed(bytes, at + 1, nameEnd, byLength, names, withId) === keep) {
       kept.push([at, end]);
       size += end - at;
     }
     at = end;
   }
-  if (size === bytes.length) return decodeDocument(bytes);
+  if (size === bytes.length) return bytes;
   const picked = Buffer.allocUnsafe(size);
   picked.writeInt32LE(size, 0);
   let to = 4;
   for (const [from, end] of kept) to += bytes.copy(picked, to, from, end);
   picked[to] = 0;
-  return decodeDocument(picked);
+  return picked;
 }
 
-/** The names {@link decodeFields} keeps (and `_id`) as their UTF-8 bytes, by length; made once per set of names. */
-const keptNames = new WeakMap<ReadonlySet<string>, { size: number; byLength: Array<Buffer[] | undefined> }>();
+/** The names {@link pickElements} looks for (and `_id`, or not) as their UTF-8 bytes, by length; made once per set of names. */
+const namedBytes = [false, true].map(
+  () => new WeakMap<ReadonlySet<string>, { size: number; byLength: Array<Buffer[] | undefined> }>(),
+);
 
-function namesByLength(names: ReadonlySet<string>): Array<Buffer[] | undefined> {
-  let kept = keptNames.get(names);
-  if (!kept || kept.size !== names.size) {
-    kept = { size: names.size, byLength: [] };
-    for (const name of [...names, "_id"]) {
+function namesByLength(names: ReadonlySet<string>, withId: boolean): Array<Buffer[] | undefined> {
+  const cache = namedBytes[withId ? 1 : 0];
+  let named = cache.get(names);
+  if (!named || named.size !== names.size) {
+    named = { size: names.size, byLength: [] };
+    for (const name of withId ? [...names, "_id"] : names) {
       const encoded = Buffer.from(name, "utf8");
       // A name with a lone surrogate (written as U+FFFD's bytes) is no decoded name's.
-      if (encoded.toString("utf8") === name) (kept.byLength[encoded.length] ??= []).push(encoded);
+      if (encoded.toString("utf8") === name) (named.byLength[encoded.length] ??= []).push(encoded);
     }
-    keptNames.set(names, kept);
+    cache.set(names, named);
   }
-  return kept.byLength;
+  return named.byLength;
 }
 
 /**
- * Whether the field name in `bytes` from `from` to `to` is `_id` or one of `names`: compared as
- * bytes, without a string made for every field of every document read. A name of other bytes
- * that are not ASCII is decoded and looked up as before (invalid UTF-8 reads as U+FFFD).
+ * Whether the field name in `bytes` from `from` to `to` is one of `names` (or `_id`, when `withId`):
+ * compared as bytes, without a string made for every field of every document read. A name of
+ * other bytes that are not ASCII is decoded and looked up as before (invalid UTF-8 reads as U+FFFD).
  */
-function isKept(
+function isNamed(
   bytes: Buffer,
   from: number,
   to: number,
   byLength: Array<Buffer[] | undefined>,
   names: ReadonlySet<string>,
+  withId: boolean,
 ): boolean {
   const candidates = byLength[to - from];
   if (candidates) {
@@ -218,7 +240,7 @@ function isKept(
   for (let i = from; i < to; i++) {
     if (bytes[i] >= 0x80) {
       const name = bytes.toString("utf8", from, to);
-      return name === "_id" || names.has(name);
+      return (withId && name === "_id") || names.has(name);
     }
   }
   return false;
