@@ -221,4 +221,23 @@ describe("loadConfig", () => {
       else process.env.RATE_LIMIT_PER_MINUTE = previous;
     }
   });
+
+  it("stops reading process.env in a server process once it is settled; an environment passed in is still read", () => {
+    // In a process of its own: settling is for the whole process, as the server entry does it.
+    const script = `
+      const config = require("./lib/base/config/index.ts");
+      process.env.RATE_LIMIT_PER_MINUTE = "5";
+      const before = config.loadConfig().rateLimitPerMinute;
+      config.settleConfig();
+      process.env.RATE_LIMIT_PER_MINUTE = "7";
+      const after = config.loadConfig().rateLimitPerMinute;
+      const passed = config.loadConfig({ RATE_LIMIT_PER_MINUTE: "9" }).rateLimitPerMinute;
+      console.log(JSON.stringify([before, after, passed]));`;
+    const run = spawnSync(process.execPath, ["--import", "tsx", "-e", script], {
+      cwd: path.resolve(__dirname, "../../.."),
+      encoding: "utf8",
+    });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual([5, 5, 9]);
+  });
 });

@@ -137,12 +137,27 @@ export class ConfigError extends Error {
 const VARIABLES = Object.keys(envSchema.shape);
 let last: { fingerprint: string; config: Config } | undefined;
 
+/** Set on `globalThis` (each bundle of the server has its own copy of this module) by {@link settleConfig}. */
+const SETTLED = Symbol.for("users-surveys-admin.config-settled");
+
+/**
+ * Called by the server process once it serves: its environment does not change after that, so
+ * each copy of this module gives the configuration it parsed first, without reading the environment
+ * again. Reading it took about 3% of a request's CPU on the HTTP thread, as several parts of every
+ * request ask (docs/benchmarks.md#where-the-time-goes).
+ */
+export function settleConfig(): void {
+  (globalThis as Record<symbol, unknown>)[SETTLED] = true;
+}
+
 /**
  * Reads the configuration (README.md#configuration) from the environment. A variable changed since the
  * last call is honoured (tests and CLIs set some before connecting); while none changed, the
- * answer parsed last is given again, as the rate limiter asks on every request.
+ * answer parsed last is given again, as the rate limiter asks on every request. In a server
+ * process, after {@link settleConfig}, the environment is not read again.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  if (env === process.env && last && (globalThis as Record<symbol, unknown>)[SETTLED]) return last.config;
   const fingerprint = [process.cwd(), ...VARIABLES.map((name) => env[name] ?? "\u0000")].join("\u0001");
   if (env === process.env && last?.fingerprint === fingerprint) return last.config;
   const config = parseConfig(env);

@@ -11,7 +11,7 @@
  * (within DRAIN_MS), the background loops give their leases back, the database connection closes,
  * exit 0.
  */
-import { loadConfig } from "@/lib/base/config";
+import { loadConfig, settleConfig } from "@/lib/base/config";
 import { isDraining, ownShutdown, runShutdown, startDraining } from "@/lib/base/shared/shutdown";
 import { log } from "@/lib/kernel/log";
 import { closeConnectionWhenDraining, DRAIN_MS, drainServer } from "@/lib/platform/http/drain";
@@ -214,6 +214,7 @@ if (require.main === module) {
   const config = loadConfig();
   startServer({ port: config.port }).then(
     ({ drain }) => {
+      settleConfig();
       const stop = (signal: NodeJS.Signals) => {
         log().info({ signal, pid: process.pid }, "draining");
         drain().then(
