@@ -142,7 +142,7 @@ const SETTLED = Symbol.for("users-surveys-admin.config-settled");
 
 /**
  * Called by the server process once it serves: its environment does not change after that, so
- * each copy of this module gives the configuration it parsed first, without reading the environment
+ * each copy of this module gives the configuration it last parsed, without reading the environment
  * again. Reading it took about 3% of a request's CPU on the HTTP thread, as several parts of every
  * request ask (docs/benchmarks.md#where-the-time-goes).
  */
