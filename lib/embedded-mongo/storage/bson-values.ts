@@ -154,7 +154,7 @@ function elementEnd(bytes: Buffer, at: number, valueAt: number): number {
  * what a count needs to test its filter costs a fraction of decoding the whole document.
  */
 export function decodeFields(bytes: Buffer, names: ReadonlySet<string>): Document {
-  return decodeDocument(pickElements(bytes, names, true, true) ?? bytes);
+  return decodeDocument(pickElements(bytes, names, true) ?? bytes);
 }
 
 /**
@@ -163,15 +163,17 @@ export function decodeFields(bytes: Buffer, names: ReadonlySet<string>): Documen
  * when the bytes cannot be walked (the caller then projects the decoded document).
  */
 export function withoutFields(bytes: Buffer, names: ReadonlySet<string>): Buffer | undefined {
-  return pickElements(bytes, names, false, false);
+  return pickElements(bytes, names, false);
 }
 
 /**
- * The top-level elements of `bytes` named in `names` (and `_id` when `withId`), or, when not
- * `keep`, all the others, as a document of their own: `bytes` itself when every element stays,
- * undefined when the bytes cannot be walked.
+ * With `keep`, the top-level elements of `bytes` named in `names` and `_id`; without it, every
+ * element but those named (`_id` too, when named). As a document of their own: `bytes` itself
+ * when every element stays, undefined when the bytes cannot be walked.
  */
-function pickElements(bytes: Buffer, names: ReadonlySet<string>, withId: boolean, keep: boolean): Buffer | undefined {
+function pickElements(bytes: Buffer, names: ReadonlySet<string>, keep: boolean): Buffer | undefined {
+  // Kept elements always include `_id`; dropped ones include it only when named.
+  const withId = keep;
   const byLength = namesByLength(names, withId);
   const kept: [number, number][] = [];
   let size = 5;
