@@ -80,19 +80,32 @@ const filterKey = (filter: Filter<Document>) =>
 const counting = new Map<string, Promise<number>>();
 
 /**
- * How many records `filter` (already scoped to the company) matches, as `count()` counts them,
- * through the shared count: see the module's comment for when it is counted again.
+ * The two documents a count reads: the company's mark of the kind and the filter's count. Made
+ * once on the HTTP thread, it crosses to a read worker in place of the filter.
+ */
+export interface CountKey {
+  mark: string;
+  id: string;
+}
+
+export function countKey(kind: CountKind, companyId: Id, filter: Filter<Document>): CountKey {
+  const mark = markId(kind, companyId);
+  return { mark, id: `${mark}|${filterKey(filter)}` };
+}
+
+/**
+ * How many records a filter (already scoped to the company) matches, as `count()` counts them,
+ * through the shared count of `key` ({@link countKey}): see the module's comment for when it is
+ * counted again. `stored` is what {@link storedCounts} read of `key`, when a read worker read it.
  */
 export async function sharedCount(
-  kind: CountKind,
-  companyId: Id,
-  filter: Filter<Document>,
+  key: CountKey,
+  company: Id,
   count: () => Promise<number>,
   stored?: StoredCount[],
 ): Promise<number> {
-  const mark = markId(kind, companyId);
-  const id = `${mark}|${filterKey(filter)}`;
-  const found = stored ?? (await storedCounts(kind, companyId, filter));
+  const { mark, id } = key;
+  const found = stored ?? (await storedCounts(key));
   const version = found.find((doc) => doc._id === mark)?.version ?? 0;
   const cached = found.find((doc) => doc._id === id);
   const now = Date.now();
@@ -105,26 +118,25 @@ export async function sharedCount(
       // at most once in ten times its cost, as for writes past the servers (docs/api.md#counters).
       const due = now >= refreshAfter(cached.countedAt, cached.tookMs);
       if (due && !counting.has(id) && (!cached.leaseUntil || cached.leaseUntil.getTime() < now))
-        void recountInBackground(id, companyId, version, cached.tookMs, count);
+        void recountInBackground(id, company, version, cached.tookMs, count);
       return cached.count;
     }
   }
-  return countNow(id, companyId, version, count);
+  return countNow(id, company, version, count);
 }
 
 /** What {@link sharedCount} reads first: the company's mark and the filter's count, as stored. */
 export type StoredCount = Stored;
 
 /**
- * The stored mark and count of a filter, one query by `_id`, for {@link sharedCount}: a read
- * worker reads them beside the page (lib/platform/startup/read-tasks.ts), so the HTTP thread
+ * The stored mark and count of a {@link CountKey}, one query by `_id`, for {@link sharedCount}: a
+ * read worker reads them beside the page (lib/platform/startup/read-tasks.ts), so the HTTP thread
  * sends no command for a current count.
  */
-export function storedCounts(kind: CountKind, companyId: Id, filter: Filter<Document>): Promise<StoredCount[]> {
-  const mark = markId(kind, companyId);
+export function storedCounts({ mark, id }: CountKey): Promise<StoredCount[]> {
   // One `find` command rather than a driver cursor, whose bookkeeping cost a read worker more than
   // the read (lib/kernel/models/read.ts); outside any transaction, as every count's read and write.
-  const ids: Document = { _id: { $in: [mark, `${mark}|${filterKey(filter)}`] } };
+  const ids: Document = { _id: { $in: [mark, id] } };
   return findDocs<StoredCount>(ListCount, ids, { outsideTransaction: true });
 }
 

@@ -1,6 +1,6 @@
 import { ListCount, storedCounts } from "@/lib/kernel/counts";
 import { ServiceError } from "@/lib/kernel/errors";
-import { oid, type ObjectId } from "@/lib/kernel/ids";
+import { oid } from "@/lib/kernel/ids";
 import { Notes } from "@/lib/kernel/notes";
 import { offThread, readWorkers } from "@/lib/kernel/off-thread";
 import { withRequestContext } from "@/lib/kernel/request-context";
@@ -15,6 +15,7 @@ import {
   readWrittenSurveys,
   Survey,
   surveyAnswerTag,
+  surveyCountKey,
   type SurveyRecordsQuery,
 } from "@/lib/resources/surveys/repository";
 import { createSurvey, getSurvey, updateSurvey } from "@/lib/resources/surveys/service";
@@ -25,6 +26,7 @@ import {
   readWrittenUser,
   readWrittenUserPage,
   User,
+  userCountKey,
   userTag,
   type UserRecordsQuery,
 } from "@/lib/resources/users/repository";
@@ -81,13 +83,14 @@ describe("reads on the read worker", () => {
     const filter = { "companies.companyId": oid(tenant.companyId) };
     // The first count stores it (docs/api.md#counters).
     expect(await countUsers(oid(tenant.companyId), filter)).toBe(2);
-    const page = { ...pageOf(tenant.companyId), key: "modifiedAt", counted: filter };
+    const key = userCountKey(oid(tenant.companyId), filter);
+    const page = { ...pageOf(tenant.companyId), key: "modifiedAt", counted: key };
     const onWorker = await offThread("userPage", readWrittenUserPage, page);
     expect(onWorker).toEqual(await readWrittenUserPage(page));
     expect(onWorker.texts.map((text) => JSON.parse(text)._id)).toEqual(onWorker.positions.map((at) => at.id));
-    expect(onWorker.counts).toEqual(await storedCounts("users", oid(tenant.companyId), filter));
+    expect(onWorker.counts).toEqual(await storedCounts(key));
     expect(onWorker.counts?.map((stored) => stored.count)).toContain(2);
-    expect(await countUsers(oid(tenant.companyId), filter, onWorker.counts)).toBe(2);
+    expect(await countUsers(oid(tenant.companyId), filter, { key, stored: onWorker.counts })).toBe(2);
   });
 
   it("show a user of two companies to each with only that company's references", async () => {
@@ -131,8 +134,7 @@ describe("reads on the read worker", () => {
     const auth = { userId: tenant.adminId, companyId: tenant.companyId, sessionId: "", accessRoles: [] };
     for (const code of ["one", "two", "three"])
       await createSurvey(auth, CreateSurveyBody.parse({ code, name: `Survey ${code}`, version: 2 }), new Notes());
-    const page: SurveyRecordsQuery & { companyId: ObjectId } = {
-      companyId: oid(tenant.companyId),
+    const page: SurveyRecordsQuery = {
       filter: { company: oid(tenant.companyId) },
       projection: { code: 1, name: 1 },
       fields: ["_id", "code", "name"],
@@ -153,9 +155,10 @@ describe("reads on the read worker", () => {
     // With `count=true`, the stored count beside the page, as for users.
     const filter = { company: oid(tenant.companyId) };
     expect(await countSurveys(oid(tenant.companyId), filter)).toBe(3);
-    const counted = await offThread("surveyPage", readWrittenSurveys, { ...page, counted: filter });
-    expect(counted.counts).toEqual(await storedCounts("surveys", oid(tenant.companyId), filter));
-    expect(await countSurveys(oid(tenant.companyId), filter, counted.counts)).toBe(3);
+    const key = surveyCountKey(oid(tenant.companyId), filter);
+    const counted = await offThread("surveyPage", readWrittenSurveys, { ...page, counted: key });
+    expect(counted.counts).toEqual(await storedCounts(key));
+    expect(await countSurveys(oid(tenant.companyId), filter, { key, stored: counted.counts })).toBe(3);
     expect(onWorker.counts).toBeUndefined();
   });
 

@@ -9,7 +9,14 @@
  * fields, defaults and indexes.
  */
 import type { SurveyVersion } from "@/lib/base/shared/survey-permissions";
-import { countsChanged, sharedCount, type StoredCount, storedCounts } from "@/lib/kernel/counts";
+import {
+  countKey,
+  type CountKey,
+  countsChanged,
+  sharedCount,
+  type StoredCount,
+  storedCounts,
+} from "@/lib/kernel/counts";
 import { writtenPage, type WrittenPage } from "@/lib/kernel/cursor";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { isDuplicateKeyError } from "@/lib/kernel/errors";
@@ -268,19 +275,14 @@ type ListedSurvey = Partial<SurveyRecord> & Pick<SurveyRecord, "_id">;
  */
 export async function readWrittenSurveys({
   omit,
-  companyId,
   counted,
   ...query
 }: SurveyRecordsQuery & {
   omit?: SurveyField;
-  companyId: Id;
-  /** The filter of `count=true`: its stored count is read beside the page, for {@link countSurveys}. */
-  counted?: Filter<Document>;
+  /** The key of `count=true`'s filter ({@link surveyCountKey}): its stored count is read beside the page, for {@link countSurveys}. */
+  counted?: CountKey;
 }): Promise<WrittenPage<SurveyPosition, ListedSurvey> & { counts?: StoredCount[] }> {
-  const [read, counts] = await Promise.all([
-    readSurveyRecords(query),
-    counted ? storedCounts("surveys", companyId, counted) : undefined,
-  ]);
+  const [read, counts] = await Promise.all([readSurveyRecords(query), counted ? storedCounts(counted) : undefined]);
   const records = read as ListedSurvey[];
   // An `undefined` member is not written: the record without `omit`, positioned by the one read.
   const shown = omit ? records.map((record) => ({ ...record, [omit]: undefined })) : records;
@@ -446,8 +448,15 @@ export async function existingSurveyIds(ids: Id[]): Promise<Set<string>> {
  * How many surveys `filter` (already scoped to the company) matches: the count shared by every
  * server process through the database, as users' (lib/kernel/counts.ts, docs/api.md#counters).
  */
-export const countSurveys = (companyId: Id, filter: Filter<Document>, stored?: StoredCount[]): Promise<number> =>
-  sharedCount("surveys", companyId, filter, () => surveys().countDocuments(filter), stored);
+export const countSurveys = (
+  companyId: Id,
+  filter: Filter<Document>,
+  read: { key: CountKey; stored?: StoredCount[] } = { key: surveyCountKey(companyId, filter) },
+): Promise<number> => sharedCount(read.key, companyId, () => surveys().countDocuments(filter), read.stored);
+
+/** Which stored count {@link countSurveys} reads for `filter`, as {@link userCountKey} for users. */
+export const surveyCountKey = (companyId: Id, filter: Filter<Document>): CountKey =>
+  countKey("surveys", companyId, filter);
 
 /** After a write of a survey of the company has committed: its counts are no longer current. */
 export const forgetSurveyCounters = (companyId: Id): Promise<void> => countsChanged("surveys", [companyId]);

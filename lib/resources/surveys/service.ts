@@ -41,6 +41,7 @@ import {
   readWrittenSurveys,
   sealRevisions,
   surveyAnswerTag,
+  surveyCountKey,
   toSurveyRecord,
   WITHOUT_INTERNAL_FIELDS,
   type SurveyPosition,
@@ -77,8 +78,8 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
 
   // The stored count is read beside the page, so a current count costs this thread no command
   // (docs/api.md#counters).
+  const counted = query.count ? surveyCountKey(companyId, filter) : undefined;
   const written = await offThread("surveyPage", readWrittenSurveys, {
-    companyId,
     filter: withCondition(filter, read.after),
     projection,
     fields,
@@ -86,9 +87,9 @@ export async function listSurveys(auth: Principal, query: ListSurveysQuery, note
     skip: read.skip,
     limit: read.limit,
     ...(query.select && !query.select.includes(query.sort) ? { omit: query.sort } : {}),
-    ...(query.count ? { counted: filter } : {}),
+    ...(counted ? { counted } : {}),
   });
-  const counter = query.count ? await countSurveys(companyId, filter, written.counts) : undefined;
+  const counter = counted ? await countSurveys(companyId, filter, { key: counted, stored: written.counts }) : undefined;
   const page = await pageOfWritten(written, query, order, scope, surveyPosition(query.sort));
   return {
     data: {

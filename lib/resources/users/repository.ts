@@ -8,7 +8,14 @@
  * lib/kernel/models/read.ts, writes on the model's collection); the Mongoose schema declares the fields,
  * defaults and indexes.
  */
-import { countsChanged, sharedCount, storedCounts, type StoredCount } from "@/lib/kernel/counts";
+import {
+  countKey,
+  countsChanged,
+  sharedCount,
+  storedCounts,
+  type CountKey,
+  type StoredCount,
+} from "@/lib/kernel/counts";
 import { writtenPage, type WrittenPage } from "@/lib/kernel/cursor";
 import { entityTag } from "@/lib/kernel/entity-tag";
 import { newId, type ObjectId as Id } from "@/lib/kernel/ids";
@@ -218,16 +225,16 @@ export async function readUserPage({
   key,
   counted,
   ...options
-}: UserRecordsQuery & { key: string; counted?: Filter<Document> }): Promise<{
+}: UserRecordsQuery & { key: string; counted?: CountKey }): Promise<{
   records: UserRecord[];
   keys: unknown[];
-  /** With `counted` (the filter of `count=true`): its stored count, for {@link countUsers}. */
+  /** With `counted` (the key of `count=true`'s filter, {@link userCountKey}): its stored count, for {@link countUsers}. */
   counts?: StoredCount[];
 }> {
   const projection = options.projection ? { ...options.projection, [key]: 1 } : undefined;
   const [docs, counts] = await Promise.all([
     findDocs<LeanUser>(User, filter, { ...options, ...(projection ? { projection } : {}) }),
-    counted ? storedCounts("users", companyId, counted) : undefined,
+    counted ? storedCounts(counted) : undefined,
   ]);
   return {
     records: await toUserRecords(docs, companyId),
@@ -606,8 +613,14 @@ export async function addMembership(
  * How many users of the company `filter` (already scoped to it) matches: the count shared by every
  * server process through the database (lib/kernel/counts.ts, docs/api.md#counters).
  */
-export const countUsers = (companyId: Id, filter: Filter<Document>, stored?: StoredCount[]): Promise<number> =>
-  sharedCount("users", companyId, filter, () => users().countDocuments(filter), stored);
+export const countUsers = (
+  companyId: Id,
+  filter: Filter<Document>,
+  read: { key: CountKey; stored?: StoredCount[] } = { key: userCountKey(companyId, filter) },
+): Promise<number> => sharedCount(read.key, companyId, () => users().countDocuments(filter), read.stored);
+
+/** Which stored count {@link countUsers} reads for `filter`: made once, it crosses to a read worker in place of the filter. */
+export const userCountKey = (companyId: Id, filter: Filter<Document>): CountKey => countKey("users", companyId, filter);
 
 /** After a write of users of these companies has committed: their counts are no longer current. */
 export const userCountsChanged = (companyIds: readonly Id[]): Promise<void> => countsChanged("users", companyIds);

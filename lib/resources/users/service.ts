@@ -55,6 +55,7 @@ import {
   storeSearchKeywords,
   toUserRecords,
   USER_SORT_FIELDS,
+  userCountKey,
   userCountsChanged,
   type UserPatch,
 } from "./repository";
@@ -75,6 +76,7 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
   const read = await pageRead(query, order, scope);
   // The stored count is read beside the page, so a current count costs this thread no command
   // (docs/api.md#counters).
+  const counted = query.count ? userCountKey(companyId, filter) : undefined;
   const found = await offThread("userPage", readWrittenUserPage, {
     companyId,
     filter: withCondition(filter, read.after),
@@ -82,9 +84,9 @@ export async function listUsers(auth: Principal, query: ListUsersQuery, notes: N
     skip: read.skip,
     limit: read.limit,
     key: order.fields[0].name,
-    ...(query.count ? { counted: filter } : {}),
+    ...(counted ? { counted } : {}),
   });
-  const counter = query.count ? await countUsers(companyId, filter, found.counts) : undefined;
+  const counter = counted ? await countUsers(companyId, filter, { key: counted, stored: found.counts }) : undefined;
   const page = await pageOfWritten(found, query, order, scope, (at) => [at.key, at.id]);
   return {
     data: {
