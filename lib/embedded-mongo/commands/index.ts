@@ -56,7 +56,8 @@ export async function runCommand(
     const failure = ctx.failPoints?.trigger(name, cmd);
     if (failure && "close" in failure) return CLOSE_CONNECTION;
     if (failure && "reply" in failure) return failure.reply;
-    const run = async (store: Store) => handler(cmd, { ...ctx, store, db });
+    // Assigned, not spread then extended: the slow literal of Node 20 (../README.md#object-literals).
+    const run = async (store: Store) => handler(cmd, Object.assign({}, ctx, { store, db }));
     let reply: Document;
     if (Sessions.inTransaction(name, cmd)) reply = await ctx.sessions.transactionCommand(name, cmd, run);
     else if (Sessions.retryable(name, cmd))
@@ -108,5 +109,6 @@ async function waitingForTransactions(run: () => Promise<Document>): Promise<Doc
 /** Every reply of a replica-set member carries the cluster time, which drivers gossip back. */
 function withClusterTime(reply: Document, ctx: Omit<CommandContext, "db">): Document {
   const time = ctx.store.clock.now();
-  return { ...reply, $clusterTime: clusterTimeField(time), operationTime: time };
+  // Assigned (../README.md#object-literals): a reply's own fields are the server's, never a `__proto__`.
+  return Object.assign({}, reply, { $clusterTime: clusterTimeField(time), operationTime: time });
 }

@@ -300,7 +300,7 @@ function* aggregateRead(
         : { stage: "EOF" };
       return { reply: { queryPlanner: { namespace, winningPlan: plan }, ok: 1 } };
     }
-    source = yield* findWork(store, meta, { ...spec, hint: cmd.hint }, options);
+    source = yield* findWork(store, meta, Object.assign({}, spec, { hint: cmd.hint }), options);
     if (pipeline.some((stage) => "$match" in stage && JSON.stringify(stage).includes('"$text"'))) {
       throw new MongoCommandError("Location17313", "$match with $text is only allowed as the first pipeline stage");
     }

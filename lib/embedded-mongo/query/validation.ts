@@ -19,13 +19,11 @@ const VALIDATION_ACTIONS = ["error", "warn"] as const;
 /** Operators MongoDB refuses inside a validator. */
 const FORBIDDEN = ["$where", "$text", "$near", "$nearSphere", "$geoNear"];
 
-/** The mingo option that lets `$jsonSchema` run inside queries too (find, count, $match). */
-export const jsonSchemaOption: Partial<Options> = {
-  jsonSchemaValidator: (schema: Document) => {
-    parseJsonSchema(schema);
-    return (doc: Document) => matchesSchema(schema, doc);
-  },
-} as Partial<Options>;
+/** mingo's `jsonSchemaValidator` option, which lets `$jsonSchema` run inside queries too (find, count, $match). */
+export const jsonSchemaValidator = (schema: Document) => {
+  parseJsonSchema(schema);
+  return (doc: Document) => matchesSchema(schema, doc);
+};
 
 function enumValue(cmd: Document, command: string, field: string, allowed: readonly string[]): string | undefined {
   const v = cmd[field];
@@ -72,7 +70,7 @@ function checkValidator(validator: unknown, command: string): void {
     throw new MongoCommandError("QueryFeatureNotAllowed", `${forbidden} is not allowed in collection validators`);
   if ("$jsonSchema" in validator) parseJsonSchema(validator.$jsonSchema);
   try {
-    new Query(validator, jsonSchemaOption);
+    new Query(validator, { jsonSchemaValidator } as Partial<Options>);
   } catch (err) {
     if (err instanceof MongoCommandError) throw err;
     throw new MongoCommandError("BadValue", err instanceof Error ? err.message : String(err));
@@ -104,8 +102,8 @@ function matches(validator: Document, doc: Document, options?: Partial<Options>)
   return new Query(rewriteTypeOperators(validator), {
     context: validatorContext,
     ...options,
-    ...jsonSchemaOption,
-  }).test(doc);
+    jsonSchemaValidator,
+  } as Partial<Options>).test(doc);
 }
 
 export interface WriteValidation {

@@ -47,12 +47,13 @@ export class LmdbKv implements Kv {
     return this.transaction === undefined;
   }
 
+  // Assigned, not spread then extended: every read of a snapshot passes here (../README.md#object-literals).
   private options<T extends object>(range: T): T {
-    return this.transaction ? { ...range, transaction: this.transaction } : range;
+    return this.transaction ? Object.assign({}, range, { transaction: this.transaction }) : range;
   }
 
   get(db: SubDb, key: Key): unknown {
-    return this.dbs[db].get(key, this.options({}));
+    return this.dbs[db].get(key, this.transaction ? { transaction: this.transaction } : {});
   }
 
   range(db: SubDb, range: KvRange): Iterable<{ key: Key; value: unknown }> {

@@ -177,7 +177,10 @@ export abstract class WriteStore extends ConsistencyStore {
     this.putEntries(
       meta,
       newEntries.map((entry, at) =>
-        newKept[at].some(Boolean) ? { ...entry, keys: entry.keys.filter((_, k) => !newKept[at][k]) } : entry,
+        // Assigned, not spread then extended: the slow literal of Node 20 (../../README.md#object-literals).
+        newKept[at].some(Boolean)
+          ? Object.assign({}, entry, { keys: entry.keys.filter((_, k) => !newKept[at][k]) })
+          : entry,
       ),
       id,
     );
