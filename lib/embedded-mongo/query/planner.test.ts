@@ -207,6 +207,47 @@ describe("index use on a collection of 5,000 users", () => {
   });
 });
 
+describe("indexes that bound the same fields", () => {
+  // As the app's users: four indexes led by the company, and one of search words. A count of a
+  // company's search matches must race the search index, not four walks of the whole company.
+  const coll = () => embedded.db.collection<Doc>("alike");
+  const N = 2000;
+  beforeAll(async () => {
+    await coll().insertMany(
+      Array.from({ length: N }, (_, i) => ({
+        _id: i,
+        company: i % 2 === 0 ? "a" : "b",
+        at: i,
+        made: N - i,
+        name: `n${i}`,
+        email: `e${i}`,
+        words: i % 5 === 0 ? ["match", `w${i}`] : [`w${i}`],
+      })),
+    );
+    await coll().createIndexes([
+      { key: { company: 1, at: 1 } },
+      { key: { company: 1, made: 1 } },
+      { key: { company: 1, name: 1 } },
+      { key: { company: 1, email: 1 } },
+      { key: { words: 1 } },
+    ]);
+  }, 60_000);
+
+  it("race one of those that walk alike, so that an index bounding other fields races too", async () => {
+    const filter = { company: "a", words: { $regex: "^ma" } };
+    const plans = candidatePlans(filter, undefined, (await coll().indexes()) as never);
+    expect(plans.map(planName).sort()).toEqual(["index:company_1_at_1", "index:words_1"]);
+    const e = await explain("alike", { filter });
+    // The search index reads the 400 documents with a word of `ma` (half of them the company's),
+    // not the company's 1,000.
+    expect(e.executionStats).toMatchObject({ nReturned: N / 10, totalDocsExamined: N / 5 });
+    expect(await coll().countDocuments(filter)).toBe(N / 10);
+    // Sorted, the walk in order is a plan of its own, and the rest still race.
+    const sorted = candidatePlans(filter, { at: -1 }, (await coll().indexes()) as never);
+    expect(sorted.map(planName)).toEqual(["index:company_1_at_1", "index:company_1_made_1", "index:words_1"]);
+  });
+});
+
 describe("a page whose newest records do not match", () => {
   // The newest records of the sort order fail the filter (a run of fresh writes of another kind):
   // the walk in sort order finds its first match late, while an index on the filter's field finds

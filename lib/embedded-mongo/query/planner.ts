@@ -171,10 +171,14 @@ export function candidatePlans(
     if (cached && cached.score > 0) return [cached.plan];
   }
 
+  // Of plans that walk alike (the same fields bounded, in the same order), one races: the rest
+  // would read the very documents, and would keep a plan of another walk out of the race.
+  const walks = new Set<string>();
   const useful = candidates
     .map((index) => evaluate(index, collatedAnalysis(index, analysis, collation), sortEntries))
     .filter((e) => e.score > 0)
     .sort((a, b) => b.score - a.score)
+    .filter((e) => !walks.has(e.walk) && walks.add(e.walk))
     .slice(0, MAX_CANDIDATES)
     .map((e) => e.plan);
   if (useful.length) return useful;
@@ -212,7 +216,7 @@ function evaluate(
   index: IndexSpec,
   analysis: Analysis,
   sortEntries: Array<[string, unknown]>,
-): { plan: Plan; score: number } {
+): { plan: Plan; score: number; walk: string } {
   const { bounds } = analysis;
   const fields = Object.keys(index.key);
   const multikey = new Set(index.multikeyFields ?? []);
@@ -273,6 +277,8 @@ function evaluate(
   return {
     plan: { kind: "index", index, intervals, reverse: sortDirection < 0, sorted, dedupe, covered, exactFields },
     score: useful ? score : 0,
+    // What the walk reads and in which order; fields of the index past the bounded ones change neither.
+    walk: JSON.stringify([consumed, sortDirection, covered, exactFields, intervals.length]),
   };
 }
 
