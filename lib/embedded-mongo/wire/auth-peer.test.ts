@@ -322,7 +322,9 @@ const HEADER = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->wh
 /** The row of the socket bound to `port` (the client's) in a real table. */
 function rowOf(table: string, port: number): string {
   const hex = `:${port.toString(16).toUpperCase().padStart(4, "0")} `;
-  const row = table.split("\n").find((line) => line.trim().split(/\s+/)[1]?.endsWith(hex.trim()));
+  const rows = table.split("\n").filter((line) => line.trim().split(/\s+/)[1]?.endsWith(hex.trim()));
+  // An earlier connection from the same port may linger closed (TIME_WAIT): this pair's row is the established one.
+  const row = rows.find((line) => line.trim().split(/\s+/)[3] === "01") ?? rows[0];
   expect(row, `a row for port ${port}`).toBeDefined();
   return row!;
 }
