@@ -6,7 +6,7 @@
  * the client and is never believed.
  */
 import { type BlockList, isIP } from "node:net";
-import { hasSocketAddress } from "./socket-address";
+import { hasSocketAddress, type RequestHeads } from "./socket-address";
 
 import type { TrustProxy } from "@/lib/base/config/trust-proxy";
 
@@ -59,7 +59,7 @@ function normalize(hop: string): string {
 }
 
 /** The address of the peer that connected (the entry the server appended), if it is known. */
-export function peerAddress(request: Request): string | undefined {
+export function peerAddress(request: RequestHeads): string | undefined {
   if (!hasSocketAddress(request)) return undefined;
   const last = normalize((request.headers.get("x-forwarded-for") ?? "").split(",").at(-1) ?? "");
   return last === "" ? undefined : last;

@@ -20,6 +20,15 @@ const STAMP = Symbol.for("users-and-surveys.socket-address-stamp");
 
 type Global = typeof globalThis & { [STAMP]?: string };
 
+/**
+ * What the address and scheme checks read of a request: its headers and URL. A `Request` is one;
+ * the server entry passes Node's own headers without building a `Request` for each answer.
+ */
+export interface RequestHeads {
+  readonly headers: { get(name: string): string | null };
+  readonly url: string;
+}
+
 export function appendSocketAddress(
   { request, socket }: { request: IncomingMessage; socket: Socket },
   stamp: string,
@@ -46,7 +55,7 @@ export function installSocketAddress(): void {
  * this process appends none (tests and other hosts that call the handlers); `false` for a request
  * that reached the server before the appending began, whose header the client may have written.
  */
-export function hasSocketAddress(request: Request): boolean {
+export function hasSocketAddress(request: RequestHeads): boolean {
   const stamp = (globalThis as Global)[STAMP];
   return stamp === undefined || request.headers.get(STAMP_HEADER) === stamp;
 }
