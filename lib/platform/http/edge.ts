@@ -89,6 +89,7 @@ export function edgeSecurityHeaders(request: IncomingMessage, trustProxy: TrustP
     https: servedOverHttps(probe, { trustProxy: proxyTrusted(probe, trustProxy) }),
   });
 }
+
 /** Writes an answer in the error shape of docs/api.md#errors (JSON), or a plain page for a page's path. */
 export function writeError(
   response: ServerResponse,
