@@ -90,6 +90,23 @@ describe("WorkerPool", () => {
     expect(new Set(threads).size).toBe(2);
   });
 
+  it("posts a task's arguments in a buffer of their own, not in Node's shared pool that a posted view is cloned with", async () => {
+    // A worker that answers with the size of the buffer the arguments arrived in, and their own.
+    const echo = () =>
+      new Worker(
+        `require("node:worker_threads").parentPort.on("message", function (m) {
+          this.postMessage({ id: m.id, value: [m.args.buffer.byteLength, m.args.byteLength] });
+        });`,
+        { eval: true },
+      );
+    const pool = newPool({ start: echo });
+    for (const args of [{}, { text: "x".repeat(100) }, { text: "x".repeat(5000) }]) {
+      const [buffer, own] = (await pool.run("any", args)) as [number, number];
+      expect(own).toBeGreaterThan(0);
+      expect(buffer).toBe(own);
+    }
+  });
+
   it("fails what a dying worker had pending with WorkerUnavailable, and starts another for the next task", async () => {
     const pool = newPool();
     const first = await pool.run("threadId", {});
