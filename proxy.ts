@@ -1,11 +1,10 @@
-import { loadConfig } from "@/lib/base/config";
-import { createNonce, proxyTrusted, securityHeaders, servedOverHttps } from "@/lib/platform/http/security-headers";
+import { requestSecurityHeaders } from "@/lib/platform/http/security-headers";
 import { NextResponse, type NextRequest } from "next/server";
 
 /**
- * Runs before every request (Next.js' proxy, formerly middleware): puts the security headers on
- * the answer, whatever produces it, and hands the page policy to the renderer, which takes the
- * nonce from the request's Content-Security-Policy for the scripts it writes.
+ * Runs before every request but those of the API (Next.js' proxy, formerly middleware): puts the
+ * security headers on the answer, and hands the page policy to the renderer, which takes the nonce
+ * from the request's Content-Security-Policy for the scripts it writes.
  */
 export function proxy(request: NextRequest): NextResponse {
   const headers = requestSecurityHeaders(request);
@@ -18,17 +17,11 @@ export function proxy(request: NextRequest): NextResponse {
   return response;
 }
 
-/** The security headers of an answer to `request`, with a new nonce. */
-export function requestSecurityHeaders(request: Request): Record<string, string> {
-  return securityHeaders({
-    nonce: createNonce(),
-    development: process.env.NODE_ENV === "development",
-    https: servedOverHttps(request, { trustProxy: proxyTrusted(request, loadConfig().trustProxy) }),
-  });
-}
-
 /**
- * Every path but the import's upload: Next.js buffers a body the proxy could read, cut at 10 MB,
- * and an import takes 100 MiB, streamed (docs/api.md#import); that route sets these headers itself.
+ * Every path but `/v2/…`, `/api/…` and `/metrics`. Their answers get the same headers from the
+ * server entry (and from their route's wrapper under `next dev`), and for each of them Next.js'
+ * proxy path cost more than the route: it builds a request of its own and copies the body
+ * (docs/benchmarks.md#the-api-without-nextjs-proxy). It also buffers a body, cut at 10 MB, where
+ * an import streams 100 MiB (docs/api.md#import).
  */
-export const config = { matcher: ["/((?!v2/users/import$).*)"] };
+export const config = { matcher: ["/((?!v2/|api/|metrics$).*)"] };

@@ -36,6 +36,7 @@ test("every kind of answer carries the security headers, and none says what serv
     "a page that does not exist": await request.get("/no-such-page"),
     "/v2 JSON": await request.get("/v2/openapi.json"),
     "a /v2 error": await request.get("/v2/users"),
+    "a /v2 path no route serves": await request.get("/v2/no-such-resource"),
     "an /api answer": await request.get("/api/health"),
     "an /api error": await request.post("/api/auth/login", {
       data: "not json",
@@ -58,6 +59,9 @@ test("every kind of answer carries the security headers, and none says what serv
   }
   expect(answers["a page that does not exist"].status()).toBe(404);
   expect(answers["a /v2 error"].status()).toBe(401);
+  // An API client reads a refusal in the error shape, not the admin's page "not found".
+  expect(answers["a /v2 path no route serves"].status()).toBe(404);
+  expect(await answers["a /v2 path no route serves"].json()).toMatchObject({ error: { code: "not_found" } });
   expect(answers["an /api error"].status()).toBeGreaterThanOrEqual(400);
 });
 

@@ -1,5 +1,5 @@
 import { databaseKind, ping } from "@/lib/kernel/db";
-import { DATABASE_RETRY_AFTER_SECONDS, otherMethods } from "@/lib/platform/http/route";
+import { DATABASE_RETRY_AFTER_SECONDS, otherMethods, plainRoute } from "@/lib/platform/http/route";
 import { randomUUID } from "node:crypto";
 
 export const runtime = "nodejs";
@@ -11,7 +11,7 @@ function requestId(request: Request): string {
   return incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
 }
 
-export async function GET(request: Request): Promise<Response> {
+export const GET = plainRoute(async (request) => {
   const headers = { "Cache-Control": "no-store", "X-Request-Id": requestId(request) };
   let database: ReturnType<typeof databaseKind> | undefined;
   try {
@@ -26,6 +26,6 @@ export async function GET(request: Request): Promise<Response> {
       { status: 503, headers: { ...headers, "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) } },
     );
   }
-}
+});
 
 export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });

@@ -25,22 +25,6 @@ export function bind(handler: RouteHandler, operation: Operation): void {
   bound.set(handler, operation);
 }
 
-/** A handler made by `handle` whose every answer passes through `after`: still the operation's handler. */
-export function withAnswer<H extends RouteHandler>(
-  handler: H,
-  after: (request: Request, response: Response) => void,
-): H {
-  const wrapped = async (request: Request, context?: { params: RouteParams }) => {
-    const response = await handler(request, context);
-    after(request, response);
-    return response;
-  };
-  const operation = bound.get(handler);
-  if (operation) bound.set(wrapped, operation);
-  // The same operation, so the same answer: only the type's phantom member differs.
-  return wrapped as H;
-}
-
 /** The operation a handler made by `handle` serves; `undefined` for any other. */
 export function operationOf(handler: unknown): Operation | undefined {
   return typeof handler === "function" ? bound.get(handler as RouteHandler) : undefined;

@@ -9,7 +9,8 @@ const METHODS = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"];
 /** Every route file under app/v2 and app/api, as `app/...` paths. */
 const routeFiles = ["app/v2", "app/api"].flatMap((dir) =>
   readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" })
-    .filter((file) => path.basename(file) === "route.ts")
+    // The catch-all of paths no route serves (`[...path]`) has no method of its own.
+    .filter((file) => path.basename(file) === "route.ts" && !file.includes("[..."))
     .map((file) => path.join(dir, file)),
 );
 
@@ -55,6 +56,35 @@ describe("methods a route does not have", () => {
             code: "method_not_allowed",
             message: expect.stringContaining(allow),
             requestId: "req-405",
+          },
+        });
+      }
+    },
+  );
+});
+
+describe("a path no route serves", () => {
+  it.each(["app/v2/[...path]/route.ts", "app/api/[...path]/route.ts"])(
+    "%s: 404 not_found in the error shape for every method, not the admin's page",
+    async (file) => {
+      const routeModule = (await import(path.join(root, file))) as Record<string, Handler | undefined>;
+      const prefix = file.split("/")[1];
+      for (const method of METHODS) {
+        const handler = routeModule[method];
+        expect(handler, `${file} exports ${method}`).toBeTypeOf("function");
+        const response = await handler!(
+          new Request(`http://localhost/${prefix}/no/such/path`, { method, headers: { "x-request-id": "req-404" } }),
+          { params: Promise.resolve({ path: "no/such/path" }) },
+        );
+        expect(response.status, method).toBe(404);
+        expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+        expect(response.headers.get("ratelimit-limit")).not.toBeNull();
+        expect(await response.json()).toEqual({
+          error: {
+            status: 404,
+            code: "not_found",
+            message: expect.stringContaining("no such path"),
+            requestId: "req-404",
           },
         });
       }

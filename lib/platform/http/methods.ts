@@ -10,6 +10,7 @@ import { errorResponse } from "./error-response";
 import { addressLimiter, requestAddress } from "./limits";
 import { setRateLimitHeaders } from "./rate-limit";
 import { requestIdOf } from "./request-id";
+import { withDevelopmentHeaders } from "./security-headers";
 
 const HTTP_METHODS = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"] as const;
 type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -34,10 +35,13 @@ export function otherMethods<H extends Handlers>(handlers: H): Record<OtherMetho
   const result: Partial<Record<HttpMethod, RouteHandler>> = {};
   for (const method of HTTP_METHODS) {
     if (method === "OPTIONS" ? handlers.OPTIONS : has.has(method)) continue;
-    const handler: RouteHandler =
-      method === "OPTIONS"
-        ? async () => new Response(null, { status: 204, headers: { Allow: allow, "Cache-Control": "no-store" } })
-        : async (request) => methodNotAllowed(request, allow);
+    const handler: RouteHandler = async (request) =>
+      withDevelopmentHeaders(
+        request,
+        method === "OPTIONS"
+          ? new Response(null, { status: 204, headers: { Allow: allow, "Cache-Control": "no-store" } })
+          : methodNotAllowed(request, allow),
+      );
     otherMethodHandlers.add(handler);
     result[method] = handler;
   }
@@ -50,15 +54,45 @@ export function isOtherMethod(handler: unknown): boolean {
 }
 
 function methodNotAllowed(request: Request, allow: string): Response {
-  const requestId = requestIdOf(request.headers.get("x-request-id"));
-  const error = new ServiceError(
-    "method_not_allowed",
-    `${request.method} is not a method of this path; it has ${allow}.`,
-    undefined,
-    { Allow: allow },
+  return refusal(
+    request,
+    new ServiceError(
+      "method_not_allowed",
+      `${request.method} is not a method of this path; it has ${allow}.`,
+      undefined,
+      {
+        Allow: allow,
+      },
+    ),
   );
+}
+
+/**
+ * Every method of a path under `/v2` or `/api` that no route serves (a catch-all route file):
+ * `404 not_found` in the error shape, as an API client reads every other refusal, not the admin's
+ * page "not found".
+ */
+export function noSuchPath(): Record<HttpMethod, RouteHandler> {
+  const handler: RouteHandler = async (request) =>
+    withDevelopmentHeaders(
+      request,
+      refusal(request, new ServiceError("not_found", "There is no such path in the API (see /v2/openapi.json).")),
+    );
+  otherMethodHandlers.add(handler);
+  return Object.fromEntries(HTTP_METHODS.map((method) => [method, handler])) as Record<HttpMethod, RouteHandler>;
+}
+
+/** A refusal of the path or method itself, logged as one line, with the address's rate-limit headers. */
+function refusal(request: Request, error: ServiceError): Response {
+  const requestId = requestIdOf(request.headers.get("x-request-id"));
   log().info(
-    { requestId, method: request.method, path: new URL(request.url).pathname, status: 405, code: error.code },
+    {
+      requestId,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: error.status,
+      code: error.code,
+    },
     "request",
   );
   const response = errorResponse(error, requestId, undefined);

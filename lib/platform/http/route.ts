@@ -41,12 +41,12 @@ import { addNextLink } from "./paging";
 import { RateLimitedError, type RateState, setRateLimitHeaders, tighter } from "./rate-limit";
 import { Reply, successResponse } from "./reply";
 import { requestIdOf } from "./request-id";
+import { withDevelopmentHeaders } from "./security-headers";
 
 // What a route file needs besides `handle`, from the one module it imports.
 export { bearerToken } from "./authenticate";
-export { withAnswer } from "./binding";
 export { DATABASE_RETRY_AFTER_SECONDS } from "./error-response";
-export { otherMethods } from "./methods";
+export { noSuchPath, otherMethods } from "./methods";
 export { created, createdRecord, noContent, Reply } from "./reply";
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -62,6 +62,14 @@ export interface PublicContext<Q, B, P> {
 
 export interface Context<Q, B, P> extends PublicContext<Q, B, P> {
   auth: Principal;
+}
+
+/**
+ * A route handler outside the wrapper (the health checks), whose answers get the security headers
+ * under `next dev` as the wrapper's do (lib/platform/http/security-headers.ts).
+ */
+export function plainRoute(handler: (request: Request) => Promise<Response>): RouteHandler {
+  return async (request) => withDevelopmentHeaders(request, await handler(request));
 }
 
 /** A `/v2` route: bearer token required, rate-limited per session. */
@@ -237,6 +245,6 @@ function wrap(
       );
     else if (response.status >= 500) log().error({ ...fields, err: failure }, "request failed");
     else log().info(failure instanceof ServiceError ? { ...fields, code: failure.code } : fields, "request");
-    return response;
+    return withDevelopmentHeaders(request, response);
   };
 }

@@ -1,7 +1,8 @@
 import { NextRequest } from "next/server";
 // Next's own reader of the nonce: the policy must be one it understands.
 import { parseTrustProxy } from "@/lib/base/config/trust-proxy";
-import { proxy } from "@/proxy";
+import { config, proxy } from "@/proxy";
+import * as staticInfo from "next/dist/build/analysis/get-page-static-info";
 import { getScriptNonceFromHeader } from "next/dist/server/app-render/get-script-nonce-from-header";
 import { afterEach, describe, expect, it } from "vitest";
 import { contentSecurityPolicy, createNonce, proxyTrusted, servedOverHttps } from "./security-headers";
@@ -22,8 +23,8 @@ const forwardedPolicy = (response: Response) => response.headers.get("x-middlewa
 const run = (path: string, headers: Record<string, string> = {}) =>
   proxy(new NextRequest(new URL(path, "http://localhost:3000"), { headers }));
 
-// Every kind of answer the server gives: pages, JSON of /v2 and /api, the API reference, errors
-// and 404s of each, static files.
+// Every kind of answer the proxy gives its headers: pages, the API reference, 404s of pages,
+// static files. The API's answers get the same headers from the server entry (edge.test.ts).
 const PATHS = [
   "/",
   "/sign-in",
@@ -31,16 +32,40 @@ const PATHS = [
   "/surveys/0123456789abcdef01234567/edit",
   "/invitation/some-token",
   "/docs",
-  "/v2/users",
-  "/v2/users/ffffffffffffffffffffffff",
-  "/v2/openapi.json",
-  "/v2/no-such-resource",
-  "/api/health",
-  "/api/auth/login",
   "/no-such-page",
   "/_next/static/chunks/app.js",
   "/icon.svg",
 ];
+
+describe("where the proxy runs", () => {
+  // The matchers as Next.js compiles them from the proxy's config into its build.
+  // Next.js' own compiler of the matchers into its build; exported, though not in its types.
+  const { getMiddlewareMatchers } = staticInfo as unknown as {
+    getMiddlewareMatchers(matcher: string[], nextConfig: object): { regexp: string }[];
+  };
+  const matchers = getMiddlewareMatchers(config.matcher, {}).map(({ regexp }) => new RegExp(regexp));
+  const proxied = (pathname: string) => matchers.some((matcher) => matcher.test(pathname));
+
+  it("runs for every page, 404 page and static file", () => {
+    for (const pathname of [...PATHS, "/v2", "/api", "/metrics/x", "/v2x/users"])
+      expect(proxied(pathname), pathname).toBe(true);
+  });
+
+  it("leaves every path of the API to the server entry and the route wrapper", () => {
+    for (const pathname of [
+      "/v2/users",
+      "/v2/users/ffffffffffffffffffffffff",
+      "/v2/users/import",
+      "/v2/openapi.json",
+      "/v2/no-such-resource",
+      "/api/health",
+      "/api/auth/token",
+      "/api/no-such-path",
+      "/metrics",
+    ])
+      expect(proxied(pathname), pathname).toBe(false);
+  });
+});
 
 describe("the proxy's headers", () => {
   afterEach(() => {
@@ -95,7 +120,7 @@ describe("the proxy's headers", () => {
   });
 
   it("allows no inline style or script on any page, the API reference included", () => {
-    for (const path of ["/docs", "/users", "/sign-in", "/v2/docs"]) {
+    for (const path of ["/docs", "/users", "/sign-in"]) {
       const parsed = directives(run(path).headers.get("content-security-policy")!);
       expect(parsed.get("style-src"), path).toEqual(["'self'", expect.stringMatching(/^'nonce-/)]);
       expect(parsed.get("script-src"), path).not.toContain("'unsafe-inline'");
@@ -110,7 +135,7 @@ describe("the proxy's headers", () => {
 
   it("sends Strict-Transport-Security and upgrades requests when a trusted proxy says https", () => {
     process.env.TRUST_PROXY = "1";
-    for (const path of ["/users", "/v2/users", "/api/health"]) {
+    for (const path of ["/users", "/sign-in"]) {
       const response = run(path, { "X-Forwarded-Proto": "https" });
       expect(response.headers.get("strict-transport-security"), path).toBe("max-age=31536000");
       expect(

@@ -1,9 +1,10 @@
 /**
  * The security headers of every answer — pages, `/v2` and `/api` JSON, errors, 404s and static
- * files (docs/security.md, "Headers"). proxy.ts computes them per request: the page policy
- * carries a fresh nonce, which Next.js reads back from the request's Content-Security-Policy and
- * puts on every script it writes into a page.
+ * files (docs/security.md#headers). The server entry puts them on every answer it serves; proxy.ts
+ * computes them again for a page, whose policy carries a fresh nonce that Next.js reads back from
+ * the request's Content-Security-Policy and puts on every script it writes into the page.
  */
+import { loadConfig } from "@/lib/base/config";
 import type { TrustProxy } from "@/lib/base/config/trust-proxy";
 import { isTrustedProxy, peerAddress } from "./client-address";
 import type { RequestHeads } from "./socket-address";
@@ -107,4 +108,23 @@ export function proxyTrusted(request: RequestHeads, trust: TrustProxy): boolean 
   if (trust.kind === "hops") return trust.hops > 0;
   const peer = peerAddress(request);
   return peer !== undefined && isTrustedProxy(peer, trust);
+}
+
+/** The security headers of an answer to `request`, with a new nonce. */
+export function requestSecurityHeaders(request: Request): Record<string, string> {
+  return securityHeaders({
+    nonce: createNonce(),
+    development: process.env.NODE_ENV === "development",
+    https: servedOverHttps(request, { trustProxy: proxyTrusted(request, loadConfig().trustProxy) }),
+  });
+}
+
+/**
+ * Under `next dev`, which runs without the server entry, puts the security headers on an answer of
+ * a `/v2` or `/api` route: the proxy serves only the pages (docs/security.md#headers).
+ */
+export function withDevelopmentHeaders(request: Request, response: Response): Response {
+  if (process.env.NODE_ENV !== "development") return response;
+  for (const [name, value] of Object.entries(requestSecurityHeaders(request))) response.headers.set(name, value);
+  return response;
 }

@@ -14,14 +14,17 @@ const root = path.resolve(__dirname, "../../..");
 
 /** `app/v2/users/[id]/route.ts` → `/v2/users/{id}`. */
 function routeFiles(dir: string): string[] {
-  return readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" })
-    .filter((file) => path.basename(file) === "route.ts")
-    .map((file) =>
-      `/${path
-        .join(dir.replace(/^app\//, ""), path.dirname(file))
-        .split(path.sep)
-        .join("/")}`.replace(/\[([^\]]+)\]/g, "{$1}"),
-    );
+  return (
+    readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" })
+      // The catch-all of paths no route serves (`[...path]`, lib/platform/http/methods.ts) is no operation.
+      .filter((file) => path.basename(file) === "route.ts" && !file.includes("[..."))
+      .map((file) =>
+        `/${path
+          .join(dir.replace(/^app\//, ""), path.dirname(file))
+          .split(path.sep)
+          .join("/")}`.replace(/\[([^\]]+)\]/g, "{$1}"),
+      )
+  );
 }
 
 /** The rate-limit headers every /v2 answer carries. */

@@ -157,7 +157,8 @@ split too. Unknown parameters are ignored.
 and each ignored body field gives a warning.
 
 **Errors.** \`{ "error": { "status", "code", "message", "details"?: [{ "path", "message" }], "requestId" } }\`
-with the codes listed on each operation.
+with the codes listed on each operation. A method a path does not have is \`405 method_not_allowed\`
+(with \`Allow\`), and a path under \`/v2/\` or \`/api/\` that no operation has is \`404 not_found\`.
 `.trim();
 
 let cached: OpenApiDocument | undefined;

@@ -1,6 +1,6 @@
 import { isDraining } from "@/lib/base/shared/shutdown";
 import { ping } from "@/lib/kernel/db";
-import { DATABASE_RETRY_AFTER_SECONDS, otherMethods } from "@/lib/platform/http/route";
+import { DATABASE_RETRY_AFTER_SECONDS, otherMethods, plainRoute } from "@/lib/platform/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -25,7 +25,7 @@ const unavailable = (request: Request, message: string, retryAfter?: number) =>
  * Readiness (docs/deployment.md#processes-restarts-and-health): 200 only while this process takes
  * new requests and its database answers; 503 in the error shape once it drains or while the database is away.
  */
-export async function GET(request: Request): Promise<Response> {
+export const GET = plainRoute(async (request) => {
   if (isDraining()) return unavailable(request, "This server process is stopping; send requests to another.");
   try {
     await ping();
@@ -36,6 +36,6 @@ export async function GET(request: Request): Promise<Response> {
   }
   if (isDraining()) return unavailable(request, "This server process is stopping; send requests to another.");
   return Response.json({ status: "ready" }, { headers: { "Cache-Control": "no-store" } });
-}
+});
 
 export const { OPTIONS, POST, PUT, PATCH, DELETE } = otherMethods({ GET });
