@@ -20,8 +20,8 @@ export function proxy(request: NextRequest): NextResponse {
 /**
  * Every path but `/v2/…`, `/api/…` and `/metrics`. Their answers get the same headers from the
  * server entry (and from their route's wrapper under `next dev`), and for each of them Next.js'
- * proxy path cost more than the route: it builds a request of its own and copies the body
- * (docs/benchmarks.md#the-api-without-nextjs-proxy). It also buffers a body, cut at 10 MB, where
- * an import streams 100 MiB (docs/api.md#import).
+ * proxy path took about a third of the main thread: it builds a request and copies the body
+ * (docs/benchmarks.md#the-api-without-nextjs-proxy-2026-12-01-06050637-utc). It also buffers a
+ * body, cut at 10 MB, where an import streams 100 MiB (docs/api.md#import).
  */
 export const config = { matcher: ["/((?!v2/|api/|metrics$).*)"] };

@@ -190,8 +190,8 @@ export class WorkerPool {
     const running = (this.running[slot] ??= this.startWorker(slot));
     const id = this.nextId++;
     // A copy of its own: a small serialization is a slice of Node's shared 8 KB buffer pool, and
-    // a posted view is cloned with its whole buffer, which cost the caller 15-60 µs a task
-    // (docs/benchmarks.md#a-tasks-arguments-in-a-buffer-of-their-own).
+    // a posted view is cloned with its whole buffer, 13-24 µs a message against 2-3 for its own
+    // (docs/benchmarks.md#a-tasks-arguments-in-a-buffer-of-their-own-2026-12-01-0619-utc).
     const bytes = new Uint8Array(BSON.serialize(args, { ignoreUndefined: true }));
     return new Promise((resolve, reject) => {
       // A worker with work keeps the process alive; an idle one does not (CLIs exit when done).
