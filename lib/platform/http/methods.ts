@@ -35,13 +35,14 @@ export function otherMethods<H extends Handlers>(handlers: H): Record<OtherMetho
   const result: Partial<Record<HttpMethod, RouteHandler>> = {};
   for (const method of HTTP_METHODS) {
     if (method === "OPTIONS" ? handlers.OPTIONS : has.has(method)) continue;
-    const handler: RouteHandler = async (request) =>
-      withDevelopmentHeaders(
-        request,
-        method === "OPTIONS"
-          ? new Response(null, { status: 204, headers: { Allow: allow, "Cache-Control": "no-store" } })
-          : methodNotAllowed(request, allow),
-      );
+    const handler: RouteHandler =
+      method === "OPTIONS"
+        ? async (request) =>
+            withDevelopmentHeaders(
+              request,
+              new Response(null, { status: 204, headers: { Allow: allow, "Cache-Control": "no-store" } }),
+            )
+        : async (request) => methodNotAllowed(request, allow);
     otherMethodHandlers.add(handler);
     result[method] = handler;
   }
@@ -54,17 +55,8 @@ export function isOtherMethod(handler: unknown): boolean {
 }
 
 function methodNotAllowed(request: Request, allow: string): Response {
-  return refusal(
-    request,
-    new ServiceError(
-      "method_not_allowed",
-      `${request.method} is not a method of this path; it has ${allow}.`,
-      undefined,
-      {
-        Allow: allow,
-      },
-    ),
-  );
+  const message = `${request.method} is not a method of this path; it has ${allow}.`;
+  return refusal(request, new ServiceError("method_not_allowed", message, undefined, { Allow: allow }));
 }
 
 /**
@@ -74,15 +66,15 @@ function methodNotAllowed(request: Request, allow: string): Response {
  */
 export function noSuchPath(): Record<HttpMethod, RouteHandler> {
   const handler: RouteHandler = async (request) =>
-    withDevelopmentHeaders(
-      request,
-      refusal(request, new ServiceError("not_found", "There is no such path in the API (see /v2/openapi.json).")),
-    );
+    refusal(request, new ServiceError("not_found", "There is no such path in the API (see /v2/openapi.json)."));
   otherMethodHandlers.add(handler);
   return Object.fromEntries(HTTP_METHODS.map((method) => [method, handler])) as Record<HttpMethod, RouteHandler>;
 }
 
-/** A refusal of the path or method itself, logged as one line, with the address's rate-limit headers. */
+/**
+ * A refusal of the path or method itself, logged as one line, with the address's rate-limit
+ * headers (and the security headers under `next dev`).
+ */
 function refusal(request: Request, error: ServiceError): Response {
   const requestId = requestIdOf(request.headers.get("x-request-id"));
   log().info(
@@ -97,5 +89,5 @@ function refusal(request: Request, error: ServiceError): Response {
   );
   const response = errorResponse(error, requestId, undefined);
   setRateLimitHeaders(response, addressLimiter.state(`ip:${requestAddress(request)}`));
-  return response;
+  return withDevelopmentHeaders(request, response);
 }
